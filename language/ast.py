@@ -1,0 +1,280 @@
+"""The abstract syntax of chronolog programs, shared by both dialects.
+
+Both parsers (Temporal Vadalog and MeTeoR) produce these objects; the planner
+consumes them.  Every node that a user wrote carries a :class:`Pos` so that
+errors found after parsing (safety, arity, stratification) still point at the
+file, line and column.
+
+Operator windows are interval tuples (see :mod:`chronolog.language.timeline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+
+@dataclass(frozen=True)
+class Pos:
+    file: str = "<program>"
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NOWHERE = Pos()
+
+
+# ---------------------------------------------------------------- terms
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant: ``str`` (identifiers and quoted strings alike), ``int``,
+    ``Fraction`` or ``bool``."""
+
+    value: object
+
+    def __str__(self) -> str:
+        from .text import format_term
+
+        return format_term(self.value)
+
+
+Term = Union[Var, Const]
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """Arithmetic in conditions and assignments: ``+ - * /``."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A built-in function call in an expression, e.g. ``abs(X)``."""
+
+    name: str
+    args: tuple
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+Expr = Union[Var, Const, BinOp, Call]
+
+
+# ---------------------------------------------------------------- literals
+
+
+@dataclass(frozen=True)
+class Atom:
+    pred: str
+    terms: tuple
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return self.pred
+        return f"{self.pred}({','.join(map(str, self.terms))})"
+
+
+@dataclass(frozen=True)
+class Temporal:
+    """A unary metric operator applied to a literal.
+
+    ``op`` is one of ``"<->"`` (diamond-minus), ``"<+>"`` (diamond-plus),
+    ``"[-]"`` (box-minus), ``"[+]"`` (box-plus).  ``window`` is the operator
+    interval, non-negative.
+    """
+
+    op: str
+    window: tuple
+    inner: "Literal"
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        from .timeline import format_interval
+
+        return f"{self.op}{format_interval(self.window)} {self.inner}"
+
+
+@dataclass(frozen=True)
+class Binary:
+    """``left <S>window right`` (op ``"S"``) or ``left <U>window right``."""
+
+    op: str
+    window: tuple
+    left: "Literal"
+    right: "Literal"
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        from .timeline import format_interval
+
+        return f"{self.left} <{self.op}>{format_interval(self.window)} {self.right}"
+
+
+@dataclass(frozen=True)
+class Negation:
+    inner: "Literal"
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        return f"not {self.inner}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``left op right`` with op in ``== != < <= > >=``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``Var = expr``: binds a fresh variable from already bound ones."""
+
+    var: Var
+    expr: Expr
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        return f"{self.var} = {self.expr}"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """``Top`` (value True, holds everywhere) or ``Bottom`` (False)."""
+
+    value: bool
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        return "Top" if self.value else "Bottom"
+
+
+Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth]
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass
+class Rule:
+    """``head :- body``.  The head is an :class:`Atom`, a :class:`Temporal`
+    with a box (``[-]``/``[+]``) around a head, or ``Truth(False)`` for a
+    constraint (``⊥``)."""
+
+    head: Union[Atom, Temporal, Truth]
+    body: list
+    pos: Pos = NOWHERE
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text or f"{self.head} :- {', '.join(map(str, self.body))}."
+
+
+@dataclass
+class Fact:
+    """A ground atom and the interval on which it holds."""
+
+    pred: str
+    terms: tuple  # python values
+    interval: tuple
+    pos: Pos = NOWHERE
+
+
+@dataclass
+class Annotation:
+    """``@name(args).`` — args are python values (str, numbers, bools)."""
+
+    name: str
+    args: list
+    pos: Pos = NOWHERE
+
+
+@dataclass
+class Program:
+    rules: list = field(default_factory=list)
+    facts: list = field(default_factory=list)
+    annotations: list = field(default_factory=list)
+    source: str = "<program>"
+
+    def extend(self, other: "Program") -> None:
+        self.rules.extend(other.rules)
+        self.facts.extend(other.facts)
+        self.annotations.extend(other.annotations)
+
+
+def atoms_of(lit) -> list:
+    """Every atom inside a literal, in order."""
+    if isinstance(lit, Atom):
+        return [lit]
+    if isinstance(lit, Temporal):
+        return atoms_of(lit.inner)
+    if isinstance(lit, Binary):
+        return atoms_of(lit.left) + atoms_of(lit.right)
+    if isinstance(lit, Negation):
+        return atoms_of(lit.inner)
+    return []
+
+
+def variables_of(x) -> set:
+    """Variables occurring in a term, expression, atom or literal."""
+    if isinstance(x, Var):
+        return {x.name}
+    if isinstance(x, Const):
+        return set()
+    if isinstance(x, BinOp):
+        return variables_of(x.left) | variables_of(x.right)
+    if isinstance(x, Call):
+        out = set()
+        for a in x.args:
+            out |= variables_of(a)
+        return out
+    if isinstance(x, Atom):
+        out = set()
+        for t in x.terms:
+            out |= variables_of(t)
+        return out
+    if isinstance(x, Temporal):
+        return variables_of(x.inner)
+    if isinstance(x, Binary):
+        return variables_of(x.left) | variables_of(x.right)
+    if isinstance(x, Negation):
+        return variables_of(x.inner)
+    if isinstance(x, Comparison):
+        return variables_of(x.left) | variables_of(x.right)
+    if isinstance(x, Assignment):
+        return {x.var.name} | variables_of(x.expr)
+    return set()
+
+
+def head_atom(head) -> Optional[Atom]:
+    """The atom under any head boxes, or None for a constraint."""
+    while isinstance(head, Temporal):
+        head = head.inner
+    return head if isinstance(head, Atom) else None

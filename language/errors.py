@@ -1,0 +1,58 @@
+"""User-facing errors.  Every error a user can cause is a :class:`ChronologError`
+that knows where (file, line, column), what was expected, and how to fix it;
+the command line prints its message and exits non-zero, never a traceback."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .ast import Pos
+
+
+class ChronologError(Exception):
+    """Base class of every error caused by the user's program or data."""
+
+    kind = "error"
+
+    def __init__(self, message: str, pos: Optional[Pos] = None, hint: str = "", source_line: str = ""):
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+        self.source_line = source_line
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = f"{self.pos}: " if self.pos is not None else ""
+        text = f"{where}{self.kind}: {self.message}"
+        if self.source_line:
+            text += f"\n    {self.source_line.rstrip()}"
+            if self.pos is not None and self.pos.column > 0:
+                text += "\n    " + " " * (self.pos.column - 1) + "^"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class SyntaxError_(ChronologError):
+    kind = "syntax error"
+
+
+class ProgramError(ChronologError):
+    """A well-formed program that is still wrong: unsafe rule, arity mismatch,
+    unstratifiable negation, bad annotation, missing horizon."""
+
+    kind = "program error"
+
+
+class DataError(ChronologError):
+    kind = "data error"
+
+
+class InconsistencyError(ChronologError):
+    """A constraint (a rule with head ``⊥``) is violated."""
+
+    kind = "inconsistent"
+
+    def __init__(self, message: str, pos: Optional[Pos] = None, violations=None):
+        self.violations = violations or []
+        super().__init__(message, pos)

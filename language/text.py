@@ -1,0 +1,40 @@
+"""Canonical text of terms, facts and intervals.
+
+``P(a,b)@[1,5)``: identifiers print bare, other strings quoted; numbers as in
+:func:`~chronolog.language.timeline.format_number`."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from .timeline import format_interval, format_number
+
+_BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+
+
+def format_term(v) -> str:
+    if type(v) is str:
+        if _BARE.match(v) and v not in ("not", "inf", "infty"):
+            return v
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return format_number(v)
+
+
+def format_atom(pred: str, terms) -> str:
+    if not terms:
+        return pred
+    return f"{pred}({','.join(format_term(t) for t in terms)})"
+
+
+def format_fact(pred: str, terms, interval) -> str:
+    return f"{format_atom(pred, terms)}@{format_interval(interval)}"
+
+
+def term_sort_key(v):
+    """Total order over mixed constants: numbers, then strings, then bools."""
+    if type(v) is bool:
+        return (2, v)
+    if isinstance(v, (int, Fraction, float)):
+        return (0, v)
+    return (1, str(v))

@@ -1,0 +1,359 @@
+"""Exact time: numbers, intervals and the interval arithmetic of DatalogMTL.
+
+Time points are Python ``int`` or ``fractions.Fraction`` (normalised so that
+whole numbers are always ``int``: integer arithmetic is the fast path).  The
+only floats anywhere in time arithmetic are ``NEG_INF`` and ``POS_INF``, used
+as exact sentinels for the unbounded ends; every operation that could combine
+two infinities of opposite sign handles that case explicitly.
+
+An interval is a plain tuple ``(lo, hi, lo_closed, hi_closed)``.  Tuples, not
+objects, because the engine creates millions of them in its hot loops.  An
+infinite end is always open.  ``None`` stands for the empty interval.
+
+An *operator window* (the ``[a,b]`` of ``<->[a,b]``) uses the same tuple.  The
+engine works with two generic operators (seed 003 §3.2):
+
+* a **shift** ``D<d1,d2>`` (every diamond): the result holds at ``t`` when the
+  operand holds at some ``t - d`` with ``d`` in the window, so
+  ``<a,b>`` becomes ``<a+d1, b+d2>``; ``<->[r1,r2]`` is ``D[r1,r2]`` and
+  ``<+>[r1,r2]`` is ``D[-r2,-r1]``;
+* a **box** ``B<w1,w2>``: the result holds at ``t`` when the operand holds at
+  every ``t + w`` with ``w`` in the window; ``[-][r1,r2]`` is ``B[-r2,-r1]``
+  and ``[+][r1,r2]`` is ``B[r1,r2]``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from typing import Iterable, Optional, Union
+
+Number = Union[int, Fraction]
+NEG_INF = -math.inf
+POS_INF = math.inf
+
+Interval = tuple  # (lo, hi, lo_closed, hi_closed)
+
+LO, HI, LC, HC = 0, 1, 2, 3
+
+EVERYWHERE: Interval = (NEG_INF, POS_INF, False, False)
+
+
+# --------------------------------------------------------------------------
+# numbers
+
+
+def normalize(x):
+    """Return ``x`` as an int when it is whole, otherwise unchanged."""
+    if type(x) is Fraction and x.denominator == 1:
+        return x.numerator
+    return x
+
+
+_NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_FRACTION_RE = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+
+
+def parse_number(text: str) -> Number:
+    """Parse an exact number: ``3``, ``-1.25``, ``1e3``, ``2/3``, ``inf``.
+
+    Decimals become exact fractions (``0.1`` is 1/10, never the binary float).
+    Raises ``ValueError`` for anything else.
+    """
+    t = text.strip()
+    low = t.lower().lstrip("+")
+    if low in ("inf", "infty", "infinity"):
+        return POS_INF
+    if low in ("-inf", "-infty", "-infinity"):
+        return NEG_INF
+    if _NUMBER_RE.match(t):
+        if "." not in t and "e" not in t and "E" not in t:
+            return int(t)
+        return normalize(Fraction(t))
+    if _FRACTION_RE.match(t):
+        num, den = t.split("/")
+        if int(den) == 0:
+            raise ValueError(f"division by zero in {text!r}")
+        return normalize(Fraction(int(num), int(den)))
+    raise ValueError(f"not a number: {text!r}")
+
+
+def format_number(x) -> str:
+    """Canonical text of a time point or numeric constant.
+
+    Integers as integers; other rationals as a finite decimal where they have
+    one, otherwise ``p/q``; ``-inf``/``+inf``.
+    """
+    if type(x) is int:
+        return str(x)
+    if type(x) is bool:
+        return "#T" if x else "#F"
+    if type(x) is float:
+        if x == POS_INF:
+            return "+inf"
+        if x == NEG_INF:
+            return "-inf"
+        return repr(x)
+    if isinstance(x, Fraction):
+        if x.denominator == 1:
+            return str(x.numerator)
+        den = x.denominator
+        twos = fives = 0
+        while den % 2 == 0:
+            den //= 2
+            twos += 1
+        while den % 5 == 0:
+            den //= 5
+            fives += 1
+        if den != 1:
+            return f"{x.numerator}/{x.denominator}"
+        digits = max(twos, fives)
+        scaled = abs(x) * 10**digits
+        assert scaled.denominator == 1
+        s = str(scaled.numerator).rjust(digits + 1, "0")
+        sign = "-" if x < 0 else ""
+        return f"{sign}{s[:-digits]}.{s[-digits:]}"
+    return str(x)
+
+
+# --------------------------------------------------------------------------
+# intervals
+
+
+def make(lo, hi, lc=True, hc=True) -> Optional[Interval]:
+    """Build an interval, or ``None`` if it is empty. Infinite ends are open."""
+    if lo == NEG_INF:
+        lc = False
+    elif lo == POS_INF:
+        return None
+    if hi == POS_INF:
+        hc = False
+    elif hi == NEG_INF:
+        return None
+    if lo < hi or (lo == hi and lc and hc):
+        return (lo, hi, lc, hc)
+    return None
+
+
+def point(t) -> Interval:
+    return (t, t, True, True)
+
+
+def is_valid(lo, hi, lc, hc) -> bool:
+    return make(lo, hi, lc, hc) is not None
+
+
+def contains_point(iv: Interval, t) -> bool:
+    lo, hi, lc, hc = iv
+    return (lo < t or (lc and lo == t)) and (t < hi or (hc and t == hi))
+
+
+def contains(outer: Interval, inner: Interval) -> bool:
+    """Whether ``inner`` is a subset of ``outer``."""
+    olo, ohi, olc, ohc = outer
+    ilo, ihi, ilc, ihc = inner
+    if ilo < olo or (ilo == olo and ilc and not olc):
+        return False
+    if ihi > ohi or (ihi == ohi and ihc and not ohc):
+        return False
+    return True
+
+
+def intersect(a: Interval, b: Interval) -> Optional[Interval]:
+    alo, ahi, alc, ahc = a
+    blo, bhi, blc, bhc = b
+    if alo > blo:
+        lo, lc = alo, alc
+    elif alo < blo:
+        lo, lc = blo, blc
+    else:
+        lo, lc = alo, alc and blc
+    if ahi < bhi:
+        hi, hc = ahi, ahc
+    elif ahi > bhi:
+        hi, hc = bhi, bhc
+    else:
+        hi, hc = ahi, ahc and bhc
+    if lo < hi or (lo == hi and lc and hc):
+        return (lo, hi, lc, hc)
+    return None
+
+
+def start_key(iv: Interval):
+    """Sort key: by start, a closed start before an open one at the same point."""
+    return (iv[0], not iv[2])
+
+
+def coalesce(intervals: Iterable[Interval]) -> list:
+    """Merge overlapping and adjacent intervals into maximal ones, sorted.
+
+    ``[0,1)`` and ``[1,2]`` merge (the point 1 is covered); ``[0,1)`` and
+    ``(1,2]`` do not (the point 1 is missing).
+    """
+    ivs = sorted(intervals, key=start_key)
+    out: list = []
+    for iv in ivs:
+        if out:
+            lo, hi, lc, hc = out[-1]
+            nlo, nhi, nlc, nhc = iv
+            if nlo < hi or (nlo == hi and (hc or nlc)):
+                if nhi > hi:
+                    out[-1] = (lo, nhi, lc, nhc)
+                elif nhi == hi and nhc and not hc:
+                    out[-1] = (lo, hi, lc, True)
+                continue
+        out.append(iv)
+    return out
+
+
+def touches(a: Interval, b: Interval) -> bool:
+    """Whether ``a`` and ``b`` overlap or are adjacent (their union is convex)."""
+    if start_key(b) < start_key(a):
+        a, b = b, a
+    return b[0] < a[1] or (b[0] == a[1] and (a[3] or b[2]))
+
+
+def subtract(iv: Interval, holes: Iterable[Interval]) -> list:
+    """``iv`` minus the union of ``holes`` (which need not be sorted)."""
+    pieces = [iv]
+    for h in holes:
+        hlo, hhi, hlc, hhc = h
+        nxt = []
+        for p in pieces:
+            plo, phi, plc, phc = p
+            # part left of the hole
+            left = make(plo, hlo, plc, not hlc) if plo < hlo or (plo == hlo and plc and not hlc) else None
+            if left is not None:
+                left = intersect(left, p)
+                if left is not None:
+                    nxt.append(left)
+            right = make(hhi, phi, not hhc, phc) if hhi < phi or (hhi == phi and phc and not hhc) else None
+            if right is not None:
+                right = intersect(right, p)
+                if right is not None:
+                    nxt.append(right)
+        pieces = nxt
+        if not pieces:
+            break
+    return pieces
+
+
+def closure(iv: Interval) -> Interval:
+    """The smallest closed interval containing ``iv`` (infinite ends stay open)."""
+    lo, hi, _, _ = iv
+    return (lo, hi, lo != NEG_INF, hi != POS_INF)
+
+
+# --------------------------------------------------------------------------
+# operator windows and the generic operators
+
+
+def diamond_window(past: bool, window: Interval) -> Interval:
+    """The shift ``D<d1,d2>`` of ``<->window`` (past) or ``<+>window``."""
+    r1, r2, c1, c2 = window
+    if past:
+        return (r1, r2, c1, c2)
+    return (-r2, -r1, c2, c1)
+
+
+def box_window(past: bool, window: Interval) -> Interval:
+    """The window ``B<w1,w2>`` of ``[-]window`` (past) or ``[+]window``."""
+    r1, r2, c1, c2 = window
+    if past:
+        return (-r2, -r1, c2, c1)
+    return (r1, r2, c1, c2)
+
+
+def add_windows(a: Interval, b: Interval) -> Interval:
+    """Minkowski sum of two windows: composes two shifts, or two boxes."""
+    return (a[0] + b[0], a[1] + b[1], a[2] and b[2], a[3] and b[3])
+
+
+def shift(iv: Interval, d: Interval) -> Optional[Interval]:
+    """Apply the shift ``D<d1,d2>``: ``<a,b>`` becomes ``<a+d1, b+d2>``.
+
+    An end is closed only when both contributing ends are closed.
+    """
+    a, b, ac, bc = iv
+    d1, d2, dc1, dc2 = d
+    lo = a + d1 if not (a == POS_INF and d1 == NEG_INF) else None
+    hi = b + d2 if not (b == NEG_INF and d2 == POS_INF) else None
+    if lo is None or hi is None:  # pragma: no cover - windows are finite-start
+        return None
+    return make(lo, hi, ac and dc1, bc and dc2)
+
+
+def box(iv: Interval, w: Interval) -> Optional[Interval]:
+    """Apply the box ``B<w1,w2>`` to one *maximal* interval of the operand.
+
+    ``t`` qualifies when ``<t+w1, t+w2>`` lies inside ``<a,b>``, so the result
+    is ``<a-w1, b-w2>``; its start is open only when ``a`` is open and ``w1``
+    closed (the window would touch the missing point), and likewise the end.
+    """
+    a, b, ac, bc = iv
+    w1, w2, wc1, wc2 = w
+    if w1 == NEG_INF:
+        if a != NEG_INF:
+            return None
+        lo, lc = NEG_INF, False
+    else:
+        lo, lc = a - w1, not ((not ac) and wc1)
+    if w2 == POS_INF:
+        if b != POS_INF:
+            return None
+        hi, hc = POS_INF, False
+    else:
+        hi, hc = b - w2, not ((not bc) and wc2)
+    return make(lo, hi, lc, hc)
+
+
+def since(a_iv: Interval, b_iv: Interval, window: Interval) -> Optional[Interval]:
+    """Where ``A S_window B`` holds, given one maximal interval of A and one of B.
+
+    Only for windows that exclude 0 (the planner splits ``0`` off: at distance
+    0 the formula reduces to B alone).  ``t`` qualifies when B holds at some
+    ``s`` with ``t - s`` in the window and A holds on all of ``(s, t)``; with
+    ``s < t`` the open window ``(s,t)`` fits in ``<a1,a2>`` exactly when
+    ``a1 <= s`` and ``t <= a2``.
+    """
+    a1, a2, _, _ = a_iv
+    k = intersect(b_iv, (a1, a2, a1 != NEG_INF, False))
+    if k is None:
+        return None
+    t = shift(k, window)
+    if t is None:
+        return None
+    return intersect(t, (NEG_INF, a2, False, a2 != POS_INF))
+
+
+def until(a_iv: Interval, b_iv: Interval, window: Interval) -> Optional[Interval]:
+    """Mirror of :func:`since`: B at some ``s`` with ``s - t`` in the window,
+    A on all of ``(t, s)``."""
+    a1, a2, _, _ = a_iv
+    k = intersect(b_iv, (a1, a2, False, a2 != POS_INF))
+    if k is None:
+        return None
+    r1, r2, c1, c2 = window
+    t = shift(k, (-r2, -r1, c2, c1))
+    if t is None:
+        return None
+    return intersect(t, (a1, POS_INF, a1 != NEG_INF, False))
+
+
+def format_interval(iv: Interval) -> str:
+    lo, hi, lc, hc = iv
+    return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
+
+
+def window_contains_zero(w: Interval) -> bool:
+    return contains_point(w, 0)
+
+
+def without_zero(w: Interval) -> Optional[Interval]:
+    """The window minus the point 0 (operator windows are non-negative, so 0
+    can only be their start)."""
+    lo, hi, lc, hc = w
+    if lo == 0 and lc:
+        return make(0, hi, False, hc)
+    return w

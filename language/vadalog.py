@@ -1,0 +1,434 @@
+"""Parser for the Temporal Vadalog dialect: text in, :class:`~.ast.Program` out.
+
+The grammar lives in ``vadalog.lark`` (LALR, so a syntax error can list the
+tokens that were expected).  Facts in data files take the fast path in
+:mod:`.facts`; this grammar is for programs.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+import lark
+from lark import Token, Transformer, v_args
+
+from . import ast
+from .errors import ChronologError, SyntaxError_
+from .timeline import NEG_INF, POS_INF, make, parse_number
+
+_GRAMMAR = Path(__file__).with_name("vadalog.lark")
+
+# Friendly names for grammar terminals in "expected ..." messages.
+_TERMINAL_NAMES = {
+    "NAME": "a name (lowercase first letter)",
+    "VAR": "a variable (uppercase first letter)",
+    "ANON": "_",
+    "INT": "a number",
+    "DECIMAL": "a number",
+    "FRACTION": "a number",
+    "STRING": 'a "string"',
+    "BOOL": "#T or #F",
+    "INF": "inf",
+    "TEMP_OP": "<-> or <+>",
+    "BOX_OP": "[-] or [+]",
+    "SINCE": "<S>",
+    "UNTIL": "<U>",
+    "CMP": "a comparison (==, !=, <, <=, >, >=)",
+    "BOTTOM": "⊥",
+    "COLON_MINUS": "':-'",
+    "IF": "':-'",
+    "DOT": "'.'",
+    "COMMA": "','",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "AT": "'@'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "EQUAL": "'='",
+    "NOT": "not",
+    "$END": "end of input",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e)) for e in expected})
+    if len(names) > 8:
+        names = names[:8] + ["…"]
+    return ", ".join(names)
+
+
+def _describe_token(tok) -> str:
+    if tok is None or getattr(tok, "type", None) == "$END":
+        return "end of input"
+    return repr(str(tok))
+
+
+def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -> SyntaxError_:
+    """Turn a lark error into one that names file, line, column and what was expected."""
+    line = getattr(exc, "line", 0) or 0
+    column = getattr(exc, "column", 0) or 0
+    lines = text.splitlines()
+    src_line = lines[line - 1] if 0 < line <= len(lines) else ""
+    hint = ""
+    if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        msg = f"unexpected character {ch!r}"
+        allowed = getattr(exc, "allowed", None)
+        if allowed:
+            msg += f"; expected {_describe_expected(allowed)}"
+    elif isinstance(exc, lark.exceptions.UnexpectedToken):
+        tok = exc.token
+        if tok.type == "$END":
+            line = len(lines)
+            src_line = lines[-1] if lines else ""
+            column = len(src_line) + 1
+            msg = "the program ends in the middle of a statement"
+            hint = "every rule, fact and annotation ends with '.'"
+        else:
+            msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(exc.expected)}"
+            if tok.type == "VAR" and "NAME" in exc.expected:
+                hint = "predicate names and constants start with a lowercase letter, variables with an uppercase one"
+            elif "DOT" in exc.expected and tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP"):
+                hint = "did you forget the '.' at the end of the previous statement?"
+    elif isinstance(exc, lark.exceptions.UnexpectedEOF):
+        msg = "the program ends in the middle of a statement"
+        hint = "every rule, fact and annotation ends with '.'"
+    else:  # pragma: no cover - lark has no other kinds
+        msg = str(exc)
+    return SyntaxError_(msg, ast.Pos(source, line, column), hint=hint, source_line=src_line)
+
+
+def _pos(source: str, meta) -> ast.Pos:
+    return ast.Pos(source, getattr(meta, "line", 0), getattr(meta, "column", 0))
+
+
+def _tok_pos(source: str, tok: Token) -> ast.Pos:
+    return ast.Pos(source, tok.line or 0, tok.column or 0)
+
+
+class _ToAst(Transformer):
+    """Builds AST objects; checks what the grammar cannot (atoms' arguments
+    must be terms, intervals must be non-empty, operator windows non-negative)."""
+
+    def __init__(self, source: str, text: str):
+        super().__init__()
+        self.source = source
+        self.lines = text.splitlines()
+        self._anon = 0
+
+    # ---------------------------------------------------------- helpers
+    def _err(self, msg, pos, hint=""):
+        line = self.lines[pos.line - 1] if 0 < pos.line <= len(self.lines) else ""
+        return SyntaxError_(msg, pos, hint=hint, source_line=line)
+
+    def _as_atom(self, x, pos) -> ast.Atom:
+        if isinstance(x, _Call):
+            terms = []
+            for a in x.args:
+                if not isinstance(a, (ast.Var, ast.Const)):
+                    raise self._err(
+                        f"the arguments of {x.name} must be variables or constants, not {a}",
+                        x.pos,
+                        "compute the value in an assignment first, e.g. Y = X + 1, and pass Y",
+                    )
+                terms.append(a)
+            return ast.Atom(x.name, tuple(terms), x.pos)
+        if isinstance(x, _Name):
+            return ast.Atom(x.name, (), x.pos)
+        raise self._err(f"expected an atom such as p(X), found {x}", pos)
+
+    def _lines_text(self, meta) -> str:
+        try:
+            if meta.line == meta.end_line:
+                return self.lines[meta.line - 1][meta.column - 1 : meta.end_column - 1]
+            first = self.lines[meta.line - 1][meta.column - 1 :]
+            mid = self.lines[meta.line : meta.end_line - 1]
+            last = self.lines[meta.end_line - 1][: meta.end_column - 1]
+            return " ".join(s.strip() for s in [first, *mid, last])
+        except Exception:  # pragma: no cover - positions are always there
+            return ""
+
+    # ---------------------------------------------------------- statements
+    def start(self, items):
+        prog = ast.Program(source=self.source)
+        for it in items:
+            if isinstance(it, ast.Rule):
+                prog.rules.append(it)
+            elif isinstance(it, ast.Fact):
+                prog.facts.append(it)
+            else:
+                prog.annotations.append(it)
+        return prog
+
+    @v_args(meta=True)
+    def rule(self, meta, items):
+        head, body = items
+        if isinstance(head, (_Call, _Name, ast.Const, ast.Var)):
+            head = self._as_atom(head, _pos(self.source, meta))
+        return ast.Rule(head, body, _pos(self.source, meta), self._lines_text(meta))
+
+    @v_args(meta=True)
+    def fact(self, meta, items):
+        prim, interval = items
+        pos = _pos(self.source, meta)
+        atom = self._as_atom(prim, pos)
+        values = []
+        for t in atom.terms:
+            if isinstance(t, ast.Var):
+                raise self._err(
+                    f"a fact cannot contain the variable {t.name}",
+                    atom.pos,
+                    "constants start with a lowercase letter or are quoted strings or numbers",
+                )
+            values.append(t.value)
+        return ast.Fact(atom.pred, tuple(values), interval, pos)
+
+    @v_args(meta=True)
+    def annotation(self, meta, items):
+        name = str(items[0])
+        return ast.Annotation(name, list(items[1:]), _pos(self.source, meta))
+
+    def ann_string(self, items):
+        return _unquote(str(items[0]))
+
+    def ann_number(self, items):
+        return items[0]
+
+    def ann_bool(self, items):
+        return str(items[0]) == "#T"
+
+    def ann_name(self, items):
+        return str(items[0])
+
+    # ---------------------------------------------------------- heads
+    @v_args(meta=True)
+    def head_atom(self, meta, items):
+        return self._as_atom(items[0], _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def head_box(self, meta, items):
+        op, window, inner = items
+        if isinstance(inner, (_Call, _Name)):
+            inner = self._as_atom(inner, _pos(self.source, meta))
+        return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def head_bottom(self, meta, items):
+        return ast.Truth(False, _pos(self.source, meta))
+
+    # ---------------------------------------------------------- bodies
+    def body(self, items):
+        return list(items)
+
+    @v_args(meta=True)
+    def plain(self, meta, items):
+        x = items[0]
+        pos = _pos(self.source, meta)
+        if isinstance(x, ast.Const) and type(x.value) is bool:
+            return ast.Truth(x.value, pos)
+        return self._as_atom(x, pos)
+
+    @v_args(meta=True)
+    def temporal(self, meta, items):
+        op, window, inner = items
+        return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def since(self, meta, items):
+        left, _, window, right = items
+        return ast.Binary("S", window, left, right, _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def until(self, meta, items):
+        left, _, window, right = items
+        return ast.Binary("U", window, left, right, _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def negation(self, meta, items):
+        return ast.Negation(items[0], _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def comparison(self, meta, items):
+        left, op, right = items
+        op = str(op)
+        if op == "<>":
+            op = "!="
+        return ast.Comparison(op, self._expr(left), self._expr(right), _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def assignment(self, meta, items):
+        var, expr = items
+        return ast.Assignment(ast.Var(str(var)), self._expr(expr), _pos(self.source, meta))
+
+    # ---------------------------------------------------------- expressions
+    def _expr(self, x):
+        if isinstance(x, _Call):
+            return ast.Call(x.name, tuple(self._expr(a) for a in x.args))
+        if isinstance(x, _Name):
+            return ast.Const(x.name)
+        return x
+
+    def _arith(self, op, items):
+        left, right = (self._expr(i) for i in items)
+        if isinstance(left, ast.Const) and isinstance(right, ast.Const) and op == "/":
+            if _is_num(left.value) and _is_num(right.value) and right.value != 0:
+                from .timeline import normalize
+
+                return ast.Const(normalize(Fraction(left.value) / Fraction(right.value)))
+        return ast.BinOp(op, left, right)
+
+    def add(self, items):
+        return self._arith("+", items)
+
+    def sub(self, items):
+        return self._arith("-", items)
+
+    def mul(self, items):
+        return self._arith("*", items)
+
+    def div(self, items):
+        return self._arith("/", items)
+
+    def neg(self, items):
+        x = self._expr(items[0])
+        if isinstance(x, ast.Const) and _is_num(x.value):
+            return ast.Const(-x.value)
+        return ast.BinOp("-", ast.Const(0), x)
+
+    @v_args(meta=True)
+    def call(self, meta, items):
+        name = str(items[0])
+        return _Call(name, [self._expr(a) for a in items[1:]], _pos(self.source, meta))
+
+    @v_args(meta=True)
+    def name(self, meta, items):
+        return _Name(str(items[0]), _pos(self.source, meta))
+
+    def var(self, items):
+        return ast.Var(str(items[0]))
+
+    def anon(self, items):
+        self._anon += 1
+        return ast.Var(f"_{self._anon}")
+
+    def num(self, items):
+        return ast.Const(items[0])
+
+    def string(self, items):
+        return ast.Const(_unquote(str(items[0])))
+
+    def boolean(self, items):
+        return ast.Const(str(items[0]) == "#T")
+
+    # ---------------------------------------------------------- time
+    def number(self, items):
+        return parse_number(str(items[0]))
+
+    def negative(self, items):
+        return -items[0]
+
+    def positive(self, items):
+        return items[0]
+
+    def pos_inf(self, items):
+        return POS_INF
+
+    def neg_inf(self, items):
+        return NEG_INF
+
+    def bound(self, items):
+        return items[0]
+
+    def left(self, items):
+        return str(items[0]) == "["
+
+    def right(self, items):
+        return str(items[0]) == "]"
+
+    @v_args(meta=True)
+    def interval(self, meta, items):
+        lc, lo, hi, hc = items
+        iv = make(lo, hi, lc, hc)
+        if iv is None:
+            from .timeline import format_number
+
+            text = f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
+            raise self._err(
+                f"the interval {text} is empty",
+                _pos(self.source, meta),
+                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
+            )
+        return iv
+
+    @v_args(meta=True)
+    def punctual(self, meta, items):
+        t = items[0]
+        if t in (POS_INF, NEG_INF):
+            raise self._err("a time point must be finite", _pos(self.source, meta))
+        return (t, t, True, True)
+
+
+class _Call:
+    __slots__ = ("name", "args", "pos")
+
+    def __init__(self, name, args, pos):
+        self.name, self.args, self.pos = name, args, pos
+
+    def __str__(self):
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+class _Name:
+    __slots__ = ("name", "pos")
+
+    def __init__(self, name, pos):
+        self.name, self.pos = name, pos
+
+    def __str__(self):
+        return self.name
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def parse(text: str, source: str = "<program>") -> ast.Program:
+    """Parse a Temporal Vadalog program (rules, facts, annotations)."""
+    try:
+        tree = _parser().parse(text)
+    except lark.exceptions.UnexpectedInput as exc:
+        raise syntax_error(exc, text, source) from None
+    try:
+        return _ToAst(source, text).transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, ChronologError):
+            raise exc.orig_exc from None
+        raise

@@ -1,0 +1,31 @@
+"""chronolog: a temporal reasoner for Python (DatalogMTL, Temporal Vadalog style).
+
+    >>> import chronolog
+    >>> m = chronolog.reason('''
+    ...     recentlyOpened(X) :- <->[0,12] inauguration(X).
+    ...     inauguration(a)@[5,6].
+    ... ''')
+    >>> print(m.to_text())
+    recentlyOpened(a)@[5,18]
+"""
+
+from chronolog.api import Model, load_program, reason
+from chronolog.language.errors import (
+    ChronologError,
+    DataError,
+    InconsistencyError,
+    ProgramError,
+    SyntaxError_ as ChronologSyntaxError,
+)
+
+__all__ = [
+    "reason",
+    "load_program",
+    "Model",
+    "ChronologError",
+    "ChronologSyntaxError",
+    "ProgramError",
+    "DataError",
+    "InconsistencyError",
+]
+__version__ = "0.1.0"

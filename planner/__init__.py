@@ -1,0 +1,83 @@
+"""The planner: validated program -> normalised rules -> strata -> node graph.
+
+``plan(program)`` returns a :class:`Plan`; ``Plan.describe()`` is what
+``chronolog plan`` prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chronolog.language import ast
+from chronolog.language.errors import ProgramError
+
+from .ir import PlanRule, SinceRule, Stratum
+from .normalize import normalize
+from .stratify import stratify
+from .validate import validate
+
+
+@dataclass
+class Plan:
+    program: ast.Program
+    rules: list
+    strata: list
+    constraints: list
+    uses_top: bool
+    arities: dict
+    outputs: list = field(default_factory=list)
+    temporal: object = None  # (lo, hi) from @temporal, or None
+
+    def infinite_strata(self) -> list:
+        """Recursive strata whose cycle moves time: their model may be infinite."""
+        return [s for s in self.strata if s.recursive and s.shifting_rules]
+
+    def check_horizon(self, horizon) -> None:
+        """Refuse, before any work, to run a possibly infinite model without a horizon."""
+        if horizon is not None:
+            return
+        bad = self.infinite_strata()
+        if not bad:
+            return
+        rules = []
+        for s in bad:
+            for r in s.shifting_rules:
+                src = r.source
+                text = src.text if src is not None and src.text else r.describe()
+                where = f"{src.pos}: " if src is not None and src.pos.line else ""
+                if f"{where}{text}" not in rules:
+                    rules.append(f"{where}{text}")
+        first = bad[0].shifting_rules[0].source
+        raise ProgramError(
+            "the model of this program may be infinite: it is recursive through a temporal operator in\n  "
+            + "\n  ".join(rules),
+            first.pos if first is not None else None,
+            hint="give an evaluation horizon: @temporal(0, 1000). in the program, "
+            "--horizon 0,1000 on the command line, or horizon=(0, 1000) in reason()",
+        )
+
+    def describe(self) -> str:
+        from .explain import describe_plan
+
+        return describe_plan(self)
+
+
+def plan(program: ast.Program, extra_facts=()) -> Plan:
+    arities = validate(program, extra_facts)
+    rules, uses_top = normalize(program.rules)
+    constraints = [r for r in rules if r.head_pred is None]
+    strata = stratify([r for r in rules if r.head_pred is not None])
+    outputs = [a.args[0] for a in program.annotations if a.name == "output"]
+    temporal = None
+    for a in program.annotations:
+        if a.name == "temporal":
+            lo, hi = a.args
+            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)) or lo > hi:
+                raise ProgramError(
+                    "@temporal(from, to) needs two numbers with from <= to", a.pos, hint="e.g. @temporal(0, 1000)."
+                )
+            temporal = (lo, hi)
+    return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal)
+
+
+__all__ = ["Plan", "plan", "PlanRule", "SinceRule", "Stratum"]

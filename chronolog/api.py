@@ -1,0 +1,254 @@
+"""The Python API: ``reason(program, facts)`` returns a :class:`Model`.
+
+    >>> m = reason("p(X) :- <->[0,2] q(X).  q(a)@[1,2].")
+    >>> m.facts("p")
+    [(('a',), (1, 4, True, True))]
+    >>> m.holds("p(a)@[3,4]")
+    True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+from chronolog.engine.evaluator import Evaluator
+from chronolog.engine.store import Store
+from chronolog.language import ast
+from chronolog.language.errors import ChronologError, DataError, ProgramError
+from chronolog.language.facts import parse_fact_lines
+from chronolog.language.text import format_fact, term_sort_key
+from chronolog.language.timeline import contains, parse_number, start_key
+from chronolog.planner import plan as make_plan
+
+DIALECTS = ("vadalog", "meteor")
+
+
+def _parse(text: str, source: str, dialect: str) -> ast.Program:
+    if dialect == "vadalog":
+        from chronolog.language import vadalog
+
+        return vadalog.parse(text, source)
+    if dialect == "meteor":
+        from chronolog.language import meteor
+
+        return meteor.parse(text, source)
+    raise ProgramError(f"unknown dialect {dialect!r}", hint="use 'vadalog' or 'meteor'")
+
+
+def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None) -> ast.Program:
+    """Parse program text, or read and parse a file given as a ``Path``."""
+    if isinstance(program, ast.Program):
+        return program
+    if isinstance(program, Path):
+        try:
+            text = program.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ProgramError(f"cannot read the program {program}: {e.strerror}") from None
+        return _parse(text, source or str(program), dialect)
+    if not isinstance(program, str):
+        raise TypeError("program must be a string of rules, a pathlib.Path or a parsed Program")
+    return _parse(program, source or "<program>", dialect)
+
+
+def load_facts(facts, dialect: str = "vadalog") -> list:
+    """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``."""
+    if facts is None:
+        return []
+    if isinstance(facts, Path):
+        try:
+            with facts.open(encoding="utf-8") as fh:
+                return parse_fact_lines(fh, str(facts), dialect)
+        except OSError as e:
+            raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
+    if isinstance(facts, str):
+        return parse_fact_lines(facts.splitlines(), "<facts>", dialect)
+    if isinstance(facts, dict):
+        out = []
+        for pred, rows in facts.items():
+            for row in rows:
+                terms, iv = row
+                out.append(ast.Fact(pred, tuple(terms), _interval(iv), ast.Pos(f"<facts {pred}>", 0, 0)))
+        return out
+    items = list(facts)
+    if items and all(isinstance(x, Path) for x in items):
+        return [f for p in items for f in load_facts(p, dialect)]
+    if items and all(isinstance(x, ast.Fact) for x in items):
+        return items
+    return parse_fact_lines([str(x) for x in items], "<facts>", dialect)
+
+
+def _interval(iv):
+    from chronolog.language.timeline import make
+
+    if isinstance(iv, tuple) and len(iv) == 4:
+        r = make(*iv)
+    elif isinstance(iv, tuple) and len(iv) == 2:
+        r = make(iv[0], iv[1], True, True)
+    else:
+        r = make(iv, iv, True, True)
+    if r is None:
+        raise DataError(f"empty interval {iv!r}", hint="intervals are (start, end) or (start, end, start_closed, end_closed)")
+    return r
+
+
+def parse_horizon(h):
+    """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple."""
+    if h is None:
+        return None
+    if isinstance(h, str):
+        parts = h.split(",")
+        if len(parts) != 2:
+            raise ProgramError(f"bad horizon {h!r}", hint="write it as FROM,TO, e.g. 0,1000")
+        try:
+            h = tuple(parse_number(p) for p in parts)
+        except ValueError:
+            raise ProgramError(f"bad horizon {h!r}", hint="write it as FROM,TO with numbers, e.g. 0,1000") from None
+    lo, hi = h[0], h[1]
+    if lo > hi:
+        raise ProgramError(f"bad horizon: {lo} > {hi}", hint="FROM must not be after TO")
+    from chronolog.language.timeline import make
+
+    return make(lo, hi, True, True)
+
+
+def reason(
+    program: Union[str, Path, ast.Program],
+    facts=None,
+    *,
+    dialect: str = "vadalog",
+    horizon=None,
+    source: Optional[str] = None,
+    strategy: str = "blocking",
+    base_dir: Optional[Path] = None,
+) -> "Model":
+    """Evaluate ``program`` over its own facts plus ``facts``; return the model.
+
+    ``facts``: fact text (one fact per line, trailing '.' optional), a Path to
+    such a file, an iterable of lines, a list of Paths, or a dict
+    ``{pred: [(terms_tuple, interval), ...]}`` where an interval is
+    ``(start, end)`` (closed) or ``(start, end, start_closed, end_closed)``.
+    ``horizon``: ``(from, to)``; derived facts are confined to it.  Programs
+    whose recursion moves time need one (or ``@temporal(from, to).``).
+    """
+    if strategy not in ("blocking", "streaming"):
+        raise ProgramError(f"unknown merge strategy {strategy!r}", hint="use 'blocking' or 'streaming'")
+    prog = load_program(program, dialect=dialect, source=source)
+    if base_dir is None and isinstance(program, Path):
+        base_dir = program.parent
+    extra = load_facts(facts, dialect)
+    from chronolog.connectors.bindings import load_bound_inputs
+
+    extra.extend(load_bound_inputs(prog, base_dir or Path.cwd()))
+    plan = make_plan(prog, extra)
+    hz = parse_horizon(horizon) if horizon is not None else None
+    if hz is None and plan.temporal is not None:
+        hz = parse_horizon(plan.temporal)
+    store = Store()
+    for f in prog.facts:
+        store.relation(f.pred).add(f.terms, f.interval)
+    _load_into(store, extra)
+    ev = Evaluator(plan, store, hz, strategy)
+    ev.run()
+    return Model(store, plan, hz, ev.stats)
+
+
+def _load_into(store: Store, facts) -> None:
+    rel = None
+    last = None
+    for f in facts:
+        if f.pred != last:
+            rel = store.relation(f.pred)
+            last = f.pred
+        rel.add(f.terms, f.interval)
+
+
+class Model:
+    """The least model: per predicate, ground atoms with maximal intervals."""
+
+    def __init__(self, store: Store, plan, horizon=None, stats=None):
+        self.store = store
+        self.plan = plan
+        self.horizon = horizon
+        self.stats = stats or {}
+
+    # ------------------------------------------------------------ reading
+    def predicates(self) -> list:
+        """Predicates with at least one fact (fresh internal ones excluded)."""
+        return sorted(p for p, r in self.store.relations.items() if r.atoms and not p.startswith("_"))
+
+    @property
+    def output_predicates(self) -> list:
+        """The ``@output`` predicates, or every derived predicate if none."""
+        if self.plan.outputs:
+            return list(self.plan.outputs)
+        heads = {r.head_pred for r in self.plan.rules if r.head_pred and not r.head_pred.startswith("_")}
+        return sorted(heads)
+
+    def facts(self, pred: str) -> list:
+        """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal interval."""
+        rel = self.store.get(pred)
+        if rel is None:
+            return []
+        out = []
+        for terms in sorted(rel.atoms, key=lambda t: tuple(term_sort_key(v) for v in t)):
+            for iv in rel.atoms[terms]:
+                out.append((terms, iv))
+        return out
+
+    def __len__(self) -> int:
+        return sum(r.fact_count() for p, r in self.store.relations.items() if not p.startswith("_"))
+
+    def holds(self, query, terms=None, interval=None) -> bool:
+        """Whether a fact holds throughout an interval.
+
+        ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
+        """
+        if terms is None and interval is None:
+            from chronolog.language.facts import parse_fact_lines
+
+            f = parse_fact_lines([query], "<query>")[0]
+            pred, terms, iv = f.pred, f.terms, f.interval
+        else:
+            pred, iv = query, _interval(interval)
+        rel = self.store.get(pred)
+        if rel is None:
+            return False
+        ivs = rel.atoms.get(tuple(terms))
+        if not ivs:
+            return False
+        return any(contains(x, iv) for x in ivs)
+
+    # ------------------------------------------------------------ output
+    def lines(self, preds: Optional[Iterable[str]] = None) -> list:
+        preds = self.output_predicates if preds is None else list(preds)
+        out = []
+        for p in sorted(preds):
+            for terms, iv in self.facts(p):
+                out.append(format_fact(p, terms, iv))
+        return out
+
+    def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
+        """Canonical text, one fact per line, sorted by predicate, terms, start."""
+        return "\n".join(self.lines(preds))
+
+    def to_arrow(self, pred: str):
+        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md)."""
+        from chronolog.connectors.arrow import facts_to_arrow
+
+        return facts_to_arrow(self.facts(pred), self.column_names(pred))
+
+    def to_pandas(self, pred: str):
+        return self.to_arrow(pred).to_pandas()
+
+    def column_names(self, pred: str) -> list:
+        from chronolog.connectors.bindings import column_names
+
+        arity = self.plan.arities.get(pred, (None,))[0]
+        if arity is None:
+            facts = self.facts(pred)
+            arity = len(facts[0][0]) if facts else 0
+        return column_names(self.plan.program, pred, arity)
+
+    def __repr__(self) -> str:
+        return f"<chronolog.Model: {len(self)} facts in {len(self.predicates())} predicates>"

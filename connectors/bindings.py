@@ -1,0 +1,99 @@
+"""The data annotations: ``@bind``, ``@mapping``, ``@timeMapping``.
+
+``@bind("p", "csv useHeaders=true", "dir", "p.csv").`` reads the facts of
+``p`` from ``dir/p.csv`` (relative to the program's directory).
+``@mapping("p", 0, "name", "string").`` names and types argument 0 of ``p``.
+``@timeMapping("p", 2, 3, #T, #F).`` says the interval of ``p`` starts in
+column 2 and ends in column 3, closed at the start and open at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chronolog.language import ast
+from chronolog.language.errors import ProgramError
+
+from .csv_files import read_csv_facts
+
+
+def _parse_options(text: str):
+    parts = text.split()
+    if not parts:
+        return "", {}
+    kind = parts[0].lower()
+    opts = {}
+    for p in parts[1:]:
+        if "=" in p:
+            k, v = p.split("=", 1)
+            opts[k] = v
+    return kind, opts
+
+
+def mappings(program: ast.Program, pred: str) -> dict:
+    out = {}
+    for a in program.annotations:
+        if a.name == "mapping" and a.args and a.args[0] == pred:
+            pos = a.args[1]
+            name = a.args[2] if len(a.args) > 2 else f"c{pos}"
+            kind = a.args[3] if len(a.args) > 3 else "auto"
+            if not isinstance(pos, int) or pos < 0:
+                raise ProgramError("@mapping needs a non-negative argument position", a.pos, hint='e.g. @mapping("p", 0, "name", "string").')
+            out[pos] = (str(name), str(kind).lower())
+    return out
+
+
+def time_mapping(program: ast.Program, pred: str):
+    for a in program.annotations:
+        if a.name == "timeMapping" and a.args and a.args[0] == pred:
+            args = list(a.args[1:]) + [True, True]
+            start, end, sc, ec = args[0], args[1], args[2], args[3]
+            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0 or start == end:
+                raise ProgramError(
+                    "@timeMapping needs the column positions of the interval's start and end",
+                    a.pos,
+                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end',
+                )
+            return start, end, bool(sc), bool(ec)
+    return None
+
+
+def column_names(program: ast.Program, pred: str, arity: int) -> list:
+    m = mappings(program, pred)
+    return [m[i][0] if i in m else f"c{i}" for i in range(arity)]
+
+
+def load_bound_inputs(program: ast.Program, base_dir: Path) -> list:
+    facts = []
+    outputs = {a.args[0] for a in program.annotations if a.name == "output"}
+    for a in program.annotations:
+        if a.name != "bind":
+            continue
+        pred, spec, directory, name = a.args
+        kind, opts = _parse_options(str(spec))
+        if kind != "csv":
+            raise ProgramError(
+                f"@bind of {pred}: unsupported source {kind!r}", a.pos, hint='this version reads "csv" bindings'
+            )
+        if pred in outputs:
+            continue  # an output binding: written after reasoning
+        path = Path(str(directory)) / str(name)
+        if not path.is_absolute():
+            path = base_dir / path
+        if not path.exists():
+            raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
+        arity = None
+        m = mappings(program, pred)
+        facts.extend(read_csv_facts(path, pred, arity, opts, m, time_mapping(program, pred)))
+    return facts
+
+
+def bound_outputs(program: ast.Program, base_dir: Path) -> list:
+    """``(pred, path)`` for each @bind of an @output predicate."""
+    outputs = {a.args[0] for a in program.annotations if a.name == "output"}
+    out = []
+    for a in program.annotations:
+        if a.name == "bind" and a.args[0] in outputs:
+            path = Path(str(a.args[2])) / str(a.args[3])
+            out.append((a.args[0], path if path.is_absolute() else base_dir / path))
+    return out

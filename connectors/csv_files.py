@@ -1,0 +1,149 @@
+"""CSV files in and out, with exact values.
+
+Reading: each cell becomes an exact number when it looks like one (integer,
+decimal, ``p/q``), ``#T``/``#F``/true/false booleans where the mapping says
+so, otherwise a string.  Writing: the canonical number text, so a written
+file reads back to the same facts.  Uses the standard library's ``csv``:
+pyarrow's reader would turn decimals into binary floats.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from pathlib import Path
+
+from chronolog.language import ast
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
+
+_TRUE = {"#t", "true", "t", "1", "yes"}
+_FALSE = {"#f", "false", "f", "0", "no"}
+
+
+def convert(cell: str, kind: str, where: ast.Pos, column: str):
+    cell = cell.strip()
+    if kind in ("string", "str"):
+        return cell
+    if kind in ("bool", "boolean"):
+        low = cell.lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise DataError(f"column {column}: {cell!r} is not a boolean", where, hint="use true/false or #T/#F")
+    try:
+        v = parse_number(cell)
+        if v in (POS_INF, NEG_INF) and kind not in ("time",):
+            return cell
+        return v
+    except ValueError:
+        if kind in ("int", "double", "number", "decimal", "time"):
+            raise DataError(
+                f"column {column}: {cell!r} is not a number",
+                where,
+                hint="numbers are written like 3, -1.25 or 2/3" + ("; an infinite end is -inf or +inf" if kind == "time" else ""),
+            ) from None
+        return cell
+
+
+def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping) -> list:
+    """Facts of ``pred`` from a CSV file.  See docs/language.md (@bind)."""
+    use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
+    try:
+        fh = path.open(newline="", encoding="utf-8")
+    except OSError as e:
+        raise DataError(f"cannot read {path} (bound to {pred}): {e.strerror}") from None
+    facts = []
+    with fh:
+        reader = csv.reader(fh)
+        header = None
+        if use_headers:
+            header = next(reader, None)
+            if header is None:
+                return []
+            header = [h.strip() for h in header]
+        for row_no, row in enumerate(reader, 2 if use_headers else 1):
+            if not row or all(not c.strip() for c in row):
+                continue
+            where = ast.Pos(str(path), row_no, 1)
+            start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
+            if max(start_pos, end_pos) >= len(row):
+                raise DataError(
+                    f"the row has {len(row)} columns but the interval is expected in columns {start_pos} and {end_pos}",
+                    where,
+                    hint="check @timeMapping or the file's columns",
+                )
+            term_cols = [i for i in range(len(row)) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
+            if arity is not None and len(term_cols) != arity:
+                raise DataError(
+                    f"{pred} has {arity} arguments but this row has {len(term_cols)} value columns besides the interval",
+                    where,
+                    hint="one column per argument plus start and end",
+                )
+            terms = []
+            for k, i in enumerate(term_cols):
+                name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
+                terms.append(convert(row[i], kind, ast.Pos(str(path), row_no, i + 1), name))
+            lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start")
+            hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end")
+            if header is not None and "start_closed" in header:
+                sc = convert(row[header.index("start_closed")], "bool", where, "start_closed")
+            if header is not None and "end_closed" in header:
+                ec = convert(row[header.index("end_closed")], "bool", where, "end_closed")
+            iv = make(lo, hi, sc, ec)
+            if iv is None:
+                raise DataError(
+                    f"the interval from {format_number(lo)} to {format_number(hi)} is empty",
+                    where,
+                    hint="the start must not be after the end",
+                )
+            facts.append(ast.Fact(pred, tuple(terms), iv, where))
+    return facts
+
+
+def _is_closed_col(header, i) -> bool:
+    return header is not None and header[i] in ("start_closed", "end_closed")
+
+
+def _time_columns(header, ncols, time_mapping, where):
+    if time_mapping is not None:
+        return time_mapping
+    if header is not None and "start" in header and "end" in header:
+        return header.index("start"), header.index("end"), True, True
+    n = ncols
+    if header is not None:
+        n -= sum(1 for h in header if h in ("start_closed", "end_closed"))
+    return n - 2, n - 1, True, True
+
+
+def write_csv_facts(path: Path, facts, names, overwrite: bool = False) -> None:
+    """Write facts atomically (temporary file, then rename); never replaces an
+    existing file unless ``overwrite``."""
+    if path.exists() and not overwrite:
+        raise DataError(f"{path} exists already; not overwriting it", hint="choose another directory or pass --overwrite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
+            for terms, (lo, hi, lc, hc) in facts:
+                w.writerow(
+                    [_cell(v) for v in terms]
+                    + [format_number(lo), format_number(hi), "true" if lc else "false", "true" if hc else "false"]
+                )
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _cell(v) -> str:
+    if type(v) is str:
+        return v
+    if type(v) is bool:
+        return "true" if v else "false"
+    return format_number(v)

@@ -1,0 +1,93 @@
+"""Compiles the expressions of conditions and assignments into closures over
+a binding tuple.  Arithmetic is exact: ints and Fractions (``/`` gives a
+Fraction, normalised back to int when whole)."""
+
+from __future__ import annotations
+
+import operator
+from fractions import Fraction
+
+from chronolog.language import ast
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import normalize
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+
+
+def _div(a, b):
+    if b == 0:
+        raise ZeroDivisionError
+    return normalize(Fraction(a) / Fraction(b))
+
+
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": _div}
+_CMP = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_FUNCS = {"abs": abs, "min": min, "max": max}
+
+
+def compile_expr(expr, slots: dict, where):
+    """``where`` is the ast node used to report type errors with a position."""
+    if isinstance(expr, ast.Var):
+        s = slots[expr.name]
+        return lambda b: b[s]
+    if isinstance(expr, ast.Const):
+        v = expr.value
+        return lambda b: v
+    if isinstance(expr, ast.BinOp):
+        f = _ARITH[expr.op]
+        left = compile_expr(expr.left, slots, where)
+        right = compile_expr(expr.right, slots, where)
+        text = str(expr)
+
+        def arith(b):
+            x, y = left(b), right(b)
+            if expr.op == "+" and isinstance(x, str) and isinstance(y, str):
+                return x + y
+            if not (_is_number(x) and _is_number(y)):
+                raise _type_error(f"cannot compute {text} with {x!r} and {y!r}: both must be numbers", where)
+            try:
+                return normalize(f(x, y))
+            except ZeroDivisionError:
+                raise _type_error(f"division by zero in {text}", where) from None
+
+        return arith
+    if isinstance(expr, ast.Call):
+        fn = _FUNCS.get(expr.name)
+        if fn is None:
+            raise _type_error(
+                f"unknown function {expr.name}()", where, hint="available functions: " + ", ".join(sorted(_FUNCS))
+            )
+        args = [compile_expr(a, slots, where) for a in expr.args]
+        return lambda b: fn(*[a(b) for a in args])
+    raise _type_error(f"cannot evaluate {expr}", where)  # pragma: no cover
+
+
+def compile_condition(cmp: ast.Comparison, slots: dict):
+    left = compile_expr(cmp.left, slots, cmp)
+    right = compile_expr(cmp.right, slots, cmp)
+    f = _CMP[cmp.op]
+    ordered = cmp.op not in ("==", "!=")
+
+    def test(b):
+        x, y = left(b), right(b)
+        if ordered and (_is_number(x) != _is_number(y) or type(x) is bool or type(y) is bool):
+            raise _type_error(f"cannot compare {x!r} and {y!r} in '{cmp}'", cmp, hint="compare numbers with numbers and strings with strings")
+        if not ordered and _is_number(x) != _is_number(y):
+            return cmp.op == "!="
+        return f(x, y)
+
+    return test
+
+
+def _type_error(msg, where, hint=""):
+    pos = getattr(where, "pos", None)
+    return DataError(msg, pos, hint=hint)

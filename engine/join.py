@@ -1,0 +1,122 @@
+"""TemporalJoinNode: joins each incoming row with the matching facts of a
+stored relation and intersects their intervals.
+
+The relation side is probed through a hash index on the bound argument
+positions, built on first use while scanning the relation and maintained by
+the store as facts arrive.  A box or shift on the joined literal is applied
+to the relation's maximal intervals (cached per atom until the relation
+changes)."""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+
+from .input import DELTA, OLD, AtomPattern
+from .node import MapNode
+from .temporal import interval_transform
+
+
+def key_function(pattern: AtomPattern):
+    """Build (positions, fn binding -> index key) for a probe."""
+    parts = sorted([(i, ("const", v)) for i, v in pattern.const_checks] + [(i, ("slot", s)) for i, s in pattern.bound_checks])
+    positions = tuple(i for i, _ in parts)
+    sources = [src for _, src in parts]
+    if len(sources) == 1:
+        kind, x = sources[0]
+        if kind == "const":
+            return positions, (lambda b, _x=x: _x)
+        return positions, (lambda b, _s=x: b[_s])
+    if all(kind == "slot" for kind, _ in sources):
+        slots = tuple(x for _, x in sources)
+        return positions, (lambda b: tuple([b[s] for s in slots]))
+
+    def key(b):
+        return tuple([x if kind == "const" else b[x] for kind, x in sources])
+
+    return positions, key
+
+
+class TemporalJoinNode(MapNode):
+    def __init__(self, child, pred, terms, bound_slots, view, state, box_w=None, shift_w=None):
+        super().__init__(child)
+        self.pred, self.terms, self.view, self.state = pred, terms, view, state
+        self.pattern = AtomPattern(terms, bound_slots)
+        self.positions, self.key = key_function(self.pattern)
+        self.box_w, self.shift_w = box_w, shift_w
+        self.transform = interval_transform(box_w, shift_w)
+        self._cache = {}
+        self._cache_version = None
+
+    def label(self) -> str:
+        ops = []
+        if self.box_w is not None or self.shift_w is not None:
+            from .temporal import TemporalNode
+
+            ops.append(TemporalNode.label(self).replace("Temporal ", ""))
+        extra = f" ({', '.join(ops)})" if ops else ""
+        on = ", ".join(str(self.terms[i]) for i in self.positions) or "nothing (cross product)"
+        return f"TemporalJoin[{self.view}] {ast.Atom(self.pred, self.terms)}{extra} on {on}"
+
+    def process(self, batch):
+        rel = self.state.store.get(self.pred)
+        if rel is None or not rel.atoms:
+            return []
+        index = rel.index(self.positions)
+        atoms = rel.atoms
+        delta = self.state.delta_of(self.pred) if self.view == OLD else None
+        transform = self.transform
+        if transform is not None and self._cache_version != rel.version:
+            self._cache = {}
+            self._cache_version = rel.version
+        cache = self._cache
+        key = self.key
+        pat = self.pattern
+        eq_checks = pat.eq_checks
+        newpos = pat.new_positions
+        single = newpos[0] if len(newpos) == 1 else None
+        out = []
+        append = out.append
+        for b, iv in batch:
+            bucket = index.get(key(b))
+            if not bucket:
+                continue
+            lo, hi, lc, hc = iv
+            for terms in bucket:
+                if eq_checks and any(terms[i] != terms[j] for i, j in eq_checks):
+                    continue
+                if transform is None:
+                    ivs = atoms[terms]
+                else:
+                    ivs = cache.get(terms)
+                    if ivs is None:
+                        ivs = [r for r in map(transform, atoms[terms]) if r is not None]
+                        cache[terms] = ivs
+                if delta:
+                    d = delta.get(terms)
+                    if d is not None:
+                        ivs = [x for x in (atoms[terms]) if x not in d]
+                        if transform is not None:
+                            ivs = [r for r in map(transform, ivs) if r is not None]
+                if not newpos:
+                    nb = b
+                elif single is not None:
+                    nb = b + (terms[single],)
+                else:
+                    nb = b + tuple([terms[p] for p in newpos])
+                for jlo, jhi, jlc, jhc in ivs:
+                    # inline interval intersection (hot loop)
+                    if jlo > lo:
+                        rlo, rlc = jlo, jlc
+                    elif jlo < lo:
+                        rlo, rlc = lo, lc
+                    else:
+                        rlo, rlc = lo, lc and jlc
+                    if jhi < hi:
+                        rhi, rhc = jhi, jhc
+                    elif jhi > hi:
+                        rhi, rhc = hi, hc
+                    else:
+                        rhi, rhc = hi, hc and jhc
+                    if rlo < rhi or (rlo == rhi and rlc and rhc):
+                        append((nb, (rlo, rhi, rlc, rhc)))
+        return out

@@ -1,0 +1,77 @@
+"""SinceJoinNode: the Since/Until join.
+
+For ``A S_ϱ B`` with one maximal interval ``I`` of A (closed to ``Iᶜ``) and one
+interval ``J`` of B: ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` (Until: ``⊖ ϱ``).  That formula is
+exact when ``0 ∉ ϱ``: ``t - s > 0`` makes the open window ``(s, t)`` non-empty,
+and it fits in ``I`` exactly when ``s, t ∈ Iᶜ``.  The planner has split the
+``0 ∈ ϱ`` case off, where the formula is wrong (REFERENCE §2).
+
+Either operand may drive: rows of the driving side arrive from the child
+(left rows already closed by a ClosingNode), the other side is probed in its
+relation through an index on the shared variables.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, shift
+
+from .input import OLD, AtomPattern
+from .join import key_function
+from .node import MapNode
+
+
+class SinceJoinNode(MapNode):
+    def __init__(self, child, op, window, driving_left, pred, terms, bound_slots, view, state):
+        super().__init__(child)
+        self.op, self.window = op, window
+        self.driving_left = driving_left
+        self.pred, self.terms, self.view, self.state = pred, terms, view, state
+        self.pattern = AtomPattern(terms, bound_slots)
+        self.positions, self.key = key_function(self.pattern)
+        r1, r2, c1, c2 = window
+        self.offset = window if op == "S" else (-r2, -r1, c2, c1)
+
+    def label(self) -> str:
+        side = "left" if self.driving_left else "right"
+        return (
+            f"{'Since' if self.op == 'S' else 'Until'}Join{format_interval(self.window)} "
+            f"driven by the {side} operand, probing [{self.view}] {ast.Atom(self.pred, self.terms)}"
+        )
+
+    def _combine(self, closed_left, right_iv):
+        k = intersect(closed_left, right_iv)
+        if k is None:
+            return None
+        t = shift(k, self.offset)
+        return None if t is None else intersect(t, closed_left)
+
+    def process(self, batch):
+        rel = self.state.store.get(self.pred)
+        if rel is None or not rel.atoms:
+            return []
+        index = rel.index(self.positions)
+        delta = self.state.delta_of(self.pred) if self.view == OLD else None
+        pat = self.pattern
+        newpos = pat.new_positions
+        out = []
+        combine = self._combine
+        for b, iv in batch:
+            for terms in index.get(self.key(b), ()):
+                if pat.eq_checks and any(terms[i] != terms[j] for i, j in pat.eq_checks):
+                    continue
+                nb = b + tuple([terms[p] for p in newpos]) if newpos else b
+                ivs = rel.atoms[terms]
+                if delta:
+                    d = delta.get(terms)
+                    if d:
+                        ivs = [x for x in ivs if x not in d]
+                for other in ivs:
+                    if self.driving_left:
+                        r = combine(iv, other)
+                    else:
+                        closed = (other[0], other[1], other[0] != NEG_INF, other[1] != POS_INF)
+                        r = combine(closed, iv)
+                    if r is not None:
+                        out.append((nb, r))
+        return out

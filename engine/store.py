@@ -1,0 +1,139 @@
+"""Fact storage: per predicate, each ground atom with its maximal intervals.
+
+A :class:`Relation` maps a terms tuple to a sorted list of disjoint,
+non-adjacent (maximal) intervals.  Hash indexes on argument positions are
+built the first time a join probes them and kept up to date as atoms arrive.
+
+Why plain sorted lists and ``bisect`` rather than ``sortedcontainers``: most
+ground atoms have one to a few intervals, where a ``SortedList`` per atom
+costs several times the memory and time of a list; ``bisect`` with a key
+keeps inserts logarithmic for the atoms that do have long histories.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Optional
+
+from chronolog.language.timeline import start_key
+
+
+def merge_into(intervals: list, iv) -> Optional[tuple]:
+    """Coalesce ``iv`` into the sorted maximal list ``intervals`` in place.
+
+    Returns ``None`` when ``iv`` adds nothing (it is covered already),
+    otherwise ``(merged, removed)``: the new maximal interval and the old
+    intervals it swallowed.
+    """
+    lo, hi, lc, hc = iv
+    n = len(intervals)
+    if n == 0:
+        intervals.append(iv)
+        return iv, ()
+    i = bisect_left(intervals, (lo, not lc), key=start_key)
+    # does the interval before i touch or cover iv?
+    first = i
+    if i > 0:
+        plo, phi, plc, phc = intervals[i - 1]
+        if phi > lo or (phi == lo and (phc or lc)):
+            # covered entirely?
+            if phi > hi or (phi == hi and (phc or not hc)):
+                return None
+            first = i - 1
+    last = i  # exclusive end of the run of intervals to swallow
+    while last < n:
+        nlo, nhi, nlc, nhc = intervals[last]
+        if nlo < hi or (nlo == hi and (hc or nlc)):
+            last += 1
+        else:
+            break
+    if first == last:
+        intervals.insert(i, iv)
+        return iv, ()
+    removed = intervals[first:last]
+    mlo, mlc = (lo, lc)
+    f = removed[0]
+    if f[0] < lo or (f[0] == lo and f[2]):
+        mlo, mlc = f[0], f[2]
+    l = removed[-1]
+    mhi, mhc = hi, hc
+    if l[1] > hi or (l[1] == hi and l[3]):
+        mhi, mhc = l[1], l[3]
+    merged = (mlo, mhi, mlc, mhc)
+    if len(removed) == 1 and removed[0] == merged:
+        return None
+    intervals[first:last] = [merged]
+    return merged, removed
+
+
+class Relation:
+    """All facts of one predicate, coalesced per ground atom."""
+
+    __slots__ = ("name", "atoms", "_indexes", "version")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.atoms: dict = {}
+        self._indexes: dict = {}
+        self.version = 0
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    def fact_count(self) -> int:
+        return sum(len(v) for v in self.atoms.values())
+
+    def add(self, terms: tuple, iv) -> Optional[tuple]:
+        """Insert one fact; returns what :func:`merge_into` returns."""
+        lst = self.atoms.get(terms)
+        if lst is None:
+            self.atoms[terms] = [iv]
+            self.version += 1
+            for positions, index in self._indexes.items():
+                _index_add(index, positions, terms)
+            return iv, ()
+        res = merge_into(lst, iv)
+        if res is not None:
+            self.version += 1
+        return res
+
+    def index(self, positions: tuple) -> dict:
+        """Key -> list of atoms, for the given argument positions.
+
+        A single position is keyed by the bare value, several by a tuple.
+        """
+        idx = self._indexes.get(positions)
+        if idx is None:
+            idx = {}
+            for terms in self.atoms:
+                _index_add(idx, positions, terms)
+            self._indexes[positions] = idx
+        return idx
+
+
+def _index_add(index: dict, positions: tuple, terms: tuple) -> None:
+    if len(positions) == 1:
+        key = terms[positions[0]]
+    else:
+        key = tuple(terms[p] for p in positions)
+    bucket = index.get(key)
+    if bucket is None:
+        index[key] = [terms]
+    else:
+        bucket.append(terms)
+
+
+class Store:
+    """The relations of one reasoning run, by predicate name."""
+
+    def __init__(self):
+        self.relations: dict = {}
+
+    def relation(self, pred: str) -> Relation:
+        rel = self.relations.get(pred)
+        if rel is None:
+            rel = self.relations[pred] = Relation(pred)
+        return rel
+
+    def get(self, pred: str) -> Optional[Relation]:
+        return self.relations.get(pred)

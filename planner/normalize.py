@@ -1,0 +1,212 @@
+"""Normalisation: user rules become :class:`~.ir.PlanRule`s the engine can run.
+
+It applies exactly the sound operator compositions of REFERENCE §3:
+
+* a chain of diamonds is one shift (``<->[a,b] <->[c,d] A`` = ``D[a+c,b+d] A``;
+  ``<+>`` is a shift with a negative window) — diamonds distribute over union;
+* a chain of boxes is one box whose window is the Minkowski sum of the
+  windows (for all ``w1``, for all ``w2``: ``A`` at ``t+w1+w2``);
+* a diamond may follow a box directly (box results of disjoint maximal
+  intervals stay disjoint, and diamonds need no merging);
+* a box after a diamond is **not** composed (seed 003's ``T`` operator is
+  unsound there, REFERENCE §3): the diamond's result is materialised in a
+  fresh predicate, whose MergeNode coalesces it before the box applies.
+
+``A S_ϱ B`` with ``0 ∈ ϱ`` is split: at distance 0 it holds wherever B holds,
+whatever A does, so the rule is duplicated with ``B`` in its place, and the
+Since literal keeps ``ϱ \\ {0}`` (REFERENCE §2: the textbook formula alone is
+incomplete there).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Optional
+
+from chronolog.language import ast
+from chronolog.language.timeline import (
+    add_windows,
+    box_window,
+    contains_point,
+    diamond_window,
+    without_zero,
+)
+
+from .ir import Assign, Condition, NegScan, PlanRule, Scan, SinceRule
+
+TOP = "_top"  # a 0-ary predicate that holds on (-inf, +inf)
+
+
+class _Impossible(Exception):
+    """A literal that can never hold (``Bottom``): the rule is dropped."""
+
+
+class Normalizer:
+    def __init__(self):
+        self.rules: list = []
+        self._counter = itertools.count(1)
+        self.uses_top = False
+
+    # ------------------------------------------------------------ rules
+    def add(self, rule: ast.Rule) -> None:
+        head = rule.head
+        head_shift = None
+        while isinstance(head, ast.Temporal):
+            # [+]w p :- body puts p on body ⊕ w; [-]w p on body ⊕ (-w).
+            d = diamond_window(head.op == "[+]", head.window)
+            head_shift = d if head_shift is None else add_windows(head_shift, d)
+            head = head.inner
+        if isinstance(head, ast.Truth):
+            head_pred, head_terms = None, ()
+        else:
+            head_pred, head_terms = head.pred, head.terms
+        head_shift = _drop_identity(head_shift)
+
+        try:
+            alternatives = [self.literal(lit, rule) for lit in rule.body]
+        except _Impossible:
+            return
+        for combo in itertools.product(*alternatives):
+            body = [x for part in combo for x in part]
+            if not any(isinstance(x, Scan) for x in body):
+                body.insert(0, self._top())
+            self.rules.append(PlanRule(head_pred, head_terms, body, head_shift, rule))
+
+    # ------------------------------------------------------------ literals
+    def literal(self, lit, rule) -> list:
+        """The alternatives (usually one) of IR literals for one body literal."""
+        if isinstance(lit, ast.Truth):
+            if not lit.value:
+                raise _Impossible()
+            return [[]]
+        if isinstance(lit, ast.Comparison):
+            return [[Condition(lit)]]
+        if isinstance(lit, ast.Assignment):
+            return [[Assign(lit.var.name, lit.expr)]]
+        if isinstance(lit, ast.Negation):
+            if isinstance(lit.inner, ast.Truth):
+                if lit.inner.value:
+                    raise _Impossible()  # not Top
+                return [[]]  # not Bottom
+            return [[self.negation(lit, rule)]]
+        if isinstance(lit, ast.Binary):
+            return self.binary(lit, rule)
+        scan = self.scan(lit, rule)
+        return [[scan]]
+
+    def negation(self, lit: ast.Negation, rule) -> NegScan:
+        inner = lit.inner
+        if isinstance(inner, ast.Atom):
+            return NegScan(inner.pred, inner.terms, origin=lit)
+        scan = self.scan(inner, rule)
+        if scan.box is None and scan.shift is None:
+            return NegScan(scan.pred, scan.terms, origin=lit)
+        fresh = self._materialise(scan, rule)
+        return NegScan(fresh.pred, fresh.terms, origin=lit)
+
+    def binary(self, lit: ast.Binary, rule) -> list:
+        right = self.plain_scan(lit.right, rule)
+        if right is None:
+            raise _Impossible()
+        left = self.plain_scan(lit.left, rule)
+        if left is None:  # Bottom S B holds only at distance 0
+            left = "bottom"
+        alternatives = []
+        if contains_point(lit.window, 0):
+            alternatives.append([right])
+        window = without_zero(lit.window)
+        if window is not None and left != "bottom":
+            variables = _ordered_vars([right, left])
+            name = self._fresh("s" if lit.op == "S" else "u")
+            terms = tuple(ast.Var(v) for v in variables)
+            self.rules.append(SinceRule(name, terms, lit.op, window, left, right, rule))
+            alternatives.append([Scan(name, terms, origin=lit)])
+        if not alternatives:
+            raise _Impossible()
+        return alternatives
+
+    def plain_scan(self, lit, rule) -> Optional[Scan]:
+        """A Scan with no operators on it (fresh predicate when needed)."""
+        if isinstance(lit, ast.Truth):
+            return self._top() if lit.value else None
+        scan = self.scan(lit, rule)
+        if scan.box is None and scan.shift is None:
+            return scan
+        return self._materialise(scan, rule)
+
+    def scan(self, lit, rule) -> Scan:
+        """An atom under a chain of unary operators, composed soundly."""
+        ops = []
+        while isinstance(lit, ast.Temporal):
+            ops.append(lit)
+            lit = lit.inner
+        if isinstance(lit, ast.Atom):
+            base = Scan(lit.pred, lit.terms, origin=lit)
+        elif isinstance(lit, ast.Truth):
+            if not lit.value:
+                raise _Impossible()
+            base = self._top()
+        else:
+            # a Since/Until or negation under an operator: its own predicate
+            variables = sorted(ast.variables_of(lit))
+            name = self._fresh("n")
+            terms = tuple(ast.Var(v) for v in variables)
+            sub = ast.Rule(ast.Atom(name, terms), [lit], rule.pos, rule.text)
+            self.add(sub)
+            for r in self.rules:
+                if r.head_pred == name:
+                    r.fresh = True
+            base = Scan(name, terms, origin=lit)
+        box = shift = None
+        pred, terms = base.pred, base.terms
+        for op in reversed(ops):  # innermost first
+            if op.op in ("<->", "<+>"):
+                d = diamond_window(op.op == "<->", op.window)
+                shift = d if shift is None else add_windows(shift, d)
+            else:
+                w = box_window(op.op == "[-]", op.window)
+                if shift is not None:
+                    fresh = self._materialise(Scan(pred, terms, box, shift), rule)
+                    pred, terms, box, shift = fresh.pred, fresh.terms, None, None
+                box = w if box is None else add_windows(box, w)
+        return Scan(pred, terms, _drop_identity(box), _drop_identity(shift), origin=base.origin)
+
+    # ------------------------------------------------------------ helpers
+    def _materialise(self, scan: Scan, rule) -> Scan:
+        """Put ``scan`` in a fresh predicate, so a MergeNode coalesces it."""
+        variables = _ordered_vars([scan])
+        name = self._fresh("t")
+        terms = tuple(ast.Var(v) for v in variables)
+        self.rules.append(PlanRule(name, terms, [scan], None, rule, fresh=True))
+        return Scan(name, terms, origin=scan.origin)
+
+    def _top(self) -> Scan:
+        self.uses_top = True
+        return Scan(TOP, ())
+
+    def _fresh(self, kind: str) -> str:
+        return f"_{kind}{next(self._counter)}"
+
+
+def _drop_identity(w):
+    """A ``[0,0]`` shift or box does nothing."""
+    if w is not None and w[0] == 0 and w[1] == 0:
+        return None
+    return w
+
+
+def _ordered_vars(scans) -> list:
+    seen = []
+    for s in scans:
+        for t in s.terms:
+            if isinstance(t, ast.Var) and t.name not in seen:
+                seen.append(t.name)
+    return seen
+
+
+def normalize(rules) -> tuple:
+    """Normalise user rules; returns ``(plan_rules, uses_top)``."""
+    n = Normalizer()
+    for r in rules:
+        n.add(r)
+    return n.rules, n.uses_top

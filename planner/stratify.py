@@ -1,0 +1,146 @@
+"""Dependency graph, strongly connected components and strata.
+
+Edges go from each body predicate to the head predicate, marked negative
+under ``not``.  Each SCC becomes one :class:`~.ir.Stratum`, in topological
+order; a negative edge inside an SCC makes the program unstratifiable.
+
+A recursive stratum *moves time* when a rule inside the cycle shifts an
+interval outward (a diamond other than ``[0,0]``, a box whose window misses
+0, a head box, Since/Until): its least model may be infinite, so it needs a
+horizon (issue 4 adds periodic detection).  It *invents values* when an
+assignment feeds the head inside the cycle.
+"""
+
+from __future__ import annotations
+
+from chronolog.language.errors import ProgramError
+from chronolog.language.timeline import contains_point
+
+from .ir import NegScan, PlanRule, Scan, SinceRule, Stratum, Assign
+
+
+def dependency_edges(rules) -> list:
+    """``(body_pred, head_pred, negative, rule)`` for every rule."""
+    edges = []
+    for r in rules:
+        if r.head_pred is None:
+            continue
+        for lit in r.body:
+            if isinstance(lit, Scan):
+                edges.append((lit.pred, r.head_pred, False, r))
+            elif isinstance(lit, NegScan):
+                edges.append((lit.pred, r.head_pred, True, r))
+    return edges
+
+
+def strongly_connected_components(nodes, succ) -> list:
+    """Tarjan's algorithm, iterative; components in topological order
+    (a component comes before every component it has an edge to)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(succ.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(succ.get(nxt, ()))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                out.append(comp)
+    out.reverse()
+    return out
+
+
+def _moves_time(rule, scc) -> bool:
+    if isinstance(rule, SinceRule):
+        return any(lit.pred in scc for lit in rule.body)
+    recursive_lits = [l for l in rule.body if isinstance(l, Scan) and l.pred in scc]
+    if not recursive_lits:
+        return False
+    if rule.head_shift is not None:
+        return True
+    for lit in recursive_lits:
+        if lit.shift is not None:
+            return True
+        if lit.box is not None and not contains_point(lit.box, 0):
+            return True
+    return False
+
+
+def _invents_values(rule, scc) -> bool:
+    if isinstance(rule, SinceRule):
+        return False
+    return any(isinstance(l, Assign) for l in rule.body) and any(
+        isinstance(l, Scan) and l.pred in scc for l in rule.body
+    )
+
+
+def stratify(rules) -> list:
+    """Group the (non-constraint) rules into strata in evaluation order."""
+    edges = dependency_edges(rules)
+    nodes = []
+    seen = set()
+    for r in rules:
+        for p in [r.head_pred] + [l.pred for l in r.body if isinstance(l, (Scan, NegScan))]:
+            if p is not None and p not in seen:
+                seen.add(p)
+                nodes.append(p)
+    succ: dict = {}
+    for a, b, _, _ in edges:
+        succ.setdefault(a, []).append(b)
+    comps = strongly_connected_components(nodes, succ)
+    comp_of = {p: i for i, c in enumerate(comps) for p in c}
+    for a, b, negative, rule in edges:
+        if negative and comp_of[a] == comp_of[b]:
+            src = rule.source
+            raise ProgramError(
+                f"the program is not stratifiable: {b} depends negatively on {a}, which depends on {b}",
+                src.pos if src else None,
+                hint="negation must not go through recursion: 'not p' needs p complete before the rule runs",
+                source_line=src.text if src else "",
+            )
+    by_head: dict = {}
+    for r in rules:
+        if r.head_pred is not None:
+            by_head.setdefault(r.head_pred, []).append(r)
+    strata = []
+    for i, comp in enumerate(comps):
+        preds = set(comp)
+        comp_rules = [r for p in comp for r in by_head.get(p, [])]
+        if not comp_rules:
+            continue
+        recursive = len(comp) > 1 or any(a == b for a, b, _, _ in edges if a in preds and b in preds)
+        st = Stratum(len(strata), preds, comp_rules, recursive)
+        if recursive:
+            st.shifting_rules = [r for r in comp_rules if _moves_time(r, preds)]
+            st.inventing_rules = [r for r in comp_rules if _invents_values(r, preds)]
+        strata.append(st)
+    return strata

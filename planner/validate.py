@@ -1,0 +1,153 @@
+"""Checks on a parsed program that the grammar cannot make: arities, safety,
+annotations.  Each failure is a :class:`ProgramError` at the offending place."""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.errors import ProgramError
+
+KNOWN_ANNOTATIONS = {
+    "input": (1, 1),
+    "output": (1, 1),
+    "bind": (4, 4),
+    "mapping": (3, 4),
+    "timeMapping": (3, 5),
+    "temporal": (2, 2),
+}
+
+
+def _where(pos) -> str:
+    return f"{pos}" if pos is not None and pos.line else "elsewhere"
+
+
+def collect_arities(program: ast.Program, extra_facts=()) -> dict:
+    """``pred -> (arity, pos)`` for every predicate; raises on a mismatch."""
+    arities: dict = {}
+
+    def see(pred, n, pos):
+        if pred in arities:
+            want, first = arities[pred]
+            if want != n:
+                raise ProgramError(
+                    f"{pred} has {n} argument{'s' if n != 1 else ''} here but {want} at {_where(first)}",
+                    pos,
+                    hint=f"use {pred} with the same number of arguments everywhere",
+                )
+        else:
+            arities[pred] = (n, pos)
+
+    for rule in program.rules:
+        head = ast.head_atom(rule.head)
+        if head is not None:
+            see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
+        for lit in rule.body:
+            for atom in ast.atoms_of(lit):
+                see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
+    for fact in list(program.facts) + list(extra_facts):
+        see(fact.pred, len(fact.terms), fact.pos)
+    return arities
+
+
+def check_safety(rule: ast.Rule) -> None:
+    """Every head variable, compared variable and assignment input must be
+    bound by a positive atom (not only on the left of S/U, not only under
+    ``not``), or by an assignment from bound variables."""
+    bound: set = set()
+    for lit in rule.body:
+        bound |= _binding_vars(lit)
+    assignments = [lit for lit in rule.body if isinstance(lit, ast.Assignment)]
+    changed = True
+    while changed:
+        changed = False
+        for a in assignments:
+            if a.var.name not in bound and ast.variables_of(a.expr) <= bound:
+                bound.add(a.var.name)
+                changed = True
+    for a in assignments:
+        missing = ast.variables_of(a.expr) - bound
+        if missing:
+            raise ProgramError(
+                f"unsafe rule: {_names(missing)} in the assignment '{a}' {_is(missing)} not bound by a positive atom",
+                a.pos if a.pos.line else rule.pos,
+                hint="every variable used in an expression must occur in a positive body atom",
+                source_line=rule.text,
+            )
+    for lit in rule.body:
+        if isinstance(lit, ast.Comparison):
+            missing = ast.variables_of(lit) - bound
+            if missing:
+                raise ProgramError(
+                    f"unsafe rule: {_names(missing)} in the condition '{lit}' {_is(missing)} not bound by a positive atom",
+                    lit.pos if lit.pos.line else rule.pos,
+                    hint="every variable in a condition must occur in a positive body atom or an assignment",
+                    source_line=rule.text,
+                )
+    head = ast.head_atom(rule.head)
+    if head is not None:
+        missing = ast.variables_of(head) - bound
+        if missing:
+            raise ProgramError(
+                f"unsafe rule: head variable{'s' if len(missing) > 1 else ''} {_names(missing)} "
+                f"{_is(missing)} not bound by a positive body atom",
+                rule.pos,
+                hint="a head variable must occur in a positive body atom (not only under 'not', "
+                "and not only on the left of <S>/<U>)",
+                source_line=rule.text,
+            )
+
+
+def _binding_vars(lit) -> set:
+    if isinstance(lit, ast.Atom):
+        return ast.variables_of(lit)
+    if isinstance(lit, ast.Temporal):
+        return _binding_vars(lit.inner)
+    if isinstance(lit, ast.Binary):
+        return _binding_vars(lit.right)
+    return set()
+
+
+def _names(vs) -> str:
+    return ", ".join(sorted(vs))
+
+
+def _is(vs) -> str:
+    return "are" if len(vs) > 1 else "is"
+
+
+def check_annotations(program: ast.Program, arities: dict) -> None:
+    for ann in program.annotations:
+        if ann.name not in KNOWN_ANNOTATIONS:
+            raise ProgramError(
+                f"unknown annotation @{ann.name}",
+                ann.pos,
+                hint="known annotations: " + ", ".join("@" + k for k in KNOWN_ANNOTATIONS),
+            )
+        lo, hi = KNOWN_ANNOTATIONS[ann.name]
+        if not lo <= len(ann.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise ProgramError(f"@{ann.name} takes {want} arguments, not {len(ann.args)}", ann.pos)
+        if ann.name in ("input", "output", "bind", "mapping", "timeMapping"):
+            pred = ann.args[0]
+            if not isinstance(pred, str):
+                raise ProgramError(f'@{ann.name} expects a predicate name in quotes first, e.g. @{ann.name}("p")', ann.pos)
+            if ann.name != "input" and ann.name != "bind" and pred not in arities:
+                raise ProgramError(
+                    f'@{ann.name} names the predicate "{pred}", which no rule or fact uses',
+                    ann.pos,
+                    hint=_suggest(pred, arities),
+                )
+
+
+def _suggest(name: str, known) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"did you mean {close[0]}?" if close else "check the spelling of the predicate"
+
+
+def validate(program: ast.Program, extra_facts=()) -> dict:
+    arities = collect_arities(program, extra_facts)
+    for rule in program.rules:
+        check_safety(rule)
+    check_annotations(program, arities)
+    return arities

@@ -16,7 +16,7 @@ from chronolog.engine.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
-from chronolog.language.facts import parse_fact_lines
+from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 from chronolog.language.text import format_fact, term_sort_key
 from chronolog.language.timeline import contains, parse_number, start_key
 from chronolog.planner import plan as make_plan
@@ -51,31 +51,45 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     return _parse(program, source or "<program>", dialect)
 
 
-def load_facts(facts, dialect: str = "vadalog") -> list:
-    """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``."""
+def load_facts(facts, dialect: str = "vadalog") -> FactRows:
+    """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``,
+    as :class:`~chronolog.language.facts.FactRows`."""
+    rows = FactRows()
     if facts is None:
-        return []
+        return rows
     if isinstance(facts, Path):
         try:
             with facts.open(encoding="utf-8") as fh:
-                return parse_fact_lines(fh, str(facts), dialect)
+                return _read(fh, str(facts), dialect)
         except OSError as e:
             raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
     if isinstance(facts, str):
-        return parse_fact_lines(facts.splitlines(), "<facts>", dialect)
+        return _read(facts.splitlines(), "<facts>", dialect)
     if isinstance(facts, dict):
-        out = []
-        for pred, rows in facts.items():
-            for row in rows:
-                terms, iv = row
-                out.append(ast.Fact(pred, tuple(terms), _interval(iv), ast.Pos(f"<facts {pred}>", 0, 0)))
-        return out
+        for pred, items in facts.items():
+            pos = ast.Pos(f"<facts {pred}>", 0, 0)
+            for terms, iv in items:
+                rows.add(pred, tuple(terms), _interval(iv), pos)
+        return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
-        return [f for p in items for f in load_facts(p, dialect)]
+        for p in items:
+            rows.merge(load_facts(p, dialect))
+        return rows
     if items and all(isinstance(x, ast.Fact) for x in items):
-        return items
-    return parse_fact_lines([str(x) for x in items], "<facts>", dialect)
+        rows.extend_facts(items)
+        return rows
+    return _read([str(x) for x in items], "<facts>", dialect)
+
+
+def _read(lines, source, dialect) -> FactRows:
+    if dialect == "meteor":
+        from chronolog.language import meteor
+
+        rows = FactRows()
+        rows.extend_facts(meteor.parse_facts(list(lines), source))
+        return rows
+    return read_fact_rows(lines, source)
 
 
 def _interval(iv):
@@ -139,7 +153,7 @@ def reason(
     extra = load_facts(facts, dialect)
     from chronolog.connectors.bindings import load_bound_inputs
 
-    extra.extend(load_bound_inputs(prog, base_dir or Path.cwd()))
+    extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
     plan = make_plan(prog, extra)
     hz = parse_horizon(horizon) if horizon is not None else None
     if hz is None and plan.temporal is not None:
@@ -147,20 +161,11 @@ def reason(
     store = Store()
     for f in prog.facts:
         store.relation(f.pred).add(f.terms, f.interval)
-    _load_into(store, extra)
+    for pred, rows in extra.items():
+        store.relation(pred).bulk_add(rows)
     ev = Evaluator(plan, store, hz, strategy)
     ev.run()
     return Model(store, plan, hz, ev.stats)
-
-
-def _load_into(store: Store, facts) -> None:
-    rel = None
-    last = None
-    for f in facts:
-        if f.pred != last:
-            rel = store.relation(f.pred)
-            last = f.pred
-        rel.add(f.terms, f.interval)
 
 
 class Model:
@@ -205,7 +210,7 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            from chronolog.language.facts import parse_fact_lines
+            from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 
             f = parse_fact_lines([query], "<query>")[0]
             pred, terms, iv = f.pred, f.terms, f.interval

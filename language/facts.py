@@ -55,66 +55,145 @@ def _value(tok: str, ident_ok):
     return None
 
 
-def _split_args(s: str):
-    if '"' not in s:
-        return [a.strip() for a in s.split(",")]
-    return None
-
-
-def fast_fact(line: str, ident_ok=None):
-    """Parse one fact line; returns ``(pred, terms, interval)``, or ``None``
-    when the line needs the full grammar (or is bad)."""
-    m = _FACT.match(line)
-    if m is None:
-        return None
-    pred, args, lb, lo_s, hi_s, rb, pt = m.groups()
-    ident_ok = ident_ok or _IDENT.match
-    terms = ()
-    if args is not None:
-        if not args.strip():
-            return None
-        parts = _split_args(args)
-        if parts is None:
-            return None
-        vals = []
-        for p in parts:
-            v = _value(p, ident_ok)
-            if v is None:
-                return None
-            vals.append(v)
-        terms = tuple(vals)
-    if pt is not None:
-        t = _number(pt)
-        if t is None or t in (POS_INF, NEG_INF):
-            return None
-        return pred, terms, (t, t, True, True)
-    lo, hi = _number(lo_s), _number(hi_s)
-    if lo is None or hi is None:
-        return None
-    iv = make(lo, hi, lb == "[", rb == "]")
-    if iv is None:
-        return None
-    return pred, terms, iv
-
-
 def parse_fact_lines(lines: Iterable[str], source: str = "<facts>", dialect: str = "vadalog") -> list:
-    """Facts from lines (blank lines and ``%``/``#`` comments ignored)."""
+    """Facts from lines as :class:`ast.Fact` objects (blank lines and
+    ``%`` comments ignored).  For bulk loading use :func:`read_fact_rows`."""
     if dialect == "meteor":
         from . import meteor
 
         return meteor.parse_facts(list(lines), source)
-    out = []
-    pred_ok = re.compile(r"^[a-z][A-Za-z0-9_]*$").match
+    rows = read_fact_rows(lines, source)
+    return [ast.Fact(p, t, iv, rows.positions[p]) for p, lst in rows.items() for t, iv in lst]
+
+
+class FactRows(dict):
+    """``pred -> [(terms, interval), ...]`` plus where each predicate was
+    first seen (for arity messages)."""
+
+    def __init__(self):
+        super().__init__()
+        self.positions: dict = {}
+
+    def add(self, pred, terms, iv, pos) -> None:
+        lst = self.get(pred)
+        if lst is None:
+            self[pred] = [(terms, iv)]
+            self.positions[pred] = pos
+            return
+        if len(terms) != len(lst[0][0]):
+            _arity_error(pred, len(terms), len(lst[0][0]), pos, self.positions[pred])
+        lst.append((terms, iv))
+
+    def extend_facts(self, facts) -> None:
+        for f in facts:
+            self.add(f.pred, f.terms, f.interval, f.pos)
+
+    def merge(self, other: "FactRows") -> None:
+        for pred, lst in other.items():
+            mine = self.get(pred)
+            if mine is None:
+                self[pred] = list(lst)
+                self.positions[pred] = other.positions[pred]
+            else:
+                if len(lst[0][0]) != len(mine[0][0]):
+                    _arity_error(pred, len(lst[0][0]), len(mine[0][0]), other.positions[pred], self.positions[pred])
+                mine.extend(lst)
+
+    def count(self) -> int:
+        return sum(len(v) for v in self.values())
+
+
+def _arity_error(pred, n, want, pos, first):
+    raise SyntaxError_(
+        f"{pred} has {n} argument{'s' if n != 1 else ''} here but {want} at {first}",
+        pos,
+        hint=f"use {pred} with the same number of arguments everywhere",
+    )
+
+
+_PRED_OK = re.compile(r"^[a-z][A-Za-z0-9_]*$").match
+
+
+def read_fact_rows(lines: Iterable[str], source: str = "<facts>") -> FactRows:
+    """Bulk fast path: Vadalog fact lines to :class:`FactRows`.
+
+    Plain string splitting, no regular expression per line; tokens and
+    interval texts repeat, so each distinct one is converted once and
+    memoised.  Anything unusual (quotes, comments, bad syntax) goes to the
+    grammar, which parses it or reports exactly what is wrong."""
+    rows = FactRows()
+    values: dict = {}
+    intervals: dict = {}
+    add = rows.add
     for n, line in enumerate(lines, 1):
-        s = line.strip()
-        if not s or s[0] == "%" or s.startswith("//"):
+        head, at, tspec = line.rpartition("@")
+        if not at or '"' in head or "%" in line:
+            s = line.strip()
+            if not s or s[0] == "%" or s.startswith("//"):
+                continue
+            f = _slow_fact(line, n, source)
+            add(f.pred, f.terms, f.interval, f.pos)
             continue
-        r = fast_fact(s)
-        if r is not None and pred_ok(r[0]):
-            out.append(ast.Fact(r[0], r[1], r[2], ast.Pos(source, n, 1)))
-            continue
-        out.append(_slow_fact(line, n, source))
-    return out
+        iv = intervals.get(tspec)
+        if iv is None:
+            iv = _interval_text(tspec)
+            if iv is None:
+                f = _slow_fact(line, n, source)
+                add(f.pred, f.terms, f.interval, f.pos)
+                continue
+            intervals[tspec] = iv
+        i = head.find("(")
+        if i < 0:
+            pred = head.strip()
+            terms = ()
+        else:
+            pred = head[:i].strip()
+            close = head.rfind(")")
+            if close < i or head[close + 1 :].strip():
+                pred = ""
+            else:
+                vals = []
+                for tok in head[i + 1 : close].split(","):
+                    v = values.get(tok)
+                    if v is None:
+                        v = _value(tok.strip(), _IDENT.match)
+                        if v is None:
+                            pred = ""
+                            break
+                        values[tok] = v
+                    vals.append(v)
+                terms = tuple(vals)
+        lst = rows.get(pred)
+        if lst is not None and len(lst[0][0]) == len(terms):
+            lst.append((terms, iv))
+        elif pred and _PRED_OK(pred):
+            add(pred, terms, iv, ast.Pos(source, n, 1))
+        else:
+            f = _slow_fact(line, n, source)
+            add(f.pred, f.terms, f.interval, f.pos)
+    return rows
+
+
+_TSPEC = re.compile(r"^\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$")
+
+
+def _interval_text(tspec: str):
+    m = _TSPEC.match(tspec)
+    if m is None:
+        return None
+    return _interval_of(*m.groups())
+
+
+def _interval_of(lb, lo_s, hi_s, rb, pt):
+    if pt is not None:
+        t = _number(pt)
+        if t is None or t in (POS_INF, NEG_INF):
+            return None
+        return (t, t, True, True)
+    lo, hi = _number(lo_s), _number(hi_s)
+    if lo is None or hi is None:
+        return None
+    return make(lo, hi, lb == "[", rb == "]")
 
 
 def _slow_fact(line: str, lineno: int, source: str) -> ast.Fact:

@@ -62,7 +62,7 @@ class Plan:
         return describe_plan(self)
 
 
-def plan(program: ast.Program, extra_facts=()) -> Plan:
+def plan(program: ast.Program, extra_facts=None) -> Plan:
     arities = validate(program, extra_facts)
     rules, uses_top = normalize(program.rules)
     constraints = [r for r in rules if r.head_pred is None]

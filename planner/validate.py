@@ -20,9 +20,10 @@ def _where(pos) -> str:
     return f"{pos}" if pos is not None and pos.line else "elsewhere"
 
 
-def collect_arities(program: ast.Program, extra_facts=()) -> dict:
+def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     """``pred -> (arity, pos)`` for every predicate; raises on a mismatch."""
     arities: dict = {}
+    extra_facts = extra_facts or {}
 
     def see(pred, n, pos):
         if pred in arities:
@@ -43,8 +44,13 @@ def collect_arities(program: ast.Program, extra_facts=()) -> dict:
         for lit in rule.body:
             for atom in ast.atoms_of(lit):
                 see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
-    for fact in list(program.facts) + list(extra_facts):
+    for fact in program.facts:
         see(fact.pred, len(fact.terms), fact.pos)
+    # extra facts come as FactRows (pred -> rows, all of one arity)
+    positions = getattr(extra_facts, "positions", {})
+    for pred, rows in dict(extra_facts).items():
+        if rows:
+            see(pred, len(rows[0][0]), positions.get(pred))
     return arities
 
 
@@ -145,7 +151,7 @@ def _suggest(name: str, known) -> str:
     return f"did you mean {close[0]}?" if close else "check the spelling of the predicate"
 
 
-def validate(program: ast.Program, extra_facts=()) -> dict:
+def validate(program: ast.Program, extra_facts=None) -> dict:
     arities = collect_arities(program, extra_facts)
     for rule in program.rules:
         check_safety(rule)

@@ -1,0 +1,3 @@
+from chronolog.cli import main
+
+main()

@@ -1,0 +1,140 @@
+"""The command line, run as a user would: a real subprocess."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "chronolog", *map(str, args)], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_run_prints_sorted_canonical_facts(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("recentlyOpened(X) :- <->[0,12] inauguration(X).\n")
+    facts = tmp_path / "f.txt"
+    facts.write_text("inauguration(b)@[1,2)\ninauguration(a)@[5,6].\n")
+    r = cli("run", prog, "--facts", facts)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["recentlyOpened(a)@[5,18]", "recentlyOpened(b)@[1,14)"]
+
+
+def test_run_meteor_dialect_with_horizon(tmp_path):
+    prog = tmp_path / "p.txt"
+    prog.write_text("R1(X,Y):- Diamondminus[1,1]R1(X,Y)\n")
+    facts = tmp_path / "d.txt"
+    facts.write_text("R1(c1,c2)@[0,1]\n")
+    r = cli("run", prog, "--facts", facts, "--dialect", "meteor", "--horizon", "0,5")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["R1(c1,c2)@[0,5]"]
+
+
+def test_missing_horizon_is_a_clear_error(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("jobReport :- <->[30,30] jobReport.\njobReport@0.\n")
+    r = cli("run", prog)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert f"{prog}:1:1" in r.stderr
+    assert "jobReport :- <->[30,30] jobReport." in r.stderr
+    assert "--horizon" in r.stderr
+
+
+def test_syntax_error_names_file_line_column(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(X) :- q(X).\nr(X) :- q(X) s(X).\n")
+    r = cli("run", prog)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert f"{prog}:2:14" in r.stderr
+    assert "expected" in r.stderr
+
+
+def test_bad_fact_file_line(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    facts = tmp_path / "f.txt"
+    facts.write_text("p(a)@1\np(b)@[5,1]\n")
+    r = cli("run", prog, "--facts", facts)
+    assert r.returncode == 2
+    assert f"{facts}:2:" in r.stderr and "empty" in r.stderr
+
+
+def test_missing_files(tmp_path):
+    r = cli("run", tmp_path / "nope.vada")
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    r = cli("run", prog, "--facts", tmp_path / "nope.txt")
+    assert r.returncode == 2 and "nope.txt" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_output_dir_writes_csv_and_never_overwrites(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text('@output("q").\nq(X, 0.5) :- p(X).\np(a)@[1,2).\np("b c")@(-inf,1/3].\n')
+    out = tmp_path / "out"
+    r = cli("run", prog, "--output", out)
+    assert r.returncode == 0, r.stderr
+    assert (out / "q.csv").read_text().splitlines() == [
+        "c0,c1,start,end,start_closed,end_closed",
+        "a,0.5,1,2,true,false",
+        "b c,0.5,-inf,1/3,false,true",
+    ]
+    before = (out / "q.csv").read_text()
+    r = cli("run", prog, "--output", out)
+    assert r.returncode == 2 and "exists" in r.stderr
+    assert (out / "q.csv").read_text() == before
+    r = cli("run", prog, "--output", out, "--overwrite")
+    assert r.returncode == 0
+
+
+def test_csv_round_trip_through_bind(tmp_path):
+    """What --output writes, @bind reads back to the same facts."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "p.csv").write_text(
+        "name,value,start,end,start_closed,end_closed\na,1.25,0,10,true,false\nb,2,-inf,+inf,false,false\n"
+    )
+    prog = tmp_path / "p.vada"
+    prog.write_text(
+        '@bind("p", "csv useHeaders=true", "data", "p.csv").\n'
+        "q(X, V) :- p(X, V).\n"
+    )
+    r = cli("run", prog)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["q(a,1.25)@[0,10)", "q(b,2)@(-inf,+inf)"]
+
+
+def test_time_mapping(tmp_path):
+    (tmp_path / "s.csv").write_text("from,to,sensor,reading\n1,5,s1,20\n5,9,s1,30\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(
+        '@bind("r", "csv useHeaders=true", ".", "s.csv").\n'
+        '@timeMapping("r", 0, 1, #T, #F).\n'
+        "hot(S) :- r(S, V), V >= 20.\n"
+    )
+    r = cli("run", prog)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["hot(s1)@[1,9)"]
+
+
+def test_plan_prints_strata_and_nodes(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("investor(X,Y) :- shares(X,Y,Z).\nlong(X,Y) :- [-][0,3] <->[0,0.5] investor(X,Y).\n")
+    r = cli("plan", prog)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "model: finite" in out
+    assert "stratum 0" in out and "TemporalJoin" not in out
+    assert "Temporal box[-3,0]" in out and "Temporal shift[0,0.5]" in out
+
+
+def test_example_program_runs():
+    r = cli("run", ROOT / "examples" / "ownership.vada")
+    assert r.returncode == 0, r.stderr
+    assert "longTimeInvestor(alpha,beta)@[2013,2020.5)" in r.stdout.splitlines()

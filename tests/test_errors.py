@@ -1,0 +1,138 @@
+"""Every kind of bad input gives a ChronologError naming file, line, column,
+what was expected and a hint — never a bare traceback or a wrong answer."""
+
+import pytest
+
+import chronolog
+from chronolog import ChronologError, ChronologSyntaxError, DataError, ProgramError
+
+
+def err(program, facts=None, **kw):
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason(program, facts, source="prog.vada", **kw)
+    return e.value
+
+
+def test_syntax_error_position_and_expectation():
+    e = err("p(X) :- q(X).\nr(X) :- q(X) s(X).\n")
+    assert isinstance(e, ChronologSyntaxError)
+    assert (e.pos.file, e.pos.line, e.pos.column) == ("prog.vada", 2, 14)
+    assert "expected" in str(e) and "'.'" in str(e)
+    assert "r(X) :- q(X) s(X)." in str(e)  # the source line is shown
+
+
+def test_missing_final_dot():
+    e = err("p(X) :- q(X)")
+    assert "ends in the middle" in str(e) and "'.'" in e.hint
+
+
+def test_uppercase_predicate_hint():
+    e = err("p(X) :- Q(X).")
+    assert e.pos.line == 1 and e.pos.column == 10
+
+
+def test_empty_interval():
+    e = err("p(a)@[5,1].")
+    assert "[5,1]" in str(e) and "empty" in str(e)
+    assert (e.pos.line, e.pos.column) == (1, 6)
+
+
+def test_open_punctual_interval_is_empty():
+    e = err("p(a)@[1,1).")
+    assert "empty" in str(e)
+
+
+def test_unsafe_head_variable():
+    e = err("p(X, Y) :- q(X).")
+    assert isinstance(e, ProgramError)
+    assert "unsafe" in str(e) and "Y" in str(e)
+    assert e.pos.line == 1
+
+
+def test_unsafe_only_under_not():
+    e = err("p(X) :- q(Y), not r(X).")
+    assert "unsafe" in str(e) and "X" in str(e)
+
+
+def test_unsafe_only_left_of_since():
+    e = err("p(X) :- r(X) <S>[1,2] q.")
+    assert "unsafe" in str(e) and "<S>" in e.hint
+
+
+def test_unsafe_condition():
+    e = err("p(X) :- q(X), Y > 3.")
+    assert "unsafe" in str(e) and "Y > 3" in str(e)
+
+
+def test_arity_mismatch_names_both_places():
+    e = err("p(X) :- q(X).\nr(X) :- q(X, X).\n")
+    assert isinstance(e, ProgramError)
+    assert "q has 2 arguments here but 1 at prog.vada:1:9" in str(e)
+    assert e.pos.line == 2
+
+
+def test_arity_mismatch_with_fact_file():
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason("p(X) :- q(X).", "q(a)@1\nq(a,b)@2\n")
+    assert "q has 2 arguments here but 1" in str(e.value)
+    assert e.value.pos.line == 2
+
+
+def test_unstratifiable_negation():
+    e = err("p(X) :- q(X), not r(X).\nr(X) :- p(X).\n")
+    assert isinstance(e, ProgramError)
+    assert "not stratifiable" in str(e)
+    assert e.pos.line == 1
+
+
+def test_unknown_predicate_in_annotation():
+    e = err('@output("cntrols").\ncontrols(X) :- owns(X).\n')
+    assert 'cntrols' in str(e) and "did you mean controls?" in e.hint
+    assert e.pos.line == 1
+
+
+def test_unknown_annotation():
+    e = err('@outptu("p").\np(X) :- q(X).\n')
+    assert "unknown annotation @outptu" in str(e)
+
+
+def test_bad_temporal_annotation():
+    e = err("@temporal(10, 0).\np(X) :- q(X).\n")
+    assert "@temporal" in str(e)
+
+
+def test_missing_horizon_names_recursive_rules():
+    e = err("p(X) :- q(X).\nq(X) :- <->[1,1] p(X).\nq(a)@0.\n")
+    assert "may be infinite" in str(e)
+    assert "q(X) :- <->[1,1] p(X)." in str(e)
+    assert "horizon" in e.hint
+
+
+def test_type_error_in_comparison():
+    e = err('p(X) :- q(X, V), V > 3.\nq(a, "high")@1.\n')
+    assert isinstance(e, DataError)
+    assert "cannot compare" in str(e) and e.pos.line == 1
+
+
+def test_division_by_zero():
+    e = err("p(X, Y) :- q(X, V), Y = 1 / V.\nq(a, 0)@1.\n")
+    assert "division by zero" in str(e)
+
+
+def test_recursion_inventing_values_stops():
+    with pytest.raises(ProgramError) as e:
+        from chronolog.api import load_program
+        from chronolog.engine.evaluator import Evaluator
+        from chronolog.engine.store import Store
+        from chronolog.planner import plan
+
+        prog = load_program("n(Y) :- n(X), Y = X + 1.\nn(0)@0.\n")
+        store = Store()
+        store.relation("n").add((0,), (0, 0, True, True))
+        Evaluator(plan(prog), store, max_rounds=50).run()
+    assert "keeps creating new values" in str(e.value)
+
+
+def test_fact_with_variable():
+    e = err("p(X)@1.")
+    assert "variable X" in str(e)

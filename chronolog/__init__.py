@@ -9,7 +9,7 @@
     recentlyOpened(a)@[5,18]
 """
 
-from chronolog.api import Model, load_program, reason
+from chronolog.api import Model, Reasoner, load_program, reason
 from chronolog.language.errors import (
     ChronologError,
     DataError,
@@ -22,6 +22,7 @@ __all__ = [
     "reason",
     "load_program",
     "Model",
+    "Reasoner",
     "ChronologError",
     "ChronologSyntaxError",
     "ProgramError",

@@ -134,6 +134,7 @@ def reason(
     horizon=None,
     source: Optional[str] = None,
     strategy: str = "blocking",
+    explain: bool = False,
     base_dir: Optional[Path] = None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
@@ -144,38 +145,93 @@ def reason(
     ``(start, end)`` (closed) or ``(start, end, start_closed, end_closed)``.
     ``horizon``: ``(from, to)``; derived facts are confined to it.  Programs
     whose recursion moves time need one (or ``@temporal(from, to).``).
+    ``explain``: record one derivation per derived piece (``Model.explain``).
     """
-    if strategy not in ("blocking", "streaming"):
-        raise ProgramError(f"unknown merge strategy {strategy!r}", hint="use 'blocking' or 'streaming'")
-    prog = load_program(program, dialect=dialect, source=source)
-    if base_dir is None and isinstance(program, Path):
-        base_dir = program.parent
-    extra = load_facts(facts, dialect)
-    from chronolog.connectors.bindings import load_bound_inputs
+    return Reasoner(
+        program, facts, dialect=dialect, horizon=horizon, source=source,
+        strategy=strategy, explain=explain, base_dir=base_dir,
+    ).model
 
-    extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
-    plan = make_plan(prog, extra)
-    hz = parse_horizon(horizon) if horizon is not None else None
-    if hz is None and plan.temporal is not None:
-        hz = parse_horizon(plan.temporal)
-    store = Store()
-    for f in prog.facts:
-        store.relation(f.pred).add(f.terms, f.interval)
-    for pred, rows in extra.items():
-        store.relation(pred).bulk_add(rows)
-    ev = Evaluator(plan, store, hz, strategy)
-    ev.run()
-    return Model(store, plan, hz, ev.stats)
+
+class Reasoner:
+    """A reasoning session: the least model now, kept up to date as facts arrive.
+
+        >>> r = Reasoner("q(X) :- <->[0,1] p(X).", "p(a)@0")
+        >>> r.add("p(b)@5").to_text()
+        'q(a)@[0,1]\nq(b)@[5,6]'
+
+    A positive program continues from the new facts alone (seminaive); a
+    program with negation is recomputed, since new facts may retract
+    conclusions.
+    """
+
+    def __init__(
+        self,
+        program,
+        facts=None,
+        *,
+        dialect: str = "vadalog",
+        horizon=None,
+        source: Optional[str] = None,
+        strategy: str = "blocking",
+        explain: bool = False,
+        base_dir: Optional[Path] = None,
+    ):
+        if strategy not in ("blocking", "streaming"):
+            raise ProgramError(f"unknown merge strategy {strategy!r}", hint="use 'blocking' or 'streaming'")
+        self.dialect = dialect
+        prog = load_program(program, dialect=dialect, source=source)
+        if base_dir is None and isinstance(program, Path):
+            base_dir = program.parent
+        extra = load_facts(facts, dialect)
+        from chronolog.connectors.bindings import load_bound_inputs
+
+        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
+        self.plan = make_plan(prog, extra)
+        hz = parse_horizon(horizon) if horizon is not None else None
+        if hz is None and self.plan.temporal is not None:
+            hz = parse_horizon(self.plan.temporal)
+        store = Store()
+        derived = self.plan.derived_predicates()
+        base = {}
+        for f in prog.facts:
+            store.relation(f.pred).add(f.terms, f.interval)
+            if f.pred in derived:
+                base.setdefault(f.pred, []).append((f.terms, f.interval))
+        for pred, rows in extra.items():
+            store.relation(pred).bulk_add(rows)
+            if pred in derived:
+                base.setdefault(pred, []).extend(rows)
+        self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
+        self.evaluator.run()
+        self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
+
+    def add(self, facts) -> "Model":
+        """Add facts (any form :func:`reason` accepts) and update the model."""
+        rows = load_facts(facts, self.dialect)
+        from chronolog.planner.validate import collect_arities
+
+        collect_arities(self.plan.program, rows)
+        for pred, r in rows.items():
+            known = self.plan.arities.get(pred)
+            if known is not None and r and len(r[0][0]) != known[0]:
+                raise DataError(
+                    f"{pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
+                    rows.positions.get(pred),
+                )
+        self.evaluator.update(dict(rows))
+        return self.model
 
 
 class Model:
     """The least model: per predicate, ground atoms with maximal intervals."""
 
-    def __init__(self, store: Store, plan, horizon=None, stats=None):
+    def __init__(self, store: Store, plan, horizon=None, stats=None, provenance=None):
         self.store = store
         self.plan = plan
         self.horizon = horizon
         self.stats = stats or {}
+        self._provenance = provenance
 
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
@@ -223,6 +279,35 @@ class Model:
         if not ivs:
             return False
         return any(contains(x, iv) for x in ivs)
+
+    def explain(self, query) -> list:
+        """How a fact was derived: one recorded derivation per derived piece
+        that overlaps the queried interval (needs ``reason(..., explain=True)``).
+
+        Each item is a dict: ``rule`` (text), ``at`` (file:line:col),
+        ``binding`` (variable values), ``piece`` (the interval it derived),
+        ``body`` (the interval on which the rule's body held).
+        """
+        if self._provenance is None:
+            raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
+        f = parse_fact_lines([query], "<query>")[0]
+        from chronolog.language.timeline import format_interval, intersect
+
+        out = []
+        for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
+            if intersect(piece, f.interval) is None:
+                continue
+            src = rule.source
+            out.append(
+                {
+                    "rule": src.text if src is not None and src.text else rule.describe(),
+                    "at": str(src.pos) if src is not None else "",
+                    "binding": binding,
+                    "piece": format_interval(piece),
+                    "body": format_interval(body_iv),
+                }
+            )
+        return out
 
     # ------------------------------------------------------------ output
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:

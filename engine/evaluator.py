@@ -26,8 +26,22 @@ _EMPTY: dict = {}
 
 
 class Evaluator:
-    def __init__(self, plan, store: Store = None, horizon=None, strategy: str = "blocking", max_rounds: int = 100_000):
+    def __init__(
+        self,
+        plan,
+        store: Store = None,
+        horizon=None,
+        strategy: str = "blocking",
+        max_rounds: int = 100_000,
+        explain: bool = False,
+        base=None,
+    ):
         self.plan = plan
+        self.explain = explain
+        # one recorded derivation per derived piece, only when asked
+        self.provenance: dict = {} if explain else None
+        # the facts that were given for derived predicates (kept for recomputation)
+        self.base: dict = base if base is not None else {}
         self.store = store if store is not None else Store()
         self.horizon = horizon
         self.strategy = strategy
@@ -45,6 +59,7 @@ class Evaluator:
 
     # ---------------------------------------------------------- running
     def run(self) -> None:
+        """Evaluate everything from the facts in the store."""
         self.plan.check_horizon(self.horizon)
         if self.plan.uses_top:
             self.store.relation("_top").add((), EVERYWHERE)
@@ -52,22 +67,76 @@ class Evaluator:
             self.run_stratum(stratum)
         self.check_constraints()
 
+    def update(self, new_facts) -> None:
+        """Add facts after a fixpoint and bring the model up to date.
+
+        ``new_facts``: ``{pred: [(terms, interval), ...]}``.  Positive
+        programs continue seminaively from the change alone; a program with
+        negation is recomputed (new facts may retract conclusions), keeping
+        the facts that were given rather than derived.
+        """
+        pending: dict = {}
+        for pred, rows in new_facts.items():
+            merge = MergeNode(self.store.relation(pred))
+            merge.merge(rows)
+            ch = merge.take_changes()
+            if ch:
+                pending[pred] = ch
+                self.base.setdefault(pred, []).extend(rows)
+        if not pending:
+            return
+        if self.plan.has_negation:
+            for pred in self.plan.derived_predicates():
+                rel = self.store.relation(pred)
+                rel.atoms.clear()
+                rel.clear_indexes()
+                rel.bulk_add(self.base.get(pred, ()))
+            self.run()
+            return
+        for stratum in self.plan.strata:
+            changes = self.run_stratum(stratum, pending)
+            pending.update(changes)
+        self.check_constraints()
+
     def _pipelines(self, rule, driver, delta_preds):
         if isinstance(rule, SinceRule):
-            return build_since_pipeline(rule, self, driver, delta_preds, self.horizon)
-        return build_rule_pipeline(rule, self, driver, delta_preds, self.horizon)
+            return build_since_pipeline(rule, self, driver, delta_preds, self.horizon, self.explain)
+        return build_rule_pipeline(rule, self, driver, delta_preds, self.horizon, self.explain)
 
-    def run_stratum(self, stratum) -> None:
-        merges = {p: MergeNode(self.store.relation(p), strategy=self.strategy) for p in stratum.preds}
-        self.delta = {}
-        # round 1: every rule over everything
+    def _delta_variants(self, stratum, merges, delta_preds) -> None:
+        for m in merges.values():
+            m.inputs = []
         for rule in stratum.rules:
-            merges[rule.head_pred].inputs.append(self._pipelines(rule, None, frozenset()))
+            if isinstance(rule, SinceRule):
+                if rule.right.pred in delta_preds:
+                    merges[rule.head_pred].inputs.append(self._pipelines(rule, "right", delta_preds))
+                if rule.left.pred in delta_preds:
+                    merges[rule.head_pred].inputs.append(self._pipelines(rule, "left", delta_preds))
+                continue
+            for i, lit in enumerate(rule.body):
+                if isinstance(lit, Scan) and lit.pred in delta_preds:
+                    merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+
+    def run_stratum(self, stratum, pending=None) -> dict:
+        """Run one stratum to its fixpoint.  With ``pending`` (changes of the
+        predicates it reads), only what those changes can derive is computed.
+        Returns the new maximal intervals of the stratum's predicates."""
+        merges = {
+            p: MergeNode(self.store.relation(p), strategy=self.strategy, provenance=self.provenance)
+            for p in stratum.preds
+        }
+        if pending is None:
+            self.delta = {}
+            for rule in stratum.rules:
+                merges[rule.head_pred].inputs.append(self._pipelines(rule, None, frozenset()))
+        else:
+            self.delta = {p: d for p, d in pending.items() if p in stratum.reads}
+            if not self.delta:
+                return {}
+            self._delta_variants(stratum, merges, frozenset(self.delta))
         delta = self._round(merges)
-        if not stratum.recursive:
-            return
         rounds = 1
-        while delta:
+        while delta and stratum.recursive:
             rounds += 1
             if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None):
                 rules = stratum.inventing_rules or stratum.rules
@@ -79,22 +148,11 @@ class Evaluator:
                     hint="bound the recursion with a condition (e.g. X < 100) or raise max_rounds",
                 )
             self.delta = delta
-            delta_preds = frozenset(delta)
-            for m in merges.values():
-                m.inputs = []
-            for rule in stratum.rules:
-                if isinstance(rule, SinceRule):
-                    if rule.right.pred in delta_preds:
-                        merges[rule.head_pred].inputs.append(self._pipelines(rule, "right", delta_preds))
-                    if rule.left.pred in delta_preds:
-                        merges[rule.head_pred].inputs.append(self._pipelines(rule, "left", delta_preds))
-                    continue
-                for i, lit in enumerate(rule.body):
-                    if isinstance(lit, Scan) and lit.pred in delta_preds:
-                        merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+            self._delta_variants(stratum, merges, frozenset(delta))
             delta = self._round(merges)
         self.delta = {}
         self.stats["rounds"] += rounds
+        return {p: ch for p, m in merges.items() if (ch := m.stratum_changes())}
 
     def _round(self, merges) -> dict:
         for m in merges.values():

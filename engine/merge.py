@@ -20,7 +20,7 @@ from .node import Node
 
 
 class MergeNode(Node):
-    def __init__(self, relation, inputs=(), strategy: str = "blocking", on_new=None):
+    def __init__(self, relation, inputs=(), strategy: str = "blocking", provenance=None):
         self.relation = relation
         self.inputs = list(inputs)
         self.children = tuple(self.inputs)
@@ -29,7 +29,9 @@ class MergeNode(Node):
         self._pending: list = []
         self._served = None
         self._batch = []
-        self.on_new = on_new  # optional hook (terms, interval) for provenance
+        self._before: dict = {}  # terms -> intervals before this node first changed them
+        # provenance: (pred, terms) -> [(piece, rule, binding)], rows carry a third field
+        self.provenance = provenance
 
     def label(self) -> str:
         return f"Merge[{self.strategy}] {self.relation.name}"
@@ -50,22 +52,39 @@ class MergeNode(Node):
             self.merge(pending)
 
     def merge(self, rows) -> None:
-        add = self.relation.add
+        rel = self.relation
+        add = rel.add
+        atoms = rel.atoms
         changes = self.changes
-        on_new = self.on_new
-        for terms, iv in rows:
+        before = self._before
+        prov = self.provenance
+        for row in rows:
+            terms, iv = row[0], row[1]
             res = add(terms, iv)
             if res is None:
                 continue
             merged, removed = res
+            if terms not in before:
+                # the atom's intervals before this change: undo the merge
+                before[terms] = tuple(x for x in atoms[terms] if x != merged) + tuple(removed)
             ch = changes.get(terms)
             if ch is None:
                 ch = changes[terms] = set()
             for r in removed:
                 ch.discard(r)
             ch.add(merged)
-            if on_new is not None:
-                on_new(terms, merged, iv)
+            if prov is not None and len(row) > 2:
+                prov.setdefault((rel.name, terms), []).append((iv,) + row[2])
+
+    def stratum_changes(self) -> dict:
+        """Every maximal interval that is new since this node was created."""
+        out = {}
+        atoms = self.relation.atoms
+        for terms, old in self._before.items():
+            new = set(atoms.get(terms, ())) - set(old)
+            if new:
+                out[terms] = new
+        return out
 
     def take_changes(self) -> dict:
         """The new maximal intervals since the last call, and reset."""

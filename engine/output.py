@@ -54,3 +54,24 @@ class OutputNode(MapNode):
                     continue
             out.append((terms, iv))
         return out
+
+
+class ExplainingOutputNode(OutputNode):
+    """An OutputNode that also says why: each row carries ``(rule, binding)``
+    so the MergeNode can record one derivation per derived piece.  Used only
+    when explanations are asked for, so normal runs pay nothing."""
+
+    def process(self, batch):
+        names = sorted(self.slots.items(), key=lambda kv: kv[1])
+        rule = self.rule
+        out = []
+        for b, body_iv in batch:
+            rows = OutputNode.process(self, [(b, body_iv)])
+            if rows:
+                binding = {v: b[i] for v, i in names if not v.startswith("_")}
+                terms, iv = rows[0]
+                out.append((terms, iv, (rule, binding, body_iv)))
+        return out
+
+    def label(self) -> str:
+        return super().label() + " (recording derivations)"

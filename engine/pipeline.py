@@ -18,7 +18,7 @@ from .difference import DifferenceNode
 from .input import DELTA, FULL, OLD, InputNode
 from .join import TemporalJoinNode
 from .linear import AssignNode, ConditionNode
-from .output import OutputNode
+from .output import ExplainingOutputNode, OutputNode
 from .since import SinceJoinNode
 from .temporal import TemporalNode
 
@@ -83,7 +83,7 @@ def choose_driver(rule, size) -> int:
     )[0]
 
 
-def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None):
+def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
     """The pipeline of one PlanRule, ending in an OutputNode.
 
     ``driver``: position of the body literal that reads the delta (``None``
@@ -128,8 +128,10 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
                 slots[lit.var] = len(slots)
         elif isinstance(lit, NegScan):
             node = DifferenceNode(node, lit.pred, lit.terms, dict(slots), state)
-    out = OutputNode(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
+    cls = ExplainingOutputNode if explain else OutputNode
+    out = cls(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
     out.slots = slots
+    out.rule = rule
     return out
 
 
@@ -142,7 +144,7 @@ def _assignment_origin(rule, lit):
     return src
 
 
-def build_since_pipeline(rule: SinceRule, state, driver=None, delta_preds=frozenset(), horizon=None):
+def build_since_pipeline(rule: SinceRule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
     """The pipeline of a Since/Until rule: ``driver`` is "left", "right" or
     ``None`` (first round, the right operand drives over full relations)."""
     left, right = rule.left, rule.right
@@ -158,8 +160,10 @@ def build_since_pipeline(rule: SinceRule, state, driver=None, delta_preds=frozen
         node = SinceJoinNode(node, rule.op, rule.window, False, left.pred, left.terms, dict(slots), FULL, state)
     for v in node.pattern.new_vars:
         slots[v] = len(slots)
-    out = OutputNode(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
+    cls = ExplainingOutputNode if explain else OutputNode
+    out = cls(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
     out.slots = slots
+    out.rule = rule
     return out
 
 

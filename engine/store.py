@@ -97,6 +97,10 @@ class Relation:
             self.version += 1
         return res
 
+    def clear_indexes(self) -> None:
+        self._indexes = {}
+        self.version += 1
+
     def bulk_add(self, rows) -> None:
         """Load many ``(terms, interval)`` rows at once: group by atom, then
         coalesce each atom's list once (cheaper than one merge per row)."""

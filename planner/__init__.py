@@ -28,6 +28,15 @@ class Plan:
     outputs: list = field(default_factory=list)
     temporal: object = None  # (lo, hi) from @temporal, or None
 
+    @property
+    def has_negation(self) -> bool:
+        from .ir import NegScan
+
+        return any(isinstance(l, NegScan) for r in self.rules for l in r.body)
+
+    def derived_predicates(self) -> set:
+        return {r.head_pred for r in self.rules if r.head_pred is not None}
+
     def infinite_strata(self) -> list:
         """Recursive strata whose cycle moves time: their model may be infinite."""
         return [s for s in self.strata if s.recursive and s.shifting_rules]

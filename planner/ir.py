@@ -136,6 +136,7 @@ class Stratum:
     recursive: bool
     shifting_rules: list = field(default_factory=list)  # rules that move time inside the cycle
     inventing_rules: list = field(default_factory=list)  # rules that create values inside the cycle
+    reads: set = field(default_factory=set)  # predicates its rules read
 
 
 def _w(iv) -> str:

@@ -139,6 +139,7 @@ def stratify(rules) -> list:
             continue
         recursive = len(comp) > 1 or any(a == b for a, b, _, _ in edges if a in preds and b in preds)
         st = Stratum(len(strata), preds, comp_rules, recursive)
+        st.reads = {l.pred for r in comp_rules for l in r.body if isinstance(l, (Scan, NegScan))}
         if recursive:
             st.shifting_rules = [r for r in comp_rules if _moves_time(r, preds)]
             st.inventing_rules = [r for r in comp_rules if _invents_values(r, preds)]

@@ -89,8 +89,9 @@ class Relation:
         if lst is None:
             self.atoms[terms] = [iv]
             self.version += 1
-            for positions, index in self._indexes.items():
-                _index_add(index, positions, terms)
+            if self._indexes:
+                for positions, index in self._indexes.items():
+                    _index_add(index, positions, terms)
             return iv, ()
         res = merge_into(lst, iv)
         if res is not None:
@@ -108,12 +109,14 @@ class Relation:
 
         atoms = self.atoms
         touched = set()
+        indexes = self._indexes
         for terms, iv in rows:
             lst = atoms.get(terms)
             if lst is None:
                 atoms[terms] = [iv]
-                for positions, index in self._indexes.items():
-                    _index_add(index, positions, terms)
+                if indexes:
+                    for positions, index in indexes.items():
+                        _index_add(index, positions, terms)
             else:
                 lst.append(iv)
                 touched.add(terms)

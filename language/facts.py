@@ -136,7 +136,7 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>") -> FactRows:
             continue
         iv = intervals.get(tspec)
         if iv is None:
-            iv = _interval_text(tspec)
+            iv = _interval_fast(tspec, values)
             if iv is None:
                 f = _slow_fact(line, n, source)
                 add(f.pred, f.terms, f.interval, f.pos)
@@ -175,6 +175,35 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>") -> FactRows:
 
 
 _TSPEC = re.compile(r"^\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$")
+
+
+def _interval_fast(tspec: str, memo: dict):
+    """``[1,5)`` / ``3`` (with an optional final '.') without a regex; ``None``
+    sends the line to the grammar."""
+    t = tspec.strip()
+    if t.endswith("."):
+        t = t[:-1].rstrip()
+    if not t:
+        return None
+    lb, rb = t[0], t[-1]
+    if lb in "[(" and rb in "])":
+        lo_s, comma, hi_s = t[1:-1].partition(",")
+        if not comma or "," in hi_s:
+            return None
+        lo = memo.get(lo_s)
+        if lo is None:
+            lo = _number(lo_s.strip())
+            if lo is None:
+                return None
+        hi = memo.get(hi_s)
+        if hi is None:
+            hi = _number(hi_s.strip())
+            if hi is None:
+                return None
+        if type(lo) is str or type(hi) is str:
+            return None
+        return make(lo, hi, lb == "[", rb == "]")
+    return _interval_text(t)
 
 
 def _interval_text(tspec: str):

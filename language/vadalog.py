@@ -61,10 +61,19 @@ def _parser() -> lark.Lark:
     return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
+_PRIORITY = ["COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR"]
+
+
 def _describe_expected(expected) -> str:
-    names = sorted({_TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e)) for e in expected})
-    if len(names) > 8:
-        names = names[:8] + ["…"]
+    """The expected tokens, the structurally important ones first."""
+    ranked = sorted(expected, key=lambda e: (_PRIORITY.index(e) if e in _PRIORITY else len(_PRIORITY), e))
+    names = []
+    for e in ranked:
+        n = _TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e))
+        if n not in names:
+            names.append(n)
+    if len(names) > 6:
+        names = names[:6] + ["…"]
     return ", ".join(names)
 
 
@@ -97,8 +106,23 @@ def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -
             hint = "every rule, fact and annotation ends with '.'"
         else:
             msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(exc.expected)}"
+            before = src_line[: max(column - 1, 0)].rstrip()
+            import re as _re
+
+            prefix = text[: getattr(exc, "pos_in_stream", 0) or 0]
+            stmt = _re.split(r"\.(?:\s|$)", prefix)[-1]
+            word = before.split()[-1] if before.split() else ""
+            word = word.lstrip("(,:-[]<>+")
             if tok.type == "VAR" and "NAME" in exc.expected:
                 hint = "predicate names and constants start with a lowercase letter, variables with an uppercase one"
+            elif tok.type == "LPAR" and word[:1].isupper():
+                hint = f"'{word}' starts with an uppercase letter, so it is a variable; predicate names start with a lowercase letter (or use --dialect meteor for MeTeoR files)"
+            elif tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP", "BOTTOM") and not before and "DOT" in exc.expected:
+                hint = f"the statement before line {line} does not end with '.'"
+            elif tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP") and "COMMA" in exc.expected and ":-" in stmt:
+                hint = "separate the literals of a rule body with ','"
+            elif tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP") and "IF" in exc.expected:
+                hint = "a rule is written head :- body. and a fact p(a)@[1,2]."
             elif "DOT" in exc.expected and tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP"):
                 hint = "did you forget the '.' at the end of the previous statement?"
     elif isinstance(exc, lark.exceptions.UnexpectedEOF):
@@ -173,7 +197,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def rule(self, meta, items):
-        head, body = items
+        head, _, body = items
         if isinstance(head, (_Call, _Name, ast.Const, ast.Var)):
             head = self._as_atom(head, _pos(self.source, meta))
         return ast.Rule(head, body, _pos(self.source, meta), self._lines_text(meta))

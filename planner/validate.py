@@ -136,7 +136,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
             pred = ann.args[0]
             if not isinstance(pred, str):
                 raise ProgramError(f'@{ann.name} expects a predicate name in quotes first, e.g. @{ann.name}("p")', ann.pos)
-            if ann.name != "input" and ann.name != "bind" and pred not in arities:
+            if pred not in arities:
                 raise ProgramError(
                     f'@{ann.name} names the predicate "{pred}", which no rule or fact uses',
                     ann.pos,

@@ -68,6 +68,12 @@ def load_facts(facts, dialect: str = "vadalog") -> FactRows:
     if isinstance(facts, dict):
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)
+            if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
+                from chronolog.connectors.arrow import table_to_rows
+
+                for terms, iv in table_to_rows(items, pred):
+                    rows.add(pred, terms, iv, pos)
+                continue
             for terms, iv in items:
                 rows.add(pred, tuple(terms), _interval(iv), pos)
         return rows
@@ -142,7 +148,9 @@ def reason(
     ``facts``: fact text (one fact per line, trailing '.' optional), a Path to
     such a file, an iterable of lines, a list of Paths, or a dict
     ``{pred: [(terms_tuple, interval), ...]}`` where an interval is
-    ``(start, end)`` (closed) or ``(start, end, start_closed, end_closed)``.
+    ``(start, end)`` (closed) or ``(start, end, start_closed, end_closed)``,
+    or ``{pred: pyarrow.Table | pandas.DataFrame}`` in the layout of
+    :meth:`Model.to_arrow`.
     ``horizon``: ``(from, to)``; derived facts are confined to it.  Programs
     whose recursion moves time need one (or ``@temporal(from, to).``).
     ``explain``: record one derivation per derived piece (``Model.explain``).

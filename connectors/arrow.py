@@ -56,3 +56,70 @@ def facts_to_arrow(facts, names):
     arrays = [_column(cols[n]) for n in names[:arity]]
     arrays += [_column(starts), _column(ends), pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]
     return pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
+
+
+def table_to_rows(table, pred: str = "?"):
+    """Rows ``(terms, interval)`` from a table in the layout above.
+
+    Term columns are every column except ``start``, ``end``,
+    ``start_closed`` and ``end_closed`` (in order); a missing closedness
+    column means closed.  Decimal and integer values stay exact, strings in
+    time columns are read as exact numbers (``1/3``); a null start or end is
+    unbounded.  Binary floating point is refused rather than rounded.
+    """
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.timeline import make, normalize, parse_number
+
+    if not isinstance(table, (pa.Table, pa.RecordBatch)):
+        try:  # pandas DataFrame
+            table = pa.Table.from_pandas(table, preserve_index=False)
+        except Exception:
+            raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
+    names = list(table.schema.names)
+    for needed in ("start", "end"):
+        if needed not in names:
+            raise DataError(
+                f"the table for {pred} has no '{needed}' column",
+                hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
+            )
+    term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
+
+    def exact(col_name, values, time):
+        field = table.schema.field(col_name)
+        if pa.types.is_floating(field.type):
+            raise DataError(
+                f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
+                hint="use integer or decimal columns (pyarrow.decimal128) or strings such as '0.1' or '1/3'",
+            )
+        out = []
+        for v in values:
+            if v is None:
+                out.append(None)
+            elif isinstance(v, Decimal):
+                out.append(normalize(Fraction(v)))
+            elif time and isinstance(v, str):
+                try:
+                    out.append(parse_number(v))
+                except ValueError:
+                    raise DataError(f"column {col_name} of {pred}: {v!r} is not a number") from None
+            else:
+                out.append(v)
+        return out
+
+    cols = [exact(n, table.column(n).to_pylist(), False) for n in term_names]
+    starts = exact("start", table.column("start").to_pylist(), True)
+    ends = exact("end", table.column("end").to_pylist(), True)
+    n = table.num_rows
+    sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
+    ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
+    rows = []
+    for i in range(n):
+        lo = NEG_INF if starts[i] is None else starts[i]
+        hi = POS_INF if ends[i] is None else ends[i]
+        iv = make(lo, hi, sc[i] is not False, ec[i] is not False)
+        if iv is None:
+            raise DataError(f"row {i} of the table for {pred} has an empty interval", hint="start must not be after end")
+        rows.append((tuple(c[i] for c in cols), iv))
+    return rows

@@ -1,0 +1,59 @@
+"""Arrow and pandas exchange: exact values both ways."""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pyarrow as pa
+import pytest
+
+import chronolog
+
+PROGRAM = "q(X, V) :- p(X, V).\n"
+FACTS = 'p(a, 1)@[0,10).\np("b c", 2.5)@(-inf, 1/3].\np(d, 7)@[1.25, +inf).\n'
+
+
+def test_to_arrow_layout_and_exact_values():
+    m = chronolog.reason(PROGRAM + FACTS)
+    t = m.to_arrow("q")
+    assert t.schema.names == ["c0", "c1", "start", "end", "start_closed", "end_closed"]
+    # each column takes the narrowest exact type: 1/3 has no finite decimal
+    # expansion, so that column falls back to exact text
+    assert pa.types.is_string(t.schema.field("end").type)
+    assert t.column("end").to_pylist() == ["10", "1/3", None]
+    assert pa.types.is_decimal(t.schema.field("start").type)
+    assert t.column("start").to_pylist() == [Decimal("0.00"), None, Decimal("1.25")]
+    assert t.column("start_closed").to_pylist() == [True, False, True]
+    assert t.column("end_closed").to_pylist() == [False, True, False]
+    assert t.column("c1").to_pylist() == [Decimal("1.0"), Decimal("2.5"), Decimal("7.0")]
+
+
+def test_integer_times_are_int64():
+    m = chronolog.reason("q(X) :- p(X).\np(a)@[1,2).\np(b)@5.\n")
+    t = m.to_arrow("q")
+    assert t.schema.field("start").type == pa.int64()
+    assert t.to_pylist() == [
+        {"c0": "a", "start": 1, "end": 2, "start_closed": True, "end_closed": False},
+        {"c0": "b", "start": 5, "end": 5, "start_closed": True, "end_closed": True},
+    ]
+
+
+def test_arrow_round_trip_gives_the_same_facts():
+    m = chronolog.reason(PROGRAM + FACTS)
+    back = chronolog.reason("r(X, V) :- q(X, V).", {"q": m.to_arrow("q")})
+    assert back.facts("r") == m.facts("q")
+    assert back.facts("r")[1] == (("b c", Fraction(5, 2)), (float("-inf"), Fraction(1, 3), False, True))
+
+
+def test_pandas_in_and_out():
+    m = chronolog.reason(PROGRAM + FACTS)
+    df = m.to_pandas("q")
+    assert list(df.columns) == ["c0", "c1", "start", "end", "start_closed", "end_closed"]
+    back = chronolog.reason("r(X, V) :- q(X, V).", {"q": df})
+    assert back.facts("r") == m.facts("q")
+
+
+def test_float_columns_are_refused_not_rounded():
+    t = pa.table({"c0": ["a"], "start": pa.array([0.1]), "end": pa.array([1.0])})
+    with pytest.raises(chronolog.DataError) as e:
+        chronolog.reason("r(X) :- q(X).", {"q": t})
+    assert "floating point" in str(e.value)

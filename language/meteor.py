@@ -1,0 +1,698 @@
+"""Reader for the MeTeoR dialect: programs and datasets in MeTeoR's own syntax.
+
+Programs (:func:`parse`) have one rule per line, ``head :- body``, literals
+separated by ``,``, no final ``.`` (one is tolerated)::
+
+    R1(X,Y):- Diamondminus[1,1]R1(X,Y)
+    Boxplus[1,1]R5(Y):- R2(X,Y),Boxplus[1,2]R3(Y,Z)
+    a1:LecturerCandidate(X):- a1:publicationAuthor(Y,X)Since(0,1]a1:Publication(Y)
+
+Operators and what they become in the AST:
+
+==========================  =================================================
+``Diamondminus[a,b]``       ``Temporal("<->", [a,b], ...)``
+``Diamondplus[a,b]``        ``Temporal("<+>", ...)``
+``Boxminus[a,b]``           ``Temporal("[-]", ...)``
+``Boxplus[a,b]``            ``Temporal("[+]", ...)``
+``<->``, ``<+>``, ``[-]``,  the same four (MeTeoR's file loader rewrites them
+``[+]``                     to the names above)
+``SOMETIME[a,b]``           ``<+>[a,b]`` when ``a >= 0``; with ``b <= 0`` it
+                            looks back: ``SOMETIME[-2,-1]`` is ``<->[1,2]``
+``ALWAYS[a,b]``             ``[+][a,b]`` when ``a >= 0``; ``ALWAYS[-2,-1]``
+                            is ``[-][1,2]``
+``A Since[a,b] B``          ``Binary("S", [a,b], A, B)``
+``A Until[a,b] B``          ``Binary("U", ...)``; ``UNTIL[-2,-1]`` is
+                            ``Since[1,2]``, ``UNTIL[1,2]`` is ``Until[1,2]``
+``Top`` / ``Bottom``        ``Truth(True)`` / ``Truth(False)``
+``A(X) || B(X), C(X)``      every literal after ``||`` is negated
+                            (``Negation``)
+==========================  =================================================
+
+The sign conventions of the aliases follow ``meteor_reasoner.utils.parser``
+(``parse_operator``).  A window written ``[a]`` is ``[a,a]``.  Windows that
+mix signs (``SOMETIME[-1,2]``) or a negative window on a named operator are
+errors, not silently reinterpreted.
+
+Deliberate differences from MeTeoR, which skips or drops what it cannot read:
+
+* **Negation** (``||``): MeTeoR parses the negative literals and then drops
+  them, so ``P(X):- A(X)||B(X)`` means ``P(X):- A(X)`` there.  Here they are
+  kept as :class:`~.ast.Negation` (stratified negation, as in Temporal
+  Vadalog).
+* **Bad lines raise** :class:`~.errors.SyntaxError_` naming file, line and
+  column; MeTeoR's dataset loader skips malformed facts silently.
+* Heads may only carry boxes (``Boxminus``/``Boxplus``/``ALWAYS``/``[-]``/
+  ``[+]``): a diamond head is not DatalogMTL, and MeTeoR fails on it at run
+  time.
+
+**Names.** In rules an argument whose first character is an uppercase letter
+is a variable; everything else is a constant (MeTeoR's rule, so ``_x`` is a
+constant too).  Predicate names may start with either case, may carry
+``:``-separated namespaces (``a1:Lecturer``) and reach the AST unchanged.
+A bare name in literal position (``C`` in ``B(X)Since[1,2]C``) is a
+propositional atom with no terms.  In facts every argument is a constant
+(datasets use constants such as ``ID12``).
+
+**Constants that look like numbers are numbers**: ``g528(197,876)`` has the
+``int`` constants 197 and 876, and ``p(0.5)`` the ``Fraction`` 1/2, exactly
+as the Temporal Vadalog fact ``g528(197,876).`` gives, so that both dialects
+agree on data.  (MeTeoR compares constants as strings, so there ``1`` and
+``1.0`` differ; here they are the same number.)  Everything else is a
+``str``.  Time points are exact (:func:`~.timeline.parse_number`):
+``0.1`` is 1/10 and ``1/3`` is accepted too.
+
+Datasets (:func:`parse_facts`) have one fact per line: ``P(a,b)@[1,2)``,
+``A(a)@1``, ``C@(1,2]``, ``Alive(adam)@[0,+inf)``, blank lines and lines
+starting with ``#`` or ``%`` ignored, a final ``.`` tolerated.  A compiled
+regular expression reads the usual lines; only a line it rejects goes
+through the grammar, which then either reads it (quoted strings, ``[a]``)
+or reports exactly what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Union
+
+import lark
+from lark import Transformer, v_args
+
+from . import ast
+from .errors import ChronologError, SyntaxError_
+from .timeline import NEG_INF, POS_INF, format_number, make, parse_number
+
+__all__ = ["parse", "parse_facts"]
+
+_GRAMMAR = Path(__file__).with_name("meteor.lark")
+
+_TERMINAL_NAMES = {
+    "WORD": "a name",
+    "NUMBER": "a number",
+    "STRING": 'a "string"',
+    "INF": "inf",
+    "DMINUS": "Diamondminus",
+    "DPLUS": "Diamondplus",
+    "BMINUS": "Boxminus",
+    "BPLUS": "Boxplus",
+    "SOMETIME": "SOMETIME",
+    "ALWAYS": "ALWAYS",
+    "SYM_OP": "<->, <+>, [-] or [+]",
+    "SINCE": "Since",
+    "UNTIL": "Until",
+    "UNTIL_ALIAS": "UNTIL",
+    "TOP": "Top",
+    "BOTTOM": "Bottom",
+    "IF": "':-'",
+    "NEG": "'||'",
+    "DOT": "'.'",
+    "COMMA": "','",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "AT": "'@'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "$END": "end of line",
+}
+
+_OPS = {
+    "Diamondminus": "<->",
+    "Diamondplus": "<+>",
+    "Boxminus": "[-]",
+    "Boxplus": "[+]",
+    "<->": "<->",
+    "<+>": "<+>",
+    "[-]": "[-]",
+    "[+]": "[+]",
+}
+
+_OP_HINT = (
+    "MeTeoR's temporal operators are Diamondminus, Diamondplus, Boxminus, Boxplus, "
+    "SOMETIME, ALWAYS (prefix) and Since, Until (infix), each followed by a window such as [1,2]"
+)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(
+        _GRAMMAR.read_text(),
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e)) for e in expected})
+    if len(names) > 10:
+        names = names[:10] + ["…"]
+    return ", ".join(names)
+
+
+_FACT_HINT = "a fact looks like P(a,b)@[1,2), A(a)@1, C@(1,2] or Alive(adam)@[0,+inf)"
+_BODY_ONLY = {"NEG", "SINCE", "UNTIL", "UNTIL_ALIAS"}
+
+
+def _syntax_error(
+    exc: lark.exceptions.UnexpectedInput, line_text: str, lineno: int, source: str, facts: bool = False
+) -> SyntaxError_:
+    """A lark error on one line, as a SyntaxError_ naming file, line, column
+    and what was expected.  ``facts``: the line came from a dataset."""
+    column = getattr(exc, "column", 0) or 0
+    prefix = line_text[: max(column - 1, 0)]
+    in_body = ":-" in prefix
+    hint = ""
+
+    def expected_text(expected) -> str:
+        expected = set(expected)
+        # LALR merges states of heads, facts and bodies: drop what cannot
+        # follow on this side of ':-'.
+        if in_body:
+            expected -= {"IF", "AT"}
+        elif facts or "@" in prefix:
+            expected -= _BODY_ONLY | {"IF"}
+        else:
+            expected -= _BODY_ONLY
+        return _describe_expected(expected)
+
+    if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+        ch = line_text[exc.pos_in_stream] if exc.pos_in_stream < len(line_text) else ""
+        msg = f"unexpected character {ch!r}"
+        allowed = getattr(exc, "allowed", None)
+        if allowed:
+            msg += f"; expected {expected_text(allowed)}"
+        if ch == "." and exc.pos_in_stream + 1 < len(line_text) and line_text[exc.pos_in_stream + 1].isdigit():
+            hint = "write numbers with a leading digit, e.g. 0.5"
+        elif facts:
+            hint = _FACT_HINT
+        elif ch == "|":
+            hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
+        elif ch == "&":
+            hint = "separate body literals with ','"
+        elif ch in "{}<>=!~":
+            hint = _OP_HINT
+    elif isinstance(exc, lark.exceptions.UnexpectedToken):
+        tok = exc.token
+        expected = set(exc.expected)
+        if tok.type == "$END":
+            column = len(line_text.rstrip()) + 1
+            msg = f"the line ends too early; expected {expected_text(expected)}"
+            if facts or "@" in line_text:
+                hint = _FACT_HINT
+            elif "IF" in expected and "AT" in expected:
+                hint = "a line is either a rule 'head :- body' or a fact 'P(a)@[1,2]'"
+            else:
+                hint = "MeTeoR programs have one rule per line, 'head :- body'"
+        else:
+            msg = f"unexpected {str(tok)!r}; expected {expected_text(expected)}"
+            if re.search(r"(^|[\s,])not\s*$", prefix):
+                hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
+            elif tok.type == "LSQB" or (tok.type == "LPAR" and "AT" in expected and in_body):
+                hint = _OP_HINT
+            elif facts:
+                hint = _FACT_HINT
+            elif "RPAR" in expected and "COMMA" in expected and "IF" not in expected and "AT" not in expected:
+                hint = "separate arguments with ','"
+            elif tok.type in ("WORD", "DMINUS", "DPLUS", "BMINUS", "BPLUS", "SOMETIME", "ALWAYS", "SYM_OP") and (
+                in_body
+            ):
+                hint = "separate body literals with ',' (and write one rule per line)"
+            elif tok.type == "IF":
+                hint = "write one rule per line"
+            elif not in_body and "IF" in expected:
+                hint = "a rule is written 'head :- body', a fact 'P(a)@[1,2]'"
+    elif isinstance(exc, lark.exceptions.UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens
+        column = len(line_text.rstrip()) + 1
+        msg = "the line ends too early"
+    else:  # pragma: no cover - lark has no other kinds
+        msg = str(exc)
+    return SyntaxError_(msg, ast.Pos(source, lineno, column), hint=hint, source_line=line_text)
+
+
+# ---------------------------------------------------------------- transformer
+
+
+def _interval_text(lo, hi, lc, hc) -> str:
+    return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
+
+
+class _ToAst(Transformer):
+    """Builds AST objects for one line; checks what the grammar cannot
+    (windows non-negative and non-empty, heads carry only boxes)."""
+
+    def __init__(self, source: str, line_text: str, lineno: int):
+        super().__init__()
+        self.source = source
+        self.line_text = line_text
+        self.lineno = lineno
+
+    # ---------------------------------------------------------- helpers
+    def _pos(self, meta) -> ast.Pos:
+        return ast.Pos(self.source, self.lineno, getattr(meta, "column", 0) or 0)
+
+    def _tok_pos(self, tok) -> ast.Pos:
+        return ast.Pos(self.source, self.lineno, getattr(tok, "column", 0) or 0)
+
+    def _err(self, msg, pos, hint=""):
+        return SyntaxError_(msg, pos, hint=hint, source_line=self.line_text)
+
+    # ---------------------------------------------------------- statements
+    def start(self, items):
+        return items[0]
+
+    @v_args(meta=True)
+    def rule(self, meta, items):
+        head, body = items[0], items[2]
+        return ast.Rule(head, body, self._pos(meta), self.line_text.strip())
+
+    @v_args(meta=True)
+    def fact(self, meta, items):
+        atom, interval = items[0], items[1]
+        values = tuple(t.name if isinstance(t, ast.Var) else t.value for t in atom.terms)
+        return ast.Fact(atom.pred, values, interval, self._pos(meta))
+
+    # ---------------------------------------------------------- heads
+    def head_atom(self, items):
+        return items[0]
+
+    @v_args(meta=True)
+    def head_op(self, meta, items):
+        (kind, tok), window, inner = items
+        pos = self._tok_pos(tok)
+        op = self._resolve_op(kind, tok, window, pos)
+        name, window = op
+        if name not in ("[-]", "[+]"):
+            raise self._err(
+                f"{tok} cannot be applied to a rule head: only boxes can",
+                pos,
+                "a head may carry Boxminus/Boxplus (or ALWAYS, [-], [+]); "
+                "move a diamond into the body of the rules that use this predicate",
+            )
+        return ast.Temporal(name, window, inner, pos)
+
+    @v_args(meta=True)
+    def head_bottom(self, meta, items):
+        return ast.Truth(False, self._pos(meta))
+
+    @v_args(meta=True)
+    def head_top(self, meta, items):
+        raise self._err(
+            "Top cannot be the head of a rule",
+            self._pos(meta),
+            "a head is an atom, Bottom (a constraint), or a box applied to a head",
+        )
+
+    # ---------------------------------------------------------- bodies
+    def body(self, items):
+        positive = list(items[0])
+        if len(items) > 1:
+            for lit in items[2]:
+                positive.append(ast.Negation(lit, getattr(lit, "pos", ast.NOWHERE)))
+        return positive
+
+    def literals(self, items):
+        return list(items)
+
+    def plain(self, items):
+        return items[0]
+
+    @v_args(meta=True)
+    def top(self, meta, items):
+        return ast.Truth(True, self._pos(meta))
+
+    @v_args(meta=True)
+    def bottom(self, meta, items):
+        return ast.Truth(False, self._pos(meta))
+
+    @v_args(meta=True)
+    def temporal(self, meta, items):
+        (kind, tok), window, inner = items
+        pos = self._tok_pos(tok)
+        name, window = self._resolve_op(kind, tok, window, pos)
+        return ast.Temporal(name, window, inner, pos)
+
+    @v_args(meta=True)
+    def binary(self, meta, items):
+        left, (kind, tok), window, right = items
+        pos = self._tok_pos(tok)
+        lo, hi, lc, hc = window
+        if kind == "UNTIL_ALIAS":
+            if hi <= 0 and lo < 0:
+                kind, window = "SINCE", _mirror(window)
+            elif lo >= 0:
+                kind = "UNTIL"
+            else:
+                raise self._mixed(tok, window, pos)
+        self._check_window(tok, window, pos)
+        return ast.Binary("S" if kind == "SINCE" else "U", window, left, right, pos)
+
+    def op(self, items):
+        tok = items[0]
+        return (tok.type, tok)
+
+    def binop(self, items):
+        tok = items[0]
+        return (tok.type, tok)
+
+    def _mixed(self, tok, window, pos):
+        return self._err(
+            f"the window {_interval_text(*window)} of {tok} mixes past and future",
+            pos,
+            f"{tok}[-2,-1] looks back 1 to 2, {tok}[1,2] looks ahead 1 to 2; "
+            "split a window that spans 0 into two literals",
+        )
+
+    def _check_window(self, tok, window, pos):
+        lo = window[0]
+        if lo < 0:
+            raise self._err(
+                f"the window {_interval_text(*window)} of {tok} is negative",
+                pos,
+                "operator windows are non-negative: Diamondminus[1,2] looks back 1 to 2 "
+                "(MeTeoR's alias SOMETIME[-2,-1] means the same)",
+            )
+
+    def _resolve_op(self, kind, tok, window, pos):
+        """(ast op, window) for a prefix operator token, aliases resolved."""
+        text = str(tok)
+        lo, hi, lc, hc = window
+        if kind in ("SOMETIME", "ALWAYS"):
+            past = lo < 0
+            if past and hi > 0:
+                raise self._mixed(tok, window, pos)
+            if past:
+                window = _mirror(window)
+                name = "<->" if kind == "SOMETIME" else "[-]"
+            else:
+                name = "<+>" if kind == "SOMETIME" else "[+]"
+        else:
+            name = _OPS[text]
+        self._check_window(tok, window, pos)
+        return name, window
+
+    # ---------------------------------------------------------- atoms and terms
+    @v_args(meta=True)
+    def atom(self, meta, items):
+        name = str(items[0])
+        return ast.Atom(name, tuple(items[1:]), self._pos(meta))
+
+    def word_arg(self, items):
+        w = str(items[0])
+        if w[0].isupper():
+            return ast.Var(w)
+        return ast.Const(w)
+
+    def num_arg(self, items):
+        return ast.Const(items[0])
+
+    def string_arg(self, items):
+        return ast.Const(_unquote(str(items[0])))
+
+    # ---------------------------------------------------------- time
+    def unsigned(self, items):
+        return parse_number(str(items[0]))
+
+    def negative(self, items):
+        return -parse_number(str(items[0]))
+
+    def bound(self, items):
+        return items[0]
+
+    def pos_inf(self, items):
+        return POS_INF
+
+    def neg_inf(self, items):
+        return NEG_INF
+
+    def left(self, items):
+        return str(items[0]) == "["
+
+    def right(self, items):
+        return str(items[0]) == "]"
+
+    def _make(self, lo, hi, lc, hc, meta, what="interval"):
+        iv = make(lo, hi, lc, hc)
+        if iv is None:
+            raise self._err(
+                f"the {what} {_interval_text(lo, hi, lc, hc)} is empty",
+                self._pos(meta),
+                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
+            )
+        return iv
+
+    @v_args(meta=True)
+    def window(self, meta, items):
+        lc, lo, hi, hc = items
+        return self._make(lo, hi, lc, hc, meta, "window")
+
+    @v_args(meta=True)
+    def point_window(self, meta, items):
+        lc, t, hc = items
+        return self._make(t, t, lc, hc, meta, "window")
+
+    @v_args(meta=True)
+    def interval(self, meta, items):
+        lc, lo, hi, hc = items
+        return self._make(lo, hi, lc, hc, meta)
+
+    @v_args(meta=True)
+    def point_interval(self, meta, items):
+        lc, t, hc = items
+        if t in (POS_INF, NEG_INF):
+            raise self._err(
+                "a time point must be finite", self._pos(meta), "an unbounded fact is written P(a)@[0,+inf)"
+            )
+        return self._make(t, t, lc, hc, meta)
+
+    @v_args(meta=True)
+    def punctual(self, meta, items):
+        t = items[0]
+        if t in (POS_INF, NEG_INF):
+            raise self._err(
+                "a time point must be finite", self._pos(meta), "an unbounded fact is written P(a)@[0,+inf)"
+            )
+        return (t, t, True, True)
+
+
+def _mirror(window):
+    """``[-b,-a]`` for ``[a,b]``: a window written with negative numbers."""
+    lo, hi, lc, hc = window
+    return make(-hi, -lo, hc, lc)
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _parse_line(line_text: str, lineno: int, source: str, facts: bool = False):
+    try:
+        tree = _parser().parse(line_text)
+    except lark.exceptions.UnexpectedInput as exc:
+        raise _syntax_error(exc, line_text, lineno, source, facts) from None
+    try:
+        return _ToAst(source, line_text, lineno).transform(tree)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, ChronologError):
+            raise exc.orig_exc from None
+        raise
+
+
+def _is_comment(stripped: str) -> bool:
+    return stripped.startswith(("#", "%", "//"))
+
+
+# ---------------------------------------------------------------- programs
+
+
+def parse(text: str, source: str = "<program>") -> ast.Program:
+    """Parse a MeTeoR program: one rule per line.
+
+    Lines holding a fact (``P(a)@[1,2]``) are accepted too and land in
+    ``Program.facts``; blank lines and lines starting with ``#``, ``%`` or
+    ``//`` are skipped.  Raises :class:`~.errors.SyntaxError_`.
+    """
+    prog = ast.Program(source=source)
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s or _is_comment(s):
+            continue
+        if ":-" not in raw:
+            fact = _fast_fact(raw, lineno, source)
+            if fact is not None:
+                prog.facts.append(fact)
+                continue
+        item = _parse_line(raw, lineno, source)
+        if isinstance(item, ast.Rule):
+            prog.rules.append(item)
+        else:
+            prog.facts.append(item)
+    return prog
+
+
+# ---------------------------------------------------------------- datasets
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_BOUND = rf"(?:{_NUM}|[-+]?inf)"
+_FACT_RE = re.compile(
+    r"\s*([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)\s*"  # predicate
+    r"(?:\(([^()@\"'\[\]]*)\))?\s*"  # arguments
+    r"@\s*(?:([\[(])\s*(" + _BOUND + r")\s*,\s*(" + _BOUND + r")\s*([\])])|(" + _NUM + r"))"
+    r"\s*\.?\s*\Z"
+)
+_ARG_RE = re.compile(r"[^\s,()@\[\]\"']+\Z")
+_NUM_START = frozenset("0123456789+-.")
+
+# token -> python value; shared across calls (constants repeat a lot)
+_arg_cache: dict = {}
+_num_cache: dict = {}
+
+
+def _arg_value(tok: str):
+    """The constant for a dataset argument token, or None if it is not one."""
+    v = _arg_cache.get(tok)
+    if v is not None:
+        return v
+    if not _ARG_RE.match(tok):
+        return None
+    v = tok
+    if tok[0] in _NUM_START:
+        try:
+            n = parse_number(tok)
+        except ValueError:
+            n = None
+        if n is not None and type(n) is not float:
+            v = n
+    if len(_arg_cache) < 1_000_000:
+        _arg_cache[tok] = v
+    return v
+
+
+def _number(tok: str):
+    v = _num_cache.get(tok)
+    if v is None:
+        v = parse_number(tok)
+        if len(_num_cache) < 100_000:
+            _num_cache[tok] = v
+    return v
+
+
+def _fast_fact(line: str, lineno: int, source: str):
+    """The fact on ``line`` if the regular expression reads it, else None."""
+    m = _FACT_RE.match(line)
+    if m is None:
+        return None
+    pred, args, lb, lo, hi, rb, pt = m.groups()
+    if args is None:
+        terms = ()
+    elif not args.strip():
+        terms = ()
+    else:
+        vals = []
+        for a in args.split(","):
+            v = _arg_value(a.strip())
+            if v is None:
+                return None
+            vals.append(v)
+        terms = tuple(vals)
+    if pt is not None:
+        t = _number(pt)
+        iv = (t, t, True, True)
+    else:
+        iv = make(_number(lo), _number(hi), lb == "[", rb == "]")
+        if iv is None:
+            return None  # the grammar reports the empty interval
+    return ast.Fact(pred, terms, iv, ast.Pos(source, lineno, m.start(1) + 1))
+
+
+def parse_facts(text_or_lines: Union[str, Path, Iterable[str]], source: str = "<facts>") -> list:
+    """Parse a MeTeoR dataset, one fact per line, into :class:`~.ast.Fact`\\ s.
+
+    ``text_or_lines``: the text, an iterable of lines, or a ``Path`` to read
+    (then ``source`` defaults to the path).  Blank lines and lines starting
+    with ``#``, ``%`` or ``//`` are skipped; every other line must be a fact,
+    or :class:`~.errors.SyntaxError_` is raised naming file, line and column.
+    """
+    if isinstance(text_or_lines, Path):
+        if source == "<facts>":
+            source = str(text_or_lines)
+        text_or_lines = text_or_lines.read_text()
+    lines = text_or_lines.splitlines() if isinstance(text_or_lines, str) else text_or_lines
+    out = []
+    append = out.append
+    match = _FACT_RE.match
+    for lineno, raw in enumerate(lines, 1):
+        m = match(raw)
+        if m is not None:
+            # inline fast path (same as _fast_fact)
+            pred, args, lb, lo, hi, rb, pt = m.groups()
+            ok = True
+            if args is None or not args.strip():
+                terms = ()
+            else:
+                vals = []
+                for a in args.split(","):
+                    a = a.strip()
+                    v = _arg_cache.get(a)
+                    if v is None:
+                        v = _arg_value(a)
+                        if v is None:
+                            ok = False
+                            break
+                    vals.append(v)
+                terms = tuple(vals)
+            if ok:
+                if pt is not None:
+                    t = _num_cache.get(pt)
+                    if t is None:
+                        t = _number(pt)
+                    iv = (t, t, True, True)
+                else:
+                    a = _num_cache.get(lo)
+                    if a is None:
+                        a = _number(lo)
+                    b = _num_cache.get(hi)
+                    if b is None:
+                        b = _number(hi)
+                    lc, hc = lb == "[", rb == "]"
+                    if type(a) is float or type(b) is float:
+                        iv = make(a, b, lc, hc)
+                    elif a < b or (a == b and lc and hc):
+                        iv = (a, b, lc, hc)
+                    else:
+                        iv = None
+                if iv is not None:
+                    append(ast.Fact(pred, terms, iv, ast.Pos(source, lineno, m.start(1) + 1)))
+                    continue
+        s = raw.strip()
+        if not s or _is_comment(s):
+            continue
+        line = raw.rstrip("\r\n")
+        item = _parse_line(line, lineno, source, facts=True)
+        if not isinstance(item, ast.Fact):
+            raise SyntaxError_(
+                "expected a fact such as P(a,b)@[1,2), found a rule",
+                ast.Pos(source, lineno, 1),
+                hint="rules belong in the program, facts in the dataset",
+                source_line=line,
+            )
+        append(item)
+    return out

@@ -337,7 +337,12 @@ class Model:
         return facts_to_arrow(self.facts(pred), self.column_names(pred))
 
     def to_pandas(self, pred: str):
-        return self.to_arrow(pred).to_pandas()
+        """The facts of ``pred`` as a DataFrame; integer columns use pandas'
+        nullable ``Int64`` so an unbounded end is ``<NA>``, never a float NaN."""
+        import pandas as pd
+        import pyarrow as pa
+
+        return self.to_arrow(pred).to_pandas(types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None)
 
     def column_names(self, pred: str) -> list:
         from chronolog.connectors.bindings import column_names

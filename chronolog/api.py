@@ -20,6 +20,7 @@ from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 from chronolog.language.text import format_fact, term_sort_key
 from chronolog.language.timeline import contains, parse_number, start_key
 from chronolog.planner import plan as make_plan
+from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor")
 
@@ -244,14 +245,14 @@ class Model:
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
         """Predicates with at least one fact (fresh internal ones excluded)."""
-        return sorted(p for p, r in self.store.relations.items() if r.atoms and not p.startswith("_"))
+        return sorted(p for p, r in self.store.relations.items() if r.atoms and not is_fresh(p))
 
     @property
     def output_predicates(self) -> list:
         """The ``@output`` predicates, or every derived predicate if none."""
         if self.plan.outputs:
             return list(self.plan.outputs)
-        heads = {r.head_pred for r in self.plan.rules if r.head_pred and not r.head_pred.startswith("_")}
+        heads = {r.head_pred for r in self.plan.rules if r.head_pred and not is_fresh(r.head_pred)}
         return sorted(heads)
 
     def facts(self, pred: str) -> list:
@@ -266,7 +267,7 @@ class Model:
         return out
 
     def __len__(self) -> int:
-        return sum(r.fact_count() for p, r in self.store.relations.items() if not p.startswith("_"))
+        return sum(r.fact_count() for p, r in self.store.relations.items() if not is_fresh(p))
 
     def holds(self, query, terms=None, interval=None) -> bool:
         """Whether a fact holds throughout an interval.

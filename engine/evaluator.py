@@ -17,6 +17,7 @@ from chronolog.language.errors import InconsistencyError, ProgramError
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import EVERYWHERE, format_interval
 from chronolog.planner.ir import Scan, SinceRule
+from chronolog.planner.normalize import TOP
 
 from .merge import MergeNode
 from .pipeline import build_rule_pipeline, build_since_pipeline
@@ -62,7 +63,7 @@ class Evaluator:
         """Evaluate everything from the facts in the store."""
         self.plan.check_horizon(self.horizon)
         if self.plan.uses_top:
-            self.store.relation("_top").add((), EVERYWHERE)
+            self.store.relation(TOP).add((), EVERYWHERE)
         for stratum in self.plan.strata:
             self.run_stratum(stratum)
         self.check_constraints()
@@ -99,9 +100,15 @@ class Evaluator:
         self.check_constraints()
 
     def _pipelines(self, rule, driver, delta_preds):
+        # The horizon confines the facts of the user's predicates.  The fresh
+        # predicates the planner made for nested operators are not clipped:
+        # the user's rule has no such intermediate facts, and clipping them
+        # would change answers inside the horizon (every recursive cycle
+        # passes through a user predicate, so evaluation still terminates).
+        horizon = None if rule.fresh else self.horizon
         if isinstance(rule, SinceRule):
-            return build_since_pipeline(rule, self, driver, delta_preds, self.horizon, self.explain)
-        return build_rule_pipeline(rule, self, driver, delta_preds, self.horizon, self.explain)
+            return build_since_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
+        return build_rule_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
 
     def _delta_variants(self, stratum, merges, delta_preds) -> None:
         for m in merges.values():

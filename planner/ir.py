@@ -11,7 +11,7 @@ run by one kind of engine node:
 * a rule whose body is exactly one ``A S B`` / ``A U B`` is a
   :class:`SinceRule` (ClosingNode + the Since/Until join).
 
-Deeper nesting is flattened into fresh predicates named ``_t1``, ``_t2``, …
+Deeper nesting is flattened into fresh predicates named ``$t1``, ``$t2``, …
 (a box applied to a diamond needs the MergeNode in between, which a fresh
 predicate provides).
 """
@@ -100,7 +100,7 @@ class SinceRule:
 
     The window never contains 0 (normalisation splits that case off into a
     plain rule ``head :- right``).  ``Top`` operands scan the predicate
-    ``_top``, which holds everywhere.
+    ``$top``, which holds everywhere.
     """
 
     head_pred: str

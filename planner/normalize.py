@@ -34,7 +34,10 @@ from chronolog.language.timeline import (
 
 from .ir import Assign, Condition, NegScan, PlanRule, Scan, SinceRule
 
-TOP = "_top"  # a 0-ary predicate that holds on (-inf, +inf)
+# Fresh predicate names start with "$", which no dialect accepts in a user's
+# predicate name, so they can never clash with one.
+FRESH_PREFIX = "$"
+TOP = "$top"  # a 0-ary predicate that holds on (-inf, +inf)
 
 
 class _Impossible(Exception):
@@ -185,7 +188,7 @@ class Normalizer:
         return Scan(TOP, ())
 
     def _fresh(self, kind: str) -> str:
-        return f"_{kind}{next(self._counter)}"
+        return f"{FRESH_PREFIX}{kind}{next(self._counter)}"
 
 
 def _drop_identity(w):
@@ -210,3 +213,8 @@ def normalize(rules) -> tuple:
     for r in rules:
         n.add(r)
     return n.rules, n.uses_top
+
+
+def is_fresh(pred: str) -> bool:
+    """Whether ``pred`` is one the planner made (not the user's)."""
+    return pred.startswith(FRESH_PREFIX)

@@ -155,3 +155,20 @@ def test_constraint_reports_rule_facts_and_time():
     assert "a(x)" in msg and "b(x)" in msg
     (rule, binding, iv), = e.value.violations
     assert binding == {"X": "x"} and iv == (1, 1, True, True)
+
+
+def test_horizon_does_not_clip_nested_operators():
+    """Found by the pointwise property tests: the horizon confines the user's
+    predicates; the planner's intermediate predicates for nested operators
+    must not be clipped, or answers inside the horizon change."""
+    m = chronolog.reason(
+        """
+        p(X) :- <->(0,+inf) v(X) <S>(0,0.5) <->(0,+inf) e(X), v(X).
+        [-](0,0.5] q(X) :- p(X).
+        v(a)@(5,8.5).
+        e(a)@(2,3).
+        """,
+        horizon=(-1, 8),
+    )
+    # body of p holds on (5,8.5); the head box moves q to (4.5,8.5), clipped to (4.5,8]
+    assert pred_text(m, "q") == ["q(a)@(4.5,8]"]

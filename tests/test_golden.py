@@ -163,12 +163,11 @@ def test_horizon_does_not_clip_nested_operators():
     must not be clipped, or answers inside the horizon change."""
     m = chronolog.reason(
         """
-        p(X) :- <->(0,+inf) v(X) <S>(0,0.5) <->(0,+inf) e(X), v(X).
-        [-](0,0.5] q(X) :- p(X).
+        [-](0,0.5] q(X) :- <->(0,+inf) v(X) <S>(0,0.5) <->(0,+inf) e(X), v(X).
         v(a)@(5,8.5).
         e(a)@(2,3).
         """,
         horizon=(-1, 8),
     )
-    # body of p holds on (5,8.5); the head box moves q to (4.5,8.5), clipped to (4.5,8]
+    # the body holds on (5,8.5); the head box moves q to (4.5,8.5), clipped to (4.5,8]
     assert pred_text(m, "q") == ["q(a)@(4.5,8]"]

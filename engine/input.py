@@ -77,8 +77,10 @@ class InputNode(Node):
         if self.view == OLD:
             delta = self.state.delta_of(self.pred)
             if delta:
-                return _old_items(rel.atoms, delta)
-        return rel.atoms.items()
+                return _old_items(list(rel.atoms.items()), delta)
+        # a snapshot: with the streaming merge strategy the relation grows
+        # while this scan is still being pulled
+        return list(rel.atoms.items())
 
     def next(self) -> bool:
         if self._iter is None:
@@ -108,8 +110,8 @@ class InputNode(Node):
         return False
 
 
-def _old_items(atoms: dict, delta: dict):
-    for terms, ivs in atoms.items():
+def _old_items(items, delta: dict):
+    for terms, ivs in items:
         d = delta.get(terms)
         if d is None:
             yield terms, ivs

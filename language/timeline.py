@@ -122,7 +122,12 @@ def format_number(x) -> str:
 
 
 def make(lo, hi, lc=True, hc=True) -> Optional[Interval]:
-    """Build an interval, or ``None`` if it is empty. Infinite ends are open."""
+    """Build an interval, or ``None`` if it is empty. Infinite ends are open;
+    whole Fractions become ints (the fast path, and one value per number)."""
+    if type(lo) is Fraction and lo.denominator == 1:
+        lo = lo.numerator
+    if type(hi) is Fraction and hi.denominator == 1:
+        hi = hi.numerator
     if lo == NEG_INF:
         lc = False
     elif lo == POS_INF:

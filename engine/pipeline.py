@@ -172,7 +172,7 @@ def describe_pipeline(node, indent: str = "    ") -> list:
     lines = []
     depth = 0
     while node is not None:
-        lines.append(f"{indent}{'  ' * depth}{'└─ ' if depth else ''}{node.label()}")
+        lines.append(f"{indent}{'   ' * depth}└─ {node.label()}")
         node = node.children[0] if node.children else None
         depth += 1
     return lines

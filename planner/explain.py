@@ -44,16 +44,16 @@ def describe_plan(plan) -> str:
             src = rule.source
             where = f"   [{src.pos}]" if src is not None and src.pos.line else ""
             out.append(f"  rule {rule.describe()}{where}")
-            out.append(f"    Merge {rule.head_pred}  ←")
+            out.append(f"    Merge {rule.head_pred}")
             if isinstance(rule, SinceRule):
                 pipe = build_since_pipeline(rule, state)
             else:
                 pipe = build_rule_pipeline(rule, state)
-            out.extend(describe_pipeline(pipe, indent="      "))
+            out.extend(describe_pipeline(pipe, indent="    "))
     if plan.constraints:
         out.append("")
         out.append("constraints (checked after the last stratum):")
         for rule in plan.constraints:
             out.append(f"  rule {rule.describe()}")
-            out.extend(describe_pipeline(build_rule_pipeline(rule, state), indent="      "))
+            out.extend(describe_pipeline(build_rule_pipeline(rule, state), indent="    "))
     return "\n".join(out)

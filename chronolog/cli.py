@@ -68,7 +68,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
         _fail(e)
     if stats:
         click.echo(
-            f"{len(model)} facts, {model.stats.get('rounds', 0)} rounds, {time.perf_counter() - t0:.3f} s", err=True
+            f"{len(model)} facts, {model.stats.get('derivations', 0)} derivations, "
+            f"{model.stats.get('rounds', 0)} rounds, {time.perf_counter() - t0:.3f} s",
+            err=True,
         )
 
 

@@ -159,6 +159,7 @@ class Evaluator:
             delta = self._round(merges)
         self.delta = {}
         self.stats["rounds"] += rounds
+        self.stats["derivations"] += sum(m.rows_in for m in merges.values())
         return {p: ch for p, m in merges.items() if (ch := m.stratum_changes())}
 
     def _round(self, merges) -> dict:

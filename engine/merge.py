@@ -29,6 +29,7 @@ class MergeNode(Node):
         self._pending: list = []
         self._served = None
         self._batch = []
+        self.rows_in = 0  # derivations received (for statistics)
         self._before: dict = {}  # terms -> intervals before this node first changed them
         # provenance: (pred, terms) -> [(piece, rule, binding)], rows carry a third field
         self.provenance = provenance
@@ -58,6 +59,7 @@ class MergeNode(Node):
         changes = self.changes
         before = self._before
         prov = self.provenance
+        self.rows_in += len(rows)
         for row in rows:
             terms, iv = row[0], row[1]
             res = add(terms, iv)

@@ -142,6 +142,7 @@ def _parser() -> lark.Lark:
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=False,
+        cache=True,  # see vadalog._parser
     )
 
 

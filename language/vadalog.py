@@ -58,7 +58,11 @@ _TERMINAL_NAMES = {
 
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    # cache=True keeps the analysed LALR tables in a temporary file: building
+    # them takes ~0.2 s, which every command-line call would otherwise pay
+    return lark.Lark(
+        _GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=True
+    )
 
 
 _PRIORITY = ["COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR"]

@@ -15,10 +15,10 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, ProgramError
+from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 from chronolog.language.text import format_fact, term_sort_key
-from chronolog.language.timeline import contains, parse_number, start_key
+from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
@@ -275,8 +275,6 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-
             f = parse_fact_lines([query], "<query>")[0]
             pred, terms, iv = f.pred, f.terms, f.interval
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .input import DELTA, OLD, AtomPattern
+from .input import OLD, AtomPattern
 from .node import MapNode
 from .temporal import interval_transform
 

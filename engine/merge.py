@@ -14,8 +14,6 @@ downstream.  Two strategies (seed 003 §3.3):
 
 from __future__ import annotations
 
-from chronolog.language import ast
-
 from .node import Node
 
 
@@ -109,7 +107,3 @@ class MergeNode(Node):
     def reset(self) -> None:
         self._served = None
         super().reset()
-
-
-def head_label(pred, terms) -> str:
-    return str(ast.Atom(pred, terms))

@@ -16,9 +16,6 @@ from . import ast
 from .errors import SyntaxError_
 from .timeline import NEG_INF, POS_INF, make, normalize
 
-_FACT = re.compile(
-    r"^\s*([A-Za-z_][A-Za-z0-9_:\-]*)\s*(?:\((.*)\))?\s*@\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$"
-)
 _INT = re.compile(r"^[+-]?\d+$")
 _DEC = re.compile(r"^[+-]?\d*\.\d+$|^[+-]?\d+\.\d*$")
 _FRAC = re.compile(r"^[+-]?\d+/\d+$")

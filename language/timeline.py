@@ -145,10 +145,6 @@ def point(t) -> Interval:
     return (t, t, True, True)
 
 
-def is_valid(lo, hi, lc, hc) -> bool:
-    return make(lo, hi, lc, hc) is not None
-
-
 def contains_point(iv: Interval, t) -> bool:
     lo, hi, lc, hc = iv
     return (lo < t or (lc and lo == t)) and (t < hi or (hc and t == hi))
@@ -210,13 +206,6 @@ def coalesce(intervals: Iterable[Interval]) -> list:
                 continue
         out.append(iv)
     return out
-
-
-def touches(a: Interval, b: Interval) -> bool:
-    """Whether ``a`` and ``b`` overlap or are adjacent (their union is convex)."""
-    if start_key(b) < start_key(a):
-        a, b = b, a
-    return b[0] < a[1] or (b[0] == a[1] and (a[3] or b[2]))
 
 
 def subtract(iv: Interval, holes: Iterable[Interval]) -> list:
@@ -313,46 +302,9 @@ def box(iv: Interval, w: Interval) -> Optional[Interval]:
     return make(lo, hi, lc, hc)
 
 
-def since(a_iv: Interval, b_iv: Interval, window: Interval) -> Optional[Interval]:
-    """Where ``A S_window B`` holds, given one maximal interval of A and one of B.
-
-    Only for windows that exclude 0 (the planner splits ``0`` off: at distance
-    0 the formula reduces to B alone).  ``t`` qualifies when B holds at some
-    ``s`` with ``t - s`` in the window and A holds on all of ``(s, t)``; with
-    ``s < t`` the open window ``(s,t)`` fits in ``<a1,a2>`` exactly when
-    ``a1 <= s`` and ``t <= a2``.
-    """
-    a1, a2, _, _ = a_iv
-    k = intersect(b_iv, (a1, a2, a1 != NEG_INF, False))
-    if k is None:
-        return None
-    t = shift(k, window)
-    if t is None:
-        return None
-    return intersect(t, (NEG_INF, a2, False, a2 != POS_INF))
-
-
-def until(a_iv: Interval, b_iv: Interval, window: Interval) -> Optional[Interval]:
-    """Mirror of :func:`since`: B at some ``s`` with ``s - t`` in the window,
-    A on all of ``(t, s)``."""
-    a1, a2, _, _ = a_iv
-    k = intersect(b_iv, (a1, a2, False, a2 != POS_INF))
-    if k is None:
-        return None
-    r1, r2, c1, c2 = window
-    t = shift(k, (-r2, -r1, c2, c1))
-    if t is None:
-        return None
-    return intersect(t, (a1, POS_INF, a1 != NEG_INF, False))
-
-
 def format_interval(iv: Interval) -> str:
     lo, hi, lc, hc = iv
     return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
-
-
-def window_contains_zero(w: Interval) -> bool:
-    return contains_point(w, 0)
 
 
 def without_zero(w: Interval) -> Optional[Interval]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import contains_point
 
-from .ir import NegScan, PlanRule, Scan, SinceRule, Stratum, Assign
+from .ir import Assign, NegScan, Scan, SinceRule, Stratum
 
 
 def dependency_edges(rules) -> list:

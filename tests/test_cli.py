@@ -137,3 +137,19 @@ def test_example_program_runs():
     r = cli("run", ROOT / "examples" / "ownership.vada")
     assert r.returncode == 0, r.stderr
     assert "longTimeInvestor(alpha,beta)@[2013,2020.5)" in r.stdout.splitlines()
+
+
+def test_bad_csv_cell_names_file_row_and_column(tmp_path):
+    (tmp_path / "p.csv").write_text("name,start,end\na,1,2\nb,1,x\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text('@bind("p", "csv useHeaders=true", ".", "p.csv").\nq(X) :- p(X).\n')
+    r = cli("run", prog)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "p.csv:3:3" in r.stderr and "'x' is not a number" in r.stderr
+
+
+def test_unsupported_binding_kind(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text('@bind("p", "parquet", ".", "p.parquet").\nq(X) :- p(X).\n')
+    r = cli("run", prog)
+    assert r.returncode == 2 and f"{prog}:1:1" in r.stderr and "unsupported source" in r.stderr

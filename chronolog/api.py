@@ -55,6 +55,8 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
 def load_facts(facts, dialect: str = "vadalog") -> FactRows:
     """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``,
     as :class:`~chronolog.language.facts.FactRows`."""
+    if isinstance(facts, FactRows):
+        return facts
     rows = FactRows()
     if facts is None:
         return rows

@@ -80,6 +80,7 @@ import lark
 from lark import Transformer, v_args
 
 from . import ast
+from .text import unquote
 from .errors import ChronologError, SyntaxError_
 from .timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
@@ -413,7 +414,7 @@ class _ToAst(Transformer):
         return ast.Const(items[0])
 
     def string_arg(self, items):
-        return ast.Const(_unquote(str(items[0])))
+        return ast.Const(unquote(str(items[0])))
 
     # ---------------------------------------------------------- time
     def unsigned(self, items):
@@ -485,23 +486,6 @@ def _mirror(window):
     """``[-b,-a]`` for ``[a,b]``: a window written with negative numbers."""
     lo, hi, lc, hc = window
     return make(-hi, -lo, hc, lc)
-
-
-def _unquote(s: str) -> str:
-    body = s[1:-1]
-    if "\\" not in body:
-        return body
-    out, i = [], 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def _parse_line(line_text: str, lineno: int, source: str, facts: bool = False):

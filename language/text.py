@@ -13,6 +13,24 @@ from .timeline import format_interval, format_number
 _BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 
 
+def unquote(s: str) -> str:
+    """The value of a quoted string token: ``"a\\"b"`` is ``a"b``."""
+    body = s[1:-1]
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def format_term(v) -> str:
     if type(v) is str:
         if _BARE.match(v) and v not in ("not", "inf", "infty"):

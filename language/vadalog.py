@@ -15,6 +15,7 @@ import lark
 from lark import Token, Transformer, v_args
 
 from . import ast
+from .text import unquote
 from .errors import ChronologError, SyntaxError_
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
@@ -228,7 +229,7 @@ class _ToAst(Transformer):
         return ast.Annotation(name, list(items[1:]), _pos(self.source, meta))
 
     def ann_string(self, items):
-        return _unquote(str(items[0]))
+        return unquote(str(items[0]))
 
     def ann_number(self, items):
         return items[0]
@@ -354,7 +355,7 @@ class _ToAst(Transformer):
         return ast.Const(items[0])
 
     def string(self, items):
-        return ast.Const(_unquote(str(items[0])))
+        return ast.Const(unquote(str(items[0])))
 
     def boolean(self, items):
         return ast.Const(str(items[0]) == "#T")
@@ -429,23 +430,6 @@ class _Name:
 
 def _is_num(v) -> bool:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
-
-
-def _unquote(s: str) -> str:
-    body = s[1:-1]
-    if "\\" not in body:
-        return body
-    out, i = [], 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def parse(text: str, source: str = "<program>") -> ast.Program:

@@ -192,11 +192,13 @@ def _interval_fast(tspec: str, memo: dict):
             lo = _number(lo_s.strip())
             if lo is None:
                 return None
+            memo[lo_s] = lo
         hi = memo.get(hi_s)
         if hi is None:
             hi = _number(hi_s.strip())
             if hi is None:
                 return None
+            memo[hi_s] = hi
         if type(lo) is str or type(hi) is str:
             return None
         return make(lo, hi, lb == "[", rb == "]")
@@ -242,3 +244,4 @@ def _slow_fact(line: str, lineno: int, source: str) -> ast.Fact:
     f = prog.facts[0]
     f.pos = ast.Pos(source, lineno, 1)
     return f
+

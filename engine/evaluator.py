@@ -77,17 +77,19 @@ class Evaluator:
         the facts that were given rather than derived.
         """
         pending: dict = {}
+        derived = self.plan.derived_predicates()
         for pred, rows in new_facts.items():
             merge = MergeNode(self.store.relation(pred))
             merge.merge(rows)
             ch = merge.take_changes()
             if ch:
                 pending[pred] = ch
-                self.base.setdefault(pred, []).extend(rows)
+                if pred in derived:
+                    self.base.setdefault(pred, []).extend(rows)
         if not pending:
             return
         if self.plan.has_negation:
-            for pred in self.plan.derived_predicates():
+            for pred in derived:
                 rel = self.store.relation(pred)
                 rel.atoms.clear()
                 rel.clear_indexes()

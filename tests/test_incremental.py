@@ -79,3 +79,25 @@ def test_explain_needs_to_be_asked_for():
     m = chronolog.reason("q(X) :- p(X).", "p(a)@1")
     with pytest.raises(chronolog.ProgramError):
         m.explain("q(a)@1")
+
+
+# ---------------------------------------------------------------- random programs
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from strategies import cases  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cases(nest=2, negation=True, head_boxes=True, recursion=True, comparisons=True), st.randoms())
+def test_random_programs_incremental_equals_batch(case, rnd):
+    """Any program, facts split at random into three arrivals."""
+    lines = [l for l in case.facts.splitlines() if l.strip()]
+    cut1 = rnd.randint(0, len(lines))
+    cut2 = rnd.randint(cut1, len(lines))
+    batch = chronolog.reason(case.program, lines, horizon=case.horizon)
+    r = chronolog.Reasoner(case.program, lines[:cut1], horizon=case.horizon)
+    r.add(lines[cut1:cut2])
+    r.add(lines[cut2:])
+    for pred in case.idb:
+        assert r.model.facts(pred) == batch.facts(pred), (case, pred)

@@ -21,7 +21,6 @@ class MergeNode(Node):
     def __init__(self, relation, inputs=(), strategy: str = "blocking", provenance=None):
         self.relation = relation
         self.inputs = list(inputs)
-        self.children = tuple(self.inputs)
         self.strategy = strategy
         self.changes: dict = {}  # terms -> set of new maximal intervals
         self._pending: list = []
@@ -31,6 +30,10 @@ class MergeNode(Node):
         self._before: dict = {}  # terms -> intervals before this node first changed them
         # provenance: (pred, terms) -> [(piece, rule, binding)], rows carry a third field
         self.provenance = provenance
+
+    @property
+    def children(self) -> tuple:
+        return tuple(self.inputs)
 
     def label(self) -> str:
         return f"Merge[{self.strategy}] {self.relation.name}"

@@ -21,8 +21,37 @@ def _fail(err: ChronologError):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="chronolog")
-def main():
+def cli():
     """chronolog: temporal reasoning with DatalogMTL (Temporal Vadalog syntax)."""
+
+
+def main(argv=None):
+    """Entry point: user errors are handled in the commands (click itself
+    ends quietly on a closed pipe); an internal error prints one line asking
+    for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
+    import os
+
+    try:
+        cli.main(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:  # a bug in chronolog, not the user's input
+        if os.environ.get("CHRONOLOG_DEBUG"):
+            raise
+        click.echo(
+            f"internal error: {type(e).__name__}: {e}\n"
+            "  this is a bug in chronolog; please report it with the program and data "
+            "(set CHRONOLOG_DEBUG=1 to see the traceback)",
+            err=True,
+        )
+        sys.exit(3)
 
 
 def _dialect_for(path: Path, dialect: str | None) -> str:
@@ -31,7 +60,7 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
     return "meteor" if path.suffix.lower() in (".meteor", ".mtl") else "vadalog"
 
 
-@main.command()
+@cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor).")
@@ -74,7 +103,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
         )
 
 
-@main.command()
+@cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
 def plan(program, dialect):

@@ -187,22 +187,24 @@ def _interval_fast(tspec: str, memo: dict):
         lo_s, comma, hi_s = t[1:-1].partition(",")
         if not comma or "," in hi_s:
             return None
-        lo = memo.get(lo_s)
-        if lo is None:
-            lo = _number(lo_s.strip())
-            if lo is None:
-                return None
-            memo[lo_s] = lo
-        hi = memo.get(hi_s)
-        if hi is None:
-            hi = _number(hi_s.strip())
-            if hi is None:
-                return None
-            memo[hi_s] = hi
-        if type(lo) is str or type(hi) is str:
+        lo = _memo_number(lo_s, memo)
+        hi = _memo_number(hi_s, memo)
+        if lo is None or hi is None:
             return None
         return make(lo, hi, lb == "[", rb == "]")
     return _interval_text(t)
+
+
+def _memo_number(tok: str, memo: dict):
+    """A time point from ``memo`` (shared with argument tokens) or parsed and
+    remembered; ``None`` if ``tok`` is not a number."""
+    v = memo.get(tok)
+    if v is None:
+        v = _number(tok.strip())
+        if v is None:
+            return None
+        memo[tok] = v
+    return None if type(v) is str else v
 
 
 def _interval_text(tspec: str):

@@ -80,6 +80,7 @@ import lark
 from lark import Transformer, v_args
 
 from . import ast
+from .interval_tokens import IntervalTokens
 from .text import unquote
 from .errors import ChronologError, SyntaxError_
 from .timeline import NEG_INF, POS_INF, format_number, make, parse_number
@@ -244,7 +245,7 @@ def _interval_text(lo, hi, lc, hc) -> str:
     return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
 
 
-class _ToAst(Transformer):
+class _ToAst(IntervalTokens, Transformer):
     """Builds AST objects for one line; checks what the grammar cannot
     (windows non-negative and non-empty, heads carry only boxes)."""
 
@@ -422,21 +423,6 @@ class _ToAst(Transformer):
 
     def negative(self, items):
         return -parse_number(str(items[0]))
-
-    def bound(self, items):
-        return items[0]
-
-    def pos_inf(self, items):
-        return POS_INF
-
-    def neg_inf(self, items):
-        return NEG_INF
-
-    def left(self, items):
-        return str(items[0]) == "["
-
-    def right(self, items):
-        return str(items[0]) == "]"
 
     def _make(self, lo, hi, lc, hc, meta, what="interval"):
         iv = make(lo, hi, lc, hc)

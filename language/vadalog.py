@@ -15,6 +15,7 @@ import lark
 from lark import Token, Transformer, v_args
 
 from . import ast
+from .interval_tokens import IntervalTokens
 from .text import unquote
 from .errors import ChronologError, SyntaxError_
 from .timeline import NEG_INF, POS_INF, make, parse_number
@@ -146,7 +147,7 @@ def _tok_pos(source: str, tok: Token) -> ast.Pos:
     return ast.Pos(source, tok.line or 0, tok.column or 0)
 
 
-class _ToAst(Transformer):
+class _ToAst(IntervalTokens, Transformer):
     """Builds AST objects; checks what the grammar cannot (atoms' arguments
     must be terms, intervals must be non-empty, operator windows non-negative)."""
 
@@ -369,21 +370,6 @@ class _ToAst(Transformer):
 
     def positive(self, items):
         return items[0]
-
-    def pos_inf(self, items):
-        return POS_INF
-
-    def neg_inf(self, items):
-        return NEG_INF
-
-    def bound(self, items):
-        return items[0]
-
-    def left(self, items):
-        return str(items[0]) == "["
-
-    def right(self, items):
-        return str(items[0]) == "]"
 
     @v_args(meta=True)
     def interval(self, meta, items):

@@ -18,16 +18,48 @@ class _SizeOnly:
         return {}
 
 
+def describe_fragment(plan) -> list:
+    """The model kind (seed 003 §3.5), the pattern step, and how each
+    component whose recursion moves time will terminate."""
+    from chronolog.language.timeline import format_number
+
+    from .fragment import classify, components, direction
+    from .stratify import stratify
+
+    frag = classify(plan.strata)
+    out = [f"model: {frag.kind} ({frag.reason})"]
+    if frag.kind == "finite":
+        return out
+    if frag.pattern_length is not None:
+        out.append(f"pattern step: {format_number(frag.pattern_length)} (the period found at run time is a multiple of it)")
+    for comp in components([r for r in plan.rules if r.head_pred is not None]):
+        strata = stratify(comp)
+        moving = [r for s in strata if s.recursive for r in s.shifting_rules]
+        if not moving:
+            continue
+        preds = sorted({r.head_pred for r in comp if not r.head_pred.startswith("$")})
+        d = direction(comp, {r.head_pred for r in comp})
+        how = {
+            "forward": "reads only the past: computed forward until it repeats",
+            "backward": "reads only the future: computed backward (time mirrored) until it repeats",
+            "none": "computed until it repeats",
+            "mixed": "reads both ways: needs a horizon",
+        }[d.kind]
+        out.append(f"cycle through {', '.join(preds)}: {how}")
+        for r in moving:
+            src = r.source
+            text = src.text if src is not None and src.text else r.describe()
+            out.append(f"    {text}")
+    return out
+
+
 def describe_plan(plan) -> str:
     from chronolog.engine.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
     from chronolog.planner.ir import SinceRule
 
     state = _SizeOnly()
     out = []
-    kind = "finite"
-    if plan.infinite_strata():
-        kind = "possibly infinite (needs a horizon)"
-    out.append(f"model: {kind}")
+    out.extend(describe_fragment(plan))
     if plan.temporal is not None:
         out.append(f"horizon: {format_interval((plan.temporal[0], plan.temporal[1], True, True))}")
     if plan.outputs:

@@ -227,16 +227,22 @@ class Reasoner:
             self.evaluator = None
             self.model = self._terminate()
             return
+        self._finish(store, hz, strategy, explain, base)
+
+    def _finish(self, store, hz, strategy, explain, base) -> None:
         self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
         self.evaluator.run()
         self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
+        self.model.dialect = self.dialect
 
     def _terminate(self) -> "Model":
         from chronolog.engine.termination import evaluate
 
         out = evaluate(self.plan, self._rows, self.strategy)
         stats = dict(out.stats, components=out.components)
-        return Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
+        model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
+        model.dialect = self.dialect
+        return model
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
@@ -271,6 +277,7 @@ class Model:
         self._provenance = provenance
         # pred -> {terms: [Repeating]}: facts that recur forever (no horizon)
         self._repeating = repeating or {}
+        self.dialect = "vadalog"  # of queries given as text (the program's)
 
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
@@ -318,13 +325,13 @@ class Model:
         n = sum(r.fact_count() for p, r in self.store.relations.items() if not is_fresh(p))
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
-    def holds(self, query, terms=None, interval=None, dialect: str = "vadalog") -> bool:
+    def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:
         """Whether a fact holds throughout an interval, however far in time.
 
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            if dialect == "meteor":
+            if (dialect or self.dialect) == "meteor":
                 from chronolog.language import meteor
 
                 f = meteor.parse_facts([query], "<query>")[0]

@@ -104,14 +104,26 @@ def _prefix_function(seq) -> list:
     return pi
 
 
-def find_repetition(store, t_data, hi, reach) -> Optional[Repetition]:
-    """Where the model in ``store`` (exact before ``hi``) provably repeats."""
+def _multiple(p, of) -> bool:
+    if of is None:
+        return True
+    from fractions import Fraction
+
+    return (Fraction(p) / Fraction(of)).denominator == 1
+
+
+def find_repetition(store, t_data, hi, reach, multiple_of=None) -> Optional[Repetition]:
+    """Where the model in ``store`` (exact before ``hi``) provably repeats.
+
+    ``multiple_of``: the joint period of input facts that themselves repeat;
+    a repetition counts only if its period is a multiple of it (then the
+    inputs after it repeat too)."""
     ends, tokens = segment_tokens(store, t_data, hi)
     if not ends:
         last = t_data
     else:
         last = ends[-1]
-    if hi - last > reach:
+    if hi - last > reach and multiple_of is None:
         return Repetition(last, None)
     n = len(tokens)
     if n < 2:
@@ -124,7 +136,7 @@ def find_repetition(store, t_data, hi, reach) -> Optional[Repetition]:
             continue
         i0 = n - length
         p = ends[i0 + per] - ends[i0]
-        if ends[n] - ends[i0] >= reach + 3 * p:
+        if ends[n] - ends[i0] >= reach + 3 * p and _multiple(p, multiple_of):
             return Repetition(ends[i0], p)
     return None
 

@@ -34,13 +34,13 @@ from fractions import Fraction
 
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import intersect, make
-from chronolog.planner.fragment import components, direction, program_reach
+from chronolog.planner.fragment import direction, program_reach
 from chronolog.planner.ir import PlanRule, Scan, SinceRule
-from chronolog.planner.mirror import mirror_interval, mirror_rule, mirror_rows
+from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
 from .evaluator import Evaluator
-from .periodic import Repeating, find_repetition, fold, smallest_period, unroll
+from .periodic import Repeating, Repetition, find_repetition, fold, smallest_period, unroll
 from .store import Store
 
 INF = math.inf
@@ -57,77 +57,101 @@ class Outcome:
 
 
 def evaluate(plan, rows: dict, strategy: str = "blocking") -> Outcome:
-    """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``)."""
+    """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``),
+    stratum by stratum: each one reads the exact (possibly repeating) facts
+    of the strata before it."""
     out = Outcome(Store())
-    derived_all = plan.derived_predicates()
-    for comp in components([r for r in plan.rules if r.head_pred is not None]):
-        sub = _subplan(plan, comp)
-        derived = {r.head_pred for r in comp}
-        reads = {l.pred for r in comp for l in r.body if hasattr(l, "pred")}
-        comp_rows = {p: rows[p] for p in (reads | derived) if p in rows}
-        if not sub.infinite_strata():
-            store = _store(comp_rows)
-            ev = Evaluator(sub, store, None, strategy)
-            ev.run()
-            _add_stats(out, ev)
-            _absorb(out, store, {}, derived)
-            continue
-        d = direction(sub.rules, derived)
-        if d.kind == "mixed":
-            raise _mixed_error(d)
-        if d.kind == "backward":
-            mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
-            mirrored.strata = stratify(mirrored.rules)
-            store, rep, info = _forward(mirrored, mirror_rows(comp_rows), strategy, out)
-            store, rep = _mirror_answer(store, rep)
-            info["direction"] = "backward"
-            if info.get("repeats_from") is not None:
-                info["repeats_from"] = -info["repeats_from"]
-        else:
-            store, rep, info = _forward(sub, comp_rows, strategy, out)
-            info["direction"] = "forward"
-        info["predicates"] = sorted(p for p in derived if not p.startswith("$"))
-        out.components.append(info)
-        _absorb(out, store, rep, derived)
-    # the given facts of predicates no rule derives
     for p, r in rows.items():
-        if p not in derived_all and p not in out.store.relations:
-            out.store.relation(p).bulk_add(r)
+        out.store.relation(p).bulk_add(list(r))
     if plan.uses_top:
         from chronolog.language.timeline import EVERYWHERE
         from chronolog.planner.normalize import TOP
 
         out.store.relation(TOP).add((), EVERYWHERE)
+    plan = _materialise_unbounded(plan)
+    for stratum in plan.strata:
+        _run_stratum(plan, stratum, out, strategy)
     if plan.constraints:
         _check_constraints(plan, out)
     return out
 
 
+def _run_stratum(plan, stratum, out, strategy) -> None:
+    own = set(stratum.preds)
+    sub = dataclasses.replace(plan, rules=list(stratum.rules), strata=[stratum], constraints=[])
+    core = {}
+    for p in stratum.reads | own:
+        rel = out.store.get(p)
+        if rel is not None and rel.atoms:
+            core[p] = {t: list(ivs) for t, ivs in rel.atoms.items()}
+    reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
+    moving = stratum.recursive and bool(stratum.shifting_rules)
+    if not moving and not reps:
+        store = _store_of(core)
+        ev = Evaluator(sub, store, None, strategy)
+        ev.run()
+        _add_stats(out, ev)
+        _keep(out, store, {}, own)
+        return
+    if not moving:
+        store, rep, info = _two_sided(sub, core, reps, own, strategy, out)
+        info["direction"] = "none"
+    else:
+        d = direction(stratum.rules, own)
+        if d.kind == "mixed":
+            raise _mixed_error(d)
+        if d.kind == "backward":
+            mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
+            mirrored.strata = stratify(mirrored.rules)
+            store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out)
+            store, rep = _mirror_answer(store, rep)
+            info["direction"] = "backward"
+            if info.get("repeats_from") is not None:
+                info["repeats_from"] = -info["repeats_from"]
+        else:
+            store, rep, info = _forward(sub, core, reps, own, strategy, out)
+            info["direction"] = "forward"
+    info["predicates"] = sorted(p for p in own if not p.startswith("$"))
+    if info["predicates"]:
+        out.components.append(info)
+    _keep(out, store, rep, own)
+
+
 # ------------------------------------------------------------------ pieces
-def _subplan(plan, rules):
-    return dataclasses.replace(plan, rules=list(rules), strata=stratify(list(rules)), constraints=[])
-
-
-def _store(rows) -> Store:
+def _store_of(core: dict) -> Store:
     store = Store()
-    for p, r in rows.items():
-        store.relation(p).bulk_add(list(r))
+    for p, atoms in core.items():
+        store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
     return store
+
+
+def _keep(out, store, rep, own) -> None:
+    """Move the stratum's own predicates from its store into the answer."""
+    for p in own:
+        rel = store.get(p)
+        target = out.store.relation(p)
+        target.atoms = dict(rel.atoms) if rel is not None else {}
+        target.clear_indexes()
+        if rep.get(p):
+            out.repeating[p] = rep[p]
+
+
+def _mirror_core(core):
+    return {p: {t: sorted(mirror_interval(iv) for iv in ivs) for t, ivs in atoms.items()} for p, atoms in core.items()}
+
+
+def _mirror_reps(reps):
+    return {p: {t: [Repeating(mirror_interval(r.iv), -r.period) for r in rs] for t, rs in by.items()} for p, by in reps.items()}
+
+
+def _joint_period(reps, sign):
+    periods = [abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)]
+    return _lcm(periods) if periods else None
 
 
 def _add_stats(out, ev) -> None:
     for k in ("rounds", "derivations"):
         out.stats[k] += ev.stats.get(k, 0)
-
-
-def _absorb(out, store, rep, derived) -> None:
-    for p, rel in store.relations.items():
-        if p in derived or p not in out.store.relations:
-            target = out.store.relation(p)
-            if not target.atoms:
-                target.atoms = rel.atoms
-    for p, by_terms in rep.items():
-        out.repeating.setdefault(p, {}).update(by_terms)
 
 
 def _mixed_error(d):
@@ -184,33 +208,43 @@ def _unbounded(scan) -> bool:
     return any(w is not None and (w[0] in (INF, -INF) or w[1] in (INF, -INF)) for w in (scan.box, scan.shift))
 
 
-def _last_given_end(rows):
-    t = None
-    for r in rows.values():
-        for _, iv in r:
-            for x in (iv[0], iv[1]):
-                if x not in (INF, -INF) and (t is None or x > t):
-                    t = x
-    return 0 if t is None else t
+def _ends(core, reps, sign=1):
+    """Finite interval ends of the inputs (the first occurrence of repeating
+    ones): the model can only repeat after the last (``sign`` 1) of them."""
+    xs = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+    xs += [x for by in reps.values() for rs in by.values() for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
+    return xs
 
 
-def _forward(plan, rows, strategy, out):
-    plan = _materialise_unbounded(plan)
+def _forward(plan, core, reps, own, strategy, out):
+    if any(r.period < 0 for by in reps.values() for rs in by.values() for r in rs):
+        rule = plan.strata[0].shifting_rules[0]
+        src = rule.source
+        raise ProgramError(
+            "this recursion runs forward in time but reads facts that repeat into the past:\n  "
+            + (src.text if src is not None and src.text else rule.describe()),
+            src.pos if src is not None else None,
+            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+            "or horizon=(0, 1000) in reason())",
+        )
     reach = program_reach(plan.rules)
-    t_data = _last_given_end(rows)
-    span = 4 * (reach + 1)
+    joint = _joint_period(reps, 1)
+    t_data = max(_ends(core, reps), default=0)
+    span = 4 * (reach + 1) + (3 * joint if joint else 0)
+    first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         hi = t_data + span
-        store = _store(rows)
+        store = _store_of(core)
+        _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
         ev = Evaluator(plan, store, make(-INF, hi, False, True), strategy)
         ev.run()
         _add_stats(out, ev)
-        rep = find_repetition(store, t_data, hi, reach)
+        rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
         if rep is not None:
             break
         span *= 2
     else:
-        rule = plan.infinite_strata()[0].shifting_rules[0]
+        rule = plan.strata[0].shifting_rules[0]
         src = rule.source
         raise ProgramError(
             f"no repeating pattern in the model up to time {_fmt(hi)}: the recursion through\n  "
@@ -220,7 +254,7 @@ def _forward(plan, rows, strategy, out):
             hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
             "or horizon=(0, 1000) in reason())",
         )
-    answer, repeating = _answer(store, rep, hi)
+    answer, repeating = _answer(store, rep, hi, own)
     info = {
         "bound": hi,
         "attempts": attempt,
@@ -231,17 +265,55 @@ def _forward(plan, rows, strategy, out):
     return answer, repeating, info
 
 
+def _add_unrolled(store, reps, window) -> None:
+    for p, by in reps.items():
+        rel = store.relation(p)
+        for t, rs in by.items():
+            pieces = unroll(rel.atoms.get(t, []), rs, window)
+            rel.atoms[t] = pieces
+        rel.clear_indexes()
+
+
+def _two_sided(plan, core, reps, own, strategy, out):
+    """A stratum whose recursion stays in time, reading facts that repeat:
+    what it derives at ``x`` depends on its inputs near ``x`` only, so it
+    repeats where they all do, on each side."""
+    reach = program_reach(plan.rules)
+    ends = _ends(core, reps)
+    p_r, p_l = _joint_period(reps, 1), _joint_period(reps, -1)
+    s_r, s_l = max(ends, default=0), min(ends, default=0)
+    hi = s_r + 4 * reach + 3 * (p_r or 0) + 2
+    lo = s_l - 4 * reach - 3 * (p_l or 0) - 2
+    store = _store_of(core)
+    _add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
+    ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
+    ev.run()
+    _add_stats(out, ev)
+    answer, rep_right = _answer(store, Repetition(s_r + reach, p_r), hi - reach, own)
+    mirrored, _ = _mirror_answer(answer, {})
+    left, rep_left = _answer(mirrored, Repetition(-(s_l - reach), p_l), -(lo + reach), own)
+    answer, rep_left = _mirror_answer(left, rep_left)
+    for p, by in rep_left.items():
+        for t, rs in by.items():
+            rep_right.setdefault(p, {}).setdefault(t, []).extend(rs)
+    info = {"bound": hi, "attempts": 1, "repeats_from": s_r + reach, "period": p_r,
+            "kind": "periodic" if rep_right else "constant"}
+    return answer, rep_right, info
+
+
 def _fmt(x):
     from chronolog.language.timeline import format_number
 
     return format_number(x)
 
 
-def _answer(store, rep, hi):
+def _answer(store, rep, hi, own):
     exact = make(-INF, hi, False, False)
     answer = Store()
     repeating: dict = {}
     for pred, rel in store.relations.items():
+        if pred not in own:
+            continue
         target = answer.relation(pred)
         for terms, ivs in rel.atoms.items():
             ivs = [x for iv in ivs if (x := intersect(iv, exact)) is not None]
@@ -298,7 +370,9 @@ def _lcm(values):
     for v in values:
         v = Fraction(abs(v))
         out = v if out is None else out * v / _gcd([out, v])
-    return out
+    from chronolog.language.timeline import normalize
+
+    return normalize(out) if out is not None else None
 
 
 def _check_constraints(plan, out) -> None:

@@ -23,8 +23,7 @@ def describe_fragment(plan) -> list:
     component whose recursion moves time will terminate."""
     from chronolog.language.timeline import format_number
 
-    from .fragment import classify, components, direction
-    from .stratify import stratify
+    from .fragment import classify, direction
 
     frag = classify(plan.strata)
     out = [f"model: {frag.kind} ({frag.reason})"]
@@ -32,21 +31,19 @@ def describe_fragment(plan) -> list:
         return out
     if frag.pattern_length is not None:
         out.append(f"pattern step: {format_number(frag.pattern_length)} (the period found at run time is a multiple of it)")
-    for comp in components([r for r in plan.rules if r.head_pred is not None]):
-        strata = stratify(comp)
-        moving = [r for s in strata if s.recursive for r in s.shifting_rules]
-        if not moving:
+    for st in plan.strata:
+        if not (st.recursive and st.shifting_rules):
             continue
-        preds = sorted({r.head_pred for r in comp if not r.head_pred.startswith("$")})
-        d = direction(comp, {r.head_pred for r in comp})
+        d = direction(st.rules, set(st.preds))
         how = {
             "forward": "reads only the past: computed forward until it repeats",
             "backward": "reads only the future: computed backward (time mirrored) until it repeats",
             "none": "computed until it repeats",
-            "mixed": "reads both ways: needs a horizon",
+            "mixed": "reads both the past and the future: needs a horizon",
         }[d.kind]
-        out.append(f"cycle through {', '.join(preds)}: {how}")
-        for r in moving:
+        preds = sorted(p for p in st.preds if not p.startswith("$"))
+        out.append(f"recursion through {', '.join(preds)}: {how}")
+        for r in st.shifting_rules:
             src = r.source
             text = src.text if src is not None and src.text else r.describe()
             out.append(f"    {text}")

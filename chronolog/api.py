@@ -23,6 +23,8 @@ from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor")
+# chosen by measurement (bench/README.md, "Merge placement")
+DEFAULT_PLACEMENT = "always"
 
 
 def _parse(text: str, source: str, dialect: str) -> ast.Program:
@@ -142,7 +144,8 @@ def reason(
     dialect: str = "vadalog",
     horizon=None,
     source: Optional[str] = None,
-    strategy: str = "blocking",
+    strategy: Optional[str] = None,
+    placement: Optional[str] = None,
     explain: bool = False,
     base_dir: Optional[Path] = None,
 ) -> "Model":
@@ -156,11 +159,15 @@ def reason(
     :meth:`Model.to_arrow`.
     ``horizon``: ``(from, to)``; derived facts are confined to it.  Programs
     whose recursion moves time need one (or ``@temporal(from, to).``).
+    ``strategy``: the merge strategy, ``"blocking"`` or ``"streaming"``;
+    ``placement``: which given facts are coalesced at load, ``"always"``,
+    ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
+    program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
     """
     return Reasoner(
         program, facts, dialect=dialect, horizon=horizon, source=source,
-        strategy=strategy, explain=explain, base_dir=base_dir,
+        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
     ).model
 
 
@@ -184,12 +191,11 @@ class Reasoner:
         dialect: str = "vadalog",
         horizon=None,
         source: Optional[str] = None,
-        strategy: str = "blocking",
+        strategy: Optional[str] = None,
+        placement: Optional[str] = None,
         explain: bool = False,
         base_dir: Optional[Path] = None,
     ):
-        if strategy not in ("blocking", "streaming"):
-            raise ProgramError(f"unknown merge strategy {strategy!r}", hint="use 'blocking' or 'streaming'")
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
@@ -202,19 +208,30 @@ class Reasoner:
         hz = parse_horizon(horizon) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
+        from chronolog.engine.placement import load_raw, predicates_to_coalesce
+        from chronolog.planner.config import check_choice, read_config
+
+        config = read_config(prog)
+        strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
+        placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
+        self.strategy, self.placement = strategy, placement
+        self.terminating = hz is None and bool(self.plan.infinite_strata())
+        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement)
+        given: dict = {}
+        for f in prog.facts:
+            given.setdefault(f.pred, []).append((f.terms, f.interval))
+        for pred, rows in extra.items():
+            given.setdefault(pred, []).extend(rows)
         store = Store()
         derived = self.plan.derived_predicates()
         base = {}
-        for f in prog.facts:
-            store.relation(f.pred).add(f.terms, f.interval)
-            if f.pred in derived:
-                base.setdefault(f.pred, []).append((f.terms, f.interval))
-        for pred, rows in extra.items():
-            store.relation(pred).bulk_add(rows)
+        for pred, rows in given.items():
+            if coalesce is None or pred in coalesce:
+                store.relation(pred).bulk_add(rows)
+            else:
+                load_raw(store.relation(pred), rows)
             if pred in derived:
-                base.setdefault(pred, []).extend(rows)
-        self.strategy = strategy
-        self.terminating = hz is None and bool(self.plan.infinite_strata())
+                base[pred] = list(rows)
         if self.terminating:
             # no horizon and a recursion that moves time: find where the
             # model repeats (engine/termination.py)
@@ -262,6 +279,10 @@ class Reasoner:
                 self._rows.setdefault(pred, []).extend(r)
             self.model = self._terminate()
             return self.model
+        from chronolog.engine.placement import coalesce_relation
+
+        for rel in self.evaluator.store.relations.values():
+            coalesce_relation(rel)
         self.evaluator.update(dict(rows))
         return self.model
 
@@ -294,9 +315,17 @@ class Model:
         heads = {r.head_pred for r in self.plan.rules if r.head_pred and not is_fresh(r.head_pred)}
         return sorted(heads)
 
+    def _relation(self, pred: str):
+        rel = self.store.get(pred)
+        if rel is not None and rel.raw:
+            from chronolog.engine.placement import coalesce_relation
+
+            coalesce_relation(rel)
+        return rel
+
     def facts(self, pred: str) -> list:
         """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal interval."""
-        rel = self.store.get(pred)
+        rel = self._relation(pred)
         if rel is None:
             return []
         out = []
@@ -322,7 +351,7 @@ class Model:
         return not any(by for p, by in self._repeating.items() if not is_fresh(p))
 
     def __len__(self) -> int:
-        n = sum(r.fact_count() for p, r in self.store.relations.items() if not is_fresh(p))
+        n = sum(self._relation(p).fact_count() for p in list(self.store.relations) if not is_fresh(p))
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
     def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:
@@ -340,7 +369,7 @@ class Model:
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
             pred, iv = query, _interval(interval)
-        rel = self.store.get(pred)
+        rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
         if rep:
@@ -404,7 +433,7 @@ class Model:
         from chronolog.engine.periodic import unroll
 
         w = _interval(window)
-        rel = self.store.get(pred)
+        rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})
         out = []

@@ -67,10 +67,11 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
 @click.option("--output", "output", type=click.Path(path_type=Path), default=None, help="Write one CSV per output predicate into this directory.")
 @click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
-@click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default="blocking", help="Merge strategy.")
+@click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default=None, help="Merge strategy (default: @config(\"merge\", ...) or blocking).")
+@click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
 @click.option("--window", default=None, metavar="FROM,TO", help="Print (and write) only the facts inside this window, with facts that repeat forever unrolled.")
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, window, stats):
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -87,7 +88,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, window, s
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
         win = parse_horizon(window) if window is not None else None
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy)
+        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
 
         def rows(pred):
             if win is not None:

@@ -252,14 +252,21 @@ def fold(core: list, pattern: list, period, start) -> tuple:
     """
     core = sorted(core)
     pattern = sorted(pattern)
-    while pattern:
+    m = len(pattern)
+    end = len(core)  # core[:end] is what is left of the core
+    while m and end >= m:
         back = [(a - period, b - period, lc, hc) for a, b, lc, hc in pattern]
         edge = start - period
-        tail = [iv for iv in core if iv[1] > edge or (iv[1] == edge and iv[3])]
-        if tail != back:
+        if core[end - m : end] != back:
             break
-        core = core[: len(core) - len(tail)]
+        # nothing earlier may reach into the period being folded
+        if end > m:
+            prev = core[end - m - 1]
+            if prev[1] > edge or (prev[1] == edge and prev[3]):
+                break
+        end -= m
         pattern, start = back, edge
+    core = core[:end]
     return core, pattern, start
 
 

@@ -145,7 +145,7 @@ def _mirror_reps(reps):
 
 
 def _joint_period(reps, sign):
-    periods = [abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)]
+    periods = {abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)}
     return _lcm(periods) if periods else None
 
 

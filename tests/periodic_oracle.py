@@ -222,7 +222,9 @@ class PeriodicOracle:
     def _periodic_holds(atom, part, side, direction) -> bool:
         a, b, length, pattern = side
         ivs = pattern.get(atom, [])
-        if part[1] - part[0] >= length:  # covers every phase: the atom must hold throughout
+        span = part[1] - part[0]
+        if span > length or (span == length and (part[2] or part[3])):
+            # covers every phase: the atom must hold throughout the period
             whole = (a, b, direction < 0, direction > 0)
             return _contained(whole, ivs)
         if direction > 0:  # part lies after b: move its start into (a, b]

@@ -504,7 +504,7 @@ class ProgramOracle:
     it times out the program is run mirrored (t ↦ −t) and queries are
     negated; ``mirrored`` tells which one answered."""
 
-    def __init__(self, prog: PeriodicProgram, timeout: float = 3.0):
+    def __init__(self, prog: PeriodicProgram, timeout: float = 1.5):
         from decimal import InvalidOperation
 
         from periodic_oracle import OracleTimeout, PeriodicOracle

@@ -218,22 +218,45 @@ def _near(prog):
             yield atom, iv
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_oracle_agrees_with_meteor_rounds_near_the_data(seed):
+def _check_near(seed):
     """Near the data (6 before, 10 after) the periodic model must equal
     MeTeoR's plain naive materialisation after enough rounds (every cycle
-    of the generator moves at least 0.5 per two rounds)."""
+    of the generator moves at least 0.5 per two rounds).  Raises
+    OracleUnavailable on a known MeTeoR defect."""
     prog = random_program(seed)
-    try:
-        oracle = ProgramOracle(prog)
-    except OracleUnavailable as e:
-        pytest.skip(str(e))
+    oracle = ProgramOracle(prog)
     rounds = meteor_model(prog.meteor_rules(), prog.meteor_facts(), rounds=60, require_fixpoint=False)
     by_atom = {}
     for pred, terms, iv in rounds:
         by_atom.setdefault(pred + (f"({','.join(map(str, terms))})" if terms else ""), []).append(iv)
     wrong = [(a.text(), iv) for a, iv in _near(prog) if oracle.holds(a, iv) != _contained(iv, by_atom.get(a.text(), []))]
-    assert not wrong, f"{prog.describe()}\n{oracle.describe()}\n{wrong[:10]}"
+    assert not wrong, f"seed {seed}\n{prog.describe()}\n{oracle.describe()}\n{wrong[:10]}"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_oracle_agrees_with_meteor_rounds_near_the_data(seed):
+    try:
+        _check_near(seed)
+    except OracleUnavailable as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture
+def slow_selected(request):
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("slow: select with -m slow")
+
+
+@pytest.mark.slow
+def test_oracle_agrees_with_meteor_rounds_near_the_data_many(slow_selected):
+    checked = 0
+    for seed in range(6, 150):
+        try:
+            _check_near(seed)
+            checked += 1
+        except OracleUnavailable:
+            pass
+    assert checked >= 120  # MeTeoR fails on a few (timeouts, InvalidOperation)
 
 
 @pytest.mark.parametrize("seed", [2, 3, 6, 11, 13, 49, 80])

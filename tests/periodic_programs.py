@@ -455,36 +455,54 @@ def programs(**kw):
 # ------------------------------------------------------------------ scaled families (benchmark)
 
 
-def scaled_program(period: int, n_consts: int, copies_per_const: int = 1) -> PeriodicProgram:
-    """A deterministic program whose period grows with ``period`` and data
-    with ``n_consts``: a ring p → q → p with shifts 1 and period−1, a
-    rotation along a cycle of constants (period·n_consts when the ring length
-    and the shift are coprime), a backward shift, and readers."""
-    consts = [f"c{i}" for i in range(n_consts)]
-    k2 = max(1, period - 1)
-    rules = [
-        Rule(_u("q"), (Lit(_u("p"), "dm", P(1)),)),
-        Rule(_u("p"), (Lit(_u("q"), "dm", P(k2)),)),
-        Rule(_u("s", Y), (Lit(_u("r")), Lit(Atom("e", (X, Y))))),
-        Rule(_u("r"), (Lit(_u("s"), "dm", P(period)),)),
-        Rule(_u("b"), (Lit(_u("b"), "dp", P(period)),)),
-        Rule(_u("t"), (Lit(_u("p")), Lit(_u("r"), "dm", C(0, 1)))),
-        Rule(_u("u"), (Lit(_u("q"), "bm", C(0, 0)),), "bp", C(0, H)),
-    ]
-    facts = []
-    for i, c in enumerate(consts):
-        for j in range(copies_per_const):
-            t = Fraction(j * (period + 1) + (i % period), 1) if period else Fraction(j)
-            facts.append((Atom("p", (c,)), P(t)))
-            facts.append((Atom("b", (c,)), P(t)))
-        facts.append((Atom("e", (c, consts[(i + 1) % n_consts])), (Fraction(0), INF, True, False)))
-    facts.append((Atom("r", (consts[0],)), P(0)))
+def scaled_program(family: str, size: int) -> PeriodicProgram:
+    """Deterministic programs for the benchmark, growing with ``size``:
+
+    * ``period``: a ring p → q → p with shifts 1 and size−1 (period
+      ``size``), a reader, one punctual fact for each of 4 constants;
+    * ``data``: the ring with period 4 and ``size`` constants, each with a
+      fact at its own phase and a few more, plus a backward shift of 3
+      (a left period as well);
+    * ``lcm``: two rings with coprime periods ``size`` and ``size + 1`` and
+      their join (period size·(size+1)), 2 constants.
+    """
+    rules, facts = [], []
+
+    def ring(p, q, period):
+        return [
+            Rule(_u(q), (Lit(_u(p), "dm", P(1)),)),
+            Rule(_u(p), (Lit(_u(q), "dm", P(max(1, period - 1))),)),
+        ]
+
+    if family == "period":
+        consts = [f"c{i}" for i in range(4)]
+        rules = ring("p", "q", size) + [Rule(_u("t"), (Lit(_u("p")), Lit(_u("q"), "dp", C(0, 1))))]
+        facts = [(Atom("p", (c,)), P(i)) for i, c in enumerate(consts)]
+    elif family == "data":
+        consts = [f"c{i}" for i in range(size)]
+        rules = ring("p", "q", 4) + [
+            Rule(_u("b"), (Lit(_u("b"), "dp", P(3)),)),
+            Rule(_u("t"), (Lit(_u("p")), Lit(_u("b"), "dm", C(0, 2)))),
+        ]
+        for i, c in enumerate(consts):
+            facts.append((Atom("p", (c,)), P(i % 4)))
+            facts.append((Atom("p", (c,)), (Fraction(i % 7) + H, Fraction(i % 7) + 1, True, False)))
+            facts.append((Atom("b", (c,)), P(i % 5)))
+    elif family == "lcm":
+        consts = ["c0", "c1"]
+        rules = ring("p", "q", size) + ring("r", "s", size + 1) + [Rule(_u("t"), (Lit(_u("p")), Lit(_u("r"))))]
+        for c in consts:
+            facts.append((Atom("p", (c,)), P(0)))
+            facts.append((Atom("r", (c,)), P(0)))
+    else:
+        raise ValueError(f"unknown family {family!r}")
     prog = PeriodicProgram(rules, facts)
     prog.queries = []
     for c in consts[:4]:
-        for pred in ("p", "q", "r", "s", "t", "u", "b"):
-            for t in (FAR, FAR + 1, FAR + H, -FAR, -FAR - 1):
+        for pred in sorted({r.head.pred for r in rules}):
+            for t in (FAR, FAR + 1, FAR + H, FAR + 7, -FAR, -FAR - 1):
                 prog.queries.append((Atom(pred, (c,)), P(t)))
+            prog.queries.append((Atom(pred, (c,)), (Fraction(FAR), Fraction(FAR + 2 * size), True, True)))
     return prog
 
 

@@ -250,13 +250,13 @@ def slow_selected(request):
 @pytest.mark.slow
 def test_oracle_agrees_with_meteor_rounds_near_the_data_many(slow_selected):
     checked = 0
-    for seed in range(6, 150):
+    for seed in range(6, 60):
         try:
             _check_near(seed)
             checked += 1
         except OracleUnavailable:
             pass
-    assert checked >= 120  # MeTeoR fails on a few (timeouts, InvalidOperation)
+    assert checked >= 45  # MeTeoR fails on a few (timeouts, InvalidOperation)
 
 
 @pytest.mark.parametrize("seed", [2, 3, 6, 11, 13, 49, 80])

@@ -21,6 +21,9 @@ at the cycles through every operator, and data:
 Everything stays in MeTeoR's correct fragment (REFERENCE §7): no nested
 operators, Since/Until windows open at 0 or starting above it, at most one
 Since/Until per rule, no negation, numbers with a finite decimal expansion.
+It also avoids what breaks MeTeoR's period finder (notes of issue 4): data
+with a −inf end, and recursive windows open at 0 (``Diamondplus(0,…)``,
+head ``Boxminus(0,…)``, and head ``Boxplus(0,…)`` whose mirror is one).
 
 The generator draws through a tiny interface (``choice``, ``randint``,
 ``random_bool``) so that the same code runs seeded (``random.Random``, for
@@ -269,8 +272,12 @@ def wide_window(d, positive=True):
     lo = d.choice([H, 1, 2] if positive else [0, H, 1])
     length = d.choice([H, 1, 2])
     lc, hc = d.random_bool(), d.random_bool()
-    if lo == 0 and positive:
-        lc = False
+    if lo == 0:
+        # closed at 0: MeTeoR's find_periods calls the model finite when it
+        # grows into the past through a window open at 0 (head
+        # Boxminus(0,0.5), body Diamondplus(0,0.5)); the mirror of a
+        # Boxplus(0,…) head is such a Boxminus head.
+        lc = True
     return (Fraction(lo), Fraction(lo + length), lc, hc)
 
 

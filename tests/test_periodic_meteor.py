@@ -176,7 +176,7 @@ def slow_selected(request):
 @given(prog=programs(max_consts=3, n_cycles=None, n_readers=None))
 def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
     try:
-        compare(prog, timeout=10)
+        compare(prog, timeout=5)
     except OracleUnavailable:
         reject()
 
@@ -186,6 +186,6 @@ def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
 def test_bigger_seeded_programs_agree_with_meteor(slow_selected, seed):
     prog = random_program(seed, n_cycles=3, n_readers=4)
     try:
-        compare(prog, timeout=20)
+        compare(prog, timeout=10)
     except OracleUnavailable as e:
         pytest.skip(f"MeTeoR cannot compute this model (seed {seed}): {e}")

@@ -250,13 +250,13 @@ def slow_selected(request):
 @pytest.mark.slow
 def test_oracle_agrees_with_meteor_rounds_near_the_data_many(slow_selected):
     checked = 0
-    for seed in range(6, 150):
+    for seed in range(6, 60):
         try:
             _check_near(seed)
             checked += 1
         except OracleUnavailable:
             pass
-    assert checked >= 120  # MeTeoR fails on a few (timeouts, InvalidOperation)
+    assert checked >= 45  # MeTeoR fails on a few (timeouts, InvalidOperation)
 
 
 @pytest.mark.parametrize("seed", [2, 3, 6, 11, 13, 49, 80])
@@ -276,3 +276,22 @@ def test_oracle_agrees_with_itself_on_the_mirrored_program(seed):
         if a.holds(atom.text(), iv) != b.holds(atom.text(), miv)
     ]
     assert not wrong, f"{prog.describe()}\n{a.describe()}\n--- mirrored\n{b.describe()}\n{wrong[:10]}"
+
+
+def test_generator_avoids_the_known_period_finder_defects():
+    """No −inf data end (find_periods: InvalidOperation) and no recursive
+    window open at 0 (towards the past find_periods calls the model
+    finite), in the program or in its mirror (used when find_periods hangs)."""
+    from periodic_programs import INF
+
+    for seed in range(300):
+        prog = random_program(seed)
+        for p in (prog, prog.mirrored()):
+            for r in p.rules:
+                if r.head_op and r.head.pred not in ("t", "u", "v", "w"):  # (readers are not recursive)
+                    assert not (r.head_window[0] == 0 and not r.head_window[2]), (seed, r)
+                recursive = any(l.atom.pred == r.head.pred for l in r.body)
+                for l in r.body:
+                    if recursive and l.op in ("dp", "dm") and l.atom.pred == r.head.pred:
+                        assert l.window[0] > 0, (seed, r)
+        assert all(iv[0] != -INF for _, iv in prog.facts), seed

@@ -499,7 +499,9 @@ def _is_aggregate_call(call) -> bool:
     if call.name not in AGGREGATES:
         return False
     args = call.args
-    return len(args) <= 1 or (len(args) == 2 and isinstance(args[1], _Contributors))
+    if call.name in ("min", "max"):
+        return len(args) <= 1 or any(isinstance(a, _Contributors) for a in args)
+    return True
 
 
 class _Name:

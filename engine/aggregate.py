@@ -167,49 +167,108 @@ class AggregateNode(Node):
                 starts[first].append(r)
                 ends[last + 1].append(r)
         specs = self.specs
-        inputs = [[(s.identity, s.value(b)) for s in specs] for b, _ in rows]
+        inputs = [[s.value(b) for s in specs] for b, _ in rows]
         for si, s in enumerate(specs):
             if s.numeric:
                 for r in range(len(rows)):
-                    _number_check(s.func, inputs[r][si][1], s.where)
+                    _number_check(s.func, inputs[r][si], s.where)
         active: dict = {}
+        accs = [
+            _Running(s.func, si, inputs) if s.identity is None and s.func in _RUNNING else _Recompute(s, si, rows, inputs, active)
+            for si, s in enumerate(specs)
+        ]
         out = []
         run_value = None
         run_start = None  # piece index
         for p in range(n_pieces + 1):
             for r in ends[p]:
                 del active[r]
+                for a in accs:
+                    a.remove(r)
             for r in starts[p]:
                 active[r] = True
-            value = self._aggregate(active, rows, inputs) if (active and p < n_pieces) else None
+                for a in accs:
+                    a.add(r)
+            value = tuple([a.value() for a in accs]) if (active and p < n_pieces) else None
             if value != run_value or (value is not None and not _same(value, run_value)):
                 if run_value is not None:
                     out.append((key + run_value, _piece_interval(pts, run_start, p - 1)))
                 run_value, run_start = value, p
         return out
 
-    def _aggregate(self, active, rows, inputs):
-        values = []
-        for si, s in enumerate(self.specs):
-            if s.identity is None:
-                vals = [inputs[r][si][1] for r in active]
-            else:
-                best: dict = {}
-                pick = s.pick
-                for r in active:
-                    ident = s.identity(rows[r][0])
-                    v = inputs[r][si][1]
-                    old = best.get(ident)
-                    best[ident] = v if old is None else pick(old, v)
-                vals = list(best.values())
-            try:
-                values.append(s.fold(vals))
-            except (TypeError, BuiltinTypeError):
-                raise DataError(
-                    f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
-                    getattr(s.where, "pos", None),
-                ) from None
-        return tuple(values)
+
+_RUNNING = {"sum", "msum", "count", "mcount", "avg"}
+
+
+class _Running:
+    """sum/count/avg kept up to date as rows enter and leave: O(1) a step.
+    The running sum is exact (floats enter as their exact rational value), so
+    it never drifts, and its rounding at the end is math.fsum's."""
+
+    def __init__(self, func, si, inputs):
+        self.func, self.si, self.inputs = func, si, inputs
+        self.total = 0
+        self.n = 0
+        self.floats = 0
+
+    def add(self, r):
+        v = self.inputs[r][self.si]
+        self.n += 1
+        if type(v) is float:
+            self.floats += 1
+            v = Fraction(v)
+        self.total += v
+
+    def remove(self, r):
+        v = self.inputs[r][self.si]
+        self.n -= 1
+        if type(v) is float:
+            self.floats -= 1
+            v = Fraction(v)
+        self.total -= v
+
+    def value(self):
+        if self.func in ("count", "mcount"):
+            return self.n
+        total = float(self.total) if self.floats else normalize(self.total)
+        if self.func == "avg":
+            return total / self.n if self.floats else normalize(Fraction(total) / self.n)
+        return total
+
+
+class _Recompute:
+    """Any aggregate, recomputed from the rows active on each piece."""
+
+    def __init__(self, spec, si, rows, inputs, active):
+        self.spec, self.si, self.rows, self.inputs, self.active = spec, si, rows, inputs, active
+
+    def add(self, r):
+        pass
+
+    def remove(self, r):
+        pass
+
+    def value(self):
+        s, si, inputs = self.spec, self.si, self.inputs
+        if s.identity is None:
+            vals = [inputs[r][si] for r in self.active]
+        else:
+            best: dict = {}
+            pick = s.pick
+            rows = self.rows
+            for r in self.active:
+                ident = s.identity(rows[r][0])
+                v = inputs[r][si]
+                old = best.get(ident)
+                best[ident] = v if old is None else pick(old, v)
+            vals = list(best.values())
+        try:
+            return s.fold(vals)
+        except (TypeError, BuiltinTypeError):
+            raise DataError(
+                f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
+                getattr(s.where, "pos", None),
+            ) from None
 
 
 def _same(a, b) -> bool:

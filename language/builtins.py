@@ -70,6 +70,16 @@ def _round(x, digits=None):
     return normalize(r) if is_exact(x) else r
 
 
+def _mod(x, y):
+    """The remainder with the sign of the divisor (Python's %, floored)."""
+    _num("mod", x)
+    _num("mod", y)
+    if y == 0:
+        raise BuiltinTypeError("mod() by zero")
+    r = x % y
+    return normalize(r) if is_exact(r) else r
+
+
 def _float(x):
     _num("float", x)
     return float(x)
@@ -116,6 +126,7 @@ FUNCTIONS = {
     "round": (1, 2, _round),
     "floor": (1, 1, lambda x: math.floor(_num("floor", x))),
     "ceil": (1, 1, lambda x: math.ceil(_num("ceil", x))),
+    "mod": (2, 2, lambda x, y: _mod(x, y)),
     "float": (1, 1, _float),
     "exact": (1, 1, _exact),
     "sqrt": (1, 1, _sqrt),

@@ -40,6 +40,7 @@ def test_rounding_and_friends():
     assert value("round(1/3, 2)") == Fraction(33, 100)
     assert value("floor(-1/2)") == -1
     assert value("ceil(1/2)") == 1
+    assert value("mod(-1, 7)") == 6 and value("mod(7/2, 1)") == Fraction(1, 2)
     assert value("abs(-3/4)") == Fraction(3, 4)
     assert value("min(3, 1/2, 2)") == Fraction(1, 2)
     assert value("max(3, 1/2, 2)") == 3

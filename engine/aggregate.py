@@ -181,19 +181,25 @@ class AggregateNode(Node):
         run_value = None
         run_start = None  # piece index
         for p in range(n_pieces + 1):
-            for r in ends[p]:
+            leaving, entering = ends[p], starts[p]
+            if not leaving and not entering and p < n_pieces:
+                continue  # the same rows as the piece before: the run goes on
+            for r in leaving:
                 del active[r]
                 for a in accs:
                     a.remove(r)
-            for r in starts[p]:
+            for r in entering:
                 active[r] = True
                 for a in accs:
                     a.add(r)
             value = tuple([a.value() for a in accs]) if (active and p < n_pieces) else None
-            if value != run_value or (value is not None and not _same(value, run_value)):
-                if run_value is not None:
-                    out.append((key + run_value, _piece_interval(pts, run_start, p - 1)))
-                run_value, run_start = value, p
+            if value is None and run_value is None:
+                continue
+            if value is not None and run_value is not None and value == run_value and _same(value, run_value):
+                continue
+            if run_value is not None:
+                out.append((key + run_value, _piece_interval(pts, run_start, p - 1)))
+            run_value, run_start = value, p
         return out
 
 

@@ -63,3 +63,16 @@ class PlacedOutputNode(OutputNode):
                     continue
             out.append((b if build is None else build(b), iv))
         return out
+
+
+class ExplainingPlacedOutputNode(PlacedOutputNode):
+    """A PlacedOutputNode that records why (see output.ExplainingOutputNode)."""
+
+    def process(self, batch):
+        names = sorted(self.slots.items(), key=lambda kv: kv[1])
+        out = []
+        for b, body_iv in batch:
+            for terms, iv in PlacedOutputNode.process(self, [(b, body_iv)]):
+                binding = {v: b[i] for v, i in names if not v.startswith("_")}
+                out.append((terms, iv, (self.rule, binding, body_iv)))
+        return out

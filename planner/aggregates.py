@@ -51,7 +51,7 @@ class AggregateRule(PlanRule):
         from chronolog.engine.aggregate import AggregateNode, AggregateSpec
         from chronolog.engine.linear import AssignNode, ConditionNode
         from chronolog.engine.node import Node
-        from chronolog.engine.output import OutputNode
+        from chronolog.engine.output import ExplainingOutputNode, OutputNode
         from chronolog.engine.pipeline import build_rule_pipeline
 
         if driver is not None:
@@ -77,7 +77,8 @@ class AggregateRule(PlanRule):
             else:
                 node = AssignNode(node, lit.var, lit.expr, dict(slots), _origin(self.source, lit.var))
                 slots[lit.var] = len(slots)
-        out = OutputNode(node, self.head_pred, self.head_terms, slots, self.head_shift, horizon)
+        cls = ExplainingOutputNode if explain else OutputNode
+        out = cls(node, self.head_pred, self.head_terms, slots, self.head_shift, horizon)
         out.slots, out.rule = slots, self
         return out
 

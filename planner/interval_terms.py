@@ -59,12 +59,13 @@ class TimedHeadRule(PlanRule):
         return super().describe().replace(" :- ", f"@{iv} :- ", 1)
 
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.interval_terms import PlacedOutputNode
+        from chronolog.engine.interval_terms import ExplainingPlacedOutputNode, PlacedOutputNode
         from chronolog.engine.pipeline import build_rule_pipeline
 
         plain = PlanRule(self.head_pred, self.head_terms, self.body, None, self.source, self.fresh)
         body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-        out = PlacedOutputNode(body.child, self.head_pred, self.head_terms, body.slots, self.timed, horizon)
+        cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
+        out = cls(body.child, self.head_pred, self.head_terms, body.slots, self.timed, horizon)
         out.slots, out.rule = body.slots, self
         return out
 

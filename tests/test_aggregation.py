@@ -309,3 +309,9 @@ def test_random_aggregates_match_the_oracle(seed):
     m = chronolog.reason(rule + "\n" + data)
     o = evaluate_text(rule, data, paranoid=True)
     assert sorted(m.facts("out")) == sorted(o.facts("out")), f"{rule}\n{data}"
+
+
+def test_explain_names_the_group_and_the_value():
+    m = chronolog.reason("s(X, S) :- p(X, V), S = sum(V).\np(a, 1)@[0,2]. p(a, 2)@[1,3].", explain=True)
+    (why,) = m.explain("s(a,3)@[1,2]")
+    assert why["binding"] == {"X": "a", "S": 3} and why["piece"] == "[1,2]"

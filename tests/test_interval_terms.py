@@ -123,3 +123,9 @@ def test_plan_shows_the_wrap():
 
     text = plan(parse("len(L) :- on(X)@[S, E], L = E - S.")).describe()
     assert "Wrap" in text
+
+
+def test_explain_a_head_placed_by_terms():
+    m = chronolog.reason("q(X)@[S, E] :- w(X, S, E).\nw(a, 1, 2)@0.", explain=True)
+    (why,) = m.explain("q(a)@[1,2]")
+    assert why["binding"] == {"X": "a", "S": 1, "E": 2} and why["body"] == "[0,0]"

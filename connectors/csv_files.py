@@ -151,4 +151,8 @@ def _cell(v) -> str:
         return v
     if type(v) is bool:
         return "true" if v else "false"
+    if type(v) is tuple:  # a set of values (munion), as the text output prints it
+        from chronolog.language.text import format_term
+
+        return format_term(v)
     return format_number(v)

@@ -28,8 +28,13 @@ class BuiltinTypeError(Exception):
     """A built-in was given a value of the wrong type (message only)."""
 
 
+_NUMERIC = frozenset({int, Fraction, float})
+
+
 def is_number(v) -> bool:
-    return isinstance(v, (int, Fraction, float)) and not isinstance(v, bool)
+    # the exact-type test first: isinstance on Fraction goes through the ABC
+    # machinery, and this runs for every row of every assignment
+    return type(v) in _NUMERIC or (isinstance(v, (int, Fraction, float)) and not isinstance(v, bool))
 
 
 def is_exact(v) -> bool:

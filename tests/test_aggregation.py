@@ -315,3 +315,24 @@ def test_explain_names_the_group_and_the_value():
     m = chronolog.reason("s(X, S) :- p(X, V), S = sum(V).\np(a, 1)@[0,2]. p(a, 2)@[1,3].", explain=True)
     (why,) = m.explain("s(a,3)@[1,2]")
     assert why["binding"] == {"X": "a", "S": 3} and why["piece"] == "[1,2]"
+
+
+def test_recursion_through_msum_and_time_matches_the_oracle():
+    # the weight of the edges into Y from nodes active the moment before;
+    # a node with weight at least 2 is active: recursion through msum that
+    # also moves time (so it needs a horizon)
+    prog = """
+    active(X) :- seed(X).
+    w(Y, S) :- <->[1,1] active(X), edge(X, Y, W), S = msum(W, <X>).
+    active(Y) :- w(Y, S), S >= 2.
+    """
+    data = """
+    seed(a)@[0, 2]. seed(b)@[1, 3].
+    edge(a, c, 1)@[0, 10]. edge(b, c, 1)@[0, 10]. edge(c, d, 2)@[0, 10].
+    edge(d, a, 1)@[0, 10]. edge(d, b, 1)@[3, 10]. edge(a, b, 3/2)@[4, 10].
+    """
+    m = chronolog.reason(prog + data, horizon=(0, 12))
+    o = evaluate_text(prog, data, (0, 12), paranoid=True)
+    assert sorted(m.facts("active")) == sorted(o.facts("active"))
+    points = o.grid.reps
+    assert _final_values(m.facts("w"), points) == _final_values(o.facts("w"), points)

@@ -144,7 +144,7 @@ class AggregateNode(Node):
         for key, per in groups.items():
             # one binding may arrive with overlapping intervals (after a
             # diamond): at each point it counts once
-            rows = [(b, iv) for b, ivs in per.items() for iv in coalesce(ivs)]
+            rows = [(b, iv) for b, ivs in per.items() for iv in (ivs if len(ivs) == 1 else coalesce(ivs))]
             out.extend(self._group(key, rows))
         return out
 

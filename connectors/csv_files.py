@@ -26,6 +26,11 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str):
     cell = cell.strip()
     if kind in ("string", "str"):
         return cell
+    if kind == "float":  # a measured value: binary floating point on purpose
+        try:
+            return float(cell)
+        except ValueError:
+            raise DataError(f"column {column}: {cell!r} is not a number", where) from None
     if kind in ("bool", "boolean"):
         low = cell.lower()
         if low in _TRUE:
@@ -146,4 +151,8 @@ def _cell(v) -> str:
         return v
     if type(v) is bool:
         return "true" if v else "false"
+    if type(v) is tuple:  # a set of values (munion), as the text output prints it
+        from chronolog.language.text import format_term
+
+        return format_term(v)
     return format_number(v)

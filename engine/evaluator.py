@@ -49,6 +49,7 @@ class Evaluator:
         self.max_rounds = max_rounds
         self.delta: dict = {}
         self.stats = {"rounds": 0, "derivations": 0}
+        self._pipeline_cache: dict = {}
 
     # ---------------------------------------------------------- state
     def delta_of(self, pred: str) -> dict:
@@ -108,6 +109,18 @@ class Evaluator:
         # would change answers inside the horizon (every recursive cycle
         # passes through a user predicate, so evaluation still terminates).
         horizon = None if rule.fresh else self.horizon
+        # a recursive stratum asks for the same variants round after round:
+        # build each once and reset it (nodes keep only version-checked caches)
+        key = (id(rule), driver, delta_preds)
+        pipe = self._pipeline_cache.get(key)
+        if pipe is not None and getattr(pipe, "rule", rule) is rule:
+            pipe.reset()
+            return pipe
+        pipe = self._build_pipeline(rule, driver, delta_preds, horizon)
+        self._pipeline_cache[key] = pipe
+        return pipe
+
+    def _build_pipeline(self, rule, driver, delta_preds, horizon):
         if isinstance(rule, SinceRule):
             return build_since_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
         return build_rule_pipeline(rule, self, driver, delta_preds, horizon, self.explain)

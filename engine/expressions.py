@@ -1,6 +1,7 @@
 """Compiles the expressions of conditions and assignments into closures over
 a binding tuple.  Arithmetic is exact: ints and Fractions (``/`` gives a
-Fraction, normalised back to int when whole)."""
+Fraction, normalised back to int when whole); a float operand makes the
+result a float (measured values).  Functions are in language/builtins.py."""
 
 from __future__ import annotations
 
@@ -8,17 +9,19 @@ import operator
 from fractions import Fraction
 
 from chronolog.language import ast
+from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError, check_arity, is_number
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import normalize
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+_is_number = is_number
 
 
 def _div(a, b):
     if b == 0:
         raise ZeroDivisionError
+    if type(a) is float or type(b) is float:
+        return a / b
     return normalize(Fraction(a) / Fraction(b))
 
 
@@ -31,7 +34,6 @@ _CMP = {
     ">": operator.gt,
     ">=": operator.ge,
 }
-_FUNCS = {"abs": abs, "min": min, "max": max}
 
 
 def compile_expr(expr, slots: dict, where):
@@ -61,13 +63,19 @@ def compile_expr(expr, slots: dict, where):
 
         return arith
     if isinstance(expr, ast.Call):
-        fn = _FUNCS.get(expr.name)
-        if fn is None:
-            raise _type_error(
-                f"unknown function {expr.name}()", where, hint="available functions: " + ", ".join(sorted(_FUNCS))
-            )
+        problem = check_arity(expr.name, len(expr.args))
+        if problem is not None:
+            raise _type_error(problem, where, hint="available functions: " + ", ".join(sorted(FUNCTIONS)))
+        fn = FUNCTIONS[expr.name][2]
         args = [compile_expr(a, slots, where) for a in expr.args]
-        return lambda b: fn(*[a(b) for a in args])
+
+        def call(b):
+            try:
+                return fn(*[a(b) for a in args])
+            except BuiltinTypeError as e:
+                raise _type_error(f"{e} in '{where}'", where) from None
+
+        return call
     raise _type_error(f"cannot evaluate {expr}", where)  # pragma: no cover
 
 

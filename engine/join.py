@@ -14,6 +14,7 @@ from chronolog.language import ast
 from .input import OLD, AtomPattern
 from .node import MapNode
 from .temporal import interval_transform
+from .time_index import BIG, shared_bucket
 
 
 def key_function(pattern: AtomPattern):
@@ -46,6 +47,8 @@ class TemporalJoinNode(MapNode):
         self.transform = interval_transform(box_w, shift_w)
         self._cache = {}
         self._cache_version = None
+        self._by_time = {}  # bucket key -> TimeBucket, for large buckets (engine/time_index.py)
+        self._time_key = (pred, self.positions, box_w, shift_w, tuple(self.pattern.eq_checks))
 
     def label(self) -> str:
         ops = []
@@ -65,9 +68,11 @@ class TemporalJoinNode(MapNode):
         atoms = rel.atoms
         delta = self.state.delta_of(self.pred) if self.view == OLD else None
         transform = self.transform
-        if transform is not None and self._cache_version != rel.version:
+        if self._cache_version != rel.version:
             self._cache = {}
+            self._by_time = {}
             self._cache_version = rel.version
+        by_time = self._by_time
         cache = self._cache
         key = self.key
         pat = self.pattern
@@ -77,10 +82,38 @@ class TemporalJoinNode(MapNode):
         out = []
         append = out.append
         for b, iv in batch:
-            bucket = index.get(key(b))
+            k = key(b)
+            bucket = index.get(k)
             if not bucket:
                 continue
             lo, hi, lc, hc = iv
+            if not delta and len(bucket) >= BIG:
+                tb = by_time.get(k)
+                if tb is None:
+                    tb = by_time[k] = shared_bucket(self.state, rel, self._time_key, k, bucket, transform, eq_checks)
+                for terms, (jlo, jhi, jlc, jhc) in tb.overlapping(lo, hi):
+                    # the same intersection as below
+                    if jlo > lo:
+                        rlo, rlc = jlo, jlc
+                    elif jlo < lo:
+                        rlo, rlc = lo, lc
+                    else:
+                        rlo, rlc = lo, lc and jlc
+                    if jhi < hi:
+                        rhi, rhc = jhi, jhc
+                    elif jhi > hi:
+                        rhi, rhc = hi, hc
+                    else:
+                        rhi, rhc = hi, hc and jhc
+                    if rlo < rhi or (rlo == rhi and rlc and rhc):
+                        if not newpos:
+                            nb = b
+                        elif single is not None:
+                            nb = b + (terms[single],)
+                        else:
+                            nb = b + tuple([terms[p] for p in newpos])
+                        append((nb, (rlo, rhi, rlc, rhc)))
+                continue
             for terms in bucket:
                 if eq_checks and any(terms[i] != terms[j] for i, j in eq_checks):
                     continue

@@ -91,6 +91,9 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
     it whose predicate also has a delta read ``old`` facts only, so no
     combination of delta facts is joined twice (non-repetition).
     """
+    custom = getattr(rule, "build_pipeline", None)
+    if custom is not None:  # aggregates, interval terms: their own node after the body
+        return custom(state, driver, delta_preds, horizon, explain)
     size = state.relation_size
     if driver is None:
         drv, views = choose_driver(rule, size), {}

@@ -176,7 +176,44 @@ class Truth:
         return "Top" if self.value else "Bottom"
 
 
-Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth]
+@dataclass(frozen=True)
+class Aggregate:
+    """``msum(X, <C1,C2>)`` on the right of an assignment: the aggregate
+    function, the aggregated expression (``None`` for ``count()``) and the
+    contributor terms (empty without ``<...>``).  See planner/aggregates.py."""
+
+    func: str
+    expr: object
+    contributors: tuple = ()
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        args = [] if self.expr is None else [str(self.expr)]
+        if self.contributors:
+            args.append("<" + ",".join(map(str, self.contributors)) + ">")
+        return f"{self.func}({', '.join(args)})"
+
+
+@dataclass(frozen=True)
+class Timed:
+    """``lit@[S,E]`` in a body binds the ends of the maximal interval on which
+    ``lit`` holds; ``p(X)@[S,E]`` as a head puts p on the interval with those
+    ends (closed or open as written).  See planner/interval_terms.py."""
+
+    inner: object
+    start: object  # Var (or Const in a head)
+    end: object
+    start_closed: bool = True
+    end_closed: bool = True
+    pos: Pos = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        lb = "[" if self.start_closed else "("
+        rb = "]" if self.end_closed else ")"
+        return f"{self.inner}@{lb}{self.start},{self.end}{rb}"
+
+
+Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth, Timed]
 
 
 # ---------------------------------------------------------------- statements
@@ -239,6 +276,8 @@ def atoms_of(lit) -> list:
         return atoms_of(lit.left) + atoms_of(lit.right)
     if isinstance(lit, Negation):
         return atoms_of(lit.inner)
+    if isinstance(lit, Timed):
+        return atoms_of(lit.inner)
     return []
 
 
@@ -270,11 +309,18 @@ def variables_of(x) -> set:
         return variables_of(x.left) | variables_of(x.right)
     if isinstance(x, Assignment):
         return {x.var.name} | variables_of(x.expr)
+    if isinstance(x, Aggregate):
+        out = set() if x.expr is None else variables_of(x.expr)
+        for c in x.contributors:
+            out |= variables_of(c)
+        return out
+    if isinstance(x, Timed):
+        return variables_of(x.inner) | variables_of(x.start) | variables_of(x.end)
     return set()
 
 
 def head_atom(head) -> Optional[Atom]:
     """The atom under any head boxes, or None for a constraint."""
-    while isinstance(head, Temporal):
+    while isinstance(head, (Temporal, Timed)):
         head = head.inner
     return head if isinstance(head, Atom) else None

@@ -32,6 +32,8 @@ def unquote(s: str) -> str:
 
 
 def format_term(v) -> str:
+    if type(v) is tuple:  # a set of values (munion)
+        return "{" + ",".join(format_term(x) for x in v) + "}"
     if type(v) is str:
         if _BARE.match(v) and v not in ("not", "inf", "infty"):
             return v

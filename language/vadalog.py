@@ -299,11 +299,87 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def assignment(self, meta, items):
         var, expr = items
-        return ast.Assignment(ast.Var(str(var)), self._expr(expr), _pos(self.source, meta))
+        pos = _pos(self.source, meta)
+        if isinstance(expr, _Call) and _is_aggregate_call(expr):
+            return ast.Assignment(ast.Var(str(var)), self._aggregate(expr), pos)
+        return ast.Assignment(ast.Var(str(var)), self._expr(expr), pos)
+
+    def _aggregate(self, call) -> ast.Aggregate:
+        """``msum(X, <C>)``, ``count()``, ``avg(X)``: see planner/aggregates.py."""
+        args = list(call.args)
+        contributors = ()
+        if args and isinstance(args[-1], _Contributors):
+            contributors = args.pop().terms
+        for c in contributors:
+            if not isinstance(c, (ast.Var, ast.Const)):
+                raise self._err(f"the contributors of {call.name} must be variables, not {c}", call.pos)
+        if len(args) > 1 or (not args and call.name not in ("count", "mcount")):
+            raise self._err(
+                f"{call.name}() aggregates one expression, e.g. {call.name}(X) or {call.name}(X, <C>)",
+                call.pos,
+                hint="contributors go in angle brackets: msum(X, <C1, C2>)",
+            )
+        expr = self._expr(args[0]) if args else None
+        return ast.Aggregate(call.name, expr, tuple(contributors), call.pos)
+
+    def contributors(self, items):
+        opening, *terms, closing = items
+        if str(opening) != "<" or str(closing) != ">":
+            tok = opening if str(opening) != "<" else closing
+            raise self._err(
+                f"unexpected {str(tok)!r} in the arguments of a call",
+                _tok_pos(self.source, tok),
+                hint="contributors of an aggregate are written in angle brackets: msum(X, <C>)",
+            )
+        return _Contributors(tuple(self._expr(i) for i in terms))
+
+    @v_args(meta=True)
+    def timed(self, meta, items):
+        inner, (lc, start, end, hc) = items
+        pos = _pos(self.source, meta)
+        if isinstance(inner, ast.Truth):
+            raise self._err("an interval can only be bound for an atom or a temporal literal", pos)
+        return ast.Timed(inner, start, end, lc, hc, pos)
+
+    @v_args(meta=True)
+    def head_timed(self, meta, items):
+        prim, (lc, start, end, hc) = items
+        pos = _pos(self.source, meta)
+        atom = self._as_atom(prim, pos)
+        for v in (start, end):
+            if v.name.startswith("_"):
+                raise self._err("the interval of a head needs named variables for its ends", pos)
+        return ast.Timed(atom, start, end, lc, hc, pos)
+
+    def term_interval(self, items):
+        lc, start, end, hc = items
+        return (lc, start, end, hc)
+
+    def ivar(self, items):
+        tok = items[0]
+        if tok.type == "ANON":
+            self._anon += 1
+            return ast.Var(f"_{self._anon}")
+        return ast.Var(str(tok))
 
     # ---------------------------------------------------------- expressions
     def _expr(self, x):
+        if isinstance(x, _Contributors):
+            raise self._err(
+                f"contributors {x} only go in an aggregate, e.g. S = msum(X, {x})", ast.NOWHERE
+            )
+        if isinstance(x, _Call) and _is_aggregate_call(x):
+            raise self._err(
+                f"the aggregate {x.name}() must be the whole right side of an assignment",
+                x.pos,
+                hint=f"write S = {x.name}(...) as its own literal and use S",
+            )
         if isinstance(x, _Call):
+            if any(isinstance(a, _Contributors) for a in x.args):
+                raise self._err(
+                    f"contributors in angle brackets only go in an aggregate such as msum(X, <C>), not in {x.name}()",
+                    x.pos,
+                )
             return ast.Call(x.name, tuple(self._expr(a) for a in x.args))
         if isinstance(x, _Name):
             return ast.Const(x.name)
@@ -339,7 +415,8 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def call(self, meta, items):
         name = str(items[0])
-        return _Call(name, [self._expr(a) for a in items[1:]], _pos(self.source, meta))
+        args = [a if isinstance(a, _Contributors) else self._expr(a) for a in items[1:]]
+        return _Call(name, args, _pos(self.source, meta))
 
     @v_args(meta=True)
     def name(self, meta, items):
@@ -402,6 +479,29 @@ class _Call:
 
     def __str__(self):
         return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+class _Contributors:
+    __slots__ = ("terms",)
+
+    def __init__(self, terms):
+        self.terms = terms
+
+    def __str__(self):
+        return "<" + ", ".join(map(str, self.terms)) + ">"
+
+
+def _is_aggregate_call(call) -> bool:
+    """An aggregate, not a function: an aggregate name with one argument (or
+    none), or any call with contributors.  ``min(X, Y)`` is the function."""
+    from .builtins import AGGREGATES
+
+    if call.name not in AGGREGATES:
+        return False
+    args = call.args
+    if call.name in ("min", "max"):
+        return len(args) <= 1 or any(isinstance(a, _Contributors) for a in args)
+    return True
 
 
 class _Name:

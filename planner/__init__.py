@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 
+from .aggregates import check_aggregate_strata, lift_aggregates
+from .interval_terms import check_interval_strata
 from .ir import PlanRule, SinceRule, Stratum
 from .normalize import normalize
 from .stratify import stratify
@@ -32,7 +34,11 @@ class Plan:
     def has_negation(self) -> bool:
         from .ir import NegScan
 
-        return any(isinstance(l, NegScan) for r in self.rules for l in r.body)
+        # stratified aggregates and interval terms are not monotonic either:
+        # an update recomputes the model instead of extending it
+        return any(isinstance(l, NegScan) for r in self.rules for l in r.body) or any(
+            getattr(r, "nonmonotonic", False) for r in self.rules
+        )
 
     def derived_predicates(self) -> set:
         return {r.head_pred for r in self.rules if r.head_pred is not None}
@@ -74,8 +80,11 @@ class Plan:
 def plan(program: ast.Program, extra_facts=None) -> Plan:
     arities = validate(program, extra_facts)
     rules, uses_top = normalize(program.rules)
+    rules = lift_aggregates(rules)
     constraints = [r for r in rules if r.head_pred is None]
     strata = stratify([r for r in rules if r.head_pred is not None])
+    check_aggregate_strata(strata)
+    check_interval_strata(strata)
     outputs = [a.args[0] for a in program.annotations if a.name == "output"]
     temporal = None
     for a in program.annotations:

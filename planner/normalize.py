@@ -54,6 +54,9 @@ class Normalizer:
     def add(self, rule: ast.Rule) -> None:
         head = rule.head
         head_shift = None
+        timed_head = None
+        if isinstance(head, ast.Timed):  # p(X)@[S,E] :- ... (planner/interval_terms.py)
+            timed_head, head = head, head.inner
         while isinstance(head, ast.Temporal):
             # [+]w p :- body puts p on body ⊕ w; [-]w p on body ⊕ (-w).
             d = diamond_window(head.op == "[+]", head.window)
@@ -73,7 +76,12 @@ class Normalizer:
             body = [x for part in combo for x in part]
             if not any(isinstance(x, Scan) for x in body):
                 body.insert(0, self._top())
-            self.rules.append(PlanRule(head_pred, head_terms, body, head_shift, rule))
+            plan_rule = PlanRule(head_pred, head_terms, body, head_shift, rule)
+            if timed_head is not None:
+                from .interval_terms import place_head
+
+                plan_rule = place_head(plan_rule, timed_head)
+            self.rules.append(plan_rule)
 
     # ------------------------------------------------------------ literals
     def literal(self, lit, rule) -> list:
@@ -86,6 +94,10 @@ class Normalizer:
             return [[Condition(lit)]]
         if isinstance(lit, ast.Assignment):
             return [[Assign(lit.var.name, lit.expr)]]
+        if isinstance(lit, ast.Timed):  # lit@[S,E] (planner/interval_terms.py)
+            from .interval_terms import unwrap
+
+            return [[unwrap(self, lit, rule)]]
         if isinstance(lit, ast.Negation):
             if isinstance(lit.inner, ast.Truth):
                 if lit.inner.value:

@@ -663,6 +663,10 @@ class _Evaluator:
         return head, f
 
     def apply(self, rule) -> bool:
+        from .aggregates import apply_aggregate, has_aggregate
+
+        if has_aggregate(rule):
+            return apply_aggregate(self, rule, _expr, _compare)
         changed = False
         derived = []
         for b in self._bindings(rule):

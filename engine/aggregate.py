@@ -1,0 +1,300 @@
+"""AggregateNode: time-point aggregation, grouped by the head's variables.
+
+At every time point ``t`` an aggregate ranges over the bindings of the rule
+body that hold at ``t``, in the group of the head's other variables (the
+exact rules are in docs/language.md, "Aggregation").  Within a group the
+result is piecewise constant: the node cuts the timeline at every interval
+end of the group's rows into elementary pieces (points and the open gaps
+between them), aggregates the rows covering each piece, and emits each value
+on the maximal run of adjacent pieces that share it.
+
+The node is blocking: it drains its input (the body over full relations)
+before it emits anything.  Inside a recursive stratum it runs again each
+round; monotonic aggregates only grow there, and each round's values are
+facts of the model (seed 003 §3.1: intermediate results of monotonic
+aggregation are kept).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from chronolog.language.builtins import BuiltinTypeError, is_number
+from chronolog.language.errors import DataError
+from chronolog.language.text import term_sort_key
+from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
+
+from .expressions import compile_expr
+from .node import Node
+
+# which of a contributor's values at a time point counts: the greatest,
+# except for min/mmin, where the least does
+_LEAST = {"min", "mmin"}
+
+
+def _number_check(func, v, where):
+    if not is_number(v):
+        raise DataError(f"{func}() needs numbers, but a binding gives {v!r}", getattr(where, "pos", None))
+
+
+def _sum(values):
+    if any(type(v) is float for v in values):
+        return math.fsum(values)  # correctly rounded: independent of the order
+    return normalize(sum(values))
+
+
+def _prod(values):
+    out = 1
+    for v in values:
+        out = out * v
+    return normalize(out) if not isinstance(out, float) else out
+
+
+def _avg(values):
+    s = _sum(values)
+    if isinstance(s, float):
+        return s / len(values)
+    return normalize(Fraction(s) / len(values))
+
+
+def _union(values):
+    out = set()
+    for v in values:
+        if type(v) is tuple:
+            out.update(v)
+        else:
+            out.add(v)
+    return tuple(sorted(out, key=term_sort_key))
+
+
+_FOLD = {
+    "sum": _sum, "msum": _sum,
+    "prod": _prod, "mprod": _prod,
+    "count": len, "mcount": len,
+    "min": min, "mmin": min,
+    "max": max, "mmax": max,
+    "avg": _avg,
+    "munion": _union,
+}
+
+
+class AggregateSpec:
+    """One aggregate of a rule, compiled against the body's slots."""
+
+    def __init__(self, var, agg, slots, where):
+        self.var, self.func, self.where = var, agg.func, where
+        self.value = (lambda b: 1) if agg.expr is None else compile_expr(agg.expr, slots, where)
+        if agg.contributors:
+            cs = []
+            for c in agg.contributors:
+                if hasattr(c, "name"):
+                    cs.append(slots[c.name])
+            cs = tuple(cs)
+            self.identity = lambda b: tuple([b[s] for s in cs])
+        else:
+            self.identity = None  # every distinct binding contributes
+        self.fold = _FOLD[self.func]
+        self.numeric = self.func not in ("munion", "min", "max", "mmin", "mmax", "count", "mcount")
+        self.pick = min if self.func in _LEAST else max
+
+
+class AggregateNode(Node):
+    """Drains the body, emits ``(group values + aggregate values, interval)``."""
+
+    def __init__(self, child, group_slots, specs):
+        self.child = child
+        self.children = (child,)
+        self.group_slots = tuple(group_slots)
+        self.specs = specs
+        self._out = None
+        self._batch = []
+
+    def label(self) -> str:
+        aggs = ", ".join(f"{s.var} = {s.func}" for s in self.specs)
+        return f"Aggregate {aggs} by {len(self.group_slots)} group variable(s)"
+
+    def reset(self) -> None:
+        self._out = None
+        super().reset()
+
+    def next(self) -> bool:
+        if self._out is None:
+            self._out = self._compute()
+        if self._out:
+            self._batch, self._out = self._out, []
+            return True
+        return False  # drained until reset()
+
+    # ------------------------------------------------------------------
+    def _compute(self) -> list:
+        gs = self.group_slots
+        groups: dict = {}
+        for b, iv in self.child.rows():
+            key = tuple([b[s] for s in gs])
+            per = groups.get(key)
+            if per is None:
+                per = groups[key] = {}
+            lst = per.get(b)
+            if lst is None:
+                per[b] = [iv]
+            else:
+                lst.append(iv)
+        out = []
+        for key, per in groups.items():
+            # one binding may arrive with overlapping intervals (after a
+            # diamond): at each point it counts once
+            rows = [(b, iv) for b, ivs in per.items() for iv in (ivs if len(ivs) == 1 else coalesce(ivs))]
+            out.extend(self._group(key, rows))
+        return out
+
+    def _group(self, key, rows):
+        points = set()
+        for _, (lo, hi, _, _) in rows:
+            if lo != NEG_INF:
+                points.add(lo)
+            if hi != POS_INF:
+                points.add(hi)
+        pts = sorted(points)
+        index = {p: i for i, p in enumerate(pts)}
+        n_pieces = 2 * len(pts) + 1  # (-inf,p0) [p0] (p0,p1) [p1] ... (pk,+inf)
+        starts = [[] for _ in range(n_pieces + 1)]
+        ends = [[] for _ in range(n_pieces + 1)]
+        for r, (b, (lo, hi, lc, hc)) in enumerate(rows):
+            first = 0 if lo == NEG_INF else 2 * index[lo] + (1 if lc else 2)
+            last = n_pieces - 1 if hi == POS_INF else 2 * index[hi] + (1 if hc else 0)
+            if first <= last:
+                starts[first].append(r)
+                ends[last + 1].append(r)
+        specs = self.specs
+        inputs = [[s.value(b) for s in specs] for b, _ in rows]
+        for si, s in enumerate(specs):
+            if s.numeric:
+                for r in range(len(rows)):
+                    _number_check(s.func, inputs[r][si], s.where)
+        active: dict = {}
+        accs = [
+            _Running(s.func, si, inputs) if s.identity is None and s.func in _RUNNING else _Recompute(s, si, rows, inputs, active)
+            for si, s in enumerate(specs)
+        ]
+        out = []
+        run_value = None
+        run_start = None  # piece index
+        for p in range(n_pieces + 1):
+            leaving, entering = ends[p], starts[p]
+            if not leaving and not entering and p < n_pieces:
+                continue  # the same rows as the piece before: the run goes on
+            for r in leaving:
+                del active[r]
+                for a in accs:
+                    a.remove(r)
+            for r in entering:
+                active[r] = True
+                for a in accs:
+                    a.add(r)
+            value = tuple([a.value() for a in accs]) if (active and p < n_pieces) else None
+            if value is None and run_value is None:
+                continue
+            if value is not None and run_value is not None and value == run_value and _same(value, run_value):
+                continue
+            if run_value is not None:
+                out.append((key + run_value, _piece_interval(pts, run_start, p - 1)))
+            run_value, run_start = value, p
+        return out
+
+
+_RUNNING = {"sum", "msum", "count", "mcount", "avg"}
+
+
+class _Running:
+    """sum/count/avg kept up to date as rows enter and leave: O(1) a step.
+    The running sum is exact (floats enter as their exact rational value), so
+    it never drifts, and its rounding at the end is math.fsum's."""
+
+    def __init__(self, func, si, inputs):
+        self.func, self.si, self.inputs = func, si, inputs
+        self.total = 0
+        self.n = 0
+        self.floats = 0
+
+    def add(self, r):
+        v = self.inputs[r][self.si]
+        self.n += 1
+        if type(v) is float:
+            self.floats += 1
+            v = Fraction(v)
+        self.total += v
+
+    def remove(self, r):
+        v = self.inputs[r][self.si]
+        self.n -= 1
+        if type(v) is float:
+            self.floats -= 1
+            v = Fraction(v)
+        self.total -= v
+
+    def value(self):
+        if self.func in ("count", "mcount"):
+            return self.n
+        total = float(self.total) if self.floats else normalize(self.total)
+        if self.func == "avg":
+            return total / self.n if self.floats else normalize(Fraction(total) / self.n)
+        return total
+
+
+class _Recompute:
+    """Any aggregate, recomputed from the rows active on each piece."""
+
+    def __init__(self, spec, si, rows, inputs, active):
+        self.spec, self.si, self.rows, self.inputs, self.active = spec, si, rows, inputs, active
+
+    def add(self, r):
+        pass
+
+    def remove(self, r):
+        pass
+
+    def value(self):
+        s, si, inputs = self.spec, self.si, self.inputs
+        if s.identity is None:
+            vals = [inputs[r][si] for r in self.active]
+        else:
+            best: dict = {}
+            pick = s.pick
+            rows = self.rows
+            for r in self.active:
+                ident = s.identity(rows[r][0])
+                v = inputs[r][si]
+                old = best.get(ident)
+                best[ident] = v if old is None else pick(old, v)
+            vals = list(best.values())
+        try:
+            return s.fold(vals)
+        except (TypeError, BuiltinTypeError):
+            raise DataError(
+                f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
+                getattr(s.where, "pos", None),
+            ) from None
+
+
+def _same(a, b) -> bool:
+    # 1 == 1.0 in Python, but an int and a float are different results
+    return all(type(x) is type(y) and x == y for x, y in zip(a, b))
+
+
+def _piece_interval(pts, first, last):
+    """The union of the elementary pieces first..last as one interval."""
+
+    def lo_of(i):
+        if i == 0:
+            return NEG_INF, False
+        return pts[(i - 1) // 2], i % 2 == 1
+
+    def hi_of(i):
+        if i == 2 * len(pts):
+            return POS_INF, False
+        return pts[i // 2], i % 2 == 1
+
+    lo, lc = lo_of(first)
+    hi, hc = hi_of(last)
+    return (lo, hi, lc, hc)

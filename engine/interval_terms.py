@@ -1,0 +1,78 @@
+"""Nodes for interval terms (see planner/interval_terms.py).
+
+* :class:`WrapNode` appends the ends of each row's interval to its terms
+  (the rows are a predicate's maximal intervals, so the ends are theirs);
+* :class:`PlacedOutputNode` is an OutputNode that takes the head's interval
+  from two of the binding's values instead of from the body.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.builtins import is_number
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import intersect, make
+
+from .node import MapNode
+from .output import OutputNode
+
+
+class WrapNode(MapNode):
+    def label(self) -> str:
+        return "Wrap: append the interval's start and end to the terms"
+
+    def process(self, batch):
+        return [(terms + (iv[0], iv[1]), iv) for terms, iv in batch]
+
+
+class PlacedOutputNode(OutputNode):
+    def __init__(self, child, head_pred, head_terms, slots, timed: ast.Timed, horizon=None):
+        super().__init__(child, head_pred, head_terms, slots, None, horizon)
+        self.timed = timed
+
+        def getter(t):
+            if isinstance(t, ast.Const):
+                return lambda b, v=t.value: v
+            s = slots[t.name]
+            return lambda b: b[s]
+
+        self.start, self.end = getter(timed.start), getter(timed.end)
+
+    def label(self) -> str:
+        t = self.timed
+        iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
+        return f"Output {ast.Atom(self.head_pred, self.head_terms)} on {iv}"
+
+    def process(self, batch):
+        build, hz, t = self.build, self.horizon, self.timed
+        lc, hc = t.start_closed, t.end_closed
+        out = []
+        for b, _ in batch:
+            lo, hi = self.start(b), self.end(b)
+            if not (is_number(lo) and is_number(hi)) or type(lo) is float and lo != lo:
+                raise DataError(
+                    f"the interval of {t.inner} needs numbers for its ends, not {lo!r} and {hi!r}",
+                    t.pos if t.pos.line else None,
+                )
+            iv = make(lo, hi, lc, hc)
+            if iv is None:
+                continue
+            if hz is not None:
+                iv = intersect(iv, hz)
+                if iv is None:
+                    continue
+            out.append((b if build is None else build(b), iv))
+        return out
+
+
+class ExplainingPlacedOutputNode(PlacedOutputNode):
+    """A PlacedOutputNode that records why (see output.ExplainingOutputNode)."""
+
+    def process(self, batch):
+        names = sorted(self.slots.items(), key=lambda kv: kv[1])
+        out = []
+        for b, body_iv in batch:
+            for terms, iv in PlacedOutputNode.process(self, [(b, body_iv)]):
+                binding = {v: b[i] for v, i in names if not v.startswith("_")}
+                out.append((terms, iv, (self.rule, binding, body_iv)))
+        return out

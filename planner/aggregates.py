@@ -1,0 +1,196 @@
+"""Aggregation in rules: ``S = msum(V, <C>)`` and friends.
+
+After normalisation a rule with aggregates becomes an :class:`AggregateRule`:
+its body is split into what comes before the aggregation (atoms, negations,
+and the conditions and assignments that do not use an aggregate's result)
+and what comes after (conditions and assignments on the results).  The group
+is the head's variables that the body binds before the aggregation.
+
+Stratified aggregates (``sum prod count min max avg``) need the predicates of
+their body complete: they must come from lower strata.  Monotonic ones
+(``msum mprod mcount mmin mmax munion``) may read their own head's
+predicates (recursion), since their value at a time point only grows as the
+recursion adds bindings (for ``msum``/``mprod`` this needs values >= 0 and
+>= 1 respectively, as in Vadalog; the user's data decides).
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.builtins import STRATIFIED_AGGREGATES
+from chronolog.language.errors import ProgramError
+
+from .ir import Assign, Condition, NegScan, PlanRule, Scan
+
+
+class AggregateRule(PlanRule):
+    """A :class:`PlanRule` whose body ends in an aggregation.
+
+    ``body`` holds the literals before the aggregation; ``aggregates`` is
+    ``[(var, ast.Aggregate)]``; ``after`` the conditions/assignments on the
+    results; ``group`` the head variables that form the group.
+    """
+
+    def __init__(self, base: PlanRule, before, aggregates, after, group):
+        super().__init__(base.head_pred, base.head_terms, before, base.head_shift, base.source, base.fresh)
+        self.aggregates = aggregates
+        self.after = after
+        self.group = group
+
+    @property
+    def nonmonotonic(self) -> bool:
+        return any(a.func in STRATIFIED_AGGREGATES for _, a in self.aggregates)
+
+    def describe(self) -> str:
+        base = super().describe()
+        aggs = ", ".join(f"{v} = {a}" for v, a in self.aggregates)
+        after = "".join(", " + l.describe() for l in self.after)
+        return f"{base}, {aggs}{after}"
+
+    def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+        from chronolog.engine.aggregate import AggregateNode, AggregateSpec
+        from chronolog.engine.linear import AssignNode, ConditionNode
+        from chronolog.engine.node import Node
+        from chronolog.engine.output import ExplainingOutputNode, OutputNode
+        from chronolog.engine.pipeline import build_rule_pipeline
+
+        if driver is not None:
+            # a recursive round: the aggregate is recomputed over the full
+            # relations once, from the first variant only
+            first = next(i for i, l in enumerate(self.body) if isinstance(l, Scan) and l.pred in delta_preds)
+            if driver != first:
+                return _Empty()
+        plain = PlanRule("$aggregate-body", (), self.body, None, self.source, self.fresh)
+        body = build_rule_pipeline(plain, state)
+        slots = body.slots
+        specs = [AggregateSpec(v, a, slots, _origin(self.source, v)) for v, a in self.aggregates]
+        node = AggregateNode(body.child, [slots[g] for g in self.group], specs)
+        slots = {g: i for i, g in enumerate(self.group)}
+        for v, _ in self.aggregates:
+            slots[v] = len(slots)
+        for lit in self.after:
+            if isinstance(lit, Condition):
+                node = ConditionNode(node, lit.comparison, dict(slots))
+            elif lit.var in slots:
+                cmp = ast.Comparison("==", ast.Var(lit.var), lit.expr, getattr(self.source, "pos", ast.NOWHERE))
+                node = ConditionNode(node, cmp, dict(slots))
+            else:
+                node = AssignNode(node, lit.var, lit.expr, dict(slots), _origin(self.source, lit.var))
+                slots[lit.var] = len(slots)
+        cls = ExplainingOutputNode if explain else OutputNode
+        out = cls(node, self.head_pred, self.head_terms, slots, self.head_shift, horizon)
+        out.slots, out.rule = slots, self
+        return out
+
+
+class _Empty:
+    """A pipeline that yields nothing (the other variants of a recursive round)."""
+
+    children = ()
+
+    def next(self):
+        return False
+
+    def reset(self):
+        pass
+
+    def label(self):
+        return "Empty"
+
+
+def _origin(src, var):
+    if src is not None:
+        for b in src.body:
+            if isinstance(b, ast.Assignment) and b.var.name == var:
+                return b
+    return src
+
+
+def _vars(lit) -> set:
+    if isinstance(lit, (Scan, NegScan)):
+        return {t.name for t in lit.terms if isinstance(t, ast.Var)}
+    if isinstance(lit, Condition):
+        return ast.variables_of(lit.comparison)
+    if isinstance(lit, Assign):
+        return ast.variables_of(lit.expr)
+    return set()
+
+
+def _error(msg, rule, hint=""):
+    src = rule.source
+    return ProgramError(msg, src.pos if src is not None else None, hint=hint, source_line=src.text if src else "")
+
+
+def lift_aggregates(rules) -> list:
+    """Turn every normalised rule with an aggregate into an AggregateRule."""
+    out = []
+    for rule in rules:
+        body = getattr(rule, "body", None)
+        if not isinstance(rule, PlanRule) or not any(
+            isinstance(l, Assign) and isinstance(l.expr, ast.Aggregate) for l in body
+        ):
+            out.append(rule)
+            continue
+        if rule.head_pred is None:
+            raise _error("a constraint (⊥) cannot aggregate", rule, "derive the aggregate in its own rule first")
+        aggregates = [(l.var, l.expr) for l in body if isinstance(l, Assign) and isinstance(l.expr, ast.Aggregate)]
+        late = {v for v, _ in aggregates}
+        grew = True
+        while grew:  # assignments computed from the results are late too
+            grew = False
+            for lit in body:
+                if isinstance(lit, Assign) and lit.var not in late and _vars(lit) & late:
+                    late.add(lit.var)
+                    grew = True
+        before, after = [], []
+        for lit in body:
+            if isinstance(lit, Assign) and isinstance(lit.expr, ast.Aggregate):
+                continue
+            if _vars(lit) & late:
+                if isinstance(lit, (Scan, NegScan)):
+                    raise _error(
+                        f"the result of an aggregate ({', '.join(sorted(_vars(lit) & late))}) cannot be used in an atom of the same rule",
+                        rule,
+                        "derive the aggregate into its own predicate and join with that in another rule",
+                    )
+                after.append(lit)
+            else:
+                before.append(lit)
+        after = [l for l in after if isinstance(l, Assign)] + [l for l in after if not isinstance(l, Assign)]
+        head_vars = [t.name for t in rule.head_terms if isinstance(t, ast.Var)]
+        group = []
+        for v in head_vars:
+            if v not in late and v not in group:
+                group.append(v)
+        available = set(group) | late
+        for lit in after:
+            missing = _vars(lit) - available
+            if missing:
+                raise _error(
+                    f"after the aggregation only the group ({', '.join(group) or 'none'}) and the results are known, "
+                    f"not {', '.join(sorted(missing))}",
+                    rule,
+                    "put the variable in the head to group by it, or compute it before the aggregate",
+                )
+        for v, a in aggregates:
+            for c in a.contributors:
+                if isinstance(c, ast.Var) and c.name in late:
+                    raise _error(f"the contributor {c.name} of {a} is itself an aggregate result", rule)
+        out.append(AggregateRule(rule, before, aggregates, after, group))
+    return out
+
+
+def check_aggregate_strata(strata) -> None:
+    """Stratified aggregates need their body complete before they run."""
+    for st in strata:
+        for rule in st.rules:
+            if isinstance(rule, AggregateRule) and rule.nonmonotonic:
+                inside = sorted({l.pred for l in rule.body if isinstance(l, (Scan, NegScan)) and l.pred in st.preds})
+                if inside:
+                    funcs = ", ".join(sorted({a.func for _, a in rule.aggregates if a.func in STRATIFIED_AGGREGATES}))
+                    raise _error(
+                        f"{funcs} aggregates over {', '.join(inside)}, which depends on this rule's own head {rule.head_pred}",
+                        rule,
+                        "a stratified aggregate needs its body complete; inside recursion use the monotonic "
+                        "msum, mprod, mcount, mmin, mmax or munion",
+                    )

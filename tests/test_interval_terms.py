@@ -1,0 +1,131 @@
+"""Interval terms: ``lit@[S,E]`` binds the ends of the maximal interval on
+which a body literal holds; ``p(X)@[S,E]`` as a head takes its interval from
+terms.  Expected answers are worked by hand from docs/language.md."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import chronolog
+from chronolog.language.errors import ChronologError, ProgramError
+
+
+def lines(program: str, preds=None, **kw) -> list:
+    return sorted(chronolog.reason(program, **kw).to_text(preds).splitlines())
+
+
+def test_laser_very_hot_time_as_data():
+    # seed 004 Fig. 4: veryHot(T) if steam(V) with V >= 150 at time T
+    prog = """
+    steam(V) :- temp(V), V >= 100.
+    veryHot(T) :- steam(V)@[T, _], V >= 150.
+    temp(90)@1. temp(120)@2. temp(160)@3. temp(200)@4. temp(155)@5.
+    """
+    assert lines(prog, ["veryHot"]) == ["veryHot(3)@[3,3]", "veryHot(4)@[4,4]", "veryHot(5)@[5,5]"]
+
+
+def test_write_and_read_interval_columns():
+    prog = """
+    row(X, S, E) :- on(X)@[S, E].
+    back(X)@[S, E) :- row(X, S, E).
+    on(a)@[1, 4). on(a)@[6, 7]. on(b)@[0, 1/2].
+    """
+    assert lines(prog) == [
+        "back(a)@[1,4)",
+        "back(a)@[6,7)",
+        "back(b)@[0,0.5)",
+        "row(a,1,4)@[1,4)",
+        "row(a,6,7)@[6,7]",
+        "row(b,0,0.5)@[0,0.5]",
+    ]
+
+
+def test_the_interval_is_the_maximal_one_after_an_operator():
+    # <->[0,1] p on p@[0,1] and p@[2,3]: [0,2] and [2,4] coalesce to [0,4]
+    prog = """
+    span(S, E) :- <->[0, 1] p@[S, E].
+    p@[0, 1]. p@[2, 3].
+    """
+    assert lines(prog) == ["span(0,4)@[0,4]"]
+
+
+def test_durations():
+    prog = """
+    long(X, D) :- on(X)@[S, E], D = E - S, D >= 5.
+    on(a)@[0, 3]. on(a)@[10, 20). on(b)@[1, 6].
+    """
+    assert lines(prog) == ["long(a,10)@[10,20)", "long(b,5)@[1,6]"]
+
+
+def test_unbounded_ends_are_infinite_numbers():
+    m = chronolog.reason("ends(S, E) :- alive(X)@[S, E].\nalive(adam)@[0, +inf).")
+    ((terms, iv),) = m.facts("ends")
+    assert terms == (0, math.inf) and iv[:2] == (0, math.inf)
+    assert m.to_text(["ends"]) == "ends(0,+inf)@[0,+inf)"
+
+
+def test_head_interval_from_a_computation():
+    # a maintenance window one day after each fault, lasting its duration
+    prog = """
+    maintenance(X)@[S2, E2] :- fault(X)@[S, E], S2 = E + 1, E2 = S2 + E - S.
+    fault(m)@[3, 5].
+    """
+    assert lines(prog, ["maintenance"]) == ["maintenance(m)@[6,8]"]
+
+
+def test_empty_head_interval_gives_nothing():
+    assert lines("q(X)@[S, E] :- r(X, S, E).\nr(a, 5, 1)@0. r(b, 1, 1)@0.", ["q"]) == ["q(b)@[1,1]"]
+
+
+def test_head_interval_ends_must_be_numbers():
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason('q(X)@[S, E] :- r(X, S, E).\nr(a, "x", 1)@0.')
+    assert "<program>:1:" in str(e.value) and "needs numbers" in str(e.value)
+
+
+def test_binding_the_interval_inside_its_own_recursion_is_refused():
+    prog = """
+    p(X) :- q(X).
+    p(Y) :- p(X)@[S, E], next(X, Y).
+    q(a)@[0, 1]. next(a, b)@[0, 1].
+    """
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(prog)
+    assert "<program>:3:" in str(e.value) and "inside a recursion" in str(e.value)
+
+
+def test_head_interval_in_recursion_is_fine():
+    prog = """
+    reach(X)@[S, E] :- start(X, S, E).
+    reach(Y)@[S, E] :- reach(X), edge(X, Y, S, E).
+    start(a, 0, 10)@0.
+    edge(a, b, 2, 3)@[5, 6].
+    edge(b, c, 20, 30)@[2, 3].
+    edge(b, d, 7, 8)@[1, 2].
+    edge(c, e, 0, 1)@[0, 19].
+    """
+    # b holds on [2,3]: edge(b,c) meets it on [2,3], edge(b,d) at 2; reach(c)
+    # holds on [20,30], where edge(c,e) does not: no e
+    assert lines(prog, ["reach"]) == ["reach(a)@[0,10]", "reach(b)@[2,3]", "reach(c)@[20,30]", "reach(d)@[7,8]"]
+
+
+def test_anonymous_head_ends_are_refused():
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason("q(X)@[S, _] :- r(X, S).")
+    assert "named variables" in str(e.value)
+
+
+def test_plan_shows_the_wrap():
+    from chronolog.language.vadalog import parse
+    from chronolog.planner import plan
+
+    text = plan(parse("len(L) :- on(X)@[S, E], L = E - S.")).describe()
+    assert "Wrap" in text
+
+
+def test_explain_a_head_placed_by_terms():
+    m = chronolog.reason("q(X)@[S, E] :- w(X, S, E).\nw(a, 1, 2)@0.", explain=True)
+    (why,) = m.explain("q(a)@[1,2]")
+    assert why["binding"] == {"X": "a", "S": 1, "E": 2} and why["body"] == "[0,0]"

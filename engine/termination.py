@@ -45,6 +45,7 @@ from .store import Store
 
 INF = math.inf
 MAX_ATTEMPTS = 14
+MAX_DERIVATIONS = 2_000_000  # per attempt; beyond it the search stops with an error
 _fresh_numbers = itertools.count(1)  # "$u<n>" names, unique across components
 
 
@@ -242,8 +243,10 @@ def _forward(plan, core, reps, own, strategy, out):
         rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
         if rep is not None:
             break
+        if ev.stats["derivations"] > MAX_DERIVATIONS:
+            break  # the next attempt would be twice as big: give up now
         span *= 2
-    else:
+    if rep is None:
         rule = plan.strata[0].shifting_rules[0]
         src = rule.source
         raise ProgramError(

@@ -17,7 +17,8 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-from chronolog.language.text import format_fact, term_sort_key
+from chronolog.language.text import format_fact as _format_fact
+from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
@@ -52,9 +53,10 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     return _parse(program, source or "<program>", dialect)
 
 
-def load_facts(facts, dialect: str = "vadalog") -> FactRows:
+def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``,
-    as :class:`~chronolog.language.facts.FactRows`."""
+    as :class:`~chronolog.language.facts.FactRows`.  ``calendar``: the
+    program's (``program.calendar``) when its time points are dates."""
     if isinstance(facts, FactRows):
         return facts
     rows = FactRows()
@@ -63,47 +65,50 @@ def load_facts(facts, dialect: str = "vadalog") -> FactRows:
     if isinstance(facts, Path):
         try:
             with facts.open(encoding="utf-8") as fh:
-                return _read(fh, str(facts), dialect)
+                return _read(fh, str(facts), dialect, calendar)
         except OSError as e:
             raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
     if isinstance(facts, str):
-        return _read(facts.splitlines(), "<facts>", dialect)
+        return _read(facts.splitlines(), "<facts>", dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 from chronolog.connectors.arrow import table_to_rows
 
-                for terms, iv in table_to_rows(items, pred):
+                for terms, iv in table_to_rows(items, pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
             for terms, iv in items:
-                rows.add(pred, tuple(terms), _interval(iv), pos)
+                rows.add(pred, tuple(terms), _interval(iv, calendar), pos)
         return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
         for p in items:
-            rows.merge(load_facts(p, dialect))
+            rows.merge(load_facts(p, dialect, calendar))
         return rows
     if items and all(isinstance(x, ast.Fact) for x in items):
         rows.extend_facts(items)
         return rows
-    return _read([str(x) for x in items], "<facts>", dialect)
+    return _read([str(x) for x in items], "<facts>", dialect, calendar)
 
 
-def _read(lines, source, dialect) -> FactRows:
+def _read(lines, source, dialect, calendar=None) -> FactRows:
     if dialect == "meteor":
         from chronolog.language import meteor
 
         rows = FactRows()
         rows.extend_facts(meteor.parse_facts(list(lines), source))
         return rows
-    return read_fact_rows(lines, source)
+    return read_fact_rows(lines, source, calendar)
 
 
-def _interval(iv):
+def _interval(iv, calendar=None):
     from chronolog.language.timeline import make
 
+    from chronolog.language.dates import to_points
+
+    iv = to_points(iv, calendar)
     if isinstance(iv, tuple) and len(iv) == 4:
         r = make(*iv)
     elif isinstance(iv, tuple) and len(iv) == 2:
@@ -115,10 +120,15 @@ def _interval(iv):
     return r
 
 
-def parse_horizon(h):
-    """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple."""
+def parse_horizon(h, calendar=None):
+    """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple (dates on a
+    calendar timeline)."""
     if h is None:
         return None
+    if calendar is not None:
+        from chronolog.language.dates import horizon_points
+
+        h = horizon_points(h, calendar)
     if isinstance(h, str):
         parts = h.split(",")
         if len(parts) != 2:
@@ -194,12 +204,12 @@ class Reasoner:
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
-        extra = load_facts(facts, dialect)
+        extra = load_facts(facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
         self.plan = make_plan(prog, extra)
-        hz = parse_horizon(horizon) if horizon is not None else None
+        hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
         store = Store()
@@ -219,7 +229,7 @@ class Reasoner:
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
-        rows = load_facts(facts, self.dialect)
+        rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 
         collect_arities(self.plan.program, rows)
@@ -277,10 +287,10 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            f = parse_fact_lines([query], "<query>")[0]
+            f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
-            pred, iv = query, _interval(interval)
+            pred, iv = query, _interval(interval, self.calendar)
         rel = self.store.get(pred)
         if rel is None:
             return False
@@ -299,9 +309,11 @@ class Model:
         """
         if self._provenance is None:
             raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
-        f = parse_fact_lines([query], "<query>")[0]
+        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
         from chronolog.language.timeline import format_interval, intersect
 
+        if self.calendar is not None:
+            format_interval = self.calendar.format_interval  # noqa: F811
         out = []
         for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:
@@ -319,12 +331,26 @@ class Model:
         return out
 
     # ------------------------------------------------------------ output
+    @property
+    def calendar(self):
+        """The program's :class:`~chronolog.language.dates.Calendar` when its
+        time points are dates (printed as dates), else None."""
+        return getattr(self.plan.program, "calendar", None)
+
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
+        cal = self.calendar
+        if cal is None:
+            for p in sorted(preds):
+                for terms, iv in self.facts(p):
+                    out.append(_format_fact(p, terms, iv))
+            return out
+        from chronolog.language.dates import format_fact
+
         for p in sorted(preds):
             for terms, iv in self.facts(p):
-                out.append(format_fact(p, terms, iv))
+                out.append(format_fact(p, terms, iv, cal))
         return out
 
     def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
@@ -335,7 +361,7 @@ class Model:
         """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md)."""
         from chronolog.connectors.arrow import facts_to_arrow
 
-        return facts_to_arrow(self.facts(pred), self.column_names(pred))
+        return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
     def to_pandas(self, pred: str):
         """The facts of ``pred`` as a DataFrame; integer columns use pandas'

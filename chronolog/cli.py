@@ -85,9 +85,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy)
         if output is not None:
             for pred in model.output_predicates:
-                write_csv_facts(output / f"{pred}.csv", model.facts(pred), model.column_names(pred), overwrite)
+                write_csv_facts(output / f"{pred}.csv", model.facts(pred), model.column_names(pred), overwrite, model.calendar)
         for pred, path in bound_outputs(model.plan.program, program.parent):
-            write_csv_facts(path, model.facts(pred), model.column_names(pred), overwrite)
+            write_csv_facts(path, model.facts(pred), model.column_names(pred), overwrite, model.calendar)
         if output is None:
             out = sys.stdout
             for line in model.lines():

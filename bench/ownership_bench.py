@@ -77,13 +77,14 @@ def bench_one(name: str, n: int, a) -> dict:
         row["diff"] = diff
     if "total" in row.get("chronolog", {}) and "total" in row.get("meteor", {}):
         row["ratio"] = row["meteor"]["total"] / row["chronolog"]["total"]
+        row["ratio_cpu"] = row["meteor"]["total_cpu"] / row["chronolog"]["total_cpu"]
     return row
 
 
 def print_table(rows: list) -> None:
     first = {}
     hdr = (f"{'scenario':12} {'facts':>9} {'system':10} {'total s':>8} {'cpu s':>7} {'peak MB':>8} "
-           f"{'+MB':>6} {'us/fact':>8} {'B/fact':>7} {'rel t':>6} {'rel mem':>7} {'model':>8} {'ratio':>7} agree")
+           f"{'+MB':>6} {'us/fact':>8} {'B/fact':>7} {'rel t':>6} {'rel mem':>7} {'model':>8} {'ratio':>7} {'cpu rt':>7} agree")
     print(hdr)
     print("-" * len(hdr))
     for row in rows:
@@ -103,10 +104,11 @@ def print_table(rows: list) -> None:
             rel_t = us / first[key][0]
             rel_m = bpf / first[key][1] if first[key][1] else 0.0
             ratio = f"{row['ratio']:.1f}x" if system == "meteor" and "ratio" in row else ""
+            ratio_cpu = f"{row['ratio_cpu']:.1f}x" if system == "meteor" and "ratio_cpu" in row else ""
             agree = ("yes" if row["agree"] else "NO") if system == "meteor" and "agree" in row else ""
             print(f"{row['scenario']:12} {n:>9} {system:10} {r['total']:>8.2f} {r['total_cpu']:>7.2f} "
                   f"{r['peak_mb']:>8.0f} {extra:>6.0f} {us:>8.1f} {bpf:>7.0f} {rel_t:>6.2f} {rel_m:>7.2f} "
-                  f"{r['model_facts']:>8} {ratio:>7} {agree}")
+                  f"{r['model_facts']:>8} {ratio:>7} {ratio_cpu:>7} {agree}")
         for line in row.get("diff", [])[:20]:
             print(line)
 

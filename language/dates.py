@@ -411,4 +411,4 @@ def horizon_points(h, calendar):
             return tuple(calendar.parse_point(p) for p in parts)
         except ValueError:
             raise _PE(f"bad horizon {h!r}", hint="on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01") from None
-    return tuple(calendar.point(x) if _is_datetime(x) else x for x in h)
+    return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in h)

@@ -178,41 +178,76 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None)
 
 def _read_dated(lines, source, calendar) -> FactRows:
     """Fact lines on a calendar timeline: ``p(a)@[2020-01-01, 2020-02-01)``.
-    Intervals take a memoised fast path; terms and anything unusual go
+    Intervals and terms take memoised fast paths; anything unusual goes
     through the grammar with the program's calendar."""
     rows = FactRows()
     intervals: dict = {}
+    values: dict = {}
+    points: dict = {}
+    ident = _IDENT.match
     for n, line in enumerate(lines, 1):
-        s = line.strip()
-        if not s or s[0] == "%" or s.startswith("//"):
-            continue
         head, at, tspec = line.rpartition("@")
-        iv = intervals.get(tspec) if at and '"' not in head and "%" not in line else None
-        if iv is None and at and '"' not in head and "%" not in line:
-            iv = _dated_interval(tspec, calendar)
+        if not at or '"' in head or "%" in line:
+            s = line.strip()
+            if not s or s[0] == "%" or s.startswith("//"):
+                continue
+            f = _slow_fact(line, n, source, calendar)
+            rows.add(f.pred, f.terms, f.interval, f.pos)
+            continue
+        iv = intervals.get(tspec)
+        if iv is None:
+            iv = _dated_interval(tspec, calendar, points)
             if iv is not None:
                 intervals[tspec] = iv
-        if iv is not None:
-            fast = read_fact_rows([head + "@0"], source)
-            if len(fast) == 1:
-                pred, lst = next(iter(fast.items()))
-                rows.add(pred, lst[0][0], iv, ast.Pos(source, n, 1))
-                continue
-        f = _slow_fact(line, n, source, calendar)
-        rows.add(f.pred, f.terms, f.interval, f.pos)
+        terms = _terms_fast(head, values, ident) if iv is not None else None
+        if terms is None:
+            f = _slow_fact(line, n, source, calendar)
+            rows.add(f.pred, f.terms, f.interval, f.pos)
+            continue
+        rows.add(terms[0], terms[1], iv, ast.Pos(source, n, 1))
     return rows
 
 
-def _dated_interval(tspec: str, calendar):
+def _terms_fast(head: str, values: dict, ident):
+    """``(pred, terms)`` of ``p(a,1)`` by string splitting, or None."""
+    i = head.find("(")
+    if i < 0:
+        pred = head.strip()
+        return (pred, ()) if _PRED_OK(pred) else None
+    pred = head[:i].strip()
+    close = head.rfind(")")
+    if close < i or head[close + 1 :].strip() or not _PRED_OK(pred):
+        return None
+    vals = []
+    for tok in head[i + 1 : close].split(","):
+        v = values.get(tok)
+        if v is None:
+            v = _value(tok.strip(), ident)
+            if v is None:
+                return None
+            values[tok] = v
+        vals.append(v)
+    return pred, tuple(vals)
+
+
+def _dated_interval(tspec: str, calendar, memo=None):
     t = tspec.strip()
     if t.endswith("."):
         t = t[:-1].rstrip()
+    memo = {} if memo is None else memo
+
+    def point(tok):
+        v = memo.get(tok)
+        if v is None:
+            v = memo[tok] = calendar.parse_point(tok)
+        return v
+
     try:
         if t[:1] in "[(" and t[-1:] in "])":
             lo_s, comma, hi_s = t[1:-1].partition(",")
             if not comma:
                 return None
-            lo, hi = calendar.parse_point(lo_s), calendar.parse_point(hi_s)
+            lo, hi = point(lo_s), point(hi_s)
             return make(lo, hi, t[0] == "[", t[-1] == "]")
         p = calendar.parse_point(t)
         return None if p in (POS_INF, NEG_INF) else (p, p, True, True)

@@ -58,7 +58,7 @@ def bench_one(name: str, n: int, a) -> dict:
         for _ in range(a.repeat):
             r = cm.run_worker(system, prog, vdata if system == "chronolog" else mdata, timeout=a.timeout)
             if "error" in r:
-                msg = next((l.strip() for l in r["error"] if "error" in l), r["error"][-1])
+                msg = next((l.strip() for l in r["error"] if "errors." in l or "Error:" in l), r["error"][-1])
                 row[system] = dict(error=msg)
                 print(f"[{name} {n}] {system} FAILED: {msg}", file=sys.stderr)
                 best = None

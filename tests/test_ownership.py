@@ -94,3 +94,15 @@ def test_aggregation_scenario_is_written():
         chronolog.reason(EXAMPLES / "aggregation.vada", EXAMPLES / "own.facts")
     except chronolog.ChronologError as e:
         assert e.pos is not None and e.pos.line > 0
+
+
+def test_dated_example_from_csv():
+    import datetime as dt
+
+    m = chronolog.reason(EXAMPLES / "dated.vada")
+    text = m.to_text()
+    assert "control(alpha,gamma)@[2012-01-01,2015-07-01)" in text
+    assert "controlYear(beta,gamma)@[2012-01-01,2023-01-01)" in text
+    for line in m.lines(["recentlyAcquired"]):
+        lo, hi = line.split("@")[1][1:-1].split(",")
+        assert dt.date.fromisoformat(hi) - dt.date.fromisoformat(lo) == dt.timedelta(days=90)

@@ -113,6 +113,31 @@ def print_table(rows: list) -> None:
             print(line)
 
 
+def markdown(rows: list) -> str:
+    """The figures of bench/README.md from result rows (``--summary FILE``)."""
+    out = ["| scenario | facts | chronolog wall s | cpu s | peak MB | µs cpu/fact | MB/100k facts | model facts "
+           "| MeTeoR wall s | cpu s | peak MB | ratio wall | ratio cpu | same model |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    failed = []
+    for row in sorted(rows, key=lambda r: (SCENARIOS.index(r["scenario"]), r["facts"])):
+        c, m = row.get("chronolog", {}), row.get("meteor")
+        if "total" not in c:
+            failed.append(f"{row['scenario']} at {row['facts']:,} facts")
+            continue
+        n = row["facts"]
+        cells = [row["scenario"], f"{n:,}", f"{c['total']:.2f}", f"{c['total_cpu']:.2f}", f"{c['peak_mb']:.0f}",
+                 f"{c['total_cpu'] / n * 1e6:.1f}", f"{(c['peak_mb'] - c['base_mb']) / n * 1e5:.1f}", f"{c['model_facts']:,}"]
+        if m and "total" in m:
+            cells += [f"{m['total']:.1f}", f"{m['total_cpu']:.1f}", f"{m['peak_mb']:.0f}", f"{row['ratio']:.1f}x",
+                      f"{row['ratio_cpu']:.1f}x", "yes" if row.get("agree") else "NO"]
+        else:
+            cells += [""] * 6
+        out.append("| " + " | ".join(cells) + " |")
+    if failed:
+        out.append("\nDid not run: " + ", ".join(failed) + ".")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
@@ -125,7 +150,12 @@ def main(argv=None) -> int:
     ap.add_argument("--meteor-max", type=int, default=100_000, help="largest size MeTeoR runs on")
     ap.add_argument("--timeout", type=float, default=None)
     ap.add_argument("--json", help="append the result rows (JSON lines) to this file")
+    ap.add_argument("--summary", help="print the markdown table of a --json file and exit")
     a = ap.parse_args(argv)
+    if a.summary:
+        with open(a.summary) as f:
+            print(markdown([json.loads(line) for line in f if line.strip()]))
+        return 0
     rows = []
     for n in a.facts:
         for name in a.scenario:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
-from .errors import ProgramError, SyntaxError_
+from .errors import ProgramError
 from .timeline import NEG_INF, POS_INF, format_number, make, normalize
 
 EPOCH = _dt.datetime(1970, 1, 1)

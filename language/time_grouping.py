@@ -27,7 +27,6 @@ from fractions import Fraction
 from typing import Optional
 
 from .dates import EPOCH, Calendar, unit_name
-from .errors import ProgramError
 from .timeline import NEG_INF, POS_INF, format_number, normalize
 
 UNITS = ("years", "months", "weeks", "days", "hours", "minutes", "seconds")
@@ -48,9 +47,7 @@ def make_group(count, unit, inner, pos, err):
             raise err(f"the number of {unit} must be a positive whole number", pos)
     elif not (isinstance(count, (int, Fraction)) and not isinstance(count, bool) and count > 0):
         raise err("the period of a time grouping must be positive", pos, "e.g. /\\[7] p(X) or /\\[months] p(X)")
-    if isinstance(inner, ast.Atom) or isinstance(inner, ast.Temporal) or isinstance(inner, ast.Binary):
-        pass
-    else:
+    if not isinstance(inner, (ast.Atom, ast.Temporal, ast.Binary)):
         inner = _atom(inner, pos, err)
     return ast.TimeGroup("/\\", None, inner, pos, unit, count)
 
@@ -135,7 +132,3 @@ def resolve_group(node, calendar, err):
         )
     return Grouping(node.count, node.unit, calendar)
 
-
-def check_unit(unit, pos):
-    if unit_name(unit) not in UNITS:
-        raise ProgramError(f"unknown time unit {unit!r}", pos)

@@ -262,3 +262,39 @@ def test_cli_prints_dates(tmp_path):
     r = CliRunner().invoke(cli, ["run", str(p)])
     assert r.exit_code == 0, r.output
     assert r.output == "q(a)@[2020-02-28,2020-02-29]\n"
+
+
+def test_cli_horizon_as_dates_and_positioned_errors(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    p = tmp_path / "p.vada"
+    p.write_text('@timeGranularity("days").\ntick :- <->[P7D,P7D] tick.\ntick@2020-01-01.\n')
+    r = CliRunner().invoke(cli, ["run", str(p), "--horizon", "2020-01-01,2020-01-20"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["tick@[2020-01-01,2020-01-01]", "tick@[2020-01-08,2020-01-08]",
+                                     "tick@[2020-01-15,2020-01-15]"]
+    f = tmp_path / "f.facts"
+    f.write_text("p(a)@[1,2]\n")
+    q = tmp_path / "q.vada"
+    q.write_text('@timeGranularity("days").\nq(X) :- p(X).\n')
+    r = CliRunner().invoke(cli, ["run", str(q), "--facts", str(f)])
+    assert r.exit_code == 2
+    assert f"{f}:1:1: data error: the time point 1 is a number" in r.output
+
+
+def test_incremental_updates_and_explanations_with_dates():
+    r = chronolog.Reasoner('@timeGranularity("days"). q(X) :- <->[0,P1D] p(X).', "p(a)@2020-01-01", explain=True)
+    assert r.add("p(b)@2020-02-29").to_text() == "q(a)@[2020-01-01,2020-01-02]\nq(b)@[2020-02-29,2020-03-01]"
+    (e,) = r.model.explain("q(b)@2020-03-01")
+    assert e["piece"] == "[2020-02-29,2020-03-01]"
+
+
+@pytest.mark.parametrize("strategy", ["blocking", "streaming"])
+def test_strategies_agree_on_dates_and_grouping(strategy):
+    prog = ('@timeGranularity("hours"). g(X) :- /\\[days] p(X), not r(X). h(X) :- [-][0,PT6H] p(X).'
+            " p(a)@[2020-01-01T10:00, 2020-01-02T03:00). r(a)@[2020-01-02T00:00, 2020-01-02T01:00).")
+    m = chronolog.reason(prog, strategy=strategy)
+    assert m.to_text() == ("g(a)@[2020-01-01,2020-01-02)\ng(a)@[2020-01-02T01:00:00,2020-01-03)\n"
+                           "h(a)@[2020-01-01T16:00:00,2020-01-02T03:00:00)")

@@ -17,7 +17,8 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-from chronolog.language.text import format_fact, term_sort_key
+from chronolog.language.text import format_fact as _format_fact
+from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
@@ -54,9 +55,10 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     return _parse(program, source or "<program>", dialect)
 
 
-def load_facts(facts, dialect: str = "vadalog") -> FactRows:
+def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     """Facts from text, a Path, lines, a list of Paths, or ``{pred: rows}``,
-    as :class:`~chronolog.language.facts.FactRows`."""
+    as :class:`~chronolog.language.facts.FactRows`.  ``calendar``: the
+    program's (``program.calendar``) when its time points are dates."""
     if isinstance(facts, FactRows):
         return facts
     rows = FactRows()
@@ -65,47 +67,50 @@ def load_facts(facts, dialect: str = "vadalog") -> FactRows:
     if isinstance(facts, Path):
         try:
             with facts.open(encoding="utf-8") as fh:
-                return _read(fh, str(facts), dialect)
+                return _read(fh, str(facts), dialect, calendar)
         except OSError as e:
             raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
     if isinstance(facts, str):
-        return _read(facts.splitlines(), "<facts>", dialect)
+        return _read(facts.splitlines(), "<facts>", dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 from chronolog.connectors.arrow import table_to_rows
 
-                for terms, iv in table_to_rows(items, pred):
+                for terms, iv in table_to_rows(items, pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
             for terms, iv in items:
-                rows.add(pred, tuple(terms), _interval(iv), pos)
+                rows.add(pred, tuple(terms), _interval(iv, calendar), pos)
         return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
         for p in items:
-            rows.merge(load_facts(p, dialect))
+            rows.merge(load_facts(p, dialect, calendar))
         return rows
     if items and all(isinstance(x, ast.Fact) for x in items):
         rows.extend_facts(items)
         return rows
-    return _read([str(x) for x in items], "<facts>", dialect)
+    return _read([str(x) for x in items], "<facts>", dialect, calendar)
 
 
-def _read(lines, source, dialect) -> FactRows:
+def _read(lines, source, dialect, calendar=None) -> FactRows:
     if dialect == "meteor":
         from chronolog.language import meteor
 
         rows = FactRows()
         rows.extend_facts(meteor.parse_facts(list(lines), source))
         return rows
-    return read_fact_rows(lines, source)
+    return read_fact_rows(lines, source, calendar)
 
 
-def _interval(iv):
+def _interval(iv, calendar=None):
     from chronolog.language.timeline import make
 
+    from chronolog.language.dates import to_points
+
+    iv = to_points(iv, calendar)
     if isinstance(iv, tuple) and len(iv) == 4:
         r = make(*iv)
     elif isinstance(iv, tuple) and len(iv) == 2:
@@ -117,10 +122,32 @@ def _interval(iv):
     return r
 
 
-def parse_horizon(h):
-    """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple."""
+def _format_period(per, calendar) -> str:
+    """A repetition's period: a number of time units, or on a date timeline
+    an ISO-8601 duration (``P30D``, ``PT12H``; negative: ``-P1D``)."""
+    from chronolog.language.timeline import format_number
+
+    if calendar is None:
+        return format_number(per)
+    from fractions import Fraction
+
+    sign = "-" if per < 0 else ""
+    seconds = abs(Fraction(per)) * calendar.unit_seconds
+    for size, fmt in ((86400, "P{}D"), (3600, "PT{}H"), (60, "PT{}M"), (1, "PT{}S")):
+        if (seconds / size).denominator == 1:
+            return sign + fmt.format(int(seconds / size))
+    return sign + "PT" + format_number(seconds) + "S"
+
+
+def parse_horizon(h, calendar=None):
+    """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple (dates on a
+    calendar timeline)."""
     if h is None:
         return None
+    if calendar is not None:
+        from chronolog.language.dates import horizon_points
+
+        h = horizon_points(h, calendar)
     if isinstance(h, str):
         parts = h.split(",")
         if len(parts) != 2:
@@ -200,12 +227,12 @@ class Reasoner:
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
-        extra = load_facts(facts, dialect)
+        extra = load_facts(facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
         self.plan = make_plan(prog, extra)
-        hz = parse_horizon(horizon) if horizon is not None else None
+        hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
         from chronolog.engine.placement import load_raw, predicates_to_coalesce
@@ -263,7 +290,7 @@ class Reasoner:
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
-        rows = load_facts(facts, self.dialect)
+        rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 
         collect_arities(self.plan.program, rows)
@@ -365,10 +392,10 @@ class Model:
 
                 f = meteor.parse_facts([query], "<query>")[0]
             else:
-                f = parse_fact_lines([query], "<query>")[0]
+                f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
-            pred, iv = query, _interval(interval)
+            pred, iv = query, _interval(interval, self.calendar)
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -388,9 +415,11 @@ class Model:
         """
         if self._provenance is None:
             raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
-        f = parse_fact_lines([query], "<query>")[0]
+        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
         from chronolog.language.timeline import format_interval, intersect
 
+        if self.calendar is not None:
+            format_interval = self.calendar.format_interval  # noqa: F811
         out = []
         for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:
@@ -408,15 +437,22 @@ class Model:
         return out
 
     # ------------------------------------------------------------ output
+    @property
+    def calendar(self):
+        """The program's :class:`~chronolog.language.dates.Calendar` when its
+        time points are dates (printed as dates), else None."""
+        return getattr(self.plan.program, "calendar", None)
+
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
-        from chronolog.language.timeline import format_number
+        from chronolog.language.dates import format_fact as format_dated
 
+        cal = self.calendar
         for p in sorted(preds):
-            rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_fact(p, t, iv)) for t, iv in self.facts(p)]
+            rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
             rows += [
-                (tuple(term_sort_key(v) for v in t), iv[0], f"{format_fact(p, t, iv)} every {format_number(per)}")
+                (tuple(term_sort_key(v) for v in t), iv[0], f"{format_dated(p, t, iv, cal)} every {_format_period(per, cal)}")
                 for t, iv, per in self.repeating(p)
             ]
             rows.sort(key=lambda r: (r[0], r[1]))
@@ -432,7 +468,7 @@ class Model:
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
         from chronolog.engine.periodic import unroll
 
-        w = _interval(window)
+        w = _interval(window, self.calendar)
         rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})
@@ -450,13 +486,13 @@ class Model:
         from chronolog.connectors.arrow import facts_to_arrow
 
         if window is not None:
-            return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred))
+            return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred), self.calendar)
         if self._repeating.get(pred):
             raise ProgramError(
                 f"{pred} has facts that repeat forever, which a table cannot hold",
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
-        return facts_to_arrow(self.facts(pred), self.column_names(pred))
+        return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
     def to_pandas(self, pred: str, window=None):
         """The facts of ``pred`` as a DataFrame; integer columns use pandas'

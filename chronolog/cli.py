@@ -87,8 +87,8 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
-        win = parse_horizon(window) if window is not None else None
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
+        win = parse_horizon(window, model.calendar) if window is not None else None
 
         def rows(pred):
             if win is not None:
@@ -102,15 +102,15 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
         if output is not None:
             for pred in model.output_predicates:
-                write_csv_facts(output / f"{pred}.csv", rows(pred), model.column_names(pred), overwrite)
+                write_csv_facts(output / f"{pred}.csv", rows(pred), model.column_names(pred), overwrite, model.calendar)
         for pred, path in bound_outputs(model.plan.program, program.parent):
-            write_csv_facts(path, rows(pred), model.column_names(pred), overwrite)
+            write_csv_facts(path, rows(pred), model.column_names(pred), overwrite, model.calendar)
         if output is None:
             out = sys.stdout
             if win is not None:
-                from chronolog.language.text import format_fact
+                from chronolog.language.dates import format_fact
 
-                lines = [format_fact(p, t, iv) for p in sorted(model.output_predicates) for t, iv in rows(p)]
+                lines = [format_fact(p, t, iv, model.calendar) for p in sorted(model.output_predicates) for t, iv in rows(p)]
             else:
                 lines = model.lines()
             for line in lines:

@@ -17,6 +17,22 @@ from fractions import Fraction
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
 
+def _time_column(values, calendar):
+    """Time points on a calendar timeline: ``date32`` when every point is a
+    midnight, else ``timestamp[us]``; canonical unit counts as strings if a
+    point falls between microseconds (nothing is rounded)."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    dts = [None if v is None else calendar.datetime(v) for v in values]
+    if any(d is None for v, d in zip(values, dts) if v is not None):
+        return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
+    if all(d is None or d.time() == dt.time(0) for d in dts):
+        return pa.array([None if d is None else d.date() for d in dts], type=pa.date32())
+    return pa.array(dts, type=pa.timestamp("us"))
+
+
 def _column(values):
     import pyarrow as pa
 
@@ -35,12 +51,18 @@ def _column(values):
         return pa.array(values, type=pa.bool_())
     if all(type(v) is str for v in finite):
         return pa.array(values, type=pa.string())
+    import datetime as _dt
+
+    if finite and all(type(v) is _dt.datetime for v in finite):  # date constants
+        if all(v.time() == _dt.time(0) for v in finite):
+            return pa.array([None if v is None else v.date() for v in values], type=pa.date32())
+        return pa.array(values, type=pa.timestamp("us"))
     from chronolog.language.text import format_term
 
     return pa.array([None if v is None else format_term(v) for v in values], type=pa.string())
 
 
-def facts_to_arrow(facts, names):
+def facts_to_arrow(facts, names, calendar=None):
     import pyarrow as pa
 
     arity = len(names)
@@ -54,11 +76,15 @@ def facts_to_arrow(facts, names):
         sc.append(lc)
         ec.append(hc)
     arrays = [_column(cols[n]) for n in names[:arity]]
-    arrays += [_column(starts), _column(ends), pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]
+    if calendar is not None:
+        arrays += [_time_column(starts, calendar), _time_column(ends, calendar)]
+    else:
+        arrays += [_column(starts), _column(ends)]
+    arrays += [pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]
     return pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
 
 
-def table_to_rows(table, pred: str = "?"):
+def table_to_rows(table, pred: str = "?", calendar=None):
     """Rows ``(terms, interval)`` from a table in the layout above.
 
     Term columns are every column except ``start``, ``end``,
@@ -88,6 +114,18 @@ def table_to_rows(table, pred: str = "?"):
 
     def exact(col_name, values, time):
         field = table.schema.field(col_name)
+        if time and (pa.types.is_date(field.type) or pa.types.is_timestamp(field.type)):
+            if calendar is None:
+                raise DataError(
+                    f"column {col_name} of {pred} holds dates, but the program's timeline is numeric",
+                    hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
+                )
+            return [None if v is None else calendar.point(v) for v in values]
+        if time and calendar is not None and not pa.types.is_string(field.type):
+            raise DataError(
+                f"column {col_name} of {pred} holds numbers, but the program's timeline is dates",
+                hint="give start/end as date32 or timestamp columns (or ISO strings)",
+            )
         if pa.types.is_floating(field.type):
             raise DataError(
                 f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
@@ -99,11 +137,20 @@ def table_to_rows(table, pred: str = "?"):
                 out.append(None)
             elif isinstance(v, Decimal):
                 out.append(normalize(Fraction(v)))
+            elif hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: a datetime constant
+                import datetime as _dt
+
+                if not isinstance(v, _dt.datetime):
+                    v = _dt.datetime(v.year, v.month, v.day)
+                elif v.tzinfo is not None:
+                    v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+                out.append(v)
             elif time and isinstance(v, str):
                 try:
-                    out.append(parse_number(v))
+                    out.append(calendar.parse_point(v) if calendar is not None else parse_number(v))
                 except ValueError:
-                    raise DataError(f"column {col_name} of {pred}: {v!r} is not a number") from None
+                    what = "a date" if calendar is not None else "a number"
+                    raise DataError(f"column {col_name} of {pred}: {v!r} is not {what}") from None
             else:
                 out.append(v)
         return out

@@ -84,7 +84,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path) -> list:
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
         arity = None
         m = mappings(program, pred)
-        facts.extend(read_csv_facts(path, pred, arity, opts, m, time_mapping(program, pred)))
+        facts.extend(read_csv_facts(path, pred, arity, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
     return facts
 
 

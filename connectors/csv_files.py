@@ -22,7 +22,7 @@ _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
 
 
-def convert(cell: str, kind: str, where: ast.Pos, column: str):
+def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
     cell = cell.strip()
     if kind in ("string", "str"):
         return cell
@@ -31,6 +31,23 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str):
             return float(cell)
         except ValueError:
             raise DataError(f"column {column}: {cell!r} is not a number", where) from None
+    if kind == "time" and calendar is not None:
+        try:
+            return calendar.parse_point(cell)
+        except ValueError:
+            raise DataError(
+                f"column {column}: {cell!r} is not a date",
+                where,
+                hint="the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)",
+            ) from None
+    if kind in ("date", "datetime", "timestamp"):
+        from chronolog.language.dates import parse_datetime
+
+        try:
+            value, is_date = parse_datetime(cell)
+        except ValueError:
+            raise DataError(f"column {column}: {cell!r} is not a date", where, hint="write 2020-01-31 or 2020-01-31T12:30:00") from None
+        return value  # a datetime; a midnight prints as a date (language/dates.py)
     if kind in ("bool", "boolean"):
         low = cell.lower()
         if low in _TRUE:
@@ -44,6 +61,15 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str):
             return cell
         return v
     except ValueError:
+        if kind == "time":
+            from chronolog.language.dates import DATE_RE
+
+            if DATE_RE.match(cell):
+                raise DataError(
+                    f"column {column}: {cell!r} is a date, but the program's timeline is numeric",
+                    where,
+                    hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
+                ) from None
         if kind in ("int", "double", "number", "decimal", "time"):
             raise DataError(
                 f"column {column}: {cell!r} is not a number",
@@ -53,7 +79,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str):
         return cell
 
 
-def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping) -> list:
+def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
     """Facts of ``pred`` from a CSV file.  See docs/language.md (@bind)."""
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
     try:
@@ -91,16 +117,17 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             for k, i in enumerate(term_cols):
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
                 terms.append(convert(row[i], kind, ast.Pos(str(path), row_no, i + 1), name))
-            lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start")
-            hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end")
+            lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
+            hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
             if header is not None and "start_closed" in header:
                 sc = convert(row[header.index("start_closed")], "bool", where, "start_closed")
             if header is not None and "end_closed" in header:
                 ec = convert(row[header.index("end_closed")], "bool", where, "end_closed")
             iv = make(lo, hi, sc, ec)
             if iv is None:
+                fmt = calendar.format_point if calendar is not None else format_number
                 raise DataError(
-                    f"the interval from {format_number(lo)} to {format_number(hi)} is empty",
+                    f"the interval from {fmt(lo)} to {fmt(hi)} is empty",
                     where,
                     hint="the start must not be after the end",
                 )
@@ -123,7 +150,7 @@ def _time_columns(header, ncols, time_mapping, where):
     return n - 2, n - 1, True, True
 
 
-def write_csv_facts(path: Path, facts, names, overwrite: bool = False) -> None:
+def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None) -> None:
     """Write facts atomically (temporary file, then rename); never replaces an
     existing file unless ``overwrite``."""
     if path.exists() and not overwrite:
@@ -134,10 +161,11 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False) -> None:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
+            fmt = calendar.format_point if calendar is not None else format_number
             for terms, (lo, hi, lc, hc) in facts:
                 w.writerow(
                     [_cell(v) for v in terms]
-                    + [format_number(lo), format_number(hi), "true" if lc else "false", "true" if hc else "false"]
+                    + [fmt(lo), fmt(hi), "true" if lc else "false", "true" if hc else "false"]
                 )
         os.replace(tmp, path)
     except BaseException:
@@ -151,7 +179,7 @@ def _cell(v) -> str:
         return v
     if type(v) is bool:
         return "true" if v else "false"
-    if type(v) is tuple:  # a set of values (munion), as the text output prints it
+    if type(v) is tuple or hasattr(v, "isoformat"):  # a munion set, or a date
         from chronolog.language.text import format_term
 
         return format_term(v)

@@ -87,7 +87,8 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
 
     def test(b):
         x, y = left(b), right(b)
-        if ordered and (_is_number(x) != _is_number(y) or type(x) is bool or type(y) is bool):
+        if ordered and (_is_number(x) != _is_number(y) or type(x) is bool or type(y) is bool
+                        or (not _is_number(x) and type(x) is not type(y))):  # e.g. a date and a string
             raise _type_error(f"cannot compare {x!r} and {y!r} in '{cmp}'", cmp, hint="compare numbers with numbers and strings with strings")
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="

@@ -113,8 +113,8 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
             node = InputNode(lit.pred, lit.terms, views.get(pos, FULL), state)
             for v in node.pattern.new_vars:
                 slots[v] = len(slots)
-            if lit.box is not None or lit.shift is not None:
-                node = TemporalNode(node, lit.box, lit.shift)
+            if lit.box is not None or lit.shift is not None or lit.group is not None:
+                node = TemporalNode(node, lit.box, lit.shift, lit.group)
         elif isinstance(lit, Scan):
             node = TemporalJoinNode(node, lit.pred, lit.terms, dict(slots), views.get(pos, FULL), state, lit.box, lit.shift)
             for v in node.pattern.new_vars:

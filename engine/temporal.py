@@ -12,8 +12,14 @@ from chronolog.language.timeline import format_interval, shift as shift_op
 from .node import MapNode
 
 
-def interval_transform(box_w, shift_w):
-    """A function interval -> interval or None, for a box then a shift."""
+def interval_transform(box_w, shift_w, group=None):
+    """A function interval -> interval or None, for a box then a shift (then
+    a time grouping, language/time_grouping.py)."""
+    if group is not None:
+        inner = interval_transform(box_w, shift_w)
+        if inner is None:
+            return group
+        return lambda iv: (lambda r: None if r is None else group(r))(inner(iv))
     if box_w is None and shift_w is None:
         return None
     if box_w is None:
@@ -29,10 +35,10 @@ def interval_transform(box_w, shift_w):
 
 
 class TemporalNode(MapNode):
-    def __init__(self, child, box_w=None, shift_w=None):
+    def __init__(self, child, box_w=None, shift_w=None, group=None):
         super().__init__(child)
-        self.box_w, self.shift_w = box_w, shift_w
-        self.fn = interval_transform(box_w, shift_w)
+        self.box_w, self.shift_w, self.group = box_w, shift_w, group
+        self.fn = interval_transform(box_w, shift_w, group)
 
     def label(self) -> str:
         parts = []
@@ -40,6 +46,8 @@ class TemporalNode(MapNode):
             parts.append(f"box{format_interval(self.box_w)}")
         if self.shift_w is not None:
             parts.append(f"shift{format_interval(self.shift_w)}")
+        if getattr(self, "group", None) is not None:
+            parts.append(self.group.describe())
         return "Temporal " + " then ".join(parts)
 
     def process(self, batch):

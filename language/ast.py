@@ -116,6 +116,21 @@ class Temporal:
 
 
 @dataclass(frozen=True)
+class TimeGroup(Temporal):
+    """Time grouping ``/\\[count unit] inner`` (language/time_grouping.py):
+    holds on the whole period (of ``count`` units) around every point where
+    ``inner`` holds.  ``op`` is ``"/\\"`` and ``window`` is None."""
+
+    unit: Optional[str] = None
+    count: object = 1
+    grouping: object = None  # the time_grouping.Grouping, set once the timeline is known
+
+    def __str__(self) -> str:
+        u = f" {self.unit}" if self.unit else ""
+        return f"/\\[{self.count}{u}] {self.inner}"
+
+
+@dataclass(frozen=True)
 class Binary:
     """``left <S>window right`` (op ``"S"``) or ``left <U>window right``."""
 
@@ -259,6 +274,7 @@ class Program:
     facts: list = field(default_factory=list)
     annotations: list = field(default_factory=list)
     source: str = "<program>"
+    calendar: object = None  # a dates.Calendar on a calendar timeline, else None
 
     def extend(self, other: "Program") -> None:
         self.rules.extend(other.rules)

@@ -52,14 +52,14 @@ def _value(tok: str, ident_ok):
     return None
 
 
-def parse_fact_lines(lines: Iterable[str], source: str = "<facts>", dialect: str = "vadalog") -> list:
+def parse_fact_lines(lines: Iterable[str], source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> list:
     """Facts from lines as :class:`ast.Fact` objects (blank lines and
     ``%`` comments ignored).  For bulk loading use :func:`read_fact_rows`."""
     if dialect == "meteor":
         from . import meteor
 
         return meteor.parse_facts(list(lines), source)
-    rows = read_fact_rows(lines, source)
+    rows = read_fact_rows(lines, source, calendar)
     return [ast.Fact(p, t, iv, rows.positions[p]) for p, lst in rows.items() for t, iv in lst]
 
 
@@ -111,13 +111,18 @@ def _arity_error(pred, n, want, pos, first):
 _PRED_OK = re.compile(r"^[a-z][A-Za-z0-9_]*$").match
 
 
-def read_fact_rows(lines: Iterable[str], source: str = "<facts>") -> FactRows:
+def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None) -> FactRows:
     """Bulk fast path: Vadalog fact lines to :class:`FactRows`.
 
     Plain string splitting, no regular expression per line; tokens and
     interval texts repeat, so each distinct one is converted once and
     memoised.  Anything unusual (quotes, comments, bad syntax) goes to the
-    grammar, which parses it or reports exactly what is wrong."""
+    grammar, which parses it or reports exactly what is wrong.
+
+    ``calendar``: the program's :class:`~.dates.Calendar` when its timeline
+    is dates (time points are then dates, see language/dates.py)."""
+    if calendar is not None:
+        return _read_dated(lines, source, calendar)
     rows = FactRows()
     values: dict = {}
     intervals: dict = {}
@@ -169,6 +174,85 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>") -> FactRows:
             f = _slow_fact(line, n, source)
             add(f.pred, f.terms, f.interval, f.pos)
     return rows
+
+
+def _read_dated(lines, source, calendar) -> FactRows:
+    """Fact lines on a calendar timeline: ``p(a)@[2020-01-01, 2020-02-01)``.
+    Intervals and terms take memoised fast paths; anything unusual goes
+    through the grammar with the program's calendar."""
+    rows = FactRows()
+    intervals: dict = {}
+    values: dict = {}
+    points: dict = {}
+    ident = _IDENT.match
+    for n, line in enumerate(lines, 1):
+        head, at, tspec = line.rpartition("@")
+        if not at or '"' in head or "%" in line:
+            s = line.strip()
+            if not s or s[0] == "%" or s.startswith("//"):
+                continue
+            f = _slow_fact(line, n, source, calendar)
+            rows.add(f.pred, f.terms, f.interval, f.pos)
+            continue
+        iv = intervals.get(tspec)
+        if iv is None:
+            iv = _dated_interval(tspec, calendar, points)
+            if iv is not None:
+                intervals[tspec] = iv
+        terms = _terms_fast(head, values, ident) if iv is not None else None
+        if terms is None:
+            f = _slow_fact(line, n, source, calendar)
+            rows.add(f.pred, f.terms, f.interval, f.pos)
+            continue
+        rows.add(terms[0], terms[1], iv, ast.Pos(source, n, 1))
+    return rows
+
+
+def _terms_fast(head: str, values: dict, ident):
+    """``(pred, terms)`` of ``p(a,1)`` by string splitting, or None."""
+    i = head.find("(")
+    if i < 0:
+        pred = head.strip()
+        return (pred, ()) if _PRED_OK(pred) else None
+    pred = head[:i].strip()
+    close = head.rfind(")")
+    if close < i or head[close + 1 :].strip() or not _PRED_OK(pred):
+        return None
+    vals = []
+    for tok in head[i + 1 : close].split(","):
+        v = values.get(tok)
+        if v is None:
+            v = _value(tok.strip(), ident)
+            if v is None:
+                return None
+            values[tok] = v
+        vals.append(v)
+    return pred, tuple(vals)
+
+
+def _dated_interval(tspec: str, calendar, memo=None):
+    t = tspec.strip()
+    if t.endswith("."):
+        t = t[:-1].rstrip()
+    memo = {} if memo is None else memo
+
+    def point(tok):
+        v = memo.get(tok)
+        if v is None:
+            v = memo[tok] = calendar.parse_point(tok)
+        return v
+
+    try:
+        if t[:1] in "[(" and t[-1:] in "])":
+            lo_s, comma, hi_s = t[1:-1].partition(",")
+            if not comma:
+                return None
+            lo, hi = point(lo_s), point(hi_s)
+            return make(lo, hi, t[0] == "[", t[-1] == "]")
+        p = calendar.parse_point(t)
+        return None if p in (POS_INF, NEG_INF) else (p, p, True, True)
+    except ValueError:
+        return None
 
 
 _TSPEC = re.compile(r"^\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$")
@@ -226,19 +310,23 @@ def _interval_of(lb, lo_s, hi_s, rb, pt):
     return make(lo, hi, lb == "[", rb == "]")
 
 
-def _slow_fact(line: str, lineno: int, source: str) -> ast.Fact:
-    from . import vadalog
+def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
+    from . import dates, vadalog
+    from .errors import ChronologError
 
     text = line.rstrip().rstrip("\n")
     if not text.rstrip().endswith("."):
         text = text.rstrip() + "."
     try:
-        prog = vadalog.parse(text, source)
+        prog = vadalog.parse(text, source, calendar if calendar is not None else dates.NUMERIC)
     except SyntaxError_ as e:
         pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)
         raise SyntaxError_(
             e.message, pos, hint=e.hint or "a fact looks like p(a, 1.5, \"x\")@[1,5) or p(a)@3", source_line=line
         ) from None
+    except ChronologError as e:  # e.g. a date on a numeric timeline (dates.resolve)
+        pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)
+        raise type(e)(e.message, pos, hint=e.hint, source_line=line) from None
     if len(prog.facts) != 1 or prog.rules or prog.annotations:
         raise SyntaxError_(
             "expected one fact on this line", ast.Pos(source, lineno, 1), hint="a fact looks like p(a)@[1,5)", source_line=line

@@ -38,6 +38,10 @@ def format_term(v) -> str:
         if _BARE.match(v) and v not in ("not", "inf", "infty"):
             return v
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)
+        if v.hour == v.minute == v.second == v.microsecond == 0:
+            return v.date().isoformat()
+        return v.isoformat()
     return format_number(v)
 
 
@@ -57,4 +61,6 @@ def term_sort_key(v):
         return (2, v)
     if isinstance(v, (int, Fraction, float)):
         return (0, v)
+    if hasattr(v, "isoformat"):  # dates and datetimes, in time order
+        return (1.5, v.isoformat())
     return (1, str(v))

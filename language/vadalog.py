@@ -14,7 +14,7 @@ from pathlib import Path
 import lark
 from lark import Token, Transformer, v_args
 
-from . import ast
+from . import ast, dates
 from .interval_tokens import IntervalTokens
 from .text import unquote
 from .errors import ChronologError, SyntaxError_
@@ -55,6 +55,9 @@ _TERMINAL_NAMES = {
     "EQUAL": "'='",
     "NOT": "not",
     "$END": "end of input",
+    "DATE": "a date (2020-01-31)",
+    "DURATION": "a duration (P3D)",
+    "GROUP_OP": "/\\",
 }
 
 
@@ -234,6 +237,9 @@ class _ToAst(IntervalTokens, Transformer):
 
     def ann_number(self, items):
         return items[0]
+
+    def ann_date(self, items):
+        return dates.date_point(str(items[0]))
 
     def ann_bool(self, items):
         return str(items[0]) == "#T"
@@ -438,6 +444,46 @@ class _ToAst(IntervalTokens, Transformer):
     def boolean(self, items):
         return ast.Const(str(items[0]) == "#T")
 
+    def date(self, items):
+        # every date constant is a datetime (a date is its midnight), so that
+        # dates and datetimes compare; a midnight prints as a date
+        return ast.Const(dates.parse_datetime(str(items[0]))[0])
+
+    # ---------------------------------------------------------- dates, durations, grouping
+    @v_args(meta=True)
+    def date_bound(self, meta, items):
+        try:
+            return dates.date_point(str(items[0]))
+        except ValueError:
+            raise self._err(f"{items[0]} is not a valid date", _pos(self.source, meta), "dates are written 2020-01-31 or 2020-01-31T12:30:00") from None
+
+    @v_args(meta=True)
+    def duration_bound(self, meta, items):
+        try:
+            return dates.parse_duration(str(items[0]))
+        except ValueError as e:
+            hint = "durations are written P3D, PT12H, P1DT6H30M, PT0.5S or P2W"
+            if "fixed length" in str(e):
+                hint = "months and years have no fixed length; write days (P30D) or group by months with /\\[months]"
+            raise self._err(f"{items[0]} is not a duration of fixed length", _pos(self.source, meta), hint) from None
+
+    def group_spec(self, items):
+        items = [i for i in items if i is not None]
+        count, unit = 1, None
+        for i in items:
+            if isinstance(i, Token):
+                unit = str(i)
+            else:
+                count = i
+        return count, unit
+
+    @v_args(meta=True)
+    def time_group(self, meta, items):
+        from .time_grouping import make_group
+
+        _, (count, unit), inner = items
+        return make_group(count, unit, inner, _pos(self.source, meta), self._err)
+
     # ---------------------------------------------------------- time
     def number(self, items):
         return parse_number(str(items[0]))
@@ -451,6 +497,8 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def interval(self, meta, items):
         lc, lo, hi, hc = items
+        if isinstance(lo, (dates.DatePoint, dates.Duration)) or isinstance(hi, (dates.DatePoint, dates.Duration)):
+            return (lo, hi, lc, hc)  # resolved once the granularity is known (dates.resolve)
         iv = make(lo, hi, lc, hc)
         if iv is None:
             from .timeline import format_number
@@ -518,15 +566,18 @@ def _is_num(v) -> bool:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
-def parse(text: str, source: str = "<program>") -> ast.Program:
-    """Parse a Temporal Vadalog program (rules, facts, annotations)."""
+def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
+    """Parse a Temporal Vadalog program (rules, facts, annotations).
+
+    ``calendar``: see :func:`.dates.resolve` (``None`` for a program)."""
     try:
         tree = _parser().parse(text)
     except lark.exceptions.UnexpectedInput as exc:
         raise syntax_error(exc, text, source) from None
     try:
-        return _ToAst(source, text).transform(tree)
+        prog = _ToAst(source, text).transform(tree)
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, ChronologError):
             raise exc.orig_exc from None
         raise
+    return dates.resolve(prog, calendar, text.splitlines())

@@ -31,6 +31,7 @@ class Scan:
     box: Optional[tuple] = None  # generic box window B<w1,w2>, applied first
     shift: Optional[tuple] = None  # generic shift D<d1,d2>, applied after the box
     origin: object = None  # the ast literal it came from
+    group: object = None  # a time_grouping.Grouping, applied last (only in a fresh rule's single scan)
 
     def describe(self) -> str:
         s = str(ast.Atom(self.pred, self.terms))
@@ -38,6 +39,8 @@ class Scan:
             s = f"B{_w(self.box)} {s}"
         if self.shift is not None:
             s = f"D{_w(self.shift)} {s}"
+        if self.group is not None:
+            s = f"{self.group.describe()} {s}"
         return s
 
 

@@ -175,6 +175,11 @@ class Normalizer:
         box = shift = None
         pred, terms = base.pred, base.terms
         for op in reversed(ops):  # innermost first
+            if isinstance(op, ast.TimeGroup):
+                # time grouping: its own fresh predicate (language/time_grouping.py)
+                fresh = self._materialise(Scan(pred, terms, box, shift, group=op.grouping), rule)
+                pred, terms, box, shift = fresh.pred, fresh.terms, None, None
+                continue
             if op.op in ("<->", "<+>"):
                 d = diamond_window(op.op == "<->", op.window)
                 shift = d if shift is None else add_windows(shift, d)

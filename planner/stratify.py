@@ -88,7 +88,7 @@ def _moves_time(rule, scc) -> bool:
     if rule.head_shift is not None:
         return True
     for lit in recursive_lits:
-        if lit.shift is not None:
+        if lit.shift is not None or lit.group is not None:
             return True
         if lit.box is not None and not contains_point(lit.box, 0):
             return True

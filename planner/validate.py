@@ -9,6 +9,7 @@ from chronolog.language.errors import ProgramError
 KNOWN_ANNOTATIONS = {
     "input": (1, 1),
     "output": (1, 1),
+    "timeGranularity": (1, 1),
     "bind": (4, 4),
     "mapping": (3, 4),
     "timeMapping": (3, 5),

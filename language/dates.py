@@ -1,0 +1,414 @@
+"""Dates and times at the edges of an exact numeric timeline.
+
+The engine only knows numbers (``int``/``Fraction``, ±inf).  A program that
+writes dates (``@[2020-01-01, 2020-02-01)``), durations (``<->[0, P3D]``) or
+declares ``@timeGranularity("days").`` is on a *calendar timeline*: every
+date becomes the number of granularity units since 1970-01-01T00:00:00
+(UTC; naive datetimes are read as UTC), exactly — a datetime at day
+granularity is a fraction of a day, never rounded.  Results are printed back
+as dates.  The conversion happens here, called by the parser, the fact
+loader and the CSV/Arrow connectors, and by the output formatting; nothing
+in the planner or the engine changes.
+
+A :class:`Calendar` is that mapping.  The parser leaves :class:`DatePoint`
+and :class:`Duration` placeholders in the AST and :func:`resolve` replaces
+them once the whole program (and so its granularity) is known.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+from .errors import ProgramError
+from .timeline import NEG_INF, POS_INF, format_number, make, normalize
+
+EPOCH = _dt.datetime(1970, 1, 1)
+
+# Seconds per unit of the fixed-length units.  Months and years have no fixed
+# length: they are a granularity of grouping (time_grouping), not of the
+# timeline.
+UNIT_SECONDS = {
+    "days": 86400,
+    "hours": 3600,
+    "minutes": 60,
+    "seconds": 1,
+    "milliseconds": Fraction(1, 1000),
+}
+CALENDAR_UNITS = ("years", "months")
+_ALIASES = {
+    "day": "days", "d": "days", "hour": "hours", "h": "hours", "minute": "minutes", "min": "minutes",
+    "second": "seconds", "s": "seconds", "sec": "seconds", "millisecond": "milliseconds", "ms": "milliseconds",
+    "year": "years", "month": "months", "week": "weeks",
+}
+
+DATE_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:\d{2})?$"
+)
+_DURATION_RE = re.compile(
+    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
+)
+
+
+def unit_name(text: str) -> str:
+    """The canonical (plural) name of a time unit, or the text unchanged."""
+    t = str(text).strip().lower()
+    return _ALIASES.get(t, t)
+
+
+# ---------------------------------------------------------------- placeholders
+
+
+@dataclass(frozen=True)
+class DatePoint:
+    """A date or datetime literal as written, before the granularity is known."""
+
+    text: str
+    value: _dt.datetime
+    is_date: bool
+
+
+@dataclass(frozen=True)
+class Duration:
+    """An ISO-8601 duration (``P3D``, ``PT12H30M``) as written."""
+
+    text: str
+    seconds: Fraction
+
+
+def parse_datetime(text: str) -> tuple:
+    """``(datetime, is_date)`` for an ISO date or datetime; ``ValueError`` otherwise.
+
+    A UTC offset (``Z``, ``+02:00``) is converted to UTC."""
+    m = DATE_RE.match(text.strip())
+    if m is None:
+        raise ValueError(f"not a date: {text!r}")
+    y, mo, d, hh, mi, ss, frac, tz = m.groups()
+    micro = int((frac or "0").ljust(6, "0"))
+    value = _dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
+    if tz and tz != "Z":
+        sign = 1 if tz[0] == "+" else -1
+        value -= sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+    return value, hh is None
+
+
+def date_point(text: str) -> DatePoint:
+    value, is_date = parse_datetime(text)
+    return DatePoint(text, value, is_date)
+
+
+def parse_duration(text: str) -> Duration:
+    """An ISO-8601 duration of fixed length; months and years are refused."""
+    m = _DURATION_RE.match(text.strip())
+    if m is None or text.strip() in ("P", "PT") or text.strip().endswith("T"):
+        raise ValueError(f"not a duration: {text!r}")
+    y, mo, w, d, h, mi, s = m.groups()
+    if y or mo:
+        raise ValueError("months and years have no fixed length")
+    secs = Fraction(s or 0) + int(mi or 0) * 60 + int(h or 0) * 3600 + int(d or 0) * 86400 + int(w or 0) * 7 * 86400
+    return Duration(text, secs)
+
+
+# ---------------------------------------------------------------- calendar
+
+
+class Calendar:
+    """The mapping between datetimes and time points at one granularity."""
+
+    def __init__(self, unit: str = "days"):
+        self.unit = unit
+        self.unit_seconds = Fraction(UNIT_SECONDS[unit])
+
+    def __repr__(self) -> str:
+        return f"Calendar({self.unit!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Calendar) and other.unit == self.unit
+
+    def __hash__(self) -> int:
+        return hash(self.unit)
+
+    # datetimes -> points
+    def point(self, value) -> object:
+        """The exact time point of a ``date``/``datetime`` (or a DatePoint)."""
+        if isinstance(value, DatePoint):
+            value = value.value
+        if not isinstance(value, _dt.datetime):
+            value = _dt.datetime(value.year, value.month, value.day)
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        delta = value - EPOCH
+        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return normalize(Fraction(micros, 1_000_000) / self.unit_seconds)
+
+    def parse_point(self, text: str):
+        """A time cell or token: an ISO date/datetime, or ±inf."""
+        t = text.strip()
+        low = t.lower().lstrip("+")
+        if low in ("inf", "infty", "infinity"):
+            return POS_INF
+        if low in ("-inf", "-infty", "-infinity"):
+            return NEG_INF
+        return self.point(parse_datetime(t)[0])
+
+    def duration(self, d: Duration):
+        return normalize(d.seconds / self.unit_seconds)
+
+    # points -> datetimes
+    def datetime(self, t) -> Optional[_dt.datetime]:
+        """The datetime of a finite point, or None if it falls between microseconds."""
+        micros = Fraction(t) * self.unit_seconds * 1_000_000
+        if micros.denominator != 1:
+            return None
+        try:
+            return EPOCH + _dt.timedelta(microseconds=int(micros))
+        except OverflowError:
+            return None
+
+    def format_point(self, t) -> str:
+        """``2020-01-01`` at midnight, ``2020-01-01T12:30:00`` otherwise, ±inf."""
+        if t == POS_INF:
+            return "+inf"
+        if t == NEG_INF:
+            return "-inf"
+        dt = self.datetime(t)
+        if dt is None:  # not on the microsecond grid: the exact number of units
+            return format_number(t)
+        if dt.hour == dt.minute == dt.second == dt.microsecond == 0:
+            return dt.date().isoformat()
+        return dt.isoformat()
+
+    def format_interval(self, iv) -> str:
+        lo, hi, lc, hc = iv
+        return f"{'[' if lc else '('}{self.format_point(lo)},{self.format_point(hi)}{']' if hc else ')'}"
+
+
+def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:
+    from .text import format_atom, format_fact as plain
+
+    if calendar is None:
+        return plain(pred, terms, iv)
+    return f"{format_atom(pred, terms)}@{calendar.format_interval(iv)}"
+
+
+# ---------------------------------------------------------------- resolution
+
+NUMERIC = "numeric"  # the calendar argument for data read on a numeric timeline
+
+
+def declared_calendar(program) -> Optional[Calendar]:
+    """The calendar a ``@timeGranularity`` annotation declares, if any."""
+    for a in program.annotations:
+        if a.name == "timeGranularity":
+            if len(a.args) != 1 or not isinstance(a.args[0], str):
+                raise ProgramError(
+                    "@timeGranularity needs one unit", a.pos, hint='e.g. @timeGranularity("days").'
+                )
+            unit = unit_name(a.args[0])
+            if unit not in UNIT_SECONDS:
+                hint = "one of: " + ", ".join(UNIT_SECONDS)
+                if unit in CALENDAR_UNITS:
+                    hint = f"{unit} have no fixed length; use days and group by {unit} with /\\[{unit}]"
+                raise ProgramError(f"unknown time granularity {a.args[0]!r}", a.pos, hint=hint)
+            return Calendar(unit)
+    return None
+
+
+def _uses_dates(program) -> bool:
+    def iv_dates(iv):
+        return iv is not None and any(isinstance(x, (DatePoint, Duration)) for x in iv[:2])
+
+    for f in program.facts:
+        if iv_dates(f.interval):
+            return True
+    for a in program.annotations:
+        if any(isinstance(x, (DatePoint, Duration)) for x in a.args):
+            return True
+    for r in program.rules:
+        if any(iv_dates(w) for w in _windows(r)):
+            return True
+    return False
+
+
+def _windows(rule):
+    from . import ast
+
+    out = []
+
+    def walk(x):
+        if isinstance(x, ast.Temporal):
+            if x.window is not None:
+                out.append(x.window)
+            walk(x.inner)
+        elif isinstance(x, ast.Binary):
+            out.append(x.window)
+            walk(x.left)
+            walk(x.right)
+        elif isinstance(x, ast.Negation):
+            walk(x.inner)
+
+    walk(rule.head)
+    for lit in rule.body:
+        walk(lit)
+    return out
+
+
+def resolve(program, calendar=None, lines=None):
+    """Replace the date and duration placeholders of ``program`` by numbers.
+
+    ``calendar``: ``None`` for a program (its own ``@timeGranularity``, else
+    days when it writes any date or duration, else a numeric timeline);
+    a :class:`Calendar` for facts read for a program on that timeline;
+    :data:`NUMERIC` for facts read for a program on a numeric timeline.
+    Sets ``program.calendar``.  Mixing dates and plain numbers as time points
+    is an error at the offending statement.
+    """
+    from . import ast
+
+    if calendar is None:
+        cal = declared_calendar(program)
+        if cal is None and _uses_dates(program):
+            cal = Calendar("days")
+        where_dates = _first_date_pos(program)
+    else:
+        cal = None if calendar == NUMERIC else calendar
+        where_dates = None
+    program.calendar = cal
+
+    def err(msg, pos, hint):
+        from .errors import DataError
+
+        line = ""
+        if lines is not None and pos is not None and 0 < pos.line <= len(lines):
+            line = lines[pos.line - 1]
+        return (ProgramError if calendar is None else DataError)(msg, pos, hint=hint, source_line=line)
+
+    def point(x, pos, what):
+        if isinstance(x, DatePoint):
+            if cal is None:
+                raise err(
+                    f"{x.text} is a date, but this program's timeline is numeric",
+                    pos,
+                    'declare the timeline with @timeGranularity("days"). (or hours, minutes, seconds) '
+                    "and write every time point as a date",
+                )
+            return cal.point(x)
+        if isinstance(x, Duration):
+            if cal is None:
+                raise err(f"the duration {x.text} needs a calendar timeline", pos, 'declare @timeGranularity("days").')
+            if what != "window":
+                raise err(f"{x.text} is a duration, not a point in time", pos, "write a date such as 2020-01-01")
+            return cal.duration(x)
+        if cal is not None and what != "window" and x not in (POS_INF, NEG_INF):
+            since = f" (dates are used at {where_dates})" if where_dates else ""
+            raise err(
+                f"the time point {format_number(x)} is a number, but this program's timeline is dates{since}",
+                pos,
+                "write time points as dates (2020-01-01 or 2020-01-01T12:00:00); "
+                "plain numbers are allowed only as operator windows, in granularity units",
+            )
+        return x
+
+    def interval(iv, pos, what):
+        if iv is None or not any(isinstance(x, (DatePoint, Duration)) for x in iv[:2]) and (cal is None or what == "window"):
+            return iv
+        lo, hi, lc, hc = iv
+        lo, hi = point(lo, pos, what), point(hi, pos, what)
+        r = make(lo, hi, lc, hc)
+        if r is None:
+            raise err(f"the interval {_text(iv)} is empty", pos, "the start must not be after the end")
+        return r
+
+    for f in program.facts:
+        f.interval = interval(f.interval, f.pos, "fact")
+    for a in program.annotations:
+        if a.name == "temporal":
+            a.args = [point(x, a.pos, "horizon") for x in a.args]
+        elif any(isinstance(x, (DatePoint, Duration)) for x in a.args):
+            raise err(f"@{a.name} does not take dates", a.pos, "")
+    from .time_grouping import resolve_group
+
+    def group(node):
+        return resolve_group(node, cal, lambda msg, pos, hint: err(msg, pos, hint))
+
+    for r in program.rules:
+        r.head = _map_windows(r.head, lambda w: interval(w, r.pos, "window"), ast, group)
+        r.body = [_map_windows(lit, lambda w: interval(w, r.pos, "window"), ast, group) for lit in r.body]
+    return program
+
+
+def _map_windows(x, fn, ast, group=None):
+    from dataclasses import replace
+
+    if isinstance(x, ast.TimeGroup):
+        return replace(x, grouping=group(x), inner=_map_windows(x.inner, fn, ast, group))
+    if isinstance(x, ast.Temporal):
+        w = fn(x.window) if x.window is not None else None
+        return replace(x, window=w, inner=_map_windows(x.inner, fn, ast, group))
+    if isinstance(x, ast.Binary):
+        return replace(
+            x, window=fn(x.window), left=_map_windows(x.left, fn, ast, group), right=_map_windows(x.right, fn, ast, group)
+        )
+    if isinstance(x, ast.Negation):
+        return replace(x, inner=_map_windows(x.inner, fn, ast, group))
+    return x
+
+
+def _first_date_pos(program):
+    for f in program.facts:
+        if any(isinstance(x, DatePoint) for x in f.interval[:2]):
+            return f.pos
+    return None
+
+
+def _text(iv) -> str:
+    lo, hi, lc, hc = iv
+
+    def s(x):
+        return x.text if isinstance(x, (DatePoint, Duration)) else format_number(x)
+
+    return f"{'[' if lc else '('}{s(lo)},{s(hi)}{']' if hc else ')'}"
+
+
+def _is_datetime(x) -> bool:
+    return isinstance(x, (_dt.date, _dt.datetime))
+
+
+def to_points(iv, calendar):
+    """An interval given in Python (``(start, end)`` or 4-tuple, or a point)
+    with ``date``/``datetime`` ends, as numbers on ``calendar``'s timeline."""
+    from .errors import DataError
+
+    items = iv if isinstance(iv, tuple) else (iv,)
+    if not any(_is_datetime(x) for x in items[:2]):
+        if calendar is not None and any(isinstance(x, (int, Fraction)) and not isinstance(x, bool) for x in items[:2]):
+            raise DataError(
+                f"the interval {iv!r} has numbers as time points, but the program's timeline is dates",
+                hint="give datetime.date / datetime.datetime ends (None is not allowed: use float('inf'))",
+            )
+        return iv
+    if calendar is None:
+        raise DataError(
+            f"the interval {iv!r} has dates, but the program's timeline is numeric",
+            hint='declare @timeGranularity("days"). in the program',
+        )
+    conv = tuple(calendar.point(x) if _is_datetime(x) else x for x in items)
+    return conv if isinstance(iv, tuple) else conv[0]
+
+
+def horizon_points(h, calendar):
+    """A horizon ``(from, to)`` or ``"from,to"`` given as dates, as numbers."""
+    from .errors import ProgramError as _PE
+
+    if isinstance(h, str):
+        parts = h.split(",")
+        if len(parts) != 2:
+            return h
+        try:
+            return tuple(calendar.parse_point(p) for p in parts)
+        except ValueError:
+            raise _PE(f"bad horizon {h!r}", hint="on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01") from None
+    return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in h)

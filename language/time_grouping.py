@@ -1,0 +1,134 @@
+"""Time grouping (seed 003 §4.1 downsampling ``△unit``; Vadalog's ``/\\``).
+
+``/\\[months] daily(X, V)`` holds on the whole calendar month around every
+time point at which ``daily(X, V)`` holds: a fact valid at a point becomes
+valid over the whole enclosing period.  Periods are half-open,
+``[2020-03-01, 2020-04-01)``, so consecutive periods touch without
+overlapping.  Forms:
+
+* ``/\\[UNIT]`` and ``/\\[N UNIT]`` (also ``/\\N UNIT`` and ``△[UNIT]``) with
+  UNIT one of years, months, weeks (ISO, from Monday), days, hours,
+  minutes, seconds — a calendar timeline (dates) is needed; years and
+  months follow the calendar, N months are aligned to January (``[3 months]``
+  are quarters), N days/hours/... to 1970-01-01T00:00 UTC;
+* ``/\\[N]``: periods of N time units ``[kN, (k+1)N)``, on any timeline.
+
+The operator maps each interval to one interval (the union of the periods it
+meets), distributes over union, and so needs no coalesced input: the engine
+applies it like a shift (``Scan.group``).  An unbounded end stays unbounded.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+from .dates import EPOCH, Calendar, unit_name
+from .timeline import NEG_INF, POS_INF, format_number, normalize
+
+UNITS = ("years", "months", "weeks", "days", "hours", "minutes", "seconds")
+_FIXED = {"weeks": 7 * 86400, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
+_MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch
+
+
+def make_group(count, unit, inner, pos, err):
+    """The AST node for ``/\\[count unit] inner`` (called by the parser)."""
+    from . import ast
+
+    if unit is not None:
+        u = unit_name(unit)
+        if u not in UNITS:
+            raise err(f"unknown time unit {unit!r}", pos, "group by one of: " + ", ".join(UNITS) + ", or by a number: /\\[7]")
+        unit = u
+        if not (isinstance(count, int) and count >= 1):
+            raise err(f"the number of {unit} must be a positive whole number", pos)
+    elif not (isinstance(count, (int, Fraction)) and not isinstance(count, bool) and count > 0):
+        raise err("the period of a time grouping must be positive", pos, "e.g. /\\[7] p(X) or /\\[months] p(X)")
+    if not isinstance(inner, (ast.Atom, ast.Temporal, ast.Binary)):
+        inner = _atom(inner, pos, err)
+    return ast.TimeGroup("/\\", None, inner, pos, unit, count)
+
+
+def _atom(x, pos, err):
+    from . import ast
+
+    # the parser hands over an atom still in its raw form (name or call)
+    name = getattr(x, "name", None)
+    args = getattr(x, "args", None)
+    if name is None:
+        raise err(f"time grouping applies to an atom, not {x}", pos)
+    terms = tuple(args or ())
+    for a in terms:
+        if not isinstance(a, (ast.Var, ast.Const)):
+            raise err(f"the arguments of {name} must be variables or constants, not {a}", pos)
+    return ast.Atom(name, terms, pos)
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The interval transform of one time grouping."""
+
+    count: object
+    unit: Optional[str]
+    calendar: Optional[Calendar]
+
+    def describe(self) -> str:
+        u = f" {self.unit}" if self.unit else ""
+        return f"G[{format_number(self.count)}{u}]"
+
+    # ---------------------------------------------------------------- periods
+    def start(self, t):
+        """The start of the period containing the point ``t``."""
+        if self.unit is None:
+            return normalize(Fraction(math.floor(Fraction(t) / Fraction(self.count))) * self.count)
+        secs = Fraction(t) * self.calendar.unit_seconds
+        if self.unit in _FIXED:
+            size = self.count * _FIXED[self.unit]
+            off = _MONDAY if self.unit == "weeks" else 0
+            s = math.floor((secs - off) / size) * size + off
+            return normalize(Fraction(s) / self.calendar.unit_seconds)
+        dt = EPOCH + _dt.timedelta(seconds=math.floor(secs))
+        if self.unit == "months":
+            idx = (dt.year * 12 + dt.month - 1) // self.count * self.count
+            return self.calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
+        year = dt.year // self.count * self.count
+        return self.calendar.point(_dt.datetime(max(year, 1), 1, 1))
+
+    def after(self, start):
+        """The start of the period after the one starting at ``start``."""
+        if self.unit is None:
+            return normalize(start + self.count)
+        if self.unit in _FIXED:
+            return normalize(start + Fraction(self.count * _FIXED[self.unit]) / self.calendar.unit_seconds)
+        dt = self.calendar.datetime(start)
+        if self.unit == "months":
+            idx = dt.year * 12 + dt.month - 1 + self.count
+            return self.calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
+        return self.calendar.point(_dt.datetime(dt.year + self.count, 1, 1))
+
+    def __call__(self, iv):
+        lo, hi, lc, hc = iv
+        if lo == NEG_INF:
+            new_lo, new_lc = NEG_INF, False
+        else:
+            new_lo, new_lc = self.start(lo), True
+        if hi == POS_INF:
+            return (new_lo, POS_INF, new_lc, False)
+        s = self.start(hi)
+        new_hi = hi if (s == hi and not hc) else self.after(s)
+        return (new_lo, new_hi, new_lc, False)
+
+
+def resolve_group(node, calendar, err):
+    """Attach the timeline's calendar to a TimeGroup, checking the unit fits it."""
+    if node.unit is not None and calendar is None:
+        raise err(
+            f"grouping by {node.unit} needs a calendar timeline",
+            node.pos,
+            'declare @timeGranularity("days"). and use dates, or group by a number of time units: /\\[7]',
+        )
+    return Grouping(node.count, node.unit, calendar)
+

@@ -1,0 +1,300 @@
+"""Dates and times on an exact numeric timeline (language/dates.py).
+
+The oracle is Python's own calendar arithmetic (``datetime``) and pandas
+timestamps: a program written with dates must give exactly the answers of
+the same program written with the corresponding numbers of units since
+1970-01-01, printed back as dates."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import chronolog
+from chronolog.language.errors import ChronologError, DataError, ProgramError, SyntaxError_
+
+EPOCH = dt.date(1970, 1, 1)
+
+
+def days(d: str):
+    """Days since the epoch, by the standard library (the oracle)."""
+    ts = pd.Timestamp(d)
+    return Fraction((ts - pd.Timestamp("1970-01-01")).value, 86400 * 10**9)
+
+
+def num(x):
+    x = Fraction(x)
+    return x.numerator if x.denominator == 1 else x
+
+
+RULES = """
+recent(X) :- <->[0,{w}] p(X).
+always(X) :- [-][0,{w}] p(X).
+both(X, Y) :- p(X), q(Y).
+"""
+
+
+def test_dates_give_the_numeric_answers_printed_as_dates():
+    data = [("p", "a", "2020-01-05", "2020-01-20"), ("p", "b", "2019-12-30T06:00", "2020-01-02"),
+            ("q", "c", "2020-01-01", "2020-03-01T12:30")]
+    dated = '@timeGranularity("days").\n' + RULES.format(w="P3D") + "".join(
+        f"{p}({c})@[{s},{e}).\n" for p, c, s, e in data)
+    numeric = RULES.format(w=3) + "".join(
+        f"{p}({c})@[{num(days(s))},{num(days(e))}).\n" for p, c, s, e in data)
+    m_dates = chronolog.reason(dated)
+    m_num = chronolog.reason(numeric)
+    for pred in ("recent", "always", "both"):
+        assert m_dates.facts(pred) == m_num.facts(pred)
+        assert m_num.facts(pred)
+    # printed back as dates: the number of days -> pandas timestamp text
+    text = m_dates.to_text()
+    for line in m_num.to_text().splitlines():
+        pred_terms, iv = line.split("@")
+        lo, hi = iv[1:-1].split(",")
+        for x in (lo, hi):
+            ts = pd.Timestamp("1970-01-01") + pd.Timedelta(days=float(Fraction(x)))
+            want = ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.isoformat()
+            assert want in text
+    assert "always(a)@[2020-01-08,2020-01-20)" in text
+    assert "recent(b)@[2019-12-30T06:00:00,2020-01-05)" in text
+
+
+def test_datetime_at_day_granularity_is_an_exact_fraction():
+    m = chronolog.reason('@timeGranularity("days"). q(X) :- p(X). p(a)@[2020-01-01T08:00, 2020-01-01T16:00].')
+    (terms, iv), = m.facts("q")
+    assert iv[0] == days("2020-01-01") + Fraction(1, 3)
+    assert iv[1] == days("2020-01-01") + Fraction(2, 3)
+    assert m.to_text() == "q(a)@[2020-01-01T08:00:00,2020-01-01T16:00:00]"
+
+
+@pytest.mark.parametrize("unit,duration,expected", [
+    ("days", "P3D", 3), ("days", "PT12H", Fraction(1, 2)), ("hours", "PT12H", 12),
+    ("hours", "P1DT6H", 30), ("minutes", "PT1H30M", 90), ("seconds", "PT0.5S", Fraction(1, 2)),
+    ("days", "P2W", 14),
+])
+def test_durations_in_windows(unit, duration, expected):
+    m = chronolog.reason(f'@timeGranularity("{unit}"). q(X) :- <->[0,{duration}] p(X). p(a)@2020-01-01.')
+    (terms, iv), = m.facts("q")
+    assert iv[1] - iv[0] == expected
+
+
+def test_plain_number_windows_are_granularity_units():
+    m = chronolog.reason('@timeGranularity("hours"). q(X) :- <->[0,2] p(X). p(a)@2020-01-01.')
+    assert m.to_text() == "q(a)@[2020-01-01,2020-01-01T02:00:00]"
+
+
+def test_utc_offsets_are_converted():
+    m = chronolog.reason('@timeGranularity("minutes"). q(X) :- p(X). p(a)@[2020-01-01T10:00+02:00, 2020-01-01T12:00Z).')
+    assert m.to_text() == "q(a)@[2020-01-01T08:00:00,2020-01-01T12:00:00)"
+
+
+def test_default_granularity_is_days_and_infinite_ends_stay():
+    m = chronolog.reason("q(X) :- <->[0,1] p(X). p(a)@[2020-02-28, +inf). p(b)@(-inf, 2020-01-01].")
+    assert m.to_text() == "q(a)@[2020-02-28,+inf)\nq(b)@(-inf,2020-01-02]"
+
+
+def test_date_constants_compare_and_print():
+    m = chronolog.reason("""
+        late(T, D) :- due(T, D), D < 2020-02-01.
+        due(t1, 2020-01-15)@[0,1].
+        due(t2, 2020-03-01)@[0,1].
+        due(t3, 2020-01-31T23:59)@[0,1].
+    """)
+    assert m.to_text() == "late(t1,2020-01-15)@[0,1]\nlate(t3,2020-01-31T23:59:00)@[0,1]"
+
+
+def test_horizon_as_dates():
+    prog = "@temporal(2020-01-01, 2020-01-10). tick :- <->[P3D,P3D] tick. tick@2020-01-01."
+    assert chronolog.reason(prog).to_text() == (
+        "tick@[2020-01-01,2020-01-01]\ntick@[2020-01-04,2020-01-04]\ntick@[2020-01-07,2020-01-07]\ntick@[2020-01-10,2020-01-10]")
+    m = chronolog.reason("tick :- <->[1,1] tick. tick@2020-01-01.", horizon="2020-01-01,2020-01-03")
+    assert len(m.facts("tick")) == 3
+
+
+# ------------------------------------------------------------------ errors
+
+def test_mixing_dates_and_numbers_in_a_program():
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason("p(a)@[2020-01-01, 2020-02-01).\np(b)@[3, 5].\nq(X) :- p(X).", source="mix.vada")
+    msg = e.value.render()
+    assert msg.startswith("mix.vada:2:1: program error: the time point 3 is a number, but this program's timeline is dates")
+    assert "mix.vada:1:1" in msg
+
+
+def test_numbers_on_a_declared_calendar_timeline():
+    with pytest.raises(ProgramError, match="the time point 3 is a number"):
+        chronolog.reason('@timeGranularity("days").\nq(X) :- p(X).\np(b)@3.')
+
+
+def test_dates_in_a_fact_file_for_a_numeric_program(tmp_path):
+    f = tmp_path / "f.facts"
+    f.write_text("p(a)@[1,2]\np(b)@[2020-01-01,2020-01-03]\n")
+    with pytest.raises(DataError) as e:
+        chronolog.reason("q(X) :- p(X).", f)
+    assert e.value.render().startswith(f"{f}:2:1: data error: 2020-01-01 is a date, but this program's timeline is numeric")
+
+
+def test_numbers_in_a_fact_file_for_a_date_program(tmp_path):
+    f = tmp_path / "f.facts"
+    f.write_text("p(a)@[2020-01-01,2020-01-03]\np(b)@[1,2]\n")
+    with pytest.raises(DataError) as e:
+        chronolog.reason('@timeGranularity("days"). q(X) :- p(X).', f)
+    assert e.value.render().startswith(f"{f}:2:1: data error: the time point 1 is a number")
+
+
+def test_fact_file_with_dates(tmp_path):
+    f = tmp_path / "f.facts"
+    f.write_text("p(a)@[2020-01-01,2020-01-03]\np(a)@2020-01-04.\np(\"b c\")@[2020-01-01T12:00,2020-01-02)\n")
+    m = chronolog.reason('@timeGranularity("hours"). q(X) :- p(X).', f)
+    assert m.to_text() == 'q(a)@[2020-01-01,2020-01-03]\nq(a)@[2020-01-04,2020-01-04]\nq("b c")@[2020-01-01T12:00:00,2020-01-02)'
+    assert m.holds("q(a)@[2020-01-01T01:00, 2020-01-02]")
+    assert not m.holds("q(a)@[2020-01-01, 2020-01-04]")
+
+
+@pytest.mark.parametrize("prog,err,text", [
+    ('@timeGranularity("months").', ProgramError, "unknown time granularity 'months'"),
+    ("q(X) :- <->[0,P1M] p(X).", SyntaxError_, "P1M is not a duration of fixed length"),
+    ("p(a)@[2020-02-30, 2020-03-01].", SyntaxError_, "2020-02-30 is not a valid date"),
+    ("p(a)@[2020-02-01, 2020-01-01].", ProgramError, "is empty"),
+    ("q(X) :- <->[0,P3D] p(X). p(a)@[1,2].", ProgramError, "the time point 1 is a number"),
+    ("p(a)@P3D.", ProgramError, "P3D is a duration, not a point in time"),
+])
+def test_bad_dates_are_positioned_errors(prog, err, text):
+    with pytest.raises(err) as e:
+        chronolog.reason(prog + "\nq(X) :- p(X).")
+    assert text in e.value.message
+    assert e.value.pos is not None and e.value.pos.line == 1
+
+
+# ------------------------------------------------------------------ CSV and Arrow
+
+def test_csv_dates_round_trip(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "prices.csv").write_text(
+        "ticker,day,price,from,to\n"
+        "acme,2020-01-31,10.5,2020-01-31,2020-02-01\n"
+        "acme,2020-02-03,11,2020-02-03T00:00:00,2020-02-04\n"
+        "beta,2020-02-03,7,2020-02-03T09:30:00Z,2020-02-03T16:00:00+00:00\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text('@timeGranularity("minutes").\n'
+                    '@bind("price", "csv useHeaders=true", "data", "prices.csv").\n'
+                    '@mapping("price", 1, "day", "date").\n'
+                    '@timeMapping("price", 3, 4, #T, #F).\n'
+                    '@output("late").\n'
+                    'late(T, D, P) :- price(T, D, P), D >= 2020-02-01.\n')
+    m = chronolog.reason(prog)
+    assert m.to_text() == ("late(acme,2020-02-03,11)@[2020-02-03,2020-02-04)\n"
+                           "late(beta,2020-02-03,7)@[2020-02-03T09:30:00,2020-02-03T16:00:00)")
+    from chronolog.connectors.csv_files import write_csv_facts
+
+    out = tmp_path / "out" / "late.csv"
+    write_csv_facts(out, m.facts("late"), ["ticker", "day", "price"], calendar=m.calendar)
+    assert out.read_text().splitlines() == [
+        "ticker,day,price,start,end,start_closed,end_closed",
+        "acme,2020-02-03,11,2020-02-03,2020-02-04,true,false",
+        "beta,2020-02-03,7,2020-02-03T09:30:00,2020-02-03T16:00:00,true,false"]
+    # read back: the same facts
+    back = tmp_path / "back.vada"
+    back.write_text('@timeGranularity("minutes").\n@bind("late", "csv", "out", "late.csv").\n'
+                    '@mapping("late", 1, "day", "date").\ncopy(T, D, P) :- late(T, D, P).\n')
+    assert chronolog.reason(back).facts("copy") == m.facts("late")
+
+
+def test_csv_date_in_a_numeric_program(tmp_path):
+    (tmp_path / "d.csv").write_text("s,start,end\na,2020-01-01,2020-01-02\n")
+    (tmp_path / "p.vada").write_text('@bind("r", "csv", ".", "d.csv").\nq(X) :- r(X).\n')
+    with pytest.raises(DataError) as e:
+        chronolog.reason(tmp_path / "p.vada")
+    assert e.value.render().startswith(f"{tmp_path}/d.csv:2:2: data error: column start: '2020-01-01' is a date")
+
+
+def test_arrow_dates_round_trip_exactly():
+    prog = '@timeGranularity("seconds"). q(X, D) :- p(X, D).'
+    base = chronolog.reason(prog + """
+        p(a, 2020-01-31)@[2020-01-01T00:00:00.000001, 2020-01-02T10:00:00].
+        p(b, 2021-06-30T12:00)@[2020-01-01, 2020-03-01).
+        p(c, 2021-06-30)@[2020-01-01, +inf).
+    """)
+    t = base.to_arrow("q")
+    assert t.schema.field("start").type == pa.timestamp("us")
+    assert t.schema.field("c1").type == pa.timestamp("us") or t.column("c1").type == pa.string()
+    again = chronolog.reason(prog, {"p": t})
+    assert again.facts("q") == base.facts("q")
+    assert t.column("end").to_pylist()[2] is None  # +inf is null
+    # all midnights: date32
+    m = chronolog.reason('@timeGranularity("days"). q(X) :- p(X). p(a)@[2020-01-01, 2020-02-01).')
+    t2 = m.to_arrow("q")
+    assert t2.schema.field("start").type == pa.date32()
+    assert t2.column("start").to_pylist() == [dt.date(2020, 1, 1)]
+    assert chronolog.reason('@timeGranularity("days"). r(X) :- q(X).', {"q": t2}).facts("r") == m.facts("q")
+    # pandas datetime64 columns
+    df = pd.DataFrame({"x": ["a"], "start": pd.to_datetime(["2020-01-01 06:00"]), "end": pd.to_datetime(["2020-01-02"])})
+    m3 = chronolog.reason('@timeGranularity("hours"). r(X) :- q(X).', {"q": df})
+    assert m3.to_text() == "r(x)@[2020-01-01T06:00:00,2020-01-02]".replace("r(x)", "r(a)")
+
+
+def test_arrow_dates_in_a_numeric_program():
+    t = pa.table({"x": ["a"], "start": pa.array([dt.date(2020, 1, 1)]), "end": pa.array([dt.date(2020, 1, 2)])})
+    with pytest.raises(DataError, match="holds dates, but the program's timeline is numeric"):
+        chronolog.reason("r(X) :- q(X).", {"q": t})
+
+
+def test_python_dates_in_fact_dicts():
+    m = chronolog.reason('@timeGranularity("days"). r(X) :- q(X).',
+                         {"q": [(("a",), (dt.date(2020, 1, 1), dt.datetime(2020, 1, 2, 12)))]})
+    assert m.to_text() == "r(a)@[2020-01-01,2020-01-02T12:00:00]"
+    with pytest.raises(DataError, match="has dates, but the program's timeline is numeric"):
+        chronolog.reason("r(X) :- q(X).", {"q": [(("a",), (dt.date(2020, 1, 1), dt.date(2020, 1, 2)))]})
+
+
+def test_cli_prints_dates(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    p = tmp_path / "p.vada"
+    p.write_text("q(X) :- <->[0,P1D] p(X).\np(a)@2020-02-28.\n")
+    r = CliRunner().invoke(cli, ["run", str(p)])
+    assert r.exit_code == 0, r.output
+    assert r.output == "q(a)@[2020-02-28,2020-02-29]\n"
+
+
+def test_cli_horizon_as_dates_and_positioned_errors(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    p = tmp_path / "p.vada"
+    p.write_text('@timeGranularity("days").\ntick :- <->[P7D,P7D] tick.\ntick@2020-01-01.\n')
+    r = CliRunner().invoke(cli, ["run", str(p), "--horizon", "2020-01-01,2020-01-20"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["tick@[2020-01-01,2020-01-01]", "tick@[2020-01-08,2020-01-08]",
+                                     "tick@[2020-01-15,2020-01-15]"]
+    f = tmp_path / "f.facts"
+    f.write_text("p(a)@[1,2]\n")
+    q = tmp_path / "q.vada"
+    q.write_text('@timeGranularity("days").\nq(X) :- p(X).\n')
+    r = CliRunner().invoke(cli, ["run", str(q), "--facts", str(f)])
+    assert r.exit_code == 2
+    assert f"{f}:1:1: data error: the time point 1 is a number" in r.output
+
+
+def test_incremental_updates_and_explanations_with_dates():
+    r = chronolog.Reasoner('@timeGranularity("days"). q(X) :- <->[0,P1D] p(X).', "p(a)@2020-01-01", explain=True)
+    assert r.add("p(b)@2020-02-29").to_text() == "q(a)@[2020-01-01,2020-01-02]\nq(b)@[2020-02-29,2020-03-01]"
+    (e,) = r.model.explain("q(b)@2020-03-01")
+    assert e["piece"] == "[2020-02-29,2020-03-01]"
+
+
+@pytest.mark.parametrize("strategy", ["blocking", "streaming"])
+def test_strategies_agree_on_dates_and_grouping(strategy):
+    prog = ('@timeGranularity("hours"). g(X) :- /\\[days] p(X), not r(X). h(X) :- [-][0,PT6H] p(X).'
+            " p(a)@[2020-01-01T10:00, 2020-01-02T03:00). r(a)@[2020-01-02T00:00, 2020-01-02T01:00).")
+    m = chronolog.reason(prog, strategy=strategy)
+    assert m.to_text() == ("g(a)@[2020-01-01,2020-01-02)\ng(a)@[2020-01-02T01:00:00,2020-01-03)\n"
+                           "h(a)@[2020-01-01T16:00:00,2020-01-02T03:00:00)")

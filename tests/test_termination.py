@@ -207,3 +207,21 @@ def test_periodic_programs_equal_horizon_run(prog):
         want = _norm(_clip(bounded.facts(pred), window))
         got = _norm(model.facts_within(pred, window))
         assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"
+
+
+def test_streaming_merge_gives_the_same_repeating_model():
+    prog = "r(X,Y) :- <->[1,1] r(X,Y).\nq(Y) :- p(X), r(X,Y).\np(X) :- <->[1,1] q(X).\np(a)@0. r(a,b)@0. r(b,c)@0. r(c,a)@0."
+    assert chronolog.reason(prog, strategy="streaming").to_text() == chronolog.reason(prog).to_text()
+
+
+def test_plan_reports_kind_and_direction():
+    from chronolog.api import load_program
+    from chronolog.planner import plan
+
+    text = plan(load_program("p :- <->[2,2] p.\nq :- <+>[1,1] q.\nr :- <->[1,1] s.\ns :- <+>[1,1] r.")).describe()
+    assert text.splitlines()[0] == "model: periodic (temporal linear but with punctual operators)"
+    assert "recursion through p: reads only the past: computed forward until it repeats" in text
+    assert "recursion through q: reads only the future: computed backward (time mirrored) until it repeats" in text
+    assert "recursion through r, s: reads both the past and the future: needs a horizon" in text
+    text = plan(load_program("p :- <->[0,2] p.")).describe()
+    assert text.splitlines()[0] == "model: constant (temporal linear with non-punctual operators)"

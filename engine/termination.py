@@ -87,6 +87,8 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
             core[p] = {t: list(ivs) for t, ivs in rel.atoms.items()}
     reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
     moving = stratum.recursive and bool(stratum.shifting_rules)
+    if moving or reps:
+        _refuse_time_grouping(stratum, moving)
     if not moving and not reps:
         store = _store_of(core)
         ev = Evaluator(sub, store, None, strategy)
@@ -119,6 +121,24 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
 
 
 # ------------------------------------------------------------------ pieces
+def _refuse_time_grouping(stratum, moving) -> None:
+    """A time grouping reads the whole period around t (the future too), and
+    calendar periods are not all equally long: the repetition argument does
+    not hold, so such a stratum needs a horizon."""
+    for rule in stratum.rules:
+        for lit in getattr(rule, "body", ()):
+            if getattr(lit, "group", None) is not None:
+                src = rule.source
+                why = "inside a recursion through time" if moving else "over facts that repeat forever"
+                raise ProgramError(
+                    f"a time grouping {why} needs a horizon: chronolog cannot yet find where such a model repeats\n  "
+                    + (src.text if src is not None and src.text else rule.describe()),
+                    src.pos if src is not None else None,
+                    hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon FROM,TO, "
+                    "or horizon=(FROM, TO) in reason())",
+                )
+
+
 def _store_of(core: dict) -> Store:
     store = Store()
     for p, atoms in core.items():

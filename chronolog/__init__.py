@@ -10,6 +10,7 @@
 """
 
 from chronolog.api import Model, Reasoner, load_program, reason
+from chronolog.stream import Stream, StreamFact
 from chronolog.language.errors import (
     ChronologError,
     DataError,
@@ -23,6 +24,8 @@ __all__ = [
     "load_program",
     "Model",
     "Reasoner",
+    "Stream",
+    "StreamFact",
     "ChronologError",
     "ChronologSyntaxError",
     "ProgramError",

@@ -1,0 +1,252 @@
+"""Incremental evaluation of a forward-propagating program over a stream.
+
+Each step closes a time range ``(F0, F1]`` (the *step*): every fact holding
+at a point ``<= F1`` has arrived.  In a forward-propagating program what holds
+at ``t`` depends only on facts at points ``<= t`` (REFERENCE §1), so after the
+step the model restricted to ``<= F1`` is final (seed 001, Algorithm 1).
+
+Why this does not recompute what was derived before:
+
+* **Positive rules run seminaively across steps.**  Positive derivations are
+  sound whatever arrives later (monotonicity), so their conclusions are kept
+  with their whole interval, also beyond the frontier, like Laser's
+  ``[c, h]`` annotations (seed 004): ``<->[0,80] p`` derives ``[t, t+80]``
+  once, not once per time point.  A step feeds only the new facts (and the
+  maximal intervals they changed) into the rules, exactly like
+  :meth:`Evaluator.update`.
+* **Rules that must not look past the frontier are clipped to the step.**
+  ``not p`` at ``t`` is only known once ``p`` is final at ``t``; a rule that
+  moves time inside a recursive cycle would derive for ever.  These rules get
+  a first body literal ``$step``, a 0-ary fact holding on ``(F0, F1]`` and
+  new at every step, so each step evaluates them on the step's range only;
+  their other literals read everything (seminaive non-repetition: variants
+  driven by another literal's delta read ``$step``'s *old* part, which is
+  empty, so they are skipped).
+
+Memory stays bounded: after a step, facts that ended more than the
+predicate's look-back (:func:`planner.forward.lookback`) before the frontier
+can change nothing any more and are forgotten (seed 001's window).  A
+predicate is swept once the frontier has moved by its look-back since the
+last sweep, so the cost is amortised and at most two windows are held.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from chronolog.language.errors import ProgramError
+from chronolog.language.timeline import EVERYWHERE, POS_INF
+from chronolog.planner.forward import lookback
+from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner.normalize import TOP
+from chronolog.planner.stratify import stratify
+
+from .evaluator import Evaluator
+from .merge import MergeNode
+from .store import Store
+
+STEP = "$step"  # holds exactly on the range the current step closes
+
+
+def clip_to_steps(plan):
+    """The plan with ``$step`` added to the rules that must stay behind the
+    frontier (negation, time-moving recursion, constraints)."""
+    moving = set()
+    for s in plan.strata:
+        for r in s.shifting_rules if s.recursive else ():
+            moving.add(id(r))
+    step = Scan(STEP, ())
+
+    def clip(r):
+        if isinstance(r, SinceRule):  # no body list: clipped by its head (StreamEvaluator._pipelines)
+            return r
+        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body):
+            return dataclasses.replace(r, body=[step] + list(r.body))
+        return r
+
+    rules = [clip(r) for r in plan.rules]
+    constraints = [r for r in rules if r.head_pred is None]
+    strata = stratify([r for r in rules if r.head_pred is not None])
+    for st in strata:
+        if any(isinstance(r, SinceRule) and id(r) in moving for r in st.rules):
+            st.reads.add(STEP)
+    return dataclasses.replace(plan, rules=rules, strata=strata, constraints=constraints), moving
+
+
+class StreamEvaluator(Evaluator):
+    """Keeps the window of the model and extends it one step at a time."""
+
+    def __init__(self, plan, outputs):
+        clipped, moving = clip_to_steps(plan)
+        super().__init__(clipped, Store(), None, "blocking")
+        self.outputs = list(outputs)
+        if clipped.uses_top:
+            self.store.relation(TOP).add((), EVERYWHERE)
+        self.clipped = {id(r) for r in clipped.rules if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())]}
+        # Since rules that move time inside a cycle: evaluated in full each
+        # step, their heads confined to the step
+        self.clipped_since = {id(r) for r in clipped.rules if isinstance(r, SinceRule) and id(r) in moving}
+        self._step_iv = None
+        self.lookback = lookback(clipped.rules + clipped.constraints)
+        self.lookback.pop(STEP, None)
+        self.lookback.pop(TOP, None)
+        self._swept: dict = {}  # pred -> frontier value at the last sweep
+        self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
+        self.background: dict = {}  # given facts loaded before the first step
+
+    # ---------------------------------------------------------- one step
+    def step(self, new_rows: dict, step_iv) -> list:
+        """Load ``new_rows`` (``{pred: [(terms, iv)]}``), close ``step_iv``
+        and return the output facts inside it as ``(pred, terms, iv)``."""
+        store = self.store
+        rel = store.relation(STEP)
+        rel.atoms = {(): [step_iv]}
+        self._step_iv = step_iv
+        rel.clear_indexes()
+        pending = {STEP: {(): {step_iv}}}
+        if self.background:
+            new_rows = _merged(self.background, new_rows)
+            self.background = {}
+        for pred, rows in new_rows.items():
+            merge = MergeNode(store.relation(pred))
+            merge.merge(rows)
+            ch = merge.take_changes()
+            if ch:
+                pending[pred] = ch
+        for stratum in self.plan.strata:
+            changes = self.run_stratum(stratum, pending)
+            if changes:
+                pending.update(changes)
+        if self.plan.constraints:
+            self.check_constraints()
+        out = self._emit(pending, step_iv)
+        self._forget(step_iv)
+        return out
+
+    def _delta_variants(self, stratum, merges, delta_preds) -> None:
+        # as Evaluator._delta_variants, minus the variants of clipped rules
+        # that would join a delta with the (empty) old part of $step
+        step_changed = STEP in delta_preds
+        for m in merges.values():
+            m.inputs = []
+        for rule in stratum.rules:
+            if isinstance(rule, SinceRule):
+                if id(rule) in self.clipped_since and step_changed:
+                    merges[rule.head_pred].inputs.append(self._pipelines(rule, None, delta_preds))
+                    continue
+                for side, lit in (("right", rule.right), ("left", rule.left)):
+                    if lit.pred in delta_preds:
+                        merges[rule.head_pred].inputs.append(self._pipelines(rule, side, delta_preds))
+                continue
+            clipped = id(rule) in self.clipped
+            for i, lit in enumerate(rule.body):
+                if not isinstance(lit, Scan) or lit.pred not in delta_preds:
+                    continue
+                if clipped and step_changed and i > 0:
+                    continue
+                merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+
+    def _pipelines(self, rule, driver, delta_preds):
+        if id(rule) in self.clipped_since:
+            from .pipeline import build_since_pipeline
+
+            return build_since_pipeline(rule, self, driver, delta_preds, self._step_iv)
+        return super()._pipelines(rule, driver, delta_preds)
+
+    # ---------------------------------------------------------- output
+    def _emit(self, changes: dict, step_iv) -> list:
+        lo, hi, lc, hc = step_iv
+        out = []
+        store = self.store
+        for pred in self.outputs:
+            live = self._live[pred]
+            ch = changes.get(pred)
+            if ch:
+                live.update(ch)
+            if not live:
+                continue
+            atoms = store.relation(pred).atoms
+            done = []
+            for terms in live:
+                ivs = atoms.get(terms)
+                if not ivs:
+                    done.append(terms)
+                    continue
+                for i in range(len(ivs) - 1, -1, -1):
+                    a, b, ac, bc = ivs[i]
+                    # the piece of this interval inside (lo, hi]
+                    if b < lo or (b == lo and not (bc and lc)):
+                        break
+                    if a > hi or (a == hi and not (ac and hc)):
+                        continue
+                    if a > lo:
+                        plo, plc = a, ac
+                    elif a == lo:
+                        plo, plc = a, ac and lc
+                    else:
+                        plo, plc = lo, lc
+                    if b < hi:
+                        phi, phc = b, bc
+                    elif b == hi:
+                        phi, phc = b, bc and hc
+                    else:
+                        phi, phc = hi, hc
+                    out.append((pred, terms, (plo, phi, plc, phc)))
+                b, bc = ivs[-1][1], ivs[-1][3]
+                if b < hi or (b == hi and (hc or not bc)):
+                    done.append(terms)  # nothing of it lies beyond the frontier
+            live.difference_update(done)
+        return out
+
+    # ---------------------------------------------------------- forgetting
+    def _forget(self, step_iv) -> None:
+        frontier = step_iv[1]
+        if frontier == POS_INF:
+            return
+        for pred, rel in self.store.relations.items():
+            if pred in (STEP, TOP):
+                continue
+            keep = self.lookback.get(pred, 0)
+            if keep == POS_INF:
+                continue
+            last = self._swept.get(pred)
+            if last is not None and frontier - last < keep:
+                continue
+            self._swept[pred] = frontier
+            _drop_before(rel, frontier - keep)
+
+    def facts_in_memory(self) -> int:
+        return sum(len(v) for p, r in self.store.relations.items() if p not in (STEP, TOP) for v in r.atoms.values())
+
+
+def _drop_before(rel, threshold) -> None:
+    """Forget every interval of ``rel`` that ends before ``threshold``."""
+    atoms = rel.atoms
+    gone = []
+    trimmed = False
+    for terms, ivs in atoms.items():
+        if ivs[0][1] >= threshold:
+            continue
+        n = 0
+        for iv in ivs:
+            if iv[1] >= threshold:
+                break
+            n += 1
+        if n == len(ivs):
+            gone.append(terms)
+        else:
+            del ivs[:n]
+            trimmed = True
+    for terms in gone:
+        del atoms[terms]
+    if gone:
+        rel.clear_indexes()
+    elif trimmed:
+        rel.version += 1
+
+
+def _merged(a: dict, b: dict) -> dict:
+    out = {p: list(r) for p, r in a.items()}
+    for p, r in b.items():
+        out.setdefault(p, []).extend(r)
+    return out

@@ -28,7 +28,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import load_facts, load_program
 from chronolog.engine.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, ProgramError
-from chronolog.language.text import format_fact, term_sort_key
+from chronolog.language.text import format_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
@@ -170,7 +170,7 @@ class Stream:
 
     def take(self) -> list:
         """Every output fact that has become final and was not taken yet, in
-        time order (then by predicate and terms)."""
+        time order (by start, then predicate)."""
         self._evaluate()
         out, self._ready = self._ready, []
         return out
@@ -203,7 +203,7 @@ def _start(row):
 
 def _out_key(x):
     iv = x[2]
-    return (iv[0], not iv[2], x[0], tuple(term_sort_key(v) for v in x[1]))
+    return (iv[0], not iv[2], x[0])
 
 
 def _frontier_text(f) -> str:

@@ -23,16 +23,17 @@ Why this does not recompute what was derived before:
   driven by another literal's delta read ``$step``'s *old* part, which is
   empty, so they are skipped).
 
-Memory stays bounded: after a step, facts that ended more than the
-predicate's look-back (:func:`planner.forward.lookback`) before the frontier
-can change nothing any more and are forgotten (seed 001's window).  A
-predicate is swept once the frontier has moved by its look-back since the
-last sweep, so the cost is amortised and at most two windows are held.
+Memory stays bounded: facts that ended more than their predicate's
+look-back (:func:`planner.forward.lookback`) before the frontier can change
+nothing any more and are forgotten (seed 001's window).  Each new maximal
+interval is put on a heap under "end + look-back", so a step only touches the
+facts that expire, never the whole window.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import heapq
 
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import EVERYWHERE, POS_INF
@@ -90,7 +91,8 @@ class StreamEvaluator(Evaluator):
         self.lookback = lookback(clipped.rules + clipped.constraints)
         self.lookback.pop(STEP, None)
         self.lookback.pop(TOP, None)
-        self._swept: dict = {}  # pred -> frontier value at the last sweep
+        self._expiry: list = []  # heap of (forget after, seq, pred, terms)
+        self._seq = 0
         self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
         self.background: dict = {}  # given facts loaded before the first step
 
@@ -115,11 +117,19 @@ class StreamEvaluator(Evaluator):
                 pending[pred] = ch
         for stratum in self.plan.strata:
             changes = self.run_stratum(stratum, pending)
-            if changes:
-                pending.update(changes)
+            for pred, ch in changes.items():
+                old = pending.get(pred)
+                if old is None:
+                    pending[pred] = ch
+                else:  # facts given for a derived predicate: keep their change too
+                    atoms = store.relation(pred).atoms
+                    for terms, ivs in ch.items():
+                        prev = old.get(terms)
+                        old[terms] = ivs if prev is None else {iv for iv in prev | ivs if iv in atoms[terms]}
         if self.plan.constraints:
             self.check_constraints()
         out = self._emit(pending, step_iv)
+        self._schedule(pending)
         self._forget(step_iv)
         return out
 
@@ -199,50 +209,60 @@ class StreamEvaluator(Evaluator):
         return out
 
     # ---------------------------------------------------------- forgetting
-    def _forget(self, step_iv) -> None:
-        frontier = step_iv[1]
-        if frontier == POS_INF:
-            return
-        for pred, rel in self.store.relations.items():
-            if pred in (STEP, TOP):
+    def _schedule(self, changes: dict) -> None:
+        """Note when each new maximal interval may be forgotten: its end
+        plus its predicate's look-back (a heap, so forgetting costs nothing
+        for the facts that stay)."""
+        heap = self._expiry
+        lb = self.lookback
+        seq = self._seq
+        for pred, ch in changes.items():
+            if pred == STEP or pred == TOP:
                 continue
-            keep = self.lookback.get(pred, 0)
+            keep = lb.get(pred, 0)
             if keep == POS_INF:
                 continue
-            last = self._swept.get(pred)
-            if last is not None and frontier - last < keep:
+            for terms, ivs in ch.items():
+                for iv in ivs:
+                    if iv[1] != POS_INF:
+                        seq += 1
+                        heapq.heappush(heap, (iv[1] + keep, seq, pred, terms))
+        self._seq = seq
+
+    def _forget(self, step_iv) -> None:
+        frontier = step_iv[1]
+        heap = self._expiry
+        relations = self.store.relations
+        lb = self.lookback
+        while heap and heap[0][0] < frontier:
+            _, _, pred, terms = heapq.heappop(heap)
+            rel = relations[pred]
+            ivs = rel.atoms.get(terms)
+            if not ivs:
                 continue
-            self._swept[pred] = frontier
-            _drop_before(rel, frontier - keep)
+            threshold = frontier - lb.get(pred, 0)
+            n = 0
+            for iv in ivs:
+                if iv[1] >= threshold:
+                    break
+                n += 1
+            if n == 0:
+                continue
+            rel.version += 1
+            if n < len(ivs):
+                del ivs[:n]
+                continue
+            del rel.atoms[terms]
+            for positions, index in rel._indexes.items():
+                key = terms[positions[0]] if len(positions) == 1 else tuple(terms[p] for p in positions)
+                bucket = index.get(key)
+                if bucket is not None:
+                    bucket.remove(terms)
+                    if not bucket:
+                        del index[key]
 
     def facts_in_memory(self) -> int:
         return sum(len(v) for p, r in self.store.relations.items() if p not in (STEP, TOP) for v in r.atoms.values())
-
-
-def _drop_before(rel, threshold) -> None:
-    """Forget every interval of ``rel`` that ends before ``threshold``."""
-    atoms = rel.atoms
-    gone = []
-    trimmed = False
-    for terms, ivs in atoms.items():
-        if ivs[0][1] >= threshold:
-            continue
-        n = 0
-        for iv in ivs:
-            if iv[1] >= threshold:
-                break
-            n += 1
-        if n == len(ivs):
-            gone.append(terms)
-        else:
-            del ivs[:n]
-            trimmed = True
-    for terms in gone:
-        del atoms[terms]
-    if gone:
-        rel.clear_indexes()
-    elif trimmed:
-        rel.version += 1
 
 
 def _merged(a: dict, b: dict) -> dict:

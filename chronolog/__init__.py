@@ -11,6 +11,7 @@
 
 from chronolog.api import Model, Reasoner, load_program, reason
 from chronolog.stream import Stream, StreamFact
+from chronolog.hypothetical import Hypothetical, HypotheticalAnswer
 from chronolog.language.errors import (
     ChronologError,
     DataError,
@@ -26,6 +27,8 @@ __all__ = [
     "Reasoner",
     "Stream",
     "StreamFact",
+    "Hypothetical",
+    "HypotheticalAnswer",
     "ChronologError",
     "ChronologSyntaxError",
     "ProgramError",

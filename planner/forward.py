@@ -53,9 +53,11 @@ def _refuse(rule, node, what: str) -> None:
     pos = getattr(node, "pos", None)
     if pos is None or not pos.line:
         pos = rule.pos
+    same_line = rule.text and rule.pos.column == 1 and pos.line == rule.pos.line and "\n" not in rule.text
     raise ProgramError(
         f"a stream needs a forward-propagating program, but {what}: {rule.text or rule}",
         pos,
+        source_line=rule.text if same_line else "",
         hint="in a stream, bodies may use <->, [-] and <S>, heads [+]; "
         "run this program in batch with `chronolog run` instead",
     )

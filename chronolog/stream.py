@@ -183,6 +183,41 @@ class Stream:
         """The end of the range whose answers are final."""
         return self._done[0]
 
+    # ---------------------------------------------------------- checkpoints
+    def snapshot(self) -> dict:
+        """The stream's state as plain data (picklable): the window of facts,
+        the watermark, what is pending.  ``Stream(program).restore(snap)``
+        continues exactly where this one was (used for Spark checkpoints)."""
+        ev = self.evaluator
+        return {
+            "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
+            "live": {p: set(v) for p, v in ev._live.items()},
+            "expiry": list(ev._expiry),
+            "seq": ev._seq,
+            "background": ev.background,
+            "done": self._done,
+            "promised": self._promised,
+            "buffer": {p: list(v) for p, v in self._buffer.items()},
+            "ready": [tuple(f) for f in self._ready],
+            "stats": dict(self.stats),
+        }
+
+    def restore(self, snap: dict) -> "Stream":
+        ev = self.evaluator
+        for p, atoms in snap["relations"].items():
+            rel = ev.store.relation(p)
+            rel.atoms = {t: list(v) for t, v in atoms.items()}
+            rel.clear_indexes()
+        ev._live = {p: set(v) for p, v in snap["live"].items()}
+        ev._expiry = list(snap["expiry"])
+        ev._seq = snap["seq"]
+        ev.background = snap["background"]
+        self._done, self._promised = snap["done"], snap["promised"]
+        self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
+        self._ready = [StreamFact(*f) for f in snap["ready"]]
+        self.stats = dict(snap["stats"])
+        return self
+
     @property
     def closed_range(self) -> tuple:
         """``(t, inclusive)``: the answers on ``(-inf, t]`` (or ``(-inf, t)``) are final."""

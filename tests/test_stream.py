@@ -263,3 +263,13 @@ def test_cli_stream_errors_name_the_line(tmp_path: Path):
     bad.write_text("q(X) :- <+>[0,1] p(X).\n")
     r = _cli("stream", str(bad))
     assert r.returncode == 2 and "forward-propagating" in r.stderr and "bad.vada:1:9" in r.stderr
+
+
+def test_constraint_violation_is_reported_when_its_range_closes():
+    s = chronolog.Stream("⊥ :- a(X), b(X).\nq(X) :- a(X).")
+    s.push("a(x)@[0,1]")
+    s.advance(0.5)
+    assert texts(s.take()) == {"q(x)@[0,0.5]"}
+    s.push("b(x)@1")
+    with pytest.raises(chronolog.InconsistencyError, match=r"holds on \[1,1\]"):
+        s.advance(2)

@@ -23,6 +23,8 @@ from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor")
+# chosen by measurement (bench/README.md, "Merge placement")
+DEFAULT_PLACEMENT = "always"
 
 
 def _parse(text: str, source: str, dialect: str) -> ast.Program:
@@ -142,7 +144,8 @@ def reason(
     dialect: str = "vadalog",
     horizon=None,
     source: Optional[str] = None,
-    strategy: str = "blocking",
+    strategy: Optional[str] = None,
+    placement: Optional[str] = None,
     explain: bool = False,
     base_dir: Optional[Path] = None,
 ) -> "Model":
@@ -156,11 +159,15 @@ def reason(
     :meth:`Model.to_arrow`.
     ``horizon``: ``(from, to)``; derived facts are confined to it.  Programs
     whose recursion moves time need one (or ``@temporal(from, to).``).
+    ``strategy``: the merge strategy, ``"blocking"`` or ``"streaming"``;
+    ``placement``: which given facts are coalesced at load, ``"always"``,
+    ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
+    program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
     """
     return Reasoner(
         program, facts, dialect=dialect, horizon=horizon, source=source,
-        strategy=strategy, explain=explain, base_dir=base_dir,
+        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
     ).model
 
 
@@ -184,12 +191,11 @@ class Reasoner:
         dialect: str = "vadalog",
         horizon=None,
         source: Optional[str] = None,
-        strategy: str = "blocking",
+        strategy: Optional[str] = None,
+        placement: Optional[str] = None,
         explain: bool = False,
         base_dir: Optional[Path] = None,
     ):
-        if strategy not in ("blocking", "streaming"):
-            raise ProgramError(f"unknown merge strategy {strategy!r}", hint="use 'blocking' or 'streaming'")
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
@@ -202,20 +208,58 @@ class Reasoner:
         hz = parse_horizon(horizon) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
+        from chronolog.engine.placement import load_raw, predicates_to_coalesce
+        from chronolog.planner.config import check_choice, read_config
+
+        config = read_config(prog)
+        strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
+        placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
+        self.strategy, self.placement = strategy, placement
+        self.terminating = hz is None and bool(self.plan.infinite_strata())
+        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement)
+        given: dict = {}
+        for f in prog.facts:
+            given.setdefault(f.pred, []).append((f.terms, f.interval))
+        for pred, rows in extra.items():
+            given.setdefault(pred, []).extend(rows)
         store = Store()
         derived = self.plan.derived_predicates()
         base = {}
-        for f in prog.facts:
-            store.relation(f.pred).add(f.terms, f.interval)
-            if f.pred in derived:
-                base.setdefault(f.pred, []).append((f.terms, f.interval))
-        for pred, rows in extra.items():
-            store.relation(pred).bulk_add(rows)
+        for pred, rows in given.items():
+            if coalesce is None or pred in coalesce:
+                store.relation(pred).bulk_add(rows)
+            else:
+                load_raw(store.relation(pred), rows)
             if pred in derived:
-                base.setdefault(pred, []).extend(rows)
+                base[pred] = list(rows)
+        if self.terminating:
+            # no horizon and a recursion that moves time: find where the
+            # model repeats (engine/termination.py)
+            if explain:
+                raise ProgramError(
+                    "explanations are not recorded for models that repeat forever",
+                    hint="give a horizon to record explanations",
+                )
+            self._rows = {p: [(t, iv) for t, ivs in rel.atoms.items() for iv in ivs] for p, rel in store.relations.items()}
+            self.evaluator = None
+            self.model = self._terminate()
+            return
+        self._finish(store, hz, strategy, explain, base)
+
+    def _finish(self, store, hz, strategy, explain, base) -> None:
         self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
         self.evaluator.run()
         self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
+        self.model.dialect = self.dialect
+
+    def _terminate(self) -> "Model":
+        from chronolog.engine.termination import evaluate
+
+        out = evaluate(self.plan, self._rows, self.strategy)
+        stats = dict(out.stats, components=out.components)
+        model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
+        model.dialect = self.dialect
+        return model
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
@@ -230,6 +274,15 @@ class Reasoner:
                     f"{pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
                     rows.positions.get(pred),
                 )
+        if self.terminating:  # recompute: new facts may move where the model repeats
+            for pred, r in rows.items():
+                self._rows.setdefault(pred, []).extend(r)
+            self.model = self._terminate()
+            return self.model
+        from chronolog.engine.placement import coalesce_relation
+
+        for rel in self.evaluator.store.relations.values():
+            coalesce_relation(rel)
         self.evaluator.update(dict(rows))
         return self.model
 
@@ -237,17 +290,22 @@ class Reasoner:
 class Model:
     """The least model: per predicate, ground atoms with maximal intervals."""
 
-    def __init__(self, store: Store, plan, horizon=None, stats=None, provenance=None):
+    def __init__(self, store: Store, plan, horizon=None, stats=None, provenance=None, repeating=None):
         self.store = store
         self.plan = plan
         self.horizon = horizon
         self.stats = stats or {}
         self._provenance = provenance
+        # pred -> {terms: [Repeating]}: facts that recur forever (no horizon)
+        self._repeating = repeating or {}
+        self.dialect = "vadalog"  # of queries given as text (the program's)
 
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
         """Predicates with at least one fact (fresh internal ones excluded)."""
-        return sorted(p for p, r in self.store.relations.items() if r.atoms and not is_fresh(p))
+        preds = {p for p, r in self.store.relations.items() if r.atoms}
+        preds |= {p for p, by in self._repeating.items() if by}
+        return sorted(p for p in preds if not is_fresh(p))
 
     @property
     def output_predicates(self) -> list:
@@ -257,9 +315,17 @@ class Model:
         heads = {r.head_pred for r in self.plan.rules if r.head_pred and not is_fresh(r.head_pred)}
         return sorted(heads)
 
+    def _relation(self, pred: str):
+        rel = self.store.get(pred)
+        if rel is not None and rel.raw:
+            from chronolog.engine.placement import coalesce_relation
+
+            coalesce_relation(rel)
+        return rel
+
     def facts(self, pred: str) -> list:
         """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal interval."""
-        rel = self.store.get(pred)
+        rel = self._relation(pred)
         if rel is None:
             return []
         out = []
@@ -268,25 +334,48 @@ class Model:
                 out.append((terms, iv))
         return out
 
-    def __len__(self) -> int:
-        return sum(r.fact_count() for p, r in self.store.relations.items() if not is_fresh(p))
+    def repeating(self, pred: str) -> list:
+        """Facts that recur forever: sorted ``(terms, interval, period)``; the
+        fact holds on ``interval`` shifted by every ``k * period``, ``k >= 0``
+        (a negative period repeats into the past)."""
+        by = self._repeating.get(pred, {})
+        out = []
+        for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
+            for r in by[terms]:
+                out.append((terms, r.iv, r.period))
+        return out
 
-    def holds(self, query, terms=None, interval=None) -> bool:
-        """Whether a fact holds throughout an interval.
+    @property
+    def is_finite(self) -> bool:
+        """False when some fact repeats forever (see :meth:`repeating`)."""
+        return not any(by for p, by in self._repeating.items() if not is_fresh(p))
+
+    def __len__(self) -> int:
+        n = sum(self._relation(p).fact_count() for p in list(self.store.relations) if not is_fresh(p))
+        return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
+
+    def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:
+        """Whether a fact holds throughout an interval, however far in time.
 
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            f = parse_fact_lines([query], "<query>")[0]
+            if (dialect or self.dialect) == "meteor":
+                from chronolog.language import meteor
+
+                f = meteor.parse_facts([query], "<query>")[0]
+            else:
+                f = parse_fact_lines([query], "<query>")[0]
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
             pred, iv = query, _interval(interval)
-        rel = self.store.get(pred)
-        if rel is None:
-            return False
-        ivs = rel.atoms.get(tuple(terms))
-        if not ivs:
-            return False
+        rel = self._relation(pred)
+        ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
+        rep = self._repeating.get(pred, {}).get(tuple(terms))
+        if rep:
+            from chronolog.engine.periodic import covers
+
+            return covers(ivs, rep, iv)
         return any(contains(x, iv) for x in ivs)
 
     def explain(self, query) -> list:
@@ -322,28 +411,61 @@ class Model:
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
+        from chronolog.language.timeline import format_number
+
         for p in sorted(preds):
-            for terms, iv in self.facts(p):
-                out.append(format_fact(p, terms, iv))
+            rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_fact(p, t, iv)) for t, iv in self.facts(p)]
+            rows += [
+                (tuple(term_sort_key(v) for v in t), iv[0], f"{format_fact(p, t, iv)} every {format_number(per)}")
+                for t, iv, per in self.repeating(p)
+            ]
+            rows.sort(key=lambda r: (r[0], r[1]))
+            out.extend(r[2] for r in rows)
         return out
 
     def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
         return "\n".join(self.lines(preds))
 
-    def to_arrow(self, pred: str):
-        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md)."""
+    def facts_within(self, pred: str, window) -> list:
+        """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
+        4-tuple interval), repeating facts unrolled, intervals clipped to it."""
+        from chronolog.engine.periodic import unroll
+
+        w = _interval(window)
+        rel = self._relation(pred)
+        atoms = dict(rel.atoms) if rel is not None else {}
+        rep = self._repeating.get(pred, {})
+        out = []
+        for terms in sorted(set(atoms) | set(rep), key=lambda t: tuple(term_sort_key(v) for v in t)):
+            for iv in unroll(atoms.get(terms, []), rep.get(terms, []), w):
+                out.append((terms, iv))
+        return out
+
+    def to_arrow(self, pred: str, window=None):
+        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md).
+
+        ``window=(from, to)`` clips the facts to it and unrolls the ones that
+        repeat forever; without a window such facts are an error."""
         from chronolog.connectors.arrow import facts_to_arrow
 
+        if window is not None:
+            return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred))
+        if self._repeating.get(pred):
+            raise ProgramError(
+                f"{pred} has facts that repeat forever, which a table cannot hold",
+                hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
+            )
         return facts_to_arrow(self.facts(pred), self.column_names(pred))
 
-    def to_pandas(self, pred: str):
+    def to_pandas(self, pred: str, window=None):
         """The facts of ``pred`` as a DataFrame; integer columns use pandas'
         nullable ``Int64`` so an unbounded end is ``<NA>``, never a float NaN."""
         import pandas as pd
         import pyarrow as pa
 
-        return self.to_arrow(pred).to_pandas(types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None)
+        table = self.to_arrow(pred, window=window)
+        return table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None)
 
     def column_names(self, pred: str) -> list:
         from chronolog.connectors.bindings import column_names

@@ -1,4 +1,5 @@
-"""The command line: ``chronolog run``, ``chronolog plan``, ``chronolog stream``.
+"""The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``,
+``chronolog stream``.
 
 Every error caused by the input is printed as one positioned paragraph on
 standard error with exit status 2; never a traceback.
@@ -67,13 +68,18 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
 @click.option("--output", "output", type=click.Path(path_type=Path), default=None, help="Write one CSV per output predicate into this directory.")
 @click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
-@click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default="blocking", help="Merge strategy.")
+@click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default=None, help="Merge strategy (default: @config(\"merge\", ...) or blocking).")
+@click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
+@click.option("--window", default=None, metavar="FROM,TO", help="Print (and write) only the facts inside this window, with facts that repeat forever unrolled.")
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
-    """Evaluate PROGRAM and print the facts of its @output predicates."""
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats):
+    """Evaluate PROGRAM and print the facts of its @output predicates.
+
+    Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
+    interval and its shifts by every positive multiple of 30)."""
     import time
 
-    from chronolog.api import reason
+    from chronolog.api import parse_horizon, reason
     from chronolog.connectors.bindings import bound_outputs
     from chronolog.connectors.csv_files import write_csv_facts
 
@@ -82,15 +88,33 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy)
+        win = parse_horizon(window) if window is not None else None
+        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
+
+        def rows(pred):
+            if win is not None:
+                return model.facts_within(pred, win)
+            if model.repeating(pred):
+                raise ChronologError(
+                    f"{pred} has facts that repeat forever, which a CSV file cannot hold",
+                    hint="add --window FROM,TO to write the facts inside a window",
+                )
+            return model.facts(pred)
+
         if output is not None:
             for pred in model.output_predicates:
-                write_csv_facts(output / f"{pred}.csv", model.facts(pred), model.column_names(pred), overwrite)
+                write_csv_facts(output / f"{pred}.csv", rows(pred), model.column_names(pred), overwrite)
         for pred, path in bound_outputs(model.plan.program, program.parent):
-            write_csv_facts(path, model.facts(pred), model.column_names(pred), overwrite)
+            write_csv_facts(path, rows(pred), model.column_names(pred), overwrite)
         if output is None:
             out = sys.stdout
-            for line in model.lines():
+            if win is not None:
+                from chronolog.language.text import format_fact
+
+                lines = [format_fact(p, t, iv) for p in sorted(model.output_predicates) for t, iv in rows(p)]
+            else:
+                lines = model.lines()
+            for line in lines:
                 out.write(line)
                 out.write("\n")
     except ChronologError as e:
@@ -101,6 +125,41 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, stats):
             f"{model.stats.get('rounds', 0)} rounds, {time.perf_counter() - t0:.3f} s",
             err=True,
         )
+        for c in model.stats.get("components", []):
+            click.echo(_describe_component(c), err=True)
+
+
+def _describe_component(c) -> str:
+    from chronolog.language.timeline import format_number
+
+    preds = ", ".join(c.get("predicates", []))
+    if c.get("period") is None or c.get("kind") == "constant":
+        what = f"constant from {format_number(c['repeats_from'])}"
+    else:
+        what = f"repeats every {format_number(c['period'])} from {format_number(c['repeats_from'])}"
+    return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
+
+
+@cli.command()
+@click.argument("program", type=click.Path(path_type=Path))
+@click.argument("query")
+@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts.")
+@click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
+def entails(program, query, facts, dialect, horizon):
+    """Print true if QUERY (a fact such as "p(a)@[10,20]") holds throughout its
+    interval in the least model of PROGRAM, false otherwise.  The exit status
+    is 0 either way; 2 on bad input."""
+    from chronolog.api import reason
+
+    try:
+        if not program.exists():
+            raise ChronologError(f"the program file {program} does not exist")
+        d = _dialect_for(program, dialect)
+        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon)
+        click.echo("true" if model.holds(query, dialect=d) else "false")
+    except ChronologError as e:
+        _fail(e)
 
 
 @cli.command()

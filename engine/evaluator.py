@@ -15,7 +15,7 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.language.errors import InconsistencyError, ProgramError
 from chronolog.language.text import format_fact
-from chronolog.language.timeline import EVERYWHERE, format_interval
+from chronolog.language.timeline import EVERYWHERE, format_interval, intersect
 from chronolog.planner.ir import Scan, SinceRule
 from chronolog.planner.normalize import TOP
 
@@ -181,12 +181,18 @@ class Evaluator:
         return delta
 
     # ---------------------------------------------------------- constraints
-    def check_constraints(self) -> None:
+    def check_constraints(self, within=None) -> None:
+        """Raise :class:`InconsistencyError` if a constraint's body holds
+        (only where it meets ``within``, when given)."""
         violations = []
         for rule in self.plan.constraints:
             pipe = self._pipelines(rule, None, frozenset())
             slots = pipe.slots
             for b, iv in pipe.child.rows():
+                if within is not None:
+                    iv = intersect(iv, within)
+                    if iv is None:
+                        continue
                 violations.append((rule, b, iv, slots))
                 if len(violations) >= 20:
                     break

@@ -69,10 +69,11 @@ def merge_into(intervals: list, iv) -> Optional[tuple]:
 class Relation:
     """All facts of one predicate, coalesced per ground atom."""
 
-    __slots__ = ("name", "atoms", "_indexes", "version")
+    __slots__ = ("name", "atoms", "_indexes", "version", "raw")
 
     def __init__(self, name: str):
         self.name = name
+        self.raw = False  # True: given pieces not coalesced yet (engine/placement.py)
         self.atoms: dict = {}
         self._indexes: dict = {}
         self.version = 0

@@ -18,16 +18,45 @@ class _SizeOnly:
         return {}
 
 
+def describe_fragment(plan) -> list:
+    """The model kind (seed 003 §3.5), the pattern step, and how each
+    component whose recursion moves time will terminate."""
+    from chronolog.language.timeline import format_number
+
+    from .fragment import classify, direction
+
+    frag = classify(plan.strata)
+    out = [f"model: {frag.kind} ({frag.reason})"]
+    if frag.kind == "finite":
+        return out
+    if frag.pattern_length is not None:
+        out.append(f"pattern step: {format_number(frag.pattern_length)} (the period found at run time is a multiple of it)")
+    for st in plan.strata:
+        if not (st.recursive and st.shifting_rules):
+            continue
+        d = direction(st.rules, set(st.preds))
+        how = {
+            "forward": "reads only the past: computed forward until it repeats",
+            "backward": "reads only the future: computed backward (time mirrored) until it repeats",
+            "none": "computed until it repeats",
+            "mixed": "reads both the past and the future: needs a horizon",
+        }[d.kind]
+        preds = sorted(p for p in st.preds if not p.startswith("$"))
+        out.append(f"recursion through {', '.join(preds)}: {how}")
+        for r in st.shifting_rules:
+            src = r.source
+            text = src.text if src is not None and src.text else r.describe()
+            out.append(f"    {text}")
+    return out
+
+
 def describe_plan(plan) -> str:
     from chronolog.engine.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
     from chronolog.planner.ir import SinceRule
 
     state = _SizeOnly()
     out = []
-    kind = "finite"
-    if plan.infinite_strata():
-        kind = "possibly infinite (needs a horizon)"
-    out.append(f"model: {kind}")
+    out.extend(describe_fragment(plan))
     if plan.temporal is not None:
         out.append(f"horizon: {format_interval((plan.temporal[0], plan.temporal[1], True, True))}")
     if plan.outputs:

@@ -13,6 +13,7 @@ KNOWN_ANNOTATIONS = {
     "mapping": (3, 4),
     "timeMapping": (3, 5),
     "temporal": (2, 2),
+    "config": (2, 2),
 }
 
 

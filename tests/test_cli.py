@@ -34,15 +34,30 @@ def test_run_meteor_dialect_with_horizon(tmp_path):
     assert r.stdout.splitlines() == ["R1(c1,c2)@[0,5]"]
 
 
-def test_missing_horizon_is_a_clear_error(tmp_path):
+def test_recursion_reading_both_ways_is_a_clear_error(tmp_path):
     prog = tmp_path / "p.vada"
-    prog.write_text("jobReport :- <->[30,30] jobReport.\njobReport@0.\n")
+    prog.write_text("p(X) :- <->[1,1] q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
     r = cli("run", prog)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
-    assert f"{prog}:1:1" in r.stderr
-    assert "jobReport :- <->[30,30] jobReport." in r.stderr
+    assert f"{prog}:2:1" in r.stderr
+    assert "q(X) :- <+>[1,1] p(X)." in r.stderr
     assert "--horizon" in r.stderr
+
+
+def test_periodic_model_run_window_and_entails(tmp_path):
+    prog = tmp_path / "job.vada"
+    prog.write_text("jobReport :- <->[30,30] jobReport.\njobReport@0.\n")
+    r = cli("run", prog)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["jobReport@[0,0] every 30"]
+    r = cli("run", prog, "--window", "0,70")
+    assert r.stdout.splitlines() == ["jobReport@[0,0]", "jobReport@[30,30]", "jobReport@[60,60]"]
+    assert cli("entails", prog, "jobReport@[3000000000,3000000000]").stdout.strip() == "true"
+    assert cli("entails", prog, "jobReport@[3000000001,3000000001]").stdout.strip() == "false"
+    r = cli("run", prog, "--output", tmp_path / "out")
+    assert r.returncode == 2 and "--window" in r.stderr
+    assert not (tmp_path / "out" / "jobReport.csv").exists()
 
 
 def test_syntax_error_names_file_line_column(tmp_path):

@@ -101,11 +101,21 @@ def test_bad_temporal_annotation():
     assert "@temporal" in str(e)
 
 
-def test_missing_horizon_names_recursive_rules():
-    e = err("p(X) :- q(X).\nq(X) :- <->[1,1] p(X).\nq(a)@0.\n")
-    assert "may be infinite" in str(e)
-    assert "q(X) :- <->[1,1] p(X)." in str(e)
+def test_recursion_reading_both_ways_names_both_rules():
+    e = err("p(X) :- <->[1,1] q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
+    assert "looks both into the future and into the past" in str(e)
+    assert "prog.vada:2:1: q(X) :- <+>[1,1] p(X)." in str(e)
+    assert "prog.vada:1:1: p(X) :- <->[1,1] q(X)." in str(e)
+    assert e.pos.line == 2
     assert "horizon" in e.hint
+
+
+def test_recursion_that_never_repeats_is_a_clear_error():
+    # a new value at every step: no window ever repeats
+    e = err("c(Y) :- <->[1,1] c(X), Y = X + 1.\nc(0)@0.\n")
+    assert "no repeating pattern" in str(e)
+    assert "c(Y) :- <->[1,1] c(X), Y = X + 1." in str(e)
+    assert e.pos.line == 1 and "horizon" in e.hint
 
 
 def test_type_error_in_comparison():

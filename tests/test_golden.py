@@ -55,11 +55,17 @@ R6(Y):- R5(Y), Boxminus[0,2]R4(Y), R1(X,Y)
 METEOR_41_DATA = "R1(c1,c2)@[0,1]\nR2(c1,c2)@[1,2]\nR3(c2,c3)@[2,3]\nR5(c2)@[0,1]\n"
 
 
-def test_meteor_example_4_1_needs_a_horizon():
-    with pytest.raises(ProgramError) as e:
-        chronolog.reason(METEOR_41, METEOR_41_DATA, dialect="meteor")
-    assert "R1(X,Y):- Diamondminus[1,1]R1(X,Y)" in str(e.value)
-    assert "horizon" in str(e.value)
+def test_meteor_example_4_1_constant_model_without_horizon():
+    # REFERENCE §6 item 4: R1 grows by 1 per round; its least model is [0,+inf)
+    m = chronolog.reason(METEOR_41, METEOR_41_DATA, dialect="meteor")
+    assert m.to_text(["R1", "R4", "R5", "R6"]).splitlines() == [
+        "R1(c1,c2)@[0,+inf)",
+        "R4(c2)@[0,3]",
+        "R5(c2)@[0,1]",
+        "R5(c2)@[2,2]",
+        "R6(c2)@[2,2]",
+    ]
+    assert m.holds("R1(c1,c2)@[5,1000000000]")
 
 
 def test_meteor_example_4_1_within_a_horizon():

@@ -41,3 +41,72 @@ def test_strategies_agree_under_a_horizon():
 def test_unknown_strategy():
     with pytest.raises(chronolog.ProgramError):
         chronolog.reason("q(X) :- p(X).", strategy="eager")
+
+
+PLACEMENTS = ("always", "earliest", "minimal")
+
+
+def _pieces(rng, n):
+    """Facts cut into adjacent and overlapping pieces, as loaded data often is."""
+    out = []
+    for line in random_facts(rng, n):
+        pred, _, iv = line.partition("@")
+        out.append(line)
+        if rng.random() < 0.5:
+            out.append(f"{pred}@[{rng.randint(0, 5)},{rng.randint(6, 9)})")
+    return out
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize("seed", range(4))
+def test_every_placement_and_strategy_gives_the_same_model(program, seed):
+    facts = _pieces(random.Random(seed), 20)
+    m0 = chronolog.reason(program, facts)
+    everything = sorted(m0.predicates())
+    want = m0.to_text(everything)
+    for placement in PLACEMENTS:
+        for strategy in ("blocking", "streaming"):
+            m = chronolog.reason(program, facts, placement=placement, strategy=strategy)
+            assert m.to_text(everything) == want, (placement, strategy)
+            assert len(m) == len(m0)
+
+
+def test_placements_agree_with_the_oracle_on_random_programs():
+    from hypothesis import HealthCheck, given, settings
+
+    from strategies import ALL_OPS, cases
+    from test_property_engine import check
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(cases(ops=ALL_OPS, nest=2, negation=True, head_boxes=True, comparisons=True))
+    def run(case):
+        check(case, placement="minimal", strategy="streaming")
+        check(case, placement="earliest")
+
+    run()
+
+
+def test_config_annotation_selects_and_arguments_override():
+    prog = '@config("placement", "minimal").\n@config("merge", "streaming").\nq(X) :- <->[0,1] p(X).\np(a)@[0,1). p(a)@[1,2].'
+    r = chronolog.Reasoner(prog)
+    assert (r.placement, r.strategy) == ("minimal", "streaming")
+    assert r.model.to_text(["p", "q"]).splitlines() == ["p(a)@[0,2]", "q(a)@[0,3]"]
+    r = chronolog.Reasoner(prog, placement="always", strategy="blocking")
+    assert (r.placement, r.strategy) == ("always", "blocking")
+
+
+def test_bad_config_is_a_positioned_error():
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason('q(X) :- p(X).\n@config("placement", "sometimes").')
+    assert e.value.pos.line == 2 and '"minimal"' in str(e.value)
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason('@config("merging", "blocking").\nq(X) :- p(X).')
+    assert "unknown @config key" in str(e.value) and '"placement"' in e.value.hint
+    with pytest.raises(chronolog.ProgramError):
+        chronolog.reason("q(X) :- p(X).", placement="never")
+
+
+def test_incremental_add_after_minimal_placement():
+    r = chronolog.Reasoner("q(X) :- <->[0,1] p(X).", ["p(a)@[0,1)", "p(a)@[1,2]"], placement="minimal")
+    r.add("p(a)@(2,3]")
+    assert r.model.to_text(["p", "q"]).splitlines() == ["p(a)@[0,3]", "q(a)@[0,4]"]

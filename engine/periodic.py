@@ -1,0 +1,273 @@
+"""Finding where a computed model starts to repeat, and facts that repeat.
+
+The termination strategy (termination.py) computes a forward program's model
+exactly up to a bound ``hi`` and asks :func:`find_repetition` whether the
+model, from some time ``s0`` after the last given fact, repeats with a
+period ``p``.  The model is cut into *segments* at every interval end; each
+segment is summarised by a token (its length, the atoms holding at its left
+end point, the atoms holding inside it).  Atom sets are compared through a
+sum of 64-bit atom hashes, updated as the sweep passes each end, so a token
+costs O(1) however many atoms hold.  The token sequence's periodic suffix is
+found with the prefix function of the reversed sequence (Knuth–Morris–Pratt).
+
+A repetition counts only when it spans at least ``reach + 3p``: then a whole
+window of width ``reach`` repeats, and since in a forward program what
+happens after ``t`` depends only on the window before ``t`` (and the given
+facts, all before ``s0``), the model repeats forever (REFERENCE §4).  A model
+with no interval end in the last ``reach`` before ``hi`` is constant from
+its last end on.
+
+:class:`Repeating` facts are the answer's form: ``iv`` and every shift of it
+by a positive multiple of ``period`` (a negative period repeats into the
+past).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from chronolog.language.timeline import coalesce, contains, format_interval, intersect, make
+
+INF = math.inf
+_MASK = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Repetition:
+    start: object  # s0: membership at t equals membership at t + period for t >= s0
+    period: object  # None: constant after start
+
+
+def _atom_hash(pred, terms) -> int:
+    # Python's hash mixes tuples well; the multiplier spreads small ints
+    return (hash((pred, terms)) * 0x9E3779B97F4A7C15) & _MASK
+
+
+def segment_tokens(store, lo_limit, hi_limit) -> tuple:
+    """Endpoints ``E`` in ``[lo_limit, hi_limit)`` and one token per segment
+    ``[E[i], E[i+1])``: ``(length, hash at E[i], hash inside (E[i], E[i+1]))``.
+    Everything at or after ``hi_limit`` is ignored (it is not exact)."""
+    starts: dict = {}  # x -> [closed, open, punctual]
+    ends: dict = {}  # x -> [closed, open]
+    active = 0
+    for pred, rel in store.relations.items():
+        for terms, ivs in rel.atoms.items():
+            h = _atom_hash(pred, terms)
+            for lo, hi, lc, hc in ivs:
+                if lo >= hi_limit:
+                    continue
+                if lo == hi:
+                    e = starts.setdefault(lo, [0, 0, 0])
+                    e[2] = (e[2] + h) & _MASK
+                    continue
+                if lo == -INF:
+                    active = (active + h) & _MASK
+                else:
+                    e = starts.setdefault(lo, [0, 0, 0])
+                    if lc:
+                        e[0] = (e[0] + h) & _MASK
+                    else:
+                        e[1] = (e[1] + h) & _MASK
+                if hi < hi_limit:
+                    e = ends.setdefault(hi, [0, 0])
+                    if hc:
+                        e[0] = (e[0] + h) & _MASK
+                    else:
+                        e[1] = (e[1] + h) & _MASK
+    points = sorted(set(starts) | set(ends))
+    out_e, out_tok = [], []
+    for x in points:
+        s = starts.get(x, (0, 0, 0))
+        e = ends.get(x, (0, 0))
+        at_point = (active - e[1] + s[0] + s[2]) & _MASK
+        active = (active - e[0] - e[1] + s[0] + s[1]) & _MASK
+        if x >= lo_limit:
+            out_e.append(x)
+            out_tok.append([at_point, active])
+    tokens = []
+    for i in range(len(out_e) - 1):
+        tokens.append((out_e[i + 1] - out_e[i], out_tok[i][0], out_tok[i][1]))
+    return out_e, tokens
+
+
+def _prefix_function(seq) -> list:
+    pi = [0] * len(seq)
+    k = 0
+    for i in range(1, len(seq)):
+        while k and seq[i] != seq[k]:
+            k = pi[k - 1]
+        if seq[i] == seq[k]:
+            k += 1
+        pi[i] = k
+    return pi
+
+
+def _multiple(p, of) -> bool:
+    if of is None:
+        return True
+    from fractions import Fraction
+
+    return (Fraction(p) / Fraction(of)).denominator == 1
+
+
+def find_repetition(store, t_data, hi, reach, multiple_of=None) -> Optional[Repetition]:
+    """Where the model in ``store`` (exact before ``hi``) provably repeats.
+
+    ``multiple_of``: the joint period of input facts that themselves repeat;
+    a repetition counts only if its period is a multiple of it (then the
+    inputs after it repeat too)."""
+    ends, tokens = segment_tokens(store, t_data, hi)
+    if not ends:
+        last = t_data
+    else:
+        last = ends[-1]
+    if hi - last > reach and multiple_of is None:
+        return Repetition(last, None)
+    n = len(tokens)
+    if n < 2:
+        return None
+    rev = tokens[::-1]
+    pi = _prefix_function(rev)
+    for length in range(n, 1, -1):
+        per = length - pi[length - 1]
+        if length < 2 * per:
+            continue
+        i0 = n - length
+        p = ends[i0 + per] - ends[i0]
+        if ends[n] - ends[i0] >= reach + 3 * p and _multiple(p, multiple_of):
+            return Repetition(ends[i0], p)
+    return None
+
+
+# --------------------------------------------------------------------------
+# the answer's form
+
+
+@dataclass(frozen=True)
+class Repeating:
+    """``iv`` and its shifts by ``k * period`` for every ``k >= 0``."""
+
+    iv: tuple
+    period: object
+
+    def instances(self, lo, hi) -> list:
+        """The instances that meet ``[lo, hi]`` (finite bounds)."""
+        p = self.period
+        a, b = self.iv[0], self.iv[1]
+        if p > 0:
+            k0 = max(0, math.floor((lo - b) / p))
+            k1 = math.ceil((hi - a) / p)
+        else:
+            k0 = max(0, math.floor((b - hi) / -p) if b != INF else 0)
+            k1 = math.ceil((a - lo) / -p)
+        out = []
+        for k in range(k0, k1 + 1):
+            iv = (a + k * p, b + k * p, self.iv[2], self.iv[3])
+            if iv[1] >= lo and iv[0] <= hi:
+                out.append(iv)
+        return out
+
+    def text(self) -> str:
+        from chronolog.language.timeline import format_number
+
+        return f"{format_interval(self.iv)} every {format_number(self.period)}"
+
+
+def covers(core: list, repeating: list, q) -> bool:
+    """Whether ``core`` intervals plus the ``repeating`` ones cover ``q``."""
+    if any(contains(iv, q) for iv in core):
+        return True
+    if not repeating:
+        return False
+    p = abs(repeating[0].period)
+    forward = repeating[0].period > 0
+    tail_from = min(r.iv[0] for r in repeating) if forward else max(r.iv[1] for r in repeating)
+    # a repeating atom leaves a gap in every period, so an interval that
+    # reaches more than one period into the repeating part is not covered
+    if forward:
+        if q[1] == INF or (q[1] - max(q[0], tail_from)) > p:
+            return False
+    else:
+        if q[0] == -INF or (min(q[1], tail_from) - q[0]) > p:
+            return False
+    lo, hi = q[0], q[1]
+    lo_f = lo if lo != -INF else tail_from - p
+    hi_f = hi if hi != INF else tail_from + p
+    pieces = [iv for iv in core if intersect(iv, q) is not None]
+    for r in repeating:
+        pieces.extend(r.instances(lo_f - p, hi_f + p))
+    return any(contains(iv, q) for iv in coalesce(pieces))
+
+
+def unroll(core: list, repeating: list, window) -> list:
+    """The maximal intervals inside ``window`` (clipped to it)."""
+    lo, hi = window[0], window[1]
+    pieces = list(core)
+    for r in repeating:
+        pieces.extend(r.instances(lo, hi))
+    out = []
+    for iv in coalesce(pieces):
+        x = intersect(iv, window)
+        if x is not None:
+            out.append(x)
+    return out
+
+
+def smallest_period(pattern: list, period) -> tuple:
+    """One atom may repeat faster than the whole model: ``r(a,b)`` every 1
+    while another atom needs 3.  ``pattern`` (sorted, the intervals starting
+    in one window of ``period``) is checked for each divisor of its length."""
+    n = len(pattern)
+    for m in range(n, 1, -1):
+        if n % m:
+            continue
+        k = n // m
+        q = period / m
+        if isinstance(q, float) or hasattr(q, "denominator"):
+            from fractions import Fraction
+
+            q = Fraction(period) / m
+            q = q.numerator if q.denominator == 1 else q
+        if all(
+            pattern[i + k][0] == pattern[i][0] + q
+            and pattern[i + k][1] == pattern[i][1] + q
+            and pattern[i + k][2:] == pattern[i][2:]
+            for i in range(n - k)
+        ):
+            return pattern[:k], q
+    return pattern, period
+
+
+def fold(core: list, pattern: list, period, start) -> tuple:
+    """Move repetitions that the core already holds into the pattern, so a
+    repeating fact is printed from its first occurrence
+    (``jobReport@[0,0] every 30``, not a list up to 150 and then a pattern).
+
+    ``pattern`` holds the intervals starting in ``[start, start + period)``
+    and ``core`` the ones starting before ``start`` (``period > 0``).  One
+    step back is taken while the core's intervals that reach ``start - period``
+    or later are exactly the pattern shifted back by one period.
+    """
+    core = sorted(core)
+    pattern = sorted(pattern)
+    m = len(pattern)
+    end = len(core)  # core[:end] is what is left of the core
+    while m and end >= m:
+        back = [(a - period, b - period, lc, hc) for a, b, lc, hc in pattern]
+        edge = start - period
+        if core[end - m : end] != back:
+            break
+        # nothing earlier may reach into the period being folded
+        if end > m:
+            prev = core[end - m - 1]
+            if prev[1] > edge or (prev[1] == edge and prev[3]):
+                break
+        end -= m
+        pattern, start = back, edge
+    core = core[:end]
+    return core, pattern, start
+
+
+__all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "make"]

@@ -1,0 +1,64 @@
+"""Where the given facts are coalesced (seed 003 §3.3, *placement*).
+
+The engine always coalesces what rules derive (its MergeNodes are the
+relations).  Given facts can arrive as many adjacent or overlapping pieces;
+coalescing them costs a sort per atom, and pays off when fewer pieces then
+flow through the rules:
+
+* ``always``: every given predicate is coalesced when it is loaded;
+* ``earliest``: the predicates read under a temporal operator (diamond, box,
+  Since/Until) or ``not`` are coalesced at load; those only joined are not;
+* ``minimal``: only what correctness needs: predicates read under a box,
+  Since/Until or ``not`` (a box of a piece is not the box of the whole).
+
+Pieces that were not coalesced are joined and shifted one by one, and the
+derived facts are coalesced by the MergeNodes as always; the model coalesces
+a given predicate's facts when they are read.
+"""
+
+from __future__ import annotations
+
+from chronolog.planner.ir import NegScan, Scan, SinceRule
+
+
+def predicates_to_coalesce(plan, placement: str):
+    """The given predicates to coalesce at load (``None``: all of them)."""
+    if placement == "always":
+        return None
+    need = set(plan.derived_predicates())  # facts given for derived predicates merge with derived ones
+    for rule in plan.rules:
+        if isinstance(rule, SinceRule):
+            need.add(rule.left.pred)
+            need.add(rule.right.pred)
+            continue
+        for lit in rule.body:
+            if isinstance(lit, NegScan):
+                need.add(lit.pred)
+            elif isinstance(lit, Scan):
+                if lit.box is not None or (placement == "earliest" and lit.shift is not None):
+                    need.add(lit.pred)
+    return need
+
+
+def load_raw(relation, rows) -> None:
+    """Add pieces as they are (duplicates dropped), marking the relation raw."""
+    atoms = relation.atoms
+    for terms, iv in rows:
+        lst = atoms.get(terms)
+        if lst is None:
+            atoms[terms] = [iv]
+        elif iv not in lst[-1:]:
+            lst.append(iv)
+    relation.raw = True
+    relation.clear_indexes()
+
+
+def coalesce_relation(relation) -> None:
+    """Make a raw relation's intervals maximal (before output or updates)."""
+    if not getattr(relation, "raw", False):
+        return
+    from chronolog.language.timeline import coalesce
+
+    relation.atoms = {t: coalesce(ivs) if len(ivs) > 1 else ivs for t, ivs in relation.atoms.items()}
+    relation.raw = False
+    relation.clear_indexes()

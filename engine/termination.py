@@ -1,0 +1,411 @@
+"""Evaluating programs whose model may be infinite, without a horizon.
+
+The rules are split into independent components (no shared derived
+predicate).  A component whose recursion does not move time is evaluated as
+usual.  One that does is evaluated by the termination strategy:
+
+1. it must be *forward* (every rule reads only the past of the time it
+   derives, planner/fragment.py) or *backward* (only the future; then time
+   is mirrored, the component evaluated forward, and the answer mirrored
+   back);
+2. the model is computed exactly up to a bound ``hi`` (the horizon
+   ``(-inf, hi]``: in a forward program nothing after ``hi`` changes what
+   holds before it);
+3. :func:`~.periodic.find_repetition` looks for a window that repeats after
+   the last given fact; if there is none yet, ``hi`` moves twice as far and
+   the component is computed again;
+4. the answer keeps the facts before the repetition as they are, makes the
+   ones that hold throughout it end at ``+inf`` (a constant model) and turns
+   the others into :class:`~.periodic.Repeating` facts (a periodic model).
+
+A component whose recursion looks both ways is refused with the two rules
+that do (a horizon still evaluates it).  Unbounded operators in rules with
+other literals are first put in fresh predicates, so that whether they hold
+is part of the state that must repeat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from chronolog.language.errors import ProgramError
+from chronolog.language.timeline import intersect, make
+from chronolog.planner.fragment import direction, program_reach
+from chronolog.planner.ir import PlanRule, Scan, SinceRule
+from chronolog.planner.mirror import mirror_interval, mirror_rule
+from chronolog.planner.stratify import stratify
+
+from .evaluator import Evaluator
+from .periodic import Repeating, Repetition, find_repetition, fold, smallest_period, unroll
+from .store import Store
+
+INF = math.inf
+MAX_ATTEMPTS = 14
+_fresh_numbers = itertools.count(1)  # "$u<n>" names, unique across components
+
+
+@dataclass
+class Outcome:
+    store: Store
+    repeating: dict = field(default_factory=dict)  # pred -> {terms: [Repeating]}
+    components: list = field(default_factory=list)  # what happened, per component
+    stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
+
+
+def evaluate(plan, rows: dict, strategy: str = "blocking") -> Outcome:
+    """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``),
+    stratum by stratum: each one reads the exact (possibly repeating) facts
+    of the strata before it."""
+    out = Outcome(Store())
+    for p, r in rows.items():
+        out.store.relation(p).bulk_add(list(r))
+    if plan.uses_top:
+        from chronolog.language.timeline import EVERYWHERE
+        from chronolog.planner.normalize import TOP
+
+        out.store.relation(TOP).add((), EVERYWHERE)
+    plan = _materialise_unbounded(plan)
+    for stratum in plan.strata:
+        _run_stratum(plan, stratum, out, strategy)
+    if plan.constraints:
+        _check_constraints(plan, out)
+    return out
+
+
+def _run_stratum(plan, stratum, out, strategy) -> None:
+    own = set(stratum.preds)
+    sub = dataclasses.replace(plan, rules=list(stratum.rules), strata=[stratum], constraints=[])
+    core = {}
+    for p in stratum.reads | own:
+        rel = out.store.get(p)
+        if rel is not None and rel.atoms:
+            core[p] = {t: list(ivs) for t, ivs in rel.atoms.items()}
+    reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
+    moving = stratum.recursive and bool(stratum.shifting_rules)
+    if not moving and not reps:
+        store = _store_of(core)
+        ev = Evaluator(sub, store, None, strategy)
+        ev.run()
+        _add_stats(out, ev)
+        _keep(out, store, {}, own)
+        return
+    if not moving:
+        store, rep, info = _two_sided(sub, core, reps, own, strategy, out)
+        info["direction"] = "none"
+    else:
+        d = direction(stratum.rules, own)
+        if d.kind == "mixed":
+            raise _mixed_error(d)
+        if d.kind == "backward":
+            mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
+            mirrored.strata = stratify(mirrored.rules)
+            store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out)
+            store, rep = _mirror_answer(store, rep)
+            info["direction"] = "backward"
+            if info.get("repeats_from") is not None:
+                info["repeats_from"] = -info["repeats_from"]
+        else:
+            store, rep, info = _forward(sub, core, reps, own, strategy, out)
+            info["direction"] = "forward"
+    info["predicates"] = sorted(p for p in own if not p.startswith("$"))
+    if info["predicates"]:
+        out.components.append(info)
+    _keep(out, store, rep, own)
+
+
+# ------------------------------------------------------------------ pieces
+def _store_of(core: dict) -> Store:
+    store = Store()
+    for p, atoms in core.items():
+        store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
+    return store
+
+
+def _keep(out, store, rep, own) -> None:
+    """Move the stratum's own predicates from its store into the answer."""
+    for p in own:
+        rel = store.get(p)
+        target = out.store.relation(p)
+        target.atoms = dict(rel.atoms) if rel is not None else {}
+        target.clear_indexes()
+        if rep.get(p):
+            out.repeating[p] = rep[p]
+
+
+def _mirror_core(core):
+    return {p: {t: sorted(mirror_interval(iv) for iv in ivs) for t, ivs in atoms.items()} for p, atoms in core.items()}
+
+
+def _mirror_reps(reps):
+    return {p: {t: [Repeating(mirror_interval(r.iv), -r.period) for r in rs] for t, rs in by.items()} for p, by in reps.items()}
+
+
+def _joint_period(reps, sign):
+    periods = {abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)}
+    return _lcm(periods) if periods else None
+
+
+def _add_stats(out, ev) -> None:
+    for k in ("rounds", "derivations"):
+        out.stats[k] += ev.stats.get(k, 0)
+
+
+def _mixed_error(d):
+    def where(r):
+        src = r.source
+        text = src.text if src is not None and src.text else r.describe()
+        pos = f"{src.pos}: " if src is not None and src.pos.line else ""
+        return f"{pos}{text}"
+
+    src = d.forward_rule.source
+    return ProgramError(
+        "this recursion looks both into the future and into the past, so chronolog cannot yet find "
+        "where its model repeats:\n  reads ahead:  " + where(d.forward_rule)
+        + "\n  reads back:   " + where(d.backward_rule),
+        src.pos if src is not None else None,
+        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+        "or horizon=(0, 1000) in reason())",
+    )
+
+
+def _materialise_unbounded(plan):
+    """Put each unbounded literal that shares its rule with other literals (or
+    a head shift) in a fresh predicate, so that whether it holds is visible
+    in the window whose repetition proves the model periodic."""
+    rules = []
+    changed = False
+    for r in plan.rules:
+        if isinstance(r, SinceRule) or (len(r.body) == 1 and r.head_shift is None):
+            rules.append(r)
+            continue
+        body = []
+        for lit in r.body:
+            if isinstance(lit, Scan) and _unbounded(lit):
+                names = []
+                for t in lit.terms:
+                    if hasattr(t, "name") and t.name not in names:
+                        names.append(t.name)
+                from chronolog.language import ast
+
+                terms = tuple(ast.Var(n) for n in names)
+                name = f"$u{next(_fresh_numbers)}"
+                rules.append(PlanRule(name, terms, [lit], None, r.source, fresh=True))
+                body.append(Scan(name, terms, origin=lit.origin))
+                changed = True
+            else:
+                body.append(lit)
+        rules.append(dataclasses.replace(r, body=body) if changed else r)
+    if not changed:
+        return plan
+    return dataclasses.replace(plan, rules=rules, strata=stratify(rules))
+
+
+def _unbounded(scan) -> bool:
+    return any(w is not None and (w[0] in (INF, -INF) or w[1] in (INF, -INF)) for w in (scan.box, scan.shift))
+
+
+def _ends(core, reps, sign=1):
+    """Finite interval ends of the inputs (the first occurrence of repeating
+    ones): the model can only repeat after the last (``sign`` 1) of them."""
+    xs = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+    xs += [x for by in reps.values() for rs in by.values() for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
+    return xs
+
+
+def _forward(plan, core, reps, own, strategy, out):
+    if any(r.period < 0 for by in reps.values() for rs in by.values() for r in rs):
+        rule = plan.strata[0].shifting_rules[0]
+        src = rule.source
+        raise ProgramError(
+            "this recursion runs forward in time but reads facts that repeat into the past:\n  "
+            + (src.text if src is not None and src.text else rule.describe()),
+            src.pos if src is not None else None,
+            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+            "or horizon=(0, 1000) in reason())",
+        )
+    reach = program_reach(plan.rules)
+    joint = _joint_period(reps, 1)
+    t_data = max(_ends(core, reps), default=0)
+    span = 4 * (reach + 1) + (3 * joint if joint else 0)
+    first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        hi = t_data + span
+        store = _store_of(core)
+        _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
+        ev = Evaluator(plan, store, make(-INF, hi, False, True), strategy)
+        ev.run()
+        _add_stats(out, ev)
+        rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
+        if rep is not None:
+            break
+        span *= 2
+    else:
+        rule = plan.strata[0].shifting_rules[0]
+        src = rule.source
+        raise ProgramError(
+            f"no repeating pattern in the model up to time {_fmt(hi)}: the recursion through\n  "
+            + (src.text if src is not None and src.text else rule.describe())
+            + "\nkeeps changing (it may create new values at every step)",
+            src.pos if src is not None else None,
+            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+            "or horizon=(0, 1000) in reason())",
+        )
+    answer, repeating = _answer(store, rep, hi, own)
+    info = {
+        "bound": hi,
+        "attempts": attempt,
+        "repeats_from": rep.start,
+        "period": rep.period,
+        "kind": "constant" if rep.period is None or not repeating else "periodic",
+    }
+    return answer, repeating, info
+
+
+def _add_unrolled(store, reps, window) -> None:
+    for p, by in reps.items():
+        rel = store.relation(p)
+        for t, rs in by.items():
+            pieces = unroll(rel.atoms.get(t, []), rs, window)
+            rel.atoms[t] = pieces
+        rel.clear_indexes()
+
+
+def _two_sided(plan, core, reps, own, strategy, out):
+    """A stratum whose recursion stays in time, reading facts that repeat:
+    what it derives at ``x`` depends on its inputs near ``x`` only, so it
+    repeats where they all do, on each side."""
+    reach = program_reach(plan.rules)
+    ends = _ends(core, reps)
+    p_r, p_l = _joint_period(reps, 1), _joint_period(reps, -1)
+    s_r, s_l = max(ends, default=0), min(ends, default=0)
+    hi = s_r + 4 * reach + 3 * (p_r or 0) + 2
+    lo = s_l - 4 * reach - 3 * (p_l or 0) - 2
+    store = _store_of(core)
+    _add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
+    ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
+    ev.run()
+    _add_stats(out, ev)
+    answer, rep_right = _answer(store, Repetition(s_r + reach, p_r), hi - reach, own)
+    mirrored, _ = _mirror_answer(answer, {})
+    left, rep_left = _answer(mirrored, Repetition(-(s_l - reach), p_l), -(lo + reach), own)
+    answer, rep_left = _mirror_answer(left, rep_left)
+    for p, by in rep_left.items():
+        for t, rs in by.items():
+            rep_right.setdefault(p, {}).setdefault(t, []).extend(rs)
+    info = {"bound": hi, "attempts": 1, "repeats_from": s_r + reach, "period": p_r,
+            "kind": "periodic" if rep_right else "constant"}
+    return answer, rep_right, info
+
+
+def _fmt(x):
+    from chronolog.language.timeline import format_number
+
+    return format_number(x)
+
+
+def _answer(store, rep, hi, own):
+    exact = make(-INF, hi, False, False)
+    answer = Store()
+    repeating: dict = {}
+    for pred, rel in store.relations.items():
+        if pred not in own:
+            continue
+        target = answer.relation(pred)
+        for terms, ivs in rel.atoms.items():
+            ivs = [x for iv in ivs if (x := intersect(iv, exact)) is not None]
+            if rep.period is None:
+                s0 = rep.start
+                new = []
+                for iv in ivs:
+                    if iv[1] > s0 and iv[0] <= s0:
+                        new.append((iv[0], INF, iv[2], False))
+                    elif iv[0] < s0 or (iv[0] == s0):
+                        new.append(iv)
+                ivs = new
+            else:
+                a, p = rep.start + rep.period, rep.period
+                b = a + p
+                whole = make(a, b, True, True)
+                from chronolog.language.timeline import contains
+
+                cover = [iv for iv in ivs if contains(iv, whole)]
+                if cover:
+                    c = cover[0]
+                    ivs = [iv for iv in ivs if iv[0] < c[0]] + [(c[0], INF, c[2], False)]
+                else:
+                    core = [iv for iv in ivs if iv[0] < a]
+                    pattern = [iv for iv in ivs if a <= iv[0] < b]
+                    pattern.sort()
+                    pattern, q = smallest_period(pattern, p)
+                    core, pattern, _ = fold(core, pattern, q, a)
+                    ivs = core
+                    if pattern:
+                        repeating.setdefault(pred, {})[terms] = [Repeating(iv, q) for iv in pattern]
+            if ivs:
+                target.atoms[terms] = ivs
+    return answer, repeating
+
+
+def _mirror_answer(store, repeating):
+    answer = Store()
+    for pred, rel in store.relations.items():
+        target = answer.relation(pred)
+        for terms, ivs in rel.atoms.items():
+            target.atoms[terms] = sorted(mirror_interval(iv) for iv in ivs)
+    rep = {
+        p: {t: sorted((Repeating(mirror_interval(r.iv), -r.period) for r in rs), key=lambda r: r.iv) for t, rs in by.items()}
+        for p, by in repeating.items()
+    }
+    return answer, rep
+
+
+def _lcm(values):
+    from chronolog.planner.fragment import _gcd
+
+    out = None
+    for v in values:
+        v = Fraction(abs(v))
+        out = v if out is None else out * v / _gcd([out, v])
+    from chronolog.language.timeline import normalize
+
+    return normalize(out) if out is not None else None
+
+
+def _check_constraints(plan, out) -> None:
+    """Check the constraints on enough of the model: everything before the
+    repetitions, one joint period of all of them, and a margin."""
+    reach = program_reach(plan.rules + plan.constraints)
+    ends = [x for rel in out.store.relations.values() for ivs in rel.atoms.values() for iv in ivs
+            for x in iv[:2] if x not in (INF, -INF)]
+    periods = []
+    for by in out.repeating.values():
+        for rs in by.values():
+            for r in rs:
+                periods.append(r.period)
+                ends.extend(x for x in r.iv[:2] if x not in (INF, -INF))
+    lo = min(ends, default=0)
+    hi = max(ends, default=0)
+    joint = _lcm(periods) or 0
+    inner = make(lo - joint - reach - 1, hi + joint + reach + 1, True, True)
+    outer = make(inner[0] - 2 * reach - 1, inner[1] + 2 * reach + 1, True, True)
+    store = Store()
+    for pred, rel in out.store.relations.items():
+        target = store.relation(pred)
+        for terms, ivs in rel.atoms.items():
+            rs = out.repeating.get(pred, {}).get(terms, [])
+            pieces = unroll(ivs, rs, outer)
+            if pieces:
+                target.atoms[terms] = pieces
+    for pred, by in out.repeating.items():
+        target = store.relation(pred)
+        for terms, rs in by.items():
+            if terms not in target.atoms:
+                pieces = unroll([], rs, outer)
+                if pieces:
+                    target.atoms[terms] = pieces
+    only = dataclasses.replace(plan, strata=[])
+    Evaluator(only, store, make(-INF, INF, False, False)).check_constraints(within=inner)

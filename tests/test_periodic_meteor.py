@@ -1,0 +1,191 @@
+"""Differential tests for infinite (constant and periodic) models: chronolog
+without a horizon against MeTeoR's period finder (tests/periodic_oracle.py).
+
+Each case is a program of tests/periodic_programs.py in both syntaxes:
+chronolog reads the Vadalog text, ``chronolog.reason(program, facts)`` with
+no horizon, and answers ``model.holds("p(a)@[t1,t2]")``; MeTeoR reads the
+MeTeoR text and its periodic representation answers the same queries
+(punctual ones on a quarter grid near the data and around ±10^6, short and
+long intervals, unbounded ones).  Every answer must agree.
+
+While chronolog refuses such programs without a horizon (issue 4 not yet
+merged) the tests are skipped on exactly that ProgramError; any other error
+or any wrong answer fails.
+
+The default run is short (about 20 seeded programs and 20 hypothesis ones);
+``pytest -m slow tests/test_periodic_meteor.py`` runs 300 bigger ones.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("meteor_reasoner")
+hypothesis = pytest.importorskip("hypothesis")
+
+from hypothesis import HealthCheck, given, reject, settings
+
+import chronolog
+from periodic_programs import (
+    OracleUnavailable,
+    PeriodicProgram,
+    ProgramOracle,
+    programs,
+    random_program,
+)
+
+HORIZON_SKIP = "chronolog still needs a horizon for infinite models (issue 4): "
+
+
+def chronolog_model(program_text: str, facts_text: str):
+    """chronolog's model with no horizon; skips only on the horizon-required
+    ProgramError of today's engine."""
+    try:
+        return chronolog.reason(program_text, facts_text)
+    except chronolog.ProgramError as e:
+        msg = str(e)
+        if "may be infinite" in msg and "horizon" in msg:
+            pytest.skip(HORIZON_SKIP + msg.splitlines()[0])
+        raise
+
+
+def compare(prog: PeriodicProgram, timeout: float = 1.5, max_report: int = 12):
+    """Assert that chronolog and MeTeoR agree on every query of ``prog``.
+    Raises OracleUnavailable when MeTeoR cannot compute the model."""
+    model = chronolog_model(prog.vadalog_program(), prog.vadalog_facts())
+    oracle = ProgramOracle(prog, timeout=timeout)
+    wrong = []
+    for query in prog.queries:
+        atom, iv = query
+        expected = oracle.holds(atom, iv)
+        got = model.holds(prog.vadalog_query(query))
+        if got is not expected:
+            wrong.append(f"{prog.vadalog_query(query)}: chronolog {got}, MeTeoR {expected}")
+    if wrong:
+        shown = "\n".join(wrong[:max_report])
+        more = f"\n... and {len(wrong) - max_report} more" if len(wrong) > max_report else ""
+        raise AssertionError(
+            f"chronolog and MeTeoR disagree on {len(wrong)} of {len(prog.queries)} queries\n"
+            f"{prog.describe()}\n--- MeTeoR's periodic model\n{oracle.describe()}\n--- disagreements\n{shown}{more}"
+        )
+
+
+# ------------------------------------------------------------------ REFERENCE §4 and §6 item 6, in Vadalog
+
+GOLDEN = [
+    pytest.param(
+        "[+][0,1] p :- p.\n[-][1,1] q :- q.",
+        "p@0.\nq@1.5.",
+        {"p@100.5": True, "q@-20.5": True, "q@-20": False, "p@-1": False,
+         "p@[0,1000000]": True, "q@-999999.5": True, "q@-1000000": False},
+        id="boxes",
+    ),
+    pytest.param(
+        "r(X,Y) :- <->[1,1] r(X,Y).\nq(Y) :- p(X), r(X,Y).\np(X) :- <->[1,1] q(X).",
+        "p(a)@0.\nr(a,b)@0.\nr(b,c)@0.\nr(c,a)@0.",
+        {"p(a)@300": True, "p(b)@301": True, "p(a)@301": False,
+         "p(b)@1000000": True, "p(a)@1000000": False, "q(a)@1000001": True},
+        id="period-3",
+    ),
+    pytest.param(
+        'jobReport :- <->[30,30] jobReport.\npriceEvent(X) :- stockPriceChange(X,V), V > 5.\n'
+        'possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport.',
+        "jobReport@0.\nstockPriceChange(a,6)@121.",
+        {'possibleCause(a,"JR")@121': True, 'possibleCause(a,"JR")@122': False,
+         "jobReport@3000000": True, "jobReport@3000001": False, "jobReport@-30": False},
+        id="job-report",
+    ),
+]
+
+
+@pytest.mark.parametrize("program, facts, expected", GOLDEN)
+def test_golden_infinite_models_without_horizon(program, facts, expected):
+    model = chronolog_model(program, facts)
+    got = {q: model.holds(q) for q in expected}
+    assert got == expected
+
+
+# ------------------------------------------------------------------ the harness itself, with a horizon
+
+NEAR = (-30, 40)
+WIDE_HORIZON = (-80, 100)
+
+
+def _near_queries(prog):
+    lo, hi = NEAR
+    for atom, iv in prog.queries:
+        if lo <= iv[0] and iv[1] <= hi:
+            yield atom, iv
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_both_syntaxes_mean_the_same_program(seed):
+    """Runs today, horizon or not: chronolog with a wide horizon reads the
+    Vadalog text, MeTeoR the MeTeoR text, and near the data they agree.
+    (Sound for these generated programs: every cycle moves time in one
+    direction only, away from the data, so facts beyond the horizon never
+    come back into [-30, 40]; readers look at most 3 ahead or back.)  This
+    checks the generator's two translations and the oracle's answers, so
+    that the tests without a horizon compare like with like."""
+    prog = random_program(seed)
+    try:
+        oracle = ProgramOracle(prog)
+    except OracleUnavailable as e:
+        pytest.skip(f"MeTeoR cannot compute this model (seed {seed}): {e}")
+    model = chronolog.reason(prog.vadalog_program(), prog.vadalog_facts(), horizon=WIDE_HORIZON)
+    wrong = [
+        prog.vadalog_query(q) for q in _near_queries(prog) if model.holds(prog.vadalog_query(q)) is not oracle.holds(*q)
+    ]
+    assert not wrong, f"{prog.describe()}\n{oracle.describe()}\n{wrong[:12]}"
+
+
+# ------------------------------------------------------------------ random programs
+
+SEEDS = range(20)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_seeded_periodic_programs_agree_with_meteor(seed):
+    prog = random_program(seed)
+    try:
+        compare(prog)
+    except OracleUnavailable as e:
+        pytest.skip(f"MeTeoR cannot compute this model (seed {seed}): {e}")
+
+
+FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@FAST
+@given(programs())
+def test_random_periodic_programs_agree_with_meteor(prog):
+    try:
+        compare(prog)
+    except OracleUnavailable:
+        reject()
+
+
+@pytest.fixture
+def slow_selected(request):
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("slow: select with -m slow")
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(prog=programs(max_consts=3, n_cycles=None, n_readers=None))
+def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
+    try:
+        compare(prog, timeout=10)
+    except OracleUnavailable:
+        reject()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1000, 1060))
+def test_bigger_seeded_programs_agree_with_meteor(slow_selected, seed):
+    prog = random_program(seed, n_cycles=3, n_readers=4)
+    try:
+        compare(prog, timeout=20)
+    except OracleUnavailable as e:
+        pytest.skip(f"MeTeoR cannot compute this model (seed {seed}): {e}")

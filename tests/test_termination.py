@@ -1,0 +1,209 @@
+"""Models that repeat forever, computed with no horizon (engine/termination.py).
+
+Golden answers are REFERENCE §4 (checked there against meteor-reasoner's
+period finder) and §6 items 4 and 6.  The property tests compare the
+repeating model, unrolled over a window, with two independent computations
+of the same window: the pointwise reference evaluator (tests/oracle) and the
+engine run under a horizon.  Both are exact inside the window when every
+given fact lies in it and each recursive group reads only one way in time
+(what holds there then depends on nothing outside it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.language.errors import ProgramError
+from oracle.pointwise import evaluate
+from strategies import cases, fmt_num
+from test_property_engine import _norm, _render
+
+INF = math.inf
+
+
+def test_reference_boxplus_boxminus():
+    m = chronolog.reason("[+][0,1] p :- p.\n[-][1,1] q :- q.\np@0. q@1.5.")
+    assert m.to_text().splitlines() == ["p@[0,+inf)", "q@[1.5,1.5] every -1"]
+    assert m.holds("p@[100.5,100.5]") and m.holds("q@[-20.5,-20.5]")
+    assert not m.holds("q@[-20,-20]") and not m.holds("p@[-1,-1]")
+    assert m.holds("p@[0,1000000000000]")
+    assert not m.holds("q@[-21.5,-20.5]")
+
+
+def test_reference_period_three():
+    m = chronolog.reason(
+        "r(X,Y) :- <->[1,1] r(X,Y).\nq(Y) :- p(X), r(X,Y).\np(X) :- <->[1,1] q(X).\n"
+        "p(a)@0. r(a,b)@0. r(b,c)@0. r(c,a)@0."
+    )
+    assert m.repeating("p") == [(("a",), (0, 0, True, True), 3), (("b",), (1, 1, True, True), 3), (("c",), (2, 2, True, True), 3)]
+    assert m.repeating("q") == [(("a",), (2, 2, True, True), 3), (("b",), (0, 0, True, True), 3), (("c",), (1, 1, True, True), 3)]
+    assert m.holds("p(a)@300") and m.holds("p(b)@301") and not m.holds("p(a)@301")
+    assert m.facts("p") == []
+    assert not m.is_finite
+
+
+def test_reference_meteor_dialect_period_finder_example():
+    m = chronolog.reason("Boxplus[0,1]P:-P\nBoxminus[1,1]Q:-Q\n", "P@0\nQ@1.5\n", dialect="meteor")
+    assert m.holds("P@[100.5,100.5]") and m.holds("Q@[-20.5,-20.5]")
+    assert not m.holds("Q@[-20,-20]") and not m.holds("P@[-1,-1]")
+
+
+def test_job_report_periodic():
+    m = chronolog.reason(
+        'jobReport :- <->[30,30] jobReport.\npriceEvent(X) :- stockPriceChange(X,V), V > 5.\n'
+        'possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport.\n'
+        "jobReport@[0,0]. stockPriceChange(a,6)@[121,121]."
+    )
+    assert m.to_text().splitlines() == ["jobReport@[0,0] every 30", 'possibleCause(a,"JR")@[121,121]', "priceEvent(a)@[121,121]"]
+    assert m.holds("jobReport@[30000000000,30000000000]")
+    assert not m.holds("jobReport@[30000000000,30000000001]")
+    assert m.facts_within("jobReport", (-100, 70)) == [((), (0, 0, True, True)), ((), (30, 30, True, True)), ((), (60, 60, True, True))]
+    t = m.to_arrow("jobReport", window=(0, 90))
+    assert t.column("start").to_pylist() == [0, 30, 60, 90]
+    with pytest.raises(ProgramError, match="window"):
+        m.to_arrow("jobReport")
+
+
+def test_open_ends_and_fractions_repeat_exactly():
+    m = chronolog.reason("p :- <->[1/3,1/3] p.\np@[0,1/6).")
+    assert m.to_text() == "p@[0,1/6) every 1/3"
+    from fractions import Fraction
+
+    assert m.holds("p", (), (Fraction(10**9, 3), Fraction(10**9, 3) + Fraction(1, 7)))
+    assert not m.holds("p", (), (Fraction(10**9, 3) + Fraction(1, 6), Fraction(10**9, 3) + Fraction(1, 6)))
+
+
+def test_unbounded_operators_in_recursion():
+    # "once true, stays true" with an unbounded diamond, joined with a periodic tick
+    m = chronolog.reason(
+        "tick :- <->[2,2] tick.\nseen :- <->[0,+inf) start.\nalarm :- tick, <->[5,+inf) start.\n"
+        "armed :- alarm, <->[1,1] armed.\narmed :- alarm.\n"
+        "tick@0. start@3."
+    )
+    assert m.to_text(["alarm", "tick"]).splitlines() == ["alarm@[8,8] every 2", "tick@[0,0] every 2"]
+    assert m.holds("alarm@[1000,1000]") and not m.holds("alarm@[6,6]")
+
+
+def test_constraint_violated_far_in_the_future_is_found():
+    with pytest.raises(chronolog.InconsistencyError):
+        chronolog.reason("a :- <->[7,7] a.\nb :- <->[5,5] b.\n⊥ :- a, b.\na@0. b@1.")
+    # a and b never meet when both periods keep them apart
+    m = chronolog.reason("a :- <->[2,2] a.\nb :- <->[2,2] b.\n⊥ :- a, b.\na@0. b@1.")
+    assert m.to_text().splitlines() == ["a@[0,0] every 2", "b@[1,1] every 2"]
+
+
+def test_incremental_add_recomputes_the_repetition():
+    r = chronolog.Reasoner("p(X) :- <->[2,2] p(X).", "p(a)@0")
+    assert r.model.to_text() == "p(a)@[0,0] every 2"
+    r.add("p(a)@1")
+    assert r.model.to_text() == "p(a)@[0,0] every 1"
+    r.add("p(b)@[0,0.5]")
+    assert r.model.to_text().splitlines() == ["p(a)@[0,0] every 1", "p(b)@[0,0.5] every 2"]
+
+
+# --------------------------------------------------------------- properties
+WINDOW = (-12, 60)
+
+
+def _terminating(case):
+    try:
+        return chronolog.reason(case.program, case.facts)
+    except ProgramError as e:
+        if "looks both into the future and into the past" in str(e):
+            return None  # refused, with the rules named: a horizon is needed
+        raise
+
+
+def _compare(case, model, window, reference):
+    diffs = []
+    for pred in case.idb:
+        want = _norm(reference(pred))
+        got = _norm(model.facts_within(pred, window))
+        if want != got:
+            diffs.append(f"{pred}:\n  expected {_render(want)}\n  got      {_render(got)}")
+    assert not diffs, f"{case}\n" + "\n".join(diffs)
+
+
+def _clip(items, window):
+    from chronolog.language.timeline import intersect, make
+
+    w = make(window[0], window[1], True, True)
+    return [(t, x) for t, iv in items if (x := intersect(iv, w)) is not None]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(cases(ops=("<->", "<+>", "[-]", "[+]", "S", "U"), nest=1, recursion=True, allow_inf=False, head_boxes=True, negation=True))
+def test_repeating_model_equals_horizon_run(case):
+    model = _terminating(case)
+    if model is None:
+        return
+    bounded = chronolog.reason(case.program, case.facts, horizon=WINDOW)
+    _compare(case, model, WINDOW, lambda p: _clip(bounded.facts(p), WINDOW))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(cases(ops=("<->", "<+>", "[-]", "[+]"), nest=1, recursion=True, allow_inf=False, head_boxes=True))
+def test_repeating_model_equals_pointwise_oracle(case):
+    model = _terminating(case)
+    if model is None:
+        return
+    window = (-3, 14)
+    oracle = evaluate(case.parsed, window)
+    _compare(case, model, window, lambda p: _clip(oracle.facts(p), window))
+
+
+@st.composite
+def periodic_programs(draw):
+    """Recursion through punctual and short windows, all one way in time,
+    with joins, a negated given predicate and several interacting cycles."""
+    forward = draw(st.booleans())
+    ops = ("<->", "[-]") if forward else ("<+>", "[+]")
+    head_op = "[+]" if forward else "[-]"
+    k = st.sampled_from([1, 2, 3, Fraction(1, 2), Fraction(3, 2), 5])
+    preds = ["p0", "p1", "p2"]
+    rules = []
+    for i in range(draw(st.integers(2, 5))):
+        head = draw(st.sampled_from(preds))
+        lits = []
+        for _ in range(draw(st.integers(1, 2))):
+            pred = draw(st.sampled_from(preds * 2 + ["e0"]))
+            a = draw(k)
+            b = a if draw(st.integers(0, 4)) else a + draw(st.sampled_from([Fraction(1, 2), 1]))
+            op = draw(st.sampled_from((ops[0],) * 4 + (ops[1], "")))
+            if op == "[-]" or op == "[+]":
+                a = 0 if draw(st.booleans()) else a
+            window = f"[{fmt_num(a)},{fmt_num(b)}]" if op else ""
+            lits.append(f"{op}{window} {pred}(X)".strip())
+        if draw(st.integers(0, 3)) == 0:
+            lits.append("not e1(X)")
+        h = f"{head}(X)"
+        if draw(st.integers(0, 3)) == 0:
+            h = f"{head_op}[0,{fmt_num(draw(k))}] {h}"
+        rules.append(f"{h} :- {', '.join(lits)}.")
+    facts = []
+    for pred in ("p0", "e0", "e1"):
+        for c in draw(st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True)):
+            lo = draw(st.sampled_from([0, 1, Fraction(1, 2), 2]))
+            hi = lo + draw(st.sampled_from([0, 0, 0, Fraction(1, 2), 1]))
+            facts.append(f"{pred}({c})@[{fmt_num(lo)},{fmt_num(hi)}].")
+    return "\n".join(rules), "\n".join(facts)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(periodic_programs())
+def test_periodic_programs_equal_horizon_run(prog):
+    program, facts = prog
+    model = chronolog.reason(program, facts)
+    window = (-40, 40)
+    bounded = chronolog.reason(program, facts, horizon=window)
+    for pred in ("p0", "p1", "p2"):
+        want = _norm(_clip(bounded.facts(pred), window))
+        got = _norm(model.facts_within(pred, window))
+        assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"

@@ -52,7 +52,7 @@ def forward_rules(path: Path) -> str:
     return "\n".join(kept)
 
 
-def run(program: str, facts_path: Path, every: int = 1, punctual: bool = False) -> dict:
+def run(program: str, facts_path: Path, every: int = 1, punctual: bool = False, emit: str = "pieces") -> dict:
     with facts_path.open() as fh:
         rows = read_fact_rows(fh, str(facts_path))
     if punctual:  # seed 001's streams: each fact at one time point (its start)
@@ -66,7 +66,7 @@ def run(program: str, facts_path: Path, every: int = 1, punctual: bool = False) 
     batch_cpu = time.process_time() - t0
     batch_facts = sum(r.fact_count() for r in model.store.relations.values())
 
-    s = chronolog.Stream(program)
+    s = chronolog.Stream(program, emit=emit)
     emitted = []
     trace = []
     i = 0
@@ -122,6 +122,7 @@ def main(argv=None) -> None:
     ap.add_argument("--facts", type=int, default=100_000)
     ap.add_argument("--program", default="both")
     ap.add_argument("--punctual", action="store_true", help="each fact at its start time point only (as in seed 001)")
+    ap.add_argument("--emit", default="pieces", choices=["pieces", "maximal"], help="Stream(emit=...)")
     a = ap.parse_args(argv)
     vada, _ = dataset(a.facts)
     names = ["nonrec", "rec"] if a.program == "both" else [a.program]
@@ -130,7 +131,7 @@ def main(argv=None) -> None:
     traces = {}
     for name in names:
         prog = forward_rules(HERE / "programs" / f"lubm_{name}.vada")
-        r = run(prog, vada, punctual=a.punctual)
+        r = run(prog, vada, punctual=a.punctual, emit=a.emit)
         traces[name] = r["trace"]
         print(
             f"| {name} | {r['input facts']} | {r['batch facts']} | {r['stream peak']} | "

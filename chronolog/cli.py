@@ -185,7 +185,8 @@ def plan(program, dialect):
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
 @click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
 @click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
-def stream(program, input_, dialect, stats, hypothetical):
+@click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
+def stream(program, input_, dialect, stats, hypothetical, maximal):
     """Run PROGRAM as a continuous query over a stream of facts.
 
     Facts are read one per line; the output facts are printed as soon as
@@ -204,7 +205,7 @@ def stream(program, input_, dialect, stats, hypothetical):
             if hypothetical:
                 run_hypothetical(program, fh, source, d)
             else:
-                run_stream(program, fh, source, d, stats)
+                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces")
         finally:
             if input_ is not None:
                 fh.close()

@@ -50,10 +50,14 @@ class Stream:
     """A continuous query over a stream of facts (see the module docstring).
 
     ``outputs``: the predicates to emit (default: the ``@output`` ones, or
-    every derived predicate).
+    every derived predicate).  ``emit``: ``"pieces"`` (default) gives, at each
+    step, every answer clipped to the range the step closed, as soon as it is
+    final; ``"maximal"`` gives each answer once, with its maximal interval,
+    when that interval has ended (later, but exactly the lines of
+    ``chronolog run``, in the order they end).
     """
 
-    def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None):
+    def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None, emit: str = "pieces"):
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
         check_forward(prog)
@@ -63,7 +67,9 @@ class Stream:
                 {r.head_pred for r in self.plan.rules if r.head_pred and not is_fresh(r.head_pred)}
             )
         self.outputs = list(outputs)
-        self.evaluator = StreamEvaluator(self.plan, self.outputs)
+        if emit not in ("pieces", "maximal"):
+            raise ProgramError(f"unknown emit mode {emit!r}", hint="use 'pieces' or 'maximal'")
+        self.evaluator = StreamEvaluator(self.plan, self.outputs, emit)
         for f in prog.facts:  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised

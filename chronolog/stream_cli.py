@@ -40,11 +40,11 @@ def _at(err: ChronologError, source: str, line: int) -> ChronologError:
     return err
 
 
-def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None) -> None:
+def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces") -> None:
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    s = Stream(program, dialect=dialect)
+    s = Stream(program, dialect=dialect, emit=emit)
     t0 = last = time.perf_counter()
 
     def emit():

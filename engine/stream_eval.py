@@ -77,10 +77,11 @@ def clip_to_steps(plan):
 class StreamEvaluator(Evaluator):
     """Keeps the window of the model and extends it one step at a time."""
 
-    def __init__(self, plan, outputs):
+    def __init__(self, plan, outputs, emit: str = "pieces"):
         clipped, moving = clip_to_steps(plan)
         super().__init__(clipped, Store(), None, "blocking")
         self.outputs = list(outputs)
+        self.emit_maximal = emit == "maximal"
         if clipped.uses_top:
             self.store.relation(TOP).add((), EVERYWHERE)
         self.clipped = {id(r) for r in clipped.rules if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())]}
@@ -128,7 +129,7 @@ class StreamEvaluator(Evaluator):
                         old[terms] = ivs if prev is None else {iv for iv in prev | ivs if iv in atoms[terms]}
         if self.plan.constraints:
             self.check_constraints()
-        out = self._emit(pending, step_iv)
+        out = (self._emit_maximal if self.emit_maximal else self._emit)(pending, step_iv)
         self._schedule(pending)
         self._forget(step_iv)
         return out
@@ -205,6 +206,41 @@ class StreamEvaluator(Evaluator):
                 b, bc = ivs[-1][1], ivs[-1][3]
                 if b < hi or (b == hi and (hc or not bc)):
                     done.append(terms)  # nothing of it lies beyond the frontier
+            live.difference_update(done)
+        return out
+
+    def _emit_maximal(self, changes: dict, step_iv) -> list:
+        """The maximal intervals whose end became final in this step: each
+        answer once, as ``chronolog run`` prints it, when it has ended."""
+        lo, hi, lc, hc = step_iv
+        out = []
+        store = self.store
+        for pred in self.outputs:
+            live = self._live[pred]
+            ch = changes.get(pred)
+            if ch:
+                live.update(ch)
+            if not live:
+                continue
+            atoms = store.relation(pred).atoms
+            done = []
+            for terms in live:
+                ivs = atoms.get(terms)
+                if not ivs:
+                    done.append(terms)
+                    continue
+                last_final = True
+                for i in range(len(ivs) - 1, -1, -1):
+                    iv = ivs[i]
+                    b, bc = iv[1], iv[3]
+                    if b < lo or (b == lo and not lc and not bc):
+                        break  # final before this step: emitted already
+                    if b < hi or (b == hi and (hc or hi == POS_INF) and not bc):
+                        out.append((pred, terms, iv))
+                    elif i == len(ivs) - 1:
+                        last_final = False
+                if last_final:
+                    done.append(terms)
             live.difference_update(done)
         return out
 

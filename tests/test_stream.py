@@ -273,3 +273,28 @@ def test_constraint_violation_is_reported_when_its_range_closes():
     s.push("b(x)@1")
     with pytest.raises(chronolog.InconsistencyError, match=r"holds on \[1,1\]"):
         s.advance(2)
+
+
+def test_maximal_mode_gives_each_answer_once_when_it_has_ended():
+    s = chronolog.Stream(SENSOR, emit="maximal")
+    for fact in ("signal(s1)@96.3", "signal(s1)@98", "signal(s1)@100", "monit(n,s1)@101"):
+        s.push(fact)
+        assert list(s) == []
+    s.advance(102)
+    assert [str(f) for f in s] == ["flag(n,s1)@[101,101]"]  # p and p2 may still go on at 102
+    s.advance(102.5)
+    assert [str(f) for f in s] == ["p(s1)@[96.3,102]", "p2(s1)@[100.3,102]"]
+    s.close()
+    assert list(s) == []
+    with pytest.raises(chronolog.ProgramError, match="emit mode"):
+        chronolog.Stream(SENSOR, emit="sometimes")
+
+
+def test_cli_stream_maximal(tmp_path: Path):
+    prog = tmp_path / "s.vada"
+    prog.write_text(SENSOR)
+    r = _cli("stream", str(prog), "--maximal", stdin="signal(s1)@96.3\nsignal(s1)@98\nsignal(s1)@100\nmonit(n,s1)@101\n")
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == sorted(
+        chronolog.reason(SENSOR, "signal(s1)@96.3\nsignal(s1)@98\nsignal(s1)@100\nmonit(n,s1)@101").lines()
+    )

@@ -199,6 +199,7 @@ class Stream:
             "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
             "live": {p: set(v) for p, v in ev._live.items()},
             "expiry": list(ev._expiry),
+            "due": {p: list(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
             "done": self._done,
@@ -216,6 +217,7 @@ class Stream:
             rel.clear_indexes()
         ev._live = {p: set(v) for p, v in snap["live"].items()}
         ev._expiry = list(snap["expiry"])
+        ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
         self._done, self._promised = snap["done"], snap["promised"]

@@ -93,6 +93,7 @@ class StreamEvaluator(Evaluator):
         self.lookback.pop(STEP, None)
         self.lookback.pop(TOP, None)
         self._expiry: list = []  # heap of (forget after, seq, pred, terms)
+        self._due: dict = {}  # pred -> heap of (end, seq, terms), for emit="maximal"
         self._seq = 0
         self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
         self.background: dict = {}  # given facts loaded before the first step
@@ -211,25 +212,30 @@ class StreamEvaluator(Evaluator):
 
     def _emit_maximal(self, changes: dict, step_iv) -> list:
         """The maximal intervals whose end became final in this step: each
-        answer once, as ``chronolog run`` prints it, when it has ended."""
+        answer once, as ``chronolog run`` prints it, when it has ended.
+        Every new maximal interval goes on a heap by its end, so a step only
+        looks at the atoms whose end the watermark has reached."""
         lo, hi, lc, hc = step_iv
         out = []
         store = self.store
+        due = self._due
+        seq = self._seq
         for pred in self.outputs:
-            live = self._live[pred]
-            ch = changes.get(pred)
-            if ch:
-                live.update(ch)
-            if not live:
+            heap = due.setdefault(pred, [])
+            for terms, ivs in changes.get(pred, {}).items():
+                for iv in ivs:
+                    seq += 1
+                    heapq.heappush(heap, (iv[1], seq, terms))
+            ready = set()
+            while heap and heap[0][0] <= hi:
+                ready.add(heapq.heappop(heap)[2])
+            if not ready:
                 continue
             atoms = store.relation(pred).atoms
-            done = []
-            for terms in live:
+            for terms in ready:
                 ivs = atoms.get(terms)
                 if not ivs:
-                    done.append(terms)
                     continue
-                last_final = True
                 for i in range(len(ivs) - 1, -1, -1):
                     iv = ivs[i]
                     b, bc = iv[1], iv[3]
@@ -237,11 +243,10 @@ class StreamEvaluator(Evaluator):
                         break  # final before this step: emitted already
                     if b < hi or (b == hi and (hc or hi == POS_INF) and not bc):
                         out.append((pred, terms, iv))
-                    elif i == len(ivs) - 1:
-                        last_final = False
-                if last_final:
-                    done.append(terms)
-            live.difference_update(done)
+                    elif b <= hi:  # ends at the watermark and may go on: look again next step
+                        seq += 1
+                        heapq.heappush(heap, (b, seq, terms))
+        self._seq = seq
         return out
 
     # ---------------------------------------------------------- forgetting

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
@@ -382,7 +381,7 @@ def _value(t, b):
 
 
 def _fact_key(f):
-    return (f[2] if not isinstance(f[2], Fraction) else f[2], f[0], tuple(map(str, f[1])))
+    return (f[2], f[0], tuple(map(str, f[1])))
 
 
 __all__ = ["Hypothetical", "HypotheticalAnswer"]

@@ -22,14 +22,13 @@ that range.  Only forward-propagating programs can be streamed
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
 from chronolog.engine.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_fact
-from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, format_number, make
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
 from chronolog.planner.normalize import is_fresh

@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
-from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import EVERYWHERE, POS_INF
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule

@@ -10,6 +10,8 @@
 """
 
 from chronolog.api import Model, Reasoner, load_program, reason
+from chronolog.stream import Stream, StreamFact
+from chronolog.hypothetical import Hypothetical, HypotheticalAnswer
 from chronolog.language.errors import (
     ChronologError,
     DataError,
@@ -23,6 +25,10 @@ __all__ = [
     "load_program",
     "Model",
     "Reasoner",
+    "Stream",
+    "StreamFact",
+    "Hypothetical",
+    "HypotheticalAnswer",
     "ChronologError",
     "ChronologSyntaxError",
     "ProgramError",

@@ -1,4 +1,5 @@
-"""The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``.
+"""The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``,
+``chronolog stream``.
 
 Every error caused by the input is printed as one positioned paragraph on
 standard error with exit status 2; never a traceback.
@@ -174,6 +175,40 @@ def plan(program, dialect):
             raise ChronologError(f"the program file {program} does not exist")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
         click.echo(make_plan(prog).describe())
+    except ChronologError as e:
+        _fail(e)
+
+
+@cli.command()
+@click.argument("program", type=click.Path(path_type=Path))
+@click.option("--input", "input_", type=click.Path(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
+@click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
+@click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
+@click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
+def stream(program, input_, dialect, stats, hypothetical, maximal):
+    """Run PROGRAM as a continuous query over a stream of facts.
+
+    Facts are read one per line; the output facts are printed as soon as
+    they are final (for the time range the stream has closed)."""
+    from chronolog.stream_cli import run_hypothetical, run_stream
+
+    try:
+        if not program.exists():
+            raise ChronologError(f"the program file {program} does not exist")
+        if input_ is not None and not input_.exists():
+            raise ChronologError(f"the input file {input_} does not exist")
+        d = _dialect_for(program, dialect)
+        fh = input_.open(encoding="utf-8") if input_ is not None else sys.stdin
+        source = str(input_) if input_ is not None else "<stdin>"
+        try:
+            if hypothetical:
+                run_hypothetical(program, fh, source, d)
+            else:
+                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces")
+        finally:
+            if input_ is not None:
+                fh.close()
     except ChronologError as e:
         _fail(e)
 

@@ -99,7 +99,11 @@ class Evaluator:
             return
         for stratum in self.plan.strata:
             changes = self.run_stratum(stratum, pending)
-            pending.update(changes)
+            for pred, ch in changes.items():
+                # facts given for a derived predicate changed it too: keep both
+                old = pending.setdefault(pred, {})
+                for terms, ivs in ch.items():
+                    old[terms] = old.get(terms, set()) | ivs
         self.check_constraints()
 
     def _pipelines(self, rule, driver, delta_preds):

@@ -1,0 +1,264 @@
+"""Continuous queries: ``chronolog.Stream(program)``.
+
+    >>> s = Stream("p(X) :- <->[0,2] signal(X).")
+    >>> s.push("signal(a)@1")
+    >>> s.advance(2)
+    >>> [str(f) for f in s]
+    ['p(a)@[1,2]']
+    >>> s.push("signal(a)@5")
+    >>> s.close()
+    >>> [str(f) for f in s]
+    ['p(a)@(2,3]', 'p(a)@[5,7]']
+
+Facts arrive in non-decreasing start time.  ``advance(t)`` is a watermark:
+every fact holding at a point ``<= t`` has arrived, so the answers up to
+``t`` are final and come out of the iterator.  Pushing a fact that starts at
+``s`` also says that nothing will start before ``s``, so the range before
+``s`` becomes final too.  What comes out for a closed range never changes;
+the union of everything that came out, coalesced, is the batch answer on
+that range.  Only forward-propagating programs can be streamed
+(:mod:`chronolog.planner.forward`); memory is bounded by the program's window.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from chronolog.api import load_facts, load_program
+from chronolog.engine.stream_eval import StreamEvaluator
+from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.text import format_fact
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
+from chronolog.planner import plan as make_plan
+from chronolog.planner.forward import check_forward
+from chronolog.planner.normalize import is_fresh
+
+
+class StreamFact(NamedTuple):
+    """One output fact: ``pred(terms)`` holds on ``interval``."""
+
+    pred: str
+    terms: tuple
+    interval: tuple
+
+    def __str__(self) -> str:
+        return format_fact(self.pred, self.terms, self.interval)
+
+
+class Stream:
+    """A continuous query over a stream of facts (see the module docstring).
+
+    ``outputs``: the predicates to emit (default: the ``@output`` ones, or
+    every derived predicate).  ``emit``: ``"pieces"`` (default) gives, at each
+    step, every answer clipped to the range the step closed, as soon as it is
+    final; ``"maximal"`` gives each answer once, with its maximal interval,
+    when that interval has ended (later, but exactly the lines of
+    ``chronolog run``, in the order they end).
+    """
+
+    def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None, emit: str = "pieces"):
+        self.dialect = dialect
+        prog = load_program(program, dialect=dialect, source=source)
+        check_forward(prog)
+        self.plan = make_plan(prog)
+        if outputs is None:
+            outputs = self.plan.outputs or sorted(
+                {r.head_pred for r in self.plan.rules if r.head_pred and not is_fresh(r.head_pred)}
+            )
+        self.outputs = list(outputs)
+        if emit not in ("pieces", "maximal"):
+            raise ProgramError(f"unknown emit mode {emit!r}", hint="use 'pieces' or 'maximal'")
+        self.evaluator = StreamEvaluator(self.plan, self.outputs, emit)
+        for f in prog.facts:  # given with the program: known from the start
+            self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
+        # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised
+        self._done = (NEG_INF, False)
+        self._promised = (NEG_INF, False)
+        self._buffer: dict = {}
+        self._ready: list = []
+        self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
+
+    # ---------------------------------------------------------- input
+    def push(self, facts) -> None:
+        """Add facts: text (one per line), lines, ``ast.Fact``s, or
+        ``{pred: [(terms, interval), ...]}``.  Every fact must start after
+        the watermark and no earlier than the facts pushed before."""
+        from chronolog.language.facts import FactRows
+
+        if isinstance(facts, dict) and not isinstance(facts, FactRows):
+            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
+        else:
+            rows = dict(load_facts(facts, self.dialect))
+        self.push_rows(rows)
+
+    def push_rows(self, rows: dict) -> None:
+        """The fast path of :meth:`push`: ``{pred: [(terms_tuple, (lo, hi,
+        lo_closed, hi_closed)), ...]}`` with intervals already normalised."""
+        first = last = None
+        for pred, rs in rows.items():
+            if not rs:
+                continue
+            lo = min(rs, key=_start)
+            hi = max(rs, key=_start)
+            if first is None or _start(lo) < _start(first[1]):
+                first = (pred, lo)
+            if last is None or _start(hi) > _start(last):
+                last = hi
+        if first is None:
+            return
+        v, closed = self._promised
+        pred, (terms, iv) = first
+        if iv[0] < v or (iv[0] == v and closed and iv[2]):
+            raise DataError(
+                f"out-of-order fact {format_fact(pred, terms, iv)}: the stream is closed up to "
+                f"{_frontier_text(self._promised)}",
+                hint="facts must arrive in non-decreasing start time, after the last advance(); "
+                "nothing already emitted changes",
+            )
+        arities = self.plan.arities
+        buf = self._buffer
+        n = 0
+        for pred, rs in rows.items():
+            known = arities.get(pred)
+            if known is not None and rs and len(rs[0][0]) != known[0]:
+                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
+            b = buf.get(pred)
+            if b is None:
+                buf[pred] = list(rs)
+            else:
+                b.extend(rs)
+            n += len(rs)
+        self.stats["input facts"] += n
+        s = last[1][0]
+        if s > v:
+            self._promised = (s, False)
+
+    def advance(self, t) -> None:
+        """Watermark: every fact holding at a point ``<= t`` has arrived.
+        (A watermark at or before the current one changes nothing.)"""
+        v, closed = self._promised
+        if t > v or (t == v and not closed):  # an earlier watermark says nothing new
+            self._promised = (t, True)
+        self._evaluate()
+
+    def close(self) -> None:
+        """The end of the stream: everything becomes final."""
+        bad = self.plan.infinite_strata()
+        if bad:
+            rule = bad[0].shifting_rules[0].source
+            raise ProgramError(
+                "cannot close this stream: its model may be infinite, it is recursive through a temporal "
+                f"operator in {rule.text if rule is not None else bad[0].shifting_rules[0].describe()}",
+                rule.pos if rule is not None else None,
+                hint="advance(t) to the last time you need instead",
+            )
+        self._promised = (POS_INF, True)
+        self._evaluate()
+
+    # ---------------------------------------------------------- output
+    def _evaluate(self) -> None:
+        if self._promised == self._done:
+            return
+        lo, lc = self._done[0], not self._done[1]
+        hi, hc = self._promised
+        step = make(lo, hi, lc, hc)
+        self._done = self._promised
+        if step is None:
+            return
+        rows, self._buffer = self._buffer, {}
+        out = self.evaluator.step(rows, step)
+        out.sort(key=_out_key)
+        self._ready.extend(StreamFact(*x) for x in out)
+        st = self.stats
+        st["steps"] += 1
+        st["output facts"] += len(out)
+
+    def take(self) -> list:
+        """Every output fact that has become final and was not taken yet, in
+        time order (by start, then predicate)."""
+        self._evaluate()
+        out, self._ready = self._ready, []
+        return out
+
+    def __iter__(self):
+        return iter(self.take())
+
+    @property
+    def watermark(self):
+        """The end of the range whose answers are final."""
+        return self._done[0]
+
+    # ---------------------------------------------------------- checkpoints
+    def snapshot(self) -> dict:
+        """The stream's state as plain data (picklable): the window of facts,
+        the watermark, what is pending.  ``Stream(program).restore(snap)``
+        continues exactly where this one was (used for Spark checkpoints)."""
+        ev = self.evaluator
+        return {
+            "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
+            "live": {p: set(v) for p, v in ev._live.items()},
+            "expiry": list(ev._expiry),
+            "due": {p: list(h) for p, h in ev._due.items()},
+            "seq": ev._seq,
+            "background": ev.background,
+            "done": self._done,
+            "promised": self._promised,
+            "buffer": {p: list(v) for p, v in self._buffer.items()},
+            "ready": [tuple(f) for f in self._ready],
+            "stats": dict(self.stats),
+        }
+
+    def restore(self, snap: dict) -> "Stream":
+        ev = self.evaluator
+        for p, atoms in snap["relations"].items():
+            rel = ev.store.relation(p)
+            rel.atoms = {t: list(v) for t, v in atoms.items()}
+            rel.clear_indexes()
+        ev._live = {p: set(v) for p, v in snap["live"].items()}
+        ev._expiry = list(snap["expiry"])
+        ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
+        ev._seq = snap["seq"]
+        ev.background = snap["background"]
+        self._done, self._promised = snap["done"], snap["promised"]
+        self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
+        self._ready = [StreamFact(*f) for f in snap["ready"]]
+        self.stats = dict(snap["stats"])
+        return self
+
+    @property
+    def closed_range(self) -> tuple:
+        """``(t, inclusive)``: the answers on ``(-inf, t]`` (or ``(-inf, t)``) are final."""
+        return self._done
+
+    def facts_in_memory(self) -> int:
+        """Facts (maximal intervals) held: the window, plus unprocessed input."""
+        n = self.evaluator.facts_in_memory() + sum(len(r) for r in self._buffer.values())
+        if n > self.stats["peak facts in memory"]:
+            self.stats["peak facts in memory"] = n
+        return n
+
+
+def _start(row):
+    iv = row[1]
+    return (iv[0], not iv[2])
+
+
+def _out_key(x):
+    iv = x[2]
+    return (iv[0], not iv[2], x[0])
+
+
+def _frontier_text(f) -> str:
+    v, closed = f
+    if v == NEG_INF:
+        return "nothing"
+    return f"{format_number(v)} ({'inclusive' if closed else 'exclusive'})"
+
+
+def _interval(iv):
+    from chronolog.api import _interval as conv
+
+    return conv(iv)
+
+
+__all__ = ["Stream", "StreamFact"]

@@ -1,0 +1,139 @@
+"""Spark Structured Streaming: a streaming DataFrame in, answers out.
+
+    query = stream_query(program, source_df, checkpoint="ckpt", output="answers")
+    query.awaitTermination()
+
+The reasoner runs on the driver, fed by ``foreachBatch`` (a DatalogMTL
+stream has one global watermark and rules that join across keys, so it is
+not partitionable in general).  Each micro-batch:
+
+1. is skipped if its id is not after the last one the reasoner saved (Spark
+   replays the last batch after a failure; the reasoner already has it);
+2. is pushed into a :class:`chronolog.Stream` (facts in non-decreasing start
+   time across micro-batches; a late fact fails the query with the
+   stream's message);
+3. writes the answers that became final to ``output/batch=<id>`` as Parquet
+   (overwriting that batch's directory, so a replay is idempotent);
+4. saves the stream's state (:meth:`Stream.snapshot`) next to Spark's own
+   checkpoint, atomically, so a restarted query continues from it.
+
+Input: a string column ``fact`` in the canonical syntax (``temp(a,42)@3``),
+or, with ``pred=``, the Arrow layout of ``Model.to_arrow`` (term columns,
+``start``, ``end`` and optionally ``start_closed``/``end_closed``).
+Output columns: ``pred``, ``fact`` (canonical text), ``start``, ``end``
+(exact numbers as canonical text, null when infinite), ``start_closed``,
+``end_closed``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Optional
+
+from chronolog.language.text import format_fact
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number
+
+OUTPUT_SCHEMA = (
+    "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean, batch_id long"
+)
+
+
+class StreamRunner:
+    """The ``foreachBatch`` function: owns the driver-side stream and its
+    saved state under ``checkpoint/chronolog``."""
+
+    def __init__(self, program, checkpoint, output, *, pred: Optional[str] = None, dialect: str = "vadalog"):
+        self.program = program
+        self.dialect = dialect
+        self.pred = pred
+        self.output = Path(output)
+        self.state_path = Path(checkpoint) / "chronolog" / "state.pkl"
+        self._stream = None
+        self.last_batch = -1
+
+    @property
+    def stream(self):
+        if self._stream is None:
+            from chronolog.stream import Stream
+
+            self._stream = Stream(self.program, dialect=self.dialect)
+            if self.state_path.exists():
+                with self.state_path.open("rb") as fh:
+                    saved = pickle.load(fh)
+                self._stream.restore(saved["stream"])
+                self.last_batch = saved["batch_id"]
+        return self._stream
+
+    def __call__(self, batch_df, batch_id: int) -> None:
+        stream = self.stream
+        if batch_id <= self.last_batch:
+            return
+        stream.push_rows(self._rows(batch_df))
+        self._write(batch_df.sparkSession, stream.take(), batch_id)
+        self._save(batch_id)
+
+    def close(self, spark) -> None:
+        """End the stream: write every remaining answer (as batch ``last + 1``)."""
+        stream = self.stream
+        stream.close()
+        batch_id = self.last_batch + 1
+        self._write(spark, stream.take(), batch_id)
+        self._save(batch_id)
+
+    # ------------------------------------------------------------------
+    def _rows(self, batch_df) -> dict:
+        if self.pred is None:
+            from chronolog.api import load_facts
+
+            lines = [r[0] for r in batch_df.select("fact").collect() if r[0]]
+            return dict(load_facts(lines, self.dialect))
+        from chronolog.connectors.arrow import table_to_rows
+
+        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred))}
+
+    def _write(self, spark, facts, batch_id) -> None:
+        if not facts:
+            return
+        rows = [
+            (
+                f.pred,
+                format_fact(f.pred, f.terms, f.interval),
+                None if f.interval[0] == NEG_INF else format_number(f.interval[0]),
+                None if f.interval[1] == POS_INF else format_number(f.interval[1]),
+                bool(f.interval[2]),
+                bool(f.interval[3]),
+                batch_id,
+            )
+            for f in facts
+        ]
+        df = spark.createDataFrame(rows, OUTPUT_SCHEMA)
+        df.coalesce(1).write.mode("overwrite").parquet(str(self.output / f"batch={batch_id}"))
+
+    def _save(self, batch_id) -> None:
+        self.state_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_path.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump({"batch_id": batch_id, "stream": self._stream.snapshot()}, fh)
+        os.replace(tmp, self.state_path)
+        self.last_batch = batch_id
+
+
+def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None):
+    """Start a streaming query running ``program`` over the streaming
+    DataFrame ``source``; returns ``(StreamingQuery, StreamRunner)``.
+
+    ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
+    ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
+    continues where the last run stopped."""
+    runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect)
+    writer = source.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
+    if trigger:
+        writer = writer.trigger(**trigger)
+    if name:
+        writer = writer.queryName(name)
+    return writer.start(), runner
+
+
+__all__ = ["stream_query", "StreamRunner", "OUTPUT_SCHEMA"]

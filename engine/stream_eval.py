@@ -1,0 +1,312 @@
+"""Incremental evaluation of a forward-propagating program over a stream.
+
+Each step closes a time range ``(F0, F1]`` (the *step*): every fact holding
+at a point ``<= F1`` has arrived.  In a forward-propagating program what holds
+at ``t`` depends only on facts at points ``<= t`` (REFERENCE §1), so after the
+step the model restricted to ``<= F1`` is final (seed 001, Algorithm 1).
+
+Why this does not recompute what was derived before:
+
+* **Positive rules run seminaively across steps.**  Positive derivations are
+  sound whatever arrives later (monotonicity), so their conclusions are kept
+  with their whole interval, also beyond the frontier, like Laser's
+  ``[c, h]`` annotations (seed 004): ``<->[0,80] p`` derives ``[t, t+80]``
+  once, not once per time point.  A step feeds only the new facts (and the
+  maximal intervals they changed) into the rules, exactly like
+  :meth:`Evaluator.update`.
+* **Rules that must not look past the frontier are clipped to the step.**
+  ``not p`` at ``t`` is only known once ``p`` is final at ``t``; a rule that
+  moves time inside a recursive cycle would derive for ever.  These rules get
+  a first body literal ``$step``, a 0-ary fact holding on ``(F0, F1]`` and
+  new at every step, so each step evaluates them on the step's range only;
+  their other literals read everything (seminaive non-repetition: variants
+  driven by another literal's delta read ``$step``'s *old* part, which is
+  empty, so they are skipped).
+
+Memory stays bounded: facts that ended more than their predicate's
+look-back (:func:`planner.forward.lookback`) before the frontier can change
+nothing any more and are forgotten (seed 001's window).  Each new maximal
+interval is put on a heap under "end + look-back", so a step only touches the
+facts that expire, never the whole window.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+
+from chronolog.language.timeline import EVERYWHERE, POS_INF
+from chronolog.planner.forward import lookback
+from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner.normalize import TOP
+from chronolog.planner.stratify import stratify
+
+from .evaluator import Evaluator
+from .merge import MergeNode
+from .store import Store
+
+STEP = "$step"  # holds exactly on the range the current step closes
+
+
+def clip_to_steps(plan):
+    """The plan with ``$step`` added to the rules that must stay behind the
+    frontier (negation, time-moving recursion, constraints)."""
+    moving = set()
+    for s in plan.strata:
+        for r in s.shifting_rules if s.recursive else ():
+            moving.add(id(r))
+    step = Scan(STEP, ())
+
+    def clip(r):
+        if isinstance(r, SinceRule):  # no body list: clipped by its head (StreamEvaluator._pipelines)
+            return r
+        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body):
+            return dataclasses.replace(r, body=[step] + list(r.body))
+        return r
+
+    rules = [clip(r) for r in plan.rules]
+    constraints = [r for r in rules if r.head_pred is None]
+    strata = stratify([r for r in rules if r.head_pred is not None])
+    for st in strata:
+        if any(isinstance(r, SinceRule) and id(r) in moving for r in st.rules):
+            st.reads.add(STEP)
+    return dataclasses.replace(plan, rules=rules, strata=strata, constraints=constraints), moving
+
+
+class StreamEvaluator(Evaluator):
+    """Keeps the window of the model and extends it one step at a time."""
+
+    def __init__(self, plan, outputs, emit: str = "pieces"):
+        clipped, moving = clip_to_steps(plan)
+        super().__init__(clipped, Store(), None, "blocking")
+        self.outputs = list(outputs)
+        self.emit_maximal = emit == "maximal"
+        if clipped.uses_top:
+            self.store.relation(TOP).add((), EVERYWHERE)
+        self.clipped = {id(r) for r in clipped.rules if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())]}
+        # Since rules that move time inside a cycle: evaluated in full each
+        # step, their heads confined to the step
+        self.clipped_since = {id(r) for r in clipped.rules if isinstance(r, SinceRule) and id(r) in moving}
+        self._step_iv = None
+        self.lookback = lookback(clipped.rules + clipped.constraints)
+        self.lookback.pop(STEP, None)
+        self.lookback.pop(TOP, None)
+        self._expiry: list = []  # heap of (forget after, seq, pred, terms)
+        self._due: dict = {}  # pred -> heap of (end, seq, terms), for emit="maximal"
+        self._seq = 0
+        self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
+        self.background: dict = {}  # given facts loaded before the first step
+
+    # ---------------------------------------------------------- one step
+    def step(self, new_rows: dict, step_iv) -> list:
+        """Load ``new_rows`` (``{pred: [(terms, iv)]}``), close ``step_iv``
+        and return the output facts inside it as ``(pred, terms, iv)``."""
+        store = self.store
+        rel = store.relation(STEP)
+        rel.atoms = {(): [step_iv]}
+        self._step_iv = step_iv
+        rel.clear_indexes()
+        pending = {STEP: {(): {step_iv}}}
+        if self.background:
+            new_rows = _merged(self.background, new_rows)
+            self.background = {}
+        for pred, rows in new_rows.items():
+            merge = MergeNode(store.relation(pred))
+            merge.merge(rows)
+            ch = merge.take_changes()
+            if ch:
+                pending[pred] = ch
+        for stratum in self.plan.strata:
+            changes = self.run_stratum(stratum, pending)
+            for pred, ch in changes.items():
+                old = pending.get(pred)
+                if old is None:
+                    pending[pred] = ch
+                else:  # facts given for a derived predicate: keep their change too
+                    atoms = store.relation(pred).atoms
+                    for terms, ivs in ch.items():
+                        prev = old.get(terms)
+                        old[terms] = ivs if prev is None else {iv for iv in prev | ivs if iv in atoms[terms]}
+        if self.plan.constraints:
+            self.check_constraints()
+        out = (self._emit_maximal if self.emit_maximal else self._emit)(pending, step_iv)
+        self._schedule(pending)
+        self._forget(step_iv)
+        return out
+
+    def _delta_variants(self, stratum, merges, delta_preds) -> None:
+        # as Evaluator._delta_variants, minus the variants of clipped rules
+        # that would join a delta with the (empty) old part of $step
+        step_changed = STEP in delta_preds
+        for m in merges.values():
+            m.inputs = []
+        for rule in stratum.rules:
+            if isinstance(rule, SinceRule):
+                if id(rule) in self.clipped_since and step_changed:
+                    merges[rule.head_pred].inputs.append(self._pipelines(rule, None, delta_preds))
+                    continue
+                for side, lit in (("right", rule.right), ("left", rule.left)):
+                    if lit.pred in delta_preds:
+                        merges[rule.head_pred].inputs.append(self._pipelines(rule, side, delta_preds))
+                continue
+            clipped = id(rule) in self.clipped
+            for i, lit in enumerate(rule.body):
+                if not isinstance(lit, Scan) or lit.pred not in delta_preds:
+                    continue
+                if clipped and step_changed and i > 0:
+                    continue
+                merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+
+    def _pipelines(self, rule, driver, delta_preds):
+        if id(rule) in self.clipped_since:
+            from .pipeline import build_since_pipeline
+
+            return build_since_pipeline(rule, self, driver, delta_preds, self._step_iv)
+        return super()._pipelines(rule, driver, delta_preds)
+
+    # ---------------------------------------------------------- output
+    def _emit(self, changes: dict, step_iv) -> list:
+        lo, hi, lc, hc = step_iv
+        out = []
+        store = self.store
+        for pred in self.outputs:
+            live = self._live[pred]
+            ch = changes.get(pred)
+            if ch:
+                live.update(ch)
+            if not live:
+                continue
+            atoms = store.relation(pred).atoms
+            done = []
+            for terms in live:
+                ivs = atoms.get(terms)
+                if not ivs:
+                    done.append(terms)
+                    continue
+                for i in range(len(ivs) - 1, -1, -1):
+                    a, b, ac, bc = ivs[i]
+                    # the piece of this interval inside (lo, hi]
+                    if b < lo or (b == lo and not (bc and lc)):
+                        break
+                    if a > hi or (a == hi and not (ac and hc)):
+                        continue
+                    if a > lo:
+                        plo, plc = a, ac
+                    elif a == lo:
+                        plo, plc = a, ac and lc
+                    else:
+                        plo, plc = lo, lc
+                    if b < hi:
+                        phi, phc = b, bc
+                    elif b == hi:
+                        phi, phc = b, bc and hc
+                    else:
+                        phi, phc = hi, hc
+                    out.append((pred, terms, (plo, phi, plc, phc)))
+                b, bc = ivs[-1][1], ivs[-1][3]
+                if b < hi or (b == hi and (hc or not bc)):
+                    done.append(terms)  # nothing of it lies beyond the frontier
+            live.difference_update(done)
+        return out
+
+    def _emit_maximal(self, changes: dict, step_iv) -> list:
+        """The maximal intervals whose end became final in this step: each
+        answer once, as ``chronolog run`` prints it, when it has ended.
+        Every new maximal interval goes on a heap by its end, so a step only
+        looks at the atoms whose end the watermark has reached."""
+        lo, hi, lc, hc = step_iv
+        out = []
+        store = self.store
+        due = self._due
+        seq = self._seq
+        for pred in self.outputs:
+            heap = due.setdefault(pred, [])
+            for terms, ivs in changes.get(pred, {}).items():
+                for iv in ivs:
+                    seq += 1
+                    heapq.heappush(heap, (iv[1], seq, terms))
+            ready = set()
+            while heap and heap[0][0] <= hi:
+                ready.add(heapq.heappop(heap)[2])
+            if not ready:
+                continue
+            atoms = store.relation(pred).atoms
+            for terms in ready:
+                ivs = atoms.get(terms)
+                if not ivs:
+                    continue
+                for i in range(len(ivs) - 1, -1, -1):
+                    iv = ivs[i]
+                    b, bc = iv[1], iv[3]
+                    if b < lo or (b == lo and not lc and not bc):
+                        break  # final before this step: emitted already
+                    if b < hi or (b == hi and (hc or hi == POS_INF) and not bc):
+                        out.append((pred, terms, iv))
+                    elif b <= hi:  # ends at the watermark and may go on: look again next step
+                        seq += 1
+                        heapq.heappush(heap, (b, seq, terms))
+        self._seq = seq
+        return out
+
+    # ---------------------------------------------------------- forgetting
+    def _schedule(self, changes: dict) -> None:
+        """Note when each new maximal interval may be forgotten: its end
+        plus its predicate's look-back (a heap, so forgetting costs nothing
+        for the facts that stay)."""
+        heap = self._expiry
+        lb = self.lookback
+        seq = self._seq
+        for pred, ch in changes.items():
+            if pred == STEP or pred == TOP:
+                continue
+            keep = lb.get(pred, 0)
+            if keep == POS_INF:
+                continue
+            for terms, ivs in ch.items():
+                for iv in ivs:
+                    if iv[1] != POS_INF:
+                        seq += 1
+                        heapq.heappush(heap, (iv[1] + keep, seq, pred, terms))
+        self._seq = seq
+
+    def _forget(self, step_iv) -> None:
+        frontier = step_iv[1]
+        heap = self._expiry
+        relations = self.store.relations
+        lb = self.lookback
+        while heap and heap[0][0] < frontier:
+            _, _, pred, terms = heapq.heappop(heap)
+            rel = relations[pred]
+            ivs = rel.atoms.get(terms)
+            if not ivs:
+                continue
+            threshold = frontier - lb.get(pred, 0)
+            n = 0
+            for iv in ivs:
+                if iv[1] >= threshold:
+                    break
+                n += 1
+            if n == 0:
+                continue
+            rel.version += 1
+            if n < len(ivs):
+                del ivs[:n]
+                continue
+            del rel.atoms[terms]
+            for positions, index in rel._indexes.items():
+                key = terms[positions[0]] if len(positions) == 1 else tuple(terms[p] for p in positions)
+                bucket = index.get(key)
+                if bucket is not None:
+                    bucket.remove(terms)
+                    if not bucket:
+                        del index[key]
+
+    def facts_in_memory(self) -> int:
+        return sum(len(v) for p, r in self.store.relations.items() if p not in (STEP, TOP) for v in r.atoms.values())
+
+
+def _merged(a: dict, b: dict) -> dict:
+    out = {p: list(r) for p, r in a.items()}
+    for p, r in b.items():
+        out.setdefault(p, []).extend(r)
+    return out

@@ -1,0 +1,300 @@
+"""chronolog.Stream: golden answers, watermarks, refusals, bounded memory,
+incrementality, Laser/Ticker window cases, and the ``stream`` command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import chronolog
+from chronolog.language.timeline import coalesce
+
+
+def merged(facts) -> dict:
+    """Emitted pieces, coalesced per atom: ``{"p(a)": [intervals]}``."""
+    out: dict = {}
+    for f in facts:
+        out.setdefault(str(f).split("@")[0], []).append(f.interval)
+    return {k: coalesce(v) for k, v in out.items()}
+
+
+def texts(facts) -> set:
+    from chronolog.language.text import format_fact
+
+    out = set()
+    for k, ivs in merged(facts).items():
+        for iv in ivs:
+            out.add(format_fact("x", (), iv).replace("x@", k + "@"))
+    return out
+
+
+SENSOR = """
+p(Z) :- <->[0,2] signal(Z).
+p2(Z) :- [-][0,4] p(Z).
+flag(X,Z) :- monit(X,Z), p2(Z).
+"""
+
+
+def test_reference_item_5_step_by_step():
+    s = chronolog.Stream(SENSOR)
+    out = []
+    for fact, t in (("signal(s1)@96.3", 96.3), ("signal(s1)@98", 98), ("signal(s1)@100", 100), ("monit(n,s1)@101", 101)):
+        s.push(fact)
+        out += s.take()
+    # before monit arrives, nothing about flag; p is final up to 101 (exclusive)
+    assert s.watermark == 101
+    assert all(f.pred != "flag" for f in out)
+    s.close()
+    out += s.take()
+    assert texts(out) == {"p(s1)@[96.3,102]", "p2(s1)@[100.3,102]", "flag(n,s1)@[101,101]"}
+    # time order
+    starts = [f.interval[0] for f in out]
+    assert starts == sorted(starts)
+
+
+def test_output_for_a_closed_range_is_final_and_clipped():
+    s = chronolog.Stream("q(X) :- <->[0,10] p(X).")
+    s.push("p(a)@0")
+    s.advance(3)
+    assert [str(f) for f in s] == ["q(a)@[0,3]"]
+    s.advance(5)
+    assert [str(f) for f in s] == ["q(a)@(3,5]"]
+    s.advance(5)  # nothing new
+    assert list(s) == []
+    s.close()
+    assert [str(f) for f in s] == ["q(a)@(5,10]"]
+
+
+def test_out_of_order_fact_is_rejected_and_changes_nothing():
+    s = chronolog.Stream("q(X) :- <->[0,1] p(X).")
+    s.push("p(a)@5")
+    s.advance(6)
+    first = [str(f) for f in s]
+    with pytest.raises(chronolog.DataError, match=r"out-of-order fact p\(b\)@\[6,6\].*closed up to 6 \(inclusive\)"):
+        s.push("p(b)@6")
+    with pytest.raises(chronolog.DataError):
+        s.push({"p": [(("c",), (7, 8)), (("d",), (2, 3))]})  # one late fact rejects the batch
+    s.push("p(e)@(6,7]")  # an open start at the watermark is fine
+    s.close()
+    assert first == ["q(a)@[5,6]"]
+    assert texts(s.take()) == {"q(e)@(6,8]"}
+
+
+def test_a_watermark_that_goes_back_changes_nothing():
+    s = chronolog.Stream("q(X) :- p(X).")
+    s.push("p(a)@[0,10]")
+    s.advance(5)
+    s.advance(2)
+    assert s.watermark == 5
+
+
+@pytest.mark.parametrize(
+    "rule,operator",
+    [
+        ("q(X) :- <+>[0,1] p(X).", "diamond-plus <+>"),
+        ("q(X) :- [+][0,1] p(X).", "box-plus [+]"),
+        ("q(X) :- r(X) <U>[0,1] p(X).", "until <U>"),
+        ("[-][0,1] q(X) :- p(X).", "box-minus [-] in the head"),
+        ("q(X) :- not <+>[1,1] p(X), r(X).", "diamond-plus <+>"),
+    ],
+)
+def test_not_forward_propagating_is_refused_naming_rule_and_operator(rule, operator):
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.Stream("r(X) :- s(X).\n" + rule)
+    msg = str(e.value)
+    assert operator in msg and rule in msg and "<program>:2:" in msg
+
+
+def test_program_facts_and_negation():
+    s = chronolog.Stream("""
+        quiet(X) :- sensor(X), not <->[0,2] alarm(X).
+        sensor(a)@[0,+inf).
+    """)
+    s.push("alarm(a)@3")
+    s.advance(10)
+    assert texts(s.take()) == {"quiet(a)@[0,3)", "quiet(a)@(5,10]"}
+
+
+def test_recursion_through_time_runs_up_to_the_watermark():
+    s = chronolog.Stream("p(X) :- start(X).\np(X) :- <->[1,1] p(X), on(X).")
+    s.push("start(a)@0")
+    s.push("on(a)@[1,3]")
+    s.advance(10)
+    assert texts(s.take()) == {"p(a)@[0,0]", "p(a)@[1,1]", "p(a)@[2,2]", "p(a)@[3,3]"}
+    with pytest.raises(chronolog.ProgramError, match="cannot close this stream"):
+        s.close()
+
+
+def test_memory_stays_flat_on_a_long_stream():
+    s = chronolog.Stream("""
+        recent(X)  :- <->[0,5] reading(X).
+        steady(X)  :- [-][0,3] recent(X).
+        alert(X)   :- steady(X), not <->[0,2] ok(X).
+    """)
+    sizes = []
+    for t in range(4000):
+        s.push_rows({"reading": [((f"s{(t + k) % 7}",), (t, t, True, True)) for k in range(3)],
+                     "ok": [(("s1",), (t, t, True, True))] if t % 5 == 0 else []})
+        s.advance(t)
+        s.take()
+        if t % 500 == 499:
+            sizes.append(s.facts_in_memory())
+    assert max(sizes) <= min(sizes) + 10, sizes
+    assert max(sizes) < 100  # a window of the 7 sensors, not 12000 readings
+
+
+def test_no_recomputation_when_time_advances():
+    """The derivations per step do not grow with the window: a diamond
+    derives [t, t+n] once, not once per time point of its window."""
+
+    def derivations(n):
+        s = chronolog.Stream(f"q(X) :- <->[0,{n}] p(X).")
+        for t in range(300):
+            s.push_rows({"p": [((f"c{t}",), (t, t, True, True))]})
+            s.advance(t)
+            s.take()
+        return s.evaluator.stats["derivations"]
+
+    assert derivations(80) == derivations(2) == 300
+
+
+# ---------------------------------------------------------------- Laser / Ticker window cases
+# Translated from the cases listed in /work/shared/notes/streams.md §2-3.
+# LARS's discrete time points become [t, t+1) on the rational timeline, so
+# that a box over a window means "at every time point of it".
+
+
+def _run(program, events, until):
+    s = chronolog.Stream(program)
+    for t, facts in sorted(events.items()):
+        s.push(facts)
+    s.advance(until)
+    out = s.take()
+    batch = chronolog.reason(program, "\n".join(events.values()))
+    return texts(out), batch
+
+
+def test_laser_ex6_diamond_window():
+    # a(y) at 5 and 8; ⊞9 ◇ a(y) holds on [5,14] and [8,17], i.e. [5,17]
+    out, _ = _run("q(Y) :- <->[0,9] a(Y).", {5: "a(y)@5", 8: "a(y)@8"}, 30)
+    assert out == {"q(y)@[5,17]"}
+
+
+def test_laser_ex8_box_window():
+    # a(y) at 5, 6, 7; ⊞2 □ a(y) holds at 7 only
+    out, _ = _run("q(Y) :- [-][0,2] a(Y).", {5: "a(y)@[5,6)", 6: "a(y)@[6,7)", 7: "a(y)@[7,8)"}, 30)
+    assert out == {"q(y)@[7,8)"}
+
+
+def test_ticker_x_window_box():
+    # x ← ⊞1 □ a, a at t1 and t2 = t1 + 1: x at t2 only
+    out, _ = _run("x :- [-][0,1] a.", {1: "a@[1,2)", 2: "a@[2,3)"}, 10)
+    assert out == {"x@[2,3)"}
+
+
+def test_ticker_at_examples():
+    # ⊞3 @37 busG holds on [37,40]; @U+3 expBusM ← ⊞3 @U busG is true at 40 only
+    out, _ = _run("seen :- <->[0,3] busG.\nexpBusM :- [-][3,3] busG.", {37: "busG@37"}, 50)
+    assert out == {"seen@[37,40]", "expBusM@[40,40]"}
+
+
+def test_laser_join_of_two_windows():
+    # q(A,C) ← ⊞3 ◇ p(A,B), ⊞3 ◇ p(B,C)
+    events = {0: "p(a,b)@0", 2: "p(b,c)@2", 5: "p(c,d)@5"}
+    out, batch = _run("q(A,C) :- <->[0,3] p(A,B), <->[0,3] p(B,C).", events, 20)
+    assert out == {"q(a,c)@[2,3]", "q(b,d)@[5,5]"}
+    assert out == set(batch.lines(["q"]))
+
+
+def test_cooling_program_small():
+    program = """
+        steam(V)  :- temp(V), V >= 100.
+        liquid(V) :- temp(V), V >= 1, V < 100.
+        isSteam   :- steam(V).
+        isLiquid  :- liquid(V).
+        alarm     :- [-][0,2] isSteam.
+        normal    :- [-][0,2] isLiquid.
+        freeze    :- not alarm, not normal.
+    """
+    temps = [150, 120, 130, 50, 20, 10, 0, 180]
+    events = {t: f"temp({v})@[{t},{t + 1})" for t, v in enumerate(temps)}
+    out, batch = _run(program, events, 8)
+    # steam at 0,1,2 -> alarm at [2,3); liquid at 3,4,5 -> normal at [5,6);
+    # freeze wherever neither holds, up to the watermark 8
+    assert {x for x in out if x.startswith(("alarm", "normal", "freeze"))} == {
+        "alarm@[2,3)", "normal@[5,6)", "freeze@(-inf,2)", "freeze@[3,5)", "freeze@[6,8]",
+    }
+    assert {x for x in out if not x.startswith("freeze")} == {x for x in batch.lines() if not x.startswith("freeze")}
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def _cli(*args, stdin=""):
+    return subprocess.run(
+        [sys.executable, "-m", "chronolog", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_stream_from_stdin_with_stats(tmp_path: Path):
+    prog = tmp_path / "s.vada"
+    prog.write_text(SENSOR + '@output("flag").\n')
+    r = _cli("stream", str(prog), "--stats", stdin="signal(s1)@96.3\nsignal(s1)@98\nsignal(s1)@100\nmonit(n,s1)@101\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "flag(n,s1)@[101,101]\n"
+    assert "4 facts in" in r.stderr and "in memory" in r.stderr
+
+
+def test_cli_stream_errors_name_the_line(tmp_path: Path):
+    prog = tmp_path / "s.vada"
+    prog.write_text(SENSOR)
+    data = tmp_path / "in.txt"
+    data.write_text("signal(s1)@5\n\nsignal(s1)@4\n")
+    r = _cli("stream", str(prog), "--input", str(data))
+    assert r.returncode == 2
+    assert f"{data}:3" in r.stderr and "out-of-order" in r.stderr and "Traceback" not in r.stderr
+    data.write_text("signal(s1)@5\nsignal(s1 @6\n")
+    r = _cli("stream", str(prog), "--input", str(data))
+    assert r.returncode == 2 and f"{data}:2" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.vada"
+    bad.write_text("q(X) :- <+>[0,1] p(X).\n")
+    r = _cli("stream", str(bad))
+    assert r.returncode == 2 and "forward-propagating" in r.stderr and "bad.vada:1:9" in r.stderr
+
+
+def test_constraint_violation_is_reported_when_its_range_closes():
+    s = chronolog.Stream("⊥ :- a(X), b(X).\nq(X) :- a(X).")
+    s.push("a(x)@[0,1]")
+    s.advance(0.5)
+    assert texts(s.take()) == {"q(x)@[0,0.5]"}
+    s.push("b(x)@1")
+    with pytest.raises(chronolog.InconsistencyError, match=r"holds on \[1,1\]"):
+        s.advance(2)
+
+
+def test_maximal_mode_gives_each_answer_once_when_it_has_ended():
+    s = chronolog.Stream(SENSOR, emit="maximal")
+    for fact in ("signal(s1)@96.3", "signal(s1)@98", "signal(s1)@100", "monit(n,s1)@101"):
+        s.push(fact)
+        assert list(s) == []
+    s.advance(102)
+    assert [str(f) for f in s] == ["flag(n,s1)@[101,101]"]  # p and p2 may still go on at 102
+    s.advance(102.5)
+    assert [str(f) for f in s] == ["p(s1)@[96.3,102]", "p2(s1)@[100.3,102]"]
+    s.close()
+    assert list(s) == []
+    with pytest.raises(chronolog.ProgramError, match="emit mode"):
+        chronolog.Stream(SENSOR, emit="sometimes")
+
+
+def test_cli_stream_maximal(tmp_path: Path):
+    prog = tmp_path / "s.vada"
+    prog.write_text(SENSOR)
+    r = _cli("stream", str(prog), "--maximal", stdin="signal(s1)@96.3\nsignal(s1)@98\nsignal(s1)@100\nmonit(n,s1)@101\n")
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == sorted(
+        chronolog.reason(SENSOR, "signal(s1)@96.3\nsignal(s1)@98\nsignal(s1)@100\nmonit(n,s1)@101").lines()
+    )

@@ -7,7 +7,8 @@ period ``p``.  The model is cut into *segments* at every interval end; each
 segment is summarised by a token (its length, the atoms holding at its left
 end point, the atoms holding inside it).  Atom sets are compared through a
 sum of 64-bit atom hashes, updated as the sweep passes each end, so a token
-costs O(1) however many atoms hold.  The token sequence's periodic suffix is
+costs O(1) however many atoms hold (each atom gets two random 64-bit
+numbers, so unequal sets collide with probability 2**-128).  The token sequence's periodic suffix is
 found with the prefix function of the reversed sequence (Knuth–Morris–Pratt).
 
 A repetition counts only when it spans at least ``reach + 3p``: then a whole
@@ -40,52 +41,66 @@ class Repetition:
     period: object  # None: constant after start
 
 
-def _atom_hash(pred, terms) -> int:
-    # Python's hash mixes tuples well; the multiplier spreads small ints
-    return (hash((pred, terms)) * 0x9E3779B97F4A7C15) & _MASK
+class _AtomHashes:
+    """Two independent random 64-bit numbers per atom.  A set of atoms is
+    compared through their sums: Python's tuple hashes are too structured
+    for that (``hash(p(b)) + hash(q(a))`` can equal ``hash(q(b)) + hash(p(a))``),
+    random numbers make a false match a 2**-128 event."""
+
+    def __init__(self):
+        import random
+
+        self._rng = random.Random(0x5EED)
+        self._known: dict = {}
+
+    def __call__(self, pred, terms) -> tuple:
+        key = (pred, terms)
+        h = self._known.get(key)
+        if h is None:
+            h = self._known[key] = (self._rng.getrandbits(64), self._rng.getrandbits(64))
+        return h
 
 
 def segment_tokens(store, lo_limit, hi_limit) -> tuple:
     """Endpoints ``E`` in ``[lo_limit, hi_limit)`` and one token per segment
     ``[E[i], E[i+1])``: ``(length, hash at E[i], hash inside (E[i], E[i+1]))``.
     Everything at or after ``hi_limit`` is ignored (it is not exact)."""
-    starts: dict = {}  # x -> [closed, open, punctual]
-    ends: dict = {}  # x -> [closed, open]
-    active = 0
+    starts: dict = {}  # x -> [closed, open, punctual] sums
+    ends: dict = {}  # x -> [closed, open] sums
+    active = [0, 0]
+    hashes = _AtomHashes()
+
+    def add(lst, i, h):
+        lst[i] = ((lst[i][0] + h[0]) & _MASK, (lst[i][1] + h[1]) & _MASK)
+
+    zero = (0, 0)
     for pred, rel in store.relations.items():
         for terms, ivs in rel.atoms.items():
-            h = _atom_hash(pred, terms)
+            h = hashes(pred, terms)
             for lo, hi, lc, hc in ivs:
                 if lo >= hi_limit:
                     continue
                 if lo == hi:
-                    e = starts.setdefault(lo, [0, 0, 0])
-                    e[2] = (e[2] + h) & _MASK
+                    add(starts.setdefault(lo, [zero, zero, zero]), 2, h)
                     continue
                 if lo == -INF:
-                    active = (active + h) & _MASK
+                    active[0] = (active[0] + h[0]) & _MASK
+                    active[1] = (active[1] + h[1]) & _MASK
                 else:
-                    e = starts.setdefault(lo, [0, 0, 0])
-                    if lc:
-                        e[0] = (e[0] + h) & _MASK
-                    else:
-                        e[1] = (e[1] + h) & _MASK
+                    add(starts.setdefault(lo, [zero, zero, zero]), 0 if lc else 1, h)
                 if hi < hi_limit:
-                    e = ends.setdefault(hi, [0, 0])
-                    if hc:
-                        e[0] = (e[0] + h) & _MASK
-                    else:
-                        e[1] = (e[1] + h) & _MASK
+                    add(ends.setdefault(hi, [zero, zero]), 0 if hc else 1, h)
     points = sorted(set(starts) | set(ends))
     out_e, out_tok = [], []
+    empty_s, empty_e = (zero, zero, zero), (zero, zero)
     for x in points:
-        s = starts.get(x, (0, 0, 0))
-        e = ends.get(x, (0, 0))
-        at_point = (active - e[1] + s[0] + s[2]) & _MASK
-        active = (active - e[0] - e[1] + s[0] + s[1]) & _MASK
+        s = starts.get(x, empty_s)
+        e = ends.get(x, empty_e)
+        at_point = tuple((active[j] - e[1][j] + s[0][j] + s[2][j]) & _MASK for j in (0, 1))
+        active = [(active[j] - e[0][j] - e[1][j] + s[0][j] + s[1][j]) & _MASK for j in (0, 1)]
         if x >= lo_limit:
             out_e.append(x)
-            out_tok.append([at_point, active])
+            out_tok.append((at_point, tuple(active)))
     tokens = []
     for i in range(len(out_e) - 1):
         tokens.append((out_e[i + 1] - out_e[i], out_tok[i][0], out_tok[i][1]))
@@ -247,8 +262,8 @@ def fold(core: list, pattern: list, period, start) -> tuple:
 
     ``pattern`` holds the intervals starting in ``[start, start + period)``
     and ``core`` the ones starting before ``start`` (``period > 0``).  One
-    step back is taken while the core's intervals that reach ``start - period``
-    or later are exactly the pattern shifted back by one period.
+    step back is taken while the core's last intervals are exactly the
+    pattern shifted back by one period (the set of intervals stays the same).
     """
     core = sorted(core)
     pattern = sorted(pattern)
@@ -259,11 +274,6 @@ def fold(core: list, pattern: list, period, start) -> tuple:
         edge = start - period
         if core[end - m : end] != back:
             break
-        # nothing earlier may reach into the period being folded
-        if end > m:
-            prev = core[end - m - 1]
-            if prev[1] > edge or (prev[1] == edge and prev[3]):
-                break
         end -= m
         pattern, start = back, edge
     core = core[:end]

@@ -95,6 +95,17 @@ GOLDEN = [
          "jobReport@3000000": True, "jobReport@3000001": False, "jobReport@-30": False},
         id="job-report",
     ),
+    # Two constants in a ring of two shifts of 1.5: every atom repeats every
+    # 3 (not 1.5), and p(b)'s intervals [5.5+3k, 7.5+3k] never merge.
+    # (Found by the slow random run against the engine at 928e4b5, which
+    # answered q(a)@10.75 true and printed p(b)@[8.5,+inf).)
+    pytest.param(
+        "q(X) :- <->[1.5,1.5] p(X).\np(X) :- <->[1.5,1.5] q(X).",
+        "p(a)@(4.5,5.5).\np(b)@[5.5,7.5].",
+        {"q(a)@10.75": False, "q(a)@12.5": True, "p(b)@11": False, "p(b)@12": True, "q(b)@12.5": False,
+         "q(b)@1000000": True, "q(a)@1000000.5": False, "q(a)@999999.5": True, "p(b)@[8.5,20]": False},
+        id="two-constants-ring",
+    ),
 ]
 
 

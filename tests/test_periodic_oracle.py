@@ -224,7 +224,7 @@ def _check_near(seed):
     of the generator moves at least 0.5 per two rounds).  Raises
     OracleUnavailable on a known MeTeoR defect."""
     prog = random_program(seed)
-    oracle = ProgramOracle(prog)
+    oracle = ProgramOracle(prog, check_rounds=0)  # this test is that check
     rounds = meteor_model(prog.meteor_rules(), prog.meteor_facts(), rounds=60, require_fixpoint=False)
     by_atom = {}
     for pred, terms, iv in rounds:
@@ -284,7 +284,7 @@ def test_generator_avoids_the_known_period_finder_defects():
     finite), in the program or in its mirror (used when find_periods hangs)."""
     from periodic_programs import INF
 
-    for seed in range(300):
+    for seed in range(100):
         prog = random_program(seed)
         for p in (prog, prog.mirrored()):
             for r in p.rules:

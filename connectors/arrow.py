@@ -77,6 +77,9 @@ def table_to_rows(table, pred: str = "?"):
             table = pa.Table.from_pandas(table, preserve_index=False)
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
+    from chronolog.connectors.timestamps import numbers_for_times
+
+    table = numbers_for_times(table, pred)  # timestamps and dates: exact seconds
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:

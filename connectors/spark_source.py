@@ -159,19 +159,25 @@ class _FactWriter(_Writer):
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx else 0
         attempt = ctx.attemptNumber() if ctx else 0
-        os.makedirs(self.staging, exist_ok=True)
         name = f"part-{part:05d}-{attempt}.facts"
-        with open(os.path.join(self.staging, name), "w", encoding="utf-8") as fh:
+        fh = None  # opened with the first batch: a task failing upstream leaves nothing
+        try:
             for batch in iterator:
                 if not isinstance(batch, (pa.RecordBatch, pa.Table)):  # pyspark 4.0 rows
-                    batch = pa.Table.from_pylist([r.asDict() for r in [batch]])
+                    batch = pa.Table.from_pylist([batch.asDict()])
+                if fh is None:
+                    os.makedirs(self.staging, exist_ok=True)
+                    fh = open(os.path.join(self.staging, name), "w", encoding="utf-8")
                 for terms, iv in table_to_rows(batch, self.pred):
                     fh.write(format_fact(self.pred, terms, iv))
                     fh.write("\n")
-        return _Written(name)
+        finally:
+            if fh is not None:
+                fh.close()
+        return _Written(name if fh is not None else None)
 
     def commit(self, messages):
-        keep = {m.file for m in messages if m is not None}
+        keep = {m.file for m in messages if m is not None and m.file}
         os.makedirs(self.staging, exist_ok=True)  # a job with no tasks
         for f in os.listdir(self.staging):
             if f not in keep:  # a failed attempt's leftovers

@@ -102,7 +102,7 @@ def atomic_write(path, write, overwrite: bool = False) -> None:
     leaves nothing behind, an existing ``path`` is kept unless ``overwrite``."""
     path = Path(path)
     if path.exists() and not overwrite:
-        raise DataError(f"{path} exists already; not overwriting it", hint="choose another path or allow overwriting")
+        raise DataError(f"{path} exists already; not overwriting it", hint="choose another path, or pass --overwrite (overwrite=True in Python)")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)

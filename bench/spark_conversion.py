@@ -1,7 +1,7 @@
 """Conversion cost against reasoning cost: Spark -> engine -> Spark.
 
 N facts ``reading(sensor, value)@[t, t+1)`` (int64 and decimal columns) in a
-Spark DataFrame; one rule ``high(S, V) :- reading(S, V), V > 50.`` keeps about
+Spark DataFrame; one rule ``high(S, V) :- reading(S, V), V > 500.`` keeps about
 half.  Timed phases: ``toArrow`` (Spark to Arrow), Arrow to engine rows,
 reasoning, engine to Arrow, ``createDataFrame`` + count (Arrow to Spark).
 
@@ -35,7 +35,7 @@ def main(argv=None):
 
     df = spark.range(n).select(
         (F.col("id") % 1000).cast("string").alias("sensor"),
-        ((F.col("id") * 7919) % 1000 / F.lit(10)).cast("decimal(6,1)").alias("value"),
+        ((F.col("id") * 7919) % 997).cast("decimal(6,1)").alias("value"),
         (F.col("id") / 1000).cast("bigint").alias("start"),
         ((F.col("id") / 1000).cast("bigint") + 1).alias("end"),
         F.lit(True).alias("start_closed"),
@@ -50,7 +50,7 @@ def main(argv=None):
     rows = table_to_rows(table, "reading")
     t["arrow -> engine rows"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    m = reason("high(S, V) :- reading(S, V), V > 50.", {"reading": rows})
+    m = reason("high(S, V) :- reading(S, V), V > 500.", {"reading": rows})
     t["reasoning"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     out = m.to_arrow("high")

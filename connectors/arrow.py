@@ -89,40 +89,54 @@ def table_to_rows(table, pred: str = "?"):
             )
     term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
 
-    def exact(col_name, values, time):
-        field = table.schema.field(col_name)
-        if pa.types.is_floating(field.type):
+    def convert(v, col_name, time):
+        if isinstance(v, Decimal):
+            return normalize(Fraction(v))
+        if time and isinstance(v, str):
+            try:
+                return parse_number(v)
+            except ValueError:
+                raise DataError(f"column {col_name} of {pred}: {v!r} is not a number") from None
+        return v
+
+    def exact(col_name, time):
+        """The column as exact Python values; each distinct decimal or number
+        text is converted once (columns repeat values: sensors, prices)."""
+        col = table.column(col_name)
+        typ = col.type
+        if pa.types.is_floating(typ):
             raise DataError(
                 f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
                 hint="use integer or decimal columns (pyarrow.decimal128) or strings such as '0.1' or '1/3'",
             )
-        out = []
-        for v in values:
-            if v is None:
-                out.append(None)
-            elif isinstance(v, Decimal):
-                out.append(normalize(Fraction(v)))
-            elif time and isinstance(v, str):
-                try:
-                    out.append(parse_number(v))
-                except ValueError:
-                    raise DataError(f"column {col_name} of {pred}: {v!r} is not a number") from None
-            else:
-                out.append(v)
-        return out
+        if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
+            return col.to_pylist()
+        try:
+            enc = col.dictionary_encode()
+            if isinstance(enc, pa.ChunkedArray):
+                enc = enc.combine_chunks() if enc.num_chunks else pa.array([], typ).dictionary_encode()
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
+        values = [convert(v, col_name, time) for v in enc.dictionary.to_pylist()]
+        return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
-    cols = [exact(n, table.column(n).to_pylist(), False) for n in term_names]
-    starts = exact("start", table.column("start").to_pylist(), True)
-    ends = exact("end", table.column("end").to_pylist(), True)
+    cols = [exact(n, False) for n in term_names]
+    starts = exact("start", True)
+    ends = exact("end", True)
     n = table.num_rows
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
     ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
+    terms = list(zip(*cols)) if cols else [()] * n
     rows = []
-    for i in range(n):
-        lo = NEG_INF if starts[i] is None else starts[i]
-        hi = POS_INF if ends[i] is None else ends[i]
-        iv = make(lo, hi, sc[i] is not False, ec[i] is not False)
+    append = rows.append
+    for i, lo, hi, lc, hc in zip(range(n), starts, ends, sc, ec):
+        if lo is None or hi is None or lc is None or hc is None or type(lo) is Fraction or type(hi) is Fraction:
+            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
+        elif lo < hi or (lo == hi and lc and hc):
+            iv = (lo, hi, lc, hc)  # the common case, checked as make() would
+        else:
+            iv = None
         if iv is None:
             raise DataError(f"row {i} of the table for {pred} has an empty interval", hint="start must not be after end")
-        rows.append((tuple(c[i] for c in cols), iv))
+        append((terms[i], iv))
     return rows

@@ -175,7 +175,8 @@ def typed_table(facts, names, kinds, timestamps: bool = False):
 # ------------------------------------------------------------ inside a task
 
 def auto_values(table, columns):
-    """String term columns read from CSV: numbers become exact numbers."""
+    """Columns read from CSV as text: numbers in ``columns`` become exact
+    numbers, closedness columns booleans (``true``/``#F``/...)."""
     import pyarrow as pa
 
     from chronolog.connectors.csv_files import convert
@@ -186,7 +187,9 @@ def auto_values(table, columns):
     where = ast.Pos("<spark csv>", 0, 0)
     out = []
     for name, col in zip(table.schema.names, table.columns):
-        if name in columns and pa.types.is_string(col.type):
+        if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
+            col = pa.array([None if v is None else convert(v, "bool", where, name) for v in col.to_pylist()], pa.bool_())
+        elif name in columns and pa.types.is_string(col.type):
             vals = [None if v is None else convert(v, "auto", where, name) for v in col.to_pylist()]
             kind = value_kind(vals)
             col = typed_array(vals, kind, arrow_type(kind))
@@ -197,7 +200,7 @@ def auto_values(table, columns):
 def make_task(job: dict):
     """The ``mapInArrow`` function for one distributed run.
 
-    ``job``: program text, dialect, horizon, the input predicates as
+    ``job``: the program (without facts and bindings), the horizon, the input predicates as
     ``(pred, [term columns])`` in wide-table order, the output predicates
     with their column names, and the CSV-read predicates."""
 

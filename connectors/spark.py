@@ -283,6 +283,12 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         items.append((p, spark.createDataFrame(facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])), False))
     for i, (pred, df, csv) in enumerate(items):
         terms = _term_columns(df)
+        for needed in ("start", "end"):
+            if needed not in df.columns:
+                raise DataError(
+                    f"the DataFrame for {pred} has no '{needed}' column",
+                    hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
+                )
         if csv:
             csv_preds.add(pred)
         k = keys.get(pred)

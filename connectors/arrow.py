@@ -24,13 +24,16 @@ def _column(values):
     if all(type(v) is int for v in finite):
         return pa.array(values, type=pa.int64())
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in finite):
-        texts = [format_number(v) for v in finite]
+        # each distinct number is formatted once (columns repeat values)
+        text = {v: format_number(v) for v in set(finite)}
+        texts = list(text.values())
         if all("/" not in t for t in texts):
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
             digits = max((len(t.replace("-", "").replace(".", "")) for t in texts), default=1)
             precision = min(38, max(digits + scale, scale + 1, 1))
-            return pa.array([None if v is None else Decimal(format_number(v)) for v in values], type=pa.decimal128(precision, scale))
-        return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
+            dec = {v: Decimal(t) for v, t in text.items()}
+            return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
+        return pa.array([None if v is None else text[v] for v in values], type=pa.string())
     if all(type(v) is bool for v in finite):
         return pa.array(values, type=pa.bool_())
     if all(type(v) is str for v in finite):

@@ -18,6 +18,7 @@ import pytest
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.connectors.files import read_facts
 
 pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,6 +234,31 @@ def test_program_with_spark_bindings_reads_and_writes(spark, tmp_path):
     cs().run_program(spark, tmp_path / "prog.vada", distributed=True)
     model = embedded(SENSORS, {"reading": readings()})
     assert facts_of(spark.read.parquet(str(tmp_path / "out" / "alarm")), "alarm") == sorted(model.facts("alarm"), key=repr)
-    assert sorted(chronolog.connectors.files.read_facts(tmp_path / "out" / "recent.csv", "recent"), key=repr) == sorted(model.facts("recent"), key=repr)
+    assert sorted(read_facts(tmp_path / "out" / "recent.csv", "recent"), key=repr) == sorted(model.facts("recent"), key=repr)
     with pytest.raises(chronolog.DataError, match="exists already"):
         cs().run_program(spark, tmp_path / "prog.vada")
+
+
+def test_command_line_with_spark(tmp_path):
+    """``chronolog run --spark`` end to end (its own short-lived Spark session)."""
+    import os
+    import subprocess
+
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"sensor": ["s1", "s1", "s2"], "value": [71, 80, 12], "start": [0, 4, 0], "end": [3, 6, 10]}), tmp_path / "r.parquet")
+    (tmp_path / "p.vada").write_text(
+        '@bind("reading", "spark parquet", ".", "r.parquet").\n'
+        '@bind("hot", "csv", "out", "hot.csv").\n'
+        '@output("hot"). @output("cold").\n'
+        "hot(S) :- reading(S, V), V > 70.\n"
+        "cold(S) :- reading(S, V), V < 20.\n"
+        "link(S, T) :- reading(S, V), reading(T, V).\n"
+    )
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    cmd = [sys.executable, "-m", "chronolog", "run", "p.vada", "--spark", "local[1]", "--distributed"]
+    r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout == "cold(s2)@[0,10]\n"
+    assert "not partitionable: the rule link(S, T) :- reading(S, V), reading(T, V)." in r.stderr  # why it ran on the driver
+    assert read_facts(tmp_path / "out" / "hot.csv", "hot") == [(("s1",), (0, 3, True, True)), (("s1",), (4, 6, True, True))]

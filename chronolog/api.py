@@ -17,7 +17,6 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-from chronolog.language.text import format_fact as _format_fact
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan

@@ -72,15 +72,19 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
 @click.option("--window", default=None, metavar="FROM,TO", help="Print (and write) only the facts inside this window, with facts that repeat forever unrolled.")
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats):
+@click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
+@click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
     interval and its shifts by every positive multiple of 30)."""
     import time
 
+    if spark_master is not None:
+        return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed)
+
     from chronolog.api import parse_horizon, reason
-    from chronolog.connectors.bindings import bound_outputs
     from chronolog.connectors.csv_files import write_csv_facts
 
     t0 = time.perf_counter()
@@ -104,8 +108,19 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if output is not None:
             for pred in model.output_predicates:
                 write_csv_facts(output / f"{pred}.csv", rows(pred), model.column_names(pred), overwrite, model.calendar)
-        for pred, path in bound_outputs(model.plan.program, program.parent):
-            write_csv_facts(path, rows(pred), model.column_names(pred), overwrite, model.calendar)
+        from chronolog.connectors.bindings import FILE_KINDS, binding_specs
+        from chronolog.connectors.files import write_facts
+
+        for b in binding_specs(model.plan.program, program.parent):
+            if b["output"]:
+                p = b["pred"]
+                fmt = FILE_KINDS.get(b["kind"])
+                if fmt is None:
+                    raise ChronologError(f"the output {p} is bound to Spark", b["pos"], hint="run with --spark local[*]")
+                if fmt == "csv":
+                    write_csv_facts(b["location"], rows(p), model.column_names(p), overwrite, model.calendar)
+                else:
+                    write_facts(b["location"], rows(p), model.column_names(p), p, fmt, overwrite)
         if output is None:
             out = sys.stdout
             if win is not None:
@@ -158,6 +173,37 @@ def entails(program, query, facts, dialect, horizon):
         d = _dialect_for(program, dialect)
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon)
         click.echo("true" if model.holds(query, dialect=d) else "false")
+    except ChronologError as e:
+        _fail(e)
+
+
+def _run_spark(program, dialect, horizon, overwrite, master, distributed):
+    """``run --spark``: bindings through Spark; unbound outputs are printed."""
+    try:
+        if not program.exists():
+            raise ChronologError(f"the program file {program} does not exist")
+        from chronolog.connectors import spark as cs
+        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.language.text import format_fact
+
+        session = cs.session(master)
+        session.sparkContext.setLogLevel("ERROR")
+        try:
+            out = cs.run_program(
+                session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
+                distributed=distributed, overwrite=overwrite,
+            )
+            lines = []
+            for p in sorted(out):
+                from chronolog.language.text import term_sort_key
+
+                rows = table_to_rows(out[p].toArrow(), p, timestamps="seconds")
+                rows.sort(key=lambda r: (tuple(term_sort_key(v) for v in r[0]), r[1][0], not r[1][2]))
+                lines += [format_fact(p, t, iv) for t, iv in rows]
+            for line in lines:
+                click.echo(line)
+        finally:
+            session.stop()
     except ChronologError as e:
         _fail(e)
 

@@ -40,13 +40,16 @@ def _column(values):
     if all(type(v) is int for v in finite):
         return pa.array(values, type=pa.int64())
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in finite):
-        texts = [format_number(v) for v in finite]
+        # each distinct number is formatted once (columns repeat values)
+        text = {v: format_number(v) for v in set(finite)}
+        texts = list(text.values())
         if all("/" not in t for t in texts):
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
             digits = max((len(t.replace("-", "").replace(".", "")) for t in texts), default=1)
             precision = min(38, max(digits + scale, scale + 1, 1))
-            return pa.array([None if v is None else Decimal(format_number(v)) for v in values], type=pa.decimal128(precision, scale))
-        return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
+            dec = {v: Decimal(t) for v, t in text.items()}
+            return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
+        return pa.array([None if v is None else text[v] for v in values], type=pa.string())
     if all(type(v) is bool for v in finite):
         return pa.array(values, type=pa.bool_())
     if all(type(v) is str for v in finite):
@@ -84,7 +87,7 @@ def facts_to_arrow(facts, names, calendar=None):
     return pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
 
 
-def table_to_rows(table, pred: str = "?", calendar=None):
+def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "error"):
     """Rows ``(terms, interval)`` from a table in the layout above.
 
     Term columns are every column except ``start``, ``end``,
@@ -92,6 +95,12 @@ def table_to_rows(table, pred: str = "?", calendar=None):
     column means closed.  Decimal and integer values stay exact, strings in
     time columns are read as exact numbers (``1/3``); a null start or end is
     unbounded.  Binary floating point is refused rather than rounded.
+
+    Dates and timestamps: with a ``calendar`` (the program declares
+    ``@timeGranularity``) time columns become its time points and other date
+    columns datetime constants; without one, ``timestamps="seconds"`` (the
+    Spark connectors) reads them as exact seconds since the epoch, and the
+    default refuses them (the program's timeline is numeric).
     """
     import pyarrow as pa
 
@@ -103,6 +112,10 @@ def table_to_rows(table, pred: str = "?", calendar=None):
             table = pa.Table.from_pandas(table, preserve_index=False)
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
+    if calendar is None and timestamps == "seconds":
+        from chronolog.connectors.timestamps import numbers_for_times
+
+        table = numbers_for_times(table, pred)  # timestamps and dates: exact seconds
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:
@@ -112,61 +125,77 @@ def table_to_rows(table, pred: str = "?", calendar=None):
             )
     term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
 
-    def exact(col_name, values, time):
-        field = table.schema.field(col_name)
-        if time and (pa.types.is_date(field.type) or pa.types.is_timestamp(field.type)):
+    def convert(v, col_name, time):
+        if isinstance(v, Decimal):
+            return normalize(Fraction(v))
+        if hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: a datetime constant
+            import datetime as _dt
+
+            if not isinstance(v, _dt.datetime):
+                v = _dt.datetime(v.year, v.month, v.day)
+            elif v.tzinfo is not None:
+                v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            return v
+        if time and isinstance(v, str):
+            try:
+                return calendar.parse_point(v) if calendar is not None else parse_number(v)
+            except ValueError:
+                what = "a date" if calendar is not None else "a number"
+                raise DataError(f"column {col_name} of {pred}: {v!r} is not {what}") from None
+        return v
+
+    def exact(col_name, time):
+        """The column as exact Python values; each distinct decimal, date or
+        number text is converted once (columns repeat values: sensors, prices)."""
+        col = table.column(col_name)
+        typ = col.type
+        if time and (pa.types.is_date(typ) or pa.types.is_timestamp(typ)):
             if calendar is None:
                 raise DataError(
                     f"column {col_name} of {pred} holds dates, but the program's timeline is numeric",
                     hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
                 )
-            return [None if v is None else calendar.point(v) for v in values]
-        if time and calendar is not None and not pa.types.is_string(field.type):
+            return [None if v is None else calendar.point(v) for v in col.to_pylist()]
+        if time and calendar is not None and not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
             raise DataError(
                 f"column {col_name} of {pred} holds numbers, but the program's timeline is dates",
                 hint="give start/end as date32 or timestamp columns (or ISO strings)",
             )
-        if pa.types.is_floating(field.type):
+        if pa.types.is_floating(typ):
             raise DataError(
                 f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
                 hint="use integer or decimal columns (pyarrow.decimal128) or strings such as '0.1' or '1/3'",
             )
-        out = []
-        for v in values:
-            if v is None:
-                out.append(None)
-            elif isinstance(v, Decimal):
-                out.append(normalize(Fraction(v)))
-            elif hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: a datetime constant
-                import datetime as _dt
+        if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
+            return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
+        if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
+            return col.to_pylist()
+        try:
+            enc = col.dictionary_encode()
+            if isinstance(enc, pa.ChunkedArray):
+                enc = enc.combine_chunks() if enc.num_chunks else pa.array([], typ).dictionary_encode()
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
+        values = [convert(v, col_name, time) for v in enc.dictionary.to_pylist()]
+        return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
-                if not isinstance(v, _dt.datetime):
-                    v = _dt.datetime(v.year, v.month, v.day)
-                elif v.tzinfo is not None:
-                    v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-                out.append(v)
-            elif time and isinstance(v, str):
-                try:
-                    out.append(calendar.parse_point(v) if calendar is not None else parse_number(v))
-                except ValueError:
-                    what = "a date" if calendar is not None else "a number"
-                    raise DataError(f"column {col_name} of {pred}: {v!r} is not {what}") from None
-            else:
-                out.append(v)
-        return out
-
-    cols = [exact(n, table.column(n).to_pylist(), False) for n in term_names]
-    starts = exact("start", table.column("start").to_pylist(), True)
-    ends = exact("end", table.column("end").to_pylist(), True)
+    cols = [exact(n, False) for n in term_names]
+    starts = exact("start", True)
+    ends = exact("end", True)
     n = table.num_rows
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
     ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
+    terms = list(zip(*cols)) if cols else [()] * n
     rows = []
-    for i in range(n):
-        lo = NEG_INF if starts[i] is None else starts[i]
-        hi = POS_INF if ends[i] is None else ends[i]
-        iv = make(lo, hi, sc[i] is not False, ec[i] is not False)
+    append = rows.append
+    for i, lo, hi, lc, hc in zip(range(n), starts, ends, sc, ec):
+        if lo is None or hi is None or lc is None or hc is None or type(lo) is Fraction or type(hi) is Fraction:
+            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
+        elif lo < hi or (lo == hi and lc and hc):
+            iv = (lo, hi, lc, hc)  # the common case, checked as make() would
+        else:
+            iv = None
         if iv is None:
             raise DataError(f"row {i} of the table for {pred} has an empty interval", hint="start must not be after end")
-        rows.append((tuple(c[i] for c in cols), iv))
+        append((terms[i], iv))
     return rows

@@ -63,7 +63,9 @@ def column_names(program: ast.Program, pred: str, arity: int) -> list:
     return [m[i][0] if i in m else f"c{i}" for i in range(arity)]
 
 
-def load_bound_inputs(program: ast.Program, base_dir: Path) -> list:
+def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -> list:
+    """Facts of the input bindings read without Spark; ``spark_inputs`` (not
+    None) means a Spark connector reads the "spark" ones."""
     facts = []
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
     for a in program.annotations:
@@ -71,21 +73,60 @@ def load_bound_inputs(program: ast.Program, base_dir: Path) -> list:
             continue
         pred, spec, directory, name = a.args
         kind, opts = _parse_options(str(spec))
-        if kind != "csv":
+        if kind not in FILE_KINDS and kind != "spark":
             raise ProgramError(
-                f"@bind of {pred}: unsupported source {kind!r}", a.pos, hint='this version reads "csv" bindings'
+                f"@bind of {pred}: unsupported source {kind!r}", a.pos,
+                hint='use "csv", "parquet", "arrow" (IPC), "facts" or "spark <format>"',
             )
         if pred in outputs:
             continue  # an output binding: written after reasoning
+        if kind == "spark":
+            if spark_inputs is None:
+                raise ProgramError(
+                    f"@bind of {pred} reads through Spark", a.pos,
+                    hint="run it with `chronolog run --spark local[*]` or chronolog.connectors.spark.reason",
+                )
+            continue  # read by the Spark connector
         path = Path(str(directory)) / str(name)
         if not path.is_absolute():
             path = base_dir / path
         if not path.exists():
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
-        arity = None
         m = mappings(program, pred)
-        facts.extend(read_csv_facts(path, pred, arity, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
+        if kind == "csv":
+            facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
+        else:
+            from .files import read_facts
+
+            pos = ast.Pos(str(path), 0, 0)
+            facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in read_facts(path, pred, FILE_KINDS[kind], program))
     return facts
+
+
+# @bind kinds read and written without Spark, and their file format
+FILE_KINDS = {"csv": "csv", "parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "facts": "facts"}
+
+
+def binding_specs(program: ast.Program, base_dir: Path) -> list:
+    """Every @bind as a dict: pred, kind (csv, parquet, ..., spark), format
+    (the word after "spark"), options, location (a path, or a table name
+    for "spark table"), output (bool) and pos."""
+    outputs = {a.args[0] for a in program.annotations if a.name == "output"}
+    out = []
+    for a in program.annotations:
+        if a.name != "bind":
+            continue
+        pred, spec, directory, name = a.args
+        words = str(spec).split()
+        kind, opts = _parse_options(str(spec))
+        fmt = words[1].lower() if kind == "spark" and len(words) > 1 and "=" not in words[1] else None
+        if kind == "spark" and fmt == "table":
+            location = f"{directory}.{name}" if str(directory) else str(name)
+        else:
+            path = Path(str(directory)) / str(name)
+            location = path if path.is_absolute() or "://" in str(directory) else base_dir / path
+        out.append({"pred": pred, "kind": kind, "format": fmt, "options": opts, "location": location, "output": pred in outputs, "pos": a.pos})
+    return out
 
 
 def bound_outputs(program: ast.Program, base_dir: Path) -> list:

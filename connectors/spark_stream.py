@@ -91,7 +91,7 @@ class StreamRunner:
             return dict(load_facts(lines, self.dialect))
         from chronolog.connectors.arrow import table_to_rows
 
-        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred))}
+        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="seconds"))}
 
     def _write(self, spark, facts, batch_id) -> None:
         if not facts:

@@ -3,3 +3,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every Spark test (startup takes seconds):
+    two cores, up to three attempts per task so retries can be tested."""
+    import os
+    import shutil
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("CI"):
+        pytest.skip("no Java runtime (pyspark needs Java 17 or 21); .ci/run installs one")
+    from chronolog.connectors.spark import session
+
+    s = session("local[2,3]", "chronolog-tests", **{"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4"})
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()

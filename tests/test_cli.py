@@ -165,6 +165,6 @@ def test_bad_csv_cell_names_file_row_and_column(tmp_path):
 
 def test_unsupported_binding_kind(tmp_path):
     prog = tmp_path / "p.vada"
-    prog.write_text('@bind("p", "parquet", ".", "p.parquet").\nq(X) :- p(X).\n')
+    prog.write_text('@bind("p", "xml", ".", "p.xml").\nq(X) :- p(X).\n')
     r = cli("run", prog)
     assert r.returncode == 2 and f"{prog}:1:1" in r.stderr and "unsupported source" in r.stderr

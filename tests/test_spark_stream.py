@@ -4,9 +4,6 @@ answers written to Parquet equal the batch answer."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 import time
 
 import pytest
@@ -25,25 +22,10 @@ alarm(X)  :- [-][0,2] hot(X), not maintenance(X).
 """
 
 
-@pytest.fixture(scope="module")
-def spark_session():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("no Java runtime")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    s = (
-        SparkSession.builder.master("local[2,3]")
-        .appName("chronolog-tests")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "4")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
+@pytest.fixture
+def spark_session(spark):
+    """The suite's one local Spark session (tests/conftest.py)."""
+    return spark
 
 
 def _facts(lo, hi):

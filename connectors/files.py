@@ -1,0 +1,164 @@
+"""Fact files in the Arrow layout: Parquet, Arrow IPC, CSV and fact text.
+
+The format follows the file name (``.parquet``/``.pq``, ``.arrow``/
+``.ipc``/``.feather``, ``.csv``, ``.facts``/``.txt`` for fact text) unless
+given.  Parquet and IPC files hold one predicate in the layout of
+:mod:`chronolog.connectors.arrow`, read and written by pyarrow without
+per-row Python work; values keep their exact types (int64, decimal128,
+strings, timestamps).  Writes are atomic — a temporary file in the target
+directory, renamed when complete — and never replace an existing file
+unless ``overwrite``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from chronolog.language.errors import DataError
+
+FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".arrow": "ipc",
+    ".ipc": "ipc",
+    ".feather": "ipc",
+    ".csv": "csv",
+    ".facts": "facts",
+    ".txt": "facts",
+}
+_ALIASES = {"parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "csv": "csv", "facts": "facts", "text": "facts"}
+
+
+def format_of(path, fmt=None) -> str:
+    if fmt is not None:
+        if fmt.lower() not in _ALIASES:
+            raise DataError(f"unknown file format {fmt!r}", hint="use parquet, arrow (IPC), csv or facts")
+        return _ALIASES[fmt.lower()]
+    kind = FORMATS.get(Path(path).suffix.lower())
+    if kind is None:
+        raise DataError(
+            f"cannot tell the format of {path} from its name",
+            hint="name it .parquet, .arrow, .csv or .facts, or give the format",
+        )
+    return kind
+
+
+def read_table(path, fmt=None):
+    """A ``pyarrow.Table`` from a Parquet or Arrow IPC file (file or stream form)."""
+    import pyarrow as pa
+
+    path = Path(path)
+    kind = format_of(path, fmt)
+    if not path.exists():
+        raise DataError(f"the file {path} does not exist")
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(path)
+        if kind == "ipc":
+            try:
+                with pa.memory_map(str(path)) as src:
+                    return pa.ipc.open_file(src).read_all()
+            except pa.ArrowInvalid:
+                with pa.OSFile(str(path)) as src:
+                    return pa.ipc.open_stream(src).read_all()
+    except (pa.ArrowInvalid, OSError) as e:
+        raise DataError(f"cannot read {path} as {kind}: {e}") from None
+    raise DataError(f"{path}: {kind} files are read as facts, not as one table", hint="use read_facts")
+
+
+def read_facts(path, pred: str, fmt=None, program=None) -> list:
+    """``(terms, interval)`` rows of ``pred`` from a file of any format."""
+    from chronolog.connectors.arrow import table_to_rows
+
+    path = Path(path)
+    kind = format_of(path, fmt)
+    if kind in ("parquet", "ipc"):
+        calendar = getattr(program, "calendar", None)
+        return table_to_rows(read_table(path, kind), pred, calendar, timestamps="seconds")
+    if kind == "csv":
+        from chronolog.connectors.bindings import mappings, time_mapping
+        from chronolog.connectors.csv_files import read_csv_facts
+
+        m = mappings(program, pred) if program is not None else {}
+        tm = time_mapping(program, pred) if program is not None else None
+        if not path.exists():
+            raise DataError(f"the file {path} does not exist")
+        return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
+    from chronolog.language.facts import read_fact_rows
+
+    try:
+        with path.open(encoding="utf-8") as fh:
+            rows = read_fact_rows(fh, str(path))
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}") from None
+    return list(rows.get(pred, []))
+
+
+def atomic_write(path, write, overwrite: bool = False) -> None:
+    """Call ``write(tmp_path)`` and rename the result to ``path``; a failure
+    leaves nothing behind, an existing ``path`` is kept unless ``overwrite``."""
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise DataError(f"{path} exists already; not overwriting it", hint="choose another path, or pass --overwrite (overwrite=True in Python)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_table(table, path, fmt=None, overwrite: bool = False) -> None:
+    """Write a ``pyarrow.Table`` as Parquet or Arrow IPC (file form), atomically."""
+    import pyarrow as pa
+
+    kind = format_of(path, fmt)
+
+    def write(tmp):
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, tmp)
+        elif kind == "ipc":
+            with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as w:
+                w.write_table(table)
+        else:
+            raise DataError(f"write_table writes parquet or arrow files, not {kind}")
+
+    atomic_write(path, write, overwrite)
+
+
+def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False) -> None:
+    """Write ``(terms, interval)`` rows in any format, atomically.
+    ``timestamps``: time columns as ``timestamp[us, UTC]`` (Parquet/IPC)."""
+    kind = format_of(path, fmt)
+    if kind == "csv":
+        from chronolog.connectors.csv_files import write_csv_facts
+
+        return write_csv_facts(Path(path), facts, names, overwrite)
+    if kind == "facts":
+        from chronolog.language.text import format_fact
+
+        def write(tmp):
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for terms, iv in facts:
+                    fh.write(format_fact(pred, terms, iv))
+                    fh.write("\n")
+
+        return atomic_write(path, write, overwrite)
+    from chronolog.connectors.arrow import facts_to_arrow
+
+    table = facts_to_arrow(facts, names)
+    if timestamps:
+        from chronolog.connectors.timestamps import to_timestamps
+
+        table = to_timestamps(table, pred=pred)
+    write_table(table, path, kind, overwrite)

@@ -1,0 +1,373 @@
+"""Spark in and out: DataFrames to facts and derived facts to DataFrames.
+
+    from chronolog.connectors import spark as cs
+    spark = cs.session("local[2]")
+    out = cs.reason(spark, program, inputs={"reading": readings_df})
+    out["alarm"].show()
+
+Facts cross between Spark and the engine as Arrow (``toArrow``,
+``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
+:mod:`chronolog.connectors.arrow`; exact types only (a ``double`` column is
+refused, never rounded).  ``distributed=True`` runs the engine inside Spark
+tasks, one per partition of key groups, when the planner finds the program
+partitionable (:mod:`chronolog.planner.partition`); otherwise it runs on the
+driver and says which rule breaks the key.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from functools import reduce
+from pathlib import Path
+
+from chronolog.language import ast
+from chronolog.language.errors import ChronologError, DataError, InconsistencyError, ProgramError
+
+from . import distributed as dist
+
+TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
+
+
+class DriverFallback(UserWarning):
+    """``distributed=True`` ran on the driver: the program is not partitionable."""
+
+
+def session(master: str | None = "local[*]", app_name: str = "chronolog", **conf):
+    """A SparkSession set up for chronolog: workers run this Python (so they
+    import pyarrow and chronolog), UTC session time, the ``chronolog`` data
+    source registered.  ``conf``: extra Spark settings."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    b = SparkSession.builder.appName(app_name)
+    if master:
+        b = b.master(master)
+    settings = {
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+    }
+    settings.update(conf)
+    for k, v in settings.items():
+        b = b.config(k, v)
+    spark = b.getOrCreate()
+    register(spark)
+    return spark
+
+
+def register(spark) -> None:
+    """Register the ``chronolog`` data source (fact text files) with ``spark``."""
+    from .spark_source import ChronologDataSource
+
+    spark.dataSource.register(ChronologDataSource)
+
+
+# ------------------------------------------------------------ bindings
+
+
+def read_binding(spark, b: dict):
+    """The DataFrame of an input ``@bind("p", "spark <format>", dir, name)``."""
+    fmt = b["format"] or "parquet"
+    if fmt == "table":
+        return spark.table(str(b["location"]))
+    opts = {k: v for k, v in b["options"].items()}
+    if fmt == "csv":
+        opts.setdefault("header", "true")
+        opts["inferSchema"] = "false"  # Spark would read decimals as doubles
+    if fmt == "chronolog":
+        opts.setdefault("predicate", b["pred"])
+    try:
+        return spark.read.format(fmt).options(**opts).load(str(b["location"]))
+    except Exception as e:  # Spark's AnalysisException: missing path, unknown format
+        raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
+
+
+def _first_line(e) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def check_writable(spark, b: dict, overwrite: bool) -> None:
+    """Refuse before any work when an output exists and may not be replaced."""
+    if overwrite:
+        return
+    fmt = b["format"] or "parquet"
+    if fmt == "table":
+        exists = spark.catalog.tableExists(str(b["location"]))
+    else:
+        loc = str(b["location"])
+        exists = "://" not in loc and Path(loc).exists()
+    if exists:
+        raise DataError(
+            f"the output {b['location']} of {b['pred']} exists already; not overwriting it",
+            b["pos"],
+            hint="choose another location, or pass --overwrite (mode('overwrite') in Spark)",
+        )
+
+
+def write_binding(df, b: dict, overwrite: bool) -> None:
+    """Write ``df`` to an output binding.  Spark's file committer makes each
+    write all-or-nothing; the existence check happens before reasoning."""
+    fmt = b["format"] or "parquet"
+    mode = "overwrite" if overwrite else "errorifexists"
+    if fmt == "table":
+        df.write.mode(mode).saveAsTable(str(b["location"]))
+    elif fmt == "chronolog":
+        w = df.write.format("chronolog").option("predicate", b["pred"])
+        w.mode("overwrite" if overwrite else "append").save(str(b["location"]))
+    else:
+        df.write.format(fmt).options(**b["options"]).mode(mode).save(str(b["location"]))
+
+
+# ------------------------------------------------------------ reasoning
+
+
+def _strip(program: ast.Program, facts: bool) -> ast.Program:
+    """The program without @bind annotations (read here) and, for tasks,
+    without its facts (they travel with the data, keyed)."""
+    return ast.Program(
+        list(program.rules),
+        [] if facts else list(program.facts),
+        [a for a in program.annotations if a.name != "bind"],
+        program.source,
+    )
+
+
+def reason(
+    spark,
+    program,
+    inputs: dict | None = None,
+    *,
+    horizon=None,
+    dialect: str = "vadalog",
+    distributed: bool = False,
+    key: dict | None = None,
+    partitions: int | None = None,
+    outputs=None,
+    timestamps: bool = False,
+    base_dir=None,
+    _fail_first_attempt: bool = False,
+) -> dict:
+    """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
+    output predicates (``@output``, else every derived one, or ``outputs``).
+
+    ``inputs``: ``{pred: DataFrame | pyarrow.Table | pandas.DataFrame}`` in the
+    layout (term columns, then ``start``, ``end`` and optional
+    ``start_closed``, ``end_closed``); ``@bind("p", "spark parquet", ...)``
+    inputs of the program are read too.  ``distributed``: run the engine in
+    Spark tasks per key group (``key={pred: position}`` fixes keys, found by
+    the planner otherwise; ``partitions`` defaults to the default
+    parallelism).  ``timestamps``: output time columns as UTC timestamps.
+    """
+    from chronolog.api import load_program
+    from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs
+    from chronolog.planner import plan as make_plan
+
+    prog = load_program(program, dialect=dialect)
+    if base_dir is None:
+        base_dir = program.parent if isinstance(program, Path) else Path.cwd()
+    frames = []  # (pred, DataFrame or Arrow table, read from CSV)
+    for pred, df in (inputs or {}).items():
+        frames.append((pred, df, False))
+    for b in binding_specs(prog, Path(base_dir)):
+        if b["kind"] == "spark" and not b["output"]:
+            frames.append((b["pred"], read_binding(spark, b), b["format"] == "csv"))
+    local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
+    plan = make_plan(_strip(prog, True))
+    if outputs is None:
+        outputs = plan.outputs or sorted(p for p in plan.derived_predicates() if not p.startswith("$"))
+    outputs = list(outputs)
+
+    names = {}
+    for p in outputs:
+        arity = plan.arities.get(p, (None,))[0]
+        if arity is None:
+            arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
+        names[p] = column_names(prog, p, arity)
+
+    if distributed:
+        from chronolog.planner.partition import NotPartitionable, analyse
+
+        try:
+            keys = analyse(plan, _key_positions(key, frames)).keys
+        except NotPartitionable as e:
+            warnings.warn(f"running on the driver: {e.render()}", DriverFallback, stacklevel=2)
+        else:
+            return _distributed(
+                spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
+                partitions, timestamps, _fail_first_attempt,
+            )
+    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps)
+
+
+def _term_columns(df) -> list:
+    import pyarrow as pa
+
+    cols = df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
+    return [c for c in list(cols) if c not in TIME_COLUMNS]
+
+
+def _key_positions(key, frames):
+    """``key`` may name a column instead of a position."""
+    if not key:
+        return None
+    out = {}
+    for pred, k in key.items():
+        if isinstance(k, str):
+            cols = next((_term_columns(df) for p, df, _ in frames if p == pred), [])
+            if k not in cols:
+                raise ProgramError(f"key column {k!r} is not a column of {pred}", hint=f"columns: {', '.join(cols)}")
+            k = cols.index(k)
+        out[pred] = k
+    return out
+
+
+def _arrow(df):
+    import pyarrow as pa
+
+    if isinstance(df, (pa.Table, pa.RecordBatch)):
+        return df
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def _rows_by_pred(frames, local_facts) -> dict:
+    from chronolog.connectors.arrow import table_to_rows
+
+    facts = {}
+    for pred, df, csv in frames:
+        t = _arrow(df)
+        if csv:
+            t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
+        facts.setdefault(pred, []).extend(table_to_rows(t, pred, timestamps="seconds"))
+    for f in local_facts:
+        facts.setdefault(f.pred, []).append((f.terms, f.interval))
+    return facts
+
+
+def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps) -> dict:
+    from chronolog.api import reason as embedded
+
+    model = embedded(prog, _rows_by_pred(frames, local_facts), horizon=horizon)
+    out = {}
+    for p in outputs:
+        fs = model.facts(p)
+        table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps)
+        out[p] = spark.createDataFrame(table) if table.num_rows else spark.createDataFrame([], dist.spark_schema(table.schema))
+    return out
+
+
+def _spark_df(spark, x):
+    import pyarrow as pa
+
+    if isinstance(x, (pa.Table, pa.RecordBatch)):
+        return spark.createDataFrame(x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
+    if hasattr(x, "toArrow"):
+        return x
+    return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
+
+
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first) -> dict:
+    import pyspark.sql.functions as F
+
+    from chronolog.connectors.arrow import facts_to_arrow
+
+    parts, job_inputs, csv_preds = [], [], set()
+    local = {}
+    for f in local_facts:  # the program's facts and file bindings travel keyed too
+        local.setdefault(f.pred, []).append((f.terms, f.interval))
+    items = [(p, _spark_df(spark, df), csv) for p, df, csv in frames]
+    for p, rows in local.items():
+        items.append((p, spark.createDataFrame(facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])), False))
+    for i, (pred, df, csv) in enumerate(items):
+        terms = _term_columns(df)
+        for needed in ("start", "end"):
+            if needed not in df.columns:
+                raise DataError(
+                    f"the DataFrame for {pred} has no '{needed}' column",
+                    hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
+                )
+        if csv:
+            csv_preds.add(pred)
+        k = keys.get(pred)
+        key_col = F.col(f"`{terms[k]}`").cast("string") if k is not None and k < len(terms) else F.lit("")
+        cols = [F.lit(pred).alias("__pred"), F.coalesce(key_col, F.lit("")).alias("__key")]
+        for c in terms + ["start", "end"]:
+            cols.append(F.col(f"`{c}`").alias(dist.pred_column(i, c)))
+        for c in ("start_closed", "end_closed"):
+            src = F.col(c) if c in df.columns else F.lit(True)
+            if csv and c in df.columns:
+                src = F.lower(F.col(c)).isin("true", "#t", "t", "1", "yes")
+            cols.append(src.cast("boolean").alias(dist.pred_column(i, c)))
+        parts.append(df.select(*cols))
+        job_inputs.append((pred, terms))
+    job = {
+        "program": prog,
+        "horizon": horizon,
+        "inputs": job_inputs,
+        "outputs": [(p, names[p]) for p in outputs],
+        "csv": csv_preds,
+        "fail_first": fail_first,
+    }
+    n = partitions or spark.sparkContext.defaultParallelism
+    if not parts:
+        return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps)
+    wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    wire = wide.repartition(n, "__key").mapInArrow(dist.make_task(job), dist.WIRE_DDL).persist()
+    kinds = {p: [["empty"]] * (len(names[p]) + 2) for p in outputs}
+    import json
+
+    for row in wire.filter(F.col("__pred").startswith("\x00")).collect():
+        if row["__pred"] == dist.ERROR:
+            err = json.loads(row["sig"])
+            cls = InconsistencyError if err["type"] == "InconsistencyError" else DataError
+            raise cls(f"in a Spark task: {err['text']}")
+        p = row["__pred"][len(dist.SIGNATURE):]
+        kinds[p] = [dist.merge_kind(a, b) for a, b in zip(kinds[p], json.loads(row["sig"]))]
+    out = {}
+    for p in outputs:
+        schema = dist.schema_for(names[p], kinds[p], timestamps)
+        out[p] = (
+            wire.filter(F.col("__pred") == p)
+            .select("fact")
+            .mapInArrow(dist.make_converter(p, names[p], kinds[p], timestamps), dist.spark_schema(schema))
+        )
+    return out
+
+
+# ------------------------------------------------------------ command line
+
+
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False):
+    """What ``chronolog run --spark`` does: read the bindings, reason, write
+    the output bindings (all checked for existence first, so a refused run
+    writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs."""
+    from chronolog.api import load_program
+    from chronolog.connectors.bindings import binding_specs
+
+    prog = load_program(program_path, dialect=dialect)
+    specs = [b for b in binding_specs(prog, program_path.parent) if b["output"]]
+    for b in specs:
+        if b["kind"] == "spark":
+            check_writable(spark, b, overwrite)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DriverFallback)
+        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent)
+    for w in caught:
+        print(str(w.message), file=sys.stderr)
+    written = set()
+    for b in specs:
+        if b["kind"] == "spark":
+            write_binding(out[b["pred"]], b, overwrite)
+        else:
+            from chronolog.connectors.arrow import table_to_rows
+            from chronolog.connectors.bindings import FILE_KINDS
+            from chronolog.connectors.files import write_facts
+
+            df = out[b["pred"]]
+            rows = table_to_rows(df.toArrow(), b["pred"], timestamps="seconds")
+            write_facts(b["location"], rows, _term_columns(df), b["pred"], FILE_KINDS.get(b["kind"], b["kind"]), overwrite)
+        written.add(b["pred"])
+    return {p: df for p, df in out.items() if p not in written}

@@ -1,0 +1,88 @@
+"""Timestamps and dates in Arrow tables, exactly.
+
+The engine's time line is the rationals.  A ``timestamp`` column becomes
+the exact number of seconds since 1970-01-01 UTC (a decimal for sub-second
+parts, never a float); a ``date32``/``date64`` column the seconds of its
+midnight UTC.  :func:`to_timestamps` turns time columns back into
+``timestamp[us, UTC]`` — the unit Spark holds — and refuses a value that is
+not a whole number of microseconds rather than rounding it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import normalize
+
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+
+
+def numbers_for_times(table, pred: str = "?"):
+    """``table`` with every timestamp/date column replaced by exact seconds
+    (int64 when whole, otherwise decimal text the layout reads exactly)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cols, changed = [], False
+    for name, col in zip(table.schema.names, table.columns):
+        t = col.type
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            changed = True
+            if pa.types.is_date32(t):
+                ints = pc.multiply(col.cast(pa.int32()).cast(pa.int64()), 86400)
+                col = ints
+            elif pa.types.is_date64(t):
+                col = _seconds(col.cast(pa.int64()), 1000)
+            else:
+                col = _seconds(col.cast(pa.int64()), _PER_SECOND[t.unit])
+        cols.append(col)
+    if not changed:
+        return table
+    return pa.Table.from_arrays(cols, names=table.schema.names) if isinstance(table, pa.Table) else pa.RecordBatch.from_arrays(cols, names=table.schema.names)
+
+
+def _seconds(ints, per_second: int):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if per_second == 1:
+        return ints
+    whole = pc.all(pc.equal(pc.remainder(ints, per_second), 0)).as_py() if len(ints) else True
+    if whole is not False:
+        return pc.divide(ints, per_second)
+    # sub-second values: exact decimal text (``1.5``), read back exactly
+    from chronolog.language.timeline import format_number
+
+    return pa.array(
+        [None if v is None else format_number(normalize(Fraction(v, per_second))) for v in ints.to_pylist()],
+        type=pa.string(),
+    )
+
+
+def to_timestamps(table, columns=("start", "end"), pred: str = "?"):
+    """``table`` with ``columns`` (seconds since the epoch, exact) as
+    ``timestamp[us, UTC]``; null (an infinite end) stays null."""
+    import pyarrow as pa
+
+    from chronolog.language.timeline import parse_number
+
+    cols = []
+    for name, col in zip(table.schema.names, table.columns):
+        if name in columns and not pa.types.is_timestamp(col.type):
+            out = []
+            for v in col.to_pylist():
+                if v is None:
+                    out.append(None)
+                    continue
+                x = parse_number(v) if isinstance(v, str) else Fraction(v)
+                us = Fraction(x) * 10**6
+                if us.denominator != 1:
+                    raise DataError(
+                        f"{pred}: the time {v} is not a whole number of microseconds, so a timestamp cannot hold it exactly",
+                        hint="keep number time columns (the default) or use times on a microsecond grid",
+                    )
+                out.append(int(us))
+            col = pa.array(out, type=pa.timestamp("us", tz="UTC"))
+        cols.append(col)
+    return pa.Table.from_arrays(cols, names=table.schema.names)

@@ -1,0 +1,147 @@
+"""Partitionability: may a program run independently per key group?
+
+A program is *partitionable* when each predicate has a key (one argument
+position) such that every rule only joins, negates and derives atoms that
+share one variable in their key positions.  Then every rule instance uses
+facts of a single key value, so the least model is the union of the least
+models of the key groups, each computed on its own (in a Spark task, say).
+
+``analyse(plan)`` searches for such keys over the *normalised* rules (fresh
+``$t`` predicates need keys too).  It either returns a :class:`Partitioning`
+or raises :class:`NotPartitionable` naming the rule that breaks the key.
+The search is a small backtracking over argument positions with
+propagation through shared variables; programs have few rules, and a step
+budget keeps pathological ones from searching long.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chronolog.language import ast
+from chronolog.language.errors import ProgramError
+
+from .ir import NegScan, Scan
+from .normalize import TOP, is_fresh
+
+_BUDGET = 20000
+
+
+@dataclass
+class Partitioning:
+    """``keys[pred]`` is the argument position holding the key of ``pred``."""
+
+    keys: dict
+
+    def describe(self) -> str:
+        return ", ".join(f"{p}[{k}]" for p, k in sorted(self.keys.items()) if not is_fresh(p))
+
+
+class NotPartitionable(ProgramError):
+    """No key exists; ``rule`` is the (user's) rule that breaks it."""
+
+    def __init__(self, message, rule=None, hint=None):
+        src = getattr(rule, "source", None)
+        super().__init__(message, getattr(src, "pos", None), hint=hint)
+        self.rule = rule
+
+
+def _atoms(rule) -> list:
+    """``(pred, terms)`` of the head and every body atom, ``$top`` excluded."""
+    out = []
+    if rule.head_pred is not None:
+        out.append((rule.head_pred, tuple(rule.head_terms)))
+    for lit in rule.body:
+        if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP:
+            out.append((lit.pred, tuple(lit.terms)))
+    return out
+
+
+def _rule_text(rule) -> str:
+    src = rule.source
+    text = src.text if src is not None and getattr(src, "text", None) else rule.describe()
+    return text.strip()
+
+
+def _var_at(terms, k):
+    t = terms[k]
+    return t.name if isinstance(t, ast.Var) and t.name != "_" else None
+
+
+def analyse(plan, key=None) -> Partitioning:
+    """Find a key per predicate (``key`` may fix some: ``{pred: position}``)."""
+    rules = list(plan.rules) + list(plan.constraints)
+    rule_atoms = [(r, _atoms(r)) for r in rules]
+    for r, atoms in rule_atoms:
+        for p, terms in atoms:
+            if not terms:
+                raise NotPartitionable(
+                    f"not partitionable: {p} has no arguments, so it has no key; it is used in the rule {_rule_text(r)}",
+                    r,
+                    hint="a partitionable program keys every predicate on one argument (sensor id, account, ...)",
+                )
+    arities = {p: len(t) for _, atoms in rule_atoms for p, t in atoms}
+    for p, k in (key or {}).items():
+        if p in arities and not (0 <= k < arities[p]):
+            raise ProgramError(f"key position {k} of {p} is out of range (it has {arities[p]} arguments)")
+
+    best = {"depth": -1, "why": None, "rule": None}
+    steps = [0]
+
+    def fail(keys, rule, why):
+        if len(keys) > best["depth"]:
+            best.update(depth=len(keys), why=why, rule=rule)
+        return None
+
+    def solve(keys):
+        steps[0] += 1
+        if steps[0] > _BUDGET:
+            return None
+        # the most constrained open rule first: one with a known key variable
+        pending = None
+        for r, atoms in rule_atoms:
+            var, where, open_atoms = None, None, []
+            for p, terms in atoms:
+                if p in keys:
+                    v = _var_at(terms, keys[p])
+                    if v is None:
+                        return fail(keys, r, f"{ast.Atom(p, terms)} has no variable in its key position {keys[p]}")
+                    if var is None:
+                        var, where = v, ast.Atom(p, terms)
+                    elif v != var:
+                        return fail(
+                            keys, r,
+                            f"{where} is keyed on {var} but {ast.Atom(p, terms)} on {v}",
+                        )
+                else:
+                    open_atoms.append((p, terms))
+            if open_atoms and (pending is None or (var is not None and pending[1] is None)):
+                pending = (r, var, where, open_atoms)
+        if pending is None:
+            return keys
+        r, var, where, open_atoms = pending
+        p, terms = open_atoms[0]
+        if var is None:
+            choices = [i for i in range(len(terms)) if _var_at(terms, i) is not None]
+        else:
+            choices = [i for i in range(len(terms)) if _var_at(terms, i) == var]
+        if not choices:
+            what = f"does not contain the key variable {var} of {where}" if var else "has no variable to key on"
+            return fail(keys, r, f"{ast.Atom(p, terms)} {what}")
+        for i in choices:
+            found = solve({**keys, p: i})
+            if found is not None:
+                return found
+        return None
+
+    found = solve(dict(key or {}))
+    if found is None:
+        if steps[0] > _BUDGET:
+            raise NotPartitionable("not partitionable: the search for a key gave up", hint="give the key explicitly: key={pred: position}")
+        r = best["rule"]
+        raise NotPartitionable(
+            f"not partitionable: the rule {_rule_text(r)} does not keep one key: {best['why']}",
+            r,
+            hint="every rule must join, negate and derive atoms on one shared key variable (e.g. a sensor id)",
+        )
+    return Partitioning(found)

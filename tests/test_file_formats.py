@@ -1,0 +1,100 @@
+"""Parquet, Arrow IPC, CSV and fact-text files: exact round trips, @bind, atomic writes."""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pyarrow as pa
+import pytest
+
+import chronolog
+from chronolog.connectors.files import read_facts, read_table, write_facts, write_table
+
+PROGRAM = "q(X, V) :- p(X, V).\n"
+FACTS = 'p(a, 1)@[0,10).\np("b c", 2.5)@(-inf, 1/3].\np(d, 7)@[1.25, +inf).\np(e, -3)@(1/7, 2/7).\n'
+
+
+@pytest.mark.parametrize("name", ["q.parquet", "q.arrow", "q.csv", "q.facts"])
+def test_round_trip_keeps_exact_values(tmp_path, name):
+    m = chronolog.reason(PROGRAM + FACTS)
+    write_facts(tmp_path / name, m.facts("q"), m.column_names("q"), "q")
+    assert read_facts(tmp_path / name, "q") == m.facts("q")
+    assert m.facts("q")[1][1] == (float("-inf"), Fraction(1, 3), False, True)
+
+
+def test_parquet_keeps_decimal_and_int_types(tmp_path):
+    m = chronolog.reason("q(X, V) :- p(X, V).\np(a, 1.5)@[0,10).\np(b, 2)@[3,4].\n")
+    write_facts(tmp_path / "q.parquet", m.facts("q"), ["name", "v"], "q")
+    t = read_table(tmp_path / "q.parquet")
+    assert pa.types.is_decimal(t.schema.field("v").type) and t.schema.field("v").type.scale == 1
+    assert t.schema.field("start").type == pa.int64()
+    assert t.column("v").to_pylist() == [Decimal("1.5"), Decimal("2.0")]
+
+
+def test_timestamps_become_exact_seconds_and_back(tmp_path):
+    t = pa.table(
+        {
+            "c0": ["a", "b"],
+            "start": pa.array([0, 1_500_000], pa.timestamp("us", tz="UTC")),
+            "end": pa.array([86_400_000_000, None], pa.timestamp("us", tz="UTC")),
+        }
+    )
+    m = chronolog.reason("q(X) :- <->[0,60] p(X).", {"p": t})
+    assert m.facts("q") == [(("a",), (0, 86460, True, True)), (("b",), (Fraction(3, 2), float("inf"), True, False))]
+    write_facts(tmp_path / "q.parquet", m.facts("q"), ["c0"], "q", timestamps=True)
+    back = read_table(tmp_path / "q.parquet")
+    assert back.schema.field("start").type == pa.timestamp("us", tz="UTC")
+    assert back.column("start").cast(pa.int64()).to_pylist() == [0, 1_500_000]
+    assert read_facts(tmp_path / "q.parquet", "q") == m.facts("q")
+
+
+def test_a_time_off_the_microsecond_grid_is_refused(tmp_path):
+    m = chronolog.reason("q(X) :- p(X).\np(a)@[0, 1/3].")
+    with pytest.raises(chronolog.DataError, match="microseconds"):
+        write_facts(tmp_path / "q.parquet", m.facts("q"), ["c0"], "q", timestamps=True)
+    assert not (tmp_path / "q.parquet").exists()
+
+
+def test_writes_never_overwrite_and_leave_nothing_on_failure(tmp_path):
+    target = tmp_path / "q.parquet"
+    t = pa.table({"c0": ["a"], "start": [0], "end": [1]})
+    write_table(t, target)
+    with pytest.raises(chronolog.DataError, match="exists already"):
+        write_table(t, target)
+    write_table(pa.table({"c0": ["b"], "start": [0], "end": [1]}), target, overwrite=True)
+    assert read_table(target).column("c0").to_pylist() == ["b"]
+
+    class Boom(Exception):
+        pass
+
+    from chronolog.connectors.files import atomic_write
+
+    def failing(tmp):
+        open(tmp, "w").write("partial")
+        raise Boom
+
+    with pytest.raises(Boom):
+        atomic_write(tmp_path / "r.parquet", failing)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.parquet"]
+
+
+def test_bind_reads_parquet_and_arrow_files(tmp_path):
+    write_table(pa.table({"sensor": ["s1", "s2"], "v": pa.array([Decimal("10.5"), Decimal("3")], pa.decimal128(4, 1)), "start": [0, 0], "end": [5, 5]}), tmp_path / "r.parquet")
+    write_table(pa.table({"sensor": ["s1"], "start": [2], "end": [3]}), tmp_path / "off.arrow")
+    prog = tmp_path / "p.vada"
+    prog.write_text(
+        '@bind("reading", "parquet", ".", "r.parquet").\n'
+        '@bind("off", "arrow", ".", "off.arrow").\n'
+        "high(S) :- reading(S, V), V > 10, not off(S).\n"
+    )
+    m = chronolog.reason(prog)
+    assert m.to_text() == "high(s1)@[0,2)\nhigh(s1)@(3,5]"
+
+
+def test_unsupported_bind_kind_is_a_positioned_error():
+    with pytest.raises(chronolog.ProgramError, match="unsupported source 'xml'"):
+        chronolog.reason('@bind("p", "xml", ".", "p.xml").\nq(X) :- p(X).')
+
+
+def test_spark_binding_without_spark_says_how_to_run_it():
+    with pytest.raises(chronolog.ProgramError, match="--spark"):
+        chronolog.reason('@bind("p", "spark parquet", ".", "p.parquet").\nq(X) :- p(X).')

@@ -38,7 +38,7 @@ def test_timestamps_become_exact_seconds_and_back(tmp_path):
             "end": pa.array([86_400_000_000, None], pa.timestamp("us", tz="UTC")),
         }
     )
-    m = chronolog.reason("q(X) :- <->[0,60] p(X).", {"p": t})
+    m = chronolog.reason('@timeGranularity("seconds").\nq(X) :- <->[0,60] p(X).', {"p": t})
     assert m.facts("q") == [(("a",), (0, 86460, True, True)), (("b",), (Fraction(3, 2), float("inf"), True, False))]
     write_facts(tmp_path / "q.parquet", m.facts("q"), ["c0"], "q", timestamps=True)
     back = read_table(tmp_path / "q.parquet")

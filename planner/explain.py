@@ -50,6 +50,19 @@ def describe_fragment(plan) -> list:
     return out
 
 
+def describe_partitioning(plan) -> str:
+    """Whether Spark can spread the program over key groups (planner/partition.py)."""
+    from .partition import NotPartitionable, analyse
+
+    try:
+        keys = analyse(plan).describe()
+    except NotPartitionable as e:
+        return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})"
+    except Exception as e:  # pragma: no cover - the analysis has a step budget
+        return f"partitioning: not analysed ({e})"
+    return f"partitioning: by key {keys}" if keys else "partitioning: none (no predicate has arguments)"
+
+
 def describe_plan(plan) -> str:
     from chronolog.engine.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
     from chronolog.planner.ir import SinceRule
@@ -61,6 +74,7 @@ def describe_plan(plan) -> str:
         out.append(f"horizon: {format_interval((plan.temporal[0], plan.temporal[1], True, True))}")
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))
+    out.append(describe_partitioning(plan))
     for st in plan.strata:
         tag = "recursive" if st.recursive else "non-recursive"
         out.append("")

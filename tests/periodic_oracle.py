@@ -274,7 +274,9 @@ def _time_limit(seconds):
         raise OracleTimeout(f"MeTeoR's find_periods took more than {seconds} s")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # keep firing every 50 ms after the limit: MeTeoR catches exceptions in
+    # places (a bare except), and one swallowed alarm must not hang the run
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
     finally:

@@ -1,27 +1,30 @@
 """Evaluating programs whose model may be infinite, without a horizon.
 
-The rules are split into independent components (no shared derived
-predicate).  A component whose recursion does not move time is evaluated as
-usual.  One that does is evaluated by the termination strategy:
+The strata run in order, each reading the exact facts of the strata before
+it, some of which may repeat forever (:class:`~.periodic.Repeating`):
 
-1. it must be *forward* (every rule reads only the past of the time it
-   derives, planner/fragment.py) or *backward* (only the future; then time
-   is mirrored, the component evaluated forward, and the answer mirrored
-   back);
-2. the model is computed exactly up to a bound ``hi`` (the horizon
-   ``(-inf, hi]``: in a forward program nothing after ``hi`` changes what
-   holds before it);
-3. :func:`~.periodic.find_repetition` looks for a window that repeats after
-   the last given fact; if there is none yet, ``hi`` moves twice as far and
-   the component is computed again;
-4. the answer keeps the facts before the repetition as they are, makes the
-   ones that hold throughout it end at ``+inf`` (a constant model) and turns
-   the others into :class:`~.periodic.Repeating` facts (a periodic model).
+* a stratum without recursion through time and without repeating inputs is
+  evaluated as usual;
+* a stratum whose recursion moves time must be *forward* (its recursive
+  literals read only the past of the time they derive, planner/fragment.py)
+  or *backward* (only the future: time is mirrored, the stratum evaluated
+  forward, and the answer mirrored back).  It is computed exactly up to a
+  bound ``hi`` (the horizon ``(-inf, hi]``: in a forward stratum nothing
+  after ``hi`` changes what holds before it), and
+  :func:`~.periodic.find_repetition` looks for a window that repeats after
+  its last input fact, with a period that is a multiple of its repeating
+  inputs'; if there is none yet, ``hi`` moves twice as far;
+* a stratum without recursion through time that reads repeating facts
+  repeats where all of them do (what it derives at ``t`` depends on its
+  inputs near ``t``), on both sides.
 
-A component whose recursion looks both ways is refused with the two rules
-that do (a horizon still evaluates it).  Unbounded operators in rules with
-other literals are first put in fresh predicates, so that whether they hold
-is part of the state that must repeat.
+The answer keeps the facts before the repetition as they are, makes the
+ones that hold throughout it end at ``+inf`` (a constant model) and turns
+the others into repeating facts (a periodic model).  A recursion that reads
+both ways is refused with the two rules that do (a horizon still evaluates
+it).  Unbounded operators in rules with other literals are first put in
+fresh predicates, so that whether they hold is part of the state that must
+repeat.
 """
 
 from __future__ import annotations
@@ -46,14 +49,14 @@ from .store import Store
 INF = math.inf
 MAX_ATTEMPTS = 14
 MAX_DERIVATIONS = 2_000_000  # per attempt; beyond it the search stops with an error
-_fresh_numbers = itertools.count(1)  # "$u<n>" names, unique across components
+_fresh_numbers = itertools.count(1)  # "$u<n>" names, unique in a process
 
 
 @dataclass
 class Outcome:
     store: Store
     repeating: dict = field(default_factory=dict)  # pred -> {terms: [Repeating]}
-    components: list = field(default_factory=list)  # what happened, per component
+    components: list = field(default_factory=list)  # what happened, per stratum that repeats
     stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
 
 

@@ -415,10 +415,9 @@ class Model:
         if self._provenance is None:
             raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
         f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
-        from chronolog.language.timeline import format_interval, intersect
+        from chronolog.language.timeline import format_interval as plain_interval, intersect
 
-        if self.calendar is not None:
-            format_interval = self.calendar.format_interval  # noqa: F811
+        format_interval = self.calendar.format_interval if self.calendar is not None else plain_interval
         out = []
         for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:

@@ -23,7 +23,7 @@ from functools import reduce
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, InconsistencyError, ProgramError
+from chronolog.language.errors import DataError, InconsistencyError, ProgramError
 
 from . import distributed as dist
 

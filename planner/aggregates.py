@@ -50,7 +50,6 @@ class AggregateRule(PlanRule):
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
         from chronolog.engine.aggregate import AggregateNode, AggregateSpec
         from chronolog.engine.linear import AssignNode, ConditionNode
-        from chronolog.engine.node import Node
         from chronolog.engine.output import ExplainingOutputNode, OutputNode
         from chronolog.engine.pipeline import build_rule_pipeline
 

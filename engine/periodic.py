@@ -191,28 +191,33 @@ class Repeating:
 
 
 def covers(core: list, repeating: list, q) -> bool:
-    """Whether ``core`` intervals plus the ``repeating`` ones cover ``q``."""
+    """Whether ``core`` intervals plus the ``repeating`` ones cover ``q``.
+
+    A repeating atom leaves a gap in every period, so ``q`` is not covered
+    when it reaches more than one period into a repeating part."""
     if any(contains(iv, q) for iv in core):
         return True
     if not repeating:
         return False
-    p = abs(repeating[0].period)
-    forward = repeating[0].period > 0
-    tail_from = min(r.iv[0] for r in repeating) if forward else max(r.iv[1] for r in repeating)
-    # a repeating atom leaves a gap in every period, so an interval that
-    # reaches more than one period into the repeating part is not covered
-    if forward:
-        if q[1] == INF or (q[1] - max(q[0], tail_from)) > p:
-            return False
-    else:
-        if q[0] == -INF or (min(q[1], tail_from) - q[0]) > p:
-            return False
     lo, hi = q[0], q[1]
-    lo_f = lo if lo != -INF else tail_from - p
-    hi_f = hi if hi != INF else tail_from + p
+    ahead = [r for r in repeating if r.period > 0]
+    back = [r for r in repeating if r.period < 0]
+    if ahead:
+        p = ahead[0].period
+        tail_from = min(r.iv[0] for r in ahead)
+        if hi == INF or hi - max(lo, tail_from) > p:
+            return False
+    if back:
+        p = -back[0].period
+        tail_to = max(r.iv[1] for r in back)
+        if lo == -INF or min(hi, tail_to) - lo > p:
+            return False
+    if lo == -INF or hi == INF:
+        return False  # only core intervals reach an infinite end, and none covered q
+    span = max([abs(r.period) for r in repeating])
     pieces = [iv for iv in core if intersect(iv, q) is not None]
     for r in repeating:
-        pieces.extend(r.instances(lo_f - p, hi_f + p))
+        pieces.extend(r.instances(lo - span, hi + span))
     return any(contains(iv, q) for iv in coalesce(pieces))
 
 
@@ -255,7 +260,7 @@ def smallest_period(pattern: list, period) -> tuple:
     return pattern, period
 
 
-def fold(core: list, pattern: list, period, start) -> tuple:
+def fold(core: list, pattern: list, period, start, limit=None) -> tuple:
     """Move repetitions that the core already holds into the pattern, so a
     repeating fact is printed from its first occurrence
     (``jobReport@[0,0] every 30``, not a list up to 150 and then a pattern).
@@ -263,7 +268,9 @@ def fold(core: list, pattern: list, period, start) -> tuple:
     ``pattern`` holds the intervals starting in ``[start, start + period)``
     and ``core`` the ones starting before ``start`` (``period > 0``).  One
     step back is taken while the core's last intervals are exactly the
-    pattern shifted back by one period (the set of intervals stays the same).
+    pattern shifted back by one period (the set of intervals stays the same),
+    and no pattern interval would start before ``limit`` (where another
+    repetition, into the past, takes over).
     """
     core = sorted(core)
     pattern = sorted(pattern)
@@ -271,6 +278,8 @@ def fold(core: list, pattern: list, period, start) -> tuple:
     end = len(core)  # core[:end] is what is left of the core
     while m and end >= m:
         back = [(a - period, b - period, lc, hc) for a, b, lc, hc in pattern]
+        if limit is not None and back[0][0] < limit:
+            break
         edge = start - period
         if core[end - m : end] != back:
             break

@@ -241,27 +241,21 @@ def _ends(core, reps, sign=1):
 
 
 def _forward(plan, core, reps, own, strategy, out):
-    if any(r.period < 0 for by in reps.values() for rs in by.values() for r in rs):
-        rule = plan.strata[0].shifting_rules[0]
-        src = rule.source
-        raise ProgramError(
-            "this recursion runs forward in time but reads facts that repeat into the past:\n  "
-            + (src.text if src is not None and src.text else rule.describe()),
-            src.pos if src is not None else None,
-            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-            "or horizon=(0, 1000) in reason())",
-        )
     reach = program_reach(plan.rules)
     joint = _joint_period(reps, 1)
     t_data = max(_ends(core, reps), default=0)
     span = 4 * (reach + 1) + (3 * joint if joint else 0)
     first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
+    left = _LeftSteadyState(plan, core, reps, reach) if _joint_period(reps, -1) else None
     for attempt in range(1, MAX_ATTEMPTS + 1):
         hi = t_data + span
-        store = _store_of(core)
-        _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
-        ev = Evaluator(plan, store, make(-INF, hi, False, True), strategy)
-        ev.run()
+        if left is not None:
+            store, ev = left.run(hi, strategy, out)
+        else:
+            store = _store_of(core)
+            _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
+            ev = Evaluator(plan, store, make(-INF, hi, False, True), strategy)
+            ev.run()
         _add_stats(out, ev)
         rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
         if rep is not None:
@@ -280,7 +274,14 @@ def _forward(plan, core, reps, own, strategy, out):
             hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
             "or horizon=(0, 1000) in reason())",
         )
-    answer, repeating = _answer(store, rep, hi, own)
+    if left is not None:  # the past first, then the future, each folded only on its side of tau
+        store, rep_left = left.cut(store, own)
+        answer, repeating = _answer(store, rep, hi, own, fold_limit=left.tau)
+        for p, by in rep_left.items():
+            for t, rs in by.items():
+                repeating.setdefault(p, {}).setdefault(t, []).extend(rs)
+    else:
+        answer, repeating = _answer(store, rep, hi, own)
     info = {
         "bound": hi,
         "attempts": attempt,
@@ -289,6 +290,75 @@ def _forward(plan, core, reps, own, strategy, out):
         "kind": "constant" if rep.period is None or not repeating else "periodic",
     }
     return answer, repeating, info
+
+
+class _LeftSteadyState:
+    """A forward recursion that reads facts repeating into the past, with
+    joint period ``P``: far enough back its model repeats with ``P`` too
+    (shifting the whole past by ``P`` changes nothing), but what it is there
+    depends on the whole infinite past.  Started at ``lo = tau - k*P``, the
+    computation's state at ``tau`` (the window of width ``reach`` before it)
+    is ``S_k``; by shifting, ``S_{k+1} = F(S_k)`` for the one-period
+    transition ``F`` of a forward program, and ``S_k`` grows with ``k``
+    towards the least model's state.  So once ``S_k == S_2k`` every later one
+    is equal: the state is exact, and so is everything from ``tau - k*P`` on
+    in the run from ``tau - 2k*P``.  ``k`` doubles until that happens."""
+
+    def __init__(self, plan, core, reps, reach):
+        self.plan, self.core, self.reps, self.reach = plan, core, reps, reach
+        self.period = _joint_period(reps, -1)
+        starts = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+        starts += [r.iv[0] for by in reps.values() for rs in by.values() for r in rs if r.period < 0]
+        self.tau = min(starts) - reach - 1
+        self.k = None  # converged k (exact from tau - k*P)
+
+    def _run(self, k, hi, strategy, out):
+        lo = self.tau - 2 * k * self.period if k else self.tau
+        store = _store_of(self.core)
+        _add_unrolled(store, self.reps, (lo - self.reach - 1, hi + self.reach + 1, True, True))
+        ev = Evaluator(self.plan, store, make(lo, hi, True, True), strategy)
+        ev.run()
+        _add_stats(out, ev)
+        return store, ev
+
+    def _state(self, store):
+        w = make(self.tau - self.period - self.reach, self.tau, True, True)
+        return {
+            (p, t): [x for iv in ivs if (x := intersect(iv, w)) is not None]
+            for p, rel in store.relations.items()
+            for t, ivs in rel.atoms.items()
+        }
+
+    def run(self, hi, strategy, out):
+        if self.k is not None:
+            return self._run(self.k, hi, strategy, out)
+        k, before = 2, None
+        while True:
+            store, ev = self._run(k, hi, strategy, out)
+            state = {key: v for key, v in self._state(store).items() if v}
+            if state == before:
+                self.k = k
+                return store, ev
+            if ev.stats["derivations"] > MAX_DERIVATIONS or k > 2**12:
+                rule = self.plan.strata[0].shifting_rules[0]
+                src = rule.source
+                raise ProgramError(
+                    "no steady state found for the recursion through\n  "
+                    + (src.text if src is not None and src.text else rule.describe())
+                    + "\nover the facts it reads that repeat into the past",
+                    src.pos if src is not None else None,
+                    hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+                    "or horizon=(0, 1000) in reason())",
+                )
+            before, k = state, 2 * k
+
+    def cut(self, store, own):
+        """The facts before ``tau`` repeat with ``P`` into the past: returns
+        the store without them (but for the core) and the repeating facts."""
+        exact_from = self.tau - self.k * self.period - self.reach
+        mirrored, _ = _mirror_answer(store, {}, own)
+        left, rep_left = _answer(mirrored, Repetition(-self.tau, self.period), -exact_from, own, fold_limit=-self.tau)
+        return _mirror_answer(left, rep_left)
 
 
 def _add_unrolled(store, reps, window) -> None:
@@ -315,9 +385,9 @@ def _two_sided(plan, core, reps, own, strategy, out):
     ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
     ev.run()
     _add_stats(out, ev)
-    answer, rep_right = _answer(store, Repetition(s_r + reach, p_r), hi - reach, own)
+    answer, rep_right = _answer(store, Repetition(s_r + reach, p_r), hi - reach, own, fold_limit=s_l - reach)
     mirrored, _ = _mirror_answer(answer, {})
-    left, rep_left = _answer(mirrored, Repetition(-(s_l - reach), p_l), -(lo + reach), own)
+    left, rep_left = _answer(mirrored, Repetition(-(s_l - reach), p_l), -(lo + reach), own, fold_limit=-(s_r + reach))
     answer, rep_left = _mirror_answer(left, rep_left)
     for p, by in rep_left.items():
         for t, rs in by.items():
@@ -333,7 +403,7 @@ def _fmt(x):
     return format_number(x)
 
 
-def _answer(store, rep, hi, own):
+def _answer(store, rep, hi, own, fold_limit=None):
     exact = make(-INF, hi, False, False)
     answer = Store()
     repeating: dict = {}
@@ -367,7 +437,7 @@ def _answer(store, rep, hi, own):
                     pattern = [iv for iv in ivs if a <= iv[0] < b]
                     pattern.sort()
                     pattern, q = smallest_period(pattern, p)
-                    core, pattern, _ = fold(core, pattern, q, a)
+                    core, pattern, _ = fold(core, pattern, q, a, fold_limit)
                     ivs = core
                     if pattern:
                         repeating.setdefault(pred, {})[terms] = [Repeating(iv, q) for iv in pattern]
@@ -376,9 +446,11 @@ def _answer(store, rep, hi, own):
     return answer, repeating
 
 
-def _mirror_answer(store, repeating):
+def _mirror_answer(store, repeating, only=None):
     answer = Store()
     for pred, rel in store.relations.items():
+        if only is not None and pred not in only:
+            continue
         target = answer.relation(pred)
         for terms, ivs in rel.atoms.items():
             target.atoms[terms] = sorted(mirror_interval(iv) for iv in ivs)

@@ -225,3 +225,41 @@ def test_plan_reports_kind_and_direction():
     assert "recursion through r, s: reads both the past and the future: needs a horizon" in text
     text = plan(load_program("p :- <->[0,2] p.")).describe()
     assert text.splitlines()[0] == "model: constant (temporal linear with non-punctual operators)"
+
+
+LEFT_STEADY = [
+    "[-][1,1] q :- q.\np :- q.\np :- <->[0.5,0.5] p.\nq@1.5.",
+    "[-][1,1] q :- q.\np :- <->[2,2] p, r.\np :- q, <->[0,0.5] s.\nr@(-inf,30]. s@[-100,-50]. s@[0,1].\nq@1.5.",
+    "[-][2,2] q(X) :- q(X).\np(X) :- <->[3,3] p(X).\np(X) :- q(X).\nt(X) :- p(X), not q(X).\nq(a)@0. q(b)@[0.5,1].",
+    "[-][1,1] q :- q.\nc :- <->[0,+inf) q.\nd :- <->[1,1] d, q.\nd :- c, <->[0,0.5] q.\nq@1.5.",
+    # the mirror image: a backward recursion over facts that repeat into the future
+    "[+][1,1] q :- q.\np :- q.\np :- <+>[0.5,0.5] p.\nq@1.5.",
+]
+
+
+@pytest.mark.parametrize("program", LEFT_STEADY)
+def test_forward_recursion_over_facts_repeating_into_the_past(program):
+    """The past of such a recursion depends on the whole infinite past; its
+    steady state is found by starting further and further back.  Compared
+    with a horizon run that starts far enough back to have reached it."""
+    from chronolog.language.timeline import intersect, make
+
+    m = chronolog.reason(program)
+    bounded = chronolog.reason(program, horizon=(-200, 200))
+    window = (-30, 30)
+    w = make(*window, True, True)
+    for pred in bounded.predicates():
+        want = [(t, x) for t, iv in bounded.facts(pred) if (x := intersect(iv, w)) is not None]
+        assert sorted(m.facts_within(pred, window)) == sorted(want), (program, pred)
+    # far away, holds() (which reasons about the periods) agrees with the
+    # facts unrolled around the same point
+    from chronolog.language.timeline import contains
+
+    for t in (-10**6, -10**6 + 0.5, -10**6 + 0.25, 10**6, 10**6 + 0.5):
+        for pred in bounded.predicates():
+            near = m.facts_within(pred, (t - 3, t + 3))
+            for terms in {terms for terms, _ in bounded.facts(pred)}:
+                args = ",".join(terms)
+                atom = f"{pred}({args})" if terms else pred
+                unrolled = any(contains(iv, (t, t, True, True)) for tt, iv in near if tt == terms)
+                assert m.holds(f"{atom}@[{t},{t}]") == unrolled, (program, atom, t)

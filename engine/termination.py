@@ -240,7 +240,76 @@ def _ends(core, reps, sign=1):
     return xs
 
 
+KEY_BUCKETS = 8  # independent key groups are computed in this many batches
+
+
 def _forward(plan, core, reps, own, strategy, out):
+    """Split by key when the stratum is partitionable: each batch of keys is
+    computed to a bound past its own last fact, not everyone's."""
+    groups = _key_groups(plan, core, reps)
+    if groups is None:
+        return _forward_one(plan, core, reps, own, strategy, out)
+    answer, repeating, infos = Store(), {}, []
+    for g_core, g_reps in groups:
+        store, rep, info = _forward_one(plan, g_core, g_reps, own, strategy, out)
+        for p, rel in store.relations.items():
+            answer.relation(p).atoms.update(rel.atoms)
+        for p, by in rep.items():
+            repeating.setdefault(p, {}).update(by)
+        infos.append(info)
+    periods = [i["period"] for i in infos if i["period"] is not None]
+    info = {
+        "bound": max(i["bound"] for i in infos),
+        "attempts": max(i["attempts"] for i in infos),
+        "repeats_from": max(i["repeats_from"] for i in infos),
+        "period": _lcm(periods) if periods else None,
+        "kind": "periodic" if repeating else "constant",
+        "key groups": len(groups),
+    }
+    return answer, repeating, info
+
+
+def _key_groups(plan, core, reps):
+    """Batches of key values, each with its facts, sorted by where their
+    facts end; None when the stratum is not partitionable by a key (then
+    keys may interact and must be computed together)."""
+    from chronolog.planner.partition import analyse
+
+    try:
+        keys = analyse(plan).keys
+    except Exception:  # not partitionable (or the analysis gave up)
+        return None
+    preds = set(core) | set(reps)
+    if any(p not in keys for p in preds):
+        return None
+    last: dict = {}
+    for p, atoms in core.items():
+        for t, ivs in atoms.items():
+            xs = [x for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+            if xs:
+                k = t[keys[p]]
+                last[k] = max(last.get(k, xs[0]), max(xs))
+            else:
+                last.setdefault(t[keys[p]], None)
+    for p, by in reps.items():
+        for t, rs in by.items():
+            xs = [x for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
+            k = t[keys[p]]
+            last[k] = max([x for x in [last.get(k)] + xs if x is not None], default=None)
+    if len(last) < 2 * KEY_BUCKETS:
+        return None
+    order = sorted(last, key=lambda k: (last[k] is None, last[k] if last[k] is not None else 0))
+    size = -(-len(order) // KEY_BUCKETS)
+    groups = []
+    for i in range(0, len(order), size):
+        batch = set(order[i : i + size])
+        g_core = {p: {t: ivs for t, ivs in atoms.items() if t[keys[p]] in batch} for p, atoms in core.items()}
+        g_reps = {p: {t: rs for t, rs in by.items() if t[keys[p]] in batch} for p, by in reps.items()}
+        groups.append(({p: a for p, a in g_core.items() if a}, {p: b for p, b in g_reps.items() if b}))
+    return groups
+
+
+def _forward_one(plan, core, reps, own, strategy, out):
     reach = program_reach(plan.rules)
     joint = _joint_period(reps, 1)
     t_data = max(_ends(core, reps), default=0)

@@ -271,3 +271,36 @@ def test_forward_recursion_over_facts_repeating_into_the_past(program):
                 atom = f"{pred}({args})" if terms else pred
                 unrolled = any(contains(iv, (t, t, True, True)) for tt, iv in near if tt == terms)
                 assert m.holds(f"{atom}@[{t},{t}]") == unrolled, (program, atom, t)
+
+
+@st.composite
+def many_keys(draw):
+    program, _ = draw(periodic_programs())
+    facts = []
+    for i in range(draw(st.integers(16, 40))):
+        for pred in ("p0", "e0", "e1"):
+            if draw(st.integers(0, 2)):
+                lo = draw(st.sampled_from([0, 1, Fraction(1, 2), 2, 7, 30]))
+                hi = lo + draw(st.sampled_from([0, 0, Fraction(1, 2), 1]))
+                facts.append(f"{pred}(k{i})@[{fmt_num(lo)},{fmt_num(hi)}].")
+    return program, "\n".join(facts)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(many_keys())
+def test_key_groups_give_the_same_model(prog):
+    """With many keys a partitionable recursion is computed in batches of
+    keys, each to its own bound: the model is the one computed all at once."""
+    from chronolog.engine import termination
+
+    program, facts = prog
+    grouped = chronolog.reason(program, facts)
+    saved = termination._key_groups
+    termination._key_groups = lambda *a: None
+    try:
+        whole = chronolog.reason(program, facts)
+    finally:
+        termination._key_groups = saved
+    for pred in ("p0", "p1", "p2", "e0"):
+        assert grouped.facts_within(pred, (-60, 90)) == whole.facts_within(pred, (-60, 90)), (program, pred)
+        assert grouped.holds(f"{pred}(k3)@[1000000,1000000]") == whole.holds(f"{pred}(k3)@[1000000,1000000]")

@@ -363,10 +363,15 @@ def bench_one(program: str, n: int, a) -> dict:
             for name, only in (("chronolog_only", models["chronolog"] - models["meteor"]),
                                ("meteor_only", models["meteor"] - models["chronolog"])):
                 (d / f"{program}_{n}_{name}.txt").write_text("\n".join(sorted(map(fmt_fact, only))) + "\n")
+    add_ratios(row)
+    return row
+
+
+def add_ratios(row: dict) -> None:
+    """MeTeoR's time over chronolog's (wall and CPU), when both ran."""
     if "total" in row.get("chronolog", {}) and "total" in row.get("meteor", {}):
         row["ratio"] = row["meteor"]["total"] / row["chronolog"]["total"]
         row["ratio_cpu"] = row["meteor"]["total_cpu"] / row["chronolog"]["total_cpu"]
-    return row
 
 
 def print_table(rows: list) -> None:

@@ -75,9 +75,7 @@ def bench_one(name: str, n: int, a) -> dict:
         diff = cm.compare_models(models["chronolog"], models["meteor"])
         row["agree"] = not diff
         row["diff"] = diff
-    if "total" in row.get("chronolog", {}) and "total" in row.get("meteor", {}):
-        row["ratio"] = row["meteor"]["total"] / row["chronolog"]["total"]
-        row["ratio_cpu"] = row["meteor"]["total_cpu"] / row["chronolog"]["total_cpu"]
+    cm.add_ratios(row)
     return row
 
 

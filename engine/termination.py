@@ -33,11 +33,10 @@ import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import intersect, make
-from chronolog.planner.fragment import direction, program_reach
+from chronolog.planner.fragment import direction, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan, SinceRule
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
@@ -170,7 +169,7 @@ def _mirror_reps(reps):
 
 def _joint_period(reps, sign):
     periods = {abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)}
-    return _lcm(periods) if periods else None
+    return lcm_of(periods) if periods else None
 
 
 def _add_stats(out, ev) -> None:
@@ -262,7 +261,7 @@ def _forward(plan, core, reps, own, strategy, out):
         "bound": max(i["bound"] for i in infos),
         "attempts": max(i["attempts"] for i in infos),
         "repeats_from": max(i["repeats_from"] for i in infos),
-        "period": _lcm(periods) if periods else None,
+        "period": lcm_of(periods) if periods else None,
         "kind": "periodic" if repeating else "constant",
         "key groups": len(groups),
     }
@@ -530,18 +529,6 @@ def _mirror_answer(store, repeating, only=None):
     return answer, rep
 
 
-def _lcm(values):
-    from chronolog.planner.fragment import _gcd
-
-    out = None
-    for v in values:
-        v = Fraction(abs(v))
-        out = v if out is None else out * v / _gcd([out, v])
-    from chronolog.language.timeline import normalize
-
-    return normalize(out) if out is not None else None
-
-
 def _check_constraints(plan, out) -> None:
     """Check the constraints on enough of the model: everything before the
     repetitions, one joint period of all of them, and a margin."""
@@ -556,7 +543,7 @@ def _check_constraints(plan, out) -> None:
                 ends.extend(x for x in r.iv[:2] if x not in (INF, -INF))
     lo = min(ends, default=0)
     hi = max(ends, default=0)
-    joint = _lcm(periods) or 0
+    joint = lcm_of(periods) or 0
     inner = make(lo - joint - reach - 1, hi + joint + reach + 1, True, True)
     outer = make(inner[0] - 2 * reach - 1, inner[1] + 2 * reach + 1, True, True)
     store = Store()

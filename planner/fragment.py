@@ -137,38 +137,6 @@ def direction(rules, derived: set) -> Direction:
     return Direction("mixed", forward_rule=looks_ahead, backward_rule=looks_back)
 
 
-def components(rules) -> list:
-    """Split rules into groups that share no derived predicate (connected
-    components of the rule graph over derived predicates).  Each group can be
-    evaluated on its own over the given facts."""
-    derived = {r.head_pred for r in rules if r.head_pred is not None}
-    parent: dict = {}
-
-    def find(x):
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a, b):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-
-    for i, r in enumerate(rules):
-        node = ("rule", i)
-        find(node)
-        if r.head_pred is not None:
-            union(node, ("pred", r.head_pred))
-        for lit in r.body:
-            if isinstance(lit, (Scan, NegScan)) and lit.pred in derived:
-                union(node, ("pred", lit.pred))
-    groups: dict = {}
-    for i, r in enumerate(rules):
-        groups.setdefault(find(("rule", i)), []).append(r)
-    return list(groups.values())
-
-
 # --------------------------------------------------------------------------
 # seed 003 §3.5: the model kind
 
@@ -185,7 +153,8 @@ def _punctual(w) -> bool:
     return w is not None and w[0] == w[1]
 
 
-def _gcd(values) -> Optional[Fraction]:
+def gcd_of(values) -> Optional[Fraction]:
+    """The greatest common divisor of non-zero rationals (None if none)."""
     g = None
     for v in values:
         v = Fraction(v)
@@ -200,8 +169,16 @@ def _gcd(values) -> Optional[Fraction]:
     return g
 
 
-def _lcm(a: Fraction, b: Fraction) -> Fraction:
-    return a * b / _gcd([a, b])
+def lcm_of(values):
+    """The least common multiple of rationals (None if there are none),
+    normalised (a whole number comes back as an int)."""
+    from chronolog.language.timeline import normalize
+
+    out = None
+    for v in values:
+        v = Fraction(abs(v))
+        out = v if out is None else out * v / gcd_of([out, v])
+    return normalize(out) if out is not None else None
 
 
 def classify(strata) -> Fragment:
@@ -228,9 +205,9 @@ def classify(strata) -> Fragment:
     pattern = None
     for s in harmful:
         steps = [w[0] for r in s.shifting_rules for w in ops(r) if _punctual(w) and w[0] != INF]
-        g = _gcd(steps)
+        g = gcd_of(steps)
         if g is not None:
-            pattern = g if pattern is None else _lcm(pattern, g)
+            pattern = g if pattern is None else lcm_of([pattern, g])
     linear = all(
         sum(1 for lit in r.body if isinstance(lit, Scan) and lit.pred in s.preds) <= 1
         for s in harmful

@@ -16,7 +16,8 @@ and size, the script measures
 
 Families: ``period`` (a ring whose period is the size), ``data`` (period 4
 and a backward shift of 3, the number of constants is the size), ``lcm``
-(two rings of periods size and size+1 joined).
+(two rings of periods size and size+1 joined), ``twoway`` (one recursion
+reading both the past and the future, shifts size and size+1).
 
 Usage::
 
@@ -26,8 +27,6 @@ Usage::
     python bench/compare_periodic.py --json rows.jsonl    # append result rows
     python bench/compare_periodic.py --repeat 3           # best of 3 per system
 
-While chronolog still needs a horizon for such programs, its columns read
-"needs horizon" and only MeTeoR is measured.
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from periodic_oracle import OracleTimeout, PeriodicOracle  # noqa: E402
 from periodic_programs import scaled_program  # noqa: E402
 
-SIZES = {"period": [5, 20, 80, 320], "data": [2, 8, 32, 128], "lcm": [2, 4, 6, 8]}
-QUICK = {"period": [5, 20], "data": [2, 8], "lcm": [2, 4]}
+SIZES = {"period": [5, 20, 80, 320], "data": [2, 8, 32, 128], "lcm": [2, 4, 6, 8], "twoway": [2, 5, 10, 20]}
+QUICK = {"period": [5, 20], "data": [2, 8], "lcm": [2, 4], "twoway": [2, 5]}
 
 
 def run_meteor(prog, timeout):
@@ -105,7 +104,7 @@ def fmt_s(x):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--family", nargs="+", choices=sorted(SIZES), default=["period", "data", "lcm"])
+    ap.add_argument("--family", nargs="+", choices=sorted(SIZES), default=["period", "data", "lcm", "twoway"])
     ap.add_argument("--sizes", nargs="+", type=int, help="sizes for every chosen family")
     ap.add_argument("--quick", action="store_true", help="small sizes only")
     ap.add_argument("--timeout", type=float, default=120, help="seconds for MeTeoR's find_periods per program")

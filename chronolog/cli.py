@@ -152,6 +152,8 @@ def _describe_component(c) -> str:
         what = f"constant from {format_number(c['repeats_from'])}"
     else:
         what = f"repeats every {format_number(c['period'])} from {format_number(c['repeats_from'])}"
+    if c.get("repeats_before") is not None:
+        what += f", and into the past before {format_number(c['repeats_before'])}"
     return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
 
 

@@ -104,8 +104,11 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
     else:
         d = direction(stratum.rules, own)
         if d.kind == "mixed":
-            raise _mixed_error(d)
-        if d.kind == "backward":
+            from .two_way import two_way
+
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=two_way)
+            info["direction"] = "both"
+        elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out)
@@ -177,24 +180,6 @@ def _add_stats(out, ev) -> None:
         out.stats[k] += ev.stats.get(k, 0)
 
 
-def _mixed_error(d):
-    def where(r):
-        src = r.source
-        text = src.text if src is not None and src.text else r.describe()
-        pos = f"{src.pos}: " if src is not None and src.pos.line else ""
-        return f"{pos}{text}"
-
-    src = d.forward_rule.source
-    return ProgramError(
-        "this recursion looks both into the future and into the past, so chronolog cannot yet find "
-        "where its model repeats:\n  reads ahead:  " + where(d.forward_rule)
-        + "\n  reads back:   " + where(d.backward_rule),
-        src.pos if src is not None else None,
-        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-        "or horizon=(0, 1000) in reason())",
-    )
-
-
 def _materialise_unbounded(plan):
     """Put each unbounded literal that shares its rule with other literals (or
     a head shift) in a fresh predicate, so that whether it holds is visible
@@ -242,15 +227,17 @@ def _ends(core, reps, sign=1):
 KEY_BUCKETS = 8  # independent key groups are computed in this many batches
 
 
-def _forward(plan, core, reps, own, strategy, out):
+def _forward(plan, core, reps, own, strategy, out, one=None):
     """Split by key when the stratum is partitionable: each batch of keys is
-    computed to a bound past its own last fact, not everyone's."""
+    computed (by ``one``, the forward strategy unless given) to a bound past
+    its own last fact, not everyone's."""
+    one = one or _forward_one
     groups = _key_groups(plan, core, reps)
     if groups is None:
-        return _forward_one(plan, core, reps, own, strategy, out)
+        return one(plan, core, reps, own, strategy, out)
     answer, repeating, infos = Store(), {}, []
     for g_core, g_reps in groups:
-        store, rep, info = _forward_one(plan, g_core, g_reps, own, strategy, out)
+        store, rep, info = one(plan, g_core, g_reps, own, strategy, out)
         for p, rel in store.relations.items():
             answer.relation(p).atoms.update(rel.atoms)
         for p, by in rep.items():
@@ -265,6 +252,9 @@ def _forward(plan, core, reps, own, strategy, out):
         "kind": "periodic" if repeating else "constant",
         "key groups": len(groups),
     }
+    before = [i["repeats_before"] for i in infos if i.get("repeats_before") is not None]
+    if before:
+        info["repeats_before"] = min(before)
     return answer, repeating, info
 
 

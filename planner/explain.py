@@ -39,7 +39,7 @@ def describe_fragment(plan) -> list:
             "forward": "reads only the past: computed forward until it repeats",
             "backward": "reads only the future: computed backward (time mirrored) until it repeats",
             "none": "computed until it repeats",
-            "mixed": "reads both the past and the future: needs a horizon",
+            "mixed": "reads both the past and the future: a repeating guess from a growing window, proved a model",
         }[d.kind]
         preds = sorted(p for p in st.preds if not p.startswith("$"))
         out.append(f"recursion through {', '.join(preds)}: {how}")

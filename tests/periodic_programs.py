@@ -314,9 +314,12 @@ def _u(pred, var=X):
     return Atom(pred, (var,))
 
 
-def cycle(d, names, guard_pred):
+def cycle(d, names, guard_pred, both_ways=False):
     """Rules of one component that moves time forever, and the predicates
-    that should get data.  ``names`` gives fresh predicate names."""
+    that should get data.  ``names`` gives fresh predicate names.  With
+    ``both_ways``, the component reads both the past and the future."""
+    if both_ways:
+        return _two_way_cycle(d, names, guard_pred)
     kind = d.choice(["shift", "shift", "headbox", "ring", "rotation", "boxrec", "backshift", "backhead"])
     p = next(names)
     guard = ()
@@ -359,6 +362,47 @@ def cycle(d, names, guard_pred):
     ], [p], kind
 
 
+def _two_way_cycle(d, names, guard_pred):
+    """One component reading both ways in time (engine/two_way.py):
+
+    * ``zigzag``: ``p :- <->[k1,k1] p`` and ``p :- <+>[k2,k2] p`` (p spreads
+      both ways on the grid of gcd(k1, k2));
+    * ``ring``: ``q :- <->[k1,k1] p`` and ``p :- <+>[k2,k2] q`` (moves by
+      k1 − k2 per turn; stays put when they are equal), or the second step
+      as a head box ``[-]``;
+    * ``boxes``: a box recursion one way and a shift the other way;
+    * ``rotation`` along e with one forward and one backward step.
+    A guard (bounded data) makes some of them finite."""
+    kind = d.choice(["zigzag", "zigzag", "ring", "ring", "boxes", "rotation"])
+    p = next(names)
+    guard = (Lit(_u(guard_pred)),) if d.random_bool(0.3) else ()
+    fwd, back = d.choice([("dm", "dp"), ("dp", "dm")])
+    if kind == "zigzag":
+        w1, w2 = punctual_shift(d), punctual_shift(d)
+        return [Rule(_u(p), (Lit(_u(p), fwd, w1),) + guard), Rule(_u(p), (Lit(_u(p), back, w2),))], [p], kind
+    if kind == "ring":
+        q = next(names)
+        w1, w2 = punctual_shift(d), punctual_shift(d)
+        r1 = Rule(_u(q), (Lit(_u(p), fwd, w1),))
+        if d.random_bool(0.3):  # the backward step as a head box
+            r2 = Rule(_u(p), (Lit(_u(q)),) + guard, "bm" if fwd == "dm" else "bp", w2)
+        else:
+            r2 = Rule(_u(p), (Lit(_u(q), back, w2),) + guard)
+        return [r1, r2], [p], kind
+    if kind == "boxes":
+        lo = d.choice([H, 1])
+        box = "bm" if fwd == "dm" else "bp"
+        return [
+            Rule(_u(p), (Lit(_u(p), box, C(lo, lo + d.choice([H, 1]))),) + guard),
+            Rule(_u(p), (Lit(_u(p), back, punctual_shift(d)),)),
+        ], [p], kind
+    q = next(names)
+    return [
+        Rule(_u(q, Y), (Lit(_u(p), fwd, punctual_shift(d)), Lit(Atom("e", (X, Y))))),
+        Rule(_u(p), (Lit(_u(q), back, punctual_shift(d)),) + guard),
+    ], [p], "rotation"
+
+
 def reader(d, sources, name):
     """A non-recursive rule reading the cycles' predicates."""
     kind = d.choice(["unary", "unary", "headbox", "join", "since"])
@@ -379,13 +423,14 @@ def reader(d, sources, name):
 # ------------------------------------------------------------------ programs
 
 
-def generate(d, n_cycles=None, n_readers=None, max_consts=3, far=FAR) -> PeriodicProgram:
-    """One random program with data and queries (near and far)."""
+def generate(d, n_cycles=None, n_readers=None, max_consts=3, far=FAR, both_ways=False) -> PeriodicProgram:
+    """One random program with data and queries (near and far); with
+    ``both_ways`` its first component reads both the past and the future."""
     names = iter(["p", "q", "r", "s", "p2", "q2", "r2", "s2", "p3", "q3"])
     consts = ["a", "b", "c"][: d.randint(1, max_consts)]
     rules, fed, kinds = [], [], []
-    for _ in range(n_cycles if n_cycles is not None else d.randint(1, 2)):
-        rs, preds, kind = cycle(d, names, "g")
+    for i in range(n_cycles if n_cycles is not None else d.randint(1, 2)):
+        rs, preds, kind = cycle(d, names, "g", both_ways=both_ways and i == 0)
         rules += rs
         fed += preds
         kinds.append(kind)
@@ -396,7 +441,7 @@ def generate(d, n_cycles=None, n_readers=None, max_consts=3, far=FAR) -> Periodi
     for p in fed:
         for c in consts:
             for _ in range(d.choice([0, 1, 1, 2])):
-                facts.append((Atom(p, (c,)), data_interval(d, long="boxrec" in kinds)))
+                facts.append((Atom(p, (c,)), data_interval(d, long="boxrec" in kinds or "boxes" in kinds)))
     if not facts:
         facts.append((Atom(fed[0], (consts[0],)), data_interval(d)))
     if any(Lit(_u("g")) in r.body for r in rules):
@@ -471,7 +516,10 @@ def scaled_program(family: str, size: int) -> PeriodicProgram:
       fact at its own phase and a few more, plus a backward shift of 3
       (a left period as well);
     * ``lcm``: two rings with coprime periods ``size`` and ``size + 1`` and
-      their join (period size·(size+1)), 2 constants.
+      their join (period size·(size+1)), 2 constants;
+    * ``twoway``: one recursion reading both ways, ``p :- <->[size,size] p``
+      and ``p :- <+>[size+1,size+1] p`` (from a point, every whole time
+      after a core about size² wide), a reader, 4 constants.
     """
     rules, facts = [], []
 
@@ -501,6 +549,14 @@ def scaled_program(family: str, size: int) -> PeriodicProgram:
         for c in consts:
             facts.append((Atom("p", (c,)), P(0)))
             facts.append((Atom("r", (c,)), P(0)))
+    elif family == "twoway":
+        consts = [f"c{i}" for i in range(4)]
+        rules = [
+            Rule(_u("p"), (Lit(_u("p"), "dm", P(size)),)),
+            Rule(_u("p"), (Lit(_u("p"), "dp", P(size + 1)),)),
+            Rule(_u("t"), (Lit(_u("p")), Lit(_u("p"), "dp", P(1)))),
+        ]
+        facts = [(Atom("p", (c,)), P(i)) for i, c in enumerate(consts)]
     else:
         raise ValueError(f"unknown family {family!r}")
     prog = PeriodicProgram(rules, facts)

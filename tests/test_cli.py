@@ -34,14 +34,20 @@ def test_run_meteor_dialect_with_horizon(tmp_path):
     assert r.stdout.splitlines() == ["R1(c1,c2)@[0,5]"]
 
 
-def test_recursion_reading_both_ways_is_a_clear_error(tmp_path):
+def test_recursion_reading_both_ways(tmp_path):
     prog = tmp_path / "p.vada"
     prog.write_text("p(X) :- <->[1,1] q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
+    r = cli("run", prog, "--stats")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["p(a)@[1,1]", "q(a)@[0,0]"]
+    assert "p, q: both" in r.stderr
+    # at an unbounded distance over its own predicates: a clear error
+    prog.write_text("p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
     r = cli("run", prog)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
-    assert f"{prog}:2:1" in r.stderr
-    assert "q(X) :- <+>[1,1] p(X)." in r.stderr
+    assert f"{prog}:1:1" in r.stderr
+    assert "p(X) :- <->[0,+inf) q(X)." in r.stderr
     assert "--horizon" in r.stderr
 
 

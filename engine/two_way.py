@@ -1,0 +1,209 @@
+"""A recursion through time that reads both the past and the future.
+
+What holds at ``t`` may depend on what holds after ``t``, so the forward
+argument of termination.py (a repeating window proves that the rest repeats)
+does not hold.  Instead chronolog guesses the model and proves the guess:
+
+1. *Window model.*  The least model restricted to a window ``[lo, hi]``
+   (nothing is derived outside it).  Every fact in it holds in the least
+   model ``M``; near the window's ends it may miss facts whose derivations
+   leave the window.
+2. *Guess.*  In the inner part of the window, find where the window model
+   repeats to the right and (time mirrored) to the left
+   (:func:`~.periodic.find_repetition`).  ``W`` is the window model between
+   the two repetitions, continued by them on both sides.
+3. *Closed.*  The rules are applied once more to ``W`` over the core, one
+   period and a few reaches on each side, and derive nothing new.  Every
+   other time is a multiple of a period away from a checked one, where ``W``
+   and the facts the stratum reads look the same, so ``W`` is a model and
+   ``M ⊆ W``.
+4. *Exact.*  ``W`` equals the window model from the left repetition minus a
+   reach to the right one plus a period and a reach (checked), so there
+   ``M = W``.  Right of ``A`` (where ``W`` repeats with ``p``), ``M`` is the
+   least fixpoint of the rules with heads after ``A``, given what ``M`` holds
+   on the band ``[A - R, A)`` (``R`` the widest distance a rule reads); that
+   fixpoint commutes with shifting by ``p`` because the inputs repeat there.
+   The bands at ``A`` and ``A + p`` are equal (``M = W`` on both), hence
+   ``M(t + p) = M(t)`` for every ``t >= A``, and with ``M = W`` on
+   ``[A, A + p)``, ``M = W`` on ``[A, +inf)``.  The left side is the mirror.
+   So ``M = W``.
+
+If the check fails the window doubles.  The argument needs every rule of the
+recursion to read and write its own predicates at a bounded distance:
+unbounded operators over them (``<->[0,+inf) p`` with ``p`` recursive) are
+refused (a horizon evaluates them).  Unbounded operators over the facts the
+recursion reads are fine: after the last input fact they no longer change.
+"""
+
+from __future__ import annotations
+
+import math
+
+from chronolog.language.errors import ProgramError
+from chronolog.language.timeline import coalesce, intersect, make
+from chronolog.planner.fragment import lcm_of, program_reach
+from chronolog.planner.ir import SinceRule
+
+from .evaluator import Evaluator
+from .periodic import Repetition, find_repetition, unroll
+from .store import Store
+
+INF = math.inf
+
+
+def two_way(plan, core, reps, own, strategy, out):
+    """The exact model of a recursion that reads both ways: ``(store,
+    repeating, info)`` as the forward strategy returns them."""
+    from . import termination as tm
+
+    _refuse_unbounded(plan, own)
+    reach = program_reach(plan.rules)
+    p_r, p_l = tm._joint_period(reps, 1), tm._joint_period(reps, -1)
+    ends = tm._ends(core, reps)
+    s_r, s_l = max(ends, default=0), min(ends, default=0)
+    span = 4 * (reach + 1) + 3 * max(p_r or 0, p_l or 0)
+    for attempt in range(1, tm.MAX_ATTEMPTS + 1):
+        lo, hi = s_l - span, s_r + span
+        # the outer quarter on each side may miss facts derived from outside
+        lo_in, hi_in = lo + span / 4, hi - span / 4
+        store = tm._store_of(core)
+        tm._add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
+        ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
+        ev.run()
+        tm._add_stats(out, ev)
+        guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r)
+        if guess is not None and _closed(plan, guess, core, reps, own, reach, strategy, out):
+            answer, repeating, a_l, a_r, q_r = guess
+            info = {
+                "bound": hi,
+                "attempts": attempt,
+                "repeats_from": a_r,
+                "repeats_before": a_l,
+                "period": q_r,
+                "kind": "periodic" if repeating else "constant",
+            }
+            return answer, repeating, info
+        if ev.stats["derivations"] > tm.MAX_DERIVATIONS:
+            break
+        span *= 2
+    rule = plan.strata[0].shifting_rules[0]
+    src = rule.source
+    raise ProgramError(
+        f"no repeating pattern found in the model between times {tm._fmt(lo)} and {tm._fmt(hi)}: the recursion "
+        "through\n  " + (src.text if src is not None and src.text else rule.describe())
+        + "\nreads both the past and the future and keeps changing (it may create new values at every step)",
+        src.pos if src is not None else None,
+        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+        "or horizon=(0, 1000) in reason())",
+    )
+
+
+def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r):
+    """``W`` from the window model: ``(answer, repeating, A_left, A_right,
+    right period)``, or None when it does not repeat on both sides yet or
+    the answer does not reproduce the window model (then the window grows)."""
+    from . import termination as tm
+
+    # after the band [A - reach, A) the inputs must repeat too: start there
+    right = find_repetition(store, s_r + reach, hi_in, reach, multiple_of=p_r)
+    mirrored, _ = tm._mirror_answer(store, {})
+    left = find_repetition(mirrored, -s_l + reach, -lo_in, reach, multiple_of=p_l)
+    if right is None or left is None:
+        return None
+    a_r, a_l = right.start, -left.start
+    answer, rep = tm._answer(store, right, hi_in, own, fold_limit=a_l)
+    flipped, _ = tm._mirror_answer(answer, {})
+    back, rep_left = tm._answer(flipped, left, -lo_in, own, fold_limit=-a_r)
+    answer, rep_left = tm._mirror_answer(back, rep_left)
+    for p, by in rep_left.items():
+        for t, rs in by.items():
+            rep.setdefault(p, {}).setdefault(t, []).extend(rs)
+    inner = make(lo_in, hi_in, False, False)
+    if _unrolled(answer, rep, own, inner) != _clipped(store, own, inner):
+        return None
+    return answer, rep, a_l, a_r, right.period
+
+
+def _closed(plan, guess, core, reps, own, reach, strategy, out) -> bool:
+    """Whether one more application of the rules to ``W`` derives nothing new,
+    checked over the core, one period and two reaches on each side (and a
+    margin of two reaches more, so that every checked time reads only ``W``)."""
+    from . import termination as tm
+
+    answer, rep, a_l, a_r, _ = guess
+    per_r = lcm_of([abs(r.period) for by in rep.values() for rs in by.values() for r in rs if r.period > 0]) or reach
+    per_l = lcm_of([abs(r.period) for by in rep.values() for rs in by.values() for r in rs if r.period < 0]) or reach
+    margin = 4 * reach + 2
+    window = make(a_l - per_l - margin, a_r + per_r + margin, True, True)
+    store = tm._store_of({p: atoms for p, atoms in core.items() if p not in own})
+    tm._add_unrolled(store, {p: by for p, by in reps.items() if p not in own}, (window[0] - reach - 1, window[1] + reach + 1, True, True))
+    seeded = _unrolled(answer, rep, own, window)
+    for p, atoms in seeded.items():
+        store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
+    ev = Evaluator(plan, store, window, strategy)
+    ev.run()
+    tm._add_stats(out, ev)
+    return _clipped(store, own, window) == seeded
+
+
+def _unrolled(answer, rep, own, window) -> dict:
+    """``W`` (the answer's facts and repeating facts) inside ``window``."""
+    out = {}
+    for p in own:
+        rel = answer.get(p)
+        atoms = dict(rel.atoms) if rel is not None else {}
+        by = rep.get(p, {})
+        got = {}
+        for t in set(atoms) | set(by):
+            pieces = unroll(atoms.get(t, []), by.get(t, []), window)
+            if pieces:
+                got[t] = pieces
+        if got:
+            out[p] = got
+    return out
+
+
+def _clipped(store, own, window) -> dict:
+    out = {}
+    for p in own:
+        rel = store.get(p)
+        if rel is None:
+            continue
+        got = {}
+        for t, ivs in rel.atoms.items():
+            pieces = [x for iv in coalesce(ivs) if (x := intersect(iv, window)) is not None]
+            if pieces:
+                got[t] = pieces
+        if got:
+            out[p] = got
+    return out
+
+
+def _unbounded_window(w) -> bool:
+    return w is not None and any(x in (INF, -INF) for x in w[:2])
+
+
+def _refuse_unbounded(plan, own) -> None:
+    """The proof needs bounded distances between what a rule reads of the
+    recursion's own predicates and what it derives."""
+    for rule in plan.rules:
+        bad = _unbounded_window(rule.head_shift)
+        if isinstance(rule, SinceRule):
+            reads_own = rule.right.pred in own or rule.left.pred in own
+            bad = bad or (reads_own and _unbounded_window(rule.window))
+        else:
+            for lit in rule.body:
+                if getattr(lit, "pred", None) in own and (
+                    _unbounded_window(getattr(lit, "box", None)) or _unbounded_window(getattr(lit, "shift", None))
+                ):
+                    bad = True
+        if bad:
+            src = rule.source
+            raise ProgramError(
+                "this recursion looks both into the future and into the past and reads (or derives) its own "
+                "predicates at an unbounded distance, so chronolog cannot yet find where its model repeats:\n  "
+                + (src.text if src is not None and src.text else rule.describe()),
+                src.pos if src is not None else None,
+                hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+                "or horizon=(0, 1000) in reason())",
+            )

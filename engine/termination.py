@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass, field
 
 from chronolog.language.errors import ProgramError
-from chronolog.language.timeline import intersect, make
+from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan, SinceRule
 from chronolog.planner.mirror import mirror_interval, mirror_rule
@@ -420,11 +420,16 @@ class _LeftSteadyState:
 
 
 def _add_unrolled(store, reps, window) -> None:
+    """Add the instances of repeating facts that meet ``window``.  Nothing is
+    clipped: a fact that holds up to ``-inf`` (or ``+inf``) must stay so,
+    or a box with an unbounded window over it would be false everywhere."""
     for p, by in reps.items():
         rel = store.relation(p)
         for t, rs in by.items():
-            pieces = unroll(rel.atoms.get(t, []), rs, window)
-            rel.atoms[t] = pieces
+            pieces = list(rel.atoms.get(t, []))
+            for r in rs:
+                pieces.extend(r.instances(window[0], window[1]))
+            rel.atoms[t] = coalesce(pieces)
         rel.clear_indexes()
 
 

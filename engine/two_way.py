@@ -73,7 +73,7 @@ def two_way(plan, core, reps, own, strategy, out):
         tm._add_stats(out, ev)
         guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r)
         if guess is not None and _closed(plan, guess, core, reps, own, reach, strategy, out):
-            answer, repeating, a_l, a_r, q_r = guess
+            answer, repeating, a_l, a_r, q_r, _ = guess
             info = {
                 "bound": hi,
                 "attempts": attempt,
@@ -100,7 +100,7 @@ def two_way(plan, core, reps, own, strategy, out):
 
 def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r):
     """``W`` from the window model: ``(answer, repeating, A_left, A_right,
-    right period)``, or None when it does not repeat on both sides yet or
+    right period, left period)``, or None when it does not repeat on both sides yet or
     the answer does not reproduce the window model (then the window grows)."""
     from . import termination as tm
 
@@ -121,7 +121,7 @@ def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r):
     inner = make(lo_in, hi_in, False, False)
     if _unrolled(answer, rep, own, inner) != _clipped(store, own, inner):
         return None
-    return answer, rep, a_l, a_r, right.period
+    return answer, rep, a_l, a_r, right.period, left.period
 
 
 def _closed(plan, guess, core, reps, own, reach, strategy, out) -> bool:
@@ -130,10 +130,14 @@ def _closed(plan, guess, core, reps, own, reach, strategy, out) -> bool:
     margin of two reaches more, so that every checked time reads only ``W``)."""
     from . import termination as tm
 
-    answer, rep, a_l, a_r, _ = guess
-    per_r = lcm_of([abs(r.period) for by in rep.values() for rs in by.values() for r in rs if r.period > 0]) or reach
-    per_l = lcm_of([abs(r.period) for by in rep.values() for rs in by.values() for r in rs if r.period < 0]) or reach
-    margin = 4 * reach + 2
+    answer, rep, a_l, a_r, per_r, per_l = guess
+    # the repetitions' periods (multiples of the inputs'); a side that is
+    # constant repeats with any period
+    per_r, per_l = per_r or reach, per_l or reach
+    # every checked time also sees one whole period of the inputs after it
+    # (and before), so unbounded operators over them read what they would
+    # read with the inputs unrolled forever
+    margin = 4 * reach + 2 + 2 * max(per_r, per_l)
     window = make(a_l - per_l - margin, a_r + per_r + margin, True, True)
     store = tm._store_of({p: atoms for p, atoms in core.items() if p not in own})
     tm._add_unrolled(store, {p: by for p, by in reps.items() if p not in own}, (window[0] - reach - 1, window[1] + reach + 1, True, True))

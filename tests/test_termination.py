@@ -91,6 +91,18 @@ def test_unbounded_operators_in_recursion():
     assert m.holds("alarm@[1000,1000]") and not m.holds("alarm@[6,6]")
 
 
+def test_unbounded_box_over_a_fact_holding_since_minus_inf_that_also_repeats():
+    # q(a) holds on (-inf,1] and then repeats: a stratum reading it must see
+    # the whole (-inf,1], not the piece inside its computation window (the
+    # engine once clipped it there, and u(a) came out empty)
+    base = "q(X) :- <->[5,5] q(X), g(X).\nq(a)@(-inf,1].\ng(a)@[4,+inf).\n"
+    m = chronolog.reason(base + "u(X) :- [-][0,+inf) q(X).")
+    assert m.to_text(["q", "u"]).splitlines() == ["q(a)@(-inf,1]", "q(a)@[4,6] every 5", "u(a)@(-inf,1]"]
+    # and inside a recursion reading both ways
+    m = chronolog.reason(base + "u(X) :- [-][0,+inf) q(X).\nw(X) :- <->[1,1] u(X).\nu(X) :- <+>[1,1] w(X).")
+    assert m.to_text(["u", "w"]).splitlines() == ["u(a)@(-inf,1]", "w(a)@(-inf,2]"]
+
+
 def test_constraint_violated_far_in_the_future_is_found():
     with pytest.raises(chronolog.InconsistencyError):
         chronolog.reason("a :- <->[7,7] a.\nb :- <->[5,5] b.\n⊥ :- a, b.\na@0. b@1.")

@@ -7,9 +7,12 @@ a far entailment:
   with the period, the number of facts derived per key does not;
 * the data grows (keys × one periodic recursion): time should grow linearly;
 * several periods interact (a key's alarm needs two cycles to meet): the
-  joint period is their least common multiple.
+  joint period is their least common multiple;
+* a recursion reading both ways in time (engine/two_way.py) against the
+  same model written as a forward recursion, as the data grows.
 
-    python bench/periodic_scaling.py
+    python bench/periodic_scaling.py              # every series
+    python bench/periodic_scaling.py two-way      # one of: period size interacting two-way
 """
 
 from __future__ import annotations
@@ -69,7 +72,29 @@ def interacting() -> None:
         print(f"{a:4} {b:4} {dt:8.2f} {joint!s:>6}  {far}")
 
 
+def two_way() -> None:
+    print("\nboth ways: a call 2 days before each visit, a visit 7 days after each call")
+    print(f"{'keys':>7} {'two-way s':>10} {'forward s':>10} {'ratio':>6} {'µs/key':>8}  same model")
+    both = "visit(P) :- <->[7,7] call(P).\ncall(P) :- <+>[2,2] visit(P).\nlate(P) :- visit(P), <->[0,1] missed(P)."
+    forward = "visit(P) :- <->[5,5] visit(P).\ncall(P) :- <+>[2,2] visit(P).\nlate(P) :- visit(P), <->[0,1] missed(P)."
+    for n in (1000, 4000, 16000):
+        rng = random.Random(3)
+        facts = [f"visit(k{i})@{rng.randrange(365)}" for i in range(n)]
+        facts += [f"missed(k{i})@{rng.randrange(365)}" for i in range(0, n, 4)]
+        t0 = time.perf_counter()
+        m2 = chronolog.reason(both, facts)
+        t2 = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        m1 = chronolog.reason(forward, facts)
+        t1 = time.perf_counter() - t0
+        window = (-10, 800)
+        same = all(sorted(m1.facts_within(p, window)) == sorted(m2.facts_within(p, window)) for p in ("visit", "call", "late"))
+        print(f"{n:7} {t2:10.2f} {t1:10.2f} {t2 / t1:6.1f} {t2 / n * 1e6:8.1f}  {same}")
+
+
 if __name__ == "__main__":
-    by_period()
-    by_size()
-    interacting()
+    import sys
+
+    series = {"period": by_period, "size": by_size, "interacting": interacting, "two-way": two_way}
+    for name in sys.argv[1:] or list(series):
+        series[name]()

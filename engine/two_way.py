@@ -61,7 +61,9 @@ def two_way(plan, core, reps, own, strategy, out):
     p_r, p_l = tm._joint_period(reps, 1), tm._joint_period(reps, -1)
     ends = tm._ends(core, reps)
     s_r, s_l = max(ends, default=0), min(ends, default=0)
-    span = 4 * (reach + 1) + 3 * max(p_r or 0, p_l or 0)
+    # as much room after the band as the forward strategy has (the outer
+    # quarter and the band itself are not used for finding the repetition)
+    span = 8 * (reach + 1) + 4 * max(p_r or 0, p_l or 0)
     for attempt in range(1, tm.MAX_ATTEMPTS + 1):
         lo, hi = s_l - span, s_r + span
         # the outer quarter on each side may miss facts derived from outside

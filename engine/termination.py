@@ -277,7 +277,8 @@ def _key_groups(plan, core, reps):
             xs = [x for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
             if xs:
                 k = t[keys[p]]
-                last[k] = max(last.get(k, xs[0]), max(xs))
+                known = last.get(k)  # None: only infinite ends so far
+                last[k] = max(xs) if known is None else max(known, max(xs))
             else:
                 last.setdefault(t[keys[p]], None)
     for p, by in reps.items():

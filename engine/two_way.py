@@ -30,13 +30,17 @@ does not hold.  Instead chronolog guesses the model and proves the guess:
 
 If the check fails the window doubles.  The argument needs every rule of the
 recursion to read and write its own predicates at a bounded distance:
-unbounded operators over them (``<->[0,+inf) p`` with ``p`` recursive) are
-refused (a horizon evaluates them).  Unbounded operators over the facts the
-recursion reads are fine: after the last input fact they no longer change.
+unbounded diamonds over them (``<->[0,+inf) p`` with ``p`` recursive) are
+rewritten into local rules first (:func:`_local_diamonds`); unbounded boxes
+and Since/Until over them are refused (a horizon evaluates them).  Unbounded
+operators over the facts the recursion reads are fine: after the last input
+fact they no longer change.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 
 from chronolog.language.errors import ProgramError
@@ -56,6 +60,7 @@ def two_way(plan, core, reps, own, strategy, out):
     repeating, info)`` as the forward strategy returns them."""
     from . import termination as tm
 
+    plan, own = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
     reach = program_reach(plan.rules)
     p_r, p_l = tm._joint_period(reps, 1), tm._joint_period(reps, -1)
@@ -185,13 +190,85 @@ def _clipped(store, own, window) -> dict:
     return out
 
 
+_fresh = itertools.count(1)
+
+
+def _local_diamonds(plan, own):
+    """Rewrite unbounded diamonds over the recursion's own predicates (and
+    unbounded head boxes, which are diamonds read the other way) into local
+    rules, so that the proof applies:
+
+    * ``<->[a,+inf) p`` is ``<->[a,a+d] once_p`` with ``once_p :- p`` and
+      ``once_p :- <->[0,d] once_p`` (``once_p`` at ``s``: ``p`` held at some
+      time up to ``s``; if ``p`` held before ``t-a-d``, ``once_p`` holds at
+      ``t-a-d``);
+    * ``<+>[a,+inf) p`` is its mirror image;
+    * ``[+][a,+inf) h :- body`` is ``h :- <->[a,+inf) fired`` with
+      ``fired :- body`` (and ``[-]`` the mirror), then as above.
+
+    ``d`` is the widest distance the rules already read, so the reach does
+    not grow.  Unbounded boxes over the recursion's own predicates have no
+    such local form (whether ``p`` held throughout the whole past is not a
+    least fixpoint of local rules) and stay refused."""
+    from chronolog.language import ast
+    from chronolog.planner.ir import PlanRule, Scan
+    from chronolog.planner.stratify import stratify
+
+    d = program_reach(plan.rules)
+    rules, fresh = [], set()
+
+    def name(kind):
+        n = f"${kind}{next(_fresh)}"
+        fresh.add(n)
+        return n
+
+    def variables(terms):
+        out = []
+        for t in terms:
+            if isinstance(t, ast.Var) and t not in out:
+                out.append(t)
+        return tuple(out)
+
+    for rule in plan.rules:
+        if isinstance(rule, SinceRule):
+            rules.append(rule)
+            continue
+        h = rule.head_shift
+        if h is not None and (h[1] == INF or h[0] == -INF):
+            fired = name("fired")
+            terms = variables(rule.head_terms)
+            rules.append(PlanRule(fired, terms, list(rule.body), None, rule.source))
+            shift = (h[0], INF, h[2], False) if h[1] == INF else (-INF, h[1], False, h[3])
+            rule = dataclasses.replace(rule, body=[Scan(fired, terms, shift=shift)], head_shift=None)
+        body = []
+        for lit in rule.body:
+            w = getattr(lit, "shift", None)
+            if not (isinstance(lit, Scan) and (lit.pred in own or lit.pred in fresh) and w is not None
+                    and (w[1] == INF or w[0] == -INF) and not _unbounded_window(lit.box)):
+                body.append(lit)
+                continue
+            terms = variables(lit.terms)
+            past = w[1] == INF
+            memo = name("once" if past else "sometime")
+            step = (0, d, True, True) if past else (-d, 0, True, True)
+            rules.append(PlanRule(memo, terms, [Scan(lit.pred, lit.terms, box=lit.box, origin=lit.origin)], None, rule.source))
+            rules.append(PlanRule(memo, terms, [Scan(memo, terms, shift=step, origin=lit.origin)], None, rule.source))
+            bounded = (w[0], w[0] + d, w[2], True) if past else (w[1] - d, w[1], True, w[3])
+            body.append(Scan(memo, terms, shift=bounded, origin=lit.origin))
+        rules.append(dataclasses.replace(rule, body=body) if body != list(rule.body) else rule)
+    if not fresh:
+        return plan, own
+    return dataclasses.replace(plan, rules=rules, strata=stratify(rules)), own | fresh
+
+
 def _unbounded_window(w) -> bool:
     return w is not None and any(x in (INF, -INF) for x in w[:2])
 
 
 def _refuse_unbounded(plan, own) -> None:
     """The proof needs bounded distances between what a rule reads of the
-    recursion's own predicates and what it derives."""
+    recursion's own predicates and what it derives (after
+    :func:`_local_diamonds`, only boxes and Since/Until can be unbounded)."""
     for rule in plan.rules:
         bad = _unbounded_window(rule.head_shift)
         if isinstance(rule, SinceRule):
@@ -206,8 +283,8 @@ def _refuse_unbounded(plan, own) -> None:
         if bad:
             src = rule.source
             raise ProgramError(
-                "this recursion looks both into the future and into the past and reads (or derives) its own "
-                "predicates at an unbounded distance, so chronolog cannot yet find where its model repeats:\n  "
+                "this recursion looks both into the future and into the past and reads its own predicates "
+                "through an unbounded box or Since/Until, so chronolog cannot yet find where its model repeats:\n  "
                 + (src.text if src is not None and src.text else rule.describe()),
                 src.pos if src is not None else None,
                 hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "

@@ -41,13 +41,13 @@ def test_recursion_reading_both_ways(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["p(a)@[1,1]", "q(a)@[0,0]"]
     assert "p, q: both" in r.stderr
-    # at an unbounded distance over its own predicates: a clear error
-    prog.write_text("p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
+    # through an unbounded box over its own predicates: a clear error
+    prog.write_text("p(X) :- [-][0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@(-inf,0].\n")
     r = cli("run", prog)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert f"{prog}:1:1" in r.stderr
-    assert "p(X) :- <->[0,+inf) q(X)." in r.stderr
+    assert "p(X) :- [-][0,+inf) q(X)." in r.stderr
     assert "--horizon" in r.stderr
 
 

@@ -101,13 +101,13 @@ def test_bad_temporal_annotation():
     assert "@temporal" in str(e)
 
 
-def test_recursion_reading_both_ways_at_an_unbounded_distance_names_the_rule():
-    # both ways at bounded distances is evaluated (engine/two_way.py); an
-    # unbounded operator over the recursion's own predicate is not
-    e = err("p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.\n")
+def test_recursion_reading_both_ways_through_an_unbounded_box_names_the_rule():
+    # both ways is evaluated (engine/two_way.py), unbounded diamonds too; an
+    # unbounded box over the recursion's own predicate is not
+    e = err("p(X) :- [-][0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@(-inf,0].\n")
     assert "looks both into the future and into the past" in str(e)
-    assert "unbounded distance" in str(e)
-    assert "p(X) :- <->[0,+inf) q(X)." in str(e)
+    assert "unbounded box" in str(e)
+    assert "p(X) :- [-][0,+inf) q(X)." in str(e)
     assert e.pos.line == 1
     assert "horizon" in e.hint
 

@@ -91,6 +91,30 @@ def test_unbounded_operators_in_recursion():
     assert m.holds("alarm@[1000,1000]") and not m.holds("alarm@[6,6]")
 
 
+TWO_WAY_UNBOUNDED = [
+    "p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X).\nq(a)@0.",
+    "p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,3].",
+    "p(X) :- <->(2,+inf) q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,3].",
+    "p(X) :- <+>[1,+inf) q(X).\nq(X) :- <->[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,3].",
+    "[+][2,+inf) p(X) :- q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,8].",
+    "[-][2,+inf) p(X) :- q(X).\nq(X) :- <->[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,8].",
+]
+
+
+@pytest.mark.parametrize("program", TWO_WAY_UNBOUNDED)
+def test_two_way_recursion_through_unbounded_diamonds(program):
+    """Unbounded diamonds (and head boxes) over a two-way recursion's own
+    predicates are rewritten into local rules; the model equals a run over a
+    far wider horizon inside the window, and the pointwise evaluator's."""
+    m = chronolog.reason(program)
+    bounded = chronolog.reason(program, horizon=(-80, 80))
+    oracle = evaluate(chronolog.api.load_program(program), (-40, 40))
+    for pred in ("p", "q"):
+        got = _norm(m.facts_within(pred, (-20, 20)))
+        assert got == _norm(_clip(bounded.facts(pred), (-20, 20))), (program, pred)
+        assert got == _norm(_clip(oracle.facts(pred), (-20, 20))), (program, pred)
+
+
 def test_unbounded_box_over_a_fact_holding_since_minus_inf_that_also_repeats():
     # q(a) holds on (-inf,1] and then repeats: a stratum reading it must see
     # the whole (-inf,1], not the piece inside its computation window (the
@@ -202,14 +226,20 @@ def periodic_programs(draw, both_ways=False):
             if op == "[-]" or op == "[+]":
                 a = 0 if draw(st.booleans()) else a
             window = f"[{fmt_num(a)},{fmt_num(b)}]" if op else ""
+            if both_ways and op in ("<->", "<+>") and draw(st.integers(0, 5)) == 0:
+                window = f"[{fmt_num(a)},+inf)"  # rewritten into local rules (two_way.py)
             lits.append(f"{op}{window} {pred}(X)".strip())
         if draw(st.integers(0, 3)) == 0:
             lits.append("not e1(X)")
         h = f"{head}(X)"
         if draw(st.integers(0, 3)) == 0:
+            end = fmt_num(draw(k))
             if both_ways:
                 head_op = draw(st.sampled_from(["[+]", "[-]"]))
-            h = f"{head_op}[0,{fmt_num(draw(k))}] {h}"
+                end = "+inf)" if draw(st.integers(0, 4)) == 0 else end + "]"
+            else:
+                end += "]"
+            h = f"{head_op}[0,{end} {h}"
         rules.append(f"{h} :- {', '.join(lits)}.")
     facts = []
     for pred in ("p0", "e0", "e1"):

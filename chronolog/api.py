@@ -235,14 +235,15 @@ class Reasoner:
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
         from chronolog.engine.placement import load_raw, predicates_to_coalesce
-        from chronolog.planner.config import check_choice, read_config
+        from chronolog.planner.config import check_choice, coalesce_hints, read_config
 
         config = read_config(prog)
         strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
         placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
         self.strategy, self.placement = strategy, placement
         self.terminating = hz is None and bool(self.plan.infinite_strata())
-        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement)
+        hints = coalesce_hints(config, self.plan)
+        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement, hints)
         given: dict = {}
         for f in prog.facts:
             given.setdefault(f.pred, []).append((f.terms, f.interval))

@@ -21,11 +21,13 @@ from __future__ import annotations
 from chronolog.planner.ir import NegScan, Scan, SinceRule
 
 
-def predicates_to_coalesce(plan, placement: str):
-    """The given predicates to coalesce at load (``None``: all of them)."""
+def predicates_to_coalesce(plan, placement: str, hints=()):
+    """The given predicates to coalesce at load (``None``: all of them).
+    ``hints``: predicates the program asks to coalesce anyway
+    (``@config("coalesce", ...)``, planner/config.py)."""
     if placement == "always":
         return None
-    need = set(plan.derived_predicates())  # facts given for derived predicates merge with derived ones
+    need = set(plan.derived_predicates()) | set(hints)  # facts given for derived predicates merge with derived ones
     for rule in plan.rules:
         if isinstance(rule, SinceRule):
             need.add(rule.left.pred)

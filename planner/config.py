@@ -3,7 +3,10 @@
 Keys: ``merge`` (``blocking`` | ``streaming``: when a MergeNode merges what
 the rules derive) and ``placement`` (``always`` | ``earliest`` | ``minimal``:
 which given facts are coalesced before the rules read them, seed 003 §3.3).
-Arguments of ``reason()`` and the command line take precedence.
+Arguments of ``reason()`` and the command line take precedence.  The planner
+hint ``coalesce`` (repeatable: ``@config("coalesce", "shares").``) also
+coalesces that given predicate at load under ``earliest`` and ``minimal``,
+e.g. when it arrives as many duplicate or overlapping pieces.
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ def read_config(program) -> dict:
         if ann.name != "config":
             continue
         key, value = ann.args
+        if key == "coalesce":
+            out.setdefault("coalesce", []).append((value, ann.pos))
+            continue
         if key not in CHOICES:
             raise ProgramError(
                 f"unknown @config key {key!r}",
                 ann.pos,
-                hint="known keys: " + ", ".join(f'"{k}"' for k in CHOICES),
+                hint="known keys: " + ", ".join(f'"{k}"' for k in (*CHOICES, "coalesce")),
             )
         if value not in CHOICES[key]:
             raise ProgramError(
@@ -43,3 +49,19 @@ def check_choice(key: str, value) -> str:
             f"unknown {key} {value!r}", hint="use " + " or ".join(repr(v) for v in CHOICES[key])
         )
     return value
+
+
+def coalesce_hints(config: dict, plan) -> set:
+    """The predicates named by ``@config("coalesce", ...)``; each must be one
+    the program reads."""
+    known = set(plan.arities) if getattr(plan, "arities", None) else set()
+    out = set()
+    for pred, pos in config.get("coalesce", []):
+        if known and pred not in known:
+            raise ProgramError(
+                f'@config("coalesce", "{pred}"): the program has no predicate {pred!r}',
+                pos,
+                hint="name a predicate whose facts are given: " + ", ".join(sorted(known)[:8]),
+            )
+        out.add(pred)
+    return out

@@ -95,6 +95,20 @@ def test_config_annotation_selects_and_arguments_override():
     assert (r.placement, r.strategy) == ("always", "blocking")
 
 
+def test_coalesce_hint_merges_a_given_predicate_at_load():
+    """Seed 003 §3.3's planner hint "after the input, to eliminate
+    duplicates": under minimal placement p is only joined, so its pieces stay
+    raw unless the program asks to coalesce it; the model is the same."""
+    prog = "q(X) :- p(X), r(X).\n" + "".join(f"p(a)@[{i},{i + 2}]. " for i in range(20)) + "r(a)@[0,30]."
+    plain = chronolog.Reasoner(prog, placement="minimal")
+    hinted = chronolog.Reasoner('@config("coalesce", "p").\n' + prog, placement="minimal")
+    assert hinted.model.to_text(["q"]) == plain.model.to_text(["q"]) == "q(a)@[0,21]"
+    assert plain.model.stats["derivations"] > hinted.model.stats["derivations"] == 1
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason('q(X) :- p(X).\n@config("coalesce", "pp").')
+    assert e.value.pos.line == 2 and "'pp'" in str(e.value)
+
+
 def test_bad_config_is_a_positioned_error():
     with pytest.raises(chronolog.ProgramError) as e:
         chronolog.reason('q(X) :- p(X).\n@config("placement", "sometimes").')

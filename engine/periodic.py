@@ -127,18 +127,25 @@ def _multiple(p, of) -> bool:
     return (Fraction(p) / Fraction(of)).denominator == 1
 
 
-def find_repetition(store, t_data, hi, reach, multiple_of=None) -> Optional[Repetition]:
+def find_repetition(store, t_data, hi, reach, multiple_of=None, constant_ok=None) -> Optional[Repetition]:
     """Where the model in ``store`` (exact before ``hi``) provably repeats.
 
-    ``multiple_of``: the joint period of input facts that themselves repeat;
-    a repetition counts only if its period is a multiple of it (then the
-    inputs after it repeat too)."""
+    ``multiple_of``: the joint period of input facts that themselves repeat
+    (and of time groupings); a repetition counts only if its period is a
+    multiple of it (then the inputs after it repeat too).  ``constant_ok``:
+    whether a stretch with no interval end wider than ``reach`` means the
+    model is constant (not when inputs repeat: their next instance may be
+    further away); by default when nothing repeats."""
+    if constant_ok is None:
+        constant_ok = multiple_of is None
     ends, tokens = segment_tokens(store, t_data, hi)
     if not ends:
         last = t_data
     else:
         last = ends[-1]
-    if hi - last > reach and multiple_of is None:
+    # (with a time grouping, shifting maps periods onto periods only by
+    # multiples of its length: the stretch must hold one more of those)
+    if constant_ok and hi - last > reach + (multiple_of or 0):
         return Repetition(last, None)
     n = len(tokens)
     if n < 2:
@@ -267,26 +274,24 @@ def fold(core: list, pattern: list, period, start, limit=None) -> tuple:
 
     ``pattern`` holds the intervals starting in ``[start, start + period)``
     and ``core`` the ones starting before ``start`` (``period > 0``).  One
-    step back is taken while the core's last intervals are exactly the
-    pattern shifted back by one period (the set of intervals stays the same),
-    and no pattern interval would start before ``limit`` (where another
-    repetition, into the past, takes over).
+    interval at a time: while the core's last interval is the pattern's last
+    one shifted back by a period, it leaves the core and the pattern rotates
+    to start with it (the set of intervals stays the same), unless it would
+    start before ``limit`` (where another repetition, into the past, takes
+    over).
     """
     core = sorted(core)
     pattern = sorted(pattern)
-    m = len(pattern)
     end = len(core)  # core[:end] is what is left of the core
-    while m and end >= m:
-        back = [(a - period, b - period, lc, hc) for a, b, lc, hc in pattern]
-        if limit is not None and back[0][0] < limit:
+    while pattern and end:
+        a, b, lc, hc = pattern[-1]
+        back = (a - period, b - period, lc, hc)
+        if core[end - 1] != back or (limit is not None and back[0] < limit):
             break
-        edge = start - period
-        if core[end - m : end] != back:
-            break
-        end -= m
-        pattern, start = back, edge
-    core = core[:end]
-    return core, pattern, start
+        end -= 1
+        pattern = [back] + pattern[:-1]
+        start = min(start, back[0])
+    return core[:end], pattern, start
 
 
 __all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "make"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
-from chronolog.planner.fragment import direction, lcm_of, program_reach
+from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan, SinceRule
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
@@ -89,8 +89,9 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
             core[p] = {t: list(ivs) for t, ivs in rel.atoms.items()}
     reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
     moving = stratum.recursive and bool(stratum.shifting_rules)
+    grouped = False
     if moving or reps:
-        _refuse_time_grouping(stratum, moving)
+        grouped = _check_time_grouping(stratum, moving)
     if not moving and not reps:
         store = _store_of(core)
         ev = Evaluator(sub, store, None, strategy)
@@ -103,11 +104,14 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
         info["direction"] = "none"
     else:
         d = direction(stratum.rules, own)
-        if d.kind == "mixed":
+        if d.kind == "mixed" or grouped:
+            # a grouping reads the whole period around t; two_way needs no
+            # direction (and time mirrored would turn [start, end) periods
+            # into (start, end] ones)
             from .two_way import two_way
 
             store, rep, info = _forward(sub, core, reps, own, strategy, out, one=two_way)
-            info["direction"] = "both"
+            info["direction"] = "both" if d.kind == "mixed" else d.kind
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
@@ -126,22 +130,37 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
 
 
 # ------------------------------------------------------------------ pieces
-def _refuse_time_grouping(stratum, moving) -> None:
-    """A time grouping reads the whole period around t (the future too), and
-    calendar periods are not all equally long: the repetition argument does
-    not hold, so such a stratum needs a horizon."""
-    for rule in stratum.rules:
-        for lit in getattr(rule, "body", ()):
-            if getattr(lit, "group", None) is not None:
-                src = rule.source
-                why = "inside a recursion through time" if moving else "over facts that repeat forever"
-                raise ProgramError(
-                    f"a time grouping {why} needs a horizon: chronolog cannot yet find where such a model repeats\n  "
-                    + (src.text if src is not None and src.text else rule.describe()),
-                    src.pos if src is not None else None,
-                    hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon FROM,TO, "
-                    "or horizon=(FROM, TO) in reason())",
-                )
+def _check_time_grouping(stratum, moving) -> bool:
+    """Whether the stratum groups time.  A grouping whose periods all have
+    one length (days, weeks, hours, a number of time units) repeats with
+    that length, which the strategies take into the period; months and
+    years differ in length, so the repetition argument does not hold and
+    such a stratum needs a horizon."""
+    try:
+        return group_period(stratum.rules) is not None
+    except ValueError as e:
+        rule = e.args[0]
+        src = rule.source
+        why = "inside a recursion through time" if moving else "over facts that repeat forever"
+        raise ProgramError(
+            f"a time grouping by months or years {why} needs a horizon: calendar periods differ in "
+            "length, so chronolog cannot find where such a model repeats\n  "
+            + (src.text if src is not None and src.text else rule.describe()),
+            src.pos if src is not None else None,
+            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+            "or horizon=(0, 1000) in reason()), or group by days or weeks",
+        ) from None
+
+
+def _periods(plan, reps, sign):
+    """The period the stratum's model must repeat with on one side: the lcm
+    of its repeating inputs' periods there and of its time groupings'
+    lengths; and whether a constant model is possible (no repeating inputs
+    on that side)."""
+    joint = _joint_period(reps, sign)
+    g = group_period(plan.rules)
+    both = lcm_of([x for x in (joint, g) if x is not None])
+    return both, joint is None
 
 
 def _store_of(core: dict) -> Store:
@@ -440,7 +459,7 @@ def _two_sided(plan, core, reps, own, strategy, out):
     repeats where they all do, on each side."""
     reach = program_reach(plan.rules)
     ends = _ends(core, reps)
-    p_r, p_l = _joint_period(reps, 1), _joint_period(reps, -1)
+    (p_r, _), (p_l, _) = _periods(plan, reps, 1), _periods(plan, reps, -1)
     s_r, s_l = max(ends, default=0), min(ends, default=0)
     hi = s_r + 4 * reach + 3 * (p_r or 0) + 2
     lo = s_l - 4 * reach - 3 * (p_l or 0) - 2

@@ -63,7 +63,7 @@ def two_way(plan, core, reps, own, strategy, out):
     plan, own = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
     reach = program_reach(plan.rules)
-    p_r, p_l = tm._joint_period(reps, 1), tm._joint_period(reps, -1)
+    (p_r, const_r), (p_l, const_l) = tm._periods(plan, reps, 1), tm._periods(plan, reps, -1)
     ends = tm._ends(core, reps)
     s_r, s_l = max(ends, default=0), min(ends, default=0)
     # as much room after the band as the forward strategy has (the outer
@@ -78,7 +78,7 @@ def two_way(plan, core, reps, own, strategy, out):
         ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
         ev.run()
         tm._add_stats(out, ev)
-        guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r)
+        guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, (p_l, const_l), (p_r, const_r))
         if guess is not None and _closed(plan, guess, core, reps, own, reach, strategy, out):
             answer, repeating, a_l, a_r, q_r, _ = guess
             info = {
@@ -105,16 +105,17 @@ def two_way(plan, core, reps, own, strategy, out):
     )
 
 
-def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, p_l, p_r):
+def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, left_period, right_period):
     """``W`` from the window model: ``(answer, repeating, A_left, A_right,
     right period, left period)``, or None when it does not repeat on both sides yet or
     the answer does not reproduce the window model (then the window grows)."""
     from . import termination as tm
 
     # after the band [A - reach, A) the inputs must repeat too: start there
-    right = find_repetition(store, s_r + reach, hi_in, reach, multiple_of=p_r)
+    (p_l, const_l), (p_r, const_r) = left_period, right_period
+    right = find_repetition(store, s_r + reach, hi_in, reach, multiple_of=p_r, constant_ok=const_r)
     mirrored, _ = tm._mirror_answer(store, {})
-    left = find_repetition(mirrored, -s_l + reach, -lo_in, reach, multiple_of=p_l)
+    left = find_repetition(mirrored, -s_l + reach, -lo_in, reach, multiple_of=p_l, constant_ok=const_l)
     if right is None or left is None:
         return None
     a_r, a_l = right.start, -left.start

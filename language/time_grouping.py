@@ -79,6 +79,17 @@ class Grouping:
         u = f" {self.unit}" if self.unit else ""
         return f"G[{format_number(self.count)}{u}]"
 
+    def length(self):
+        """The length of every period in time units, or None when periods
+        differ (months, years).  Periods of one length start at a fixed
+        offset plus multiples of it, so shifting time by a multiple of it
+        maps periods onto periods (what the termination strategies need)."""
+        if self.unit is None:
+            return normalize(Fraction(self.count))
+        if self.unit in _FIXED:
+            return normalize(Fraction(self.count * _FIXED[self.unit]) / self.calendar.unit_seconds)
+        return None
+
     # ---------------------------------------------------------------- periods
     def start(self, t):
         """The start of the period containing the point ``t``."""

@@ -49,10 +49,38 @@ def literal_reach(lit, rule) -> tuple:
     if isinstance(lit, Scan):
         w1, w2 = _window(lit.box)
         d1, d2 = _window(lit.shift)
-        return (w2 - d1 - h1, d2 - w1 + h2)
+        g = _group_reach(lit)
+        return (w2 - d1 - h1 + g, d2 - w1 + h2 + g)
     if isinstance(lit, NegScan):
         return (-h1, h2)
     raise TypeError(lit)  # pragma: no cover
+
+
+def _group_reach(lit):
+    """How far a time grouping widens what a literal reads, each way: the
+    whole period around ``t`` (``inf`` when periods differ in length)."""
+    group = getattr(lit, "group", None)
+    if group is None:
+        return 0
+    length = group.length()
+    return INF if length is None else length
+
+
+def group_period(rules):
+    """The lcm of the lengths of the time groupings in ``rules`` (None if
+    there are none); raises ValueError naming a rule whose grouping has
+    periods of different lengths (months, years)."""
+    lengths = []
+    for rule in rules:
+        for lit in getattr(rule, "body", ()):
+            group = getattr(lit, "group", None)
+            if group is None:
+                continue
+            length = group.length()
+            if length is None:
+                raise ValueError(rule)
+            lengths.append(length)
+    return lcm_of(lengths) if lengths else None
 
 
 def rule_reach(rule) -> list:
@@ -95,8 +123,10 @@ def finite_reach(rule) -> object:
         d1, d2 = _window(lit.shift)
         w1, w2 = _fin(w1, w2), _fin(w2, w1)
         d1, d2 = _fin(d1, d2), _fin(d2, d1)
-        back = d2 - w1 + h2
-        ahead = w2 - d1 - h1
+        g = _group_reach(lit)
+        g = 0 if g == INF else g
+        back = d2 - w1 + h2 + g
+        ahead = w2 - d1 - h1 + g
         best = max(best, abs(back), abs(ahead))
     return best
 

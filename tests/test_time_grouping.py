@@ -105,13 +105,44 @@ def test_time_grouping_in_recursion_needs_a_horizon():
     # "active from the month after any active day on": spreads month by month
     prog = ('@timeGranularity("days"). p(X) :- <->[P1D,P1D] /\\[months] p(X), q(X).'
             " q(a)@[2020-01-01, 2021-01-01). p(a)@2020-03-15.")
-    with pytest.raises(ProgramError, match="time grouping inside a recursion through time needs a horizon"):
+    with pytest.raises(ProgramError, match="time grouping by months or years inside a recursion through time needs a horizon"):
         chronolog.reason(prog)
     m = chronolog.reason(prog, horizon="2020-01-01,2020-12-31")
     assert m.to_text(["p"]) == "p(a)@[2020-03-02,2020-12-31]"  # March grouped, shifted a day, ...
     # grouping alone inside a cycle stays within the month
     m = chronolog.reason(prog.replace("<->[P1D,P1D] ", ""), horizon="2020-01-01,2020-12-31")
     assert m.to_text(["p"]) == "p(a)@[2020-03-01,2020-04-01)"
+
+
+def test_groupings_of_one_length_repeat_without_a_horizon():
+    """Days, weeks and numeric groupings repeat with their length: over
+    facts that repeat forever and inside a recursion through time (where a
+    grouping reads the future of its period: engine/two_way.py)."""
+    import datetime as dt
+    import random
+
+    weekly = ('@timeGranularity("days").\njobReport :- <->[30,30] jobReport.\n'
+              "reportWeek :- /\\[weeks] jobReport.\njobReport@2024-01-01.")
+    m = chronolog.reason(weekly)
+    lines = m.to_text(["reportWeek"]).splitlines()
+    # lcm(30, 7): the seven weeks of one 210-day period, each repeating
+    assert lines[0] == "reportWeek@[2024-01-01,2024-01-08) every P210D" and len(lines) == 7
+    base, rng = dt.date(2024, 1, 1), random.Random(1)
+    for _ in range(100):  # far away, against the calendar itself
+        day = base + dt.timedelta(days=rng.randrange(10**5, 2 * 10**5))
+        monday = day - dt.timedelta(days=day.weekday())
+        truth = any((monday + dt.timedelta(days=k) - base).days % 30 == 0 for k in range(7))
+        assert m.holds(f"reportWeek@{day.isoformat()}") is truth, day
+    for prog in ("tick :- <->[3,3] tick.\nbusy :- /\\[5] tick.\ntick@0.",
+                 "p :- <->[4,4] q.\nq :- /\\[3] p.\np@0.",
+                 "p(X) :- <->[7,7] p(X), g(X).\nw(X) :- /\\[10] p(X).\np(X) :- <+>[2,2] w(X), g(X).\n"
+                 "p(a)@1.\ng(a)@[-20,40].",
+                 "p(X) :- <->[7,7] p(X).\nw(X) :- /\\[5] p(X).\nv(X) :- <+>[1,1] w(X), <->[2,2] v(X).\n"
+                 "v(X) :- w(X), s(X).\np(a)@1.\ns(a)@[3,4].\n"):
+        m = chronolog.reason(prog)
+        bounded = chronolog.reason(prog, horizon=(-300, 300))
+        for pred in m.predicates():
+            assert sorted(m.facts_within(pred, (-100, 100))) == sorted(bounded.facts_within(pred, (-100, 100))), (prog, pred)
 
 
 @pytest.mark.parametrize("prog,err,text", [

@@ -31,8 +31,9 @@ does not hold.  Instead chronolog guesses the model and proves the guess:
 If the check fails the window doubles.  The argument needs every rule of the
 recursion to read and write its own predicates at a bounded distance:
 unbounded diamonds over them (``<->[0,+inf) p`` with ``p`` recursive) are
-rewritten into local rules first (:func:`_local_diamonds`); unbounded boxes
-and Since/Until over them are refused (a horizon evaluates them).  Unbounded
+and Since/Until over them are rewritten into local rules first
+(:func:`_local_diamonds`); unbounded boxes over them are refused (a horizon
+evaluates them).  Unbounded
 operators over the facts the recursion reads are fine: after the last input
 fact they no longer change.
 """
@@ -207,6 +208,8 @@ def _local_diamonds(plan, own):
     * ``[+][a,+inf) h :- body`` is ``h :- <->[a,+inf) fired`` with
       ``fired :- body`` (and ``[-]`` the mirror), then as above.
 
+    * Since/Until with an unbounded window: :func:`_local_since`.
+
     ``d`` is the widest distance the rules already read, so the reach does
     not grow.  Unbounded boxes over the recursion's own predicates have no
     such local form (whether ``p`` held throughout the whole past is not a
@@ -232,7 +235,7 @@ def _local_diamonds(plan, own):
 
     for rule in plan.rules:
         if isinstance(rule, SinceRule):
-            rules.append(rule)
+            rules.extend(_local_since(rule, own, d, name, variables))
             continue
         h = rule.head_shift
         if h is not None and (h[1] == INF or h[0] == -INF):
@@ -262,6 +265,40 @@ def _local_diamonds(plan, own):
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules)), own | fresh
 
 
+def _local_since(rule, own, d, name, variables) -> list:
+    """``A S<a,+inf) B`` over the recursion's own predicates, as local rules
+    (Until is the mirror image; ``Z`` is ``A S[0,+inf) B``, ``Y`` is
+    ``A and Z``)::
+
+        Z :- B.          Z :- A S(0,d] B.
+        Y :- A, Z.       Z :- A S(0,d] Y.
+        head :- A S<a,a+d] B.
+        head :- A S[a+d,a+d] Y.
+
+    ``Z`` at ``t``: from its witness ``t'`` step by ``d/2`` through ``Y``
+    (``A`` holds at every step, inside ``(t', t)``).  The witness of the head
+    is either within ``a+d`` of ``t``, or before ``u = t-a-d``, where ``Y``
+    holds and ``A`` holds on ``(u, t)``."""
+    from chronolog.planner.ir import PlanRule, Scan
+
+    w = rule.window
+    reads_own = rule.left.pred in own or rule.right.pred in own
+    if w[1] != INF or not reads_own or _unbounded_window(rule.head_shift):
+        return [rule]
+    terms = variables(rule.right.terms + rule.left.terms)
+    z, y = name("since" if rule.op == "S" else "until"), name("and")
+    step = (0, d, False, True)
+    a, b = rule.left, rule.right
+    return [
+        PlanRule(z, terms, [b], None, rule.source),
+        SinceRule(z, terms, rule.op, step, a, b, rule.source),
+        PlanRule(y, terms, [a, Scan(z, terms)], None, rule.source),
+        SinceRule(z, terms, rule.op, step, a, Scan(y, terms), rule.source),
+        dataclasses.replace(rule, window=(w[0], w[0] + d, w[2], True)),
+        dataclasses.replace(rule, window=(w[0] + d, w[0] + d, True, True), right=Scan(y, terms)),
+    ]
+
+
 def _unbounded_window(w) -> bool:
     return w is not None and any(x in (INF, -INF) for x in w[:2])
 
@@ -269,7 +306,7 @@ def _unbounded_window(w) -> bool:
 def _refuse_unbounded(plan, own) -> None:
     """The proof needs bounded distances between what a rule reads of the
     recursion's own predicates and what it derives (after
-    :func:`_local_diamonds`, only boxes and Since/Until can be unbounded)."""
+    :func:`_local_diamonds`, only boxes can be unbounded)."""
     for rule in plan.rules:
         bad = _unbounded_window(rule.head_shift)
         if isinstance(rule, SinceRule):
@@ -285,7 +322,7 @@ def _refuse_unbounded(plan, own) -> None:
             src = rule.source
             raise ProgramError(
                 "this recursion looks both into the future and into the past and reads its own predicates "
-                "through an unbounded box or Since/Until, so chronolog cannot yet find where its model repeats:\n  "
+                "through an unbounded box, so chronolog cannot yet find where its model repeats:\n  "
                 + (src.text if src is not None and src.text else rule.describe()),
                 src.pos if src is not None else None,
                 hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "

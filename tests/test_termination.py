@@ -98,6 +98,14 @@ TWO_WAY_UNBOUNDED = [
     "p(X) :- <+>[1,+inf) q(X).\nq(X) :- <->[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,3].",
     "[+][2,+inf) p(X) :- q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,8].",
     "[-][2,+inf) p(X) :- q(X).\nq(X) :- <->[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,8].",
+    # Since/Until with unbounded windows over the recursion's own predicates
+    "p(X) :- q(X) <S>[1,+inf) s(X).\nq(X) :- <+>[1,1] p(X), g(X).\ns(X) :- <+>[2,2] q(X).\nq(a)@0.\ns(a)@[3,4].\ng(a)@[-5,8].",
+    "p(X) :- g(X) <S>(0,+inf) q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,8].",
+    "p(X) :- q(X) <U>[1,+inf) g(X).\nq(X) :- <->[1,1] p(X), h(X).\nq(a)@0.\ng(a)@[6,7].\nh(a)@[-5,8].",
+    "p(X) :- q(X) <U>(0,+inf) s(X).\nq(X) :- <->[0.5,0.5] p(X), h(X).\ns(X) :- <->[2,2] q(X).\n"
+    "q(a)@[0,1].\nh(a)@[-5,8].\np(a)@[-3,-2].",
+    "p(X) :- q(X) <S>[2,+inf) q(X).\nq(X) :- <+>[0.5,0.5] p(X), h(X).\nq(X) :- <->[1,1] q(X), h(X).\n"
+    "q(a)@0.\nh(a)@[-6,9].",
 ]
 
 
@@ -109,7 +117,7 @@ def test_two_way_recursion_through_unbounded_diamonds(program):
     m = chronolog.reason(program)
     bounded = chronolog.reason(program, horizon=(-80, 80))
     oracle = evaluate(chronolog.api.load_program(program), (-40, 40))
-    for pred in ("p", "q"):
+    for pred in ("p", "q", "s"):
         got = _norm(m.facts_within(pred, (-20, 20)))
         assert got == _norm(_clip(bounded.facts(pred), (-20, 20))), (program, pred)
         assert got == _norm(_clip(oracle.facts(pred), (-20, 20))), (program, pred)
@@ -228,6 +236,11 @@ def periodic_programs(draw, both_ways=False):
             window = f"[{fmt_num(a)},{fmt_num(b)}]" if op else ""
             if both_ways and op in ("<->", "<+>") and draw(st.integers(0, 5)) == 0:
                 window = f"[{fmt_num(a)},+inf)"  # rewritten into local rules (two_way.py)
+            if both_ways and op and draw(st.integers(0, 7)) == 0:  # Since/Until, sometimes unbounded
+                left = draw(st.sampled_from(preds + ["e0"]))
+                end = "+inf)" if draw(st.booleans()) else fmt_num(b + 1) + "]"
+                lits.append(f"{left}(X) {draw(st.sampled_from(['<S>', '<U>']))}[{fmt_num(a)},{end} {pred}(X)")
+                continue
             lits.append(f"{op}{window} {pred}(X)".strip())
         if draw(st.integers(0, 3)) == 0:
             lits.append("not e1(X)")

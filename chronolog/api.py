@@ -104,6 +104,11 @@ def _read(lines, source, dialect, calendar=None) -> FactRows:
     return read_fact_rows(lines, source, calendar)
 
 
+def _repeating_rows(rows) -> list:
+    """``(pred, terms, interval, period)`` of the repeating facts in rows."""
+    return [(p, t, iv, every) for p, lst in getattr(rows, "repeating", {}).items() for t, iv, every, _ in lst]
+
+
 def _interval(iv, calendar=None):
     from chronolog.language.timeline import make
 
@@ -241,14 +246,20 @@ class Reasoner:
         strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
         placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
         self.strategy, self.placement = strategy, placement
-        self.terminating = hz is None and bool(self.plan.infinite_strata())
-        hints = coalesce_hints(config, self.plan)
-        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement, hints)
         given: dict = {}
         for f in prog.facts:
-            given.setdefault(f.pred, []).append((f.terms, f.interval))
+            if f.every is None:
+                given.setdefault(f.pred, []).append((f.terms, f.interval))
         for pred, rows in extra.items():
             given.setdefault(pred, []).extend(rows)
+        self.horizon = hz
+        self._repeating_given: dict = {}  # pred -> {terms: [Repeating]}
+        self._add_repeating_given([(f.pred, f.terms, f.interval, f.every) for f in prog.facts if f.every is not None], given)
+        self._add_repeating_given(_repeating_rows(extra), given)
+        self.terminating = hz is None and (bool(self.plan.infinite_strata()) or bool(self._repeating_given))
+        hints = coalesce_hints(config, self.plan)
+        coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement, hints)
+        self._given = given
         store = Store()
         derived = self.plan.derived_predicates()
         base = {}
@@ -273,6 +284,24 @@ class Reasoner:
             return
         self._finish(store, hz, strategy, explain, base)
 
+    def _add_repeating_given(self, facts, given) -> None:
+        """Given facts that repeat forever: kept as such when the model is
+        computed without a horizon; unrolled into ``given`` over the horizon
+        (and as far around it as the rules read) when there is one."""
+        from chronolog.engine.periodic import given_repetition
+        from chronolog.planner.fragment import program_reach
+
+        for pred, terms, iv, period in facts:
+            core, rep = given_repetition(iv, period)
+            if core is not None:
+                given.setdefault(pred, []).append((terms, core))
+            elif self.horizon is None:
+                self._repeating_given.setdefault(pred, {}).setdefault(terms, []).append(rep)
+            else:
+                margin = program_reach(self.plan.rules) + abs(period) + 1
+                lo, hi = self.horizon[0] - margin, self.horizon[1] + margin
+                given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
+
     def _finish(self, store, hz, strategy, explain, base) -> None:
         self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
         self.evaluator.run()
@@ -282,7 +311,7 @@ class Reasoner:
     def _terminate(self) -> "Model":
         from chronolog.engine.termination import evaluate
 
-        out = evaluate(self.plan, self._rows, self.strategy)
+        out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given)
         stats = dict(out.stats, components=out.components)
         model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
@@ -301,9 +330,20 @@ class Reasoner:
                     f"{pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
                     rows.positions.get(pred),
                 )
+        new_given: dict = {}
+        for pred, r in rows.items():
+            self._given.setdefault(pred, []).extend(r)
+        self._add_repeating_given(_repeating_rows(rows), new_given)
+        for pred, r in new_given.items():
+            self._given.setdefault(pred, []).extend(r)
+            rows.setdefault(pred, []).extend(r)
+        if not self.terminating and self._repeating_given:  # the model now repeats forever
+            self.terminating = True
+            self._rows = self._given
         if self.terminating:  # recompute: new facts may move where the model repeats
-            for pred, r in rows.items():
-                self._rows.setdefault(pred, []).extend(r)
+            if self._rows is not self._given:
+                for pred, r in rows.items():
+                    self._rows.setdefault(pred, []).extend(r)
             self.model = self._terminate()
             return self.model
         from chronolog.engine.placement import coalesce_relation

@@ -69,6 +69,9 @@ class Stream:
         if emit not in ("pieces", "maximal"):
             raise ProgramError(f"unknown emit mode {emit!r}", hint="use 'pieces' or 'maximal'")
         self.evaluator = StreamEvaluator(self.plan, self.outputs, emit)
+        from chronolog.language.facts import refuse_repeating
+
+        refuse_repeating(prog.facts, "a stream")
         for f in prog.facts:  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised
@@ -88,7 +91,11 @@ class Stream:
         if isinstance(facts, dict) and not isinstance(facts, FactRows):
             rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
         else:
-            rows = dict(load_facts(facts, self.dialect))
+            from chronolog.language.facts import refuse_repeating
+
+            loaded = load_facts(facts, self.dialect)
+            refuse_repeating(loaded, "a stream")
+            rows = dict(loaded)
         self.push_rows(rows)
 
     def push_rows(self, rows: dict) -> None:

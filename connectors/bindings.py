@@ -95,6 +95,10 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -
         m = mappings(program, pred)
         if kind == "csv":
             facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
+        elif FILE_KINDS[kind] == "facts":
+            from .files import read_fact_file
+
+            facts.extend(read_fact_file(path, pred, program))
         else:
             from .files import read_facts
 

@@ -88,14 +88,32 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
         if not path.exists():
             raise DataError(f"the file {path} does not exist")
         return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
-    from chronolog.language.facts import read_fact_rows
+    from chronolog.language.facts import read_fact_rows, refuse_repeating
 
     try:
         with path.open(encoding="utf-8") as fh:
-            rows = read_fact_rows(fh, str(path))
+            rows = read_fact_rows(fh, str(path), getattr(program, "calendar", None))
     except OSError as e:
         raise DataError(f"cannot read {path}: {e.strerror}") from None
+    refuse_repeating(rows, "a table of rows")
     return list(rows.get(pred, []))
+
+
+def read_fact_file(path, pred: str, program=None) -> list:
+    """The facts of ``pred`` in a fact file (one per line) as ``ast.Fact``s,
+    facts that repeat forever (``every``) included."""
+    from chronolog.language import ast
+    from chronolog.language.facts import read_fact_rows
+
+    try:
+        with Path(path).open(encoding="utf-8") as fh:
+            rows = read_fact_rows(fh, str(path), getattr(program, "calendar", None))
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}") from None
+    pos = ast.Pos(str(path), 0, 0)
+    out = [ast.Fact(pred, t, iv, pos) for t, iv in rows.get(pred, [])]
+    out += [ast.Fact(pred, t, iv, p, every) for t, iv, every, p in rows.repeating.get(pred, [])]
+    return out
 
 
 def atomic_write(path, write, overwrite: bool = False) -> None:

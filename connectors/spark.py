@@ -174,6 +174,9 @@ def reason(
         if b["kind"] == "spark" and not b["output"]:
             frames.append((b["pred"], read_binding(spark, b), b["format"] == "csv"))
     local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
+    from chronolog.language.facts import refuse_repeating
+
+    refuse_repeating(local_facts, "reasoning through Spark")
     plan = make_plan(_strip(prog, True))
     if outputs is None:
         outputs = plan.outputs or sorted(p for p in plan.derived_predicates() if not p.startswith("$"))

@@ -87,8 +87,12 @@ class StreamRunner:
         if self.pred is None:
             from chronolog.api import load_facts
 
+            from chronolog.language.facts import refuse_repeating
+
             lines = [r[0] for r in batch_df.select("fact").collect() if r[0]]
-            return dict(load_facts(lines, self.dialect))
+            loaded = load_facts(lines, self.dialect)
+            refuse_repeating(loaded, "a stream")
+            return dict(loaded)
         from chronolog.connectors.arrow import table_to_rows
 
         return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="seconds"))}

@@ -197,6 +197,20 @@ class Repeating:
         return f"{format_interval(self.iv)} every {format_number(self.period)}"
 
 
+def given_repetition(iv, period):
+    """A given fact that repeats forever (``p(a)@[0,2] every 5``) in the
+    answer's form: ``(interval, None)`` when its instances overlap or touch,
+    so that it holds from its first instance on for good (``[0,+inf)``; the
+    mirror for a negative period), else ``(None, Repeating)``.  A repeating
+    fact thus always leaves a gap in every period."""
+    nxt = (iv[0] + period, iv[1] + period, iv[2], iv[3])
+    if len(coalesce([iv, nxt])) == 1:
+        if period > 0:
+            return (iv[0], INF, iv[2], False), None
+        return (-INF, iv[1], False, iv[3]), None
+    return None, Repeating(iv, period)
+
+
 def covers(core: list, repeating: list, q) -> bool:
     """Whether ``core`` intervals plus the ``repeating`` ones cover ``q``.
 
@@ -294,4 +308,4 @@ def fold(core: list, pattern: list, period, start, limit=None) -> tuple:
     return core[:end], pattern, start
 
 
-__all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "make"]
+__all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "given_repetition", "make"]

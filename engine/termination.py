@@ -59,13 +59,19 @@ class Outcome:
     stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
 
 
-def evaluate(plan, rows: dict, strategy: str = "blocking") -> Outcome:
-    """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``),
-    stratum by stratum: each one reads the exact (possibly repeating) facts
-    of the strata before it."""
+def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None) -> Outcome:
+    """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``)
+    and given facts that repeat forever (``repeating``: ``{pred: {terms:
+    [Repeating]}}``), stratum by stratum: each one reads the exact (possibly
+    repeating) facts of the strata before it."""
     out = Outcome(Store())
     for p, r in rows.items():
         out.store.relation(p).bulk_add(list(r))
+    if repeating:
+        plan, repeating = _given_repeating(plan, repeating)
+        for p, by in repeating.items():
+            out.repeating[p] = {t: list(rs) for t, rs in by.items()}
+            out.store.relation(p)
     if plan.uses_top:
         from chronolog.language.timeline import EVERYWHERE
         from chronolog.planner.normalize import TOP
@@ -77,6 +83,28 @@ def evaluate(plan, rows: dict, strategy: str = "blocking") -> Outcome:
     if plan.constraints:
         _check_constraints(plan, out)
     return out
+
+
+def _given_repeating(plan, repeating):
+    """Repeating given facts of a derived predicate enter through a fresh
+    input predicate and a copy rule, so that the strategies see them as
+    inputs that repeat (the stratum's own facts are what it computes)."""
+    from chronolog.language import ast
+
+    derived = plan.derived_predicates()
+    inputs, rules = {}, []
+    for p, by in repeating.items():
+        if p not in derived:
+            inputs[p] = by
+            continue
+        name = f"$given{next(_fresh_numbers)}"
+        terms = tuple(ast.Var(f"X{i}") for i in range(len(next(iter(by)))))
+        rules.append(PlanRule(p, terms, [Scan(name, terms)], None, None))
+        inputs[name] = by
+    if rules:
+        all_rules = list(plan.rules) + rules
+        plan = dataclasses.replace(plan, rules=all_rules, strata=stratify(all_rules))
+    return plan, inputs
 
 
 def _run_stratum(plan, stratum, out, strategy) -> None:

@@ -257,6 +257,9 @@ class Fact:
     terms: tuple  # python values
     interval: tuple
     pos: Pos = NOWHERE
+    # repeats forever: the interval shifted by every k * every, k >= 0
+    # (negative: into the past); None for an ordinary fact
+    every: object = None
 
 
 @dataclass

@@ -79,6 +79,17 @@ class Duration:
     seconds: Fraction
 
 
+@dataclass(frozen=True)
+class NegativeDuration:
+    """``-P7D``: a repetition period running into the past."""
+
+    duration: Duration
+
+    @property
+    def text(self) -> str:
+        return "-" + self.duration.text
+
+
 def parse_datetime(text: str) -> tuple:
     """``(datetime, is_date)`` for an ISO date or datetime; ``ValueError`` otherwise.
 
@@ -322,8 +333,15 @@ def resolve(program, calendar=None, lines=None):
             raise err(f"the interval {_text(iv)} is empty", pos, "the start must not be after the end")
         return r
 
+    def period(x, pos):
+        if isinstance(x, NegativeDuration):
+            return -point(x.duration, pos, "window")
+        return point(x, pos, "window")
+
     for f in program.facts:
         f.interval = interval(f.interval, f.pos, "fact")
+        if f.every is not None:
+            f.every = period(f.every, f.pos)
     for a in program.annotations:
         if a.name == "temporal":
             a.args = [point(x, a.pos, "horizon") for x in a.args]

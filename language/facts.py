@@ -60,18 +60,26 @@ def parse_fact_lines(lines: Iterable[str], source: str = "<facts>", dialect: str
 
         return meteor.parse_facts(list(lines), source)
     rows = read_fact_rows(lines, source, calendar)
-    return [ast.Fact(p, t, iv, rows.positions[p]) for p, lst in rows.items() for t, iv in lst]
+    out = [ast.Fact(p, t, iv, rows.positions[p]) for p, lst in rows.items() for t, iv in lst]
+    out += [ast.Fact(p, t, iv, pos, every) for p, lst in rows.repeating.items() for t, iv, every, pos in lst]
+    return out
 
 
 class FactRows(dict):
     """``pred -> [(terms, interval), ...]`` plus where each predicate was
-    first seen (for arity messages)."""
+    first seen (for arity messages), and the facts that repeat forever
+    (``p(a)@[0,0] every 30``) apart in ``repeating``:
+    ``pred -> [(terms, interval, period, pos), ...]``."""
 
     def __init__(self):
         super().__init__()
         self.positions: dict = {}
+        self.repeating: dict = {}
 
-    def add(self, pred, terms, iv, pos) -> None:
+    def add(self, pred, terms, iv, pos, every=None) -> None:
+        if every is not None:
+            self._add_repeating(pred, terms, iv, pos, every)
+            return
         lst = self.get(pred)
         if lst is None:
             self[pred] = [(terms, iv)]
@@ -81,11 +89,25 @@ class FactRows(dict):
             _arity_error(pred, len(terms), len(lst[0][0]), pos, self.positions[pred])
         lst.append((terms, iv))
 
+    def _add_repeating(self, pred, terms, iv, pos, every) -> None:
+        known = self.get(pred)
+        width = len(known[0][0]) if known else None
+        lst = self.repeating.setdefault(pred, [])
+        if width is None and lst:
+            width = len(lst[0][0])
+        if width is not None and width != len(terms):
+            _arity_error(pred, len(terms), width, pos, self.positions.get(pred, pos))
+        self.positions.setdefault(pred, pos)
+        lst.append((terms, iv, every, pos))
+
     def extend_facts(self, facts) -> None:
         for f in facts:
-            self.add(f.pred, f.terms, f.interval, f.pos)
+            self.add(f.pred, f.terms, f.interval, f.pos, getattr(f, "every", None))
 
     def merge(self, other: "FactRows") -> None:
+        for pred, lst in other.repeating.items():
+            for terms, iv, every, pos in lst:
+                self._add_repeating(pred, terms, iv, pos, every)
         for pred, lst in other.items():
             mine = self.get(pred)
             if mine is None:
@@ -98,6 +120,25 @@ class FactRows(dict):
 
     def count(self) -> int:
         return sum(len(v) for v in self.values())
+
+
+def refuse_repeating(facts, where: str) -> None:
+    """Raise a positioned error for a fact that repeats forever (``every``)
+    where only ordinary facts are understood (a stream, Spark), rather than
+    keeping just its first instance."""
+    from .errors import DataError
+
+    if isinstance(facts, FactRows):
+        found = [(p, pos) for p, lst in facts.repeating.items() for *_, pos in lst]
+    else:
+        found = [(f.pred, f.pos) for f in facts if getattr(f, "every", None) is not None]
+    if found:
+        pred, pos = found[0]
+        raise DataError(
+            f"the fact of {pred} repeats forever (every ...), which {where} does not take",
+            pos,
+            hint="give its instances as ordinary facts, or make it repeat with a rule: p(X) :- <->[7,7] p(X).",
+        )
 
 
 def _arity_error(pred, n, want, pos, first):
@@ -134,14 +175,14 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None)
             if not s or s[0] == "%" or s.startswith("//"):
                 continue
             f = _slow_fact(line, n, source)
-            add(f.pred, f.terms, f.interval, f.pos)
+            add(f.pred, f.terms, f.interval, f.pos, f.every)
             continue
         iv = intervals.get(tspec)
         if iv is None:
             iv = _interval_fast(tspec, values)
             if iv is None:
                 f = _slow_fact(line, n, source)
-                add(f.pred, f.terms, f.interval, f.pos)
+                add(f.pred, f.terms, f.interval, f.pos, f.every)
                 continue
             intervals[tspec] = iv
         i = head.find("(")
@@ -172,7 +213,7 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None)
             add(pred, terms, iv, ast.Pos(source, n, 1))
         else:
             f = _slow_fact(line, n, source)
-            add(f.pred, f.terms, f.interval, f.pos)
+            add(f.pred, f.terms, f.interval, f.pos, f.every)
     return rows
 
 
@@ -192,7 +233,7 @@ def _read_dated(lines, source, calendar) -> FactRows:
             if not s or s[0] == "%" or s.startswith("//"):
                 continue
             f = _slow_fact(line, n, source, calendar)
-            rows.add(f.pred, f.terms, f.interval, f.pos)
+            rows.add(f.pred, f.terms, f.interval, f.pos, f.every)
             continue
         iv = intervals.get(tspec)
         if iv is None:
@@ -202,7 +243,7 @@ def _read_dated(lines, source, calendar) -> FactRows:
         terms = _terms_fast(head, values, ident) if iv is not None else None
         if terms is None:
             f = _slow_fact(line, n, source, calendar)
-            rows.add(f.pred, f.terms, f.interval, f.pos)
+            rows.add(f.pred, f.terms, f.interval, f.pos, f.every)
             continue
         rows.add(terms[0], terms[1], iv, ast.Pos(source, n, 1))
     return rows

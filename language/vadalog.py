@@ -213,7 +213,8 @@ class _ToAst(IntervalTokens, Transformer):
 
     @v_args(meta=True)
     def fact(self, meta, items):
-        prim, interval = items
+        prim, interval = items[0], items[1]
+        every = items[2] if len(items) > 2 else None
         pos = _pos(self.source, meta)
         atom = self._as_atom(prim, pos)
         values = []
@@ -225,7 +226,28 @@ class _ToAst(IntervalTokens, Transformer):
                     "constants start with a lowercase letter or are quoted strings or numbers",
                 )
             values.append(t.value)
-        return ast.Fact(atom.pred, tuple(values), interval, pos)
+        return ast.Fact(atom.pred, tuple(values), interval, pos, every)
+
+    @v_args(meta=True)
+    def every(self, meta, items):
+        period = items[0]
+        if not isinstance(period, (dates.Duration, dates.NegativeDuration)) and period == 0:
+            raise self._err("a fact cannot repeat every 0", _pos(self.source, meta), "give a non-zero period: every 7, every -1, every P7D")
+        return period
+
+    def period_number(self, items):
+        return items[0]
+
+    def period_negative(self, items):
+        return -items[0]
+
+    @v_args(meta=True)
+    def period_duration(self, meta, items):
+        return self.duration_bound(meta, items)
+
+    @v_args(meta=True)
+    def period_negative_duration(self, meta, items):
+        return dates.NegativeDuration(self.duration_bound(meta, items))
 
     @v_args(meta=True)
     def annotation(self, meta, items):

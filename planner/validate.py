@@ -53,6 +53,9 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     for pred, rows in dict(extra_facts).items():
         if rows:
             see(pred, len(rows[0][0]), positions.get(pred))
+    for pred, rows in getattr(extra_facts, "repeating", {}).items():
+        for terms, _, _, pos in rows:
+            see(pred, len(terms), pos)
     return arities
 
 

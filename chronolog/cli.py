@@ -82,7 +82,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     import time
 
     if spark_master is not None:
-        return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed)
+        return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window)
 
     from chronolog.api import parse_horizon, reason
     from chronolog.connectors.csv_files import write_csv_facts
@@ -179,7 +179,7 @@ def entails(program, query, facts, dialect, horizon):
         _fail(e)
 
 
-def _run_spark(program, dialect, horizon, overwrite, master, distributed):
+def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None):
     """``run --spark``: bindings through Spark; unbound outputs are printed."""
     try:
         if not program.exists():
@@ -193,7 +193,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed):
         try:
             out = cs.run_program(
                 session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
-                distributed=distributed, overwrite=overwrite,
+                distributed=distributed, overwrite=overwrite, window=window,
             )
             lines = []
             for p in sorted(out):

@@ -238,7 +238,7 @@ def make_task(job: dict):
                 facts.setdefault(pred, []).extend(table_to_rows(t, pred, timestamps="seconds"))
             model = reason(job["program"], facts, horizon=job["horizon"])
             for pred, names in job["outputs"]:
-                fs = model.facts(pred)
+                fs = output_facts(model, pred, job.get("window"))
                 if not fs:
                     continue
                 text = [format_fact(pred, t, iv) for t, iv in fs]
@@ -254,6 +254,24 @@ def make_task(job: dict):
             yield pa.RecordBatch.from_arrays([pa.array([ERROR]), pa.array([None], pa.string()), pa.array([msg])], schema=out_schema)
 
     return run_partition
+
+
+def output_facts(model, pred: str, window=None) -> list:
+    """The facts of ``pred`` to put in a table: inside ``window`` (repeating
+    facts unrolled) when given; without one, a predicate with facts that
+    repeat forever is an error rather than a table missing them."""
+    if window is not None:
+        return model.facts_within(pred, window)
+    if model.repeating(pred):
+        from chronolog.language.errors import DataError
+
+        raise DataError(
+            f"{pred} has facts that repeat forever (e.g. {pred}{model.repeating(pred)[0][0]!r} every "
+            f"{model.repeating(pred)[0][2]}), which a table cannot hold",
+            hint="give a window (window=(FROM, TO) in reason(), --window FROM,TO on the command line) "
+            "or a horizon",
+        )
+    return model.facts(pred)
 
 
 def make_converter(pred: str, names, kinds, timestamps: bool = False):

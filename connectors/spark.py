@@ -147,6 +147,7 @@ def reason(
     outputs=None,
     timestamps: bool = False,
     base_dir=None,
+    window=None,
     _fail_first_attempt: bool = False,
 ) -> dict:
     """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
@@ -159,12 +160,19 @@ def reason(
     Spark tasks per key group (``key={pred: position}`` fixes keys, found by
     the planner otherwise; ``partitions`` defaults to the default
     parallelism).  ``timestamps``: output time columns as UTC timestamps.
+    ``window``: ``(from, to)`` (or ``"from,to"``); output only the facts
+    inside it, with facts that repeat forever unrolled: a model that repeats
+    forever has no finite table without one (an error says so).
     """
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs
     from chronolog.planner import plan as make_plan
 
     prog = load_program(program, dialect=dialect)
+    if window is not None:
+        from chronolog.api import parse_horizon
+
+        window = parse_horizon(window, prog.calendar)
     if base_dir is None:
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)
@@ -199,9 +207,9 @@ def reason(
         else:
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions, timestamps, _fail_first_attempt,
+                partitions, timestamps, _fail_first_attempt, window,
             )
-    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps)
+    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window)
 
 
 def _term_columns(df) -> list:
@@ -250,13 +258,13 @@ def _rows_by_pred(frames, local_facts) -> dict:
     return facts
 
 
-def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps) -> dict:
+def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None) -> dict:
     from chronolog.api import reason as embedded
 
     model = embedded(prog, _rows_by_pred(frames, local_facts), horizon=horizon)
     out = {}
     for p in outputs:
-        fs = model.facts(p)
+        fs = dist.output_facts(model, p, window)
         table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps)
         out[p] = spark.createDataFrame(table) if table.num_rows else spark.createDataFrame([], dist.spark_schema(table.schema))
     return out
@@ -272,7 +280,7 @@ def _spark_df(spark, x):
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first) -> dict:
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None) -> dict:
     import pyspark.sql.functions as F
 
     from chronolog.connectors.arrow import facts_to_arrow
@@ -313,10 +321,11 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "outputs": [(p, names[p]) for p in outputs],
         "csv": csv_preds,
         "fail_first": fail_first,
+        "window": window,
     }
     n = partitions or spark.sparkContext.defaultParallelism
     if not parts:
-        return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps)
+        return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
     wire = wide.repartition(n, "__key").mapInArrow(dist.make_task(job), dist.WIRE_DDL).persist()
     kinds = {p: [["empty"]] * (len(names[p]) + 2) for p in outputs}
@@ -343,7 +352,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False):
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs."""
@@ -357,7 +366,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
             check_writable(spark, b, overwrite)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DriverFallback)
-        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent)
+        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window)
     for w in caught:
         print(str(w.message), file=sys.stderr)
     written = set()

@@ -184,6 +184,24 @@ def test_inconsistency_in_a_task_is_a_chronolog_error(spark):
         cs().reason(spark, program + "s(X) :- p(X).", {"p": spark.createDataFrame(t), "q": spark.createDataFrame(t)}, distributed=True)
 
 
+def test_models_that_repeat_forever_need_a_window_and_then_unroll_it(spark):
+    """Without a window, a table cannot hold facts that repeat forever: an
+    error, not a table missing them; with one, both paths unroll it exactly
+    like Model.facts_within."""
+    program = "shift(X) :- <->[7,7] shift(X).\nalert(X) :- shift(X), <->[0,1] incident(X).\n@output(\"shift\"). @output(\"alert\")."
+    shifts = pa.table({"c0": ["a", "b", "c"], "start": [0, 2, 3], "end": [1, 2, 5]})
+    incidents = pa.table({"c0": ["a", "b"], "start": ["14.5", "100"], "end": ["14.5", "100"]})
+    inputs = {"shift": spark.createDataFrame(shifts), "incident": spark.createDataFrame(incidents)}
+    for distributed in (False, True):
+        with pytest.raises(chronolog.ChronologError, match="repeat forever"):
+            cs().reason(spark, program, inputs, distributed=distributed)
+    model = embedded(program, {"shift": shifts, "incident": incidents})
+    for distributed in (False, True):
+        out = cs().reason(spark, program, inputs, distributed=distributed, window=(0, 60))
+        for p in ("shift", "alert"):
+            assert facts_of(out[p], p) == sorted(model.facts_within(p, (0, 60)), key=repr), (p, distributed)
+
+
 # ------------------------------------------------------------ data source and bindings
 
 

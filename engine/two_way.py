@@ -70,6 +70,8 @@ def two_way(plan, core, reps, own, strategy, out):
     # as much room after the band as the forward strategy has (the outer
     # quarter and the band itself are not used for finding the repetition)
     span = 8 * (reach + 1) + 4 * max(p_r or 0, p_l or 0)
+    inventing = any(st.inventing_rules for st in plan.strata if st.recursive)
+    atoms, growing = None, 0
     for attempt in range(1, tm.MAX_ATTEMPTS + 1):
         lo, hi = s_l - span, s_r + span
         # the outer quarter on each side may miss facts derived from outside
@@ -93,8 +95,16 @@ def two_way(plan, core, reps, own, strategy, out):
             return answer, repeating, info
         if ev.stats["derivations"] > tm.MAX_DERIVATIONS:
             break
+        if inventing:
+            # new values at every step: a model that never repeats keeps
+            # growing with the window; stop after three doublings that do
+            now = sum(len(store.get(p).atoms) for p in own if store.get(p) is not None)
+            growing = growing + 1 if atoms is not None and now >= 1.5 * atoms else 0
+            atoms = now
+            if growing >= 3:
+                break
         span *= 2
-    rule = plan.strata[0].shifting_rules[0]
+    rule = next((r for st in plan.strata for r in st.inventing_rules + st.shifting_rules), plan.rules[0])
     src = rule.source
     raise ProgramError(
         f"no repeating pattern found in the model between times {tm._fmt(lo)} and {tm._fmt(hi)}: the recursion "

@@ -123,6 +123,20 @@ def test_two_way_recursion_through_unbounded_diamonds(program):
         assert got == _norm(_clip(oracle.facts(pred), (-20, 20))), (program, pred)
 
 
+def test_two_way_recursion_inventing_values_is_a_positioned_error_or_a_model_when_bounded():
+    import time
+
+    prog = "c(Y) :- <->[1,1] c(X), Y = X + 1{cond}, <+>[1,1] d(X).\nd(X) :- c(X).\nd(X) :- <->[1,1] d(X).\nc(0)@0."
+    t0 = time.perf_counter()
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(prog.format(cond=""))
+    assert time.perf_counter() - t0 < 20  # gives up once the model keeps growing with the window
+    assert e.value.pos.line == 1 and "c(Y) :- <->[1,1] c(X), Y = X + 1" in str(e.value) and "horizon" in e.value.hint
+    m = chronolog.reason(prog.format(cond=", Y < 4"))
+    assert m.to_text(["c"]).splitlines() == ["c(0)@[0,0]", "c(1)@[1,1]", "c(2)@[2,2]", "c(3)@[3,3]"]
+    assert m.holds("d(3)@[1000000,1000000]") and not m.holds("d(3)@[1000000.5,1000000.5]")
+
+
 def test_unbounded_box_over_a_fact_holding_since_minus_inf_that_also_repeats():
     # q(a) holds on (-inf,1] and then repeats: a stratum reading it must see
     # the whole (-inf,1], not the piece inside its computation window (the

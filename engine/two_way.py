@@ -45,13 +45,12 @@ import itertools
 import math
 
 from chronolog.language.errors import ProgramError
-from chronolog.language.timeline import coalesce, intersect, make
-from chronolog.planner.fragment import lcm_of, program_reach
+from chronolog.language.timeline import intersect, make
+from chronolog.planner.fragment import program_reach
 from chronolog.planner.ir import SinceRule
 
 from .evaluator import Evaluator
-from .periodic import Repetition, find_repetition, unroll
-from .store import Store
+from .periodic import find_repetition, unroll
 
 INF = math.inf
 
@@ -178,7 +177,11 @@ def _unrolled(answer, rep, own, window) -> dict:
         by = rep.get(p, {})
         got = {}
         for t in set(atoms) | set(by):
-            pieces = unroll(atoms.get(t, []), by.get(t, []), window)
+            rs = by.get(t)
+            if rs:
+                pieces = unroll(atoms.get(t, []), rs, window)
+            else:  # the answer's facts are maximal already: clip only
+                pieces = [x for iv in atoms[t] if (x := intersect(iv, window)) is not None]
             if pieces:
                 got[t] = pieces
         if got:
@@ -193,8 +196,8 @@ def _clipped(store, own, window) -> dict:
         if rel is None:
             continue
         got = {}
-        for t, ivs in rel.atoms.items():
-            pieces = [x for iv in coalesce(ivs) if (x := intersect(iv, window)) is not None]
+        for t, ivs in rel.atoms.items():  # maximal intervals (the store keeps them so)
+            pieces = [x for iv in ivs if (x := intersect(iv, window)) is not None]
             if pieces:
                 got[t] = pieces
         if got:

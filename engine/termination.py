@@ -48,7 +48,9 @@ from .store import Store
 INF = math.inf
 MAX_ATTEMPTS = 14
 MAX_DERIVATIONS = 2_000_000  # per attempt; beyond it the search stops with an error
-_fresh_numbers = itertools.count(1)  # "$u<n>" names, unique in a process
+# "$unbounded<n>" and "$given<n>" names, unique in a process (the planner's
+# fresh names are "$s<n>", "$u<n>", "$n<n>", "$t<n>": they must not meet)
+_fresh_numbers = itertools.count(1)
 
 
 @dataclass
@@ -247,7 +249,7 @@ def _materialise_unbounded(plan):
                 from chronolog.language import ast
 
                 terms = tuple(ast.Var(n) for n in names)
-                name = f"$u{next(_fresh_numbers)}"
+                name = f"$unbounded{next(_fresh_numbers)}"
                 rules.append(PlanRule(name, terms, [lit], None, r.source, fresh=True))
                 body.append(Scan(name, terms, origin=lit.origin))
                 changed = True

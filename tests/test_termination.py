@@ -137,6 +137,18 @@ def test_two_way_recursion_inventing_values_is_a_positioned_error_or_a_model_whe
     assert m.holds("d(3)@[1000000,1000000]") and not m.holds("d(3)@[1000000.5,1000000.5]")
 
 
+def test_until_beside_an_unbounded_diamond_keeps_its_own_fresh_predicate():
+    # the planner names Until's fresh predicate "$u1"; the termination
+    # strategy once named the unbounded diamond it materialises "$u1" too,
+    # merging the two (p0 came out on (-inf,-0.5] instead of never)
+    prog = "[-][1,1] e0(X) :- e0(X).\np0(X) :- e0(X) <U>[1,+inf) e0(X), <+>[1,+inf) e0(X).\ne0(a)@[0.5,0.5]."
+    assert chronolog.reason(prog).to_text(["p0"]) == ""
+    prog = prog.replace("e0(X) <U>[1,+inf) e0(X)", "e0(X) <U>[1,2] g(X)") + "\ng(a)@[-3,10]."
+    m = chronolog.reason(prog)
+    bounded = chronolog.reason(prog, horizon=(-60, 60))
+    assert m.facts_within("p0", (-20, 20)) == bounded.facts_within("p0", (-20, 20))
+
+
 def test_unbounded_box_over_a_fact_holding_since_minus_inf_that_also_repeats():
     # q(a) holds on (-inf,1] and then repeats: a stratum reading it must see
     # the whole (-inf,1], not the piece inside its computation window (the
@@ -311,6 +323,26 @@ def test_two_way_programs_equal_horizon_run(prog):
         want = _norm(_clip(bounded.facts(pred), window))
         got = _norm(model.facts_within(pred, window))
         assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(periodic_programs(both_ways=True))
+def test_two_way_closure_shown_by_the_window_holds_when_checked(prog):
+    """engine/two_way.py skips the explicit closure check when the window
+    model already shows W closed; the explicit check must agree every time,
+    and forcing it gives the same model."""
+    from chronolog.engine import two_way
+
+    program, facts = prog
+    saved = two_way.CHECK_CLOSURE
+    try:
+        two_way.CHECK_CLOSURE = "both"
+        m = chronolog.reason(program, facts)
+        two_way.CHECK_CLOSURE = True
+        explicit = chronolog.reason(program, facts)
+    finally:
+        two_way.CHECK_CLOSURE = saved
+    assert m.to_text(m.predicates()) == explicit.to_text(explicit.predicates())
 
 
 def test_streaming_merge_gives_the_same_repeating_model():

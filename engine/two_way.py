@@ -146,7 +146,9 @@ def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, left_period, right_period)
     inner = make(lo_in, hi_in, False, False)
     if _unrolled(answer, rep, own, inner) != _clipped(store, own, inner):
         return None
-    return answer, rep, a_l, a_r, right.period, left.period
+    # a side that is constant repeats with any period a multiple of its
+    # time groupings' lengths (None: any period at all)
+    return answer, rep, a_l, a_r, right.period or p_r, left.period or p_l
 
 
 # tests: True runs the explicit check every time, "both" also checks that it

@@ -161,11 +161,11 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
 
 # ------------------------------------------------------------------ pieces
 def _check_time_grouping(stratum, moving) -> bool:
-    """Whether the stratum groups time.  A grouping whose periods all have
-    one length (days, weeks, hours, a number of time units) repeats with
-    that length, which the strategies take into the period; months and
-    years differ in length, so the repetition argument does not hold and
-    such a stratum needs a horizon."""
+    """Whether the stratum groups time.  A grouping repeats with its cycle
+    (its length for days, weeks, hours, a number of time units; 400 years,
+    the Gregorian cycle, for months and years), which the strategies take
+    into the period.  A cycle longer than the dates Python represents (23
+    months, say: 9,200 years) needs a horizon."""
     try:
         return group_period(stratum.rules) is not None
     except ValueError as e:
@@ -173,12 +173,12 @@ def _check_time_grouping(stratum, moving) -> bool:
         src = rule.source
         why = "inside a recursion through time" if moving else "over facts that repeat forever"
         raise ProgramError(
-            f"a time grouping by months or years {why} needs a horizon: calendar periods differ in "
-            "length, so chronolog cannot find where such a model repeats\n  "
+            f"a time grouping {why} needs a horizon: its calendar periods repeat only after more than "
+            "8,000 years, so chronolog cannot find where such a model repeats\n  "
             + (src.text if src is not None and src.text else rule.describe()),
             src.pos if src is not None else None,
             hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-            "or horizon=(0, 1000) in reason()), or group by days or weeks",
+            "or horizon=(0, 1000) in reason()), or group by a count of months that divides 4,800",
         ) from None
 
 
@@ -491,8 +491,10 @@ def _two_sided(plan, core, reps, own, strategy, out):
     ends = _ends(core, reps)
     (p_r, _), (p_l, _) = _periods(plan, reps, 1), _periods(plan, reps, -1)
     s_r, s_l = max(ends, default=0), min(ends, default=0)
-    hi = s_r + 4 * reach + 3 * (p_r or 0) + 2
-    lo = s_l - 4 * reach - 3 * (p_l or 0) - 2
+    # exact up to hi - reach, which must hold the pattern window
+    # [s_r + reach + p, s_r + reach + 2p] that _answer reads (and the mirror)
+    hi = s_r + 4 * reach + 2 * (p_r or 0) + 2
+    lo = s_l - 4 * reach - 2 * (p_l or 0) - 2
     store = _store_of(core)
     _add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
     ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)

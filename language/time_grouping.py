@@ -21,6 +21,7 @@ applies it like a shift (``Scan.group``).  An unbounded end stays unbounded.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,6 +33,9 @@ from .timeline import NEG_INF, POS_INF, format_number, normalize
 UNITS = ("years", "months", "weeks", "days", "hours", "minutes", "seconds")
 _FIXED = {"weeks": 7 * 86400, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
 _MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch
+_CYCLE_DAYS = 146097  # 400 Gregorian years: the calendar repeats to the day
+_REF_YEAR = 1600  # times outside [1600, 1600 + cycle) are grouped through it
+_MAX_CYCLES = 20  # 8,000 years: 1600 + 8000 stays below Python's year 9999
 
 
 def make_group(count, unit, inner, pos, err):
@@ -90,6 +94,47 @@ class Grouping:
             return normalize(Fraction(self.count * _FIXED[self.unit]) / self.calendar.unit_seconds)
         return None
 
+    def _constants(self):
+        """``(cycle, start of the reference stretch)``, computed once."""
+        got = _CONSTANTS.get(self)
+        if got is None:
+            c = self._cycle()
+            lo = self.calendar.point(_dt.datetime(_REF_YEAR, 1, 1)) if self.calendar is not None else 0
+            got = _CONSTANTS[self] = (c, lo)
+        return got
+
+    def cycle(self):
+        return self._constants()[0]
+
+    def _cycle(self):
+        """The shortest shift of time that maps periods onto periods: the
+        length for fixed units; for months and years a multiple of 400
+        years, after which the Gregorian calendar repeats to the day
+        (146,097 days; N months aligned to January need N to divide the
+        4,800 months of the cycle, else a multiple of it).  None when that
+        is longer than the dates Python represents."""
+        length = self.length()
+        if length is not None:
+            return length
+        k = self._cycles()
+        if k is None:
+            return None
+        return normalize(Fraction(k * _CYCLE_DAYS * 86400) / self.calendar.unit_seconds)
+
+    def reach(self):
+        """How far from ``t`` the period around it may reach (its longest
+        length): what a rule with this grouping reads."""
+        length = self.length()
+        if length is not None:
+            return length
+        days = (31 if self.unit == "months" else 366) * self.count
+        return normalize(Fraction(days * 86400) / self.calendar.unit_seconds)
+
+    def _cycles(self):
+        per_cycle = 4800 if self.unit == "months" else 400
+        k = per_cycle * self.count // math.gcd(per_cycle, self.count) // per_cycle
+        return k if k <= _MAX_CYCLES else None
+
     # ---------------------------------------------------------------- periods
     def start(self, t):
         """The start of the period containing the point ``t``."""
@@ -101,12 +146,13 @@ class Grouping:
             off = _MONDAY if self.unit == "weeks" else 0
             s = math.floor((secs - off) / size) * size + off
             return normalize(Fraction(s) / self.calendar.unit_seconds)
-        dt = EPOCH + _dt.timedelta(seconds=math.floor(secs))
+        t, shift = self._reduce(t)
+        dt = EPOCH + _dt.timedelta(seconds=self._floor_seconds(t))
         if self.unit == "months":
             idx = (dt.year * 12 + dt.month - 1) // self.count * self.count
-            return self.calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
+            return normalize(_month_point(self.calendar, idx) + shift)
         year = dt.year // self.count * self.count
-        return self.calendar.point(_dt.datetime(max(year, 1), 1, 1))
+        return normalize(_month_point(self.calendar, max(year, 1) * 12) + shift)
 
     def after(self, start):
         """The start of the period after the one starting at ``start``."""
@@ -114,11 +160,29 @@ class Grouping:
             return normalize(start + self.count)
         if self.unit in _FIXED:
             return normalize(start + Fraction(self.count * _FIXED[self.unit]) / self.calendar.unit_seconds)
-        dt = self.calendar.datetime(start)
+        start, shift = self._reduce(start)
+        dt = EPOCH + _dt.timedelta(seconds=self._floor_seconds(start))
         if self.unit == "months":
             idx = dt.year * 12 + dt.month - 1 + self.count
-            return self.calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
-        return self.calendar.point(_dt.datetime(dt.year + self.count, 1, 1))
+            return normalize(_month_point(self.calendar, idx) + shift)
+        return normalize(_month_point(self.calendar, (dt.year + self.count) * 12) + shift)
+
+    def _reduce(self, t):
+        """``(t - shift, shift)`` with ``shift`` a multiple of the cycle and
+        ``t - shift`` in a reference stretch of the calendar that Python's
+        dates cover, so that times thousands of years away group exactly as
+        their counterparts in it.  Times already in range stay as they are."""
+        c, lo = self._constants()
+        if c is None or lo <= t < lo + c:
+            return t, 0
+        k = (t - lo) // c  # ints on a days timeline: no Fraction arithmetic
+        return t - k * c, k * c
+
+    def _floor_seconds(self, t) -> int:
+        us = self.calendar.unit_seconds
+        if type(t) is int and us.denominator == 1:
+            return t * us.numerator
+        return math.floor(Fraction(t) * us)
 
     def __call__(self, iv):
         lo, hi, lc, hc = iv
@@ -131,6 +195,15 @@ class Grouping:
         s = self.start(hi)
         new_hi = hi if (s == hi and not hc) else self.after(s)
         return (new_lo, new_hi, new_lc, False)
+
+
+_CONSTANTS: dict = {}  # Grouping -> (cycle, reference start)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _month_point(calendar, idx):
+    """The time point where month ``idx`` (year * 12 + month - 1) starts."""
+    return calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
 
 
 def resolve_group(node, calendar, err):

@@ -58,28 +58,27 @@ def literal_reach(lit, rule) -> tuple:
 
 def _group_reach(lit):
     """How far a time grouping widens what a literal reads, each way: the
-    whole period around ``t`` (``inf`` when periods differ in length)."""
+    whole period around ``t`` (its longest, for months and years)."""
     group = getattr(lit, "group", None)
     if group is None:
         return 0
-    length = group.length()
-    return INF if length is None else length
+    return group.reach()
 
 
 def group_period(rules):
-    """The lcm of the lengths of the time groupings in ``rules`` (None if
-    there are none); raises ValueError naming a rule whose grouping has
-    periods of different lengths (months, years)."""
+    """The lcm of the cycles of the time groupings in ``rules`` (their
+    length, or 400 years for months and years; None if there are none);
+    raises ValueError naming a rule whose grouping's cycle is too long."""
     lengths = []
     for rule in rules:
         for lit in getattr(rule, "body", ()):
             group = getattr(lit, "group", None)
             if group is None:
                 continue
-            length = group.length()
-            if length is None:
+            cycle = group.cycle()
+            if cycle is None:
                 raise ValueError(rule)
-            lengths.append(length)
+            lengths.append(cycle)
     return lcm_of(lengths) if lengths else None
 
 

@@ -101,17 +101,38 @@ def test_grouping_composes_with_other_operators_and_joins():
     assert m.to_text(["h"]) == "h(a)@[2020-02-01,2020-03-01)"
 
 
-def test_time_grouping_in_recursion_needs_a_horizon():
-    # "active from the month after any active day on": spreads month by month
+def test_time_grouping_by_months_in_recursion():
+    # "active from the month after any active day on": spreads month by month;
+    # months repeat with the 400-year Gregorian cycle, so no horizon is needed
     prog = ('@timeGranularity("days"). p(X) :- <->[P1D,P1D] /\\[months] p(X), q(X).'
             " q(a)@[2020-01-01, 2021-01-01). p(a)@2020-03-15.")
-    with pytest.raises(ProgramError, match="time grouping by months or years inside a recursion through time needs a horizon"):
-        chronolog.reason(prog)
+    assert chronolog.reason(prog).to_text(["p"]) == "p(a)@[2020-03-02,2021-01-01)"
     m = chronolog.reason(prog, horizon="2020-01-01,2020-12-31")
     assert m.to_text(["p"]) == "p(a)@[2020-03-02,2020-12-31]"  # March grouped, shifted a day, ...
     # grouping alone inside a cycle stays within the month
     m = chronolog.reason(prog.replace("<->[P1D,P1D] ", ""), horizon="2020-01-01,2020-12-31")
     assert m.to_text(["p"]) == "p(a)@[2020-03-01,2020-04-01)"
+
+
+def test_months_and_years_over_facts_that_repeat_forever():
+    """A weekly report touches every month (constant); a report every 45 days
+    misses some months, in a pattern that repeats with lcm(45 days, 400
+    years); far away, against the calendar itself."""
+    import datetime as dt
+    import random
+
+    weekly = '@timeGranularity("days").\nr :- <->[7,7] r.\nm :- /\\[months] r.\ny :- /\\[years] r.\nr@2024-01-03.'
+    m = chronolog.reason(weekly)
+    assert m.to_text(["m", "y"]).splitlines() == ["m@[2024-01-01,+inf)", "y@[2024-01-01,+inf)"]
+    prog = '@timeGranularity("days").\nr :- <->[45,45] r.\nm :- /\\[months] r.\nr@2024-01-03.'
+    m = chronolog.reason(prog)
+    base, rng = dt.date(2024, 1, 3), random.Random(7)
+    for _ in range(60):
+        day = base + dt.timedelta(days=rng.randrange(10**4, 10**6))
+        first = day.replace(day=1)
+        nxt = (first + dt.timedelta(days=32)).replace(day=1)
+        truth = any((first + dt.timedelta(days=k) - base).days % 45 == 0 for k in range((nxt - first).days))
+        assert m.holds(f"m@{day.isoformat()}") is truth, day
 
 
 def test_groupings_of_one_length_repeat_without_a_horizon():
@@ -143,6 +164,15 @@ def test_groupings_of_one_length_repeat_without_a_horizon():
         bounded = chronolog.reason(prog, horizon=(-300, 300))
         for pred in m.predicates():
             assert sorted(m.facts_within(pred, (-100, 100))) == sorted(bounded.facts_within(pred, (-100, 100))), (prog, pred)
+
+
+def test_a_calendar_cycle_beyond_8000_years_asks_for_a_horizon():
+    prog = '@timeGranularity("days").\nr :- <->[7,7] r.\nm :- /\\[23 months] r.\nr@2024-01-03.'
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(prog)
+    assert "8,000 years" in str(e.value) and e.value.pos.line == 3 and "horizon" in e.value.hint
+    m = chronolog.reason(prog, horizon="2024-01-01,2030-01-01")
+    assert m.to_text(["m"]) == "m@[2024-01-01,2030-01-01]"  # confined to the horizon
 
 
 @pytest.mark.parametrize("prog,err,text", [

@@ -6,6 +6,8 @@ the negation: ``not p(X, Y)`` with ``Y`` free means "no p(X, _) at all"."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from chronolog.language import ast
 from chronolog.language.timeline import coalesce, subtract
 
@@ -39,8 +41,8 @@ class DifferenceNode(MapNode):
                 if eq and any(terms[i] != terms[j] for i, j in eq):
                     continue
                 ivs.extend(rel.atoms[terms])
-            h = coalesce(ivs) if len(bucket) > 1 else ivs
-            self._holes[key] = h
+            h = coalesce(ivs)  # sorted and disjoint, so their ends are sorted too
+            h = self._holes[key] = (h, [x[1] for x in h])
         return h
 
     def process(self, batch):
@@ -50,10 +52,17 @@ class DifferenceNode(MapNode):
         key = self.key
         out = []
         for b, iv in batch:
-            holes = self._holes_for(rel, key(b))
-            if not holes:
+            holes, ends = self._holes_for(rel, key(b))
+            # only the holes that can meet iv: from the first ending at or
+            # after its start to the last starting at or before its end (a
+            # long series negated row by row stays linear, not quadratic)
+            i = bisect_left(ends, iv[0])
+            j, n, hi = i, len(holes), iv[1]
+            while j < n and holes[j][0] <= hi:
+                j += 1
+            if i == j:
                 out.append((b, iv))
                 continue
-            for piece in subtract(iv, holes):
+            for piece in subtract(iv, holes[i:j]):
                 out.append((b, piece))
         return out

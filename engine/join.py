@@ -9,6 +9,8 @@ changes)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from chronolog.language import ast
 
 from .input import OLD, AtomPattern
@@ -37,6 +39,27 @@ def key_function(pattern: AtomPattern):
     return positions, key
 
 
+LONG = 32  # an atom with this many intervals is probed by bisection, not scanned
+
+
+def intervals_meeting(ivs, ends_cache, lo, hi):
+    """The intervals of ``ivs`` that can meet ``[lo, hi]``.  ``ivs`` is one
+    atom's maximal intervals, maybe under one box or shift: their starts are
+    sorted and so are their ends, so the ones meeting a row are a slice,
+    found by bisection (a long series joined row by row stays linear).  The
+    ends are kept per list while the relation does not change."""
+    got = ends_cache.get(id(ivs))
+    if got is None or got[0] is not ivs:
+        got = ends_cache[id(ivs)] = (ivs, [x[1] for x in ivs])
+    ends = got[1]
+    i = bisect_left(ends, lo)
+    j = i
+    n = len(ivs)
+    while j < n and ivs[j][0] <= hi:
+        j += 1
+    return ivs[i:j]
+
+
 class TemporalJoinNode(MapNode):
     def __init__(self, child, pred, terms, bound_slots, view, state, box_w=None, shift_w=None):
         super().__init__(child)
@@ -48,6 +71,8 @@ class TemporalJoinNode(MapNode):
         self._cache = {}
         self._cache_version = None
         self._by_time = {}  # bucket key -> TimeBucket, for large buckets (engine/time_index.py)
+        self._ends = {}  # id of a long interval list -> (the list, its ends), see intervals_meeting
+        self._ends_version = None
         self._time_key = (pred, self.positions, box_w, shift_w, tuple(self.pattern.eq_checks))
 
     def label(self) -> str:
@@ -81,6 +106,12 @@ class TemporalJoinNode(MapNode):
         single = newpos[0] if len(newpos) == 1 else None
         out = []
         append = out.append
+        ends_cache = self._ends
+        # pieces loaded raw (placement minimal) may overlap and be unsorted
+        sorted_ivs = not getattr(rel, "raw", False)
+        if self._ends_version is not rel.version:
+            ends_cache.clear()
+            self._ends_version = rel.version
         for b, iv in batch:
             k = key(b)
             bucket = index.get(k)
@@ -124,12 +155,16 @@ class TemporalJoinNode(MapNode):
                     if ivs is None:
                         ivs = [r for r in map(transform, atoms[terms]) if r is not None]
                         cache[terms] = ivs
+                fresh = False
                 if delta:
                     d = delta.get(terms)
                     if d is not None:
                         ivs = [x for x in (atoms[terms]) if x not in d]
                         if transform is not None:
                             ivs = [r for r in map(transform, ivs) if r is not None]
+                        fresh = True
+                if len(ivs) >= LONG and sorted_ivs and not fresh:
+                    ivs = intervals_meeting(ivs, ends_cache, lo, hi)
                 if not newpos:
                     nb = b
                 elif single is not None:

@@ -17,7 +17,8 @@ from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, shift
 
 from .input import OLD, AtomPattern
-from .join import key_function
+from . import join as _join
+from .join import intervals_meeting, key_function
 from .node import MapNode
 
 
@@ -31,6 +32,8 @@ class SinceJoinNode(MapNode):
         self.positions, self.key = key_function(self.pattern)
         r1, r2, c1, c2 = window
         self.offset = window if op == "S" else (-r2, -r1, c2, c1)
+        self._ends = {}  # see join.intervals_meeting
+        self._ends_version = None
 
     def label(self) -> str:
         side = "left" if self.driving_left else "right"
@@ -56,6 +59,11 @@ class SinceJoinNode(MapNode):
         newpos = pat.new_positions
         out = []
         combine = self._combine
+        ends_cache = self._ends
+        if self._ends_version is not rel.version:
+            ends_cache.clear()
+            self._ends_version = rel.version
+        sorted_ivs = not getattr(rel, "raw", False)
         for b, iv in batch:
             for terms in index.get(self.key(b), ()):
                 if pat.eq_checks and any(terms[i] != terms[j] for i, j in pat.eq_checks):
@@ -66,6 +74,9 @@ class SinceJoinNode(MapNode):
                     d = delta.get(terms)
                     if d:
                         ivs = [x for x in ivs if x not in d]
+                elif sorted_ivs and len(ivs) >= _join.LONG:
+                    # only intervals meeting the (closed) row can combine with it
+                    ivs = intervals_meeting(ivs, ends_cache, iv[0], iv[1])
                 for other in ivs:
                     if self.driving_left:
                         r = combine(iv, other)

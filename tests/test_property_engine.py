@@ -200,3 +200,33 @@ def test_constraints(case):
     except chronolog.InconsistencyError:
         raised = True
     assert raised == bool(oracle.inconsistent), f"{case}\noracle: inconsistent on {oracle.inconsistent}"
+
+
+# ---------------------------------------------------------------- probing long interval lists
+
+
+@pytest.fixture
+def probe_every_list_by_bisection():
+    """Joins, Since/Until and negation bisect into an atom's intervals once
+    it has many (engine/join.py LONG); with LONG = 1 every list is probed
+    that way, so the random programs exercise it."""
+    from chronolog.engine import join
+
+    saved = join.LONG
+    join.LONG = 1
+    yield
+    join.LONG = saved
+
+
+@settings(max_examples=60 * SCALE, **SETTINGS)
+@given(cases(ops=ALL_OPS, nest=1, negation=True, recursion=True))
+def test_bisection_into_long_interval_lists(probe_every_list_by_bisection, case):
+    check(case)
+
+
+@settings(max_examples=40 * SCALE, **SETTINGS)
+@given(cases(ops=ALL_OPS, nest=1, negation=True))
+def test_bisection_with_raw_pieces(probe_every_list_by_bisection, case):
+    # given pieces loaded raw (placement minimal) are not sorted maximal
+    # intervals: the probes must scan them
+    check(case, placement="minimal")

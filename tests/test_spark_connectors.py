@@ -272,11 +272,12 @@ def test_command_line_with_spark(tmp_path):
         "hot(S) :- reading(S, V), V > 70.\n"
         "cold(S) :- reading(S, V), V < 20.\n"
         "link(S, T) :- reading(S, V), reading(T, V).\n"
+        '@output("tick").\ntick(S) :- <->[5,5] tick(S).\ntick(s1)@0.\n'  # repeats forever: unrolled in --window
     )
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    cmd = [sys.executable, "-m", "chronolog", "run", "p.vada", "--spark", "local[1]", "--distributed"]
+    cmd = [sys.executable, "-m", "chronolog", "run", "p.vada", "--spark", "local[1]", "--distributed", "--window", "0,12"]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert r.stdout == "cold(s2)@[0,10]\n"
+    assert r.stdout == "cold(s2)@[0,10]\ntick(s1)@[0,0]\ntick(s1)@[5,5]\ntick(s1)@[10,10]\n"
     assert "not partitionable: the rule link(S, T) :- reading(S, V), reading(T, V)." in r.stderr  # why it ran on the driver
     assert read_facts(tmp_path / "out" / "hot.csv", "hot") == [(("s1",), (0, 3, True, True)), (("s1",), (4, 6, True, True))]

@@ -295,19 +295,24 @@ def periodic_programs(draw, both_ways=False):
     return "\n".join(rules), "\n".join(facts)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(periodic_programs())
-def test_periodic_programs_equal_horizon_run(prog):
+def _equals_wide_horizon_run(prog):
+    """The model without a horizon, inside (-40, 40), against a run over
+    (-400, 400): far enough out on both sides that the clipped run has
+    reached the steady state inside the window."""
     program, facts = prog
     model = chronolog.reason(program, facts)
     window = (-40, 40)
-    # far enough out on both sides that the clipped run has reached the
-    # steady state inside the window
     bounded = chronolog.reason(program, facts, horizon=(-400, 400))
     for pred in ("p0", "p1", "p2", "e0"):
         want = _norm(_clip(bounded.facts(pred), window))
         got = _norm(model.facts_within(pred, window))
         assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(periodic_programs())
+def test_periodic_programs_equal_horizon_run(prog):
+    _equals_wide_horizon_run(prog)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -315,14 +320,7 @@ def test_periodic_programs_equal_horizon_run(prog):
 def test_two_way_programs_equal_horizon_run(prog):
     """Recursions reading both the past and the future (engine/two_way.py):
     the proved guess agrees with a run over a far wider horizon."""
-    program, facts = prog
-    model = chronolog.reason(program, facts)
-    window = (-40, 40)
-    bounded = chronolog.reason(program, facts, horizon=(-400, 400))
-    for pred in ("p0", "p1", "p2", "e0"):
-        want = _norm(_clip(bounded.facts(pred), window))
-        got = _norm(model.facts_within(pred, window))
-        assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"
+    _equals_wide_horizon_run(prog)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

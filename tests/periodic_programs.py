@@ -346,12 +346,7 @@ def cycle(d, names, guard_pred, both_ways=False):
         q = next(names)
         w1, w2 = punctual_shift(d), punctual_shift(d)
         op = d.choice(["dm", "dm", "dp"])
-        r1 = Rule(_u(q), (Lit(_u(p), op, w1),))
-        if d.random_bool(0.3):  # the second step as a head box
-            r2 = Rule(_u(p), (Lit(_u(q)),) + guard, "bp" if op == "dm" else "bm", w2)
-        else:
-            r2 = Rule(_u(p), (Lit(_u(q), op, w2),) + guard)
-        return [r1, r2], [p], kind
+        return _ring(d, p, q, (op, w1), (op, w2), guard), [p], kind
     # rotation along e (REFERENCE §4): q(Y) :- p(X), e(X,Y); p(X) :- <->[k,k] q(X)
     q = next(names)
     w = punctual_shift(d)
@@ -360,6 +355,19 @@ def cycle(d, names, guard_pred, both_ways=False):
         Rule(_u(q, Y), (Lit(_u(p)), Lit(Atom("e", (X, Y))))),
         Rule(_u(p), (Lit(_u(q), op, w),) + guard),
     ], [p], kind
+
+
+def _ring(d, p, q, first, second, guard):
+    """``q :- op1 p`` and ``p :- op2 q`` (each step an operator and a
+    window); the second step is sometimes written as the head box of the
+    same direction (``<->`` as ``[+]``, ``<+>`` as ``[-]``)."""
+    (op1, w1), (op2, w2) = first, second
+    r1 = Rule(_u(q), (Lit(_u(p), op1, w1),))
+    if d.random_bool(0.3):
+        r2 = Rule(_u(p), (Lit(_u(q)),) + guard, "bp" if op2 == "dm" else "bm", w2)
+    else:
+        r2 = Rule(_u(p), (Lit(_u(q), op2, w2),) + guard)
+    return [r1, r2]
 
 
 def _two_way_cycle(d, names, guard_pred):
@@ -383,12 +391,7 @@ def _two_way_cycle(d, names, guard_pred):
     if kind == "ring":
         q = next(names)
         w1, w2 = punctual_shift(d), punctual_shift(d)
-        r1 = Rule(_u(q), (Lit(_u(p), fwd, w1),))
-        if d.random_bool(0.3):  # the backward step as a head box
-            r2 = Rule(_u(p), (Lit(_u(q)),) + guard, "bm" if fwd == "dm" else "bp", w2)
-        else:
-            r2 = Rule(_u(p), (Lit(_u(q), back, w2),) + guard)
-        return [r1, r2], [p], kind
+        return _ring(d, p, q, (fwd, w1), (back, w2), guard), [p], kind
     if kind == "boxes":
         lo = d.choice([H, 1])
         box = "bm" if fwd == "dm" else "bp"

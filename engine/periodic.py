@@ -281,13 +281,13 @@ def smallest_period(pattern: list, period) -> tuple:
     return pattern, period
 
 
-def fold(core: list, pattern: list, period, start, limit=None) -> tuple:
+def fold(core: list, pattern: list, period, limit=None) -> tuple:
     """Move repetitions that the core already holds into the pattern, so a
     repeating fact is printed from its first occurrence
     (``jobReport@[0,0] every 30``, not a list up to 150 and then a pattern).
 
-    ``pattern`` holds the intervals starting in ``[start, start + period)``
-    and ``core`` the ones starting before ``start`` (``period > 0``).  One
+    ``pattern`` holds the intervals starting in one window of ``period``
+    and ``core`` the ones starting before it (``period > 0``).  One
     interval at a time: while the core's last interval is the pattern's last
     one shifted back by a period, it leaves the core and the pattern rotates
     to start with it (the set of intervals stays the same), unless it would
@@ -304,8 +304,7 @@ def fold(core: list, pattern: list, period, start, limit=None) -> tuple:
             break
         end -= 1
         pattern = [back] + pattern[:-1]
-        start = min(start, back[0])
-    return core[:end], pattern, start
+    return core[:end], pattern
 
 
 __all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "given_repetition", "make"]

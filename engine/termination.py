@@ -552,7 +552,7 @@ def _answer(store, rep, hi, own, fold_limit=None):
                     pattern = [iv for iv in ivs if a <= iv[0] < b]
                     pattern.sort()
                     pattern, q = smallest_period(pattern, p)
-                    core, pattern, _ = fold(core, pattern, q, a, fold_limit)
+                    core, pattern = fold(core, pattern, q, fold_limit)
                     ivs = core
                     if pattern:
                         repeating.setdefault(pred, {})[terms] = [Repeating(iv, q) for iv in pattern]

@@ -122,7 +122,7 @@ class Hypothetical:
             for c in conds:
                 c = _subst_comparison(c, subst)
                 names = sorted(ast.variables_of(c))
-                from chronolog.engine.expressions import compile_condition
+                from chronolog.engine.rows.expressions import compile_condition
 
                 conditions.append((names, compile_condition(c, {v: i for i, v in enumerate(names)})))
             q = _Query(pred, terms, atoms, conditions)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
-from chronolog.engine.stream_eval import StreamEvaluator
+from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make

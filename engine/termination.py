@@ -41,7 +41,7 @@ from chronolog.planner.ir import PlanRule, Scan, SinceRule
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
-from .evaluator import Evaluator
+from .rows.evaluator import Evaluator
 from .periodic import Repeating, Repetition, find_repetition, fold, smallest_period, unroll
 from .store import Store
 

@@ -50,7 +50,7 @@ from chronolog.language.timeline import intersect, make
 from chronolog.planner.fragment import program_reach
 from chronolog.planner.ir import SinceRule
 
-from .evaluator import Evaluator
+from .rows.evaluator import Evaluator
 from .periodic import find_repetition, unroll
 
 INF = math.inf

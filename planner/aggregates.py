@@ -48,10 +48,10 @@ class AggregateRule(PlanRule):
         return f"{base}, {aggs}{after}"
 
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.aggregate import AggregateNode, AggregateSpec
-        from chronolog.engine.linear import AssignNode, ConditionNode
-        from chronolog.engine.output import ExplainingOutputNode, OutputNode
-        from chronolog.engine.pipeline import build_rule_pipeline
+        from chronolog.engine.rows.aggregate import AggregateNode, AggregateSpec
+        from chronolog.engine.rows.linear import AssignNode, ConditionNode
+        from chronolog.engine.rows.output import ExplainingOutputNode, OutputNode
+        from chronolog.engine.rows.pipeline import build_rule_pipeline
 
         if driver is not None:
             # a recursive round: the aggregate is recomputed over the full

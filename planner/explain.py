@@ -64,7 +64,7 @@ def describe_partitioning(plan) -> str:
 
 
 def describe_plan(plan) -> str:
-    from chronolog.engine.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
+    from chronolog.engine.rows.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
     from chronolog.planner.ir import SinceRule
 
     state = _SizeOnly()

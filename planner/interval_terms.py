@@ -36,8 +36,8 @@ class WrapRule(PlanRule):
         return f"{ast.Atom(self.head_pred, self.inner_terms)} + its interval's ends :- {self.body[0].describe()}"
 
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.interval_terms import WrapNode
-        from chronolog.engine.pipeline import build_rule_pipeline
+        from chronolog.engine.rows.interval_terms import WrapNode
+        from chronolog.engine.rows.pipeline import build_rule_pipeline
 
         plain = PlanRule(self.head_pred, self.inner_terms, self.body, None, self.source, True)
         out = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
@@ -59,8 +59,8 @@ class TimedHeadRule(PlanRule):
         return super().describe().replace(" :- ", f"@{iv} :- ", 1)
 
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.interval_terms import ExplainingPlacedOutputNode, PlacedOutputNode
-        from chronolog.engine.pipeline import build_rule_pipeline
+        from chronolog.engine.rows.interval_terms import ExplainingPlacedOutputNode, PlacedOutputNode
+        from chronolog.engine.rows.pipeline import build_rule_pipeline
 
         plain = PlanRule(self.head_pred, self.head_terms, self.body, None, self.source, self.fresh)
         body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)

@@ -134,7 +134,7 @@ def test_division_by_zero():
 def test_recursion_inventing_values_stops():
     with pytest.raises(ProgramError) as e:
         from chronolog.api import load_program
-        from chronolog.engine.evaluator import Evaluator
+        from chronolog.engine.rows.evaluator import Evaluator
         from chronolog.engine.store import Store
         from chronolog.planner import plan
 

@@ -208,9 +208,9 @@ def test_constraints(case):
 @pytest.fixture
 def probe_every_list_by_bisection():
     """Joins, Since/Until and negation bisect into an atom's intervals once
-    it has many (engine/join.py LONG); with LONG = 1 every list is probed
+    it has many (engine/rows/join.py LONG); with LONG = 1 every list is probed
     that way, so the random programs exercise it."""
-    from chronolog.engine import join
+    from chronolog.engine.rows import join
 
     saved = join.LONG
     join.LONG = 1

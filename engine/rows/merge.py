@@ -14,7 +14,7 @@ downstream.  Two strategies (seed 003 §3.3):
 
 from __future__ import annotations
 
-from .node import Node
+from ..node import Node
 
 
 class MergeNode(Node):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .node import BATCH_SIZE, Node
+from ..node import BATCH_SIZE, Node
 
 FULL, DELTA, OLD = "full", "delta", "old"
 

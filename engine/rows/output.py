@@ -8,7 +8,7 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.language.timeline import format_interval, intersect, shift
 
-from .node import MapNode
+from ..node import MapNode
 
 
 class OutputNode(MapNode):

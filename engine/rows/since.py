@@ -19,7 +19,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, inter
 from .input import OLD, AtomPattern
 from . import join as _join
 from .join import intervals_meeting, key_function
-from .node import MapNode
+from ..node import MapNode
 
 
 class SinceJoinNode(MapNode):

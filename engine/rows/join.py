@@ -14,7 +14,7 @@ from bisect import bisect_left
 from chronolog.language import ast
 
 from .input import OLD, AtomPattern
-from .node import MapNode
+from ..node import MapNode
 from .temporal import interval_transform
 from .time_index import BIG, shared_bucket
 

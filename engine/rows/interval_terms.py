@@ -13,7 +13,7 @@ from chronolog.language.builtins import is_number
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import intersect, make
 
-from .node import MapNode
+from ..node import MapNode
 from .output import OutputNode
 
 

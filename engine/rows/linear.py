@@ -5,7 +5,7 @@ test equality)."""
 from __future__ import annotations
 
 from .expressions import compile_condition, compile_expr
-from .node import MapNode
+from ..node import MapNode
 
 
 class ConditionNode(MapNode):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
-from .node import MapNode
+from ..node import MapNode
 
 
 class ClosingNode(MapNode):

@@ -13,7 +13,7 @@ from chronolog.language.timeline import coalesce, subtract
 
 from .input import AtomPattern
 from .join import key_function
-from .node import MapNode
+from ..node import MapNode
 
 
 class DifferenceNode(MapNode):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from chronolog.language.timeline import box as box_op
 from chronolog.language.timeline import format_interval, shift as shift_op
 
-from .node import MapNode
+from ..node import MapNode
 
 
 def interval_transform(box_w, shift_w, group=None):

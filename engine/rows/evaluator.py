@@ -21,7 +21,7 @@ from chronolog.planner.normalize import TOP
 
 from .merge import MergeNode
 from .pipeline import build_rule_pipeline, build_since_pipeline
-from .store import Store
+from ..store import Store
 
 _EMPTY: dict = {}
 

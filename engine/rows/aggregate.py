@@ -26,7 +26,7 @@ from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
 
 from .expressions import compile_expr
-from .node import Node
+from ..node import Node
 
 # which of a contributor's values at a time point counts: the greatest,
 # except for min/mmin, where the least does

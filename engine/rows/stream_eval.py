@@ -43,7 +43,7 @@ from chronolog.planner.stratify import stratify
 
 from .evaluator import Evaluator
 from .merge import MergeNode
-from .store import Store
+from ..store import Store
 
 STEP = "$step"  # holds exactly on the range the current step closes
 

@@ -44,14 +44,14 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     if isinstance(program, ast.Program):
         return program
     if isinstance(program, Path):
-        try:
-            text = program.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ProgramError(f"cannot read the program {program}: {e.strerror}") from None
-        return _parse(text, source or str(program), dialect)
+        from chronolog.language.source_text import read_text
+
+        return _parse(read_text(program, "program"), source or str(program), dialect)
     if not isinstance(program, str):
         raise TypeError("program must be a string of rules, a pathlib.Path or a parsed Program")
-    return _parse(program, source or "<program>", dialect)
+    from chronolog.language.source_text import strip_bom
+
+    return _parse(strip_bom(program), source or "<program>", dialect)
 
 
 def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
@@ -64,13 +64,13 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if facts is None:
         return rows
     if isinstance(facts, Path):
-        try:
-            with facts.open(encoding="utf-8") as fh:
-                return _read(fh, str(facts), dialect, calendar)
-        except OSError as e:
-            raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
+        from chronolog.language.source_text import read_text
+
+        return _read(read_text(facts, "facts file").splitlines(), str(facts), dialect, calendar)
     if isinstance(facts, str):
-        return _read(facts.splitlines(), "<facts>", dialect, calendar)
+        from chronolog.language.source_text import strip_bom
+
+        return _read(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)

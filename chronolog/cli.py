@@ -85,42 +85,20 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window)
 
     from chronolog.api import parse_horizon, reason
-    from chronolog.connectors.csv_files import write_csv_facts
 
     t0 = time.perf_counter()
     try:
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
+        from chronolog.outputs import check_output_dir, output_rows, write_outputs
+
+        if output is not None:
+            check_output_dir(output)
         d = _dialect_for(program, dialect)
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
         win = parse_horizon(window, model.calendar) if window is not None else None
-
-        def rows(pred):
-            if win is not None:
-                return model.facts_within(pred, win)
-            if model.repeating(pred):
-                raise ChronologError(
-                    f"{pred} has facts that repeat forever, which a CSV file cannot hold",
-                    hint="add --window FROM,TO to write the facts inside a window",
-                )
-            return model.facts(pred)
-
-        if output is not None:
-            for pred in model.output_predicates:
-                write_csv_facts(output / f"{pred}.csv", rows(pred), model.column_names(pred), overwrite, model.calendar)
-        from chronolog.connectors.bindings import FILE_KINDS, binding_specs
-        from chronolog.connectors.files import write_facts
-
-        for b in binding_specs(model.plan.program, program.parent):
-            if b["output"]:
-                p = b["pred"]
-                fmt = FILE_KINDS.get(b["kind"])
-                if fmt is None:
-                    raise ChronologError(f"the output {p} is bound to Spark", b["pos"], hint="run with --spark local[*]")
-                if fmt == "csv":
-                    write_csv_facts(b["location"], rows(p), model.column_names(p), overwrite, model.calendar)
-                else:
-                    write_facts(b["location"], rows(p), model.column_names(p), p, fmt, overwrite)
+        rows = output_rows(model, win)
+        write_outputs(model, program, output, overwrite, win)
         if output is None:
             out = sys.stdout
             if win is not None:
@@ -247,13 +225,15 @@ def stream(program, input_, dialect, stats, hypothetical, maximal):
         if input_ is not None and not input_.exists():
             raise ChronologError(f"the input file {input_} does not exist")
         d = _dialect_for(program, dialect)
-        fh = input_.open(encoding="utf-8") if input_ is not None else sys.stdin
+        fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
         source = str(input_) if input_ is not None else "<stdin>"
         try:
             if hypothetical:
                 run_hypothetical(program, fh, source, d)
             else:
                 run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces")
+        except UnicodeDecodeError as e:
+            raise ChronologError(f"{source}: the input is not UTF-8 text (byte 0x{e.object[e.start]:02x})", hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
         finally:
             if input_ is not None:
                 fh.close()

@@ -10,8 +10,6 @@ pyarrow's reader would turn decimals into binary floats.
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 from pathlib import Path
 
 from chronolog.language import ast
@@ -82,12 +80,13 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
 def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
     """Facts of ``pred`` from a CSV file.  See docs/language.md (@bind)."""
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
-    try:
-        fh = path.open(newline="", encoding="utf-8")
-    except OSError as e:
-        raise DataError(f"cannot read {path} (bound to {pred}): {e.strerror}") from None
+    import io
+
+    from chronolog.language.source_text import read_text
+
+    text = read_text(path, f"CSV file (bound to {pred})")
     facts = []
-    with fh:
+    with io.StringIO(text, newline="") as fh:
         reader = csv.reader(fh)
         header = None
         if use_headers:
@@ -150,15 +149,14 @@ def _time_columns(header, ncols, time_mapping, where):
     return n - 2, n - 1, True, True
 
 
-def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None) -> None:
-    """Write facts atomically (temporary file, then rename); never replaces an
-    existing file unless ``overwrite``."""
-    if path.exists() and not overwrite:
-        raise DataError(f"{path} exists already; not overwriting it", hint="choose another directory or pass --overwrite")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None) -> None:
+    """Write facts atomically (temporary file, then rename; with ``staging``,
+    renamed with the run's other outputs); never replaces an existing file
+    unless ``overwrite``."""
+    from chronolog.connectors.files import atomic_write
+
+    def write(tmp):
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
             fmt = calendar.format_point if calendar is not None else format_number
@@ -167,11 +165,8 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
                     [_cell(v) for v in terms]
                     + [fmt(lo), fmt(hi), "true" if lc else "false", "true" if hc else "false"]
                 )
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    atomic_write(Path(path), write, overwrite, staging)
 
 
 def _cell(v) -> str:

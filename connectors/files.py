@@ -12,8 +12,6 @@ unless ``overwrite``.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from chronolog.language.errors import DataError
@@ -90,11 +88,9 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
         return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
     from chronolog.language.facts import read_fact_rows, refuse_repeating
 
-    try:
-        with path.open(encoding="utf-8") as fh:
-            rows = read_fact_rows(fh, str(path), getattr(program, "calendar", None))
-    except OSError as e:
-        raise DataError(f"cannot read {path}: {e.strerror}") from None
+    from chronolog.language.source_text import read_text
+
+    rows = read_fact_rows(read_text(path, "facts file").splitlines(), str(path), getattr(program, "calendar", None))
     refuse_repeating(rows, "a table of rows")
     return list(rows.get(pred, []))
 
@@ -105,36 +101,30 @@ def read_fact_file(path, pred: str, program=None) -> list:
     from chronolog.language import ast
     from chronolog.language.facts import read_fact_rows
 
-    try:
-        with Path(path).open(encoding="utf-8") as fh:
-            rows = read_fact_rows(fh, str(path), getattr(program, "calendar", None))
-    except OSError as e:
-        raise DataError(f"cannot read {path}: {e.strerror}") from None
+    from chronolog.language.source_text import read_text
+
+    rows = read_fact_rows(read_text(path, "facts file").splitlines(), str(path), getattr(program, "calendar", None))
     pos = ast.Pos(str(path), 0, 0)
     out = [ast.Fact(pred, t, iv, pos) for t, iv in rows.get(pred, [])]
     out += [ast.Fact(pred, t, iv, p, every) for t, iv, every, p in rows.repeating.get(pred, [])]
     return out
 
 
-def atomic_write(path, write, overwrite: bool = False) -> None:
+def atomic_write(path, write, overwrite: bool = False, staging=None) -> None:
     """Call ``write(tmp_path)`` and rename the result to ``path``; a failure
-    leaves nothing behind, an existing ``path`` is kept unless ``overwrite``."""
-    path = Path(path)
-    if path.exists() and not overwrite:
-        raise DataError(f"{path} exists already; not overwriting it", hint="choose another path, or pass --overwrite (overwrite=True in Python)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    leaves nothing behind, an existing ``path`` is kept unless ``overwrite``.
+    With a :class:`~chronolog.connectors.staging.Staging`, the rename waits
+    for its ``publish`` (all outputs of a run together)."""
+    from chronolog.connectors.staging import Staging
+
+    if staging is not None:
+        return staging.stage(path, write, overwrite)
+    with Staging() as one:
+        one.stage(path, write, overwrite)
+        one.publish()
 
 
-def write_table(table, path, fmt=None, overwrite: bool = False) -> None:
+def write_table(table, path, fmt=None, overwrite: bool = False, staging=None) -> None:
     """Write a ``pyarrow.Table`` as Parquet or Arrow IPC (file form), atomically."""
     import pyarrow as pa
 
@@ -151,17 +141,17 @@ def write_table(table, path, fmt=None, overwrite: bool = False) -> None:
         else:
             raise DataError(f"write_table writes parquet or arrow files, not {kind}")
 
-    atomic_write(path, write, overwrite)
+    atomic_write(path, write, overwrite, staging)
 
 
-def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False) -> None:
+def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False, staging=None, calendar=None) -> None:
     """Write ``(terms, interval)`` rows in any format, atomically.
     ``timestamps``: time columns as ``timestamp[us, UTC]`` (Parquet/IPC)."""
     kind = format_of(path, fmt)
     if kind == "csv":
         from chronolog.connectors.csv_files import write_csv_facts
 
-        return write_csv_facts(Path(path), facts, names, overwrite)
+        return write_csv_facts(Path(path), facts, names, overwrite, calendar, staging)
     if kind == "facts":
         from chronolog.language.text import format_fact
 
@@ -171,7 +161,7 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
                     fh.write(format_fact(pred, terms, iv))
                     fh.write("\n")
 
-        return atomic_write(path, write, overwrite)
+        return atomic_write(path, write, overwrite, staging)
     from chronolog.connectors.arrow import facts_to_arrow
 
     table = facts_to_arrow(facts, names)
@@ -179,4 +169,4 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
         from chronolog.connectors.timestamps import to_timestamps
 
         table = to_timestamps(table, pred=pred)
-    write_table(table, path, kind, overwrite)
+    write_table(table, path, kind, overwrite, staging)

@@ -106,11 +106,23 @@ def check_writable(spark, b: dict, overwrite: bool) -> None:
         )
 
 
-def write_binding(df, b: dict, overwrite: bool) -> None:
+def write_binding(df, b: dict, overwrite: bool, staging=None) -> None:
     """Write ``df`` to an output binding.  Spark's file committer makes each
-    write all-or-nothing; the existence check happens before reasoning."""
+    write all-or-nothing; the existence check happens before reasoning.
+    With a :class:`~chronolog.connectors.staging.Staging`, a path on the
+    local file system is written under a hidden name and renamed into place
+    with the run's other outputs (a table or a remote path is written
+    directly: call this for them after ``staging.publish()``)."""
     fmt = b["format"] or "parquet"
     mode = "overwrite" if overwrite else "errorifexists"
+    if staging is not None and stageable(b):
+        tmp = staging.temp_path(Path(str(b["location"])), overwrite, is_dir=True)
+        if fmt == "chronolog":
+            tmp.rmdir()  # the chronolog source creates its directory itself
+            df.write.format("chronolog").option("predicate", b["pred"]).mode("append").save(str(tmp))
+        else:
+            df.write.format(fmt).options(**b["options"]).mode("overwrite").save(str(tmp))
+        return
     if fmt == "table":
         df.write.mode(mode).saveAsTable(str(b["location"]))
     elif fmt == "chronolog":
@@ -118,6 +130,11 @@ def write_binding(df, b: dict, overwrite: bool) -> None:
         w.mode("overwrite" if overwrite else "append").save(str(b["location"]))
     else:
         df.write.format(fmt).options(**b["options"]).mode(mode).save(str(b["location"]))
+
+
+def stageable(b: dict) -> bool:
+    """Whether a Spark output can be staged: a path on the local file system."""
+    return (b["format"] or "parquet") != "table" and "://" not in str(b["location"])
 
 
 # ------------------------------------------------------------ reasoning
@@ -369,17 +386,25 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
         out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window)
     for w in caught:
         print(str(w.message), file=sys.stderr)
-    written = set()
-    for b in specs:
-        if b["kind"] == "spark":
-            write_binding(out[b["pred"]], b, overwrite)
-        else:
-            from chronolog.connectors.arrow import table_to_rows
-            from chronolog.connectors.bindings import FILE_KINDS
-            from chronolog.connectors.files import write_facts
+    from chronolog.connectors.staging import Staging
 
-            df = out[b["pred"]]
-            rows = table_to_rows(df.toArrow(), b["pred"], timestamps="seconds")
-            write_facts(b["location"], rows, _term_columns(df), b["pred"], FILE_KINDS.get(b["kind"], b["kind"]), overwrite)
-        written.add(b["pred"])
+    written = set()
+    with Staging() as staging:  # every output or none (connectors/staging.py)
+        for b in specs:
+            if b["kind"] == "spark":
+                if stageable(b):
+                    write_binding(out[b["pred"]], b, overwrite, staging)
+            else:
+                from chronolog.connectors.arrow import table_to_rows
+                from chronolog.connectors.bindings import FILE_KINDS
+                from chronolog.connectors.files import write_facts
+
+                df = out[b["pred"]]
+                rows = table_to_rows(df.toArrow(), b["pred"], timestamps="seconds")
+                write_facts(b["location"], rows, _term_columns(df), b["pred"], FILE_KINDS.get(b["kind"], b["kind"]), overwrite, staging=staging)
+            written.add(b["pred"])
+        staging.publish()
+    for b in specs:  # tables and remote paths: written by Spark's own committer, last
+        if b["kind"] == "spark" and not stageable(b):
+            write_binding(out[b["pred"]], b, overwrite)
     return {p: df for p, df in out.items() if p not in written}

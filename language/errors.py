@@ -56,3 +56,15 @@ class InconsistencyError(ChronologError):
     def __init__(self, message: str, pos: Optional[Pos] = None, violations=None):
         self.violations = violations or []
         super().__init__(message, pos)
+
+
+def too_deep(text: str, source: str, first_line: int = 1) -> SyntaxError_:
+    """Operators nested beyond what the parser's recursion allows."""
+    lines = text.splitlines() or [""]
+    n = max(range(len(lines)), key=lambda i: lines[i].count("[") + lines[i].count("("))
+    return SyntaxError_(
+        "operators are nested too deeply to read",
+        Pos(source, first_line + n, 1),
+        hint="split the nesting into rules with intermediate predicates (a few dozen levels at most)",
+        source_line=lines[n][:200],
+    )

@@ -82,7 +82,7 @@ from lark import Transformer, v_args
 from . import ast
 from .interval_tokens import IntervalTokens
 from .text import unquote
-from .errors import ChronologError, SyntaxError_
+from .errors import ChronologError, SyntaxError_, too_deep
 from .timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
 __all__ = ["parse", "parse_facts"]
@@ -419,10 +419,16 @@ class _ToAst(IntervalTokens, Transformer):
 
     # ---------------------------------------------------------- time
     def unsigned(self, items):
-        return parse_number(str(items[0]))
+        return self._number(items[0])
 
     def negative(self, items):
-        return -parse_number(str(items[0]))
+        return -self._number(items[0])
+
+    def _number(self, tok):
+        try:
+            return parse_number(str(tok))
+        except ValueError as e:  # 3/0
+            raise self._err(str(e), self._tok_pos(tok), hint="a fraction's denominator must not be 0") from None
 
     def _make(self, lo, hi, lc, hc, meta, what="interval"):
         iv = make(lo, hi, lc, hc)
@@ -477,14 +483,17 @@ def _mirror(window):
 def _parse_line(line_text: str, lineno: int, source: str, facts: bool = False):
     try:
         tree = _parser().parse(line_text)
+        return _ToAst(source, line_text, lineno).transform(tree)
     except lark.exceptions.UnexpectedInput as exc:
         raise _syntax_error(exc, line_text, lineno, source, facts) from None
-    try:
-        return _ToAst(source, line_text, lineno).transform(tree)
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, ChronologError):
             raise exc.orig_exc from None
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep(line_text, source, lineno) from None
         raise
+    except RecursionError:
+        raise too_deep(line_text, source, lineno) from None
 
 
 def _is_comment(stripped: str) -> bool:
@@ -605,7 +614,9 @@ def parse_facts(text_or_lines: Union[str, Path, Iterable[str]], source: str = "<
     if isinstance(text_or_lines, Path):
         if source == "<facts>":
             source = str(text_or_lines)
-        text_or_lines = text_or_lines.read_text()
+        from .source_text import read_text
+
+        text_or_lines = read_text(text_or_lines, "facts file")
     lines = text_or_lines.splitlines() if isinstance(text_or_lines, str) else text_or_lines
     out = []
     append = out.append

@@ -17,7 +17,7 @@ from lark import Token, Transformer, v_args
 from . import ast, dates
 from .interval_tokens import IntervalTokens
 from .text import unquote
-from .errors import ChronologError, SyntaxError_
+from .errors import ChronologError, SyntaxError_, too_deep
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
 _GRAMMAR = Path(__file__).with_name("vadalog.lark")
@@ -161,6 +161,16 @@ class _ToAst(IntervalTokens, Transformer):
         self._anon = 0
 
     # ---------------------------------------------------------- helpers
+    def _check_window(self, op, window, meta) -> None:
+        """Operator windows are non-negative: the direction is the operator's."""
+        lo = window[0] if isinstance(window, tuple) else None
+        if (_is_num(lo) or lo == NEG_INF) and lo < 0:
+            raise self._err(
+                f"the window of {op} starts at a negative distance",
+                _pos(self.source, meta),
+                hint="windows are non-negative distances: <->[1,2] looks 1 to 2 back, <+>[1,2] 1 to 2 ahead",
+            )
+
     def _err(self, msg, pos, hint=""):
         line = self.lines[pos.line - 1] if 0 < pos.line <= len(self.lines) else ""
         return SyntaxError_(msg, pos, hint=hint, source_line=line)
@@ -277,6 +287,7 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def head_box(self, meta, items):
         op, window, inner = items
+        self._check_window(op, window, meta)
         if isinstance(inner, (_Call, _Name)):
             inner = self._as_atom(inner, _pos(self.source, meta))
         return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
@@ -300,16 +311,19 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def temporal(self, meta, items):
         op, window, inner = items
+        self._check_window(op, window, meta)
         return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
 
     @v_args(meta=True)
     def since(self, meta, items):
-        left, _, window, right = items
+        left, op, window, right = items
+        self._check_window(op, window, meta)
         return ast.Binary("S", window, left, right, _pos(self.source, meta))
 
     @v_args(meta=True)
     def until(self, meta, items):
-        left, _, window, right = items
+        left, op, window, right = items
+        self._check_window(op, window, meta)
         return ast.Binary("U", window, left, right, _pos(self.source, meta))
 
     @v_args(meta=True)
@@ -508,7 +522,10 @@ class _ToAst(IntervalTokens, Transformer):
 
     # ---------------------------------------------------------- time
     def number(self, items):
-        return parse_number(str(items[0]))
+        try:
+            return parse_number(str(items[0]))
+        except ValueError as e:  # 3/0
+            raise self._err(str(e), _tok_pos(self.source, items[0]), hint="a fraction's denominator must not be 0") from None
 
     def negative(self, items):
         return -items[0]
@@ -594,12 +611,15 @@ def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
     ``calendar``: see :func:`.dates.resolve` (``None`` for a program)."""
     try:
         tree = _parser().parse(text)
+        prog = _ToAst(source, text).transform(tree)
     except lark.exceptions.UnexpectedInput as exc:
         raise syntax_error(exc, text, source) from None
-    try:
-        prog = _ToAst(source, text).transform(tree)
     except lark.exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, ChronologError):
             raise exc.orig_exc from None
+        if isinstance(exc.orig_exc, RecursionError):
+            raise too_deep(text, source) from None
         raise
+    except RecursionError:
+        raise too_deep(text, source) from None
     return dates.resolve(prog, calendar, text.splitlines())

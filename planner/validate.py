@@ -93,6 +93,16 @@ def check_safety(rule: ast.Rule) -> None:
                     hint="every variable in a condition must occur in a positive body atom or an assignment",
                     source_line=rule.text,
                 )
+    if isinstance(rule.head, ast.Timed):
+        missing = (ast.variables_of(rule.head.start) | ast.variables_of(rule.head.end)) - bound
+        if missing:
+            raise ProgramError(
+                f"unsafe rule: the head's interval variable{'s' if len(missing) > 1 else ''} {_names(missing)} "
+                f"{_is(missing)} not bound by the body",
+                rule.pos,
+                hint="bind them in a body literal such as q(X)@[S,E], or by an assignment S = ...",
+                source_line=rule.text,
+            )
     head = ast.head_atom(rule.head)
     if head is not None:
         missing = ast.variables_of(head) - bound

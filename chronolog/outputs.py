@@ -1,0 +1,54 @@
+"""Where ``chronolog run`` writes a model: ``--output DIR`` (one CSV per
+output predicate) and the program's file ``@bind`` outputs, all staged and
+published together (connectors/staging.py), so a failed run writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chronolog.language.errors import ChronologError
+
+
+def output_rows(model, window):
+    """``rows(pred)``: the facts to write; repeating facts need a window."""
+
+    def rows(pred, what="a file"):
+        if window is not None:
+            return model.facts_within(pred, window)
+        if model.repeating(pred):
+            raise ChronologError(
+                f"{pred} has facts that repeat forever, which {what} cannot hold",
+                hint="add --window FROM,TO to write the facts inside a window",
+            )
+        return model.facts(pred)
+
+    return rows
+
+
+def check_output_dir(output: Path) -> None:
+    if output.exists() and not output.is_dir():
+        raise ChronologError(f"--output {output} is not a directory", hint="name a directory (it is created if missing)")
+
+
+def write_outputs(model, program: Path, output, overwrite: bool, window) -> None:
+    """Write ``--output DIR`` and the file bindings of ``program``, all or none."""
+    from chronolog.connectors.bindings import FILE_KINDS, binding_specs
+    from chronolog.connectors.files import write_facts
+    from chronolog.connectors.staging import Staging
+
+    rows = output_rows(model, window)
+    specs = [b for b in binding_specs(model.plan.program, program.parent) if b["output"]]
+    for b in specs:
+        if FILE_KINDS.get(b["kind"]) is None:
+            raise ChronologError(f"the output {b['pred']} is bound to Spark", b["pos"], hint="run with --spark local[*]")
+    if output is not None:
+        check_output_dir(output)
+    with Staging() as staging:
+        if output is not None:
+            for pred in model.output_predicates:
+                write_facts(output / f"{pred}.csv", rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar)
+        for b in specs:
+            p, fmt = b["pred"], FILE_KINDS[b["kind"]]
+            what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
+            write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar)
+        staging.publish()

@@ -1,0 +1,55 @@
+"""Reading the user's text files: UTF-8, with an optional byte-order mark
+(some Windows editors write one), and an undecodable byte reported at its
+line and column instead of a ``UnicodeDecodeError``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .ast import Pos
+from .errors import DataError, ProgramError
+
+BOM = "\ufeff"
+
+
+def decode(data: bytes, source: str, what: str = "file") -> str:
+    """``data`` as text; a byte-order mark is dropped."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise not_utf8(data, e.start, source, what) from None
+    return text[1:] if text.startswith(BOM) else text
+
+
+def not_utf8(data: bytes, offset: int, source: str, what: str):
+    """The error for the undecodable byte at ``offset``."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[start:offset].decode("utf-8", "replace")) + 1
+    end = data.find(b"\n", offset)
+    shown = data[start : end if end >= 0 else len(data)][:200].decode("utf-8", "replace")
+    cls = ProgramError if what == "program" else DataError
+    return cls(
+        f"the {what} is not UTF-8 text (byte 0x{data[offset]:02x})",
+        Pos(source, line, column),
+        hint="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 FILE)",
+        source_line=shown,
+    )
+
+
+def read_text(path, what: str = "file") -> str:
+    """The text of the file ``path`` (``what``: "program", "facts file", ...)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        cls = ProgramError if what == "program" else DataError
+        raise cls(f"cannot read the {what} {path}: it is a directory", hint="name a file") from None
+    except OSError as e:
+        cls = ProgramError if what == "program" else DataError
+        raise cls(f"cannot read the {what} {path}: {e.strerror or e}") from None
+    return decode(data, str(path), what)
+
+
+def strip_bom(text: str) -> str:
+    return text[1:] if text.startswith(BOM) else text

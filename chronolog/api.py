@@ -47,8 +47,9 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
         from chronolog.language.source_text import read_text
 
         return _parse(read_text(program, "program"), source or str(program), dialect)
-    if not isinstance(program, str):
-        raise TypeError("program must be a string of rules, a pathlib.Path or a parsed Program")
+    from chronolog.arguments import check_program
+
+    check_program(program)
     from chronolog.language.source_text import strip_bom
 
     return _parse(strip_bom(program), source or "<program>", dialect)
@@ -60,6 +61,9 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     program's (``program.calendar``) when its time points are dates."""
     if isinstance(facts, FactRows):
         return facts
+    from chronolog import arguments
+
+    arguments.check_facts(facts)
     rows = FactRows()
     if facts is None:
         return rows
@@ -73,15 +77,18 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         return _read(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
-            pos = ast.Pos(f"<facts {pred}>", 0, 0)
+            arguments.check_predicate_name(pred)
+            pos = ast.Pos(f"facts[{pred!r}]")
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 from chronolog.connectors.arrow import table_to_rows
 
                 for terms, iv in table_to_rows(items, pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
-            for terms, iv in items:
-                rows.add(pred, tuple(terms), _interval(iv, calendar), pos)
+            for i, row in enumerate(items):
+                where = f"facts[{pred!r}][{i}]"
+                terms = arguments.check_fact_row(row, where)
+                rows.add(pred, terms, _interval(row[1], calendar, where), ast.Pos(where))
         return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
@@ -109,10 +116,13 @@ def _repeating_rows(rows) -> list:
     return [(p, t, iv, every) for p, lst in getattr(rows, "repeating", {}).items() for t, iv, every, _ in lst]
 
 
-def _interval(iv, calendar=None):
+def _interval(iv, calendar=None, where="interval"):
+    from chronolog.arguments import check_interval
     from chronolog.language.timeline import make
 
     from chronolog.language.dates import to_points
+
+    check_interval(iv, where)
 
     iv = to_points(iv, calendar)
     if isinstance(iv, tuple) and len(iv) == 4:
@@ -122,7 +132,7 @@ def _interval(iv, calendar=None):
     else:
         r = make(iv, iv, True, True)
     if r is None:
-        raise DataError(f"empty interval {iv!r}", hint="intervals are (start, end) or (start, end, start_closed, end_closed)")
+        raise DataError(f"{where}: the interval {iv!r} is empty", hint="intervals are (start, end) or (start, end, start_closed, end_closed)")
     return r
 
 
@@ -143,11 +153,14 @@ def _format_period(per, calendar) -> str:
     return sign + "PT" + format_number(seconds) + "S"
 
 
-def parse_horizon(h, calendar=None):
+def parse_horizon(h, calendar=None, what="horizon"):
     """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple (dates on a
-    calendar timeline)."""
+    calendar timeline); ``what`` names it in errors (``--window``)."""
     if h is None:
         return None
+    from chronolog.arguments import check_horizon
+
+    check_horizon(h, what)
     if calendar is not None:
         from chronolog.language.dates import horizon_points
 
@@ -155,14 +168,14 @@ def parse_horizon(h, calendar=None):
     if isinstance(h, str):
         parts = h.split(",")
         if len(parts) != 2:
-            raise ProgramError(f"bad horizon {h!r}", hint="write it as FROM,TO, e.g. 0,1000")
+            raise ProgramError(f"bad {what} {h!r}", hint="write it as FROM,TO, e.g. 0,1000")
         try:
             h = tuple(parse_number(p) for p in parts)
         except ValueError:
-            raise ProgramError(f"bad horizon {h!r}", hint="write it as FROM,TO with numbers, e.g. 0,1000") from None
+            raise ProgramError(f"bad {what} {h!r}", hint="write it as FROM,TO with numbers, e.g. 0,1000") from None
     lo, hi = h[0], h[1]
     if lo > hi:
-        raise ProgramError(f"bad horizon: {lo} > {hi}", hint="FROM must not be after TO")
+        raise ProgramError(f"bad {what}: {lo} > {hi}", hint="FROM must not be after TO")
     from chronolog.language.timeline import make
 
     return make(lo, hi, True, True)
@@ -179,6 +192,7 @@ def reason(
     placement: Optional[str] = None,
     explain: bool = False,
     base_dir: Optional[Path] = None,
+    max_rounds: Optional[int] = None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -195,10 +209,13 @@ def reason(
     ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
     program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
+    ``max_rounds``: how many rounds a recursion may take before it is
+    reported as not reaching a fixpoint (default 100,000).
     """
     return Reasoner(
         program, facts, dialect=dialect, horizon=horizon, source=source,
         strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
+        max_rounds=max_rounds,
     ).model
 
 
@@ -226,7 +243,13 @@ class Reasoner:
         placement: Optional[str] = None,
         explain: bool = False,
         base_dir: Optional[Path] = None,
+        max_rounds: Optional[int] = None,
     ):
+        from chronolog.arguments import check_choice, check_max_rounds
+
+        check_choice("dialect", dialect, DIALECTS)
+        check_max_rounds(max_rounds)
+        self.max_rounds = max_rounds
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
@@ -303,15 +326,17 @@ class Reasoner:
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
-        self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
+        self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
         self.evaluator.run()
         self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
 
     def _terminate(self) -> "Model":
+        from chronolog.engine.runaway import round_limit
         from chronolog.engine.termination import evaluate
 
-        out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given)
+        with round_limit(self.max_rounds):
+            out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given)
         stats = dict(out.stats, components=out.components)
         model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
@@ -435,7 +460,10 @@ class Model:
                 f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
-            pred, iv = query, _interval(interval, self.calendar)
+            pred, iv = query, _interval(interval, self.calendar, "interval")
+        from chronolog.arguments import check_known_predicate
+
+        check_known_predicate(self, pred, "holds()")
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -507,7 +535,7 @@ class Model:
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
         from chronolog.engine.periodic import unroll
 
-        w = _interval(window, self.calendar)
+        w = _interval(window, self.calendar, "window")
         rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})
@@ -522,8 +550,10 @@ class Model:
 
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
+        from chronolog.arguments import check_known_predicate
         from chronolog.connectors.arrow import facts_to_arrow
 
+        check_known_predicate(self, pred, "to_arrow()")
         if window is not None:
             return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred), self.calendar)
         if self._repeating.get(pred):

@@ -74,7 +74,8 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed):
+@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -95,8 +96,8 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if output is not None:
             check_output_dir(output)
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
-        win = parse_horizon(window, model.calendar) if window is not None else None
+        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement, max_rounds=max_rounds)
+        win = parse_horizon(window, model.calendar, "--window") if window is not None else None
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
         if output is None:
@@ -141,7 +142,8 @@ def _describe_component(c) -> str:
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
-def entails(program, query, facts, dialect, horizon):
+@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
+def entails(program, query, facts, dialect, horizon, max_rounds):
     """Print true if QUERY (a fact such as "p(a)@[10,20]") holds throughout its
     interval in the least model of PROGRAM, false otherwise.  The exit status
     is 0 either way; 2 on bad input."""
@@ -151,7 +153,7 @@ def entails(program, query, facts, dialect, horizon):
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon)
+        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, max_rounds=max_rounds)
         click.echo("true" if model.holds(query, dialect=d) else "false")
     except ChronologError as e:
         _fail(e)

@@ -143,6 +143,9 @@ class Stream:
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
         (A watermark at or before the current one changes nothing.)"""
+        from chronolog.arguments import check_time_point
+
+        check_time_point(t, "advance()")
         v, closed = self._promised
         if t > v or (t == v and not closed):  # an earlier watermark says nothing new
             self._promised = (t, True)

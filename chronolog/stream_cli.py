@@ -35,8 +35,8 @@ def _facts(fh, source: str, dialect: str):
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:
     from chronolog.language.ast import Pos
 
-    pos = err.pos if err.pos is not None else Pos(source, line, 0)
-    err.pos = dataclasses.replace(pos, file=source, line=line)
+    pos = err.pos if err.pos is not None else Pos(source, line, 1)
+    err.pos = dataclasses.replace(pos, file=source, line=line, column=pos.column or 1)
     return err
 
 

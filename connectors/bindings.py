@@ -63,6 +63,17 @@ def column_names(program: ast.Program, pred: str, arity: int) -> list:
     return [m[i][0] if i in m else f"c{i}" for i in range(arity)]
 
 
+def _bind_args(a):
+    """The four arguments of a @bind (read before the program is checked)."""
+    if len(a.args) != 4:
+        raise ProgramError(
+            f"@bind takes 4 arguments, not {len(a.args)}",
+            a.pos,
+            hint='@bind("pred", "parquet", "directory", "file.parquet")',
+        )
+    return a.args
+
+
 def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -> list:
     """Facts of the input bindings read without Spark; ``spark_inputs`` (not
     None) means a Spark connector reads the "spark" ones."""
@@ -71,7 +82,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -
     for a in program.annotations:
         if a.name != "bind":
             continue
-        pred, spec, directory, name = a.args
+        pred, spec, directory, name = _bind_args(a)
         kind, opts = _parse_options(str(spec))
         if kind not in FILE_KINDS and kind != "spark":
             raise ProgramError(
@@ -120,7 +131,7 @@ def binding_specs(program: ast.Program, base_dir: Path) -> list:
     for a in program.annotations:
         if a.name != "bind":
             continue
-        pred, spec, directory, name = a.args
+        pred, spec, directory, name = _bind_args(a)
         words = str(spec).split()
         kind, opts = _parse_options(str(spec))
         fmt = words[1].lower() if kind == "spark" and len(words) > 1 and "=" not in words[1] else None

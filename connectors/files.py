@@ -76,7 +76,15 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     kind = format_of(path, fmt)
     if kind in ("parquet", "ipc"):
         calendar = getattr(program, "calendar", None)
-        return table_to_rows(read_table(path, kind), pred, calendar, timestamps="seconds")
+        table = read_table(path, kind)
+        try:
+            return table_to_rows(table, pred, calendar, timestamps="seconds")
+        except DataError as e:
+            if e.pos is not None:
+                raise
+            from chronolog.language.ast import Pos
+
+            raise DataError(e.message, Pos(str(path)), hint=e.hint) from None
     if kind == "csv":
         from chronolog.connectors.bindings import mappings, time_mapping
         from chronolog.connectors.csv_files import read_csv_facts

@@ -20,8 +20,10 @@ class Pos:
     line: int = 0
     column: int = 0
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+    def __str__(self) -> str:  # line/column 0: not known (a row of a table, an argument)
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
 
 
 NOWHERE = Pos()

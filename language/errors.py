@@ -25,12 +25,25 @@ class ChronologError(Exception):
         where = f"{self.pos}: " if self.pos is not None else ""
         text = f"{where}{self.kind}: {self.message}"
         if self.source_line:
-            text += f"\n    {self.source_line.rstrip()}"
-            if self.pos is not None and self.pos.column > 0:
-                text += "\n    " + " " * (self.pos.column - 1) + "^"
+            line, col = _excerpt(self.source_line.rstrip(), self.pos.column if self.pos is not None else 0)
+            text += f"\n    {line}"
+            if col > 0:
+                text += "\n    " + " " * (col - 1) + "^"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def _excerpt(line: str, column: int, width: int = 100):
+    """A long line cut to ``width`` characters around ``column`` (a one-line
+    fact file of megabytes must not be echoed whole); the column adjusted."""
+    if len(line) <= width:
+        return line, column
+    start = max(0, min(column - 1 - width // 2, len(line) - width)) if column > 0 else 0
+    cut = line[start : start + width]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(line) else ""
+    return prefix + cut + suffix, (column - start + len(prefix)) if column > 0 else 0
 
 
 class SyntaxError_(ChronologError):

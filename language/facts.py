@@ -361,9 +361,14 @@ def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
     try:
         prog = vadalog.parse(text, source, calendar if calendar is not None else dates.NUMERIC)
     except SyntaxError_ as e:
-        pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)
+        col = e.pos.column if e.pos else 0
+        message = e.message
+        if col > len(line.rstrip()):  # at the '.' added above: the fact ends early
+            expected = message.partition("; ")[2]
+            col, message = len(line.rstrip()) + 1, "the fact ends early" + (f"; {expected}" if expected else "")
+        pos = ast.Pos(source, lineno, col)
         raise SyntaxError_(
-            e.message, pos, hint=e.hint or "a fact looks like p(a, 1.5, \"x\")@[1,5) or p(a)@3", source_line=line
+            message, pos, hint=e.hint or "a fact looks like p(a, 1.5, \"x\")@[1,5) or p(a)@3", source_line=line
         ) from None
     except ChronologError as e:  # e.g. a date on a numeric timeline (dates.resolve)
         pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)

@@ -427,6 +427,6 @@ def test_key_groups_give_the_same_model(prog):
         whole = chronolog.reason(program, facts)
     finally:
         termination._key_groups = saved
-    for pred in ("p0", "p1", "p2", "e0"):
+    for pred in sorted({"p0", "p1", "p2", "e0"} & set(grouped.plan.arities)):  # holds() refuses unknown predicates
         assert grouped.facts_within(pred, (-60, 90)) == whole.facts_within(pred, (-60, 90)), (program, pred)
         assert grouped.holds(f"{pred}(k3)@[1000000,1000000]") == whole.holds(f"{pred}(k3)@[1000000,1000000]")

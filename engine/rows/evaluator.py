@@ -12,6 +12,7 @@ Constraints (``⊥`` heads) are checked once all strata are done.
 
 from __future__ import annotations
 
+from chronolog.engine.runaway import MAX_ROUNDS, check_round
 from chronolog.language import ast
 from chronolog.language.errors import InconsistencyError, ProgramError
 from chronolog.language.text import format_fact
@@ -33,7 +34,7 @@ class Evaluator:
         store: Store = None,
         horizon=None,
         strategy: str = "blocking",
-        max_rounds: int = 100_000,
+        max_rounds: int = None,
         explain: bool = False,
         base=None,
     ):
@@ -46,7 +47,7 @@ class Evaluator:
         self.store = store if store is not None else Store()
         self.horizon = horizon
         self.strategy = strategy
-        self.max_rounds = max_rounds
+        self.max_rounds = max_rounds if max_rounds is not None else MAX_ROUNDS.get()
         self.delta: dict = {}
         self.stats = {"rounds": 0, "derivations": 0}
         self._pipeline_cache: dict = {}
@@ -171,8 +172,10 @@ class Evaluator:
                     + "; ".join(_rule_text(r) for r in rules[:3])
                     + " keeps creating new values",
                     _rule_pos(rules[0]),
-                    hint="bound the recursion with a condition (e.g. X < 100) or raise max_rounds",
+                    hint="bound the recursion with a condition (e.g. X < 100), or allow more rounds "
+                    "with --max-rounds N (max_rounds=N in Python)",
                 )
+            check_round(stratum, delta, rounds, _rule_text, _rule_pos)
             self.delta = delta
             self._delta_variants(stratum, merges, frozenset(delta))
             delta = self._round(merges)

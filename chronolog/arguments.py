@@ -1,0 +1,174 @@
+"""Checks of what Python code passes to the API (``reason``, ``Model``,
+``Stream``): a wrong argument is an :class:`ArgumentError` naming the
+argument (and the row and column of table input) with the accepted forms,
+never a bare ``TypeError`` from deep inside, never a silently odd answer."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+from chronolog.language.errors import ChronologError
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ArgumentError(ChronologError):
+    """A Python argument of the wrong type or value."""
+
+    kind = "argument error"
+
+
+def is_number(v) -> bool:
+    return isinstance(v, (int, float, Fraction, Decimal)) and not isinstance(v, bool)
+
+
+def check_program(program) -> None:
+    from chronolog.language import ast
+
+    if not isinstance(program, (str, Path, ast.Program)):
+        raise ArgumentError(
+            f"program: expected the program's text, a pathlib.Path or a parsed Program, not {type(program).__name__}",
+            hint='reason("p(X) :- q(X).  q(a)@1.") or reason(Path("rules.vada"))',
+        )
+
+
+def check_facts(facts) -> None:
+    """The forms ``reason(program, facts)`` accepts (docs/api.md)."""
+    if facts is None or isinstance(facts, (str, Path, dict)):
+        return
+    if isinstance(facts, (bytes, bytearray)):
+        raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
+    if not hasattr(facts, "__iter__") or _is_table(facts):
+        raise ArgumentError(
+            f"facts: expected fact text, a Path, a list of lines or Paths, or a dict {{predicate: rows}}, not {type(facts).__name__}",
+            hint='reason(program, "q(a)@[1,2]") or reason(program, {"q": [(("a",), (1, 2))]}); '
+            'a table goes in a dict: {"q": table}',
+        )
+
+
+def _is_table(x) -> bool:
+    return type(x).__name__ in ("Table", "DataFrame")
+
+
+def check_predicate_name(pred, what: str = "facts") -> None:
+    if not isinstance(pred, str) or not _NAME.match(pred):
+        raise ArgumentError(
+            f"{what}: {pred!r} is not a predicate name",
+            hint="a predicate name is a letter or _ followed by letters, digits or _ (e.g. q, sensor_reading)",
+        )
+
+
+def check_term(v, where: str) -> None:
+    """A constant of a fact: string, number, boolean, date or datetime."""
+    if isinstance(v, (str, bool, date, datetime)) or is_number(v):
+        if isinstance(v, float) and math.isnan(v):
+            raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
+        return
+    if isinstance(v, tuple) and all(isinstance(x, (str, int, Fraction)) for x in v):  # a munion set
+        return
+    raise ArgumentError(
+        f"{where}: {v!r} ({type(v).__name__}) is not a constant",
+        hint="constants are strings, numbers, booleans, dates or datetimes" + ("; None has no meaning in a fact" if v is None else ""),
+    )
+
+
+def check_fact_row(row, where: str):
+    """One ``(terms, interval)`` item of dictionary input -> terms tuple."""
+    if not isinstance(row, (tuple, list)) or len(row) != 2:
+        raise ArgumentError(
+            f"{where}: expected a pair (terms, interval), not {row!r}",
+            hint='e.g. {"q": [(("a",), (1, 2))]}: terms is a tuple, interval (start, end) or (start, end, start_closed, end_closed)',
+        )
+    terms, iv = row
+    if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)):
+        raise ArgumentError(f"{where}: the terms {terms!r} are not a tuple", hint='write one-argument terms as ("a",)')
+    for k, v in enumerate(terms):
+        check_term(v, f"{where}, argument {k + 1}")
+    check_interval(iv, f"{where}, interval")
+    return tuple(terms)
+
+
+def _point(v, where: str) -> None:
+    if isinstance(v, (date, datetime)):  # resolved by the program's calendar
+        return
+    if isinstance(v, str):
+        from chronolog.language.dates import DATE_RE
+
+        if DATE_RE.match(v.strip()):
+            return
+        raise ArgumentError(
+            f"{where}: {v!r} is not a time point",
+            hint="pass numbers, e.g. (0, 5); text is read only as a date (2020-01-31)",
+        )
+    if not is_number(v):
+        raise ArgumentError(f"{where}: {v!r} is not a time point", hint="time points are numbers (or dates on a date timeline); -inf/+inf: float('inf')")
+    if isinstance(v, float) and math.isnan(v):
+        raise ArgumentError(f"{where}: NaN is not a time point", hint="use a number, or float('inf') for an open end")
+
+
+def check_interval(iv, where: str) -> None:
+    """``t``, ``(start, end)`` or ``(start, end, start_closed, end_closed)``."""
+    if isinstance(iv, (tuple, list)):
+        if len(iv) not in (2, 4):
+            raise ArgumentError(
+                f"{where}: {tuple(iv)!r} has {len(iv)} parts",
+                hint="an interval is (start, end) or (start, end, start_closed, end_closed)",
+            )
+        _point(iv[0], where)
+        _point(iv[1], where)
+        if len(iv) == 4 and not all(isinstance(b, bool) for b in iv[2:]):
+            raise ArgumentError(f"{where}: start_closed and end_closed must be True or False, not {iv[2]!r}, {iv[3]!r}")
+        return
+    _point(iv, where)
+
+
+def check_horizon(h, what: str = "horizon") -> None:
+    """``(from, to)`` or the text ``"from,to"`` (parsed later)."""
+    if h is None or isinstance(h, str):
+        return
+    if not isinstance(h, (tuple, list)) or len(h) != 2:
+        raise ArgumentError(
+            f"{what}: expected (from, to) or \"from,to\", not {h!r}",
+            hint=f"e.g. {what}=(0, 1000)",
+        )
+    for v in h:
+        _point(v, what)
+
+
+def check_max_rounds(n) -> None:
+    if n is None:
+        return
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ArgumentError(f"max_rounds: expected a positive whole number, not {n!r}", hint="e.g. max_rounds=1_000_000")
+
+
+def check_choice(what: str, value, choices) -> None:
+    if value is not None and value not in choices:
+        raise ArgumentError(f"{what}: {value!r} is not one of {', '.join(map(repr, choices))}")
+
+
+def check_known_predicate(model, pred, what: str) -> None:
+    """A predicate the program neither mentions nor was given facts for is
+    most likely a typo: say so instead of answering empty."""
+    if not isinstance(pred, str):
+        raise ArgumentError(f"{what}: the predicate must be a name (a string), not {pred!r}")
+    if pred in model.plan.arities or model.store.get(pred) is not None or pred in model._repeating:
+        return
+    check_predicate_name(pred, what)
+    import difflib
+
+    known = sorted(p for p in model.plan.arities if not p.startswith("_"))
+    close = difflib.get_close_matches(pred, known, n=3)
+    raise ArgumentError(
+        f"{what}: the predicate {pred!r} does not occur in the program or its facts",
+        hint=(f"did you mean {', '.join(close)}?" if close else "known predicates: " + ", ".join(known[:12])),
+    )
+
+
+def check_time_point(t, what: str) -> None:
+    _point(t, what)

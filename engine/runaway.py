@@ -1,0 +1,71 @@
+"""Early detection of a recursion that invents values without end
+(``c(Y) :- c(X), Y = X * 2.``): such a recursion reaches no fixpoint, and
+waiting for ``max_rounds`` rounds costs minutes and gigabytes because its
+values grow every round.  After each round of a stratum whose rules create
+values, the new facts' values are checked: a number beyond ``MAX_BITS`` bits
+(numerator or denominator) or a string beyond ``MAX_CHARS`` characters is
+taken as the sign of a runaway recursion, reported naming its rule."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from fractions import Fraction
+
+from chronolog.language.errors import ProgramError
+
+MAX_BITS = 1024  # about 10**308: far beyond any value a program reads in
+MAX_CHARS = 100_000
+
+
+def _too_big(v) -> str:
+    t = type(v)
+    if t is int:
+        return f"a number of {v.bit_length()} bits" if v.bit_length() > MAX_BITS else ""
+    if t is Fraction:
+        bits = max(v.numerator.bit_length(), v.denominator.bit_length())
+        return f"a fraction of {bits} bits" if bits > MAX_BITS else ""
+    if t is str:
+        return f"a string of {len(v)} characters" if len(v) > MAX_CHARS else ""
+    return ""
+
+
+def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
+    """Raise when the round's new facts (``{pred: {terms: ...}}``) hold a
+    runaway value; ``describe(rule)``/``where(rule)``: its text and place."""
+    rules = getattr(stratum, "inventing_rules", None)
+    if not rules:
+        return
+    for pred, changes in delta.items():
+        for terms in changes:
+            for v in terms:
+                what = _too_big(v)
+                if what:
+                    rule = next((r for r in rules if r.head_pred == pred), rules[0])
+                    raise ProgramError(
+                        f"the recursion through {describe(rule)} keeps inventing values: "
+                        f"after {rounds} rounds {pred} holds {what}, and it would not stop",
+                        where(rule),
+                        hint="bound the recursion with a condition (e.g. X < 1000); "
+                        "--max-rounds N (max_rounds=N in Python) caps the rounds of a recursion",
+                    )
+
+
+# How many rounds a recursion may take before it is reported (reason(...,
+# max_rounds=N), --max-rounds N).  A context variable rather than an argument
+# threaded through every evaluator the termination search creates.
+MAX_ROUNDS = ContextVar("max_rounds", default=100_000)
+
+
+@contextmanager
+def round_limit(n):
+    """Within the block, evaluators stop a recursion after ``n`` rounds
+    (``None``: the default)."""
+    if n is None:
+        yield
+        return
+    token = MAX_ROUNDS.set(n)
+    try:
+        yield
+    finally:
+        MAX_ROUNDS.reset(token)

@@ -141,7 +141,10 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
                 return calendar.parse_point(v) if calendar is not None else parse_number(v)
             except ValueError:
                 what = "a date" if calendar is not None else "a number"
-                raise DataError(f"column {col_name} of {pred}: {v!r} is not {what}") from None
+                raise DataError(
+                    f"column {col_name} of {pred}: {v!r} is not {what}",
+                    hint="a time column holds numbers (or dates on a date timeline); -inf/+inf for open ends",
+                ) from None
         return v
 
     def exact(col_name, time):

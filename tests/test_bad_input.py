@@ -1,0 +1,343 @@
+"""Bad input as a new user gives it: every case is a positioned ChronologError
+(exit status 2 on the command line, never 3 and never a traceback), nothing
+half-written, nothing that runs for minutes.  Each test is one reproduction
+from a session that tried 70 bad inputs and 37 kinds of API misuse."""
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import chronolog
+from chronolog import ChronologError, Stream, reason
+from chronolog.cli import cli
+
+
+def run(*args):
+    """The command in-process (click's runner): exit status and stderr."""
+    r = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=True)
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception  # an internal error: the test shows its traceback
+    return r
+
+
+def refused(tmp_path, program: bytes | str, *args, where=None, says=""):
+    prog = tmp_path / "p.vada"
+    prog.write_bytes(program if isinstance(program, bytes) else program.encode())
+    r = run("run", prog, *args)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "Traceback" not in r.output and "internal error" not in r.output
+    if where is not None:
+        assert f"{prog}:{where}:" in r.output, r.output
+    assert says in r.output, r.output
+    assert "hint:" in r.output, r.output
+    return r.output
+
+
+# ------------------------------------------------------------ internal errors
+
+
+def test_program_not_utf8_is_positioned(tmp_path):
+    refused(tmp_path, b"p(X) :- q(X).\nq(caf\xe9)@1.\n", where="2:6", says="not UTF-8")
+
+
+def test_random_bytes_program(tmp_path):
+    refused(tmp_path, bytes(range(256)), says="not UTF-8")
+
+
+def test_fact_file_not_utf8(tmp_path):
+    facts = tmp_path / "f.facts"
+    facts.write_bytes(b"q(a)@1.\nq(caf\xe9)@2.\n")
+    out = refused(tmp_path, "p(X) :- q(X).", "--facts", facts)
+    assert f"{facts}:2:6:" in out
+
+
+def test_byte_order_mark_is_accepted(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_bytes("\ufeffp(X) :- q(X).\nq(a)@1.\n".encode())
+    facts = tmp_path / "f.facts"
+    facts.write_bytes("\ufeffq(b)@2.\n".encode())
+    r = run("run", prog, "--facts", facts)
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["p(a)@[1,1]", "p(b)@[2,2]"]
+    assert reason("\ufeffp(X) :- q(X).  q(a)@1.").to_text() == "p(a)@[1,1]"
+
+
+def test_deep_nesting(tmp_path):
+    refused(tmp_path, "p(X) :- " + "<->[0,1] " * 500 + "q(X).\nq(a)@1.\n", where="1:1", says="nested too deeply")
+
+
+def test_deep_nesting_meteor(tmp_path):
+    prog = tmp_path / "p.meteor"
+    prog.write_text("P(X) :- " + "Diamondminus[0,1]" * 500 + "Q(X)\n")
+    r = run("run", prog)
+    assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
+
+
+@pytest.mark.parametrize("program", ["p(X)@[S,E) :- q(X).\nq(a)@1.", "maintenance(X)@[S72, E2) :- q(X)@[S72,T).\nq(a)@[1,2)."])
+def test_unbound_interval_variables_in_head(tmp_path, program):
+    refused(tmp_path, program, where="1:1", says="not bound by the body")
+
+
+@pytest.mark.parametrize(
+    "program, where",
+    [("q(a)@[1,3/0].", "1:9"), ("p(X) :- <->[0,1/0] q(X). q(a)@1.", "1:15"), ("q(1/0)@1.", "1:3")],
+)
+def test_division_by_zero_in_a_literal(tmp_path, program, where):
+    refused(tmp_path, program, where=where, says="division by zero")
+
+
+def test_division_by_zero_meteor(tmp_path):
+    prog = tmp_path / "p.meteor"
+    prog.write_text("P(X) :- Diamondminus[0,1/0]Q(X)\n")
+    r = run("run", prog)
+    assert r.exit_code == 2 and "division by zero" in r.output, r.output
+
+
+@pytest.mark.parametrize("target", ["file", "/dev/null", "unwritable"])
+def test_output_that_is_not_a_writable_directory(tmp_path, target):
+    if target == "file":
+        target = tmp_path / "afile"
+        target.write_text("mine\n")
+    elif target == "unwritable":
+        if os.geteuid() == 0:
+            target = "/proc/chronolog-out"  # root may write anywhere else
+        else:
+            locked = tmp_path / "locked"
+            locked.mkdir()
+            locked.chmod(0o500)
+            target = locked / "out"
+    out = refused(tmp_path, "p(X) :- q(X). q(a)@1.", "--output", target)
+    if isinstance(target, Path) and target.name == "afile":
+        assert target.read_text() == "mine\n"
+    assert "not a directory" in out or "cannot" in out
+
+
+# ------------------------------------------------------------ hangs
+
+
+def test_value_inventing_recursion_stops_early(tmp_path):
+    t0 = time.perf_counter()
+    out = refused(tmp_path, "c(Y) :- c(X), Y = X * 2.\nc(1)@[0,+inf).\n", where="1:1", says="keeps inventing values")
+    assert time.perf_counter() - t0 < 30
+    assert "c(Y) :- c(X), Y = X * 2." in out and "--max-rounds" in out
+
+
+def test_max_rounds_is_an_option_and_an_argument(tmp_path):
+    program = "c(Y) :- c(X), Y = X + 1.\nc(1)@[0,+inf).\n"
+    out = refused(tmp_path, program, "--max-rounds", "50", says="no fixpoint after 50 rounds")
+    assert "--max-rounds" in out
+    with pytest.raises(ChronologError, match="after 50 rounds"):
+        reason(program, max_rounds=50)
+    bounded = "c(Y) :- c(X), Y = X + 1, X < 80.\nc(1)@[0,+inf).\n"
+    with pytest.raises(ChronologError, match="after 20 rounds"):
+        reason(bounded, max_rounds=20)
+    assert len(reason(bounded, max_rounds=200).facts("c")) == 80
+    with pytest.raises(ChronologError, match="max_rounds"):
+        reason(bounded, max_rounds=0)
+
+
+def test_long_line_error_is_cut(tmp_path):
+    facts = tmp_path / "f.facts"
+    facts.write_text("q(a)@1. " * 2000 + "q(b)@")
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(X) :- q(X).")
+    r = run("run", prog, "--facts", facts)
+    assert r.exit_code == 2
+    assert len(r.output) < 1000, len(r.output)
+
+
+# ------------------------------------------------------------ half-written results
+
+TWO_OUTPUTS = """@output("p").
+@output("r").
+p(X) :- q(X).
+r(X) :- <->[2,2] r(X).
+r(X) :- q(X).
+q(a)@1.
+"""
+
+
+def _listing(d: Path):
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*")) if d.exists() else None
+
+
+def test_failed_output_dir_run_writes_nothing(tmp_path):
+    """r repeats forever: without --window it cannot be written, so p is not either."""
+    out = tmp_path / "out"
+    refused(tmp_path, TWO_OUTPUTS, "--output", out, says="repeat forever")
+    assert not out.exists()
+    out.mkdir()
+    refused(tmp_path, TWO_OUTPUTS, "--output", out, says="repeat forever")
+    assert _listing(out) == []
+    r = run("run", tmp_path / "p.vada", "--output", out, "--window", "0,6")
+    assert r.exit_code == 0, r.output
+    assert _listing(out) == ["p.csv", "r.csv"]
+
+
+@pytest.mark.parametrize("kind, ext", [("csv", "csv"), ("parquet", "parquet"), ("arrow", "arrow"), ("facts", "facts")])
+def test_failed_binding_run_writes_nothing(tmp_path, kind, ext):
+    program = TWO_OUTPUTS + f'@bind("p", "{kind}", "out", "p.{ext}").\n@bind("r", "{kind}", "out", "r.{ext}").\n'
+    out = tmp_path / "out"
+    msg = refused(tmp_path, program, says="repeat forever")
+    assert {"csv": "CSV", "parquet": "Parquet", "arrow": "Arrow", "facts": "fact"}[kind] in msg
+    assert not out.exists()
+    # the second output exists already: the first is not written either
+    out.mkdir()
+    (out / f"r.{ext}").write_bytes(b"keep")
+    refused(tmp_path, program, "--window", "0,6", says="exists already")
+    assert _listing(out) == [f"r.{ext}"] and (out / f"r.{ext}").read_bytes() == b"keep"
+    (out / f"r.{ext}").unlink()
+    r = run("run", tmp_path / "p.vada", "--window", "0,6")
+    assert r.exit_code == 0, r.output
+    assert _listing(out) == sorted([f"p.{ext}", f"r.{ext}"])
+    # a re-run is refused as a whole, --overwrite replaces both
+    refused(tmp_path, program, "--window", "0,6", says="exists already")
+    assert run("run", tmp_path / "p.vada", "--window", "0,6", "--overwrite").exit_code == 0
+    assert _listing(out) == sorted([f"p.{ext}", f"r.{ext}"])
+
+
+def test_a_killed_write_leaves_nothing_in_the_way(tmp_path):
+    """A temporary file of a killed run is hidden and does not block the next."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".p.csv.chronolog-abc.tmp").write_text("partial")
+    r = run("run", _program(tmp_path, "p(X) :- q(X). q(a)@1."), "--output", out)
+    assert r.exit_code == 0, r.output
+    assert (out / "p.csv").read_text().splitlines()[1] == "a,1,1,true,true"
+
+
+def _program(tmp_path, text):
+    prog = tmp_path / "p.vada"
+    prog.write_text(text)
+    return prog
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_files_follow_the_umask(tmp_path, mask):
+    prog = _program(tmp_path, 'p(X) :- q(X). q(a)@1.\n@bind("p", "parquet", "b", "p.parquet").\n@output("p").\n')
+    code = (
+        f"import os; os.umask({mask}); from chronolog.cli import main; "
+        f"main(['run', {str(prog)!r}, '--output', {str(tmp_path / 'o')!r}])"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for f in (tmp_path / "o" / "p.csv", tmp_path / "b" / "p.parquet"):
+        assert stat.S_IMODE(f.stat().st_mode) == 0o666 & ~mask, f
+
+
+@pytest.mark.spark
+def test_failed_spark_run_writes_nothing(tmp_path, spark):
+    """A Spark-bound output and a file output: the file one fails, neither is written."""
+    from chronolog.connectors.spark import run_program
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "r.csv").write_text("keep\n")
+    prog = _program(
+        tmp_path,
+        '@output("p").\n@output("r").\np(X) :- q(X).\nr(X) :- q(X).\nq(a)@1.\n'
+        '@bind("p", "spark parquet", "out", "p").\n@bind("r", "csv", "out", "r.csv").\n',
+    )
+    with pytest.raises(ChronologError, match="exists already"):
+        run_program(spark, prog)
+    assert _listing(out) == ["r.csv"] and (out / "r.csv").read_text() == "keep\n"
+    (out / "r.csv").unlink()
+    run_program(spark, prog)
+    assert (out / "p").is_dir() and (out / "r.csv").is_file()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert sorted(r[0] for r in spark.read.parquet(str(out / "p")).select("c0").collect()) == ["a"]
+
+
+# ------------------------------------------------------------ accepted but wrong
+
+
+@pytest.mark.parametrize("window", ["<->[-1,2]", "<->[-inf,3]", "<+>[-2,-1]", "[-][-1,0]"])
+def test_negative_windows_are_refused(tmp_path, window):
+    refused(tmp_path, f"p(X) :- {window} q(X).\nq(a)@1.\n", where="1:9", says="negative")
+
+
+P = "p(X) :- <->[0,1] q(X).  q(a)@1."
+
+
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda: reason(P, {"q": [(("a",), (0, 5, True))]}), "facts['q'][0], interval"),
+        (lambda: reason(P, {"q": [((None,), (0, 5))]}), "facts['q'][0], argument 1"),
+        (lambda: reason(P, {"Q x": [(("a",), (0, 5))]}), "'Q x' is not a predicate name"),
+        (lambda: reason(P, {"q": [("a", (0, 5))]}), "not a tuple"),
+        (lambda: reason(P, horizon=(float("nan"), 5)), "NaN"),
+        (lambda: reason(P, horizon=(0, 1, 2)), "horizon"),
+        (lambda: reason(P).to_arrow("nosuch"), "'nosuch' does not occur"),
+        (lambda: reason(P).holds("zz(a)@1"), "'zz' does not occur"),
+        (lambda: reason(P, 42), "facts: expected"),
+        (lambda: reason(None), "program: expected"),
+        (lambda: reason(P, horizon=("a", "b")), "horizon: 'a'"),
+        (lambda: reason(P).facts_within("p", "0,5"), "window: '0,5'"),
+        (lambda: Stream("p(X) :- <->[0,1] q(X).").advance("x"), "advance(): 'x'"),
+        (lambda: reason(P, dialect="datalog"), "dialect"),
+    ],
+)
+def test_api_misuse(call, says):
+    with pytest.raises(ChronologError) as e:
+        call()
+    assert says in str(e.value), str(e.value)
+    assert e.value.hint or "dialect" in says
+
+
+def test_dictionary_errors_name_the_row():
+    with pytest.raises(ChronologError) as e:
+        reason(P, {"q": [(("a",), (1, 2)), (("b",), (5, 2))]})
+    assert "facts['q'][1]" in str(e.value) and ":0:0" not in str(e.value)
+
+
+def test_holds_on_a_known_predicate_without_facts_is_false():
+    assert reason("p(X) :- <->[0,1] q(X).").holds("p(a)@1") is False
+
+
+# ------------------------------------------------------------ imprecise errors
+
+
+def test_query_without_final_dot_points_at_its_end(tmp_path):
+    prog = _program(tmp_path, P)
+    r = run("entails", prog, "p(a)@[1,2")
+    assert r.exit_code == 2
+    assert "<query>:1:10:" in r.output and "ends early" in r.output, r.output
+
+
+def test_late_stream_fact_has_a_column(tmp_path):
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    r = CliRunner().invoke(cli, ["stream", str(prog)], input="q(a)@5\nq(a)@3\n")
+    assert r.exit_code == 2 and "<stdin>:2:1:" in r.output, r.output
+
+
+def test_window_errors_name_the_window(tmp_path):
+    out = refused(tmp_path, P, "--window", "10,0")
+    assert "bad --window" in out and "horizon" not in out
+
+
+def test_parquet_errors_name_the_file(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": ["a"], "start": ["zz"], "end": [3]}), tmp_path / "bad.parquet")
+    out = refused(tmp_path, '@input("q").\n@bind("q","parquet",".","bad.parquet").\np(X) :- q(X).\n')
+    assert "bad.parquet" in out
+
+
+def test_bind_with_three_arguments(tmp_path):
+    refused(tmp_path, '@bind("q","parquet","bad.parquet").\np(X) :- q(X).\n', says="4 arguments")
+
+
+def test_stream_input_not_utf8(tmp_path):
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    data = tmp_path / "in.facts"
+    data.write_bytes(b"q(a)@1\nq(\xe9)@2\n")
+    r = run("stream", prog, "--input", data)
+    assert r.exit_code == 2 and "not UTF-8" in r.output, r.output

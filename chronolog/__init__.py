@@ -10,6 +10,7 @@
 """
 
 from chronolog.api import Model, Reasoner, load_program, reason
+from chronolog.arguments import ArgumentError
 from chronolog.stream import Stream, StreamFact
 from chronolog.hypothetical import Hypothetical, HypotheticalAnswer
 from chronolog.language.errors import (
@@ -34,5 +35,6 @@ __all__ = [
     "ProgramError",
     "DataError",
     "InconsistencyError",
+    "ArgumentError",
 ]
 __version__ = "0.1.0"

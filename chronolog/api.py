@@ -160,7 +160,7 @@ def parse_horizon(h, calendar=None, what="horizon"):
         return None
     from chronolog.arguments import check_horizon
 
-    check_horizon(h, what)
+    check_horizon(h, what, calendar)
     if calendar is not None:
         from chronolog.language.dates import horizon_points
 

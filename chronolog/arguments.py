@@ -93,17 +93,18 @@ def check_fact_row(row, where: str):
     return tuple(terms)
 
 
-def _point(v, where: str) -> None:
+def _point(v, where: str, text_dates: bool = False) -> None:
     if isinstance(v, (date, datetime)):  # resolved by the program's calendar
         return
     if isinstance(v, str):
         from chronolog.language.dates import DATE_RE
 
-        if DATE_RE.match(v.strip()):
+        if text_dates and DATE_RE.match(v.strip()):
             return
         raise ArgumentError(
             f"{where}: {v!r} is not a time point",
-            hint="pass numbers, e.g. (0, 5); text is read only as a date (2020-01-31)",
+            hint="pass numbers, e.g. (0, 5)" + ("; on a date timeline, dates such as 2020-01-31" if text_dates else
+                                              "; on a date timeline, datetime.date or datetime.datetime values"),
         )
     if not is_number(v):
         raise ArgumentError(f"{where}: {v!r} is not a time point", hint="time points are numbers (or dates on a date timeline); -inf/+inf: float('inf')")
@@ -127,7 +128,7 @@ def check_interval(iv, where: str) -> None:
     _point(iv, where)
 
 
-def check_horizon(h, what: str = "horizon") -> None:
+def check_horizon(h, what: str = "horizon", calendar=None) -> None:
     """``(from, to)`` or the text ``"from,to"`` (parsed later)."""
     if h is None or isinstance(h, str):
         return
@@ -137,7 +138,7 @@ def check_horizon(h, what: str = "horizon") -> None:
             hint=f"e.g. {what}=(0, 1000)",
         )
     for v in h:
-        _point(v, what)
+        _point(v, what, text_dates=calendar is not None)
 
 
 def check_max_rounds(n) -> None:

@@ -1,4 +1,5 @@
-"""Hypothetical answers to continuous queries (seed 000; REFERENCE §6 item 8).
+"""Hypothetical answers to continuous queries (the paper “Hypothetical answers to
+continuous queries over data streams”).
 
     >>> h = Hypothetical('''
     ...     flag(X) :- temp(X,high).
@@ -18,13 +19,13 @@ time order, so a hypothesis not seen by then is refuted).  An answer with no
 hypotheses left is definite; it is reported at the step it becomes definite
 and then dropped, so memory is bounded by the query's delay.
 
-How (seed 000, Prop. 11): the query is unfolded once, before any data, into
+How (that paper's Proposition 11): the query is unfolded once, before any data, into
 a union of conjunctive queries over stream predicates with time offsets
 (``temp(X,high)@T, @T+1, @T+2``).  Each step starts a candidate for every
 match of a query's earliest atoms against the new facts, and advances every
 candidate whose hypotheses fall due now: matched ones become evidence,
 unmatched ones kill it.  Recursive queries are refused: their unfolding does
-not terminate (seed 000, Ex. 7).
+not terminate (that paper's Example 7).
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class Hypothetical:
                     "hypothetical answers need a non-recursive query, but "
                     + " -> ".join(reversed(cycle)) + f" is a cycle, through {rule.text or rule}",
                     rule.pos,
-                    hint="the unfolding of a recursive query does not terminate (seed 000, Ex. 7)",
+                    hint="a recursive query unfolds into infinitely many patterns: write the query without recursion",
                 )
             if p in done or p not in self.rules:
                 return

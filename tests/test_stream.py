@@ -162,7 +162,7 @@ def test_no_recomputation_when_time_advances():
 
 
 # ---------------------------------------------------------------- Laser / Ticker window cases
-# Translated from the cases listed in /work/shared/notes/streams.md §2-3.
+# Translated from the window cases of the Laser and Ticker papers (LARS windows).
 # LARS's discrete time points become [t, t+1) on the rational timeline, so
 # that a box over a window means "at every time point of it".
 

@@ -428,7 +428,7 @@ class _ToAst(IntervalTokens, Transformer):
         try:
             return parse_number(str(tok))
         except ValueError as e:  # 3/0
-            raise self._err(str(e), self._tok_pos(tok), hint="a fraction's denominator must not be 0") from None
+            raise self._err(str(e), self._tok_pos(tok), hint=_number_hint(e)) from None
 
     def _make(self, lo, hi, lc, hc, meta, what="interval"):
         iv = make(lo, hi, lc, hc)
@@ -678,3 +678,9 @@ def parse_facts(text_or_lines: Union[str, Path, Iterable[str]], source: str = "<
             )
         append(item)
     return out
+
+
+def _number_hint(e) -> str:
+    if "division by zero" in str(e):
+        return "a fraction's denominator must not be 0"
+    return "exact numbers have at most 1000 digits, and exponents within ±1000"

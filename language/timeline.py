@@ -55,6 +55,9 @@ _NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _FRACTION_RE = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
 
 
+MAX_DIGITS = 1000  # exact numbers stay printable (Python refuses to print ints beyond 4300 digits)
+
+
 def parse_number(text: str) -> Number:
     """Parse an exact number: ``3``, ``-1.25``, ``1e3``, ``2/3``, ``inf``.
 
@@ -67,9 +70,14 @@ def parse_number(text: str) -> Number:
         return POS_INF
     if low in ("-inf", "-infty", "-infinity"):
         return NEG_INF
+    if len(t) > MAX_DIGITS:
+        raise ValueError(f"the number {t[:20]}… has more than {MAX_DIGITS} digits")
     if _NUMBER_RE.match(t):
         if "." not in t and "e" not in t and "E" not in t:
             return int(t)
+        mantissa, _, exp = t.lower().partition("e")
+        if exp and abs(int(exp)) > MAX_DIGITS:
+            raise ValueError(f"the exponent of {text!r} is beyond ±{MAX_DIGITS}: the number is too large or too small to be exact")
         return normalize(Fraction(t))
     if _FRACTION_RE.match(t):
         num, den = t.split("/")

@@ -525,7 +525,7 @@ class _ToAst(IntervalTokens, Transformer):
         try:
             return parse_number(str(items[0]))
         except ValueError as e:  # 3/0
-            raise self._err(str(e), _tok_pos(self.source, items[0]), hint="a fraction's denominator must not be 0") from None
+            raise self._err(str(e), _tok_pos(self.source, items[0]), hint=_number_hint(e)) from None
 
     def negative(self, items):
         return -items[0]
@@ -623,3 +623,9 @@ def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
     except RecursionError:
         raise too_deep(text, source) from None
     return dates.resolve(prog, calendar, text.splitlines())
+
+
+def _number_hint(e) -> str:
+    if "division by zero" in str(e):
+        return "a fraction's denominator must not be 0"
+    return "exact numbers have at most 1000 digits, and exponents within ±1000"

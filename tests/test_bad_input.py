@@ -92,6 +92,11 @@ def test_division_by_zero_in_a_literal(tmp_path, program, where):
     refused(tmp_path, program, where=where, says="division by zero")
 
 
+@pytest.mark.parametrize("number", ["1e40020", "1e-40020", "9" * 5000])
+def test_numbers_too_large_to_be_exact(tmp_path, number):
+    refused(tmp_path, f"p(X) :- q(X).\nq(a)@[{number},40].\n", where="2:7", says="1000")
+
+
 def test_division_by_zero_meteor(tmp_path):
     prog = tmp_path / "p.meteor"
     prog.write_text("P(X) :- Diamondminus[0,1/0]Q(X)\n")

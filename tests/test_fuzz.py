@@ -87,10 +87,13 @@ AWKWARD = [
 ]
 
 
+NUMBER_BYTES = [b"0", b"1", b"7", b"1000000", b"1/3", b"0.5", b"1/0", b"1e400", b"1e40000", b"99999999999999999999999", b"+inf"]
+
+
 def mutate(data: bytes, rnd: random.Random) -> bytes:
     data = bytearray(data)
     for _ in range(rnd.choice((1, 1, 1, 2, 3))):  # mostly one edit: deep enough to reach the reasoner
-        op = rnd.choice((0, 1, 1, 1, 2, 2, 3, 3, 4, 5))
+        op = rnd.choice((0, 1, 1, 1, 2, 2, 3, 3, 4, 5, 6, 6, 6))
         at = rnd.randint(0, len(data))
         if op == 0 and data:  # flip a byte
             i = rnd.randrange(len(data))
@@ -104,6 +107,11 @@ def mutate(data: bytes, rnd: random.Random) -> bytes:
             data[at:at] = data[i : i + rnd.randint(1, 40)]
         elif op == 4:  # truncate
             del data[at:]
+        elif op == 6:  # replace a number: the program still parses, the reasoner meets the value
+            spans = [m.span() for m in re.finditer(rb"\d+(?:\.\d+)?", bytes(data))]
+            if spans:
+                i, j = rnd.choice(spans)
+                data[i:j] = rnd.choice(NUMBER_BYTES)
         else:  # repeat a span many times (deep nesting, long lines)
             i = rnd.randrange(len(data)) if data else 0
             data[at:at] = data[i : i + rnd.randint(1, 12)] * rnd.randint(2, 300)

@@ -189,7 +189,7 @@ def reason(
     if window is not None:
         from chronolog.api import parse_horizon
 
-        window = parse_horizon(window, prog.calendar)
+        window = parse_horizon(window, prog.calendar, "window")
     if base_dir is None:
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)

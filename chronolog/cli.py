@@ -83,7 +83,10 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     import time
 
     if spark_master is not None:
-        return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window)
+        from chronolog.engine.runaway import round_limit
+
+        with round_limit(max_rounds):  # the reasoning on the driver
+            return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window)
 
     from chronolog.api import parse_horizon, reason
 

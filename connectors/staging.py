@@ -101,6 +101,7 @@ class Staging:
         try:
             if is_dir:
                 tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.chronolog-", suffix=".tmp"))
+                os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
             else:
                 fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.chronolog-", suffix=".tmp")
                 os.close(fd)

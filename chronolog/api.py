@@ -71,13 +71,17 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
     if isinstance(facts, str):
         return _read(facts.splitlines(), "<facts>", dialect, calendar)
+    from chronolog import frames
+
+    if frames.is_frame(facts):  # one table of every predicate, with a pred column
+        facts = frames.split_by_pred(facts)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 from chronolog.connectors.arrow import table_to_rows
 
-                for terms, iv in table_to_rows(items, pred, calendar):
+                for terms, iv in table_to_rows(frames.as_table(items, pred), pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
             for terms, iv in items:
@@ -517,12 +521,19 @@ class Model:
                 out.append((terms, iv))
         return out
 
-    def to_arrow(self, pred: str, window=None):
-        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md).
+    def to_arrow(self, pred: Optional[str] = None, window=None):
+        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md);
+        of every output predicate (or a list of them) with a ``pred`` column
+        when ``pred`` is None or a list.
 
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
         from chronolog.connectors.arrow import facts_to_arrow
+
+        if not isinstance(pred, str):
+            from chronolog.frames import all_facts_table
+
+            return all_facts_table(self, pred, window)
 
         if window is not None:
             return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred), self.calendar)
@@ -533,14 +544,36 @@ class Model:
             )
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
-    def to_pandas(self, pred: str, window=None):
-        """The facts of ``pred`` as a DataFrame; integer columns use pandas'
-        nullable ``Int64`` so an unbounded end is ``<NA>``, never a float NaN."""
-        import pandas as pd
-        import pyarrow as pa
+    def to_pandas(self, pred: Optional[str] = None, window=None):
+        """The facts of ``pred`` (or of all output predicates, with a ``pred``
+        column) as a typed DataFrame: ``Int64`` integers (an unbounded end is
+        ``<NA>``), datetimes on a date timeline, rationals as floats with the
+        exact value beside them in ``<column>_exact`` (chronolog/frames.py)."""
+        from chronolog.frames import to_pandas
 
-        table = self.to_arrow(pred, window=window)
-        return table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None)
+        return to_pandas(self, pred, window)
+
+    def to_polars(self, pred: Optional[str] = None, window=None):
+        """As :meth:`to_pandas`, a Polars DataFrame."""
+        from chronolog.frames import to_polars
+
+        return to_polars(self, pred, window)
+
+    def __getitem__(self, pred: str) -> list:
+        """``model["p"]``: the facts of ``p`` (``chronolog.frames.Fact``)."""
+        from chronolog.frames import get_item
+
+        return get_item(self, pred)
+
+    def __iter__(self):
+        from chronolog.frames import iterate
+
+        return iterate(self)
+
+    def _repr_html_(self) -> str:
+        from chronolog.frames import repr_html
+
+        return repr_html(self)
 
     def column_names(self, pred: str) -> list:
         from chronolog.connectors.bindings import column_names

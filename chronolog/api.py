@@ -449,6 +449,15 @@ class Model:
             return covers(ivs, rep, iv)
         return any(contains(x, iv) for x in ivs)
 
+    def query(self, query: str, dialect: Optional[str] = None):
+        """Every binding of the variables of ``query`` (``"controls(X, beta)@[0,10]"``;
+        the window may be a point or left out) with the intervals, within the
+        window, on which it holds: a list of ``Answer(binding, intervals)``.
+        A ground query returns :meth:`holds` (True/False).  chronolog/query.py."""
+        from chronolog.query import run_query
+
+        return run_query(self, query, dialect)
+
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
         that overlaps the queried interval (needs ``reason(..., explain=True)``).
@@ -558,6 +567,15 @@ class Model:
         from chronolog.frames import to_polars
 
         return to_polars(self, pred, window)
+
+    def plot(self, preds=None, window=None, by=None, title: Optional[str] = None):
+        """A timeline (matplotlib ``Figure``): one row per ground atom, one bar
+        per maximal interval; ``window=(from, to)`` bounds it (facts that
+        repeat forever are drawn over it); ``by``: colour by the argument at
+        this index.  ``chronolog.plot.save(fig, "out.svg")`` writes it."""
+        from chronolog.plot import plot
+
+        return plot(self, preds, window, by, title)
 
     def __getitem__(self, pred: str) -> list:
         """``model["p"]``: the facts of ``p`` (``chronolog.frames.Fact``)."""

@@ -183,6 +183,7 @@ def reason(
     placement: Optional[str] = None,
     explain: bool = False,
     base_dir: Optional[Path] = None,
+    progress=None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -199,11 +200,17 @@ def reason(
     ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
     program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
+    ``progress``: True draws a progress bar on standard error; a callable
+    is called with a ``chronolog.progress.Progress`` after every round.
     """
-    return Reasoner(
-        program, facts, dialect=dialect, horizon=horizon, source=source,
-        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
-    ).model
+    from chronolog.progress import reporter
+
+    with reporter(progress) as report:
+        return Reasoner(
+            program, facts, dialect=dialect, horizon=horizon, source=source,
+            strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
+            progress=report,
+        ).model
 
 
 class Reasoner:
@@ -230,8 +237,10 @@ class Reasoner:
         placement: Optional[str] = None,
         explain: bool = False,
         base_dir: Optional[Path] = None,
+        progress=None,
     ):
         self.dialect = dialect
+        self._progress = progress  # a callback (chronolog/progress.py)
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
@@ -308,9 +317,11 @@ class Reasoner:
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
         self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
+        self.evaluator.progress = self._progress
         self.evaluator.run()
         self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
+        self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
 
     def _terminate(self) -> "Model":
         from chronolog.engine.termination import evaluate
@@ -458,6 +469,17 @@ class Model:
 
         return run_query(self, query, dialect)
 
+    def proof(self, query):
+        """The proof tree of a fact that holds (``"p(a)@[1,2]"``): at each step
+        the rule, the variable values, the body facts' intervals and the
+        interval arithmetic, down to given facts.  Prints as a text tree,
+        shows as HTML in a notebook, ``.to_json()``.  Re-runs the program
+        with recording once when ``explain=True`` was not given
+        (chronolog/explain_tree.py)."""
+        from chronolog.explain_tree import Proof, explain_tree
+
+        return Proof(explain_tree(self, query), self.calendar)
+
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
         that overlaps the queried interval (needs ``reason(..., explain=True)``).
@@ -473,7 +495,7 @@ class Model:
 
         format_interval = self.calendar.format_interval if self.calendar is not None else plain_interval
         out = []
-        for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
+        for piece, rule, binding, body_iv, *_ in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:
                 continue
             src = rule.source

@@ -1,5 +1,5 @@
 """The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``,
-``chronolog stream``.
+``chronolog stream``, ``chronolog query``, ``chronolog explain`` (chronolog/ux_cli.py).
 
 Every error caused by the input is printed as one positioned paragraph on
 standard error with exit status 2; never a traceback.
@@ -74,7 +74,10 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed):
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
+@click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
+@click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, fmt, plot_to, progress):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -92,8 +95,15 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
+        from chronolog import ux_cli
+
+        model = reason(
+            program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
+            placement=placement, progress=ux_cli.show_progress(progress),
+        )
         win = parse_horizon(window, model.calendar) if window is not None else None
+        if plot_to is not None:
+            ux_cli.save_plot(model, plot_to, win, overwrite)
 
         def rows(pred):
             if win is not None:
@@ -121,7 +131,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                     write_csv_facts(b["location"], rows(p), model.column_names(p), overwrite, model.calendar)
                 else:
                     write_facts(b["location"], rows(p), model.column_names(p), p, fmt, overwrite)
-        if output is None:
+        if output is None and fmt != "text":
+            ux_cli.write_facts(model, ux_cli.model_facts(model, model.output_predicates, win), fmt)
+        elif output is None:
             out = sys.stdout
             if win is not None:
                 from chronolog.language.dates import format_fact
@@ -259,6 +271,11 @@ def stream(program, input_, dialect, stats, hypothetical, maximal):
                 fh.close()
     except ChronologError as e:
         _fail(e)
+
+
+from chronolog.ux_cli import register as _register_ux  # noqa: E402  (query, explain)
+
+_register_ux(cli)
 
 
 if __name__ == "__main__":  # pragma: no cover

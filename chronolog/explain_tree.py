@@ -65,6 +65,7 @@ class Step:
     body: tuple
     head: tuple
     arithmetic: str
+    plan_rule: object = None  # the planner's rule (planner/ir.py), for recomputing
 
 
 @dataclass
@@ -134,7 +135,7 @@ class _Builder:
                 lits.append(self.scan_literal(lit, binding, body_iv, seq))
             elif isinstance(lit, NegScan):
                 atom = self.fact_text(lit.pred, self.ground(lit.terms, binding))
-                lits.append(Literal(f"not {atom}", body_iv, f"{atom} holds nowhere in {self.fmt(body_iv)}"))
+                lits.append(Literal(f"not {atom}", body_iv, f"{atom} holds nowhere in {self.fmt(body_iv)}", None, lit))
             elif isinstance(lit, (Condition, Assign)):
                 lits.append(Literal(lit.describe(), None, "true with " + _binding_text(binding)))
         shown = [l.interval for l in lits if l.interval is not None]
@@ -147,7 +148,7 @@ class _Builder:
             head += f" = body ⊕ {format_interval(rule.head_shift)}"
         if self.model.horizon is not None and not rule.fresh:
             head += f" ∩ horizon {self.fmt(self.model.horizon)}"
-        return Step(text, at, dict(binding), lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}")
+        return Step(text, at, dict(binding), lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
 
     def ground(self, terms, binding) -> tuple:
         return tuple(t.value if isinstance(t, ast.Const) else binding.get(t.name, t) for t in terms)

@@ -79,9 +79,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         for pred, items in facts.items():
             pos = ast.Pos(f"<facts {pred}>", 0, 0)
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
-                from chronolog.connectors.arrow import table_to_rows
-
-                for terms, iv in table_to_rows(frames.as_table(items, pred), pred, calendar):
+                for terms, iv in frames.table_rows(items, pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
             for terms, iv in items:

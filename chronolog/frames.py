@@ -120,7 +120,7 @@ def _split_exact(table):
         if pa.types.is_decimal(typ):
             text = pc.cast(col, pa.string())
             out.append((name, pc.cast(col, pa.float64()), text))
-        elif pa.types.is_string(typ) and name in ("start", "end"):
+        elif pa.types.is_string(typ) and (name in ("start", "end") or _rational_text(col)):
             from fractions import Fraction
 
             vals = col.to_pylist()
@@ -130,6 +130,22 @@ def _split_exact(table):
                 continue
             out.append((name, pa.array(floats, pa.float64()), col))
     return out
+
+
+def _rational_text(col) -> bool:
+    """A term column that the Arrow layout holds as text because some value
+    is a rational such as ``1/3`` (every value a number)."""
+    from chronolog.language.timeline import parse_number
+
+    vals = [v for v in col.to_pylist() if v is not None]
+    if not vals or not any("/" in v for v in vals):
+        return False
+    try:
+        for v in vals:
+            parse_number(v)
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
 
 
 def to_pandas(model, pred=None, window=None):
@@ -183,15 +199,44 @@ def as_table(frame, pred: str = "?"):
                 f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
             ) from None
     names = table.schema.names
+    numeric: set = set()
     for name in list(names):
         if name.endswith(EXACT) and name[: -len(EXACT)] in names:
             base = name[: -len(EXACT)]
             col = table.column(name).cast(pa.string())
             if base not in ("start", "end"):
                 col = _exact_terms(col)
+                if pa.types.is_string(col.type):
+                    numeric.add(base)
             table = table.set_column(table.schema.get_field_index(base), base, col)
             table = table.drop_columns([name])
+    if numeric:  # term columns of exact rationals as text: read as numbers, not strings
+        meta = dict(table.schema.metadata or {})
+        meta[b"chronolog.numeric_text"] = ",".join(sorted(numeric)).encode()
+        table = table.replace_schema_metadata(meta)
     return table
+
+
+def table_rows(frame, pred: str, calendar=None) -> list:
+    """``(terms, interval)`` rows of a frame given as facts (see :func:`as_table`)."""
+    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.language.timeline import parse_number
+
+    table = as_table(frame, pred)
+    rows = table_to_rows(table, pred, calendar)
+    marked = (table.schema.metadata or {}).get(b"chronolog.numeric_text")
+    if not marked:
+        return rows
+    terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+    idx = [terms.index(n) for n in marked.decode().split(",")]
+    out = []
+    for t, iv in rows:
+        t = list(t)
+        for i in idx:
+            if isinstance(t[i], str):
+                t[i] = parse_number(t[i])
+        out.append((tuple(t), iv))
+    return out
 
 
 def _exact_terms(col):

@@ -131,7 +131,7 @@ def plot(model, preds=None, window=None, by=None, title: Optional[str] = None):
             bar.set_gid(f"interval_{n}")
             for end, t, closed in ((0, lo, lc), (1, hi, hc)):
                 if t in (NEG_INF, POS_INF):
-                    ax.plot([x(t)], [y], marker="<" if t == NEG_INF else ">", color=color, markersize=9, gid=f"unbounded_{n}_{end}")
+                    ax.plot([x(t)], [y], marker="<" if t == NEG_INF else ">", color=color, markersize=9, clip_on=False, gid=f"unbounded_{n}_{end}")
                 else:
                     ax.plot(
                         [x(t)], [y], marker="o", markersize=6, color=color,

@@ -41,7 +41,7 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
             rec = {
                 "pred": f.pred,
                 "terms": [_json_term(v) for v in f.terms],
-                "start": point(lo), "end": point(hi), "start_closed": lc, "end_closed": hc,
+                "start": _json_point(lo, point), "end": _json_point(hi, point), "start_closed": lc, "end_closed": hc,
                 "text": str(f),
             }
             if f.every is not None:
@@ -69,6 +69,12 @@ def _number(x) -> str:
     from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
     return "-inf" if x == NEG_INF else "+inf" if x == POS_INF else format_number(x)
+
+
+def _json_point(t, point):
+    """An integer time point as a JSON number; anything else (rationals,
+    dates, ±inf) as its exact text."""
+    return t if type(t) is int and abs(t) < 2**53 else point(t)
 
 
 def _json_term(v):

@@ -74,10 +74,10 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
-@click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
+@click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
 @click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, fmt, plot_to, progress):
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, out_format, plot_to, progress):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -131,8 +131,8 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                     write_csv_facts(b["location"], rows(p), model.column_names(p), overwrite, model.calendar)
                 else:
                     write_facts(b["location"], rows(p), model.column_names(p), p, fmt, overwrite)
-        if output is None and fmt != "text":
-            ux_cli.write_facts(model, ux_cli.model_facts(model, model.output_predicates, win), fmt)
+        if output is None and out_format != "text":
+            ux_cli.write_facts(model, ux_cli.model_facts(model, model.output_predicates, win), out_format)
         elif output is None:
             out = sys.stdout
             if win is not None:

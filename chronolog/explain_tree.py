@@ -159,6 +159,10 @@ class _Builder:
         if rel is None:
             return
         pattern = self.ground(terms, binding)
+        if not any(isinstance(p, ast.Var) for p in pattern):  # the common case: one lookup
+            for iv in rel.atoms.get(pattern, ()):
+                yield pattern, iv
+            return
         for ts, ivs in rel.atoms.items():
             if len(ts) == len(pattern) and all(isinstance(p, ast.Var) or p == v for p, v in zip(pattern, ts)):
                 for iv in ivs:

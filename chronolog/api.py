@@ -480,14 +480,16 @@ class Model:
 
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
-        that overlaps the queried interval (needs ``reason(..., explain=True)``).
+        that overlaps the queried interval (without ``reason(..., explain=True)``
+        the program runs once more, recording; :meth:`proof` gives the whole tree).
 
         Each item is a dict: ``rule`` (text), ``at`` (file:line:col),
         ``binding`` (variable values), ``piece`` (the interval it derived),
         ``body`` (the interval on which the rule's body held).
         """
-        if self._provenance is None:
-            raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
+        from chronolog.explain_tree import recorded
+
+        recorded(self)  # re-runs the program with recording once if needed
         f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
         from chronolog.language.timeline import format_interval as plain_interval, intersect
 

@@ -75,14 +75,16 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         from chronolog.language.source_text import strip_bom
 
         return _read(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
+    from chronolog import frames
+
+    if frames.is_frame(facts):  # one table of every predicate, with a pred column
+        facts = frames.split_by_pred(facts)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             arguments.check_predicate_name(pred)
             pos = ast.Pos(f"facts[{pred!r}]")
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
-                from chronolog.connectors.arrow import table_to_rows
-
-                for terms, iv in table_to_rows(items, pred, calendar):
+                for terms, iv in frames.table_rows(items, pred, calendar):
                     rows.add(pred, terms, iv, pos)
                 continue
             for i, row in enumerate(items):
@@ -193,6 +195,7 @@ def reason(
     explain: bool = False,
     base_dir: Optional[Path] = None,
     max_rounds: Optional[int] = None,
+    progress=None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -211,12 +214,17 @@ def reason(
     ``explain``: record one derivation per derived piece (``Model.explain``).
     ``max_rounds``: how many rounds a recursion may take before it is
     reported as not reaching a fixpoint (default 100,000).
+    ``progress``: True draws a progress bar on standard error; a callable
+    is called with a ``chronolog.progress.Progress`` after every round.
     """
-    return Reasoner(
-        program, facts, dialect=dialect, horizon=horizon, source=source,
-        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
-        max_rounds=max_rounds,
-    ).model
+    from chronolog.progress import reporter
+
+    with reporter(progress) as report:
+        return Reasoner(
+            program, facts, dialect=dialect, horizon=horizon, source=source,
+            strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
+            max_rounds=max_rounds, progress=report,
+        ).model
 
 
 class Reasoner:
@@ -244,6 +252,7 @@ class Reasoner:
         explain: bool = False,
         base_dir: Optional[Path] = None,
         max_rounds: Optional[int] = None,
+        progress=None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
 
@@ -251,6 +260,7 @@ class Reasoner:
         check_max_rounds(max_rounds)
         self.max_rounds = max_rounds
         self.dialect = dialect
+        self._progress = progress  # a callback (chronolog/progress.py)
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
@@ -327,9 +337,11 @@ class Reasoner:
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
         self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+        self.evaluator.progress = self._progress
         self.evaluator.run()
         self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
+        self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -473,22 +485,44 @@ class Model:
             return covers(ivs, rep, iv)
         return any(contains(x, iv) for x in ivs)
 
+    def query(self, query: str, dialect: Optional[str] = None):
+        """Every binding of the variables of ``query`` (``"controls(X, beta)@[0,10]"``;
+        the window may be a point or left out) with the intervals, within the
+        window, on which it holds: a list of ``Answer(binding, intervals)``.
+        A ground query returns :meth:`holds` (True/False).  chronolog/query.py."""
+        from chronolog.query import run_query
+
+        return run_query(self, query, dialect)
+
+    def proof(self, query):
+        """The proof tree of a fact that holds (``"p(a)@[1,2]"``): at each step
+        the rule, the variable values, the body facts' intervals and the
+        interval arithmetic, down to given facts.  Prints as a text tree,
+        shows as HTML in a notebook, ``.to_json()``.  Re-runs the program
+        with recording once when ``explain=True`` was not given
+        (chronolog/explain_tree.py)."""
+        from chronolog.explain_tree import Proof, explain_tree
+
+        return Proof(explain_tree(self, query), self.calendar)
+
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
-        that overlaps the queried interval (needs ``reason(..., explain=True)``).
+        that overlaps the queried interval (without ``reason(..., explain=True)``
+        the program runs once more, recording; :meth:`proof` gives the whole tree).
 
         Each item is a dict: ``rule`` (text), ``at`` (file:line:col),
         ``binding`` (variable values), ``piece`` (the interval it derived),
         ``body`` (the interval on which the rule's body held).
         """
-        if self._provenance is None:
-            raise ProgramError("explanations were not recorded", hint="call reason(..., explain=True)")
+        from chronolog.explain_tree import recorded
+
+        recorded(self)  # re-runs the program with recording once if needed
         f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
         from chronolog.language.timeline import format_interval as plain_interval, intersect
 
         format_interval = self.calendar.format_interval if self.calendar is not None else plain_interval
         out = []
-        for piece, rule, binding, body_iv in self._provenance.get((f.pred, f.terms), []):
+        for piece, rule, binding, body_iv, *_ in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:
                 continue
             src = rule.source
@@ -545,14 +579,20 @@ class Model:
                 out.append((terms, iv))
         return out
 
-    def to_arrow(self, pred: str, window=None):
-        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md).
+    def to_arrow(self, pred: Optional[str] = None, window=None):
+        """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md);
+        of every output predicate (or a list of them) with a ``pred`` column
+        when ``pred`` is None or a list.
 
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
         from chronolog.arguments import check_known_predicate
         from chronolog.connectors.arrow import facts_to_arrow
 
+        if not isinstance(pred, str):
+            from chronolog.frames import all_facts_table
+
+            return all_facts_table(self, pred, window)
         check_known_predicate(self, pred, "to_arrow()")
         if window is not None:
             return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred), self.calendar)
@@ -563,14 +603,45 @@ class Model:
             )
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
-    def to_pandas(self, pred: str, window=None):
-        """The facts of ``pred`` as a DataFrame; integer columns use pandas'
-        nullable ``Int64`` so an unbounded end is ``<NA>``, never a float NaN."""
-        import pandas as pd
-        import pyarrow as pa
+    def to_pandas(self, pred: Optional[str] = None, window=None):
+        """The facts of ``pred`` (or of all output predicates, with a ``pred``
+        column) as a typed DataFrame: ``Int64`` integers (an unbounded end is
+        ``<NA>``), datetimes on a date timeline, rationals as floats with the
+        exact value beside them in ``<column>_exact`` (chronolog/frames.py)."""
+        from chronolog.frames import to_pandas
 
-        table = self.to_arrow(pred, window=window)
-        return table.to_pandas(types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None)
+        return to_pandas(self, pred, window)
+
+    def to_polars(self, pred: Optional[str] = None, window=None):
+        """As :meth:`to_pandas`, a Polars DataFrame."""
+        from chronolog.frames import to_polars
+
+        return to_polars(self, pred, window)
+
+    def plot(self, preds=None, window=None, by=None, title: Optional[str] = None):
+        """A timeline (matplotlib ``Figure``): one row per ground atom, one bar
+        per maximal interval; ``window=(from, to)`` bounds it (facts that
+        repeat forever are drawn over it); ``by``: colour by the argument at
+        this index.  ``chronolog.plot.save(fig, "out.svg")`` writes it."""
+        from chronolog.plot import plot
+
+        return plot(self, preds, window, by, title)
+
+    def __getitem__(self, pred: str) -> list:
+        """``model["p"]``: the facts of ``p`` (``chronolog.frames.Fact``)."""
+        from chronolog.frames import get_item
+
+        return get_item(self, pred)
+
+    def __iter__(self):
+        from chronolog.frames import iterate
+
+        return iterate(self)
+
+    def _repr_html_(self) -> str:
+        from chronolog.frames import repr_html
+
+        return repr_html(self)
 
     def column_names(self, pred: str) -> list:
         from chronolog.connectors.bindings import column_names

@@ -1,5 +1,5 @@
 """The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``,
-``chronolog stream``.
+``chronolog stream``, ``chronolog query``, ``chronolog explain`` (chronolog/ux_cli.py).
 
 Every error caused by the input is printed as one positioned paragraph on
 standard error with exit status 2; never a traceback.
@@ -75,7 +75,10 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds):
+@click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
+@click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
+@click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds, out_format, plot_to, progress):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -94,16 +97,24 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     try:
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
+        from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
 
         if output is not None:
             check_output_dir(output)
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement, max_rounds=max_rounds)
+        model = reason(
+            program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
+            placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress),
+        )
         win = parse_horizon(window, model.calendar, "--window") if window is not None else None
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
-        if output is None:
+        if plot_to is not None:
+            ux_cli.save_plot(model, plot_to, win, overwrite)
+        if output is None and out_format != "text":
+            ux_cli.write_facts(model, ux_cli.model_facts(model, model.output_predicates, win), out_format)
+        elif output is None:
             out = sys.stdout
             if win is not None:
                 from chronolog.language.dates import format_fact
@@ -244,6 +255,11 @@ def stream(program, input_, dialect, stats, hypothetical, maximal):
                 fh.close()
     except ChronologError as e:
         _fail(e)
+
+
+from chronolog.ux_cli import register as _register_ux  # noqa: E402  (query, explain)
+
+_register_ux(cli)
 
 
 if __name__ == "__main__":  # pragma: no cover

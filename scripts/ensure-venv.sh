@@ -1,13 +1,45 @@
-# Sourced by setup.sh and test.sh: make ./.venv hold chronolog and its test
-# dependencies (created on first use; later calls do nothing).
+# Sourced by setup.sh (EXTRAS unset: the core, what `chronolog run` needs) and
+# test.sh (EXTRAS=test: plus pytest, pandas, polars, matplotlib, pyspark, ...).
+# Makes ./.venv hold chronolog with those extras.  A .venv that is broken
+# (its python does not start), too old (Python < 3.11) or installed from
+# another pyproject.toml is rebuilt; one that is up to date is left alone.
 PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/pytest ] || [ ! -x .venv/bin/chronolog ]; then
-  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+EXTRAS=${EXTRAS:-}
+SPEC=.
+[ -n "$EXTRAS" ] && SPEC=".[$EXTRAS]"
+# the stamp records what was installed: pyproject.toml's hash and the extras
+HASH=$(cksum < pyproject.toml | cut -d' ' -f1)
+_python_ok() { .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+_venv_ok() {  # the test extras include the core: a test .venv serves setup.sh too
+  _python_ok && [ -x .venv/bin/chronolog ] && [ -f .venv/.chronolog-stamp ] || return 1
+  local have; have=$(cat .venv/.chronolog-stamp)
+  [ "$have" = "$HASH $EXTRAS" ] || { [ -z "$EXTRAS" ] && [ "${have%% *}" = "$HASH" ]; }
+}
+if ! _venv_ok; then
+  if [ -d .venv ] && ! _python_ok; then
+    echo "== .venv is broken or has Python < 3.11: rebuilding it"
+    rm -rf .venv
+  fi
+  if [ ! -x .venv/bin/python ]; then
+    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+      echo "chronolog needs Python 3.11 or newer; $PY is $("$PY" --version 2>&1) (set PYTHON=python3.12, say)" >&2
+      exit 1
+    }
+    echo "== creating .venv with $("$PY" --version 2>&1)"
+    "$PY" -m venv .venv
+  fi
+  echo "== pip install -e '$SPEC' into .venv (log: .venv/install.log)"
+  rm -f .venv/.chronolog-stamp
   .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-  echo "installing chronolog and its test dependencies into .venv (log: .venv/install.log)"
-  if ! .venv/bin/python -m pip install -e '.[test]' > .venv/install.log 2>&1; then
+  set +o pipefail
+  .venv/bin/python -m pip install --progress-bar off -e "$SPEC" 2>&1 | tee .venv/install.log \
+    | grep --line-buffered -E '^(Collecting|Successfully installed)' | sed -u 's/^/   /'
+  status=${PIPESTATUS[0]}
+  set -o pipefail
+  if [ "$status" != 0 ]; then
     tail -n 30 .venv/install.log
-    echo "installation failed; the full log is .venv/install.log" >&2
+    echo "installation failed; the full log is .venv/install.log (the next run starts over)" >&2
     exit 1
   fi
+  echo "$HASH $EXTRAS" > .venv/.chronolog-stamp
 fi

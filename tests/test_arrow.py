@@ -47,7 +47,9 @@ def test_arrow_round_trip_gives_the_same_facts():
 def test_pandas_in_and_out():
     m = chronolog.reason(PROGRAM + FACTS)
     df = m.to_pandas("q")
-    assert list(df.columns) == ["c0", "c1", "start", "end", "start_closed", "end_closed"]
+    # typed columns (issue: notebooks and dataframes): rationals as floats, the exact value beside them
+    assert list(df.columns) == ["c0", "c1", "c1_exact", "start", "start_exact", "end", "end_exact", "start_closed", "end_closed"]
+    assert df["end_exact"].tolist()[:2] == ["10", "1/3"] and df["c1"].dtype == "float64"
     back = chronolog.reason("r(X, V) :- q(X, V).", {"q": df})
     assert back.facts("r") == m.facts("q")
 

@@ -51,6 +51,7 @@ class Evaluator:
         self.delta: dict = {}
         self.stats = {"rounds": 0, "derivations": 0}
         self._pipeline_cache: dict = {}
+        self.progress = None  # a callback taking a chronolog.progress.Progress, or None
 
     # ---------------------------------------------------------- state
     def delta_of(self, pred: str) -> dict:
@@ -69,6 +70,13 @@ class Evaluator:
         for stratum in self.plan.strata:
             self.run_stratum(stratum)
         self.check_constraints()
+
+    def _report(self, stratum, rounds, merges, done) -> None:
+        from chronolog.progress import Progress
+
+        made = self.stats["derivations"] + (0 if done else sum(m.rows_in for m in merges.values()))
+        preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
+        self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, made, preds, done))
 
     def update(self, new_facts) -> None:
         """Add facts after a fixpoint and bring the model up to date.
@@ -164,6 +172,8 @@ class Evaluator:
         delta = self._round(merges)
         rounds = 1
         while delta and stratum.recursive:
+            if self.progress is not None:
+                self._report(stratum, rounds, merges, False)
             rounds += 1
             if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None):
                 rules = stratum.inventing_rules or stratum.rules
@@ -182,6 +192,8 @@ class Evaluator:
         self.delta = {}
         self.stats["rounds"] += rounds
         self.stats["derivations"] += sum(m.rows_in for m in merges.values())
+        if self.progress is not None:
+            self._report(stratum, rounds, merges, True)
         return {p: ch for p, m in merges.items() if (ch := m.stratum_changes())}
 
     def _round(self, merges) -> dict:

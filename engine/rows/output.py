@@ -5,6 +5,8 @@ head predicate's MergeNode."""
 
 from __future__ import annotations
 
+import itertools
+
 from chronolog.language import ast
 from chronolog.language.timeline import format_interval, intersect, shift
 
@@ -56,10 +58,17 @@ class OutputNode(MapNode):
         return out
 
 
+# numbers derivations in the order they are made: a derivation only uses
+# facts derived before it, so a proof tree follows decreasing numbers and
+# never goes round a recursion (chronolog/explain_tree.py)
+_SEQ = itertools.count()
+
+
 class ExplainingOutputNode(OutputNode):
-    """An OutputNode that also says why: each row carries ``(rule, binding)``
-    so the MergeNode can record one derivation per derived piece.  Used only
-    when explanations are asked for, so normal runs pay nothing."""
+    """An OutputNode that also says why: each row carries ``(rule, binding,
+    body interval, derivation number)`` so the MergeNode can record one
+    derivation per derived piece.  Used only when explanations are asked
+    for, so normal runs pay nothing."""
 
     def process(self, batch):
         names = sorted(self.slots.items(), key=lambda kv: kv[1])
@@ -70,7 +79,7 @@ class ExplainingOutputNode(OutputNode):
             if rows:
                 binding = {v: b[i] for v, i in names if not v.startswith("_")}
                 terms, iv = rows[0]
-                out.append((terms, iv, (rule, binding, body_iv)))
+                out.append((terms, iv, (rule, binding, body_iv, next(_SEQ))))
         return out
 
     def label(self) -> str:

@@ -1,0 +1,414 @@
+"""Proof trees: why a fact holds, down to the given facts.
+
+The row executor records, with ``explain=True``, one derivation per derived
+piece: the rule, the variable values, the interval on which the body held
+and a derivation number (engine/rows/output.py).  A tree is built from the
+queried fact downwards: the given facts that cover the queried interval
+are leaves; the rest is covered by derivations, earliest first.  For each
+derivation every body atom is found in the model with the maximal interval
+that produced the body interval, and explained in turn over the part of
+it the rule read, using only derivations made before (so a recursion is
+followed down to its start, never round and round).  Each step shows the
+interval arithmetic: the operator applied to the body atom's interval, the
+intersection of the literals (the body) and the head's shift and horizon.
+
+Recording costs time on every run, so it is off by default; asking a model
+that did not record for a tree re-runs the same plan with recording once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html import escape
+from typing import Optional
+
+from chronolog.language import ast
+from chronolog.language.errors import ProgramError
+from chronolog.language.timeline import (
+    NEG_INF,
+    POS_INF,
+    box,
+    contains,
+    format_interval,
+    intersect,
+    make,
+    shift,
+    subtract,
+)
+
+MAX_NODES = 2000  # a tree larger than this is cut (the cut nodes say so)
+
+
+@dataclass
+class Literal:
+    """One body literal of a step: its text, the interval it contributed and
+    how it was computed; ``fact`` is the body atom's proof (None for
+    negations and conditions)."""
+
+    text: str
+    interval: Optional[tuple]
+    arithmetic: str
+    fact: Optional["Node"] = None
+    scan: object = None  # the planner's literal (planner/ir.py Scan), for recomputing
+
+
+@dataclass
+class Step:
+    """One derivation: the rule with its variable values, its literals, the
+    body interval and the head interval it produced."""
+
+    rule: str
+    at: str
+    binding: dict
+    literals: list
+    body: tuple
+    head: tuple
+    arithmetic: str
+    plan_rule: object = None  # the planner's rule (planner/ir.py), for recomputing
+
+
+@dataclass
+class Node:
+    """A fact over an interval: given (a leaf), or derived by ``steps``."""
+
+    pred: str
+    terms: tuple
+    interval: tuple
+    given: list = field(default_factory=list)  # given intervals covering part of it
+    steps: list = field(default_factory=list)
+    note: str = ""
+
+
+class _Builder:
+    def __init__(self, model, provenance, given):
+        self.model = model
+        self.prov = provenance
+        self.given = given  # (pred, terms) -> [intervals]
+        self.cal = model.calendar
+        self.fmt = self.cal.format_interval if self.cal is not None else format_interval
+        self.count = 0
+
+    def fact_text(self, pred, terms) -> str:
+        from chronolog.language.dates import format_fact
+
+        return format_fact(pred, terms, (0, 0, True, True), self.cal).split("@")[0]
+
+    def node(self, pred, terms, want, limit) -> Node:
+        n = Node(pred, terms, want)
+        self.count += 1
+        if self.count > MAX_NODES:
+            n.note = f"not expanded: the tree has more than {MAX_NODES} facts"
+            return n
+        rest = [want]
+        for iv in self.given.get((pred, terms), ()):
+            if intersect(iv, want) is not None and rest:
+                n.given.append(iv)
+                rest = [r for x in rest for r in subtract(x, [iv])]
+        if not rest:
+            return n
+        entries = [e for e in self.prov.get((pred, terms), ()) if e[4] < limit]
+        entries.sort(key=lambda e: e[4])
+        for e in entries:
+            if not rest:
+                break
+            if any(intersect(e[0], r) is not None for r in rest):
+                n.steps.append(self.step(e))
+                rest = [r for x in rest for r in subtract(x, [e[0]])]
+        if rest and not n.given and not n.steps:
+            n.note = "no recorded derivation (aggregates and time groupings are not recorded)"
+        return n
+
+    def step(self, entry) -> Step:
+        piece, rule, binding, body_iv, seq = entry
+        src = rule.source
+        text = src.text if src is not None and src.text else rule.describe()
+        at = str(src.pos) if src is not None and src.pos.line else ""
+        lits = []
+        from chronolog.planner.ir import Assign, Condition, NegScan, Scan, SinceRule
+
+        body = rule.body if not isinstance(rule, SinceRule) else [rule.left, rule.right]
+        for i, lit in enumerate(body):
+            if isinstance(rule, SinceRule):
+                lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, seq))
+            elif isinstance(lit, Scan):
+                lits.append(self.scan_literal(lit, binding, body_iv, seq))
+            elif isinstance(lit, NegScan):
+                atom = self.fact_text(lit.pred, self.ground(lit.terms, binding))
+                lits.append(Literal(f"not {atom}", body_iv, f"{atom} holds nowhere in {self.fmt(body_iv)}", None, lit))
+            elif isinstance(lit, (Condition, Assign)):
+                lits.append(Literal(lit.describe(), None, "true with " + _binding_text(binding)))
+        shown = [l.interval for l in lits if l.interval is not None]
+        if len(shown) > 1:
+            arith = "body " + " ∩ ".join(self.fmt(iv) for iv in shown) + f" ⊇ {self.fmt(body_iv)}"
+        else:
+            arith = f"body {self.fmt(body_iv)}"
+        head = "head"
+        if rule.head_shift is not None:
+            head += f" = body ⊕ {format_interval(rule.head_shift)}"
+        if self.model.horizon is not None and not rule.fresh:
+            head += f" ∩ horizon {self.fmt(self.model.horizon)}"
+        return Step(text, at, dict(binding), lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
+
+    def ground(self, terms, binding) -> tuple:
+        return tuple(t.value if isinstance(t, ast.Const) else binding.get(t.name, t) for t in terms)
+
+    def candidates(self, pred, terms, binding):
+        """(terms, maximal interval) of the atoms that match the pattern."""
+        rel = self.model._relation(pred)
+        if rel is None:
+            return
+        pattern = self.ground(terms, binding)
+        if not any(isinstance(p, ast.Var) for p in pattern):  # the common case: one lookup
+            for iv in rel.atoms.get(pattern, ()):
+                yield pattern, iv
+            return
+        for ts, ivs in rel.atoms.items():
+            if len(ts) == len(pattern) and all(isinstance(p, ast.Var) or p == v for p, v in zip(pattern, ts)):
+                for iv in ivs:
+                    yield ts, iv
+
+    def scan_literal(self, lit, binding, body_iv, seq) -> Literal:
+        from chronolog.engine.rows.temporal import interval_transform
+
+        fn = interval_transform(lit.box, lit.shift, lit.group) or (lambda iv: iv)
+        for ts, iv in self.candidates(lit.pred, lit.terms, binding):
+            got = fn(iv)
+            if got is not None and contains(got, body_iv):
+                read = intersect(iv, _read_part(lit, body_iv)) or iv
+                child = self.node(lit.pred, ts, read, seq)
+                return Literal(_literal_text(lit, self.fact_text(lit.pred, ts)), got, _arith(lit, iv, got, self.fmt), child, lit)
+        return Literal(lit.describe(), None, "not found in the model")
+
+    def since_literal(self, rule, lit, right, binding, body_iv, seq) -> Literal:
+        for ts, iv in self.candidates(lit.pred, lit.terms, binding):
+            near = intersect(iv, _since_reach(rule, body_iv, right))
+            if near is not None:
+                child = self.node(lit.pred, ts, near, seq)
+                role = "the event" if right else "held throughout since the event"
+                word = "since" if rule.op.upper().startswith("S") else "until"
+                return Literal(
+                    f"{self.fact_text(lit.pred, ts)} ({role}, {word} {format_interval(rule.window)})",
+                    iv, f"{self.fact_text(lit.pred, ts)}@{self.fmt(iv)}", child,
+                )
+        return Literal(lit.describe(), None, "not found in the model")
+
+
+def _literal_text(lit, atom: str) -> str:
+    parts = []
+    if lit.group is not None:
+        parts.append(lit.group.describe())
+    if lit.shift is not None:
+        parts.append(f"diamond {format_interval(lit.shift)}")
+    if lit.box is not None:
+        parts.append(f"box {format_interval(lit.box)}")
+    return " ".join(parts + [atom])
+
+
+def _arith(lit, iv, got, fmt) -> str:
+    s = fmt(iv)
+    if lit.box is not None:
+        s = f"box({s}, {format_interval(lit.box)})"
+    if lit.shift is not None:
+        s = f"{s} ⊕ {format_interval(lit.shift)}"
+    if lit.group is not None:
+        s = f"{lit.group.describe()}({s})"
+    return s if got == iv else f"{s} = {fmt(got)}"
+
+
+def _read_part(lit, body_iv) -> tuple:
+    """The time points of the body atom a literal reads to hold on body_iv
+    (closed: an over-approximation at the ends is harmless, it is intersected
+    with the atom's interval)."""
+    if lit.group is not None:
+        return (NEG_INF, POS_INF, False, False)
+    lo, hi = body_iv[0], body_iv[1]
+    if lit.shift is not None:
+        lo, hi = lo - lit.shift[1], hi - lit.shift[0]
+    if lit.box is not None:
+        lo, hi = lo + lit.box[0], hi + lit.box[1]
+    return make(lo, hi, lo != NEG_INF, hi != POS_INF) or body_iv
+
+
+def _since_reach(rule, body_iv, right) -> tuple:
+    w = rule.window
+    if rule.op.upper().startswith("S"):  # the event is in the past
+        lo, hi = body_iv[0] - w[1], body_iv[1] - (0 if not right else w[0])
+    else:
+        lo, hi = body_iv[0] + (0 if not right else w[0]), body_iv[1] + w[1]
+    return make(lo, hi, lo != NEG_INF, hi != POS_INF) or body_iv
+
+
+def _binding_text(binding) -> str:
+    from chronolog.language.text import format_term
+
+    return ", ".join(f"{k}={format_term(v)}" for k, v in binding.items()) or "no variables"
+
+
+# ------------------------------------------------------------ entry points
+def recorded(model):
+    """The model's recorded derivations, re-running its plan with recording
+    once if it has none (cached on the model)."""
+    if model._provenance is not None:
+        return model._provenance
+    if not model.is_finite:
+        raise ProgramError(
+            "explanations are not recorded for models that repeat forever",
+            hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact",
+        )
+    given = getattr(model, "_given", None)
+    if given is None:
+        raise ProgramError("this model cannot be explained", hint="call reason(..., explain=True)")
+    from chronolog.engine.rows.evaluator import Evaluator
+    from chronolog.engine.store import Store
+
+    store = Store()
+    derived = model.plan.derived_predicates()
+    base = {}
+    for pred, rows in given.items():
+        store.relation(pred).bulk_add(rows)
+        if pred in derived:
+            base[pred] = list(rows)
+    ev = Evaluator(model.plan, store, model.horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
+    ev.run()
+    model._provenance = ev.provenance
+    return model._provenance
+
+
+def explain_tree(model, query: str) -> Node:
+    """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
+    from chronolog.language.facts import parse_fact_lines
+
+    f = parse_fact_lines([query], "<query>", calendar=model.calendar)[0]
+    if not model.holds(f.pred, f.terms, f.interval):
+        raise ProgramError(
+            f"{query} does not hold in the model, so it has no proof",
+            hint="chronolog query shows the intervals on which a fact holds",
+        )
+    prov = recorded(model)
+    given: dict = {}
+    for pred, rows in (getattr(model, "_given", None) or {}).items():
+        for terms, iv in rows:
+            given.setdefault((pred, tuple(terms)), []).append(iv)
+    b = _Builder(model, prov, given)
+    return b.node(f.pred, tuple(f.terms), f.interval, float("inf"))
+
+
+def to_text(node: Node, calendar=None) -> str:
+    fmt = calendar.format_interval if calendar is not None else format_interval
+    lines: list = []
+
+    def fact(n):
+        from chronolog.language.dates import format_fact
+
+        return format_fact(n.pred, n.terms, n.interval, calendar)
+
+    def walk(n: Node, indent: str, head: str):
+        tag = []
+        if n.given:
+            tag.append("given" + ("" if len(n.given) == 1 and contains(n.given[0], n.interval) else " on " + ", ".join(fmt(g) for g in n.given)))
+        if n.note:
+            tag.append(n.note)
+        lines.append(f"{indent}{head}{fact(n)}" + (f"   [{'; '.join(tag)}]" if tag else ""))
+        sub = indent + "    "
+        for s in n.steps:
+            lines.append(f"{sub}by {s.rule}" + (f"   ({s.at})" if s.at else ""))
+            if s.binding:
+                lines.append(f"{sub}  with {_binding_text(s.binding)}")
+            for l in s.literals:
+                lines.append(f"{sub}  {l.text}: {l.arithmetic}")
+            lines.append(f"{sub}  {s.arithmetic}")
+            for l in s.literals:
+                if l.fact is not None:
+                    walk(l.fact, sub + "  ", "└─ ")
+
+    walk(node, "", "")
+    return "\n".join(lines)
+
+
+def to_dict(node: Node, calendar=None) -> dict:
+    fmt = calendar.format_interval if calendar is not None else format_interval
+    from chronolog.language.dates import format_fact
+    from chronolog.language.text import format_term
+
+    return {
+        "fact": format_fact(node.pred, node.terms, node.interval, calendar),
+        "given": [fmt(g) for g in node.given],
+        **({"note": node.note} if node.note else {}),
+        "steps": [
+            {
+                "rule": s.rule,
+                "at": s.at,
+                "binding": {k: format_term(v) for k, v in s.binding.items()},
+                "body": fmt(s.body),
+                "head": fmt(s.head),
+                "arithmetic": s.arithmetic,
+                "literals": [
+                    {
+                        "literal": l.text,
+                        "interval": fmt(l.interval) if l.interval is not None else None,
+                        "arithmetic": l.arithmetic,
+                        **({"proof": to_dict(l.fact, calendar)} if l.fact is not None else {}),
+                    }
+                    for l in s.literals
+                ],
+            }
+            for s in node.steps
+        ],
+    }
+
+
+def to_json(node: Node, calendar=None) -> str:
+    return json.dumps(to_dict(node, calendar), indent=2, ensure_ascii=False)
+
+
+def to_html(node: Node, calendar=None) -> str:
+    """Nested ``<details>`` (each step folds open), for notebooks."""
+    d = to_dict(node, calendar)
+
+    def walk(d) -> str:
+        tag = " <i>given</i>" if d["given"] else ""
+        if d.get("note"):
+            tag += f" <i>{escape(d['note'])}</i>"
+        inner = []
+        for s in d["steps"]:
+            lits = "".join(
+                f"<li><code>{escape(l['literal'])}</code>: {escape(l['arithmetic'])}"
+                + (walk(l["proof"]) if "proof" in l else "")
+                + "</li>"
+                for l in s["literals"]
+            )
+            inner.append(
+                f"<div>by <code>{escape(s['rule'])}</code> {escape(s['at'])}"
+                + (f" with {escape(', '.join(f'{k}={v}' for k, v in s['binding'].items()))}" if s["binding"] else "")
+                + f"<ul>{lits}</ul>= {escape(s['arithmetic'])}</div>"
+            )
+        body = "".join(inner)
+        if not body:
+            return f"<div><code>{escape(d['fact'])}</code>{tag}</div>"
+        return f"<details open><summary><code>{escape(d['fact'])}</code>{tag}</summary><div style=\"margin-left:1.5em\">{body}</div></details>"
+
+    return walk(d)
+
+
+class Proof:
+    """What :meth:`Model.proof` returns: prints as a text tree, shows as
+    nested HTML in a notebook, ``.to_json()`` / ``.to_dict()``; ``.root`` is
+    the :class:`Node`."""
+
+    def __init__(self, root: Node, calendar=None):
+        self.root, self.calendar = root, calendar
+
+    def __str__(self) -> str:
+        return to_text(self.root, self.calendar)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return to_html(self.root, self.calendar)
+
+    def to_dict(self) -> dict:
+        return to_dict(self.root, self.calendar)
+
+    def to_json(self) -> str:
+        return to_json(self.root, self.calendar)

@@ -1,0 +1,301 @@
+"""Models as dataframes and in notebooks: one or all predicates as Arrow,
+pandas or Polars tables with typed columns, DataFrames (pandas, Polars,
+Arrow) as input, iteration over facts and an HTML summary.
+
+Typed columns (pandas and Polars): integer columns are nullable ``Int64``
+(an unbounded end is null, never NaN); on a date timeline ``start``/``end``
+are datetimes; a column holding non-integer rationals becomes ``float64``
+for computing plus a ``<name>_exact`` text column with the exact value
+(``1/3``), which is what is read back when the frame is given as facts.
+The Arrow table keeps the exact layout of ``connectors/arrow.py``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import NamedTuple, Optional
+
+from chronolog.language.errors import DataError, ProgramError
+
+EXACT = "_exact"
+
+
+class Fact(NamedTuple):
+    """One fact of a model; ``every`` is the period of a fact that repeats
+    forever (None otherwise).  ``str(fact)`` is its canonical text."""
+
+    pred: str
+    terms: tuple
+    interval: tuple
+    every: object = None
+    calendar: object = None
+
+    def __repr__(self) -> str:
+        return f"Fact({str(self)!r})"
+
+    def __str__(self) -> str:
+        from chronolog.language.dates import format_fact
+
+        text = format_fact(self.pred, self.terms, self.interval, self.calendar)
+        if self.every is not None:
+            from chronolog.api import _format_period
+
+            text += f" every {_format_period(self.every, self.calendar)}"
+        return text
+
+
+def facts_of(model, pred: str) -> list:
+    """``Fact``s of one predicate: maximal intervals, then repeating ones."""
+    cal = model.calendar
+    out = [Fact(pred, t, iv, None, cal) for t, iv in model.facts(pred)]
+    out += [Fact(pred, t, iv, per, cal) for t, iv, per in model.repeating(pred)]
+    return out
+
+
+def get_item(model, pred: str) -> list:
+    if not isinstance(pred, str):
+        raise TypeError("model[...] takes a predicate name, e.g. model['p']")
+    if pred not in model.predicates() and pred not in model.plan.arities:
+        known = ", ".join(model.predicates()) or "none"
+        raise KeyError(f"no predicate {pred!r} in the model (predicates with facts: {known})")
+    return facts_of(model, pred)
+
+
+def iterate(model):
+    for p in model.predicates():
+        yield from facts_of(model, p)
+
+
+# ------------------------------------------------------------ tables
+def _pred_list(model, preds) -> list:
+    if preds is None:
+        return model.output_predicates
+    if isinstance(preds, str):
+        return [preds]
+    return list(preds)
+
+
+def all_facts_table(model, preds=None, window=None):
+    """Facts of several predicates in one Arrow table: ``pred``, the terms as
+    ``c0, c1, ...`` (null past a predicate's arity), then the interval."""
+    import pyarrow as pa
+
+    from chronolog.connectors.arrow import facts_to_arrow
+
+    preds = _pred_list(model, preds)
+    rows, names = [], []
+    for p in preds:
+        for terms, iv in _rows(model, p, window):
+            rows.append((p, terms, iv))
+    arity = max((len(t) for _, t, _ in rows), default=0)
+    cols = [f"c{i}" for i in range(arity)]
+    table = facts_to_arrow([(t + (None,) * (arity - len(t)), iv) for _, t, iv in rows], cols, model.calendar)
+    names = [p for p, _, _ in rows]
+    return table.add_column(0, "pred", pa.array(names, pa.string()))
+
+
+def _rows(model, pred, window):
+    if window is not None:
+        return model.facts_within(pred, window)
+    if model.repeating(pred):
+        raise ProgramError(
+            f"{pred} has facts that repeat forever, which a table cannot hold",
+            hint="pass a window, e.g. window=(0, 1000)",
+        )
+    return model.facts(pred)
+
+
+def _split_exact(table):
+    """Decimal and rational-text columns -> (float column, exact text column);
+    ``(name, float array, text array)`` per such column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out = []
+    for name in table.schema.names:
+        if name in ("pred", "start_closed", "end_closed"):
+            continue
+        col = table.column(name)
+        typ = col.type
+        if pa.types.is_decimal(typ):
+            text = pc.cast(col, pa.string())
+            out.append((name, pc.cast(col, pa.float64()), text))
+        elif pa.types.is_string(typ) and (name in ("start", "end") or _rational_text(col)):
+            from fractions import Fraction
+
+            vals = col.to_pylist()
+            try:
+                floats = [None if v is None else float(Fraction(v)) for v in vals]
+            except (ValueError, ZeroDivisionError):
+                continue
+            out.append((name, pa.array(floats, pa.float64()), col))
+    return out
+
+
+def _rational_text(col) -> bool:
+    """A term column that the Arrow layout holds as text because some value
+    is a rational such as ``1/3`` (every value a number)."""
+    from chronolog.language.timeline import parse_number
+
+    vals = [v for v in col.to_pylist() if v is not None]
+    if not vals or not any("/" in v for v in vals):
+        return False
+    try:
+        for v in vals:
+            parse_number(v)
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
+def to_pandas(model, pred=None, window=None):
+    """A typed pandas DataFrame of one predicate or of several (``pred`` column)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window)
+    exact = _split_exact(table)
+    for name, floats, _ in exact:
+        table = table.set_column(table.schema.get_field_index(name), name, floats)
+    df = table.to_pandas(
+        types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None,
+        date_as_object=False,
+    )
+    for name, _, text in exact:
+        df.insert(df.columns.get_loc(name) + 1, name + EXACT, pd.Series(text.to_pylist(), dtype="string"))
+    return df
+
+
+def to_polars(model, pred=None, window=None):
+    """A typed Polars DataFrame (same columns as :func:`to_pandas`)."""
+    import polars as pl
+
+    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window)
+    exact = _split_exact(table)
+    for name, floats, _ in exact:
+        table = table.set_column(table.schema.get_field_index(name), name, floats)
+    df = pl.from_arrow(table)
+    for name, _, text in exact:
+        df = df.insert_column(df.columns.index(name) + 1, pl.Series(name + EXACT, text.to_pylist(), dtype=pl.String))
+    return df
+
+
+# ------------------------------------------------------------ input
+def as_table(frame, pred: str = "?"):
+    """An Arrow table from a pyarrow Table, pandas or Polars DataFrame; an
+    ``X_exact`` column replaces the float column ``X`` (the exact value is
+    read, never the rounded one)."""
+    import pyarrow as pa
+
+    if isinstance(frame, (pa.Table, pa.RecordBatch)):
+        table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
+    elif type(frame).__module__.startswith("polars"):
+        table = frame.to_arrow()
+    else:
+        try:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+        except Exception:
+            raise DataError(
+                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
+            ) from None
+    names = table.schema.names
+    numeric: set = set()
+    for name in list(names):
+        if name.endswith(EXACT) and name[: -len(EXACT)] in names:
+            base = name[: -len(EXACT)]
+            col = table.column(name).cast(pa.string())
+            if base not in ("start", "end"):
+                col = _exact_terms(col)
+                if pa.types.is_string(col.type):
+                    numeric.add(base)
+            table = table.set_column(table.schema.get_field_index(base), base, col)
+            table = table.drop_columns([name])
+    if numeric:  # term columns of exact rationals as text: read as numbers, not strings
+        meta = dict(table.schema.metadata or {})
+        meta[b"chronolog.numeric_text"] = ",".join(sorted(numeric)).encode()
+        table = table.replace_schema_metadata(meta)
+    return table
+
+
+def table_rows(frame, pred: str, calendar=None) -> list:
+    """``(terms, interval)`` rows of a frame given as facts (see :func:`as_table`)."""
+    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.language.timeline import parse_number
+
+    table = as_table(frame, pred)
+    rows = table_to_rows(table, pred, calendar)
+    marked = (table.schema.metadata or {}).get(b"chronolog.numeric_text")
+    if not marked:
+        return rows
+    terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+    idx = [terms.index(n) for n in marked.decode().split(",")]
+    out = []
+    for t, iv in rows:
+        t = list(t)
+        for i in idx:
+            if isinstance(t[i], str):
+                t[i] = parse_number(t[i])
+        out.append((tuple(t), iv))
+    return out
+
+
+def _exact_terms(col):
+    """Exact text of a term column: decimals when every value is one (read
+    back as exact numbers), else the text as it is (``1/3`` stays text, as in
+    the Arrow layout)."""
+    from decimal import Decimal, InvalidOperation
+
+    import pyarrow as pa
+
+    vals = col.to_pylist()
+    try:
+        decs = [None if v is None else Decimal(v) for v in vals]
+    except InvalidOperation:
+        return col
+    scale = max((-d.as_tuple().exponent for d in decs if d is not None), default=0)
+    scale = max(scale, 0)
+    digits = max((len(d.as_tuple().digits) for d in decs if d is not None), default=1)
+    return pa.array(decs, pa.decimal128(min(38, max(digits, scale + 1) + scale), scale))
+
+
+def split_by_pred(frame) -> dict:
+    """A frame with a ``pred`` column (as :func:`to_pandas` of all
+    predicates writes it) -> ``{pred: table}``, trailing null term columns
+    dropped per predicate."""
+    import pyarrow.compute as pc
+
+    table = as_table(frame)
+    out = {}
+    for p in sorted(set(table.column("pred").to_pylist())):
+        if p is None:
+            raise DataError("a row of the facts table has no pred", hint="fill the pred column")
+        part = table.filter(pc.equal(table.column("pred"), p)).drop_columns(["pred"])
+        terms = [n for n in part.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+        while terms and part.column(terms[-1]).null_count == part.num_rows:
+            part = part.drop_columns([terms.pop()])
+        out[p] = part
+    return out
+
+
+def is_frame(x) -> bool:
+    mod = type(x).__module__
+    return mod.startswith(("pandas", "polars", "pyarrow"))
+
+
+# ------------------------------------------------------------ notebooks
+def repr_html(model, sample: int = 5) -> str:
+    """Per-predicate counts and the first facts of each (Jupyter)."""
+    rows = []
+    for p in model.predicates():
+        fs = facts_of(model, p)
+        shown = "<br>".join(escape(str(f)) for f in fs[:sample])
+        more = f"<br>… {len(fs) - sample} more" if len(fs) > sample else ""
+        kind = "derived" if p in model.output_predicates else "given"
+        rows.append(f"<tr><td><code>{escape(p)}</code></td><td>{kind}</td><td>{len(fs)}</td><td><code>{shown}</code>{more}</td></tr>")
+    head = f"<b>chronolog model</b>: {len(model)} facts in {len(model.predicates())} predicates"
+    if not model.is_finite:
+        head += " (some repeat forever)"
+    return (
+        f"<div>{head}<table><thead><tr><th>predicate</th><th></th><th>facts</th><th>sample</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )

@@ -1,0 +1,161 @@
+"""Queries with variables: ``controls(X, beta)@[0,10]`` asks for every
+binding of X and the intervals, within the window, on which the fact holds.
+
+The window may be an interval, a point (``@5``) or left out (all time).  A
+ground query (no variables) is a question of entailment: does the fact hold
+throughout the window?  The atom is parsed by the program's grammar (as the
+body of a rule), so terms are written as in rules; ``_`` matches anything.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from chronolog.language import ast
+from chronolog.language.errors import ChronologError, ProgramError
+
+
+class Query(NamedTuple):
+    pred: str
+    terms: tuple  # ast.Var | ast.Const
+    window: Optional[tuple]  # None: all time
+
+    @property
+    def variables(self) -> list:
+        seen = []
+        for t in self.terms:
+            if isinstance(t, ast.Var) and not t.name.startswith("_") and t.name not in seen:
+                seen.append(t.name)
+        return seen
+
+    @property
+    def ground(self) -> bool:
+        return all(isinstance(t, ast.Const) for t in self.terms)
+
+
+class Answer(NamedTuple):
+    """One binding of the query's variables and the maximal intervals
+    (clipped to the window) on which the fact holds with it."""
+
+    binding: dict
+    intervals: list
+
+
+def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
+    """``p(X, a)@[0,10]``, ``p(X)@5`` or ``p(X)`` -> :class:`Query`."""
+    atom_text, at, window_text = _split_window(text)
+    try:
+        if dialect == "meteor":
+            from chronolog.language import meteor
+
+            rule = meteor.parse(f"Query__ :- {atom_text}", "<query>").rules[0]
+        else:
+            from chronolog.language import vadalog
+
+            rule = vadalog.parse(f"query__ :- {atom_text}.", "<query>").rules[0]
+    except ChronologError as e:
+        raise ProgramError(
+            f"cannot read the query {text!r}: {e.message}",
+            hint='write an atom with an optional window, e.g. "controls(X, beta)@[0,10]"',
+        ) from None
+    if len(rule.body) != 1 or not isinstance(rule.body[0], ast.Atom):
+        raise ProgramError(f"the query {text!r} is not one atom", hint='e.g. "controls(X, beta)@[0,10]"')
+    atom = rule.body[0]
+    window = None
+    if at:
+        from chronolog.language.facts import parse_fact_lines
+
+        try:
+            window = parse_fact_lines([f"w__@{window_text}"], "<query>", calendar=calendar)[0].interval
+        except ChronologError as e:
+            raise ProgramError(
+                f"cannot read the window {window_text!r} of the query: {e.message}",
+                hint="a window is a point (@5) or an interval (@[0,10], @(0,10], @[0,+inf))",
+            ) from None
+    return Query(atom.pred, tuple(atom.terms), window)
+
+
+def _split_window(text: str):
+    text = text.strip().rstrip(".").strip()
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "@" and depth == 0:
+            return text[:i].strip(), True, text[i + 1 :].strip()
+    return text, False, ""
+
+
+def match(q: Query, terms: tuple) -> Optional[dict]:
+    """The binding of q's variables that makes its atom ``terms``, or None."""
+    if len(terms) != len(q.terms):
+        return None
+    binding: dict = {}
+    for pat, v in zip(q.terms, terms):
+        if isinstance(pat, ast.Const):
+            if pat.value != v:
+                return None
+        elif not pat.name.startswith("_"):
+            if pat.name in binding and binding[pat.name] != v:
+                return None
+            binding[pat.name] = v
+    return binding
+
+
+def answer(model, q: Query) -> list:
+    """Every binding with the intervals on which the atom holds, clipped to
+    the window; sorted by binding.  Facts that repeat forever need a window."""
+    from chronolog.language.text import term_sort_key
+    from chronolog.language.timeline import intersect
+
+    arity = model.plan.arities.get(q.pred, (None,))[0]
+    if arity is not None and arity != len(q.terms):
+        raise ProgramError(f"{q.pred} has {arity} arguments, the query gives {len(q.terms)}")
+    if q.window is not None:
+        rows = model.facts_within(q.pred, q.window)
+    else:
+        if model.repeating(q.pred):
+            raise ProgramError(
+                f"{q.pred} has facts that repeat forever: the answer over all time is infinite",
+                hint=f"give the query a window, e.g. {q.pred}(...)@[0,1000]",
+            )
+        rows = model.facts(q.pred)
+    by: dict = {}
+    for terms, iv in rows:
+        b = match(q, terms)
+        if b is None:
+            continue
+        if q.window is not None:
+            iv = intersect(iv, q.window)
+            if iv is None:
+                continue
+        key = tuple(b[v] for v in q.variables)
+        by.setdefault(key, []).append(iv)
+    out = []
+    for key in sorted(by, key=lambda k: tuple(term_sort_key(v) for v in k)):
+        out.append(Answer(dict(zip(q.variables, key)), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
+    return out
+
+
+def run_query(model, text: str, dialect: Optional[str] = None):
+    """``Model.query``: a list of :class:`Answer`, or a bool for a ground query."""
+    q = parse_query(text, model.calendar, dialect or model.dialect)
+    if q.ground:
+        from chronolog.language.timeline import EVERYWHERE
+
+        return model.holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
+    return answer(model, q)
+
+
+def format_answers(answers, calendar=None) -> list:
+    """One line per binding: ``X=a, Y=b: [0,10], [12,14)``."""
+    from chronolog.language.text import format_term
+    from chronolog.language.timeline import format_interval
+
+    fmt = calendar.format_interval if calendar is not None else format_interval
+    return [
+        ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items()) + ": " + ", ".join(fmt(iv) for iv in a.intervals)
+        for a in answers
+    ]

@@ -1,0 +1,150 @@
+"""Proof trees (chronolog/explain_tree.py): every leaf is a given fact, and
+the interval arithmetic of the steps, redone here from the leaves upwards
+with the timeline's own operators, gives back the queried interval.
+Programs are the random programs of the property tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import chronolog
+from chronolog.engine.rows.temporal import interval_transform
+from chronolog.explain_tree import Node
+from chronolog.frames import Fact
+from chronolog.language.timeline import coalesce, contains, intersect, shift
+from chronolog.planner.ir import NegScan
+from strategies import cases
+
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=25 * int(os.environ.get("CHRONOLOG_PROPERTY_SCALE", "1")))
+
+
+def given_facts(model) -> dict:
+    out: dict = {}
+    for pred, rows in model._given.items():
+        for terms, iv in rows:
+            out.setdefault((pred, tuple(terms)), []).append(iv)
+    return out
+
+
+def recompute(node: Node, model, given) -> list:
+    """The intervals on which node's fact holds, computed from its leaves
+    only; asserts each step's arithmetic on the way."""
+    for g in node.given:
+        assert g in given[(node.pred, node.terms)], f"{node.pred}{node.terms}@{g} is not a given fact"
+    ivs = list(node.given)
+    for s in node.steps:
+        parts, checked = [], True
+        for lit in s.literals:
+            if lit.fact is not None:
+                child = coalesce(recompute(lit.fact, model, given))
+                if lit.scan is None:  # Since/Until: the operands are checked, not their arithmetic
+                    checked = False
+                    continue
+                fn = interval_transform(lit.scan.box, lit.scan.shift, lit.scan.group) or (lambda iv: iv)
+                got = [fn(c) for c in child if fn(c) is not None and contains(fn(c), s.body)]
+                assert got, f"{lit.text}: no recomputed interval of {lit.fact.pred}{lit.fact.terms} gives {s.body}"
+                parts.append(got[0])
+            elif isinstance(lit.scan, NegScan):
+                rel = model._relation(lit.scan.pred)
+                for ts, vals in (rel.atoms.items() if rel is not None else ()):
+                    if all(getattr(t, "value", s.binding.get(getattr(t, "name", ""), v)) == v for t, v in zip(lit.scan.terms, ts)):
+                        assert all(intersect(v, s.body) is None for v in vals), f"negated {lit.text} holds in {s.body}"
+        if checked and parts:
+            body = parts[0]
+            for p in parts[1:]:
+                body = intersect(body, p)
+                assert body is not None
+            assert contains(body, s.body)
+        rule = s.plan_rule
+        head = s.body if rule.head_shift is None else shift(s.body, rule.head_shift)
+        if model.horizon is not None and not rule.fresh and head is not None:
+            head = intersect(head, model.horizon)
+        assert head == s.head, f"{s.rule}: body {s.body} gives {head}, the step says {s.head}"
+        ivs.append(s.head)
+    return ivs
+
+
+def leaves(node: Node):
+    if not node.steps:
+        yield node
+    for s in node.steps:
+        for lit in s.literals:
+            if lit.fact is not None:
+                yield from leaves(lit.fact)
+
+
+def check_proofs(model, preds):
+    given = given_facts(model)
+    n = 0
+    for pred in preds:
+        for terms, iv in model.facts(pred)[:4]:
+            text = Fact(pred, terms, iv, None, model.calendar)
+            root = model.proof(str(text)).root
+            for leaf in leaves(root):
+                assert leaf.given, f"leaf {leaf.pred}{leaf.terms}@{leaf.interval} of {text} is not given ({leaf.note})"
+            got = coalesce(recompute(root, model, given))
+            assert any(contains(x, iv) for x in got), f"{text}: the leaves give only {got}"
+            n += 1
+    return n
+
+
+@settings(**SETTINGS)
+@given(cases(ops=("<->", "<+>", "[-]", "[+]"), nest=2, negation=True, head_boxes=True))
+def test_random_programs_proofs_recompute_the_root(case):
+    model = chronolog.reason(case.program, case.facts, horizon=case.horizon)
+    check_proofs(model, case.idb)
+
+
+@settings(**SETTINGS)
+@given(cases(ops=("<->", "[-]", "S", "U"), recursion=True, max_arity=1))
+def test_recursive_programs_end_in_given_facts(case):
+    model = chronolog.reason(case.program, case.facts, horizon=case.horizon)
+    check_proofs(model, case.idb)
+
+
+def test_recursion_follows_derivation_order():
+    m = chronolog.reason("s(X) :- <->[1,1] s(X). s(a)@0.", horizon=(0, 5))
+    root = m.proof("s(a)@[4,4]").root
+    depth, n = 0, root
+    while n.steps:
+        n = n.steps[0].literals[0].fact
+        depth += 1
+    assert depth == 4 and n.given == [(0, 0, True, True)]
+
+
+def test_given_fact_is_a_leaf_and_a_fact_that_does_not_hold_is_an_error():
+    m = chronolog.reason("q(X) :- <->[0,2] p(X). p(a)@[1,2].")
+    assert m.proof("p(a)@[1,2]").root.given == [(1, 2, True, True)]
+    with pytest.raises(chronolog.ChronologError, match="does not hold"):
+        m.proof("q(a)@[0,9]")
+
+
+def test_text_json_html(tmp_path):
+    m = chronolog.reason("q(X) :- <->[0,2] p(X), r(X). p(a)@[1,2]. r(a)@[0,10].")
+    p = m.proof("q(a)@[2,3]")
+    text = str(p)
+    assert "by q(X) :- <->[0,2] p(X), r(X)." in text
+    assert "diamond [0,2] p(a): [1,2] ⊕ [0,2] = [1,4]" in text
+    assert "body [1,4] ∩ [0,10] ⊇ [1,4]; head = [1,4]" in text
+    d = json.loads(p.to_json())
+    assert d["fact"] == "q(a)@[2,3]" and d["steps"][0]["binding"] == {"X": "a"}
+    assert {l["proof"]["fact"] for l in d["steps"][0]["literals"]} == {"p(a)@[1,2]", "r(a)@[1,4]"}
+    assert p._repr_html_().count("<details") == 1
+
+
+def test_cli_explain(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- <->[0,2] p(X).\np(a)@[1,2].\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "chronolog", "explain", str(prog), "q(a)@[1,4]", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert json.loads(out)["steps"][0]["literals"][0]["proof"]["given"] == ["[1,2]"]
+    bad = subprocess.run([sys.executable, "-m", "chronolog", "explain", str(prog), "q(a)@[9,10]"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "does not hold" in bad.stderr

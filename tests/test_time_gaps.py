@@ -66,7 +66,8 @@ def _shift_facts(facts: str, d) -> str:
 
 
 def _periods(model):
-    return [Fraction(c["period"]) for c in model.stats.get("components", []) if c.get("period")]
+    """Every period of the model's repeating facts (both ways in time)."""
+    return [abs(Fraction(per)) for pred in model.predicates() for _, _, per in model.repeating(pred)]
 
 
 def _window_facts(model, preds, window, d=0):
@@ -80,6 +81,33 @@ def _window_facts(model, preds, window, d=0):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs())
 def test_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
+    _gap_property(prog)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs(both_ways=True))
+def test_two_way_recursion_an_empty_gap_of_a_million_shifts_the_answers(prog):
+    _gap_property(prog)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs(both_ways=True))
+def test_two_way_recursion_over_two_clusters_equals_a_horizon_run(prog):
+    program, facts = prog
+    assume("e0(X) :- e0(X)" not in program)
+    assume(facts.strip())
+    gap = 150
+    both = facts + "\n" + _shift_facts(facts, gap)
+    m = chronolog.reason(program, both)
+    window = (-40, gap + 40)
+    bounded = chronolog.reason(program, both, horizon=(-400, gap + 400))
+    for pred in ("p0", "p1", "p2"):
+        want = _norm(_clip(bounded.facts(pred), window))
+        got = _norm(m.facts_within(pred, window))
+        assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"
+
+
+def _gap_property(prog):
     program, facts = prog
     assume("e0(X) :- e0(X)" not in program)  # facts repeating forever: no quiet gap
     assume(facts.strip())

@@ -186,7 +186,11 @@ def _by_clusters(plan, core, own, strategy, out):
     ``M_k`` repeats (the ones on the left to the right, the ones on the right
     to the left) and the inputs are constant, so ``W`` and the inputs repeat
     with the lcm of those periods, and every head time there is a multiple
-    of it away from a checked one."""
+    of it away from a checked one.  When ``W`` is not closed (a cluster's
+    model reaches across a gap into another's), each cluster is computed
+    again with what ``W`` holds around it added to its inputs: those facts
+    hold in ``M``, so the cluster's model stays part of ``M``; after a few
+    such rounds one window over everything takes over."""
     from chronolog.planner.fragment import lcm_of
 
     from . import termination as tm
@@ -195,8 +199,54 @@ def _by_clusters(plan, core, own, strategy, out):
     groups = _clusters(core, 16 * (reach + 1))
     if groups is None:
         return None
-    parts = [_one(plan, g, {}, own, strategy, out) for g in groups]
-    answer, repeating = tm.Store(), {}
+    extra = [{} for _ in groups]
+    for _ in range(CLUSTER_ROUNDS):
+        parts = [_one(plan, _merged(g, x), {}, own, strategy, out) for g, x in zip(groups, extra)]
+        answer, repeating, infos = _union(parts)
+        if _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out):
+            break
+        # the clusters interact (one reads the other's model across the
+        # gap): each one again, given what the union holds around it
+        joint = lcm_of([abs(i[k]) for i in infos for k in ("period", "period_left") if i.get(k)] or [1])
+        width = 8 * (reach + 1) + 2 * joint
+        for k, g in enumerate(groups):
+            xs = [x for atoms in g.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+            if xs:
+                band = make(min(xs) - width, max(xs) + width, True, True)
+                extra[k] = _unrolled(answer, repeating, own, band)
+    else:
+        return None
+    periods = [i["period"] for i in infos if i["period"]]
+    info = {
+        "bound": max(i["bound"] for i in infos),
+        "attempts": max(i["attempts"] for i in infos),
+        "repeats_from": max(i["repeats_from"] for i in infos),
+        "repeats_before": min(i["repeats_before"] for i in infos),
+        "period": lcm_of(periods) if periods else None,
+        "kind": "periodic" if repeating else "constant",
+        "clusters": len(parts),
+    }
+    return answer, repeating, info
+
+
+CLUSTER_ROUNDS = 4  # how often clusters that interact are recomputed before one window takes over
+
+
+def _merged(core, extra):
+    """``core`` with facts of the model added as inputs (they hold in the
+    least model, so the least model over both is the same)."""
+    out = {p: {t: list(ivs) for t, ivs in atoms.items()} for p, atoms in core.items()}
+    for p, atoms in extra.items():
+        rel = out.setdefault(p, {})
+        for t, ivs in atoms.items():
+            rel[t] = coalesce(list(rel.get(t, [])) + list(ivs))
+    return out
+
+
+def _union(parts):
+    from .store import Store
+
+    answer, repeating = Store(), {}
     for store, rep, _ in parts:
         for p, rel in store.relations.items():
             target = answer.relation(p)
@@ -206,18 +256,26 @@ def _by_clusters(plan, core, own, strategy, out):
             for t, rs in by.items():
                 have = repeating.setdefault(p, {}).setdefault(t, [])
                 have.extend(r for r in rs if r not in have)
-    infos = [info for _, _, info in parts]
+    return answer, repeating, [info for _, _, info in parts]
+
+
+def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out) -> bool:
+    """Whether the rules derive nothing new from the union: checked around
+    each cluster and one joint period and a few reaches into each gap."""
+    from chronolog.planner.fragment import lcm_of
+
+    from . import termination as tm
+
     right = [(i["repeats_from"], i["period"]) for i in infos]
     left = [(i["repeats_before"], i.get("period_left")) for i in infos]
     margin = 4 * reach + 2
 
     def joint(items):
-        ps = [x for _, x in items if x]
+        ps = [abs(x) for _, x in items if x]
         return lcm_of(ps) if ps else reach
 
-    # the stretches to check: everything but the inside of each gap
     windows, start = [], min(a for a, _ in left) - joint(left) - margin
-    for k in range(len(parts) - 1):
+    for k in range(len(infos) - 1):
         g0 = max(a for a, _ in right[: k + 1])
         g1 = min(a for a, _ in left[k + 1:])
         per = joint(right[: k + 1] + left[k + 1:])
@@ -237,18 +295,8 @@ def _by_clusters(plan, core, own, strategy, out):
         ev.run()
         tm._add_stats(out, ev)
         if _clipped(store, own, window) != seeded:
-            return None  # the clusters interact: W is not closed
-    periods = [i["period"] for i in infos if i["period"]]
-    info = {
-        "bound": max(i["bound"] for i in infos),
-        "attempts": max(i["attempts"] for i in infos),
-        "repeats_from": max(a for a, _ in right),
-        "repeats_before": min(a for a, _ in left),
-        "period": lcm_of(periods) if periods else None,
-        "kind": "periodic" if repeating else "constant",
-        "clusters": len(parts),
-    }
-    return answer, repeating, info
+            return False
+    return True
 
 
 def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, left_period, right_period):

@@ -7,6 +7,8 @@ standard error with exit status 2; never a traceback.
 
 from __future__ import annotations
 
+import contextlib
+
 import sys
 from pathlib import Path
 
@@ -103,10 +105,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if output is not None:
             check_output_dir(output)
         d = _dialect_for(program, dialect)
-        model = reason(
-            program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
-            placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress),
-        )
+        with _notes():
+            model = reason(
+                program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
+                placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress),
+            )
         win = parse_horizon(window, model.calendar, "--window") if window is not None else None
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
@@ -264,3 +267,23 @@ _register_ux(cli)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@contextlib.contextmanager
+def _notes():
+    """Print how chronolog chose what the program leaves open (the
+    timeline of dates read from CSV files) as notes on standard error."""
+    import warnings
+
+    from chronolog.language.dates import TimelineNote
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TimelineNote)
+        try:
+            yield
+        finally:
+            for w in caught:
+                if issubclass(w.category, TimelineNote):
+                    click.echo(f"note: {w.message}", err=True)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -350,38 +350,15 @@ def _key_groups(plan, core, reps):
 
 def _forward_one(plan, core, reps, own, strategy, out):
     reach = program_reach(plan.rules)
+    if not reps and _can_jump(plan, own):
+        jumped = _forward_jumping(plan, core, own, strategy, out, reach)
+        if jumped is not None:
+            return jumped
     joint = _joint_period(reps, 1)
     t_data = max(_ends(core, reps), default=0)
-    span = 4 * (reach + 1) + (3 * joint if joint else 0)
-    first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
     left = _LeftSteadyState(plan, core, reps, reach) if _joint_period(reps, -1) else None
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        hi = t_data + span
-        if left is not None:
-            store, ev = left.run(hi, strategy, out)
-        else:
-            store = _store_of(core)
-            _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
-            ev = Evaluator(plan, store, make(-INF, hi, False, True), strategy)
-            ev.run()
-        _add_stats(out, ev)
-        rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
-        if rep is not None:
-            break
-        if ev.stats["derivations"] > MAX_DERIVATIONS:
-            break  # the next attempt would be twice as big: give up now
-        span *= 2
-    if rep is None:
-        rule = plan.strata[0].shifting_rules[0]
-        src = rule.source
-        raise ProgramError(
-            f"no repeating pattern in the model up to time {_fmt(hi)}: the recursion through\n  "
-            + (src.text if src is not None and src.text else rule.describe())
-            + "\nkeeps changing (it may create new values at every step)",
-            src.pos if src is not None else None,
-            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-            "or horizon=(0, 1000) in reason())",
-        )
+    found = _search(plan, core, reps, t_data, -INF, reach, strategy, out, left=left)
+    store, rep, hi, attempt = found
     if left is not None:  # the past first, then the future, each folded only on its side of tau
         store, rep_left = left.cut(store, own)
         answer, repeating = _answer(store, rep, hi, own, fold_limit=left.tau)
@@ -398,6 +375,189 @@ def _forward_one(plan, core, reps, own, strategy, out):
         "kind": "constant" if rep.period is None or not repeating else "periodic",
     }
     return answer, repeating, info
+
+
+def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_span=None):
+    """Compute the model from ``lo`` (``-inf``, or a time before which
+    ``core`` holds the exact state) to a bound ``hi`` past ``t_data`` (the
+    last input event) that doubles until the model repeats after
+    ``t_data``: ``(store, repetition, hi, attempts)``.  With ``max_span``
+    the search gives up (returns None) rather than go further than that
+    past ``t_data``; without it, it raises a positioned error."""
+    joint = _joint_period(reps, 1)
+    span = 4 * (reach + 1) + (3 * joint if joint else 0)
+    first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
+    rep = None
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        if max_span is not None and span > max_span:
+            return None
+        hi = t_data + span
+        if left is not None:
+            store, ev = left.run(hi, strategy, out)
+        else:
+            store = _store_of(core)
+            _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
+            window = make(-INF, hi, False, True) if lo == -INF else make(lo, hi, True, True)
+            ev = Evaluator(plan, store, window, strategy)
+            ev.run()
+        _add_stats(out, ev)
+        rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
+        if rep is not None:
+            return store, rep, hi, attempt
+        if ev.stats["derivations"] > MAX_DERIVATIONS:
+            break  # the next attempt would be twice as big: give up now
+        span *= 2
+    if max_span is not None:
+        return None
+    rule = plan.strata[0].shifting_rules[0]
+    src = rule.source
+    raise ProgramError(
+        f"no repeating pattern in the model up to time {_fmt(hi)}: the recursion through\n  "
+        + (src.text if src is not None and src.text else rule.describe())
+        + "\nkeeps changing (it may create new values at every step)",
+        src.pos if src is not None else None,
+        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+        "or horizon=(0, 1000) in reason())",
+    )
+
+
+# ---------------------------------------------------------- jumping gaps
+def _can_jump(plan, own) -> bool:
+    """Whether the recursion reads its own predicates within a finite reach
+    (an unbounded window over them reads all of the past, which a window of
+    the state does not hold)."""
+    from chronolog.planner.fragment import rule_reach
+
+    for r in plan.rules:
+        for pred, ahead, back in rule_reach(r):
+            if pred in own and (ahead in (INF, -INF) or back in (INF, -INF)):
+                return False
+    return True
+
+
+def _forward_jumping(plan, core, own, strategy, out, reach):
+    """The forward model computed stretch by stretch, jumping over the
+    quiet gaps between clusters of input data; None when there is no gap
+    worth jumping.
+
+    Why it is exact.  Let the inputs' events (finite interval ends) be
+    ``... <= e < n <= ...`` with nothing in ``(e, n)``.  Replace the inputs
+    by ``I'``: those starting before ``n``, the ones still holding at ``n``
+    held forever.  ``I'`` agrees with the inputs before ``n``, and what a
+    forward stratum derives at ``t`` reads its inputs within ``reach`` of
+    ``t`` and its own facts only before ``t`` (within ``reach``), so the
+    model ``M'`` of ``I'`` agrees with the true model ``M`` before
+    ``n - reach``.  ``I'`` has no event after ``e``, so ``M'`` is found by
+    the usual search (a repetition after ``e`` that covers the look-back
+    reach: forward determinism makes it repeat forever), however far away
+    ``n`` is.  The next stretch starts at ``lo = n - reach - 1``: its store
+    holds ``M'`` on ``[lo - reach - 1, lo)`` (the state, exact) and the
+    inputs; evaluating heads from ``lo`` on gives ``M`` there, since every
+    derivation at ``t >= lo`` reads only that state, the inputs, and facts
+    derived at ``[lo, t]`` (fresh predicates derived before ``lo`` from the
+    partial state are sound, so they add nothing wrong).  The stretches'
+    models, each kept on its own ``[lo, next lo)``, are ``M``; the last one
+    repeats as usual.  Rounds grow with the stretches' count, not with the
+    gaps' lengths.  A gap where no repetition shows within half its length
+    is not jumped (its stretch continues to the next gap)."""
+    events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
+                     for x in iv[:2] if x not in (INF, -INF)})
+    wide = 16 * (reach + 1)
+    cuts = [i for i in range(len(events) - 1) if events[i + 1] - events[i] > wide]
+    if not cuts:
+        return None
+    margin = reach + 1
+    pieces = []  # (window, answer, repeating)
+    lo, state, attempts, jumps = -INF, {}, 0, 0
+    j = 0
+    while True:
+        e, n = (events[cuts[j]], events[cuts[j] + 1]) if j < len(cuts) else (events[-1], INF)
+        seg = _inputs_before(core, n, lo - 2 * margin)
+        for p, atoms in state.items():
+            rel = seg.setdefault(p, {})
+            for t, ivs in atoms.items():
+                rel[t] = coalesce(list(rel.get(t, [])) + ivs)
+        found = _search(plan, seg, {}, e, lo, reach, strategy, out,
+                        max_span=None if n == INF else (n - e) / 2)
+        if found is None:
+            j += 1  # no repetition yet: this gap is part of the stretch
+            continue
+        store, rep, hi, a = found
+        attempts += a
+        answer, repeating = _answer(store, rep, hi, own)
+        if n == INF:
+            pieces.append((make(lo, INF, True, False) if lo != -INF else None, answer, repeating))
+            break
+        nlo = n - margin
+        pieces.append((make(lo, nlo, True, False) if lo != -INF else make(-INF, nlo, False, False), answer, repeating))
+        state = _unrolled(answer, repeating, make(nlo - margin, nlo, True, False))
+        lo, j, jumps = nlo, j + 1, jumps + 1
+    result, final_rep = Store(), {}
+    for window, answer, repeating in pieces[:-1]:
+        for p, atoms in _unrolled(answer, repeating, window).items():
+            rel = result.relation(p)
+            for t, ivs in atoms.items():
+                rel.atoms[t] = rel.atoms.get(t, []) + ivs
+    window, answer, final_rep = pieces[-1]
+    for p, rel_a in answer.relations.items():
+        rel = result.relation(p)
+        for t, ivs in rel_a.atoms.items():
+            kept = ivs if window is None else [x for iv in ivs if (x := intersect(iv, window)) is not None]
+            rel.atoms[t] = rel.atoms.get(t, []) + kept
+    for p in own:
+        rel = result.relation(p)
+        rel.atoms = {t: coalesce(ivs) for t, ivs in rel.atoms.items() if ivs}
+    info = {
+        "bound": hi,
+        "attempts": attempts,
+        "repeats_from": rep.start,
+        "period": rep.period,
+        "kind": "constant" if rep.period is None or not final_rep else "periodic",
+        "jumps": jumps,
+    }
+    return result, final_rep, info
+
+
+def _inputs_before(core, n, keep_from):
+    """The inputs that start before ``n``, those holding at ``n`` held
+    forever (so the inputs are quiet after their last event before ``n``);
+    intervals ending before ``keep_from`` are left out (nothing from
+    ``keep_from + reach`` on reads them)."""
+    out = {}
+    for p, atoms in core.items():
+        rel = {}
+        for t, ivs in atoms.items():
+            kept = []
+            for iv in ivs:
+                if iv[0] >= n or iv[1] < keep_from:
+                    continue
+                kept.append((iv[0], INF, iv[2], False) if iv[1] >= n else iv)
+            if kept:
+                rel[t] = kept
+        if rel:
+            out[p] = rel
+    return out
+
+
+def _unrolled(answer, repeating, window):
+    """``{pred: {terms: [intervals]}}``: a (possibly repeating, into the
+    future) answer's maximal intervals inside ``window``."""
+    out = {}
+    preds = set(answer.relations) | set(repeating)
+    for p in preds:
+        rel = answer.get(p)
+        atoms = rel.atoms if rel is not None else {}
+        reps = repeating.get(p, {})
+        for t in set(atoms) | set(reps):
+            pieces = list(atoms.get(t, []))
+            rs = reps.get(t, [])
+            if rs:
+                first = min(r.iv[0] for r in rs)
+                pieces += [x for r in rs for x in r.instances(max(window[0], first), window[1])]
+            ivs = [x for iv in coalesce(pieces) if (x := intersect(iv, window)) is not None]
+            if ivs:
+                out.setdefault(p, {})[t] = ivs
+    return out
 
 
 class _LeftSteadyState:

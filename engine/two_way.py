@@ -46,7 +46,7 @@ import itertools
 import math
 
 from chronolog.language.errors import ProgramError
-from chronolog.language.timeline import intersect, make
+from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import program_reach
 from chronolog.planner.ir import SinceRule
 
@@ -63,6 +63,19 @@ def two_way(plan, core, reps, own, strategy, out):
 
     plan, own = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
+    if not reps:
+        joined = _by_clusters(plan, core, own, strategy, out)
+        if joined is not None:
+            return joined
+    answer, repeating, info = _one(plan, core, reps, own, strategy, out)
+    info.pop("period_left", None)
+    return answer, repeating, info
+
+
+def _one(plan, core, reps, own, strategy, out):
+    """Steps 1-4 over one window holding all the inputs."""
+    from . import termination as tm
+
     reach = program_reach(plan.rules)
     (p_r, const_r), (p_l, const_l) = tm._periods(plan, reps, 1), tm._periods(plan, reps, -1)
     ends = tm._ends(core, reps)
@@ -96,6 +109,7 @@ def two_way(plan, core, reps, own, strategy, out):
                 "repeats_from": a_r,
                 "repeats_before": a_l,
                 "period": q_r,
+                "period_left": guess[5],
                 "kind": "periodic" if repeating else "constant",
             }
             return answer, repeating, info
@@ -120,6 +134,169 @@ def two_way(plan, core, reps, own, strategy, out):
         hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
         "or horizon=(0, 1000) in reason())",
     )
+
+
+# ------------------------------------------------------------ clusters
+def _clusters(core, wide):
+    """The inputs split at the quiet gaps wider than ``wide`` (no interval
+    with two finite ends spans them): a list of ``core`` dicts, or None."""
+    events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
+                     for x in iv[:2] if x not in (INF, -INF)})
+    if len(events) < 2:
+        return None
+    index = {x: i for i, x in enumerate(events)}
+    covered = [0] * (len(events) + 1)  # gap i is (events[i], events[i+1])
+    for atoms in core.values():
+        for ivs in atoms.values():
+            for iv in ivs:
+                if iv[0] not in (INF, -INF) and iv[1] not in (INF, -INF) and iv[0] < iv[1]:
+                    covered[index[iv[0]]] += 1
+                    covered[index[iv[1]]] -= 1
+    cuts, depth = [], 0
+    for i in range(len(events) - 1):
+        depth += covered[i]
+        if depth == 0 and events[i + 1] - events[i] > wide:
+            cuts.append(events[i])
+    if not cuts:
+        return None
+    import bisect
+
+    groups = [dict() for _ in range(len(cuts) + 1)]
+    for p, atoms in core.items():
+        for t, ivs in atoms.items():
+            for iv in ivs:
+                at = iv[0] if iv[0] != -INF else iv[1]
+                k = bisect.bisect_left(cuts, at) if at not in (INF, -INF) else 0
+                groups[k].setdefault(p, {}).setdefault(t, []).append(iv)
+    return groups
+
+
+def _by_clusters(plan, core, own, strategy, out):
+    """A recursion over clusters of data far apart, without stepping through
+    the gaps between them; None when there are none, or when the clusters
+    interact (then one window holds everything).
+
+    Why it is exact.  Split the inputs ``I`` into clusters ``I_k`` at quiet
+    gaps and compute each cluster's model ``M_k`` alone (steps 1-4, over a
+    window of its own size).  ``I_k`` is part of ``I``, so ``M_k ⊆ M``, and
+    ``W``, the union of the ``M_k``, is part of ``M``.  If ``W`` is closed
+    under the rules, it is a model holding ``I``, so ``M ⊆ W``: ``M = W``.
+    Closure is checked around each cluster and over one joint period and a
+    few reaches into each gap: inside a gap, away from the clusters, every
+    ``M_k`` repeats (the ones on the left to the right, the ones on the right
+    to the left) and the inputs are constant, so ``W`` and the inputs repeat
+    with the lcm of those periods, and every head time there is a multiple
+    of it away from a checked one.  When ``W`` is not closed (a cluster's
+    model reaches across a gap into another's), each cluster is computed
+    again with what ``W`` holds around it added to its inputs: those facts
+    hold in ``M``, so the cluster's model stays part of ``M``; after a few
+    such rounds one window over everything takes over."""
+    from chronolog.planner.fragment import lcm_of
+
+    from . import termination as tm
+
+    reach = program_reach(plan.rules)
+    groups = _clusters(core, 16 * (reach + 1))
+    if groups is None:
+        return None
+    extra = [{} for _ in groups]
+    for _ in range(CLUSTER_ROUNDS):
+        parts = [_one(plan, _merged(g, x), {}, own, strategy, out) for g, x in zip(groups, extra)]
+        answer, repeating, infos = _union(parts)
+        if _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out):
+            break
+        # the clusters interact (one reads the other's model across the
+        # gap): each one again, given what the union holds around it
+        joint = lcm_of([abs(i[k]) for i in infos for k in ("period", "period_left") if i.get(k)] or [1])
+        width = 8 * (reach + 1) + 2 * joint
+        for k, g in enumerate(groups):
+            xs = [x for atoms in g.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
+            if xs:
+                band = make(min(xs) - width, max(xs) + width, True, True)
+                extra[k] = _unrolled(answer, repeating, own, band)
+    else:
+        return None
+    periods = [i["period"] for i in infos if i["period"]]
+    info = {
+        "bound": max(i["bound"] for i in infos),
+        "attempts": max(i["attempts"] for i in infos),
+        "repeats_from": max(i["repeats_from"] for i in infos),
+        "repeats_before": min(i["repeats_before"] for i in infos),
+        "period": lcm_of(periods) if periods else None,
+        "kind": "periodic" if repeating else "constant",
+        "clusters": len(parts),
+    }
+    return answer, repeating, info
+
+
+CLUSTER_ROUNDS = 4  # how often clusters that interact are recomputed before one window takes over
+
+
+def _merged(core, extra):
+    """``core`` with facts of the model added as inputs (they hold in the
+    least model, so the least model over both is the same)."""
+    out = {p: {t: list(ivs) for t, ivs in atoms.items()} for p, atoms in core.items()}
+    for p, atoms in extra.items():
+        rel = out.setdefault(p, {})
+        for t, ivs in atoms.items():
+            rel[t] = coalesce(list(rel.get(t, [])) + list(ivs))
+    return out
+
+
+def _union(parts):
+    from .store import Store
+
+    answer, repeating = Store(), {}
+    for store, rep, _ in parts:
+        for p, rel in store.relations.items():
+            target = answer.relation(p)
+            for t, ivs in rel.atoms.items():
+                target.atoms[t] = coalesce(list(target.atoms.get(t, [])) + list(ivs))
+        for p, by in rep.items():
+            for t, rs in by.items():
+                have = repeating.setdefault(p, {}).setdefault(t, [])
+                have.extend(r for r in rs if r not in have)
+    return answer, repeating, [info for _, _, info in parts]
+
+
+def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out) -> bool:
+    """Whether the rules derive nothing new from the union: checked around
+    each cluster and one joint period and a few reaches into each gap."""
+    from chronolog.planner.fragment import lcm_of
+
+    from . import termination as tm
+
+    right = [(i["repeats_from"], i["period"]) for i in infos]
+    left = [(i["repeats_before"], i.get("period_left")) for i in infos]
+    margin = 4 * reach + 2
+
+    def joint(items):
+        ps = [abs(x) for _, x in items if x]
+        return lcm_of(ps) if ps else reach
+
+    windows, start = [], min(a for a, _ in left) - joint(left) - margin
+    for k in range(len(infos) - 1):
+        g0 = max(a for a, _ in right[: k + 1])
+        g1 = min(a for a, _ in left[k + 1:])
+        per = joint(right[: k + 1] + left[k + 1:])
+        if g1 - g0 < 2 * per + 4 * margin:
+            continue  # a short gap: checked whole
+        windows.append((start, g0 + per + margin))
+        start = g1 - per - margin
+    windows.append((start, max(a for a, _ in right) + joint(right) + margin))
+    inputs = {p: atoms for p, atoms in core.items() if p not in own}
+    for lo, hi in windows:
+        window = make(lo, hi, True, True)
+        store = tm._store_of(inputs)
+        seeded = _unrolled(answer, repeating, own, window)
+        for p, atoms in seeded.items():
+            store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
+        ev = Evaluator(plan, store, window, strategy)
+        ev.run()
+        tm._add_stats(out, ev)
+        if _clipped(store, own, window) != seeded:
+            return False
+    return True
 
 
 def _guess(store, own, s_l, s_r, lo_in, hi_in, reach, left_period, right_period):

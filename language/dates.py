@@ -210,14 +210,25 @@ def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:
 NUMERIC = "numeric"  # the calendar argument for data read on a numeric timeline
 
 
-def declared_calendar(program) -> Optional[Calendar]:
-    """The calendar a ``@timeGranularity`` annotation declares, if any."""
+class TimelineNote(UserWarning):
+    """How chronolog chose a timeline the program does not declare (the CLI
+    prints it as a note on standard error)."""
+
+
+NO_DATE = "no_date"  # @timeGranularity("no_date"): a numeric timeline, said explicitly
+
+
+def declared_calendar(program):
+    """The calendar a ``@timeGranularity`` annotation declares, if any
+    (:data:`NO_DATE` for Vadalog's ``"no_date"``: numbers, not dates)."""
     for a in program.annotations:
         if a.name == "timeGranularity":
             if len(a.args) != 1 or not isinstance(a.args[0], str):
                 raise ProgramError(
                     "@timeGranularity needs one unit", a.pos, hint='e.g. @timeGranularity("days").'
                 )
+            if a.args[0].strip().lower() == NO_DATE:
+                return NO_DATE
             unit = unit_name(a.args[0])
             if unit not in UNIT_SECONDS:
                 hint = "one of: " + ", ".join(UNIT_SECONDS)
@@ -242,6 +253,24 @@ def _uses_dates(program) -> bool:
         if any(iv_dates(w) for w in _windows(r)):
             return True
     return False
+
+
+def _date_columns(program):
+    """``@bind of p`` when a bound input maps a time column as a date (and
+    no ``@temporalType`` says its times are numbers), else None."""
+    numeric = {a.args[0] for a in program.annotations if a.name == "temporalType" and len(a.args) == 2
+               and str(a.args[1]).lower() not in ("date", "datetime", "timestamp")}
+    bound = {a.args[0] for a in program.annotations if a.name == "bind" and a.args}
+    times = {}
+    for a in program.annotations:
+        if a.name == "timeMapping" and len(a.args) >= 3:
+            times[a.args[0]] = {a.args[1], a.args[2]}
+    for a in program.annotations:
+        if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in ("date", "datetime", "timestamp"):
+            pred = a.args[0]
+            if pred in bound and pred not in numeric and a.args[1] in times.get(pred, ()):
+                return f"@bind of {pred}"
+    return None
 
 
 def _windows(rule):
@@ -281,8 +310,20 @@ def resolve(program, calendar=None, lines=None):
 
     if calendar is None:
         cal = declared_calendar(program)
-        if cal is None and _uses_dates(program):
+        if cal == NO_DATE:
+            cal = None
+        elif cal is None and _uses_dates(program):
             cal = Calendar("days")
+        elif cal is None and (bound := _date_columns(program)):
+            # iTemporal's published programs read CSV dates with windows in
+            # seconds (its SQL translation adds them as seconds)
+            import warnings
+
+            cal = Calendar("seconds")
+            warnings.warn(TimelineNote(
+                f"{bound} reads dates but the program declares no @timeGranularity: its timeline is "
+                'seconds (operator windows count seconds); declare @timeGranularity("days"). '
+                "(or hours, minutes, seconds) to choose another"), stacklevel=2)
         where_dates = _first_date_pos(program)
     else:
         cal = None if calendar == NUMERIC else calendar

@@ -15,6 +15,11 @@ KNOWN_ANNOTATIONS = {
     "timeMapping": (3, 5),
     "temporal": (2, 2),
     "config": (2, 2),
+    # Vadalog's relaxed safety: accepted, safety here is already what the
+    # engine can evaluate (an unsafe rule is still an error)
+    "relaxedSafety": (0, 0),
+    # @temporalType("p", "double"): the time columns of p's input are numbers
+    "temporalType": (2, 2),
 }
 
 
@@ -61,8 +66,9 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
 
 def check_safety(rule: ast.Rule) -> None:
     """Every head variable, compared variable and assignment input must be
-    bound by a positive atom (not only on the left of S/U, not only under
-    ``not``), or by an assignment from bound variables."""
+    bound by a positive atom (not only under ``not``, not only on the left
+    of an S/U whose window holds 0), or by an assignment from bound
+    variables."""
     bound: set = set()
     for lit in rule.body:
         bound |= _binding_vars(lit)
@@ -112,7 +118,7 @@ def check_safety(rule: ast.Rule) -> None:
                 f"{_is(missing)} not bound by a positive body atom",
                 rule.pos,
                 hint="a head variable must occur in a positive body atom (not only under 'not', "
-                "and not only on the left of <S>/<U>)",
+                "and not only on the left of <S>/<U> whose window holds 0)",
                 source_line=rule.text,
             )
 
@@ -123,10 +129,22 @@ def _binding_vars(lit) -> set:
     if isinstance(lit, ast.Temporal):
         return _binding_vars(lit.inner)
     if isinstance(lit, ast.Binary):
+        # with 0 outside the window the left operand holds on a non-empty
+        # interval (between the right one and now), so it binds too
+        if _excludes_zero(lit.window):
+            return _binding_vars(lit.left) | _binding_vars(lit.right)
         return _binding_vars(lit.right)
     if isinstance(lit, ast.Timed):  # lit@[S,E] binds the interval's ends too
         return _binding_vars(lit.inner) | ast.variables_of(lit.start) | ast.variables_of(lit.end)
     return set()
+
+
+def _excludes_zero(window) -> bool:
+    lo, lc = window[0], window[2]
+    try:
+        return lo > 0 or (lo == 0 and not lc)
+    except TypeError:  # a duration not yet resolved to a number
+        return bool(getattr(lo, "seconds", 0))
 
 
 def _names(vs) -> str:
@@ -149,7 +167,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
         if not lo <= len(ann.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise ProgramError(f"@{ann.name} takes {want} arguments, not {len(ann.args)}", ann.pos)
-        if ann.name in ("input", "output", "bind", "mapping", "timeMapping"):
+        if ann.name in ("input", "output", "bind", "mapping", "timeMapping", "temporalType"):
             pred = ann.args[0]
             if not isinstance(pred, str):
                 raise ProgramError(f'@{ann.name} expects a predicate name in quotes first, e.g. @{ann.name}("p")', ann.pos)

@@ -1,0 +1,140 @@
+"""Recursion through time costs what the data costs, not what its time span
+costs (engine/termination.py, ``_forward_jumping``): between two clusters of
+data the model repeats long before the next cluster, and the evaluation
+jumps to it.  Checked against horizon runs and the pointwise evaluator
+(oracles that step through the gap), and as a property: widening an empty
+gap by about 10^6 time units shifts the answers and leaves the number of
+rounds within a constant."""
+
+from __future__ import annotations
+
+import re
+import time
+from fractions import Fraction
+
+from hypothesis import HealthCheck, assume, given, settings
+
+import chronolog
+from chronolog.planner.fragment import lcm_of
+from oracle.pointwise import evaluate_text
+from strategies import fmt_num
+from test_property_engine import _norm, _render
+from test_termination import _clip, periodic_programs
+
+BOX = "p(X) :- b(X).\np(X) :- [-][2,3] p(X).\n"
+FAR = "b(a)@[0,10]. b(c)@[1000000,1000010]."
+
+
+def test_box_recursion_over_a_million_time_units_jumps_the_gap():
+    t = time.perf_counter()
+    m = chronolog.reason(BOX + FAR)
+    elapsed = time.perf_counter() - t
+    assert m.to_text().splitlines() == ["p(a)@[0,+inf)", "p(c)@[1000000,+inf)"]
+    assert m.stats["rounds"] < 100 and elapsed < 2
+    assert m.stats["components"][0]["jumps"] == 1
+    # the horizon run steps through the gap (half a million rounds, seconds)
+    bounded = chronolog.reason(BOX + FAR, horizon=(0, 1_000_100))
+    for window in ((0, 100), (999_950, 1_000_050)):
+        assert _norm(m.facts_within("p", window)) == _norm(_clip(bounded.facts("p"), window))
+
+
+def test_backward_recursion_jumps_the_gap_too():
+    m = chronolog.reason("p(X) :- b(X).\np(X) :- [+][2,3] p(X).\n" + FAR)
+    assert m.to_text().splitlines() == ["p(a)@(-inf,10]", "p(c)@(-inf,1000010]"]
+    assert m.stats["rounds"] < 100
+
+
+def test_periodic_model_between_clusters_is_unrolled_exactly():
+    """A periodic stretch between the clusters: the answer holds its
+    instances (the answer is that big), computed without stepping rounds."""
+    prog = "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- p(X), c(X).\n"
+    facts = "b(a)@[0,1]. c(a)@[100000,100001]. b(a)@[100005,100005]."
+    m = chronolog.reason(prog + facts)
+    assert m.stats["rounds"] < 200
+    bounded = chronolog.reason(prog + facts, horizon=(-10, 100100))
+    for pred in ("p", "q"):
+        for window in ((-5, 50), (99_950, 100_050)):
+            assert _norm(m.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), pred
+
+
+def _shift_facts(facts: str, d) -> str:
+    def one(match):
+        lo, hi = match.group(1), match.group(2)
+        return f"@[{fmt_num(Fraction(lo) + d)},{fmt_num(Fraction(hi) + d)}]"
+
+    return re.sub(r"@\[([^,\]]+),([^\]]+)\]", one, facts)
+
+
+def _periods(model):
+    """Every period of the model's repeating facts (both ways in time)."""
+    return [abs(Fraction(per)) for pred in model.predicates() for _, _, per in model.repeating(pred)]
+
+
+def _window_facts(model, preds, window, d=0):
+    out = {}
+    for pred in preds:
+        items = model.facts_within(pred, (window[0] + d, window[1] + d))
+        out[pred] = _norm([(t, (iv[0] - d, iv[1] - d, iv[2], iv[3])) for t, iv in items])
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs())
+def test_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
+    _gap_property(prog)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs(both_ways=True))
+def test_two_way_recursion_an_empty_gap_of_a_million_shifts_the_answers(prog):
+    _gap_property(prog)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs(both_ways=True))
+def test_two_way_recursion_over_two_clusters_equals_a_horizon_run(prog):
+    program, facts = prog
+    assume("e0(X) :- e0(X)" not in program)
+    assume(facts.strip())
+    gap = 150
+    both = facts + "\n" + _shift_facts(facts, gap)
+    m = chronolog.reason(program, both)
+    window = (-40, gap + 40)
+    bounded = chronolog.reason(program, both, horizon=(-400, gap + 400))
+    for pred in ("p0", "p1", "p2"):
+        want = _norm(_clip(bounded.facts(pred), window))
+        got = _norm(m.facts_within(pred, window))
+        assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"
+
+
+def _gap_property(prog):
+    program, facts = prog
+    assume("e0(X) :- e0(X)" not in program)  # facts repeating forever: no quiet gap
+    assume(facts.strip())
+    gap = 300
+    alone = chronolog.reason(program, facts)
+    step = lcm_of(_periods(alone)) or 1
+    d = step * -(-10**6 // step)  # about 10^6, a multiple of the period between the clusters
+    near = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap))
+    far = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap + d))
+    preds = ("p0", "p1", "p2")
+    assert _window_facts(near, preds, (-40, 40)) == _window_facts(far, preds, (-40, 40))
+    assert _window_facts(near, preds, (gap - 40, gap + 40)) == _window_facts(far, preds, (gap - 40, gap + 40), d)
+    assert far.stats["rounds"] <= near.stats["rounds"] + 60, (near.stats, far.stats)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs())
+def test_two_clusters_equal_the_pointwise_evaluator(prog):
+    program, facts = prog
+    assume("e0(X) :- e0(X)" not in program)
+    assume(facts.strip())
+    gap = 150
+    both = facts + "\n" + _shift_facts(facts, gap)
+    m = chronolog.reason(program, both)
+    window = (-20, gap + 20)
+    oracle = evaluate_text(program, both, (window[0] - 40, window[1] + 40))
+    for pred in ("p0", "p1", "p2"):
+        want = _norm(_clip(oracle.facts(pred), window))
+        got = _norm(m.facts_within(pred, window))
+        assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"

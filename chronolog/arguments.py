@@ -43,9 +43,17 @@ def check_facts(facts) -> None:
         return
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
-    if not hasattr(facts, "__iter__") or _is_table(facts):
+    if _is_table(facts):
+        names = facts.columns if hasattr(facts, "columns") else facts.schema.names
+        if "pred" in list(names):  # one table of every predicate (Model.to_pandas() of all)
+            return
         raise ArgumentError(
-            f"facts: expected fact text, a Path, a list of lines or Paths, or a dict {{predicate: rows}}, not {type(facts).__name__}",
+            f"facts: a {type(facts).__name__} of facts needs a pred column, or goes in a dict {{predicate: table}}",
+            hint='reason(program, {"q": table}), or add a "pred" column naming each row\'s predicate',
+        )
+    if not hasattr(facts, "__iter__"):
+        raise ArgumentError(
+            f"facts: expected fact text, a Path, a list of lines or Paths, a table with a pred column, or a dict {{predicate: rows}}, not {type(facts).__name__}",
             hint='reason(program, "q(a)@[1,2]") or reason(program, {"q": [(("a",), (1, 2))]}); '
             'a table goes in a dict: {"q": table}',
         )

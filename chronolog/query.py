@@ -141,7 +141,10 @@ def answer(model, q: Query) -> list:
 
 def run_query(model, text: str, dialect: Optional[str] = None):
     """``Model.query``: a list of :class:`Answer`, or a bool for a ground query."""
+    from chronolog.arguments import check_known_predicate
+
     q = parse_query(text, model.calendar, dialect or model.dialect)
+    check_known_predicate(model, q.pred, "query()")  # a typo answers nothing otherwise
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 

@@ -66,6 +66,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if isinstance(facts, Path):
         try:
             with facts.open(encoding="utf-8") as fh:
+                if _big(fh):  # Arrow kernels; small files skip importing pyarrow
+                    from chronolog.language.fact_columns import read_facts_text
+
+                    return read_facts_text(fh, str(facts), dialect, calendar)
                 return _read(fh, str(facts), dialect, calendar)
         except OSError as e:
             raise DataError(f"cannot read the facts file {facts}: {e.strerror}") from None
@@ -92,6 +96,18 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         rows.extend_facts(items)
         return rows
     return _read([str(x) for x in items], "<facts>", dialect, calendar)
+
+
+KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by Arrow kernels
+
+
+def _big(fh) -> bool:
+    import os
+
+    try:
+        return os.fstat(fh.fileno()).st_size >= KERNEL_BYTES
+    except (OSError, AttributeError, ValueError):
+        return False
 
 
 def _read(lines, source, dialect, calendar=None) -> FactRows:

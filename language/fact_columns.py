@@ -1,0 +1,421 @@
+"""Fact files read by Arrow kernels: the text as one string column.
+
+The line reader (:func:`.facts.read_fact_rows`) spends a few microseconds of
+Python per line.  Here a block of the file becomes one Arrow string column,
+``split_pattern`` cuts it into lines and one RE2 ``extract_regex`` pass
+takes every line apart (predicate, arguments, interval ends, brackets);
+``split_pattern`` on the arguments and ``list_element`` give one token column
+per argument position.  Tokens repeat (constants, time points), so each
+column is dictionary-encoded and only its *distinct* tokens are converted in
+Python, by the same functions as the line reader (exact numbers, dates on a
+calendar timeline).
+
+Whatever the kernels cannot read (quotes, comments, exponents, repeating
+facts ``every P``, several statements on one line, bad syntax) goes to the
+exact parser with its original line and column, so an error keeps its
+``file:line:column``.  Several statements on one line are cut by one linear
+scan that respects strings and brackets, then read like lines; nothing is
+quadratic in the length of a line.
+
+The result, :class:`FactColumns`, holds per predicate the dictionary-encoded
+columns (indices + converted distinct values): ``rows()`` gives the
+:class:`~.facts.FactRows` the row engine loads, ``table(pred)`` an Arrow table
+in the layout of ``connectors/arrow.py`` for the columnar executor.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from . import ast
+from .errors import ChronologError
+from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .timeline import NEG_INF, POS_INF, make
+
+BLOCK = 1 << 24  # bytes of text per kernel pass: bounds the memory of the pass
+
+_END = r"[ \t\r]*$"
+_TOK = r"[^,\s\[\]()]+"
+_INTERVAL = (
+    rf"@[ \t]*(?:(?P<lb>[\[(])[ \t]*(?P<lo>{_TOK})[ \t]*,[ \t]*(?P<hi>{_TOK})[ \t]*(?P<rb>[\])])"
+    r"|(?P<pt>[0-9+\-.][^\s\[\]()%,@\"]*?))"
+)
+# what the kernels read; everything else goes to the exact parser
+_PATTERNS = {
+    "vadalog": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
+    ),
+    "meteor": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\([^()@\"'\[\]]*\))?[ \t]*"
+        + _INTERVAL
+        + r"[ \t]*\.?"
+        + _END
+    ),
+}
+
+
+class _Fallback(Exception):
+    """The file needs the line reader (one predicate with two arities: its
+    error message names both places)."""
+
+
+def _vadalog_time(tok):
+    v = _number(tok)
+    return v
+
+
+def _meteor_time(tok):
+    """As the MeTeoR reader's regular expression: plain decimals and inf
+    (``1/3`` and exponents go to its grammar)."""
+    from .meteor import _BOUND
+    from .timeline import parse_number
+
+    if re.fullmatch(_BOUND, tok) is None:
+        return None
+    try:
+        v = parse_number(tok)
+    except ValueError:
+        return None
+    return None if type(v) is float and v not in (POS_INF, NEG_INF) else v
+
+
+def _meteor_term(tok):
+    from .meteor import _arg_value
+
+    return _arg_value(tok)
+
+
+class _Column:
+    """One dictionary-encoded column: ``indices`` (a list of ints) into
+    ``values`` (converted distinct tokens)."""
+
+    __slots__ = ("indices", "values")
+
+    def __init__(self, indices, values):
+        self.indices = indices
+        self.values = values
+
+    def decoded(self) -> list:
+        return list(map(self.values.__getitem__, self.indices))
+
+
+class FactColumns:
+    """Facts read by kernels, per predicate, plus the facts the exact parser
+    read (``slow``); :meth:`rows` and :meth:`table` give both together."""
+
+    def __init__(self):
+        self.parts: dict = {}  # pred -> [(term columns, lo, hi, lc list, hc list)]
+        self.positions: dict = {}
+        self.slow = FactRows()
+        self.bad: list = []  # (line, col, text) of rows whose interval is empty: the parser reports them
+
+    def rows(self) -> FactRows:
+        out = FactRows()
+        for pred, parts in self.parts.items():
+            lst = []
+            for cols, lo, hi, lc, hc in parts:
+                terms = list(zip(*[c.decoded() for c in cols])) if cols else [()] * len(lc)
+                for t, a, b, x, y in zip(terms, lo.decoded(), hi.decoded(), lc, hc):
+                    if type(a) is int and type(b) is int:
+                        if a < b or (a == b and x and y):
+                            iv = (a, b, x, y)
+                        else:
+                            iv = None
+                    else:
+                        iv = make(a, b, x, y)
+                    if iv is None:  # an empty interval: only the parser's message is good enough
+                        raise AssertionError("empty intervals are filtered before")
+                    lst.append((t, iv))
+            out[pred] = lst
+            out.positions[pred] = self.positions[pred]
+        out.merge(self.slow)
+        return out
+
+    def predicates(self) -> list:
+        return sorted(set(self.parts) | set(self.slow) | set(self.slow.repeating))
+
+    def table(self, pred: str, calendar=None):
+        """The facts of ``pred`` as an Arrow table in the layout of
+        ``connectors/arrow.py`` (terms, start, end, start_closed, end_closed)."""
+        from chronolog.connectors.arrow import facts_to_arrow
+
+        rows = FactRows()
+        rows[pred] = []
+        sub = FactColumns()
+        sub.parts = {pred: self.parts.get(pred, [])}
+        sub.positions = {pred: self.positions.get(pred)}
+        facts = sub.rows().get(pred, []) if pred in self.parts else []
+        facts = facts + list(self.slow.get(pred, []))
+        width = len(facts[0][0]) if facts else 0
+        names = [f"a{i}" for i in range(width)]
+        return facts_to_arrow(facts, names, calendar)
+
+
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactColumns:
+    """Read an open text file (or a str) of facts with Arrow kernels."""
+    out = FactColumns()
+    lineno = 0
+    if isinstance(fh, str):
+        blocks = [fh]
+    else:
+        blocks = _blocks(fh)
+    for text in blocks:
+        lineno = _read_block(text, lineno, source, dialect, calendar, out)
+    return out
+
+
+def _blocks(fh):
+    """Blocks of whole lines of about BLOCK characters."""
+    rest = ""
+    while True:
+        chunk = fh.read(BLOCK)
+        if not chunk:
+            if rest:
+                yield rest
+            return
+        chunk = rest + chunk
+        cut = chunk.rfind("\n")
+        if cut < 0:
+            rest = chunk
+            continue
+        rest = chunk[cut + 1 :]
+        yield chunk[: cut + 1]
+
+
+def _read_block(text: str, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if text.endswith("\n"):
+        text = text[:-1]
+    lines = pc.split_pattern(pa.array([text], pa.large_string()), "\n").values
+    n = len(lines)
+    linenos = list(range(first_line + 1, first_line + n + 1))
+    _read_statements(lines, linenos, source, dialect, calendar, out)
+    return first_line + n
+
+
+def _read_statements(texts, linenos, source, dialect, calendar, out: FactColumns) -> None:
+    """``texts``: Arrow strings (the lines), ``linenos``: their numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = pc.extract_regex(texts, pattern=_PATTERNS[dialect])
+    matched = parts.is_valid()
+    slow = pc.indices_nonzero(pc.invert(matched)).to_pylist()
+    keep = pc.indices_nonzero(matched)
+    if len(keep):
+        m = parts.filter(matched)
+        where = pc.take(pa.array(linenos, pa.int64()), keep).to_pylist()
+        slow_rows = _fast(m, where, source, dialect, calendar, out)
+        keep_l = keep.to_pylist()
+        slow += [keep_l[i] for i in slow_rows]
+        slow.sort()
+    for i in slow:
+        text = texts[i].as_py()
+        _slow(text, linenos[i], source, dialect, calendar, out)
+
+
+def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
+    """Read the matched rows into ``out``; returns the row numbers (in
+    ``m``) the kernels could not convert (they go to the exact parser)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(m)
+    pred = m.field("pred")
+    targs = m.field("targs")
+    lb, lo, hi, rb, pt = (m.field(k) for k in ("lb", "lo", "hi", "rb", "pt"))
+    point = pc.equal(lb, "")
+    lo_tok = pc.if_else(point, pt, lo)
+    hi_tok = pc.if_else(point, pt, hi)
+    lc = pc.or_(point, pc.equal(lb, "[")).to_numpy(zero_copy_only=False)
+    hc = pc.or_(point, pc.equal(rb, "]")).to_numpy(zero_copy_only=False)
+
+    # time points: one dictionary over both ends, distinct tokens converted once
+    times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+    if calendar is not None:
+        def conv(tok):
+            try:
+                return calendar.parse_point(tok)
+            except ValueError:
+                return None
+    else:
+        conv = _meteor_time if dialect == "meteor" else _vadalog_time
+    tvals = [conv(t) for t in times.dictionary.to_pylist()]
+    tidx = times.indices.to_numpy()
+    bad = np.zeros(n, dtype=bool)
+    tbad = np.array([v is None for v in tvals], dtype=bool)
+    if tbad.any():
+        bad |= tbad[tidx[:n]] | tbad[tidx[n:]]
+    # a point must be finite
+    pnt = point.to_numpy(zero_copy_only=False)
+    pinf = np.array([v == POS_INF if v is not None else False for v in tvals], dtype=bool)
+    ninf = np.array([v == NEG_INF if v is not None else False for v in tvals], dtype=bool)
+    lo_i, hi_i = tidx[:n], tidx[n:]
+    if pinf.any() or ninf.any():  # a point is finite; no interval starts at +inf or ends at -inf
+        bad |= (pnt & (pinf | ninf)[lo_i]) | pinf[lo_i] | ninf[hi_i]
+    # empty intervals (exact comparison on the converted values): the parser reports them
+    if not bad.all():
+        order = np.array(_ranks(tvals), dtype=np.int64)
+        rl, rh = order[lo_i], order[hi_i]
+        bad |= (rl > rh) | ((rl == rh) & ~(lc & hc))
+
+    args = pc.utf8_slice_codeunits(targs, 1, -1)
+    has_args = pc.not_equal(targs, "")
+    lists = pc.split_pattern(args, ",")
+    arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    pdict = pred.dictionary_encode()
+    pidx = pdict.indices.to_numpy()
+    term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
+    for k, name in enumerate(pdict.dictionary.to_pylist()):
+        if dialect == "vadalog" and not _PRED_OK(name):
+            bad |= pidx == k
+            continue
+        sel = pidx == k
+        widths = np.unique(arity[sel])
+        if len(widths) > 1:
+            raise _Fallback(name)
+        width = int(widths[0])
+        rows_k = np.nonzero(sel)[0]
+        lists_k = lists.take(pa.array(rows_k)) if width else None
+        cols_k = []
+        for j in range(width):
+            tok = pc.list_element(lists_k, j)
+            if dialect == "meteor":
+                tok = pc.utf8_trim_whitespace(tok)
+            enc = tok.dictionary_encode()
+            vals = [term_conv(t) for t in enc.dictionary.to_pylist()]
+            idx = enc.indices.to_numpy()
+            vb = np.array([v is None for v in vals], dtype=bool)
+            if vb.any():
+                bad[rows_k[vb[idx]]] = True
+            cols_k.append((idx, vals))
+        ok = ~bad[rows_k]
+        if not ok.any():
+            continue
+        good = rows_k[ok]
+        columns = [_Column(idx[ok].tolist(), vals) for idx, vals in cols_k]
+        part = (columns, _Column(lo_i[good].tolist(), tvals), _Column(hi_i[good].tolist(), tvals), lc[good].tolist(), hc[good].tolist())
+        if name in out.parts:
+            out.parts[name].append(part)
+        else:
+            out.parts[name] = [part]
+            first = int(good[0])
+            col = 1 + len(m.field("ws")[first].as_py()) if dialect == "meteor" else 1
+            out.positions[name] = ast.Pos(source, where[first], col)
+        prev = out.slow.get(name) or out.slow.repeating.get(name)
+        if prev and len(prev[0][0]) != width:
+            raise _Fallback(name)
+    return np.nonzero(bad)[0].tolist()
+
+
+def _ranks(values) -> list:
+    """Ranks of the values in numeric order (None: rank 0; never compared)."""
+    known = sorted({v for v in values if v is not None})
+    rank = {v: i + 1 for i, v in enumerate(known)}
+    return [0 if v is None else rank[v] for v in values]
+
+
+_CUT = re.compile(r'"(?:[^"\\]|\\.)*"?|%|//|[\[\]()]|\.(?=\s|$)')
+
+
+def split_statements(line: str) -> list:
+    """``[(column, text), ...]``: the statements of one line, cut after each
+    final ``.`` outside strings (one linear scan); a comment ends the line."""
+    out = []
+    start = 0
+    depth = 0
+    end = len(line)
+    for m in _CUT.finditer(line):
+        g = m.group()
+        if g in ("%", "//"):
+            end = m.start()
+            break
+        if g in "[(":
+            depth += 1
+        elif g in "])":
+            depth -= 1
+        elif g == "." and depth <= 0:
+            out.append((start, line[start : m.end()]))
+            start = m.end()
+    if line[start:end].strip():
+        out.append((start, line[start:end]))
+    res = []
+    for col, text in out:
+        stripped = text.lstrip()
+        if stripped:
+            res.append((col + len(text) - len(stripped) + 1, stripped))
+    return res
+
+
+def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
+    s = text.strip()
+    if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
+        return
+    if dialect == "meteor":
+        from .meteor import parse_facts
+
+        try:
+            facts = parse_facts([text], source)
+        except ChronologError as e:
+            _move(e, lineno, 0)
+            raise
+        for f in facts:
+            out.slow.add(f.pred, f.terms, f.interval, ast.Pos(source, lineno, f.pos.column), getattr(f, "every", None))
+        return
+    pieces = split_statements(text)
+    if len(pieces) > 1:
+        # the line reader's rule, one fact per line, found by one linear scan
+        # instead of a parse of the whole line (a 50 MB line of facts)
+        c0, first = pieces[0]
+        try:
+            _slow_fact(first, lineno, source, calendar)
+        except ChronologError as e:
+            if c0 != 1:
+                _move(e, lineno, c0 - 1)
+                e.source_line = ""
+                e.args = (e.render(),)
+            raise
+        from .errors import SyntaxError_
+
+        raise SyntaxError_(
+            "expected one fact on this line",
+            ast.Pos(source, lineno, pieces[1][0]),
+            hint="a fact file has one fact per line: p(a)@[1,5)",
+            source_line=text if len(text) <= 200 else text[:200] + " ...",
+        )
+    f = _slow_fact(text, lineno, source, calendar)
+    out.slow.add(f.pred, f.terms, f.interval, f.pos, f.every)
+
+
+def _move(e: ChronologError, lineno: int, shift: int) -> None:
+    """Put the error of a statement read on its own at its place in the file."""
+    if e.pos is not None:
+        e.pos = ast.Pos(e.pos.file, lineno, e.pos.column + shift if e.pos.column else e.pos.column)
+        e.args = (e.render(),)
+
+
+def read_facts_text(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactRows:
+    """FactRows of a fact file read by kernels; a file the kernels cannot
+    take as a whole (one predicate with two arities) is read by the line
+    reader, whose message names both places."""
+    try:
+        return read_fact_columns(fh, source, dialect, calendar).rows()
+    except _Fallback:
+        if hasattr(fh, "seek"):
+            fh.seek(0)
+            lines = fh
+        else:
+            lines = fh.splitlines()
+        if dialect == "meteor":
+            from .meteor import parse_facts
+
+            rows = FactRows()
+            rows.extend_facts(parse_facts(list(lines), source))
+            return rows
+        from .facts import read_fact_rows
+
+        return read_fact_rows(lines, source, calendar)

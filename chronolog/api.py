@@ -411,8 +411,10 @@ class Model:
         rel = self._relation(pred)
         if rel is None:
             return []
+        from chronolog.connectors.text_out import sorted_atoms
+
         out = []
-        for terms in sorted(rel.atoms, key=lambda t: tuple(term_sort_key(v) for v in t)):
+        for terms in sorted_atoms(rel.atoms):
             for iv in rel.atoms[terms]:
                 out.append((terms, iv))
         return out
@@ -505,6 +507,12 @@ class Model:
 
         cal = self.calendar
         for p in sorted(preds):
+            if not self.repeating(p):  # formatted once per distinct value (connectors/text_out.py)
+                from chronolog.connectors.text_out import relation_lines
+
+                rel = self._relation(p)
+                out.extend(relation_lines(p, rel.atoms, cal) if rel is not None else ())
+                continue
             rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
             rows += [
                 (tuple(term_sort_key(v) for v in t), iv[0], f"{format_dated(p, t, iv, cal)} every {_format_period(per, cal)}")

@@ -87,17 +87,24 @@ def _meteor_term(tok):
 
 
 class _Column:
-    """One dictionary-encoded column: ``indices`` (a list of ints) into
-    ``values`` (converted distinct tokens)."""
+    """One dictionary-encoded column: ``indices`` (numpy) into ``values``
+    (converted distinct tokens, a numpy object array): decoding shares the
+    value objects instead of making one per fact."""
 
     __slots__ = ("indices", "values")
 
     def __init__(self, indices, values):
+        import numpy as np
+
         self.indices = indices
+        if not isinstance(values, np.ndarray):
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+            values = arr
         self.values = values
 
     def decoded(self) -> list:
-        return list(map(self.values.__getitem__, self.indices))
+        return self.values.take(self.indices).tolist()
 
 
 class FactColumns:
@@ -112,7 +119,8 @@ class FactColumns:
 
     def rows(self) -> FactRows:
         out = FactRows()
-        for pred, parts in self.parts.items():
+        for pred in list(self.parts):
+            parts = self.parts.pop(pred)  # the columns go as the rows come
             lst = []
             for cols, lo, hi, lc, hc in parts:
                 terms = list(zip(*[c.decoded() for c in cols])) if cols else [()] * len(lc)
@@ -137,19 +145,57 @@ class FactColumns:
 
     def table(self, pred: str, calendar=None):
         """The facts of ``pred`` as an Arrow table in the layout of
-        ``connectors/arrow.py`` (terms, start, end, start_closed, end_closed)."""
-        from chronolog.connectors.arrow import facts_to_arrow
+        ``connectors/arrow.py`` (``a0..``, start, end, start_closed,
+        end_closed; an infinite end is null), built by ``take`` from the
+        converted distinct values; call before :meth:`rows`, which consumes
+        the columns."""
+        import numpy as np
+        import pyarrow as pa
 
-        rows = FactRows()
-        rows[pred] = []
-        sub = FactColumns()
-        sub.parts = {pred: self.parts.get(pred, [])}
-        sub.positions = {pred: self.positions.get(pred)}
-        facts = sub.rows().get(pred, []) if pred in self.parts else []
-        facts = facts + list(self.slow.get(pred, []))
-        width = len(facts[0][0]) if facts else 0
-        names = [f"a{i}" for i in range(width)]
-        return facts_to_arrow(facts, names, calendar)
+        from chronolog.connectors.arrow import _column, _time_column, facts_to_arrow
+
+        parts = self.parts.get(pred, [])
+        slow = list(self.slow.get(pred, []))
+        width = len(parts[0][0]) if parts else (len(slow[0][0]) if slow else 0)
+        names = [f"a{i}" for i in range(width)] + ["start", "end", "start_closed", "end_closed"]
+        if not parts:
+            return facts_to_arrow(slow, names[:width], calendar)
+
+        def column(cols, time):
+            values = cols[0].values  # one dictionary per part: concatenated with offsets
+            dicts, idx, off = [], [], 0
+            for c in cols:
+                dicts.extend(c.values.tolist())
+                idx.append(c.indices + off)
+                off += len(c.values)
+            if time:
+                dicts = [None if v in (POS_INF, NEG_INF) else v for v in dicts]
+                arr = _time_column(dicts, calendar) if calendar is not None else _column(dicts)
+            else:
+                arr = _column(dicts)
+            del values
+            return arr.take(pa.array(np.concatenate(idx)))
+
+        arrays = [column([p[0][j] for p in parts], False) for j in range(width)]
+        lo = column([p[1] for p in parts], True)
+        hi = column([p[2] for p in parts], True)
+        lc = pa.array([x for p in parts for x in p[3]], pa.bool_())
+        hc = pa.array([x for p in parts for x in p[4]], pa.bool_())
+        import pyarrow.compute as pc
+
+        lc = pc.and_(lc, lo.is_valid())  # an infinite end is open
+        hc = pc.and_(hc, hi.is_valid())
+        table = pa.Table.from_arrays(arrays + [lo, hi, lc, hc], names=names)
+        if slow:
+            extra = facts_to_arrow(slow, names[:width], calendar)
+            try:
+                table = pa.concat_tables([table, extra], promote_options="permissive")
+            except (pa.ArrowInvalid, pa.ArrowTypeError):  # e.g. int64 here, strings there: one conversion
+                sub = FactColumns()
+                sub.parts = {pred: parts}
+                sub.positions = {pred: self.positions.get(pred)}
+                return facts_to_arrow(sub.rows()[pred] + slow, names[:width], calendar)
+        return table
 
 
 def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactColumns:
@@ -245,6 +291,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
     tvals = [conv(t) for t in times.dictionary.to_pylist()]
+    tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
     tidx = times.indices.to_numpy()
     bad = np.zeros(n, dtype=bool)
     tbad = np.array([v is None for v in tvals], dtype=bool)
@@ -297,8 +344,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
         if not ok.any():
             continue
         good = rows_k[ok]
-        columns = [_Column(idx[ok].tolist(), vals) for idx, vals in cols_k]
-        part = (columns, _Column(lo_i[good].tolist(), tvals), _Column(hi_i[good].tolist(), tvals), lc[good].tolist(), hc[good].tolist())
+        columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
+        part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good].tolist(), hc[good].tolist())
         if name in out.parts:
             out.parts[name].append(part)
         else:

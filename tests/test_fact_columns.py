@@ -168,3 +168,22 @@ def test_tables_in_the_arrow_layout():
     assert t.column_names == ["a0", "a1", "start", "end", "start_closed", "end_closed"]
     assert t.column("a1").to_pylist() == [1, 2]
     assert t.column("end_closed").to_pylist() == [False, True]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fact_files("vadalog"))
+def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
+    from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+
+    try:
+        want = _reference(text, "vadalog")
+    except Exception:
+        return
+    cols = read_fact_columns(text)
+    for pred in cols.predicates():
+        if pred in want.repeating:
+            continue
+        facts = want.get(pred, [])
+        names = [f"a{i}" for i in range(len(facts[0][0]))]
+        expected = table_to_rows(facts_to_arrow(facts, names), pred)
+        assert sorted(map(repr, table_to_rows(cols.table(pred), pred))) == sorted(map(repr, expected))

@@ -33,7 +33,7 @@ from .errors import ChronologError
 from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
 from .timeline import NEG_INF, POS_INF, make
 
-BLOCK = 1 << 24  # bytes of text per kernel pass: bounds the memory of the pass
+BLOCK = 1 << 22  # bytes of text per kernel pass: bounds the memory of the pass
 
 _END = r"[ \t\r]*$"
 _TOK = r"[^,\s\[\]()]+"
@@ -199,29 +199,32 @@ class FactColumns:
 
 
 def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactColumns:
-    """Read an open text file (or a str) of facts with Arrow kernels."""
+    """Read an open file (text or binary) or a str of facts with Arrow kernels."""
     out = FactColumns()
     lineno = 0
     if isinstance(fh, str):
-        blocks = [fh]
+        blocks = [fh.encode("utf-8")]
     else:
-        blocks = _blocks(fh)
-    for text in blocks:
-        lineno = _read_block(text, lineno, source, dialect, calendar, out)
+        blocks = _blocks(getattr(fh, "buffer", fh))
+    for data in blocks:
+        lineno = _read_block(data, lineno, source, dialect, calendar, out)
     return out
 
 
 def _blocks(fh):
-    """Blocks of whole lines of about BLOCK characters."""
-    rest = ""
+    """Blocks of whole lines of about BLOCK bytes (read as bytes: no Python
+    string of the text, no UTF-8 copy of it)."""
+    rest = b""
     while True:
         chunk = fh.read(BLOCK)
         if not chunk:
             if rest:
                 yield rest
             return
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
         chunk = rest + chunk
-        cut = chunk.rfind("\n")
+        cut = chunk.rfind(b"\n")
         if cut < 0:
             rest = chunk
             continue
@@ -229,13 +232,22 @@ def _blocks(fh):
         yield chunk[: cut + 1]
 
 
-def _read_block(text: str, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if text.endswith("\n"):
-        text = text[:-1]
-    lines = pc.split_pattern(pa.array([text], pa.large_string()), "\n").values
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    if len(data) >= 1 << 31:
+        raise _Fallback("a block of more than 2 GB")
+    # the block as one string value, on the bytes as read
+    whole = pa.StringArray.from_buffers(1, pa.array([0, len(data)], pa.int32()).buffers()[1], pa.py_buffer(data))
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:  # not UTF-8: the line reader says where (as a decoding error)
+        raise _Fallback("not UTF-8") from None
+    lines = pc.split_pattern(whole, "\n").values
+    del whole
     n = len(lines)
     linenos = list(range(first_line + 1, first_line + n + 1))
     _read_statements(lines, linenos, source, dialect, calendar, out)
@@ -252,7 +264,8 @@ def _read_statements(texts, linenos, source, dialect, calendar, out: FactColumns
     slow = pc.indices_nonzero(pc.invert(matched)).to_pylist()
     keep = pc.indices_nonzero(matched)
     if len(keep):
-        m = parts.filter(matched)
+        m = parts.filter(matched) if slow else parts  # (no copy when every line matched)
+        del parts
         where = pc.take(pa.array(linenos, pa.int64()), keep).to_pylist()
         slow_rows = _fast(m, where, source, dialect, calendar, out)
         keep_l = keep.to_pylist()

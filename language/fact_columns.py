@@ -115,30 +115,30 @@ class FactColumns:
         self.parts: dict = {}  # pred -> [(term columns, lo, hi, lc list, hc list)]
         self.positions: dict = {}
         self.slow = FactRows()
-        self.bad: list = []  # (line, col, text) of rows whose interval is empty: the parser reports them
+        # token -> value for the whole file: one object per distinct constant
+        # and time point, however many blocks, predicates and columns use it
+        self.term_memo: dict = {}
+        self.time_memo: dict = {}
+        self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
 
     def rows(self) -> FactRows:
+        """All the facts as :class:`~.facts.FactRows` (consumes the columns)."""
         out = FactRows()
-        for pred in list(self.parts):
-            parts = self.parts.pop(pred)  # the columns go as the rows come
-            lst = []
-            for cols, lo, hi, lc, hc in parts:
-                terms = list(zip(*[c.decoded() for c in cols])) if cols else [()] * len(lc)
-                for t, a, b, x, y in zip(terms, lo.decoded(), hi.decoded(), lc, hc):
-                    if type(a) is int and type(b) is int:
-                        if a < b or (a == b and x and y):
-                            iv = (a, b, x, y)
-                        else:
-                            iv = None
-                    else:
-                        iv = make(a, b, x, y)
-                    if iv is None:  # an empty interval: only the parser's message is good enough
-                        raise AssertionError("empty intervals are filtered before")
-                    lst.append((t, iv))
-            out[pred] = lst
-            out.positions[pred] = self.positions[pred]
+        self.drain(out)
         out.merge(self.slow)
         return out
+
+    def drain(self, out: FactRows) -> None:
+        """Move the kernel-read facts into ``out``, releasing their columns."""
+        for pred in list(self.parts):
+            parts = self.parts.pop(pred)
+            lst = out.get(pred)
+            if lst is None:
+                lst = out[pred] = []
+                out.positions[pred] = self.positions[pred]
+            for cols, lo, hi, lc, hc in parts:
+                terms = zip(*[c.decoded() for c in cols]) if cols else [()] * len(lc)
+                lst.extend(zip(terms, _intervals(lo, hi, lc, hc, self.iv_memo)))
 
     def predicates(self) -> list:
         return sorted(set(self.parts) | set(self.slow) | set(self.slow.repeating))
@@ -179,8 +179,8 @@ class FactColumns:
         arrays = [column([p[0][j] for p in parts], False) for j in range(width)]
         lo = column([p[1] for p in parts], True)
         hi = column([p[2] for p in parts], True)
-        lc = pa.array([x for p in parts for x in p[3]], pa.bool_())
-        hc = pa.array([x for p in parts for x in p[4]], pa.bool_())
+        lc = pa.array(np.concatenate([p[3] for p in parts]), pa.bool_())
+        hc = pa.array(np.concatenate([p[4] for p in parts]), pa.bool_())
         import pyarrow.compute as pc
 
         lc = pc.and_(lc, lo.is_valid())  # an infinite end is open
@@ -198,8 +198,29 @@ class FactColumns:
         return table
 
 
-def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactColumns:
-    """Read an open file (text or binary) or a str of facts with Arrow kernels."""
+def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
+    """One interval tuple per fact, one shared tuple per distinct interval
+    (as the line reader's memo does: intervals repeat)."""
+    import numpy as np
+
+    lc = np.asarray(lc, dtype=np.int64)
+    hc = np.asarray(hc, dtype=np.int64)
+    n = len(hi.values)
+    key = (lo.indices.astype(np.int64) * n + hi.indices) * 4 + lc * 2 + hc
+    uniq, inverse = np.unique(key, return_inverse=True)
+    ivs = np.empty(len(uniq), dtype=object)
+    shared = []
+    for k in uniq.tolist():
+        iv = make(lo.values[k // 4 // n], hi.values[k // 4 % n], bool(k & 2), bool(k & 1))
+        shared.append(memo.setdefault(iv, iv) if len(memo) < 1_000_000 else iv)
+    ivs[:] = shared
+    return ivs.take(inverse.reshape(-1)).tolist()
+
+
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None) -> FactColumns:
+    """Read an open file (text or binary) or a str of facts with Arrow kernels.
+    ``rows``: a FactRows that takes the facts block by block (then the
+    columns of only one block are alive at a time)."""
     out = FactColumns()
     lineno = 0
     if isinstance(fh, str):
@@ -208,6 +229,8 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
         blocks = _blocks(getattr(fh, "buffer", fh))
     for data in blocks:
         lineno = _read_block(data, lineno, source, dialect, calendar, out)
+        if rows is not None:
+            out.drain(rows)
     return out
 
 
@@ -249,36 +272,35 @@ def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: Fa
     lines = pc.split_pattern(whole, "\n").values
     del whole
     n = len(lines)
-    linenos = list(range(first_line + 1, first_line + n + 1))
-    _read_statements(lines, linenos, source, dialect, calendar, out)
+    _read_lines(lines, first_line, source, dialect, calendar, out)
     return first_line + n
 
 
-def _read_statements(texts, linenos, source, dialect, calendar, out: FactColumns) -> None:
-    """``texts``: Arrow strings (the lines), ``linenos``: their numbers."""
-    import pyarrow as pa
+def _read_lines(lines, first_line: int, source, dialect, calendar, out: FactColumns) -> None:
+    """``lines``: Arrow strings, the first is line ``first_line + 1``.  No
+    Python object per line: short-lived objects between the facts' tuples
+    would fragment the heap (and keep the peak memory up)."""
+    import numpy as np
     import pyarrow.compute as pc
 
-    parts = pc.extract_regex(texts, pattern=_PATTERNS[dialect])
+    parts = pc.extract_regex(lines, pattern=_PATTERNS[dialect])
     matched = parts.is_valid()
-    slow = pc.indices_nonzero(pc.invert(matched)).to_pylist()
-    keep = pc.indices_nonzero(matched)
+    slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
+    keep = pc.indices_nonzero(matched).to_numpy()
     if len(keep):
-        m = parts.filter(matched) if slow else parts  # (no copy when every line matched)
+        m = parts.filter(matched) if len(slow) else parts  # (no copy when every line matched)
         del parts
-        where = pc.take(pa.array(linenos, pa.int64()), keep).to_pylist()
-        slow_rows = _fast(m, where, source, dialect, calendar, out)
-        keep_l = keep.to_pylist()
-        slow += [keep_l[i] for i in slow_rows]
-        slow.sort()
-    for i in slow:
-        text = texts[i].as_py()
-        _slow(text, linenos[i], source, dialect, calendar, out)
+        bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
+        if len(bad):
+            slow = np.sort(np.concatenate([slow, keep[bad]]))
+    for i in slow.tolist():
+        _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
 
 
-def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
-    """Read the matched rows into ``out``; returns the row numbers (in
-    ``m``) the kernels could not convert (they go to the exact parser)."""
+def _fast(m, where, source, dialect, calendar, out: FactColumns):
+    """Read the matched rows (``where``: their line numbers) into ``out``;
+    returns the row numbers (in ``m``) the kernels could not convert (they
+    go to the exact parser)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -303,7 +325,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
                 return None
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
-    tvals = [conv(t) for t in times.dictionary.to_pylist()]
+    tvals = _convert(times.dictionary.to_pylist(), conv, out.time_memo)
     tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
     tidx = times.indices.to_numpy()
     bad = np.zeros(n, dtype=bool)
@@ -347,7 +369,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
             if dialect == "meteor":
                 tok = pc.utf8_trim_whitespace(tok)
             enc = tok.dictionary_encode()
-            vals = [term_conv(t) for t in enc.dictionary.to_pylist()]
+            vals = _convert(enc.dictionary.to_pylist(), term_conv, out.term_memo)
             idx = enc.indices.to_numpy()
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
@@ -358,18 +380,30 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns) -> list:
             continue
         good = rows_k[ok]
         columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
-        part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good].tolist(), hc[good].tolist())
+        part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good], hc[good])
         if name in out.parts:
             out.parts[name].append(part)
         else:
             out.parts[name] = [part]
             first = int(good[0])
             col = 1 + len(m.field("ws")[first].as_py()) if dialect == "meteor" else 1
-            out.positions[name] = ast.Pos(source, where[first], col)
+            out.positions[name] = ast.Pos(source, int(where[first]), col)
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
             raise _Fallback(name)
-    return np.nonzero(bad)[0].tolist()
+    return np.nonzero(bad)[0]
+
+
+def _convert(tokens: list, conv, memo: dict) -> list:
+    out = []
+    for t in tokens:
+        v = memo.get(t)
+        if v is None:
+            v = conv(t)
+            if v is not None and len(memo) < 2_000_000:
+                memo[t] = v
+        out.append(v)
+    return out
 
 
 def _ranks(values) -> list:
@@ -463,7 +497,10 @@ def read_facts_text(fh, source: str = "<facts>", dialect: str = "vadalog", calen
     take as a whole (one predicate with two arities) is read by the line
     reader, whose message names both places."""
     try:
-        return read_fact_columns(fh, source, dialect, calendar).rows()
+        rows = FactRows()
+        cols = read_fact_columns(fh, source, dialect, calendar, rows)
+        rows.merge(cols.slow)
+        return rows
     except _Fallback:
         if hasattr(fh, "seek"):
             fh.seek(0)

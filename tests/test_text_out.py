@@ -89,3 +89,25 @@ def test_random_programs_print_as_fact_by_fact(case):
         if rel is not None:
             want += reference_lines(p, rel.atoms, m.calendar)
     assert m.lines() == want
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(relations())
+def test_csv_output_as_cell_by_cell(tmp_path_factory, atoms):
+    import csv
+    import io
+
+    from chronolog.connectors.csv_files import _cell, write_csv_facts
+    from chronolog.language.timeline import format_number
+
+    facts = [(t, iv) for t, ivs in atoms.items() for iv in ivs]
+    width = len(next(iter(atoms))) if atoms else 0
+    names = [f"c{i}" for i in range(width)]
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    write_csv_facts(path, facts, names)
+    want = io.StringIO(newline="")
+    w = csv.writer(want)
+    w.writerow(names + ["start", "end", "start_closed", "end_closed"])
+    for t, (lo, hi, lc, hc) in facts:
+        w.writerow([_cell(v) for v in t] + [format_number(lo), format_number(hi), str(lc).lower(), str(hc).lower()])
+    assert path.read_bytes().decode("utf-8") == want.getvalue()

@@ -70,7 +70,12 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if isinstance(facts, Path):
         from chronolog.language.source_text import read_text
 
-        return _read(read_text(facts, "facts file").splitlines(), str(facts), dialect, calendar)
+        text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
+        if len(text) >= KERNEL_BYTES:  # Arrow kernels; small files skip importing pyarrow
+            from chronolog.language.fact_columns import read_facts_text
+
+            return read_facts_text(text, str(facts), dialect, calendar)
+        return _read(text.splitlines(), str(facts), dialect, calendar)
     if isinstance(facts, str):
         from chronolog.language.source_text import strip_bom
 
@@ -101,6 +106,9 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         rows.extend_facts(items)
         return rows
     return _read([str(x) for x in items], "<facts>", dialect, calendar)
+
+
+KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by Arrow kernels
 
 
 def _read(lines, source, dialect, calendar=None) -> FactRows:
@@ -432,8 +440,10 @@ class Model:
         rel = self._relation(pred)
         if rel is None:
             return []
+        from chronolog.connectors.text_out import sorted_atoms
+
         out = []
-        for terms in sorted(rel.atoms, key=lambda t: tuple(term_sort_key(v) for v in t)):
+        for terms in sorted_atoms(rel.atoms):
             for iv in rel.atoms[terms]:
                 out.append((terms, iv))
         return out
@@ -551,6 +561,12 @@ class Model:
 
         cal = self.calendar
         for p in sorted(preds):
+            if not self.repeating(p):  # formatted once per distinct value (connectors/text_out.py)
+                from chronolog.connectors.text_out import relation_lines
+
+                rel = self._relation(p)
+                out.extend(relation_lines(p, rel.atoms, cal) if rel is not None else ())
+                continue
             rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
             rows += [
                 (tuple(term_sort_key(v) for v in t), iv[0], f"{format_dated(p, t, iv, cal)} every {_format_period(per, cal)}")

@@ -125,8 +125,8 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 lines = [format_fact(p, t, iv, model.calendar) for p in sorted(model.output_predicates) for t, iv in rows(p)]
             else:
                 lines = model.lines()
-            for line in lines:
-                out.write(line)
+            if lines:
+                out.write("\n".join(lines))
                 out.write("\n")
     except ChronologError as e:
         _fail(e)

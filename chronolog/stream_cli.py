@@ -16,20 +16,18 @@ from chronolog.language.timeline import format_number
 
 def _facts(fh, source: str, dialect: str):
     """Yield ``(line_number, pred, terms, interval)`` for each fact line;
-    errors name the line of the input."""
-    from chronolog.api import load_facts
+    errors name the line of the input.  One reader for the whole input, so
+    that each distinct constant and interval text is converted once."""
+    from chronolog.language.facts import FactLineReader
 
+    reader = FactLineReader(source, dialect)
     for n, line in enumerate(fh, 1):
-        s = line.strip()
-        if not s or s.startswith("%"):
-            continue
         try:
-            rows = load_facts([line], dialect)
+            facts = reader.read(line)
         except ChronologError as e:
             raise _at(e, source, n) from None
-        for pred, rs in rows.items():
-            for terms, iv in rs:
-                yield n, pred, terms, iv
+        for pred, terms, iv in facts:
+            yield n, pred, terms, iv
 
 
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:
@@ -63,11 +61,33 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             f"(peak {st['peak facts in memory']}), {el:.2f} s\n"
         )
 
+    def push(batch: dict, lines: dict):
+        for pred, rows in batch.items():  # by predicate, so that an error names its first line
+            try:
+                s.push_rows({pred: rows})
+            except DataError as e:
+                raise _at(e, source, lines[pred]) from None
+
+    # The facts of one time point go in as one batch: the first fact of a
+    # new time point closes the range before it (as pushed alone, so that a
+    # late fact is reported at its line), then the batch grows until the
+    # next time point.  Evaluation steps are those of one push per fact.
+    batch: dict = {}
+    lines: dict = {}
+    current = None
     for n, pred, terms, iv in _facts(fh, source, dialect):
-        try:
-            s.push_rows({pred: [(terms, iv)]})
-        except DataError as e:
-            raise _at(e, source, n) from None
+        rows = batch.get(pred)
+        if iv[0] == current and (rows is None or len(rows[0][0]) == len(terms)):
+            if rows is None:
+                batch[pred] = [(terms, iv)]
+                lines[pred] = n
+            else:
+                rows.append((terms, iv))
+            continue
+        push(batch, lines)
+        push({pred: [(terms, iv)]}, {pred: n})
+        batch, lines = {}, {}
+        current = iv[0]
         emit()
         if stats:
             s.facts_in_memory()  # keeps the peak up to date
@@ -75,6 +95,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             if now - last >= 1.0:
                 report()
                 last = now
+    push(batch, lines)
     if s.plan.infinite_strata():
         # a recursion through time: answers are final up to the last fact
         sys.stderr.write(

@@ -159,14 +159,35 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
-            fmt = calendar.format_point if calendar is not None else format_number
-            for terms, (lo, hi, lc, hc) in facts:
-                w.writerow(
-                    [_cell(v) for v in terms]
-                    + [fmt(lo), fmt(hi), "true" if lc else "false", "true" if hc else "false"]
-                )
+            w.writerows(_csv_rows(facts, calendar.format_point if calendar is not None else format_number))
 
     atomic_write(Path(path), write, overwrite, staging)
+
+
+def _csv_rows(facts, fmt):
+    """The CSV rows of facts; each distinct constant and time point is
+    formatted once (columns repeat values)."""
+    cells: dict = {}
+    points: dict = {}
+    flag = {True: "true", False: "false"}
+    for terms, (lo, hi, lc, hc) in facts:
+        row = []
+        for v in terms:
+            if type(v) is bool or type(v) is tuple:  # True == 1 as a dict key: never cached
+                row.append(_cell(v))
+                continue
+            c = cells.get(v)
+            if c is None:
+                c = cells[v] = _cell(v)
+            row.append(c)
+        a = points.get(lo)
+        if a is None:
+            a = points[lo] = fmt(lo)
+        b = points.get(hi)
+        if b is None:
+            b = points[hi] = fmt(hi)
+        row += (a, b, flag[lc], flag[hc])
+        yield row
 
 
 def _cell(v) -> str:

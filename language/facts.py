@@ -381,3 +381,55 @@ def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
     f.pos = ast.Pos(source, lineno, 1)
     return f
 
+
+
+class FactLineReader:
+    """Fact lines read one at a time, with the memos of :func:`read_fact_rows`
+    kept across lines: a stream cannot wait for the whole input, and the
+    same constants and intervals come back line after line."""
+
+    def __init__(self, source: str = "<facts>", dialect: str = "vadalog"):
+        self.source = source
+        self.dialect = dialect
+        self.values: dict = {}
+        self.intervals: dict = {}  # bounded like the heads: a stream may be endless
+        self.heads: dict = {}  # "p(a,1)" -> (pred, terms): atoms repeat in a stream
+
+    def read(self, line: str) -> list:
+        """``[(pred, terms, interval), ...]`` of one line (none for a blank
+        line or a comment); errors name line 1 (the caller knows the line)."""
+        if len(self.values) > 200_000:  # an endless stream of new numbers
+            self.values.clear()
+        if self.dialect == "vadalog":
+            head, at, tspec = line.rpartition("@")
+            if at and '"' not in head and "%" not in line:
+                iv = self.intervals.get(tspec)
+                if iv is None:
+                    iv = _interval_fast(tspec, self.values)
+                    if iv is not None and len(self.intervals) < 100_000:
+                        self.intervals[tspec] = iv
+                if iv is not None:
+                    pt = self.heads.get(head)
+                    if pt is None:
+                        pt = _terms_fast(head, self.values, _IDENT.match)
+                        if pt is not None and len(self.heads) < 100_000:
+                            self.heads[head] = pt
+                    if pt is not None:
+                        return [(pt[0], pt[1], iv)]
+        else:
+            from . import meteor
+
+            f = meteor._fast_fact(line, 1, self.source)
+            if f is not None:
+                return [(f.pred, f.terms, f.interval)]
+        s = line.strip()
+        if not s or s.startswith("%"):
+            return []
+        if self.dialect == "meteor":
+            from . import meteor
+
+            rows = FactRows()
+            rows.extend_facts(meteor.parse_facts([line], self.source))
+        else:
+            rows = read_fact_rows([line], self.source)
+        return [(p, t, iv) for p, rs in rows.items() for t, iv in rs]

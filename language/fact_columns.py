@@ -1,0 +1,518 @@
+"""Fact files read by Arrow kernels: the text as one string column.
+
+The line reader (:func:`.facts.read_fact_rows`) spends a few microseconds of
+Python per line.  Here a block of the file becomes one Arrow string column,
+``split_pattern`` cuts it into lines and one RE2 ``extract_regex`` pass
+takes every line apart (predicate, arguments, interval ends, brackets);
+``split_pattern`` on the arguments and ``list_element`` give one token column
+per argument position.  Tokens repeat (constants, time points), so each
+column is dictionary-encoded and only its *distinct* tokens are converted in
+Python, by the same functions as the line reader (exact numbers, dates on a
+calendar timeline).
+
+Whatever the kernels cannot read (quotes, comments, exponents, repeating
+facts ``every P``, several statements on one line, bad syntax) goes to the
+exact parser with its original line and column, so an error keeps its
+``file:line:column``.  Several statements on one line are cut by one linear
+scan that respects strings and brackets, then read like lines; nothing is
+quadratic in the length of a line.
+
+The result, :class:`FactColumns`, holds per predicate the dictionary-encoded
+columns (indices + converted distinct values): ``rows()`` gives the
+:class:`~.facts.FactRows` the row engine loads, ``table(pred)`` an Arrow table
+in the layout of ``connectors/arrow.py`` for the columnar executor.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from . import ast
+from .errors import ChronologError
+from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .timeline import NEG_INF, POS_INF, make
+
+BLOCK = 1 << 22  # bytes of text per kernel pass: bounds the memory of the pass
+
+_END = r"[ \t\r]*$"
+_TOK = r"[^,\s\[\]()]+"
+_INTERVAL = (
+    rf"@[ \t]*(?:(?P<lb>[\[(])[ \t]*(?P<lo>{_TOK})[ \t]*,[ \t]*(?P<hi>{_TOK})[ \t]*(?P<rb>[\])])"
+    r"|(?P<pt>[0-9+\-.][^\s\[\]()%,@\"]*?))"
+)
+# what the kernels read; everything else goes to the exact parser
+_PATTERNS = {
+    "vadalog": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
+    ),
+    "meteor": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\([^()@\"'\[\]]*\))?[ \t]*"
+        + _INTERVAL
+        + r"[ \t]*\.?"
+        + _END
+    ),
+}
+
+
+class _Fallback(Exception):
+    """The file needs the line reader (one predicate with two arities: its
+    error message names both places)."""
+
+
+def _vadalog_time(tok):
+    v = _number(tok)
+    return v
+
+
+def _meteor_time(tok):
+    """As the MeTeoR reader's regular expression: plain decimals and inf
+    (``1/3`` and exponents go to its grammar)."""
+    from .meteor import _BOUND
+    from .timeline import parse_number
+
+    if re.fullmatch(_BOUND, tok) is None:
+        return None
+    try:
+        v = parse_number(tok)
+    except ValueError:
+        return None
+    return None if type(v) is float and v not in (POS_INF, NEG_INF) else v
+
+
+def _meteor_term(tok):
+    from .meteor import _arg_value
+
+    return _arg_value(tok)
+
+
+class _Column:
+    """One dictionary-encoded column: ``indices`` (numpy) into ``values``
+    (converted distinct tokens, a numpy object array): decoding shares the
+    value objects instead of making one per fact."""
+
+    __slots__ = ("indices", "values")
+
+    def __init__(self, indices, values):
+        import numpy as np
+
+        self.indices = indices
+        if not isinstance(values, np.ndarray):
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+            values = arr
+        self.values = values
+
+    def decoded(self) -> list:
+        return self.values.take(self.indices).tolist()
+
+
+class FactColumns:
+    """Facts read by kernels, per predicate, plus the facts the exact parser
+    read (``slow``); :meth:`rows` and :meth:`table` give both together."""
+
+    def __init__(self):
+        self.parts: dict = {}  # pred -> [(term columns, lo, hi, lc list, hc list)]
+        self.positions: dict = {}
+        self.slow = FactRows()
+        # token -> value for the whole file: one object per distinct constant
+        # and time point, however many blocks, predicates and columns use it
+        self.term_memo: dict = {}
+        self.time_memo: dict = {}
+        self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
+
+    def rows(self) -> FactRows:
+        """All the facts as :class:`~.facts.FactRows` (consumes the columns)."""
+        out = FactRows()
+        self.drain(out)
+        out.merge(self.slow)
+        return out
+
+    def drain(self, out: FactRows) -> None:
+        """Move the kernel-read facts into ``out``, releasing their columns."""
+        for pred in list(self.parts):
+            parts = self.parts.pop(pred)
+            lst = out.get(pred)
+            if lst is None:
+                lst = out[pred] = []
+                out.positions[pred] = self.positions[pred]
+            for cols, lo, hi, lc, hc in parts:
+                terms = zip(*[c.decoded() for c in cols]) if cols else [()] * len(lc)
+                lst.extend(zip(terms, _intervals(lo, hi, lc, hc, self.iv_memo)))
+
+    def predicates(self) -> list:
+        return sorted(set(self.parts) | set(self.slow) | set(self.slow.repeating))
+
+    def table(self, pred: str, calendar=None):
+        """The facts of ``pred`` as an Arrow table in the layout of
+        ``connectors/arrow.py`` (``a0..``, start, end, start_closed,
+        end_closed; an infinite end is null), built by ``take`` from the
+        converted distinct values; call before :meth:`rows`, which consumes
+        the columns."""
+        import numpy as np
+        import pyarrow as pa
+
+        from chronolog.connectors.arrow import _column, _time_column, facts_to_arrow
+
+        parts = self.parts.get(pred, [])
+        slow = list(self.slow.get(pred, []))
+        width = len(parts[0][0]) if parts else (len(slow[0][0]) if slow else 0)
+        names = [f"a{i}" for i in range(width)] + ["start", "end", "start_closed", "end_closed"]
+        if not parts:
+            return facts_to_arrow(slow, names[:width], calendar)
+
+        def column(cols, time):
+            values = cols[0].values  # one dictionary per part: concatenated with offsets
+            dicts, idx, off = [], [], 0
+            for c in cols:
+                dicts.extend(c.values.tolist())
+                idx.append(c.indices + off)
+                off += len(c.values)
+            if time:
+                dicts = [None if v in (POS_INF, NEG_INF) else v for v in dicts]
+                arr = _time_column(dicts, calendar) if calendar is not None else _column(dicts)
+            else:
+                arr = _column(dicts)
+            del values
+            return arr.take(pa.array(np.concatenate(idx)))
+
+        arrays = [column([p[0][j] for p in parts], False) for j in range(width)]
+        lo = column([p[1] for p in parts], True)
+        hi = column([p[2] for p in parts], True)
+        lc = pa.array(np.concatenate([p[3] for p in parts]), pa.bool_())
+        hc = pa.array(np.concatenate([p[4] for p in parts]), pa.bool_())
+        import pyarrow.compute as pc
+
+        lc = pc.and_(lc, lo.is_valid())  # an infinite end is open
+        hc = pc.and_(hc, hi.is_valid())
+        table = pa.Table.from_arrays(arrays + [lo, hi, lc, hc], names=names)
+        if slow:
+            extra = facts_to_arrow(slow, names[:width], calendar)
+            try:
+                table = pa.concat_tables([table, extra], promote_options="permissive")
+            except (pa.ArrowInvalid, pa.ArrowTypeError):  # e.g. int64 here, strings there: one conversion
+                sub = FactColumns()
+                sub.parts = {pred: parts}
+                sub.positions = {pred: self.positions.get(pred)}
+                return facts_to_arrow(sub.rows()[pred] + slow, names[:width], calendar)
+        return table
+
+
+def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
+    """One interval tuple per fact, one shared tuple per distinct interval
+    (as the line reader's memo does: intervals repeat)."""
+    import numpy as np
+
+    lc = np.asarray(lc, dtype=np.int64)
+    hc = np.asarray(hc, dtype=np.int64)
+    n = len(hi.values)
+    key = (lo.indices.astype(np.int64) * n + hi.indices) * 4 + lc * 2 + hc
+    uniq, inverse = np.unique(key, return_inverse=True)
+    ivs = np.empty(len(uniq), dtype=object)
+    shared = []
+    for k in uniq.tolist():
+        iv = make(lo.values[k // 4 // n], hi.values[k // 4 % n], bool(k & 2), bool(k & 1))
+        shared.append(memo.setdefault(iv, iv) if len(memo) < 1_000_000 else iv)
+    ivs[:] = shared
+    return ivs.take(inverse.reshape(-1)).tolist()
+
+
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None) -> FactColumns:
+    """Read an open file (text or binary) or a str of facts with Arrow kernels.
+    ``rows``: a FactRows that takes the facts block by block (then the
+    columns of only one block are alive at a time)."""
+    out = FactColumns()
+    lineno = 0
+    if isinstance(fh, str):
+        blocks = [fh.encode("utf-8")]
+    else:
+        blocks = _blocks(getattr(fh, "buffer", fh))
+    for data in blocks:
+        lineno = _read_block(data, lineno, source, dialect, calendar, out)
+        if rows is not None:
+            out.drain(rows)
+    return out
+
+
+def _blocks(fh):
+    """Blocks of whole lines of about BLOCK bytes (read as bytes: no Python
+    string of the text, no UTF-8 copy of it)."""
+    rest = b""
+    while True:
+        chunk = fh.read(BLOCK)
+        if not chunk:
+            if rest:
+                yield rest
+            return
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            rest = chunk
+            continue
+        rest = chunk[cut + 1 :]
+        yield chunk[: cut + 1]
+
+
+def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    if len(data) >= 1 << 31:
+        raise _Fallback("a block of more than 2 GB")
+    # the block as one string value, on the bytes as read
+    whole = pa.StringArray.from_buffers(1, pa.array([0, len(data)], pa.int32()).buffers()[1], pa.py_buffer(data))
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:  # not UTF-8: the line reader says where (as a decoding error)
+        raise _Fallback("not UTF-8") from None
+    lines = pc.split_pattern(whole, "\n").values
+    del whole
+    n = len(lines)
+    _read_lines(lines, first_line, source, dialect, calendar, out)
+    return first_line + n
+
+
+def _read_lines(lines, first_line: int, source, dialect, calendar, out: FactColumns) -> None:
+    """``lines``: Arrow strings, the first is line ``first_line + 1``.  No
+    Python object per line: short-lived objects between the facts' tuples
+    would fragment the heap (and keep the peak memory up)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    parts = pc.extract_regex(lines, pattern=_PATTERNS[dialect])
+    matched = parts.is_valid()
+    slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
+    keep = pc.indices_nonzero(matched).to_numpy()
+    if len(keep):
+        m = parts.filter(matched) if len(slow) else parts  # (no copy when every line matched)
+        del parts
+        bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
+        if len(bad):
+            slow = np.sort(np.concatenate([slow, keep[bad]]))
+    for i in slow.tolist():
+        _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
+
+
+def _fast(m, where, source, dialect, calendar, out: FactColumns):
+    """Read the matched rows (``where``: their line numbers) into ``out``;
+    returns the row numbers (in ``m``) the kernels could not convert (they
+    go to the exact parser)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(m)
+    pred = m.field("pred")
+    targs = m.field("targs")
+    lb, lo, hi, rb, pt = (m.field(k) for k in ("lb", "lo", "hi", "rb", "pt"))
+    point = pc.equal(lb, "")
+    lo_tok = pc.if_else(point, pt, lo)
+    hi_tok = pc.if_else(point, pt, hi)
+    lc = pc.or_(point, pc.equal(lb, "[")).to_numpy(zero_copy_only=False)
+    hc = pc.or_(point, pc.equal(rb, "]")).to_numpy(zero_copy_only=False)
+
+    # time points: one dictionary over both ends, distinct tokens converted once
+    times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+    if calendar is not None:
+        def conv(tok):
+            try:
+                return calendar.parse_point(tok)
+            except ValueError:
+                return None
+    else:
+        conv = _meteor_time if dialect == "meteor" else _vadalog_time
+    tvals = _convert(times.dictionary.to_pylist(), conv, out.time_memo)
+    tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
+    tidx = times.indices.to_numpy()
+    bad = np.zeros(n, dtype=bool)
+    tbad = np.array([v is None for v in tvals], dtype=bool)
+    if tbad.any():
+        bad |= tbad[tidx[:n]] | tbad[tidx[n:]]
+    # a point must be finite
+    pnt = point.to_numpy(zero_copy_only=False)
+    pinf = np.array([v == POS_INF if v is not None else False for v in tvals], dtype=bool)
+    ninf = np.array([v == NEG_INF if v is not None else False for v in tvals], dtype=bool)
+    lo_i, hi_i = tidx[:n], tidx[n:]
+    if pinf.any() or ninf.any():  # a point is finite; no interval starts at +inf or ends at -inf
+        bad |= (pnt & (pinf | ninf)[lo_i]) | pinf[lo_i] | ninf[hi_i]
+    # empty intervals (exact comparison on the converted values): the parser reports them
+    if not bad.all():
+        order = np.array(_ranks(tvals), dtype=np.int64)
+        rl, rh = order[lo_i], order[hi_i]
+        bad |= (rl > rh) | ((rl == rh) & ~(lc & hc))
+
+    args = pc.utf8_slice_codeunits(targs, 1, -1)
+    has_args = pc.not_equal(targs, "")
+    lists = pc.split_pattern(args, ",")
+    arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    pdict = pred.dictionary_encode()
+    pidx = pdict.indices.to_numpy()
+    term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
+    for k, name in enumerate(pdict.dictionary.to_pylist()):
+        if dialect == "vadalog" and not _PRED_OK(name):
+            bad |= pidx == k
+            continue
+        sel = pidx == k
+        widths = np.unique(arity[sel])
+        if len(widths) > 1:
+            raise _Fallback(name)
+        width = int(widths[0])
+        rows_k = np.nonzero(sel)[0]
+        lists_k = lists.take(pa.array(rows_k)) if width else None
+        cols_k = []
+        for j in range(width):
+            tok = pc.list_element(lists_k, j)
+            if dialect == "meteor":
+                tok = pc.utf8_trim_whitespace(tok)
+            enc = tok.dictionary_encode()
+            vals = _convert(enc.dictionary.to_pylist(), term_conv, out.term_memo)
+            idx = enc.indices.to_numpy()
+            vb = np.array([v is None for v in vals], dtype=bool)
+            if vb.any():
+                bad[rows_k[vb[idx]]] = True
+            cols_k.append((idx, vals))
+        ok = ~bad[rows_k]
+        if not ok.any():
+            continue
+        good = rows_k[ok]
+        columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
+        part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good], hc[good])
+        if name in out.parts:
+            out.parts[name].append(part)
+        else:
+            out.parts[name] = [part]
+            first = int(good[0])
+            col = 1 + len(m.field("ws")[first].as_py()) if dialect == "meteor" else 1
+            out.positions[name] = ast.Pos(source, int(where[first]), col)
+        prev = out.slow.get(name) or out.slow.repeating.get(name)
+        if prev and len(prev[0][0]) != width:
+            raise _Fallback(name)
+    return np.nonzero(bad)[0]
+
+
+def _convert(tokens: list, conv, memo: dict) -> list:
+    out = []
+    for t in tokens:
+        v = memo.get(t)
+        if v is None:
+            v = conv(t)
+            if v is not None and len(memo) < 2_000_000:
+                memo[t] = v
+        out.append(v)
+    return out
+
+
+def _ranks(values) -> list:
+    """Ranks of the values in numeric order (None: rank 0; never compared)."""
+    known = sorted({v for v in values if v is not None})
+    rank = {v: i + 1 for i, v in enumerate(known)}
+    return [0 if v is None else rank[v] for v in values]
+
+
+_CUT = re.compile(r'"(?:[^"\\]|\\.)*"?|%|//|[\[\]()]|\.(?=\s|$)')
+
+
+def split_statements(line: str) -> list:
+    """``[(column, text), ...]``: the statements of one line, cut after each
+    final ``.`` outside strings (one linear scan); a comment ends the line."""
+    out = []
+    start = 0
+    depth = 0
+    end = len(line)
+    for m in _CUT.finditer(line):
+        g = m.group()
+        if g in ("%", "//"):
+            end = m.start()
+            break
+        if g in "[(":
+            depth += 1
+        elif g in "])":
+            depth -= 1
+        elif g == "." and depth <= 0:
+            out.append((start, line[start : m.end()]))
+            start = m.end()
+    if line[start:end].strip():
+        out.append((start, line[start:end]))
+    res = []
+    for col, text in out:
+        stripped = text.lstrip()
+        if stripped:
+            res.append((col + len(text) - len(stripped) + 1, stripped))
+    return res
+
+
+def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
+    s = text.strip()
+    if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
+        return
+    if dialect == "meteor":
+        from .meteor import parse_facts
+
+        try:
+            facts = parse_facts([text], source)
+        except ChronologError as e:
+            _move(e, lineno, 0)
+            raise
+        for f in facts:
+            out.slow.add(f.pred, f.terms, f.interval, ast.Pos(source, lineno, f.pos.column), getattr(f, "every", None))
+        return
+    pieces = split_statements(text)
+    if len(pieces) > 1:
+        # the line reader's rule, one fact per line, found by one linear scan
+        # instead of a parse of the whole line (a 50 MB line of facts)
+        c0, first = pieces[0]
+        try:
+            _slow_fact(first, lineno, source, calendar)
+        except ChronologError as e:
+            if c0 != 1:
+                _move(e, lineno, c0 - 1)
+                e.source_line = ""
+                e.args = (e.render(),)
+            raise
+        from .errors import SyntaxError_
+
+        raise SyntaxError_(
+            "expected one fact on this line",
+            ast.Pos(source, lineno, pieces[1][0]),
+            hint="a fact file has one fact per line: p(a)@[1,5)",
+            source_line=text if len(text) <= 200 else text[:200] + " ...",
+        )
+    f = _slow_fact(text, lineno, source, calendar)
+    out.slow.add(f.pred, f.terms, f.interval, f.pos, f.every)
+
+
+def _move(e: ChronologError, lineno: int, shift: int) -> None:
+    """Put the error of a statement read on its own at its place in the file."""
+    if e.pos is not None:
+        e.pos = ast.Pos(e.pos.file, lineno, e.pos.column + shift if e.pos.column else e.pos.column)
+        e.args = (e.render(),)
+
+
+def read_facts_text(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactRows:
+    """FactRows of a fact file read by kernels; a file the kernels cannot
+    take as a whole (one predicate with two arities) is read by the line
+    reader, whose message names both places."""
+    try:
+        rows = FactRows()
+        cols = read_fact_columns(fh, source, dialect, calendar, rows)
+        rows.merge(cols.slow)
+        return rows
+    except _Fallback:
+        if hasattr(fh, "seek"):
+            fh.seek(0)
+            lines = fh
+        else:
+            lines = fh.splitlines()
+        if dialect == "meteor":
+            from .meteor import parse_facts
+
+            rows = FactRows()
+            rows.extend_facts(parse_facts(list(lines), source))
+            return rows
+        from .facts import read_fact_rows
+
+        return read_fact_rows(lines, source, calendar)

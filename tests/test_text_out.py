@@ -1,0 +1,113 @@
+"""The text output (connectors/text_out.py) byte for byte against formatting
+fact by fact and sorting by the full key, as `chronolog run` did before."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors.text_out import relation_lines
+from chronolog.language.dates import Calendar, format_fact
+from chronolog.language.text import term_sort_key
+from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, make
+
+from strategies import cases
+
+
+def reference_lines(pred, atoms, calendar=None):
+    rows = [
+        (tuple(term_sort_key(v) for v in t), iv[0], format_fact(pred, t, iv, calendar))
+        for t, ivs in atoms.items()
+        for iv in ivs
+    ]
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [r[2] for r in rows]
+
+
+TERMS = st.one_of(
+    st.integers(-10**20, 10**20),
+    st.fractions(max_denominator=7),
+    st.sampled_from(["a", "b", "B", "x y", 'q"uote', "back\\slash", "not", "inf", "", "1"]),
+    st.booleans(),
+    st.dates(dt.date(1999, 1, 1), dt.date(2030, 1, 1)).map(lambda d: dt.datetime(d.year, d.month, d.day)),
+)
+POINTS = st.one_of(st.integers(-50, 50), st.fractions(-20, 20, max_denominator=6))
+
+
+@st.composite
+def relations(draw):
+    width = draw(st.integers(0, 3))
+    atoms = {}
+    for _ in range(draw(st.integers(0, 80))):
+        t = tuple(draw(TERMS) for _ in range(width))
+        t = tuple(Fraction(v) if type(v) is Fraction and v.denominator != 1 else (int(v) if type(v) is Fraction else v) for v in t)
+        ivs = []
+        for _ in range(draw(st.integers(1, 3))):
+            a, b = sorted((draw(POINTS), draw(POINTS)))
+            if draw(st.integers(0, 8)) == 0:
+                a = NEG_INF
+            if draw(st.integers(0, 8)) == 0:
+                b = POS_INF
+            iv = make(a, b, draw(st.booleans()), draw(st.booleans()))
+            if iv is not None:
+                ivs.append(iv)
+        if ivs:
+            atoms[t] = coalesce(ivs)
+    return atoms
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(relations())
+def test_random_relations_print_as_fact_by_fact(atoms):
+    assert relation_lines("p", atoms) == reference_lines("p", atoms)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 400), min_size=1, max_size=200))
+def test_dated_relations_print_as_fact_by_fact(days):
+    cal = Calendar("days")
+    atoms = {("s", i % 7): coalesce([(d, d + 3, True, i % 2 == 0) for d in days[i::7]]) for i in range(7) if days[i::7]}
+    assert relation_lines("p", atoms, cal) == reference_lines("p", atoms, cal)
+
+
+def test_many_atoms_use_the_vectorised_order():
+    atoms = {(i % 13, f"c{i % 17}", Fraction(i, 3)): [(i, i + 1, True, False)] for i in range(500)}
+    assert relation_lines("p", atoms) == reference_lines("p", atoms)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(negation=True))
+def test_random_programs_print_as_fact_by_fact(case):
+    m = chronolog.reason(case.program + "\n" + case.facts, horizon=case.horizon)
+    want = []
+    for p in sorted(m.output_predicates):
+        rel = m._relation(p)
+        if rel is not None:
+            want += reference_lines(p, rel.atoms, m.calendar)
+    assert m.lines() == want
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(relations())
+def test_csv_output_as_cell_by_cell(tmp_path_factory, atoms):
+    import csv
+    import io
+
+    from chronolog.connectors.csv_files import _cell, write_csv_facts
+    from chronolog.language.timeline import format_number
+
+    facts = [(t, iv) for t, ivs in atoms.items() for iv in ivs]
+    width = len(next(iter(atoms))) if atoms else 0
+    names = [f"c{i}" for i in range(width)]
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    write_csv_facts(path, facts, names)
+    want = io.StringIO(newline="")
+    w = csv.writer(want)
+    w.writerow(names + ["start", "end", "start_closed", "end_closed"])
+    for t, (lo, hi, lc, hc) in facts:
+        w.writerow([_cell(v) for v in t] + [format_number(lo), format_number(hi), str(lc).lower(), str(hc).lower()])
+    assert path.read_bytes().decode("utf-8") == want.getvalue()

@@ -28,15 +28,9 @@ DEFAULT_PLACEMENT = "always"
 
 
 def _parse(text: str, source: str, dialect: str) -> ast.Program:
-    if dialect == "vadalog":
-        from chronolog.language import vadalog
+    from chronolog.language.reader import dialect as find_dialect
 
-        return vadalog.parse(text, source)
-    if dialect == "meteor":
-        from chronolog.language import meteor
-
-        return meteor.parse(text, source)
-    raise ProgramError(f"unknown dialect {dialect!r}", hint="use 'vadalog' or 'meteor'")
+    return find_dialect(dialect).parse(text, source)
 
 
 def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None) -> ast.Program:

@@ -479,8 +479,9 @@ class Model:
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
-        from chronolog.language.dates import format_fact as format_dated
+        from chronolog.language.reader import dialect
 
+        format_dated = dialect(self.dialect).format_fact  # each dialect prints what it reads back
         cal = self.calendar
         for p in sorted(preds):
             rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]

@@ -151,10 +151,21 @@ class MeteorDialect(Dialect):
     def parse(self, text, source="<program>"):
         return parse(text, source)
 
+    def format_term(self, value) -> str:
+        """A string constant prints bare when this reader and meteor-reasoner
+        both read it back as the same string (``ID1``, ``a1:Lecturer``,
+        ``x-1``); meteor-reasoner keeps quotes as part of a constant, so
+        ``"ID1"`` would be another constant there.  Strings that cannot be
+        bare (blanks, commas, brackets, or that read as a number) stay
+        quoted, which this reader reads back and meteor-reasoner cannot."""
+        if type(value) is str and _arg_value(value) == value and type(_arg_value(value)) is str:
+            return value
+        return super().format_term(value)
+
     def explain(self, exc, line_text, src_line, column, facts=False):
         """``facts``: the line came from a dataset."""
         prefix = line_text[: max(column - 1, 0)]
-        in_body = ":-" in prefix
+        in_body = re.search(r":[ \t]*-", prefix) is not None
         hint = ""
 
         def expected_text(expected) -> str:
@@ -466,7 +477,7 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
 
 # ---------------------------------------------------------------- datasets
 
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _BOUND = rf"(?:{_NUM}|[-+]?inf)"
 _FACT_RE = re.compile(
     r"\s*([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)\s*"  # predicate

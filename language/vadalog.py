@@ -315,6 +315,15 @@ class _ToAst(AstBuilder):
                 raise self._err("the interval of a head needs named variables for its ends", pos)
         return ast.Timed(atom, start, end, lc, hc, pos)
 
+    @v_args(meta=True)
+    def captured(self, meta, items):
+        """``lit@T``: time capture (see ast.Timed)."""
+        inner, var = items
+        pos = self._pos(meta)
+        if isinstance(inner, ast.Truth):
+            raise self._err("a time point can only be captured for an atom or a temporal literal", pos)
+        return ast.Timed(inner, ast.Var(str(var)), None, True, True, pos)
+
     def term_interval(self, items):
         lc, start, end, hc = items
         return (lc, start, end, hc)

@@ -22,7 +22,7 @@ from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
-DIALECTS = ("vadalog", "meteor")
+DIALECTS = ("vadalog", "meteor", "lars")
 # chosen by measurement (bench/README.md, "Merge placement")
 DEFAULT_PLACEMENT = "always"
 
@@ -95,6 +95,10 @@ def _read(lines, source, dialect, calendar=None) -> FactRows:
         rows = FactRows()
         rows.extend_facts(meteor.parse_facts(list(lines), source))
         return rows
+    if dialect == "lars":  # facts at ticks
+        from chronolog.language.lars import fact_rows
+
+        return fact_rows(read_fact_rows(lines, source, calendar))
     return read_fact_rows(lines, source, calendar)
 
 
@@ -229,6 +233,13 @@ class Reasoner:
         from chronolog.connectors.bindings import load_bound_inputs
 
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
+        if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
+            from chronolog.language.lars import tuple_window_rows
+
+            given = {p: list(extra.get(p, [])) + [(f.terms, f.interval) for f in prog.facts if f.pred == p] for p, _ in prog.tuple_windows.values()}
+            for pred, rows in tuple_window_rows(prog, given).items():
+                for terms, iv in rows:
+                    extra.add(pred, terms, iv, ast.NOWHERE)
         self.plan = make_plan(prog, extra)
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:

@@ -236,8 +236,7 @@ class Reasoner:
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
             from chronolog.language.lars import tuple_window_rows
 
-            given = {p: list(extra.get(p, [])) + [(f.terms, f.interval) for f in prog.facts if f.pred == p] for p, _ in prog.tuple_windows.values()}
-            for pred, rows in tuple_window_rows(prog, given).items():
+            for pred, rows in tuple_window_rows(prog, extra).items():  # input facts only, as on a stream
                 for terms, iv in rows:
                     extra.add(pred, terms, iv, ast.NOWHERE)
         self.plan = make_plan(prog, extra)

@@ -332,6 +332,60 @@ def tuple_window_rows(program, given) -> dict:
     return out
 
 
+class TupleWindowFilter:
+    """Tuple windows on a stream: records the arrivals of the windowed input
+    predicates as they are pushed and, once the stream is closed up to a
+    tick, gives the helper facts for the ticks up to it (the same facts as
+    :func:`tuple_window_rows`, cut at the ticks already given).  An atom
+    leaves the window at the n-th later arrival; until that arrival comes it
+    stays in, so arrivals no longer in any window are forgotten."""
+
+    def __init__(self, program):
+        self.windows = dict(program.tuple_windows)
+        self.arrivals = {h: [] for h in self.windows}  # helper -> [(tick, terms)] still in the window
+        self.done = None  # the first tick not given yet
+
+    def arrive(self, rows) -> None:
+        for helper, (pred, _) in self.windows.items():
+            for terms, iv in rows.get(pred, ()):
+                for t in range(iv[0], iv[1]) if iv[1] != POS_INF else (iv[0],):
+                    self.arrivals[helper].append((t, terms))
+
+    def flush(self, frontier) -> dict:
+        """Helper rows for the ticks closed by ``frontier`` (the stream's
+        ``(value, closed)`` promise: every fact at a point before it, or at
+        it when closed, has arrived)."""
+        import math
+
+        v, closed = frontier
+        last = v if v == POS_INF else (math.floor(v) if closed else math.ceil(v) - 1)
+        start = self.done
+        if start is not None and last < start:
+            return {}
+        out = {}
+        for helper, (_, n) in self.windows.items():
+            arr = self.arrivals[helper]
+            rows = []
+            ended = 0  # a prefix of arrivals whose window has ended by now
+            for i, (t, terms) in enumerate(arr):
+                if t > last:
+                    break
+                end = arr[i + n][0] if i + n < len(arr) and arr[i + n][0] <= last + 1 else POS_INF
+                if end <= last + 1 and ended == i:
+                    ended = i + 1
+                lo = t if start is None else max(t, start)
+                hi = end if last == POS_INF else min(end, last + 1)
+                iv = make(lo, hi, True, False)
+                if iv is not None:
+                    rows.append((terms + (t,), iv))
+            # dropping a prefix keeps every later arrival n places after the one it pushes out
+            del arr[:ended]
+            if rows:
+                out[helper] = rows
+        self.done = last + 1
+        return out
+
+
 def _tick(lo, hi):
     return (lo, hi + 1, True, False)
 

@@ -196,3 +196,23 @@ def test_random_lars_programs_agree_with_their_datalogmtl_translation(seed):
     expected = sorted((p, t, iv) for p in outs for t, iv in batch.facts(p))
     assert streamed == expected, (lars, mtl)
     assert reason(lars, lars_facts, dialect="lars").lines(outs) == reason(lars, lars_facts, dialect="lars").lines(outs)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tuple_windows_on_a_stream_give_the_batch_answers(seed):
+    """The stream's tuple-window filter against the batch one, with the
+    stream advanced tick by tick or only by its pushes."""
+    rng = random.Random(seed)
+    prog = "seen(X, T) :- [#2] @T b(X).\nboth(X) :- [2] <> a(X), [#3] <> b(X)."
+    ticks = sorted((t, p, c) for t in range(12) for p in "ab" for c in "cd" if rng.random() < 0.3)
+    facts = "\n".join(f"{p}({c})@{t}" for t, p, c in ticks)
+    batch = reason(prog, facts, dialect="lars")
+    expected = sorted((p, t, iv) for p in ("both", "seen") for t, iv in batch.facts(p))
+    for advance in (True, False):
+        s = Stream(prog, dialect="lars", outputs=["both", "seen"], emit="maximal")
+        for t in range(12):
+            s.push("\n".join(f"{p}({c})@{u}" for u, p, c in ticks if u == t))
+            if advance:
+                s.advance(t)
+        s.close()
+        assert sorted((f.pred, f.terms, f.interval) for f in s.take()) == expected

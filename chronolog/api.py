@@ -22,21 +22,15 @@ from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
-DIALECTS = ("vadalog", "meteor")
+DIALECTS = ("vadalog", "meteor", "lars")
 # chosen by measurement (bench/README.md, "Merge placement")
 DEFAULT_PLACEMENT = "always"
 
 
 def _parse(text: str, source: str, dialect: str) -> ast.Program:
-    if dialect == "vadalog":
-        from chronolog.language import vadalog
+    from chronolog.language.reader import dialect as find_dialect
 
-        return vadalog.parse(text, source)
-    if dialect == "meteor":
-        from chronolog.language import meteor
-
-        return meteor.parse(text, source)
-    raise ProgramError(f"unknown dialect {dialect!r}", hint="use 'vadalog' or 'meteor'")
+    return find_dialect(dialect).parse(text, source)
 
 
 def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None) -> ast.Program:
@@ -118,6 +112,10 @@ def _read(lines, source, dialect, calendar=None) -> FactRows:
         rows = FactRows()
         rows.extend_facts(meteor.parse_facts(list(lines), source))
         return rows
+    if dialect == "lars":  # facts at ticks
+        from chronolog.language.lars import fact_rows
+
+        return fact_rows(read_fact_rows(lines, source, calendar))
     return read_fact_rows(lines, source, calendar)
 
 
@@ -276,6 +274,12 @@ class Reasoner:
         from chronolog.connectors.bindings import load_bound_inputs
 
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
+        if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
+            from chronolog.language.lars import tuple_window_rows
+
+            for pred, rows in tuple_window_rows(prog, extra).items():  # input facts only, as on a stream
+                for terms, iv in rows:
+                    extra.add(pred, terms, iv, ast.NOWHERE)
         self.plan = make_plan(prog, extra)
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
@@ -557,8 +561,9 @@ class Model:
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
-        from chronolog.language.dates import format_fact as format_dated
+        from chronolog.language.reader import dialect
 
+        format_dated = dialect(self.dialect).format_fact  # each dialect prints what it reads back
         cal = self.calendar
         for p in sorted(preds):
             if not self.repeating(p):  # formatted once per distinct value (connectors/text_out.py)

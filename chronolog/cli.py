@@ -60,13 +60,14 @@ def main(argv=None):
 def _dialect_for(path: Path, dialect: str | None) -> str:
     if dialect:
         return dialect
-    return "meteor" if path.suffix.lower() in (".meteor", ".mtl") else "vadalog"
+    suffix = path.suffix.lower()
+    return "meteor" if suffix in (".meteor", ".mtl") else "lars" if suffix == ".lars" else "vadalog"
 
 
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor).")
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
 @click.option("--output", "output", type=click.Path(path_type=Path), default=None, help="Write one CSV per output predicate into this directory.")
 @click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
@@ -157,7 +158,7 @@ def _describe_component(c) -> str:
 @click.argument("program", type=click.Path(path_type=Path))
 @click.argument("query")
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts.")
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
 def entails(program, query, facts, dialect, horizon, max_rounds):
@@ -209,7 +210,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
 
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None)
 def plan(program, dialect):
     """Print the plan of PROGRAM: strata, normalised rules and node pipelines."""
     from chronolog.api import load_program
@@ -227,7 +228,7 @@ def plan(program, dialect):
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--input", "input_", type=click.Path(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None)
 @click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
 @click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")

@@ -78,6 +78,11 @@ class Stream:
         self._done = (NEG_INF, False)
         self._promised = (NEG_INF, False)
         self._buffer: dict = {}
+        self._tuples = None  # LARS tuple windows: a filter on the input (language/lars.py)
+        if getattr(prog, "tuple_windows", None):
+            from chronolog.language.lars import TupleWindowFilter
+
+            self._tuples = TupleWindowFilter(prog)
         self._ready: list = []
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
 
@@ -136,6 +141,8 @@ class Stream:
                 b.extend(rs)
             n += len(rs)
         self.stats["input facts"] += n
+        if self._tuples is not None:
+            self._tuples.arrive(rows)
         s = last[1][0]
         if s > v:
             self._promised = (s, False)
@@ -175,6 +182,9 @@ class Stream:
         self._done = self._promised
         if step is None:
             return
+        if self._tuples is not None:
+            for pred, rs in self._tuples.flush(self._promised).items():
+                self._buffer.setdefault(pred, []).extend(rs)
         rows, self._buffer = self._buffer, {}
         out = self.evaluator.step(rows, step)
         out.sort(key=_out_key)

@@ -215,7 +215,12 @@ class Aggregate:
 class Timed:
     """``lit@[S,E]`` in a body binds the ends of the maximal interval on which
     ``lit`` holds; ``p(X)@[S,E]`` as a head puts p on the interval with those
-    ends (closed or open as written).  See planner/interval_terms.py."""
+    ends (closed or open as written).  See planner/interval_terms.py.
+
+    Time capture, ``lit@T`` in a body (``end`` is None): ``lit`` holds at
+    ``t`` and ``T`` is the integer time point ``t`` falls in (``floor(t)``):
+    a reading at 3 gives T = 3, ``lit`` on [2,4) gives T = 2 on [2,3) and
+    T = 3 on [3,4)."""
 
     inner: object
     start: object  # Var (or Const in a head)
@@ -225,6 +230,8 @@ class Timed:
     pos: Pos = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
+        if self.end is None:
+            return f"{self.inner}@{self.start}"
         lb = "[" if self.start_closed else "("
         rb = "]" if self.end_closed else ")"
         return f"{self.inner}@{lb}{self.start},{self.end}{rb}"

@@ -72,22 +72,19 @@ or reports exactly what is wrong.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Union
 
 import lark
-from lark import Transformer, v_args
+from lark import v_args
 
 from . import ast
-from .interval_tokens import IntervalTokens
-from .text import unquote
-from .errors import ChronologError, SyntaxError_, too_deep
-from .timeline import NEG_INF, POS_INF, format_number, make, parse_number
+from .errors import SyntaxError_
+from .reader import AstBuilder, Dialect, interval_text
+from .timeline import make, parse_number
 
 __all__ = ["parse", "parse_facts"]
 
-_GRAMMAR = Path(__file__).with_name("meteor.lark")
 
 _TERMINAL_NAMES = {
     "WORD": "a name",
@@ -137,133 +134,112 @@ _OP_HINT = (
 )
 
 
-@lru_cache(maxsize=1)
-def _parser() -> lark.Lark:
-    return lark.Lark(
-        _GRAMMAR.read_text(),
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=True,  # see vadalog._parser
-    )
-
-
-# ---------------------------------------------------------------- errors
-
-
-def _describe_expected(expected) -> str:
-    names = sorted({_TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e)) for e in expected})
-    if len(names) > 10:
-        names = names[:10] + ["…"]
-    return ", ".join(names)
-
-
 _FACT_HINT = "a fact looks like P(a,b)@[1,2), A(a)@1, C@(1,2] or Alive(adam)@[0,+inf)"
 _BODY_ONLY = {"NEG", "SINCE", "UNTIL", "UNTIL_ALIAS"}
 
 
-def _syntax_error(
-    exc: lark.exceptions.UnexpectedInput, line_text: str, lineno: int, source: str, facts: bool = False
-) -> SyntaxError_:
-    """A lark error on one line, as a SyntaxError_ naming file, line, column
-    and what was expected.  ``facts``: the line came from a dataset."""
-    column = getattr(exc, "column", 0) or 0
-    prefix = line_text[: max(column - 1, 0)]
-    in_body = ":-" in prefix
-    hint = ""
+class MeteorDialect(Dialect):
+    """MeTeoR: one statement per line, names of either case for predicates,
+    uppercase-first arguments are variables in rules, named operators
+    (``Diamondminus[1,2]``, ``A Since[1,2] B``)."""
 
-    def expected_text(expected) -> str:
-        expected = set(expected)
-        # LALR merges states of heads, facts and bodies: drop what cannot
-        # follow on this side of ':-'.
-        if in_body:
-            expected -= {"IF", "AT"}
-        elif facts or "@" in prefix:
-            expected -= _BODY_ONLY | {"IF"}
-        else:
-            expected -= _BODY_ONLY
-        return _describe_expected(expected)
+    name = "meteor"
+    grammar = "meteor.lark"
+    terminal_names = _TERMINAL_NAMES
+    max_expected = 10
 
-    if isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        ch = line_text[exc.pos_in_stream] if exc.pos_in_stream < len(line_text) else ""
-        msg = f"unexpected character {ch!r}"
-        allowed = getattr(exc, "allowed", None)
-        if allowed:
-            msg += f"; expected {expected_text(allowed)}"
-        if ch == "." and exc.pos_in_stream + 1 < len(line_text) and line_text[exc.pos_in_stream + 1].isdigit():
-            hint = "write numbers with a leading digit, e.g. 0.5"
-        elif facts:
-            hint = _FACT_HINT
-        elif ch == "|":
-            hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
-        elif ch == "&":
-            hint = "separate body literals with ','"
-        elif ch in "{}<>=!~":
-            hint = _OP_HINT
-    elif isinstance(exc, lark.exceptions.UnexpectedToken):
-        tok = exc.token
-        expected = set(exc.expected)
-        if tok.type == "$END":
-            column = len(line_text.rstrip()) + 1
-            msg = f"the line ends too early; expected {expected_text(expected)}"
-            if facts or "@" in line_text:
-                hint = _FACT_HINT
-            elif "IF" in expected and "AT" in expected:
-                hint = "a line is either a rule 'head :- body' or a fact 'P(a)@[1,2]'"
+    def parse(self, text, source="<program>"):
+        return parse(text, source)
+
+    def format_term(self, value) -> str:
+        """A string constant prints bare when this reader and meteor-reasoner
+        both read it back as the same string (``ID1``, ``a1:Lecturer``,
+        ``x-1``); meteor-reasoner keeps quotes as part of a constant, so
+        ``"ID1"`` would be another constant there.  Strings that cannot be
+        bare (blanks, commas, brackets, or that read as a number) stay
+        quoted, which this reader reads back and meteor-reasoner cannot."""
+        if type(value) is str and _arg_value(value) == value and type(_arg_value(value)) is str:
+            return value
+        return super().format_term(value)
+
+    def explain(self, exc, line_text, src_line, column, facts=False):
+        """``facts``: the line came from a dataset."""
+        prefix = line_text[: max(column - 1, 0)]
+        in_body = re.search(r":[ \t]*-", prefix) is not None
+        hint = ""
+
+        def expected_text(expected) -> str:
+            expected = set(expected)
+            # LALR merges states of heads, facts and bodies: drop what cannot
+            # follow on this side of ':-'.
+            if in_body:
+                expected -= {"IF", "AT"}
+            elif facts or "@" in prefix:
+                expected -= _BODY_ONLY | {"IF"}
             else:
-                hint = "MeTeoR programs have one rule per line, 'head :- body'"
-        else:
-            msg = f"unexpected {str(tok)!r}; expected {expected_text(expected)}"
-            if re.search(r"(^|[\s,])not\s*$", prefix):
-                hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
-            elif tok.type == "LSQB" or (tok.type == "LPAR" and "AT" in expected and in_body):
-                hint = _OP_HINT
+                expected -= _BODY_ONLY
+            return self.describe_expected(expected)
+
+        if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+            ch = line_text[exc.pos_in_stream] if exc.pos_in_stream < len(line_text) else ""
+            msg = f"unexpected character {ch!r}"
+            allowed = getattr(exc, "allowed", None)
+            if allowed:
+                msg += f"; expected {expected_text(allowed)}"
+            if ch == "." and exc.pos_in_stream + 1 < len(line_text) and line_text[exc.pos_in_stream + 1].isdigit():
+                hint = "write numbers with a leading digit, e.g. 0.5"
             elif facts:
                 hint = _FACT_HINT
-            elif "RPAR" in expected and "COMMA" in expected and "IF" not in expected and "AT" not in expected:
-                hint = "separate arguments with ','"
-            elif tok.type in ("WORD", "DMINUS", "DPLUS", "BMINUS", "BPLUS", "SOMETIME", "ALWAYS", "SYM_OP") and (
-                in_body
-            ):
-                hint = "separate body literals with ',' (and write one rule per line)"
-            elif tok.type == "IF":
-                hint = "write one rule per line"
-            elif not in_body and "IF" in expected:
-                hint = "a rule is written 'head :- body', a fact 'P(a)@[1,2]'"
-    elif isinstance(exc, lark.exceptions.UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens
-        column = len(line_text.rstrip()) + 1
-        msg = "the line ends too early"
-    else:  # pragma: no cover - lark has no other kinds
-        msg = str(exc)
-    return SyntaxError_(msg, ast.Pos(source, lineno, column), hint=hint, source_line=line_text)
+            elif ch == "|":
+                hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
+            elif ch == "&":
+                hint = "separate body literals with ','"
+            elif ch in "{}<>=!~":
+                hint = _OP_HINT
+        elif isinstance(exc, lark.exceptions.UnexpectedToken):
+            tok = exc.token
+            expected = set(exc.expected)
+            if tok.type == "$END":
+                column = len(line_text.rstrip()) + 1
+                msg = f"the line ends too early; expected {expected_text(expected)}"
+                if facts or "@" in line_text:
+                    hint = _FACT_HINT
+                elif "IF" in expected and "AT" in expected:
+                    hint = "a line is either a rule 'head :- body' or a fact 'P(a)@[1,2]'"
+                else:
+                    hint = "MeTeoR programs have one rule per line, 'head :- body'"
+            else:
+                msg = f"unexpected {str(tok)!r}; expected {expected_text(expected)}"
+                if re.search(r"(^|[\s,])not\s*$", prefix):
+                    hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
+                elif tok.type == "LSQB" or (tok.type == "LPAR" and "AT" in expected and in_body):
+                    hint = _OP_HINT
+                elif facts:
+                    hint = _FACT_HINT
+                elif "RPAR" in expected and "COMMA" in expected and "IF" not in expected and "AT" not in expected:
+                    hint = "separate arguments with ','"
+                elif tok.type in ("WORD", "DMINUS", "DPLUS", "BMINUS", "BPLUS", "SOMETIME", "ALWAYS", "SYM_OP") and (
+                    in_body
+                ):
+                    hint = "separate body literals with ',' (and write one rule per line)"
+                elif tok.type == "IF":
+                    hint = "write one rule per line"
+                elif not in_body and "IF" in expected:
+                    hint = "a rule is written 'head :- body', a fact 'P(a)@[1,2]'"
+        elif isinstance(exc, lark.exceptions.UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens
+            column = len(line_text.rstrip()) + 1
+            msg = "the line ends too early"
+        else:  # pragma: no cover - lark has no other kinds
+            msg = str(exc)
+        return msg, hint, column
 
 
 # ---------------------------------------------------------------- transformer
 
 
-def _interval_text(lo, hi, lc, hc) -> str:
-    return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
-
-
-class _ToAst(IntervalTokens, Transformer):
+class _ToAst(AstBuilder):
     """Builds AST objects for one line; checks what the grammar cannot
     (windows non-negative and non-empty, heads carry only boxes)."""
-
-    def __init__(self, source: str, line_text: str, lineno: int):
-        super().__init__()
-        self.source = source
-        self.line_text = line_text
-        self.lineno = lineno
-
-    # ---------------------------------------------------------- helpers
-    def _pos(self, meta) -> ast.Pos:
-        return ast.Pos(self.source, self.lineno, getattr(meta, "column", 0) or 0)
-
-    def _tok_pos(self, tok) -> ast.Pos:
-        return ast.Pos(self.source, self.lineno, getattr(tok, "column", 0) or 0)
-
-    def _err(self, msg, pos, hint=""):
-        return SyntaxError_(msg, pos, hint=hint, source_line=self.line_text)
 
     # ---------------------------------------------------------- statements
     def start(self, items):
@@ -272,7 +248,7 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def rule(self, meta, items):
         head, body = items[0], items[2]
-        return ast.Rule(head, body, self._pos(meta), self.line_text.strip())
+        return ast.Rule(head, body, self._pos(meta), self.lines[0].strip())
 
     @v_args(meta=True)
     def fact(self, meta, items):
@@ -365,7 +341,7 @@ class _ToAst(IntervalTokens, Transformer):
 
     def _mixed(self, tok, window, pos):
         return self._err(
-            f"the window {_interval_text(*window)} of {tok} mixes past and future",
+            f"the window {interval_text(*window)} of {tok} mixes past and future",
             pos,
             f"{tok}[-2,-1] looks back 1 to 2, {tok}[1,2] looks ahead 1 to 2; "
             "split a window that spans 0 into two literals",
@@ -375,7 +351,7 @@ class _ToAst(IntervalTokens, Transformer):
         lo = window[0]
         if lo < 0:
             raise self._err(
-                f"the window {_interval_text(*window)} of {tok} is negative",
+                f"the window {interval_text(*window)} of {tok} is negative",
                 pos,
                 "operator windows are non-negative: Diamondminus[1,2] looks back 1 to 2 "
                 "(MeTeoR's alias SOMETIME[-2,-1] means the same)",
@@ -406,16 +382,13 @@ class _ToAst(IntervalTokens, Transformer):
         return ast.Atom(name, tuple(items[1:]), self._pos(meta))
 
     def word_arg(self, items):
-        w = str(items[0])
-        if w[0].isupper():
-            return ast.Var(w)
-        return ast.Const(w)
+        return self._word(str(items[0]))
 
     def num_arg(self, items):
         return ast.Const(items[0])
 
     def string_arg(self, items):
-        return ast.Const(unquote(str(items[0])))
+        return self.string(items)
 
     # ---------------------------------------------------------- time
     def unsigned(self, items):
@@ -424,21 +397,8 @@ class _ToAst(IntervalTokens, Transformer):
     def negative(self, items):
         return -self._number(items[0])
 
-    def _number(self, tok):
-        try:
-            return parse_number(str(tok))
-        except ValueError as e:  # 3/0
-            raise self._err(str(e), self._tok_pos(tok), hint=_number_hint(e)) from None
-
     def _make(self, lo, hi, lc, hc, meta, what="interval"):
-        iv = make(lo, hi, lc, hc)
-        if iv is None:
-            raise self._err(
-                f"the {what} {_interval_text(lo, hi, lc, hc)} is empty",
-                self._pos(meta),
-                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
-            )
-        return iv
+        return self._interval(lo, hi, lc, hc, self._pos(meta), what)
 
     @v_args(meta=True)
     def window(self, meta, items):
@@ -458,20 +418,15 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def point_interval(self, meta, items):
         lc, t, hc = items
-        if t in (POS_INF, NEG_INF):
-            raise self._err(
-                "a time point must be finite", self._pos(meta), "an unbounded fact is written P(a)@[0,+inf)"
-            )
+        self._point(t, self._pos(meta), _UNBOUNDED_HINT)
         return self._make(t, t, lc, hc, meta)
 
     @v_args(meta=True)
     def punctual(self, meta, items):
-        t = items[0]
-        if t in (POS_INF, NEG_INF):
-            raise self._err(
-                "a time point must be finite", self._pos(meta), "an unbounded fact is written P(a)@[0,+inf)"
-            )
-        return (t, t, True, True)
+        return self._point(items[0], self._pos(meta), _UNBOUNDED_HINT)
+
+
+_UNBOUNDED_HINT = "an unbounded fact is written P(a)@[0,+inf)"
 
 
 def _mirror(window):
@@ -480,20 +435,12 @@ def _mirror(window):
     return make(-hi, -lo, hc, lc)
 
 
+DIALECT = MeteorDialect()
+MeteorDialect.builder = _ToAst
+
+
 def _parse_line(line_text: str, lineno: int, source: str, facts: bool = False):
-    try:
-        tree = _parser().parse(line_text)
-        return _ToAst(source, line_text, lineno).transform(tree)
-    except lark.exceptions.UnexpectedInput as exc:
-        raise _syntax_error(exc, line_text, lineno, source, facts) from None
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, ChronologError):
-            raise exc.orig_exc from None
-        if isinstance(exc.orig_exc, RecursionError):
-            raise too_deep(line_text, source, lineno) from None
-        raise
-    except RecursionError:
-        raise too_deep(line_text, source, lineno) from None
+    return DIALECT.read(line_text, source, [line_text], lineno, facts=facts)
 
 
 def _is_comment(stripped: str) -> bool:
@@ -530,7 +477,7 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
 
 # ---------------------------------------------------------------- datasets
 
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _BOUND = rf"(?:{_NUM}|[-+]?inf)"
 _FACT_RE = re.compile(
     r"\s*([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)\s*"  # predicate
@@ -678,9 +625,3 @@ def parse_facts(text_or_lines: Union[str, Path, Iterable[str]], source: str = "<
             )
         append(item)
     return out
-
-
-def _number_hint(e) -> str:
-    if "division by zero" in str(e):
-        return "a fraction's denominator must not be 0"
-    return "exact numbers have at most 1000 digits, and exponents within ±1000"

@@ -8,19 +8,16 @@ tokens that were expected).  Facts in data files take the fast path in
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
-from pathlib import Path
+
+import re
 
 import lark
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
 
 from . import ast, dates
-from .interval_tokens import IntervalTokens
+from .errors import SyntaxError_
+from .reader import AstBuilder, Dialect
 from .text import unquote
-from .errors import ChronologError, SyntaxError_, too_deep
-from .timeline import NEG_INF, POS_INF, make, parse_number
-
-_GRAMMAR = Path(__file__).with_name("vadalog.lark")
 
 # Friendly names for grammar terminals in "expected ..." messages.
 _TERMINAL_NAMES = {
@@ -61,65 +58,34 @@ _TERMINAL_NAMES = {
 }
 
 
-@lru_cache(maxsize=1)
-def _parser() -> lark.Lark:
-    # cache=True keeps the analysed LALR tables in a temporary file: building
-    # them takes ~0.2 s, which every command-line call would otherwise pay
-    return lark.Lark(
-        _GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=True
-    )
+_PRIORITY = ("COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR")
 
 
-_PRIORITY = ["COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR"]
+class VadalogDialect(Dialect):
+    """Temporal Vadalog: lowercase constants and predicates, uppercase
+    variables, ``<->``/``[-]``/``<S>`` operators, statements end with '.'."""
 
+    name = "vadalog"
+    grammar = "vadalog.lark"
+    terminal_names = _TERMINAL_NAMES
+    priority = _PRIORITY
 
-def _describe_expected(expected) -> str:
-    """The expected tokens, the structurally important ones first."""
-    ranked = sorted(expected, key=lambda e: (_PRIORITY.index(e) if e in _PRIORITY else len(_PRIORITY), e))
-    names = []
-    for e in ranked:
-        n = _TERMINAL_NAMES.get(e, e.lower() if e.isupper() else repr(e))
-        if n not in names:
-            names.append(n)
-    if len(names) > 6:
-        names = names[:6] + ["…"]
-    return ", ".join(names)
+    def parse(self, text, source="<program>"):
+        return parse(text, source)
 
-
-def _describe_token(tok) -> str:
-    if tok is None or getattr(tok, "type", None) == "$END":
-        return "end of input"
-    return repr(str(tok))
-
-
-def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -> SyntaxError_:
-    """Turn a lark error into one that names file, line, column and what was expected."""
-    line = getattr(exc, "line", 0) or 0
-    column = getattr(exc, "column", 0) or 0
-    lines = text.splitlines()
-    src_line = lines[line - 1] if 0 < line <= len(lines) else ""
-    hint = ""
-    if isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        msg = f"unexpected character {ch!r}"
-        allowed = getattr(exc, "allowed", None)
-        if allowed:
-            msg += f"; expected {_describe_expected(allowed)}"
-    elif isinstance(exc, lark.exceptions.UnexpectedToken):
-        tok = exc.token
-        if tok.type == "$END":
-            line = len(lines)
-            src_line = lines[-1] if lines else ""
-            column = len(src_line) + 1
-            msg = "the program ends in the middle of a statement"
-            hint = "every rule, fact and annotation ends with '.'"
-        else:
-            msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(exc.expected)}"
+    def explain(self, exc, text, src_line, column, **context):
+        if isinstance(exc, lark.exceptions.UnexpectedEOF) or (
+            isinstance(exc, lark.exceptions.UnexpectedToken) and exc.token.type == "$END"
+        ):
+            return "the program ends in the middle of a statement", "every rule, fact and annotation ends with '.'", column
+        msg, _, column = super().explain(exc, text, src_line, column)
+        hint = ""
+        if isinstance(exc, lark.exceptions.UnexpectedToken):
+            tok = exc.token
+            line = getattr(exc, "line", 0) or 0
             before = src_line[: max(column - 1, 0)].rstrip()
-            import re as _re
-
             prefix = text[: getattr(exc, "pos_in_stream", 0) or 0]
-            stmt = _re.split(r"\.(?:\s|$)", prefix)[-1]
+            stmt = re.split(r"\.(?:\s|$)", prefix)[-1]
             word = before.split()[-1] if before.split() else ""
             word = word.lstrip("(,:-[]<>+")
             if tok.type == "VAR" and "NAME" in exc.expected:
@@ -134,46 +100,17 @@ def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -
                 hint = "a rule is written head :- body. and a fact p(a)@[1,2]."
             elif "DOT" in exc.expected and tok.type in ("NAME", "VAR", "TEMP_OP", "BOX_OP"):
                 hint = "did you forget the '.' at the end of the previous statement?"
-    elif isinstance(exc, lark.exceptions.UnexpectedEOF):
-        msg = "the program ends in the middle of a statement"
-        hint = "every rule, fact and annotation ends with '.'"
-    else:  # pragma: no cover - lark has no other kinds
-        msg = str(exc)
-    return SyntaxError_(msg, ast.Pos(source, line, column), hint=hint, source_line=src_line)
+        return msg, hint, column
 
 
-def _pos(source: str, meta) -> ast.Pos:
-    return ast.Pos(source, getattr(meta, "line", 0), getattr(meta, "column", 0))
+def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -> SyntaxError_:
+    """Turn a lark error into one that names file, line, column and what was expected."""
+    return DIALECT.syntax_error(exc, text, source)
 
 
-def _tok_pos(source: str, tok: Token) -> ast.Pos:
-    return ast.Pos(source, tok.line or 0, tok.column or 0)
-
-
-class _ToAst(IntervalTokens, Transformer):
+class _ToAst(AstBuilder):
     """Builds AST objects; checks what the grammar cannot (atoms' arguments
     must be terms, intervals must be non-empty, operator windows non-negative)."""
-
-    def __init__(self, source: str, text: str):
-        super().__init__()
-        self.source = source
-        self.lines = text.splitlines()
-        self._anon = 0
-
-    # ---------------------------------------------------------- helpers
-    def _check_window(self, op, window, meta) -> None:
-        """Operator windows are non-negative: the direction is the operator's."""
-        lo = window[0] if isinstance(window, tuple) else None
-        if (_is_num(lo) or lo == NEG_INF) and lo < 0:
-            raise self._err(
-                f"the window of {op} starts at a negative distance",
-                _pos(self.source, meta),
-                hint="windows are non-negative distances: <->[1,2] looks 1 to 2 back, <+>[1,2] 1 to 2 ahead",
-            )
-
-    def _err(self, msg, pos, hint=""):
-        line = self.lines[pos.line - 1] if 0 < pos.line <= len(self.lines) else ""
-        return SyntaxError_(msg, pos, hint=hint, source_line=line)
 
     def _as_atom(self, x, pos) -> ast.Atom:
         if isinstance(x, _Call):
@@ -191,17 +128,6 @@ class _ToAst(IntervalTokens, Transformer):
             return ast.Atom(x.name, (), x.pos)
         raise self._err(f"expected an atom such as p(X), found {x}", pos)
 
-    def _lines_text(self, meta) -> str:
-        try:
-            if meta.line == meta.end_line:
-                return self.lines[meta.line - 1][meta.column - 1 : meta.end_column - 1]
-            first = self.lines[meta.line - 1][meta.column - 1 :]
-            mid = self.lines[meta.line : meta.end_line - 1]
-            last = self.lines[meta.end_line - 1][: meta.end_column - 1]
-            return " ".join(s.strip() for s in [first, *mid, last])
-        except Exception:  # pragma: no cover - positions are always there
-            return ""
-
     # ---------------------------------------------------------- statements
     def start(self, items):
         prog = ast.Program(source=self.source)
@@ -218,14 +144,14 @@ class _ToAst(IntervalTokens, Transformer):
     def rule(self, meta, items):
         head, _, body = items
         if isinstance(head, (_Call, _Name, ast.Const, ast.Var)):
-            head = self._as_atom(head, _pos(self.source, meta))
-        return ast.Rule(head, body, _pos(self.source, meta), self._lines_text(meta))
+            head = self._as_atom(head, self._pos(meta))
+        return ast.Rule(head, body, self._pos(meta), self._lines_text(meta))
 
     @v_args(meta=True)
     def fact(self, meta, items):
         prim, interval = items[0], items[1]
         every = items[2] if len(items) > 2 else None
-        pos = _pos(self.source, meta)
+        pos = self._pos(meta)
         atom = self._as_atom(prim, pos)
         values = []
         for t in atom.terms:
@@ -242,7 +168,7 @@ class _ToAst(IntervalTokens, Transformer):
     def every(self, meta, items):
         period = items[0]
         if not isinstance(period, (dates.Duration, dates.NegativeDuration)) and period == 0:
-            raise self._err("a fact cannot repeat every 0", _pos(self.source, meta), "give a non-zero period: every 7, every -1, every P7D")
+            raise self._err("a fact cannot repeat every 0", self._pos(meta), "give a non-zero period: every 7, every -1, every P7D")
         return period
 
     def period_number(self, items):
@@ -262,7 +188,7 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def annotation(self, meta, items):
         name = str(items[0])
-        return ast.Annotation(name, list(items[1:]), _pos(self.source, meta))
+        return ast.Annotation(name, list(items[1:]), self._pos(meta))
 
     def ann_string(self, items):
         return unquote(str(items[0]))
@@ -282,19 +208,19 @@ class _ToAst(IntervalTokens, Transformer):
     # ---------------------------------------------------------- heads
     @v_args(meta=True)
     def head_atom(self, meta, items):
-        return self._as_atom(items[0], _pos(self.source, meta))
+        return self._as_atom(items[0], self._pos(meta))
 
     @v_args(meta=True)
     def head_box(self, meta, items):
         op, window, inner = items
         self._check_window(op, window, meta)
         if isinstance(inner, (_Call, _Name)):
-            inner = self._as_atom(inner, _pos(self.source, meta))
-        return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
+            inner = self._as_atom(inner, self._pos(meta))
+        return ast.Temporal(str(op), window, inner, self._pos(meta))
 
     @v_args(meta=True)
     def head_bottom(self, meta, items):
-        return ast.Truth(False, _pos(self.source, meta))
+        return ast.Truth(False, self._pos(meta))
 
     # ---------------------------------------------------------- bodies
     def body(self, items):
@@ -303,7 +229,7 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def plain(self, meta, items):
         x = items[0]
-        pos = _pos(self.source, meta)
+        pos = self._pos(meta)
         if isinstance(x, ast.Const) and type(x.value) is bool:
             return ast.Truth(x.value, pos)
         return self._as_atom(x, pos)
@@ -312,23 +238,23 @@ class _ToAst(IntervalTokens, Transformer):
     def temporal(self, meta, items):
         op, window, inner = items
         self._check_window(op, window, meta)
-        return ast.Temporal(str(op), window, inner, _pos(self.source, meta))
+        return ast.Temporal(str(op), window, inner, self._pos(meta))
 
     @v_args(meta=True)
     def since(self, meta, items):
         left, op, window, right = items
         self._check_window(op, window, meta)
-        return ast.Binary("S", window, left, right, _pos(self.source, meta))
+        return ast.Binary("S", window, left, right, self._pos(meta))
 
     @v_args(meta=True)
     def until(self, meta, items):
         left, op, window, right = items
         self._check_window(op, window, meta)
-        return ast.Binary("U", window, left, right, _pos(self.source, meta))
+        return ast.Binary("U", window, left, right, self._pos(meta))
 
     @v_args(meta=True)
     def negation(self, meta, items):
-        return ast.Negation(items[0], _pos(self.source, meta))
+        return ast.Negation(items[0], self._pos(meta))
 
     @v_args(meta=True)
     def comparison(self, meta, items):
@@ -336,12 +262,12 @@ class _ToAst(IntervalTokens, Transformer):
         op = str(op)
         if op == "<>":
             op = "!="
-        return ast.Comparison(op, self._expr(left), self._expr(right), _pos(self.source, meta))
+        return ast.Comparison(op, self._expr(left), self._expr(right), self._pos(meta))
 
     @v_args(meta=True)
     def assignment(self, meta, items):
         var, expr = items
-        pos = _pos(self.source, meta)
+        pos = self._pos(meta)
         if isinstance(expr, _Call) and _is_aggregate_call(expr):
             return ast.Assignment(ast.Var(str(var)), self._aggregate(expr), pos)
         return ast.Assignment(ast.Var(str(var)), self._expr(expr), pos)
@@ -370,7 +296,7 @@ class _ToAst(IntervalTokens, Transformer):
             tok = opening if str(opening) != "<" else closing
             raise self._err(
                 f"unexpected {str(tok)!r} in the arguments of a call",
-                _tok_pos(self.source, tok),
+                self._tok_pos(tok),
                 hint="contributors of an aggregate are written in angle brackets: msum(X, <C>)",
             )
         return _Contributors(tuple(self._expr(i) for i in terms))
@@ -378,7 +304,7 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def timed(self, meta, items):
         inner, (lc, start, end, hc) = items
-        pos = _pos(self.source, meta)
+        pos = self._pos(meta)
         if isinstance(inner, ast.Truth):
             raise self._err("an interval can only be bound for an atom or a temporal literal", pos)
         return ast.Timed(inner, start, end, lc, hc, pos)
@@ -386,12 +312,21 @@ class _ToAst(IntervalTokens, Transformer):
     @v_args(meta=True)
     def head_timed(self, meta, items):
         prim, (lc, start, end, hc) = items
-        pos = _pos(self.source, meta)
+        pos = self._pos(meta)
         atom = self._as_atom(prim, pos)
         for v in (start, end):
             if v.name.startswith("_"):
                 raise self._err("the interval of a head needs named variables for its ends", pos)
         return ast.Timed(atom, start, end, lc, hc, pos)
+
+    @v_args(meta=True)
+    def captured(self, meta, items):
+        """``lit@T``: time capture (see ast.Timed)."""
+        inner, var = items
+        pos = self._pos(meta)
+        if isinstance(inner, ast.Truth):
+            raise self._err("a time point can only be captured for an atom or a temporal literal", pos)
+        return ast.Timed(inner, ast.Var(str(var)), None, True, True, pos)
 
     def term_interval(self, items):
         lc, start, end, hc = items
@@ -400,8 +335,7 @@ class _ToAst(IntervalTokens, Transformer):
     def ivar(self, items):
         tok = items[0]
         if tok.type == "ANON":
-            self._anon += 1
-            return ast.Var(f"_{self._anon}")
+            return self._fresh_anonymous()
         return ast.Var(str(tok))
 
     # ---------------------------------------------------------- expressions
@@ -458,24 +392,17 @@ class _ToAst(IntervalTokens, Transformer):
     def call(self, meta, items):
         name = str(items[0])
         args = [a if isinstance(a, _Contributors) else self._expr(a) for a in items[1:]]
-        return _Call(name, args, _pos(self.source, meta))
+        return _Call(name, args, self._pos(meta))
 
     @v_args(meta=True)
     def name(self, meta, items):
-        return _Name(str(items[0]), _pos(self.source, meta))
+        return _Name(str(items[0]), self._pos(meta))
 
     def var(self, items):
         return ast.Var(str(items[0]))
 
     def anon(self, items):
-        self._anon += 1
-        return ast.Var(f"_{self._anon}")
-
-    def num(self, items):
-        return ast.Const(items[0])
-
-    def string(self, items):
-        return ast.Const(unquote(str(items[0])))
+        return self._fresh_anonymous()
 
     def boolean(self, items):
         return ast.Const(str(items[0]) == "#T")
@@ -491,7 +418,7 @@ class _ToAst(IntervalTokens, Transformer):
         try:
             return dates.date_point(str(items[0]))
         except ValueError:
-            raise self._err(f"{items[0]} is not a valid date", _pos(self.source, meta), "dates are written 2020-01-31 or 2020-01-31T12:30:00") from None
+            raise self._err(f"{items[0]} is not a valid date", self._pos(meta), "dates are written 2020-01-31 or 2020-01-31T12:30:00") from None
 
     @v_args(meta=True)
     def duration_bound(self, meta, items):
@@ -501,7 +428,7 @@ class _ToAst(IntervalTokens, Transformer):
             hint = "durations are written P3D, PT12H, P1DT6H30M, PT0.5S or P2W"
             if "fixed length" in str(e):
                 hint = "months and years have no fixed length; write days (P30D) or group by months with /\\[months]"
-            raise self._err(f"{items[0]} is not a duration of fixed length", _pos(self.source, meta), hint) from None
+            raise self._err(f"{items[0]} is not a duration of fixed length", self._pos(meta), hint) from None
 
     def group_spec(self, items):
         items = [i for i in items if i is not None]
@@ -518,15 +445,9 @@ class _ToAst(IntervalTokens, Transformer):
         from .time_grouping import make_group
 
         _, (count, unit), inner = items
-        return make_group(count, unit, inner, _pos(self.source, meta), self._err)
+        return make_group(count, unit, inner, self._pos(meta), self._err)
 
     # ---------------------------------------------------------- time
-    def number(self, items):
-        try:
-            return parse_number(str(items[0]))
-        except ValueError as e:  # 3/0
-            raise self._err(str(e), _tok_pos(self.source, items[0]), hint=_number_hint(e)) from None
-
     def negative(self, items):
         return -items[0]
 
@@ -538,24 +459,11 @@ class _ToAst(IntervalTokens, Transformer):
         lc, lo, hi, hc = items
         if isinstance(lo, (dates.DatePoint, dates.Duration)) or isinstance(hi, (dates.DatePoint, dates.Duration)):
             return (lo, hi, lc, hc)  # resolved once the granularity is known (dates.resolve)
-        iv = make(lo, hi, lc, hc)
-        if iv is None:
-            from .timeline import format_number
-
-            text = f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
-            raise self._err(
-                f"the interval {text} is empty",
-                _pos(self.source, meta),
-                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
-            )
-        return iv
+        return self._interval(lo, hi, lc, hc, self._pos(meta))
 
     @v_args(meta=True)
     def punctual(self, meta, items):
-        t = items[0]
-        if t in (POS_INF, NEG_INF):
-            raise self._err("a time point must be finite", _pos(self.source, meta))
-        return (t, t, True, True)
+        return self._point(items[0], self._pos(meta))
 
 
 class _Call:
@@ -605,27 +513,14 @@ def _is_num(v) -> bool:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
+DIALECT = VadalogDialect()
+VadalogDialect.builder = _ToAst
+
+
 def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
     """Parse a Temporal Vadalog program (rules, facts, annotations).
 
     ``calendar``: see :func:`.dates.resolve` (``None`` for a program)."""
-    try:
-        tree = _parser().parse(text)
-        prog = _ToAst(source, text).transform(tree)
-    except lark.exceptions.UnexpectedInput as exc:
-        raise syntax_error(exc, text, source) from None
-    except lark.exceptions.VisitError as exc:
-        if isinstance(exc.orig_exc, ChronologError):
-            raise exc.orig_exc from None
-        if isinstance(exc.orig_exc, RecursionError):
-            raise too_deep(text, source) from None
-        raise
-    except RecursionError:
-        raise too_deep(text, source) from None
+    prog = DIALECT.read(text, source)
     return dates.resolve(prog, calendar, text.splitlines())
 
-
-def _number_hint(e) -> str:
-    if "division by zero" in str(e):
-        return "a fraction's denominator must not be 0"
-    return "exact numbers have at most 1000 digits, and exponents within ±1000"

@@ -27,21 +27,25 @@ class WrapRule(PlanRule):
 
     nonmonotonic = True
 
-    def __init__(self, name, scan: Scan, variables, source):
+    def __init__(self, name, scan: Scan, variables, source, capture=False, lit=None):
         terms = tuple(ast.Var(v) for v in variables)
-        super().__init__(name, terms + (ast.Var("$start"), ast.Var("$end")), [scan], None, source, True)
+        ends = (ast.Var("$time"),) if capture else (ast.Var("$start"), ast.Var("$end"))
+        super().__init__(name, terms + ends, [scan], None, source, True)
         self.inner_terms = terms
+        self.capture, self.lit = capture, lit
 
     def describe(self) -> str:
+        if self.capture:
+            return f"{ast.Atom(self.head_pred, self.inner_terms)} + its time point :- {self.body[0].describe()}"
         return f"{ast.Atom(self.head_pred, self.inner_terms)} + its interval's ends :- {self.body[0].describe()}"
 
     def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.rows.interval_terms import WrapNode
+        from chronolog.engine.rows.interval_terms import CaptureNode, WrapNode
         from chronolog.engine.rows.pipeline import build_rule_pipeline
 
         plain = PlanRule(self.head_pred, self.inner_terms, self.body, None, self.source, True)
         out = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-        node = WrapNode(out)
+        node = CaptureNode(out, self.lit) if self.capture else WrapNode(out)
         node.slots, node.rule = out.slots, self
         return node
 
@@ -82,8 +86,9 @@ def unwrap(normalizer, lit: ast.Timed, rule) -> Scan:
         if isinstance(t, ast.Var) and t.name not in variables:
             variables.append(t.name)
     name = normalizer._fresh("i")
-    normalizer.rules.append(WrapRule(name, scan, variables, rule))
-    terms = tuple(ast.Var(v) for v in variables) + (lit.start, lit.end)
+    capture = lit.end is None  # lit@T: time capture
+    normalizer.rules.append(WrapRule(name, scan, variables, rule, capture, lit))
+    terms = tuple(ast.Var(v) for v in variables) + ((lit.start,) if capture else (lit.start, lit.end))
     return Scan(name, terms, origin=lit)
 
 

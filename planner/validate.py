@@ -135,7 +135,7 @@ def _binding_vars(lit) -> set:
             return _binding_vars(lit.left) | _binding_vars(lit.right)
         return _binding_vars(lit.right)
     if isinstance(lit, ast.Timed):  # lit@[S,E] binds the interval's ends too
-        return _binding_vars(lit.inner) | ast.variables_of(lit.start) | ast.variables_of(lit.end)
+        return _binding_vars(lit.inner) | ast.variables_of(lit.start) | (set() if lit.end is None else ast.variables_of(lit.end))
     return set()
 
 

@@ -41,7 +41,7 @@ import chronolog
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
-PROGRAM_LANGS = ("vadalog", "meteor")
+PROGRAM_LANGS = ("vadalog", "meteor", "lars")
 
 
 class Block:

@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
+import math
+
 from chronolog.language import ast
 from chronolog.language.builtins import is_number
 from chronolog.language.errors import DataError
-from chronolog.language.timeline import intersect, make
+from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
 
 from ..node import MapNode
 from .output import OutputNode
@@ -23,6 +25,37 @@ class WrapNode(MapNode):
 
     def process(self, batch):
         return [(terms + (iv[0], iv[1]), iv) for terms, iv in batch]
+
+
+class CaptureNode(MapNode):
+    """Time capture (``lit@T``): each row once per integer time point its
+    interval meets, with that point appended, on the part of the interval
+    inside [point, point + 1)."""
+
+    def __init__(self, child, lit):
+        super().__init__(child)
+        self.lit = lit
+
+    def label(self) -> str:
+        return "Capture: one row per integer time point, the point appended"
+
+    def process(self, batch):
+        out = []
+        for terms, iv in batch:
+            lo, hi = iv[0], iv[1]
+            if lo in (NEG_INF, POS_INF) or hi in (NEG_INF, POS_INF):
+                raise DataError(
+                    f"cannot capture the time points of {self.lit.inner} on {format_interval(iv)}: there are infinitely many",
+                    self.lit.pos if self.lit.pos.line else None,
+                    hint="capture time from facts on bounded intervals, or bind the ends with lit@[S,E]",
+                )
+            k = math.floor(lo)
+            while k <= hi:
+                piece = intersect(iv, (k, k + 1, True, False))
+                if piece is not None:
+                    out.append((terms + (k,), piece))
+                k += 1
+        return out
 
 
 class PlacedOutputNode(OutputNode):

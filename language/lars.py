@@ -1,0 +1,414 @@
+"""Reader for the LARS dialect (Laser, Ticker): windows compiled into
+chronolog's operators.
+
+LARS reads a stream on a timeline of ticks.  A tick ``t`` is the interval
+``[t, t+1)`` here: an input fact ``a@5`` holds on ``[5,6)``, ``a@[5,7]``
+(ticks 5 to 7) on ``[5,8)``, and answers print back in ticks (``[5,7]``).
+With that embedding the windows are chronolog operators:
+
+=======================  =========================================  ==================================
+LARS                     written here                               compiled into
+=======================  =========================================  ==================================
+``⊞n ◇a``                ``[n] <> a``                               ``<->[0,n] a``
+``⊞n □a``                ``[n] [] a``                               ``[-][0,n] a`` (clipped: see below)
+``⊞n a``                 ``[n] a``                                  ``a`` (now)
+``◇a``, ``□a``           ``<> a``, ``[] a``                         ``<->[0,inf) a``, ``[-][0,inf) a``
+``⊞n @T a``              ``[n] @T a``                               ``<->[0,n] a'(…,T)`` with
+                                                                    ``a'(…,T) :- a(…)@T`` (time capture)
+``@T h ← …``             ``@T h :- …``                              ``h@[T,T+1) :- …``
+``@U+3 h ← ⊞3 @U a``     ``@U+3 h :- [3] @U a``                     ``h@[U+3,U+4) :- <->[0,3] a'(U)``
+``⊞#n ◇b``               ``[#n] <> b``                              ``b#n(…)``: the last n ``b`` atoms
+                                                                    (a filter on the input, see below)
+``not``, comparisons     ``not [n] <> a``, ``V >= 100``, ``X = Y+1`` the same
+=======================  =========================================  ==================================
+
+**Tuple windows** hold over input predicates: ``[#n] <> b(X)`` holds at
+``t`` for the ``b`` atoms among the last ``n`` ``b`` atoms that arrived up to
+``t`` (ties in the order given).  They are not a temporal operator: the
+arrivals of ``b`` become a helper predicate ``$tuple<n>_b`` whose facts hold
+from an atom's arrival until the ``n``-th later arrival
+(:func:`tuple_window_rows`), filled in from the input by the reasoner.
+
+**Clipping at the stream start** (Laser): with ``@streamStart(t1).`` a box
+window ``[n] [] a`` at ``t`` covers ``[max(t1, t-n), t]`` instead of
+``[t-n, t]``: ``[-][0,n] a`` or ``a <S>[0,n] (a and start)``.
+"""
+
+from __future__ import annotations
+
+from lark import v_args
+
+from . import ast
+from .errors import ProgramError
+from .reader import Dialect
+from .timeline import POS_INF, format_interval, make
+from .vadalog import _TERMINAL_NAMES, VadalogDialect, _ToAst
+
+_TIME = "T$"  # the time variable of a capture helper (no user variable can be named so)
+
+
+class _At:
+    """``@term`` before a head atom, until the rule places it."""
+
+    def __init__(self, term, atom):
+        self.term, self.atom = term, atom
+
+
+class LarsBuilder(_ToAst):
+    """The Vadalog builder plus LARS's windows, ``@`` and tuple windows."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.helpers: list = []  # helper rules made by the compilation
+        self.tuple_windows: dict = {}  # helper pred -> (input pred, n)
+        self.clip_start = None
+        self._made: dict = {}
+        self._boxes: dict = {}
+
+    # ---------------------------------------------------------- statements
+    def start(self, items):
+        keep = []
+        for it in items:
+            if isinstance(it, ast.Annotation) and it.name == "streamStart":
+                if len(it.args) != 1 or not isinstance(it.args[0], (int,)) or isinstance(it.args[0], bool):
+                    raise self._err("@streamStart takes the first tick of the stream, e.g. @streamStart(35).", it.pos)
+                self.clip_start = it.args[0]
+                continue
+            keep.append(it)
+        prog = super().start(keep)
+        if self.clip_start is not None:
+            for rule in prog.rules:
+                rule.body = [self._clip(lit) for lit in rule.body]
+        prog.rules.extend(self.helpers)
+        if self.clip_start is not None:
+            prog.facts.append(ast.Fact("$lars_start", (), _tick(self.clip_start, self.clip_start), ast.NOWHERE))
+        prog.tuple_windows = dict(self.tuple_windows)
+        return prog
+
+    @v_args(meta=True)
+    def rule(self, meta, items):
+        head, _, body = items
+        body = _flatten(body)
+        pos = self._pos(meta)
+        if isinstance(head, _At):
+            start, extra = self._time_value(head.term, pos)
+            end = self._fresh_anonymous()
+            body = body + extra + [ast.Assignment(end, ast.BinOp("+", start, ast.Const(1)), pos)]
+            if isinstance(start, ast.Const):
+                start_var = self._fresh_anonymous()
+                body.append(ast.Assignment(start_var, start, pos))
+                start = start_var
+            head = ast.Timed(head.atom, start, end, True, False, pos)
+        return ast.Rule(head, body, pos, self._lines_text(meta))
+
+    @v_args(meta=True)
+    def fact(self, meta, items):
+        f = super().fact(meta, items)
+        lo, hi, lc, hc = f.interval
+        if not (_is_int(lo) and _is_int(hi) and lc and hc):
+            raise self._err(
+                f"a LARS fact holds at ticks, not on {format_interval(f.interval)}",
+                f.pos,
+                "write a tick a@5 or a closed range of ticks a@[5,7]",
+            )
+        return ast.Fact(f.pred, f.terms, _tick(lo, hi), f.pos)
+
+    # ---------------------------------------------------------- heads
+    @v_args(meta=True)
+    def head_at(self, meta, items):
+        term, prim = items
+        return _At(term, self._as_atom(prim, self._pos(meta)))
+
+    def time_var(self, items):
+        return ast.Var(str(items[0]))
+
+    def time_const(self, items):
+        return ast.Const(items[0])
+
+    def time_plus(self, items):
+        return ast.BinOp("+", ast.Var(str(items[0])), ast.Const(items[1]))
+
+    def time_minus(self, items):
+        return ast.BinOp("-", ast.Var(str(items[0])), ast.Const(items[1]))
+
+    def _time_value(self, term, pos):
+        """(a variable or constant for ``term``, literals that define it)."""
+        if isinstance(term, (ast.Var, ast.Const)):
+            return term, []
+        v = self._fresh_anonymous()
+        return v, [ast.Assignment(v, term, pos)]
+
+    # ---------------------------------------------------------- windows
+    @v_args(meta=True)
+    def time_window(self, meta, items):
+        n = items[0]
+        if not _is_int(n) or n < 0:
+            raise self._err(f"a time window has a size of whole ticks >= 0, not {n}", self._pos(meta))
+        return ("time", n)
+
+    @v_args(meta=True)
+    def tuple_window(self, meta, items):
+        n = items[0]
+        if not _is_int(n) or n < 1:
+            raise self._err(f"a tuple window holds n >= 1 atoms, not {n}", self._pos(meta))
+        return ("tuple", n)
+
+    def diamond(self, items):
+        return ("<>", None)
+
+    def box(self, items):
+        return ("[]", None)
+
+    def at(self, items):
+        return ("@", items[0])
+
+    @v_args(meta=True)
+    def now_window(self, meta, items):
+        window, prim = items
+        pos = self._pos(meta)
+        atom = self._as_atom(prim, pos)
+        if window[0] == "tuple":
+            return [self._tuple_atom(atom, window[1], self._fresh_anonymous(), pos), atom]
+        return atom
+
+    @v_args(meta=True)
+    def windowed(self, meta, items):
+        window, modal, prim = items
+        return self._extended(window, modal, self._as_atom(prim, self._pos(meta)), self._pos(meta))
+
+    @v_args(meta=True)
+    def unwindowed(self, meta, items):
+        modal, prim = items
+        return self._extended(("time", POS_INF), modal, self._as_atom(prim, self._pos(meta)), self._pos(meta))
+
+    def _extended(self, window, modal, atom, pos):
+        kind, n = window
+        op, term = modal
+        span = (0, n, True, n != POS_INF)
+        if kind == "tuple":
+            if op == "[]":
+                raise self._err(
+                    "a box over a tuple window is not supported",
+                    pos,
+                    "use a time window for a box ([3] [] a), or a diamond or @ over the tuple window",
+                )
+            if op == "<>":
+                return self._tuple_atom(atom, n, self._fresh_anonymous(), pos)
+            t, extra = self._bind_time(term, pos)
+            return [self._tuple_atom(atom, n, t, pos)] + extra
+        if op == "<>":
+            return ast.Temporal("<->", span, atom, pos)
+        if op == "[]":
+            box = ast.Temporal("[-]", span, atom, pos)
+            self._boxes[id(box)] = box  # clipped in start() under @streamStart
+            return box
+        t, extra = self._bind_time(term, pos)
+        captured = self._capture(atom, t, pos)
+        return [ast.Temporal("<->", span, captured, pos)] + extra
+
+    def _clip(self, lit):
+        if isinstance(lit, ast.Negation):
+            return ast.Negation(self._clip(lit.inner), lit.pos)
+        if id(lit) in self._boxes:
+            return self._clipped_box(lit.inner, lit.window, lit.pos)
+        return lit
+
+    def _bind_time(self, term, pos):
+        """A variable for ``@term``; a constant or sum is compared with it."""
+        if isinstance(term, ast.Var):
+            return term, []
+        v = self._fresh_anonymous()
+        return v, [ast.Comparison("==", v, term, pos)]
+
+    # ---------------------------------------------------------- helpers
+    def _helper(self, key, make_rules):
+        name = self._made.get(key)
+        if name is None:
+            name = f"$lars{len(self._made) + 1}_{key[1]}"
+            self._made[key] = name
+            self.helpers.extend(make_rules(name))
+        return name
+
+    def _capture(self, atom, t, pos) -> ast.Atom:
+        """``a'(vars, T)`` with ``a'(vars, T) :- a(...)@T`` (time capture)."""
+        vs = _vars(atom)
+
+        def rules(name):
+            head = ast.Atom(name, vs + (ast.Var(_TIME),), pos)
+            return [ast.Rule(head, [ast.Timed(atom, ast.Var(_TIME), None, True, True, pos)], pos, f"{head} :- {atom}@{_TIME}.")]
+
+        name = self._helper(("at", atom.pred, atom.terms), rules)
+        return ast.Atom(name, vs + (t,), pos)
+
+    def _clipped_box(self, atom, span, pos) -> ast.Atom:
+        """Laser's box clipped at the stream start:
+        ``[-][0,n] a  or  a <S>[0,n] (a and start)``."""
+        vs = _vars(atom)
+
+        def rules(name):
+            head = ast.Atom(name, vs, pos)
+            first = ast.Atom(name + "_first", vs, pos)
+            start = ast.Atom("$lars_start", (), pos)
+            return [
+                ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
+                ast.Rule(head, [ast.Binary("S", span, atom, first, pos)], pos, ""),
+                ast.Rule(first, [atom, start], pos, ""),
+            ]
+
+        name = self._helper(("box", atom.pred, atom.terms, span), rules)
+        return ast.Atom(name, vs, pos)
+
+    def _tuple_atom(self, atom, n, t, pos) -> ast.Atom:
+        name = f"$tuple{n}_{atom.pred}"
+        self.tuple_windows[name] = (atom.pred, n)
+        return ast.Atom(name, atom.terms + (t,), pos)
+
+
+class LarsDialect(VadalogDialect):
+    """LARS: the Vadalog conventions for names and expressions, LARS's
+    windows, and facts and answers on ticks."""
+
+    name = "lars"
+    grammar = "lars.lark"
+    builder = LarsBuilder
+    terminal_names = dict(_TERMINAL_NAMES, DIAMOND="<>", BOX="[]", HASH="#")
+
+    def parse(self, text, source="<program>"):
+        return parse(text, source)
+
+    def format_fact(self, pred, terms, interval, calendar=None):
+        """Ticks: ``[5,8)`` prints as ``[5,7]``, what the fact reader reads back."""
+        lo, hi, lc, hc = interval
+        if _is_int(lo) and _is_int(hi) and lc and not hc and hi > lo:
+            return f"{self.format_atom(pred, terms)}@[{lo},{hi - 1}]"
+        return Dialect.format_fact(self, pred, terms, interval, calendar)
+
+
+DIALECT = LarsDialect()
+
+
+def parse(text: str, source: str = "<program>") -> ast.Program:
+    """Parse a LARS program into rules over chronolog's operators."""
+    return DIALECT.read(text, source)
+
+
+def fact_rows(rows):
+    """Input facts read as ticks: ``a@5`` holds on ``[5,6)``, ``a@[5,7]`` on
+    ``[5,8)`` (rows from :func:`~.facts.read_fact_rows`, changed in place)."""
+    for pred, lst in rows.items():
+        for i, (terms, iv) in enumerate(lst):
+            lo, hi, lc, hc = iv
+            if not (_is_int(lo) and _is_int(hi) and lc and hc):
+                from .errors import DataError
+
+                raise DataError(
+                    f"a LARS fact holds at ticks, not on {format_interval(iv)}",
+                    rows.positions.get(pred),
+                    hint="write a tick a@5 or a closed range of ticks a@[5,7]",
+                )
+            lst[i] = (terms, _tick(lo, hi))
+    return rows
+
+
+def tuple_window_rows(program, given) -> dict:
+    """The facts of the tuple-window helpers: ``$tuple<n>_b(args, t)`` holds
+    from the arrival ``t`` of ``b(args)`` until the n-th later arrival of a
+    ``b`` atom.  ``given``: ``pred -> [(terms, interval)]``, the input; an
+    atom arrives at each tick it holds at, in the order given within a tick."""
+    out = {}
+    for helper, (pred, n) in getattr(program, "tuple_windows", {}).items():
+        arrivals = []
+        for order, (terms, iv) in enumerate(given.get(pred, ())):
+            for t in range(iv[0], iv[1]):
+                arrivals.append((t, order, terms))
+        arrivals.sort(key=lambda a: (a[0], a[1]))
+        rows = []
+        for i, (t, _, terms) in enumerate(arrivals):
+            until = arrivals[i + n][0] if i + n < len(arrivals) else POS_INF
+            iv = make(t, until, True, False)
+            if iv is not None:
+                rows.append((terms + (t,), iv))
+        out[helper] = rows
+    return out
+
+
+class TupleWindowFilter:
+    """Tuple windows on a stream: records the arrivals of the windowed input
+    predicates as they are pushed and, once the stream is closed up to a
+    tick, gives the helper facts for the ticks up to it (the same facts as
+    :func:`tuple_window_rows`, cut at the ticks already given).  An atom
+    leaves the window at the n-th later arrival; until that arrival comes it
+    stays in, so arrivals no longer in any window are forgotten."""
+
+    def __init__(self, program):
+        self.windows = dict(program.tuple_windows)
+        self.arrivals = {h: [] for h in self.windows}  # helper -> [(tick, terms)] still in the window
+        self.done = None  # the first tick not given yet
+
+    def arrive(self, rows) -> None:
+        for helper, (pred, _) in self.windows.items():
+            for terms, iv in rows.get(pred, ()):
+                for t in range(iv[0], iv[1]) if iv[1] != POS_INF else (iv[0],):
+                    self.arrivals[helper].append((t, terms))
+
+    def flush(self, frontier) -> dict:
+        """Helper rows for the ticks closed by ``frontier`` (the stream's
+        ``(value, closed)`` promise: every fact at a point before it, or at
+        it when closed, has arrived)."""
+        import math
+
+        v, closed = frontier
+        last = v if v == POS_INF else (math.floor(v) if closed else math.ceil(v) - 1)
+        start = self.done
+        if start is not None and last < start:
+            return {}
+        out = {}
+        for helper, (_, n) in self.windows.items():
+            arr = self.arrivals[helper]
+            rows = []
+            ended = 0  # a prefix of arrivals whose window has ended by now
+            for i, (t, terms) in enumerate(arr):
+                if t > last:
+                    break
+                end = arr[i + n][0] if i + n < len(arr) and arr[i + n][0] <= last + 1 else POS_INF
+                if end <= last + 1 and ended == i:
+                    ended = i + 1
+                lo = t if start is None else max(t, start)
+                hi = end if last == POS_INF else min(end, last + 1)
+                iv = make(lo, hi, True, False)
+                if iv is not None:
+                    rows.append((terms + (t,), iv))
+            # dropping a prefix keeps every later arrival n places after the one it pushes out
+            del arr[:ended]
+            if rows:
+                out[helper] = rows
+        self.done = last + 1
+        return out
+
+
+def _tick(lo, hi):
+    return (lo, hi + 1, True, False)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _vars(atom) -> tuple:
+    seen = []
+    for t in atom.terms:
+        if isinstance(t, ast.Var) and t not in seen:
+            seen.append(t)
+    return tuple(seen)
+
+
+def _flatten(body) -> list:
+    out = []
+    for lit in body:
+        if isinstance(lit, list):
+            out.extend(lit)
+        elif isinstance(lit, ast.Negation) and isinstance(lit.inner, list):
+            raise ProgramError("'not' applies to one literal; a tuple window or @ under 'not' is not supported", lit.pos)
+        else:
+            out.append(lit)
+    return out

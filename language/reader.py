@@ -1,0 +1,282 @@
+"""One reader for every dialect: a lark grammar in, :class:`~.ast.Program` out.
+
+A dialect is a small subclass of :class:`Dialect` (its grammar file, how it
+names variables and constants, the names of its tokens in error messages, how
+it prints facts) paired with a subclass of :class:`AstBuilder` (the lark
+transformer for the productions only it has).  What every dialect shares lives
+here: the cached LALR parser, positions (file:line:column, also for a dialect
+read one line at a time), the conversion of lark's errors into
+:class:`~.errors.SyntaxError_`, intervals and time points with their checks,
+terms, and the printing of constants.  This is the layout of sqlglot's
+dialects (one parser and generator, a subclass per dialect overriding tokens
+and a few methods).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+import lark
+from lark import Token, Transformer
+
+from . import ast
+from .errors import ChronologError, SyntaxError_, too_deep
+from .interval_tokens import IntervalTokens
+from .text import format_term as _format_term
+from .text import unquote
+from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number
+
+_HERE = Path(__file__).parent
+
+
+@lru_cache(maxsize=None)
+def _lark(grammar: str) -> lark.Lark:
+    # cache=True keeps the analysed LALR tables in a temporary file: building
+    # them takes ~0.2 s, which every command-line call would otherwise pay
+    return lark.Lark(
+        (_HERE / grammar).read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=True
+    )
+
+
+def interval_text(lo, hi, lc, hc) -> str:
+    return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
+
+
+class AstBuilder(IntervalTokens, Transformer):
+    """The lark transformer every dialect's builder extends: positions,
+    errors, intervals, time points and terms.
+
+    ``lines``: the source lines the parsed text starts with; ``first_line``:
+    the line number of ``lines[0]`` (a dialect read line by line parses each
+    line alone and still reports the line of the file)."""
+
+    dialect: "Dialect"
+
+    def __init__(self, dialect: "Dialect", source: str, lines, first_line: int = 1):
+        super().__init__()
+        self.dialect = dialect
+        self.source = source
+        self.lines = lines
+        self.first_line = first_line
+        self._anon = 0
+
+    # ---------------------------------------------------------- positions and errors
+    def _pos(self, meta) -> ast.Pos:
+        return ast.Pos(self.source, self.first_line - 1 + (getattr(meta, "line", 1) or 1), getattr(meta, "column", 0) or 0)
+
+    def _tok_pos(self, tok: Token) -> ast.Pos:
+        return ast.Pos(self.source, self.first_line - 1 + (tok.line or 1), tok.column or 0)
+
+    def _source_line(self, lineno: int) -> str:
+        i = lineno - self.first_line
+        return self.lines[i] if 0 <= i < len(self.lines) else ""
+
+    def _err(self, msg, pos, hint=""):
+        return SyntaxError_(msg, pos, hint=hint, source_line=self._source_line(pos.line))
+
+    def _lines_text(self, meta) -> str:
+        """The text a production spans, its lines joined by one blank."""
+        try:
+            first, last = meta.line - self.first_line + 1, meta.end_line - self.first_line + 1
+            lines = self.lines
+            if first == last:
+                return lines[first - 1][meta.column - 1 : meta.end_column - 1]
+            head = lines[first - 1][meta.column - 1 :]
+            mid = lines[first : last - 1]
+            tail = lines[last - 1][: meta.end_column - 1]
+            return " ".join(s.strip() for s in [head, *mid, tail])
+        except Exception:  # pragma: no cover - positions are always there
+            return ""
+
+    # ---------------------------------------------------------- time
+    def _interval(self, lo, hi, lc, hc, pos, what="interval"):
+        """The interval, or an error naming it when it is empty."""
+        iv = make(lo, hi, lc, hc)
+        if iv is None:
+            raise self._err(
+                f"the {what} {interval_text(lo, hi, lc, hc)} is empty",
+                pos,
+                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
+            )
+        return iv
+
+    def _point(self, t, pos, hint=""):
+        """A punctual interval ``[t,t]``; ``t`` must be finite."""
+        if t in (POS_INF, NEG_INF):
+            raise self._err("a time point must be finite", pos, hint)
+        return (t, t, True, True)
+
+    def number(self, items):
+        return self._number(items[0])
+
+    def _number(self, tok):
+        try:
+            return parse_number(str(tok))
+        except ValueError as e:  # 3/0, or beyond the size limit
+            raise self._err(str(e), self._tok_pos(tok), hint=_number_hint(e)) from None
+
+    def _check_window(self, op, window, meta) -> None:
+        """Operator windows are non-negative: the direction is the operator's."""
+        lo = window[0] if isinstance(window, tuple) else None
+        if (_is_num(lo) or lo == NEG_INF) and lo < 0:
+            raise self._err(
+                f"the window of {op} starts at a negative distance",
+                self._pos(meta),
+                hint="windows are non-negative distances: <->[1,2] looks 1 to 2 back, <+>[1,2] 1 to 2 ahead",
+            )
+
+    # ---------------------------------------------------------- terms
+    def _word(self, text: str):
+        """A name in argument position: variable or constant by the dialect's convention."""
+        return ast.Var(text) if self.dialect.is_variable(text) else ast.Const(text)
+
+    def _fresh_anonymous(self) -> ast.Var:
+        self._anon += 1
+        return ast.Var(f"_{self._anon}")
+
+    def string(self, items):
+        return ast.Const(unquote(str(items[0])))
+
+    def num(self, items):
+        return ast.Const(items[0])
+
+
+class Dialect:
+    """A dialect: its grammar, conventions, error vocabulary and printing.
+
+    Subclasses set ``name``, ``grammar`` (a ``.lark`` file beside this module),
+    ``builder`` (an :class:`AstBuilder` subclass), ``terminal_names`` and
+    override :meth:`syntax_error`'s hints, :meth:`is_variable` and
+    :meth:`format_term` where they differ."""
+
+    name = ""
+    grammar = ""
+    builder: type = AstBuilder
+    terminal_names: dict = {}
+    # tokens listed first in "expected ..." (the structurally important ones)
+    priority: tuple = ()
+    max_expected = 6
+
+    # ---------------------------------------------------------- reading
+    def parse(self, text: str, source: str = "<program>") -> ast.Program:
+        """A whole program in this dialect."""
+        raise NotImplementedError
+
+    def parser(self) -> lark.Lark:
+        return _lark(self.grammar)
+
+    def read(self, text: str, source: str, lines=None, first_line: int = 1, **context):
+        """Parse ``text`` and build its AST; every error is a positioned
+        :class:`~.errors.SyntaxError_`.  ``lines``/``first_line``: see
+        :class:`AstBuilder`; ``context`` goes to :meth:`syntax_error`."""
+        lines = text.splitlines() if lines is None else lines
+        try:
+            tree = self.parser().parse(text)
+        except lark.exceptions.UnexpectedInput as exc:
+            raise self.syntax_error(exc, text, source, first_line, **context) from None
+        except RecursionError:  # lark recurses once per nesting level
+            raise too_deep(text, source, first_line) from None
+        try:
+            return self.builder(self, source, lines, first_line).transform(tree)
+        except lark.exceptions.VisitError as exc:
+            if isinstance(exc.orig_exc, ChronologError):
+                raise exc.orig_exc from None
+            if isinstance(exc.orig_exc, RecursionError):
+                raise too_deep(text, source, first_line) from None
+            raise
+        except RecursionError:
+            raise too_deep(text, source, first_line) from None
+
+    def describe_expected(self, expected) -> str:
+        """The expected tokens in words, the structurally important ones first."""
+        prio = self.priority
+        ranked = sorted(expected, key=lambda e: (prio.index(e) if e in prio else len(prio), e))
+        names = []
+        for e in ranked:
+            n = self.terminal_names.get(e, e.lower() if e.isupper() else repr(e))
+            if n not in names:
+                names.append(n)
+        if not prio:
+            names.sort()
+        if len(names) > self.max_expected:
+            names = names[: self.max_expected] + ["…"]
+        return ", ".join(names)
+
+    def syntax_error(self, exc, text: str, source: str, first_line: int = 1, **context) -> SyntaxError_:
+        """A lark error as a SyntaxError_ naming file, line, column and what
+        was expected; :meth:`explain` gives the dialect's message and hint."""
+        lines = text.splitlines()
+        line = getattr(exc, "line", 0) or 0
+        column = getattr(exc, "column", 0) or 0
+        if isinstance(exc, lark.exceptions.UnexpectedToken) and exc.token.type == "$END" or isinstance(
+            exc, lark.exceptions.UnexpectedEOF
+        ):
+            line = len(lines)
+            column = len((lines[-1] if lines else "").rstrip()) + 1
+        src_line = lines[line - 1] if 0 < line <= len(lines) else ""
+        msg, hint, column = self.explain(exc, text, src_line, column, **context)
+        return SyntaxError_(msg, ast.Pos(source, first_line - 1 + line, column), hint=hint, source_line=src_line)
+
+    def explain(self, exc, text: str, src_line: str, column: int, **context):
+        """(message, hint, column) for a lark error; dialects add hints."""
+        if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+            ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+            msg = f"unexpected character {ch!r}"
+            allowed = getattr(exc, "allowed", None)
+            if allowed:
+                msg += f"; expected {self.describe_expected(allowed)}"
+            return msg, "", column
+        if isinstance(exc, lark.exceptions.UnexpectedToken):
+            tok = exc.token
+            what = "end of input" if tok.type == "$END" else repr(str(tok))
+            return f"unexpected {what}; expected {self.describe_expected(exc.expected)}", "", column
+        return str(exc), "", column  # pragma: no cover - lark has no other kinds
+
+    # ---------------------------------------------------------- conventions
+    def is_variable(self, name: str) -> bool:
+        """Whether a name in argument position is a variable."""
+        return name[:1].isupper()
+
+    # ---------------------------------------------------------- printing
+    def format_term(self, value) -> str:
+        return _format_term(value)
+
+    def format_atom(self, pred: str, terms) -> str:
+        if not terms:
+            return pred
+        return f"{pred}({','.join(self.format_term(t) for t in terms)})"
+
+    def format_fact(self, pred: str, terms, interval, calendar=None) -> str:
+        when = format_interval(interval) if calendar is None else calendar.format_interval(interval)
+        return f"{self.format_atom(pred, terms)}@{when}"
+
+
+def dialect(name: str) -> Dialect:
+    """The dialect called ``name`` (``vadalog``, ``meteor``, ``lars``)."""
+    from . import meteor, vadalog
+
+    found = {"vadalog": vadalog.DIALECT, "meteor": meteor.DIALECT}
+    try:
+        from . import lars
+
+        found["lars"] = lars.DIALECT
+    except ImportError:  # pragma: no cover - the LARS reader is optional while it is built
+        pass
+    if name not in found:
+        from .errors import ProgramError
+
+        names = [repr(n) for n in found]
+        raise ProgramError(f"unknown dialect {name!r}", hint=f"use {', '.join(names[:-1])} or {names[-1]}")
+    return found[name]
+
+
+def _number_hint(e) -> str:
+    if "division by zero" in str(e):
+        return "a fraction's denominator must not be 0"
+    return "exact numbers have at most 1000 digits, and exponents within ±1000"
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)

@@ -1,0 +1,218 @@
+"""The LARS dialect: windows compiled into chronolog's operators, tuple
+windows as a filter on the input, time capture, and the examples of the
+Laser and Ticker papers (answers as the papers give them, on ticks)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from chronolog import reason
+from chronolog.language.errors import ChronologError, SyntaxError_
+from chronolog.language.lars import parse
+from chronolog.stream import Stream
+
+
+def run(program, facts, preds=None):
+    return reason(program, facts, dialect="lars").lines(preds)
+
+
+def at_tick(lines, t):
+    """The atoms of printed LARS answers that hold at tick t."""
+    out = set()
+    for line in lines:
+        atom, when = line.split("@")
+        lo, hi = when.strip("[]").split(",") if "," in when else (when, when)
+        if int(lo) <= t <= int(hi):
+            out.add(atom)
+    return out
+
+
+LASER_STREAM = "a(x1,y)@36\na(x2,y)@38\nb(y,z)@38\na(x3,y)@40"
+
+
+def test_laser_example_time_and_tuple_window():
+    """Laser, Ex. 1-4: q(X,Y,Z) <- [3]<>a(X,Y), [#3]<>b(Y,Z) over the stream
+    36: a(x1,y); 38: a(x2,y), b(y,z); 40: a(x3,y).  At 38, 39: q(x1..),
+    q(x2..); at 40, 41: q(x2..), q(x3..); at 42 only q(x3..): the paper also
+    lists q(x2,y,z) at 42, but the time window there is [39,42], which a(x2,y)
+    at 38 is outside of (the paper's erratum)."""
+    lines = run("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).", LASER_STREAM)
+    assert lines == ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,41]", "q(x3,y,z)@[40,43]"]
+    assert at_tick(lines, 41) == {"q(x2,y,z)", "q(x3,y,z)"}
+    assert at_tick(lines, 42) == {"q(x3,y,z)"}
+    assert at_tick(lines, 37) == set()
+
+
+def test_tuple_window_keeps_the_last_n_atoms():
+    prog = "seen(X) :- [#2] <> b(X)."
+    # b(p) leaves when the second later atom arrives (3, the later of the
+    # two at 3 in the order given); b(q) when b(s) arrives at 6
+    got = reason(prog, "b(p)@1\nb(q)@3\nb(r)@3\nb(s)@6", dialect="lars")
+    facts = {t[0]: iv for t, iv in got.facts("seen")}
+    assert facts == {"p": (1, 3, True, False), "q": (3, 6, True, False), "r": (3, float("inf"), True, False), "s": (6, float("inf"), True, False)}
+
+
+def test_tuple_window_at_binds_the_arrival_time():
+    lines = run("last(X, T) :- [#1] @T b(X).", "b(p)@1\nb(q)@4")
+    assert lines == ["last(p,1)@[1,3]", "last(q,4)@[4,+inf)"]
+
+
+COOLING = """
+@T steam(V) :- [3] @T temp(V), V >= 100.
+@T liquid(V) :- [3] @T temp(V), V >= 1, V < 100.
+@T isSteam :- [3] @T steam(V).
+@T isLiquid :- [3] @T liquid(V).
+alarm :- [2] [] isSteam.
+normal :- [2] [] isLiquid.
+freeze :- not alarm, not normal.
+veryHot(T) :- [3] @T steam(V), V >= 150.
+veryCold(T) :- [3] @T liquid(V), V = 1.
+"""
+COOLING_STREAM = "temp(120)@1\ntemp(160)@2\ntemp(110)@3\ntemp(50)@4\ntemp(1)@5\ntemp(20)@6\ntemp(30)@7\ntemp(0)@8"
+
+
+def test_cooling_program():
+    """Laser's cooling program (Fig. 4) with windows of 3 (2 for the boxes)."""
+    m = reason(COOLING, COOLING_STREAM, dialect="lars")
+    lines = m.lines(["alarm", "normal", "veryHot", "veryCold", "steam", "liquid"])
+    assert lines == [
+        "alarm@[3,3]",  # isSteam at 1, 2, 3: the window [1,3]
+        "liquid(1)@[5,5]",
+        "liquid(20)@[6,6]",
+        "liquid(30)@[7,7]",
+        "liquid(50)@[4,4]",
+        "normal@[6,7]",  # isLiquid at 4..7
+        "steam(110)@[3,3]",
+        "steam(120)@[1,1]",
+        "steam(160)@[2,2]",
+        "veryCold(5)@[5,8]",  # the reading at 5 stays in the window of 3 until 8
+        "veryHot(2)@[2,5]",
+    ]
+    # freeze when neither alarm nor normal: before the stream too (no window is clipped)
+    assert m.lines(["freeze"]) == ["freeze@(-inf,3)", "freeze@[4,5]", "freeze@[8,+inf)"]
+
+
+def test_cooling_program_on_a_stream_gives_the_batch_answers():
+    s = Stream(COOLING, dialect="lars", emit="maximal")
+    for line in COOLING_STREAM.splitlines():
+        s.push(line)
+    s.close()
+    streamed = sorted((f.pred, f.terms, f.interval) for f in s.take())
+    batch = reason(COOLING, COOLING_STREAM, dialect="lars")
+    assert streamed == sorted((p, t, iv) for p in batch.output_predicates for t, iv in batch.facts(p))
+
+
+def test_ticker_at_examples():
+    """Ticker's AtExamples: [3] @37 busG holds on [37,40] (not at 41);
+    @U+3 expBusM <- [3] @U busG with busG at 37 holds at 40, not at 37-39."""
+    lines = run("@U+3 expBusM :- [3] @U busG.\nat37 :- [3] @37 busG.", "busG@37")
+    assert lines == ["at37@[37,40]", "expBusM@[40,40]"]
+
+
+def test_box_clipped_at_the_stream_start():
+    """Laser clips a window at the stream's first tick: with the stream
+    starting at 1, [3] [] a holds at 1 and 2 already."""
+    prog = "b :- [3] [] a."
+    assert run(prog, "a@[1,6]") == ["b@[4,6]"]
+    assert run("@streamStart(1).\n" + prog, "a@[1,6]") == ["b@[1,6]"]
+
+
+def test_time_capture_in_both_dialects():
+    assert run("veryHot(T) :- [0] @T steam(V), V >= 150.", "steam(160)@3\nsteam(120)@4") == ["veryHot(3)@[3,3]"]
+    v = reason("veryHot(T) :- steam(V)@T, V >= 150.", "steam(160)@3\nsteam(120)@4")
+    assert v.lines() == ["veryHot(3)@[3,3]"]
+
+
+def test_errors_are_positioned():
+    with pytest.raises(SyntaxError_) as e:
+        parse("q(X) :- [#2] [] a(X).", "p.lars")
+    assert str(e.value).startswith("p.lars:1:") and "tuple window" in str(e.value)
+    with pytest.raises(SyntaxError_) as e:
+        parse("q(X) :- [3] <> a(X)\nr :- b.", "p.lars")
+    assert str(e.value).startswith("p.lars:2:1:")
+    with pytest.raises(ChronologError) as e:
+        reason("q :- [1] <> a.", "a@1.5", dialect="lars")
+    assert "ticks" in str(e.value)
+
+
+# ------------------------------------------------------------------ differential
+
+
+def _random_program(rng):
+    """A random LARS program without tuple windows and its DatalogMTL
+    translation (written independently of the compiler, on the same ticks)."""
+    lars, mtl = [], []
+    preds = ["a", "b"]
+    for i in range(rng.randint(1, 4)):
+        head = f"h{i}"
+        body_l, body_m = [], []
+        for _ in range(rng.randint(1, 2)):
+            p = rng.choice(preds)
+            n = rng.randint(0, 3)
+            kind = rng.choice(["<>", "[]", "now", "@"])
+            if kind == "<>":
+                body_l.append(f"[{n}] <> {p}(X)")
+                body_m.append(f"<->[0,{n}] {p}(X)")
+            elif kind == "[]":
+                body_l.append(f"[{n}] [] {p}(X)")
+                body_m.append(f"[-][0,{n}] {p}(X)")
+            elif kind == "now":
+                body_l.append(f"[{n}] {p}(X)")
+                body_m.append(f"{p}(X)")
+            else:
+                body_l.append(f"[{n}] @T{len(body_l)} {p}(X)")
+                body_m.append(f"<->[0,{n}] {p}_at(X, T{len(body_m)})")
+        if rng.random() < 0.3 and preds[2:]:
+            q = rng.choice(preds[2:])
+            body_l.append(f"not [1] <> {q}(X)")
+            body_m.append(f"not <->[0,1] {q}(X)")
+        lars.append(f"{head}(X) :- {', '.join(body_l)}.")
+        mtl.append(f"{head}(X) :- {', '.join(body_m)}.")
+        preds.append(head)
+    for p in preds:
+        mtl.append(f"{p}_at(X, T) :- {p}(X)@T.")
+    outs = [p for p in preds if p.startswith("h")]
+    mtl += [f'@output("{p}").' for p in outs]
+    return "\n".join(lars), "\n".join(mtl), outs
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_lars_programs_agree_with_their_datalogmtl_translation(seed):
+    rng = random.Random(seed)
+    lars, mtl, outs = _random_program(rng)
+    ticks = [(p, c, t) for t in range(10) for p in "ab" for c in "cd" if rng.random() < 0.4]
+    lars_facts = "\n".join(f"{p}({c})@{t}" for p, c, t in ticks)
+    mtl_facts = "\n".join(f"{p}({c})@[{t},{t + 1})" for p, c, t in ticks)
+    # the LARS program as a stream
+    s = Stream(lars, dialect="lars", outputs=outs, emit="maximal")
+    for t in range(10):
+        s.push("\n".join(f"{p}({c})@{u}" for p, c, u in ticks if u == t))
+        s.advance(t)
+    s.close()
+    streamed = sorted((f.pred, f.terms, f.interval) for f in s.take())
+    batch = reason(mtl, mtl_facts)
+    expected = sorted((p, t, iv) for p in outs for t, iv in batch.facts(p))
+    assert streamed == expected, (lars, mtl)
+    assert reason(lars, lars_facts, dialect="lars").lines(outs) == reason(lars, lars_facts, dialect="lars").lines(outs)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tuple_windows_on_a_stream_give_the_batch_answers(seed):
+    """The stream's tuple-window filter against the batch one, with the
+    stream advanced tick by tick or only by its pushes."""
+    rng = random.Random(seed)
+    prog = "seen(X, T) :- [#2] @T b(X).\nboth(X) :- [2] <> a(X), [#3] <> b(X)."
+    ticks = sorted((t, p, c) for t in range(12) for p in "ab" for c in "cd" if rng.random() < 0.3)
+    facts = "\n".join(f"{p}({c})@{t}" for t, p, c in ticks)
+    batch = reason(prog, facts, dialect="lars")
+    expected = sorted((p, t, iv) for p in ("both", "seen") for t, iv in batch.facts(p))
+    for advance in (True, False):
+        s = Stream(prog, dialect="lars", outputs=["both", "seen"], emit="maximal")
+        for t in range(12):
+            s.push("\n".join(f"{p}({c})@{u}" for u, p, c in ticks if u == t))
+            if advance:
+                s.advance(t)
+        s.close()
+        assert sorted((f.pred, f.terms, f.interval) for f in s.take()) == expected

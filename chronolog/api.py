@@ -563,14 +563,15 @@ class Model:
         out = []
         from chronolog.language.reader import dialect
 
-        format_dated = dialect(self.dialect).format_fact  # each dialect prints what it reads back
+        printer = dialect(self.dialect)  # each dialect prints what it reads back
+        format_dated = printer.format_fact
         cal = self.calendar
         for p in sorted(preds):
             if not self.repeating(p):  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines
 
                 rel = self._relation(p)
-                out.extend(relation_lines(p, rel.atoms, cal) if rel is not None else ())
+                out.extend(relation_lines(p, rel.atoms, cal, printer.format_term) if rel is not None else ())
                 continue
             rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
             rows += [

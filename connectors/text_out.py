@@ -48,8 +48,9 @@ def sorted_atoms(atoms) -> list:
     return [keys[i] for i in order.tolist()]
 
 
-def relation_lines(pred: str, atoms, calendar=None) -> list:
-    """The lines of one relation (``terms -> sorted maximal intervals``)."""
+def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> list:
+    """The lines of one relation (``terms -> sorted maximal intervals``);
+    ``term_text``: the dialect's printing of a constant."""
     point = calendar.format_point if calendar is not None else format_number
     points: dict = {}
     ivs: dict = {}
@@ -61,11 +62,11 @@ def relation_lines(pred: str, atoms, calendar=None) -> list:
             parts = []
             for v in terms:
                 if type(v) is bool:  # True == 1 as a dict key: never cached
-                    t = format_term(v)
+                    t = term_text(v)
                 else:
                     t = terms_text.get(v)
                     if t is None:
-                        t = terms_text[v] = format_term(v)
+                        t = terms_text[v] = term_text(v)
                 parts.append(t)
             prefix = f"{pred}({','.join(parts)})@"
         else:

@@ -168,6 +168,17 @@ def parse_horizon(h, calendar=None):
     return make(lo, hi, True, True)
 
 
+def _engine_choice(engine) -> str:
+    import os
+
+    from chronolog.engine.columns.evaluator import ENGINES
+
+    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
+    if choice not in ENGINES:
+        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
+    return choice
+
+
 def reason(
     program: Union[str, Path, ast.Program],
     facts=None,
@@ -179,6 +190,7 @@ def reason(
     placement: Optional[str] = None,
     explain: bool = False,
     base_dir: Optional[Path] = None,
+    engine: Optional[str] = None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -195,10 +207,14 @@ def reason(
     ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
     program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
+    ``engine``: ``"auto"`` (default; the environment variable
+    ``CHRONOLOG_ENGINE`` overrides it), ``"rows"`` or ``"columns"``: which
+    executor runs the strata the columnar executor supports (others always
+    run on rows; ``chronolog plan`` says which run where).  Same model.
     """
     return Reasoner(
         program, facts, dialect=dialect, horizon=horizon, source=source,
-        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
+        strategy=strategy, placement=placement, explain=explain, base_dir=base_dir, engine=engine,
     ).model
 
 
@@ -226,8 +242,10 @@ class Reasoner:
         placement: Optional[str] = None,
         explain: bool = False,
         base_dir: Optional[Path] = None,
+        engine: Optional[str] = None,
     ):
         self.dialect = dialect
+        self.engine = _engine_choice(engine)
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
@@ -303,9 +321,14 @@ class Reasoner:
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
-        self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
+        if self.engine == "rows":
+            self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base)
+        else:
+            from chronolog.engine.columns.evaluator import HybridEvaluator
+
+            self.evaluator = HybridEvaluator(self.plan, store, hz, strategy, explain=explain, base=base, engine=self.engine)
         self.evaluator.run()
-        self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
+        self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
 
     def _terminate(self) -> "Model":

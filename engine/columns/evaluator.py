@@ -1,0 +1,199 @@
+"""The executor choice per stratum, and the columnar run of a stratum.
+
+:class:`HybridEvaluator` is the row :class:`Evaluator` with one change: a
+stratum the columnar executor supports (see :func:`unsupported`) runs as
+vectorised kernels over whole relations, when the choice says so; every
+other stratum, and everything after the first run (``Reasoner.add``), runs
+on rows exactly as before.  Relations cross between the two through the
+store: columns read a row stratum's relation by encoding it once, and a row
+stratum (or the Model) reads a column stratum's relation through
+:class:`LazyStore`, which builds the Python rows only then.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
+from chronolog.planner.normalize import TOP
+
+from ..rows.evaluator import Evaluator
+from ..rows.pipeline import choose_driver, order_body
+from .encoding import Dictionary, Fallback, TimeScale, window_points
+from .store import LazyStore
+
+ENGINES = ("auto", "rows", "columns")
+AUTO_MIN_FACTS = 20_000  # below this, the rows start faster than columns pay off
+
+
+def unsupported(stratum):
+    """Why the columnar executor cannot run ``stratum`` (None when it can)."""
+    if stratum.recursive:
+        return "recursive"
+    for r in stratum.rules:
+        if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+            kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
+            return kind
+        for lit in r.body:
+            if isinstance(lit, (Condition, Assign)):
+                return "conditions or assignments"
+            if isinstance(lit, Scan) and lit.group is not None:
+                return "time grouping"
+    return None
+
+
+def where_runs(stratum, engine: str = "auto") -> str:
+    """What ``chronolog plan`` says about a stratum's executor."""
+    why = unsupported(stratum)
+    if why is not None:
+        return f"rows ({why})"
+    if engine == "rows":
+        return "rows (forced)"
+    if engine == "columns":
+        return "columns"
+    return f"columns when the input has {AUTO_MIN_FACTS:,}+ facts, else rows"
+
+
+class HybridEvaluator(Evaluator):
+    def __init__(self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto"):
+        super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base)
+        self.engine = engine
+        self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
+        self._tables: dict = {}
+
+    # ------------------------------------------------------------ choice
+    def _use_columns(self, stratum) -> bool:
+        if self.engine == "rows" or self.explain or unsupported(stratum) is not None:
+            return False
+        if self.engine == "columns":
+            return True
+        size = sum(self.store.get(p).fact_count() if self.store.get(p) is not None else 0 for p in stratum.reads)
+        return size >= AUTO_MIN_FACTS
+
+    def run(self) -> None:
+        self.plan.check_horizon(self.horizon)
+        if self.plan.uses_top:
+            self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
+        self._tables = {}
+        self._terms = None
+        self._scale = None
+        for stratum in self.plan.strata:
+            ran = "rows"
+            if self._use_columns(stratum):
+                try:
+                    self._run_columns(stratum)
+                    ran = "columns"
+                except Fallback as e:
+                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e}")
+            if ran == "rows":
+                self._forget(stratum.preds)
+                self.run_stratum(stratum)
+            self.executors[stratum.index] = ran
+        self.stats["executors"] = dict(self.executors)
+        self.check_constraints()
+
+    def _forget(self, preds) -> None:
+        for p in preds:
+            self._tables.pop(p, None)
+
+    # ------------------------------------------------------------ columns
+    @property
+    def terms(self) -> Dictionary:
+        if self._terms is None:
+            self._terms = Dictionary()
+        return self._terms
+
+    def _time_scale(self) -> TimeScale:
+        if self._scale is None:
+            pts = window_points(self.plan, self.horizon)
+            for rel in self.store.relations.values():
+                for ivs in rel.atoms.values():
+                    for iv in ivs:
+                        pts.append(iv[0])
+                        pts.append(iv[1])
+            self._scale = TimeScale.for_points(pts)
+        return self._scale
+
+    def table(self, pred: str, view: str = "full"):
+        """The coalesced columns of ``pred`` (encoded from the store once)."""
+        from .relation import empty, from_relation
+
+        df = self._tables.get(pred)
+        if df is None:
+            arity = self._arity(pred)
+            rel = self.store.get(pred)
+            df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
+            self._tables[pred] = df
+        return df
+
+    def _arity(self, pred: str) -> int:
+        if pred == TOP:
+            return 0
+        known = self.plan.arities.get(pred)
+        if known is not None:
+            return known[0]
+        rel = self.store.get(pred)
+        if rel is not None and rel.atoms:
+            return len(next(iter(rel.atoms)))
+        return 0
+
+    def _run_columns(self, stratum) -> None:
+        import polars as pl
+
+        from .coalesce import coalesce
+        from .relation import term_columns, to_atoms
+
+        self._time_scale()
+        outs: dict = {p: [] for p in stratum.preds}
+        for rule in stratum.rules:
+            df = _drain(self._rule_pipeline(rule))
+            if df is not None:
+                outs[rule.head_pred].append(df)
+        results = {}
+        for pred, parts in outs.items():
+            arity = self._arity(pred)
+            old = self.table(pred)
+            if not parts:
+                continue
+            names = term_columns(arity)
+            results[pred] = coalesce(pl.concat([old, *[p.cast(pl.Int64) for p in parts]], how="vertical_relaxed"), names)
+        terms, scale = self.terms, self._scale
+        for pred, df in results.items():
+            self._tables[pred] = df
+            arity = self._arity(pred)
+            self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+            self.stats["derivations"] += df.height
+        self.stats["rounds"] += 1
+
+    def _rule_pipeline(self, rule):
+        from .difference import DifferenceNode
+        from .join import JoinNode
+        from .output import OutputNode
+        from .scan import FULL, ScanNode
+        from .temporal import TemporalNode
+
+        def size(pred):
+            return self.table(pred).height
+
+        def atom(lit):
+            node = ScanNode(lit.pred, lit.terms, FULL, self)
+            if lit.box is not None or lit.shift is not None:
+                node = TemporalNode(node, lit.box, lit.shift, self._scale)
+            return node
+
+        order = order_body(rule, choose_driver(rule, size), size)
+        node = None
+        for _, lit in order:
+            if node is None:
+                node = atom(lit)
+            elif isinstance(lit, Scan):
+                node = JoinNode(node, atom(lit), str(ast.Atom(lit.pred, lit.terms)))
+            elif isinstance(lit, NegScan):
+                node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
+        horizon = None if rule.fresh else self.horizon
+        return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+
+
+def _drain(node):
+    from .base import drain
+
+    return drain(node)

@@ -74,7 +74,8 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed):
+@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, engine):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -92,7 +93,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement)
+        model = reason(
+            program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy, placement=placement, engine=engine
+        )
         win = parse_horizon(window, model.calendar) if window is not None else None
 
         def rows(pred):
@@ -213,8 +216,9 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None)
-def plan(program, dialect):
-    """Print the plan of PROGRAM: strata, normalised rules and node pipelines."""
+@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
+def plan(program, dialect, engine):
+    """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
 
@@ -222,7 +226,7 @@ def plan(program, dialect):
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
-        click.echo(make_plan(prog).describe())
+        click.echo(make_plan(prog).describe(engine))
     except ChronologError as e:
         _fail(e)
 

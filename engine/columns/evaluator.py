@@ -128,6 +128,12 @@ class HybridEvaluator(Evaluator):
     def _arity(self, pred: str) -> int:
         if pred == TOP:
             return 0
+        for r in self.plan.rules:
+            if r.head_pred == pred:
+                return len(r.head_terms)
+            for lit in r.body:
+                if getattr(lit, "pred", None) == pred:
+                    return len(lit.terms)
         known = self.plan.arities.get(pred)
         if known is not None:
             return known[0]

@@ -155,3 +155,35 @@ def test_auto_keeps_small_inputs_on_rows():
 def test_unknown_engine_is_a_positioned_error():
     with pytest.raises(chronolog.ChronologError, match="unknown engine"):
         chronolog.reason("p(a)@1.", engine="gpu")
+
+
+def _run_on_tables(program, tables, engine, **rows):
+    """The executor's table interface: given facts as Arrow tables."""
+    from chronolog.api import load_program
+    from chronolog.engine.columns.evaluator import HybridEvaluator
+    from chronolog.engine.store import Store
+    from chronolog.planner import plan as make_plan
+
+    p = make_plan(load_program(program))
+    store = Store()
+    for pred, r in rows.items():
+        store.relation(pred).bulk_add(r)
+    ev = HybridEvaluator(p, store, engine=engine, tables=tables)
+    ev.run()
+    return ev
+
+
+def test_given_arrow_tables_give_the_same_model_on_both_executors():
+    pa = pytest.importorskip("pyarrow")
+    p = pa.table({"a0": ["a", "b", "a"], "start": [0, 1, 2], "end": [3, None, 5], "start_closed": [True, False, True], "end_closed": [False, False, True]})
+    r = pa.table({"a0": ["a", "b"], "a1": [1, 2], "start": [None, 0], "end": [10, 10]})
+    prog = "q(X, Y) :- <->[0,2] p(X), r(X, Y).  z(X) :- [-][0,1] p(X), not r(X, 2)."
+    extra = {"p": [(("c",), (0, 1, True, True))]}
+    cols = _run_on_tables(prog, {"p": p, "r": r}, "columns", **extra)
+    rows = _run_on_tables(prog, {"p": p, "r": r}, "rows", **extra)
+    assert set(cols.executors.values()) == {"columns"}
+    for pred in ("q", "z", "p", "r"):
+        assert cols.store.get(pred).atoms == rows.store.get(pred).atoms
+    t = cols.to_arrow("q", ["x", "y"])
+    assert t.num_rows == sum(len(v) for v in rows.store.get("q").atoms.values())
+    assert t.schema.names == ["x", "y", "start", "end", "start_closed", "end_closed"]

@@ -54,11 +54,20 @@ def where_runs(stratum, engine: str = "auto") -> str:
 
 
 class HybridEvaluator(Evaluator):
-    def __init__(self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto"):
+    """``tables``: given facts as Arrow tables in the layout of
+    connectors/arrow.py, ``{pred: table}``; columns read them with kernels,
+    rows only if a row stratum or the Model asks for them."""
+
+    def __init__(self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto", tables=None):
         super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base)
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self._tables: dict = {}
+        self.given_tables = dict(tables or {})
+        self._beside: dict = {}  # pred -> the rows given beside its table
+        for pred, table in self.given_tables.items():
+            self._beside[pred] = self.store.materialised().get(pred)
+            self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
@@ -66,8 +75,16 @@ class HybridEvaluator(Evaluator):
             return False
         if self.engine == "columns":
             return True
-        size = sum(self.store.get(p).fact_count() if self.store.get(p) is not None else 0 for p in stratum.reads)
-        return size >= AUTO_MIN_FACTS
+        return sum(self._size(p) for p in stratum.reads) >= AUTO_MIN_FACTS
+
+    def _size(self, pred: str) -> int:
+        """Facts of ``pred``, without building rows for a given table."""
+        if pred in self._tables:
+            return self._tables[pred].height
+        if self.store.pending(pred) and pred in self.given_tables:
+            return self.given_tables[pred].num_rows
+        rel = self.store.get(pred)
+        return rel.fact_count() if rel is not None else 0
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)
@@ -91,6 +108,11 @@ class HybridEvaluator(Evaluator):
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
 
+    def update(self, new_facts) -> None:
+        """Updates run on rows (``Reasoner.add``): the columns go stale."""
+        self._tables = {}
+        super().update(new_facts)
+
     def _forget(self, preds) -> None:
         for p in preds:
             self._tables.pop(p, None)
@@ -104,8 +126,13 @@ class HybridEvaluator(Evaluator):
 
     def _time_scale(self) -> TimeScale:
         if self._scale is None:
+            import pyarrow as pa
+
             pts = window_points(self.plan, self.horizon)
-            for rel in self.store.relations.values():
+            for pred, table in self.given_tables.items():
+                if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end") if c in table.schema.names):
+                    pts.extend(x for _, iv in self._table_rows(pred) for x in iv[:2])
+            for rel in list(self.store.materialised().values()):
                 for ivs in rel.atoms.values():
                     for iv in ivs:
                         pts.append(iv[0])
@@ -115,15 +142,39 @@ class HybridEvaluator(Evaluator):
 
     def table(self, pred: str, view: str = "full"):
         """The coalesced columns of ``pred`` (encoded from the store once)."""
-        from .relation import empty, from_relation
+        import polars as pl
+
+        from .coalesce import coalesce
+        from .relation import empty, from_arrow, from_relation, term_columns
 
         df = self._tables.get(pred)
         if df is None:
             arity = self._arity(pred)
-            rel = self.store.get(pred)
-            df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
+            if pred in self.given_tables and self.store.pending(pred):
+                df = from_arrow(self.given_tables[pred], arity, self.terms, self._scale, pred)
+                old = self._beside.get(pred)
+                if old is not None and old.atoms:  # rows given beside the table
+                    df = coalesce(pl.concat([df, from_relation(old, arity, self.terms, self._scale)]), term_columns(arity))
+            else:
+                rel = self.store.get(pred)
+                df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
             self._tables[pred] = df
         return df
+
+    def _table_rows(self, pred):
+        from chronolog.connectors.arrow import table_to_rows
+
+        return table_to_rows(self.given_tables[pred], pred)
+
+    def to_arrow(self, pred: str, names, calendar=None):
+        """``pred``'s facts as an Arrow table straight from the columns (no
+        Python row per fact on the way), or None when rows computed them."""
+        from .relation import to_arrow
+
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        return to_arrow(df, self._arity(pred), self.terms, self._scale, names, calendar)
 
     def _arity(self, pred: str) -> int:
         if pred == TOP:
@@ -197,6 +248,29 @@ class HybridEvaluator(Evaluator):
                 node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
         horizon = None if rule.fresh else self.horizon
         return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+
+
+def _rows_of_table(pred, table, old):
+    """A builder of ``pred``'s row atoms from its given table (exact reader),
+    merged with rows given beside it."""
+
+    def build():
+        from chronolog.connectors.arrow import table_to_rows
+
+        from ..store import Relation
+
+        rel = Relation(pred)
+        if old is not None:
+            rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
+            rel.raw = old.raw
+        rel.bulk_add(table_to_rows(table, pred))
+        if rel.raw:
+            from chronolog.language.timeline import coalesce
+
+            return {t: coalesce(ivs) for t, ivs in rel.atoms.items()}
+        return rel.atoms
+
+    return build
 
 
 def _drain(node):

@@ -47,3 +47,7 @@ class LazyStore(Store):
 
     def pending(self, pred: str) -> bool:
         return pred in self._pending
+
+    def materialised(self) -> dict:
+        """The relations that are rows already (building none)."""
+        return self._relations

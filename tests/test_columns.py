@@ -128,7 +128,7 @@ def test_time_scale_is_the_least_common_denominator():
         TimeScale(1).unit(2**61)
 
 
-PROGRAM = "q(X) :- <->[0,2] p(X), r(X,Y), not s(Y).  b(X) :- [-][0,1] q(X).  c(X) :- q(X), c(X)."
+PROGRAM = "q(X) :- <->[0,2] p(X), r(X,Y), not s(Y).  b(X) :- [-][0,1] q(X).  c(X) :- q(X), X != b."
 
 
 def test_forced_columns_runs_supported_strata_on_columns_and_the_rest_on_rows():
@@ -137,7 +137,7 @@ def test_forced_columns_runs_supported_strata_on_columns_and_the_rest_on_rows():
     cols = chronolog.reason(PROGRAM + facts, engine="columns")
     assert cols.to_text() == rows.to_text()
     ran = set(cols.stats["executors"].values())
-    assert ran == {"rows", "columns"}  # c is recursive: rows
+    assert ran == {"rows", "columns"}  # c has a condition: rows
 
 
 def test_times_beyond_64_bits_fall_back_to_rows_exactly():
@@ -187,3 +187,20 @@ def test_given_arrow_tables_give_the_same_model_on_both_executors():
     t = cols.to_arrow("q", ["x", "y"])
     assert t.num_rows == sum(len(v) for v in rows.store.get("q").atoms.values())
     assert t.schema.names == ["x", "y", "start", "end", "start_closed", "end_closed"]
+
+
+def test_recursive_strata_run_seminaive_on_columns():
+    prog = "path(X,Y) :- edge(X,Y).  path(X,Z) :- path(X,Y), [-][0,1] edge(Y,Z), not cut(Z).  reach(X) :- path(a, X)."
+    import random
+
+    rnd = random.Random(7)
+    facts = []
+    for _ in range(60):
+        x, y, t = rnd.randrange(12), rnd.randrange(12), rnd.randrange(20)
+        facts.append(f"edge(n{x},n{y})@[{t},{t + rnd.randrange(1, 6)}{rnd.choice(')]')}")
+    facts += ["edge(a,n0)@[0,30]", "cut(n3)@(2,9]"]
+    data = ". ".join(facts) + "."
+    rows = chronolog.reason(prog + data, engine="rows")
+    cols = chronolog.reason(prog + data, engine="columns")
+    assert set(cols.stats["executors"].values()) == {"columns"}
+    assert cols.to_text() == rows.to_text()

@@ -27,8 +27,8 @@ AUTO_MIN_FACTS = 20_000  # below this, the rows start faster than columns pay of
 
 def unsupported(stratum):
     """Why the columnar executor cannot run ``stratum`` (None when it can)."""
-    if stratum.recursive:
-        return "recursive"
+    if stratum.shifting_rules:
+        return "recursive through time"
     for r in stratum.rules:
         if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
             kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
@@ -91,6 +91,7 @@ class HybridEvaluator(Evaluator):
         if self.plan.uses_top:
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
         self._tables = {}
+        self._delta = {}
         self._terms = None
         self._scale = None
         for stratum in self.plan.strata:
@@ -141,7 +142,13 @@ class HybridEvaluator(Evaluator):
         return self._scale
 
     def table(self, pred: str, view: str = "full"):
-        """The coalesced columns of ``pred`` (encoded from the store once)."""
+        """The coalesced columns of ``pred`` (encoded from the store once);
+        ``view="delta"``: only its new maximal intervals of the last round."""
+        if view == "delta":
+            from .relation import empty
+
+            d = self._delta.get(pred)
+            return d if d is not None else empty(self._arity(pred))
         import polars as pl
 
         from .coalesce import coalesce
@@ -194,56 +201,85 @@ class HybridEvaluator(Evaluator):
         return 0
 
     def _run_columns(self, stratum) -> None:
+        """Seminaive on column deltas: round 1 runs every rule over the full
+        relations; each later round runs, per rule and per body atom whose
+        predicate changed, one variant reading only that atom's delta (the
+        maximal intervals that are new) and the rest in full."""
+        from .relation import to_atoms
+
+        self._time_scale()
+        self._delta = {}
+        delta = self._merge_round(stratum, [(rule, None) for rule in stratum.rules])
+        rounds = 1
+        while delta and stratum.recursive:
+            rounds += 1
+            self._delta = delta
+            variants = [
+                (rule, i)
+                for rule in stratum.rules
+                for i, lit in enumerate(rule.body)
+                if isinstance(lit, Scan) and lit.pred in delta
+            ]
+            delta = self._merge_round(stratum, variants)
+        self._delta = {}
+        terms, scale = self.terms, self._scale
+        for pred in stratum.preds:
+            df = self._tables.get(pred)
+            if df is not None:
+                arity = self._arity(pred)
+                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+                self.stats["derivations"] += df.height
+        self.stats["rounds"] += rounds
+
+    def _merge_round(self, stratum, variants) -> dict:
+        """Runs ``variants`` (rule, delta position), merges what they derive
+        into the stratum's relations; returns the new maximal intervals."""
         import polars as pl
 
         from .coalesce import coalesce
-        from .relation import term_columns, to_atoms
+        from .relation import term_columns
 
-        self._time_scale()
         outs: dict = {p: [] for p in stratum.preds}
-        for rule in stratum.rules:
-            df = _drain(self._rule_pipeline(rule))
+        for rule, driver in variants:
+            df = _drain(self._rule_pipeline(rule, driver))
             if df is not None:
-                outs[rule.head_pred].append(df)
-        results = {}
+                outs[rule.head_pred].append(df.cast(pl.Int64))
+        delta = {}
         for pred, parts in outs.items():
-            arity = self._arity(pred)
             old = self.table(pred)
             if not parts:
                 continue
-            names = term_columns(arity)
-            results[pred] = coalesce(pl.concat([old, *[p.cast(pl.Int64) for p in parts]], how="vertical_relaxed"), names)
-        terms, scale = self.terms, self._scale
-        for pred, df in results.items():
-            self._tables[pred] = df
-            arity = self._arity(pred)
-            self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
-            self.stats["derivations"] += df.height
-        self.stats["rounds"] += 1
+            names = term_columns(self._arity(pred))
+            merged = coalesce(pl.concat([old, *parts], how="vertical_relaxed"), names)
+            new = merged.join(old, on=[*names, "s", "e"], how="anti") if old.height else merged
+            self._tables[pred] = merged
+            if new.height:
+                delta[pred] = new
+        return delta
 
-    def _rule_pipeline(self, rule):
+    def _rule_pipeline(self, rule, driver=None):
         from .difference import DifferenceNode
         from .join import JoinNode
         from .output import OutputNode
-        from .scan import FULL, ScanNode
+        from .scan import DELTA, FULL, ScanNode
         from .temporal import TemporalNode
 
         def size(pred):
             return self.table(pred).height
 
-        def atom(lit):
-            node = ScanNode(lit.pred, lit.terms, FULL, self)
+        def atom(pos, lit):
+            node = ScanNode(lit.pred, lit.terms, DELTA if pos == driver else FULL, self)
             if lit.box is not None or lit.shift is not None:
                 node = TemporalNode(node, lit.box, lit.shift, self._scale)
             return node
 
-        order = order_body(rule, choose_driver(rule, size), size)
+        order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
         node = None
-        for _, lit in order:
+        for pos, lit in order:
             if node is None:
-                node = atom(lit)
+                node = atom(pos, lit)
             elif isinstance(lit, Scan):
-                node = JoinNode(node, atom(lit), str(ast.Atom(lit.pred, lit.terms)))
+                node = JoinNode(node, atom(pos, lit), str(ast.Atom(lit.pred, lit.terms)))
             elif isinstance(lit, NegScan):
                 node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
         horizon = None if rule.fresh else self.horizon

@@ -50,6 +50,7 @@ def back(df) -> list:
     return [SCALE.interval(s, e) for s, e in zip(df["s"].to_list(), df["e"].to_list())]
 
 
+@settings(deadline=None)
 @given(intervals())
 def test_codes_round_trip(iv):
     s, e = SCALE.codes(iv)
@@ -57,6 +58,7 @@ def test_codes_round_trip(iv):
     assert SCALE.interval(s, e) == iv
 
 
+@settings(deadline=None)
 @given(intervals(), intervals())
 def test_intersection_is_max_start_min_end(a, b):
     (s1, e1), (s2, e2) = SCALE.codes(a), SCALE.codes(b)
@@ -65,7 +67,7 @@ def test_intersection_is_max_start_min_end(a, b):
     assert (SCALE.interval(s, e) if s < e else None) == want
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(intervals(), max_size=6), windows(), st.booleans())
 def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
     from chronolog.engine.columns.temporal import apply, box_codes, shift_codes
@@ -79,7 +81,7 @@ def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
     assert got == [r for iv in ivs if (r := tl.box(iv, bw)) is not None]
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=12))
 def test_coalesce_kernel_matches_the_rows(rows):
     from chronolog.engine.columns.coalesce import coalesce
@@ -94,7 +96,7 @@ def test_coalesce_kernel_matches_the_rows(rows):
     assert got == {k: tl.coalesce(v) for k, v in want.items()}
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=6), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8))
 def test_difference_kernel_matches_the_rows(rows, holes):
     from chronolog.engine.columns.coalesce import coalesce

@@ -22,7 +22,10 @@ from .encoding import Dictionary, Fallback, TimeScale, window_points
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
-AUTO_MIN_FACTS = 20_000  # below this, the rows start faster than columns pay off
+# auto: columns when the run is given this many facts (bench/README.md:
+# temporal LUBM at 100k facts reasons 2x faster on rows, at 1M 1.5x faster
+# on columns; the 4-rule workload at 500k is faster on columns)
+AUTO_MIN_FACTS = 300_000
 
 
 def unsupported(stratum):
@@ -50,7 +53,7 @@ def where_runs(stratum, engine: str = "auto") -> str:
         return "rows (forced)"
     if engine == "columns":
         return "columns"
-    return f"columns when the input has {AUTO_MIN_FACTS:,}+ facts, else rows"
+    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given, else rows"
 
 
 class HybridEvaluator(Evaluator):
@@ -75,16 +78,7 @@ class HybridEvaluator(Evaluator):
             return False
         if self.engine == "columns":
             return True
-        return sum(self._size(p) for p in stratum.reads) >= AUTO_MIN_FACTS
-
-    def _size(self, pred: str) -> int:
-        """Facts of ``pred``, without building rows for a given table."""
-        if pred in self._tables:
-            return self._tables[pred].height
-        if self.store.pending(pred) and pred in self.given_tables:
-            return self.given_tables[pred].num_rows
-        rel = self.store.get(pred)
-        return rel.fact_count() if rel is not None else 0
+        return self._given_size >= AUTO_MIN_FACTS
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)
@@ -94,6 +88,9 @@ class HybridEvaluator(Evaluator):
         self._delta = {}
         self._terms = None
         self._scale = None
+        self._given_size = sum(t.num_rows for t in self.given_tables.values()) + sum(
+            r.fact_count() for r in self.store.materialised().values()
+        )
         for stratum in self.plan.strata:
             ran = "rows"
             if self._use_columns(stratum):

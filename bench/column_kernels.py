@@ -8,8 +8,8 @@ Intervals are encoded as in engine/columns: ``s = 2*lo + (0 if closed else 1)``,
   intersection (s = max, e = min, keep s < e);
 * coalesce: sort by (key, s), running maximum of e per key, a new group where
   s lies beyond it, then min s / max e per group;
-* difference: rows minus the union of holes with the same key (holes given
-  maximal).
+(Negation as interval difference is a join with the holes plus a sort, so
+it follows the join and the sort; engine/columns/difference.py.)
 
     python bench/column_kernels.py [ROWS]
 """
@@ -50,22 +50,6 @@ def polars_kernels(a, b):
     c = c.with_columns(g=(pl.col("prev").is_null() | (pl.col("s") > pl.col("prev"))).cum_sum())
     c = c.group_by("g").agg(pl.col("k").first(), pl.col("s").min(), pl.col("e").max())
     out["coalesce"] = (time.perf_counter() - t, c.height)
-    H = c.select("k", "s", "e")
-    t = time.perf_counter()
-    rows = A.with_row_index("r")
-    m = rows.join(H, on="k", how="inner").filter((pl.col("s_right") < pl.col("e")) & (pl.col("e_right") > pl.col("s")))
-    # gaps between the holes meeting each row
-    m = m.sort("r", "s_right").with_columns(
-        gs=pl.col("e_right").shift(1).over("r").fill_null(pl.col("s")),
-        ge=pl.col("s_right"),
-    )
-    last = m.group_by("r").agg(pl.col("k").first(), gs=pl.col("e_right").max(), ge=pl.col("e").first())
-    pieces = pl.concat([m.select("r", "k", pl.max_horizontal("gs", "s").alias("s"), pl.col("ge").alias("e")),
-                        last.select("r", "k", pl.col("gs").alias("s"), pl.col("ge").alias("e"))])
-    pieces = pieces.filter(pl.col("s") < pl.col("e"))
-    untouched = rows.join(m.select("r").unique(), on="r", how="anti").select("r", "k", "s", "e")
-    d = pl.concat([untouched, pieces])
-    out["difference"] = (time.perf_counter() - t, d.height)
     return out
 
 

@@ -141,10 +141,15 @@ class HybridEvaluator(Evaluator):
     def table(self, pred: str, view: str = "full"):
         """The coalesced columns of ``pred`` (encoded from the store once);
         ``view="delta"``: only its new maximal intervals of the last round."""
-        if view == "delta":
-            from .relation import empty
+        if view in ("delta", "old"):
+            from .relation import empty, term_columns
 
             d = self._delta.get(pred)
+            if view == "old":  # everything but the delta
+                full = self.table(pred)
+                if d is None or not full.height:
+                    return full
+                return full.join(d, on=[*term_columns(self._arity(pred)), "s", "e"], how="anti")
             return d if d is not None else empty(self._arity(pred))
         import polars as pl
 
@@ -198,10 +203,11 @@ class HybridEvaluator(Evaluator):
         return 0
 
     def _run_columns(self, stratum) -> None:
-        """Seminaive on column deltas: round 1 runs every rule over the full
-        relations; each later round runs, per rule and per body atom whose
-        predicate changed, one variant reading only that atom's delta (the
-        maximal intervals that are new) and the rest in full."""
+        """Seminaive on column deltas, as the rows do: round 1 runs every rule
+        over the full relations; each later round runs, per rule and per body
+        atom whose predicate changed, one variant reading only that atom's
+        delta (the maximal intervals that are new), the atoms before it the
+        old facts and those after it everything (no instance twice)."""
         from .relation import to_atoms
 
         self._time_scale()
@@ -225,7 +231,6 @@ class HybridEvaluator(Evaluator):
             if df is not None:
                 arity = self._arity(pred)
                 self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
-                self.stats["derivations"] += df.height
         self.stats["rounds"] += rounds
 
     def _merge_round(self, stratum, variants) -> dict:
@@ -241,6 +246,7 @@ class HybridEvaluator(Evaluator):
             df = _drain(self._rule_pipeline(rule, driver))
             if df is not None:
                 outs[rule.head_pred].append(df.cast(pl.Int64))
+                self.stats["derivations"] += df.height
         delta = {}
         for pred, parts in outs.items():
             old = self.table(pred)
@@ -258,14 +264,22 @@ class HybridEvaluator(Evaluator):
         from .difference import DifferenceNode
         from .join import JoinNode
         from .output import OutputNode
-        from .scan import DELTA, FULL, ScanNode
+        from .scan import DELTA, FULL, OLD, ScanNode
         from .temporal import TemporalNode
 
         def size(pred):
             return self.table(pred).height
 
+        def view(pos, lit):
+            # non-repetition: atoms before the delta's one read the old facts
+            if driver is None:
+                return FULL
+            if pos == driver:
+                return DELTA
+            return OLD if pos < driver and lit.pred in self._delta else FULL
+
         def atom(pos, lit):
-            node = ScanNode(lit.pred, lit.terms, DELTA if pos == driver else FULL, self)
+            node = ScanNode(lit.pred, lit.terms, view(pos, lit), self)
             if lit.box is not None or lit.shift is not None:
                 node = TemporalNode(node, lit.box, lit.shift, self._scale)
             return node

@@ -189,6 +189,17 @@ def parse_horizon(h, calendar=None, what="horizon"):
     return make(lo, hi, True, True)
 
 
+def _engine_choice(engine) -> str:
+    import os
+
+    from chronolog.engine.columns.evaluator import ENGINES
+
+    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
+    if choice not in ENGINES:
+        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
+    return choice
+
+
 def reason(
     program: Union[str, Path, ast.Program],
     facts=None,
@@ -202,6 +213,7 @@ def reason(
     base_dir: Optional[Path] = None,
     max_rounds: Optional[int] = None,
     progress=None,
+    engine: Optional[str] = None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -220,6 +232,10 @@ def reason(
     ``explain``: record one derivation per derived piece (``Model.explain``).
     ``max_rounds``: how many rounds a recursion may take before it is
     reported as not reaching a fixpoint (default 100,000).
+    ``engine``: ``"auto"`` (default; the environment variable
+    ``CHRONOLOG_ENGINE`` overrides it), ``"rows"`` or ``"columns"``: which
+    executor runs the strata the columnar executor supports (others always
+    run on rows; ``chronolog plan`` says which run where).  Same model.
     ``progress``: True draws a progress bar on standard error; a callable
     is called with a ``chronolog.progress.Progress`` after every round.
     """
@@ -229,7 +245,7 @@ def reason(
         return Reasoner(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
-            max_rounds=max_rounds, progress=report,
+            max_rounds=max_rounds, progress=report, engine=engine,
         ).model
 
 
@@ -259,6 +275,7 @@ class Reasoner:
         base_dir: Optional[Path] = None,
         max_rounds: Optional[int] = None,
         progress=None,
+        engine: Optional[str] = None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
 
@@ -267,6 +284,7 @@ class Reasoner:
         self.max_rounds = max_rounds
         self.dialect = dialect
         self._progress = progress  # a callback (chronolog/progress.py)
+        self.engine = _engine_choice(engine)
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
@@ -348,10 +366,17 @@ class Reasoner:
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
-        self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+        if self.engine == "rows":
+            self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+        else:
+            from chronolog.engine.columns.evaluator import HybridEvaluator
+
+            self.evaluator = HybridEvaluator(
+                self.plan, store, hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds
+            )
         self.evaluator.progress = self._progress
         self.evaluator.run()
-        self.model = Model(store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
+        self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
 

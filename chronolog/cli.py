@@ -81,7 +81,8 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
 @click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds, out_format, plot_to, progress):
+@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds, out_format, plot_to, progress, engine):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -109,7 +110,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         with _notes():
             model = reason(
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
-                placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress),
+                placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
         win = parse_horizon(window, model.calendar, "--window") if window is not None else None
         rows = output_rows(model, win)
@@ -211,8 +212,9 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None)
-def plan(program, dialect):
-    """Print the plan of PROGRAM: strata, normalised rules and node pipelines."""
+@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
+def plan(program, dialect, engine):
+    """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
 
@@ -220,7 +222,7 @@ def plan(program, dialect):
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
-        click.echo(make_plan(prog).describe())
+        click.echo(make_plan(prog).describe(engine))
     except ChronologError as e:
         _fail(e)
 

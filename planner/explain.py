@@ -63,7 +63,8 @@ def describe_partitioning(plan) -> str:
     return f"partitioning: by key {keys}" if keys else "partitioning: none (no predicate has arguments)"
 
 
-def describe_plan(plan) -> str:
+def describe_plan(plan, engine: str = "auto") -> str:
+    from chronolog.engine.columns.evaluator import where_runs
     from chronolog.engine.rows.pipeline import build_rule_pipeline, build_since_pipeline, describe_pipeline
     from chronolog.planner.ir import SinceRule
 
@@ -79,6 +80,7 @@ def describe_plan(plan) -> str:
         tag = "recursive" if st.recursive else "non-recursive"
         out.append("")
         out.append(f"stratum {st.index} ({tag}): {', '.join(sorted(st.preds))}")
+        out.append(f"  runs on {where_runs(st, engine)}")
         if st.shifting_rules:
             out.append("  moves time inside its cycle through:")
             for r in st.shifting_rules:

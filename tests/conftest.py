@@ -23,3 +23,20 @@ def spark():
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()
+
+
+@pytest.fixture(params=["rows", "columns"], scope="module")
+def executor(request):
+    """Runs a test once per executor (chronolog.reason honours
+    CHRONOLOG_ENGINE): both must give the same models.  Module-scoped so
+    that hypothesis tests can use it; subprocesses inherit the variable.  "columns" forces the
+    columnar executor on every stratum it supports, however small."""
+    import os
+
+    old = os.environ.get("CHRONOLOG_ENGINE")
+    os.environ["CHRONOLOG_ENGINE"] = request.param
+    yield request.param
+    if old is None:
+        del os.environ["CHRONOLOG_ENGINE"]
+    else:
+        os.environ["CHRONOLOG_ENGINE"] = old

@@ -38,6 +38,8 @@ import pytest
 
 import chronolog
 
+pytestmark = pytest.mark.usefixtures("executor")  # every test on both executors
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)

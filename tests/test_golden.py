@@ -5,6 +5,8 @@ import pytest
 import chronolog
 from chronolog import InconsistencyError, ProgramError
 
+pytestmark = pytest.mark.usefixtures("executor")  # every test on both executors
+
 
 def text(program, facts=None, **kw):
     return chronolog.reason(program, facts, **kw).to_text().splitlines()

@@ -14,6 +14,8 @@ from chronolog.language.timeline import format_interval, intersect
 from chronolog.language.vadalog import parse
 from oracle.pointwise import Grid, OracleError, evaluate, evaluate_text
 
+pytestmark = pytest.mark.usefixtures("executor")  # every test on both executors
+
 INF = math.inf
 
 

@@ -46,7 +46,10 @@ def _engine_ready() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(not _engine_ready(), reason="chronolog.reason is not implemented yet")
+pytestmark = [
+    pytest.mark.skipif(not _engine_ready(), reason="chronolog.reason is not implemented yet"),
+    pytest.mark.usefixtures("executor"),  # every test on both executors
+]
 
 
 def _norm_num(x):

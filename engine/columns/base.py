@@ -1,0 +1,39 @@
+"""The pull interface of engine/node.py for columns: a batch is a polars
+DataFrame (one column per bound variable, ``v:NAME``, and the interval codes
+``s``, ``e``) instead of a list of Python tuples."""
+
+from __future__ import annotations
+
+from ..node import Node
+
+
+class ColumnMapNode(Node):
+    """A node that turns each input batch into one output batch (or none)."""
+
+    def __init__(self, child):
+        self.child = child
+        self.children = (child,)
+        self._batch = None
+
+    def next(self) -> bool:
+        while self.child.next():
+            out = self.process(self.child.get())
+            if out is not None and out.height:
+                self._batch = out
+                return True
+        return False
+
+    def process(self, df):
+        raise NotImplementedError
+
+
+def drain(node):
+    """Every batch of ``node`` as one DataFrame, or None when it gives none."""
+    import polars as pl
+
+    parts = []
+    while node.next():
+        parts.append(node.get())
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")

@@ -1,0 +1,70 @@
+"""DifferenceNode: ``not p(...)`` as interval difference.  The holes are the
+facts of ``p`` (a lower stratum, complete) projected to the variables bound
+before, coalesced per key (free variables are existential: "no p(X, _) at
+all"); each row keeps the gaps between the holes that meet it."""
+
+from __future__ import annotations
+
+from .base import ColumnMapNode, drain
+from .coalesce import coalesce
+
+
+class DifferenceNode(ColumnMapNode):
+    def __init__(self, child, holes_scan, label: str):
+        super().__init__(child)
+        self.holes_scan = holes_scan
+        self._label = label
+        self._holes = None
+
+    def label(self) -> str:
+        return f"Difference not {self._label}"
+
+    def reset(self) -> None:
+        super().reset()
+        self.holes_scan.reset()
+        self._holes = None
+
+    def process(self, df):
+        import polars as pl
+
+        if self._holes is None:
+            h = drain(self.holes_scan)
+            self._holes = False if h is None else h
+        holes = self._holes
+        if holes is False:
+            return df
+        keys = [c for c in holes.columns if c.startswith("v:") and c in df.columns]
+        holes = coalesce(holes.select(*keys, "s", "e"), keys).rename({"s": "hs", "e": "he"})
+        return subtract(df, holes, keys)
+
+
+def subtract(df, holes, keys):
+    """Rows of ``df`` minus the maximal intervals ``holes`` (``hs``, ``he``)
+    with the same ``keys``."""
+    import polars as pl
+
+    rows = df.with_row_index("_r")
+    if keys:
+        m = rows.join(holes, on=keys, how="inner")
+    else:
+        m = rows.join(holes, how="cross")
+    m = m.filter((pl.col("hs") < pl.col("e")) & (pl.col("he") > pl.col("s")))
+    if m.height == 0:
+        return df
+    m = m.sort("_r", "hs")
+    m = m.with_columns(prev=pl.col("he").shift(1).over("_r"))
+    # the gap before each hole: from the previous hole's end (or the row's start)
+    before = m.select(
+        pl.exclude("s", "e", "hs", "he", "prev"),
+        pl.max_horizontal(pl.coalesce("prev", "s"), "s").alias("s"),
+        pl.col("hs").alias("e"),
+    )
+    # the gap after the last hole of each row
+    after = m.group_by("_r", maintain_order=True).agg(pl.all().last()).select(
+        pl.exclude("s", "e", "hs", "he", "prev"), pl.col("he").alias("s"), pl.col("e")
+    )
+    touched = m.select("_r").unique()
+    untouched = rows.join(touched, on="_r", how="anti")
+    cols = untouched.columns
+    pieces = pl.concat([untouched, before.select(cols), after.select(cols)], how="vertical_relaxed")
+    return pieces.filter(pl.col("s") < pl.col("e")).drop("_r")

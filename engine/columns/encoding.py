@@ -1,0 +1,142 @@
+"""Terms and time as integers, exactly.
+
+Terms: one :class:`Dictionary` per run maps each value to a code.  It is a
+Python dict, so two values get the same code exactly when the row engine's
+dicts and tuples treat them as the same term (``1``, ``1.0`` and
+``Fraction(1)`` are one term there, and so they are here).
+
+Time: every time point and window of a run is a rational; :class:`TimeScale`
+multiplies them by the least common denominator ``L`` of all of them, so a
+point is an exact integer.  An interval is two integers on the doubled grid::
+
+    s = 2*lo*L + (0 if lo closed else 1)      e = 2*hi*L + (1 if hi closed else 0)
+
+and stands for the integer range ``[s, e)``: the even number ``2t`` is the
+point ``t``, the odd ``2t+1`` the open stretch just after it.  With that one
+encoding intersection is ``max(s), min(e)``, an interval is non-empty when
+``s < e``, two intervals touch (overlap or meet at a covered point) when the
+later start is ``<=`` the earlier end, and sorting by ``s`` puts a closed start
+before an open one at the same point (the rows' ``start_key``).  The unbounded
+ends are the sentinels ``NEG``/``POS``, far outside every finite code; a finite
+result that leaves ``(-LIMIT, LIMIT)`` raises :class:`Fallback` (the stratum
+then runs on the row executor), so nothing ever wraps or rounds.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import lcm
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+NEG = -(2**62)
+POS = 2**62
+LIMIT = 2**60  # finite codes stay inside (-LIMIT, LIMIT); sums of two stay far from the sentinels
+MAX_SCALE = 2**24  # a larger common denominator is treated as "exploding": rows instead
+
+
+class Fallback(Exception):
+    """The columnar executor cannot run this stratum exactly; rows will."""
+
+
+class Dictionary:
+    """Term value <-> integer code, one per run (dict equality, as the rows)."""
+
+    def __init__(self):
+        self.codes: dict = {}
+        self.values: list = []
+
+    def code(self, value) -> int:
+        c = self.codes.get(value)
+        if c is None:
+            c = self.codes[value] = len(self.values)
+            self.values.append(value)
+        return c
+
+    def lookup(self, value):
+        """The code of ``value``, or None when no fact of the run has it."""
+        return self.codes.get(value)
+
+
+def _denominator(x) -> int:
+    return x.denominator if type(x) is Fraction else 1
+
+
+class TimeScale:
+    """The common integer scale of a run's time points."""
+
+    def __init__(self, scale: int = 1):
+        self.scale = scale
+
+    @staticmethod
+    def for_points(points) -> "TimeScale":
+        """The least common denominator of ``points`` (finite rationals, ±inf)."""
+        den = 1
+        for p in points:
+            if type(p) is Fraction:
+                den = lcm(den, p.denominator)
+                if den > MAX_SCALE:
+                    raise Fallback(f"time points with a common denominator above {MAX_SCALE}")
+        return TimeScale(den)
+
+    def unit(self, t) -> int:
+        """A finite time point in units of 1/scale (exact; Fallback if not on the grid)."""
+        v = t * self.scale
+        if type(v) is Fraction:
+            if v.denominator != 1:
+                raise Fallback(f"time point {t} is not a multiple of 1/{self.scale}")
+            v = v.numerator
+        if not -LIMIT < 2 * v < LIMIT:
+            raise Fallback(f"time point {t} is outside 64-bit codes")
+        return int(v)
+
+    def start(self, lo, closed) -> int:
+        if lo == NEG_INF:
+            return NEG
+        return 2 * self.unit(lo) + (0 if closed else 1)
+
+    def end(self, hi, closed) -> int:
+        if hi == POS_INF:
+            return POS
+        return 2 * self.unit(hi) + (1 if closed else 0)
+
+    def codes(self, iv) -> tuple:
+        lo, hi, lc, hc = iv
+        return self.start(lo, lc), self.end(hi, hc)
+
+    def point(self, units: int):
+        """Units back to the row engine's number (int when whole)."""
+        if self.scale == 1:
+            return units
+        f = Fraction(units, self.scale)
+        return f.numerator if f.denominator == 1 else f
+
+    def interval(self, s: int, e: int) -> tuple:
+        """Codes back to the row engine's interval tuple."""
+        lo = NEG_INF if s == NEG else self.point(s >> 1)
+        hi = POS_INF if e == POS else self.point(e >> 1)
+        return (lo, hi, s != NEG and not (s & 1), e != POS and bool(e & 1))
+
+    def window(self, w) -> tuple:
+        """An operator window in units: ``(d1, d2, c1, c2)`` with ±inf kept."""
+        d1, d2, c1, c2 = w
+        u1 = d1 if d1 in (NEG_INF, POS_INF) else self.unit(d1)
+        u2 = d2 if d2 in (NEG_INF, POS_INF) else self.unit(d2)
+        return u1, u2, c1, c2
+
+
+def window_points(plan, horizon) -> list:
+    """Every finite number a run's windows and horizon bring to time."""
+    pts = []
+    rules = list(plan.rules) + list(plan.constraints)
+    for r in rules:
+        for w in (getattr(r, "head_shift", None), getattr(r, "window", None)):
+            if w is not None:
+                pts.extend(w[:2])
+        for lit in getattr(r, "body", ()):
+            for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
+                if w is not None:
+                    pts.extend(w[:2])
+    if horizon is not None:
+        pts.extend(horizon[:2])
+    return [p for p in pts if p not in (NEG_INF, POS_INF)]

@@ -1,0 +1,326 @@
+"""The executor choice per stratum, and the columnar run of a stratum.
+
+:class:`HybridEvaluator` is the row :class:`Evaluator` with one change: a
+stratum the columnar executor supports (see :func:`unsupported`) runs as
+vectorised kernels over whole relations, when the choice says so; every
+other stratum, and everything after the first run (``Reasoner.add``), runs
+on rows exactly as before.  Relations cross between the two through the
+store: columns read a row stratum's relation by encoding it once, and a row
+stratum (or the Model) reads a column stratum's relation through
+:class:`LazyStore`, which builds the Python rows only then.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
+from chronolog.planner.normalize import TOP
+
+from ..rows.evaluator import Evaluator
+from ..rows.pipeline import choose_driver, order_body
+from .encoding import Dictionary, Fallback, TimeScale, window_points
+from .store import LazyStore
+
+ENGINES = ("auto", "rows", "columns")
+# auto: columns when the run is given this many facts (bench/README.md:
+# temporal LUBM at 100k facts reasons 2x faster on rows, at 1M 1.5x faster
+# on columns; the 4-rule workload at 500k is faster on columns)
+AUTO_MIN_FACTS = 300_000
+
+
+def unsupported(stratum):
+    """Why the columnar executor cannot run ``stratum`` (None when it can)."""
+    if stratum.shifting_rules:
+        return "recursive through time"
+    for r in stratum.rules:
+        if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+            kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
+            return kind
+        for lit in r.body:
+            if isinstance(lit, (Condition, Assign)):
+                return "conditions or assignments"
+            if isinstance(lit, Scan) and lit.group is not None:
+                return "time grouping"
+    return None
+
+
+def where_runs(stratum, engine: str = "auto") -> str:
+    """What ``chronolog plan`` says about a stratum's executor."""
+    why = unsupported(stratum)
+    if why is not None:
+        return f"rows ({why})"
+    if engine == "rows":
+        return "rows (forced)"
+    if engine == "columns":
+        return "columns"
+    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given, else rows"
+
+
+class HybridEvaluator(Evaluator):
+    """``tables``: given facts as Arrow tables in the layout of
+    connectors/arrow.py, ``{pred: table}``; columns read them with kernels,
+    rows only if a row stratum or the Model asks for them."""
+
+    def __init__(self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto", tables=None, max_rounds=None):
+        super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base, max_rounds=max_rounds)
+        self.engine = engine
+        self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
+        self._tables: dict = {}
+        self.given_tables = dict(tables or {})
+        self._beside: dict = {}  # pred -> the rows given beside its table
+        for pred, table in self.given_tables.items():
+            self._beside[pred] = self.store.materialised().get(pred)
+            self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
+
+    # ------------------------------------------------------------ choice
+    def _use_columns(self, stratum) -> bool:
+        if self.engine == "rows" or self.explain or unsupported(stratum) is not None:
+            return False
+        if self.engine == "columns":
+            return True
+        return self._given_size >= AUTO_MIN_FACTS
+
+    def run(self) -> None:
+        self.plan.check_horizon(self.horizon)
+        if self.plan.uses_top:
+            self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
+        self._tables = {}
+        self._delta = {}
+        self._terms = None
+        self._scale = None
+        self._given_size = sum(t.num_rows for t in self.given_tables.values()) + sum(
+            r.fact_count() for r in self.store.materialised().values()
+        )
+        for stratum in self.plan.strata:
+            ran = "rows"
+            if self._use_columns(stratum):
+                try:
+                    self._run_columns(stratum)
+                    ran = "columns"
+                except Fallback as e:
+                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e}")
+            if ran == "rows":
+                self._forget(stratum.preds)
+                self.run_stratum(stratum)
+            self.executors[stratum.index] = ran
+        self.stats["executors"] = dict(self.executors)
+        self.check_constraints()
+
+    def update(self, new_facts) -> None:
+        """Updates run on rows (``Reasoner.add``): the columns go stale."""
+        self._tables = {}
+        super().update(new_facts)
+
+    def _forget(self, preds) -> None:
+        for p in preds:
+            self._tables.pop(p, None)
+
+    # ------------------------------------------------------------ columns
+    @property
+    def terms(self) -> Dictionary:
+        if self._terms is None:
+            self._terms = Dictionary()
+        return self._terms
+
+    def _time_scale(self) -> TimeScale:
+        if self._scale is None:
+            import pyarrow as pa
+
+            pts = window_points(self.plan, self.horizon)
+            for pred, table in self.given_tables.items():
+                if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end") if c in table.schema.names):
+                    pts.extend(x for _, iv in self._table_rows(pred) for x in iv[:2])
+            for rel in list(self.store.materialised().values()):
+                for ivs in rel.atoms.values():
+                    for iv in ivs:
+                        pts.append(iv[0])
+                        pts.append(iv[1])
+            self._scale = TimeScale.for_points(pts)
+        return self._scale
+
+    def table(self, pred: str, view: str = "full"):
+        """The coalesced columns of ``pred`` (encoded from the store once);
+        ``view="delta"``: only its new maximal intervals of the last round."""
+        if view in ("delta", "old"):
+            from .relation import empty, term_columns
+
+            d = self._delta.get(pred)
+            if view == "old":  # everything but the delta
+                full = self.table(pred)
+                if d is None or not full.height:
+                    return full
+                return full.join(d, on=[*term_columns(self._arity(pred)), "s", "e"], how="anti")
+            return d if d is not None else empty(self._arity(pred))
+        import polars as pl
+
+        from .coalesce import coalesce
+        from .relation import empty, from_arrow, from_relation, term_columns
+
+        df = self._tables.get(pred)
+        if df is None:
+            arity = self._arity(pred)
+            if pred in self.given_tables and self.store.pending(pred):
+                df = from_arrow(self.given_tables[pred], arity, self.terms, self._scale, pred)
+                old = self._beside.get(pred)
+                if old is not None and old.atoms:  # rows given beside the table
+                    df = coalesce(pl.concat([df, from_relation(old, arity, self.terms, self._scale)]), term_columns(arity))
+            else:
+                rel = self.store.get(pred)
+                df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
+            self._tables[pred] = df
+        return df
+
+    def _table_rows(self, pred):
+        from chronolog.connectors.arrow import table_to_rows
+
+        return table_to_rows(self.given_tables[pred], pred)
+
+    def to_arrow(self, pred: str, names, calendar=None):
+        """``pred``'s facts as an Arrow table straight from the columns (no
+        Python row per fact on the way), or None when rows computed them."""
+        from .relation import to_arrow
+
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        return to_arrow(df, self._arity(pred), self.terms, self._scale, names, calendar)
+
+    def _arity(self, pred: str) -> int:
+        if pred == TOP:
+            return 0
+        for r in self.plan.rules:
+            if r.head_pred == pred:
+                return len(r.head_terms)
+            for lit in r.body:
+                if getattr(lit, "pred", None) == pred:
+                    return len(lit.terms)
+        known = self.plan.arities.get(pred)
+        if known is not None:
+            return known[0]
+        rel = self.store.get(pred)
+        if rel is not None and rel.atoms:
+            return len(next(iter(rel.atoms)))
+        return 0
+
+    def _run_columns(self, stratum) -> None:
+        """Seminaive on column deltas, as the rows do: round 1 runs every rule
+        over the full relations; each later round runs, per rule and per body
+        atom whose predicate changed, one variant reading only that atom's
+        delta (the maximal intervals that are new), the atoms before it the
+        old facts and those after it everything (no instance twice)."""
+        from .relation import to_atoms
+
+        self._time_scale()
+        self._delta = {}
+        delta = self._merge_round(stratum, [(rule, None) for rule in stratum.rules])
+        rounds = 1
+        while delta and stratum.recursive:
+            rounds += 1
+            self._delta = delta
+            variants = [
+                (rule, i)
+                for rule in stratum.rules
+                for i, lit in enumerate(rule.body)
+                if isinstance(lit, Scan) and lit.pred in delta
+            ]
+            delta = self._merge_round(stratum, variants)
+        self._delta = {}
+        terms, scale = self.terms, self._scale
+        for pred in stratum.preds:
+            df = self._tables.get(pred)
+            if df is not None:
+                arity = self._arity(pred)
+                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+        self.stats["rounds"] += rounds
+
+    def _merge_round(self, stratum, variants) -> dict:
+        """Runs ``variants`` (rule, delta position), merges what they derive
+        into the stratum's relations; returns the new maximal intervals."""
+        import polars as pl
+
+        from .coalesce import coalesce
+        from .relation import term_columns
+
+        outs: dict = {p: [] for p in stratum.preds}
+        for rule, driver in variants:
+            df = _drain(self._rule_pipeline(rule, driver))
+            if df is not None:
+                outs[rule.head_pred].append(df.cast(pl.Int64))
+                self.stats["derivations"] += df.height
+        delta = {}
+        for pred, parts in outs.items():
+            old = self.table(pred)
+            if not parts:
+                continue
+            names = term_columns(self._arity(pred))
+            merged = coalesce(pl.concat([old, *parts], how="vertical_relaxed"), names)
+            new = merged.join(old, on=[*names, "s", "e"], how="anti") if old.height else merged
+            self._tables[pred] = merged
+            if new.height:
+                delta[pred] = new
+        return delta
+
+    def _rule_pipeline(self, rule, driver=None):
+        from .difference import DifferenceNode
+        from .join import JoinNode
+        from .output import OutputNode
+        from .scan import DELTA, FULL, OLD, ScanNode
+        from .temporal import TemporalNode
+
+        def size(pred):
+            return self.table(pred).height
+
+        def view(pos, lit):
+            # non-repetition: atoms before the delta's one read the old facts
+            if driver is None:
+                return FULL
+            if pos == driver:
+                return DELTA
+            return OLD if pos < driver and lit.pred in self._delta else FULL
+
+        def atom(pos, lit):
+            node = ScanNode(lit.pred, lit.terms, view(pos, lit), self)
+            if lit.box is not None or lit.shift is not None:
+                node = TemporalNode(node, lit.box, lit.shift, self._scale)
+            return node
+
+        order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
+        node = None
+        for pos, lit in order:
+            if node is None:
+                node = atom(pos, lit)
+            elif isinstance(lit, Scan):
+                node = JoinNode(node, atom(pos, lit), str(ast.Atom(lit.pred, lit.terms)))
+            elif isinstance(lit, NegScan):
+                node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
+        horizon = None if rule.fresh else self.horizon
+        return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+
+
+def _rows_of_table(pred, table, old):
+    """A builder of ``pred``'s row atoms from its given table (exact reader),
+    merged with rows given beside it."""
+
+    def build():
+        from chronolog.connectors.arrow import table_to_rows
+
+        from ..store import Relation
+
+        rel = Relation(pred)
+        if old is not None:
+            rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
+            rel.raw = old.raw
+        rel.bulk_add(table_to_rows(table, pred))
+        if rel.raw:
+            from chronolog.language.timeline import coalesce
+
+            return {t: coalesce(ivs) for t, ivs in rel.atoms.items()}
+        return rel.atoms
+
+    return build
+
+
+def _drain(node):
+    from .base import drain
+
+    return drain(node)

@@ -1,0 +1,44 @@
+"""JoinNode: hash join of the bindings so far with one more body atom on
+their shared variables, then interval intersection (``max(s)``, ``min(e)``,
+keep ``s < e``).  No shared variable: a cross join, as in the rows."""
+
+from __future__ import annotations
+
+from .base import ColumnMapNode, drain
+
+
+class JoinNode(ColumnMapNode):
+    def __init__(self, child, right, label: str):
+        """``right``: the atom's own pipeline (scan, then box/shift)."""
+        super().__init__(child)
+        self.right = right
+        self._label = label
+        self._table = None
+
+    def label(self) -> str:
+        return f"Join {self._label}"
+
+    def reset(self) -> None:
+        super().reset()
+        self.right.reset()
+        self._table = None
+
+    def process(self, df):
+        import polars as pl
+
+        if self._table is None:
+            self._table = drain(self.right)
+            if self._table is None:
+                self._table = False
+        right = self._table
+        if right is False:
+            return None
+        shared = [c for c in df.columns if c.startswith("v:") and c in right.columns]
+        right = right.rename({"s": "s_r", "e": "e_r"})
+        j = df.join(right, on=shared, how="inner") if shared else df.join(right, how="cross")
+        j = j.with_columns(
+            pl.max_horizontal("s", "s_r").alias("s"), pl.min_horizontal("e", "e_r").alias("e")
+        ).drop("s_r", "e_r")
+        return j.filter(pl.col("s") < pl.col("e"))
+
+

@@ -1,0 +1,42 @@
+"""OutputNode: the end of a rule's pipeline on columns: the head atom's code
+columns from the bindings (constants encoded), a head box (a shift of the
+body interval) and the horizon, which confines the user's predicates."""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+
+from .base import ColumnMapNode
+from .scan import var_column
+from .temporal import apply, shift_codes
+
+
+class OutputNode(ColumnMapNode):
+    def __init__(self, child, head_pred, head_terms, terms_dict, head_shift=None, horizon=None, scale=None):
+        super().__init__(child)
+        self.head_pred, self.head_terms = head_pred, head_terms
+        self.shift_u = scale.window(head_shift) if head_shift is not None else None
+        self.horizon = scale.codes(horizon) if horizon is not None else None
+        self.consts = {i: terms_dict.code(t.value) for i, t in enumerate(head_terms) if isinstance(t, ast.Const)}
+
+    def label(self) -> str:
+        s = f"Output {ast.Atom(self.head_pred, self.head_terms)}"
+        return s + (" (head shift)" if self.shift_u is not None else "")
+
+    def process(self, df):
+        import polars as pl
+
+        if self.shift_u is not None:
+            df = apply(df, shift_codes, self.shift_u)
+        if self.horizon is not None:
+            hs, he = self.horizon
+            df = df.with_columns(pl.col("s").clip(lower_bound=hs), pl.col("e").clip(upper_bound=he)).filter(
+                pl.col("s") < pl.col("e")
+            )
+        cols = []
+        for i, t in enumerate(self.head_terms):
+            if i in self.consts:
+                cols.append(pl.lit(self.consts[i], pl.Int64).alias(str(i)))
+            else:
+                cols.append(pl.col(var_column(t.name)).alias(str(i)))
+        return df.select(*cols, "s", "e")

@@ -1,0 +1,241 @@
+"""Relations as columns: the facts of one predicate as a polars DataFrame with
+one Int64 code column per argument (``"0"``, ``"1"``, …) and the interval
+codes ``s``, ``e`` (encoding.py), always coalesced to maximal intervals.
+
+Conversions live here: to and from the row engine's :class:`Relation` (a
+stratum on columns reads what row strata wrote; a row stratum or the Model
+reads what columns wrote, lazily, see store.py), and to and from Arrow tables
+in the layout of connectors/arrow.py (one column per term, ``start``, ``end``
+with null for an unbounded end, ``start_closed``, ``end_closed``).  Each
+distinct term value goes through the run's Dictionary once; the per-fact work
+is in numpy and Arrow kernels."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .coalesce import coalesce
+from .encoding import LIMIT, NEG, POS, Fallback
+
+
+@contextmanager
+def no_gc():
+    """Bulk conversions create millions of acyclic tuples: the cyclic garbage
+    collector's passes over them cost more than the conversion (measured 5x)."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def term_columns(arity: int) -> list:
+    return [str(i) for i in range(arity)]
+
+
+def _frame(cols: list, s, e):
+    import polars as pl
+
+    names = term_columns(len(cols))
+    data = {**dict(zip(names, cols)), "s": s, "e": e}
+    return pl.DataFrame(data, schema={n: pl.Int64 for n in names + ["s", "e"]})
+
+
+def empty(arity: int):
+    return _frame([[] for _ in range(arity)], [], [])
+
+
+def encode_column(arr, terms):
+    """Codes (numpy int64) of an Arrow array or Python list of term values:
+    each distinct value is coded once, by the run's Dictionary."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
+        values = arr
+        try:
+            arr = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arr = None
+        # only strings and 64-bit integers keep Python equality through Arrow
+        if arr is None or not (pa.types.is_string(arr.type) or pa.types.is_int64(arr.type)):
+            code = terms.code
+            return np.fromiter((code(v) for v in values), dtype=np.int64, count=len(values))
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        raise Fallback("a null term")
+    enc = arr.dictionary_encode()
+    mapping = np.fromiter((terms.code(v) for v in enc.dictionary.to_pylist()), dtype=np.int64, count=len(enc.dictionary))
+    return mapping[enc.indices.to_numpy(zero_copy_only=False)]
+
+
+def _time_units(points, scale, neg_or_pos):
+    """Finite points in units as int64; the infinite one as ``neg_or_pos``."""
+    import numpy as np
+
+    inf = NEG_INF if neg_or_pos == NEG else POS_INF
+    if scale.scale == 1:
+        units = [neg_or_pos if x == inf else x for x in points]
+        out = None
+        if all(type(x) is int for x in units):  # numpy would truncate a Fraction
+            try:
+                out = np.array(units, dtype=np.int64)
+            except OverflowError:
+                out = None
+        if out is not None:
+            fin = out != neg_or_pos
+            if np.any(np.abs(out[fin]) >= LIMIT // 2):
+                raise Fallback("a time point outside 64-bit codes")
+            return out, fin
+    unit = scale.unit
+    out = np.array([neg_or_pos if x == inf else unit(x) for x in points], dtype=np.int64)
+    return out, out != neg_or_pos
+
+
+def interval_codes(lo, hi, lc, hc, scale):
+    """``s``, ``e`` codes (numpy) of sequences of interval ends."""
+    import numpy as np
+
+    lo_u, lo_fin = _time_units(lo, scale, NEG)
+    hi_u, hi_fin = _time_units(hi, scale, POS)
+    lc = np.asarray(lc, dtype=bool)
+    hc = np.asarray(hc, dtype=bool)
+    s = np.where(lo_fin, 2 * lo_u + (~lc).astype(np.int64), NEG)
+    e = np.where(hi_fin, 2 * hi_u + hc.astype(np.int64), POS)
+    return s, e
+
+
+def from_relation(rel, arity: int, terms, scale):
+    """A stored Relation as a coalesced DataFrame."""
+    with no_gc():
+        return _from_relation(rel, arity, terms, scale)
+
+
+def _from_relation(rel, arity, terms, scale):
+    import numpy as np
+
+    atoms = rel.atoms
+    if not atoms:
+        return empty(arity)
+    counts = np.fromiter((len(v) for v in atoms.values()), dtype=np.int64, count=len(atoms))
+    keys = list(atoms)
+    cols = [encode_column([k[i] for k in keys], terms) for i in range(arity)]
+    if np.any(counts != 1):
+        cols = [np.repeat(c, counts) for c in cols]
+    ivs = [iv for v in atoms.values() for iv in v]
+    lo, hi, lc, hc = ([iv[i] for iv in ivs] for i in range(4))
+    s, e = interval_codes(lo, hi, lc, hc, scale)
+    df = _frame(cols, s, e)
+    return coalesce(df, term_columns(arity)) if rel.raw else df  # a stored relation is maximal unless raw
+
+
+def _decode_points(codes, fin, scale, inf):
+    units = (codes >> 1).tolist()
+    if scale.scale == 1:
+        return [u if f else inf for u, f in zip(units, fin.tolist())]
+    point = scale.point
+    return [point(u) if f else inf for u, f in zip(units, fin.tolist())]
+
+
+def decode(df, arity: int, terms, scale):
+    """Term value columns (numpy object arrays) and interval tuples of ``df``."""
+    import numpy as np
+
+    values = np.array(terms.values + [None], dtype=object)
+    cols = [values[df[n].to_numpy()] for n in term_columns(arity)]
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    sfin, efin = s != NEG, e != POS
+    lo = _decode_points(s, sfin, scale, NEG_INF)
+    hi = _decode_points(e, efin, scale, POS_INF)
+    lc = (sfin & ((s & 1) == 0)).tolist()
+    hc = (efin & ((e & 1) == 1)).tolist()
+    return cols, lo, hi, lc, hc
+
+
+def to_atoms(df, arity: int, terms, scale) -> dict:
+    """A coalesced DataFrame (sorted by atom, then start) as the row
+    engine's ``{terms: [intervals]}``."""
+    with no_gc():
+        return _to_atoms(df, arity, terms, scale)
+
+
+def _to_atoms(df, arity, terms, scale):
+    cols, lo, hi, lc, hc = decode(df, arity, terms, scale)
+    keys = list(zip(*cols)) if cols else [()] * df.height
+    atoms: dict = {}
+    for k, iv in zip(keys, zip(lo, hi, lc, hc)):
+        lst = atoms.get(k)
+        if lst is None:
+            atoms[k] = [iv]
+        else:
+            lst.append(iv)
+    return atoms
+
+
+def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
+    """A table in the layout of connectors/arrow.py as a coalesced DataFrame.
+    Integer time columns are read by kernels; any other time type (decimals,
+    number text, dates) goes through the exact row reader first."""
+    import numpy as np
+    import pyarrow as pa
+
+    names = list(table.schema.names)
+    term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
+    if len(term_names) != arity or "start" not in names or "end" not in names:
+        raise Fallback(f"the table for {pred} is not in the layout of its predicate")
+    n = table.num_rows
+    if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end")):
+        from chronolog.connectors.arrow import table_to_rows
+
+        rows = table_to_rows(table, pred)
+        keys = [t for t, _ in rows]
+        cols = [encode_column(list(c), terms) for c in zip(*keys)] if arity and rows else [[] for _ in range(arity)]
+        if not rows:
+            return empty(arity)
+        lo, hi, lc, hc = zip(*[iv for _, iv in rows])
+        s, e = interval_codes(lo, hi, lc, hc, scale)
+        return coalesce(_frame(cols, s, e), term_columns(arity))
+    cols = [encode_column(table.column(c), terms) for c in term_names]
+
+    def ends(col, sentinel):
+        c = table.column(col).combine_chunks().cast(pa.int64())
+        fin = ~np.asarray(c.is_null().to_numpy(zero_copy_only=False))
+        u = np.asarray(c.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64) * scale.scale
+        if np.any(np.abs(u[fin]) >= LIMIT // 2):
+            raise Fallback("a time point outside 64-bit codes")
+        return u, fin
+
+    def closed(col):
+        if col not in names:
+            return np.ones(n, dtype=bool)
+        c = table.column(col).combine_chunks()
+        return np.asarray(c.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
+
+    lo, lfin = ends("start", NEG)
+    hi, hfin = ends("end", POS)
+    s = np.where(lfin, 2 * lo + (~closed("start_closed")).astype(np.int64), NEG)
+    e = np.where(hfin, 2 * hi + closed("end_closed").astype(np.int64), POS)
+    if np.any(s >= e):
+        from chronolog.language.errors import DataError
+
+        raise DataError(f"row {int(np.argmax(s >= e))} of the table for {pred} has an empty interval", hint="start must not be after end")
+    return coalesce(_frame(cols, s, e), term_columns(arity))
+
+
+def to_arrow(df, arity: int, terms, scale, names=None, calendar=None):
+    """A coalesced DataFrame as an Arrow table in the layout of
+    connectors/arrow.py (terms typed as connectors/arrow.py types them)."""
+    from chronolog.connectors.arrow import facts_to_arrow
+
+    cols, lo, hi, lc, hc = decode(df, arity, terms, scale)
+    names = names or [f"a{i}" for i in range(arity)]
+    keys = list(zip(*cols)) if cols else [()] * df.height
+    return facts_to_arrow(zip(keys, zip(lo, hi, lc, hc)), names, calendar)

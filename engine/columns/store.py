@@ -1,0 +1,53 @@
+"""A Store whose relations computed on columns become Python rows only when
+something reads them (a row stratum, the Model, an update): a run that only
+writes its answer from the columns never builds a Python object per fact."""
+
+from __future__ import annotations
+
+from ..store import Relation, Store
+
+
+class LazyStore(Store):
+    def __init__(self, store: Store):
+        self._relations = store.relations
+        self._pending: dict = {}  # pred -> a function building its atoms
+
+    def defer(self, pred: str, build) -> None:
+        """``pred``'s facts are ``build()`` (a dict terms -> maximal intervals)."""
+        self._relations.pop(pred, None)
+        self._pending[pred] = build
+
+    def _materialise(self, pred: str) -> None:
+        build = self._pending.pop(pred, None)
+        if build is not None:
+            rel = Relation(pred)
+            rel.atoms = build()
+            self._relations[pred] = rel
+
+    @property
+    def relations(self) -> dict:
+        for pred in list(self._pending):
+            self._materialise(pred)
+        return self._relations
+
+    @relations.setter
+    def relations(self, value) -> None:  # pragma: no cover - Store.__init__ is not called
+        self._relations = value
+
+    def relation(self, pred: str) -> Relation:
+        self._materialise(pred)
+        rel = self._relations.get(pred)
+        if rel is None:
+            rel = self._relations[pred] = Relation(pred)
+        return rel
+
+    def get(self, pred: str):
+        self._materialise(pred)
+        return self._relations.get(pred)
+
+    def pending(self, pred: str) -> bool:
+        return pred in self._pending
+
+    def materialised(self) -> dict:
+        """The relations that are rows already (building none)."""
+        return self._relations

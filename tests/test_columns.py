@@ -1,0 +1,208 @@
+"""The columnar executor's kernels against the row engine's interval
+arithmetic (language/timeline.py) on random intervals: open and closed ends,
+±inf, fractions; and the executor choice and its fallback to rows."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.engine.columns.encoding import Dictionary, Fallback, TimeScale
+from chronolog.language import timeline as tl
+
+pl = pytest.importorskip("polars")
+np = pytest.importorskip("numpy")
+
+SCALE = TimeScale(6)  # points below are multiples of 1/6
+points = st.integers(-60, 60).map(lambda n: tl.normalize(Fraction(n, 6)))
+
+
+@st.composite
+def intervals(draw, infinite=True):
+    a, b = sorted((draw(points), draw(points)))
+    lo = tl.NEG_INF if infinite and draw(st.integers(0, 6)) == 0 else a
+    hi = tl.POS_INF if infinite and draw(st.integers(0, 6)) == 0 else b
+    iv = tl.make(lo, hi, draw(st.booleans()), draw(st.booleans()))
+    return iv if iv is not None else tl.point(a)
+
+
+@st.composite
+def windows(draw, unbounded_end=True):
+    a = draw(st.integers(0, 24).map(lambda n: tl.normalize(Fraction(n, 6))))
+    b = a + draw(st.integers(0, 24).map(lambda n: tl.normalize(Fraction(n, 6))))
+    if unbounded_end and draw(st.integers(0, 5)) == 0:
+        b = tl.POS_INF
+    w = tl.make(a, b, draw(st.booleans()), draw(st.booleans()))
+    return w if w is not None else (a, a, True, True)
+
+
+def frame(ivs, keys=None):
+    s, e = zip(*[SCALE.codes(iv) for iv in ivs]) if ivs else ((), ())
+    cols = {"0": keys if keys is not None else [0] * len(ivs), "s": list(s), "e": list(e)}
+    return pl.DataFrame(cols, schema={c: pl.Int64 for c in cols})
+
+
+def back(df) -> list:
+    return [SCALE.interval(s, e) for s, e in zip(df["s"].to_list(), df["e"].to_list())]
+
+
+@settings(deadline=None)
+@given(intervals())
+def test_codes_round_trip(iv):
+    s, e = SCALE.codes(iv)
+    assert s < e  # non-empty
+    assert SCALE.interval(s, e) == iv
+
+
+@settings(deadline=None)
+@given(intervals(), intervals())
+def test_intersection_is_max_start_min_end(a, b):
+    (s1, e1), (s2, e2) = SCALE.codes(a), SCALE.codes(b)
+    s, e = max(s1, s2), min(e1, e2)
+    want = tl.intersect(a, b)
+    assert (SCALE.interval(s, e) if s < e else None) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(intervals(), max_size=6), windows(), st.booleans())
+def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
+    from chronolog.engine.columns.temporal import apply, box_codes, shift_codes
+
+    ivs = tl.coalesce(ivs)  # boxes read maximal intervals
+    sw = tl.diamond_window(past, w)
+    bw = tl.box_window(past, w)
+    got = back(apply(frame(ivs), shift_codes, SCALE.window(sw)))
+    assert got == [r for iv in ivs if (r := tl.shift(iv, sw)) is not None]
+    got = back(apply(frame(ivs), box_codes, SCALE.window(bw)))
+    assert got == [r for iv in ivs if (r := tl.box(iv, bw)) is not None]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=12))
+def test_coalesce_kernel_matches_the_rows(rows):
+    from chronolog.engine.columns.coalesce import coalesce
+
+    df = coalesce(frame([iv for _, iv in rows], [k for k, _ in rows]), ["0"])
+    got: dict = {}
+    for k, iv in zip(df["0"].to_list(), back(df)):
+        got.setdefault(k, []).append(iv)
+    want: dict = {}
+    for k, iv in rows:
+        want.setdefault(k, []).append(iv)
+    assert got == {k: tl.coalesce(v) for k, v in want.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=6), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8))
+def test_difference_kernel_matches_the_rows(rows, holes):
+    from chronolog.engine.columns.coalesce import coalesce
+    from chronolog.engine.columns.difference import subtract
+
+    df = frame([iv for _, iv in rows], [k for k, _ in rows]).rename({"0": "v:X"})
+    h = coalesce(frame([iv for _, iv in holes], [k for k, _ in holes]), ["0"]).rename({"0": "v:X", "s": "hs", "e": "he"})
+    out = subtract(df, h, ["v:X"])
+    got = sorted(zip(out["v:X"].to_list(), back(out)), key=lambda r: (r[0], tl.start_key(r[1])))
+    want = []
+    for k, iv in rows:
+        want.extend((k, p) for p in tl.subtract(iv, [x for j, x in holes if j == k]))
+    # the rows subtract hole by hole (pieces may touch); compare the covered sets
+    def cover(items):
+        by: dict = {}
+        for k, iv in items:
+            by.setdefault(k, []).append(iv)
+        return {k: tl.coalesce(v) for k, v in by.items()}
+
+    assert cover(got) == cover(want)
+
+
+def test_dictionary_codes_follow_the_rows_equality():
+    d = Dictionary()
+    assert d.code(1) == d.code(1.0) == d.code(Fraction(1)) != d.code("1")
+
+
+def test_time_scale_is_the_least_common_denominator():
+    assert TimeScale.for_points([1, Fraction(1, 2), Fraction(2, 3), tl.POS_INF]).scale == 6
+    with pytest.raises(Fallback):
+        TimeScale(1).unit(2**61)
+
+
+PROGRAM = "q(X) :- <->[0,2] p(X), r(X,Y), not s(Y).  b(X) :- [-][0,1] q(X).  c(X) :- q(X), X != b."
+
+
+def test_forced_columns_runs_supported_strata_on_columns_and_the_rest_on_rows():
+    facts = "p(a)@[0,3]. p(b)@1. r(a,c)@[0,10]. r(b,d)@[0,10]. s(c)@(1,2]."
+    rows = chronolog.reason(PROGRAM + facts, engine="rows")
+    cols = chronolog.reason(PROGRAM + facts, engine="columns")
+    assert cols.to_text() == rows.to_text()
+    ran = set(cols.stats["executors"].values())
+    assert ran == {"rows", "columns"}  # c has a condition: rows
+
+
+def test_times_beyond_64_bits_fall_back_to_rows_exactly():
+    big = 2**70
+    m = chronolog.reason(f"q(X) :- <->[0,1] p(X).  p(a)@{big}.", engine="columns")
+    assert m.to_text() == f"q(a)@[{big},{big + 1}]"
+    assert m.stats["fallbacks"]
+
+
+def test_auto_keeps_small_inputs_on_rows():
+    m = chronolog.reason("q(X) :- <->[0,1] p(X).  p(a)@1.", engine="auto")
+    assert set(m.stats["executors"].values()) == {"rows"}
+
+
+def test_unknown_engine_is_a_positioned_error():
+    with pytest.raises(chronolog.ChronologError, match="unknown engine"):
+        chronolog.reason("p(a)@1.", engine="gpu")
+
+
+def _run_on_tables(program, tables, engine, **rows):
+    """The executor's table interface: given facts as Arrow tables."""
+    from chronolog.api import load_program
+    from chronolog.engine.columns.evaluator import HybridEvaluator
+    from chronolog.engine.store import Store
+    from chronolog.planner import plan as make_plan
+
+    p = make_plan(load_program(program))
+    store = Store()
+    for pred, r in rows.items():
+        store.relation(pred).bulk_add(r)
+    ev = HybridEvaluator(p, store, engine=engine, tables=tables)
+    ev.run()
+    return ev
+
+
+def test_given_arrow_tables_give_the_same_model_on_both_executors():
+    pa = pytest.importorskip("pyarrow")
+    p = pa.table({"a0": ["a", "b", "a"], "start": [0, 1, 2], "end": [3, None, 5], "start_closed": [True, False, True], "end_closed": [False, False, True]})
+    r = pa.table({"a0": ["a", "b"], "a1": [1, 2], "start": [None, 0], "end": [10, 10]})
+    prog = "q(X, Y) :- <->[0,2] p(X), r(X, Y).  z(X) :- [-][0,1] p(X), not r(X, 2)."
+    extra = {"p": [(("c",), (0, 1, True, True))]}
+    cols = _run_on_tables(prog, {"p": p, "r": r}, "columns", **extra)
+    rows = _run_on_tables(prog, {"p": p, "r": r}, "rows", **extra)
+    assert set(cols.executors.values()) == {"columns"}
+    for pred in ("q", "z", "p", "r"):
+        assert cols.store.get(pred).atoms == rows.store.get(pred).atoms
+    t = cols.to_arrow("q", ["x", "y"])
+    assert t.num_rows == sum(len(v) for v in rows.store.get("q").atoms.values())
+    assert t.schema.names == ["x", "y", "start", "end", "start_closed", "end_closed"]
+
+
+def test_recursive_strata_run_seminaive_on_columns():
+    prog = "path(X,Y) :- edge(X,Y).  path(X,Z) :- path(X,Y), [-][0,1] edge(Y,Z), not cut(Z).  reach(X) :- path(a, X)."
+    import random
+
+    rnd = random.Random(7)
+    facts = []
+    for _ in range(60):
+        x, y, t = rnd.randrange(12), rnd.randrange(12), rnd.randrange(20)
+        facts.append(f"edge(n{x},n{y})@[{t},{t + rnd.randrange(1, 6)}{rnd.choice(')]')}")
+    facts += ["edge(a,n0)@[0,30]", "cut(n3)@(2,9]"]
+    data = ". ".join(facts) + "."
+    rows = chronolog.reason(prog + data, engine="rows")
+    cols = chronolog.reason(prog + data, engine="columns")
+    assert set(cols.stats["executors"].values()) == {"columns"}
+    assert cols.to_text() == rows.to_text()

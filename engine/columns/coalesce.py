@@ -5,8 +5,6 @@ that is exactly "neither overlapping nor meeting at a covered point")."""
 
 from __future__ import annotations
 
-from ..node import Node
-
 
 def coalesce(df, keys: list):
     """``df`` (columns ``keys`` + ``s``, ``e``) with each atom's intervals
@@ -28,30 +26,3 @@ def coalesce(df, keys: list):
     starts = np.flatnonzero(new)
     out = df[starts]
     return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
-
-
-class CoalesceNode(Node):
-    """Pulls every batch of its child and hands on one coalesced batch."""
-
-    def __init__(self, child, keys: list):
-        self.child, self.keys = child, keys
-        self.children = (child,)
-        self._done = False
-
-    def reset(self) -> None:
-        super().reset()
-        self._done = False
-
-    def next(self) -> bool:
-        if self._done:
-            return False
-        import polars as pl
-
-        parts = []
-        while self.child.next():
-            parts.append(self.child.get())
-        self._done = True
-        if not parts:
-            return False
-        self._batch = coalesce(pl.concat(parts, how="vertical_relaxed"), self.keys)
-        return self._batch.height > 0

@@ -127,8 +127,8 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 lines = [format_fact(p, t, iv, model.calendar) for p in sorted(model.output_predicates) for t, iv in rows(p)]
             else:
                 lines = model.lines()
-            if lines:
-                out.write("\n".join(lines))
+            for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
+                out.write("\n".join(lines[i : i + 10_000]))
                 out.write("\n")
     except ChronologError as e:
         _fail(e)

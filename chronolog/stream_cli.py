@@ -44,11 +44,14 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     out = out or sys.stdout
     s = Stream(program, dialect=dialect, emit=emit)
     t0 = last = time.perf_counter()
+    from chronolog.language.reader import dialect as find_dialect
+
+    fmt = find_dialect(dialect).format_fact  # LARS prints ticks
 
     def emit():
         facts = s.take()
         if facts:
-            out.write("".join(f"{f}\n" for f in facts))
+            out.write("".join(f"{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
             out.flush()
 
     def report(final=False):

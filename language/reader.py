@@ -255,15 +255,9 @@ class Dialect:
 
 def dialect(name: str) -> Dialect:
     """The dialect called ``name`` (``vadalog``, ``meteor``, ``lars``)."""
-    from . import meteor, vadalog
+    from . import lars, meteor, vadalog
 
-    found = {"vadalog": vadalog.DIALECT, "meteor": meteor.DIALECT}
-    try:
-        from . import lars
-
-        found["lars"] = lars.DIALECT
-    except ImportError:  # pragma: no cover - the LARS reader is optional while it is built
-        pass
+    found = {"vadalog": vadalog.DIALECT, "meteor": meteor.DIALECT, "lars": lars.DIALECT}
     if name not in found:
         from .errors import ProgramError
 

@@ -216,3 +216,21 @@ def test_tuple_windows_on_a_stream_give_the_batch_answers(seed):
                 s.advance(t)
         s.close()
         assert sorted((f.pred, f.terms, f.interval) for f in s.take()) == expected
+
+
+def test_command_line_reads_lars_files_and_prints_ticks(tmp_path):
+    from tests.test_cli import cli
+
+    prog = tmp_path / "laser.lars"
+    prog.write_text("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).\n")
+    facts = tmp_path / "stream.txt"
+    facts.write_text(LASER_STREAM + "\n")
+    r = cli("run", prog, "--facts", facts)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,41]", "q(x3,y,z)@[40,43]"]
+    r = cli("stream", prog, "--input", facts)
+    assert r.returncode == 0, r.stderr
+    # pieces as each range closes: q(x2) at 38-39 and then 40-41
+    assert sorted(r.stdout.splitlines()) == sorted(
+        ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,39]", "q(x2,y,z)@[40,41]", "q(x3,y,z)@[40,43]"]
+    )

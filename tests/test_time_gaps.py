@@ -87,7 +87,11 @@ def test_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs(both_ways=True))
 def test_two_way_recursion_an_empty_gap_of_a_million_shifts_the_answers(prog):
-    _gap_property(prog)
+    """Only where the clusters' models do not fill the gap between them
+    (engine/two_way.py, ``_by_clusters``): a recursion that reads its own
+    future across the gap (``[+][0,1] p :- <+>[2,+inf) p, p.`` fills it
+    unit by unit) still steps through it, which the engine falls back to."""
+    _gap_property(prog, two_way=True)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -107,7 +111,7 @@ def test_two_way_recursion_over_two_clusters_equals_a_horizon_run(prog):
         assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"
 
 
-def _gap_property(prog):
+def _gap_property(prog, two_way=False):
     program, facts = prog
     assume("e0(X) :- e0(X)" not in program)  # facts repeating forever: no quiet gap
     assume(facts.strip())
@@ -116,6 +120,8 @@ def _gap_property(prog):
     step = lcm_of(_periods(alone)) or 1
     d = step * -(-10**6 // step)  # about 10^6, a multiple of the period between the clusters
     near = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap))
+    if two_way:
+        assume(all("clusters" in c for c in near.stats["components"] if c["direction"] == "both"))
     far = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap + d))
     preds = ("p0", "p1", "p2")
     assert _window_facts(near, preds, (-40, 40)) == _window_facts(far, preds, (-40, 40))

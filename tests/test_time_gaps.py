@@ -130,7 +130,7 @@ def _gap_property(prog, two_way=False):
     d = step * -(-far_gap // step)
     near = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap))
     if two_way:
-        assume(all("clusters" in c for c in near.stats["components"] if c["direction"] == "both"))
+        assume(all("clusters" in c for c in near.stats.get("components", []) if c["direction"] == "both"))
     far = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap + d))
     preds = ("p0", "p1", "p2")
     assert _window_facts(near, preds, (-40, 40)) == _window_facts(far, preds, (-40, 40))

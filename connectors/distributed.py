@@ -172,6 +172,38 @@ def typed_table(facts, names, kinds, timestamps: bool = False):
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def fact_rows(facts: dict):
+    """``{pred: [(terms, interval)]}`` whose intervals are already time
+    points (a calendar timeline's too) as the engine's input rows."""
+    from chronolog.language import ast
+    from chronolog.language.facts import FactRows
+
+    rows = FactRows()
+    for pred, lst in facts.items():
+        pos = ast.Pos(f"<facts {pred}>", 0, 0)
+        for terms, iv in lst:
+            rows.add(pred, tuple(terms), iv, pos)
+    return rows
+
+
+def in_seconds(facts, calendar):
+    """Facts on ``calendar``'s timeline (``@timeGranularity``) with their
+    time points as exact seconds since the epoch, the unit Spark's
+    timestamps hold; unchanged on a numeric timeline."""
+    if calendar is None:
+        return facts
+    from chronolog.language.timeline import normalize
+
+    u = calendar.unit_seconds
+
+    def sec(t):
+        return t if t in (NEG_INF, POS_INF) else normalize(t * u)
+
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    return [(terms, (sec(lo), sec(hi), lc, hc)) for terms, (lo, hi, lc, hc) in facts]
+
+
 # ------------------------------------------------------------ inside a task
 
 def auto_values(table, columns):
@@ -235,10 +267,10 @@ def make_task(job: dict):
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(pred_column(i, c)) for c in cols], names=cols)
                 t = auto_values(t, set(terms) if pred in job["csv"] else set())
-                facts.setdefault(pred, []).extend(table_to_rows(t, pred, timestamps="seconds"))
-            model = reason(job["program"], facts, horizon=job["horizon"])
+                facts.setdefault(pred, []).extend(table_to_rows(t, pred, job["calendar"], timestamps="seconds"))
+            model = reason(job["program"], fact_rows(facts), horizon=job["horizon"])
             for pred, names in job["outputs"]:
-                fs = output_facts(model, pred, job.get("window"))
+                fs = in_seconds(output_facts(model, pred, job.get("window")), job["calendar"])
                 if not fs:
                     continue
                 text = [format_fact(pred, t, iv) for t, iv in fs]

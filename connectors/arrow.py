@@ -199,7 +199,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         else:
             iv = None
         if iv is None:
-            raise DataError(f"row {i} of the table for {pred} has an empty interval", hint="start must not be after end")
+            values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in names)
+            raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
         append((terms[i], iv))
     return rows
 

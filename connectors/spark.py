@@ -177,11 +177,13 @@ def reason(
     if base_dir is None:
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)
+    sources = {}  # pred -> where its bound input comes from (for errors)
     for pred, df in (inputs or {}).items():
         frames.append((pred, df, False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             frames.append((b["pred"], read_binding(spark, b), b["format"] == "csv"))
+            sources[b["pred"]] = str(b["location"])
     local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
     from chronolog.language.facts import refuse_repeating
 
@@ -210,9 +212,9 @@ def reason(
         else:
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions, timestamps, _fail_first_attempt, window,
+                partitions, timestamps, _fail_first_attempt, window, sources,
             )
-    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window)
+    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources)
 
 
 def _term_columns(df) -> list:
@@ -247,28 +249,29 @@ def _arrow(df):
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
-def _rows_by_pred(frames, local_facts, calendar=None) -> dict:
+def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
     from chronolog.connectors.arrow import table_to_rows
 
     facts = {}
     for pred, df, csv in frames:
-        t = _arrow(df)
-        if csv:
-            t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
-        facts.setdefault(pred, []).extend(table_to_rows(t, pred, calendar, timestamps="seconds"))
+        with dist.named_source(pred, sources or {}):
+            t = _arrow(df)
+            if csv:
+                t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
+            facts.setdefault(pred, []).extend(table_to_rows(t, pred, calendar, timestamps="seconds"))
     for f in local_facts:
         facts.setdefault(f.pred, []).append((f.terms, f.interval))
     return dist.fact_rows(facts)
 
 
-def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None) -> dict:
+def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None, sources=None) -> dict:
     from chronolog.api import reason as embedded
 
-    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar), horizon=horizon)
+    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources), horizon=horizon)
     out = {}
     for p in outputs:
         fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
-        table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps)
+        table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps, p)
         out[p] = spark.createDataFrame(table) if table.num_rows else spark.createDataFrame([], dist.spark_schema(table.schema))
     return out
 
@@ -311,7 +314,7 @@ def _key_column(df, name: str):
     return F.coalesce((seconds + F.lit(0.0)).cast("string"), col.cast("string"))
 
 
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None) -> dict:
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
     import pyspark.sql.functions as F
 
     from chronolog.connectors.arrow import facts_to_arrow
@@ -355,6 +358,8 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "fail_first": fail_first,
         "window": window,
         "calendar": prog.calendar,
+        "timestamps": timestamps,
+        "sources": sources or {},
     }
     n = partitions or spark.sparkContext.defaultParallelism
     if not parts:

@@ -136,3 +136,30 @@ def test_a_call_leaves_nothing_in_sparks_cache(spark):
     out = cs().reason(spark, ALARMS, {"reading": spark.createDataFrame(reading)}, distributed=True)
     assert cache.isEmpty()
     assert sorted(r[0] for r in out["alarm"].collect()) == ["s1", "s2"]
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_bad_row_in_a_task_names_file_predicate_and_values(spark, tmp_path, distributed):
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"s": ["s1", "s2"], "v": [20, 30], "start": [0, 9], "end": [5, 6]}), tmp_path / "r.parquet")
+    (tmp_path / "p.vada").write_text('@bind("reading", "spark parquet", ".", "r.parquet").\n' + ALARMS)
+    with pytest.raises(chronolog.DataError) as e:
+        out = cs().run_program(spark, tmp_path / "p.vada", distributed=distributed)
+        out["alarm"].collect()
+    text = e.value.render()
+    assert "r.parquet: " in text and "reading: the row s='s2', v=30, start=9, end=6" in text and "has an empty interval" in text
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_time_no_timestamp_holds_is_a_clear_error(spark, distributed):
+    """A result after the year 9999 cannot be a Spark timestamp: the error
+    names the predicate and the time, without a Java stack trace."""
+    reading = pa.table({"s": ["s1"], "v": [20], "start": [0], "end": [5]})
+    program = ALARMS + "late(S) :- <->[0, 400000000000] high(S).\n@output(\"late\").\n"
+    with pytest.raises(chronolog.DataError) as e:
+        out = cs().reason(spark, program, {"reading": spark.createDataFrame(reading)}, distributed=distributed, timestamps=True)
+        out["late"].collect()
+    text = e.value.render()
+    assert "late: the time 400000000005" in text and "years 1 to 9999" in text
+    assert "Traceback" not in text and "java" not in text.lower()

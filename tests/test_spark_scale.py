@@ -163,3 +163,71 @@ def test_a_time_no_timestamp_holds_is_a_clear_error(spark, distributed):
     text = e.value.render()
     assert "late: the time 400000000005" in text and "years 1 to 9999" in text
     assert "Traceback" not in text and "java" not in text.lower()
+
+
+# ------------------------------------------------------------ the chronolog data source
+
+KILLED_WRITER = """
+import sys, time
+import pyarrow as pa
+from chronolog.connectors import spark as cs
+spark = cs.session("local[1]")
+
+def slow(batches):  # hands the writer one batch, then hangs: the driver is killed meanwhile
+    for b in batches:
+        yield b
+        time.sleep(600)
+
+df = spark.createDataFrame(pa.table({"c0": ["new1", "new2"], "start": [0, 1], "end": [1, 2]}))
+df.mapInArrow(slow, df.schema).write.format("chronolog").option("predicate", "p").mode("overwrite").save(sys.argv[1])
+"""
+
+
+def test_a_driver_killed_mid_write_leaves_nothing_a_reader_sees(spark, tmp_path):
+    import signal
+    import time
+
+    old = spark.createDataFrame(pa.table({"c0": ["old"], "start": [0], "end": [1]}))
+    target = tmp_path / "data" / "out"
+    old.write.format("chronolog").option("predicate", "p").mode("append").save(str(target))
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target)], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 180
+        staged = []
+        while time.time() < deadline and not staged:
+            staged = [f for d in (tmp_path / "data").glob(".out.chronolog-*") for f in d.iterdir() if f.stat().st_size]
+            time.sleep(0.5)
+        assert staged, "the writer never staged a part file"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert "new1" in staged[0].read_text()  # the killed write's rows are on disk ...
+    back = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "data"))
+    assert [r[0] for r in back.collect()] == ["old"]  # ... but no reader sees them
+    # the next run is not blocked and replaces the output
+    new = spark.createDataFrame(pa.table({"c0": ["new"], "start": [0], "end": [1]}))
+    new.write.format("chronolog").option("predicate", "p").mode("overwrite").save(str(target))
+    assert [r[0] for r in spark.read.format("chronolog").load(str(target)).collect()] == ["new"]
+
+
+def test_overwrite_swaps_in_one_step(tmp_path):
+    from chronolog.connectors.spark_source import _exchange
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x").write_text("new")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x").write_text("old")
+    assert _exchange(str(tmp_path / "a"), str(tmp_path / "b"))  # Linux: renameat2(RENAME_EXCHANGE)
+    assert (tmp_path / "b" / "x").read_text() == "new" and (tmp_path / "a" / "x").read_text() == "old"
+
+
+def test_strings_with_line_breaks_and_quotes_round_trip(spark, tmp_path):
+    values = ["a\nb", 'say "hi"\r\n', "back\\slash\\n", "tab\there", "sep\u2028x", "plain"]
+    df = spark.createDataFrame(pa.table({"c0": values, "start": list(range(6)), "end": list(range(1, 7))}))
+    df.write.format("chronolog").option("predicate", "p").mode("append").save(str(tmp_path / "out"))
+    lines = [l for f in (tmp_path / "out").iterdir() for l in f.read_text().split("\n") if l]
+    assert len(lines) == 6  # one fact a line
+    back = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "out"))
+    assert sorted(r[0] for r in back.collect()) == sorted(values)

@@ -10,8 +10,10 @@ on the sensor:
     quiet(S) :- reading(S, V), not <->[0,5] hot(S).
 
 Times: the embedded engine in this process (facts already in memory), and
-``chronolog.connectors.spark.reason(..., distributed=True)`` on ``--master``
-(from DataFrames to DataFrames, counted).  Both answers are compared.
+``chronolog.connectors.spark.reason(..., distributed=True)`` on each of
+``--masters`` (one session after the other; from DataFrames to Arrow tables
+on the driver), every call on freshly created input DataFrames with Spark's
+cache empty, so each call reasons from scratch.  Answers are compared.
 
     .venv/bin/python bench/spark_sensors.py --sensors 2000 --readings 100
 """
@@ -55,10 +57,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=2000)
     ap.add_argument("--readings", type=int, default=100)
-    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--masters", default="local[1],local[2]", help="Spark masters to compare, comma-separated")
     ap.add_argument("--partitions", type=int, default=None)
-    ap.add_argument("--groups", type=int, default=8, help="key groups for the split measurement")
-    ap.add_argument("--repeat", type=int, default=3, help="distributed runs; the best after the first is reported")
+    ap.add_argument("--repeat", type=int, default=2, help="distributed calls per master, each on freshly created inputs")
     args = ap.parse_args(argv)
     from chronolog.api import reason
     from chronolog.connectors import spark as cs
@@ -66,60 +67,47 @@ def main(argv=None):
 
     reading, maint = data(args.sensors, args.readings)
     n = reading.num_rows
-    spark = cs.session(args.master)
-    spark.sparkContext.setLogLevel("ERROR")
-    rdf = spark.createDataFrame(reading).persist()
-    mdf = spark.createDataFrame(maint).persist()
-    rdf.count(), mdf.count()
-
-    # warm-up on a few sensors: starts Spark's Python workers and imports
-    # chronolog there (a one-off cost per worker, reported separately)
-    t0 = time.perf_counter()
-    w_r, w_m = data(10, 10)
-    for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
-        df.toArrow()
-    t_warm = time.perf_counter() - t0
-
     t0 = time.perf_counter()
     facts = {"reading": table_to_rows(reading, "reading"), "maintenance": table_to_rows(maint, "maintenance")}
     model = reason(PROGRAM, facts)
     t_embedded = time.perf_counter() - t0
+    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts")
+    print(f"  embedded, one process (facts in memory)   {t_embedded:8.2f} s")
 
-    # the work split as the tasks split it: one engine per group of sensors,
-    # run one after the other here; with one executor per group the wall time
-    # would be about the largest group plus Spark's overhead
-    groups = args.groups
-    per_group = []
-    for g in range(groups):
-        mine = lambda rows: [r for r in rows if hash(r[0][0]) % groups == g]
+    results = {}
+    for master in args.masters.split(","):
+        spark = cs.session(master)
+        spark.sparkContext.setLogLevel("ERROR")
+        # warm-up on a few sensors: starts Spark's Python workers and imports
+        # chronolog there (a one-off cost per worker, reported separately)
         t0 = time.perf_counter()
-        reason(PROGRAM, {"reading": mine(facts["reading"]), "maintenance": mine(facts["maintenance"])})
-        per_group.append(time.perf_counter() - t0)
-
-    times = []
-    for _ in range(args.repeat):  # the first call also pays Spark's warm-up for this size
-        t0 = time.perf_counter()
-        out = cs.reason(spark, PROGRAM, {"reading": rdf, "maintenance": mdf}, distributed=True, partitions=args.partitions)
-        got = {p: df.toArrow() for p, df in out.items()}
-        times.append(time.perf_counter() - t0)
-    t_dist = min(times[1:]) if len(times) > 1 else times[0]
-
-    t0 = time.perf_counter()
-    got_driver = {p: df.toArrow() for p, df in cs.reason(spark, PROGRAM, {"reading": rdf, "maintenance": mdf}).items()}
-    t_driver = time.perf_counter() - t0
-
-    same = all(
-        sorted(table_to_rows(g[p], p), key=repr) == sorted(model.facts(p), key=repr) for g in (got, got_driver) for p in g
-    )
-    sizes = {p: t.num_rows for p, t in got.items()}
-    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts; outputs {sizes}")
-    print(f"  warm-up (workers start, import) {t_warm:8.2f} s")
-    print(f"  embedded, one process          {t_embedded:8.2f} s")
-    print(f"  Spark, reasoning on the driver {t_driver:8.2f} s")
-    print(f"  {groups} key groups one after another: sum {sum(per_group):.2f} s, largest {max(per_group):.2f} s")
-    print(f"  distributed, {args.master:10s} first   {times[0]:8.2f} s")
-    print(f"  distributed, {args.master:10s} warm    {t_dist:8.2f} s   speed-up {t_embedded / t_dist:.2f}x   same answers: {same}")
-    spark.stop()
+        w_r, w_m = data(10, 10)
+        for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
+            df.toArrow()
+        t_warm = time.perf_counter() - t0
+        times = []
+        for _ in range(args.repeat):
+            # fresh DataFrames every call, materialized before the clock starts,
+            # and nothing cached between calls: each call reasons from scratch
+            rdf, mdf = spark.createDataFrame(reading), spark.createDataFrame(maint)
+            rdf.count(), mdf.count()
+            assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+            t0 = time.perf_counter()
+            out = cs.reason(spark, PROGRAM, {"reading": rdf, "maintenance": mdf}, distributed=True, partitions=args.partitions)
+            got = {p: df.toArrow() for p, df in out.items()}
+            times.append(time.perf_counter() - t0)
+        same = all(sorted(table_to_rows(got[p], p), key=repr) == sorted(model.facts(p), key=repr) for p in got)
+        results[master] = times
+        print(f"  {master:10s} warm-up (workers start, import) {t_warm:8.2f} s")
+        print(f"  {master:10s} distributed, calls on fresh inputs {', '.join(f'{t:.2f}' for t in times)} s   same answers: {same}")
+        spark.stop()
+    masters = list(results)
+    best = {m: min(t) for m, t in results.items()}
+    for m in masters:
+        print(f"  {m:10s} best {best[m]:.2f} s: {t_embedded / best[m]:.2f}x the embedded engine")
+    if len(masters) == 2:
+        a, b = masters
+        print(f"  {b} against {a}: {best[a] / best[b]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -185,7 +185,6 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             raise ChronologError(f"the program file {program} does not exist")
         from chronolog.connectors import spark as cs
         from chronolog.connectors.arrow import table_to_rows
-        from chronolog.language.text import format_fact
 
         session = cs.session(master)
         session.sparkContext.setLogLevel("ERROR")
@@ -195,12 +194,16 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
                 distributed=distributed, overwrite=overwrite, window=window,
             )
             lines = []
+            from chronolog.api import load_program
+            from chronolog.language.dates import format_fact
+
+            cal = load_program(program, dialect=_dialect_for(program, dialect)).calendar
             for p in sorted(out):
                 from chronolog.language.text import term_sort_key
 
-                rows = table_to_rows(out[p].toArrow(), p, timestamps="seconds")
+                rows = table_to_rows(out[p].toArrow(), p, cal, timestamps="seconds")
                 rows.sort(key=lambda r: (tuple(term_sort_key(v) for v in r[0]), r[1][0], not r[1][2]))
-                lines += [format_fact(p, t, iv) for t, iv in rows]
+                lines += [format_fact(p, t, iv, cal) for t, iv in rows]
             for line in lines:
                 click.echo(line)
         finally:

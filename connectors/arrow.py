@@ -182,6 +182,9 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         values = [convert(v, col_name, time) for v in enc.dictionary.to_pylist()]
         return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
+    for n in term_names:
+        if table.column(n).null_count:
+            _null_term(table, n, pred)
     cols = [exact(n, False) for n in term_names]
     starts = exact("start", True)
     ends = exact("end", True)
@@ -199,6 +202,22 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         else:
             iv = None
         if iv is None:
-            raise DataError(f"row {i} of the table for {pred} has an empty interval", hint="start must not be after end")
+            values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in names)
+            raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
         append((terms[i], iv))
     return rows
+
+
+def _null_term(table, name: str, pred: str):
+    """A null argument has no value to reason with (the engine's terms are
+    constants): refuse it, showing the row, on the driver and in Spark
+    tasks alike."""
+    from chronolog.language.errors import DataError
+
+    col = table.column(name)
+    i = col.is_null().to_pylist().index(True)
+    values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names)
+    raise DataError(
+        f"{pred}: the column {name} is empty (null) in the row {values}",
+        hint=f"every argument of {pred} needs a value: filter or fill the nulls (only start and end may be null: unbounded)",
+    )

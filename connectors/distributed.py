@@ -20,6 +20,7 @@ Deterministic tasks make Spark's retries harmless.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from decimal import Decimal
 
 WIRE_COLUMNS = [("__pred", "string"), ("fact", "string"), ("sig", "string")]
@@ -150,7 +151,7 @@ def spark_schema(schema):
     return from_arrow_schema(schema)
 
 
-def typed_table(facts, names, kinds, timestamps: bool = False):
+def typed_table(facts, names, kinds, timestamps: bool = False, pred: str = "?"):
     """``(terms, iv)`` facts as a table of the schema :func:`schema_for` gives."""
     import pyarrow as pa
 
@@ -160,7 +161,7 @@ def typed_table(facts, names, kinds, timestamps: bool = False):
         from chronolog.connectors.timestamps import to_timestamps
 
         plain = typed_table(facts, names, kinds)
-        return to_timestamps(plain).cast(schema_for(names, kinds, True))
+        return to_timestamps(plain, pred=pred).cast(schema_for(names, kinds, True))
     schema = schema_for(names, kinds)
     arity = len(names)
     cols = [[t[i] for t, _ in facts] for i in range(arity)]
@@ -170,6 +171,52 @@ def typed_table(facts, names, kinds, timestamps: bool = False):
     arrays.append(pa.array([iv[2] for _, iv in facts], pa.bool_()))
     arrays.append(pa.array([iv[3] for _, iv in facts], pa.bool_()))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def fact_rows(facts: dict):
+    """``{pred: [(terms, interval)]}`` whose intervals are already time
+    points (a calendar timeline's too) as the engine's input rows."""
+    from chronolog.language import ast
+    from chronolog.language.facts import FactRows
+
+    rows = FactRows()
+    for pred, lst in facts.items():
+        pos = ast.Pos(f"<facts {pred}>", 0, 0)
+        for terms, iv in lst:
+            rows.add(pred, tuple(terms), iv, pos)
+    return rows
+
+
+def in_seconds(facts, calendar):
+    """Facts on ``calendar``'s timeline (``@timeGranularity``) with their
+    time points as exact seconds since the epoch, the unit Spark's
+    timestamps hold; unchanged on a numeric timeline."""
+    if calendar is None:
+        return facts
+    from chronolog.language.timeline import normalize
+
+    u = calendar.unit_seconds
+
+    def sec(t):
+        return t if t in (NEG_INF, POS_INF) else normalize(t * u)
+
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    return [(terms, (sec(lo), sec(hi), lc, hc)) for terms, (lo, hi, lc, hc) in facts]
+
+
+@contextmanager
+def named_source(pred: str, sources: dict):
+    """A data error while reading ``pred`` names the file or table it came
+    from when it came from one (a Spark task's rows have no other origin)."""
+    from chronolog.language.errors import DataError
+
+    try:
+        yield
+    except DataError as e:
+        if pred not in sources:
+            raise
+        raise DataError(f"reading {sources[pred]}: {e.message}", e.pos, e.hint) from None
 
 
 # ------------------------------------------------------------ inside a task
@@ -234,13 +281,18 @@ def make_task(job: dict):
                     continue
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(pred_column(i, c)) for c in cols], names=cols)
-                t = auto_values(t, set(terms) if pred in job["csv"] else set())
-                facts.setdefault(pred, []).extend(table_to_rows(t, pred, timestamps="seconds"))
-            model = reason(job["program"], facts, horizon=job["horizon"])
+                with named_source(pred, job["sources"]):
+                    t = auto_values(t, set(terms) if pred in job["csv"] else set())
+                    facts.setdefault(pred, []).extend(table_to_rows(t, pred, job["calendar"], timestamps="seconds"))
+            model = reason(job["program"], fact_rows(facts), horizon=job["horizon"])
             for pred, names in job["outputs"]:
-                fs = output_facts(model, pred, job.get("window"))
+                fs = in_seconds(output_facts(model, pred, job.get("window")), job["calendar"])
                 if not fs:
                     continue
+                if job["timestamps"]:
+                    from chronolog.connectors.timestamps import check_instants
+
+                    check_instants(fs, pred)
                 text = [format_fact(pred, t, iv) for t, iv in fs]
                 yield pa.RecordBatch.from_arrays(
                     [pa.array([pred] * len(fs)), pa.array(text), pa.array([None] * len(fs), pa.string())], schema=out_schema
@@ -283,6 +335,6 @@ def make_converter(pred: str, names, kinds, timestamps: bool = False):
         for b in batches:
             lines = b.column(b.schema.get_field_index("fact")).to_pylist()
             rows = read_fact_rows(lines, "<wire>").get(pred, [])
-            yield from typed_table(rows, names, kinds, timestamps).to_batches()
+            yield from typed_table(rows, names, kinds, timestamps, pred).to_batches()
 
     return convert

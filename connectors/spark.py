@@ -148,6 +148,7 @@ def _strip(program: ast.Program, facts: bool) -> ast.Program:
         [] if facts else list(program.facts),
         [a for a in program.annotations if a.name != "bind"],
         program.source,
+        program.calendar,
     )
 
 
@@ -193,11 +194,13 @@ def reason(
     if base_dir is None:
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)
+    sources = {}  # pred -> where its bound input comes from (for errors)
     for pred, df in (inputs or {}).items():
         frames.append((pred, df, False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             frames.append((b["pred"], read_binding(spark, b), b["format"] == "csv"))
+            sources[b["pred"]] = str(b["location"])
     local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
     from chronolog.language.facts import refuse_repeating
 
@@ -214,6 +217,8 @@ def reason(
             arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
         names[p] = column_names(prog, p, arity)
 
+    if prog.calendar is not None:
+        timestamps = True  # @timeGranularity: time columns are instants, never unit counts
     if distributed:
         from chronolog.planner.partition import NotPartitionable, analyse
 
@@ -224,9 +229,9 @@ def reason(
         else:
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions, timestamps, _fail_first_attempt, window,
+                partitions, timestamps, _fail_first_attempt, window, sources,
             )
-    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window)
+    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources)
 
 
 def _term_columns(df) -> list:
@@ -261,28 +266,29 @@ def _arrow(df):
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
-def _rows_by_pred(frames, local_facts) -> dict:
+def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
     from chronolog.connectors.arrow import table_to_rows
 
     facts = {}
     for pred, df, csv in frames:
-        t = _arrow(df)
-        if csv:
-            t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
-        facts.setdefault(pred, []).extend(table_to_rows(t, pred, timestamps="seconds"))
+        with dist.named_source(pred, sources or {}):
+            t = _arrow(df)
+            if csv:
+                t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
+            facts.setdefault(pred, []).extend(table_to_rows(t, pred, calendar, timestamps="seconds"))
     for f in local_facts:
         facts.setdefault(f.pred, []).append((f.terms, f.interval))
-    return facts
+    return dist.fact_rows(facts)
 
 
-def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None) -> dict:
+def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None, sources=None) -> dict:
     from chronolog.api import reason as embedded
 
-    model = embedded(prog, _rows_by_pred(frames, local_facts), horizon=horizon)
+    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources), horizon=horizon)
     out = {}
     for p in outputs:
-        fs = dist.output_facts(model, p, window)
-        table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps)
+        fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
+        table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps, p)
         out[p] = spark.createDataFrame(table) if table.num_rows else spark.createDataFrame([], dist.spark_schema(table.schema))
     return out
 
@@ -297,7 +303,35 @@ def _spark_df(spark, x):
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None) -> dict:
+def _key_column(df, name: str):
+    """The partitioning key of column ``name``: equal whenever the engine
+    finds two values equal, so one key's facts meet in one task.
+
+    The engine compares exact numbers by value (``1`` = ``1.0``, and a
+    boolean is the number 0 or 1 as in Python), and reads dates and
+    timestamps as the same instant.  Every such value goes through a
+    double: the conversion is correctly rounded, so equal exact values give
+    equal doubles (distinct values that share a double only share a task,
+    which is harmless).  CSV text is read as numbers by the tasks, so text
+    that parses as a number gets that number's key too."""
+    import pyspark.sql.functions as F
+    from pyspark.sql import types as T
+
+    col = F.col(f"`{name}`")
+    typ = df.schema[name].dataType
+    if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
+        seconds = F.unix_micros(col.cast("timestamp")) / F.lit(1_000_000.0)
+    elif isinstance(typ, (T.NumericType, T.BooleanType)):
+        seconds = col.cast("double")
+    elif isinstance(typ, T.StringType):
+        seconds = F.expr(f"try_cast(`{name}` as double)")
+    else:
+        return col.cast("string")
+    # + 0.0 makes -0.0 the same key as 0.0
+    return F.coalesce((seconds + F.lit(0.0)).cast("string"), col.cast("string"))
+
+
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
     import pyspark.sql.functions as F
 
     from chronolog.connectors.arrow import facts_to_arrow
@@ -308,7 +342,8 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     items = [(p, _spark_df(spark, df), csv) for p, df, csv in frames]
     for p, rows in local.items():
-        items.append((p, spark.createDataFrame(facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])), False))
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
+        items.append((p, spark.createDataFrame(table), False))
     for i, (pred, df, csv) in enumerate(items):
         terms = _term_columns(df)
         for needed in ("start", "end"):
@@ -320,7 +355,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         if csv:
             csv_preds.add(pred)
         k = keys.get(pred)
-        key_col = F.col(f"`{terms[k]}`").cast("string") if k is not None and k < len(terms) else F.lit("")
+        key_col = _key_column(df, terms[k]) if k is not None and k < len(terms) else F.lit("")
         cols = [F.lit(pred).alias("__pred"), F.coalesce(key_col, F.lit("")).alias("__key")]
         for c in terms + ["start", "end"]:
             cols.append(F.col(f"`{c}`").alias(dist.pred_column(i, c)))
@@ -339,6 +374,9 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "csv": csv_preds,
         "fail_first": fail_first,
         "window": window,
+        "calendar": prog.calendar,
+        "timestamps": timestamps,
+        "sources": sources or {},
     }
     n = partitions or spark.sparkContext.defaultParallelism
     if not parts:
@@ -348,21 +386,33 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     kinds = {p: [["empty"]] * (len(names[p]) + 2) for p in outputs}
     import json
 
-    for row in wire.filter(F.col("__pred").startswith("\x00")).collect():
+    try:
+        signatures = wire.filter(F.col("__pred").startswith("\x00")).collect()
+    except BaseException:
+        wire.unpersist()
+        raise
+    for row in signatures:
         if row["__pred"] == dist.ERROR:
+            wire.unpersist()
             err = json.loads(row["sig"])
             cls = InconsistencyError if err["type"] == "InconsistencyError" else DataError
             raise cls(f"in a Spark task: {err['text']}")
         p = row["__pred"][len(dist.SIGNATURE):]
         kinds[p] = [dist.merge_kind(a, b) for a, b in zip(kinds[p], json.loads(row["sig"]))]
     out = {}
-    for p in outputs:
-        schema = dist.schema_for(names[p], kinds[p], timestamps)
-        out[p] = (
-            wire.filter(F.col("__pred") == p)
-            .select("fact")
-            .mapInArrow(dist.make_converter(p, names[p], kinds[p], timestamps), dist.spark_schema(schema))
-        )
+    try:
+        for p in outputs:
+            schema = dist.schema_for(names[p], kinds[p], timestamps)
+            # materialized outside Spark's cache (whose plan matching would
+            # serve a later call with the same inputs from this one's result)
+            out[p] = (
+                wire.filter(F.col("__pred") == p)
+                .select("fact")
+                .mapInArrow(dist.make_converter(p, names[p], kinds[p], timestamps), dist.spark_schema(schema))
+                .localCheckpoint(eager=True)
+            )
+    finally:
+        wire.unpersist()
     return out
 
 

@@ -10,8 +10,10 @@ hold one predicate) in the Arrow layout, typed exactly as the embedded
 
 Writing: each task writes a part file into a hidden staging directory beside
 the target; the driver's commit renames the directory into place only when
-every task succeeded, and abort removes it, so a failed job leaves no
-output.  Spark lets Python data sources write only in ``append`` and
+every task succeeded (``overwrite`` swaps old and new in one step on Linux),
+and abort removes it, so a failed job leaves no output.  Readers skip hidden
+and underscore names at any depth, so a staging directory left by a killed
+driver is never read as data.  Spark lets Python data sources write only in ``append`` and
 ``overwrite`` modes: ``append`` here creates the output and refuses an
 existing one (nothing is replaced without ``overwrite``); ``overwrite``
 swaps the new directory in.  Paths are on a file system every executor and
@@ -38,7 +40,12 @@ except ImportError:  # pyspark 4.0: rows instead of Arrow batches
 def _files(path: str) -> list:
     p = Path(path)
     if p.is_dir():
-        return sorted(str(f) for f in p.rglob("*") if f.is_file() and not f.name.startswith((".", "_")))
+        # a hidden or underscore name anywhere below the path is not data:
+        # a staging directory of a write in progress or killed, _SUCCESS, .crc
+        return sorted(
+            str(f) for f in p.rglob("*")
+            if f.is_file() and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
+        )
     if p.exists():
         return [str(p)]
     from chronolog.language.errors import DataError
@@ -137,6 +144,26 @@ class _Reader(DataSourceReader):
         yield from pa.Table.from_arrays(arrays, schema=target).to_batches()
 
 
+def _exchange(a: str, b: str) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``), so
+    a reader sees the old output or the new one, never none; False where
+    the system cannot (another OS, a file system without it).  Written here
+    because Python's os module has no renameat2."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0
+
+
 @dataclass
 class _Written(WriterCommitMessage):
     file: str
@@ -171,6 +198,7 @@ class _FactWriter(_Writer):
                 for terms, iv in table_to_rows(batch, self.pred, timestamps="seconds"):
                     fh.write(format_fact(self.pred, terms, iv))
                     fh.write("\n")
+                fh.flush()  # batch by batch, as a long task's output reaches the disk
         finally:
             if fh is not None:
                 fh.close()
@@ -186,9 +214,12 @@ class _FactWriter(_Writer):
             if not self.overwrite:
                 shutil.rmtree(self.staging, ignore_errors=True)
                 raise FileExistsError(f"{self.path} exists already; not overwriting it")
-            old = self.staging + ".old"
-            os.rename(self.path, old)
-            os.rename(self.staging, self.path)
+            if _exchange(self.staging, self.path):  # the old output now sits in the staging path
+                old = self.staging
+            else:  # no atomic exchange here: two renames, a short window without the target
+                old = self.staging + ".old"
+                os.rename(self.path, old)
+                os.rename(self.staging, self.path)
             if os.path.isdir(old):
                 shutil.rmtree(old)
             else:

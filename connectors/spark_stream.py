@@ -10,8 +10,10 @@ not partitionable in general).  Each micro-batch:
 1. is skipped if its id is not after the last one the reasoner saved (Spark
    replays the last batch after a failure; the reasoner already has it);
 2. is pushed into a :class:`chronolog.Stream` (facts in non-decreasing start
-   time across micro-batches; a late fact fails the query with the
-   stream's message);
+   time across micro-batches); a late fact (one starting where the stream is
+   closed) is counted, logged and kept in ``<output>.late``, then skipped or,
+   with ``late="fail"``, stops the query after the batch is saved as
+   consumed, so a restart goes on with the next one;
 3. writes the answers that became final to ``output/batch=<id>`` as Parquet
    (overwriting that batch's directory, so a replay is idempotent);
 4. saves the stream's state (:meth:`Stream.snapshot`) next to Spark's own
@@ -44,7 +46,13 @@ class StreamRunner:
     """The ``foreachBatch`` function: owns the driver-side stream and its
     saved state under ``checkpoint/chronolog``."""
 
-    def __init__(self, program, checkpoint, output, *, pred: Optional[str] = None, dialect: str = "vadalog"):
+    def __init__(self, program, checkpoint, output, *, pred: Optional[str] = None, dialect: str = "vadalog", late: str = "skip"):
+        if late not in ("skip", "fail"):
+            from chronolog.language.errors import ProgramError
+
+            raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
+        self.late = late
+        self.late_facts = 0  # facts that arrived after the stream had closed their time
         self.program = program
         self.dialect = dialect
         self.pred = pred
@@ -70,9 +78,53 @@ class StreamRunner:
         stream = self.stream
         if batch_id <= self.last_batch:
             return
-        stream.push_rows(self._rows(batch_df))
+        rows, late = self._split_late(stream, self._rows(batch_df))
+        stream.push_rows(rows)
         self._write(batch_df.sparkSession, stream.take(), batch_id)
-        self._save(batch_id)
+        if late:
+            self._report_late(batch_df.sparkSession, late, batch_id)
+        self._save(batch_id)  # the batch is consumed either way: a restart continues after it
+        if late and self.late == "fail":
+            from chronolog.language.errors import DataError
+
+            raise DataError(
+                f"{len(late)} late fact(s) in micro-batch {batch_id}, e.g. {late[0]}: the stream was closed up to "
+                "their start; the batch's other facts were used",
+                hint=f"the late facts are in {self._late_dir(batch_id)}; restart the query to go on "
+                '(late="skip" goes on by itself)',
+            )
+
+    @staticmethod
+    def _split_late(stream, rows):
+        """The facts that may still enter the stream, and the late ones
+        (as text): those starting where the stream is already closed."""
+        v, closed = stream._promised
+        keep, late = {}, []
+        for pred, rs in rows.items():
+            ok = []
+            for terms, iv in rs:
+                if iv[0] < v or (iv[0] == v and closed and iv[2]):
+                    late.append(format_fact(pred, terms, iv))
+                else:
+                    ok.append((terms, iv))
+            keep[pred] = ok
+        return keep, late
+
+    def _late_dir(self, batch_id) -> Path:
+        return Path(str(self.output) + ".late") / f"batch={batch_id}"
+
+    def _report_late(self, spark, late, batch_id) -> None:
+        """Count, log and keep the late facts beside the output (``<output>.late``)."""
+        import logging
+
+        self.late_facts += len(late)
+        logging.getLogger("chronolog.stream").warning(
+            "micro-batch %s: %d late fact(s) %s (e.g. %s), written to %s",
+            batch_id, len(late), "skipped" if self.late == "skip" else "rejected", late[0], self._late_dir(batch_id),
+        )
+        spark.createDataFrame([(f, batch_id) for f in late], "fact string, batch_id long").coalesce(1).write.mode(
+            "overwrite"
+        ).parquet(str(self._late_dir(batch_id)))
 
     def close(self, spark) -> None:
         """End the stream: write every remaining answer (as batch ``last + 1``)."""
@@ -124,14 +176,19 @@ class StreamRunner:
         self.last_batch = batch_id
 
 
-def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None):
+def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip"):
     """Start a streaming query running ``program`` over the streaming
     DataFrame ``source``; returns ``(StreamingQuery, StreamRunner)``.
+
+    ``late``: what a fact starting where the stream is already closed does:
+    ``"skip"`` (counted in ``runner.late_facts``, logged, kept in
+    ``<output>.late``) or ``"fail"`` (the same, then the query stops with
+    a DataError; a restart continues after that micro-batch).
 
     ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
     ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
     continues where the last run stopped."""
-    runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect)
+    runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)
     writer = source.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
     if trigger:
         writer = writer.trigger(**trigger)

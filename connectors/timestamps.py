@@ -16,6 +16,7 @@ from chronolog.language.errors import DataError
 from chronolog.language.timeline import normalize
 
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+_MIN_US, _MAX_US = -62135596800 * 10**6, (253402300800 * 10**6) - 1  # 0001-01-01 .. 9999-12-31T23:59:59.999999
 
 
 def numbers_for_times(table, pred: str = "?"):
@@ -77,6 +78,11 @@ def to_timestamps(table, columns=("start", "end"), pred: str = "?"):
                     continue
                 x = parse_number(v) if isinstance(v, str) else Fraction(v)
                 us = Fraction(x) * 10**6
+                if not _MIN_US <= us <= _MAX_US:
+                    raise DataError(
+                        f"{pred}: the time {v} (seconds since 1970) is outside the years 1 to 9999 that a timestamp holds",
+                        hint="keep number time columns (the default), or give a horizon or window inside those years",
+                    )
                 if us.denominator != 1:
                     raise DataError(
                         f"{pred}: the time {v} is not a whole number of microseconds, so a timestamp cannot hold it exactly",
@@ -86,3 +92,16 @@ def to_timestamps(table, columns=("start", "end"), pred: str = "?"):
             col = pa.array(out, type=pa.timestamp("us", tz="UTC"))
         cols.append(col)
     return pa.Table.from_arrays(cols, names=table.schema.names)
+
+
+def check_instants(facts, pred: str = "?") -> None:
+    """Refuse ``(terms, interval)`` facts whose finite times a
+    ``timestamp[us]`` cannot hold, before Spark meets them (where the
+    failure would be a Java stack trace naming no predicate)."""
+    import pyarrow as pa
+
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    times = sorted({t for _, iv in facts for t in iv[:2] if t not in (NEG_INF, POS_INF)})
+    if times:
+        to_timestamps(pa.table({"start": [str(t) if isinstance(t, Fraction) else t for t in times]}), ("start",), pred)

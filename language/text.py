@@ -13,6 +13,16 @@ from .timeline import format_interval, format_number
 _BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 
 
+_UNESCAPE = {"n": "\n", "t": "\t", "r": "\r"}
+# every character str.splitlines() breaks at, and the tab
+_BREAKS = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _escape_break(m) -> str:
+    c = m.group(0)
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c) or f"\\u{ord(c):04x}"
+
+
 def unquote(s: str) -> str:
     """The value of a quoted string token: ``"a\\"b"`` is ``a"b``."""
     body = s[1:-1]
@@ -23,7 +33,14 @@ def unquote(s: str) -> str:
         c = body[i]
         if c == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            if nxt == "u" and len(body) >= i + 6:  # \u2028: a line break written as text
+                try:
+                    out.append(chr(int(body[i + 2 : i + 6], 16)))
+                    i += 6
+                    continue
+                except ValueError:
+                    pass
+            out.append(_UNESCAPE.get(nxt, nxt))
             i += 2
         else:
             out.append(c)
@@ -37,7 +54,10 @@ def format_term(v) -> str:
     if type(v) is str:
         if _BARE.match(v) and v not in ("not", "inf", "infty"):
             return v
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        text = v.replace("\\", "\\\\").replace('"', '\\"')
+        if _BREAKS.search(text):  # a fact stays on one line, so files read back
+            text = _BREAKS.sub(_escape_break, text)
+        return '"' + text + '"'
     if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)
         if v.hour == v.minute == v.second == v.microsecond == 0:
             return v.date().isoformat()

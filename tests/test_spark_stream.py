@@ -79,3 +79,42 @@ def test_structured_stream_survives_a_restart(spark_session, tmp_path):
             want.setdefault(f"{pred}({','.join(terms)})", []).append(iv)
     assert got == want
     assert "alarm(b)" in got and "warm(a)" in got
+
+
+@pytest.mark.parametrize("policy", ["skip", "fail"])
+def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path, policy):
+    """A fact that starts where the stream is closed never blocks the query:
+    skipped (counted, kept aside) or rejected (the query stops once, and a
+    restart goes on with the later files)."""
+    from chronolog.connectors.spark_stream import stream_query
+
+    spark = spark_session
+    src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"
+    src.mkdir()
+    (src / "part-00.txt").write_text("\n".join(_facts(0, 6)) + "\n")
+    time.sleep(0.05)
+    (src / "part-01.txt").write_text("temp(a,120)@[1,2)\n" + "\n".join(_facts(6, 10)) + "\n")  # one late fact
+    time.sleep(0.05)
+    (src / "part-02.txt").write_text("\n".join(_facts(10, 14)) + "\n")
+
+    def run():
+        source = spark.readStream.option("maxFilesPerTrigger", 1).text(str(src)).withColumnRenamed("value", "fact")
+        query, runner = stream_query(PROGRAM, source, checkpoint=ckpt, output=out, trigger={"availableNow": True}, late=policy)
+        try:
+            query.awaitTermination(120)
+        except Exception:  # a failed query raises here; query.exception() holds it
+            pass
+        return query, runner
+
+    query, runner = run()
+    if policy == "fail":
+        assert "late fact" in str(query.exception()) and "temp(a,120)@[1,2)" in str(query.exception())
+        query, runner = run()  # the restart goes on after the rejected batch
+    assert query.exception() is None, query.exception()
+    assert runner.last_batch == 2
+    late = [r.fact for r in spark.read.parquet(str(out) + ".late").collect()]
+    assert late == ["temp(a,120)@[1,2)"]
+    runner.close(spark)
+    got = sorted({r.fact.split("@")[0] for r in spark.read.parquet(str(out)).collect()})
+    model = chronolog.reason(PROGRAM, "\n".join(_facts(0, 14)))
+    assert got == sorted({f"{p}({','.join(t)})" for p in ("warm", "alarm") for t, _ in model.facts(p)})

@@ -586,13 +586,15 @@ class Model:
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else list(preds)
         out = []
-        from chronolog.language.reader import dialect
+        from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)  # each dialect prints what it reads back
         format_dated = printer.format_fact
+        # a dialect that prints time its own way (LARS: ticks) formats fact by fact
+        plain_intervals = type(printer).format_fact is Dialect.format_fact
         cal = self.calendar
         for p in sorted(preds):
-            if not self.repeating(p):  # formatted once per distinct value (connectors/text_out.py)
+            if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines
 
                 rel = self._relation(p)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 from typing import NamedTuple, Optional
 
-from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.errors import DataError
 
 EXACT = "_exact"
 
@@ -95,14 +95,9 @@ def all_facts_table(model, preds=None, window=None):
 
 
 def _rows(model, pred, window):
-    if window is not None:
-        return model.facts_within(pred, window)
-    if model.repeating(pred):
-        raise ProgramError(
-            f"{pred} has facts that repeat forever, which a table cannot hold",
-            hint="pass a window, e.g. window=(0, 1000)",
-        )
-    return model.facts(pred)
+    from chronolog.outputs import finite_rows
+
+    return finite_rows(model, pred, window, "a table", "pass a window, e.g. window=(0, 1000)")
 
 
 def _split_exact(table):

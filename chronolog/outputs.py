@@ -9,18 +9,21 @@ from pathlib import Path
 from chronolog.language.errors import ChronologError
 
 
+def finite_rows(model, pred, window, what: str, hint: str) -> list:
+    """The facts of ``pred``, inside ``window`` if given; facts that repeat
+    forever cannot be listed without one (``what`` cannot hold them)."""
+    if window is not None:
+        return model.facts_within(pred, window)
+    if model.repeating(pred):
+        raise ChronologError(f"{pred} has facts that repeat forever, which {what} cannot hold", hint=hint)
+    return model.facts(pred)
+
+
 def output_rows(model, window):
     """``rows(pred)``: the facts to write; repeating facts need a window."""
 
     def rows(pred, what="a file"):
-        if window is not None:
-            return model.facts_within(pred, window)
-        if model.repeating(pred):
-            raise ChronologError(
-                f"{pred} has facts that repeat forever, which {what} cannot hold",
-                hint="add --window FROM,TO to write the facts inside a window",
-            )
-        return model.facts(pred)
+        return finite_rows(model, pred, window, what, "add --window FROM,TO to write the facts inside a window")
 
     return rows
 

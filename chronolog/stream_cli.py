@@ -20,10 +20,17 @@ def _facts(fh, source: str, dialect: str):
     that each distinct constant and interval text is converted once."""
     from chronolog.language.facts import FactLineReader
 
+    ticks = None
+    if dialect == "lars":  # LARS facts are written in the Vadalog syntax, at ticks
+        from chronolog.language.lars import tick_interval as ticks
+
+        dialect = "vadalog"
     reader = FactLineReader(source, dialect)
     for n, line in enumerate(fh, 1):
         try:
             facts = reader.read(line)
+            if ticks is not None:
+                facts = [(pred, terms, ticks(iv)) for pred, terms, iv in facts]
         except ChronologError as e:
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:

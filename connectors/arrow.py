@@ -37,13 +37,13 @@ def _column(values):
     import pyarrow as pa
 
     finite = [v for v in values if v is not None]
-    if all(type(v) is int for v in finite):
+    if all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in finite):
         return pa.array(values, type=pa.int64())
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in finite):
         # each distinct number is formatted once (columns repeat values)
         text = {v: format_number(v) for v in set(finite)}
         texts = list(text.values())
-        if all("/" not in t for t in texts):
+        if all("/" not in t for t in texts) and max((len(t) for t in texts), default=0) <= 38:
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
             digits = max((len(t.replace("-", "").replace(".", "")) for t in texts), default=1)
             precision = min(38, max(digits + scale, scale + 1, 1))

@@ -297,17 +297,22 @@ def fact_rows(rows):
     ``[5,8)`` (rows from :func:`~.facts.read_fact_rows`, changed in place)."""
     for pred, lst in rows.items():
         for i, (terms, iv) in enumerate(lst):
-            lo, hi, lc, hc = iv
-            if not (_is_int(lo) and _is_int(hi) and lc and hc):
-                from .errors import DataError
-
-                raise DataError(
-                    f"a LARS fact holds at ticks, not on {format_interval(iv)}",
-                    rows.positions.get(pred),
-                    hint="write a tick a@5 or a closed range of ticks a@[5,7]",
-                )
-            lst[i] = (terms, _tick(lo, hi))
+            lst[i] = (terms, tick_interval(iv, rows.positions.get(pred)))
     return rows
+
+
+def tick_interval(iv, pos=None):
+    """The interval of a fact read at ticks: ``[5,7]`` -> ``[5,8)``."""
+    lo, hi, lc, hc = iv
+    if not (_is_int(lo) and _is_int(hi) and lc and hc):
+        from .errors import DataError
+
+        raise DataError(
+            f"a LARS fact holds at ticks, not on {format_interval(iv)}",
+            pos,
+            hint="write a tick a@5 or a closed range of ticks a@[5,7]",
+        )
+    return _tick(lo, hi)
 
 
 def tuple_window_rows(program, given) -> dict:

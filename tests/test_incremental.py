@@ -75,10 +75,11 @@ def test_explain_records_the_rule_and_binding():
     assert m.explain("t(a,c)@[11,12]") == []
 
 
-def test_explain_needs_to_be_asked_for():
+def test_explain_without_asking_re_runs_with_recording():
+    # explain=True used to be required; now the model re-runs once with recording
     m = chronolog.reason("q(X) :- p(X).", "p(a)@1")
-    with pytest.raises(chronolog.ProgramError):
-        m.explain("q(a)@1")
+    asked = chronolog.reason("q(X) :- p(X).", "p(a)@1", explain=True)
+    assert m.explain("q(a)@1") == asked.explain("q(a)@1") != []
 
 
 # ---------------------------------------------------------------- random programs

@@ -95,8 +95,11 @@ class HybridEvaluator(Evaluator):
             ran = "rows"
             if self._use_columns(stratum):
                 try:
+                    rounds_before = self.stats["rounds"]
                     self._run_columns(stratum)
                     ran = "columns"
+                    if self.progress is not None:
+                        self._report_columns(stratum, self.stats["rounds"] - rounds_before)
                 except Fallback as e:
                     self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e}")
             if ran == "rows":
@@ -105,6 +108,13 @@ class HybridEvaluator(Evaluator):
             self.executors[stratum.index] = ran
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
+
+    def _report_columns(self, stratum, rounds) -> None:
+        """A stratum run on columns reports once, when it is done."""
+        from chronolog.progress import Progress
+
+        preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
+        self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
     def update(self, new_facts) -> None:
         """Updates run on rows (``Reasoner.add``): the columns go stale."""

@@ -26,6 +26,7 @@ past).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Optional
 
@@ -167,6 +168,16 @@ def find_repetition(store, t_data, hi, reach, multiple_of=None, constant_ok=None
 # the answer's form
 
 
+MAX_INSTANCES = 10_000_000  # a window spanning more repetitions than this is refused, not listed
+
+
+def _ratio(x, y):
+    """x / y exactly (a float quotient overflows for numbers beyond 1e308)."""
+    if isinstance(x, float) or isinstance(y, float):  # an infinite end
+        return x / y
+    return Fraction(x) / Fraction(y)
+
+
 @dataclass(frozen=True)
 class Repeating:
     """``iv`` and its shifts by ``k * period`` for every ``k >= 0``."""
@@ -179,11 +190,19 @@ class Repeating:
         p = self.period
         a, b = self.iv[0], self.iv[1]
         if p > 0:
-            k0 = max(0, math.floor((lo - b) / p))
-            k1 = math.ceil((hi - a) / p)
+            k0 = max(0, math.floor(_ratio(lo - b, p)))
+            k1 = math.ceil(_ratio(hi - a, p))
         else:
-            k0 = max(0, math.floor((b - hi) / -p) if b != INF else 0)
-            k1 = math.ceil((a - lo) / -p)
+            k0 = max(0, math.floor(_ratio(b - hi, -p)) if b != INF else 0)
+            k1 = math.ceil(_ratio(a - lo, -p))
+        if k1 - k0 > MAX_INSTANCES:
+            from chronolog.language.errors import ProgramError
+
+            raise ProgramError(
+                f"an operator's window reaches over more than {MAX_INSTANCES:,} repetitions of "
+                f"{format_interval(self.iv)} every {self.period}, too many to list",
+                hint="narrow the operator's window, or evaluate within a horizon (--horizon FROM,TO)",
+            )
         out = []
         for k in range(k0, k1 + 1):
             iv = (a + k * p, b + k * p, self.iv[2], self.iv[3])

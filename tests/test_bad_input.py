@@ -346,3 +346,29 @@ def test_stream_input_not_utf8(tmp_path):
     data.write_bytes(b"q(a)@1\nq(\xe9)@2\n")
     r = run("stream", prog, "--input", data)
     assert r.exit_code == 2 and "not UTF-8" in r.output, r.output
+
+
+def test_a_window_wider_than_a_float_over_a_repeating_fact_is_refused_not_crashed():
+    # found by the fuzz suite: 1e400 overflowed a float division, and listing
+    # the repetitions inside such a window would never end
+    prog = """
+    jobReport :- <->[30,30] jobReport.
+    possibleCause(X) :- priceEvent(X), <->[0,1e400] jobReport.
+    priceEvent(X) :- stockPriceChange(X,V), V > 5.
+    jobReport@0.
+    stockPriceChange(a,6)@[121,121].
+    """
+    with pytest.raises(chronolog.ChronologError, match="too many to list"):
+        chronolog.reason(prog)
+    m = chronolog.reason(prog, horizon=(0, 200))
+    assert m.facts("possibleCause") == [(("a",), (121, 121, True, True))]
+
+
+def test_float_of_a_number_beyond_a_binary_float_is_a_positioned_error():
+    # found by the fuzz suite: float(1e400/3) raised a bare OverflowError
+    with pytest.raises(chronolog.ChronologError, match="too large for a binary float") as e:
+        chronolog.reason("r(C) :- p(X), C = float(X).\np(1e400/3)@0.\n")
+    assert e.value.pos is not None and e.value.pos.line == 1
+    # exact arithmetic with such a number is fine (1.5 is exact)
+    m = chronolog.reason("s(Y) :- p(X), Y = X + 1.5.\np(1e400/3)@0.\n")
+    assert len(m.facts("s")) == 1

@@ -60,6 +60,8 @@ def compile_expr(expr, slots: dict, where):
                 return normalize(f(x, y))
             except ZeroDivisionError:
                 raise _type_error(f"division by zero in {text}", where) from None
+            except OverflowError:  # an exact number beyond a binary float's range met a float
+                raise _type_error(f"{text} is too large for a binary float", where) from None
 
         return arith
     if isinstance(expr, ast.Call):
@@ -74,6 +76,8 @@ def compile_expr(expr, slots: dict, where):
                 return fn(*[a(b) for a in args])
             except BuiltinTypeError as e:
                 raise _type_error(f"{e} in '{where}'", where) from None
+            except OverflowError:  # float() of an exact number beyond a binary float's range
+                raise _type_error(f"{expr.name}(...) gives a value too large for a binary float in '{where}'", where) from None
 
         return call
     raise _type_error(f"cannot evaluate {expr}", where)  # pragma: no cover

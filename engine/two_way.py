@@ -61,19 +61,21 @@ def two_way(plan, core, reps, own, strategy, out):
     repeating, info)`` as the forward strategy returns them."""
     from . import termination as tm
 
-    plan, own = _local_diamonds(plan, own)
+    plan, own, fast = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
     if not reps:
-        joined = _by_clusters(plan, core, own, strategy, out)
+        joined = _by_clusters(plan, core, own, strategy, out, fast)
         if joined is not None:
             return joined
-    answer, repeating, info = _one(plan, core, reps, own, strategy, out)
+    answer, repeating, info = _one(plan, core, reps, own, strategy, out, fast)
     info.pop("period_left", None)
     return answer, repeating, info
 
 
-def _one(plan, core, reps, own, strategy, out):
-    """Steps 1-4 over one window holding all the inputs."""
+def _one(plan, core, reps, own, strategy, out, fast=None):
+    """Steps 1-4 over one window holding all the inputs.  ``fast`` is the
+    plan with the shortcuts of :func:`_local_diamonds` for the window model
+    (step 1); the proof (step 3) uses ``plan``."""
     from . import termination as tm
 
     reach = program_reach(plan.rules)
@@ -91,7 +93,7 @@ def _one(plan, core, reps, own, strategy, out):
         lo_in, hi_in = lo + span / 4, hi - span / 4
         store = tm._store_of(core)
         tm._add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
-        ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
+        ev = Evaluator(fast or plan, store, make(lo, hi, True, True), strategy)
         ev.run()
         tm._add_stats(out, ev)
         guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, (p_l, const_l), (p_r, const_r))
@@ -171,7 +173,7 @@ def _clusters(core, wide):
     return groups
 
 
-def _by_clusters(plan, core, own, strategy, out):
+def _by_clusters(plan, core, own, strategy, out, fast=None):
     """A recursion over clusters of data far apart, without stepping through
     the gaps between them; None when there are none, or when the clusters
     interact (then one window holds everything).
@@ -201,7 +203,7 @@ def _by_clusters(plan, core, own, strategy, out):
         return None
     extra = [{} for _ in groups]
     for _ in range(CLUSTER_ROUNDS):
-        parts = [_one(plan, _merged(g, x), {}, own, strategy, out) for g, x in zip(groups, extra)]
+        parts = [_one(plan, _merged(g, x), {}, own, strategy, out, fast) for g, x in zip(groups, extra)]
         answer, repeating, infos = _union(parts)
         if _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out):
             break
@@ -429,7 +431,15 @@ def _local_diamonds(plan, own):
     * Since/Until with an unbounded window: :func:`_local_since`.
 
     ``d`` is the widest distance the rules already read, so the reach does
-    not grow.  Unbounded boxes over the recursion's own predicates have no
+    not grow.
+
+    The local rules step ``once_p`` forward ``d`` per round, so a window
+    model over a long stretch of data would take span/``d`` rounds.  The
+    third result is the plan with shortcuts added, ``once_p :- <->[0,+inf)
+    once_p`` (and ``Z :- A S(0,+inf) B``): they hold in the least model, so
+    a window model computed with them is still part of it (step 1 needs no
+    more), and it is reached in a few rounds.  The proof (step 3) checks
+    closure under the local rules only, whose reach is bounded.  Unbounded boxes over the recursion's own predicates have no
     such local form (whether ``p`` held throughout the whole past is not a
     least fixpoint of local rules) and stay refused."""
     from chronolog.language import ast
@@ -437,7 +447,7 @@ def _local_diamonds(plan, own):
     from chronolog.planner.stratify import stratify
 
     d = program_reach(plan.rules)
-    rules, fresh = [], set()
+    rules, fresh, shortcuts = [], set(), []
 
     def name(kind):
         n = f"${kind}{next(_fresh)}"
@@ -453,7 +463,11 @@ def _local_diamonds(plan, own):
 
     for rule in plan.rules:
         if isinstance(rule, SinceRule):
-            rules.extend(_local_since(rule, own, d, name, variables))
+            local = _local_since(rule, own, d, name, variables)
+            rules.extend(local)
+            if local != [rule]:  # Z :- A S(0,+inf) B (Z :- B is the first local rule)
+                z = local[0]
+                shortcuts.append(SinceRule(z.head_pred, z.head_terms, rule.op, (0, INF, False, False), rule.left, rule.right, rule.source))
             continue
         h = rule.head_shift
         if h is not None and (h[1] == INF or h[0] == -INF):
@@ -475,12 +489,16 @@ def _local_diamonds(plan, own):
             step = (0, d, True, True) if past else (-d, 0, True, True)
             rules.append(PlanRule(memo, terms, [Scan(lit.pred, lit.terms, box=lit.box, origin=lit.origin)], None, rule.source))
             rules.append(PlanRule(memo, terms, [Scan(memo, terms, shift=step, origin=lit.origin)], None, rule.source))
+            unbounded = (0, INF, True, False) if past else (-INF, 0, False, True)
+            shortcuts.append(PlanRule(memo, terms, [Scan(memo, terms, shift=unbounded, origin=lit.origin)], None, rule.source))
             bounded = (w[0], w[0] + d, w[2], True) if past else (w[1] - d, w[1], True, w[3])
             body.append(Scan(memo, terms, shift=bounded, origin=lit.origin))
         rules.append(dataclasses.replace(rule, body=body) if body != list(rule.body) else rule)
     if not fresh:
-        return plan, own
-    return dataclasses.replace(plan, rules=rules, strata=stratify(rules)), own | fresh
+        return plan, own, None
+    local = dataclasses.replace(plan, rules=rules, strata=stratify(rules))
+    fast = dataclasses.replace(plan, rules=rules + shortcuts, strata=stratify(rules + shortcuts))
+    return local, own | fresh, fast
 
 
 def _local_since(rule, own, d, name, variables) -> list:

@@ -12,6 +12,7 @@ import re
 import time
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import chronolog
@@ -153,3 +154,25 @@ def test_two_clusters_equal_the_pointwise_evaluator(prog):
         want = _norm(_clip(oracle.facts(pred), window))
         got = _norm(m.facts_within(pred, window))
         assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"
+
+
+# two-way recursions through unbounded operators over their own predicates,
+# with a given fact spanning a million time units (found by fuzzing: the
+# local rules of engine/two_way.py stepped through the span, ~10^6 rounds)
+LONG_TWO_WAY = [
+    "p(X) :- <->[0,+inf) q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@1.\ng(a)@[-5,1000000].",
+    "p(X) :- <+>[1,+inf) q(X).\nq(X) :- <->[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-1000000,3].",
+    "p(X) :- g(X) <S>(0,+inf) q(X).\nq(X) :- <+>[1,1] p(X), g(X).\nq(a)@0.\ng(a)@[-5,1000000].",
+    "p(X) :- q(X) <U>(0,+inf) s(X).\nq(X) :- <->[0.5,0.5] p(X), h(X).\ns(X) :- <->[2,2] q(X).\n"
+    "q(a)@[0,1].\nh(a)@[-1000000,1000000].\np(a)@[-3,-2].",
+]
+
+
+@pytest.mark.parametrize("prog", LONG_TWO_WAY)
+def test_two_way_recursion_over_a_long_fact_takes_few_rounds(prog):
+    m = chronolog.reason(prog)
+    assert m.stats["rounds"] < 1000, m.stats
+    bounded = chronolog.reason(prog, horizon=(-1_000_100, 1_000_100))
+    for pred in ("p", "q"):
+        for window in ((-50, 50), (999_950, 1_000_050), (-1_000_050, -999_950)):
+            assert _norm(m.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), (pred, window)

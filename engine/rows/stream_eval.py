@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
-from chronolog.language.timeline import EVERYWHERE, POS_INF
+from chronolog.language.timeline import EVERYWHERE, POS_INF, intersect
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
 from chronolog.planner.normalize import TOP
@@ -46,6 +46,13 @@ from .merge import MergeNode
 from ..store import Store
 
 STEP = "$step"  # holds exactly on the range the current step closes
+
+
+def _unclipped(plan, stratum):
+    """The stratum's rules without ``$step``, as a plan of their own."""
+    rules = [dataclasses.replace(r, body=r.body[1:]) if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())] else r
+             for r in stratum.rules]
+    return dataclasses.replace(plan, rules=rules, strata=stratify(rules), constraints=[])
 
 
 def clip_to_steps(plan):
@@ -96,6 +103,9 @@ class StreamEvaluator(Evaluator):
         self._seq = 0
         self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
         self.background: dict = {}  # given facts loaded before the first step
+        # strata recursive through time, without $step: a long quiet step is
+        # computed by jumping (engine/quiet_stretch.py)
+        self._unclipped = {st.index: _unclipped(clipped, st) for st in clipped.strata if st.recursive and st.shifting_rules}
 
     # ---------------------------------------------------------- one step
     def step(self, new_rows: dict, step_iv) -> list:
@@ -117,6 +127,9 @@ class StreamEvaluator(Evaluator):
             if ch:
                 pending[pred] = ch
         for stratum in self.plan.strata:
+            sub = self._unclipped.get(stratum.index)
+            if sub is not None:
+                self._jump_quiet_stretch(sub, stratum, step_iv, pending)
             changes = self.run_stratum(stratum, pending)
             for pred, ch in changes.items():
                 old = pending.get(pred)
@@ -133,6 +146,44 @@ class StreamEvaluator(Evaluator):
         self._schedule(pending)
         self._forget(step_iv)
         return out
+
+    def _jump_quiet_stretch(self, sub, stratum, step_iv, pending) -> None:
+        """Put the stratum's model over a long step into the store first
+        (engine/quiet_stretch.py), so that running the stratum does not step
+        through a stretch with no input round by round."""
+        from chronolog.planner.fragment import program_reach
+
+        from ..quiet_stretch import model_over_step, worth_jumping
+
+        own = set(stratum.preds)
+        if not worth_jumping(sub, own, step_iv):
+            return
+        keep_from = step_iv[0] - 2 * (program_reach(sub.rules) + 1) - 1
+        core = {}
+        for p in (stratum.reads - {STEP}) | own:
+            rel = self.store.get(p)
+            if rel is None or not rel.atoms:
+                continue
+            atoms = {}
+            for t, ivs in rel.atoms.items():
+                kept = [iv for iv in ivs if iv[1] >= keep_from]
+                if p in own:  # the state: exact up to the step's start
+                    kept = [x for iv in kept if (x := intersect(iv, (keep_from, step_iv[0], True, not step_iv[2]))) is not None]
+                if kept:
+                    atoms[t] = kept
+            if atoms:
+                core[p] = atoms
+        if not any(p not in own for p in core):
+            return
+        facts = model_over_step(sub, core, own, step_iv, self)
+        for pred, atoms in facts.items():
+            merge = MergeNode(self.store.relation(pred))
+            merge.merge([(t, iv) for t, ivs in atoms.items() for iv in ivs])
+            ch = merge.take_changes()
+            if ch:
+                old = pending.setdefault(pred, {})
+                for terms, ivs in ch.items():
+                    old[terms] = old.get(terms, set()) | ivs
 
     def _delta_variants(self, stratum, merges, delta_preds) -> None:
         # as Evaluator._delta_variants, minus the variants of clipped rules

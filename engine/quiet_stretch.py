@@ -43,7 +43,7 @@ def worth_jumping(plan, own, step_iv) -> bool:
 
     reach = program_reach(plan.rules)
     lo, hi = step_iv[0], step_iv[1]
-    if lo in (INF, -INF) or hi in (INF, -INF) or reach in (INF, -INF):
+    if hi in (INF, -INF) or reach in (INF, -INF):
         return False
     return hi - lo > 2 * WIDE * (reach + 1) and _can_jump(plan, own)
 
@@ -51,7 +51,9 @@ def worth_jumping(plan, own, step_iv) -> bool:
 def model_over_step(plan, core, own, step_iv, out) -> dict:
     """The own predicates' facts on ``step_iv`` (``{pred: {terms:
     [intervals]}}``), given ``core``: the stratum's own facts just before
-    the step (exact) and every fact it reads from just before the step on."""
+    the step (exact) and every fact it reads from just before the step on.
+    None when there was no quiet stretch to jump (the stream's own run of
+    the stratum is then the whole work)."""
     from . import termination as tm
 
     reach = program_reach(plan.rules)
@@ -61,7 +63,7 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
     events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
                      for x in iv[:2] if x not in (INF, -INF) and x <= hi_step})
     events.append(hi_step)  # the end of the step: the last stretch runs up to it
-    pieces, lo, state = [], -INF, {}
+    pieces, lo, state, jumped = [], -INF, {}, False
     i = 0
     while i < len(events) - 1:
         e, n = max(events[i], lo_step - margin), events[i + 1]
@@ -74,6 +76,7 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
         if found is None:
             continue  # no repetition yet: this gap stays part of the stretch
         store, rep, hi, _ = found
+        jumped = True
         answer, repeating = tm._answer(store, rep, hi, own)
         nlo = hi_step if last else n - margin
         window = make(lo, nlo, lo != -INF, last)
@@ -83,6 +86,8 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
         state = tm._unrolled(answer, repeating, make(nlo - margin, nlo, True, False))
         lo = nlo
     else:  # the last stretch had no repetition to jump: evaluate it up to the step's end
+        if not jumped:
+            return None
         seg = _with_state(tm._inputs_before(core, INF, lo - 2 * margin), state)
         store = tm._store_of(seg)
         window = make(lo, hi_step, True, True) if lo != -INF else make(-INF, hi_step, False, True)

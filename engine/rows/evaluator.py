@@ -177,10 +177,12 @@ class Evaluator:
             rounds += 1
             if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None):
                 rules = stratum.inventing_rules or stratum.rules
+                why = " keeps creating new values" if stratum.inventing_rules else (
+                    " moves through time a little in every round, over a stretch that long")
                 raise ProgramError(
                     f"no fixpoint after {self.max_rounds} rounds: the recursion through "
                     + "; ".join(_rule_text(r) for r in rules[:3])
-                    + " keeps creating new values",
+                    + why,
                     _rule_pos(rules[0]),
                     hint="bound the recursion with a condition (e.g. X < 100), or allow more rounds "
                     "with --max-rounds N (max_rounds=N in Python)",

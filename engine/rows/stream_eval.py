@@ -158,7 +158,7 @@ class StreamEvaluator(Evaluator):
         own = set(stratum.preds)
         if not worth_jumping(sub, own, step_iv):
             return
-        keep_from = step_iv[0] - 2 * (program_reach(sub.rules) + 1) - 1
+        keep_from = step_iv[0] - 2 * (program_reach(sub.rules) + 1) - 1  # -inf on the first step
         core = {}
         for p in (stratum.reads - {STEP}) | own:
             rel = self.store.get(p)
@@ -176,7 +176,7 @@ class StreamEvaluator(Evaluator):
         if not any(p not in own for p in core):
             return
         facts = model_over_step(sub, core, own, step_iv, self)
-        for pred, atoms in facts.items():
+        for pred, atoms in (facts or {}).items():
             merge = MergeNode(self.store.relation(pred))
             merge.merge([(t, iv) for t, ivs in atoms.items() for iv in ivs])
             ch = merge.take_changes()

@@ -4,13 +4,15 @@
 They read CSV dates and declare no @timeGranularity: chronolog reads them on
 a timeline of seconds and says so in a note (iTemporal's own SQL translation
 adds the windows as seconds).  The answers agree with meteor-reasoner (on the
-same facts as numbers of seconds) where it reaches a fixpoint, and with a
-horizon run where it cannot (10_temp_rec: a recursion through a box whose
-model is infinite)."""
+same facts as numbers of seconds) where it reaches a fixpoint (06-09, at the
+smallest and the middle size), with pandas for the aggregations (02, 03),
+and with a horizon run where meteor-reasoner cannot (10_temp_rec: a
+recursion through a box whose model is infinite)."""
 
 from __future__ import annotations
 
 import csv
+from fractions import Fraction
 import shutil
 import time
 import warnings
@@ -29,8 +31,12 @@ _METEOR_OPS = [("<->", "Diamondminus"), ("<+>", "Diamondplus"), ("[-]", "Boxminu
                ("<S>", "Since"), ("<U>", "Until")]
 
 
-def _program(name):
-    return DATA / name / f"{name}.vada"
+def _dir(name, size=10):
+    return DATA / name if size == 10 else DATA / f"size{size}" / name
+
+
+def _program(name, size=10):
+    return _dir(name, size) / f"{name}.vada"
 
 
 def _seconds(cell):
@@ -39,7 +45,7 @@ def _seconds(cell):
 
 
 def _rules(name):
-    text = _program(name).read_text()
+    text = _program(name).read_text()  # the same program at every size
     return [line for line in text.splitlines() if ":-" in line]
 
 
@@ -52,10 +58,10 @@ def _meteor_rules(name):
     return out
 
 
-def _csv_facts(name, shift=None):
+def _csv_facts(name, shift=None, size=10):
     """``(pred, terms, lo, hi)`` of every bound CSV row, times in seconds."""
     rows = []
-    for path in sorted((DATA / name / "xxxx").glob("*.csv")):
+    for path in sorted((_dir(name, size) / "xxxx").glob("*.csv")):
         pred = path.name[: -len("_date.csv")]
         with path.open() as fh:
             reader = csv.reader(fh)
@@ -75,12 +81,14 @@ def _run(path, **kw):
     return m, notes
 
 
-@pytest.mark.parametrize("name", ["06_since", "07_diamond_minus", "08_box_minus"])
-def test_published_programs_agree_with_meteor(name):
-    m, notes = _run(_program(name))
+@pytest.mark.parametrize("size", [10, 100])
+@pytest.mark.parametrize("name", ["06_since", "07_diamond_minus", "08_box_minus", "09_box_diamond_mix"])
+def test_published_programs_agree_with_meteor(name, size):
+    """At the smallest and the middle size of the published data."""
+    m, notes = _run(_program(name, size))
     assert len(notes) == 1 and "timeline is seconds" in notes[0]
     out = sorted(m.output_predicates)
-    facts = [f"{p}({','.join(t)})@[{lo},{hi}]" for p, t, lo, hi in _csv_facts(name)]
+    facts = [f"{p}({','.join(t)})@[{lo},{hi}]" for p, t, lo, hi in _csv_facts(name, size=size)]
     want = restrict(meteor_model(_meteor_rules(name), facts), out)
     got = restrict(chronolog_model(m), out)
     assert got and got == want
@@ -146,3 +154,56 @@ def test_a_day_grouping_on_a_numeric_timeline_is_an_error_with_the_fix():
     with pytest.raises(chronolog.ChronologError, match="grouping by days needs a calendar timeline") as e:
         chronolog.reason('@timeGranularity("no_date").\ng2(X) :- /\\1 days g1(X).\ng1(1)@[0,1].')
     assert "/\\[7]" in e.value.hint or "timeGranularity" in e.value.hint
+
+
+def _start_rows(name):
+    """The published ``start`` rows as a DataFrame: group, value, seconds."""
+    pd = pytest.importorskip("pandas")
+    df = pd.read_csv(DATA / name / "xxxx" / "start_date.csv")
+    epoch = pd.Timestamp(EPOCH.replace(tzinfo=None))
+    df["t"] = [(pd.Timestamp(x) - epoch) // pd.Timedelta(seconds=1) for x in df["i3"]]
+    assert (df["i3"] == df["i4"]).all()  # every published fact is punctual
+    return df
+
+
+def _value_at(model, pred, group, t):
+    vals = [terms[-1] for terms, iv in model.facts(pred) if tuple(float(x) for x in terms[:-1]) == group
+            and (iv[0] < t or (iv[0] == t and iv[2])) and (t < iv[1] or (t == iv[1] and iv[3]))]
+    assert len(vals) <= 1, (group, t, vals)  # one sum per group and time point
+    return float(vals[0]) if vals else None
+
+
+def test_instantaneous_aggregation_agrees_with_pandas():
+    """03_ita as published: the sum per group at each time point, against
+    pandas (the sum of the distinct values, since equal facts are one fact)."""
+    m, _ = _run(_program("03_ita"))
+    df = _start_rows("03_ita")
+    want = df.groupby(["i0", "i1", "t"])["i2"].apply(lambda v: sum(set(v)))
+    got = {}
+    for terms, iv in m.facts("end"):
+        assert iv[0] == iv[1]
+        got[(float(terms[0]), float(terms[1]), int(iv[0]))] = float(terms[2])
+    assert set(got) == {(float(a), float(b), int(t)) for a, b, t in want.index}
+    for (a, b, t), v in want.items():
+        assert got[(float(a), float(b), int(t))] == pytest.approx(v, rel=1e-12)
+
+
+def test_moving_window_aggregation_agrees_with_pandas():
+    """02_mwta as published: a 10-second window (<->[0,10]) then the sum per
+    group, checked at every end of a window and between them."""
+    m, _ = _run(_program("02_mwta"))
+    df = _start_rows("02_mwta")
+    checked = 0
+    for (a, b), rows in df.groupby(["i0", "i1"]):
+        events = sorted({x for t in rows["t"] for x in (t, t + 10)})
+        points = events + [(x + y) / 2 for x, y in zip(events, events[1:])]
+        for u in points:
+            inside = rows[(rows["t"] <= u) & (u <= rows["t"] + 10)]
+            want = sum(set(inside["i2"])) if len(inside) else None
+            got = _value_at(m, "g3", (float(a), float(b)), Fraction(u))
+            if want is None:
+                assert got is None, (a, b, u)
+            else:
+                assert got == pytest.approx(want, rel=1e-12), (a, b, u)
+            checked += 1
+    assert checked >= 30  # 12 groups, each at its window ends and between them

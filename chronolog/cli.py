@@ -281,15 +281,15 @@ def _notes():
     timeline of dates read from CSV files) as notes on standard error."""
     import warnings
 
-    from chronolog.language.dates import TimelineNote
+    from chronolog.language.errors import Note
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TimelineNote)
+        warnings.simplefilter("always", Note)
         try:
             yield
         finally:
             for w in caught:
-                if issubclass(w.category, TimelineNote):
+                if issubclass(w.category, Note):
                     click.echo(f"note: {w.message}", err=True)
                 else:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

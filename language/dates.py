@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
-from .errors import ProgramError
+from .errors import Note, ProgramError
 from .timeline import NEG_INF, POS_INF, format_number, make, normalize
 
 EPOCH = _dt.datetime(1970, 1, 1)
@@ -210,7 +210,7 @@ def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:
 NUMERIC = "numeric"  # the calendar argument for data read on a numeric timeline
 
 
-class TimelineNote(UserWarning):
+class TimelineNote(Note):
     """How chronolog chose a timeline the program does not declare (the CLI
     prints it as a note on standard error)."""
 

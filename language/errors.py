@@ -81,3 +81,8 @@ def too_deep(text: str, source: str, first_line: int = 1) -> SyntaxError_:
         hint="split the nesting into rules with intermediate predicates (a few dozen levels at most)",
         source_line=lines[n][:200],
     )
+
+
+class Note(UserWarning):
+    """Something chronolog decided that the program leaves open, said
+    aloud (the command line prints it as ``note:`` on standard error)."""

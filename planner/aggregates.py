@@ -180,11 +180,19 @@ def lift_aggregates(rules) -> list:
 
 
 def check_aggregate_strata(strata) -> None:
-    """Stratified aggregates need their body complete before they run."""
+    """Stratified aggregates need their body complete before they run.
+
+    ``max`` and ``min`` inside recursion are the exception: they run as
+    ``mmax`` and ``mmin``, as in Vadalog (whose published benchmark programs
+    use them so), with a note, since intermediate values remain as facts.
+    ``sum``, ``count``, ``prod`` and ``avg`` have no monotonic reading."""
     for st in strata:
         for rule in st.rules:
             if isinstance(rule, AggregateRule) and rule.nonmonotonic:
                 inside = sorted({l.pred for l in rule.body if isinstance(l, (Scan, NegScan)) and l.pred in st.preds})
+                if inside and all(a.func in ("max", "min") for _, a in rule.aggregates if a.func in STRATIFIED_AGGREGATES):
+                    _as_monotonic(rule, inside)
+                    continue
                 if inside:
                     funcs = ", ".join(sorted({a.func for _, a in rule.aggregates if a.func in STRATIFIED_AGGREGATES}))
                     raise _error(
@@ -193,3 +201,23 @@ def check_aggregate_strata(strata) -> None:
                         "a stratified aggregate needs its body complete; inside recursion use the monotonic "
                         "msum, mprod, mcount, mmin, mmax or munion",
                     )
+
+
+def _as_monotonic(rule, inside) -> None:
+    import dataclasses
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    names = []
+    for i, (v, a) in enumerate(rule.aggregates):
+        if a.func in ("max", "min"):
+            names.append(f"{a.func} as m{a.func}")
+            rule.aggregates[i] = (v, dataclasses.replace(a, func="m" + a.func))
+    src = rule.source
+    where = f"{src.pos}: " if src is not None and src.pos.line else ""
+    warnings.warn(Note(
+        f"{where}{', '.join(names)}: the aggregate reads {', '.join(inside)}, which depends on its own head "
+        f"{rule.head_pred}, so it runs as the monotonic form (as in Vadalog); intermediate values remain as facts "
+        "beside the final one (write the m-form to say so and silence this note)"
+    ), stacklevel=2)

@@ -234,6 +234,35 @@ def test_stratified_aggregate_inside_recursion_is_refused():
     assert "sum aggregates over controls" in msg and "<program>:2:" in msg and "msum" in msg
 
 
+def test_max_inside_recursion_runs_as_mmax_with_a_note(tmp_path):
+    """As in Vadalog: the same model as the m-form, and a note that says so
+    (the command line prints it on standard error)."""
+    import subprocess
+    import sys
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    prog = """
+    best(X, M) :- reach(X, V), M = {f}(V).
+    reach(X, V) :- start(X, V).
+    reach(Y, M) :- best(X, M), edge(X, Y).
+    start(a, 3)@[0,5]. start(b, 7)@[2,4]. start(c, 1)@[0,9].
+    edge(a, b)@[0,9]. edge(b, c)@[0,9]. edge(c, a)@[0,9].
+    """
+    for f in ("max", "min"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", Note)
+            m = chronolog.reason(prog.format(f=f))
+        assert [str(w.message) for w in caught if f"{f} as m{f}" in str(w.message)]
+        assert m.to_text() == chronolog.reason(prog.format(f="m" + f)).to_text()
+    path = tmp_path / "p.vada"
+    path.write_text(prog.format(f="max"))
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0 and "note:" in r.stderr and "max as mmax" in r.stderr
+    assert "best(c,7)@[2,4]" in r.stdout  # b's 7 reaches c through the edge while b holds it
+
+
 def test_aggregate_result_in_an_atom_is_refused():
     with pytest.raises(ProgramError) as e:
         chronolog.reason("q(S) :- p(V), S = sum(V), r(S).\np(1)@0. r(1)@0.")

@@ -1,4 +1,4 @@
-"""The pull interface every engine node implements (seed 003 §3.1).
+"""The pull interface every engine node implements (the Temporal Vadalog paper).
 
 A consumer calls ``next()`` until it returns False and reads each batch with
 ``get()``.  A batch is a list of ``(binding, interval)`` rows, where a

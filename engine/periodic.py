@@ -14,7 +14,7 @@ found with the prefix function of the reversed sequence (Knuth–Morris–Pratt)
 A repetition counts only when it spans at least ``reach + 3p``: then a whole
 window of width ``reach`` repeats, and since in a forward program what
 happens after ``t`` depends only on the window before ``t`` (and the given
-facts, all before ``s0``), the model repeats forever (REFERENCE §4).  A model
+facts, all before ``s0``), the model repeats forever (the termination theorem).  A model
 with no interval end in the last ``reach`` before ``hi`` is constant from
 its last end on.
 

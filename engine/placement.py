@@ -1,4 +1,4 @@
-"""Where the given facts are coalesced (seed 003 §3.3, *placement*).
+"""Where the given facts are coalesced (the Temporal Vadalog paper, *placement*).
 
 The engine always coalesces what rules derive (its MergeNodes are the
 relations).  Given facts can arrive as many adjacent or overlapping pieces;

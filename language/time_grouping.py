@@ -1,4 +1,4 @@
-"""Time grouping (seed 003 §4.1 downsampling ``△unit``; Vadalog's ``/\\``).
+"""Time grouping (the Temporal Vadalog paper's downsampling ``△unit``; Vadalog's ``/\\``).
 
 ``/\\[months] daily(X, V)`` holds on the whole calendar month around every
 time point at which ``daily(X, V)`` holds: a fact valid at a point becomes

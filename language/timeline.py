@@ -11,7 +11,7 @@ objects, because the engine creates millions of them in its hot loops.  An
 infinite end is always open.  ``None`` stands for the empty interval.
 
 An *operator window* (the ``[a,b]`` of ``<->[a,b]``) uses the same tuple.  The
-engine works with two generic operators (seed 003 §3.2):
+engine works with two generic operators (the Temporal Vadalog paper):
 
 * a **shift** ``D<d1,d2>`` (every diamond): the result holds at ``t`` when the
   operand holds at some ``t - d`` with ``d`` in the window, so

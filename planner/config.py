@@ -2,7 +2,7 @@
 
 Keys: ``merge`` (``blocking`` | ``streaming``: when a MergeNode merges what
 the rules derive) and ``placement`` (``always`` | ``earliest`` | ``minimal``:
-which given facts are coalesced before the rules read them, seed 003 §3.3).
+which given facts are coalesced before the rules read them, as in the Temporal Vadalog paper).
 Arguments of ``reason()`` and the command line take precedence.  The planner
 hint ``coalesce`` (repeatable: ``@config("coalesce", "shares").``) also
 coalesces that given predicate at load under ``earliest`` and ``minimal``,

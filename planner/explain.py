@@ -19,7 +19,7 @@ class _SizeOnly:
 
 
 def describe_fragment(plan) -> list:
-    """The model kind (seed 003 §3.5), the pattern step, and how each
+    """The model kind (finite, constant or periodic, as in the Temporal Vadalog paper), the pattern step, and how each
     component whose recursion moves time will terminate."""
     from chronolog.language.timeline import format_number
 

@@ -1,6 +1,6 @@
 """The forward-propagation check and the look-back of every predicate.
 
-A program is *forward-propagating* (REFERENCE §1, seed 001) when its bodies
+A program is *forward-propagating* (“Stream reasoning with DatalogMTL”) when its bodies
 use only past operators (``<->``, ``[-]``, ``<S>``) and its heads only future
 ones (``[+]``).  Then what holds at time ``t`` depends only on facts at times
 ``<= t``, which is what lets a stream emit its answers for a closed time range

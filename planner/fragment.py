@@ -2,7 +2,7 @@
 
 Two analyses over the normalised rules, both at compile time:
 
-* :func:`classify` is seed 003 §3.5 (REFERENCE §4): no harmful temporal cycle
+* :func:`classify` is the Temporal Vadalog paper's classification: no harmful temporal cycle
   → *Finite*; harmful cycles but temporal linear with non-punctual operators,
   or union-free with non-punctual boxes → *Constant*; otherwise *Periodic*.
   ``chronolog plan`` prints it with the rules that make the cycle.
@@ -167,7 +167,7 @@ def direction(rules, derived: set) -> Direction:
 
 
 # --------------------------------------------------------------------------
-# seed 003 §3.5: the model kind
+# the model kind, as in the Temporal Vadalog paper
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Normalisation: user rules become :class:`~.ir.PlanRule`s the engine can run.
 
-It applies exactly the sound operator compositions of REFERENCE §3:
+It applies exactly the operator compositions that are sound:
 
 * a chain of diamonds is one shift (``<->[a,b] <->[c,d] A`` = ``D[a+c,b+d] A``;
   ``<+>`` is a shift with a negative window) — diamonds distribute over union;
@@ -8,13 +8,13 @@ It applies exactly the sound operator compositions of REFERENCE §3:
   windows (for all ``w1``, for all ``w2``: ``A`` at ``t+w1+w2``);
 * a diamond may follow a box directly (box results of disjoint maximal
   intervals stay disjoint, and diamonds need no merging);
-* a box after a diamond is **not** composed (seed 003's ``T`` operator is
-  unsound there, REFERENCE §3): the diamond's result is materialised in a
+* a box after a diamond is **not** composed (the Temporal Vadalog paper's ``T`` operator is
+  unsound there): the diamond's result is materialised in a
   fresh predicate, whose MergeNode coalesces it before the box applies.
 
 ``A S_ϱ B`` with ``0 ∈ ϱ`` is split: at distance 0 it holds wherever B holds,
 whatever A does, so the rule is duplicated with ``B`` in its place, and the
-Since literal keeps ``ϱ \\ {0}`` (REFERENCE §2: the textbook formula alone is
+Since literal keeps ``ϱ \\ {0}`` (the textbook formula alone is
 incomplete there).
 """
 

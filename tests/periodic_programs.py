@@ -11,7 +11,7 @@ at the cycles through every operator, and data:
 * backward shifts ``p(X) :- <+>[k,k] p(X)`` and ``[-][k,k] p(X) :- p(X)``
   (past, left periods), and box recursion ``p(X) :- [-][1,2] p(X)``;
 * rings of two predicates with different shifts (period k1 + k2), rotations
-  along a binary relation (REFERENCE §4, period = ring length × shift), and
+  along a binary relation (the termination theorem, period = ring length × shift), and
   joins of two cycles of different periods (several interacting periods);
 * optional guards on a recursive rule (unbounded ones keep the model
   infinite, bounded ones make it finite);
@@ -347,7 +347,7 @@ def cycle(d, names, guard_pred, both_ways=False):
         w1, w2 = punctual_shift(d), punctual_shift(d)
         op = d.choice(["dm", "dm", "dp"])
         return _ring(d, p, q, (op, w1), (op, w2), guard), [p], kind
-    # rotation along e (REFERENCE §4): q(Y) :- p(X), e(X,Y); p(X) :- <->[k,k] q(X)
+    # rotation along e (the termination theorem): q(Y) :- p(X), e(X,Y); p(X) :- <->[k,k] q(X)
     q = next(names)
     w = punctual_shift(d)
     op = d.choice(["dm", "dm", "dp"])

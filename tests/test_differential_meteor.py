@@ -11,8 +11,8 @@ chronolog through ``reason(..., dialect="meteor")``.
   windows, a few unbounded facts;
 * recursive programs without temporal shifts inside the recursion
   (transitive closure), fed and read through temporal operators;
-* hand-written micro-cases (REFERENCE §6 item 7 in MeTeoR syntax);
-* MeTeoR Example 4.1 (REFERENCE §6 item 4), recursive through a shift, under
+* hand-written micro-cases (the golden examples item 7 in MeTeoR syntax);
+* MeTeoR Example 4.1 (the golden examples item 4), recursive through a shift, under
   ``horizon=(0, 10)``, against the golden answer and MeTeoR's rounds clipped
   to the horizon.
 """

@@ -1,4 +1,4 @@
-"""The golden examples of REFERENCE §6 (items 1-7), with the answers given there."""
+"""The golden examples of the golden examples (items 1-7), with the answers given there."""
 
 import pytest
 
@@ -58,7 +58,7 @@ METEOR_41_DATA = "R1(c1,c2)@[0,1]\nR2(c1,c2)@[1,2]\nR3(c2,c3)@[2,3]\nR5(c2)@[0,1
 
 
 def test_meteor_example_4_1_constant_model_without_horizon():
-    # REFERENCE §6 item 4: R1 grows by 1 per round; its least model is [0,+inf)
+    # the golden examples item 4: R1 grows by 1 per round; its least model is [0,+inf)
     m = chronolog.reason(METEOR_41, METEOR_41_DATA, dialect="meteor")
     assert m.to_text(["R1", "R4", "R5", "R6"]).splitlines() == [
         "R1(c1,c2)@[0,+inf)",

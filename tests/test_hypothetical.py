@@ -1,4 +1,4 @@
-"""Hypothetical answers (seed 000), step by step: REFERENCE §6 item 8 (the
+"""Hypothetical answers (the hypothetical-answers paper), step by step: the golden examples item 8 (the
 paper's wind-turbine example, its supported answers S0, S1, S2), Ex. 8 (an
 answer that needs no future facts), refusals."""
 

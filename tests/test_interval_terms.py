@@ -17,7 +17,7 @@ def lines(program: str, preds=None, **kw) -> list:
 
 
 def test_laser_very_hot_time_as_data():
-    # seed 004 Fig. 4: veryHot(T) if steam(V) with V >= 150 at time T
+    # the Laser paper Fig. 4: veryHot(T) if steam(V) with V >= 150 at time T
     prog = """
     steam(V) :- temp(V), V >= 100.
     veryHot(T) :- steam(V)@[T, _], V >= 150.

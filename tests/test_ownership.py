@@ -1,4 +1,4 @@
-"""The company-ownership scenarios (seed 003 §5.1): generator and programs.
+"""The company-ownership scenarios (the Temporal Vadalog paper §5.1): generator and programs.
 
 Oracles: the pointwise evaluator (tests/oracle) for every scenario, and
 MeTeoR for Diamond and Box (the two it can express), on generated data."""

@@ -98,7 +98,7 @@ def _meteor_contradicted_near_the_data(prog, model, oracle) -> bool:
     return False
 
 
-# ------------------------------------------------------------------ REFERENCE §4 and §6 item 6, in Vadalog
+# ------------------------------------------------------------------ the termination theorem and §6 item 6, in Vadalog
 
 GOLDEN = [
     pytest.param(

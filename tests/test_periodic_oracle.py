@@ -1,5 +1,5 @@
 """The MeTeoR period-finder oracle (tests/periodic_oracle.py) against the
-expected answers of REFERENCE §4 and §6 item 6, near and far.
+expected answers of the termination theorem and §6 item 6, near and far.
 
 These check the oracle, not chronolog: they must pass whatever the engine
 does, so that the differential tests in test_periodic_meteor.py stand on an
@@ -21,7 +21,7 @@ CYCLE = (
     ["R(X,Y):- Diamondminus[1,1]R(X,Y)", "Q(Y):- P(X), R(X,Y)", "P(X):- Diamondminus[1,1]Q(X)"],
     ["P(a)@0", "R(a,b)@0", "R(b,c)@0", "R(c,a)@0"],
 )
-# REFERENCE §6 item 6 in MeTeoR syntax: MeTeoR has no comparisons, so
+# the golden examples item 6 in MeTeoR syntax: MeTeoR has no comparisons, so
 # `priceEvent(X) :- stockPriceChange(X,V), V > 5` becomes a rule on the
 # constant 6 (the only value in the data); "JR" becomes the constant jr.
 JOB = (

@@ -1,5 +1,5 @@
 """Unit tests of the pointwise oracle itself, against answers given in
-REFERENCE §6 (items 1, 2, 3, 5, 7) and a few more worked by hand from the
+the golden examples (items 1, 2, 3, 5, 7) and a few more worked by hand from the
 satisfaction table.  Every evaluation runs with ``paranoid=True`` (the whole
 model is recomputed with other cell representatives and must agree)."""
 
@@ -83,7 +83,7 @@ def test_cells_partition_the_line():
 
 
 # --------------------------------------------------------------------------
-# REFERENCE §6 item 1, 2, 3, 5
+# the golden examples item 1, 2, 3, 5
 
 
 def test_recently_opened():
@@ -128,7 +128,7 @@ def test_stream_example():
 
 
 # --------------------------------------------------------------------------
-# REFERENCE §6 item 7 (micro-cases)
+# the golden examples item 7 (micro-cases)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Models that repeat forever, computed with no horizon (engine/termination.py).
 
-Golden answers are REFERENCE §4 (checked there against meteor-reasoner's
+Golden answers are the termination theorem (checked there against meteor-reasoner's
 period finder) and §6 items 4 and 6.  The property tests compare the
 repeating model, unrolled over a window, with two independent computations
 of the same window: the pointwise reference evaluator (tests/oracle) and the

@@ -11,7 +11,7 @@ on the maximal run of adjacent pieces that share it.
 The node is blocking: it drains its input (the body over full relations)
 before it emits anything.  Inside a recursive stratum it runs again each
 round; monotonic aggregates only grow there, and each round's values are
-facts of the model (seed 003 §3.1: intermediate results of monotonic
+facts of the model (the Temporal Vadalog paper: intermediate results of monotonic
 aggregation are kept).
 """
 

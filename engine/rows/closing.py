@@ -1,6 +1,6 @@
 """ClosingNode: replaces each interval by its closure ``[a,b]`` (infinite ends
 stay open).  Since/Until need the closure of the left operand's maximal
-intervals (seed 003 §3.1)."""
+intervals (the Temporal Vadalog paper)."""
 
 from __future__ import annotations
 

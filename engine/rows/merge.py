@@ -3,7 +3,7 @@
 Each ground atom keeps sorted maximal intervals (:func:`store.merge_into`).
 The node remembers which maximal intervals are new since the round began:
 they are the next round's delta, and what ``next()``/``get()`` serve
-downstream.  Two strategies (seed 003 §3.3):
+downstream.  Two strategies (the Temporal Vadalog paper):
 
 * ``blocking``: the evaluator first pulls every rule of the round, then
   merges everything at once — no rule sees this round's facts, so no rule

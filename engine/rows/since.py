@@ -4,7 +4,7 @@ For ``A S_ϱ B`` with one maximal interval ``I`` of A (closed to ``Iᶜ``) and o
 interval ``J`` of B: ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` (Until: ``⊖ ϱ``).  That formula is
 exact when ``0 ∉ ϱ``: ``t - s > 0`` makes the open window ``(s, t)`` non-empty,
 and it fits in ``I`` exactly when ``s, t ∈ Iᶜ``.  The planner has split the
-``0 ∈ ϱ`` case off, where the formula is wrong (REFERENCE §2).
+``0 ∈ ϱ`` case off, where the textbook formula is wrong.
 
 Either operand may drive: rows of the driving side arrive from the child
 (left rows already closed by a ClosingNode), the other side is probed in its

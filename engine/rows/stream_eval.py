@@ -2,15 +2,15 @@
 
 Each step closes a time range ``(F0, F1]`` (the *step*): every fact holding
 at a point ``<= F1`` has arrived.  In a forward-propagating program what holds
-at ``t`` depends only on facts at points ``<= t`` (REFERENCE §1), so after the
-step the model restricted to ``<= F1`` is final (seed 001, Algorithm 1).
+at ``t`` depends only on facts at points ``<= t`` (forward propagation), so after the
+step the model restricted to ``<= F1`` is final (“Stream reasoning with DatalogMTL”, Algorithm 1).
 
 Why this does not recompute what was derived before:
 
 * **Positive rules run seminaively across steps.**  Positive derivations are
   sound whatever arrives later (monotonicity), so their conclusions are kept
   with their whole interval, also beyond the frontier, like Laser's
-  ``[c, h]`` annotations (seed 004): ``<->[0,80] p`` derives ``[t, t+80]``
+  ``[c, h]`` annotations (the Laser paper): ``<->[0,80] p`` derives ``[t, t+80]``
   once, not once per time point.  A step feeds only the new facts (and the
   maximal intervals they changed) into the rules, exactly like
   :meth:`Evaluator.update`.
@@ -25,7 +25,7 @@ Why this does not recompute what was derived before:
 
 Memory stays bounded: facts that ended more than their predicate's
 look-back (:func:`planner.forward.lookback`) before the frontier can change
-nothing any more and are forgotten (seed 001's window).  Each new maximal
+nothing any more and are forgotten (the bounded window of “Stream reasoning with DatalogMTL”).  Each new maximal
 interval is put on a heap under "end + look-back", so a step only touches the
 facts that expire, never the whole window.
 """

@@ -1,6 +1,6 @@
 """TemporalNode: applies a box and/or a shift (every diamond) to intervals.
 
-Its input must be maximal intervals when there is a box (REFERENCE §2: box
+Its input must be maximal intervals when there is a box (a box
 needs coalesced input); the planner guarantees that by reading a stored,
 coalesced relation or a fresh predicate's MergeNode."""
 

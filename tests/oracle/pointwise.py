@@ -1,6 +1,6 @@
 """A pointwise reference evaluator for DatalogMTL (test-only oracle).
 
-Written straight from the satisfaction table of REFERENCE §1, deliberately
+Written straight from the satisfaction table of the semantics, deliberately
 naive, and sharing no code with the engine or the planner: it imports only the
 AST data types and the interval *tuple* helpers ``make``/``intersect``/
 ``contains`` (used here purely as exact set operations on single intervals,

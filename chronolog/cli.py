@@ -183,9 +183,15 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
     try:
         if not program.exists():
             raise ChronologError(f"the program file {program} does not exist")
+        import warnings
+
         from chronolog.connectors import spark as cs
         from chronolog.connectors.arrow import table_to_rows
 
+        # pyspark warns about pandas >= 3 on every start; chronolog's Spark
+        # path passes its tests with pandas 3 (data crosses as Arrow), so on
+        # the command line the warning is only noise
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
         session = cs.session(master)
         session.sparkContext.setLogLevel("ERROR")
         try:

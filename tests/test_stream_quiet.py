@@ -4,6 +4,7 @@ with no input costs a few rounds, and the answers equal the batch model."""
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import pytest
@@ -62,7 +63,7 @@ def test_a_million_quiet_time_units_cost_few_rounds(program):
         assert {t: coalesce(v) for t, v in have.items()} == {t: coalesce(v) for t, v in want.items()}, pred
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=int(os.environ.get("CHRONOLOG_QUIET_EXAMPLES", "60")), **SETTINGS)
 @given(st.data(), cases(ops=("<->", "[-]", "S"), nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
 def test_a_far_copy_of_the_data_streams_like_the_batch_model(data, case):
     """The case's facts, then the same facts 10^4 time units later: the

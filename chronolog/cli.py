@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from chronolog.language.errors import ChronologError
+from chronolog.connectors.paths import exists
 
 
 def _fail(err: ChronologError):
@@ -99,7 +100,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
     t0 = time.perf_counter()
     try:
-        if not program.exists():
+        if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist")
         from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
@@ -169,7 +170,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
     from chronolog.api import reason
 
     try:
-        if not program.exists():
+        if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist")
         d = _dialect_for(program, dialect)
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, max_rounds=max_rounds)
@@ -181,7 +182,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None):
     """``run --spark``: bindings through Spark; unbound outputs are printed."""
     try:
-        if not program.exists():
+        if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist")
         import warnings
 
@@ -228,7 +229,7 @@ def plan(program, dialect, engine):
     from chronolog.planner import plan as make_plan
 
     try:
-        if not program.exists():
+        if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
         click.echo(make_plan(prog).describe(engine))
@@ -251,9 +252,9 @@ def stream(program, input_, dialect, stats, hypothetical, maximal):
     from chronolog.stream_cli import run_hypothetical, run_stream
 
     try:
-        if not program.exists():
+        if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist")
-        if input_ is not None and not input_.exists():
+        if input_ is not None and not exists(input_, "the input file"):
             raise ChronologError(f"the input file {input_} does not exist")
         d = _dialect_for(program, dialect)
         fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin

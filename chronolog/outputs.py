@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chronolog.language.errors import ChronologError
+from chronolog.connectors.paths import exists
 
 
 def finite_rows(model, pred, window, what: str, hint: str) -> list:
@@ -29,7 +30,7 @@ def output_rows(model, window):
 
 
 def check_output_dir(output: Path) -> None:
-    if output.exists() and not output.is_dir():
+    if exists(output, "--output") and not output.is_dir():
         raise ChronologError(f"--output {output} is not a directory", hint="name a directory (it is created if missing)")
 
 

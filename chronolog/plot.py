@@ -19,6 +19,7 @@ from typing import Optional
 
 from chronolog.language.errors import ChronologError, ProgramError
 from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.connectors.paths import exists
 
 MAX_ROWS = 60  # atoms drawn; more make an unreadable picture (the title says how many are left out)
 FORMATS = ("png", "svg", "html")
@@ -173,7 +174,7 @@ def save(fig, path: Path, overwrite: bool = False) -> None:
     kind = path.suffix.lower().lstrip(".")
     if kind not in FORMATS:
         raise ChronologError(f"cannot write a plot as {path.name}", hint="name the file .png, .svg or .html")
-    if path.exists() and not overwrite:
+    if exists(path, "the plot file") and not overwrite:
         raise ChronologError(f"{path} exists", hint="remove it, choose another name or add --overwrite")
     buf = io.BytesIO()
     fig.savefig(buf, format="png" if kind == "png" else "svg", dpi=120)

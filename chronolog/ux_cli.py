@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from chronolog.language.errors import ChronologError
+from chronolog.connectors.paths import exists
 
 FORMATS = ("text", "csv", "json")
 
@@ -104,7 +105,7 @@ def _load(program, facts, dialect, horizon, progress=None):
     from chronolog.api import reason
     from chronolog.cli import _dialect_for
 
-    if not program.exists():
+    if not exists(program, "the program file"):
         raise ChronologError(f"the program file {program} does not exist")
     d = _dialect_for(program, dialect)
     return reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, progress=progress), d

@@ -15,6 +15,7 @@ from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 
 from .csv_files import read_csv_facts
+from .paths import exists
 
 
 def _parse_options(text: str):
@@ -101,7 +102,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -
         path = Path(str(directory)) / str(name)
         if not path.is_absolute():
             path = base_dir / path
-        if not path.exists():
+        if not exists(path, f"@bind of {pred}: the file"):
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
         m = mappings(program, pred)
         if kind == "csv":

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chronolog.language.errors import DataError
+from .paths import exists
 
 FORMATS = {
     ".parquet": "parquet",
@@ -49,7 +50,7 @@ def read_table(path, fmt=None):
 
     path = Path(path)
     kind = format_of(path, fmt)
-    if not path.exists():
+    if not exists(path, "the file"):
         raise DataError(f"the file {path} does not exist")
     try:
         if kind == "parquet":
@@ -91,7 +92,7 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
 
         m = mappings(program, pred) if program is not None else {}
         tm = time_mapping(program, pred) if program is not None else None
-        if not path.exists():
+        if not exists(path, "the file"):
             raise DataError(f"the file {path} does not exist")
         return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
     from chronolog.language.facts import read_fact_rows, refuse_repeating

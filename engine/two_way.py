@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from fractions import Fraction
 
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
@@ -90,7 +91,8 @@ def _one(plan, core, reps, own, strategy, out, fast=None):
     for attempt in range(1, tm.MAX_ATTEMPTS + 1):
         lo, hi = s_l - span, s_r + span
         # the outer quarter on each side may miss facts derived from outside
-        lo_in, hi_in = lo + span / 4, hi - span / 4
+        quarter = Fraction(span) / 4  # exact: the data may reach beyond a float
+        lo_in, hi_in = lo + quarter, hi - quarter
         store = tm._store_of(core)
         tm._add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
         ev = Evaluator(fast or plan, store, make(lo, hi, True, True), strategy)

@@ -65,12 +65,17 @@ def _same_kind(name, values):
     raise BuiltinTypeError(f"{name}() compares numbers with numbers and strings with strings, not {values!r}")
 
 
+MAX_ROUND_DIGITS = 10_000
+
+
 def _round(x, digits=None):
     """Half to even, like Python and numpy; exact numbers stay exact."""
     _num("round", x)
     if digits is None:
         return round(x)
     _int("round", digits)
+    if abs(digits) > MAX_ROUND_DIGITS:  # 10**digits would not fit in memory
+        raise BuiltinTypeError(f"round() to {digits} digits: at most {MAX_ROUND_DIGITS} either side of the point")
     r = round(x, digits)
     return normalize(r) if is_exact(x) else r
 

@@ -267,9 +267,18 @@ def box_window(past: bool, window: Interval) -> Interval:
     return (r1, r2, c1, c2)
 
 
+def plus(x, y):
+    """``x + y`` where one side may be infinite and the other an integer too
+    large for a float (Python converts the integer and overflows)."""
+    try:
+        return x + y
+    except OverflowError:
+        return x if x in (POS_INF, NEG_INF) else y
+
+
 def add_windows(a: Interval, b: Interval) -> Interval:
     """Minkowski sum of two windows: composes two shifts, or two boxes."""
-    return (a[0] + b[0], a[1] + b[1], a[2] and b[2], a[3] and b[3])
+    return (plus(a[0], b[0]), plus(a[1], b[1]), a[2] and b[2], a[3] and b[3])
 
 
 def shift(iv: Interval, d: Interval) -> Optional[Interval]:
@@ -279,8 +288,11 @@ def shift(iv: Interval, d: Interval) -> Optional[Interval]:
     """
     a, b, ac, bc = iv
     d1, d2, dc1, dc2 = d
-    lo = a + d1 if not (a == POS_INF and d1 == NEG_INF) else None
-    hi = b + d2 if not (b == NEG_INF and d2 == POS_INF) else None
+    try:  # the common case; plus() only when an integer meets an infinity and overflows
+        lo = a + d1 if not (a == POS_INF and d1 == NEG_INF) else None
+        hi = b + d2 if not (b == NEG_INF and d2 == POS_INF) else None
+    except OverflowError:
+        lo, hi = plus(a, d1), plus(b, d2)
     if lo is None or hi is None:  # pragma: no cover - windows are finite-start
         return None
     return make(lo, hi, ac and dc1, bc and dc2)
@@ -300,13 +312,13 @@ def box(iv: Interval, w: Interval) -> Optional[Interval]:
             return None
         lo, lc = NEG_INF, False
     else:
-        lo, lc = a - w1, not ((not ac) and wc1)
+        lo, lc = plus(a, -w1), not ((not ac) and wc1)
     if w2 == POS_INF:
         if b != POS_INF:
             return None
         hi, hc = POS_INF, False
     else:
-        hi, hc = b - w2, not ((not bc) and wc2)
+        hi, hc = plus(b, -w2), not ((not bc) and wc2)
     return make(lo, hi, lc, hc)
 
 

@@ -30,13 +30,13 @@ not terminate (that paper's Example 7).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_atom, format_number
+from chronolog.hypothetical_unfold import Unfolder
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ class HypotheticalAnswer:
 
     def __str__(self) -> str:
         def fact(f):
+            if isinstance(f, Absent):
+                return str(f)
             p, terms, t = f
             return f"{format_atom(p, terms)}@{_time_text(t)}"
 
@@ -70,137 +72,59 @@ def _time_text(t):
     return format_number(t) if isinstance(t, int) else str(t)
 
 
-class _Query:
-    """One conjunctive query of the unfolding: stream atoms at offsets from
-    the answer time ``T``, comparisons, and the answer's terms."""
+@dataclass(frozen=True)
+class Absent:
+    """``not pred(terms)@time``: a negated literal, as evidence (known to be
+    false for good) or as a hypothesis (must turn out false)."""
 
-    def __init__(self, pred, head_terms, atoms, conditions):
-        self.pred = pred
-        self.head_terms = head_terms  # ast terms over the query's variables
-        self.atoms = atoms  # [(pred, terms, offset)]
-        self.conditions = conditions  # [(vars, test)]
-        self.first = min(o for _, _, o in atoms)
-        self.start = [i for i, a in enumerate(atoms) if a[2] == self.first]
+    pred: str
+    terms: tuple
+    time: int
+
+    def __str__(self) -> str:
+        return f"not {format_atom(self.pred, self.terms)}@{_time_text(self.time)}"
 
 
 class Hypothetical:
     """Supported answers of the ``@output`` predicates (or ``queries``),
-    step by step over a stream of punctual facts at integer time points."""
+    step by step over a stream of punctual facts at integer time points.
 
-    def __init__(self, program, *, queries=None, dialect: str = "vadalog"):
+    ``window``/``delay`` bound a recursive query: an answer at ``T`` then
+    uses only the facts from ``T-window`` to ``T+delay``."""
+
+    def __init__(self, program, *, queries=None, dialect: str = "vadalog", window=None, delay=None):
         from chronolog.api import load_program
 
+        for name, v in (("window", window), ("delay", delay)):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise ProgramError(f"{name} must be a whole number of time points >= 0, not {v!r}")
         prog = load_program(program, dialect=dialect)
         self.program = prog
-        rules: dict = {}
-        for r in prog.rules:
-            head = ast.head_atom(r.head)
-            if head is None:
-                raise ProgramError("hypothetical answers do not support constraints", r.pos, source_line=r.text)
-            rules.setdefault(head.pred, []).append(r)
-        self.rules = rules
+        unfolder = Unfolder(prog, window=window, delay=delay)
+        self.rules = unfolder.rules
         if queries is None:
-            queries = [a.args[0] for a in prog.annotations if a.name == "output"] or sorted(rules)
-        self.queries = []
-        self._fresh = itertools.count()
+            queries = [a.args[0] for a in prog.annotations if a.name == "output"] or sorted(self.rules)
         for q in queries:
-            self._check_not_recursive(q)
-            if q not in rules:
+            if q not in self.rules:
                 raise ProgramError(f"no rule derives the query predicate {q}")
-            self.queries.extend(self._unfold_query(q))
-        self.state: list = []  # (query, T, binding dict, matched index tuple)
+        unfolder.check(queries)
+        self.outputs = set(queries)
+        by_pred: dict = {}  # the queries and the auxiliary ones for negated derived atoms
+        todo = list(queries)
+        while todo:
+            p = todo.pop()
+            if p not in by_pred:
+                by_pred[p] = unfolder.unfold(p)
+                todo.extend(n.pred for q in by_pred[p] for n in q.negs if n.pred in self.rules)
+        self.by_pred = by_pred
+        self.queries = [q for p in queries for q in by_pred[p]]
+        self.delays = unfolder.settle_delays(by_pred)
+        spans = [q.last - min([q.first] + [n.offset for n in q.negs]) for qs in by_pred.values() for q in qs]
+        self.keep = max(spans) + max(self.delays.values()) + 1  # how long facts and settled atoms matter
+        self.state: list = []  # (query, T, binding, matched positives, resolved negations)
+        self.settled: dict = {}  # (pred, T) -> terms known true
+        self.history: dict = {}  # T -> {pred: terms} seen on the stream
         self.time: Optional[int] = None
-
-    # ---------------------------------------------------------- unfolding
-    def _unfold_query(self, pred) -> list:
-        arity = len(ast.head_atom(self.rules[pred][0].head).terms)
-        head_terms = tuple(ast.Var(f"_Q{i}") for i in range(arity))
-        out = []
-        for atoms, conds, subst in self._unfold([(pred, head_terms, 0)], [], {}, (pred,)):
-            terms = tuple(_resolve(t, subst) for t in head_terms)
-            atoms = [(p, tuple(_resolve(t, subst) for t in ts), o) for p, ts, o in atoms]
-            conditions = []
-            for c in conds:
-                c = _subst_comparison(c, subst)
-                names = sorted(ast.variables_of(c))
-                from chronolog.engine.rows.expressions import compile_condition
-
-                conditions.append((names, compile_condition(c, {v: i for i, v in enumerate(names)})))
-            q = _Query(pred, terms, atoms, conditions)
-            key = (q.head_terms, tuple(sorted(map(str, q.atoms))))
-            if key not in {(x.head_terms, tuple(sorted(map(str, x.atoms)))) for x in out}:
-                out.append(q)
-        return out
-
-    def _unfold(self, goals, conds, subst, path):
-        """Yield ``(stream_atoms, conditions, substitution)`` for every way of
-        resolving the derived atoms in ``goals`` with the rules."""
-        for i, (pred, terms, off) in enumerate(goals):
-            if pred in self.rules:
-                rest = goals[:i] + goals[i + 1 :]
-                for rule in self.rules[pred]:
-                    renamed = self._rename(rule)
-                    head = renamed.head
-                    hoff = 0
-                    while isinstance(head, ast.Temporal):
-                        hoff += _punctual(head, rule, head=True)
-                        head = head.inner
-                    s = _unify(head.terms, terms, dict(subst))
-                    if s is None:
-                        continue
-                    body_goals, body_conds = [], []
-                    for lit in renamed.body:
-                        self._body_literal(lit, off - hoff, rule, body_goals, body_conds)
-                    yield from self._unfold(rest + body_goals, conds + body_conds, s, path)
-                return
-        yield goals, conds, subst
-
-    def _check_not_recursive(self, pred) -> None:
-        """Refuse a query whose predicate depends on a cycle of rules."""
-        done, on_path = set(), []
-
-        def visit(p):
-            if p in on_path:
-                cycle = on_path[on_path.index(p):] + [p]
-                rule = next(r for r in self.rules[on_path[-1]] if p in {a.pred for b in r.body for a in ast.atoms_of(b)})
-                raise ProgramError(
-                    "hypothetical answers need a non-recursive query, but "
-                    + " -> ".join(reversed(cycle)) + f" is a cycle, through {rule.text or rule}",
-                    rule.pos,
-                    hint="a recursive query unfolds into infinitely many patterns: write the query without recursion",
-                )
-            if p in done or p not in self.rules:
-                return
-            on_path.append(p)
-            for r in self.rules[p]:
-                for b in r.body:
-                    for a in ast.atoms_of(b):
-                        visit(a.pred)
-            on_path.pop()
-            done.add(p)
-
-        visit(pred)
-
-    def _body_literal(self, lit, off, rule, goals, conds):
-        if isinstance(lit, ast.Atom):
-            goals.append((lit.pred, lit.terms, off))
-        elif isinstance(lit, ast.Temporal):
-            self._body_literal(lit.inner, off + _punctual(lit, rule), rule, goals, conds)
-        elif isinstance(lit, ast.Comparison):
-            conds.append(lit)
-        elif isinstance(lit, ast.Truth) and lit.value:
-            pass
-        else:
-            what = "negation" if isinstance(lit, ast.Negation) else "since/until" if isinstance(lit, ast.Binary) else str(lit)
-            raise ProgramError(
-                f"hypothetical answers do not support {what} yet: {rule.text or rule}",
-                getattr(lit, "pos", None) or rule.pos,
-                hint="use atoms, punctual operators such as [-][1,1] or [+][2,2], and comparisons",
-            )
-
-    def _rename(self, rule):
-        n = next(self._fresh)
-        return _rename_rule(rule, f"_{n}")
 
     # ---------------------------------------------------------- the stream
     def step(self, t: int, facts=()) -> list:
@@ -241,108 +165,111 @@ class Hypothetical:
         return delta
 
     def _advance(self, t, delta) -> list:
-        new_state = []
-        for q in self.queries:  # start candidates on the earliest atoms
-            for b in _match([q.atoms[i] for i in q.start], delta, {}):
-                if _conditions_ok(q, b):
-                    new_state.append((q, t - q.first, b, tuple(q.start)))
-        for q, T, b, matched in self.state:  # advance the others
-            due = [i for i, a in enumerate(q.atoms) if i not in matched and T + a[2] == t]
+        self.history[t] = delta
+        for old in [k for k in self.history if k < t - self.keep]:
+            del self.history[old]
+        for old in [k for k in self.settled if k[1] < t - self.keep]:
+            del self.settled[old]
+        new = []
+        for qs in self.by_pred.values():  # start candidates on the earliest atoms
+            for q in qs:
+                for b in _match([q.atoms[i] for i in q.start], delta, {}):
+                    if _conditions_ok(q, b):
+                        new.append((q, t - q.first, b, frozenset(q.start), frozenset()))
+        for q, T, b, matched, done in self.state:  # advance the others
+            due = [i for i, a in enumerate(q.atoms) if i not in matched and T + a.offset == t]
             if not due:
-                new_state.append((q, T, b, matched))
+                new.append((q, T, b, matched, done))
                 continue
             for b2 in _match([q.atoms[i] for i in due], delta, b):
                 if _conditions_ok(q, b2):
-                    new_state.append((q, T, b2, tuple(sorted(matched + tuple(due)))))
-        answers = [self._answer(*s) for s in new_state]
-        self.state = [s for s, a in zip(new_state, answers) if not a.definite]
-        return sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses)))
+                    new.append((q, T, b2, matched | frozenset(due), done))
+        new, fresh = self._resolve_negations(t, new)
+        answers = {self._answer(*c) for c in new if c[0].pred in self.outputs}
+        answers = [a for a in answers if not a.definite or (a.pred, a.terms, a.time) in fresh]
+        self.state = [c for c in new if not _complete(c)]
+        return sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses),
+                                              tuple(map(str, a.hypotheses))))
 
-    def _answer(self, q, T, b, matched) -> HypotheticalAnswer:
-        def ground(i):
-            p, terms, off = q.atoms[i]
-            return (p, tuple(_value(x, b) for x in terms), T + off)
+    def _resolve_negations(self, t, cands):
+        """Settle the negated literals that can be settled at ``t``: a stream
+        atom once its time has come, a derived atom once its own query is
+        settled (T-stratification makes this reach a fixpoint: a fact waits
+        only on earlier ones).  Returns the surviving candidates and the
+        answers that became definite now."""
+        fresh = set()
+        cands = [c for c in cands if not self._known(c)]
+        changed = True
+        while changed:
+            changed = False
+            live: dict = {}
+            for q, T, b, matched, done in cands:
+                if _complete((q, T, b, matched, done)):
+                    terms = tuple(_value(x, b) for x in q.head_terms)
+                    known = self.settled.setdefault((q.pred, T), set())
+                    if terms not in known:
+                        known.add(terms)
+                        fresh.add((q.pred, terms, T))
+                else:
+                    live.setdefault((q.pred, T), []).append(tuple(_value(x, b, None) for x in q.head_terms))
+            out = []
+            for q, T, b, matched, done in cands:
+                for i, n in enumerate(q.negs):
+                    if i in done:
+                        continue
+                    vals = tuple(_value(x, b, None) for x in n.terms)
+                    if None in vals:
+                        continue
+                    holds = self._holds(n.pred, vals, T + n.offset, t, live)
+                    if holds is True:
+                        changed = True
+                        break
+                    if holds is False:
+                        done = done | {i}
+                        changed = True
+                else:
+                    out.append((q, T, b, matched, done))
+            cands = [c for c in out if (c[0].pred, tuple(_value(x, c[2]) for x in c[0].head_terms), c[1]) in fresh
+                     or not self._known(c)]
+        return cands, fresh
 
-        ev = tuple(sorted((ground(i) for i in matched), key=_fact_key))
-        hy = tuple(sorted((ground(i) for i in range(len(q.atoms)) if i not in matched), key=_fact_key))
-        return HypotheticalAnswer(q.pred, tuple(_value(x, b) for x in q.head_terms), T, ev, hy)
+    def _known(self, c) -> bool:
+        """Is the candidate's answer already known true (nothing to add)?"""
+        q, T, b = c[0], c[1], c[2]
+        return tuple(_value(x, b, None) for x in q.head_terms) in self.settled.get((q.pred, T), ())
+
+    def _holds(self, pred, vals, when, now, live):
+        """True/False once ``pred(vals)@when`` is settled at ``now``, else None."""
+        if pred not in self.rules:  # a stream atom: settled once its time point has passed
+            return None if when > now else vals in self.history.get(when, {}).get(pred, ())
+        if vals in self.settled.get((pred, when), ()):
+            return True
+        if when + self.delays[pred] > now:
+            return None
+        if any(all(v is None or v == w for v, w in zip(pattern, vals)) for pattern in live.get((pred, when), ())):
+            return None
+        return False
+
+    def _answer(self, q, T, b, matched, done) -> HypotheticalAnswer:
+        def ground(a):
+            return (a.pred, tuple(_value(x, b) for x in a.terms), T + a.offset)
+
+        def absent(n):
+            return Absent(n.pred, tuple(_value(x, b) for x in n.terms), T + n.offset)
+
+        ev = [ground(a) for i, a in enumerate(q.atoms) if i in matched] + [absent(n) for i, n in enumerate(q.negs) if i in done]
+        hy = [ground(a) for i, a in enumerate(q.atoms) if i not in matched] + [
+            absent(n) for i, n in enumerate(q.negs) if i not in done]
+        return HypotheticalAnswer(q.pred, tuple(_value(x, b) for x in q.head_terms), T,
+                                  tuple(sorted(set(ev), key=_fact_key)), tuple(sorted(set(hy), key=_fact_key)))
+
+
+def _complete(c) -> bool:
+    q, _, _, matched, done = c
+    return len(matched) == len(q.atoms) and len(done) == len(q.negs)
 
 
 # -------------------------------------------------------------- helpers
-
-
-def _punctual(op: ast.Temporal, rule, head: bool = False) -> int:
-    lo, hi, lc, hc = op.window
-    if lo != hi or not (lc and hc) or not isinstance(lo, int) or isinstance(lo, bool):
-        raise ProgramError(
-            f"hypothetical answers need punctual operators on integer time ([k,k]), not {op.op}{_win(op.window)}: "
-            f"{rule.text or rule}",
-            op.pos if op.pos.line else rule.pos,
-            hint="Temporal Datalog's T+k is [+][k,k] / <+>[k,k]; T-k is [-][k,k] / <->[k,k]",
-        )
-    past = op.op in ("<->", "[-]")
-    if head:  # [+][k,k] head: the head holds k after the body
-        return lo if op.op == "[+]" else -lo
-    return -lo if past else lo
-
-
-def _win(w):
-    from chronolog.language.timeline import format_interval
-
-    return format_interval(w)
-
-
-def _resolve(t, s):
-    while isinstance(t, ast.Var) and t.name in s:
-        t = s[t.name]
-    return t
-
-
-def _unify(head_terms, goal_terms, s):
-    for a, b in zip(head_terms, goal_terms):
-        a, b = _resolve(a, s), _resolve(b, s)
-        if isinstance(a, ast.Var):
-            if a != b:
-                s[a.name] = b
-        elif isinstance(b, ast.Var):
-            s[b.name] = a
-        elif a.value != b.value:
-            return None
-    return s
-
-
-def _rename_rule(rule, suffix):
-    def term(t):
-        return ast.Var(t.name + suffix) if isinstance(t, ast.Var) else t
-
-    def expr(e):
-        if isinstance(e, ast.BinOp):
-            return ast.BinOp(e.op, expr(e.left), expr(e.right))
-        if isinstance(e, ast.Call):
-            return ast.Call(e.name, tuple(expr(a) for a in e.args))
-        return term(e)
-
-    def lit(x):
-        if isinstance(x, ast.Atom):
-            return ast.Atom(x.pred, tuple(term(t) for t in x.terms), x.pos)
-        if isinstance(x, ast.Temporal):
-            return ast.Temporal(x.op, x.window, lit(x.inner), x.pos)
-        if isinstance(x, ast.Comparison):
-            return ast.Comparison(x.op, expr(x.left), expr(x.right), x.pos)
-        return x
-
-    return ast.Rule(lit(rule.head), [lit(b) for b in rule.body], rule.pos, rule.text)
-
-
-def _subst_comparison(c, s):
-    def expr(e):
-        if isinstance(e, ast.BinOp):
-            return ast.BinOp(e.op, expr(e.left), expr(e.right))
-        if isinstance(e, ast.Call):
-            return ast.Call(e.name, tuple(expr(a) for a in e.args))
-        return _resolve(e, s)
-
-    return ast.Comparison(c.op, expr(c.left), expr(c.right), c.pos)
 
 
 def _match(atoms, delta, binding):
@@ -350,7 +277,7 @@ def _match(atoms, delta, binding):
     if not atoms:
         yield binding
         return
-    (pred, terms, _), rest = atoms[0], atoms[1:]
+    (pred, terms), rest = (atoms[0].pred, atoms[0].terms), atoms[1:]
     for fact in delta.get(pred, ()):
         if len(fact) != len(terms):
             continue
@@ -375,14 +302,16 @@ def _conditions_ok(q, b) -> bool:
     return True
 
 
-def _value(t, b):
+def _value(t, b, unbound=""):
     if isinstance(t, ast.Const):
         return t.value
-    return b.get(t.name, t.name)  # an unbound variable stays schematic
+    return b.get(t.name, t.name if unbound == "" else unbound)  # an unbound variable stays schematic
 
 
 def _fact_key(f):
-    return (f[2], f[0], tuple(map(str, f[1])))
+    if isinstance(f, Absent):
+        return (f.time, f.pred, tuple(map(str, f.terms)), 1)
+    return (f[2], f[0], tuple(map(str, f[1])), 0)
 
 
-__all__ = ["Hypothetical", "HypotheticalAnswer"]
+__all__ = ["Absent", "Hypothetical", "HypotheticalAnswer"]

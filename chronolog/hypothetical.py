@@ -186,7 +186,11 @@ class Hypothetical:
                     new.append((q, T, b2, matched | frozenset(due), done))
         new, fresh = self._resolve_negations(t, new)
         answers = {self._answer(*c) for c in new if c[0].pred in self.outputs}
-        answers = [a for a in answers if not a.definite or (a.pred, a.terms, a.time) in fresh]
+        best: dict = {}  # a fact that becomes definite is reported once, with its smallest evidence
+        for a in sorted((a for a in answers if a.definite), key=lambda a: (len(a.evidence), str(a))):
+            if (a.pred, a.terms, a.time) in fresh:
+                best.setdefault((a.pred, a.terms, a.time), a)
+        answers = [a for a in answers if not a.definite] + list(best.values())
         self.state = [c for c in new if not _complete(c)]
         return sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses),
                                               tuple(map(str, a.hypotheses))))

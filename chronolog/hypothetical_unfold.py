@@ -193,6 +193,14 @@ class Unfolder:
             if key not in keys:
                 keys.add(key)
                 out.append(Query(pred, terms, atoms, negs, conditions))
+        if not out:
+            w = "" if self.window is None else f"from T-{self.window} "
+            d = "" if self.delay is None else f"up to T+{self.delay}"
+            raise ProgramError(
+                f"no derivation of {pred} uses only the facts {w}{d}: every one reaches outside the window",
+                self.rules[pred][0].pos,
+                hint="widen the window or the delay",
+            )
         return out
 
     def _in_bounds(self, lit) -> bool:

@@ -244,7 +244,9 @@ def plan(program, dialect, engine):
 @click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
 @click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
-def stream(program, input_, dialect, stats, hypothetical, maximal):
+@click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
+@click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
+def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay):
     """Run PROGRAM as a continuous query over a stream of facts.
 
     Facts are read one per line; the output facts are printed as soon as
@@ -257,11 +259,14 @@ def stream(program, input_, dialect, stats, hypothetical, maximal):
         if input_ is not None and not exists(input_, "the input file"):
             raise ChronologError(f"the input file {input_} does not exist")
         d = _dialect_for(program, dialect)
+        if (window is not None or delay is not None) and not hypothetical:
+            raise ChronologError("--window and --delay go with --hypothetical",
+                                 hint="a plain stream's memory is bounded by the program's own operators")
         fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
         source = str(input_) if input_ is not None else "<stdin>"
         try:
             if hypothetical:
-                run_hypothetical(program, fh, source, d)
+                run_hypothetical(program, fh, source, d, window=window, delay=delay)
             else:
                 run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces")
         except UnicodeDecodeError as e:

@@ -118,7 +118,8 @@ class Hypothetical:
                 todo.extend(n.pred for q in by_pred[p] for n in q.negs if n.pred in self.rules)
         self.by_pred = by_pred
         self.queries = [q for p in queries for q in by_pred[p]]
-        self.delays = unfolder.settle_delays(by_pred)
+        self.delays = unfolder.settle_delays(by_pred)  # p@t is settled by t + delays[p] at the latest
+        self.starts = {p: max(q.first for q in qs) for p, qs in by_pred.items()}  # every candidate of p@t exists by t + starts[p]
         spans = [q.last - min([q.first] + [n.offset for n in q.negs]) for qs in by_pred.values() for q in qs]
         self.keep = max(spans) + max(self.delays.values()) + 1  # how long facts and settled atoms matter
         self.state: list = []  # (query, T, binding, matched positives, resolved negations)
@@ -248,7 +249,7 @@ class Hypothetical:
             return None if when > now else vals in self.history.get(when, {}).get(pred, ())
         if vals in self.settled.get((pred, when), ()):
             return True
-        if when + self.delays[pred] > now:
+        if when + self.starts[pred] > now:  # a candidate for it may still start
             return None
         if any(all(v is None or v == w for v, w in zip(pattern, vals)) for pattern in live.get((pred, when), ())):
             return None

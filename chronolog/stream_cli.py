@@ -118,11 +118,11 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         report(final=True)
 
 
-def run_hypothetical(program, fh, source: str, dialect: str, out=None) -> None:
+def run_hypothetical(program, fh, source: str, dialect: str, out=None, window=None, delay=None) -> None:
     from chronolog.hypothetical import Hypothetical
 
     out = out or sys.stdout
-    h = Hypothetical(program, dialect=dialect)
+    h = Hypothetical(program, dialect=dialect, window=window, delay=delay)
     current, group = None, {}
 
     def step():

@@ -91,3 +91,186 @@ def test_out_of_order_and_non_punctual_facts():
         h.step(2, "temp(a,high)@2")
     with pytest.raises(chronolog.DataError, match="not a fact at time point 4"):
         h.step(4, "temp(a,high)@[4,5]")
+
+
+# ---------------------------------------------------------------- negation
+# The paper's section on negation has no worked example; these extend its
+# wind turbines with negation and check every answer against the semantics
+# (the batch engine over the whole stream, or the rule by hand).
+
+
+def A(p, terms, t):
+    from chronolog.hypothetical import Absent
+
+    return Absent(p, terms, t)
+
+
+def batch(program, facts, pred):
+    m = chronolog.reason(program, facts)
+    return {(terms, iv[0]) for terms, iv in m.facts(pred)}
+
+
+ALERT = TURBINES.replace('@output("malf").', 'alert(X) :- flag(X), not malf(X).\n@output("alert").')
+
+
+def test_negated_derived_atom_is_a_hypothesis_until_settled():
+    """A flagged turbine that will not malfunction: ``not malf(X)@T`` is a
+    hypothesis until malf's own query settles it."""
+    h = Hypothetical(ALERT)
+    hot = lambda x, k: ("temp", (x, "high"), k)  # noqa: E731
+    s0 = h.step(0, "temp(wt25,high)@0\ntemp(wt42,high)@0")
+    assert triples(s0) == {
+        (("wt25",), 0, frozenset({hot("wt25", 0)}), frozenset({A("malf", ("wt25",), 0)})),
+        (("wt42",), 0, frozenset({hot("wt42", 0)}), frozenset({A("malf", ("wt42",), 0)})),
+    }
+    s1 = h.step(1, "temp(wt25,high)@1")  # wt42 cooled: malf(wt42)@0 is refuted, so the absence is evidence
+    assert triples(s1) == {
+        (("wt25",), 0, frozenset({hot("wt25", 0)}), frozenset({A("malf", ("wt25",), 0)})),
+        (("wt42",), 0, frozenset({hot("wt42", 0), A("malf", ("wt42",), 0)}), frozenset()),
+        (("wt25",), 1, frozenset({hot("wt25", 1)}), frozenset({A("malf", ("wt25",), 1)})),
+    }
+    s2 = h.step(2, "temp(wt25,high)@2")  # malf(wt25)@0 is now definite: alert(wt25)@0 is refuted
+    assert {(a.terms, a.time) for a in s2} == {(("wt25",), 1), (("wt25",), 2)}
+    assert not any(a.definite for a in s2)
+    s3 = h.step(3, "")
+    assert {(a.terms, a.time, a.definite) for a in s3} == {(("wt25",), 1, True), (("wt25",), 2, True)}
+    facts = "temp(wt25,high)@0\ntemp(wt42,high)@0\ntemp(wt25,high)@1\ntemp(wt25,high)@2"
+    assert batch(ALERT, facts, "alert") == {(("wt42",), 0), (("wt25",), 1), (("wt25",), 2)}
+
+
+def test_negated_stream_atom_is_absence():
+    h = Hypothetical("alert(X) :- temp(X,high), not [+][1,1] temp(X,low).")
+    s0 = h.step(0, "temp(a,high)@0\ntemp(b,high)@0")
+    assert {str(a) for a in s0} == {
+        "alert(a)@0 evidence {temp(a,high)@0} hypotheses {not temp(a,low)@1}",
+        "alert(b)@0 evidence {temp(b,high)@0} hypotheses {not temp(b,low)@1}",
+    }
+    assert [str(a) for a in h.step(1, "temp(a,low)@1")] == [
+        "alert(b)@0 evidence {temp(b,high)@0, not temp(b,low)@1} hypotheses {}"]
+
+
+def test_t_stratified_negation_through_recursion():
+    """``toggle`` negates itself one time point back: not stratified (the
+    batch engine refuses it) but T-stratified, so each point settles in turn."""
+    prog = "toggle(X) :- tick(X), not <->[1,1] toggle(X)."
+    with pytest.raises(chronolog.ProgramError, match="not stratifiable"):
+        chronolog.reason(prog, "tick(a)@0")
+    h = Hypothetical(prog)
+    got = {t: [(a.time, a.definite) for a in h.step(t, f"tick(a)@{t}")] for t in range(5)}
+    # toggle@t iff tick@t and not toggle@t-1, with every tick present: 0, 2, 4
+    assert got == {0: [(0, True)], 1: [], 2: [(2, True)], 3: [], 4: [(4, True)]}
+    assert str(h.step(5, "tick(a)@5\ntick(b)@5")[0]) == "toggle(b)@5 evidence {not toggle(b)@4, tick(b)@5} hypotheses {}"
+
+
+def test_look_ahead_negation_waits_for_its_query():
+    """The paper's online step settles ``not l`` once l's time has come and no
+    supported answer for l exists.  That is too early when l's rules look
+    ahead: at time 0 nothing supports soon(c)@0 yet, but a(c)@2 will.  We
+    settle once every conjunctive query of l could have started."""
+    prog = "soon(X) :- <+>[2,2] a(X).\nquiet(X) :- b(X), not soon(X).\n@output(\"quiet\")."
+    h = Hypothetical(prog)
+    assert [str(a) for a in h.step(0, "b(c)@0")] == ["quiet(c)@0 evidence {b(c)@0} hypotheses {not soon(c)@0}"]
+    assert [str(a) for a in h.step(1, "")] == ["quiet(c)@0 evidence {b(c)@0} hypotheses {not soon(c)@0}"]
+    assert h.step(2, "a(c)@2") == []  # refuted
+    assert batch(prog, "b(c)@0\na(c)@2", "quiet") == set()
+
+
+@pytest.mark.parametrize("program, message", [
+    ("p(X) :- a(X), not p(X).", r"T-stratified negation, but p .* on itself at the same time point"),
+    ("p(X) :- a(X), not [+][1,1] p(X).", r"T-stratified negation, but p .* on itself at a later time point"),
+    ("p(X) :- a(X), not q(X). q(X) :- b(X), p(X).", r"T-stratified negation, but p .* on p through q|p through q"),
+    ("p(X) :- a(X), not b(Y).", "unsafe negation"),
+    ("p(X) :- not b(X).", "positive atom in every rule body"),
+])
+def test_refused_negation(program, message):
+    with pytest.raises(chronolog.ProgramError, match=message) as e:
+        Hypothetical(program)
+    assert ":1:" in str(e.value)  # positioned at the rule
+
+
+# ------------------------------------------- recursion, a delay and a window
+
+
+EX7 = "s(X) :- <->[1,1] s(X).\ns(X) :- r(X).\n"
+
+
+def test_paper_example_7_is_refused_without_a_window():
+    """Its unfolding is every r(X)@T-k: infinite."""
+    with pytest.raises(chronolog.ProgramError, match=r"s -> s goes back 1 time point\(s\) per round.*without a window"):
+        Hypothetical(EX7)
+
+
+def test_paper_example_7_with_a_window():
+    """With a window of 3 the unfolding is r(X)@T-k for k = 0..3 (the
+    paper's remark that a window makes it finite); r(a)@0 makes s(a) definite
+    at 0..3 at once, and r(a)@2 adds 4 and 5 (2 and 3 are not repeated)."""
+    h = Hypothetical(EX7, window=3)
+    assert sorted(q.atoms[0].offset for q in h.queries) == [-3, -2, -1, 0]
+    s0 = h.step(0, "r(a)@0")
+    assert [(a.time, a.definite, a.evidence) for a in s0] == [(t, True, (("r", ("a",), 0),)) for t in range(4)]
+    assert h.step(1, "") == []
+    assert [a.time for a in h.step(2, "r(a)@2")] == [4, 5]
+
+
+WATCH = """
+on(X) :- start(X).
+on(X) :- <->[1,1] on(X), running(X).
+alarm(X) :- on(X), <+>[1,1] temp(X,high).
+@output("alarm").
+"""
+
+
+def test_recursive_query_with_a_delay_and_a_window():
+    """``on`` is recursive back in time; with window 2 and delay 1 an alarm
+    at T uses the facts from T-2 to T+1, so the unfolding is three queries
+    (start at T, T-1 or T-2) and hypotheses are due by T+1."""
+    h = Hypothetical(WATCH, window=2, delay=1)
+    assert len(h.queries) == 3 and h.delays["alarm"] == 1
+    s0 = h.step(0, "start(a)@0")
+    assert [str(a) for a in s0] == [
+        "alarm(a)@0 evidence {start(a)@0} hypotheses {temp(a,high)@1}",
+        "alarm(a)@1 evidence {start(a)@0} hypotheses {running(a)@1, temp(a,high)@2}",
+        "alarm(a)@2 evidence {start(a)@0} hypotheses {running(a)@1, running(a)@2, temp(a,high)@3}",
+    ]
+    s1 = h.step(1, "running(a)@1\ntemp(a,high)@1")
+    assert [(a.time, a.definite) for a in s1] == [(0, True), (1, False), (2, False)]
+    s2 = h.step(2, "running(a)@2")  # no temp(a,high)@2: alarm(a)@1 is refuted
+    assert [str(a) for a in s2] == [
+        "alarm(a)@2 evidence {start(a)@0, running(a)@1, running(a)@2} hypotheses {temp(a,high)@3}"]
+    s3 = h.step(3, "running(a)@3\ntemp(a,high)@3")
+    assert [(a.time, a.definite) for a in s3] == [(2, True)]
+    assert h.step(4, "temp(a,high)@4") == []  # alarm(a)@3 would need a start from 1 on
+    # the same answers, by the batch engine on the facts each window sees
+    stream = {0: ["start(a)"], 1: ["running(a)", "temp(a,high)"], 2: ["running(a)"],
+              3: ["running(a)", "temp(a,high)"], 4: ["temp(a,high)"]}
+    for T in range(5):
+        facts = "\n".join(f"{f}@{t}" for t, fs in stream.items() if T - 2 <= t <= T + 1 for f in fs)
+        assert ((("a",), T) in batch(WATCH, facts, "alarm")) == (T in (0, 2))
+
+
+@pytest.mark.parametrize("program, kw, message", [
+    ("p(X) :- a(X). p(X) :- p(X), b(X).", {"window": 3}, "stays at one time point"),
+    ("p(X) :- a(X). p(X) :- <+>[1,1] p(X), b(X).", {"window": 3}, r"goes forward 1 .*without a delay"),
+    ("p(X) :- a(X). p(X) :- <->[1,1] p(X), not b(X).", {"window": 3}, "window or delay with negation"),
+    ("p(X) :- <->[2,2] a(X).", {"window": 1}, "no derivation of p uses only the facts from T-1"),
+])
+def test_refused_recursion(program, kw, message):
+    with pytest.raises(chronolog.ProgramError, match=message):
+        Hypothetical(program, **kw)
+
+
+def test_cli_window_and_delay(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "watch.vada"
+    prog.write_text(WATCH)
+    r = CliRunner().invoke(cli, ["stream", str(prog), "--hypothetical", "--window", "2", "--delay", "1"],
+                           input="start(a)@0\nrunning(a)@1\ntemp(a,high)@1\n")
+    assert r.exit_code == 0, r.output
+    assert "1: definite alarm(a)@0 evidence {start(a)@0, temp(a,high)@1} hypotheses {}" in r.output
+    r = CliRunner().invoke(cli, ["stream", str(prog), "--hypothetical"], input="start(a)@0\n")
+    assert r.exit_code != 0 and "without a window" in r.output
+    r = CliRunner().invoke(cli, ["stream", str(prog), "--window", "2"], input="start(a)@0\n")
+    assert r.exit_code != 0 and "go with --hypothetical" in r.output

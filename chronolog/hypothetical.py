@@ -315,8 +315,8 @@ def _value(t, b, unbound=""):
 
 def _fact_key(f):
     if isinstance(f, Absent):
-        return (f.time, f.pred, tuple(map(str, f.terms)), 1)
-    return (f[2], f[0], tuple(map(str, f[1])), 0)
+        return (f.time, 1, f.pred, tuple(map(str, f.terms)))
+    return (f[2], 0, f[0], tuple(map(str, f[1])))
 
 
 __all__ = ["Absent", "Hypothetical", "HypotheticalAnswer"]

@@ -162,10 +162,10 @@ class Unfolder:
             refuse("is one of cycles that move time both ways (or not at all), so no window or delay bounds them",
                    "write the recursion so that every cycle goes back in time")
         if has_down and self.window is None:
-            refuse(f"goes back {-weight} time point(s) per round, so its unfolding is infinite without a window",
+            refuse(f"goes back {_points(-weight)} per round, so its unfolding is infinite without a window",
                    "pass window=W (an answer at T then uses the facts from T-W on; chronolog stream --window W)")
         if has_up and self.delay is None:
-            refuse(f"goes forward {weight} time point(s) per round, so its unfolding is infinite without a delay",
+            refuse(f"goes forward {_points(weight)} per round, so its unfolding is infinite without a delay",
                    "pass delay=D (an answer at T then uses the facts up to T+D; chronolog stream --delay D)")
         self.hi, self.lo = _reach(pos, max), _reach(pos, min)
 
@@ -245,6 +245,10 @@ class Unfolder:
 
 
 # ------------------------------------------------------------ graph helpers
+
+
+def _points(n):
+    return f"{n} time point" + ("" if n == 1 else "s")
 
 
 def _longest(edges, src) -> dict:

@@ -19,13 +19,26 @@ time order, so a hypothesis not seen by then is refuted).  An answer with no
 hypotheses left is definite; it is reported at the step it becomes definite
 and then dropped, so memory is bounded by the query's delay.
 
-How (that paper's Proposition 11): the query is unfolded once, before any data, into
-a union of conjunctive queries over stream predicates with time offsets
-(``temp(X,high)@T, @T+1, @T+2``).  Each step starts a candidate for every
-match of a query's earliest atoms against the new facts, and advances every
-candidate whose hypotheses fall due now: matched ones become evidence,
-unmatched ones kill it.  Recursive queries are refused: their unfolding does
-not terminate (that paper's Example 7).
+How (that paper's Proposition 11): the query is unfolded once, before any
+data, into a union of conjunctive queries over stream predicates with time
+offsets (``temp(X,high)@T, @T+1, @T+2``; see hypothetical_unfold).  Each step
+starts a candidate for every match of a query's earliest atoms against the
+new facts, and advances every candidate whose hypotheses fall due now:
+matched ones become evidence, unmatched ones kill it.
+
+Negation (that paper's section on negation, for T-stratified programs): a
+negated literal stays a hypothesis (``not malf(wt25)@0``) until it is
+settled, then it is evidence or kills the candidate.  A negated stream atom
+is settled once its time point has passed; a negated derived atom ``p@t``
+by an auxiliary query on ``p``, run alongside: true once ``p@t`` is
+definite, false once every conjunctive query of ``p`` could have started
+for ``t`` and none is still alive.  (The paper settles it as soon as ``t``
+has come and no *supported* answer exists, which is too early when ``p``
+looks ahead.)  T-stratification is what lets each step reach a fixpoint.
+
+A recursive query is unfolded only within a window and/or delay (an answer
+at ``T`` uses the facts from ``T-window`` to ``T+delay``); without them, or
+when its recursion stays at one time point, it is refused.
 """
 
 from __future__ import annotations

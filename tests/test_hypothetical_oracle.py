@@ -133,7 +133,7 @@ def check(rules, stream, *, batch, window=None, delay=None):
             times = [f.time if isinstance(f, Absent) else f[2] for f in a.hypotheses + a.evidence]
             stream_hyp = [t for f, t in zip(a.hypotheses, times) if (f.pred if isinstance(f, Absent) else f[0]) in STREAM]
             assert all(t > tau for t in stream_hyp), a  # a stream hypothesis is in the future
-            assert all(t <= a.time + (settle if delay is None else delay) for t in times[:len(a.hypotheses)]), a
+            assert all(t <= a.time + (settle if delay is None else delay) for t in stream_hyp), a
             assert window is None or all(t >= a.time - window for t in times), a  # the window's bound
             if a.definite:
                 assert (a.terms[0], a.time) not in definite, f"{a} reported twice"

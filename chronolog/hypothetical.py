@@ -296,7 +296,12 @@ def _match(atoms, delta, binding):
         yield binding
         return
     (pred, terms), rest = (atoms[0].pred, atoms[0].terms), atoms[1:]
-    for fact in delta.get(pred, ()):
+    facts = delta.get(pred, ())
+    if all(isinstance(t, ast.Const) or t.name in binding for t in terms):  # ground: a lookup, not a scan
+        if tuple(t.value if isinstance(t, ast.Const) else binding[t.name] for t in terms) in facts:
+            yield from _match(rest, delta, binding)
+        return
+    for fact in facts:
         if len(fact) != len(terms):
             continue
         b = dict(binding)

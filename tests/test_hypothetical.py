@@ -274,3 +274,9 @@ def test_cli_window_and_delay(tmp_path):
     assert r.exit_code != 0 and "without a window" in r.output
     r = CliRunner().invoke(cli, ["stream", str(prog), "--window", "2"], input="start(a)@0\n")
     assert r.exit_code != 0 and "go with --hypothetical" in r.output
+
+
+@pytest.mark.parametrize("kw", [{"window": -1}, {"delay": 1.5}, {"window": True}])
+def test_bad_window_or_delay(kw):
+    with pytest.raises(chronolog.ProgramError, match="whole number of time points"):
+        Hypothetical(EX7, **kw)

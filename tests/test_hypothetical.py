@@ -280,3 +280,11 @@ def test_cli_window_and_delay(tmp_path):
 def test_bad_window_or_delay(kw):
     with pytest.raises(chronolog.ProgramError, match="whole number of time points"):
         Hypothetical(EX7, **kw)
+
+
+def test_paper_example_6_redundant_premises_give_one_answer():
+    """P(a,T) -> R(a,T) and P(a,T), Q(a,T) -> R(a,T): the second query's
+    premise Q is redundant; R(a)@0 is reported once, with evidence P(a)@0."""
+    h = Hypothetical('r(a) :- p(a).\nr(a) :- p(a), q(a).')
+    assert [str(a) for a in h.step(0, "p(a)@0\nq(a)@0\np(b)@0")] == ["r(a)@0 evidence {p(a)@0} hypotheses {}"]
+    assert h.state == []

@@ -149,6 +149,7 @@ class Unfolder:
         weight = sum(e.shift for e in cyc)
         names = " -> ".join([cyc[0].head] + [e.body for e in cyc])
         where = cyc[-1]
+
         def refuse(why, hint):
             raise ProgramError(f"hypothetical answers cannot unfold the recursive query: {names} {why}: "
                                f"{where.rule.text or where.rule}", where.pos, hint=hint)

@@ -24,6 +24,8 @@ position whose nulls can feed back into it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 
@@ -97,15 +99,18 @@ def check_existential_rule(rule: ast.Rule, existentials: list) -> None:
 # ---------------------------------------------------------------- the plan side
 
 
+@dataclass
 class ExistentialRule(PlanRule):
     """A plan rule whose head has existential variables.  Its pipeline ends
     in a :class:`~chronolog.engine.rows.chase.ChaseNode` instead of an
     OutputNode; the columnar executor never runs it (a PlanRule subclass
     with its own pipeline is a row-only rule)."""
 
-    def __init__(self, base: PlanRule, existentials):
-        super().__init__(base.head_pred, base.head_terms, base.body, base.head_shift, base.source, base.fresh)
-        self.existentials = tuple(existentials)
+    existentials: tuple = ()
+
+    @classmethod
+    def of(cls, base: PlanRule, existentials) -> "ExistentialRule":
+        return cls(base.head_pred, base.head_terms, base.body, base.head_shift, base.source, base.fresh, tuple(existentials))
 
     def describe(self) -> str:
         return f"{super().describe()}  [exists {', '.join(self.existentials)}: restricted chase]"
@@ -192,7 +197,7 @@ def check_weakly_acyclic(rules) -> None:
             raise ProgramError(
                 f"the chase may not terminate: the rule makes a new null at argument {i + 1} of {pred}, "
                 f"and values from that position can flow back into the rule's body"
-                + (f" (through {cycle})" if cycle else ""),
+                + (f" (through: {cycle})" if cycle else ""),
                 src_rule.pos if src_rule is not None else None,
                 hint="existential rules must be weakly acyclic: no new null may feed, through any chain of rules, "
                 "the body of a rule that makes a null; bound the recursion, or give the witness as data",
@@ -216,4 +221,4 @@ def _cycle_rules(rules, comp) -> str:
             t = src.text.strip()
             if t not in texts:
                 texts.append(t)
-    return "; ".join(texts[:4])
+    return " ".join(texts[:4])

@@ -87,7 +87,7 @@ class Normalizer:
             if existentials:  # head variables the chase invents (planner/existential.py)
                 from .existential import ExistentialRule
 
-                plan_rule = ExistentialRule(plan_rule, existentials)
+                plan_rule = ExistentialRule.of(plan_rule, existentials)
             self.rules.append(plan_rule)
 
     # ------------------------------------------------------------ literals

@@ -14,9 +14,12 @@ the same binding at another time, or in another evaluator of the same run,
 gets the same null.  So time never multiplies nulls, and the repetition
 search over models that repeat sees the same terms in every period.
 
-Facts made in the current round are not in the store yet; the node keeps
-them in a relation of its own (shared by every pipeline of the evaluator) and
-consults it too, so two body rows of one round do not both invent a witness.
+The rows of a round wait (``process``) until the other rules of the stratum
+have reached their fixpoint, and are then fired together (``fire_waiting``,
+called by the evaluator): a Datalog-first restricted chase, so a fact that a
+plain rule derives satisfies the head before any null is made for it.  The
+facts made while firing are kept in a relation of their own as well, so two
+rows of one firing do not both invent a witness.
 """
 
 from __future__ import annotations
@@ -99,6 +102,18 @@ class ChaseNode(MapNode):
         return out
 
     def process(self, batch):
+        """Body rows wait until the rest of the stratum is at its fixpoint
+        (:func:`fire_waiting`): a fact a plain rule would still derive may
+        satisfy the head, and then no null is needed (the Datalog-first
+        order of the restricted chase)."""
+        waiting = getattr(self.state, "_chase_waiting", None)
+        if waiting is None:
+            waiting = self.state._chase_waiting = {}
+        waiting.setdefault(id(self), (self, []))[1].extend(batch)
+        return []
+
+    def fire(self, batch):
+        """The new facts for ``batch`` where the head does not hold yet."""
         store, hz = self.state.store, self.horizon
         factory = null_factory(self.state)
         made = made_relation(self.state, self.head_pred)
@@ -132,6 +147,20 @@ class ChaseNode(MapNode):
                 else:
                     out.append((terms, piece))
         return out
+
+
+def fire_waiting(state, merges) -> bool:
+    """Fire the existential rules' waiting body rows into their MergeNodes;
+    whether there were any."""
+    waiting = getattr(state, "_chase_waiting", None)
+    if not waiting:
+        return False
+    state._chase_waiting = {}
+    for node, rows in waiting.values():
+        out = node.fire(rows)
+        if out:
+            merges[node.head_pred].merge(out)
+    return True
 
 
 def _next_seq():

@@ -340,6 +340,7 @@ class Reasoner:
         nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()))
         with run_scope(nulls):
             self._evaluate(store, hz, strategy, explain, base)
+        self.model._nulls = nulls  # a proof's re-run names the witnesses alike
 
     def _evaluate(self, store, hz, strategy, explain, base) -> None:
         if self.terminating:

@@ -141,3 +141,47 @@ def null_labels(relations) -> set:
                 if type(v) is Null:
                     out.add(v.label)
     return out
+
+
+class ModelNulls:
+    """The nulls of a model by label, so that ``_:n1`` in a query or a proof
+    request means the model's ``_:n1`` (not a null of the query's own text)."""
+
+    def __init__(self, by_label: dict):
+        self.by_label = by_label
+
+    def adopt(self, values: tuple) -> tuple:
+        if not self.by_label:
+            return values
+        return tuple(self.by_label.get(v.label, v) if type(v) is Null else v for v in values)
+
+    def adopt_terms(self, terms: tuple) -> tuple:
+        """The same for AST terms (``Const`` values)."""
+        if not self.by_label:
+            return terms
+        from .ast import Const
+
+        return tuple(Const(self.adopt((t.value,))[0]) if isinstance(t, Const) and type(t.value) is Null else t for t in terms)
+
+
+def model_nulls(model) -> ModelNulls:
+    """The nulls of ``model`` (computed once, kept on the model)."""
+    found = getattr(model, "_null_labels", None)
+    if found is None:
+        found = {}
+        store = getattr(model, "store", None)
+        for rel in getattr(store, "relations", {}).values():
+            for terms in rel.atoms:
+                for v in terms:
+                    if type(v) is Null:
+                        found.setdefault(v.label, v)
+        for by in (getattr(model, "_repeating", None) or {}).values():
+            for terms in by:
+                for v in terms:
+                    if type(v) is Null:
+                        found.setdefault(v.label, v)
+        try:
+            model._null_labels = found
+        except AttributeError:  # pragma: no cover - a model without attributes
+            pass
+    return ModelNulls(found)

@@ -107,6 +107,9 @@ class ExistentialRule(PlanRule):
     with its own pipeline is a row-only rule)."""
 
     existentials: tuple = ()
+    # a fact added later may satisfy a head that got a null: an update
+    # recomputes the model (as for negation) instead of extending it
+    nonmonotonic = True
 
     @classmethod
     def of(cls, base: PlanRule, existentials) -> "ExistentialRule":

@@ -405,3 +405,21 @@ def test_chase_against_brute_force_per_time_point(case):
         assert _hom(brute, mine), (text, t)
         # the same certain answers (facts without nulls)
         assert {f for f in mine if not any(map(_is_null, f[1]))} == {f for f in brute if not any(map(_is_null, f[1]))}
+
+
+def test_adding_a_fact_that_satisfies_the_head_recomputes_without_the_null():
+    r = chronolog.Reasoner("controller(Y, C) :- company(C).\ncompany(acme)@[0,10]. company(b)@0.")
+    assert r.model.to_text().splitlines() == ["controller(_:n1,acme)@[0,10]", "controller(_:n2,b)@[0,0]"]
+    m = r.add("controller(alice, acme)@[0,10].")
+    # as a fresh run on all the facts: alice satisfies the head for acme
+    assert m.to_text().splitlines() == ["controller(alice,acme)@[0,10]", "controller(_:n2,b)@[0,0]"]
+
+
+def test_streams_run_existential_rules():
+    s = chronolog.Stream("controller(Y, C) :- company(C).\ncontroller(P, C) :- founder(P, C).")
+    s.push("company(acme)@[0,4]\nfounder(alice, acme)@[0,1]")
+    s.advance(2)
+    s.close()
+    got = sorted(str(f) for f in s.take())
+    # alice on [0,1]; a witness for the rest, the same one after the step
+    assert got == ["controller(_:n1,acme)@(1,2]", "controller(_:n1,acme)@(2,4]", "controller(alice,acme)@[0,1]"], got

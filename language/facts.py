@@ -404,10 +404,21 @@ class FactLineReader:
         self.values: dict = {}
         self.intervals: dict = {}  # bounded like the heads: a stream may be endless
         self.heads: dict = {}  # "p(a,1)" -> (pred, terms): atoms repeat in a stream
+        self._nulls = None  # the stream's labelled nulls (language/nulls.py)
 
     def read(self, line: str) -> list:
         """``[(pred, terms, interval), ...]`` of one line (none for a blank
         line or a comment); errors name line 1 (the caller knows the line)."""
+        if "_:" in line:  # labelled nulls: the whole stream is one scope
+            from .nulls import NullTable, using_table
+
+            if self._nulls is None:
+                self._nulls = NullTable()
+            with using_table(self._nulls):
+                return self._read(line)
+        return self._read(line)
+
+    def _read(self, line: str) -> list:
         if len(self.values) > 200_000:  # an endless stream of new numbers
             self.values.clear()
         if self.dialect == "vadalog":

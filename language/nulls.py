@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 _DIGITS = re.compile(r"(\d+)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Null:
     """A labelled null.  ``scope``: the file or run it belongs to (compared
     by identity)."""
@@ -35,6 +35,8 @@ class Null:
 
     def __str__(self) -> str:
         return "_:" + self.label
+
+    __repr__ = __str__  # messages quote values with !r
 
     def sort_key(self) -> tuple:
         """Natural order of labels: n2 before n10."""
@@ -72,6 +74,16 @@ def reading_file():
         yield _TABLE.get()
         return
     table = NullTable()
+    token = _TABLE.set(table)
+    try:
+        yield table
+    finally:
+        _TABLE.reset(token)
+
+
+@contextlib.contextmanager
+def using_table(table: NullTable):
+    """Read with ``table`` (a stream: one scope across many reads)."""
     token = _TABLE.set(table)
     try:
         yield table

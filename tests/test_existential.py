@@ -423,3 +423,27 @@ def test_streams_run_existential_rules():
     got = sorted(str(f) for f in s.take())
     # alice on [0,1]; a witness for the rest, the same one after the step
     assert got == ["controller(_:n1,acme)@(1,2]", "controller(_:n1,acme)@(2,4]", "controller(alice,acme)@[0,1]"], got
+
+
+def test_ordered_comparison_and_arithmetic_on_nulls_are_errors():
+    base = "o(Y, C) :- c(C).\nc(a)@[0,1].\n"
+    with pytest.raises(ChronologError, match="cannot compare the labelled null _:n1") as e:
+        chronolog.reason(base + "big(C) :- o(Y, C), o(Z, C), Y < Z.")
+    assert e.value.pos.line == 3
+    with pytest.raises(ChronologError, match="_:n1"):
+        chronolog.reason(base + "big(C, Z) :- o(Y, C), Z = Y + 1.")
+    # equality is fine, and copying a null keeps it
+    assert chronolog.reason(base + "same(C, Z) :- o(Y, C), Z = Y.").to_text().splitlines()[-1] == "same(a,_:n1)@[0,1]"
+
+
+def test_a_stream_is_one_scope_for_the_nulls_it_reads():
+    from chronolog.language.facts import FactLineReader
+
+    r = FactLineReader()
+    (a,), (b,) = r.read("p(_:n1)@1"), r.read('q(_:n1, "x")@2')
+    assert a[1][0] == b[1][0] and type(a[1][0]) is Null
+
+
+def test_lars_reads_nulls_too():
+    m = chronolog.reason("o(Y, C) :- c(C).\nc(a)@1.\no(_:k, a)@1.", dialect="lars")
+    assert "_:n1" not in m.to_text() and "_:k" in m.to_text()

@@ -447,3 +447,12 @@ def test_a_stream_is_one_scope_for_the_nulls_it_reads():
 def test_lars_reads_nulls_too():
     m = chronolog.reason("o(Y, C) :- c(C).\nc(a)@1.\no(_:k, a)@1.", dialect="lars")
     assert "_:n1" not in m.to_text() and "_:k" in m.to_text()
+
+
+def test_existential_programs_are_not_partitioned():
+    from chronolog.language import vadalog
+    from chronolog.planner import plan
+    from chronolog.planner.partition import NotPartitionable, analyse
+
+    with pytest.raises(NotPartitionable, match="invents labelled nulls"):
+        analyse(plan(vadalog.parse("controller(Y, C) :- company(C).\ncompany(a)@0.")))

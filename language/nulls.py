@@ -20,18 +20,29 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
-from dataclasses import dataclass, field
 
 _DIGITS = re.compile(r"(\d+)")
 
 
-@dataclass(frozen=True, repr=False)
 class Null:
     """A labelled null.  ``scope``: the file or run it belongs to (compared
-    by identity)."""
+    by identity).  Hand-written rather than a dataclass: nulls are hashed
+    with every atom that holds one, so the hash is computed once."""
 
-    label: str
-    scope: object = field(default=None, repr=False)
+    __slots__ = ("label", "scope", "_hash")
+
+    def __init__(self, label: str, scope: object = None):
+        self.label, self.scope = label, scope
+        self._hash = hash((label, id(scope)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is Null and other.label == self.label and other.scope is self.scope)
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
 
     def __str__(self) -> str:
         return "_:" + self.label

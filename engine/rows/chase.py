@@ -15,11 +15,13 @@ gets the same null.  So time never multiplies nulls, and the repetition
 search over models that repeat sees the same terms in every period.
 
 The rows of a round wait (``process``) until the other rules of the stratum
-have reached their fixpoint, and are then fired together (``fire_waiting``,
-called by the evaluator): a Datalog-first restricted chase, so a fact that a
-plain rule derives satisfies the head before any null is made for it.  The
-facts made while firing are kept in a relation of their own as well, so two
-rows of one firing do not both invent a witness.
+have reached their fixpoint, and are then fired (``fire_waiting``, called by
+the evaluator): a Datalog-first restricted chase, so a fact that a plain
+rule derives satisfies the head before any null is made for it.  Each
+rule's facts go into the store before the next rule fires, so a second
+existential rule with the same head sees them.  Within one rule, rows with
+the same head values get the same witness anyway, so they need not see
+each other's facts.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from chronolog.language.nulls import NullFactory, current_factory, null_labels
 from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
 
 from ..node import MapNode
-from ..store import Relation
 
 
 def null_factory(state) -> NullFactory:
@@ -42,17 +43,6 @@ def null_factory(state) -> NullFactory:
             f = NullFactory(lambda: null_labels(rel.atoms for rel in store.relations.values()))
         state._null_factory = f
     return f
-
-
-def made_relation(state, pred: str) -> Relation:
-    """The facts the chase made for ``pred`` in this evaluator."""
-    made = getattr(state, "_chase_made", None)
-    if made is None:
-        made = state._chase_made = {}
-    rel = made.get(pred)
-    if rel is None:
-        rel = made[pred] = Relation(pred)
-    return rel
 
 
 class ChaseNode(MapNode):
@@ -116,7 +106,6 @@ class ChaseNode(MapNode):
         """The new facts for ``batch`` where the head does not hold yet."""
         store, hz = self.state.store, self.horizon
         factory = null_factory(self.state)
-        made = made_relation(self.state, self.head_pred)
         n = len(self.rule.head_terms)
         out = []
         for b, body_iv in batch:
@@ -124,7 +113,7 @@ class ChaseNode(MapNode):
             if iv is None:
                 continue
             key = tuple(v if k == "const" else b[v] for k, v in self.key_parts)
-            covered = self._matching(store.get(self.head_pred), key) + self._matching(made, key)
+            covered = self._matching(store.get(self.head_pred), key)
             rest = subtract(iv, coalesce(covered)) if covered else [iv]
             if not rest:
                 continue  # the head holds already: the restricted chase does not fire
@@ -139,7 +128,6 @@ class ChaseNode(MapNode):
                 values[i] = nulls[var]
             terms = tuple(values)
             for piece in rest:
-                made.add(terms, piece)
                 if self.explain:
                     binding = {v: b[i] for v, i in self.slots.items() if not v.startswith("_")}
                     binding.update(nulls)

@@ -105,7 +105,6 @@ class Evaluator:
                 rel.atoms.clear()
                 rel.clear_indexes()
                 rel.bulk_add(self.base.get(pred, ()))
-            self._chase_made = {}  # the chase's own record starts again (engine/rows/chase.py)
             self.run()
             return
         for stratum in self.plan.strata:

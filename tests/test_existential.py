@@ -237,13 +237,11 @@ def test_given_null_labels_are_not_reused_by_the_chase():
 
 
 def test_plan_shows_existential_strata_run_on_rows():
-    text = chronolog.plan("o(Y, C) :- c(C).\nc(a)@0.").describe() if hasattr(chronolog, "plan") else None
-    if text is None:
-        from chronolog.planner import plan
-        from chronolog.language import vadalog
+    from chronolog.language import vadalog
+    from chronolog.planner import plan
 
-        text = plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")).describe()
-    assert "restricted chase" in text
+    text = plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")).describe()
+    assert "runs on rows (existential variables: restricted chase)" in text
 
 
 # ---------------------------------------------------------------- brute force
@@ -456,3 +454,10 @@ def test_existential_programs_are_not_partitioned():
 
     with pytest.raises(NotPartitionable, match="invents labelled nulls"):
         analyse(plan(vadalog.parse("controller(Y, C) :- company(C).\ncompany(a)@0.")))
+
+
+def test_the_columnar_executor_never_runs_an_existential_stratum():
+    m = chronolog.reason("o(Y, C) :- c(C).\np(C) :- c(C).\nc(a)@0.", engine="columns")
+    ran = {min(s.preds): m.stats["executors"][s.index] for s in m.plan.strata}
+    assert ran == {"o": "rows", "p": "columns"}
+    assert m.to_text().splitlines() == ["o(_:n1,a)@[0,0]", "p(a)@[0,0]"]

@@ -461,3 +461,18 @@ def test_the_columnar_executor_never_runs_an_existential_stratum():
     ran = {min(s.preds): m.stats["executors"][s.index] for s in m.plan.strata}
     assert ran == {"o": "rows", "p": "columns"}
     assert m.to_text().splitlines() == ["o(_:n1,a)@[0,0]", "p(a)@[0,0]"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_random_models_with_nulls_round_trip_through_both_readers(case):
+    rules, facts = case
+    try:
+        m = chronolog.reason(_text(rules, facts))
+    except ProgramError:
+        return
+    text = m.to_text()
+    shown = {line.split("(")[0] for line in text.splitlines()}
+    model = {p: m.facts(p) for p in shown}
+    for back in (read_fact_rows(text.splitlines(), "<model>"), read_facts_text(text, "<model>")):
+        assert _iso(model, dict(back)), text

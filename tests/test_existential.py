@@ -476,3 +476,21 @@ def test_random_models_with_nulls_round_trip_through_both_readers(case):
     model = {p: m.facts(p) for p in shown}
     for back in (read_fact_rows(text.splitlines(), "<model>"), read_facts_text(text, "<model>")):
         assert _iso(model, dict(back)), text
+
+
+def test_repeating_model_and_horizon_agree_on_nulls():
+    program = (
+        "open(C) :- <->[7,7] open(C).\nmanager(M, C) :- open(C).\nboss(M, C) :- manager(M, C), <->[0,1] open(C).\n"
+        "open(shop)@[0,1]. open(mall)@[3,3]. manager(ann, mall)@[10,10]."
+    )
+    bounded = chronolog.reason(program, horizon=(0, 30))
+    forever = chronolog.reason(program)
+    for pred in ("manager", "boss"):
+        got = bounded.facts(pred)
+        again = []
+        for a in forever.query(f"{pred}(M, C)@[0,30]"):
+            again += [((a.binding["M"], a.binding["C"]), iv) for iv in a.intervals]
+        assert _iso({pred: got}, {pred: again}), (pred, got, again)
+    # ann manages the mall at 10; the unknown manager at its other openings
+    assert ((Null, "mall"), (10, 10, True, True)) not in [(tuple(type(v) if type(v) is Null else v for v in t), iv) for t, iv in bounded.facts("manager")]
+    assert (("ann", "mall"), (10, 10, True, True)) in bounded.facts("manager")

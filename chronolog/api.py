@@ -333,6 +333,16 @@ class Reasoner:
                 load_raw(store.relation(pred), rows)
             if pred in derived:
                 base[pred] = list(rows)
+        # one factory of labelled nulls for the whole run (language/nulls.py):
+        # every evaluator of it names a witness alike, skipping given labels
+        from chronolog.language.nulls import NullFactory, null_labels, run_scope
+
+        nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()))
+        with run_scope(nulls):
+            self._evaluate(store, hz, strategy, explain, base)
+        self.model._nulls = nulls  # a proof's re-run names the witnesses alike
+
+    def _evaluate(self, store, hz, strategy, explain, base) -> None:
         if self.terminating:
             # no horizon and a recursion that moves time: find where the
             # model repeats (engine/termination.py)

@@ -270,7 +270,10 @@ def recorded(model):
         if pred in derived:
             base[pred] = list(rows)
     ev = Evaluator(model.plan, store, model.horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
-    ev.run()
+    from chronolog.language.nulls import NullFactory, run_scope
+
+    with run_scope(getattr(model, "_nulls", None) or NullFactory()):
+        ev.run()
     model._provenance = ev.provenance
     return model._provenance
 
@@ -279,7 +282,10 @@ def explain_tree(model, query: str) -> Node:
     """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
     from chronolog.language.facts import parse_fact_lines
 
+    from chronolog.language.nulls import model_nulls
+
     f = parse_fact_lines([query], "<query>", calendar=model.calendar)[0]
+    f.terms = model_nulls(model).adopt(f.terms)
     if not model.holds(f.pred, f.terms, f.interval):
         raise ProgramError(
             f"{query} does not hold in the model, so it has no proof",

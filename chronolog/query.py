@@ -143,7 +143,10 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     """``Model.query``: a list of :class:`Answer`, or a bool for a ground query."""
     from chronolog.arguments import check_known_predicate
 
+    from chronolog.language.nulls import model_nulls
+
     q = parse_query(text, model.calendar, dialect or model.dialect)
+    q = Query(q.pred, model_nulls(model).adopt_terms(q.terms), q.window)
     check_known_predicate(model, q.pred, "query()")  # a typo answers nothing otherwise
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE

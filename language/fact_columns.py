@@ -221,16 +221,19 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     """Read an open file (text or binary) or a str of facts with Arrow kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time)."""
+    from .nulls import reading_file
+
     out = FactColumns()
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
-    for data in blocks:
-        lineno = _read_block(data, lineno, source, dialect, calendar, out)
-        if rows is not None:
-            out.drain(rows)
+    with reading_file():  # one scope for the file's labelled nulls
+        for data in blocks:
+            lineno = _read_block(data, lineno, source, dialect, calendar, out)
+            if rows is not None:
+                out.drain(rows)
     return out
 
 

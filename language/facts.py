@@ -14,12 +14,14 @@ from typing import Iterable
 
 from . import ast
 from .errors import SyntaxError_
+from .nulls import current_table, reading_file
 from .timeline import NEG_INF, POS_INF, make, normalize
 
 _INT = re.compile(r"^[+-]?\d+$")
 _DEC = re.compile(r"^[+-]?\d*\.\d+$|^[+-]?\d+\.\d*$")
 _FRAC = re.compile(r"^[+-]?\d+/\d+$")
 _IDENT = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+_NULL = re.compile(r"^_:[A-Za-z0-9_]+$")
 
 _INFS = {"inf": POS_INF, "+inf": POS_INF, "infty": POS_INF, "+infty": POS_INF, "-inf": NEG_INF, "-infty": NEG_INF}
 
@@ -49,6 +51,9 @@ def _value(tok: str, ident_ok):
         return None if v is None or v in (POS_INF, NEG_INF) else v
     if ident_ok(tok):
         return tok
+    if c == "_" and _NULL.match(tok):  # a labelled null of the file being read
+        table = current_table()
+        return table.get(tok[2:]) if table is not None else None
     return None
 
 
@@ -162,6 +167,11 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None)
 
     ``calendar``: the program's :class:`~.dates.Calendar` when its timeline
     is dates (time points are then dates, see language/dates.py)."""
+    with reading_file():  # one scope for the file's labelled nulls
+        return _read_rows(lines, source, calendar)
+
+
+def _read_rows(lines, source, calendar) -> FactRows:
     if calendar is not None:
         return _read_dated(lines, source, calendar)
     rows = FactRows()
@@ -394,10 +404,21 @@ class FactLineReader:
         self.values: dict = {}
         self.intervals: dict = {}  # bounded like the heads: a stream may be endless
         self.heads: dict = {}  # "p(a,1)" -> (pred, terms): atoms repeat in a stream
+        self._nulls = None  # the stream's labelled nulls (language/nulls.py)
 
     def read(self, line: str) -> list:
         """``[(pred, terms, interval), ...]`` of one line (none for a blank
         line or a comment); errors name line 1 (the caller knows the line)."""
+        if "_:" in line:  # labelled nulls: the whole stream is one scope
+            from .nulls import NullTable, using_table
+
+            if self._nulls is None:
+                self._nulls = NullTable()
+            with using_table(self._nulls):
+                return self._read(line)
+        return self._read(line)
+
+    def _read(self, line: str) -> list:
         if len(self.values) > 200_000:  # an endless stream of new numbers
             self.values.clear()
         if self.dialect == "vadalog":

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from .nulls import Null
 from .timeline import format_interval, format_number
 
 _BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
@@ -58,6 +59,8 @@ def format_term(v) -> str:
         if _BREAKS.search(text):  # a fact stays on one line, so files read back
             text = _BREAKS.sub(_escape_break, text)
         return '"' + text + '"'
+    if type(v) is Null:  # a labelled null (language/nulls.py)
+        return "_:" + v.label
     if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)
         if v.hour == v.minute == v.second == v.microsecond == 0:
             return v.date().isoformat()
@@ -76,9 +79,12 @@ def format_fact(pred: str, terms, interval) -> str:
 
 
 def term_sort_key(v):
-    """Total order over mixed constants: numbers, then strings, then bools."""
+    """Total order over mixed constants: numbers, then strings, then bools,
+    then labelled nulls."""
     if type(v) is bool:
         return (2, v)
+    if type(v) is Null:
+        return (3, v.sort_key())
     if isinstance(v, (int, Fraction, float)):
         return (0, v)
     if hasattr(v, "isoformat"):  # dates and datetimes, in time order

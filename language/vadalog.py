@@ -404,6 +404,15 @@ class _ToAst(AstBuilder):
     def anon(self, items):
         return self._fresh_anonymous()
 
+    def null(self, items):
+        """``_:n1``: the same label is the same null within one file."""
+        from .nulls import NullTable, current_table
+
+        table = current_table()
+        if table is None:
+            table = self.__dict__.setdefault("_nulls", NullTable())
+        return ast.Const(table.get(str(items[0])[2:]))
+
     def boolean(self, items):
         return ast.Const(str(items[0]) == "#T")
 
@@ -521,6 +530,9 @@ def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
     """Parse a Temporal Vadalog program (rules, facts, annotations).
 
     ``calendar``: see :func:`.dates.resolve` (``None`` for a program)."""
-    prog = DIALECT.read(text, source)
+    from .nulls import reading_file
+
+    with reading_file():
+        prog = DIALECT.read(text, source)
     return dates.resolve(prog, calendar, text.splitlines())
 

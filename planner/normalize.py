@@ -68,6 +68,9 @@ class Normalizer:
             head_pred, head_terms = head.pred, head.terms
         head_shift = _drop_identity(head_shift)
 
+        from .existential import existential_variables
+
+        existentials = existential_variables(rule)
         try:
             alternatives = [self.literal(lit, rule) for lit in rule.body]
         except _Impossible:
@@ -81,6 +84,10 @@ class Normalizer:
                 from .interval_terms import place_head
 
                 plan_rule = place_head(plan_rule, timed_head)
+            if existentials:  # head variables the chase invents (planner/existential.py)
+                from .existential import ExistentialRule
+
+                plan_rule = ExistentialRule.of(plan_rule, existentials)
             self.rules.append(plan_rule)
 
     # ------------------------------------------------------------ literals

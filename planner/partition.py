@@ -72,6 +72,14 @@ def analyse(plan, key=None) -> Partitioning:
     """Find a key per predicate (``key`` may fix some: ``{pred: position}``)."""
     rules = list(plan.rules) + list(plan.constraints)
     rule_atoms = [(r, _atoms(r)) for r in rules]
+    for r in rules:
+        if getattr(r, "existentials", None):  # planner/existential.py
+            raise NotPartitionable(
+                f"not partitionable: the rule {_rule_text(r)} invents labelled nulls, and key groups run "
+                "apart would label their nulls alike",
+                r,
+                hint="run the program in one engine (without partitioning)",
+            )
     for r, atoms in rule_atoms:
         for p, terms in atoms:
             if not terms:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 
+from .existential import check_existential_rule, existential_variables
+
 KNOWN_ANNOTATIONS = {
     "input": (1, 1),
     "output": (1, 1),
@@ -68,7 +70,9 @@ def check_safety(rule: ast.Rule) -> None:
     """Every head variable, compared variable and assignment input must be
     bound by a positive atom (not only under ``not``, not only on the left
     of an S/U whose window holds 0), or by an assignment from bound
-    variables."""
+    variables.  A head variable that occurs nowhere in the body is
+    existential (planner/existential.py), allowed in rules without temporal
+    operators."""
     bound: set = set()
     for lit in rule.body:
         bound |= _binding_vars(lit)
@@ -112,6 +116,10 @@ def check_safety(rule: ast.Rule) -> None:
     head = ast.head_atom(rule.head)
     if head is not None:
         missing = ast.variables_of(head) - bound
+        existentials = [v for v in existential_variables(rule) if v in missing]
+        if existentials:  # occur nowhere in the body: invented by the chase
+            check_existential_rule(rule, existentials)
+            missing -= set(existentials)
         if missing:
             raise ProgramError(
                 f"unsafe rule: head variable{'s' if len(missing) > 1 else ''} {_names(missing)} "

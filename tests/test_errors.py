@@ -43,10 +43,15 @@ def test_open_punctual_interval_is_empty():
 
 
 def test_unsafe_head_variable():
-    e = err("p(X, Y) :- q(X).")
+    # a head variable that occurs nowhere in the body is existential, which a
+    # temporal rule may not have (tests/test_existential.py); one that occurs
+    # only under 'not' is unsafe in any rule
+    e = err("p(X, Y) :- <->[0,1] q(X).")
     assert isinstance(e, ProgramError)
     assert "unsafe" in str(e) and "Y" in str(e)
     assert e.pos.line == 1
+    e = err("p(X, Y) :- q(X), not r(Y).")
+    assert "unsafe" in str(e) and "Y" in str(e)
 
 
 def test_unsafe_only_under_not():

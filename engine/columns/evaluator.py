@@ -33,6 +33,8 @@ def unsupported(stratum):
     if stratum.shifting_rules:
         return "recursive through time"
     for r in stratum.rules:
+        if getattr(r, "existentials", None):
+            return "existential variables: restricted chase"
         if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
             kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
             return kind

@@ -20,6 +20,7 @@ from chronolog.language.timeline import EVERYWHERE, format_interval, intersect
 from chronolog.planner.ir import Scan, SinceRule
 from chronolog.planner.normalize import TOP
 
+from .chase import fire_waiting
 from .merge import MergeNode
 from .pipeline import build_rule_pipeline, build_since_pipeline
 from ..store import Store
@@ -169,7 +170,7 @@ class Evaluator:
             if not self.delta:
                 return {}
             self._delta_variants(stratum, merges, frozenset(self.delta))
-        delta = self._round(merges)
+        delta = self._chase(stratum, merges, self._round(merges))
         rounds = 1
         while delta and stratum.recursive:
             if self.progress is not None:
@@ -190,13 +191,28 @@ class Evaluator:
             check_round(stratum, delta, rounds, _rule_text, _rule_pos)
             self.delta = delta
             self._delta_variants(stratum, merges, frozenset(delta))
-            delta = self._round(merges)
+            delta = self._chase(stratum, merges, self._round(merges))
         self.delta = {}
         self.stats["rounds"] += rounds
         self.stats["derivations"] += sum(m.rows_in for m in merges.values())
         if self.progress is not None:
             self._report(stratum, rounds, merges, True)
         return {p: ch for p, m in merges.items() if (ch := m.stratum_changes())}
+
+    def _chase(self, stratum, merges, delta) -> dict:
+        """Existential rules fire once the rest of the stratum is at its
+        fixpoint (engine/rows/chase.py); their facts are the next delta."""
+        if delta and stratum.recursive:
+            return delta
+        if not fire_waiting(self, merges):
+            return delta
+        for p, m in merges.items():
+            ch = m.take_changes()
+            if ch:
+                old = delta.setdefault(p, {})
+                for terms, ivs in ch.items():
+                    old[terms] = old.get(terms, set()) | ivs
+        return delta
 
     def _round(self, merges) -> dict:
         for m in merges.values():

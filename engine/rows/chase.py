@@ -1,0 +1,157 @@
+"""ChaseNode: the end of an existential rule's pipeline (the restricted chase).
+
+For each body row ``(binding, interval)`` the head is already satisfied at a
+time point when some fact of the head predicate agrees with the head on its
+constants and bound variables there (whatever the existential positions
+hold, constants or nulls, as long as a repeated existential variable gets
+one value).  Only the part of the interval where no such fact holds gets a
+new fact, with a labelled null for each existential variable; where the head
+is satisfied nothing is made (that is what makes the chase *restricted*).
+
+The witness is named after the rule, the existential variable and the
+values of the head's bound variables (language/nulls.py, ``NullFactory``):
+the same binding at another time, or in another evaluator of the same run,
+gets the same null.  So time never multiplies nulls, and the repetition
+search over models that repeat sees the same terms in every period.
+
+The rows of a round wait (``process``) until the other rules of the stratum
+have reached their fixpoint, and are then fired (``fire_waiting``, called by
+the evaluator): a Datalog-first restricted chase, so a fact that a plain
+rule derives satisfies the head before any null is made for it.  Each
+rule's facts go into the store before the next rule fires, so a second
+existential rule with the same head sees them.  Within one rule, rows with
+the same head values get the same witness anyway, so they need not see
+each other's facts.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.nulls import NullFactory, current_factory, null_labels
+from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
+
+from ..node import MapNode
+
+
+def null_factory(state) -> NullFactory:
+    """The run's factory (language/nulls.run_scope), else the evaluator's own."""
+    f = getattr(state, "_null_factory", None)
+    if f is None:
+        f = current_factory()
+        if f is None:
+            store = state.store
+            f = NullFactory(lambda: null_labels(rel.atoms for rel in store.relations.values()))
+        state._null_factory = f
+    return f
+
+
+class ChaseNode(MapNode):
+    def __init__(self, child, rule, slots, state, horizon=None, explain=False):
+        super().__init__(child)
+        self.rule, self.state, self.horizon, self.explain = rule, state, horizon, explain
+        self.head_pred = rule.head_pred
+        terms = rule.head_terms
+        exist = rule.existentials
+        # what a satisfying fact must agree on: constants and bound variables
+        self.key_positions = tuple(i for i, t in enumerate(terms) if not (isinstance(t, ast.Var) and t.name in exist))
+        self.key_parts = tuple(
+            ("const", terms[i].value) if isinstance(terms[i], ast.Const) else ("slot", slots[terms[i].name])
+            for i in self.key_positions
+        )
+        # repeated existential variables must agree with themselves
+        same = {}
+        for i, t in enumerate(terms):
+            if isinstance(t, ast.Var) and t.name in exist:
+                same.setdefault(t.name, []).append(i)
+        self.same = [ps for ps in same.values() if len(ps) > 1]
+        self.exist_at = {i: t.name for i, t in enumerate(terms) if isinstance(t, ast.Var) and t.name in exist}
+        self.frontier_slots = tuple(sorted({slots[t.name] for t in terms if isinstance(t, ast.Var) and t.name not in exist}))
+        src = rule.source
+        self.rule_key = (str(src.pos), src.text) if src is not None else (rule.describe(),)
+        self.slots = slots
+
+    def label(self) -> str:
+        s = f"Chase {ast.Atom(self.head_pred, self.rule.head_terms)} (new nulls for {', '.join(self.rule.existentials)})"
+        if self.horizon is not None:
+            s += f" within {format_interval(self.horizon)}"
+        return s
+
+    def _matching(self, rel, key) -> list:
+        """The intervals of ``rel``'s facts that satisfy the head for ``key``."""
+        if rel is None or not rel.atoms:
+            return []
+        if not self.key_positions:
+            candidates = rel.atoms.keys()
+        else:
+            idx = rel.index(self.key_positions)
+            candidates = idx.get(key[0] if len(key) == 1 else key, ())
+        out = []
+        for terms in candidates:
+            if all(all(terms[p] == terms[ps[0]] for p in ps[1:]) for ps in self.same):
+                out.extend(rel.atoms[terms])
+        return out
+
+    def process(self, batch):
+        """Body rows wait until the rest of the stratum is at its fixpoint
+        (:func:`fire_waiting`): a fact a plain rule would still derive may
+        satisfy the head, and then no null is needed (the Datalog-first
+        order of the restricted chase)."""
+        waiting = getattr(self.state, "_chase_waiting", None)
+        if waiting is None:
+            waiting = self.state._chase_waiting = {}
+        waiting.setdefault(id(self), (self, []))[1].extend(batch)
+        return []
+
+    def fire(self, batch):
+        """The new facts for ``batch`` where the head does not hold yet."""
+        store, hz = self.state.store, self.horizon
+        factory = null_factory(self.state)
+        n = len(self.rule.head_terms)
+        out = []
+        for b, body_iv in batch:
+            iv = body_iv if hz is None else intersect(body_iv, hz)
+            if iv is None:
+                continue
+            key = tuple(v if k == "const" else b[v] for k, v in self.key_parts)
+            covered = self._matching(store.get(self.head_pred), key)
+            rest = subtract(iv, coalesce(covered)) if covered else [iv]
+            if not rest:
+                continue  # the head holds already: the restricted chase does not fire
+            frontier = tuple(b[s] for s in self.frontier_slots)
+            values = [None] * n
+            for i, v in zip(self.key_positions, key):
+                values[i] = v
+            nulls = {}
+            for i, var in self.exist_at.items():
+                if var not in nulls:
+                    nulls[var] = factory.witness((self.rule_key, var, frontier))
+                values[i] = nulls[var]
+            terms = tuple(values)
+            for piece in rest:
+                if self.explain:
+                    binding = {v: b[i] for v, i in self.slots.items() if not v.startswith("_")}
+                    binding.update(nulls)
+                    out.append((terms, piece, (self.rule, binding, body_iv, _next_seq())))
+                else:
+                    out.append((terms, piece))
+        return out
+
+
+def fire_waiting(state, merges) -> bool:
+    """Fire the existential rules' waiting body rows into their MergeNodes;
+    whether there were any."""
+    waiting = getattr(state, "_chase_waiting", None)
+    if not waiting:
+        return False
+    state._chase_waiting = {}
+    for node, rows in waiting.values():
+        out = node.fire(rows)
+        if out:
+            merges[node.head_pred].merge(out)
+    return True
+
+
+def _next_seq():
+    from .output import _SEQ
+
+    return next(_SEQ)

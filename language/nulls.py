@@ -1,0 +1,210 @@
+"""Labelled nulls: the unknown individuals that existential rules invent.
+
+``controller(Y, C) :- company(C).`` says every company has some controller;
+when no known fact names one, the chase (engine/rows/chase.py) invents a
+labelled null for it.  A null is a term of its own: it never equals a
+constant (not even the string ``"_:n1"``), only itself.  It prints as
+``_:n1`` and reads back as a null: within one file (one program text, one
+fact file) the same label is the same null; in another file it is another
+null, as with RDF's blank nodes.
+
+Identity is ``(label, scope)``: every file read and every reasoning run has
+its own scope, so nulls from different places never meet by accident.  The
+chase labels its nulls ``n1, n2, ...`` per run, skipping the labels of the
+nulls it was given, so a printed model never shows one label for two nulls
+that came from one input and one run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import re
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+class Null:
+    """A labelled null.  ``scope``: the file or run it belongs to (compared
+    by identity).  Hand-written rather than a dataclass: nulls are hashed
+    with every atom that holds one, so the hash is computed once."""
+
+    __slots__ = ("label", "scope", "_hash")
+
+    def __init__(self, label: str, scope: object = None):
+        self.label, self.scope = label, scope
+        self._hash = hash((label, id(scope)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is Null and other.label == self.label and other.scope is self.scope)
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    def __str__(self) -> str:
+        return "_:" + self.label
+
+    __repr__ = __str__  # messages quote values with !r
+
+    def sort_key(self) -> tuple:
+        """Natural order of labels: n2 before n10."""
+        return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(self.label))
+
+    def __lt__(self, other):
+        if type(other) is not Null:
+            return NotImplemented
+        return self.sort_key() < other.sort_key()
+
+
+class NullTable:
+    """The nulls of one file: label -> Null (same label, same null)."""
+
+    def __init__(self):
+        self.scope = object()
+        self.nulls: dict = {}
+
+    def get(self, label: str) -> Null:
+        n = self.nulls.get(label)
+        if n is None:
+            n = self.nulls[label] = Null(label, self.scope)
+        return n
+
+
+_TABLE: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_table", default=None)
+
+
+@contextlib.contextmanager
+def reading_file():
+    """One scope for the nulls of everything read inside (a whole file, even
+    when its lines are parsed one at a time).  Nested uses share the outer
+    file's table."""
+    if _TABLE.get() is not None:
+        yield _TABLE.get()
+        return
+    table = NullTable()
+    token = _TABLE.set(table)
+    try:
+        yield table
+    finally:
+        _TABLE.reset(token)
+
+
+@contextlib.contextmanager
+def using_table(table: NullTable):
+    """Read with ``table`` (a stream: one scope across many reads)."""
+    token = _TABLE.set(table)
+    try:
+        yield table
+    finally:
+        _TABLE.reset(token)
+
+
+def current_table():
+    """The table of the file being read, or None."""
+    return _TABLE.get()
+
+
+class NullFactory:
+    """The nulls one reasoning run invents.  ``witness(key)`` gives the same
+    null for the same key (a rule, one of its existential variables and the
+    values of the head's other variables), so the witness for a binding is
+    one individual wherever in time it is needed, and every evaluator of
+    one run (the repetition search makes several) agrees on it.
+
+    ``given``: a callable returning the labels of the nulls the run was
+    given; called once, when the first null is made."""
+
+    def __init__(self, given=None):
+        self.scope = object()
+        self.made: dict = {}
+        self._given = given
+        self._skip = None
+        self._next = 1
+
+    def witness(self, key) -> Null:
+        n = self.made.get(key)
+        if n is None:
+            if self._skip is None:
+                self._skip = set(self._given()) if self._given is not None else set()
+            label = f"n{self._next}"
+            while label in self._skip:
+                self._next += 1
+                label = f"n{self._next}"
+            self._next += 1
+            n = self.made[key] = Null(label, self.scope)
+        return n
+
+
+_FACTORY: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_factory", default=None)
+
+
+@contextlib.contextmanager
+def run_scope(factory: NullFactory):
+    """Every evaluator created inside shares ``factory`` (one run)."""
+    token = _FACTORY.set(factory)
+    try:
+        yield factory
+    finally:
+        _FACTORY.reset(token)
+
+
+def current_factory():
+    return _FACTORY.get()
+
+
+def null_labels(relations) -> set:
+    """The labels of the nulls in ``relations`` (iterables of term tuples)."""
+    out = set()
+    for terms_iter in relations:
+        for terms in terms_iter:
+            for v in terms:
+                if type(v) is Null:
+                    out.add(v.label)
+    return out
+
+
+class ModelNulls:
+    """The nulls of a model by label, so that ``_:n1`` in a query or a proof
+    request means the model's ``_:n1`` (not a null of the query's own text)."""
+
+    def __init__(self, by_label: dict):
+        self.by_label = by_label
+
+    def adopt(self, values: tuple) -> tuple:
+        if not self.by_label:
+            return values
+        return tuple(self.by_label.get(v.label, v) if type(v) is Null else v for v in values)
+
+    def adopt_terms(self, terms: tuple) -> tuple:
+        """The same for AST terms (``Const`` values)."""
+        if not self.by_label:
+            return terms
+        from .ast import Const
+
+        return tuple(Const(self.adopt((t.value,))[0]) if isinstance(t, Const) and type(t.value) is Null else t for t in terms)
+
+
+def model_nulls(model) -> ModelNulls:
+    """The nulls of ``model`` (computed once, kept on the model)."""
+    found = getattr(model, "_null_labels", None)
+    if found is None:
+        found = {}
+        store = getattr(model, "store", None)
+        for rel in getattr(store, "relations", {}).values():
+            for terms in rel.atoms:
+                for v in terms:
+                    if type(v) is Null:
+                        found.setdefault(v.label, v)
+        for by in (getattr(model, "_repeating", None) or {}).values():
+            for terms in by:
+                for v in terms:
+                    if type(v) is Null:
+                        found.setdefault(v.label, v)
+        try:
+            model._null_labels = found
+        except AttributeError:  # pragma: no cover - a model without attributes
+            pass
+    return ModelNulls(found)

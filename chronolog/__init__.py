@@ -17,6 +17,7 @@ from chronolog.language.errors import (
     ChronologError,
     DataError,
     InconsistencyError,
+    Note,
     ProgramError,
     SyntaxError_ as ChronologSyntaxError,
 )
@@ -36,5 +37,6 @@ __all__ = [
     "DataError",
     "InconsistencyError",
     "ArgumentError",
+    "Note",
 ]
 __version__ = "0.1.0"

@@ -85,6 +85,7 @@ def check_existential_rule(rule: ast.Rule, existentials: list) -> None:
                 why = f"it aggregates ({lit.expr.func})"
                 break
     if why is None:
+        _note_existential(rule, existentials)
         return
     raise ProgramError(
         f"unsafe rule: head variable{plural} {names} {'are' if plural else 'is'} not bound by the body, "
@@ -94,6 +95,24 @@ def check_existential_rule(rule: ast.Rule, existentials: list) -> None:
         "without temporal operators; derive the fact with a plain rule and apply the operator in another rule",
         source_line=rule.text,
     )
+
+
+def _note_existential(rule: ast.Rule, existentials: list) -> None:
+    """Say aloud that a head variable is existential: before existential
+    rules, such a rule was refused as unsafe, and a misspelt variable now
+    runs the chase instead of failing."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    names = ", ".join(existentials)
+    where = f"{rule.pos}: " if rule.pos is not None and rule.pos.line else ""
+    verb = "occur" if len(existentials) > 1 else "occurs"
+    warnings.warn(Note(
+        f"{where}{names} {verb} in the head of {ast.head_atom(rule.head).pred} but nowhere in its body, so the rule "
+        "is existential: each body match gets a labelled null (_:n1, ...) unless the head already holds "
+        "(if a variable is misspelt, bind it in the body)"
+    ), stacklevel=2)
 
 
 # ---------------------------------------------------------------- the plan side

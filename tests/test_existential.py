@@ -494,3 +494,15 @@ def test_repeating_model_and_horizon_agree_on_nulls():
     # ann manages the mall at 10; the unknown manager at its other openings
     assert ((Null, "mall"), (10, 10, True, True)) not in [(tuple(type(v) if type(v) is Null else v for v in t), iv) for t, iv in bounded.facts("manager")]
     assert (("ann", "mall"), (10, 10, True, True)) in bounded.facts("manager")
+
+
+def test_an_existential_rule_is_said_aloud():
+    """A misspelt head variable used to be refused as unsafe; now it makes
+    the rule existential, so chronolog says so (a Note naming the place)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chronolog.reason("company(a)@1.\ncontroller(Y, C) :- company(C).\n")
+    notes = [str(w.message) for w in caught if issubclass(w.category, chronolog.Note)]
+    assert len(notes) == 1 and "<program>:2:1" in notes[0] and "Y occurs in the head of controller" in notes[0]

@@ -194,7 +194,8 @@ def make_closer(job):
             out = []
             for key, snap in zip(b.column(0).to_pylist(), b.column(1).to_pylist()):
                 stream = _new_stream(job, key)
-                stream.restore(pickle.loads(snap))
+                if snap is not None:  # None: a key known only from the program's facts
+                    stream.restore(pickle.loads(snap))
                 stream.close()
                 out.extend(_answer_rows(stream.take()))
             cols = list(zip(*out)) if out else [[]] * 6
@@ -303,14 +304,18 @@ class KeyedRunner:
             return
         last = self._committed()
         batch_id = last + 1
+        # keys known only from the program's facts have no state: fresh streams
+        _, background = _program(self.job)
+        snaps = spark.createDataFrame([(k, None) for k in sorted(background)], "key string, snapshot binary")
         if last >= 0:
             state = spark.read.format("statestore").option("batchId", last).load(str(self.checkpoint / "spark"))
             value = state.schema["value"].dataType
             # applyInPandasWithState keeps the user's state as value.groupState
             snap = "value.groupState.snapshot" if "groupState" in value.fieldNames() else "value.snapshot"
-            snaps = state.select(F.col("key.__key").alias("key"), F.col(snap).alias("snapshot")).filter(F.col("snapshot").isNotNull())
-            out = snaps.mapInArrow(make_closer(self.job), ROWS_SCHEMA).withColumn("batch_id", F.lit(batch_id).cast("long"))
-            out.coalesce(1).write.mode("overwrite").parquet(str(self.output / f"batch={batch_id}"))
+            kept = state.select(F.col("key.__key").alias("key"), F.col(snap).alias("snapshot")).filter(F.col("snapshot").isNotNull())
+            snaps = kept.unionByName(snaps.join(kept, "key", "left_anti"))
+        out = snaps.mapInArrow(make_closer(self.job), ROWS_SCHEMA).withColumn("batch_id", F.lit(batch_id).cast("long"))
+        out.coalesce(1).write.mode("overwrite").parquet(str(self.output / f"batch={batch_id}"))
         closed.parent.mkdir(parents=True, exist_ok=True)
         closed.write_text(str(batch_id))
         self.last_batch = batch_id

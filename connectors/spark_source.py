@@ -272,7 +272,7 @@ def _refuse(path, pred, i, field, sampled):
                     if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled):
                         continue
                     raise DataError(
-                        f"{path}:{n}: {format_term(v) if not isinstance(v, str) else repr(v)} in column "
+                        f"{format_term(v) if not isinstance(v, str) else repr(v)} in column "
                         f"{field.name} does not fit its type {field.type} (the schema given, or inferred "
                         "from the first facts)",
                         ast.Pos(path, n, 1),

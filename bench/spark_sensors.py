@@ -9,7 +9,7 @@ on the sensor:
     warn(S) :- <->[0,10] alarm(S).
     quiet(S) :- reading(S, V), not <->[0,5] hot(S).
 
-Inputs are written once as Parquet files; every timed call reads them
+Inputs are written once as Parquet datasets (``--files`` files each); every timed call reads them
 afresh (``pyarrow.parquet.read_table`` for the embedded engine in this
 process, ``spark.read.parquet`` for
 ``chronolog.connectors.spark.reason(..., distributed=True)`` on each of
@@ -94,6 +94,7 @@ def main(argv=None):
     ap.add_argument("--masters", default="local[1],local[2]", help="Spark masters to compare, comma-separated")
     ap.add_argument("--partitions", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
+    ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
     args = ap.parse_args(argv)
     import pyarrow.parquet as pq
 
@@ -103,9 +104,14 @@ def main(argv=None):
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
-    paths = {"reading": os.path.join(tmp, "reading.parquet"), "maintenance": os.path.join(tmp, "maintenance.parquet")}
-    pq.write_table(reading, paths["reading"])
-    pq.write_table(maint, paths["maintenance"])
+    paths = {"reading": os.path.join(tmp, "reading"), "maintenance": os.path.join(tmp, "maintenance")}
+    # several files per input, as Spark writes a dataset: a single small file
+    # is one input split, and its read and shuffle would be one serial task
+    for pred, table in (("reading", reading), ("maintenance", maint)):
+        os.makedirs(paths[pred])
+        step = -(-table.num_rows // args.files)
+        for i in range(args.files):
+            pq.write_table(table.slice(i * step, step), os.path.join(paths[pred], f"part-{i:05d}.parquet"))
     n = reading.num_rows
     print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp})")
     emb = []

@@ -218,10 +218,13 @@ class KeyedRunner:
     def __init__(self, program, checkpoint, output, keys, *, pred=None, dialect="vadalog", late="skip"):
         import hashlib
 
-        text = program if isinstance(program, str) else Path(program).read_text()
+        if isinstance(program, Path):
+            program = program.read_text(encoding="utf-8")
+        # text or a parsed program travels to the executors as it is
+        ident = program.encode() if isinstance(program, str) else pickle.dumps(program)
         self.job = {
-            "program": text,
-            "id": hashlib.sha256(text.encode()).hexdigest(),
+            "program": program,
+            "id": hashlib.sha256(ident).hexdigest(),
             "dialect": dialect,
             "keys": dict(keys),
             "pred": pred,

@@ -59,9 +59,10 @@ def data(sensors, readings, seed=1):
     return reading, maint
 
 
-def tree_cpu(pid: int) -> float:
+def tree_cpu(pid: int) -> dict:
     """CPU seconds (user + system) of process ``pid`` and every descendant,
-    including exited children they waited for (Linux /proc)."""
+    each with the exited children it waited for, as ``{pid: (name, s)}``
+    (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
     kids, stats = {}, {}
     for d in os.listdir("/proc"):
@@ -72,15 +73,24 @@ def tree_cpu(pid: int) -> float:
         except OSError:
             continue
         f = text[text.rindex(")") + 2 :].split()
-        stats[int(d)] = f
+        stats[int(d)] = (text[text.index("(") + 1 : text.rindex(")")], f)
         kids.setdefault(int(f[1]), []).append(int(d))
-    total, todo = 0.0, [pid]
+    out, todo = {}, [pid]
     while todo:
         p = todo.pop()
         if p in stats:
-            total += sum(int(x) for x in stats[p][11:15]) / tick
+            name, f = stats[p]
+            out[p] = (name, sum(int(x) for x in f[11:15]) / tick)
         todo.extend(kids.get(p, []))
-    return total
+    return out
+
+
+def cpu_delta(before: dict, after: dict):
+    """Total CPU seconds between two :func:`tree_cpu` readings, and those of
+    each Python process (the workers and their daemon) that did work."""
+    per = {p: c - before.get(p, (n, 0.0))[1] for p, (n, c) in after.items()}
+    python = sorted((round(d, 2) for p, d in per.items() if "python" in after[p][0] and d > 0.05), reverse=True)
+    return sum(per.values()), python
 
 
 def load() -> float:
@@ -142,7 +152,9 @@ def main(argv=None):
             out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=args.partitions)
             got = {p: df.toArrow() for p, df in out.items()}
             wall = time.perf_counter() - t0
-            runs.append((wall, time.process_time() - c0 + tree_cpu(jvm) - j0, (l0 + load()) / 2))
+            spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
+            runs.append((wall, time.process_time() - c0 + spark_cpu, (l0 + load()) / 2))
+            print(f"  {master:10s} call {len(runs)}: Python workers' CPU {python} s of {runs[-1][1]:.2f} s", flush=True)
         same = all(sorted(table_to_rows(got[p], p), key=repr) == sorted(model.facts(p), key=repr) for p in got)
         results[master] = runs
         print(f"  {master:10s} warm-up (workers start, import) {t_warm:8.2f} s")

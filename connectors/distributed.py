@@ -343,7 +343,7 @@ def outputs_schema(outputs, schemas):
     return pa.schema(fields), columns
 
 
-def make_converter(outputs, names, kinds, timestamps, wide):
+def make_wide_converter(outputs, names, kinds, timestamps, wide):
     """The ``mapInArrow`` function turning wire rows into the layouts of
     their predicates, side by side in the ``wide`` schema."""
 
@@ -372,5 +372,21 @@ def make_converter(outputs, names, kinds, timestamps, wide):
                     else:
                         arrays.append(pa.nulls(t.num_rows, f.type))
                 yield pa.RecordBatch.from_arrays(arrays, schema=wide)
+
+    return convert
+
+
+def make_converter(pred: str, names, kinds, timestamps: bool = False):
+    """The ``mapInArrow`` function turning wire rows of one predicate ``pred``
+    into its layout (the keyed path converts all outputs at once with
+    :func:`make_wide_converter`)."""
+
+    def convert(batches):
+        from chronolog.language.facts import read_fact_rows
+
+        for b in batches:
+            lines = b.column(b.schema.get_field_index("fact")).to_pylist()
+            rows = read_fact_rows(lines, "<wire>").get(pred, [])
+            yield from typed_table(rows, names, kinds, timestamps, pred).to_batches()
 
     return convert

@@ -412,7 +412,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         wide, columns = dist.outputs_schema(outputs, schemas)
         converted = (
             wire.filter(~F.col("__pred").startswith("\x00"))
-            .mapInArrow(dist.make_converter(outputs, names, kinds, timestamps, wide), dist.spark_schema(wide))
+            .mapInArrow(dist.make_wide_converter(outputs, names, kinds, timestamps, wide), dist.spark_schema(wide))
             .localCheckpoint(eager=True)
         )
     finally:

@@ -62,7 +62,12 @@ def keys_of(program, dialect: str = "vadalog"):
     from chronolog.planner import plan as make_plan
     from chronolog.planner.partition import analyse
 
+    from chronolog.language.facts import refuse_repeating
+    from chronolog.planner.forward import check_forward
+
     prog = load_program(program, dialect=dialect)
+    check_forward(prog)  # as chronolog.Stream does, before any partitioning advice
+    refuse_repeating(prog.facts, "a stream")
     return analyse(make_plan(prog)).keys
 
 

@@ -9,18 +9,24 @@ on the sensor:
     warn(S) :- <->[0,10] alarm(S).
     quiet(S) :- reading(S, V), not <->[0,5] hot(S).
 
-Times: the embedded engine in this process (facts already in memory), and
+Inputs are written once as Parquet datasets (``--files`` files each); every timed call reads them
+afresh (``pyarrow.parquet.read_table`` for the embedded engine in this
+process, ``spark.read.parquet`` for
 ``chronolog.connectors.spark.reason(..., distributed=True)`` on each of
-``--masters`` (one session after the other; from DataFrames to Arrow tables
-on the driver), every call on freshly created input DataFrames with Spark's
-cache empty, so each call reasons from scratch.  Answers are compared.
+``--masters``, one session after the other), with Spark's cache asserted
+empty, so each call reads and reasons from scratch.  Answers are compared.
+Besides wall time, the script reports CPU seconds (this process, plus the
+Spark JVM and its Python workers, read from /proc) and the load average, so
+a run on a busy machine can be read honestly.
 
-    .venv/bin/python bench/spark_sensors.py --sensors 2000 --readings 100
+    .venv/bin/python bench/spark_sensors.py --sensors 5000 --readings 100
 """
 
 import argparse
+import os
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,31 +59,84 @@ def data(sensors, readings, seed=1):
     return reading, maint
 
 
+def tree_cpu(pid: int) -> dict:
+    """CPU seconds (user + system) of process ``pid`` and every descendant,
+    each with the exited children it waited for, as ``{pid: (name, s)}``
+    (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    kids, stats = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            text = open(f"/proc/{d}/stat").read()
+        except OSError:
+            continue
+        f = text[text.rindex(")") + 2 :].split()
+        stats[int(d)] = (text[text.index("(") + 1 : text.rindex(")")], f)
+        kids.setdefault(int(f[1]), []).append(int(d))
+    out, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        if p in stats:
+            name, f = stats[p]
+            out[p] = (name, sum(int(x) for x in f[11:15]) / tick)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def cpu_delta(before: dict, after: dict):
+    """Total CPU seconds between two :func:`tree_cpu` readings, and those of
+    each Python process (the workers and their daemon) that did work."""
+    per = {p: c - before.get(p, (n, 0.0))[1] for p, (n, c) in after.items()}
+    python = sorted((round(d, 2) for p, d in per.items() if "python" in after[p][0] and d > 0.05), reverse=True)
+    return sum(per.values()), python
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=2000)
     ap.add_argument("--readings", type=int, default=100)
     ap.add_argument("--masters", default="local[1],local[2]", help="Spark masters to compare, comma-separated")
     ap.add_argument("--partitions", type=int, default=None)
-    ap.add_argument("--repeat", type=int, default=2, help="distributed calls per master, each on freshly created inputs")
+    ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
+    ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
     args = ap.parse_args(argv)
+    import pyarrow.parquet as pq
+
     from chronolog.api import reason
     from chronolog.connectors import spark as cs
     from chronolog.connectors.arrow import table_to_rows
 
+    tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
+    paths = {"reading": os.path.join(tmp, "reading"), "maintenance": os.path.join(tmp, "maintenance")}
+    # several files per input, as Spark writes a dataset: a single small file
+    # is one input split, and its read and shuffle would be one serial task
+    for pred, table in (("reading", reading), ("maintenance", maint)):
+        os.makedirs(paths[pred])
+        step = -(-table.num_rows // args.files)
+        for i in range(args.files):
+            pq.write_table(table.slice(i * step, step), os.path.join(paths[pred], f"part-{i:05d}.parquet"))
     n = reading.num_rows
-    t0 = time.perf_counter()
-    facts = {"reading": table_to_rows(reading, "reading"), "maintenance": table_to_rows(maint, "maintenance")}
-    model = reason(PROGRAM, facts)
-    t_embedded = time.perf_counter() - t0
-    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts")
-    print(f"  embedded, one process (facts in memory)   {t_embedded:8.2f} s")
+    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp})")
+    emb = []
+    for _ in range(args.repeat):
+        l0, c0, t0 = load(), time.process_time(), time.perf_counter()
+        facts = {p: table_to_rows(pq.read_table(f), p) for p, f in paths.items()}
+        model = reason(PROGRAM, facts)
+        emb.append((time.perf_counter() - t0, time.process_time() - c0, (l0 + load()) / 2))
+    print("  embedded, one process: " + ", ".join(f"{w:.2f} s (cpu {c:.2f} s, load {l:.1f})" for w, c, l in emb))
 
     results = {}
     for master in args.masters.split(","):
         spark = cs.session(master)
         spark.sparkContext.setLogLevel("ERROR")
+        jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
         # warm-up on a few sensors: starts Spark's Python workers and imports
         # chronolog there (a one-off cost per worker, reported separately)
         t0 = time.perf_counter()
@@ -85,29 +144,30 @@ def main(argv=None):
         for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
             df.toArrow()
         t_warm = time.perf_counter() - t0
-        times = []
+        runs = []
         for _ in range(args.repeat):
-            # fresh DataFrames every call, materialized before the clock starts,
-            # and nothing cached between calls: each call reasons from scratch
-            rdf, mdf = spark.createDataFrame(reading), spark.createDataFrame(maint)
-            rdf.count(), mdf.count()
             assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-            t0 = time.perf_counter()
-            out = cs.reason(spark, PROGRAM, {"reading": rdf, "maintenance": mdf}, distributed=True, partitions=args.partitions)
+            l0, c0, j0, t0 = load(), time.process_time(), tree_cpu(jvm), time.perf_counter()
+            inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
+            out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=args.partitions)
             got = {p: df.toArrow() for p, df in out.items()}
-            times.append(time.perf_counter() - t0)
+            wall = time.perf_counter() - t0
+            spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
+            runs.append((wall, time.process_time() - c0 + spark_cpu, (l0 + load()) / 2))
+            print(f"  {master:10s} call {len(runs)}: Python workers' CPU {python} s of {runs[-1][1]:.2f} s", flush=True)
         same = all(sorted(table_to_rows(got[p], p), key=repr) == sorted(model.facts(p), key=repr) for p in got)
-        results[master] = times
+        results[master] = runs
         print(f"  {master:10s} warm-up (workers start, import) {t_warm:8.2f} s")
-        print(f"  {master:10s} distributed, calls on fresh inputs {', '.join(f'{t:.2f}' for t in times)} s   same answers: {same}")
+        print(f"  {master:10s} distributed: " + ", ".join(f"{w:.2f} s (cpu {c:.2f} s, load {l:.1f})" for w, c, l in runs) + f"   same answers: {same}")
         spark.stop()
-    masters = list(results)
-    best = {m: min(t) for m, t in results.items()}
-    for m in masters:
-        print(f"  {m:10s} best {best[m]:.2f} s: {t_embedded / best[m]:.2f}x the embedded engine")
-    if len(masters) == 2:
-        a, b = masters
-        print(f"  {b} against {a}: {best[a] / best[b]:.2f}x")
+    best_e = min(w for w, _, _ in emb)
+    best = {m: min(r)[0] for m, r in results.items()}
+    for m in results:
+        print(f"  {m:10s} best {best[m]:.2f} s: {best_e / best[m]:.2f}x the embedded engine's {best_e:.2f} s")
+    if len(results) == 2:
+        a, b = list(results)
+        cpu = {m: min(c for _, c, _ in r) for m, r in results.items()}
+        print(f"  {b} against {a}: wall {best[a] / best[b]:.2f}x; CPU {cpu[a]:.2f} s against {cpu[b]:.2f} s")
 
 
 if __name__ == "__main__":

@@ -326,8 +326,60 @@ def output_facts(model, pred: str, window=None) -> list:
     return model.facts(pred)
 
 
+def outputs_schema(outputs, schemas):
+    """One Arrow schema holding every output predicate's layout side by side
+    (``__pred``, then ``_o<i>_<column>`` per predicate), and per predicate
+    its ``[(wide column, layout column)]``."""
+    import pyarrow as pa
+
+    fields = [pa.field("__pred", pa.string())]
+    columns = {}
+    for i, p in enumerate(outputs):
+        columns[p] = []
+        for f in schemas[p]:
+            wide = f"_o{i}_{f.name}"
+            fields.append(pa.field(wide, f.type))
+            columns[p].append((wide, f.name))
+    return pa.schema(fields), columns
+
+
+def make_wide_converter(outputs, names, kinds, timestamps, wide):
+    """The ``mapInArrow`` function turning wire rows into the layouts of
+    their predicates, side by side in the ``wide`` schema."""
+
+    def convert(batches):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from chronolog.language.facts import read_fact_rows
+
+        for b in batches:
+            preds = b.column(b.schema.get_field_index("__pred"))
+            lines = b.column(b.schema.get_field_index("fact"))
+            for i, p in enumerate(outputs):
+                mask = pc.equal(preds, p)
+                mine = lines.filter(mask).to_pylist()
+                if not mine:
+                    continue
+                rows = read_fact_rows(mine, "<wire>").get(p, [])
+                t = typed_table(rows, names[p], kinds[p], timestamps, p)
+                arrays = []
+                for f in wide:
+                    if f.name == "__pred":
+                        arrays.append(pa.array([p] * t.num_rows, pa.string()))
+                    elif f.name.startswith(f"_o{i}_"):
+                        arrays.append(t.column(f.name[len(f"_o{i}_"):]).combine_chunks())
+                    else:
+                        arrays.append(pa.nulls(t.num_rows, f.type))
+                yield pa.RecordBatch.from_arrays(arrays, schema=wide)
+
+    return convert
+
+
 def make_converter(pred: str, names, kinds, timestamps: bool = False):
-    """The ``mapInArrow`` function turning wire rows of ``pred`` into its layout."""
+    """The ``mapInArrow`` function turning wire rows of one predicate ``pred``
+    into its layout (the keyed path converts all outputs at once with
+    :func:`make_wide_converter`)."""
 
     def convert(batches):
         from chronolog.language.facts import read_fact_rows

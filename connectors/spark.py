@@ -303,7 +303,7 @@ def _spark_df(spark, x):
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
-def _key_column(df, name: str):
+def _key_column(df, name: str, csv: bool = False):
     """The partitioning key of column ``name``: equal whenever the engine
     finds two values equal, so one key's facts meet in one task.
 
@@ -312,8 +312,11 @@ def _key_column(df, name: str):
     timestamps as the same instant.  Every such value goes through a
     double: the conversion is correctly rounded, so equal exact values give
     equal doubles (distinct values that share a double only share a task,
-    which is harmless).  CSV text is read as numbers by the tasks, so text
-    that parses as a number gets that number's key too."""
+    which is harmless).  CSV text (``csv``) is read as numbers by the tasks,
+    so text that looks like a number gets that number's key too; any other
+    text is a string to the engine, never equal to a number, and is its own
+    key (``try_cast`` on every string cost more JVM time than the rest of
+    the key: a failed cast is an exception per row)."""
     import pyspark.sql.functions as F
     from pyspark.sql import types as T
 
@@ -323,8 +326,9 @@ def _key_column(df, name: str):
         seconds = F.unix_micros(col.cast("timestamp")) / F.lit(1_000_000.0)
     elif isinstance(typ, (T.NumericType, T.BooleanType)):
         seconds = col.cast("double")
-    elif isinstance(typ, T.StringType):
-        seconds = F.expr(f"try_cast(`{name}` as double)")
+    elif isinstance(typ, T.StringType) and csv:
+        numeric = col.rlike(r"^\s*[-+]?(\d|\.\d)")
+        seconds = F.when(numeric, F.expr(f"try_cast(`{name}` as double)"))
     else:
         return col.cast("string")
     # + 0.0 makes -0.0 the same key as 0.0
@@ -355,7 +359,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         if csv:
             csv_preds.add(pred)
         k = keys.get(pred)
-        key_col = _key_column(df, terms[k]) if k is not None and k < len(terms) else F.lit("")
+        key_col = _key_column(df, terms[k], csv) if k is not None and k < len(terms) else F.lit("")
         cols = [F.lit(pred).alias("__pred"), F.coalesce(key_col, F.lit("")).alias("__key")]
         for c in terms + ["start", "end"]:
             cols.append(F.col(f"`{c}`").alias(dist.pred_column(i, c)))
@@ -399,21 +403,24 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
             raise cls(f"in a Spark task: {err['text']}")
         p = row["__pred"][len(dist.SIGNATURE):]
         kinds[p] = [dist.merge_kind(a, b) for a, b in zip(kinds[p], json.loads(row["sig"]))]
-    out = {}
+    # one conversion job for every output predicate (a job per predicate
+    # cost a Spark job's fixed overhead each), materialized outside Spark's
+    # cache (whose plan matching would serve a later call with the same
+    # inputs from this one's result); each output is a slice of it
+    schemas = {p: dist.schema_for(names[p], kinds[p], timestamps) for p in outputs}
     try:
-        for p in outputs:
-            schema = dist.schema_for(names[p], kinds[p], timestamps)
-            # materialized outside Spark's cache (whose plan matching would
-            # serve a later call with the same inputs from this one's result)
-            out[p] = (
-                wire.filter(F.col("__pred") == p)
-                .select("fact")
-                .mapInArrow(dist.make_converter(p, names[p], kinds[p], timestamps), dist.spark_schema(schema))
-                .localCheckpoint(eager=True)
-            )
+        wide, columns = dist.outputs_schema(outputs, schemas)
+        converted = (
+            wire.filter(~F.col("__pred").startswith("\x00"))
+            .mapInArrow(dist.make_wide_converter(outputs, names, kinds, timestamps, wide), dist.spark_schema(wide))
+            .localCheckpoint(eager=True)
+        )
     finally:
         wire.unpersist()
-    return out
+    return {
+        p: converted.filter(F.col("__pred") == p).select(*[F.col("`" + c.replace("`", "``") + "`").alias(n) for c, n in columns[p]])
+        for p in outputs
+    }
 
 
 # ------------------------------------------------------------ command line

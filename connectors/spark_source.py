@@ -6,7 +6,13 @@
 Reading: every file under the path (or the file itself), one fact per line
 (``p(a,1.5)@[0,10)``), the facts of ``predicate`` (optional when the files
 hold one predicate) in the Arrow layout, typed exactly as the embedded
-``Model.to_arrow`` would.  One Spark partition per file.
+``Model.to_arrow`` would.  One Spark partition per file.  The schema comes
+from ``spark.read.schema(...)`` when given, else from a bounded sample: the
+first ``samplingFacts`` facts (default 10,000) of the files in order, so the
+driver never parses the whole input.  Each task checks its file against the
+schema; a value the schema cannot hold exactly (a longer decimal, text in a
+number column) is an error naming the file and line, never a rounded or
+re-typed value.
 
 Writing: each task writes a part file into a hidden staging directory beside
 the target; the driver's commit renames the directory into place only when
@@ -88,9 +94,17 @@ class ChronologDataSource(DataSource):
     def schema(self):
         from . import distributed as dist
 
-        pred, rows = _facts(_files(self.options["path"]), self.options.get("predicate"))
+        limit = _sampling(self.options)
+        pred, rows = _sample(_files(self.options["path"]), self.options.get("predicate"), limit)
         arity = len(rows[0][0]) if rows else 0
-        return dist.spark_schema(dist.schema_for(self._names(arity), dist.kinds_of(rows, arity)))
+        kinds = dist.kinds_of(rows, arity)
+        schema = dist.spark_schema(dist.schema_for(self._names(arity), kinds))
+        # a text column of mixed values holds canonical term text: the tasks
+        # must render every file's values that way, so the kind travels along
+        for f, k in zip(schema.fields, kinds):
+            if k[0] in ("mixed", "rat"):
+                f.metadata = {KIND_KEY: k[0]}
+        return schema
 
     def reader(self, schema):
         return _Reader(self.options, schema)
@@ -119,29 +133,154 @@ class _Reader(DataSourceReader):
         import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        from . import distributed as dist
-
         target = to_arrow_schema(self.schema)
+        kinds = [f.metadata.get(KIND_KEY) for f in self.schema.fields]
         _, rows = _facts([partition.value], self.pred)
-        names = [f.name for f in target][:-4]
-        kinds = dist.kinds_of(rows, len(names))
         if not rows:
             return
-        arrays = []
-        cols = [[t[i] for t, _ in rows] for i in range(len(names))]
-        table = dist.typed_table(rows, names, kinds)
-        for i, f in enumerate(target):
-            col = table.column(i)
-            if col.type != f.type:
-                if pa.types.is_timestamp(f.type):
-                    from chronolog.connectors.timestamps import to_timestamps
+        yield from pa.Table.from_arrays(_columns(rows, target, kinds, partition.value, self.pred), schema=target).to_batches()
 
-                    col = to_timestamps(pa.table({f.name: col}), (f.name,)).column(0)
-                elif pa.types.is_string(f.type) and i < len(names):
-                    col = dist.typed_array(cols[i], ["mixed"] if kinds[i][0] != "str" else kinds[i], f.type)
-                col = col.cast(f.type)  # widening only; a value that does not fit raises
-            arrays.append(col)
-        yield from pa.Table.from_arrays(arrays, schema=target).to_batches()
+
+KIND_KEY = "chronolog.kind"
+SAMPLING = 10_000  # facts read on the driver to infer a schema
+
+
+def _sampling(options) -> int:
+    from chronolog.language.errors import DataError
+
+    text = options.get("samplingFacts", str(SAMPLING))
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise DataError(f"samplingFacts must be a positive whole number, not {text!r}", hint='e.g. .option("samplingFacts", "100000")')
+    return n
+
+
+def _sample(files, pred, limit):
+    """``(pred, rows)`` from the first ``limit`` facts of ``files`` in order
+    (of ``pred``, or of every predicate when it is None): the driver reads
+    only as many lines as it takes."""
+    from itertools import islice
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.facts import read_fact_rows
+
+    found = {}
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            while True:
+                chunk = list(islice(fh, 4096))
+                if not chunk:
+                    break
+                for p, rows in read_fact_rows(chunk, f).items():
+                    found.setdefault(p, []).extend(rows)
+                have = len(found.get(pred, [])) if pred is not None else sum(len(v) for v in found.values())
+                if have >= limit or (pred is None and len(found) > 1):
+                    break
+        have = len(found.get(pred, [])) if pred is not None else sum(len(v) for v in found.values())
+        if have >= limit or (pred is None and len(found) > 1):
+            break
+    if pred is None:
+        if len(found) > 1:
+            raise DataError(
+                f"the files hold several predicates ({', '.join(sorted(found))})",
+                hint='choose one with .option("predicate", "p")',
+            )
+        pred = next(iter(found), "?")
+    return pred, found.get(pred, [])[:limit]
+
+
+def fits(kind, typ, sampled=None) -> bool:
+    """Whether values of ``kind`` (see ``distributed.value_kind``) go into an
+    Arrow column of type ``typ`` exactly and rendered as the schema says
+    (``sampled``: the kind a text column was inferred with)."""
+    import pyarrow as pa
+
+    k = kind[0]
+    if k == "empty":
+        return True
+    if pa.types.is_timestamp(typ) or pa.types.is_date(typ):
+        return k in ("int", "dec", "rat")  # seconds; off-grid instants are refused by the conversion
+    if pa.types.is_integer(typ):
+        return k == "int" and kind[1] <= 18
+    if pa.types.is_decimal(typ):
+        if k == "int":
+            return kind[1] <= typ.precision - typ.scale
+        return k == "dec" and kind[2] <= typ.scale and kind[1] <= typ.precision - typ.scale
+    if pa.types.is_boolean(typ):
+        return k == "bool"
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        if sampled == "mixed":
+            return True
+        if sampled == "rat":
+            return k in ("int", "dec", "rat")
+        return k == "str"
+    return False
+
+
+def _columns(rows, target, sampled, path, pred):
+    """The arrays of ``rows`` in the ``target`` schema; a value that does
+    not fit is an error at its file and line."""
+    import pyarrow as pa
+
+    from . import distributed as dist
+
+    names = [f.name for f in target][:-4]
+    kinds = dist.kinds_of(rows, len(names))
+    cols = [[t[i] for t, _ in rows] for i in range(len(names))]
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    cols.append([None if iv[0] == NEG_INF else iv[0] for _, iv in rows])
+    cols.append([None if iv[1] == POS_INF else iv[1] for _, iv in rows])
+    arrays = []
+    for i, f in enumerate(list(target)[:-2]):
+        if not fits(kinds[i], f.type, sampled[i]):
+            _refuse(path, pred, i, f, sampled[i])
+        if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type):
+            from chronolog.connectors.timestamps import to_timestamps
+
+            plain = dist.typed_array(cols[i], kinds[i], dist.arrow_type(kinds[i]))
+            arrays.append(to_timestamps(pa.table({f.name: plain}), (f.name,)).column(0).cast(f.type))
+            continue
+        kind = [sampled[i]] if sampled[i] in ("mixed", "rat") else kinds[i]
+        arrays.append(dist.typed_array(cols[i], kind, f.type))
+    arrays.append(pa.array([iv[2] for _, iv in rows], pa.bool_()))
+    arrays.append(pa.array([iv[3] for _, iv in rows], pa.bool_()))
+    return arrays
+
+
+def _refuse(path, pred, i, field, sampled):
+    """The error for the first line of ``path`` whose column ``i`` does not
+    fit ``field`` (read again line by line: only on this error path)."""
+    from chronolog.language import ast
+    from chronolog.language.errors import DataError
+    from chronolog.language.facts import read_fact_rows
+    from chronolog.language.text import format_term
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    from . import distributed as dist
+
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            for p, rows in read_fact_rows([line], path).items():
+                if pred not in (None, p):
+                    continue
+                for terms, iv in rows:
+                    v = terms[i] if i < len(terms) else (iv[0] if i == len(terms) else iv[1])
+                    if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled):
+                        continue
+                    raise DataError(
+                        f"{format_term(v) if not isinstance(v, str) else repr(v)} in column "
+                        f"{field.name} does not fit its type {field.type} (the schema given, or inferred "
+                        "from the first facts)",
+                        ast.Pos(path, n, 1),
+                        hint='give the schema with spark.read.schema("c0 string, c1 decimal(10,3), start bigint, '
+                        'end bigint, start_closed boolean, end_closed boolean"), or sample more facts with '
+                        '.option("samplingFacts", N)',
+                    )
+    raise DataError(f"{path}: a value in column {field.name} does not fit its type {field.type}")
 
 
 def _exchange(a: str, b: str) -> bool:

@@ -3,9 +3,12 @@
     query = stream_query(program, source_df, checkpoint="ckpt", output="answers")
     query.awaitTermination()
 
-The reasoner runs on the driver, fed by ``foreachBatch`` (a DatalogMTL
-stream has one global watermark and rules that join across keys, so it is
-not partitionable in general).  Each micro-batch:
+A program the planner can key (every rule joins, negates and derives atoms
+on one shared key, such as a sensor) streams per key with its state in
+Spark's executors: :mod:`chronolog.connectors.spark_keyed_stream`.  Any
+other program streams on the driver, as described here, fed by
+``foreachBatch`` (one global watermark, rules that join across keys); a
+log line says why.  Each micro-batch:
 
 1. is skipped if its id is not after the last one the reasoner saved (Spark
    replays the last batch after a failure; the reasoner already has it);
@@ -176,9 +179,16 @@ class StreamRunner:
         self.last_batch = batch_id
 
 
-def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip"):
+def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip", keyed=None):
     """Start a streaming query running ``program`` over the streaming
-    DataFrame ``source``; returns ``(StreamingQuery, StreamRunner)``.
+    DataFrame ``source``; returns ``(StreamingQuery, runner)``.
+
+    ``keyed``: ``None`` (default) streams per key in Spark's executors when
+    the planner finds a key for every predicate
+    (:class:`~chronolog.connectors.spark_keyed_stream.KeyedRunner`), and on
+    the driver otherwise, saying why in a log line; ``True`` requires the
+    keyed mode (an error names the rule that breaks the key); ``False``
+    runs on the driver (:class:`StreamRunner`).
 
     ``late``: what a fact starting where the stream is already closed does:
     ``"skip"`` (counted in ``runner.late_facts``, logged, kept in
@@ -188,8 +198,33 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
     ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
     continues where the last run stopped."""
-    runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)
-    writer = source.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
+    if late not in ("skip", "fail"):
+        from chronolog.language.errors import ProgramError
+
+        raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
+    keys = None
+    if keyed is not False:
+        from chronolog.planner.partition import NotPartitionable
+
+        from .spark_keyed_stream import keys_of
+
+        try:
+            keys = keys_of(program, dialect)
+        except NotPartitionable as e:
+            if keyed:
+                raise
+            import logging
+
+            logging.getLogger("chronolog.stream").warning("streaming on the driver: %s", e.render())
+    if keys is not None:
+        from .spark_keyed_stream import KeyedRunner
+
+        runner = KeyedRunner(program, checkpoint, output, keys, pred=pred, dialect=dialect, late=late)
+        answers = runner.query(source)
+    else:
+        runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)
+        answers = source
+    writer = answers.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
     if trigger:
         writer = writer.trigger(**trigger)
     if name:

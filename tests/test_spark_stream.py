@@ -42,7 +42,9 @@ def _run(spark, src, ckpt, out):
     from chronolog.connectors.spark_stream import stream_query
 
     source = spark.readStream.option("maxFilesPerTrigger", 1).text(str(src)).withColumnRenamed("value", "fact")
-    query, runner = stream_query(PROGRAM, source, checkpoint=ckpt, output=out, trigger={"availableNow": True})
+    # keyed=False: this test reads the driver-side stream's state (the keyed
+    # mode, the default for this program, is tested in test_spark_keyed_stream.py)
+    query, runner = stream_query(PROGRAM, source, checkpoint=ckpt, output=out, trigger={"availableNow": True}, keyed=False)
     query.awaitTermination(120)
     assert query.exception() is None, query.exception()
     return runner
@@ -81,8 +83,9 @@ def test_structured_stream_survives_a_restart(spark_session, tmp_path):
     assert "alarm(b)" in got and "warm(a)" in got
 
 
+@pytest.mark.parametrize("keyed", [False, True])
 @pytest.mark.parametrize("policy", ["skip", "fail"])
-def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path, policy):
+def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path, policy, keyed):
     """A fact that starts where the stream is closed never blocks the query:
     skipped (counted, kept aside) or rejected (the query stops once, and a
     restart goes on with the later files)."""
@@ -99,7 +102,9 @@ def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path,
 
     def run():
         source = spark.readStream.option("maxFilesPerTrigger", 1).text(str(src)).withColumnRenamed("value", "fact")
-        query, runner = stream_query(PROGRAM, source, checkpoint=ckpt, output=out, trigger={"availableNow": True}, late=policy)
+        query, runner = stream_query(
+            PROGRAM, source, checkpoint=ckpt, output=out, trigger={"availableNow": True}, late=policy, keyed=keyed
+        )
         try:
             query.awaitTermination(120)
         except Exception:  # a failed query raises here; query.exception() holds it

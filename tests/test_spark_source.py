@@ -1,0 +1,94 @@
+"""The chronolog data source's schema: from ``spark.read.schema`` or from a
+bounded sample of the first facts (the driver never parses every file), and
+every task checks its file against it: a value the schema cannot hold is an
+error naming the file and line, never a rounded or re-typed value."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def _read(spark, path, **opts):
+    r = spark.read.format("chronolog").option("predicate", "p")
+    for k, v in opts.items():
+        r = r.option(k, str(v))
+    return r.load(str(path))
+
+
+def _rows(df):
+    from chronolog.connectors.arrow import table_to_rows
+
+    return sorted(table_to_rows(df.toArrow(), "p", timestamps="seconds"), key=repr)
+
+
+def test_the_schema_comes_from_a_sample(spark, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("".join(f"p(s{i},{i}.5)@[{i},{i + 1})\n" for i in range(50)))
+    # the second file is read by its task only, against the sampled schema
+    (d / "b.facts").write_text("".join(f"p(t{i},{i}.5)@[{i},{i + 1})\n" for i in range(50)))
+    df = _read(spark, d, samplingFacts=20)
+    assert df.schema["c1"].dataType.simpleString() == "decimal(3,1)"
+    assert df.schema["start"].dataType.simpleString() == "bigint"
+    rows = _rows(df)
+    assert len(rows) == 100 and (("t7", Fraction(15, 2)), (7, 8, True, False)) in rows
+
+
+def test_sampling_reads_a_bounded_prefix(tmp_path):
+    from chronolog.connectors.spark_source import _sample
+
+    a, b = tmp_path / "a.facts", tmp_path / "b.facts"
+    a.write_text("".join(f"p({i})@{i}\n" for i in range(10_000)))
+    b.write_text("this is not a fact file at all\n")  # never opened: the sample is full
+    pred, rows = _sample([str(a), str(b)], "p", 100)
+    assert pred == "p" and len(rows) == 100
+
+
+def test_a_later_value_that_contradicts_the_sample_names_file_and_line(spark, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("".join(f"p(s{i},{i}.5)@[{i},{i + 1})\n" for i in range(30)))
+    (d / "b.facts").write_text("p(x,1.5)@[0,1)\np(y,2.25)@[0,1)\n")  # scale 2: a sample of 10 saw scale 1
+    with pytest.raises(Exception) as e:
+        _read(spark, d, samplingFacts=10).collect()
+    msg = str(e.value)
+    assert "b.facts:2" in msg and "2.25" in msg and "c1" in msg and "samplingFacts" in msg
+    # sampling enough of the input gives the wider type, and the exact values
+    rows = _rows(_read(spark, d, samplingFacts=100))
+    assert (("y", Fraction(9, 4)), (0, 1, True, False)) in rows
+
+
+def test_text_in_a_number_column_is_refused_not_retyped(spark, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("p(a,1)@0\np(b,2)@1\n")
+    (d / "b.facts").write_text('p(c,3)@2\np(d,"12")@3\n')  # the string "12", not the number
+    with pytest.raises(Exception, match=r"b\.facts:2"):
+        _read(spark, d, samplingFacts=2).collect()
+
+
+def test_a_given_schema_is_used_and_checked(spark, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("p(a,1.5)@[0,1)\np(b,2)@[1,2)\n")
+    ddl = "sensor string, value decimal(10,3), start bigint, end bigint, start_closed boolean, end_closed boolean"
+    df = spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(d))
+    assert df.schema["value"].dataType.simpleString() == "decimal(10,3)"
+    assert _rows(df) == [(("a", Fraction(3, 2)), (0, 1, True, False)), (("b", 2), (1, 2, True, False))]
+    narrow = ddl.replace("decimal(10,3)", "decimal(2,0)")
+    with pytest.raises(Exception, match=r"a\.facts:1"):
+        spark.read.format("chronolog").option("predicate", "p").schema(narrow).load(str(d)).collect()
+
+
+def test_mixed_columns_keep_their_canonical_text_in_every_file(spark, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text('p(a)@0\np(1)@1\n')  # mixed: canonical term text
+    (d / "b.facts").write_text('p("b c")@2\n')  # only text here, still rendered as a term
+    df = _read(spark, d, samplingFacts=2)
+    got = sorted(r.c0 for r in df.collect())
+    assert got == ['"b c"', "1", "a"]

@@ -137,6 +137,9 @@ def window_points(plan, horizon) -> list:
             for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
                 if w is not None:
                     pts.extend(w[:2])
+            g = getattr(lit, "group", None)
+            if g is not None and g.unit is None:  # periods [kN, (k+1)N)
+                pts.append(g.count)
     if horizon is not None:
         pts.extend(horizon[:2])
     return [p for p in pts if p not in (NEG_INF, POS_INF)]

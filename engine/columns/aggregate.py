@@ -68,28 +68,27 @@ def aggregate(df, group, aggregates, values):
     binding = [c for c in df.columns if c.startswith("v:")]
     df = coalesce(df, binding)
     gcols = [var_column(g) for g in group]
-    if not gcols:
-        df = df.with_columns(pl.lit(0, pl.Int64).alias("_g"))
-        gcols_k = ["_g"]
-    else:
-        gcols_k = gcols
-    # the segment boundaries of each group, and each row's first/after-last segment
-    pts = pl.concat([df.select(*gcols_k, p=pl.col("s")), df.select(*gcols_k, p=pl.col("e"))]).unique().sort(
-        [*gcols_k, "p"]
-    )
-    pts = pts.with_row_index("_i")
-    idx = pts.select(*gcols_k, "p", pl.col("_i").cast(pl.Int64))
-    df = df.join(idx.rename({"p": "s", "_i": "_is"}), on=[*gcols_k, "s"], how="left").join(
-        idx.rename({"p": "e", "_i": "_ie"}), on=[*gcols_k, "e"], how="left"
-    )
-    m = pts.height
-    i_s = df["_is"].to_numpy()
-    i_e = df["_ie"].to_numpy()
-    count = _range_sum(m, i_s, i_e, np.ones(df.height, dtype=np.int64))
+    n = df.height
+    gid = _group_ids(df, gcols)
+    # the segment boundaries of each group: the distinct (group, point) of all
+    # starts and ends, numbered in order; each row's first and after-last segment
+    g2 = np.concatenate([gid, gid])
+    p2 = np.concatenate([df["s"].to_numpy(), df["e"].to_numpy()])
+    order = np.lexsort((p2, g2))
+    gs, ps = g2[order], p2[order]
+    new = np.ones(2 * n, dtype=bool)
+    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
+    number = np.empty(2 * n, dtype=np.int64)
+    number[order] = np.cumsum(new) - 1
+    i_s, i_e = number[:n], number[n:]
+    p = ps[new]
+    m = p.size
+    row_of = (order % n)[new]  # a row of each boundary's group
+    count = _range_sum(m, i_s, i_e, np.ones(n, dtype=np.int64))
     seg = np.flatnonzero(count[: m - 1] > 0)  # a segment is [p_i, p_i+1), within one group (count > 0)
-    p = pts["p"].to_numpy()
-    out = pts[seg].select(*gcols_k).with_columns(pl.Series("s", p[seg]), pl.Series("e", p[seg + 1]))
+    out = pl.DataFrame({c: df[c].to_numpy()[row_of[seg]] for c in gcols} | {"s": p[seg], "e": p[seg + 1]})
     n_seg = count[seg]
+    most = int(count.max(initial=1))
     names = []
     for var, agg in aggregates:
         col = var_column(var)
@@ -105,15 +104,26 @@ def aggregate(df, group, aggregates, values):
                     raise
                 kind = RATIONAL
                 v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
-            codes = _fold(agg.func, kind, v, m, i_s, i_e, seg, n_seg, values, den)
+            codes = _fold(agg.func, kind, v, m, i_s, i_e, seg, n_seg, values, den, most)
         out = out.with_columns(pl.Series(col, codes, dtype=pl.Int64))
-    if not gcols:
-        out = out.drop("_g")
     return coalesce(out, [*gcols, *names]).select(*gcols, *names, "s", "e")
 
 
+def _group_ids(df, gcols):
+    """A dense integer per group (the code itself for one group variable)."""
+    import numpy as np
+
+    if not gcols:
+        return np.zeros(df.height, dtype=np.int64)
+    if len(gcols) == 1:
+        return df[gcols[0]].to_numpy()
+    return np.unique(np.stack([df[c].to_numpy() for c in gcols], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+
+
 def _range_sum(m, i_s, i_e, v):
-    """Per segment, the sum of ``v`` over the rows covering it."""
+    """Per segment, the sum of ``v`` over the rows covering it.  int64 wraps
+    around, so the running sum is exact whenever every segment's sum fits,
+    however large the prefix sums in between."""
     import numpy as np
 
     diff = np.zeros(m + 1, dtype=v.dtype)
@@ -158,15 +168,16 @@ def _range_extreme(m, i_s, i_e, v, least):
     return best
 
 
-def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1):
-    """The codes of one aggregate per segment; a RATIONAL ``v`` is ``v / den``."""
+def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
+    """The codes of one aggregate per segment; a RATIONAL ``v`` is ``v / den``;
+    ``most``: the most rows covering one segment (bounds every sum)."""
     import numpy as np
 
     if func in ("min", "mmin", "max", "mmax"):
         r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"))[seg]
         return values.encode_rational(r, den) if kind == RATIONAL else values.encode(kind, r)
     if kind in (INT, RATIONAL):
-        if v.size and float(np.abs(v).max()) * v.size >= 2**62:
+        if v.size and float(np.abs(v).max()) * most >= 2**62:
             raise Fallback("an integer sum that may leave 64 bits")
         total = _range_sum(m, i_s, i_e, v)[seg]
         if kind == RATIONAL:
@@ -179,13 +190,13 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1):
         code = values.terms.code
         t, n = total.tolist(), n_seg.tolist()
         return np.fromiter((code(a // b if a % b == 0 else Fraction(a, b)) for a, b in zip(t, n)), np.int64, len(t))
-    total = _exact_float_sum(m, i_s, i_e, v, seg)
+    total = _exact_float_sum(m, i_s, i_e, v, seg, most)
     if func == "avg":
         total = total / n_seg
     return values.encode(FLOAT, total)
 
 
-def _exact_float_sum(m, i_s, i_e, v, seg):
+def _exact_float_sum(m, i_s, i_e, v, seg, most):
     """Correctly rounded sums of floats: each float is ``mant * 2**exp`` with
     a 53-bit integer ``mant``; scaled to the least exponent they are integers,
     summed exactly (int64 when they fit, else Python ints) and rounded once."""
@@ -199,7 +210,7 @@ def _exact_float_sum(m, i_s, i_e, v, seg):
         return np.zeros(len(seg))
     k = int(exp[nz].min())
     shift = np.where(nz, exp - k, 0)
-    if k > -1000 and int(shift.max()) + 53 + int(np.ceil(np.log2(2 * v.size + 1))) < 62:
+    if k > -1000 and int(shift.max()) + 53 + int(np.ceil(np.log2(most + 1))) < 62:
         total = _range_sum(m, i_s, i_e, mant << shift)[seg]
         return np.ldexp(total.astype(np.float64), k)  # the int64 -> float rounding is the only one
     scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)

@@ -131,13 +131,8 @@ class Values:
         return np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)[inv.reshape(-1)]
 
     def code_list(self, py: list) -> list:
-        """Codes of Python values: one dict lookup each, new values coded."""
-        get = self.terms.codes.get
-        out = [get(v) for v in py]
-        if None in out:
-            code = self.terms.code
-            out = [code(v) if c is None else c for v, c in zip(py, out)]
-        return out
+        """Codes of distinct Python values (np.unique's)."""
+        return self.terms.code_all(py)
 
 
 def _check_int(arr):

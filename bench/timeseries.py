@@ -53,6 +53,7 @@ OUTPUTS = {
     "rolling": {"rollSum": "sum", "sma": "mean", "rollMin": "min", "rollMax": "max"},
     "monthly": {"monthSum": "sum", "monthMean": "mean", "monthMin": "min", "monthMax": "max"},
 }
+PHASES: dict = {}  # kind -> [(read and plan, reason, output) cpu seconds] of run_columns
 FIRST_DAY = datetime.date(1971, 2, 5)
 EPOCH_DAY = (FIRST_DAY - datetime.date(1970, 1, 1)).days
 
@@ -100,6 +101,7 @@ def run_columns(kind: str, csv: Path) -> dict:
     from chronolog.engine.store import Store
     from chronolog.planner import plan as make_plan
 
+    c0 = time.process_time()
     t = pcsv.read_csv(csv, convert_options=pcsv.ConvertOptions(include_columns=["series", "day", "value", "start", "end"]))
     # dates as days since 1970-01-01, the days timeline's numbers
     days = {c: t[c].cast(pa.date32()).cast(pa.int32()).cast(pa.int64()) for c in ("start", "end")}
@@ -107,10 +109,14 @@ def run_columns(kind: str, csv: Path) -> dict:
     table = pa.table({"series": t["series"], "day": t["day"], "value": t["value"], **days,
                       "start_closed": pa.repeat(True, n), "end_closed": pa.repeat(False, n)})
     ev = HybridEvaluator(make_plan(load_program(program(kind))), Store(), engine="columns", tables={"price": table})
+    c1 = time.process_time()
     ev.run()
+    c2 = time.process_time()
     if set(ev.executors.values()) != {"columns"}:
         raise SystemExit(f"a stratum ran on rows: {ev.stats.get('fallbacks')}")
-    return {p: ev.to_arrow(p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
+    out = {p: ev.to_arrow(p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
+    PHASES.setdefault(kind, []).append((c1 - c0, c2 - c1, time.process_time() - c2))
+    return out
 
 
 # ------------------------------------------------------------------ pandas
@@ -222,6 +228,11 @@ def main(argv=None) -> int:
             for name, (w, c) in med.items():
                 results[f"{kind}/{name}/wall"] = round(w, 4)
                 results[f"{kind}/{name}/cpu"] = round(c, 4)
+            ph = PHASES.get(kind, [])[1:]  # without the warm-up
+            if ph:
+                r, e, o = (statistics.median(x[i] for x in ph) for i in range(3))
+                results[f"{kind}/columns/phases_cpu"] = {"read_plan": round(r, 4), "reason": round(e, 4), "output": round(o, 4)}
+                print(f"{kind:8s} columns phases (cpu): read+plan {r:.3f} s, reason {e:.3f} s, output {o:.3f} s")
             pw, pc = med["pandas"]
             for name, (w, c) in med.items():
                 ratio = "" if name == "pandas" else f"  {w / pw:5.1f}x wall, {c / pc:5.1f}x cpu"

@@ -120,3 +120,18 @@ def _day(n):
     import datetime
 
     return datetime.date(1970, 1, 1) + datetime.timedelta(days=n)
+
+
+def test_float_sums_far_apart_in_magnitude_are_correctly_rounded():
+    program = "r(X) :- <->[0,2] p(D, V), X = sum(V).  a(X) :- <->[0,2] p(D, V), X = avg(V)."
+    values = [1e-30, 1e30, 1.0, -1e30, 3.5, 0.1, 2.0**-60]
+    both(program, {"p": [((f"d{i}", v), (i, i + 1, True, False)) for i, v in enumerate(values)]})
+
+
+def test_a_float_result_equal_to_an_integer_term_runs_on_rows():
+    # the float 1.0 and the day 1 share a code; which one a fact prints is
+    # the rows' business (they keep each atom's own objects)
+    program = "r(X) :- p(D, V), X = sum(V)."
+    both(program, {"p": [((1, 1.0), (0, 1, True, False))]}, must_run_on_columns=False)
+    cols = chronolog.reason(program, {"p": [((1, 1.0), (0, 1, True, False))]}, engine="columns")
+    assert cols.stats.get("fallbacks")

@@ -197,9 +197,14 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
 
 
 def _exact_float_sum(m, i_s, i_e, v, seg, most):
-    """Correctly rounded sums of floats: each float is ``mant * 2**exp`` with
-    a 53-bit integer ``mant``; scaled to the least exponent they are integers,
-    summed exactly (int64 when they fit, else Python ints) and rounded once."""
+    """Correctly rounded sums of floats, as the rows' exact Fraction sum then
+    ``float()``: each float is ``mant * 2**exp`` with a 53-bit integer
+    ``mant``; scaled to the least exponent they are integers, summed exactly
+    and rounded once.  The integers are split into two int64 limbs,
+    ``hi * 2**32 + lo``, summed separately; the carry is moved into ``hi``;
+    then ``float(hi) * 2**32 + float(lo)`` is one IEEE addition of two exact
+    doubles, which is correctly rounded.  Floats too far apart in magnitude
+    for the limbs are summed as Python ints."""
     import numpy as np
 
     mant, exp = np.frexp(v)
@@ -210,9 +215,15 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most):
         return np.zeros(len(seg))
     k = int(exp[nz].min())
     shift = np.where(nz, exp - k, 0)
-    if k > -1000 and int(shift.max()) + 53 + int(np.ceil(np.log2(most + 1))) < 62:
-        total = _range_sum(m, i_s, i_e, mant << shift)[seg]
-        return np.ldexp(total.astype(np.float64), k)  # the int64 -> float rounding is the only one
+    span = int(shift.max())
+    if k > -1000 and span <= 32 and span + int(np.ceil(np.log2(most + 1))) < 31:
+        lo = (mant << shift) & 0xFFFFFFFF  # the low 32 bits survive the wrap-around
+        hi = mant >> (32 - shift)  # floor: mant * 2**shift == hi * 2**32 + lo
+        lo_sum = _range_sum(m, i_s, i_e, lo)[seg]
+        hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
+        lo_sum &= 0xFFFFFFFF
+        total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
+        return np.ldexp(total, k)
     scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
     total = _range_sum(m, i_s, i_e, scaled)[seg]
     if k >= 0:

@@ -36,6 +36,8 @@ class Values:
 
         vals = self.terms.values
         n0, n = max(self._n, 0), len(vals)
+        if n0 == n and self._n >= 0:
+            return
         new = vals[n0:]
         ints = np.zeros(n - n0, dtype=np.int64)
         floats = np.zeros(n - n0, dtype=np.float64)
@@ -99,6 +101,7 @@ class Values:
                 a, b = pair
                 c = seen[pair] = code(a // b if a % b == 0 else Fraction(a, b))
             out[i] = c
+        self._same_kind(out, (1, 3))
         return out
 
     def column(self, codes):
@@ -128,7 +131,18 @@ class Values:
         if arr.size == 0:
             return np.zeros(0, dtype=np.int64)
         uniq, inv = np.unique(arr, return_inverse=True)
-        return np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)[inv.reshape(-1)]
+        codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
+        self._same_kind(codes, (1,) if kind == INT else (2,))
+        return codes[inv.reshape(-1)]
+
+    def _same_kind(self, codes, kinds):
+        """Equal numbers share a code (1 and 1.0): a result whose code holds
+        a number of another type would print as that one, so rows instead."""
+        import numpy as np
+
+        self._build()
+        if codes.size and not np.isin(self.kind[codes], kinds).all():
+            raise Fallback("a result equal to a term of another number type (1 and 1.0)")
 
     def code_list(self, py: list) -> list:
         """Codes of distinct Python values (np.unique's)."""

@@ -133,62 +133,6 @@ class Values:
         codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
         return codes[inv.reshape(-1)]
 
-    def encode_rational(self, num, den):
-        """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
-        import numpy as np
-
-        code = self.terms.code
-        den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-        seen: dict = {}
-        out = np.empty(num.size, dtype=np.int64)
-        for i, pair in enumerate(zip(num.tolist(), den.tolist())):
-            c = seen.get(pair)
-            if c is None:
-                a, b = pair
-                c = seen[pair] = code(a // b if a % b == 0 else Fraction(a, b))
-            out[i] = c
-        return out
-
-    def column(self, codes):
-        """``(INT | FLOAT, numpy array)`` of the values of ``codes``."""
-        if self._n != len(self.terms.values):
-            self._build()
-        import numpy as np
-
-        k = self.kind[codes]
-        if k.size == 0:
-            return INT, self.ints[codes]
-        lo, hi = int(k.min()), int(k.max())
-        if lo == hi == 1:
-            return INT, self.ints[codes]
-        if lo >= 1 and hi == 2:
-            # a float equal to an int shares its code (1000.0 is 1000): a
-            # column with floats is a float column; its ints convert exactly
-            if np.any(np.abs(self.ints[codes][k == 1]) > 2**53):
-                raise Fallback("an integer beyond a float's exact range in a float column")
-            return FLOAT, self.floats[codes]
-        raise Fallback("a value that is not a 64-bit integer or a float, or both kinds in one column")
-
-    def encode(self, kind, arr):
-        """Codes of the numbers ``arr`` (each distinct value coded once)."""
-        import numpy as np
-
-        if arr.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        uniq, inv = np.unique(arr, return_inverse=True)
-        codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
-        self._same_kind(codes, (1,) if kind == INT else (2,))
-        return codes[inv.reshape(-1)]
-
-    def _same_kind(self, codes, kinds):
-        """Equal numbers share a code (1 and 1.0): a result whose code holds
-        a number of another type would print as that one, so rows instead."""
-        import numpy as np
-
-        self._build()
-        if codes.size and not np.isin(self.kind[codes], kinds).all():
-            raise Fallback("a result equal to a term of another number type (1 and 1.0)")
-
     def code_list(self, py: list) -> list:
         """Codes of distinct Python values (np.unique's)."""
         return self.terms.code_all(py)

@@ -130,7 +130,16 @@ class Values:
         if arr.size == 0:
             return np.zeros(0, dtype=np.int64)
         uniq, inv = np.unique(arr, return_inverse=True)
+        before = len(self.terms.values)
         codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
+        if self._n == before:  # the new codes' numbers are known: no Python pass over them
+            new = uniq[codes >= before]
+            m = new.size
+            self.ints = np.concatenate([self.ints, new if kind == INT else np.zeros(m, np.int64)])
+            self.floats = np.concatenate([self.floats, new.astype(np.float64)])
+            self.dens = np.concatenate([self.dens, np.ones(m, np.int64)])
+            self.kind = np.concatenate([self.kind, np.full(m, 1 if kind == INT else 2, np.int8)])
+            self._n = len(self.terms.values)
         return codes[inv.reshape(-1)]
 
     def code_list(self, py: list) -> list:

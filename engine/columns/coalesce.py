@@ -21,7 +21,7 @@ def coalesce(df, keys: list):
     if df.height <= 1:
         return df.select(*keys, "s", "e")
     df = df.select(*keys, "s", "e")
-    if keys and _strictly_sorted(df, keys):  # one interval per atom, in order: maximal already
+    if _maximal_already(df, keys):
         return df
     df = df.sort([*keys, "s"])
     n = df.height
@@ -43,10 +43,11 @@ def coalesce(df, keys: list):
     return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
 
 
-def _strictly_sorted(df, keys) -> bool:
-    """Whether every row's atom is greater than the one before (O(n), no
-    sort): then no atom has two intervals.  The aggregation body and the
-    answers of aggregates usually are."""
+def _maximal_already(df, keys) -> bool:
+    """Whether ``df`` is coalesced already (O(n), no sort): each row's atom
+    is greater than the one before, or the same atom with a start beyond the
+    row before's end (sorted, disjoint, not touching).  The aggregation body
+    and the answers of aggregates usually are."""
     import numpy as np
 
     greater = np.zeros(df.height - 1, dtype=bool)
@@ -55,4 +56,7 @@ def _strictly_sorted(df, keys) -> bool:
         c = df[k].to_numpy()
         greater |= equal & (c[1:] > c[:-1])
         equal &= c[1:] == c[:-1]
-    return bool(greater.all())
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    ok = greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))
+    return bool(ok.all())

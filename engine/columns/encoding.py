@@ -53,15 +53,16 @@ class Dictionary:
             self.values.append(value)
         return c
 
-    def code_all(self, values: list) -> list:
+    def code_all(self, values: list, distinct: bool = False) -> list:
         """Codes of many values: a dict lookup each in one pass, the new
         ones added in bulk (one by one when two of them are equal, such as
-        0.0 and -0.0)."""
+        0.0 and -0.0; ``distinct``: the caller knows no two are, as after
+        ``np.unique``)."""
         get = self.codes.get
         out = [get(v) for v in values]
         if None in out:
             new = [v for v, c in zip(values, out) if c is None]
-            if len(set(new)) != len(new):
+            if not distinct and len(set(new)) != len(new):
                 return [self.code(v) for v in values]
             n0 = len(self.values)
             self.values.extend(new)

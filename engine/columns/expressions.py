@@ -144,7 +144,7 @@ class Values:
 
     def code_list(self, py: list) -> list:
         """Codes of distinct Python values (np.unique's)."""
-        return self.terms.code_all(py)
+        return self.terms.code_all(py, distinct=True)
 
 
 def _check_int(arr):

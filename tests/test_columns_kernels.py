@@ -137,3 +137,32 @@ def test_equal_numbers_of_two_types_are_one_term_on_columns():
     cols = chronolog.reason(program, {"p": [((1, 1.0), (0, 1, True, False))]}, engine="columns")
     assert rows.to_text() == "r(1.0)@[0,1)" and cols.to_text() == "r(1)@[0,1)"
     assert rows.facts("r") == cols.facts("r")  # 1.0 == 1
+
+
+@settings(deadline=None, max_examples=80)
+@given(facts_of(st.just(())), st.lists(st.tuples(keys, points, points), max_size=6), st.sampled_from("[(" ), st.sampled_from("])"))
+def test_interval_terms_match_the_rows(a, ends, lb, rb):
+    program = (
+        "w(K, S, E) :- a(K)@[S, E].  n(K, L) :- a(K)@[S, E], L = E - S.  "
+        f"h(K){'@'}{lb}S, E{rb} :- p(K, S, E).  g(K){'@'}[S, T] :- p(K, S, E), S < 10, T = 10."
+    )
+    data = {"a": [((k,), iv) for (k, _), iv in a], "p": [((k, s, e), (0, 1, True, True)) for k, s, e in ends]}
+    bounded = all(iv[0] != tl.NEG_INF and iv[1] != tl.POS_INF for _, iv in data["a"])
+    # E - S with an infinite end or Fractions (arithmetic on rationals), and
+    # an end off the run's time grid (a term value 1/4 where no time point
+    # has quarters): rows
+    whole = all(type(x) is int for _, s, e in ends for x in (s, e)) and all(
+        type(x) is int for _, iv in data["a"] for x in iv[:2]
+    )
+    both(program, data, must_run_on_columns=bounded and whole)
+
+
+def test_weekly_resampling_recipe_runs_on_columns():
+    """examples/timeseries/resample.vada's week buckets: floor(D / 7) and an
+    interval from terms."""
+    program = (
+        "inWeek(S, W, D, V)@[Lo, Hi) :- price(S, D, V), W = floor(D / 7), Lo = W * 7, Hi = Lo + 7.  "
+        "weekMean(S, W, X) :- inWeek(S, W, D, V), X = avg(V).  day(D) :- price(S, D, V), M = mod(D, 7), M == 3."
+    )
+    facts = {"price": [(("s", d, (d * 37) % 11), (d, d + 1, True, False)) for d in range(-10, 30)]}
+    both(program, facts)

@@ -33,6 +33,7 @@ def unsupported(stratum):
     Conditions and assignments run on columns where their arithmetic is
     exact in numpy; the rest falls back to rows at run time (Fallback)."""
     from chronolog.planner.aggregates import AggregateRule
+    from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
 
     if stratum.shifting_rules:
         return "recursive through time"
@@ -45,6 +46,11 @@ def unsupported(stratum):
         elif isinstance(r, AggregateRule):
             if stratum.recursive:
                 return "aggregation in a recursion"
+        elif isinstance(r, WrapRule):
+            if r.capture:
+                return "time capture (lit@T)"
+        elif isinstance(r, TimedHeadRule):
+            pass
         elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
             return "interval terms"
     return None
@@ -290,10 +296,19 @@ class HybridEvaluator(Evaluator):
 
         from .output import OutputNode
 
+        from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
+
+        from .interval_terms import PlaceNode, WrapNode
+
         if isinstance(rule, SinceRule):
             node = self._since_pipeline(rule)
         elif isinstance(rule, AggregateRule):
             node = self._aggregate_pipeline(rule, driver)
+        elif isinstance(rule, WrapRule):  # lit@[S,E]: the scan's maximal intervals, their ends as terms
+            start, end = rule.head_terms[-2].name, rule.head_terms[-1].name
+            node = WrapNode(self._body_pipeline(rule, driver), start, end, self.terms, self._scale)
+        elif isinstance(rule, TimedHeadRule):
+            node = PlaceNode(self._body_pipeline(rule, driver), rule.timed, self.terms, self._scale)
         else:
             node = self._body_pipeline(rule, driver)
         horizon = None if rule.fresh else self.horizon

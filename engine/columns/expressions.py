@@ -194,6 +194,41 @@ def evaluate(expr, df, values):
         if not np.all(np.isfinite(r)):
             raise Fallback("a float result that is not finite")
         return FLOAT, r
+    if isinstance(expr, ast.Call):
+        return _call(expr, df, values)
+    raise Fallback(f"{expr} is not vectorised")
+
+
+def _call(expr, df, values):
+    """floor, ceil, abs and mod where numpy gives Python's exact answer:
+    ``floor(A / B)`` of integers is a floor division (no Fraction between)."""
+    import numpy as np
+
+    name, args = expr.name, expr.args
+    if name in ("floor", "ceil") and len(args) == 1:
+        a = args[0]
+        if isinstance(a, ast.BinOp) and a.op == "/":
+            lk, x = evaluate(a.left, df, values)
+            rk, y = evaluate(a.right, df, values)
+            if lk == rk == INT:
+                if np.any(y == 0):
+                    raise Fallback("a division by zero")
+                return INT, (np.floor_divide(x, y) if name == "floor" else -np.floor_divide(-x, y))
+        kind, x = evaluate(a, df, values)
+        if kind == INT:
+            return INT, x
+        r = np.floor(x) if name == "floor" else np.ceil(x)
+        if r.size and float(np.abs(r).max()) >= _BOUND:
+            raise Fallback("a whole number beyond 64 bits")
+        return INT, r.astype(np.int64)
+    if name == "abs" and len(args) == 1:
+        kind, x = evaluate(args[0], df, values)
+        return kind, np.abs(x)
+    if name == "mod" and len(args) == 2:
+        lk, x = evaluate(args[0], df, values)
+        rk, y = evaluate(args[1], df, values)
+        if lk == rk == INT and not np.any(y == 0):
+            return INT, np.mod(x, y)  # floored, the sign of the divisor: Python's %
     raise Fallback(f"{expr} is not vectorised")
 
 

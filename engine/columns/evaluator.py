@@ -13,7 +13,7 @@ stratum (or the Model) reads a column stratum's relation through
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan, SinceRule
 from chronolog.planner.normalize import TOP
 
 from ..rows.evaluator import Evaluator

@@ -130,7 +130,7 @@ def test_time_scale_is_the_least_common_denominator():
         TimeScale(1).unit(2**61)
 
 
-PROGRAM = "q(X) :- <->[0,2] p(X), r(X,Y), not s(Y).  b(X) :- [-][0,1] q(X).  c(X) :- q(X), X != b."
+PROGRAM = "q(X) :- <->[0,2] p(X), r(X,Y), not s(Y).  b(X) :- [-][0,1] q(X).  c(X) :- q(X), X != b.  d(X, L) :- q(X)@L."
 
 
 def test_forced_columns_runs_supported_strata_on_columns_and_the_rest_on_rows():
@@ -139,7 +139,7 @@ def test_forced_columns_runs_supported_strata_on_columns_and_the_rest_on_rows():
     cols = chronolog.reason(PROGRAM + facts, engine="columns")
     assert cols.to_text() == rows.to_text()
     ran = set(cols.stats["executors"].values())
-    assert ran == {"rows", "columns"}  # c has a condition: rows
+    assert ran == {"rows", "columns"}  # d captures time points (lit@T): rows
 
 
 def test_times_beyond_64_bits_fall_back_to_rows_exactly():

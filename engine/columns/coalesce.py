@@ -1,7 +1,13 @@
 """Coalescing to maximal intervals, as a kernel: sort by the atom's columns and
 the start, a running maximum of the end per atom, a new interval wherever a
 start lies beyond it (``s > running e``: on the doubled grid of encoding.py
-that is exactly "neither overlapping nor meeting at a covered point")."""
+that is exactly "neither overlapping nor meeting at a covered point").
+
+The running maximum per atom is one numpy ``maximum.accumulate`` over the
+key ``atom number * n + rank of e``: atoms are numbered in sorted order, so a
+later atom's keys exceed every earlier one's and the maximum never leaks
+across atoms.  (polars' ``cum_max().over(keys)`` took 0.5 s on 100,000 rows
+with 100,000 distinct atoms; this takes milliseconds.)"""
 
 from __future__ import annotations
 
@@ -14,15 +20,43 @@ def coalesce(df, keys: list):
 
     if df.height <= 1:
         return df.select(*keys, "s", "e")
-    df = df.select(*keys, "s", "e").sort([*keys, "s"])
-    if keys:
-        prev = df.select(pl.col("e").cum_max().shift(1).over(keys)).to_series()
-    else:
-        prev = df.select(pl.col("e").cum_max().shift(1)).to_series()
+    df = df.select(*keys, "s", "e")
+    if _maximal_already(df, keys):
+        return df
+    df = df.sort([*keys, "s"])
+    n = df.height
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    prev = prev.fill_null(np.iinfo(np.int64).min).to_numpy()
-    new = s > prev  # an atom's first row: prev is null, below every start
+    first = np.zeros(n, dtype=bool)  # the first row of each atom
+    first[0] = True
+    for k in keys:
+        c = df[k].to_numpy()
+        first[1:] |= c[1:] != c[:-1]
+    atom = np.cumsum(first) - 1
+    ends, rank = np.unique(e, return_inverse=True)
+    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
+    prev = ends[run[:-1] % len(ends)]
+    new = first.copy()
+    new[1:] |= s[1:] > prev
     starts = np.flatnonzero(new)
     out = df[starts]
     return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
+
+
+def _maximal_already(df, keys) -> bool:
+    """Whether ``df`` is coalesced already (O(n), no sort): each row's atom
+    is greater than the one before, or the same atom with a start beyond the
+    row before's end (sorted, disjoint, not touching).  The aggregation body
+    and the answers of aggregates usually are."""
+    import numpy as np
+
+    greater = np.zeros(df.height - 1, dtype=bool)
+    equal = np.ones(df.height - 1, dtype=bool)
+    for k in keys:
+        c = df[k].to_numpy()
+        greater |= equal & (c[1:] > c[:-1])
+        equal &= c[1:] == c[:-1]
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    ok = greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))
+    return bool(ok.all())

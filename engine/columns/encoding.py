@@ -53,6 +53,24 @@ class Dictionary:
             self.values.append(value)
         return c
 
+    def code_all(self, values: list, distinct: bool = False) -> list:
+        """Codes of many values: a dict lookup each in one pass, the new
+        ones added in bulk (one by one when two of them are equal, such as
+        0.0 and -0.0; ``distinct``: the caller knows no two are, as after
+        ``np.unique``)."""
+        get = self.codes.get
+        out = [get(v) for v in values]
+        if None in out:
+            new = [v for v, c in zip(values, out) if c is None]
+            if not distinct and len(set(new)) != len(new):
+                return [self.code(v) for v in values]
+            n0 = len(self.values)
+            self.values.extend(new)
+            self.codes.update(zip(new, range(n0, n0 + len(new))))
+            it = iter(range(n0, n0 + len(new)))
+            out = [next(it) if c is None else c for c in out]
+        return out
+
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""
         return self.codes.get(value)
@@ -137,6 +155,9 @@ def window_points(plan, horizon) -> list:
             for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
                 if w is not None:
                     pts.extend(w[:2])
+            g = getattr(lit, "group", None)
+            if g is not None and g.unit is None:  # periods [kN, (k+1)N)
+                pts.append(g.count)
     if horizon is not None:
         pts.extend(horizon[:2])
     return [p for p in pts if p not in (NEG_INF, POS_INF)]

@@ -13,7 +13,7 @@ stratum (or the Model) reads a column stratum's relation through
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
+from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan, SinceRule
 from chronolog.planner.normalize import TOP
 
 from ..rows.evaluator import Evaluator
@@ -29,20 +29,32 @@ AUTO_MIN_FACTS = 300_000
 
 
 def unsupported(stratum):
-    """Why the columnar executor cannot run ``stratum`` (None when it can)."""
+    """Why the columnar executor cannot run ``stratum`` (None when it can).
+    Conditions and assignments run on columns where their arithmetic is
+    exact in numpy; the rest falls back to rows at run time (Fallback)."""
+    from chronolog.planner.aggregates import AggregateRule
+    from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
+
     if stratum.shifting_rules:
         return "recursive through time"
+    if stratum.inventing_rules:
+        return "creates values in a recursion"
     for r in stratum.rules:
         if getattr(r, "existentials", None):
             return "existential variables: restricted chase"
-        if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
-            kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
-            return kind
-        for lit in r.body:
-            if isinstance(lit, (Condition, Assign)):
-                return "conditions or assignments"
-            if isinstance(lit, Scan) and lit.group is not None:
-                return "time grouping"
+        elif isinstance(r, SinceRule):
+            if stratum.recursive:
+                return "Since/Until in a recursion"
+        elif isinstance(r, AggregateRule):
+            if stratum.recursive:
+                return "aggregation in a recursion"
+        elif isinstance(r, WrapRule):
+            if r.capture:
+                return "time capture (lit@T)"
+        elif isinstance(r, TimedHeadRule):
+            pass
+        elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+            return "interval terms"
     return None
 
 
@@ -272,12 +284,54 @@ class HybridEvaluator(Evaluator):
                 delta[pred] = new
         return delta
 
+    @property
+    def values(self):
+        """The numbers behind the term codes (expressions.py)."""
+        if getattr(self, "_values", None) is None or self._values.terms is not self.terms:
+            from .expressions import Values
+
+            self._values = Values(self.terms)
+        return self._values
+
     def _rule_pipeline(self, rule, driver=None):
+        from chronolog.planner.aggregates import AggregateRule
+
+        from .output import OutputNode
+
+        from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
+
+        from .interval_terms import PlaceNode, WrapNode
+
+        if isinstance(rule, SinceRule):
+            node = self._since_pipeline(rule)
+        elif isinstance(rule, AggregateRule):
+            node = self._aggregate_pipeline(rule, driver)
+        elif isinstance(rule, WrapRule):  # lit@[S,E]: the scan's maximal intervals, their ends as terms
+            start, end = rule.head_terms[-2].name, rule.head_terms[-1].name
+            node = WrapNode(self._body_pipeline(rule, driver), start, end, self.terms, self._scale)
+        elif isinstance(rule, TimedHeadRule):
+            node = PlaceNode(self._body_pipeline(rule, driver), rule.timed, self.terms, self._scale)
+        else:
+            node = self._body_pipeline(rule, driver)
+        horizon = None if rule.fresh else self.horizon
+        return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+
+    def _atom(self, lit, view):
+        from .grouping import GroupNode
+        from .scan import ScanNode
+        from .temporal import TemporalNode
+
+        node = ScanNode(lit.pred, lit.terms, view, self)
+        if lit.box is not None or lit.shift is not None:
+            node = TemporalNode(node, lit.box, lit.shift, self._scale)
+        if lit.group is not None:
+            node = GroupNode(node, lit.group, self._scale)
+        return node
+
+    def _body_pipeline(self, rule, driver=None):
         from .difference import DifferenceNode
         from .join import JoinNode
-        from .output import OutputNode
         from .scan import DELTA, FULL, OLD, ScanNode
-        from .temporal import TemporalNode
 
         def size(pred):
             return self.table(pred).height
@@ -290,23 +344,54 @@ class HybridEvaluator(Evaluator):
                 return DELTA
             return OLD if pos < driver and lit.pred in self._delta else FULL
 
-        def atom(pos, lit):
-            node = ScanNode(lit.pred, lit.terms, view(pos, lit), self)
-            if lit.box is not None or lit.shift is not None:
-                node = TemporalNode(node, lit.box, lit.shift, self._scale)
-            return node
-
         order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
         node = None
+        bound: set = set()
         for pos, lit in order:
             if node is None:
-                node = atom(pos, lit)
+                node = self._atom(lit, view(pos, lit))
             elif isinstance(lit, Scan):
-                node = JoinNode(node, atom(pos, lit), str(ast.Atom(lit.pred, lit.terms)))
+                node = JoinNode(node, self._atom(lit, view(pos, lit)), str(ast.Atom(lit.pred, lit.terms)))
             elif isinstance(lit, NegScan):
                 node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
-        horizon = None if rule.fresh else self.horizon
-        return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+            else:
+                node = self._linear(node, lit, bound)
+            if isinstance(lit, Scan):
+                bound |= {t.name for t in lit.terms if isinstance(t, ast.Var)}
+        return node
+
+    def _linear(self, node, lit, bound):
+        """A condition, or an assignment (a test when its variable is bound)."""
+        from .linear import AssignNode, ConditionNode
+
+        if isinstance(lit, Condition):
+            return ConditionNode(node, lit.comparison, self.values)
+        if lit.var in bound:
+            return ConditionNode(node, ast.Comparison("==", ast.Var(lit.var), lit.expr), self.values)
+        bound.add(lit.var)
+        return AssignNode(node, lit.var, lit.expr, self.values)
+
+    def _aggregate_pipeline(self, rule, driver):
+        from .aggregate import AggregateNode
+
+        if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
+            raise Fallback("aggregation in a recursion")
+        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values)
+        bound = set(rule.group) | {v for v, _ in rule.aggregates}
+        for lit in rule.after:
+            node = self._linear(node, lit, bound)
+        return node
+
+    def _since_pipeline(self, rule):
+        from .scan import FULL, ScanNode
+        from .since import SinceNode
+
+        for op in (rule.left, rule.right):
+            if op.box is not None or op.shift is not None or op.group is not None:
+                raise Fallback("a Since/Until operand with an operator")  # pragma: no cover - the planner makes them atoms
+        right = ScanNode(rule.right.pred, rule.right.terms, FULL, self)
+        left = ScanNode(rule.left.pred, rule.left.terms, FULL, self)
+        return SinceNode(right, left, rule.op, rule.window, self._scale)
 
 
 def _rows_of_table(pred, table, old):

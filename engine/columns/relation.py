@@ -72,7 +72,7 @@ def encode_column(arr, terms):
     if arr.null_count:
         raise Fallback("a null term")
     enc = arr.dictionary_encode()
-    mapping = np.fromiter((terms.code(v) for v in enc.dictionary.to_pylist()), dtype=np.int64, count=len(enc.dictionary))
+    mapping = np.asarray(terms.code_all(enc.dictionary.to_pylist()), dtype=np.int64)
     return mapping[enc.indices.to_numpy(zero_copy_only=False)]
 
 

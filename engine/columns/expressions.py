@@ -1,0 +1,266 @@
+"""Arithmetic and comparisons over columns of term codes, exactly.
+
+A term column holds Dictionary codes (encoding.py); :class:`Values` turns
+codes into numpy numbers.  Only what numpy computes exactly as Python does is
+vectorised: 64-bit integers with ``+ - *`` (bounds checked before, so
+nothing wraps), ``/`` when every quotient is whole, and binary floats (IEEE
+arithmetic is the same in numpy and Python).  Anything else -- a Fraction, a
+string in arithmetic, ints mixed with floats in one column, a division by
+zero, a function call -- raises :class:`Fallback`, and the stratum runs on
+rows, which give the exact value or the positioned error.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language import ast
+
+from .encoding import Fallback
+from .scan import var_column
+
+INT, FLOAT, RATIONAL = "int", "float", "rational"
+_BOUND = 2**62
+
+
+class Values:
+    """The numbers behind a Dictionary's codes, rebuilt when it grows."""
+
+    def __init__(self, terms):
+        self.terms = terms
+        self._n = -1
+
+    def _build(self):
+        """Extends the arrays by the values coded since the last call."""
+        import numpy as np
+
+        vals = self.terms.values
+        n0, n = max(self._n, 0), len(vals)
+        if n0 == n and self._n >= 0:
+            return
+        new = vals[n0:]
+        ints = np.zeros(n - n0, dtype=np.int64)
+        floats = np.zeros(n - n0, dtype=np.float64)
+        dens = np.ones(n - n0, dtype=np.int64)
+        kind = np.zeros(n - n0, dtype=np.int8)  # 0 other, 1 int, 2 float, 3 Fraction (numerator in ints)
+        inf = float("inf")
+        for i, v in enumerate(new):
+            t = type(v)
+            if t is float:
+                if v == v and -inf < v < inf:
+                    floats[i], kind[i] = v, 2
+            elif t is int:
+                if -_BOUND < v < _BOUND:
+                    ints[i], floats[i], kind[i] = v, v, 1
+            elif t is Fraction and -_BOUND < v.numerator < _BOUND and v.denominator < _BOUND:
+                ints[i], dens[i], kind[i] = v.numerator, v.denominator, 3
+        if self._n < 0:
+            self.ints, self.floats, self.dens, self.kind = ints, floats, dens, kind
+        else:
+            self.ints = np.concatenate([self.ints, ints])
+            self.floats = np.concatenate([self.floats, floats])
+            self.dens = np.concatenate([self.dens, dens])
+            self.kind = np.concatenate([self.kind, kind])
+        self._n = n
+
+    def rational(self, codes):
+        """Exact numbers (ints and Fractions) as ``(integers, L)``: the values
+        are ``integers / L``, L the least common denominator (int64 bounded)."""
+        import math
+
+        import numpy as np
+
+        if self._n != len(self.terms.values):
+            self._build()
+        k = self.kind[codes]
+        if k.size and not np.all((k == 1) | (k == 3)):
+            raise Fallback("a value that is not an exact number")
+        dens = np.unique(self.dens[codes])
+        big = 1
+        for d in dens.tolist():
+            big = math.lcm(big, d)
+            if big > 2**31:
+                raise Fallback("rationals with a large common denominator")
+        num = self.ints[codes]
+        factor = big // self.dens[codes]
+        if num.size and float(np.abs(num).max()) * float(factor.max()) >= _BOUND:
+            raise Fallback("a rational beyond 64 bits when scaled")
+        return num * factor, big
+
+    def encode_rational(self, num, den):
+        """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
+        import numpy as np
+
+        code = self.terms.code
+        den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
+        seen: dict = {}
+        out = np.empty(num.size, dtype=np.int64)
+        for i, pair in enumerate(zip(num.tolist(), den.tolist())):
+            c = seen.get(pair)
+            if c is None:
+                a, b = pair
+                c = seen[pair] = code(a // b if a % b == 0 else Fraction(a, b))
+            out[i] = c
+        return out
+
+    def column(self, codes):
+        """``(INT | FLOAT, numpy array)`` of the values of ``codes``."""
+        if self._n != len(self.terms.values):
+            self._build()
+        import numpy as np
+
+        k = self.kind[codes]
+        if k.size == 0:
+            return INT, self.ints[codes]
+        lo, hi = int(k.min()), int(k.max())
+        if lo == hi == 1:
+            return INT, self.ints[codes]
+        if lo >= 1 and hi == 2:
+            # a float equal to an int shares its code (1000.0 is 1000): a
+            # column with floats is a float column; its ints convert exactly
+            if np.any(np.abs(self.ints[codes][k == 1]) > 2**53):
+                raise Fallback("an integer beyond a float's exact range in a float column")
+            return FLOAT, self.floats[codes]
+        raise Fallback("a value that is not a 64-bit integer or a float, or both kinds in one column")
+
+    def encode(self, kind, arr):
+        """Codes of the numbers ``arr`` (each distinct value coded once)."""
+        import numpy as np
+
+        if arr.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        uniq, inv = np.unique(arr, return_inverse=True)
+        before = len(self.terms.values)
+        codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
+        if self._n == before:  # the new codes' numbers are known: no Python pass over them
+            new = uniq[codes >= before]
+            m = new.size
+            self.ints = np.concatenate([self.ints, new if kind == INT else np.zeros(m, np.int64)])
+            self.floats = np.concatenate([self.floats, new.astype(np.float64)])
+            self.dens = np.concatenate([self.dens, np.ones(m, np.int64)])
+            self.kind = np.concatenate([self.kind, np.full(m, 1 if kind == INT else 2, np.int8)])
+            self._n = len(self.terms.values)
+        return codes[inv.reshape(-1)]
+
+    def code_list(self, py: list) -> list:
+        """Codes of distinct Python values (np.unique's)."""
+        return self.terms.code_all(py, distinct=True)
+
+
+def _check_int(arr):
+    import numpy as np
+
+    if arr.size and int(np.abs(arr).max()) >= _BOUND:
+        raise Fallback("an integer beyond 64 bits")
+    return arr
+
+
+def evaluate(expr, df, values):
+    """``(kind, array)`` of ``expr`` for every row of ``df``."""
+    import numpy as np
+
+    n = df.height
+    if isinstance(expr, ast.Var):
+        return values.column(df[var_column(expr.name)].to_numpy())
+    if isinstance(expr, ast.Const):
+        v = expr.value
+        if type(v) is int and -_BOUND < v < _BOUND:
+            return INT, np.full(n, v, dtype=np.int64)
+        if type(v) is float and v == v and abs(v) != float("inf"):
+            return FLOAT, np.full(n, v, dtype=np.float64)
+        raise Fallback(f"the constant {v!r} in arithmetic")
+    if isinstance(expr, ast.BinOp):
+        lk, a = evaluate(expr.left, df, values)
+        rk, b = evaluate(expr.right, df, values)
+        op = expr.op
+        if lk == rk == INT:
+            if op == "/":
+                if np.any(b == 0) or np.any(a % np.where(b == 0, 1, b) != 0):
+                    raise Fallback("a division of integers that is not whole")
+                return INT, a // b
+            big = float(np.abs(a).max(initial=0)), float(np.abs(b).max(initial=0))
+            if (op == "*" and big[0] * big[1] >= _BOUND) or big[0] + big[1] >= _BOUND:
+                raise Fallback("an integer result beyond 64 bits")
+            return INT, _check_int(a * b if op == "*" else (a + b if op == "+" else a - b))
+        if lk != rk and (np.any(np.abs(a if lk == INT else b) > 2**53)):
+            raise Fallback("an integer beyond a float's exact range met a float")
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        if op == "/":
+            if np.any(b == 0):
+                raise Fallback("a division by zero")
+            r = a / b
+        else:
+            r = {"+": np.add, "-": np.subtract, "*": np.multiply}[op](a, b)
+        if not np.all(np.isfinite(r)):
+            raise Fallback("a float result that is not finite")
+        return FLOAT, r
+    if isinstance(expr, ast.Call):
+        return _call(expr, df, values)
+    raise Fallback(f"{expr} is not vectorised")
+
+
+def _call(expr, df, values):
+    """floor, ceil, abs and mod where numpy gives Python's exact answer:
+    ``floor(A / B)`` of integers is a floor division (no Fraction between)."""
+    import numpy as np
+
+    name, args = expr.name, expr.args
+    if name in ("floor", "ceil") and len(args) == 1:
+        a = args[0]
+        if isinstance(a, ast.BinOp) and a.op == "/":
+            lk, x = evaluate(a.left, df, values)
+            rk, y = evaluate(a.right, df, values)
+            if lk == rk == INT:
+                if np.any(y == 0):
+                    raise Fallback("a division by zero")
+                return INT, (np.floor_divide(x, y) if name == "floor" else -np.floor_divide(-x, y))
+        kind, x = evaluate(a, df, values)
+        if kind == INT:
+            return INT, x
+        r = np.floor(x) if name == "floor" else np.ceil(x)
+        if r.size and float(np.abs(r).max()) >= _BOUND:
+            raise Fallback("a whole number beyond 64 bits")
+        return INT, r.astype(np.int64)
+    if name == "abs" and len(args) == 1:
+        kind, x = evaluate(args[0], df, values)
+        return kind, np.abs(x)
+    if name == "mod" and len(args) == 2:
+        lk, x = evaluate(args[0], df, values)
+        rk, y = evaluate(args[1], df, values)
+        if lk == rk == INT and not np.any(y == 0):
+            return INT, np.mod(x, y)  # floored, the sign of the divisor: Python's %
+    raise Fallback(f"{expr} is not vectorised")
+
+
+_CMP = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+
+
+def compare(cmp, df, values):
+    """The boolean mask of ``cmp`` over ``df``."""
+    import numpy as np
+
+    plain = (ast.Var, ast.Const)
+    if cmp.op in ("==", "!=") and isinstance(cmp.left, plain) and isinstance(cmp.right, plain):
+        # equal terms have equal codes (one Dictionary per run)
+        a, b = (_codes(x, df, values) for x in (cmp.left, cmp.right))
+        if a is None or b is None:  # a constant no fact has: never equal
+            return np.full(df.height, cmp.op == "!=")
+        return (a == b) if cmp.op == "==" else (a != b)
+    lk, a = evaluate(cmp.left, df, values)
+    rk, b = evaluate(cmp.right, df, values)
+    if lk != rk and np.any(np.abs(a if lk == INT else b) > 2**53):
+        raise Fallback("an integer beyond a float's exact range compared with a float")
+    return getattr(a, _CMP[cmp.op])(b)
+
+
+def _codes(x, df, values):
+    import numpy as np
+
+    if isinstance(x, ast.Var):
+        return df[var_column(x.name)].to_numpy()
+    c = values.terms.lookup(x.value)
+    if c is None:
+        if isinstance(x.value, (int, float, Fraction, str)):
+            return None
+        raise Fallback(f"the constant {x.value!r}")
+    return np.full(df.height, c, dtype=np.int64)

@@ -1,0 +1,82 @@
+"""Interval terms on columns (planner/interval_terms.py): time as data and
+back, the rows' engine/rows/interval_terms.py per column.
+
+* :class:`WrapNode` (``lit@[S,E]`` in a body) appends the start and end of
+  each row's maximal interval as term columns: the distinct ends are turned
+  into numbers (``±inf`` for an unbounded end) and coded once each.
+* :class:`PlaceNode` (a head ``p(X)@[S,E]``) takes each row's interval from
+  two of its values: distinct values become interval codes once each.  A
+  value that is not an exact number on the run's time grid (a float, a
+  string, a new denominator) raises Fallback: rows decide, with their error.
+Time capture (``lit@T``) stays on rows."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language import ast
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .base import ColumnMapNode
+from .encoding import NEG, POS, Fallback
+from .scan import var_column
+
+
+class WrapNode(ColumnMapNode):
+    def __init__(self, child, start_var, end_var, terms, scale):
+        super().__init__(child)
+        self.start_var, self.end_var, self.terms, self.scale = start_var, end_var, terms, scale
+
+    def label(self) -> str:
+        return "Wrap: append the interval's start and end to the terms"
+
+    def process(self, df):
+        import polars as pl
+
+        point = self.scale.point
+
+        def values_of(codes, inf, sentinel):
+            import numpy as np
+
+            uniq, inv = np.unique(codes, return_inverse=True)
+            vals = [inf if c == sentinel else point(c >> 1) for c in uniq.tolist()]
+            return np.asarray(self.terms.code_all(vals), dtype=np.int64)[inv.reshape(-1)]
+
+        return df.with_columns(
+            pl.Series(var_column(self.start_var), values_of(df["s"].to_numpy(), NEG_INF, NEG)),
+            pl.Series(var_column(self.end_var), values_of(df["e"].to_numpy(), POS_INF, POS)),
+        )
+
+
+class PlaceNode(ColumnMapNode):
+    def __init__(self, child, timed, terms, scale):
+        super().__init__(child)
+        self.timed, self.terms, self.scale = timed, terms, scale
+
+    def label(self) -> str:
+        t = self.timed
+        iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
+        return f"Place on {iv}"
+
+    def _codes(self, term, df, start):
+        import numpy as np
+
+        t = self.timed
+        if isinstance(term, ast.Const):
+            vals, inv = [term.value], np.zeros(df.height, dtype=np.int64)
+        else:
+            uniq, inv = np.unique(df[var_column(term.name)].to_numpy(), return_inverse=True)
+            vals = [self.terms.values[c] for c in uniq.tolist()]
+        out = []
+        for v in vals:
+            if type(v) not in (int, Fraction):  # floats, infinities, strings: rows decide
+                raise Fallback(f"an interval end {v!r} that is not an exact number")
+            out.append(self.scale.start(v, t.start_closed) if start else self.scale.end(v, t.end_closed))
+        return np.asarray(out, dtype=np.int64)[inv.reshape(-1)]
+
+    def process(self, df):
+        import polars as pl
+
+        s = self._codes(self.timed.start, df, True)
+        e = self._codes(self.timed.end, df, False)
+        return df.with_columns(pl.Series("s", s), pl.Series("e", e)).filter(pl.col("s") < pl.col("e"))

@@ -1,0 +1,67 @@
+"""SinceNode: ``A S_ϱ B`` / ``A U_ϱ B`` on columns, the rows' SinceJoinNode
+(engine/rows/since.py) for every pair at once.
+
+Per maximal interval ``I`` of A, closed to ``Iᶜ``, and interval ``J`` of B
+sharing the variables: ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` (Until: shifted by ``-ϱ``).
+The planner has split off ``0 ∈ ϱ``, so the formula is exact.  On the doubled
+grid closing is one step: an odd (open) start goes down by one, an even
+(open) end up by one; the unbounded sentinels stay."""
+
+from __future__ import annotations
+
+from chronolog.language.timeline import format_interval
+
+from .base import ColumnMapNode, drain
+from .encoding import NEG, POS
+from .temporal import shift_codes
+
+
+def closure(df):
+    import polars as pl
+
+    s, e = pl.col("s"), pl.col("e")
+    return df.with_columns(
+        pl.when((s != NEG) & (s % 2 == 1)).then(s - 1).otherwise(s).alias("s"),
+        pl.when((e != POS) & (e % 2 == 0)).then(e + 1).otherwise(e).alias("e"),
+    )
+
+
+class SinceNode(ColumnMapNode):
+    def __init__(self, child, left, op, window, scale):
+        """``child``: B's scan (the right operand); ``left``: A's scan over
+        its stored, coalesced relation."""
+        super().__init__(child)
+        self.left, self.op, self.window = left, op, window
+        r1, r2, c1, c2 = window
+        offset = window if op == "S" else (-r2, -r1, c2, c1)
+        self.offset = scale.window(offset)
+        self._table = None
+
+    def label(self) -> str:
+        name = "Since" if self.op == "S" else "Until"
+        return f"{name}{format_interval(self.window)} with {self.left.label()}"
+
+    def reset(self) -> None:
+        super().reset()
+        self.left.reset()
+        self._table = None
+
+    def process(self, df):
+        import polars as pl
+
+        if self._table is None:
+            t = drain(self.left)
+            self._table = False if t is None else closure(t).rename({"s": "cs", "e": "ce"})
+        left = self._table
+        if left is False:
+            return None
+        shared = [c for c in df.columns if c.startswith("v:") and c in left.columns]
+        j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
+        j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
+        j = j.filter(pl.col("s") < pl.col("e"))
+        if j.height == 0:
+            return None
+        s2, e2 = shift_codes(j["s"].to_numpy(), j["e"].to_numpy(), self.offset)
+        j = j.with_columns(pl.Series("s", s2), pl.Series("e", e2))
+        j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
+        return j.filter(pl.col("s") < pl.col("e")).drop("cs", "ce")

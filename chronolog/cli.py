@@ -126,11 +126,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 from chronolog.language.dates import format_fact
 
                 lines = [format_fact(p, t, iv, model.calendar) for p in sorted(model.output_predicates) for t, iv in rows(p)]
+                for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
+                    out.write("\n".join(lines[i : i + 10_000]))
+                    out.write("\n")
             else:
-                lines = model.lines()
-            for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
-                out.write("\n".join(lines[i : i + 10_000]))
-                out.write("\n")
+                model.write_text(out)
     except ChronologError as e:
         _fail(e)
     if stats:

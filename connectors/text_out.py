@@ -84,3 +84,80 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
                 s = ivs[iv] = f"{'[' if lc else '('}{a},{b}{']' if hc else ')'}"
             append(prefix + s)
     return out
+
+
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20):
+    """The lines of one relation held as columns (engine/columns/relation.py:
+    term codes of ``terms``, interval codes on the grid of ``scale``), in the
+    order of :func:`relation_lines` and byte-identical to it, as Arrow string
+    arrays of at most ``chunk`` lines, each line ending in a newline.
+
+    No Python object per fact: each distinct term, start and end is formatted
+    once, the order is one ``numpy.lexsort`` over per-column ranks and the
+    start code, and the lines are assembled by ``take`` and
+    ``binary_join_element_wise``."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if df.height == 0:
+        return
+    point = calendar.format_point if calendar is not None else format_number
+    values = terms.values
+    keys, texts = [], []
+    for j in range(arity):
+        codes = df[str(j)].to_numpy()
+        used, pos = np.unique(codes, return_inverse=True)
+        vals = [values[i] for i in used.tolist()]
+        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
+        rank = np.empty(len(vals), dtype=np.int64)
+        rank[order] = np.arange(len(vals))
+        keys.append(rank[pos])
+        texts.append((pa.array([term_text(v) for v in vals], pa.string()), pa.array(pos)))
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
+
+    def ends(codes, start: bool):
+        used, pos = np.unique(codes, return_inverse=True)
+        out = []
+        for c in used.tolist():
+            lo, hi, lc, hc = scale.interval(c, c)  # (one side of it is read)
+            out.append(("[" if lc else "(") + point(lo) if start else point(hi) + ("]" if hc else ")"))
+        return pa.array(out, pa.string()), pa.array(pos)
+
+    stxt, spos = ends(s, True)
+    etxt, epos = ends(e, False)
+    head = f"{pred}(" if arity else f"{pred}@"
+    for a in range(0, len(order), chunk):
+        idx = pa.array(order[a : a + chunk])
+        parts = [head]
+        for j, (txt, pos) in enumerate(texts):
+            if j:
+                parts.append(",")
+            parts.append(txt.take(pos.take(idx)))
+        if arity:
+            parts.append(")@")
+        parts += [stxt.take(spos.take(idx)), ",", etxt.take(epos.take(idx)), "\n"]
+        yield pc.binary_join_element_wise(*parts, "")
+
+
+def write_arrays(fh, arrays) -> None:
+    """Write Arrow string arrays (whole lines) to a text or binary file: the
+    bytes of each array's data buffer, no Python string per line."""
+    import numpy as np
+
+    raw = getattr(fh, "buffer", None)
+    if raw is not None:
+        fh.flush()
+    for arr in arrays:
+        if len(arr) == 0:
+            continue
+        offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+        data = memoryview(arr.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+        if raw is not None:
+            raw.write(data)
+        else:
+            fh.write(bytes(data).decode("utf-8"))
+    if raw is not None:
+        raw.flush()

@@ -143,6 +143,64 @@ class FactColumns:
     def predicates(self) -> list:
         return sorted(set(self.parts) | set(self.slow) | set(self.slow.repeating))
 
+    # ---------------------------------------------- for the columnar executor
+    def width(self, pred: str):
+        """``pred``'s arity in this file (None when absent); raises
+        :class:`_Fallback` when its kernel-read and parsed facts disagree
+        (the line reader then names both places)."""
+        parts = self.parts.get(pred)
+        slow = self.slow.get(pred) or [(r[0],) for r in self.slow.repeating.get(pred, [])]
+        w = len(parts[0][0]) if parts else None
+        if slow:
+            if w is not None and len(slow[0][0]) != w:
+                raise _Fallback(pred)
+            w = len(slow[0][0])
+        return w
+
+    def count(self, pred: str) -> int:
+        return sum(len(p[3]) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
+
+    def pred_rows(self, pred: str) -> list:
+        """The ``(terms, interval)`` rows of ``pred`` (the columns stay)."""
+        out = []
+        for cols, lo, hi, lc, hc in self.parts.get(pred, ()):
+            terms = zip(*[c.decoded() for c in cols]) if cols else [()] * len(lc)
+            out.extend(zip(terms, _intervals(lo, hi, lc, hc, self.iv_memo)))
+        out.extend(self.slow.get(pred, ()))
+        return out
+
+    def time_values(self) -> list:
+        """Every distinct time value of the file (for the run's time scale)."""
+        seen = {}
+        for parts in self.parts.values():
+            for p in parts:
+                seen[id(p[1].values)] = p[1].values
+        out = [v for vals in seen.values() for v in vals.tolist() if v is not None]
+        for rows in self.slow.values():
+            for _, iv in rows:
+                out.append(iv[0])
+                out.append(iv[1])
+        return out
+
+    def shape(self) -> FactRows:
+        """One row per predicate, with its first position, and the repeating
+        facts: what planning needs to check arities, without every row."""
+        out = FactRows()
+        for pred in self.predicates():
+            self.width(pred)
+            if pred in self.parts:
+                cols, lo, hi, lc, hc = self.parts[pred][0]
+                terms = tuple(c.values[c.indices[0]] for c in cols)
+                out[pred] = [(terms, (lo.values[lo.indices[0]], hi.values[hi.indices[0]], bool(lc[0]), bool(hc[0])))]
+                out.positions[pred] = self.positions[pred]
+            elif self.slow.get(pred):
+                out[pred] = [self.slow[pred][0]]
+                out.positions[pred] = self.slow.positions[pred]
+        for pred, lst in self.slow.repeating.items():
+            out.repeating[pred] = list(lst)
+            out.positions.setdefault(pred, self.slow.positions.get(pred))
+        return out
+
     def table(self, pred: str, calendar=None):
         """The facts of ``pred`` as an Arrow table in the layout of
         ``connectors/arrow.py`` (``a0..``, start, end, start_closed,
@@ -369,7 +427,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             if dialect == "meteor":
                 tok = pc.utf8_trim_whitespace(tok)
             enc = tok.dictionary_encode()
-            vals = _convert(enc.dictionary.to_pylist(), term_conv, out.term_memo)
+            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo)
             idx = enc.indices.to_numpy()
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
@@ -404,6 +462,31 @@ def _convert(tokens: list, conv, memo: dict) -> list:
                 memo[t] = v
         out.append(v)
     return out
+
+
+# tokens that are their own value (a name): matched by one kernel, no
+# conversion in Python (the meteor dialect: any argument not starting like a number)
+_NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
+
+
+def _terms(tokens, dialect: str, conv, memo: dict) -> list:
+    """The values of the distinct argument tokens (an Arrow string array)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    toks = tokens.to_pylist()
+    names = pc.match_substring_regex(tokens, _NAME[dialect]).to_numpy(zero_copy_only=False)
+    if len(memo) < 2_000_000:
+        keep = memo.setdefault  # one object per distinct name in the whole file
+        vals = [keep(t, t) if n else None for t, n in zip(toks, names.tolist())]
+    else:
+        vals = [t if n else None for t, n in zip(toks, names.tolist())]
+    other = np.flatnonzero(~names)
+    if len(other):
+        conv_vals = _convert([toks[i] for i in other.tolist()], conv, memo)
+        for i, v in zip(other.tolist(), conv_vals):
+            vals[i] = v
+    return vals
 
 
 def _ranks(values) -> list:

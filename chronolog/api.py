@@ -797,6 +797,10 @@ class Model:
                 f"{pred} has facts that repeat forever, which a table cannot hold",
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
+        if self._columns is not None:  # straight from the columns the run left
+            table = self._columns.arrow_table(pred, self.column_names(pred), self.calendar)
+            if table is not None:
+                return table
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
     def to_pandas(self, pred: Optional[str] = None, window=None):

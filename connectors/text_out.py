@@ -86,60 +86,103 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
     return out
 
 
-def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20):
-    """The lines of one relation held as columns (engine/columns/relation.py:
-    term codes of ``terms``, interval codes on the grid of ``scale``), in the
-    order of :func:`relation_lines` and byte-identical to it, as Arrow string
-    arrays of at most ``chunk`` lines, each line ending in a newline.
+def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_array):
+    """A relation held as columns (engine/columns/relation.py: term codes of
+    ``terms``, interval codes on the grid of ``scale``) in the order of the
+    text output (terms in term order, then the start): ``(order, columns)``
+    where each column is ``(distinct, positions)``, two Arrow arrays with
+    ``distinct.take(positions.take(order))`` the column in that order.
 
-    No Python object per fact: each distinct term, start and end is formatted
-    once, the order is one ``numpy.lexsort`` over per-column ranks and the
-    start code, and the lines are assembled by ``take`` and
-    ``binary_join_element_wise``."""
+    Each distinct term goes through ``term_array(values)`` once, each
+    distinct start through ``start_array([(lo, lo_closed)])`` and end
+    through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
     import numpy as np
+    import pyarrow as pa
+
+    values = terms.values
+    keys, cols = [], []
+    for j in range(arity):
+        used, pos = np.unique(df[str(j)].to_numpy(), return_inverse=True)
+        vals = [values[i] for i in used.tolist()]
+        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
+        rank = np.empty(len(vals), dtype=np.int64)
+        rank[order] = np.arange(len(vals))
+        keys.append(rank[pos])
+        cols.append((term_array(vals), pa.array(pos.reshape(-1))))
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
+    for codes, side, make in ((s, 0, start_array), (e, 1, end_array)):
+        used, pos = np.unique(codes, return_inverse=True)
+        ends = []
+        for c in used.tolist():
+            lo, hi, lc, hc = scale.interval(c, c)  # (one side of it is read)
+            ends.append((lo, lc) if side == 0 else (hi, hc))
+        cols.append((make(ends), pa.array(pos.reshape(-1))))
+    return order, cols
+
+
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20):
+    """The lines of one relation held as columns, byte-identical to
+    :func:`relation_lines` and in its order, as Arrow string arrays of at
+    most ``chunk`` lines, each ending in a newline (assembled by ``take``
+    and ``binary_join_element_wise``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if df.height == 0:
         return
     point = calendar.format_point if calendar is not None else format_number
-    values = terms.values
-    keys, texts = [], []
-    for j in range(arity):
-        codes = df[str(j)].to_numpy()
-        used, pos = np.unique(codes, return_inverse=True)
-        vals = [values[i] for i in used.tolist()]
-        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
-        rank = np.empty(len(vals), dtype=np.int64)
-        rank[order] = np.arange(len(vals))
-        keys.append(rank[pos])
-        texts.append((pa.array([term_text(v) for v in vals], pa.string()), pa.array(pos)))
-    s = df["s"].to_numpy()
-    e = df["e"].to_numpy()
-    order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
 
-    def ends(codes, start: bool):
-        used, pos = np.unique(codes, return_inverse=True)
-        out = []
-        for c in used.tolist():
-            lo, hi, lc, hc = scale.interval(c, c)  # (one side of it is read)
-            out.append(("[" if lc else "(") + point(lo) if start else point(hi) + ("]" if hc else ")"))
-        return pa.array(out, pa.string()), pa.array(pos)
+    def texts(vals):
+        return pa.array([term_text(v) for v in vals], pa.string())
 
-    stxt, spos = ends(s, True)
-    etxt, epos = ends(e, False)
+    def starts(ends):
+        return pa.array([("[" if c else "(") + point(t) for t, c in ends], pa.string())
+
+    def stops(ends):
+        return pa.array([point(t) + ("]" if c else ")") for t, c in ends], pa.string())
+
+    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops)
     head = f"{pred}(" if arity else f"{pred}@"
     for a in range(0, len(order), chunk):
         idx = pa.array(order[a : a + chunk])
+        taken = [d.take(p.take(idx)) for d, p in cols]
         parts = [head]
-        for j, (txt, pos) in enumerate(texts):
+        for j in range(arity):
             if j:
                 parts.append(",")
-            parts.append(txt.take(pos.take(idx)))
+            parts.append(taken[j])
         if arity:
             parts.append(")@")
-        parts += [stxt.take(spos.take(idx)), ",", etxt.take(epos.take(idx)), "\n"]
+        parts += [taken[arity], ",", taken[arity + 1], "\n"]
         yield pc.binary_join_element_wise(*parts, "")
+
+
+def frame_table(df, arity: int, terms, scale, names, calendar=None):
+    """A relation held as columns as an Arrow table in the layout of
+    connectors/arrow.py, rows in the order of :meth:`Model.facts`, typed
+    as :func:`~chronolog.connectors.arrow.facts_to_arrow` types them (its
+    column types depend only on the set of values: each distinct value is
+    converted once, then ``take``)."""
+    import pyarrow as pa
+
+    from chronolog.connectors.arrow import _column, _time_column
+    from chronolog.engine.columns.encoding import NEG, POS
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    def times(ends):
+        vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
+        return _time_column(vals, calendar) if calendar is not None else _column(vals)
+
+    order, cols = frame_columns(df, arity, terms, scale, _column, times, times)
+    idx = pa.array(order)
+    arrays = [d.take(p.take(idx)) for d, p in cols]
+    s = df["s"].to_numpy()[order]
+    e = df["e"].to_numpy()[order]
+    sc = pa.array((s != NEG) & ((s & 1) == 0), pa.bool_())  # an unbounded end is open
+    ec = pa.array((e != POS) & ((e & 1) == 1), pa.bool_())
+    return pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
 
 
 def write_arrays(fh, arrays) -> None:
@@ -161,3 +204,47 @@ def write_arrays(fh, arrays) -> None:
             fh.write(bytes(data).decode("utf-8"))
     if raw is not None:
         raw.flush()
+
+
+def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 << 20):
+    """The data rows of the CSV file ``chronolog run --output`` writes for a
+    relation held as columns, byte-identical to
+    :func:`~chronolog.connectors.csv_files.write_csv_facts` (each distinct
+    cell quoted by the csv module once; rows end in ``\\r\\n`` as its writer's)."""
+    import csv
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.connectors.csv_files import _cell
+
+    if df.height == 0:
+        return
+    point = calendar.format_point if calendar is not None else format_number
+
+    def quoted(cells):
+        out = []
+        for c in cells:
+            buf = io.StringIO()
+            csv.writer(buf).writerow([c, "x"])  # (a lone empty cell would be written "")
+            out.append(buf.getvalue()[: -len(",x\r\n")])
+        return pa.array(out, pa.string())
+
+    def ends(pairs):
+        return quoted([point(t) for t, _ in pairs])
+
+    order, cols = frame_columns(df, arity, terms, scale, lambda vals: quoted([_cell(v) for v in vals]), ends, ends)
+    flags = pa.array(["false", "true"])
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    from chronolog.engine.columns.encoding import NEG, POS
+
+    sc = pa.array(((s != NEG) & ((s & 1) == 0)).astype("int64"))
+    ec = pa.array(((e != POS) & ((e & 1) == 1)).astype("int64"))
+    for a in range(0, len(order), chunk):
+        idx = pa.array(order[a : a + chunk])
+        parts = [d.take(p.take(idx)) for d, p in cols]
+        parts += [flags.take(sc.take(idx)), flags.take(ec.take(idx))]
+        line = pc.binary_join_element_wise(*parts, ",")
+        yield pc.binary_join_element_wise(line, "\r\n", "")

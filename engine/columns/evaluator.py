@@ -227,6 +227,25 @@ class HybridEvaluator(Evaluator):
 
         return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term)
 
+    def arrow_table(self, pred: str, names, calendar=None):
+        """``pred``'s facts as an Arrow table made by kernels from the columns
+        (connectors/text_out.py), or None when rows computed it."""
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        from chronolog.connectors.text_out import frame_table
+
+        return frame_table(df, self._arity(pred), self.terms, self._scale, names, calendar)
+
+    def csv_arrays(self, pred: str, calendar=None):
+        """The CSV data rows of ``pred`` from the columns, or None."""
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        from chronolog.connectors.text_out import frame_csv_lines
+
+        return frame_csv_lines(df, self._arity(pred), self.terms, self._scale, calendar)
+
     def _arity(self, pred: str) -> int:
         if pred == TOP:
             return 0

@@ -132,7 +132,7 @@ def _fact_columns(facts, dialect: str, calendar=None):
                 if fh.read(3) == b"\xef\xbb\xbf":
                     return None  # (a byte order mark: the rows' reading drops it)
                 fh.seek(0)
-                fc = read_fact_columns(fh, str(p), dialect, calendar)
+                fc = read_fact_columns(fh, str(p), dialect, calendar, share=False)
             if fc.slow.repeating:
                 return None
             for pred in fc.predicates():

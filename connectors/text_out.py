@@ -93,36 +93,52 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     where each column is ``(distinct, positions)``, two Arrow arrays with
     ``distinct.take(positions.take(order))`` the column in that order.
 
-    Each distinct term goes through ``term_array(values)`` once, each
+    Each distinct term goes through ``term_array(codes, values)`` once, each
     distinct start through ``start_array([(lo, lo_closed)])`` and end
     through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
     import numpy as np
     import pyarrow as pa
+
+    from chronolog.engine.columns.encoding import NEG, POS
+    from chronolog.language.timeline import NEG_INF, POS_INF
 
     values = terms.values
     keys, cols = [], []
     for j in range(arity):
         used, pos = np.unique(df[str(j)].to_numpy(), return_inverse=True)
         vals = [values[i] for i in used.tolist()]
-        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
-        rank = np.empty(len(vals), dtype=np.int64)
-        rank[order] = np.arange(len(vals))
-        keys.append(rank[pos])
-        cols.append((term_array(vals), pa.array(pos.reshape(-1))))
+        keys.append(_term_ranks(vals)[pos])
+        cols.append((term_array(used, vals), pa.array(pos.reshape(-1))))
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
     order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
-    for codes, side, make in ((s, 0, start_array), (e, 1, end_array)):
+    point = scale.point
+    for codes, make, inf, lim in ((s, start_array, NEG_INF, NEG), (e, end_array, POS_INF, POS)):
         used, pos = np.unique(codes, return_inverse=True)
-        ends = []
-        for c in used.tolist():
-            lo, hi, lc, hc = scale.interval(c, c)  # (one side of it is read)
-            ends.append((lo, lc) if side == 0 else (hi, hc))
+        ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
         cols.append((make(ends), pa.array(pos.reshape(-1))))
     return order, cols
 
 
-def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20):
+def _term_ranks(vals: list):
+    """The rank of each of the distinct ``vals`` in term order (numbers,
+    strings, booleans).  Strings alone are ranked by an Arrow sort: UTF-8
+    byte order is code point order, Python's order of strings."""
+    import numpy as np
+
+    rank = np.empty(len(vals), dtype=np.int64)
+    if all(type(v) is str for v in vals):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(pa.array(vals, pa.string())).to_numpy()
+    else:
+        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
+    rank[order] = np.arange(len(vals))
+    return rank
+
+
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20, memo=None):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as Arrow string arrays of at
     most ``chunk`` lines, each ending in a newline (assembled by ``take``
@@ -133,9 +149,16 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     if df.height == 0:
         return
     point = calendar.format_point if calendar is not None else format_number
+    memo = {} if memo is None else memo  # term code -> text
 
-    def texts(vals):
-        return pa.array([term_text(v) for v in vals], pa.string())
+    def texts(codes, vals):
+        out = []
+        for c, v in zip(codes.tolist(), vals):  # one text per term for the whole run
+            t = memo.get(c)
+            if t is None:
+                t = memo[c] = term_text(v)
+            out.append(t)
+        return pa.array(out, pa.string())
 
     def starts(ends):
         return pa.array([("[" if c else "(") + point(t) for t, c in ends], pa.string())
@@ -175,7 +198,7 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
-    order, cols = frame_columns(df, arity, terms, scale, _column, times, times)
+    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: _column(vals), times, times)
     idx = pa.array(order)
     arrays = [d.take(p.take(idx)) for d, p in cols]
     s = df["s"].to_numpy()[order]
@@ -234,7 +257,7 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     def ends(pairs):
         return quoted([point(t) for t, _ in pairs])
 
-    order, cols = frame_columns(df, arity, terms, scale, lambda vals: quoted([_cell(v) for v in vals]), ends, ends)
+    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: quoted([_cell(v) for v in vals]), ends, ends)
     flags = pa.array(["false", "true"])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()

@@ -118,6 +118,9 @@ class FactColumns:
         # token -> value for the whole file: one object per distinct constant
         # and time point, however many blocks, predicates and columns use it
         self.term_memo: dict = {}
+        # share one object per distinct name across blocks (for rows built
+        # from the columns); the columnar executor codes names without it
+        self.share = True
         self.time_memo: dict = {}
         self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
 
@@ -275,11 +278,12 @@ def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
     return ivs.take(inverse.reshape(-1)).tolist()
 
 
-def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None) -> FactColumns:
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True) -> FactColumns:
     """Read an open file (text or binary) or a str of facts with Arrow kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time)."""
     out = FactColumns()
+    out.share = share
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
@@ -427,7 +431,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             if dialect == "meteor":
                 tok = pc.utf8_trim_whitespace(tok)
             enc = tok.dictionary_encode()
-            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo)
+            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
             idx = enc.indices.to_numpy()
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
@@ -469,14 +473,16 @@ def _convert(tokens: list, conv, memo: dict) -> list:
 _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
 
 
-def _terms(tokens, dialect: str, conv, memo: dict) -> list:
+def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
     """The values of the distinct argument tokens (an Arrow string array)."""
     import numpy as np
     import pyarrow.compute as pc
 
     toks = tokens.to_pylist()
     names = pc.match_substring_regex(tokens, _NAME[dialect]).to_numpy(zero_copy_only=False)
-    if len(memo) < 2_000_000:
+    if not share:
+        vals = toks if names.all() else [t if n else None for t, n in zip(toks, names.tolist())]
+    elif len(memo) < 2_000_000:
         keep = memo.setdefault  # one object per distinct name in the whole file
         vals = [keep(t, t) if n else None for t, n in zip(toks, names.tolist())]
     else:

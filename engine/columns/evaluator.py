@@ -225,7 +225,8 @@ class HybridEvaluator(Evaluator):
             return None
         from chronolog.connectors.text_out import format_term, frame_lines
 
-        return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term)
+        memo = self.__dict__.setdefault("_texts", {}).setdefault(term_text, {})  # per printer: code -> text
+        return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
 
     def arrow_table(self, pred: str, names, calendar=None):
         """``pred``'s facts as an Arrow table made by kernels from the columns

@@ -53,6 +53,18 @@ class Dictionary:
             self.values.append(value)
         return c
 
+    def code_all(self, values: list):
+        """The codes of ``values`` (numpy int64), new values coded in order:
+        one dict lookup per value, the Python method call only for new ones."""
+        import numpy as np
+
+        get = self.codes.get
+        out = [get(v) for v in values]
+        if None in out:
+            code = self.code
+            out = [code(v) if c is None else c for v, c in zip(values, out)]
+        return np.array(out, dtype=np.int64)
+
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""
         return self.codes.get(value)

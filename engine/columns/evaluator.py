@@ -26,6 +26,11 @@ ENGINES = ("auto", "rows", "columns")
 # temporal LUBM at 100k facts reasons 2x faster on rows, at 1M 1.5x faster
 # on columns; the 4-rule workload at 500k is faster on columns)
 AUTO_MIN_FACTS = 300_000
+# ... and from this many facts read from fact files straight into columns
+# (no Python row to code or decode; bench/README.md "The direct columnar
+# path": at 100k facts the whole command takes 0.6-0.85x the CPU of rows,
+# at 20k the same)
+AUTO_MIN_FILE_FACTS = 50_000
 
 
 def unsupported(stratum):
@@ -53,7 +58,7 @@ def where_runs(stratum, engine: str = "auto") -> str:
         return "rows (forced)"
     if engine == "columns":
         return "columns"
-    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given, else rows"
+    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
 
 
 class HybridEvaluator(Evaluator):
@@ -89,7 +94,7 @@ class HybridEvaluator(Evaluator):
             return False
         if self.engine == "columns":
             return True
-        return self._given_size >= AUTO_MIN_FACTS
+        return self._given_size >= AUTO_MIN_FACTS or self._file_size >= AUTO_MIN_FILE_FACTS
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)
@@ -99,9 +104,12 @@ class HybridEvaluator(Evaluator):
         self._delta = {}
         self._terms = None
         self._scale = None
+        self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
+        self._texts = {}
+        self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
         self._given_size = (
             sum(t.num_rows for t in self.given_tables.values())
-            + sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
+            + self._file_size
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
         for stratum in self.plan.strata:
@@ -190,7 +198,7 @@ class HybridEvaluator(Evaluator):
             elif pred in self._column_preds and self.store.pending(pred):
                 from .given import given_frame
 
-                given = given_frame(self.given_columns, pred, arity, self.terms, self._scale)
+                given = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
             if given is not None:
                 df = given
                 old = self._beside.get(pred)
@@ -225,7 +233,7 @@ class HybridEvaluator(Evaluator):
             return None
         from chronolog.connectors.text_out import format_term, frame_lines
 
-        memo = self.__dict__.setdefault("_texts", {}).setdefault(term_text, {})  # per printer: code -> text
+        memo = self._texts.setdefault(term_text, {})  # per printer: code -> text
         return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
 
     def arrow_table(self, pred: str, names, calendar=None):

@@ -47,7 +47,7 @@ def _part_frame(part, terms, scale, units_memo):
     cols, lo, hi, lc, hc = part
     codes = []
     for c in cols:
-        mapping = np.fromiter((terms.code(v) for v in c.values.tolist()), dtype=np.int64, count=len(c.values))
+        mapping = terms.code_all(c.values.tolist())
         codes.append(mapping[c.indices])
     key = id(lo.values)
     got = units_memo.get(key)
@@ -66,13 +66,14 @@ def _part_frame(part, terms, scale, units_memo):
     return _frame(codes, s, e)
 
 
-def given_frame(sources, pred: str, arity: int, terms, scale):
+def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     """The facts of ``pred`` in the FactColumns ``sources`` as one coalesced
-    DataFrame (columns of encoding.py)."""
+    DataFrame (columns of encoding.py).  ``memo``: the time units of each
+    block's time values, kept across predicates (blocks share them)."""
     import polars as pl
 
     frames = []
-    memo: dict = {}
+    memo = {} if memo is None else memo
     for fc in sources:
         for part in fc.parts.get(pred, ()):
             frames.append(_part_frame(part, terms, scale, memo))

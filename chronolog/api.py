@@ -124,15 +124,18 @@ def _fact_columns(facts, dialect: str, calendar=None):
         return None  # the rows' reading reports it
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
+    from chronolog.engine.columns.encoding import Dictionary
+
     out = []
     widths: dict = {}
+    terms = Dictionary()  # the run's term codes, shared with the columnar executor
     try:
         for p in paths:
             with open(p, "rb") as fh:  # read in blocks: the text is never whole in memory
                 if fh.read(3) == b"\xef\xbb\xbf":
                     return None  # (a byte order mark: the rows' reading drops it)
                 fh.seek(0)
-                fc = read_fact_columns(fh, str(p), dialect, calendar, share=False)
+                fc = read_fact_columns(fh, str(p), dialect, calendar, share=False, terms=terms)
             if fc.slow.repeating:
                 return None
             for pred in fc.predicates():

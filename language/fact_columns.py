@@ -107,6 +107,41 @@ class _Column:
         return self.values.take(self.indices).tolist()
 
 
+class _CodedColumn:
+    """A term column coded by a run's term Dictionary
+    (engine/columns/encoding.py): ``indices`` into ``codes``, the codes of
+    the block's distinct values.  The values live once, in the Dictionary."""
+
+    __slots__ = ("indices", "codes", "terms")
+
+    def __init__(self, indices, codes, terms):
+        self.indices, self.codes, self.terms = indices, codes, terms
+
+    @property
+    def values(self):
+        import numpy as np
+
+        vals = self.terms.values
+        arr = np.empty(len(self.codes), dtype=object)
+        arr[:] = [None if c < 0 else vals[c] for c in self.codes.tolist()]
+        return arr
+
+    def decoded(self) -> list:
+        return self.values.take(self.indices).tolist()
+
+
+def _codes(vals: list, terms):
+    """Codes of ``vals`` in ``terms``; -1 for None (a token no kept fact uses)."""
+    import numpy as np
+
+    if None not in vals:
+        return terms.code_all(vals)
+    out = np.full(len(vals), -1, dtype=np.int64)
+    at = [i for i, v in enumerate(vals) if v is not None]
+    out[at] = terms.code_all([vals[i] for i in at])
+    return out
+
+
 class FactColumns:
     """Facts read by kernels, per predicate, plus the facts the exact parser
     read (``slow``); :meth:`rows` and :meth:`table` give both together."""
@@ -118,6 +153,7 @@ class FactColumns:
         # token -> value for the whole file: one object per distinct constant
         # and time point, however many blocks, predicates and columns use it
         self.term_memo: dict = {}
+        self.terms = None  # a run's term Dictionary: term columns are coded as read
         # share one object per distinct name across blocks (for rows built
         # from the columns); the columnar executor codes names without it
         self.share = True
@@ -278,12 +314,13 @@ def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
     return ivs.take(inverse.reshape(-1)).tolist()
 
 
-def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True) -> FactColumns:
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None) -> FactColumns:
     """Read an open file (text or binary) or a str of facts with Arrow kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time)."""
     out = FactColumns()
     out.share = share
+    out.terms = terms
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
@@ -485,7 +522,10 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         if not ok.any():
             continue
         good = rows_k[ok]
-        columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
+        if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
+            columns = [_CodedColumn(idx[ok], _codes(vals, out.terms), out.terms) for idx, vals in cols_k]
+        else:
+            columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
         part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good], hc[good])
         if name in out.parts:
             out.parts[name].append(part)

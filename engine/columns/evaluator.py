@@ -102,7 +102,8 @@ class HybridEvaluator(Evaluator):
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
         self._tables = {}
         self._delta = {}
-        self._terms = None
+        # the term codes the fact reader gave the given columns (append-only)
+        self._terms = next((fc.terms for fc in self.given_columns if fc.terms is not None), None)
         self._scale = None
         self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
         self._texts = {}

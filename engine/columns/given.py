@@ -47,7 +47,8 @@ def _part_frame(part, terms, scale, units_memo):
     cols, lo, hi, lc, hc = part
     codes = []
     for c in cols:
-        mapping = terms.code_all(c.values.tolist())
+        # coded by the reader with this run's dictionary, or coded now
+        mapping = c.codes if getattr(c, "terms", None) is terms else terms.code_all(c.values.tolist())
         codes.append(mapping[c.indices])
     key = id(lo.values)
     got = units_memo.get(key)

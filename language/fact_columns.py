@@ -330,7 +330,40 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
         lineno = _read_block(data, lineno, source, dialect, calendar, out)
         if rows is not None:
             out.drain(rows)
+    if out.terms is not None:
+        _code_names(out)
     return out
+
+
+class _Names:
+    """A term column of names (tokens that are their own value) not coded
+    yet: ``indices`` into ``tokens``, the block's distinct tokens (Arrow)."""
+
+    __slots__ = ("indices", "tokens")
+
+    def __init__(self, indices, tokens):
+        self.indices, self.tokens = indices, tokens
+
+
+def _code_names(out: FactColumns) -> None:
+    """Code every name column by the run's dictionary, once per distinct
+    name of the file: the blocks' distinct tokens of every predicate and
+    argument are unified by one Arrow ``dictionary_encode``, so only those
+    become Python strings (a name recurs across blocks and predicates)."""
+    import pyarrow as pa
+
+    pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
+    if not pending:
+        return
+    tokens = pa.chunked_array([cols[j].tokens for cols, j in pending], pa.string()).cast(pa.large_string())  # (past 2 GB of names)
+    enc = tokens.combine_chunks().dictionary_encode()
+    del tokens
+    codes = out.terms.code_all(enc.dictionary.to_pylist())[enc.indices.to_numpy()]
+    at = 0
+    for cols, j in pending:
+        n = len(cols[j].tokens)
+        cols[j] = _CodedColumn(cols[j].indices, codes[at : at + n], out.terms)
+        at += n
 
 
 def _blocks(fh):
@@ -512,8 +545,11 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             if dialect == "meteor":
                 tok = pc.utf8_trim_whitespace(tok)
             enc = tok.dictionary_encode()
-            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
             idx = enc.indices.to_numpy()
+            if out.terms is not None and pc.all(pc.match_substring_regex(enc.dictionary, _NAME[dialect])).as_py():
+                cols_k.append((idx, enc.dictionary))  # names only: coded at the end of the file (_code_names)
+                continue
+            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
                 bad[rows_k[vb[idx]]] = True
@@ -523,7 +559,10 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             continue
         good = rows_k[ok]
         if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
-            columns = [_CodedColumn(idx[ok], _codes(vals, out.terms), out.terms) for idx, vals in cols_k]
+            columns = [
+                _Names(idx[ok], vals) if not isinstance(vals, list) else _CodedColumn(idx[ok], _codes(vals, out.terms), out.terms)
+                for idx, vals in cols_k
+            ]
         else:
             columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
         part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good], hc[good])

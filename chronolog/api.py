@@ -65,7 +65,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
-        if len(text) >= KERNEL_BYTES:  # Arrow kernels; small files skip importing pyarrow
+        if len(text) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # Arrow kernels; small files skip importing pyarrow
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(text, str(facts), dialect, calendar)

@@ -250,3 +250,17 @@ def test_dated_to_arrow_is_identical(tmp_path):
     rows = _run(tmp_path, DATED, facts, "vadalog", "rows")
     for p in ("q", "r"):
         assert cols.to_arrow(p).equals(rows.to_arrow(p))
+
+
+def test_lars_fact_files_take_the_rows_reading(tmp_path):
+    """A LARS stream file of any size is read by the rows' reader (facts at
+    ticks); the kernels used to be given it from 64 KB on and failed."""
+    from tests.test_lars import LASER_STREAM
+
+    prog = tmp_path / "laser.lars"
+    prog.write_text("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).\n")
+    facts = tmp_path / "stream.txt"
+    facts.write_text(LASER_STREAM + "\n")
+    for engine in ("rows", "columns"):
+        model = reason(prog, [facts], dialect="lars", engine=engine)
+        assert model.to_text().splitlines() == ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,41]", "q(x3,y,z)@[40,43]"]

@@ -154,6 +154,7 @@ class FactColumns:
         # and time point, however many blocks, predicates and columns use it
         self.term_memo: dict = {}
         self.terms = None  # a run's term Dictionary: term columns are coded as read
+        self.pending_names = 0  # name tokens not coded yet (_Names columns)
         # share one object per distinct name across blocks (for rows built
         # from the columns); the columnar executor codes names without it
         self.share = True
@@ -330,9 +331,14 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
         lineno = _read_block(data, lineno, source, dialect, calendar, out)
         if rows is not None:
             out.drain(rows)
+        if out.pending_names >= NAMES_BATCH:
+            _code_names(out)
     if out.terms is not None:
         _code_names(out)
     return out
+
+
+NAMES_BATCH = 2_000_000  # distinct-per-block name tokens coded together: bounds their memory (~50 MB)
 
 
 class _Names:
@@ -346,12 +352,14 @@ class _Names:
 
 
 def _code_names(out: FactColumns) -> None:
-    """Code every name column by the run's dictionary, once per distinct
-    name of the file: the blocks' distinct tokens of every predicate and
-    argument are unified by one Arrow ``dictionary_encode``, so only those
-    become Python strings (a name recurs across blocks and predicates)."""
+    """Code the name columns read so far by the run's dictionary, once per
+    distinct name of those blocks: their distinct tokens of every predicate
+    and argument are unified by one Arrow ``dictionary_encode``, so only
+    those become Python strings (a name recurs across blocks and
+    predicates).  Called every NAMES_BATCH tokens and at the end."""
     import pyarrow as pa
 
+    out.pending_names = 0
     pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
     if not pending:
         return
@@ -547,7 +555,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             enc = tok.dictionary_encode()
             idx = enc.indices.to_numpy()
             if out.terms is not None and pc.all(pc.match_substring_regex(enc.dictionary, _NAME[dialect])).as_py():
-                cols_k.append((idx, enc.dictionary))  # names only: coded at the end of the file (_code_names)
+                cols_k.append((idx, enc.dictionary))  # names only: coded later, with other blocks' (_code_names)
+                out.pending_names += len(enc.dictionary)
                 continue
             vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)

@@ -264,3 +264,17 @@ def test_lars_fact_files_take_the_rows_reading(tmp_path):
     for engine in ("rows", "columns"):
         model = reason(prog, [facts], dialect="lars", engine=engine)
         assert model.to_text().splitlines() == ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,41]", "q(x3,y,z)@[40,43]"]
+
+
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+def test_many_blocks_and_name_batches(tmp_path, monkeypatch, dialect):
+    """Small blocks, names coded in small batches: the same text as rows."""
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 300)
+    monkeypatch.setattr(fact_columns, "NAMES_BATCH", 7)
+    facts = fact_file(random.Random(5), dialect, 400)
+    cols = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "columns")
+    rows = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "rows")
+    assert len(cols._columns.given_columns[0].parts["p"]) > 5
+    assert _text(cols) == _row_text(rows)

@@ -278,3 +278,32 @@ def test_many_blocks_and_name_batches(tmp_path, monkeypatch, dialect):
     rows = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "rows")
     assert len(cols._columns.given_columns[0].parts["p"]) > 5
     assert _text(cols) == _row_text(rows)
+
+
+def test_several_fact_files_share_one_dictionary(tmp_path):
+    lines = fact_file(random.Random(9), "vadalog", 300).splitlines()
+    files = []
+    for i, part in enumerate((lines[:100], lines[100:])):
+        f = tmp_path / f"facts{i}.vada"
+        f.write_text("\n".join(part) + "\n")
+        files.append(f)
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAMS["vadalog"])
+    cols = reason(prog, files, engine="columns")
+    rows = reason(prog, files, engine="rows")
+    assert len(cols._columns.given_columns) == 2
+    assert cols._columns.given_columns[0].terms is cols._columns.given_columns[1].terms
+    assert _text(cols) == _row_text(rows)
+
+
+def test_arity_clash_between_files_is_reported_by_the_rows_reader(tmp_path):
+    a, b = tmp_path / "a.vada", tmp_path / "b.vada"
+    a.write_text("p(x,y)@1.\n")
+    b.write_text("p(x)@2.\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X, Y).\n")
+    from chronolog.language.errors import ChronologError
+
+    with pytest.raises(ChronologError) as e:
+        reason(prog, [a, b], engine="columns")
+    assert "b.vada:1" in str(e.value) and "a.vada:1" in str(e.value)

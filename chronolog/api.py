@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
@@ -65,7 +65,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
-        if len(text) >= KERNEL_BYTES:  # Arrow kernels; small files skip importing pyarrow
+        if len(text) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # Arrow kernels; small files skip importing pyarrow
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(text, str(facts), dialect, calendar)
@@ -103,6 +103,113 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
 
 KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by Arrow kernels
+
+
+def _fact_columns(facts, dialect: str, calendar=None):
+    """Fact files read by the kernel reader and kept as its columns (a list
+    of FactColumns), or None when the rows' reading applies: small files
+    (no pyarrow import for them), other kinds of input, the LARS dialect,
+    facts that repeat forever, or a file the kernels cannot take whole."""
+    if dialect not in ("vadalog", "meteor"):
+        return None
+    paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
+    if not paths or not all(isinstance(p, Path) for p in paths):
+        return None
+    from chronolog.connectors.paths import exists
+
+    try:
+        if not all(exists(p, "facts file") and p.is_file() and p.stat().st_size >= KERNEL_BYTES for p in paths):
+            return None
+    except (OSError, ChronologError):
+        return None  # the rows' reading reports it
+    from chronolog.language.fact_columns import _Fallback, read_fact_columns
+
+    from chronolog.engine.columns.encoding import Dictionary
+
+    out = []
+    widths: dict = {}
+    terms = Dictionary()  # the run's term codes, shared with the columnar executor
+    try:
+        for p in paths:
+            with open(p, "rb") as fh:  # read in blocks: the text is never whole in memory
+                if fh.read(3) == b"\xef\xbb\xbf":
+                    return None  # (a byte order mark: the rows' reading drops it)
+                fh.seek(0)
+                fc = read_fact_columns(fh, str(p), dialect, calendar, share=False, terms=terms)
+            if fc.slow.repeating:
+                return None
+            for pred in fc.predicates():
+                if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
+                    return None  # the rows' reading names both places
+            out.append(fc)
+    except (_Fallback, OSError):
+        return None  # the rows' reading says why, where
+    return out
+
+
+def _with_shapes(extra: FactRows, columns) -> FactRows:
+    """``extra`` plus one row per predicate of ``columns``: what planning
+    reads of the given facts (their arities and where they are)."""
+    if not columns:
+        return extra
+    out = FactRows()
+    out.merge(extra)
+    for fc in columns:
+        out.merge(fc.shape())
+    return out
+
+
+class _GivenRows(dict):
+    """The given facts as rows (``pred -> [(terms, interval)]``), for a
+    proof's re-run or an update that recomputes; facts still in the kernel
+    reader's columns become rows only when one of those asks."""
+
+    def __init__(self, rows, columns=None):
+        super().__init__(rows)
+        self._columns = columns
+
+    def _fill(self):
+        if self._columns:
+            columns, self._columns = self._columns, None
+            for fc in columns:
+                for pred in fc.predicates():
+                    dict.setdefault(self, pred, []).extend(fc.pred_rows(pred))
+
+    def __getitem__(self, k):
+        self._fill()
+        return super().__getitem__(k)
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __contains__(self, k):
+        self._fill()
+        return super().__contains__(k)
+
+    def __len__(self):
+        self._fill()
+        return super().__len__()
+
+    def get(self, k, default=None):
+        self._fill()
+        return super().get(k, default)
+
+    def setdefault(self, k, default=None):
+        self._fill()
+        return super().setdefault(k, default)
+
+    def items(self):
+        self._fill()
+        return super().items()
+
+    def keys(self):
+        self._fill()
+        return super().keys()
+
+    def values(self):
+        self._fill()
+        return super().values()
 
 
 def _read(lines, source, dialect, calendar=None) -> FactRows:
@@ -288,7 +395,10 @@ class Reasoner:
         prog = load_program(program, dialect=dialect, source=source)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
-        extra = load_facts(facts, dialect, prog.calendar)
+        # large fact files stay in the kernel reader's columns (no Python row
+        # per fact) when the columnar executor may read them
+        columns = _fact_columns(facts, dialect, prog.calendar) if self.engine != "rows" and not explain else None
+        extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
@@ -298,7 +408,7 @@ class Reasoner:
             for pred, rows in tuple_window_rows(prog, extra).items():  # input facts only, as on a stream
                 for terms, iv in rows:
                     extra.add(pred, terms, iv, ast.NOWHERE)
-        self.plan = make_plan(prog, extra)
+        self.plan = make_plan(prog, _with_shapes(extra, columns))
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
@@ -320,11 +430,17 @@ class Reasoner:
         self._add_repeating_given([(f.pred, f.terms, f.interval, f.every) for f in prog.facts if f.every is not None], given)
         self._add_repeating_given(_repeating_rows(extra), given)
         self.terminating = hz is None and (bool(self.plan.infinite_strata()) or bool(self._repeating_given))
+        derived = self.plan.derived_predicates()
+        if columns and self.terminating:
+            for fc in columns:  # rows after all: the row-only paths read them
+                for pred, rows in fc.rows().items():
+                    given.setdefault(pred, []).extend(rows)
+            columns = None
+        self._columns = columns
         hints = coalesce_hints(config, self.plan)
         coalesce = None if self.terminating else predicates_to_coalesce(self.plan, placement, hints)
-        self._given = given
+        self._given = _GivenRows(given, columns)
         store = Store()
-        derived = self.plan.derived_predicates()
         base = {}
         for pred, rows in given.items():
             if coalesce is None or pred in coalesce:
@@ -355,7 +471,7 @@ class Reasoner:
             self.evaluator = None
             self.model = self._terminate()
             return
-        self._finish(store, hz, strategy, explain, base)
+        self._finish(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
 
     def _add_repeating_given(self, facts, given) -> None:
         """Given facts that repeat forever: kept as such when the model is
@@ -382,13 +498,15 @@ class Reasoner:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
             self.evaluator = HybridEvaluator(
-                self.plan, store, hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds
+                self.plan, store, hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds,
+                columns=self._columns,
             )
         self.evaluator.progress = self._progress
         self.evaluator.run()
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
+        self.model._columns = self.evaluator if hasattr(self.evaluator, "text_arrays") else None
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -450,6 +568,7 @@ class Model:
         # pred -> {terms: [Repeating]}: facts that recur forever (no horizon)
         self._repeating = repeating or {}
         self.dialect = "vadalog"  # of queries given as text (the program's)
+        self._columns = None  # the columnar executor of the run, when it had one
 
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
@@ -604,6 +723,11 @@ class Model:
         plain_intervals = type(printer).format_fact is Dialect.format_fact
         cal = self.calendar
         for p in sorted(preds):
+            arrays = self._text_arrays(p, printer) if plain_intervals else None
+            if arrays is not None:
+                for arr in arrays:
+                    out.extend(s[:-1] for s in arr.to_pylist())
+                continue
             if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines
 
@@ -618,6 +742,32 @@ class Model:
             rows.sort(key=lambda r: (r[0], r[1]))
             out.extend(r[2] for r in rows)
         return out
+
+    def _text_arrays(self, pred: str, printer):
+        """The lines of ``pred`` as Arrow arrays from the columns the run
+        left (None when rows hold it, or facts of it repeat forever)."""
+        if self._columns is None or self._repeating.get(pred):
+            return None
+        return self._columns.text_arrays(pred, self.calendar, printer.format_term)
+
+    def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
+        """Write :meth:`to_text` and a final newline to ``fh`` (when not
+        empty); relations held as columns go from the columns to the bytes."""
+        from chronolog.connectors.text_out import write_arrays
+        from chronolog.language.reader import Dialect, dialect
+
+        printer = dialect(self.dialect)
+        plain_intervals = type(printer).format_fact is Dialect.format_fact
+        preds = self.output_predicates if preds is None else list(preds)
+        for p in sorted(preds):
+            arrays = self._text_arrays(p, printer) if plain_intervals else None
+            if arrays is not None:
+                write_arrays(fh, arrays)
+                continue
+            lines = self.lines([p])
+            for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
+                fh.write("\n".join(lines[i : i + 10_000]))
+                fh.write("\n")
 
     def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
@@ -660,6 +810,10 @@ class Model:
                 f"{pred} has facts that repeat forever, which a table cannot hold",
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
+        if self._columns is not None:  # straight from the columns the run left
+            table = self._columns.arrow_table(pred, self.column_names(pred), self.calendar)
+            if table is not None:
+                return table
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
     def to_pandas(self, pred: Optional[str] = None, window=None):

@@ -108,6 +108,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if output is not None:
             check_output_dir(output)
         d = _dialect_for(program, dialect)
+        _arrow_without_pandas([Path(f) for f in facts])
         with _notes():
             model = reason(
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
@@ -126,11 +127,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 from chronolog.language.dates import format_fact
 
                 lines = [format_fact(p, t, iv, model.calendar) for p in sorted(model.output_predicates) for t, iv in rows(p)]
+                for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
+                    out.write("\n".join(lines[i : i + 10_000]))
+                    out.write("\n")
             else:
-                lines = model.lines()
-            for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
-                out.write("\n".join(lines[i : i + 10_000]))
-                out.write("\n")
+                model.write_text(out)
     except ChronologError as e:
         _fail(e)
     if stats:
@@ -141,6 +142,35 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         )
         for c in model.stats.get("components", []):
             click.echo(_describe_component(c), err=True)
+
+
+def _arrow_without_pandas(paths) -> None:
+    """pyarrow imports pandas (0.2 s of CPU, 30 MB) on its first conversion
+    of any Python or numpy object, only to recognise pandas objects, which
+    ``chronolog run`` never hands it.  When large fact files will be read by
+    kernels, that check is made once with pandas hidden: pyarrow remembers
+    "no pandas" and still imports it when something asks for pandas."""
+    from chronolog.api import KERNEL_BYTES
+
+    try:
+        if "pandas" in sys.modules or not any(p.is_file() and p.stat().st_size >= KERNEL_BYTES for p in paths):
+            return
+    except OSError:
+        return
+    class _Hide:
+        def find_spec(self, name, path=None, target=None):
+            if name == "pandas":
+                raise ImportError("hidden while pyarrow checks for it")
+            return None
+
+    hide = _Hide()
+    sys.meta_path.insert(0, hide)
+    try:
+        import pyarrow as pa
+
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(hide)
 
 
 def _describe_component(c) -> str:

@@ -50,9 +50,46 @@ def write_outputs(model, program: Path, output, overwrite: bool, window) -> None
     with Staging() as staging:
         if output is not None:
             for pred in model.output_predicates:
+                if window is None and write_from_columns(model, output / f"{pred}.csv", pred, "csv", overwrite, staging):
+                    continue
                 write_facts(output / f"{pred}.csv", rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar)
         for b in specs:
             p, fmt = b["pred"], FILE_KINDS[b["kind"]]
+            if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging):
+                continue
             what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
             write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar)
         staging.publish()
+
+
+def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, staging) -> bool:
+    """Write ``pred`` as CSV, Parquet or Arrow straight from the columns the
+    run left (connectors/text_out.py: the same bytes or table as from rows);
+    False when rows hold it (then the caller writes the rows)."""
+    cols = getattr(model, "_columns", None)
+    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred):
+        return False
+    names = model.column_names(pred)
+    if fmt == "csv":
+        arrays = cols.csv_arrays(pred, model.calendar)
+        if arrays is None:
+            return False
+        from chronolog.connectors.files import atomic_write
+        from chronolog.connectors.text_out import write_arrays
+
+        def write(tmp):
+            import csv
+
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                csv.writer(fh).writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
+                write_arrays(fh, arrays)
+
+        atomic_write(Path(path), write, overwrite, staging)
+        return True
+    table = cols.arrow_table(pred, names, model.calendar)
+    if table is None:
+        return False
+    from chronolog.connectors.files import write_table
+
+    write_table(table, path, fmt, overwrite, staging)
+    return True

@@ -84,3 +84,190 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
                 s = ivs[iv] = f"{'[' if lc else '('}{a},{b}{']' if hc else ')'}"
             append(prefix + s)
     return out
+
+
+def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_array):
+    """A relation held as columns (engine/columns/relation.py: term codes of
+    ``terms``, interval codes on the grid of ``scale``) in the order of the
+    text output (terms in term order, then the start): ``(order, columns)``
+    where each column is ``(distinct, positions)``, two Arrow arrays with
+    ``distinct.take(positions.take(order))`` the column in that order.
+
+    Each distinct term goes through ``term_array(codes, values)`` once, each
+    distinct start through ``start_array([(lo, lo_closed)])`` and end
+    through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.engine.columns.encoding import NEG, POS
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    values = terms.values
+    keys, cols = [], []
+    for j in range(arity):
+        used, pos = np.unique(df[str(j)].to_numpy(), return_inverse=True)
+        vals = [values[i] for i in used.tolist()]
+        keys.append(_term_ranks(vals)[pos])
+        cols.append((term_array(used, vals), pa.array(pos.reshape(-1))))
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
+    point = scale.point
+    for codes, make, inf, lim in ((s, start_array, NEG_INF, NEG), (e, end_array, POS_INF, POS)):
+        used, pos = np.unique(codes, return_inverse=True)
+        ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
+        cols.append((make(ends), pa.array(pos.reshape(-1))))
+    return order, cols
+
+
+def _term_ranks(vals: list):
+    """The rank of each of the distinct ``vals`` in term order (numbers,
+    strings, booleans).  Strings alone are ranked by an Arrow sort: UTF-8
+    byte order is code point order, Python's order of strings."""
+    import numpy as np
+
+    rank = np.empty(len(vals), dtype=np.int64)
+    if all(type(v) is str for v in vals):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(pa.array(vals, pa.string())).to_numpy()
+    else:
+        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
+    rank[order] = np.arange(len(vals))
+    return rank
+
+
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 20, memo=None):
+    """The lines of one relation held as columns, byte-identical to
+    :func:`relation_lines` and in its order, as Arrow string arrays of at
+    most ``chunk`` lines, each ending in a newline (assembled by ``take``
+    and ``binary_join_element_wise``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if df.height == 0:
+        return
+    point = calendar.format_point if calendar is not None else format_number
+    memo = {} if memo is None else memo  # term code -> text
+
+    def texts(codes, vals):
+        out = []
+        for c, v in zip(codes.tolist(), vals):  # one text per term for the whole run
+            t = memo.get(c)
+            if t is None:
+                t = memo[c] = term_text(v)
+            out.append(t)
+        return pa.array(out, pa.string())
+
+    def starts(ends):
+        return pa.array([("[" if c else "(") + point(t) for t, c in ends], pa.string())
+
+    def stops(ends):
+        return pa.array([point(t) + ("]" if c else ")") for t, c in ends], pa.string())
+
+    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops)
+    head = f"{pred}(" if arity else f"{pred}@"
+    for a in range(0, len(order), chunk):
+        idx = pa.array(order[a : a + chunk])
+        taken = [d.take(p.take(idx)) for d, p in cols]
+        parts = [head]
+        for j in range(arity):
+            if j:
+                parts.append(",")
+            parts.append(taken[j])
+        if arity:
+            parts.append(")@")
+        parts += [taken[arity], ",", taken[arity + 1], "\n"]
+        yield pc.binary_join_element_wise(*parts, "")
+
+
+def frame_table(df, arity: int, terms, scale, names, calendar=None):
+    """A relation held as columns as an Arrow table in the layout of
+    connectors/arrow.py, rows in the order of :meth:`Model.facts`, typed
+    as :func:`~chronolog.connectors.arrow.facts_to_arrow` types them (its
+    column types depend only on the set of values: each distinct value is
+    converted once, then ``take``)."""
+    import pyarrow as pa
+
+    from chronolog.connectors.arrow import _column, _time_column
+    from chronolog.engine.columns.encoding import NEG, POS
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    def times(ends):
+        vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
+        return _time_column(vals, calendar) if calendar is not None else _column(vals)
+
+    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: _column(vals), times, times)
+    idx = pa.array(order)
+    arrays = [d.take(p.take(idx)) for d, p in cols]
+    s = df["s"].to_numpy()[order]
+    e = df["e"].to_numpy()[order]
+    sc = pa.array((s != NEG) & ((s & 1) == 0), pa.bool_())  # an unbounded end is open
+    ec = pa.array((e != POS) & ((e & 1) == 1), pa.bool_())
+    return pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
+
+
+def write_arrays(fh, arrays) -> None:
+    """Write Arrow string arrays (whole lines) to a text or binary file: the
+    bytes of each array's data buffer, no Python string per line."""
+    import numpy as np
+
+    raw = getattr(fh, "buffer", None)
+    if raw is not None:
+        fh.flush()
+    for arr in arrays:
+        if len(arr) == 0:
+            continue
+        offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+        data = memoryview(arr.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+        if raw is not None:
+            raw.write(data)
+        else:
+            fh.write(bytes(data).decode("utf-8"))
+    if raw is not None:
+        raw.flush()
+
+
+def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 << 20):
+    """The data rows of the CSV file ``chronolog run --output`` writes for a
+    relation held as columns, byte-identical to
+    :func:`~chronolog.connectors.csv_files.write_csv_facts` (each distinct
+    cell quoted by the csv module once; rows end in ``\\r\\n`` as its writer's)."""
+    import csv
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.connectors.csv_files import _cell
+
+    if df.height == 0:
+        return
+    point = calendar.format_point if calendar is not None else format_number
+
+    def quoted(cells):
+        out = []
+        for c in cells:
+            buf = io.StringIO()
+            csv.writer(buf).writerow([c, "x"])  # (a lone empty cell would be written "")
+            out.append(buf.getvalue()[: -len(",x\r\n")])
+        return pa.array(out, pa.string())
+
+    def ends(pairs):
+        return quoted([point(t) for t, _ in pairs])
+
+    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: quoted([_cell(v) for v in vals]), ends, ends)
+    flags = pa.array(["false", "true"])
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    from chronolog.engine.columns.encoding import NEG, POS
+
+    sc = pa.array(((s != NEG) & ((s & 1) == 0)).astype("int64"))
+    ec = pa.array(((e != POS) & ((e & 1) == 1)).astype("int64"))
+    for a in range(0, len(order), chunk):
+        idx = pa.array(order[a : a + chunk])
+        parts = [d.take(p.take(idx)) for d, p in cols]
+        parts += [flags.take(sc.take(idx)), flags.take(ec.take(idx))]
+        line = pc.binary_join_element_wise(*parts, ",")
+        yield pc.binary_join_element_wise(line, "\r\n", "")

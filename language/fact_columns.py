@@ -107,6 +107,41 @@ class _Column:
         return self.values.take(self.indices).tolist()
 
 
+class _CodedColumn:
+    """A term column coded by a run's term Dictionary
+    (engine/columns/encoding.py): ``indices`` into ``codes``, the codes of
+    the block's distinct values.  The values live once, in the Dictionary."""
+
+    __slots__ = ("indices", "codes", "terms")
+
+    def __init__(self, indices, codes, terms):
+        self.indices, self.codes, self.terms = indices, codes, terms
+
+    @property
+    def values(self):
+        import numpy as np
+
+        vals = self.terms.values
+        arr = np.empty(len(self.codes), dtype=object)
+        arr[:] = [None if c < 0 else vals[c] for c in self.codes.tolist()]
+        return arr
+
+    def decoded(self) -> list:
+        return self.values.take(self.indices).tolist()
+
+
+def _codes(vals: list, terms):
+    """Codes of ``vals`` in ``terms``; -1 for None (a token no kept fact uses)."""
+    import numpy as np
+
+    if None not in vals:
+        return terms.code_all(vals)
+    out = np.full(len(vals), -1, dtype=np.int64)
+    at = [i for i, v in enumerate(vals) if v is not None]
+    out[at] = terms.code_all([vals[i] for i in at])
+    return out
+
+
 class FactColumns:
     """Facts read by kernels, per predicate, plus the facts the exact parser
     read (``slow``); :meth:`rows` and :meth:`table` give both together."""
@@ -118,6 +153,11 @@ class FactColumns:
         # token -> value for the whole file: one object per distinct constant
         # and time point, however many blocks, predicates and columns use it
         self.term_memo: dict = {}
+        self.terms = None  # a run's term Dictionary: term columns are coded as read
+        self.pending_names = 0  # name tokens not coded yet (_Names columns)
+        # share one object per distinct name across blocks (for rows built
+        # from the columns); the columnar executor codes names without it
+        self.share = True
         self.time_memo: dict = {}
         self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
 
@@ -142,6 +182,64 @@ class FactColumns:
 
     def predicates(self) -> list:
         return sorted(set(self.parts) | set(self.slow) | set(self.slow.repeating))
+
+    # ---------------------------------------------- for the columnar executor
+    def width(self, pred: str):
+        """``pred``'s arity in this file (None when absent); raises
+        :class:`_Fallback` when its kernel-read and parsed facts disagree
+        (the line reader then names both places)."""
+        parts = self.parts.get(pred)
+        slow = self.slow.get(pred) or [(r[0],) for r in self.slow.repeating.get(pred, [])]
+        w = len(parts[0][0]) if parts else None
+        if slow:
+            if w is not None and len(slow[0][0]) != w:
+                raise _Fallback(pred)
+            w = len(slow[0][0])
+        return w
+
+    def count(self, pred: str) -> int:
+        return sum(len(p[3]) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
+
+    def pred_rows(self, pred: str) -> list:
+        """The ``(terms, interval)`` rows of ``pred`` (the columns stay)."""
+        out = []
+        for cols, lo, hi, lc, hc in self.parts.get(pred, ()):
+            terms = zip(*[c.decoded() for c in cols]) if cols else [()] * len(lc)
+            out.extend(zip(terms, _intervals(lo, hi, lc, hc, self.iv_memo)))
+        out.extend(self.slow.get(pred, ()))
+        return out
+
+    def time_values(self) -> list:
+        """Every distinct time value of the file (for the run's time scale)."""
+        seen = {}
+        for parts in self.parts.values():
+            for p in parts:
+                seen[id(p[1].values)] = p[1].values
+        out = [v for vals in seen.values() for v in vals.tolist() if v is not None]
+        for rows in self.slow.values():
+            for _, iv in rows:
+                out.append(iv[0])
+                out.append(iv[1])
+        return out
+
+    def shape(self) -> FactRows:
+        """One row per predicate, with its first position, and the repeating
+        facts: what planning needs to check arities, without every row."""
+        out = FactRows()
+        for pred in self.predicates():
+            self.width(pred)
+            if pred in self.parts:
+                cols, lo, hi, lc, hc = self.parts[pred][0]
+                terms = tuple(c.values[c.indices[0]] for c in cols)
+                out[pred] = [(terms, (lo.values[lo.indices[0]], hi.values[hi.indices[0]], bool(lc[0]), bool(hc[0])))]
+                out.positions[pred] = self.positions[pred]
+            elif self.slow.get(pred):
+                out[pred] = [self.slow[pred][0]]
+                out.positions[pred] = self.slow.positions[pred]
+        for pred, lst in self.slow.repeating.items():
+            out.repeating[pred] = list(lst)
+            out.positions.setdefault(pred, self.slow.positions.get(pred))
+        return out
 
     def table(self, pred: str, calendar=None):
         """The facts of ``pred`` as an Arrow table in the layout of
@@ -217,13 +315,15 @@ def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
     return ivs.take(inverse.reshape(-1)).tolist()
 
 
-def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None) -> FactColumns:
+def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None) -> FactColumns:
     """Read an open file (text or binary) or a str of facts with Arrow kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time)."""
     from .nulls import reading_file
 
     out = FactColumns()
+    out.share = share
+    out.terms = terms
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
@@ -234,7 +334,47 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
             lineno = _read_block(data, lineno, source, dialect, calendar, out)
             if rows is not None:
                 out.drain(rows)
+            if out.pending_names >= NAMES_BATCH:
+                _code_names(out)
+        if out.terms is not None:
+            _code_names(out)
     return out
+
+
+NAMES_BATCH = 2_000_000  # distinct-per-block name tokens coded together: bounds their memory (~50 MB)
+
+
+class _Names:
+    """A term column of names (tokens that are their own value) not coded
+    yet: ``indices`` into ``tokens``, the block's distinct tokens (Arrow)."""
+
+    __slots__ = ("indices", "tokens")
+
+    def __init__(self, indices, tokens):
+        self.indices, self.tokens = indices, tokens
+
+
+def _code_names(out: FactColumns) -> None:
+    """Code the name columns read so far by the run's dictionary, once per
+    distinct name of those blocks: their distinct tokens of every predicate
+    and argument are unified by one Arrow ``dictionary_encode``, so only
+    those become Python strings (a name recurs across blocks and
+    predicates).  Called every NAMES_BATCH tokens and at the end."""
+    import pyarrow as pa
+
+    out.pending_names = 0
+    pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
+    if not pending:
+        return
+    tokens = pa.chunked_array([cols[j].tokens for cols, j in pending], pa.string()).cast(pa.large_string())  # (past 2 GB of names)
+    enc = tokens.combine_chunks().dictionary_encode()
+    del tokens
+    codes = out.terms.code_all(enc.dictionary.to_pylist())[enc.indices.to_numpy()]
+    at = 0
+    for cols, j in pending:
+        n = len(cols[j].tokens)
+        cols[j] = _CodedColumn(cols[j].indices, codes[at : at + n], out.terms)
+        at += n
 
 
 def _blocks(fh):
@@ -286,18 +426,63 @@ def _read_lines(lines, first_line: int, source, dialect, calendar, out: FactColu
     import numpy as np
     import pyarrow.compute as pc
 
-    parts = pc.extract_regex(lines, pattern=_PATTERNS[dialect])
-    matched = parts.is_valid()
+    matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
     if len(keep):
-        m = parts.filter(matched) if len(slow) else parts  # (no copy when every line matched)
-        del parts
+        m = _Fields(lines.filter(matched) if len(slow) else lines)  # (no copy when every line matched)
         bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
     for i in slow.tolist():
         _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
+
+
+class _Fields:
+    """The parts of lines that match the kernels' pattern, as Arrow string
+    arrays: ``pred``, ``args`` (between the parentheses; ``has_args``), and
+    the interval ``lb``, ``lo``, ``hi``, ``rb`` or the point ``pt`` (``lb``
+    empty).  One ``match_substring_regex`` (no captures: RE2's fast path)
+    said each line has the form; the parts are then cut by splitting at the
+    first ``@`` and ``(`` and trimming, which is 10x cheaper than
+    ``extract_regex`` with capture groups and gives the same groups for
+    lines of that form (names and arguments hold no ``@`` or ``(``)."""
+
+    def __init__(self, lines):
+        import pyarrow.compute as pc
+
+        self.lines = lines
+        at = pc.split_pattern(lines, "@", max_splits=1)
+        head = pc.list_element(at, 0)
+        tail = pc.list_element(at, 1)
+        del at
+        # ``(`` appended: every head splits in two; ``args`` ends in ")", then blanks, then the "(" added
+        hp = pc.split_pattern(pc.binary_join_element_wise(head, "(", ""), "(", max_splits=1)
+        self.pred = pc.utf8_trim(pc.list_element(hp, 0), " \t")
+        rest = pc.utf8_rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1), " \t")
+        del hp, head
+        self.has_args = pc.not_equal(rest, "")
+        self.args = pc.utf8_slice_codeunits(rest, 0, -1)
+        t = pc.utf8_rtrim(tail, " \t\r")
+        t = pc.utf8_trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t), " \t")
+        first = pc.utf8_slice_codeunits(t, 0, 1)
+        is_iv = pc.or_(pc.equal(first, "["), pc.equal(first, "("))
+        self.lb = pc.if_else(is_iv, first, "")
+        self.rb = pc.if_else(is_iv, pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "")
+        self.pt = pc.if_else(is_iv, "", t)
+        inner = pc.split_pattern(pc.binary_join_element_wise(pc.utf8_slice_codeunits(t, 1, -1), ",", ""), ",", max_splits=1)
+        self.lo = pc.utf8_trim(pc.list_element(inner, 0), " \t")
+        self.hi = pc.utf8_trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1), " \t")
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def field(self, name: str):
+        return getattr(self, name)
+
+    def leading_blanks(self, i: int) -> int:
+        line = self.lines[i].as_py()
+        return len(line) - len(line.lstrip(" \t"))
 
 
 def _fast(m, where, source, dialect, calendar, out: FactColumns):
@@ -310,7 +495,6 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
 
     n = len(m)
     pred = m.field("pred")
-    targs = m.field("targs")
     lb, lo, hi, rb, pt = (m.field(k) for k in ("lb", "lo", "hi", "rb", "pt"))
     point = pc.equal(lb, "")
     lo_tok = pc.if_else(point, pt, lo)
@@ -348,8 +532,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         rl, rh = order[lo_i], order[hi_i]
         bad |= (rl > rh) | ((rl == rh) & ~(lc & hc))
 
-    args = pc.utf8_slice_codeunits(targs, 1, -1)
-    has_args = pc.not_equal(targs, "")
+    args = m.args
+    has_args = m.has_args
     lists = pc.split_pattern(args, ",")
     arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
     pdict = pred.dictionary_encode()
@@ -372,8 +556,12 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             if dialect == "meteor":
                 tok = pc.utf8_trim_whitespace(tok)
             enc = tok.dictionary_encode()
-            vals = _convert(enc.dictionary.to_pylist(), term_conv, out.term_memo)
             idx = enc.indices.to_numpy()
+            if out.terms is not None and pc.all(pc.match_substring_regex(enc.dictionary, _NAME[dialect])).as_py():
+                cols_k.append((idx, enc.dictionary))  # names only: coded later, with other blocks' (_code_names)
+                out.pending_names += len(enc.dictionary)
+                continue
+            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
                 bad[rows_k[vb[idx]]] = True
@@ -382,14 +570,20 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         if not ok.any():
             continue
         good = rows_k[ok]
-        columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
+        if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
+            columns = [
+                _Names(idx[ok], vals) if not isinstance(vals, list) else _CodedColumn(idx[ok], _codes(vals, out.terms), out.terms)
+                for idx, vals in cols_k
+            ]
+        else:
+            columns = [_Column(idx[ok], vals) for idx, vals in cols_k]
         part = (columns, _Column(lo_i[good], tcol), _Column(hi_i[good], tcol), lc[good], hc[good])
         if name in out.parts:
             out.parts[name].append(part)
         else:
             out.parts[name] = [part]
             first = int(good[0])
-            col = 1 + len(m.field("ws")[first].as_py()) if dialect == "meteor" else 1
+            col = 1 + m.leading_blanks(first) if dialect == "meteor" else 1
             out.positions[name] = ast.Pos(source, int(where[first]), col)
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
@@ -407,6 +601,33 @@ def _convert(tokens: list, conv, memo: dict) -> list:
                 memo[t] = v
         out.append(v)
     return out
+
+
+# tokens that are their own value (a name): matched by one kernel, no
+# conversion in Python (the meteor dialect: any argument not starting like a number)
+_NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
+
+
+def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
+    """The values of the distinct argument tokens (an Arrow string array)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    toks = tokens.to_pylist()
+    names = pc.match_substring_regex(tokens, _NAME[dialect]).to_numpy(zero_copy_only=False)
+    if not share:
+        vals = toks if names.all() else [t if n else None for t, n in zip(toks, names.tolist())]
+    elif len(memo) < 2_000_000:
+        keep = memo.setdefault  # one object per distinct name in the whole file
+        vals = [keep(t, t) if n else None for t, n in zip(toks, names.tolist())]
+    else:
+        vals = [t if n else None for t, n in zip(toks, names.tolist())]
+    other = np.flatnonzero(~names)
+    if len(other):
+        conv_vals = _convert([toks[i] for i in other.tolist()], conv, memo)
+        for i, v in zip(other.tolist(), conv_vals):
+            vals[i] = v
+    return vals
 
 
 def _ranks(values) -> list:

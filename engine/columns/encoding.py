@@ -53,23 +53,27 @@ class Dictionary:
             self.values.append(value)
         return c
 
-    def code_all(self, values: list, distinct: bool = False) -> list:
-        """Codes of many values: a dict lookup each in one pass, the new
-        ones added in bulk (one by one when two of them are equal, such as
-        0.0 and -0.0; ``distinct``: the caller knows no two are, as after
-        ``np.unique``)."""
+    def code_all(self, values: list, distinct: bool = False):
+        """The codes of ``values`` (numpy int64): a dict lookup each in one
+        pass, the new ones added in bulk in order (one by one when two of
+        them are equal, such as 0.0 and -0.0; ``distinct``: the caller knows
+        no two are, as after ``np.unique``)."""
+        import numpy as np
+
         get = self.codes.get
         out = [get(v) for v in values]
         if None in out:
             new = [v for v, c in zip(values, out) if c is None]
             if not distinct and len(set(new)) != len(new):
-                return [self.code(v) for v in values]
-            n0 = len(self.values)
-            self.values.extend(new)
-            self.codes.update(zip(new, range(n0, n0 + len(new))))
-            it = iter(range(n0, n0 + len(new)))
-            out = [next(it) if c is None else c for c in out]
-        return out
+                code = self.code
+                out = [code(v) if c is None else c for v, c in zip(values, out)]
+            else:
+                n0 = len(self.values)
+                self.values.extend(new)
+                self.codes.update(zip(new, range(n0, n0 + len(new))))
+                it = iter(range(n0, n0 + len(new)))
+                out = [next(it) if c is None else c for c in out]
+        return np.array(out, dtype=np.int64)
 
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""

@@ -26,6 +26,11 @@ ENGINES = ("auto", "rows", "columns")
 # temporal LUBM at 100k facts reasons 2x faster on rows, at 1M 1.5x faster
 # on columns; the 4-rule workload at 500k is faster on columns)
 AUTO_MIN_FACTS = 300_000
+# ... and from this many facts read from fact files straight into columns
+# (no Python row to code or decode; bench/README.md "The direct columnar
+# path": at 100k facts the whole command takes 0.6-0.85x the CPU of rows,
+# at 20k the same)
+AUTO_MIN_FILE_FACTS = 50_000
 
 
 def unsupported(stratum):
@@ -67,15 +72,19 @@ def where_runs(stratum, engine: str = "auto") -> str:
         return "rows (forced)"
     if engine == "columns":
         return "columns"
-    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given, else rows"
+    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
 
 
 class HybridEvaluator(Evaluator):
     """``tables``: given facts as Arrow tables in the layout of
     connectors/arrow.py, ``{pred: table}``; columns read them with kernels,
-    rows only if a row stratum or the Model asks for them."""
+    rows only if a row stratum or the Model asks for them.  ``columns``:
+    given facts as FactColumns of the kernel fact reader, read the same way
+    (engine/columns/given.py)."""
 
-    def __init__(self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto", tables=None, max_rounds=None):
+    def __init__(
+        self, plan, store, horizon=None, strategy="blocking", explain=False, base=None, engine="auto", tables=None, max_rounds=None, columns=None
+    ):
         super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base, max_rounds=max_rounds)
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
@@ -85,6 +94,13 @@ class HybridEvaluator(Evaluator):
         for pred, table in self.given_tables.items():
             self._beside[pred] = self.store.materialised().get(pred)
             self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
+        self.given_columns = list(columns or [])
+        self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
+            p for fc in self.given_columns for p in fc.slow
+        }
+        for pred in self._column_preds:
+            self._beside[pred] = self.store.materialised().get(pred)
+            self.store.defer(pred, _rows_of(pred, lambda pred=pred: [r for fc in self.given_columns for r in fc.pred_rows(pred)], self._beside[pred]))
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
@@ -92,7 +108,7 @@ class HybridEvaluator(Evaluator):
             return False
         if self.engine == "columns":
             return True
-        return self._given_size >= AUTO_MIN_FACTS
+        return self._given_size >= AUTO_MIN_FACTS or self._file_size >= AUTO_MIN_FILE_FACTS
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)
@@ -100,10 +116,16 @@ class HybridEvaluator(Evaluator):
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
         self._tables = {}
         self._delta = {}
-        self._terms = None
+        # the term codes the fact reader gave the given columns (append-only)
+        self._terms = next((fc.terms for fc in self.given_columns if fc.terms is not None), None)
         self._scale = None
-        self._given_size = sum(t.num_rows for t in self.given_tables.values()) + sum(
-            r.fact_count() for r in self.store.materialised().values()
+        self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
+        self._texts = {}
+        self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
+        self._given_size = (
+            sum(t.num_rows for t in self.given_tables.values())
+            + self._file_size
+            + sum(r.fact_count() for r in self.store.materialised().values())
         )
         for stratum in self.plan.strata:
             ran = "rows"
@@ -154,6 +176,8 @@ class HybridEvaluator(Evaluator):
             for pred, table in self.given_tables.items():
                 if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end") if c in table.schema.names):
                     pts.extend(x for _, iv in self._table_rows(pred) for x in iv[:2])
+            for fc in self.given_columns:
+                pts.extend(fc.time_values())
             for rel in list(self.store.materialised().values()):
                 for ivs in rel.atoms.values():
                     for iv in ivs:
@@ -183,8 +207,15 @@ class HybridEvaluator(Evaluator):
         df = self._tables.get(pred)
         if df is None:
             arity = self._arity(pred)
+            given = None
             if pred in self.given_tables and self.store.pending(pred):
-                df = from_arrow(self.given_tables[pred], arity, self.terms, self._scale, pred)
+                given = from_arrow(self.given_tables[pred], arity, self.terms, self._scale, pred)
+            elif pred in self._column_preds and self.store.pending(pred):
+                from .given import given_frame
+
+                given = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
+            if given is not None:
+                df = given
                 old = self._beside.get(pred)
                 if old is not None and old.atoms:  # rows given beside the table
                     df = coalesce(pl.concat([df, from_relation(old, arity, self.terms, self._scale)]), term_columns(arity))
@@ -208,6 +239,36 @@ class HybridEvaluator(Evaluator):
         if df is None:
             return None
         return to_arrow(df, self._arity(pred), self.terms, self._scale, names, calendar)
+
+    def text_arrays(self, pred: str, calendar=None, term_text=None):
+        """``pred``'s lines of text straight from the columns (Arrow string
+        arrays, connectors/text_out.py), or None when rows computed it."""
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        from chronolog.connectors.text_out import format_term, frame_lines
+
+        memo = self._texts.setdefault(term_text, {})  # per printer: code -> text
+        return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
+
+    def arrow_table(self, pred: str, names, calendar=None):
+        """``pred``'s facts as an Arrow table made by kernels from the columns
+        (connectors/text_out.py), or None when rows computed it."""
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        from chronolog.connectors.text_out import frame_table
+
+        return frame_table(df, self._arity(pred), self.terms, self._scale, names, calendar)
+
+    def csv_arrays(self, pred: str, calendar=None):
+        """The CSV data rows of ``pred`` from the columns, or None."""
+        df = self._tables.get(pred)
+        if df is None:
+            return None
+        from chronolog.connectors.text_out import frame_csv_lines
+
+        return frame_csv_lines(df, self._arity(pred), self.terms, self._scale, calendar)
 
     def _arity(self, pred: str) -> int:
         if pred == TOP:
@@ -398,16 +459,26 @@ def _rows_of_table(pred, table, old):
     """A builder of ``pred``'s row atoms from its given table (exact reader),
     merged with rows given beside it."""
 
-    def build():
+    def rows():
         from chronolog.connectors.arrow import table_to_rows
 
+        return table_to_rows(table, pred)
+
+    return _rows_of(pred, rows, old)
+
+
+def _rows_of(pred, rows, old):
+    """A builder of ``pred``'s row atoms from ``rows()``, merged with the
+    rows given beside them."""
+
+    def build():
         from ..store import Relation
 
         rel = Relation(pred)
         if old is not None:
             rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
             rel.raw = old.raw
-        rel.bulk_add(table_to_rows(table, pred))
+        rel.bulk_add(rows())
         if rel.raw:
             from chronolog.language.timeline import coalesce
 

@@ -1,0 +1,91 @@
+"""Given facts straight from the kernel fact reader into columns.
+
+The reader (language/fact_columns.py) keeps each column of a fact file as
+indices into its distinct, already converted values.  Here each distinct
+value is coded once (terms by the run's Dictionary, time points by its
+TimeScale) and the codes are ``take``n by the indices: no Python object per
+fact between the text and the coalesced relation.  Facts the exact parser
+read (quotes, exponents, ...) are few and join as rows."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .coalesce import coalesce
+from .encoding import LIMIT, NEG, POS, Fallback
+from .relation import _frame, empty, encode_column, interval_codes, term_columns
+
+
+def _units(values, scale):
+    """Per distinct time value: its units (int64) and whether it is finite."""
+    import numpy as np
+
+    vals = values.tolist()
+    out = np.zeros(len(vals), dtype=np.int64)
+    fin = np.ones(len(vals), dtype=bool)
+    unit = scale.unit
+    for i, v in enumerate(vals):
+        if v is None:  # a token the kernels could not convert: no kept fact uses it
+            fin[i] = False
+        elif v == NEG_INF or v == POS_INF:
+            fin[i] = False
+        elif type(v) is int or type(v) is Fraction:
+            u = unit(v)
+            if not -LIMIT < 2 * u < LIMIT:
+                raise Fallback(f"time point {v} is outside 64-bit codes")
+            out[i] = u
+        else:  # never a float on the exact grid
+            raise Fallback(f"time point {v!r} is not exact")
+    return out, fin
+
+
+def _part_frame(part, terms, scale, units_memo):
+    import numpy as np
+
+    cols, lo, hi, lc, hc = part
+    codes = []
+    for c in cols:
+        # coded by the reader with this run's dictionary, or coded now
+        mapping = c.codes if getattr(c, "terms", None) is terms else terms.code_all(c.values.tolist())
+        codes.append(mapping[c.indices])
+    key = id(lo.values)
+    got = units_memo.get(key)
+    if got is None:
+        got = units_memo[key] = (lo.values, *_units(lo.values, scale))  # (values kept alive: the id stays theirs)
+    _, u, fin = got
+    if hi.values is not lo.values:
+        _, hu, hfin = (hi.values, *_units(hi.values, scale))
+    else:
+        hu, hfin = u, fin
+    lc = np.asarray(lc, dtype=bool)
+    hc = np.asarray(hc, dtype=bool)
+    li, hi_ = lo.indices, hi.indices
+    s = np.where(fin[li], 2 * u[li] + (~lc).astype(np.int64), NEG)
+    e = np.where(hfin[hi_], 2 * hu[hi_] + hc.astype(np.int64), POS)
+    return _frame(codes, s, e)
+
+
+def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
+    """The facts of ``pred`` in the FactColumns ``sources`` as one coalesced
+    DataFrame (columns of encoding.py).  ``memo``: the time units of each
+    block's time values, kept across predicates (blocks share them)."""
+    import polars as pl
+
+    frames = []
+    memo = {} if memo is None else memo
+    for fc in sources:
+        for part in fc.parts.get(pred, ()):
+            frames.append(_part_frame(part, terms, scale, memo))
+        slow = fc.slow.get(pred)
+        if slow:
+            keys = [t for t, _ in slow]
+            cols = [encode_column([k[i] for k in keys], terms) for i in range(arity)]
+            lo, hi, lc, hc = zip(*[iv for _, iv in slow])
+            s, e = interval_codes(lo, hi, lc, hc, scale)
+            frames.append(_frame(cols, s, e))
+    if not frames:
+        return empty(arity)
+    df = frames[0] if len(frames) == 1 else pl.concat(frames)
+    return coalesce(df, term_columns(arity))

@@ -1,0 +1,309 @@
+"""The direct path: fact file -> the kernel reader's columns -> the columnar
+executor -> text/CSV/Parquet written from the columns, with no Python row
+per fact, must give byte for byte what the row path gives (the line reader,
+the row executor, the row printer and writers).
+
+Random fact files in both dialects with fractions, decimals, open and closed
+ends, unbounded ends, dates, a few lines only the exact parser reads
+(quoted strings), and programs with a stratum the columnar executor leaves to
+rows (Since), which then reads the given facts as rows."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+
+from chronolog import api
+from chronolog.api import reason
+
+PROGRAMS = {
+    "vadalog": """
+        q(X) :- <->[0,2] p(X, Y).
+        r(X, Y) :- p(X, Y), s(Y).
+        t(Y) :- [-][0,1] s(Y).
+        u(X) :- q(X), not t(X).
+        @output("q"). @output("r"). @output("t"). @output("u"). @output("s").
+    """,
+    "meteor": """
+        q(X):- Diamondminus[0,2]p(X,Y)
+        r(X,Y):- p(X,Y),s(Y)
+        t(Y):- Boxminus[0,1]s(Y)
+    """,
+}
+# a stratum on rows (Since), the rest on columns
+FALLBACK = """
+    q(X) :- <->[0,2] p(X, Y).
+    w(X) :- q(X) <S>[0,3] s(X).
+    @output("q"). @output("w").
+"""
+DATED = """
+    @timeGranularity("hours").
+    q(X) :- <->[0,2] p(X, Y).
+    r(X, Y) :- p(X, Y), s(Y).
+    @output("q"). @output("r").
+"""
+
+NAMES = ["a", "b", "c1", "d_e", "x"]
+
+
+def _point(rnd, dialect, dated):
+    if dated:
+        return f"2020-01-{rnd.randint(1, 9):02d}T{rnd.randint(0, 23):02d}:{rnd.choice(['00', '30'])}"
+    r = rnd.random()
+    if r < 0.6:
+        return str(rnd.randint(-5, 40))
+    if r < 0.8:
+        return f"{rnd.randint(0, 30)}.{rnd.choice(['5', '25', '125'])}"
+    return f"{rnd.randint(0, 30)}/3" if dialect == "vadalog" else f"{rnd.randint(0, 30)}.75"
+
+
+def _interval(rnd, dialect, dated):
+    lo, hi = _point(rnd, dialect, dated), _point(rnd, dialect, dated)
+    r = rnd.random()
+    if r < 0.1:
+        return "@" + lo
+    if r < 0.15 and not dated:
+        return f"@[{lo},+inf)" if dialect == "vadalog" else f"@[{lo},inf)"
+    if r < 0.2 and not dated:
+        return f"@(-inf,{hi}]"
+    return f"@{rnd.choice('[(')}{lo},{hi}{rnd.choice('])')}"
+
+
+def fact_file(rnd, dialect, n, dated=False, quoted=True) -> str:
+    """n facts of p/2 and s/1; intervals with their ends in order."""
+    from fractions import Fraction
+
+    from chronolog.language.dates import Calendar
+
+    conv = Calendar("hours").parse_point if dated else Fraction
+    lines = []
+    while len(lines) < n:
+        iv = _interval(rnd, dialect, dated)
+        if iv.startswith("@[") or iv.startswith("@("):
+            lo, hi = iv[2:-1].split(",")
+            if not (lo.startswith("-") and "inf" in lo) and "inf" not in hi:
+                a, b = conv(lo), conv(hi)
+                if a > b:
+                    lo, hi = hi, lo
+                if a == b:
+                    iv = "@" + lo
+                else:
+                    iv = f"{iv[1]}{lo},{hi}{iv[-1]}"
+                    iv = "@" + iv
+        x, y = rnd.choice(NAMES), rnd.choice(NAMES + ["1", "2"])
+        if quoted and rnd.random() < 0.02 and dialect == "vadalog":
+            y = '"a b"'  # read by the exact parser
+        if rnd.random() < 0.6:
+            lines.append(f"p({x},{y}){iv}" + ("." if dialect == "vadalog" else ""))
+        else:
+            lines.append(f"s({y}){iv}" + ("." if dialect == "vadalog" else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _run(tmp_path: Path, program: str, facts: str, dialect: str, engine: str):
+    prog = tmp_path / ("p.meteor" if dialect == "meteor" else "p.vada")
+    prog.write_text(program)
+    f = tmp_path / "facts.txt"
+    f.write_text(facts)
+    return reason(prog, [f], dialect=dialect, engine=engine)
+
+
+def _text(model) -> str:
+    buf = io.StringIO()
+    model.write_text(buf)
+    return buf.getvalue()
+
+
+def _row_text(model) -> str:
+    text = model.to_text()
+    return text + "\n" if text else ""
+
+
+@pytest.fixture(autouse=True)
+def small_files(monkeypatch):
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)  # the direct path for small files too (fast tests)
+
+
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+@pytest.mark.parametrize("seed", range(6))
+def test_text_is_byte_identical(tmp_path, dialect, seed):
+    rnd = random.Random(seed)
+    facts = fact_file(rnd, dialect, rnd.choice([5, 60, 400]))
+    cols = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "columns")
+    rows = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "rows")
+    assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"
+    assert set(cols.stats["executors"].values()) == {"columns"}
+    assert _text(cols) == _row_text(rows)
+    assert cols.to_text() == rows.to_text()
+    for p in ("q", "r", "s"):
+        assert cols.facts(p) == rows.facts(p)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dates(tmp_path, seed):
+    rnd = random.Random(seed)
+    facts = fact_file(rnd, "vadalog", 200, dated=True, quoted=False)
+    cols = _run(tmp_path, DATED, facts, "vadalog", "columns")
+    rows = _run(tmp_path, DATED, facts, "vadalog", "rows")
+    assert cols._columns.given_columns
+    assert _text(cols) == _row_text(rows)
+    assert "2020-01-" in _text(cols)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fallback_stratum_reads_rows(tmp_path, seed):
+    rnd = random.Random(seed)
+    facts = fact_file(rnd, "vadalog", 300)
+    cols = _run(tmp_path, FALLBACK, facts, "vadalog", "columns")
+    rows = _run(tmp_path, FALLBACK, facts, "vadalog", "rows")
+    assert "rows" in cols.stats["executors"].values() and "columns" in cols.stats["executors"].values()
+    assert _text(cols) == _row_text(rows)
+
+
+def test_cli_output_is_byte_identical(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    rnd = random.Random(7)
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAMS["vadalog"])
+    f = tmp_path / "facts.vada"
+    f.write_text(fact_file(rnd, "vadalog", 300))
+    out = {}
+    for engine in ("rows", "columns"):
+        res = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(f), "--engine", engine])
+        assert res.exit_code == 0, res.output
+        out[engine] = res.output
+    assert out["rows"] == out["columns"] and out["rows"].count("\n") > 10
+
+
+def test_updates_see_the_given_facts(tmp_path):
+    """Reasoner.add after a run that kept the given facts as columns (the
+    program has negation: the update recomputes from the given facts)."""
+    rnd = random.Random(3)
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAMS["vadalog"])
+    f = tmp_path / "facts.vada"
+    f.write_text(fact_file(rnd, "vadalog", 100))
+    models = {}
+    for engine in ("rows", "columns"):
+        r = api.Reasoner(prog, [f], engine=engine)
+        models[engine] = r.add("p(a,b)@[100,101].\ns(b)@[100,102].")
+    assert models["columns"].to_text() == models["rows"].to_text()
+    assert len(models["columns"]) == len(models["rows"])
+    assert models["columns"].facts("p") == models["rows"].facts("p")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_csv_and_parquet_outputs_are_identical(tmp_path, seed):
+    """``--output DIR`` (CSV) and Parquet/Arrow bindings written from the
+    columns: the same CSV bytes and the same tables as written from rows."""
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    rnd = random.Random(seed)
+    f = tmp_path / "facts.vada"
+    f.write_text(fact_file(rnd, "vadalog", 300))
+    got = {}
+    for engine in ("rows", "columns"):
+        d = tmp_path / engine
+        d.mkdir()
+        prog = d / "p.vada"
+        prog.write_text(
+            PROGRAMS["vadalog"] + '@bind("q", "parquet", ".", "q.parquet"). @bind("r", "ipc", ".", "r.arrow").\n'
+        )
+        res = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(f), "--engine", engine, "--output", str(d / "out")])
+        assert res.exit_code == 0, res.output
+        got[engine] = (
+            {p.name: p.read_bytes() for p in sorted((d / "out").iterdir())},
+            pq.read_table(d / "q.parquet"),
+            feather.read_table(d / "r.arrow"),
+        )
+    assert got["rows"][0] == got["columns"][0] and len(got["rows"][0]) == 5
+    assert got["rows"][1].equals(got["columns"][1]) and got["rows"][1].num_rows > 0
+    assert got["rows"][2].equals(got["columns"][2]) and got["rows"][2].num_rows > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_to_arrow_is_identical(tmp_path, seed):
+    rnd = random.Random(seed)
+    facts = fact_file(rnd, "vadalog", 200)
+    cols = _run(tmp_path, PROGRAMS["vadalog"], facts, "vadalog", "columns")
+    rows = _run(tmp_path, PROGRAMS["vadalog"], facts, "vadalog", "rows")
+    for p in ("q", "r", "s", "u"):
+        assert cols._columns.arrow_table(p, cols.column_names(p)) is not None  # from the columns
+        a, b = cols.to_arrow(p), rows.to_arrow(p)
+        assert a.schema == b.schema and a.equals(b), p
+
+
+def test_dated_to_arrow_is_identical(tmp_path):
+    rnd = random.Random(11)
+    facts = fact_file(rnd, "vadalog", 200, dated=True, quoted=False)
+    cols = _run(tmp_path, DATED, facts, "vadalog", "columns")
+    rows = _run(tmp_path, DATED, facts, "vadalog", "rows")
+    for p in ("q", "r"):
+        assert cols.to_arrow(p).equals(rows.to_arrow(p))
+
+
+def test_lars_fact_files_take_the_rows_reading(tmp_path):
+    """A LARS stream file of any size is read by the rows' reader (facts at
+    ticks); the kernels used to be given it from 64 KB on and failed."""
+    from tests.test_lars import LASER_STREAM
+
+    prog = tmp_path / "laser.lars"
+    prog.write_text("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).\n")
+    facts = tmp_path / "stream.txt"
+    facts.write_text(LASER_STREAM + "\n")
+    for engine in ("rows", "columns"):
+        model = reason(prog, [facts], dialect="lars", engine=engine)
+        assert model.to_text().splitlines() == ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,41]", "q(x3,y,z)@[40,43]"]
+
+
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+def test_many_blocks_and_name_batches(tmp_path, monkeypatch, dialect):
+    """Small blocks, names coded in small batches: the same text as rows."""
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 300)
+    monkeypatch.setattr(fact_columns, "NAMES_BATCH", 7)
+    facts = fact_file(random.Random(5), dialect, 400)
+    cols = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "columns")
+    rows = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "rows")
+    assert len(cols._columns.given_columns[0].parts["p"]) > 5
+    assert _text(cols) == _row_text(rows)
+
+
+def test_several_fact_files_share_one_dictionary(tmp_path):
+    lines = fact_file(random.Random(9), "vadalog", 300).splitlines()
+    files = []
+    for i, part in enumerate((lines[:100], lines[100:])):
+        f = tmp_path / f"facts{i}.vada"
+        f.write_text("\n".join(part) + "\n")
+        files.append(f)
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAMS["vadalog"])
+    cols = reason(prog, files, engine="columns")
+    rows = reason(prog, files, engine="rows")
+    assert len(cols._columns.given_columns) == 2
+    assert cols._columns.given_columns[0].terms is cols._columns.given_columns[1].terms
+    assert _text(cols) == _row_text(rows)
+
+
+def test_arity_clash_between_files_is_reported_by_the_rows_reader(tmp_path):
+    a, b = tmp_path / "a.vada", tmp_path / "b.vada"
+    a.write_text("p(x,y)@1.\n")
+    b.write_text("p(x)@2.\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X, Y).\n")
+    from chronolog.language.errors import ChronologError
+
+    with pytest.raises(ChronologError) as e:
+        reason(prog, [a, b], engine="columns")
+    assert "b.vada:1" in str(e.value) and "a.vada:1" in str(e.value)

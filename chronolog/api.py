@@ -159,6 +159,12 @@ def _with_shapes(extra: FactRows, columns) -> FactRows:
     return out
 
 
+def _has_existentials(prog) -> bool:
+    from chronolog.planner.existential import existential_variables
+
+    return any(existential_variables(r) for r in prog.rules)
+
+
 class _GivenRows(dict):
     """The given facts as rows (``pred -> [(terms, interval)]``), for a
     proof's re-run or an update that recomputes; facts still in the kernel
@@ -397,7 +403,10 @@ class Reasoner:
             base_dir = program.parent
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
-        columns = _fact_columns(facts, dialect, prog.calendar) if self.engine != "rows" and not explain else None
+        # (not for existential rules: their chase runs on rows and names its
+        # nulls past every label the given facts use)
+        direct = self.engine != "rows" and not explain and not _has_existentials(prog)
+        columns = _fact_columns(facts, dialect, prog.calendar) if direct else None
         extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
@@ -455,7 +464,7 @@ class Reasoner:
 
         nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()))
         with run_scope(nulls):
-            self._evaluate(store, hz, strategy, explain, base)
+            self._evaluate(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
         self.model._nulls = nulls  # a proof's re-run names the witnesses alike
 
     def _evaluate(self, store, hz, strategy, explain, base) -> None:
@@ -471,7 +480,7 @@ class Reasoner:
             self.evaluator = None
             self.model = self._terminate()
             return
-        self._finish(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
+        self._finish(store, hz, strategy, explain, base)
 
     def _add_repeating_given(self, facts, given) -> None:
         """Given facts that repeat forever: kept as such when the model is

@@ -36,9 +36,9 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X) :- q(X) <S>[0,3] s(X).
+    w(X, N) :- p(X, Y), N = prod(2).
     @output("q"). @output("w").
-"""
+"""  # prod runs on rows (Since/Until now run on columns)
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).
@@ -307,3 +307,20 @@ def test_arity_clash_between_files_is_reported_by_the_rows_reader(tmp_path):
     with pytest.raises(ChronologError) as e:
         reason(prog, [a, b], engine="columns")
     assert "b.vada:1" in str(e.value) and "a.vada:1" in str(e.value)
+
+
+def test_nulls_in_fact_files(tmp_path):
+    """Labelled nulls read on the direct path are nulls; an existential
+    program reads its files as rows, so its chase names new nulls past every
+    label the files use (as on rows)."""
+    facts = "".join(f"owns(_:n{i % 7},c{i},0.{i % 9 + 1})@[{i},{i + 5}].\n" for i in range(300))
+    plain = "someNull(X) :- owns(X, C, S).\nsame(C, D) :- owns(X, C, S), owns(X, D, T), C != D.\n"
+    cols = _run(tmp_path, plain, facts, "vadalog", "columns")
+    rows = _run(tmp_path, plain, facts, "vadalog", "rows")
+    assert cols._columns.given_columns
+    assert cols.to_text() == rows.to_text() and "someNull(_:n6)" in cols.to_text()
+    chase = "company(C) :- owns(X, C, S).\ncontroller(Y, C) :- company(C).\n"
+    cols = _run(tmp_path, chase, facts, "vadalog", "columns")
+    rows = _run(tmp_path, chase, facts, "vadalog", "rows")
+    assert cols.to_text() == rows.to_text()
+    assert "controller(_:n7,c0)" in cols.to_text()  # _:n0.._:n6 are the files'

@@ -482,3 +482,17 @@ def test_a_missing_program_file_has_a_hint(tmp_path):
     for prog in (tmp_path / "nosuch.vada", tmp_path / "afile" / "p.vada"):
         r = run("run", prog)
         assert r.exit_code == 2 and "does not exist" in r.output and "hint:" in r.output, r.output
+
+
+def test_two_way_recursion_that_would_step_through_a_window_beyond_a_float_stops():
+    # found while writing the test above: with the quarter exact, the window
+    # around the data (8 x 10^400 wide) was stepped through one unit per round,
+    # forever; chronolog's own window now counts against max_rounds
+    program = "p(X) :- b(X).\np(X) :- <->[1e400,1e400] p(X).\np(X) :- <+>[1,1] p(X).\nb(a)@[0,10].\n"
+    t0 = time.process_time()
+    with pytest.raises(ChronologError, match="no fixpoint after 2000 rounds") as e:
+        reason(program, max_rounds=2000)
+    assert "--max-rounds" in e.value.hint and time.process_time() - t0 < 20
+    # with a horizon the user chose, the rounds it takes are the answer's
+    m = reason(program, horizon=(-50, 50))
+    assert m.facts("p") == [(("a",), (-50, 10, True, True))]

@@ -233,3 +233,17 @@ def test_a_stream_over_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no
     assert _stream_window(near, (-40, 40)) == _stream_window(far, (-40, 40))
     assert _stream_window(near, (gap - 40, gap + 40)) == _stream_window(far, (gap - 40, gap + 40), d)
     assert far_rounds <= near_rounds + 60, (near_rounds, far_rounds)
+
+
+def test_two_way_recursion_with_negation_over_two_clusters_is_not_split():
+    """Found by the property above: each cluster's model alone held p1 where
+    the other cluster's e1 rules it out (a negated input is not monotone), and
+    their union held it everywhere.  Such a recursion runs over one window."""
+    prog = ("p0(X) :- p0(X), not e1(X).\n[+][0,+inf) p0(X) :- <+>[1,+inf) p0(X), not e1(X).\n"
+            "p1(X) :- p0(X), not e1(X).\np0(X) :- <+>[1,+inf) p1(X), not e1(X).\n")
+    facts = "p0(a)@[0,0].\ne1(a)@[0,0].\np0(a)@[150,150].\ne1(a)@[150,150]."
+    m = chronolog.reason(prog + facts)
+    assert m.to_text().splitlines() == ["p0(a)@(-inf,+inf)", "p1(a)@(-inf,0)", "p1(a)@(0,150)", "p1(a)@(150,+inf)"]
+    bounded = chronolog.reason(prog + facts, horizon=(-400, 550))
+    for pred in ("p0", "p1"):
+        assert _norm(m.facts_within(pred, (-40, 190))) == _norm(_clip(bounded.facts(pred), (-40, 190)))

@@ -101,7 +101,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     t0 = time.perf_counter()
     try:
         if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist")
+            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
 
@@ -201,7 +201,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 
     try:
         if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist")
+            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         d = _dialect_for(program, dialect)
         model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, max_rounds=max_rounds)
         click.echo("true" if model.holds(query, dialect=d) else "false")
@@ -213,7 +213,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
     """``run --spark``: bindings through Spark; unbound outputs are printed."""
     try:
         if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist")
+            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         import warnings
 
         from chronolog.connectors import spark as cs
@@ -260,7 +260,7 @@ def plan(program, dialect, engine):
 
     try:
         if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist")
+            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
         click.echo(make_plan(prog).describe(engine))
     except ChronologError as e:
@@ -285,9 +285,9 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
 
     try:
         if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist")
+            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         if input_ is not None and not exists(input_, "the input file"):
-            raise ChronologError(f"the input file {input_} does not exist")
+            raise ChronologError(f"the input file {input_} does not exist", hint="check the path (relative paths start at the current directory)")
         d = _dialect_for(program, dialect)
         if (window is not None or delay is not None) and not hypothetical:
             raise ChronologError("--window and --delay go with --hypothetical",

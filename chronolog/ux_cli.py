@@ -106,7 +106,7 @@ def _load(program, facts, dialect, horizon, progress=None):
     from chronolog.cli import _dialect_for
 
     if not exists(program, "the program file"):
-        raise ChronologError(f"the program file {program} does not exist")
+        raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
     d = _dialect_for(program, dialect)
     return reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, progress=progress), d
 

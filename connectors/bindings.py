@@ -102,7 +102,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -
         path = Path(str(directory)) / str(name)
         if not path.is_absolute():
             path = base_dir / path
-        if not exists(path, f"@bind of {pred}: the file"):
+        if not exists(path, f"@bind of {pred}: the file", a.pos):
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
         m = mappings(program, pred)
         if kind == "csv":

@@ -51,7 +51,7 @@ def read_table(path, fmt=None):
     path = Path(path)
     kind = format_of(path, fmt)
     if not exists(path, "the file"):
-        raise DataError(f"the file {path} does not exist")
+        raise DataError(f"the file {path} does not exist", hint="check the path (relative paths start at the current directory)")
     try:
         if kind == "parquet":
             import pyarrow.parquet as pq
@@ -93,7 +93,7 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
         m = mappings(program, pred) if program is not None else {}
         tm = time_mapping(program, pred) if program is not None else None
         if not exists(path, "the file"):
-            raise DataError(f"the file {path} does not exist")
+            raise DataError(f"the file {path} does not exist", hint="check the path (relative paths start at the current directory)")
         return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
     from chronolog.language.facts import read_fact_rows, refuse_repeating
 

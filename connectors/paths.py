@@ -10,7 +10,8 @@ from pathlib import Path
 from chronolog.language.errors import DataError
 
 
-def exists(path, what: str = "the path") -> bool:
+def exists(path, what: str = "the path", pos=None) -> bool:
+    """``pos``: where the program names the path (an annotation), if it does."""
     try:
         return Path(path).exists()
     except OSError as e:
@@ -18,4 +19,4 @@ def exists(path, what: str = "the path") -> bool:
         if len(shown) > 120:
             shown = shown[:60] + "..." + shown[-40:]
         hint = "use a shorter name" if e.errno == errno.ENAMETOOLONG else "check the directory and file name"
-        raise DataError(f"{what} {shown} cannot be used: {e.strerror}", hint=hint) from None
+        raise DataError(f"{what} {shown} cannot be used: {e.strerror}", pos, hint=hint) from None

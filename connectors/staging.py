@@ -14,12 +14,15 @@ one file atomically (``os.replace``), but nothing publishes a set of them.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from chronolog.language.errors import DataError
+
+from .paths import exists
 
 _OVERWRITE_HINT = "choose another path, or pass --overwrite (overwrite=True in Python)"
 
@@ -40,7 +43,7 @@ def _umask() -> int:
 
 def check_destination(path: Path, overwrite: bool, is_dir: bool = False) -> None:
     """Refuse, before any work, a destination that may not be written."""
-    if path.exists() or path.is_symlink():
+    if exists(path, "the output") or path.is_symlink():
         if not overwrite:
             raise DataError(f"{path} exists already; not overwriting it", hint=_OVERWRITE_HINT)
         if path.is_dir() and not is_dir:
@@ -107,7 +110,8 @@ class Staging:
                 os.close(fd)
                 tmp = Path(name)
         except OSError as e:
-            raise DataError(f"cannot write {path}: {e.strerror}", hint="choose a directory you can write to") from None
+            hint = "use a shorter name" if e.errno == errno.ENAMETOOLONG else "choose a directory you can write to"
+            raise DataError(f"cannot write {path}: {e.strerror}", hint=hint) from None
         self._staged.append((tmp, path, overwrite))
         return tmp
 

@@ -49,7 +49,7 @@ from fractions import Fraction
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import program_reach
-from chronolog.planner.ir import SinceRule
+from chronolog.planner.ir import NegScan, PlanRule, SinceRule
 
 from .rows.evaluator import Evaluator
 from .periodic import find_repetition, unroll
@@ -96,6 +96,7 @@ def _one(plan, core, reps, own, strategy, out, fast=None):
         store = tm._store_of(core)
         tm._add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
         ev = Evaluator(fast or plan, store, make(lo, hi, True, True), strategy)
+        ev.rounds_bounded = True  # a window around data beyond a float's range is never crossed step by step
         ev.run()
         tm._add_stats(out, ev)
         guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, (p_l, const_l), (p_r, const_r))
@@ -199,6 +200,10 @@ def _by_clusters(plan, core, own, strategy, out, fast=None):
 
     from . import termination as tm
 
+    if any(isinstance(lit, NegScan) for r in plan.rules if isinstance(r, PlanRule) for lit in r.body):
+        # a negated input is not monotone: a cluster's model without the other
+        # clusters' facts may hold what they rule out, so M_k is not part of M
+        return None
     reach = program_reach(plan.rules)
     groups = _clusters(core, 16 * (reach + 1))
     if groups is None:

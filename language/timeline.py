@@ -94,7 +94,7 @@ def format_number(x) -> str:
     one, otherwise ``p/q``; ``-inf``/``+inf``.
     """
     if type(x) is int:
-        return str(x)
+        return _int_text(x)
     if type(x) is bool:
         return "#T" if x else "#F"
     if type(x) is float:
@@ -105,7 +105,7 @@ def format_number(x) -> str:
         return repr(x)
     if isinstance(x, Fraction):
         if x.denominator == 1:
-            return str(x.numerator)
+            return _int_text(x.numerator)
         den = x.denominator
         twos = fives = 0
         while den % 2 == 0:
@@ -115,14 +115,31 @@ def format_number(x) -> str:
             den //= 5
             fives += 1
         if den != 1:
-            return f"{x.numerator}/{x.denominator}"
+            return f"{_int_text(x.numerator)}/{_int_text(x.denominator)}"
         digits = max(twos, fives)
         scaled = abs(x) * 10**digits
         assert scaled.denominator == 1
-        s = str(scaled.numerator).rjust(digits + 1, "0")
+        s = _int_text(scaled.numerator).rjust(digits + 1, "0")
         sign = "-" if x < 0 else ""
         return f"{sign}{s[:-digits]}.{s[-digits:]}"
     return str(x)
+
+
+def _int_text(n: int) -> str:
+    """``str(n)`` also beyond Python's limit on converting long integers to
+    text (4300 digits, a guard against slow conversions of untrusted text):
+    arithmetic on exact numbers (``round(X, 10000)``, ``X * X * X``) may
+    produce such a value, and printing it must not fail."""
+    try:
+        return str(n)
+    except ValueError:
+        if n < 0:
+            return "-" + _int_text(-n)
+        high, low = divmod(n, 10**_CHUNK)
+        return _int_text(high) + str(low).rjust(_CHUNK, "0")
+
+
+_CHUNK = 4000
 
 
 # --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,126 @@ def test_float_of_a_number_beyond_a_binary_float_is_a_positioned_error():
     # exact arithmetic with such a number is fine (1.5 is exact)
     m = chronolog.reason("s(Y) :- p(X), Y = X + 1.5.\np(1e400/3)@0.\n")
     assert len(m.facts("s")) == 1
+
+
+# ------------------------------------------------------------ found by the fuzz suite (2)
+
+LONG = "x" * 300  # longer than a file name may be (255 bytes on Linux and macOS)
+
+
+@pytest.mark.parametrize("command", [["run"], ["entails", "p(a)@1"], ["plan"], ["stream"]])
+def test_a_program_name_the_os_cannot_use(tmp_path, command):
+    # found by the fuzz suite: Path.exists() raised a bare OSError (exit 1, no message)
+    prog = tmp_path / f"{LONG}.vada"
+    r = run(command[0], prog, *command[1:])
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "cannot be used: File name too long" in r.output and "hint: use a shorter name" in r.output, r.output
+    assert len(r.output) < 400, r.output  # the name is cut in the message
+
+
+def test_an_output_directory_name_the_os_cannot_use(tmp_path):
+    prog = _program(tmp_path, "p(X) :- q(X). q(a)@1.")
+    r = run("run", prog, "--output", tmp_path / LONG)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "--output" in r.output and "File name too long" in r.output and "hint:" in r.output, r.output
+
+
+def test_a_bound_file_name_the_os_cannot_use(tmp_path):
+    program = f'@input("q").\n@bind("q","csv","{tmp_path}","{LONG}.csv").\np(X) :- q(X).\n'
+    with pytest.raises(ChronologError, match="@bind of q: the file .* cannot be used: File name too long") as e:
+        reason(program)
+    assert e.value.hint == "use a shorter name"
+    out = refused(tmp_path, program, where="2:1", says="File name too long")
+    assert "cannot be used" in out
+
+
+@pytest.mark.parametrize("digits", [10**8, -(10**8), 10_001])
+def test_round_to_a_huge_number_of_digits_is_refused(digits):
+    # found by the fuzz suite: round(1/3, 10**8) computed 10**(10**8) for minutes
+    t0 = time.process_time()
+    with pytest.raises(ChronologError, match=f"round\\(\\) to {digits} digits: at most 10000") as e:
+        reason(f"r(Y) :- p(X), Y = round(X, {digits}).\np(1/3)@0.\n")
+    assert e.value.pos is not None and (e.value.pos.line, e.value.pos.column) == (1, 15)
+    assert time.process_time() - t0 < 5
+    # the largest allowed is exact, and printable
+    m = reason("r(Y) :- p(X), Y = round(X, 10000).\np(1/3)@0.\n")
+    (y,), _ = m.facts("r")[0]
+    assert y == Fraction(10**10000 // 3, 10**10000)
+    assert m.to_text() == "r(0." + "3" * 10000 + ")@[0,0]"
+
+
+def test_an_exact_result_beyond_pythons_printing_limit_is_printed(tmp_path):
+    # Python refuses str() of an int beyond 4300 digits (ValueError, an escape
+    # through to_text() and the command line); the arithmetic is exact
+    program = '@output("r").\nr(Y) :- p(X), Y = X * X * X * X * X * X.\np(-1e999/7)@0.\n'
+    text = reason(program).to_text()
+    big = "1" + "0" * 5994  # str(10**5994) is what Python refuses
+    assert text == f"r({big}/117649)@[0,0]"
+    r = run("run", _program(tmp_path, program), "--output", tmp_path / "o")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "o" / "r.csv").read_text().splitlines()[1] == f"{big}/117649,0,0,true,true"
+
+
+BIG = 10**400  # written 1e400: an exact integer beyond a binary float
+
+
+@pytest.mark.parametrize(
+    "program, want",
+    [
+        # a shift: +inf + 10**400 converted the integer to a float and overflowed
+        ("p(X) :- <->[0,1e400] q(X).\nq(a)@[0,+inf).", ["p(a)@[0,+inf)"]),
+        ("p(X) :- <+>[0,1e400] q(X).\nq(a)@(-inf,0].", ["p(a)@(-inf,0]"]),
+        # two windows composed into one (diamonds, boxes)
+        ("p(X) :- <->[0,1e400] <->[0,+inf) q(X).\nq(a)@[0,1].", ["p(a)@[0,+inf)"]),
+        ("p(X) :- [-][0,1e400] [-][0,+inf) q(X).\nq(a)@[0,+inf).", []),
+        ("p(X) :- [-][0,1e400] [-][0,1] q(X).\nq(a)@(-inf,+inf).", ["p(a)@(-inf,+inf)"]),
+        # a box in the head
+        ("[+][0,1e400] p(X) :- q(X).\nq(a)@[0,+inf).", ["p(a)@[0,+inf)"]),
+        # a box in the body, both ends (exact answers)
+        ("p(X) :- [-][0,1e400] q(X).\nq(a)@[0,+inf).", [f"p(a)@[{BIG},+inf)"]),
+        ("p(X) :- [+][0,1e400] q(X).\nq(a)@(-inf,0].", [f"p(a)@(-inf,-{BIG}]"]),
+    ],
+)
+def test_infinity_plus_an_integer_beyond_a_float(program, want):
+    # found by the fuzz suite: OverflowError from the window arithmetic
+    assert [l for l in reason(program).to_text().splitlines() if l.startswith("p(")] == want
+
+
+def test_two_way_recursion_with_a_window_beyond_a_float_is_exact():
+    # found by the fuzz suite: a quarter of the search window was computed as
+    # a float (OverflowError); it is exact now, and so are the answers
+    program = (
+        "p(X) :- b(X).\nq(X) :- <->[1e400,1e400] p(X).\np(X) :- <+>[1e400,1e400] q(X).\nb(a)@[0,10].\n"
+    )
+    m = reason(program)
+    assert m.facts("p") == [(("a",), (0, 10, True, True))]
+    assert m.facts("q") == [(("a",), (BIG, BIG + 10, True, True))]
+
+
+def test_a_bound_output_name_the_os_cannot_use(tmp_path):
+    # the same for a file the run would write: refused before any work
+    program = f'@output("p").\n@bind("p","csv","{tmp_path}","{LONG}.csv").\np(X) :- q(X).\nq(a)@1.\n'
+    out = refused(tmp_path, program, says="File name too long")
+    assert "use a shorter name" in out
+    assert _listing(tmp_path) == ["p.vada"]
+
+
+def test_a_missing_program_file_has_a_hint(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for prog in (tmp_path / "nosuch.vada", tmp_path / "afile" / "p.vada"):
+        r = run("run", prog)
+        assert r.exit_code == 2 and "does not exist" in r.output and "hint:" in r.output, r.output
+
+
+def test_two_way_recursion_that_would_step_through_a_window_beyond_a_float_stops():
+    # found while writing the test above: with the quarter exact, the window
+    # around the data (8 x 10^400 wide) was stepped through one unit per round,
+    # forever; chronolog's own window now counts against max_rounds
+    program = "p(X) :- b(X).\np(X) :- <->[1e400,1e400] p(X).\np(X) :- <+>[1,1] p(X).\nb(a)@[0,10].\n"
+    t0 = time.process_time()
+    with pytest.raises(ChronologError, match="no fixpoint after 2000 rounds") as e:
+        reason(program, max_rounds=2000)
+    assert "--max-rounds" in e.value.hint and time.process_time() - t0 < 20
+    # with a horizon the user chose, the rounds it takes are the answer's
+    m = reason(program, horizon=(-50, 50))
+    assert m.facts("p") == [(("a",), (-50, 10, True, True))]

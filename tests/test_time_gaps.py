@@ -176,3 +176,74 @@ def test_two_way_recursion_over_a_long_fact_takes_few_rounds(prog):
     for pred in ("p", "q"):
         for window in ((-50, 50), (999_950, 1_000_050), (-1_000_050, -999_950)):
             assert _norm(m.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), (pred, window)
+
+
+def _streamed(program, clusters, outputs):
+    """Push each cluster of facts and advance past it; the answers per
+    (pred, terms), coalesced, and the stream's rounds."""
+    from chronolog.language.timeline import coalesce
+
+    s = chronolog.Stream(program, outputs=outputs)
+    got: dict = {}
+    for facts, until in clusters:
+        s.push(facts)
+        s.advance(until)
+        for f in s:
+            got.setdefault((f.pred, f.terms), []).append(f.interval)
+    return {k: coalesce(v) for k, v in got.items()}, s.evaluator.stats["rounds"]
+
+
+def _stream_window(answers, window, d=0):
+    from chronolog.language.timeline import intersect, make
+
+    w = make(window[0] + d, window[1] + d, True, True)
+    out = set()
+    for key, ivs in answers.items():
+        for iv in ivs:
+            x = intersect(iv, w)
+            if x is not None:
+                out.add((key, (x[0] - d, x[1] - d, x[2], x[3])))
+    return out
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs())
+def test_a_stream_over_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
+    """The same property for a stream (forward-propagating programs only):
+    the second cluster pushed 300 or about 10^6 time units after the first."""
+    from chronolog.language.errors import ChronologError
+
+    program, facts = prog
+    assume("e0(X) :- e0(X)" not in program)
+    assume(facts.strip())
+    preds = ["p0", "p1", "p2"]
+    outputs = [p for p in preds if re.search(rf"^(\[\+\]\S* )?{p}\(X\) :-", program, re.M)]
+    assume(outputs)
+    try:
+        chronolog.Stream(program, outputs=outputs)
+    except ChronologError:  # not forward-propagating: no stream
+        assume(False)
+    alone = chronolog.reason(program, facts)
+    step = lcm_of(_periods(alone)) or 1
+    far_gap = 10**4 if _periods(alone) else 10**6  # a periodic gap streams every instance
+    gap = 300
+    d = step * -(-far_gap // step)
+    near, near_rounds = _streamed(program, [(facts, 40), (_shift_facts(facts, gap), gap + 40)], outputs)
+    far, far_rounds = _streamed(program, [(facts, 40), (_shift_facts(facts, gap + d), gap + d + 40)], outputs)
+    assert _stream_window(near, (-40, 40)) == _stream_window(far, (-40, 40))
+    assert _stream_window(near, (gap - 40, gap + 40)) == _stream_window(far, (gap - 40, gap + 40), d)
+    assert far_rounds <= near_rounds + 60, (near_rounds, far_rounds)
+
+
+def test_two_way_recursion_with_negation_over_two_clusters_is_not_split():
+    """Found by the property above: each cluster's model alone held p1 where
+    the other cluster's e1 rules it out (a negated input is not monotone), and
+    their union held it everywhere.  Such a recursion runs over one window."""
+    prog = ("p0(X) :- p0(X), not e1(X).\n[+][0,+inf) p0(X) :- <+>[1,+inf) p0(X), not e1(X).\n"
+            "p1(X) :- p0(X), not e1(X).\np0(X) :- <+>[1,+inf) p1(X), not e1(X).\n")
+    facts = "p0(a)@[0,0].\ne1(a)@[0,0].\np0(a)@[150,150].\ne1(a)@[150,150]."
+    m = chronolog.reason(prog + facts)
+    assert m.to_text().splitlines() == ["p0(a)@(-inf,+inf)", "p1(a)@(-inf,0)", "p1(a)@(0,150)", "p1(a)@(150,+inf)"]
+    bounded = chronolog.reason(prog + facts, horizon=(-400, 550))
+    for pred in ("p0", "p1"):
+        assert _norm(m.facts_within(pred, (-40, 190))) == _norm(_clip(bounded.facts(pred), (-40, 190)))

@@ -53,6 +53,9 @@ class Evaluator:
         self.stats = {"rounds": 0, "derivations": 0}
         self._pipeline_cache: dict = {}
         self.progress = None  # a callback taking a chronolog.progress.Progress, or None
+        # a window chronolog chose itself (not the user's horizon) is bounded
+        # by max_rounds too: it may be wider than any step could cross
+        self.rounds_bounded = False
 
     # ---------------------------------------------------------- state
     def delta_of(self, pred: str) -> dict:
@@ -176,7 +179,7 @@ class Evaluator:
             if self.progress is not None:
                 self._report(stratum, rounds, merges, False)
             rounds += 1
-            if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None):
+            if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None or self.rounds_bounded):
                 rules = stratum.inventing_rules or stratum.rules
                 why = " keeps creating new values" if stratum.inventing_rules else (
                     " moves through time a little in every round, over a stretch that long")

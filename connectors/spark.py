@@ -242,10 +242,14 @@ def reason(
             except spark_rounds.NotRelational as r:
                 warnings.warn(f"running on the driver: {e.render()}; relational rounds cannot run it: {r.render()}", DriverFallback, stacklevel=2)
         else:
+            if stats is not None:
+                stats["path"] = "keyed"
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
                 partitions, timestamps, _fail_first_attempt, window, sources,
             )
+    if stats is not None:
+        stats["path"] = "driver"
     return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources)
 
 

@@ -10,7 +10,7 @@ measured run is its own process (the Spark driver: ``--worker``) that reads
 the Parquet with Spark, reasons with ``connectors.spark.reason(...,
 distributed=True)`` and writes the outputs as Parquet: the whole command.
 It reports wall time, the driver's Python peak resident memory
-(``ru_maxrss`` of that process; the JVM is a child process and not counted),
+(``VmHWM`` of that process; the JVM is a child process and not counted),
 the rounds with their time, delta and shuffle bytes (read from Spark's
 monitoring REST API per job group: one group per round).  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
@@ -92,9 +92,19 @@ def shuffle_by_group(sc) -> dict:
     return out
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> dict:
+def peak_mb() -> float:
+    """This process's peak resident memory (``VmHWM``).  Not ``ru_maxrss``:
+    Linux keeps that across ``exec``, so a child forked from a large parent
+    would report the parent's size."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
 
@@ -106,6 +116,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> di
     })
     spark.sparkContext.setLogLevel("ERROR")
     t_session = time.perf_counter() - t0
+    peak_session = peak_mb()
     own = spark.read.parquet(data)
     stats = {}
     t1 = time.perf_counter()
@@ -114,6 +125,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> di
     for p, df in out.items():
         df.write.mode("overwrite").parquet(f"{out_dir}/{p}")
     t_total = time.perf_counter() - t1
+    peak_reason = peak_mb()
     shuffles = shuffle_by_group(spark.sparkContext)
     rounds = []
     for r in stats.get("rounds", []):
@@ -123,15 +135,14 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> di
     spark.stop()
     return dict(
         master=master, path=stats.get("path"), session_s=round(t_session, 2), reason_s=round(t_reason, 2),
-        total_s=round(t_total, 2), driver_peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        total_s=round(t_total, 2), peak_after_session_mb=round(peak_session, 1), peak_after_reason_mb=round(peak_reason, 1),
+        driver_peak_mb=round(peak_mb(), 1),
         rounds=rounds,
     )
 
 
 def embedded_worker(data: str, out: str) -> dict:
     """The embedded engine on the same Parquet (its facts as Arrow)."""
-    import resource
-
     import pyarrow.parquet as pq
 
     import chronolog
@@ -142,7 +153,7 @@ def embedded_worker(data: str, out: str) -> dict:
     facts = {p: sorted(map(repr, model.facts(p))) for p in ("control", "influence")}
     wall = time.perf_counter() - t0
     Path(out).write_text(json.dumps(facts))
-    return dict(embedded_s=round(wall, 2), peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+    return dict(embedded_s=round(wall, 2), peak_mb=round(peak_mb(), 1))
 
 
 def spark_facts(out_dir: str) -> dict:

@@ -76,6 +76,14 @@ def test_ownership_chain_equals_embedded(spark):
     assert any(r.delta == 0 for r in stats["rounds"])  # the loop ended on an empty delta
 
 
+def test_horizon_confines_derived_facts(spark):
+    own = facts_to_arrow(
+        [(("a", "b", 60), (0, 10, True, False)), (("b", "c", 70), (5, 20, True, True))], ["owner", "company", "share"]
+    )
+    _, model = check(spark, OWNERSHIP, {"own": own}, horizon=(6, 15))
+    assert model.facts("recent")
+
+
 def test_reachability_with_negation(spark):
     prog = """
     node(X) :- e(X, Y).

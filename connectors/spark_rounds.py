@@ -753,7 +753,8 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
             bad = bad | F.col(f"c{i}").isNull()
         fin_s = (F.col("s") != NEG) & (F.abs(F.col("s")) >= LIMIT // 4)
         fin_e = (F.col("e") != POS) & (F.abs(F.col("e")) >= LIMIT // 4)
-        bad = bad | (F.col("s") >= F.col("e")) | fin_s | fin_e
+        # a null code: an overflow that Spark without ANSI mode turns into null
+        bad = bad | F.col("s").isNull() | F.col("e").isNull() | (F.col("s") >= F.col("e")) | fin_s | fin_e
         if enc.filter(bad).limit(1).count():
             raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
         by_pred.setdefault(pred, []).append(enc)
@@ -790,9 +791,14 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     for pred, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
         inputs.append((pred, spark.createDataFrame(table)))
+    from pyspark.errors import ArithmeticException
+
     rounds = prepare(spark, plan, inputs, horizon, window)
-    load_inputs(rounds, inputs)
-    rounds.run()
+    try:
+        load_inputs(rounds, inputs)
+        rounds.run()
+    except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
+        raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
     if stats is not None:
         stats["path"] = "relational"
         stats["rounds"] = rounds.stats.rounds

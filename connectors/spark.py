@@ -166,6 +166,7 @@ def reason(
     timestamps: bool = False,
     base_dir=None,
     window=None,
+    stats: dict | None = None,
     _fail_first_attempt: bool = False,
 ) -> dict:
     """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
@@ -181,15 +182,18 @@ def reason(
     ``window``: ``(from, to)`` (or ``"from,to"``); output only the facts
     inside it, with facts that repeat forever unrolled: a model that repeats
     forever has no finite table without one (an error says so).
+    A program with no key runs as seminaive rounds of DataFrame joins
+    (:mod:`chronolog.connectors.spark_rounds`); ``stats``: a dict that gets
+    the path taken and, for rounds, a line per round.
     """
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs
     from chronolog.planner import plan as make_plan
 
     prog = load_program(program, dialect=dialect)
-    if window is not None:
-        from chronolog.api import parse_horizon
+    from chronolog.api import parse_horizon
 
+    if window is not None:
         window = parse_horizon(window, prog.calendar, "window")
     if base_dir is None:
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
@@ -225,12 +229,27 @@ def reason(
         try:
             keys = analyse(plan, _key_positions(key, frames)).keys
         except NotPartitionable as e:
-            warnings.warn(f"running on the driver: {e.render()}", DriverFallback, stacklevel=2)
+            from . import spark_rounds
+
+            # no key: seminaive rounds of DataFrame operations (connectors/spark_rounds.py)
+            try:
+                hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+                if hz is None and plan.temporal is not None:
+                    hz = parse_horizon(plan.temporal)
+                return spark_rounds.reason(
+                    spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats
+                )
+            except spark_rounds.NotRelational as r:
+                warnings.warn(f"running on the driver: {e.render()}; relational rounds cannot run it: {r.render()}", DriverFallback, stacklevel=2)
         else:
+            if stats is not None:
+                stats["path"] = "keyed"
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
                 partitions, timestamps, _fail_first_attempt, window, sources,
             )
+    if stats is not None:
+        stats["path"] = "driver"
     return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources)
 
 

@@ -57,10 +57,19 @@ def describe_partitioning(plan) -> str:
     try:
         keys = analyse(plan).describe()
     except NotPartitionable as e:
-        return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})"
+        return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})\n" + _spark_rounds(plan)
     except Exception as e:  # pragma: no cover - the analysis has a step budget
         return f"partitioning: not analysed ({e})"
-    return f"partitioning: by key {keys}" if keys else "partitioning: none (no predicate has arguments)"
+    if not keys:
+        return "partitioning: none (no predicate has arguments)\n" + _spark_rounds(plan)
+    return f"partitioning: by key {keys}\nspark --distributed: per-key tasks (one engine per partition of keys)"
+
+
+def _spark_rounds(plan) -> str:
+    """Where ``--spark --distributed`` runs a program with no key."""
+    from chronolog.connectors.spark_rounds import describe
+
+    return f"spark --distributed: {describe(plan)}"
 
 
 def describe_plan(plan, engine: str = "auto") -> str:

@@ -1,0 +1,194 @@
+"""Programs with no partition key on Spark: seminaive rounds of DataFrame
+operations (connectors/spark_rounds.py) against the embedded engine on the
+same facts (marked ``spark``; small graphs, few rounds)."""
+
+import warnings
+from decimal import Decimal
+from fractions import Fraction
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.language.timeline import coalesce
+
+pytestmark = pytest.mark.spark
+
+
+def cs():
+    from chronolog.connectors import spark
+
+    return spark
+
+
+def canon(facts):
+    """Facts as a set of (terms, maximal interval): both sides coalesced."""
+    atoms = {}
+    for terms, iv in facts:
+        atoms.setdefault(tuple(terms), []).append(iv)
+    return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
+
+
+def check(spark, program, tables: dict, outputs=None, **kw):
+    """Run ``program`` both ways; assert the relational path ran and agrees."""
+    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
+    model = chronolog.reason(program, rows, **kw)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, outputs=outputs, **kw)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        got = canon(table_to_rows(df.toArrow(), p))
+        assert got == canon(model.facts(p)), p
+    return stats, model
+
+
+def edges(pairs, names=("x", "y")):
+    rows = [((a, b), iv) for a, b, iv in pairs]
+    return facts_to_arrow(rows, list(names))
+
+
+OWNERSHIP = """
+control(X, Y) :- own(X, Y, S), S > 50.
+control(X, Z) :- control(X, Y), control(Y, Z), X != Z.
+recent(X, Y) :- <->[0,2] control(X, Y).
+@output("control"). @output("recent").
+"""
+
+
+def test_ownership_chain_equals_embedded(spark):
+    own = facts_to_arrow(
+        [
+            (("a", "b", 60), (0, 10, True, False)),
+            (("b", "c", 70), (5, 20, True, True)),
+            (("c", "d", 51), (8, 9, True, True)),
+            (("c", "d", 20), (9, 12, False, True)),
+            (("x", "b", 40), (0, 30, True, True)),
+        ],
+        ["owner", "company", "share"],
+    )
+    stats, model = check(spark, OWNERSHIP, {"own": own})
+    assert model.facts("control")  # a real answer: a controls c through b on [5,10)
+    assert any(r.delta == 0 for r in stats["rounds"])  # the loop ended on an empty delta
+
+
+def test_horizon_confines_derived_facts(spark):
+    own = facts_to_arrow(
+        [(("a", "b", 60), (0, 10, True, False)), (("b", "c", 70), (5, 20, True, True))], ["owner", "company", "share"]
+    )
+    _, model = check(spark, OWNERSHIP, {"own": own}, horizon=(6, 15))
+    assert model.facts("recent")
+
+
+def test_reachability_with_negation(spark):
+    prog = """
+    node(X) :- e(X, Y).
+    node(Y) :- e(X, Y).
+    reach(X, Y) :- e(X, Y).
+    reach(X, Z) :- reach(X, Y), e(Y, Z).
+    cut(X, Y) :- node(X), node(Y), not reach(X, Y).
+    @output("reach"). @output("cut").
+    """
+    e = edges([(1, 2, (0, 5, True, True)), (2, 3, (2, 8, True, False)), (3, 1, (4, 6, False, True)), (4, 4, (0, 1, True, True))])
+    check(spark, prog, {"e": e})
+
+
+def test_broadcast_global_table(spark):
+    prog = """
+    alert(S, V) :- reading(S, V), threshold(T), V > T.
+    quiet(S) :- reading(S, V), not alert(S, V).
+    @output("alert"). @output("quiet").
+    """
+    reading = pa.table({"sensor": ["s1", "s1", "s2"], "v": [5, 12, 30], "start": [0, 3, 1], "end": [4, 9, 2]})
+    threshold = pa.table({"t": [10, 25], "start": [0, 2], "end": [6, 9]})
+    check(spark, prog, {"reading": reading, "threshold": threshold})
+
+
+def test_open_closed_and_fractional_times(spark):
+    prog = """
+    link(X, Y) :- <->[0,1/2] e(X, Y).
+    path(X, Y) :- link(X, Y).
+    path(X, Z) :- path(X, Y), [-][0,1/4] e(Y, Z).
+    later(X, Y) :- [+](0,3/2] path(X, Y).
+    @output("path"). @output("later").
+    """
+    e = pa.table(
+        {
+            "x": ["a", "b", "c", "a"],
+            "y": ["b", "c", "d", "c"],
+            "start": pa.array([Decimal("0.5"), Decimal("1.25"), Decimal("1"), None], pa.decimal128(6, 2)),
+            "end": pa.array([Decimal("2"), Decimal("3.75"), Decimal("1.5"), Decimal("-1")], pa.decimal128(6, 2)),
+            "start_closed": [True, False, True, False],
+            "end_closed": [False, True, True, False],
+        }
+    )
+    check(spark, prog, {"e": e})
+
+
+def test_decimal_terms_and_window(spark):
+    prog = """
+    big(X, Y, W) :- w(X, Y, W), W >= 2.5.
+    hop(X, Z) :- big(X, Y, W), big(Y, Z, W2).
+    @output("hop"). @output("big").
+    """
+    w = pa.table(
+        {"x": [1, 2, 3], "y": [2, 3, 1], "w": pa.array([Decimal("2.5"), Decimal("3"), Decimal("1.25")], pa.decimal128(4, 2)),
+         "start": [0, 1, 2], "end": [10, 10, 10]}
+    )
+    check(spark, prog, {"w": w})
+    out = cs().reason(spark, prog, inputs={"w": w}, distributed=True, window=(2, 3))
+    got = canon(table_to_rows(out["hop"].toArrow(), "hop"))
+    assert got == {((1, 3), (2, 3, True, True))}
+
+
+def test_unsupported_falls_back_with_the_rule(spark):
+    prog = """
+    total(X, T) :- e(X, Y, S), T = msum(S, <Y>).
+    far(X, Z) :- e(X, Y, S), e(Y, Z, S2).
+    @output("far").
+    """
+    e = facts_to_arrow([((1, 2, 3), (0, 1, True, True)), ((2, 3, 4), (0, 1, True, True))], ["a", "b", "s"])
+    with pytest.warns(cs().DriverFallback, match=r"relational rounds cannot run it: aggregation.*msum"):
+        out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
+    assert canon(table_to_rows(out["far"].toArrow(), "far")) == {((1, 3), (0, 1, True, True))}
+
+
+# ------------------------------------------------------------ random programs
+
+RULES = [
+    "r(X, Y) :- e(X, Y).",
+    "r(X, Z) :- r(X, Y), e(Y, Z).",
+    "r(X, Z) :- e(X, Y), r(Y, Z).",
+    "r(X, Z) :- r(X, Y), <->[0,{a}] e(Y, Z).",
+    "r(X, Z) :- r(X, Y), [-][0,{a}] e(Y, Z).",
+    "s(X) :- r(X, X).",
+    "t(X, Y) :- e(X, Y), not r(Y, X).",
+    "u(X, Y) :- [+][0,{a}] r(X, Y), X != Y.",
+]
+
+
+@st.composite
+def programs(draw):
+    picked = draw(st.lists(st.sampled_from(RULES[1:]), min_size=1, max_size=4, unique=True))
+    a = draw(st.sampled_from([Fraction(1, 2), 1, 2]))
+    rules = [RULES[0]] + [r.format(a=a) for r in picked]
+    n = draw(st.integers(2, 4))
+    es = draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 6), st.integers(0, 3), st.booleans(), st.booleans()),
+            min_size=1, max_size=7,
+        )
+    )
+    rows = [((x, y), (lo, lo + d, lc or d == 0, hc or d == 0)) for x, y, lo, d, lc, hc in es]
+    return "\n".join(rules), facts_to_arrow(rows, ["x", "y"])
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(programs())
+def test_random_programs_equal_embedded(spark, case):
+    prog, e = case
+    check(spark, prog, {"e": e}, outputs=None)

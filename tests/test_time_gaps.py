@@ -247,3 +247,20 @@ def test_two_way_recursion_with_negation_over_two_clusters_is_not_split():
     bounded = chronolog.reason(prog + facts, horizon=(-400, 550))
     for pred in ("p0", "p1"):
         assert _norm(m.facts_within(pred, (-40, 190))) == _norm(_clip(bounded.facts(pred), (-40, 190)))
+
+
+def test_a_stream_jumps_a_gap_before_a_fact_given_for_a_derived_predicate():
+    """Found by the stream property above: the only input after the gap is
+    a fact of the recursion's own predicate (p0(b) pushed again), which the
+    quiet-stretch jump used to cut off as 'state', so the stream stepped
+    through 10^6 units (two rounds per unit) and failed."""
+    program = "[+][0,1] p0(X) :- <->[1,1] p0(X).\np0(X) :- <->[1,1] p0(X), <->[2,2] p0(X).\n"
+    facts = "p0(b)@[0,0].\np0(c)@[0.5,0.5]."
+    d = 10**6
+    near, near_rounds = _streamed(program, [(facts, 40), (_shift_facts(facts, 300), 340)], ["p0"])
+    far, far_rounds = _streamed(program, [(facts, 40), (_shift_facts(facts, 300 + d), 340 + d)], ["p0"])
+    assert _stream_window(far, (-40, 40)) == _stream_window(near, (-40, 40))
+    assert _stream_window(far, (260, 340), d) == _stream_window(near, (260, 340))
+    assert far_rounds <= near_rounds + 60
+    m = chronolog.reason(program + facts + _shift_facts(facts, 300 + d))
+    assert m.to_text().splitlines() == ["p0(b)@[0,0]", "p0(b)@[1,+inf)", "p0(c)@[0.5,0.5]", "p0(c)@[1.5,+inf)"]

@@ -167,14 +167,17 @@ class StreamEvaluator(Evaluator):
             atoms = {}
             for t, ivs in rel.atoms.items():
                 kept = [iv for iv in ivs if iv[1] >= keep_from]
-                if p in own:  # the state: exact up to the step's start
-                    kept = [x for iv in kept if (x := intersect(iv, (keep_from, step_iv[0], True, not step_iv[2]))) is not None]
+                if p in own:  # the state: exact up to the step's start; what
+                    # the store holds after it was given (derivations so far
+                    # end at the step's start), so it is input for the step
+                    kept = [x for iv in kept if (x := intersect(iv, (keep_from, step_iv[0], True, not step_iv[2]))) is not None] + \
+                        [x for iv in kept if (x := intersect(iv, (step_iv[0], POS_INF, step_iv[2], False))) is not None]
                 if kept:
                     atoms[t] = kept
             if atoms:
                 core[p] = atoms
-        if not any(p not in own for p in core):
-            return
+        if not any(p not in own or any(iv[1] > step_iv[0] for ivs in atoms.values() for iv in ivs) for p, atoms in core.items()):
+            return  # nothing read after the step's start: the stream's own run is short
         facts = model_over_step(sub, core, own, step_iv, self)
         for pred, atoms in (facts or {}).items():
             merge = MergeNode(self.store.relation(pred))

@@ -42,7 +42,7 @@ def sorted_atoms(atoms) -> list:
     if len(keys) < 64:
         return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
     cols = list(zip(*keys))
-    if any(type(v) is bool for col in cols for v in set(col)):  # True == 1 as a dict key
+    if any(bool in set(map(type, col)) for col in cols):  # True == 1 as a dict key (and in a set of the values)
         return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
     order = np.lexsort([_ranks(list(cols[j])) for j in reversed(range(width))])
     return [keys[i] for i in order.tolist()]

@@ -111,3 +111,11 @@ def test_csv_output_as_cell_by_cell(tmp_path_factory, atoms):
     for t, (lo, hi, lc, hc) in facts:
         w.writerow([_cell(v) for v in t] + [format_number(lo), format_number(hi), str(lc).lower(), str(hc).lower()])
     assert path.read_bytes().decode("utf-8") == want.getvalue()
+
+
+def test_a_boolean_beside_the_equal_number_sorts_as_a_boolean():
+    """Found by the property above: False == 0, so a set of a column's values
+    could hide the boolean and the fast sort ranked #F as 0."""
+    atoms = {(0, i, 0): [(0, 1, True, True)] for i in range(70)}
+    atoms[(0, False, 8)] = [(0, 1, True, True)]
+    assert relation_lines("p", atoms) == reference_lines("p", atoms)

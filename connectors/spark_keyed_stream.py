@@ -37,6 +37,8 @@ from pathlib import Path
 LATE = "\x00late"
 ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean"
 STATE_SCHEMA = "snapshot binary"
+from .spark_stream import LateFacts
+
 _LOG = logging.getLogger("chronolog.stream")
 
 
@@ -214,7 +216,7 @@ def make_closer(job):
 # ------------------------------------------------------------ on the driver
 
 
-class KeyedRunner:
+class KeyedRunner(LateFacts):
     """The ``foreachBatch`` sink of a keyed streaming query (see the module
     docstring); ``late_facts`` counts the late facts this runner saw."""
 
@@ -286,19 +288,6 @@ class KeyedRunner:
                 hint=f"the late facts are in {self._late_dir(batch_id)}; restart the query to go on "
                 '(late="skip" goes on by itself)',
             )
-
-    def _late_dir(self, batch_id) -> Path:
-        return Path(str(self.output) + ".late") / f"batch={batch_id}"
-
-    def _report_late(self, spark, late, batch_id) -> None:
-        self.late_facts += len(late)
-        _LOG.warning(
-            "micro-batch %s: %d late fact(s) %s (e.g. %s), written to %s",
-            batch_id, len(late), "skipped" if self.late == "skip" else "rejected", late[0], self._late_dir(batch_id),
-        )
-        spark.createDataFrame([(f, batch_id) for f in late], "fact string, batch_id long").coalesce(1).write.mode(
-            "overwrite"
-        ).parquet(str(self._late_dir(batch_id)))
 
     def close(self, spark) -> None:
         """End every key's stream: its remaining answers are written as

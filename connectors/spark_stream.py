@@ -45,7 +45,28 @@ OUTPUT_SCHEMA = (
 )
 
 
-class StreamRunner:
+class LateFacts:
+    """Late facts of a streaming runner (``output``, ``late``, ``late_facts``):
+    counted, logged and kept beside the output as ``<output>.late``."""
+
+    def _late_dir(self, batch_id) -> Path:
+        return Path(str(self.output) + ".late") / f"batch={batch_id}"
+
+    def _report_late(self, spark, late, batch_id) -> None:
+        """Count, log and keep the late facts beside the output (``<output>.late``)."""
+        import logging
+
+        self.late_facts += len(late)
+        logging.getLogger("chronolog.stream").warning(
+            "micro-batch %s: %d late fact(s) %s (e.g. %s), written to %s",
+            batch_id, len(late), "skipped" if self.late == "skip" else "rejected", late[0], self._late_dir(batch_id),
+        )
+        spark.createDataFrame([(f, batch_id) for f in late], "fact string, batch_id long").coalesce(1).write.mode(
+            "overwrite"
+        ).parquet(str(self._late_dir(batch_id)))
+
+
+class StreamRunner(LateFacts):
     """The ``foreachBatch`` function: owns the driver-side stream and its
     saved state under ``checkpoint/chronolog``."""
 
@@ -112,22 +133,6 @@ class StreamRunner:
                     ok.append((terms, iv))
             keep[pred] = ok
         return keep, late
-
-    def _late_dir(self, batch_id) -> Path:
-        return Path(str(self.output) + ".late") / f"batch={batch_id}"
-
-    def _report_late(self, spark, late, batch_id) -> None:
-        """Count, log and keep the late facts beside the output (``<output>.late``)."""
-        import logging
-
-        self.late_facts += len(late)
-        logging.getLogger("chronolog.stream").warning(
-            "micro-batch %s: %d late fact(s) %s (e.g. %s), written to %s",
-            batch_id, len(late), "skipped" if self.late == "skip" else "rejected", late[0], self._late_dir(batch_id),
-        )
-        spark.createDataFrame([(f, batch_id) for f in late], "fact string, batch_id long").coalesce(1).write.mode(
-            "overwrite"
-        ).parquet(str(self._late_dir(batch_id)))
 
     def close(self, spark) -> None:
         """End the stream: write every remaining answer (as batch ``last + 1``)."""

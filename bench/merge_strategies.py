@@ -1,4 +1,4 @@
-"""Merge strategies and placements side by side (issue 4, seed 003 §3.3).
+"""Merge strategies and placements side by side (issue 4, the Temporal Vadalog paper, section 3.3).
 
 Data with many adjacent and overlapping pieces: ``N`` ownership edges, each
 given as daily pieces ``[d, d+1)`` over a year with gaps, plus overlapping

@@ -1,4 +1,4 @@
-"""The company-ownership scenarios (seed 003 §5.1) at growing sizes.
+"""The company-ownership scenarios (the Temporal Vadalog paper, section 5.1) at growing sizes.
 
 For each dataset size (``bench/ownership_gen.py``) and each scenario of
 ``examples/ownership/`` (Temporal, Negation, Diamond, Box, and Aggregation

@@ -1,4 +1,4 @@
-"""Temporal company-ownership graphs (seed 003 §5.1), deterministic by seed.
+"""Temporal company-ownership graphs (the Temporal Vadalog paper, section 5.1), deterministic by seed.
 
 Companies come in groups (holding structures) of ``--group`` companies: each
 company but the first has a parent among the earlier companies of its group

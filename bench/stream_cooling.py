@@ -1,4 +1,4 @@
-"""Laser's cooling benchmark (REFERENCE §6 item 9, seed 004 Fig. 4) on a stream.
+"""Laser's cooling benchmark (Laser's paper, Fig. 4) on a stream.
 
     python bench/stream_cooling.py [--points 300] [--rates 200,400,800] [--windows 1,20,40,80]
 

@@ -1,4 +1,4 @@
-"""The LUBM-style stream of seed 001 §7.1: memory of a stream against batch.
+"""The LUBM-style stream of the stream-reasoning paper (Stream reasoning in DatalogMTL), its section 7.1: memory of a stream against batch.
 
     python bench/stream_lubm.py [--facts 100000] [--program nonrec|rec|both]
 
@@ -10,13 +10,13 @@ same data: input plus derived).  The stream's answers, coalesced, are checked
 against the batch answers.
 
 With ``--punctual`` every fact holds at its start time point only, as in
-seed 001's streams (time points in [0, 300]); by default the generator's
+the stream-reasoning paper's streams (time points in [0, 300]); by default the generator's
 intervals (up to 300 long, 4% unbounded) are kept, and a stream must hold a
 fact for as long as its interval lasts.
 
 The programs are the forward-propagating rules of bench/programs/lubm_*.vada:
 rules with ``<+>``, ``[+]`` or ``<U>`` in the body (which look into the
-future) are left out, as seed 001 does by choosing forward-propagating query
+future) are left out, as the stream-reasoning paper does by choosing forward-propagating query
 fragments.
 """
 
@@ -55,7 +55,7 @@ def forward_rules(path: Path) -> str:
 def run(program: str, facts_path: Path, every: int = 1, punctual: bool = False, emit: str = "pieces") -> dict:
     with facts_path.open() as fh:
         rows = read_fact_rows(fh, str(facts_path))
-    if punctual:  # seed 001's streams: each fact at one time point (its start)
+    if punctual:  # the stream-reasoning paper's streams: each fact at one time point (its start)
         for p, rs in rows.items():
             rows[p] = list({(t, (iv[0], iv[0], True, True)) for t, iv in rs})
     flat = sorted(((iv[0], not iv[2]), p, t, iv) for p, rs in rows.items() for t, iv in rs)
@@ -121,7 +121,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--facts", type=int, default=100_000)
     ap.add_argument("--program", default="both")
-    ap.add_argument("--punctual", action="store_true", help="each fact at its start time point only (as in seed 001)")
+    ap.add_argument("--punctual", action="store_true", help="each fact at its start time point only (as in the stream-reasoning paper)")
     ap.add_argument("--emit", default="pieces", choices=["pieces", "maximal"], help="Stream(emit=...)")
     a = ap.parse_args(argv)
     vada, _ = dataset(a.facts)

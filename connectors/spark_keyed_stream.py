@@ -30,16 +30,14 @@ is late when it starts where *its key's* stream is closed.
 
 from __future__ import annotations
 
-import logging
 import pickle
 from pathlib import Path
+
+from .spark_stream import LateFacts
 
 LATE = "\x00late"
 ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean"
 STATE_SCHEMA = "snapshot binary"
-from .spark_stream import LateFacts
-
-_LOG = logging.getLogger("chronolog.stream")
 
 
 def key_text(v) -> str:

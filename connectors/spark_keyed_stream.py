@@ -33,7 +33,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from .spark_stream import LateFacts
+from .spark_stream import LateFacts, answer_rows
 
 LATE = "\x00late"
 ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean"
@@ -143,23 +143,6 @@ def _new_stream(job, key):
     return s
 
 
-def _answer_rows(facts) -> list:
-    from chronolog.language.text import format_fact
-    from chronolog.language.timeline import NEG_INF, POS_INF, format_number
-
-    return [
-        (
-            f.pred,
-            format_fact(f.pred, f.terms, f.interval),
-            None if f.interval[0] == NEG_INF else format_number(f.interval[0]),
-            None if f.interval[1] == POS_INF else format_number(f.interval[1]),
-            bool(f.interval[2]),
-            bool(f.interval[3]),
-        )
-        for f in facts
-    ]
-
-
 def _frame(rows):
     import pandas as pd
 
@@ -181,7 +164,7 @@ def make_step(job):
         lines = [x for f in frames for x in f["fact"].tolist()]
         rows, late = StreamRunner._split_late(stream, dict(read_fact_rows(lines, "<stream>")))
         stream.push_rows(rows)
-        out = _answer_rows(stream.take())
+        out = answer_rows(stream.take())
         out.extend((LATE, f, None, None, None, None) for f in late)
         state.update((pickle.dumps(stream.snapshot(), protocol=pickle.HIGHEST_PROTOCOL),))
         yield _frame(out)
@@ -202,7 +185,7 @@ def make_closer(job):
                 if snap is not None:  # None: a key known only from the program's facts
                     stream.restore(pickle.loads(snap))
                 stream.close()
-                out.extend(_answer_rows(stream.take()))
+                out.extend(answer_rows(stream.take()))
             cols = list(zip(*out)) if out else [[]] * 6
             types = [pa.string()] * 4 + [pa.bool_()] * 2
             names = ["pred", "fact", "start", "end", "start_closed", "end_closed"]

@@ -45,6 +45,22 @@ OUTPUT_SCHEMA = (
 )
 
 
+def answer_rows(facts) -> list:
+    """Stream answers as output rows: pred, fact text, start and end as
+    exact text (None when unbounded), and whether each end is closed."""
+    return [
+        (
+            f.pred,
+            format_fact(f.pred, f.terms, f.interval),
+            None if f.interval[0] == NEG_INF else format_number(f.interval[0]),
+            None if f.interval[1] == POS_INF else format_number(f.interval[1]),
+            bool(f.interval[2]),
+            bool(f.interval[3]),
+        )
+        for f in facts
+    ]
+
+
 class LateFacts:
     """Late facts of a streaming runner (``output``, ``late``, ``late_facts``):
     counted, logged and kept beside the output as ``<output>.late``."""
@@ -160,18 +176,7 @@ class StreamRunner(LateFacts):
     def _write(self, spark, facts, batch_id) -> None:
         if not facts:
             return
-        rows = [
-            (
-                f.pred,
-                format_fact(f.pred, f.terms, f.interval),
-                None if f.interval[0] == NEG_INF else format_number(f.interval[0]),
-                None if f.interval[1] == POS_INF else format_number(f.interval[1]),
-                bool(f.interval[2]),
-                bool(f.interval[3]),
-                batch_id,
-            )
-            for f in facts
-        ]
+        rows = [r + (batch_id,) for r in answer_rows(facts)]
         df = spark.createDataFrame(rows, OUTPUT_SCHEMA)
         df.coalesce(1).write.mode("overwrite").parquet(str(self.output / f"batch={batch_id}"))
 

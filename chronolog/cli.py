@@ -35,6 +35,9 @@ def main(argv=None):
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
     import os
 
+    from chronolog import allocators
+
+    allocators.configure()  # before pyarrow and polars allocate
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Exit as e:

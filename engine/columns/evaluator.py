@@ -246,9 +246,9 @@ class HybridEvaluator(Evaluator):
         df = self._tables.get(pred)
         if df is None:
             return None
-        from chronolog.connectors.text_out import format_term, frame_lines
+        from chronolog.connectors.text_out import TermTexts, format_term, frame_lines
 
-        memo = self._texts.setdefault(term_text, {})  # per printer: code -> text
+        memo = self._texts.setdefault(term_text, TermTexts())  # per printer: code -> text
         return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
 
     def arrow_table(self, pred: str, names, calendar=None):
@@ -323,7 +323,7 @@ class HybridEvaluator(Evaluator):
         into the stratum's relations; returns the new maximal intervals."""
         import polars as pl
 
-        from .coalesce import coalesce
+        from .coalesce import merge_new
         from .relation import term_columns
 
         outs: dict = {p: [] for p in stratum.preds}
@@ -333,13 +333,14 @@ class HybridEvaluator(Evaluator):
                 outs[rule.head_pred].append(df.cast(pl.Int64))
                 self.stats["derivations"] += df.height
         delta = {}
-        for pred, parts in outs.items():
+        for pred in list(outs):
+            parts = outs.pop(pred)  # (released once merged)
             old = self.table(pred)
             if not parts:
                 continue
             names = term_columns(self._arity(pred))
-            merged = coalesce(pl.concat([old, *parts], how="vertical_relaxed"), names)
-            new = merged.join(old, on=[*names, "s", "e"], how="anti") if old.height else merged
+            merged, new = merge_new(old, parts, names)
+            del parts, old
             self._tables[pred] = merged
             if new.height:
                 delta[pred] = new

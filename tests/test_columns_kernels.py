@@ -166,3 +166,29 @@ def test_weekly_resampling_recipe_runs_on_columns():
     )
     facts = {"price": [(("s", d, (d * 37) % 11), (d, d + 1, True, False)) for d in range(-10, 30)]}
     both(program, facts)
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5)), max_size=12),
+    st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5)), max_size=8), max_size=3),
+)
+def test_merge_finds_the_delta_of_the_anti_join(old_rows, parts_rows):
+    """A round's merge: the merged relation is the coalesced union and the
+    delta its rows that are not rows of the old relation (as a hash
+    anti-join finds them)."""
+    import polars as pl
+
+    from chronolog.engine.columns.coalesce import coalesce, merge_new
+
+    def frame(rows):
+        rows = [(a, b, s, s + 1 + d) for a, b, s, d in rows]  # s < e on the doubled grid
+        return pl.DataFrame(rows, schema={"0": pl.Int64, "1": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+
+    keys = ["0", "1"]
+    old = coalesce(frame(old_rows), keys)
+    parts = [frame(p) for p in parts_rows]
+    merged, new = merge_new(old, parts, keys)
+    want = coalesce(pl.concat([old, *parts]), keys)
+    assert merged.rows() == want.rows()
+    assert sorted(new.rows()) == sorted(want.join(old, on=[*keys, "s", "e"], how="anti").rows())

@@ -324,3 +324,26 @@ def test_nulls_in_fact_files(tmp_path):
     rows = _run(tmp_path, chase, facts, "vadalog", "rows")
     assert cols.to_text() == rows.to_text()
     assert "controller(_:n7,c0)" in cols.to_text()  # _:n0.._:n6 are the files'
+
+
+def test_indices_narrow_to_uint16_only_where_the_distinct_tokens_fit(tmp_path, monkeypatch):
+    """The reader keeps per fact its indices into the block's distinct
+    tokens as uint16 when they fit (memory), int32 beyond 65,536: the same
+    rows either way."""
+    import numpy as np
+
+    from chronolog.engine.columns.encoding import Dictionary
+    from chronolog.language import fact_columns
+    from chronolog.language.facts import read_fact_rows
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 1 << 23)  # one block
+    n = 70_000
+    lines = [f"p(n{i},c{i % 7})@[{i},{i + (i % 3)}]." for i in range(n)]
+    f = tmp_path / "f.vada"
+    f.write_text("\n".join(lines) + "\n")
+    with open(f, "rb") as fh:
+        fc = fact_columns.read_fact_columns(fh, str(f), share=False, terms=Dictionary())
+    (cols, lo, hi, lc, hc), = fc.parts["p"]
+    assert [c.indices.dtype for c in cols] == [np.int32, np.uint16]
+    assert lo.indices.dtype == np.int32
+    assert sorted(fc.pred_rows("p")) == sorted(read_fact_rows(lines)["p"])

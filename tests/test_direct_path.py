@@ -347,3 +347,18 @@ def test_indices_narrow_to_uint16_only_where_the_distinct_tokens_fit(tmp_path, m
     assert [c.indices.dtype for c in cols] == [np.int32, np.uint16]
     assert lo.indices.dtype == np.int32
     assert sorted(fc.pred_rows("p")) == sorted(read_fact_rows(lines)["p"])
+
+
+def test_given_columns_no_one_reads_again_are_released(tmp_path):
+    """A given predicate that no later stratum reads, no rule derives and
+    no output prints gives its columns back after its last reader; the
+    Model still has its facts (from the fact reader's columns), and those of
+    a printed given predicate still print from the columns."""
+    program = "q(X) :- <->[0,2] p(X, Y).\nr(X) :- q(X), s(X).\n@output(\"r\"). @output(\"s\").\n"
+    facts = fact_file(random.Random(3), "vadalog", 300, quoted=False)
+    cols = _run(tmp_path, program, facts, "vadalog", "columns")
+    rows = _run(tmp_path, program, facts, "vadalog", "rows")
+    tables = cols._columns._tables
+    assert "p" not in tables and "s" in tables and "q" in tables
+    assert cols.facts("p") == rows.facts("p")
+    assert _text(cols) == _row_text(rows)

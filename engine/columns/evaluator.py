@@ -127,6 +127,7 @@ class HybridEvaluator(Evaluator):
             + self._file_size
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
+        last_read = _last_reads(self.plan.strata)
         for stratum in self.plan.strata:
             ran = "rows"
             if self._use_columns(stratum):
@@ -142,8 +143,24 @@ class HybridEvaluator(Evaluator):
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
+            self._release_given([p for p, i in last_read.items() if i == stratum.index])
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
+
+    def _release_given(self, preds) -> None:
+        """Drop the columns of given predicates that no later stratum reads,
+        no rule derives and no output prints: their facts stay in the fact
+        reader's columns (or the given table), which is where the Model reads
+        them from anyway (given frames were a tenth of the peak memory of
+        temporal LUBM 1M; a later read would only rebuild them)."""
+        if self.plan.outputs:
+            printed = set(self.plan.outputs)
+        else:
+            printed = {r.head_pred for r in self.plan.rules}
+        derived = {r.head_pred for r in self.plan.rules}
+        for p in preds:
+            if (p in self._column_preds or p in self.given_tables) and p not in derived and p not in printed:
+                self._tables.pop(p, None)
 
     def _report_columns(self, stratum, rounds) -> None:
         """A stratum run on columns reports once, when it is done."""
@@ -454,6 +471,19 @@ class HybridEvaluator(Evaluator):
         right = ScanNode(rule.right.pred, rule.right.terms, FULL, self)
         left = ScanNode(rule.left.pred, rule.left.terms, FULL, self)
         return SinceNode(right, left, rule.op, rule.window, self._scale)
+
+
+def _last_reads(strata) -> dict:
+    """Per predicate a rule body reads, the index of the last stratum reading it."""
+    last = {}
+    for stratum in strata:
+        for rule in stratum.rules:
+            lits = [*getattr(rule, "body", ()), getattr(rule, "left", None), getattr(rule, "right", None), *getattr(rule, "after", ())]
+            for lit in lits:
+                pred = getattr(lit, "pred", None)
+                if pred is not None:
+                    last[pred] = stratum.index
+    return last
 
 
 def _rows_of_table(pred, table, old):

@@ -115,6 +115,10 @@ class _CodedColumn:
     __slots__ = ("indices", "codes", "terms")
 
     def __init__(self, indices, codes, terms):
+        import numpy as np
+
+        if len(codes) and -(1 << 31) <= codes.min() and codes.max() < 1 << 31:
+            codes = codes.astype(np.int32)  # kept until the run ends: 4 bytes a code
         self.indices, self.codes, self.terms = indices, codes, terms
 
     @property

@@ -90,9 +90,11 @@ def merge_new(old, parts: list, keys: list):
         c = df[k].to_numpy()
         first[1:] |= c[1:] != c[:-1]
     atom = np.cumsum(first) - 1
-    ends, rank = np.unique(e, return_inverse=True)
-    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
-    del atom, rank
+    ends = np.unique(e)
+    run = np.searchsorted(ends, e)  # the ranks of the ends (fewer temporaries than unique's inverse)
+    run += atom * len(ends)
+    del atom
+    np.maximum.accumulate(run, out=run)
     prev = ends[run[:-1] % len(ends)]
     del run, ends
     first[1:] |= s[1:] > prev

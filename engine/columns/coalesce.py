@@ -76,11 +76,13 @@ def merge_new(old, parts: list, keys: list):
 
     df = pl.concat([old, *parts], how="vertical_relaxed").select(*keys, "s", "e")
     n_old = old.height
+    del old, parts  # (the caller may pass its last references: freed once sorted)
     if df.height <= 1 or _maximal_already(df, keys):  # (concatenated as they were: the parts' rows are new)
         return df, df.slice(n_old)
     is_old = np.zeros(df.height, dtype=bool)
     is_old[:n_old] = True
     df = df.with_columns(pl.Series("_old", is_old)).sort([*keys, "s"])
+    del is_old
     n = df.height
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
@@ -92,7 +94,8 @@ def merge_new(old, parts: list, keys: list):
     atom = np.cumsum(first) - 1
     ends = np.unique(e)
     run = np.searchsorted(ends, e)  # the ranks of the ends (fewer temporaries than unique's inverse)
-    run += atom * len(ends)
+    atom *= len(ends)
+    run += atom
     del atom
     np.maximum.accumulate(run, out=run)
     prev = ends[run[:-1] % len(ends)]

@@ -351,13 +351,12 @@ class HybridEvaluator(Evaluator):
                 self.stats["derivations"] += df.height
         delta = {}
         for pred in list(outs):
-            parts = outs.pop(pred)  # (released once merged)
-            old = self.table(pred)
-            if not parts:
+            self.table(pred)
+            if not outs[pred]:
                 continue
             names = term_columns(self._arity(pred))
-            merged, new = merge_new(old, parts, names)
-            del parts, old
+            # the old relation and the derivations handed over: released once merged
+            merged, new = merge_new(self._tables.pop(pred), outs.pop(pred), names)
             self._tables[pred] = merged
             if new.height:
                 delta[pred] = new

@@ -105,8 +105,7 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     values = terms.values
     keys, cols = [], []
     for j in range(arity):
-        used, pos = np.unique(df[str(j)].to_numpy(), return_inverse=True)
-        pos = pos.reshape(-1).astype(np.int32)  # positions among distinct values: 4 bytes a row
+        used, pos = _term_positions(df[str(j)].to_numpy(), len(values))
         vals = [values[i] for i in used.tolist()]
         keys.append(_term_ranks(vals).astype(np.int32)[pos])
         cols.append((term_array(used, vals), pa.array(pos)))
@@ -117,11 +116,26 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     del keys
     point = scale.point
     for codes, make, inf, lim in ((s, start_array, NEG_INF, NEG), (e, end_array, POS_INF, POS)):
-        used, pos = np.unique(codes, return_inverse=True)
+        used = np.unique(codes)
+        pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
         ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
-        cols.append((make(ends), pa.array(pos.reshape(-1).astype(np.int32))))
+        cols.append((make(ends), pa.array(pos)))
         del pos
     return order, cols
+
+
+def _term_positions(codes, size: int):
+    """The distinct term codes of a column, in order, and each row's
+    position among them (int32): term codes are ``0 .. size-1``, so a table
+    over that range finds both in one pass, without sorting the column."""
+    import numpy as np
+
+    seen = np.zeros(size, dtype=bool)
+    seen[codes] = True
+    used = np.flatnonzero(seen)
+    at = np.zeros(size, dtype=np.int32)
+    at[used] = np.arange(len(used), dtype=np.int32)
+    return used, at[codes]
 
 
 def _term_ranks(vals: list):

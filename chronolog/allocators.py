@@ -10,8 +10,8 @@ next starts.  Arrow on the system allocator shares glibc's free memory
 with numpy and Python; jemalloc returning freed pages at once (instead of
 after 10 s, longer than a whole run) lets the next phase's glibc and Arrow
 allocations use them.  Measured on temporal LUBM 1M (bench/README.md,
-"Peak memory per input fact"): about 75 MB (20 %) less peak memory for
-the whole command at a few percent more system CPU time.
+"Peak memory per input fact"): 63-90 MiB (18-23 %) less peak memory for
+the whole command at about 0.1 s more system CPU time.
 
 Both are environment variables read when the library first allocates, so
 this runs before pyarrow and polars are imported; a value the user set is

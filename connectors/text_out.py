@@ -130,6 +130,9 @@ def _term_positions(codes, size: int):
     over that range finds both in one pass, without sorting the column."""
     import numpy as np
 
+    if len(codes) and (codes.min() < 0 or codes.max() >= size):  # (never for a run's codes)
+        used = np.unique(codes)
+        return used, np.searchsorted(used, codes).astype(np.int32)
     seen = np.zeros(size, dtype=bool)
     seen[codes] = True
     used = np.flatnonzero(seen)

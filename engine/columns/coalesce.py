@@ -69,8 +69,9 @@ def merge_new(old, parts: list, keys: list):
     exactly when an old row of its atom has its start and end: that row lies
     in the run of rows merged into it, so one flag per row and one
     ``reduceat`` per run find them, instead of a hash anti-join of the merged
-    relation with the old one (whose tables were the peak memory of a
-    recursion: about 400 MB for temporal LUBM 10M)."""
+    relation with the old one (whose hash tables were the peak memory of a
+    recursion: the sampled peak of temporal LUBM 10M fell from 1.68 to
+    1.15 GB)."""
     import numpy as np
     import polars as pl
 

@@ -52,6 +52,8 @@ def _column(values):
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
     if all(type(v) is bool for v in finite):
         return pa.array(values, type=pa.bool_())
+    if finite and all(type(v) is float for v in finite):  # binary floats stay floats (read back as the same floats)
+        return pa.array(values, type=pa.float64())
     if all(type(v) is str for v in finite):
         return pa.array(values, type=pa.string())
     import datetime as _dt

@@ -93,7 +93,8 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     where each column is ``(distinct, positions)``, two Arrow arrays with
     ``distinct.take(positions.take(order))`` the column in that order.
 
-    Each distinct term goes through ``term_array(codes, values)`` once, each
+    Each distinct term goes through ``term_array(codes, values)`` once (a
+    column of float values: ``term_array(None, floats)``, a numpy array), each
     distinct start through ``start_array([(lo, lo_closed)])`` and end
     through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
     import numpy as np
@@ -105,7 +106,12 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     values = terms.values
     keys, cols = [], []
     for j in range(arity):
-        used, pos = np.unique(df[str(j)].to_numpy(), return_inverse=True)
+        col = df[str(j)]
+        used, pos = np.unique(col.to_numpy(), return_inverse=True)
+        if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
+            keys.append(pos.reshape(-1))  # np.unique sorts them: the rank is the position
+            cols.append((term_array(None, used), pa.array(pos.reshape(-1))))
+            continue
         vals = [values[i] for i in used.tolist()]
         keys.append(_term_ranks(vals)[pos])
         cols.append((term_array(used, vals), pa.array(pos.reshape(-1))))
@@ -152,6 +158,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     memo = {} if memo is None else memo  # term code -> text
 
     def texts(codes, vals):
+        if codes is None:  # float values: one text per distinct float
+            return pa.array([term_text(v) for v in vals.tolist()], pa.string())
         out = []
         for c, v in zip(codes.tolist(), vals):  # one text per term for the whole run
             t = memo.get(c)
@@ -198,7 +206,10 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
-    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: _column(vals), times, times)
+    def terms_array(codes, vals):
+        return pa.array(vals, pa.float64()) if codes is None else _column(vals)  # (floats: as _column types them)
+
+    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times)
     idx = pa.array(order)
     arrays = [d.take(p.take(idx)) for d, p in cols]
     s = df["s"].to_numpy()[order]
@@ -257,7 +268,10 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     def ends(pairs):
         return quoted([point(t) for t, _ in pairs])
 
-    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: quoted([_cell(v) for v in vals]), ends, ends)
+    def cells(codes, vals):
+        return quoted([_cell(v) for v in (vals.tolist() if codes is None else vals)])
+
+    order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends)
     flags = pa.array(["false", "true"])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()

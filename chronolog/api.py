@@ -410,7 +410,10 @@ class Reasoner:
         extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
-        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
+        bound = [] if direct else None  # large bound CSV files as columns too
+        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound))
+        if bound:
+            columns = (columns or []) + bound
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
             from chronolog.language.lars import tuple_window_rows
 

@@ -75,11 +75,11 @@ def _bind_args(a):
     return a.args
 
 
-def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, columns=None) -> list:
+def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, columns=None, min_rows: int = 0) -> list:
     """Facts of the input bindings read without Spark; ``spark_inputs`` (not
     None) means a Spark connector reads the "spark" ones.  ``columns`` (a
     list): large CSV files are read by kernels into FactColumns appended to
-    it (connectors/csv_columns.py) instead of rows."""
+    it (connectors/csv_columns.py) instead of rows, from ``min_rows`` lines."""
     facts = []
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
     for a in program.annotations:
@@ -110,7 +110,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
         if kind == "csv" and columns is not None:
             from .csv_columns import read_csv_columns
 
-            fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None))
+            fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
             if fc is not None:
                 columns.append(fc)
                 continue

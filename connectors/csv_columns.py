@@ -31,14 +31,18 @@ from .csv_files import _is_closed_col, _time_columns, convert
 KERNEL_BYTES = 1 << 16  # from this size on a bound CSV file is read by kernels
 
 
-def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None):
+def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None, min_rows: int = 0):
     """The facts of ``pred`` in the CSV file ``path`` as a FactColumns, or
-    None when the row reader must read it (see the module docstring)."""
+    None when the row reader must read it (see the module docstring);
+    ``min_rows``: None for files with fewer lines (a run that stays on rows
+    would only convert them back)."""
     try:
         if path.stat().st_size < KERNEL_BYTES:
             return None
         data = path.read_bytes()
     except OSError:
+        return None
+    if data.count(b"\n") < min_rows:
         return None
     if b'"' in data or data.startswith(b"\xef\xbb\xbf"):
         return None  # quoting and a byte order mark: the csv module's reading

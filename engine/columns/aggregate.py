@@ -108,9 +108,7 @@ def aggregate(df, group, aggregates, values):
                 v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
             codes = _fold(agg.func, kind, v, m, i_s, i_e, seg, n_seg, values, den, most)
             if isinstance(codes, pl.Series) and mixed(agg.expr, df, values):
-                # ints among the floats: the rows keep an int where a group
-                # has only ints (min/max give the object itself): coded, as before
-                codes = values.encode(FLOAT, codes.to_numpy())
+                codes = values.encode(FLOAT, codes.to_numpy())  # coded, as before (value_columns.mixed)
         out = out.with_columns(codes.alias(col) if isinstance(codes, pl.Series) else pl.Series(col, codes, dtype=pl.Int64))
     return coalesce(out, [*gcols, *names]).select(*gcols, *names, "s", "e")
 

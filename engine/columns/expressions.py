@@ -92,17 +92,14 @@ class Values:
         """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
         import numpy as np
 
-        code = self.terms.code
+        if num.size == 0:
+            return np.zeros(0, dtype=np.int64)
         den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-        seen: dict = {}
-        out = np.empty(num.size, dtype=np.int64)
-        for i, pair in enumerate(zip(num.tolist(), den.tolist())):
-            c = seen.get(pair)
-            if c is None:
-                a, b = pair
-                c = seen[pair] = code(a // b if a % b == 0 else Fraction(a, b))
-            out[i] = c
-        return out
+        g = np.gcd(num, den)  # lowest terms in numpy: equal values, equal pairs
+        pairs = np.stack([num // g, den // g], axis=1)
+        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
+        vals = [a if b == 1 else Fraction(a, b) for a, b in uniq.tolist()]
+        return self.terms.code_all(vals, distinct=True)[inv.reshape(-1)]
 
     def column(self, codes):
         """``(INT | FLOAT, numpy array)`` of the values of ``codes``."""

@@ -84,9 +84,12 @@ def same_kinds(frames, cols, values) -> list:
 
 def mixed(expr, df, values) -> bool:
     """Whether a variable of ``expr`` is a coded column holding ints beside
-    floats: the rows then keep ints where only ints meet (``1 + 1`` is 2, a
-    min is the object itself), so the result is coded as before, not made a
-    float column."""
+    floats.  Equal numbers are one term (a price 100.0 shares the code of a
+    day 100), so the codes cannot tell which were ints: such results are
+    coded as before, where an int term of equal value prints as the int
+    (the documented difference of representation; the rows keep each
+    object), instead of a float column that would print every one as a
+    float."""
     import numpy as np
 
     from chronolog.language import ast

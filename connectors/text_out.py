@@ -227,7 +227,9 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
     def terms_array(codes, vals):
-        return _column(vals.tolist() if codes is None else vals)  # (floats as text, as for rows: tables read back)
+        if codes is None:  # finite floats: as text, as _column gives them (format_term is repr), so tables read back
+            return pa.array(list(map(repr, vals.tolist())), pa.string())
+        return _column(vals)
 
     order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times)
     idx = pa.array(order)

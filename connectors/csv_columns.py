@@ -20,6 +20,8 @@ pyarrow import for them).
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
@@ -50,6 +52,50 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
         return _read(data, path, pred, options, mapping, time_mapping, calendar)
     except ChronologError:
         return None  # the row reader reports it at its first place
+
+
+_EXACT_KINDS = ("auto", "int", "double", "number", "decimal")
+_DECIMAL = re.compile(r"-?(\d{1,17})(?:\.(\d{1,17}))?")
+
+
+def _quick(dictionary, tokens, kind, calendar):
+    """The values ``convert`` gives the distinct cells ``tokens``, for the
+    two common shapes, or None (then ``convert`` converts each):
+
+    * plain integers and decimals (``7``, ``-12.50``) in a number column: ``Fraction(digits,
+      10**k)`` in lowest terms, an int when whole (``parse_number``'s value,
+      without its text parsing);
+    * ISO dates (``2020-01-31``) on a timeline of days or a unit dividing a
+      day: ``date32`` by Arrow's cast (an invalid date fails the cast: then
+      ``convert`` reports it), as whole units since 1970-01-01."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if kind == "time" and calendar is not None:
+        per_day = Fraction(86400) / calendar.unit_seconds
+        if per_day.denominator != 1 or not pc.all(pc.match_substring_regex(dictionary, r"^\d{4}-\d{2}-\d{2}$")).as_py():
+            return None
+        try:
+            days = dictionary.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        if days.min() < -719162:  # before 0001-01-01: Python's dates refuse it, so convert reports it
+            return None
+        k = int(per_day)
+        return [d * k for d in days.tolist()]
+    if kind not in _EXACT_KINDS and not (kind == "time" and calendar is None):
+        return None
+    out = []
+    match = _DECIMAL.fullmatch
+    for tok in tokens:
+        m = match(tok)
+        if m is None:
+            return None
+        frac = m.group(2) or ""
+        num = int(m.group(1) + frac)
+        f = Fraction(-num if tok[0] == "-" else num, 10 ** len(frac))
+        out.append(f.numerator if f.denominator == 1 else f)
+    return out
 
 
 def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
@@ -98,9 +144,11 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     def column(i, kind, name, cal=None):
         enc = table.column(i).combine_chunks().dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
-        _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
         tokens = enc.dictionary.to_pylist()
-        vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
+        vals = _quick(enc.dictionary, tokens, kind, cal)
+        if vals is None:
+            _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
+            vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
         return _Column(idx, vals)
 
     cols = []

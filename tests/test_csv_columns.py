@@ -126,3 +126,35 @@ def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
     assert read_csv_columns(p, "p", {}, {}, None) is None
     p.write_text("k,start,end\na,1,2\nb,3,2\n")  # an empty interval: the row reader names it
     assert read_csv_columns(p, "p", {}, {}, None) is None
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.lists(st.from_regex(r"-?[0-9]{1,6}(\.[0-9]{1,4})?", fullmatch=True), min_size=1, max_size=20, unique=True),
+    st.sampled_from(["auto", "double", "int", "number"]),
+)
+def test_plain_decimals_convert_as_the_row_reader_does(tokens, kind):
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    got = csv_columns._quick(pa.array(tokens), tokens, kind, None)
+    want = [convert(t, kind, ast.NOWHERE, "c") for t in tokens]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.lists(st.dates(), min_size=1, max_size=20, unique=True), st.sampled_from(["days", "hours"]))
+def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+    from chronolog.language.dates import Calendar
+
+    tokens = [d.isoformat() for d in dates]
+    cal = Calendar(unit)
+    got = csv_columns._quick(pa.array(tokens), tokens, "time", cal)
+    want = [convert(t, "time", ast.NOWHERE, "start", cal) for t in tokens]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]

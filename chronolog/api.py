@@ -410,12 +410,11 @@ class Reasoner:
         extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
-        # large bound CSV files as columns too (with engine auto: as many rows
-        # as make it choose columns, else they would be converted back to rows)
+        # large bound CSV files as columns too (connectors/csv_columns.py)
         bound = [] if direct else None
-        from chronolog.engine.columns.evaluator import AUTO_MIN_FILE_FACTS
+        from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
 
-        min_rows = AUTO_MIN_FILE_FACTS if self.engine == "auto" else 0
+        min_rows = AUTO_MIN_ROWS if self.engine == "auto" else 0
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
         if bound:
             columns = (columns or []) + bound

@@ -90,6 +90,8 @@ def _quick(dictionary, tokens, kind, calendar):
         return [d * k for d in days.tolist()]
     if kind not in _EXACT_KINDS and not (kind == "time" and calendar is None):
         return None
+    if pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,18}$")).as_py():
+        return dictionary.cast(pa.int64()).to_pylist()  # integers: int(cell)
     out = []
     match = _DECIMAL.fullmatch
     for tok in tokens:

@@ -77,7 +77,10 @@ def _compile(expr, slots: dict, where):
 
         def arith(b):
             x, y = left(b), right(b)
-            if type(x) is float and type(y) is float:  # measured values (one recursive round per day of an EMA): the same IEEE operation, fewer checks
+            tx, ty = type(x), type(y)
+            if (tx is float and (ty is float or ty is int)) or (ty is float and tx is int):
+                # measured values (one recursive round per day of an EMA): the
+                # same float operation f(x, y) as below, without the checks
                 try:
                     return f(x, y)
                 except ZeroDivisionError:

@@ -158,12 +158,30 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
             vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
         return _Column(idx, vals)
 
+    def time_columns(i_lo, i_hi):
+        """The start and end columns over one array of distinct values, as
+        the fact reader gives them (the run's time scale reads every value
+        from it; an end such as 1/3 counts as much as a start)."""
+        both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
+        enc = both.dictionary_encode()
+        idx = enc.indices.to_numpy().astype(np.int64)
+        tokens = enc.dictionary.to_pylist()
+        vals = _quick(enc.dictionary, tokens, "time", calendar)
+        if vals is None:
+            _, at = np.unique(idx, return_index=True)
+            vals = [
+                convert(tok, "time", ast.Pos(str(path), first_line + r % n, (i_lo if r < n else i_hi) + 1), "start" if r < n else "end", calendar)
+                for tok, r in zip(tokens, at.tolist())
+            ]
+        shared = np.empty(len(vals), dtype=object)
+        shared[:] = vals
+        return _Column(idx[:n], shared), _Column(idx[n:], shared)
+
     cols = []
     for k, i in enumerate(term_cols):
         name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
         cols.append(column(i, kind, name))
-    lo = column(start_pos, "time", "start", calendar)
-    hi = column(end_pos, "time", "end", calendar)
+    lo, hi = time_columns(start_pos, end_pos)
 
     def closed(col_name, default):
         if header is None or col_name not in header:

@@ -158,3 +158,15 @@ def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
     got = csv_columns._quick(pa.array(tokens), tokens, "time", cal)
     want = [convert(t, "time", ast.NOWHERE, "start", cal) for t in tokens]
     assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_ends_on_another_grid_than_the_starts_stay_on_columns(tmp_path):
+    """The run's time scale sees the ends too (one array of distinct time
+    values for both columns, as the fact reader's)."""
+    p = tmp_path / "p.csv"
+    p.write_text("k,v,start,end\n" + "".join(f"k{i % 7},{i},{i},{3 * i + 1}/3\n" for i in range(200)))  # [i, i+1/3]
+    program = f'@bind("p", "csv", "{tmp_path}", "p.csv").\nq(K, S) :- <->[0,1] p(K, V), S = sum(V).\n'
+    rows = chronolog.reason(program, engine="rows")
+    cols = chronolog.reason(program, engine="columns")
+    assert cols.to_text() == rows.to_text()
+    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")

@@ -410,7 +410,14 @@ class Reasoner:
         extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
-        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd()))
+        # large bound CSV files as columns too (connectors/csv_columns.py)
+        bound = [] if direct else None
+        from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+
+        min_rows = AUTO_MIN_ROWS if self.engine == "auto" else 0
+        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
+        if bound:
+            columns = (columns or []) + bound
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
             from chronolog.language.lars import tuple_window_rows
 

@@ -17,6 +17,24 @@ from fractions import Fraction
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
 
+def _whole_days(values, calendar):
+    """``date32`` by numpy when every point is an integer on a timeline of
+    whole days, within years 1-9999; else None."""
+    import numpy as np
+    import pyarrow as pa
+
+    per_day = calendar.unit_seconds / 86400
+    if len(values) < 64 or per_day.denominator != 1 or not all(type(v) is int for v in values):
+        return None
+    try:
+        d = np.array(values, dtype=np.int64) * int(per_day)
+    except OverflowError:
+        return None
+    if d.size and (d.min() < -719162 or d.max() > 2932896):  # 0001-01-01 .. 9999-12-31
+        return None
+    return pa.array(d.astype(np.int32), type=pa.date32())
+
+
 def _time_column(values, calendar):
     """Time points on a calendar timeline: ``date32`` when every point is a
     midnight, else ``timestamp[us]``; canonical unit counts as strings if a
@@ -25,12 +43,65 @@ def _time_column(values, calendar):
 
     import pyarrow as pa
 
+    days = _whole_days(values, calendar)
+    if days is not None:
+        return days
     dts = [None if v is None else calendar.datetime(v) for v in values]
     if any(d is None for v, d in zip(values, dts) if v is not None):
         return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
     if all(d is None or d.time() == dt.time(0) for d in dts):
         return pa.array([None if d is None else d.date() for d in dts], type=pa.date32())
     return pa.array(dts, type=pa.timestamp("us"))
+
+
+def _decimal_column(values, finite):
+    """The decimal128 column ``_column`` makes of ints and Fractions with
+    finite decimals, by numpy instead of formatting each number as text:
+    the same precision and scale (those of the canonical texts: digits
+    without sign and point, at least one before the point), the values as
+    integers at the column's scale.  None when a value has no finite
+    decimal, a text would pass 38 characters or an integer 18 digits (the
+    text path decides then)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not finite or len(finite) != len(values) or len(finite) < 64:
+        return None
+    try:
+        num = np.array([v.numerator for v in finite], dtype=np.int64)
+        den = np.array([v.denominator for v in finite], dtype=np.int64)
+    except OverflowError:
+        return None
+    if np.abs(num).max() >= 10**17:
+        return None
+    d, twos, fives = den.copy(), np.zeros(len(den), np.int64), np.zeros(len(den), np.int64)
+    for p, count in ((2, twos), (5, fives)):
+        while True:
+            hit = d % p == 0
+            if not hit.any():
+                break
+            d[hit] //= p
+            count += hit
+    if np.any(d != 1):
+        return None  # p/q text: the text path
+    own = np.maximum(twos, fives)  # each value's own decimals
+    if own.max() > 17:
+        return None
+    n_own = num * (10**own // den)  # the value at its own scale, exact
+    if np.abs(n_own).max() >= 10**17:
+        return None
+    pow10 = 10 ** np.arange(19, dtype=np.int64)
+    digits = np.maximum(np.searchsorted(pow10, np.abs(n_own), side="right"), own + 1)
+    scale = int(own.max())
+    length = digits + (own > 0) + (n_own < 0)
+    if int(length.max()) > 38:
+        return None
+    precision = min(38, max(int(digits.max()) + scale, scale + 1, 1))
+    unscaled = n_own * 10 ** (scale - own)
+    if np.abs(unscaled).max() >= 10**18 or precision > 38:
+        return None
+    words = np.stack([unscaled, unscaled >> 63], axis=1).astype("<i8")
+    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(values), [None, pa.py_buffer(words.tobytes())])
 
 
 def _column(values):
@@ -40,6 +111,9 @@ def _column(values):
     if all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in finite):
         return pa.array(values, type=pa.int64())
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in finite):
+        fast = _decimal_column(values, finite)
+        if fast is not None:
+            return fast
         # each distinct number is formatted once (columns repeat values)
         text = {v: format_number(v) for v in set(finite)}
         texts = list(text.values())

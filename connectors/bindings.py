@@ -75,9 +75,11 @@ def _bind_args(a):
     return a.args
 
 
-def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -> list:
+def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, columns=None, min_rows: int = 0) -> list:
     """Facts of the input bindings read without Spark; ``spark_inputs`` (not
-    None) means a Spark connector reads the "spark" ones."""
+    None) means a Spark connector reads the "spark" ones.  ``columns`` (a
+    list): large CSV files are read by kernels into FactColumns appended to
+    it (connectors/csv_columns.py) instead of rows, from ``min_rows`` lines."""
     facts = []
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
     for a in program.annotations:
@@ -105,6 +107,13 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None) -
         if not exists(path, f"@bind of {pred}: the file", a.pos):
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
         m = mappings(program, pred)
+        if kind == "csv" and columns is not None:
+            from .csv_columns import read_csv_columns
+
+            fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
+            if fc is not None:
+                columns.append(fc)
+                continue
         if kind == "csv":
             facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
         elif FILE_KINDS[kind] == "facts":

@@ -93,7 +93,8 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     where each column is ``(distinct, positions)``, two Arrow arrays with
     ``distinct.take(positions.take(order))`` the column in that order.
 
-    Each distinct term goes through ``term_array(codes, values)`` once, each
+    Each distinct term goes through ``term_array(codes, values)`` once (a
+    column of float values: ``term_array(None, floats)``, a numpy array), each
     distinct start through ``start_array([(lo, lo_closed)])`` and end
     through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
     import numpy as np
@@ -105,7 +106,13 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     values = terms.values
     keys, cols = [], []
     for j in range(arity):
-        used, pos = _term_positions(df[str(j)].to_numpy(), len(values))
+        col = df[str(j)]
+        if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
+            used, pos = np.unique(col.to_numpy(), return_inverse=True)
+            keys.append(pos.reshape(-1))  # np.unique sorts them: the rank is the position
+            cols.append((term_array(None, used), pa.array(pos.reshape(-1))))
+            continue
+        used, pos = _term_positions(col.to_numpy(), len(values))
         vals = [values[i] for i in used.tolist()]
         keys.append(_term_ranks(vals).astype(np.int32)[pos])
         cols.append((term_array(used, vals), pa.array(pos)))
@@ -141,6 +148,23 @@ def _term_positions(codes, size: int):
     return used, at[codes]
 
 
+def _exact_order(vals: list):
+    """The order of ``vals`` when all are ints and Fractions (the value
+    order), as integers over their common denominator: comparing Fractions
+    one pair at a time cost seconds for 100,000 decimals.  None otherwise."""
+    from fractions import Fraction
+    from math import lcm
+
+    types = set(map(type, vals))
+    if not vals or not types <= {int, Fraction}:
+        return None
+    den = 1
+    for d in {v.denominator for v in vals if type(v) is Fraction}:
+        den = lcm(den, d)
+    keys = [v * den if type(v) is int else v.numerator * (den // v.denominator) for v in vals]
+    return sorted(range(len(vals)), key=keys.__getitem__)
+
+
 def _term_ranks(vals: list):
     """The rank of each of the distinct ``vals`` in term order (numbers,
     strings, booleans).  Strings alone are ranked by an Arrow sort: UTF-8
@@ -148,7 +172,10 @@ def _term_ranks(vals: list):
     import numpy as np
 
     rank = np.empty(len(vals), dtype=np.int64)
-    if all(type(v) is str for v in vals):
+    exact = _exact_order(vals)
+    if exact is not None:
+        order = exact
+    elif all(type(v) is str for v in vals):
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -203,6 +230,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     memo = TermTexts() if memo is None else memo
 
     def texts(codes, vals):
+        if codes is None:  # float values: one text per distinct float
+            return pa.array([term_text(v) for v in vals.tolist()], pa.string())
         return pa.array(memo.of(codes, vals, term_text), pa.string())
 
     def starts(ends):
@@ -243,7 +272,12 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
-    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: _column(vals), times, times)
+    def terms_array(codes, vals):
+        if codes is None:  # finite floats: as text, as _column gives them (format_term is repr), so tables read back
+            return pa.array(list(map(repr, vals.tolist())), pa.string())
+        return _column(vals)
+
+    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times)
     idx = pa.array(order)
     arrays = [d.take(p.take(idx)) for d, p in cols]
     s = df["s"].to_numpy()[order]
@@ -302,7 +336,10 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     def ends(pairs):
         return quoted([point(t) for t, _ in pairs])
 
-    order, cols = frame_columns(df, arity, terms, scale, lambda codes, vals: quoted([_cell(v) for v in vals]), ends, ends)
+    def cells(codes, vals):
+        return quoted([_cell(v) for v in (vals.tolist() if codes is None else vals)])
+
+    order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends)
     flags = pa.array(["false", "true"])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()

@@ -9,7 +9,8 @@ sum and count are a difference array and a cumulative sum; min and max a
 range update on a segment tree (log n numpy passes).  A segment with no row
 gives nothing; adjacent segments with the same values coalesce.
 
-Exact as the rows: integer sums in int64 (bounds checked), float sums
+Float results stay Float64 value columns (value_columns.py), exact numbers
+are coded.  Exact as the rows: integer sums in int64 (bounds checked), float sums
 correctly rounded (each float is an integer times a common power of two,
 summed exactly, rounded once at the end -- what the rows' Fraction sum then
 ``float()`` gives), an integer average as a Fraction.  Contributors,
@@ -27,6 +28,7 @@ from chronolog.language import ast
 
 from .expressions import FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
+from .value_columns import float_series, mixed
 
 SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
 
@@ -105,7 +107,9 @@ def aggregate(df, group, aggregates, values):
                 kind = RATIONAL
                 v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
             codes = _fold(agg.func, kind, v, m, i_s, i_e, seg, n_seg, values, den, most)
-        out = out.with_columns(pl.Series(col, codes, dtype=pl.Int64))
+            if isinstance(codes, pl.Series) and mixed(agg.expr, df, values):
+                codes = values.encode(FLOAT, codes.to_numpy())  # coded, as before (value_columns.mixed)
+        out = out.with_columns(codes.alias(col) if isinstance(codes, pl.Series) else pl.Series(col, codes, dtype=pl.Int64))
     return coalesce(out, [*gcols, *names]).select(*gcols, *names, "s", "e")
 
 
@@ -169,12 +173,15 @@ def _range_extreme(m, i_s, i_e, v, least):
 
 
 def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
-    """The codes of one aggregate per segment; a RATIONAL ``v`` is ``v / den``;
+    """The codes of one aggregate per segment (a float aggregate: a Float64
+    value column, value_columns.py); a RATIONAL ``v`` is ``v / den``;
     ``most``: the most rows covering one segment (bounds every sum)."""
     import numpy as np
 
     if func in ("min", "mmin", "max", "mmax"):
         r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"))[seg]
+        if kind == FLOAT:
+            return float_series("", r)
         return values.encode_rational(r, den) if kind == RATIONAL else values.encode(kind, r)
     if kind in (INT, RATIONAL):
         if v.size and float(np.abs(v).max()) * most >= 2**62:
@@ -193,7 +200,7 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
     total = _exact_float_sum(m, i_s, i_e, v, seg, most)
     if func == "avg":
         total = total / n_seg
-    return values.encode(FLOAT, total)
+    return float_series("", total)
 
 
 def _exact_float_sum(m, i_s, i_e, v, seg, most):

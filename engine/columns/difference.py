@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from .base import ColumnMapNode, drain
 from .coalesce import coalesce
+from .value_columns import match_kinds
 
 
 class DifferenceNode(ColumnMapNode):
-    def __init__(self, child, holes_scan, label: str):
+    def __init__(self, child, holes_scan, label: str, values=None):
         super().__init__(child)
+        self.values = values  # codes float value columns that meet codes (value_columns.py)
         self.holes_scan = holes_scan
         self._label = label
         self._holes = None
@@ -34,6 +36,8 @@ class DifferenceNode(ColumnMapNode):
         if holes is False:
             return df
         keys = [c for c in holes.columns if c.startswith("v:") and c in df.columns]
+        if self.values is not None:
+            df, holes = match_kinds(df, holes, keys, self.values)
         holes = coalesce(holes.select(*keys, "s", "e"), keys).rename({"s": "hs", "e": "he"})
         return subtract(df, holes, keys)
 

@@ -235,7 +235,10 @@ class HybridEvaluator(Evaluator):
                 df = given
                 old = self._beside.get(pred)
                 if old is not None and old.atoms:  # rows given beside the table
-                    df = coalesce(pl.concat([df, from_relation(old, arity, self.terms, self._scale)]), term_columns(arity))
+                    from .value_columns import same_kinds
+
+                    both = same_kinds([df, from_relation(old, arity, self.terms, self._scale)], term_columns(arity), self.values)
+                    df = coalesce(pl.concat(both), term_columns(arity))
             else:
                 rel = self.store.get(pred)
                 df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
@@ -250,12 +253,7 @@ class HybridEvaluator(Evaluator):
     def to_arrow(self, pred: str, names, calendar=None):
         """``pred``'s facts as an Arrow table straight from the columns (no
         Python row per fact on the way), or None when rows computed them."""
-        from .relation import to_arrow
-
-        df = self._tables.get(pred)
-        if df is None:
-            return None
-        return to_arrow(df, self._arity(pred), self.terms, self._scale, names, calendar)
+        return self.arrow_table(pred, names, calendar)
 
     def text_arrays(self, pred: str, calendar=None, term_text=None):
         """``pred``'s lines of text straight from the columns (Arrow string
@@ -342,12 +340,13 @@ class HybridEvaluator(Evaluator):
 
         from .coalesce import merge_new
         from .relation import term_columns
+        from .value_columns import same_kinds
 
         outs: dict = {p: [] for p in stratum.preds}
         for rule, driver in variants:
             df = _drain(self._rule_pipeline(rule, driver))
             if df is not None:
-                outs[rule.head_pred].append(df.cast(pl.Int64))
+                outs[rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
         delta = {}
         for pred in list(outs):
@@ -355,8 +354,11 @@ class HybridEvaluator(Evaluator):
             if not outs[pred]:
                 continue
             names = term_columns(self._arity(pred))
+            # float value columns stay floats unless a rule writes codes there
+            frames = same_kinds([self._tables.pop(pred), *outs.pop(pred)], names, self.values)
             # the old relation and the derivations handed over: released once merged
-            merged, new = merge_new(self._tables.pop(pred), outs.pop(pred), names)
+            merged, new = merge_new(frames[0], frames[1:], names)
+            del frames
             self._tables[pred] = merged
             if new.height:
                 delta[pred] = new
@@ -429,9 +431,9 @@ class HybridEvaluator(Evaluator):
             if node is None:
                 node = self._atom(lit, view(pos, lit))
             elif isinstance(lit, Scan):
-                node = JoinNode(node, self._atom(lit, view(pos, lit)), str(ast.Atom(lit.pred, lit.terms)))
+                node = JoinNode(node, self._atom(lit, view(pos, lit)), str(ast.Atom(lit.pred, lit.terms)), self.values)
             elif isinstance(lit, NegScan):
-                node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)))
+                node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)), self.values)
             else:
                 node = self._linear(node, lit, bound)
             if isinstance(lit, Scan):
@@ -469,7 +471,9 @@ class HybridEvaluator(Evaluator):
                 raise Fallback("a Since/Until operand with an operator")  # pragma: no cover - the planner makes them atoms
         right = ScanNode(rule.right.pred, rule.right.terms, FULL, self)
         left = ScanNode(rule.left.pred, rule.left.terms, FULL, self)
-        return SinceNode(right, left, rule.op, rule.window, self._scale)
+        node = SinceNode(right, left, rule.op, rule.window, self._scale)
+        node.values = self.values  # codes float value columns that meet codes
+        return node
 
 
 def _last_reads(strata) -> dict:

@@ -18,6 +18,7 @@ from chronolog.language import ast
 
 from .encoding import Fallback
 from .scan import var_column
+from .value_columns import is_values
 
 INT, FLOAT, RATIONAL = "int", "float", "rational"
 _BOUND = 2**62
@@ -91,17 +92,14 @@ class Values:
         """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
         import numpy as np
 
-        code = self.terms.code
+        if num.size == 0:
+            return np.zeros(0, dtype=np.int64)
         den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-        seen: dict = {}
-        out = np.empty(num.size, dtype=np.int64)
-        for i, pair in enumerate(zip(num.tolist(), den.tolist())):
-            c = seen.get(pair)
-            if c is None:
-                a, b = pair
-                c = seen[pair] = code(a // b if a % b == 0 else Fraction(a, b))
-            out[i] = c
-        return out
+        g = np.gcd(num, den)  # lowest terms in numpy: equal values, equal pairs
+        pairs = np.stack([num // g, den // g], axis=1)
+        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
+        vals = [a if b == 1 else Fraction(a, b) for a, b in uniq.tolist()]
+        return self.terms.code_all(vals, distinct=True)[inv.reshape(-1)]
 
     def column(self, codes):
         """``(INT | FLOAT, numpy array)`` of the values of ``codes``."""
@@ -161,7 +159,10 @@ def evaluate(expr, df, values):
 
     n = df.height
     if isinstance(expr, ast.Var):
-        return values.column(df[var_column(expr.name)].to_numpy())
+        col = df[var_column(expr.name)]
+        if is_values(col):  # float values, not codes (value_columns.py)
+            return FLOAT, col.to_numpy()
+        return values.column(col.to_numpy())
     if isinstance(expr, ast.Const):
         v = expr.value
         if type(v) is int and -_BOUND < v < _BOUND:
@@ -241,23 +242,68 @@ def compare(cmp, df, values):
 
     plain = (ast.Var, ast.Const)
     if cmp.op in ("==", "!=") and isinstance(cmp.left, plain) and isinstance(cmp.right, plain):
-        # equal terms have equal codes (one Dictionary per run)
-        a, b = (_codes(x, df, values) for x in (cmp.left, cmp.right))
+        # equal terms have equal codes (one Dictionary per run); variables
+        # first: coding a float value column may add the constant's value
+        got = {id(x): _codes(x, df, values) for x in sorted((cmp.left, cmp.right), key=lambda x: isinstance(x, ast.Const))}
+        a, b = got[id(cmp.left)], got[id(cmp.right)]
         if a is None or b is None:  # a constant no fact has: never equal
             return np.full(df.height, cmp.op == "!=")
         return (a == b) if cmp.op == "==" else (a != b)
-    lk, a = evaluate(cmp.left, df, values)
-    rk, b = evaluate(cmp.right, df, values)
+    try:
+        lk, a = evaluate(cmp.left, df, values)
+        rk, b = evaluate(cmp.right, df, values)
+    except Fallback:
+        exact = _exact_compare(cmp, df, values)  # decimals and fractions
+        if exact is None:
+            raise
+        return exact
     if lk != rk and np.any(np.abs(a if lk == INT else b) > 2**53):
         raise Fallback("an integer beyond a float's exact range compared with a float")
     return getattr(a, _CMP[cmp.op])(b)
+
+
+def _exact_side(x, df, values):
+    """A variable of exact numbers or a number constant as ``(integers, L)``
+    (the values are ``integers / L``), or None."""
+    import numpy as np
+
+    if isinstance(x, ast.Var):
+        col = df[var_column(x.name)]
+        if is_values(col):
+            return None
+        return values.rational(col.to_numpy())
+    if isinstance(x, ast.Const) and type(x.value) in (int, Fraction) and abs(x.value.numerator) < _BOUND and x.value.denominator < 2**31:
+        v = Fraction(x.value)
+        return np.full(df.height, v.numerator, dtype=np.int64), v.denominator
+    return None
+
+
+def _exact_compare(cmp, df, values):
+    """``cmp`` between exact numbers (ints, decimals, fractions) as integers
+    over a common denominator: ``a/L < b/M`` is ``a*M < b*L`` (bounds checked)."""
+    import numpy as np
+
+    sides = []
+    for x in (cmp.left, cmp.right):
+        got = _exact_side(x, df, values)
+        if got is None:
+            return None
+        sides.append(got)
+    (a, la), (b, lb) = sides
+    big = max(float(np.abs(a).max(initial=0)) * lb, float(np.abs(b).max(initial=0)) * la)
+    if big >= _BOUND:
+        raise Fallback("a comparison of rationals beyond 64 bits")
+    return getattr(a * lb, _CMP[cmp.op])(b * la)
 
 
 def _codes(x, df, values):
     import numpy as np
 
     if isinstance(x, ast.Var):
-        return df[var_column(x.name)].to_numpy()
+        col = df[var_column(x.name)]
+        if is_values(col):  # equality of terms is equality of codes: code the floats
+            return values.encode(FLOAT, col.to_numpy())
+        return col.to_numpy()
     c = values.terms.lookup(x.value)
     if c is None:
         if isinstance(x.value, (int, float, Fraction, str)):

@@ -60,12 +60,16 @@ class PlaceNode(ColumnMapNode):
 
     def _codes(self, term, df, start):
         import numpy as np
+        import polars as pl
 
         t = self.timed
         if isinstance(term, ast.Const):
             vals, inv = [term.value], np.zeros(df.height, dtype=np.int64)
         else:
-            uniq, inv = np.unique(df[var_column(term.name)].to_numpy(), return_inverse=True)
+            col = df[var_column(term.name)]
+            if col.dtype != pl.Int64:  # float values (value_columns.py): never on the exact grid
+                raise Fallback(f"an interval end of {term.name} that is a float")
+            uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
             vals = [self.terms.values[c] for c in uniq.tolist()]
         out = []
         for v in vals:

@@ -5,12 +5,15 @@ keep ``s < e``).  No shared variable: a cross join, as in the rows."""
 from __future__ import annotations
 
 from .base import ColumnMapNode, drain
+from .value_columns import match_kinds
 
 
 class JoinNode(ColumnMapNode):
-    def __init__(self, child, right, label: str):
-        """``right``: the atom's own pipeline (scan, then box/shift)."""
+    def __init__(self, child, right, label: str, values=None):
+        """``right``: the atom's own pipeline (scan, then box/shift);
+        ``values``: codes float value columns that meet codes (value_columns.py)."""
         super().__init__(child)
+        self.values = values
         self.right = right
         self._label = label
         self._table = None
@@ -34,6 +37,8 @@ class JoinNode(ColumnMapNode):
         if right is False:
             return None
         shared = [c for c in df.columns if c.startswith("v:") and c in right.columns]
+        if self.values is not None:
+            df, right = match_kinds(df, right, shared, self.values)
         right = right.rename({"s": "s_r", "e": "e_r"})
         j = df.join(right, on=shared, how="inner") if shared else df.join(right, how="cross")
         j = j.with_columns(

@@ -1,5 +1,6 @@
 """ConditionNode and AssignNode on columns: a comparison keeps the rows
-where it holds, an assignment adds the variable's code column; the
+where it holds, an assignment adds the variable's code column (a float result: its
+values, value_columns.py); the
 arithmetic is expressions.py's (exact, or Fallback to rows)."""
 
 from __future__ import annotations
@@ -7,8 +8,9 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from .base import ColumnMapNode
-from .expressions import compare, evaluate
+from .expressions import FLOAT, compare, evaluate
 from .scan import var_column
+from .value_columns import float_series, mixed
 
 
 class ConditionNode(ColumnMapNode):
@@ -43,5 +45,8 @@ class AssignNode(ColumnMapNode):
             col = pl.Series([self.values.terms.code(e.value)] * df.height, dtype=pl.Int64)
         else:
             kind, arr = evaluate(e, df, self.values)
-            col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
+            if kind == FLOAT and not mixed(e, df, self.values):  # a value column: coded only where equality needs it
+                col = float_series(var_column(self.var), arr)
+            else:
+                col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
         return df.with_columns(col.alias(var_column(self.var)))

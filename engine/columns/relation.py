@@ -44,7 +44,8 @@ def _frame(cols: list, s, e):
 
     names = term_columns(len(cols))
     data = {**dict(zip(names, cols)), "s": s, "e": e}
-    return pl.DataFrame(data, schema={n: pl.Int64 for n in names + ["s", "e"]})
+    kinds = {n: (pl.Float64 if getattr(c, "dtype", None) == "float64" else pl.Int64) for n, c in zip(names, cols)}
+    return pl.DataFrame(data, schema={**kinds, "s": pl.Int64, "e": pl.Int64})
 
 
 def empty(arity: int):
@@ -148,8 +149,10 @@ def decode(df, arity: int, terms, scale):
     """Term value columns (numpy object arrays) and interval tuples of ``df``."""
     import numpy as np
 
+    from .value_columns import python_values
+
     values = np.array(terms.values + [None], dtype=object)
-    cols = [values[df[n].to_numpy()] for n in term_columns(arity)]
+    cols = [python_values(df[n], values) for n in term_columns(arity)]
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
     sfin, efin = s != NEG, e != POS
@@ -180,6 +183,19 @@ def _to_atoms(df, arity, terms, scale):
     return atoms
 
 
+def _value_or_codes(arr, terms):
+    """A float64 column of finite floats stays float values
+    (value_columns.py); any other column is coded."""
+    import numpy as np
+    import pyarrow as pa
+
+    if pa.types.is_float64(arr.type) and not arr.null_count:
+        v = arr.to_numpy()
+        if np.all(np.isfinite(v)):
+            return v
+    return encode_column(arr, terms)
+
+
 def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
     """A table in the layout of connectors/arrow.py as a coalesced DataFrame.
     Integer time columns are read by kernels; any other time type (decimals,
@@ -203,7 +219,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         lo, hi, lc, hc = zip(*[iv for _, iv in rows])
         s, e = interval_codes(lo, hi, lc, hc, scale)
         return coalesce(_frame(cols, s, e), term_columns(arity))
-    cols = [encode_column(table.column(c), terms) for c in term_names]
+    cols = [_value_or_codes(table.column(c), terms) for c in term_names]
 
     def ends(col, sentinel):
         c = table.column(col).combine_chunks().cast(pa.int64())

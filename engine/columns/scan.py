@@ -38,6 +38,10 @@ class ScanNode(Node):
         import polars as pl
 
         df = self.state.table(self.pred, self.view)
+        if any(isinstance(t, ast.Const) or t in self.terms[:i] for i, t in enumerate(self.terms)):
+            from .value_columns import codes
+
+            df = codes(df, [str(i) for i in range(len(self.terms))], self.state.values)  # constants are codes
         first: dict = {}
         conds = []
         for i, t in enumerate(self.terms):

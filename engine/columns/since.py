@@ -14,6 +14,7 @@ from chronolog.language.timeline import format_interval
 from .base import ColumnMapNode, drain
 from .encoding import NEG, POS
 from .temporal import shift_codes
+from .value_columns import match_kinds
 
 
 def closure(df):
@@ -31,6 +32,7 @@ class SinceNode(ColumnMapNode):
         """``child``: B's scan (the right operand); ``left``: A's scan over
         its stored, coalesced relation."""
         super().__init__(child)
+        self.values = None  # set by the evaluator: codes float value columns that meet codes
         self.left, self.op, self.window = left, op, window
         r1, r2, c1, c2 = window
         offset = window if op == "S" else (-r2, -r1, c2, c1)
@@ -56,6 +58,8 @@ class SinceNode(ColumnMapNode):
         if left is False:
             return None
         shared = [c for c in df.columns if c.startswith("v:") and c in left.columns]
+        if self.values is not None:
+            df, left = match_kinds(df, left, shared, self.values)
         j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
         j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
         j = j.filter(pl.col("s") < pl.col("e"))

@@ -143,6 +143,31 @@ class Evaluator:
         return build_rule_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
 
     def _delta_variants(self, stratum, merges, delta_preds) -> None:
+        # a recursion through time asks for the same variants every round:
+        # which (rule, driver) pairs they are is looked up, not searched again
+        key = (id(stratum), delta_preds)
+        found = self._pipeline_cache.get(key)
+        if found is not None and found[0] is stratum:
+            for m in merges.values():
+                m.inputs = []
+            for head, rule, driver in found[1]:
+                merges[head].inputs.append(self._pipelines(rule, driver, delta_preds))
+            return
+        variants = []
+        for rule in stratum.rules:
+            if isinstance(rule, SinceRule):
+                if rule.right.pred in delta_preds:
+                    variants.append((rule.head_pred, rule, "right"))
+                if rule.left.pred in delta_preds:
+                    variants.append((rule.head_pred, rule, "left"))
+                continue
+            for i, lit in enumerate(rule.body):
+                if isinstance(lit, Scan) and lit.pred in delta_preds:
+                    variants.append((rule.head_pred, rule, i))
+        self._pipeline_cache[key] = (stratum, variants)
+        self._delta_variants_uncached(stratum, merges, delta_preds)
+
+    def _delta_variants_uncached(self, stratum, merges, delta_preds) -> None:
         for m in merges.values():
             m.inputs = []
         for rule in stratum.rules:

@@ -38,7 +38,31 @@ _CMP = {
 
 
 def compile_expr(expr, slots: dict, where):
-    """``where`` is the ast node used to report type errors with a position."""
+    """``where`` is the ast node used to report type errors with a position.
+    Arithmetic and calls of constants only (``float(2 / 21)``) are computed
+    once here (the built-ins are pure); one that fails is left to fail at
+    run time, where and if a row reaches it, as before."""
+    fn = _compile(expr, slots, where)
+    if isinstance(expr, (ast.BinOp, ast.Call)) and _constant(expr):
+        try:
+            v = fn(None)
+        except Exception:  # noqa: BLE001 - the row that reaches it reports it
+            return fn
+        return lambda b: v
+    return fn
+
+
+def _constant(expr) -> bool:
+    if isinstance(expr, ast.Const):
+        return True
+    if isinstance(expr, ast.BinOp):
+        return _constant(expr.left) and _constant(expr.right)
+    if isinstance(expr, ast.Call):
+        return all(_constant(a) for a in expr.args)
+    return False
+
+
+def _compile(expr, slots: dict, where):
     if isinstance(expr, ast.Var):
         s = slots[expr.name]
         return lambda b: b[s]
@@ -53,6 +77,16 @@ def compile_expr(expr, slots: dict, where):
 
         def arith(b):
             x, y = left(b), right(b)
+            tx, ty = type(x), type(y)
+            if (tx is float and (ty is float or ty is int)) or (ty is float and tx is int):
+                # measured values (one recursive round per day of an EMA): the
+                # same float operation f(x, y) as below, without the checks
+                try:
+                    return f(x, y)
+                except ZeroDivisionError:
+                    raise _type_error(f"division by zero in {text}", where) from None
+                except OverflowError:
+                    raise _type_error(f"{text} is too large for a binary float", where) from None
             if expr.op == "+" and isinstance(x, str) and isinstance(y, str):
                 return x + y
             if not (_is_number(x) and _is_number(y)):

@@ -1,0 +1,205 @@
+"""@bind CSV inputs read by Arrow kernels into the columnar executor's input
+form (language/fact_columns.py's FactColumns), without a Python row per fact.
+
+``pyarrow.csv`` splits the file into string columns; each column is
+dictionary-encoded and each **distinct** cell is converted once by the row
+reader's own :func:`~chronolog.connectors.csv_files.convert` (exact decimals
+and fractions, dates on the program's timeline, booleans, the mapping's
+types), at the position of its first occurrence.  The facts are then indices
+into those values: the columnar executor codes each distinct value once, and
+a row stratum or the Python API gets rows from the same columns.
+
+Same answers and the same errors as the row reader
+(connectors/csv_files.py): whatever the kernels cannot take exactly as it
+does -- a quote character (quoted cells, embedded newlines), a blank line,
+ragged rows, a cell that does not convert, an empty interval -- returns
+None, and the row reader reads the file and reports the first bad cell with
+its file:line:column.  Small files are left to the row reader too (no
+pyarrow import for them).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+from chronolog.language import ast
+from chronolog.language.errors import ChronologError
+from chronolog.language.timeline import NEG_INF, POS_INF, make
+
+from .csv_files import _is_closed_col, _time_columns, convert
+
+KERNEL_BYTES = 1 << 16  # from this size on a bound CSV file is read by kernels
+# ... and with engine "auto" from this many lines: even when the run stays on
+# rows, the kernels and rows made from the columns beat the csv module from
+# about 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
+# importing numpy and pyarrow costs 0.15 s once
+AUTO_MIN_ROWS = 10_000
+
+
+def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None, min_rows: int = 0):
+    """The facts of ``pred`` in the CSV file ``path`` as a FactColumns, or
+    None when the row reader must read it (see the module docstring);
+    ``min_rows``: None for files with fewer lines (a run that stays on rows
+    would only convert them back)."""
+    try:
+        if path.stat().st_size < KERNEL_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data.count(b"\n") < min_rows:
+        return None
+    if b'"' in data or data.startswith(b"\xef\xbb\xbf"):
+        return None  # quoting and a byte order mark: the csv module's reading
+    try:
+        return _read(data, path, pred, options, mapping, time_mapping, calendar)
+    except ChronologError:
+        return None  # the row reader reports it at its first place
+
+
+_EXACT_KINDS = ("auto", "int", "double", "number", "decimal")
+_DECIMAL = re.compile(r"-?(\d{1,17})(?:\.(\d{1,17}))?")
+
+
+def _quick(dictionary, tokens, kind, calendar):
+    """The values ``convert`` gives the distinct cells ``tokens``, for the
+    two common shapes, or None (then ``convert`` converts each):
+
+    * plain integers and decimals (``7``, ``-12.50``) in a number column: ``Fraction(digits,
+      10**k)`` in lowest terms, an int when whole (``parse_number``'s value,
+      without its text parsing);
+    * ISO dates (``2020-01-31``) on a timeline of days or a unit dividing a
+      day: ``date32`` by Arrow's cast (an invalid date fails the cast: then
+      ``convert`` reports it), as whole units since 1970-01-01."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if kind == "time" and calendar is not None:
+        per_day = Fraction(86400) / calendar.unit_seconds
+        if per_day.denominator != 1 or not pc.all(pc.match_substring_regex(dictionary, r"^\d{4}-\d{2}-\d{2}$")).as_py():
+            return None
+        try:
+            days = dictionary.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        if days.min() < -719162:  # before 0001-01-01: Python's dates refuse it, so convert reports it
+            return None
+        k = int(per_day)
+        return [d * k for d in days.tolist()]
+    if kind not in _EXACT_KINDS and not (kind == "time" and calendar is None):
+        return None
+    if pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,18}$")).as_py():
+        return dictionary.cast(pa.int64()).to_pylist()  # integers: int(cell)
+    out = []
+    match = _DECIMAL.fullmatch
+    for tok in tokens:
+        m = match(tok)
+        if m is None:
+            return None
+        frac = m.group(2) or ""
+        num = int(m.group(1) + frac)
+        f = Fraction(-num if tok[0] == "-" else num, 10 ** len(frac))
+        out.append(f.numerator if f.denominator == 1 else f)
+    return out
+
+
+def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if any(not ln.strip(b" \t\r") for ln in lines):
+        return None  # a blank line: the row reader skips it, and its line numbers count it
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return None  # a lone carriage return ends a row for the csv module
+    try:
+        first = lines[0].decode("utf-8").rstrip("\r")
+    except UnicodeDecodeError:
+        return None
+    ncols = first.count(",") + 1  # no quotes: a comma always separates
+    names = [f"c{i}" for i in range(ncols)]
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1 if use_headers else 0, use_threads=False),
+            parse_options=pcsv.ParseOptions(quote_char=False, newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={c: pa.string() for c in names}, strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[]
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    header = [h.strip() for h in first.split(",")] if use_headers else None
+    n = table.num_rows
+    if n == 0 or n != len(lines) - (1 if use_headers else 0):
+        return None
+    first_line = 2 if use_headers else 1
+    where = ast.Pos(str(path), first_line, 1)
+    start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)
+    if max(start_pos, end_pos) >= ncols:
+        return None
+    term_cols = [i for i in range(ncols) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
+
+    from chronolog.language.fact_columns import FactColumns, _Column
+
+    def column(i, kind, name, cal=None):
+        enc = table.column(i).combine_chunks().dictionary_encode()
+        idx = enc.indices.to_numpy().astype(np.int64)
+        tokens = enc.dictionary.to_pylist()
+        vals = _quick(enc.dictionary, tokens, kind, cal)
+        if vals is None:
+            _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
+            vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
+        return _Column(idx, vals)
+
+    def time_columns(i_lo, i_hi):
+        """The start and end columns over one array of distinct values, as
+        the fact reader gives them (the run's time scale reads every value
+        from it; an end such as 1/3 counts as much as a start)."""
+        both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
+        enc = both.dictionary_encode()
+        idx = enc.indices.to_numpy().astype(np.int64)
+        tokens = enc.dictionary.to_pylist()
+        vals = _quick(enc.dictionary, tokens, "time", calendar)
+        if vals is None:
+            _, at = np.unique(idx, return_index=True)
+            vals = [
+                convert(tok, "time", ast.Pos(str(path), first_line + r % n, (i_lo if r < n else i_hi) + 1), "start" if r < n else "end", calendar)
+                for tok, r in zip(tokens, at.tolist())
+            ]
+        shared = np.empty(len(vals), dtype=object)
+        shared[:] = vals
+        return _Column(idx[:n], shared), _Column(idx[n:], shared)
+
+    cols = []
+    for k, i in enumerate(term_cols):
+        name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
+        cols.append(column(i, kind, name))
+    lo, hi = time_columns(start_pos, end_pos)
+
+    def closed(col_name, default):
+        if header is None or col_name not in header:
+            return np.full(n, bool(default))
+        c = column(header.index(col_name), "bool", col_name)
+        return np.asarray(c.values.take(c.indices), dtype=bool)
+
+    lc, hc = closed("start_closed", sc), closed("end_closed", ec)
+    lo_fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)[lo.indices]
+    hi_fin = np.array([v not in (NEG_INF, POS_INF) for v in hi.values.tolist()], dtype=bool)[hi.indices]
+    lc, hc = lc & lo_fin, hc & hi_fin  # an infinite end is open
+    # every distinct interval must be non-empty (the row reader names the first that is not)
+    m = len(hi.values)
+    key = (lo.indices * m + hi.indices) * 4 + lc.astype(np.int64) * 2 + hc
+    for kk in np.unique(key).tolist():
+        if make(lo.values[kk // 4 // m], hi.values[kk // 4 % m], bool(kk & 2), bool(kk & 1)) is None:
+            return None
+    out = FactColumns()
+    out.parts[pred] = [(cols, lo, hi, lc, hc)]
+    out.positions[pred] = where
+    return out

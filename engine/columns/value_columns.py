@@ -1,0 +1,122 @@
+"""Float results as value columns, coded only where equality needs a code.
+
+A term column is normally Int64 codes of the run's Dictionary (encoding.py).
+Coding every float a kernel computes costs one Python dict operation per
+distinct value (400,000 of them for the rolling-window recipe, more than the
+kernels themselves): so aggregates and arithmetic leave binary floats as a
+polars **Float64** column of the values themselves.  The dtype is the mark:
+Int64 is codes, Float64 is float values (finite; ``-0.0`` keeps its sign,
+as the rows keep the object).
+
+Float columns go through scans, intervals, coalescing and grouping as they
+are; they are coded (:func:`codes`) only where equality is asked of them: a join,
+a negation or a Since on the variable (Python's equality, 0.0 == -0.0 == 0,
+is the Dictionary's; a hash join on float bits is not), a constant or repeated
+variable in a scan, ``==``/``!=``, and two rules writing one predicate with
+different kinds.  The answers are printed and converted to Arrow straight
+from the floats.  Exact numbers (ints, decimals, fractions) stay coded: a
+float never stands for them.
+"""
+
+from __future__ import annotations
+
+
+def is_values(series) -> bool:
+    """Whether a frame column holds float values (not codes)."""
+    import polars as pl
+
+    return series.dtype == pl.Float64
+
+
+def float_series(name: str, arr):
+    """A Float64 value column of finite floats."""
+    import polars as pl
+
+    return pl.Series(name, arr, dtype=pl.Float64)
+
+
+def codes(df, cols, values):
+    """``df`` with the float value columns among ``cols`` replaced by codes."""
+    import polars as pl
+
+    from .expressions import FLOAT
+
+    out = []
+    for c in cols:
+        if c in df.columns and is_values(df[c]):
+            out.append(pl.Series(c, values.encode(FLOAT, df[c].to_numpy()), dtype=pl.Int64))
+    return df.with_columns(out) if out else df
+
+
+def match_kinds(left, right, cols, values):
+    """``left`` and ``right`` with the join columns ``cols`` as codes on
+    both sides (an empty side is cast instead)."""
+    import polars as pl
+
+    for c in cols:
+        lv, rv = is_values(left[c]), is_values(right[c])
+        if not (lv or rv):
+            continue
+        left = codes(left, [c], values) if left.height else left.with_columns(pl.col(c).cast(pl.Int64))
+        right = codes(right, [c], values) if right.height else right.with_columns(pl.col(c).cast(pl.Int64))
+    return left, right
+
+
+def same_kinds(frames, cols, values) -> list:
+    """``frames`` (to be concatenated) with each of ``cols`` of one kind:
+    floats where every non-empty frame has floats, else codes."""
+    import polars as pl
+
+    frames = list(frames)
+    for c in cols:
+        full = [f for f in frames if f.height]
+        kinds = {is_values(f[c]) for f in full}
+        if len(kinds) == 2:
+            frames = [codes(f, [c], values) if f.height else f for f in frames]
+            want = pl.Int64
+        elif kinds == {True}:
+            want = pl.Float64
+        else:
+            want = pl.Int64
+        frames = [f if f[c].dtype == want else f.with_columns(pl.col(c).cast(want)) for f in frames]
+    return frames
+
+
+def mixed(expr, df, values) -> bool:
+    """Whether a variable of ``expr`` is a coded column holding ints beside
+    floats.  Equal numbers are one term (a price 100.0 shares the code of a
+    day 100), so the codes cannot tell which were ints: such results are
+    coded as before, where an int term of equal value prints as the int
+    (the documented difference of representation; the rows keep each
+    object), instead of a float column that would print every one as a
+    float."""
+    import numpy as np
+
+    from chronolog.language import ast
+
+    from .scan import var_column
+
+    if isinstance(expr, ast.Var):
+        col = df[var_column(expr.name)]
+        if is_values(col):
+            return False
+        c = col.to_numpy()
+        values.column(c[:0])  # (brings the kinds of every code up to date)
+        k = values.kind[c]
+        return bool(np.any(k == 1)) and bool(np.any(k == 2))
+    if isinstance(expr, ast.BinOp):
+        return mixed(expr.left, df, values) or mixed(expr.right, df, values)
+    if isinstance(expr, ast.Call):
+        return any(mixed(a, df, values) for a in expr.args)
+    return False
+
+
+def python_values(series, terms_values):
+    """A frame column as a numpy object array of the row engine's values."""
+    import numpy as np
+
+    if is_values(series):
+        out = np.empty(series.len(), dtype=object)
+        out[:] = series.to_list()
+        return out
+    return terms_values[series.to_numpy()]

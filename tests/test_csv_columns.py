@@ -1,0 +1,172 @@
+"""@bind CSV files read by Arrow kernels into columns
+(connectors/csv_columns.py) against the row reader (connectors/csv_files.py):
+the same facts, the same answers on both executors, and the same error, at
+the same file:line:column, for a bad cell."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors import csv_columns
+from chronolog.connectors.csv_columns import read_csv_columns
+from chronolog.connectors.csv_files import read_csv_facts
+
+pytest.importorskip("pyarrow")
+
+cells = st.one_of(
+    st.integers(-5, 5).map(str),
+    st.sampled_from(["1.50", "0.25", "-2.5", "1/3", "7", "x", "a b", "#T", " 3.0 "]),
+)
+
+
+@pytest.fixture(autouse=True)
+def small_files_too(monkeypatch):
+    monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+
+
+def write(path, header, rows):
+    path.write_text("\n".join([",".join(header)] + [",".join(r) for r in rows]) + "\n")
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(cells, cells, st.integers(0, 9), st.integers(1, 5), st.booleans(), st.booleans()), min_size=1, max_size=30))
+def test_the_same_facts_as_the_row_reader(tmp_path_factory, rows):
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    header = ["k", "v", "start", "end", "start_closed", "end_closed"]
+    write(path, header, [(a, b, str(s), str(s + d), "true" if c1 else "false", "#T" if c2 else "#F") for a, b, s, d, c1, c2 in rows])
+    mapping = {1: ("v", "double")} if all(_number(b) for _, b, *_ in rows) else {}
+    fc = read_csv_columns(path, "p", {"useHeaders": "true"}, mapping, None)
+    want = sorted(((f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, mapping, None)), key=repr)
+    assert fc is not None
+    got = fc.pred_rows("p")
+    assert sorted(got, key=repr) == want
+    assert [tuple(map(type, t)) for t, _ in sorted(got, key=repr)] == [tuple(map(type, t)) for t, _ in want]
+
+
+def _number(cell):
+    try:
+        Fraction(cell.strip())
+        return True
+    except ValueError:
+        return False
+
+
+PROGRAM = """@timeGranularity("days").
+@input("price"). @output("roll"). @output("month"). @output("big").
+@bind("price", "csv useHeaders=true", "{d}", "prices.csv").
+@mapping("price", 0, "series", "string").
+@mapping("price", 1, "day", "int").
+@mapping("price", 2, "value", "double").
+@timeMapping("price", 3, 4, #T, #F).
+roll(S, X) :- <->[0,4] price(S, D, V), X = sum(V), N = count(), N == 5.
+month(S, X) :- /\\[months] price(S, D, V), X = avg(V).
+big(S, D) :- price(S, D, V), V > 101.
+"""
+
+
+def prices(path, days=300, seed=5):
+    import datetime
+
+    rng = random.Random(seed)
+    first = datetime.date(1999, 12, 20)
+    lines = ["series,day,value,start,end"]
+    for k in range(3):
+        v = 10_000
+        for d in range(days):
+            a, b = first + datetime.timedelta(days=d), first + datetime.timedelta(days=d + 1)
+            lines.append(f"s{k},{d},{v / 100:.2f},{a},{b}")
+            v += rng.randint(-300, 300)
+    path.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def test_bound_csv_answers_on_both_executors(tmp_path):
+    prices(tmp_path / "prices.csv")
+    program = PROGRAM.format(d=tmp_path)
+    rows = chronolog.reason(program, engine="rows")
+    cols = chronolog.reason(program, engine="columns")
+    assert cols.to_text() == rows.to_text()
+    assert set(cols.stats["executors"].values()) == {"columns"}
+    cents = [int(ln.split(",")[2].replace(".", "")) for ln in prices(tmp_path / "x.csv")[1:301]]  # series s0
+    sums = {Fraction(sum(cents[i : i + 5]), 100) for i in range(len(cents) - 4)}
+    assert {x for (s, x), _ in cols.facts("roll") if s == "s0"} == sums
+
+
+@pytest.mark.parametrize(
+    "bad, col",
+    [("12.3.4", 3), ("2000-13-01", 4), ("", 5)],
+)
+def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
+    lines = prices(tmp_path / "prices.csv")
+    parts = lines[200].split(",")
+    parts[col - 1] = bad
+    lines[200] = ",".join(parts)
+    (tmp_path / "prices.csv").write_text("\n".join(lines) + "\n")
+    program = PROGRAM.format(d=tmp_path)
+    errors = []
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    assert f"prices.csv:201:{col}" in errors[1]
+
+
+def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
+    p = tmp_path / "p.csv"
+    p.write_text('k,start,end\n"a,b",1,2\n')
+    assert read_csv_columns(p, "p", {}, {}, None) is None
+    p.write_text("k,start,end\na,1,2\n\nb,1,2\n")
+    assert read_csv_columns(p, "p", {}, {}, None) is None
+    p.write_text("k,start,end\na,1,2\nb,3,2\n")  # an empty interval: the row reader names it
+    assert read_csv_columns(p, "p", {}, {}, None) is None
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.lists(st.from_regex(r"-?[0-9]{1,6}(\.[0-9]{1,4})?", fullmatch=True), min_size=1, max_size=20, unique=True),
+    st.sampled_from(["auto", "double", "int", "number"]),
+)
+def test_plain_decimals_convert_as_the_row_reader_does(tokens, kind):
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    got = csv_columns._quick(pa.array(tokens), tokens, kind, None)
+    want = [convert(t, kind, ast.NOWHERE, "c") for t in tokens]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.lists(st.dates(), min_size=1, max_size=20, unique=True), st.sampled_from(["days", "hours"]))
+def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+    from chronolog.language.dates import Calendar
+
+    tokens = [d.isoformat() for d in dates]
+    cal = Calendar(unit)
+    got = csv_columns._quick(pa.array(tokens), tokens, "time", cal)
+    want = [convert(t, "time", ast.NOWHERE, "start", cal) for t in tokens]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_ends_on_another_grid_than_the_starts_stay_on_columns(tmp_path):
+    """The run's time scale sees the ends too (one array of distinct time
+    values for both columns, as the fact reader's)."""
+    p = tmp_path / "p.csv"
+    p.write_text("k,v,start,end\n" + "".join(f"k{i % 7},{i},{i},{3 * i + 1}/3\n" for i in range(200)))  # [i, i+1/3]
+    program = f'@bind("p", "csv", "{tmp_path}", "p.csv").\nq(K, S) :- <->[0,1] p(K, V), S = sum(V).\n'
+    rows = chronolog.reason(program, engine="rows")
+    cols = chronolog.reason(program, engine="columns")
+    assert cols.to_text() == rows.to_text()
+    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")

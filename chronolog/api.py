@@ -122,6 +122,9 @@ def _fact_columns(facts, dialect: str, calendar=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
+    from chronolog.arrow_import import import_pyarrow
+
+    import_pyarrow()  # (without its check for pandas, which reading never needs)
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary

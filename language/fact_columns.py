@@ -106,6 +106,9 @@ class _Column:
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
+    def value_at(self, i: int):
+        return self.values[self.indices[i]]
+
 
 class _CodedColumn:
     """A term column coded by a run's term Dictionary
@@ -128,6 +131,11 @@ class _CodedColumn:
 
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
+
+    def value_at(self, i: int):
+        """The value of fact ``i`` (without decoding the column)."""
+        c = int(self.codes[self.indices[i]])
+        return None if c < 0 else self.terms.values[c]
 
 
 def _codes(vals: list, terms):
@@ -230,8 +238,8 @@ class FactColumns:
             self.width(pred)
             if pred in self.parts:
                 cols, lo, hi, lc, hc = self.parts[pred][0]
-                terms = tuple(c.values[c.indices[0]] for c in cols)
-                out[pred] = [(terms, (lo.values[lo.indices[0]], hi.values[hi.indices[0]], bool(lc[0]), bool(hc[0])))]
+                terms = tuple(c.value_at(0) for c in cols)
+                out[pred] = [(terms, (lo.value_at(0), hi.value_at(0), bool(lc[0]), bool(hc[0])))]
                 out.positions[pred] = self.positions[pred]
             elif self.slow.get(pred):
                 out[pred] = [self.slow[pred][0]]
@@ -366,15 +374,17 @@ def _code_names(out: FactColumns) -> None:
     pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
     if not pending:
         return
-    tokens = pa.chunked_array([cols[j].tokens for cols, j in pending], pa.string()).cast(pa.large_string())  # (past 2 GB of names)
+    blocks = list({id(cols[j].tokens): cols[j].tokens for cols, j in pending}.values())  # (a block's columns share its tokens)
+    tokens = pa.chunked_array(blocks, pa.string()).cast(pa.large_string())  # (past 2 GB of names)
     enc = tokens.combine_chunks().dictionary_encode()
     del tokens
     codes = out.terms.code_all(enc.dictionary.to_pylist())[enc.indices.to_numpy()]
-    at = 0
+    at, mine = 0, {}
+    for b in blocks:
+        mine[id(b)] = codes[at : at + len(b)]
+        at += len(b)
     for cols, j in pending:
-        n = len(cols[j].tokens)
-        cols[j] = _CodedColumn(cols[j].indices, codes[at : at + n], out.terms)
-        at += n
+        cols[j] = _CodedColumn(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
 
 def _blocks(fh):
@@ -536,32 +546,42 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     has_args = m.has_args
     lists = pc.split_pattern(args, ",")
     arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    # every argument token of the block in one array, dictionary-encoded once:
+    # a predicate's column is then a numpy take of token numbers
+    offsets = lists.offsets.to_numpy()
+    starts = offsets[:-1] - offsets[0]
+    flat = lists.flatten()
+    if dialect == "meteor":
+        flat = pc.utf8_trim_whitespace(flat)
+    fenc = flat.dictionary_encode()
+    del flat
+    ftok, fdict = fenc.indices.to_numpy(), fenc.dictionary
+    is_name = pc.match_substring_regex(fdict, _NAME[dialect]).to_numpy(zero_copy_only=False) if out.terms is not None else None
+    names_pending = False
     pdict = pred.dictionary_encode()
     pidx = pdict.indices.to_numpy()
+    by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(pdict.dictionary)))])
     term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
     for k, name in enumerate(pdict.dictionary.to_pylist()):
+        rows_k = by_pred[bounds[k] : bounds[k + 1]]
         if dialect == "vadalog" and not _PRED_OK(name):
-            bad |= pidx == k
+            bad[rows_k] = True
             continue
-        sel = pidx == k
-        widths = np.unique(arity[sel])
+        widths = np.unique(arity[rows_k])
         if len(widths) > 1:
             raise _Fallback(name)
         width = int(widths[0])
-        rows_k = np.nonzero(sel)[0]
-        lists_k = lists.take(pa.array(rows_k)) if width else None
         cols_k = []
         for j in range(width):
-            tok = pc.list_element(lists_k, j)
-            if dialect == "meteor":
-                tok = pc.utf8_trim_whitespace(tok)
-            enc = tok.dictionary_encode()
-            idx = enc.indices.to_numpy()
-            if out.terms is not None and pc.all(pc.match_substring_regex(enc.dictionary, _NAME[dialect])).as_py():
-                cols_k.append((idx, enc.dictionary))  # names only: coded later, with other blocks' (_code_names)
-                out.pending_names += len(enc.dictionary)
+            tok = ftok[starts[rows_k] + j]
+            if is_name is not None and is_name[tok].all():
+                cols_k.append((tok, fdict))  # names only: coded later, with other blocks' (_code_names)
+                names_pending = True
                 continue
-            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
+            used, idx = np.unique(tok, return_inverse=True)
+            idx = idx.reshape(-1)
+            vals = _terms(fdict.take(pa.array(used)), dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
                 bad[rows_k[vb[idx]]] = True
@@ -588,6 +608,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
             raise _Fallback(name)
+    if names_pending:
+        out.pending_names += len(fdict)
     return np.nonzero(bad)[0]
 
 

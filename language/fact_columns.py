@@ -338,8 +338,9 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     with reading_file():  # one scope for the file's labelled nulls
-        for data in blocks:
-            lineno = _read_block(data, lineno, source, dialect, calendar, out)
+        for prepared in _prepared(blocks, dialect):
+            lineno = _read_lines(prepared, lineno, source, dialect, calendar, out)
+            del prepared
             if rows is not None:
                 out.drain(rows)
             if out.pending_names >= NAMES_BATCH:
@@ -408,7 +409,31 @@ def _blocks(fh):
         yield chunk[: cut + 1]
 
 
-def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+def _prepared(blocks, dialect: str):
+    """``(lines, fields, slow, keep)`` of each block, in order.  The next
+    block's kernels (splitting, matching, cutting the fields: pure Arrow,
+    which releases the GIL) run in a worker thread while the caller converts
+    this one's tokens in Python, so the two overlap on two cores."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    it = iter(blocks)
+    data = next(it, None)
+    if data is None:
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="chronolog-read") as pool:
+        ahead = pool.submit(_kernels, data, dialect)
+        for data in it:
+            nxt = pool.submit(_kernels, data, dialect)
+            yield ahead.result()
+            ahead = nxt
+        del data
+        yield ahead.result()
+
+
+def _kernels(data: bytes, dialect: str):
+    """The Arrow part of reading a block: its lines, which match the
+    kernels' pattern (``keep``) or not (``slow``), and the matched lines'
+    fields (None when no line matched)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -424,28 +449,28 @@ def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: Fa
         raise _Fallback("not UTF-8") from None
     lines = pc.split_pattern(whole, "\n").values
     del whole
-    n = len(lines)
-    _read_lines(lines, first_line, source, dialect, calendar, out)
-    return first_line + n
-
-
-def _read_lines(lines, first_line: int, source, dialect, calendar, out: FactColumns) -> None:
-    """``lines``: Arrow strings, the first is line ``first_line + 1``.  No
-    Python object per line: short-lived objects between the facts' tuples
-    would fragment the heap (and keep the peak memory up)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
     matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
-    if len(keep):
-        m = _Fields(lines.filter(matched) if len(slow) else lines)  # (no copy when every line matched)
+    fields = _Fields(lines.filter(matched) if len(slow) else lines) if len(keep) else None  # (no copy when every line matched)
+    return lines, fields, slow, keep
+
+
+def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+    """``prepared``: a block's :func:`_kernels`; its first line is line
+    ``first_line + 1``; returns the number of its last line.  No Python
+    object per line: short-lived objects between the facts' tuples would
+    fragment the heap (and keep the peak memory up)."""
+    import numpy as np
+
+    lines, m, slow, keep = prepared
+    if m is not None:
         bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
     for i in slow.tolist():
         _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
+    return first_line + len(lines)
 
 
 class _Fields:

@@ -452,7 +452,8 @@ def _kernels(data: bytes, dialect: str):
     matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
-    fields = _Fields(lines.filter(matched) if len(slow) else lines) if len(keep) else None  # (no copy when every line matched)
+    blanks = b" " in data or b"\t" in data or b"\r" in data  # (memchr: no trims when no line has one)
+    fields = _Fields(lines.filter(matched) if len(slow) else lines, blanks) if len(keep) else None  # (no copy when every line matched)
     return lines, fields, slow, keep
 
 
@@ -483,8 +484,16 @@ class _Fields:
     ``extract_regex`` with capture groups and gives the same groups for
     lines of that form (names and arguments hold no ``@`` or ``(``)."""
 
-    def __init__(self, lines):
+    def __init__(self, lines, blanks: bool = True):
+        """``blanks``: whether the lines may hold a blank, tab or carriage
+        return; without any, the trims are skipped (each is a copy)."""
         import pyarrow.compute as pc
+
+        def trim(a, chars=" \t"):
+            return pc.utf8_trim(a, chars) if blanks else a
+
+        def rtrim(a, chars=" \t"):
+            return pc.utf8_rtrim(a, chars) if blanks else a
 
         self.lines = lines
         at = pc.split_pattern(lines, "@", max_splits=1)
@@ -493,21 +502,21 @@ class _Fields:
         del at
         # ``(`` appended: every head splits in two; ``args`` ends in ")", then blanks, then the "(" added
         hp = pc.split_pattern(pc.binary_join_element_wise(head, "(", ""), "(", max_splits=1)
-        self.pred = pc.utf8_trim(pc.list_element(hp, 0), " \t")
-        rest = pc.utf8_rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1), " \t")
+        self.pred = trim(pc.list_element(hp, 0))
+        rest = rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1))
         del hp, head
         self.has_args = pc.not_equal(rest, "")
         self.args = pc.utf8_slice_codeunits(rest, 0, -1)
-        t = pc.utf8_rtrim(tail, " \t\r")
-        t = pc.utf8_trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t), " \t")
+        t = rtrim(tail, " \t\r")
+        t = trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t))
         first = pc.utf8_slice_codeunits(t, 0, 1)
         is_iv = pc.or_(pc.equal(first, "["), pc.equal(first, "("))
         self.lb = pc.if_else(is_iv, first, "")
         self.rb = pc.if_else(is_iv, pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "")
         self.pt = pc.if_else(is_iv, "", t)
         inner = pc.split_pattern(pc.binary_join_element_wise(pc.utf8_slice_codeunits(t, 1, -1), ",", ""), ",", max_splits=1)
-        self.lo = pc.utf8_trim(pc.list_element(inner, 0), " \t")
-        self.hi = pc.utf8_trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1), " \t")
+        self.lo = trim(pc.list_element(inner, 0))
+        self.hi = trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1))
 
     def __len__(self) -> int:
         return len(self.lines)

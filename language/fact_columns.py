@@ -602,10 +602,10 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         if dialect == "vadalog" and not _PRED_OK(name):
             bad[rows_k] = True
             continue
-        widths = np.unique(arity[rows_k])
-        if len(widths) > 1:
-            raise _Fallback(name)
+        widths = arity[rows_k]
         width = int(widths[0])
+        if (widths != width).any():
+            raise _Fallback(name)
         cols_k = []
         for j in range(width):
             tok = ftok[starts[rows_k] + j]

@@ -409,25 +409,27 @@ def _blocks(fh):
         yield chunk[: cut + 1]
 
 
+AHEAD = 2  # blocks whose kernels run ahead of the conversion (each holds its lines and fields)
+
+
 def _prepared(blocks, dialect: str):
-    """``(lines, fields, slow, keep)`` of each block, in order.  The next
-    block's kernels (splitting, matching, cutting the fields: pure Arrow,
-    which releases the GIL) run in a worker thread while the caller converts
-    this one's tokens in Python, so the two overlap on two cores."""
+    """``(lines, fields, slow, keep)`` of each block, in order.  The kernels
+    of the next AHEAD blocks (splitting, matching, cutting the fields: pure
+    Arrow, which releases the GIL) run in worker threads while the caller
+    converts this one's tokens in Python: on two cores the kernels, 60% of
+    the reading, no longer wait for the conversion nor it for them."""
+    from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    it = iter(blocks)
-    data = next(it, None)
-    if data is None:
-        return
-    with ThreadPoolExecutor(1, thread_name_prefix="chronolog-read") as pool:
-        ahead = pool.submit(_kernels, data, dialect)
-        for data in it:
-            nxt = pool.submit(_kernels, data, dialect)
-            yield ahead.result()
-            ahead = nxt
-        del data
-        yield ahead.result()
+    with ThreadPoolExecutor(AHEAD, thread_name_prefix="chronolog-read") as pool:
+        ahead: deque = deque()
+        for data in blocks:
+            ahead.append(pool.submit(_kernels, data, dialect))
+            del data
+            if len(ahead) > AHEAD:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
 
 
 def _kernels(data: bytes, dialect: str):
@@ -453,7 +455,10 @@ def _kernels(data: bytes, dialect: str):
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
     blanks = b" " in data or b"\t" in data or b"\r" in data  # (memchr: no trims when no line has one)
-    fields = _Fields(lines.filter(matched) if len(slow) else lines, blanks) if len(keep) else None  # (no copy when every line matched)
+    fields = None
+    if len(keep):
+        fields = _Fields(lines.filter(matched) if len(slow) else lines, blanks)  # (no copy when every line matched)
+        fields.encode(dialect)
     return lines, fields, slow, keep
 
 
@@ -518,6 +523,43 @@ class _Fields:
         self.lo = trim(pc.list_element(inner, 0))
         self.hi = trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1))
 
+    def encode(self, dialect: str) -> None:
+        """The rest of the block's kernel work, done where the fields were
+        cut (a worker thread, see :func:`_prepared`): the interval ends'
+        tokens in one dictionary, the argument tokens of every line in
+        another (with which are names), the predicates', and each
+        predicate's rows.  :func:`_fast` converts from there in Python."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        point = pc.equal(self.lb, "")
+        lo_tok = pc.if_else(point, self.pt, self.lo)
+        hi_tok = pc.if_else(point, self.pt, self.hi)
+        self.lc = pc.or_(point, pc.equal(self.lb, "[")).to_numpy(zero_copy_only=False)
+        self.hc = pc.or_(point, pc.equal(self.rb, "]")).to_numpy(zero_copy_only=False)
+        self.point = point.to_numpy(zero_copy_only=False)
+        # time points: one dictionary over both ends, distinct tokens converted once
+        self.times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+        lists = pc.split_pattern(self.args, ",")
+        self.arity = pc.if_else(self.has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        # every argument token of the block in one array, dictionary-encoded once:
+        # a predicate's column is then a numpy take of token numbers
+        offsets = lists.offsets.to_numpy()
+        self.starts = offsets[:-1] - offsets[0]
+        flat = lists.flatten()
+        if dialect == "meteor":
+            flat = pc.utf8_trim_whitespace(flat)
+        fenc = flat.dictionary_encode()
+        self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
+        self.is_name = pc.match_substring_regex(self.fdict, _NAME[dialect]).to_numpy(zero_copy_only=False)
+        pdict = self.pred.dictionary_encode()
+        self.preds = pdict.dictionary
+        pidx = pdict.indices.to_numpy()
+        self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
+        self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
+        del self.lb, self.rb, self.pt, self.lo, self.hi, self.args, self.has_args, self.pred
+
     def __len__(self) -> int:
         return len(self.lines)
 
@@ -535,19 +577,9 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     go to the exact parser)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(m)
-    pred = m.field("pred")
-    lb, lo, hi, rb, pt = (m.field(k) for k in ("lb", "lo", "hi", "rb", "pt"))
-    point = pc.equal(lb, "")
-    lo_tok = pc.if_else(point, pt, lo)
-    hi_tok = pc.if_else(point, pt, hi)
-    lc = pc.or_(point, pc.equal(lb, "[")).to_numpy(zero_copy_only=False)
-    hc = pc.or_(point, pc.equal(rb, "]")).to_numpy(zero_copy_only=False)
-
-    # time points: one dictionary over both ends, distinct tokens converted once
-    times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+    lc, hc, times = m.lc, m.hc, m.times
     if calendar is not None:
         def conv(tok):
             try:
@@ -564,7 +596,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     if tbad.any():
         bad |= tbad[tidx[:n]] | tbad[tidx[n:]]
     # a point must be finite
-    pnt = point.to_numpy(zero_copy_only=False)
+    pnt = m.point
     pinf = np.array([v == POS_INF if v is not None else False for v in tvals], dtype=bool)
     ninf = np.array([v == NEG_INF if v is not None else False for v in tvals], dtype=bool)
     lo_i, hi_i = tidx[:n], tidx[n:]
@@ -576,28 +608,12 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         rl, rh = order[lo_i], order[hi_i]
         bad |= (rl > rh) | ((rl == rh) & ~(lc & hc))
 
-    args = m.args
-    has_args = m.has_args
-    lists = pc.split_pattern(args, ",")
-    arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
-    # every argument token of the block in one array, dictionary-encoded once:
-    # a predicate's column is then a numpy take of token numbers
-    offsets = lists.offsets.to_numpy()
-    starts = offsets[:-1] - offsets[0]
-    flat = lists.flatten()
-    if dialect == "meteor":
-        flat = pc.utf8_trim_whitespace(flat)
-    fenc = flat.dictionary_encode()
-    del flat
-    ftok, fdict = fenc.indices.to_numpy(), fenc.dictionary
-    is_name = pc.match_substring_regex(fdict, _NAME[dialect]).to_numpy(zero_copy_only=False) if out.terms is not None else None
+    arity, starts, ftok, fdict = m.arity, m.starts, m.ftok, m.fdict
+    is_name = m.is_name if out.terms is not None else None
     names_pending = False
-    pdict = pred.dictionary_encode()
-    pidx = pdict.indices.to_numpy()
-    by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(pdict.dictionary)))])
+    by_pred, bounds = m.by_pred, m.bounds
     term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
-    for k, name in enumerate(pdict.dictionary.to_pylist()):
+    for k, name in enumerate(m.preds.to_pylist()):
         rows_k = by_pred[bounds[k] : bounds[k + 1]]
         if dialect == "vadalog" and not _PRED_OK(name):
             bad[rows_k] = True

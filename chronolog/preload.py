@@ -31,3 +31,31 @@ def preload() -> None:
 
     read_fact_columns("q(a)@[0,1].\n")
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
+
+
+def import_meanwhile(name: str) -> None:
+    """Import module ``name`` in a daemon thread while the caller goes on.
+
+    The fact reader's kernels run in worker threads and leave the
+    interpreter to the main thread, which mostly waits for them: polars'
+    import (0.12 s of CPU, all of it holding the interpreter) fits in that
+    time instead of following it.  Python's import locks make the main
+    thread's own ``import polars`` wait for this one to finish; a failure
+    here is left for that import to report."""
+    import sys
+
+    if name in sys.modules:
+        return
+    import concurrent.futures  # noqa: F401  (polars imports it too: here first, never in both threads at once)
+    import threading
+
+    threading.Thread(target=_import_quietly, args=(name,), daemon=True, name=f"chronolog-import-{name}").start()
+
+
+def _import_quietly(name: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the caller's own import reports it
+        pass

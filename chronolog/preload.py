@@ -33,7 +33,7 @@ def preload() -> None:
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
 
 
-def import_meanwhile(name: str) -> None:
+def import_meanwhile(name: str):
     """Import module ``name`` in a daemon thread while the caller goes on.
 
     The fact reader's kernels run in worker threads and leave the
@@ -41,15 +41,18 @@ def import_meanwhile(name: str) -> None:
     import (0.12 s of CPU, all of it holding the interpreter) fits in that
     time instead of following it.  Python's import locks make the main
     thread's own ``import polars`` wait for this one to finish; a failure
-    here is left for that import to report."""
+    here is left for that import to report.  Returns the thread (None when
+    the module is imported already), for the caller to join."""
     import sys
 
     if name in sys.modules:
-        return
+        return None
     import concurrent.futures  # noqa: F401  (polars imports it too: here first, never in both threads at once)
     import threading
 
-    threading.Thread(target=_import_quietly, args=(name,), daemon=True, name=f"chronolog-import-{name}").start()
+    thread = threading.Thread(target=_import_quietly, args=(name,), daemon=True, name=f"chronolog-import-{name}")
+    thread.start()
+    return thread
 
 
 def _import_quietly(name: str) -> None:

@@ -20,6 +20,7 @@ Usage::
     python bench/compare_meteor.py --facts 1000000 --skip-meteor
     python bench/compare_meteor.py --facts 100000 --repeat 3 --json results.json
     python bench/compare_meteor.py --facts 100000 --preload   # chronolog's libraries imported before its clock
+    python bench/compare_meteor.py --facts 100000 --skip-meteor --pythonpath OLD_TREE   # before/after
 
 Worker mode (used internally, one system per process)::
 
@@ -272,7 +273,7 @@ def worker_main(a) -> int:
 
 
 def run_worker(system: str, program_file: Path, data_file: Path, timeout=None, profile=None,
-               extra=()) -> dict:
+               extra=(), pythonpath=None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as tf:
         out = tf.name
     cmd = [sys.executable]
@@ -281,7 +282,10 @@ def run_worker(system: str, program_file: Path, data_file: Path, timeout=None, p
     cmd += [str(Path(__file__).resolve()), "--worker", system, "--program-file", str(program_file),
             "--data-file", str(data_file), "--out", out, *extra]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        env = None
+        if pythonpath:  # another chronolog tree (an export laid out as the installed package)
+            env = dict(os.environ, PYTHONPATH=pythonpath)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         if p.returncode != 0:
             return dict(system=system, error=(p.stderr or p.stdout).strip().splitlines()[-15:])
         with open(out, "rb") as f:
@@ -342,7 +346,8 @@ def bench_one(program: str, n: int, a) -> dict:
             r = run_worker(system, vprog if system == "chronolog" else mprog, data,
                            timeout=a.timeout, profile=prof,
                            extra=(["--meteor-raw"] if a.meteor_raw and system == "meteor" else [])
-                           + (["--preload"] if a.preload and system == "chronolog" else []))
+                           + (["--preload"] if a.preload and system == "chronolog" else []),
+                           pythonpath=a.pythonpath if system == "chronolog" else None)
             if "error" in r:
                 print(f"[{program} {n}] {system} FAILED:\n  " + "\n  ".join(r["error"]), file=sys.stderr)
                 row[system] = dict(error=r["error"])
@@ -426,6 +431,9 @@ def main(argv=None) -> int:
                     help="where to write the full differences when the models disagree")
     ap.add_argument("--meteor-raw", action="store_true",
                     help="do not coalesce MeTeoR's input after loading (reproduces its defect)")
+    ap.add_argument("--pythonpath", default=None,
+                    help="run chronolog from this package tree (an export of an earlier commit laid out as "
+                         "the installed package, as in lubm_command.py) for a before/after figure")
     ap.add_argument("--preload", action="store_true",
                     help="chronolog.preload() before chronolog's clock starts (its libraries imported "
                          "beforehand, as MeTeoR's modules are); the preload time is printed apart")

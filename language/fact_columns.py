@@ -337,8 +337,11 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
         blocks = [fh.encode("utf-8")]
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
-    with reading_file():  # one scope for the file's labelled nulls
-        for prepared in _prepared(blocks, dialect):
+    from contextlib import closing
+
+    # (closing: on an error the reader's threads are done when it propagates)
+    with reading_file(), closing(_prepared(blocks, dialect)) as prepared_blocks:  # one scope for the file's labelled nulls
+        for prepared in prepared_blocks:
             lineno = _read_lines(prepared, lineno, source, dialect, calendar, out)
             del prepared
             if rows is not None:

@@ -82,3 +82,23 @@ def test_preload_then_reason(tmp_path):
         tmp_path,
     )
     assert out == "True False 97"
+
+
+def test_an_error_in_a_later_block_stops_the_reader_threads(tmp_path):
+    """The reader's kernels run ahead in threads: an error found while a
+    later block is converted still names its line, and no thread stays."""
+    import threading
+    from pathlib import Path
+
+    import pytest
+
+    import chronolog
+
+    facts = tmp_path / "facts.vada"
+    lines = [f"q(c{i % 97},{i})@[{i % 50},{i % 50 + 3})." for i in range(120_000)]
+    lines[100_000] = "q(c1,2)@[5,3]."  # an empty interval, found after the kernels
+    facts.write_text("\n".join(lines) + "\n")
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("p(X) :- q(X, Y).", facts=Path(facts), engine="columns")
+    assert f"{facts}:100001:" in str(e.value)
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("chronolog-")]

@@ -491,8 +491,8 @@ def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactC
 class _Fields:
     """The parts of lines that match the kernels' pattern, as Arrow string
     arrays: ``pred``, ``args`` (between the parentheses; ``has_args``), and
-    the interval ``lb``, ``lo``, ``hi``, ``rb`` or the point ``pt`` (``lb``
-    empty).  One ``match_substring_regex`` (no captures: RE2's fast path)
+    the interval ``lo``, ``hi`` with whether its ends are closed (``lc``,
+    ``hc``) or the point ``pt`` (``point``).  One ``match_substring_regex`` (no captures: RE2's fast path)
     said each line has the form; the parts are then cut by splitting at the
     first ``@`` and ``(`` and trimming, which is 10x cheaper than
     ``extract_regex`` with capture groups and gives the same groups for
@@ -524,10 +524,12 @@ class _Fields:
         t = rtrim(tail, " \t\r")
         t = trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t))
         first = pc.utf8_slice_codeunits(t, 0, 1)
-        is_iv = pc.or_(pc.equal(first, "["), pc.equal(first, "("))
-        self.lb = pc.if_else(is_iv, first, "")
-        self.rb = pc.if_else(is_iv, pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "")
-        self.pt = pc.if_else(is_iv, "", t)
+        closed_start = pc.equal(first, "[")
+        self.point = pc.invert(pc.or_(closed_start, pc.equal(first, "(")))
+        # a point is closed at both ends; an interval by its brackets
+        self.lc = pc.or_(self.point, closed_start)
+        self.hc = pc.or_(self.point, pc.equal(pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "]"))
+        self.pt = t  # (the point's token, on the point lines)
         inner = pc.split_pattern(pc.binary_join_element_wise(pc.utf8_slice_codeunits(t, 1, -1), ",", ""), ",", max_splits=1)
         self.lo = trim(pc.list_element(inner, 0))
         self.hi = trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1))
@@ -542,11 +544,11 @@ class _Fields:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        point = pc.equal(self.lb, "")
+        point = self.point
         lo_tok = pc.if_else(point, self.pt, self.lo)
         hi_tok = pc.if_else(point, self.pt, self.hi)
-        self.lc = pc.or_(point, pc.equal(self.lb, "[")).to_numpy(zero_copy_only=False)
-        self.hc = pc.or_(point, pc.equal(self.rb, "]")).to_numpy(zero_copy_only=False)
+        self.lc = self.lc.to_numpy(zero_copy_only=False)
+        self.hc = self.hc.to_numpy(zero_copy_only=False)
         self.point = point.to_numpy(zero_copy_only=False)
         # time points: one dictionary over both ends, distinct tokens converted once
         self.times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
@@ -567,13 +569,10 @@ class _Fields:
         pidx = pdict.indices.to_numpy()
         self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
-        del self.lb, self.rb, self.pt, self.lo, self.hi, self.args, self.has_args, self.pred
+        del self.pt, self.lo, self.hi, self.args, self.has_args, self.pred
 
     def __len__(self) -> int:
         return len(self.lines)
-
-    def field(self, name: str):
-        return getattr(self, name)
 
     def leading_blanks(self, i: int) -> int:
         line = self.lines[i].as_py()

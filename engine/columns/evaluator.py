@@ -330,7 +330,9 @@ class HybridEvaluator(Evaluator):
         for rule, driver in variants:
             df = _drain(self._rule_pipeline(rule, driver))
             if df is not None:
-                outs[rule.head_pred].append(df.cast(pl.Int64))
+                if any(t != pl.Int64 for t in df.dtypes):  # (a cast is a polars query: only when needed)
+                    df = df.cast(pl.Int64)
+                outs[rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
         delta = {}
         for pred, parts in outs.items():
@@ -338,7 +340,8 @@ class HybridEvaluator(Evaluator):
             if not parts:
                 continue
             names = term_columns(self._arity(pred))
-            merged = coalesce(pl.concat([old, *parts], how="vertical_relaxed"), names)
+            frames = [old, *parts] if old.height else parts  # (nothing to concatenate to an empty relation)
+            merged = coalesce(frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed"), names)
             new = merged.join(old, on=[*names, "s", "e"], how="anti") if old.height else merged
             self._tables[pred] = merged
             if new.height:

@@ -19,6 +19,8 @@ Usage::
     python bench/compare_meteor.py --facts 10000 100000 --program both
     python bench/compare_meteor.py --facts 1000000 --skip-meteor
     python bench/compare_meteor.py --facts 100000 --repeat 3 --json results.json
+    python bench/compare_meteor.py --facts 100000 --preload   # chronolog's libraries imported before its clock
+    python bench/compare_meteor.py --facts 100000 --skip-meteor --pythonpath OLD_TREE   # before/after
 
 Worker mode (used internally, one system per process)::
 
@@ -227,8 +229,14 @@ def worker_meteor(program_file: Path, data_file: Path, raw: bool = False) -> dic
                 base_mb=base, fixpoint=bool(fixpoint), model=model)
 
 
-def worker_chronolog(program_file: Path, data_file: Path) -> dict:
+def worker_chronolog(program_file: Path, data_file: Path, preload: bool = False) -> dict:
     import chronolog
+    preload_s = preload_cpu = 0.0
+    if preload:  # the libraries imported before the clock starts, as MeTeoR's modules are
+        c = time.process_time()
+        t = time.perf_counter()
+        chronolog.preload()
+        preload_s, preload_cpu = time.perf_counter() - t, time.process_time() - c
     base = _maxrss_mb()
     text = program_file.read_text()
     c0 = time.process_time()
@@ -251,21 +259,21 @@ def worker_chronolog(program_file: Path, data_file: Path) -> dict:
     load, load_cpu = t4 - t3, c4 - c3
     return dict(system="chronolog", load=load, reason=max(0.0, (t2 - t0) - load), total=t2 - t0,
                 load_cpu=load_cpu, reason_cpu=max(0.0, (c2 - c0) - load_cpu), total_cpu=c2 - c0,
-                peak_mb=peak, base_mb=base, fixpoint=True, model=norm)
+                peak_mb=peak, base_mb=base, fixpoint=True, model=norm, preload=preload_s, preload_cpu=preload_cpu)
 
 
 def worker_main(a) -> int:
     if a.worker == "meteor":
         res = worker_meteor(Path(a.program_file), Path(a.data_file), raw=a.meteor_raw)
     else:
-        res = worker_chronolog(Path(a.program_file), Path(a.data_file))
+        res = worker_chronolog(Path(a.program_file), Path(a.data_file), preload=a.preload)
     with open(a.out, "wb") as f:
         pickle.dump(res, f, protocol=pickle.HIGHEST_PROTOCOL)
     return 0
 
 
 def run_worker(system: str, program_file: Path, data_file: Path, timeout=None, profile=None,
-               extra=()) -> dict:
+               extra=(), pythonpath=None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as tf:
         out = tf.name
     cmd = [sys.executable]
@@ -274,7 +282,10 @@ def run_worker(system: str, program_file: Path, data_file: Path, timeout=None, p
     cmd += [str(Path(__file__).resolve()), "--worker", system, "--program-file", str(program_file),
             "--data-file", str(data_file), "--out", out, *extra]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        env = None
+        if pythonpath:  # another chronolog tree (an export laid out as the installed package)
+            env = dict(os.environ, PYTHONPATH=pythonpath)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         if p.returncode != 0:
             return dict(system=system, error=(p.stderr or p.stdout).strip().splitlines()[-15:])
         with open(out, "rb") as f:
@@ -334,15 +345,18 @@ def bench_one(program: str, n: int, a) -> dict:
                 prof = str(HERE / "data" / f"profile_{program}_{n}.prof")
             r = run_worker(system, vprog if system == "chronolog" else mprog, data,
                            timeout=a.timeout, profile=prof,
-                           extra=["--meteor-raw"] if a.meteor_raw and system == "meteor" else [])
+                           extra=(["--meteor-raw"] if a.meteor_raw and system == "meteor" else [])
+                           + (["--preload"] if a.preload and system == "chronolog" else []),
+                           pythonpath=a.pythonpath if system == "chronolog" else None)
             if "error" in r:
                 print(f"[{program} {n}] {system} FAILED:\n  " + "\n  ".join(r["error"]), file=sys.stderr)
                 row[system] = dict(error=r["error"])
                 break
             models[system] = r.pop("model")
             runs.append(r)
+            pre = f" after preload() {r['preload']:.2f}s (cpu {r['preload_cpu']:.2f}s)" if r.get("preload") else ""
             print(f"[{program} {n}] {system} run {i + 1}: load {r['load']:.2f}s reason {r['reason']:.2f}s "
-                  f"total {r['total']:.2f}s (cpu {r['total_cpu']:.2f}s) peak {r['peak_mb']:.0f} MB",
+                  f"total {r['total']:.2f}s (cpu {r['total_cpu']:.2f}s) peak {r['peak_mb']:.0f} MB{pre}",
                   file=sys.stderr, flush=True)
         if runs:
             row[system] = dict(
@@ -417,6 +431,12 @@ def main(argv=None) -> int:
                     help="where to write the full differences when the models disagree")
     ap.add_argument("--meteor-raw", action="store_true",
                     help="do not coalesce MeTeoR's input after loading (reproduces its defect)")
+    ap.add_argument("--pythonpath", default=None,
+                    help="run chronolog from this package tree (an export of an earlier commit laid out as "
+                         "the installed package, as in lubm_command.py) for a before/after figure")
+    ap.add_argument("--preload", action="store_true",
+                    help="chronolog.preload() before chronolog's clock starts (its libraries imported "
+                         "beforehand, as MeTeoR's modules are); the preload time is printed apart")
     # worker mode
     ap.add_argument("--worker", choices=["chronolog", "meteor"], help=argparse.SUPPRESS)
     ap.add_argument("--program-file", help=argparse.SUPPRESS)

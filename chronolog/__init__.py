@@ -10,6 +10,7 @@
 """
 
 from chronolog.api import Model, Reasoner, load_program, reason
+from chronolog.preload import preload
 from chronolog.arguments import ArgumentError
 from chronolog.stream import Stream, StreamFact
 from chronolog.hypothetical import Hypothetical, HypotheticalAnswer
@@ -25,6 +26,7 @@ from chronolog.language.errors import (
 __all__ = [
     "reason",
     "load_program",
+    "preload",
     "Model",
     "Reasoner",
     "Stream",

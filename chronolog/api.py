@@ -103,6 +103,9 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
 
 KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by Arrow kernels
+# from this size on (about AUTO_MIN_FILE_FACTS facts) the columnar executor
+# will run: polars is imported while the file is read
+POLARS_AHEAD_BYTES = 1 << 20
 
 
 def _fact_columns(facts, dialect: str, calendar=None):
@@ -122,6 +125,23 @@ def _fact_columns(facts, dialect: str, calendar=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
+    from chronolog.arrow_import import import_pyarrow
+
+    import_pyarrow()  # (without its check for pandas, which reading never needs)
+    importing = None
+    if sum(p.stat().st_size for p in paths) >= POLARS_AHEAD_BYTES:
+        from chronolog.preload import import_meanwhile
+
+        importing = import_meanwhile("polars")  # the columnar executor's, imported while the kernels read
+    try:
+        return _read_columns(paths, dialect, calendar)
+    finally:
+        if importing is not None:  # no import outlives the reading (a fork after an error would inherit its lock)
+            importing.join()
+
+
+def _read_columns(paths, dialect: str, calendar=None):
+    """The kernel reading of :func:`_fact_columns` (None: the rows' reading applies)."""
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary

@@ -149,10 +149,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
 def _arrow_without_pandas(paths) -> None:
     """pyarrow imports pandas (0.2 s of CPU, 30 MB) on its first conversion
-    of any Python or numpy object, only to recognise pandas objects, which
-    ``chronolog run`` never hands it.  When large fact files will be read by
-    kernels, that check is made once with pandas hidden: pyarrow remembers
-    "no pandas" and still imports it when something asks for pandas."""
+    only to recognise pandas objects, which ``chronolog run`` never hands
+    it: when large fact files will be read by kernels, pyarrow is imported
+    without it (chronolog/arrow_import.py)."""
     from chronolog.api import KERNEL_BYTES
 
     try:
@@ -160,20 +159,9 @@ def _arrow_without_pandas(paths) -> None:
             return
     except OSError:
         return
-    class _Hide:
-        def find_spec(self, name, path=None, target=None):
-            if name == "pandas":
-                raise ImportError("hidden while pyarrow checks for it")
-            return None
+    from chronolog.arrow_import import import_pyarrow
 
-    hide = _Hide()
-    sys.meta_path.insert(0, hide)
-    try:
-        import pyarrow as pa
-
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(hide)
+    import_pyarrow()
 
 
 def _describe_component(c) -> str:

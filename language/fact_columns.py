@@ -106,6 +106,9 @@ class _Column:
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
+    def value_at(self, i: int):
+        return self.values[self.indices[i]]
+
 
 class _CodedColumn:
     """A term column coded by a run's term Dictionary
@@ -132,6 +135,11 @@ class _CodedColumn:
 
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
+
+    def value_at(self, i: int):
+        """The value of fact ``i`` (without decoding the column)."""
+        c = int(self.codes[self.indices[i]])
+        return None if c < 0 else self.terms.values[c]
 
 
 def _codes(vals: list, terms):
@@ -234,8 +242,8 @@ class FactColumns:
             self.width(pred)
             if pred in self.parts:
                 cols, lo, hi, lc, hc = self.parts[pred][0]
-                terms = tuple(c.values[c.indices[0]] for c in cols)
-                out[pred] = [(terms, (lo.values[lo.indices[0]], hi.values[hi.indices[0]], bool(lc[0]), bool(hc[0])))]
+                terms = tuple(c.value_at(0) for c in cols)
+                out[pred] = [(terms, (lo.value_at(0), hi.value_at(0), bool(lc[0]), bool(hc[0])))]
                 out.positions[pred] = self.positions[pred]
             elif self.slow.get(pred):
                 out[pred] = [self.slow[pred][0]]
@@ -333,15 +341,25 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
         blocks = [fh.encode("utf-8")]
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
-    with reading_file():  # one scope for the file's labelled nulls
-        for data in blocks:
-            lineno = _read_block(data, lineno, source, dialect, calendar, out)
+    from contextlib import closing
+
+    # (closing: on an error the reader's threads are done when it propagates)
+    with reading_file(), closing(_prepared(blocks, dialect)) as prepared_blocks:  # one scope for the file's labelled nulls
+        for prepared in prepared_blocks:
+            lineno = _read_lines(prepared, lineno, source, dialect, calendar, out)
+            del prepared
             if rows is not None:
                 out.drain(rows)
             if out.pending_names >= NAMES_BATCH:
                 _code_names(out)
         if out.terms is not None:
             _code_names(out)
+    import pyarrow as pa
+
+    # the blocks' kernel memory was allocated by the worker threads and freed
+    # here: Arrow's allocator (mimalloc) keeps it per thread unless asked to
+    # give it back, which adds 50-80 MB to the peak of LUBM 1M's reasoning
+    pa.default_memory_pool().release_unused()
     return out
 
 
@@ -371,7 +389,8 @@ def _code_names(out: FactColumns) -> None:
     pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
     if not pending:
         return
-    tokens = pa.chunked_array([cols[j].tokens for cols, j in pending], pa.string())
+    blocks = list({id(cols[j].tokens): cols[j].tokens for cols, j in pending}.values())  # (a block's columns share its tokens)
+    tokens = pa.chunked_array(blocks, pa.string())
     if tokens.nbytes >= 1 << 31:
         tokens = tokens.cast(pa.large_string())  # (a dictionary past 2 GB of names)
     # one dictionary for every chunk, no copy of the tokens in one array
@@ -379,9 +398,9 @@ def _code_names(out: FactColumns) -> None:
     del tokens
     codes = out.terms.code_all(enc.chunk(0).dictionary.to_pylist(), distinct=True) if enc.num_chunks else None
     chunks = enc.iterchunks()  # (an empty chunk is dropped)
+    mine = {id(b): codes[next(chunks).indices.to_numpy()] if len(b) else np.zeros(0, dtype=np.int64) for b in blocks}
     for cols, j in pending:
-        mine = codes[next(chunks).indices.to_numpy()] if len(cols[j].tokens) else np.zeros(0, dtype=np.int64)
-        cols[j] = _CodedColumn(cols[j].indices, mine, out.terms)
+        cols[j] = _CodedColumn(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
 
 def _blocks(fh):
@@ -405,7 +424,33 @@ def _blocks(fh):
         yield chunk[: cut + 1]
 
 
-def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+AHEAD = 2  # blocks whose kernels run ahead of the conversion (each holds its lines and fields)
+
+
+def _prepared(blocks, dialect: str):
+    """``(lines, fields, slow, keep)`` of each block, in order.  The kernels
+    of the next AHEAD blocks (splitting, matching, cutting the fields: pure
+    Arrow, which releases the GIL) run in worker threads while the caller
+    converts this one's tokens in Python: on two cores the kernels, 60% of
+    the reading, no longer wait for the conversion nor it for them."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(AHEAD, thread_name_prefix="chronolog-read") as pool:
+        ahead: deque = deque()
+        for data in blocks:
+            ahead.append(pool.submit(_kernels, data, dialect))
+            del data
+            if len(ahead) > AHEAD:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
+
+
+def _kernels(data: bytes, dialect: str):
+    """The Arrow part of reading a block: its lines, which match the
+    kernels' pattern (``keep``) or not (``slow``), and the matched lines'
+    fields (None when no line matched)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -421,42 +466,54 @@ def _read_block(data: bytes, first_line: int, source, dialect, calendar, out: Fa
         raise _Fallback("not UTF-8") from None
     lines = pc.split_pattern(whole, "\n").values
     del whole
-    n = len(lines)
-    _read_lines(lines, first_line, source, dialect, calendar, out)
-    return first_line + n
-
-
-def _read_lines(lines, first_line: int, source, dialect, calendar, out: FactColumns) -> None:
-    """``lines``: Arrow strings, the first is line ``first_line + 1``.  No
-    Python object per line: short-lived objects between the facts' tuples
-    would fragment the heap (and keep the peak memory up)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
     matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
+    blanks = b" " in data or b"\t" in data or b"\r" in data  # (memchr: no trims when no line has one)
+    fields = None
     if len(keep):
-        m = _Fields(lines.filter(matched) if len(slow) else lines)  # (no copy when every line matched)
+        fields = _Fields(lines.filter(matched) if len(slow) else lines, blanks)  # (no copy when every line matched)
+        fields.encode(dialect)
+    return lines, fields, slow, keep
+
+
+def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
+    """``prepared``: a block's :func:`_kernels`; its first line is line
+    ``first_line + 1``; returns the number of its last line.  No Python
+    object per line: short-lived objects between the facts' tuples would
+    fragment the heap (and keep the peak memory up)."""
+    import numpy as np
+
+    lines, m, slow, keep = prepared
+    if m is not None:
         bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
     for i in slow.tolist():
         _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
+    return first_line + len(lines)
 
 
 class _Fields:
     """The parts of lines that match the kernels' pattern, as Arrow string
     arrays: ``pred``, ``args`` (between the parentheses; ``has_args``), and
-    the interval ``lb``, ``lo``, ``hi``, ``rb`` or the point ``pt`` (``lb``
-    empty).  One ``match_substring_regex`` (no captures: RE2's fast path)
+    the interval ``lo``, ``hi`` with whether its ends are closed (``lc``,
+    ``hc``) or the point ``pt`` (``point``).  One ``match_substring_regex`` (no captures: RE2's fast path)
     said each line has the form; the parts are then cut by splitting at the
     first ``@`` and ``(`` and trimming, which is 10x cheaper than
     ``extract_regex`` with capture groups and gives the same groups for
     lines of that form (names and arguments hold no ``@`` or ``(``)."""
 
-    def __init__(self, lines):
+    def __init__(self, lines, blanks: bool = True):
+        """``blanks``: whether the lines may hold a blank, tab or carriage
+        return; without any, the trims are skipped (each is a copy)."""
         import pyarrow.compute as pc
+
+        def trim(a, chars=" \t"):
+            return pc.utf8_trim(a, chars) if blanks else a
+
+        def rtrim(a, chars=" \t"):
+            return pc.utf8_rtrim(a, chars) if blanks else a
 
         self.lines = lines
         at = pc.split_pattern(lines, "@", max_splits=1)
@@ -465,27 +522,63 @@ class _Fields:
         del at
         # ``(`` appended: every head splits in two; ``args`` ends in ")", then blanks, then the "(" added
         hp = pc.split_pattern(pc.binary_join_element_wise(head, "(", ""), "(", max_splits=1)
-        self.pred = pc.utf8_trim(pc.list_element(hp, 0), " \t")
-        rest = pc.utf8_rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1), " \t")
+        self.pred = trim(pc.list_element(hp, 0))
+        rest = rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1))
         del hp, head
         self.has_args = pc.not_equal(rest, "")
         self.args = pc.utf8_slice_codeunits(rest, 0, -1)
-        t = pc.utf8_rtrim(tail, " \t\r")
-        t = pc.utf8_trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t), " \t")
+        t = rtrim(tail, " \t\r")
+        t = trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t))
         first = pc.utf8_slice_codeunits(t, 0, 1)
-        is_iv = pc.or_(pc.equal(first, "["), pc.equal(first, "("))
-        self.lb = pc.if_else(is_iv, first, "")
-        self.rb = pc.if_else(is_iv, pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "")
-        self.pt = pc.if_else(is_iv, "", t)
+        closed_start = pc.equal(first, "[")
+        self.point = pc.invert(pc.or_(closed_start, pc.equal(first, "(")))
+        # a point is closed at both ends; an interval by its brackets
+        self.lc = pc.or_(self.point, closed_start)
+        self.hc = pc.or_(self.point, pc.equal(pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "]"))
+        self.pt = t  # (the point's token, on the point lines)
         inner = pc.split_pattern(pc.binary_join_element_wise(pc.utf8_slice_codeunits(t, 1, -1), ",", ""), ",", max_splits=1)
-        self.lo = pc.utf8_trim(pc.list_element(inner, 0), " \t")
-        self.hi = pc.utf8_trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1), " \t")
+        self.lo = trim(pc.list_element(inner, 0))
+        self.hi = trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1))
+
+    def encode(self, dialect: str) -> None:
+        """The rest of the block's kernel work, done where the fields were
+        cut (a worker thread, see :func:`_prepared`): the interval ends'
+        tokens in one dictionary, the argument tokens of every line in
+        another (with which are names), the predicates', and each
+        predicate's rows.  :func:`_fast` converts from there in Python."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        point = self.point
+        lo_tok = pc.if_else(point, self.pt, self.lo)
+        hi_tok = pc.if_else(point, self.pt, self.hi)
+        self.lc = self.lc.to_numpy(zero_copy_only=False)
+        self.hc = self.hc.to_numpy(zero_copy_only=False)
+        self.point = point.to_numpy(zero_copy_only=False)
+        # time points: one dictionary over both ends, distinct tokens converted once
+        self.times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+        lists = pc.split_pattern(self.args, ",")
+        self.arity = pc.if_else(self.has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        # every argument token of the block in one array, dictionary-encoded once:
+        # a predicate's column is then a numpy take of token numbers
+        offsets = lists.offsets.to_numpy()
+        self.starts = offsets[:-1] - offsets[0]
+        flat = lists.flatten()
+        if dialect == "meteor":
+            flat = pc.utf8_trim_whitespace(flat)
+        fenc = flat.dictionary_encode()
+        self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
+        self.is_name = pc.match_substring_regex(self.fdict, _NAME[dialect]).to_numpy(zero_copy_only=False)
+        pdict = self.pred.dictionary_encode()
+        self.preds = pdict.dictionary
+        pidx = pdict.indices.to_numpy()
+        self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
+        self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
+        del self.pt, self.lo, self.hi, self.args, self.has_args, self.pred
 
     def __len__(self) -> int:
         return len(self.lines)
-
-    def field(self, name: str):
-        return getattr(self, name)
 
     def leading_blanks(self, i: int) -> int:
         line = self.lines[i].as_py()
@@ -498,19 +591,9 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     go to the exact parser)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(m)
-    pred = m.field("pred")
-    lb, lo, hi, rb, pt = (m.field(k) for k in ("lb", "lo", "hi", "rb", "pt"))
-    point = pc.equal(lb, "")
-    lo_tok = pc.if_else(point, pt, lo)
-    hi_tok = pc.if_else(point, pt, hi)
-    lc = pc.or_(point, pc.equal(lb, "[")).to_numpy(zero_copy_only=False)
-    hc = pc.or_(point, pc.equal(rb, "]")).to_numpy(zero_copy_only=False)
-
-    # time points: one dictionary over both ends, distinct tokens converted once
-    times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
+    lc, hc, times = m.lc, m.hc, m.times
     if calendar is not None:
         def conv(tok):
             try:
@@ -527,7 +610,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     if tbad.any():
         bad |= tbad[tidx[:n]] | tbad[tidx[n:]]
     # a point must be finite
-    pnt = point.to_numpy(zero_copy_only=False)
+    pnt = m.point
     pinf = np.array([v == POS_INF if v is not None else False for v in tvals], dtype=bool)
     ninf = np.array([v == NEG_INF if v is not None else False for v in tvals], dtype=bool)
     lo_i, hi_i = tidx[:n], tidx[n:]
@@ -539,36 +622,30 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         rl, rh = order[lo_i], order[hi_i]
         bad |= (rl > rh) | ((rl == rh) & ~(lc & hc))
 
-    args = m.args
-    has_args = m.has_args
-    lists = pc.split_pattern(args, ",")
-    arity = pc.if_else(has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
-    pdict = pred.dictionary_encode()
-    pidx = pdict.indices.to_numpy()
+    arity, starts, ftok, fdict = m.arity, m.starts, m.ftok, m.fdict
+    is_name = m.is_name if out.terms is not None else None
+    names_pending = False
+    by_pred, bounds = m.by_pred, m.bounds
     term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
-    for k, name in enumerate(pdict.dictionary.to_pylist()):
+    for k, name in enumerate(m.preds.to_pylist()):
+        rows_k = by_pred[bounds[k] : bounds[k + 1]]
         if dialect == "vadalog" and not _PRED_OK(name):
-            bad |= pidx == k
+            bad[rows_k] = True
             continue
-        sel = pidx == k
-        widths = np.unique(arity[sel])
-        if len(widths) > 1:
-            raise _Fallback(name)
+        widths = arity[rows_k]
         width = int(widths[0])
-        rows_k = np.nonzero(sel)[0]
-        lists_k = lists.take(pa.array(rows_k)) if width else None
+        if (widths != width).any():
+            raise _Fallback(name)
         cols_k = []
         for j in range(width):
-            tok = pc.list_element(lists_k, j)
-            if dialect == "meteor":
-                tok = pc.utf8_trim_whitespace(tok)
-            enc = tok.dictionary_encode()
-            idx = enc.indices.to_numpy()
-            if out.terms is not None and pc.all(pc.match_substring_regex(enc.dictionary, _NAME[dialect])).as_py():
-                cols_k.append((idx, enc.dictionary))  # names only: coded later, with other blocks' (_code_names)
-                out.pending_names += len(enc.dictionary)
+            tok = ftok[starts[rows_k] + j]
+            if is_name is not None and is_name[tok].all():
+                cols_k.append((tok, fdict))  # names only: coded later, with other blocks' (_code_names)
+                names_pending = True
                 continue
-            vals = _terms(enc.dictionary, dialect, term_conv, out.term_memo, out.share)
+            used, idx = np.unique(tok, return_inverse=True)
+            idx = idx.reshape(-1)
+            vals = _terms(fdict.take(pa.array(used)), dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
                 bad[rows_k[vb[idx]]] = True
@@ -597,6 +674,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
             raise _Fallback(name)
+    if names_pending:
+        out.pending_names += len(fdict)
     return np.nonzero(bad)[0]
 
 

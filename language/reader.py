@@ -255,15 +255,15 @@ class Dialect:
 
 def dialect(name: str) -> Dialect:
     """The dialect called ``name`` (``vadalog``, ``meteor``, ``lars``)."""
-    from . import lars, meteor, vadalog
+    import importlib
 
-    found = {"vadalog": vadalog.DIALECT, "meteor": meteor.DIALECT, "lars": lars.DIALECT}
-    if name not in found:
+    modules = ("vadalog", "meteor", "lars")  # imported when asked for (each costs milliseconds to import)
+    if name not in modules:
         from .errors import ProgramError
 
-        names = [repr(n) for n in found]
+        names = [repr(n) for n in modules]
         raise ProgramError(f"unknown dialect {name!r}", hint=f"use {', '.join(names[:-1])} or {names[-1]}")
-    return found[name]
+    return importlib.import_module(f"{__package__}.{name}").DIALECT
 
 
 def _number_hint(e) -> str:

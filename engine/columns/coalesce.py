@@ -18,9 +18,11 @@ def coalesce(df, keys: list):
     import numpy as np
     import polars as pl
 
+    cols = [*keys, "s", "e"]
+    if df.columns != cols:  # (a select is a polars query: skipped when it would change nothing)
+        df = df.select(*cols)
     if df.height <= 1:
-        return df.select(*keys, "s", "e")
-    df = df.select(*keys, "s", "e")
+        return df
     if _maximal_already(df, keys):
         return df
     df = df.sort([*keys, "s"])

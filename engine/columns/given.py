@@ -41,7 +41,8 @@ def _units(values, scale):
     return out, fin
 
 
-def _part_frame(part, terms, scale, units_memo):
+def _part_columns(part, terms, scale, units_memo):
+    """One block's facts of a predicate: term codes per argument, ``s``, ``e``."""
     import numpy as np
 
     cols, lo, hi, lc, hc = part
@@ -64,28 +65,33 @@ def _part_frame(part, terms, scale, units_memo):
     li, hi_ = lo.indices, hi.indices
     s = np.where(fin[li], 2 * u[li] + (~lc).astype(np.int64), NEG)
     e = np.where(hfin[hi_], 2 * hu[hi_] + hc.astype(np.int64), POS)
-    return _frame(codes, s, e)
+    return codes, s, e
 
 
 def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     """The facts of ``pred`` in the FactColumns ``sources`` as one coalesced
     DataFrame (columns of encoding.py).  ``memo``: the time units of each
     block's time values, kept across predicates (blocks share them)."""
-    import polars as pl
+    import numpy as np
 
-    frames = []
+    parts = []  # (term codes, s, e) per block: one DataFrame is built from all of them
     memo = {} if memo is None else memo
     for fc in sources:
         for part in fc.parts.get(pred, ()):
-            frames.append(_part_frame(part, terms, scale, memo))
+            parts.append(_part_columns(part, terms, scale, memo))
         slow = fc.slow.get(pred)
         if slow:
             keys = [t for t, _ in slow]
             cols = [encode_column([k[i] for k in keys], terms) for i in range(arity)]
             lo, hi, lc, hc = zip(*[iv for _, iv in slow])
             s, e = interval_codes(lo, hi, lc, hc, scale)
-            frames.append(_frame(cols, s, e))
-    if not frames:
+            parts.append((cols, s, e))
+    if not parts:
         return empty(arity)
-    df = frames[0] if len(frames) == 1 else pl.concat(frames)
-    return coalesce(df, term_columns(arity))
+    if len(parts) == 1:
+        cols, s, e = parts[0]
+    else:
+        cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
+        s = np.concatenate([p[1] for p in parts])
+        e = np.concatenate([p[2] for p in parts])
+    return coalesce(_frame(cols, s, e), term_columns(arity))

@@ -1,0 +1,104 @@
+"""What the first reason() of a process imports, and when: pyarrow without
+pandas while a fact file is read, pandas intact afterwards
+(chronolog/arrow_import.py); polars imported beside the reading of a large
+file, the import finished when reason() returns; preload() (chronolog/preload.py).
+Each check runs in a fresh interpreter: which modules are imported is
+process state."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code: str, tmp_path, lines: int = 8000) -> str:
+    facts = tmp_path / "facts.vada"
+    facts.write_text("".join(f"q(c{i % 97},{i})@[{i % 50},{i % 50 + 3}).\n" for i in range(lines)))
+    script = textwrap.dedent(code).replace("FACTS", repr(str(facts)))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def test_reading_a_large_file_does_not_import_pandas(tmp_path):
+    out = _run(
+        """
+        import sys
+        from pathlib import Path
+        import chronolog
+        m = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="columns")
+        print("pandas" in sys.modules, len(m.facts("p")))
+        """,
+        tmp_path,
+    )
+    assert out == "False 97"
+
+
+_CONVERSIONS = """
+import pandas as pd
+import pyarrow as pa
+a = pa.array(pd.Series([1, None], dtype="Int64"))
+c = pa.array(pd.Series(["x", "y"], dtype="category"))
+print(a.type, a.null_count, c.type)
+"""
+
+
+def test_pyarrow_knows_pandas_once_it_is_imported(tmp_path):
+    """pandas objects convert as in a process where chronolog never ran."""
+    reason = 'from pathlib import Path\nimport chronolog\nchronolog.reason("p(X) :- q(X, Y).", facts=Path(FACTS), engine="columns")\n'
+    after = _run(reason + _CONVERSIONS, tmp_path)
+    alone = _run(_CONVERSIONS, tmp_path)
+    assert after == alone
+    assert alone.startswith("int64 1 dictionary<")
+
+
+def test_polars_imported_beside_a_large_file_and_done_by_the_answer(tmp_path):
+    out = _run(
+        """
+        import sys, threading
+        from pathlib import Path
+        import chronolog
+        m = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS))
+        alive = [t.name for t in threading.enumerate() if t.name.startswith("chronolog-")]
+        print("polars" in sys.modules, "pandas" in sys.modules, alive, m.stats["executors"])
+        rows = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="rows")
+        print(m.facts("p") == rows.facts("p"), len(m.facts("p")))
+        """,
+        tmp_path,
+        lines=60_000,  # 1.6 MB: read by kernels, reasoned on columns
+    )
+    assert out == "True False [] {0: 'columns'}\nTrue 97"
+
+
+def test_preload_then_reason(tmp_path):
+    out = _run(
+        """
+        import sys
+        from pathlib import Path
+        import chronolog
+        chronolog.preload()
+        loaded = all(m in sys.modules for m in ("pyarrow", "polars", "numpy", "chronolog.language.fact_columns"))
+        m = chronolog.reason("p(X) :- q(X, Y).", facts=Path(FACTS), engine="columns")
+        print(loaded, "pandas" in sys.modules, len(m.facts("p")))
+        """,
+        tmp_path,
+    )
+    assert out == "True False 97"
+
+
+def test_an_error_in_a_later_block_stops_the_reader_threads(tmp_path):
+    """The reader's kernels run ahead in threads: an error found while a
+    later block is converted still names its line, and no thread stays."""
+    import threading
+    from pathlib import Path
+
+    import pytest
+
+    import chronolog
+
+    facts = tmp_path / "facts.vada"
+    lines = [f"q(c{i % 97},{i})@[{i % 50},{i % 50 + 3})." for i in range(120_000)]
+    lines[100_000] = "q(c1,2)@[5,3]."  # an empty interval, found after the kernels
+    facts.write_text("\n".join(lines) + "\n")
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("p(X) :- q(X, Y).", facts=Path(facts), engine="columns")
+    assert f"{facts}:100001:" in str(e.value)
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("chronolog-")]

@@ -328,8 +328,8 @@ def test_nulls_in_fact_files(tmp_path):
 
 def test_indices_narrow_to_uint16_only_where_the_distinct_tokens_fit(tmp_path, monkeypatch):
     """The reader keeps per fact its indices into the block's distinct
-    tokens as uint16 when they fit (memory), int32 beyond 65,536: the same
-    rows either way."""
+    tokens (one dictionary per block, shared by its name columns) as uint16
+    when they fit (memory), int32 beyond 65,536: the same rows either way."""
     import numpy as np
 
     from chronolog.engine.columns.encoding import Dictionary
@@ -337,16 +337,16 @@ def test_indices_narrow_to_uint16_only_where_the_distinct_tokens_fit(tmp_path, m
     from chronolog.language.facts import read_fact_rows
 
     monkeypatch.setattr(fact_columns, "BLOCK", 1 << 23)  # one block
-    n = 70_000
-    lines = [f"p(n{i},c{i % 7})@[{i},{i + (i % 3)}]." for i in range(n)]
-    f = tmp_path / "f.vada"
-    f.write_text("\n".join(lines) + "\n")
-    with open(f, "rb") as fh:
-        fc = fact_columns.read_fact_columns(fh, str(f), share=False, terms=Dictionary())
-    (cols, lo, hi, lc, hc), = fc.parts["p"]
-    assert [c.indices.dtype for c in cols] == [np.int32, np.uint16]
-    assert lo.indices.dtype == np.int32
-    assert sorted(fc.pred_rows("p")) == sorted(read_fact_rows(lines)["p"])
+    for n, distinct, wide in ((70_000, 70_000, np.int32), (70_000, 1_000, np.uint16)):
+        lines = [f"p(n{i % distinct},c{i % 7})@[{i},{i + (i % 3)}]." for i in range(n)]
+        f = tmp_path / "f.vada"
+        f.write_text("\n".join(lines) + "\n")
+        with open(f, "rb") as fh:
+            fc = fact_columns.read_fact_columns(fh, str(f), share=False, terms=Dictionary())
+        (cols, lo, hi, lc, hc), = fc.parts["p"]
+        assert [c.indices.dtype for c in cols] == [wide, wide]
+        assert lo.indices.dtype == np.int32  # 70,000 distinct starts
+        assert sorted(fc.pred_rows("p")) == sorted(read_fact_rows(lines)["p"])
 
 
 def test_given_columns_no_one_reads_again_are_released(tmp_path):

@@ -402,6 +402,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "sources": sources or {},
     }
     n = partitions or spark.sparkContext.defaultParallelism
+    job["partitions"] = n
     if not parts:
         return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)

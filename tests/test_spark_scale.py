@@ -206,3 +206,15 @@ def test_strings_with_line_breaks_and_quotes_round_trip(spark, tmp_path):
     assert len(lines) == 6  # one fact a line
     back = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "out"))
     assert sorted(r[0] for r in back.collect()) == sorted(values)
+
+
+def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share():
+    """Splitting 500,000 facts over two tasks must not flip them from the
+    columnar executor (the embedded choice for the whole input) to rows."""
+    from chronolog.connectors.distributed import task_engine
+    from chronolog.engine.columns.evaluator import AUTO_MIN_FACTS
+
+    assert task_engine(AUTO_MIN_FACTS, 1) == "columns"
+    assert task_engine(AUTO_MIN_FACTS // 2, 2) == "columns"
+    assert task_engine(AUTO_MIN_FACTS // 2, 1) is None  # the automatic choice, as embedded
+    assert task_engine(10, 8) is None

@@ -252,9 +252,15 @@ def task_engine(rows: int, partitions: int):
     used to flip 500,000 sensor readings (columns, 2.7 s) into two tasks of
     250,000 on rows (2.1 s each instead of 1.4 s: the rows executor is not
     linear there).  Keys are hashed evenly, so this task's rows times the
-    number of partitions estimates the whole input, with no count job."""
+    number of partitions estimates the whole input, with no count job.
+    ``CHRONOLOG_ENGINE`` in the workers' environment still decides when set
+    (``None`` lets ``reason`` read it)."""
+    import os
+
     from chronolog.engine.columns.evaluator import AUTO_MIN_FACTS
 
+    if os.environ.get("CHRONOLOG_ENGINE"):
+        return None
     return "columns" if rows * max(1, partitions) >= AUTO_MIN_FACTS else None
 
 

@@ -208,7 +208,7 @@ def test_strings_with_line_breaks_and_quotes_round_trip(spark, tmp_path):
     assert sorted(r[0] for r in back.collect()) == sorted(values)
 
 
-def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share():
+def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share(monkeypatch):
     """Splitting 500,000 facts over two tasks must not flip them from the
     columnar executor (the embedded choice for the whole input) to rows."""
     from chronolog.connectors.distributed import task_engine
@@ -218,6 +218,8 @@ def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share():
     assert task_engine(AUTO_MIN_FACTS // 2, 2) == "columns"
     assert task_engine(AUTO_MIN_FACTS // 2, 1) is None  # the automatic choice, as embedded
     assert task_engine(10, 8) is None
+    monkeypatch.setenv("CHRONOLOG_ENGINE", "rows")  # the user's choice still wins
+    assert task_engine(AUTO_MIN_FACTS, 2) is None
 
 
 def test_csv_closedness_and_odd_column_names_reach_the_tasks(spark, tmp_path):

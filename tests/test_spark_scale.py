@@ -206,3 +206,50 @@ def test_strings_with_line_breaks_and_quotes_round_trip(spark, tmp_path):
     assert len(lines) == 6  # one fact a line
     back = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "out"))
     assert sorted(r[0] for r in back.collect()) == sorted(values)
+
+
+def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share(monkeypatch):
+    """Splitting 500,000 facts over two tasks must not flip them from the
+    columnar executor (the embedded choice for the whole input) to rows."""
+    from chronolog.connectors.distributed import task_engine
+    from chronolog.engine.columns.evaluator import AUTO_MIN_FACTS
+
+    assert task_engine(AUTO_MIN_FACTS, 1) == "columns"
+    assert task_engine(AUTO_MIN_FACTS // 2, 2) == "columns"
+    assert task_engine(AUTO_MIN_FACTS // 2, 1) is None  # the automatic choice, as embedded
+    assert task_engine(10, 8) is None
+    monkeypatch.setenv("CHRONOLOG_ENGINE", "rows")  # the user's choice still wins
+    assert task_engine(AUTO_MIN_FACTS, 2) is None
+
+
+def test_csv_closedness_and_odd_column_names_reach_the_tasks(spark, tmp_path):
+    """The keyed driver builds its input columns as SQL text: CSV
+    closedness words, absent closedness columns and column names with a
+    space must come out as the embedded engine reads them."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text(
+        "sensor,value,start,end,start_closed,end_closed\n"
+        "s1,12,0,5,true,FALSE\n"
+        "s1,3,5,9,#t,t\n"
+        "s2,11,1,4,no,yes\n"
+    )
+    prog = (
+        '@bind("reading", "spark csv", "r", "").\n'
+        "high(S) :- reading(S, V), V > 10.\n"
+        "alarm(S) :- high(S), not reset(S).\n"
+        "up(S) :- <->[0,2] alarm(S).\n"
+        '@output("alarm"). @output("up").\n'
+    )
+    path = tmp_path / "p.vada"
+    path.write_text(prog)
+    out = cs().reason(spark, path, distributed=True, stats=(stats := {}))
+    assert stats["path"] == "keyed"
+    model = chronolog.reason(
+        "high(S) :- reading(S, V), V > 10.\nalarm(S) :- high(S), not reset(S).\nup(S) :- <->[0,2] alarm(S).\n",
+        "reading(s1, 12)@[0,5)\nreading(s1, 3)@[5,9]\nreading(s2, 11)@(1,4]",
+    )
+    for p in ("alarm", "up"):
+        assert facts_of(out[p], p) == sorted(model.facts(p), key=repr)
+    odd = pa.table({"sensor id": ["a", "b"], "v x": [12, 5], "start": [0, 0], "end": [3, 3]})
+    out = cs().reason(spark, ALARMS, {"reading": odd}, distributed=True)
+    assert facts_of(out["alarm"], "alarm") == [(("a",), (0, 3, True, True))]

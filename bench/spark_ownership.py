@@ -67,29 +67,54 @@ def _rest(url: str):
         return json.load(r)
 
 
+STAGE_FIELDS = ("shuffleWriteBytes", "shuffleReadBytes", "numCompleteTasks", "executorRunTime", "executorCpuTime")
+
+
 def shuffle_by_group(sc) -> dict:
-    """``{job group: (shuffle write bytes, shuffle read bytes, jobs)}`` from
-    the monitoring REST API of the running application."""
+    """``{job group: {jobs, stages and the STAGE_FIELDS summed}}`` from the
+    monitoring REST API of the running application (executorRunTime in ms,
+    executorCpuTime in ns, summed over the tasks)."""
     base = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}"
     stages = {}
     for s in _rest(f"{base}/stages"):
-        st = stages.setdefault(s["stageId"], [0, 0])
-        st[0] += s.get("shuffleWriteBytes", 0)
-        st[1] += s.get("shuffleReadBytes", 0)
+        st = stages.setdefault(s["stageId"], dict.fromkeys(STAGE_FIELDS, 0))
+        for k in STAGE_FIELDS:
+            st[k] += s.get(k, 0)
     out, seen = {}, set()
     for j in _rest(f"{base}/jobs"):
         g = j.get("jobGroup")
         if g is None:
             continue
-        w = out.setdefault(g, [0, 0, 0])
-        w[2] += 1
+        w = out.setdefault(g, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
+        w["jobs"] += 1
         for sid in j["stageIds"]:
-            if sid in seen or sid not in stages:  # a stage shared by jobs counts once
+            if sid in seen or sid not in stages:  # a stage shared by jobs (or skipped) counts once
                 continue
             seen.add(sid)
-            w[0] += stages[sid][0]
-            w[1] += stages[sid][1]
+            w["stages"] += 1
+            for k in STAGE_FIELDS:
+                w[k] += stages[sid][k]
+    out["all"] = {k: sum(st[k] for st in stages.values()) for k in STAGE_FIELDS}
     return out
+
+
+def cpu_seconds(pid, descendants=True) -> float:
+    """User + system CPU seconds of a process, and with ``descendants`` of
+    every living descendant (the JVM's threads are one process; Python
+    workers are its children; the driver's child is the JVM itself)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in f[11:13]) / tick  # utime stime (children not yet waited for are walked below)
+            if descendants:
+                for t in Path(f"/proc/{p}/task").iterdir():
+                    todo += [int(c) for c in (t / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
 
 
 def peak_mb() -> float:
@@ -104,9 +129,13 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> dict:
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False) -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
+    from chronolog.connectors import spark_rounds
+
+    if aqe:  # the rounds as before fusing: adaptive execution on
+        spark_rounds.ROUND_CONF = {"spark.sql.adaptive.enabled": "true"}
 
     spark = cs.session(master, "chronolog-bench", **{
         "spark.sql.shuffle.partitions": str(partitions),
@@ -117,26 +146,37 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> di
     spark.sparkContext.setLogLevel("ERROR")
     t_session = time.perf_counter() - t0
     peak_session = peak_mb()
+    jvm = spark.sparkContext._gateway.proc.pid
     own = spark.read.parquet(data)
     stats = {}
+    load0 = os.getloadavg()[0]
+    cpu0 = (cpu_seconds("self", False), cpu_seconds(jvm))
     t1 = time.perf_counter()
     out = cs.reason(spark, PROGRAM, inputs={"own": own}, distributed=True, stats=stats)
     t_reason = time.perf_counter() - t1
     for p, df in out.items():
         df.write.mode("overwrite").parquet(f"{out_dir}/{p}")
     t_total = time.perf_counter() - t1
+    cpu1 = (cpu_seconds("self", False), cpu_seconds(jvm))
+    load1 = os.getloadavg()[0]
     peak_reason = peak_mb()
-    shuffles = shuffle_by_group(spark.sparkContext)
+    groups = shuffle_by_group(spark.sparkContext)
     rounds = []
     for r in stats.get("rounds", []):
-        w, rd, jobs = shuffles.get(r.job_group, (0, 0, 0))
-        rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2), delta=r.delta,
-                           shuffle_write=w, shuffle_read=rd, jobs=jobs))
+        g = groups.get(r.job_group, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
+        rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2),
+                           plan_s=round(r.plan_seconds, 2), delta=r.delta,
+                           shuffle_write=g["shuffleWriteBytes"], shuffle_read=g["shuffleReadBytes"],
+                           jobs=g["jobs"], stages=g["stages"], tasks=g["numCompleteTasks"],
+                           task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2)))
     spark.stop()
     return dict(
-        master=master, path=stats.get("path"), session_s=round(t_session, 2), reason_s=round(t_reason, 2),
+        master=master, aqe=aqe, path=stats.get("path"), session_s=round(t_session, 2), reason_s=round(t_reason, 2),
         total_s=round(t_total, 2), peak_after_session_mb=round(peak_session, 1), peak_after_reason_mb=round(peak_reason, 1),
         driver_peak_mb=round(peak_mb(), 1),
+        driver_cpu_s=round(cpu1[0] - cpu0[0], 2), jvm_cpu_s=round(cpu1[1] - cpu0[1], 2),
+        load=(round(load0, 2), round(load1, 2)),
+        app_task_s=round(groups["all"]["executorRunTime"] / 1e3, 2),
         rounds=rounds,
     )
 
@@ -186,11 +226,13 @@ def main(argv=None) -> int:
     ap.add_argument("--partitions", type=int, default=4, help="spark.sql.shuffle.partitions")
     ap.add_argument("--json", help="append result rows (JSON lines) here")
     ap.add_argument("--conf", nargs="*", default=[], metavar="KEY=VALUE", help="extra Spark settings")
+    ap.add_argument("--aqe", choices=("off", "on", "both"), default="off",
+                    help="adaptive execution during the rounds: off (the library's setting), on (as before fusing), both")
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(*a.worker, a.partitions, a.conf)))
+        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on")))
         return 0
     if a.embedded:
         print(json.dumps(embedded_worker(*a.embedded)))
@@ -203,28 +245,45 @@ def main(argv=None) -> int:
         data = str(parquet_of(n))
         with tempfile.TemporaryDirectory() as tmp:
             row = dict(facts=n, runs=[])
-            for m in a.masters:
-                r = run_child(["--partitions", str(a.partitions), "--conf", *a.conf, "--worker", m, data, f"{tmp}/{m}"])
+            modes = {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[a.aqe]
+            for aqe, m in [(x, m) for x in modes for m in a.masters]:
+                r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--conf", *a.conf,
+                               "--worker", m, data, f"{tmp}/{m}-{aqe}"])
                 row["runs"].append(r)
-                print(f"[{n}] {m}: reason {r['reason_s']} s, with output {r['total_s']} s, "
-                      f"driver peak {r['driver_peak_mb']} MB, {len(r['rounds'])} rounds ({r['path']})", file=sys.stderr, flush=True)
+                cpu = r["driver_cpu_s"] + r["jvm_cpu_s"]
+                print(f"[{n}] {m} aqe {aqe}: reason {r['reason_s']} s, with output {r['total_s']} s; CPU driver "
+                      f"{r['driver_cpu_s']} s + JVM {r['jvm_cpu_s']} s = {cpu:.1f} s ({cpu / r['total_s']:.2f} cores busy); "
+                      f"load {r['load'][0]}->{r['load'][1]}; driver peak {r['driver_peak_mb']} MB; "
+                      f"{len(r['rounds'])} rounds, {sum(x['jobs'] for x in r['rounds'])} jobs ({r['path']})", file=sys.stderr, flush=True)
                 for x in r["rounds"]:
-                    print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s, delta {x['delta']}, "
-                          f"shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, {x['jobs']} jobs",
-                          file=sys.stderr)
+                    print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s (plans {x['plan_s']} s), "
+                          f"delta {x['delta']}, shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, "
+                          f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
+                          f"(CPU {x['task_cpu_s']} s)", file=sys.stderr)
+                rs = sum(x["seconds"] for x in r["rounds"])
+                ts = sum(x["task_s"] for x in r["rounds"])
+                print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time in rounds {ts:.1f} s; "
+                      f"driver planning in rounds {sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
             if n in (a.check or []):
                 e = run_child(["--embedded", data, f"{tmp}/embedded.json"])
                 want = json.loads(Path(f"{tmp}/embedded.json").read_text())
-                got = spark_facts(f"{tmp}/{a.masters[0]}")
+                got = spark_facts(f"{tmp}/{a.masters[0]}-{modes[0]}")
                 row["embedded"] = e
                 row["same_model"] = got == want
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
                       f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
-            times = {r["master"]: r["reason_s"] for r in row["runs"]}
-            if "local[1]" in times and "local[2]" in times:
-                row["speedup"] = round(times["local[1]"] / times["local[2]"], 2)
-                print(f"[{n}] local[1]/local[2] = {row['speedup']}x", file=sys.stderr)
+            for aqe in modes:
+                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on")}
+                if "local[1]" in runs and "local[2]" in runs:
+                    one, two = runs["local[1]"], runs["local[2]"]
+                    sp = round(one["total_s"] / two["total_s"], 2)
+                    row.setdefault("speedup", {})[aqe] = sp
+                    # Amdahl from local[1]: the task time can halve, the rest cannot
+                    ts = one["app_task_s"]
+                    bound = one["total_s"] / max(one["total_s"] - ts / 2, 1e-9)
+                    print(f"[{n}] aqe {aqe}: local[1]/local[2] = {sp}x wall (reason + write); local[1] spent {ts:.1f} s "
+                          f"of {one['total_s']} s in tasks, so two slots can give at most {bound:.2f}x", file=sys.stderr)
             if a.json:
                 with open(a.json, "a") as f:
                     f.write(json.dumps(row) + "\n")

@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import reduce
+from itertools import count
 
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
@@ -55,6 +56,7 @@ BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join tas
 # round 14-21 jobs; without it a round's one action is one job (plus one per
 # broadcast).  The benchmark's --aqe flag measures the other way.
 ROUND_CONF = {"spark.sql.adaptive.enabled": "false"}
+_GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
 
@@ -331,7 +333,6 @@ class Rounds:
         self.horizon = self.codes(horizon) if horizon is not None else None
         self.rels: dict = {}
         self.stats = Stats()
-        self._group = 0
         self._fresh: dict = {}  # pred -> its delta and its old facts (Rels) after the last merge
 
     # ---------------------------------------------------------- time codes
@@ -620,8 +621,7 @@ class Rounds:
         variants = [(r, None) for r in st.rules]
         while variants:
             rnd += 1
-            self._group += 1
-            group = f"chronolog-round-{self._group}"
+            group = f"chronolog-round-{next(_GROUPS)}"
             sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
             t0 = time.perf_counter()
             outs: dict = {}

@@ -71,9 +71,15 @@ def test_ownership_chain_equals_embedded(spark):
         ],
         ["owner", "company", "share"],
     )
+    before = spark.conf.get("spark.sql.adaptive.enabled")
     stats, model = check(spark, OWNERSHIP, {"own": own})
     assert model.facts("control")  # a real answer: a controls c through b on [5,10)
     assert any(r.delta == 0 for r in stats["rounds"])  # the loop ended on an empty delta
+    # a round is one action (merge, checkpoint, counts) plus one job per
+    # broadcast relation: at most two variants here, so at most 3 jobs
+    # (adaptive execution made it 14-21 jobs per round)
+    assert all(1 <= r.jobs <= 3 for r in stats["rounds"]), [r.jobs for r in stats["rounds"]]
+    assert spark.conf.get("spark.sql.adaptive.enabled") == before  # the session's setting is restored
 
 
 def test_horizon_confines_derived_facts(spark):

@@ -131,13 +131,24 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1) -> dict:
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None) -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
     from chronolog.connectors import spark_rounds
 
+    if module:  # another version of connectors/spark_rounds.py, side by side (e.g. from git show)
+        import importlib.util
+
+        import chronolog.connectors as pkg
+
+        spec = importlib.util.spec_from_file_location("chronolog.connectors.spark_rounds", module)
+        spark_rounds = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = pkg.spark_rounds = spark_rounds
+        spec.loader.exec_module(spark_rounds)
+
     if aqe:  # the rounds as before fusing: adaptive execution on
         spark_rounds.ROUND_CONF = {"spark.sql.adaptive.enabled": "true"}
+    label = "fused" if hasattr(spark_rounds, "ROUND_CONF") else "before fusing"
 
     spark = cs.session(master, "chronolog-bench", **{
         "spark.sql.shuffle.partitions": str(partitions),
@@ -152,7 +163,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat)]
     spark.stop()
     # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
-    return dict(master=master, aqe=aqe, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
+    return dict(master=master, aqe=aqe, code=label, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
                 driver_peak_mb=round(peak_mb(), 1), **runs[0], later=runs[1:])
 
 
@@ -179,7 +190,7 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     for r in stats.get("rounds", []):
         g = groups.get(r.job_group, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
         rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2),
-                           plan_s=round(r.plan_seconds, 2), delta=r.delta,
+                           plan_s=round(getattr(r, "plan_seconds", 0), 2), delta=r.delta,
                            shuffle_write=g["shuffleWriteBytes"], shuffle_read=g["shuffleReadBytes"],
                            jobs=g["jobs"], stages=g["stages"], tasks=g["numCompleteTasks"],
                            task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2)))
@@ -258,11 +269,13 @@ def main(argv=None) -> int:
                     help="adaptive execution during the rounds: off (the library's setting), on (as before fusing), both")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs in one session: the first in a fresh JVM, the later ones with its JIT warm (nothing cached)")
+    ap.add_argument("--rounds-module", metavar="FILE",
+                    help="also run this version of connectors/spark_rounds.py (e.g. `git show REV:connectors/spark_rounds.py`), side by side")
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat)))
+        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module)))
         return 0
     if a.embedded:
         print(json.dumps(embedded_worker(*a.embedded)))
@@ -277,11 +290,14 @@ def main(argv=None) -> int:
             row = dict(facts=n, runs=[])
             modes = {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[a.aqe]
             for aqe, m in [(x, m) for x in modes for m in a.masters]:
-                r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat), "--conf", *a.conf,
-                               "--worker", m, data, f"{tmp}/{m}-{aqe}"])
-                row["runs"].append(r)
-                for i, x in enumerate([r, *r["later"]]):
-                    show(f"[{n}] {m} aqe {aqe}" + (f" run {i + 1} (same session)" if i else ""), x, r["driver_peak_mb"])
+                for module in [None, a.rounds_module] if a.rounds_module else [None]:
+                    r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat),
+                                   *(["--rounds-module", module] if module else []), "--conf", *a.conf,
+                                   "--worker", m, data, f"{tmp}/{m}-{aqe}" + ("-other" if module else "")])
+                    row["runs"].append(r)
+                    for i, x in enumerate([r, *r["later"]]):
+                        show(f"[{n}] {m} aqe {aqe} {r['code']}" + (f" run {i + 1} (same session)" if i else ""), x,
+                             r["driver_peak_mb"])
             if n in (a.check or []):
                 e = run_child(["--embedded", data, f"{tmp}/embedded.json"])
                 want = json.loads(Path(f"{tmp}/embedded.json").read_text())
@@ -292,7 +308,7 @@ def main(argv=None) -> int:
                       f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
             for aqe in modes:
-                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on")}
+                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on") and r["code"] == "fused"}
                 if "local[1]" in runs and "local[2]" in runs:
                     pairs = [("first run", runs["local[1]"], runs["local[2]"])]
                     if runs["local[1]"]["later"] and runs["local[2]"]["later"]:

@@ -103,6 +103,21 @@ def test_reachability_with_negation(spark):
     check(spark, prog, {"e": e})
 
 
+def test_mutual_recursion_commits_two_relations_per_round(spark):
+    """odd and even walks are one recursive stratum: each round merges,
+    checkpoints and counts both relations in its one action."""
+    prog = """
+    odd(X, Y) :- e(X, Y).
+    even(X, Z) :- odd(X, Y), e(Y, Z).
+    odd(X, Z) :- even(X, Y), <->[0,1] e(Y, Z).
+    @output("odd"). @output("even").
+    """
+    e = edges([(1, 2, (0, 4, True, True)), (2, 3, (1, 6, True, False)), (3, 1, (2, 3, False, True)), (3, 4, (0, 9, True, True))])
+    stats, model = check(spark, prog, {"e": e})
+    assert model.facts("even") and model.facts("odd")
+    assert max(r.round for r in stats["rounds"]) >= 3  # several rounds, each with both heads
+
+
 def test_broadcast_global_table(spark):
     prog = """
     alert(S, V) :- reading(S, V), threshold(T), V > T.

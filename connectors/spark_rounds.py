@@ -339,7 +339,7 @@ class Rounds:
         self.horizon = self.codes(horizon) if horizon is not None else None
         self.rels: dict = {}
         self.stats = Stats()
-        self._fresh: dict = {}  # pred -> its delta and its old facts (Rels) after the last merge
+        self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
 
     # ---------------------------------------------------------- time codes
     def unit(self, t) -> int:
@@ -615,7 +615,7 @@ class Rounds:
             self.rels[pred] = Rel(df.drop("_fresh"), n)
             if fresh:
                 deltas[pred] = Rel(df.filter(F.col("_fresh")).drop("_fresh"), fresh)
-                self._fresh[pred] = Rel(df.filter(~F.col("_fresh")).drop("_fresh"), n - fresh)
+                self._old_facts[pred] = Rel(df.filter(~F.col("_fresh")).drop("_fresh"), n - fresh)
         return deltas
 
     def run_stratum(self, st) -> None:
@@ -641,7 +641,7 @@ class Rounds:
                             if i == driver:
                                 views[i] = deltas[lit.pred]
                             elif i < driver:
-                                views[i] = self._fresh[lit.pred]
+                                views[i] = self._old_facts[lit.pred]
                 df = self.rule_df(rule, driver, views)
                 if df is not None:
                     outs.setdefault(rule.head_pred, []).append(df)

@@ -9,16 +9,22 @@ The graph (bench/ownership_gen.py) is written to Parquet first; then each
 measured run is its own process (the Spark driver: ``--worker``) that reads
 the Parquet with Spark, reasons with ``connectors.spark.reason(...,
 distributed=True)`` and writes the outputs as Parquet: the whole command.
-It reports wall time, the driver's Python peak resident memory
-(``VmHWM`` of that process; the JVM is a child process and not counted),
-the rounds with their time, delta and shuffle bytes (read from Spark's
-monitoring REST API per job group: one group per round).  At
+It reports wall time, CPU seconds of the driver's Python and of the JVM
+(from /proc; this machine is shared, so wall time alone says little), the
+load average, the driver's Python peak resident memory (``VmHWM`` of that
+process; the JVM is a child process and not counted), and the rounds with
+their time, plan-building time, delta, jobs, stages, tasks, task time and
+shuffle bytes (read from Spark's monitoring REST API per job group: one
+group per round), then local[1]/local[2] with the most two task slots could
+give (Amdahl's law from the local[1] run).  ``--repeat`` runs again in the
+same session (JIT warm), ``--rounds-module`` runs another version of
+connectors/spark_rounds.py side by side, ``--aqe`` sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
 in another process and the models must be equal (asserted).
 
 Usage::
 
-    python bench/spark_ownership.py --facts 10000 100000 1000000 --check 100000 --masters local[1] local[2]
+    python bench/spark_ownership.py --facts 100000 1000000 --check 100000 --masters local[2] local[1] --repeat 2
 """
 
 from __future__ import annotations
@@ -160,7 +166,9 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     spark.sparkContext.setLogLevel("ERROR")
     t_session = time.perf_counter() - t0
     peak_session = peak_mb()
-    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat)]
+    # the version before fusing numbers its job groups per run, so a second
+    # run in its session would mix the rounds of both: it runs once
+    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label == "fused" else 1)]
     spark.stop()
     # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
     return dict(master=master, aqe=aqe, code=label, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),

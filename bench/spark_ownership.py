@@ -103,6 +103,7 @@ def shuffle_by_group(sc) -> dict:
             for k in STAGE_FIELDS:
                 w[k] += stages[sid][k]
     out["all"] = {k: sum(st[k] for st in stages.values()) for k in STAGE_FIELDS}
+    out["all"]["gc_ms"] = sum(x.get("totalGCTime", 0) for x in _rest(f"{base}/allexecutors"))
     return out
 
 
@@ -177,7 +178,8 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
 
 def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     """One reasoning run and the write of its outputs, with its figures."""
-    before = shuffle_by_group(spark.sparkContext)["all"]["executorRunTime"]
+    before = shuffle_by_group(spark.sparkContext)["all"]
+    before, gc_before = before["executorRunTime"], before["gc_ms"]
     own = spark.read.parquet(data)
     stats = {}
     load0 = os.getloadavg()[0]
@@ -206,7 +208,8 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
         path=stats.get("path"), reason_s=round(t_reason, 2), total_s=round(t_total, 2),
         peak_after_reason_mb=round(peak_reason, 1),
         driver_cpu_s=round(cpu1[0] - cpu0[0], 2), jvm_cpu_s=round(cpu1[1] - cpu0[1], 2),
-        load=(round(load0, 2), round(load1, 2)), app_task_s=round(task_ms / 1e3, 2), rounds=rounds,
+        load=(round(load0, 2), round(load1, 2)), app_task_s=round(task_ms / 1e3, 2),
+        gc_s=round((groups["all"]["gc_ms"] - gc_before) / 1e3, 2), rounds=rounds,
     )
 
 
@@ -253,7 +256,8 @@ def show(label: str, r: dict, peak: float) -> None:
               f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
               f"(CPU {x['task_cpu_s']} s)", file=sys.stderr)
     rs = sum(x["seconds"] for x in r["rounds"])
-    print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all, "
+    print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all "
+          f"(JVM garbage collection during tasks {r.get('gc_s', 0):.1f} s), "
           f"{sum(x['task_s'] for x in r['rounds']):.1f} s in rounds; driver building plans in rounds "
           f"{sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
 

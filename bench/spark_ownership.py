@@ -9,16 +9,22 @@ The graph (bench/ownership_gen.py) is written to Parquet first; then each
 measured run is its own process (the Spark driver: ``--worker``) that reads
 the Parquet with Spark, reasons with ``connectors.spark.reason(...,
 distributed=True)`` and writes the outputs as Parquet: the whole command.
-It reports wall time, the driver's Python peak resident memory
-(``VmHWM`` of that process; the JVM is a child process and not counted),
-the rounds with their time, delta and shuffle bytes (read from Spark's
-monitoring REST API per job group: one group per round).  At
+It reports wall time, CPU seconds of the driver's Python and of the JVM
+(from /proc; this machine is shared, so wall time alone says little), the
+load average, the driver's Python peak resident memory (``VmHWM`` of that
+process; the JVM is a child process and not counted), and the rounds with
+their time, plan-building time, delta, jobs, stages, tasks, task time and
+shuffle bytes (read from Spark's monitoring REST API per job group: one
+group per round), then local[1]/local[2] with the most two task slots could
+give (Amdahl's law from the local[1] run).  ``--repeat`` runs again in the
+same session (JIT warm), ``--rounds-module`` runs another version of
+connectors/spark_rounds.py side by side, ``--aqe`` sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
 in another process and the models must be equal (asserted).
 
 Usage::
 
-    python bench/spark_ownership.py --facts 10000 100000 1000000 --check 100000 --masters local[1] local[2]
+    python bench/spark_ownership.py --facts 100000 1000000 --check 100000 --masters local[2] local[1] --repeat 2
 """
 
 from __future__ import annotations
@@ -38,13 +44,15 @@ sys.path.insert(0, str(HERE))
 
 
 def parquet_of(n: int, seed: int = 1) -> Path:
-    """The generated graph as Parquet (owner, company, share, [start, end))."""
+    """The generated graph as Parquet (owner, company, share, [start, end)),
+    in 8 row groups: a Parquet split holds whole row groups, so with a
+    single one (pyarrow's default up to 1M rows) one task reads everything."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     import ownership_gen
 
-    out = ownership_gen.DATA_DIR / f"own_{n}_s{seed}.parquet"
+    out = ownership_gen.DATA_DIR / f"own_{n}_s{seed}_rg8.parquet"
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -56,7 +64,7 @@ def parquet_of(n: int, seed: int = 1) -> Path:
         for k, v in zip(cols, (h, c, int(s), int(lo), int(hi))):
             cols[k].append(v)
     t = pa.table({**cols, "start_closed": [True] * n, "end_closed": [False] * n})
-    pq.write_table(t, out)
+    pq.write_table(t, out, row_group_size=max(n // 8, 1))
     return out
 
 
@@ -67,29 +75,55 @@ def _rest(url: str):
         return json.load(r)
 
 
+STAGE_FIELDS = ("shuffleWriteBytes", "shuffleReadBytes", "numCompleteTasks", "executorRunTime", "executorCpuTime")
+
+
 def shuffle_by_group(sc) -> dict:
-    """``{job group: (shuffle write bytes, shuffle read bytes, jobs)}`` from
-    the monitoring REST API of the running application."""
+    """``{job group: {jobs, stages and the STAGE_FIELDS summed}}`` from the
+    monitoring REST API of the running application (executorRunTime in ms,
+    executorCpuTime in ns, summed over the tasks)."""
     base = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}"
     stages = {}
     for s in _rest(f"{base}/stages"):
-        st = stages.setdefault(s["stageId"], [0, 0])
-        st[0] += s.get("shuffleWriteBytes", 0)
-        st[1] += s.get("shuffleReadBytes", 0)
+        st = stages.setdefault(s["stageId"], dict.fromkeys(STAGE_FIELDS, 0))
+        for k in STAGE_FIELDS:
+            st[k] += s.get(k, 0)
     out, seen = {}, set()
     for j in _rest(f"{base}/jobs"):
         g = j.get("jobGroup")
         if g is None:
             continue
-        w = out.setdefault(g, [0, 0, 0])
-        w[2] += 1
+        w = out.setdefault(g, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
+        w["jobs"] += 1
         for sid in j["stageIds"]:
-            if sid in seen or sid not in stages:  # a stage shared by jobs counts once
+            if sid in seen or sid not in stages:  # a stage shared by jobs (or skipped) counts once
                 continue
             seen.add(sid)
-            w[0] += stages[sid][0]
-            w[1] += stages[sid][1]
+            w["stages"] += 1
+            for k in STAGE_FIELDS:
+                w[k] += stages[sid][k]
+    out["all"] = {k: sum(st[k] for st in stages.values()) for k in STAGE_FIELDS}
+    out["all"]["gc_ms"] = sum(x.get("totalGCTime", 0) for x in _rest(f"{base}/allexecutors"))
     return out
+
+
+def cpu_seconds(pid, descendants=True) -> float:
+    """User + system CPU seconds of a process, and with ``descendants`` of
+    every living descendant (the JVM's threads are one process; Python
+    workers are its children; the driver's child is the JVM itself)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in f[11:13]) / tick  # utime stime (children not yet waited for are walked below)
+            if descendants:
+                for t in Path(f"/proc/{p}/task").iterdir():
+                    todo += [int(c) for c in (t / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
 
 
 def peak_mb() -> float:
@@ -104,40 +138,78 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=()) -> dict:
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None) -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
+    from chronolog.connectors import spark_rounds
+
+    if module:  # another version of connectors/spark_rounds.py, side by side (e.g. from git show)
+        import importlib.util
+
+        import chronolog.connectors as pkg
+
+        spec = importlib.util.spec_from_file_location("chronolog.connectors.spark_rounds", module)
+        spark_rounds = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = pkg.spark_rounds = spark_rounds
+        spec.loader.exec_module(spark_rounds)
+
+    if aqe:  # the rounds as before fusing: adaptive execution on
+        spark_rounds.ROUND_CONF = {"spark.sql.adaptive.enabled": "true"}
+    label = "fused" if hasattr(spark_rounds, "ROUND_CONF") else "before fusing"
 
     spark = cs.session(master, "chronolog-bench", **{
         "spark.sql.shuffle.partitions": str(partitions),
         "spark.driver.memory": "2g",
         "spark.ui.enabled": "true",
+        "spark.sql.files.maxPartitionBytes": "1m",  # several input tasks (a cluster's table is many files)
         **dict(c.split("=", 1) for c in conf),
     })
     spark.sparkContext.setLogLevel("ERROR")
     t_session = time.perf_counter() - t0
     peak_session = peak_mb()
+    # the version before fusing numbers its job groups per run, so a second
+    # run in its session would mix the rounds of both: it runs once
+    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label == "fused" else 1)]
+    spark.stop()
+    # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
+    return dict(master=master, aqe=aqe, code=label, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
+                driver_peak_mb=round(peak_mb(), 1), **runs[0], later=runs[1:])
+
+
+def measured_run(spark, cs, data: str, out_dir: str) -> dict:
+    """One reasoning run and the write of its outputs, with its figures."""
+    before = shuffle_by_group(spark.sparkContext)["all"]
+    before, gc_before = before["executorRunTime"], before["gc_ms"]
     own = spark.read.parquet(data)
     stats = {}
+    load0 = os.getloadavg()[0]
+    jvm = spark.sparkContext._gateway.proc.pid
+    cpu0 = (cpu_seconds("self", False), cpu_seconds(jvm))
     t1 = time.perf_counter()
     out = cs.reason(spark, PROGRAM, inputs={"own": own}, distributed=True, stats=stats)
     t_reason = time.perf_counter() - t1
     for p, df in out.items():
         df.write.mode("overwrite").parquet(f"{out_dir}/{p}")
     t_total = time.perf_counter() - t1
+    cpu1 = (cpu_seconds("self", False), cpu_seconds(jvm))
+    load1 = os.getloadavg()[0]
     peak_reason = peak_mb()
-    shuffles = shuffle_by_group(spark.sparkContext)
+    groups = shuffle_by_group(spark.sparkContext)
+    task_ms = groups["all"]["executorRunTime"] - before
     rounds = []
     for r in stats.get("rounds", []):
-        w, rd, jobs = shuffles.get(r.job_group, (0, 0, 0))
-        rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2), delta=r.delta,
-                           shuffle_write=w, shuffle_read=rd, jobs=jobs))
-    spark.stop()
+        g = groups.get(r.job_group, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
+        rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2),
+                           plan_s=round(getattr(r, "plan_seconds", 0), 2), delta=r.delta,
+                           shuffle_write=g["shuffleWriteBytes"], shuffle_read=g["shuffleReadBytes"],
+                           jobs=g["jobs"], stages=g["stages"], tasks=g["numCompleteTasks"],
+                           task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2)))
     return dict(
-        master=master, path=stats.get("path"), session_s=round(t_session, 2), reason_s=round(t_reason, 2),
-        total_s=round(t_total, 2), peak_after_session_mb=round(peak_session, 1), peak_after_reason_mb=round(peak_reason, 1),
-        driver_peak_mb=round(peak_mb(), 1),
-        rounds=rounds,
+        path=stats.get("path"), reason_s=round(t_reason, 2), total_s=round(t_total, 2),
+        peak_after_reason_mb=round(peak_reason, 1),
+        driver_cpu_s=round(cpu1[0] - cpu0[0], 2), jvm_cpu_s=round(cpu1[1] - cpu0[1], 2),
+        load=(round(load0, 2), round(load1, 2)), app_task_s=round(task_ms / 1e3, 2),
+        gc_s=round((groups["all"]["gc_ms"] - gc_before) / 1e3, 2), rounds=rounds,
     )
 
 
@@ -171,6 +243,25 @@ def spark_facts(out_dir: str) -> dict:
     return res
 
 
+def show(label: str, r: dict, peak: float) -> None:
+    """One measured run and its rounds, on stderr."""
+    cpu = r["driver_cpu_s"] + r["jvm_cpu_s"]
+    print(f"{label}: reason {r['reason_s']} s, with output {r['total_s']} s; CPU driver "
+          f"{r['driver_cpu_s']} s + JVM {r['jvm_cpu_s']} s = {cpu:.1f} s ({cpu / r['total_s']:.2f} cores busy); "
+          f"load {r['load'][0]}->{r['load'][1]}; driver peak {peak} MB; "
+          f"{len(r['rounds'])} rounds, {sum(x['jobs'] for x in r['rounds'])} jobs ({r['path']})", file=sys.stderr, flush=True)
+    for x in r["rounds"]:
+        print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s (plans {x['plan_s']} s), "
+              f"delta {x['delta']}, shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, "
+              f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
+              f"(CPU {x['task_cpu_s']} s)", file=sys.stderr)
+    rs = sum(x["seconds"] for x in r["rounds"])
+    print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all "
+          f"(JVM garbage collection during tasks {r.get('gc_s', 0):.1f} s), "
+          f"{sum(x['task_s'] for x in r['rounds']):.1f} s in rounds; driver building plans in rounds "
+          f"{sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
+
+
 def run_child(args: list) -> dict:
     r = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
     if r.returncode != 0:
@@ -186,11 +277,17 @@ def main(argv=None) -> int:
     ap.add_argument("--partitions", type=int, default=4, help="spark.sql.shuffle.partitions")
     ap.add_argument("--json", help="append result rows (JSON lines) here")
     ap.add_argument("--conf", nargs="*", default=[], metavar="KEY=VALUE", help="extra Spark settings")
+    ap.add_argument("--aqe", choices=("off", "on", "both"), default="off",
+                    help="adaptive execution during the rounds: off (the library's setting), on (as before fusing), both")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs in one session: the first in a fresh JVM, the later ones with its JIT warm (nothing cached)")
+    ap.add_argument("--rounds-module", metavar="FILE",
+                    help="also run this version of connectors/spark_rounds.py (e.g. `git show REV:connectors/spark_rounds.py`), side by side")
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(*a.worker, a.partitions, a.conf)))
+        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module)))
         return 0
     if a.embedded:
         print(json.dumps(embedded_worker(*a.embedded)))
@@ -203,28 +300,40 @@ def main(argv=None) -> int:
         data = str(parquet_of(n))
         with tempfile.TemporaryDirectory() as tmp:
             row = dict(facts=n, runs=[])
-            for m in a.masters:
-                r = run_child(["--partitions", str(a.partitions), "--conf", *a.conf, "--worker", m, data, f"{tmp}/{m}"])
-                row["runs"].append(r)
-                print(f"[{n}] {m}: reason {r['reason_s']} s, with output {r['total_s']} s, "
-                      f"driver peak {r['driver_peak_mb']} MB, {len(r['rounds'])} rounds ({r['path']})", file=sys.stderr, flush=True)
-                for x in r["rounds"]:
-                    print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s, delta {x['delta']}, "
-                          f"shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, {x['jobs']} jobs",
-                          file=sys.stderr)
+            modes = {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[a.aqe]
+            for aqe, m in [(x, m) for x in modes for m in a.masters]:
+                for module in [None, a.rounds_module] if a.rounds_module else [None]:
+                    r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat),
+                                   *(["--rounds-module", module] if module else []), "--conf", *a.conf,
+                                   "--worker", m, data, f"{tmp}/{m}-{aqe}" + ("-other" if module else "")])
+                    row["runs"].append(r)
+                    for i, x in enumerate([r, *r["later"]]):
+                        show(f"[{n}] {m} aqe {aqe} {r['code']}" + (f" run {i + 1} (same session)" if i else ""), x,
+                             r["driver_peak_mb"])
             if n in (a.check or []):
                 e = run_child(["--embedded", data, f"{tmp}/embedded.json"])
                 want = json.loads(Path(f"{tmp}/embedded.json").read_text())
-                got = spark_facts(f"{tmp}/{a.masters[0]}")
+                got = spark_facts(f"{tmp}/{a.masters[0]}-{modes[0]}")
                 row["embedded"] = e
                 row["same_model"] = got == want
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
                       f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
-            times = {r["master"]: r["reason_s"] for r in row["runs"]}
-            if "local[1]" in times and "local[2]" in times:
-                row["speedup"] = round(times["local[1]"] / times["local[2]"], 2)
-                print(f"[{n}] local[1]/local[2] = {row['speedup']}x", file=sys.stderr)
+            for aqe in modes:
+                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on") and r["code"] == "fused"}
+                if "local[1]" in runs and "local[2]" in runs:
+                    pairs = [("first run", runs["local[1]"], runs["local[2]"])]
+                    if runs["local[1]"]["later"] and runs["local[2]"]["later"]:
+                        pairs.append(("last run, same session", runs["local[1]"]["later"][-1], runs["local[2]"]["later"][-1]))
+                    for label, one, two in pairs:
+                        sp = round(one["total_s"] / two["total_s"], 2)
+                        row.setdefault("speedup", {})[f"{aqe}, {label}"] = sp
+                        # Amdahl from local[1]: the task time can halve, the rest cannot
+                        ts = one["app_task_s"]
+                        bound = one["total_s"] / max(one["total_s"] - ts / 2, 1e-9)
+                        print(f"[{n}] aqe {aqe}, {label}: local[1]/local[2] = {sp}x wall (reason + write); local[1] spent "
+                              f"{ts:.1f} s of {one['total_s']} s in tasks, so two slots can give at most {bound:.2f}x",
+                              file=sys.stderr)
             if a.json:
                 with open(a.json, "a") as f:
                     f.write(json.dumps(row) + "\n")

@@ -21,9 +21,15 @@ sentinels ±2^62), always coalesced to maximal intervals.
   gaps between them);
 * a round runs, per rule and per body atom whose predicate changed, one
   variant reading that atom's delta (atoms before it read the old facts);
-  what is new is merged into the relation, only the atoms it touches are
-  recoalesced; the relation and the delta are ``localCheckpoint``-ed (lineage
-  cut each round); the loop ends when the delta count is 0.
+  what is new is recoalesced with the relation in one window pass that
+  flags each maximal interval ``_fresh`` unless it is one old interval, so
+  the next delta and old facts are filters, not joins;
+* a round is lazy plans and ONE Spark action: every merged relation is
+  ``localCheckpoint``-ed (lineage cut each round) and one union of global
+  aggregates writes them all and returns their counts; adaptive execution
+  is off meanwhile (with it every shuffle stage and broadcast is a job of
+  its own: 14-21 jobs per round, against 1-3 now); the loop ends when the
+  delta count is 0.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,
@@ -39,6 +45,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import reduce
+from itertools import count
 
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
@@ -49,6 +56,13 @@ NEG = -(2**62)
 POS = 2**62
 LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
+# Spark settings while the rounds run (restored after).  Adaptive execution
+# off: with it, every shuffle stage and broadcast of a plan is submitted as
+# a job of its own and re-planned on the driver between jobs, which made a
+# round 14-21 jobs; without it a round's one action is one job (plus one per
+# broadcast).  The benchmark's --aqe flag measures the other way.
+ROUND_CONF = {"spark.sql.adaptive.enabled": "false"}
+_GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
 
@@ -216,9 +230,10 @@ def coalesce_df(df, terms: list, extra=()):
     before = w.rowsBetween(Window.unboundedPreceding, -1)
     upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     prev = F.max("e").over(before)
-    df = df.withColumn("_new", F.when(prev.isNull() | (F.col("s") > prev), 1).otherwise(0))
-    df = df.withColumn("_grp", F.sum("_new").over(upto))
-    return df.groupBy(*terms, "_grp").agg(F.min("s").alias("s"), F.max("e").alias("e"), *extra).drop("_grp")
+    df = df.select("*", F.when(prev.isNull() | (F.col("s") > prev), 1).otherwise(0).alias("_start"))
+    df = df.select("*", F.sum("_start").over(upto).alias("_grp"))
+    out = df.groupBy(*terms, "_grp").agg(F.min("s").alias("s"), F.max("e").alias("e"), *extra)
+    return out.select(*terms, "s", "e", *[c for c in out.columns if c not in (*terms, "_grp", "s", "e")])
 
 
 def _guard(expr, inf, sentinel):
@@ -244,7 +259,7 @@ def shift_cols(df, w):
         e2 = F.when(e == POS, F.lit(POS)).otherwise(
             F.lit(2) * (F.shiftright(e, 1) + F.lit(d2)) + (F.col("e").bitwiseAND(1).bitwiseAND(1 if c2 else 0))
         )
-    return df.withColumn("s", s2.cast("long")).withColumn("e", e2.cast("long")).filter(F.col("s") < F.col("e"))
+    return _with_codes(df, s2, e2)
 
 
 def box_cols(df, w):
@@ -264,15 +279,21 @@ def box_cols(df, w):
         e2 = F.when(e == POS, F.lit(POS)).otherwise(
             F.lit(2) * (F.shiftright(e, 1) - F.lit(w2)) + e.bitwiseAND(1).bitwiseOR(0 if c2 else 1)
         )
-    return df.withColumn("s", s2.cast("long")).withColumn("e", e2.cast("long")).filter(F.col("s") < F.col("e"))
+    return _with_codes(df, s2, e2)
+
+
+def _with_codes(df, s, e):
+    """``df`` with new interval codes, empty intervals dropped (one select:
+    every ``withColumn`` is a Py4J call and an analysis on the driver)."""
+    F = _F()
+    keep = [F.col(f"`{c}`") for c in df.columns if c not in ("s", "e")]
+    return df.select(*keep, s.cast("long").alias("s"), e.cast("long").alias("e")).filter(F.col("s") < F.col("e"))
 
 
 def clip(df, lo: int, hi: int):
     """Intervals clipped to the codes ``[lo, hi)`` (a horizon, a window)."""
     F = _F()
-    return df.withColumn("s", F.greatest("s", F.lit(lo))).withColumn("e", F.least("e", F.lit(hi))).filter(
-        F.col("s") < F.col("e")
-    )
+    return _with_codes(df, F.greatest("s", F.lit(lo)), F.least("e", F.lit(hi)))
 
 
 # ------------------------------------------------------------ relations
@@ -294,6 +315,8 @@ class RoundStat:
     seconds: float
     delta: int
     job_group: str
+    jobs: int = 0  # Spark jobs the round submitted (its job group)
+    plan_seconds: float = 0.0  # the driver building the round's plans, before its action
 
 
 @dataclass
@@ -316,7 +339,7 @@ class Rounds:
         self.horizon = self.codes(horizon) if horizon is not None else None
         self.rels: dict = {}
         self.stats = Stats()
-        self._group = 0
+        self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
 
     # ---------------------------------------------------------- time codes
     def unit(self, t) -> int:
@@ -367,10 +390,6 @@ class Rounds:
         e = F.when(F.col("end").isNull(), F.lit(POS)).otherwise(F.lit(2) * units("end") + F.when(ec, 1).otherwise(0))
         return df.select(*cols, s.cast("long").alias("s"), e.cast("long").alias("e"))
 
-    def set_input(self, pred: str, parts: list) -> None:
-        arity = len(self.classes.get(pred) or [])
-        df = reduce(lambda a, b: a.unionByName(b), parts)
-        self.rels[pred] = self.checkpoint(coalesce_df(df, self.terms(arity)))
 
     def terms(self, arity: int) -> list:
         return [f"c{i}" for i in range(arity)]
@@ -378,11 +397,27 @@ class Rounds:
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
 
-    def checkpoint(self, df) -> Rel:
-        """Materialized with its lineage cut; the count is the job that
-        computes it (a lazy local checkpoint is written by the first action)."""
-        df = df.localCheckpoint(eager=False)
-        return Rel(df, df.count())
+    def materialize(self, dfs: list) -> list:
+        """Checkpoint each DataFrame of ``dfs`` (``(df, checkpoint?)``) and
+        count its rows and its rows flagged ``_fresh``, all in ONE Spark
+        action: a union of one global aggregate per DataFrame.  Returns
+        ``[(checkpointed df, rows, fresh rows)]``.  A lazy local checkpoint
+        is written by the first job that computes it, which is this one."""
+        from pyspark.sql import DataFrame
+
+        F = _F()
+        if not dfs:
+            return []
+        out, aggs = [], []
+        for i, (df, cp) in enumerate(dfs):
+            if cp:
+                df = df.localCheckpoint(eager=False)
+            out.append(df)
+            fresh = F.sum(F.col("_fresh").cast("long")) if "_fresh" in df.columns else F.lit(0).cast("long")
+            agg = df.groupBy().agg(F.count(F.lit(1)).alias("n"), fresh.alias("f"))
+            aggs.append(agg.select(F.lit(i).alias("i"), "n", "f"))
+        got = {r["i"]: (r["n"], r["f"] or 0) for r in reduce(DataFrame.unionByName, aggs).collect()}
+        return [(df, *got[i]) for i, df in enumerate(out)]
 
     def empty(self, pred: str):
         from pyspark.sql import types as T
@@ -508,7 +543,7 @@ class Rounds:
             for t in getattr(lit, "terms", ()):
                 if isinstance(t, ast.Var) and t.name not in varcols:
                     varcols[t.name] = f"v{len(varcols)}"
-        df = None
+        df, n_left = None, 0  # n_left: rows of df while it is one atom, else None
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
@@ -520,15 +555,19 @@ class Rounds:
                     if isinstance(t, ast.Var) and i < len(cls):
                         varcls.setdefault(t.name, cls[i])
                 if df is None:
-                    df = right
+                    df, n_left = right, n
                     continue
                 shared = [c for c in right.columns if c not in ("s", "e") and c in df.columns]
-                right = right.withColumnRenamed("s", "_s").withColumnRenamed("e", "_e")
-                if n <= BROADCAST_ROWS:
+                right = right.select(*[c for c in right.columns if c not in ("s", "e")], F.col("s").alias("_s"), F.col("e").alias("_e"))
+                # the counts are known: broadcast the smaller side when small (a
+                # delta joined with a large relation ships the delta, not the relation)
+                if n_left is not None and n_left < n and n_left <= BROADCAST_ROWS:
+                    df = F.broadcast(df)
+                elif n <= BROADCAST_ROWS:
                     right = F.broadcast(right)
                 df = df.join(right, shared, "inner") if shared else df.crossJoin(right)
-                df = df.withColumn("s", F.greatest("s", "_s")).withColumn("e", F.least("e", "_e")).drop("_s", "_e")
-                df = df.filter(F.col("s") < F.col("e"))
+                df = _with_codes(df, F.greatest("s", "_s"), F.least("e", "_e")).drop("_s", "_e")
+                n_left = None
             elif isinstance(lit, Condition):
                 df = self._condition(df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
@@ -545,49 +584,54 @@ class Rounds:
         return df.select(*cols, "s", "e")
 
     # ---------------------------------------------------------- strata
-    def merge(self, pred: str, parts: list):
-        """Merge derived facts into ``pred``; return the new maximal intervals
-        (a Rel, or None when nothing is new).  Only the atoms the new facts
-        touch are recoalesced, in one pass that also flags which merged
-        intervals are new: a group is old exactly when it is one old
-        interval (whatever new pieces fell inside it)."""
+    def merged(self, pred: str, parts: list):
+        """``pred`` with the facts derived this round merged in (a lazy plan):
+        recoalesced in one window pass over the old relation and the new
+        facts, each maximal interval flagged ``_fresh`` unless it is exactly
+        one old interval (whatever new pieces fell inside it).  The flag gives
+        the next round's delta and old facts as filters, with no join."""
         F = _F()
         terms = self.terms(self.arity(pred))
         old = self.rel(pred)
         new = reduce(lambda a, b: a.unionByName(b), parts)
         if old.count == 0:
-            merged = self.checkpoint(coalesce_df(new, terms))
-            self.rels[pred] = merged
-            return merged if merged.count else None
-        touched = old.df.join(new.select(*terms).distinct(), terms, "left_semi") if terms else old.df
-        both = touched.withColumn("_old", F.lit(1)).unionByName(new.withColumn("_old", F.lit(0)))
+            return coalesce_df(new, terms).select("*", F.lit(True).alias("_fresh"))
+        both = old.df.select(*terms, "s", "e", F.lit(1).alias("_old")).unionByName(
+            new.select(*terms, "s", "e", F.lit(0).alias("_old"))
+        )
         old_s = F.min(F.when(F.col("_old") == 1, F.col("s")))
         old_e = F.max(F.when(F.col("_old") == 1, F.col("e")))
         is_old = (F.sum("_old") == 1) & (old_s == F.min("s")) & (old_e == F.max("e"))
-        merged_t = self.checkpoint(coalesce_df(both, terms, [F.coalesce(is_old, F.lit(False)).alias("_was")]))
-        delta_df = merged_t.df.filter(~F.col("_was")).drop("_was")
-        n = delta_df.count()
-        if n == 0:
-            return None
-        merged_t = merged_t.df.drop("_was")
-        if terms:
-            rest = old.df.join(merged_t.select(*terms).distinct(), terms, "left_anti")
-            self.rels[pred] = self.checkpoint(rest.unionByName(merged_t))
-        else:
-            self.rels[pred] = self.checkpoint(merged_t)
-        return Rel(delta_df, n)
+        return coalesce_df(both, terms, [(~F.coalesce(is_old, F.lit(False))).alias("_fresh")])
+
+    def commit(self, flagged: dict) -> dict:
+        """Materialize this round's merged relations (``{pred: flagged
+        plan}``) in one action; return the deltas ``{pred: Rel}`` that are
+        not empty."""
+        F = _F()
+        preds = list(flagged)
+        deltas = {}
+        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True) for p in preds])):
+            self.rels[pred] = Rel(df.drop("_fresh"), n)
+            if fresh:
+                deltas[pred] = Rel(df.filter(F.col("_fresh")).drop("_fresh"), fresh)
+                self._old_facts[pred] = Rel(df.filter(~F.col("_fresh")).drop("_fresh"), n - fresh)
+        return deltas
 
     def run_stratum(self, st) -> None:
+        """Seminaive rounds: per rule and per body atom whose predicate
+        changed, one variant reading that atom's delta (atoms before it read
+        the old facts, so no combination of new facts is joined twice).  A
+        round is lazy plans and ONE action (merge, checkpoint and counts of
+        every head predicate together)."""
         sc = self.spark.sparkContext
         deltas, rnd = {}, 0
         variants = [(r, None) for r in st.rules]
         while variants:
             rnd += 1
-            self._group += 1
-            group = f"chronolog-round-{self._group}"
+            group = f"chronolog-round-{next(_GROUPS)}"
             sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
             t0 = time.perf_counter()
-            old_views = {p: self._old(p, d) for p, d in deltas.items()}
             outs: dict = {}
             for rule, driver in variants:
                 views = {}
@@ -597,17 +641,16 @@ class Rounds:
                             if i == driver:
                                 views[i] = deltas[lit.pred]
                             elif i < driver:
-                                views[i] = old_views[lit.pred]
+                                views[i] = self._old_facts[lit.pred]
                 df = self.rule_df(rule, driver, views)
                 if df is not None:
                     outs.setdefault(rule.head_pred, []).append(df)
-            new_deltas = {}
-            for pred, parts in outs.items():
-                d = self.merge(pred, parts)
-                if d is not None:
-                    new_deltas[pred] = d
+            flagged = {p: self.merged(p, parts) for p, parts in outs.items()}
+            t_plan = time.perf_counter() - t0
+            new_deltas = self.commit(flagged) if flagged else {}
             n = sum(d.count for d in new_deltas.values())
-            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group))
+            jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan))
             sc.setJobGroup("chronolog", "")
             if not st.recursive:
                 break
@@ -616,16 +659,21 @@ class Rounds:
                 (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
             ]
 
-    def _old(self, pred: str, delta: Rel) -> Rel:
-        """Everything of ``pred`` but its delta (atoms before the delta's one
-        read these, so no combination of new facts is joined twice)."""
-        terms = self.terms(self.arity(pred))
-        full = self.rel(pred)
-        return Rel(full.df.join(delta.df, terms + ["s", "e"], "left_anti"), max(full.count - delta.count, 0))
-
     def run(self) -> None:
-        for st in self.plan.strata:
-            self.run_stratum(st)
+        """Every stratum in order, under :data:`ROUND_CONF` (restored after)."""
+        conf = self.spark.conf
+        saved = {k: conf.get(k, None) for k in ROUND_CONF}
+        for k, v in ROUND_CONF.items():
+            conf.set(k, v)
+        try:
+            for st in self.plan.strata:
+                self.run_stratum(st)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    conf.unset(k)
+                else:
+                    conf.set(k, v)
 
     # ---------------------------------------------------------- outputs
     def output(self, pred: str, names: list, window=None):
@@ -745,6 +793,7 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
 
     F = _F()
     by_pred: dict = {}
+    bad_rows = []
     for pred, df in inputs:
         terms = _term_columns(df)
         enc = rounds.encode(df, pred, terms)
@@ -755,11 +804,17 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
         fin_e = (F.col("e") != POS) & (F.abs(F.col("e")) >= LIMIT // 4)
         # a null code: an overflow that Spark without ANSI mode turns into null
         bad = bad | F.col("s").isNull() | F.col("e").isNull() | (F.col("s") >= F.col("e")) | fin_s | fin_e
-        if enc.filter(bad).limit(1).count():
-            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
+        bad_rows.append((pred, enc.filter(bad)))
         by_pred.setdefault(pred, []).append(enc)
-    for pred, parts in by_pred.items():
-        rounds.set_input(pred, parts)
+    # one action: every input coalesced and checkpointed, its bad rows counted
+    rels = [coalesce_df(reduce(lambda a, b: a.unionByName(b), parts), rounds.terms(rounds.arity(pred)))
+            for pred, parts in by_pred.items()]
+    got = rounds.materialize([(b, False) for _, b in bad_rows] + [(r, True) for r in rels])
+    for (pred, _), (_, n, _) in zip(bad_rows, got):
+        if n:
+            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
+    for pred, (df, n, _) in zip(by_pred, got[len(bad_rows):]):
+        rounds.rels[pred] = Rel(df, n)
 
 
 def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:

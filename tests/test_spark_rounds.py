@@ -71,9 +71,15 @@ def test_ownership_chain_equals_embedded(spark):
         ],
         ["owner", "company", "share"],
     )
+    before = spark.conf.get("spark.sql.adaptive.enabled")
     stats, model = check(spark, OWNERSHIP, {"own": own})
     assert model.facts("control")  # a real answer: a controls c through b on [5,10)
     assert any(r.delta == 0 for r in stats["rounds"])  # the loop ended on an empty delta
+    # a round is one action (merge, checkpoint, counts) plus one job per
+    # broadcast relation: at most two variants here, so at most 3 jobs
+    # (adaptive execution made it 14-21 jobs per round)
+    assert all(1 <= r.jobs <= 3 for r in stats["rounds"]), [r.jobs for r in stats["rounds"]]
+    assert spark.conf.get("spark.sql.adaptive.enabled") == before  # the session's setting is restored
 
 
 def test_horizon_confines_derived_facts(spark):
@@ -95,6 +101,21 @@ def test_reachability_with_negation(spark):
     """
     e = edges([(1, 2, (0, 5, True, True)), (2, 3, (2, 8, True, False)), (3, 1, (4, 6, False, True)), (4, 4, (0, 1, True, True))])
     check(spark, prog, {"e": e})
+
+
+def test_mutual_recursion_commits_two_relations_per_round(spark):
+    """odd and even walks are one recursive stratum: each round merges,
+    checkpoints and counts both relations in its one action."""
+    prog = """
+    odd(X, Y) :- e(X, Y).
+    even(X, Z) :- odd(X, Y), e(Y, Z).
+    odd(X, Z) :- even(X, Y), <->[0,1] e(Y, Z).
+    @output("odd"). @output("even").
+    """
+    e = edges([(1, 2, (0, 4, True, True)), (2, 3, (1, 6, True, False)), (3, 1, (2, 3, False, True)), (3, 4, (0, 9, True, True))])
+    stats, model = check(spark, prog, {"e": e})
+    assert model.facts("even") and model.facts("odd")
+    assert max(r.round for r in stats["rounds"]) >= 3  # several rounds, each with both heads
 
 
 def test_broadcast_global_table(spark):

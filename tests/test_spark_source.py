@@ -51,7 +51,9 @@ def test_sampling_reads_a_bounded_prefix(tmp_path):
 def test_a_later_value_that_contradicts_the_sample_names_file_and_line(spark, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
-    (d / "a.facts").write_text("".join(f"p(s{i},{i}.5)@[{i},{i + 1})\n" for i in range(30)))
+    # a.facts fits the sample's decimal(2,1) throughout: only b.facts contradicts it (two
+    # failing tasks would race to report first)
+    (d / "a.facts").write_text("".join(f"p(s{i},{i % 10}.5)@[{i},{i + 1})\n" for i in range(30)))
     (d / "b.facts").write_text("p(x,1.5)@[0,1)\np(y,2.25)@[0,1)\n")  # scale 2: a sample of 10 saw scale 1
     with pytest.raises(Exception) as e:
         _read(spark, d, samplingFacts=10).collect()

@@ -30,8 +30,12 @@ SIGNATURE = "\x00sig"
 
 
 def pred_column(index: int, name: str) -> str:
-    """The wide table's column for ``name`` of the ``index``-th predicate."""
-    return f"_p{index}_{name}"
+    """The wide table's column for ``name`` of the ``index``-th predicate:
+    letters and digits kept, any other character as ``_hex_`` (one name per
+    name), because pyspark's ``mapInArrow`` looks its columns up by their
+    bare names and a backtick or a dot there is a syntax error."""
+    safe = "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in name)
+    return f"_p{index}_{safe}"
 
 
 # ------------------------------------------------------------ column kinds

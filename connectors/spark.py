@@ -339,7 +339,7 @@ def _key_column(df, name: str, csv: bool = False):
     import pyspark.sql.functions as F
     from pyspark.sql import types as T
 
-    col = F.col(f"`{name}`")
+    col = F.col(_sql_name(name))
     typ = df.schema[name].dataType
     if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
         seconds = F.unix_micros(col.cast("timestamp")) / F.lit(1_000_000.0)
@@ -347,7 +347,7 @@ def _key_column(df, name: str, csv: bool = False):
         seconds = col.cast("double")
     elif isinstance(typ, T.StringType) and csv:
         numeric = col.rlike(r"^\s*[-+]?(\d|\.\d)")
-        seconds = F.when(numeric, F.expr(f"try_cast(`{name}` as double)"))
+        seconds = F.when(numeric, F.expr(f"try_cast({_sql_name(name)} as double)"))
     else:
         return col.cast("string")
     # + 0.0 makes -0.0 the same key as 0.0

@@ -52,6 +52,8 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
 from chronolog.planner.normalize import TOP
 
+from .spark import _sql_name  # a column name as a Spark SQL identifier
+
 NEG = -(2**62)
 POS = 2**62
 LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
@@ -286,7 +288,7 @@ def _with_codes(df, s, e):
     """``df`` with new interval codes, empty intervals dropped (one select:
     every ``withColumn`` is a Py4J call and an analysis on the driver)."""
     F = _F()
-    keep = [F.col(f"`{c}`") for c in df.columns if c not in ("s", "e")]
+    keep = [F.col(_sql_name(c)) for c in df.columns if c not in ("s", "e")]
     return df.select(*keep, s.cast("long").alias("s"), e.cast("long").alias("e")).filter(F.col("s") < F.col("e"))
 
 
@@ -373,12 +375,12 @@ class Rounds:
 
         F = _F()
         cls = self.classes.get(pred) or [None] * len(terms)
-        cols = [F.col(f"`{t}`").cast(self.term_type(c)).alias(f"c{i}") for i, (t, c) in enumerate(zip(terms, cls))]
+        cols = [F.col(_sql_name(t)).cast(self.term_type(c)).alias(f"c{i}") for i, (t, c) in enumerate(zip(terms, cls))]
         L = self.L
 
         def units(name):
             typ = df.schema[name].dataType
-            x = F.col(f"`{name}`")
+            x = F.col(_sql_name(name))
             if isinstance(typ, T.DecimalType):
                 return (x * F.lit(L)).cast("long")  # exact: the scale is at most the grid's digits
             return x.cast("long") * F.lit(L)

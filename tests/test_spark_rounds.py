@@ -178,6 +178,12 @@ def test_unsupported_falls_back_with_the_rule(spark):
     assert canon(table_to_rows(out["far"].toArrow(), "far")) == {((1, 3), (0, 1, True, True))}
 
 
+def test_column_names_with_backticks(spark):
+    """Input column names are quoted as Spark SQL identifiers (a backtick doubled)."""
+    own = edges([("a", "b", (0, 5, True, True)), ("b", "c", (2, 9, True, False))], names=("from `x`", "to`"))
+    check(spark, "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\n@output(\"r\").\n", {"e": own})
+
+
 # ------------------------------------------------------------ random programs
 
 RULES = [

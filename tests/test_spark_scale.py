@@ -253,3 +253,6 @@ def test_csv_closedness_and_odd_column_names_reach_the_tasks(spark, tmp_path):
     odd = pa.table({"sensor id": ["a", "b"], "v x": [12, 5], "start": [0, 0], "end": [3, 3]})
     out = cs().reason(spark, ALARMS, {"reading": odd}, distributed=True)
     assert facts_of(out["alarm"], "alarm") == [(("a",), (0, 3, True, True))]
+    ticked = pa.table({"sensor `id`": ["a", "b"], "v`": [12, 5], "start": [0, 0], "end": [3, 3]})
+    out = cs().reason(spark, ALARMS, {"reading": ticked}, distributed=True)  # a backtick in a name is doubled in SQL
+    assert facts_of(out["alarm"], "alarm") == [(("a",), (0, 3, True, True))]

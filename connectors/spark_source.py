@@ -61,7 +61,6 @@ def _files(path: str) -> list:
 
 def _facts(files, pred):
     """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
-    from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
 
     all_rows = {}
@@ -69,14 +68,21 @@ def _facts(files, pred):
         with open(f, encoding="utf-8") as fh:
             for p, rows in read_fact_rows(fh, f).items():
                 all_rows.setdefault(p, []).extend(rows)
+    return _chosen(all_rows, pred)
+
+
+def _chosen(found: dict, pred):
+    """``(pred, rows)``: ``pred``'s rows, or the only predicate's when none is named."""
+    from chronolog.language.errors import DataError
+
     if pred is None:
-        if len(all_rows) > 1:
+        if len(found) > 1:
             raise DataError(
-                f"the files hold several predicates ({', '.join(sorted(all_rows))})",
+                f"the files hold several predicates ({', '.join(sorted(found))})",
                 hint='choose one with .option("predicate", "p")',
             )
-        pred = next(iter(all_rows), "?")
-    return pred, all_rows.get(pred, [])
+        pred = next(iter(found), "?")
+    return pred, found.get(pred, [])
 
 
 class ChronologDataSource(DataSource):
@@ -164,32 +170,24 @@ def _sample(files, pred, limit):
     only as many lines as it takes."""
     from itertools import islice
 
-    from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
+
+    def enough():
+        have = len(found.get(pred, [])) if pred is not None else sum(map(len, found.values()))
+        return have >= limit or (pred is None and len(found) > 1)
 
     found = {}
     for f in files:
         with open(f, encoding="utf-8") as fh:
-            while True:
-                chunk = list(islice(fh, 4096))
-                if not chunk:
-                    break
-                for p, rows in read_fact_rows(chunk, f).items():
+            line = 1
+            while not enough() and (chunk := list(islice(fh, 4096))):
+                for p, rows in read_fact_rows(chunk, f, first_line=line).items():
                     found.setdefault(p, []).extend(rows)
-                have = len(found.get(pred, [])) if pred is not None else sum(len(v) for v in found.values())
-                if have >= limit or (pred is None and len(found) > 1):
-                    break
-        have = len(found.get(pred, [])) if pred is not None else sum(len(v) for v in found.values())
-        if have >= limit or (pred is None and len(found) > 1):
+                line += len(chunk)
+        if enough():
             break
-    if pred is None:
-        if len(found) > 1:
-            raise DataError(
-                f"the files hold several predicates ({', '.join(sorted(found))})",
-                hint='choose one with .option("predicate", "p")',
-            )
-        pred = next(iter(found), "?")
-    return pred, found.get(pred, [])[:limit]
+    pred, rows = _chosen(found, pred)
+    return pred, rows[:limit]
 
 
 def fits(kind, typ, sampled=None) -> bool:

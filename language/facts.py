@@ -157,7 +157,7 @@ def _arity_error(pred, n, want, pos, first):
 _PRED_OK = re.compile(r"^[a-z][A-Za-z0-9_]*$").match
 
 
-def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None) -> FactRows:
+def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None, first_line: int = 1) -> FactRows:
     """Bulk fast path: Vadalog fact lines to :class:`FactRows`.
 
     Plain string splitting, no regular expression per line; tokens and
@@ -166,19 +166,21 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None)
     grammar, which parses it or reports exactly what is wrong.
 
     ``calendar``: the program's :class:`~.dates.Calendar` when its timeline
-    is dates (time points are then dates, see language/dates.py)."""
+    is dates (time points are then dates, see language/dates.py).
+    ``first_line``: the line number of the first of ``lines`` (a file read
+    in chunks reports its errors at the file's lines)."""
     with reading_file():  # one scope for the file's labelled nulls
-        return _read_rows(lines, source, calendar)
+        return _read_rows(lines, source, calendar, first_line)
 
 
-def _read_rows(lines, source, calendar) -> FactRows:
+def _read_rows(lines, source, calendar, first_line=1) -> FactRows:
     if calendar is not None:
-        return _read_dated(lines, source, calendar)
+        return _read_dated(lines, source, calendar, first_line)
     rows = FactRows()
     values: dict = {}
     intervals: dict = {}
     add = rows.add
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(lines, first_line):
         head, at, tspec = line.rpartition("@")
         if not at or '"' in head or "%" in line:
             s = line.strip()
@@ -227,7 +229,7 @@ def _read_rows(lines, source, calendar) -> FactRows:
     return rows
 
 
-def _read_dated(lines, source, calendar) -> FactRows:
+def _read_dated(lines, source, calendar, first_line=1) -> FactRows:
     """Fact lines on a calendar timeline: ``p(a)@[2020-01-01, 2020-02-01)``.
     Intervals and terms take memoised fast paths; anything unusual goes
     through the grammar with the program's calendar."""
@@ -236,7 +238,7 @@ def _read_dated(lines, source, calendar) -> FactRows:
     values: dict = {}
     points: dict = {}
     ident = _IDENT.match
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(lines, first_line):
         head, at, tspec = line.rpartition("@")
         if not at or '"' in head or "%" in line:
             s = line.strip()

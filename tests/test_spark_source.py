@@ -94,3 +94,19 @@ def test_mixed_columns_keep_their_canonical_text_in_every_file(spark, tmp_path):
     df = _read(spark, d, samplingFacts=2)
     got = sorted(r.c0 for r in df.collect())
     assert got == ['"b c"', "1", "a"]
+
+
+def test_the_schema_sample_names_the_file_line_of_a_bad_fact_past_its_first_chunk(tmp_path):
+    """The driver samples a file in chunks of lines: an error is reported at
+    the file's line, not the chunk's."""
+    from chronolog.connectors.spark_source import _sample
+    from chronolog.language.errors import ChronologError
+
+    lines = [f"p(a{i},{i})@[{i},{i + 1})\n" for i in range(5000)]
+    lines[4099] = "p(a,1)@[1,\n"
+    f = tmp_path / "s.facts"
+    f.write_text("".join(lines))
+    with pytest.raises(ChronologError, match=r"s\.facts:4100:11: syntax error"):
+        _sample([str(f)], "p", 10**6)
+    pred, rows = _sample([str(f)], None, 10)
+    assert pred == "p" and len(rows) == 10

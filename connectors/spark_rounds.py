@@ -48,7 +48,7 @@ from functools import reduce
 from itertools import count
 
 from chronolog.language import ast
-from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.language.timeline import NEG_INF, POS_INF, decimal_places
 from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
 from chronolog.planner.normalize import TOP
 
@@ -143,17 +143,8 @@ def _digits(x) -> int:
     """Decimal digits after the point of a rational; NotRelational if infinite."""
     if type(x) is not Fraction or x.denominator == 1:
         return 0
-    d, k = x.denominator, 0
-    while d % 10 == 0:
-        d //= 10
-        k += 1
-    while d % 2 == 0:
-        d //= 2
-        k += 1
-    while d % 5 == 0:
-        d //= 5
-        k += 1
-    if d != 1:
+    k = decimal_places(x)
+    if k is None:
         raise NotRelational(f"the number {x} has no finite decimal expansion")
     return k
 

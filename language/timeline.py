@@ -106,23 +106,30 @@ def format_number(x) -> str:
     if isinstance(x, Fraction):
         if x.denominator == 1:
             return _int_text(x.numerator)
-        den = x.denominator
-        twos = fives = 0
-        while den % 2 == 0:
-            den //= 2
-            twos += 1
-        while den % 5 == 0:
-            den //= 5
-            fives += 1
-        if den != 1:
+        digits = decimal_places(x)
+        if digits is None:
             return f"{_int_text(x.numerator)}/{_int_text(x.denominator)}"
-        digits = max(twos, fives)
         scaled = abs(x) * 10**digits
         assert scaled.denominator == 1
         s = _int_text(scaled.numerator).rjust(digits + 1, "0")
         sign = "-" if x < 0 else ""
         return f"{sign}{s[:-digits]}.{s[-digits:]}"
     return str(x)
+
+
+def decimal_places(x: Fraction):
+    """The digits after the point of ``x`` written as a decimal, or None
+    when its expansion is infinite (a denominator with a prime other than 2
+    and 5)."""
+    den = x.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    return max(twos, fives) if den == 1 else None
 
 
 def _int_text(n: int) -> str:

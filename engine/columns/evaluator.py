@@ -356,8 +356,8 @@ class HybridEvaluator(Evaluator):
             names = term_columns(self._arity(pred))
             # float value columns stay floats unless a rule writes codes there
             frames = same_kinds([self._tables.pop(pred), *outs.pop(pred)], names, self.values)
-            # the old relation and the derivations handed over: released once merged
-            merged, new = merge_new(frames[0], frames[1:], names)
+            # the old relation handed over (popped: no reference stays here), released once merged
+            merged, new = merge_new(frames.pop(0), frames, names)
             del frames
             self._tables[pred] = merged
             if new.height:

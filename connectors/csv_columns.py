@@ -88,6 +88,8 @@ def _quick(dictionary, tokens, kind, calendar):
             return None
         k = int(per_day)
         return [d * k for d in days.tolist()]
+    if kind == "float":
+        return _floats(dictionary)
     if kind not in _EXACT_KINDS and not (kind == "time" and calendar is None):
         return None
     if pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,18}$")).as_py():
@@ -103,6 +105,26 @@ def _quick(dictionary, tokens, kind, calendar):
         f = Fraction(-num if tok[0] == "-" else num, 10 ** len(frac))
         out.append(f.numerator if f.denominator == 1 else f)
     return out
+
+
+_FLOAT = r"^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"
+
+
+def _floats(dictionary):
+    """The floats of a ``"float"`` column's distinct cells as a float64
+    array (the column then stays a value column: engine/columns/value_columns.py),
+    when every cell is a plain decimal or exponent number, which Arrow's
+    cast parses correctly rounded, as ``float()`` does; else None (``convert``
+    reads or refuses each cell)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pc.all(pc.match_substring_regex(dictionary, _FLOAT)).as_py():
+        return None
+    try:
+        return dictionary.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):

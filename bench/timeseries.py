@@ -79,7 +79,7 @@ def bound_program(kind: str, csv: Path) -> str:
 @bind("price", "csv useHeaders=true", "{csv.parent}", "{csv.name}").
 @mapping("price", 0, "series", "string").
 @mapping("price", 1, "day", "int").
-@mapping("price", 2, "value", "double").
+@mapping("price", 2, "value", "float").
 @timeMapping("price", 3, 4, #T, #F).
 """
 

@@ -76,7 +76,7 @@ def aggregate(df, group, aggregates, values):
     # starts and ends, numbered in order; each row's first and after-last segment
     g2 = np.concatenate([gid, gid])
     p2 = np.concatenate([df["s"].to_numpy(), df["e"].to_numpy()])
-    order = np.lexsort((p2, g2))
+    order = _group_point_order(g2, p2)
     gs, ps = g2[order], p2[order]
     new = np.ones(2 * n, dtype=bool)
     new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
@@ -110,7 +110,66 @@ def aggregate(df, group, aggregates, values):
             if isinstance(codes, pl.Series) and mixed(agg.expr, df, values):
                 codes = values.encode(FLOAT, codes.to_numpy())  # coded, as before (value_columns.mixed)
         out = out.with_columns(codes.alias(col) if isinstance(codes, pl.Series) else pl.Series(col, codes, dtype=pl.Int64))
-    return coalesce(out, [*gcols, *names]).select(*gcols, *names, "s", "e")
+    return _coalesce_segments(out.select(*gcols, *names, "s", "e"), gcols, names)
+
+
+def _coalesce_segments(out, gcols, names):
+    """The answers coalesced and sorted as :func:`coalesce` gives them,
+    without its sort: the segments come in group order, each group's in
+    time order and disjoint, so an answer's pieces that touch are adjacent
+    rows (a segment between them would have another value): runs of equal
+    rows that meet merge in one pass.  Then a stable sort by the group and
+    the values keeps each answer's intervals in time order (a polars sort
+    of the rows and a merge by rank took 60% of the rolling-window job)."""
+    import numpy as np
+    import polars as pl
+
+    n = out.height
+    if n <= 1:
+        return out
+    s = out["s"].to_numpy()
+    e = out["e"].to_numpy()
+    keys = [out[c].to_numpy() for c in (*gcols, *names)]
+    same = s[1:] == e[:-1]
+    for k in keys:
+        same &= k[1:] == k[:-1]
+    if same.any():
+        starts = np.flatnonzero(np.concatenate([[True], ~same]))
+        last = np.append(starts[1:], n) - 1
+        out = out[starts].with_columns(pl.Series("e", e[last]))
+        keys = [k[starts] for k in keys]
+    if not names or _sorted_by(keys):
+        return out
+    order = np.lexsort(keys[::-1])  # stable: equal keys keep their time order
+    return out[order]
+
+
+def _sorted_by(keys) -> bool:
+    """Whether the rows are in the order of ``keys`` (the first key first)."""
+    import numpy as np
+
+    greater = np.zeros(len(keys[0]) - 1, dtype=bool)
+    equal = np.ones(len(keys[0]) - 1, dtype=bool)
+    for k in keys:
+        greater |= equal & (k[1:] > k[:-1])
+        equal &= k[1:] == k[:-1]
+    return bool((greater | equal).all())
+
+
+def _group_point_order(g2, p2):
+    """The order of the (group, point) pairs: one stable sort of a single
+    int64 key ``group * span + point`` when it fits, which is a merge of two
+    runs when the starts and the ends each come sorted (a relation sorted by
+    its atoms and start, a window: the usual case), else a lexsort."""
+    import numpy as np
+
+    if g2.dtype == np.int64 and g2.size:
+        g_lo, g_hi = int(g2.min()), int(g2.max())
+        p_lo, p_hi = int(p2.min()), int(p2.max())
+        span = p_hi - p_lo + 1
+        if (g_hi - g_lo + 1) * span < 1 << 62:
+            return np.argsort((g2 - g_lo) * span + (p2 - p_lo), kind="stable")
+    return np.lexsort((p2, g2))
 
 
 def _group_ids(df, gcols):
@@ -138,38 +197,36 @@ def _range_sum(m, i_s, i_e, v):
 
 def _range_extreme(m, i_s, i_e, v, least):
     """Per segment, the max (min when ``least``) of ``v`` over the rows
-    covering it: each row's range [i_s, i_e) updates O(log m) nodes of a
-    bottom-up segment tree; a leaf's value is the extreme over its ancestors."""
+    covering it, as a sparse table turned around: a row's range [i_s, i_e)
+    of length L is the union of two blocks of length 2**k (k = floor(log2
+    L)) starting at i_s and at i_e - 2**k, overlapping, which max and min do
+    not mind; each block is written at its level (one ``ufunc.at`` for all),
+    then each level is pushed down into the two halves of its blocks.  Cost:
+    2 scattered writes per row and log2(longest range) passes over the
+    segments, where a segment tree took log2(segments) passes of fancy
+    indexing over the rows (14 of the 35 ms of a 20-day rolling max over
+    100,000 days)."""
     import numpy as np
 
-    size = 1
-    while size < m:
-        size *= 2
     fill = np.inf if least else -np.inf
     if v.dtype == np.int64:
         fill = np.iinfo(np.int64).max if least else np.iinfo(np.int64).min
-    tree = np.full(2 * size, fill, dtype=v.dtype)
+    if m == 0:
+        return np.full(0, fill, dtype=v.dtype)
+    length = i_e - i_s
+    level = np.frexp(length.astype(np.float64))[1].astype(np.int64) - 1  # floor(log2 L), exact below 2**53
+    top = int(level.max(initial=0)) + 1
+    table = np.full(top * m, fill, dtype=v.dtype)
     at = np.minimum.at if least else np.maximum.at
-    lo, hi = i_s + size, i_e + size
-    while True:
-        live = lo < hi
-        if not live.any():
-            break
-        take = live & ((lo & 1) == 1)
-        at(tree, lo[take], v[take])
-        lo = lo + take
-        take = live & ((hi & 1) == 1)
-        hi = hi - take
-        at(tree, hi[take], v[take])
-        lo, hi = lo >> 1, hi >> 1
-    leaf = np.arange(m) + size
-    best = tree[leaf].copy()
-    node = leaf >> 1
+    at(table, np.concatenate([level * m + i_s, level * m + i_e - (1 << level)]), np.concatenate([v, v]))
     pick = np.minimum if least else np.maximum
-    while node.any():
-        best = pick(best, tree[node])
-        node >>= 1
-    return best
+    for k in range(top - 1, 0, -1):
+        half = 1 << (k - 1)
+        cur = table[k * m : (k + 1) * m]
+        below = table[(k - 1) * m : k * m]
+        pick(below, cur, out=below)  # the first half of each block
+        pick(below[half:], cur[: m - half], out=below[half:])  # the second half
+    return table[:m].copy()
 
 
 def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):

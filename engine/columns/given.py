@@ -25,6 +25,13 @@ def _units(values, scale):
     import numpy as np
 
     vals = values.tolist()
+    if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
+        try:
+            units = np.array(vals, dtype=np.int64)
+        except OverflowError:
+            units = None
+        if units is not None and np.abs(units).max() < LIMIT // (4 * scale.scale):
+            return units * scale.scale, np.ones(len(vals), dtype=bool)
     out = np.zeros(len(vals), dtype=np.int64)
     fin = np.ones(len(vals), dtype=bool)
     unit = scale.unit

@@ -36,11 +36,12 @@ SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mma
 class AggregateNode(ColumnMapNode):
     """Drains the body; one batch of group columns, aggregate columns, s, e."""
 
-    def __init__(self, child, group, aggregates, values):
+    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=()):
         super().__init__(child)
         self.group = list(group)  # variable names
         self.aggregates = aggregates  # [(var, ast.Aggregate)]
         self.values = values
+        self.shared, self.key, self.tables = shared, key, tables  # SharedBody, and what identifies the body
         for _, a in aggregates:
             if a.func not in SUPPORTED or a.contributors:
                 raise Fallback(f"the aggregate {a.func}{' with contributors' if a.contributors else ''}")
@@ -52,10 +53,15 @@ class AggregateNode(ColumnMapNode):
     def next(self) -> bool:
         if self._batch is not None:
             return False
-        body = drain(self.child)
-        if body is None:
-            return False
-        self._batch = aggregate(body, self.group, self.aggregates, self.values)
+        segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
+        if segments is None:
+            body = drain(self.child)
+            if body is None:
+                return False
+            segments = Segments(body, self.group)
+            if self.shared is not None:
+                self.shared.put(self.key, self.tables, segments)
+        self._batch = segments.fold(self.aggregates, self.values)
         return self._batch.height > 0
 
     def reset(self) -> None:
@@ -64,84 +70,133 @@ class AggregateNode(ColumnMapNode):
 
 
 def aggregate(df, group, aggregates, values):
+    return Segments(df, group).fold(aggregates, values)
+
+
+class Segments:
+    """A body's bindings cut into each group's segments, the part of an
+    aggregation that does not depend on the aggregates: rules with the same
+    body and group (a rolling sum, mean, min and max of one series) share it
+    (:class:`SharedBody`), where each rule used to recompute it (half of
+    each rule's time).
+
+    The interval codes of a group's rows cut its timeline into segments
+    ``[p_i, p_i+1)``; ``i_s``/``i_e`` are each row's first and after-last
+    segment; ``seg`` the segments some row covers, ``n_seg`` how many."""
+
+    def __init__(self, df, group):
+        import numpy as np
+
+        binding = [c for c in df.columns if c.startswith("v:")]
+        self.df = df = coalesce(df, binding)
+        self.gcols = gcols = [var_column(g) for g in group]
+        n = df.height
+        gid = _group_ids(df, gcols)
+        # the segment boundaries of each group: the distinct (group, point) of all
+        # starts and ends, numbered in order; each row's first and after-last segment
+        g2 = np.concatenate([gid, gid])
+        p2 = np.concatenate([df["s"].to_numpy(), df["e"].to_numpy()])
+        order = _group_point_order(g2, p2)
+        gs, ps = g2[order], p2[order]
+        del g2, p2
+        new = np.ones(2 * n, dtype=bool)
+        new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
+        number = np.empty(2 * n, dtype=np.int64)
+        number[order] = np.cumsum(new) - 1
+        self.i_s, self.i_e = number[:n], number[n:]
+        p = ps[new]
+        self.m = m = p.size
+        row_of = order[new]
+        row_of[row_of >= n] -= n  # a row of each boundary's group
+        count = _range_sum(m, self.i_s, self.i_e, np.ones(n, dtype=np.int64))
+        self.seg = seg = np.flatnonzero(count[: m - 1] > 0)  # a segment is [p_i, p_i+1), within one group (count > 0)
+        self.groups = {c: df[c].to_numpy()[row_of[seg]] for c in gcols}
+        self.s, self.e = p[seg], p[seg + 1]
+        self.n_seg = count[seg]
+        self.most = int(count.max(initial=1))
+        self._count = None
+
+    def fold(self, aggregates, values):
+        """One batch: group columns, one column per aggregate, ``s``, ``e``."""
+        import polars as pl
+
+        df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
+        cols = {}
+        for var, agg in aggregates:
+            if agg.func in ("count", "mcount"):
+                if self._count is None:
+                    self._count = values.encode(INT, n_seg)
+                codes = self._count
+            else:
+                try:
+                    kind, v = evaluate(agg.expr, df, values)
+                    den = 1
+                except Fallback:
+                    if not isinstance(agg.expr, ast.Var):
+                        raise
+                    kind = RATIONAL
+                    v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
+                codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most)
+                if isinstance(codes, pl.Series):
+                    codes = codes.to_numpy()  # float values
+                    if mixed(agg.expr, df, values):
+                        codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
+            cols[var_column(var)] = codes
+        return _coalesce_segments(self.groups, cols, self.s, self.e)
+
+
+class SharedBody:
+    """The :class:`Segments` of the last aggregation, kept for the next rule
+    when its body, its group and the relations its body reads are the same
+    (aggregations run in non-recursive strata: a relation they read no
+    longer changes).  One entry: memory for one body at a time."""
+
+    def __init__(self):
+        self.key = None
+        self.tables = ()
+        self.segments = None
+
+    def get(self, key, tables):
+        if key is not None and key == self.key and len(tables) == len(self.tables) and all(a is b for a, b in zip(tables, self.tables)):
+            return self.segments
+        return None
+
+    def put(self, key, tables, segments):
+        self.key, self.tables, self.segments = key, tables, segments
+
+
+def _coalesce_segments(groups: dict, values: dict, s, e):
+    """The answers (numpy columns: the group's, the aggregates', ``s``,
+    ``e``; float arrays are value columns, int64 codes) as one DataFrame,
+    coalesced and sorted as :func:`coalesce` gives them, without its sort:
+    the segments come in group order, each group's in time order and
+    disjoint, so an answer's pieces that touch are adjacent rows (a segment
+    between them would have another value): runs of equal rows that meet
+    merge in one pass.  Then a stable sort by the group and the values
+    keeps each answer's intervals in time order (a polars sort of the rows
+    and a merge by rank took 60% of the rolling-window job)."""
     import numpy as np
     import polars as pl
 
-    binding = [c for c in df.columns if c.startswith("v:")]
-    df = coalesce(df, binding)
-    gcols = [var_column(g) for g in group]
-    n = df.height
-    gid = _group_ids(df, gcols)
-    # the segment boundaries of each group: the distinct (group, point) of all
-    # starts and ends, numbered in order; each row's first and after-last segment
-    g2 = np.concatenate([gid, gid])
-    p2 = np.concatenate([df["s"].to_numpy(), df["e"].to_numpy()])
-    order = _group_point_order(g2, p2)
-    gs, ps = g2[order], p2[order]
-    new = np.ones(2 * n, dtype=bool)
-    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
-    number = np.empty(2 * n, dtype=np.int64)
-    number[order] = np.cumsum(new) - 1
-    i_s, i_e = number[:n], number[n:]
-    p = ps[new]
-    m = p.size
-    row_of = (order % n)[new]  # a row of each boundary's group
-    count = _range_sum(m, i_s, i_e, np.ones(n, dtype=np.int64))
-    seg = np.flatnonzero(count[: m - 1] > 0)  # a segment is [p_i, p_i+1), within one group (count > 0)
-    out = pl.DataFrame({c: df[c].to_numpy()[row_of[seg]] for c in gcols} | {"s": p[seg], "e": p[seg + 1]})
-    n_seg = count[seg]
-    most = int(count.max(initial=1))
-    names = []
-    for var, agg in aggregates:
-        col = var_column(var)
-        names.append(col)
-        if agg.func in ("count", "mcount"):
-            codes = values.encode(INT, n_seg)
-        else:
-            try:
-                kind, v = evaluate(agg.expr, df, values)
-                den = 1
-            except Fallback:
-                if not isinstance(agg.expr, ast.Var):
-                    raise
-                kind = RATIONAL
-                v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
-            codes = _fold(agg.func, kind, v, m, i_s, i_e, seg, n_seg, values, den, most)
-            if isinstance(codes, pl.Series) and mixed(agg.expr, df, values):
-                codes = values.encode(FLOAT, codes.to_numpy())  # coded, as before (value_columns.mixed)
-        out = out.with_columns(codes.alias(col) if isinstance(codes, pl.Series) else pl.Series(col, codes, dtype=pl.Int64))
-    return _coalesce_segments(out.select(*gcols, *names, "s", "e"), gcols, names)
-
-
-def _coalesce_segments(out, gcols, names):
-    """The answers coalesced and sorted as :func:`coalesce` gives them,
-    without its sort: the segments come in group order, each group's in
-    time order and disjoint, so an answer's pieces that touch are adjacent
-    rows (a segment between them would have another value): runs of equal
-    rows that meet merge in one pass.  Then a stable sort by the group and
-    the values keeps each answer's intervals in time order (a polars sort
-    of the rows and a merge by rank took 60% of the rolling-window job)."""
-    import numpy as np
-    import polars as pl
-
-    n = out.height
-    if n <= 1:
-        return out
-    s = out["s"].to_numpy()
-    e = out["e"].to_numpy()
-    keys = [out[c].to_numpy() for c in (*gcols, *names)]
-    same = s[1:] == e[:-1]
-    for k in keys:
-        same &= k[1:] == k[:-1]
-    if same.any():
-        starts = np.flatnonzero(np.concatenate([[True], ~same]))
-        last = np.append(starts[1:], n) - 1
-        out = out[starts].with_columns(pl.Series("e", e[last]))
-        keys = [k[starts] for k in keys]
-    if not names or _sorted_by(keys):
-        return out
-    order = np.lexsort(keys[::-1])  # stable: equal keys keep their time order
-    return out[order]
+    cols = {**groups, **values}
+    keys = list(cols.values())
+    n = len(s)
+    if n > 1:
+        same = s[1:] == e[:-1]
+        for k in keys:
+            same &= k[1:] == k[:-1]
+        if same.any():
+            starts = np.flatnonzero(np.concatenate([[True], ~same]))
+            last = np.append(starts[1:], n) - 1
+            s, e = s[starts], e[last]
+            keys = [k[starts] for k in keys]
+        if values and not _sorted_by(keys):
+            order = np.lexsort(keys[::-1])  # stable: equal keys keep their time order
+            s, e = s[order], e[order]
+            keys = [k[order] for k in keys]
+    data = dict(zip(cols, keys)) | {"s": s, "e": e}
+    schema = {c: (pl.Float64 if v.dtype == np.float64 else pl.Int64) for c, v in data.items()}
+    return pl.DataFrame(data, schema=schema)
 
 
 def _sorted_by(keys) -> bool:

@@ -456,7 +456,17 @@ class HybridEvaluator(Evaluator):
 
         if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
             raise Fallback("aggregation in a recursion")
-        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values)
+        try:  # rules with the same body and group share its segments (aggregate.py)
+            key = (tuple(rule.body), tuple(rule.group))
+            hash(key)
+        except TypeError:
+            key = None
+        tables = tuple(self.table(lit.pred) for lit in rule.body if isinstance(lit, (Scan, NegScan)))
+        if getattr(self, "_shared_body", None) is None:
+            from .aggregate import SharedBody
+
+            self._shared_body = SharedBody()
+        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values, self._shared_body, key, tables)
         bound = set(rule.group) | {v for v, _ in rule.aggregates}
         for lit in rule.after:
             node = self._linear(node, lit, bound)

@@ -121,6 +121,7 @@ class HybridEvaluator(Evaluator):
         self._scale = None
         self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
         self._texts = {}
+        self._shared_body = None  # (aggregate.py: segments shared by aggregations of one body)
         self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
         self._given_size = (
             sum(t.num_rows for t in self.given_tables.values())
@@ -144,6 +145,7 @@ class HybridEvaluator(Evaluator):
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
             self._release_given([p for p, i in last_read.items() if i == stratum.index])
+        self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
 

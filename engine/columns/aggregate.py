@@ -115,6 +115,7 @@ class Segments:
         self.n_seg = count[seg]
         self.most = int(count.max(initial=1))
         self._count = None
+        self._sums: dict = {}  # expression -> {"sum": float sums per segment}
 
     def fold(self, aggregates, values):
         """One batch: group columns, one column per aggregate, ``s``, ``e``."""
@@ -136,13 +137,23 @@ class Segments:
                         raise
                     kind = RATIONAL
                     v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
-                codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most)
+                memo = self._sums.setdefault(_expr_key(agg.expr), {}) if kind == FLOAT else None
+                codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most, memo)
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
                     if mixed(agg.expr, df, values):
                         codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
             cols[var_column(var)] = codes
         return _coalesce_segments(self.groups, cols, self.s, self.e)
+
+
+def _expr_key(expr):
+    """A key for an aggregated expression (its text when it is not hashable)."""
+    try:
+        hash(expr)
+        return expr
+    except TypeError:
+        return repr(expr)
 
 
 class SharedBody:
@@ -284,7 +295,7 @@ def _range_extreme(m, i_s, i_e, v, least):
     return table[:m].copy()
 
 
-def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
+def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=None):
     """The codes of one aggregate per segment (a float aggregate: a Float64
     value column, value_columns.py); a RATIONAL ``v`` is ``v / den``;
     ``most``: the most rows covering one segment (bounds every sum)."""
@@ -309,7 +320,11 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1):
         code = values.terms.code
         t, n = total.tolist(), n_seg.tolist()
         return np.fromiter((code(a // b if a % b == 0 else Fraction(a, b)) for a, b in zip(t, n)), np.int64, len(t))
-    total = _exact_float_sum(m, i_s, i_e, v, seg, most)
+    total = memo.get("sum") if memo is not None else None
+    if total is None:
+        total = _exact_float_sum(m, i_s, i_e, v, seg, most)
+        if memo is not None:
+            memo["sum"] = total  # (a sum and a mean of one expression: summed once)
     if func == "avg":
         total = total / n_seg
     return float_series("", total)

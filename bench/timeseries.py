@@ -32,7 +32,7 @@ chronolog fact holding at the day against pandas' value for it; relative
 difference at most 1e-9: pandas' rolling sum is a running add-and-subtract,
 chronolog's is correctly rounded), and the script exits 1 on a difference.
 
-    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--exact] [--json FILE]
+    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--exact] [--skip-parquet] [--json FILE]
 """
 
 from __future__ import annotations
@@ -250,6 +250,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-api", action="store_true", help="time only the columnar executor on Arrow input")
     ap.add_argument("--exact", action="store_true", help="also the API with the values as exact decimals")
+    ap.add_argument("--skip-parquet", action="store_true", help="no Parquet sides (a tree that refuses float Parquet columns)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     results, bad = {}, 0
@@ -263,7 +264,8 @@ def main(argv=None) -> int:
         sides = [("pandas", run_pandas), ("columns", run_columns)]
         if not args.skip_api:
             sides += [("api", run_api)] + ([("api_exact", run_api_exact)] if args.exact else [])
-            sides += [("pandas_pq", run_pandas_pq), ("api_pq", run_api_pq)]
+            if not args.skip_parquet:
+                sides += [("pandas_pq", run_pandas_pq), ("api_pq", run_api_pq)]
         peer = {name: ("pandas_pq" if name.endswith("_pq") else "pandas") for name, _ in sides}
         for kind in ("rolling", "monthly"):
             times = {name: [] for name, _ in sides}

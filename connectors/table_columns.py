@@ -26,6 +26,15 @@ def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0
     None when the row reader must read it (see the module docstring);
     ``where``: the file's position for messages; ``min_rows``: None for
     tables with fewer rows."""
+    import pyarrow as pa
+
+    try:
+        return _read(table, pred, where, calendar, min_rows)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
+        return None  # (a cast that does not fit, e.g. uint64 beyond int64): the row reader
+
+
+def _read(table, pred, where, calendar, min_rows):
     import numpy as np
     import pyarrow as pa
 

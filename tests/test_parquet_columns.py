@@ -90,3 +90,13 @@ def test_bad_values_are_reported_by_the_row_reader(tmp_path):
     # an unbounded end (null) is read by the row reader: the same answers
     program = _bad(tmp_path, end=(49, None, pa.int64()))
     assert chronolog.reason(program, engine="columns").to_text() == chronolog.reason(program, engine="rows").to_text()
+
+
+def test_unsigned_times_beyond_int64_go_to_the_row_reader(tmp_path):
+    t = _table(100)
+    big = pa.array([2**63 + d for d in range(100)], pa.uint64())
+    t = t.set_column(t.schema.get_field_index("end"), "end", big)
+    path = tmp_path / "p.parquet"
+    pq.write_table(t, path)
+    program = _bind(path)
+    assert chronolog.reason(program, engine="columns").to_text() == chronolog.reason(program, engine="rows").to_text()

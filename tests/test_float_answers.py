@@ -134,3 +134,22 @@ q(K, V) :- p(K, V), V > 999.
     with pytest.raises(chronolog.DataError) as e:
         chronolog.reason(program, engine="columns")
     assert "p.csv:3001" in str(e.value) and "'12x' is not a number" in str(e.value)
+
+
+def test_text_and_csv_of_float_answers_are_the_rows_bytes(tmp_path):
+    from chronolog.connectors.files import write_facts
+    from chronolog.connectors.staging import Staging
+    from chronolog.outputs import write_from_columns
+
+    edge = [1e16, 1e-7, 123456789012345.6, 2000.0, 0.1, 2 / 3, 1e-05, 5e-324, 1.5e300, -0.5, 99999999999999.98]
+    facts = {"p": [(("x", 1000 + d, v), (d, d + 1, True, False)) for d, v in enumerate(edge)]}
+    cols = chronolog.reason(ROLLING, facts, engine="columns")
+    rows = chronolog.reason(ROLLING, facts, engine="rows")
+    assert cols.to_text() == rows.to_text()
+    assert "1e-07" in cols.to_text() and "2000.0" in rows.to_text()
+    for pred in ("s", "a", "lo", "hi", "t"):
+        with Staging() as staging:
+            assert write_from_columns(cols, tmp_path / f"{pred}_c.csv", pred, "csv", False, staging)
+            staging.publish()
+        write_facts(tmp_path / f"{pred}_r.csv", rows.facts(pred), rows.column_names(pred), pred, "csv")
+        assert (tmp_path / f"{pred}_c.csv").read_bytes() == (tmp_path / f"{pred}_r.csv").read_bytes(), pred

@@ -11,20 +11,28 @@ Both programs run on a days timeline (``@timeGranularity("days")``).  Both sides
 * monthly: calendar-month sum, mean, min, max per series (``/\\[months]``
   with an aggregate; pandas ``groupby("series").resample("MS")``).
 
-chronolog is timed two ways, both with the read included:
+chronolog is timed three ways, each with the read included:
 
 * ``api``: the public call, ``chronolog.reason`` on the program with a
-  ``@bind`` of the CSV, then ``model.to_pandas`` of every output;
+  ``@bind`` of the CSV (the value column mapped ``"float"``: binary floats,
+  as pandas reads them), then ``model.to_pandas`` of every output;
 * ``columns``: the columnar executor on the file read by pyarrow
   (``HybridEvaluator(tables=...)``), answers straight from the columns
-  (``to_arrow``) -- no Python object per fact.
+  (``to_arrow``) -- no Python object per fact;
+* ``api_pq``: as ``api`` on the same data in a Parquet file (``@bind``
+  parquet: series, day, value, start and end as dates, closedness), against
+  ``pandas_pq``: pandas reading that Parquet file.
+
+``--exact`` adds ``api_exact``: the CSV's values mapped ``"double"`` (exact
+decimals: sums and means are exact rationals, to_pandas gives floats plus
+the exact text), against the same pandas run.
 
 The answers are checked against pandas at every day of every series (the
 chronolog fact holding at the day against pandas' value for it; relative
 difference at most 1e-9: pandas' rolling sum is a running add-and-subtract,
 chronolog's is correctly rounded), and the script exits 1 on a difference.
 
-    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--json FILE]
+    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--exact] [--skip-parquet] [--json FILE]
 """
 
 from __future__ import annotations
@@ -74,14 +82,31 @@ def program(kind: str) -> str:
     return ROLLING if kind == "rolling" else MONTHLY
 
 
-def bound_program(kind: str, csv: Path) -> str:
+def bound_program(kind: str, csv: Path, value: str = "float") -> str:
     return program(kind) + f"""
 @bind("price", "csv useHeaders=true", "{csv.parent}", "{csv.name}").
 @mapping("price", 0, "series", "string").
 @mapping("price", 1, "day", "int").
-@mapping("price", 2, "value", "double").
+@mapping("price", 2, "value", "{value}").
 @timeMapping("price", 3, 4, #T, #F).
 """
+
+
+def write_parquet(csv: Path) -> Path:
+    """The CSV's data as Parquet in the Arrow layout of a fact table."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    t = pcsv.read_csv(csv)
+    n = t.num_rows
+    out = csv.with_suffix(".parquet")
+    pq.write_table(pa.table({
+        "series": t["series"], "day": t["day"], "value": t["value"],
+        "start": t["start"].cast(pa.date32()), "end": t["end"].cast(pa.date32()),
+        "start_closed": pa.repeat(True, n), "end_closed": pa.repeat(False, n),
+    }), out)
+    return out
 
 
 # ------------------------------------------------------------------ chronolog
@@ -89,6 +114,22 @@ def run_api(kind: str, csv: Path) -> dict:
     import chronolog
 
     model = chronolog.reason(bound_program(kind, csv), engine="columns")
+    return {p: model.to_pandas(p) for p in OUTPUTS[kind]}
+
+
+def run_api_exact(kind: str, csv: Path) -> dict:
+    import chronolog
+
+    model = chronolog.reason(bound_program(kind, csv, "double"), engine="columns")
+    return {p: model.to_pandas(p) for p in OUTPUTS[kind]}
+
+
+def run_api_pq(kind: str, csv: Path) -> dict:
+    import chronolog
+
+    pq = csv.with_suffix(".parquet")
+    text = program(kind) + f'@bind("price", "parquet", "{pq.parent}", "{pq.name}").\n'
+    model = chronolog.reason(text, engine="columns")
     return {p: model.to_pandas(p) for p in OUTPUTS[kind]}
 
 
@@ -120,10 +161,18 @@ def run_columns(kind: str, csv: Path) -> dict:
 
 
 # ------------------------------------------------------------------ pandas
-def run_pandas(kind: str, csv: Path) -> dict:
+def run_pandas_pq(kind: str, csv: Path) -> dict:
+    return run_pandas(kind, csv, parquet=True)
+
+
+def run_pandas(kind: str, csv: Path, parquet: bool = False) -> dict:
     import pandas as pd
 
-    df = pd.read_csv(csv, parse_dates=["start"])
+    if parquet:
+        df = pd.read_parquet(csv.with_suffix(".parquet"))
+        df["start"] = pd.to_datetime(df["start"])
+    else:
+        df = pd.read_csv(csv, parse_dates=["start"])
     if kind == "rolling":
         r = df.groupby("series")["value"].rolling(20)
         return {p: getattr(r, f)() for p, f in OUTPUTS[kind].items()}
@@ -200,6 +249,8 @@ def main(argv=None) -> int:
     ap.add_argument("--series", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-api", action="store_true", help="time only the columnar executor on Arrow input")
+    ap.add_argument("--exact", action="store_true", help="also the API with the values as exact decimals")
+    ap.add_argument("--skip-parquet", action="store_true", help="no Parquet sides (a tree that refuses float Parquet columns)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     results, bad = {}, 0
@@ -208,7 +259,14 @@ def main(argv=None) -> int:
         write_csv(csv, args.series, args.days)
         small = Path(tmp) / "small.csv"
         write_csv(small, 2, 100)
-        sides = [("pandas", run_pandas), ("columns", run_columns)] + ([] if args.skip_api else [("api", run_api)])
+        for f in (csv, small):
+            write_parquet(f)
+        sides = [("pandas", run_pandas), ("columns", run_columns)]
+        if not args.skip_api:
+            sides += [("api", run_api)] + ([("api_exact", run_api_exact)] if args.exact else [])
+            if not args.skip_parquet:
+                sides += [("pandas_pq", run_pandas_pq), ("api_pq", run_api_pq)]
+        peer = {name: ("pandas_pq" if name.endswith("_pq") else "pandas") for name, _ in sides}
         for kind in ("rolling", "monthly"):
             times = {name: [] for name, _ in sides}
             answers = {}
@@ -220,8 +278,8 @@ def main(argv=None) -> int:
                     times[name].append((w, c))
                     answers[name] = out
             for name, _ in sides:
-                if name != "pandas":
-                    n = compare(kind, answers[name], answers["pandas"], args.series, args.days)
+                if not name.startswith("pandas"):
+                    n = compare(kind, answers[name], answers[peer[name]], args.series, args.days)
                     bad += n
                     results[f"{kind}/{name}/days_differing"] = n
             med = {n: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for n, t in times.items()}
@@ -233,10 +291,13 @@ def main(argv=None) -> int:
                 r, e, o = (statistics.median(x[i] for x in ph) for i in range(3))
                 results[f"{kind}/columns/phases_cpu"] = {"read_plan": round(r, 4), "reason": round(e, 4), "output": round(o, 4)}
                 print(f"{kind:8s} columns phases (cpu): read+plan {r:.3f} s, reason {e:.3f} s, output {o:.3f} s")
-            pw, pc = med["pandas"]
             for name, (w, c) in med.items():
-                ratio = "" if name == "pandas" else f"  {w / pw:5.1f}x wall, {c / pc:5.1f}x cpu"
-                print(f"{kind:8s} {name:8s} wall {w:7.3f} s  cpu {c:7.3f} s{ratio}")
+                pw, pc = med[peer[name]]
+                ratio = "" if name.startswith("pandas") else f"  {w / pw:5.1f}x wall, {c / pc:5.1f}x cpu (to {peer[name]})"
+                if not name.startswith("pandas"):
+                    results[f"{kind}/{name}/ratio_cpu"] = round(c / pc, 2)
+                    results[f"{kind}/{name}/ratio_wall"] = round(w / pw, 2)
+                print(f"{kind:8s} {name:9s} wall {w:7.3f} s  cpu {c:7.3f} s{ratio}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 1 if bad else 0

@@ -130,11 +130,13 @@ def _split_exact(table):
 def _rational_text(col) -> bool:
     """A term column that the Arrow layout holds as text because some value
     is a rational such as ``1/3`` (every value a number)."""
+    import pyarrow.compute as pc
+
     from chronolog.language.timeline import parse_number
 
-    vals = [v for v in col.to_pylist() if v is not None]
-    if not vals or not any("/" in v for v in vals):
+    if not pc.any(pc.match_substring(col, "/")).as_py():  # (by a kernel: names are most string columns)
         return False
+    vals = [v for v in col.to_pylist() if v is not None]
     try:
         for v in vals:
             parse_number(v)

@@ -5,8 +5,10 @@ Layout: one column per term, then ``start``, ``end``, ``start_closed``,
 integer, ``decimal128`` when every end has a finite decimal expansion, and
 otherwise strings in the canonical number text (``1/3``); an infinite end is
 null (``start`` null means -inf, ``end`` null means +inf).  Term columns keep
-their Python type (int, string, bool); exact non-integer numbers become
-decimals or canonical strings the same way.  Nothing is rounded.
+their Python type (int, string, bool, float as float64); exact non-integer
+numbers become decimals or canonical strings the same way.  Nothing is
+rounded: a float64 column is a column of binary floats, read back as the
+same floats (a float time column is refused: time is exact).
 """
 
 from __future__ import annotations
@@ -126,6 +128,8 @@ def _column(values):
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
     if all(type(v) is bool for v in finite):
         return pa.array(values, type=pa.bool_())
+    if finite and all(type(v) is float for v in finite):  # binary floats (measured values): float64
+        return pa.array(values, type=pa.float64())
     if all(type(v) is str for v in finite):
         return pa.array(values, type=pa.string())
     import datetime as _dt
@@ -168,7 +172,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     ``start_closed`` and ``end_closed`` (in order); a missing closedness
     column means closed.  Decimal and integer values stay exact, strings in
     time columns are read as exact numbers (``1/3``); a null start or end is
-    unbounded.  Binary floating point is refused rather than rounded.
+    unbounded.  A float term column gives Python floats (NaN, pandas' missing
+    value, is refused); a float time column is refused rather than rounded.
 
     Dates and timestamps: with a ``calendar`` (the program declares
     ``@timeGranularity``) time columns become its time points and other date
@@ -238,6 +243,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
                 f"column {col_name} of {pred} holds numbers, but the program's timeline is dates",
                 hint="give start/end as date32 or timestamp columns (or ISO strings)",
             )
+        if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
+            return float_terms(col, col_name, pred).tolist()
         if pa.types.is_floating(typ):
             raise DataError(
                 f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
@@ -280,6 +287,26 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
         append((terms[i], iv))
     return rows
+
+
+def float_terms(col, name: str, pred: str):
+    """A float term column as a numpy float64 array; NaN (pandas' mark of
+    a missing value, and equal to nothing) is refused with its row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    v = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    if np.isnan(v).any():
+        i = int(np.flatnonzero(np.isnan(v))[0])
+        raise DataError(
+            f"{pred}: the column {name} is NaN in row {i}",
+            hint=f"NaN marks a missing value: drop or fill those rows of {pred} (e.g. DataFrame.dropna())",
+        )
+    return v
 
 
 def _null_term(table, name: str, pred: str):

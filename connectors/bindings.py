@@ -79,7 +79,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
     """Facts of the input bindings read without Spark; ``spark_inputs`` (not
     None) means a Spark connector reads the "spark" ones.  ``columns`` (a
     list): large CSV files are read by kernels into FactColumns appended to
-    it (connectors/csv_columns.py) instead of rows, from ``min_rows`` lines."""
+    it (connectors/csv_columns.py) instead of rows, from ``min_rows`` lines,
+    and so are Parquet and Arrow IPC tables (connectors/table_columns.py)."""
     facts = []
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
     for a in program.annotations:
@@ -111,6 +112,15 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             from .csv_columns import read_csv_columns
 
             fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
+            if fc is not None:
+                columns.append(fc)
+                continue
+        if FILE_KINDS[kind] in ("parquet", "ipc") and columns is not None:
+            from .files import read_table
+            from .table_columns import read_table_columns
+
+            table = read_table(path, FILE_KINDS[kind])
+            fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
             if fc is not None:
                 columns.append(fc)
                 continue

@@ -86,17 +86,24 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
     return out
 
 
-def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_array):
+def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None):
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
     text output (terms in term order, then the start): ``(order, columns)``
     where each column is ``(distinct, positions)``, two Arrow arrays with
-    ``distinct.take(positions.take(order))`` the column in that order.
+    ``distinct.take(positions.take(order))`` the column in that order
+    (:func:`_take`); ``order`` is None when the rows are in that order
+    already (a relation sorted by its codes usually is: no sort, no take).
 
     Each distinct term goes through ``term_array(codes, values)`` once (a
-    column of float values: ``term_array(None, floats)``, a numpy array), each
-    distinct start through ``start_array([(lo, lo_closed)])`` and end
-    through ``end_array([(hi, hi_closed)])``: no Python object per fact."""
+    column of float values goes whole: ``term_array(None, floats)``, a numpy
+    array of every row's float, and its ``positions`` is None: the array is
+    taken by the order directly), each distinct start through
+    ``start_array([(lo, lo_closed)])`` and end through
+    ``end_array([(hi, hi_closed)])``: no Python object per fact.
+    ``time_array(codes, unbounded_code)``, when given, makes the whole
+    ``s`` or ``e`` column at once by numpy (or returns None: then the
+    distinct ends are converted)."""
     import numpy as np
     import pyarrow as pa
 
@@ -108,9 +115,9 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     for j in range(arity):
         col = df[str(j)]
         if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
-            used, pos = np.unique(col.to_numpy(), return_inverse=True)
-            keys.append(pos.reshape(-1))  # np.unique sorts them: the rank is the position
-            cols.append((term_array(None, used), pa.array(pos.reshape(-1))))
+            floats = col.to_numpy()
+            keys.append(floats)  # finite: sorted by value, as term order sorts numbers (-0.0 ties 0.0)
+            cols.append((term_array(None, floats), None))
             continue
         used, pos = _term_positions(col.to_numpy(), len(values))
         vals = [values[i] for i in used.tolist()]
@@ -119,16 +126,67 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
         del pos
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    order = np.lexsort([s, *reversed(keys)])  # the last key sorts first: terms, then the start
+    order = None if _in_order([*keys, s]) else np.lexsort([s, *reversed(keys)])  # the last key sorts first
     del keys
     point = scale.point
     for codes, make, inf, lim in ((s, start_array, NEG_INF, NEG), (e, end_array, POS_INF, POS)):
+        whole = time_array(codes, lim) if time_array is not None else None
+        if whole is not None:
+            cols.append((whole, None))
+            continue
         used = np.unique(codes)
         pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
         ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
         cols.append((make(ends), pa.array(pos)))
         del pos
     return order, cols
+
+
+def _in_order(keys) -> bool:
+    """Whether the rows are sorted by ``keys`` (the first key first), in one
+    pass: each row's key tuple is at least the one before."""
+    import numpy as np
+
+    n = len(keys[0]) if keys else 0
+    if n < 2:
+        return True
+    greater = np.zeros(n - 1, dtype=bool)
+    equal = np.ones(n - 1, dtype=bool)
+    for k in keys:
+        greater |= equal & (k[1:] > k[:-1])
+        equal &= k[1:] == k[:-1]
+    return bool((greater | equal).all())
+
+
+def _take(distinct, positions, order, start: int = 0, length=None):
+    """Rows ``start .. start+length`` (all by default) of a column of
+    :func:`frame_columns` in the order ``order`` (None: as they are)."""
+    import pyarrow as pa
+
+    if order is None:
+        n = len(distinct) if positions is None else len(positions)
+        stop = n if length is None else min(n, start + length)
+        if positions is None:
+            return distinct.slice(start, stop - start)
+        return distinct.take(positions.slice(start, stop - start))
+    idx = order if length is None else order[start : start + length]
+    idx = pa.array(idx)
+    return distinct.take(idx) if positions is None else distinct.take(positions.take(idx))
+
+
+def _float_texts(vals, term_text):
+    """The texts of a float value column: Python's ``repr`` by kernels
+    (float_text.py) when ``term_text`` prints floats so (every printer
+    does: format_number), else one call per distinct float."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .float_text import float_texts
+
+    if term_text(0.5) == "0.5" and term_text(1e-05) == "1e-05":
+        return float_texts(vals)
+    used, pos = np.unique(vals, return_inverse=True)
+    return pa.array([term_text(v) for v in used.tolist()], pa.string()).take(pa.array(pos.reshape(-1)))
 
 
 def _term_positions(codes, size: int):
@@ -230,8 +288,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     memo = TermTexts() if memo is None else memo
 
     def texts(codes, vals):
-        if codes is None:  # float values: one text per distinct float
-            return pa.array([term_text(v) for v in vals.tolist()], pa.string())
+        if codes is None:  # float values: Python's repr of every row's float, by kernels
+            return _float_texts(vals, term_text)
         return pa.array(memo.of(codes, vals, term_text), pa.string())
 
     def starts(ends):
@@ -242,9 +300,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops)
     head = f"{pred}(" if arity else f"{pred}@"
-    for a in range(0, len(order), chunk):
-        idx = pa.array(order[a : a + chunk])
-        taken = [d.take(p.take(idx)) for d, p in cols]
+    for a in range(0, df.height, chunk):
+        taken = [_take(d, p, order, a, chunk) for d, p in cols]
         parts = [head]
         for j in range(arity):
             if j:
@@ -273,18 +330,49 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
     def terms_array(codes, vals):
-        if codes is None:  # finite floats: as text, as _column gives them (format_term is repr), so tables read back
-            return pa.array(list(map(repr, vals.tolist())), pa.string())
+        if codes is None:  # finite floats: a float64 column, as _column gives floats
+            return pa.array(vals, pa.float64())
         return _column(vals)
 
-    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times)
-    idx = pa.array(order)
-    arrays = [d.take(p.take(idx)) for d, p in cols]
-    s = df["s"].to_numpy()[order]
-    e = df["e"].to_numpy()[order]
+    def whole(codes, lim):
+        return _whole_times(codes, lim, scale, calendar)
+
+    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times, whole)
+    arrays = [_take(d, p, order) for d, p in cols]
+    s = df["s"].to_numpy()
+    e = df["e"].to_numpy()
+    if order is not None:
+        s, e = s[order], e[order]
     sc = pa.array((s != NEG) & ((s & 1) == 0), pa.bool_())  # an unbounded end is open
     ec = pa.array((e != POS) & ((e & 1) == 1), pa.bool_())
     return pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
+
+
+def _whole_times(codes, lim, scale, calendar):
+    """A ``start`` or ``end`` column by numpy when every finite point is an
+    integer: ``int64`` (no calendar) or ``date32`` (a calendar of whole days,
+    years 1-9999), null where unbounded -- the types ``_column`` and
+    ``_time_column`` give such points; None otherwise (they decide)."""
+    import numpy as np
+    import pyarrow as pa
+
+    fin = codes != lim
+    units = codes >> 1
+    k = scale.scale
+    if k != 1:
+        if np.any(units[fin] % k):
+            return None
+        units = units // k
+    units = np.where(fin, units, 0)
+    if calendar is None:
+        return pa.array(units, pa.int64(), mask=~fin)
+    per_day = calendar.unit_seconds / 86400
+    if per_day.denominator != 1 or len(units) < 64:
+        return None
+    d = units * int(per_day)
+    if d.size and (d.min() < -719162 or d.max() > 2932896):  # 0001-01-01 .. 9999-12-31
+        return None
+    return pa.array(d.astype(np.int32), pa.date32(), mask=~fin)
 
 
 def write_arrays(fh, arrays) -> None:
@@ -337,7 +425,9 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
         return quoted([point(t) for t, _ in pairs])
 
     def cells(codes, vals):
-        return quoted([_cell(v) for v in (vals.tolist() if codes is None else vals)])
+        if codes is None:  # floats: never quoted (digits, sign, point, e), the text is their repr
+            return _float_texts(vals, _cell)
+        return quoted([_cell(v) for v in vals])
 
     order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends)
     flags = pa.array(["false", "true"])
@@ -347,9 +437,8 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
 
     sc = pa.array(((s != NEG) & ((s & 1) == 0)).astype("int64"))
     ec = pa.array(((e != POS) & ((e & 1) == 1)).astype("int64"))
-    for a in range(0, len(order), chunk):
-        idx = pa.array(order[a : a + chunk])
-        parts = [d.take(p.take(idx)) for d, p in cols]
-        parts += [flags.take(sc.take(idx)), flags.take(ec.take(idx))]
+    for a in range(0, df.height, chunk):
+        parts = [_take(d, p, order, a, chunk) for d, p in cols]
+        parts += [_take(flags, sc, order, a, chunk), _take(flags, ec, order, a, chunk)]
         line = pc.binary_join_element_wise(*parts, ",")
         yield pc.binary_join_element_wise(line, "\r\n", "")

@@ -88,8 +88,9 @@ def _meteor_term(tok):
 
 class _Column:
     """One dictionary-encoded column: ``indices`` (numpy) into ``values``
-    (converted distinct tokens, a numpy object array): decoding shares the
-    value objects instead of making one per fact."""
+    (converted distinct tokens, a numpy object array, or float64 for a
+    column of binary floats): decoding shares the value objects instead of
+    making one per fact."""
 
     __slots__ = ("indices", "values")
 
@@ -107,7 +108,8 @@ class _Column:
         return self.values.take(self.indices).tolist()
 
     def value_at(self, i: int):
-        return self.values[self.indices[i]]
+        k = int(self.indices[i])
+        return self.values[k : k + 1].tolist()[0]  # (a Python object, also from a float64 array)
 
 
 class _CodedColumn:

@@ -121,6 +121,7 @@ class HybridEvaluator(Evaluator):
         self._scale = None
         self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
         self._texts = {}
+        self._shared_body = None  # (aggregate.py: segments shared by aggregations of one body)
         self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
         self._given_size = (
             sum(t.num_rows for t in self.given_tables.values())
@@ -144,6 +145,7 @@ class HybridEvaluator(Evaluator):
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
             self._release_given([p for p, i in last_read.items() if i == stratum.index])
+        self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
 
@@ -456,7 +458,17 @@ class HybridEvaluator(Evaluator):
 
         if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
             raise Fallback("aggregation in a recursion")
-        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values)
+        try:  # rules with the same body and group share its segments (aggregate.py)
+            key = (tuple(rule.body), tuple(rule.group))
+            hash(key)
+        except TypeError:
+            key = None
+        tables = tuple(self.table(lit.pred) for lit in rule.body if isinstance(lit, (Scan, NegScan)))
+        if getattr(self, "_shared_body", None) is None:
+            from .aggregate import SharedBody
+
+            self._shared_body = SharedBody()
+        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values, self._shared_body, key, tables)
         bound = set(rule.group) | {v for v, _ in rule.aggregates}
         for lit in rule.after:
             node = self._linear(node, lit, bound)

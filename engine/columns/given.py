@@ -13,6 +13,8 @@ from fractions import Fraction
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
+from chronolog.language.fact_columns import _Column
+
 from .coalesce import coalesce
 from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, encode_column, interval_codes, term_columns
@@ -23,6 +25,13 @@ def _units(values, scale):
     import numpy as np
 
     vals = values.tolist()
+    if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
+        try:
+            units = np.array(vals, dtype=np.int64)
+        except OverflowError:
+            units = None
+        if units is not None and np.abs(units).max() < LIMIT // (4 * scale.scale):
+            return units * scale.scale, np.ones(len(vals), dtype=bool)
     out = np.zeros(len(vals), dtype=np.int64)
     fin = np.ones(len(vals), dtype=bool)
     unit = scale.unit
@@ -48,6 +57,9 @@ def _part_columns(part, terms, scale, units_memo):
     cols, lo, hi, lc, hc = part
     codes = []
     for c in cols:
+        if isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all():  # a "float" column: a value column
+            codes.append(c.values[c.indices])
+            continue
         # coded by the reader with this run's dictionary, or coded now
         mapping = c.codes if getattr(c, "terms", None) is terms else terms.code_all(c.values.tolist())
         codes.append(mapping[c.indices])

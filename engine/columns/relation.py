@@ -183,16 +183,19 @@ def _to_atoms(df, arity, terms, scale):
     return atoms
 
 
-def _value_or_codes(arr, terms):
+def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
     """A float64 column of finite floats stays float values
     (value_columns.py); any other column is coded."""
     import numpy as np
     import pyarrow as pa
 
-    if pa.types.is_float64(arr.type) and not arr.null_count:
-        v = arr.to_numpy()
+    if pa.types.is_floating(arr.type) and not arr.null_count:
+        from chronolog.connectors.arrow import float_terms
+
+        v = float_terms(arr, name, pred)  # (NaN refused, as the row reader refuses it)
         if np.all(np.isfinite(v)):
             return v
+        return encode_column(list(v.tolist()), terms)
     return encode_column(arr, terms)
 
 
@@ -219,7 +222,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         lo, hi, lc, hc = zip(*[iv for _, iv in rows])
         s, e = interval_codes(lo, hi, lc, hc, scale)
         return coalesce(_frame(cols, s, e), term_columns(arity))
-    cols = [_value_or_codes(table.column(c), terms) for c in term_names]
+    cols = [_value_or_codes(table.column(c), terms, c, pred) for c in term_names]
 
     def ends(col, sentinel):
         c = table.column(col).combine_chunks().cast(pa.int64())

@@ -1,0 +1,139 @@
+"""@bind Parquet and Arrow IPC inputs into the columnar executor's input
+form (language/fact_columns.py's FactColumns), without a Python row per
+fact -- what connectors/csv_columns.py does for CSV files.
+
+The table is in the layout of connectors/arrow.py (a column per argument,
+``start``, ``end``, optionally ``start_closed``, ``end_closed``).  Each
+column is dictionary-encoded and each **distinct** value converted once:
+strings, integers and booleans as they are, float64 as float values (the
+engine's value columns), integer times and ``date32`` times on a
+timeline of whole days by numpy.  The facts are indices into those values.
+
+Same answers and the same errors as the row reader
+(:func:`~chronolog.connectors.arrow.table_to_rows`): any other type
+(decimals, timestamps, number text), a null, a NaN, an empty interval --
+returns None, and the row reader reads the table and reports the first bad
+value with its row.
+"""
+
+from __future__ import annotations
+
+_TIME = ("start", "end", "start_closed", "end_closed")
+
+
+def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0):
+    """The facts of ``pred`` in the Arrow ``table`` as a FactColumns, or
+    None when the row reader must read it (see the module docstring);
+    ``where``: the file's position for messages; ``min_rows``: None for
+    tables with fewer rows."""
+    import pyarrow as pa
+
+    try:
+        return _read(table, pred, where, calendar, min_rows)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
+        return None  # (a cast that does not fit, e.g. uint64 beyond int64): the row reader
+
+
+def _read(table, pred, where, calendar, min_rows):
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.fact_columns import FactColumns, _Column
+
+    names = list(table.schema.names)
+    n = table.num_rows
+    if n == 0 or n < min_rows or "start" not in names or "end" not in names:
+        return None
+    cols = []
+    for name in names:
+        if name in _TIME:
+            continue
+        col = _term_column(table.column(name))
+        if col is None:
+            return None
+        cols.append(col)
+    times = _time_values(table, calendar)
+    if times is None:
+        return None
+    idx, values, units = times
+    lo, hi = _Column(idx[:n], values), _Column(idx[n:], values)
+
+    def closed(name):
+        if name not in names:
+            return np.ones(n, dtype=bool)
+        c = table.column(name)
+        if c.null_count or not pa.types.is_boolean(c.type):
+            return None
+        return np.asarray(c.to_numpy(), dtype=bool)
+
+    lc, hc = closed("start_closed"), closed("end_closed")
+    if lc is None or hc is None:
+        return None
+    a, b = units[lo.indices], units[hi.indices]
+    if not np.all((a < b) | ((a == b) & lc & hc)):
+        return None  # an empty interval: the row reader names its row
+    out = FactColumns()
+    out.parts[pred] = [(cols, lo, hi, lc, hc)]
+    out.positions[pred] = where
+    return out
+
+
+def _term_column(col):
+    """A term column as indices into its converted distinct values, or None."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.fact_columns import _Column
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    typ = col.type
+    if col.null_count:
+        return None
+    if pa.types.is_floating(typ):
+        v = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        if np.isnan(v).any():
+            return None
+        return _Column(np.arange(len(v), dtype=np.int64), v)  # float values: one per row (value columns)
+    if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
+        return None
+    if pa.types.is_integer(typ) and typ != pa.int64():
+        col = col.cast(pa.int64())
+    enc = col.dictionary_encode()
+    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist())
+
+
+def _time_values(table, calendar):
+    """``(indices of start then end, shared distinct values, their int64
+    units)`` when every end is a finite integer on the timeline: integer
+    columns on a numeric timeline, ``date32`` on a timeline of whole days
+    (or a unit dividing a day); else None."""
+    from fractions import Fraction
+
+    import numpy as np
+    import pyarrow as pa
+
+    both = pa.chunked_array([table.column("start").combine_chunks(), table.column("end").combine_chunks()])
+    typ = both.type
+    if both.null_count:
+        return None  # an unbounded end: the row reader
+    if calendar is None and pa.types.is_integer(typ):
+        ints = both.combine_chunks().cast(pa.int64())
+    elif calendar is not None and pa.types.is_date32(typ):
+        per_day = Fraction(86400) / calendar.unit_seconds
+        if per_day.denominator != 1:
+            return None
+        ints = both.combine_chunks().cast(pa.int32()).cast(pa.int64())
+        days = ints.to_numpy()
+        if days.size and days.min() < -719162:  # before 0001-01-01: the row reader's dates
+            return None
+        ints = pa.array(days * int(per_day))
+    else:
+        return None
+    enc = ints.dictionary_encode()
+    units = enc.dictionary.to_numpy()
+    if units.size and np.abs(units).max() >= 1 << 60:
+        return None
+    values = np.empty(len(units), dtype=object)
+    values[:] = units.tolist()
+    return enc.indices.to_numpy().astype(np.int64), values, units

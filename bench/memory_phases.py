@@ -172,6 +172,10 @@ def install_checkpoints(report: list) -> None:
     state = {"ev": None, "columns": None, "stratum": 0}
 
     def checkpoint(name):
+        if os.environ.get("MEMPHASE_TRIM"):
+            import ctypes
+
+            ctypes.CDLL(None).malloc_trim(0)
         s = status()
         s.update(malloc_stats(mi))
         s["pymalloc"] = pymalloc_bytes()

@@ -213,7 +213,7 @@ class TermTexts:
         return got.tolist()
 
 
-def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 17, memo=None):
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as Arrow string arrays of at
     most ``chunk`` lines, each ending in a newline (assembled by ``take``

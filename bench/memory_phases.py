@@ -156,9 +156,9 @@ def pymalloc_bytes() -> int:
 def _dictionary_bytes(terms) -> int:
     if terms is None:
         return 0
-    n = sys.getsizeof(terms.codes) + sys.getsizeof(terms.values)
+    n = sys.getsizeof(terms._codes) + sys.getsizeof(terms.values)  # (codes would build the dict)
     n += sum(sys.getsizeof(v) for v in terms.values)
-    n += 32 * sum(1 for c in range(len(terms.values)) if c > 256)
+    n += 32 * sum(1 for c in range(len(terms._codes)) if c > 256)
     return n
 
 
@@ -172,11 +172,16 @@ def install_checkpoints(report: list) -> None:
     state = {"ev": None, "columns": None, "stratum": 0}
 
     def checkpoint(name):
-        if os.environ.get("MEMPHASE_TRIM"):
+        trimmed = None
+        if os.environ.get("MEMPHASE_TRIM"):  # how much of glibc's free memory was resident
             import ctypes
 
+            before = status()["RssAnon"]
             ctypes.CDLL(None).malloc_trim(0)
+            trimmed = before - status()["RssAnon"]
         s = status()
+        if trimmed is not None:
+            name = f"{name} (trim -{trimmed / 2**20:.0f})"
         s.update(malloc_stats(mi))
         s["pymalloc"] = pymalloc_bytes()
         s["threads"] = len(os.listdir("/proc/self/task"))

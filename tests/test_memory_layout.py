@@ -68,3 +68,15 @@ def test_printed_chunks_join_to_the_same_text():
     texts = ["".join("".join(a.to_pylist()) for a in frame_lines("p", df, 1, d, TimeScale(), chunk=k)) for k in (7, 100, 1 << 20)]
     assert texts[0] == texts[1] == texts[2]
     assert texts[0].count("\n") == n
+
+
+def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
+    from chronolog import allocators
+
+    monkeypatch.setattr(allocators, "_trim", None)
+    monkeypatch.setattr(allocators, "_configured", False)
+    allocators.release()  # the Python API: a host's allocator is left alone
+    assert allocators._trim is None
+    monkeypatch.setattr(allocators, "_configured", True)
+    allocators.release()  # glibc's malloc_trim here, nothing elsewhere; never an error
+    assert allocators._trim is not None

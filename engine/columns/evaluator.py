@@ -144,6 +144,10 @@ class HybridEvaluator(Evaluator):
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
             self._release_given([p for p, i in last_read.items() if i == stratum.index])
+            if ran == "columns":
+                from chronolog import allocators
+
+                allocators.release()  # the stratum's numpy temporaries (a command only)
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
 

@@ -95,6 +95,6 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         s = np.concatenate([p[1] for p in parts])
         e = np.concatenate([p[2] for p in parts])
     del parts
-    df = _frame(cols, s, e)
+    frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
-    return coalesce(df, term_columns(arity))
+    return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

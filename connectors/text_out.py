@@ -113,7 +113,7 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
             cols.append((term_array(None, used), pa.array(pos.reshape(-1))))
             continue
         used, pos = _term_positions(col.to_numpy(), len(values))
-        vals = [values[i] for i in used.tolist()]
+        vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
         keys.append(_term_ranks(vals).astype(np.int32)[pos])
         cols.append((term_array(used, vals), pa.array(pos)))
         del pos
@@ -213,6 +213,34 @@ class TermTexts:
         return got.tolist()
 
 
+def _plain(term_text) -> bool:
+    """Whether ``term_text`` prints a name as :func:`format_term` does (the
+    Vadalog dialect's printer; others may quote differently)."""
+    if term_text is format_term:
+        return True
+    from chronolog.language.reader import Dialect
+
+    owner = getattr(term_text, "__self__", None)
+    return owner is not None and getattr(term_text, "__func__", None) is Dialect.format_term and type(owner).format_term is Dialect.format_term
+
+
+def _name_texts(names, vals: list, term_text):
+    """The texts of names read from a fact file (an Arrow string array):
+    a bare name prints as itself, found by one kernel (no Python string and
+    no TermTexts entry per name: the Dictionary keeps them in Arrow), the
+    rest by ``term_text``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.language.text import _BARE, _RESERVED
+
+    bare = pc.and_(pc.match_substring_regex(names, _BARE.pattern), pc.invert(pc.is_in(names, value_set=pa.array(sorted(_RESERVED)))))
+    if pc.all(bare).as_py():
+        return names.cast(pa.string())
+    keep = bare.to_numpy(zero_copy_only=False)
+    return pa.array([v if b else term_text(v) for v, b in zip(vals, keep.tolist())], pa.string())
+
+
 def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as Arrow string arrays of at
@@ -221,6 +249,7 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     of the text of one of 2^20, at the same CPU time of the whole command
     on temporal LUBM 1M).  ``memo``: a :class:`TermTexts` kept across
     relations."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -229,9 +258,15 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     point = calendar.format_point if calendar is not None else format_number
     memo = TermTexts() if memo is None else memo
 
+    names = getattr(terms.values, "names", None) if _plain(term_text) else None
+
     def texts(codes, vals):
         if codes is None:  # float values: one text per distinct float
             return pa.array([term_text(v) for v in vals.tolist()], pa.string())
+        k = 0 if names is None or not len(codes) else int(np.searchsorted(codes, len(names)))
+        if k and np.all(codes[1:] >= codes[:-1]):  # (sorted) a fact file's names first: texts by kernels
+            head = _name_texts(names.take(pa.array(codes[:k])), vals[:k], term_text)
+            return pa.concat_arrays([head, pa.array(memo.of(codes[k:], vals[k:], term_text), pa.string())])
         return pa.array(memo.of(codes, vals, term_text), pa.string())
 
     def starts(ends):

@@ -127,9 +127,13 @@ class _CodedColumn:
     def values(self):
         import numpy as np
 
-        vals = self.terms.values
-        arr = np.empty(len(self.codes), dtype=object)
-        arr[:] = [None if c < 0 else vals[c] for c in self.codes.tolist()]
+        codes = self.codes
+        arr = np.empty(len(codes), dtype=object)
+        if len(codes) and codes.min() < 0:
+            vals = self.terms.values
+            arr[:] = [None if c < 0 else vals[c] for c in codes.tolist()]
+        else:
+            arr[:] = self.terms.values.take(codes)
         return arr
 
     def decoded(self) -> list:
@@ -404,7 +408,7 @@ def _code_names(out: FactColumns) -> None:
     # one dictionary for every chunk, no copy of the tokens in one array
     enc = tokens.dictionary_encode()
     del tokens
-    codes = out.terms.code_all(enc.chunk(0).dictionary.to_pylist(), distinct=True) if enc.num_chunks else None
+    codes = out.terms.code_names(enc.chunk(0).dictionary) if enc.num_chunks else None
     chunks = enc.iterchunks()  # (an empty chunk is dropped)
     # one int32 array of codes per block, shared by all its columns (a copy
     # per column was 35 MB of LUBM 1M's 44 MB of reader columns)

@@ -80,3 +80,48 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
     monkeypatch.setattr(allocators, "_configured", True)
     allocators.release()  # glibc's malloc_trim here, nothing elsewhere; never an error
     assert allocators._trim is not None
+
+
+def test_a_files_names_stay_in_arrow_and_read_as_a_list():
+    import pyarrow as pa
+
+    d = Dictionary()
+    names = pa.array(["b", "a", "not", "c_1"])
+    assert d.code_names(names).tolist() == [0, 1, 2, 3]
+    assert d.values.named == 4 and d._indexed == 0
+    assert d.code(5) == 4 and d.code("a") == 1 and d.code("z") == 5
+    v = d.values
+    assert len(v) == 6 and list(v) == ["b", "a", "not", "c_1", 5, "z"] == v.tolist() == v[:]
+    assert v[1] == "a" and v[-1] == "z" and v[np.int64(4)] == 5
+    assert v.take(np.array([5, 0, 4, 3])) == ["z", "b", 5, "c_1"]
+    assert v + [None] == ["b", "a", "not", "c_1", 5, "z", None]
+    full = v.tolist()
+    for sl in (slice(4, None), slice(1, 3), slice(2, 5), slice(0, 0), slice(3, 1), slice(None, None, 2), slice(-3, None)):
+        assert v[sl] == full[sl]
+    assert d.lookup("c_1") == 3 and d.lookup("nope") is None
+    # names of a second file are coded against the first's
+    assert d.code_names(pa.array(["z", "new", "a"])).tolist() == [5, 6, 1]
+
+
+def test_names_from_arrow_print_as_format_term_prints_them():
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog.connectors.text_out import frame_lines
+    from chronolog.engine.columns.encoding import TimeScale
+    from chronolog.language.reader import dialect
+    from chronolog.language.text import format_term
+
+    names = ["a", "not", "inf", "b_2", "zz"]
+    d1, d2 = Dictionary(), Dictionary()
+    d1.code_names(pa.array(names))  # Arrow names
+    d2.code_all(names + [7, "x y"], distinct=True)  # Python values
+    d1.code_all([7, "x y"], distinct=True)
+    df = pl.DataFrame({"0": [0, 1, 2, 3, 4, 5, 6], "1": [6, 5, 4, 3, 2, 1, 0], "s": [0] * 7, "e": [1] * 7})
+    texts = {}
+    for name, printer in (("plain", format_term), ("vadalog", dialect("vadalog").format_term), ("meteor", dialect("meteor").format_term)):
+        got = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d2, TimeScale(), term_text=printer))
+        assert got == want
+        texts[name] = got
+    assert '"not"' in texts["vadalog"] and '"x y"' in texts["vadalog"] and "p(b_2,b_2)@[0,0]" in texts["vadalog"]

@@ -156,8 +156,11 @@ def pymalloc_bytes() -> int:
 def _dictionary_bytes(terms) -> int:
     if terms is None:
         return 0
-    n = sys.getsizeof(terms._codes) + sys.getsizeof(terms.values)  # (codes would build the dict)
-    n += sum(sys.getsizeof(v) for v in terms.values)
+    vals = terms.values
+    names = getattr(vals, "names", None)
+    rest = getattr(vals, "_rest", vals)
+    n = sys.getsizeof(terms._codes) + sys.getsizeof(rest)  # (codes would build the dict; iterating, strings of the names)
+    n += (names.nbytes if names is not None else 0) + sum(sys.getsizeof(v) for v in rest)
     n += 32 * sum(1 for c in range(len(terms._codes)) if c > 256)
     return n
 

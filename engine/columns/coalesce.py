@@ -119,5 +119,7 @@ def merge_new(old, parts: list, keys: list):
     same = df["_old"].to_numpy() & (s == s[starts][group]) & (e == group_e[group])
     del group
     unchanged = np.logical_or.reduceat(same, starts)
+    del same
     merged = df[starts].drop("_old").with_columns(pl.Series("e", group_e))
+    del df, s, e  # (the sorted rows, before the delta is filtered out of the merged ones)
     return merged, merged.filter(pl.Series(~unchanged))

@@ -10,6 +10,7 @@ import io
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from chronolog.engine.columns.encoding import Dictionary
 from chronolog.language.fact_columns import _CodedColumn, read_fact_columns
@@ -31,10 +32,12 @@ def test_names_appended_without_the_dict_code_as_before():
     assert d2.code_all([1.0, Fraction(1), "a", 2]).tolist() == [0, 0, 1, 2]
 
 
-def test_a_blocks_columns_share_one_array_of_codes(monkeypatch):
+@pytest.mark.parametrize("batch", [10, 2_000_000])
+def test_a_blocks_columns_share_one_array_of_codes(monkeypatch, batch):
     from chronolog.language import fact_columns
 
     monkeypatch.setattr(fact_columns, "BLOCK", 256)  # several blocks
+    monkeypatch.setattr(fact_columns, "NAMES_BATCH", batch)  # names coded in one batch or several
     text = "".join(f"p(a{i % 7},b{i % 5})@[{i},{i + 1}]\nq(c{i % 3})@{i}\n" for i in range(200))
     d = Dictionary()
     fc = read_fact_columns(io.BytesIO(text.encode()), terms=d)
@@ -51,6 +54,7 @@ def test_a_blocks_columns_share_one_array_of_codes(monkeypatch):
         [("p", (f"a{i % 7}", f"b{i % 5}"), (i, i + 1)) for i in range(200)] + [("q", (f"c{i % 3}",), (i, i)) for i in range(200)]
     )
     assert got == want
+    assert d.values.named == len(d.values) == 15  # every name in Arrow, each once
 
 
 def test_printed_chunks_join_to_the_same_text():
@@ -101,6 +105,13 @@ def test_a_files_names_stay_in_arrow_and_read_as_a_list():
     assert d.lookup("c_1") == 3 and d.lookup("nope") is None
     # names of a second file are coded against the first's
     assert d.code_names(pa.array(["z", "new", "a"])).tolist() == [5, 6, 1]
+    # a later batch of one file's names, while the Dictionary holds names only
+    d3 = Dictionary()
+    d3.code_names(pa.array(["a", "b"]))
+    assert d3.code_names(pa.array(["c", "b", "d"])).tolist() == [2, 1, 3]
+    assert d3.code_names(pa.array(["d"], pa.large_string())).tolist() == [3]
+    assert d3.values.named == 4 and d3.values.tolist() == ["a", "b", "c", "d"]
+    assert d3.code("c") == 2 and d3.code("e") == 4 and d3.values.take(np.array([4, 0])) == ["e", "a"]
 
 
 def test_names_from_arrow_print_as_format_term_prints_them():

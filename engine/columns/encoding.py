@@ -193,9 +193,23 @@ class Dictionary:
         the Dictionary is empty (:class:`TermValues`), else coded one by one."""
         import numpy as np
 
-        if not len(self.values):
-            self.values.set_names(names)
+        vals = self.values
+        if not len(vals):
+            vals.set_names(names)
             return np.arange(len(names), dtype=np.int64)
+        if vals.named and not vals._rest:  # names only so far (a later batch of the file's): looked up by a kernel
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            n = vals.named
+            at = pc.index_in(names, value_set=vals.names)
+            new = pc.is_null(at)
+            fresh = names.filter(new)
+            codes = at.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+            codes[new.to_numpy(zero_copy_only=False)] = np.arange(n, n + len(fresh), dtype=np.int64)
+            kind = pa.large_string() if pa.types.is_large_string(vals.names.type) or pa.types.is_large_string(names.type) else pa.string()
+            vals.names = pa.concat_arrays([vals.names.cast(kind), fresh.cast(kind)])
+            return codes
         return self.code_all(names.to_pylist(), distinct=True)
 
     def lookup(self, value):

@@ -159,9 +159,11 @@ def _dictionary_bytes(terms) -> int:
     vals = terms.values
     names = getattr(vals, "names", None)
     rest = getattr(vals, "_rest", vals)
-    n = sys.getsizeof(terms._codes) + sys.getsizeof(rest)  # (codes would build the dict; iterating, strings of the names)
+    codes = getattr(terms, "_codes", None)
+    codes = terms.codes if codes is None else codes  # (an earlier tree: the dict always built)
+    n = sys.getsizeof(codes) + sys.getsizeof(rest)  # (codes would build the dict; iterating, strings of the names)
     n += (names.nbytes if names is not None else 0) + sum(sys.getsizeof(v) for v in rest)
-    n += 32 * sum(1 for c in range(len(terms._codes)) if c > 256)
+    n += 32 * sum(1 for c in range(len(codes)) if c > 256)
     return n
 
 
@@ -175,6 +177,7 @@ def install_checkpoints(report: list) -> None:
     state = {"ev": None, "columns": None, "stratum": 0}
 
     def checkpoint(name):
+        s_t = time.perf_counter()
         trimmed = None
         if os.environ.get("MEMPHASE_TRIM"):  # how much of glibc's free memory was resident
             import ctypes
@@ -194,11 +197,12 @@ def install_checkpoints(report: list) -> None:
         s["reader"] = sum(_reader_bytes(fc) for fc in cols)
         e = state["ev"]
         s["frames"] = sum(df.estimated_size() for df in e._tables.values()) if e is not None else 0
-        report.append((name, s))
+        report.append((name, s, s_t))
 
     real_read = api._read_columns
 
     def read_columns(*a, **k):
+        checkpoint("start of reading")
         out = real_read(*a, **k)
         state["columns"] = out
         checkpoint("read")
@@ -303,10 +307,18 @@ def main(argv=None) -> int:
         if b >= mib // 2:
             print(f"  {b / mib:7.1f}  {name}")
     if report:
+        print("\nhighest sample from the previous boundary to this one (MiB: rss anon file), the phase's peak:")
+        prev = 0.0
+        for name, _, t_ in report:
+            rows = [r for r in sampler.timeline if prev <= r[0] + sampler.t0 <= t_]
+            if rows:
+                top = max(rows, key=lambda r: r[1])
+                print(f"  {name:22}{top[1] / mib:8.0f}{top[2] / mib:8.0f}{top[3] / mib:8.0f}   at {top[0]:.2f}s in {top[-1]}")
+            prev = t_
         print("\nat the phase boundaries (MiB):")
         keys = ["VmRSS", "RssAnon", "RssFile", "malloc_used", "malloc_free", "pymalloc", "dictionary", "reader", "frames"]
         print(f"  {'':16}" + "".join(f"{k[:11]:>12}" for k in keys) + f"{'threads':>8}")
-        for name, s in report:
+        for name, s, _ in report:
             print(f"  {name:16}" + "".join(f"{s[k] / mib:12.1f}" for k in keys) + f"{s['threads']:8d}")
     if a.timeline:
         with open(a.timeline, "w") as fh:

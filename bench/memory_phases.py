@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-_FIELDS = ("VmRSS", "RssAnon", "RssFile")
+_FIELDS = ("VmRSS", "VmHWM", "RssAnon", "RssFile")
 
 
 def status() -> dict:
@@ -110,6 +110,7 @@ class Sampler(threading.Thread):
         self.peak_files = {}
         self.by_phase: dict = {}
         self.timeline = []
+        self.hwm = []  # (t, phase, previous phase, VmHWM) whenever the high-water mark rose
         self.t0 = time.perf_counter()
 
     def run(self):
@@ -122,6 +123,8 @@ class Sampler(threading.Thread):
             ph = phase_of(frame) if frame is not None else "?"
             del frame
             self.timeline.append((time.perf_counter() - self.t0, s["VmRSS"], s["RssAnon"], s["RssFile"], s["malloc_used"], s["malloc_free"], ph))
+            if not self.hwm or s["VmHWM"] > self.hwm[-1][-1]:
+                self.hwm.append((time.perf_counter() - self.t0, ph, self.timeline[-2][-1] if len(self.timeline) > 1 else "", s["VmHWM"]))
             prev = self.by_phase.get(ph)
             if prev is None or s["VmRSS"] > prev["VmRSS"]:
                 self.by_phase[ph] = s
@@ -294,6 +297,10 @@ def main(argv=None) -> int:
           f"({ru.ru_maxrss * 1024 / a.facts:.0f} B/fact), sampled peak {sampler.peak['VmRSS'] / mib:.0f} MiB "
           f"(anon {sampler.peak.get('RssAnon', 0) / mib:.0f}, file {sampler.peak.get('RssFile', 0) / mib:.0f}; glibc malloc "
           f"in use {sampler.peak['malloc_used'] / mib:.0f} free {sampler.peak['malloc_free'] / mib:.0f}) in {sampler.peak_phase}")
+    hwm = max(r[-1] for r in sampler.hwm) if sampler.hwm else 0
+    first_hwm = next((r for r in sampler.hwm if r[-1] == hwm), None)
+    if first_hwm is not None:  # the kernel's own high-water mark: catches spikes between two samples
+        print(f"VmHWM {hwm / mib:.0f} MiB, first seen at {first_hwm[0]:.3f}s, in {first_hwm[1]} (sample before: {first_hwm[2]})")
     print("\nhighest sample per phase (MiB: rss anon file malloc-used malloc-free), in order of first appearance:")
     first = {}
     for t_, *_, ph in sampler.timeline:

@@ -129,6 +129,11 @@ def test_names_from_arrow_print_as_format_term_prints_them():
     d2.code_all(names + [7, "x y"], distinct=True)  # Python values
     d1.code_all([7, "x y"], distinct=True)
     df = pl.DataFrame({"0": [0, 1, 2, 3, 4, 5, 6], "1": [6, 5, 4, 3, 2, 1, 0], "s": [0] * 7, "e": [1] * 7})
+    names_only = pl.DataFrame({"0": [4, 3, 2, 1, 0], "1": [0, 0, 1, 1, 2], "s": [0, 2, 4, 6, 8], "e": [1, 3, 5, 7, 9]})
+    for printer in (format_term, dialect("vadalog").format_term, dialect("meteor").format_term):
+        got = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d2, TimeScale(), term_text=printer))
+        assert got == want and got.count("\n") == 5
     texts = {}
     for name, printer in (("plain", format_term), ("vadalog", dialect("vadalog").format_term), ("meteor", dialect("meteor").format_term)):
         got = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d1, TimeScale(), term_text=printer))

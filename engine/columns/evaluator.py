@@ -371,6 +371,13 @@ class HybridEvaluator(Evaluator):
             self._tables[pred] = merged
             if new.height:
                 delta[pred] = new
+        if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
+            from chronolog import allocators
+
+            # the merge's numpy temporaries, before the next round's joins allocate
+            # through polars (LUBM 1M rec: 189-193 -> 181-184 MiB); only after
+            # large rounds, where it costs little beside the merge's sort
+            allocators.release()
         return delta
 
     @property

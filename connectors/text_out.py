@@ -259,10 +259,10 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as Arrow string arrays of at
     most ``chunk`` lines, each ending in a newline (assembled by ``take``
-    and ``binary_join_element_wise``; a chunk of 2^17 lines holds an eighth
-    of the text of one of 2^20, at the same CPU time of the whole command
-    on temporal LUBM 1M).  ``memo``: a :class:`TermTexts` kept across
-    relations."""
+    and ``binary_join_element_wise``; chunks of 2^15 lines hold a 32nd of
+    the transients of 2^20, at the same CPU time of the whole command on
+    temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
+    ``memo``: a :class:`TermTexts` kept across relations."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc

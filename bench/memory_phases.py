@@ -1,15 +1,23 @@
 """Where a ``chronolog run``'s peak resident memory goes, phase by phase.
 
-    python bench/memory_phases.py [--facts 1000000] [--program nonrec rec]
+    python bench/memory_phases.py [--facts 1000000] [--program nonrec|rec]
                                   [--interval 0.002] [--timeline FILE]
+                                  [--checkpoints] [--imports-only]
 
 Runs the command line in this process (``chronolog.cli.main``, standard
 output to a temporary file) with a thread that samples ``/proc/self/status``
-(``RssAnon``, ``RssFile``) every few milliseconds together with the main
-thread's innermost chronolog function (the phase).  Prints, per phase, the
-highest resident memory seen in it, and at the peak the resident pages of
-each mapped file (``/proc/self/smaps``: shared libraries' code and data
-count in the resident memory that ``ru_maxrss`` reports) and the heap.
+(``RssAnon``, ``RssFile``, ``VmHWM``) and glibc's ``mallinfo2`` every few
+milliseconds together with the main thread's innermost chronolog function
+(the phase).  Prints the phase where the kernel's high-water mark was
+reached, per phase the highest resident memory seen in it, and at the peak
+the resident pages of each mapped file (``/proc/self/smaps``: shared
+libraries' code and data count in the resident memory that ``ru_maxrss``
+reports) and the heap.  ``--checkpoints`` also records, at the end of
+reading, after each stratum and around the printing, the sizes of the term
+Dictionary, the reader's columns, the frames and pymalloc's arenas, and
+each phase's peak (``MEMPHASE_TRIM=1``: calls ``malloc_trim`` at each
+boundary and says how much of glibc's free heap was resident).  Another
+package tree: ``PYTHONPATH=TREE``.
 
 The sampler thread itself adds about 1 MB (its stack); its readings are a
 lower bound of the true peak between two samples, so the command's own

@@ -799,6 +799,9 @@ class Model:
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
                 write_arrays(fh, arrays)
+                from chronolog import allocators
+
+                allocators.release()  # the relation's sort keys and texts (a command only)
                 continue
             lines = self.lines([p])
             for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text

@@ -86,7 +86,9 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
     return out
 
 
-def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None):
+def frame_columns(
+    df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None, names_by_kernels: bool = False
+):
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
     text output (terms in term order, then the start): ``(order, columns)``
@@ -103,7 +105,11 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
     ``end_array([(hi, hi_closed)])``: no Python object per fact.
     ``time_array(codes, unbounded_code)``, when given, makes the whole
     ``s`` or ``e`` column at once by numpy (or returns None: then the
-    distinct ends are converted)."""
+    distinct ends are converted).
+    ``names_by_kernels``: a column whose terms are all names of a fact file
+    (the Dictionary's Arrow names, encoding.TermValues) is ranked by an
+    Arrow sort and goes to ``term_array(codes, names)`` as that Arrow
+    array: no Python string per name (LUBM 1M: 6 MB for student's 94k)."""
     import numpy as np
     import pyarrow as pa
 
@@ -120,8 +126,18 @@ def frame_columns(df, arity: int, terms, scale, term_array, start_array, end_arr
             cols.append((term_array(None, floats), None))
             continue
         used, pos = _term_positions(col.to_numpy(), len(values))
-        vals = [values[i] for i in used.tolist()]
-        keys.append(_term_ranks(vals).astype(np.int32)[pos])
+        named = getattr(values, "named", 0) if names_by_kernels else 0
+        if len(used) and used[-1] < named:  # (used is sorted)
+            import pyarrow.compute as pc
+
+            vals = values.names.take(pa.array(used))
+            rank = np.empty(len(used), dtype=np.int32)
+            rank[pc.sort_indices(vals).to_numpy()] = np.arange(len(used), dtype=np.int32)  # UTF-8 order: Python's
+            keys.append(rank[pos])
+            del rank
+        else:
+            vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
+            keys.append(_term_ranks(vals).astype(np.int32)[pos])
         cols.append((term_array(used, vals), pa.array(pos)))
         del pos
     s = df["s"].to_numpy()
@@ -271,14 +287,43 @@ class TermTexts:
         return got.tolist()
 
 
-def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 17, memo=None):
+def _plain(term_text) -> bool:
+    """Whether ``term_text`` prints a name as :func:`format_term` does (the
+    Vadalog dialect's printer; others may quote differently)."""
+    if term_text is format_term:
+        return True
+    from chronolog.language.reader import Dialect
+
+    owner = getattr(term_text, "__self__", None)
+    return owner is not None and getattr(term_text, "__func__", None) is Dialect.format_term and type(owner).format_term is Dialect.format_term
+
+
+def _name_texts(names, term_text):
+    """The texts of names read from a fact file (an Arrow string array):
+    a bare name prints as itself, found by one kernel (no Python string and
+    no TermTexts entry per name: the Dictionary keeps them in Arrow), the
+    rest by ``term_text``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.language.text import _BARE, _RESERVED
+
+    bare = pc.and_(pc.match_substring_regex(names, _BARE.pattern), pc.invert(pc.is_in(names, value_set=pa.array(sorted(_RESERVED)))))
+    if pc.all(bare).as_py():
+        return names.cast(pa.string())
+    keep = bare.to_numpy(zero_copy_only=False)
+    return pa.array([v if b else term_text(v) for v, b in zip(names.to_pylist(), keep.tolist())], pa.string())
+
+
+def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as Arrow string arrays of at
     most ``chunk`` lines, each ending in a newline (assembled by ``take``
-    and ``binary_join_element_wise``; a chunk of 2^17 lines holds an eighth
-    of the text of one of 2^20, at the same CPU time of the whole command
-    on temporal LUBM 1M).  ``memo``: a :class:`TermTexts` kept across
-    relations."""
+    and ``binary_join_element_wise``; chunks of 2^15 lines hold a 32nd of
+    the transients of 2^20, at the same CPU time of the whole command on
+    temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
+    ``memo``: a :class:`TermTexts` kept across relations."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -287,9 +332,17 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     point = calendar.format_point if calendar is not None else format_number
     memo = TermTexts() if memo is None else memo
 
+    names = getattr(terms.values, "names", None) if _plain(term_text) else None
+
     def texts(codes, vals):
         if codes is None:  # float values: Python's repr of every row's float, by kernels
             return _float_texts(vals, term_text)
+        if isinstance(vals, pa.Array):  # all names of a fact file (frame_columns' names_by_kernels)
+            return _name_texts(vals, term_text)
+        k = 0 if names is None or not len(codes) else int(np.searchsorted(codes, len(names)))
+        if k and np.all(codes[1:] >= codes[:-1]):  # (sorted) a fact file's names first: texts by kernels
+            head = _name_texts(names.take(pa.array(codes[:k])), term_text)
+            return pa.concat_arrays([head, pa.array(memo.of(codes[k:], vals[k:], term_text), pa.string())])
         return pa.array(memo.of(codes, vals, term_text), pa.string())
 
     def starts(ends):
@@ -298,7 +351,7 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     def stops(ends):
         return pa.array([point(t) + ("]" if c else ")") for t, c in ends], pa.string())
 
-    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops)
+    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None)
     head = f"{pred}(" if arity else f"{pred}@"
     for a in range(0, df.height, chunk):
         taken = [_take(d, p, order, a, chunk) for d, p in cols]

@@ -12,6 +12,7 @@ from .nulls import Null
 from .timeline import format_interval, format_number
 
 _BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+_RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted
 
 
 _UNESCAPE = {"n": "\n", "t": "\t", "r": "\r"}
@@ -53,7 +54,7 @@ def format_term(v) -> str:
     if type(v) is tuple:  # a set of values (munion)
         return "{" + ",".join(format_term(x) for x in v) + "}"
     if type(v) is str:
-        if _BARE.match(v) and v not in ("not", "inf", "infty"):
+        if _BARE.match(v) and v not in _RESERVED:
             return v
         text = v.replace("\\", "\\\\").replace('"', '\\"')
         if _BREAKS.search(text):  # a fact stays on one line, so files read back

@@ -35,14 +35,22 @@ def coalesce(df, keys: list):
         c = df[k].to_numpy()
         first[1:] |= c[1:] != c[:-1]
     atom = np.cumsum(first) - 1
-    ends, rank = np.unique(e, return_inverse=True)
-    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
+    ends = np.unique(e)
+    run = np.searchsorted(ends, e)  # the ranks of the ends (fewer temporaries than unique's inverse)
+    atom *= len(ends)
+    run += atom
+    del atom
+    np.maximum.accumulate(run, out=run)
     prev = ends[run[:-1] % len(ends)]
-    new = first.copy()
-    new[1:] |= s[1:] > prev
-    starts = np.flatnonzero(new)
+    del run, ends
+    first[1:] |= s[1:] > prev
+    del prev  # (the temporaries go before the gather copies the rows)
+    starts = np.flatnonzero(first)
+    del first
+    group_e = np.maximum.reduceat(e, starts)
     out = df[starts]
-    return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
+    del df, s, e
+    return out.with_columns(pl.Series("e", group_e))
 
 
 def _maximal_already(df, keys) -> bool:
@@ -111,5 +119,7 @@ def merge_new(old, parts: list, keys: list):
     same = df["_old"].to_numpy() & (s == s[starts][group]) & (e == group_e[group])
     del group
     unchanged = np.logical_or.reduceat(same, starts)
+    del same
     merged = df[starts].drop("_old").with_columns(pl.Series("e", group_e))
+    del df, s, e  # (the sorted rows, before the delta is filtered out of the merged ones)
     return merged, merged.filter(pl.Series(~unchanged))

@@ -101,9 +101,12 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     if not parts:
         return empty(arity)
     if len(parts) == 1:
-        cols, s, e = parts[0]
+        cols, s, e = parts.pop()
     else:
         cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
         s = np.concatenate([p[1] for p in parts])
         e = np.concatenate([p[2] for p in parts])
-    return coalesce(_frame(cols, s, e), term_columns(arity))
+    del parts
+    frame = [_frame(cols, s, e)]
+    del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
+    return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

@@ -70,7 +70,7 @@ class PlaceNode(ColumnMapNode):
             if col.dtype != pl.Int64:  # float values (value_columns.py): never on the exact grid
                 raise Fallback(f"an interval end of {term.name} that is a float")
             uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
-            vals = [self.terms.values[c] for c in uniq.tolist()]
+            vals = self.terms.values.take(uniq)
         out = []
         for v in vals:
             if type(v) not in (int, Fraction):  # floats, infinities, strings: rows decide

@@ -1,0 +1,143 @@
+"""What a large run keeps in memory: the same answers with less held.
+
+The term Dictionary builds its value -> code dict only when a lookup needs
+it, the fact reader's columns of one block share one array of codes, and
+the text printer's chunks give the same bytes at any size."""
+
+from __future__ import annotations
+
+import io
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from chronolog.engine.columns.encoding import Dictionary
+from chronolog.language.fact_columns import _CodedColumn, read_fact_columns
+
+
+def test_names_appended_without_the_dict_code_as_before():
+    d = Dictionary()
+    names = [f"n{i}" for i in range(1000)]
+    assert d.code_all(names, distinct=True).tolist() == list(range(1000))
+    assert d._indexed == 0  # nothing looked up yet: no dict built
+    # every later use sees the appended values, as if coded one by one
+    assert d.lookup("n7") == 7 and d.lookup("other") is None
+    assert d.code("n999") == 999 and d.code("new") == 1000
+    assert d.code_all(["n3", "new", "newer", "n3"]).tolist() == [3, 1000, 1001, 3]
+    assert d.codes == {v: i for i, v in enumerate(d.values)}
+    # the rows' equality: 1 and 1.0 and Fraction(1) are one term
+    d2 = Dictionary()
+    d2.code_all([1, "a"], distinct=True)
+    assert d2.code_all([1.0, Fraction(1), "a", 2]).tolist() == [0, 0, 1, 2]
+
+
+@pytest.mark.parametrize("batch", [10, 2_000_000])
+def test_a_blocks_columns_share_one_array_of_codes(monkeypatch, batch):
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 256)  # several blocks
+    monkeypatch.setattr(fact_columns, "NAMES_BATCH", batch)  # names coded in one batch or several
+    text = "".join(f"p(a{i % 7},b{i % 5})@[{i},{i + 1}]\nq(c{i % 3})@{i}\n" for i in range(200))
+    d = Dictionary()
+    fc = read_fact_columns(io.BytesIO(text.encode()), terms=d)
+    arrays = {}
+    for parts in fc.parts.values():
+        for cols, *_ in parts:
+            for c in cols:
+                assert isinstance(c, _CodedColumn) and c.codes.dtype == np.int32
+                arrays[id(c.codes)] = c.codes
+    blocks = len(fc.parts["p"])
+    assert blocks > 1 and len(arrays) <= blocks  # one per block, not one per column
+    got = sorted((p, tuple(t), iv[:2]) for p in ("p", "q") for t, iv in fc.pred_rows(p))
+    want = sorted(
+        [("p", (f"a{i % 7}", f"b{i % 5}"), (i, i + 1)) for i in range(200)] + [("q", (f"c{i % 3}",), (i, i)) for i in range(200)]
+    )
+    assert got == want
+    assert d.values.named == len(d.values) == 15  # every name in Arrow, each once
+
+
+def test_printed_chunks_join_to_the_same_text():
+    import polars as pl
+
+    from chronolog.connectors.text_out import frame_lines
+    from chronolog.engine.columns.encoding import TimeScale
+
+    d = Dictionary()
+    codes = d.code_all([f"x{i}" for i in range(50)], distinct=True)
+    rng = np.random.default_rng(1)
+    n = 1000
+    df = pl.DataFrame({"0": codes[rng.integers(0, 50, n)], "s": np.arange(n) * 4, "e": np.arange(n) * 4 + 1})
+    df = df.sort(["0", "s"])
+    texts = ["".join("".join(a.to_pylist()) for a in frame_lines("p", df, 1, d, TimeScale(), chunk=k)) for k in (7, 100, 1 << 20)]
+    assert texts[0] == texts[1] == texts[2]
+    assert texts[0].count("\n") == n
+
+
+def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
+    from chronolog import allocators
+
+    monkeypatch.setattr(allocators, "_trim", None)
+    monkeypatch.setattr(allocators, "_configured", False)
+    allocators.release()  # the Python API: a host's allocator is left alone
+    assert allocators._trim is None
+    monkeypatch.setattr(allocators, "_configured", True)
+    allocators.release()  # glibc's malloc_trim here, nothing elsewhere; never an error
+    assert allocators._trim is not None
+
+
+def test_a_files_names_stay_in_arrow_and_read_as_a_list():
+    import pyarrow as pa
+
+    d = Dictionary()
+    names = pa.array(["b", "a", "not", "c_1"])
+    assert d.code_names(names).tolist() == [0, 1, 2, 3]
+    assert d.values.named == 4 and d._indexed == 0
+    assert d.code(5) == 4 and d.code("a") == 1 and d.code("z") == 5
+    v = d.values
+    assert len(v) == 6 and list(v) == ["b", "a", "not", "c_1", 5, "z"] == v.tolist() == v[:]
+    assert v[1] == "a" and v[-1] == "z" and v[np.int64(4)] == 5
+    assert v.take(np.array([5, 0, 4, 3])) == ["z", "b", 5, "c_1"]
+    assert v + [None] == ["b", "a", "not", "c_1", 5, "z", None]
+    full = v.tolist()
+    for sl in (slice(4, None), slice(1, 3), slice(2, 5), slice(0, 0), slice(3, 1), slice(None, None, 2), slice(-3, None)):
+        assert v[sl] == full[sl]
+    assert d.lookup("c_1") == 3 and d.lookup("nope") is None
+    # names of a second file are coded against the first's
+    assert d.code_names(pa.array(["z", "new", "a"])).tolist() == [5, 6, 1]
+    # a later batch of one file's names, while the Dictionary holds names only
+    d3 = Dictionary()
+    d3.code_names(pa.array(["a", "b"]))
+    assert d3.code_names(pa.array(["c", "b", "d"])).tolist() == [2, 1, 3]
+    assert d3.code_names(pa.array(["d"], pa.large_string())).tolist() == [3]
+    assert d3.values.named == 4 and d3.values.tolist() == ["a", "b", "c", "d"]
+    assert d3.code("c") == 2 and d3.code("e") == 4 and d3.values.take(np.array([4, 0])) == ["e", "a"]
+
+
+def test_names_from_arrow_print_as_format_term_prints_them():
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog.connectors.text_out import frame_lines
+    from chronolog.engine.columns.encoding import TimeScale
+    from chronolog.language.reader import dialect
+    from chronolog.language.text import format_term
+
+    names = ["a", "not", "inf", "b_2", "zz"]
+    d1, d2 = Dictionary(), Dictionary()
+    d1.code_names(pa.array(names))  # Arrow names
+    d2.code_all(names + [7, "x y"], distinct=True)  # Python values
+    d1.code_all([7, "x y"], distinct=True)
+    df = pl.DataFrame({"0": [0, 1, 2, 3, 4, 5, 6], "1": [6, 5, 4, 3, 2, 1, 0], "s": [0] * 7, "e": [1] * 7})
+    names_only = pl.DataFrame({"0": [4, 3, 2, 1, 0], "1": [0, 0, 1, 1, 2], "s": [0, 2, 4, 6, 8], "e": [1, 3, 5, 7, 9]})
+    for printer in (format_term, dialect("vadalog").format_term, dialect("meteor").format_term):
+        got = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d2, TimeScale(), term_text=printer))
+        assert got == want and got.count("\n") == 5
+    texts = {}
+    for name, printer in (("plain", format_term), ("vadalog", dialect("vadalog").format_term), ("meteor", dialect("meteor").format_term)):
+        got = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d2, TimeScale(), term_text=printer))
+        assert got == want
+        texts[name] = got
+    assert '"not"' in texts["vadalog"] and '"x y"' in texts["vadalog"] and "p(b_2,b_2)@[0,0]" in texts["vadalog"]

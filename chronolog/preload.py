@@ -31,6 +31,15 @@ def preload() -> None:
 
     read_fact_columns("q(a)@[0,1].\n")
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
+    # what a first large run still imported or built after the tiny program
+    # above: the given facts' frames (a file's columns), Since/Until on
+    # columns, and the lexers of the operators the tiny program lacks
+    import chronolog.engine.columns.given  # noqa: F401
+    import chronolog.engine.columns.since  # noqa: F401
+    from chronolog.language.reader import build_lexers
+    from chronolog.language.vadalog import DIALECT
+
+    build_lexers(DIALECT.parser())
 
 
 def import_meanwhile(name: str):

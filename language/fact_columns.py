@@ -472,7 +472,8 @@ def _kernels(data: bytes, dialect: str):
     blanks = b" " in data or b"\t" in data or b"\r" in data  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
-        fields = _Fields(lines.filter(matched) if len(slow) else lines, blanks)  # (no copy when every line matched)
+        kept = lines.filter(matched) if len(slow) else lines  # (no copy when every line matched)
+        fields = _TightFields(kept) if dialect == "vadalog" and not blanks else _Fields(kept, blanks)
         fields.encode(dialect)
     return lines, fields, slow, keep
 
@@ -583,6 +584,113 @@ class _Fields:
     def leading_blanks(self, i: int) -> int:
         line = self.lines[i].as_py()
         return len(line) - len(line.lstrip(" \t"))
+
+
+class _TightFields(_Fields):
+    """The same fields as :class:`_Fields` for a Vadalog block without a
+    blank, tab or carriage return, found from the positions of ``@``, ``(``
+    and ``,`` in the lines' bytes (numpy) instead of a dozen string kernels
+    that each copy the block (splits, slices, joins): the lines matched the
+    kernels' pattern, so without blanks each is exactly
+    ``pred[(args)]@(point|[lo,hi])[.]``.  Each token is then a range of the
+    lines' bytes; Arrow copies each role's tokens out once (``take`` on an
+    array whose values alternate token and separator) and encodes them.
+    2-3x less CPU than the kernels (temporal LUBM: 9 -> 4 ms a block)."""
+
+    def __init__(self, lines):  # (encode() does the work, in the worker thread)
+        self.lines = lines
+
+    def encode(self, dialect: str) -> None:
+        import numpy as np
+        import pyarrow as pa
+
+        lines = self.lines
+        n = len(lines)
+        _, off_buf, data_buf = lines.buffers()
+        O = np.frombuffer(off_buf, np.int32)[lines.offset : lines.offset + n + 1].astype(np.int64)
+        B = np.frombuffer(data_buf, np.uint8)
+        lo_b, hi_b = int(O[0]), int(O[-1])
+        text = B[lo_b:hi_b]
+        # the first '@' of each line (a line has one; an interval's ends may hold more)
+        ats = np.flatnonzero(text == 64) + lo_b
+        if len(ats) != n:
+            line_of = np.searchsorted(O, ats, "right") - 1
+            first = np.ones(len(ats), dtype=bool)
+            first[1:] = line_of[1:] != line_of[:-1]
+            ats = ats[first]
+        at = ats
+        end = O[1:]
+        end = end - (B[end - 1] == 46)  # the final '.'
+        has_args = B[at - 1] == 41  # the head ends in ')'
+        # the arguments' '(' : the last one before the '@' (names hold none)
+        pars = np.flatnonzero(text == 40) + lo_b
+        popen = pars[np.maximum(np.searchsorted(pars, at) - 1, 0)] if len(pars) else at
+        pend = np.where(has_args, popen, at)
+        # commas: in the head they cut arguments; after the '@' the one comma is an interval's
+        commas = np.flatnonzero(text == 44) + lo_b
+        c_line = np.searchsorted(O, commas, "right") - 1
+        in_head = commas < at[c_line]
+        head_commas, c_head_line = commas[in_head], c_line[in_head]
+        tail_commas, c_tail_line = commas[~in_head], c_line[~in_head]
+        n_head = np.bincount(c_head_line, minlength=n)
+        self.arity = np.where(has_args, n_head + 1, 0)
+        t0 = at + 1
+        opening = B[np.minimum(t0, len(B) - 1)]
+        interval = (opening == 91) | (opening == 40)
+        point = ~interval
+        self.point = point
+        self.lc = point | (opening == 91)
+        self.hc = point | (B[end - 1] == 93)
+        comma = np.zeros(n, dtype=np.int64)
+        comma[c_tail_line] = tail_commas
+        # every token as a (start, end) range of the bytes
+        # each argument's range, in order: a line's arguments from its first one
+        starts = np.zeros(n, dtype=np.int64)
+        np.cumsum(self.arity[:-1], out=starts[1:])
+        self.starts = starts
+        total = int(starts[-1] + self.arity[-1]) if n else 0
+        a_starts = np.empty(total, dtype=np.int64)
+        a_ends = np.empty(total, dtype=np.int64)
+        first_comma = np.zeros(n, dtype=np.int64)
+        np.cumsum(n_head[:-1], out=first_comma[1:])
+        slot = starts[c_head_line] + (np.arange(len(head_commas)) - first_comma[c_head_line])  # the argument before comma k
+        a_starts[starts[has_args]] = pend[has_args] + 1
+        a_starts[slot + 1] = head_commas + 1
+        a_ends[slot] = head_commas
+        a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
+        lo_s = np.where(point, t0, t0 + 1)
+        lo_e = np.where(point, end, comma)
+        hi_s = np.where(point, t0, comma + 1)
+        hi_e = np.where(point, end, end - 1)
+        buf = pa.py_buffer(text)
+
+        def tokens(starts, ends):
+            # values alternating token, gap: the tokens are the even ones
+            offsets = np.empty(2 * len(starts), dtype=np.int32)
+            offsets[0::2] = starts - lo_b
+            offsets[1::2] = ends - lo_b
+            if len(starts) == 0:
+                return pa.array([], pa.string())
+            alt = pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), buf)
+            return alt.take(pa.array(np.arange(0, len(offsets) - 1, 2)))
+
+        pred_enc = tokens(O[:-1], pend).dictionary_encode()
+        fenc = tokens(a_starts, a_ends).dictionary_encode()
+        self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
+        self.is_name = pc_match(self.fdict, _NAME[dialect])
+        # time tokens: lo of every line, then hi (a point is both)
+        self.times = pa.chunked_array([tokens(lo_s, lo_e), tokens(hi_s, hi_e)]).combine_chunks().dictionary_encode()
+        self.preds = pred_enc.dictionary
+        pidx = pred_enc.indices.to_numpy()
+        # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)
+        self.by_pred = np.argsort(pidx.astype(np.uint16) if len(self.preds) <= 1 << 16 else pidx, kind="stable")
+        self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
+
+
+def pc_match(strings, pattern: str):
+    import pyarrow.compute as pc
+
+    return pc.match_substring_regex(strings, pattern).to_numpy(zero_copy_only=False)
 
 
 def _fast(m, where, source, dialect, calendar, out: FactColumns):

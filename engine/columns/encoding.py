@@ -60,6 +60,14 @@ class Dictionary:
         no two are, as after ``np.unique``)."""
         import numpy as np
 
+        if distinct and not self.codes:  # a run's first values (the names of a file): all new, no lookups
+            self.values.extend(values)
+            self.codes.update(zip(values, range(len(values))))
+            if len(self.codes) == len(self.values):
+                return np.arange(len(values), dtype=np.int64)
+            self.codes.clear()  # (two were equal after all, as 1 and 1.0: one by one below)
+            del self.values[:]
+            distinct = False
         get = self.codes.get
         out = [get(v) for v in values]
         if None in out:

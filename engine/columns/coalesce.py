@@ -77,6 +77,14 @@ def merge_new(old, parts: list, keys: list):
     import numpy as np
     import polars as pl
 
+    kinds = dict(old.schema)
+    if old.height == 0 and all(dict(p.schema) == kinds for p in parts):
+        # a relation's first derivations (every stratum of a program without
+        # recursion): all new, coalesced alone; no empty frame concatenated, no flags
+        cols = [*keys, "s", "e"]
+        parts = [p if p.columns == cols else p.select(*cols) for p in parts]
+        merged = coalesce(parts[0] if len(parts) == 1 else pl.concat(parts), keys)
+        return merged, merged
     df = pl.concat([old, *parts], how="vertical_relaxed").select(*keys, "s", "e")
     n_old = old.height
     del old, parts  # (the caller may pass its last references: freed once sorted)

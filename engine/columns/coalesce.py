@@ -35,14 +35,36 @@ def coalesce(df, keys: list):
         c = df[k].to_numpy()
         first[1:] |= c[1:] != c[:-1]
     atom = np.cumsum(first) - 1
-    ends, rank = np.unique(e, return_inverse=True)
-    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
-    prev = ends[run[:-1] % len(ends)]
+    prev = running_end(atom, e)[:-1]
     new = first.copy()
     new[1:] |= s[1:] > prev
     starts = np.flatnonzero(new)
     out = df[starts]
     return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
+
+
+def running_end(atom, e):
+    """Each row's running maximum of ``e`` over the rows of its atom so far
+    (``atom``: the rows' atom numbers, ascending).  One ``maximum.accumulate``
+    over ``atom * span + e``: a later atom's keys exceed every earlier one's.
+    With the ends shifted to ``0 .. span`` (the unbounded end ``POS`` just
+    above the largest finite one) that is 8x cheaper than ranking the ends by
+    ``np.unique``, which remains for ends too far apart for 64 bits."""
+    import numpy as np
+
+    from .encoding import NEG, POS
+
+    finite = e[(e > NEG) & (e < POS)]
+    lo = int(finite.min()) - 1 if len(finite) else -1
+    span = (int(finite.max()) + 1 if len(finite) else 1) - lo + 1
+    if len(atom) and (int(atom[-1]) + 1) * span < 2**62:
+        base = atom * span
+        run = np.maximum.accumulate(base + (np.clip(e, lo, lo + span - 1) - lo))
+        run -= base
+        return np.where(run == span - 1, POS, np.where(run == 0, NEG, run + lo))
+    ends, rank = np.unique(e, return_inverse=True)
+    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
+    return ends[run % len(ends)]
 
 
 def _maximal_already(df, keys) -> bool:
@@ -78,7 +100,7 @@ def merge_new(old, parts: list, keys: list):
     import polars as pl
 
     kinds = dict(old.schema)
-    if old.height == 0 and all(dict(p.schema) == kinds for p in parts):
+    if old.height == 0 and parts and all(dict(p.schema) == kinds for p in parts):
         # a relation's first derivations (every stratum of a program without
         # recursion): all new, coalesced alone; no empty frame concatenated, no flags
         cols = [*keys, "s", "e"]
@@ -103,14 +125,8 @@ def merge_new(old, parts: list, keys: list):
         c = df[k].to_numpy()
         first[1:] |= c[1:] != c[:-1]
     atom = np.cumsum(first) - 1
-    ends = np.unique(e)
-    run = np.searchsorted(ends, e)  # the ranks of the ends (fewer temporaries than unique's inverse)
-    atom *= len(ends)
-    run += atom
+    prev = running_end(atom, e)[:-1]
     del atom
-    np.maximum.accumulate(run, out=run)
-    prev = ends[run[:-1] % len(ends)]
-    del run, ends
     first[1:] |= s[1:] > prev
     del prev
     starts = np.flatnonzero(first)

@@ -607,79 +607,84 @@ class _TightFields(_Fields):
         lines = self.lines
         n = len(lines)
         _, off_buf, data_buf = lines.buffers()
-        O = np.frombuffer(off_buf, np.int32)[lines.offset : lines.offset + n + 1].astype(np.int64)
-        B = np.frombuffer(data_buf, np.uint8)
-        lo_b, hi_b = int(O[0]), int(O[-1])
-        text = B[lo_b:hi_b]
+        O = np.frombuffer(off_buf, np.int32)[lines.offset : lines.offset + n + 1]
+        lo_b = int(O[0])
+        O = O - np.int32(lo_b)  # (positions in ``text``; int32: a block is under 2 GB)
+        text = np.frombuffer(data_buf, np.uint8)[lo_b : lo_b + int(O[-1])]
+        i32 = np.int32
         # the first '@' of each line (a line has one; an interval's ends may hold more)
-        ats = np.flatnonzero(text == 64) + lo_b
-        if len(ats) != n:
-            line_of = np.searchsorted(O, ats, "right") - 1
-            first = np.ones(len(ats), dtype=bool)
+        at = np.flatnonzero(text == 64).astype(i32)
+        if len(at) != n:
+            line_of = np.searchsorted(O, at, "right") - 1
+            first = np.ones(len(at), dtype=bool)
             first[1:] = line_of[1:] != line_of[:-1]
-            ats = ats[first]
-        at = ats
-        end = O[1:]
-        end = end - (B[end - 1] == 46)  # the final '.'
-        has_args = B[at - 1] == 41  # the head ends in ')'
+            at = at[first]
+        end = O[1:] - (text[O[1:] - 1] == 46)  # without the final '.'
+        has_args = text[at - 1] == 41  # the head ends in ')'
         # the arguments' '(' : the last one before the '@' (names hold none)
-        pars = np.flatnonzero(text == 40) + lo_b
+        pars = np.flatnonzero(text == 40).astype(i32)
         popen = pars[np.maximum(np.searchsorted(pars, at) - 1, 0)] if len(pars) else at
         pend = np.where(has_args, popen, at)
-        # commas: in the head they cut arguments; after the '@' the one comma is an interval's
-        commas = np.flatnonzero(text == 44) + lo_b
-        c_line = np.searchsorted(O, commas, "right") - 1
-        in_head = commas < at[c_line]
-        head_commas, c_head_line = commas[in_head], c_line[in_head]
-        tail_commas, c_tail_line = commas[~in_head], c_line[~in_head]
-        n_head = np.bincount(c_head_line, minlength=n)
+        # commas: those before a line's '@' cut its arguments; the first one
+        # after it (there is one exactly when the line has an interval) cuts the interval
+        commas = np.flatnonzero(text == 44).astype(i32)
+        c_at = np.searchsorted(commas, at)
+        n_head = c_at - np.searchsorted(commas, O[:-1])
         self.arity = np.where(has_args, n_head + 1, 0)
         t0 = at + 1
-        opening = B[np.minimum(t0, len(B) - 1)]
-        interval = (opening == 91) | (opening == 40)
-        point = ~interval
+        opening = text[t0]
+        point = (opening != 91) & (opening != 40)
         self.point = point
         self.lc = point | (opening == 91)
-        self.hc = point | (B[end - 1] == 93)
-        comma = np.zeros(n, dtype=np.int64)
-        comma[c_tail_line] = tail_commas
-        # every token as a (start, end) range of the bytes
+        self.hc = point | (text[end - 1] == 93)
+        comma = commas[np.minimum(c_at, len(commas) - 1)] if len(commas) else t0
+        is_tail = np.zeros(len(commas), dtype=bool)
+        is_tail[c_at[~point]] = True
+        head_commas = commas[~is_tail]
         # each argument's range, in order: a line's arguments from its first one
         starts = np.zeros(n, dtype=np.int64)
         np.cumsum(self.arity[:-1], out=starts[1:])
         self.starts = starts
         total = int(starts[-1] + self.arity[-1]) if n else 0
-        a_starts = np.empty(total, dtype=np.int64)
-        a_ends = np.empty(total, dtype=np.int64)
         first_comma = np.zeros(n, dtype=np.int64)
         np.cumsum(n_head[:-1], out=first_comma[1:])
-        slot = starts[c_head_line] + (np.arange(len(head_commas)) - first_comma[c_head_line])  # the argument before comma k
+        slot = np.arange(len(head_commas)) + np.repeat(starts - first_comma, n_head)  # the argument before each comma
+        a_starts = np.empty(total, dtype=i32)
+        a_ends = np.empty(total, dtype=i32)
         a_starts[starts[has_args]] = pend[has_args] + 1
         a_starts[slot + 1] = head_commas + 1
         a_ends[slot] = head_commas
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
-        lo_s = np.where(point, t0, t0 + 1)
-        lo_e = np.where(point, end, comma)
-        hi_s = np.where(point, t0, comma + 1)
-        hi_e = np.where(point, end, end - 1)
         buf = pa.py_buffer(text)
 
-        def tokens(starts, ends):
-            # values alternating token, gap: the tokens are the even ones
-            offsets = np.empty(2 * len(starts), dtype=np.int32)
-            offsets[0::2] = starts - lo_b
-            offsets[1::2] = ends - lo_b
+        def tokens(starts, ends, pick=None):
+            # values alternating token, gap: the tokens are the even ones (``pick``: which, in what order)
             if len(starts) == 0:
                 return pa.array([], pa.string())
+            offsets = np.empty(2 * len(starts), dtype=i32)
+            offsets[0::2] = starts
+            offsets[1::2] = ends
             alt = pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), buf)
-            return alt.take(pa.array(np.arange(0, len(offsets) - 1, 2)))
+            return alt.take(pa.array(np.arange(0, len(offsets) - 1, 2, dtype=i32) if pick is None else 2 * pick))
 
         pred_enc = tokens(O[:-1], pend).dictionary_encode()
         fenc = tokens(a_starts, a_ends).dictionary_encode()
         self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
         self.is_name = pc_match(self.fdict, _NAME[dialect])
-        # time tokens: lo of every line, then hi (a point is both)
-        self.times = pa.chunked_array([tokens(lo_s, lo_e), tokens(hi_s, hi_e)]).combine_chunks().dictionary_encode()
+        # time tokens: lo of every line, then hi (a point is both): the
+        # distinct ranges (an interval's two ends, a point once) taken in that order
+        k = np.where(point, 1, 2)
+        first_t = np.zeros(n, dtype=np.int64)
+        np.cumsum(k[:-1], out=first_t[1:])
+        m = int(first_t[-1] + k[-1]) if n else 0
+        t_starts = np.empty(m, dtype=i32)
+        t_ends = np.empty(m, dtype=i32)
+        t_starts[first_t] = np.where(point, t0, t0 + 1)
+        t_ends[first_t] = np.where(point, end, comma)
+        iv = first_t[~point] + 1
+        t_starts[iv] = comma[~point] + 1
+        t_ends[iv] = end[~point] - 1
+        self.times = tokens(t_starts, t_ends, np.concatenate([first_t, first_t + (~point)])).dictionary_encode()
         self.preds = pred_enc.dictionary
         pidx = pred_enc.indices.to_numpy()
         # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)

@@ -405,7 +405,14 @@ def _code_names(out: FactColumns) -> None:
 
 def _blocks(fh):
     """Blocks of whole lines of about BLOCK bytes (read as bytes: no Python
-    string of the text, no UTF-8 copy of it)."""
+    string of the text, no UTF-8 copy of it).  A binary file is read into
+    a buffer that starts with the last block's unfinished line, and the
+    block is a view of it: no copy of the text besides the read itself
+    (the slices and concatenations of bytes were two more per block)."""
+    readinto = getattr(fh, "readinto", None)
+    if readinto is not None and not hasattr(fh, "encoding"):
+        yield from _blocks_into(readinto)
+        return
     rest = b""
     while True:
         chunk = fh.read(BLOCK)
@@ -422,6 +429,25 @@ def _blocks(fh):
             continue
         rest = chunk[cut + 1 :]
         yield chunk[: cut + 1]
+
+
+def _blocks_into(readinto):
+    rest = b""
+    while True:
+        buf = bytearray(len(rest) + BLOCK)
+        buf[: len(rest)] = rest
+        got = readinto(memoryview(buf)[len(rest) :])
+        size = len(rest) + (got or 0)
+        if not got:
+            if rest:
+                yield rest
+            return
+        cut = buf.rfind(b"\n", 0, size)
+        if cut < 0:
+            rest = bytes(buf[:size])
+            continue
+        rest = bytes(buf[cut + 1 : size])
+        yield memoryview(buf)[: cut + 1]
 
 
 AHEAD = 2  # blocks whose kernels run ahead of the conversion (each holds its lines and fields)
@@ -454,7 +480,8 @@ def _kernels(data: bytes, dialect: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if data.endswith(b"\n"):
+    data = memoryview(data)  # (a view of the buffer read: no copy)
+    if len(data) and data[-1] == 10:
         data = data[:-1]
     if len(data) >= 1 << 31:
         raise _Fallback("a block of more than 2 GB")
@@ -469,7 +496,8 @@ def _kernels(data: bytes, dialect: str):
     matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
     slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
     keep = pc.indices_nonzero(matched).to_numpy()
-    blanks = b" " in data or b"\t" in data or b"\r" in data  # (memchr: no trims when no line has one)
+    base, size = data.obj, len(data)  # (the view starts at the buffer's start)
+    blanks = any(base.find(c, 0, size) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
         kept = lines.filter(matched) if len(slow) else lines  # (no copy when every line matched)
@@ -612,8 +640,13 @@ class _TightFields(_Fields):
         O = O - np.int32(lo_b)  # (positions in ``text``; int32: a block is under 2 GB)
         text = np.frombuffer(data_buf, np.uint8)[lo_b : lo_b + int(O[-1])]
         i32 = np.int32
+        mask = np.empty(len(text), dtype=bool)  # (one mask for the three bytes looked for)
+
+        def where(byte):
+            return np.flatnonzero(np.equal(text, byte, out=mask)).astype(i32)
+
         # the first '@' of each line (a line has one; an interval's ends may hold more)
-        at = np.flatnonzero(text == 64).astype(i32)
+        at = where(64)
         if len(at) != n:
             line_of = np.searchsorted(O, at, "right") - 1
             first = np.ones(len(at), dtype=bool)
@@ -622,12 +655,13 @@ class _TightFields(_Fields):
         end = O[1:] - (text[O[1:] - 1] == 46)  # without the final '.'
         has_args = text[at - 1] == 41  # the head ends in ')'
         # the arguments' '(' : the last one before the '@' (names hold none)
-        pars = np.flatnonzero(text == 40).astype(i32)
+        pars = where(40)
         popen = pars[np.maximum(np.searchsorted(pars, at) - 1, 0)] if len(pars) else at
         pend = np.where(has_args, popen, at)
         # commas: those before a line's '@' cut its arguments; the first one
         # after it (there is one exactly when the line has an interval) cuts the interval
-        commas = np.flatnonzero(text == 44).astype(i32)
+        commas = where(44)
+        del mask
         c_at = np.searchsorted(commas, at)
         n_head = c_at - np.searchsorted(commas, O[:-1])
         self.arity = np.where(has_args, n_head + 1, 0)

@@ -177,6 +177,14 @@ def test_blocks_keep_line_numbers(monkeypatch):
     assert e.value.pos.line == 201  # arity error: named at its own line
     rows = read_facts_text(io.StringIO("\n".join(lines[:200])), "f.txt")
     assert sorted(rows["p"]) == sorted(read_fact_rows(lines[:200])["p"])
+    # a binary file is read into buffers (one line longer than a block, no final newline)
+    lines = lines[:200] + [f"q({'x' * 150})@[1,2]."] + lines[:5]
+    rows = read_facts_text(io.BytesIO("\n".join(lines).encode()), "f.txt")
+    want = read_fact_rows(lines)
+    assert {p: sorted(rows[p]) for p in ("p", "q")} == {p: sorted(want[p]) for p in ("p", "q")}
+    with pytest.raises(ChronologError) as e:
+        read_fact_columns(io.BytesIO(("\n".join(lines) + "\np(a0)@[1,2.\n").encode()), "f.txt")
+    assert e.value.pos.line == 207
 
 
 def test_one_long_line_of_facts_is_refused_in_linear_time():

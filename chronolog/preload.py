@@ -32,10 +32,13 @@ def preload() -> None:
     read_fact_columns("q(a)@[0,1].\n")
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
     # what a first large run still imported or built after the tiny program
-    # above: the given facts' frames (a file's columns), Since/Until on
-    # columns, and the lexers of the operators the tiny program lacks
-    import chronolog.engine.columns.given  # noqa: F401
-    import chronolog.engine.columns.since  # noqa: F401
+    # above: the given facts' frames (a file's columns), the columnar nodes
+    # it has none of (Since/Until, conditions, negation, aggregates, ...),
+    # and the lexers of the operators it lacks
+    import importlib
+
+    for node in ("given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions"):
+        importlib.import_module(f"chronolog.engine.columns.{node}")
     from chronolog.language.reader import build_lexers
     from chronolog.language.vadalog import DIALECT
 

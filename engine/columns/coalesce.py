@@ -43,6 +43,66 @@ def coalesce(df, keys: list):
     return out.with_columns(pl.Series("e", np.maximum.reduceat(e, starts)))
 
 
+def coalesce_arrays(cols: list, s, e):
+    """:func:`coalesce` on numpy arrays (integer term codes ``cols``, ``s``,
+    ``e``), before any DataFrame is built: the given facts of a file
+    (given.py).  One numpy sort instead of polars' sort, gather and column
+    replacement (three queries of ~0.2 ms fixed cost each, per predicate)."""
+    import numpy as np
+
+    n = len(s)
+    if n <= 1 or _arrays_maximal(cols, s, e):
+        return cols, s, e
+    order = _sort_order(cols, s)
+    cols = [c[order] for c in cols]
+    s, e = s[order], e[order]
+    first = np.zeros(n, dtype=bool)
+    first[0] = True
+    for c in cols:
+        first[1:] |= c[1:] != c[:-1]
+    atom = np.cumsum(first) - 1
+    first[1:] |= s[1:] > running_end(atom, e)[:-1]
+    starts = np.flatnonzero(first)
+    return [c[starts] for c in cols], s[starts], np.maximum.reduceat(e, starts)
+
+
+def _sort_order(cols: list, s):
+    """The stable order by ``cols`` then ``s``: one argsort of a combined
+    key when the ranges fit in 63 bits, else ``np.lexsort``."""
+    import numpy as np
+
+    from .encoding import NEG
+
+    finite = s[s > NEG]
+    s_lo = int(finite.min()) - 1 if len(finite) else 0
+    parts = [(c, int(c.min()), int(c.max()) - int(c.min()) + 1) for c in cols]
+    span = 1
+    for _, _, r in parts:
+        span *= r
+    s_range = (int(finite.max()) + 1 if len(finite) else 1) - s_lo + 1
+    if span * s_range < 2**62:
+        key = np.zeros(len(s), dtype=np.int64)
+        for c, lo, r in parts:
+            key *= r
+            key += c - lo
+        key *= s_range
+        key += np.maximum(s, s_lo) - s_lo
+        return np.argsort(key, kind="stable")
+    return np.lexsort((s, *reversed(cols)))
+
+
+def _arrays_maximal(cols: list, s, e) -> bool:
+    """:func:`_maximal_already` on arrays."""
+    import numpy as np
+
+    greater = np.zeros(len(s) - 1, dtype=bool)
+    equal = np.ones(len(s) - 1, dtype=bool)
+    for c in cols:
+        greater |= equal & (c[1:] > c[:-1])
+        equal &= c[1:] == c[:-1]
+    return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
+
+
 def running_end(atom, e):
     """Each row's running maximum of ``e`` over the rows of its atom so far
     (``atom``: the rows' atom numbers, ascending).  One ``maximum.accumulate``

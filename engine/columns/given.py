@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
-from .coalesce import coalesce
+from .coalesce import coalesce, coalesce_arrays
 from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, encode_column, interval_codes, term_columns
 
@@ -94,4 +94,7 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
         s = np.concatenate([p[1] for p in parts])
         e = np.concatenate([p[2] for p in parts])
+    cols = [np.asarray(c) for c in cols]
+    if all(c.dtype.kind in "iu" for c in cols):  # term codes: coalesced as arrays, one frame built
+        return _frame(*coalesce_arrays([c.astype(np.int64, copy=False) for c in cols], np.asarray(s), np.asarray(e)))
     return coalesce(_frame(cols, s, e), term_columns(arity))

@@ -23,6 +23,13 @@ def coalesce(df, keys: list):
         df = df.select(*cols)
     if df.height <= 1:
         return df
+    if all(df.schema[c] == pl.Int64 and df[c].null_count() == 0 for c in cols):
+        # codes only: sorted and merged in numpy, one frame built (no polars sort, gather, column replacement)
+        arrays = [df[c].to_numpy() for c in cols]
+        if _arrays_maximal(arrays[:-2], arrays[-2], arrays[-1]):
+            return df
+        out_cols, s, e = coalesce_arrays(arrays[:-2], arrays[-2], arrays[-1])
+        return pl.DataFrame([pl.Series(c, a, dtype=pl.Int64) for c, a in zip(cols, [*out_cols, s, e])])
     if _maximal_already(df, keys):
         return df
     df = df.sort([*keys, "s"])

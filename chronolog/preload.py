@@ -4,7 +4,7 @@ chronolog imports its heavy libraries on first use, so that a small program
 starts in a fraction of a second: pyarrow (the fact-file reader's kernels),
 polars and numpy (the columnar executor), lark's parser tables.  A process
 that reasons more than once, or a service that wants its first answer fast,
-pays for them up front instead (0.3 s of CPU on a 2-core machine, more
+pays for them up front instead (0.4-0.5 s of CPU on a 2-core machine, more
 than reasoning over 100,000 facts takes once they are loaded)::
 
     import chronolog

@@ -513,6 +513,8 @@ class Reasoner:
         """Given facts that repeat forever: kept as such when the model is
         computed without a horizon; unrolled into ``given`` over the horizon
         (and as far around it as the rules read) when there is one."""
+        if not facts:
+            return  # (nor the modules imported)
         from chronolog.engine.periodic import given_repetition
         from chronolog.planner.fragment import program_reach
 

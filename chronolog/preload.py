@@ -4,7 +4,7 @@ chronolog imports its heavy libraries on first use, so that a small program
 starts in a fraction of a second: pyarrow (the fact-file reader's kernels),
 polars and numpy (the columnar executor), lark's parser tables.  A process
 that reasons more than once, or a service that wants its first answer fast,
-pays for them up front instead (0.3 s of CPU on a 2-core machine, more
+pays for them up front instead (0.4-0.5 s of CPU on a 2-core machine, more
 than reasoning over 100,000 facts takes once they are loaded)::
 
     import chronolog
@@ -17,8 +17,9 @@ from __future__ import annotations
 def preload() -> None:
     """Import pyarrow (without pandas), polars, numpy, the Vadalog reader,
     the fact-file reader and the columnar executor now rather than in the
-    first :func:`reason`, and run one tiny program on columns (the
-    executor's own modules and first calls)."""
+    first :func:`reason`, run one tiny program on columns (the executor's
+    own modules and first calls) and one over a generated file of ~1.5 MB
+    (the reader's threads and the allocators' first memory)."""
     from chronolog.arrow_import import import_pyarrow
 
     import_pyarrow()
@@ -31,6 +32,41 @@ def preload() -> None:
 
     read_fact_columns("q(a)@[0,1].\n")
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
+    # what a first large run still imported or built after the tiny program
+    # above: the given facts' frames (a file's columns), the columnar nodes
+    # it has none of (Since/Until, conditions, negation, aggregates, ...),
+    # and the lexers of the operators it lacks
+    import importlib
+
+    for node in ("given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions"):
+        importlib.import_module(f"chronolog.engine.columns.{node}")
+    from chronolog.language.reader import build_lexers
+    from chronolog.language.vadalog import DIALECT
+
+    build_lexers(DIALECT.parser())
+    _first_large_run()
+
+
+WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks
+
+
+def _first_large_run() -> None:
+    """One run over a generated fact file of two reader blocks: a first
+    large run otherwise pays for memory its allocators (glibc's, Arrow's,
+    polars') get from the system and for pools that grow on first use;
+    measured on temporal LUBM 100k, the first run after preload() took
+    10-30 ms of CPU more than the next ones without this, about the same
+    with it.  The file is generic (no predicate or constant of any user's
+    data) and deleted afterwards."""
+    import tempfile
+    from pathlib import Path
+
+    from chronolog.api import reason
+
+    with tempfile.TemporaryDirectory(prefix="chronolog-preload-") as tmp:
+        facts = Path(tmp) / "warm.vada"
+        facts.write_text("".join(f"q(c{i % 997},d{i % 13})@[{i % 50},{i % 50 + 3}).\n" for i in range(WARM_FACTS)))
+        reason("p(X) :- <->[0,1] q(X, Y).  r(X,Y) :- p(X), [-][0,1] q(X,Y).", facts=facts, engine="columns")
 
 
 def import_meanwhile(name: str):

@@ -40,6 +40,16 @@ def _lark(grammar: str) -> lark.Lark:
     )
 
 
+def build_lexers(parser: lark.Lark) -> None:
+    """Build every parser state's lexer now: lark builds each one (a regular
+    expression over that state's terminals, ~0.3 ms) the first time a
+    program reaches that state, so a first program with operators not seen
+    before pays for them (``chronolog.preload`` calls this)."""
+    lexers = getattr(getattr(getattr(parser, "parser", None), "lexer", None), "lexers", None)
+    for lexer in {id(x): x for x in (lexers or {}).values()}.values():
+        getattr(lexer, "scanner", None)  # (a property: builds the lexer's scanner once)
+
+
 def interval_text(lo, hi, lc, hc) -> str:
     return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
 

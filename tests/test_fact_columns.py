@@ -102,6 +102,39 @@ def test_vadalog_files_read_as_the_line_reader(text):
 
 
 @SETTINGS
+@given(fact_files("vadalog").map(lambda t: t.replace(" ", "")))
+def test_files_without_blanks_read_as_the_line_reader(text):
+    # (no blank, tab or carriage return: the fields are cut by numpy, _TightFields)
+    _same(text, "vadalog")
+
+
+def test_fields_without_blanks_are_the_kernels_fields():
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = "\n".join([
+        "p(a,b)@[1,2].", "q@5", "r()@(1,2)", "s(x)@1.5.", "t(a,1,c)@[-inf,+inf)", "p(c,d)@[1@,2]", "u(a)@(0,3].",
+        "w(a)@1.", "v(a,,b)@[0,1)", "x(\"a@b\")@1", "y(1/2,-3)@[1/2,3/4]", "z(a)@[2,1]", "p(a,b)@[1,2]x",
+    ])
+    lines = pc.split_pattern(pa.array([text]), "\n").values
+    lines = lines.filter(pc.match_substring_regex(lines, fact_columns._PATTERNS["vadalog"]))
+    assert len(lines) == 11
+    want = fact_columns._Fields(lines, False)
+    want.encode("vadalog")
+    got = fact_columns._TightFields(lines)
+    got.encode("vadalog")
+    for k in ("lc", "hc", "point", "arity", "is_name", "by_pred", "bounds"):
+        assert np.array_equal(getattr(got, k), getattr(want, k)), k
+    assert got.preds.to_pylist() == want.preds.to_pylist()
+    decode = lambda d: d.dictionary.take(d.indices).to_pylist()  # noqa: E731
+    assert decode(got.times) == decode(want.times)
+    for i in range(len(lines)):
+        args = lambda f: [f.fdict[int(f.ftok[f.starts[i] + j])].as_py() for j in range(f.arity[i])]  # noqa: E731
+        assert args(got) == args(want), lines[i]
+
+
+@SETTINGS
 @given(fact_files("meteor"))
 def test_meteor_files_read_as_the_meteor_reader(text):
     _same(text, "meteor")
@@ -144,6 +177,14 @@ def test_blocks_keep_line_numbers(monkeypatch):
     assert e.value.pos.line == 201  # arity error: named at its own line
     rows = read_facts_text(io.StringIO("\n".join(lines[:200])), "f.txt")
     assert sorted(rows["p"]) == sorted(read_fact_rows(lines[:200])["p"])
+    # a binary file is read into buffers (one line longer than a block, no final newline)
+    lines = lines[:200] + [f"q({'x' * 150})@[1,2]."] + lines[:5]
+    rows = read_facts_text(io.BytesIO("\n".join(lines).encode()), "f.txt")
+    want = read_fact_rows(lines)
+    assert {p: sorted(rows[p]) for p in ("p", "q")} == {p: sorted(want[p]) for p in ("p", "q")}
+    with pytest.raises(ChronologError) as e:
+        read_fact_columns(io.BytesIO(("\n".join(lines) + "\np(a0)@[1,2.\n").encode()), "f.txt")
+    assert e.value.pos.line == 207
 
 
 def test_one_long_line_of_facts_is_refused_in_linear_time():

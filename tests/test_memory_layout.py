@@ -30,6 +30,10 @@ def test_names_appended_without_the_dict_code_as_before():
     d2 = Dictionary()
     d2.code_all([1, "a"], distinct=True)
     assert d2.code_all([1.0, Fraction(1), "a", 2]).tolist() == [0, 0, 1, 2]
+    # "distinct" values of a first batch that are one term after all get one code
+    d3 = Dictionary()
+    assert d3.code_all([1, 1.0, Fraction(2)], distinct=True).tolist() == [0, 0, 1]
+    assert len(d3.values) == 2 and d3.lookup(2) == 1
 
 
 @pytest.mark.parametrize("batch", [10, 2_000_000])

@@ -84,6 +84,29 @@ def test_preload_then_reason(tmp_path):
     assert out == "True False 97"
 
 
+def test_preload_leaves_nothing_to_import_or_build_for_a_first_run(tmp_path):
+    """What a first large run used to import or build after preload():
+    the given-frame and Since modules, lark's lexers for operators the
+    warm-up program lacks."""
+    out = _run(
+        """
+        import sys
+        from pathlib import Path
+        import chronolog
+        from chronolog.language.vadalog import DIALECT
+        chronolog.preload()
+        before = set(sys.modules)
+        lexers = DIALECT.parser().parser.lexer.lexers.values()
+        m = chronolog.reason(
+            "p(X) :- [-][0,2] q(X, Y).  r(X) :- p(X) <S>[0,3] q(X, Y).  [+][0,1] s(X) :- <+>[0,1] r(X), X != c1.",
+            facts=Path(FACTS), engine="columns")
+        print(sorted(set(sys.modules) - before), all(lx._scanner is not None for lx in lexers), len(m.facts("s")) > 0)
+        """,
+        tmp_path,
+    )
+    assert out == "[] True True"
+
+
 def test_an_error_in_a_later_block_stops_the_reader_threads(tmp_path):
     """The reader's kernels run ahead in threads: an error found while a
     later block is converted still names its line, and no thread stays."""

@@ -170,8 +170,10 @@ class Dictionary:
         import numpy as np
 
         if distinct and not self.values:  # every value is new: appended, no lookup (``codes``)
-            self.values.extend(values)
-            return np.arange(len(values), dtype=np.int64)
+            if all(type(v) is str for v in values) or len(set(values)) == len(values):
+                self.values.extend(values)
+                return np.arange(len(values), dtype=np.int64)
+            distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
         get = self.codes.get
         out = [get(v) for v in values]
         if None in out:

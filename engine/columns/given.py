@@ -15,7 +15,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 
 from chronolog.language.fact_columns import _Column
 
-from .coalesce import coalesce
+from .coalesce import coalesce, coalesce_arrays
 from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, encode_column, interval_codes, term_columns
 
@@ -107,6 +107,10 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         s = np.concatenate([p[1] for p in parts])
         e = np.concatenate([p[2] for p in parts])
     del parts
+    cols = [np.asarray(c) for c in cols]
+    if all(c.dtype.kind in "iu" for c in cols):  # term codes: coalesced as arrays, one frame built
+        cols = [c.astype(np.int64, copy=False) for c in cols]
+        return _frame(*coalesce_arrays(cols, np.asarray(s), np.asarray(e)))
     frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
     return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

@@ -359,11 +359,6 @@ def _sql_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _sql_text(text: str) -> str:
-    """``text`` as a Spark SQL string literal."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
     import pyspark.sql.functions as F
 
@@ -393,7 +388,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         # the plain columns as SQL text: a Column built in Python costs a
         # dozen py4j round trips each, and the driver's py4j chatter was a
         # measurable part of a call's serial time
-        exprs = [f"{_sql_text(pred)} AS __pred"]
+        exprs = [f"{i} AS __in"]
         for c in terms + ["start", "end"]:
             exprs.append(f"{_sql_name(c)} AS {_sql_name(dist.pred_column(i, c))}")
         for c in ("start_closed", "end_closed"):
@@ -418,46 +413,32 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "timestamps": timestamps,
         "sources": sources or {},
     }
-    n = partitions or spark.sparkContext.defaultParallelism
+    sc = spark.sparkContext
+    n = partitions or sc.defaultParallelism
     job["partitions"] = n
     if not parts:
         return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
-    wire = wide.repartition(n, "__key").mapInArrow(dist.make_task(job), dist.WIRE_DDL).persist()
-    kinds = {p: [["empty"]] * (len(names[p]) + 2) for p in outputs}
-    import json
-
-    try:
-        signatures = wire.filter(F.col("__pred").startswith("\x00")).collect()
-    except BaseException:
-        wire.unpersist()
-        raise
-    for row in signatures:
-        if row["__pred"] == dist.ERROR:
-            wire.unpersist()
-            err = json.loads(row["sig"])
-            cls = InconsistencyError if err["type"] == "InconsistencyError" else DataError
-            raise cls(f"in a Spark task: {err['text']}")
-        p = row["__pred"][len(dist.SIGNATURE):]
-        kinds[p] = [dist.merge_kind(a, b) for a, b in zip(kinds[p], json.loads(row["sig"]))]
-    # one conversion job for every output predicate (a job per predicate
-    # cost a Spark job's fixed overhead each), materialized outside Spark's
-    # cache (whose plan matching would serve a later call with the same
-    # inputs from this one's result); each output is a slice of it
-    schemas = {p: dist.schema_for(names[p], kinds[p], timestamps) for p in outputs}
-    try:
-        wide, columns = dist.outputs_schema(outputs, schemas)
-        converted = (
-            wire.filter(~F.col("__pred").startswith("\x00"))
-            .mapInArrow(dist.make_wide_converter(outputs, names, kinds, timestamps, wide), dist.spark_schema(wide))
-            .localCheckpoint(eager=True)
-        )
-    finally:
-        wire.unpersist()
-    return {
-        p: converted.filter(f"__pred = {_sql_text(p)}").selectExpr(*[f"{_sql_name(c)} AS {_sql_name(n)}" for c, n in columns[p]])
-        for p in outputs
-    }
+    # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
+    # and report each column's kind and any error through an accumulator, so
+    # one job reasons and materializes: no signature pass, no conversion job.
+    # localCheckpoint keeps it outside Spark's cache (whose plan matching
+    # would serve a later call with the same inputs from this one's result)
+    report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())
+    task = dist.make_task(job, report)
+    arity = max((len(names[p]) for p in outputs), default=0)
+    lanes = wide.repartition(n, "__key").mapInArrow(task, dist.lanes_ddl(arity)).localCheckpoint(eager=True)
+    got = report.value
+    if got["errors"]:
+        _, kind, text = min(got["errors"])
+        cls = InconsistencyError if kind == "InconsistencyError" else DataError
+        raise cls(f"in a Spark task: {text}")
+    out = {}
+    for i, p in enumerate(outputs):
+        kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
+        cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
+        out[p] = lanes.filter(f"__out = {i}").selectExpr(*cols)
+    return out
 
 
 # ------------------------------------------------------------ command line

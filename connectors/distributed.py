@@ -1,9 +1,9 @@
 """Reasoning inside Spark tasks, one engine per partition of key groups.
 
 The driver unions every input predicate (and the program's own facts) into
-one wide DataFrame with a ``__key`` column (the predicate's key argument as
-text), repartitions it by that key and runs :func:`run_partition` on each
-partition with ``mapInArrow``.  Each task rebuilds the per-predicate tables,
+one wide DataFrame (columns shared between predicates by type),
+repartitions it by the key (each predicate's key argument as text) and
+runs :func:`run_partition` on each partition with ``mapInArrow``.  Each task rebuilds the per-predicate tables,
 runs the engine on them, and emits its output facts already typed, in
 *lanes* (:func:`lanes_ddl`): per column an ``int64`` lane for integers, a
 text lane for every other value in its exact canonical text and a lane for
@@ -23,20 +23,10 @@ idempotent, so a kind reported twice changes nothing).
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from decimal import Decimal
 
 INT64 = (-(2**63), 2**63)
-
-
-def pred_column(index: int, name: str) -> str:
-    """The wide table's column for ``name`` of the ``index``-th predicate:
-    letters and digits kept, any other character as ``_hex_`` (one name per
-    name), because pyspark's ``mapInArrow`` looks its columns up by their
-    bare names and a backtick or a dot there is a syntax error."""
-    safe = "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in name)
-    return f"_p{index}_{safe}"
 
 
 # ------------------------------------------------------------ column kinds
@@ -417,7 +407,7 @@ def make_task(job: dict, report):
     """The ``mapInArrow`` function for one distributed run.
 
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
-    ``(pred, [term columns])`` in wide-table order, the output predicates
+    ``(pred, [term columns], {column: slot})`` in wide-table order, the output predicates
     with their column names, and the CSV-read predicates; ``report``: the
     :class:`TaskReport` accumulator."""
     max_arity = max((len(names) for _, names in job["outputs"]), default=0)
@@ -444,12 +434,12 @@ def make_task(job: dict, report):
         try:
             facts = {}
             which = wide.column("__in")
-            for i, (pred, terms) in enumerate(job["inputs"]):
+            for i, (pred, terms, where) in enumerate(job["inputs"]):
                 rows = wide.filter(pc.equal(which, i))
                 if rows.num_rows == 0:
                     continue
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
-                t = pa.Table.from_arrays([rows.column(pred_column(i, c)) for c in cols], names=cols)
+                t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
                     t = auto_values(t, set(terms) if pred in job["csv"] else set())
                     facts.setdefault(pred, []).extend(table_to_rows(t, pred, job["calendar"], timestamps="seconds"))

@@ -94,3 +94,26 @@ def test_timestamps_leave_the_tasks_as_microseconds(spark):
     """
     out = same_as_driver(spark, program, timestamps=True)
     assert sorted_table(out["w"]).schema.field("start").type == pa.timestamp("us", tz="UTC")
+
+
+def test_csv_numbers_share_keys_with_typed_numbers(spark, tmp_path):
+    """The key is an expression over columns shared by type: CSV text that
+    reads as a number (``4.0``, `` 6``) must meet the same number from a
+    typed input in one task."""
+    n = 40
+    (tmp_path / "r").mkdir()
+    lines = [f"{i}.0,20,0,5" if i % 3 else f" {i},20,0,5" for i in range(n)]
+    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
+    program = (
+        '@bind("reading", "spark csv", "r", "").\n'
+        "high(S) :- reading(S, V), V > 10.\n"
+        "alarm(S) :- high(S), not reset(S).\n"
+        '@output("alarm").\n'
+    )
+    (tmp_path / "p.vada").write_text(program)
+    reset = pa.table({"s": list(range(0, n, 2)), "start": [0] * (n // 2), "end": [5] * (n // 2)})
+    inputs = {"reset": spark.createDataFrame(reset)}
+    driver = cs().reason(spark, tmp_path / "p.vada", inputs)["alarm"].toArrow().column(0).to_pylist()
+    keyed = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=True, partitions=8)["alarm"].toArrow().column(0).to_pylist()
+    assert sorted(keyed) == sorted(driver)
+    assert sorted(driver) == list(range(1, n, 2))

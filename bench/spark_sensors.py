@@ -182,6 +182,16 @@ def serve(master: str, paths: dict, partitions, answers: str):
     spark.stop()
 
 
+def _reply(child) -> dict:
+    """The child's next JSON line (a library may print other lines)."""
+    import json
+
+    for line in child.stdout:
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("a Spark session process ended early (its errors are above)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=2000)
@@ -237,7 +247,7 @@ def main(argv=None):
         if args.partitions:
             cmd += ["--partitions", str(args.partitions)]
         children[master] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        warm = json.loads(child.stdout.readline())["warm"]  # one session starts at a time
+        warm = _reply(child)["warm"]  # one session starts at a time
         print(f"  {master:10s} warm-up (workers start, import) {warm:8.2f} s", flush=True)
     results = {m: [] for m in masters}
     for k in range(args.repeat):
@@ -245,7 +255,7 @@ def main(argv=None):
             child = children[master]
             child.stdin.write("call\n")
             child.stdin.flush()
-            r = json.loads(child.stdout.readline())
+            r = _reply(child)
             results[master].append(r)
             print(
                 f"  {master:10s} call {k + 1}: {r['wall']:.2f} s wall = reasoning stage {r['reasoning']:.2f} s "

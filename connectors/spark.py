@@ -444,7 +444,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
     # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
     # and report each column's kind and any error through an accumulator, so
-    # one job reasons and materializes: no signature pass, no conversion job.
+    # one stage reasons and materializes: no signature pass, no conversion job.
     # localCheckpoint keeps it outside Spark's cache (whose plan matching
     # would serve a later call with the same inputs from this one's result)
     report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())

@@ -13,8 +13,10 @@ Inputs are written once as Parquet datasets (``--files`` files each); every time
 afresh (``pyarrow.parquet.read_table`` for the embedded engine in this
 process, ``spark.read.parquet`` for
 ``chronolog.connectors.spark.reason(..., distributed=True)`` on each of
-``--masters``, one session after the other), with Spark's cache asserted
-empty, so each call reads and reasons from scratch.  Answers are compared.
+``--masters``, each master's session in a child process of its own, the
+calls alternating between them so that both see the same load), with
+Spark's cache asserted empty, so each call reads and reasons from scratch.
+Answers are compared.
 Besides wall time, the script reports CPU seconds (this process, plus the
 Spark JVM and its Python workers, read from /proc) and the load average, so
 a run on a busy machine can be read honestly.
@@ -131,6 +133,65 @@ def last_job(spark) -> int:
     return max(ids) if ids else -1
 
 
+def serve(master: str, paths: dict, partitions, answers: str):
+    """A child process holding one Spark session on ``master``: warms up,
+    then runs one timed call per ``call`` line on stdin and prints its
+    figures as one JSON line (``quit`` stops).  Two such processes, one per
+    master, let the parent alternate the masters call by call, so both see
+    the same load on a shared machine."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    spark = cs.session(master)
+    spark.sparkContext.setLogLevel("ERROR")
+    jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
+    # warm-up on a few sensors: starts Spark's Python workers and imports
+    # chronolog there (a one-off cost per worker, reported separately)
+    t0 = time.perf_counter()
+    w_r, w_m = data(10, 10)
+    for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
+        df.toArrow()
+    print(json.dumps({"warm": time.perf_counter() - t0}), flush=True)
+    for line in sys.stdin:
+        if line.strip() != "call":
+            break
+        assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+        before = last_job(spark)
+        l0, c0, j0, t0 = load(), time.process_time(), tree_cpu(jvm), time.perf_counter()
+        inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
+        out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions)
+        got = {p: df.toArrow() for p, df in out.items()}
+        wall = time.perf_counter() - t0
+        spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
+        cpu = time.process_time() - c0 + spark_cpu
+        l1 = load()
+        for p, t in got.items():
+            pq.write_table(t, os.path.join(answers, f"{p}.parquet"))
+        # the reasoning stage reads the shuffle by key and runs the tasks
+        # in parallel; the rest of the call's wall time is serial or fixed
+        time.sleep(0.5)  # the UI's listener catches up with the last job
+        jobs = spark_jobs(spark, before)
+        reasoning = max((s for _, _, st in jobs for s in st if s[2] > 0), default=(0.0, 0.0, 0))
+        print(json.dumps({
+            "wall": wall, "cpu": cpu, "load": (l0 + l1) / 2, "python": python,
+            "reasoning": reasoning[0], "jobs": [d for _, d, _ in jobs],
+        }), flush=True)
+    spark.stop()
+
+
+def _reply(child) -> dict:
+    """The child's next JSON line (a library may print other lines)."""
+    import json
+
+    for line in child.stdout:
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("a Spark session process ended early (its errors are above)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=2000)
@@ -139,12 +200,21 @@ def main(argv=None):
     ap.add_argument("--partitions", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
     ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
+    ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
+    ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    import json
+    import statistics
+    import subprocess
+
     import pyarrow.parquet as pq
 
     from chronolog.api import reason
-    from chronolog.connectors import spark as cs
     from chronolog.connectors.arrow import table_to_rows
+
+    if args.serve:
+        paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}
+        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.serve))
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
@@ -164,56 +234,56 @@ def main(argv=None):
         facts = {p: table_to_rows(pq.read_table(f), p) for p, f in paths.items()}
         model = reason(PROGRAM, facts)
         emb.append((time.perf_counter() - t0, time.process_time() - c0, (l0 + load()) / 2))
-    print("  embedded, one process: " + ", ".join(f"{w:.2f} s (cpu {c:.2f} s, load {l:.1f})" for w, c, l in emb))
+    print("  embedded, one process: " + ", ".join(f"{w:.2f} s (cpu {c:.2f} s, load {l:.1f})" for w, c, l in emb), flush=True)
 
-    results = {}
-    for master in args.masters.split(","):
-        spark = cs.session(master)
-        spark.sparkContext.setLogLevel("ERROR")
-        jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
-        # warm-up on a few sensors: starts Spark's Python workers and imports
-        # chronolog there (a one-off cost per worker, reported separately)
-        t0 = time.perf_counter()
-        w_r, w_m = data(10, 10)
-        for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
-            df.toArrow()
-        t_warm = time.perf_counter() - t0
-        runs = []
-        for _ in range(args.repeat):
-            assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-            before = last_job(spark)
-            l0, c0, j0, t0 = load(), time.process_time(), tree_cpu(jvm), time.perf_counter()
-            inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
-            out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=args.partitions)
-            got = {p: df.toArrow() for p, df in out.items()}
-            wall = time.perf_counter() - t0
-            spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
-            runs.append((wall, time.process_time() - c0 + spark_cpu, (l0 + load()) / 2))
-            # the reasoning stage reads the shuffle by key and runs the tasks
-            # in parallel; the rest of the call's wall time is serial or fixed
-            time.sleep(0.5)  # the UI's listener catches up with the last job
-            jobs = spark_jobs(spark, before)
-            reasoning = max((s for _, _, st in jobs for s in st if s[2] > 0), default=(0.0, 0.0, 0))
+    # one child process per master, each with its session warmed up; the
+    # calls alternate between them (the order flips every round), so both
+    # masters are measured under the same load
+    masters = args.masters.split(",")
+    children = {}
+    for master in masters:
+        os.makedirs(os.path.join(tmp, "answers", master))
+        cmd = [sys.executable, __file__, "--serve", master, "--data", tmp]
+        if args.partitions:
+            cmd += ["--partitions", str(args.partitions)]
+        children[master] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        warm = _reply(child)["warm"]  # one session starts at a time
+        print(f"  {master:10s} warm-up (workers start, import) {warm:8.2f} s", flush=True)
+    results = {m: [] for m in masters}
+    for k in range(args.repeat):
+        for master in masters if k % 2 == 0 else masters[::-1]:
+            child = children[master]
+            child.stdin.write("call\n")
+            child.stdin.flush()
+            r = _reply(child)
+            results[master].append(r)
             print(
-                f"  {master:10s} call {len(runs)}: {wall:.2f} s wall = reasoning stage {reasoning[0]:.2f} s "
-                f"+ the rest {wall - reasoning[0]:.2f} s ({len(jobs)} Spark jobs: "
-                + ", ".join(f"{d:.2f}" for _, d, _ in jobs)
-                + f" s); CPU {runs[-1][1]:.2f} s, of it Python workers {python} s",
+                f"  {master:10s} call {k + 1}: {r['wall']:.2f} s wall = reasoning stage {r['reasoning']:.2f} s "
+                f"+ the rest {r['wall'] - r['reasoning']:.2f} s ({len(r['jobs'])} Spark jobs: "
+                + ", ".join(f"{d:.2f}" for d in r["jobs"])
+                + f" s); CPU {r['cpu']:.2f} s, of it Python workers {r['python']} s; load {r['load']:.1f}",
                 flush=True,
             )
+    for child in children.values():
+        child.stdin.write("quit\n")
+        child.stdin.close()
+        child.wait()
+    for master in masters:
+        got = {p: pq.read_table(os.path.join(tmp, "answers", master, f"{p}.parquet")) for p in ("alarm", "warn", "quiet")}
         same = all(sorted(table_to_rows(got[p], p), key=repr) == sorted(model.facts(p), key=repr) for p in got)
-        results[master] = runs
-        print(f"  {master:10s} warm-up (workers start, import) {t_warm:8.2f} s")
-        print(f"  {master:10s} distributed: " + ", ".join(f"{w:.2f} s (cpu {c:.2f} s, load {l:.1f})" for w, c, l in runs) + f"   same answers: {same}")
-        spark.stop()
+        print(f"  {master:10s} same answers as the embedded model: {same}")
     best_e = min(w for w, _, _ in emb)
-    best = {m: min(r)[0] for m, r in results.items()}
+    best = {m: min(r["wall"] for r in rs) for m, rs in results.items()}
+    median = {m: statistics.median(r["wall"] for r in rs[1:] or rs) for m, rs in results.items()}
     for m in results:
-        print(f"  {m:10s} best {best[m]:.2f} s: {best_e / best[m]:.2f}x the embedded engine's {best_e:.2f} s")
+        print(f"  {m:10s} best {best[m]:.2f} s, median of calls 2-{args.repeat} {median[m]:.2f} s: best {best_e / best[m]:.2f}x the embedded engine's {best_e:.2f} s")
     if len(results) == 2:
-        a, b = list(results)
-        cpu = {m: min(c for _, c, _ in r) for m, r in results.items()}
-        print(f"  {b} against {a}: wall {best[a] / best[b]:.2f}x; CPU {cpu[a]:.2f} s against {cpu[b]:.2f} s")
+        a, b = masters
+        cpu = {m: min(r["cpu"] for r in rs) for m, rs in results.items()}
+        print(
+            f"  {b} against {a}: wall {best[a] / best[b]:.2f}x best, {median[a] / median[b]:.2f}x median; "
+            f"CPU {cpu[a]:.2f} s against {cpu[b]:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -1,41 +1,32 @@
 """Reasoning inside Spark tasks, one engine per partition of key groups.
 
 The driver unions every input predicate (and the program's own facts) into
-one wide DataFrame with a ``__key`` column (the predicate's key argument as
-text), repartitions it by that key and runs :func:`run_partition` on each
-partition with ``mapInArrow``.  Each task rebuilds the per-predicate tables,
-runs the engine on them, and emits its output facts as canonical fact text
-(the *wire*), plus one signature row per output predicate saying which
-exact Arrow type each column needs.  The driver merges the signatures
-(:func:`merge_kind`) and converts the wire into typed DataFrames in the
-layout of :mod:`chronolog.connectors.arrow` (:func:`typed_table`), so the
-result is column for column what one embedded process would return.
+one wide DataFrame (columns shared between predicates by type),
+repartitions it by the key (each predicate's key argument as text) and
+runs :func:`run_partition` on each partition with ``mapInArrow``.  Each task rebuilds the per-predicate tables,
+runs the engine on them, and emits its output facts already typed, in
+*lanes* (:func:`lanes_ddl`): per column an ``int64`` lane for integers, a
+text lane for every other value in its exact canonical text and a lane for
+the term text where that differs; it reports which exact Arrow type each
+column needs (:func:`value_kind`) through an accumulator.  The driver
+merges the kinds (:func:`merge_kind`) and picks each output column out of
+its lanes with a Spark SQL cast to the merged type (:func:`output_exprs`),
+so the result is column for column what one embedded process would return
+(:func:`typed_table`), without a second pass of Python over the output.
 
 Correctness rests on the planner's partitionability analysis
 (:mod:`chronolog.planner.partition`): every rule instance reads facts of a
 single key, so the union of the partitions' models is the model.
-Deterministic tasks make Spark's retries harmless.
+Deterministic tasks make Spark's retries harmless (merging kinds is
+idempotent, so a kind reported twice changes nothing).
 """
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from decimal import Decimal
 
-WIRE_COLUMNS = [("__pred", "string"), ("fact", "string"), ("sig", "string")]
-WIRE_DDL = ", ".join(f"{n} {t}" for n, t in WIRE_COLUMNS)
-ERROR = "\x00error"
-SIGNATURE = "\x00sig"
-
-
-def pred_column(index: int, name: str) -> str:
-    """The wide table's column for ``name`` of the ``index``-th predicate:
-    letters and digits kept, any other character as ``_hex_`` (one name per
-    name), because pyspark's ``mapInArrow`` looks its columns up by their
-    bare names and a backtick or a dot there is a syntax error."""
-    safe = "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in name)
-    return f"_p{index}_{safe}"
+INT64 = (-(2**63), 2**63)
 
 
 # ------------------------------------------------------------ column kinds
@@ -268,12 +259,158 @@ def task_engine(rows: int, partitions: int):
     return "columns" if rows * max(1, partitions) >= AUTO_MIN_FACTS else None
 
 
-def make_task(job: dict):
+def lanes_ddl(arity: int) -> str:
+    """The tasks' output schema for output predicates of up to ``arity``
+    arguments: ``__out`` (the output predicate's index), per argument ``j``
+    the lanes ``_c<j>_l`` (integers that fit 64 bits), ``_c<j>_t`` (every
+    other value as text: numbers in canonical text, strings as they are,
+    booleans as ``true``/``false``, other terms as term text) and ``_c<j>_m``
+    (the term text where it differs from ``_t``: quoted strings, ``#T``),
+    then the same ``_l``/``_t`` lanes for ``start`` and ``end`` (with
+    timestamps, ``_l`` holds microseconds) and the two closedness flags.
+    One schema fits every predicate, so one task output holds them all."""
+    cols = ["__out int"]
+    for j in range(arity):
+        cols += [f"_c{j}_l bigint", f"_c{j}_t string", f"_c{j}_m string"]
+    cols += ["_s_l bigint", "_s_t string", "_e_l bigint", "_e_t string", "_sc boolean", "_ec boolean"]
+    return ", ".join(cols)
+
+
+def lanes(values):
+    """``values`` as the three lanes of :func:`lanes_ddl`: a Spark SQL cast
+    of one lane to the merged type is exact (text to a decimal of a scale
+    at least the value's), so the tasks never round and the driver needs no
+    second Python pass to type the output."""
+    from fractions import Fraction
+
+    from chronolog.language.text import format_term
+    from chronolog.language.timeline import format_number
+
+    lo, hi = INT64
+    ints, text, terms = [], [], []
+    for v in values:
+        t = type(v)
+        if t is int and lo <= v < hi:
+            ints.append(v)
+            text.append(None)
+            terms.append(None)
+            continue
+        ints.append(None)
+        if v is None:
+            text.append(None)
+            terms.append(None)
+        elif t is str:
+            text.append(v)
+            f = format_term(v)
+            terms.append(None if f == v else f)
+        elif t is bool:
+            text.append("true" if v else "false")
+            terms.append(format_term(v))
+        elif t is int or isinstance(v, Fraction):
+            text.append(format_number(v))
+            terms.append(None)
+        else:  # dates, sets of values, labelled nulls: a "mixed" column's text
+            text.append(format_term(v))
+            terms.append(None)
+    return ints, text, terms
+
+
+def microseconds(values) -> list:
+    """Exact seconds as whole microseconds (``check_instants`` refused the
+    rest in the task already)."""
+    from fractions import Fraction
+
+    return [None if v is None else int(Fraction(v) * 10**6) for v in values]
+
+
+def lane_batch(index: int, facts, arity: int, max_arity: int, timestamps: bool):
+    """One output predicate's ``(terms, interval)`` facts as a batch of
+    :func:`lanes_ddl` (``arity`` its arguments, ``max_arity`` the schema's)."""
+    import pyarrow as pa
+
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    n = len(facts)
+    i64, text = pa.int64(), pa.string()
+    arrays = [pa.array([index] * n, pa.int32())]
+    for j in range(max_arity):
+        if j < arity:
+            ints, txt, terms = lanes([t[j] for t, _ in facts])
+            arrays += [pa.array(ints, i64), pa.array(txt, text), pa.array(terms, text)]
+        else:
+            arrays += [pa.nulls(n, i64), pa.nulls(n, text), pa.nulls(n, text)]
+    for end, inf in ((0, NEG_INF), (1, POS_INF)):
+        values = [None if iv[end] == inf else iv[end] for _, iv in facts]
+        if timestamps:
+            arrays += [pa.array(microseconds(values), i64), pa.nulls(n, text)]
+        else:
+            ints, txt, _ = lanes(values)
+            arrays += [pa.array(ints, i64), pa.array(txt, text)]
+    arrays.append(pa.array([iv[2] for _, iv in facts], pa.bool_()))
+    arrays.append(pa.array([iv[3] for _, iv in facts], pa.bool_()))
+    names = [f.split(" ")[0] for f in lanes_ddl(max_arity).split(", ")]
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def output_exprs(names, kinds, timestamps: bool = False) -> list:
+    """Per column of an output predicate, ``(Spark SQL expression, layout
+    name)`` picking it out of the lanes as the type :func:`schema_for`
+    gives its merged kind (``timestamps``: the time columns as UTC
+    timestamps)."""
+    out = [(_lane_expr(f"_c{j}", k, terms=True), n) for j, (n, k) in enumerate(zip(names, kinds))]
+    for lane, name, kind in (("_s", "start", kinds[-2]), ("_e", "end", kinds[-1])):
+        out.append((f"timestamp_micros({lane}_l)" if timestamps else _lane_expr(lane, kind, terms=False), name))
+    return out + [("_sc", "start_closed"), ("_ec", "end_closed")]
+
+
+def _lane_expr(lane: str, kind, terms: bool) -> str:
+    import pyarrow as pa
+
+    typ = arrow_type(kind)
+    ints, text = f"{lane}_l", f"{lane}_t"
+    if pa.types.is_int64(typ):
+        return ints
+    if pa.types.is_decimal(typ):
+        sql = f"DECIMAL({typ.precision}, {typ.scale})"
+        return f"coalesce(CAST({ints} AS {sql}), CAST({text} AS {sql}))"
+    if pa.types.is_boolean(typ):
+        return f"CAST({text} AS BOOLEAN)"
+    if kind[0] == "str":
+        return text
+    if kind[0] == "mixed" and terms:
+        return f"coalesce({lane}_m, CAST({ints} AS STRING), {text})"
+    return f"coalesce(CAST({ints} AS STRING), {text})"
+
+
+class TaskReport:
+    """What the tasks tell the driver beside their rows, as an accumulator
+    (``SparkContext.accumulator(TaskReport.empty(), TaskReport())``): each
+    output predicate's column kinds and any user error, so neither needs
+    rows of its own nor a job to collect them.  Merging is idempotent, so
+    a task that Spark runs twice reports nothing new."""
+
+    @staticmethod
+    def empty() -> dict:
+        return {"kinds": {}, "errors": []}
+
+    def zero(self, value) -> dict:
+        return self.empty()
+
+    def addInPlace(self, a: dict, b: dict) -> dict:
+        for p, ks in b["kinds"].items():
+            a["kinds"][p] = [merge_kind(x, y) for x, y in zip(a["kinds"][p], ks)] if p in a["kinds"] else ks
+        a["errors"] = sorted(set(map(tuple, a["errors"])) | set(map(tuple, b["errors"])))
+        return a
+
+
+def make_task(job: dict, report):
     """The ``mapInArrow`` function for one distributed run.
 
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
-    ``(pred, [term columns])`` in wide-table order, the output predicates
-    with their column names, and the CSV-read predicates."""
+    ``(pred, [term columns], {column: slot})`` in wide-table order, the output predicates
+    with their column names, and the CSV-read predicates; ``report``: the
+    :class:`TaskReport` accumulator."""
+    max_arity = max((len(names) for _, names in job["outputs"]), default=0)
 
     def run_partition(batches):
         import pyarrow as pa
@@ -282,34 +419,33 @@ def make_task(job: dict):
         from chronolog.api import reason
         from chronolog.connectors.arrow import table_to_rows
         from chronolog.language.errors import ChronologError
-        from chronolog.language.text import format_fact
 
         batches = list(batches)
-        if job.get("fail_first"):
-            from pyspark import TaskContext
+        from pyspark import TaskContext
 
-            ctx = TaskContext.get()
-            if ctx is not None and ctx.attemptNumber() == 0:
-                raise RuntimeError("injected failure (first attempt of every task)")
+        ctx = TaskContext.get()
+        if job.get("fail_first") and ctx is not None and ctx.attemptNumber() == 0:
+            raise RuntimeError("injected failure (first attempt of every task)")
         if not batches:
             return
         wide = pa.Table.from_batches(batches)
         if wide.num_rows == 0:
             return
-        out_schema = pa.schema([(n, pa.string()) for n, _ in WIRE_COLUMNS])
         try:
             facts = {}
-            for i, (pred, terms) in enumerate(job["inputs"]):
-                rows = wide.filter(pc.equal(wide.column("__pred"), pred))
+            which = wide.column("__in")
+            for i, (pred, terms, where) in enumerate(job["inputs"]):
+                rows = wide.filter(pc.equal(which, i))
                 if rows.num_rows == 0:
                     continue
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
-                t = pa.Table.from_arrays([rows.column(pred_column(i, c)) for c in cols], names=cols)
+                t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
                     t = auto_values(t, set(terms) if pred in job["csv"] else set())
                     facts.setdefault(pred, []).extend(table_to_rows(t, pred, job["calendar"], timestamps="seconds"))
             model = reason(job["program"], fact_rows(facts), horizon=job["horizon"], engine=task_engine(wide.num_rows, job.get("partitions", 1)))
-            for pred, names in job["outputs"]:
+            out, kinds = [], {}
+            for index, (pred, names) in enumerate(job["outputs"]):
                 fs = in_seconds(output_facts(model, pred, job.get("window")), job["calendar"])
                 if not fs:
                     continue
@@ -317,17 +453,16 @@ def make_task(job: dict):
                     from chronolog.connectors.timestamps import check_instants
 
                     check_instants(fs, pred)
-                text = [format_fact(pred, t, iv) for t, iv in fs]
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array([pred] * len(fs)), pa.array(text), pa.array([None] * len(fs), pa.string())], schema=out_schema
-                )
-                sig = json.dumps(kinds_of(fs, len(names)))
-                yield pa.RecordBatch.from_arrays([pa.array([SIGNATURE + pred]), pa.array([None], pa.string()), pa.array([sig])], schema=out_schema)
+                out.append(lane_batch(index, fs, len(names), max_arity, job["timestamps"]))
+                kinds[pred] = kinds_of(fs, len(names))
         except ChronologError as e:
-            # a user error (e.g. an inconsistency) travels to the driver as data,
-            # which raises it as the same chronolog error
-            msg = json.dumps({"type": type(e).__name__, "text": e.render()})
-            yield pa.RecordBatch.from_arrays([pa.array([ERROR]), pa.array([None], pa.string()), pa.array([msg])], schema=out_schema)
+            # a user error (e.g. an inconsistency) travels to the driver in
+            # the report, which raises it as the same chronolog error
+            where = ctx.partitionId() if ctx is not None else 0
+            report.add({"kinds": {}, "errors": [(where, type(e).__name__, e.render())]})
+            return
+        report.add({"kinds": kinds, "errors": []})
+        yield from out
 
     return run_partition
 
@@ -348,69 +483,3 @@ def output_facts(model, pred: str, window=None) -> list:
             "or a horizon",
         )
     return model.facts(pred)
-
-
-def outputs_schema(outputs, schemas):
-    """One Arrow schema holding every output predicate's layout side by side
-    (``__pred``, then ``_o<i>_<column>`` per predicate), and per predicate
-    its ``[(wide column, layout column)]``."""
-    import pyarrow as pa
-
-    fields = [pa.field("__pred", pa.string())]
-    columns = {}
-    for i, p in enumerate(outputs):
-        columns[p] = []
-        for f in schemas[p]:
-            wide = f"_o{i}_{f.name}"
-            fields.append(pa.field(wide, f.type))
-            columns[p].append((wide, f.name))
-    return pa.schema(fields), columns
-
-
-def make_wide_converter(outputs, names, kinds, timestamps, wide):
-    """The ``mapInArrow`` function turning wire rows into the layouts of
-    their predicates, side by side in the ``wide`` schema."""
-
-    def convert(batches):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from chronolog.language.facts import read_fact_rows
-
-        for b in batches:
-            preds = b.column(b.schema.get_field_index("__pred"))
-            lines = b.column(b.schema.get_field_index("fact"))
-            for i, p in enumerate(outputs):
-                mask = pc.equal(preds, p)
-                mine = lines.filter(mask).to_pylist()
-                if not mine:
-                    continue
-                rows = read_fact_rows(mine, "<wire>").get(p, [])
-                t = typed_table(rows, names[p], kinds[p], timestamps, p)
-                arrays = []
-                for f in wide:
-                    if f.name == "__pred":
-                        arrays.append(pa.array([p] * t.num_rows, pa.string()))
-                    elif f.name.startswith(f"_o{i}_"):
-                        arrays.append(t.column(f.name[len(f"_o{i}_"):]).combine_chunks())
-                    else:
-                        arrays.append(pa.nulls(t.num_rows, f.type))
-                yield pa.RecordBatch.from_arrays(arrays, schema=wide)
-
-    return convert
-
-
-def make_converter(pred: str, names, kinds, timestamps: bool = False):
-    """The ``mapInArrow`` function turning wire rows of one predicate ``pred``
-    into its layout (the keyed path converts all outputs at once with
-    :func:`make_wide_converter`)."""
-
-    def convert(batches):
-        from chronolog.language.facts import read_fact_rows
-
-        for b in batches:
-            lines = b.column(b.schema.get_field_index("fact")).to_pylist()
-            rows = read_fact_rows(lines, "<wire>").get(pred, [])
-            yield from typed_table(rows, names, kinds, timestamps, pred).to_batches()
-
-    return convert

@@ -322,9 +322,10 @@ def _spark_df(spark, x):
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
-def _key_column(df, name: str, csv: bool = False):
-    """The partitioning key of column ``name``: equal whenever the engine
-    finds two values equal, so one key's facts meet in one task.
+def _key_sql(typ, col: str, csv: bool = False) -> str:
+    """The partitioning key of column ``col`` (of Spark type ``typ``), as
+    Spark SQL: equal whenever the engine finds two values equal, so one
+    key's facts meet in one task.
 
     The engine compares exact numbers by value (``1`` = ``1.0``, and a
     boolean is the number 0 or 1 as in Python), and reads dates and
@@ -335,23 +336,20 @@ def _key_column(df, name: str, csv: bool = False):
     so text that looks like a number gets that number's key too; any other
     text is a string to the engine, never equal to a number, and is its own
     key (``try_cast`` on every string cost more JVM time than the rest of
-    the key: a failed cast is an exception per row)."""
-    import pyspark.sql.functions as F
+    the key: a failed cast is an exception per row).  Literals are doubles
+    (``D``): a plain ``0.0`` in Spark SQL is a decimal."""
     from pyspark.sql import types as T
 
-    col = F.col(_sql_name(name))
-    typ = df.schema[name].dataType
     if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
-        seconds = F.unix_micros(col.cast("timestamp")) / F.lit(1_000_000.0)
+        seconds = f"unix_micros(CAST({col} AS TIMESTAMP)) / 1000000.0D"
     elif isinstance(typ, (T.NumericType, T.BooleanType)):
-        seconds = col.cast("double")
+        seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
-        numeric = col.rlike(r"^\s*[-+]?(\d|\.\d)")
-        seconds = F.when(numeric, F.expr(f"try_cast({_sql_name(name)} as double)"))
+        seconds = f"CASE WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END"
     else:
-        return col.cast("string")
+        return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
-    return F.coalesce((seconds + F.lit(0.0)).cast("string"), col.cast("string"))
+    return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), CAST({col} AS STRING))"
 
 
 def _sql_name(name: str) -> str:
@@ -359,17 +357,21 @@ def _sql_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _sql_text(text: str) -> str:
-    """``text`` as a Spark SQL string literal."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def _wide_input(spark, prog, frames, local_facts, keys):
+    """Every input predicate (and the program's facts) in one DataFrame for
+    the tasks, and the SQL of each row's partitioning key.
 
-
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
-    import pyspark.sql.functions as F
-
+    Columns are shared between predicates by type: a predicate's ``n``-th
+    column of a Spark type goes to that type's ``n``-th slot ``_v<k>``
+    (``__in`` says whose row it is, ``_sc``/``_ec`` hold the closedness),
+    so a row carries its own columns and few nulls, and the shuffle and the
+    Arrow batches to the tasks stay narrow (one set of columns per predicate
+    made each row carry every other predicate's columns as nulls).  The key
+    is an expression Spark hashes while it shuffles, not a column that
+    travels.  Returns ``(wide, key SQL, [(pred, terms, {column: slot})],
+    CSV-read predicates)``; ``wide`` is None without any input."""
     from chronolog.connectors.arrow import facts_to_arrow
 
-    parts, job_inputs, csv_preds = [], [], set()
     local = {}
     for f in local_facts:  # the program's facts and file bindings travel keyed too
         local.setdefault(f.pred, []).append((f.terms, f.interval))
@@ -377,35 +379,52 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     for p, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
         items.append((p, spark.createDataFrame(table), False))
+    slots = {}  # (type, n-th of that type in a predicate) -> slot column
+    parts, inputs, key_cases, csv_preds = [], [], [], set()
     for i, (pred, df, csv) in enumerate(items):
-        present = list(df.columns)  # one round trip to the JVM, not one per test
-        terms = [c for c in present if c not in TIME_COLUMNS]
+        types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
+        terms = [c for c in types if c not in TIME_COLUMNS]
         for needed in ("start", "end"):
-            if needed not in present:
+            if needed not in types:
                 raise DataError(
                     f"the DataFrame for {pred} has no '{needed}' column",
                     hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
                 )
         if csv:
             csv_preds.add(pred)
-        k = keys.get(pred)
-        key_col = _key_column(df, terms[k], csv) if k is not None and k < len(terms) else F.lit("")
-        # the plain columns as SQL text: a Column built in Python costs a
-        # dozen py4j round trips each, and the driver's py4j chatter was a
-        # measurable part of a call's serial time
-        exprs = [f"{_sql_text(pred)} AS __pred"]
+        # SQL text, not Columns built in Python: each of those costs a
+        # dozen py4j round trips, and the driver's chatter is serial time
+        exprs, where, seen = [f"{i} AS __in"], {}, {}
         for c in terms + ["start", "end"]:
-            exprs.append(f"{_sql_name(c)} AS {_sql_name(dist.pred_column(i, c))}")
-        for c in ("start_closed", "end_closed"):
-            if c not in present:
+            t = types[c].simpleString()
+            seen[t] = seen.get(t, -1) + 1
+            where[c] = slots.setdefault((t, seen[t]), f"_v{len(slots)}")
+            exprs.append(f"{_sql_name(c)} AS {where[c]}")
+        for c, slot in (("start_closed", "_sc"), ("end_closed", "_ec")):
+            if c not in types:
                 src = "true"
             elif csv:
                 src = f"lower({_sql_name(c)}) IN ('true', '#t', 't', '1', 'yes')"
             else:
                 src = f"CAST({_sql_name(c)} AS BOOLEAN)"
-            exprs.append(f"{src} AS {_sql_name(dist.pred_column(i, c))}")
-        parts.append(df.select(F.coalesce(key_col, F.lit("")).alias("__key"), *map(F.expr, exprs)))
-        job_inputs.append((pred, terms))
+            exprs.append(f"{src} AS {slot}")
+            where[c] = slot
+        parts.append(df.selectExpr(*exprs))
+        k = keys.get(pred)
+        if k is not None and k < len(terms):
+            key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv)}")
+        inputs.append((pred, terms, where))
+    if not parts:
+        return None, None, inputs, csv_preds
+    wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    key = f"coalesce(CASE __in {' '.join(key_cases)} END, '')" if key_cases else "''"
+    return wide, key, inputs, csv_preds
+
+
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
+    import pyspark.sql.functions as F
+
+    wide, key, job_inputs, csv_preds = _wide_input(spark, prog, frames, local_facts, keys)
     job = {
         "program": prog,
         "horizon": horizon,
@@ -418,46 +437,31 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "timestamps": timestamps,
         "sources": sources or {},
     }
-    n = partitions or spark.sparkContext.defaultParallelism
+    sc = spark.sparkContext
+    n = partitions or sc.defaultParallelism
     job["partitions"] = n
-    if not parts:
+    if wide is None:
         return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
-    wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
-    wire = wide.repartition(n, "__key").mapInArrow(dist.make_task(job), dist.WIRE_DDL).persist()
-    kinds = {p: [["empty"]] * (len(names[p]) + 2) for p in outputs}
-    import json
-
-    try:
-        signatures = wire.filter(F.col("__pred").startswith("\x00")).collect()
-    except BaseException:
-        wire.unpersist()
-        raise
-    for row in signatures:
-        if row["__pred"] == dist.ERROR:
-            wire.unpersist()
-            err = json.loads(row["sig"])
-            cls = InconsistencyError if err["type"] == "InconsistencyError" else DataError
-            raise cls(f"in a Spark task: {err['text']}")
-        p = row["__pred"][len(dist.SIGNATURE):]
-        kinds[p] = [dist.merge_kind(a, b) for a, b in zip(kinds[p], json.loads(row["sig"]))]
-    # one conversion job for every output predicate (a job per predicate
-    # cost a Spark job's fixed overhead each), materialized outside Spark's
-    # cache (whose plan matching would serve a later call with the same
-    # inputs from this one's result); each output is a slice of it
-    schemas = {p: dist.schema_for(names[p], kinds[p], timestamps) for p in outputs}
-    try:
-        wide, columns = dist.outputs_schema(outputs, schemas)
-        converted = (
-            wire.filter(~F.col("__pred").startswith("\x00"))
-            .mapInArrow(dist.make_wide_converter(outputs, names, kinds, timestamps, wide), dist.spark_schema(wide))
-            .localCheckpoint(eager=True)
-        )
-    finally:
-        wire.unpersist()
-    return {
-        p: converted.filter(f"__pred = {_sql_text(p)}").selectExpr(*[f"{_sql_name(c)} AS {_sql_name(n)}" for c, n in columns[p]])
-        for p in outputs
-    }
+    # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
+    # and report each column's kind and any error through an accumulator, so
+    # one stage reasons and materializes: no signature pass, no conversion job.
+    # localCheckpoint keeps it outside Spark's cache (whose plan matching
+    # would serve a later call with the same inputs from this one's result)
+    report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())
+    task = dist.make_task(job, report)
+    arity = max((len(names[p]) for p in outputs), default=0)
+    lanes = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity)).localCheckpoint(eager=True)
+    got = report.value
+    if got["errors"]:
+        _, kind, text = min(got["errors"])
+        cls = InconsistencyError if kind == "InconsistencyError" else DataError
+        raise cls(f"in a Spark task: {text}")
+    out = {}
+    for i, p in enumerate(outputs):
+        kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
+        cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
+        out[p] = lanes.filter(f"__out = {i}").selectExpr(*cols)
+    return out
 
 
 # ------------------------------------------------------------ command line

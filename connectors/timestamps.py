@@ -104,4 +104,5 @@ def check_instants(facts, pred: str = "?") -> None:
 
     times = sorted({t for _, iv in facts for t in iv[:2] if t not in (NEG_INF, POS_INF)})
     if times:
-        to_timestamps(pa.table({"start": [str(t) if isinstance(t, Fraction) else t for t in times]}), ("start",), pred)
+        # all as text: a column of ints and "p/q" strings is no Arrow array
+        to_timestamps(pa.table({"start": [str(t) for t in times]}), ("start",), pred)

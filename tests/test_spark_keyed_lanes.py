@@ -1,0 +1,119 @@
+"""The keyed Spark path types its output exactly as one process does
+(marked ``spark``).
+
+Tasks emit their facts in lanes (an int64 lane, a text lane, a term-text
+lane per column) and the driver casts each column to the type the merged
+kinds of every task give; here each key lands in its own task, so a
+column's type comes from values that no single task saw together.  The
+reference is the same program run on the driver (``distributed=False``),
+which builds its Arrow table in one process (``distributed.typed_table``):
+the same Spark schema and the same values, column for column.
+"""
+
+import pyarrow as pa
+import pytest
+
+pytestmark = pytest.mark.spark
+
+KINDS = """
+o_int(K, V) :- p_int(K, V).
+o_big(K, V) :- p_big(K, V).
+o_dec(K, V) :- p_dec(K, V).
+o_rat(K, V) :- p_rat(K, V).
+o_bool(K, V) :- p_bool(K, V).
+o_str(K, V) :- p_str(K, V).
+o_mix(K, V) :- p_mix(K, V).
+o_key(K) :- p_int(K, _).
+p_int(a, 1)@[0, 1/3). p_int(b, -2)@[0.25, 2]. p_int(c, 30)@(1, inf). p_int(d, 4)@(-inf, 5].
+p_big(a, 12345678901234567890123)@1. p_big(b, 5)@2. p_big(c, -9223372036854775808)@3.
+p_dec(a, 2.125)@[0,1]. p_dec(b, -3)@[0,1]. p_dec(c, 0.5)@[0,1]. p_dec(d, 1234567.1)@[0,1].
+p_rat(a, 1/3)@[0,1]. p_rat(b, 2)@[0,1]. p_rat(c, 0.75)@[0,1].
+p_bool(a, #T)@[0,1]. p_bool(b, #F)@[0,1].
+p_str(a, "two words")@[0,1]. p_str(b, plain)@[0,1]. p_str(c, "q\\"uote")@[0,1]. p_str(d, "")@[0,1].
+p_mix(a, "two words")@[0,1]. p_mix(b, plain)@[0,1]. p_mix(c, 7)@[0,1]. p_mix(d, #T)@[0,1].
+p_mix(e, 1/3)@[0,1]. p_mix(f, 2020-01-02)@[0,1]. p_mix(g, 99999999999999999999999)@[0,1].
+"""
+
+TYPES = {
+    "o_int": [pa.string(), pa.int64(), pa.decimal128(3, 2), pa.string()],  # start 0.25 and -inf; end 1/3 and +inf
+    "o_big": [pa.string(), pa.decimal128(23, 0), pa.int64(), pa.int64()],
+    "o_dec": [pa.string(), pa.decimal128(10, 3), pa.int64(), pa.int64()],
+    "o_rat": [pa.string(), pa.string()],
+    "o_bool": [pa.string(), pa.bool_()],
+    "o_str": [pa.string(), pa.string()],
+    "o_mix": [pa.string(), pa.string()],
+    "o_key": [pa.string(), pa.decimal128(3, 2), pa.string()],
+}
+
+
+def cs():
+    from chronolog.connectors import spark
+
+    return spark
+
+
+def sorted_table(df):
+    t = df.toArrow()
+    return t.sort_by([(t.schema.names[0], "ascending")])
+
+
+def pairs(df) -> dict:
+    """The first column against the second."""
+    t = df.toArrow()
+    return dict(zip(t.column(0).to_pylist(), t.column(1).to_pylist()))
+
+
+def same_as_driver(spark, program, **kw):
+    driver = cs().reason(spark, program, **kw)
+    stats = {}
+    keyed = cs().reason(spark, program, distributed=True, partitions=4, stats=stats, **kw)
+    assert stats["path"] == "keyed"
+    assert set(keyed) == set(driver)
+    for p in driver:
+        assert keyed[p].schema == driver[p].schema, p
+        a, b = sorted_table(driver[p]), sorted_table(keyed[p])
+        assert b.equals(a), (p, a.to_pylist(), b.to_pylist())
+    return driver
+
+
+def test_every_kind_of_column_gets_the_one_process_type(spark):
+    out = same_as_driver(spark, KINDS)
+    for p, types in TYPES.items():
+        assert sorted_table(out[p]).schema.types[: len(types)] == types, p
+    assert pairs(out["o_mix"]) == {
+        "a": '"two words"', "b": "plain", "c": "7", "d": "#T", "e": "1/3", "f": "2020-01-02",
+        "g": "99999999999999999999999",
+    }
+    assert pairs(out["o_str"]) == {"a": "two words", "b": "plain", "c": 'q"uote', "d": ""}
+
+
+def test_timestamps_leave_the_tasks_as_microseconds(spark):
+    program = """
+    w(S) :- <->[0, 0.000001] r(S).
+    r(a)@[0.25, 10]. r(b)@[1600000000, 1600000001.5). r(c)@(-inf, 3].
+    """
+    out = same_as_driver(spark, program, timestamps=True)
+    assert sorted_table(out["w"]).schema.field("start").type == pa.timestamp("us", tz="UTC")
+
+
+def test_csv_numbers_share_keys_with_typed_numbers(spark, tmp_path):
+    """The key is an expression over columns shared by type: CSV text that
+    reads as a number (``4.0``, `` 6``) must meet the same number from a
+    typed input in one task."""
+    n = 40
+    (tmp_path / "r").mkdir()
+    lines = [f"{i}.0,20,0,5" if i % 3 else f" {i},20,0,5" for i in range(n)]
+    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
+    program = (
+        '@bind("reading", "spark csv", "r", "").\n'
+        "high(S) :- reading(S, V), V > 10.\n"
+        "alarm(S) :- high(S), not reset(S).\n"
+        '@output("alarm").\n'
+    )
+    (tmp_path / "p.vada").write_text(program)
+    reset = pa.table({"s": list(range(0, n, 2)), "start": [0] * (n // 2), "end": [5] * (n // 2)})
+    inputs = {"reset": spark.createDataFrame(reset)}
+    driver = cs().reason(spark, tmp_path / "p.vada", inputs)["alarm"].toArrow().column(0).to_pylist()
+    keyed = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=True, partitions=8)["alarm"].toArrow().column(0).to_pylist()
+    assert sorted(keyed) == sorted(driver)
+    assert sorted(driver) == list(range(1, n, 2))

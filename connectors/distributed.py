@@ -218,25 +218,58 @@ def named_source(pred: str, sources: dict):
 
 def auto_values(table, columns):
     """Columns read from CSV as text: numbers in ``columns`` become exact
-    numbers, closedness columns booleans (``true``/``#F``/...)."""
+    numbers, closedness columns booleans (``true``/``#F``/...).  Returns the
+    table and the names of the columns that mix kinds (``4.0`` and ``x``):
+    no one Arrow type holds both, so they stay text (see :func:`csv_rows`)."""
     import pyarrow as pa
 
     from chronolog.connectors.csv_files import convert
     from chronolog.language import ast
 
     if not columns:
-        return table
+        return table, []
     where = ast.Pos("<spark csv>", 0, 0)
-    out = []
+    out, mixed = [], []
     for name, col in zip(table.schema.names, table.columns):
         if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
             col = pa.array([None if v is None else convert(v, "bool", where, name) for v in col.to_pylist()], pa.bool_())
         elif name in columns and pa.types.is_string(col.type):
             vals = [None if v is None else convert(v, "auto", where, name) for v in col.to_pylist()]
             kind = value_kind(vals)
-            col = typed_array(vals, kind, arrow_type(kind))
+            if kind[0] == "mixed":
+                mixed.append(name)
+            else:
+                col = typed_array(vals, kind, arrow_type(kind))
         out.append(col)
-    return pa.Table.from_arrays(out, names=table.schema.names)
+    return pa.Table.from_arrays(out, names=table.schema.names), mixed
+
+
+def csv_rows(table, columns, pred: str, calendar=None) -> list:
+    """The rows ``(terms, interval)`` of a table Spark read from CSV as text,
+    each cell the value chronolog's own CSV reader gives it: a column of
+    numbers becomes one exact type (:func:`auto_values`); a column mixing
+    numbers and names keeps each cell's own kind, converted here one by one
+    (typing it as text would make ``4.0`` a string in Spark and a number
+    embedded: different answers)."""
+    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    table, mixed = auto_values(table, columns)
+    rows = table_to_rows(table, pred, calendar, timestamps="seconds")
+    if not mixed:
+        return rows
+    terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+    where = ast.Pos("<spark csv>", 0, 0)
+    at = [(terms.index(n), n) for n in mixed]
+    out = []
+    for t, iv in rows:
+        t = list(t)
+        for j, name in at:
+            if t[j] is not None:
+                t[j] = convert(t[j], "auto", where, name)
+        out.append((tuple(t), iv))
+    return out
 
 
 def task_engine(rows: int, partitions: int):
@@ -441,8 +474,7 @@ def make_task(job: dict, report):
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
-                    t = auto_values(t, set(terms) if pred in job["csv"] else set())
-                    facts.setdefault(pred, []).extend(table_to_rows(t, pred, job["calendar"], timestamps="seconds"))
+                    facts.setdefault(pred, []).extend(csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"]))
             model = reason(job["program"], fact_rows(facts), horizon=job["horizon"], engine=task_engine(wide.num_rows, job.get("partitions", 1)))
             out, kinds = [], {}
             for index, (pred, names) in enumerate(job["outputs"]):

@@ -293,8 +293,10 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
         with dist.named_source(pred, sources or {}):
             t = _arrow(df)
             if csv:
-                t = dist.auto_values(t, set(_term_columns(t)) | {"start_closed", "end_closed"})
-            facts.setdefault(pred, []).extend(table_to_rows(t, pred, calendar, timestamps="seconds"))
+                rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar)
+            else:
+                rows = table_to_rows(t, pred, calendar, timestamps="seconds")
+            facts.setdefault(pred, []).extend(rows)
     for f in local_facts:
         facts.setdefault(f.pred, []).append((f.terms, f.interval))
     return dist.fact_rows(facts)

@@ -117,3 +117,26 @@ def test_csv_numbers_share_keys_with_typed_numbers(spark, tmp_path):
     keyed = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=True, partitions=8)["alarm"].toArrow().column(0).to_pylist()
     assert sorted(keyed) == sorted(driver)
     assert sorted(driver) == list(range(1, n, 2))
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_csv_column_mixing_numbers_and_names_keeps_each_kind(spark, tmp_path, distributed):
+    """A CSV column with numbers and names (``4.0``, ``x``) has no one Spark
+    type; each cell keeps the value chronolog's own CSV reader gives it, so
+    ``4.0`` still equals the number 4 of a typed input (it was the text
+    "4.0" on both Spark paths: no match, a silently different answer)."""
+    n = 30
+    (tmp_path / "r").mkdir()
+    lines = [f"{i},{'4.0' if i % 3 == 0 else ('x' if i % 3 == 1 else '5')},0,5" for i in range(n)]
+    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
+    program = (
+        '@bind("reading", "spark csv", "r", "").\n'
+        "match(S) :- reading(S, V), limit(V).\n"
+        "named(S) :- reading(S, x).\n"
+        '@output("match").\n@output("named").\n'
+    )
+    (tmp_path / "p.vada").write_text(program)
+    inputs = {"limit": spark.createDataFrame(pa.table({"v": [4, 7], "start": [0, 0], "end": [5, 5]}))}
+    out = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=distributed, partitions=4)
+    assert sorted(out["match"].toArrow().column(0).to_pylist()) == list(range(0, n, 3))
+    assert sorted(out["named"].toArrow().column(0).to_pylist()) == list(range(1, n, 3))

@@ -63,7 +63,16 @@ BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join tas
 # a job of its own and re-planned on the driver between jobs, which made a
 # round 14-21 jobs; without it a round's one action is one job (plus one per
 # broadcast).  The benchmark's --aqe flag measures the other way.
-ROUND_CONF = {"spark.sql.adaptive.enabled": "false"}
+# The optimizer's RemoveRedundantAliases is excluded too: it renames a
+# plan's output attributes to its input's (``c0 AS c0`` dropped), and a
+# checkpoint then records its partitioning on attributes it does not output,
+# so the relation forgot that it is hash-partitioned on its first term and
+# the next round shuffled it again (an alias costs nothing at run time).
+ROUND_CONF = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
+}
+_APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
@@ -222,8 +231,9 @@ def coalesce_df(df, terms: list, extra=()):
     w = Window.partitionBy(*terms).orderBy("s", "e") if terms else Window.orderBy("s", "e")
     before = w.rowsBetween(Window.unboundedPreceding, -1)
     upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    prev = F.max("e").over(before)
-    df = df.select("*", F.when(prev.isNull() | (F.col("s") > prev), 1).otherwise(0).alias("_start"))
+    # the running maximum referenced once (twice, Spark computes the window twice)
+    prev = F.coalesce(F.max("e").over(before), F.lit(NEG - 1))
+    df = df.select("*", F.when(F.col("s") > prev, 1).otherwise(0).alias("_start"))
     df = df.select("*", F.sum("_start").over(upto).alias("_grp"))
     out = df.groupBy(*terms, "_grp").agg(F.min("s").alias("s"), F.max("e").alias("e"), *extra)
     return out.select(*terms, "s", "e", *[c for c in out.columns if c not in (*terms, "_grp", "s", "e")])
@@ -386,6 +396,17 @@ class Rounds:
 
     def terms(self, arity: int) -> list:
         return [f"c{i}" for i in range(arity)]
+
+    def keyed(self, df, terms: list):
+        """``df`` hash-partitioned on its first term column, as every relation
+        is kept: a checkpoint keeps its plan's partitioning and a union of
+        children partitioned alike keeps theirs, so a merge's window (per
+        atom, which the first column clusters) and a join on that column read
+        the old relation where it lies, and only the new facts move."""
+        if not terms:
+            return df
+        n = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
+        return df.repartition(n, terms[0])
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
@@ -586,7 +607,7 @@ class Rounds:
         F = _F()
         terms = self.terms(self.arity(pred))
         old = self.rel(pred)
-        new = reduce(lambda a, b: a.unionByName(b), parts)
+        new = self.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms)
         if old.count == 0:
             return coalesce_df(new, terms).select("*", F.lit(True).alias("_fresh"))
         both = old.df.select(*terms, "s", "e", F.lit(1).alias("_old")).unionByName(
@@ -657,7 +678,7 @@ class Rounds:
         conf = self.spark.conf
         saved = {k: conf.get(k, None) for k in ROUND_CONF}
         for k, v in ROUND_CONF.items():
-            conf.set(k, v)
+            conf.set(k, f"{saved[k]},{v}" if saved[k] and k in _APPENDED else v)
         try:
             for st in self.plan.strata:
                 self.run_stratum(st)
@@ -800,8 +821,10 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
         bad_rows.append((pred, enc.filter(bad)))
         by_pred.setdefault(pred, []).append(enc)
     # one action: every input coalesced and checkpointed, its bad rows counted
-    rels = [coalesce_df(reduce(lambda a, b: a.unionByName(b), parts), rounds.terms(rounds.arity(pred)))
-            for pred, parts in by_pred.items()]
+    rels = []
+    for pred, parts in by_pred.items():
+        terms = rounds.terms(rounds.arity(pred))
+        rels.append(coalesce_df(rounds.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms), terms))
     got = rounds.materialize([(b, False) for _, b in bad_rows] + [(r, True) for r in rels])
     for (pred, _), (_, n, _) in zip(bad_rows, got):
         if n:

@@ -154,7 +154,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
         spec.loader.exec_module(spark_rounds)
 
     if aqe:  # the rounds as before fusing: adaptive execution on
-        spark_rounds.ROUND_CONF = {"spark.sql.adaptive.enabled": "true"}
+        spark_rounds.ROUND_CONF = {**spark_rounds.ROUND_CONF, "spark.sql.adaptive.enabled": "true"}
     label = "fused" if hasattr(spark_rounds, "ROUND_CONF") else "before fusing"
     if module and label == "fused":  # another fused version: named by its file
         label = f"fused ({Path(module).stem})"

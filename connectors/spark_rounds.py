@@ -579,6 +579,14 @@ class Rounds:
                     df = F.broadcast(df)
                 elif n <= BROADCAST_ROWS:
                     right = F.broadcast(right)
+                elif n_left is not None and shared:
+                    # both large: a hash table of the smaller side per task, the
+                    # larger streamed past it (a sort-merge join sorted the
+                    # whole relation every round)
+                    if n_left < n:
+                        df = df.hint("shuffle_hash")
+                    else:
+                        right = right.hint("shuffle_hash")
                 df = df.join(right, shared, "inner") if shared else df.crossJoin(right)
                 df = _with_codes(df, F.greatest("s", "_s"), F.least("e", "_e")).drop("_s", "_e")
                 n_left = None
@@ -673,13 +681,17 @@ class Rounds:
                 (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
             ]
 
-    def run(self) -> None:
-        """Every stratum in order, under :data:`ROUND_CONF` (restored after)."""
+    def run(self, inputs=()) -> None:
+        """Load ``inputs`` (see :func:`load_inputs`), then every stratum in
+        order, all under :data:`ROUND_CONF` (restored after: the inputs'
+        checkpoints must keep their partitioning too)."""
         conf = self.spark.conf
         saved = {k: conf.get(k, None) for k in ROUND_CONF}
         for k, v in ROUND_CONF.items():
             conf.set(k, f"{saved[k]},{v}" if saved[k] and k in _APPENDED else v)
         try:
+            if inputs:
+                load_inputs(self, inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
         finally:
@@ -866,12 +878,12 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
 
     rounds = prepare(spark, plan, inputs, horizon, window)
     try:
-        load_inputs(rounds, inputs)
-        rounds.run()
+        rounds.run(inputs)
     except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
         raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
     if stats is not None:
         stats["path"] = "relational"
         stats["rounds"] = rounds.stats.rounds
+        stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
     w = rounds.codes(window) if window is not None else None
     return {p: rounds.output(p, names[p], w) for p in outputs}

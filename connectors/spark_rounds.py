@@ -482,6 +482,17 @@ class Rounds:
             df = shift_cols(df, self.window_units(lit.shift))
         return df, rel.count
 
+    def _broadcastable(self, df) -> bool:
+        """Whether Spark's size estimate of ``df`` is under its broadcast threshold."""
+        try:
+            limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
+        except ValueError:  # a size with a unit: take Spark's default instead
+            limit = 10 * 2**20
+        if limit <= 0:
+            return False
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(str(size)) <= limit
+
     def const(self, v):
         F = _F()
         if type(v) is bool:
@@ -582,11 +593,12 @@ class Rounds:
                 elif n_left is not None and shared:
                     # both large: a hash table of the smaller side per task, the
                     # larger streamed past it (a sort-merge join sorted the
-                    # whole relation every round)
-                    if n_left < n:
-                        df = df.hint("shuffle_hash")
-                    else:
-                        right = right.hint("shuffle_hash")
+                    # whole relation every round), unless Spark's own size
+                    # estimate broadcasts it (a hint would override that)
+                    small = df if n_left < n else right
+                    if not self._broadcastable(small):
+                        small = small.hint("shuffle_hash")
+                        df, right = (small, right) if n_left < n else (df, small)
                 df = df.join(right, shared, "inner") if shared else df.crossJoin(right)
                 df = _with_codes(df, F.greatest("s", "_s"), F.least("e", "_e")).drop("_s", "_e")
                 n_left = None

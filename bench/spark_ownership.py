@@ -154,8 +154,10 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
         spec.loader.exec_module(spark_rounds)
 
     if aqe:  # the rounds as before fusing: adaptive execution on
-        spark_rounds.ROUND_CONF = {"spark.sql.adaptive.enabled": "true"}
+        spark_rounds.ROUND_CONF = {**spark_rounds.ROUND_CONF, "spark.sql.adaptive.enabled": "true"}
     label = "fused" if hasattr(spark_rounds, "ROUND_CONF") else "before fusing"
+    if module and label == "fused":  # another fused version: named by its file
+        label = f"fused ({Path(module).stem})"
 
     spark = cs.session(master, "chronolog-bench", **{
         "spark.sql.shuffle.partitions": str(partitions),
@@ -169,7 +171,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     peak_session = peak_mb()
     # the version before fusing numbers its job groups per run, so a second
     # run in its session would mix the rounds of both: it runs once
-    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label == "fused" else 1)]
+    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label.startswith("fused") else 1)]
     spark.stop()
     # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
     return dict(master=master, aqe=aqe, code=label, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
@@ -319,19 +321,24 @@ def main(argv=None) -> int:
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
                       f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
-            for aqe in modes:
-                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on") and r["code"] == "fused"}
+            for aqe, code in [(x, c) for x in modes for c in dict.fromkeys(r["code"] for r in row["runs"])]:
+                if not code.startswith("fused"):
+                    continue
+                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on") and r["code"] == code}
                 if "local[1]" in runs and "local[2]" in runs:
                     pairs = [("first run", runs["local[1]"], runs["local[2]"])]
                     if runs["local[1]"]["later"] and runs["local[2]"]["later"]:
                         pairs.append(("last run, same session", runs["local[1]"]["later"][-1], runs["local[2]"]["later"][-1]))
                     for label, one, two in pairs:
                         sp = round(one["total_s"] / two["total_s"], 2)
-                        row.setdefault("speedup", {})[f"{aqe}, {label}"] = sp
+                        row.setdefault("speedup", {})[f"{code}, aqe {aqe}, {label}"] = sp
                         # Amdahl from local[1]: the task time can halve, the rest cannot
                         ts = one["app_task_s"]
                         bound = one["total_s"] / max(one["total_s"] - ts / 2, 1e-9)
-                        print(f"[{n}] aqe {aqe}, {label}: local[1]/local[2] = {sp}x wall (reason + write); local[1] spent "
+                        cpu1 = one["driver_cpu_s"] + one["jvm_cpu_s"]
+                        cpu2 = two["driver_cpu_s"] + two["jvm_cpu_s"]
+                        print(f"[{n}] {code}, aqe {aqe}, {label}: local[1]/local[2] = {sp}x wall (reason + write); "
+                              f"task time {ts:.1f} / {two['app_task_s']:.1f} s, CPU {cpu1:.1f} / {cpu2:.1f} s; local[1] spent "
                               f"{ts:.1f} s of {one['total_s']} s in tasks, so two slots can give at most {bound:.2f}x",
                               file=sys.stderr)
             if a.json:

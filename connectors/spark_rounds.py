@@ -63,7 +63,16 @@ BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join tas
 # a job of its own and re-planned on the driver between jobs, which made a
 # round 14-21 jobs; without it a round's one action is one job (plus one per
 # broadcast).  The benchmark's --aqe flag measures the other way.
-ROUND_CONF = {"spark.sql.adaptive.enabled": "false"}
+# The optimizer's RemoveRedundantAliases is excluded too: it renames a
+# plan's output attributes to its input's (``c0 AS c0`` dropped), and a
+# checkpoint then records its partitioning on attributes it does not output,
+# so the relation forgot that it is hash-partitioned on its first term and
+# the next round shuffled it again (an alias costs nothing at run time).
+ROUND_CONF = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
+}
+_APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
@@ -222,8 +231,9 @@ def coalesce_df(df, terms: list, extra=()):
     w = Window.partitionBy(*terms).orderBy("s", "e") if terms else Window.orderBy("s", "e")
     before = w.rowsBetween(Window.unboundedPreceding, -1)
     upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    prev = F.max("e").over(before)
-    df = df.select("*", F.when(prev.isNull() | (F.col("s") > prev), 1).otherwise(0).alias("_start"))
+    # the running maximum referenced once (twice, Spark computes the window twice)
+    prev = F.coalesce(F.max("e").over(before), F.lit(NEG - 1))
+    df = df.select("*", F.when(F.col("s") > prev, 1).otherwise(0).alias("_start"))
     df = df.select("*", F.sum("_start").over(upto).alias("_grp"))
     out = df.groupBy(*terms, "_grp").agg(F.min("s").alias("s"), F.max("e").alias("e"), *extra)
     return out.select(*terms, "s", "e", *[c for c in out.columns if c not in (*terms, "_grp", "s", "e")])
@@ -387,6 +397,17 @@ class Rounds:
     def terms(self, arity: int) -> list:
         return [f"c{i}" for i in range(arity)]
 
+    def keyed(self, df, terms: list):
+        """``df`` hash-partitioned on its first term column, as every relation
+        is kept: a checkpoint keeps its plan's partitioning and a union of
+        children partitioned alike keeps theirs, so a merge's window (per
+        atom, which the first column clusters) and a join on that column read
+        the old relation where it lies, and only the new facts move."""
+        if not terms:
+            return df
+        n = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
+        return df.repartition(n, terms[0])
+
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
 
@@ -460,6 +481,17 @@ class Rounds:
         if getattr(lit, "shift", None) is not None:
             df = shift_cols(df, self.window_units(lit.shift))
         return df, rel.count
+
+    def _broadcastable(self, df) -> bool:
+        """Whether Spark's size estimate of ``df`` is under its broadcast threshold."""
+        try:
+            limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
+        except ValueError:  # a size with a unit: take Spark's default instead
+            limit = 10 * 2**20
+        if limit <= 0:
+            return False
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(str(size)) <= limit
 
     def const(self, v):
         F = _F()
@@ -558,6 +590,15 @@ class Rounds:
                     df = F.broadcast(df)
                 elif n <= BROADCAST_ROWS:
                     right = F.broadcast(right)
+                elif n_left is not None and shared:
+                    # both large: a hash table of the smaller side per task, the
+                    # larger streamed past it (a sort-merge join sorted the
+                    # whole relation every round), unless Spark's own size
+                    # estimate broadcasts it (a hint would override that)
+                    small = df if n_left < n else right
+                    if not self._broadcastable(small):
+                        small = small.hint("shuffle_hash")
+                        df, right = (small, right) if n_left < n else (df, small)
                 df = df.join(right, shared, "inner") if shared else df.crossJoin(right)
                 df = _with_codes(df, F.greatest("s", "_s"), F.least("e", "_e")).drop("_s", "_e")
                 n_left = None
@@ -586,7 +627,7 @@ class Rounds:
         F = _F()
         terms = self.terms(self.arity(pred))
         old = self.rel(pred)
-        new = reduce(lambda a, b: a.unionByName(b), parts)
+        new = self.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms)
         if old.count == 0:
             return coalesce_df(new, terms).select("*", F.lit(True).alias("_fresh"))
         both = old.df.select(*terms, "s", "e", F.lit(1).alias("_old")).unionByName(
@@ -652,13 +693,17 @@ class Rounds:
                 (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
             ]
 
-    def run(self) -> None:
-        """Every stratum in order, under :data:`ROUND_CONF` (restored after)."""
+    def run(self, inputs=()) -> None:
+        """Load ``inputs`` (see :func:`load_inputs`), then every stratum in
+        order, all under :data:`ROUND_CONF` (restored after: the inputs'
+        checkpoints must keep their partitioning too)."""
         conf = self.spark.conf
         saved = {k: conf.get(k, None) for k in ROUND_CONF}
         for k, v in ROUND_CONF.items():
-            conf.set(k, v)
+            conf.set(k, f"{saved[k]},{v}" if saved[k] and k in _APPENDED else v)
         try:
+            if inputs:
+                load_inputs(self, inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
         finally:
@@ -800,8 +845,10 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
         bad_rows.append((pred, enc.filter(bad)))
         by_pred.setdefault(pred, []).append(enc)
     # one action: every input coalesced and checkpointed, its bad rows counted
-    rels = [coalesce_df(reduce(lambda a, b: a.unionByName(b), parts), rounds.terms(rounds.arity(pred)))
-            for pred, parts in by_pred.items()]
+    rels = []
+    for pred, parts in by_pred.items():
+        terms = rounds.terms(rounds.arity(pred))
+        rels.append(coalesce_df(rounds.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms), terms))
     got = rounds.materialize([(b, False) for _, b in bad_rows] + [(r, True) for r in rels])
     for (pred, _), (_, n, _) in zip(bad_rows, got):
         if n:
@@ -843,12 +890,12 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
 
     rounds = prepare(spark, plan, inputs, horizon, window)
     try:
-        load_inputs(rounds, inputs)
-        rounds.run()
+        rounds.run(inputs)
     except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
         raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
     if stats is not None:
         stats["path"] = "relational"
         stats["rounds"] = rounds.stats.rounds
+        stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
     w = rounds.codes(window) if window is not None else None
     return {p: rounds.output(p, names[p], w) for p in outputs}

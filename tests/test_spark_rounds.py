@@ -82,6 +82,25 @@ def test_ownership_chain_equals_embedded(spark):
     assert spark.conf.get("spark.sql.adaptive.enabled") == before  # the session's setting is restored
 
 
+def test_relations_stay_partitioned_on_their_first_term(spark):
+    """Every relation is kept hash-partitioned on its first term across
+    rounds (a checkpoint keeps its plan's partitioning, a union of children
+    partitioned alike keeps theirs), so a round's merge and a join on that
+    term read the old relation in place.  Had a checkpoint or a union lost
+    it, the merge's window would have reshuffled on (c0, c1) and the
+    relation would say so."""
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
+    )
+    stats, model = check(spark, OWNERSHIP, {"own": own})
+    assert len(model.facts("control")) > 12  # chains: the recursion merged into an existing relation
+    n = spark.conf.get("spark.sql.shuffle.partitions")
+    for pred in ("control", "recent", "own"):
+        plan = stats["relations"][pred].df._jdf.queryExecution().executedPlan()
+        got = plan.outputPartitioning().toString()
+        assert got.startswith("hashpartitioning(c0#") and got.endswith(f", {n})"), (pred, got)
+
+
 def test_horizon_confines_derived_facts(spark):
     own = facts_to_arrow(
         [(("a", "b", 60), (0, 10, True, False)), (("b", "c", 70), (5, 20, True, True))], ["owner", "company", "share"]

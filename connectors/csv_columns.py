@@ -263,10 +263,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         a, b = ints[lo.indices], ints[hi.indices]
         if not np.all((a < b) | ((a == b) & lc & hc)):
             return None  # an empty interval: the row reader names the first
-        out = FactColumns()
-        out.parts[pred] = [(cols, lo, hi, lc, hc)]
-        out.positions[pred] = where
-        return out
+        return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
     lo_fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)[lo.indices]
     hi_fin = np.array([v not in (NEG_INF, POS_INF) for v in hi.values.tolist()], dtype=bool)[hi.indices]
     lc, hc = lc & lo_fin, hc & hi_fin  # an infinite end is open
@@ -276,7 +273,4 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     for kk in np.unique(key).tolist():
         if make(lo.values[kk // 4 // m], hi.values[kk // 4 % m], bool(kk & 2), bool(kk & 1)) is None:
             return None
-    out = FactColumns()
-    out.parts[pred] = [(cols, lo, hi, lc, hc)]
-    out.positions[pred] = where
-    return out
+    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)

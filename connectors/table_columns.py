@@ -72,10 +72,7 @@ def _read(table, pred, where, calendar, min_rows):
     a, b = units[lo.indices], units[hi.indices]
     if not np.all((a < b) | ((a == b) & lc & hc)):
         return None  # an empty interval: the row reader names its row
-    out = FactColumns()
-    out.parts[pred] = [(cols, lo, hi, lc, hc)]
-    out.positions[pred] = where
-    return out
+    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
 
 
 def _term_column(col):

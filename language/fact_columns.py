@@ -187,6 +187,15 @@ class FactColumns:
         self.time_memo: dict = {}
         self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
 
+    @classmethod
+    def of_table(cls, pred: str, cols, lo, hi, lc, hc, where):
+        """The facts of one predicate read from a table (a CSV, Parquet or
+        Arrow file): one part, ``where`` its source for error messages."""
+        out = cls()
+        out.parts[pred] = [(cols, lo, hi, lc, hc)]
+        out.positions[pred] = where
+        return out
+
     def rows(self) -> FactRows:
         """All the facts as :class:`~.facts.FactRows` (consumes the columns)."""
         out = FactRows()

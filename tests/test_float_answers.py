@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import chronolog
 
 from test_columns_kernels import facts_of, intervals, keys  # noqa: F401
+from executors_agree import on_both_executors
 
 pytest.importorskip("polars")
 
@@ -110,11 +111,7 @@ def test_float_csv_columns_are_value_columns(tmp_path):
 @timeMapping("p", 2, 3, #T, #F).
 m(K, X) :- <->[0,4] p(K, V), X = avg(V).
 """
-    cols = chronolog.reason(program, engine="columns")
-    rows = chronolog.reason(program, engine="rows")
-    assert set(cols.stats["executors"].values()) == {"columns"}
-    assert cols.to_text() == rows.to_text()
-    assert cols.to_arrow("m").equals(rows.to_arrow("m"))
+    cols, rows = on_both_executors(program, "m")
     assert cols.to_arrow("m").schema.field("c1").type == pa.float64()
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import chronolog
 from chronolog.connectors.files import write_table
+from executors_agree import on_both_executors
 
 pytest.importorskip("polars")
 
@@ -48,11 +49,7 @@ def test_bound_tables_on_columns_match_the_rows(tmp_path, suffix, dates):
     path = tmp_path / f"p{suffix}"
     write_table(_table(dates=dates), path)
     program = _bind(path, calendar=dates)
-    cols = chronolog.reason(program, engine="columns")
-    rows = chronolog.reason(program, engine="rows")
-    assert set(cols.stats["executors"].values()) == {"columns"}
-    assert cols.to_text() == rows.to_text()
-    assert cols.to_arrow("m").equals(rows.to_arrow("m"))
+    cols, rows = on_both_executors(program, "m")
     assert cols.to_arrow("m").schema.field("c1").type == pa.float64()
     assert len(cols.facts("q")) == len(rows.facts("q")) > 0
 

@@ -96,25 +96,27 @@ def test_timestamps_leave_the_tasks_as_microseconds(spark):
     assert sorted_table(out["w"]).schema.field("start").type == pa.timestamp("us", tz="UTC")
 
 
+def _readings_csv(tmp_path, lines: list, rules: str):
+    """A CSV directory ``r`` of readings (s, v, start, end) bound to
+    ``reading`` by Spark, and the program file with ``rules`` after it."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
+    (tmp_path / "p.vada").write_text('@bind("reading", "spark csv", "r", "").\n' + rules)
+    return tmp_path / "p.vada"
+
+
 def test_csv_numbers_share_keys_with_typed_numbers(spark, tmp_path):
     """The key is an expression over columns shared by type: CSV text that
     reads as a number (``4.0``, `` 6``) must meet the same number from a
     typed input in one task."""
     n = 40
-    (tmp_path / "r").mkdir()
     lines = [f"{i}.0,20,0,5" if i % 3 else f" {i},20,0,5" for i in range(n)]
-    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
-    program = (
-        '@bind("reading", "spark csv", "r", "").\n'
-        "high(S) :- reading(S, V), V > 10.\n"
-        "alarm(S) :- high(S), not reset(S).\n"
-        '@output("alarm").\n'
-    )
-    (tmp_path / "p.vada").write_text(program)
+    rules = 'high(S) :- reading(S, V), V > 10.\nalarm(S) :- high(S), not reset(S).\n@output("alarm").\n'
+    program = _readings_csv(tmp_path, lines, rules)
     reset = pa.table({"s": list(range(0, n, 2)), "start": [0] * (n // 2), "end": [5] * (n // 2)})
     inputs = {"reset": spark.createDataFrame(reset)}
-    driver = cs().reason(spark, tmp_path / "p.vada", inputs)["alarm"].toArrow().column(0).to_pylist()
-    keyed = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=True, partitions=8)["alarm"].toArrow().column(0).to_pylist()
+    driver = cs().reason(spark, program, inputs)["alarm"].toArrow().column(0).to_pylist()
+    keyed = cs().reason(spark, program, inputs, distributed=True, partitions=8)["alarm"].toArrow().column(0).to_pylist()
     assert sorted(keyed) == sorted(driver)
     assert sorted(driver) == list(range(1, n, 2))
 
@@ -126,17 +128,10 @@ def test_csv_column_mixing_numbers_and_names_keeps_each_kind(spark, tmp_path, di
     ``4.0`` still equals the number 4 of a typed input (it was the text
     "4.0" on both Spark paths: no match, a silently different answer)."""
     n = 30
-    (tmp_path / "r").mkdir()
     lines = [f"{i},{'4.0' if i % 3 == 0 else ('x' if i % 3 == 1 else '5')},0,5" for i in range(n)]
-    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
-    program = (
-        '@bind("reading", "spark csv", "r", "").\n'
-        "match(S) :- reading(S, V), limit(V).\n"
-        "named(S) :- reading(S, x).\n"
-        '@output("match").\n@output("named").\n'
-    )
-    (tmp_path / "p.vada").write_text(program)
+    rules = 'match(S) :- reading(S, V), limit(V).\nnamed(S) :- reading(S, x).\n@output("match").\n@output("named").\n'
+    program = _readings_csv(tmp_path, lines, rules)
     inputs = {"limit": spark.createDataFrame(pa.table({"v": [4, 7], "start": [0, 0], "end": [5, 5]}))}
-    out = cs().reason(spark, tmp_path / "p.vada", inputs, distributed=distributed, partitions=4)
+    out = cs().reason(spark, program, inputs, distributed=distributed, partitions=4)
     assert sorted(out["match"].toArrow().column(0).to_pylist()) == list(range(0, n, 3))
     assert sorted(out["named"].toArrow().column(0).to_pylist()) == list(range(1, n, 3))

@@ -4,7 +4,7 @@ start lies beyond it (``s > running e``: on the doubled grid of encoding.py
 that is exactly "neither overlapping nor meeting at a covered point").
 
 The running maximum per atom is one numpy ``maximum.accumulate`` over the
-key ``atom number * n + rank of e``: atoms are numbered in sorted order, so a
+key ``atom number * span + e's offset`` (:func:`running_end`): atoms are numbered in sorted order, so a
 later atom's keys exceed every earlier one's and the maximum never leaks
 across atoms.  (polars' ``cum_max().over(keys)`` took 0.5 s on 100,000 rows
 with 100,000 distinct atoms; this takes milliseconds.)"""
@@ -33,19 +33,9 @@ def coalesce(df, keys: list):
     if _maximal_already(df, keys):
         return df
     df = df.sort([*keys, "s"])
-    n = df.height
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    first = np.zeros(n, dtype=bool)  # the first row of each atom
-    first[0] = True
-    for k in keys:
-        c = df[k].to_numpy()
-        first[1:] |= c[1:] != c[:-1]
-    atom = np.cumsum(first) - 1
-    prev = running_end(atom, e)[:-1]
-    del atom
-    first[1:] |= s[1:] > prev
-    del prev  # (the temporaries go before the gather copies the rows)
+    first = run_starts([df[k].to_numpy() for k in keys], s, e)  # (its temporaries gone before the gather copies the rows)
     starts = np.flatnonzero(first)
     del first
     group_e = np.maximum.reduceat(e, starts)
@@ -67,13 +57,7 @@ def coalesce_arrays(cols: list, s, e):
     order = _sort_order(cols, s)
     cols = [c[order] for c in cols]
     s, e = s[order], e[order]
-    first = np.zeros(n, dtype=bool)
-    first[0] = True
-    for c in cols:
-        first[1:] |= c[1:] != c[:-1]
-    atom = np.cumsum(first) - 1
-    first[1:] |= s[1:] > running_end(atom, e)[:-1]
-    starts = np.flatnonzero(first)
+    starts = np.flatnonzero(run_starts(cols, s, e))
     return [c[starts] for c in cols], s[starts], np.maximum.reduceat(e, starts)
 
 
@@ -112,6 +96,23 @@ def _arrays_maximal(cols: list, s, e) -> bool:
         greater |= equal & (c[1:] > c[:-1])
         equal &= c[1:] == c[:-1]
     return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
+
+
+def run_starts(cols: list, s, e):
+    """For rows sorted by the atom's columns ``cols`` (numpy arrays) then the
+    start ``s``: a flag on each row that begins a maximal interval (its
+    atom's first row, or a start beyond the atom's running end)."""
+    import numpy as np
+
+    first = np.zeros(len(s), dtype=bool)
+    first[0] = True
+    for c in cols:
+        first[1:] |= c[1:] != c[:-1]
+    atom = np.cumsum(first) - 1
+    prev = running_end(atom, e)[:-1]
+    del atom
+    first[1:] |= s[1:] > prev
+    return first
 
 
 def running_end(atom, e):
@@ -187,19 +188,9 @@ def merge_new(old, parts: list, keys: list):
     is_old[:n_old] = True
     df = df.with_columns(pl.Series("_old", is_old)).sort([*keys, "s"])
     del is_old
-    n = df.height
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    first = np.zeros(n, dtype=bool)
-    first[0] = True
-    for k in keys:
-        c = df[k].to_numpy()
-        first[1:] |= c[1:] != c[:-1]
-    atom = np.cumsum(first) - 1
-    prev = running_end(atom, e)[:-1]
-    del atom
-    first[1:] |= s[1:] > prev
-    del prev
+    first = run_starts([df[k].to_numpy() for k in keys], s, e)
     starts = np.flatnonzero(first)
     group_e = np.maximum.reduceat(e, starts)
     group = np.cumsum(first) - 1

@@ -155,7 +155,7 @@ def run_columns(kind: str, csv: Path) -> dict:
     c2 = time.process_time()
     if set(ev.executors.values()) != {"columns"}:
         raise SystemExit(f"a stratum ran on rows: {ev.stats.get('fallbacks')}")
-    out = {p: ev.to_arrow(p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
+    out = {p: ev.arrow_table(p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
     PHASES.setdefault(kind, []).append((c1 - c0, c2 - c1, time.process_time() - c2))
     return out
 

@@ -261,11 +261,6 @@ class HybridEvaluator(Evaluator):
 
         return table_to_rows(self.given_tables[pred], pred)
 
-    def to_arrow(self, pred: str, names, calendar=None):
-        """``pred``'s facts as an Arrow table straight from the columns (no
-        Python row per fact on the way), or None when rows computed them."""
-        return self.arrow_table(pred, names, calendar)
-
     def text_arrays(self, pred: str, calendar=None, term_text=None):
         """``pred``'s lines of text straight from the columns (Arrow string
         arrays, connectors/text_out.py), or None when rows computed it."""

@@ -248,14 +248,3 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
 
         raise DataError(f"row {int(np.argmax(s >= e))} of the table for {pred} has an empty interval", hint="start must not be after end")
     return coalesce(_frame(cols, s, e), term_columns(arity))
-
-
-def to_arrow(df, arity: int, terms, scale, names=None, calendar=None):
-    """A coalesced DataFrame as an Arrow table in the layout of
-    connectors/arrow.py (terms typed as connectors/arrow.py types them)."""
-    from chronolog.connectors.arrow import facts_to_arrow
-
-    cols, lo, hi, lc, hc = decode(df, arity, terms, scale)
-    names = names or [f"a{i}" for i in range(arity)]
-    keys = list(zip(*cols)) if cols else [()] * df.height
-    return facts_to_arrow(zip(keys, zip(lo, hi, lc, hc)), names, calendar)

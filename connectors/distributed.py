@@ -216,28 +216,40 @@ def named_source(pred: str, sources: dict):
 
 # ------------------------------------------------------------ inside a task
 
+def _cells(col, kind: str, where, name: str) -> list:
+    """The cells of a text column as the CSV reader converts them
+    (``csv_files.convert``), each distinct text converted once."""
+    from chronolog.connectors.csv_files import convert
+
+    if hasattr(col, "combine_chunks"):
+        col = col.combine_chunks()
+    enc = col.dictionary_encode()
+    values = [convert(v, kind, where, name) for v in enc.dictionary.to_pylist()]
+    return [None if i is None else values[i] for i in enc.indices.to_pylist()]
+
+
 def auto_values(table, columns):
     """Columns read from CSV as text: numbers in ``columns`` become exact
     numbers, closedness columns booleans (``true``/``#F``/...).  Returns the
-    table and the names of the columns that mix kinds (``4.0`` and ``x``):
-    no one Arrow type holds both, so they stay text (see :func:`csv_rows`)."""
+    table and ``{name: cells}`` for the columns that mix kinds (``4.0`` and
+    ``x``): no one Arrow type holds both, so they stay text in the table and
+    their converted cells come apart (see :func:`csv_rows`)."""
     import pyarrow as pa
 
-    from chronolog.connectors.csv_files import convert
     from chronolog.language import ast
 
     if not columns:
-        return table, []
+        return table, {}
     where = ast.Pos("<spark csv>", 0, 0)
-    out, mixed = [], []
+    out, mixed = [], {}
     for name, col in zip(table.schema.names, table.columns):
         if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
-            col = pa.array([None if v is None else convert(v, "bool", where, name) for v in col.to_pylist()], pa.bool_())
+            col = pa.array(_cells(col, "bool", where, name), pa.bool_())
         elif name in columns and pa.types.is_string(col.type):
-            vals = [None if v is None else convert(v, "auto", where, name) for v in col.to_pylist()]
+            vals = _cells(col, "auto", where, name)
             kind = value_kind(vals)
             if kind[0] == "mixed":
-                mixed.append(name)
+                mixed[name] = vals
             else:
                 col = typed_array(vals, kind, arrow_type(kind))
         out.append(col)
@@ -248,26 +260,22 @@ def csv_rows(table, columns, pred: str, calendar=None) -> list:
     """The rows ``(terms, interval)`` of a table Spark read from CSV as text,
     each cell the value chronolog's own CSV reader gives it: a column of
     numbers becomes one exact type (:func:`auto_values`); a column mixing
-    numbers and names keeps each cell's own kind, converted here one by one
+    numbers and names keeps each cell's own kind, set into the rows here
     (typing it as text would make ``4.0`` a string in Spark and a number
     embedded: different answers)."""
     from chronolog.connectors.arrow import table_to_rows
-    from chronolog.connectors.csv_files import convert
-    from chronolog.language import ast
 
     table, mixed = auto_values(table, columns)
-    rows = table_to_rows(table, pred, calendar, timestamps="seconds")
+    rows = table_to_rows(table, pred, calendar, timestamps="seconds")  # (one per table row, in order)
     if not mixed:
         return rows
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
-    where = ast.Pos("<spark csv>", 0, 0)
-    at = [(terms.index(n), n) for n in mixed]
+    at = [(terms.index(n), cells) for n, cells in mixed.items()]
     out = []
-    for t, iv in rows:
+    for i, (t, iv) in enumerate(rows):
         t = list(t)
-        for j, name in at:
-            if t[j] is not None:
-                t[j] = convert(t[j], "auto", where, name)
+        for j, cells in at:
+            t[j] = cells[i]
         out.append((tuple(t), iv))
     return out
 

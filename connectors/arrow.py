@@ -74,7 +74,17 @@ def _decimal_column(values, finite):
         den = np.array([v.denominator for v in finite], dtype=np.int64)
     except OverflowError:
         return None
-    if np.abs(num).max() >= 10**17:
+    return decimal_parts(num, den)
+
+
+def decimal_parts(num, den):
+    """:func:`_decimal_column` of the numbers ``num / den`` (numpy int64, in
+    lowest terms, ``den > 0``): the columnar executor's exact value columns
+    (engine/columns/exact_columns.py) go to Arrow here, no Python number made."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not len(num) or np.abs(num).max() >= 10**17:
         return None
     d, twos, fives = den.copy(), np.zeros(len(den), np.int64), np.zeros(len(den), np.int64)
     for p, count in ((2, twos), (5, fives)):
@@ -103,7 +113,7 @@ def _decimal_column(values, finite):
     if np.abs(unscaled).max() >= 10**18 or precision > 38:
         return None
     words = np.stack([unscaled, unscaled >> 63], axis=1).astype("<i8")
-    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(values), [None, pa.py_buffer(words.tobytes())])
+    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(num), [None, pa.py_buffer(words.tobytes())])
 
 
 def _column(values):

@@ -94,6 +94,10 @@ def _quick(dictionary, tokens, kind, calendar):
         return None
     if pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,18}$")).as_py():
         return dictionary.cast(pa.int64()).to_pylist()  # integers: int(cell)
+    if kind != "time":
+        exact = _exact_decimals(dictionary)
+        if exact is not None:
+            return exact
     out = []
     match = _DECIMAL.fullmatch
     for tok in tokens:
@@ -105,6 +109,30 @@ def _quick(dictionary, tokens, kind, calendar):
         f = Fraction(-num if tok[0] == "-" else num, 10 ** len(frac))
         out.append(f.numerator if f.denominator == 1 else f)
     return out
+
+
+def _exact_decimals(dictionary):
+    """Plain decimals (``-12.50``) as ``("exact", num, den)``, numpy int64
+    in lowest terms, by kernels (the value ``Fraction(digits, 10**k)``
+    gives, no Python number per cell: the column becomes an exact value
+    column, engine/columns/exact_columns.py); None when a cell is not such
+    a decimal or has more than 18 digits (then the Python loop)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,17}(\.[0-9]{1,17})?$")).as_py():
+        return None
+    point = pc.find_substring(dictionary, ".").to_numpy(zero_copy_only=False).astype(np.int64)
+    length = pc.utf8_length(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+    k = np.where(point >= 0, length - point - 1, 0)
+    try:
+        num = pc.replace_substring(dictionary, ".", "").cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # more than 18 digits
+    den = (10**k).astype(np.int64)
+    g = np.gcd(num, den)
+    return ("exact", num // g, den // g)
 
 
 class _Tokens:
@@ -214,13 +242,15 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         return None
     term_cols = [i for i in range(ncols) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
 
-    from chronolog.language.fact_columns import FactColumns, _Column
+    from chronolog.language.fact_columns import FactColumns, _Column, _ExactColumn
 
     def column(i, kind, name, cal=None):
         enc = table.column(i).combine_chunks().dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
         tokens = _Tokens(enc.dictionary)
         vals = _quick(enc.dictionary, tokens, kind, cal)
+        if isinstance(vals, tuple):  # exact decimals as integer pairs
+            return _ExactColumn(idx, vals[1], vals[2])
         if vals is None:
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
             vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]

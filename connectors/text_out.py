@@ -18,6 +18,7 @@ applied fact by fact.
 
 from __future__ import annotations
 
+from chronolog.engine.columns.exact_columns import Distinct, arrow_array
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
@@ -116,10 +117,17 @@ def frame_columns(
     from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
+    from chronolog.engine.columns import exact_columns as ex
+
     values = terms.values
     keys, cols = [], []
     for j in range(arity):
         col = df[str(j)]
+        if ex.is_exact(col):  # exact pairs: distinct values in value order (term order of numbers)
+            un, ud, pos = ex.distinct(*ex.parts(col))
+            keys.append(pos)
+            cols.append((term_array(None, ex.Distinct(un, ud)), pa.array(pos.astype(np.int32))))
+            continue
         if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
             floats = col.to_numpy()
             keys.append(floats)  # finite: sorted by value, as term order sorts numbers (-0.0 ties 0.0)
@@ -335,6 +343,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
 
     def texts(codes, vals):
+        if isinstance(vals, Distinct):  # exact values: each distinct one printed once
+            return pa.array([term_text(v) for v in vals.python()], pa.string())
         if codes is None:  # float values: Python's repr of every row's float, by kernels
             return _float_texts(vals, term_text)
         if isinstance(vals, pa.Array):  # all names of a fact file (frame_columns' names_by_kernels)
@@ -383,6 +393,8 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
     def terms_array(codes, vals):
+        if isinstance(vals, Distinct):  # exact values: int64 / decimal128 by numpy, as _column types them
+            return arrow_array(vals.num, vals.den)
         if codes is None:  # finite floats: a float64 column, as _column gives floats
             return pa.array(vals, pa.float64())
         return _column(vals)
@@ -478,6 +490,8 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
         return quoted([point(t) for t, _ in pairs])
 
     def cells(codes, vals):
+        if isinstance(vals, Distinct):
+            return quoted([_cell(v) for v in vals.python()])
         if codes is None:  # floats: never quoted (digits, sign, point, e), the text is their repr
             return _float_texts(vals, _cell)
         return quoted([_cell(v) for v in vals])

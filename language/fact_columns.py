@@ -112,6 +112,45 @@ class _Column:
         return self.values[k : k + 1].tolist()[0]  # (a Python object, also from a float64 array)
 
 
+class _ExactColumn:
+    """A column of exact decimals read by kernels: ``indices`` into the
+    distinct values ``num / den`` (numpy int64, lowest terms).  The columnar
+    executor takes them as an exact value column
+    (engine/columns/exact_columns.py) without a Python number per cell; the
+    values (ints and Fractions, as ``convert`` gives them) are made only
+    when rows ask."""
+
+    __slots__ = ("indices", "num", "den", "_values")
+
+    def __init__(self, indices, num, den):
+        self.indices, self.num, self.den = indices, num, den
+        self._values = None
+
+    @property
+    def values(self):
+        if self._values is None:
+            from fractions import Fraction
+
+            import numpy as np
+
+            arr = np.empty(len(self.num), dtype=object)
+            arr[:] = [a if b == 1 else Fraction(a, b) for a, b in zip(self.num.tolist(), self.den.tolist())]
+            self._values = arr
+        return self._values
+
+    def decoded(self) -> list:
+        return self.values.take(self.indices).tolist()
+
+    def value_at(self, i: int):
+        k = int(self.indices[i])
+        if self._values is not None:
+            return self._values[k]
+        from fractions import Fraction
+
+        a, b = int(self.num[k]), int(self.den[k])
+        return a if b == 1 else Fraction(a, b)
+
+
 class _CodedColumn:
     """A term column coded by a run's term Dictionary
     (engine/columns/encoding.py): ``indices`` into ``codes``, the codes of

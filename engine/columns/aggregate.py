@@ -9,11 +9,13 @@ sum and count are a difference array and a cumulative sum; min and max a
 range update on a segment tree (log n numpy passes).  A segment with no row
 gives nothing; adjacent segments with the same values coalesce.
 
-Float results stay Float64 value columns (value_columns.py), exact numbers
-are coded.  Exact as the rows: integer sums in int64 (bounds checked), float sums
-correctly rounded (each float is an integer times a common power of two,
-summed exactly, rounded once at the end -- what the rows' Fraction sum then
-``float()`` gives), an integer average as a Fraction.  Contributors,
+Float results stay Float64 value columns (value_columns.py), rational
+results (sums, means, min/max of decimals; a mean of ints that is not whole)
+are exact value columns (exact_columns.py), integer sums and counts are
+coded.  Exact as the rows: integer and rational sums in int64 over the
+common denominator (bounds checked), float sums correctly rounded (each
+float is an integer times a common power of two, summed exactly, rounded
+once at the end -- what the rows' Fraction sum then ``float()`` gives).  Contributors,
 prod and munion, strings, mixed ints and floats: Fallback to rows.
 """
 
@@ -26,7 +28,8 @@ from .coalesce import coalesce
 from .encoding import Fallback
 from chronolog.language import ast
 
-from .expressions import FLOAT, INT, RATIONAL, evaluate
+from . import exact_columns as ex
+from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
 from .value_columns import float_series, mixed
 
@@ -58,6 +61,9 @@ class AggregateNode(ColumnMapNode):
             body = drain(self.child)
             if body is None:
                 return False
+            from .value_columns import codes
+
+            body = codes(body, [c for c in (var_column(g) for g in self.group) if ex.is_exact(body[c])], self.values)  # groups are codes
             segments = Segments(body, self.group)
             if self.shared is not None:
                 self.shared.put(self.key, self.tables, segments)
@@ -129,14 +135,11 @@ class Segments:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
             else:
-                try:
-                    kind, v = evaluate(agg.expr, df, values)
-                    den = 1
-                except Fallback:
-                    if not isinstance(agg.expr, ast.Var):
-                        raise
+                kind, v = evaluate(agg.expr, df, values)
+                den = 1
+                if kind == EXACT:  # integers over the common denominator
                     kind = RATIONAL
-                    v, den = values.rational(df[var_column(agg.expr.name)].to_numpy())
+                    v, den = ex.common(*v)
                 memo = self._sums.setdefault(_expr_key(agg.expr), {}) if kind == FLOAT else None
                 codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most, memo)
                 if isinstance(codes, pl.Series):
@@ -189,7 +192,13 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     import numpy as np
     import polars as pl
 
-    cols = {**groups, **values}
+    exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs
+    cols = {**groups}
+    for c, v in values.items():
+        if c in exact:
+            cols[c + "\0n"], cols[c + "\0d"] = v
+        else:
+            cols[c] = v
     keys = list(cols.values())
     n = len(s)
     if n > 1:
@@ -207,7 +216,11 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
             keys = [k[order] for k in keys]
     data = dict(zip(cols, keys)) | {"s": s, "e": e}
     schema = {c: (pl.Float64 if v.dtype == np.float64 else pl.Int64) for c, v in data.items()}
-    return pl.DataFrame(data, schema=schema)
+    df = pl.DataFrame(data, schema=schema)
+    if exact:  # the pairs as exact value columns, in their place
+        df = df.with_columns(pl.struct(n=pl.col(c + "\0n"), d=pl.col(c + "\0d")).alias(c) for c in exact)
+        df = df.select(*groups, *values, "s", "e")
+    return df
 
 
 def _sorted_by(keys) -> bool:
@@ -305,21 +318,21 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"))[seg]
         if kind == FLOAT:
             return float_series("", r)
-        return values.encode_rational(r, den) if kind == RATIONAL else values.encode(kind, r)
+        return ex.reduce(r, den) if kind == RATIONAL else values.encode(kind, r)
     if kind in (INT, RATIONAL):
         if v.size and float(np.abs(v).max()) * most >= 2**62:
             raise Fallback("an integer sum that may leave 64 bits")
         total = _range_sum(m, i_s, i_e, v)[seg]
-        if kind == RATIONAL:
-            return values.encode_rational(total, den if func in ("sum", "msum") else den * n_seg)
+        if kind == RATIONAL:  # an exact value column (exact_columns.py)
+            if func not in ("sum", "msum") and float(den) * float(n_seg.max(initial=1)) >= ex.BOUND:
+                raise Fallback("a mean's denominator beyond 64 bits")
+            return ex.reduce(total, den if func in ("sum", "msum") else den * n_seg)
         if func in ("sum", "msum"):
             return values.encode(INT, total)
         whole = total % n_seg == 0
         if whole.all():
             return values.encode(INT, total // n_seg)
-        code = values.terms.code
-        t, n = total.tolist(), n_seg.tolist()
-        return np.fromiter((code(a // b if a % b == 0 else Fraction(a, b)) for a, b in zip(t, n)), np.int64, len(t))
+        return ex.reduce(total, n_seg)  # a Fraction where a mean is not whole: exact pairs
     total = memo.get("sum") if memo is not None else None
     if total is None:
         total = _exact_float_sum(m, i_s, i_e, v, seg, most)

@@ -23,25 +23,52 @@ def coalesce(df, keys: list):
         df = df.select(*cols)
     if df.height <= 1:
         return df
-    if all(df.schema[c] == pl.Int64 and df[c].null_count() == 0 for c in cols):
-        # codes only: sorted and merged in numpy, one frame built (no polars sort, gather, column replacement)
-        arrays = [df[c].to_numpy() for c in cols]
-        if _arrays_maximal(arrays[:-2], arrays[-2], arrays[-1]):
+    if all((df.schema[c] == pl.Int64 or isinstance(df.schema[c], pl.Struct)) and df[c].null_count() == 0 for c in cols):
+        # codes (and exact pairs, two arrays each): sorted and merged in numpy, one frame built
+        # (no polars sort, gather, column replacement)
+        arrays = _key_arrays(df, keys)
+        s, e = df["s"].to_numpy(), df["e"].to_numpy()
+        if _arrays_maximal(arrays, s, e):
             return df
-        out_cols, s, e = coalesce_arrays(arrays[:-2], arrays[-2], arrays[-1])
-        return pl.DataFrame([pl.Series(c, a, dtype=pl.Int64) for c, a in zip(cols, [*out_cols, s, e])])
+        out_cols, s, e = coalesce_arrays(arrays, s, e)
+        return _rebuild(df, keys, out_cols, s, e)
     if _maximal_already(df, keys):
         return df
     df = df.sort([*keys, "s"])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    first = run_starts([df[k].to_numpy() for k in keys], s, e)  # (its temporaries gone before the gather copies the rows)
+    first = run_starts(_key_arrays(df, keys), s, e)  # (its temporaries gone before the gather copies the rows)
     starts = np.flatnonzero(first)
     del first
     group_e = np.maximum.reduceat(e, starts)
     out = df[starts]
     del df, s, e
     return out.with_columns(pl.Series("e", group_e))
+
+
+def _key_arrays(df, keys) -> list:
+    """numpy arrays of the key columns: an exact value column
+    (exact_columns.py) gives two, its numerator and denominator (sorting by
+    them is polars' order of the struct)."""
+    from .exact_columns import key_arrays
+
+    return [a for k in keys for a in key_arrays(df[k])]
+
+
+def _rebuild(df, keys, arrays, s, e):
+    """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
+    import polars as pl
+
+    from .exact_columns import is_exact
+
+    out, it = [], iter(arrays)
+    for k in keys:
+        if is_exact(df[k]):
+            n, d = next(it), next(it)
+            out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
+        else:
+            out.append(pl.Series(k, next(it), dtype=pl.Int64))
+    return pl.DataFrame([*out, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
 
 
 def coalesce_arrays(cols: list, s, e):
@@ -148,8 +175,7 @@ def _maximal_already(df, keys) -> bool:
 
     greater = np.zeros(df.height - 1, dtype=bool)
     equal = np.ones(df.height - 1, dtype=bool)
-    for k in keys:
-        c = df[k].to_numpy()
+    for c in _key_arrays(df, keys):
         greater |= equal & (c[1:] > c[:-1])
         equal &= c[1:] == c[:-1]
     s = df["s"].to_numpy()
@@ -190,7 +216,7 @@ def merge_new(old, parts: list, keys: list):
     del is_old
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    first = run_starts([df[k].to_numpy() for k in keys], s, e)
+    first = run_starts(_key_arrays(df, keys), s, e)
     starts = np.flatnonzero(first)
     group_e = np.maximum.reduceat(e, starts)
     group = np.cumsum(first) - 1

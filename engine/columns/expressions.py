@@ -3,11 +3,13 @@
 A term column holds Dictionary codes (encoding.py); :class:`Values` turns
 codes into numpy numbers.  Only what numpy computes exactly as Python does is
 vectorised: 64-bit integers with ``+ - *`` (bounds checked before, so
-nothing wraps), ``/`` when every quotient is whole, and binary floats (IEEE
-arithmetic is the same in numpy and Python).  Anything else -- a Fraction, a
-string in arithmetic, ints mixed with floats in one column, a division by
-zero, a function call -- raises :class:`Fallback`, and the stratum runs on
-rows, which give the exact value or the positioned error.
+nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
+exact_columns.py; ``/`` of integers that is not whole is one), and binary
+floats (IEEE arithmetic is the same in numpy and Python).  Anything else --
+a string in arithmetic, ints mixed with floats in one column, an exact
+number meeting a float, a division by zero, a result beyond 64 bits, a
+function call -- raises :class:`Fallback`, and the stratum runs on rows,
+which give the exact value or the positioned error.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from chronolog.language import ast
 
 from .encoding import Fallback
 from .scan import var_column
+from . import exact_columns as ex
 from .value_columns import is_values
 
-INT, FLOAT, RATIONAL = "int", "float", "rational"
+INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
 
 
@@ -88,6 +91,18 @@ class Values:
             raise Fallback("a rational beyond 64 bits when scaled")
         return num * factor, big
 
+    def exact_pairs(self, codes):
+        """``(num, den)`` of coded exact numbers (ints and Fractions, at least
+        one Fraction), or None when another kind is among them."""
+        import numpy as np
+
+        if self._n != len(self.terms.values):
+            self._build()
+        k = self.kind[codes]
+        if not k.size or not np.all((k == 1) | (k == 3)) or not np.any(k == 3):
+            return None
+        return self.ints[codes], self.dens[codes]
+
     def encode_rational(self, num, den):
         """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
         import numpy as np
@@ -153,20 +168,36 @@ def _check_int(arr):
     return arr
 
 
+def _pair(kind, a):
+    """An INT or EXACT operand as an exact pair."""
+    import numpy as np
+
+    return a if kind == EXACT else (a, np.ones(len(a), dtype=np.int64))
+
+
 def evaluate(expr, df, values):
-    """``(kind, array)`` of ``expr`` for every row of ``df``."""
+    """``(kind, array)`` of ``expr`` for every row of ``df`` (EXACT: a
+    ``(num, den)`` pair of arrays in lowest terms)."""
     import numpy as np
 
     n = df.height
     if isinstance(expr, ast.Var):
         col = df[var_column(expr.name)]
+        if ex.is_exact(col):  # exact pairs (exact_columns.py)
+            return EXACT, ex.parts(col)
         if is_values(col):  # float values, not codes (value_columns.py)
             return FLOAT, col.to_numpy()
-        return values.column(col.to_numpy())
+        codes = col.to_numpy()
+        pairs = values.exact_pairs(codes)
+        if pairs is not None:
+            return EXACT, pairs
+        return values.column(codes)
     if isinstance(expr, ast.Const):
         v = expr.value
         if type(v) is int and -_BOUND < v < _BOUND:
             return INT, np.full(n, v, dtype=np.int64)
+        if type(v) is Fraction and abs(v.numerator) < _BOUND and v.denominator < _BOUND:
+            return EXACT, (np.full(n, v.numerator, dtype=np.int64), np.full(n, v.denominator, dtype=np.int64))
         if type(v) is float and v == v and abs(v) != float("inf"):
             return FLOAT, np.full(n, v, dtype=np.float64)
         raise Fallback(f"the constant {v!r} in arithmetic")
@@ -174,11 +205,14 @@ def evaluate(expr, df, values):
         lk, a = evaluate(expr.left, df, values)
         rk, b = evaluate(expr.right, df, values)
         op = expr.op
+        if EXACT in (lk, rk) or (lk == rk == INT and op == "/"):
+            if FLOAT in (lk, rk):
+                raise Fallback("an exact number met a float")
+            r = ex.arith(op, _pair(lk, a), _pair(rk, b))
+            if lk == rk == INT and np.all(r[1] == 1):
+                return INT, r[0]  # a whole quotient of integers: an int, as the rows'
+            return EXACT, r
         if lk == rk == INT:
-            if op == "/":
-                if np.any(b == 0) or np.any(a % np.where(b == 0, 1, b) != 0):
-                    raise Fallback("a division of integers that is not whole")
-                return INT, a // b
             big = float(np.abs(a).max(initial=0)), float(np.abs(b).max(initial=0))
             if (op == "*" and big[0] * big[1] >= _BOUND) or big[0] + big[1] >= _BOUND:
                 raise Fallback("an integer result beyond 64 bits")
@@ -218,12 +252,17 @@ def _call(expr, df, values):
         kind, x = evaluate(a, df, values)
         if kind == INT:
             return INT, x
+        if kind == EXACT:  # floor division of the pair: exact
+            num, den = x
+            return INT, (np.floor_divide(num, den) if name == "floor" else -np.floor_divide(-num, den))
         r = np.floor(x) if name == "floor" else np.ceil(x)
         if r.size and float(np.abs(r).max()) >= _BOUND:
             raise Fallback("a whole number beyond 64 bits")
         return INT, r.astype(np.int64)
     if name == "abs" and len(args) == 1:
         kind, x = evaluate(args[0], df, values)
+        if kind == EXACT:
+            return EXACT, (np.abs(x[0]), x[1])
         return kind, np.abs(x)
     if name == "mod" and len(args) == 2:
         lk, x = evaluate(args[0], df, values)
@@ -257,6 +296,10 @@ def compare(cmp, df, values):
         if exact is None:
             raise
         return exact
+    if EXACT in (lk, rk):
+        if FLOAT in (lk, rk):
+            raise Fallback("an exact number compared with a float")
+        return ex.compare(cmp.op, _pair(lk, a), _pair(rk, b))
     if lk != rk and np.any(np.abs(a if lk == INT else b) > 2**53):
         raise Fallback("an integer beyond a float's exact range compared with a float")
     return getattr(a, _CMP[cmp.op])(b)
@@ -269,6 +312,8 @@ def _exact_side(x, df, values):
 
     if isinstance(x, ast.Var):
         col = df[var_column(x.name)]
+        if ex.is_exact(col):
+            return ex.common(*ex.parts(col))
         if is_values(col):
             return None
         return values.rational(col.to_numpy())
@@ -301,7 +346,9 @@ def _codes(x, df, values):
 
     if isinstance(x, ast.Var):
         col = df[var_column(x.name)]
-        if is_values(col):  # equality of terms is equality of codes: code the floats
+        if ex.is_exact(col):  # equality of terms is equality of codes: code the values
+            return ex.codes(col, values)
+        if is_values(col):
             return values.encode(FLOAT, col.to_numpy())
         return col.to_numpy()
     c = values.terms.lookup(x.value)

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
-from chronolog.language.fact_columns import _Column
+from chronolog.language.fact_columns import _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_arrays
 from .encoding import LIMIT, NEG, POS, Fallback
@@ -57,6 +57,9 @@ def _part_columns(part, terms, scale, units_memo):
     cols, lo, hi, lc, hc = part
     codes = []
     for c in cols:
+        if isinstance(c, _ExactColumn):  # exact decimals: an exact value column, (n, 2) pairs
+            codes.append(np.stack([c.num, c.den], axis=1)[c.indices])
+            continue
         if isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all():  # a "float" column: a value column
             codes.append(c.values[c.indices])
             continue
@@ -100,6 +103,13 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
             parts.append((cols, s, e))
     if not parts:
         return empty(arity)
+    for i in range(arity):  # a column exact in one block and coded in another: coded
+        if len({p[0][i].ndim for p in parts}) > 1:
+            from .exact_columns import python_values
+
+            for p in parts:
+                if p[0][i].ndim == 2:
+                    p[0][i] = terms.code_all(python_values(p[0][i][:, 0], p[0][i][:, 1]))
     if len(parts) == 1:
         cols, s, e = parts.pop()
     else:
@@ -108,9 +118,12 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         e = np.concatenate([p[2] for p in parts])
     del parts
     cols = [np.asarray(c) for c in cols]
-    if all(c.dtype.kind in "iu" for c in cols):  # term codes: coalesced as arrays, one frame built
-        cols = [c.astype(np.int64, copy=False) for c in cols]
-        return _frame(*coalesce_arrays(cols, np.asarray(s), np.asarray(e)))
+    if all(c.dtype.kind in "iu" for c in cols):  # term codes (and exact pairs): coalesced as arrays, one frame built
+        flat = [a.astype(np.int64, copy=False) for c in cols for a in ((c[:, 0], c[:, 1]) if c.ndim == 2 else (c,))]
+        flat, s, e = coalesce_arrays(flat, np.asarray(s), np.asarray(e))
+        it = iter(flat)
+        cols = [np.stack([next(it), next(it)], axis=1) if c.ndim == 2 else next(it) for c in cols]
+        return _frame(cols, s, e)
     frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
     return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from .base import ColumnMapNode
-from .expressions import FLOAT, compare, evaluate
+from .exact_columns import exact_series
+from .expressions import EXACT, FLOAT, compare, evaluate
 from .scan import var_column
 from .value_columns import float_series, mixed
 
@@ -45,7 +46,9 @@ class AssignNode(ColumnMapNode):
             col = pl.Series([self.values.terms.code(e.value)] * df.height, dtype=pl.Int64)
         else:
             kind, arr = evaluate(e, df, self.values)
-            if kind == FLOAT and not mixed(e, df, self.values):  # a value column: coded only where equality needs it
+            if kind == EXACT:  # exact pairs: a value column too (exact_columns.py)
+                col = exact_series(var_column(self.var), *arr)
+            elif kind == FLOAT and not mixed(e, df, self.values):  # a value column: coded only where equality needs it
                 col = float_series(var_column(self.var), arr)
             else:
                 col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)

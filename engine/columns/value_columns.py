@@ -14,18 +14,35 @@ a negation or a Since on the variable (Python's equality, 0.0 == -0.0 == 0,
 is the Dictionary's; a hash join on float bits is not), a constant or repeated
 variable in a scan, ``==``/``!=``, and two rules writing one predicate with
 different kinds.  The answers are printed and converted to Arrow straight
-from the floats.  Exact numbers (ints, decimals, fractions) stay coded: a
-float never stands for them.
+from the floats.  Exact numbers are never floats: ints stay coded, decimals
+and fractions that kernels read or compute are exact value columns
+(exact_columns.py: numerator/denominator pairs), coded at the same places.
 """
 
 from __future__ import annotations
 
 
 def is_values(series) -> bool:
-    """Whether a frame column holds float values (not codes)."""
+    """Whether a frame column holds values (floats, or exact pairs), not codes."""
+    import polars as pl
+
+    return series.dtype == pl.Float64 or isinstance(series.dtype, pl.Struct)
+
+
+def is_floats(series) -> bool:
+    """Whether a frame column holds float values."""
     import polars as pl
 
     return series.dtype == pl.Float64
+
+
+def kind_of(series) -> str:
+    """``"codes"``, ``"float"`` or ``"exact"``."""
+    import polars as pl
+
+    if series.dtype == pl.Float64:
+        return "float"
+    return "exact" if isinstance(series.dtype, pl.Struct) else "codes"
 
 
 def float_series(name: str, arr):
@@ -41,10 +58,15 @@ def codes(df, cols, values):
 
     from .expressions import FLOAT
 
+    from . import exact_columns
+
     out = []
     for c in cols:
         if c in df.columns and is_values(df[c]):
-            out.append(pl.Series(c, values.encode(FLOAT, df[c].to_numpy()), dtype=pl.Int64))
+            if exact_columns.is_exact(df[c]):
+                out.append(pl.Series(c, exact_columns.codes(df[c], values), dtype=pl.Int64))
+            else:
+                out.append(pl.Series(c, values.encode(FLOAT, df[c].to_numpy()), dtype=pl.Int64))
     return df.with_columns(out) if out else df
 
 
@@ -57,29 +79,42 @@ def match_kinds(left, right, cols, values):
         lv, rv = is_values(left[c]), is_values(right[c])
         if not (lv or rv):
             continue
-        left = codes(left, [c], values) if left.height else left.with_columns(pl.col(c).cast(pl.Int64))
-        right = codes(right, [c], values) if right.height else right.with_columns(pl.col(c).cast(pl.Int64))
+        left = codes(left, [c], values) if left.height else _cast_empty(left, c, pl.Int64)
+        right = codes(right, [c], values) if right.height else _cast_empty(right, c, pl.Int64)
     return left, right
 
 
 def same_kinds(frames, cols, values) -> list:
     """``frames`` (to be concatenated) with each of ``cols`` of one kind:
-    floats where every non-empty frame has floats, else codes."""
+    floats (or exact pairs) where every non-empty frame has them, else codes."""
     import polars as pl
+
+    from .exact_columns import struct_dtype
 
     frames = list(frames)
     for c in cols:
         full = [f for f in frames if f.height]
-        kinds = {is_values(f[c]) for f in full}
-        if len(kinds) == 2:
+        kinds = {kind_of(f[c]) for f in full}
+        if len(kinds) > 1:
             frames = [codes(f, [c], values) if f.height else f for f in frames]
             want = pl.Int64
-        elif kinds == {True}:
+        elif kinds == {"float"}:
             want = pl.Float64
+        elif kinds == {"exact"}:
+            want = struct_dtype()
         else:
             want = pl.Int64
-        frames = [f if f[c].dtype == want else f.with_columns(pl.col(c).cast(want)) for f in frames]
+        frames = [f if f[c].dtype == want else _cast_empty(f, c, want) for f in frames]
     return frames
+
+
+def _cast_empty(f, c, want):
+    """An (empty) frame's column ``c`` as the dtype ``want``."""
+    import polars as pl
+
+    if f.height:
+        return f.with_columns(pl.col(c).cast(want))
+    return f.with_columns(pl.Series(c, [], dtype=want))
 
 
 def mixed(expr, df, values) -> bool:
@@ -115,6 +150,12 @@ def python_values(series, terms_values):
     """A frame column as a numpy object array of the row engine's values."""
     import numpy as np
 
+    from . import exact_columns
+
+    if exact_columns.is_exact(series):
+        out = np.empty(series.len(), dtype=object)
+        out[:] = exact_columns.python_values(*exact_columns.parts(series))
+        return out
     if is_values(series):
         out = np.empty(series.len(), dtype=object)
         out[:] = series.to_list()

@@ -158,8 +158,8 @@ def to_pandas(model, pred=None, window=None):
         types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None,
         date_as_object=False,
     )
-    for name, _, text in exact:
-        df.insert(df.columns.get_loc(name) + 1, name + EXACT, pd.Series(text.to_pylist(), dtype="string"))
+    for name, _, text in exact:  # (from Arrow by pandas: no Python string list in between)
+        df.insert(df.columns.get_loc(name) + 1, name + EXACT, text.to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get))
     return df
 
 
@@ -173,7 +173,7 @@ def to_polars(model, pred=None, window=None):
         table = table.set_column(table.schema.get_field_index(name), name, floats)
     df = pl.from_arrow(table)
     for name, _, text in exact:
-        df = df.insert_column(df.columns.index(name) + 1, pl.Series(name + EXACT, text.to_pylist(), dtype=pl.String))
+        df = df.insert_column(df.columns.index(name) + 1, pl.Series(name + EXACT, text).cast(pl.String))
     return df
 
 

@@ -18,7 +18,9 @@ applied fact by fact.
 
 from __future__ import annotations
 
-from chronolog.engine.columns.exact_columns import Distinct, arrow_array
+from chronolog.engine.columns.exact_columns import Rows, arrow_array
+from chronolog.engine.columns.exact_columns import distinct as exact_distinct
+from chronolog.engine.columns.exact_columns import python_values as exact_values
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
@@ -123,10 +125,10 @@ def frame_columns(
     keys, cols = [], []
     for j in range(arity):
         col = df[str(j)]
-        if ex.is_exact(col):  # exact pairs: distinct values in value order (term order of numbers)
-            un, ud, pos = ex.distinct(*ex.parts(col))
-            keys.append(pos)
-            cols.append((term_array(None, ex.Distinct(un, ud)), pa.array(pos.astype(np.int32))))
+        if ex.is_exact(col):  # exact pairs: the whole column goes, as floats do (ex.Rows)
+            num, den = ex.parts(col)
+            keys.append(ex.Rows(num, den))  # value order (term order of numbers): a key made only to sort
+            cols.append((term_array(None, ex.Rows(num, den)), None))
             continue
         if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
             floats = col.to_numpy()
@@ -150,7 +152,11 @@ def frame_columns(
         del pos
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    order = None if _in_order([*keys, s]) else np.lexsort([s, *reversed(keys)])  # the last key sorts first
+    if not _in_order([*keys, s]):
+        keys = [ex.sort_keys(k.num, k.den) if isinstance(k, ex.Rows) else k for k in keys]
+        order = np.lexsort([s, *reversed(keys)])  # the last key sorts first
+    else:
+        order = None
     del keys
     point = scale.point
     for codes, make, inf, lim in ((s, start_array, NEG_INF, NEG), (e, end_array, POS_INF, POS)):
@@ -174,11 +180,14 @@ def _in_order(keys) -> bool:
     n = len(keys[0]) if keys else 0
     if n < 2:
         return True
+    from chronolog.engine.columns.exact_columns import steps
+
     greater = np.zeros(n - 1, dtype=bool)
     equal = np.ones(n - 1, dtype=bool)
     for k in keys:
-        greater |= equal & (k[1:] > k[:-1])
-        equal &= k[1:] == k[:-1]
+        g, q = steps(k.num, k.den) if isinstance(k, Rows) else (k[1:] > k[:-1], k[1:] == k[:-1])
+        greater |= equal & g
+        equal &= q
     return bool((greater | equal).all())
 
 
@@ -343,8 +352,9 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
 
     def texts(codes, vals):
-        if isinstance(vals, Distinct):  # exact values: each distinct one printed once
-            return pa.array([term_text(v) for v in vals.python()], pa.string())
+        if isinstance(vals, Rows):  # exact values: each distinct one printed once
+            un, ud, pos = exact_distinct(vals.num, vals.den)
+            return pa.array([term_text(v) for v in exact_values(un, ud)], pa.string()).take(pa.array(pos))
         if codes is None:  # float values: Python's repr of every row's float, by kernels
             return _float_texts(vals, term_text)
         if isinstance(vals, pa.Array):  # all names of a fact file (frame_columns' names_by_kernels)
@@ -393,7 +403,7 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
     def terms_array(codes, vals):
-        if isinstance(vals, Distinct):  # exact values: int64 / decimal128 by numpy, as _column types them
+        if isinstance(vals, Rows):  # exact values: int64 / decimal128 by numpy, as _column types them
             return arrow_array(vals.num, vals.den)
         if codes is None:  # finite floats: a float64 column, as _column gives floats
             return pa.array(vals, pa.float64())
@@ -490,8 +500,9 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
         return quoted([point(t) for t, _ in pairs])
 
     def cells(codes, vals):
-        if isinstance(vals, Distinct):
-            return quoted([_cell(v) for v in vals.python()])
+        if isinstance(vals, Rows):
+            un, ud, pos = exact_distinct(vals.num, vals.den)
+            return quoted([_cell(v) for v in exact_values(un, ud)]).take(pa.array(pos))
         if codes is None:  # floats: never quoted (digits, sign, point, e), the text is their repr
             return _float_texts(vals, _cell)
         return quoted([_cell(v) for v in vals])

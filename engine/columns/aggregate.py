@@ -194,12 +194,15 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
 
     exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs
     cols = {**groups}
+    ride = []  # the pairs: compared and sorted by their key (injective), carried along
     for c, v in values.items():
-        if c in exact:
-            cols[c + "\0n"], cols[c + "\0d"] = v
+        if c in exact:  # sorted by value (exact_columns.key_arrays), the pair rides along
+            cols[c + "\0k"] = ex.sort_keys(*v)
+            ride += [(c + "\0n", v[0]), (c + "\0d", v[1])]
         else:
             cols[c] = v
     keys = list(cols.values())
+    carried = [a for _, a in ride]
     n = len(s)
     if n > 1:
         same = s[1:] == e[:-1]
@@ -210,11 +213,13 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
             last = np.append(starts[1:], n) - 1
             s, e = s[starts], e[last]
             keys = [k[starts] for k in keys]
+            carried = [a[starts] for a in carried]
         if values and not _sorted_by(keys):
             order = np.lexsort(keys[::-1])  # stable: equal keys keep their time order
             s, e = s[order], e[order]
             keys = [k[order] for k in keys]
-    data = dict(zip(cols, keys)) | {"s": s, "e": e}
+            carried = [a[order] for a in carried]
+    data = {c: k for c, k in zip(cols, keys) if not c.endswith("\0k")} | dict(zip([c for c, _ in ride], carried)) | {"s": s, "e": e}
     schema = {c: (pl.Float64 if v.dtype == np.float64 else pl.Int64) for c, v in data.items()}
     df = pl.DataFrame(data, schema=schema)
     if exact:  # the pairs as exact value columns, in their place

@@ -26,11 +26,10 @@ def coalesce(df, keys: list):
     if all((df.schema[c] == pl.Int64 or isinstance(df.schema[c], pl.Struct)) and df[c].null_count() == 0 for c in cols):
         # codes (and exact pairs, two arrays each): sorted and merged in numpy, one frame built
         # (no polars sort, gather, column replacement)
-        arrays = _key_arrays(df, keys)
         s, e = df["s"].to_numpy(), df["e"].to_numpy()
-        if _arrays_maximal(arrays, s, e):
+        if _steps_maximal(_steps(df, keys), s, e):
             return df
-        out_cols, s, e = coalesce_arrays(arrays, s, e)
+        out_cols, s, e = coalesce_arrays(_key_arrays(df, keys), s, e)
         return _rebuild(df, keys, out_cols, s, e)
     if _maximal_already(df, keys):
         return df
@@ -48,8 +47,8 @@ def coalesce(df, keys: list):
 
 def _key_arrays(df, keys) -> list:
     """numpy arrays of the key columns: an exact value column
-    (exact_columns.py) gives two, its numerator and denominator (sorting by
-    them is polars' order of the struct)."""
+    (exact_columns.py) gives three, a key in value order, its numerator and
+    its denominator."""
     from .exact_columns import key_arrays
 
     return [a for k in keys for a in key_arrays(df[k])]
@@ -64,7 +63,7 @@ def _rebuild(df, keys, arrays, s, e):
     out, it = [], iter(arrays)
     for k in keys:
         if is_exact(df[k]):
-            n, d = next(it), next(it)
+            _, n, d = next(it), next(it), next(it)
             out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
         else:
             out.append(pl.Series(k, next(it), dtype=pl.Int64))
@@ -173,15 +172,35 @@ def _maximal_already(df, keys) -> bool:
     and the answers of aggregates usually are."""
     import numpy as np
 
-    greater = np.zeros(df.height - 1, dtype=bool)
-    equal = np.ones(df.height - 1, dtype=bool)
-    for c in _key_arrays(df, keys):
-        greater |= equal & (c[1:] > c[:-1])
-        equal &= c[1:] == c[:-1]
-    s = df["s"].to_numpy()
-    e = df["e"].to_numpy()
-    ok = greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))
-    return bool(ok.all())
+    return _steps_maximal(_steps(df, keys), df["s"].to_numpy(), df["e"].to_numpy())
+
+
+def _steps(df, keys):
+    """Per key column, ``(greater, equal)`` of each row against the one
+    before (an exact column compares its values: exact_columns.steps)."""
+    from .exact_columns import is_exact, parts, steps
+
+    out = []
+    for k in keys:
+        col = df[k]
+        if is_exact(col):
+            out.append(steps(*parts(col)))
+        else:
+            c = col.to_numpy()
+            out.append((c[1:] > c[:-1], c[1:] == c[:-1]))
+    return out
+
+
+def _steps_maximal(steps, s, e) -> bool:
+    """:func:`_arrays_maximal` from the keys' steps."""
+    import numpy as np
+
+    greater = np.zeros(len(s) - 1, dtype=bool)
+    equal = np.ones(len(s) - 1, dtype=bool)
+    for g, q in steps:
+        greater |= equal & g
+        equal &= q
+    return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
 
 
 def merge_new(old, parts: list, keys: list):

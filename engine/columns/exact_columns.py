@@ -52,7 +52,8 @@ def struct_dtype():
 
 def parts(series):
     """``(num, den)`` numpy int64 arrays of an exact column."""
-    return series.struct.field("n").to_numpy(), series.struct.field("d").to_numpy()
+    f = series.struct.unnest()  # (``struct.field`` is a query: 600x slower)
+    return f["n"].to_numpy(), f["d"].to_numpy()
 
 
 def reduce(num, den):
@@ -81,7 +82,8 @@ def common(num, den):
     if not num.size:
         return num, 1
     big = 1
-    for d in np.unique(den).tolist():
+    d0 = den[0]
+    for d in ([int(d0)] if (den == d0).all() else np.unique(den).tolist()):
         big = math.lcm(big, d)
         if big > DEN_BOUND:
             raise Fallback("rationals with a large common denominator")
@@ -115,45 +117,62 @@ def distinct(num, den):
     """The distinct pairs (in value order) and each row's position among them."""
     import numpy as np
 
-    try:
-        ints, _ = common(num, den)  # one int64 key per value: a plain sort
-    except Fallback:
-        ints = None
-    if ints is not None:
-        _, first, inv = np.unique(ints, return_index=True, return_inverse=True)
-        return num[first], den[first], inv.reshape(-1)
-    pairs = np.stack([num, den], axis=1)
-    uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-    un, ud = uniq[:, 0].copy(), uniq[:, 1].copy()
-    rank = value_ranks(un, ud)
-    order = np.argsort(rank, kind="stable")
-    where = np.empty_like(order)
-    where[order] = np.arange(len(order))
-    return un[order], ud[order], where[inv.reshape(-1)]
+    _, first, inv = np.unique(sort_keys(num, den), return_index=True, return_inverse=True)
+    return num[first], den[first], inv.reshape(-1)
 
 
 def value_ranks(num, den):
-    """The rank of each (distinct, reduced) pair in the order of the values."""
+    """Each row's rank among the distinct values, in value order, when no
+    common denominator fits 64 bits (means over windows of 1 to 20 rows have
+    denominators up to 100 * lcm(1..20)): rows sorted by the float of the
+    value, ties by the pair (equal pairs adjacent), then the order of each
+    adjacent pair checked exactly (``a/b <= c/d`` as ``a*d <= c*b``); only
+    when that check fails or does not fit are the distinct values sorted as
+    Fractions."""
     import numpy as np
 
-    try:
-        ints, _ = common(num, den)
-        order = np.argsort(ints, kind="stable")
-    except Fallback:  # denominators too far apart for int64: Fractions, for the distinct values only
-        vals = python_values(num, den)
-        order = np.array(sorted(range(len(vals)), key=vals.__getitem__), dtype=np.int64)
-    rank = np.empty(len(num), dtype=np.int64)
-    rank[order] = np.arange(len(num))
+    order = np.lexsort((den, num, num / den))
+    n, d = num[order], den[order]
+    new = np.ones(len(n), dtype=bool)
+    new[1:] = (n[1:] != n[:-1]) | (d[1:] != d[:-1])
+    sorted_ok = False
+    if _big(n) * _big(d) < BOUND:
+        sorted_ok = bool(np.all(n[:-1] * d[1:] <= n[1:] * d[:-1]))
+    if not sorted_ok:  # Fractions, for the distinct values only
+        starts = np.flatnonzero(new)
+        vals = python_values(n[starts], d[starts])
+        by_value = sorted(range(len(vals)), key=vals.__getitem__)
+        rank_of = np.empty(len(vals), dtype=np.int64)
+        rank_of[by_value] = np.arange(len(vals))
+        ranks_sorted = rank_of[np.cumsum(new) - 1]
+    else:
+        ranks_sorted = np.cumsum(new) - 1
+    rank = np.empty(len(n), dtype=np.int64)
+    rank[order] = ranks_sorted
     return rank
 
 
 def key_arrays(series) -> list:
-    """Integer arrays standing for a column's values in equality and a
-    consistent order: the codes or floats themselves, an exact column's
-    numerator and denominator (reduced: equal values, equal pairs)."""
+    """Integer arrays standing for a column's values in equality and order:
+    the codes or floats themselves; for an exact column a key in the order
+    of the values (:func:`sort_keys`), then its numerator and denominator
+    (determined by the key: they only ride along).  Relations are kept in
+    this order, so the writers find them in term order (no sort)."""
     if is_exact(series):
-        return list(parts(series))
+        num, den = parts(series)
+        return [sort_keys(num, den), num, den]
     return [series.to_numpy()]
+
+
+def steps(num, den):
+    """For consecutive rows, whether the value grows (``greater``) and
+    whether it stays (``equal``), by cross-multiplication, without sorting
+    (the check that a relation is in order already)."""
+    if _big(num) * _big(den) >= BOUND:
+        k = sort_keys(num, den)
+        return k[1:] > k[:-1], k[1:] == k[:-1]
+    x, y = num[:-1] * den[1:], num[1:] * den[:-1]
+    return x < y, (num[1:] == num[:-1]) & (den[1:] == den[:-1])
 
 
 def codes(series, values):
@@ -162,21 +181,27 @@ def codes(series, values):
     return values.encode_rational(num, den)
 
 
-class Distinct:
-    """The distinct values of an exact column in value order, for the
-    writers (connectors/text_out.py): ``num``, ``den``; the Python values
-    (ints and Fractions) are made only when a writer asks."""
+class Rows:
+    """An exact column's values, row by row, for the writers
+    (connectors/text_out.py): ``num``, ``den`` (the writers format each
+    distinct value once, or make Arrow's column by numpy)."""
 
     __slots__ = ("num", "den")
 
     def __init__(self, num, den):
         self.num, self.den = num, den
 
-    def python(self) -> list:
-        return python_values(self.num, self.den)
-
     def __len__(self) -> int:
         return len(self.num)
+
+
+def sort_keys(num, den):
+    """An int64 key per row in the order of the values (the integers over
+    the common denominator, or the rank of each distinct value)."""
+    try:
+        return common(num, den)[0]
+    except Fallback:
+        return value_ranks(num, den)
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -245,6 +270,6 @@ def arrow_array(num, den):
     fast = decimal_parts(num, den) if len(num) >= 64 else None  # (as _column: few values take its text path)
     if fast is not None:
         return fast
-    un, ud, pos = distinct(num, den)
+    un, ud, pos = distinct(num, den)  # (each distinct value converted once)
     return _column(python_values(un, ud)).take(pa.array(pos))
 

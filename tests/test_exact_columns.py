@@ -1,0 +1,195 @@
+"""Exact numbers as typed value columns (engine/columns/exact_columns.py)
+against the row executor, on random data: sums, means, min/max, arithmetic,
+comparisons, joins, negation, Since and constants over decimals, fractions
+and ints (1, 1.0 and 1.00 are one term), negative values, and values near
+the 64-bit limits, where the columns must fall back to rows (never a float,
+never a wrapped integer).  And the time-series answers of an exact CSV
+column against Python Fractions and pandas."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+
+from test_columns_kernels import facts_of, intervals, keys  # noqa: F401
+
+pytest.importorskip("polars")
+
+F = Fraction
+# (normalised as the readers give them: a whole number is an int, never Fraction(1))
+exact = st.sampled_from([1, 5, F(3, 2), F(-5, 4), F(1, 10), F(-1, 3), F(2, 7), 0, -2, F(1225, 100), F(1, 8), 7])
+huge = st.sampled_from([2**61, -(2**61) + 1, F(2**61 - 1, 3), F(1, 2**40 + 1), 2**62 + 5])
+
+AGG = "m(K, X) :- <->[0,1] p(K, V), X = {f}(V).\n"
+USES = {
+    "join": "j(K, X) :- m(K, X), q(K, X).",
+    "negation": "n(K, X) :- m(K, X), not q(K, X).",
+    "const_scan": "c(K) :- m(K, 3/2).",
+    "const_cmp": "c(K, X) :- m(K, X), 1.5 == X.",
+    "ne": "c(K, X) :- m(K, X), q(K, Y), X != Y.",
+    "order": "c(K, X) :- m(K, X), q(K, Y), X < Y.",
+    "order_const": "c(K, X) :- m(K, X), X >= -1/3.",
+    "arith": "a(K, Y) :- m(K, X), q(K, W), Y = X * 2 - W / 3 + 1.",
+    "arith_join": "a(K, Y) :- m(K, X), Y = X * 2 + X.\nb(K, Y) :- a(K, Y), q(K, Y).",
+    "divide": "a(K, Y) :- m(K, X), q(K, W), W != 0, Y = X / W.",
+    "floor": "a(K, Y, Z) :- m(K, X), Y = floor(X), Z = abs(X) - ceil(X).",
+    "two_rules": "u(K, X) :- m(K, X).\nu(K, X) :- q(K, X).",
+    "repeated": "r(K) :- m(K, X), q(K, X), m(K, X).",
+    "since": "s(K, X) :- m(K, X) <S>[0,2] q(K, X).",
+    "agg_again": "t(K, Y) :- m(K, X), Y = max(X).\nt2(K, Y) :- m(K, X), Y = sum(X).",
+    "group_by_value": "g(X, C) :- m(K, X), C = count().",
+}
+
+
+def _both(program, facts, on_columns=True):
+    rows = chronolog.reason(program, facts, engine="rows")
+    cols = chronolog.reason(program, facts, engine="columns")
+    assert cols.to_text() == rows.to_text()
+    for pred in rows.predicates():
+        assert cols.to_arrow(pred).equals(rows.to_arrow(pred)), pred
+    if on_columns:
+        assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
+    return cols, rows
+
+
+@settings(deadline=None, max_examples=80)
+@given(st.sampled_from(["sum", "avg", "min", "max"]), st.sampled_from(sorted(USES)), facts_of(exact), facts_of(exact))
+def test_exact_value_columns_match_the_rows(func, use, p, q):
+    _both(AGG.format(f=func) + USES[use], {"p": p, "q": q})
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.sampled_from(["sum", "avg", "min", "max"]), st.sampled_from(["join", "arith", "order", "agg_again"]), facts_of(st.one_of(exact, huge)), facts_of(exact))
+def test_values_near_the_64_bit_limits_fall_back_to_rows_exactly(func, use, p, q):
+    """Beyond 64 bits the stratum runs on rows: the same model, whatever ran."""
+    _both(AGG.format(f=func) + USES[use], {"p": p, "q": q}, on_columns=False)
+
+
+def test_a_sum_beyond_64_bits_falls_back_instead_of_wrapping():
+    facts = {"p": [(("x", F(2**61, 3)), (0, 2)), (("x", F(2**61, 3) + 1), (1, 3)), (("x", F(2**61, 3) + 2), (1, 2))]}
+    cols, rows = _both("m(K, X) :- p(K, V), X = sum(V).", facts, on_columns=False)
+    assert cols.stats.get("fallbacks")
+    assert f"m(x,{F(3 * 2**61 + 9, 3)})@[1,2]".replace(" ", "") in rows.to_text().replace(" ", "")
+
+
+def test_arithmetic_kernels_refuse_what_does_not_fit():
+    import numpy as np
+
+    from chronolog.engine.columns import exact_columns as ex
+    from chronolog.engine.columns.encoding import Fallback
+
+    one = (np.array([2**40]), np.array([3]))
+    assert [x.tolist() for x in ex.arith("*", one, (np.array([2]), np.array([5])))] == [[2**41], [15]]
+    for op in "+-*/":
+        with pytest.raises(Fallback):
+            ex.arith(op, one, (np.array([2**30]), np.array([2**30 + 1])))
+    with pytest.raises(Fallback):
+        ex.arith("/", one, (np.array([0]), np.array([1])))
+    assert ex.compare("<", (np.array([1]), np.array([3])), (np.array([333333]), np.array([1000000]))).tolist() == [False]
+
+
+def test_one_and_one_point_zero_are_one_term():
+    program = "j(K) :- p(K, X), q(K, X).\nm(K, S) :- p(K, X), S = sum(X)."
+    facts = {"p": [(("a", F(100, 100)), (0, 1)), (("b", F(5, 2)), (0, 1))], "q": [(("a", 1), (0, 1)), (("b", F(25, 10)), (0, 1))]}
+    cols, _ = _both(program, facts)
+    assert cols.to_text().count("j(") == 2
+
+
+# ------------------------------------------------------------------ CSV input
+def _csv_program(path, value_kind="double"):
+    return f"""
+@input("price"). @output("s"). @output("m"). @output("lo"). @output("j"). @output("big").
+@bind("price", "csv useHeaders=true", "{path.parent}", "{path.name}").
+@mapping("price", 0, "series", "string").
+@mapping("price", 1, "value", "{value_kind}").
+@timeMapping("price", 2, 3, #T, #F).
+@bind("q", "csv useHeaders=true", "{path.parent}", "q.csv").
+@mapping("q", 0, "series", "string").
+@mapping("q", 1, "value", "{value_kind}").
+@timeMapping("q", 2, 3, #T, #F).
+s(S, X) :- <->[0,3] price(S, V), X = sum(V).
+m(S, X) :- <->[0,3] price(S, V), X = avg(V).
+lo(S, X) :- <->[0,3] price(S, V), X = min(V).
+j(S, V) :- price(S, V), q(S, V).
+big(S, V) :- price(S, V), V > 1/3.
+"""
+
+
+@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(-10**6, 10**6), st.sampled_from([0, 1, 2, 3])), min_size=1, max_size=40),
+       st.sampled_from(["double", "auto", "decimal"]))
+def test_decimal_csv_cells_read_by_kernels_match_the_rows(tmp_path_factory, monkeypatch, cells, kind):
+    """The kernels read the decimals into exact pairs (no Python number per
+    cell); ``1``, ``1.0`` and ``1.00`` are one term; the models agree."""
+    from chronolog.connectors import csv_columns
+
+    monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+    tmp = tmp_path_factory.mktemp("csv")
+    lines = ["series,value,start,end"]
+    for i, (s, n, k) in enumerate(cells):
+        text = str(n) if k == 0 else f"{'-' if n < 0 else ''}{abs(n) // 10**k}.{abs(n) % 10**k:0{k}d}"
+        lines.append(f"{s},{text},{i % 7},{i % 7 + 2}")
+    (tmp / "p.csv").write_text("\n".join(lines) + "\n")
+    (tmp / "q.csv").write_text("series,value,start,end\na,1.00,0,9\nb,-1.5,0,9\na,0.100,0,9\n")
+    program = _csv_program(tmp / "p.csv", kind)
+    _both(program, None)
+
+
+def test_the_kernel_reader_gives_an_exact_column(tmp_path, monkeypatch):
+    from chronolog.connectors import csv_columns
+    from chronolog.language.fact_columns import _ExactColumn
+
+    monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+    p = tmp_path / "p.csv"
+    p.write_text("series,value,start,end\na,1.00,0,1\na,-2.50,1,2\nb,0.125,0,1\n")
+    fc = csv_columns.read_csv_columns(p, "p", {}, {1: ("value", "double")}, None)
+    col = fc.parts["p"][0][0][1]
+    assert isinstance(col, _ExactColumn)
+    assert col.decoded() == [1, F(-5, 2), F(1, 8)]
+
+
+def test_rolling_exact_answers_match_fractions_and_pandas(tmp_path):
+    """A 5-day rolling sum and mean of prices read exactly: every day's
+    answer is the Fraction sum of the window, and pandas' float within 1e-9."""
+    import random
+
+    import pandas as pd
+
+    rng = random.Random(5)
+    days = 300
+    prices = {s: [F(rng.randint(-5000, 90000), 100) for _ in range(days)] for s in ("s0", "s1")}
+    lines = ["series,day,value,start,end"]
+    for s, vs in prices.items():
+        for d, v in enumerate(vs):
+            lines.append(f"{s},{d},{float(v):.2f},{d},{d + 1}")
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    program = f"""
+@bind("price", "csv useHeaders=true", "{tmp_path}", "p.csv").
+@mapping("price", 0, "series", "string"). @mapping("price", 1, "day", "int"). @mapping("price", 2, "value", "double").
+@timeMapping("price", 3, 4, #T, #F).
+@output("rs"). @output("rm").
+rs(S, X) :- <->[0,4] price(S, D, V), X = sum(V).
+rm(S, X) :- <->[0,4] price(S, D, V), X = avg(V).
+"""
+    model = chronolog.reason(program, engine="columns")
+    assert set(model.stats["executors"].values()) == {"columns"}
+    got = {"rs": {}, "rm": {}}
+    for pred in got:
+        for (s, x), iv in model.facts(pred):
+            lo, hi = iv[0], iv[1]
+            for d in range(lo, hi):
+                got[pred][(s, d)] = x
+    for s, vs in prices.items():
+        ser = pd.Series([float(v) for v in vs])
+        for d in range(4, days):  # full windows
+            window = vs[d - 4 : d + 1]
+            assert got["rs"][(s, d)] == sum(window)
+            assert got["rm"][(s, d)] == sum(window) / 5
+            assert abs(float(got["rs"][(s, d)]) - ser.rolling(5).sum()[d]) <= 1e-9 * max(1, abs(ser.rolling(5).sum()[d]))
+    frame = model.to_pandas("rm")
+    assert "x_exact" in [c.lower() for c in frame.columns] or any(c.endswith("_exact") for c in frame.columns)

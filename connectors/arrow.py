@@ -86,7 +86,9 @@ def decimal_parts(num, den):
 
     if not len(num) or np.abs(num).max() >= 10**17:
         return None
-    dens, at = np.unique(den, return_inverse=True)  # (a column has few denominators: each factored once)
+    from chronolog.engine.columns.exact_columns import small_unique
+
+    dens, at = small_unique(den)  # (a column has few denominators: each factored once)
     d, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)
     for p, count in ((2, twos), (5, fives)):
         while True:
@@ -97,7 +99,7 @@ def decimal_parts(num, den):
             count += hit
     if np.any(d != 1):
         return None  # p/q text: the text path
-    own = np.maximum(twos, fives)[at.reshape(-1)]  # each value's own decimals
+    own = np.maximum(twos, fives)[at]  # each value's own decimals
     if own.max() > 17:
         return None
     n_own = num * (10**own // den)  # the value at its own scale, exact

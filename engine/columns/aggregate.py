@@ -121,7 +121,7 @@ class Segments:
         self.n_seg = count[seg]
         self.most = int(count.max(initial=1))
         self._count = None
-        self._sums: dict = {}  # expression -> {"sum": float sums per segment}
+        self._sums: dict = {}  # expression -> {"value": its evaluation, "sum"/"total": its sums per segment}
 
     def fold(self, aggregates, values):
         """One batch: group columns, one column per aggregate, ``s``, ``e``."""
@@ -135,12 +135,16 @@ class Segments:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
             else:
-                kind, v = evaluate(agg.expr, df, values)
-                den = 1
-                if kind == EXACT:  # integers over the common denominator
-                    kind = RATIONAL
-                    v, den = ex.common(*v)
-                memo = self._sums.setdefault(_expr_key(agg.expr), {}) if kind == FLOAT else None
+                memo = self._sums.setdefault(_expr_key(agg.expr), {})
+                got = memo.get("value")
+                if got is None:
+                    kind, v = evaluate(agg.expr, df, values)
+                    den = 1
+                    if kind == EXACT:  # integers over the common denominator
+                        kind = RATIONAL
+                        v, den = ex.common(*v)
+                    got = memo["value"] = (kind, v, den)  # (a sum, mean, min and max of one expression: evaluated once)
+                kind, v, den = got
                 codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most, memo)
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
@@ -192,13 +196,17 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     import numpy as np
     import polars as pl
 
-    exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs
+    exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs, and a key in value order when known
     cols = {**groups}
     ride = []  # the pairs: compared and sorted by their key (injective), carried along
     for c, v in values.items():
-        if c in exact:  # sorted by value (exact_columns.key_arrays), the pair rides along
-            cols[c + "\0k"] = ex.sort_keys(*v)
-            ride += [(c + "\0n", v[0]), (c + "\0d", v[1])]
+        if c in exact:  # sorted by value (exact_columns.order_key); the pair rides along when the key tells values apart
+            key, injective = (v[2], True) if len(v) == 3 else ex.order_key(v[0], v[1])
+            cols[c + "\0k"] = key
+            if injective:
+                ride += [(c + "\0n", v[0]), (c + "\0d", v[1])]
+            else:
+                cols[c + "\0n"], cols[c + "\0d"] = v[0], v[1]
         else:
             cols[c] = v
     keys = list(cols.values())
@@ -323,15 +331,21 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"))[seg]
         if kind == FLOAT:
             return float_series("", r)
-        return ex.reduce(r, den) if kind == RATIONAL else values.encode(kind, r)
+        return (*ex.reduce(r, den), r) if kind == RATIONAL else values.encode(kind, r)  # (r: a key in value order)
     if kind in (INT, RATIONAL):
         if v.size and float(np.abs(v).max()) * most >= 2**62:
             raise Fallback("an integer sum that may leave 64 bits")
-        total = _range_sum(m, i_s, i_e, v)[seg]
+        total = memo.get("total") if memo is not None else None
+        if total is None:
+            total = _range_sum(m, i_s, i_e, v)[seg]
+            if memo is not None:
+                memo["total"] = total  # (a sum and a mean of one expression: summed once)
         if kind == RATIONAL:  # an exact value column (exact_columns.py)
             if func not in ("sum", "msum") and float(den) * float(n_seg.max(initial=1)) >= ex.BOUND:
                 raise Fallback("a mean's denominator beyond 64 bits")
-            return ex.reduce(total, den if func in ("sum", "msum") else den * n_seg)
+            if func in ("sum", "msum"):
+                return (*ex.reduce(total, den), total)  # (total: a key in value order)
+            return ex.reduce(total, den * n_seg)
         if func in ("sum", "msum"):
             return values.encode(INT, total)
         whole = total % n_seg == 0

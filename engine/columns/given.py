@@ -119,10 +119,20 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     del parts
     cols = [np.asarray(c) for c in cols]
     if all(c.dtype.kind in "iu" for c in cols):  # term codes (and exact pairs): coalesced as arrays, one frame built
-        flat = [a.astype(np.int64, copy=False) for c in cols for a in ((c[:, 0], c[:, 1]) if c.ndim == 2 else (c,))]
+        from .exact_columns import order_key
+
+        # an exact column sorts by its values' key (exact_columns.key_arrays), its pairs ride along
+        flat = [a.astype(np.int64, copy=False) for c in cols for a in ((order_key(c[:, 0], c[:, 1])[0], c[:, 0], c[:, 1]) if c.ndim == 2 else (c,))]
         flat, s, e = coalesce_arrays(flat, np.asarray(s), np.asarray(e))
         it = iter(flat)
-        cols = [np.stack([next(it), next(it)], axis=1) if c.ndim == 2 else next(it) for c in cols]
+        out = []
+        for c in cols:
+            if c.ndim == 2:
+                next(it)  # (the key)
+                out.append(np.stack([next(it), next(it)], axis=1))
+            else:
+                out.append(next(it))
+        cols = out
         return _frame(cols, s, e)
     frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)

@@ -6,12 +6,14 @@ The table is in the layout of connectors/arrow.py (a column per argument,
 ``start``, ``end``, optionally ``start_closed``, ``end_closed``).  Each
 column is dictionary-encoded and each **distinct** value converted once:
 strings, integers and booleans as they are, float64 as float values (the
-engine's value columns), integer times and ``date32`` times on a
-timeline of whole days by numpy.  The facts are indices into those values.
+engine's value columns), ``decimal128`` (precision up to 18) as exact
+numerator/denominator pairs by numpy (engine/columns/exact_columns.py),
+integer times and ``date32`` times on a timeline of whole days by numpy.
+The facts are indices into those values.
 
 Same answers and the same errors as the row reader
 (:func:`~chronolog.connectors.arrow.table_to_rows`): any other type
-(decimals, timestamps, number text), a null, a NaN, an empty interval --
+(wider decimals, timestamps, number text), a null, a NaN, an empty interval --
 returns None, and the row reader reads the table and reports the first bad
 value with its row.
 """
@@ -92,6 +94,14 @@ def _term_column(col):
         if np.isnan(v).any():
             return None
         return _Column(np.arange(len(v), dtype=np.int64), v)  # float values: one per row (value columns)
+    if pa.types.is_decimal(typ):  # exact pairs, one per row, no Python Decimal
+        from chronolog.engine.columns.exact_columns import of_decimals
+        from chronolog.language.fact_columns import _ExactColumn
+
+        pairs = of_decimals(col)
+        if pairs is None:
+            return None
+        return _ExactColumn(np.arange(len(col), dtype=np.int64), *pairs)
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
     if pa.types.is_integer(typ) and typ != pa.int64():

@@ -193,3 +193,49 @@ rm(S, X) :- <->[0,4] price(S, D, V), X = avg(V).
             assert abs(float(got["rs"][(s, d)]) - ser.rolling(5).sum()[d]) <= 1e-9 * max(1, abs(ser.rolling(5).sum()[d]))
     frame = model.to_pandas("rm")
     assert "x_exact" in [c.lower() for c in frame.columns] or any(c.endswith("_exact") for c in frame.columns)
+
+
+# ------------------------------------------------------------------ Parquet / Arrow decimals
+@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(-10**9, 10**9), st.integers(0, 6)), min_size=1, max_size=30),
+       st.sampled_from([0, 2, 4]))
+def test_decimal128_parquet_columns_match_the_rows(tmp_path_factory, cells, scale):
+    """decimal128 columns of a bound Parquet file become exact pairs by
+    numpy (no Python Decimal per row); the models agree with the rows'."""
+    from decimal import Decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tmp = tmp_path_factory.mktemp("pq")
+    vals = [Decimal(n).scaleb(-scale) for _, n, _ in cells]
+    pq.write_table(pa.table({
+        "series": [s for s, _, _ in cells], "value": pa.array(vals, pa.decimal128(18, scale)),
+        "start": [d for _, _, d in cells], "end": [d + 2 for _, _, d in cells],
+    }), tmp / "p.parquet")
+    program = f"""
+@bind("price", "parquet", "{tmp}", "p.parquet").
+@output("s"). @output("m"). @output("j"). @output("c").
+s(S, X) :- <->[0,3] price(S, V), X = sum(V).
+m(S, X) :- <->[0,1] price(S, V), X = avg(V).
+j(S, V, W) :- price(S, V), price(S, W), V < W.
+c(S, X) :- price(S, V), X = V * 3 - 1/3, X > 0.
+"""
+    _both(program, None)
+
+
+def test_decimal128_columns_read_into_pairs(tmp_path):
+    from decimal import Decimal
+
+    import pyarrow as pa
+
+    from chronolog.connectors.table_columns import read_table_columns
+    from chronolog.language import ast
+    from chronolog.language.fact_columns import _ExactColumn
+
+    t = pa.table({"v": pa.array([Decimal("1.50"), Decimal("-0.25"), Decimal("2.00")], pa.decimal128(6, 2)), "start": [0, 1, 2], "end": [1, 2, 3]})
+    fc = read_table_columns(t, "p", ast.NOWHERE)
+    col = fc.parts["p"][0][0][0]
+    assert isinstance(col, _ExactColumn) and col.decoded() == [F(3, 2), F(-1, 4), 2]
+    wide = pa.table({"v": pa.array([Decimal("1.5")], pa.decimal128(30, 1)), "start": [0], "end": [1]})
+    assert read_table_columns(wide, "p", ast.NOWHERE) is None  # (the row reader's Decimals)

@@ -132,6 +132,26 @@ def of_python(values):
     return num, den
 
 
+def of_decimals(arr):
+    """``(num, den)`` in lowest terms of an Arrow ``decimal128`` array of
+    precision 18 or less (the unscaled integers fit int64: the low words of
+    the 16-byte values), by numpy; None for another type, a null or a
+    larger precision (then the row reader's Decimals)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    typ = arr.type
+    if not pa.types.is_decimal128(typ) or typ.precision > 18 or arr.null_count:
+        return None
+    words = np.frombuffer(arr.buffers()[1], dtype="<i8")[2 * arr.offset : 2 * (arr.offset + len(arr))]
+    num = words[0::2].astype(np.int64)
+    if typ.scale < 0:
+        return None
+    return reduce(num, np.int64(10**typ.scale)) if typ.scale else (num, np.ones(len(num), dtype=np.int64))
+
+
 def distinct(num, den):
     """The distinct pairs (in value order) and each row's position among them."""
     import numpy as np

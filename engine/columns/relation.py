@@ -196,10 +196,16 @@ def _to_atoms(df, arity, terms, scale):
 
 def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
     """A float64 column of finite floats stays float values
-    (value_columns.py); any other column is coded."""
+    (value_columns.py), a decimal128 one exact pairs; any other column is coded."""
     import numpy as np
     import pyarrow as pa
 
+    if pa.types.is_decimal(arr.type):  # exact pairs (exact_columns.py), as an (n, 2) array
+        from .exact_columns import of_decimals
+
+        pairs = of_decimals(arr)
+        if pairs is not None:
+            return np.stack(pairs, axis=1)
     if pa.types.is_floating(arr.type) and not arr.null_count:
         from chronolog.connectors.arrow import float_terms
 

@@ -239,3 +239,18 @@ def test_decimal128_columns_read_into_pairs(tmp_path):
     assert isinstance(col, _ExactColumn) and col.decoded() == [F(3, 2), F(-1, 4), 2]
     wide = pa.table({"v": pa.array([Decimal("1.5")], pa.decimal128(30, 1)), "start": [0], "end": [1]})
     assert read_table_columns(wide, "p", ast.NOWHERE) is None  # (the row reader's Decimals)
+
+
+def test_csv_decimals_near_the_limits_fall_back_exactly(tmp_path, monkeypatch):
+    """17-digit decimals read by kernels beside a value with four decimals:
+    over their common denominator they leave 64 bits, so the stratum runs on
+    rows, from the same columns, with the rows' exact answer."""
+    from chronolog.connectors import csv_columns
+
+    monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+    big = "99999999999999999"
+    (tmp_path / "p.csv").write_text(f"series,value,start,end\na,{big}.5,0,3\na,0.0001,1,4\na,-0.75,2,5\nb,{big},0,1\n")
+    (tmp_path / "q.csv").write_text("series,value,start,end\na,1.00,0,9\n")
+    cols, rows = _both(_csv_program(tmp_path / "p.csv"), None, on_columns=False)
+    assert cols.stats.get("fallbacks")
+    assert f"s(a,{big}.5001)@[1,2)" in rows.to_text()

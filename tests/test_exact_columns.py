@@ -254,3 +254,12 @@ def test_csv_decimals_near_the_limits_fall_back_exactly(tmp_path, monkeypatch):
     cols, rows = _both(_csv_program(tmp_path / "p.csv"), None, on_columns=False)
     assert cols.stats.get("fallbacks")
     assert f"s(a,{big}.5001)@[1,2)" in rows.to_text()
+
+
+@settings(deadline=None, max_examples=30)
+@given(facts_of(exact))
+def test_exact_values_as_interval_ends_match_the_rows(p):
+    """A computed exact number (a pair) as the end of a head interval (a
+    point off the run's time grid sends that stratum to rows: same model)."""
+    program = "m(K, X) :- <->[0,1] p(K, V), X = avg(V).\nw(K)@[X, Y] :- m(K, X), Y = X * 2 + 1/2, X < Y."
+    _both(program, {"p": p}, on_columns=False)

@@ -67,10 +67,16 @@ class PlaceNode(ColumnMapNode):
             vals, inv = [term.value], np.zeros(df.height, dtype=np.int64)
         else:
             col = df[var_column(term.name)]
-            if col.dtype != pl.Int64:  # float values or exact pairs (value_columns.py): rows decide
-                raise Fallback(f"an interval end of {term.name} that is a computed number")
-            uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
-            vals = self.terms.values.take(uniq)
+            if isinstance(col.dtype, pl.Struct):  # exact pairs (exact_columns.py): each distinct value once
+                from .exact_columns import distinct, parts, python_values
+
+                un, ud, inv = distinct(*parts(col))
+                vals = python_values(un, ud)
+            elif col.dtype != pl.Int64:  # float values (value_columns.py): never on the exact grid
+                raise Fallback(f"an interval end of {term.name} that is a float")
+            else:
+                uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
+                vals = self.terms.values.take(uniq)
         out = []
         for v in vals:
             if type(v) not in (int, Fraction):  # floats, infinities, strings: rows decide

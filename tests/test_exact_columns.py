@@ -263,3 +263,25 @@ def test_exact_values_as_interval_ends_match_the_rows(p):
     point off the run's time grid sends that stratum to rows: same model)."""
     program = "m(K, X) :- <->[0,1] p(K, V), X = avg(V).\nw(K)@[X, Y] :- m(K, X), Y = X * 2 + 1/2, X < Y."
     _both(program, {"p": p}, on_columns=False)
+
+
+@settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(facts_of(exact))
+def test_csv_and_parquet_outputs_of_exact_columns_are_the_rows(tmp_path_factory, p):
+    """``--output`` files written from the exact columns: the rows' bytes
+    (CSV) and table (Parquet)."""
+    import pyarrow.parquet as pq
+
+    from chronolog.outputs import write_outputs
+
+    tmp = tmp_path_factory.mktemp("out")
+    program = '@output("m"). @output("t").\nm(K, X) :- <->[0,1] p(K, V), X = avg(V).\nt(K, Y) :- m(K, X), Y = X * 3 - 1/7.\n'
+    prog = tmp / "p.vada"
+    for e in ("rows", "columns"):
+        prog.write_text(program + f'@bind("t", "parquet", "{tmp}", "t_{e}.parquet").\n')
+        model = chronolog.reason(prog.read_text(), {"p": p}, engine=e)
+        assert (getattr(model, "_columns", None) is not None) == (e == "columns")  # (written from the columns)
+        write_outputs(model, prog, tmp / e, True, None)
+    for pred in ("m", "t"):
+        assert (tmp / "columns" / f"{pred}.csv").read_bytes() == (tmp / "rows" / f"{pred}.csv").read_bytes()
+    assert pq.read_table(tmp / "t_columns.parquet").equals(pq.read_table(tmp / "t_rows.parquet"))

@@ -65,7 +65,6 @@ def _decimal_column(values, finite):
     decimal, a text would pass 38 characters or an integer 18 digits (the
     text path decides then)."""
     import numpy as np
-    import pyarrow as pa
 
     if not finite or len(finite) != len(values) or len(finite) < 64:
         return None

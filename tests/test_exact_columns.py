@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import chronolog
 
-from test_columns_kernels import facts_of, intervals, keys  # noqa: F401
+from test_columns_kernels import facts_of
 
 pytest.importorskip("polars")
 

@@ -21,12 +21,9 @@ prod and munion, strings, mixed ints and floats: Fallback to rows.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .base import ColumnMapNode, drain
 from .coalesce import coalesce
 from .encoding import Fallback
-from chronolog.language import ast
 
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate

@@ -170,8 +170,6 @@ def _maximal_already(df, keys) -> bool:
     is greater than the one before, or the same atom with a start beyond the
     row before's end (sorted, disjoint, not touching).  The aggregation body
     and the answers of aggregates usually are."""
-    import numpy as np
-
     return _steps_maximal(_steps(df, keys), df["s"].to_numpy(), df["e"].to_numpy())
 
 

@@ -117,21 +117,6 @@ def python_values(num, den) -> list:
     return [a if b == 1 else Fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
 
 
-def of_python(values):
-    """``(num, den)`` of exact Python numbers (ints, Fractions), or None
-    when one is not exact or does not fit."""
-    import numpy as np
-
-    try:
-        num = np.array([v if type(v) is int else v.numerator for v in values], dtype=np.int64)
-        den = np.array([1 if type(v) is int else v.denominator for v in values], dtype=np.int64)
-    except (OverflowError, AttributeError):
-        return None
-    if num.size and (np.abs(num).max() >= BOUND or den.max() >= BOUND):
-        return None
-    return num, den
-
-
 def of_decimals(arr):
     """``(num, den)`` in lowest terms of an Arrow ``decimal128`` array of
     precision 18 or less (the unscaled integers fit int64: the low words of
@@ -267,14 +252,6 @@ def sort_keys(num, den):
 
 
 # ---------------------------------------------------------------- arithmetic
-def _check(*arrays):
-    import numpy as np
-
-    for a in arrays:
-        if a.size and float(np.abs(a).max()) >= BOUND:
-            raise Fallback("an exact result beyond 64 bits")
-
-
 def _big(a) -> float:
     import numpy as np
 

@@ -98,21 +98,23 @@ def decimal_parts(num, den):
             count += hit
     if np.any(d != 1):
         return None  # p/q text: the text path
-    own = np.maximum(twos, fives)[at]  # each value's own decimals
-    if own.max() > 17:
+    own_u = np.maximum(twos, fives)  # each denominator's own decimals
+    if own_u.max() > 17:
         return None
-    n_own = num * (10**own // den)  # the value at its own scale, exact
-    if np.abs(n_own).max() >= 10**17:
+    scale = int(own_u.max())
+    # per distinct denominator, then gathered: the value at its own scale
+    # (``num * 10**own // den``) and at the column's (times 10**(scale-own))
+    n_own = num * (10**own_u // dens)[at]
+    big = int(np.abs(n_own).max())
+    if big >= 10**17:
         return None
-    pow10 = 10 ** np.arange(19, dtype=np.int64)
-    digits = np.maximum(np.searchsorted(pow10, np.abs(n_own), side="right"), own + 1)
-    scale = int(own.max())
-    length = digits + (own > 0) + (n_own < 0)
-    if int(length.max()) > 38:
-        return None
-    precision = min(38, max(int(digits.max()) + scale, scale + 1, 1))
-    unscaled = n_own * 10 ** (scale - own)
-    if np.abs(unscaled).max() >= 10**18 or precision > 38:
+    # the longest text's digits (at least one before the point): the largest
+    # |value at its own scale| has the most, or the scale does (texts stay
+    # within 17 + 1 + 2 characters: never past 38)
+    digits = max(len(str(big)), scale + 1)
+    precision = min(38, max(digits + scale, scale + 1, 1))
+    unscaled = n_own * (10 ** (scale - own_u))[at]
+    if np.abs(unscaled).max() >= 10**18:
         return None
     words = np.stack([unscaled, unscaled >> 63], axis=1).astype("<i8")
     return pa.Array.from_buffers(pa.decimal128(precision, scale), len(num), [None, pa.py_buffer(words.tobytes())])

@@ -70,6 +70,13 @@ def reduce(num, den):
     den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
     if not num.size:
         return num, den.copy()
+    if np.ndim(den) == 1 and num.size > 4096 and den.min() > 0:  # few small denominators (a mean's L * count): tables too
+        dens, at = small_unique(den)
+        if len(dens) <= 256 and int(dens.sum()) <= 1 << 20:
+            offsets = np.concatenate([[0], np.cumsum(dens)[:-1]])
+            table = np.concatenate([np.gcd(np.arange(u, dtype=np.int64), u) for u in dens.tolist()])
+            g = table[offsets[at] + num % den]
+            return num // g, den // g
     if np.any(den == 0):
         raise Fallback("a division by zero")
     g = np.gcd(num, den)

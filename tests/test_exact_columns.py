@@ -43,6 +43,7 @@ USES = {
     "since": "s(K, X) :- m(K, X) <S>[0,2] q(K, X).",
     "agg_again": "t(K, Y) :- m(K, X), Y = max(X).\nt2(K, Y) :- m(K, X), Y = sum(X).",
     "group_by_value": "g(X, C) :- m(K, X), C = count().",
+    "recursion": "r(K, X) :- m(K, X).\nr(L, X) :- r(K, X), q(K, Y), q(L, Z), X < Y.",
 }
 
 
@@ -285,3 +286,30 @@ def test_csv_and_parquet_outputs_of_exact_columns_are_the_rows(tmp_path_factory,
     for pred in ("m", "t"):
         assert (tmp / "columns" / f"{pred}.csv").read_bytes() == (tmp / "rows" / f"{pred}.csv").read_bytes()
     assert pq.read_table(tmp / "t_columns.parquet").equals(pq.read_table(tmp / "t_rows.parquet"))
+
+
+def test_decimal128_tables_given_to_the_evaluator_match_the_rows():
+    """Arrow tables given to the columnar executor (``tables=``): decimal128
+    columns as exact pairs; the relations equal the row executor's."""
+    from decimal import Decimal
+
+    import pyarrow as pa
+
+    from chronolog.api import load_program
+    from chronolog.engine.columns.evaluator import HybridEvaluator
+    from chronolog.engine.store import Store
+    from chronolog.planner import plan as make_plan
+
+    table = pa.table({
+        "k": ["a", "a", "b", "b", "a"],
+        "v": pa.array([Decimal("1.50"), Decimal("-0.25"), Decimal("2.00"), Decimal("1.5"), Decimal("0.10")], pa.decimal128(6, 2)),
+        "start": [0, 1, 0, 2, 3], "end": [2, 3, 5, 4, 6],
+    })
+    program = "s(K, X) :- <->[0,1] p(K, V), X = sum(V).\nj(K, L) :- p(K, V), p(L, V), K != L."
+    ev = HybridEvaluator(make_plan(load_program(program)), Store(), engine="columns", tables={"p": table})
+    ev.run()
+    assert set(ev.executors.values()) == {"columns"}
+    rows = chronolog.reason(program, {"p": table}, engine="rows")
+    for pred in ("s", "j"):
+        got = ev.arrow_table(pred, ["c0", "c1"])
+        assert got.equals(rows.to_arrow(pred)), pred

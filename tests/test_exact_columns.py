@@ -193,7 +193,13 @@ rm(S, X) :- <->[0,4] price(S, D, V), X = avg(V).
             assert got["rm"][(s, d)] == sum(window) / 5
             assert abs(float(got["rs"][(s, d)]) - ser.rolling(5).sum()[d]) <= 1e-9 * max(1, abs(ser.rolling(5).sum()[d]))
     frame = model.to_pandas("rm")
-    assert "x_exact" in [c.lower() for c in frame.columns] or any(c.endswith("_exact") for c in frame.columns)
+    pl_frame = model.to_polars("rm")
+    want = {(s, d): x for (s, x), iv in model.facts("rm") for d in (iv[0],)}
+    assert list(frame.columns) == list(pl_frame.columns) == ["c0", "c1", "c1_exact", "start", "end", "start_closed", "end_closed"]
+    for s, x, text, start in zip(frame["c0"], frame["c1"], frame["c1_exact"], frame["start"]):
+        v = float(want[(s, start)])
+        assert F(text) == want[(s, start)] and abs(x - v) <= 2**-50 * max(1.0, abs(v))  # (the float: Arrow's cast of the decimal)
+    assert pl_frame["c1_exact"].to_list() == frame["c1_exact"].tolist()
 
 
 # ------------------------------------------------------------------ Parquet / Arrow decimals

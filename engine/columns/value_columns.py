@@ -29,13 +29,6 @@ def is_values(series) -> bool:
     return series.dtype == pl.Float64 or isinstance(series.dtype, pl.Struct)
 
 
-def is_floats(series) -> bool:
-    """Whether a frame column holds float values."""
-    import polars as pl
-
-    return series.dtype == pl.Float64
-
-
 def kind_of(series) -> str:
     """``"codes"``, ``"float"`` or ``"exact"``."""
     import polars as pl

@@ -15,8 +15,13 @@ load average, the driver's Python peak resident memory (``VmHWM`` of that
 process; the JVM is a child process and not counted), and the rounds with
 their time, plan-building time, delta, jobs, stages, tasks, task time and
 shuffle bytes (read from Spark's monitoring REST API per job group: one
-group per round), then local[1]/local[2] with the most two task slots could
-give (Amdahl's law from the local[1] run).  ``--repeat`` runs again in the
+group per round), the JVM's CPU per thread class (task slots, JIT
+compilers, garbage collector, the driver's Py4J threads, the rest; from
+/proc/<jvm>/task) and the classes Spark generated and compiled, then
+local[1]/local[2] with the most two task slots could give (Amdahl's law
+from the local[1] run).  ``--jvm tuned default`` runs each master with
+chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM
+options, codegen cache) and with the JVM's and Spark's own, side by side.  ``--repeat`` runs again in the
 same session (JIT warm), ``--rounds-module`` runs another version of
 connectors/spark_rounds.py side by side, ``--aqe`` sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts

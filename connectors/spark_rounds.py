@@ -318,6 +318,15 @@ class Rel:
     count: int
 
 
+def _is_set(spark, key: str) -> bool:
+    """Whether the session's SQL settings hold ``key`` (set by the user at
+    launch or since), rather than Spark's default."""
+    try:
+        return bool(spark._jsparkSession.sessionState().conf().contains(key))
+    except AttributeError:  # pragma: no cover - Spark Connect: no JVM session, keep its setting
+        return True
+
+
 def _release(df) -> None:
     """Drop the blocks of the checkpoint under ``df`` now that the merged
     relation replacing it is written (its old rounds otherwise stayed in
@@ -724,7 +733,7 @@ class Rounds:
         checkpoints must keep their partitioning too)."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
-        if not self.spark._jsparkSession.sessionState().conf().contains(PARTITIONS):
+        if not _is_set(self.spark, PARTITIONS):
             # not chosen by the user: two partitions per task slot (Spark's
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))

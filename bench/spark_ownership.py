@@ -15,8 +15,13 @@ load average, the driver's Python peak resident memory (``VmHWM`` of that
 process; the JVM is a child process and not counted), and the rounds with
 their time, plan-building time, delta, jobs, stages, tasks, task time and
 shuffle bytes (read from Spark's monitoring REST API per job group: one
-group per round), then local[1]/local[2] with the most two task slots could
-give (Amdahl's law from the local[1] run).  ``--repeat`` runs again in the
+group per round), the JVM's CPU per thread class (task slots, JIT
+compilers, garbage collector, the driver's Py4J threads, the rest; from
+/proc/<jvm>/task) and the classes Spark generated and compiled, then
+local[1]/local[2] with the most two task slots could give (Amdahl's law
+from the local[1] run).  ``--jvm tuned default`` runs each master with
+chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM
+options, codegen cache) and with the JVM's and Spark's own, side by side.  ``--repeat`` runs again in the
 same session (JIT warm), ``--rounds-module`` runs another version of
 connectors/spark_rounds.py side by side, ``--aqe`` sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
@@ -126,6 +131,59 @@ def cpu_seconds(pid, descendants=True) -> float:
     return total
 
 
+# JVM thread names (Linux keeps the first 15 characters) by the work they do
+THREAD_CLASSES = (
+    ("task", ("Executor task",)),  # the task slots ("Executor task launch worker ...", named per task)
+    ("jit", ("C1 CompilerThre", "C2 CompilerThre")),  # HotSpot's JIT compilers
+    ("gc", ("GC Thread", "G1 ", "VM Thread", "Parallel GC", "Concurrent Mar")),  # the collector (and its safepoints)
+    ("py4j", ("Thread-",)),  # the driver's Py4J connections: analysis, planning, code generation
+)
+
+
+def thread_cpu(pid) -> dict:
+    """``{thread id: (class, CPU seconds)}`` of a JVM's living threads, and
+    ``{"process": seconds}`` (which includes threads that have ended)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        out["process"] = ("process", sum(int(x) for x in f[11:13]) / tick)
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except (FileNotFoundError, ProcessLookupError):
+        return out
+    for t in tasks:
+        try:
+            name = (t / "comm").read_text().rstrip("\n")
+            f = (t / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        cls = next((c for c, prefixes in THREAD_CLASSES if name.startswith(prefixes)), "other")
+        out[t.name] = (cls, sum(int(x) for x in f[11:13]) / tick)
+    return out
+
+
+def thread_classes(before: dict, after: dict) -> dict:
+    """CPU seconds per thread class between two :func:`thread_cpu` samples;
+    ``ended``: CPU of threads that ended in between (process minus living)."""
+    out = dict.fromkeys([c for c, _ in THREAD_CLASSES] + ["other", "ended"], 0.0)
+    for tid, (cls, sec) in after.items():
+        if tid != "process":
+            out[cls] += sec - before.get(tid, (cls, 0.0))[1]
+    living = sum(out.values())
+    out["ended"] = after.get("process", ("", 0.0))[1] - before.get("process", ("", 0.0))[1] - living
+    return {k: round(v, 2) for k, v in out.items()}
+
+
+def codegen_counts(spark) -> tuple:
+    """(classes Spark compiled with Janino, their compile seconds) so far in this JVM:
+    a generated class is compiled once per distinct source (a cache hit
+    compiles nothing), then interpreted and JIT-compiled like any class."""
+    jvm = spark.sparkContext._jvm
+    n = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
+    ns = jvm.org.apache.spark.sql.catalyst.expressions.codegen.CodeGenerator.compileTime()
+    return int(n), int(ns) / 1e9
+
+
 def peak_mb() -> float:
     """This process's peak resident memory (``VmHWM``).  Not ``ru_maxrss``:
     Linux keeps that across ``exec``, so a child forked from a large parent
@@ -138,7 +196,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None) -> dict:
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None, jvm="tuned") -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
     from chronolog.connectors import spark_rounds
@@ -159,8 +217,8 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     if module and label == "fused":  # another fused version: named by its file
         label = f"fused ({Path(module).stem})"
 
-    spark = cs.session(master, "chronolog-bench", **{
-        "spark.sql.shuffle.partitions": str(partitions),
+    spark = cs.session(master, "chronolog-bench", tuned=jvm == "tuned", **{
+        **({"spark.sql.shuffle.partitions": str(partitions)} if partitions else {}),
         "spark.driver.memory": "2g",
         "spark.ui.enabled": "true",
         "spark.sql.files.maxPartitionBytes": "1m",  # several input tasks (a cluster's table is many files)
@@ -174,7 +232,7 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label.startswith("fused") else 1)]
     spark.stop()
     # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
-    return dict(master=master, aqe=aqe, code=label, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
+    return dict(master=master, aqe=aqe, code=label, jvm=jvm, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
                 driver_peak_mb=round(peak_mb(), 1), **runs[0], later=runs[1:])
 
 
@@ -186,7 +244,9 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     stats = {}
     load0 = os.getloadavg()[0]
     jvm = spark.sparkContext._gateway.proc.pid
+    cg0 = codegen_counts(spark)
     cpu0 = (cpu_seconds("self", False), cpu_seconds(jvm))
+    th0 = thread_cpu(jvm)
     t1 = time.perf_counter()
     out = cs.reason(spark, PROGRAM, inputs={"own": own}, distributed=True, stats=stats)
     t_reason = time.perf_counter() - t1
@@ -194,6 +254,8 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
         df.write.mode("overwrite").parquet(f"{out_dir}/{p}")
     t_total = time.perf_counter() - t1
     cpu1 = (cpu_seconds("self", False), cpu_seconds(jvm))
+    threads = thread_classes(th0, thread_cpu(jvm))
+    cg1 = codegen_counts(spark)
     load1 = os.getloadavg()[0]
     peak_reason = peak_mb()
     groups = shuffle_by_group(spark.sparkContext)
@@ -212,6 +274,7 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
         driver_cpu_s=round(cpu1[0] - cpu0[0], 2), jvm_cpu_s=round(cpu1[1] - cpu0[1], 2),
         load=(round(load0, 2), round(load1, 2)), app_task_s=round(task_ms / 1e3, 2),
         gc_s=round((groups["all"]["gc_ms"] - gc_before) / 1e3, 2), rounds=rounds,
+        threads=threads, codegen_classes=cg1[0] - cg0[0], codegen_s=round(cg1[1] - cg0[1], 2),
     )
 
 
@@ -262,6 +325,10 @@ def show(label: str, r: dict, peak: float) -> None:
           f"(JVM garbage collection during tasks {r.get('gc_s', 0):.1f} s), "
           f"{sum(x['task_s'] for x in r['rounds']):.1f} s in rounds; driver building plans in rounds "
           f"{sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
+    if "threads" in r:
+        print("    JVM CPU by thread: " + ", ".join(f"{k} {v} s" for k, v in r["threads"].items())
+              + f"; driver Python {r['driver_cpu_s']} s; classes generated and compiled by Spark {r['codegen_classes']}"
+              f" ({r['codegen_s']} s)", file=sys.stderr, flush=True)
 
 
 def run_child(args: list) -> dict:
@@ -276,7 +343,10 @@ def main(argv=None) -> int:
     ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--masters", nargs="+", default=["local[2]"])
     ap.add_argument("--check", type=int, nargs="*", default=[100_000], help="sizes compared with the embedded engine")
-    ap.add_argument("--partitions", type=int, default=4, help="spark.sql.shuffle.partitions")
+    ap.add_argument("--partitions", type=int, default=4, help="spark.sql.shuffle.partitions (0: not set, the rounds choose)")
+    ap.add_argument("--jvm", nargs="+", choices=("tuned", "default"), default=["tuned"],
+                    help="tuned: the session's JVM options and codegen cache (connectors.spark.SESSION_DEFAULTS); "
+                         "default: the JVM's and Spark's own; both: side by side")
     ap.add_argument("--json", help="append result rows (JSON lines) here")
     ap.add_argument("--conf", nargs="*", default=[], metavar="KEY=VALUE", help="extra Spark settings")
     ap.add_argument("--aqe", choices=("off", "on", "both"), default="off",
@@ -289,7 +359,7 @@ def main(argv=None) -> int:
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module)))
+        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module, a.jvm[0])))
         return 0
     if a.embedded:
         print(json.dumps(embedded_worker(*a.embedded)))
@@ -303,14 +373,15 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             row = dict(facts=n, runs=[])
             modes = {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[a.aqe]
-            for aqe, m in [(x, m) for x in modes for m in a.masters]:
+            for aqe, jvm, m in [(x, j, m) for x in modes for j in a.jvm for m in a.masters]:
                 for module in [None, a.rounds_module] if a.rounds_module else [None]:
-                    r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat),
+                    out = f"{tmp}/{m}-{aqe}" + ("-other" if module else "") + ("" if jvm == a.jvm[0] else f"-{jvm}")
+                    r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat), "--jvm", jvm,
                                    *(["--rounds-module", module] if module else []), "--conf", *a.conf,
-                                   "--worker", m, data, f"{tmp}/{m}-{aqe}" + ("-other" if module else "")])
+                                   "--worker", m, data, out])
                     row["runs"].append(r)
                     for i, x in enumerate([r, *r["later"]]):
-                        show(f"[{n}] {m} aqe {aqe} {r['code']}" + (f" run {i + 1} (same session)" if i else ""), x,
+                        show(f"[{n}] {m} aqe {aqe} {r['code']} jvm {jvm}" + (f" run {i + 1} (same session)" if i else ""), x,
                              r["driver_peak_mb"])
             if n in (a.check or []):
                 e = run_child(["--embedded", data, f"{tmp}/embedded.json"])
@@ -321,10 +392,12 @@ def main(argv=None) -> int:
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
                       f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
-            for aqe, code in [(x, c) for x in modes for c in dict.fromkeys(r["code"] for r in row["runs"])]:
+            for aqe, jvm, code in [(x, j, c) for x in modes for j in a.jvm for c in dict.fromkeys(r["code"] for r in row["runs"])]:
                 if not code.startswith("fused"):
                     continue
-                runs = {r["master"]: r for r in row["runs"] if r["aqe"] == (aqe == "on") and r["code"] == code}
+                runs = {r["master"]: r for r in row["runs"]
+                        if r["aqe"] == (aqe == "on") and r["code"] == code and r["jvm"] == jvm}
+                code = f"{code}, jvm {jvm}"
                 if "local[1]" in runs and "local[2]" in runs:
                     pairs = [("first run", runs["local[1]"], runs["local[2]"])]
                     if runs["local[1]"]["later"] and runs["local[2]"]["later"]:

@@ -34,10 +34,35 @@ class DriverFallback(UserWarning):
     """``distributed=True`` ran on the driver: the program is not partitionable."""
 
 
-def session(master: str | None = "local[*]", app_name: str = "chronolog", **conf):
+# The driver JVM's options when session() starts it (a local master runs
+# the tasks in that JVM too).  Measured on ownership rounds at 1M facts
+# (bench/README.md, "The JVM beside the tasks"): a fresh JVM spent more CPU
+# in its JIT compilers than in its task thread, most of it C2 compiling
+# planner, serialization and Janino code that runs a few thousand times;
+# 10x higher tier-4 thresholds leave those at C1 while the tasks' loops
+# (millions of iterations, counted by back edges) still reach C2.  The
+# parallel collector took less CPU than G1 (2.1-2.9 s against 2.4-7.3 s
+# per run; its pauses inside tasks are longer), and Spark's and the
+# generated classes' metadata outgrew the default initial Metaspace, each
+# step a full collection: 256 MB starts above it.
+JVM_OPTIONS = (
+    "-XX:+UseParallelGC -XX:MetaspaceSize=256m "
+    "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000"
+)
+SESSION_DEFAULTS = {
+    "spark.driver.extraJavaOptions": JVM_OPTIONS,
+    # generated classes kept per JVM (Spark's default 100): a run of
+    # seminaive rounds makes about 85, so a second run compiled 64 again
+    "spark.sql.codegen.cache.maxEntries": "1000",
+}
+
+
+def session(master: str | None = "local[*]", app_name: str = "chronolog", tuned: bool = True, **conf):
     """A SparkSession set up for chronolog: workers run this Python (so they
     import pyarrow and chronolog), UTC session time, the ``chronolog`` data
-    source registered.  ``conf``: extra Spark settings."""
+    source registered.  ``conf``: extra Spark settings.  ``tuned``: start
+    the JVM with :data:`SESSION_DEFAULTS` (``conf`` overrides them; a JVM
+    already running keeps its own)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -48,6 +73,7 @@ def session(master: str | None = "local[*]", app_name: str = "chronolog", **conf
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        **(SESSION_DEFAULTS if tuned else {}),
     }
     settings.update(conf)
     for k, v in settings.items():

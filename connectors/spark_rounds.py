@@ -68,10 +68,17 @@ BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join tas
 # checkpoint then records its partitioning on attributes it does not output,
 # so the relation forgot that it is hash-partitioned on its first term and
 # the next round shuffled it again (an alias costs nothing at run time).
+# Whole-stage code generation names each generated class after its stage's
+# number in the plan, so the same operators at another position (rounds
+# differ in how many variants they union) compiled as a new class, which
+# the JIT then compiled again: without the number, 85 classes per run at
+# 1M ownership facts instead of 111.
 ROUND_CONF = {
     "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.useIdInClassName": "false",
     "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
 }
+PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see Rounds.keyed)
 _APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
@@ -311,6 +318,30 @@ class Rel:
     count: int
 
 
+def _is_set(spark, key: str) -> bool:
+    """Whether the session's SQL settings hold ``key`` (set by the user at
+    launch or since), rather than Spark's default."""
+    try:
+        return bool(spark._jsparkSession.sessionState().conf().contains(key))
+    except AttributeError:  # pragma: no cover - Spark Connect: no JVM session, keep its setting
+        return True
+
+
+def _release(df) -> None:
+    """Drop the blocks of the checkpoint under ``df`` now that the merged
+    relation replacing it is written (its old rounds otherwise stayed in
+    the block manager's memory until the driver's garbage collection freed
+    their plans: old generations that every young collection had to scan)."""
+    try:
+        plan = df._jdf.queryExecution().logical()
+        while plan.getClass().getSimpleName() != "LogicalRDD" and plan.children().size() == 1:
+            plan = plan.children().head()
+        if plan.getClass().getSimpleName() == "LogicalRDD":
+            plan.rdd().unpersist(False)
+    except Exception:  # pragma: no cover - Spark Connect has no JVM plan: the cleaner frees it later
+        pass
+
+
 @dataclass
 class RoundStat:
     stratum: int
@@ -405,7 +436,7 @@ class Rounds:
         the old relation where it lies, and only the new facts move."""
         if not terms:
             return df
-        n = int(self.spark.conf.get("spark.sql.shuffle.partitions"))
+        n = int(self.spark.conf.get(PARTITIONS))
         return df.repartition(n, terms[0])
 
     def arity(self, pred: str) -> int:
@@ -646,7 +677,10 @@ class Rounds:
         preds = list(flagged)
         deltas = {}
         for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True) for p in preds])):
+            old = self.rels.get(pred)
             self.rels[pred] = Rel(df.drop("_fresh"), n)
+            if old is not None:
+                _release(old.df)
             if fresh:
                 deltas[pred] = Rel(df.filter(F.col("_fresh")).drop("_fresh"), fresh)
                 self._old_facts[pred] = Rel(df.filter(~F.col("_fresh")).drop("_fresh"), n - fresh)
@@ -698,8 +732,13 @@ class Rounds:
         order, all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too)."""
         conf = self.spark.conf
-        saved = {k: conf.get(k, None) for k in ROUND_CONF}
-        for k, v in ROUND_CONF.items():
+        settings = dict(ROUND_CONF)
+        if not _is_set(self.spark, PARTITIONS):
+            # not chosen by the user: two partitions per task slot (Spark's
+            # default, 200, is 200 tasks of a few rows per stage on a laptop)
+            settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
+        saved = {k: conf.get(k, None) if k != PARTITIONS else None for k in settings}
+        for k, v in settings.items():
             conf.set(k, f"{saved[k]},{v}" if saved[k] and k in _APPENDED else v)
         try:
             if inputs:

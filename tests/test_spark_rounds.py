@@ -101,6 +101,53 @@ def test_relations_stay_partitioned_on_their_first_term(spark):
         assert got.startswith("hashpartitioning(c0#") and got.endswith(f", {n})"), (pred, got)
 
 
+def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
+    """A session whose shuffle partitions nobody set (Spark's default, 200)
+    runs the rounds on two partitions per task slot, and still has no
+    setting afterwards; the same facts as the embedded engine."""
+    other = spark.newSession()
+    other.conf.unset("spark.sql.shuffle.partitions")
+    assert not other._jsparkSession.sessionState().conf().contains("spark.sql.shuffle.partitions")
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(6)], ["owner", "company", "share"]
+    )
+    stats, model = check(other, OWNERSHIP, {"own": own})
+    assert model.facts("control")
+    slots = 2 * spark.sparkContext.defaultParallelism
+    for pred in ("control", "own"):
+        got = stats["relations"][pred].df._jdf.queryExecution().executedPlan().outputPartitioning().toString()
+        assert got.endswith(f", {slots})"), (pred, got)
+    assert not other._jsparkSession.sessionState().conf().contains("spark.sql.shuffle.partitions")
+    # the rounds' own settings are restored too
+    assert other.conf.get("spark.sql.codegen.useIdInClassName") == "true"
+
+
+def test_replaced_checkpoints_are_released(spark):
+    """Each round's merged relation replaces the last one; the replaced
+    checkpoint's blocks are dropped then, so after a run only the current
+    relations (inputs and heads) hold persisted data."""
+    sc = spark.sparkContext
+    before = set(sc._jsc.getPersistentRDDs().keySet())
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
+    )
+    stats, _ = check(spark, OWNERSHIP, {"own": own})
+    per_stratum = [sum(r.stratum == s for r in stats["rounds"]) for s in {r.stratum for r in stats["rounds"]}]
+    assert max(per_stratum) > 2  # control merged several times
+    new = set(sc._jsc.getPersistentRDDs().keySet()) - before
+    assert 0 < len(new) <= len(stats["relations"]), (len(new), list(stats["relations"]))
+
+
+def test_session_starts_the_jvm_with_chronolog_settings(spark):
+    """cs.session() starts the driver JVM with SESSION_DEFAULTS: the
+    parallel collector is the one running, and Spark keeps 1000 generated
+    classes."""
+    jvm = spark.sparkContext._jvm
+    names = [b.getName() for b in jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()]
+    assert "PS Scavenge" in names, names
+    assert spark.conf.get("spark.sql.codegen.cache.maxEntries") == cs().SESSION_DEFAULTS["spark.sql.codegen.cache.maxEntries"]
+
+
 def test_horizon_confines_derived_facts(spark):
     own = facts_to_arrow(
         [(("a", "b", 60), (0, 10, True, False)), (("b", "c", 70), (5, 20, True, True))], ["owner", "company", "share"]

@@ -1,0 +1,93 @@
+"""rows == columns == auto on the wide random programs of
+tests/strategies_wide.py (aggregates with operators, ints beside exact
+rationals beside floats, constants, interval terms, time grouping, head
+boxes, recursion through time), and against the pointwise oracle where it
+applies (no floats, no time grouping or interval terms).
+
+``CHRONOLOG_DIFF_SCALE=50`` multiplies every max_examples (the long
+campaign, docs/design.md "How the executors are cross-checked")."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from chronolog import ChronologError
+from chronolog.language.vadalog import parse
+from differential import _iv, _typed, agree, outcomes, typed_facts
+from oracle.pointwise import OracleError, evaluate
+from strategies_wide import TEMPLATES, wide_cases
+
+pytest.importorskip("polars")
+
+SCALE = int(os.environ.get("CHRONOLOG_DIFF_SCALE", "1"))
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+
+
+# CHRONOLOG_DIFF_LOG=path: the campaign mode; a disagreement is appended to
+# the file (unshrunk) and the run goes on, so one campaign finds many
+LOG = os.environ.get("CHRONOLOG_DIFF_LOG")
+
+
+def check(case, typed=None):
+    """Every executor alike.  Floats in the data: values compared, not types
+    (equal numbers of two types are one term on columns; documented)."""
+    if typed is None:
+        typed = not case.floats
+    outs = outcomes(case.program, case.facts, case.horizon)
+    if not LOG:
+        agree(str(case), outs, typed=typed)
+        return outs
+    try:
+        agree(str(case), outs, typed=typed)
+    except AssertionError as e:
+        with open(LOG, "a") as fh:
+            fh.write(f"===== {os.environ.get('PYTEST_CURRENT_TEST', '')}\n{e}\n")
+    return outs
+
+
+@settings(max_examples=40 * SCALE, **SETTINGS)
+@given(wide_cases(floats=False))
+def test_exact_numbers(case):
+    outs = check(case)
+    if not case.floats and not isinstance(outs["rows"], str):
+        against_the_oracle(case, outs["rows"])
+
+
+def against_the_oracle(case, model):
+    """The row model against the pointwise oracle (which has no floats, time
+    grouping or interval terms: those cases are skipped)."""
+    try:
+        oracle = evaluate(parse(case.program + "\n" + case.facts_text), case.horizon)
+    except (OracleError, ChronologError, ZeroDivisionError, TypeError):
+        return
+    for pred in case.idb:
+        want = sorted((tuple(_typed(t) for t in terms), _iv(iv)) for terms, iv in oracle.facts(pred))
+        got = typed_facts(model, pred)
+        if want != got:
+            msg = f"the oracle and the rows disagree on\n{case}\n  {pred}: oracle {want}\n  {' ' * len(pred)}  rows   {got}"
+            if LOG:
+                with open(LOG, "a") as fh:
+                    fh.write(f"===== oracle\n{msg}\n")
+            else:
+                raise AssertionError(msg)
+
+
+@settings(max_examples=40 * SCALE, **SETTINGS)
+@given(wide_cases(floats=True))
+def test_floats_beside_exact_numbers(case):
+    check(case)
+
+
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(wide_cases(floats=True, recursion=True))
+def test_recursion_through_time(case):
+    check(case)
+
+
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(wide_cases(floats=False, templates=("aggregate", "temporal", "negation", "since")))
+def test_aggregates_among_operators(case):
+    check(case)

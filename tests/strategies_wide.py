@@ -44,6 +44,7 @@ from strategies import HALF, INF, fmt_interval, fmt_num, intervals, pooled_inter
 KEYS = ("a", "b")
 EXACT = (0, 1, 2, 3, -1, HALF, Fraction(1, 3), Fraction(3, 2))
 FLOATS = (1.0, 0.5, 2.0, -0.0, 0.1, 2.5, 3.0)
+EXTREME = (math.inf, -math.inf, 1e308, -1e308, 5e-324)  # infinities, overflow, the least subnormal
 CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1")
 UNARY = ("<->", "<+>", "[-]", "[+]")
 
@@ -84,6 +85,8 @@ def facts_as_text(facts: dict) -> str:
 @st.composite
 def numbers(draw, floats: bool):
     if floats and draw(st.integers(0, 2)) == 0:
+        if draw(st.integers(0, 9)) == 0:
+            return draw(st.sampled_from(EXTREME))
         return draw(st.sampled_from(FLOATS))
     return draw(st.sampled_from(EXACT))
 
@@ -256,3 +259,120 @@ def wide_cases(draw, floats: bool = True, recursion: bool = False, max_rules: in
     rec = recursion and any(f"p{k}(K, N) :- <->" in r or "[-][1,2] p" in r or "mmax" in r for k in range(4) for r in rules)
     horizon = draw(st.sampled_from([(-1, 8), (0, 6), (-2, 10)])) if rec else None
     return WideCase(program, facts, horizon, has_float, [f"p{k}" for k in sorted(set(heads))])
+
+
+# ---------------------------------------------------------------- dates
+
+
+UNITS = ("months", "weeks", "days", "years", "3 months", "2 days", "12 hours")
+
+
+@st.composite
+def dated_cases(draw):
+    """A calendar timeline (``@timeGranularity("days")``): readings on dates
+    and datetimes near month and year ends, grouped by calendar units, with
+    and without an aggregate, under a diamond given as a duration."""
+    import datetime as dt
+
+    base = dt.date(2019, 12, 27)
+    rows = []
+    for _ in range(draw(st.integers(1, 6))):
+        key = draw(st.sampled_from(KEYS))
+        value = draw(st.sampled_from(EXACT[:5]))
+        start = base + dt.timedelta(days=draw(st.integers(0, 70)))
+        length = draw(st.sampled_from([0, 0, 1, 3, 10, 40]))
+        lc, hc = (True, True) if length == 0 else (draw(st.booleans()), draw(st.booleans()))
+        if draw(st.integers(0, 4)) == 0:
+            start = dt.datetime.combine(start, dt.time(draw(st.sampled_from([6, 12, 18]))))
+        rows.append(((key, value), (start, start + dt.timedelta(days=length), lc, hc)))
+    rules = []
+    for k in range(draw(st.integers(1, 3))):
+        unit = draw(st.sampled_from(UNITS))
+        src = draw(st.sampled_from(["daily"] + [f"g{j}" for j in range(k)]))
+        lit = f"/\\[{unit}] {src}(K, V)"
+        if draw(st.booleans()):
+            lit = f"<->[0, P{draw(st.integers(0, 3))}D] {lit}" if draw(st.booleans()) else f"/\\[{unit}] <->[0, P1D] {src}(K, V)"
+        if draw(st.booleans()):
+            f = draw(st.sampled_from(["sum", "count", "max", "min", "avg"]))
+            rules.append(f"g{k}(K, S) :- {lit}, S = {f}({'' if f == 'count' else 'V'}).")
+        else:
+            rules.append(f"g{k}(K, V) :- {lit}.")
+    program = '@timeGranularity("days").\n' + "\n".join(rules)
+    return WideCase(program, {"daily": rows}, None, False, [f"g{k}" for k in range(len(rules))])
+
+
+def replicated(case: WideCase, copies: int) -> WideCase:
+    """The case with its given facts copied onto ``copies`` more keys: the
+    same answers for ``a``/``b``, and relations large enough for the
+    columnar kernels' many-atom paths."""
+    facts = {}
+    for pred, rows in case.facts.items():
+        out = list(rows)
+        for i in range(copies):
+            out += [((f"k{i}",) + tuple(terms[1:]), iv) for terms, iv in rows]
+        facts[pred] = out
+    return WideCase(case.program, facts, case.horizon, case.floats, case.idb)
+
+
+# ---------------------------------------------------------------- time series
+
+
+@st.composite
+def series_cases(draw, floats: bool = True):
+    """The time-series recipes of docs/timeseries.md with random windows,
+    functions and data: rolling aggregates (several per rule, several rules
+    over one body: the columns' shared segments), lags, differences,
+    cumulative sums, an EMA recursion, periods by head interval terms.
+    ``price(S, D, V)``: series ``s``/``t``, day ``D`` on ``[D, D+1)``, gaps
+    and repeated values; values ints, rationals or floats."""
+    rows = []
+    for s in draw(st.sampled_from([["s"], ["s", "t"]])):
+        days = sorted(set(draw(st.lists(st.integers(0, 12), min_size=1, max_size=10))))
+        for d in days:
+            v = draw(numbers(floats)) if draw(st.integers(0, 2)) else draw(st.integers(8, 12))
+            rows.append(((s, d, v), (d, d + 1, True, False)))
+    rules = []
+    for i in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["rolling", "rolling", "lag", "diff", "cumulative", "ema", "period", "shift"]))
+        w = draw(st.integers(0, 4))
+        if kind == "rolling":
+            aggs = draw(st.lists(st.sampled_from(["sum", "avg", "max", "min", "count", "msum", "mmax"]), min_size=1, max_size=2, unique=True))
+            body = [f"<->[0,{w}] price(S, D, V)"]
+            names = []
+            for j, f in enumerate(aggs):
+                names.append(f"X{j}")
+                body.append(f"X{j} = {f}({'' if f == 'count' else 'V'})")
+            if draw(st.booleans()):
+                body.append("N = count()")
+                body.append(f"N {draw(st.sampled_from(['>=', '==', '>']))} {draw(st.integers(1, 3))}")
+            if draw(st.integers(0, 3)) == 0:
+                body.append(f"X0 > {draw(st.sampled_from(['1', '10', '1/2']))}")
+            key = draw(st.sampled_from(["S", ""]))
+            head = ", ".join(([key] if key else []) + names)
+            rules.append(f"r{i}({head}) :- {', '.join(body)}.")
+        elif kind == "lag":
+            rules.append(f"r{i}(S, V) :- <->[{w},{w}] price(S, D, V).")
+        elif kind == "diff":
+            rules.append(f"r{i}(S, D, X) :- price(S, D, V), <->[1,1] price(S, D1, V1), X = V - V1.")
+        elif kind == "cumulative":
+            f = draw(st.sampled_from(["sum", "max", "count"]))
+            rules.append(f"r{i}(S, X) :- <->[0, +inf) price(S, D, V), X = {f}({'' if f == 'count' else 'V'}).")
+        elif kind == "ema":
+            rules += [
+                f"h{i}(S) :- price(S, D, V).",
+                f"r{i}(S, V) :- price(S, D, V), not <->[1,1] h{i}(S).",
+                f"r{i}(S, E) :- <->[1,1] r{i}(S, P), price(S, D, V), P != V, E = (P + V) / 2.",
+                f"r{i}(S, V) :- <->[1,1] r{i}(S, P), price(S, D, V), P == V.",
+            ]
+        elif kind == "period":
+            p = draw(st.integers(2, 4))
+            rules += [
+                f"in{i}(S, W, D, V)@[Lo, Hi) :- price(S, D, V), W = floor(D / {p}), Lo = W * {p}, Hi = Lo + {p}.",
+                f"r{i}(S, W, X) :- in{i}(S, W, D, V), X = {draw(st.sampled_from(['avg', 'sum', 'max']))}(V).",
+            ]
+        else:
+            rules.append(f"r{i}(S, X) :- <+>[{w},{w}] price(S, D, V), X = max(V).")
+    program = "@temporal(0, 20).\n" + "\n".join(rules) if any("ema" in r or "<->[1,1] r" in r for r in rules) else "\n".join(rules)
+    has_float = any(isinstance(t, float) for terms, _ in rows for t in terms)
+    idb = sorted({r.split("(")[0].split(")")[0] for r in rules if not r.startswith("@")})
+    return WideCase(program, {"price": rows}, None, has_float, idb)

@@ -18,7 +18,7 @@ from chronolog import ChronologError
 from chronolog.language.vadalog import parse
 from differential import _iv, _typed, agree, outcomes, typed_facts
 from oracle.pointwise import OracleError, evaluate
-from strategies_wide import TEMPLATES, wide_cases
+from strategies_wide import dated_cases, replicated, series_cases, wide_cases
 
 pytest.importorskip("polars")
 
@@ -90,4 +90,28 @@ def test_recursion_through_time(case):
 @settings(max_examples=30 * SCALE, **SETTINGS)
 @given(wide_cases(floats=False, templates=("aggregate", "temporal", "negation", "since")))
 def test_aggregates_among_operators(case):
+    check(case)
+
+
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(dated_cases())
+def test_time_grouping_on_dates(case):
+    check(case)
+
+
+@settings(max_examples=15 * SCALE, **SETTINGS)
+@given(wide_cases(floats=True))
+def test_many_keys(case):
+    check(replicated(case, 30))
+
+
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(series_cases(floats=False))
+def test_time_series_recipes_exact(case):
+    check(case)
+
+
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(series_cases(floats=True))
+def test_time_series_recipes_with_floats(case):
     check(case)

@@ -19,6 +19,8 @@ prod and munion, strings, mixed ints and floats: Fallback to rows.
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 
 from .base import ColumnMapNode, drain
@@ -357,10 +359,20 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most):
         hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
         lo_sum &= 0xFFFFFFFF
         total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
-        return np.ldexp(total, k)
+        with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
+            return np.ldexp(total, k)
     scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
     total = _range_sum(m, i_s, i_e, scaled)[seg]
     if k >= 0:
-        return np.array([float(t << k) for t in total.tolist()], dtype=np.float64)
+        return np.array([_to_float(t << k, 1) for t in total.tolist()], dtype=np.float64)
     d = 1 << -k
-    return np.array([t / d for t in total.tolist()], dtype=np.float64)
+    return np.array([_to_float(t, d) for t in total.tolist()], dtype=np.float64)
+
+
+def _to_float(t: int, d: int) -> float:
+    """``t / d`` correctly rounded; beyond the float range an infinity (as
+    the rows' sum gives: 1e308 + 1e308 is +inf)."""
+    try:
+        return t / d
+    except OverflowError:
+        return math.inf if t > 0 else -math.inf

@@ -1,0 +1,89 @@
+"""Minimal cases found by the differential campaign
+(tests/test_executors_differential.py, tests/test_readers_agree.py), each
+with its correct answer written out and checked on every executor."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import chronolog
+from chronolog import ChronologError
+from differential import agree, outcomes
+
+pytest.importorskip("polars")
+
+INF = math.inf
+
+
+def answers(program, facts=None):
+    """The model (or error text) on rows, columns and auto, all alike."""
+    outs = outcomes(program, facts)
+    agree(program, outs)
+    return outs["rows"]
+
+
+def error_of(program, facts=None) -> str:
+    got = answers(program, facts)
+    assert isinstance(got, str), f"expected an error, got {got.to_text()}"
+    return got
+
+
+# ------------------------------------------------ NaN never becomes a term
+
+
+@pytest.mark.parametrize("expr", ["N - N", "N * 0", "mod(N, 2)"])
+def test_arithmetic_without_a_value_is_an_error_not_a_nan_fact(expr):
+    # was: p(a,nan)@[0,1] on both executors (columns fell back to rows): a
+    # fact that never equals itself, so no join or query could find it
+    msg = error_of(f"p(K, M) :- v(K, N), M = {expr}.", {"v": [(("a", INF), (0, 1))]})
+    assert "is not a number (NaN)" in msg and "inf" in msg and ":1:21:" in msg
+
+
+def test_a_product_of_an_infinity_and_zero_is_an_error():
+    msg = error_of("p(K, S) :- v(K, I, N), S = prod(N).", {"v": [(("a", "d0", INF), (0, 1)), (("a", "d1", 0.0), (0, 1))]})
+    assert "prod() of [inf, 0.0] is not a number (NaN)" in msg
+
+
+# ------------------------------------------------ infinite floats in sums
+
+
+def test_a_sum_of_an_infinite_float_is_that_infinity():
+    # was: OverflowError (a bare traceback) on both executors: the running
+    # sum took every float's exact value, and infinities have none
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", "d0", INF), (0, 2)), (("a", "d1", 1.0), (1, 3))]})
+    assert m.to_text() == "p(a,1.0)@(2,3]\np(a,+inf)@[0,2]"
+
+
+def test_an_average_of_minus_infinity_is_minus_infinity():
+    m = answers("p(K, S) :- v(K, I, N), S = avg(N).", {"v": [(("a", "d0", -INF), (0, 1)), (("a", "d1", 2.0), (0, 1))]})
+    assert m.to_text() == "p(a,-inf)@[0,1]"
+
+
+def test_plus_and_minus_infinity_in_one_sum_is_an_error():
+    for f in ("sum", "msum", "avg"):
+        msg = error_of(f"p(K, S) :- v(K, I, N), S = {f}(N).", {"v": [(("a", "d0", INF), (0, 1)), (("a", "d1", -INF), (0, 1))]})
+        assert f"{f}() of +inf and -inf is not a number" in msg
+
+
+def test_a_float_sum_beyond_the_float_range_is_infinite_on_both_executors():
+    # was: OverflowError on rows; columns printed "inf" (a name, if read
+    # back as a fact) where every printer writes "+inf"
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", "d0", 1e308), (0, 1)), (("a", "d1", 1e308), (0, 1))]})
+    assert m.to_text() == "p(a,+inf)@[0,1]"
+    assert m.facts("p") == [(("a", INF), (0, 1, True, True))]
+
+
+def test_errors_are_chronolog_errors():
+    with pytest.raises(ChronologError):
+        chronolog.reason("p(K, M) :- v(K, N), M = N - N.", {"v": [(("a", INF), (0, 1))]}, engine="columns")
+
+
+def test_a_float_sum_of_far_apart_magnitudes_beyond_the_range_is_infinite():
+    # was: OverflowError on columns (the exact path for floats too far apart
+    # for two int64 limbs divided a Python int beyond the float range)
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", f"d{i}", x), (0, 1)) for i, x in enumerate([1e308, 1e308, 1.0])]})
+    assert m.to_text() == "p(a,+inf)@[0,1]"
+    m = answers("p(K, S) :- v(K, I, N), S = avg(N).", {"v": [(("a", f"d{i}", x), (0, 1)) for i, x in enumerate([1e308, -1e308, 1.0])]})
+    assert m.to_text() == "p(a,0.3333333333333333)@[0,1]"

@@ -5,6 +5,7 @@ with its correct answer written out and checked on every executor."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -87,3 +88,46 @@ def test_a_float_sum_of_far_apart_magnitudes_beyond_the_range_is_infinite():
     assert m.to_text() == "p(a,+inf)@[0,1]"
     m = answers("p(K, S) :- v(K, I, N), S = avg(N).", {"v": [(("a", f"d{i}", x), (0, 1)) for i, x in enumerate([1e308, -1e308, 1.0])]})
     assert m.to_text() == "p(a,0.3333333333333333)@[0,1]"
+
+
+# ------------------------------------------------ equal numbers of two types
+#
+# Not fixed (a design decision, left to the lead): the columnar executor
+# codes terms by one dict per run, so 1, 1.0 and True get one code and
+# every occurrence decodes to whichever came first; the rows keep each
+# atom's own value.  Documented as "prints as the other one", but the value
+# also changes what arithmetic, aggregates and Arrow typing give.  The
+# answers written out are the rows' (the reference): an exact 1 divided by
+# 3 is 1/3, a sum with a float is a float, a float column stays float64.
+
+CONFLATION = pytest.mark.xfail(strict=True, reason="equal numbers of two types are one code on columns (engine/columns/encoding.py)")
+
+
+@CONFLATION
+def test_an_exact_one_stays_exact_beside_a_float_one():
+    facts = {"v": [(("a", 1.0), (0, 3)), (("b", 1), (0, 3))]}
+    cols = chronolog.reason("p(K, M) :- v(K, N), M = N / 3.", facts, engine="columns")
+    assert cols.to_text() == "p(a,0.3333333333333333)@[0,3]\np(b,1/3)@[0,3]"
+
+
+@CONFLATION
+def test_a_sum_with_a_float_is_a_float_beside_an_equal_int():
+    facts = {"w": [(("a", 3), (0, 0)), (("a", Fraction(1, 3)), (0, 0)), (("b", 3.0), (0, 0))]}
+    cols = chronolog.reason("p(S) :- w(J, N), S = sum(N).", facts, engine="columns")
+    assert cols.to_text() == "p(6.333333333333333)@[0,0]"
+
+
+@CONFLATION
+def test_a_float_column_stays_float64_beside_an_int_column():
+    facts = {"v": [(("a", 1, 1.0), (0, 1)), (("a", 2, 2.5), (0, 1))]}
+    cols = chronolog.reason("p(K) :- v(K, D, X).", facts, engine="columns")
+    column = cols.to_arrow("v").column("c2")
+    assert str(column.type) == "double" and column.to_pylist() == [1.0, 2.5]
+
+
+@CONFLATION
+def test_an_int_column_stays_int_beside_a_boolean():
+    program = "p(K) :- v(K, N), w(K, N).\nv(a, #T)@0. w(a, 1)@0. v(b, #F)@0. w(b, 0)@0."
+    cols = chronolog.reason(program, engine="columns")
+    column = cols.to_arrow("w").column("c1")
+    assert str(column.type) == "int64" and column.to_pylist() == [1, 0]  # (True == 1 in Python)

@@ -131,3 +131,26 @@ def test_an_int_column_stays_int_beside_a_boolean():
     cols = chronolog.reason(program, engine="columns")
     column = cols.to_arrow("w").column("c1")
     assert str(column.type) == "int64" and column.to_pylist() == [1, 0]  # (True == 1 in Python)
+
+
+# ------------------------------------------------ ints beside floats in one column
+
+
+def test_arithmetic_on_an_int_beside_a_float_stays_exact():
+    # was: p0(a,1.0) on columns: a coded column holding 0.1 and 0 was
+    # computed as floats throughout, so the int 0 + 1 gave the float 1.0
+    m = answers("p0(K, N) :- w(K, X), N = X + 1.", {"w": [(("a", 0.1), (0, 1)), (("a", 0), (0, 1)), (("b", 2), (0, 1))]})
+    assert m.facts("p0") == [(("a", 1), (0, 1, True, True)), (("a", 1.1), (0, 1, True, True)), (("b", 3), (0, 1, True, True))]
+    assert type(m.facts("p0")[0][0][1]) is int
+
+
+def test_a_sum_of_ints_is_exact_where_no_float_is_summed():
+    # was: p(a,3.0)@[2,3] and avg 1.5 on columns: the segments of a column
+    # mixing ints and floats were all summed as floats
+    facts = {"w": [(("a", "d0", 0.1), (0, 1)), (("a", "d1", 1), (0, 3)), (("a", "d2", 2), (2, 3))]}
+    m = answers("p(K, S) :- w(K, I, X), S = sum(X).", facts)
+    assert m.to_text() == "p(a,1)@(1,2)\np(a,1.1)@[0,1]\np(a,3)@[2,3]"
+    m = answers("p(K, S) :- w(K, I, X), S = avg(X).", facts)
+    assert m.to_text() == "p(a,0.55)@[0,1]\np(a,1)@(1,2)\np(a,1.5)@[2,3]"
+    assert (("a", Fraction(3, 2)), (2, 3, True, True)) in m.facts("p")
+    assert not any(type(t[1]) is float and t[1] == 1.5 for t, _ in m.facts("p"))  # exact, not the float 1.5

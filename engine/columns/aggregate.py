@@ -30,7 +30,7 @@ from chronolog.language import ast
 
 from .expressions import FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import float_series, mixed
+from .value_columns import float_rows, float_series, mixed
 
 SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
 
@@ -144,9 +144,40 @@ class Segments:
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
                     if mixed(agg.expr, df, values):
-                        codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
+                        if agg.func in ("sum", "msum", "avg"):
+                            codes = _exact_where_no_float(self, agg, codes, df, values)
+                        else:
+                            codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
             cols[var_column(var)] = codes
         return _coalesce_segments(self.groups, cols, self.s, self.e)
+
+
+def _exact_where_no_float(segments, agg, floats, df, values):
+    """The codes of a sum or mean over ints beside floats (``floats``: the
+    float result of every segment): a segment with no float among its values
+    is summed exactly (the rows' sum of ints is an int, their mean a
+    rational), the others keep the float.  The exact ones are coded first:
+    a float equal to one then shares its code, not the other way round."""
+    import numpy as np
+    import polars as pl
+
+    from .expressions import FLOAT
+
+    fl = float_rows(agg.expr, df, values)
+    if fl.all():
+        return values.encode(FLOAT, floats)
+    m, seg, n_seg = segments.m, segments.seg, segments.n_seg
+    has_float = _range_sum(m, segments.i_s, segments.i_e, fl.astype(np.int64))[seg] > 0
+    v = np.zeros(df.height, dtype=np.int64)
+    kind, exact = evaluate(agg.expr, df.filter(pl.Series(~fl)), values)
+    if kind != INT:
+        raise Fallback("a sum of exact numbers beside floats")
+    v[~fl] = exact
+    out = _fold(agg.func, INT, v, m, segments.i_s, segments.i_e, seg, n_seg, values, 1, segments.most)
+    out = np.asarray(out, dtype=np.int64).copy()
+    if has_float.any():
+        out[has_float] = values.encode(FLOAT, floats[has_float])
+    return out
 
 
 def _expr_key(expr):

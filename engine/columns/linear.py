@@ -10,7 +10,7 @@ from chronolog.language import ast
 from .base import ColumnMapNode
 from .expressions import FLOAT, compare, evaluate
 from .scan import var_column
-from .value_columns import float_series, mixed
+from .value_columns import evaluate_by_kind, float_series, mixed
 
 
 class ConditionNode(ColumnMapNode):
@@ -44,9 +44,12 @@ class AssignNode(ColumnMapNode):
         elif isinstance(e, ast.Const):
             col = pl.Series([self.values.terms.code(e.value)] * df.height, dtype=pl.Int64)
         else:
-            kind, arr = evaluate(e, df, self.values)
-            if kind == FLOAT and not mixed(e, df, self.values):  # a value column: coded only where equality needs it
-                col = float_series(var_column(self.var), arr)
+            if mixed(e, df, self.values):  # ints beside floats: each row computed as its own kinds
+                col = pl.Series(evaluate_by_kind(e, df, self.values), dtype=pl.Int64)
             else:
-                col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
+                kind, arr = evaluate(e, df, self.values)
+                if kind == FLOAT:  # a value column: coded only where equality needs it
+                    col = float_series(var_column(self.var), arr)
+                else:
+                    col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
         return df.with_columns(col.alias(var_column(self.var)))

@@ -11,6 +11,7 @@ through the typed formats)."""
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import pytest
@@ -25,7 +26,8 @@ from strategies_wide import facts_as_text
 
 pytest.importorskip("polars")
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=25)
+SCALE = int(os.environ.get("CHRONOLOG_DIFF_SCALE", "1"))  # the long campaign: docs/design.md
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=25 * SCALE)
 
 PROGRAM = """q(K, N) :- r(K, N).
 s(K, M) :- <->[0,1] r(K, N), M = N * 2.

@@ -23,11 +23,22 @@ from fractions import Fraction
 import chronolog
 from chronolog import ChronologError
 
-ENGINES = ("rows", "columns", "auto")
+ENGINES = ("rows", "columns", "auto", "auto-small")
 
 
 def run(program, facts, engine, horizon=None, **kw):
-    """The model, or the error's text (type and message)."""
+    """The model, or the error's text (type and message).  ``auto-small``:
+    auto with its size thresholds at 0, so that it takes the columnar
+    executor for the strata it supports, as it does on large inputs."""
+    if engine == "auto-small":
+        from chronolog.engine.columns import evaluator
+
+        saved = evaluator.AUTO_MIN_FACTS, evaluator.AUTO_MIN_FILE_FACTS
+        evaluator.AUTO_MIN_FACTS = evaluator.AUTO_MIN_FILE_FACTS = 0
+        try:
+            return run(program, facts, "auto", horizon, **kw)
+        finally:
+            evaluator.AUTO_MIN_FACTS, evaluator.AUTO_MIN_FILE_FACTS = saved
     try:
         return chronolog.reason(program, facts, engine=engine, horizon=horizon, **kw)
     except ChronologError as e:

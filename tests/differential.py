@@ -52,7 +52,7 @@ def outcomes(program, facts, horizon=None, engines=ENGINES, **kw) -> dict:
 
 def _typed(v):
     if isinstance(v, float) and v == 0:
-        return ("float", "0.0")  # -0.0 and 0.0: one term on both executors
+        return ("float", 0.0)  # -0.0 and 0.0: one term on both executors
     if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
         return ("exact", Fraction(v))
     if isinstance(v, tuple):
@@ -69,8 +69,8 @@ STRICT = bool(os.environ.get("CHRONOLOG_DIFF_STRICT"))
 def _whole(facts):
     """Typed facts with whole floats taken as the equal exact number."""
     def w(t):
-        if t[0] == "float" and (t[1] == "0.0" or (isinstance(t[1], float) and t[1].is_integer())):
-            return ("exact", Fraction(0 if t[1] == "0.0" else int(t[1])))
+        if t[0] == "float" and isinstance(t[1], float) and t[1].is_integer():
+            return ("exact", Fraction(int(t[1])))
         if t[0] == "tuple":
             return ("tuple", tuple(w(x) for x in t[1]))
         return t

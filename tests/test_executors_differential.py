@@ -118,3 +118,11 @@ def test_time_series_recipes_exact(case):
 @given(series_cases(floats=True))
 def test_time_series_recipes_with_floats(case):
     check(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=400 * SCALE, **SETTINGS)
+@given(wide_cases(floats=True, recursion=True))
+def test_wide_programs_at_length(case):
+    """The slow variant: ten times the widest family (about half a minute)."""
+    check(case)

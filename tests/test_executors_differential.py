@@ -103,7 +103,7 @@ def test_time_grouping_on_dates(case):
 
 
 @settings(max_examples=15 * SCALE, **SETTINGS)
-@given(wide_cases(floats=True))
+@given(wide_cases(floats=True, recursion=True))
 def test_many_keys(case):
     check(replicated(case, 30))
 

@@ -177,3 +177,15 @@ _BOOL = pytest.mark.xfail(strict=True, reason="True == 1 as a dict key and as on
 def test_a_boolean_never_matches_a_number(engine, body):
     m = chronolog.reason(f"p(K) :- {body}.\nv(a, #T)@0. w(a, 1)@0.", engine=engine)
     assert m.facts("p") == []
+
+
+# ------------------------------------------------ a float time point read by columns
+
+
+def test_a_float_interval_end_is_not_cut_to_an_integer_on_columns():
+    # was: p0(b,0.2)@[1,1] on columns: the head interval term F = 1 + 0.2 is
+    # the float 1.2 (the rows keep it), and the columnar stratum reading p0
+    # for the time grouping scaled it with int(), cutting 1.2 to 1
+    program = "p0(K, N)@[S, F] :- w(K, N)@[S, E], F = S + N.\np1(K, S) :- /\\[1] p0(K, N), S = min(N)."
+    m = answers(program, {"w": [(("b", 0.2), (1, 2, True, False))]})
+    assert m.to_text() == "p0(b,0.2)@[1,1.2]\np1(b,0.2)@[1,2)"

@@ -217,7 +217,14 @@ def _float_texts(vals, term_text):
     from .float_text import float_texts
 
     if term_text(0.5) == "0.5" and term_text(1e-05) == "1e-05":
-        return float_texts(vals)
+        text = float_texts(vals)
+        infinite = np.isinf(vals)
+        if infinite.any():  # repr's "inf" is a name in a fact: printers write "+inf"
+            import pyarrow.compute as pc
+
+            fixed = pa.array([term_text(v) for v in np.asarray(vals)[infinite].tolist()], pa.string())
+            text = pc.replace_with_mask(text, pa.array(infinite), fixed)
+        return text
     used, pos = np.unique(vals, return_inverse=True)
     return pa.array([term_text(v) for v in used.tolist()], pa.string()).take(pa.array(pos.reshape(-1)))
 

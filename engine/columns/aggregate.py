@@ -21,6 +21,10 @@ prod and munion, strings, mixed ints and floats: Fallback to rows.
 
 from __future__ import annotations
 
+import math
+
+from fractions import Fraction
+
 from .base import ColumnMapNode, drain
 from .coalesce import coalesce
 from .encoding import Fallback
@@ -28,7 +32,7 @@ from .encoding import Fallback
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import float_series, mixed
+from .value_columns import float_rows, float_series, mixed
 
 SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
 
@@ -146,9 +150,42 @@ class Segments:
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
                     if mixed(agg.expr, df, values):
-                        codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
+                        if agg.func in ("sum", "msum", "avg"):
+                            codes = _exact_where_no_float(self, agg, codes, df, values)
+                        else:
+                            codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
             cols[var_column(var)] = codes
         return _coalesce_segments(self.groups, cols, self.s, self.e)
+
+
+def _exact_where_no_float(segments, agg, floats, df, values):
+    """The codes of a sum or mean over ints beside floats (``floats``: the
+    float result of every segment): a segment with no float among its values
+    is summed exactly (the rows' sum of ints is an int, their mean a
+    rational), the others keep the float.  The exact ones are coded first:
+    a float equal to one then shares its code, not the other way round."""
+    import numpy as np
+    import polars as pl
+
+    from .expressions import FLOAT
+
+    fl = float_rows(agg.expr, df, values)
+    if fl.all():
+        return values.encode(FLOAT, floats)
+    m, seg, n_seg = segments.m, segments.seg, segments.n_seg
+    has_float = _range_sum(m, segments.i_s, segments.i_e, fl.astype(np.int64))[seg] > 0
+    v = np.zeros(df.height, dtype=np.int64)
+    kind, exact = evaluate(agg.expr, df.filter(pl.Series(~fl)), values)
+    if kind != INT:
+        raise Fallback("a sum of exact numbers beside floats")
+    v[~fl] = exact
+    out = _fold(agg.func, INT, v, m, segments.i_s, segments.i_e, seg, n_seg, values, 1, segments.most)
+    if isinstance(out, tuple):  # a mean that is not whole: exact pairs (exact_columns.py), coded here
+        out = values.encode_rational(out[0], out[1])
+    out = np.asarray(out, dtype=np.int64).copy()
+    if has_float.any():
+        out[has_float] = values.encode(FLOAT, floats[has_float])
+    return out
 
 
 def _expr_key(expr):
@@ -408,10 +445,20 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most):
         hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
         lo_sum &= 0xFFFFFFFF
         total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
-        return np.ldexp(total, k)
+        with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
+            return np.ldexp(total, k)
     scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
     total = _range_sum(m, i_s, i_e, scaled)[seg]
     if k >= 0:
-        return np.array([float(t << k) for t in total.tolist()], dtype=np.float64)
+        return np.array([_to_float(t << k, 1) for t in total.tolist()], dtype=np.float64)
     d = 1 << -k
-    return np.array([t / d for t in total.tolist()], dtype=np.float64)
+    return np.array([_to_float(t, d) for t in total.tolist()], dtype=np.float64)
+
+
+def _to_float(t: int, d: int) -> float:
+    """``t / d`` correctly rounded; beyond the float range an infinity (as
+    the rows' sum gives: 1e308 + 1e308 is +inf)."""
+    try:
+        return t / d
+    except OverflowError:
+        return math.inf if t > 0 else -math.inf

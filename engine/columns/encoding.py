@@ -247,6 +247,10 @@ class TimeScale:
             if v.denominator != 1:
                 raise Fallback(f"time point {t} is not a multiple of 1/{self.scale}")
             v = v.numerator
+        elif type(v) is float and not v.is_integer():
+            # a float time point (a head interval term computed from a float)
+            # is on no grid: int() would cut 1.2 to 1
+            raise Fallback(f"time point {t} is a float")
         if not -LIMIT < 2 * v < LIMIT:
             raise Fallback(f"time point {t} is outside 64-bit codes")
         return int(v)

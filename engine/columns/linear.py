@@ -11,7 +11,7 @@ from .base import ColumnMapNode
 from .exact_columns import exact_series
 from .expressions import EXACT, FLOAT, compare, evaluate
 from .scan import var_column
-from .value_columns import float_series, mixed
+from .value_columns import evaluate_by_kind, float_series, mixed
 
 
 class ConditionNode(ColumnMapNode):
@@ -45,11 +45,14 @@ class AssignNode(ColumnMapNode):
         elif isinstance(e, ast.Const):
             col = pl.Series([self.values.terms.code(e.value)] * df.height, dtype=pl.Int64)
         else:
-            kind, arr = evaluate(e, df, self.values)
-            if kind == EXACT:  # exact pairs: a value column too (exact_columns.py)
-                col = exact_series(var_column(self.var), *arr)
-            elif kind == FLOAT and not mixed(e, df, self.values):  # a value column: coded only where equality needs it
-                col = float_series(var_column(self.var), arr)
+            if mixed(e, df, self.values):  # ints beside floats: each row computed as its own kinds
+                col = pl.Series(evaluate_by_kind(e, df, self.values), dtype=pl.Int64)
             else:
-                col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
+                kind, arr = evaluate(e, df, self.values)
+                if kind == EXACT:  # exact pairs: a value column too (exact_columns.py)
+                    col = exact_series(var_column(self.var), *arr)
+                elif kind == FLOAT:  # a value column: coded only where equality needs it
+                    col = float_series(var_column(self.var), arr)
+                else:
+                    col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
         return df.with_columns(col.alias(var_column(self.var)))

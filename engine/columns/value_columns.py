@@ -154,3 +154,50 @@ def python_values(series, terms_values):
         out[:] = series.to_list()
         return out
     return terms_values[series.to_numpy()]
+
+
+def float_rows(expr, df, values):
+    """Per row of ``df``: whether a variable of ``expr`` holds a float there
+    (a float value column, or a float-kind code of a coded column).  Python
+    arithmetic gives a float exactly where one operand is a float, so a
+    mixed column's other rows are computed exactly (an int 0 + 1 is 1, not
+    1.0), as the rows compute them."""
+    import numpy as np
+
+    from chronolog.language import ast
+
+    from .scan import var_column
+
+    out = np.zeros(df.height, dtype=bool)
+    if isinstance(expr, ast.Var):
+        col = df[var_column(expr.name)]
+        if is_values(col):
+            out[:] = True
+            return out
+        c = col.to_numpy()
+        values.column(c[:0])  # (brings the kinds of every code up to date)
+        return values.kind[c] == 2
+    if isinstance(expr, ast.BinOp):
+        return float_rows(expr.left, df, values) | float_rows(expr.right, df, values)
+    if isinstance(expr, ast.Call):
+        for a in expr.args:
+            out |= float_rows(a, df, values)
+    return out
+
+
+def evaluate_by_kind(expr, df, values):
+    """The codes of ``expr`` over a frame where it meets ints beside floats
+    (:func:`mixed`): the rows without a float computed exactly, the others
+    as floats, each coded (equal numbers are one code)."""
+    import numpy as np
+    import polars as pl
+
+    from .expressions import EXACT, evaluate
+
+    fl = float_rows(expr, df, values)
+    out = np.zeros(df.height, dtype=np.int64)
+    for mask in (~fl, fl):  # exact first: a float equal to one then shares its code
+        if mask.any():
+            kind, arr = evaluate(expr, df.filter(pl.Series(mask)), values)
+            out[mask] = values.encode_rational(*arr) if kind == EXACT else values.encode(kind, arr)
+    return out

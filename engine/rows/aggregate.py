@@ -38,10 +38,38 @@ def _number_check(func, v, where):
         raise DataError(f"{func}() needs numbers, but a binding gives {v!r}", getattr(where, "pos", None))
 
 
+_INFINITE = (math.inf, -math.inf)
+
+
+def _infinities(func, where):
+    return DataError(
+        f"{func}() of +inf and -inf is not a number", getattr(where, "pos", None),
+        hint="keep infinite values out of the aggregate with a condition",
+    )
+
+
 def _sum(values):
     if any(type(v) is float for v in values):
-        return math.fsum(values)  # correctly rounded: independent of the order
+        try:
+            return math.fsum(values)  # correctly rounded: independent of the order
+        except ValueError:  # +inf beside -inf (raised with the aggregate's position by the caller)
+            raise _InfiniteSum() from None
+        except OverflowError:  # finite floats whose sum leaves the float range
+            return _float(sum(Fraction(v) for v in values))
     return normalize(sum(values))
+
+
+def _float(exact):
+    """The float nearest an exact sum; beyond the float range it is an
+    infinity, as a float addition gives (1e308 + 1e308 is +inf)."""
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+
+
+class _InfiniteSum(ArithmeticError):
+    """A float sum of +inf and -inf: no value."""
 
 
 def _prod(values):
@@ -174,7 +202,7 @@ class AggregateNode(Node):
                     _number_check(s.func, inputs[r][si], s.where)
         active: dict = {}
         accs = [
-            _Running(s.func, si, inputs) if s.identity is None and s.func in _RUNNING else _Recompute(s, si, rows, inputs, active)
+            _Running(s.func, si, inputs, s.where) if s.identity is None and s.func in _RUNNING else _Recompute(s, si, rows, inputs, active)
             for si, s in enumerate(specs)
         ]
         out = []
@@ -211,17 +239,21 @@ class _Running:
     The running sum is exact (floats enter as their exact rational value), so
     it never drifts, and its rounding at the end is math.fsum's."""
 
-    def __init__(self, func, si, inputs):
-        self.func, self.si, self.inputs = func, si, inputs
+    def __init__(self, func, si, inputs, where=None):
+        self.func, self.si, self.inputs, self.where = func, si, inputs, where
         self.total = 0
         self.n = 0
         self.floats = 0
+        self.infinite = [0, 0]  # how many -inf, +inf
 
     def add(self, r):
         v = self.inputs[r][self.si]
         self.n += 1
         if type(v) is float:
             self.floats += 1
+            if v in _INFINITE:  # no exact value: counted apart, as math.fsum sees them
+                self.infinite[v > 0] += 1
+                return
             v = Fraction(v)
         self.total += v
 
@@ -230,13 +262,21 @@ class _Running:
         self.n -= 1
         if type(v) is float:
             self.floats -= 1
+            if v in _INFINITE:
+                self.infinite[v > 0] -= 1
+                return
             v = Fraction(v)
         self.total -= v
 
     def value(self):
         if self.func in ("count", "mcount"):
             return self.n
-        total = float(self.total) if self.floats else normalize(self.total)
+        neg, pos = self.infinite
+        if neg or pos:
+            if neg and pos:
+                raise _infinities(self.func, self.where)
+            return math.inf if pos else -math.inf
+        total = _float(self.total) if self.floats else normalize(self.total)
         if self.func == "avg":
             return total / self.n if self.floats else normalize(Fraction(total) / self.n)
         return total
@@ -269,12 +309,20 @@ class _Recompute:
                 best[ident] = v if old is None else pick(old, v)
             vals = list(best.values())
         try:
-            return s.fold(vals)
+            r = s.fold(vals)
+        except _InfiniteSum:
+            raise _infinities(s.func, s.where) from None
         except (TypeError, BuiltinTypeError):
             raise DataError(
                 f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
                 getattr(s.where, "pos", None),
             ) from None
+        if r != r:  # prod() of inf and 0.0
+            raise DataError(
+                f"{s.func}() of {vals[:5]!r} is not a number (NaN)", getattr(s.where, "pos", None),
+                hint="keep infinite values out of the aggregate with a condition",
+            )
+        return r
 
 
 def _same(a, b) -> bool:

@@ -82,21 +82,27 @@ def _compile(expr, slots: dict, where):
                 # measured values (one recursive round per day of an EMA): the
                 # same float operation f(x, y) as below, without the checks
                 try:
-                    return f(x, y)
+                    r = f(x, y)
                 except ZeroDivisionError:
                     raise _type_error(f"division by zero in {text}", where) from None
                 except OverflowError:
                     raise _type_error(f"{text} is too large for a binary float", where) from None
+                if r != r:  # inf - inf, inf * 0: NaN is no value (a fact would never equal itself)
+                    raise _not_a_number(text, (x, y), where)
+                return r
             if expr.op == "+" and isinstance(x, str) and isinstance(y, str):
                 return x + y
             if not (_is_number(x) and _is_number(y)):
                 raise _type_error(f"cannot compute {text} with {x!r} and {y!r}: both must be numbers", where)
             try:
-                return normalize(f(x, y))
+                r = normalize(f(x, y))
             except ZeroDivisionError:
                 raise _type_error(f"division by zero in {text}", where) from None
             except OverflowError:  # an exact number beyond a binary float's range met a float
                 raise _type_error(f"{text} is too large for a binary float", where) from None
+            if r != r:
+                raise _not_a_number(text, (x, y), where)
+            return r
 
         return arith
     if isinstance(expr, ast.Call):
@@ -107,12 +113,16 @@ def _compile(expr, slots: dict, where):
         args = [compile_expr(a, slots, where) for a in expr.args]
 
         def call(b):
+            xs = [a(b) for a in args]
             try:
-                return fn(*[a(b) for a in args])
+                r = fn(*xs)
             except BuiltinTypeError as e:
                 raise _type_error(f"{e} in '{where}'", where) from None
             except OverflowError:  # float() of an exact number beyond a binary float's range
                 raise _type_error(f"{expr.name}(...) gives a value too large for a binary float in '{where}'", where) from None
+            if r != r:  # mod(inf, 2)
+                raise _not_a_number(str(expr), xs, where)
+            return r
 
         return call
     raise _type_error(f"cannot evaluate {expr}", where)  # pragma: no cover
@@ -137,6 +147,13 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
         return f(x, y)
 
     return test
+
+
+def _not_a_number(text, operands, where):
+    """NaN is refused as a value in the input; computed, it is refused too."""
+    vals = ", ".join(repr(v) for v in operands)
+    return _type_error(f"{text} is not a number (NaN) for {vals}", where,
+                       hint="an infinite float met an operation without a value (inf - inf, inf * 0, mod(inf, y)); keep infinite values out of it with a condition")
 
 
 def _type_error(msg, where, hint=""):

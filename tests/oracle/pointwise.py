@@ -270,6 +270,12 @@ def future_window(t, w):
 
 
 def _windows(x) -> list:
+    if isinstance(x, ast.TimeGroup):
+        # /\[N]: periods [kN, (k+1)N) reach N beyond a point, and their
+        # ends kN lie on the lattice of N's denominator (like a window [0,N])
+        if x.unit is not None:
+            raise OracleError("calendar time grouping")
+        return [(0, Fraction(x.count), True, True)] + _windows(x.inner)
     if isinstance(x, ast.Temporal):
         return [x.window] + _windows(x.inner)
     if isinstance(x, ast.Binary):
@@ -332,6 +338,8 @@ def _constants(x) -> set:
 def _ground(lit, b: dict):
     if isinstance(lit, ast.Atom):
         return ast.Atom(lit.pred, tuple(ast.Const(b[t.name]) if isinstance(t, ast.Var) else t for t in lit.terms))
+    if isinstance(lit, ast.TimeGroup):
+        return ast.TimeGroup(lit.op, lit.window, _ground(lit.inner, b), unit=lit.unit, count=lit.count)
     if isinstance(lit, ast.Temporal):
         return ast.Temporal(lit.op, lit.window, _ground(lit.inner, b))
     if isinstance(lit, ast.Binary):
@@ -513,6 +521,17 @@ class _Evaluator:
             f = self.all if lit.value else self.none
         elif isinstance(lit, ast.Negation):
             f = [not x for x in self.lit(lit.inner)]
+        elif isinstance(lit, ast.TimeGroup):
+            # holds at t iff the inner literal holds somewhere in the period
+            # [kN, (k+1)N) that contains t (docs/language.md, "Time grouping")
+            if lit.unit is not None:
+                raise OracleError("calendar time grouping")
+            a = g.counts(self.lit(lit.inner))
+            n = Fraction(lit.count)
+            f = []
+            for t in reps:
+                k = math.floor(Fraction(t) / n)
+                f.append(g.exists_c(a, _mk(k * n, (k + 1) * n, True, False)))
         elif isinstance(lit, ast.Temporal):
             a = g.counts(self.lit(lit.inner))
             w = lit.window

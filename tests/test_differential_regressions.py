@@ -1,0 +1,191 @@
+"""Minimal cases found by the differential campaign
+(tests/test_executors_differential.py, tests/test_readers_agree.py), each
+with its correct answer written out and checked on every executor."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+import chronolog
+from chronolog import ChronologError
+from differential import agree, outcomes
+
+pytest.importorskip("polars")
+
+INF = math.inf
+
+
+def answers(program, facts=None):
+    """The model (or error text) on rows, columns and auto, all alike."""
+    outs = outcomes(program, facts)
+    agree(program, outs)
+    return outs["rows"]
+
+
+def error_of(program, facts=None) -> str:
+    got = answers(program, facts)
+    assert isinstance(got, str), f"expected an error, got {got.to_text()}"
+    return got
+
+
+# ------------------------------------------------ NaN never becomes a term
+
+
+@pytest.mark.parametrize("expr", ["N - N", "N * 0", "mod(N, 2)"])
+def test_arithmetic_without_a_value_is_an_error_not_a_nan_fact(expr):
+    # was: p(a,nan)@[0,1] on both executors (columns fell back to rows): a
+    # fact that never equals itself, so no join or query could find it
+    msg = error_of(f"p(K, M) :- v(K, N), M = {expr}.", {"v": [(("a", INF), (0, 1))]})
+    assert "is not a number (NaN)" in msg and "inf" in msg and ":1:21:" in msg
+
+
+def test_a_product_of_an_infinity_and_zero_is_an_error():
+    msg = error_of("p(K, S) :- v(K, I, N), S = prod(N).", {"v": [(("a", "d0", INF), (0, 1)), (("a", "d1", 0.0), (0, 1))]})
+    assert "prod() of [inf, 0.0] is not a number (NaN)" in msg
+
+
+# ------------------------------------------------ infinite floats in sums
+
+
+def test_a_sum_of_an_infinite_float_is_that_infinity():
+    # was: OverflowError (a bare traceback) on both executors: the running
+    # sum took every float's exact value, and infinities have none
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", "d0", INF), (0, 2)), (("a", "d1", 1.0), (1, 3))]})
+    assert m.to_text() == "p(a,1.0)@(2,3]\np(a,+inf)@[0,2]"
+
+
+def test_an_average_of_minus_infinity_is_minus_infinity():
+    m = answers("p(K, S) :- v(K, I, N), S = avg(N).", {"v": [(("a", "d0", -INF), (0, 1)), (("a", "d1", 2.0), (0, 1))]})
+    assert m.to_text() == "p(a,-inf)@[0,1]"
+
+
+def test_plus_and_minus_infinity_in_one_sum_is_an_error():
+    for f in ("sum", "msum", "avg"):
+        msg = error_of(f"p(K, S) :- v(K, I, N), S = {f}(N).", {"v": [(("a", "d0", INF), (0, 1)), (("a", "d1", -INF), (0, 1))]})
+        assert f"{f}() of +inf and -inf is not a number" in msg
+
+
+def test_a_float_sum_beyond_the_float_range_is_infinite_on_both_executors():
+    # was: OverflowError on rows; columns printed "inf" (a name, if read
+    # back as a fact) where every printer writes "+inf"
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", "d0", 1e308), (0, 1)), (("a", "d1", 1e308), (0, 1))]})
+    assert m.to_text() == "p(a,+inf)@[0,1]"
+    assert m.facts("p") == [(("a", INF), (0, 1, True, True))]
+
+
+def test_errors_are_chronolog_errors():
+    with pytest.raises(ChronologError):
+        chronolog.reason("p(K, M) :- v(K, N), M = N - N.", {"v": [(("a", INF), (0, 1))]}, engine="columns")
+
+
+def test_a_float_sum_of_far_apart_magnitudes_beyond_the_range_is_infinite():
+    # was: OverflowError on columns (the exact path for floats too far apart
+    # for two int64 limbs divided a Python int beyond the float range)
+    m = answers("p(K, S) :- v(K, I, N), S = sum(N).", {"v": [(("a", f"d{i}", x), (0, 1)) for i, x in enumerate([1e308, 1e308, 1.0])]})
+    assert m.to_text() == "p(a,+inf)@[0,1]"
+    m = answers("p(K, S) :- v(K, I, N), S = avg(N).", {"v": [(("a", f"d{i}", x), (0, 1)) for i, x in enumerate([1e308, -1e308, 1.0])]})
+    assert m.to_text() == "p(a,0.3333333333333333)@[0,1]"
+
+
+# ------------------------------------------------ equal numbers of two types
+#
+# Not fixed (a design decision, left to the lead): the columnar executor
+# codes terms by one dict per run, so 1, 1.0 and True get one code and
+# every occurrence decodes to whichever came first; the rows keep each
+# atom's own value.  Documented as "prints as the other one", but the value
+# also changes what arithmetic, aggregates and Arrow typing give.  The
+# answers written out are the rows' (the reference): an exact 1 divided by
+# 3 is 1/3, a sum with a float is a float, a float column stays float64.
+
+CONFLATION = pytest.mark.xfail(strict=True, reason="equal numbers of two types are one code on columns (engine/columns/encoding.py)")
+
+
+@CONFLATION
+def test_an_exact_one_stays_exact_beside_a_float_one():
+    facts = {"v": [(("a", 1.0), (0, 3)), (("b", 1), (0, 3))]}
+    cols = chronolog.reason("p(K, M) :- v(K, N), M = N / 3.", facts, engine="columns")
+    assert cols.to_text() == "p(a,0.3333333333333333)@[0,3]\np(b,1/3)@[0,3]"
+
+
+@CONFLATION
+def test_a_sum_with_a_float_is_a_float_beside_an_equal_int():
+    facts = {"w": [(("a", 3), (0, 0)), (("a", Fraction(1, 3)), (0, 0)), (("b", 3.0), (0, 0))]}
+    cols = chronolog.reason("p(S) :- w(J, N), S = sum(N).", facts, engine="columns")
+    assert cols.to_text() == "p(6.333333333333333)@[0,0]"
+
+
+@CONFLATION
+def test_a_float_column_stays_float64_beside_an_int_column():
+    facts = {"v": [(("a", 1, 1.0), (0, 1)), (("a", 2, 2.5), (0, 1))]}
+    cols = chronolog.reason("p(K) :- v(K, D, X).", facts, engine="columns")
+    column = cols.to_arrow("v").column("c2")
+    assert str(column.type) == "double" and column.to_pylist() == [1.0, 2.5]
+
+
+@CONFLATION
+def test_an_int_column_stays_int_beside_a_boolean():
+    program = "p(K) :- v(K, N), w(K, N).\nv(a, #T)@0. w(a, 1)@0. v(b, #F)@0. w(b, 0)@0."
+    cols = chronolog.reason(program, engine="columns")
+    column = cols.to_arrow("w").column("c1")
+    assert str(column.type) == "int64" and column.to_pylist() == [1, 0]  # (True == 1 in Python)
+
+
+# ------------------------------------------------ ints beside floats in one column
+
+
+def test_arithmetic_on_an_int_beside_a_float_stays_exact():
+    # was: p0(a,1.0) on columns: a coded column holding 0.1 and 0 was
+    # computed as floats throughout, so the int 0 + 1 gave the float 1.0
+    m = answers("p0(K, N) :- w(K, X), N = X + 1.", {"w": [(("a", 0.1), (0, 1)), (("a", 0), (0, 1)), (("b", 2), (0, 1))]})
+    assert m.facts("p0") == [(("a", 1), (0, 1, True, True)), (("a", 1.1), (0, 1, True, True)), (("b", 3), (0, 1, True, True))]
+    assert type(m.facts("p0")[0][0][1]) is int
+
+
+def test_a_sum_of_ints_is_exact_where_no_float_is_summed():
+    # was: p(a,3.0)@[2,3] and avg 1.5 on columns: the segments of a column
+    # mixing ints and floats were all summed as floats
+    facts = {"w": [(("a", "d0", 0.1), (0, 1)), (("a", "d1", 1), (0, 3)), (("a", "d2", 2), (2, 3))]}
+    m = answers("p(K, S) :- w(K, I, X), S = sum(X).", facts)
+    assert m.to_text() == "p(a,1)@(1,2)\np(a,1.1)@[0,1]\np(a,3)@[2,3]"
+    m = answers("p(K, S) :- w(K, I, X), S = avg(X).", facts)
+    assert m.to_text() == "p(a,0.55)@[0,1]\np(a,1)@(1,2)\np(a,1.5)@[2,3]"
+    assert (("a", Fraction(3, 2)), (2, 3, True, True)) in m.facts("p")
+    assert not any(type(t[1]) is float and t[1] == 1.5 for t, _ in m.facts("p"))  # exact, not the float 1.5
+
+
+# ------------------------------------------------ booleans are not numbers
+#
+# Not fixed: #T and 1 (#F and 0) are different constants, and `==` between
+# them is false on rows, but Python calls them equal, so a join or a
+# constant in an atom matches them on both executors, and the columns'
+# one code per value makes `==` true there too.
+
+_BOOL = pytest.mark.xfail(strict=True, reason="True == 1 as a dict key and as one code")
+
+
+@pytest.mark.parametrize("engine, body", [
+    pytest.param("rows", "v(K, N), w(K, N)", marks=_BOOL),
+    pytest.param("columns", "v(K, N), w(K, N)", marks=_BOOL),
+    ("rows", "v(K, N), w(K, M), N == M"),
+    pytest.param("columns", "v(K, N), w(K, M), N == M", marks=_BOOL),
+    pytest.param("rows", "v(K, 1)", marks=_BOOL),
+    pytest.param("columns", "v(K, 1)", marks=_BOOL),
+])
+def test_a_boolean_never_matches_a_number(engine, body):
+    m = chronolog.reason(f"p(K) :- {body}.\nv(a, #T)@0. w(a, 1)@0.", engine=engine)
+    assert m.facts("p") == []
+
+
+# ------------------------------------------------ a float time point read by columns
+
+
+def test_a_float_interval_end_is_not_cut_to_an_integer_on_columns():
+    # was: p0(b,0.2)@[1,1] on columns: the head interval term F = 1 + 0.2 is
+    # the float 1.2 (the rows keep it), and the columnar stratum reading p0
+    # for the time grouping scaled it with int(), cutting 1.2 to 1
+    program = "p0(K, N)@[S, F] :- w(K, N)@[S, E], F = S + N.\np1(K, S) :- /\\[1] p0(K, N), S = min(N)."
+    m = answers(program, {"w": [(("b", 0.2), (1, 2, True, False))]})
+    assert m.to_text() == "p0(b,0.2)@[1,1.2]\np1(b,0.2)@[1,2)"

@@ -167,7 +167,7 @@ def last_job(spark) -> int:
     return max(ids) if ids else -1
 
 
-def serve(master: str, paths: dict, partitions, answers: str):
+def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0):
     """A child process holding one Spark session on ``master``: warms up,
     then runs one timed call per ``call`` line on stdin and prints its
     figures as one JSON line (``quit`` stops).  Two such processes, one per
@@ -181,6 +181,7 @@ def serve(master: str, paths: dict, partitions, answers: str):
 
     spark = cs.session(master)
     spark.sparkContext.setLogLevel("ERROR")
+    print(f"chronolog from {os.path.dirname(cs.__file__)}", file=sys.stderr, flush=True)
     jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
     # warm-up on a few sensors: starts Spark's Python workers and imports
     # chronolog there (a one-off cost per worker, reported separately)
@@ -188,6 +189,10 @@ def serve(master: str, paths: dict, partitions, answers: str):
     w_r, w_m = data(10, 10)
     for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
         df.toArrow()
+    for _ in range(warmup):  # full-size calls: the JIT compiler gets past Spark's own driver code
+        inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
+        for df in cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions).values():
+            df.toArrow()
     print(json.dumps({"warm": time.perf_counter() - t0}), flush=True)
     for line in sys.stdin:
         if line.strip() != "call":
@@ -238,14 +243,23 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
     ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
     ap.add_argument(
-        "--before", metavar="DIR",
-        help="also run each master with the chronolog package in DIR (a directory holding chronolog/, "
-        "e.g. an export of the main branch), alternating call by call with this tree",
+        "--warmup", type=int, default=0,
+        help="full-size calls per session before the timed ones (untimed): a young JVM's compiler "
+        "competes with the tasks for cores",
     )
+    ap.add_argument(
+        "--before", metavar="DIR",
+        help="also run each master with the chronolog package in DIR (a directory holding chronolog/ laid "
+        "out as installed: chronolog/connectors, chronolog/engine, ...; e.g. an export of the main branch), "
+        "alternating call by call with this tree",
+    )
+    ap.add_argument("--tree", help=argparse.SUPPRESS)  # internal: the child's package directory
     ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
     ap.add_argument("--label", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.tree:  # this package ahead of the tree the script lives in
+        sys.path.insert(0, args.tree)
     import json
     import statistics
     import subprocess
@@ -257,7 +271,7 @@ def main(argv=None):
 
     if args.serve:
         paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}
-        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve))
+        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup)
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
@@ -291,8 +305,11 @@ def main(argv=None):
         cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp]
         if args.partitions:
             cmd += ["--partitions", str(args.partitions)]
+        if args.warmup:
+            cmd += ["--warmup", str(args.warmup)]
         env = dict(os.environ)
-        if where:  # this package ahead of the installed one
+        if where:  # in the child, and in its Spark workers through PYTHONPATH
+            cmd += ["--tree", where]
             env["PYTHONPATH"] = os.pathsep.join([where] + [p for p in [env.get("PYTHONPATH")] if p])
         children[label] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         warm = _reply(child)["warm"]  # one session starts at a time

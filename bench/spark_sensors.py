@@ -95,6 +95,40 @@ def cpu_delta(before: dict, after: dict):
     return sum(per.values()), python
 
 
+def jvm_threads(pid: int) -> dict:
+    """CPU seconds of the JVM ``pid`` by kind of thread: ``executor`` (task
+    threads: the shuffle, the Arrow exchange with the Python workers),
+    ``jit`` (the compiler threads), ``gc`` and ``driver`` (the rest: py4j
+    calls, planning, scheduling, listeners, the threads serving toArrow;
+    threads that ended are counted here, from the process total)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(path):
+        text = open(path).read()
+        f = text[text.rindex(")") + 2 :].split()
+        return text[text.index("(") + 1 : text.rindex(")")], (int(f[11]) + int(f[12])) / tick
+
+    out = {"executor": {}, "jit": {}, "gc": {}}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            name, c = cpu(f"/proc/{pid}/task/{tid}/stat")
+        except OSError:
+            continue
+        kind = "executor" if name.startswith("Executor task") else "jit" if "Compiler" in name else (
+            "gc" if name.startswith(("GC ", "G1 ")) or name == "VM Thread" else None)
+        if kind:
+            out[kind][tid] = c
+    out["total"] = cpu(f"/proc/{pid}/stat")[1]
+    return out
+
+
+def jvm_split(before: dict, after: dict) -> dict:
+    """CPU seconds per kind of JVM thread between two :func:`jvm_threads`."""
+    d = {k: sum(c - before[k].get(t, 0.0) for t, c in after[k].items()) for k in ("executor", "jit", "gc")}
+    d["driver"] = after["total"] - before["total"] - sum(d.values())
+    return d
+
+
 def load() -> float:
     return os.getloadavg()[0]
 
@@ -133,7 +167,7 @@ def last_job(spark) -> int:
     return max(ids) if ids else -1
 
 
-def serve(master: str, paths: dict, partitions, answers: str):
+def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0):
     """A child process holding one Spark session on ``master``: warms up,
     then runs one timed call per ``call`` line on stdin and prints its
     figures as one JSON line (``quit`` stops).  Two such processes, one per
@@ -147,6 +181,7 @@ def serve(master: str, paths: dict, partitions, answers: str):
 
     spark = cs.session(master)
     spark.sparkContext.setLogLevel("ERROR")
+    print(f"chronolog from {os.path.dirname(cs.__file__)}", file=sys.stderr, flush=True)
     jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
     # warm-up on a few sensors: starts Spark's Python workers and imports
     # chronolog there (a one-off cost per worker, reported separately)
@@ -154,19 +189,25 @@ def serve(master: str, paths: dict, partitions, answers: str):
     w_r, w_m = data(10, 10)
     for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
         df.toArrow()
+    for _ in range(warmup):  # full-size calls: the JIT compiler gets past Spark's own driver code
+        inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
+        for df in cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions).values():
+            df.toArrow()
     print(json.dumps({"warm": time.perf_counter() - t0}), flush=True)
     for line in sys.stdin:
         if line.strip() != "call":
             break
         assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
         before = last_job(spark)
-        l0, c0, j0, t0 = load(), time.process_time(), tree_cpu(jvm), time.perf_counter()
+        l0, c0, j0, th0, t0 = load(), time.process_time(), tree_cpu(jvm), jvm_threads(jvm), time.perf_counter()
         inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
         out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions)
         got = {p: df.toArrow() for p, df in out.items()}
         wall = time.perf_counter() - t0
+        driver_py = time.process_time() - c0
         spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
-        cpu = time.process_time() - c0 + spark_cpu
+        split = jvm_split(th0, jvm_threads(jvm))
+        cpu = driver_py + spark_cpu
         l1 = load()
         for p, t in got.items():
             pq.write_table(t, os.path.join(answers, f"{p}.parquet"))
@@ -178,6 +219,7 @@ def serve(master: str, paths: dict, partitions, answers: str):
         print(json.dumps({
             "wall": wall, "cpu": cpu, "load": (l0 + l1) / 2, "python": python,
             "reasoning": reasoning[0], "jobs": [d for _, d, _ in jobs],
+            "driver_py": driver_py, "jvm": split,
         }), flush=True)
     spark.stop()
 
@@ -200,9 +242,24 @@ def main(argv=None):
     ap.add_argument("--partitions", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
     ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
+    ap.add_argument(
+        "--warmup", type=int, default=0,
+        help="full-size calls per session before the timed ones (untimed): a young JVM's compiler "
+        "competes with the tasks for cores",
+    )
+    ap.add_argument(
+        "--before", metavar="DIR",
+        help="also run each master with the chronolog package in DIR (a directory holding chronolog/ laid "
+        "out as installed: chronolog/connectors, chronolog/engine, ...; e.g. an export of the main branch), "
+        "alternating call by call with this tree",
+    )
+    ap.add_argument("--tree", help=argparse.SUPPRESS)  # internal: the child's package directory
     ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
+    ap.add_argument("--label", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.tree:  # this package ahead of the tree the script lives in
+        sys.path.insert(0, args.tree)
     import json
     import statistics
     import subprocess
@@ -214,7 +271,7 @@ def main(argv=None):
 
     if args.serve:
         paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}
-        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.serve))
+        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup)
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
@@ -240,18 +297,27 @@ def main(argv=None):
     # calls alternate between them (the order flips every round), so both
     # masters are measured under the same load
     masters = args.masters.split(",")
+    trees = [("", None)] + ([(" before", os.path.abspath(args.before))] if args.before else [])
+    sides = [(master + suffix, master, where) for suffix, where in trees for master in masters]
     children = {}
-    for master in masters:
-        os.makedirs(os.path.join(tmp, "answers", master))
-        cmd = [sys.executable, __file__, "--serve", master, "--data", tmp]
+    for label, master, where in sides:
+        os.makedirs(os.path.join(tmp, "answers", label))
+        cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp]
         if args.partitions:
             cmd += ["--partitions", str(args.partitions)]
-        children[master] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if args.warmup:
+            cmd += ["--warmup", str(args.warmup)]
+        env = dict(os.environ)
+        if where:  # in the child, and in its Spark workers through PYTHONPATH
+            cmd += ["--tree", where]
+            env["PYTHONPATH"] = os.pathsep.join([where] + [p for p in [env.get("PYTHONPATH")] if p])
+        children[label] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         warm = _reply(child)["warm"]  # one session starts at a time
-        print(f"  {master:10s} warm-up (workers start, import) {warm:8.2f} s", flush=True)
-    results = {m: [] for m in masters}
+        print(f"  {label:10s} warm-up (workers start, import) {warm:8.2f} s", flush=True)
+    labels = [label for label, _, _ in sides]
+    results = {m: [] for m in labels}
     for k in range(args.repeat):
-        for master in masters if k % 2 == 0 else masters[::-1]:
+        for master in labels if k % 2 == 0 else labels[::-1]:
             child = children[master]
             child.stdin.write("call\n")
             child.stdin.flush()
@@ -261,14 +327,16 @@ def main(argv=None):
                 f"  {master:10s} call {k + 1}: {r['wall']:.2f} s wall = reasoning stage {r['reasoning']:.2f} s "
                 f"+ the rest {r['wall'] - r['reasoning']:.2f} s ({len(r['jobs'])} Spark jobs: "
                 + ", ".join(f"{d:.2f}" for d in r["jobs"])
-                + f" s); CPU {r['cpu']:.2f} s, of it Python workers {r['python']} s; load {r['load']:.1f}",
+                + f" s); CPU {r['cpu']:.2f} s, of it Python workers {r['python']} s; load {r['load']:.1f}\n"
+                f"{'':14s}serial CPU: driver Python {r['driver_py']:.3f} s + driver JVM {r['jvm']['driver']:.3f} s; "
+                f"beside it JIT {r['jvm']['jit']:.2f} s, GC {r['jvm']['gc']:.2f} s, executor threads {r['jvm']['executor']:.2f} s",
                 flush=True,
             )
     for child in children.values():
         child.stdin.write("quit\n")
         child.stdin.close()
         child.wait()
-    for master in masters:
+    for master in labels:
         got = {p: pq.read_table(os.path.join(tmp, "answers", master, f"{p}.parquet")) for p in ("alarm", "warn", "quiet")}
         same = all(sorted(table_to_rows(got[p], p), key=repr) == sorted(model.facts(p), key=repr) for p in got)
         print(f"  {master:10s} same answers as the embedded model: {same}")
@@ -277,9 +345,18 @@ def main(argv=None):
     median = {m: statistics.median(r["wall"] for r in rs[1:] or rs) for m, rs in results.items()}
     for m in results:
         print(f"  {m:10s} best {best[m]:.2f} s, median of calls 2-{args.repeat} {median[m]:.2f} s: best {best_e / best[m]:.2f}x the embedded engine's {best_e:.2f} s")
-    if len(results) == 2:
-        a, b = masters
-        cpu = {m: min(r["cpu"] for r in rs) for m, rs in results.items()}
+    cpu = {m: min(r["cpu"] for r in rs) for m, rs in results.items()}
+    for m, rs in results.items():
+        later = rs[1:] or rs
+        print(
+            f"  {m:10s} medians of calls 2-{args.repeat}: the rest (all but the reasoning stage) "
+            f"{statistics.median(r['wall'] - r['reasoning'] for r in later):.2f} s wall, of it "
+            f"{statistics.median(sum(r['jobs']) - r['reasoning'] for r in later):.2f} s in the other Spark jobs; "
+            f"serial CPU (driver Python + driver JVM) {statistics.median(r['driver_py'] + r['jvm']['driver'] for r in later):.3f} s; "
+            f"JIT {statistics.median(r['jvm']['jit'] for r in later):.2f} s"
+        )
+    for suffix, _ in trees if len(masters) == 2 else []:
+        a, b = (m + suffix for m in masters)
         print(
             f"  {b} against {a}: wall {best[a] / best[b]:.2f}x best, {median[a] / median[b]:.2f}x median; "
             f"CPU {cpu[a]:.2f} s against {cpu[b]:.2f} s"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
 
@@ -409,6 +410,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         items.append((p, spark.createDataFrame(table), False))
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], set()
+    strings = _JavaStrings(spark)
     for i, (pred, df, csv) in enumerate(items):
         types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
         terms = [c for c in types if c not in TIME_COLUMNS]
@@ -437,7 +439,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
                 src = f"CAST({_sql_name(c)} AS BOOLEAN)"
             exprs.append(f"{src} AS {slot}")
             where[c] = slot
-        parts.append(df.selectExpr(*exprs))
+        parts.append(_select(df, exprs, strings))
         k = keys.get(pred)
         if k is not None and k < len(terms):
             key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv)}")
@@ -478,18 +480,80 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())
     task = dist.make_task(job, report)
     arity = max((len(names[p]) for p in outputs), default=0)
-    lanes = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity)).localCheckpoint(eager=True)
+    reasoned = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity))
+    with _session_conf(spark, ONE_JOB_CONF):  # the shuffle and the reasoning: one job
+        lanes = reasoned.localCheckpoint(eager=True)
     got = report.value
     if got["errors"]:
         _, kind, text = min(got["errors"])
         cls = InconsistencyError if kind == "InconsistencyError" else DataError
         raise cls(f"in a Spark task: {text}")
     out = {}
+    strings = _JavaStrings(spark)
     for i, p in enumerate(outputs):
         kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
         cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
-        out[p] = lanes.filter(f"__out = {i}").selectExpr(*cols)
+        out[p] = _select(lanes.filter(f"__out = {i}"), cols, strings)
     return out
+
+
+# Spark settings while the keyed call's one action runs (restored after).
+# Adaptive execution off: with it the shuffle's map stage is submitted as a
+# job of its own and the rest of the plan is optimized and planned again on
+# the driver once it ends; without it the shuffle and the reasoning stage
+# are one job.  The partitions are fixed by the call (``partitions``), so
+# there is nothing for it to coalesce.
+ONE_JOB_CONF = {"spark.sql.adaptive.enabled": "false"}
+
+
+@contextmanager
+def _session_conf(spark, settings: dict):
+    """``settings`` on ``spark``'s session conf meanwhile, then restored
+    (unset again where the session had no value of its own)."""
+    conf = spark.conf
+    saved = {k: conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                conf.unset(k)
+            else:
+                conf.set(k, v)
+
+
+class _JavaStrings:
+    """Python lists of strings as Java ``String[]`` in one py4j round trip
+    each (Jackson reads them from JSON in the JVM).  py4j converts a list
+    element by element, a round trip per string, and a keyed call passes a
+    few dozen SQL expressions: the driver's chatter is serial time.  The
+    reader is made once per JVM (finding a Java class by name is a round
+    trip per dot of its name)."""
+
+    _readers: dict = {}  # id(py4j gateway) -> (gateway, ObjectMapper, String[].class)
+
+    def __init__(self, spark):
+        sc = spark.sparkContext
+        got = self._readers.get(id(sc._gateway))
+        if got is None or got[0] is not sc._gateway:
+            jvm = sc._jvm
+            got = (sc._gateway, jvm.com.fasterxml.jackson.databind.ObjectMapper(), jvm.java.lang.Class.forName("[Ljava.lang.String;"))
+            self._readers[id(sc._gateway)] = got
+        _, self._mapper, self._cls = got
+
+    def __call__(self, strings):
+        import json
+
+        return self._mapper.readValue(json.dumps(list(strings)), self._cls)
+
+
+def _select(df, exprs, strings: _JavaStrings):
+    """``df.selectExpr(*exprs)`` with the expressions passed in one round trip."""
+    from pyspark.sql import DataFrame
+
+    return DataFrame(df._jdf.selectExpr(strings(exprs)), df.sparkSession)
 
 
 # ------------------------------------------------------------ command line

@@ -31,14 +31,9 @@ SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_bl
 LOG = os.environ.get("CHRONOLOG_DIFF_LOG")
 
 
-def check(case, typed=None):
-    """Every executor alike.  Floats equal to exact numbers of the run
-    (CHRONOLOG_DIFF_EQUAL_FLOATS=1, or made by float(X)): values compared,
-    not types (equal numbers of two types are one code on columns, a known
-    difference)."""
-    if typed is None:
-        # float(X) of an int X is a float equal to it: the printing difference
-        typed = not (case.floats and (os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS") or "float(" in case.program))
+def check(case, typed=True):
+    """Every executor alike, types included (floats equal to exact numbers
+    of the run too: such a stratum runs on the rows)."""
     outs = outcomes(case.program, case.facts, case.horizon)
     if not LOG:
         agree(str(case), outs, typed=typed)

@@ -153,7 +153,7 @@ class Segments:
                         if agg.func in ("sum", "msum", "avg"):
                             codes = _exact_where_no_float(self, agg, codes, df, values)
                         else:
-                            codes = values.encode(FLOAT, codes)  # coded, as before (value_columns.mixed)
+                            codes = _codes_of_extremes(agg.expr, df, values, codes)
             cols[var_column(var)] = codes
         return _coalesce_segments(self.groups, cols, self.s, self.e)
 
@@ -179,13 +179,42 @@ def _exact_where_no_float(segments, agg, floats, df, values):
     if kind != INT:
         raise Fallback("a sum of exact numbers beside floats")
     v[~fl] = exact
-    out = _fold(agg.func, INT, v, m, segments.i_s, segments.i_e, seg, n_seg, values, 1, segments.most)
-    if isinstance(out, tuple):  # a mean that is not whole: exact pairs (exact_columns.py), coded here
-        out = values.encode_rational(out[0], out[1])
-    out = np.asarray(out, dtype=np.int64).copy()
+    if v.size and float(np.abs(v).max()) * segments.most >= 2**62:
+        raise Fallback("an integer sum that may leave 64 bits")
+    total = _range_sum(m, segments.i_s, segments.i_e, v)[seg]
+    out = np.zeros(len(seg), dtype=np.int64)
+    ok = ~has_float  # (only these are coded: a partial sum of a float segment is no value of the run)
+    if agg.func in ("sum", "msum"):
+        out[ok] = values.encode(INT, total[ok])
+    else:
+        out[ok] = values.encode_rational(total[ok], n_seg[ok])
     if has_float.any():
         out[has_float] = values.encode(FLOAT, floats[has_float])
     return out
+
+
+def _codes_of_extremes(expr, df, values, extremes):
+    """The codes of a min or max over ints beside floats (``extremes``: the
+    float value of each segment's): the extreme is one of the values, so
+    it keeps its own kind (the rows' ``max`` returns the object itself),
+    found by its float among the rows' floats.  (Coding the float would give
+    an int extreme a float's type.)  No float and int of equal value meet
+    here: coding both would have sent the stratum to the rows already."""
+    import numpy as np
+
+    from chronolog.language import ast
+
+    from .expressions import evaluate
+    from .value_columns import evaluate_by_kind
+
+    if isinstance(expr, ast.Var):
+        row_codes = df[var_column(expr.name)].to_numpy()
+    else:
+        row_codes = evaluate_by_kind(expr, df, values)
+    _, floats = evaluate(expr, df, values)
+    order = np.argsort(floats, kind="stable")
+    at = np.searchsorted(floats[order], extremes)
+    return np.asarray(row_codes, dtype=np.int64)[order[at]]
 
 
 def _expr_key(expr):

@@ -3,7 +3,10 @@
 Terms: one :class:`Dictionary` per run maps each value to a code.  It is a
 Python dict, so two values get the same code exactly when the row engine's
 dicts and tuples treat them as the same term (``1``, ``1.0`` and
-``Fraction(1)`` are one term there, and so they are here).
+``Fraction(1)`` are one term there, and so they are here).  But a code
+holds one value, where the rows keep each atom's own (``1`` in one fact,
+``1.0`` in another): a stratum whose lookups meet an equal number of
+another kind runs on the rows (:attr:`Dictionary.conflations`).
 
 Time: every time point and window of a run is a rational; :class:`TimeScale`
 multiplies them by the least common denominator ``L`` of all of them, so a
@@ -125,6 +128,13 @@ class TermValues:
         return out
 
 
+def _number_kind(v) -> int:
+    """Which of the kinds that compare equal across types a value is: a
+    boolean, a binary float, or anything else (an exact int or rational)."""
+    t = type(v)
+    return 0 if t is bool else 1 if t is float else 2
+
+
 class Dictionary:
     """Term value <-> integer code, one per run (dict equality, as the rows).
 
@@ -140,6 +150,19 @@ class Dictionary:
         self._codes: dict = {}
         self._indexed = 0  # values[:_indexed] are keys of _codes
         self.values = TermValues()
+        # lookups that found an equal value of another kind (1 beside 1.0 or
+        # #T): one code would give one the other's type, where the rows keep
+        # each fact's own value; the columnar evaluator gives such a stratum
+        # to the rows (evaluator._run_columns)
+        self.conflations = 0
+
+    def _check_kinds(self, looked_up, codes) -> None:
+        """Count the numbers among ``looked_up`` whose code holds an equal
+        number of another kind (strings never equal a number: skipped)."""
+        values = self.values
+        for v, c in zip(looked_up, codes):
+            if c is not None and type(v) is not str and _number_kind(v) != _number_kind(values[c]):
+                self.conflations += 1
 
     @property
     def codes(self) -> dict:
@@ -160,6 +183,8 @@ class Dictionary:
             c = codes[value] = len(self.values)
             self.values.append(value)
             self._indexed += 1
+        elif type(value) is not str:
+            self._check_kinds((value,), (c,))
         return c
 
     def code_all(self, values: list, distinct: bool = False):
@@ -176,6 +201,7 @@ class Dictionary:
             distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
         get = self.codes.get
         out = [get(v) for v in values]
+        self._check_kinds(values, out)
         if None in out:
             new = [v for v, c in zip(values, out) if c is None]
             if not distinct and len(set(new)) != len(new):

@@ -132,6 +132,7 @@ class HybridEvaluator(Evaluator):
         for stratum in self.plan.strata:
             ran = "rows"
             if self._use_columns(stratum):
+                built_before = set(self._tables)
                 try:
                     rounds_before = self.stats["rounds"]
                     self._run_columns(stratum)
@@ -140,6 +141,8 @@ class HybridEvaluator(Evaluator):
                         self._report_columns(stratum, self.stats["rounds"] - rounds_before)
                 except Fallback as e:
                     self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e}")
+                    for pred in set(self._tables) - built_before:  # (frames of given facts coded by the attempt)
+                        self._tables.pop(pred, None)
             if ran == "rows":
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
@@ -318,6 +321,7 @@ class HybridEvaluator(Evaluator):
 
         self._time_scale()
         self._delta = {}
+        conflations = self.terms.conflations
         delta = self._merge_round(stratum, [(rule, None) for rule in stratum.rules])
         rounds = 1
         while delta and stratum.recursive:
@@ -331,6 +335,8 @@ class HybridEvaluator(Evaluator):
             ]
             delta = self._merge_round(stratum, variants)
         self._delta = {}
+        if self.terms.conflations != conflations:
+            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
         terms, scale = self.terms, self._scale
         for pred in stratum.preds:
             df = self._tables.get(pred)

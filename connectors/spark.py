@@ -507,11 +507,12 @@ ONE_JOB_CONF = {"spark.sql.adaptive.enabled": "false"}
 
 
 @contextmanager
-def _session_conf(spark, settings: dict):
+def _session_conf(spark, settings: dict, unset_after=()):
     """``settings`` on ``spark``'s session conf meanwhile, then restored
-    (unset again where the session had no value of its own)."""
+    (unset again where the session had no value of its own, and for the
+    keys ``unset_after``: the caller knows the value read is Spark's default)."""
     conf = spark.conf
-    saved = {k: conf.get(k, None) for k in settings}
+    saved = {k: None if k in unset_after else conf.get(k, None) for k in settings}
     for k, v in settings.items():
         conf.set(k, v)
     try:

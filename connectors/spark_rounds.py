@@ -52,7 +52,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, decimal_places
 from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
 from chronolog.planner.normalize import TOP
 
-from .spark import _sql_name  # a column name as a Spark SQL identifier
+from .spark import _session_conf, _sql_name  # a column name as a Spark SQL identifier
 
 NEG = -(2**62)
 POS = 2**62
@@ -737,20 +737,15 @@ class Rounds:
             # not chosen by the user: two partitions per task slot (Spark's
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
-        saved = {k: conf.get(k, None) if k != PARTITIONS else None for k in settings}
+        values = {}
         for k, v in settings.items():
-            conf.set(k, f"{saved[k]},{v}" if saved[k] and k in _APPENDED else v)
-        try:
+            current = conf.get(k, None) if k in _APPENDED else None
+            values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
+        with _session_conf(self.spark, values, unset_after={PARTITIONS}):
             if inputs:
                 load_inputs(self, inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    conf.unset(k)
-                else:
-                    conf.set(k, v)
 
     # ---------------------------------------------------------- outputs
     def output(self, pred: str, names: list, window=None):

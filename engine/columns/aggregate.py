@@ -32,7 +32,7 @@ from .encoding import Fallback
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import float_rows, float_series, mixed
+from .value_columns import evaluate_by_kind, float_rows, float_series, mixed
 
 SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
 
@@ -167,8 +167,6 @@ def _exact_where_no_float(segments, agg, floats, df, values):
     import numpy as np
     import polars as pl
 
-    from .expressions import FLOAT
-
     fl = float_rows(agg.expr, df, values)
     if fl.all():
         return values.encode(FLOAT, floats)
@@ -203,9 +201,6 @@ def _codes_of_extremes(expr, df, values, extremes):
     import numpy as np
 
     from chronolog.language import ast
-
-    from .expressions import evaluate
-    from .value_columns import evaluate_by_kind
 
     if isinstance(expr, ast.Var):
         row_codes = df[var_column(expr.name)].to_numpy()

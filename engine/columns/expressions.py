@@ -109,9 +109,8 @@ class Values:
 
         if num.size == 0:
             return np.zeros(0, dtype=np.int64)
-        den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-        g = np.gcd(num, den)  # lowest terms in numpy: equal values, equal pairs
-        pairs = np.stack([num // g, den // g], axis=1)
+        num, den = ex.reduce(num, den)  # lowest terms: equal values, equal pairs
+        pairs = np.stack([num, np.broadcast_to(den, num.shape)], axis=1)
         uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
         vals = [a if b == 1 else Fraction(a, b) for a, b in uniq.tolist()]
         return self.terms.code_all(vals, distinct=True)[inv.reshape(-1)]

@@ -49,7 +49,7 @@ EXACT = (0, 1, 2, 3, -1, HALF, Fraction(1, 3), Fraction(3, 2))
 # which the rows keep and the columns make exact (an open difference);
 # CHRONOLOG_DIFF_EQUAL_FLOATS=1 draws them too (1.0 beside 1: the columns
 # give such a stratum to the rows, and types are compared strictly)
-FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e16 + 2.0)
+FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e15 + 0.5)  # (1e15 + 0.5: large, exact, not whole)
 EQUAL_FLOATS = (1.0, 0.5, 2.0, -0.0, 3.0)
 EXTREME = (math.inf, -math.inf, 1e308, -1e308)  # infinities, overflow
 if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):

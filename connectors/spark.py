@@ -142,6 +142,8 @@ def parquet_schema(location):
     if path.is_dir():
         files = []
         for p in sorted(path.iterdir()):
+            if p.name in ("_metadata", "_common_metadata"):
+                return None  # Parquet summary files: Spark's inference reads those
             if p.name.startswith(("_", ".")):  # Spark's hidden files (_SUCCESS, .crc)
                 continue
             if not p.is_file():

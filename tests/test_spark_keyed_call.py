@@ -112,7 +112,10 @@ def test_parquet_schema_from_the_footers_is_the_one_spark_infers(spark, tmp_path
     (tmp_path / "mixed").mkdir()
     pq.write_table(pa.table({"x": pa.array([1], pa.int32())}), tmp_path / "mixed" / "a.parquet")
     pq.write_table(pa.table({"x": pa.array([1], pa.int64())}), tmp_path / "mixed" / "b.parquet")
-    for name in ("ts.parquet", "bin.parquet", "u.parquet", "parted", "mixed", "missing"):
+    (tmp_path / "summary").mkdir()
+    pq.write_table(table, tmp_path / "summary" / "p.parquet")
+    pq.write_metadata(table.schema, tmp_path / "summary" / "_common_metadata")  # Spark would read this one
+    for name in ("ts.parquet", "bin.parquet", "u.parquet", "parted", "mixed", "summary", "missing"):
         assert cs.parquet_schema(tmp_path / name) is None, name
     meta = spark.createDataFrame(table.select(["x"])).selectExpr("x AS x")
     meta = meta.withMetadata("x", {"note": "kept by Spark"})

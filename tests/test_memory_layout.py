@@ -205,3 +205,39 @@ def test_the_grammars_tables_cached_without_a_hash(tmp_path, monkeypatch):
                 assert pickle.load(fh)[0] != "another grammar"
     finally:
         reader._lark.cache_clear()
+
+
+def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
+    from chronolog import allocators
+
+    calls = []
+    monkeypatch.setattr(allocators, "one_arena", lambda: calls.append(1))
+    monkeypatch.setattr(allocators, "_configured", False)
+    for var in ("ARROW_DEFAULT_MEMORY_POOL", "_RJEM_MALLOC_CONF"):
+        monkeypatch.setenv(var, "x")  # (configure would otherwise set them for the rest of the tests)
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's setting is kept
+    allocators.configure()
+    assert calls == []
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    allocators.configure()
+    assert calls == [1]
+
+
+def test_reading_returns_free_pages_between_blocks_with_the_same_columns(monkeypatch):
+    """The reader gives glibc's free pages back every RELEASE_EVERY blocks
+    (in a command); the columns are those of a reading that never does."""
+    from chronolog import allocators
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 256)
+    text = "".join(f"p(a{i % 7},b{i % 5})@[{i},{i + 1}]\nq(c{i % 3})@{i}\n" for i in range(300)).encode()
+
+    def rows(calls):
+        monkeypatch.setattr(allocators, "release", lambda: calls.append(1))
+        fc = read_fact_columns(io.BytesIO(text), terms=Dictionary())
+        return sorted((p, tuple(t), iv) for p in ("p", "q") for t, iv in fc.pred_rows(p))
+
+    many, none = [], []
+    want = rows(many)
+    monkeypatch.setattr(fact_columns, "RELEASE_EVERY", 10**9)
+    assert rows(none) == want and len(many) >= 4 and none == []

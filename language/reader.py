@@ -58,14 +58,16 @@ def _lark(grammar: str) -> lark.Lark:
     )
     try:
         with open(path, "rb") as fh:
-            if pickle.load(fh) == key:
+            st = os.fstat(fh.fileno())
+            # (a pickle runs code: only a file of this user's that no one else may write)
+            if (getuid is None or (st.st_uid == getuid() and not st.st_mode & 0o022)) and pickle.load(fh) == key:
                 return lark.Lark.load(fh)
     except Exception:  # no file, another version's, or damaged: build the tables again
         pass
     parser = lark.Lark(text, **_OPTIONS)
     tmp = path.with_name(f"{path.name}.{os.getpid()}")
     try:  # written whole under another name, then renamed: a reader never sees half a file
-        with open(tmp, "wb") as fh:
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
             pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
             parser.save(fh)
         os.replace(tmp, path)

@@ -203,6 +203,15 @@ def test_the_grammars_tables_cached_without_a_hash(tmp_path, monkeypatch):
             assert again.parse(text) == built.parse(text)
             with open(path, "rb") as fh:
                 assert pickle.load(fh)[0] != "another grammar"
+        # a file others may write is not loaded (a pickle runs code): built and written again
+        import os
+
+        path.chmod(0o666)
+        loads = []
+        monkeypatch.setattr(reader.lark.Lark, "load", classmethod(lambda cls, fh: loads.append(1)))
+        reader._lark.cache_clear()
+        assert reader._lark("vadalog.lark").parse(text) == built.parse(text) and loads == []
+        assert not os.stat(path).st_mode & 0o022
     finally:
         reader._lark.cache_clear()
 

@@ -15,7 +15,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 
 from chronolog.language.fact_columns import _Column, _ExactColumn
 
-from .coalesce import coalesce, coalesce_arrays
+from .coalesce import coalesce, coalesce_arrays, coalesce_owned
 from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
@@ -93,14 +93,14 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     memo = {} if memo is None else memo
     for fc in sources:
         for part in fc.parts.get(pred, ()):
-            parts.append(_part_columns(part, terms, scale, memo))
+            parts.append(list(_part_columns(part, terms, scale, memo)))
         slow = fc.slow.get(pred)
         if slow:
             keys = [t for t, _ in slow]
             cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
             lo, hi, lc, hc = zip(*[iv for _, iv in slow])
             s, e = interval_codes(lo, hi, lc, hc, scale)
-            parts.append((cols, s, e))
+            parts.append([cols, s, e])
     if not parts:
         return empty(arity)
     for i in range(arity):  # a column of floats in one block and coded in another: coded
@@ -115,6 +115,20 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
             for p in parts:
                 if p[0][i].ndim == 2:
                     p[0][i] = terms.code_all(python_values(p[0][i][:, 0], p[0][i][:, 1]))
+    if all(np.asarray(p[0][i]).dtype.kind in "iu" and np.asarray(p[0][i]).ndim == 1 for p in parts for i in range(arity)):
+        # term codes: each column concatenated once as int64 and freed block by
+        # block, coalesced in place (coalesce_owned), one frame built
+        arrays = []
+        for j in range(arity + 2):
+            arrays.append(np.concatenate([np.asarray(p[0][j] if j < arity else p[1 + j - arity]) for p in parts], dtype=np.int64))
+            for p in parts:  # (this column of every block: no longer needed)
+                if j < arity:
+                    p[0][j] = None
+                else:
+                    p[1 + j - arity] = None
+        del parts
+        coalesce_owned(arrays)
+        return _frame(arrays[:arity], arrays[arity], arrays[arity + 1])
     if len(parts) == 1:
         cols, s, e = parts.pop()
     else:
@@ -123,7 +137,7 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         e = np.concatenate([p[2] for p in parts])
     del parts
     cols = [np.asarray(c) for c in cols]
-    if all(c.dtype.kind in "iu" for c in cols):  # term codes (and exact pairs): coalesced as arrays, one frame built
+    if all(c.dtype.kind in "iu" for c in cols):  # exact pairs beside codes: coalesced as arrays, one frame built
         from .exact_columns import order_key
 
         # an exact column sorts by its values' key (exact_columns.key_arrays), its pairs ride along

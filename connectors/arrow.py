@@ -8,7 +8,8 @@ null (``start`` null means -inf, ``end`` null means +inf).  Term columns keep
 their Python type (int, string, bool, float as float64); exact non-integer
 numbers become decimals or canonical strings the same way.  Nothing is
 rounded: a float64 column is a column of binary floats, read back as the
-same floats (a float time column is refused: time is exact).
+same floats; a float64 time column is read as exact times, each float the
+number its shortest text shows (``0.1`` is 1/10: language/float_times.py).
 """
 
 from __future__ import annotations
@@ -187,7 +188,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     column means closed.  Decimal and integer values stay exact, strings in
     time columns are read as exact numbers (``1/3``); a null start or end is
     unbounded.  A float term column gives Python floats (NaN, pandas' missing
-    value, is refused); a float time column is refused rather than rounded.
+    value, is refused); a float time column gives exact times, each float
+    the number its shortest text shows (NaN refused with its row).
 
     Dates and timestamps: with a ``calendar`` (the program declares
     ``@timeGranularity``) time columns become its time points and other date
@@ -259,11 +261,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             )
         if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
             return float_terms(col, col_name, pred).tolist()
-        if pa.types.is_floating(typ):
-            raise DataError(
-                f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
-                hint="use integer or decimal columns (pyarrow.decimal128) or strings such as '0.1' or '1/3'",
-            )
+        if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
+            return float_time_column(col, col_name, pred)
         if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
             return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
         if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
@@ -290,7 +289,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     rows = []
     append = rows.append
     for i, lo, hi, lc, hc in zip(range(n), starts, ends, sc, ec):
-        if lo is None or hi is None or lc is None or hc is None or type(lo) is Fraction or type(hi) is Fraction:
+        if lo is None or hi is None or lc is None or hc is None or type(lo) is not int or type(hi) is not int:
             iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
         elif lo < hi or (lo == hi and lc and hc):
             iv = (lo, hi, lc, hc)  # the common case, checked as make() would
@@ -321,6 +320,33 @@ def float_terms(col, name: str, pred: str):
             hint=f"NaN marks a missing value: drop or fill those rows of {pred} (e.g. DataFrame.dropna())",
         )
     return v
+
+
+def float_time_column(col, name: str, pred: str) -> list:
+    """A float start or end column as exact time points (language/
+    float_times.py), each distinct float converted once; null is unbounded
+    (None), NaN refused with its row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT, float_time_values
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    col = col.cast(pa.float64())
+    nulls = col.null_count
+    v = col.fill_null(0.0).to_numpy(zero_copy_only=False) if nulls else col.to_numpy(zero_copy_only=False)
+    if np.isnan(v).any():
+        i = int(np.flatnonzero(np.isnan(v))[0])
+        raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT)
+    uniq, inv = np.unique(v, return_inverse=True)
+    values = np.empty(len(uniq), dtype=object)
+    values[:] = float_time_values(uniq)
+    out = values[inv.reshape(-1)]
+    if nulls:
+        out[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = None
+    return out.tolist()
 
 
 def _null_term(table, name: str, pred: str):

@@ -204,7 +204,10 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
 
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
         try:  # pandas DataFrame
+            refuse_nan_times(table, pred)
             table = pa.Table.from_pandas(table, preserve_index=False)
+        except DataError:
+            raise
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
     if calendar is None and timestamps == "seconds":
@@ -347,6 +350,26 @@ def float_time_column(col, name: str, pred: str) -> list:
     if nulls:
         out[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = None
     return out.tolist()
+
+
+def refuse_nan_times(frame, pred: str) -> None:
+    """A pandas frame's float ``start``/``end`` holding NaN: an error with
+    its row.  (Arrow's ``from_pandas`` makes NaN a null, which would be an
+    unbounded end: pandas writes NaN for a missing value, not for infinity.)"""
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT
+
+    for name in ("start", "end"):
+        col = frame[name] if name in getattr(frame, "columns", ()) else None
+        if col is None or getattr(col.dtype, "kind", None) != "f":
+            continue
+        missing = col.isna().to_numpy()
+        if missing.any():
+            i = int(missing.nonzero()[0][0])
+            raise DataError(
+                f"{pred}: the column {name} is NaN in row {i}, which is not a time point",
+                hint=NAN_HINT + " (in pandas, a nullable Int64 or object column holds None for an unbounded end)",
+            )
 
 
 def _null_term(table, name: str, pred: str):

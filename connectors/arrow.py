@@ -359,8 +359,11 @@ def refuse_nan_times(frame, pred: str) -> None:
     from chronolog.language.errors import DataError
     from chronolog.language.float_times import NAN_HINT
 
+    names = list(getattr(frame, "columns", ()))
     for name in ("start", "end"):
-        col = frame[name] if name in getattr(frame, "columns", ()) else None
+        if name + "_exact" in names:  # (Model.to_pandas: the exact text is read, null where unbounded)
+            continue
+        col = frame[name] if name in names else None
         if col is None or getattr(col.dtype, "kind", None) != "f":
             continue
         missing = col.isna().to_numpy()

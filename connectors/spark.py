@@ -7,8 +7,8 @@
 
 Facts cross between Spark and the engine as Arrow (``toArrow``,
 ``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
-:mod:`chronolog.connectors.arrow`; exact types only (a ``double`` column is
-refused, never rounded).  ``distributed=True`` runs the engine inside Spark
+:mod:`chronolog.connectors.arrow`; a ``double`` start or end is the exact
+number each float shows (language/float_times.py), never rounded.  ``distributed=True`` runs the engine inside Spark
 tasks, one per partition of key groups, when the planner finds the program
 partitionable (:mod:`chronolog.planner.partition`); otherwise it runs on the
 driver and says which rule breaks the key.

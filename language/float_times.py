@@ -6,8 +6,8 @@ a ``float64`` start or end column of a table, a head interval term
 ``p(X)@[S, F]`` whose ``F`` was computed with a float.  Such a float is the
 number its user wrote, so it becomes the exact rational of its **shortest
 round-trip decimal text** (Python's ``repr``): ``0.1`` is 1/10, ``1.2`` is
-6/5, ``1e20`` the integer 10**20 -- what casting a double to a decimal
-gives in DuckDB or Polars, not the binary value (``0.1`` as a binary
+6/5, ``1e20`` the integer 10**20 -- what a DuckDB or Polars user casting
+a double to a decimal expects, not the binary value (``0.1`` as a binary
 fraction is 3602879701896397/36028797018963968).  ``float('inf')`` and
 ``-inf`` stay the infinities; NaN is no time point (callers report it with
 its place).  The conversion is strictly increasing (the shortest text of a

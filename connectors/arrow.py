@@ -337,7 +337,8 @@ def float_time_column(col, name: str, pred: str) -> list:
 
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
-    col = col.cast(pa.float64())
+    if col.type != pa.float64():
+        return _narrow_float_times(col, name, pred)
     nulls = col.null_count
     v = col.fill_null(0.0).to_numpy(zero_copy_only=False) if nulls else col.to_numpy(zero_copy_only=False)
     if np.isnan(v).any():
@@ -350,6 +351,28 @@ def float_time_column(col, name: str, pred: str) -> list:
     if nulls:
         out[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = None
     return out.tolist()
+
+
+def _narrow_float_times(col, name: str, pred: str) -> list:
+    """A float32 (or float16) time column: the number each float shows in
+    its own width (a float32 0.1 is 1/10, not the float64 text of its
+    value), by Arrow's cast to text (float32's shortest digits; a float16
+    as its exact value, which Arrow writes in full)."""
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT
+    from chronolog.language.timeline import parse_number
+
+    enc = col.cast(pa.string()).dictionary_encode()
+    values = []
+    for text in enc.dictionary.to_pylist():
+        try:
+            values.append(parse_number(text))
+        except ValueError:  # nan
+            i = enc.indices.to_pylist().index(len(values))
+            raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT) from None
+    return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
 
 def refuse_nan_times(frame, pred: str) -> None:

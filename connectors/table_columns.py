@@ -127,8 +127,8 @@ def _time_values(table, calendar):
     typ = both.type
     if both.null_count:
         return None  # an unbounded end: the row reader
-    if calendar is None and pa.types.is_floating(typ):
-        return _float_times(both.combine_chunks().cast(pa.float64()).to_numpy(zero_copy_only=False), table.num_rows)
+    if calendar is None and typ == pa.float64():  # (float32: the row reader, in its own width)
+        return _float_times(both.combine_chunks().to_numpy(zero_copy_only=False), table.num_rows)
     if calendar is None and pa.types.is_integer(typ):
         ints = both.combine_chunks().cast(pa.int64())
     elif calendar is not None and pa.types.is_date32(typ):

@@ -139,6 +139,17 @@ def test_given_float_times_are_exact_on_every_reader_and_executor(tmp_path):
     assert str(want.to_arrow("p").schema.field("end").type).startswith("decimal128")
 
 
+def test_float32_times_are_the_numbers_they_show_as_float32():
+    t = pa.table({"x": ["a", "b"], "start": pa.array([0.1, None], pa.float32()), "end": pa.array([1.2, float("nan")], pa.float32())})
+    with pytest.raises(chronolog.DataError, match="column end is NaN in row 1"):
+        chronolog.reason("q(X) :- p(X).", {"p": t})
+    t = t.set_column(2, "end", pa.array([1.2, 2.5], pa.float32()))
+    for engine in ("rows", "columns"):
+        assert chronolog.reason("q(X) :- p(X).", {"p": t}, engine=engine).facts("q") == [
+            (("a",), (Fraction(1, 10), Fraction(6, 5), True, True)), (("b",), (-INF, Fraction(5, 2), False, True)),
+        ]
+
+
 def test_parquet_float_times_are_read_by_the_column_kernels(tmp_path, monkeypatch):
     from chronolog.connectors import table_columns
 

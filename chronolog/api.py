@@ -262,10 +262,12 @@ def _interval(iv, calendar=None, where="interval"):
     from chronolog.language.timeline import make
 
     from chronolog.language.dates import to_points
+    from chronolog.language.float_times import exact_interval
 
     check_interval(iv, where)
 
-    iv = to_points(iv, calendar)
+    iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
         r = make(*iv)
     elif isinstance(iv, tuple) and len(iv) == 2:
@@ -314,7 +316,9 @@ def parse_horizon(h, calendar=None, what="horizon"):
             h = tuple(parse_number(p) for p in parts)
         except ValueError:
             raise ProgramError(f"bad {what} {h!r}", hint="write it as FROM,TO with numbers, e.g. 0,1000") from None
-    lo, hi = h[0], h[1]
+    from chronolog.language.float_times import exact_time
+
+    lo, hi = exact_time(h[0]), exact_time(h[1])
     if lo > hi:
         raise ProgramError(f"bad {what}: {lo} > {hi}", hint="FROM must not be after TO")
     from chronolog.language.timeline import make

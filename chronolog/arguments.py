@@ -116,8 +116,10 @@ def _point(v, where: str, text_dates: bool = False) -> None:
         )
     if not is_number(v):
         raise ArgumentError(f"{where}: {v!r} is not a time point", hint="time points are numbers (or dates on a date timeline); -inf/+inf: float('inf')")
-    if isinstance(v, float) and math.isnan(v):
-        raise ArgumentError(f"{where}: NaN is not a time point", hint="use a number, or float('inf') for an open end")
+    if v != v:  # NaN (float or Decimal)
+        from chronolog.language.float_times import NAN_HINT
+
+        raise ArgumentError(f"{where}: NaN is not a time point", hint=NAN_HINT)
 
 
 def check_interval(iv, where: str) -> None:

@@ -152,7 +152,10 @@ class Stream:
         (A watermark at or before the current one changes nothing.)"""
         from chronolog.arguments import check_time_point
 
+        from chronolog.language.float_times import exact_time
+
         check_time_point(t, "advance()")
+        t = exact_time(t)  # (a float is the number its text shows)
         v, closed = self._promised
         if t > v or (t == v and not closed):  # an earlier watermark says nothing new
             self._promised = (t, True)

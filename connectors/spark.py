@@ -7,8 +7,8 @@
 
 Facts cross between Spark and the engine as Arrow (``toArrow``,
 ``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
-:mod:`chronolog.connectors.arrow`; exact types only (a ``double`` column is
-refused, never rounded).  ``distributed=True`` runs the engine inside Spark
+:mod:`chronolog.connectors.arrow`; a ``double`` start or end is the exact
+number each float shows (language/float_times.py), never rounded.  ``distributed=True`` runs the engine inside Spark
 tasks, one per partition of key groups, when the planner finds the program
 partitionable (:mod:`chronolog.planner.partition`); otherwise it runs on the
 driver and says which rule breaks the key.
@@ -302,13 +302,16 @@ def _key_positions(key, frames):
     return out
 
 
-def _arrow(df):
+def _arrow(df, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(df, (pa.Table, pa.RecordBatch)):
         return df
     if hasattr(df, "toArrow"):
         return df.toArrow()
+    from .arrow import refuse_nan_times
+
+    refuse_nan_times(df, pred)
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
@@ -318,7 +321,7 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
     facts = {}
     for pred, df, csv in frames:
         with dist.named_source(pred, sources or {}):
-            t = _arrow(df)
+            t = _arrow(df, pred)
             if csv:
                 rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar)
             else:
@@ -341,13 +344,16 @@ def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timest
     return out
 
 
-def _spark_df(spark, x):
+def _spark_df(spark, x, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(x, (pa.Table, pa.RecordBatch)):
         return spark.createDataFrame(x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
+    from .arrow import refuse_nan_times
+
+    refuse_nan_times(x, pred)
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
@@ -404,7 +410,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     local = {}
     for f in local_facts:  # the program's facts and file bindings travel keyed too
         local.setdefault(f.pred, []).append((f.terms, f.interval))
-    items = [(p, _spark_df(spark, df), csv) for p, df, csv in frames]
+    items = [(p, _spark_df(spark, df, p), csv) for p, df, csv in frames]
     for p, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
         items.append((p, spark.createDataFrame(table), False))

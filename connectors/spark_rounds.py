@@ -907,7 +907,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     for pred, df, csv in frames:
         if csv:
             raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
-        df = _spark_df(spark, df)
+        df = _spark_df(spark, df, pred)
         for needed in ("start", "end"):
             if needed not in df.columns:
                 raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")

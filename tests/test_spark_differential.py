@@ -1,7 +1,8 @@
 """The wide random programs of tests/strategies_wide.py through Spark
 (``chronolog.connectors.spark.reason``, whichever path it takes: rounds of
 DataFrame operations, keyed tasks, or the driver) against the row executor
-on the same facts.  Exact numbers only: Spark refuses binary floats."""
+on the same facts.  Exact numbers only as arguments; given interval ends
+are now and then floats (each the number it shows)."""
 
 from __future__ import annotations
 

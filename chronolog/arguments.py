@@ -98,7 +98,9 @@ def check_fact_row(row, where: str):
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
     check_interval(iv, f"{where}, interval")
-    return tuple(terms)
+    from chronolog.language.booleans import terms as as_terms
+
+    return as_terms(terms)  # a Python bool becomes #T/#F, never the number 1/0
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:

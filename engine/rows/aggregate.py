@@ -243,12 +243,15 @@ class _Running:
         self.func, self.si, self.inputs, self.where = func, si, inputs, where
         self.total = 0
         self.n = 0
+        self.counting = func in ("count", "mcount")
         self.floats = 0
         self.infinite = [0, 0]  # how many -inf, +inf
 
     def add(self, r):
         v = self.inputs[r][self.si]
         self.n += 1
+        if self.counting:  # (a count adds no values: they may be names or booleans)
+            return
         if type(v) is float:
             self.floats += 1
             if v in _INFINITE:  # no exact value: counted apart, as math.fsum sees them
@@ -260,6 +263,8 @@ class _Running:
     def remove(self, r):
         v = self.inputs[r][self.si]
         self.n -= 1
+        if self.counting:
+            return
         if type(v) is float:
             self.floats -= 1
             if v in _INFINITE:

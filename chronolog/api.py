@@ -17,7 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-from chronolog.language.booleans import public_terms, terms as as_terms
+from chronolog.language.booleans import public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
@@ -739,7 +739,7 @@ class Model:
                 {
                     "rule": src.text if src is not None and src.text else rule.describe(),
                     "at": str(src.pos) if src is not None else "",
-                    "binding": binding,
+                    "binding": {k: public(v) for k, v in binding.items()} if isinstance(binding, dict) else binding,
                     "piece": format_interval(piece),
                     "body": format_interval(body_iv),
                 }

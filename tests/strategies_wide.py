@@ -27,7 +27,9 @@ Shape of a program (:func:`wide_cases`):
 
 Numbers: ints, exact rationals (1/2, 1/3, 3/2) and floats (1.0, 0.5, -0.0,
 0.1, 2.5) in the data, the program's own constants exact (``1.5``, ``1/3``)
-or ints; ``float(N)`` in assignments makes floats from exact values.
+or ints; ``float(N)`` in assignments makes floats from exact values.  Now
+and then a boolean ``#T``/``#F`` stands where a number would (in the data
+and among the constants): never equal to ``1``/``0``.
 """
 
 from __future__ import annotations
@@ -55,7 +57,10 @@ EXTREME = (math.inf, -math.inf, 1e308, -1e308)  # infinities, overflow
 if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):
     FLOATS += EQUAL_FLOATS
     EXTREME += (5e-324,)  # the least subnormal: halved, 0.0, equal to 0
-CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1")
+# booleans beside 0 and 1: different constants (language/booleans.py), in
+# the data now and then and among the program's constants
+BOOLS = (True, False)
+CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1", "#T", "#F")
 UNARY = ("<->", "<+>", "[-]", "[+]")
 
 
@@ -76,6 +81,8 @@ class WideCase:
 
 
 def term_text(v) -> str:
+    if isinstance(v, bool):
+        return "#T" if v else "#F"
     if isinstance(v, str):
         return v
     if isinstance(v, float):
@@ -94,6 +101,8 @@ def facts_as_text(facts: dict) -> str:
 
 @st.composite
 def numbers(draw, floats: bool):
+    if draw(st.integers(0, 7)) == 0:
+        return draw(st.sampled_from(BOOLS))
     if floats and draw(st.integers(0, 2)) == 0:
         if draw(st.integers(0, 9)) == 0:
             return draw(st.sampled_from(EXTREME))

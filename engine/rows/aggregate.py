@@ -318,8 +318,9 @@ class _Recompute:
         except _InfiniteSum:
             raise _infinities(s.func, s.where) from None
         except (TypeError, BuiltinTypeError):
+            shown = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
             raise DataError(
-                f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
+                f"cannot compute {s.func}() of {shown!r}: the values must be comparable",
                 getattr(s.where, "pos", None),
             ) from None
         if r != r:  # prod() of inf and 0.0

@@ -17,7 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
-from chronolog.language.booleans import public, public_terms, terms as as_terms
+from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
@@ -640,10 +640,12 @@ class Model:
         from chronolog.connectors.text_out import sorted_atoms
 
         out = []
-        for terms in sorted_atoms(rel.atoms):
-            public = public_terms(terms)  # #T/#F as Python bools (language/booleans.py)
+        keys = sorted_atoms(rel.atoms)
+        public = any_boolean(keys)  # #T/#F as Python bools (language/booleans.py)
+        for terms in keys:
+            t = public_terms(terms) if public else terms
             for iv in rel.atoms[terms]:
-                out.append((public, iv))
+                out.append((t, iv))
         return out
 
     def repeating(self, pred: str) -> list:

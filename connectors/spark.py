@@ -357,7 +357,8 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
     key's facts meet in one task.
 
     The engine compares exact numbers by value (``1`` = ``1.0``; a
-    boolean is never a number: its key is ``true``/``false``), and reads dates and
+    boolean is never a number: its key is ``true``/``false``, the key of a
+    CSV cell ``true`` too), and reads dates and
     timestamps as the same instant.  Every such value goes through a
     double: the conversion is correctly rounded, so equal exact values give
     equal doubles (distinct values that share a double only share a task,

@@ -99,6 +99,18 @@ def public(v):
     return v.value if type(v) is Boolean else v
 
 
+_BOTH = frozenset((TRUE, FALSE))
+
+
+def any_boolean(tuples) -> bool:
+    """Whether some tuple of ``tuples`` holds a boolean: one C-level pass
+    of hashing (half the time of :func:`public_terms` on every tuple), so
+    a relation without booleans leaves the engine without a copy."""
+    from itertools import chain
+
+    return not _BOTH.isdisjoint(chain.from_iterable(tuples))
+
+
 def public_terms(t: tuple) -> tuple:
     """A tuple of terms as it leaves the engine (a new tuple only when it
     holds a boolean)."""

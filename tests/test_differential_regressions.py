@@ -126,6 +126,8 @@ def test_an_int_column_stays_int_beside_a_boolean():
     cols = chronolog.reason(program, engine="columns")
     column = cols.to_arrow("w").column("c1")
     assert str(column.type) == "int64" and column.to_pylist() == [1, 0]  # (True == 1 in Python)
+    assert cols.to_arrow("v").column("c1").to_pylist() == [True, False]  # a bool column of its own
+    assert cols.facts("p") == [] and cols.stats["executors"] == {0: "columns"}  # (no fall back: #T has its own code)
 
 
 # ------------------------------------------------ ints beside floats in one column

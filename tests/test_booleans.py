@@ -215,3 +215,10 @@ def test_the_error_of_a_max_over_a_boolean_and_a_number_is_one_text():
             chronolog.reason(program, engine=engine)
         texts.add(str(e.value))
     assert texts == {"<program>:1:27: data error: cannot compute max() of [1, #F]: the values must be comparable"}
+
+
+def test_keyed_streams_key_a_boolean_apart_from_its_number():
+    from chronolog.connectors.spark_keyed_stream import key_text
+
+    assert key_text(True) == key_text(TRUE) == "#T" and key_text(1) == "1"
+    assert key_text(False) == key_text(FALSE) == "#F" != key_text(0)

@@ -179,3 +179,17 @@ def test_a_float_interval_end_is_not_cut_to_an_integer_on_columns():
     program = "p0(K, N)@[S, F] :- w(K, N)@[S, E], F = S + N.\np1(K, S) :- /\\[1] p0(K, N), S = min(N)."
     m = answers(program, {"w": [(("b", 0.2), (1, 2, True, False))]})
     assert m.to_text() == "p0(b,0.2)@[1,1.2]\np1(b,0.2)@[1,2)"
+
+
+# ------------------------------------------------ an arithmetic error names the same values
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_arithmetic_error_names_the_least_failing_binding(engine):
+    # was: "with 1 and #T" on columns, "with -2 and #T" on rows: the
+    # columns computed the interval terms and handed the rows their
+    # relation in another order, and the first failing binding was reported
+    program = "p0(K, N)@(S, F) :- w(K, N)@[S, E], F = S + N.\nw(a,1)@[3.5,5).\nw(a,#T)@(1,2.5).\nw(a,#T)@[-2,0]."
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(program, engine=engine)
+    assert str(e.value) == "<program>:1:36: data error: cannot compute (S + N) with -2 and #T: both must be numbers"

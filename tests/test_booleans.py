@@ -222,3 +222,12 @@ def test_keyed_streams_key_a_boolean_apart_from_its_number():
 
     assert key_text(True) == key_text(TRUE) == "#T" and key_text(1) == "1"
     assert key_text(False) == key_text(FALSE) == "#F" != key_text(0)
+
+
+def test_a_contributor_with_a_boolean_and_a_number_is_a_data_error():
+    # found by the differential tests: a TypeError traceback (min(#T, inf)
+    # within one contributor's values)
+    program = "p(a, S) :- w(J, N), S = min(N, <J>).\nw(a, #T)@-1. w(a, 2)@-1."
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.ChronologError, match=r"cannot compute min\(\) of \[2, #T\]: the values must be comparable"):
+            chronolog.reason(program, engine=engine)

@@ -307,28 +307,35 @@ class _Recompute:
             best: dict = {}
             pick = s.pick
             rows = self.rows
-            for r in self.active:
-                ident = s.identity(rows[r][0])
-                v = inputs[r][si]
-                old = best.get(ident)
-                best[ident] = v if old is None else pick(old, v)
+            try:
+                for r in self.active:
+                    ident = s.identity(rows[r][0])
+                    v = inputs[r][si]
+                    old = best.get(ident)
+                    best[ident] = v if old is None else pick(old, v)
+            except TypeError:  # one contributor's values: #T beside a number
+                raise _incomparable(s, [inputs[r][si] for r in self.active]) from None
             vals = list(best.values())
         try:
             r = s.fold(vals)
         except _InfiniteSum:
             raise _infinities(s.func, s.where) from None
         except (TypeError, BuiltinTypeError):
-            shown = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
-            raise DataError(
-                f"cannot compute {s.func}() of {shown!r}: the values must be comparable",
-                getattr(s.where, "pos", None),
-            ) from None
+            raise _incomparable(s, vals) from None
         if r != r:  # prod() of inf and 0.0
             raise DataError(
                 f"{s.func}() of {vals[:5]!r} is not a number (NaN)", getattr(s.where, "pos", None),
                 hint="keep infinite values out of the aggregate with a condition",
             )
         return r
+
+
+def _incomparable(spec, vals) -> DataError:
+    shown = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
+    return DataError(
+        f"cannot compute {spec.func}() of {shown!r}: the values must be comparable",
+        getattr(spec.where, "pos", None),
+    )
 
 
 def _same(a, b) -> bool:

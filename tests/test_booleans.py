@@ -231,3 +231,14 @@ def test_a_contributor_with_a_boolean_and_a_number_is_a_data_error():
     for engine in ("rows", "columns"):
         with pytest.raises(chronolog.ChronologError, match=r"cannot compute min\(\) of \[2, #T\]: the values must be comparable"):
             chronolog.reason(program, engine=engine)
+
+
+def test_hypothetical_answers_keep_booleans_apart():
+    from chronolog.hypothetical import Hypothetical
+
+    h = Hypothetical('@output("alarm").\nalarm(X) :- flag(X, #T), [-][1,1] flag(X, #T).')
+    assert [str(a) for a in h.step(0, {"flag": [(("a", True), 0), (("b", 1), 0)]})] == [
+        "alarm(a)@1 evidence {flag(a,#T)@0} hypotheses {flag(a,#T)@1}"
+    ]
+    (a,) = h.step(1, {"flag": [(("a", True), 1), (("b", 1), 1)]})[:1]
+    assert a.definite and a.evidence == (("flag", ("a", True), 0), ("flag", ("a", True), 1))  # Python bools again

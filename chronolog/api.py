@@ -17,6 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
+from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
@@ -643,9 +644,12 @@ class Model:
         from chronolog.connectors.text_out import sorted_atoms
 
         out = []
-        for terms in sorted_atoms(rel.atoms):
+        keys = sorted_atoms(rel.atoms)
+        public = any_boolean(keys)  # #T/#F as Python bools (language/booleans.py)
+        for terms in keys:
+            t = public_terms(terms) if public else terms
             for iv in rel.atoms[terms]:
-                out.append((terms, iv))
+                out.append((t, iv))
         return out
 
     def repeating(self, pred: str) -> list:
@@ -656,7 +660,7 @@ class Model:
         out = []
         for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
             for r in by[terms]:
-                out.append((terms, r.iv, r.period))
+                out.append((public_terms(terms), r.iv, r.period))
         return out
 
     @property
@@ -683,6 +687,7 @@ class Model:
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
             pred, iv = query, _interval(interval, self.calendar, "interval")
+            terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
         from chronolog.arguments import check_known_predicate
 
         check_known_predicate(self, pred, "holds()")
@@ -740,7 +745,7 @@ class Model:
                 {
                     "rule": src.text if src is not None and src.text else rule.describe(),
                     "at": str(src.pos) if src is not None else "",
-                    "binding": binding,
+                    "binding": {k: public(v) for k, v in binding.items()} if isinstance(binding, dict) else binding,
                     "piece": format_interval(piece),
                     "body": format_interval(body_iv),
                 }
@@ -829,8 +834,9 @@ class Model:
         rep = self._repeating.get(pred, {})
         out = []
         for terms in sorted(set(atoms) | set(rep), key=lambda t: tuple(term_sort_key(v) for v in t)):
+            public = public_terms(terms)
             for iv in unroll(atoms.get(terms, []), rep.get(terms, []), w):
-                out.append((terms, iv))
+                out.append((public, iv))
         return out
 
     def to_arrow(self, pred: Optional[str] = None, window=None):

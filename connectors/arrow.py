@@ -17,6 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
+from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
 
@@ -141,8 +142,8 @@ def _column(values):
             dec = {v: Decimal(t) for v, t in text.items()}
             return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
-    if all(type(v) is bool for v in finite):
-        return pa.array(values, type=pa.bool_())
+    if all(type(v) is Boolean or type(v) is bool for v in finite):  # #T/#F (language/booleans.py)
+        return pa.array([None if v is None else bool(v) for v in values], type=pa.bool_())
     if finite and all(type(v) is float for v in finite):  # binary floats (measured values): float64
         return pa.array(values, type=pa.float64())
     if all(type(v) is str for v in finite):
@@ -199,6 +200,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     """
     import pyarrow as pa
 
+    from chronolog.language.booleans import boolean
     from chronolog.language.errors import DataError
     from chronolog.language.timeline import make, normalize, parse_number
 
@@ -268,6 +270,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             return float_time_column(col, col_name, pred)
         if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
             return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
+        if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
+            return [None if v is None else boolean(v) for v in col.to_pylist()]
         if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
             return col.to_pylist()
         try:

@@ -362,8 +362,9 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
     Spark SQL: equal whenever the engine finds two values equal, so one
     key's facts meet in one task.
 
-    The engine compares exact numbers by value (``1`` = ``1.0``, and a
-    boolean is the number 0 or 1 as in Python), and reads dates and
+    The engine compares exact numbers by value (``1`` = ``1.0``; a
+    boolean is never a number: its key is ``true``/``false``, the key of a
+    CSV cell ``true`` too), and reads dates and
     timestamps as the same instant.  Every such value goes through a
     double: the conversion is correctly rounded, so equal exact values give
     equal doubles (distinct values that share a double only share a task,
@@ -377,7 +378,9 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
 
     if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
         seconds = f"unix_micros(CAST({col} AS TIMESTAMP)) / 1000000.0D"
-    elif isinstance(typ, (T.NumericType, T.BooleanType)):
+    elif isinstance(typ, T.BooleanType):  # #T is not 1 (language/booleans.py)
+        return f"CAST({col} AS STRING)"
+    elif isinstance(typ, T.NumericType):
         seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
         seconds = f"CASE WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END"

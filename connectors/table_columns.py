@@ -109,7 +109,12 @@ def _term_column(col):
     if pa.types.is_integer(typ) and typ != pa.int64():
         col = col.cast(pa.int64())
     enc = col.dictionary_encode()
-    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist())
+    values = enc.dictionary.to_pylist()
+    if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
+        from chronolog.language.booleans import boolean
+
+        values = [boolean(v) for v in values]
+    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), values)
 
 
 def _time_values(table, calendar):

@@ -30,6 +30,8 @@ Numbers: ints, exact rationals (1/2, 1/3, 3/2) and floats (1.0, 0.5, -0.0,
 or ints; ``float(N)`` in assignments makes floats from exact values.  Given
 interval ends are now and then Python floats (the exact ends as floats, or
 shifted by 0.1, 0.7, -0.3): the text form holds the numbers they stand for.
+Now and then a boolean ``#T``/``#F`` stands where a number would (in the
+data and among the constants): never equal to ``1``/``0``.
 """
 
 from __future__ import annotations
@@ -65,7 +67,10 @@ if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):
 # float interval ends: each the exact number of its text, or beside a
 # shift by a float apart from every exact number (0.1 -> 1/10, 2.6 -> 13/5)
 TIME_SHIFTS = (0.0, 0.1, 0.7, -0.3)
-CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1")
+# booleans beside 0 and 1: different constants (language/booleans.py), in
+# the data now and then and among the program's constants
+BOOLS = (True, False)
+CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1", "#T", "#F")
 UNARY = ("<->", "<+>", "[-]", "[+]")
 
 
@@ -86,6 +91,8 @@ class WideCase:
 
 
 def term_text(v) -> str:
+    if isinstance(v, bool):
+        return "#T" if v else "#F"
     if isinstance(v, str):
         return v
     if isinstance(v, float):
@@ -105,6 +112,8 @@ def facts_as_text(facts: dict) -> str:
 
 @st.composite
 def numbers(draw, floats: bool):
+    if draw(st.integers(0, 7)) == 0:
+        return draw(st.sampled_from(BOOLS))
     if floats and draw(st.integers(0, 2)) == 0:
         if draw(st.integers(0, 9)) == 0:
             return draw(st.sampled_from(EXTREME))

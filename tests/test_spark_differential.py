@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 import chronolog
 from chronolog import ChronologError
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import coalesce
 from strategies_wide import wide_cases
 
@@ -34,9 +35,11 @@ def _decimal(t) -> bool:
 
 
 def canon(facts):
+    """Facts as (terms, maximal interval), booleans as the engine's #T/#F
+    (Model.facts gives Python bools, which would be keys equal to 1/0)."""
     atoms = {}
     for terms, iv in facts:
-        atoms.setdefault(tuple(terms), []).append(iv)
+        atoms.setdefault(as_terms(terms), []).append(iv)
     return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 

@@ -2,6 +2,7 @@
 
     python bench/lubm_command.py [--facts 1000000] [--program nonrec rec]
                                  [--pythonpath DIR]   # another chronolog tree (before/after)
+                                 [--engine rows]      # chronolog run --engine (default: its own choice)
 
 ``chronolog run bench/programs/lubm_PROG.vada --facts DATA.vada`` in a
 subprocess, standard output to a file: start-up, reading the facts,
@@ -29,7 +30,7 @@ from four_rules import _peak  # noqa: E402  (one way to measure a child process)
 from lubm_gen import dataset  # noqa: E402
 
 
-def run(n: int, program: str, pythonpath=None) -> dict:
+def run(n: int, program: str, pythonpath=None, engine=None) -> dict:
     vada, _ = dataset(n)
     prog = HERE / "programs" / f"lubm_{program}.vada"
     env_path = os.environ.get("PYTHONPATH")
@@ -42,7 +43,8 @@ def run(n: int, program: str, pythonpath=None) -> dict:
             cwd = os.getcwd()
             os.chdir(tmp)
             try:
-                r = _peak([sys.executable, "-m", "chronolog", "run", str(prog), "--facts", str(vada)], out)
+                cmd = [sys.executable, "-m", "chronolog", "run", str(prog), "--facts", str(vada)]
+                r = _peak(cmd + (["--engine", engine] if engine else []), out)
             finally:
                 os.chdir(cwd)
             r["lines"] = sum(1 for _ in open(out))
@@ -64,12 +66,13 @@ def main(argv=None) -> int:
     ap.add_argument("--program", nargs="+", choices=["nonrec", "rec"], default=["nonrec", "rec"])
     ap.add_argument("--pythonpath", action="append", default=[None], help="another package tree to run too (repeatable)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--engine", choices=["auto", "rows", "columns"], default=None, help="passed to chronolog run --engine")
     a = ap.parse_args(argv)
     print(f"{'tree':>12} {'program':>8} {'facts':>9} {'wall s':>7} {'cpu s':>7} {'facts/s':>9} {'MB':>6} {'B/fact':>7} {'lines':>9}")
     for n in a.facts:
         for prog in a.program:
             for pp in a.pythonpath:
-                r = run(n, prog, pp)
+                r = run(n, prog, pp, a.engine)
                 name = "this" if pp is None else Path(pp).name[-12:]
                 print(f"{name:>12} {prog:>8} {n:>9} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['facts_per_s']:>9.0f} "
                       f"{r['rss'] / 2**20:>6.0f} {r['bytes_per_fact']:>7.0f} {r['lines']:>9}", flush=True)

@@ -17,6 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
+from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
@@ -262,10 +263,12 @@ def _interval(iv, calendar=None, where="interval"):
     from chronolog.language.timeline import make
 
     from chronolog.language.dates import to_points
+    from chronolog.language.float_times import exact_interval
 
     check_interval(iv, where)
 
-    iv = to_points(iv, calendar)
+    iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
         r = make(*iv)
     elif isinstance(iv, tuple) and len(iv) == 2:
@@ -314,7 +317,9 @@ def parse_horizon(h, calendar=None, what="horizon"):
             h = tuple(parse_number(p) for p in parts)
         except ValueError:
             raise ProgramError(f"bad {what} {h!r}", hint="write it as FROM,TO with numbers, e.g. 0,1000") from None
-    lo, hi = h[0], h[1]
+    from chronolog.language.float_times import exact_time
+
+    lo, hi = exact_time(h[0]), exact_time(h[1])
     if lo > hi:
         raise ProgramError(f"bad {what}: {lo} > {hi}", hint="FROM must not be after TO")
     from chronolog.language.timeline import make
@@ -639,9 +644,12 @@ class Model:
         from chronolog.connectors.text_out import sorted_atoms
 
         out = []
-        for terms in sorted_atoms(rel.atoms):
+        keys = sorted_atoms(rel.atoms)
+        public = any_boolean(keys)  # #T/#F as Python bools (language/booleans.py)
+        for terms in keys:
+            t = public_terms(terms) if public else terms
             for iv in rel.atoms[terms]:
-                out.append((terms, iv))
+                out.append((t, iv))
         return out
 
     def repeating(self, pred: str) -> list:
@@ -652,7 +660,7 @@ class Model:
         out = []
         for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
             for r in by[terms]:
-                out.append((terms, r.iv, r.period))
+                out.append((public_terms(terms), r.iv, r.period))
         return out
 
     @property
@@ -679,6 +687,7 @@ class Model:
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
             pred, iv = query, _interval(interval, self.calendar, "interval")
+            terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
         from chronolog.arguments import check_known_predicate
 
         check_known_predicate(self, pred, "holds()")
@@ -736,7 +745,7 @@ class Model:
                 {
                     "rule": src.text if src is not None and src.text else rule.describe(),
                     "at": str(src.pos) if src is not None else "",
-                    "binding": binding,
+                    "binding": {k: public(v) for k, v in binding.items()} if isinstance(binding, dict) else binding,
                     "piece": format_interval(piece),
                     "body": format_interval(body_iv),
                 }
@@ -825,8 +834,9 @@ class Model:
         rep = self._repeating.get(pred, {})
         out = []
         for terms in sorted(set(atoms) | set(rep), key=lambda t: tuple(term_sort_key(v) for v in t)):
+            public = public_terms(terms)
             for iv in unroll(atoms.get(terms, []), rep.get(terms, []), w):
-                out.append((terms, iv))
+                out.append((public, iv))
         return out
 
     def to_arrow(self, pred: Optional[str] = None, window=None):

@@ -12,6 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+from chronolog.language.booleans import Boolean
 from chronolog.language.errors import ChronologError
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -73,7 +74,7 @@ def check_predicate_name(pred, what: str = "facts") -> None:
 
 def check_term(v, where: str) -> None:
     """A constant of a fact: string, number, boolean, date or datetime."""
-    if isinstance(v, (str, bool, date, datetime)) or is_number(v):
+    if isinstance(v, (str, bool, Boolean, date, datetime)) or is_number(v):
         if isinstance(v, float) and math.isnan(v):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return
@@ -98,7 +99,9 @@ def check_fact_row(row, where: str):
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
     check_interval(iv, f"{where}, interval")
-    return tuple(terms)
+    from chronolog.language.booleans import terms as as_terms
+
+    return as_terms(terms)  # a Python bool becomes #T/#F, never the number 1/0
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:
@@ -116,8 +119,10 @@ def _point(v, where: str, text_dates: bool = False) -> None:
         )
     if not is_number(v):
         raise ArgumentError(f"{where}: {v!r} is not a time point", hint="time points are numbers (or dates on a date timeline); -inf/+inf: float('inf')")
-    if isinstance(v, float) and math.isnan(v):
-        raise ArgumentError(f"{where}: NaN is not a time point", hint="use a number, or float('inf') for an open end")
+    if v != v:  # NaN (float or Decimal)
+        from chronolog.language.float_times import NAN_HINT
+
+        raise ArgumentError(f"{where}: NaN is not a time point", hint=NAN_HINT)
 
 
 def check_interval(iv, where: str) -> None:

@@ -35,9 +35,10 @@ def main(argv=None):
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
     import os
 
-    from chronolog import allocators
+    from chronolog import allocators, lazy_modules
 
     allocators.configure()  # before pyarrow and polars allocate
+    lazy_modules.install()  # before polars and lark import hashlib
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Exit as e:

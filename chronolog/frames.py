@@ -189,6 +189,10 @@ def as_table(frame, pred: str = "?"):
     elif type(frame).__module__.startswith("polars"):
         table = frame.to_arrow()
     else:
+        from chronolog.connectors.arrow import refuse_nan_times
+
+        if hasattr(frame, "columns"):
+            refuse_nan_times(frame, pred)
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
         except Exception:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from chronolog.language import ast
+from chronolog.language.booleans import any_boolean, public_terms, terms as as_terms
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_atom, format_number
 from chronolog.hypothetical_unfold import Unfolder
@@ -79,6 +80,19 @@ class HypotheticalAnswer:
             f"evidence {{{', '.join(map(fact, self.evidence))}}} "
             f"hypotheses {{{', '.join(map(fact, self.hypotheses))}}}"
         )
+
+
+def _public_answer(a: HypotheticalAnswer) -> HypotheticalAnswer:
+    """``a`` with #T/#F as Python bools, as every answer leaves the engine
+    (language/booleans.py); the same object when it holds none."""
+    def fact(f):
+        if isinstance(f, Absent):
+            return Absent(f.pred, public_terms(f.terms), f.time)
+        return (f[0], public_terms(f[1]), f[2])
+
+    if not any_boolean([a.terms, *(f.terms if isinstance(f, Absent) else f[1] for f in a.evidence + a.hypotheses)]):
+        return a
+    return HypotheticalAnswer(a.pred, public_terms(a.terms), a.time, tuple(map(fact, a.evidence)), tuple(map(fact, a.hypotheses)))
 
 
 def _time_text(t):
@@ -175,7 +189,7 @@ class Hypothetical:
                         f"{format_fact(pred, terms, iv)} is not a fact at time point {t}",
                         hint="hypothetical answers take punctual facts, one time point per step",
                     )
-                delta.setdefault(pred, set()).add(tuple(terms))
+                delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1
         return delta
 
     def _advance(self, t, delta) -> list:
@@ -206,8 +220,9 @@ class Hypothetical:
                 best.setdefault((a.pred, a.terms, a.time), a)
         answers = [a for a in answers if not a.definite] + list(best.values())
         self.state = [c for c in new if not _complete(c)]
-        return sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses),
-                                              tuple(map(str, a.hypotheses))))
+        answers = sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses),
+                                                 tuple(map(str, a.hypotheses))))
+        return [_public_answer(a) for a in answers]
 
     def _resolve_negations(self, t, cands):
         """Settle the negated literals that can be settled at ``t``: a stream

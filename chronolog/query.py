@@ -107,6 +107,7 @@ def match(q: Query, terms: tuple) -> Optional[dict]:
 def answer(model, q: Query) -> list:
     """Every binding with the intervals on which the atom holds, clipped to
     the window; sorted by binding.  Facts that repeat forever need a window."""
+    from chronolog.language.booleans import public, terms as as_terms
     from chronolog.language.text import term_sort_key
     from chronolog.language.timeline import intersect
 
@@ -124,7 +125,7 @@ def answer(model, q: Query) -> list:
         rows = model.facts(q.pred)
     by: dict = {}
     for terms, iv in rows:
-        b = match(q, terms)
+        b = match(q, as_terms(terms))  # (#T/#F as terms again: never equal to 1/0)
         if b is None:
             continue
         if q.window is not None:
@@ -135,7 +136,7 @@ def answer(model, q: Query) -> list:
         by.setdefault(key, []).append(iv)
     out = []
     for key in sorted(by, key=lambda k: tuple(term_sort_key(v) for v in k)):
-        out.append(Answer(dict(zip(q.variables, key)), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
+        out.append(Answer(dict(zip(q.variables, map(public, key))), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
     return out
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
+from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_fact
@@ -130,6 +131,7 @@ class Stream:
         arities = self.plan.arities
         buf = self._buffer
         n = 0
+        rows = _boolean_terms(rows)
         for pred, rs in rows.items():
             known = arities.get(pred)
             if known is not None and rs and len(rs[0][0]) != known[0]:
@@ -152,7 +154,10 @@ class Stream:
         (A watermark at or before the current one changes nothing.)"""
         from chronolog.arguments import check_time_point
 
+        from chronolog.language.float_times import exact_time
+
         check_time_point(t, "advance()")
+        t = exact_time(t)  # (a float is the number its text shows)
         v, closed = self._promised
         if t > v or (t == v and not closed):  # an earlier watermark says nothing new
             self._promised = (t, True)
@@ -188,7 +193,7 @@ class Stream:
         rows, self._buffer = self._buffer, {}
         out = self.evaluator.step(rows, step)
         out.sort(key=_out_key)
-        self._ready.extend(StreamFact(*x) for x in out)
+        self._ready.extend(StreamFact(p, public_terms(t), iv) for p, t, iv in out)  # #T/#F as Python bools
         st = self.stats
         st["steps"] += 1
         st["output facts"] += len(out)
@@ -256,6 +261,17 @@ class Stream:
         if n > self.stats["peak facts in memory"]:
             self.stats["peak facts in memory"] = n
         return n
+
+
+def _boolean_terms(rows: dict) -> dict:
+    """``rows`` with Python bools in terms as #T/#F terms (never the
+    numbers 1/0: language/booleans.py); the same dict when there are none."""
+    out = None
+    for pred, rs in rows.items():
+        if any(type(v) is bool for t, _ in rs for v in t):
+            out = dict(rows) if out is None else out
+            out[pred] = [(as_terms(t), iv) for t, iv in rs]
+    return rows if out is None else out
 
 
 def _start(row):

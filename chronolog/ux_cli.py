@@ -79,6 +79,9 @@ def _json_point(t, point):
 
 
 def _json_term(v):
+    from chronolog.language.booleans import public
+
+    v = public(v)  # #T/#F: JSON true/false
     if isinstance(v, (bool, int, str)):
         return v
     from chronolog.language.text import format_term

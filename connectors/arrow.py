@@ -8,7 +8,8 @@ null (``start`` null means -inf, ``end`` null means +inf).  Term columns keep
 their Python type (int, string, bool, float as float64); exact non-integer
 numbers become decimals or canonical strings the same way.  Nothing is
 rounded: a float64 column is a column of binary floats, read back as the
-same floats (a float time column is refused: time is exact).
+same floats; a float64 time column is read as exact times, each float the
+number its shortest text shows (``0.1`` is 1/10: language/float_times.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
+from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
 
@@ -140,8 +142,8 @@ def _column(values):
             dec = {v: Decimal(t) for v, t in text.items()}
             return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
-    if all(type(v) is bool for v in finite):
-        return pa.array(values, type=pa.bool_())
+    if all(type(v) is Boolean or type(v) is bool for v in finite):  # #T/#F (language/booleans.py)
+        return pa.array([None if v is None else bool(v) for v in values], type=pa.bool_())
     if finite and all(type(v) is float for v in finite):  # binary floats (measured values): float64
         return pa.array(values, type=pa.float64())
     if all(type(v) is str for v in finite):
@@ -187,7 +189,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     column means closed.  Decimal and integer values stay exact, strings in
     time columns are read as exact numbers (``1/3``); a null start or end is
     unbounded.  A float term column gives Python floats (NaN, pandas' missing
-    value, is refused); a float time column is refused rather than rounded.
+    value, is refused); a float time column gives exact times, each float
+    the number its shortest text shows (NaN refused with its row).
 
     Dates and timestamps: with a ``calendar`` (the program declares
     ``@timeGranularity``) time columns become its time points and other date
@@ -197,12 +200,16 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     """
     import pyarrow as pa
 
+    from chronolog.language.booleans import boolean
     from chronolog.language.errors import DataError
     from chronolog.language.timeline import make, normalize, parse_number
 
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
         try:  # pandas DataFrame
+            refuse_nan_times(table, pred)
             table = pa.Table.from_pandas(table, preserve_index=False)
+        except DataError:
+            raise
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
     if calendar is None and timestamps == "seconds":
@@ -259,13 +266,12 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             )
         if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
             return float_terms(col, col_name, pred).tolist()
-        if pa.types.is_floating(typ):
-            raise DataError(
-                f"column {col_name} of {pred} holds binary floating point numbers, which are not exact",
-                hint="use integer or decimal columns (pyarrow.decimal128) or strings such as '0.1' or '1/3'",
-            )
+        if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
+            return float_time_column(col, col_name, pred)
         if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
             return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
+        if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
+            return [None if v is None else boolean(v) for v in col.to_pylist()]
         if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
             return col.to_pylist()
         try:
@@ -290,7 +296,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     rows = []
     append = rows.append
     for i, lo, hi, lc, hc in zip(range(n), starts, ends, sc, ec):
-        if lo is None or hi is None or lc is None or hc is None or type(lo) is Fraction or type(hi) is Fraction:
+        if lo is None or hi is None or lc is None or hc is None or type(lo) is not int or type(hi) is not int:
             iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
         elif lo < hi or (lo == hi and lc and hc):
             iv = (lo, hi, lc, hc)  # the common case, checked as make() would
@@ -321,6 +327,79 @@ def float_terms(col, name: str, pred: str):
             hint=f"NaN marks a missing value: drop or fill those rows of {pred} (e.g. DataFrame.dropna())",
         )
     return v
+
+
+def float_time_column(col, name: str, pred: str) -> list:
+    """A float start or end column as exact time points (language/
+    float_times.py), each distinct float converted once; null is unbounded
+    (None), NaN refused with its row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT, float_time_values
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if col.type != pa.float64():
+        return _narrow_float_times(col, name, pred)
+    nulls = col.null_count
+    v = col.fill_null(0.0).to_numpy(zero_copy_only=False) if nulls else col.to_numpy(zero_copy_only=False)
+    if np.isnan(v).any():
+        i = int(np.flatnonzero(np.isnan(v))[0])
+        raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT)
+    uniq, inv = np.unique(v, return_inverse=True)
+    values = np.empty(len(uniq), dtype=object)
+    values[:] = float_time_values(uniq)
+    out = values[inv.reshape(-1)]
+    if nulls:
+        out[np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = None
+    return out.tolist()
+
+
+def _narrow_float_times(col, name: str, pred: str) -> list:
+    """A float32 (or float16) time column: the number each float shows in
+    its own width (a float32 0.1 is 1/10, not the float64 text of its
+    value), by Arrow's cast to text (float32's shortest digits; a float16
+    as its exact value, which Arrow writes in full)."""
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT
+    from chronolog.language.timeline import parse_number
+
+    enc = col.cast(pa.string()).dictionary_encode()
+    values = []
+    for text in enc.dictionary.to_pylist():
+        try:
+            values.append(parse_number(text))
+        except ValueError:  # nan
+            i = enc.indices.to_pylist().index(len(values))
+            raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT) from None
+    return [None if i is None else values[i] for i in enc.indices.to_pylist()]
+
+
+def refuse_nan_times(frame, pred: str) -> None:
+    """A pandas frame's float ``start``/``end`` holding NaN: an error with
+    its row.  (Arrow's ``from_pandas`` makes NaN a null, which would be an
+    unbounded end: pandas writes NaN for a missing value, not for infinity.)"""
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT
+
+    names = list(getattr(frame, "columns", ()))
+    for name in ("start", "end"):
+        if name + "_exact" in names:  # (Model.to_pandas: the exact text is read, null where unbounded)
+            continue
+        col = frame[name] if name in names else None
+        if col is None or getattr(col.dtype, "kind", None) != "f":
+            continue
+        missing = col.isna().to_numpy()
+        if missing.any():
+            i = int(missing.nonzero()[0][0])
+            raise DataError(
+                f"{pred}: the column {name} is NaN in row {i}, which is not a time point",
+                hint=NAN_HINT + " (in pandas, a nullable Int64 or object column holds None for an unbounded end)",
+            )
 
 
 def _null_term(table, name: str, pred: str):

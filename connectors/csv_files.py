@@ -13,6 +13,7 @@ import csv
 from pathlib import Path
 
 from chronolog.language import ast
+from chronolog.language.booleans import FALSE, TRUE, Boolean
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
@@ -49,9 +50,9 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
     if kind in ("bool", "boolean"):
         low = cell.lower()
         if low in _TRUE:
-            return True
+            return TRUE  # #T: a term of its own, never the number 1 (language/booleans.py)
         if low in _FALSE:
-            return False
+            return FALSE
         raise DataError(f"column {column}: {cell!r} is not a boolean", where, hint="use true/false or #T/#F")
     try:
         v = parse_number(cell)
@@ -119,9 +120,9 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
             hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
             if header is not None and "start_closed" in header:
-                sc = convert(row[header.index("start_closed")], "bool", where, "start_closed")
+                sc = bool(convert(row[header.index("start_closed")], "bool", where, "start_closed"))
             if header is not None and "end_closed" in header:
-                ec = convert(row[header.index("end_closed")], "bool", where, "end_closed")
+                ec = bool(convert(row[header.index("end_closed")], "bool", where, "end_closed"))
             iv = make(lo, hi, sc, ec)
             if iv is None:
                 fmt = calendar.format_point if calendar is not None else format_number
@@ -173,7 +174,7 @@ def _csv_rows(facts, fmt):
     for terms, (lo, hi, lc, hc) in facts:
         row = []
         for v in terms:
-            if type(v) is bool or type(v) is tuple:  # True == 1 as a dict key: never cached
+            if type(v) is tuple:  # (a munion set: formatted each time)
                 row.append(_cell(v))
                 continue
             c = cells.get(v)
@@ -193,7 +194,7 @@ def _csv_rows(facts, fmt):
 def _cell(v) -> str:
     if type(v) is str:
         return v
-    if type(v) is bool:
+    if type(v) is Boolean or type(v) is bool:
         return "true" if v else "false"
     if type(v) is tuple or hasattr(v, "isoformat"):  # a munion set, or a date
         from chronolog.language.text import format_term

@@ -26,6 +26,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from decimal import Decimal
 
+from chronolog.language.booleans import Boolean
+
 INT64 = (-(2**63), 2**63)
 
 
@@ -47,7 +49,7 @@ def value_kind(values) -> list:
             continue
         if type(v) is int:
             k = ["int", len(str(abs(v)))]
-        elif type(v) is bool:
+        elif type(v) is Boolean or type(v) is bool:
             k = ["bool"]
         elif type(v) is str:
             k = ["str"]
@@ -115,6 +117,8 @@ def typed_array(values, kind, typ):
         if kind[0] == "mixed":
             return pa.array([None if v is None else format_term(v) for v in values], type=typ)
         return pa.array([None if v is None else format_number(v) for v in values], type=typ)
+    if pa.types.is_boolean(typ):  # #T/#F terms as Arrow booleans
+        return pa.array([None if v is None else bool(v) for v in values], type=typ)
     return pa.array(values, type=typ)
 
 
@@ -244,7 +248,7 @@ def auto_values(table, columns):
     out, mixed = [], {}
     for name, col in zip(table.schema.names, table.columns):
         if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
-            col = pa.array(_cells(col, "bool", where, name), pa.bool_())
+            col = pa.array([None if v is None else bool(v) for v in _cells(col, "bool", where, name)], pa.bool_())
         elif name in columns and pa.types.is_string(col.type):
             vals = _cells(col, "auto", where, name)
             kind = value_kind(vals)
@@ -344,7 +348,7 @@ def lanes(values):
             text.append(v)
             f = format_term(v)
             terms.append(None if f == v else f)
-        elif t is bool:
+        elif t is Boolean or t is bool:
             text.append("true" if v else "false")
             terms.append(format_term(v))
         elif t is int or isinstance(v, Fraction):

@@ -7,8 +7,8 @@
 
 Facts cross between Spark and the engine as Arrow (``toArrow``,
 ``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
-:mod:`chronolog.connectors.arrow`; exact types only (a ``double`` column is
-refused, never rounded).  ``distributed=True`` runs the engine inside Spark
+:mod:`chronolog.connectors.arrow`; a ``double`` start or end is the exact
+number each float shows (language/float_times.py), never rounded.  ``distributed=True`` runs the engine inside Spark
 tasks, one per partition of key groups, when the planner finds the program
 partitionable (:mod:`chronolog.planner.partition`); otherwise it runs on the
 driver and says which rule breaks the key.
@@ -377,13 +377,16 @@ def _key_positions(key, frames):
     return out
 
 
-def _arrow(df):
+def _arrow(df, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(df, (pa.Table, pa.RecordBatch)):
         return df
     if hasattr(df, "toArrow"):
         return df.toArrow()
+    from .arrow import refuse_nan_times
+
+    refuse_nan_times(df, pred)
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
@@ -393,7 +396,7 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
     facts = {}
     for pred, df, csv in frames:
         with dist.named_source(pred, sources or {}):
-            t = _arrow(df)
+            t = _arrow(df, pred)
             if csv:
                 rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar)
             else:
@@ -416,13 +419,16 @@ def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timest
     return out
 
 
-def _spark_df(spark, x):
+def _spark_df(spark, x, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(x, (pa.Table, pa.RecordBatch)):
         return spark.createDataFrame(x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
+    from .arrow import refuse_nan_times
+
+    refuse_nan_times(x, pred)
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
@@ -431,8 +437,9 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
     Spark SQL: equal whenever the engine finds two values equal, so one
     key's facts meet in one task.
 
-    The engine compares exact numbers by value (``1`` = ``1.0``, and a
-    boolean is the number 0 or 1 as in Python), and reads dates and
+    The engine compares exact numbers by value (``1`` = ``1.0``; a
+    boolean is never a number: its key is ``true``/``false``, the key of a
+    CSV cell ``true`` too), and reads dates and
     timestamps as the same instant.  Every such value goes through a
     double: the conversion is correctly rounded, so equal exact values give
     equal doubles (distinct values that share a double only share a task,
@@ -446,7 +453,9 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
 
     if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
         seconds = f"unix_micros(CAST({col} AS TIMESTAMP)) / 1000000.0D"
-    elif isinstance(typ, (T.NumericType, T.BooleanType)):
+    elif isinstance(typ, T.BooleanType):  # #T is not 1 (language/booleans.py)
+        return f"CAST({col} AS STRING)"
+    elif isinstance(typ, T.NumericType):
         seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
         seconds = f"CASE WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END"
@@ -479,7 +488,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     local = {}
     for f in local_facts:  # the program's facts and file bindings travel keyed too
         local.setdefault(f.pred, []).append((f.terms, f.interval))
-    items = [(p, _spark_df(spark, df), csv) for p, df, csv in frames]
+    items = [(p, _spark_df(spark, df, p), csv) for p, df, csv in frames]
     for p, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
         items.append((p, spark.createDataFrame(table), False))

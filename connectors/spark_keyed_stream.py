@@ -42,14 +42,14 @@ STATE_SCHEMA = "snapshot binary"
 
 def key_text(v) -> str:
     """A key value as text, equal exactly when the engine finds the values
-    equal (``1`` = ``1.0``; ``True`` is the number 1, as in Python)."""
+    equal (``1`` = ``1.0``; ``True`` is ``#T``, never the number 1)."""
     from fractions import Fraction
 
     from chronolog.language.text import format_term
     from chronolog.language.timeline import format_number
 
     if isinstance(v, bool):
-        v = int(v)
+        return format_term(v)
     if isinstance(v, (int, Fraction)):
         return format_number(v)
     return format_term(v)

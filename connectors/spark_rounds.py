@@ -48,6 +48,7 @@ from functools import reduce
 from itertools import count
 
 from chronolog.language import ast
+from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import NEG_INF, POS_INF, decimal_places
 from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
 from chronolog.planner.normalize import TOP
@@ -143,7 +144,7 @@ NUM, STR, BOOL = "num", "str", "bool"
 
 
 def _value_class(v):
-    if type(v) is bool:
+    if type(v) is Boolean or type(v) is bool:  # #T/#F: never equal to a number (language/booleans.py)
         return BOOL
     if type(v) is int:
         return NUM
@@ -495,9 +496,7 @@ class Rounds:
             if isinstance(t, ast.Const):
                 c = _value_class(t.value)
                 if cls[i] is not None and c != cls[i]:
-                    if {c, cls[i]} == {NUM, BOOL}:
-                        raise NotRelational("a boolean compared with a number", rule)
-                    conds.append(F.lit(False))  # a string never equals a number
+                    conds.append(F.lit(False))  # a string or a boolean never equals a number
                 else:
                     conds.append(col == self.const(t.value))
             elif t.name in first:
@@ -526,8 +525,8 @@ class Rounds:
 
     def const(self, v):
         F = _F()
-        if type(v) is bool:
-            return F.lit(v)
+        if type(v) is Boolean or type(v) is bool:
+            return F.lit(bool(v))
         if type(v) in (int, Fraction):
             from decimal import Decimal
 
@@ -549,9 +548,9 @@ class Rounds:
         (a, ca), (b, cb) = sides
         ordered = cmp.op not in ("==", "!=")
         if ca != cb or (ordered and ca == BOOL):
-            if ordered or BOOL in (ca, cb) or None in (ca, cb):
+            if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
-            return df.filter(F.lit(cmp.op == "!="))  # a number never equals a string
+            return df.filter(F.lit(cmp.op == "!="))  # a number never equals a string or a boolean
         ops = {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}
         return df.filter(ops[cmp.op])
 
@@ -907,7 +906,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     for pred, df, csv in frames:
         if csv:
             raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
-        df = _spark_df(spark, df)
+        df = _spark_df(spark, df, pred)
         for needed in ("start", "end"):
             if needed not in df.columns:
                 raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")

@@ -8,7 +8,9 @@ column is dictionary-encoded and each **distinct** value converted once:
 strings, integers and booleans as they are, float64 as float values (the
 engine's value columns), ``decimal128`` (precision up to 18) as exact
 numerator/denominator pairs by numpy (engine/columns/exact_columns.py),
-integer times and ``date32`` times on a timeline of whole days by numpy.
+integer times and ``date32`` times on a timeline of whole days by numpy,
+float64 times as exact numbers (each distinct float once: the number its
+shortest text shows, language/float_times.py).
 The facts are indices into those values.
 
 Same answers and the same errors as the row reader
@@ -107,14 +109,20 @@ def _term_column(col):
     if pa.types.is_integer(typ) and typ != pa.int64():
         col = col.cast(pa.int64())
     enc = col.dictionary_encode()
-    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist())
+    values = enc.dictionary.to_pylist()
+    if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
+        from chronolog.language.booleans import boolean
+
+        values = [boolean(v) for v in values]
+    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), values)
 
 
 def _time_values(table, calendar):
     """``(indices of start then end, shared distinct values, their int64
     units)`` when every end is a finite integer on the timeline: integer
     columns on a numeric timeline, ``date32`` on a timeline of whole days
-    (or a unit dividing a day); else None."""
+    (or a unit dividing a day); float64 columns (:func:`_float_times`);
+    else None."""
     from fractions import Fraction
 
     import numpy as np
@@ -124,6 +132,8 @@ def _time_values(table, calendar):
     typ = both.type
     if both.null_count:
         return None  # an unbounded end: the row reader
+    if calendar is None and typ == pa.float64():  # (float32: the row reader, in its own width)
+        return _float_times(both.combine_chunks().to_numpy(zero_copy_only=False), table.num_rows)
     if calendar is None and pa.types.is_integer(typ):
         ints = both.combine_chunks().cast(pa.int64())
     elif calendar is not None and pa.types.is_date32(typ):
@@ -144,3 +154,21 @@ def _time_values(table, calendar):
     values = np.empty(len(units), dtype=object)
     values[:] = units.tolist()
     return enc.indices.to_numpy().astype(np.int64), values, units
+
+
+def _float_times(v, n: int):
+    """:func:`_time_values` of float64 start and end columns (``v``: the
+    ``n`` starts then the ends): each distinct float as its exact time
+    (language/float_times.py); the floats themselves are the units, as the
+    conversion keeps their order.  None for a NaN, a start at +inf or an end
+    at -inf (the row reader reports the row)."""
+    import numpy as np
+
+    from chronolog.language.float_times import float_time_values
+
+    if np.isnan(v).any() or np.any(v[:n] == np.inf) or np.any(v[n:] == -np.inf):
+        return None
+    units, idx = np.unique(v, return_inverse=True)
+    values = np.empty(len(units), dtype=object)
+    values[:] = float_time_values(units)
+    return idx.reshape(-1).astype(np.int64), values, units

@@ -44,9 +44,7 @@ def sorted_atoms(atoms) -> list:
     width = len(keys[0])
     if len(keys) < 64:
         return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
-    cols = list(zip(*keys))
-    if any(bool in set(map(type, col)) for col in cols):  # True == 1 as a dict key (and in a set of the values)
-        return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
+    cols = list(zip(*keys))  # (#T/#F are terms of their own, never equal to 1/0: language/booleans.py)
     order = np.lexsort([_ranks(list(cols[j])) for j in reversed(range(width))])
     return [keys[i] for i in order.tolist()]
 
@@ -64,12 +62,9 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
         if terms:
             parts = []
             for v in terms:
-                if type(v) is bool:  # True == 1 as a dict key: never cached
-                    t = term_text(v)
-                else:
-                    t = terms_text.get(v)
-                    if t is None:
-                        t = terms_text[v] = term_text(v)
+                t = terms_text.get(v)
+                if t is None:
+                    t = terms_text[v] = term_text(v)
                 parts.append(t)
             prefix = f"{pred}({','.join(parts)})@"
         else:

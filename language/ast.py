@@ -43,7 +43,7 @@ class Var:
 @dataclass(frozen=True)
 class Const:
     """A constant: ``str`` (identifiers and quoted strings alike), ``int``,
-    ``Fraction`` or ``bool``."""
+    ``Fraction`` or a boolean (language/booleans.py)."""
 
     value: object
 

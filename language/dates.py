@@ -18,6 +18,7 @@ them once the whole program (and so its granularity) is known.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -443,7 +444,7 @@ def to_points(iv, calendar):
 
     items = iv if isinstance(iv, tuple) else (iv,)
     if not any(_is_datetime(x) for x in items[:2]):
-        if calendar is not None and any(isinstance(x, (int, Fraction)) and not isinstance(x, bool) for x in items[:2]):
+        if calendar is not None and any(_finite_number(x) for x in items[:2]):
             raise DataError(
                 f"the interval {iv!r} has numbers as time points, but the program's timeline is dates",
                 hint="give datetime.date / datetime.datetime ends (None is not allowed: use float('inf'))",
@@ -456,6 +457,16 @@ def to_points(iv, calendar):
         )
     conv = tuple(calendar.point(x) if _is_datetime(x) else x for x in items)
     return conv if isinstance(iv, tuple) else conv[0]
+
+
+def _finite_number(x) -> bool:
+    """A number other than ±inf (floats and Decimals too: they are numbers,
+    which a date timeline does not take)."""
+    from decimal import Decimal
+
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction, float, Decimal)):
+        return False
+    return not isinstance(x, (float, Decimal)) or math.isfinite(x)
 
 
 def horizon_points(h, calendar):

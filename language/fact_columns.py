@@ -407,9 +407,11 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
 
     # (closing: on an error the reader's threads are done when it propagates)
     with reading_file(), closing(_prepared(blocks, dialect)) as prepared_blocks:  # one scope for the file's labelled nulls
-        for prepared in prepared_blocks:
+        for i, prepared in enumerate(prepared_blocks):
             lineno = _read_lines(prepared, lineno, source, dialect, calendar, out)
             del prepared
+            if i % RELEASE_EVERY == RELEASE_EVERY - 1:
+                _release()
             if rows is not None:
                 out.drain(rows)
             if out.pending_names >= NAMES_BATCH:
@@ -423,6 +425,15 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     # give it back, which adds 50-80 MB to the peak of LUBM 1M's reasoning
     pa.default_memory_pool().release_unused()
     return out
+
+
+RELEASE_EVERY = 4  # blocks read between two returns of glibc's free pages (in a command)
+
+
+def _release():
+    from chronolog import allocators
+
+    allocators.release()
 
 
 NAMES_BATCH = 2_000_000  # distinct-per-block name tokens coded together: bounds their memory (~50 MB)

@@ -31,13 +31,50 @@ from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, pa
 _HERE = Path(__file__).parent
 
 
+_OPTIONS = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
 @lru_cache(maxsize=None)
 def _lark(grammar: str) -> lark.Lark:
-    # cache=True keeps the analysed LALR tables in a temporary file: building
-    # them takes ~0.2 s, which every command-line call would otherwise pay
-    return lark.Lark(
-        (_HERE / grammar).read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=True
+    """The LALR parser of a grammar file, its analysed tables kept in a
+    temporary file: building them takes ~0.2 s, which every command-line
+    call would otherwise pay.  Not lark's ``cache=True``: that names its
+    file by a SHA-256 of the grammar, and hashlib loads OpenSSL's libcrypto
+    (3-4 MB of resident code in every command) for it.  This file is named
+    by the grammar, lark's and Python's versions, and holds the grammar's
+    text and options, compared exactly before its tables are used."""
+    import contextlib
+    import os
+    import pickle
+    import sys
+    import tempfile
+
+    text = (_HERE / grammar).read_text()
+    key = (text, _OPTIONS)
+    getuid = getattr(os, "getuid", None)
+    path = Path(tempfile.gettempdir()) / (
+        f".chronolog_{Path(grammar).stem}_{getuid() if getuid else 'user'}_lark{lark.__version__}"
+        f"_py{sys.version_info[0]}{sys.version_info[1]}.tmp"
     )
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            # (a pickle runs code: only a file of this user's that no one else may write)
+            if (getuid is None or (st.st_uid == getuid() and not st.st_mode & 0o022)) and pickle.load(fh) == key:
+                return lark.Lark.load(fh)
+    except Exception:  # no file, another version's, or damaged: build the tables again
+        pass
+    parser = lark.Lark(text, **_OPTIONS)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}")
+    try:  # written whole under another name, then renamed: a reader never sees half a file
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+            pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            parser.save(fh)
+        os.replace(tmp, path)
+    except Exception:  # (a read-only temporary directory: the next call builds them again)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return parser
 
 
 def build_lexers(parser: lark.Lark) -> None:

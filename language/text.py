@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from .booleans import Boolean
 from .nulls import Null
 from .timeline import format_interval, format_number
 
@@ -62,6 +63,8 @@ def format_term(v) -> str:
         return '"' + text + '"'
     if type(v) is Null:  # a labelled null (language/nulls.py)
         return "_:" + v.label
+    if type(v) is Boolean or type(v) is bool:  # (a Python bool: API values not yet terms)
+        return "#T" if v else "#F"
     if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)
         if v.hour == v.minute == v.second == v.microsecond == 0:
             return v.date().isoformat()
@@ -82,8 +85,8 @@ def format_fact(pred: str, terms, interval) -> str:
 def term_sort_key(v):
     """Total order over mixed constants: numbers, then strings, then bools,
     then labelled nulls."""
-    if type(v) is bool:
-        return (2, v)
+    if type(v) is Boolean or type(v) is bool:
+        return (2, bool(v))
     if type(v) is Null:
         return (3, v.sort_key())
     if isinstance(v, (int, Fraction, float)):

@@ -15,6 +15,7 @@ import lark
 from lark import Token, v_args
 
 from . import ast, dates
+from .booleans import Boolean, boolean
 from .errors import SyntaxError_
 from .reader import AstBuilder, Dialect
 from .text import unquote
@@ -230,8 +231,8 @@ class _ToAst(AstBuilder):
     def plain(self, meta, items):
         x = items[0]
         pos = self._pos(meta)
-        if isinstance(x, ast.Const) and type(x.value) is bool:
-            return ast.Truth(x.value, pos)
+        if isinstance(x, ast.Const) and type(x.value) is Boolean:
+            return ast.Truth(x.value.value, pos)
         return self._as_atom(x, pos)
 
     @v_args(meta=True)
@@ -414,7 +415,7 @@ class _ToAst(AstBuilder):
         return ast.Const(table.get(str(items[0])[2:]))
 
     def boolean(self, items):
-        return ast.Const(str(items[0]) == "#T")
+        return ast.Const(boolean(str(items[0]) == "#T"))
 
     def date(self, items):
         # every date constant is a datetime (a date is its midnight), so that

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import chronolog
 from chronolog import ChronologError
+from chronolog.language.booleans import Boolean
 
 ENGINES = ("rows", "columns", "auto", "auto-small")
 
@@ -51,6 +52,8 @@ def outcomes(program, facts, horizon=None, engines=ENGINES, **kw) -> dict:
 
 
 def _typed(v):
+    if isinstance(v, (bool, Boolean)):  # (the oracle keeps the engine's #T/#F terms)
+        return ("bool", bool(v))
     if isinstance(v, float) and v == 0:
         return ("float", 0.0)  # -0.0 and 0.0: one term on both executors
     if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
@@ -81,7 +84,12 @@ def _whole(facts):
 
 def _iv(iv):
     lo, hi, lc, hc = iv
-    f = lambda x: x if x in (math.inf, -math.inf) else Fraction(x)  # noqa: E731
+
+    def f(x):  # a finite float end is a wrong answer: time is exact (language/float_times.py)
+        if isinstance(x, float) and x not in (math.inf, -math.inf):
+            return ("float", x)
+        return x if x in (math.inf, -math.inf) else Fraction(x)
+
     return (f(lo), f(hi), bool(lc), bool(hc))
 
 

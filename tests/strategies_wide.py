@@ -27,7 +27,11 @@ Shape of a program (:func:`wide_cases`):
 
 Numbers: ints, exact rationals (1/2, 1/3, 3/2) and floats (1.0, 0.5, -0.0,
 0.1, 2.5) in the data, the program's own constants exact (``1.5``, ``1/3``)
-or ints; ``float(N)`` in assignments makes floats from exact values.
+or ints; ``float(N)`` in assignments makes floats from exact values.  Given
+interval ends are now and then Python floats (the exact ends as floats, or
+shifted by 0.1, 0.7, -0.3): the text form holds the numbers they stand for.
+Now and then a boolean ``#T``/``#F`` stands where a number would (in the
+data and among the constants): never equal to ``1``/``0``.
 """
 
 from __future__ import annotations
@@ -44,18 +48,29 @@ from strategies import HALF, INF, fmt_interval, fmt_num, intervals, pooled_inter
 
 KEYS = ("a", "b")
 EXACT = (0, 1, 2, 3, -1, HALF, Fraction(1, 3), Fraction(3, 2))
-# floats never equal to a number the data or the program hold exactly by
-# default: a whole float added to a time point makes a float time point,
-# which the rows keep and the columns make exact (an open difference);
-# CHRONOLOG_DIFF_EQUAL_FLOATS=1 draws them too (1.0 beside 1: the columns
-# give such a stratum to the rows, and types are compared strictly)
+# floats: apart from every exact number (0.1), and equal to exact numbers
+# of the run (1.0 beside 1: the columns give a stratum where they meet to
+# the rows, and types are compared strictly).  A float that becomes a time
+# point (given as an interval end, or a head interval term computed with
+# one) is the number its shortest text shows on every executor
+# (language/float_times.py), so that no longer keeps them out.  Left out
+# by default: -0.0, whose sign is kept by whichever derivation of an atom
+# comes first, and that differs between the executors when two rules
+# derive the same atom with 0.0 and -0.0 (the text prints `0.0` or
+# `-0.0`); CHRONOLOG_DIFF_EQUAL_FLOATS=1 draws it too.
 FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e15 + 0.5)  # (1e15 + 0.5: large, exact, not whole)
-EQUAL_FLOATS = (1.0, 0.5, 2.0, -0.0, 3.0)
-EXTREME = (math.inf, -math.inf, 1e308, -1e308)  # infinities, overflow
+EQUAL_FLOATS = (1.0, 0.5, 2.0, 3.0)
+FLOATS += EQUAL_FLOATS
+EXTREME = (math.inf, -math.inf, 1e308, -1e308, 5e-324)  # infinities, overflow, the least subnormal (halved: 0.0)
 if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):
-    FLOATS += EQUAL_FLOATS
-    EXTREME += (5e-324,)  # the least subnormal: halved, 0.0, equal to 0
-CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1")
+    FLOATS += (-0.0,)
+# float interval ends: each the exact number of its text, or beside a
+# shift by a float apart from every exact number (0.1 -> 1/10, 2.6 -> 13/5)
+TIME_SHIFTS = (0.0, 0.1, 0.7, -0.3)
+# booleans beside 0 and 1: different constants (language/booleans.py), in
+# the data now and then and among the program's constants
+BOOLS = (True, False)
+CONSTS = ("0", "1", "2", "1.5", "1/3", "0.5", "-1", "#T", "#F")
 UNARY = ("<->", "<+>", "[-]", "[+]")
 
 
@@ -76,6 +91,8 @@ class WideCase:
 
 
 def term_text(v) -> str:
+    if isinstance(v, bool):
+        return "#T" if v else "#F"
     if isinstance(v, str):
         return v
     if isinstance(v, float):
@@ -88,12 +105,15 @@ def facts_as_text(facts: dict) -> str:
     for pred, rows in facts.items():
         for terms, iv in rows:
             atom = pred if not terms else f"{pred}({','.join(term_text(t) for t in terms)})"
-            lines.append(f"{atom}@{fmt_interval(*iv)}.")
+            lo, hi, lc, hc = iv
+            lines.append(f"{atom}@{fmt_interval(exact_end(lo), exact_end(hi), lc, hc)}.")
     return "\n".join(lines)
 
 
 @st.composite
 def numbers(draw, floats: bool):
+    if draw(st.integers(0, 7)) == 0:
+        return draw(st.sampled_from(BOOLS))
     if floats and draw(st.integers(0, 2)) == 0:
         if draw(st.integers(0, 9)) == 0:
             return draw(st.sampled_from(EXTREME))
@@ -236,6 +256,8 @@ def given_facts(draw, floats: bool, allow_inf: bool = True) -> dict:
         pool = sorted(set(draw(st.lists(st.sampled_from([-1, 0, HALF, 1, 2, Fraction(5, 2), 3]), min_size=2, max_size=4))))
         if allow_inf and draw(st.integers(0, 4)) == 0:
             pool = [-INF] + pool if draw(st.booleans()) else pool + [INF]
+    # given as Python floats now and then: the same times or shifted ones
+    shift = draw(st.sampled_from(TIME_SHIFTS)) if draw(st.integers(0, 3)) == 0 else None
     for pred in ("v", "w", "e"):
         rows = []
         for _ in range(draw(st.integers(0, 3))):
@@ -243,9 +265,29 @@ def given_facts(draw, floats: bool, allow_inf: bool = True) -> dict:
             if pred != "e":
                 terms += (draw(numbers(floats)),)
             for iv in draw(pooled_intervals(pool) if pool else intervals(allow_inf)):
+                if shift is not None and draw(st.booleans()):
+                    iv = float_times(iv, shift)
                 rows.append((terms, iv))
         facts[pred] = rows
     return facts
+
+
+def float_times(iv, shift: float):
+    """``iv`` with its finite ends as Python floats plus ``shift`` (a float
+    sum keeps the ends' order and equalities)."""
+    lo, hi, lc, hc = iv
+    f = lambda x: x if x in (INF, -INF) else float(x) + shift  # noqa: E731
+    return (f(lo), f(hi), lc, hc)
+
+
+def exact_end(x):
+    """The time a float end stands for: the number its shortest text shows
+    (what docs/api.md promises), from ``repr`` here, independently of the
+    engine's conversion."""
+    if isinstance(x, float) and x not in (INF, -INF):
+        f = Fraction(repr(x))
+        return f.numerator if f.denominator == 1 else f
+    return x
 
 
 @st.composite

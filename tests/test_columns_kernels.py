@@ -198,3 +198,55 @@ def test_merge_finds_the_delta_of_the_anti_join(old_rows, parts_rows):
     want = coalesce(pl.concat([old, *parts]), keys)
     assert merged.rows() == want.rows()
     assert sorted(new.rows()) == sorted(want.join(old, on=[*keys, "s", "e"], how="anti").rows())
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=12),
+    st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=8), max_size=3),
+)
+def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
+    """The merge of code columns in numpy (one combined sort key) gives the
+    frames' merge (polars' multi-column sort), unbounded ends included."""
+    import polars as pl
+
+    from chronolog.engine.columns import coalesce as co
+    from chronolog.engine.columns.encoding import POS
+
+    def frame(rows):
+        rows = [(a, b, s, POS if inf else s + 1 + d) for a, b, s, d, inf in rows]
+        return pl.DataFrame(rows, schema={"0": pl.Int64, "1": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+
+    keys = ["0", "1"]
+    old = co.coalesce(frame(old_rows), keys)
+    parts = [frame(p) for p in parts_rows]
+    assert co._all_codes([old, *parts], [*keys, "s", "e"])
+    merged, new = co._merge_new_arrays(old, parts, keys)
+    saved = co._all_codes
+    co._all_codes = lambda *a: False  # the frames' path
+    try:
+        want, want_new = co.merge_new(old, parts, keys)
+    finally:
+        co._all_codes = saved
+    assert merged.rows() == want.rows()
+    assert sorted(new.rows()) == sorted(want_new.rows())
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=20), st.integers(0, 2))
+def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
+    """The given frames' coalescing of owned arrays, replaced one at a time,
+    gives the frame's coalescing (any arity, unbounded ends included)."""
+    import numpy as np
+    import polars as pl
+
+    from chronolog.engine.columns.coalesce import coalesce, coalesce_owned
+    from chronolog.engine.columns.encoding import POS
+
+    rows = [(a, b, s, POS if inf else s + 1 + d)[2 - arity :] if arity < 2 else (a, b, s, POS if inf else s + 1 + d) for a, b, s, d, inf in rows]
+    keys = [str(i) for i in range(arity)]
+    df = pl.DataFrame(rows, schema={**{k: pl.Int64 for k in keys}, "s": pl.Int64, "e": pl.Int64}, orient="row")
+    arrays = [df[c].to_numpy().copy() for c in df.columns]
+    coalesce_owned(arrays)
+    got = list(zip(*(a.tolist() for a in arrays)))
+    assert got == coalesce(df, keys).rows() or (not rows and not got)

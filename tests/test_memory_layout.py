@@ -145,3 +145,108 @@ def test_names_from_arrow_print_as_format_term_prints_them():
         assert got == want
         texts[name] = got
     assert '"not"' in texts["vadalog"] and '"x y"' in texts["vadalog"] and "p(b_2,b_2)@[0,0]" in texts["vadalog"]
+
+
+def _run_in_a_fresh_process(code: str) -> str:
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_a_command_loads_no_libcrypto(tmp_path):
+    """hashlib (and with it OpenSSL's libcrypto, 3-4 MB resident) is a
+    stand-in in a command: polars and lark import it, nothing of the run
+    uses it; a later use still gets the real module."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- <->[0,1] p(X).\np(a)@[1,2].\n")
+    out = _run_in_a_fresh_process(
+        "import sys\n"
+        "from chronolog.cli import main\n"
+        f"try:\n    main(['run', {str(prog)!r}])\nexcept SystemExit:\n    pass\n"
+        "import polars, lark\n"  # (both import hashlib)
+        "from chronolog import lazy_modules\n"
+        "print('_hashlib' in sys.modules, lazy_modules.loaded('hashlib'))\n"
+        "import hashlib\n"
+        "print(hashlib.sha256(b'abc').hexdigest()[:12], lazy_modules.loaded('hashlib'))\n"
+        "from hashlib import md5\n"
+        "print(md5(b'abc').hexdigest()[:12])\n"
+    )
+    assert out.split("\n")[1:4] == ["False False", "ba7816bf8f01 True", "900150983cd2"], out
+
+
+def test_the_grammars_tables_cached_without_a_hash(tmp_path, monkeypatch):
+    """The parser's tables come from a temporary file named without a hash;
+    a file holding another grammar, or damaged, is built and written again."""
+    import pickle
+    import tempfile
+
+    from chronolog.language import reader
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    text = "p(a)@[1,2].\nq(X) :- p(X), not r(X).\n"
+    reader._lark.cache_clear()
+    try:
+        built = reader._lark("vadalog.lark")
+        [path] = tmp_path.glob(".chronolog_vadalog_*")
+        reader._lark.cache_clear()
+        loaded = reader._lark("vadalog.lark")
+        assert loaded is not built and loaded.parse(text) == built.parse(text)
+        with open(path, "rb") as fh:
+            assert pickle.load(fh)[0] == (reader._HERE / "vadalog.lark").read_text()
+        for damaged in (pickle.dumps(("another grammar", reader._OPTIONS)), b"\x80garbage"):
+            path.write_bytes(damaged)
+            reader._lark.cache_clear()
+            again = reader._lark("vadalog.lark")
+            assert again.parse(text) == built.parse(text)
+            with open(path, "rb") as fh:
+                assert pickle.load(fh)[0] != "another grammar"
+        # a file others may write is not loaded (a pickle runs code): built and written again
+        import os
+
+        path.chmod(0o666)
+        loads = []
+        monkeypatch.setattr(reader.lark.Lark, "load", classmethod(lambda cls, fh: loads.append(1)))
+        reader._lark.cache_clear()
+        assert reader._lark("vadalog.lark").parse(text) == built.parse(text) and loads == []
+        assert not os.stat(path).st_mode & 0o022
+    finally:
+        reader._lark.cache_clear()
+
+
+def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
+    from chronolog import allocators
+
+    calls = []
+    monkeypatch.setattr(allocators, "one_arena", lambda: calls.append(1))
+    monkeypatch.setattr(allocators, "_configured", False)
+    for var in ("ARROW_DEFAULT_MEMORY_POOL", "_RJEM_MALLOC_CONF"):
+        monkeypatch.setenv(var, "x")  # (configure would otherwise set them for the rest of the tests)
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's setting is kept
+    allocators.configure()
+    assert calls == []
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    allocators.configure()
+    assert calls == [1]
+
+
+def test_reading_returns_free_pages_between_blocks_with_the_same_columns(monkeypatch):
+    """The reader gives glibc's free pages back every RELEASE_EVERY blocks
+    (in a command); the columns are those of a reading that never does."""
+    from chronolog import allocators
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 256)
+    text = "".join(f"p(a{i % 7},b{i % 5})@[{i},{i + 1}]\nq(c{i % 3})@{i}\n" for i in range(300)).encode()
+
+    def rows(calls):
+        monkeypatch.setattr(allocators, "release", lambda: calls.append(1))
+        fc = read_fact_columns(io.BytesIO(text), terms=Dictionary())
+        return sorted((p, tuple(t), iv) for p in ("p", "q") for t, iv in fc.pred_rows(p))
+
+    many, none = [], []
+    want = rows(many)
+    monkeypatch.setattr(fact_columns, "RELEASE_EVERY", 10**9)
+    assert rows(none) == want and len(many) >= 4 and none == []

@@ -85,10 +85,11 @@ def test_timestamps_in_and_out(spark):
     assert got.column("end").cast(pa.int64()).to_pylist() == [1_700_000_060_250_000]
 
 
-def test_float_columns_are_refused(spark):
-    df = spark.createDataFrame([("a", 0.5, 1.0)], "c0 string, start double, end double")
-    with pytest.raises(chronolog.DataError, match="floating point"):
-        cs().reason(spark, "q(X) :- p(X).", {"p": df})
+def test_double_time_columns_are_the_numbers_they_show(spark):
+    df = spark.createDataFrame([("a", 0.1, 1.2)], "c0 string, start double, end double")
+    out = cs().reason(spark, "q(X) :- p(X).", {"p": df})
+    rows = table_to_rows(out["q"].toArrow(), "q")
+    assert rows == [(("a",), (Fraction(1, 10), Fraction(6, 5), True, True))]
 
 
 def test_ownership_through_spark_equals_embedded(spark):

@@ -1,7 +1,8 @@
 """The wide random programs of tests/strategies_wide.py through Spark
 (``chronolog.connectors.spark.reason``, whichever path it takes: rounds of
 DataFrame operations, keyed tasks, or the driver) against the row executor
-on the same facts.  Exact numbers only: Spark refuses binary floats."""
+on the same facts.  Exact numbers only as arguments; given interval ends
+are now and then floats (each the number it shows)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 import chronolog
 from chronolog import ChronologError
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import coalesce
 from strategies_wide import wide_cases
 
@@ -33,9 +35,11 @@ def _decimal(t) -> bool:
 
 
 def canon(facts):
+    """Facts as (terms, maximal interval), booleans as the engine's #T/#F
+    (Model.facts gives Python bools, which would be keys equal to 1/0)."""
     atoms = {}
     for terms, iv in facts:
-        atoms.setdefault(tuple(terms), []).append(iv)
+        atoms.setdefault(as_terms(terms), []).append(iv)
     return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 
@@ -45,7 +49,7 @@ def test_spark_gives_the_rows_model(spark, case):
     from chronolog.connectors import spark as cs
 
     if case.floats or not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
-        return  # (a rational such as 1/3 goes into an Arrow table as the text "1/3", a string: documented)
+        return  # (a given rational such as 1/3 goes into an Arrow table as the text "1/3", a string: documented)
     facts = {p: rows for p, rows in case.facts.items() if rows}
     try:
         model = chronolog.reason(case.program, facts, engine="rows", horizon=case.horizon)
@@ -62,4 +66,9 @@ def test_spark_gives_the_rows_model(spark, case):
             raise
     for p, df in out.items():
         got = canon(table_to_rows(df.toArrow(), p))
-        assert got == canon(model.facts(p)), f"{case}\n{p}: spark {sorted(got, key=str)}\n rows {sorted(canon(model.facts(p)), key=str)}"
+        want = model.facts(p)
+        if not all(_decimal(t) for terms, _ in want for t in terms):
+            # a derived rational such as 1/3 has no Spark type: its column is
+            # the exact text, as in the model's own to_arrow (docs/spark.md)
+            want = table_to_rows(model.to_arrow(p), p)
+        assert got == canon(want), f"{case}\n{p}: spark {sorted(got, key=str)}\n rows {sorted(canon(want), key=str)}"

@@ -75,16 +75,35 @@ def coalesce_arrays(cols: list, s, e):
     ``e``), before any DataFrame is built: the given facts of a file
     (given.py).  One numpy sort instead of polars' sort, gather and column
     replacement (three queries of ~0.2 ms fixed cost each, per predicate)."""
+    arrays = [*cols, s, e]
+    del cols, s, e
+    coalesce_owned(arrays)
+    return arrays[:-2], arrays[-2], arrays[-1]
+
+
+def coalesce_owned(arrays: list) -> None:
+    """:func:`coalesce_arrays` of ``arrays`` (the key columns, then ``s``
+    and ``e``) in place: each array is replaced by its sorted copy and then
+    by its maximal rows one at a time, so when the caller holds no other
+    reference only one array's copy is alive beside the others (the given
+    frame of temporal LUBM 1M's takesCourse held every column three times)."""
     import numpy as np
 
+    *cols, s, e = arrays
     n = len(s)
     if n <= 1 or _arrays_maximal(cols, s, e):
-        return cols, s, e
-    order = _sort_order(cols, s)
-    cols = [c[order] for c in cols]
-    s, e = s[order], e[order]
+        return
+    del cols, s, e
+    order = _sort_order(arrays[:-2], arrays[-2])
+    for i in range(len(arrays)):
+        arrays[i] = arrays[i][order]
+    del order
+    *cols, s, e = arrays
     starts = np.flatnonzero(run_starts(cols, s, e))
-    return [c[starts] for c in cols], s[starts], np.maximum.reduceat(e, starts)
+    del cols, s, e
+    arrays[-1] = np.maximum.reduceat(arrays[-1], starts)
+    for i in range(len(arrays) - 1):
+        arrays[i] = arrays[i][starts]
 
 
 def _sort_order(cols: list, s):
@@ -222,6 +241,8 @@ def merge_new(old, parts: list, keys: list):
         parts = [p if p.columns == cols else p.select(*cols) for p in parts]
         merged = coalesce(parts[0] if len(parts) == 1 else pl.concat(parts), keys)
         return merged, merged
+    if _all_codes([old, *parts], [*keys, "s", "e"]):
+        return _merge_new_arrays(old, parts, keys)
     df = pl.concat([old, *parts], how="vertical_relaxed").select(*keys, "s", "e")
     n_old = old.height
     del old, parts  # (the caller may pass its last references: freed once sorted)
@@ -244,3 +265,58 @@ def merge_new(old, parts: list, keys: list):
     merged = df[starts].drop("_old").with_columns(pl.Series("e", group_e))
     del df, s, e  # (the sorted rows, before the delta is filtered out of the merged ones)
     return merged, merged.filter(pl.Series(~unchanged))
+
+
+def _all_codes(frames, cols) -> bool:
+    """Whether every frame's ``cols`` are Int64 (term codes, times) without
+    nulls: what :func:`_merge_new_arrays` handles.  (Exact value columns
+    keep the frames' path: their order keys are per frame.)"""
+    import polars as pl
+
+    return all(f.schema.get(c) == pl.Int64 and f[c].null_count() == 0 for f in frames for c in cols)
+
+
+def _merge_new_arrays(old, parts, keys):
+    """:func:`merge_new` in numpy for Int64 columns: each column concatenated
+    once, one argsort of a combined key (:func:`_sort_order`) and a gather
+    per column, freed column by column, instead of polars' concatenation,
+    multi-column sort (its row-encoded keys) and gather, which were alive
+    together: the peak of temporal LUBM 1M's memberOf recursion."""
+    import numpy as np
+    import polars as pl
+
+    n_old = old.height
+    frames = [old, *parts]
+    cols = [np.concatenate([f[k].to_numpy() for f in frames]) for k in keys]
+    s = np.concatenate([f["s"].to_numpy() for f in frames])
+    e = np.concatenate([f["e"].to_numpy() for f in frames])
+    del frames, old, parts  # (the caller may pass its last references)
+    if len(s) <= 1 or _arrays_maximal(cols, s, e):  # (as they were: the parts' rows are new)
+        merged = _frame(keys, cols, s, e)
+        return merged, merged.slice(n_old)
+    order = _sort_order(cols, s)
+    is_old = order < n_old
+    for i in range(len(cols)):  # (one column's copy alive at a time)
+        cols[i] = cols[i][order]
+    s, e = s[order], e[order]
+    del order
+    first = run_starts(cols, s, e)
+    starts = np.flatnonzero(first)
+    group_e = np.maximum.reduceat(e, starts)
+    group = np.cumsum(first) - 1
+    del first
+    same = is_old & (s == s[starts][group]) & (e == group_e[group])
+    del group, is_old
+    unchanged = np.logical_or.reduceat(same, starts)
+    del same
+    for i in range(len(cols)):
+        cols[i] = cols[i][starts]
+    merged = _frame(keys, cols, s[starts], group_e)
+    del cols, s, e
+    return merged, merged.filter(pl.Series(~unchanged))
+
+
+def _frame(keys, cols, s, e):
+    import polars as pl
+
+    return pl.DataFrame([*(pl.Series(k, c, dtype=pl.Int64) for k, c in zip(keys, cols)), pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])

@@ -130,9 +130,10 @@ class TermValues:
 
 def _number_kind(v) -> int:
     """Which of the kinds that compare equal across types a value is: a
-    boolean, a binary float, or anything else (an exact int or rational)."""
-    t = type(v)
-    return 0 if t is bool else 1 if t is float else 2
+    binary float, or anything else (an exact int or rational).  A boolean
+    is a term of its own (language/booleans.py): it never equals a number,
+    so it gets its own code and never counts here."""
+    return 1 if type(v) is float else 2
 
 
 class Dictionary:
@@ -150,8 +151,8 @@ class Dictionary:
         self._codes: dict = {}
         self._indexed = 0  # values[:_indexed] are keys of _codes
         self.values = TermValues()
-        # lookups that found an equal value of another kind (1 beside 1.0 or
-        # #T): one code would give one the other's type, where the rows keep
+        # lookups that found an equal value of another kind (1 beside 1.0;
+        # never #T, a term of its own): one code would give one the other's type, where the rows keep
         # each fact's own value; the columnar evaluator gives such a stratum
         # to the rows (evaluator._run_columns)
         self.conflations = 0

@@ -15,7 +15,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 
 from chronolog.language.fact_columns import _Column, _ExactColumn
 
-from .coalesce import coalesce, coalesce_arrays
+from .coalesce import coalesce, coalesce_arrays, coalesce_owned
 from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
@@ -32,6 +32,9 @@ def _units(values, scale):
             units = None
         if units is not None and np.abs(units).max() < LIMIT // (4 * scale.scale):
             return units * scale.scale, np.ones(len(vals), dtype=bool)
+    fast = _rational_units(vals, scale)
+    if fast is not None:
+        return fast
     out = np.zeros(len(vals), dtype=np.int64)
     fin = np.ones(len(vals), dtype=bool)
     unit = scale.unit
@@ -48,6 +51,33 @@ def _units(values, scale):
         else:  # never a float on the exact grid
             raise Fallback(f"time point {v!r} is not exact")
     return out, fin
+
+
+def _rational_units(vals, scale):
+    """:func:`_units` by numpy when every value is an int, a Fraction
+    (decimals, float times: language/float_times.py) or ±inf, each on the
+    scale's grid and within 64-bit codes; else None (the loop decides, and
+    raises Fallback where it must).  A Fraction per value compared with
+    ±inf and scaled one at a time cost 2 s per million distinct times."""
+    import numpy as np
+
+    exact = np.array([type(v) is int or type(v) is Fraction for v in vals], dtype=bool)
+    if not exact.all() and not all(v == NEG_INF or v == POS_INF for v, e in zip(vals, exact.tolist()) if not e):
+        return None
+    rats = [v for v, e in zip(vals, exact.tolist()) if e]
+    try:
+        num = np.array([v.numerator for v in rats], dtype=np.int64)
+        den = np.array([v.denominator for v in rats], dtype=np.int64)
+    except OverflowError:
+        return None
+    if np.any(scale.scale % den):
+        return None
+    factor = scale.scale // den
+    if num.size and float(np.abs(num).max()) * float(factor.max()) >= LIMIT // 4:
+        return None
+    out = np.zeros(len(vals), dtype=np.int64)
+    out[exact] = num * factor
+    return out, exact
 
 
 def _part_columns(part, terms, scale, units_memo):
@@ -93,14 +123,14 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
     memo = {} if memo is None else memo
     for fc in sources:
         for part in fc.parts.get(pred, ()):
-            parts.append(_part_columns(part, terms, scale, memo))
+            parts.append(list(_part_columns(part, terms, scale, memo)))
         slow = fc.slow.get(pred)
         if slow:
             keys = [t for t, _ in slow]
             cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
             lo, hi, lc, hc = zip(*[iv for _, iv in slow])
             s, e = interval_codes(lo, hi, lc, hc, scale)
-            parts.append((cols, s, e))
+            parts.append([cols, s, e])
     if not parts:
         return empty(arity)
     for i in range(arity):  # a column of floats in one block and coded in another: coded
@@ -115,6 +145,20 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
             for p in parts:
                 if p[0][i].ndim == 2:
                     p[0][i] = terms.code_all(python_values(p[0][i][:, 0], p[0][i][:, 1]))
+    if all(np.asarray(p[0][i]).dtype.kind in "iu" and np.asarray(p[0][i]).ndim == 1 for p in parts for i in range(arity)):
+        # term codes: each column concatenated once as int64 and freed block by
+        # block, coalesced in place (coalesce_owned), one frame built
+        arrays = []
+        for j in range(arity + 2):
+            arrays.append(np.concatenate([np.asarray(p[0][j] if j < arity else p[1 + j - arity]) for p in parts], dtype=np.int64))
+            for p in parts:  # (this column of every block: no longer needed)
+                if j < arity:
+                    p[0][j] = None
+                else:
+                    p[1 + j - arity] = None
+        del parts
+        coalesce_owned(arrays)
+        return _frame(arrays[:arity], arrays[arity], arrays[arity + 1])
     if len(parts) == 1:
         cols, s, e = parts.pop()
     else:
@@ -123,7 +167,7 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         e = np.concatenate([p[2] for p in parts])
     del parts
     cols = [np.asarray(c) for c in cols]
-    if all(c.dtype.kind in "iu" for c in cols):  # term codes (and exact pairs): coalesced as arrays, one frame built
+    if all(c.dtype.kind in "iu" for c in cols):  # exact pairs beside codes: coalesced as arrays, one frame built
         from .exact_columns import order_key
 
         # an exact column sorts by its values' key (exact_columns.key_arrays), its pairs ride along

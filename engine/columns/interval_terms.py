@@ -5,9 +5,11 @@ back, the rows' engine/rows/interval_terms.py per column.
   each row's maximal interval as term columns: the distinct ends are turned
   into numbers (``±inf`` for an unbounded end) and coded once each.
 * :class:`PlaceNode` (a head ``p(X)@[S,E]``) takes each row's interval from
-  two of its values: distinct values become interval codes once each.  A
-  value that is not an exact number on the run's time grid (a float, a
-  string, a new denominator) raises Fallback: rows decide, with their error.
+  two of its values: distinct values become interval codes once each; a
+  float is the number its shortest text shows (language/float_times.py),
+  as on rows.  A value that is not a number on the run's time grid (NaN,
+  a string, a new denominator) raises Fallback: rows decide, with their
+  error.
 Time capture (``lit@T``) stays on rows."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from chronolog.language import ast
+from chronolog.language.float_times import float_time, float_time_values
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .base import ColumnMapNode
@@ -72,14 +75,23 @@ class PlaceNode(ColumnMapNode):
 
                 un, ud, inv = distinct(*parts(col))
                 vals = python_values(un, ud)
-            elif col.dtype != pl.Int64:  # float values (value_columns.py): never on the exact grid
-                raise Fallback(f"an interval end of {term.name} that is a float")
+            elif col.dtype != pl.Int64:  # float values (value_columns.py): each distinct float once, exactly
+                floats = col.cast(pl.Float64).to_numpy()
+                if np.isnan(floats).any():
+                    raise Fallback(f"an interval end of {term.name} that is NaN")  # (the rows' error, at the rule)
+                uniq, inv = np.unique(floats, return_inverse=True)
+                vals = float_time_values(uniq)
             else:
                 uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
                 vals = self.terms.values.take(uniq)
         out = []
         for v in vals:
-            if type(v) not in (int, Fraction):  # floats, infinities, strings: rows decide
+            if type(v) is float and v == v:  # a coded float: the number its shortest text shows
+                v = float_time(v)
+            if v == (NEG_INF if start else POS_INF):
+                out.append(NEG if start else POS)
+                continue
+            if type(v) not in (int, Fraction):  # the wrong infinity, NaN, strings: rows decide (or report)
                 raise Fallback(f"an interval end {v!r} that is not an exact number")
             out.append(self.scale.start(v, t.start_closed) if start else self.scale.end(v, t.end_closed))
         return np.asarray(out, dtype=np.int64)[inv.reshape(-1)]

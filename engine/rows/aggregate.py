@@ -243,12 +243,15 @@ class _Running:
         self.func, self.si, self.inputs, self.where = func, si, inputs, where
         self.total = 0
         self.n = 0
+        self.counting = func in ("count", "mcount")
         self.floats = 0
         self.infinite = [0, 0]  # how many -inf, +inf
 
     def add(self, r):
         v = self.inputs[r][self.si]
         self.n += 1
+        if self.counting:  # (a count adds no values: they may be names or booleans)
+            return
         if type(v) is float:
             self.floats += 1
             if v in _INFINITE:  # no exact value: counted apart, as math.fsum sees them
@@ -260,6 +263,8 @@ class _Running:
     def remove(self, r):
         v = self.inputs[r][self.si]
         self.n -= 1
+        if self.counting:
+            return
         if type(v) is float:
             self.floats -= 1
             if v in _INFINITE:
@@ -302,27 +307,35 @@ class _Recompute:
             best: dict = {}
             pick = s.pick
             rows = self.rows
-            for r in self.active:
-                ident = s.identity(rows[r][0])
-                v = inputs[r][si]
-                old = best.get(ident)
-                best[ident] = v if old is None else pick(old, v)
+            try:
+                for r in self.active:
+                    ident = s.identity(rows[r][0])
+                    v = inputs[r][si]
+                    old = best.get(ident)
+                    best[ident] = v if old is None else pick(old, v)
+            except TypeError:  # one contributor's values: #T beside a number
+                raise _incomparable(s, [inputs[r][si] for r in self.active]) from None
             vals = list(best.values())
         try:
             r = s.fold(vals)
         except _InfiniteSum:
             raise _infinities(s.func, s.where) from None
         except (TypeError, BuiltinTypeError):
-            raise DataError(
-                f"cannot compute {s.func}() of {vals[:5]!r}: the values must be comparable",
-                getattr(s.where, "pos", None),
-            ) from None
+            raise _incomparable(s, vals) from None
         if r != r:  # prod() of inf and 0.0
             raise DataError(
                 f"{s.func}() of {vals[:5]!r} is not a number (NaN)", getattr(s.where, "pos", None),
                 hint="keep infinite values out of the aggregate with a condition",
             )
         return r
+
+
+def _incomparable(spec, vals) -> DataError:
+    shown = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
+    return DataError(
+        f"cannot compute {spec.func}() of {shown!r}: the values must be comparable",
+        getattr(spec.where, "pos", None),
+    )
 
 
 def _same(a, b) -> bool:

@@ -13,6 +13,8 @@ import math
 from chronolog.language import ast
 from chronolog.language.builtins import is_number
 from chronolog.language.errors import DataError
+from chronolog.language.float_times import float_time
+from chronolog.language.text import format_term
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
 
 from ..node import MapNode
@@ -82,11 +84,13 @@ class PlacedOutputNode(OutputNode):
         out = []
         for b, _ in batch:
             lo, hi = self.start(b), self.end(b)
-            if not (is_number(lo) and is_number(hi)) or type(lo) is float and lo != lo:
+            if not (is_number(lo) and is_number(hi)):
                 raise DataError(
                     f"the interval of {t.inner} needs numbers for its ends, not {lo!r} and {hi!r}",
                     t.pos if t.pos.line else None,
                 )
+            if type(lo) is not int or type(hi) is not int:
+                lo, hi = self._exact(lo, b), self._exact(hi, b)
             iv = make(lo, hi, lc, hc)
             if iv is None:
                 continue
@@ -96,6 +100,24 @@ class PlacedOutputNode(OutputNode):
                     continue
             out.append((b if build is None else build(b), iv))
         return out
+
+
+    def _exact(self, v, binding):
+        """A float end as the number its shortest text shows (``S + 0.1``
+        with ``S = 1`` is 11/10; ``0.1 + 0.2`` is 0.30000000000000004
+        exactly), as the columns and every reader take it
+        (language/float_times.py); NaN is an error at the rule."""
+        if not isinstance(v, float):
+            return v
+        if v != v:
+            t = self.timed
+            names = ", ".join(f"{name} = {format_term(binding[i])}" for name, i in sorted(self.slots.items(), key=lambda kv: kv[1]) if not name.startswith("_"))
+            raise DataError(
+                f"the interval of {t.inner} has NaN as an end, which is not a time point (for {names})",
+                t.pos if t.pos.line else None,
+                hint="a NaN end comes from a float NaN in the data or from float arithmetic without a value; filter it out in the body",
+            )
+        return float_time(v)
 
 
 class ExplainingPlacedOutputNode(PlacedOutputNode):

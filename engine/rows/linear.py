@@ -4,6 +4,8 @@ test equality)."""
 
 from __future__ import annotations
 
+from chronolog.language.errors import DataError
+
 from .expressions import compile_condition, compile_expr
 from ..node import MapNode
 
@@ -19,7 +21,11 @@ class ConditionNode(MapNode):
 
     def process(self, batch):
         test = self.test
-        return [row for row in batch if test(row[0])]
+        try:
+            return [row for row in batch if test(row[0])]
+        except DataError:
+            _raise_first_in_term_order(test, batch)
+            raise
 
 
 class AssignNode(MapNode):
@@ -33,4 +39,19 @@ class AssignNode(MapNode):
 
     def process(self, batch):
         fn = self.fn
-        return [(b + (fn(b),), iv) for b, iv in batch]
+        try:
+            return [(b + (fn(b),), iv) for b, iv in batch]
+        except DataError:
+            _raise_first_in_term_order(fn, batch)
+            raise
+
+
+def _raise_first_in_term_order(fn, batch) -> None:
+    """Raise the error of the least failing binding of ``batch`` in term
+    order (only after one failed: nothing on the good path), so that the
+    message names the same values whatever order the rows came in (the
+    columns hand the rows their relations in another order)."""
+    from chronolog.language.text import term_sort_key
+
+    for b, _ in sorted(batch, key=lambda row: (tuple(term_sort_key(v) for v in row[0]), row[1][0], not row[1][2])):
+        fn(b)

@@ -461,6 +461,9 @@ class OracleModel:
 class _Evaluator:
     def __init__(self, program: ast.Program, horizon, grid: Grid, clip_data: bool):
         self.rules = list(program.rules)
+        for r in self.rules:  # refused up front: a rule no grounding reaches (a domain without numbers) would pass unseen
+            if isinstance(r.head, ast.Timed) or any(isinstance(lit, ast.Timed) for lit in r.body):
+                raise OracleError(f"interval terms in {r}")
         self.grid = grid
         g = grid
         self.horizon_iv = None if horizon is None else make(horizon[0], horizon[1], True, True)

@@ -16,7 +16,9 @@ process, ``spark.read.parquet`` for
 ``--masters``, each master's session in a child process of its own, the
 calls alternating between them so that both see the same load), with
 Spark's cache asserted empty, so each call reads and reasons from scratch.
-Answers are compared.
+Answers are compared.  ``--inputs bind`` makes the call the one of a
+program that binds its inputs (``@bind("reading", "spark parquet", dir,
+name)``, as ``chronolog run --spark`` runs it): chronolog reads them.
 Besides wall time, the script reports CPU seconds (this process, plus the
 Spark JVM and its Python workers, read from /proc) and the load average, so
 a run on a busy machine can be read honestly.
@@ -167,7 +169,26 @@ def last_job(spark) -> int:
     return max(ids) if ids else -1
 
 
-def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0):
+def bound_program(paths: dict) -> str:
+    """PROGRAM with its inputs bound to the Parquet datasets (``--inputs bind``)."""
+    return "".join(f'@bind("{p}", "spark parquet", "{os.path.dirname(f)}", "{os.path.basename(f)}").\n' for p, f in paths.items()) + PROGRAM
+
+
+def call(spark, cs, paths: dict, partitions, inputs: str) -> dict:
+    """One call as a user makes it: ``dataframes``, the caller reads the
+    Parquet datasets with ``spark.read.parquet`` and passes the DataFrames;
+    ``bind``, the program binds them (``@bind("reading", "spark parquet",
+    ...)``) and chronolog reads them.  Either way every output is then
+    fetched with ``toArrow``."""
+    if inputs == "bind":
+        out = cs.reason(spark, bound_program(paths), distributed=True, partitions=partitions)
+    else:
+        frames = {p: spark.read.parquet(f) for p, f in paths.items()}
+        out = cs.reason(spark, PROGRAM, frames, distributed=True, partitions=partitions)
+    return {p: df.toArrow() for p, df in out.items()}
+
+
+def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, inputs: str = "dataframes"):
     """A child process holding one Spark session on ``master``: warms up,
     then runs one timed call per ``call`` line on stdin and prints its
     figures as one JSON line (``quit`` stops).  Two such processes, one per
@@ -190,9 +211,7 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0):
     for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
         df.toArrow()
     for _ in range(warmup):  # full-size calls: the JIT compiler gets past Spark's own driver code
-        inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
-        for df in cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions).values():
-            df.toArrow()
+        call(spark, cs, paths, partitions, inputs)
     print(json.dumps({"warm": time.perf_counter() - t0}), flush=True)
     for line in sys.stdin:
         if line.strip() != "call":
@@ -200,9 +219,7 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0):
         assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
         before = last_job(spark)
         l0, c0, j0, th0, t0 = load(), time.process_time(), tree_cpu(jvm), jvm_threads(jvm), time.perf_counter()
-        inputs = {p: spark.read.parquet(f) for p, f in paths.items()}
-        out = cs.reason(spark, PROGRAM, inputs, distributed=True, partitions=partitions)
-        got = {p: df.toArrow() for p, df in out.items()}
+        got = call(spark, cs, paths, partitions, inputs)
         wall = time.perf_counter() - t0
         driver_py = time.process_time() - c0
         spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
@@ -253,6 +270,11 @@ def main(argv=None):
         "out as installed: chronolog/connectors, chronolog/engine, ...; e.g. an export of the main branch), "
         "alternating call by call with this tree",
     )
+    ap.add_argument(
+        "--inputs", choices=("dataframes", "bind"), default="dataframes",
+        help="dataframes: the caller reads the inputs with spark.read.parquet and passes the DataFrames; "
+        "bind: the program binds them with @bind(..., \"spark parquet\", ...) and chronolog reads them",
+    )
     ap.add_argument("--tree", help=argparse.SUPPRESS)  # internal: the child's package directory
     ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
     ap.add_argument("--label", help=argparse.SUPPRESS)
@@ -271,7 +293,7 @@ def main(argv=None):
 
     if args.serve:
         paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}
-        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup)
+        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup, args.inputs)
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
@@ -284,7 +306,7 @@ def main(argv=None):
         for i in range(args.files):
             pq.write_table(table.slice(i * step, step), os.path.join(paths[pred], f"part-{i:05d}.parquet"))
     n = reading.num_rows
-    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp})")
+    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp}); inputs: {args.inputs}")
     emb = []
     for _ in range(args.repeat):
         l0, c0, t0 = load(), time.process_time(), time.perf_counter()
@@ -302,7 +324,7 @@ def main(argv=None):
     children = {}
     for label, master, where in sides:
         os.makedirs(os.path.join(tmp, "answers", label))
-        cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp]
+        cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp, "--inputs", args.inputs]
         if args.partitions:
             cmd += ["--partitions", str(args.partitions)]
         if args.warmup:

@@ -105,10 +105,85 @@ def read_binding(spark, b: dict):
         opts["inferSchema"] = "false"  # Spark would read decimals as doubles
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
+    reader = spark.read.format(fmt).options(**opts)
+    if fmt == "parquet" and not opts:
+        schema = parquet_schema(b["location"])
+        if schema is not None:
+            reader = reader.schema(schema)
     try:
-        return spark.read.format(fmt).options(**opts).load(str(b["location"]))
+        return reader.load(str(b["location"]))
     except Exception as e:  # Spark's AnalysisException: missing path, unknown format
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
+
+
+PARQUET_FOOTERS = 64  # more files than this: Spark's own inference (one job)
+
+
+def parquet_schema(location):
+    """The schema Spark would infer for the Parquet dataset at ``location``,
+    from its files' footers read on the driver with pyarrow; None (let
+    Spark infer it) unless that is certain.
+
+    Spark's inference is a job of its own (it reads one footer in a task):
+    a fixed cost of every call that reads Parquet, serial on the driver
+    (bench/README.md, "Keyed sensors: the serial part").  Certain means: a
+    local file or a directory of files with no subdirectories (partition
+    columns come from directory names), at most :data:`PARQUET_FOOTERS`
+    files, every footer the same, every column of a type whose Spark type
+    has no option or version behind it (integers, booleans, floats,
+    decimals, text, dates; not timestamps, binary, unsigned or nested)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import types as T
+
+    path = Path(str(location))
+    if "://" in str(location) or not path.exists():
+        return None
+    if path.is_dir():
+        files = []
+        for p in sorted(path.iterdir()):
+            if p.name in ("_metadata", "_common_metadata"):
+                return None  # Parquet summary files: Spark's inference reads those
+            if p.name.startswith(("_", ".")):  # Spark's hidden files (_SUCCESS, .crc)
+                continue
+            if not p.is_file():
+                return None
+            files.append(p)
+    else:
+        files = [path]
+    if not files or len(files) > PARQUET_FOOTERS:
+        return None
+    try:
+        schemas = [pq.read_schema(f) for f in files]
+    except (OSError, pa.ArrowException):
+        return None  # not Parquet: Spark's own error names the file
+    first = schemas[0].remove_metadata()
+    if any(not s.remove_metadata().equals(first) for s in schemas[1:]):
+        return None
+    simple = {
+        pa.int8(): T.ByteType(), pa.int16(): T.ShortType(), pa.int32(): T.IntegerType(), pa.int64(): T.LongType(),
+        pa.bool_(): T.BooleanType(), pa.float32(): T.FloatType(), pa.float64(): T.DoubleType(),
+        pa.string(): T.StringType(), pa.large_string(): T.StringType(), pa.date32(): T.DateType(),
+    }
+    fields = []
+    for f in first:
+        if pa.types.is_decimal128(f.type):
+            typ = T.DecimalType(f.type.precision, f.type.scale)
+        elif f.type in simple:
+            typ = simple[f.type]
+        else:
+            return None
+        fields.append(T.StructField(f.name, typ, True))  # Spark reads every file column as nullable
+    schema = T.StructType(fields)
+    written = (schemas[0].metadata or {}).get(b"org.apache.spark.sql.parquet.row.metadata")
+    if written is not None:  # written by Spark: its inference restores that schema (types, field metadata)
+        import json
+
+        spark_schema = T.StructType.fromJson(json.loads(written))
+        same = [(f.name, f.dataType, f.metadata) for f in spark_schema.fields] == [(f.name, f.dataType, {}) for f in fields]
+        if not same:
+            return None
+    return schema
 
 
 def _first_line(e) -> str:

@@ -70,3 +70,81 @@ def test_the_session_settings_are_restored_also_after_a_failed_task(spark, befor
         assert spark.conf.get(AQE, None) == before
     finally:
         spark.conf.unset(AQE)
+
+
+def _spark_inferred(spark, path):
+    return spark.read.parquet(str(path)).schema
+
+
+def test_parquet_schema_from_the_footers_is_the_one_spark_infers(spark, tmp_path):
+    """The oracle is Spark's own inference on the same files."""
+    import decimal
+
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    table = pa.table({
+        "b": pa.array([1, None], pa.int8()), "s": pa.array([2, 3], pa.int16()), "i": pa.array([4, 5], pa.int32()),
+        "l": pa.array([6, 7], pa.int64()), "t": pa.array([True, None]), "f": pa.array([0.5, 1.5], pa.float32()),
+        "d": pa.array([0.25, 2.0]), "x": pa.array(["a", None]), "y": pa.array(["b", "c"], pa.large_string()),
+        "dec": pa.array([decimal.Decimal("1.25"), None], pa.decimal128(7, 2)),
+        "day": pa.array([0, 19000], pa.date32()),
+    })
+    one = tmp_path / "one.parquet"
+    pq.write_table(table, one)
+    many = tmp_path / "many"
+    many.mkdir()
+    for k in range(3):
+        pq.write_table(table, many / f"part-{k}.parquet")
+    (many / "_SUCCESS").write_text("")
+    for path in (one, many):
+        assert cs.parquet_schema(path) == _spark_inferred(spark, path)
+    by_spark = tmp_path / "by_spark"
+    spark.createDataFrame(table).write.parquet(str(by_spark))
+    assert cs.parquet_schema(by_spark) == _spark_inferred(spark, by_spark)
+    # not certain: Spark infers these itself
+    pq.write_table(pa.table({"x": pa.array([1], pa.timestamp("us"))}), tmp_path / "ts.parquet")
+    pq.write_table(pa.table({"x": pa.array([b"1"])}), tmp_path / "bin.parquet")
+    pq.write_table(pa.table({"x": pa.array([1], pa.uint32())}), tmp_path / "u.parquet")
+    (tmp_path / "parted" / "k=1").mkdir(parents=True)
+    pq.write_table(table, tmp_path / "parted" / "k=1" / "p.parquet")
+    (tmp_path / "mixed").mkdir()
+    pq.write_table(pa.table({"x": pa.array([1], pa.int32())}), tmp_path / "mixed" / "a.parquet")
+    pq.write_table(pa.table({"x": pa.array([1], pa.int64())}), tmp_path / "mixed" / "b.parquet")
+    (tmp_path / "summary").mkdir()
+    pq.write_table(table, tmp_path / "summary" / "p.parquet")
+    pq.write_metadata(table.schema, tmp_path / "summary" / "_common_metadata")  # Spark would read this one
+    for name in ("ts.parquet", "bin.parquet", "u.parquet", "parted", "mixed", "summary", "missing"):
+        assert cs.parquet_schema(tmp_path / name) is None, name
+    meta = spark.createDataFrame(table.select(["x"])).selectExpr("x AS x")
+    meta = meta.withMetadata("x", {"note": "kept by Spark"})
+    meta.write.parquet(str(tmp_path / "meta"))
+    assert cs.parquet_schema(tmp_path / "meta") is None  # Spark restores the field's metadata
+
+
+def test_a_bound_parquet_input_costs_no_schema_job(spark, tmp_path):
+    """``@bind`` of a Parquet dataset: the schema comes from its footers, so
+    a keyed call is one Spark job (the caller's ``spark.read.parquet`` would
+    run one more to infer it), with the answers of the embedded engine."""
+    import pyarrow.parquet as pq
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.arrow import table_to_rows
+
+    inputs = _inputs(spark)
+    for pred, df in inputs.items():
+        (tmp_path / pred).mkdir()
+        t = df.toArrow()
+        pq.write_table(t.slice(0, 3), tmp_path / pred / "part-0.parquet")
+        pq.write_table(t.slice(3), tmp_path / pred / "part-1.parquet")
+    bound = "".join(f'@bind("{p}", "spark parquet", "{tmp_path}", "{p}").\n' for p in inputs) + PROGRAM
+    out, jobs = _jobs_of(spark, "keyed-bound", lambda: cs.reason(spark, bound, distributed=True))
+    assert len(jobs) == 1
+    model = chronolog.reason(PROGRAM, {p: table_to_rows(df.toArrow(), p) for p, df in _inputs(spark).items()})
+    for p in ("alarm", "hot"):
+        assert sorted(table_to_rows(out[p].toArrow(), p), key=repr) == sorted(model.facts(p), key=repr)
+    read_by_spark = {p: spark.read.parquet(str(tmp_path / p)) for p in inputs}
+    _, jobs = _jobs_of(spark, "keyed-read", lambda: cs.reason(spark, PROGRAM, read_by_spark, distributed=True))
+    assert len(jobs) == 1  # the reads' own jobs ran before: the call itself is one job either way

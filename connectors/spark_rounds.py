@@ -227,7 +227,7 @@ def infer_classes(plan, given: dict) -> dict:
 # and every DataFrame operation an analysis of its own on the driver.  The
 # DataFrame version made 900-2,600 round trips per round and 10-40
 # analyses; a statement is one round trip and one analysis, and Spark's
-# optimizer inlines its steps (deterministic CTEs) into the same plan.
+# plan is the one the DataFrames made.
 
 
 def _n(x: int) -> str:
@@ -251,21 +251,28 @@ def _decimal_text(v) -> str:
 
 
 class Stmt:
-    """One SQL statement under construction: named steps (common table
-    expressions), each with its column names, the last one selected."""
+    """One SQL statement under construction: each step is a subquery of the
+    ones before (nested, not a chain of common table expressions: Spark
+    forgets a checkpoint's partitioning through a CTE that reads another,
+    and the relation was shuffled again every round), with its column
+    names; ``add`` returns the step's text to read it from."""
 
     def __init__(self):
-        self.steps: list = []
         self.cols: dict = {}
 
     def add(self, sql: str, cols) -> str:
-        name = f"q{len(self.steps)}"
-        self.steps.append((name, sql))
-        self.cols[name] = list(cols)
-        return name
+        step = f"({sql})"
+        self.cols[step] = list(cols)
+        return step
 
     def text(self, last: str) -> str:
-        return "WITH " + ",\n".join(f"{n} AS ({s})" for n, s in self.steps) + f"\nSELECT * FROM {last}"
+        """The statement: the last step, every column aliased.  A checkpoint
+        records its plan's partitioning; read through a subquery, a column
+        carries the subquery's name as qualifier, and the partitioning
+        named it so while the checkpoint's own columns have none: Spark
+        then failed to follow the partitioning to the renamed columns of a
+        second read of that checkpoint, and shuffled the relation again."""
+        return f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
 
 
 def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
@@ -322,12 +329,15 @@ def box_sql(w) -> tuple:
 @dataclass
 class Rel:
     """A coalesced relation (or a part of one: a delta, the old facts) and
-    its row count, the only figure the driver keeps of it.  ``sql``: what a
-    statement reads it from (a view of its checkpoint, filtered); ``df``: the
-    checkpointed DataFrame of a whole relation (None for a part)."""
+    its row count, the only figure the driver keeps of it.  ``df``: its
+    checkpointed DataFrame, of which statements read ``cols`` where
+    ``where`` holds (see :meth:`Rounds.read`); ``sql``: fixed text instead
+    (the one-row relation of facts that always hold)."""
 
     df: object
     count: int
+    cols: tuple = ()
+    where: str = ""
     sql: str = ""
 
 
@@ -431,6 +441,14 @@ class Rounds:
             self._views[id(df)] = got
         return got[0]
 
+    def read(self, rel: Rel) -> str:
+        """What a statement reads ``rel`` from: a view of its checkpoint, the
+        columns ``cols`` where ``where`` holds."""
+        if rel.sql:
+            return rel.sql
+        where = f" WHERE {rel.where}" if rel.where else ""
+        return f"(SELECT {', '.join(rel.cols)} FROM {self.view(rel.df)}{where})"
+
     def drop_view(self, df) -> None:
         got = self._views.pop(id(df), None)
         if got is not None:
@@ -515,13 +533,13 @@ class Rounds:
     def empty(self, pred: str) -> Rel:
         cols = [f"CAST(NULL AS {self.sql_type(c)}) AS c{i}" for i, c in enumerate(self.classes.get(pred) or [])]
         df = self.sql(f"SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false")
-        return Rel(df, 0, self.view(df))
+        return Rel(df, 0, (*self.terms(self.arity(pred)), "s", "e"))
 
     def rel(self, pred: str) -> Rel:
         r = self.rels.get(pred)
         if r is None:
             if pred == TOP:
-                r = Rel(None, 1, f"(SELECT {_n(NEG)} AS s, {_n(POS)} AS e)")
+                r = Rel(None, 1, sql=f"(SELECT {_n(NEG)} AS s, {_n(POS)} AS e)")
             else:
                 r = self.empty(pred)
             self.rels[pred] = r
@@ -550,7 +568,7 @@ class Rounds:
         cols = [varcols[v] for v in first]
         sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
-        name = q.add(f"SELECT {', '.join(sel)} FROM {rel.sql} AS t{where}", cols + ["s", "e"])
+        name = q.add(f"SELECT {', '.join(sel)} FROM {self.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
             name = with_codes(q, name, *box_sql(self.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
@@ -720,15 +738,18 @@ class Rounds:
         if old.count == 0:
             out = coalesce_sql(q, new, terms)
             return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
-        both = q.add(f"SELECT {cols}, 1 AS _old FROM {old.sql} AS o\nUNION ALL SELECT {cols}, 0 AS _old FROM {new}",
+        # every column aliased: a column read through a subquery carries its
+        # alias as qualifier, which the checkpoint's partitioning does not, and
+        # a union keeps its children's partitioning only when the attributes
+        # are equal, qualifier included (else the whole relation was shuffled
+        # again by the window)
+        named = ", ".join(f"{c} AS {c}" for c in [*terms, "s", "e"])
+        both = q.add(f"SELECT {named}, 1 AS _old FROM {self.read(old)} AS o\nUNION ALL SELECT {named}, 0 AS _old FROM {new}",
                      [*terms, "s", "e", "_old"])
         is_old = ("sum(_old) = 1 AND min(CASE WHEN _old = 1 THEN s END) = min(s) "
                   "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
         return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
 
-    def whole(self, df, pred: str) -> str:
-        """What statements read for the checkpointed relation ``df`` of ``pred``."""
-        return f"(SELECT {', '.join([*self.terms(self.arity(pred)), 's', 'e'])} FROM {self.view(df)})"
 
     def commit(self, flagged: dict) -> dict:
         """Materialize this round's merged relations (``{pred: SQL}``) in one
@@ -737,14 +758,14 @@ class Rounds:
         deltas = {}
         for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True, True) for p in preds])):
             old = self.rels.get(pred)
-            v, cols = self.view(df), ", ".join([*self.terms(self.arity(pred)), "s", "e"])
-            self.rels[pred] = Rel(df, n, self.whole(df, pred))
+            cols = (*self.terms(self.arity(pred)), "s", "e")
+            self.rels[pred] = Rel(df, n, cols)
             if old is not None and old.df is not None:
                 _release(old.df)
                 self.drop_view(old.df)
             if fresh:
-                deltas[pred] = Rel(None, fresh, f"(SELECT {cols} FROM {v} WHERE _fresh)")
-                self._old_facts[pred] = Rel(None, n - fresh, f"(SELECT {cols} FROM {v} WHERE NOT _fresh)")
+                deltas[pred] = Rel(df, fresh, cols, "_fresh")
+                self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
         return deltas
 
     def run_stratum(self, st) -> None:
@@ -818,7 +839,7 @@ class Rounds:
         """``pred`` in the layout of connectors/arrow.py (``names`` for the
         term columns), clipped to ``window`` codes when given."""
         q = Stmt()
-        src = q.add(f"SELECT * FROM {self.rel(pred).sql} AS t", [*self.terms(self.arity(pred)), "s", "e"])
+        src = q.add(f"SELECT * FROM {self.read(self.rel(pred))} AS t", [*self.terms(self.arity(pred)), "s", "e"])
         if window is not None:
             src = with_codes(q, src, f"greatest(s, {_n(window[0])})", f"least(e, {_n(window[1])})")
         if self.digits == 0:
@@ -952,7 +973,7 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
         if n:
             raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
     for pred, (df, n, _) in zip(by_pred, got[len(bad_rows):]):
-        rounds.rels[pred] = Rel(df, n, rounds.whole(df, pred))
+        rounds.rels[pred] = Rel(df, n, (*rounds.terms(rounds.arity(pred)), "s", "e"))
 
 
 def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:

@@ -29,7 +29,11 @@ sentinels ±2^62), always coalesced to maximal intervals.
   aggregates writes them all and returns their counts; adaptive execution
   is off meanwhile (with it every shuffle stage and broadcast is a job of
   its own: 14-21 jobs per round, against 1-3 now); the loop ends when the
-  delta count is 0.
+  delta count is 0;
+* a round's plans are SQL text built in Python, one statement per merged
+  relation over temporary views of the checkpoints (see ``Stmt``): a few
+  dozen py4j round trips per round instead of the thousands that Column
+  objects cost.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,

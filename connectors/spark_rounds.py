@@ -29,7 +29,11 @@ sentinels ±2^62), always coalesced to maximal intervals.
   aggregates writes them all and returns their counts; adaptive execution
   is off meanwhile (with it every shuffle stage and broadcast is a job of
   its own: 14-21 jobs per round, against 1-3 now); the loop ends when the
-  delta count is 0.
+  delta count is 0;
+* a round's plans are SQL text built in Python, one statement per merged
+  relation over temporary views of the checkpoints (see ``Stmt``): a few
+  dozen py4j round trips per round instead of the thousands that Column
+  objects cost.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,
@@ -220,91 +224,108 @@ def infer_classes(plan, given: dict) -> dict:
     return classes
 
 
-# ------------------------------------------------------------ column helpers
+# ------------------------------------------------------------ SQL text
+#
+# A round's plans are SQL text, one statement per merged relation, not
+# DataFrames built column by column: every pyspark Column function is five
+# or six py4j round trips (the call's origin is set and cleared in the JVM),
+# and every DataFrame operation an analysis of its own on the driver.  The
+# DataFrame version made 900-2,600 round trips per round and 10-40
+# analyses; a statement is one round trip and one analysis, and Spark's
+# plan is the one the DataFrames made.
 
 
-def _F():
-    import pyspark.sql.functions as F
+def _n(x: int) -> str:
+    """A 64-bit SQL literal."""
+    return f"({int(x)}L)"
 
-    return F
+
+def _hex_string(v: str) -> str:
+    """A string constant as SQL with nothing to escape (UTF-8 bytes in hex,
+    folded to the string by the optimizer)."""
+    return f"CAST(X'{v.encode('utf-8').hex()}' AS STRING)"
 
 
-def coalesce_df(df, terms: list, extra=()):
+def _decimal_text(v) -> str:
+    """The exact decimal text of a rational with a finite expansion."""
+    k = _digits(v)
+    q = Fraction(v) * 10**k
+    digits = str(abs(q.numerator)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return ("-" if q < 0 else "") + body
+
+
+class Stmt:
+    """One SQL statement under construction: each step is a subquery of the
+    ones before (nested, not a chain of common table expressions: Spark
+    forgets a checkpoint's partitioning through a CTE that reads another,
+    and the relation was shuffled again every round), with its column
+    names; ``add`` returns the step's text to read it from."""
+
+    def __init__(self):
+        self.cols: dict = {}
+
+    def add(self, sql: str, cols) -> str:
+        step = f"({sql})"
+        self.cols[step] = list(cols)
+        return step
+
+    def text(self, last: str) -> str:
+        """The statement: the last step, every column aliased.  A checkpoint
+        records its plan's partitioning; read through a subquery, a column
+        carries the subquery's name as qualifier, and the partitioning
+        named it so while the checkpoint's own columns have none: Spark
+        then failed to follow the partitioning to the renamed columns of a
+        second read of that checkpoint, and shuffled the relation again."""
+        return f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
+
+
+def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
     """Maximal intervals per atom: order by ``s``, a running max of ``e`` over
     the rows before, a new group where a start lies beyond it.  ``extra``:
-    more aggregates per maximal interval."""
-    from pyspark.sql import Window
-
-    F = _F()
-    w = Window.partitionBy(*terms).orderBy("s", "e") if terms else Window.orderBy("s", "e")
-    before = w.rowsBetween(Window.unboundedPreceding, -1)
-    upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    ``[(aggregate SQL, name)]`` more per maximal interval."""
+    part = f"PARTITION BY {', '.join(terms)} " if terms else ""
+    frame = f"({part}ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND {{}})"
+    cols = q.cols[src]
     # the running maximum referenced once (twice, Spark computes the window twice)
-    prev = F.coalesce(F.max("e").over(before), F.lit(NEG - 1))
-    df = df.select("*", F.when(F.col("s") > prev, 1).otherwise(0).alias("_start"))
-    df = df.select("*", F.sum("_start").over(upto).alias("_grp"))
-    out = df.groupBy(*terms, "_grp").agg(F.min("s").alias("s"), F.max("e").alias("e"), *extra)
-    return out.select(*terms, "s", "e", *[c for c in out.columns if c not in (*terms, "_grp", "s", "e")])
+    a = q.add(f"SELECT *, CASE WHEN s > coalesce(max(e) OVER {frame.format('1 PRECEDING')}, {_n(NEG - 1)}) "
+              f"THEN 1 ELSE 0 END AS _start FROM {src}", cols + ["_start"])
+    b = q.add(f"SELECT *, sum(_start) OVER {frame.format('CURRENT ROW')} AS _grp FROM {a}", cols + ["_start", "_grp"])
+    out = [*terms, "min(s) AS s", "max(e) AS e", *[f"{x} AS {n}" for x, n in extra]]
+    return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*terms, '_grp'])}",
+                 [*terms, "s", "e", *[n for _, n in extra]])
 
 
-def _guard(expr, inf, sentinel):
-    F = _F()
-    return F.when(F.col(expr) == F.lit(inf), F.lit(sentinel))
+def with_codes(q: Stmt, src: str, s: str, e: str) -> str:
+    """``src`` with new interval codes (SQL of its ``s``, ``e``), empty ones dropped."""
+    keep = [c for c in q.cols[src] if c not in ("s", "e")]
+    a = q.add(f"SELECT {', '.join([*keep, f'CAST({s} AS BIGINT) AS s', f'CAST({e} AS BIGINT) AS e'])} FROM {src}", keep + ["s", "e"])
+    return q.add(f"SELECT * FROM {a} WHERE s < e", keep + ["s", "e"])
 
 
-def shift_cols(df, w):
+def shift_sql(w) -> tuple:
     """``<a,b>`` becomes ``<a+d1, b+d2>``; an end is closed when both are (the
-    columnar executor's shift_codes, as column arithmetic)."""
-    F = _F()
+    columnar executor's shift_codes, as SQL on the codes)."""
     d1, d2, c1, c2 = w
-    s, e = F.col("s"), F.col("e")
-    if d1 == NEG_INF:
-        s2 = F.lit(NEG)
-    else:
-        s2 = F.when(s == NEG, F.lit(NEG)).otherwise(
-            F.lit(2) * (F.shiftright(s, 1) + F.lit(d1)) + (F.col("s").bitwiseAND(1).bitwiseOR(0 if c1 else 1))
-        )
-    if d2 == POS_INF:
-        e2 = F.lit(POS)
-    else:
-        e2 = F.when(e == POS, F.lit(POS)).otherwise(
-            F.lit(2) * (F.shiftright(e, 1) + F.lit(d2)) + (F.col("e").bitwiseAND(1).bitwiseAND(1 if c2 else 0))
-        )
-    return _with_codes(df, s2, e2)
+    s2 = _n(NEG) if d1 == NEG_INF else (
+        f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE 2 * (shiftright(s, 1) + {_n(d1)}) + ((s & 1) | {0 if c1 else 1}) END")
+    e2 = _n(POS) if d2 == POS_INF else (
+        f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE 2 * (shiftright(e, 1) + {_n(d2)}) + ((e & 1) & {1 if c2 else 0}) END")
+    return s2, e2
 
 
-def box_cols(df, w):
+def box_sql(w) -> tuple:
     """``<a,b>`` becomes ``<a-w1, b-w2>`` (box_codes of the columnar executor)."""
-    F = _F()
     w1, w2, c1, c2 = w
-    s, e = F.col("s"), F.col("e")
     if w1 == NEG_INF:
-        s2 = F.when(s == NEG, F.lit(NEG)).otherwise(F.lit(POS))
+        s2 = f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE {_n(POS)} END"
     else:
-        s2 = F.when(s == NEG, F.lit(NEG)).otherwise(
-            F.lit(2) * (F.shiftright(s, 1) - F.lit(w1)) + s.bitwiseAND(1).bitwiseAND(1 if c1 else 0)
-        )
+        s2 = f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE 2 * (shiftright(s, 1) - {_n(w1)}) + ((s & 1) & {1 if c1 else 0}) END"
     if w2 == POS_INF:
-        e2 = F.when(e == POS, F.lit(POS)).otherwise(F.lit(NEG))
+        e2 = f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE {_n(NEG)} END"
     else:
-        e2 = F.when(e == POS, F.lit(POS)).otherwise(
-            F.lit(2) * (F.shiftright(e, 1) - F.lit(w2)) + e.bitwiseAND(1).bitwiseOR(0 if c2 else 1)
-        )
-    return _with_codes(df, s2, e2)
-
-
-def _with_codes(df, s, e):
-    """``df`` with new interval codes, empty intervals dropped (one select:
-    every ``withColumn`` is a Py4J call and an analysis on the driver)."""
-    F = _F()
-    keep = [F.col(_sql_name(c)) for c in df.columns if c not in ("s", "e")]
-    return df.select(*keep, s.cast("long").alias("s"), e.cast("long").alias("e")).filter(F.col("s") < F.col("e"))
-
-
-def clip(df, lo: int, hi: int):
-    """Intervals clipped to the codes ``[lo, hi)`` (a horizon, a window)."""
-    F = _F()
-    return _with_codes(df, F.greatest("s", F.lit(lo)), F.least("e", F.lit(hi)))
+        e2 = f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE 2 * (shiftright(e, 1) - {_n(w2)}) + ((e & 1) | {0 if c2 else 1}) END"
+    return s2, e2
 
 
 # ------------------------------------------------------------ relations
@@ -312,11 +333,17 @@ def clip(df, lo: int, hi: int):
 
 @dataclass
 class Rel:
-    """A coalesced, checkpointed relation and its row count (the only figure
-    the driver keeps of it)."""
+    """A coalesced relation (or a part of one: a delta, the old facts) and
+    its row count, the only figure the driver keeps of it.  ``df``: its
+    checkpointed DataFrame, of which statements read ``cols`` where
+    ``where`` holds (see :meth:`Rounds.read`); ``sql``: fixed text instead
+    (the one-row relation of facts that always hold)."""
 
     df: object
     count: int
+    cols: tuple = ()
+    where: str = ""
+    sql: str = ""
 
 
 def _is_set(spark, key: str) -> bool:
@@ -362,6 +389,9 @@ class Stats:
         return len(self.rounds)
 
 
+_VIEWS = count(1)  # temporary view names, unique within the process
+
+
 class Rounds:
     """One relational run: relations by predicate, strata in order."""
 
@@ -375,6 +405,9 @@ class Rounds:
         self.rels: dict = {}
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
+        # id(df) -> (its temporary view, df): the DataFrame is held so that
+        # its id is not reused while the view exists (dropped by close())
+        self._views: dict = {}
 
     # ---------------------------------------------------------- time codes
     def unit(self, t) -> int:
@@ -396,153 +429,185 @@ class Rounds:
         e = POS if hi == POS_INF else 2 * self.unit(hi) + (1 if hc else 0)
         return s, e
 
+    # ---------------------------------------------------------- Spark calls
+    def sql(self, text: str):
+        """A DataFrame of one statement: one py4j round trip, one analysis
+        (``spark.sql`` would add a conversion of its empty argument list)."""
+        from pyspark.sql import DataFrame
+
+        return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
+
+    def view(self, df) -> str:
+        """A temporary view of ``df`` for the statements to read (made once per DataFrame)."""
+        got = self._views.get(id(df))
+        if got is None:
+            got = (f"__chronolog_rel_{next(_VIEWS)}", df)
+            df._jdf.createOrReplaceTempView(got[0])
+            self._views[id(df)] = got
+        return got[0]
+
+    def read(self, rel: Rel) -> str:
+        """What a statement reads ``rel`` from: a view of its checkpoint, the
+        columns ``cols`` where ``where`` holds."""
+        if rel.sql:
+            return rel.sql
+        where = f" WHERE {rel.where}" if rel.where else ""
+        return f"(SELECT {', '.join(rel.cols)} FROM {self.view(rel.df)}{where})"
+
+    def drop_view(self, df) -> None:
+        got = self._views.pop(id(df), None)
+        if got is not None:
+            self.spark._jsparkSession.catalog().dropTempView(got[0])
+
+    def close(self) -> None:
+        """Drop the run's temporary views (the DataFrames made from them keep their plans)."""
+        cat = self.spark._jsparkSession.catalog()
+        for name, _ in self._views.values():
+            cat.dropTempView(name)
+        self._views.clear()
+
     # ---------------------------------------------------------- inputs
     def term_type(self, c):
         from pyspark.sql import types as T
 
         return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
 
-    def encode(self, df, pred: str, terms: list):
-        """A DataFrame in the layout as the relation's columns (not coalesced)."""
+    def sql_type(self, c) -> str:
+        return self.term_type(c).simpleString()
+
+    def encode(self, q: Stmt, df, pred: str, terms: list) -> str:
+        """An input DataFrame in the layout as the relation's columns (not
+        coalesced): a step of ``q`` reading the input's view."""
         from pyspark.sql import types as T
 
-        F = _F()
         cls = self.classes.get(pred) or [None] * len(terms)
-        cols = [F.col(_sql_name(t)).cast(self.term_type(c)).alias(f"c{i}") for i, (t, c) in enumerate(zip(terms, cls))]
+        cols = [f"CAST({_sql_name(t)} AS {self.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
         L = self.L
+        types = {f.name: f.dataType for f in df.schema.fields}
 
         def units(name):
-            typ = df.schema[name].dataType
-            x = F.col(_sql_name(name))
-            if isinstance(typ, T.DecimalType):
-                return (x * F.lit(L)).cast("long")  # exact: the scale is at most the grid's digits
-            return x.cast("long") * F.lit(L)
+            x = _sql_name(name)
+            if isinstance(types[name], T.DecimalType):
+                return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
+            return f"(CAST({x} AS BIGINT) * {L})"
 
-        names = df.columns
-        sc = F.coalesce(F.col("start_closed"), F.lit(True)) if "start_closed" in names else F.lit(True)
-        ec = F.coalesce(F.col("end_closed"), F.lit(True)) if "end_closed" in names else F.lit(True)
-        s = F.when(F.col("start").isNull(), F.lit(NEG)).otherwise(F.lit(2) * units("start") + F.when(sc, 0).otherwise(1))
-        e = F.when(F.col("end").isNull(), F.lit(POS)).otherwise(F.lit(2) * units("end") + F.when(ec, 1).otherwise(0))
-        return df.select(*cols, s.cast("long").alias("s"), e.cast("long").alias("e"))
-
+        sc = "coalesce(`start_closed`, true)" if "start_closed" in types else "true"
+        ec = "coalesce(`end_closed`, true)" if "end_closed" in types else "true"
+        s = f"CASE WHEN `start` IS NULL THEN {_n(NEG)} ELSE 2 * {units('start')} + CASE WHEN {sc} THEN 0 ELSE 1 END END"
+        e = f"CASE WHEN `end` IS NULL THEN {_n(POS)} ELSE 2 * {units('end')} + CASE WHEN {ec} THEN 1 ELSE 0 END END"
+        out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
+        return q.add(f"SELECT {', '.join(out)} FROM {self.view(df)}", [*self.terms(len(terms)), "s", "e"])
 
     def terms(self, arity: int) -> list:
         return [f"c{i}" for i in range(arity)]
 
-    def keyed(self, df, terms: list):
-        """``df`` hash-partitioned on its first term column, as every relation
+    def keyed(self, q: Stmt, src: str, terms: list) -> str:
+        """``src`` hash-partitioned on its first term column, as every relation
         is kept: a checkpoint keeps its plan's partitioning and a union of
         children partitioned alike keeps theirs, so a merge's window (per
         atom, which the first column clusters) and a join on that column read
         the old relation where it lies, and only the new facts move."""
         if not terms:
-            return df
+            return src
         n = int(self.spark.conf.get(PARTITIONS))
-        return df.repartition(n, terms[0])
+        return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
 
-    def materialize(self, dfs: list) -> list:
-        """Checkpoint each DataFrame of ``dfs`` (``(df, checkpoint?)``) and
-        count its rows and its rows flagged ``_fresh``, all in ONE Spark
-        action: a union of one global aggregate per DataFrame.  Returns
-        ``[(checkpointed df, rows, fresh rows)]``.  A lazy local checkpoint
-        is written by the first job that computes it, which is this one."""
-        from pyspark.sql import DataFrame
-
-        F = _F()
-        if not dfs:
+    def materialize(self, items: list) -> list:
+        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?,
+        flagged?)``) and count its rows and, when ``flagged``, its rows
+        flagged ``_fresh``, all in ONE Spark action: a union of one global
+        aggregate per statement.  Returns ``[(DataFrame, rows, fresh
+        rows)]``.  A lazy local checkpoint is written by the first job that
+        computes it, which is this one."""
+        if not items:
             return []
         out, aggs = [], []
-        for i, (df, cp) in enumerate(dfs):
+        for i, (text, cp, flagged) in enumerate(items):
+            df = self.sql(text)
             if cp:
-                df = df.localCheckpoint(eager=False)
+                df = type(df)(df._jdf.localCheckpoint(False), self.spark)
             out.append(df)
-            fresh = F.sum(F.col("_fresh").cast("long")) if "_fresh" in df.columns else F.lit(0).cast("long")
-            agg = df.groupBy().agg(F.count(F.lit(1)).alias("n"), fresh.alias("f"))
-            aggs.append(agg.select(F.lit(i).alias("i"), "n", "f"))
-        got = {r["i"]: (r["n"], r["f"] or 0) for r in reduce(DataFrame.unionByName, aggs).collect()}
+            fresh = "sum(CAST(_fresh AS BIGINT))" if flagged else "0L"
+            aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")
+        got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
         return [(df, *got[i]) for i, df in enumerate(out)]
 
-    def empty(self, pred: str):
-        from pyspark.sql import types as T
-
-        fields = [T.StructField(f"c{i}", self.term_type(c)) for i, c in enumerate(self.classes.get(pred) or [])]
-        fields += [T.StructField("s", T.LongType()), T.StructField("e", T.LongType())]
-        return self.spark.createDataFrame([], T.StructType(fields))
+    def empty(self, pred: str) -> Rel:
+        cols = [f"CAST(NULL AS {self.sql_type(c)}) AS c{i}" for i, c in enumerate(self.classes.get(pred) or [])]
+        df = self.sql(f"SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false")
+        return Rel(df, 0, (*self.terms(self.arity(pred)), "s", "e"))
 
     def rel(self, pred: str) -> Rel:
         r = self.rels.get(pred)
         if r is None:
             if pred == TOP:
-                r = Rel(self.spark.createDataFrame([(NEG, POS)], "s long, e long"), 1)
+                r = Rel(None, 1, sql=f"(SELECT {_n(NEG)} AS s, {_n(POS)} AS e)")
             else:
-                r = Rel(self.empty(pred), 0)
+                r = self.empty(pred)
             self.rels[pred] = r
         return r
 
     # ---------------------------------------------------------- one rule
-    def _atom(self, lit, view: dict, varcols: dict, rule):
+    def _atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
         """A body atom's bindings: constants and repeated variables filtered,
         columns named by variable, box then shift applied."""
-        F = _F()
         rel = view.get(lit.pred) or self.rel(lit.pred)
-        df = rel.df
         cls = self.classes.get(lit.pred) or [None] * len(lit.terms)
         conds, first = [], {}
         for i, t in enumerate(lit.terms):
-            col = F.col(f"c{i}")
             if isinstance(t, ast.Const):
                 c = _value_class(t.value)
                 if cls[i] is not None and c != cls[i]:
-                    conds.append(F.lit(False))  # a string or a boolean never equals a number
+                    conds.append("false")  # a string or a boolean never equals a number
                 else:
-                    conds.append(col == self.const(t.value))
+                    conds.append(f"c{i} = {self.const(t.value)}")
             elif t.name in first:
-                conds.append(col == F.col(first[t.name]))
+                conds.append(f"c{i} = {first[t.name]}")
             else:
                 first[t.name] = f"c{i}"
-        for c in conds:
-            df = df.filter(c)
-        df = df.select(*[F.col(c).alias(varcols[v]) for v, c in first.items()], "s", "e")
+        cols = [varcols[v] for v in first]
+        sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        name = q.add(f"SELECT {', '.join(sel)} FROM {self.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
-            df = box_cols(df, self.window_units(lit.box))
+            name = with_codes(q, name, *box_sql(self.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
-            df = shift_cols(df, self.window_units(lit.shift))
-        return df, rel.count
+            name = with_codes(q, name, *shift_sql(self.window_units(lit.shift)))
+        return name, rel.count
 
-    def _broadcastable(self, df) -> bool:
-        """Whether Spark's size estimate of ``df`` is under its broadcast threshold."""
+    def _broadcastable(self, q: Stmt, name: str) -> bool:
+        """Whether Spark's size estimate of step ``name`` is under its broadcast threshold."""
         try:
             limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
         except ValueError:  # a size with a unit: take Spark's default instead
             limit = 10 * 2**20
         if limit <= 0:
             return False
-        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        size = self.sql(q.text(name))._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
         return int(str(size)) <= limit
 
-    def const(self, v):
-        F = _F()
+    def const(self, v) -> str:
+        """A constant term as SQL of its column's type."""
+        from pyspark.sql import types as T
+
         if type(v) is Boolean or type(v) is bool:
-            return F.lit(bool(v))
+            return "true" if v else "false"
         if type(v) in (int, Fraction):
-            from decimal import Decimal
-
-            from pyspark.sql import types as T
-
             if isinstance(self.num_type, T.LongType):
-                return F.lit(int(v)).cast("long")
-            return F.lit(Decimal(v.numerator) / Decimal(v.denominator) if type(v) is Fraction else Decimal(v)).cast(self.num_type)
-        return F.lit(v)
+                if not -(2**63) <= int(v) < 2**63:
+                    raise NotRelational(f"the number {v} is beyond 64-bit integers")
+                return _n(int(v))
+            return f"CAST({_decimal_text(v)}BD AS {self.num_type.simpleString()})"
+        return _hex_string(v)
 
-    def _condition(self, df, cmp, varcls: dict, varcols: dict, rule):
-        F = _F()
+    def _condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
         sides = []
         for x in (cmp.left, cmp.right):
             if isinstance(x, ast.Var):
-                sides.append((F.col(varcols[x.name]), varcls.get(x.name)))
+                sides.append((varcols[x.name], varcls.get(x.name)))
             else:
                 sides.append((self.const(x.value), _value_class(x.value)))
         (a, ca), (b, cb) = sides
@@ -550,43 +615,47 @@ class Rounds:
         if ca != cb or (ordered and ca == BOOL):
             if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
-            return df.filter(F.lit(cmp.op == "!="))  # a number never equals a string or a boolean
-        ops = {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}
-        return df.filter(ops[cmp.op])
+            cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean
+        else:
+            op = {"==": "=", "!=": "<>"}.get(cmp.op, cmp.op)
+            cond = f"{a} {op} {b}"
+        return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
 
-    def _difference(self, df, lit, varcols: dict, rule):
-        """Rows of ``df`` minus the maximal intervals of ``not lit``."""
-        from pyspark.sql import Window
-
-        F = _F()
+    def _difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
+        """Rows of ``src`` minus the maximal intervals of ``not lit``."""
         rel = self.rel(lit.pred)
         if rel.count == 0:
-            return df
-        bound = set(varcols[v] for v in varcols if varcols[v] in df.columns)
+            return src
+        rowcols = q.cols[src]
+        bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _ = self._atom(lit, {}, hv, rule)
+        holes, _ = self._atom(q, lit, {}, hv, rule)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
-        holes = coalesce_df(holes.select(*keys, "s", "e"), keys).withColumnRenamed("s", "hs").withColumnRenamed("e", "he")
-        if rel.count <= BROADCAST_ROWS:
-            holes = F.broadcast(holes)
-        rowcols = list(df.columns)
-        m = df.join(holes, keys, "inner") if keys else df.crossJoin(holes)
-        m = m.filter((F.col("hs") < F.col("e")) & (F.col("he") > F.col("s")))
-        w = Window.partitionBy(*rowcols).orderBy("hs")
-        m = m.withColumn("_prev", F.lag("he").over(w)).withColumn("_last", F.lead("hs").over(w).isNull())
+        holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
+        holes = coalesce_sql(q, holes, keys)
+        holes = q.add(f"SELECT {', '.join([*keys, 's AS hs', 'e AS he'])} FROM {holes}", keys + ["hs", "he"])
+        hint = "/*+ BROADCAST(h) */ " if rel.count <= BROADCAST_ROWS else ""
+        on = f"JOIN {holes} AS h USING ({', '.join(keys)})" if keys else f"CROSS JOIN {holes} AS h"
         others = [c for c in rowcols if c not in ("s", "e")]
-        before = m.select(*others, F.greatest(F.coalesce("_prev", "s"), F.col("s")).alias("s"), F.col("hs").alias("e"))
-        after = m.filter("_last").select(*others, F.col("he").alias("s"), F.col("e"))
-        untouched = df.join(m.select(*rowcols), rowcols, "left_anti")
-        out = untouched.unionByName(before).unionByName(after)
-        return out.filter(F.col("s") < F.col("e"))
+        m = q.add(f"SELECT {hint}{', '.join([*others, 's', 'e', 'hs', 'he'])} FROM {src} AS x {on} WHERE hs < e AND he > s",
+                  others + ["s", "e", "hs", "he"])
+        w = f"OVER (PARTITION BY {', '.join(rowcols)} ORDER BY hs)"
+        m = q.add(f"SELECT *, lag(he) {w} AS _prev, (lead(hs) {w}) IS NULL AS _last FROM {m}", q.cols[m] + ["_prev", "_last"])
+        keep = ", ".join(others + [""]) if others else ""
+        out = q.add(
+            f"SELECT {', '.join(rowcols)} FROM {src} AS x LEFT ANTI JOIN (SELECT {', '.join(rowcols)} FROM {m}) AS y "
+            f"USING ({', '.join(rowcols)})\n"
+            f"UNION ALL SELECT {keep}greatest(coalesce(_prev, s), s) AS s, hs AS e FROM {m}\n"
+            f"UNION ALL SELECT {keep}he AS s, e FROM {m} WHERE _last",
+            others + ["s", "e"],
+        )
+        return q.add(f"SELECT * FROM {out} WHERE s < e", others + ["s", "e"])
 
-    def rule_df(self, rule, driver, views: dict):
-        """The head facts one variant of ``rule`` derives (None: nothing).
-        ``views``: body position -> Rel read instead of the full relation."""
+    def rule_df(self, q: Stmt, rule, driver, views: dict):
+        """The step of ``q`` with the head facts one variant of ``rule``
+        derives (None: nothing).  ``views``: body position -> Rel read
+        instead of the full relation."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
-
-        F = _F()
 
         def size(pred):
             return self.rel(pred).count
@@ -602,7 +671,7 @@ class Rounds:
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
-                right, n = self._atom(lit, view, varcols, rule)
+                right, n = self._atom(q, lit, view, varcols, rule)
                 if n == 0:
                     return None
                 cls = self.classes.get(lit.pred) or []
@@ -612,85 +681,102 @@ class Rounds:
                 if df is None:
                     df, n_left = right, n
                     continue
-                shared = [c for c in right.columns if c not in ("s", "e") and c in df.columns]
-                right = right.select(*[c for c in right.columns if c not in ("s", "e")], F.col("s").alias("_s"), F.col("e").alias("_e"))
+                lcols, rcols = q.cols[df], q.cols[right]
+                shared = [c for c in rcols if c not in ("s", "e") and c in lcols]
+                rvars = [c for c in rcols if c not in ("s", "e")]
+                right = q.add(f"SELECT {', '.join([*rvars, 's AS _s', 'e AS _e'])} FROM {right}", rvars + ["_s", "_e"])
                 # the counts are known: broadcast the smaller side when small (a
                 # delta joined with a large relation ships the delta, not the relation)
+                hint = ""
                 if n_left is not None and n_left < n and n_left <= BROADCAST_ROWS:
-                    df = F.broadcast(df)
+                    hint = "BROADCAST(l)"
                 elif n <= BROADCAST_ROWS:
-                    right = F.broadcast(right)
+                    hint = "BROADCAST(r)"
                 elif n_left is not None and shared:
                     # both large: a hash table of the smaller side per task, the
                     # larger streamed past it (a sort-merge join sorted the
                     # whole relation every round), unless Spark's own size
                     # estimate broadcasts it (a hint would override that)
-                    small = df if n_left < n else right
-                    if not self._broadcastable(small):
-                        small = small.hint("shuffle_hash")
-                        df, right = (small, right) if n_left < n else (df, small)
-                df = df.join(right, shared, "inner") if shared else df.crossJoin(right)
-                df = _with_codes(df, F.greatest("s", "_s"), F.least("e", "_e")).drop("_s", "_e")
+                    small = ("l", df) if n_left < n else ("r", right)
+                    if not self._broadcastable(q, small[1]):
+                        hint = f"SHUFFLE_HASH({small[0]})"
+                cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
+                cols += [c for c in rvars if c not in shared]
+                on = f"JOIN {right} AS r USING ({', '.join(shared)})" if shared else f"CROSS JOIN {right} AS r"
+                hint = f"/*+ {hint} */ " if hint else ""
+                j = q.add(f"SELECT {hint}{', '.join([*cols, 'greatest(s, _s) AS s', 'least(e, _e) AS e'])} FROM {df} AS l {on}",
+                          cols + ["s", "e"])
+                df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
             elif isinstance(lit, Condition):
-                df = self._condition(df, lit.comparison, varcls, varcols, rule)
+                df = self._condition(q, df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
-                df = self._difference(df, lit, varcols, rule)
+                df = self._difference(q, df, lit, varcols, rule)
         if rule.head_shift is not None:
-            df = shift_cols(df, self.window_units(rule.head_shift))
+            df = with_codes(q, df, *shift_sql(self.window_units(rule.head_shift)))
         if self.horizon is not None and not rule.fresh:
-            df = clip(df, *self.horizon)
+            lo, hi = self.horizon
+            df = with_codes(q, df, f"greatest(s, {_n(lo)})", f"least(e, {_n(hi)})")
         cls = self.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []
         for i, t in enumerate(rule.head_terms):
-            x = self.const(t.value) if isinstance(t, ast.Const) else F.col(varcols[t.name])
-            cols.append(x.cast(self.term_type(cls[i])).alias(f"c{i}"))
-        return df.select(*cols, "s", "e")
+            x = self.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+            cols.append(f"CAST({x} AS {self.sql_type(cls[i])}) AS c{i}")
+        return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*self.terms(len(cols)), "s", "e"])
 
     # ---------------------------------------------------------- strata
-    def merged(self, pred: str, parts: list):
-        """``pred`` with the facts derived this round merged in (a lazy plan):
-        recoalesced in one window pass over the old relation and the new
-        facts, each maximal interval flagged ``_fresh`` unless it is exactly
-        one old interval (whatever new pieces fell inside it).  The flag gives
-        the next round's delta and old facts as filters, with no join."""
-        F = _F()
+    def merged(self, q: Stmt, pred: str, parts: list) -> str:
+        """``pred`` with the facts derived this round merged in (the last step
+        of ``q``): recoalesced in one window pass over the old relation and
+        the new facts, each maximal interval flagged ``_fresh`` unless it is
+        exactly one old interval (whatever new pieces fell inside it).  The
+        flag gives the next round's delta and old facts as filters, with no
+        join."""
         terms = self.terms(self.arity(pred))
+        cols = ", ".join([*terms, "s", "e"])
         old = self.rel(pred)
-        new = self.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms)
+        new = parts[0] if len(parts) == 1 else q.add(
+            "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
+        new = self.keyed(q, new, terms)
         if old.count == 0:
-            return coalesce_df(new, terms).select("*", F.lit(True).alias("_fresh"))
-        both = old.df.select(*terms, "s", "e", F.lit(1).alias("_old")).unionByName(
-            new.select(*terms, "s", "e", F.lit(0).alias("_old"))
-        )
-        old_s = F.min(F.when(F.col("_old") == 1, F.col("s")))
-        old_e = F.max(F.when(F.col("_old") == 1, F.col("e")))
-        is_old = (F.sum("_old") == 1) & (old_s == F.min("s")) & (old_e == F.max("e"))
-        return coalesce_df(both, terms, [(~F.coalesce(is_old, F.lit(False))).alias("_fresh")])
+            out = coalesce_sql(q, new, terms)
+            return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
+        # every column aliased: a column read through a subquery carries its
+        # alias as qualifier, which the checkpoint's partitioning does not, and
+        # a union keeps its children's partitioning only when the attributes
+        # are equal, qualifier included (else the whole relation was shuffled
+        # again by the window)
+        named = ", ".join(f"{c} AS {c}" for c in [*terms, "s", "e"])
+        both = q.add(f"SELECT {named}, 1 AS _old FROM {self.read(old)} AS o\nUNION ALL SELECT {named}, 0 AS _old FROM {new}",
+                     [*terms, "s", "e", "_old"])
+        is_old = ("sum(_old) = 1 AND min(CASE WHEN _old = 1 THEN s END) = min(s) "
+                  "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
+        return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
+
 
     def commit(self, flagged: dict) -> dict:
-        """Materialize this round's merged relations (``{pred: flagged
-        plan}``) in one action; return the deltas ``{pred: Rel}`` that are
-        not empty."""
-        F = _F()
+        """Materialize this round's merged relations (``{pred: SQL}``) in one
+        action; return the deltas ``{pred: Rel}`` that are not empty."""
         preds = list(flagged)
         deltas = {}
-        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True) for p in preds])):
+        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True, True) for p in preds])):
             old = self.rels.get(pred)
-            self.rels[pred] = Rel(df.drop("_fresh"), n)
-            if old is not None:
+            cols = (*self.terms(self.arity(pred)), "s", "e")
+            self.rels[pred] = Rel(df, n, cols)
+            if old is not None and old.df is not None:
                 _release(old.df)
+                self.drop_view(old.df)
             if fresh:
-                deltas[pred] = Rel(df.filter(F.col("_fresh")).drop("_fresh"), fresh)
-                self._old_facts[pred] = Rel(df.filter(~F.col("_fresh")).drop("_fresh"), n - fresh)
+                deltas[pred] = Rel(df, fresh, cols, "_fresh")
+                self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
         return deltas
 
     def run_stratum(self, st) -> None:
         """Seminaive rounds: per rule and per body atom whose predicate
         changed, one variant reading that atom's delta (atoms before it read
         the old facts, so no combination of new facts is joined twice).  A
-        round is lazy plans and ONE action (merge, checkpoint and counts of
-        every head predicate together)."""
+        round is one SQL statement per head predicate and ONE action (merge,
+        checkpoint and counts of every head predicate together)."""
         sc = self.spark.sparkContext
         deltas, rnd = {}, 0
         variants = [(r, None) for r in st.rules]
@@ -699,6 +785,7 @@ class Rounds:
             group = f"chronolog-round-{next(_GROUPS)}"
             sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
             t0 = time.perf_counter()
+            stmts: dict = {}
             outs: dict = {}
             for rule, driver in variants:
                 views = {}
@@ -709,10 +796,14 @@ class Rounds:
                                 views[i] = deltas[lit.pred]
                             elif i < driver:
                                 views[i] = self._old_facts[lit.pred]
-                df = self.rule_df(rule, driver, views)
-                if df is not None:
-                    outs.setdefault(rule.head_pred, []).append(df)
-            flagged = {p: self.merged(p, parts) for p, parts in outs.items()}
+                q = stmts.setdefault(rule.head_pred, Stmt())
+                step = self.rule_df(q, rule, driver, views)
+                if step is not None:
+                    outs.setdefault(rule.head_pred, []).append(step)
+            flagged = {}
+            for p, parts in outs.items():
+                q = stmts[p]
+                flagged[p] = q.text(self.merged(q, p, parts))
             t_plan = time.perf_counter() - t0
             new_deltas = self.commit(flagged) if flagged else {}
             n = sum(d.count for d in new_deltas.values())
@@ -750,30 +841,26 @@ class Rounds:
     def output(self, pred: str, names: list, window=None):
         """``pred`` in the layout of connectors/arrow.py (``names`` for the
         term columns), clipped to ``window`` codes when given."""
-        from pyspark.sql import types as T
-
-        F = _F()
-        df = self.rel(pred).df
+        q = Stmt()
+        src = q.add(f"SELECT * FROM {self.read(self.rel(pred))} AS t", [*self.terms(self.arity(pred)), "s", "e"])
         if window is not None:
-            df = clip(df, *window)
+            src = with_codes(q, src, f"greatest(s, {_n(window[0])})", f"least(e, {_n(window[1])})")
         if self.digits == 0:
             def point(x):
-                return F.shiftright(F.col(x), 1)
+                return f"shiftright({x}, 1)"
         else:
-            typ = T.DecimalType(38, self.digits)
-
             def point(x):
-                return (F.shiftright(F.col(x), 1).cast(T.DecimalType(38, 0)) / F.lit(self.L).cast(T.DecimalType(38, 0))).cast(typ)
+                return (f"CAST(CAST(shiftright({x}, 1) AS DECIMAL(38, 0)) / CAST({self.L} AS DECIMAL(38, 0)) "
+                        f"AS DECIMAL(38, {self.digits}))")
 
-        s, e = F.col("s"), F.col("e")
-        cols = [F.col(f"c{i}").alias(n) for i, n in enumerate(names)]
+        cols = [f"c{i} AS {_sql_name(n)}" for i, n in enumerate(names)]
         cols += [
-            F.when(s == NEG, F.lit(None)).otherwise(point("s")).alias("start"),
-            F.when(e == POS, F.lit(None)).otherwise(point("e")).alias("end"),
-            ((s != NEG) & (s.bitwiseAND(1) == 0)).alias("start_closed"),
-            ((e != POS) & (e.bitwiseAND(1) == 1)).alias("end_closed"),
+            f"CASE WHEN s = {_n(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
+            f"CASE WHEN e = {_n(POS)} THEN NULL ELSE {point('e')} END AS `end`",
+            f"(s <> {_n(NEG)} AND (s & 1) = 0) AS start_closed",
+            f"(e <> {_n(POS)} AND (e & 1) = 1) AS end_closed",
         ]
-        return df.select(*cols)
+        return self.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))
 
 
 # ------------------------------------------------------------ entry point
@@ -862,32 +949,34 @@ def load_inputs(rounds: Rounds, inputs: list) -> None:
     the row) nulls, empty intervals and times beyond 64-bit codes."""
     from chronolog.connectors.spark import _term_columns
 
-    F = _F()
     by_pred: dict = {}
     bad_rows = []
     for pred, df in inputs:
         terms = _term_columns(df)
-        enc = rounds.encode(df, pred, terms)
-        bad = F.lit(False)
-        for i in range(len(terms)):
-            bad = bad | F.col(f"c{i}").isNull()
-        fin_s = (F.col("s") != NEG) & (F.abs(F.col("s")) >= LIMIT // 4)
-        fin_e = (F.col("e") != POS) & (F.abs(F.col("e")) >= LIMIT // 4)
+        by_pred.setdefault(pred, []).append((df, terms))
+        q = Stmt()
+        enc = rounds.encode(q, df, pred, terms)
         # a null code: an overflow that Spark without ANSI mode turns into null
-        bad = bad | F.col("s").isNull() | F.col("e").isNull() | (F.col("s") >= F.col("e")) | fin_s | fin_e
-        bad_rows.append((pred, enc.filter(bad)))
-        by_pred.setdefault(pred, []).append(enc)
+        bad = [f"c{i} IS NULL" for i in range(len(terms))] + [
+            "s IS NULL", "e IS NULL", "s >= e",
+            f"(s <> {_n(NEG)} AND abs(s) >= {_n(LIMIT // 4)})", f"(e <> {_n(POS)} AND abs(e) >= {_n(LIMIT // 4)})",
+        ]
+        bad_rows.append((pred, q.text(q.add(f"SELECT * FROM {enc} WHERE {' OR '.join(bad)}", q.cols[enc]))))
     # one action: every input coalesced and checkpointed, its bad rows counted
     rels = []
     for pred, parts in by_pred.items():
         terms = rounds.terms(rounds.arity(pred))
-        rels.append(coalesce_df(rounds.keyed(reduce(lambda a, b: a.unionByName(b), parts), terms), terms))
-    got = rounds.materialize([(b, False) for _, b in bad_rows] + [(r, True) for r in rels])
+        q = Stmt()
+        steps = [rounds.encode(q, df, pred, t) for df, t in parts]
+        cols = ", ".join([*terms, "s", "e"])
+        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps), [*terms, "s", "e"])
+        rels.append(q.text(coalesce_sql(q, rounds.keyed(q, both, terms), terms)))
+    got = rounds.materialize([(b, False, False) for _, b in bad_rows] + [(r, True, False) for r in rels])
     for (pred, _), (_, n, _) in zip(bad_rows, got):
         if n:
             raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
     for pred, (df, n, _) in zip(by_pred, got[len(bad_rows):]):
-        rounds.rels[pred] = Rel(df, n)
+        rounds.rels[pred] = Rel(df, n, (*rounds.terms(rounds.arity(pred)), "s", "e"))
 
 
 def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:
@@ -923,12 +1012,15 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
 
     rounds = prepare(spark, plan, inputs, horizon, window)
     try:
-        rounds.run(inputs)
-    except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
-        raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
-    if stats is not None:
-        stats["path"] = "relational"
-        stats["rounds"] = rounds.stats.rounds
-        stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
-    w = rounds.codes(window) if window is not None else None
-    return {p: rounds.output(p, names[p], w) for p in outputs}
+        try:
+            rounds.run(inputs)
+        except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
+            raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
+        if stats is not None:
+            stats["path"] = "relational"
+            stats["rounds"] = rounds.stats.rounds
+            stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
+        w = rounds.codes(window) if window is not None else None
+        return {p: rounds.output(p, names[p], w) for p in outputs}
+    finally:
+        rounds.close()  # the outputs keep their analysed plans

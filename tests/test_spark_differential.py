@@ -56,6 +56,8 @@ def test_spark_gives_the_rows_model(spark, case):
     except ChronologError:
         return
     tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
+    if any(canon(table_to_rows(t, p)) != canon(facts[p]) for p, t in tables.items()):
+        return  # (a column mixing kinds, #T beside 0, is text in Arrow: the strings "#T" and "0", documented)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -66,9 +68,9 @@ def test_spark_gives_the_rows_model(spark, case):
             raise
     for p, df in out.items():
         got = canon(table_to_rows(df.toArrow(), p))
-        want = model.facts(p)
-        if not all(_decimal(t) for terms, _ in want for t in terms):
-            # a derived rational such as 1/3 has no Spark type: its column is
-            # the exact text, as in the model's own to_arrow (docs/spark.md)
-            want = table_to_rows(model.to_arrow(p), p)
+        # Spark's columns are typed as the model's own to_arrow types them:
+        # a derived rational such as 1/3, or a column mixing kinds (#T beside
+        # 0), is the exact text there (docs/spark.md); every other column is
+        # compared typed
+        want = table_to_rows(model.to_arrow(p), p)
         assert got == canon(want), f"{case}\n{p}: spark {sorted(got, key=str)}\n rows {sorted(canon(want), key=str)}"

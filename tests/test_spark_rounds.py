@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import coalesce
 
 pytestmark = pytest.mark.spark
@@ -25,10 +26,12 @@ def cs():
 
 
 def canon(facts):
-    """Facts as a set of (terms, maximal interval): both sides coalesced."""
+    """Facts as a set of (terms, maximal interval): both sides coalesced,
+    booleans as the engine's #T/#F (Model.facts gives Python bools, which
+    would be keys equal to 1/0; Arrow tables read back give the terms)."""
     atoms = {}
     for terms, iv in facts:
-        atoms.setdefault(tuple(terms), []).append(iv)
+        atoms.setdefault(as_terms(terms), []).append(iv)
     return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 

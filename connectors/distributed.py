@@ -220,7 +220,7 @@ def named_source(pred: str, sources: dict):
 
 # ------------------------------------------------------------ inside a task
 
-def _cells(col, kind: str, where, name: str) -> list:
+def _cells(col, kind: str, where, name: str, calendar=None) -> list:
     """The cells of a text column as the CSV reader converts them
     (``csv_files.convert``), each distinct text converted once."""
     from chronolog.connectors.csv_files import convert
@@ -228,13 +228,15 @@ def _cells(col, kind: str, where, name: str) -> list:
     if hasattr(col, "combine_chunks"):
         col = col.combine_chunks()
     enc = col.dictionary_encode()
-    values = [convert(v, kind, where, name) for v in enc.dictionary.to_pylist()]
+    values = [convert(v, kind, where, name, calendar) for v in enc.dictionary.to_pylist()]
     return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
 
-def auto_values(table, columns):
+def auto_values(table, columns, kinds=None, calendar=None):
     """Columns read from CSV as text: numbers in ``columns`` become exact
-    numbers, closedness columns booleans (``true``/``#F``/...).  Returns the
+    numbers, closedness columns booleans (``true``/``#F``/...), a column
+    the program maps (``kinds``: name -> ``@mapping`` kind such as
+    ``string`` or ``bool``) what that kind reads.  Returns the
     table and ``{name: cells}`` for the columns that mix kinds (``4.0`` and
     ``x``): no one Arrow type holds both, so they stay text in the table and
     their converted cells come apart (see :func:`csv_rows`)."""
@@ -250,7 +252,7 @@ def auto_values(table, columns):
         if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
             col = pa.array([None if v is None else bool(v) for v in _cells(col, "bool", where, name)], pa.bool_())
         elif name in columns and pa.types.is_string(col.type):
-            vals = _cells(col, "auto", where, name)
+            vals = _cells(col, (kinds or {}).get(name, "auto"), where, name, calendar)
             kind = value_kind(vals)
             if kind[0] == "mixed":
                 mixed[name] = vals
@@ -260,7 +262,17 @@ def auto_values(table, columns):
     return pa.Table.from_arrays(out, names=table.schema.names), mixed
 
 
-def csv_rows(table, columns, pred: str, calendar=None) -> list:
+def csv_kinds(program, pred: str) -> dict:
+    """The ``@mapping`` kinds of ``pred``'s argument positions other than
+    ``auto`` (a CSV column mapped ``string`` keeps ``007`` as text, one
+    mapped ``bool`` reads ``true`` as ``#T``), as the embedded CSV reader
+    applies them."""
+    from chronolog.connectors.bindings import mappings
+
+    return {pos: kind for pos, (_, kind) in mappings(program, pred).items() if kind != "auto"}
+
+
+def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     """The rows ``(terms, interval)`` of a table Spark read from CSV as text,
     each cell the value chronolog's own CSV reader gives it: a column of
     numbers becomes one exact type (:func:`auto_values`); a column mixing
@@ -269,7 +281,9 @@ def csv_rows(table, columns, pred: str, calendar=None) -> list:
     embedded: different answers)."""
     from chronolog.connectors.arrow import table_to_rows
 
-    table, mixed = auto_values(table, columns)
+    terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+    by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
+    table, mixed = auto_values(table, columns, by_name, calendar)
     rows = table_to_rows(table, pred, calendar, timestamps="seconds")  # (one per table row, in order)
     if not mixed:
         return rows
@@ -486,7 +500,9 @@ def make_task(job: dict, report):
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
-                    facts.setdefault(pred, []).extend(csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"]))
+                    facts.setdefault(pred, []).extend(
+                        csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["kinds"].get(pred))
+                    )
             model = reason(job["program"], fact_rows(facts), horizon=job["horizon"], engine=task_engine(wide.num_rows, job.get("partitions", 1)))
             out, kinds = [], {}
             for index, (pred, names) in enumerate(job["outputs"]):

@@ -390,7 +390,7 @@ def _arrow(df, pred: str = "?"):
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
-def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
+def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None) -> dict:
     from chronolog.connectors.arrow import table_to_rows
 
     facts = {}
@@ -398,7 +398,8 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
         with dist.named_source(pred, sources or {}):
             t = _arrow(df, pred)
             if csv:
-                rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar)
+                kinds = dist.csv_kinds(program, pred) if program is not None else None
+                rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar, kinds)
             else:
                 rows = table_to_rows(t, pred, calendar, timestamps="seconds")
             facts.setdefault(pred, []).extend(rows)
@@ -410,7 +411,7 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None) -> dict:
 def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None, sources=None) -> dict:
     from chronolog.api import reason as embedded
 
-    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources), horizon=horizon)
+    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources, prog), horizon=horizon)
     out = {}
     for p in outputs:
         fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
@@ -432,7 +433,7 @@ def _spark_df(spark, x, pred: str = "?"):
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
 
 
-def _key_sql(typ, col: str, csv: bool = False) -> str:
+def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     """The partitioning key of column ``col`` (of Spark type ``typ``), as
     Spark SQL: equal whenever the engine finds two values equal, so one
     key's facts meet in one task.
@@ -448,8 +449,27 @@ def _key_sql(typ, col: str, csv: bool = False) -> str:
     text is a string to the engine, never equal to a number, and is its own
     key (``try_cast`` on every string cost more JVM time than the rest of
     the key: a failed cast is an exception per row).  Literals are doubles
-    (``D``): a plain ``0.0`` in Spark SQL is a decimal."""
+    (``D``): a plain ``0.0`` in Spark SQL is a decimal.  A CSV column the
+    program maps to a ``kind`` (``@mapping``) is keyed as the tasks read
+    it: ``string`` by its trimmed text, ``bool`` by ``true``/``false``,
+    dates by their instant; a kind whose reading SQL cannot follow
+    (``time`` on a calendar) sends every row to one task (right, slower)."""
     from pyspark.sql import types as T
+
+    if csv and kind != "auto" and isinstance(typ, T.StringType):
+        from chronolog.connectors.csv_files import _FALSE, _TRUE
+
+        text = f"regexp_replace({col}, '^\\\\s+|\\\\s+$', '')"
+        if kind in ("string", "str"):
+            return text
+        if kind in ("bool", "boolean"):
+            yes = ", ".join(f"'{v}'" for v in sorted(_TRUE))
+            no = ", ".join(f"'{v}'" for v in sorted(_FALSE))
+            return f"CASE WHEN lower({text}) IN ({yes}) THEN 'true' WHEN lower({text}) IN ({no}) THEN 'false' ELSE {text} END"
+        if kind in ("date", "datetime", "timestamp"):
+            return f"coalesce(CAST(unix_micros(try_cast({text} AS TIMESTAMP)) AS STRING), {text})"
+        if kind != "float":
+            return "''"
 
     if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
         seconds = f"unix_micros(CAST({col} AS TIMESTAMP)) / 1000000.0D"
@@ -526,7 +546,8 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         parts.append(_select(df, exprs, strings))
         k = keys.get(pred)
         if k is not None and k < len(terms):
-            key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv)}")
+            kind = dist.csv_kinds(prog, pred).get(k, "auto") if csv else "auto"
+            key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv, kind)}")
         inputs.append((pred, terms, where))
     if not parts:
         return None, None, inputs, csv_preds
@@ -545,6 +566,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "inputs": job_inputs,
         "outputs": [(p, names[p]) for p in outputs],
         "csv": csv_preds,
+        "kinds": {p: dist.csv_kinds(prog, p) for p in csv_preds},  # @mapping kinds of CSV columns
         "fail_first": fail_first,
         "window": window,
         "calendar": prog.calendar,

@@ -135,3 +135,32 @@ def test_csv_column_mixing_numbers_and_names_keeps_each_kind(spark, tmp_path, di
     out = cs().reason(spark, program, inputs, distributed=distributed, partitions=4)
     assert sorted(out["match"].toArrow().column(0).to_pylist()) == list(range(0, n, 3))
     assert sorted(out["named"].toArrow().column(0).to_pylist()) == list(range(1, n, 3))
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_csv_columns_read_as_the_program_maps_them(spark, tmp_path, distributed):
+    """``@mapping`` kinds hold through Spark as in the embedded CSV reader: a
+    column mapped ``string`` keeps ``007`` apart from ``7`` (both were the
+    number 7 through Spark), one mapped ``bool`` reads ``true``/``#T`` as
+    ``#T`` (they were names, so ``reading(S, #T)`` matched nothing), and
+    equal values written differently (`` 7 ``, ``yes``) meet in one task."""
+    import chronolog
+
+    lines = ["007,true,0,5", "7,false,0,5", " 7 ,#T,3,8", "x,yes,1,2", "8,no,0,1"]
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text("s,v,start,end\n" + "\n".join(lines) + "\n")
+    rules = (
+        '@mapping("reading", 0, "s", "string").\n@mapping("reading", 1, "v", "bool").\n'
+        'on(S) :- reading(S, #T).\noff(S) :- reading(S, V), not on(S).\n@output("on").\n@output("off").\n'
+    )
+    (tmp_path / "p.vada").write_text('@bind("reading", "spark csv", "r", "").\n' + rules)
+    (tmp_path / "e.vada").write_text('@bind("reading", "csv", "r", "r.csv").\n' + rules)
+    embedded = chronolog.reason(tmp_path / "e.vada")
+    assert embedded.facts("on") == [(("007",), (0, 5, True, True)), (("7",), (3, 8, True, True)), (("x",), (1, 2, True, True))]
+    out = cs().reason(spark, tmp_path / "p.vada", distributed=distributed, partitions=4)
+    for p in ("on", "off"):
+        t = out[p].toArrow()
+        assert t.schema.field(0).type == pa.string()
+        got = sorted((s, a, b) for s, a, b in zip(t.column(0).to_pylist(), t.column("start").to_pylist(), t.column("end").to_pylist()))
+        want = sorted((terms[0], iv[0], iv[1]) for terms, iv in embedded.facts(p))
+        assert got == want, p

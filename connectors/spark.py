@@ -479,6 +479,8 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
         seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
         seconds = f"CASE WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END"
+        # a name is its text without the blanks around it, as the tasks read it
+        return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), regexp_replace({col}, '^\\\\s+|\\\\s+$', ''))"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0

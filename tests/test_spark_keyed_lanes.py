@@ -164,3 +164,17 @@ def test_csv_columns_read_as_the_program_maps_them(spark, tmp_path, distributed)
         got = sorted((s, a, b) for s, a, b in zip(t.column(0).to_pylist(), t.column("start").to_pylist(), t.column("end").to_pylist()))
         want = sorted((terms[0], iv[0], iv[1]) for terms, iv in embedded.facts(p))
         assert got == want, p
+
+
+def test_csv_names_with_blanks_meet_in_one_task(spark, tmp_path):
+    """The CSV reader takes `` a`` as the name ``a``; so must the
+    partitioning key, or the two halves of a join land in different tasks
+    (no answer, silently)."""
+    names = [f"n{i}" for i in range(12)]
+    lines = [f" {n} ,20,0,5" for n in names] + [f"{n},1,0,5" for n in names]
+    rules = 'both(S) :- reading(S, V), V > 10, reading(S, W), W < 5.\n@output("both").\n'
+    program = _readings_csv(tmp_path, lines, rules)
+    driver = cs().reason(spark, program)["both"].toArrow().column(0).to_pylist()
+    keyed = cs().reason(spark, program, distributed=True, partitions=8)["both"].toArrow().column(0).to_pylist()
+    assert sorted(driver) == sorted(names)
+    assert sorted(keyed) == sorted(names)

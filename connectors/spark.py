@@ -116,6 +116,28 @@ def read_binding(spark, b: dict):
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
 
 
+def _time_mapped(df, mapping, b: dict):
+    """A CSV input's columns as ``@timeMapping`` places its times (start
+    and end by position, their closedness from the annotation), as the
+    embedded CSV reader reads them; the other columns stay the terms, in
+    their order."""
+    if mapping is None:
+        return df
+    start, end, sc, ec = mapping
+    cols = df.columns
+    if max(start, end) >= len(cols):
+        raise ProgramError(
+            f"@timeMapping of {b['pred']}: {b['location']} has {len(cols)} columns, no column {max(start, end)}",
+            b["pos"],
+            hint="positions count from 0, in the file's column order",
+        )
+    names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
+    exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
+    exprs += [f"{_sql_name(cols[start])} AS start", f"{_sql_name(cols[end])} AS `end`"]
+    exprs += [f"'{str(bool(sc)).lower()}' AS start_closed", f"'{str(bool(ec)).lower()}' AS end_closed"]
+    return df.selectExpr(*exprs)
+
+
 PARQUET_FOOTERS = 64  # more files than this: Spark's own inference (one job)
 
 
@@ -289,7 +311,7 @@ def reason(
     the path taken and, for rounds, a line per round.
     """
     from chronolog.api import load_program
-    from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs
+    from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
     from chronolog.planner import plan as make_plan
 
     prog = load_program(program, dialect=dialect)
@@ -305,7 +327,10 @@ def reason(
         frames.append((pred, df, False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
-            frames.append((b["pred"], read_binding(spark, b), b["format"] == "csv"))
+            df = read_binding(spark, b)
+            if b["format"] == "csv":
+                df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
+            frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
     local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
     from chronolog.language.facts import refuse_repeating

@@ -178,3 +178,22 @@ def test_csv_names_with_blanks_meet_in_one_task(spark, tmp_path):
     keyed = cs().reason(spark, program, distributed=True, partitions=8)["both"].toArrow().column(0).to_pylist()
     assert sorted(driver) == sorted(names)
     assert sorted(keyed) == sorted(names)
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_csv_time_mapping_holds_through_spark(spark, tmp_path, distributed):
+    """``@timeMapping`` places a CSV input's times by position, with the
+    closedness it gives, through Spark as in the embedded reader (Spark
+    asked for columns named start and end)."""
+    import chronolog
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text("a,sensor,b,v\n0,s1,5,20\n2,s2,3,1\n4,s1,9,30\n")
+    rules = '@timeMapping("reading", 0, 2, #T, #F).\nhigh(S) :- reading(S, V), V > 10.\n@output("high").\n'
+    (tmp_path / "p.vada").write_text('@bind("reading", "spark csv", "r", "").\n' + rules)
+    (tmp_path / "e.vada").write_text('@bind("reading", "csv", "r", "r.csv").\n' + rules)
+    embedded = chronolog.reason(tmp_path / "e.vada").facts("high")
+    assert embedded == [(("s1",), (0, 9, True, False))]
+    t = cs().reason(spark, tmp_path / "p.vada", distributed=distributed, partitions=4)["high"].toArrow()
+    got = [((s,), (a, b, c, d)) for s, a, b, c, d in zip(*(t.column(n).to_pylist() for n in t.schema.names))]
+    assert got == embedded

@@ -205,11 +205,9 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     from chronolog.language.timeline import make, normalize, parse_number
 
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
+        refuse_nan_times(table, pred)  # (a pandas DataFrame's NaN times: an error, not unbounded ends)
         try:  # pandas DataFrame
-            refuse_nan_times(table, pred)
             table = pa.Table.from_pandas(table, preserve_index=False)
-        except DataError:
-            raise
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
     if calendar is None and timestamps == "seconds":
@@ -336,8 +334,7 @@ def float_time_column(col, name: str, pred: str) -> list:
     import numpy as np
     import pyarrow as pa
 
-    from chronolog.language.errors import DataError
-    from chronolog.language.float_times import NAN_HINT, float_time_values
+    from chronolog.language.float_times import float_time_values
 
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -347,7 +344,7 @@ def float_time_column(col, name: str, pred: str) -> list:
     v = col.fill_null(0.0).to_numpy(zero_copy_only=False) if nulls else col.to_numpy(zero_copy_only=False)
     if np.isnan(v).any():
         i = int(np.flatnonzero(np.isnan(v))[0])
-        raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT)
+        raise _nan_time(pred, name, i)
     uniq, inv = np.unique(v, return_inverse=True)
     values = np.empty(len(uniq), dtype=object)
     values[:] = float_time_values(uniq)
@@ -364,8 +361,6 @@ def _narrow_float_times(col, name: str, pred: str) -> list:
     as its exact value, which Arrow writes in full)."""
     import pyarrow as pa
 
-    from chronolog.language.errors import DataError
-    from chronolog.language.float_times import NAN_HINT
     from chronolog.language.timeline import parse_number
 
     enc = col.cast(pa.string()).dictionary_encode()
@@ -375,16 +370,22 @@ def _narrow_float_times(col, name: str, pred: str) -> list:
             values.append(parse_number(text))
         except ValueError:  # nan
             i = enc.indices.to_pylist().index(len(values))
-            raise DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT) from None
+            raise _nan_time(pred, name, i) from None
     return [None if i is None else values[i] for i in enc.indices.to_pylist()]
+
+
+def _nan_time(pred: str, name: str, i: int, hint: str = ""):
+    """The error for a NaN in a float time column (row ``i``)."""
+    from chronolog.language.errors import DataError
+    from chronolog.language.float_times import NAN_HINT
+
+    return DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT + hint)
 
 
 def refuse_nan_times(frame, pred: str) -> None:
     """A pandas frame's float ``start``/``end`` holding NaN: an error with
     its row.  (Arrow's ``from_pandas`` makes NaN a null, which would be an
     unbounded end: pandas writes NaN for a missing value, not for infinity.)"""
-    from chronolog.language.errors import DataError
-    from chronolog.language.float_times import NAN_HINT
 
     names = list(getattr(frame, "columns", ()))
     for name in ("start", "end"):
@@ -396,10 +397,7 @@ def refuse_nan_times(frame, pred: str) -> None:
         missing = col.isna().to_numpy()
         if missing.any():
             i = int(missing.nonzero()[0][0])
-            raise DataError(
-                f"{pred}: the column {name} is NaN in row {i}, which is not a time point",
-                hint=NAN_HINT + " (in pandas, a nullable Int64 or object column holds None for an unbounded end)",
-            )
+            raise _nan_time(pred, name, i, " (in pandas, a nullable Int64 or object column holds None for an unbounded end)")
 
 
 def _null_term(table, name: str, pred: str):

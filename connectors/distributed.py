@@ -476,7 +476,6 @@ def make_task(job: dict, report):
         import pyarrow.compute as pc
 
         from chronolog.api import reason
-        from chronolog.connectors.arrow import table_to_rows
         from chronolog.language.errors import ChronologError
 
         batches = list(batches)
@@ -501,7 +500,7 @@ def make_task(job: dict, report):
                 t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
                     facts.setdefault(pred, []).extend(
-                        csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["kinds"].get(pred))
+                        csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
                     )
             model = reason(job["program"], fact_rows(facts), horizon=job["horizon"], engine=task_engine(wide.num_rows, job.get("partitions", 1)))
             out, kinds = [], {}

@@ -482,15 +482,11 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     from pyspark.sql import types as T
 
     if csv and kind != "auto" and isinstance(typ, T.StringType):
-        from chronolog.connectors.csv_files import _FALSE, _TRUE
-
         text = f"regexp_replace({col}, '^\\\\s+|\\\\s+$', '')"
         if kind in ("string", "str"):
             return text
         if kind in ("bool", "boolean"):
-            yes = ", ".join(f"'{v}'" for v in sorted(_TRUE))
-            no = ", ".join(f"'{v}'" for v in sorted(_FALSE))
-            return f"CASE WHEN lower({text}) IN ({yes}) THEN 'true' WHEN lower({text}) IN ({no}) THEN 'false' ELSE {text} END"
+            return f"CASE WHEN {_csv_true(text)} THEN 'true' WHEN {_csv_true(text, False)} THEN 'false' ELSE {text} END"
         if kind in ("date", "datetime", "timestamp"):
             return f"coalesce(CAST(unix_micros(try_cast({text} AS TIMESTAMP)) AS STRING), {text})"
         if kind == "time":  # (points of the program's calendar: not followed in SQL)
@@ -511,6 +507,14 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
     return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), CAST({col} AS STRING))"
+
+
+def _csv_true(text: str, truth: bool = True) -> str:
+    """SQL: whether CSV text spells true (or false), as the CSV reader
+    reads a boolean (csv_files._TRUE/_FALSE)."""
+    from chronolog.connectors.csv_files import _FALSE, _TRUE
+
+    return f"lower({text}) IN ({', '.join(repr(v) for v in sorted(_TRUE if truth else _FALSE))})"
 
 
 def _sql_name(name: str) -> str:
@@ -541,7 +545,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
         items.append((p, spark.createDataFrame(table), False))
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
-    parts, inputs, key_cases, csv_preds = [], [], [], set()
+    parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
     strings = _JavaStrings(spark)
     for i, (pred, df, csv) in enumerate(items):
         types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
@@ -553,7 +557,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
                     hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
                 )
         if csv:
-            csv_preds.add(pred)
+            csv_preds[pred] = dist.csv_kinds(prog, pred)
         # SQL text, not Columns built in Python: each of those costs a
         # dozen py4j round trips, and the driver's chatter is serial time
         exprs, where, seen = [f"{i} AS __in"], {}, {}
@@ -566,7 +570,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
             if c not in types:
                 src = "true"
             elif csv:
-                src = f"lower({_sql_name(c)}) IN ('true', '#t', 't', '1', 'yes')"
+                src = _csv_true(_sql_name(c))
             else:
                 src = f"CAST({_sql_name(c)} AS BOOLEAN)"
             exprs.append(f"{src} AS {slot}")
@@ -574,7 +578,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         parts.append(_select(df, exprs, strings))
         k = keys.get(pred)
         if k is not None and k < len(terms):
-            kind = dist.csv_kinds(prog, pred).get(k, "auto") if csv else "auto"
+            kind = csv_preds[pred].get(k, "auto") if csv else "auto"
             key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv, kind)}")
         inputs.append((pred, terms, where))
     if not parts:
@@ -593,8 +597,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "horizon": horizon,
         "inputs": job_inputs,
         "outputs": [(p, names[p]) for p in outputs],
-        "csv": csv_preds,
-        "kinds": {p: dist.csv_kinds(prog, p) for p in csv_preds},  # @mapping kinds of CSV columns
+        "csv": csv_preds,  # pred -> the @mapping kinds of its CSV columns
         "fail_first": fail_first,
         "window": window,
         "calendar": prog.calendar,

@@ -101,7 +101,6 @@ class PlacedOutputNode(OutputNode):
             out.append((b if build is None else build(b), iv))
         return out
 
-
     def _exact(self, v, binding):
         """A float end as the number its shortest text shows (``S + 0.1``
         with ``S = 1`` is 11/10; ``0.1 + 0.2`` is 0.30000000000000004

@@ -66,7 +66,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
-        if len(text) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # Arrow kernels; small files skip importing pyarrow
+        if len(text) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # kernels; small files skip importing polars
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(text, str(facts), dialect, calendar)
@@ -103,16 +103,13 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     return _read([str(x) for x in items], "<facts>", dialect, calendar)
 
 
-KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by Arrow kernels
-# from this size on (about AUTO_MIN_FILE_FACTS facts) the columnar executor
-# will run: polars is imported while the file is read
-POLARS_AHEAD_BYTES = 1 << 20
+KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by kernels (numpy and polars)
 
 
 def _fact_columns(facts, dialect: str, calendar=None):
     """Fact files read by the kernel reader and kept as its columns (a list
     of FactColumns), or None when the rows' reading applies: small files
-    (no pyarrow import for them), other kinds of input, the LARS dialect,
+    (no polars import for them), other kinds of input, the LARS dialect,
     facts that repeat forever, or a file the kernels cannot take whole."""
     if dialect not in ("vadalog", "meteor"):
         return None
@@ -126,19 +123,9 @@ def _fact_columns(facts, dialect: str, calendar=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
-    from chronolog.arrow_import import import_pyarrow
+    import polars  # noqa: F401  (the kernels': here, not first in a reader thread)
 
-    import_pyarrow()  # (without its check for pandas, which reading never needs)
-    importing = None
-    if sum(p.stat().st_size for p in paths) >= POLARS_AHEAD_BYTES:
-        from chronolog.preload import import_meanwhile
-
-        importing = import_meanwhile("polars")  # the columnar executor's, imported while the kernels read
-    try:
-        return _read_columns(paths, dialect, calendar)
-    finally:
-        if importing is not None:  # no import outlives the reading (a fork after an error would inherit its lock)
-            importing.join()
+    return _read_columns(paths, dialect, calendar)
 
 
 def _read_columns(paths, dialect: str, calendar=None):

@@ -112,7 +112,6 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if output is not None:
             check_output_dir(output)
         d = _dialect_for(program, dialect)
-        _arrow_without_pandas([Path(f) for f in facts])
         with _notes():
             model = reason(
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
@@ -146,23 +145,6 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         )
         for c in model.stats.get("components", []):
             click.echo(_describe_component(c), err=True)
-
-
-def _arrow_without_pandas(paths) -> None:
-    """pyarrow imports pandas (0.2 s of CPU, 30 MB) on its first conversion
-    only to recognise pandas objects, which ``chronolog run`` never hands
-    it: when large fact files will be read by kernels, pyarrow is imported
-    without it (chronolog/arrow_import.py)."""
-    from chronolog.api import KERNEL_BYTES
-
-    try:
-        if "pandas" in sys.modules or not any(p.is_file() and p.stat().st_size >= KERNEL_BYTES for p in paths):
-            return
-    except OSError:
-        return
-    from chronolog.arrow_import import import_pyarrow
-
-    import_pyarrow()
 
 
 def _describe_component(c) -> str:

@@ -8,9 +8,10 @@ each fact on its own cost about half of a run on a large model.  Here:
   (each distinct constant is ranked once by ``term_sort_key``), and the
   intervals of one atom are already sorted in the store (maximal, disjoint);
 * each atom's text and each distinct interval's text are formatted once;
-* from an Arrow table (the columnar executor's relations, layout of
-  ``connectors/arrow.py``) the lines are assembled by kernels: distinct
-  values formatted once, ``take`` and ``binary_join_element_wise``.
+* from the columnar executor's relations the lines are assembled by
+  polars kernels: distinct values formatted once, ``gather`` and
+  ``concat_str`` (no pyarrow: a run that reads and prints text never
+  loads it); the Arrow table and CSV writers here use Arrow's.
 
 The text is byte-identical to :func:`chronolog.language.dates.format_fact`
 applied fact by fact.
@@ -90,8 +91,10 @@ def frame_columns(
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
     text output (terms in term order, then the start): ``(order, columns)``
-    where each column is ``(distinct, positions)``, two Arrow arrays with
-    ``distinct.take(positions.take(order))`` the column in that order
+    where each column is ``(distinct, positions)``: the distinct values
+    (what ``term_array``, ``start_array`` and ``end_array`` give: polars or
+    Arrow) and each row's position among them (numpy), with
+    ``distinct[positions[order]]`` the column in that order
     (:func:`_take`); ``order`` is None when the rows are in that order
     already (a relation sorted by its codes usually is: no sort, no take).
 
@@ -105,11 +108,10 @@ def frame_columns(
     ``s`` or ``e`` column at once by numpy (or returns None: then the
     distinct ends are converted).
     ``names_by_kernels``: a column whose terms are all names of a fact file
-    (the Dictionary's Arrow names, encoding.TermValues) is ranked by an
-    Arrow sort and goes to ``term_array(codes, names)`` as that Arrow
-    array: no Python string per name (LUBM 1M: 6 MB for student's 94k)."""
+    (the Dictionary's names, a polars Series: encoding.TermValues) is ranked by a
+    polars sort and goes to ``term_array(codes, names)`` as that
+    Series: no Python string per name (LUBM 1M: 6 MB for student's 94k)."""
     import numpy as np
-    import pyarrow as pa
 
     from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
@@ -133,17 +135,15 @@ def frame_columns(
         used, pos = _term_positions(col.to_numpy(), len(values))
         named = getattr(values, "named", 0) if names_by_kernels else 0
         if len(used) and used[-1] < named:  # (used is sorted)
-            import pyarrow.compute as pc
-
-            vals = values.names.take(pa.array(used))
+            vals = values.names.gather(used)
             rank = np.empty(len(used), dtype=np.int32)
-            rank[pc.sort_indices(vals).to_numpy()] = np.arange(len(used), dtype=np.int32)  # UTF-8 order: Python's
+            rank[vals.arg_sort().to_numpy()] = np.arange(len(used), dtype=np.int32)  # UTF-8 byte order: Python's
             keys.append(rank[pos])
             del rank
         else:
             vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
             keys.append(_term_ranks(vals).astype(np.int32)[pos])
-        cols.append((term_array(used, vals), pa.array(pos)))
+        cols.append((term_array(used, vals), pos))
         del pos
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
@@ -162,7 +162,7 @@ def frame_columns(
         used = np.unique(codes)
         pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
         ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
-        cols.append((make(ends), pa.array(pos)))
+        cols.append((make(ends), pos))
         del pos
     return order, cols
 
@@ -189,23 +189,29 @@ def _in_order(keys) -> bool:
 def _take(distinct, positions, order, start: int = 0, length=None):
     """Rows ``start .. start+length`` (all by default) of a column of
     :func:`frame_columns` in the order ``order`` (None: as they are)."""
-    import pyarrow as pa
-
     if order is None:
         n = len(distinct) if positions is None else len(positions)
         stop = n if length is None else min(n, start + length)
         if positions is None:
             return distinct.slice(start, stop - start)
-        return distinct.take(positions.slice(start, stop - start))
-    idx = order if length is None else order[start : start + length]
-    idx = pa.array(idx)
-    return distinct.take(idx) if positions is None else distinct.take(positions.take(idx))
+        rows = positions[start:stop]
+    else:
+        idx = order if length is None else order[start : start + length]
+        rows = idx if positions is None else positions[idx]
+    if hasattr(distinct, "gather"):  # polars
+        return distinct.gather(rows)
+    import pyarrow as pa  # (an Arrow column: the writer of a table or CSV file)
+
+    return distinct.take(pa.array(rows))
 
 
 def _float_texts(vals, term_text):
-    """The texts of a float value column: Python's ``repr`` by kernels
-    (float_text.py) when ``term_text`` prints floats so (every printer
-    does: format_number), else one call per distinct float."""
+    """The texts of a float value column as an Arrow string array: Python's
+    ``repr`` by Arrow kernels (float_text.py) when ``term_text`` prints
+    floats so (every printer does: format_number), else one call per
+    distinct float.  Arrow-only, and only for float value columns (a CSV
+    or Parquet input's floats), never for a fact file's numbers, which are
+    exact."""
     import numpy as np
     import pyarrow as pa
 
@@ -260,7 +266,7 @@ def _exact_order(vals: list):
 
 def _term_ranks(vals: list):
     """The rank of each of the distinct ``vals`` in term order (numbers,
-    strings, booleans).  Strings alone are ranked by an Arrow sort: UTF-8
+    strings, booleans).  Strings alone are ranked by a polars sort: UTF-8
     byte order is code point order, Python's order of strings."""
     import numpy as np
 
@@ -269,10 +275,9 @@ def _term_ranks(vals: list):
     if exact is not None:
         order = exact
     elif all(type(v) is str for v in vals):
-        import pyarrow as pa
-        import pyarrow.compute as pc
+        import polars as pl
 
-        order = pc.sort_indices(pa.array(vals, pa.string())).to_numpy()
+        order = pl.Series(vals, dtype=pl.String).arg_sort().to_numpy()
     else:
         order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
     rank[order] = np.arange(len(vals))
@@ -318,33 +323,30 @@ def _plain(term_text) -> bool:
 
 
 def _name_texts(names, term_text):
-    """The texts of names read from a fact file (an Arrow string array):
+    """The texts of names read from a fact file (a polars String Series):
     a bare name prints as itself, found by one kernel (no Python string and
-    no TermTexts entry per name: the Dictionary keeps them in Arrow), the
+    no TermTexts entry per name: the Dictionary keeps them in polars), the
     rest by ``term_text``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import polars as pl
 
     from chronolog.language.text import _BARE, _RESERVED
 
-    bare = pc.and_(pc.match_substring_regex(names, _BARE.pattern), pc.invert(pc.is_in(names, value_set=pa.array(sorted(_RESERVED)))))
-    if pc.all(bare).as_py():
-        return names.cast(pa.string())
-    keep = bare.to_numpy(zero_copy_only=False)
-    return pa.array([v if b else term_text(v) for v, b in zip(names.to_pylist(), keep.tolist())], pa.string())
+    bare = names.str.contains(_BARE.pattern) & ~names.is_in(pl.Series(sorted(_RESERVED), dtype=pl.String).implode())
+    if bare.all():
+        return names
+    return pl.Series([v if b else term_text(v) for v, b in zip(names.to_list(), bare.to_list())], dtype=pl.String)
 
 
 def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):
     """The lines of one relation held as columns, byte-identical to
-    :func:`relation_lines` and in its order, as Arrow string arrays of at
-    most ``chunk`` lines, each ending in a newline (assembled by ``take``
-    and ``binary_join_element_wise``; chunks of 2^15 lines hold a 32nd of
+    :func:`relation_lines` and in its order, as polars String Series of at
+    most ``chunk`` lines, each ending in a newline (assembled by ``gather``
+    and ``concat_str``; chunks of 2^15 lines hold a 32nd of
     the transients of 2^20, at the same CPU time of the whole command on
     temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
     ``memo``: a :class:`TermTexts` kept across relations."""
     import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import polars as pl
 
     if df.height == 0:
         return
@@ -353,39 +355,43 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
 
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
 
+    def strings(texts):
+        return pl.Series(texts, dtype=pl.String)
+
     def texts(codes, vals):
         if isinstance(vals, Rows):  # exact values: each distinct one printed once
             un, ud, pos = exact_distinct(vals.num, vals.den)
-            return pa.array([term_text(v) for v in exact_values(un, ud)], pa.string()).take(pa.array(pos))
+            return strings([term_text(v) for v in exact_values(un, ud)]).gather(pos)
         if codes is None:  # float values: Python's repr of every row's float, by kernels
-            return _float_texts(vals, term_text)
-        if isinstance(vals, pa.Array):  # all names of a fact file (frame_columns' names_by_kernels)
+            return pl.Series(_float_texts(vals, term_text))
+        if isinstance(vals, pl.Series):  # all names of a fact file (frame_columns' names_by_kernels)
             return _name_texts(vals, term_text)
         k = 0 if names is None or not len(codes) else int(np.searchsorted(codes, len(names)))
         if k and np.all(codes[1:] >= codes[:-1]):  # (sorted) a fact file's names first: texts by kernels
-            head = _name_texts(names.take(pa.array(codes[:k])), term_text)
-            return pa.concat_arrays([head, pa.array(memo.of(codes[k:], vals[k:], term_text), pa.string())])
-        return pa.array(memo.of(codes, vals, term_text), pa.string())
+            head = _name_texts(names.gather(codes[:k]), term_text)
+            return pl.concat([head, strings(memo.of(codes[k:], vals[k:], term_text))])
+        return strings(memo.of(codes, vals, term_text))
 
     def starts(ends):
-        return pa.array([("[" if c else "(") + point(t) for t, c in ends], pa.string())
+        return strings([("[" if c else "(") + point(t) for t, c in ends])
 
     def stops(ends):
-        return pa.array([point(t) + ("]" if c else ")") for t, c in ends], pa.string())
+        return strings([point(t) + ("]" if c else ")") for t, c in ends])
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None)
     head = f"{pred}(" if arity else f"{pred}@"
     for a in range(0, df.height, chunk):
-        taken = [_take(d, p, order, a, chunk) for d, p in cols]
-        parts = [head]
+        taken = pl.DataFrame({str(j): _take(d, p, order, a, chunk) for j, (d, p) in enumerate(cols)})
+        parts = [pl.lit(head)]
         for j in range(arity):
             if j:
-                parts.append(",")
-            parts.append(taken[j])
+                parts.append(pl.lit(","))
+            parts.append(pl.col(str(j)))
         if arity:
-            parts.append(")@")
-        parts += [taken[arity], ",", taken[arity + 1], "\n"]
-        yield pc.binary_join_element_wise(*parts, "")
+            parts.append(pl.lit(")@"))
+        parts += [pl.col(str(arity)), pl.lit(","), pl.col(str(arity + 1)), pl.lit("\n")]
+        yield taken.select(pl.concat_str(parts)).to_series()
+        del taken
 
 
 def frame_table(df, arity: int, terms, scale, names, calendar=None):
@@ -453,8 +459,9 @@ def _whole_times(codes, lim, scale, calendar):
 
 
 def write_arrays(fh, arrays) -> None:
-    """Write Arrow string arrays (whole lines) to a text or binary file: the
-    bytes of each array's data buffer, no Python string per line."""
+    """Write string columns of whole lines (polars Series, or Arrow string
+    arrays) to a text or binary file: each column's text in one write, no
+    Python string per line."""
     import numpy as np
 
     raw = getattr(fh, "buffer", None)
@@ -462,6 +469,13 @@ def write_arrays(fh, arrays) -> None:
         fh.flush()
     for arr in arrays:
         if len(arr) == 0:
+            continue
+        if hasattr(arr, "gather"):  # polars: its lines joined in one string
+            text = arr.str.join("").item()
+            if raw is not None:
+                raw.write(text.encode("utf-8"))
+            else:
+                fh.write(text)
             continue
         offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
         data = memoryview(arr.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
@@ -515,8 +529,8 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     e = df["e"].to_numpy()
     from chronolog.engine.columns.encoding import NEG, POS
 
-    sc = pa.array(((s != NEG) & ((s & 1) == 0)).astype("int64"))
-    ec = pa.array(((e != POS) & ((e & 1) == 1)).astype("int64"))
+    sc = ((s != NEG) & ((s & 1) == 0)).astype("int64")
+    ec = ((e != POS) & ((e & 1) == 1)).astype("int64")
     for a in range(0, df.height, chunk):
         parts = [_take(d, p, order, a, chunk) for d, p in cols]
         parts += [_take(flags, sc, order, a, chunk), _take(flags, ec, order, a, chunk)]

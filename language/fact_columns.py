@@ -418,12 +418,6 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
                 _code_names(out)
         if out.terms is not None:
             _code_names(out)
-    import pyarrow as pa
-
-    # the blocks' kernel memory was allocated by the worker threads and freed
-    # here: Arrow's allocator (mimalloc) keeps it per thread unless asked to
-    # give it back, which adds 50-80 MB to the peak of LUBM 1M's reasoning
-    pa.default_memory_pool().release_unused()
     return out
 
 
@@ -441,7 +435,7 @@ NAMES_BATCH = 2_000_000  # distinct-per-block name tokens coded together: bounds
 
 class _Names:
     """A term column of names (tokens that are their own value) not coded
-    yet: ``indices`` into ``tokens``, the block's distinct tokens (Arrow)."""
+    yet: ``indices`` into ``tokens``, the block's distinct tokens (polars)."""
 
     __slots__ = ("indices", "tokens")
 
@@ -452,28 +446,31 @@ class _Names:
 def _code_names(out: FactColumns) -> None:
     """Code the name columns read so far by the run's dictionary, once per
     distinct name of those blocks: their distinct tokens of every predicate
-    and argument are unified by one Arrow ``dictionary_encode``, so only
+    and argument are unified by one encoding of them all, so only
     those become Python strings (a name recurs across blocks and
     predicates).  Called every NAMES_BATCH tokens and at the end."""
     import numpy as np
-    import pyarrow as pa
+
+    from .string_columns import encode
 
     out.pending_names = 0
     pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
     if not pending:
         return
     blocks = list({id(cols[j].tokens): cols[j].tokens for cols, j in pending}.values())  # (a block's columns share its tokens)
-    tokens = pa.chunked_array(blocks, pa.string())
-    if tokens.nbytes >= 1 << 31:
-        tokens = tokens.cast(pa.large_string())  # (a dictionary past 2 GB of names)
-    # one dictionary for every chunk, no copy of the tokens in one array
-    enc = tokens.dictionary_encode()
-    del tokens
-    codes = out.terms.code_names(enc.chunk(0).dictionary) if enc.num_chunks else None
-    chunks = enc.iterchunks()  # (an empty chunk is dropped)
+    # one dictionary for every block's tokens (copied: the blocks' own go with them)
+    from .string_columns import compact
+
+    idx, names = encode(_pl().concat(blocks, rechunk=False))
+    codes = out.terms.code_names(compact(names))
+    del names
     # one int32 array of codes per block, shared by all its columns (a copy
     # per column was 35 MB of LUBM 1M's 44 MB of reader columns)
-    mine = {id(b): _int32(codes[next(chunks).indices.to_numpy()]) if len(b) else np.zeros(0, dtype=np.int32) for b in blocks}
+    mine, at = {}, 0
+    for b in blocks:
+        mine[id(b)] = _int32(codes[idx[at : at + len(b)]]) if len(b) else np.zeros(0, dtype=np.int32)
+        at += len(b)
+    del idx
     for cols, j in pending:
         cols[j] = _CodedColumn(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
@@ -568,36 +565,47 @@ def _prepared(blocks, dialect: str):
 
 
 def _kernels(data: bytes, dialect: str):
-    """The Arrow part of reading a block: its lines, which match the
+    """The kernel part of reading a block: its lines, which match the
     kernels' pattern (``keep``) or not (``slow``), and the matched lines'
-    fields (None when no line matched)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    fields (None when no line matched).  Lines and tokens are found by
+    numpy over the block's bytes and become polars strings (string_columns.py)."""
+    import numpy as np
+
+    from .string_columns import matches, ranges, strings
 
     data = memoryview(data)  # (a view of the buffer read: no copy)
     if len(data) and data[-1] == 10:
         data = data[:-1]
     if len(data) >= 1 << 31:
         raise _Fallback("a block of more than 2 GB")
-    # the block as one string value, on the bytes as read
-    whole = pa.StringArray.from_buffers(1, pa.array([0, len(data)], pa.int32()).buffers()[1], pa.py_buffer(data))
-    try:
-        whole.validate(full=True)
-    except pa.ArrowInvalid:  # not UTF-8: the line reader says where (as a decoding error)
-        raise _Fallback("not UTF-8") from None
-    lines = pc.split_pattern(whole, "\n").values
-    del whole
-    matched = pc.match_substring_regex(lines, pattern=_PATTERNS[dialect])
-    slow = pc.indices_nonzero(pc.invert(matched)).to_numpy()
-    keep = pc.indices_nonzero(matched).to_numpy()
-    base, size = data.obj, len(data)  # (the view starts at the buffer's start)
-    blanks = any(base.find(c, 0, size) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
+    text = np.frombuffer(data, np.uint8)
+    if (text >= 128).any():
+        try:  # the block as one value, checked as UTF-8 by polars' cast
+            strings(text, np.array([0, len(text)], dtype=np.int32), "binary").cast(_pl().String)
+        except _pl().exceptions.PolarsError:  # not UTF-8: the line reader says where (as a decoding error)
+            raise _Fallback("not UTF-8") from None
+    nl = np.flatnonzero(text == 10).astype(np.int32)
+    starts = np.concatenate([np.zeros(1, dtype=np.int32), nl + 1])
+    ends = np.concatenate([nl, np.array([len(text)], dtype=np.int32)])
+    lines = ranges(text, starts, ends)
+    matched = matches(lines, _PATTERNS[dialect])
+    slow = np.flatnonzero(~matched)
+    keep = np.flatnonzero(matched)
+    blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
-        kept = lines.filter(matched) if len(slow) else lines  # (no copy when every line matched)
-        fields = _TightFields(kept) if dialect == "vadalog" and not blanks else _Fields(kept, blanks)
+        if dialect == "vadalog" and not blanks:
+            fields = _TightFields(text, starts, ends, slow, lines)
+        else:
+            fields = _Fields(lines.filter(_pl().Series(matched)) if len(slow) else lines, blanks)
         fields.encode(dialect)
     return lines, fields, slow, keep
+
+
+def _pl():
+    import polars
+
+    return polars
 
 
 def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
@@ -613,55 +621,58 @@ def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactC
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
     for i in slow.tolist():
-        _slow(lines[i].as_py(), first_line + 1 + i, source, dialect, calendar, out)
+        _slow(lines[i], first_line + 1 + i, source, dialect, calendar, out)
     return first_line + len(lines)
 
 
 class _Fields:
-    """The parts of lines that match the kernels' pattern, as Arrow string
-    arrays: ``pred``, ``args`` (between the parentheses; ``has_args``), and
+    """The parts of lines that match the kernels' pattern, as polars string
+    columns: ``pred``, ``args`` (between the parentheses; ``has_args``), and
     the interval ``lo``, ``hi`` with whether its ends are closed (``lc``,
-    ``hc``) or the point ``pt`` (``point``).  One ``match_substring_regex`` (no captures: RE2's fast path)
+    ``hc``) or the point ``pt`` (``point``).  One regular-expression match (no captures)
     said each line has the form; the parts are then cut by splitting at the
     first ``@`` and ``(`` and trimming, which is 10x cheaper than
-    ``extract_regex`` with capture groups and gives the same groups for
+    extracting capture groups and gives the same groups for
     lines of that form (names and arguments hold no ``@`` or ``(``)."""
 
     def __init__(self, lines, blanks: bool = True):
         """``blanks``: whether the lines may hold a blank, tab or carriage
         return; without any, the trims are skipped (each is a copy)."""
-        import pyarrow.compute as pc
+        pl = _pl()
 
         def trim(a, chars=" \t"):
-            return pc.utf8_trim(a, chars) if blanks else a
+            return a.str.strip_chars(chars) if blanks else a
 
         def rtrim(a, chars=" \t"):
-            return pc.utf8_rtrim(a, chars) if blanks else a
+            return a.str.strip_chars_end(chars) if blanks else a
 
         self.lines = lines
-        at = pc.split_pattern(lines, "@", max_splits=1)
-        head = pc.list_element(at, 0)
-        tail = pc.list_element(at, 1)
-        del at
+        line = pl.col("l")
+        at = line.str.splitn("@", 2)
+        head, tail = at.struct.field("field_0"), at.struct.field("field_1")
         # ``(`` appended: every head splits in two; ``args`` ends in ")", then blanks, then the "(" added
-        hp = pc.split_pattern(pc.binary_join_element_wise(head, "(", ""), "(", max_splits=1)
-        self.pred = trim(pc.list_element(hp, 0))
-        rest = rtrim(pc.utf8_slice_codeunits(pc.list_element(hp, 1), 0, -1))
-        del hp, head
-        self.has_args = pc.not_equal(rest, "")
-        self.args = pc.utf8_slice_codeunits(rest, 0, -1)
+        hp = (head + "(").str.splitn("(", 2)
+        rest = rtrim(hp.struct.field("field_1").str.head(-1))
         t = rtrim(tail, " \t\r")
-        t = trim(pc.if_else(pc.ends_with(t, "."), pc.utf8_slice_codeunits(t, 0, -1), t))
-        first = pc.utf8_slice_codeunits(t, 0, 1)
-        closed_start = pc.equal(first, "[")
-        self.point = pc.invert(pc.or_(closed_start, pc.equal(first, "(")))
-        # a point is closed at both ends; an interval by its brackets
-        self.lc = pc.or_(self.point, closed_start)
-        self.hc = pc.or_(self.point, pc.equal(pc.utf8_slice_codeunits(t, -1, 2**31 - 1), "]"))
-        self.pt = t  # (the point's token, on the point lines)
-        inner = pc.split_pattern(pc.binary_join_element_wise(pc.utf8_slice_codeunits(t, 1, -1), ",", ""), ",", max_splits=1)
-        self.lo = trim(pc.list_element(inner, 0))
-        self.hi = trim(pc.utf8_slice_codeunits(pc.list_element(inner, 1), 0, -1))
+        t = trim(pl.when(t.str.ends_with(".")).then(t.str.head(-1)).otherwise(t))
+        first = t.str.head(1)
+        closed_start = first == "["
+        point = ~(closed_start | (first == "("))
+        inner = (t.str.slice(1).str.head(-1) + ",").str.splitn(",", 2)
+        got = pl.DataFrame({"l": lines}).select(
+            pred=trim(hp.struct.field("field_0")),
+            has_args=rest != "",
+            args=rest.str.head(-1),
+            point=point,
+            # a point is closed at both ends; an interval by its brackets
+            lc=point | closed_start,
+            hc=point | (t.str.tail(1) == "]"),
+            pt=t,  # (the point's token, on the point lines)
+            lo=trim(inner.struct.field("field_0")),
+            hi=trim(inner.struct.field("field_1").str.head(-1)),
+        )
+        for name in got.columns:
+            setattr(self, name, got[name])
 
     def encode(self, dialect: str) -> None:
         """The rest of the block's kernel work, done where the fields were
@@ -670,32 +681,31 @@ class _Fields:
         another (with which are names), the predicates', and each
         predicate's rows.  :func:`_fast` converts from there in Python."""
         import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
 
+        from .string_columns import encode, matches
+
+        pl = _pl()
         point = self.point
-        lo_tok = pc.if_else(point, self.pt, self.lo)
-        hi_tok = pc.if_else(point, self.pt, self.hi)
-        self.lc = self.lc.to_numpy(zero_copy_only=False)
-        self.hc = self.hc.to_numpy(zero_copy_only=False)
-        self.point = point.to_numpy(zero_copy_only=False)
+        lo_tok = pl.select(pl.when(point).then(self.pt).otherwise(self.lo)).to_series()
+        hi_tok = pl.select(pl.when(point).then(self.pt).otherwise(self.hi)).to_series()
+        self.lc = self.lc.to_numpy()
+        self.hc = self.hc.to_numpy()
+        self.point = point.to_numpy()
         # time points: one dictionary over both ends, distinct tokens converted once
-        self.times = pa.chunked_array([lo_tok, hi_tok]).combine_chunks().dictionary_encode()
-        lists = pc.split_pattern(self.args, ",")
-        self.arity = pc.if_else(self.has_args, pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
-        # every argument token of the block in one array, dictionary-encoded once:
+        self.times = encode(pl.concat([lo_tok, hi_tok], rechunk=True))
+        lists = self.args.str.split(",")
+        lengths = lists.list.len().to_numpy().astype(np.int64)
+        self.arity = np.where(self.has_args.to_numpy(), lengths, 0)
+        # every argument token of the block in one column, dictionary-encoded once:
         # a predicate's column is then a numpy take of token numbers
-        offsets = lists.offsets.to_numpy()
-        self.starts = offsets[:-1] - offsets[0]
-        flat = lists.flatten()
+        self.starts = np.zeros(len(lengths), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=self.starts[1:])
+        flat = lists.explode()
         if dialect == "meteor":
-            flat = pc.utf8_trim_whitespace(flat)
-        fenc = flat.dictionary_encode()
-        self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
-        self.is_name = pc.match_substring_regex(self.fdict, _NAME[dialect]).to_numpy(zero_copy_only=False)
-        pdict = self.pred.dictionary_encode()
-        self.preds = pdict.dictionary
-        pidx = pdict.indices.to_numpy()
+            flat = flat.str.strip_chars()
+        self.ftok, self.fdict = encode(flat)
+        self.is_name = matches(self.fdict, _NAME[dialect])
+        pidx, self.preds = encode(self.pred)
         self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
         del self.pt, self.lo, self.hi, self.args, self.has_args, self.pred
@@ -704,7 +714,7 @@ class _Fields:
         return len(self.lines)
 
     def leading_blanks(self, i: int) -> int:
-        line = self.lines[i].as_py()
+        line = self.lines[i]
         return len(line) - len(line.lstrip(" \t"))
 
 
@@ -715,24 +725,37 @@ class _TightFields(_Fields):
     that each copy the block (splits, slices, joins): the lines matched the
     kernels' pattern, so without blanks each is exactly
     ``pred[(args)]@(point|[lo,hi])[.]``.  Each token is then a range of the
-    lines' bytes; Arrow copies each role's tokens out once (``take`` on an
-    array whose values alternate token and separator) and encodes them.
+    lines' bytes; each role's tokens become one polars column
+    (string_columns.ranges) and are encoded.
     2-3x less CPU than the kernels (temporal LUBM: 9 -> 4 ms a block)."""
 
-    def __init__(self, lines):  # (encode() does the work, in the worker thread)
+    def __init__(self, text, starts, ends, slow, lines):  # (encode() does the work, in the worker thread)
+        """``text``: the block's bytes (numpy), its lines ``text[starts[i]:
+        ends[i]]`` of which ``slow`` did not match the pattern; ``lines``:
+        the block's lines (for :meth:`leading_blanks`, never called in this
+        dialect)."""
+        self.kept = (text, starts, ends, slow)
         self.lines = lines
+        self.n = len(starts) - len(slow)  # (the matched lines)
+
+    def __len__(self) -> int:
+        return self.n
 
     def encode(self, dialect: str) -> None:
         import numpy as np
-        import pyarrow as pa
 
-        lines = self.lines
-        n = len(lines)
-        _, off_buf, data_buf = lines.buffers()
-        O = np.frombuffer(off_buf, np.int32)[lines.offset : lines.offset + n + 1]
-        lo_b = int(O[0])
-        O = O - np.int32(lo_b)  # (positions in ``text``; int32: a block is under 2 GB)
-        text = np.frombuffer(data_buf, np.uint8)[lo_b : lo_b + int(O[-1])]
+        from .string_columns import encode, matches, ranges
+
+        text, line_start, line_end, slow = self.kept
+        del self.kept
+        if len(slow):  # the lines that did not match are blanked out (their '@', '(' and ',' are not looked for)
+            text = text.copy()
+            for i in slow.tolist():
+                text[line_start[i] : line_end[i]] = 0
+            keep = np.ones(len(line_start), dtype=bool)
+            keep[slow] = False
+            line_start, line_end = line_start[keep], line_end[keep]
+        n = len(line_start)
         i32 = np.int32
         mask = np.empty(len(text), dtype=bool)  # (one mask for the three bytes looked for)
 
@@ -742,11 +765,11 @@ class _TightFields(_Fields):
         # the first '@' of each line (a line has one; an interval's ends may hold more)
         at = where(64)
         if len(at) != n:
-            line_of = np.searchsorted(O, at, "right") - 1
+            line_of = np.searchsorted(line_start, at, "right") - 1
             first = np.ones(len(at), dtype=bool)
             first[1:] = line_of[1:] != line_of[:-1]
             at = at[first]
-        end = O[1:] - (text[O[1:] - 1] == 46)  # without the final '.'
+        end = line_end - (text[line_end - 1] == 46)  # without the final '.'
         has_args = text[at - 1] == 41  # the head ends in ')'
         # the arguments' '(' : the last one before the '@' (names hold none)
         pars = where(40)
@@ -757,7 +780,7 @@ class _TightFields(_Fields):
         commas = where(44)
         del mask
         c_at = np.searchsorted(commas, at)
-        n_head = c_at - np.searchsorted(commas, O[:-1])
+        n_head = c_at - np.searchsorted(commas, line_start)
         self.arity = np.where(has_args, n_head + 1, 0)
         t0 = at + 1
         opening = text[t0]
@@ -783,22 +806,9 @@ class _TightFields(_Fields):
         a_starts[slot + 1] = head_commas + 1
         a_ends[slot] = head_commas
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
-        buf = pa.py_buffer(text)
-
-        def tokens(starts, ends, pick=None):
-            # values alternating token, gap: the tokens are the even ones (``pick``: which, in what order)
-            if len(starts) == 0:
-                return pa.array([], pa.string())
-            offsets = np.empty(2 * len(starts), dtype=i32)
-            offsets[0::2] = starts
-            offsets[1::2] = ends
-            alt = pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), buf)
-            return alt.take(pa.array(np.arange(0, len(offsets) - 1, 2, dtype=i32) if pick is None else 2 * pick))
-
-        pred_enc = tokens(O[:-1], pend).dictionary_encode()
-        fenc = tokens(a_starts, a_ends).dictionary_encode()
-        self.ftok, self.fdict = fenc.indices.to_numpy(), fenc.dictionary
-        self.is_name = pc_match(self.fdict, _NAME[dialect])
+        pidx, self.preds = encode(ranges(text, line_start, pend))
+        self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends))
+        self.is_name = matches(self.fdict, _NAME[dialect])
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
         k = np.where(point, 1, 2)
@@ -812,18 +822,10 @@ class _TightFields(_Fields):
         iv = first_t[~point] + 1
         t_starts[iv] = comma[~point] + 1
         t_ends[iv] = end[~point] - 1
-        self.times = tokens(t_starts, t_ends, np.concatenate([first_t, first_t + (~point)])).dictionary_encode()
-        self.preds = pred_enc.dictionary
-        pidx = pred_enc.indices.to_numpy()
+        self.times = encode(ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)])))
         # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)
         self.by_pred = np.argsort(pidx.astype(np.uint16) if len(self.preds) <= 1 << 16 else pidx, kind="stable")
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
-
-
-def pc_match(strings, pattern: str):
-    import pyarrow.compute as pc
-
-    return pc.match_substring_regex(strings, pattern).to_numpy(zero_copy_only=False)
 
 
 def _fast(m, where, source, dialect, calendar, out: FactColumns):
@@ -831,7 +833,6 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     returns the row numbers (in ``m``) the kernels could not convert (they
     go to the exact parser)."""
     import numpy as np
-    import pyarrow as pa
 
     n = len(m)
     lc, hc, times = m.lc, m.hc, m.times
@@ -843,9 +844,9 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
                 return None
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
-    tvals = _convert(times.dictionary.to_pylist(), conv, out.time_memo)
+    tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
     tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
-    tidx = times.indices.to_numpy()
+    tidx = times.indices
     bad = np.zeros(n, dtype=bool)
     tbad = np.array([v is None for v in tvals], dtype=bool)
     if tbad.any():
@@ -866,9 +867,10 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
     arity, starts, ftok, fdict = m.arity, m.starts, m.ftok, m.fdict
     is_name = m.is_name if out.terms is not None else None
     names_pending = False
+    kept_names = None  # the block's distinct tokens, copied out of it once (string_columns.compact)
     by_pred, bounds = m.by_pred, m.bounds
     term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
-    for k, name in enumerate(m.preds.to_pylist()):
+    for k, name in enumerate(m.preds.to_list()):
         rows_k = by_pred[bounds[k] : bounds[k + 1]]
         if dialect == "vadalog" and not _PRED_OK(name):
             bad[rows_k] = True
@@ -881,12 +883,16 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         for j in range(width):
             tok = ftok[starts[rows_k] + j]
             if is_name is not None and is_name[tok].all():
-                cols_k.append((tok, fdict))  # names only: coded later, with other blocks' (_code_names)
+                if kept_names is None:
+                    from .string_columns import compact
+
+                    kept_names = compact(fdict)
+                cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
                 names_pending = True
                 continue
             used, idx = np.unique(tok, return_inverse=True)
             idx = idx.reshape(-1)
-            vals = _terms(fdict.take(pa.array(used)), dialect, term_conv, out.term_memo, out.share)
+            vals = _terms(fdict.gather(used), dialect, term_conv, out.term_memo, out.share)
             vb = np.array([v is None for v in vals], dtype=bool)
             if vb.any():
                 bad[rows_k[vb[idx]]] = True
@@ -947,12 +953,13 @@ _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.
 
 
 def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
-    """The values of the distinct argument tokens (an Arrow string array)."""
+    """The values of the distinct argument tokens (a polars String Series)."""
     import numpy as np
-    import pyarrow.compute as pc
 
-    toks = tokens.to_pylist()
-    names = pc.match_substring_regex(tokens, _NAME[dialect]).to_numpy(zero_copy_only=False)
+    from .string_columns import matches
+
+    toks = tokens.to_list()
+    names = matches(tokens, _NAME[dialect])
     if not share:
         vals = toks if names.all() else [t if n else None for t, n in zip(toks, names.tolist())]
     elif len(memo) < 2_000_000:

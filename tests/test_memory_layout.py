@@ -73,7 +73,7 @@ def test_printed_chunks_join_to_the_same_text():
     n = 1000
     df = pl.DataFrame({"0": codes[rng.integers(0, 50, n)], "s": np.arange(n) * 4, "e": np.arange(n) * 4 + 1})
     df = df.sort(["0", "s"])
-    texts = ["".join("".join(a.to_pylist()) for a in frame_lines("p", df, 1, d, TimeScale(), chunk=k)) for k in (7, 100, 1 << 20)]
+    texts = ["".join("".join(a.to_list()) for a in frame_lines("p", df, 1, d, TimeScale(), chunk=k)) for k in (7, 100, 1 << 20)]
     assert texts[0] == texts[1] == texts[2]
     assert texts[0].count("\n") == n
 
@@ -90,11 +90,11 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
     assert allocators._trim is not None
 
 
-def test_a_files_names_stay_in_arrow_and_read_as_a_list():
-    import pyarrow as pa
+def test_a_files_names_stay_in_one_column_and_read_as_a_list():
+    import polars as pl
 
     d = Dictionary()
-    names = pa.array(["b", "a", "not", "c_1"])
+    names = pl.Series(["b", "a", "not", "c_1"])
     assert d.code_names(names).tolist() == [0, 1, 2, 3]
     assert d.values.named == 4 and d._indexed == 0
     assert d.code(5) == 4 and d.code("a") == 1 and d.code("z") == 5
@@ -108,19 +108,18 @@ def test_a_files_names_stay_in_arrow_and_read_as_a_list():
         assert v[sl] == full[sl]
     assert d.lookup("c_1") == 3 and d.lookup("nope") is None
     # names of a second file are coded against the first's
-    assert d.code_names(pa.array(["z", "new", "a"])).tolist() == [5, 6, 1]
+    assert d.code_names(pl.Series(["z", "new", "a"])).tolist() == [5, 6, 1]
     # a later batch of one file's names, while the Dictionary holds names only
     d3 = Dictionary()
-    d3.code_names(pa.array(["a", "b"]))
-    assert d3.code_names(pa.array(["c", "b", "d"])).tolist() == [2, 1, 3]
-    assert d3.code_names(pa.array(["d"], pa.large_string())).tolist() == [3]
+    d3.code_names(pl.Series(["a", "b"]))
+    assert d3.code_names(pl.Series(["c", "b", "d"])).tolist() == [2, 1, 3]
+    assert d3.code_names(pl.Series(["d"])).tolist() == [3]
     assert d3.values.named == 4 and d3.values.tolist() == ["a", "b", "c", "d"]
     assert d3.code("c") == 2 and d3.code("e") == 4 and d3.values.take(np.array([4, 0])) == ["e", "a"]
 
 
-def test_names_from_arrow_print_as_format_term_prints_them():
+def test_a_files_names_print_as_format_term_prints_them():
     import polars as pl
-    import pyarrow as pa
 
     from chronolog.connectors.text_out import frame_lines
     from chronolog.engine.columns.encoding import TimeScale
@@ -129,19 +128,19 @@ def test_names_from_arrow_print_as_format_term_prints_them():
 
     names = ["a", "not", "inf", "b_2", "zz"]
     d1, d2 = Dictionary(), Dictionary()
-    d1.code_names(pa.array(names))  # Arrow names
+    d1.code_names(pl.Series(names))  # a file's names, one column
     d2.code_all(names + [7, "x y"], distinct=True)  # Python values
     d1.code_all([7, "x y"], distinct=True)
     df = pl.DataFrame({"0": [0, 1, 2, 3, 4, 5, 6], "1": [6, 5, 4, 3, 2, 1, 0], "s": [0] * 7, "e": [1] * 7})
     names_only = pl.DataFrame({"0": [4, 3, 2, 1, 0], "1": [0, 0, 1, 1, 2], "s": [0, 2, 4, 6, 8], "e": [1, 3, 5, 7, 9]})
     for printer in (format_term, dialect("vadalog").format_term, dialect("meteor").format_term):
-        got = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d1, TimeScale(), term_text=printer))
-        want = "".join("".join(a.to_pylist()) for a in frame_lines("q", names_only, 2, d2, TimeScale(), term_text=printer))
+        got = "".join("".join(a.to_list()) for a in frame_lines("q", names_only, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_list()) for a in frame_lines("q", names_only, 2, d2, TimeScale(), term_text=printer))
         assert got == want and got.count("\n") == 5
     texts = {}
     for name, printer in (("plain", format_term), ("vadalog", dialect("vadalog").format_term), ("meteor", dialect("meteor").format_term)):
-        got = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d1, TimeScale(), term_text=printer))
-        want = "".join("".join(a.to_pylist()) for a in frame_lines("p", df, 2, d2, TimeScale(), term_text=printer))
+        got = "".join("".join(a.to_list()) for a in frame_lines("p", df, 2, d1, TimeScale(), term_text=printer))
+        want = "".join("".join(a.to_list()) for a in frame_lines("p", df, 2, d2, TimeScale(), term_text=printer))
         assert got == want
         texts[name] = got
     assert '"not"' in texts["vadalog"] and '"x y"' in texts["vadalog"] and "p(b_2,b_2)@[0,0]" in texts["vadalog"]

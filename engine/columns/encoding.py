@@ -44,7 +44,7 @@ class Fallback(Exception):
 
 class TermValues:
     """A Dictionary's values by code, as a list: the names a fact file
-    codes into an empty Dictionary are one Arrow string array (codes ``0 ..
+    codes into an empty Dictionary are one polars String Series (codes ``0 ..
     len(names)-1``) instead of a Python string each (about 64 bytes a name:
     15 MB of temporal LUBM 1M's 238,010), then a list of what came after.
     Indexing gives a Python value (a new string for a name); :meth:`take`
@@ -53,7 +53,7 @@ class TermValues:
     __slots__ = ("names", "_rest")
 
     def __init__(self):
-        self.names = None  # pyarrow string array, or None
+        self.names = None  # polars String Series, or None
         self._rest: list = []
 
     def set_names(self, names) -> None:
@@ -62,7 +62,7 @@ class TermValues:
 
     @property
     def named(self) -> int:
-        """How many codes the Arrow names hold (the first ones)."""
+        """How many codes the file's names hold (the first ones)."""
         return 0 if self.names is None else len(self.names)
 
     def __len__(self) -> int:
@@ -76,21 +76,21 @@ class TermValues:
                 return self.tolist()[i] if n else self._rest[i]
             if start >= n:  # (what was coded after the names: no string made for them)
                 return self._rest[start - n : stop - n]
-            head = self.names.slice(start, max(0, min(stop, n) - start)).to_pylist()
+            head = self.names.slice(start, max(0, min(stop, n) - start)).to_list()
             return head + self._rest[: max(0, stop - n)]
         i = int(i)
         n = self.named
         if i < 0:
             i += len(self)
         if 0 <= i < n:
-            return self.names[i].as_py()
+            return self.names[i]
         if i < 0:
             raise IndexError(i)
         return self._rest[i - n]
 
     def __iter__(self):
         if self.named:
-            yield from self.names.to_pylist()
+            yield from self.names.to_list()
         yield from self._rest
 
     def __add__(self, other: list) -> list:
@@ -103,7 +103,7 @@ class TermValues:
         self._rest.extend(values)
 
     def tolist(self) -> list:
-        return (self.names.to_pylist() if self.named else []) + self._rest
+        return (self.names.to_list() if self.named else []) + self._rest
 
     def take(self, codes) -> list:
         """The values of ``codes`` (ints ``0 .. len-1``), in their order."""
@@ -114,13 +114,11 @@ class TermValues:
         if not n:
             rest = self._rest
             return [rest[c] for c in codes.tolist()]
-        import pyarrow as pa
-
         if len(codes) == 0 or codes.max() < n:
-            return self.names.take(pa.array(codes)).to_pylist()
+            return self.names.gather(codes).to_list()
         out = [None] * len(codes)
         head = np.flatnonzero(codes < n)
-        for i, v in zip(head.tolist(), self.names.take(pa.array(codes[head])).to_pylist()):
+        for i, v in zip(head.tolist(), self.names.gather(codes[head]).to_list()):
             out[i] = v
         rest = self._rest
         for i in np.flatnonzero(codes >= n).tolist():
@@ -217,8 +215,8 @@ class Dictionary:
         return np.array(out, dtype=np.int64)
 
     def code_names(self, names):
-        """The codes of ``names``, an Arrow string array of distinct names
-        (a fact file's, language/fact_columns.py): kept as that array when
+        """The codes of ``names``, a polars String Series of distinct names
+        (a fact file's, language/fact_columns.py): kept as that Series when
         the Dictionary is empty (:class:`TermValues`), else coded one by one."""
         import numpy as np
 
@@ -226,20 +224,18 @@ class Dictionary:
         if not len(vals):
             vals.set_names(names)
             return np.arange(len(names), dtype=np.int64)
-        if vals.named and not vals._rest:  # names only so far (a later batch of the file's): looked up by a kernel
-            import pyarrow as pa
-            import pyarrow.compute as pc
+        if vals.named and not vals._rest:  # names only so far (a later batch of the file's): looked up by a join
+            import polars as pl
 
             n = vals.named
-            at = pc.index_in(names, value_set=vals.names)
-            new = pc.is_null(at)
-            fresh = names.filter(new)
-            codes = at.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-            codes[new.to_numpy(zero_copy_only=False)] = np.arange(n, n + len(fresh), dtype=np.int64)
-            kind = pa.large_string() if pa.types.is_large_string(vals.names.type) or pa.types.is_large_string(names.type) else pa.string()
-            vals.names = pa.concat_arrays([vals.names.cast(kind), fresh.cast(kind)])
+            known = vals.names.to_frame("t").with_row_index("i")
+            at = names.to_frame("t").join(known, on="t", how="left", maintain_order="left")["i"]
+            new = at.is_null().to_numpy()
+            codes = at.fill_null(0).to_numpy().astype(np.int64)
+            codes[new] = np.arange(n, n + int(new.sum()), dtype=np.int64)
+            vals.names = pl.concat([vals.names, names.filter(pl.Series(new))], rechunk=True)
             return codes
-        return self.code_all(names.to_pylist(), distinct=True)
+        return self.code_all(names.to_list(), distinct=True)
 
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""

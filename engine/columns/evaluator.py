@@ -196,10 +196,10 @@ class HybridEvaluator(Evaluator):
 
     def _time_scale(self) -> TimeScale:
         if self._scale is None:
-            import pyarrow as pa
-
             pts = window_points(self.plan, self.horizon)
             for pred, table in self.given_tables.items():
+                import pyarrow as pa  # (given Arrow tables: the caller has pyarrow)
+
                 if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end") if c in table.schema.names):
                     pts.extend(x for _, iv in self._table_rows(pred) for x in iv[:2])
             for fc in self.given_columns:

@@ -81,18 +81,11 @@ def encode_column(arr, terms):
     """Codes (numpy int64) of an Arrow array or Python list of term values:
     each distinct value is coded once, by the run's Dictionary."""
     import numpy as np
-    import pyarrow as pa
 
-    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
-        values = arr
-        try:
-            arr = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            arr = None
-        # only strings and 64-bit integers keep Python equality through Arrow
-        if arr is None or not (pa.types.is_string(arr.type) or pa.types.is_int64(arr.type)):
-            code = terms.code
-            return np.fromiter((code(v) for v in values), dtype=np.int64, count=len(values))
+    if isinstance(arr, list):
+        return _encode_list(arr, terms)
+    import pyarrow as pa  # (an Arrow array: the caller has pyarrow)
+
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if arr.null_count:
@@ -100,6 +93,39 @@ def encode_column(arr, terms):
     enc = arr.dictionary_encode()
     mapping = np.asarray(terms.code_all(enc.dictionary.to_pylist()), dtype=np.int64)
     return mapping[enc.indices.to_numpy(zero_copy_only=False)]
+
+
+def _encode_list(values: list, terms):
+    """:func:`encode_column` of a Python list, its distinct values coded in
+    order of first appearance; only a column of strings or of 64-bit
+    integers is encoded in bulk (there equality is Python's), any other one
+    value by value."""
+    import numpy as np
+
+    kinds = set(map(type, values))
+    if len(kinds) == 2 and type(None) in kinds and kinds & {str, int}:
+        raise Fallback("a null term")  # (as a null in a column of strings or integers)
+    if kinds == {str}:
+        import polars as pl
+
+        from chronolog.language.string_columns import encode
+
+        idx, distinct = encode(pl.Series(values, dtype=pl.String))
+        return np.asarray(terms.code_all(distinct.to_list()), dtype=np.int64)[idx]
+    if kinds == {int}:
+        try:
+            ints = np.array(values, dtype=np.int64)
+        except OverflowError:
+            ints = None
+        if ints is not None:
+            distinct, first, inverse = np.unique(ints, return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")  # (first appearance, as the values come)
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            mapping = np.asarray(terms.code_all(distinct[order].tolist()), dtype=np.int64)
+            return mapping[rank[inverse.reshape(-1)]]
+    code = terms.code
+    return np.fromiter((code(v) for v in values), dtype=np.int64, count=len(values))
 
 
 def _time_units(points, scale, neg_or_pos):

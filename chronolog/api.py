@@ -760,7 +760,7 @@ class Model:
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
                 for arr in arrays:
-                    out.extend(s[:-1] for s in arr.to_pylist())
+                    out.extend(s[:-1] for s in arr.to_list())
                 continue
             if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines

@@ -134,39 +134,54 @@ def ranges(data, starts, ends, pick=None):
 
 
 class Encoded(NamedTuple):
-    indices: object  # numpy uint32: each row's index in ``dictionary``
+    indices: object  # numpy int32: each row's index in ``dictionary``
     dictionary: object  # polars String Series of the distinct values
+
+
+HASHED = 1 << 18  # from this many rows on, :func:`encode` groups by hashes
 
 
 def encode(series) -> Encoded:
     """``(indices, dictionary)``: the distinct values of a String Series in
     order of first appearance and each row's index among them (numpy
-    uint32), as Arrow's ``dictionary_encode`` gives them.  Rows are grouped
-    by a 64-bit hash of their strings (numpy's sort of the hashes: 1.6x
-    faster than polars' ``unique`` and a cast to an Enum of its result on a
-    file's 500,000 names), then every row is compared with its group's
-    first string: equal hashes of different strings (never seen, but
-    possible) go the exact way."""
+    int32), as Arrow's ``dictionary_encode`` gives them.  A block's tokens
+    (tens of thousands) by a cast to an Enum of polars' ``unique``; a long
+    column (a file's names, 500,000 on LUBM 1M) by :func:`_by_hashes`, 1.6x
+    faster there and 2x slower on a block's."""
     import numpy as np
     import polars as pl
 
     if len(series) == 0:
-        return Encoded(np.zeros(0, dtype=np.uint32), series)
+        return Encoded(np.zeros(0, dtype=np.int32), series)
     if series.null_count():
         raise ValueError("a null token")  # (never: tokens are cut from text)
+    if len(series) >= HASHED:
+        got = _by_hashes(series)
+        if got is not None:
+            return got
+    distinct = series.unique(maintain_order=True)
+    return Encoded(series.cast(pl.Enum(distinct)).to_physical().to_numpy().astype(np.int32), distinct)
+
+
+def _by_hashes(series):
+    """:func:`encode` by grouping the rows on a 64-bit hash of their strings
+    (numpy's sort of the hashes), then comparing every row with its group's
+    first string; None when two strings share a hash (never seen, but
+    possible: then the exact way)."""
+    import numpy as np
+
     hashes = series.hash(0).to_numpy()
     _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
     del hashes
     order = np.argsort(first, kind="stable")  # the groups in order of first appearance
-    rank = np.empty(len(order), dtype=np.uint32)
-    rank[order] = np.arange(len(order), dtype=np.uint32)
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
     indices = rank[inverse.reshape(-1)]
     del inverse, rank
     distinct = series.gather(first[order])
     if (distinct.gather(indices) == series).all():
         return Encoded(indices, distinct)
-    distinct = series.unique(maintain_order=True)  # (a collision of hashes: exact, by polars)
-    return Encoded(series.cast(pl.Enum(distinct)).to_physical().to_numpy().astype(np.uint32), distinct)
+    return None
 
 
 def compact(series):

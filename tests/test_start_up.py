@@ -125,3 +125,46 @@ def test_an_error_in_a_later_block_stops_the_reader_threads(tmp_path):
         chronolog.reason("p(X) :- q(X, Y).", facts=Path(facts), engine="columns")
     assert f"{facts}:100001:" in str(e.value)
     assert not [t.name for t in threading.enumerate() if t.name.startswith("chronolog-")]
+
+
+_RUN_AND_REPORT = """
+import runpy, sys
+sys.argv = ["chronolog", "run", PROGRAM, "--facts", FACTS, "--engine", ENGINE]
+try:
+    runpy.run_module("chronolog", run_name="__main__")
+except SystemExit as e:
+    assert not e.code, e.code
+finally:
+    sys.stderr.write("pyarrow imported: %s\\n" % ("pyarrow" in sys.modules))
+"""
+
+
+def _lubm_sample(tmp_path, facts: int = 4000):
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        from lubm_gen import generate
+    finally:
+        sys.path.remove(str(bench))
+    vada = next(p for p in generate(facts, tmp_path / "lubm", 1, 300) if str(p).endswith(".vada"))
+    return bench / "programs", Path(vada)
+
+
+def test_a_text_run_never_imports_pyarrow(tmp_path):
+    """``chronolog run prog.vada --facts f.vada`` reads, reasons and prints
+    text on numpy and polars alone, on either executor (pyarrow's import
+    alone held 35-60 MB of such a run); both print the same text."""
+    programs, vada = _lubm_sample(tmp_path)
+    assert vada.stat().st_size >= 1 << 16  # (read by the kernels, not line by line)
+    for prog in ("nonrec", "rec"):
+        texts = []
+        for engine in ("columns", "rows"):
+            script = _RUN_AND_REPORT.replace("PROGRAM", repr(str(programs / f"lubm_{prog}.vada")))
+            script = script.replace("FACTS", repr(str(vada))).replace("ENGINE", repr(engine))
+            out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+            assert "pyarrow imported: False" in out.stderr, (prog, engine, out.stderr)
+            assert out.stdout.count("\n") > 100
+            texts.append(out.stdout)
+        assert texts[0] == texts[1]

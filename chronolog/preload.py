@@ -1,8 +1,9 @@
 """``chronolog.preload()``: import ahead what reasoning over large inputs uses.
 
 chronolog imports its heavy libraries on first use, so that a small program
-starts in a fraction of a second: pyarrow (the fact-file reader's kernels),
-polars and numpy (the columnar executor), lark's parser tables.  A process
+starts in a fraction of a second: polars and numpy (the fact-file reader's
+kernels, the columnar executor), pyarrow (Arrow tables, Parquet and CSV
+files), lark's parser tables.  A process
 that reasons more than once, or a service that wants its first answer fast,
 pays for them up front instead (0.4-0.5 s of CPU on a 2-core machine, more
 than reasoning over 100,000 facts takes once they are loaded)::

@@ -1,14 +1,17 @@
-"""Fact files read by Arrow kernels: the text as one string column.
+"""Fact files read by kernels: numpy over the text's bytes, polars strings.
 
 The line reader (:func:`.facts.read_fact_rows`) spends a few microseconds of
-Python per line.  Here a block of the file becomes one Arrow string column,
-``split_pattern`` cuts it into lines and one RE2 ``extract_regex`` pass
-takes every line apart (predicate, arguments, interval ends, brackets);
-``split_pattern`` on the arguments and ``list_element`` give one token column
-per argument position.  Tokens repeat (constants, time points), so each
-column is dictionary-encoded and only its *distinct* tokens are converted in
-Python, by the same functions as the line reader (exact numbers, dates on a
-calendar timeline).
+Python per line.  Here a block of the file is a numpy byte array: its lines
+are the ranges between newlines, one regular-expression pass (polars'
+``str.contains``) says which lines have the simple form the kernels read,
+and the positions of ``@``, ``(`` and ``,`` cut those into tokens (or, on
+lines with blanks and in the MeTeoR dialect, polars' string splits and
+trims do).  Each token role becomes one polars string column
+(string_columns.py) and is dictionary-encoded, so only its *distinct*
+tokens are converted in Python, by the same functions as the line reader
+(exact numbers, dates on a calendar timeline).  No pyarrow: a run that
+reads text and prints text never imports it (its import alone held 35-60
+MB of such a run; docs/design.md).
 
 Whatever the kernels cannot read (quotes, comments, exponents, repeating
 facts ``every P``, several statements on one line, bad syntax) goes to the
@@ -20,7 +23,7 @@ quadratic in the length of a line.
 The result, :class:`FactColumns`, holds per predicate the dictionary-encoded
 columns (indices + converted distinct values): ``rows()`` gives the
 :class:`~.facts.FactRows` the row engine loads, ``table(pred)`` an Arrow table
-in the layout of ``connectors/arrow.py`` for the columnar executor.
+in the layout of ``connectors/arrow.py`` (Arrow-only: for the API's tables).
 """
 
 from __future__ import annotations
@@ -390,7 +393,7 @@ def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
 
 
 def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None) -> FactColumns:
-    """Read an open file (text or binary) or a str of facts with Arrow kernels.
+    """Read an open file (text or binary) or a str of facts with kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time)."""
     from .nulls import reading_file
@@ -546,8 +549,8 @@ AHEAD = 2  # blocks whose kernels run ahead of the conversion (each holds its li
 
 def _prepared(blocks, dialect: str):
     """``(lines, fields, slow, keep)`` of each block, in order.  The kernels
-    of the next AHEAD blocks (splitting, matching, cutting the fields: pure
-    Arrow, which releases the GIL) run in worker threads while the caller
+    of the next AHEAD blocks (splitting, matching, cutting the fields: numpy
+    and polars, which release the GIL) run in worker threads while the caller
     converts this one's tokens in Python: on two cores the kernels, 60% of
     the reading, no longer wait for the conversion nor it for them."""
     from collections import deque

@@ -217,6 +217,7 @@ def _float_texts(vals, term_text):
 
     from .float_text import float_texts
 
+    vals = np.asarray(vals, dtype=np.float64) + 0.0  # -0.0 prints 0.0: one term (format_number)
     if term_text(0.5) == "0.5" and term_text(1e-05) == "1e-05":
         text = float_texts(vals)
         infinite = np.isinf(vals)

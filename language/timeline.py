@@ -102,7 +102,8 @@ def format_number(x) -> str:
             return "+inf"
         if x == NEG_INF:
             return "-inf"
-        return repr(x)
+        # -0.0 == 0.0: one term, whichever derivation reached it first
+        return repr(x) if x else "0.0"
     if isinstance(x, Fraction):
         if x.denominator == 1:
             return _int_text(x.numerator)

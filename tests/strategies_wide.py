@@ -37,7 +37,6 @@ data and among the constants): never equal to ``1``/``0``.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
@@ -53,17 +52,13 @@ EXACT = (0, 1, 2, 3, -1, HALF, Fraction(1, 3), Fraction(3, 2))
 # the rows, and types are compared strictly).  A float that becomes a time
 # point (given as an interval end, or a head interval term computed with
 # one) is the number its shortest text shows on every executor
-# (language/float_times.py), so that no longer keeps them out.  Left out
-# by default: -0.0, whose sign is kept by whichever derivation of an atom
-# comes first, and that differs between the executors when two rules
-# derive the same atom with 0.0 and -0.0 (the text prints `0.0` or
-# `-0.0`); CHRONOLOG_DIFF_EQUAL_FLOATS=1 draws it too.
+# (language/float_times.py), so that no longer keeps them out.  -0.0 too:
+# it is one term with 0.0 and prints `0.0` whichever derivation of an atom
+# came first (the executors' first derivations differ).
 FLOATS = (0.1, 0.2, 0.7, 2.25, -0.3, 1e15 + 0.5)  # (1e15 + 0.5: large, exact, not whole)
-EQUAL_FLOATS = (1.0, 0.5, 2.0, 3.0)
+EQUAL_FLOATS = (1.0, 0.5, 2.0, 3.0, -0.0)
 FLOATS += EQUAL_FLOATS
 EXTREME = (math.inf, -math.inf, 1e308, -1e308, 5e-324)  # infinities, overflow, the least subnormal (halved: 0.0)
-if os.environ.get("CHRONOLOG_DIFF_EQUAL_FLOATS"):
-    FLOATS += (-0.0,)
 # float interval ends: each the exact number of its text, or beside a
 # shift by a float apart from every exact number (0.1 -> 1/10, 2.6 -> 13/5)
 TIME_SHIFTS = (0.0, 0.1, 0.7, -0.3)

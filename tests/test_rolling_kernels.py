@@ -235,3 +235,34 @@ def test_rolling_recipe_matches_rows_fractions_and_pandas(tmp_path, monkeypatch,
                         assert (s, d) not in got[p]
                     else:
                         assert abs(float(got[p][(s, d)]) - want[d]) <= 1e-9 * max(1.0, abs(want[d]))
+
+
+def test_conditions_on_the_aggregates_filter_inside_the_node(tmp_path, monkeypatch):
+    """``N == 20`` and other comparisons of the group and the aggregates
+    run on the segments inside the aggregation (no filter node after it):
+    the same answers as the rows, including a condition on the value, one
+    on the group, and a condition that names a later assignment (kept
+    after the node)."""
+    monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+    path = tmp_path / "p.csv"
+    _prices(path, 80, True, [0, 2], seed=11)
+    program = f"""@timeGranularity("days").
+@bind("price", "csv useHeaders=true", "{tmp_path}", "p.csv").
+@mapping("price", 0, "series", "string"). @mapping("price", 1, "day", "int"). @mapping("price", 2, "value", "double").
+@timeMapping("price", 3, 4, #T, #F).
+@output("a"). @output("b"). @output("c").
+a(S, X) :- <->[0,4] price(S, D, V), X = sum(V), N = count(), N >= 3, X > 0.
+b(S, X) :- <->[0,4] price(S, D, V), X = avg(V), S == "s1".
+c(S, Y) :- <->[0,4] price(S, D, V), X = max(V), Y = X * 2, Y > 100.
+"""
+    from chronolog.engine.columns import linear
+
+    seen = []
+    process = linear.ConditionNode.process
+    monkeypatch.setattr(linear.ConditionNode, "process", lambda self, df: seen.append(str(self.comparison)) or process(self, df))
+    cols = chronolog.reason(program, engine="columns")
+    assert set(cols.stats["executors"].values()) == {"columns"}
+    # N >= 3 and X > 0 inside the node; Y > 100 (a later assignment's) and S == "s1" (the body's) after and before it
+    assert not {"N >= 3", "X > 0"} & set(seen) and "Y > 100" in seen
+    assert cols.to_text() == chronolog.reason(program, engine="rows").to_text()
+    assert {s for (s, _), _ in cols.facts("b")} == {"s1"}

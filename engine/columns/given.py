@@ -91,7 +91,10 @@ def _part_columns(part, terms, scale, units_memo):
     codes = []
     for c in cols:
         if isinstance(c, _ExactColumn):  # exact decimals: an exact value column, (n, 2) pairs
-            codes.append(np.stack([c.num, c.den], axis=1)[c.indices])
+            pairs = np.empty((len(c.indices), 2), dtype=np.int64, order="F")  # (each of the two contiguous: the kernels read them apart)
+            np.take(c.num, c.indices, out=pairs[:, 0])
+            np.take(c.den, c.indices, out=pairs[:, 1])
+            codes.append(pairs)
             continue
         if isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all():  # a "float" column: a value column
             codes.append(c.values[c.indices])

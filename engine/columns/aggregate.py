@@ -133,6 +133,7 @@ class Segments:
         polars filter of the answers afterwards cost 3-5 ms per 500,000 rows
         and rule; a condition of a row's own values holds on all the
         segments it merges or on none)."""
+        import numpy as np
         import polars as pl
 
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
@@ -167,9 +168,17 @@ class Segments:
             keep = _holds(conditions, {**groups, **cols}, values)
             if not keep.all():
                 groups = {c: g[keep] for c, g in groups.items()}
-                cols = {c: (tuple(a[keep] for a in v) if isinstance(v, tuple) else v[keep]) for c, v in cols.items()}
+                cols = {c: (tuple(a if a is None or np.ndim(a) == 0 else a[keep] for a in v) if isinstance(v, tuple) else v[keep]) for c, v in cols.items()}
                 s, e = s[keep], e[keep]
         return _coalesce_segments(groups, cols, s, e)
+
+
+def _pairs(v):
+    """``(num, den)`` of an exact aggregate: ``(num, den)``, ``(num, den,
+    key)``, or ``(None, None, key, L)`` (the values ``key / L``, reduced here)."""
+    if v[0] is None:
+        return ex.reduce(v[2], v[3])
+    return v[0], v[1]
 
 
 def _holds(conditions, columns, values):
@@ -189,7 +198,8 @@ def _holds(conditions, columns, values):
     for c in names:
         v = columns[c]
         if isinstance(v, tuple):
-            series.append(pl.DataFrame({"n": pl.Series(v[0], dtype=pl.Int64), "d": pl.Series(v[1], dtype=pl.Int64)}).to_struct(c))
+            num, den = _pairs(v)
+            series.append(pl.DataFrame({"n": pl.Series(num, dtype=pl.Int64), "d": pl.Series(den, dtype=pl.Int64)}).to_struct(c))
         else:
             series.append(pl.Series(c, v, dtype=pl.Float64 if v.dtype == np.float64 else pl.Int64))
     frame = pl.DataFrame(series) if series else pl.DataFrame({"_": np.zeros(len(next(iter(columns.values()))) if columns else 0)})
@@ -298,9 +308,13 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs, and a key in value order when known
     cols = {**groups}
     ride = []  # the pairs: compared and sorted by their key (injective), carried along
+    scaled = {}  # exact columns whose key is the value over a common denominator: pairs made after the order
     for c, v in values.items():
-        if c in exact:  # sorted by value (exact_columns.order_key); the pair rides along when the key tells values apart
-            key, injective = (v[2], True) if len(v) == 3 else ex.order_key(v[0], v[1])
+        if c in exact and len(v) == 4:  # (the key is gathered, not the pairs: one gather, then a reduction in order)
+            cols[c + "\0k"] = v[2]
+            scaled[c] = v[3]
+        elif c in exact:  # sorted by value (exact_columns.order_key); the pair rides along when the key tells values apart
+            key, injective = ex.order_key(v[0], v[1])
             cols[c + "\0k"] = key
             if injective:
                 ride += [(c + "\0n", v[0]), (c + "\0d", v[1])]
@@ -334,10 +348,12 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
             if order is not None:  # stable: equal keys keep their time order
                 first, last = (order, order) if first is None else (first[order], last[order])
         if first is not None:  # (one gather per column for both steps; the order key not at all)
-            keys = [k if c.endswith("\0k") else k[first] for c, k in zip(cols, keys)]
+            keys = [k if c.endswith("\0k") and c[:-2] not in scaled else k[first] for c, k in zip(cols, keys)]
             s, e = s[first], e[last]
             carried = [a[first] for a in carried]
     data = {c: k for c, k in zip(cols, keys) if not c.endswith("\0k")} | dict(zip([c for c, _ in ride], carried))
+    for c, den in scaled.items():
+        data[c + "\0n"], data[c + "\0d"] = ex.reduce(keys[list(cols).index(c + "\0k")], den)
     series = []  # (a frame from Series, the pairs as exact value columns in their place: no polars query)
     for c in [*groups, *values]:
         if c in exact:
@@ -496,7 +512,7 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"))[seg]
         if kind == FLOAT:
             return float_series("", r)
-        return (*ex.reduce(r, den), r) if kind == RATIONAL else values.encode(kind, r)  # (r: a key in value order)
+        return (None, None, r, den) if kind == RATIONAL else values.encode(kind, r)  # (r / den, r a key in value order: _pairs)
     if kind in (INT, RATIONAL):
         if v.size and float(np.abs(v).max()) * most >= 2**62:
             raise Fallback("an integer sum that may leave 64 bits")
@@ -509,7 +525,7 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
             if func not in ("sum", "msum") and float(den) * float(n_seg.max(initial=1)) >= ex.BOUND:
                 raise Fallback("a mean's denominator beyond 64 bits")
             if func in ("sum", "msum"):
-                return (*ex.reduce(total, den), total)  # (total: a key in value order)
+                return (None, None, total, den)  # (total / den, total a key in value order: _pairs)
             return ex.reduce(total, den * n_seg)
         if func in ("sum", "msum"):
             return values.encode(INT, total)

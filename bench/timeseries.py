@@ -32,7 +32,13 @@ chronolog fact holding at the day against pandas' value for it; relative
 difference at most 1e-9: pandas' rolling sum is a running add-and-subtract,
 chronolog's is correctly rounded), and the script exits 1 on a difference.
 
-    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--exact] [--skip-parquet] [--json FILE]
+    python bench/timeseries.py [--days 20000] [--series 5] [--repeat 3] [--skip-api] [--exact] [--skip-parquet]
+                               [--kinds rolling monthly] [--pythonpath OLD_TREE] [--json FILE]
+
+``--pythonpath``: chronolog imported from another tree (an export of an
+earlier commit laid out as the installed package), the rest of the script
+the same: before/after in alternating processes; the tree that ran is
+printed and kept in the JSON (``chronolog``).
 """
 
 from __future__ import annotations
@@ -251,8 +257,15 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-api", action="store_true", help="time only the columnar executor on Arrow input")
     ap.add_argument("--exact", action="store_true", help="also the API with the values as exact decimals")
     ap.add_argument("--skip-parquet", action="store_true", help="no Parquet sides (a tree that refuses float Parquet columns)")
+    ap.add_argument("--kinds", nargs="+", default=["rolling", "monthly"], choices=["rolling", "monthly"])
+    ap.add_argument("--pythonpath", help="import chronolog from this directory (another tree laid out as the installed package: before/after)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    if args.pythonpath:
+        sys.path.insert(0, str(Path(args.pythonpath).resolve()))
+    import chronolog
+
+    print(f"chronolog from {Path(chronolog.__file__).resolve().parent}", file=sys.stderr)  # (which tree ran)
     results, bad = {}, 0
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "prices.csv"
@@ -267,7 +280,9 @@ def main(argv=None) -> int:
             if not args.skip_parquet:
                 sides += [("pandas_pq", run_pandas_pq), ("api_pq", run_api_pq)]
         peer = {name: ("pandas_pq" if name.endswith("_pq") else "pandas") for name, _ in sides}
-        for kind in ("rolling", "monthly"):
+        results["chronolog"] = str(Path(chronolog.__file__).resolve().parent)
+        results["load_before"] = round(__import__("os").getloadavg()[0], 2)
+        for kind in args.kinds:
             times = {name: [] for name, _ in sides}
             answers = {}
             for name, fn in sides:  # warm-up, not timed: imports, the grammar
@@ -298,6 +313,7 @@ def main(argv=None) -> int:
                     results[f"{kind}/{name}/ratio_cpu"] = round(c / pc, 2)
                     results[f"{kind}/{name}/ratio_wall"] = round(w / pw, 2)
                 print(f"{kind:8s} {name:9s} wall {w:7.3f} s  cpu {c:7.3f} s{ratio}")
+    results["load_after"] = round(__import__("os").getloadavg()[0], 2)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 1 if bad else 0

@@ -118,8 +118,10 @@ def decimal_parts(num, den):
     unscaled = n_own * (10 ** (scale - own_u))[at]
     if np.abs(unscaled).max() >= 10**18:
         return None
-    words = np.stack([unscaled, unscaled >> 63], axis=1).astype("<i8")
-    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(num), [None, pa.py_buffer(words.tobytes())])
+    words = np.empty((len(num), 2), dtype="<i8")  # (filled in place and handed to Arrow without a copy)
+    words[:, 0] = unscaled
+    np.right_shift(unscaled, 63, out=words[:, 1])
+    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(num), [None, pa.py_buffer(words)])
 
 
 def _column(values):

@@ -169,6 +169,105 @@ def _floats(dictionary):
         return None
 
 
+def _distinct_ints(a):
+    """``(distinct values ascending, each row's index among them)`` of an
+    int64 array whose range is at most a few times its length, by
+    ``bincount`` (no sort, no hash); None for a wider range."""
+    import numpy as np
+
+    if not a.size:
+        return None
+    lo = int(a.min())
+    span = int(a.max()) - lo + 1
+    if span > 4 * a.size + 1024:
+        return None
+    off = a - lo
+    present = np.flatnonzero(np.bincount(off, minlength=span))
+    rank = np.zeros(span, dtype=np.int64)
+    rank[present] = np.arange(len(present), dtype=np.int64)
+    return present + lo, rank[off]
+
+
+def _int_values(ints, idx):
+    """A column of the distinct ints ``ints`` (Python ints, as ``convert``
+    gives them) indexed by ``idx``, with the int64 array kept beside."""
+    from chronolog.language.fact_columns import _Column
+
+    col = _Column(idx, ints.tolist())
+    col.ints = ints
+    return col
+
+
+def _int_column(arr):
+    """A column of plain integers (the cells ``^-?[0-9]{1,18}$`` accepts,
+    as :func:`_quick` reads them) by Arrow's int64 cast of the whole column
+    and a ``bincount`` for the distinct values, or None (then the
+    dictionary path).  Arrow's cast also takes ``0x10`` and longer digit
+    strings: only cells of digits and ``-`` (checked on the column's bytes)
+    of at most 18 characters come here.  Dictionary-encoding 500,000 day
+    numbers cost 22-27 ms, this 5-7 ms."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_string(arr.type) or not len(arr) or arr.null_count:
+        return None
+    head = arr.slice(0, 16).to_pylist()  # (a column of decimals or names: rejected before the whole column's checks)
+    if not all(h and h.lstrip("-").isdigit() and h.isascii() for h in head):
+        return None
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+    if int(np.diff(offsets).max()) > 18 or not bool(np.all(((data - np.uint8(48)) < 10) | (data == 45))):
+        return None
+    try:
+        ints = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # a lone or misplaced "-": convert decides
+    got = _distinct_ints(ints)
+    if got is None:
+        return None
+    return _int_values(*got)
+
+
+def _date_columns(lo, hi, calendar):
+    """The start and end columns of ISO dates on a timeline of days (or a
+    unit dividing a day) by Arrow's ``date32`` cast of the whole columns and
+    a ``bincount`` for the distinct days, sharing one array of values as
+    the dictionary path does; None when the cast refuses a cell, a date is
+    before year 1 or the days are far apart (then that path, where
+    ``convert`` reports a bad cell).  The cast takes exactly the valid
+    ``YYYY-MM-DD`` dates, what :func:`_quick`'s regular expression and cast
+    take (tests/test_csv_columns.py).  Dictionary-encoding the 1,000,000
+    cells of 5 series x 100,000 days cost 27-50 ms, this 14 ms."""
+    import numpy as np
+    import pyarrow as pa
+
+    if calendar is None:
+        return None
+    per_day = Fraction(86400) / calendar.unit_seconds
+    if per_day.denominator != 1:
+        return None
+    try:
+        days = [c.cast(pa.date32()).cast(pa.int32()).to_numpy() for c in (lo, hi)]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    both = np.concatenate(days).astype(np.int64)
+    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reports it
+        return None
+    got = _distinct_ints(both)
+    if got is None:
+        return None
+    ints, idx = got
+    n = len(days[0])
+    shared = _int_values(ints * int(per_day), idx)
+    from chronolog.language.fact_columns import _Column
+
+    hi_col = _Column(idx[n:], shared.values)
+    hi_col.ints = shared.ints
+    shared.indices = idx[:n]
+    return shared, hi_col
+
+
 def _all_ints(values):
     """``values`` (an object array) as int64 when every one is a Python int
     in 62 bits, else None."""
@@ -245,6 +344,10 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     from chronolog.language.fact_columns import FactColumns, _Column, _ExactColumn
 
     def column(i, kind, name, cal=None):
+        if kind in _EXACT_KINDS:
+            fast = _int_column(table.column(i).combine_chunks())
+            if fast is not None:
+                return fast
         enc = table.column(i).combine_chunks().dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
         tokens = _Tokens(enc.dictionary)
@@ -260,6 +363,9 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         """The start and end columns over one array of distinct values, as
         the fact reader gives them (the run's time scale reads every value
         from it; an end such as 1/3 counts as much as a start)."""
+        fast = _date_columns(table.column(i_lo), table.column(i_hi), calendar)
+        if fast is not None:
+            return fast
         both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
         enc = both.dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
@@ -288,7 +394,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         return np.asarray(c.values.take(c.indices), dtype=bool)
 
     lc, hc = closed("start_closed", sc), closed("end_closed", ec)
-    ints = _all_ints(lo.values)  # (start and end share their values)
+    ints = lo.ints if lo.ints is not None else _all_ints(lo.values)  # (start and end share their values)
     if ints is not None:  # finite integer times (days, seconds): the checks by numpy
         a, b = ints[lo.indices], ints[hi.indices]
         if not np.all((a < b) | ((a == b) & lc & hc)):

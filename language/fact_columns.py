@@ -95,12 +95,13 @@ class _Column:
     column of binary floats): decoding shares the value objects instead of
     making one per fact."""
 
-    __slots__ = ("indices", "values")
+    __slots__ = ("indices", "values", "ints")
 
     def __init__(self, indices, values):
         import numpy as np
 
         self.indices = indices
+        self.ints = None  # the values as int64 when a kernel read them as such (csv_columns.py)
         if not isinstance(values, np.ndarray):
             arr = np.empty(len(values), dtype=object)
             arr[:] = values
@@ -291,7 +292,9 @@ class FactColumns:
         seen = {}
         for parts in self.parts.values():
             for p in parts:
-                seen[id(p[1].values)] = p[1].values
+                if getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
+                    seen[id(p[1].values)] = p[1].values
+                    seen[id(p[2].values)] = p[2].values
         out = [v for vals in seen.values() for v in vals.tolist() if v is not None]
         for rows in self.slow.values():
             for _, iv in rows:

@@ -200,6 +200,12 @@ class Dictionary:
             distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
         get = self.codes.get
         out = [get(v) for v in values]
+        if out.count(None) == len(out) and (distinct or len(set(values)) == len(values)):
+            # none known yet (a column of day numbers): appended in bulk, no per-value pass
+            n0 = len(self.values)
+            self.values.extend(values)
+            self._index()
+            return np.arange(n0, n0 + len(values), dtype=np.int64)
         self._check_kinds(values, out)
         if None in out:
             new = [v for v, c in zip(values, out) if c is None]

@@ -485,10 +485,14 @@ class HybridEvaluator(Evaluator):
             from .aggregate import SharedBody
 
             self._shared_body = SharedBody()
-        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values, self._shared_body, key, tables)
         bound = set(rule.group) | {v for v, _ in rule.aggregates}
+        # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
+        early = [lit for lit in rule.after if isinstance(lit, Condition) and ast.variables_of(lit.comparison) <= bound]
+        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values, self._shared_body, key, tables,
+                             [lit.comparison for lit in early])
         for lit in rule.after:
-            node = self._linear(node, lit, bound)
+            if not any(lit is x for x in early):
+                node = self._linear(node, lit, bound)
         return node
 
     def _since_pipeline(self, rule):

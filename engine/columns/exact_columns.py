@@ -95,7 +95,9 @@ def common(num, den):
 
     if not num.size:
         return num, 1
-    big = int(np.lcm.reduce(den))
+    # (over the distinct denominators when they are small: 1 against 4 ms a column of 500,000)
+    dens = small_unique(den)[0] if den.size > 4096 and 0 < den.min() and den.max() < 1 << 22 else den
+    big = int(np.lcm.reduce(dens))
     if not 0 < big <= DEN_BOUND or np.any(big % den):
         raise Fallback("rationals with a large common denominator")
     factor = big // den
@@ -187,8 +189,9 @@ def order_key(num, den):
     """``(key, injective)``: an int64 per row, non-decreasing in the value:
     the integers over the common denominator (one per value); else the value
     as a float (numerator and denominator below 2**53: one correctly rounded
-    quotient, monotone in the value) mapped to int64 in the same order --
-    one per value too when ``D**2 * M < 2**50`` (D the largest denominator,
+    quotient, monotone in the value) scaled by ``2 D**2`` and floored when
+    ``D**2 * M < 2**48`` (:func:`_scaled_key`), else mapped to int64 in the
+    same order -- one per value too when ``D**2 * M < 2**50`` (D the largest denominator,
     M the largest magnitude: two distinct values differ by at least
     ``1/D**2``, more than the float's rounding can close); else the exact
     ranks (:func:`value_ranks`).  What relations are sorted and coalesced
@@ -203,9 +206,26 @@ def order_key(num, den):
     if top >= 2**53 or dmax >= 2**53:
         return value_ranks(num, den), True
     q = num / den
+    if dmax * dmax * float(np.abs(q).max(initial=0)) < 2**48:
+        return _scaled_key(q, dmax), True
     bits = q.view(np.int64)
     key = bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
     return key, dmax * dmax * float(np.abs(q).max(initial=0)) < 2**50
+
+
+def _scaled_key(q, dmax):
+    """``floor(q * 2 dmax**2)``: an int64 key one per value with a small
+    span (so that a group and an aggregate combine into one argsort key,
+    where the float bits of :func:`order_key` span 2**60 and sent the
+    answers of a rolling mean to ``np.lexsort``: 35 against 17 ms per
+    500,000).  Sound when ``dmax**2 * M < 2**48`` (M the largest magnitude):
+    two distinct values differ by at least ``1/dmax**2``, so their scaled
+    values by at least 2, while each computed product is within 0.2 of the
+    exact one (two roundings of 2**-53 relative error on at most 2**49):
+    the floors are strictly in order; equal pairs give equal floats."""
+    import numpy as np
+
+    return np.floor(q * (2.0 * dmax * dmax)).astype(np.int64)
 
 
 def key_arrays(series) -> list:

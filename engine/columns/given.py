@@ -20,10 +20,13 @@ from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
 
-def _units(values, scale):
-    """Per distinct time value: its units (int64) and whether it is finite."""
+def _units(values, scale, ints=None):
+    """Per distinct time value: its units (int64) and whether it is finite
+    (``ints``: the values as int64 when the reader has them so)."""
     import numpy as np
 
+    if ints is not None and (not ints.size or np.abs(ints).max() < LIMIT // (4 * scale.scale)):
+        return ints * scale.scale, np.ones(len(ints), dtype=bool)
     vals = values.tolist()
     if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
         try:
@@ -88,21 +91,27 @@ def _part_columns(part, terms, scale, units_memo):
     codes = []
     for c in cols:
         if isinstance(c, _ExactColumn):  # exact decimals: an exact value column, (n, 2) pairs
-            codes.append(np.stack([c.num, c.den], axis=1)[c.indices])
+            pairs = np.empty((len(c.indices), 2), dtype=np.int64, order="F")  # (each of the two contiguous: the kernels read them apart)
+            np.take(c.num, c.indices, out=pairs[:, 0])
+            np.take(c.den, c.indices, out=pairs[:, 1])
+            codes.append(pairs)
             continue
         if isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all():  # a "float" column: a value column
             codes.append(c.values[c.indices])
             continue
         # coded by the reader with this run's dictionary, or coded now
-        mapping = c.codes if getattr(c, "terms", None) is terms else terms.code_all(c.values.tolist())
+        if getattr(c, "terms", None) is terms:
+            mapping = c.codes
+        else:  # (ints a kernel read are distinct: no check for equal new values)
+            mapping = terms.code_all(c.values.tolist(), distinct=getattr(c, "ints", None) is not None)
         codes.append(mapping[c.indices])
     key = id(lo.values)
     got = units_memo.get(key)
     if got is None:
-        got = units_memo[key] = (lo.values, *_units(lo.values, scale))  # (values kept alive: the id stays theirs)
+        got = units_memo[key] = (lo.values, *_units(lo.values, scale, getattr(lo, "ints", None)))  # (values kept alive: the id stays theirs)
     _, u, fin = got
     if hi.values is not lo.values:
-        _, hu, hfin = (hi.values, *_units(hi.values, scale))
+        _, hu, hfin = (hi.values, *_units(hi.values, scale, getattr(hi, "ints", None)))
     else:
         hu, hfin = u, fin
     lc = np.asarray(lc, dtype=bool)

@@ -35,11 +35,11 @@ sentinels ±2^62), always coalesced to maximal intervals.
   dozen py4j round trips per round instead of the thousands that Column
   objects cost;
 * string terms can run as 64-bit codes (``STRING_CODES``, off by default;
-  ``xxhash64`` of the string, see :func:`dictionary_sql`): joins, windows and shuffles hash and compare 8
-  bytes instead of a string; the load's one action also builds the
-  dictionary code -> string and counts its collisions (none: the codes are
-  exact; any: the run starts over on strings), and the outputs decode by a
-  join with it.
+  ``xxhash64`` of the string, see :func:`dictionary_sql`): joins, windows
+  and shuffles hash and compare 8 bytes instead of a string; the load's one
+  action also builds the dictionary code -> string and counts its
+  collisions (none: the codes are exact; any: the inputs are loaded again
+  as strings), and the outputs decode by a join with it.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,

@@ -33,7 +33,13 @@ sentinels ±2^62), always coalesced to maximal intervals.
 * a round's plans are SQL text built in Python, one statement per merged
   relation over temporary views of the checkpoints (see ``Stmt``): a few
   dozen py4j round trips per round instead of the thousands that Column
-  objects cost.
+  objects cost;
+* string terms can run as 64-bit codes (``STRING_CODES``, off by default;
+  ``xxhash64`` of the string, see :func:`dictionary_sql`): joins, windows
+  and shuffles hash and compare 8 bytes instead of a string; the load's one
+  action also builds the dictionary code -> string and counts its
+  collisions (none: the codes are exact; any: the inputs are loaded again
+  as strings), and the outputs decode by a join with it.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,
@@ -87,6 +93,16 @@ PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see 
 _APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
+# String terms as 64-bit codes during the rounds (see dictionary_sql).  Off:
+# at 1M ownership facts (8 rounds) the rounds' task CPU fell 20% (5.1 ->
+# 4.1 s) but building the dictionary (0.6 s) and decoding the outputs by a
+# join (0.9 s, two broadcast jobs per output) cost more than that, and the
+# extra plans 24 more generated classes for the JIT (bench/README.md,
+# "String codes and the bound of two slots").  A program with many rounds
+# over the same relations may gain: set it True.
+STRING_CODES = False
+HASH = "xxhash64"  # the SQL function of a string's code (64 bits, seed 42)
+DICT_BROADCAST_ROWS = 2_000_000  # a dictionary this small is broadcast to the output's decoding join
 
 
 class NotRelational(Exception):
@@ -255,6 +271,12 @@ def _decimal_text(v) -> str:
     return ("-" if q < 0 else "") + body
 
 
+def _code_sql(x: str) -> str:
+    """The 64-bit code of the string SQL ``x`` (null stays null: Spark's hash
+    of a null is its seed, which is some string's code)."""
+    return f"CASE WHEN {x} IS NULL THEN NULL ELSE {HASH}({x}) END"
+
+
 class Stmt:
     """One SQL statement under construction: each step is a subquery of the
     ones before (nested, not a chain of common table expressions: Spark
@@ -403,6 +425,11 @@ class Rounds:
         self.L = 10**digits
         self.horizon = self.codes(horizon) if horizon is not None else None
         self.rels: dict = {}
+        # string terms as codes (see dictionary_sql); ``dictionary``: the
+        # checkpoint code -> name the outputs decode with
+        self.str_codes = False
+        self.dictionary = None
+        self.string_consts: list = []  # the program's string constants: in the dictionary too
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         # id(df) -> (its temporary view, df): the DataFrame is held so that
@@ -470,6 +497,8 @@ class Rounds:
     def term_type(self, c):
         from pyspark.sql import types as T
 
+        if c == STR and self.str_codes:
+            return T.LongType()
         return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
@@ -481,7 +510,8 @@ class Rounds:
         from pyspark.sql import types as T
 
         cls = self.classes.get(pred) or [None] * len(terms)
-        cols = [f"CAST({_sql_name(t)} AS {self.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
+        cols = [f"{_code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and self.str_codes
+                else f"CAST({_sql_name(t)} AS {self.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
         L = self.L
         types = {f.name: f.dataType for f in df.schema.fields}
 
@@ -516,21 +546,21 @@ class Rounds:
         return len(self.classes.get(pred) or [])
 
     def materialize(self, items: list) -> list:
-        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?,
-        flagged?)``) and count its rows and, when ``flagged``, its rows
-        flagged ``_fresh``, all in ONE Spark action: a union of one global
-        aggregate per statement.  Returns ``[(DataFrame, rows, fresh
+        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``)
+        and count its rows and, when ``flag`` names a boolean column, its
+        rows where it holds, all in ONE Spark action: a union of one global
+        aggregate per statement.  Returns ``[(DataFrame, rows, flagged
         rows)]``.  A lazy local checkpoint is written by the first job that
         computes it, which is this one."""
         if not items:
             return []
         out, aggs = [], []
-        for i, (text, cp, flagged) in enumerate(items):
+        for i, (text, cp, flag) in enumerate(items):
             df = self.sql(text)
             if cp:
                 df = type(df)(df._jdf.localCheckpoint(False), self.spark)
             out.append(df)
-            fresh = "sum(CAST(_fresh AS BIGINT))" if flagged else "0L"
+            fresh = f"sum(CAST({flag} AS BIGINT))" if flag else "0L"
             aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")
         got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
         return [(df, *got[i]) for i, df in enumerate(out)]
@@ -601,6 +631,8 @@ class Rounds:
                     raise NotRelational(f"the number {v} is beyond 64-bit integers")
                 return _n(int(v))
             return f"CAST({_decimal_text(v)}BD AS {self.num_type.simpleString()})"
+        if self.str_codes:
+            return f"{HASH}({_hex_string(v)})"  # folded to the literal code by the optimizer
         return _hex_string(v)
 
     def _condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
@@ -759,7 +791,7 @@ class Rounds:
         action; return the deltas ``{pred: Rel}`` that are not empty."""
         preds = list(flagged)
         deltas = {}
-        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True, True) for p in preds])):
+        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True, "_fresh") for p in preds])):
             old = self.rels.get(pred)
             cols = (*self.terms(self.arity(pred)), "s", "e")
             self.rels[pred] = Rel(df, n, cols)
@@ -838,6 +870,20 @@ class Rounds:
                 self.run_stratum(st)
 
     # ---------------------------------------------------------- outputs
+    def decoded(self, q: Stmt, src: str, pred: str) -> str:
+        """``src`` with its string codes replaced by the strings (a join with
+        the dictionary per string column; broadcast when it is small)."""
+        strs = [i for i, c in enumerate(self.classes.get(pred) or []) if c == STR]
+        if not self.str_codes or not strs:
+            return src
+        cols = q.cols[src]
+        sel = [f"d{i}.name AS c{i}" if i in strs else f"x.c{i} AS c{i}" for i in range(self.arity(pred))]
+        joins = "".join(f" LEFT JOIN {self.read(self.dictionary)} AS d{i} ON x.c{i} = d{i}.code" for i in strs)
+        hint = ""
+        if self.dictionary.count <= DICT_BROADCAST_ROWS:
+            hint = f"/*+ BROADCAST({', '.join(f'd{i}' for i in strs)}) */ "
+        return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
+
     def output(self, pred: str, names: list, window=None):
         """``pred`` in the layout of connectors/arrow.py (``names`` for the
         term columns), clipped to ``window`` codes when given."""
@@ -845,6 +891,7 @@ class Rounds:
         src = q.add(f"SELECT * FROM {self.read(self.rel(pred))} AS t", [*self.terms(self.arity(pred)), "s", "e"])
         if window is not None:
             src = with_codes(q, src, f"greatest(s, {_n(window[0])})", f"least(e, {_n(window[1])})")
+        src = self.decoded(q, src, pred)
         if self.digits == 0:
             def point(x):
                 return f"shiftright({x}, 1)"
@@ -936,6 +983,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     if digits > MAX_DIGITS:
         raise NotRelational(f"times with {digits} decimal digits")
     rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
+    rounds.string_consts = _string_constants(plan)
+    rounds.str_codes = STRING_CODES and STR in {c for cols in classes.values() for c in cols} and not _orders_strings(plan, classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
@@ -944,38 +993,110 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     return rounds
 
 
+def dictionary_sql(rounds: Rounds, inputs: list) -> str:
+    """The dictionary of string codes: every string of the inputs' string
+    columns and of the program, with its code (``xxhash64``), once per
+    string, flagged ``_collides`` where another string has the same code.
+    A collision is rare (about n^2 / 2^65 for n strings: 10^-9 at a million),
+    but the codes are exact only without one: the caller checks the count."""
+    from chronolog.connectors.spark import _term_columns
+
+    parts = []
+    for pred, df in inputs:
+        cls = rounds.classes.get(pred) or []
+        names = [f"CAST({_sql_name(t)} AS STRING)" for t, c in zip(_term_columns(df), cls) if c == STR]
+        if names:  # one scan per input, whatever its number of string columns
+            parts.append(f"SELECT explode(array({', '.join(names)})) AS n FROM {rounds.view(df)}")
+    if rounds.string_consts:
+        parts.append(f"SELECT explode(array({', '.join(_hex_string(v) for v in rounds.string_consts)})) AS n")
+    names = "\nUNION ALL ".join(parts)
+    # distinct (code, name) pairs (a hash aggregate: no string buffers), then
+    # the number of names per code
+    return (f"SELECT code, name, count(1) OVER (PARTITION BY code) > 1 AS _collides FROM "
+            f"(SELECT DISTINCT {HASH}(n) AS code, n AS name FROM ({names}) AS a WHERE n IS NOT NULL) AS d")
+
+
+def _string_constants(plan) -> list:
+    """The program's string constants (body, conditions, heads), once each."""
+    out = {}
+    for r in plan.rules:
+        terms = list(r.head_terms)
+        for lit in r.body:
+            terms += getattr(lit, "terms", ())
+            if isinstance(lit, Condition):
+                terms += [lit.comparison.left, lit.comparison.right]
+        for t in terms:
+            if isinstance(t, ast.Const) and type(t.value) is str:
+                out[t.value] = None
+    return list(out)
+
+
+def _orders_strings(plan, classes: dict) -> bool:
+    """Whether a condition compares strings by order (``<``, ``>=``, ...),
+    which codes would not keep: then the rounds run on the strings."""
+    for r in plan.rules:
+        env = {}
+        for lit in r.body:
+            if isinstance(lit, Scan):
+                for t, c in zip(lit.terms, classes.get(lit.pred) or []):
+                    if isinstance(t, ast.Var) and c is not None:
+                        env[t.name] = c
+        for lit in r.body:
+            if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):
+                for x in (lit.comparison.left, lit.comparison.right):
+                    c = env.get(x.name) if isinstance(x, ast.Var) else _value_class(x.value)
+                    if c == STR:
+                        return True
+    return False
+
+
 def load_inputs(rounds: Rounds, inputs: list) -> None:
     """Encode and coalesce every input; refuse (to the driver, which names
-    the row) nulls, empty intervals and times beyond 64-bit codes."""
+    the row) nulls, empty intervals and times beyond 64-bit codes.  With
+    string codes, the same action builds their dictionary; on a collision
+    the inputs are loaded again with the strings themselves."""
     from chronolog.connectors.spark import _term_columns
 
     by_pred: dict = {}
-    bad_rows = []
     for pred, df in inputs:
-        terms = _term_columns(df)
-        by_pred.setdefault(pred, []).append((df, terms))
-        q = Stmt()
-        enc = rounds.encode(q, df, pred, terms)
-        # a null code: an overflow that Spark without ANSI mode turns into null
-        bad = [f"c{i} IS NULL" for i in range(len(terms))] + [
-            "s IS NULL", "e IS NULL", "s >= e",
-            f"(s <> {_n(NEG)} AND abs(s) >= {_n(LIMIT // 4)})", f"(e <> {_n(POS)} AND abs(e) >= {_n(LIMIT // 4)})",
-        ]
-        bad_rows.append((pred, q.text(q.add(f"SELECT * FROM {enc} WHERE {' OR '.join(bad)}", q.cols[enc]))))
-    # one action: every input coalesced and checkpointed, its bad rows counted
+        by_pred.setdefault(pred, []).append((df, _term_columns(df)))
+    # one action: every input coalesced and checkpointed, its bad rows
+    # counted in the same pass (a group of the coalescing flags whether it
+    # holds one: a second query read every input again)
     rels = []
     for pred, parts in by_pred.items():
         terms = rounds.terms(rounds.arity(pred))
         q = Stmt()
-        steps = [rounds.encode(q, df, pred, t) for df, t in parts]
-        cols = ", ".join([*terms, "s", "e"])
-        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps), [*terms, "s", "e"])
-        rels.append(q.text(coalesce_sql(q, rounds.keyed(q, both, terms), terms)))
-    got = rounds.materialize([(b, False, False) for _, b in bad_rows] + [(r, True, False) for r in rels])
-    for (pred, _), (_, n, _) in zip(bad_rows, got):
-        if n:
+        steps = []
+        for df, t in parts:
+            enc = rounds.encode(q, df, pred, t)
+            # a null code: an overflow that Spark without ANSI mode turns into null
+            bad = [f"c{i} IS NULL" for i in range(len(t))] + [
+                "s IS NULL", "e IS NULL", "s >= e",
+                f"(s <> {_n(NEG)} AND abs(s) >= {_n(LIMIT // 4)})", f"(e <> {_n(POS)} AND abs(e) >= {_n(LIMIT // 4)})",
+            ]
+            steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
+        cols = ", ".join([*terms, "s", "e", "_bad"])
+        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
+                                                       [*terms, "s", "e", "_bad"])
+        rels.append(q.text(coalesce_sql(q, rounds.keyed(q, both, terms), terms, [("max(_bad)", "_bad")])))
+    items = [(r, True, "_bad") for r in rels]
+    if rounds.str_codes:
+        items.append((dictionary_sql(rounds, inputs), True, "_collides"))
+    got = rounds.materialize(items)
+    for pred, (_, _, bad) in zip(by_pred, got):
+        if bad:
             raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
-    for pred, (df, n, _) in zip(by_pred, got[len(bad_rows):]):
+    if rounds.str_codes:
+        df, n, collisions = got[-1]
+        if collisions:  # two strings, one code: the strings themselves, from the start
+            for d, _, _ in got:
+                _release(d)
+                rounds.drop_view(d)
+            rounds.str_codes = False
+            return load_inputs(rounds, inputs)
+        rounds.dictionary = Rel(df, n, ("code", "name"))
+    for pred, (df, n, _) in zip(by_pred, got):
         rounds.rels[pred] = Rel(df, n, (*rounds.terms(rounds.arity(pred)), "s", "e"))
 
 
@@ -1020,6 +1141,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             stats["path"] = "relational"
             stats["rounds"] = rounds.stats.rounds
             stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
+            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
         w = rounds.codes(window) if window is not None else None
         return {p: rounds.output(p, names[p], w) for p in outputs}
     finally:

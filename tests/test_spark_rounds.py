@@ -85,7 +85,8 @@ def test_ownership_chain_equals_embedded(spark):
     assert spark.conf.get("spark.sql.adaptive.enabled") == before  # the session's setting is restored
 
 
-def test_relations_stay_partitioned_on_their_first_term(spark):
+@pytest.mark.parametrize("codes", [False, True])
+def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, codes):
     """Every relation is kept hash-partitioned on its first term across
     rounds (a checkpoint keeps its plan's partitioning, a union of children
     partitioned alike keeps theirs), so a round's merge and a join on that
@@ -97,11 +98,13 @@ def test_relations_stay_partitioned_on_their_first_term(spark):
     )
     from chronolog.connectors import spark_rounds as sr
 
+    monkeypatch.setattr(sr, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
     materialize = sr.Rounds.materialize
 
-    def record(self, items):  # each statement's physical plan, while the views it reads exist
-        plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString() for text, cp, _ in items if cp)
+    def record(self, items):  # each relation's physical plan, while the views it reads exist (not the strings' dictionary)
+        plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString()
+                     for text, cp, flag in items if cp and flag != "_collides")
         return materialize(self, items)
 
     sr.Rounds.materialize = record
@@ -148,7 +151,8 @@ def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
 def test_replaced_checkpoints_are_released(spark):
     """Each round's merged relation replaces the last one; the replaced
     checkpoint's blocks are dropped then, so after a run only the current
-    relations (inputs and heads) hold persisted data."""
+    relations (inputs and heads) and the dictionary of string codes hold
+    persisted data."""
     sc = spark.sparkContext
     before = set(sc._jsc.getPersistentRDDs().keySet())
     own = facts_to_arrow(
@@ -158,7 +162,8 @@ def test_replaced_checkpoints_are_released(spark):
     per_stratum = [sum(r.stratum == s for r in stats["rounds"]) for s in {r.stratum for r in stats["rounds"]}]
     assert max(per_stratum) > 2  # control merged several times
     new = set(sc._jsc.getPersistentRDDs().keySet()) - before
-    assert 0 < len(new) <= len(stats["relations"]), (len(new), list(stats["relations"]))
+    extra = stats["dictionary"] is not None  # the strings' dictionary when string terms ran as codes
+    assert 0 < len(new) <= len(stats["relations"]) + extra, (len(new), list(stats["relations"]))
 
 
 def test_session_starts_the_jvm_with_chronolog_settings(spark):
@@ -255,6 +260,26 @@ def test_decimal_terms_and_window(spark):
     assert got == {((1, 3), (2, 3, True, True))}
 
 
+@pytest.mark.parametrize("codes", [False, True])
+@pytest.mark.parametrize("bad", ["null term", "empty interval"])
+def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
+    """A null term or an empty interval in an input is found while the
+    inputs are coalesced (a flag per coalesced group, no second pass over
+    the input) and the run goes to the driver, which reports the row."""
+    from chronolog.connectors import spark_rounds as sr
+
+    monkeypatch.setattr(sr, "STRING_CODES", codes)
+    x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
+    ends = [5, 6, 7] if bad == "null term" else [5, 0, 7]  # [1, 0]: empty
+    e = pa.table({"x": x, "y": ["b", "c", "a"], "start": [0, 1, 2], "end": ends})
+    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+        try:
+            cs().reason(spark, "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\n@output(\"r\").\n",
+                        inputs={"e": e}, distributed=True)
+        except chronolog.ChronologError:
+            pass  # the driver's own report of the row
+
+
 def test_unsupported_falls_back_with_the_rule(spark):
     prog = """
     total(X, T) :- e(X, Y, S), T = msum(S, <Y>).
@@ -303,6 +328,69 @@ def test_numbers_booleans_and_constants_in_heads(spark):
     )
     _, model = check(spark, prog, {"w": w})
     assert all(model.facts(p) for p in ("big", "small", "flag", "hop"))
+
+
+STRINGS_BESIDE_OTHERS = """
+same(X, Y) :- p(X, N, B), p(Y, N, B), X != Y.
+one(X) :- p(X, 1, B).
+quoted(X) :- p(X, N, #T), X == "1".
+truthy(X, B) :- p(X, N, B), q(X, B).
+tagged(X, "zürich ✓", #F, 2) :- p(X, N, #F).
+@output("same"). @output("one"). @output("quoted"). @output("truthy"). @output("tagged").
+"""
+
+
+def strings_beside_others():
+    """Names that look like numbers, booleans and SQL beside number and
+    boolean columns: the string "1" is not the number 1, "true" and "#T"
+    are not #T."""
+    names = ["1", "true", "#T", "it's", "zürich ✓", "", "a */ b", "1"]
+    p = pa.table({"name": names, "n": [1, 1, 2, 1, 2, 1, 2, 1], "b": [True, True, False, True, False, True, False, False],
+                  "start": [0, 1, 2, 3, 4, 5, 6, 20], "end": [10, 11, 12, 13, 14, 15, 16, 30]})
+    q = pa.table({"name": ["true", "1", "#T", "x"], "b": [True, True, True, False], "start": [0, 5, 0, 0], "end": [9, 9, 9, 9]})
+    return {"p": p, "q": q}
+
+
+@pytest.fixture
+def string_codes(monkeypatch):
+    """String terms as 64-bit codes during the rounds (off by default)."""
+    from chronolog.connectors import spark_rounds as sr
+
+    monkeypatch.setattr(sr, "STRING_CODES", True)
+
+
+def test_string_codes_keep_strings_apart_from_numbers_and_booleans(spark, string_codes):
+    """String terms run as 64-bit codes and are decoded at the output: the
+    model equals the embedded one, strings beside numbers and booleans."""
+    stats, model = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
+    assert stats["dictionary"] is not None and stats["dictionary"].count == 8  # 7 names in p, "x" in q; the constants "1", "zürich ✓" once
+    assert all(model.facts(p) for p in ("same", "one", "quoted", "truthy", "tagged"))
+    rel = stats["relations"]["p"].df
+    assert [f.dataType.simpleString() for f in rel.schema.fields][:3] == ["bigint", "bigint", "boolean"]
+
+
+def test_colliding_codes_run_on_the_strings(spark, monkeypatch, string_codes):
+    """Two strings with one code would be one term: the load counts the
+    dictionary's collisions and, on one, loads the inputs again as strings
+    (here every string of one length collides)."""
+    from chronolog.connectors import spark_rounds as sr
+
+    monkeypatch.setattr(sr, "HASH", "length")
+    stats, _ = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
+    assert stats["dictionary"] is None
+    assert stats["relations"]["p"].df.schema.fields[0].dataType.simpleString() == "string"
+
+
+def test_strings_compared_by_order_stay_strings(spark, string_codes):
+    """Codes do not keep the strings' order: a program that compares
+    strings by ``<`` runs on the strings themselves."""
+    prog = ('r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z), X < Z.\nafter(X) :- r(X, Y), Y >= "b".\n'
+            '@output("r"). @output("after").\n')
+    e = edges([("a", "b", (0, 5, True, True)), ("b", "c", (2, 9, True, False)), ("c", "a", (1, 3, True, True)),
+               ("ä", "z", (1, 3, True, True)), ("b", "ä", (0, 4, True, True))])
+    stats, model = check(spark, prog, {"e": e})
+    assert stats["dictionary"] is None and model.facts("after")
+    assert len(model.facts("r")) > 5  # chains where X < Z held
 
 
 def test_rounds_leave_no_views_and_few_py4j_calls(spark, monkeypatch):

@@ -174,21 +174,32 @@ def bound_program(paths: dict) -> str:
     return "".join(f'@bind("{p}", "spark parquet", "{os.path.dirname(f)}", "{os.path.basename(f)}").\n' for p, f in paths.items()) + PROGRAM
 
 
-def call(spark, cs, paths: dict, partitions, inputs: str) -> dict:
+def takes_arrow(cs) -> bool:
+    """Whether this tree's ``reason`` can return Arrow tables (``arrow=True``)."""
+    import inspect
+
+    return "arrow" in inspect.signature(cs.reason).parameters
+
+
+def call(spark, cs, paths: dict, partitions, inputs: str, results: str = "toarrow") -> dict:
     """One call as a user makes it: ``dataframes``, the caller reads the
     Parquet datasets with ``spark.read.parquet`` and passes the DataFrames;
     ``bind``, the program binds them (``@bind("reading", "spark parquet",
-    ...)``) and chronolog reads them.  Either way every output is then
-    fetched with ``toArrow``."""
+    ...)``) and chronolog reads them.  Either way the user ends with every
+    output as an Arrow table: ``toarrow``, the call returns DataFrames and
+    each is fetched with ``toArrow``; ``arrow``, the call returns the tables
+    (``reason(..., arrow=True)``; a tree without it falls back to
+    ``toarrow``)."""
+    kw = {"arrow": True} if results == "arrow" and takes_arrow(cs) else {}
     if inputs == "bind":
-        out = cs.reason(spark, bound_program(paths), distributed=True, partitions=partitions)
+        out = cs.reason(spark, bound_program(paths), distributed=True, partitions=partitions, **kw)
     else:
         frames = {p: spark.read.parquet(f) for p, f in paths.items()}
-        out = cs.reason(spark, PROGRAM, frames, distributed=True, partitions=partitions)
-    return {p: df.toArrow() for p, df in out.items()}
+        out = cs.reason(spark, PROGRAM, frames, distributed=True, partitions=partitions, **kw)
+    return out if kw else {p: df.toArrow() for p, df in out.items()}
 
 
-def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, inputs: str = "dataframes"):
+def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, inputs: str = "dataframes", results: str = "toarrow"):
     """A child process holding one Spark session on ``master``: warms up,
     then runs one timed call per ``call`` line on stdin and prints its
     figures as one JSON line (``quit`` stops).  Two such processes, one per
@@ -202,16 +213,18 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, i
 
     spark = cs.session(master)
     spark.sparkContext.setLogLevel("ERROR")
-    print(f"chronolog from {os.path.dirname(cs.__file__)}", file=sys.stderr, flush=True)
+    how = "reason(arrow=True)" if results == "arrow" and takes_arrow(cs) else "DataFrames, then toArrow each"
+    print(f"chronolog from {os.path.dirname(cs.__file__)}; results: {how}", file=sys.stderr, flush=True)
     jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
     # warm-up on a few sensors: starts Spark's Python workers and imports
     # chronolog there (a one-off cost per worker, reported separately)
     t0 = time.perf_counter()
     w_r, w_m = data(10, 10)
-    for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True).values():
-        df.toArrow()
+    kw = {"arrow": True} if results == "arrow" and takes_arrow(cs) else {}
+    for df in cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(w_r), "maintenance": spark.createDataFrame(w_m)}, distributed=True, **kw).values():
+        None if kw else df.toArrow()
     for _ in range(warmup):  # full-size calls: the JIT compiler gets past Spark's own driver code
-        call(spark, cs, paths, partitions, inputs)
+        call(spark, cs, paths, partitions, inputs, results)
     print(json.dumps({"warm": time.perf_counter() - t0}), flush=True)
     for line in sys.stdin:
         if line.strip() != "call":
@@ -219,7 +232,7 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, i
         assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
         before = last_job(spark)
         l0, c0, j0, th0, t0 = load(), time.process_time(), tree_cpu(jvm), jvm_threads(jvm), time.perf_counter()
-        got = call(spark, cs, paths, partitions, inputs)
+        got = call(spark, cs, paths, partitions, inputs, results)
         wall = time.perf_counter() - t0
         driver_py = time.process_time() - c0
         spark_cpu, python = cpu_delta(j0, tree_cpu(jvm))
@@ -275,6 +288,11 @@ def main(argv=None):
         help="dataframes: the caller reads the inputs with spark.read.parquet and passes the DataFrames; "
         "bind: the program binds them with @bind(..., \"spark parquet\", ...) and chronolog reads them",
     )
+    ap.add_argument(
+        "--results", choices=("toarrow", "arrow"), default="toarrow",
+        help="toarrow: the call returns DataFrames and each output is fetched with toArrow; arrow: the call "
+        "returns the Arrow tables itself (reason(..., arrow=True); a --before tree without it uses toarrow)",
+    )
     ap.add_argument("--tree", help=argparse.SUPPRESS)  # internal: the child's package directory
     ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
     ap.add_argument("--label", help=argparse.SUPPRESS)
@@ -293,7 +311,7 @@ def main(argv=None):
 
     if args.serve:
         paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}
-        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup, args.inputs)
+        return serve(args.serve, paths, args.partitions, os.path.join(args.data, "answers", args.label or args.serve), args.warmup, args.inputs, args.results)
 
     tmp = tempfile.mkdtemp(prefix="spark_sensors_")
     reading, maint = data(args.sensors, args.readings)
@@ -306,7 +324,7 @@ def main(argv=None):
         for i in range(args.files):
             pq.write_table(table.slice(i * step, step), os.path.join(paths[pred], f"part-{i:05d}.parquet"))
     n = reading.num_rows
-    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp}); inputs: {args.inputs}")
+    print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp}); inputs: {args.inputs}; results: {args.results}")
     emb = []
     for _ in range(args.repeat):
         l0, c0, t0 = load(), time.process_time(), time.perf_counter()
@@ -324,7 +342,7 @@ def main(argv=None):
     children = {}
     for label, master, where in sides:
         os.makedirs(os.path.join(tmp, "answers", label))
-        cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp, "--inputs", args.inputs]
+        cmd = [sys.executable, __file__, "--serve", master, "--label", label, "--data", tmp, "--inputs", args.inputs, "--results", args.results]
         if args.partitions:
             cmd += ["--partitions", str(args.partitions)]
         if args.warmup:

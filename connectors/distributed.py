@@ -441,6 +441,50 @@ def _lane_expr(lane: str, kind, terms: bool) -> str:
     return f"coalesce(CAST({ints} AS STRING), {text})"
 
 
+def lanes_table(lanes, index: int, names, kinds, timestamps: bool = False, schema=None):
+    """Output predicate ``index``'s rows of a lanes table collected on the
+    driver (``toArrow`` of the tasks' output), typed as :func:`output_exprs`
+    types them in Spark: the same casts, done by pyarrow, so the table is
+    the one ``toArrow`` of the typed DataFrame would give (``schema``: that
+    table's Arrow schema, e.g. with large strings; :func:`schema_for`'s
+    otherwise)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = lanes.filter(pc.equal(lanes.column("__out"), index))
+    cols = [_lane_array(rows, f"_c{j}", k, terms=True) for j, k in enumerate(kinds[: len(names)])]
+    for lane, kind in (("_s", kinds[-2]), ("_e", kinds[-1])):
+        if timestamps:
+            cols.append(rows.column(f"{lane}_l").cast(pa.timestamp("us", tz="UTC")))
+        else:
+            cols.append(_lane_array(rows, lane, kind, terms=False))
+    cols += [rows.column("_sc"), rows.column("_ec")]
+    if schema is None:
+        schema = schema_for(names, kinds, timestamps)
+    return pa.Table.from_arrays([c.cast(f.type) for c, f in zip(cols, schema)], schema=schema)
+
+
+def _lane_array(rows, lane: str, kind, terms: bool):
+    """:func:`_lane_expr` in pyarrow (exact: a text lane holds each value in
+    at most the merged scale, so the cast to the decimal never rounds)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    typ = arrow_type(kind)
+    ints, text = rows.column(f"{lane}_l"), rows.column(f"{lane}_t").cast(pa.string())
+    if pa.types.is_int64(typ):
+        return ints
+    if pa.types.is_decimal(typ):  # (int64 to a decimal of less than 19 digits is refused for any value: via text)
+        return pc.coalesce(ints.cast(pa.string()), text).cast(typ)
+    if pa.types.is_boolean(typ):
+        return text.cast(pa.bool_())
+    if kind[0] == "str":
+        return text
+    if kind[0] == "mixed" and terms:
+        return pc.coalesce(rows.column(f"{lane}_m").cast(pa.string()), ints.cast(pa.string()), text)
+    return pc.coalesce(ints.cast(pa.string()), text)
+
+
 class TaskReport:
     """What the tasks tell the driver beside their rows, as an accumulator
     (``SparkContext.accumulator(TaskReport.empty(), TaskReport())``): each

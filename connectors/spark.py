@@ -291,6 +291,7 @@ def reason(
     base_dir=None,
     window=None,
     stats: dict | None = None,
+    arrow: bool = False,
     _fail_first_attempt: bool = False,
 ) -> dict:
     """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
@@ -309,6 +310,10 @@ def reason(
     A program with no key runs as seminaive rounds of DataFrame joins
     (:mod:`chronolog.connectors.spark_rounds`); ``stats``: a dict that gets
     the path taken and, for rounds, a line per round.
+    ``arrow``: return ``{pred: pyarrow.Table}`` collected on the driver, the
+    tables ``toArrow()`` of each DataFrame would give; on the keyed path in
+    one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
+    over a checkpoint of the tasks' output).
     """
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
@@ -363,9 +368,9 @@ def reason(
                 hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
                 if hz is None and plan.temporal is not None:
                     hz = parse_horizon(plan.temporal)
-                return spark_rounds.reason(
+                return _as_arrow(spark_rounds.reason(
                     spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats
-                )
+                ), arrow)
             except spark_rounds.NotRelational as r:
                 warnings.warn(f"running on the driver: {e.render()}; relational rounds cannot run it: {r.render()}", DriverFallback, stacklevel=2)
         else:
@@ -373,11 +378,16 @@ def reason(
                 stats["path"] = "keyed"
             return _distributed(
                 spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions, timestamps, _fail_first_attempt, window, sources,
+                partitions, timestamps, _fail_first_attempt, window, sources, arrow,
             )
     if stats is not None:
         stats["path"] = "driver"
-    return _on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources)
+    return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources), arrow)
+
+
+def _as_arrow(out: dict, arrow: bool) -> dict:
+    """``{pred: DataFrame}`` as ``{pred: pyarrow.Table}`` when ``arrow``."""
+    return {p: df.toArrow() for p, df in out.items()} if arrow else out
 
 
 def _term_columns(df) -> list:
@@ -588,7 +598,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     return wide, key, inputs, csv_preds
 
 
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None) -> dict:
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:
     import pyspark.sql.functions as F
 
     wide, key, job_inputs, csv_preds = _wide_input(spark, prog, frames, local_facts, keys)
@@ -608,7 +618,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     n = partitions or sc.defaultParallelism
     job["partitions"] = n
     if wide is None:
-        return _on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window)
+        return _as_arrow(_on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window), arrow)
     # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
     # and report each column's kind and any error through an accumulator, so
     # one stage reasons and materializes: no signature pass, no conversion job.
@@ -619,18 +629,38 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     arity = max((len(names[p]) for p in outputs), default=0)
     reasoned = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity))
     with _session_conf(spark, ONE_JOB_CONF):  # the shuffle and the reasoning: one job
-        lanes = reasoned.localCheckpoint(eager=True)
+        # arrow: the lanes come to the driver in that job and are typed
+        # there; otherwise they stay in the executors for the DataFrames
+        lanes = reasoned.toArrow() if arrow else reasoned.localCheckpoint(eager=True)
     got = report.value
     if got["errors"]:
         _, kind, text = min(got["errors"])
         cls = InconsistencyError if kind == "InconsistencyError" else DataError
         raise cls(f"in a Spark task: {text}")
+    if arrow:
+        return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
     out = {}
     strings = _JavaStrings(spark)
     for i, p in enumerate(outputs):
         kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
         cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
         out[p] = _select(lanes.filter(f"__out = {i}"), cols, strings)
+    return out
+
+
+def _typed_tables(spark, lanes, outputs, names, kinds, timestamps) -> dict:
+    """The tasks' lanes collected on the driver as one typed table per
+    output predicate: the tables ``toArrow`` of the keyed DataFrames gives
+    (their schema too: Spark's Arrow schema for the same Spark types)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    out = {}
+    for i, p in enumerate(outputs):
+        ks = kinds.get(p, [["empty"]] * (len(names[p]) + 2))
+        spark_types = dist.spark_schema(dist.schema_for(names[p], ks, timestamps))
+        schema = to_arrow_schema(spark_types, timezone="UTC", prefers_large_types=large)
+        out[p] = dist.lanes_table(lanes, i, names[p], ks, timestamps, schema)
     return out
 
 

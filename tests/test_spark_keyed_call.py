@@ -53,6 +53,22 @@ def test_the_shuffle_and_the_reasoning_are_one_job_and_answers_match_the_driver(
     assert {r[0] for r in out["alarm"].collect()} == {"a"}  # hot long enough; c is under maintenance
 
 
+def test_tables_on_the_driver_cost_the_one_job_and_nothing_stays_cached(spark):
+    """``arrow=True``: the shuffle, the reasoning and the collection of
+    every output are one Spark job; no checkpoint or cache is left."""
+    from chronolog.connectors import spark as cs
+
+    inputs = _inputs(spark)
+    out, jobs = _jobs_of(spark, "keyed-arrow", lambda: cs.reason(spark, PROGRAM, inputs, distributed=True, arrow=True))
+    assert len(jobs) == 1
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    driver = cs.reason(spark, PROGRAM, _inputs(spark), arrow=True)  # the driver's path returns tables too
+    for p in ("alarm", "hot"):
+        assert isinstance(out[p], pa.Table) and out[p].schema == driver[p].schema
+        assert sorted(out[p].to_pylist(), key=repr) == sorted(driver[p].to_pylist(), key=repr)
+    assert set(out["alarm"].column(0).to_pylist()) == {"a"}
+
+
 @pytest.mark.parametrize("before", [None, "true"])
 def test_the_session_settings_are_restored_also_after_a_failed_task(spark, before):
     from chronolog.connectors import spark as cs
@@ -65,9 +81,10 @@ def test_the_session_settings_are_restored_also_after_a_failed_task(spark, befor
         cs.reason(spark, PROGRAM, _inputs(spark), distributed=True)
         assert spark.conf.get(AQE, None) == before
         bad = pa.table({"sensor": ["a"], "value": [80], "start": [5], "end": [1]})  # an empty interval
-        with pytest.raises(DataError, match="in a Spark task"):
-            cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(bad)}, distributed=True)
-        assert spark.conf.get(AQE, None) == before
+        for arrow in (False, True):
+            with pytest.raises(DataError, match="in a Spark task"):
+                cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(bad)}, distributed=True, arrow=arrow)
+            assert spark.conf.get(AQE, None) == before
     finally:
         spark.conf.unset(AQE)
 

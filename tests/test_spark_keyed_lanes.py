@@ -87,6 +87,41 @@ def test_every_kind_of_column_gets_the_one_process_type(spark):
     assert pairs(out["o_str"]) == {"a": "two words", "b": "plain", "c": 'q"uote', "d": ""}
 
 
+def _same_tables_as_the_dataframes(spark, program, **kw):
+    """``arrow=True`` returns, per output, the table ``toArrow`` of the
+    keyed DataFrame gives: same schema, same values (typed by pyarrow on the
+    driver instead of by Spark SQL in the executors)."""
+    frames = cs().reason(spark, program, distributed=True, partitions=4, **kw)
+    stats = {}
+    tables = cs().reason(spark, program, distributed=True, partitions=4, arrow=True, stats=stats, **kw)
+    assert stats["path"] == "keyed"
+    assert set(tables) == set(frames)
+    for p, df in frames.items():
+        want, got = sorted_table(df), tables[p]
+        assert got.schema == want.schema, p
+        got = got.sort_by([(got.schema.names[0], "ascending")])
+        assert got.equals(want), (p, want.to_pylist(), got.to_pylist())
+
+
+def test_tables_collected_on_the_driver_are_the_dataframes_tables(spark):
+    _same_tables_as_the_dataframes(spark, KINDS)
+    program = """
+    w(S) :- <->[0, 0.000001] r(S).
+    r(a)@[0.25, 10]. r(b)@[1600000000, 1600000001.5). r(c)@(-inf, 3].
+    """
+    _same_tables_as_the_dataframes(spark, program, timestamps=True)
+    _same_tables_as_the_dataframes(spark, "o(K) :- p(K, V), V > 5.\np(a, 1)@1.\n@output(\"o\").")  # no fact: empty
+
+
+def test_tables_collected_with_large_strings_when_spark_uses_them(spark):
+    key = "spark.sql.execution.arrow.useLargeVarTypes"
+    spark.conf.set(key, "true")
+    try:
+        _same_tables_as_the_dataframes(spark, KINDS)
+    finally:
+        spark.conf.unset(key)
+
+
 def test_timestamps_leave_the_tasks_as_microseconds(spark):
     program = """
     w(S) :- <->[0, 0.000001] r(S).

@@ -600,7 +600,7 @@ def _kernels(data: bytes, dialect: str):
     blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
-        if dialect == "vadalog" and not blanks:
+        if not blanks:  # (both dialects' lines: pred[(args)]@(point|[lo,hi])[.], no '(' in args)
             fields = _TightFields(text, starts, ends, slow, lines)
         else:
             fields = _Fields(lines.filter(_pl().Series(matched)) if len(slow) else lines, blanks)
@@ -725,8 +725,8 @@ class _Fields:
 
 
 class _TightFields(_Fields):
-    """The same fields as :class:`_Fields` for a Vadalog block without a
-    blank, tab or carriage return, found from the positions of ``@``, ``(``
+    """The same fields as :class:`_Fields` for a block (either dialect)
+    without a blank, tab or carriage return, found from the positions of ``@``, ``(``
     and ``,`` in the lines' bytes (numpy) instead of a dozen string kernels
     that each copy the block (splits, slices, joins): the lines matched the
     kernels' pattern, so without blanks each is exactly
@@ -738,14 +738,16 @@ class _TightFields(_Fields):
     def __init__(self, text, starts, ends, slow, lines):  # (encode() does the work, in the worker thread)
         """``text``: the block's bytes (numpy), its lines ``text[starts[i]:
         ends[i]]`` of which ``slow`` did not match the pattern; ``lines``:
-        the block's lines (for :meth:`leading_blanks`, never called in this
-        dialect)."""
+        the block's lines."""
         self.kept = (text, starts, ends, slow)
         self.lines = lines
         self.n = len(starts) - len(slow)  # (the matched lines)
 
     def __len__(self) -> int:
         return self.n
+
+    def leading_blanks(self, i: int) -> int:
+        return 0  # (a block without a blank)
 
     def encode(self, dialect: str) -> None:
         import numpy as np

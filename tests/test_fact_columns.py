@@ -150,6 +150,45 @@ def test_meteor_files_read_as_the_meteor_reader(text):
 
 
 @SETTINGS
+@given(fact_files("meteor").map(lambda t: t.replace(" ", "")))
+def test_meteor_files_without_blanks_read_as_the_meteor_reader(text):
+    # (no blank: the MeTeoR dialect's fields are cut by numpy too, _TightFields)
+    _same(text, "meteor")
+
+
+def test_meteor_fields_without_blanks_are_the_kernels_fields():
+    import numpy as np
+    import polars as pl
+
+    from chronolog.language import string_columns
+
+    text = "\n".join([
+        "A(x1,y2)@[1,2]", "B(y2)@5", "C:d(x)@(1,2]", "E()@[0,3)", "#comment", "F(a,b)@[1.5,2.25]", "G(1,x)@[-inf,+inf)",
+        "H(a)@1.", "P(a,,b)@[0,1)", "Q('a')@1", "R(a)@[2,1]",
+    ])
+    raw = np.frombuffer(text.encode(), np.uint8)
+    nl = np.flatnonzero(raw == 10)
+    starts = np.concatenate([[0], nl + 1]).astype(np.int32)
+    ends = np.concatenate([nl, [len(raw)]]).astype(np.int32)
+    lines = string_columns.ranges(raw, starts, ends)
+    matched = string_columns.matches(lines, fact_columns._PATTERNS["meteor"])
+    want = fact_columns._Fields(lines.filter(pl.Series(matched)), False)
+    want.encode("meteor")
+    got = fact_columns._TightFields(raw, starts, ends, np.flatnonzero(~matched), lines)
+    got.encode("meteor")
+    assert len(got) == len(want) == int(matched.sum()) >= 8
+    for k in ("lc", "hc", "point", "arity", "is_name", "by_pred", "bounds"):
+        assert np.array_equal(getattr(got, k), getattr(want, k)), k
+    assert got.preds.to_list() == want.preds.to_list()
+    decode = lambda d: d.dictionary.gather(d.indices).to_list()  # noqa: E731
+    assert decode(got.times) == decode(want.times)
+    kept = lines.filter(pl.Series(matched))
+    for i in range(len(kept)):
+        args = lambda f: [f.fdict[int(f.ftok[f.starts[i] + j])] for j in range(f.arity[i])]  # noqa: E731
+        assert args(got) == args(want), kept[i]
+
+
+@SETTINGS
 @given(fact_files("vadalog", dates=True))
 def test_dated_files_read_as_the_line_reader(text):
     _same(text, "vadalog", Calendar("days"))

@@ -194,7 +194,7 @@ def test_merge_finds_the_delta_of_the_anti_join(old_rows, parts_rows):
     keys = ["0", "1"]
     old = coalesce(frame(old_rows), keys)
     parts = [frame(p) for p in parts_rows]
-    merged, new = merge_new(old, parts, keys)
+    merged, new = merge_new(old, list(parts), keys)  # (merge_new empties the list it is given)
     want = coalesce(pl.concat([old, *parts]), keys)
     assert merged.rows() == want.rows()
     assert sorted(new.rows()) == sorted(want.join(old, on=[*keys, "s", "e"], how="anti").rows())
@@ -221,11 +221,11 @@ def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
     old = co.coalesce(frame(old_rows), keys)
     parts = [frame(p) for p in parts_rows]
     assert co._all_codes([old, *parts], [*keys, "s", "e"])
-    merged, new = co._merge_new_arrays(old, parts, keys)
+    merged, new = co._merge_new_arrays([old, *parts], keys)
     saved = co._all_codes
     co._all_codes = lambda *a: False  # the frames' path
     try:
-        want, want_new = co.merge_new(old, parts, keys)
+        want, want_new = co.merge_new(old, list(parts), keys)
     finally:
         co._all_codes = saved
     assert merged.rows() == want.rows()

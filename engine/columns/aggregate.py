@@ -174,8 +174,8 @@ class Segments:
 
 
 def _pairs(v):
-    """``(num, den)`` of an exact aggregate: ``(num, den)``, ``(num, den,
-    key)``, or ``(None, None, key, L)`` (the values ``key / L``, reduced here)."""
+    """``(num, den)`` of an exact aggregate: ``(num, den)``, or ``(None,
+    None, key, L)`` (the values ``key / L``, reduced here)."""
     if v[0] is None:
         return ex.reduce(v[2], v[3])
     return v[0], v[1]
@@ -183,8 +183,8 @@ def _pairs(v):
 
 def _holds(conditions, columns, values):
     """The mask of the rows where every comparison of ``conditions`` holds
-    over ``columns`` (numpy codes, float values, or exact ``(num, den[,
-    key])`` tuples), evaluated as ConditionNode does on a frame of just the
+    over ``columns`` (numpy codes, float values, or exact aggregates'
+    tuples, :func:`_pairs`), evaluated as ConditionNode does on a frame of just the
     columns they name."""
     import numpy as np
     import polars as pl
@@ -402,8 +402,8 @@ def _combined_key(keys):
 
 def _int_key(k):
     """An int64 array in the order of ``k`` with equal values equal: ``k``
-    itself, or for floats their bits mapped to int64 in the floats' order
-    (-0.0 made 0.0 first: equal values, one key); None with a NaN.  Float
+    itself, or for floats :func:`exact_columns.float_order_key`; None with
+    a NaN.  Float
     answers of one binade span 2**52, so a group and a float aggregate
     within a few binades still make one argsort key, where ``np.lexsort``
     of the floats took twice as long (a rolling mean over 500,000 days)."""
@@ -413,8 +413,7 @@ def _int_key(k):
         return k
     if k.dtype != np.float64 or np.isnan(k).any():
         return None
-    bits = (k + 0.0).view(np.int64)
-    return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
+    return ex.float_order_key(k)
 
 
 def _sorted_by(keys) -> bool:

@@ -208,9 +208,16 @@ def order_key(num, den):
     q = num / den
     if dmax * dmax * float(np.abs(q).max(initial=0)) < 2**48:
         return _scaled_key(q, dmax), True
-    bits = q.view(np.int64)
-    key = bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
-    return key, dmax * dmax * float(np.abs(q).max(initial=0)) < 2**50
+    return float_order_key(q), dmax * dmax * float(np.abs(q).max(initial=0)) < 2**50
+
+
+def float_order_key(q):
+    """Float64 values as int64 in the same order (their bits, the negative
+    ones flipped), equal values equal (-0.0 taken as 0.0 first); no NaN."""
+    import numpy as np
+
+    bits = (q + 0.0).view(np.int64)
+    return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
 
 
 def _scaled_key(q, dmax):

@@ -7,6 +7,9 @@ the text printer's chunks give the same bytes at any size."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -221,7 +224,7 @@ def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
     calls = []
     monkeypatch.setattr(allocators, "one_arena", lambda: calls.append(1))
     monkeypatch.setattr(allocators, "_configured", False)
-    for var in ("ARROW_DEFAULT_MEMORY_POOL", "_RJEM_MALLOC_CONF"):
+    for var in ("ARROW_DEFAULT_MEMORY_POOL", "_RJEM_MALLOC_CONF", "OPENBLAS_NUM_THREADS"):
         monkeypatch.setenv(var, "x")  # (configure would otherwise set them for the rest of the tests)
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's setting is kept
     allocators.configure()
@@ -229,6 +232,21 @@ def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
     monkeypatch.delenv("MALLOC_ARENA_MAX")
     allocators.configure()
     assert calls == [1]
+
+
+def test_a_command_imports_numpy_with_one_blas_thread_unless_told_otherwise():
+    """A command does no linear algebra: OpenBLAS's thread per core only
+    costs numpy's import time; a user's own setting is kept."""
+    code = (
+        "import os, sys; from chronolog import allocators; allocators.configure(); import numpy; "
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "1"]  # one thread: OpenBLAS started none
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[0] == "2"
 
 
 def test_reading_returns_free_pages_between_blocks_with_the_same_columns(monkeypatch):

@@ -1035,7 +1035,7 @@ def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -
             _move(e, lineno, 0)
             raise
         for f in facts:
-            out.slow.add(f.pred, f.terms, f.interval, ast.Pos(source, lineno, f.pos.column), getattr(f, "every", None))
+            _add_slow(out, f, ast.Pos(source, lineno, f.pos.column), getattr(f, "every", None))
         return
     pieces = split_statements(text)
     if len(pieces) > 1:
@@ -1059,7 +1059,18 @@ def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -
             source_line=text if len(text) <= 200 else text[:200] + " ...",
         )
     f = _slow_fact(text, lineno, source, calendar)
-    out.slow.add(f.pred, f.terms, f.interval, f.pos, f.every)
+    _add_slow(out, f, f.pos, f.every)
+
+
+def _add_slow(out: FactColumns, f, pos, every) -> None:
+    """A parsed fact into ``out.slow``.  One whose arity differs from the
+    kernels' facts of its predicate sends the file to the line reader at
+    once: its first error (this one, or an earlier line's) is the one the
+    line reader reports, with the first place of the predicate."""
+    parts = out.parts.get(f.pred)
+    if parts and len(parts[0][0]) != len(f.terms):
+        raise _Fallback(f.pred)
+    out.slow.add(f.pred, f.terms, f.interval, pos, every)
 
 
 def _move(e: ChronologError, lineno: int, shift: int) -> None:

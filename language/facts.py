@@ -87,8 +87,11 @@ class FactRows(dict):
             return
         lst = self.get(pred)
         if lst is None:
+            repeating = self.repeating.get(pred)
+            if repeating and len(repeating[0][0]) != len(terms):
+                _arity_error(pred, len(terms), len(repeating[0][0]), pos, self.positions[pred])
             self[pred] = [(terms, iv)]
-            self.positions[pred] = pos
+            self.positions.setdefault(pred, pos)  # (a repeating fact may have come first)
             return
         if len(terms) != len(lst[0][0]):
             _arity_error(pred, len(terms), len(lst[0][0]), pos, self.positions[pred])

@@ -85,6 +85,16 @@ def test_arity_mismatch_with_fact_file():
     assert e.value.pos.line == 2
 
 
+def test_arity_mismatch_after_a_repeating_fact_of_a_predicate_no_rule_reads():
+    """A fact that repeats forever (``every``) fixes its predicate's arity
+    as an ordinary fact does, whichever comes first, and the message names
+    the first place."""
+    for dialect_text in ("q(a)@1 every 5.\nq()@2.\n", "q(a)@1 every 5.\nq(a)@1.\nq()@2 every 5.\n"):
+        with pytest.raises(ChronologError) as e:
+            chronolog.reason("p(X) :- r(X).", dialect_text, horizon=20)
+        assert "q has 0 arguments here but 1 at <facts>:1:1" in str(e.value), str(e.value)
+
+
 def test_unstratifiable_negation():
     e = err("p(X) :- q(X), not r(X).\nr(X) :- p(X).\n")
     assert isinstance(e, ProgramError)

@@ -202,9 +202,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     """
     import pyarrow as pa
 
-    from chronolog.language.booleans import boolean
     from chronolog.language.errors import DataError
-    from chronolog.language.timeline import make, normalize, parse_number
 
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
         refuse_nan_times(table, pred)  # (a pandas DataFrame's NaN times: an error, not unbounded ends)
@@ -224,8 +222,97 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
                 hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
             )
     term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
+    for n in term_names:
+        if table.column(n).null_count:
+            _null_term(table, n, pred)
+    reader = _ExactColumns(table, pred, calendar)
+    cols = [reader.column(n, False) for n in term_names]
+    n = table.num_rows
+    terms = list(zip(*cols)) if cols else [()] * n
+    sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
+    ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
+    ivs = _intervals(reader.column("start", True), reader.column("end", True), sc, ec, table, pred)
+    return list(zip(terms, ivs))
 
-    def convert(v, col_name, time):
+
+def _intervals(starts, ends, sc, ec, table, pred: str) -> list:
+    """The rows' intervals (a null end unbounded, a null closedness closed);
+    an empty one is refused with the row's values."""
+    from chronolog.language.errors import DataError
+    from chronolog.language.timeline import make
+
+    out = []
+    append = out.append
+    for i, lo, hi, lc, hc in zip(range(len(starts)), starts, ends, sc, ec):
+        if lo is None or hi is None or lc is None or hc is None or type(lo) is not int or type(hi) is not int:
+            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
+        elif lo < hi or (lo == hi and lc and hc):
+            iv = (lo, hi, lc, hc)  # the common case, checked as make() would
+        else:
+            iv = None
+        if iv is None:
+            values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names)
+            raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
+        append(iv)
+    return out
+
+
+class _ExactColumns:
+    """A table's columns as exact Python values, by the column's Arrow type
+    and whether it holds times (``calendar``: the program's date timeline,
+    or None for a numeric one)."""
+
+    def __init__(self, table, pred: str, calendar):
+        self.table, self.pred, self.calendar = table, pred, calendar
+
+    def column(self, name: str, time: bool) -> list:
+        """Each distinct decimal, date or number text converted once
+        (columns repeat values: sensors, prices)."""
+        import pyarrow as pa
+
+        from chronolog.language.booleans import boolean
+        from chronolog.language.errors import DataError
+
+        col = self.table.column(name)
+        typ = col.type
+        calendar, pred = self.calendar, self.pred
+        if time and (pa.types.is_date(typ) or pa.types.is_timestamp(typ)):
+            if calendar is None:
+                raise DataError(
+                    f"column {name} of {pred} holds dates, but the program's timeline is numeric",
+                    hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
+                )
+            return [None if v is None else calendar.point(v) for v in col.to_pylist()]
+        if time and calendar is not None and not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
+            raise DataError(
+                f"column {name} of {pred} holds numbers, but the program's timeline is dates",
+                hint="give start/end as date32 or timestamp columns (or ISO strings)",
+            )
+        if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
+            return float_terms(col, name, pred).tolist()
+        if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
+            return float_time_column(col, name, pred)
+        if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
+            return [None if v is None else self.value(v, name, time) for v in col.to_pylist()]
+        if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
+            return [None if v is None else boolean(v) for v in col.to_pylist()]
+        if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
+            return col.to_pylist()
+        try:
+            enc = col.dictionary_encode()
+            if isinstance(enc, pa.ChunkedArray):
+                enc = enc.combine_chunks() if enc.num_chunks else pa.array([], typ).dictionary_encode()
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return [None if v is None else self.value(v, name, time) for v in col.to_pylist()]
+        values = [self.value(v, name, time) for v in enc.dictionary.to_pylist()]
+        return [None if i is None else values[i] for i in enc.indices.to_pylist()]
+
+    def value(self, v, name: str, time: bool):
+        """One cell: a decimal exact, a date or timestamp a datetime constant
+        (UTC, naive), a number or date text in a time column a time point."""
+        from chronolog.language.errors import DataError
+        from chronolog.language.timeline import normalize, parse_number
+
         if isinstance(v, Decimal):
             return normalize(Fraction(v))
         if hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: a datetime constant
@@ -237,76 +324,16 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
                 v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
             return v
         if time and isinstance(v, str):
+            calendar = self.calendar
             try:
                 return calendar.parse_point(v) if calendar is not None else parse_number(v)
             except ValueError:
                 what = "a date" if calendar is not None else "a number"
                 raise DataError(
-                    f"column {col_name} of {pred}: {v!r} is not {what}",
+                    f"column {name} of {self.pred}: {v!r} is not {what}",
                     hint="a time column holds numbers (or dates on a date timeline); -inf/+inf for open ends",
                 ) from None
         return v
-
-    def exact(col_name, time):
-        """The column as exact Python values; each distinct decimal, date or
-        number text is converted once (columns repeat values: sensors, prices)."""
-        col = table.column(col_name)
-        typ = col.type
-        if time and (pa.types.is_date(typ) or pa.types.is_timestamp(typ)):
-            if calendar is None:
-                raise DataError(
-                    f"column {col_name} of {pred} holds dates, but the program's timeline is numeric",
-                    hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
-                )
-            return [None if v is None else calendar.point(v) for v in col.to_pylist()]
-        if time and calendar is not None and not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
-            raise DataError(
-                f"column {col_name} of {pred} holds numbers, but the program's timeline is dates",
-                hint="give start/end as date32 or timestamp columns (or ISO strings)",
-            )
-        if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
-            return float_terms(col, col_name, pred).tolist()
-        if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
-            return float_time_column(col, col_name, pred)
-        if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
-            return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
-        if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
-            return [None if v is None else boolean(v) for v in col.to_pylist()]
-        if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):
-            return col.to_pylist()
-        try:
-            enc = col.dictionary_encode()
-            if isinstance(enc, pa.ChunkedArray):
-                enc = enc.combine_chunks() if enc.num_chunks else pa.array([], typ).dictionary_encode()
-        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
-            return [None if v is None else convert(v, col_name, time) for v in col.to_pylist()]
-        values = [convert(v, col_name, time) for v in enc.dictionary.to_pylist()]
-        return [None if i is None else values[i] for i in enc.indices.to_pylist()]
-
-    for n in term_names:
-        if table.column(n).null_count:
-            _null_term(table, n, pred)
-    cols = [exact(n, False) for n in term_names]
-    starts = exact("start", True)
-    ends = exact("end", True)
-    n = table.num_rows
-    sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
-    ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
-    terms = list(zip(*cols)) if cols else [()] * n
-    rows = []
-    append = rows.append
-    for i, lo, hi, lc, hc in zip(range(n), starts, ends, sc, ec):
-        if lo is None or hi is None or lc is None or hc is None or type(lo) is not int or type(hi) is not int:
-            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
-        elif lo < hi or (lo == hi and lc and hc):
-            iv = (lo, hi, lc, hc)  # the common case, checked as make() would
-        else:
-            iv = None
-        if iv is None:
-            values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in names)
-            raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
-        append((terms[i], iv))
-    return rows
 
 
 def float_terms(col, name: str, pred: str):

@@ -130,7 +130,7 @@ def views(data, starts, ends):
     global _VIEW, _KEEP
     import numpy as np
 
-    if _VIEW is None:
+    if _KEEP is None:  # (set last: a reader thread that sees it set sees both)
         _VIEW = np.dtype([("len", "<i4"), ("head", "V12")])
         _KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)  # the low k bytes
     starts = np.asarray(starts)

@@ -116,48 +116,60 @@ class _Views:
         )
 
 
-_VIEW = None  # (numpy's dtype of a view, made on first use: numpy is imported lazily)
-_KEEP = None
+_KEEP = None  # (made on first use: numpy is imported lazily)
 
 
 def views(data, starts, ends):
     """The Arrow string views of the ranges ``data[starts[i]:ends[i]]``
     (``data`` numpy uint8, at most 2 GB): 16 bytes each, the length, then
     up to 12 bytes inline (zero-padded), or for a longer string its first
-    4 bytes, buffer 0 and its offset.  By numpy: one gather of the 12 bytes
-    at every start (a 12-byte item at each byte of ``data``), masked by the
-    lengths."""
-    global _VIEW, _KEEP
+    4 bytes, buffer 0 and its offset.  By numpy: one gather of the 16 bytes
+    from 4 before every start (a 16-byte item at each byte of ``data``,
+    whose first 4 are then the length), masked by the lengths."""
+    global _KEEP
     import numpy as np
 
-    if _KEEP is None:  # (set last: a reader thread that sees it set sees both)
-        _VIEW = np.dtype([("len", "<i4"), ("head", "V12")])
+    if _KEEP is None:
         _KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)  # the low k bytes
     starts = np.asarray(starts)
     n, size = len(starts), len(data)
-    out = np.empty(n, dtype=_VIEW)
     if n == 0:
-        return out
+        return np.empty(0, dtype="V16")
     lens = np.subtract(ends, starts, dtype=np.int32)
-    out["len"] = lens
-    if size >= 12:
-        heads = np.ndarray((size - 11,), dtype="V12", buffer=data, strides=(1,))
-        out["head"] = heads[np.minimum(starts, size - 12)]
-    end = starts > size - 12
-    if end.any():  # (strings in the last 11 bytes: from a padded copy of them)
-        k = min(size, 12)
-        tail = np.zeros(24, dtype=np.uint8)
-        tail[:k] = data[size - k :]
-        out["head"][end] = np.ndarray((13,), dtype="V12", buffer=tail, strides=(1,))[starts[end] - (size - k)]
+    head = starts < 4
+    tail = starts > size - 12
+    if size >= 16:
+        at = starts - 4
+        np.clip(at, 0, size - 16, out=at)
+        out = np.ndarray((size - 15,), dtype="V16", buffer=data, strides=(1,))[at]
+        del at
+    else:
+        out = np.empty(n, dtype="V16")
+    for edge in (head, tail & ~head):  # (the first 4 and last 11 bytes: from a padded copy of them)
+        if edge.any():
+            out[edge] = _windows(data, starts[edge])
+    cells = out.view(np.int32).reshape(n, 4)
+    cells[:, 0] = lens
     words = out.view(np.uint64).reshape(n, 2)  # (little-endian: a string's first bytes are a word's low bytes)
     words[:, 0] &= _KEEP[4 + np.clip(lens, 0, 4)]
     words[:, 1] &= _KEEP[np.clip(lens - 4, 0, 8)]
     long = np.flatnonzero(lens > 12)
     if len(long):
-        cells = out.view(np.int32).reshape(n, 4)
         cells[long, 2] = 0
         cells[long, 3] = starts[long]
     return out
+
+
+def _windows(data, starts):
+    """The 16 bytes from 4 before each of ``starts`` (close together), zero
+    outside ``data``: from a padded copy of that stretch."""
+    import numpy as np
+
+    a, b = int(starts.min()), int(starts.max())
+    pad = np.zeros(b - a + 16, dtype=np.uint8)
+    lo, hi = max(a - 4, 0), min(b + 12, len(data))
+    pad[lo - (a - 4) : hi - (a - 4)] = data[lo:hi]
+    return np.ndarray((b - a + 1,), dtype="V16", buffer=pad, strides=(1,))[starts - a]
 
 
 def strings(data, offsets, kind: str = "utf8"):

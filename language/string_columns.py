@@ -132,6 +132,8 @@ def views(data, starts, ends):
     if _KEEP is None:
         _KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)  # the low k bytes
     starts = np.asarray(starts)
+    if starts.dtype.kind != "i":  # (signed: the starts are compared with, and moved before, the data's ends)
+        starts = starts.astype(np.int64)
     n, size = len(starts), len(data)
     if n == 0:
         return np.empty(0, dtype="V16")

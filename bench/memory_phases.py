@@ -173,7 +173,7 @@ def _dictionary_bytes(terms) -> int:
     codes = getattr(terms, "_codes", None)
     codes = terms.codes if codes is None else codes  # (an earlier tree: the dict always built)
     n = sys.getsizeof(codes) + sys.getsizeof(rest)  # (codes would build the dict; iterating, strings of the names)
-    n += (names.nbytes if names is not None else 0) + sum(sys.getsizeof(v) for v in rest)
+    n += (0 if names is None else names.nbytes if hasattr(names, "nbytes") else names.estimated_size()) + sum(sys.getsizeof(v) for v in rest)
     n += 32 * sum(1 for c in range(len(codes)) if c > 256)
     return n
 

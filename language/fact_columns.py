@@ -593,7 +593,7 @@ def _kernels(data: bytes, dialect: str):
     nl = np.flatnonzero(text == 10).astype(np.int32)
     starts = np.concatenate([np.zeros(1, dtype=np.int32), nl + 1])
     ends = np.concatenate([nl, np.array([len(text)], dtype=np.int32)])
-    lines = ranges(text, starts, ends)
+    lines = ranges(text, starts, ends, checked=True)  # (UTF-8: checked above, cut at newlines)
     matched = matches(lines, _PATTERNS[dialect])
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
@@ -814,8 +814,8 @@ class _TightFields(_Fields):
         a_starts[slot + 1] = head_commas + 1
         a_ends[slot] = head_commas
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
-        pidx, self.preds = encode(ranges(text, line_start, pend))
-        self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends))
+        pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
+        self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
         self.is_name = matches(self.fdict, _NAME[dialect])
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
@@ -830,7 +830,7 @@ class _TightFields(_Fields):
         iv = first_t[~point] + 1
         t_starts[iv] = comma[~point] + 1
         t_ends[iv] = end[~point] - 1
-        self.times = encode(ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)])))
+        self.times = encode(ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)]), checked=True))
         # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)
         self.by_pred = np.argsort(pidx.astype(np.uint16) if len(self.preds) <= 1 << 16 else pidx, kind="stable")
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])

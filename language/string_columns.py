@@ -4,13 +4,20 @@ The fact reader (fact_columns.py) finds every line, token and separator of
 a block of text by numpy over its bytes; what it needs from a string
 library is a column of those tokens and their distinct values.  Polars (the
 columnar executor's library, loaded anyway) has the kernels, but no public
-constructor of a string column from a buffer and offsets, and cutting each
-token by ``bin.slice`` cost 3x Arrow's ``take`` (13 against 4 ms for a 1 MB
-block's 160,000 tokens).  Polars does read any object that exports the
-Arrow C data interface (``__arrow_c_array__``, the PyCapsule protocol), so
-:class:`_Utf8` exports numpy offsets and bytes in that layout by hand
-(a few ctypes structures) instead of through pyarrow, whose import alone
-held 35-60 MB of a ``chronolog run`` that reads and prints text.
+constructor of a string column from a buffer and its ranges, and cutting
+each token by ``bin.slice`` cost 3x Arrow's ``take`` (13 against 4 ms for a
+1 MB block's 160,000 tokens).  Polars does read any object that exports the
+Arrow C data interface (``__arrow_c_array__``, the PyCapsule protocol).
+Its strings are Arrow string *views* (16 bytes each: the length, and the
+string itself when it has at most 12 bytes, else its first 4 bytes and
+where it lies in a buffer), so :class:`_Views` exports views that numpy
+builds (:func:`views`) and that point into the block itself: polars takes
+them as they are, without a copy of the text or a conversion (the
+offsets-and-bytes layout it had before was converted to views on import,
+and each line and token range cut by a ``gather``).  The export is a few
+ctypes structures written by hand because the library that has them,
+pyarrow, held 35-60 MB of a ``chronolog run`` that reads and prints text
+by its import alone.
 """
 
 from __future__ import annotations
@@ -79,58 +86,136 @@ del _f
 _capsule = ctypes.pythonapi.PyCapsule_New
 _capsule.restype = ctypes.py_object
 _capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_FORMAT = {"utf8": b"u", "binary": b"z"}
+_FORMAT = {"utf8": b"vu", "binary": b"vz"}
 
 
-class _Utf8:
-    """Strings ``data[offsets[i]:offsets[i+1]]`` (``offsets`` int32, ``data``
-    uint8) as one Arrow array, for ``polars.Series(...)`` to import."""
+class _Views:
+    """Strings as one Arrow string-view array (``views``: :func:`views` of
+    ``data``), for ``polars.Series(...)`` to import.  Polars holds strings
+    as views itself, so it takes the buffers as they are: no copy of the
+    text, and ``data`` stays alive (in ``_alive``) until polars drops the
+    last string that points into it (then it calls ``release``)."""
 
-    def __init__(self, offsets, data, kind: str = "utf8"):
+    def __init__(self, views, data, kind: str = "utf8"):
         import numpy as np
 
-        self.offsets = np.ascontiguousarray(offsets, dtype=np.int32)
-        self.data = np.ascontiguousarray(data, dtype=np.uint8)
-        self.kind = kind
+        self.views, self.data, self.kind = views, data, kind
+        self.sizes = np.array([len(data)], dtype=np.int64)  # (the variadic buffers' lengths: Arrow's last buffer)
 
     def __arrow_c_array__(self, requested_schema=None):
         schema = _Schema(format=_FORMAT[self.kind], name=b"", flags=2, release=_release_schema)  # (flags 2: nullable)
-        bufs = (ctypes.c_void_p * 3)(None, self.offsets.ctypes.data, self.data.ctypes.data if len(self.data) else self.offsets.ctypes.data)
-        array = _Array(length=len(self.offsets) - 1, n_buffers=3, buffers=bufs, release=_release_array)
+        bufs = (ctypes.c_void_p * 4)(None, self.views.ctypes.data, self.data.ctypes.data, self.sizes.ctypes.data)
+        array = _Array(length=len(self.views), n_buffers=4, buffers=bufs, release=_release_array)
         key = id(array)
         array.private_data = key
-        # the structures and buffers live until the consumer calls release (a move: polars does at once)
-        _alive[key] = (schema, array, bufs, self.offsets, self.data)
+        # the structures and buffers live until the consumer calls release
+        _alive[key] = (schema, array, bufs, self.views, self.data, self.sizes)
         return (
             _capsule(ctypes.addressof(schema), b"arrow_schema", None),
             _capsule(ctypes.addressof(array), b"arrow_array", None),
         )
 
 
+_KEEP = None  # (made on first use: numpy is imported lazily)
+
+
+def views(data, starts, ends):
+    """The Arrow string views of the ranges ``data[starts[i]:ends[i]]``
+    (``data`` numpy uint8, at most 2 GB): 16 bytes each, the length, then
+    up to 12 bytes inline (zero-padded), or for a longer string its first
+    4 bytes, buffer 0 and its offset.  By numpy: one gather of the 16 bytes
+    from 4 before every start (a 16-byte item at each byte of ``data``,
+    whose first 4 are then the length), masked by the lengths."""
+    global _KEEP
+    import numpy as np
+
+    if _KEEP is None:
+        _KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)  # the low k bytes
+    starts = np.asarray(starts)
+    if starts.dtype.kind != "i":  # (signed: the starts are compared with, and moved before, the data's ends)
+        starts = starts.astype(np.int64)
+    n, size = len(starts), len(data)
+    if n == 0:
+        return np.empty(0, dtype="V16")
+    lens = np.subtract(ends, starts, dtype=np.int32)
+    head = starts < 4
+    tail = starts > size - 12
+    if size >= 16:
+        at = starts - 4
+        np.clip(at, 0, size - 16, out=at)
+        out = np.ndarray((size - 15,), dtype="V16", buffer=data, strides=(1,))[at]
+        del at
+    else:
+        out = np.empty(n, dtype="V16")
+    for edge in (head, tail & ~head):  # (the first 4 and last 11 bytes: from a padded copy of them)
+        if edge.any():
+            out[edge] = _windows(data, starts[edge])
+    cells = out.view(np.int32).reshape(n, 4)
+    cells[:, 0] = lens
+    words = out.view(np.uint64).reshape(n, 2)  # (little-endian: a string's first bytes are a word's low bytes)
+    words[:, 0] &= _KEEP[4 + np.clip(lens, 0, 4)]
+    words[:, 1] &= _KEEP[np.clip(lens - 4, 0, 8)]
+    long = np.flatnonzero(lens > 12)
+    if len(long):
+        cells[long, 2] = 0
+        cells[long, 3] = starts[long]
+    return out
+
+
+def _windows(data, starts):
+    """The 16 bytes from 4 before each of ``starts`` (close together), zero
+    outside ``data``: from a padded copy of that stretch."""
+    import numpy as np
+
+    a, b = int(starts.min()), int(starts.max())
+    pad = np.zeros(b - a + 16, dtype=np.uint8)
+    lo, hi = max(a - 4, 0), min(b + 12, len(data))
+    pad[lo - (a - 4) : hi - (a - 4)] = data[lo:hi]
+    return np.ndarray((b - a + 1,), dtype="V16", buffer=pad, strides=(1,))[starts - a]
+
+
 def strings(data, offsets, kind: str = "utf8"):
     """A polars String (or Binary) Series of the ranges ``offsets[i] ..
     offsets[i+1]`` of ``data`` (numpy uint8); strings are checked as UTF-8
     by polars (an error when not)."""
-    import polars as pl
-
-    return pl.Series(_Utf8(offsets, data, kind))
-
-
-def ranges(data, starts, ends, pick=None):
-    """The strings ``data[starts[i]:ends[i]]`` (ranges in order, not
-    overlapping), as a polars String Series; ``pick``: which of them, in
-    what order.  Exported as one array whose values alternate range and
-    gap, of which the ranges are then gathered."""
     import numpy as np
-    import polars as pl
 
+    offsets = np.asarray(offsets)
+    binary = _import(data, offsets[:-1], offsets[1:], "binary")
+    return binary if kind == "binary" else binary.cast(_pl().String)
+
+
+def _import(data, starts, ends, kind):
+    import numpy as np
+
+    pl = _pl()
     if len(starts) == 0:
-        return pl.Series([], dtype=pl.String)
-    offsets = np.empty(2 * len(starts), dtype=np.int32)
-    offsets[0::2] = starts
-    offsets[1::2] = ends
-    alt = strings(data, offsets)
-    return alt.gather(np.arange(0, len(offsets) - 1, 2, dtype=np.int64) if pick is None else 2 * np.asarray(pick, dtype=np.int64))
+        return pl.Series([], dtype=pl.String if kind == "utf8" else pl.Binary)
+    data = np.ascontiguousarray(data, dtype=np.uint8)
+    return pl.Series(_Views(views(data, starts, ends), data, kind))
+
+
+def _pl():
+    import polars
+
+    return polars
+
+
+def ranges(data, starts, ends, pick=None, checked: bool = False):
+    """The strings ``data[starts[i]:ends[i]]`` as a polars String Series
+    that points into ``data`` (no copy of the text); ``pick``: which of
+    them, in what order.  ``checked``: the caller knows them to be UTF-8
+    (``data`` is, and they are cut at ASCII bytes); otherwise ASCII data is
+    taken as it is and polars checks the strings of other data (an error
+    when one is not UTF-8)."""
+    import numpy as np
+
+    if pick is not None:
+        pick = np.asarray(pick, dtype=np.int64)
+        starts, ends = np.asarray(starts)[pick], np.asarray(ends)[pick]
+    if checked or not (np.asarray(data) >= 128).any():
+        return _import(data, starts, ends, "utf8")
+    return _import(data, starts, ends, "binary").cast(_pl().String)
 
 
 class Encoded(NamedTuple):

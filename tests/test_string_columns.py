@@ -55,3 +55,80 @@ def test_compact_keeps_the_strings():
     data = np.frombuffer(b"a-long-name-of-twenty,another-long-name", np.uint8)
     s = sc.ranges(data, np.array([0, 22], dtype=np.int32), np.array([21, 39], dtype=np.int32))
     assert sc.compact(s).to_list() == s.to_list() == ["a-long-name-of-twenty", "another-long-name"]
+
+
+def _views_by_python(text: bytes, starts, ends) -> bytes:
+    """Arrow's string views of the ranges, as the format describes them."""
+    out = b""
+    for a, b in zip(starts, ends):
+        s = text[a:b]
+        if len(s) <= 12:
+            out += len(s).to_bytes(4, "little") + s.ljust(12, b"\0")
+        else:
+            out += len(s).to_bytes(4, "little") + s[:4] + (0).to_bytes(4, "little") + int(a).to_bytes(4, "little")
+    return out
+
+
+_EDGES = ["", "a", "é", 'q"uo"te', "x" * 12, "y" * 13, "été-été-ét", "été-été-été", "😀" * 3, "😀" * 4, "'single'", "z" * 40]
+
+
+@pytest.mark.parametrize("checked", [True, False])
+def test_views_round_trip_empty_non_ascii_quoted_and_12_or_13_byte_strings(checked):
+    for sep in (",", "@"):  # (the ranges at the very start and end of the data, and short data)
+        text = sep.join(_EDGES).encode()
+        bounds, at = [], 0
+        for w in _EDGES:
+            bounds.append((at, at + len(w.encode())))
+            at += len(w.encode()) + 1
+        starts = np.array([a for a, _ in bounds], dtype=np.int32)
+        ends = np.array([b for _, b in bounds], dtype=np.int32)
+        data = np.frombuffer(text, np.uint8)
+        assert sc.views(data, starts, ends).tobytes() == _views_by_python(text, starts, ends)
+        assert sc.ranges(data, starts, ends, checked=checked).to_list() == _EDGES
+        for k in range(len(_EDGES)):  # each alone as the whole data: fewer than 12 bytes, or the last ones
+            one = _EDGES[k].encode()
+            got = sc.ranges(np.frombuffer(one, np.uint8), np.array([0]), np.array([len(one)]), checked=checked)
+            assert got.to_list() == [_EDGES[k]]
+
+
+def test_views_of_random_ranges_are_the_bytes():
+    rng = np.random.default_rng(7)
+    text = bytes(rng.choice(np.frombuffer(b"ab,()@\"'xyz0129", np.uint8), 300))
+    data = np.frombuffer(text, np.uint8)
+    cuts = np.sort(rng.integers(0, len(text) + 1, 400)).astype(np.int32)
+    starts, ends = cuts[0::2], cuts[1::2]
+    assert sc.views(data, starts, ends).tobytes() == _views_by_python(text, starts, ends)
+    assert sc.ranges(data, starts, ends).to_list() == [text[a:b].decode() for a, b in zip(starts, ends)]
+
+
+def test_ranges_not_known_to_be_utf8_are_checked():
+    data = np.frombuffer("ab\xffcdefghijklmnop".encode("latin-1"), np.uint8)
+    with pytest.raises(pl.exceptions.PolarsError):
+        sc.ranges(data, np.array([0]), np.array([16]))
+    cut = np.frombuffer("xxé".encode(), np.uint8)  # a range that ends inside a character
+    with pytest.raises(pl.exceptions.PolarsError):
+        sc.ranges(cut, np.array([0]), np.array([3]))
+    with pytest.raises(pl.exceptions.PolarsError):
+        sc.strings(data, np.array([0, 16], dtype=np.int32))
+
+
+def test_polars_takes_the_views_without_a_copy_and_keeps_the_data_alive():
+    import gc
+    import weakref
+
+    data = np.frombuffer(b"a-string-longer-than-twelve,short," * 1000, np.uint8).copy()
+    alive = weakref.ref(data)
+    starts = np.arange(0, len(data), 34, dtype=np.int32)
+    s = sc.ranges(data, starts, starts + 27)
+    data[5] = ord("X")  # the long strings are read from the data itself: no copy was made
+    assert s[0] == "a-strXng-longer-than-twelve"
+    del data
+    gc.collect()
+    assert alive() is not None  # the series keeps the data alive
+    kept = s.gather([0, 999])
+    del s
+    gc.collect()
+    assert alive() is not None and kept.to_list() == ["a-strXng-longer-than-twelve", "a-string-longer-than-twelve"]
+    del kept
+    gc.collect()
+    assert alive() is None  # polars released the array: nothing of it is kept

@@ -69,6 +69,39 @@ def test_tables_on_the_driver_cost_the_one_job_and_nothing_stays_cached(spark):
     assert set(out["alarm"].column(0).to_pylist()) == {"a"}
 
 
+def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
+    """A caller who collects every output DataFrame (``toArrow``) pays only
+    the call's job: small answers came to the driver in it.  The tables are
+    Spark's own (``toArrow`` of a plain DataFrame over each output, a job
+    each); a second ``toArrow`` is Spark's; beyond the driver's budget each
+    ``toArrow`` is a job again, with the same tables."""
+    from pyspark.accumulators import _accumulatorRegistry
+
+    from chronolog.connectors import spark as cs
+
+    registered = len(_accumulatorRegistry)
+
+    def collect_all():
+        out = cs.reason(spark, PROGRAM, _inputs(spark), distributed=True, partitions=3)
+        return out, {p: df.toArrow() for p, df in out.items()}
+
+    (out, tables), jobs = _jobs_of(spark, "keyed-frames", collect_all)
+    assert len(jobs) == 1
+    assert len(_accumulatorRegistry) == registered  # the call's accumulator (and what it held) is gone
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    for p, df in out.items():
+        want = df.select("*").toArrow()  # Spark collects it
+        assert tables[p].schema == want.schema and tables[p].equals(want), p
+        assert df.toArrow().equals(want)  # the second time: Spark's toArrow
+    assert set(tables["alarm"].column(0).to_pylist()) == {"a"}
+
+    monkeypatch.setattr(cs, "ANSWER_BYTES", 3 * 100)  # a few hundred bytes per call: more than a task may send
+    (out2, tables2), jobs = _jobs_of(spark, "keyed-frames-big", collect_all)
+    assert len(jobs) == 1 + len(out2)
+    for p in out:
+        assert tables2[p].equals(tables[p]), p
+
+
 @pytest.mark.parametrize("before", [None, "true"])
 def test_the_session_settings_are_restored_also_after_a_failed_task(spark, before):
     from chronolog.connectors import spark as cs

@@ -198,3 +198,37 @@ def test_a_bound_parquet_input_costs_no_schema_job(spark, tmp_path):
     read_by_spark = {p: spark.read.parquet(str(tmp_path / p)) for p in inputs}
     _, jobs = _jobs_of(spark, "keyed-read", lambda: cs.reason(spark, PROGRAM, read_by_spark, distributed=True))
     assert len(jobs) == 1  # the reads' own jobs ran before: the call itself is one job either way
+
+
+def test_the_command_line_path_writes_file_outputs_from_the_calls_job(spark, tmp_path):
+    """``chronolog run --spark --distributed`` (``run_program``): an output
+    bound to a chronolog file and an unbound one (printed by the command)
+    come from the call's own job; an output bound through Spark is Spark's
+    write, a job of its own (its committer writes the files)."""
+    import pyarrow.parquet as pq
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.connectors.files import read_facts
+
+    inputs = _inputs(spark)
+    for pred, df in inputs.items():
+        (tmp_path / pred).mkdir()
+        pq.write_table(df.toArrow(), tmp_path / pred / "part-0.parquet")
+    program = PROGRAM.replace('@output("hot").', '@output("hot"). derived(S) :- hot(S).\n@output("derived").')
+    model = chronolog.reason(program, {p: table_to_rows(df.toArrow(), p) for p, df in _inputs(spark).items()})
+    bound = "".join(f'@bind("{p}", "spark parquet", ".", "{p}").\n' for p in inputs)
+    (tmp_path / "p.vada").write_text(bound + '@bind("alarm", "csv", "out", "alarm.csv").\n' + program)
+    out, jobs = _jobs_of(spark, "keyed-cli", lambda: {
+        p: df.toArrow() for p, df in cs.run_program(spark, tmp_path / "p.vada", distributed=True).items()
+    })
+    assert len(jobs) == 1
+    assert sorted(read_facts(tmp_path / "out" / "alarm.csv", "alarm"), key=repr) == sorted(model.facts("alarm"), key=repr)
+    for p in ("hot", "derived"):
+        assert sorted(table_to_rows(out[p], p), key=repr) == sorted(model.facts(p), key=repr)
+    (tmp_path / "q.vada").write_text(bound + '@bind("alarm", "spark parquet", "out", "alarm_pq").\n' + program)
+    _, jobs = _jobs_of(spark, "keyed-cli-spark", lambda: cs.run_program(spark, tmp_path / "q.vada", distributed=True))
+    assert len(jobs) == 2  # the call's job and Spark's write of alarm
+    got = spark.read.parquet(str(tmp_path / "out" / "alarm_pq")).toArrow()
+    assert sorted(table_to_rows(got, "alarm"), key=repr) == sorted(model.facts("alarm"), key=repr)

@@ -20,7 +20,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
-from functools import reduce
+from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
@@ -651,8 +651,13 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     for i, p in enumerate(outputs):
         kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
         cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
-        out[p] = _keyed_output(_select(lanes.filter(f"__out = {i}"), cols, strings), answers, p)
+        out[p] = _keyed_output(spark, partial(_output_frame, lanes, i, cols, strings), answers, p)
     return out
+
+
+def _output_frame(lanes, index: int, cols, strings):
+    """Output ``index``'s Java DataFrame over the checkpointed lanes."""
+    return _select(lanes.filter(f"__out = {index}"), cols, strings)._jdf
 
 
 # What the tasks of a keyed call that returns DataFrames may send to the
@@ -680,48 +685,63 @@ class _Answers:
     until each output has been taken or the DataFrames are gone."""
 
     def __init__(self, spark, parts, outputs, names, kinds, timestamps, arity):
+        import threading
+
         self._spark, self._parts, self._outputs = spark, parts, list(outputs)
         self._names, self._kinds, self._timestamps, self._arity = names, kinds, timestamps, arity
-        self._lanes, self._left = None, set(outputs)
+        self._lanes, self._left, self._lock = None, set(outputs), threading.Lock()
 
     def take(self, pred: str):
         """``pred``'s table (the one ``toArrow`` of its DataFrame gives), once."""
-        if pred not in self._left:
-            return None
-        if self._lanes is None:
-            self._lanes = dist.ipc_table(self._parts, self._arity)
-            self._parts = None
-        self._left.discard(pred)
+        with self._lock:
+            if pred not in self._left:
+                return None
+            if self._lanes is None:
+                self._lanes = dist.ipc_table(self._parts, self._arity)
+                self._parts = None
+            self._left.discard(pred)
+            lanes = self._lanes
+            if not self._left:
+                self._lanes = None
         i = self._outputs.index(pred)
-        table = _typed_tables(self._spark, self._lanes, [pred], self._names, self._kinds, self._timestamps, index=i)[pred]
-        if not self._left:
-            self._lanes = None
-        return table
+        return _typed_tables(self._spark, lanes, [pred], self._names, self._kinds, self._timestamps, index=i)[pred]
 
 
-_OUTPUT_CLASSES: dict = {}
+_OUTPUT_CLASS: list = []
 
 
-def _keyed_output(df, answers, pred: str):
-    """``df`` as a DataFrame whose first ``toArrow()`` is ``pred``'s table
-    from ``answers`` (no Spark job); every other use, and a later
-    ``toArrow()``, is Spark's.  Unchanged when there are no answers."""
-    if answers is None:
-        return df
-    base = type(df)
-    cls = _OUTPUT_CLASSES.get(base)
-    if cls is None:
+def _keyed_output(spark, make, answers, pred: str):
+    """A DataFrame of output ``pred`` whose first ``toArrow()`` is its table
+    from ``answers`` (no Spark job, when there are answers); every other
+    use, and a later ``toArrow()``, is Spark's.  Its Java DataFrame (a
+    filter and a projection of the checkpoint, each analyzed by Spark when
+    made) is made by ``make`` on first use, so a caller who only collects
+    the outputs never pays those analyses."""
+    if not _OUTPUT_CLASS:
+        from pyspark.sql.classic.dataframe import DataFrame
 
-        def toArrow(self):
-            table = self._chronolog_answers.take(self._chronolog_pred)
-            return table if table is not None else base.toArrow(self)
+        class KeyedOutput(DataFrame):
+            """A keyed call's output DataFrame (see :func:`_keyed_output`)."""
 
-        cls = _OUTPUT_CLASSES[base] = type("KeyedOutput", (base,), {
-            "__doc__": "A keyed call's output: its first toArrow() comes from the call's own job.",
-            "toArrow": toArrow,
-        })
-    out = cls(df._jdf, df.sparkSession)
-    out._chronolog_answers, out._chronolog_pred = answers, pred
+            @property
+            def _jdf(self):
+                d = self.__dict__  # (never getattr: DataFrame.__getattr__ reads columns through _jdf)
+                if d.get("_chronolog_jdf") is None:
+                    d["_chronolog_jdf"] = d.pop("_chronolog_make")()
+                return d["_chronolog_jdf"]
+
+            @_jdf.setter
+            def _jdf(self, jdf):
+                self.__dict__["_chronolog_jdf"] = jdf
+
+            def toArrow(self):
+                answers = self.__dict__.get("_chronolog_answers")
+                table = answers.take(self.__dict__["_chronolog_pred"]) if answers is not None else None
+                return table if table is not None else DataFrame.toArrow(self)
+
+        _OUTPUT_CLASS.append(KeyedOutput)
+    out = _OUTPUT_CLASS[0](None, spark)
+    out.__dict__.update(_chronolog_make=make, _chronolog_answers=answers, _chronolog_pred=pred)
     return out
 
 

@@ -89,6 +89,7 @@ def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
     assert len(jobs) == 1
     assert len(_accumulatorRegistry) == registered  # the call's accumulator (and what it held) is gone
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    assert all(df.__dict__.get("_chronolog_jdf") is None for df in out.values())  # no Java DataFrame made (nor analyzed)
     for p, df in out.items():
         want = df.select("*").toArrow()  # Spark collects it
         assert tables[p].schema == want.schema and tables[p].equals(want), p

@@ -273,6 +273,10 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2, help="calls per side, each reading the inputs afresh")
     ap.add_argument("--files", type=int, default=4, help="Parquet files per input predicate")
     ap.add_argument(
+        "--embedded-repeat", type=int, default=None,
+        help="runs of the embedded engine (default: --repeat); its model checks every Spark answer",
+    )
+    ap.add_argument(
         "--warmup", type=int, default=0,
         help="full-size calls per session before the timed ones (untimed): a young JVM's compiler "
         "competes with the tasks for cores",
@@ -293,6 +297,7 @@ def main(argv=None):
         help="toarrow: the call returns DataFrames and each output is fetched with toArrow; arrow: the call "
         "returns the Arrow tables itself (reason(..., arrow=True); a --before tree without it uses toarrow)",
     )
+    ap.add_argument("--json", metavar="FILE", help="append one JSON line per side (medians of calls 2-N) to FILE")
     ap.add_argument("--tree", help=argparse.SUPPRESS)  # internal: the child's package directory
     ap.add_argument("--serve", help=argparse.SUPPRESS)  # internal: the child process of one master
     ap.add_argument("--label", help=argparse.SUPPRESS)
@@ -326,7 +331,7 @@ def main(argv=None):
     n = reading.num_rows
     print(f"{args.sensors} sensors x {args.readings} readings = {n} facts (Parquet under {tmp}); inputs: {args.inputs}; results: {args.results}")
     emb = []
-    for _ in range(args.repeat):
+    for _ in range(args.embedded_repeat or args.repeat):
         l0, c0, t0 = load(), time.process_time(), time.perf_counter()
         facts = {p: table_to_rows(pq.read_table(f), p) for p, f in paths.items()}
         model = reason(PROGRAM, facts)
@@ -395,6 +400,24 @@ def main(argv=None):
             f"serial CPU (driver Python + driver JVM) {statistics.median(r['driver_py'] + r['jvm']['driver'] for r in later):.3f} s; "
             f"JIT {statistics.median(r['jvm']['jit'] for r in later):.2f} s"
         )
+    if args.json:
+        with open(args.json, "a") as f:
+            for m, rs in results.items():
+                later = rs[1:] or rs
+                med = lambda xs: round(statistics.median(xs), 3)  # noqa: E731
+                f.write(json.dumps({
+                    "side": m, "facts": n, "inputs": args.inputs, "results": args.results,
+                    "best": round(best[m], 3), "median": round(median[m], 3),
+                    "jobs": med(len(r["jobs"]) for r in later),
+                    "serial_cpu": med(r["driver_py"] + r["jvm"]["driver"] for r in later),
+                    "driver_py": med(r["driver_py"] for r in later),
+                    "workers_cpu": med(sum(r["python"]) for r in later),
+                    "executor_cpu": med(r["jvm"]["executor"] for r in later),
+                    "jit": med(r["jvm"]["jit"] for r in later),
+                    "reasoning": med(r["reasoning"] for r in later),
+                    "load": med(r["load"] for r in later),
+                    "walls": [round(r["wall"], 2) for r in rs],
+                }) + "\n")
     for suffix, _ in trees if len(masters) == 2 else []:
         a, b = (m + suffix for m in masters)
         print(

@@ -489,12 +489,15 @@ class TaskReport:
     """What the tasks tell the driver beside their rows, as an accumulator
     (``SparkContext.accumulator(TaskReport.empty(), TaskReport())``): each
     output predicate's column kinds and any user error, so neither needs
-    rows of its own nor a job to collect them.  Merging is idempotent, so
-    a task that Spark runs twice reports nothing new."""
+    rows of its own nor a job to collect them, and (``parts``, when the job
+    asks for them) each partition's lanes as Arrow IPC bytes, or ``None``
+    where they exceeded the task's share of the driver's budget
+    (:func:`make_task`).  Merging is idempotent, so a task that Spark runs
+    twice reports nothing new."""
 
     @staticmethod
     def empty() -> dict:
-        return {"kinds": {}, "errors": []}
+        return {"kinds": {}, "errors": [], "parts": {}}
 
     def zero(self, value) -> dict:
         return self.empty()
@@ -503,6 +506,7 @@ class TaskReport:
         for p, ks in b["kinds"].items():
             a["kinds"][p] = [merge_kind(x, y) for x, y in zip(a["kinds"][p], ks)] if p in a["kinds"] else ks
         a["errors"] = sorted(set(map(tuple, a["errors"])) | set(map(tuple, b["errors"])))
+        a["parts"].update(b.get("parts", {}))  # by partition: a retried task sends the same bytes
         return a
 
 
@@ -512,8 +516,11 @@ def make_task(job: dict, report):
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
     ``(pred, [term columns], {column: slot})`` in wide-table order, the output predicates
     with their column names, and the CSV-read predicates; ``report``: the
-    :class:`TaskReport` accumulator."""
+    :class:`TaskReport` accumulator.  ``job["send"]``: when set, the bytes a
+    task may also send its lanes in through the report (the driver then
+    holds every answer after the one job, see ``spark._Answers``)."""
     max_arity = max((len(names) for _, names in job["outputs"]), default=0)
+    budget = job.get("send")
 
     def run_partition(batches):
         import pyarrow as pa
@@ -528,10 +535,11 @@ def make_task(job: dict, report):
         ctx = TaskContext.get()
         if job.get("fail_first") and ctx is not None and ctx.attemptNumber() == 0:
             raise RuntimeError("injected failure (first attempt of every task)")
-        if not batches:
-            return
-        wide = pa.Table.from_batches(batches)
-        if wide.num_rows == 0:
+        part = ctx.partitionId() if ctx is not None else 0
+        wide = pa.Table.from_batches(batches) if batches else None
+        if wide is None or wide.num_rows == 0:
+            if budget is not None:
+                report.add({"kinds": {}, "errors": [], "parts": {part: b""}})
             return
         try:
             facts = {}
@@ -561,13 +569,40 @@ def make_task(job: dict, report):
         except ChronologError as e:
             # a user error (e.g. an inconsistency) travels to the driver in
             # the report, which raises it as the same chronolog error
-            where = ctx.partitionId() if ctx is not None else 0
-            report.add({"kinds": {}, "errors": [(where, type(e).__name__, e.render())]})
+            report.add({"kinds": {}, "errors": [(part, type(e).__name__, e.render())]})
             return
-        report.add({"kinds": kinds, "errors": []})
+        got = {"kinds": kinds, "errors": []}
+        if budget is not None:
+            got["parts"] = {part: ipc_bytes(out, budget)}
+        report.add(got)
         yield from out
 
     return run_partition
+
+
+def ipc_bytes(batches, budget: int):
+    """Lane batches as the bytes of one Arrow IPC stream, or ``None`` when
+    they exceed ``budget`` bytes (the driver then reads them from Spark)."""
+    import pyarrow as pa
+
+    if not batches:
+        return b""
+    if sum(b.nbytes for b in batches) > budget:
+        return None
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batches[0].schema) as w:
+        for b in batches:
+            w.write_batch(b)
+    data = sink.getvalue()
+    return data.to_pybytes() if data.size <= budget else None
+
+
+def ipc_table(parts, max_arity: int):
+    """The lanes of :func:`ipc_bytes` streams (``b""``: none) as one table."""
+    import pyarrow as pa
+
+    batches = [b for p in parts if p for b in pa.ipc.open_stream(p)]
+    return pa.Table.from_batches(batches or [lane_batch(0, [], max_arity, max_arity, False)])
 
 
 def output_facts(model, pred: str, window=None) -> list:

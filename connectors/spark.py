@@ -20,7 +20,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
-from functools import reduce
+from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
@@ -617,6 +617,8 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     sc = spark.sparkContext
     n = partitions or sc.defaultParallelism
     job["partitions"] = n
+    if not arrow:  # small answers also come to the driver in the one job (_Answers)
+        job["send"] = ANSWER_BYTES // n
     if wide is None:
         return _as_arrow(_on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window), arrow)
     # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
@@ -633,30 +635,126 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         # there; otherwise they stay in the executors for the DataFrames
         lanes = reasoned.toArrow() if arrow else reasoned.localCheckpoint(eager=True)
     got = report.value
+    _forget(report)
     if got["errors"]:
         _, kind, text = min(got["errors"])
         cls = InconsistencyError if kind == "InconsistencyError" else DataError
         raise cls(f"in a Spark task: {text}")
     if arrow:
         return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
+    parts = got["parts"]
+    answers = None
+    if len(parts) == n and all(b is not None for b in parts.values()):
+        answers = _Answers(spark, [parts[i] for i in sorted(parts)], outputs, names, got["kinds"], timestamps, arity)
     out = {}
     strings = _JavaStrings(spark)
     for i, p in enumerate(outputs):
         kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
         cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
-        out[p] = _select(lanes.filter(f"__out = {i}"), cols, strings)
+        out[p] = _keyed_output(spark, partial(_output_frame, lanes, i, cols, strings), answers, p)
     return out
 
 
-def _typed_tables(spark, lanes, outputs, names, kinds, timestamps) -> dict:
+def _output_frame(lanes, index: int, cols, strings):
+    """Output ``index``'s Java DataFrame over the checkpointed lanes."""
+    return _select(lanes.filter(f"__out = {index}"), cols, strings)._jdf
+
+
+# What the tasks of a keyed call that returns DataFrames may send to the
+# driver beside the checkpoint, in all (each task its share): when every
+# task's answers fit, a caller who collects the outputs (``toArrow``) gets
+# them with no job of their own.  Beyond it (a skewed or a large output)
+# each ``toArrow`` reads the checkpoint in a job, as any DataFrame.
+ANSWER_BYTES = 32 << 20
+
+
+def _forget(accumulator) -> None:
+    """Drop a finished call's accumulator from pyspark's registry of every
+    accumulator the driver ever made, which would keep its value (the
+    answers the tasks sent) for the session's life."""
+    from pyspark.accumulators import _accumulatorRegistry
+
+    _accumulatorRegistry.pop(accumulator.aid, None)
+
+
+class _Answers:
+    """A keyed call's answers that came to the driver in its one job (the
+    lanes of every partition, as Arrow IPC bytes), typed into an output's
+    table when its DataFrame is first collected, and then forgotten: the
+    driver holds at most what the tasks sent (``ANSWER_BYTES``), only
+    until each output has been taken or the DataFrames are gone."""
+
+    def __init__(self, spark, parts, outputs, names, kinds, timestamps, arity):
+        import threading
+
+        self._spark, self._parts, self._outputs = spark, parts, list(outputs)
+        self._names, self._kinds, self._timestamps, self._arity = names, kinds, timestamps, arity
+        self._lanes, self._left, self._lock = None, set(outputs), threading.Lock()
+
+    def take(self, pred: str):
+        """``pred``'s table (the one ``toArrow`` of its DataFrame gives), once."""
+        with self._lock:
+            if pred not in self._left:
+                return None
+            if self._lanes is None:
+                self._lanes = dist.ipc_table(self._parts, self._arity)
+                self._parts = None
+            self._left.discard(pred)
+            lanes = self._lanes
+            if not self._left:
+                self._lanes = None
+        i = self._outputs.index(pred)
+        return _typed_tables(self._spark, lanes, [pred], self._names, self._kinds, self._timestamps, index=i)[pred]
+
+
+_OUTPUT_CLASS: list = []
+
+
+def _keyed_output(spark, make, answers, pred: str):
+    """A DataFrame of output ``pred`` whose first ``toArrow()`` is its table
+    from ``answers`` (no Spark job, when there are answers); every other
+    use, and a later ``toArrow()``, is Spark's.  Its Java DataFrame (a
+    filter and a projection of the checkpoint, each analyzed by Spark when
+    made) is made by ``make`` on first use, so a caller who only collects
+    the outputs never pays those analyses."""
+    if not _OUTPUT_CLASS:
+        from pyspark.sql.classic.dataframe import DataFrame
+
+        class KeyedOutput(DataFrame):
+            """A keyed call's output DataFrame (see :func:`_keyed_output`)."""
+
+            @property
+            def _jdf(self):
+                d = self.__dict__  # (never getattr: DataFrame.__getattr__ reads columns through _jdf)
+                if d.get("_chronolog_jdf") is None:
+                    d["_chronolog_jdf"] = d.pop("_chronolog_make")()
+                return d["_chronolog_jdf"]
+
+            @_jdf.setter
+            def _jdf(self, jdf):
+                self.__dict__["_chronolog_jdf"] = jdf
+
+            def toArrow(self):
+                answers = self.__dict__.get("_chronolog_answers")
+                table = answers.take(self.__dict__["_chronolog_pred"]) if answers is not None else None
+                return table if table is not None else DataFrame.toArrow(self)
+
+        _OUTPUT_CLASS.append(KeyedOutput)
+    out = _OUTPUT_CLASS[0](None, spark)
+    out.__dict__.update(_chronolog_make=make, _chronolog_answers=answers, _chronolog_pred=pred)
+    return out
+
+
+def _typed_tables(spark, lanes, outputs, names, kinds, timestamps, index: int = 0) -> dict:
     """The tasks' lanes collected on the driver as one typed table per
     output predicate: the tables ``toArrow`` of the keyed DataFrames gives
-    (their schema too: Spark's Arrow schema for the same Spark types)."""
+    (their schema too: Spark's Arrow schema for the same Spark types).
+    ``index``: the call's number of ``outputs[0]`` (the lanes' ``__out``)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
     out = {}
-    for i, p in enumerate(outputs):
+    for i, p in enumerate(outputs, index):
         ks = kinds.get(p, [["empty"]] * (len(names[p]) + 2))
         spark_types = dist.spark_schema(dist.schema_for(names[p], ks, timestamps))
         schema = to_arrow_schema(spark_types, timezone="UTC", prefers_large_types=large)

@@ -69,6 +69,40 @@ def test_tables_on_the_driver_cost_the_one_job_and_nothing_stays_cached(spark):
     assert set(out["alarm"].column(0).to_pylist()) == {"a"}
 
 
+def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
+    """A caller who collects every output DataFrame (``toArrow``) pays only
+    the call's job: small answers came to the driver in it.  The tables are
+    Spark's own (``toArrow`` of a plain DataFrame over each output, a job
+    each); a second ``toArrow`` is Spark's; beyond the driver's budget each
+    ``toArrow`` is a job again, with the same tables."""
+    from pyspark.accumulators import _accumulatorRegistry
+
+    from chronolog.connectors import spark as cs
+
+    registered = len(_accumulatorRegistry)
+
+    def collect_all():
+        out = cs.reason(spark, PROGRAM, _inputs(spark), distributed=True, partitions=3)
+        return out, {p: df.toArrow() for p, df in out.items()}
+
+    (out, tables), jobs = _jobs_of(spark, "keyed-frames", collect_all)
+    assert len(jobs) == 1
+    assert len(_accumulatorRegistry) == registered  # the call's accumulator (and what it held) is gone
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    assert all(df.__dict__.get("_chronolog_jdf") is None for df in out.values())  # no Java DataFrame made (nor analyzed)
+    for p, df in out.items():
+        want = df.select("*").toArrow()  # Spark collects it
+        assert tables[p].schema == want.schema and tables[p].equals(want), p
+        assert df.toArrow().equals(want)  # the second time: Spark's toArrow
+    assert set(tables["alarm"].column(0).to_pylist()) == {"a"}
+
+    monkeypatch.setattr(cs, "ANSWER_BYTES", 3 * 100)  # a few hundred bytes per call: more than a task may send
+    (out2, tables2), jobs = _jobs_of(spark, "keyed-frames-big", collect_all)
+    assert len(jobs) == 1 + len(out2)
+    for p in out:
+        assert tables2[p].equals(tables[p]), p
+
+
 @pytest.mark.parametrize("before", [None, "true"])
 def test_the_session_settings_are_restored_also_after_a_failed_task(spark, before):
     from chronolog.connectors import spark as cs
@@ -165,3 +199,37 @@ def test_a_bound_parquet_input_costs_no_schema_job(spark, tmp_path):
     read_by_spark = {p: spark.read.parquet(str(tmp_path / p)) for p in inputs}
     _, jobs = _jobs_of(spark, "keyed-read", lambda: cs.reason(spark, PROGRAM, read_by_spark, distributed=True))
     assert len(jobs) == 1  # the reads' own jobs ran before: the call itself is one job either way
+
+
+def test_the_command_line_path_writes_file_outputs_from_the_calls_job(spark, tmp_path):
+    """``chronolog run --spark --distributed`` (``run_program``): an output
+    bound to a chronolog file and an unbound one (printed by the command)
+    come from the call's own job; an output bound through Spark is Spark's
+    write, a job of its own (its committer writes the files)."""
+    import pyarrow.parquet as pq
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.connectors.files import read_facts
+
+    inputs = _inputs(spark)
+    for pred, df in inputs.items():
+        (tmp_path / pred).mkdir()
+        pq.write_table(df.toArrow(), tmp_path / pred / "part-0.parquet")
+    program = PROGRAM.replace('@output("hot").', '@output("hot"). derived(S) :- hot(S).\n@output("derived").')
+    model = chronolog.reason(program, {p: table_to_rows(df.toArrow(), p) for p, df in _inputs(spark).items()})
+    bound = "".join(f'@bind("{p}", "spark parquet", ".", "{p}").\n' for p in inputs)
+    (tmp_path / "p.vada").write_text(bound + '@bind("alarm", "csv", "out", "alarm.csv").\n' + program)
+    out, jobs = _jobs_of(spark, "keyed-cli", lambda: {
+        p: df.toArrow() for p, df in cs.run_program(spark, tmp_path / "p.vada", distributed=True).items()
+    })
+    assert len(jobs) == 1
+    assert sorted(read_facts(tmp_path / "out" / "alarm.csv", "alarm"), key=repr) == sorted(model.facts("alarm"), key=repr)
+    for p in ("hot", "derived"):
+        assert sorted(table_to_rows(out[p], p), key=repr) == sorted(model.facts(p), key=repr)
+    (tmp_path / "q.vada").write_text(bound + '@bind("alarm", "spark parquet", "out", "alarm_pq").\n' + program)
+    _, jobs = _jobs_of(spark, "keyed-cli-spark", lambda: cs.run_program(spark, tmp_path / "q.vada", distributed=True))
+    assert len(jobs) == 2  # the call's job and Spark's write of alarm
+    got = spark.read.parquet(str(tmp_path / "out" / "alarm_pq")).toArrow()
+    assert sorted(table_to_rows(got, "alarm"), key=repr) == sorted(model.facts("alarm"), key=repr)

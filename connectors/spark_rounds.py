@@ -762,10 +762,12 @@ class Rounds:
                     # both large: a hash table of the smaller side per task, the
                     # larger streamed past it (a sort-merge join sorted the
                     # whole relation every round), unless Spark's own size
-                    # estimate broadcasts it (a hint would override that) and
-                    # neither side lies partitioned on the join column
+                    # estimate broadcasts it (a hint would override that) while
+                    # the larger side would have to move (when the larger lies
+                    # partitioned on the join column, only the smaller moves)
                     small = ("l", df) if n_left < n else ("r", right)
-                    if in_place_l or in_place_r or not self._broadcastable(q, small[1]):
+                    large_in_place = in_place_r if small[0] == "l" else in_place_l
+                    if large_in_place or not self._broadcastable(q, small[1]):
                         hint = f"SHUFFLE_HASH({small[0]})"
                 cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
                 cols += [c for c in rvars if c not in shared]
@@ -901,7 +903,7 @@ class Rounds:
                 step = self.rule_df(q, rule, driver, views)
                 if step is not None:
                     outs.setdefault(rule.head_pred, []).append(step)
-            probed = {}
+            probed, t_probe = {}, 0.0
             incoming = sum(d.count for d in deltas.values())
             if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.rel(p).count for p in outs):
                 # few new facts against large relations: likely the last
@@ -909,7 +911,9 @@ class Rounds:
                 # nothing new; first the new facts not held yet (one job
                 # over the new facts, the relations read in place), then a
                 # merge of those only, if any (see PROBE_RATIO)
+                t1 = time.perf_counter()
                 probed = self.probe(stmts, outs)
+                t_probe = time.perf_counter() - t1  # an action: not plan building
                 stmts, outs = {}, {}
                 for p, rel in probed.items():
                     q = stmts[p] = Stmt()
@@ -918,7 +922,7 @@ class Rounds:
             for p, parts in outs.items():
                 q = stmts[p]
                 flagged[p] = q.text(self.merged(q, p, parts))
-            t_plan = time.perf_counter() - t0
+            t_plan = time.perf_counter() - t0 - t_probe
             new_deltas = self.commit(flagged) if flagged else {}
             for rel in probed.values():  # merged: the probe's checkpoints are read no more
                 _release(rel.df)

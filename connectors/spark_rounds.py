@@ -766,8 +766,9 @@ class Rounds:
                     # the larger side would have to move (when the larger lies
                     # partitioned on the join column, only the smaller moves)
                     small = ("l", df) if n_left < n else ("r", right)
-                    large_in_place = in_place_r if small[0] == "l" else in_place_l
-                    if large_in_place or not self._broadcastable(q, small[1]):
+                    # the side that must move, when the other lies in place
+                    mover = n_left if in_place_r and not in_place_l else n if in_place_l and not in_place_r else None
+                    if (mover is not None and mover <= max(n, n_left)) or not self._broadcastable(q, small[1]):
                         hint = f"SHUFFLE_HASH({small[0]})"
                 cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
                 cols += [c for c in rvars if c not in shared]

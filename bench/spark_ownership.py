@@ -17,7 +17,9 @@ their time, plan-building time, delta, jobs, stages, tasks, task time and
 shuffle bytes (read from Spark's monitoring REST API per job group: one
 group per round), the JVM's CPU per thread class (task slots, JIT
 compilers, garbage collector, the driver's Py4J threads, the rest; from
-/proc/<jvm>/task) and the classes Spark generated and compiled, then
+/proc/<jvm>/task), the classes Spark generated and compiled, the seconds
+with no task running, one, or two or more (from every task's launch time
+and duration in the REST API's task list; per round too), then
 local[1]/local[2] with the most two task slots could give (Amdahl's law
 from the local[1] run).  ``--jvm tuned default`` runs each master with
 chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM

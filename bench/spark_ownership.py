@@ -17,7 +17,9 @@ their time, plan-building time, delta, jobs, stages, tasks, task time and
 shuffle bytes (read from Spark's monitoring REST API per job group: one
 group per round), the JVM's CPU per thread class (task slots, JIT
 compilers, garbage collector, the driver's Py4J threads, the rest; from
-/proc/<jvm>/task) and the classes Spark generated and compiled, then
+/proc/<jvm>/task), the classes Spark generated and compiled, the seconds
+with no task running, one, or two or more (from every task's launch time
+and duration in the REST API's task list; per round too), then
 local[1]/local[2] with the most two task slots could give (Amdahl's law
 from the local[1] run).  ``--jvm tuned default`` runs each master with
 chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM
@@ -109,6 +111,66 @@ def shuffle_by_group(sc) -> dict:
                 w[k] += stages[sid][k]
     out["all"] = {k: sum(st[k] for st in stages.values()) for k in STAGE_FIELDS}
     out["all"]["gc_ms"] = sum(x.get("totalGCTime", 0) for x in _rest(f"{base}/allexecutors"))
+    return out
+
+
+def _epoch(stamp: str) -> float:
+    """Seconds since the epoch of a REST API time (``2026-11-25T19:32:25.809GMT``)."""
+    from datetime import datetime, timezone
+
+    return datetime.strptime(stamp[:23], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc).timestamp()
+
+
+def slot_timeline(sc, t0: float, t1: float, spans=()) -> dict:
+    """How many tasks ran when, between ``t0`` and ``t1`` (epoch seconds),
+    from the task list of Spark's REST API: seconds with no task running
+    (``idle``: the driver planning, submitting, collecting, or building a
+    broadcast), split into ``idle_in_jobs`` (a job submitted, no task of it
+    running: scheduling, task serialization, a broadcast built between its
+    stages) and ``idle_between_jobs`` (no job at all: the driver planning
+    the next one); seconds with exactly one task (``one``) and with two or
+    more (``two``).  ``spans``: ``[(label, start, end)]`` (rounds) to give
+    the idle seconds of each."""
+    base = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}"
+    events, jobs = [], []
+    for j in _rest(f"{base}/jobs"):
+        if "submissionTime" in j and _epoch(j["submissionTime"]) < t1:
+            a = _epoch(j["submissionTime"])
+            b = _epoch(j["completionTime"]) if "completionTime" in j else t1
+            if b > t0:
+                jobs.append((max(a, t0), min(b, t1)))
+    for s in _rest(f"{base}/stages"):
+        if "submissionTime" not in s or _epoch(s["submissionTime"]) > t1 or (
+                "completionTime" in s and _epoch(s["completionTime"]) < t0):
+            continue
+        for t in _rest(f"{base}/stages/{s['stageId']}/{s['attemptId']}/taskList?length=100000"):
+            a = _epoch(t["launchTime"])
+            b = a + t.get("duration", 0) / 1e3
+            if b > t0 and a < t1:
+                events += [(max(a, t0), 1), (min(b, t1), -1)]
+    for a, b in jobs:
+        events += [(a, 0), (b, 0)]
+    marks = sorted({t0, t1, *(e[0] for e in events), *(x for _, a, b in spans for x in (a, b) if t0 <= x <= t1)})
+    delta = {}
+    for t, d in events:
+        delta[t] = delta.get(t, 0) + d
+    out = dict(idle=0.0, idle_in_jobs=0.0, idle_between_jobs=0.0, one=0.0, two=0.0)
+    per_span = [0.0] * len(spans)
+    running = 0
+    for a, b in zip(marks, marks[1:]):
+        running += delta.get(a, 0)
+        d = b - a
+        if running <= 0:
+            out["idle"] += d
+            in_job = any(x <= a and b <= y for x, y in jobs)
+            out["idle_in_jobs" if in_job else "idle_between_jobs"] += d
+            for i, (_, x, y) in enumerate(spans):
+                if x <= a and b <= y:
+                    per_span[i] += d
+        else:
+            out["one" if running == 1 else "two"] += d
+    out = {k: round(v, 2) for k, v in out.items()}
+    out["idle_per_span"] = [round(x, 2) for x in per_span]
     return out
 
 
@@ -247,12 +309,12 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     cg0 = codegen_counts(spark)
     cpu0 = (cpu_seconds("self", False), cpu_seconds(jvm))
     th0 = thread_cpu(jvm)
-    t1 = time.perf_counter()
+    t1, e0 = time.perf_counter(), time.time()
     out = cs.reason(spark, PROGRAM, inputs={"own": own}, distributed=True, stats=stats)
     t_reason = time.perf_counter() - t1
     for p, df in out.items():
         df.write.mode("overwrite").parquet(f"{out_dir}/{p}")
-    t_total = time.perf_counter() - t1
+    t_total, e1 = time.perf_counter() - t1, time.time()
     cpu1 = (cpu_seconds("self", False), cpu_seconds(jvm))
     threads = thread_classes(th0, thread_cpu(jvm))
     cg1 = codegen_counts(spark)
@@ -260,6 +322,10 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     peak_reason = peak_mb()
     groups = shuffle_by_group(spark.sparkContext)
     task_ms = groups["all"]["executorRunTime"] - before
+    spans = [(f"{r.stratum}.{r.round}", r.started, r.started + r.seconds)
+             for r in stats.get("rounds", []) if getattr(r, "started", None)]
+    slots = slot_timeline(spark.sparkContext, e0, e1, spans)
+    idle = dict(zip((x[0] for x in spans), slots.pop("idle_per_span")))
     rounds = []
     for r in stats.get("rounds", []):
         g = groups.get(r.job_group, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
@@ -267,14 +333,15 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
                            plan_s=round(getattr(r, "plan_seconds", 0), 2), delta=r.delta,
                            shuffle_write=g["shuffleWriteBytes"], shuffle_read=g["shuffleReadBytes"],
                            jobs=g["jobs"], stages=g["stages"], tasks=g["numCompleteTasks"],
-                           task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2)))
+                           task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2),
+                           idle_s=idle.get(f"{r.stratum}.{r.round}")))
     return dict(
         path=stats.get("path"), reason_s=round(t_reason, 2), total_s=round(t_total, 2),
         peak_after_reason_mb=round(peak_reason, 1),
         driver_cpu_s=round(cpu1[0] - cpu0[0], 2), jvm_cpu_s=round(cpu1[1] - cpu0[1], 2),
         load=(round(load0, 2), round(load1, 2)), app_task_s=round(task_ms / 1e3, 2),
         gc_s=round((groups["all"]["gc_ms"] - gc_before) / 1e3, 2), rounds=rounds,
-        threads=threads, codegen_classes=cg1[0] - cg0[0], codegen_s=round(cg1[1] - cg0[1], 2),
+        threads=threads, slots=slots, codegen_classes=cg1[0] - cg0[0], codegen_s=round(cg1[1] - cg0[1], 2),
     )
 
 
@@ -319,12 +386,17 @@ def show(label: str, r: dict, peak: float) -> None:
         print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s (plans {x['plan_s']} s), "
               f"delta {x['delta']}, shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, "
               f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
-              f"(CPU {x['task_cpu_s']} s)", file=sys.stderr)
+              f"(CPU {x['task_cpu_s']} s)" + (f", no task running {x['idle_s']} s" if x.get("idle_s") is not None else ""),
+              file=sys.stderr)
     rs = sum(x["seconds"] for x in r["rounds"])
     print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all "
           f"(JVM garbage collection during tasks {r.get('gc_s', 0):.1f} s), "
           f"{sum(x['task_s'] for x in r['rounds']):.1f} s in rounds; driver building plans in rounds "
           f"{sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
+    if "slots" in r:
+        sl = r["slots"]
+        print(f"    tasks running: none {sl['idle']} s (in jobs {sl['idle_in_jobs']} s, between jobs {sl['idle_between_jobs']} s), "
+              f"one {sl['one']} s, two or more {sl['two']} s", file=sys.stderr, flush=True)
     if "threads" in r:
         print("    JVM CPU by thread: " + ", ".join(f"{k} {v} s" for k, v in r["threads"].items())
               + f"; driver Python {r['driver_cpu_s']} s; classes generated and compiled by Spark {r['codegen_classes']}"

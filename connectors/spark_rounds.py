@@ -88,10 +88,30 @@ ROUND_CONF = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.codegen.useIdInClassName": "false",
     "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
+    # a join on several columns reads a side partitioned on one of them in
+    # place (the other side moves to it): a relation lies partitioned on its
+    # first term, and Spark's default shuffled both sides on all the columns
+    # (the round's probe, Rounds.uncovered, joins on every term)
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
 }
 PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see Rounds.keyed)
 _APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
+# Joins against a relation partitioned on the join column read it in place
+# and move the other side to it (a shuffle hash join), rather than
+# broadcasting a small side or letting Spark broadcast a large one: see
+# rule_df.  False: the choice before (bench/README.md, "Ownership rounds: the
+# serial part").
+IN_PLACE_JOINS = True
+# A round of a recursion whose incoming deltas are at most 1/PROBE_RATIO of
+# the rows of the relations it derives into first finds the new facts that
+# are not held yet (a join of the new facts with the relations read in
+# place) and merges only those, in a second action, if there are any.  The
+# last round of a recursion derives nothing new, and its merge rewrote every
+# relation (sorted and checkpointed again) to show it; such a round is now
+# the probe's one job.  A round that still finds new facts pays one job
+# more.  0: never (bench/README.md, "Ownership rounds: the serial part").
+PROBE_RATIO = 50
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 # String terms as 64-bit codes during the rounds (see dictionary_sql).  Off:
 # at 1M ownership facts (8 rounds) the rounds' task CPU fell 20% (5.1 ->
@@ -401,6 +421,7 @@ class RoundStat:
     job_group: str
     jobs: int = 0  # Spark jobs the round submitted (its job group)
     plan_seconds: float = 0.0  # the driver building the round's plans, before its action
+    started: float = 0.0  # wall clock (epoch seconds) at the round's start, to place it among Spark's task times
 
 
 @dataclass
@@ -606,7 +627,12 @@ class Rounds:
             name = with_codes(q, name, *box_sql(self.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
             name = with_codes(q, name, *shift_sql(self.window_units(lit.shift)))
-        return name, rel.count
+        # every checkpoint is hash-partitioned on c0 (see keyed), and the
+        # renaming to the variable's column keeps that
+        key = None
+        if rel.df is not None and lit.terms and isinstance(lit.terms[0], ast.Var):
+            key = varcols[lit.terms[0].name]
+        return name, rel.count, key
 
     def _broadcastable(self, q: Stmt, name: str) -> bool:
         """Whether Spark's size estimate of step ``name`` is under its broadcast threshold."""
@@ -661,7 +687,7 @@ class Rounds:
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _ = self._atom(q, lit, {}, hv, rule)
+        holes, _, _ = self._atom(q, lit, {}, hv, rule)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)
@@ -699,11 +725,11 @@ class Rounds:
             for t in getattr(lit, "terms", ()):
                 if isinstance(t, ast.Var) and t.name not in varcols:
                     varcols[t.name] = f"v{len(varcols)}"
-        df, n_left = None, 0  # n_left: rows of df while it is one atom, else None
+        df, n_left, lkey = None, 0, None  # n_left, lkey: rows and partitioning column of df while it is one atom, else None
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
-                right, n = self._atom(q, lit, view, varcols, rule)
+                right, n, rkey = self._atom(q, lit, view, varcols, rule)
                 if n == 0:
                     return None
                 cls = self.classes.get(lit.pred) or []
@@ -711,24 +737,37 @@ class Rounds:
                     if isinstance(t, ast.Var) and i < len(cls):
                         varcls.setdefault(t.name, cls[i])
                 if df is None:
-                    df, n_left = right, n
+                    df, n_left, lkey = right, n, rkey
                     continue
                 lcols, rcols = q.cols[df], q.cols[right]
                 shared = [c for c in rcols if c not in ("s", "e") and c in lcols]
                 rvars = [c for c in rcols if c not in ("s", "e")]
                 right = q.add(f"SELECT {', '.join([*rvars, 's AS _s', 'e AS _e'])} FROM {right}", rvars + ["_s", "_e"])
+                # a side read where it lies: a relation partitioned on the one
+                # join column (a small other side moves to it, this one does not)
+                in_place_l = IN_PLACE_JOINS and n_left is not None and shared == [lkey]
+                in_place_r = IN_PLACE_JOINS and shared == [rkey]
                 # the counts are known: broadcast the smaller side when small (a
-                # delta joined with a large relation ships the delta, not the relation)
+                # delta joined with a large relation ships the delta, not the
+                # relation), unless the large side lies partitioned on the join
+                # column: then the small side is shuffled to it (parallel tasks
+                # of the round's own job; a broadcast is a job of its own and
+                # its hash table is built on the driver, with no task running)
                 hint = ""
                 if n_left is not None and n_left < n and n_left <= BROADCAST_ROWS:
-                    hint = "BROADCAST(l)"
+                    hint = "SHUFFLE_HASH(l)" if in_place_r else "BROADCAST(l)"
                 elif n <= BROADCAST_ROWS:
-                    hint = "BROADCAST(r)"
+                    hint = "SHUFFLE_HASH(r)" if in_place_l else "BROADCAST(r)"
                 elif n_left is not None and shared:
                     # both large: a hash table of the smaller side per task, the
                     # larger streamed past it (a sort-merge join sorted the
                     # whole relation every round), unless Spark's own size
-                    # estimate broadcasts it (a hint would override that)
+                    # estimate broadcasts it (a hint would override that).
+                    # Not in place even when one side lies partitioned on the
+                    # join column: at 1M ownership facts moving the other side
+                    # cost more task CPU than Spark's broadcast (round 2: a 6.6
+                    # MB shuffle of the delta, 0.86 against 0.57 s; influence:
+                    # 12.5 MB of recentControl, 0.79-0.83 against 0.47-0.65 s)
                     small = ("l", df) if n_left < n else ("r", right)
                     if not self._broadcastable(q, small[1]):
                         hint = f"SHUFFLE_HASH({small[0]})"
@@ -765,11 +804,8 @@ class Rounds:
         flag gives the next round's delta and old facts as filters, with no
         join."""
         terms = self.terms(self.arity(pred))
-        cols = ", ".join([*terms, "s", "e"])
         old = self.rel(pred)
-        new = parts[0] if len(parts) == 1 else q.add(
-            "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
-        new = self.keyed(q, new, terms)
+        new = self.new_facts(q, pred, parts)
         if old.count == 0:
             out = coalesce_sql(q, new, terms)
             return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
@@ -785,6 +821,43 @@ class Rounds:
                   "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
         return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
 
+
+    def new_facts(self, q: Stmt, pred: str, parts: list) -> str:
+        """The union of a round's derivations of ``pred``, moved to their first term's partition."""
+        terms = self.terms(self.arity(pred))
+        cols = ", ".join([*terms, "s", "e"])
+        new = parts[0] if len(parts) == 1 else q.add(
+            "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
+        return self.keyed(q, new, terms)
+
+    def uncovered(self, q: Stmt, pred: str, new: str) -> str:
+        """The facts of step ``new`` that ``pred`` does not hold yet: a fact
+        lies inside one maximal interval of its atom or adds something (the
+        relation is coalesced).  A left join of the new facts (a hash table
+        of them per task) with the relation read where it lies."""
+        terms = self.terms(self.arity(pred))
+        on = " AND ".join([*(f"n.{t} = o.{t}" for t in terms), "o.s <= n.s", "n.e <= o.e"])
+        sel = ", ".join(f"n.{c} AS {c}" for c in [*terms, "s", "e"])
+        return q.add(f"SELECT /*+ SHUFFLE_HASH(n) */ {sel} FROM {new} AS n LEFT JOIN {self.read(self.rel(pred))} AS o "
+                     f"ON {on} WHERE o.s IS NULL", [*terms, "s", "e"])
+
+    def probe(self, stmts: dict, outs: dict) -> dict:
+        """The round's new facts that are not held yet, per head predicate,
+        checkpointed in one action: ``{pred: Rel}`` of those with any (empty:
+        the round derived nothing new, the fixpoint, with no merge)."""
+        preds = list(outs)
+        texts = []
+        for p in preds:
+            q = stmts[p]
+            texts.append(q.text(self.uncovered(q, p, self.new_facts(q, p, outs[p]))))
+        left = {}
+        for p, (df, n, _) in zip(preds, self.materialize([(t, True, None) for t in texts])):
+            if n:
+                left[p] = Rel(df, n, (*self.terms(self.arity(p)), "s", "e"))
+            else:
+                _release(df)
+                self.drop_view(df)
+        return left
 
     def commit(self, flagged: dict) -> dict:
         """Materialize this round's merged relations (``{pred: SQL}``) in one
@@ -816,7 +889,7 @@ class Rounds:
             rnd += 1
             group = f"chronolog-round-{next(_GROUPS)}"
             sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
-            t0 = time.perf_counter()
+            t0, started = time.perf_counter(), time.time()
             stmts: dict = {}
             outs: dict = {}
             for rule, driver in variants:
@@ -832,15 +905,33 @@ class Rounds:
                 step = self.rule_df(q, rule, driver, views)
                 if step is not None:
                     outs.setdefault(rule.head_pred, []).append(step)
+            probed, t_probe = {}, 0.0
+            incoming = sum(d.count for d in deltas.values())
+            if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.rel(p).count for p in outs):
+                # few new facts against large relations: likely the last
+                # round, whose merge would rewrite every relation to find
+                # nothing new; first the new facts not held yet (one job
+                # over the new facts, the relations read in place), then a
+                # merge of those only, if any (see PROBE_RATIO)
+                t1 = time.perf_counter()
+                probed = self.probe(stmts, outs)
+                t_probe = time.perf_counter() - t1  # an action: not plan building
+                stmts, outs = {}, {}
+                for p, rel in probed.items():
+                    q = stmts[p] = Stmt()
+                    outs[p] = [q.add(f"SELECT * FROM {self.read(rel)} AS u", rel.cols)]
             flagged = {}
             for p, parts in outs.items():
                 q = stmts[p]
                 flagged[p] = q.text(self.merged(q, p, parts))
-            t_plan = time.perf_counter() - t0
+            t_plan = time.perf_counter() - t0 - t_probe
             new_deltas = self.commit(flagged) if flagged else {}
+            for rel in probed.values():  # merged: the probe's checkpoints are read no more
+                _release(rel.df)
+                self.drop_view(rel.df)
             n = sum(d.count for d in new_deltas.values())
             jobs = len(sc.statusTracker().getJobIdsForGroup(group))
-            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan))
+            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan, started))
             sc.setJobGroup("chronolog", "")
             if not st.recursive:
                 break

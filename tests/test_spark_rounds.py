@@ -2,6 +2,7 @@
 operations (connectors/spark_rounds.py) against the embedded engine on the
 same facts (marked ``spark``; small graphs, few rounds)."""
 
+import re
 import warnings
 from decimal import Decimal
 from fractions import Fraction
@@ -113,18 +114,86 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     finally:
         sr.Rounds.materialize = materialize
     assert len(model.facts("control")) > 12  # chains: the recursion merged into an existing relation
-    # every relation is small here (broadcast joins): the only shuffles are
-    # the new facts' moves to their first term's partition; the old relation
-    # is never shuffled again for the merge's window (a partitioning lost on
-    # the way, and the plan had an exchange on (c0, c1) every round)
+    # the shuffles are the new facts' moves to their first term's partition
+    # and a small side's move to a relation that lies partitioned on the join
+    # column: all on one column; the old relation is never shuffled again for
+    # the merge's window (a partitioning lost on the way, and the plan had an
+    # exchange on (c0, c1) every round)
     exchanges = [line.strip() for p in plans for line in p.splitlines() if "Exchange hashpartitioning" in line]
-    assert exchanges and all("REPARTITION_BY_NUM" in x for x in exchanges), exchanges
+    assert any("REPARTITION_BY_NUM" in x for x in exchanges), exchanges
+    assert all(re.search(r"hashpartitioning\(\w+#\d+L?, \d+\)", x) for x in exchanges), exchanges
     assert sum("Exchange" in p for p in plans) < len(plans)  # and some merges move nothing at all
     n = spark.conf.get("spark.sql.shuffle.partitions")
     for pred in ("control", "recent", "own"):
         plan = stats["relations"][pred].df._jdf.queryExecution().executedPlan()
         got = plan.outputPartitioning().toString()
         assert got.startswith("hashpartitioning(c0#") and got.endswith(f", {n})"), (pred, got)
+
+
+def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
+    """A join of a small side with a relation partitioned on the join
+    column moves the small side to it (a shuffle hash join inside the
+    round's job) instead of broadcasting it, which is a job of its own whose
+    hash table the driver builds with no task running.  In the ownership
+    chain the delta joined with control(Y, Z) on Y is such a side (the old
+    facts control(X, Y) joined with the delta on Y are not: partitioned on
+    X, they broadcast the delta): fewer jobs, the same model."""
+    from chronolog.connectors import spark_rounds as sr
+
+    monkeypatch.setattr(sr, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
+    )
+    jobs = {}
+    for in_place in (True, False):
+        monkeypatch.setattr(sr, "IN_PLACE_JOINS", in_place)
+        stats, model = check(spark, OWNERSHIP, {"own": own})
+        assert len(model.facts("control")) > 12
+        jobs[in_place] = [r.jobs for r in stats["rounds"]]
+    assert sum(jobs[True]) < sum(jobs[False]), jobs
+    assert all(j <= 2 for j in jobs[True]), jobs  # the round's job and at most the delta's broadcast
+
+
+MUTUAL = """
+odd(X, Y) :- e(X, Y).
+even(X, Z) :- odd(X, Y), e(Y, Z).
+odd(X, Z) :- even(X, Y), <->[0,1] e(Y, Z).
+@output("odd"). @output("even").
+"""
+
+
+@pytest.mark.parametrize("program", ["ownership", "mutual"])
+def test_last_round_probes_without_merging(spark, monkeypatch, program):
+    """With the probe forced on every round (PROBE_RATIO tiny), a round
+    first finds its new facts that the relations do not hold and merges
+    only those: the same model, and the round that finds none ends the
+    recursion with no merge at all (fewer merges than rounds)."""
+    from chronolog.connectors import spark_rounds as sr
+
+    monkeypatch.setattr(sr, "PROBE_RATIO", 1e-12)
+    merges = []
+    materialize = sr.Rounds.materialize
+
+    def record(self, items):
+        merges.extend(flag for _, _, flag in items if flag == "_fresh")
+        return materialize(self, items)
+
+    monkeypatch.setattr(sr.Rounds, "materialize", record)
+    if program == "ownership":
+        own = facts_to_arrow(
+            [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)]
+            + [(("c3", "c1", 70), (2, 9, True, True)), (("c5", "c2", 55), (0, 4, False, True))],
+            ["owner", "company", "share"],
+        )
+        stats, model = check(spark, OWNERSHIP, {"own": own})
+        assert len(model.facts("control")) > 12
+    else:
+        e = edges([(1, 2, (0, 4, True, True)), (2, 3, (1, 6, True, False)), (3, 1, (2, 3, False, True)), (3, 4, (0, 9, True, True))])
+        stats, model = check(spark, MUTUAL, {"e": e})
+        assert model.facts("even") and model.facts("odd")
+    rounds = stats["rounds"]
+    assert rounds[-1].delta == 0 or any(r.delta == 0 for r in rounds)
+    assert len(merges) < len(rounds), (len(merges), len(rounds))
 
 
 def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
@@ -442,7 +511,10 @@ RULES = [
 
 @st.composite
 def programs(draw):
-    picked = draw(st.lists(st.sampled_from(RULES[1:]), min_size=1, max_size=4, unique=True))
+    # one rule joining facts of different keys (else the program may be
+    # partitionable, and runs per key, not in rounds), then up to three more
+    picked = [draw(st.sampled_from(RULES[1:3]))]
+    picked += draw(st.lists(st.sampled_from([r for r in RULES[1:] if r != picked[0]]), max_size=3, unique=True))
     a = draw(st.sampled_from([Fraction(1, 2), 1, 2]))
     rules = [RULES[0]] + [r.format(a=a) for r in picked]
     n = draw(st.integers(2, 4))
@@ -459,5 +531,15 @@ def programs(draw):
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(programs())
 def test_random_programs_equal_embedded(spark, case):
+    """Each program with the library's choice of rounds, then with every
+    round probing for new facts before it merges (PROBE_RATIO tiny)."""
+    from chronolog.connectors import spark_rounds as sr
+
     prog, e = case
     check(spark, prog, {"e": e}, outputs=None)
+    ratio = sr.PROBE_RATIO
+    sr.PROBE_RATIO = 1e-12
+    try:
+        check(spark, prog, {"e": e}, outputs=None)
+    finally:
+        sr.PROBE_RATIO = ratio

@@ -34,6 +34,7 @@ from typing import Optional
 from . import ast
 from .errors import ChronologError
 from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
 from .timeline import NEG_INF, POS_INF, make
 
 BLOCK = 1 << 20  # bytes of text per kernel pass: bounds the memory of the pass (1 MB: as fast as 4 or 16 MB, lower peak)
@@ -457,16 +458,12 @@ def _code_names(out: FactColumns) -> None:
     predicates).  Called every NAMES_BATCH tokens and at the end."""
     import numpy as np
 
-    from .string_columns import encode
-
     out.pending_names = 0
     pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
     if not pending:
         return
     blocks = list({id(cols[j].tokens): cols[j].tokens for cols, j in pending}.values())  # (a block's columns share its tokens)
     # one dictionary for every block's tokens (copied: the blocks' own go with them)
-    from .string_columns import compact
-
     idx, names = encode(_pl().concat(blocks, rechunk=False))
     codes = out.terms.code_names(compact(names))
     del names
@@ -577,8 +574,6 @@ def _kernels(data: bytes, dialect: str):
     numpy over the block's bytes and become polars strings (string_columns.py)."""
     import numpy as np
 
-    from .string_columns import matches, ranges, strings
-
     data = memoryview(data)  # (a view of the buffer read: no copy)
     if len(data) and data[-1] == 10:
         data = data[:-1]
@@ -606,12 +601,6 @@ def _kernels(data: bytes, dialect: str):
             fields = _Fields(lines.filter(_pl().Series(matched)) if len(slow) else lines, blanks)
         fields.encode(dialect)
     return lines, fields, slow, keep
-
-
-def _pl():
-    import polars
-
-    return polars
 
 
 def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
@@ -688,8 +677,6 @@ class _Fields:
         predicate's rows.  :func:`_fast` converts from there in Python."""
         import numpy as np
 
-        from .string_columns import encode, matches
-
         pl = _pl()
         point = self.point
         lo_tok = pl.select(pl.when(point).then(self.pt).otherwise(self.lo)).to_series()
@@ -751,8 +738,6 @@ class _TightFields(_Fields):
 
     def encode(self, dialect: str) -> None:
         import numpy as np
-
-        from .string_columns import encode, matches, ranges
 
         text, line_start, line_end, slow = self.kept
         del self.kept
@@ -892,8 +877,6 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
             tok = ftok[starts[rows_k] + j]
             if is_name is not None and is_name[tok].all():
                 if kept_names is None:
-                    from .string_columns import compact
-
                     kept_names = compact(fdict)
                 cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
                 names_pending = True
@@ -963,8 +946,6 @@ _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.
 def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
     """The values of the distinct argument tokens (a polars String Series)."""
     import numpy as np
-
-    from .string_columns import matches
 
     toks = tokens.to_list()
     names = matches(tokens, _NAME[dialect])

@@ -68,34 +68,3 @@ def _first_large_run() -> None:
         facts = Path(tmp) / "warm.vada"
         facts.write_text("".join(f"q(c{i % 997},d{i % 13})@[{i % 50},{i % 50 + 3}).\n" for i in range(WARM_FACTS)))
         reason("p(X) :- <->[0,1] q(X, Y).  r(X,Y) :- p(X), [-][0,1] q(X,Y).", facts=facts, engine="columns")
-
-
-def import_meanwhile(name: str):
-    """Import module ``name`` in a daemon thread while the caller goes on.
-
-    The fact reader's kernels run in worker threads and leave the
-    interpreter to the main thread, which mostly waits for them: polars'
-    import (0.12 s of CPU, all of it holding the interpreter) fits in that
-    time instead of following it.  Python's import locks make the main
-    thread's own ``import polars`` wait for this one to finish; a failure
-    here is left for that import to report.  Returns the thread (None when
-    the module is imported already), for the caller to join."""
-    import sys
-
-    if name in sys.modules:
-        return None
-    import concurrent.futures  # noqa: F401  (polars imports it too: here first, never in both threads at once)
-    import threading
-
-    thread = threading.Thread(target=_import_quietly, args=(name,), daemon=True, name=f"chronolog-import-{name}")
-    thread.start()
-    return thread
-
-
-def _import_quietly(name: str) -> None:
-    import importlib
-
-    try:
-        importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - the caller's own import reports it
-        pass

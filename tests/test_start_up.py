@@ -1,7 +1,7 @@
 """What the first reason() of a process imports, and when: pyarrow without
 pandas while a fact file is read, pandas intact afterwards
-(chronolog/arrow_import.py); polars imported beside the reading of a large
-file, the import finished when reason() returns; preload() (chronolog/preload.py).
+(chronolog/arrow_import.py); polars imported for the reading of a large
+file, no reader thread left when reason() returns; preload() (chronolog/preload.py).
 Each check runs in a fresh interpreter: which modules are imported is
 process state."""
 
@@ -50,7 +50,7 @@ def test_pyarrow_knows_pandas_once_it_is_imported(tmp_path):
     assert alone.startswith("int64 1 dictionary<")
 
 
-def test_polars_imported_beside_a_large_file_and_done_by_the_answer(tmp_path):
+def test_polars_imported_for_a_large_file_and_no_thread_left_by_the_answer(tmp_path):
     out = _run(
         """
         import sys, threading

@@ -1,5 +1,5 @@
 """Programs with no partition key on Spark: seminaive rounds of DataFrame
-operations (connectors/spark_rounds.py) against the embedded engine on the
+operations (connectors/spark_rounds/) against the embedded engine on the
 same facts (marked ``spark``; small graphs, few rounds)."""
 
 import re
@@ -97,7 +97,7 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
@@ -138,7 +138,7 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     chain the delta joined with control(Y, Z) on Y is such a side (the old
     facts control(X, Y) joined with the delta on Y are not: partitioned on
     X, they broadcast the delta): fewer jobs, the same model."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
     own = facts_to_arrow(
@@ -168,7 +168,7 @@ def test_last_round_probes_without_merging(spark, monkeypatch, program):
     first finds its new facts that the relations do not hold and merges
     only those: the same model, and the round that finds none ends the
     recursion with no merge at all (fewer merges than rounds)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "PROBE_RATIO", 1e-12)
     merges = []
@@ -335,7 +335,7 @@ def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
     the input) and the run goes to the driver, which reports the row."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "STRING_CODES", codes)
     x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
@@ -423,7 +423,7 @@ def strings_beside_others():
 @pytest.fixture
 def string_codes(monkeypatch):
     """String terms as 64-bit codes during the rounds (off by default)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "STRING_CODES", True)
 
@@ -442,7 +442,7 @@ def test_colliding_codes_run_on_the_strings(spark, monkeypatch, string_codes):
     """Two strings with one code would be one term: the load counts the
     dictionary's collisions and, on one, loads the inputs again as strings
     (here every string of one length collides)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     monkeypatch.setattr(sr, "HASH", "length")
     stats, _ = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
@@ -482,7 +482,7 @@ def test_rounds_leave_no_views_and_few_py4j_calls(spark, monkeypatch):
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    settings = {k: spark.conf.get(k, None) for k in __import__("chronolog.connectors.spark_rounds", fromlist=["x"]).ROUND_CONF}
+    settings = {k: spark.conf.get(k, None) for k in __import__("chronolog.connectors.spark_rounds.rounds", fromlist=["x"]).ROUND_CONF}
     stats = {}
     out = cs().reason(spark, OWNERSHIP, inputs={"own": own}, distributed=True, stats=stats)
     n = len(calls)
@@ -533,7 +533,7 @@ def programs(draw):
 def test_random_programs_equal_embedded(spark, case):
     """Each program with the library's choice of rounds, then with every
     round probing for new facts before it merges (PROBE_RATIO tiny)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds as sr
 
     prog, e = case
     check(spark, prog, {"e": e}, outputs=None)

@@ -63,7 +63,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, decimal_places
 from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
 from chronolog.planner.normalize import TOP
 
-from .spark import _session_conf, _sql_name  # a column name as a Spark SQL identifier
+from ..spark import _session_conf, _sql_name  # a column name as a Spark SQL identifier
 
 NEG = -(2**62)
 POS = 2**62

@@ -54,7 +54,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import reduce
 from itertools import count
 
 from chronolog.language import ast
@@ -65,64 +64,10 @@ from chronolog.planner.normalize import TOP
 
 from ..spark import _session_conf, _sql_name  # a column name as a Spark SQL identifier
 
-NEG = -(2**62)
-POS = 2**62
-LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
-BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
-# Spark settings while the rounds run (restored after).  Adaptive execution
-# off: with it, every shuffle stage and broadcast of a plan is submitted as
-# a job of its own and re-planned on the driver between jobs, which made a
-# round 14-21 jobs; without it a round's one action is one job (plus one per
-# broadcast).  The benchmark's --aqe flag measures the other way.
-# The optimizer's RemoveRedundantAliases is excluded too: it renames a
-# plan's output attributes to its input's (``c0 AS c0`` dropped), and a
-# checkpoint then records its partitioning on attributes it does not output,
-# so the relation forgot that it is hash-partitioned on its first term and
-# the next round shuffled it again (an alias costs nothing at run time).
-# Whole-stage code generation names each generated class after its stage's
-# number in the plan, so the same operators at another position (rounds
-# differ in how many variants they union) compiled as a new class, which
-# the JIT then compiled again: without the number, 85 classes per run at
-# 1M ownership facts instead of 111.
-ROUND_CONF = {
-    "spark.sql.adaptive.enabled": "false",
-    "spark.sql.codegen.useIdInClassName": "false",
-    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
-    # a join on several columns reads a side partitioned on one of them in
-    # place (the other side moves to it): a relation lies partitioned on its
-    # first term, and Spark's default shuffled both sides on all the columns
-    # (the round's probe, Rounds.uncovered, joins on every term)
-    "spark.sql.requireAllClusterKeysForCoPartition": "false",
-}
-PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see Rounds.keyed)
-_APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
-_GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
-# Joins against a relation partitioned on the join column read it in place
-# and move the other side to it (a shuffle hash join), rather than
-# broadcasting a small side or letting Spark broadcast a large one: see
-# rule_df.  False: the choice before (bench/README.md, "Ownership rounds: the
-# serial part").
-IN_PLACE_JOINS = True
-# A round of a recursion whose incoming deltas are at most 1/PROBE_RATIO of
-# the rows of the relations it derives into first finds the new facts that
-# are not held yet (a join of the new facts with the relations read in
-# place) and merges only those, in a second action, if there are any.  The
-# last round of a recursion derives nothing new, and its merge rewrote every
-# relation (sorted and checkpointed again) to show it; such a round is now
-# the probe's one job.  A round that still finds new facts pays one job
-# more.  0: never (bench/README.md, "Ownership rounds: the serial part").
-PROBE_RATIO = 50
-MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
-# String terms as 64-bit codes during the rounds (see dictionary_sql).  Off:
-# at 1M ownership facts (8 rounds) the rounds' task CPU fell 20% (5.1 ->
-# 4.1 s) but building the dictionary (0.6 s) and decoding the outputs by a
-# join (0.9 s, two broadcast jobs per output) cost more than that, and the
-# extra plans 24 more generated classes for the JIT (bench/README.md,
-# "String codes and the bound of two slots").  A program with many rounds
-# over the same relations may gain: set it True.
-STRING_CODES = False
-HASH = "xxhash64"  # the SQL function of a string's code (64 bits, seed 42)
-DICT_BROADCAST_ROWS = 2_000_000  # a dictionary this small is broadcast to the output's decoding join
+
+# ------------------------------------------------------------ fragment
+# What the relational rounds can run exactly, and the exception that says what
+# they cannot.
 
 
 class NotRelational(Exception):
@@ -140,9 +85,6 @@ class NotRelational(Exception):
         text = src.text.strip() if getattr(src, "text", None) else self.rule.describe()
         where = f" ({src.pos})" if getattr(src.pos, "line", 0) else ""
         return f"{self.why} in the rule {text}{where}"
-
-
-# ------------------------------------------------------------ what it runs
 
 
 def check_rules(plan) -> None:
@@ -178,25 +120,29 @@ def describe(plan) -> str:
     return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)"
 
 
-# ------------------------------------------------------------ term classes
+
+# ------------------------------------------------------------ classes
+# The class of every term column (number, string, boolean), inferred before
+# the rounds start.
+
 
 NUM, STR, BOOL = "num", "str", "bool"
 
 
-def _value_class(v):
+def value_class(v):
     if type(v) is Boolean or type(v) is bool:  # #T/#F: never equal to a number (language/booleans.py)
         return BOOL
     if type(v) is int:
         return NUM
     if type(v) is Fraction:
-        _digits(v)  # only finite decimals
+        decimal_digits(v)  # only finite decimals
         return NUM
     if type(v) is str:
         return STR
     raise NotRelational(f"the term {v!r} (only numbers, strings and booleans are handled)")
 
 
-def _digits(x) -> int:
+def decimal_digits(x) -> int:
     """Decimal digits after the point of a rational; NotRelational if infinite."""
     if type(x) is not Fraction or x.denominator == 1:
         return 0
@@ -206,7 +152,8 @@ def _digits(x) -> int:
     return k
 
 
-def _spark_class(typ):
+def spark_class(typ):
+    """``(class, digits after the point, digits before it)`` of a term column of Spark type ``typ``."""
     from pyspark.sql import types as T
 
     if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
@@ -220,6 +167,17 @@ def _spark_class(typ):
     if isinstance(typ, T.NullType):
         return None, 0, 0
     raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
+
+
+def time_digits(typ) -> int:
+    """Decimal digits of a time column of Spark type ``typ``."""
+    from pyspark.sql import types as T
+
+    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType, T.NullType)):
+        return 0
+    if isinstance(typ, T.DecimalType):
+        return typ.scale
+    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers only on this path)")
 
 
 def infer_classes(plan, given: dict) -> dict:
@@ -254,47 +212,68 @@ def infer_classes(plan, given: dict) -> dict:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
                         env[t.name] = c
             for i, t in enumerate(r.head_terms):
-                c = _value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
+                c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
     return classes
 
 
-# ------------------------------------------------------------ SQL text
-#
-# A round's plans are SQL text, one statement per merged relation, not
-# DataFrames built column by column: every pyspark Column function is five
-# or six py4j round trips (the call's origin is set and cleared in the JVM),
-# and every DataFrame operation an analysis of its own on the driver.  The
-# DataFrame version made 900-2,600 round trips per round and 10-40
-# analyses; a statement is one round trip and one analysis, and Spark's
-# plan is the one the DataFrames made.
+
+# ------------------------------------------------------------ grid
+# Times as exact 64-bit integers on a doubled decimal grid.
 
 
-def _n(x: int) -> str:
+NEG = -(2**62)
+POS = 2**62
+LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
+
+
+class Grid:
+    """The run's time grid: ``digits`` decimal places, ``L = 10**digits``."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+        self.L = 10**digits
+
+    def unit(self, t) -> int:
+        v = Fraction(t) * self.L
+        if v.denominator != 1:  # pragma: no cover - digits cover every point
+            raise NotRelational(f"time point {t} is off the grid")
+        if not -LIMIT < 2 * v.numerator < LIMIT:
+            raise NotRelational(f"time point {t} is outside 64-bit codes")
+        return v.numerator
+
+    def window_units(self, w):
+        d1, d2, c1, c2 = w
+        f = lambda d: d if d in (NEG_INF, POS_INF) else self.unit(d)  # noqa: E731
+        return f(d1), f(d2), c1, c2
+
+    def codes(self, iv):
+        lo, hi, lc, hc = iv
+        s = NEG if lo == NEG_INF else 2 * self.unit(lo) + (0 if lc else 1)
+        e = POS if hi == POS_INF else 2 * self.unit(hi) + (1 if hc else 0)
+        return s, e
+
+
+
+# ------------------------------------------------------------ sql
+# SQL text for the interval operators, and the statement it is built in.
+
+
+def int64(x: int) -> str:
     """A 64-bit SQL literal."""
     return f"({int(x)}L)"
 
 
-def _hex_string(v: str) -> str:
+def hex_string(v: str) -> str:
     """A string constant as SQL with nothing to escape (UTF-8 bytes in hex,
     folded to the string by the optimizer)."""
     return f"CAST(X'{v.encode('utf-8').hex()}' AS STRING)"
 
 
-def _decimal_text(v) -> str:
-    """The exact decimal text of a rational with a finite expansion."""
-    k = _digits(v)
-    q = Fraction(v) * 10**k
-    digits = str(abs(q.numerator)).rjust(k + 1, "0")
-    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
-    return ("-" if q < 0 else "") + body
-
-
-def _code_sql(x: str) -> str:
-    """The 64-bit code of the string SQL ``x`` (null stays null: Spark's hash
-    of a null is its seed, which is some string's code)."""
-    return f"CASE WHEN {x} IS NULL THEN NULL ELSE {HASH}({x}) END"
+def term_columns(arity: int) -> list:
+    """A relation's term columns: ``c0``, ``c1``, …"""
+    return [f"c{i}" for i in range(arity)]
 
 
 class Stmt:
@@ -330,12 +309,12 @@ def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
     frame = f"({part}ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND {{}})"
     cols = q.cols[src]
     # the running maximum referenced once (twice, Spark computes the window twice)
-    a = q.add(f"SELECT *, CASE WHEN s > coalesce(max(e) OVER {frame.format('1 PRECEDING')}, {_n(NEG - 1)}) "
+    a = q.add(f"SELECT *, CASE WHEN s > coalesce(max(e) OVER {frame.format('1 PRECEDING')}, {int64(NEG - 1)}) "
               f"THEN 1 ELSE 0 END AS _start FROM {src}", cols + ["_start"])
     b = q.add(f"SELECT *, sum(_start) OVER {frame.format('CURRENT ROW')} AS _grp FROM {a}", cols + ["_start", "_grp"])
-    out = [*terms, "min(s) AS s", "max(e) AS e", *[f"{x} AS {n}" for x, n in extra]]
+    out = [*terms, "min(s) AS s", "max(e) AS e", *[f"{x} AS {name}" for x, name in extra]]
     return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*terms, '_grp'])}",
-                 [*terms, "s", "e", *[n for _, n in extra]])
+                 [*terms, "s", "e", *[name for _, name in extra]])
 
 
 def with_codes(q: Stmt, src: str, s: str, e: str) -> str:
@@ -349,10 +328,10 @@ def shift_sql(w) -> tuple:
     """``<a,b>`` becomes ``<a+d1, b+d2>``; an end is closed when both are (the
     columnar executor's shift_codes, as SQL on the codes)."""
     d1, d2, c1, c2 = w
-    s2 = _n(NEG) if d1 == NEG_INF else (
-        f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE 2 * (shiftright(s, 1) + {_n(d1)}) + ((s & 1) | {0 if c1 else 1}) END")
-    e2 = _n(POS) if d2 == POS_INF else (
-        f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE 2 * (shiftright(e, 1) + {_n(d2)}) + ((e & 1) & {1 if c2 else 0}) END")
+    s2 = int64(NEG) if d1 == NEG_INF else (
+        f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) + {int64(d1)}) + ((s & 1) | {0 if c1 else 1}) END")
+    e2 = int64(POS) if d2 == POS_INF else (
+        f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) + {int64(d2)}) + ((e & 1) & {1 if c2 else 0}) END")
     return s2, e2
 
 
@@ -360,35 +339,172 @@ def box_sql(w) -> tuple:
     """``<a,b>`` becomes ``<a-w1, b-w2>`` (box_codes of the columnar executor)."""
     w1, w2, c1, c2 = w
     if w1 == NEG_INF:
-        s2 = f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE {_n(POS)} END"
+        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE {int64(POS)} END"
     else:
-        s2 = f"CASE WHEN s = {_n(NEG)} THEN {_n(NEG)} ELSE 2 * (shiftright(s, 1) - {_n(w1)}) + ((s & 1) & {1 if c1 else 0}) END"
+        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) - {int64(w1)}) + ((s & 1) & {1 if c1 else 0}) END"
     if w2 == POS_INF:
-        e2 = f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE {_n(NEG)} END"
+        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE {int64(NEG)} END"
     else:
-        e2 = f"CASE WHEN e = {_n(POS)} THEN {_n(POS)} ELSE 2 * (shiftright(e, 1) - {_n(w2)}) + ((e & 1) | {0 if c2 else 1}) END"
+        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) - {int64(w2)}) + ((e & 1) | {0 if c2 else 1}) END"
     return s2, e2
 
 
-# ------------------------------------------------------------ relations
+
+# ------------------------------------------------------------ string_codes
+# String terms as 64-bit codes during the rounds (``STRING_CODES``).
 
 
-@dataclass
-class Rel:
-    """A coalesced relation (or a part of one: a delta, the old facts) and
-    its row count, the only figure the driver keeps of it.  ``df``: its
-    checkpointed DataFrame, of which statements read ``cols`` where
-    ``where`` holds (see :meth:`Rounds.read`); ``sql``: fixed text instead
-    (the one-row relation of facts that always hold)."""
-
-    df: object
-    count: int
-    cols: tuple = ()
-    where: str = ""
-    sql: str = ""
+# String terms as 64-bit codes during the rounds (see dictionary_sql).  Off:
+# at 1M ownership facts (8 rounds) the rounds' task CPU fell 20% (5.1 ->
+# 4.1 s) but building the dictionary (0.6 s) and decoding the outputs by a
+# join (0.9 s, two broadcast jobs per output) cost more than that, and the
+# extra plans 24 more generated classes for the JIT (bench/README.md,
+# "String codes and the bound of two slots").  A program with many rounds
+# over the same relations may gain: set it True.
+STRING_CODES = False
+HASH = "xxhash64"  # the SQL function of a string's code (64 bits, seed 42)
 
 
-def _is_set(spark, key: str) -> bool:
+def use_codes(plan, classes: dict) -> bool:
+    """Whether the run's string terms are codes: ``STRING_CODES`` on, some
+    string column, and no comparison of strings by order."""
+    return STRING_CODES and STR in {c for cols in classes.values() for c in cols} and not orders_strings(plan, classes)
+
+
+def code_sql(x: str) -> str:
+    """The 64-bit code of the string SQL ``x`` (null stays null: Spark's hash
+    of a null is its seed, which is some string's code)."""
+    return f"CASE WHEN {x} IS NULL THEN NULL ELSE {HASH}({x}) END"
+
+
+def code_literal(v: str) -> str:
+    """The code of the string constant ``v`` as SQL."""
+    return f"{HASH}({hex_string(v)})"  # folded to the literal code by the optimizer
+
+
+def string_constants(plan) -> list:
+    """The program's string constants (body, conditions, heads), once each."""
+    out = {}
+    for r in plan.rules:
+        terms = list(r.head_terms)
+        for lit in r.body:
+            terms += getattr(lit, "terms", ())
+            if isinstance(lit, Condition):
+                terms += [lit.comparison.left, lit.comparison.right]
+        for t in terms:
+            if isinstance(t, ast.Const) and type(t.value) is str:
+                out[t.value] = None
+    return list(out)
+
+
+def orders_strings(plan, classes: dict) -> bool:
+    """Whether a condition compares strings by order (``<``, ``>=``, ...),
+    which codes would not keep: then the rounds run on the strings."""
+    for r in plan.rules:
+        env = {}
+        for lit in r.body:
+            if isinstance(lit, Scan):
+                for t, c in zip(lit.terms, classes.get(lit.pred) or []):
+                    if isinstance(t, ast.Var) and c is not None:
+                        env[t.name] = c
+        for lit in r.body:
+            if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):
+                for x in (lit.comparison.left, lit.comparison.right):
+                    c = env.get(x.name) if isinstance(x, ast.Var) else value_class(x.value)
+                    if c == STR:
+                        return True
+    return False
+
+
+def dictionary_sql(catalog, classes: dict, constants: list, inputs: list) -> str:
+    """The dictionary of string codes: every string of the inputs' string
+    columns and of the program (``constants``), with its code
+    (``xxhash64``), once per string, flagged ``_collides`` where another
+    string has the same code.  A collision is rare (about n^2 / 2^65 for n
+    strings: 10^-9 at a million), but the codes are exact only without one:
+    the caller checks the count."""
+    from chronolog.connectors.spark import _term_columns
+
+    parts = []
+    for pred, df in inputs:
+        cls = classes.get(pred) or []
+        names = [f"CAST({_sql_name(t)} AS STRING)" for t, c in zip(_term_columns(df), cls) if c == STR]
+        if names:  # one scan per input, whatever its number of string columns
+            parts.append(f"SELECT explode(array({', '.join(names)})) AS n FROM {catalog.view(df)}")
+    if constants:
+        parts.append(f"SELECT explode(array({', '.join(hex_string(v) for v in constants)})) AS n")
+    names = "\nUNION ALL ".join(parts)
+    # distinct (code, name) pairs (a hash aggregate: no string buffers), then
+    # the number of names per code
+    return (f"SELECT code, name, count(1) OVER (PARTITION BY code) > 1 AS _collides FROM "
+            f"(SELECT DISTINCT {HASH}(n) AS code, n AS name FROM ({names}) AS a WHERE n IS NOT NULL) AS d")
+
+
+
+# ------------------------------------------------------------ terms
+# A run's term columns as SQL: their types and the program's constants.
+
+
+def decimal_text(v) -> str:
+    """The exact decimal text of a rational with a finite expansion."""
+    k = decimal_digits(v)
+    q = Fraction(v) * 10**k
+    digits = str(abs(q.numerator)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return ("-" if q < 0 else "") + body
+
+
+class TermTypes:
+    """The term columns of every predicate (``classes``: ``{pred: [class
+    per argument]}``) and how a class is stored in this run."""
+
+    def __init__(self, classes: dict, num_type):
+        self.classes = classes
+        self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
+        # string terms as codes (see string_codes.py): set by the setup,
+        # cleared by the load when two strings share a code
+        self.str_codes = False
+
+    def arity(self, pred: str) -> int:
+        return len(self.classes.get(pred) or [])
+
+    def term_type(self, c):
+        from pyspark.sql import types as T
+
+        if c == STR and self.str_codes:
+            return T.LongType()
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
+
+    def sql_type(self, c) -> str:
+        return self.term_type(c).simpleString()
+
+    def const(self, v) -> str:
+        """A constant term as SQL of its column's type."""
+        from pyspark.sql import types as T
+
+        if type(v) is Boolean or type(v) is bool:
+            return "true" if v else "false"
+        if type(v) in (int, Fraction):
+            if isinstance(self.num_type, T.LongType):
+                if not -(2**63) <= int(v) < 2**63:
+                    raise NotRelational(f"the number {v} is beyond 64-bit integers")
+                return int64(int(v))
+            return f"CAST({decimal_text(v)}BD AS {self.num_type.simpleString()})"
+        if self.str_codes:
+            return code_literal(v)
+        return hex_string(v)
+
+
+
+# ------------------------------------------------------------ catalog
+# The run's side of the Spark session: statements, temporary views,
+# checkpoints and the one action that writes them.
+
+
+_VIEWS = count(1)  # temporary view names, unique within the process
+
+
+def is_set(spark, key: str) -> bool:
     """Whether the session's SQL settings hold ``key`` (set by the user at
     launch or since), rather than Spark's default."""
     try:
@@ -397,7 +513,7 @@ def _is_set(spark, key: str) -> bool:
         return True
 
 
-def _release(df) -> None:
+def release(df) -> None:
     """Drop the blocks of the checkpoint under ``df`` now that the merged
     relation replacing it is written (its old rounds otherwise stayed in
     the block manager's memory until the driver's garbage collection freed
@@ -412,72 +528,15 @@ def _release(df) -> None:
         pass
 
 
-@dataclass
-class RoundStat:
-    stratum: int
-    round: int
-    seconds: float
-    delta: int
-    job_group: str
-    jobs: int = 0  # Spark jobs the round submitted (its job group)
-    plan_seconds: float = 0.0  # the driver building the round's plans, before its action
-    started: float = 0.0  # wall clock (epoch seconds) at the round's start, to place it among Spark's task times
+class Catalog:
+    """The statements and temporary views of one run on ``spark``."""
 
-
-@dataclass
-class Stats:
-    rounds: list = field(default_factory=list)
-
-    def total_rounds(self) -> int:
-        return len(self.rounds)
-
-
-_VIEWS = count(1)  # temporary view names, unique within the process
-
-
-class Rounds:
-    """One relational run: relations by predicate, strata in order."""
-
-    def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
-        self.spark, self.plan = spark, plan
-        self.classes = classes
-        self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
-        self.digits = digits
-        self.L = 10**digits
-        self.horizon = self.codes(horizon) if horizon is not None else None
-        self.rels: dict = {}
-        # string terms as codes (see dictionary_sql); ``dictionary``: the
-        # checkpoint code -> name the outputs decode with
-        self.str_codes = False
-        self.dictionary = None
-        self.string_consts: list = []  # the program's string constants: in the dictionary too
-        self.stats = Stats()
-        self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
+    def __init__(self, spark):
+        self.spark = spark
         # id(df) -> (its temporary view, df): the DataFrame is held so that
         # its id is not reused while the view exists (dropped by close())
         self._views: dict = {}
 
-    # ---------------------------------------------------------- time codes
-    def unit(self, t) -> int:
-        v = Fraction(t) * self.L
-        if v.denominator != 1:  # pragma: no cover - digits cover every point
-            raise NotRelational(f"time point {t} is off the grid")
-        if not -LIMIT < 2 * v.numerator < LIMIT:
-            raise NotRelational(f"time point {t} is outside 64-bit codes")
-        return v.numerator
-
-    def window_units(self, w):
-        d1, d2, c1, c2 = w
-        f = lambda d: d if d in (NEG_INF, POS_INF) else self.unit(d)  # noqa: E731
-        return f(d1), f(d2), c1, c2
-
-    def codes(self, iv):
-        lo, hi, lc, hc = iv
-        s = NEG if lo == NEG_INF else 2 * self.unit(lo) + (0 if lc else 1)
-        e = POS if hi == POS_INF else 2 * self.unit(hi) + (1 if hc else 0)
-        return s, e
-
-    # ---------------------------------------------------------- Spark calls
     def sql(self, text: str):
         """A DataFrame of one statement: one py4j round trip, one analysis
         (``spark.sql`` would add a conversion of its empty argument list)."""
@@ -494,9 +553,9 @@ class Rounds:
             self._views[id(df)] = got
         return got[0]
 
-    def read(self, rel: Rel) -> str:
-        """What a statement reads ``rel`` from: a view of its checkpoint, the
-        columns ``cols`` where ``where`` holds."""
+    def read(self, rel) -> str:
+        """What a statement reads ``rel`` (a relations.Rel) from: a view of its
+        checkpoint, the columns ``cols`` where ``where`` holds."""
         if rel.sql:
             return rel.sql
         where = f" WHERE {rel.where}" if rel.where else ""
@@ -507,64 +566,17 @@ class Rounds:
         if got is not None:
             self.spark._jsparkSession.catalog().dropTempView(got[0])
 
+    def discard(self, df) -> None:
+        """A checkpoint read no more: its blocks released, its view dropped."""
+        release(df)
+        self.drop_view(df)
+
     def close(self) -> None:
         """Drop the run's temporary views (the DataFrames made from them keep their plans)."""
         cat = self.spark._jsparkSession.catalog()
         for name, _ in self._views.values():
             cat.dropTempView(name)
         self._views.clear()
-
-    # ---------------------------------------------------------- inputs
-    def term_type(self, c):
-        from pyspark.sql import types as T
-
-        if c == STR and self.str_codes:
-            return T.LongType()
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
-
-    def sql_type(self, c) -> str:
-        return self.term_type(c).simpleString()
-
-    def encode(self, q: Stmt, df, pred: str, terms: list) -> str:
-        """An input DataFrame in the layout as the relation's columns (not
-        coalesced): a step of ``q`` reading the input's view."""
-        from pyspark.sql import types as T
-
-        cls = self.classes.get(pred) or [None] * len(terms)
-        cols = [f"{_code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and self.str_codes
-                else f"CAST({_sql_name(t)} AS {self.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
-        L = self.L
-        types = {f.name: f.dataType for f in df.schema.fields}
-
-        def units(name):
-            x = _sql_name(name)
-            if isinstance(types[name], T.DecimalType):
-                return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
-            return f"(CAST({x} AS BIGINT) * {L})"
-
-        sc = "coalesce(`start_closed`, true)" if "start_closed" in types else "true"
-        ec = "coalesce(`end_closed`, true)" if "end_closed" in types else "true"
-        s = f"CASE WHEN `start` IS NULL THEN {_n(NEG)} ELSE 2 * {units('start')} + CASE WHEN {sc} THEN 0 ELSE 1 END END"
-        e = f"CASE WHEN `end` IS NULL THEN {_n(POS)} ELSE 2 * {units('end')} + CASE WHEN {ec} THEN 1 ELSE 0 END END"
-        out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
-        return q.add(f"SELECT {', '.join(out)} FROM {self.view(df)}", [*self.terms(len(terms)), "s", "e"])
-
-    def terms(self, arity: int) -> list:
-        return [f"c{i}" for i in range(arity)]
-
-    def keyed(self, q: Stmt, src: str, terms: list) -> str:
-        """``src`` hash-partitioned on its first term column, as every relation
-        is kept: a checkpoint keeps its plan's partitioning and a union of
-        children partitioned alike keeps theirs, so a merge's window (per
-        atom, which the first column clusters) and a join on that column read
-        the old relation where it lies, and only the new facts move."""
-        if not terms:
-            return src
-        n = int(self.spark.conf.get(PARTITIONS))
-        return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
-
-    def arity(self, pred: str) -> int:
-        return len(self.classes.get(pred) or [])
 
     def materialize(self, items: list) -> list:
         """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``)
@@ -586,35 +598,119 @@ class Rounds:
         got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
         return [(df, *got[i]) for i, df in enumerate(out)]
 
+    def broadcastable(self, text: str) -> bool:
+        """Whether Spark's size estimate of the statement ``text`` is under its broadcast threshold."""
+        try:
+            limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
+        except ValueError:  # a size with a unit: take Spark's default instead
+            limit = 10 * 2**20
+        if limit <= 0:
+            return False
+        size = self.sql(text)._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(str(size)) <= limit
+
+
+
+# ------------------------------------------------------------ relations
+# The run's relations by predicate: each one coalesced, checkpointed, hash-
+# partitioned on its first term, and known to the driver by its count.
+
+
+PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see Relations.keyed)
+
+
+@dataclass
+class Rel:
+    """A coalesced relation (or a part of one: a delta, the old facts) and
+    its row count, the only figure the driver keeps of it.  ``df``: its
+    checkpointed DataFrame, of which statements read ``cols`` where
+    ``where`` holds (see :meth:`Catalog.read`); ``sql``: fixed text instead
+    (the one-row relation of facts that always hold)."""
+
+    df: object
+    count: int
+    cols: tuple = ()
+    where: str = ""
+    sql: str = ""
+
+
+class Relations:
+    """``rels``: ``{pred: Rel}``, the current relation of each predicate."""
+
+    def __init__(self, catalog, types):
+        self.catalog, self.types = catalog, types
+        self.rels: dict = {}
+
+    def columns(self, pred: str) -> tuple:
+        """The columns of ``pred``'s relation: its terms, ``s``, ``e``."""
+        return (*term_columns(self.types.arity(pred)), "s", "e")
+
     def empty(self, pred: str) -> Rel:
-        cols = [f"CAST(NULL AS {self.sql_type(c)}) AS c{i}" for i, c in enumerate(self.classes.get(pred) or [])]
-        df = self.sql(f"SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false")
-        return Rel(df, 0, (*self.terms(self.arity(pred)), "s", "e"))
+        cols = [f"CAST(NULL AS {self.types.sql_type(c)}) AS c{i}" for i, c in enumerate(self.types.classes.get(pred) or [])]
+        df = self.catalog.sql(f"SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false")
+        return Rel(df, 0, self.columns(pred))
 
     def rel(self, pred: str) -> Rel:
         r = self.rels.get(pred)
         if r is None:
             if pred == TOP:
-                r = Rel(None, 1, sql=f"(SELECT {_n(NEG)} AS s, {_n(POS)} AS e)")
+                r = Rel(None, 1, sql=f"(SELECT {int64(NEG)} AS s, {int64(POS)} AS e)")
             else:
                 r = self.empty(pred)
             self.rels[pred] = r
         return r
 
-    # ---------------------------------------------------------- one rule
-    def _atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
+    def keyed(self, q: Stmt, src: str, terms: list) -> str:
+        """``src`` hash-partitioned on its first term column, as every relation
+        is kept: a checkpoint keeps its plan's partitioning and a union of
+        children partitioned alike keeps theirs, so a merge's window (per
+        atom, which the first column clusters) and a join on that column read
+        the old relation where it lies, and only the new facts move."""
+        if not terms:
+            return src
+        n = int(self.catalog.spark.conf.get(PARTITIONS))
+        return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
+
+
+
+# ------------------------------------------------------------ rules
+# The SQL of one variant of a rule: body atoms, joins, conditions, negation
+# and the head, as steps of one statement.
+
+
+BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
+# Joins against a relation partitioned on the join column read it in place
+# and move the other side to it (a shuffle hash join), rather than
+# broadcasting a small side or letting Spark broadcast a large one: see
+# RuleSql.step.  False: the choice before (bench/README.md, "Ownership
+# rounds: the serial part").
+IN_PLACE_JOINS = True
+
+
+class RuleSql:
+    """Builds the steps of rule variants over the run's ``relations``
+    (relations.py), with times on ``grid`` and head facts clipped to the
+    ``horizon`` codes (None: no horizon)."""
+
+    def __init__(self, relations, grid, horizon):
+        self.relations = relations
+        self.catalog, self.types = relations.catalog, relations.types
+        self.grid = grid
+        self.horizon = horizon
+
+    def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
         """A body atom's bindings: constants and repeated variables filtered,
         columns named by variable, box then shift applied."""
-        rel = view.get(lit.pred) or self.rel(lit.pred)
-        cls = self.classes.get(lit.pred) or [None] * len(lit.terms)
+        rel = view.get(lit.pred) or self.relations.rel(lit.pred)
+        cls = self.types.classes.get(lit.pred) or [None] * len(lit.terms)
         conds, first = [], {}
         for i, t in enumerate(lit.terms):
             if isinstance(t, ast.Const):
-                c = _value_class(t.value)
+                c = value_class(t.value)
                 if cls[i] is not None and c != cls[i]:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
-                    conds.append(f"c{i} = {self.const(t.value)}")
+                    conds.append(f"c{i} = {self.types.const(t.value)}")
             elif t.name in first:
                 conds.append(f"c{i} = {first[t.name]}")
             else:
@@ -622,52 +718,25 @@ class Rounds:
         cols = [varcols[v] for v in first]
         sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
-        name = q.add(f"SELECT {', '.join(sel)} FROM {self.read(rel)} AS t{where}", cols + ["s", "e"])
+        name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
-            name = with_codes(q, name, *box_sql(self.window_units(lit.box)))
+            name = with_codes(q, name, *box_sql(self.grid.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
-            name = with_codes(q, name, *shift_sql(self.window_units(lit.shift)))
-        # every checkpoint is hash-partitioned on c0 (see keyed), and the
+            name = with_codes(q, name, *shift_sql(self.grid.window_units(lit.shift)))
+        # every checkpoint is hash-partitioned on c0 (see Relations.keyed), and the
         # renaming to the variable's column keeps that
         key = None
         if rel.df is not None and lit.terms and isinstance(lit.terms[0], ast.Var):
             key = varcols[lit.terms[0].name]
         return name, rel.count, key
 
-    def _broadcastable(self, q: Stmt, name: str) -> bool:
-        """Whether Spark's size estimate of step ``name`` is under its broadcast threshold."""
-        try:
-            limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
-        except ValueError:  # a size with a unit: take Spark's default instead
-            limit = 10 * 2**20
-        if limit <= 0:
-            return False
-        size = self.sql(q.text(name))._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
-        return int(str(size)) <= limit
-
-    def const(self, v) -> str:
-        """A constant term as SQL of its column's type."""
-        from pyspark.sql import types as T
-
-        if type(v) is Boolean or type(v) is bool:
-            return "true" if v else "false"
-        if type(v) in (int, Fraction):
-            if isinstance(self.num_type, T.LongType):
-                if not -(2**63) <= int(v) < 2**63:
-                    raise NotRelational(f"the number {v} is beyond 64-bit integers")
-                return _n(int(v))
-            return f"CAST({_decimal_text(v)}BD AS {self.num_type.simpleString()})"
-        if self.str_codes:
-            return f"{HASH}({_hex_string(v)})"  # folded to the literal code by the optimizer
-        return _hex_string(v)
-
-    def _condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
+    def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
         sides = []
         for x in (cmp.left, cmp.right):
             if isinstance(x, ast.Var):
                 sides.append((varcols[x.name], varcls.get(x.name)))
             else:
-                sides.append((self.const(x.value), _value_class(x.value)))
+                sides.append((self.types.const(x.value), value_class(x.value)))
         (a, ca), (b, cb) = sides
         ordered = cmp.op not in ("==", "!=")
         if ca != cb or (ordered and ca == BOOL):
@@ -679,15 +748,15 @@ class Rounds:
             cond = f"{a} {op} {b}"
         return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
 
-    def _difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
+    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
         """Rows of ``src`` minus the maximal intervals of ``not lit``."""
-        rel = self.rel(lit.pred)
+        rel = self.relations.rel(lit.pred)
         if rel.count == 0:
             return src
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _, _ = self._atom(q, lit, {}, hv, rule)
+        holes, _, _ = self.atom(q, lit, {}, hv, rule)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)
@@ -709,14 +778,14 @@ class Rounds:
         )
         return q.add(f"SELECT * FROM {out} WHERE s < e", others + ["s", "e"])
 
-    def rule_df(self, q: Stmt, rule, driver, views: dict):
+    def step(self, q: Stmt, rule, driver, views: dict):
         """The step of ``q`` with the head facts one variant of ``rule``
         derives (None: nothing).  ``views``: body position -> Rel read
         instead of the full relation."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
 
         def size(pred):
-            return self.rel(pred).count
+            return self.relations.rel(pred).count
 
         drv = choose_driver(rule, size) if driver is None else driver
         order = order_body(rule, drv, size)
@@ -729,10 +798,10 @@ class Rounds:
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
-                right, n, rkey = self._atom(q, lit, view, varcols, rule)
+                right, n, rkey = self.atom(q, lit, view, varcols, rule)
                 if n == 0:
                     return None
-                cls = self.classes.get(lit.pred) or []
+                cls = self.types.classes.get(lit.pred) or []
                 for i, t in enumerate(lit.terms):
                     if isinstance(t, ast.Var) and i < len(cls):
                         varcls.setdefault(t.name, cls[i])
@@ -769,7 +838,7 @@ class Rounds:
                     # MB shuffle of the delta, 0.86 against 0.57 s; influence:
                     # 12.5 MB of recentControl, 0.79-0.83 against 0.47-0.65 s)
                     small = ("l", df) if n_left < n else ("r", right)
-                    if not self._broadcastable(q, small[1]):
+                    if not self.catalog.broadcastable(q.text(small[1])):
                         hint = f"SHUFFLE_HASH({small[0]})"
                 cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
                 cols += [c for c in rvars if c not in shared]
@@ -780,66 +849,422 @@ class Rounds:
                 df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
             elif isinstance(lit, Condition):
-                df = self._condition(q, df, lit.comparison, varcls, varcols, rule)
+                df = self.condition(q, df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
-                df = self._difference(q, df, lit, varcols, rule)
+                df = self.difference(q, df, lit, varcols, rule)
         if rule.head_shift is not None:
-            df = with_codes(q, df, *shift_sql(self.window_units(rule.head_shift)))
+            df = with_codes(q, df, *shift_sql(self.grid.window_units(rule.head_shift)))
         if self.horizon is not None and not rule.fresh:
             lo, hi = self.horizon
-            df = with_codes(q, df, f"greatest(s, {_n(lo)})", f"least(e, {_n(hi)})")
-        cls = self.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
+            df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+        cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []
         for i, t in enumerate(rule.head_terms):
-            x = self.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
-            cols.append(f"CAST({x} AS {self.sql_type(cls[i])}) AS c{i}")
-        return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*self.terms(len(cols)), "s", "e"])
-
-    # ---------------------------------------------------------- strata
-    def merged(self, q: Stmt, pred: str, parts: list) -> str:
-        """``pred`` with the facts derived this round merged in (the last step
-        of ``q``): recoalesced in one window pass over the old relation and
-        the new facts, each maximal interval flagged ``_fresh`` unless it is
-        exactly one old interval (whatever new pieces fell inside it).  The
-        flag gives the next round's delta and old facts as filters, with no
-        join."""
-        terms = self.terms(self.arity(pred))
-        old = self.rel(pred)
-        new = self.new_facts(q, pred, parts)
-        if old.count == 0:
-            out = coalesce_sql(q, new, terms)
-            return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
-        # every column aliased: a column read through a subquery carries its
-        # alias as qualifier, which the checkpoint's partitioning does not, and
-        # a union keeps its children's partitioning only when the attributes
-        # are equal, qualifier included (else the whole relation was shuffled
-        # again by the window)
-        named = ", ".join(f"{c} AS {c}" for c in [*terms, "s", "e"])
-        both = q.add(f"SELECT {named}, 1 AS _old FROM {self.read(old)} AS o\nUNION ALL SELECT {named}, 0 AS _old FROM {new}",
-                     [*terms, "s", "e", "_old"])
-        is_old = ("sum(_old) = 1 AND min(CASE WHEN _old = 1 THEN s END) = min(s) "
-                  "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
-        return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
+            x = self.types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+            cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
+        return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
 
 
-    def new_facts(self, q: Stmt, pred: str, parts: list) -> str:
-        """The union of a round's derivations of ``pred``, moved to their first term's partition."""
-        terms = self.terms(self.arity(pred))
-        cols = ", ".join([*terms, "s", "e"])
-        new = parts[0] if len(parts) == 1 else q.add(
-            "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
-        return self.keyed(q, new, terms)
 
-    def uncovered(self, q: Stmt, pred: str, new: str) -> str:
-        """The facts of step ``new`` that ``pred`` does not hold yet: a fact
-        lies inside one maximal interval of its atom or adds something (the
-        relation is coalesced).  A left join of the new facts (a hash table
-        of them per task) with the relation read where it lies."""
-        terms = self.terms(self.arity(pred))
-        on = " AND ".join([*(f"n.{t} = o.{t}" for t in terms), "o.s <= n.s", "n.e <= o.e"])
-        sel = ", ".join(f"n.{c} AS {c}" for c in [*terms, "s", "e"])
-        return q.add(f"SELECT /*+ SHUFFLE_HASH(n) */ {sel} FROM {new} AS n LEFT JOIN {self.read(self.rel(pred))} AS o "
-                     f"ON {on} WHERE o.s IS NULL", [*terms, "s", "e"])
+# ------------------------------------------------------------ merge
+# The SQL of a round's merge and of its probe.
+
+
+def new_facts(q: Stmt, relations, pred: str, parts: list) -> str:
+    """The union of a round's derivations of ``pred`` (steps ``parts`` of
+    ``q``), moved to their first term's partition."""
+    terms = term_columns(relations.types.arity(pred))
+    cols = ", ".join([*terms, "s", "e"])
+    new = parts[0] if len(parts) == 1 else q.add(
+        "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
+    return relations.keyed(q, new, terms)
+
+
+def merged(q: Stmt, relations, pred: str, parts: list) -> str:
+    """``pred`` with the facts derived this round merged in (the last step
+    of ``q``): recoalesced in one window pass over the old relation and
+    the new facts, each maximal interval flagged ``_fresh`` unless it is
+    exactly one old interval (whatever new pieces fell inside it).  The
+    flag gives the next round's delta and old facts as filters, with no
+    join."""
+    terms = term_columns(relations.types.arity(pred))
+    old = relations.rel(pred)
+    new = new_facts(q, relations, pred, parts)
+    if old.count == 0:
+        out = coalesce_sql(q, new, terms)
+        return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
+    # every column aliased: a column read through a subquery carries its
+    # alias as qualifier, which the checkpoint's partitioning does not, and
+    # a union keeps its children's partitioning only when the attributes
+    # are equal, qualifier included (else the whole relation was shuffled
+    # again by the window)
+    named = ", ".join(f"{c} AS {c}" for c in [*terms, "s", "e"])
+    both = q.add(f"SELECT {named}, 1 AS _old FROM {relations.catalog.read(old)} AS o\nUNION ALL SELECT {named}, 0 AS _old FROM {new}",
+                 [*terms, "s", "e", "_old"])
+    is_old = ("sum(_old) = 1 AND min(CASE WHEN _old = 1 THEN s END) = min(s) "
+              "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
+    return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
+
+
+def uncovered(q: Stmt, relations, pred: str, new: str) -> str:
+    """The facts of step ``new`` that ``pred`` does not hold yet: a fact
+    lies inside one maximal interval of its atom or adds something (the
+    relation is coalesced).  A left join of the new facts (a hash table
+    of them per task) with the relation read where it lies."""
+    terms = term_columns(relations.types.arity(pred))
+    on = " AND ".join([*(f"n.{t} = o.{t}" for t in terms), "o.s <= n.s", "n.e <= o.e"])
+    sel = ", ".join(f"n.{c} AS {c}" for c in [*terms, "s", "e"])
+    return q.add(f"SELECT /*+ SHUFFLE_HASH(n) */ {sel} FROM {new} AS n LEFT JOIN {relations.catalog.read(relations.rel(pred))} AS o "
+                 f"ON {on} WHERE o.s IS NULL", [*terms, "s", "e"])
+
+
+
+# ------------------------------------------------------------ inputs
+# Loading the inputs: each input DataFrame encoded in a relation's layout
+# (terms in their run's types, times as codes), coalesced, partitioned on its
+# first term and checkpointed, all inputs in one action that also counts the
+# rows the driver must report and, with string codes, builds their dictionary.
+
+
+def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
+    """An input DataFrame in the layout as the relation's columns (not
+    coalesced): a step of ``q`` reading the input's view."""
+    from pyspark.sql import types as T
+
+    types = relations.types
+    cls = types.classes.get(pred) or [None] * len(terms)
+    cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
+            else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
+    L = grid.L
+    schema = {f.name: f.dataType for f in df.schema.fields}
+
+    def units(name):
+        x = _sql_name(name)
+        if isinstance(schema[name], T.DecimalType):
+            return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
+        return f"(CAST({x} AS BIGINT) * {L})"
+
+    sc = "coalesce(`start_closed`, true)" if "start_closed" in schema else "true"
+    ec = "coalesce(`end_closed`, true)" if "end_closed" in schema else "true"
+    s = f"CASE WHEN `start` IS NULL THEN {int64(NEG)} ELSE 2 * {units('start')} + CASE WHEN {sc} THEN 0 ELSE 1 END END"
+    e = f"CASE WHEN `end` IS NULL THEN {int64(POS)} ELSE 2 * {units('end')} + CASE WHEN {ec} THEN 1 ELSE 0 END END"
+    out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
+    return q.add(f"SELECT {', '.join(out)} FROM {relations.catalog.view(df)}", [*term_columns(len(terms)), "s", "e"])
+
+
+def load_inputs(relations, grid, constants: list, inputs: list):
+    """Encode and coalesce every input (``[(pred, DataFrame)]``) into
+    ``relations``; refuse (to the driver, which names the row) nulls, empty
+    intervals and times beyond 64-bit codes.  With string codes, the same
+    action builds their dictionary (of the inputs' strings and the
+    program's ``constants``), which is returned (else None); on a collision
+    the inputs are loaded again with the strings themselves."""
+    from chronolog.connectors.spark import _term_columns
+
+    catalog, types = relations.catalog, relations.types
+    by_pred: dict = {}
+    for pred, df in inputs:
+        by_pred.setdefault(pred, []).append((df, _term_columns(df)))
+    # one action: every input coalesced and checkpointed, its bad rows
+    # counted in the same pass (a group of the coalescing flags whether it
+    # holds one: a second query read every input again)
+    rels = []
+    for pred, parts in by_pred.items():
+        terms = term_columns(types.arity(pred))
+        q = Stmt()
+        steps = []
+        for df, t in parts:
+            enc = encode(q, df, pred, t, relations, grid)
+            # a null code: an overflow that Spark without ANSI mode turns into null
+            bad = [f"c{i} IS NULL" for i in range(len(t))] + [
+                "s IS NULL", "e IS NULL", "s >= e",
+                f"(s <> {int64(NEG)} AND abs(s) >= {int64(LIMIT // 4)})", f"(e <> {int64(POS)} AND abs(e) >= {int64(LIMIT // 4)})",
+            ]
+            steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
+        cols = ", ".join([*terms, "s", "e", "_bad"])
+        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
+                                                       [*terms, "s", "e", "_bad"])
+        rels.append(q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")])))
+    items = [(r, True, "_bad") for r in rels]
+    if types.str_codes:
+        items.append((dictionary_sql(catalog, types.classes, constants, inputs), True, "_collides"))
+    got = catalog.materialize(items)
+    for pred, (_, _, bad) in zip(by_pred, got):
+        if bad:
+            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
+    dictionary = None
+    if types.str_codes:
+        df, n, collisions = got[-1]
+        if collisions:  # two strings, one code: the strings themselves, from the start
+            for d, _, _ in got:
+                catalog.discard(d)
+            types.str_codes = False
+            return load_inputs(relations, grid, constants, inputs)
+        dictionary = Rel(df, n, ("code", "name"))
+    for pred, (df, n, _) in zip(by_pred, got):
+        relations.rels[pred] = Rel(df, n, relations.columns(pred))
+    return dictionary
+
+
+
+# ------------------------------------------------------------ outputs
+# The outputs: a relation back in the layout of connectors/arrow.py (term
+# columns by name, ``start``/``end`` as numbers with null for ±∞, whether each
+# end is closed), clipped to the caller's window, string codes decoded.
+
+
+DICT_BROADCAST_ROWS = 2_000_000  # a dictionary this small is broadcast to the output's decoding join
+
+
+def decoded(q: Stmt, src: str, pred: str, relations, dictionary) -> str:
+    """``src`` with its string codes replaced by the strings (a join with
+    the ``dictionary`` per string column; broadcast when it is small)."""
+    types = relations.types
+    strs = [i for i, c in enumerate(types.classes.get(pred) or []) if c == STR]
+    if not types.str_codes or not strs:
+        return src
+    cols = q.cols[src]
+    sel = [f"d{i}.name AS c{i}" if i in strs else f"x.c{i} AS c{i}" for i in range(types.arity(pred))]
+    joins = "".join(f" LEFT JOIN {relations.catalog.read(dictionary)} AS d{i} ON x.c{i} = d{i}.code" for i in strs)
+    hint = ""
+    if dictionary.count <= DICT_BROADCAST_ROWS:
+        hint = f"/*+ BROADCAST({', '.join(f'd{i}' for i in strs)}) */ "
+    return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
+
+
+def output(relations, grid, dictionary, pred: str, names: list, window=None):
+    """``pred`` in the layout of connectors/arrow.py (``names`` for the
+    term columns), clipped to ``window`` codes when given."""
+    q = Stmt()
+    src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
+    if window is not None:
+        src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
+    src = decoded(q, src, pred, relations, dictionary)
+    if grid.digits == 0:
+        def point(x):
+            return f"shiftright({x}, 1)"
+    else:
+        def point(x):
+            return (f"CAST(CAST(shiftright({x}, 1) AS DECIMAL(38, 0)) / CAST({grid.L} AS DECIMAL(38, 0)) "
+                    f"AS DECIMAL(38, {grid.digits}))")
+
+    cols = [f"c{i} AS {_sql_name(n)}" for i, n in enumerate(names)]
+    cols += [
+        f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
+        f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
+        f"(s <> {int64(NEG)} AND (s & 1) = 0) AS start_closed",
+        f"(e <> {int64(POS)} AND (e & 1) = 1) AS end_closed",
+    ]
+    return relations.catalog.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))
+
+
+
+# ------------------------------------------------------------ entry
+# The entry point: from the caller's inputs to the outputs.
+
+
+MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
+
+
+def prepare(spark, plan, inputs: list, horizon, window=None):
+    """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
+    then the time columns) and set up a :class:`Rounds`; raises
+    :class:`NotRelational` when this path cannot run them exactly."""
+    from pyspark.sql import types as T
+
+    from chronolog.connectors.spark import _term_columns
+    from chronolog.engine.columns.encoding import window_points
+
+    check_rules(plan)
+    given, digits, int_digits = {}, 0, 0
+    for pred, df in inputs:
+        terms = _term_columns(df)
+        cols = given.setdefault(pred, [None] * len(terms))
+        if len(cols) != len(terms):
+            raise NotRelational(f"two inputs of {pred} with different numbers of columns")
+        for i, t in enumerate(terms):
+            c, scale, whole = spark_class(df.schema[t].dataType)
+            digits = max(digits, scale)
+            int_digits = max(int_digits, whole)
+            if c is not None and cols[i] not in (None, c):
+                raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
+            cols[i] = cols[i] or c
+        for t in ("start", "end"):
+            if t in df.columns:
+                digits = max(digits, time_digits(df.schema[t].dataType))
+    term_scale = 0
+    for r in plan.rules:
+        for lit in r.body:
+            for t in getattr(lit, "terms", ()):
+                if isinstance(t, ast.Const):
+                    value_class(t.value)
+                    term_scale = max(term_scale, decimal_digits(t.value))
+            if isinstance(lit, Condition):
+                for x in (lit.comparison.left, lit.comparison.right):
+                    if isinstance(x, ast.Const):
+                        value_class(x.value)
+                        term_scale = max(term_scale, decimal_digits(x.value))
+        for t in r.head_terms:
+            if isinstance(t, ast.Const):
+                value_class(t.value)
+                term_scale = max(term_scale, decimal_digits(t.value))
+    classes = infer_classes(plan, given)
+    any_dec = term_scale > 0 or any(
+        isinstance(df.schema[t].dataType, T.DecimalType) for _, df in inputs for t in _term_columns(df)
+    )
+    if any_dec:
+        scale = max(term_scale, max((df.schema[t].dataType.scale for _, df in inputs for t in _term_columns(df)
+                                     if isinstance(df.schema[t].dataType, T.DecimalType)), default=0))
+        if max(int_digits, 19) + scale > 38:
+            raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
+        num_type = T.DecimalType(38, scale)
+    else:
+        num_type = T.LongType()
+    pts = window_points(plan, horizon) + (list(window[:2]) if window is not None else [])
+    for p in pts:
+        digits = max(digits, decimal_digits(p))
+    if digits > MAX_DIGITS:
+        raise NotRelational(f"times with {digits} decimal digits")
+    rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
+    rounds.string_consts = string_constants(plan)
+    rounds.types.str_codes = use_codes(plan, classes)
+    # a static bound keeps every finite code inside 64 bits: inputs (checked
+    # below) plus every window of every rule, applied once per stratum
+    reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
+    if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
+        raise NotRelational("windows too large for 64-bit codes")
+    return rounds
+
+
+def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:
+    """The relational run behind ``connectors.spark.reason(distributed=True)``
+    for a program with no key: ``{pred: DataFrame}`` in the layout.
+    ``frames``: ``[(pred, DataFrame | Arrow | pandas, read from CSV)]``;
+    ``local_facts``: the program's own facts (small, sent from the driver);
+    ``horizon``, ``window``: parsed intervals or None.  Raises
+    :class:`NotRelational` before any reasoning when it cannot run them."""
+    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.connectors.spark import _spark_df
+
+    if timestamps:
+        raise NotRelational("time columns as timestamps (timestamps=True)")
+    inputs = []
+    for pred, df, csv in frames:
+        if csv:
+            raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
+        df = _spark_df(spark, df, pred)
+        for needed in ("start", "end"):
+            if needed not in df.columns:
+                raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
+        inputs.append((pred, df))
+    local: dict = {}
+    for f in local_facts:
+        for v in f.terms:
+            value_class(v)
+        local.setdefault(f.pred, []).append((f.terms, f.interval))
+    for pred, rows in local.items():
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
+        inputs.append((pred, spark.createDataFrame(table)))
+    from pyspark.errors import ArithmeticException
+
+    rounds = prepare(spark, plan, inputs, horizon, window)
+    try:
+        try:
+            rounds.run(inputs)
+        except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
+            raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
+        if stats is not None:
+            stats["path"] = "relational"
+            stats["rounds"] = rounds.stats.rounds
+            stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
+            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
+        w = rounds.grid.codes(window) if window is not None else None
+        return {p: output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], w) for p in outputs}
+    finally:
+        rounds.catalog.close()  # the outputs keep their analysed plans
+
+
+
+# ------------------------------------------------------------ the driver
+
+
+# Spark settings while the rounds run (restored after).  Adaptive execution
+# off: with it, every shuffle stage and broadcast of a plan is submitted as
+# a job of its own and re-planned on the driver between jobs, which made a
+# round 14-21 jobs; without it a round's one action is one job (plus one per
+# broadcast).  The benchmark's --aqe flag measures the other way.
+# The optimizer's RemoveRedundantAliases is excluded too: it renames a
+# plan's output attributes to its input's (``c0 AS c0`` dropped), and a
+# checkpoint then records its partitioning on attributes it does not output,
+# so the relation forgot that it is hash-partitioned on its first term and
+# the next round shuffled it again (an alias costs nothing at run time).
+# Whole-stage code generation names each generated class after its stage's
+# number in the plan, so the same operators at another position (rounds
+# differ in how many variants they union) compiled as a new class, which
+# the JIT then compiled again: without the number, 85 classes per run at
+# 1M ownership facts instead of 111.
+ROUND_CONF = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.useIdInClassName": "false",
+    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
+    # a join on several columns reads a side partitioned on one of them in
+    # place (the other side moves to it): a relation lies partitioned on its
+    # first term, and Spark's default shuffled both sides on all the columns
+    # (the round's probe, merge.uncovered, joins on every term)
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
+}
+_APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
+_GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
+# A round of a recursion whose incoming deltas are at most 1/PROBE_RATIO of
+# the rows of the relations it derives into first finds the new facts that
+# are not held yet (a join of the new facts with the relations read in
+# place) and merges only those, in a second action, if there are any.  The
+# last round of a recursion derives nothing new, and its merge rewrote every
+# relation (sorted and checkpointed again) to show it; such a round is now
+# the probe's one job.  A round that still finds new facts pays one job
+# more.  0: never (bench/README.md, "Ownership rounds: the serial part").
+PROBE_RATIO = 50
+
+
+@dataclass
+class RoundStat:
+    stratum: int
+    round: int
+    seconds: float
+    delta: int
+    job_group: str
+    jobs: int = 0  # Spark jobs the round submitted (its job group)
+    plan_seconds: float = 0.0  # the driver building the round's plans, before its action
+    started: float = 0.0  # wall clock (epoch seconds) at the round's start, to place it among Spark's task times
+
+
+@dataclass
+class Stats:
+    rounds: list = field(default_factory=list)
+
+    def total_rounds(self) -> int:
+        return len(self.rounds)
+
+
+class Rounds:
+    """One relational run: relations by predicate, strata in order.  The
+    parts it drives: ``catalog`` (Spark calls), ``relations``, ``rules``
+    (the SQL of rule variants), ``grid`` (time codes), ``types`` (term
+    columns)."""
+
+    def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
+        self.spark, self.plan = spark, plan
+        self.grid = Grid(digits)
+        self.types = TermTypes(classes, num_type)
+        self.catalog = Catalog(spark)
+        self.relations = Relations(self.catalog, self.types)
+        self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None)
+        # the checkpoint code -> name the outputs decode string codes with
+        # (see string_codes.py; None: strings run as strings)
+        self.dictionary = None
+        self.string_consts: list = []  # the program's string constants: in the dictionary too
+        self.stats = Stats()
+        self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -849,14 +1274,13 @@ class Rounds:
         texts = []
         for p in preds:
             q = stmts[p]
-            texts.append(q.text(self.uncovered(q, p, self.new_facts(q, p, outs[p]))))
+            texts.append(q.text(uncovered(q, self.relations, p, new_facts(q, self.relations, p, outs[p]))))
         left = {}
-        for p, (df, n, _) in zip(preds, self.materialize([(t, True, None) for t in texts])):
+        for p, (df, n, _) in zip(preds, self.catalog.materialize([(t, True, None) for t in texts])):
             if n:
-                left[p] = Rel(df, n, (*self.terms(self.arity(p)), "s", "e"))
+                left[p] = Rel(df, n, self.relations.columns(p))
             else:
-                _release(df)
-                self.drop_view(df)
+                self.catalog.discard(df)
         return left
 
     def commit(self, flagged: dict) -> dict:
@@ -864,13 +1288,12 @@ class Rounds:
         action; return the deltas ``{pred: Rel}`` that are not empty."""
         preds = list(flagged)
         deltas = {}
-        for pred, (df, n, fresh) in zip(preds, self.materialize([(flagged[p], True, "_fresh") for p in preds])):
-            old = self.rels.get(pred)
-            cols = (*self.terms(self.arity(pred)), "s", "e")
-            self.rels[pred] = Rel(df, n, cols)
+        for pred, (df, n, fresh) in zip(preds, self.catalog.materialize([(flagged[p], True, "_fresh") for p in preds])):
+            old = self.relations.rels.get(pred)
+            cols = self.relations.columns(pred)
+            self.relations.rels[pred] = Rel(df, n, cols)
             if old is not None and old.df is not None:
-                _release(old.df)
-                self.drop_view(old.df)
+                self.catalog.discard(old.df)
             if fresh:
                 deltas[pred] = Rel(df, fresh, cols, "_fresh")
                 self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
@@ -902,12 +1325,12 @@ class Rounds:
                             elif i < driver:
                                 views[i] = self._old_facts[lit.pred]
                 q = stmts.setdefault(rule.head_pred, Stmt())
-                step = self.rule_df(q, rule, driver, views)
+                step = self.rules.step(q, rule, driver, views)
                 if step is not None:
                     outs.setdefault(rule.head_pred, []).append(step)
             probed, t_probe = {}, 0.0
             incoming = sum(d.count for d in deltas.values())
-            if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.rel(p).count for p in outs):
+            if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.relations.rel(p).count for p in outs):
                 # few new facts against large relations: likely the last
                 # round, whose merge would rewrite every relation to find
                 # nothing new; first the new facts not held yet (one job
@@ -919,16 +1342,15 @@ class Rounds:
                 stmts, outs = {}, {}
                 for p, rel in probed.items():
                     q = stmts[p] = Stmt()
-                    outs[p] = [q.add(f"SELECT * FROM {self.read(rel)} AS u", rel.cols)]
+                    outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
             flagged = {}
             for p, parts in outs.items():
                 q = stmts[p]
-                flagged[p] = q.text(self.merged(q, p, parts))
+                flagged[p] = q.text(merged(q, self.relations, p, parts))
             t_plan = time.perf_counter() - t0 - t_probe
             new_deltas = self.commit(flagged) if flagged else {}
             for rel in probed.values():  # merged: the probe's checkpoints are read no more
-                _release(rel.df)
-                self.drop_view(rel.df)
+                self.catalog.discard(rel.df)
             n = sum(d.count for d in new_deltas.values())
             jobs = len(sc.statusTracker().getJobIdsForGroup(group))
             self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan, started))
@@ -941,12 +1363,12 @@ class Rounds:
             ]
 
     def run(self, inputs=()) -> None:
-        """Load ``inputs`` (see :func:`load_inputs`), then every stratum in
+        """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
         order, all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too)."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
-        if not _is_set(self.spark, PARTITIONS):
+        if not is_set(self.spark, PARTITIONS):
             # not chosen by the user: two partitions per task slot (Spark's
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
@@ -956,284 +1378,6 @@ class Rounds:
             values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
         with _session_conf(self.spark, values, unset_after={PARTITIONS}):
             if inputs:
-                load_inputs(self, inputs)
+                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
-
-    # ---------------------------------------------------------- outputs
-    def decoded(self, q: Stmt, src: str, pred: str) -> str:
-        """``src`` with its string codes replaced by the strings (a join with
-        the dictionary per string column; broadcast when it is small)."""
-        strs = [i for i, c in enumerate(self.classes.get(pred) or []) if c == STR]
-        if not self.str_codes or not strs:
-            return src
-        cols = q.cols[src]
-        sel = [f"d{i}.name AS c{i}" if i in strs else f"x.c{i} AS c{i}" for i in range(self.arity(pred))]
-        joins = "".join(f" LEFT JOIN {self.read(self.dictionary)} AS d{i} ON x.c{i} = d{i}.code" for i in strs)
-        hint = ""
-        if self.dictionary.count <= DICT_BROADCAST_ROWS:
-            hint = f"/*+ BROADCAST({', '.join(f'd{i}' for i in strs)}) */ "
-        return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
-
-    def output(self, pred: str, names: list, window=None):
-        """``pred`` in the layout of connectors/arrow.py (``names`` for the
-        term columns), clipped to ``window`` codes when given."""
-        q = Stmt()
-        src = q.add(f"SELECT * FROM {self.read(self.rel(pred))} AS t", [*self.terms(self.arity(pred)), "s", "e"])
-        if window is not None:
-            src = with_codes(q, src, f"greatest(s, {_n(window[0])})", f"least(e, {_n(window[1])})")
-        src = self.decoded(q, src, pred)
-        if self.digits == 0:
-            def point(x):
-                return f"shiftright({x}, 1)"
-        else:
-            def point(x):
-                return (f"CAST(CAST(shiftright({x}, 1) AS DECIMAL(38, 0)) / CAST({self.L} AS DECIMAL(38, 0)) "
-                        f"AS DECIMAL(38, {self.digits}))")
-
-        cols = [f"c{i} AS {_sql_name(n)}" for i, n in enumerate(names)]
-        cols += [
-            f"CASE WHEN s = {_n(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
-            f"CASE WHEN e = {_n(POS)} THEN NULL ELSE {point('e')} END AS `end`",
-            f"(s <> {_n(NEG)} AND (s & 1) = 0) AS start_closed",
-            f"(e <> {_n(POS)} AND (e & 1) = 1) AS end_closed",
-        ]
-        return self.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))
-
-
-# ------------------------------------------------------------ entry point
-
-
-def _time_digits(typ) -> int:
-    from pyspark.sql import types as T
-
-    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType, T.NullType)):
-        return 0
-    if isinstance(typ, T.DecimalType):
-        return typ.scale
-    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers only on this path)")
-
-
-def prepare(spark, plan, inputs: list, horizon, window=None):
-    """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
-    then the time columns) and set up a :class:`Rounds`; raises
-    :class:`NotRelational` when this path cannot run them exactly."""
-    from pyspark.sql import types as T
-
-    from chronolog.connectors.spark import _term_columns
-    from chronolog.engine.columns.encoding import window_points
-
-    check_rules(plan)
-    given, digits, int_digits = {}, 0, 0
-    for pred, df in inputs:
-        terms = _term_columns(df)
-        cols = given.setdefault(pred, [None] * len(terms))
-        if len(cols) != len(terms):
-            raise NotRelational(f"two inputs of {pred} with different numbers of columns")
-        for i, t in enumerate(terms):
-            c, scale, whole = _spark_class(df.schema[t].dataType)
-            digits = max(digits, scale)
-            int_digits = max(int_digits, whole)
-            if c is not None and cols[i] not in (None, c):
-                raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
-            cols[i] = cols[i] or c
-        for t in ("start", "end"):
-            if t in df.columns:
-                digits = max(digits, _time_digits(df.schema[t].dataType))
-    term_scale = 0
-    for r in plan.rules:
-        for lit in r.body:
-            for t in getattr(lit, "terms", ()):
-                if isinstance(t, ast.Const):
-                    _value_class(t.value)
-                    term_scale = max(term_scale, _digits(t.value))
-            if isinstance(lit, Condition):
-                for x in (lit.comparison.left, lit.comparison.right):
-                    if isinstance(x, ast.Const):
-                        _value_class(x.value)
-                        term_scale = max(term_scale, _digits(x.value))
-        for t in r.head_terms:
-            if isinstance(t, ast.Const):
-                _value_class(t.value)
-                term_scale = max(term_scale, _digits(t.value))
-    classes = infer_classes(plan, given)
-    any_dec = term_scale > 0 or any(
-        isinstance(df.schema[t].dataType, T.DecimalType) for _, df in inputs for t in _term_columns(df)
-    )
-    if any_dec:
-        scale = max(term_scale, max((df.schema[t].dataType.scale for _, df in inputs for t in _term_columns(df)
-                                     if isinstance(df.schema[t].dataType, T.DecimalType)), default=0))
-        if max(int_digits, 19) + scale > 38:
-            raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
-        num_type = T.DecimalType(38, scale)
-    else:
-        num_type = T.LongType()
-    pts = window_points(plan, horizon) + (list(window[:2]) if window is not None else [])
-    for p in pts:
-        digits = max(digits, _digits(p))
-    if digits > MAX_DIGITS:
-        raise NotRelational(f"times with {digits} decimal digits")
-    rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
-    rounds.string_consts = _string_constants(plan)
-    rounds.str_codes = STRING_CODES and STR in {c for cols in classes.values() for c in cols} and not _orders_strings(plan, classes)
-    # a static bound keeps every finite code inside 64 bits: inputs (checked
-    # below) plus every window of every rule, applied once per stratum
-    reach = sum(abs(rounds.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
-    if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
-        raise NotRelational("windows too large for 64-bit codes")
-    return rounds
-
-
-def dictionary_sql(rounds: Rounds, inputs: list) -> str:
-    """The dictionary of string codes: every string of the inputs' string
-    columns and of the program, with its code (``xxhash64``), once per
-    string, flagged ``_collides`` where another string has the same code.
-    A collision is rare (about n^2 / 2^65 for n strings: 10^-9 at a million),
-    but the codes are exact only without one: the caller checks the count."""
-    from chronolog.connectors.spark import _term_columns
-
-    parts = []
-    for pred, df in inputs:
-        cls = rounds.classes.get(pred) or []
-        names = [f"CAST({_sql_name(t)} AS STRING)" for t, c in zip(_term_columns(df), cls) if c == STR]
-        if names:  # one scan per input, whatever its number of string columns
-            parts.append(f"SELECT explode(array({', '.join(names)})) AS n FROM {rounds.view(df)}")
-    if rounds.string_consts:
-        parts.append(f"SELECT explode(array({', '.join(_hex_string(v) for v in rounds.string_consts)})) AS n")
-    names = "\nUNION ALL ".join(parts)
-    # distinct (code, name) pairs (a hash aggregate: no string buffers), then
-    # the number of names per code
-    return (f"SELECT code, name, count(1) OVER (PARTITION BY code) > 1 AS _collides FROM "
-            f"(SELECT DISTINCT {HASH}(n) AS code, n AS name FROM ({names}) AS a WHERE n IS NOT NULL) AS d")
-
-
-def _string_constants(plan) -> list:
-    """The program's string constants (body, conditions, heads), once each."""
-    out = {}
-    for r in plan.rules:
-        terms = list(r.head_terms)
-        for lit in r.body:
-            terms += getattr(lit, "terms", ())
-            if isinstance(lit, Condition):
-                terms += [lit.comparison.left, lit.comparison.right]
-        for t in terms:
-            if isinstance(t, ast.Const) and type(t.value) is str:
-                out[t.value] = None
-    return list(out)
-
-
-def _orders_strings(plan, classes: dict) -> bool:
-    """Whether a condition compares strings by order (``<``, ``>=``, ...),
-    which codes would not keep: then the rounds run on the strings."""
-    for r in plan.rules:
-        env = {}
-        for lit in r.body:
-            if isinstance(lit, Scan):
-                for t, c in zip(lit.terms, classes.get(lit.pred) or []):
-                    if isinstance(t, ast.Var) and c is not None:
-                        env[t.name] = c
-        for lit in r.body:
-            if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):
-                for x in (lit.comparison.left, lit.comparison.right):
-                    c = env.get(x.name) if isinstance(x, ast.Var) else _value_class(x.value)
-                    if c == STR:
-                        return True
-    return False
-
-
-def load_inputs(rounds: Rounds, inputs: list) -> None:
-    """Encode and coalesce every input; refuse (to the driver, which names
-    the row) nulls, empty intervals and times beyond 64-bit codes.  With
-    string codes, the same action builds their dictionary; on a collision
-    the inputs are loaded again with the strings themselves."""
-    from chronolog.connectors.spark import _term_columns
-
-    by_pred: dict = {}
-    for pred, df in inputs:
-        by_pred.setdefault(pred, []).append((df, _term_columns(df)))
-    # one action: every input coalesced and checkpointed, its bad rows
-    # counted in the same pass (a group of the coalescing flags whether it
-    # holds one: a second query read every input again)
-    rels = []
-    for pred, parts in by_pred.items():
-        terms = rounds.terms(rounds.arity(pred))
-        q = Stmt()
-        steps = []
-        for df, t in parts:
-            enc = rounds.encode(q, df, pred, t)
-            # a null code: an overflow that Spark without ANSI mode turns into null
-            bad = [f"c{i} IS NULL" for i in range(len(t))] + [
-                "s IS NULL", "e IS NULL", "s >= e",
-                f"(s <> {_n(NEG)} AND abs(s) >= {_n(LIMIT // 4)})", f"(e <> {_n(POS)} AND abs(e) >= {_n(LIMIT // 4)})",
-            ]
-            steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
-        cols = ", ".join([*terms, "s", "e", "_bad"])
-        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
-                                                       [*terms, "s", "e", "_bad"])
-        rels.append(q.text(coalesce_sql(q, rounds.keyed(q, both, terms), terms, [("max(_bad)", "_bad")])))
-    items = [(r, True, "_bad") for r in rels]
-    if rounds.str_codes:
-        items.append((dictionary_sql(rounds, inputs), True, "_collides"))
-    got = rounds.materialize(items)
-    for pred, (_, _, bad) in zip(by_pred, got):
-        if bad:
-            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
-    if rounds.str_codes:
-        df, n, collisions = got[-1]
-        if collisions:  # two strings, one code: the strings themselves, from the start
-            for d, _, _ in got:
-                _release(d)
-                rounds.drop_view(d)
-            rounds.str_codes = False
-            return load_inputs(rounds, inputs)
-        rounds.dictionary = Rel(df, n, ("code", "name"))
-    for pred, (df, n, _) in zip(by_pred, got):
-        rounds.rels[pred] = Rel(df, n, (*rounds.terms(rounds.arity(pred)), "s", "e"))
-
-
-def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:
-    """The relational run behind ``connectors.spark.reason(distributed=True)``
-    for a program with no key: ``{pred: DataFrame}`` in the layout.
-    ``frames``: ``[(pred, DataFrame | Arrow | pandas, read from CSV)]``;
-    ``local_facts``: the program's own facts (small, sent from the driver);
-    ``horizon``, ``window``: parsed intervals or None.  Raises
-    :class:`NotRelational` before any reasoning when it cannot run them."""
-    from chronolog.connectors.arrow import facts_to_arrow
-    from chronolog.connectors.spark import _spark_df
-
-    if timestamps:
-        raise NotRelational("time columns as timestamps (timestamps=True)")
-    inputs = []
-    for pred, df, csv in frames:
-        if csv:
-            raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
-        df = _spark_df(spark, df, pred)
-        for needed in ("start", "end"):
-            if needed not in df.columns:
-                raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
-        inputs.append((pred, df))
-    local: dict = {}
-    for f in local_facts:
-        for v in f.terms:
-            _value_class(v)
-        local.setdefault(f.pred, []).append((f.terms, f.interval))
-    for pred, rows in local.items():
-        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
-        inputs.append((pred, spark.createDataFrame(table)))
-    from pyspark.errors import ArithmeticException
-
-    rounds = prepare(spark, plan, inputs, horizon, window)
-    try:
-        try:
-            rounds.run(inputs)
-        except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
-            raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
-        if stats is not None:
-            stats["path"] = "relational"
-            stats["rounds"] = rounds.stats.rounds
-            stats["relations"] = dict(rounds.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
-            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
-        w = rounds.codes(window) if window is not None else None
-        return {p: rounds.output(p, names[p], w) for p in outputs}
-    finally:
-        rounds.close()  # the outputs keep their analysed plans

@@ -97,9 +97,9 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import rounds, string_codes
 
-    monkeypatch.setattr(rounds, "STRING_CODES", codes)  # codes or strings: partitioned alike
+    monkeypatch.setattr(string_codes, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
     materialize = rounds.Catalog.materialize
 
@@ -336,9 +336,9 @@ def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
     the input) and the run goes to the driver, which reports the row."""
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(rounds, "STRING_CODES", codes)
+    monkeypatch.setattr(string_codes, "STRING_CODES", codes)
     x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
     ends = [5, 6, 7] if bad == "null term" else [5, 0, 7]  # [1, 0]: empty
     e = pa.table({"x": x, "y": ["b", "c", "a"], "start": [0, 1, 2], "end": ends})
@@ -424,9 +424,9 @@ def strings_beside_others():
 @pytest.fixture
 def string_codes(monkeypatch):
     """String terms as 64-bit codes during the rounds (off by default)."""
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(rounds, "STRING_CODES", True)
+    monkeypatch.setattr(string_codes, "STRING_CODES", True)
 
 
 def test_string_codes_keep_strings_apart_from_numbers_and_booleans(spark, string_codes):
@@ -443,9 +443,9 @@ def test_colliding_codes_run_on_the_strings(spark, monkeypatch, string_codes):
     """Two strings with one code would be one term: the load counts the
     dictionary's collisions and, on one, loads the inputs again as strings
     (here every string of one length collides)."""
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(rounds, "HASH", "length")
+    monkeypatch.setattr(string_codes, "HASH", "length")
     stats, _ = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
     assert stats["dictionary"] is None
     assert stats["relations"]["p"].df.schema.fields[0].dataType.simpleString() == "string"

@@ -97,22 +97,22 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    from chronolog.connectors.spark_rounds import rounds, string_codes
+    from chronolog.connectors.spark_rounds import catalog, string_codes
 
     monkeypatch.setattr(string_codes, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
-    materialize = rounds.Catalog.materialize
+    materialize = catalog.Catalog.materialize
 
     def record(self, items):  # each relation's physical plan, while the views it reads exist (not the strings' dictionary)
         plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString()
                      for text, cp, flag in items if cp and flag != "_collides")
         return materialize(self, items)
 
-    rounds.Catalog.materialize = record
+    catalog.Catalog.materialize = record
     try:
         stats, model = check(spark, OWNERSHIP, {"own": own})
     finally:
-        rounds.Catalog.materialize = materialize
+        catalog.Catalog.materialize = materialize
     assert len(model.facts("control")) > 12  # chains: the recursion merged into an existing relation
     # the shuffles are the new facts' moves to their first term's partition
     # and a small side's move to a relation that lies partitioned on the join
@@ -168,18 +168,18 @@ def test_last_round_probes_without_merging(spark, monkeypatch, program):
     first finds its new facts that the relations do not hold and merges
     only those: the same model, and the round that finds none ends the
     recursion with no merge at all (fewer merges than rounds)."""
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import catalog
     from chronolog.connectors.spark_rounds import rounds as driver
 
     monkeypatch.setattr(driver, "PROBE_RATIO", 1e-12)
     merges = []
-    materialize = rounds.Catalog.materialize
+    materialize = catalog.Catalog.materialize
 
     def record(self, items):
         merges.extend(flag for _, _, flag in items if flag == "_fresh")
         return materialize(self, items)
 
-    monkeypatch.setattr(rounds.Catalog, "materialize", record)
+    monkeypatch.setattr(catalog.Catalog, "materialize", record)
     if program == "ownership":
         own = facts_to_arrow(
             [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)]

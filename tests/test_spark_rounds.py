@@ -138,7 +138,7 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     chain the delta joined with control(Y, Z) on Y is such a side (the old
     facts control(X, Y) joined with the delta on Y are not: partitioned on
     X, they broadcast the delta): fewer jobs, the same model."""
-    from chronolog.connectors.spark_rounds import rounds
+    from chronolog.connectors.spark_rounds import rounds, rules
 
     monkeypatch.setattr(rounds, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
     own = facts_to_arrow(
@@ -146,7 +146,7 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     )
     jobs = {}
     for in_place in (True, False):
-        monkeypatch.setattr(rounds, "IN_PLACE_JOINS", in_place)
+        monkeypatch.setattr(rules, "IN_PLACE_JOINS", in_place)
         stats, model = check(spark, OWNERSHIP, {"own": own})
         assert len(model.facts("control")) > 12
         jobs[in_place] = [r.jobs for r in stats["rounds"]]

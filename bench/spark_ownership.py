@@ -3,7 +3,7 @@
 The program is examples/ownership/temporal.vada (control through chains of
 controlled companies, a diamond, conditions): control chains join facts of
 different companies, so it has no partition key and runs as seminaive
-rounds of DataFrame operations (connectors/spark_rounds.py).
+rounds of DataFrame operations (connectors/spark_rounds/).
 
 The graph (bench/ownership_gen.py) is written to Parquet first; then each
 measured run is its own process (the Spark driver: ``--worker``) that reads
@@ -24,8 +24,13 @@ local[1]/local[2] with the most two task slots could give (Amdahl's law
 from the local[1] run).  ``--jvm tuned default`` runs each master with
 chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM
 options, codegen cache) and with the JVM's and Spark's own, side by side.  ``--repeat`` runs again in the
-same session (JIT warm), ``--rounds-module`` runs another version of
-connectors/spark_rounds.py side by side, ``--aqe`` sets adaptive execution.  At
+same session (JIT warm), ``--rounds-module`` runs another version of the
+rounds (connectors/spark_rounds/) side by side: a directory is a version of
+the package (``git archive REV connectors/spark_rounds | tar -x -C
+/tmp/before``, then ``--rounds-module /tmp/before/connectors/spark_rounds``),
+a file a version from before the package was split
+(``git show REV:connectors/spark_rounds.py > /tmp/before.py``).  ``--aqe``
+sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
 in another process and the models must be equal (asserted).
 
@@ -258,24 +263,43 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def load_rounds(path: str):
+    """Another version of the rounds in place of this tree's
+    ``chronolog.connectors.spark_rounds`` (connectors/spark.py imports it
+    when it runs): a directory is a version of the package, its modules
+    loaded from there; a file is a version from before the split, one
+    module."""
+    import importlib.util
+
+    import chronolog.connectors as pkg
+
+    name = "chronolog.connectors.spark_rounds"
+    for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[m]  # this tree's modules: the other version's own are imported instead
+    where = Path(path)
+    if where.is_dir():
+        spec = importlib.util.spec_from_file_location(name, where / "__init__.py", submodule_search_locations=[str(where)])
+    else:
+        spec = importlib.util.spec_from_file_location(name, where)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = pkg.spark_rounds = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None, jvm="tuned") -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
     from chronolog.connectors import spark_rounds
 
-    if module:  # another version of connectors/spark_rounds.py, side by side (e.g. from git show)
-        import importlib.util
-
-        import chronolog.connectors as pkg
-
-        spec = importlib.util.spec_from_file_location("chronolog.connectors.spark_rounds", module)
-        spark_rounds = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = pkg.spark_rounds = spark_rounds
-        spec.loader.exec_module(spark_rounds)
-
+    if module:  # another version of the rounds, side by side (e.g. from git archive or git show)
+        spark_rounds = load_rounds(module)
+    # the settings of the rounds, where they are read: the package's driver
+    # module (rounds.py), or the one module of a version before the split
+    driver = sys.modules.get(f"{spark_rounds.__name__}.rounds", spark_rounds)
     if aqe:  # the rounds as before fusing: adaptive execution on
-        spark_rounds.ROUND_CONF = {**spark_rounds.ROUND_CONF, "spark.sql.adaptive.enabled": "true"}
-    label = "fused" if hasattr(spark_rounds, "ROUND_CONF") else "before fusing"
+        driver.ROUND_CONF = {**driver.ROUND_CONF, "spark.sql.adaptive.enabled": "true"}
+    label = "fused" if hasattr(driver, "ROUND_CONF") else "before fusing"
     if module and label == "fused":  # another fused version: named by its file
         label = f"fused ({Path(module).stem})"
 
@@ -426,7 +450,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs in one session: the first in a fresh JVM, the later ones with its JIT warm (nothing cached)")
     ap.add_argument("--rounds-module", metavar="FILE",
-                    help="also run this version of connectors/spark_rounds.py (e.g. `git show REV:connectors/spark_rounds.py`), side by side")
+                    help="also run this version of the rounds, side by side: a directory holding the package "
+                         "connectors/spark_rounds/ (e.g. from `git archive REV connectors/spark_rounds | tar -x -C DIR`) "
+                         "or one file from before the split (`git show REV:connectors/spark_rounds.py`)")
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)

@@ -363,7 +363,7 @@ def reason(
         except NotPartitionable as e:
             from . import spark_rounds
 
-            # no key: seminaive rounds of DataFrame operations (connectors/spark_rounds.py)
+            # no key: seminaive rounds of DataFrame operations (connectors/spark_rounds/)
             try:
                 hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
                 if hz is None and plan.temporal is not None:

@@ -1,5 +1,5 @@
 """Programs with no partition key on Spark: seminaive rounds of DataFrame
-operations (connectors/spark_rounds.py) against the embedded engine on the
+operations (connectors/spark_rounds/) against the embedded engine on the
 same facts (marked ``spark``; small graphs, few rounds)."""
 
 import re
@@ -97,22 +97,22 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import catalog, string_codes
 
-    monkeypatch.setattr(sr, "STRING_CODES", codes)  # codes or strings: partitioned alike
+    monkeypatch.setattr(string_codes, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
-    materialize = sr.Rounds.materialize
+    materialize = catalog.Catalog.materialize
 
     def record(self, items):  # each relation's physical plan, while the views it reads exist (not the strings' dictionary)
         plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString()
                      for text, cp, flag in items if cp and flag != "_collides")
         return materialize(self, items)
 
-    sr.Rounds.materialize = record
+    catalog.Catalog.materialize = record
     try:
         stats, model = check(spark, OWNERSHIP, {"own": own})
     finally:
-        sr.Rounds.materialize = materialize
+        catalog.Catalog.materialize = materialize
     assert len(model.facts("control")) > 12  # chains: the recursion merged into an existing relation
     # the shuffles are the new facts' moves to their first term's partition
     # and a small side's move to a relation that lies partitioned on the join
@@ -138,15 +138,15 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     chain the delta joined with control(Y, Z) on Y is such a side (the old
     facts control(X, Y) joined with the delta on Y are not: partitioned on
     X, they broadcast the delta): fewer jobs, the same model."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds, rules
 
-    monkeypatch.setattr(sr, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
+    monkeypatch.setattr(rounds, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
     jobs = {}
     for in_place in (True, False):
-        monkeypatch.setattr(sr, "IN_PLACE_JOINS", in_place)
+        monkeypatch.setattr(rules, "IN_PLACE_JOINS", in_place)
         stats, model = check(spark, OWNERSHIP, {"own": own})
         assert len(model.facts("control")) > 12
         jobs[in_place] = [r.jobs for r in stats["rounds"]]
@@ -168,17 +168,18 @@ def test_last_round_probes_without_merging(spark, monkeypatch, program):
     first finds its new facts that the relations do not hold and merges
     only those: the same model, and the round that finds none ends the
     recursion with no merge at all (fewer merges than rounds)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import catalog
+    from chronolog.connectors.spark_rounds import rounds as driver
 
-    monkeypatch.setattr(sr, "PROBE_RATIO", 1e-12)
+    monkeypatch.setattr(driver, "PROBE_RATIO", 1e-12)
     merges = []
-    materialize = sr.Rounds.materialize
+    materialize = catalog.Catalog.materialize
 
     def record(self, items):
         merges.extend(flag for _, _, flag in items if flag == "_fresh")
         return materialize(self, items)
 
-    monkeypatch.setattr(sr.Rounds, "materialize", record)
+    monkeypatch.setattr(catalog.Catalog, "materialize", record)
     if program == "ownership":
         own = facts_to_arrow(
             [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)]
@@ -335,9 +336,9 @@ def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
     the input) and the run goes to the driver, which reports the row."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(sr, "STRING_CODES", codes)
+    monkeypatch.setattr(string_codes, "STRING_CODES", codes)
     x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
     ends = [5, 6, 7] if bad == "null term" else [5, 0, 7]  # [1, 0]: empty
     e = pa.table({"x": x, "y": ["b", "c", "a"], "start": [0, 1, 2], "end": ends})
@@ -423,9 +424,9 @@ def strings_beside_others():
 @pytest.fixture
 def string_codes(monkeypatch):
     """String terms as 64-bit codes during the rounds (off by default)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(sr, "STRING_CODES", True)
+    monkeypatch.setattr(string_codes, "STRING_CODES", True)
 
 
 def test_string_codes_keep_strings_apart_from_numbers_and_booleans(spark, string_codes):
@@ -442,9 +443,9 @@ def test_colliding_codes_run_on_the_strings(spark, monkeypatch, string_codes):
     """Two strings with one code would be one term: the load counts the
     dictionary's collisions and, on one, loads the inputs again as strings
     (here every string of one length collides)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import string_codes
 
-    monkeypatch.setattr(sr, "HASH", "length")
+    monkeypatch.setattr(string_codes, "HASH", "length")
     stats, _ = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
     assert stats["dictionary"] is None
     assert stats["relations"]["p"].df.schema.fields[0].dataType.simpleString() == "string"
@@ -470,6 +471,8 @@ def test_rounds_leave_no_views_and_few_py4j_calls(spark, monkeypatch):
     import py4j.clientserver as pcs
     import py4j.java_gateway as pjg
 
+    from chronolog.connectors.spark_rounds.rounds import ROUND_CONF
+
     calls = []
     for cls in (pcs.ClientServerConnection, pjg.GatewayConnection):
         orig = cls.send_command
@@ -482,7 +485,7 @@ def test_rounds_leave_no_views_and_few_py4j_calls(spark, monkeypatch):
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    settings = {k: spark.conf.get(k, None) for k in __import__("chronolog.connectors.spark_rounds", fromlist=["x"]).ROUND_CONF}
+    settings = {k: spark.conf.get(k, None) for k in ROUND_CONF}
     stats = {}
     out = cs().reason(spark, OWNERSHIP, inputs={"own": own}, distributed=True, stats=stats)
     n = len(calls)
@@ -533,13 +536,13 @@ def programs(draw):
 def test_random_programs_equal_embedded(spark, case):
     """Each program with the library's choice of rounds, then with every
     round probing for new facts before it merges (PROBE_RATIO tiny)."""
-    from chronolog.connectors import spark_rounds as sr
+    from chronolog.connectors.spark_rounds import rounds
 
     prog, e = case
     check(spark, prog, {"e": e}, outputs=None)
-    ratio = sr.PROBE_RATIO
-    sr.PROBE_RATIO = 1e-12
+    ratio = rounds.PROBE_RATIO
+    rounds.PROBE_RATIO = 1e-12
     try:
         check(spark, prog, {"e": e}, outputs=None)
     finally:
-        sr.PROBE_RATIO = ratio
+        rounds.PROBE_RATIO = ratio

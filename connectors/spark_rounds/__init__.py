@@ -1,0 +1,85 @@
+"""Seminaive rounds as Spark SQL statements, for programs with no key.
+
+A program whose rules join facts of different keys (ownership chains,
+reachability, a join with a small global table) cannot run as one engine
+per key group.  Here each stratum runs as seminaive rounds driven from the
+driver, in the relational formulation of the columnar executor
+(engine/columns): a relation is a DataFrame with one column per argument
+(``c0``, ``c1``, …) and the interval as two exact integers on the doubled
+grid (``s = 2·lo·L + open``, ``e = 2·hi·L + closed``, the range
+``[s, e)``, ``L`` a power of ten covering every time of the run; ±∞ are the
+sentinels ±2^62), always coalesced to maximal intervals.
+
+* a join is a hash join on the shared variables, then ``greatest(s)``,
+  ``least(e)``, keep ``s < e``; a body atom with no shared variable is a
+  cross join (broadcast when small);
+* box, diamond (shift) and the head shift are column arithmetic on ``s``, ``e``;
+* coalescing: per atom, order by ``s``, a running maximum of ``e`` over the
+  rows before, a new group where a start lies beyond it, min/max per group;
+* ``not p(...)``: interval difference against ``p``'s coalesced intervals
+  projected on the bound variables (a window over each row's holes gives the
+  gaps between them);
+* a round runs, per rule and per body atom whose predicate changed, one
+  variant reading that atom's delta (atoms before it read the old facts);
+  what is new is recoalesced with the relation in one window pass that
+  flags each maximal interval ``_fresh`` unless it is one old interval, so
+  the next delta and old facts are filters, not joins;
+* a round is lazy plans and ONE Spark action: every merged relation is
+  ``localCheckpoint``-ed (lineage cut each round) and one union of global
+  aggregates writes them all and returns their counts; adaptive execution
+  is off meanwhile (with it every shuffle stage and broadcast is a job of
+  its own: 14-21 jobs per round, against 1-3 now); the loop ends when the
+  delta count is 0;
+* a round's plans are SQL text built in Python, one statement per merged
+  relation over temporary views of the checkpoints (see ``sql.Stmt``): a
+  few dozen py4j round trips per round instead of the thousands that
+  Column objects cost;
+* string terms can run as 64-bit codes (``string_codes.STRING_CODES``, off
+  by default; ``xxhash64`` of the string): joins, windows and shuffles hash
+  and compare 8 bytes instead of a string; the load's one action also
+  builds the dictionary code -> string and counts its collisions (none: the
+  codes are exact; any: the inputs are loaded again as strings), and the
+  outputs decode by a join with it.
+
+The driver holds plans and counts, never relations.  What this path cannot
+run exactly (aggregation, Since/Until, interval terms, time grouping,
+assignments, recursion through time, constraints, calendars, terms of mixed
+types, times off a decimal grid) raises :class:`NotRelational` naming the
+rule; the caller falls back to the driver with a warning.  Nothing is ever
+computed on floats.
+
+The modules, one concept each:
+
+* ``fragment``: what the path can run (``check_rules``, ``describe``) and
+  ``NotRelational``;
+* ``classes``: the class of each term column (number, string, boolean),
+  inferred from the inputs' Spark types and the program;
+* ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
+* ``terms``: a run's term columns as SQL, their types and constants
+  (``TermTypes``);
+* ``string_codes``: string terms as 64-bit codes and their dictionary;
+* ``sql``: the statement under construction (``Stmt``), literals, and the
+  interval operators (coalescing, new codes, shift, box);
+* ``catalog``: the run's Spark calls: statements, temporary views,
+  checkpoints and the one action that writes them (``Catalog``);
+* ``relations``: the current relation of each predicate (``Rel``,
+  ``Relations``), kept partitioned on its first term;
+* ``rules``: the SQL of one variant of a rule: atoms, joins, conditions,
+  negation, head (``RuleSql``);
+* ``merge``: the SQL of a round's merge and of its probe;
+* ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
+  the session's settings while they run (``Rounds``);
+* ``inputs``: loading and coalescing the inputs (and the dictionary);
+* ``outputs``: a relation back in the caller's layout, codes decoded;
+* ``entry``: ``prepare`` and ``reason``, the entry point.
+
+The tunables live where they are read (patch them there): ``PROBE_RATIO``
+and ``ROUND_CONF`` in ``rounds``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
+in ``rules``, ``STRING_CODES`` and ``HASH`` in ``string_codes``,
+``DICT_BROADCAST_ROWS`` in ``outputs``, ``MAX_DIGITS`` in ``entry``.
+"""
+
+from .entry import prepare, reason
+from .fragment import NotRelational, check_rules, describe
+
+__all__ = ["NotRelational", "check_rules", "describe", "prepare", "reason"]

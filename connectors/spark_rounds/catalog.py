@@ -1,0 +1,121 @@
+"""The run's side of the Spark session: statements, temporary views,
+checkpoints and the one action that writes them.
+
+Every Spark call of the rounds goes through a :class:`Catalog`: a statement
+is one py4j round trip and one analysis, the statements read the run's
+checkpoints through temporary views (dropped after the run), and a round's
+relations are checkpointed and counted by ONE action.  The driver holds
+plans and counts, never relations.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+
+_VIEWS = count(1)  # temporary view names, unique within the process
+
+
+def is_set(spark, key: str) -> bool:
+    """Whether the session's SQL settings hold ``key`` (set by the user at
+    launch or since), rather than Spark's default."""
+    try:
+        return bool(spark._jsparkSession.sessionState().conf().contains(key))
+    except AttributeError:  # pragma: no cover - Spark Connect: no JVM session, keep its setting
+        return True
+
+
+def release(df) -> None:
+    """Drop the blocks of the checkpoint under ``df`` now that the merged
+    relation replacing it is written (its old rounds otherwise stayed in
+    the block manager's memory until the driver's garbage collection freed
+    their plans: old generations that every young collection had to scan)."""
+    try:
+        plan = df._jdf.queryExecution().logical()
+        while plan.getClass().getSimpleName() != "LogicalRDD" and plan.children().size() == 1:
+            plan = plan.children().head()
+        if plan.getClass().getSimpleName() == "LogicalRDD":
+            plan.rdd().unpersist(False)
+    except Exception:  # pragma: no cover - Spark Connect has no JVM plan: the cleaner frees it later
+        pass
+
+
+class Catalog:
+    """The statements and temporary views of one run on ``spark``."""
+
+    def __init__(self, spark):
+        self.spark = spark
+        # id(df) -> (its temporary view, df): the DataFrame is held so that
+        # its id is not reused while the view exists (dropped by close())
+        self._views: dict = {}
+
+    def sql(self, text: str):
+        """A DataFrame of one statement: one py4j round trip, one analysis
+        (``spark.sql`` would add a conversion of its empty argument list)."""
+        from pyspark.sql import DataFrame
+
+        return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
+
+    def view(self, df) -> str:
+        """A temporary view of ``df`` for the statements to read (made once per DataFrame)."""
+        got = self._views.get(id(df))
+        if got is None:
+            got = (f"__chronolog_rel_{next(_VIEWS)}", df)
+            df._jdf.createOrReplaceTempView(got[0])
+            self._views[id(df)] = got
+        return got[0]
+
+    def read(self, rel) -> str:
+        """What a statement reads ``rel`` (a relations.Rel) from: a view of its
+        checkpoint, the columns ``cols`` where ``where`` holds."""
+        if rel.sql:
+            return rel.sql
+        where = f" WHERE {rel.where}" if rel.where else ""
+        return f"(SELECT {', '.join(rel.cols)} FROM {self.view(rel.df)}{where})"
+
+    def drop_view(self, df) -> None:
+        got = self._views.pop(id(df), None)
+        if got is not None:
+            self.spark._jsparkSession.catalog().dropTempView(got[0])
+
+    def discard(self, df) -> None:
+        """A checkpoint read no more: its blocks released, its view dropped."""
+        release(df)
+        self.drop_view(df)
+
+    def close(self) -> None:
+        """Drop the run's temporary views (the DataFrames made from them keep their plans)."""
+        cat = self.spark._jsparkSession.catalog()
+        for name, _ in self._views.values():
+            cat.dropTempView(name)
+        self._views.clear()
+
+    def materialize(self, items: list) -> list:
+        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``)
+        and count its rows and, when ``flag`` names a boolean column, its
+        rows where it holds, all in ONE Spark action: a union of one global
+        aggregate per statement.  Returns ``[(DataFrame, rows, flagged
+        rows)]``.  A lazy local checkpoint is written by the first job that
+        computes it, which is this one."""
+        if not items:
+            return []
+        out, aggs = [], []
+        for i, (text, cp, flag) in enumerate(items):
+            df = self.sql(text)
+            if cp:
+                df = type(df)(df._jdf.localCheckpoint(False), self.spark)
+            out.append(df)
+            fresh = f"sum(CAST({flag} AS BIGINT))" if flag else "0L"
+            aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")
+        got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
+        return [(df, *got[i]) for i, df in enumerate(out)]
+
+    def broadcastable(self, text: str) -> bool:
+        """Whether Spark's size estimate of the statement ``text`` is under its broadcast threshold."""
+        try:
+            limit = int(self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold").rstrip("bB"))
+        except ValueError:  # a size with a unit: take Spark's default instead
+            limit = 10 * 2**20
+        if limit <= 0:
+            return False
+        size = self.sql(text)._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(str(size)) <= limit

@@ -1,0 +1,112 @@
+"""The class of every term column (number, string, boolean), inferred
+before the rounds start.
+
+Spark compares a string with a number by an implicit cast; the engine never
+finds them equal.  So every column and every join variable must hold one
+class (integers and decimals are one: numbers), known from the inputs'
+Spark types and the program's constants and carried through the rules to
+the heads; a program that mixes them is refused (:class:`NotRelational`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language import ast
+from chronolog.language.booleans import Boolean
+from chronolog.language.timeline import decimal_places
+from chronolog.planner.ir import Scan
+from chronolog.planner.normalize import TOP
+
+from .fragment import NotRelational
+
+NUM, STR, BOOL = "num", "str", "bool"
+
+
+def value_class(v):
+    if type(v) is Boolean or type(v) is bool:  # #T/#F: never equal to a number (language/booleans.py)
+        return BOOL
+    if type(v) is int:
+        return NUM
+    if type(v) is Fraction:
+        decimal_digits(v)  # only finite decimals
+        return NUM
+    if type(v) is str:
+        return STR
+    raise NotRelational(f"the term {v!r} (only numbers, strings and booleans are handled)")
+
+
+def decimal_digits(x) -> int:
+    """Decimal digits after the point of a rational; NotRelational if infinite."""
+    if type(x) is not Fraction or x.denominator == 1:
+        return 0
+    k = decimal_places(x)
+    if k is None:
+        raise NotRelational(f"the number {x} has no finite decimal expansion")
+    return k
+
+
+def spark_class(typ):
+    """``(class, digits after the point, digits before it)`` of a term column of Spark type ``typ``."""
+    from pyspark.sql import types as T
+
+    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
+        return NUM, 0, 19
+    if isinstance(typ, T.DecimalType):
+        return NUM, typ.scale, typ.precision - typ.scale
+    if isinstance(typ, T.StringType):
+        return STR, 0, 0
+    if isinstance(typ, T.BooleanType):
+        return BOOL, 0, 0
+    if isinstance(typ, T.NullType):
+        return None, 0, 0
+    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
+
+
+def time_digits(typ) -> int:
+    """Decimal digits of a time column of Spark type ``typ``."""
+    from pyspark.sql import types as T
+
+    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType, T.NullType)):
+        return 0
+    if isinstance(typ, T.DecimalType):
+        return typ.scale
+    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers only on this path)")
+
+
+def infer_classes(plan, given: dict) -> dict:
+    """``{pred: [class per argument]}`` over the whole program: input classes
+    flow through rule variables to the heads.  A column or a join variable
+    with two classes (other than integers with decimals) would be compared by
+    Spark's implicit casts where the engine compares exactly: refused."""
+    classes = {p: list(c) for p, c in given.items()}
+
+    def put(pred, i, c, rule):
+        cols = classes.setdefault(pred, [None] * len(rule.head_terms))
+        if cols[i] is None:
+            cols[i] = c
+            return True
+        if cols[i] != c:
+            raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms", rule)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for r in plan.rules:
+            env = {}
+            for lit in r.body:
+                if not isinstance(lit, Scan) or lit.pred == TOP:
+                    continue
+                cols = classes.get(lit.pred)
+                for i, t in enumerate(lit.terms):
+                    c = cols[i] if cols else None
+                    if isinstance(t, ast.Var) and c is not None:
+                        if env.get(t.name, c) != c:
+                            raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
+                        env[t.name] = c
+            for i, t in enumerate(r.head_terms):
+                c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
+                if c is not None:
+                    changed |= put(r.head_pred, i, c, r)
+    return classes

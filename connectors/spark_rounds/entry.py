@@ -1,0 +1,142 @@
+"""The entry point: from the caller's inputs to the outputs.
+
+:func:`reason` turns the caller's frames and the program's own facts into
+input DataFrames, :func:`prepare` checks the program and the inputs and
+sets up the run (term classes, the number type, the time grid, string
+codes or not), then the rounds run and the outputs are read back.  All
+that this path cannot run exactly raises :class:`NotRelational` before any
+reasoning.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.planner.ir import Condition
+
+from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
+from .fragment import NotRelational, check_rules
+from .grid import LIMIT
+from .outputs import output
+from .rounds import Rounds
+from .string_codes import string_constants, use_codes
+
+MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
+
+
+def prepare(spark, plan, inputs: list, horizon, window=None):
+    """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
+    then the time columns) and set up a :class:`Rounds`; raises
+    :class:`NotRelational` when this path cannot run them exactly."""
+    from pyspark.sql import types as T
+
+    from chronolog.connectors.spark import _term_columns
+    from chronolog.engine.columns.encoding import window_points
+
+    check_rules(plan)
+    given, digits, int_digits = {}, 0, 0
+    for pred, df in inputs:
+        terms = _term_columns(df)
+        cols = given.setdefault(pred, [None] * len(terms))
+        if len(cols) != len(terms):
+            raise NotRelational(f"two inputs of {pred} with different numbers of columns")
+        for i, t in enumerate(terms):
+            c, scale, whole = spark_class(df.schema[t].dataType)
+            digits = max(digits, scale)
+            int_digits = max(int_digits, whole)
+            if c is not None and cols[i] not in (None, c):
+                raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
+            cols[i] = cols[i] or c
+        for t in ("start", "end"):
+            if t in df.columns:
+                digits = max(digits, time_digits(df.schema[t].dataType))
+    term_scale = 0
+    for r in plan.rules:
+        for lit in r.body:
+            for t in getattr(lit, "terms", ()):
+                if isinstance(t, ast.Const):
+                    value_class(t.value)
+                    term_scale = max(term_scale, decimal_digits(t.value))
+            if isinstance(lit, Condition):
+                for x in (lit.comparison.left, lit.comparison.right):
+                    if isinstance(x, ast.Const):
+                        value_class(x.value)
+                        term_scale = max(term_scale, decimal_digits(x.value))
+        for t in r.head_terms:
+            if isinstance(t, ast.Const):
+                value_class(t.value)
+                term_scale = max(term_scale, decimal_digits(t.value))
+    classes = infer_classes(plan, given)
+    any_dec = term_scale > 0 or any(
+        isinstance(df.schema[t].dataType, T.DecimalType) for _, df in inputs for t in _term_columns(df)
+    )
+    if any_dec:
+        scale = max(term_scale, max((df.schema[t].dataType.scale for _, df in inputs for t in _term_columns(df)
+                                     if isinstance(df.schema[t].dataType, T.DecimalType)), default=0))
+        if max(int_digits, 19) + scale > 38:
+            raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
+        num_type = T.DecimalType(38, scale)
+    else:
+        num_type = T.LongType()
+    pts = window_points(plan, horizon) + (list(window[:2]) if window is not None else [])
+    for p in pts:
+        digits = max(digits, decimal_digits(p))
+    if digits > MAX_DIGITS:
+        raise NotRelational(f"times with {digits} decimal digits")
+    rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
+    rounds.string_consts = string_constants(plan)
+    rounds.types.str_codes = use_codes(plan, classes)
+    # a static bound keeps every finite code inside 64 bits: inputs (checked
+    # below) plus every window of every rule, applied once per stratum
+    reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
+    if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
+        raise NotRelational("windows too large for 64-bit codes")
+    return rounds
+
+
+def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:
+    """The relational run behind ``connectors.spark.reason(distributed=True)``
+    for a program with no key: ``{pred: DataFrame}`` in the layout.
+    ``frames``: ``[(pred, DataFrame | Arrow | pandas, read from CSV)]``;
+    ``local_facts``: the program's own facts (small, sent from the driver);
+    ``horizon``, ``window``: parsed intervals or None.  Raises
+    :class:`NotRelational` before any reasoning when it cannot run them."""
+    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.connectors.spark import _spark_df
+
+    if timestamps:
+        raise NotRelational("time columns as timestamps (timestamps=True)")
+    inputs = []
+    for pred, df, csv in frames:
+        if csv:
+            raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
+        df = _spark_df(spark, df, pred)
+        for needed in ("start", "end"):
+            if needed not in df.columns:
+                raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
+        inputs.append((pred, df))
+    local: dict = {}
+    for f in local_facts:
+        for v in f.terms:
+            value_class(v)
+        local.setdefault(f.pred, []).append((f.terms, f.interval))
+    for pred, rows in local.items():
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
+        inputs.append((pred, spark.createDataFrame(table)))
+    from pyspark.errors import ArithmeticException
+
+    rounds = prepare(spark, plan, inputs, horizon, window)
+    try:
+        try:
+            rounds.run(inputs)
+        except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
+            raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
+        if stats is not None:
+            stats["path"] = "relational"
+            stats["rounds"] = rounds.stats.rounds
+            stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
+            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
+        w = rounds.grid.codes(window) if window is not None else None
+        return {p: output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], w) for p in outputs}
+    finally:
+        rounds.catalog.close()  # the outputs keep their analysed plans

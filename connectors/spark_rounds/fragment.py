@@ -1,0 +1,64 @@
+"""What the relational rounds can run exactly, and the exception that says
+what they cannot.
+
+Checked before any Spark work (and by ``chronolog plan``, which prints the
+path a program takes): a rule the rounds cannot run raises
+:class:`NotRelational` naming it, and the caller falls back to the driver
+with a warning.  The other modules raise it too, for what only the inputs
+reveal (a term's type, a time off the grid, a bad row).
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
+
+
+class NotRelational(Exception):
+    """The relational path cannot run this program exactly; ``rule`` is the
+    user's rule that needs what it lacks (None: the whole program)."""
+
+    def __init__(self, why: str, rule=None):
+        super().__init__(why)
+        self.why, self.rule = why, rule
+
+    def render(self) -> str:
+        src = getattr(self.rule, "source", None)
+        if src is None:
+            return self.why
+        text = src.text.strip() if getattr(src, "text", None) else self.rule.describe()
+        where = f" ({src.pos})" if getattr(src.pos, "line", 0) else ""
+        return f"{self.why} in the rule {text}{where}"
+
+
+def check_rules(plan) -> None:
+    """Raise :class:`NotRelational` for the first rule this path cannot run."""
+    if plan.program.calendar is not None:
+        raise NotRelational("a calendar timeline (@timeGranularity)")
+    if plan.constraints:
+        raise NotRelational("constraints (⊥ rules) are checked on the driver", plan.constraints[0])
+    for st in plan.strata:
+        if st.recursive and st.shifting_rules:
+            raise NotRelational("recursion through time", st.shifting_rules[0])
+        for r in st.rules:
+            if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+                kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
+                raise NotRelational(kind, r)
+            for lit in r.body:
+                if isinstance(lit, Scan) and lit.group is not None:
+                    raise NotRelational("time grouping", r)
+                if isinstance(lit, Condition):
+                    for side in (lit.comparison.left, lit.comparison.right):
+                        if not isinstance(side, (ast.Var, ast.Const)):
+                            raise NotRelational("arithmetic in a condition", r)
+                elif not isinstance(lit, (Scan, NegScan)):
+                    raise NotRelational("assignments", r)
+
+
+def describe(plan) -> str:
+    """One line for ``chronolog plan``: whether the relational path runs it."""
+    try:
+        check_rules(plan)
+    except NotRelational as e:
+        return f"on the driver ({e.render()})"
+    return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)"

@@ -1,0 +1,46 @@
+"""Times as exact 64-bit integers on a doubled decimal grid.
+
+Every operator of the rounds works on these codes, never on times (nothing
+is computed on floats): the interval ``<lo, hi>`` is the range ``[s, e)``
+with ``s = 2·lo·L + open`` and ``e = 2·hi·L + closed``, ``L`` a power of
+ten covering every time of the run; ±∞ are the sentinels ±2^62.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .fragment import NotRelational
+
+NEG = -(2**62)
+POS = 2**62
+LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
+
+
+class Grid:
+    """The run's time grid: ``digits`` decimal places, ``L = 10**digits``."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+        self.L = 10**digits
+
+    def unit(self, t) -> int:
+        v = Fraction(t) * self.L
+        if v.denominator != 1:  # pragma: no cover - digits cover every point
+            raise NotRelational(f"time point {t} is off the grid")
+        if not -LIMIT < 2 * v.numerator < LIMIT:
+            raise NotRelational(f"time point {t} is outside 64-bit codes")
+        return v.numerator
+
+    def window_units(self, w):
+        d1, d2, c1, c2 = w
+        f = lambda d: d if d in (NEG_INF, POS_INF) else self.unit(d)  # noqa: E731
+        return f(d1), f(d2), c1, c2
+
+    def codes(self, iv):
+        lo, hi, lc, hc = iv
+        s = NEG if lo == NEG_INF else 2 * self.unit(lo) + (0 if lc else 1)
+        e = POS if hi == POS_INF else 2 * self.unit(hi) + (1 if hc else 0)
+        return s, e

@@ -1,0 +1,96 @@
+"""Loading the inputs: each input DataFrame encoded in a relation's layout
+(terms in their run's types, times as codes), coalesced, partitioned on
+its first term and checkpointed, all inputs in one action that also counts
+the rows the driver must report and, with string codes, builds their
+dictionary.
+"""
+
+from __future__ import annotations
+
+from ..spark import _sql_name  # a column name as a Spark SQL identifier
+from .classes import STR
+from .fragment import NotRelational
+from .grid import LIMIT, NEG, POS
+from .relations import Rel
+from .sql import Stmt, coalesce_sql, int64, term_columns
+from .string_codes import code_sql, dictionary_sql
+
+
+def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
+    """An input DataFrame in the layout as the relation's columns (not
+    coalesced): a step of ``q`` reading the input's view."""
+    from pyspark.sql import types as T
+
+    types = relations.types
+    cls = types.classes.get(pred) or [None] * len(terms)
+    cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
+            else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
+    L = grid.L
+    schema = {f.name: f.dataType for f in df.schema.fields}
+
+    def units(name):
+        x = _sql_name(name)
+        if isinstance(schema[name], T.DecimalType):
+            return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
+        return f"(CAST({x} AS BIGINT) * {L})"
+
+    sc = "coalesce(`start_closed`, true)" if "start_closed" in schema else "true"
+    ec = "coalesce(`end_closed`, true)" if "end_closed" in schema else "true"
+    s = f"CASE WHEN `start` IS NULL THEN {int64(NEG)} ELSE 2 * {units('start')} + CASE WHEN {sc} THEN 0 ELSE 1 END END"
+    e = f"CASE WHEN `end` IS NULL THEN {int64(POS)} ELSE 2 * {units('end')} + CASE WHEN {ec} THEN 1 ELSE 0 END END"
+    out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
+    return q.add(f"SELECT {', '.join(out)} FROM {relations.catalog.view(df)}", [*term_columns(len(terms)), "s", "e"])
+
+
+def load_inputs(relations, grid, constants: list, inputs: list):
+    """Encode and coalesce every input (``[(pred, DataFrame)]``) into
+    ``relations``; refuse (to the driver, which names the row) nulls, empty
+    intervals and times beyond 64-bit codes.  With string codes, the same
+    action builds their dictionary (of the inputs' strings and the
+    program's ``constants``), which is returned (else None); on a collision
+    the inputs are loaded again with the strings themselves."""
+    from chronolog.connectors.spark import _term_columns
+
+    catalog, types = relations.catalog, relations.types
+    by_pred: dict = {}
+    for pred, df in inputs:
+        by_pred.setdefault(pred, []).append((df, _term_columns(df)))
+    # one action: every input coalesced and checkpointed, its bad rows
+    # counted in the same pass (a group of the coalescing flags whether it
+    # holds one: a second query read every input again)
+    rels = []
+    for pred, parts in by_pred.items():
+        terms = term_columns(types.arity(pred))
+        q = Stmt()
+        steps = []
+        for df, t in parts:
+            enc = encode(q, df, pred, t, relations, grid)
+            # a null code: an overflow that Spark without ANSI mode turns into null
+            bad = [f"c{i} IS NULL" for i in range(len(t))] + [
+                "s IS NULL", "e IS NULL", "s >= e",
+                f"(s <> {int64(NEG)} AND abs(s) >= {int64(LIMIT // 4)})", f"(e <> {int64(POS)} AND abs(e) >= {int64(LIMIT // 4)})",
+            ]
+            steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
+        cols = ", ".join([*terms, "s", "e", "_bad"])
+        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
+                                                       [*terms, "s", "e", "_bad"])
+        rels.append(q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")])))
+    items = [(r, True, "_bad") for r in rels]
+    if types.str_codes:
+        items.append((dictionary_sql(catalog, types.classes, constants, inputs), True, "_collides"))
+    got = catalog.materialize(items)
+    for pred, (_, _, bad) in zip(by_pred, got):
+        if bad:
+            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
+    dictionary = None
+    if types.str_codes:
+        df, n, collisions = got[-1]
+        if collisions:  # two strings, one code: the strings themselves, from the start
+            for d, _, _ in got:
+                catalog.discard(d)
+            types.str_codes = False
+            return load_inputs(relations, grid, constants, inputs)
+        dictionary = Rel(df, n, ("code", "name"))
+    for pred, (df, n, _) in zip(by_pred, got):
+        relations.rels[pred] = Rel(df, n, relations.columns(pred))
+    return dictionary

@@ -1,0 +1,226 @@
+"""The driver of seminaive rounds: per stratum, rounds of SQL statements
+until no relation changes, and their bookkeeping (deltas, old facts,
+statistics, the session's settings while they run).
+
+A round runs, per rule and per body atom whose predicate changed, one
+variant reading that atom's delta (atoms before it read the old facts);
+what is new is merged into the relation (merge.py).  A round is lazy plans
+and ONE Spark action: every merged relation is ``localCheckpoint``-ed
+(lineage cut each round) and one union of global aggregates writes them
+all and returns their counts (catalog.py); adaptive execution is off
+meanwhile (with it every shuffle stage and broadcast is a job of its own:
+14-21 jobs per round, against 1-3 now); the loop ends when the delta count
+is 0.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import count
+
+from chronolog.planner.ir import Scan
+
+from ..spark import _session_conf
+from .catalog import Catalog, is_set
+from .grid import Grid
+from .inputs import load_inputs
+from .merge import merged, new_facts, uncovered
+from .relations import PARTITIONS, Rel, Relations
+from .rules import RuleSql
+from .sql import Stmt
+from .terms import TermTypes
+
+# Spark settings while the rounds run (restored after).  Adaptive execution
+# off: with it, every shuffle stage and broadcast of a plan is submitted as
+# a job of its own and re-planned on the driver between jobs, which made a
+# round 14-21 jobs; without it a round's one action is one job (plus one per
+# broadcast).  The benchmark's --aqe flag measures the other way.
+# The optimizer's RemoveRedundantAliases is excluded too: it renames a
+# plan's output attributes to its input's (``c0 AS c0`` dropped), and a
+# checkpoint then records its partitioning on attributes it does not output,
+# so the relation forgot that it is hash-partitioned on its first term and
+# the next round shuffled it again (an alias costs nothing at run time).
+# Whole-stage code generation names each generated class after its stage's
+# number in the plan, so the same operators at another position (rounds
+# differ in how many variants they union) compiled as a new class, which
+# the JIT then compiled again: without the number, 85 classes per run at
+# 1M ownership facts instead of 111.
+ROUND_CONF = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.useIdInClassName": "false",
+    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
+    # a join on several columns reads a side partitioned on one of them in
+    # place (the other side moves to it): a relation lies partitioned on its
+    # first term, and Spark's default shuffled both sides on all the columns
+    # (the round's probe, merge.uncovered, joins on every term)
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
+}
+_APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
+_GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
+# A round of a recursion whose incoming deltas are at most 1/PROBE_RATIO of
+# the rows of the relations it derives into first finds the new facts that
+# are not held yet (a join of the new facts with the relations read in
+# place) and merges only those, in a second action, if there are any.  The
+# last round of a recursion derives nothing new, and its merge rewrote every
+# relation (sorted and checkpointed again) to show it; such a round is now
+# the probe's one job.  A round that still finds new facts pays one job
+# more.  0: never (bench/README.md, "Ownership rounds: the serial part").
+PROBE_RATIO = 50
+
+
+@dataclass
+class RoundStat:
+    stratum: int
+    round: int
+    seconds: float
+    delta: int
+    job_group: str
+    jobs: int = 0  # Spark jobs the round submitted (its job group)
+    plan_seconds: float = 0.0  # the driver building the round's plans, before its action
+    started: float = 0.0  # wall clock (epoch seconds) at the round's start, to place it among Spark's task times
+
+
+@dataclass
+class Stats:
+    rounds: list = field(default_factory=list)
+
+    def total_rounds(self) -> int:
+        return len(self.rounds)
+
+
+class Rounds:
+    """One relational run: relations by predicate, strata in order.  The
+    parts it drives: ``catalog`` (Spark calls), ``relations``, ``rules``
+    (the SQL of rule variants), ``grid`` (time codes), ``types`` (term
+    columns)."""
+
+    def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
+        self.spark, self.plan = spark, plan
+        self.grid = Grid(digits)
+        self.types = TermTypes(classes, num_type)
+        self.catalog = Catalog(spark)
+        self.relations = Relations(self.catalog, self.types)
+        self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None)
+        # the checkpoint code -> name the outputs decode string codes with
+        # (see string_codes.py; None: strings run as strings)
+        self.dictionary = None
+        self.string_consts: list = []  # the program's string constants: in the dictionary too
+        self.stats = Stats()
+        self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
+
+    def probe(self, stmts: dict, outs: dict) -> dict:
+        """The round's new facts that are not held yet, per head predicate,
+        checkpointed in one action: ``{pred: Rel}`` of those with any (empty:
+        the round derived nothing new, the fixpoint, with no merge)."""
+        preds = list(outs)
+        texts = []
+        for p in preds:
+            q = stmts[p]
+            texts.append(q.text(uncovered(q, self.relations, p, new_facts(q, self.relations, p, outs[p]))))
+        left = {}
+        for p, (df, n, _) in zip(preds, self.catalog.materialize([(t, True, None) for t in texts])):
+            if n:
+                left[p] = Rel(df, n, self.relations.columns(p))
+            else:
+                self.catalog.discard(df)
+        return left
+
+    def commit(self, flagged: dict) -> dict:
+        """Materialize this round's merged relations (``{pred: SQL}``) in one
+        action; return the deltas ``{pred: Rel}`` that are not empty."""
+        preds = list(flagged)
+        deltas = {}
+        for pred, (df, n, fresh) in zip(preds, self.catalog.materialize([(flagged[p], True, "_fresh") for p in preds])):
+            old = self.relations.rels.get(pred)
+            cols = self.relations.columns(pred)
+            self.relations.rels[pred] = Rel(df, n, cols)
+            if old is not None and old.df is not None:
+                self.catalog.discard(old.df)
+            if fresh:
+                deltas[pred] = Rel(df, fresh, cols, "_fresh")
+                self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
+        return deltas
+
+    def run_stratum(self, st) -> None:
+        """Seminaive rounds: per rule and per body atom whose predicate
+        changed, one variant reading that atom's delta (atoms before it read
+        the old facts, so no combination of new facts is joined twice).  A
+        round is one SQL statement per head predicate and ONE action (merge,
+        checkpoint and counts of every head predicate together)."""
+        sc = self.spark.sparkContext
+        deltas, rnd = {}, 0
+        variants = [(r, None) for r in st.rules]
+        while variants:
+            rnd += 1
+            group = f"chronolog-round-{next(_GROUPS)}"
+            sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
+            t0, started = time.perf_counter(), time.time()
+            stmts: dict = {}
+            outs: dict = {}
+            for rule, driver in variants:
+                views = {}
+                if driver is not None:
+                    for i, lit in enumerate(rule.body):
+                        if isinstance(lit, Scan) and lit.pred in deltas:
+                            if i == driver:
+                                views[i] = deltas[lit.pred]
+                            elif i < driver:
+                                views[i] = self._old_facts[lit.pred]
+                q = stmts.setdefault(rule.head_pred, Stmt())
+                step = self.rules.step(q, rule, driver, views)
+                if step is not None:
+                    outs.setdefault(rule.head_pred, []).append(step)
+            probed, t_probe = {}, 0.0
+            incoming = sum(d.count for d in deltas.values())
+            if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.relations.rel(p).count for p in outs):
+                # few new facts against large relations: likely the last
+                # round, whose merge would rewrite every relation to find
+                # nothing new; first the new facts not held yet (one job
+                # over the new facts, the relations read in place), then a
+                # merge of those only, if any (see PROBE_RATIO)
+                t1 = time.perf_counter()
+                probed = self.probe(stmts, outs)
+                t_probe = time.perf_counter() - t1  # an action: not plan building
+                stmts, outs = {}, {}
+                for p, rel in probed.items():
+                    q = stmts[p] = Stmt()
+                    outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
+            flagged = {}
+            for p, parts in outs.items():
+                q = stmts[p]
+                flagged[p] = q.text(merged(q, self.relations, p, parts))
+            t_plan = time.perf_counter() - t0 - t_probe
+            new_deltas = self.commit(flagged) if flagged else {}
+            for rel in probed.values():  # merged: the probe's checkpoints are read no more
+                self.catalog.discard(rel.df)
+            n = sum(d.count for d in new_deltas.values())
+            jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan, started))
+            sc.setJobGroup("chronolog", "")
+            if not st.recursive:
+                break
+            deltas = new_deltas
+            variants = [
+                (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
+            ]
+
+    def run(self, inputs=()) -> None:
+        """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
+        order, all under :data:`ROUND_CONF` (restored after: the inputs'
+        checkpoints must keep their partitioning too)."""
+        conf = self.spark.conf
+        settings = dict(ROUND_CONF)
+        if not is_set(self.spark, PARTITIONS):
+            # not chosen by the user: two partitions per task slot (Spark's
+            # default, 200, is 200 tasks of a few rows per stage on a laptop)
+            settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
+        values = {}
+        for k, v in settings.items():
+            current = conf.get(k, None) if k in _APPENDED else None
+            values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
+        with _session_conf(self.spark, values, unset_after={PARTITIONS}):
+            if inputs:
+                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
+            for st in self.plan.strata:
+                self.run_stratum(st)

@@ -1,0 +1,206 @@
+"""The SQL of one variant of a rule: body atoms, joins, conditions,
+negation and the head, as steps of one statement.
+
+A join is a hash join on the shared variables, then ``greatest(s)``,
+``least(e)``, keep ``s < e``; a body atom with no shared variable is a
+cross join (broadcast when small).  Box, diamond (shift) and the head
+shift are column arithmetic on ``s``, ``e`` (sql.py).  ``not p(...)`` is an
+interval difference against ``p``'s coalesced intervals projected on the
+bound variables (a window over each row's holes gives the gaps between
+them).  The driver's counts of the relations choose the join strategies.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Condition, NegScan, Scan
+
+from .classes import BOOL, value_class
+from .fragment import NotRelational
+from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
+
+BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
+# Joins against a relation partitioned on the join column read it in place
+# and move the other side to it (a shuffle hash join), rather than
+# broadcasting a small side or letting Spark broadcast a large one: see
+# RuleSql.step.  False: the choice before (bench/README.md, "Ownership
+# rounds: the serial part").
+IN_PLACE_JOINS = True
+
+
+class RuleSql:
+    """Builds the steps of rule variants over the run's ``relations``
+    (relations.py), with times on ``grid`` and head facts clipped to the
+    ``horizon`` codes (None: no horizon)."""
+
+    def __init__(self, relations, grid, horizon):
+        self.relations = relations
+        self.catalog, self.types = relations.catalog, relations.types
+        self.grid = grid
+        self.horizon = horizon
+
+    def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
+        """A body atom's bindings: constants and repeated variables filtered,
+        columns named by variable, box then shift applied."""
+        rel = view.get(lit.pred) or self.relations.rel(lit.pred)
+        cls = self.types.classes.get(lit.pred) or [None] * len(lit.terms)
+        conds, first = [], {}
+        for i, t in enumerate(lit.terms):
+            if isinstance(t, ast.Const):
+                c = value_class(t.value)
+                if cls[i] is not None and c != cls[i]:
+                    conds.append("false")  # a string or a boolean never equals a number
+                else:
+                    conds.append(f"c{i} = {self.types.const(t.value)}")
+            elif t.name in first:
+                conds.append(f"c{i} = {first[t.name]}")
+            else:
+                first[t.name] = f"c{i}"
+        cols = [varcols[v] for v in first]
+        sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
+        if getattr(lit, "box", None) is not None:
+            name = with_codes(q, name, *box_sql(self.grid.window_units(lit.box)))
+        if getattr(lit, "shift", None) is not None:
+            name = with_codes(q, name, *shift_sql(self.grid.window_units(lit.shift)))
+        # every checkpoint is hash-partitioned on c0 (see Relations.keyed), and the
+        # renaming to the variable's column keeps that
+        key = None
+        if rel.df is not None and lit.terms and isinstance(lit.terms[0], ast.Var):
+            key = varcols[lit.terms[0].name]
+        return name, rel.count, key
+
+    def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
+        sides = []
+        for x in (cmp.left, cmp.right):
+            if isinstance(x, ast.Var):
+                sides.append((varcols[x.name], varcls.get(x.name)))
+            else:
+                sides.append((self.types.const(x.value), value_class(x.value)))
+        (a, ca), (b, cb) = sides
+        ordered = cmp.op not in ("==", "!=")
+        if ca != cb or (ordered and ca == BOOL):
+            if ordered or None in (ca, cb):
+                raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
+            cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean
+        else:
+            op = {"==": "=", "!=": "<>"}.get(cmp.op, cmp.op)
+            cond = f"{a} {op} {b}"
+        return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
+
+    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
+        """Rows of ``src`` minus the maximal intervals of ``not lit``."""
+        rel = self.relations.rel(lit.pred)
+        if rel.count == 0:
+            return src
+        rowcols = q.cols[src]
+        bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
+        hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
+        holes, _, _ = self.atom(q, lit, {}, hv, rule)
+        keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
+        holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
+        holes = coalesce_sql(q, holes, keys)
+        holes = q.add(f"SELECT {', '.join([*keys, 's AS hs', 'e AS he'])} FROM {holes}", keys + ["hs", "he"])
+        hint = "/*+ BROADCAST(h) */ " if rel.count <= BROADCAST_ROWS else ""
+        on = f"JOIN {holes} AS h USING ({', '.join(keys)})" if keys else f"CROSS JOIN {holes} AS h"
+        others = [c for c in rowcols if c not in ("s", "e")]
+        m = q.add(f"SELECT {hint}{', '.join([*others, 's', 'e', 'hs', 'he'])} FROM {src} AS x {on} WHERE hs < e AND he > s",
+                  others + ["s", "e", "hs", "he"])
+        w = f"OVER (PARTITION BY {', '.join(rowcols)} ORDER BY hs)"
+        m = q.add(f"SELECT *, lag(he) {w} AS _prev, (lead(hs) {w}) IS NULL AS _last FROM {m}", q.cols[m] + ["_prev", "_last"])
+        keep = ", ".join(others + [""]) if others else ""
+        out = q.add(
+            f"SELECT {', '.join(rowcols)} FROM {src} AS x LEFT ANTI JOIN (SELECT {', '.join(rowcols)} FROM {m}) AS y "
+            f"USING ({', '.join(rowcols)})\n"
+            f"UNION ALL SELECT {keep}greatest(coalesce(_prev, s), s) AS s, hs AS e FROM {m}\n"
+            f"UNION ALL SELECT {keep}he AS s, e FROM {m} WHERE _last",
+            others + ["s", "e"],
+        )
+        return q.add(f"SELECT * FROM {out} WHERE s < e", others + ["s", "e"])
+
+    def step(self, q: Stmt, rule, driver, views: dict):
+        """The step of ``q`` with the head facts one variant of ``rule``
+        derives (None: nothing).  ``views``: body position -> Rel read
+        instead of the full relation."""
+        from chronolog.engine.rows.pipeline import choose_driver, order_body
+
+        def size(pred):
+            return self.relations.rel(pred).count
+
+        drv = choose_driver(rule, size) if driver is None else driver
+        order = order_body(rule, drv, size)
+        varcols, varcls = {}, {}
+        for lit in rule.body:
+            for t in getattr(lit, "terms", ()):
+                if isinstance(t, ast.Var) and t.name not in varcols:
+                    varcols[t.name] = f"v{len(varcols)}"
+        df, n_left, lkey = None, 0, None  # n_left, lkey: rows and partitioning column of df while it is one atom, else None
+        for pos, lit in order:
+            if isinstance(lit, Scan):
+                view = {lit.pred: views[pos]} if pos in views else {}
+                right, n, rkey = self.atom(q, lit, view, varcols, rule)
+                if n == 0:
+                    return None
+                cls = self.types.classes.get(lit.pred) or []
+                for i, t in enumerate(lit.terms):
+                    if isinstance(t, ast.Var) and i < len(cls):
+                        varcls.setdefault(t.name, cls[i])
+                if df is None:
+                    df, n_left, lkey = right, n, rkey
+                    continue
+                lcols, rcols = q.cols[df], q.cols[right]
+                shared = [c for c in rcols if c not in ("s", "e") and c in lcols]
+                rvars = [c for c in rcols if c not in ("s", "e")]
+                right = q.add(f"SELECT {', '.join([*rvars, 's AS _s', 'e AS _e'])} FROM {right}", rvars + ["_s", "_e"])
+                # a side read where it lies: a relation partitioned on the one
+                # join column (a small other side moves to it, this one does not)
+                in_place_l = IN_PLACE_JOINS and n_left is not None and shared == [lkey]
+                in_place_r = IN_PLACE_JOINS and shared == [rkey]
+                # the counts are known: broadcast the smaller side when small (a
+                # delta joined with a large relation ships the delta, not the
+                # relation), unless the large side lies partitioned on the join
+                # column: then the small side is shuffled to it (parallel tasks
+                # of the round's own job; a broadcast is a job of its own and
+                # its hash table is built on the driver, with no task running)
+                hint = ""
+                if n_left is not None and n_left < n and n_left <= BROADCAST_ROWS:
+                    hint = "SHUFFLE_HASH(l)" if in_place_r else "BROADCAST(l)"
+                elif n <= BROADCAST_ROWS:
+                    hint = "SHUFFLE_HASH(r)" if in_place_l else "BROADCAST(r)"
+                elif n_left is not None and shared:
+                    # both large: a hash table of the smaller side per task, the
+                    # larger streamed past it (a sort-merge join sorted the
+                    # whole relation every round), unless Spark's own size
+                    # estimate broadcasts it (a hint would override that).
+                    # Not in place even when one side lies partitioned on the
+                    # join column: at 1M ownership facts moving the other side
+                    # cost more task CPU than Spark's broadcast (round 2: a 6.6
+                    # MB shuffle of the delta, 0.86 against 0.57 s; influence:
+                    # 12.5 MB of recentControl, 0.79-0.83 against 0.47-0.65 s)
+                    small = ("l", df) if n_left < n else ("r", right)
+                    if not self.catalog.broadcastable(q.text(small[1])):
+                        hint = f"SHUFFLE_HASH({small[0]})"
+                cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
+                cols += [c for c in rvars if c not in shared]
+                on = f"JOIN {right} AS r USING ({', '.join(shared)})" if shared else f"CROSS JOIN {right} AS r"
+                hint = f"/*+ {hint} */ " if hint else ""
+                j = q.add(f"SELECT {hint}{', '.join([*cols, 'greatest(s, _s) AS s', 'least(e, _e) AS e'])} FROM {df} AS l {on}",
+                          cols + ["s", "e"])
+                df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
+                n_left = None
+            elif isinstance(lit, Condition):
+                df = self.condition(q, df, lit.comparison, varcls, varcols, rule)
+            elif isinstance(lit, NegScan):
+                df = self.difference(q, df, lit, varcols, rule)
+        if rule.head_shift is not None:
+            df = with_codes(q, df, *shift_sql(self.grid.window_units(rule.head_shift)))
+        if self.horizon is not None and not rule.fresh:
+            lo, hi = self.horizon
+            df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+        cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
+        cols = []
+        for i, t in enumerate(rule.head_terms):
+            x = self.types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+            cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
+        return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])

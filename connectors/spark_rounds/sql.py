@@ -1,0 +1,109 @@
+"""SQL text for the interval operators, and the statement it is built in.
+
+A round's plans are SQL text, one statement per merged relation, not
+DataFrames built column by column: every pyspark Column function is five
+or six py4j round trips (the call's origin is set and cleared in the JVM),
+and every DataFrame operation an analysis of its own on the driver.  The
+DataFrame version made 900-2,600 round trips per round and 10-40
+analyses; a statement is one round trip and one analysis, and Spark's
+plan is the one the DataFrames made.
+
+Here: :class:`Stmt`, literals, and the operators every part of a rule or a
+merge uses on a relation's ``s``, ``e`` codes (grid.py): coalescing to
+maximal intervals, new codes, the diamond's shift and the box.
+"""
+
+from __future__ import annotations
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .grid import NEG, POS
+
+
+def int64(x: int) -> str:
+    """A 64-bit SQL literal."""
+    return f"({int(x)}L)"
+
+
+def hex_string(v: str) -> str:
+    """A string constant as SQL with nothing to escape (UTF-8 bytes in hex,
+    folded to the string by the optimizer)."""
+    return f"CAST(X'{v.encode('utf-8').hex()}' AS STRING)"
+
+
+def term_columns(arity: int) -> list:
+    """A relation's term columns: ``c0``, ``c1``, …"""
+    return [f"c{i}" for i in range(arity)]
+
+
+class Stmt:
+    """One SQL statement under construction: each step is a subquery of the
+    ones before (nested, not a chain of common table expressions: Spark
+    forgets a checkpoint's partitioning through a CTE that reads another,
+    and the relation was shuffled again every round), with its column
+    names; ``add`` returns the step's text to read it from."""
+
+    def __init__(self):
+        self.cols: dict = {}
+
+    def add(self, sql: str, cols) -> str:
+        step = f"({sql})"
+        self.cols[step] = list(cols)
+        return step
+
+    def text(self, last: str) -> str:
+        """The statement: the last step, every column aliased.  A checkpoint
+        records its plan's partitioning; read through a subquery, a column
+        carries the subquery's name as qualifier, and the partitioning
+        named it so while the checkpoint's own columns have none: Spark
+        then failed to follow the partitioning to the renamed columns of a
+        second read of that checkpoint, and shuffled the relation again."""
+        return f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
+
+
+def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
+    """Maximal intervals per atom: order by ``s``, a running max of ``e`` over
+    the rows before, a new group where a start lies beyond it.  ``extra``:
+    ``[(aggregate SQL, name)]`` more per maximal interval."""
+    part = f"PARTITION BY {', '.join(terms)} " if terms else ""
+    frame = f"({part}ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND {{}})"
+    cols = q.cols[src]
+    # the running maximum referenced once (twice, Spark computes the window twice)
+    a = q.add(f"SELECT *, CASE WHEN s > coalesce(max(e) OVER {frame.format('1 PRECEDING')}, {int64(NEG - 1)}) "
+              f"THEN 1 ELSE 0 END AS _start FROM {src}", cols + ["_start"])
+    b = q.add(f"SELECT *, sum(_start) OVER {frame.format('CURRENT ROW')} AS _grp FROM {a}", cols + ["_start", "_grp"])
+    out = [*terms, "min(s) AS s", "max(e) AS e", *[f"{x} AS {name}" for x, name in extra]]
+    return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*terms, '_grp'])}",
+                 [*terms, "s", "e", *[name for _, name in extra]])
+
+
+def with_codes(q: Stmt, src: str, s: str, e: str) -> str:
+    """``src`` with new interval codes (SQL of its ``s``, ``e``), empty ones dropped."""
+    keep = [c for c in q.cols[src] if c not in ("s", "e")]
+    a = q.add(f"SELECT {', '.join([*keep, f'CAST({s} AS BIGINT) AS s', f'CAST({e} AS BIGINT) AS e'])} FROM {src}", keep + ["s", "e"])
+    return q.add(f"SELECT * FROM {a} WHERE s < e", keep + ["s", "e"])
+
+
+def shift_sql(w) -> tuple:
+    """``<a,b>`` becomes ``<a+d1, b+d2>``; an end is closed when both are (the
+    columnar executor's shift_codes, as SQL on the codes)."""
+    d1, d2, c1, c2 = w
+    s2 = int64(NEG) if d1 == NEG_INF else (
+        f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) + {int64(d1)}) + ((s & 1) | {0 if c1 else 1}) END")
+    e2 = int64(POS) if d2 == POS_INF else (
+        f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) + {int64(d2)}) + ((e & 1) & {1 if c2 else 0}) END")
+    return s2, e2
+
+
+def box_sql(w) -> tuple:
+    """``<a,b>`` becomes ``<a-w1, b-w2>`` (box_codes of the columnar executor)."""
+    w1, w2, c1, c2 = w
+    if w1 == NEG_INF:
+        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE {int64(POS)} END"
+    else:
+        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) - {int64(w1)}) + ((s & 1) & {1 if c1 else 0}) END"
+    if w2 == POS_INF:
+        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE {int64(NEG)} END"
+    else:
+        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) - {int64(w2)}) + ((e & 1) | {0 if c2 else 1}) END"
+    return s2, e2

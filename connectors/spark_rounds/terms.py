@@ -1,0 +1,69 @@
+"""A run's term columns as SQL: their types and the program's constants.
+
+The classes (classes.py) say number, string or boolean; a run fixes how
+each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a decimal
+term occurs; strings as strings, or as 64-bit codes (string_codes.py).
+A constant is written in its column's type, so that a comparison never
+goes through one of Spark's implicit casts.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from chronolog.language.booleans import Boolean
+
+from .classes import BOOL, NUM, STR, decimal_digits
+from .fragment import NotRelational
+from .sql import hex_string, int64
+from .string_codes import code_literal
+
+
+def decimal_text(v) -> str:
+    """The exact decimal text of a rational with a finite expansion."""
+    k = decimal_digits(v)
+    q = Fraction(v) * 10**k
+    digits = str(abs(q.numerator)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return ("-" if q < 0 else "") + body
+
+
+class TermTypes:
+    """The term columns of every predicate (``classes``: ``{pred: [class
+    per argument]}``) and how a class is stored in this run."""
+
+    def __init__(self, classes: dict, num_type):
+        self.classes = classes
+        self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
+        # string terms as codes (see string_codes.py): set by the setup,
+        # cleared by the load when two strings share a code
+        self.str_codes = False
+
+    def arity(self, pred: str) -> int:
+        return len(self.classes.get(pred) or [])
+
+    def term_type(self, c):
+        from pyspark.sql import types as T
+
+        if c == STR and self.str_codes:
+            return T.LongType()
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
+
+    def sql_type(self, c) -> str:
+        return self.term_type(c).simpleString()
+
+    def const(self, v) -> str:
+        """A constant term as SQL of its column's type."""
+        from pyspark.sql import types as T
+
+        if type(v) is Boolean or type(v) is bool:
+            return "true" if v else "false"
+        if type(v) in (int, Fraction):
+            if isinstance(self.num_type, T.LongType):
+                if not -(2**63) <= int(v) < 2**63:
+                    raise NotRelational(f"the number {v} is beyond 64-bit integers")
+                return int64(int(v))
+            return f"CAST({decimal_text(v)}BD AS {self.num_type.simpleString()})"
+        if self.str_codes:
+            return code_literal(v)
+        return hex_string(v)

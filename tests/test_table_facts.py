@@ -403,3 +403,87 @@ def test_facts_of_every_kind_together(tmp_path):
     outs = {e: run(program, facts, e) for e in ("rows", "auto", "columns")}
     agree("mixed", outs)
     assert outs["rows"].holds("reading(s2, 99)@[5,6]")
+
+
+# ------------------------------------------------------------ a keyed Spark task's input (issue 12)
+
+
+def _task_output(job, wide):
+    """The lanes and the reported kinds of one task of a keyed run
+    (connectors/distributed.py), run here, outside Spark."""
+    from chronolog.connectors import distributed as dist
+
+    got = []
+
+    class Report:
+        def add(self, v):
+            got.append(v)
+
+    batches = list(dist.make_task(job, Report())(iter(wide.to_batches())))
+    assert not got[0]["errors"], got[0]["errors"]
+    return pa.Table.from_batches(batches) if batches else None, got[0]["kinds"]
+
+
+def _task_job(program, inputs, outputs, calendar=None, csv=()):
+    """A keyed run's job for tables ``{pred: table}`` (each term column its
+    own slot of the wide table) and the wide table itself."""
+    names, arrays, specs = ["__in"], [], []
+    n = sum(t.num_rows for t in inputs.values())
+    at = 0
+    for i, (pred, table) in enumerate(inputs.items()):
+        terms = [c for c in table.schema.names if c not in ("start", "end", "start_closed", "end_closed")]
+        where = {}
+        for c in table.schema.names:
+            slot = f"_{pred}_{c}"
+            where[c] = slot
+            col = table.column(c).combine_chunks()
+            arrays.append((slot, at, col))
+        for c in ("start_closed", "end_closed"):
+            if c not in where:
+                where[c] = f"_{pred}_{c}"
+                arrays.append((where[c], at, pa.array([True] * table.num_rows)))
+        specs.append((pred, terms, where))
+        at += table.num_rows
+    cols = {"__in": pa.array([i for i, t in enumerate(inputs.values()) for _ in range(t.num_rows)], pa.int32())}
+    for slot, start, col in arrays:
+        cols[slot] = pa.concat_arrays([pa.nulls(start, col.type), col, pa.nulls(n - start - len(col), col.type)])
+    job = {
+        "program": chronolog.load_program(program), "horizon": None, "inputs": specs, "outputs": outputs,
+        "csv": {p: {} for p in csv}, "fail_first": False, "window": None, "calendar": calendar,
+        "timestamps": False, "sources": {}, "partitions": 1,
+    }
+    return job, pa.table(cols)
+
+
+@pytest.mark.parametrize("engine", ["columns", "auto"])
+def test_a_keyed_task_reads_typed_tables_straight_into_columns(engine, monkeypatch):
+    """A task's typed inputs go to columns (no ``table_to_rows``), with the
+    same lanes and kinds as their rows' reading."""
+    from chronolog.connectors import arrow, distributed as dist
+
+    table, program, _ = _large()
+    maint = pa.table({"sensor": ["s1", "s2"], "start": [100, 300], "end": [200, 400]})
+    n = table.num_rows
+    table = table.append_column("ts", pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(seconds=i) for i in range(n)], pa.timestamp("us", tz="UTC")))
+    program = PROGRAM.replace("reading(S, V)", "reading(S, V, T)") + "late(S, T) :- reading(S, V, T), V > 98.\n"
+    outputs = [("hot", ["c0"]), ("warn", ["c0"]), ("late", ["c0", "c1"])]
+    job, wide = _task_job(program, {"reading": table, "maintenance": maint}, outputs)
+    if engine == "auto":
+        monkeypatch.setattr(dist, "task_engine", lambda rows, parts: None)
+    monkeypatch.setenv("CHRONOLOG_ENGINE", "")
+    saved = dist.typed_columns
+    monkeypatch.setattr(dist, "typed_columns", lambda *a: None)  # the rows' reading
+    want = _task_output(job, wide)
+    monkeypatch.setattr(dist, "typed_columns", saved)
+    seen = []
+    real = arrow.table_to_rows
+
+    def spy(t, pred="?", *a, **k):
+        seen.append(pred)
+        return real(t, pred, *a, **k)
+
+    monkeypatch.setattr(arrow, "table_to_rows", spy)
+    got = _task_output(job, wide)
+    assert "reading" not in seen  # (the small maintenance table is read as rows on auto)
+    assert got[1] == want[1]
+    assert got[0].equals(want[0])

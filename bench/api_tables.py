@@ -21,6 +21,13 @@ wall and CPU seconds (``time.process_time``, every thread) per call, best
 and median; the answers of all sides are compared as sets of facts.
 ``--before DIR`` adds a side with the chronolog package in DIR (an export
 of another branch laid out as installed).
+
+``--workload sensors`` times chronolog alone (this tree and ``--before``)
+on the keyed sensor program of ``bench/spark_sensors.py`` (windows and
+negation; no SQL peer written for it): ``--sensors`` x ``--readings``
+readings built once per child as an Arrow table, a pandas or a Polars
+DataFrame (``--format``), then per call ``reason(program, {"reading":
+frame, "maintenance": frame})`` and every output as an Arrow table.
 """
 
 from __future__ import annotations
@@ -74,6 +81,27 @@ def duckdb_call(d: Path) -> dict:
     return out
 
 
+def sensor_frames(sensors: int, readings: int, fmt: str) -> dict:
+    from spark_sensors import data
+
+    reading, maint = data(sensors, readings)
+    if fmt == "pandas":
+        return {"reading": reading.to_pandas(), "maintenance": maint.to_pandas()}
+    if fmt == "polars":
+        import polars as pl
+
+        return {"reading": pl.from_arrow(reading), "maintenance": pl.from_arrow(maint)}
+    return {"reading": reading, "maintenance": maint}
+
+
+def sensors_call(frames: dict) -> dict:
+    import chronolog
+    from spark_sensors import PROGRAM
+
+    model = chronolog.reason(PROGRAM, frames)
+    return {p: model.to_arrow(p) for p in ("alarm", "warn", "quiet")}
+
+
 def answers(tables: dict) -> set:
     out = set()
     for p, t in tables.items():
@@ -85,11 +113,12 @@ def answers(tables: dict) -> set:
     return out
 
 
-def serve(side: str, d: Path, answers_path: Path) -> None:
-    """A child: one untimed call, then one timed call per ``call`` line."""
+def serve(side: str, d, answers_path: Path) -> None:
+    """A child: one untimed call, then one timed call per ``call`` line
+    (``d``: the four rules' data directory, or the sensors' frames)."""
     import pyarrow.parquet as pq
 
-    run = chronolog_call if side == "chronolog" else duckdb_call
+    run = sensors_call if side == "sensors" else chronolog_call if side == "chronolog" else duckdb_call
     run(d)
     print(json.dumps({"ready": True}), flush=True)
     got = None
@@ -118,29 +147,42 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--before", metavar="DIR", help="also time chronolog from the package in DIR")
+    ap.add_argument("--workload", choices=("four", "sensors"), default="four")
+    ap.add_argument("--format", choices=("arrow", "pandas", "polars"), default="arrow", help="sensors: the frames' kind")
+    ap.add_argument("--sensors", type=int, default=5000)
+    ap.add_argument("--readings", type=int, default=100)
     ap.add_argument("--serve", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     ap.add_argument("--answers", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve:
-        serve(args.serve, Path(args.data), Path(args.answers))
+        if args.serve == "sensors":
+            import chronolog  # noqa: F401  (the tree's, before bench/ goes on the path)
+
+            serve("sensors", sensor_frames(args.sensors, args.readings, args.format), Path(args.answers))
+        else:
+            serve(args.serve, Path(args.data), Path(args.answers))
         return 0
     from four_rules import dataset
 
-    d = dataset(args.facts, args.seed)
+    sensors = args.workload == "sensors"
+    d = Path(".") if sensors else dataset(args.facts, args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="api_tables_"))
-    sides = [("chronolog", "chronolog", None), ("duckdb", "duckdb", None)]
+    first = "sensors" if sensors else "chronolog"
+    sides = [("chronolog", first, None)] + ([] if sensors else [("duckdb", "duckdb", None)])
     if args.before:
-        sides.insert(1, ("chronolog before", "chronolog", os.path.abspath(args.before)))
+        sides.insert(1, ("chronolog before", first, os.path.abspath(args.before)))
     children = {}
     for label, side, tree in sides:
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
         if tree:
             env["PYTHONPATH"] = os.pathsep.join([tree] + [p for p in [env.get("PYTHONPATH")] if p])
         cmd = [sys.executable, __file__, "--serve", side, "--data", str(d), "--answers", str(tmp / label.replace(" ", "_"))]
+        cmd += ["--sensors", str(args.sensors), "--readings", str(args.readings), "--format", args.format]
         children[label] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         _reply(child)
-    print(f"four rules, {args.facts} facts as Arrow tables ({d}); load {os.getloadavg()[0]:.1f}", flush=True)
+    what = f"keyed sensors, {args.sensors * args.readings} readings as {args.format}" if sensors else f"four rules, {args.facts} facts as Arrow tables ({d})"
+    print(f"{what}; load {os.getloadavg()[0]:.1f}", flush=True)
     results = {label: [] for label, _, _ in sides}
     labels = list(results)
     for k in range(args.repeat):
@@ -161,15 +203,16 @@ def main(argv=None) -> int:
     for label in labels:
         where = tmp / label.replace(" ", "_")
         got[label] = answers({p.stem: pq.read_table(p) for p in sorted(where.glob("*.parquet"))})
-    same = all(got[label] == got["duckdb"] for label in labels)
-    print(f"  answers: {len(got['duckdb'])} facts, the same on every side: {same}")
+    same = all(got[label] == got[labels[-1]] for label in labels)
+    print(f"  answers: {len(got[labels[-1]])} facts, the same on every side: {same}")
     best = {k: (min(r["wall"] for r in rs), min(r["cpu"] for r in rs)) for k, rs in results.items()}
     med = {k: (statistics.median(r["wall"] for r in rs), statistics.median(r["cpu"] for r in rs)) for k, rs in results.items()}
     for label in labels:
         print(f"  {label:17s} best {best[label][0]:.2f} s wall / {best[label][1]:.2f} s CPU; median {med[label][0]:.2f} s / {med[label][1]:.2f} s")
-    for label in labels:
-        if label != "duckdb":
-            print(f"  {label} / DuckDB: {best[label][0] / best['duckdb'][0]:.2f}x wall, {best[label][1] / best['duckdb'][1]:.2f}x CPU (best)")
+    ref = "chronolog before" if sensors else "duckdb"
+    for label in labels if ref in best else []:
+        if label != ref:
+            print(f"  {label} / {ref}: {best[label][0] / best[ref][0]:.2f}x wall, {best[label][1] / best[ref][1]:.2f}x CPU (best)")
     return 0 if same else 1
 
 

@@ -164,15 +164,16 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     Tables the columns cannot take whole (a null, a timestamp, an unbounded
     end, number text, ...) and lists of rows are read as rows, predicate by
     predicate in the dict's order, so the first bad value is reported as
-    the rows' reading reports it.  A value already read into columns (a
-    FactColumns: a Spark task's tables) is taken as it is."""
+    the rows' reading reports it.  Values already read (a FactColumns or
+    a FactRows: a Spark task's tables, connectors/distributed.py) are taken
+    as they are."""
     if isinstance(facts, FactRows):
         return None
     from chronolog import frames
     from chronolog.language.fact_columns import FactColumns
 
     if isinstance(facts, dict):
-        if min_rows is None and not any(isinstance(v, FactColumns) for v in facts.values()):
+        if min_rows is None and not any(isinstance(v, (FactColumns, FactRows)) for v in facts.values()):
             return None  # (the rows' reading of them all)
     elif min_rows is None or not frames.is_frame(facts):
         return None
@@ -188,6 +189,9 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
                 columns.append(items)
             else:
                 rest.merge(items.rows())
+            continue
+        if isinstance(items, FactRows):
+            rest.merge(items)
             continue
         if min_rows is not None and _is_table(items):
             arguments.check_predicate_name(pred)
@@ -217,7 +221,10 @@ def _table_columns(table, pred: str, calendar, min_rows: int):
         return None  # exact rationals as text, read as numbers: the rows' reading
     from chronolog.connectors.table_columns import read_table_columns
 
-    return read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows)
+    fc = read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows)
+    if fc is not None:
+        fc.in_memory = True
+    return fc
 
 
 def _with_shapes(extra: FactRows, columns) -> FactRows:

@@ -323,7 +323,10 @@ def typed_columns(table, pred: str, calendar, min_rows: int):
         from chronolog.connectors.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)
-    return read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows)
+    fc = read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows)
+    if fc is not None:
+        fc.in_memory = True
+    return fc
 
 
 def task_facts(parts: dict):

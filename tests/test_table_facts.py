@@ -487,3 +487,15 @@ def test_a_keyed_task_reads_typed_tables_straight_into_columns(engine, monkeypat
     assert "reading" not in seen  # (the small maintenance table is read as rows on auto)
     assert got[1] == want[1]
     assert got[0].equals(want[0])
+
+
+def test_auto_runs_columns_from_the_table_threshold():
+    """Tables read straight into columns choose the columnar executor on
+    auto from AUTO_MIN_TABLE_FACTS facts (a warm process: far faster than rows)."""
+    from chronolog.engine.columns.evaluator import AUTO_MIN_TABLE_FACTS
+
+    big = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_MIN_TABLE_FACTS)})
+    assert "columns" in big.evaluator.executors.values()
+    small = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_ROWS)})
+    assert set(small.evaluator.executors.values()) == {"rows"}
+    assert small.evaluator.given_columns  # (read as columns all the same)

@@ -366,12 +366,12 @@ def test_a_model_that_repeats_forever():
         assert got.repeating("tick") == rows.repeating("tick")
 
 
-def test_exact_rationals_read_back_from_pandas():
+def test_exact_rationals_read_back_from_pandas(every_size):
     """A model's frame read back as facts: ``X_exact`` columns (decimals
     straight to columns; rationals such as 1/3 as text, which the rows read)."""
     from fractions import Fraction
 
-    n = AUTO_ROWS
+    n = 300
     facts = {
         "d": [((f"k{i % 3}", Fraction(i % 7, 4)), (i, i + 1)) for i in range(n)],
         "r": [((f"k{i % 3}", Fraction(i % 7, 3)), (i, i + 1)) for i in range(n)],

@@ -155,15 +155,18 @@ def _coalesce(rel: str, keys: str) -> str:
       SELECT {keys}, min(s) AS s, max(e) AS e FROM g GROUP BY {keys}, grp)"""
 
 
-def peer_sql(d: Path, fmt: str) -> list:
-    """The statements of the peer, in order (each result a table)."""
+def peer_sql(d: Path, fmt: str, sources: dict | None = None) -> list:
+    """The statements of the peer, in order (each result a table);
+    ``sources``: ``{pred: name}`` of relations to read instead of the files
+    (Arrow tables registered with DuckDB: bench/api_tables.py)."""
     read = "read_parquet" if fmt == "parquet" else "read_csv_auto"
 
     def load(pred, keys):
+        src = sources[pred] if sources else f"{read}('{d / (pred + '.' + fmt)}')"
         return f"""CREATE TABLE {pred.lower()}0 AS
           SELECT {keys}, 2 * "start" + CASE WHEN start_closed THEN 0 ELSE 1 END AS s,
                          2 * "end" - CASE WHEN end_closed THEN 0 ELSE 1 END AS e
-          FROM {read}('{d / (pred + "." + fmt)}')"""
+          FROM {src}"""
 
     return [
         load("A", "x, y"),

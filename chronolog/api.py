@@ -155,6 +155,78 @@ def _read_columns(paths, dialect: str, calendar=None):
     return out
 
 
+def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
+    """``{pred: table}`` facts (Arrow tables and record batches, pandas and
+    Polars DataFrames; or one frame with a ``pred`` column) read straight
+    into columns (connectors/table_columns.py): ``(list of FactColumns,
+    FactRows of the rest)``, or None for other kinds of facts.  ``min_rows``:
+    the smallest table read so (None: none is, as for ``engine="rows"``).
+    Tables the columns cannot take whole (a null, a timestamp, an unbounded
+    end, number text, ...) and lists of rows are read as rows, predicate by
+    predicate in the dict's order, so the first bad value is reported as
+    the rows' reading reports it.  Values already read (a FactColumns or
+    a FactRows: a Spark task's tables, connectors/distributed.py) are taken
+    as they are."""
+    if isinstance(facts, FactRows):
+        return None
+    from chronolog import frames
+    from chronolog.language.fact_columns import FactColumns
+
+    if isinstance(facts, dict):
+        if min_rows is None and not any(isinstance(v, (FactColumns, FactRows)) for v in facts.values()):
+            return None  # (the rows' reading of them all)
+    elif min_rows is None or not frames.is_frame(facts):
+        return None
+    from chronolog import arguments
+
+    arguments.check_facts(facts)
+    if not isinstance(facts, dict):
+        facts = frames.split_by_pred(facts)
+    columns, rest = [], FactRows()
+    for pred, items in facts.items():
+        if isinstance(items, FactColumns):
+            if min_rows is not None:
+                columns.append(items)
+            else:
+                rest.merge(items.rows())
+            continue
+        if isinstance(items, FactRows):
+            rest.merge(items)
+            continue
+        if min_rows is not None and _is_table(items):
+            arguments.check_predicate_name(pred)
+            table = frames.as_table(items, pred)
+            fc = _table_columns(table, pred, calendar, min_rows)
+            if fc is not None:
+                columns.append(fc)
+                continue
+            if not frames.has_exact_columns(table):  # (read as it is: converted once)
+                items = table
+        rest.merge(load_facts({pred: items}, dialect, calendar))
+    return columns, rest
+
+
+def _is_table(x) -> bool:
+    """An Arrow table or record batch, or a pandas or Polars DataFrame."""
+    mod, name = type(x).__module__, type(x).__name__
+    if mod.startswith("pyarrow"):
+        return name in ("Table", "RecordBatch")
+    return name == "DataFrame" and mod.startswith(("pandas", "polars"))
+
+
+def _table_columns(table, pred: str, calendar, min_rows: int):
+    """One table (:func:`chronolog.frames.as_table`'s) as a FactColumns, or
+    None when the rows' reading applies."""
+    if (table.schema.metadata or {}).get(b"chronolog.numeric_text"):
+        return None  # exact rationals as text, read as numbers: the rows' reading
+    from chronolog.connectors.table_columns import read_table_columns
+
+    fc = read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows)
+    if fc is not None:
+        fc.in_memory = True
+    return fc
+
+
 def _with_shapes(extra: FactRows, columns) -> FactRows:
     """``extra`` plus one row per predicate of ``columns``: what planning
     reads of the given facts (their arities and where they are)."""
@@ -418,15 +490,21 @@ class Reasoner:
         # (not for existential rules: their chase runs on rows and names its
         # nulls past every label the given facts use)
         direct = self.engine != "rows" and not explain and not _has_existentials(prog)
+        from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+
+        min_rows = AUTO_MIN_ROWS if self.engine == "auto" else 0
         columns = _fact_columns(facts, dialect, prog.calendar) if direct else None
-        extra = load_facts(None if columns else facts, dialect, prog.calendar)
+        # large tables given as facts as columns too (connectors/table_columns.py);
+        # not where LARS tuple windows count the input rows
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and not getattr(prog, "tuple_windows", None) else None)
+        if tables is not None:
+            columns, extra = tables
+        else:
+            extra = load_facts(None if columns else facts, dialect, prog.calendar)
         from chronolog.connectors.bindings import load_bound_inputs
 
         # large bound CSV files as columns too (connectors/csv_columns.py)
         bound = [] if direct else None
-        from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
-
-        min_rows = AUTO_MIN_ROWS if self.engine == "auto" else 0
         extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
         if bound:
             columns = (columns or []) + bound

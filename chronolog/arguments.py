@@ -45,7 +45,8 @@ def check_facts(facts) -> None:
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
     if _is_table(facts):
-        names = facts.columns if hasattr(facts, "columns") else facts.schema.names
+        # (an Arrow table's ``columns`` are its arrays, not their names)
+        names = facts.schema.names if type(facts).__module__.startswith("pyarrow") else facts.columns
         if "pred" in list(names):  # one table of every predicate (Model.to_pandas() of all)
             return
         raise ArgumentError(

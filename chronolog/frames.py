@@ -235,6 +235,13 @@ def as_table(frame, pred: str = "?"):
     return table
 
 
+def has_exact_columns(table) -> bool:
+    """Whether ``table`` has an ``X_exact`` column beside ``X`` (which
+    :func:`as_table` would still replace)."""
+    names = set(table.schema.names)
+    return any(n.endswith(EXACT) and n[: -len(EXACT)] in names for n in names)
+
+
 def table_rows(frame, pred: str, calendar=None) -> list:
     """``(terms, interval)`` rows of a frame given as facts (see :func:`as_table`)."""
     from chronolog.connectors.arrow import table_to_rows

@@ -225,6 +225,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     for n in term_names:
         if table.column(n).null_count:
             _null_term(table, n, pred)
+        _refuse_nested(table.column(n).type, n, pred)
     reader = _ExactColumns(table, pred, calendar)
     cols = [reader.column(n, False) for n in term_names]
     n = table.num_rows
@@ -427,6 +428,19 @@ def refuse_nan_times(frame, pred: str) -> None:
         if missing.any():
             i = int(missing.nonzero()[0][0])
             raise _nan_time(pred, name, i, " (in pandas, a nullable Int64 or object column holds None for an unbounded end)")
+
+
+def _refuse_nested(typ, name: str, pred: str) -> None:
+    """Lists, structs, maps and bytes are no constants of the engine."""
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+
+    if pa.types.is_nested(typ) or pa.types.is_binary(typ) or pa.types.is_large_binary(typ) or pa.types.is_fixed_size_binary(typ):
+        raise DataError(
+            f"{pred}: the column {name} holds values of type {typ}, which are not constants",
+            hint="an argument is a string, a number, a boolean or a date: convert or drop the column",
+        )
 
 
 def _null_term(table, name: str, pred: str):

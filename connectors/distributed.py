@@ -298,6 +298,55 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     return out
 
 
+def direct_min_rows(engine):
+    """From how many rows a task reads a typed input table straight into
+    columns, as ``reason`` reads a table given as facts (chronolog/api.py):
+    None when the task runs on rows (``CHRONOLOG_ENGINE=rows``)."""
+    from chronolog.api import _engine_choice
+    from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+
+    choice = _engine_choice(engine)
+    return None if choice == "rows" else 0 if choice == "columns" else AUTO_MIN_ROWS
+
+
+def typed_columns(table, pred: str, calendar, min_rows: int):
+    """A task's input table of a typed source (not CSV text) as a
+    FactColumns (connectors/table_columns.py), or None when the rows'
+    reading (:func:`csv_rows`) applies.  On a numeric timeline the
+    timestamps and dates become exact seconds first, as ``csv_rows`` makes
+    them (``table_to_rows(timestamps="seconds")`` is that conversion, then
+    the reading): the same values either way."""
+    from chronolog.language import ast
+    from chronolog.connectors.table_columns import read_table_columns
+
+    if calendar is None:
+        from chronolog.connectors.timestamps import numbers_for_times
+
+        table = numbers_for_times(table, pred)
+    fc = read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows)
+    if fc is not None:
+        fc.in_memory = True
+    return fc
+
+
+def task_facts(parts: dict):
+    """A task's facts for ``reason``: ``{pred: [FactColumns or rows]}`` ->
+    ``{pred: FactColumns or FactRows}`` (a predicate read from several
+    inputs, some as rows, is all rows)."""
+    from chronolog.language.fact_columns import FactColumns
+
+    out = {}
+    for pred, got in parts.items():
+        if len(got) == 1 and isinstance(got[0], FactColumns):
+            out[pred] = got[0]
+            continue
+        rows = []
+        for g in got:
+            rows.extend(g.pred_rows(pred) if isinstance(g, FactColumns) else g)
+        out[pred] = fact_rows({pred: rows})
+    return out
+
+
 def task_engine(rows: int, partitions: int):
     """The executor a task runs: the one the whole run would get.
 
@@ -542,6 +591,8 @@ def make_task(job: dict, report):
                 report.add({"kinds": {}, "errors": [], "parts": {part: b""}})
             return
         try:
+            engine = task_engine(wide.num_rows, job.get("partitions", 1))
+            min_rows = direct_min_rows(engine)
             facts = {}
             which = wide.column("__in")
             for i, (pred, terms, where) in enumerate(job["inputs"]):
@@ -551,10 +602,16 @@ def make_task(job: dict, report):
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
                 with named_source(pred, job["sources"]):
-                    facts.setdefault(pred, []).extend(
-                        csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
-                    )
-            model = reason(job["program"], fact_rows(facts), horizon=job["horizon"], engine=task_engine(wide.num_rows, job.get("partitions", 1)))
+                    fc = None
+                    if pred not in job["csv"] and min_rows is not None:
+                        fc = typed_columns(t, pred, job["calendar"], min_rows)
+                    if fc is not None:  # straight into columns: no Python row per fact
+                        facts.setdefault(pred, []).append(fc)
+                    else:
+                        facts.setdefault(pred, []).append(
+                            csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
+                        )
+            model = reason(job["program"], task_facts(facts), horizon=job["horizon"], engine=engine)
             out, kinds = [], {}
             for index, (pred, names) in enumerate(job["outputs"]):
                 fs = in_seconds(output_facts(model, pred, job.get("window")), job["calendar"])

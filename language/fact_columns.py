@@ -230,6 +230,10 @@ class FactColumns:
         self.share = True
         self.time_memo: dict = {}
         self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
+        # read from a table in memory (given to reason, or a Spark task's
+        # input), not from a file: the auto executor choice counts them
+        # apart (engine/columns/evaluator.py, AUTO_MIN_TABLE_FACTS)
+        self.in_memory = False
 
     @classmethod
     def of_table(cls, pred: str, cols, lo, hi, lc, hc, where):

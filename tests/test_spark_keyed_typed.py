@@ -1,0 +1,148 @@
+"""A keyed Spark run over typed inputs of every kind gives the embedded
+model (marked ``spark``).  The tasks read typed tables straight into the
+columnar executor's columns where those can take them (connectors/
+distributed.py ``typed_columns``) and as rows otherwise (number text,
+unbounded ends, decimal times, a predicate also given in the program):
+the answers are the driver's either way, on both executors.
+"""
+
+import datetime as dt
+from contextlib import contextmanager
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+pytestmark = pytest.mark.spark
+
+N = 24_000  # two tasks of about 12,000 rows: past AUTO_MIN_ROWS each
+
+PROGRAM = """
+hot(S) :- reading(S, V, F, P, R, D, T), V > 70.
+flagged(S, D) :- reading(S, V, #T, P, R, D, T), V > 90.
+pricey(S, P) :- <->[0,2] reading(S, V, F, P, R, D, T), P > 9.5.
+ratio(S, R) :- reading(S, V, F, P, R, D, T), R > 0.9.
+stamped(S, T) :- reading(S, V, F, P, R, D, T), V == 99.
+alarm(S) :- [-][0,3] hot(S), not maintenance(S).
+pinged(S, C) :- ping(S, C), hot(S).
+spanned(S) :- span(S), hot(S).
+opened(S) :- [-][0,5] open(S).
+timed(S) :- tick(S), <->[0,60] hot(S).
+reading(s1, 80, #F, 1.5, 0.25, "x", 7)@[0,1].
+@output("hot"). @output("flagged"). @output("pricey"). @output("ratio"). @output("stamped").
+@output("alarm"). @output("pinged"). @output("spanned"). @output("opened"). @output("timed").
+"""
+KEYS = {"reading": 0, "maintenance": 0, "ping": 0, "span": 0, "open": 0, "tick": 0}
+
+
+def _inputs():
+    day = dt.date(2024, 1, 1)
+    reading = pa.table(
+        {
+            "sensor": pa.array([f"s{i % 50}" for i in range(N)]),
+            "value": pa.array([((i % 50) * 7 + i // 500) % 100 for i in range(N)], pa.int64()),
+            "flag": pa.array([i % 3 == 0 for i in range(N)]),
+            "price": pa.array([Decimal(i % 1000) / 100 for i in range(N)], pa.decimal128(6, 2)),
+            "ratio": pa.array([(i % 17) / 16 for i in range(N)], pa.float64()),
+            "day": pa.array([day + dt.timedelta(days=i % 5) for i in range(N)], pa.date32()),
+            "t": pa.array([i % 11 for i in range(N)], pa.int32()),
+            "start": pa.array([i // 50 for i in range(N)], pa.int64()),
+            "end": pa.array([i // 50 + 1 for i in range(N)], pa.int64()),
+            "end_closed": pa.array([i % 4 != 0 for i in range(N)]),
+        }
+    )
+    maint = pa.table({"sensor": ["s1", "s7"], "start": [10, 100], "end": [50, 200]})
+    ping = pa.table(  # float times
+        {"sensor": [f"s{i % 50}" for i in range(N)], "code": pa.array([i % 3 for i in range(N)], pa.int32()),
+         "start": [i / 40 for i in range(N)], "end": [i / 40 + 0.5 for i in range(N)]}
+    )
+    span = pa.table(  # decimal times: the rows' reading
+        {"sensor": [f"s{i % 50}" for i in range(N)], "start": pa.array([Decimal(i) / 4 for i in range(N)], pa.decimal128(8, 2)),
+         "end": pa.array([Decimal(i) / 4 + 1 for i in range(N)], pa.decimal128(8, 2))}
+    )
+    opened = pa.table({"sensor": ["s3", "s4"], "start": [5, 9], "end": pa.array([None, 20], pa.int64())})  # unbounded
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    tick = pa.table(  # timestamps on a numeric timeline: seconds since the epoch
+        {"sensor": [f"s{i % 50}" for i in range(N)],
+         "start": pa.array([epoch + dt.timedelta(seconds=i // 50) for i in range(N)], pa.timestamp("us", tz="UTC")),
+         "end": pa.array([epoch + dt.timedelta(seconds=i // 50 + 2) for i in range(N)], pa.timestamp("us", tz="UTC"))}
+    )
+    return {"reading": reading, "maintenance": maint, "ping": ping, "span": span, "open": opened, "tick": tick}
+
+
+@contextmanager
+def _worker_engine(spark, engine):
+    """``CHRONOLOG_ENGINE`` in the Python workers of the jobs run meanwhile."""
+    env = spark.sparkContext.environment
+    old = env.get("CHRONOLOG_ENGINE")
+    env["CHRONOLOG_ENGINE"] = engine
+    try:
+        yield
+    finally:
+        if old is None:
+            env.pop("CHRONOLOG_ENGINE", None)
+        else:
+            env["CHRONOLOG_ENGINE"] = old
+
+
+def test_the_workers_see_the_engine_set(spark):
+    """(What the next test relies on: a bad engine name fails the tasks.)"""
+    from chronolog.connectors import spark as cs
+    from chronolog.language.errors import ChronologError
+
+    small = {p: spark.createDataFrame(t.slice(0, 10)) for p, t in _inputs().items()}
+    with _worker_engine(spark, "bogus"), pytest.raises(ChronologError, match="unknown engine"):
+        cs.reason(spark, PROGRAM, small, distributed=True, key=KEYS, partitions=2, arrow=True)
+
+
+@pytest.mark.parametrize("engine", ["auto", "columns", "rows"])
+def test_typed_inputs_of_every_kind_give_the_embedded_model(spark, engine):
+    from chronolog.connectors import spark as cs
+
+    tables = _inputs()
+    frames = {p: spark.createDataFrame(t) for p, t in tables.items()}
+    with _worker_engine(spark, engine):
+        out = cs.reason(spark, PROGRAM, frames, distributed=True, key=KEYS, partitions=2, arrow=True)
+    driver = cs.reason(spark, PROGRAM, tables, arrow=True)  # the embedded engine, on the driver
+    for p in driver:
+        assert out[p].schema == driver[p].schema, p
+        assert sorted(out[p].to_pylist(), key=repr) == sorted(driver[p].to_pylist(), key=repr), p
+    assert all(driver[p].num_rows for p in ("hot", "flagged", "pricey", "ratio", "stamped", "alarm", "pinged", "spanned", "opened", "timed"))
+
+
+def test_the_tasks_read_typed_inputs_straight_into_columns(spark, monkeypatch):
+    """Inside the tasks (Spark's own Arrow types), the typed tables that
+    the columns can take are never read as Python rows: a task that reads
+    one so fails the run."""
+    from chronolog.connectors import distributed as dist
+    from chronolog.connectors import spark as cs
+
+    real = dist.make_task
+
+    def make_task(job, report):
+        task = real(job, report)
+
+        def checked(batches):
+            from chronolog.connectors import arrow
+
+            rows_reader = arrow.table_to_rows
+
+            def refuse(t, pred="?", *a, **k):
+                if pred in ("reading", "ping", "tick", "maintenance") and t.num_rows > 1:  # (the program's one reading: rows)
+                    raise AssertionError(f"{pred} was read as Python rows in a task")
+                return rows_reader(t, pred, *a, **k)
+
+            arrow.table_to_rows = refuse
+            try:
+                yield from task(batches)
+            finally:
+                arrow.table_to_rows = rows_reader
+
+        return checked
+
+    monkeypatch.setattr(dist, "make_task", make_task)
+    tables = _inputs()
+    frames = {p: spark.createDataFrame(t) for p, t in tables.items()}
+    with _worker_engine(spark, "columns"):
+        out = cs.reason(spark, PROGRAM, frames, distributed=True, key=KEYS, partitions=2, arrow=True)
+    assert out["hot"].num_rows and out["pinged"].num_rows and out["timed"].num_rows

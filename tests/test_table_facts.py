@@ -1,0 +1,501 @@
+"""Facts given as tables (``reason(program, {pred: table})`` with Arrow
+tables, record batches, pandas and Polars DataFrames, or one frame with a
+``pred`` column) go straight into the columnar executor's columns
+(connectors/table_columns.py) when the columns can take them, and to rows
+otherwise.  Either way: the model the rows executor gives for the same
+table (every predicate, exact typed terms and intervals, the text and the
+Arrow output), and the same error text for bad tables.
+
+Random typed tables (strings, ints, booleans, floats, decimals; integer,
+float or date times; open and closed ends, sometimes unbounded), several
+predicates, some given as lists of rows or in the program, over random
+small programs (tests/strategies.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.api import Reasoner
+from differential import agree, run
+from strategies import cases
+
+pl = pytest.importorskip("polars")
+pd = pytest.importorskip("pandas")
+
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=40)
+
+TERMS = {
+    "str": (pa.string(), st.sampled_from(["a", "b", "c"])),
+    "int": (pa.int64(), st.sampled_from([-1, 0, 1, 2])),
+    "bool": (pa.bool_(), st.booleans()),
+    "float": (pa.float64(), st.sampled_from([0.5, 1.0, 2.25, -0.0, 0.1])),
+    "decimal": (pa.decimal128(5, 2), st.sampled_from([Decimal("0.5"), Decimal("1.25"), Decimal("2"), Decimal("-0.3")])),
+}
+EPOCH = dt.date(2024, 1, 1)
+AUTO_ROWS = 12_000  # past AUTO_MIN_ROWS: auto reads such tables straight into columns
+
+
+@st.composite
+def tables(draw, pred: str, arity: int, time: str):
+    """One predicate's facts as an Arrow table of typed columns ``c0..``,
+    ``start``, ``end`` and (sometimes) the closedness columns."""
+    kinds = [draw(st.sampled_from(sorted(TERMS))) for _ in range(arity)]
+    n = draw(st.integers(1, 6))
+    cols = {f"c{i}": pa.array([draw(TERMS[k][1]) for _ in range(n)], TERMS[k][0]) for i, k in enumerate(kinds)}
+    starts, ends, lcs, hcs = [], [], [], []
+    for _ in range(n):
+        lo = draw(st.integers(-2, 6)) if time != "float" else draw(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 0.1]))
+        length = draw(st.sampled_from([0, 1, 2, 3] if time != "float" else [0.0, 0.5, 1.0, 2.0]))
+        lc, hc = (True, True) if length == 0 else (draw(st.booleans()), draw(st.booleans()))
+        starts.append(lo)
+        ends.append(lo + length)
+        lcs.append(lc)
+        hcs.append(hc)
+    if draw(st.integers(0, 9)) == 0:  # an unbounded end: the rows' reading
+        ends[0] = None
+        hcs[0] = False
+    if time == "date":
+        typ = pa.date32()
+        starts = [EPOCH + dt.timedelta(days=x) for x in starts]
+        ends = [None if x is None else EPOCH + dt.timedelta(days=x) for x in ends]
+    else:
+        typ = pa.int64() if time == "int" else pa.float64()
+    cols["start"] = pa.array(starts, typ)
+    cols["end"] = pa.array(ends, typ)
+    closed = draw(st.sampled_from(["both", "end", "none"]))
+    if closed == "both":
+        cols["start_closed"] = pa.array(lcs, pa.bool_())
+    if closed in ("both", "end"):
+        cols["end_closed"] = pa.array(hcs, pa.bool_())
+    elif not all(lcs) or not all(hcs):
+        cols["start_closed"] = pa.array(lcs, pa.bool_())
+        cols["end_closed"] = pa.array(hcs, pa.bool_())
+    return pa.table(cols)
+
+
+def _arities(program: str) -> dict:
+    """The arity of each given predicate ``e0..e2`` the program reads."""
+    out = {}
+    for m in re.finditer(r"\b(e\d)(\(([^()]*)\))?", program):
+        out.setdefault(m.group(1), len(m.group(3).split(",")) if m.group(3) else 0)
+    return out
+
+
+@st.composite
+def table_cases(draw):
+    """``(program, {pred: table}, list predicates, horizon)``."""
+    case = draw(cases(negation=draw(st.booleans()), recursion=draw(st.integers(0, 3)) == 0, max_arity=3))
+    time = draw(st.sampled_from(["int", "int", "float", "date"]))
+    arities = _arities(case.program)
+    arities.setdefault("e9", draw(st.integers(0, 3)))  # a predicate no rule reads
+    facts = {p: draw(tables(p, a, "int" if time == "float" and draw(st.booleans()) else time)) for p, a in sorted(arities.items())}
+    as_lists = {p for p in facts if draw(st.integers(0, 3)) == 0}
+    program = case.program
+    if time == "date":
+        program = '@timeGranularity("days").\n' + program
+    elif draw(st.booleans()):
+        program += "\n" + case.facts  # the program's own facts beside the tables
+    return program, facts, as_lists, case.horizon
+
+
+def _rows(table, pred, calendar=None):
+    """The table as a list of ``(terms, interval)`` rows (dates where the
+    program's timeline is dates, as a user gives them)."""
+    import math
+
+    from chronolog.frames import table_rows
+
+    rows = table_rows(table, pred, calendar)
+    if calendar is None:
+        return rows
+
+    def point(x):
+        return x if x in (math.inf, -math.inf) else calendar.datetime(x)
+
+    return [(t, (point(lo), point(hi), lc, hc)) for t, (lo, hi, lc, hc) in rows]
+
+
+def _as(fmt: str, table):
+    if fmt == "arrow":
+        return table
+    if fmt == "batch":
+        return table.combine_chunks().to_batches()[0] if table.num_rows else table
+    if fmt == "pandas":
+        return table.to_pandas()
+    return pl.from_arrow(table)
+
+
+@pytest.fixture
+def every_size(monkeypatch):
+    """The direct path and the columnar executor on small tables too
+    (auto takes them from AUTO_MIN_ROWS rows and AUTO_MIN_FILE_FACTS facts)."""
+    from chronolog.connectors import csv_columns
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(csv_columns, "AUTO_MIN_ROWS", 0)
+    monkeypatch.setattr(evaluator, "AUTO_MIN_FILE_FACTS", 0)
+
+
+@settings(**SETTINGS)
+@given(drawn=table_cases(), fmt=st.sampled_from(["arrow", "batch", "pandas", "polars"]))
+def test_tables_give_the_rows_model(every_size, drawn, fmt):
+    program, tables_, as_lists, horizon = drawn
+    calendar = chronolog.load_program(program).calendar
+    facts = {}
+    for pred, table in tables_.items():
+        facts[pred] = _rows(table, pred, calendar) if pred in as_lists else _as(fmt, table)
+    want = run(program, facts, "rows", horizon)
+    outs = {"rows": want}
+    for engine in ("columns", "auto"):
+        outs[f"{fmt}/{engine}"] = run(program, facts, engine, horizon)
+    text = f"{program}\nFACTS ({fmt}; as lists: {sorted(as_lists)}):\n" + "\n".join(f"{p}:\n{t}" for p, t in tables_.items())
+    agree(text, outs)
+
+
+@settings(**SETTINGS)
+@given(drawn=table_cases())
+def test_one_frame_of_every_predicate(every_size, drawn):
+    """A frame with a ``pred`` column (Model.to_pandas() of all predicates)."""
+    program, tables_, _, horizon = drawn
+    calendar = chronolog.load_program(program).calendar
+    m = chronolog.reason(program, {p: _rows(t, p, calendar) for p, t in tables_.items()}, engine="rows", horizon=horizon)
+    given_preds = [p for p in sorted(tables_) if m.facts(p) and not m.repeating(p)]
+    if not given_preds:
+        return
+    whole = m.to_arrow(given_preds) if m.is_finite else None
+    if whole is None:
+        return
+    outs = {"rows": run(program, whole, "rows", horizon)}
+    for fmt in ("arrow", "pandas", "polars"):
+        frame = whole if fmt == "arrow" else m.to_pandas(given_preds) if fmt == "pandas" else m.to_polars(given_preds)
+        for engine in ("columns", "auto"):
+            outs[f"{fmt}/{engine}"] = run(program, frame, engine, horizon)
+    agree(f"{program}\n{whole}", outs)
+
+
+# ------------------------------------------------------------ the path taken
+
+
+def _sensor_table(n: int):
+    return pa.table(
+        {
+            "sensor": [f"s{i % 97}" for i in range(n)],
+            "value": [i % 100 for i in range(n)],
+            "start": list(range(n)),
+            "end": [i + 1 for i in range(n)],
+            "end_closed": [False] * n,
+        }
+    )
+
+
+PROGRAM = """hot(S) :- reading(S, V), V > 70.
+warn(S) :- <->[0,10] hot(S), not maintenance(S).
+"""
+
+
+@pytest.fixture
+def no_rows_reading(monkeypatch):
+    """Reading a table as Python rows fails the test."""
+    from chronolog import frames
+    from chronolog.connectors import arrow
+
+    def refuse(*a, **k):
+        raise AssertionError("a table was read as Python rows")
+
+    monkeypatch.setattr(arrow, "table_to_rows", refuse)
+    monkeypatch.setattr(frames, "table_rows", refuse)
+
+
+@functools.lru_cache(maxsize=None)
+def _large():
+    """A table large enough for auto's columnar executor, and its model on rows."""
+    from chronolog.engine.columns.evaluator import AUTO_MIN_FILE_FACTS
+
+    table = _sensor_table(AUTO_MIN_FILE_FACTS + 1000)
+    program = PROGRAM + "maintenance(s1)@[100,200].\n"
+    return table, program, chronolog.reason(program, {"reading": table}, engine="rows")
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "batch", "pandas", "polars", "one frame"])
+@pytest.mark.parametrize("engine", ["auto", "columns"])
+def test_large_tables_go_straight_to_columns(fmt, engine, monkeypatch):
+    """No Python row per fact (the speed of ``reason(program, {pred:
+    table})``): reading a table as rows fails the test."""
+    table, program, want = _large()
+    facts = table.add_column(0, "pred", pa.array(["reading"] * table.num_rows)) if fmt == "one frame" else {"reading": _as(fmt, table)}
+    from chronolog import frames
+    from chronolog.connectors import arrow
+
+    def refuse(*a, **k):
+        raise AssertionError("a table was read as Python rows")
+
+    monkeypatch.setattr(arrow, "table_to_rows", refuse)
+    monkeypatch.setattr(frames, "table_rows", refuse)
+    r = Reasoner(program, facts, engine=engine)
+    assert "columns" in r.evaluator.executors.values()
+    assert r.model.to_text() == want.to_text()
+    for p in ("hot", "warn"):
+        assert r.model.to_arrow(p).equals(want.to_arrow(p))
+
+
+def test_direct_and_row_reading_agree_on_a_large_table():
+    table = _sensor_table(20_000)
+    maint = pa.table({"sensor": ["s1", "s5"], "start": [100, 300], "end": [200, 400]})
+    facts = {"reading": table, "maintenance": maint}
+    rows = chronolog.reason(PROGRAM, facts, engine="rows")
+    for engine in ("auto", "columns"):
+        got = chronolog.reason(PROGRAM, facts, engine=engine)
+        assert got.to_text() == rows.to_text()
+        for p in ("hot", "warn", "reading", "maintenance"):
+            assert got.to_arrow(p).equals(rows.to_arrow(p)), p
+
+
+# ------------------------------------------------------------ errors
+
+
+def _bad(kind: str):
+    """A table past AUTO_MIN_ROWS (so auto tries the columns) with one bad
+    cell, and the form to give it in."""
+    n = 12_000
+    cols = {"k": [f"k{i % 7}" for i in range(n)], "v": [float(i % 5) for i in range(n)], "start": list(range(n)), "end": [i + 2 for i in range(n)]}
+    at = n - 3
+    if kind == "null term":
+        cols["k"][at] = None
+    elif kind == "nan term":
+        cols["v"][at] = float("nan")
+    elif kind == "empty interval":
+        cols["end"][at] = cols["start"][at] - 1
+    elif kind == "empty open interval":
+        cols["end"][at] = cols["start"][at]
+        cols["end_closed"] = [i != at for i in range(n)]
+    elif kind == "null closedness":
+        cols["start_closed"] = [None if i == at else True for i in range(n)]
+    elif kind == "text time":
+        cols["start"] = [str(x) for x in cols["start"]]
+        cols["start"][at] = "soon"
+    elif kind == "timestamp times":
+        cols["start"] = [dt.datetime(2024, 1, 1) + dt.timedelta(hours=x) for x in cols["start"]]
+        cols["end"] = [dt.datetime(2024, 1, 1) + dt.timedelta(hours=x) for x in cols["end"]]
+    elif kind == "no end":
+        del cols["end"]
+    elif kind == "list column":
+        cols["v"] = [[1, 2]] * n
+    return pa.table(cols)
+
+
+BAD = ["null term", "nan term", "empty interval", "empty open interval", "null closedness", "text time", "timestamp times", "no end", "list column"]
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "pandas", "polars"])
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_tables_get_the_rows_error(kind, fmt):
+    table = _bad(kind)
+    try:
+        frame = _as(fmt, table)
+    except Exception:  # (a type the library does not take)
+        return
+    outs = {e: run("q(K) :- r(K, V), V > 1.", {"r": frame}, e) for e in ("rows", "auto", "columns")}
+    if kind != "null closedness":  # (a null closedness is closed)
+        assert isinstance(outs["rows"], str), outs["rows"]
+    agree(f"{kind} ({fmt})", outs)
+
+
+def test_nan_times_of_a_pandas_frame():
+    df = _bad("null term").to_pandas()
+    df["k"] = "k"
+    df["start"] = df["start"].astype(float)
+    df.loc[11_000, "start"] = float("nan")
+    texts = {e: run("q(K) :- r(K, V).", {"r": df}, e) for e in ("rows", "auto", "columns")}
+    assert "NaN" in texts["rows"] and len(set(texts.values())) == 1, texts
+
+
+def test_the_first_bad_predicate_is_reported_first():
+    """Predicates are read in the dict's order, whichever way each is read."""
+    good = _bad("none")
+    facts = {"r": _bad("null term"), "s": good, "7x": good}
+    texts = {e: run("q(K) :- r(K, V), s(K, V).", facts, e) for e in ("rows", "auto", "columns")}
+    assert "null" in texts["rows"] and len(set(texts.values())) == 1, texts
+    facts = {"s": good, "7x": good, "r": _bad("null term")}
+    texts = {e: run("q(K) :- r(K, V), s(K, V).", facts, e) for e in ("rows", "auto", "columns")}
+    assert "predicate name" in texts["rows"] and len(set(texts.values())) == 1, texts
+
+
+@pytest.mark.parametrize("fact", ["r(k1)@1.", "r(k1, 2, 3)@1."])
+def test_arity_beside_the_program_facts(fact):
+    facts = {"r": _bad("none")}
+    texts = {e: run(f"q(K) :- r(K, V).\n{fact}", facts, e) for e in ("rows", "auto", "columns")}
+    assert "argument" in texts["rows"] and len(set(texts.values())) == 1, texts
+
+
+# ------------------------------------------------------------ what reads the given rows later
+
+
+def test_add_proof_and_explain_after_table_facts():
+    table, program, want = _large()
+    r = Reasoner(program, {"reading": table}, engine="columns")
+    rows = Reasoner(program, {"reading": table}, engine="rows")
+    assert r.model.to_text() == rows.model.to_text()
+    hot = r.model.facts("hot")[0]
+    fact = f"hot({hot[0][0]})@[{hot[1][0]},{hot[1][0]}]"
+    assert str(r.model.proof(fact)) == str(rows.model.proof(fact))
+    assert r.model.explain(fact) == rows.model.explain(fact)
+    new = [(("s1", 99), (10**6, 10**6 + 1, True, False))]
+    assert r.add({"reading": new}).to_text() == rows.add({"reading": new}).to_text()
+    assert r.model.holds(f"hot(s1)@{10**6}")
+
+
+def test_a_model_that_repeats_forever():
+    """No horizon and a recursion through time: the given columns become rows."""
+    table = _sensor_table(AUTO_ROWS)
+    program = "tick(S) :- reading(S, V), V > 98.\ntick(S) :- <->[100000,100000] tick(S).\n"
+    rows = chronolog.reason(program, {"reading": table}, engine="rows")
+    for engine in ("auto", "columns"):
+        got = chronolog.reason(program, {"reading": table}, engine=engine)
+        assert not got.is_finite
+        assert got.to_text() == rows.to_text()
+        assert got.repeating("tick") == rows.repeating("tick")
+
+
+def test_exact_rationals_read_back_from_pandas(every_size):
+    """A model's frame read back as facts: ``X_exact`` columns (decimals
+    straight to columns; rationals such as 1/3 as text, which the rows read)."""
+    from fractions import Fraction
+
+    n = 300
+    facts = {
+        "d": [((f"k{i % 3}", Fraction(i % 7, 4)), (i, i + 1)) for i in range(n)],
+        "r": [((f"k{i % 3}", Fraction(i % 7, 3)), (i, i + 1)) for i in range(n)],
+    }
+    program = "q(K, N) :- d(K, N), N > 1.\nt(K, N) :- r(K, N), N > 1."
+    m = chronolog.reason(program, facts, engine="rows")
+    for fmt in ("pandas", "polars"):
+        given_ = {p: (m.to_pandas(p) if fmt == "pandas" else m.to_polars(p)) for p in ("d", "r")}
+        assert "c1_exact" in list(given_["r"].columns)
+        outs = {"rows": run(program, given_, "rows")}
+        for engine in ("auto", "columns"):
+            outs[f"{fmt}/{engine}"] = run(program, given_, engine)
+        agree(fmt, outs)
+        assert outs["rows"].facts("q") == m.facts("q") and outs["rows"].facts("t") == m.facts("t")
+
+
+def test_facts_of_every_kind_together(tmp_path):
+    """Columns, rows, the program's facts and a bound file, mixed."""
+    import pyarrow.parquet as pq
+
+    table = _sensor_table(AUTO_ROWS)
+    pq.write_table(_sensor_table(AUTO_ROWS).slice(0, AUTO_ROWS // 2), tmp_path / "more.parquet")
+    program = (
+        f'@bind("reading", "parquet", "{tmp_path}", "more.parquet").\n'
+        + PROGRAM
+        + "maintenance(s1)@[100,200].\nreading(s2, 99)@[5, 7).\n"
+    )
+    facts = {"reading": table, "maintenance": [(("s3",), (0, 50))], "other": table.slice(0, 20)}
+    outs = {e: run(program, facts, e) for e in ("rows", "auto", "columns")}
+    agree("mixed", outs)
+    assert outs["rows"].holds("reading(s2, 99)@[5,6]")
+
+
+# ------------------------------------------------------------ a keyed Spark task's input (issue 12)
+
+
+def _task_output(job, wide):
+    """The lanes and the reported kinds of one task of a keyed run
+    (connectors/distributed.py), run here, outside Spark."""
+    from chronolog.connectors import distributed as dist
+
+    got = []
+
+    class Report:
+        def add(self, v):
+            got.append(v)
+
+    batches = list(dist.make_task(job, Report())(iter(wide.to_batches())))
+    assert not got[0]["errors"], got[0]["errors"]
+    return pa.Table.from_batches(batches) if batches else None, got[0]["kinds"]
+
+
+def _task_job(program, inputs, outputs, calendar=None, csv=()):
+    """A keyed run's job for tables ``{pred: table}`` (each term column its
+    own slot of the wide table) and the wide table itself."""
+    names, arrays, specs = ["__in"], [], []
+    n = sum(t.num_rows for t in inputs.values())
+    at = 0
+    for i, (pred, table) in enumerate(inputs.items()):
+        terms = [c for c in table.schema.names if c not in ("start", "end", "start_closed", "end_closed")]
+        where = {}
+        for c in table.schema.names:
+            slot = f"_{pred}_{c}"
+            where[c] = slot
+            col = table.column(c).combine_chunks()
+            arrays.append((slot, at, col))
+        for c in ("start_closed", "end_closed"):
+            if c not in where:
+                where[c] = f"_{pred}_{c}"
+                arrays.append((where[c], at, pa.array([True] * table.num_rows)))
+        specs.append((pred, terms, where))
+        at += table.num_rows
+    cols = {"__in": pa.array([i for i, t in enumerate(inputs.values()) for _ in range(t.num_rows)], pa.int32())}
+    for slot, start, col in arrays:
+        cols[slot] = pa.concat_arrays([pa.nulls(start, col.type), col, pa.nulls(n - start - len(col), col.type)])
+    job = {
+        "program": chronolog.load_program(program), "horizon": None, "inputs": specs, "outputs": outputs,
+        "csv": {p: {} for p in csv}, "fail_first": False, "window": None, "calendar": calendar,
+        "timestamps": False, "sources": {}, "partitions": 1,
+    }
+    return job, pa.table(cols)
+
+
+@pytest.mark.parametrize("engine", ["columns", "auto"])
+def test_a_keyed_task_reads_typed_tables_straight_into_columns(engine, monkeypatch):
+    """A task's typed inputs go to columns (no ``table_to_rows``), with the
+    same lanes and kinds as their rows' reading."""
+    from chronolog.connectors import arrow, distributed as dist
+
+    table, program, _ = _large()
+    maint = pa.table({"sensor": ["s1", "s2"], "start": [100, 300], "end": [200, 400]})
+    n = table.num_rows
+    table = table.append_column("ts", pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(seconds=i) for i in range(n)], pa.timestamp("us", tz="UTC")))
+    program = PROGRAM.replace("reading(S, V)", "reading(S, V, T)") + "late(S, T) :- reading(S, V, T), V > 98.\n"
+    outputs = [("hot", ["c0"]), ("warn", ["c0"]), ("late", ["c0", "c1"])]
+    job, wide = _task_job(program, {"reading": table, "maintenance": maint}, outputs)
+    if engine == "auto":
+        monkeypatch.setattr(dist, "task_engine", lambda rows, parts: None)
+    monkeypatch.setenv("CHRONOLOG_ENGINE", "")
+    saved = dist.typed_columns
+    monkeypatch.setattr(dist, "typed_columns", lambda *a: None)  # the rows' reading
+    want = _task_output(job, wide)
+    monkeypatch.setattr(dist, "typed_columns", saved)
+    seen = []
+    real = arrow.table_to_rows
+
+    def spy(t, pred="?", *a, **k):
+        seen.append(pred)
+        return real(t, pred, *a, **k)
+
+    monkeypatch.setattr(arrow, "table_to_rows", spy)
+    got = _task_output(job, wide)
+    assert "reading" not in seen  # (the small maintenance table is read as rows on auto)
+    assert got[1] == want[1]
+    assert got[0].equals(want[0])
+
+
+def test_auto_runs_columns_from_the_table_threshold():
+    """Tables read straight into columns choose the columnar executor on
+    auto from AUTO_MIN_TABLE_FACTS facts (a warm process: far faster than rows)."""
+    from chronolog.engine.columns.evaluator import AUTO_MIN_TABLE_FACTS
+
+    big = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_MIN_TABLE_FACTS)})
+    assert "columns" in big.evaluator.executors.values()
+    small = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_ROWS)})
+    assert set(small.evaluator.executors.values()) == {"rows"}
+    assert small.evaluator.given_columns  # (read as columns all the same)

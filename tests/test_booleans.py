@@ -217,6 +217,27 @@ def test_the_error_of_a_max_over_a_boolean_and_a_number_is_one_text():
     assert texts == {"<program>:1:27: data error: cannot compute max() of [1, #F]: the values must be comparable"}
 
 
+def test_two_groups_that_cannot_be_aggregated_give_one_error_whatever_the_order():
+    # found by the differential tests: two groups each hold a number beside
+    # #T, and the error named the group each executor met first (the
+    # columnar executor hands the stratum it falls back on over in its own
+    # order): now the first group in term order, on both, for either order
+    # of the facts
+    program = (
+        "in0(S, W, D, V)@[Lo, Hi) :- price(S, D, V), W = floor(D / 2), Lo = W * 2, Hi = Lo + 2.\n"
+        "r0(S, W, X) :- in0(S, W, D, V), X = max(V).\n"
+    )
+    facts = [(("s", 2, 8), (2, 3, True, False)), (("s", 3, True), (3, 4, True, False)),
+             (("s", 4, True), (4, 5, True, False)), (("s", 5, 9), (5, 6, True, False))]
+    texts = set()
+    for engine in ("rows", "columns"):
+        for order in (facts, facts[::-1]):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason(program, {"price": order}, engine=engine)
+            texts.add(str(e.value))
+    assert texts == {"<program>:2:33: data error: cannot compute max() of [8, #T]: the values must be comparable"}
+
+
 def test_keyed_streams_key_a_boolean_apart_from_its_number():
     from chronolog.connectors.spark_keyed_stream import key_text
 

@@ -169,11 +169,17 @@ class AggregateNode(Node):
             else:
                 lst.append(iv)
         out = []
-        for key, per in groups.items():
-            # one binding may arrive with overlapping intervals (after a
-            # diamond): at each point it counts once
-            rows = [(b, iv) for b, ivs in per.items() for iv in (ivs if len(ivs) == 1 else coalesce(ivs))]
-            out.extend(self._group(key, rows))
+        try:
+            for key, per in groups.items():
+                out.extend(self._group(key, _rows_of(per)))
+        except DataError:
+            # groups come in the order their rows arrived, which differs
+            # between executors (the columnar one hands a stratum it falls
+            # back on over in its own order): the error is the first group's
+            # in term order, so every executor names the same values
+            for key in sorted(groups, key=lambda k: tuple(map(term_sort_key, k))):
+                self._group(key, _rows_of(groups[key]))
+            raise
         return out
 
     def _group(self, key, rows):
@@ -232,6 +238,12 @@ class AggregateNode(Node):
 
 
 _RUNNING = {"sum", "msum", "count", "mcount", "avg"}
+
+
+def _rows_of(per: dict) -> list:
+    """A group's ``(binding, interval)`` rows: one binding may arrive with
+    overlapping intervals (after a diamond), and at each point it counts once."""
+    return [(b, iv) for b, ivs in per.items() for iv in (ivs if len(ivs) == 1 else coalesce(ivs))]
 
 
 class _Running:

@@ -44,6 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from sides import alternating_calls, reply  # noqa: E402  (bench/sides.py)
 
 
 def read_tables(d: Path) -> dict:
@@ -134,13 +135,6 @@ def serve(side: str, d, answers_path: Path) -> None:
             pq.write_table(t.read_all() if hasattr(t, "read_all") else t, answers_path / f"{p}.parquet")
 
 
-def _reply(child) -> dict:
-    for line in child.stdout:
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError("a side ended early (its errors are above)")
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, default=500_000)
@@ -180,19 +174,14 @@ def main(argv=None) -> int:
         cmd = [sys.executable, __file__, "--serve", side, "--data", str(d), "--answers", str(tmp / label.replace(" ", "_"))]
         cmd += ["--sensors", str(args.sensors), "--readings", str(args.readings), "--format", args.format]
         children[label] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-        _reply(child)
+        reply(child)
     what = f"keyed sensors, {args.sensors * args.readings} readings as {args.format}" if sensors else f"four rules, {args.facts} facts as Arrow tables ({d})"
     print(f"{what}; load {os.getloadavg()[0]:.1f}", flush=True)
     results = {label: [] for label, _, _ in sides}
     labels = list(results)
-    for k in range(args.repeat):
-        for label in labels if k % 2 == 0 else labels[::-1]:
-            child = children[label]
-            child.stdin.write("call\n")
-            child.stdin.flush()
-            r = _reply(child)
-            results[label].append(r)
-            print(f"  {label:17s} call {k + 1}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU", flush=True)
+    for k, label, r in alternating_calls(children, labels, args.repeat):
+        results[label].append(r)
+        print(f"  {label:17s} call {k + 1}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU", flush=True)
     for child in children.values():
         child.stdin.write("quit\n")
         child.stdin.close()

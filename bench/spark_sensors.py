@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sides import alternating_calls, reply  # noqa: E402  (bench/sides.py)
 
 PROGRAM = """
 hot(S) :- reading(S, V), V > 70.
@@ -254,16 +256,6 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, i
     spark.stop()
 
 
-def _reply(child) -> dict:
-    """The child's next JSON line (a library may print other lines)."""
-    import json
-
-    for line in child.stdout:
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError("a Spark session process ended early (its errors are above)")
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=2000)
@@ -357,26 +349,21 @@ def main(argv=None):
             cmd += ["--tree", where]
             env["PYTHONPATH"] = os.pathsep.join([where] + [p for p in [env.get("PYTHONPATH")] if p])
         children[label] = child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-        warm = _reply(child)["warm"]  # one session starts at a time
+        warm = reply(child)["warm"]  # one session starts at a time
         print(f"  {label:10s} warm-up (workers start, import) {warm:8.2f} s", flush=True)
     labels = [label for label, _, _ in sides]
     results = {m: [] for m in labels}
-    for k in range(args.repeat):
-        for master in labels if k % 2 == 0 else labels[::-1]:
-            child = children[master]
-            child.stdin.write("call\n")
-            child.stdin.flush()
-            r = _reply(child)
-            results[master].append(r)
-            print(
-                f"  {master:10s} call {k + 1}: {r['wall']:.2f} s wall = reasoning stage {r['reasoning']:.2f} s "
-                f"+ the rest {r['wall'] - r['reasoning']:.2f} s ({len(r['jobs'])} Spark jobs: "
-                + ", ".join(f"{d:.2f}" for d in r["jobs"])
-                + f" s); CPU {r['cpu']:.2f} s, of it Python workers {r['python']} s; load {r['load']:.1f}\n"
-                f"{'':14s}serial CPU: driver Python {r['driver_py']:.3f} s + driver JVM {r['jvm']['driver']:.3f} s; "
-                f"beside it JIT {r['jvm']['jit']:.2f} s, GC {r['jvm']['gc']:.2f} s, executor threads {r['jvm']['executor']:.2f} s",
-                flush=True,
-            )
+    for k, master, r in alternating_calls(children, labels, args.repeat):
+        results[master].append(r)
+        print(
+            f"  {master:10s} call {k + 1}: {r['wall']:.2f} s wall = reasoning stage {r['reasoning']:.2f} s "
+            f"+ the rest {r['wall'] - r['reasoning']:.2f} s ({len(r['jobs'])} Spark jobs: "
+            + ", ".join(f"{d:.2f}" for d in r["jobs"])
+            + f" s); CPU {r['cpu']:.2f} s, of it Python workers {r['python']} s; load {r['load']:.1f}\n"
+            f"{'':14s}serial CPU: driver Python {r['driver_py']:.3f} s + driver JVM {r['jvm']['driver']:.3f} s; "
+            f"beside it JIT {r['jvm']['jit']:.2f} s, GC {r['jvm']['gc']:.2f} s, executor threads {r['jvm']['executor']:.2f} s",
+            flush=True,
+        )
     for child in children.values():
         child.stdin.write("quit\n")
         child.stdin.close()

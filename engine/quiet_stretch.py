@@ -59,6 +59,7 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
     reach = program_reach(plan.rules)
     lo_step, hi_step = step_iv[0], step_iv[1]
     margin = reach + 1
+    afar = tm.read_from_afar(plan)
     wide = WIDE * (reach + 1)
     events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
                      for x in iv[:2] if x not in (INF, -INF) and x <= hi_step})
@@ -71,7 +72,7 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
         if n - e <= wide:
             continue
         last = i == len(events) - 1
-        seg = _with_state(tm._inputs_before(core, n, lo - 2 * margin), state)
+        seg = _with_state(tm._inputs_before(core, n, lo - 2 * margin, afar), state)
         found = tm._search(plan, seg, {}, e, lo, reach, "blocking", out, max_span=(n - e) / 2)
         if found is None:
             continue  # no repetition yet: this gap stays part of the stretch
@@ -88,7 +89,7 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
     else:  # the last stretch had no repetition to jump: evaluate it up to the step's end
         if not jumped:
             return None
-        seg = _with_state(tm._inputs_before(core, INF, lo - 2 * margin), state)
+        seg = _with_state(tm._inputs_before(core, INF, lo - 2 * margin, afar), state)
         store = tm._store_of(seg)
         window = make(lo, hi_step, True, True) if lo != -INF else make(-INF, hi_step, False, True)
         ev = Evaluator(plan, store, window, "blocking")

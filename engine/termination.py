@@ -425,14 +425,27 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
 def _can_jump(plan, own) -> bool:
     """Whether the recursion reads its own predicates within a finite reach
     (an unbounded window over them reads all of the past, which a window of
-    the state does not hold)."""
+    the state does not hold), and nothing at an unbounded distance ahead
+    (``<+>[1,+inf) p`` at a time before a gap reads the facts after it,
+    which a stretch leaves out)."""
     from chronolog.planner.fragment import rule_reach
 
     for r in plan.rules:
         for pred, ahead, back in rule_reach(r):
             if pred in own and (ahead in (INF, -INF) or back in (INF, -INF)):
                 return False
+            if ahead in (INF, -INF):
+                return False
     return True
+
+
+def read_from_afar(plan) -> frozenset:
+    """The predicates a rule reads at an unbounded distance in the past
+    (``<->[1,+inf) p``): a stretch keeps every fact of theirs, however old,
+    since each one still holds such a body after any gap."""
+    from chronolog.planner.fragment import rule_reach
+
+    return frozenset(pred for r in plan.rules for pred, _, back in rule_reach(r) if back in (INF, -INF))
 
 
 def _forward_jumping(plan, core, own, strategy, out, reach):
@@ -467,12 +480,13 @@ def _forward_jumping(plan, core, own, strategy, out, reach):
     if not cuts:
         return None
     margin = reach + 1
+    afar = read_from_afar(plan)
     pieces = []  # (window, answer, repeating)
     lo, state, attempts, jumps = -INF, {}, 0, 0
     j = 0
     while True:
         e, n = (events[cuts[j]], events[cuts[j] + 1]) if j < len(cuts) else (events[-1], INF)
-        seg = _inputs_before(core, n, lo - 2 * margin)
+        seg = _inputs_before(core, n, lo - 2 * margin, afar)
         for p, atoms in state.items():
             rel = seg.setdefault(p, {})
             for t, ivs in atoms.items():
@@ -518,18 +532,20 @@ def _forward_jumping(plan, core, own, strategy, out, reach):
     return result, final_rep, info
 
 
-def _inputs_before(core, n, keep_from):
+def _inputs_before(core, n, keep_from, afar=frozenset()):
     """The inputs that start before ``n``, those holding at ``n`` held
     forever (so the inputs are quiet after their last event before ``n``);
     intervals ending before ``keep_from`` are left out (nothing from
-    ``keep_from + reach`` on reads them)."""
+    ``keep_from + reach`` on reads them), except those of the predicates in
+    ``afar``, read at an unbounded distance (:func:`read_from_afar`)."""
     out = {}
     for p, atoms in core.items():
         rel = {}
+        old = keep_from if p not in afar else -INF
         for t, ivs in atoms.items():
             kept = []
             for iv in ivs:
-                if iv[0] >= n or iv[1] < keep_from:
+                if iv[0] >= n or iv[1] < old:
                     continue
                 kept.append((iv[0], INF, iv[2], False) if iv[1] >= n else iv)
             if kept:

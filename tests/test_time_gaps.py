@@ -264,3 +264,29 @@ def test_a_stream_jumps_a_gap_before_a_fact_given_for_a_derived_predicate():
     assert far_rounds <= near_rounds + 60
     m = chronolog.reason(program + facts + _shift_facts(facts, 300 + d))
     assert m.to_text().splitlines() == ["p0(b)@[0,0]", "p0(b)@[1,+inf)", "p0(c)@[0.5,0.5]", "p0(c)@[1.5,+inf)"]
+
+
+@pytest.mark.parametrize("rule, want", [
+    # p1 from p0 at any distance before: p0@0 keeps it holding across the gap
+    ("p1(X) :- <->[1,+inf) p0(X).", ["p1(a)@[1,+inf)"]),
+    # ... or at any distance after: p0@150 makes it hold before the gap
+    ("p1(X) :- <+>[1,+inf) p0(X).", ["p1(a)@(-inf,149]"]),
+])
+def test_a_rule_reading_inputs_at_any_distance_sees_them_across_the_gap(rule, want):
+    """Found by the two-cluster property above: a recursion through time
+    (the Since rule) beside a rule reading its input with an unbounded
+    window.  Jumping the gap left out the inputs before the next stretch
+    (p1 lost [146.5,151)) and, for the future, those after it (p1 only
+    from 146.5): the stretches now keep every fact read from afar, and a
+    read without bound into the future is not jumped."""
+    program = "p1(X) :- p0(X) <S>[1,2.5] p1(X).\n" + rule
+    facts = "p0(a)@[0,0].\np0(a)@[150,150]."
+    m = chronolog.reason(program, facts)
+    assert m.to_text(["p1"]).splitlines() == want
+    bounded = chronolog.reason(program, facts, horizon=(-400, 550))
+    window = (-300, 450)
+    assert _norm(m.facts_within("p1", window)) == _norm(_clip(bounded.facts("p1"), window))
+    # the same on a stream: the clusters pushed one after the other
+    if "<->" in rule:
+        got, _ = _streamed(program, [("p0(a)@[0,0].", 40), ("p0(a)@[150,150].", 400)], ["p1"])
+        assert _stream_window(got, (0, 400)) == _stream_window({("p1", ("a",)): [(1, 1000, True, True)]}, (0, 400))

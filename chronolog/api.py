@@ -193,7 +193,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
         if isinstance(items, FactRows):
             rest.merge(items)
             continue
-        if min_rows is not None and _is_table(items):
+        if min_rows is not None and frames.is_table(items):
             arguments.check_predicate_name(pred)
             table = frames.as_table(items, pred)
             fc = _table_columns(table, pred, calendar, min_rows)
@@ -206,12 +206,15 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     return columns, rest
 
 
-def _is_table(x) -> bool:
-    """An Arrow table or record batch, or a pandas or Polars DataFrame."""
-    mod, name = type(x).__module__, type(x).__name__
-    if mod.startswith("pyarrow"):
-        return name in ("Table", "RecordBatch")
-    return name == "DataFrame" and mod.startswith(("pandas", "polars"))
+def direct_min_rows(engine: str):
+    """From how many rows a table (given as facts, bound, or a Spark task's
+    input) goes straight into columns for ``engine`` (a resolved choice):
+    None on rows, every table on columns, from AUTO_MIN_ROWS on auto."""
+    if engine == "rows":
+        return None
+    from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+
+    return AUTO_MIN_ROWS if engine == "auto" else 0
 
 
 def _table_columns(table, pred: str, calendar, min_rows: int):
@@ -221,10 +224,7 @@ def _table_columns(table, pred: str, calendar, min_rows: int):
         return None  # exact rationals as text, read as numbers: the rows' reading
     from chronolog.connectors.table_columns import read_table_columns
 
-    fc = read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows)
-    if fc is not None:
-        fc.in_memory = True
-    return fc
+    return read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows, in_memory=True)
 
 
 def _with_shapes(extra: FactRows, columns) -> FactRows:
@@ -490,9 +490,7 @@ class Reasoner:
         # (not for existential rules: their chase runs on rows and names its
         # nulls past every label the given facts use)
         direct = self.engine != "rows" and not explain and not _has_existentials(prog)
-        from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
-
-        min_rows = AUTO_MIN_ROWS if self.engine == "auto" else 0
+        min_rows = direct_min_rows(self.engine) or 0
         columns = _fact_columns(facts, dialect, prog.calendar) if direct else None
         # large tables given as facts as columns too (connectors/table_columns.py);
         # not where LARS tuple windows count the input rows

@@ -307,6 +307,15 @@ def is_frame(x) -> bool:
     return mod.startswith(("pandas", "polars", "pyarrow"))
 
 
+def is_table(x) -> bool:
+    """An Arrow table or record batch, or a pandas or Polars DataFrame (what
+    :func:`as_table` takes as one predicate's facts)."""
+    mod, name = type(x).__module__, type(x).__name__
+    if mod.startswith("pyarrow"):
+        return name in ("Table", "RecordBatch")
+    return name == "DataFrame" and mod.startswith(("pandas", "polars"))
+
+
 # ------------------------------------------------------------ notebooks
 def repr_html(model, sample: int = 5) -> str:
     """Per-predicate counts and the first facts of each (Jupyter)."""

@@ -302,11 +302,9 @@ def direct_min_rows(engine):
     """From how many rows a task reads a typed input table straight into
     columns, as ``reason`` reads a table given as facts (chronolog/api.py):
     None when the task runs on rows (``CHRONOLOG_ENGINE=rows``)."""
-    from chronolog.api import _engine_choice
-    from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+    from chronolog.api import _engine_choice, direct_min_rows as for_engine
 
-    choice = _engine_choice(engine)
-    return None if choice == "rows" else 0 if choice == "columns" else AUTO_MIN_ROWS
+    return for_engine(_engine_choice(engine))
 
 
 def typed_columns(table, pred: str, calendar, min_rows: int):
@@ -323,10 +321,7 @@ def typed_columns(table, pred: str, calendar, min_rows: int):
         from chronolog.connectors.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)
-    fc = read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows)
-    if fc is not None:
-        fc.in_memory = True
-    return fc
+    return read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows, in_memory=True)
 
 
 def task_facts(parts: dict):

@@ -25,17 +25,21 @@ from __future__ import annotations
 _TIME = ("start", "end", "start_closed", "end_closed")
 
 
-def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0):
+def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0, in_memory: bool = False):
     """The facts of ``pred`` in the Arrow ``table`` as a FactColumns, or
     None when the row reader must read it (see the module docstring);
     ``where``: the file's position for messages; ``min_rows``: None for
-    tables with fewer rows."""
+    tables with fewer rows; ``in_memory``: a table given in memory, not read
+    from a file (the executor's choice counts them apart, FactColumns.in_memory)."""
     import pyarrow as pa
 
     try:
-        return _read(table, pred, where, calendar, min_rows)
+        fc = _read(table, pred, where, calendar, min_rows)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
         return None  # (a cast that does not fit, e.g. uint64 beyond int64): the row reader
+    if fc is not None:
+        fc.in_memory = in_memory
+    return fc
 
 
 def _read(table, pred, where, calendar, min_rows):

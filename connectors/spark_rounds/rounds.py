@@ -85,9 +85,6 @@ class RoundStat:
 class Stats:
     rounds: list = field(default_factory=list)
 
-    def total_rounds(self) -> int:
-        return len(self.rounds)
-
 
 class Rounds:
     """One relational run: relations by predicate, strata in order.  The

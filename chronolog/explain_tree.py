@@ -107,14 +107,23 @@ class _Builder:
                 rest = [r for x in rest for r in subtract(x, [iv])]
         if not rest:
             return n
-        entries = [e for e in self.prov.get((pred, terms), ()) if e[4] < limit]
-        entries.sort(key=lambda e: e[4])
-        for e in entries:
-            if not rest:
+        entries = sorted((e for e in self.prov.get((pred, terms), ()) if e[4] < limit), key=lambda e: e[4])
+        chosen = []
+        while rest and entries:
+            # the derivation covering most of what is left: a recursion
+            # through time records one piece per round, each reaching
+            # further, and taking them in round order made the tree double
+            # with every round (each piece's own proof repeats the earlier
+            # ones); the widest piece covers them, and reads only facts
+            # derived before it (its seq), so the proof stays well founded
+            e = max(entries, key=lambda e: _coverage(e[0], rest))
+            if _coverage(e[0], rest) == (False, 0):
                 break
-            if any(intersect(e[0], r) is not None for r in rest):
-                n.steps.append(self.step(e))
-                rest = [r for x in rest for r in subtract(x, [e[0]])]
+            entries.remove(e)
+            chosen.append(e)
+            rest = [r for x in rest for r in subtract(x, [e[0]])]
+        for e in sorted(chosen, key=lambda e: e[4]):  # (shown in the order they were derived)
+            n.steps.append(self.step(e))
         if rest and not n.given and not n.steps:
             n.note = "no recorded derivation (aggregates and time groupings are not recorded)"
         return n
@@ -192,6 +201,13 @@ class _Builder:
                     iv, f"{self.fact_text(lit.pred, ts)}@{self.fmt(iv)}", child,
                 )
         return Literal(lit.describe(), None, "not found in the model")
+
+
+def _coverage(piece, rest) -> tuple:
+    """How much of ``rest`` (disjoint intervals) ``piece`` covers: whether it
+    meets it at all, then the total length (points count as 0, ±inf as inf)."""
+    parts = [x for r in rest if (x := intersect(piece, r)) is not None]
+    return (bool(parts), sum(float(x[1]) - float(x[0]) if x[1] != x[0] else 0.0 for x in parts))
 
 
 def _literal_text(lit, atom: str) -> str:

@@ -148,3 +148,16 @@ def test_cli_explain(tmp_path):
     assert json.loads(out)["steps"][0]["literals"][0]["proof"]["given"] == ["[1,2]"]
     bad = subprocess.run([sys.executable, "-m", "chronolog", "explain", str(prog), "q(a)@[9,10]"], capture_output=True, text=True)
     assert bad.returncode == 2 and "does not hold" in bad.stderr
+
+
+def test_a_recursion_through_time_has_a_proof_that_grows_with_its_rounds_not_doubles():
+    """Found by the random proofs above: p0 reaches 8 from -1 in steps of
+    under 0.5 (18 rounds); the proof took each round's piece in order, each
+    piece's own proof repeated the earlier ones, and the tree passed 2,000
+    facts with its leaves cut.  The widest piece covers the earlier ones."""
+    program = "p0(a) :- e1.\np0(X) :- <->(0,0.5) p0(X)."
+    model = chronolog.reason(program, "e1@[-1,-1].", horizon=(-1, 8))
+    assert model.to_text() == "p0(a)@[-1,8]"
+    assert check_proofs(model, ["p0"]) == 1
+    nodes = sum(1 for _ in leaves(model.proof("p0(a)@[-1,8]").root))
+    assert nodes <= 40, nodes

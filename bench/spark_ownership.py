@@ -346,12 +346,15 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
     peak_reason = peak_mb()
     groups = shuffle_by_group(spark.sparkContext)
     task_ms = groups["all"]["executorRunTime"] - before
+    # the load of the inputs (a job group of its own since the load was
+    # measured apart, stratum -1) is shown as the first "round"
+    phases = ([stats["load"]] if stats.get("load") is not None else []) + list(stats.get("rounds", []))
     spans = [(f"{r.stratum}.{r.round}", r.started, r.started + r.seconds)
-             for r in stats.get("rounds", []) if getattr(r, "started", None)]
+             for r in phases if getattr(r, "started", None)]
     slots = slot_timeline(spark.sparkContext, e0, e1, spans)
     idle = dict(zip((x[0] for x in spans), slots.pop("idle_per_span")))
     rounds = []
-    for r in stats.get("rounds", []):
+    for r in phases:
         g = groups.get(r.job_group, dict(jobs=0, stages=0, **dict.fromkeys(STAGE_FIELDS, 0)))
         rounds.append(dict(stratum=r.stratum, round=r.round, seconds=round(r.seconds, 2),
                            plan_s=round(getattr(r, "plan_seconds", 0), 2), delta=r.delta,
@@ -405,18 +408,20 @@ def show(label: str, r: dict, peak: float) -> None:
     print(f"{label}: reason {r['reason_s']} s, with output {r['total_s']} s; CPU driver "
           f"{r['driver_cpu_s']} s + JVM {r['jvm_cpu_s']} s = {cpu:.1f} s ({cpu / r['total_s']:.2f} cores busy); "
           f"load {r['load'][0]}->{r['load'][1]}; driver peak {peak} MB; "
-          f"{len(r['rounds'])} rounds, {sum(x['jobs'] for x in r['rounds'])} jobs ({r['path']})", file=sys.stderr, flush=True)
+          f"{sum(x['stratum'] != -1 for x in r['rounds'])} rounds, {sum(x['jobs'] for x in r['rounds'] if x['stratum'] != -1)} jobs in rounds ({r['path']})", file=sys.stderr, flush=True)
     for x in r["rounds"]:
-        print(f"    stratum {x['stratum']} round {x['round']}: {x['seconds']} s (plans {x['plan_s']} s), "
+        print(("    load of the inputs" if x["stratum"] == -1 else f"    stratum {x['stratum']} round {x['round']}")
+              + f": {x['seconds']} s (plans {x['plan_s']} s), "
               f"delta {x['delta']}, shuffle write {x['shuffle_write'] / 1e6:.2f} MB read {x['shuffle_read'] / 1e6:.2f} MB, "
               f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
               f"(CPU {x['task_cpu_s']} s)" + (f", no task running {x['idle_s']} s" if x.get("idle_s") is not None else ""),
               file=sys.stderr)
-    rs = sum(x["seconds"] for x in r["rounds"])
+    rounds = [x for x in r["rounds"] if x["stratum"] != -1]
+    rs = sum(x["seconds"] for x in rounds)
     print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all "
           f"(JVM garbage collection during tasks {r.get('gc_s', 0):.1f} s), "
-          f"{sum(x['task_s'] for x in r['rounds']):.1f} s in rounds; driver building plans in rounds "
-          f"{sum(x['plan_s'] for x in r['rounds']):.1f} s", file=sys.stderr, flush=True)
+          f"{sum(x['task_s'] for x in rounds):.1f} s in rounds; driver building plans in rounds "
+          f"{sum(x['plan_s'] for x in rounds):.1f} s", file=sys.stderr, flush=True)
     if "slots" in r:
         sl = r["slots"]
         print(f"    tasks running: none {sl['idle']} s (in jobs {sl['idle_in_jobs']} s, between jobs {sl['idle_between_jobs']} s), "

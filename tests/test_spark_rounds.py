@@ -236,6 +236,31 @@ def test_replaced_checkpoints_are_released(spark):
     assert 0 < len(new) <= len(stats["relations"]) + extra, (len(new), list(stats["relations"]))
 
 
+def test_relations_no_later_stratum_reads_are_released(spark):
+    """A relation that is not an output drops its checkpoint after the last
+    stratum that reads it (here the input after the recursion, and control,
+    read by a negation in the last stratum, only then): after the run only
+    the output's checkpoint holds data, and the answers are the embedded
+    engine's (a relation dropped too early could not be read)."""
+    sc = spark.sparkContext
+    program = """
+    control(X, Y) :- own(X, Y, S), S > 50.
+    control(X, Z) :- control(X, Y), control(Y, Z), X != Z.
+    recent(X, Y) :- <->[0,2] control(X, Y).
+    lost(X, Y) :- recent(X, Y), not control(X, Y).
+    @output("lost").
+    """
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 3 + i % 4, True, False)) for i in range(12)], ["owner", "company", "share"]
+    )
+    before = set(sc._jsc.getPersistentRDDs().keySet())
+    stats, model = check(spark, program, {"own": own})
+    assert model.facts("lost")
+    assert {"own", "control", "recent", "lost"} <= set(stats["relations"])
+    assert len(set(sc._jsc.getPersistentRDDs().keySet()) - before) == 1  # lost's, which the output reads
+    assert stats["load"].jobs == 1 and stats["load"].stratum == -1  # the load: one action, a job group of its own
+
+
 def test_session_starts_the_jvm_with_chronolog_settings(spark):
     """cs.session() starts the driver JVM with SESSION_DEFAULTS: the
     parallel collector is the one running, and Spark keeps 1000 generated

@@ -128,12 +128,13 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     rounds = prepare(spark, plan, inputs, horizon, window)
     try:
         try:
-            rounds.run(inputs)
+            rounds.run(inputs, keep=outputs)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
         if stats is not None:
             stats["path"] = "relational"
             stats["rounds"] = rounds.stats.rounds
+            stats["load"] = rounds.stats.load  # the load of the inputs: a RoundStat (stratum -1)
             stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
             stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
         w = rounds.grid.codes(window) if window is not None else None

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import count
 
-from chronolog.planner.ir import Scan
+from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
 from .catalog import Catalog, is_set
@@ -84,6 +84,7 @@ class RoundStat:
 @dataclass
 class Stats:
     rounds: list = field(default_factory=list)
+    load: RoundStat | None = None  # the load of the inputs (inputs.py), a job group of its own like a round
 
 
 class Rounds:
@@ -105,6 +106,7 @@ class Rounds:
         self.string_consts: list = []  # the program's string constants: in the dictionary too
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
+        self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -202,10 +204,45 @@ class Rounds:
                 (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
             ]
 
-    def run(self, inputs=()) -> None:
+    def load(self, inputs) -> None:
+        """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
+        own, timed like a round (stratum -1) in ``stats.load``."""
+        sc = self.spark.sparkContext
+        group = f"chronolog-load-{next(_GROUPS)}"
+        sc.setJobGroup(group, "load the inputs")
+        t0, started = time.perf_counter(), time.time()
+        try:
+            self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
+        finally:
+            sc.setJobGroup("chronolog", "")
+        jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+        self.stats.load = RoundStat(-1, 0, time.perf_counter() - t0, 0, group, jobs, 0.0, started)
+
+    def release_unread(self, done: int, keep) -> None:
+        """Drop the checkpoints of the relations that no stratum after
+        ``done`` reads and that are not among ``keep`` (the outputs, which
+        read their relation's checkpoint lazily).  Their blocks otherwise
+        stayed in the block manager until the JVM's collector freed their
+        plans, after the run: 130 MB of deserialized rows for the coalesced
+        input at 1M ownership facts, which every later collection copied or
+        marked (bench/README.md, "Ownership rounds: the load and the live
+        set")."""
+        later = {lit.pred for st in self.plan.strata if st.index > done for r in st.rules for lit in r.body
+                 if isinstance(lit, (Scan, NegScan))}
+        for pred, rel in self.relations.rels.items():
+            if pred in keep or pred in later or rel.df is None or pred in self._released:
+                continue
+            self.catalog.discard(rel.df)
+            self._old_facts.pop(pred, None)
+            self._released.add(pred)
+
+    def run(self, inputs=(), keep=None) -> None:
         """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
         order, all under :data:`ROUND_CONF` (restored after: the inputs'
-        checkpoints must keep their partitioning too)."""
+        checkpoints must keep their partitioning too).  ``keep``: the
+        predicates whose relations outlive the run (the outputs); every
+        other relation's checkpoint is dropped after the last stratum that
+        reads it (None: keep all)."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
         if not is_set(self.spark, PARTITIONS):
@@ -218,6 +255,8 @@ class Rounds:
             values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
         with _session_conf(self.spark, values, unset_after={PARTITIONS}):
             if inputs:
-                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
+                self.load(inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
+                if keep is not None:
+                    self.release_unread(st.index, set(keep))

@@ -19,7 +19,9 @@ group per round), the JVM's CPU per thread class (task slots, JIT
 compilers, garbage collector, the driver's Py4J threads, the rest; from
 /proc/<jvm>/task), the classes Spark generated and compiled, the seconds
 with no task running, one, or two or more (from every task's launch time
-and duration in the REST API's task list; per round too), then
+and duration in the REST API's task list; per round too; the load of the
+inputs is shown first, as a phase of its own), with ``--stages`` each
+phase's stages (tasks, rows and seconds per task, task CPU), then
 local[1]/local[2] with the most two task slots could give (Amdahl's law
 from the local[1] run).  ``--jvm tuned default`` runs each master with
 chronolog's session settings (``connectors.spark.SESSION_DEFAULTS``: JVM
@@ -116,6 +118,30 @@ def shuffle_by_group(sc) -> dict:
                 w[k] += stages[sid][k]
     out["all"] = {k: sum(st[k] for st in stages.values()) for k in STAGE_FIELDS}
     out["all"]["gc_ms"] = sum(x.get("totalGCTime", 0) for x in _rest(f"{base}/allexecutors"))
+    return out
+
+
+def stages_by_group(sc, groups) -> dict:
+    """``{job group: [stage]}`` for ``groups``: per stage its tasks, the rows
+    each read (input or shuffle) and its seconds, low and high, and the
+    stage's task CPU: a stage with one task, or one task far above the
+    others, runs on one slot whatever the master (``--stages``)."""
+    base = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}"
+    stages = {s["stageId"]: s for s in _rest(f"{base}/stages") if s.get("status") == "COMPLETE"}
+    out = {}
+    for j in sorted(_rest(f"{base}/jobs"), key=lambda j: j["jobId"]):
+        if j.get("jobGroup") not in groups:
+            continue
+        for sid in sorted(j["stageIds"]):
+            if sid not in stages:
+                continue
+            tl = _rest(f"{base}/stages/{sid}/{stages[sid]['attemptId']}/taskList?length=100000")
+            rows = [t["taskMetrics"]["inputMetrics"]["recordsRead"] + t["taskMetrics"]["shuffleReadMetrics"]["recordsRead"] for t in tl]
+            secs = [t.get("duration", 0) / 1e3 for t in tl]
+            out.setdefault(j["jobGroup"], []).append(dict(
+                stage=sid, tasks=len(tl), rows=(min(rows, default=0), max(rows, default=0)),
+                task_s=(round(min(secs, default=0), 2), round(max(secs, default=0), 2)),
+                cpu_s=round(stages[sid]["executorCpuTime"] / 1e9, 2), name=stages[sid]["name"].split(" at ")[0]))
     return out
 
 
@@ -287,7 +313,7 @@ def load_rounds(path: str):
     return mod
 
 
-def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None, jvm="tuned") -> dict:
+def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None, jvm="tuned", stages=False) -> dict:
     t0 = time.perf_counter()
     from chronolog.connectors import spark as cs
     from chronolog.connectors import spark_rounds
@@ -315,14 +341,14 @@ def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=F
     peak_session = peak_mb()
     # the version before fusing numbers its job groups per run, so a second
     # run in its session would mix the rounds of both: it runs once
-    runs = [measured_run(spark, cs, data, out_dir) for _ in range(repeat if label.startswith("fused") else 1)]
+    runs = [measured_run(spark, cs, data, out_dir, stages) for _ in range(repeat if label.startswith("fused") else 1)]
     spark.stop()
     # the first run's figures (a fresh JVM, as a one-off command), and the later runs' in the same session
     return dict(master=master, aqe=aqe, code=label, jvm=jvm, session_s=round(t_session, 2), peak_after_session_mb=round(peak_session, 1),
                 driver_peak_mb=round(peak_mb(), 1), **runs[0], later=runs[1:])
 
 
-def measured_run(spark, cs, data: str, out_dir: str) -> dict:
+def measured_run(spark, cs, data: str, out_dir: str, stages=False) -> dict:
     """One reasoning run and the write of its outputs, with its figures."""
     before = shuffle_by_group(spark.sparkContext)["all"]
     before, gc_before = before["executorRunTime"], before["gc_ms"]
@@ -362,6 +388,10 @@ def measured_run(spark, cs, data: str, out_dir: str) -> dict:
                            jobs=g["jobs"], stages=g["stages"], tasks=g["numCompleteTasks"],
                            task_s=round(g["executorRunTime"] / 1e3, 2), task_cpu_s=round(g["executorCpuTime"] / 1e9, 2),
                            idle_s=idle.get(f"{r.stratum}.{r.round}")))
+    if stages:
+        per = stages_by_group(spark.sparkContext, {r.job_group for r in phases})
+        for x, r in zip(rounds, phases):
+            x["stage_list"] = per.get(r.job_group, [])
     return dict(
         path=stats.get("path"), reason_s=round(t_reason, 2), total_s=round(t_total, 2),
         peak_after_reason_mb=round(peak_reason, 1),
@@ -416,6 +446,9 @@ def show(label: str, r: dict, peak: float) -> None:
               f"{x['jobs']} jobs {x['stages']} stages {x['tasks']} tasks, task time {x['task_s']} s "
               f"(CPU {x['task_cpu_s']} s)" + (f", no task running {x['idle_s']} s" if x.get("idle_s") is not None else ""),
               file=sys.stderr)
+        for g in x.get("stage_list", []):
+            print(f"        stage {g['stage']} ({g['name']}): {g['tasks']} tasks, rows {g['rows'][0]}-{g['rows'][1]} per task, "
+                  f"{g['task_s'][0]}-{g['task_s'][1]} s per task, CPU {g['cpu_s']} s", file=sys.stderr)
     rounds = [x for x in r["rounds"] if x["stratum"] != -1]
     rs = sum(x["seconds"] for x in rounds)
     print(f"    rounds {rs:.1f} s of reason {r['reason_s']} s; task time {r['app_task_s']:.1f} s in all "
@@ -458,11 +491,13 @@ def main(argv=None) -> int:
                     help="also run this version of the rounds, side by side: a directory holding the package "
                          "connectors/spark_rounds/ (e.g. from `git archive REV connectors/spark_rounds | tar -x -C DIR`) "
                          "or one file from before the split (`git show REV:connectors/spark_rounds.py`)")
+    ap.add_argument("--stages", action="store_true",
+                    help="also list each phase's stages: tasks, rows and seconds per task (low-high), task CPU")
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module, a.jvm[0])))
+        print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module, a.jvm[0], a.stages)))
         return 0
     if a.embedded:
         print(json.dumps(embedded_worker(*a.embedded)))
@@ -480,7 +515,7 @@ def main(argv=None) -> int:
                 for module in [None, a.rounds_module] if a.rounds_module else [None]:
                     out = f"{tmp}/{m}-{aqe}" + ("-other" if module else "") + ("" if jvm == a.jvm[0] else f"-{jvm}")
                     r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat), "--jvm", jvm,
-                                   *(["--rounds-module", module] if module else []), "--conf", *a.conf,
+                                   *(["--rounds-module", module] if module else []), *(["--stages"] if a.stages else []), "--conf", *a.conf,
                                    "--worker", m, data, out])
                     row["runs"].append(r)
                     for i, x in enumerate([r, *r["later"]]):

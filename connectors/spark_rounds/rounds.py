@@ -223,10 +223,10 @@ class Rounds:
         ``done`` reads and that are not among ``keep`` (the outputs, which
         read their relation's checkpoint lazily).  Their blocks otherwise
         stayed in the block manager until the JVM's collector freed their
-        plans, after the run: 130 MB of deserialized rows for the coalesced
-        input at 1M ownership facts, which every later collection copied or
-        marked (bench/README.md, "Ownership rounds: the load and the live
-        set")."""
+        plans, after the run: about 130 MB of deserialized rows for the
+        coalesced input at 1M ownership facts (storage memory after a warm
+        run 120-199 MB instead of 348-426 MB; bench/README.md, "Ownership
+        rounds: the load of the inputs stage by stage, and the live set")."""
         later = {lit.pred for st in self.plan.strata if st.index > done for r in st.rules for lit in r.body
                  if isinstance(lit, (Scan, NegScan))}
         for pred, rel in self.relations.rels.items():

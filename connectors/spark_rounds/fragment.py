@@ -41,7 +41,11 @@ def check_rules(plan) -> None:
         if st.recursive and st.shifting_rules:
             raise NotRelational("recursion through time", st.shifting_rules[0])
         for r in st.rules:
-            if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+            if hasattr(r, "aggregates"):
+                from .aggregate import check as check_aggregate
+
+                check_aggregate(r, st)
+            elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
                 kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
                 raise NotRelational(kind, r)
             for lit in r.body:

@@ -125,6 +125,11 @@ class RuleSql:
         instead of the full relation."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
 
+        if hasattr(rule, "aggregates"):  # an AggregateRule: aggregate.py
+            from .aggregate import aggregate_step
+
+            return aggregate_step(self, q, rule)
+
         def size(pred):
             return self.relations.rel(pred).count
 

@@ -11,7 +11,7 @@ reveal (a term's type, a time off the grid, a bad row).
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
+from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan, SinceRule
 
 
 class NotRelational(Exception):
@@ -45,6 +45,10 @@ def check_rules(plan) -> None:
                 from .aggregate import check as check_aggregate
 
                 check_aggregate(r, st)
+            elif isinstance(r, SinceRule):
+                from .since_until import check as check_since
+
+                check_since(r, st)
             elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
                 kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
                 raise NotRelational(kind, r)

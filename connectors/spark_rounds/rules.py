@@ -129,6 +129,10 @@ class RuleSql:
             from .aggregate import aggregate_step
 
             return aggregate_step(self, q, rule)
+        if hasattr(rule, "window"):  # a SinceRule: since_until.py
+            from .since_until import since_step
+
+            return since_step(self, q, rule)
 
         def size(pred):
             return self.relations.rel(pred).count

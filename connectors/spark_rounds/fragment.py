@@ -54,7 +54,9 @@ def check_rules(plan) -> None:
                 raise NotRelational(kind, r)
             for lit in r.body:
                 if isinstance(lit, Scan) and lit.group is not None:
-                    raise NotRelational("time grouping", r)
+                    from .grouping import check as check_grouping
+
+                    check_grouping(lit.group, r)
                 if isinstance(lit, Condition):
                     for side in (lit.comparison.left, lit.comparison.right):
                         if not isinstance(side, (ast.Var, ast.Const)):

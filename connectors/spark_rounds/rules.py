@@ -64,6 +64,10 @@ class RuleSql:
             name = with_codes(q, name, *box_sql(self.grid.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
             name = with_codes(q, name, *shift_sql(self.grid.window_units(lit.shift)))
+        if getattr(lit, "group", None) is not None:  # time grouping, applied last (grouping.py)
+            from .grouping import group_sql
+
+            name = with_codes(q, name, *group_sql(self.grid, lit.group))
         # every checkpoint is hash-partitioned on c0 (see Relations.keyed), and the
         # renaming to the variable's column keeps that
         key = None

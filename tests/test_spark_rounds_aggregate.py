@@ -59,8 +59,14 @@ recent(C, S) :- <->[0,1] owns(I, C, P), S = sum(P).
 big(C, S) :- owns(I, C, P), S = sum(P), S >= 6.
 alone(C, N, S) :- owns(I, C, P), not boss(I), N = count(), S = sum(P).
 shared(C, M) :- owns(I, C, P), owns(J, C, Q), I != J, M = max(Q).
+stake(C, S) :- owns(I, C, P), S = msum(P, <I>).
+holders(C, N) :- owns(I, C, P), N = mcount(<I>).
+least(C, M) :- <->[0,1] owns(I, C, P), M = mmin(P, <I>).
+pairs(N) :- owns(I, C, P), N = count(<I, C>).
+pair(I, C, S, M) :- owns(I, C, P), S = sum(P), M = max(P).
 @output("total"). @output("investors"). @output("top"). @output("low"). @output("everyone").
 @output("recent"). @output("big"). @output("alone"). @output("shared").
+@output("stake"). @output("holders"). @output("least"). @output("pairs"). @output("pair").
 """
 
 
@@ -86,10 +92,12 @@ def owners(draw):
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(owners())
 def test_random_aggregates_equal_embedded(spark, case):
-    """sum, count, max, min and their monotonic forms by group and over
-    everything, after a diamond (overlapping intervals of one binding count
+    """sum, count, max, min and their monotonic forms by one or two group
+    variables and over everything, after a diamond (overlapping intervals of one binding count
     once), with a condition on the result, a negation and a join in the body;
-    open, closed, punctual and unbounded intervals, ties and gaps."""
+    open, closed, punctual and unbounded intervals, ties and gaps; with
+    contributors (one value per contributor and point, the greatest of its
+    bindings', the least for mmin)."""
     owns, boss = case
     tables = {"owns": facts_to_arrow(owns, ["i", "c", "p"])}
     if boss:
@@ -160,7 +168,8 @@ def test_sum_beyond_64_bits_goes_to_the_driver(spark):
 
 @pytest.mark.parametrize("rule, path", [
     ("total(C, S) :- owns(I, C, P), S = sum(P).", "seminaive rounds"),
-    ("total(C, S) :- owns(I, C, P), S = msum(P, <I>).", "aggregation: msum with contributors"),
+    ("total(C, S) :- owns(I, C, P), S = msum(P, <I>).", "seminaive rounds"),
+    ("total(C, S, N) :- owns(I, C, P), S = msum(P, <I>), N = count().", "contributors beside another aggregate"),
     ("total(C, S) :- owns(I, C, P), S = prod(P).", "aggregation: prod"),
     ("total(C, S) :- owns(I, C, P), S = sum(P), T = S * 2.", "assignment after the aggregate"),
     ("total(C, S) :- owns(I, C, P), S = mmax(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "inside a recursion"),

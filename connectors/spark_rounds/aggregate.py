@@ -55,8 +55,8 @@ def check(rule, stratum) -> None:
     for _, a in rule.aggregates:
         if a.func not in SUMS and a.func not in EXTREMES:
             raise NotRelational(f"aggregation: {a.func}", rule)
-        if a.contributors:
-            raise NotRelational(f"aggregation: {a.func} with contributors", rule)
+        if a.contributors and len(rule.aggregates) > 1:
+            raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
         if a.expr is not None and not isinstance(a.expr, ast.Var):
             raise NotRelational(f"aggregation: {a.func} of the expression {a.expr}", rule)
     for lit in rule.after:
@@ -100,19 +100,63 @@ def aggregate_step(rules, q: Stmt, rule):
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = num.scale if isinstance(num, T.DecimalType) else 0
+    specs, agg_cols = [], {}  # (output column, function, body column read or None)
+    for k, (v, a) in enumerate(rule.aggregates):
+        f = SUMS.get(a.func) or EXTREMES[a.func]
+        value = None
+        if f != "count":
+            c = cls[names.index(a.expr.name)]
+            if c != NUM:
+                raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
+            value = col[a.expr.name]
+        agg_cols[v] = f"a{k}"
+        specs.append((f"a{k}", f, value))
+    contributors = [a.contributors for _, a in rule.aggregates if a.contributors]
+    if contributors:
+        # each contributor tuple counts once per point, with the greatest of
+        # its bindings' values there (the least for min): first that value
+        # per group and contributor, then the aggregate over those
+        (name, f, value), = specs  # check(): one aggregate
+        ccols = [col[c.name] for c in contributors[0] if isinstance(c, ast.Var) and col[c.name] not in group]
+        pick = "min" if f == "min" else "max"
+        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num)
+        specs = [(name, f, None if f == "count" else "_v")]
+    df = _fold(q, body, group, specs, scale, num)
+    # after the aggregate: conditions on the group and the results
+    varcols = {g: col[g] for g in rule.group}
+    varcls = {g: cls[names.index(g)] for g in rule.group}
+    for v, c in agg_cols.items():
+        varcols[v], varcls[v] = c, NUM
+    for lit in rule.after:
+        for x in (lit.comparison.left, lit.comparison.right):
+            if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
+                raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
+        df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+    # the head, as RuleSql.step writes it
+    if rule.head_shift is not None:
+        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
+    if rules.horizon is not None and not rule.fresh:
+        lo_h, hi_h = rules.horizon
+        df = with_codes(q, df, f"greatest(s, {int64(lo_h)})", f"least(e, {int64(hi_h)})")
+    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
+    cols = []
+    for i, t in enumerate(rule.head_terms):
+        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+        cols.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
+    return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+
+
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
+    """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
+    column of body read or None)]``) of the coalesced bindings ``body`` per
+    ``group`` (its columns) on each segment, touching segments with equal
+    values merged: a step with ``group``, ``s``, ``e`` and the outputs, in
+    the run's number type ``num`` (scale ``scale``)."""
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
-    values = {}  # aggregate var -> the body column it reads (None: count)
-    for v, a in rule.aggregates:
-        if a.expr is None or SUMS.get(a.func) == "count":
-            values[v] = None
-            continue
-        c = cls[names.index(a.expr.name)]
-        if c != NUM:
-            raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
-        values[v] = col[a.expr.name]
-    gsel = ", ".join(f"{g} AS {g}, " for g in group)
+    values = {name: value for name, _, value in specs}
+    gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    extremes = any(a.func in EXTREMES for _, a in rule.aggregates)
+    extremes = any(f in ("min", "max") for _, f, _ in specs)
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
         # a difference array per point, summed to each segment by a running sum
@@ -142,12 +186,12 @@ def aggregate_step(rules, q: Stmt, rule):
             f"explode(sequence(a.i, z.i - 1)) AS i{''.join(f', CAST(b.{c} AS {wide}) AS {c}' for c in vcols)} "
             f"FROM {body} AS b JOIN {idx} AS a ON a.p = b.s{on} JOIN {idx} AS z ON z.p = b.e{onz}",
             [*group, "i", *vcols])
-        aggs = [f"count(*) AS n"]
+        aggs = ["count(*) AS n"]
         for c in vcols:
             aggs += [f"sum({c}) AS sum_{c}", f"min({c}) AS min_{c}", f"max({c}) AS max_{c}"]
         per = q.add(f"SELECT {gsel}i, {', '.join(aggs)} FROM {spread} GROUP BY {', '.join([*group, 'i'])}",
                     [*group, "i", "n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]])
-        on = " AND ".join([f"x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
+        on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
         stats = ["n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]]
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
@@ -155,17 +199,14 @@ def aggregate_step(rules, q: Stmt, rule):
     # each aggregate's value on a segment, in the head column's type
     out_type = num.simpleString()
     lo, hi = (-(2**63), 2**63 - 1)
-    sel, agg_cols = [], {}
-    for k, (v, a) in enumerate(rule.aggregates):
-        name = f"a{k}"
-        agg_cols[v] = name
-        f = SUMS.get(a.func) or EXTREMES[a.func]
+    sel = []
+    for name, f, value in specs:
         if f == "count":
             x = "t.n"
         elif f in ("min", "max"):
-            x = funcs[values[v]][f]
+            x = funcs[value][f]
         else:
-            x = funcs[values[v]]["sum"]
+            x = funcs[value]["sum"]
         if f == "avg":
             # exact when the run's type holds sum/n: its unscaled digits divide by n
             if scale == 0:
@@ -180,35 +221,13 @@ def aggregate_step(rules, q: Stmt, rule):
         x = f"coalesce({x}, {_fail('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
-                 f"WHERE t.n > 0", [*group, "s", "e", *agg_cols.values()])
+                 f"WHERE t.n > 0", [*group, "s", "e", *(name for name, _, _ in specs)])
     # touching segments with equal values coalesce
-    acols = list(agg_cols.values())
+    acols = [name for name, _, _ in specs]
     w = f"OVER ({part}ORDER BY s)"
     same = " AND ".join(["lag(e) " + w + " = s", *(f"lag({c}) {w} = {c}" for c in acols)])
     flag = q.add(f"SELECT *, CASE WHEN coalesce({same}, false) THEN 0 ELSE 1 END AS _start FROM {vals}", q.cols[vals] + ["_start"])
     run = q.add(f"SELECT *, sum(_start) OVER ({part}ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _run FROM {flag}",
                 q.cols[flag] + ["_run"])
-    df = q.add(f"SELECT {', '.join([*group, 'min(s) AS s', 'max(e) AS e', *acols])} FROM {run} "
-               f"GROUP BY {', '.join([*group, *acols, '_run'])}", [*group, "s", "e", *acols])
-    # after the aggregate: conditions on the group and the results
-    varcols = {g: col[g] for g in rule.group}
-    varcls = {g: cls[names.index(g)] for g in rule.group}
-    for v, c in agg_cols.items():
-        varcols[v], varcls[v] = c, NUM
-    for lit in rule.after:
-        for x in (lit.comparison.left, lit.comparison.right):
-            if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
-                raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
-        df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
-    # the head, as RuleSql.step writes it
-    if rule.head_shift is not None:
-        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
-    if rules.horizon is not None and not rule.fresh:
-        lo_h, hi_h = rules.horizon
-        df = with_codes(q, df, f"greatest(s, {int64(lo_h)})", f"least(e, {int64(hi_h)})")
-    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
-    cols = []
-    for i, t in enumerate(rule.head_terms):
-        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
-        cols.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
-    return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+    return q.add(f"SELECT {', '.join([*group, 'min(s) AS s', 'max(e) AS e', *acols])} FROM {run} "
+                 f"GROUP BY {', '.join([*group, *acols, '_run'])}", [*group, "s", "e", *acols])

@@ -49,6 +49,10 @@ def check_rules(plan) -> None:
                 from .since_until import check as check_since
 
                 check_since(r, st)
+            elif hasattr(r, "inner_terms") or hasattr(r, "timed"):  # lit@[S,E], p(X)@[S,E]
+                from .interval_terms import check as check_interval
+
+                check_interval(r)
             elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
                 kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
                 raise NotRelational(kind, r)

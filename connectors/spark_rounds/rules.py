@@ -137,6 +137,14 @@ class RuleSql:
             from .since_until import since_step
 
             return since_step(self, q, rule)
+        if hasattr(rule, "inner_terms"):  # a WrapRule, lit@[S,E]: interval_terms.py
+            from .interval_terms import wrap_step
+
+            return wrap_step(self, q, rule)
+        if hasattr(rule, "timed"):  # a TimedHeadRule, p(X)@[S,E]: interval_terms.py
+            from .interval_terms import placed_step
+
+            return placed_step(self, q, rule, driver, views)
 
         def size(pred):
             return self.relations.rel(pred).count

@@ -54,8 +54,7 @@ def check_rules(plan) -> None:
 
                 check_interval(r)
             elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
-                kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
-                raise NotRelational(kind, r)
+                raise NotRelational("existential variables (new values)" if hasattr(r, "existentials") else "this kind of rule", r)
             for lit in r.body:
                 if isinstance(lit, Scan) and lit.group is not None:
                     from .grouping import check as check_grouping

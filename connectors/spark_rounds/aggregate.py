@@ -210,11 +210,13 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
         if f == "avg":
             # exact when the run's type holds sum/n: its unscaled digits divide by n
             if scale == 0:
-                exact, x = f"{x} % t.n = 0", f"{x} div t.n"
+                exact, x = f"{x} % t.n = 0", f"{x} div t.n"  # between the least and greatest value: 64 bits
             else:
                 u = f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
                 exact = f"{u} % t.n = 0"
-                x = f"CAST(concat(CAST(CAST({u} div t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
+                # a decimal division of a multiple (exact; null past 38 digits, never
+                # a 64-bit `div`, which Spark without ANSI mode would wrap)
+                x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
             x = f"CASE WHEN {exact} THEN {x} ELSE {_fail('an average with no exact value')} END"
         if scale == 0 and f in ("sum", "avg"):
             x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {_fail('a sum beyond 64-bit integers')} END"

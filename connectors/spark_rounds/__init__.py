@@ -42,7 +42,7 @@ sentinels ±2^62), always coalesced to maximal intervals.
   outputs decode by a join with it.
 
 The driver holds plans and counts, never relations.  What this path cannot
-run exactly (aggregation, Since/Until, interval terms, time grouping,
+run exactly (aggregation beyond ``aggregate``'s, Since/Until inside a recursion, time capture, time grouping by calendar units,
 assignments, recursion through time, constraints, calendars, terms of mixed
 types, times off a decimal grid) raises :class:`NotRelational` naming the
 rule; the caller falls back to the driver with a warning.  Nothing is ever
@@ -67,6 +67,10 @@ The modules, one concept each:
 * ``rules``: the SQL of one variant of a rule: atoms, joins, conditions,
   negation, head (``RuleSql``);
 * ``merge``: the SQL of a round's merge and of its probe;
+* ``aggregate``: aggregation per time segment (a step like a rule's);
+* ``since_until``: Since and Until (one join with the closed intervals);
+* ``grouping``: time grouping ``/\\[N]`` as arithmetic on the codes;
+* ``interval_terms``: ``lit@[S,E]`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs (and the dictionary);

@@ -105,6 +105,10 @@ def infer_classes(plan, given: dict) -> dict:
                         if env.get(t.name, c) != c:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
                         env[t.name] = c
+            for v, _ in getattr(r, "aggregates", ()):  # an aggregate's result is a number (aggregate.py)
+                env[v] = NUM
+            if hasattr(r, "inner_terms") and not r.capture:  # lit@[S,E]: the ends are numbers (interval_terms.py)
+                env["$start"] = env["$end"] = NUM
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:

@@ -14,6 +14,7 @@ from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Condition
 
+from .aggregate import INEXACT
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT
@@ -131,6 +132,10 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             rounds.run(inputs, keep=outputs)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
+        except Exception as e:  # a check inside a statement: no exact value in the run's types (aggregate.py)
+            if INEXACT not in str(e):
+                raise
+            raise NotRelational(str(e)[str(e).index(INEXACT) + len(INEXACT) + 2:].splitlines()[0].split("'")[0].strip()) from None
         if stats is not None:
             stats["path"] = "relational"
             stats["rounds"] = rounds.stats.rounds

@@ -11,7 +11,7 @@ reveal (a term's type, a time off the grid, a bad row).
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
+from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan, SinceRule
 
 
 class NotRelational(Exception):
@@ -41,12 +41,25 @@ def check_rules(plan) -> None:
         if st.recursive and st.shifting_rules:
             raise NotRelational("recursion through time", st.shifting_rules[0])
         for r in st.rules:
-            if type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
-                kind = "Since/Until" if hasattr(r, "window") else "aggregation or interval terms"
-                raise NotRelational(kind, r)
+            if hasattr(r, "aggregates"):
+                from .aggregate import check as check_aggregate
+
+                check_aggregate(r, st)
+            elif isinstance(r, SinceRule):
+                from .since_until import check as check_since
+
+                check_since(r, st)
+            elif hasattr(r, "inner_terms") or hasattr(r, "timed"):  # lit@[S,E], p(X)@[S,E]
+                from .interval_terms import check as check_interval
+
+                check_interval(r)
+            elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+                raise NotRelational("existential variables (new values)" if hasattr(r, "existentials") else "this kind of rule", r)
             for lit in r.body:
                 if isinstance(lit, Scan) and lit.group is not None:
-                    raise NotRelational("time grouping", r)
+                    from .grouping import check as check_grouping
+
+                    check_grouping(lit.group, r)
                 if isinstance(lit, Condition):
                     for side in (lit.comparison.left, lit.comparison.right):
                         if not isinstance(side, (ast.Var, ast.Const)):

@@ -64,6 +64,10 @@ class RuleSql:
             name = with_codes(q, name, *box_sql(self.grid.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
             name = with_codes(q, name, *shift_sql(self.grid.window_units(lit.shift)))
+        if getattr(lit, "group", None) is not None:  # time grouping, applied last (grouping.py)
+            from .grouping import group_sql
+
+            name = with_codes(q, name, *group_sql(self.grid, lit.group))
         # every checkpoint is hash-partitioned on c0 (see Relations.keyed), and the
         # renaming to the variable's column keeps that
         key = None
@@ -124,6 +128,23 @@ class RuleSql:
         derives (None: nothing).  ``views``: body position -> Rel read
         instead of the full relation."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
+
+        if hasattr(rule, "aggregates"):  # an AggregateRule: aggregate.py
+            from .aggregate import aggregate_step
+
+            return aggregate_step(self, q, rule)
+        if hasattr(rule, "window"):  # a SinceRule: since_until.py
+            from .since_until import since_step
+
+            return since_step(self, q, rule)
+        if hasattr(rule, "inner_terms"):  # a WrapRule, lit@[S,E]: interval_terms.py
+            from .interval_terms import wrap_step
+
+            return wrap_step(self, q, rule)
+        if hasattr(rule, "timed"):  # a TimedHeadRule, p(X)@[S,E]: interval_terms.py
+            from .interval_terms import placed_step
+
+            return placed_step(self, q, rule, driver, views)
 
         def size(pred):
             return self.relations.rel(pred).count

@@ -1,0 +1,122 @@
+"""Aggregation, Since and time grouping on Spark with no key: the relational
+rounds (connectors/spark_rounds/) against the same call sent to the driver
+(what ran before: the whole input pulled into the driver's Python) and the
+embedded engine, on the same Parquet file.
+
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]]
+
+Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
+intervals); the program sums, counts and takes the maximum per company,
+sums per company over periods of 10 (time grouping) and a Since, beside a
+join across keys (so there is no key and the program runs in rounds).
+Each side reads the file anew; every output is counted in Spark (the whole
+answer is computed, nothing served from a cache); the driver side is the
+rounds refused (``check_rules`` raising), which is the path such a program
+took before.  Prints one JSON line per size and side: wall seconds, the
+driver process's CPU seconds, rows out, and whether the models agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+import warnings
+
+PROGRAM = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+total(C, S) :- owns(I, C, P), S = sum(P).
+investors(C, N) :- owns(I, C, P), N = count().
+top(C, M) :- owns(I, C, P), M = max(P).
+period(C, S) :- /\[10] owns(I, C, P), S = sum(P).
+kept(I, C) :- owns(I, C, P) <S>[1,5] owns(I, C, P).
+@output("total"). @output("investors"). @output("top"). @output("period"). @output("kept").
+"""
+
+
+def facts(n: int, seed: int = 7):
+    import pyarrow as pa
+
+    rnd = random.Random(seed)
+    companies = max(n // 50, 1)
+    i = [f"i{rnd.randrange(n // 5 + 1)}" for _ in range(n)]
+    c = [f"c{rnd.randrange(companies)}" for _ in range(n)]
+    p = [rnd.randrange(1, 100) for _ in range(n)]
+    start = [rnd.randrange(0, 1000) for _ in range(n)]
+    end = [s + rnd.randrange(0, 50) for s in start]
+    return pa.table({"i": i, "c": c, "p": p, "start": start, "end": end})
+
+
+def run(spark, path, relational: bool):
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.spark_rounds import fragment
+
+    saved = fragment.check_rules
+    if not relational:
+        def refuse(plan):
+            raise fragment.NotRelational("refused by the benchmark (the driver path)")
+        fragment.check_rules = refuse
+        import chronolog.connectors.spark_rounds.entry as entry
+        entry.check_rules = refuse
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        stats = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, PROGRAM, inputs={"owns": spark.read.parquet(path)}, distributed=True, stats=stats)
+        rows = {p: df.count() for p, df in out.items()}
+        return out, rows, stats.get("path"), time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        fragment.check_rules = saved
+        import chronolog.connectors.spark_rounds.entry as entry
+        entry.check_rules = saved
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--dir", default="/tmp/chronolog-bench-aggregate")
+    ap.add_argument("--sides", nargs="+", default=["driver", "relational"], help="which Spark sides to run (in this order)")
+    ap.add_argument("--no-embedded", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import pyarrow.parquet as pq
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.arrow import table_to_rows
+
+    spark = cs.session(args.master, "bench-aggregate")
+    spark.sparkContext.setLogLevel("ERROR")
+    os.makedirs(args.dir, exist_ok=True)
+    warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
+    pq.write_table(facts(1000), warm)
+    for side in args.sides:
+        run(spark, warm, side == "relational")
+    for n in args.facts:
+        table = facts(n)
+        path = os.path.join(args.dir, f"owns-{n}.parquet")
+        pq.write_table(table, path)
+        if not args.no_embedded:
+            t0, c0 = time.perf_counter(), time.process_time()
+            model = chronolog.reason(PROGRAM, {"owns": pq.read_table(path)})
+            emb = {p: len(model.facts(p)) for p in ("total", "investors", "top", "period", "kept")}
+            print(json.dumps({"facts": n, "side": "embedded", "wall": round(time.perf_counter() - t0, 2),
+                              "cpu": round(time.process_time() - c0, 2), "rows": emb}), flush=True)
+            del model
+        answers = {}
+        for relational in [side == "relational" for side in args.sides]:
+            out, rows, path_taken, wall, cpu = run(spark, path, relational)
+            answers[relational] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
+            print(json.dumps({"facts": n, "side": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows}), flush=True)
+        if len(answers) == 2:
+            print(json.dumps({"facts": n, "same_model": answers[True] == answers[False]}), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Aggregation per time segment, as SQL on the relations' layout.
+
+The engine's time-point aggregation (engine/rows/aggregate.py; the
+columnar executor's sweep, engine/columns/aggregate.py): at every point an
+aggregate ranges over the distinct bindings of the body that hold there, in
+the group of the head's other variables; the value is piecewise constant
+and is emitted on maximal intervals.  Here, in a stratum without recursion:
+
+* the body is the rule's body as any rule's (rules.py) with every variable
+  of its atoms as a column, then coalesced per binding (a binding counts
+  once at a point, even through overlapping intervals after a diamond);
+* the starts and ends of a group's bindings cut its timeline into
+  segments ``[p_i, p_i+1)`` of the doubled grid (a segment is exactly a run
+  of the elementary pieces the rows' sweep walks);
+* sum, count and avg: a difference array, ``+v`` at each start and ``-v``
+  at each end summed per point, then a running sum over the points (a
+  window); min and max: each binding spread over the segments it covers
+  (``explode(sequence(first, last))``; its cost is the covered segments,
+  which a long binding under many short ones makes quadratic), then a
+  group by segment;
+* a segment with no binding gives nothing; touching segments with equal
+  values coalesce (a window over the group's segments in time order).
+
+Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
+sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
+number type, or an average with no exact value in it (``avg`` of 1 and 2
+in an integer run is 3/2), stops the run with :data:`INEXACT` in a Spark
+error, and the caller falls back to the driver (entry.py).  What is not
+here (contributors ``<C>``, ``prod``, ``munion``, aggregates of strings or
+of expressions, assignments after the aggregate, aggregation inside a
+recursion) raises :class:`NotRelational` before any Spark work.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
+
+from .classes import NUM, decimal_digits, value_class
+from .fragment import NotRelational
+from .sql import Stmt, coalesce_sql, int64, shift_sql, term_columns, with_codes
+
+SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
+EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
+# the marker of a Spark error raised by a check inside a statement: the run
+# has no exact answer in its column types, and goes to the driver
+INEXACT = "chronolog: no exact value in the column types of the run"
+
+
+def check(rule, stratum) -> None:
+    """Raise :class:`NotRelational` when this module cannot run ``rule``
+    (an AggregateRule, planner/aggregates.py) exactly."""
+    if stratum.recursive:
+        raise NotRelational("aggregation inside a recursion", rule)
+    for _, a in rule.aggregates:
+        if a.func not in SUMS and a.func not in EXTREMES:
+            raise NotRelational(f"aggregation: {a.func}", rule)
+        if a.contributors and len(rule.aggregates) > 1:
+            raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
+        if a.expr is not None and not isinstance(a.expr, ast.Var):
+            raise NotRelational(f"aggregation: {a.func} of the expression {a.expr}", rule)
+    for lit in rule.after:
+        if isinstance(lit, Assign):
+            raise NotRelational("aggregation: an assignment after the aggregate", rule)
+        if isinstance(lit, Condition):
+            for side in (lit.comparison.left, lit.comparison.right):
+                if not isinstance(side, (ast.Var, ast.Const)):
+                    raise NotRelational("arithmetic in a condition", rule)
+
+
+def _fail(what: str) -> str:
+    return f"raise_error('{INEXACT}: {what}')"
+
+
+def aggregate_step(rules, q: Stmt, rule):
+    """The step of ``q`` with the head facts of the AggregateRule ``rule``
+    (None: its body holds nowhere); ``rules``: the run's RuleSql."""
+    from pyspark.sql import types as T
+
+    types = rules.types
+    # the body: every variable its atoms bind, as the columns of a fresh
+    # predicate, through the plain rule machinery
+    names, cls = [], []
+    for lit in rule.body:
+        if isinstance(lit, Scan):
+            pcls = types.classes.get(lit.pred) or [None] * len(lit.terms)
+            for i, t in enumerate(lit.terms):
+                if isinstance(t, ast.Var) and t.name not in names:
+                    names.append(t.name)
+                    cls.append(pcls[i] if i < len(pcls) else None)
+    pred = f"$aggregate-body-{id(rule)}"
+    types.classes[pred] = cls
+    body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), rule.body, None, rule.source, fresh=True)
+    body = rules.step(q, body_rule, None, {})
+    if body is None:
+        return None
+    col = {n: f"c{i}" for i, n in enumerate(names)}
+    bcols = term_columns(len(names))
+    body = coalesce_sql(q, body, bcols)  # each binding once at a point
+    group = [col[g] for g in rule.group]
+    num = types.num_type
+    scale = num.scale if isinstance(num, T.DecimalType) else 0
+    specs, agg_cols = [], {}  # (output column, function, body column read or None)
+    for k, (v, a) in enumerate(rule.aggregates):
+        f = SUMS.get(a.func) or EXTREMES[a.func]
+        value = None
+        if f != "count":
+            c = cls[names.index(a.expr.name)]
+            if c != NUM:
+                raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
+            value = col[a.expr.name]
+        agg_cols[v] = f"a{k}"
+        specs.append((f"a{k}", f, value))
+    contributors = [a.contributors for _, a in rule.aggregates if a.contributors]
+    if contributors:
+        # each contributor tuple counts once per point, with the greatest of
+        # its bindings' values there (the least for min): first that value
+        # per group and contributor, then the aggregate over those
+        (name, f, value), = specs  # check(): one aggregate
+        ccols = [col[c.name] for c in contributors[0] if isinstance(c, ast.Var) and col[c.name] not in group]
+        pick = "min" if f == "min" else "max"
+        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num)
+        specs = [(name, f, None if f == "count" else "_v")]
+    df = _fold(q, body, group, specs, scale, num)
+    # after the aggregate: conditions on the group and the results
+    varcols = {g: col[g] for g in rule.group}
+    varcls = {g: cls[names.index(g)] for g in rule.group}
+    for v, c in agg_cols.items():
+        varcols[v], varcls[v] = c, NUM
+    for lit in rule.after:
+        for x in (lit.comparison.left, lit.comparison.right):
+            if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
+                raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
+        df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+    # the head, as RuleSql.step writes it
+    if rule.head_shift is not None:
+        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
+    if rules.horizon is not None and not rule.fresh:
+        lo_h, hi_h = rules.horizon
+        df = with_codes(q, df, f"greatest(s, {int64(lo_h)})", f"least(e, {int64(hi_h)})")
+    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
+    cols = []
+    for i, t in enumerate(rule.head_terms):
+        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+        cols.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
+    return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+
+
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
+    """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
+    column of body read or None)]``) of the coalesced bindings ``body`` per
+    ``group`` (its columns) on each segment, touching segments with equal
+    values merged: a step with ``group``, ``s``, ``e`` and the outputs, in
+    the run's number type ``num`` (scale ``scale``)."""
+    wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
+    values = {name: value for name, _, value in specs}
+    gsel = "".join(f"{g} AS {g}, " for g in group)
+    part = f"PARTITION BY {', '.join(group)} " if group else ""
+    extremes = any(f in ("min", "max") for _, f, _ in specs)
+    vcols = sorted({c for c in values.values() if c is not None})
+    if not extremes:
+        # a difference array per point, summed to each segment by a running sum
+        plus = ", ".join(f"CAST({c} AS {wide}) AS d_{c}" for c in vcols)
+        minus = ", ".join(f"-CAST({c} AS {wide}) AS d_{c}" for c in vcols)
+        dcols = [f"d_{c}" for c in vcols] + ["d_n"]
+        ev = q.add(f"SELECT {gsel}s AS p{', ' + plus if plus else ''}, 1L AS d_n FROM {body}\n"
+                   f"UNION ALL SELECT {gsel}e AS p{', ' + minus if minus else ''}, -1L AS d_n FROM {body}",
+                   [*group, "p", *dcols])
+        pts = q.add(f"SELECT {gsel}p, {', '.join(f'sum({d}) AS {d}' for d in dcols)} FROM {ev} "
+                    f"GROUP BY {', '.join([*group, 'p'])}", [*group, "p", *dcols])
+        w = f"OVER ({part}ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+        segs = q.add(f"SELECT {gsel}p AS s, lead(p) OVER ({part}ORDER BY p) AS e, "
+                     f"{', '.join(f'sum({d}) {w} AS {d[2:]}' for d in dcols)} FROM {pts}",
+                     [*group, "s", "e", *vcols, "n"])
+        funcs = {c: {"sum": f"t.{c}"} for c in vcols}
+    else:
+        # each binding spread over the segments it covers, numbered per group
+        ends = q.add(f"SELECT DISTINCT {gsel}p FROM (SELECT {gsel}s AS p FROM {body} UNION ALL SELECT {gsel}e AS p FROM {body})",
+                     [*group, "p"])
+        idx = q.add(f"SELECT {gsel}p, row_number() OVER ({part}ORDER BY p) AS i, lead(p) OVER ({part}ORDER BY p) AS pn FROM {ends}",
+                    [*group, "p", "i", "pn"])
+        on = "".join(f" AND a.{g} = b.{g}" for g in group)
+        onz = "".join(f" AND z.{g} = b.{g}" for g in group)
+        spread = q.add(
+            f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
+            f"explode(sequence(a.i, z.i - 1)) AS i{''.join(f', CAST(b.{c} AS {wide}) AS {c}' for c in vcols)} "
+            f"FROM {body} AS b JOIN {idx} AS a ON a.p = b.s{on} JOIN {idx} AS z ON z.p = b.e{onz}",
+            [*group, "i", *vcols])
+        aggs = ["count(*) AS n"]
+        for c in vcols:
+            aggs += [f"sum({c}) AS sum_{c}", f"min({c}) AS min_{c}", f"max({c}) AS max_{c}"]
+        per = q.add(f"SELECT {gsel}i, {', '.join(aggs)} FROM {spread} GROUP BY {', '.join([*group, 'i'])}",
+                    [*group, "i", "n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]])
+        on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
+        stats = ["n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]]
+        segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
+                     f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}
+    # each aggregate's value on a segment, in the head column's type
+    out_type = num.simpleString()
+    lo, hi = (-(2**63), 2**63 - 1)
+    sel = []
+    for name, f, value in specs:
+        if f == "count":
+            x = "t.n"
+        elif f in ("min", "max"):
+            x = funcs[value][f]
+        else:
+            x = funcs[value]["sum"]
+        if f == "avg":
+            # exact when the run's type holds sum/n: its unscaled digits divide by n
+            if scale == 0:
+                exact, x = f"{x} % t.n = 0", f"{x} div t.n"  # between the least and greatest value: 64 bits
+            else:
+                u = f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
+                exact = f"{u} % t.n = 0"
+                # a decimal division of a multiple (exact; null past 38 digits, never
+                # a 64-bit `div`, which Spark without ANSI mode would wrap)
+                x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
+            x = f"CASE WHEN {exact} THEN {x} ELSE {_fail('an average with no exact value')} END"
+        if scale == 0 and f in ("sum", "avg"):
+            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {_fail('a sum beyond 64-bit integers')} END"
+        x = f"coalesce({x}, {_fail('a sum beyond the decimal type')})"
+        sel.append(f"CAST({x} AS {out_type}) AS {name}")
+    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
+                 f"WHERE t.n > 0", [*group, "s", "e", *(name for name, _, _ in specs)])
+    # touching segments with equal values coalesce
+    acols = [name for name, _, _ in specs]
+    w = f"OVER ({part}ORDER BY s)"
+    same = " AND ".join(["lag(e) " + w + " = s", *(f"lag({c}) {w} = {c}" for c in acols)])
+    flag = q.add(f"SELECT *, CASE WHEN coalesce({same}, false) THEN 0 ELSE 1 END AS _start FROM {vals}", q.cols[vals] + ["_start"])
+    run = q.add(f"SELECT *, sum(_start) OVER ({part}ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _run FROM {flag}",
+                q.cols[flag] + ["_run"])
+    return q.add(f"SELECT {', '.join([*group, 'min(s) AS s', 'max(e) AS e', *acols])} FROM {run} "
+                 f"GROUP BY {', '.join([*group, *acols, '_run'])}", [*group, "s", "e", *acols])

@@ -1,0 +1,80 @@
+"""Since and Until, as SQL on the relations' layout.
+
+``A S_ϱ B`` holds at ``t`` when B held at some ``s`` with ``t - s ∈ ϱ`` and
+A at every point of ``(s, t)``; Until is the mirror.  The columnar
+executor's formulation (engine/columns/since.py), one hash join: per
+maximal interval ``I`` of A, closed to ``Iᶜ``, and interval ``J`` of B
+sharing its variables, ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` (Until: shifted by
+``-ϱ``).  The planner splits ``0 ∈ ϱ`` off into a plain rule, so the
+formula is exact (a SinceRule, planner/ir.py).
+
+On the doubled grid closing is one step per end: an odd (open) start goes
+down by one, an even (open) end up by one; the sentinels stay (``-2^62``
+is even: ``s - (s & 1)`` leaves it).  A's relation is coalesced; a box or
+a diamond on A is applied first and coalesced again (a diamond's intervals
+may overlap, and ``I`` must be maximal).  Inside a recursion (A or B
+depending on the head) the rule is ``NotRelational``: the rounds' variants
+read deltas, and this join wants A's maximal intervals whole.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .fragment import NotRelational
+from .grid import POS
+from .sql import Stmt, coalesce_sql, int64, shift_sql, term_columns, with_codes
+
+
+def check(rule, stratum) -> None:
+    if stratum.recursive:
+        raise NotRelational("Since/Until inside a recursion", rule)
+
+
+def _neg(x):
+    return NEG_INF if x == POS_INF else -x
+
+
+def since_step(rules, q: Stmt, rule):
+    """The step of ``q`` with the head facts of the SinceRule ``rule``
+    (None: an operand holds nowhere); ``rules``: the run's RuleSql."""
+    varcols = {}
+    for lit in (rule.left, rule.right):
+        for t in lit.terms:
+            if isinstance(t, ast.Var) and t.name not in varcols:
+                varcols[t.name] = f"v{len(varcols)}"
+    right, n, _ = rules.atom(q, rule.right, {}, varcols, rule)
+    left, m, _ = rules.atom(q, rule.left, {}, varcols, rule)
+    if n == 0 or m == 0:
+        return None
+    lvars = [c for c in q.cols[left] if c not in ("s", "e")]
+    if rule.left.box is not None or rule.left.shift is not None:
+        left = coalesce_sql(q, left, lvars)  # maximal intervals of A after its operator
+    left = q.add(f"SELECT {', '.join([*lvars, 's - (s & 1) AS cs', f'CASE WHEN e = {int64(POS)} THEN e ELSE e + 1 - (e & 1) END AS ce'])} "
+                 f"FROM {left}", [*lvars, "cs", "ce"])
+    rvars = [c for c in q.cols[right] if c not in ("s", "e")]
+    shared = [c for c in rvars if c in lvars]
+    cols = [*shared, *(c for c in rvars if c not in shared), *(c for c in lvars if c not in shared)]
+    on = f"JOIN {left} AS l USING ({', '.join(shared)})" if shared else f"CROSS JOIN {left} AS l"
+    j = q.add(f"SELECT {', '.join([*cols, 'greatest(s, cs) AS s', 'least(e, ce) AS e', 'cs', 'ce'])} FROM {right} AS r {on}",
+              [*cols, "s", "e", "cs", "ce"])
+    j = q.add(f"SELECT * FROM {j} WHERE s < e", q.cols[j])
+    r1, r2, c1, c2 = rule.window
+    offset = rule.window if rule.op == "S" else (_neg(r2), _neg(r1), c2, c1)
+    j = with_codes(q, j, *shift_sql(rules.grid.window_units(offset)))
+    df = with_codes(q, j, "greatest(s, cs)", "least(e, ce)")
+    df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
+    # the head, as RuleSql.step writes it
+    if rule.head_shift is not None:
+        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
+    if rules.horizon is not None and not rule.fresh:
+        lo, hi = rules.horizon
+        df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+    types = rules.types
+    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
+    out = []
+    for i, t in enumerate(rule.head_terms):
+        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+        out.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
+    return q.add(f"SELECT {', '.join([*out, 's', 'e'])} FROM {df}", [*term_columns(len(out)), "s", "e"])

@@ -509,6 +509,9 @@ RULES = [
     "s(X) :- r(X, X).",
     "t(X, Y) :- e(X, Y), not r(Y, X).",
     "u(X, Y) :- [+][0,{a}] r(X, Y), X != Y.",
+    # arithmetic (connectors/spark_rounds/arithmetic.py)
+    "w(X, Z) :- r(X, Y), e(Y, Z), X + Y * 2 > Z - 1.",
+    "v(X, D) :- r(X, Y), D = mod(X - Y * 3, 2) + abs(Y - X).",
 ]
 
 

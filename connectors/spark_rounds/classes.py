@@ -15,7 +15,7 @@ from fractions import Fraction
 from chronolog.language import ast
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import decimal_places
-from chronolog.planner.ir import Scan
+from chronolog.planner.ir import Assign, Scan
 from chronolog.planner.normalize import TOP
 
 from .fragment import NotRelational
@@ -105,6 +105,13 @@ def infer_classes(plan, given: dict) -> dict:
                         if env.get(t.name, c) != c:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
                         env[t.name] = c
+            for lit in r.body:  # an assignment's variable: its expression's class (arithmetic.py)
+                if isinstance(lit, Assign) and lit.var not in env:
+                    from .arithmetic import expr_class
+
+                    c = expr_class(lit.expr, env)
+                    if c is not None:
+                        env[lit.var] = c
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
-from chronolog.planner.ir import Condition
+from chronolog.planner.ir import Assign, Condition
 
+from .arithmetic import constants as expression_constants, refused
+from .calendar import code_bounds, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
 from .fragment import NotRelational, check_rules
-from .grid import LIMIT
+from .grid import LIMIT, Grid
 from .outputs import output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -34,6 +36,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     from chronolog.engine.columns.encoding import window_points
 
     check_rules(plan)
+    calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)
     given, digits, int_digits = {}, 0, 0
     for pred, df in inputs:
         terms = _term_columns(df)
@@ -48,7 +51,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
                 raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
             cols[i] = cols[i] or c
         for t in ("start", "end"):
-            if t in df.columns:
+            if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
     term_scale = 0
     for r in plan.rules:
@@ -57,11 +60,10 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
                 if isinstance(t, ast.Const):
                     value_class(t.value)
                     term_scale = max(term_scale, decimal_digits(t.value))
-            if isinstance(lit, Condition):
-                for x in (lit.comparison.left, lit.comparison.right):
-                    if isinstance(x, ast.Const):
-                        value_class(x.value)
-                        term_scale = max(term_scale, decimal_digits(x.value))
+            if isinstance(lit, (Condition, Assign)):
+                for v in expression_constants(lit):  # (inside arithmetic too)
+                    value_class(v)
+                    term_scale = max(term_scale, decimal_digits(v))
         for t in r.head_terms:
             if isinstance(t, ast.Const):
                 value_class(t.value)
@@ -79,11 +81,15 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     else:
         num_type = T.LongType()
     pts = window_points(plan, horizon) + (list(window[:2]) if window is not None else [])
-    for p in pts:
+    for p in pts if calendar is None else ():
         digits = max(digits, decimal_digits(p))
     if digits > MAX_DIGITS:
         raise NotRelational(f"times with {digits} decimal digits")
-    rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
+    grid = Grid(digits, calendar)
+    if calendar is not None:
+        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
+        grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1))
+    rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
     rounds.string_consts = string_constants(plan)
     rounds.types.str_codes = use_codes(plan, classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
@@ -104,7 +110,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from chronolog.connectors.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
-    if timestamps:
+    if timestamps and plan.program.calendar is None:
         raise NotRelational("time columns as timestamps (timestamps=True)")
     inputs = []
     for pred, df, csv in frames:
@@ -121,7 +127,9 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             value_class(v)
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in local.items():
-        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
+        if plan.program.calendar is not None:
+            table = utc_times(table)
         inputs.append((pred, spark.createDataFrame(table)))
     from pyspark.errors import ArithmeticException
 
@@ -131,6 +139,11 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             rounds.run(inputs)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
+        except Exception as e:  # a row whose exact value Spark cannot hold (arithmetic.py)
+            r = refused(e)
+            if r is None:
+                raise
+            raise r from None
         if stats is not None:
             stats["path"] = "relational"
             stats["rounds"] = rounds.stats.rounds

@@ -10,8 +10,7 @@ reveal (a term's type, a time off the grid, a bad row).
 
 from __future__ import annotations
 
-from chronolog.language import ast
-from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 
 class NotRelational(Exception):
@@ -34,7 +33,9 @@ class NotRelational(Exception):
 def check_rules(plan) -> None:
     """Raise :class:`NotRelational` for the first rule this path cannot run."""
     if plan.program.calendar is not None:
-        raise NotRelational("a calendar timeline (@timeGranularity)")
+        from .calendar import check_windows
+
+        check_windows(plan)  # dates run on a microsecond grid (calendar.py)
     if plan.constraints:
         raise NotRelational("constraints (⊥ rules) are checked on the driver", plan.constraints[0])
     for st in plan.strata:
@@ -47,12 +48,12 @@ def check_rules(plan) -> None:
             for lit in r.body:
                 if isinstance(lit, Scan) and lit.group is not None:
                     raise NotRelational("time grouping", r)
-                if isinstance(lit, Condition):
-                    for side in (lit.comparison.left, lit.comparison.right):
-                        if not isinstance(side, (ast.Var, ast.Const)):
-                            raise NotRelational("arithmetic in a condition", r)
+                if isinstance(lit, (Condition, Assign)):
+                    from .arithmetic import check
+
+                    check(lit, r)  # what arithmetic.py writes exactly
                 elif not isinstance(lit, (Scan, NegScan)):
-                    raise NotRelational("assignments", r)
+                    raise NotRelational(f"the literal {lit.describe()}", r)
 
 
 def describe(plan) -> str:

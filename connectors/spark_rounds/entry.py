@@ -17,6 +17,7 @@ from chronolog.planner.ir import Assign, Condition
 from .arithmetic import constants as expression_constants, refused
 from .calendar import code_bounds, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
+from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .outputs import output
@@ -137,6 +138,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     try:
         try:
             rounds.run(inputs)
+            check_constraints(rounds)  # the engine's error for a violated constraint (constraints.py)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
         except Exception as e:  # a row whose exact value Spark cannot hold (arithmetic.py)

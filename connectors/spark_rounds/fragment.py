@@ -36,8 +36,10 @@ def check_rules(plan) -> None:
         from .calendar import check_windows
 
         check_windows(plan)  # dates run on a microsecond grid (calendar.py)
-    if plan.constraints:
-        raise NotRelational("constraints (⊥ rules) are checked on the driver", plan.constraints[0])
+    for r in plan.constraints:  # checked in Spark after the strata (constraints.py)
+        from .constraints import check_rule
+
+        check_rule(r)
     for st in plan.strata:
         if st.recursive and st.shifting_rules:
             raise NotRelational("recursion through time", st.shifting_rules[0])

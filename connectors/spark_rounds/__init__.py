@@ -43,8 +43,9 @@ sentinels ±2^62), always coalesced to maximal intervals.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation, Since/Until, interval terms, time grouping,
-assignments, recursion through time, constraints, calendars, terms of mixed
-types, times off a decimal grid) raises :class:`NotRelational` naming the
+recursion through time, terms of mixed types, times off a decimal grid or,
+on a calendar, off the microsecond grid; arithmetic Spark cannot do
+exactly, found per row) raises :class:`NotRelational` naming the
 rule; the caller falls back to the driver with a warning.  Nothing is ever
 computed on floats.
 
@@ -71,6 +72,9 @@ The modules, one concept each:
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs (and the dictionary);
 * ``outputs``: a relation back in the caller's layout, codes decoded;
+* ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
+* ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
+* ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 
 The tunables live where they are read (patch them there): ``PROBE_RATIO``

@@ -96,6 +96,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
+    if calendar is not None:  # dates are far from 0 in microseconds: only the windows move a time
+        reach = moves
     if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
         raise NotRelational("windows too large for 64-bit codes")
     return rounds

@@ -163,3 +163,42 @@ def dated_programs(draw):
 def test_random_dated_programs_equal_embedded(spark, case):
     prog, e = case
     check(spark, prog, {"e": e})
+
+
+# ------------------------------------------- a numeric timeline in seconds
+
+SECONDS = """
+r(X, Y) :- e(X, Y).
+r(X, Z) :- r(X, Y), e(Y, Z).
+soon(X, Y) :- <->[0,90] r(X, Y).
+quiet(X, Y) :- soon(X, Y), not late(Y).
+@output("r"). @output("soon"). @output("quiet").
+"""
+
+
+@pytest.mark.parametrize("timestamps", [False, True])
+def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamps):
+    """Without a calendar, date and timestamp columns are exact seconds since
+    1970 (as the driver reads them); ``timestamps=True`` gives the answers'
+    ends as UTC timestamps."""
+    tables = {"e": dated(), "late": stamped()}
+    rows = {p: table_to_rows(t, p, None, timestamps="seconds") for p, t in tables.items()}
+    model = chronolog.reason(SECONDS, rows)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, SECONDS, inputs=tables, distributed=True, stats=stats, timestamps=timestamps)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        t = df.toArrow()
+        assert pa.types.is_timestamp(t.schema.field("start").type) == timestamps
+        assert canon(table_to_rows(t, p, None, timestamps="seconds")) == canon(model.facts(p)), p
+
+
+def test_answers_as_timestamps_beyond_the_year_9999_go_to_the_driver(spark):
+    e = pa.table({"x": ["a"], "y": ["b"], "start": [0], "end": [300_000_000_000]})  # seconds: year 11476
+    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+        with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
+            out = cs().reason(spark, SECONDS, inputs={"e": e, "late": stamped()}, distributed=True, timestamps=True)
+            for df in out.values():
+                df.collect()

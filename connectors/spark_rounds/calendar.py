@@ -69,11 +69,36 @@ def point_sql(code: str) -> str:
     return f"timestamp_micros(shiftright({code}, 1))"
 
 
-def code_bounds(drift: int) -> tuple:
+def code_bounds(drift: int, per_micro=1) -> tuple:
     """The codes an input end may have so that every answer, moved by at
     most ``drift`` codes by the program's windows, stays inside the years
-    a timestamp holds: ``(lo, hi)``, exclusive."""
-    return 2 * MIN_US + drift - 1, 2 * MAX_US - drift + 1
+    a timestamp holds: ``(lo, hi)``, exclusive.  ``per_micro``: grid
+    points per microsecond (1 on a calendar; ``10^digits / 10^6`` for
+    seconds on a numeric timeline whose answers are timestamps)."""
+    import math
+
+    lo, hi = Fraction(2 * MIN_US) * Fraction(per_micro), Fraction(2 * MAX_US) * Fraction(per_micro)
+    return math.ceil(lo) + drift - 1, math.floor(hi) - drift + 1
+
+
+def seconds_sql(name: str, typ, L: int) -> str:
+    """On a numeric timeline (no calendar), a date or timestamp time column
+    is its exact seconds since 1970 UTC, as the driver reads it: SQL of
+    those seconds on a grid of ``L`` points per second (``L`` at least
+    10^6 for a timestamp: classes.time_digits)."""
+    from pyspark.sql import types as T
+
+    if isinstance(typ, T.DateType):
+        return f"(CAST(unix_date({name}) AS BIGINT) * {86400 * L})"
+    if L % MICROS:  # pragma: no cover - time_digits gives timestamps 6 digits
+        raise NotRelational("timestamps on a grid coarser than microseconds")
+    return f"({micros_sql(name, typ)} * {L // MICROS})"
+
+
+def timestamp_sql(code: str, digits: int) -> str:
+    """The timestamp of an end's code on a numeric timeline (seconds on a
+    grid of ``10^digits``; at most 6 digits, checked by the caller)."""
+    return f"timestamp_micros(shiftright({code}, 1) * {10 ** (6 - digits)})"
 
 
 def utc_times(table):

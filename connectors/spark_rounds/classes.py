@@ -71,7 +71,11 @@ def time_digits(typ) -> int:
         return 0
     if isinstance(typ, T.DecimalType):
         return typ.scale
-    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers only on this path)")
+    if isinstance(typ, T.DateType):  # seconds since 1970 at midnight UTC (calendar.seconds_sql)
+        return 0
+    if isinstance(typ, (T.TimestampType, T.TimestampNTZType)):  # seconds to the microsecond
+        return 6
+    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers, dates and timestamps only on this path)")
 
 
 def infer_classes(plan, given: dict) -> dict:

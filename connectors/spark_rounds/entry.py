@@ -10,6 +10,8 @@ reasoning.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Assign, Condition
@@ -27,7 +29,7 @@ from .string_codes import string_constants, use_codes
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
 
-def prepare(spark, plan, inputs: list, horizon, window=None):
+def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False):
     """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
     then the time columns) and set up a :class:`Rounds`; raises
     :class:`NotRelational` when this path cannot run them exactly."""
@@ -90,6 +92,12 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     if calendar is not None:
         moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1))
+    if timestamps and calendar is None:  # answers as timestamps: seconds on the microsecond grid
+        if digits > 6:
+            raise NotRelational(f"answers as timestamps (timestamps=True) of times with {digits} decimal digits")
+        grid.timestamps = True
+        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
+        grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
     rounds.string_consts = string_constants(plan)
     rounds.types.str_codes = use_codes(plan, classes)
@@ -113,8 +121,6 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from chronolog.connectors.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
-    if timestamps and plan.program.calendar is None:
-        raise NotRelational("time columns as timestamps (timestamps=True)")
     inputs = []
     for pred, df, csv in frames:
         if csv:
@@ -136,7 +142,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         inputs.append((pred, spark.createDataFrame(table)))
     from pyspark.errors import ArithmeticException
 
-    rounds = prepare(spark, plan, inputs, horizon, window)
+    rounds = prepare(spark, plan, inputs, horizon, window, timestamps)
     try:
         try:
             rounds.run(inputs)

@@ -27,6 +27,7 @@ class Grid:
         self.digits = digits
         self.L = 10**digits
         self.calendar = calendar
+        self.timestamps = False  # answers' ends as UTC timestamps of seconds (timestamps=True, no calendar)
         if calendar is not None:
             from .calendar import micros_per_unit
 

@@ -8,7 +8,7 @@ dictionary.
 from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .calendar import micros_sql
+from .calendar import micros_sql, seconds_sql
 from .classes import STR
 from .fragment import NotRelational
 from .grid import NEG, POS
@@ -33,6 +33,8 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
         x = _sql_name(name)
         if grid.calendar is not None:  # dates and timestamps: microseconds (calendar.py)
             return micros_sql(x, schema[name])
+        if isinstance(schema[name], (T.DateType, T.TimestampType, T.TimestampNTZType)):  # seconds since 1970
+            return seconds_sql(x, schema[name], L)
         if isinstance(schema[name], T.DecimalType):
             return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
         return f"(CAST({x} AS BIGINT) * {L})"

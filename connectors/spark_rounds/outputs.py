@@ -9,7 +9,7 @@ relation; nothing is computed until the caller reads it.
 from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .calendar import point_sql
+from .calendar import point_sql, timestamp_sql
 from .classes import STR
 from .grid import NEG, POS
 from .sql import Stmt, int64, with_codes
@@ -43,6 +43,9 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
     src = decoded(q, src, pred, relations, dictionary)
     if grid.calendar is not None:  # UTC timestamps, as the driver's answers on a calendar
         point = point_sql
+    elif grid.timestamps:  # timestamps=True: seconds as UTC timestamps
+        def point(x):
+            return timestamp_sql(x, grid.digits)
     elif grid.digits == 0:
         def point(x):
             return f"shiftright({x}, 1)"

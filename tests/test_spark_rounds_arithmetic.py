@@ -2,14 +2,17 @@
 (connectors/spark_rounds/arithmetic.py): exact in Spark SQL or refused,
 against the embedded engine on the same facts (marked ``spark``)."""
 
+import warnings
 from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 
+from strategies_wide import wide_cases
 from test_spark_rounds import canon, check, cs
 
 pytestmark = pytest.mark.spark
@@ -130,3 +133,38 @@ def test_plan_names_the_path_for_arithmetic():
 
     assert describe(plan(load_program(INTS))).startswith("seminaive rounds")
     assert "the function round() in an expression" in describe(plan(load_program("s(X, C) :- e(X, Y, A), C = round(A).")))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(wide_cases(floats=False, templates=("cond", "arith", "arith", "join", "join", "negation", "temporal", "const_body")))
+def test_wide_programs_with_arithmetic_equal_rows(spark, case):
+    """The wide random programs of tests/strategies_wide.py with their
+    arithmetic (sums, products and quotients of integers and decimals,
+    abs/min/max/floor, float() and round() that go to the driver) with
+    ``distributed=True``: whatever path each takes (rounds, keyed tasks,
+    the driver), the row executor's answers or its error."""
+    from test_spark_differential import _decimal
+    from test_spark_differential import canon as canon_rows
+
+    if not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
+        return  # (a given 1/3 is the text "1/3" in Arrow: documented)
+    facts = {p: rows for p, rows in case.facts.items() if rows}
+    tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
+    if any(canon_rows(table_to_rows(t, p)) != canon_rows(facts[p]) for p, t in tables.items()):
+        return  # (a column mixing kinds is text in Arrow: documented)
+    try:
+        model = chronolog.reason(case.program, facts, engine="rows", horizon=case.horizon)
+    except chronolog.ChronologError as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(type(e)):
+                out = cs().reason(spark, case.program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+                for df in out.values():
+                    df.collect()
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs().reason(spark, case.program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+    for p, df in out.items():
+        got = canon_rows(table_to_rows(df.toArrow(), p))
+        assert got == canon_rows(table_to_rows(model.to_arrow(p), p)), f"{case}\n{p}"

@@ -202,3 +202,41 @@ def test_answers_as_timestamps_beyond_the_year_9999_go_to_the_driver(spark):
             out = cs().reason(spark, SECONDS, inputs={"e": e, "late": stamped()}, distributed=True, timestamps=True)
             for df in out.values():
                 df.collect()
+
+
+def test_date_terms_on_a_numeric_timeline_are_seconds(spark):
+    """A date argument is its midnight's seconds since 1970 (a number), as
+    the driver reads it: joined, compared and computed with exactly.  (A
+    timestamp argument goes to the driver, which reads it as a number only
+    when its whole column is whole seconds.)"""
+    prog = """
+    r(X, Y, D) :- e(X, Y, D).
+    r(X, Z, D) :- r(X, Y, D), e(Y, Z, D2), D2 >= D.
+    gap(X, G) :- r(X, Y, D), seen(Y, T), G = T - D, G > 0.
+    @output("r"). @output("gap").
+    """
+    d = dt.date
+    e = pa.table({"x": ["a", "b", "a"], "y": ["b", "c", "c"],
+                  "d": pa.array([d(2020, 1, 1), d(2020, 1, 2), d(2019, 12, 31)], pa.date32()),
+                  "start": [0, 1, 2], "end": [10, 10, 10]})
+    seen = pa.table({"y": ["b", "c"], "t": pa.array([d(2020, 1, 3), d(2020, 1, 1)], pa.date32()), "start": [0, 0], "end": [5, 5]})
+    tables = {"e": e, "seen": seen}
+    rows = {p: table_to_rows(x, p, None, timestamps="seconds") for p, x in tables.items()}
+    model = chronolog.reason(prog, rows)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, prog, inputs=tables, distributed=True, stats=stats)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
+    assert ("a", 2 * 86400) in {t for t, _ in canon(model.facts("gap"))}
+
+
+def test_date_terms_on_a_calendar_go_to_the_driver(spark):
+    e = pa.table({"x": ["a"], "y": ["b"], "d": pa.array([dt.date(2020, 1, 1)], pa.date32()),
+                  "start": pa.array([dt.date(2020, 1, 1)], pa.date32()), "end": pa.array([dt.date(2020, 1, 2)], pa.date32())})
+    prog = '@timeGranularity("days").\nr(X, Y, D) :- e(X, Y, D).\nr(X, Z, D) :- r(X, Y, D), e(Y, Z, D2).\n'
+    with pytest.warns(cs().DriverFallback, match="the date or timestamp column d of e as a term on a calendar"):
+        out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
+    assert out["r"].count() == 1

@@ -110,3 +110,24 @@ def utc_times(table):
     cols = [c.cast(pa.timestamp("us", tz="UTC")) if pa.types.is_timestamp(c.type) and c.type.tz is None else c
             for c in table.columns]
     return pa.Table.from_arrays(cols, names=table.schema.names)
+
+
+def is_instant(typ) -> bool:
+    """A date or timestamp Spark type."""
+    from pyspark.sql import types as T
+
+    return isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType))
+
+
+def term_decimals(typ):
+    """Digits after the point of a decimal term column of Spark type
+    ``typ``, None for any other."""
+    from pyspark.sql import types as T
+
+    return typ.scale if isinstance(typ, T.DecimalType) else None
+
+
+def term_seconds_sql(name: str, typ) -> str:
+    """A date term on a numeric timeline: the seconds since 1970 UTC of its
+    midnight, as the driver reads it (a number, not a date)."""
+    return f"(CAST(unix_date({name}) AS BIGINT) * 86400)"

@@ -17,7 +17,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import constants as expression_constants, refused
-from .calendar import code_bounds, utc_times
+from .calendar import code_bounds, is_instant, term_decimals, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
@@ -47,6 +47,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         if len(cols) != len(terms):
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
         for i, t in enumerate(terms):
+            if calendar is not None and is_instant(df.schema[t].dataType):
+                raise NotRelational(f"the date or timestamp column {t} of {pred} as a term on a calendar")
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
@@ -72,12 +74,10 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 value_class(t.value)
                 term_scale = max(term_scale, decimal_digits(t.value))
     classes = infer_classes(plan, given)
-    any_dec = term_scale > 0 or any(
-        isinstance(df.schema[t].dataType, T.DecimalType) for _, df in inputs for t in _term_columns(df)
-    )
+    scales = [term_decimals(df.schema[t].dataType) for _, df in inputs for t in _term_columns(df)]
+    any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
-        scale = max(term_scale, max((df.schema[t].dataType.scale for _, df in inputs for t in _term_columns(df)
-                                     if isinstance(df.schema[t].dataType, T.DecimalType)), default=0))
+        scale = max(term_scale, max((x for x in scales if x is not None), default=0))
         if max(int_digits, 19) + scale > 38:
             raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
         num_type = T.DecimalType(38, scale)

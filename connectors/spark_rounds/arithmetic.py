@@ -29,7 +29,7 @@ the engine would report the row.  Nothing is computed on floats.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Assign, Condition
+from chronolog.planner.ir import Condition
 
 from .classes import NUM, value_class
 from .fragment import NotRelational

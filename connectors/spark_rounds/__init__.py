@@ -42,9 +42,11 @@ sentinels ±2^62), always coalesced to maximal intervals.
   outputs decode by a join with it.
 
 The driver holds plans and counts, never relations.  What this path cannot
-run exactly (aggregation beyond ``aggregate``'s, Since/Until inside a recursion, time capture, time grouping by calendar units,
-assignments, recursion through time, constraints, calendars, terms of mixed
-types, times off a decimal grid) raises :class:`NotRelational` naming the
+run exactly (aggregation beyond ``aggregate``'s, Since/Until inside a
+recursion, time capture, time grouping by calendar units, recursion
+through time, terms of mixed types, times off a decimal grid or, on a
+calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
+found per row) raises :class:`NotRelational` naming the
 rule; the caller falls back to the driver with a warning.  Nothing is ever
 computed on floats.
 
@@ -75,6 +77,9 @@ The modules, one concept each:
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs (and the dictionary);
 * ``outputs``: a relation back in the caller's layout, codes decoded;
+* ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
+* ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
+* ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 
 The tunables live where they are read (patch them there): ``PROBE_RATIO``

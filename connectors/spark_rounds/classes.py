@@ -15,7 +15,7 @@ from fractions import Fraction
 from chronolog.language import ast
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import decimal_places
-from chronolog.planner.ir import Scan
+from chronolog.planner.ir import Assign, Scan
 from chronolog.planner.normalize import TOP
 
 from .fragment import NotRelational
@@ -60,6 +60,10 @@ def spark_class(typ):
         return BOOL, 0, 0
     if isinstance(typ, T.NullType):
         return None, 0, 0
+    if isinstance(typ, T.DateType):  # seconds since 1970 on a numeric timeline (calendar.term_seconds_sql)
+        return NUM, 0, 19
+    # (a timestamp term is not: the driver reads one as a number when every
+    # value of its column is a whole second, else as text)
     raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
 
 
@@ -71,7 +75,11 @@ def time_digits(typ) -> int:
         return 0
     if isinstance(typ, T.DecimalType):
         return typ.scale
-    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers only on this path)")
+    if isinstance(typ, T.DateType):  # seconds since 1970 at midnight UTC (calendar.seconds_sql)
+        return 0
+    if isinstance(typ, (T.TimestampType, T.TimestampNTZType)):  # seconds to the microsecond
+        return 6
+    raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers, dates and timestamps only on this path)")
 
 
 def infer_classes(plan, given: dict) -> dict:
@@ -109,6 +117,13 @@ def infer_classes(plan, given: dict) -> dict:
                 env[v] = NUM
             if hasattr(r, "inner_terms") and not r.capture:  # lit@[S,E]: the ends are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = NUM
+            for lit in r.body:  # an assignment's variable: its expression's class (arithmetic.py)
+                if isinstance(lit, Assign) and lit.var not in env:
+                    from .arithmetic import expr_class
+
+                    c = expr_class(lit.expr, env)
+                    if c is not None:
+                        env[lit.var] = c
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:

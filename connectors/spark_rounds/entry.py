@@ -10,14 +10,19 @@ reasoning.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
-from chronolog.planner.ir import Condition
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .aggregate import INEXACT
+from .arithmetic import constants as expression_constants, refused
+from .calendar import code_bounds, is_instant, term_decimals, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
+from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
-from .grid import LIMIT
+from .grid import LIMIT, Grid
 from .outputs import output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -25,7 +30,7 @@ from .string_codes import string_constants, use_codes
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
 
 
-def prepare(spark, plan, inputs: list, horizon, window=None):
+def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False):
     """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
     then the time columns) and set up a :class:`Rounds`; raises
     :class:`NotRelational` when this path cannot run them exactly."""
@@ -35,6 +40,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
     from chronolog.engine.columns.encoding import window_points
 
     check_rules(plan)
+    calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)
     given, digits, int_digits = {}, 0, 0
     for pred, df in inputs:
         terms = _term_columns(df)
@@ -42,6 +48,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
         if len(cols) != len(terms):
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
         for i, t in enumerate(terms):
+            if calendar is not None and is_instant(df.schema[t].dataType):
+                raise NotRelational(f"the date or timestamp column {t} of {pred} as a term on a calendar")
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
@@ -49,7 +57,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
                 raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
             cols[i] = cols[i] or c
         for t in ("start", "end"):
-            if t in df.columns:
+            if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
     term_scale = 0
     for r in plan.rules:
@@ -58,41 +66,57 @@ def prepare(spark, plan, inputs: list, horizon, window=None):
                 if isinstance(t, ast.Const):
                     value_class(t.value)
                     term_scale = max(term_scale, decimal_digits(t.value))
-            if isinstance(lit, Condition):
-                for x in (lit.comparison.left, lit.comparison.right):
-                    if isinstance(x, ast.Const):
-                        value_class(x.value)
-                        term_scale = max(term_scale, decimal_digits(x.value))
+            if isinstance(lit, (Condition, Assign)):
+                for v in expression_constants(lit):  # (inside arithmetic too)
+                    value_class(v)
+                    term_scale = max(term_scale, decimal_digits(v))
         for t in r.head_terms:
             if isinstance(t, ast.Const):
                 value_class(t.value)
                 term_scale = max(term_scale, decimal_digits(t.value))
     classes = infer_classes(plan, given)
-    any_dec = term_scale > 0 or any(
-        isinstance(df.schema[t].dataType, T.DecimalType) for _, df in inputs for t in _term_columns(df)
-    )
+    scales = [term_decimals(df.schema[t].dataType) for _, df in inputs for t in _term_columns(df)]
+    any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
-        scale = max(term_scale, max((df.schema[t].dataType.scale for _, df in inputs for t in _term_columns(df)
-                                     if isinstance(df.schema[t].dataType, T.DecimalType)), default=0))
+        scale = max(term_scale, max((x for x in scales if x is not None), default=0))
         if max(int_digits, 19) + scale > 38:
             raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
         num_type = T.DecimalType(38, scale)
     else:
         num_type = T.LongType()
     pts = window_points(plan, horizon) + (list(window[:2]) if window is not None else [])
-    for p in pts:
+    for p in pts if calendar is None else ():
         digits = max(digits, decimal_digits(p))
     if digits > MAX_DIGITS:
         raise NotRelational(f"times with {digits} decimal digits")
-    rounds = Rounds(spark, plan, classes, num_type, digits, horizon)
+    grid = Grid(digits, calendar)
+    if calendar is not None:
+        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
+        grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1))
+    if timestamps and calendar is None:  # answers as timestamps: seconds on the microsecond grid
+        if digits > 6:
+            raise NotRelational(f"answers as timestamps (timestamps=True) of times with {digits} decimal digits")
+        grid.timestamps = True
+        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
+        grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
+    rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
     rounds.string_consts = string_constants(plan)
     rounds.types.str_codes = use_codes(plan, classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
+    if calendar is not None:  # dates are far from 0 in microseconds: only the windows move a time
+        reach = moves
     if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
         raise NotRelational("windows too large for 64-bit codes")
     return rounds
+
+
+def kept(plan, outputs) -> set:
+    """The relations a run must hold to its end: the outputs and what the
+    constraints read after the last stratum (the others are released after
+    their last reader, rounds.py)."""
+    return set(outputs) | {lit.pred for r in plan.constraints for lit in r.body if isinstance(lit, (Scan, NegScan))}
 
 
 def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: dict, horizon, window, timestamps: bool, stats=None) -> dict:
@@ -105,8 +129,6 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from chronolog.connectors.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
-    if timestamps:
-        raise NotRelational("time columns as timestamps (timestamps=True)")
     inputs = []
     for pred, df, csv in frames:
         if csv:
@@ -122,20 +144,26 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             value_class(v)
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in local.items():
-        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))])
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
+        if plan.program.calendar is not None:
+            table = utc_times(table)
         inputs.append((pred, spark.createDataFrame(table)))
     from pyspark.errors import ArithmeticException
 
-    rounds = prepare(spark, plan, inputs, horizon, window)
+    rounds = prepare(spark, plan, inputs, horizon, window, timestamps)
     try:
         try:
-            rounds.run(inputs, keep=outputs)
+            rounds.run(inputs, keep=kept(plan, outputs))
+            check_constraints(rounds)  # the engine's error for a violated constraint (constraints.py)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
-        except Exception as e:  # a check inside a statement: no exact value in the run's types (aggregate.py)
-            if INEXACT not in str(e):
+        except Exception as e:  # a check inside a statement: no exact value in the run's types
+            if INEXACT in str(e):  # aggregate.py
+                raise NotRelational(str(e)[str(e).index(INEXACT) + len(INEXACT) + 2:].splitlines()[0].split("'")[0].strip()) from None
+            r = refused(e)  # arithmetic.py
+            if r is None:
                 raise
-            raise NotRelational(str(e)[str(e).index(INEXACT) + len(INEXACT) + 2:].splitlines()[0].split("'")[0].strip()) from None
+            raise r from None
         if stats is not None:
             stats["path"] = "relational"
             stats["rounds"] = rounds.stats.rounds

@@ -20,11 +20,21 @@ LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sen
 
 
 class Grid:
-    """The run's time grid: ``digits`` decimal places, ``L = 10**digits``."""
+    """The run's time grid: ``digits`` decimal places, ``L = 10**digits``
+    (on a calendar, ``L`` is the microseconds of its unit: calendar.py)."""
 
-    def __init__(self, digits: int):
+    def __init__(self, digits: int, calendar=None):
         self.digits = digits
         self.L = 10**digits
+        self.calendar = calendar
+        self.timestamps = False  # answers' ends as UTC timestamps of seconds (timestamps=True, no calendar)
+        if calendar is not None:
+            from .calendar import micros_per_unit
+
+            self.L = micros_per_unit(calendar)
+        # the finite codes an input end may have (exclusive): far from the
+        # sentinels, and on a calendar inside the years a timestamp holds
+        self.bounds = (-(LIMIT // 4), LIMIT // 4)
 
     def unit(self, t) -> int:
         v = Fraction(t) * self.L

@@ -8,9 +8,10 @@ dictionary.
 from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
+from .calendar import is_instant, micros_sql, seconds_sql, term_seconds_sql
 from .classes import STR
 from .fragment import NotRelational
-from .grid import LIMIT, NEG, POS
+from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, coalesce_sql, int64, term_columns
 from .string_codes import code_sql, dictionary_sql
@@ -23,13 +24,18 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
 
     types = relations.types
     cls = types.classes.get(pred) or [None] * len(terms)
+    schema = {f.name: f.dataType for f in df.schema.fields}
     cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
+            else f"CAST({term_seconds_sql(_sql_name(t), schema[t])} AS {types.sql_type(c)}) AS c{i}" if is_instant(schema[t])
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
-    schema = {f.name: f.dataType for f in df.schema.fields}
 
     def units(name):
         x = _sql_name(name)
+        if grid.calendar is not None:  # dates and timestamps: microseconds (calendar.py)
+            return micros_sql(x, schema[name])
+        if isinstance(schema[name], (T.DateType, T.TimestampType, T.TimestampNTZType)):  # seconds since 1970
+            return seconds_sql(x, schema[name], L)
         if isinstance(schema[name], T.DecimalType):
             return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
         return f"(CAST({x} AS BIGINT) * {L})"
@@ -59,6 +65,7 @@ def load_inputs(relations, grid, constants: list, inputs: list):
     # counted in the same pass (a group of the coalescing flags whether it
     # holds one: a second query read every input again)
     rels = []
+    lo, hi = grid.bounds
     for pred, parts in by_pred.items():
         terms = term_columns(types.arity(pred))
         q = Stmt()
@@ -68,7 +75,8 @@ def load_inputs(relations, grid, constants: list, inputs: list):
             # a null code: an overflow that Spark without ANSI mode turns into null
             bad = [f"c{i} IS NULL" for i in range(len(t))] + [
                 "s IS NULL", "e IS NULL", "s >= e",
-                f"(s <> {int64(NEG)} AND abs(s) >= {int64(LIMIT // 4)})", f"(e <> {int64(POS)} AND abs(e) >= {int64(LIMIT // 4)})",
+                f"(s <> {int64(NEG)} AND (s <= {int64(lo)} OR s >= {int64(hi)}))",
+                f"(e <> {int64(POS)} AND (e <= {int64(lo)} OR e >= {int64(hi)}))",
             ]
             steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
         cols = ", ".join([*terms, "s", "e", "_bad"])

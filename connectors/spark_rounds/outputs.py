@@ -9,6 +9,7 @@ relation; nothing is computed until the caller reads it.
 from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
+from .calendar import point_sql, timestamp_sql
 from .classes import STR
 from .grid import NEG, POS
 from .sql import Stmt, int64, with_codes
@@ -40,7 +41,12 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
     if window is not None:
         src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
     src = decoded(q, src, pred, relations, dictionary)
-    if grid.digits == 0:
+    if grid.calendar is not None:  # UTC timestamps, as the driver's answers on a calendar
+        point = point_sql
+    elif grid.timestamps:  # timestamps=True: seconds as UTC timestamps
+        def point(x):
+            return timestamp_sql(x, grid.digits)
+    elif grid.digits == 0:
         def point(x):
             return f"shiftright({x}, 1)"
     else:

@@ -95,7 +95,7 @@ class Rounds:
 
     def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
         self.spark, self.plan = spark, plan
-        self.grid = Grid(digits)
+        self.grid = digits if isinstance(digits, Grid) else Grid(digits)  # (a Grid: a calendar's, calendar.py)
         self.types = TermTypes(classes, num_type)
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)

@@ -13,8 +13,9 @@ them).  The driver's counts of the relations choose the join strategies.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Condition, NegScan, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
+from .arithmetic import Arithmetic
 from .classes import BOOL, value_class
 from .fragment import NotRelational
 from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
@@ -38,6 +39,7 @@ class RuleSql:
         self.catalog, self.types = relations.catalog, relations.types
         self.grid = grid
         self.horizon = horizon
+        self.arith = Arithmetic(self.types)  # expressions, exact or refused (arithmetic.py)
 
     def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
         """A body atom's bindings: constants and repeated variables filtered,
@@ -76,13 +78,7 @@ class RuleSql:
         return name, rel.count, key
 
     def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
-        sides = []
-        for x in (cmp.left, cmp.right):
-            if isinstance(x, ast.Var):
-                sides.append((varcols[x.name], varcls.get(x.name)))
-            else:
-                sides.append((self.types.const(x.value), value_class(x.value)))
-        (a, ca), (b, cb) = sides
+        (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in (cmp.left, cmp.right)]
         ordered = cmp.op not in ("==", "!=")
         if ca != cb or (ordered and ca == BOOL):
             if ordered or None in (ca, cb):
@@ -214,6 +210,11 @@ class RuleSql:
                 df = self.condition(q, df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
                 df = self.difference(q, df, lit, varcols, rule)
+            elif isinstance(lit, Assign):  # bound already: an equality, as the engine reads it
+                if varcols.get(lit.var) in q.cols[df]:
+                    df = self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
+                else:
+                    df = self.arith.assign(q, df, lit, varcols, varcls, rule)
         if rule.head_shift is not None:
             df = with_codes(q, df, *shift_sql(self.grid.window_units(rule.head_shift)))
         if self.horizon is not None and not rule.fresh:

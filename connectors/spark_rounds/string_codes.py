@@ -12,9 +12,10 @@ constant as SQL, and the dictionary's statement.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Condition, Scan
+from chronolog.planner.ir import Assign, Condition, Scan
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
+from .arithmetic import constants as expression_constants, expr_class
 from .classes import STR, value_class
 from .sql import hex_string
 
@@ -53,8 +54,8 @@ def string_constants(plan) -> list:
         terms = list(r.head_terms)
         for lit in r.body:
             terms += getattr(lit, "terms", ())
-            if isinstance(lit, Condition):
-                terms += [lit.comparison.left, lit.comparison.right]
+            if isinstance(lit, (Condition, Assign)):
+                terms += [ast.Const(v) for v in expression_constants(lit)]
         for t in terms:
             if isinstance(t, ast.Const) and type(t.value) is str:
                 out[t.value] = None
@@ -72,9 +73,12 @@ def orders_strings(plan, classes: dict) -> bool:
                     if isinstance(t, ast.Var) and c is not None:
                         env[t.name] = c
         for lit in r.body:
+            if isinstance(lit, Assign):  # Z = W of a string W is a string too
+                env.setdefault(lit.var, expr_class(lit.expr, env))
+        for lit in r.body:
             if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):
                 for x in (lit.comparison.left, lit.comparison.right):
-                    c = env.get(x.name) if isinstance(x, ast.Var) else value_class(x.value)
+                    c = env.get(x.name) if isinstance(x, ast.Var) else value_class(x.value) if isinstance(x, ast.Const) else None
                     if c == STR:
                         return True
     return False

@@ -270,29 +270,35 @@ class Evaluator:
                 violations.append((rule, b, iv, slots))
                 if len(violations) >= 20:
                     break
-        if not violations:
-            return
-        lines = []
-        for rule, b, iv, slots in violations[:5]:
-            binding = {v: b[s] for v, s in slots.items() if not v.startswith("_")}
-            facts = []
-            src = rule.source
-            for lit in src.body if src else []:
-                for atom in ast.atoms_of(lit):
-                    if all(isinstance(t, ast.Const) or t.name in binding for t in atom.terms):
-                        vals = tuple(t.value if isinstance(t, ast.Const) else binding[t.name] for t in atom.terms)
-                        facts.append(format_fact(atom.pred, vals, iv).split("@")[0])
-            where = f" ({src.pos})" if src is not None and src.pos.line else ""
-            lines.append(
-                f"  {_rule_text(rule)}{where} holds on {format_interval(iv)}"
-                + (f" with {', '.join(facts)}" if facts else "")
-            )
-        more = f"\n  … and {len(violations) - 5} more" if len(violations) > 5 else ""
-        raise InconsistencyError(
-            "the data violates a constraint:\n" + "\n".join(lines) + more,
-            _rule_pos(violations[0][0]),
-            violations=[(_rule_text(r), {v: b[s] for v, s in sl.items()}, iv) for r, b, iv, sl in violations],
+        if violations:
+            raise inconsistency(violations)
+
+
+def inconsistency(violations) -> InconsistencyError:
+    """The error for violated constraints: ``violations`` are ``(rule,
+    binding tuple, interval, {variable: slot})``, the first 20 found (the
+    relational Spark rounds report theirs with it too)."""
+    lines = []
+    for rule, b, iv, slots in violations[:5]:
+        binding = {v: b[s] for v, s in slots.items() if not v.startswith("_")}
+        facts = []
+        src = rule.source
+        for lit in src.body if src else []:
+            for atom in ast.atoms_of(lit):
+                if all(isinstance(t, ast.Const) or t.name in binding for t in atom.terms):
+                    vals = tuple(t.value if isinstance(t, ast.Const) else binding[t.name] for t in atom.terms)
+                    facts.append(format_fact(atom.pred, vals, iv).split("@")[0])
+        where = f" ({src.pos})" if src is not None and src.pos.line else ""
+        lines.append(
+            f"  {_rule_text(rule)}{where} holds on {format_interval(iv)}"
+            + (f" with {', '.join(facts)}" if facts else "")
         )
+    more = f"\n  … and {len(violations) - 5} more" if len(violations) > 5 else ""
+    return InconsistencyError(
+        "the data violates a constraint:\n" + "\n".join(lines) + more,
+        _rule_pos(violations[0][0]),
+        violations=[(_rule_text(r), {v: b[s] for v, s in sl.items()}, iv) for r, b, iv, sl in violations],
+    )
 
 
 def _rule_text(rule) -> str:

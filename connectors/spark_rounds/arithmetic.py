@@ -1,0 +1,204 @@
+"""Arithmetic in conditions and assignments (``Z = X + Y``, ``X * 2 > Y``)
+as Spark SQL that is exact or refuses.
+
+The engine computes on unbounded integers and exact rationals.  Here every
+value of an expression is in the run's number type (terms.py): ``bigint``,
+or ``decimal(38, S)``.  Each operation is written so that Spark cannot
+round or wrap it, and a row where the exact value does not fit stops the
+run (``raise_error``), which then goes whole to the driver
+(:class:`NotRelational`, see :func:`refused`) -- as a bad input row does:
+
+* ``bigint``: ``try_add``, ``try_subtract``, ``try_multiply`` (null on
+  overflow, whatever the session's ANSI mode); ``/`` only when the
+  quotient is whole (the engine's ``7 / 2`` is the rational 7/2);
+* ``decimal(38, S)``: ``+``/``-`` of operands cast to ``decimal(37, S)``
+  (Spark's result, ``decimal(38, S)``, is then exact: with both operands
+  at 38 digits it drops a digit of scale when S > 6), ``*`` of operands
+  cast to ``decimal(19, S)`` and ``decimal(18, S)`` (an exact ``decimal(38,
+  2S)``) cast back to scale S only when no digit is lost; ``/`` when the
+  quotient times the divisor gives the dividend back exactly;
+* ``abs``, ``min``, ``max``, ``floor``, ``ceil`` and ``mod`` (the sign of
+  the divisor, as Python's ``%``) likewise; other functions, and
+  arithmetic on strings or booleans, go to the driver before any job.
+
+An assignment's value is also kept by a filter (``IS NOT NULL``), so that
+Spark cannot prune a column nothing reads and skip the row's check where
+the engine would report the row.  Nothing is computed on floats.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import Condition
+
+from .classes import NUM, value_class
+from .fragment import NotRelational
+from .sql import Stmt, hex_string
+
+MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
+FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2}
+MIN_LONG = "(-9223372036854775807L - 1L)"  # (the literal of -2^63 itself does not parse)
+
+
+def check(lit, rule) -> None:
+    """Refuse (before any Spark work) an expression this module cannot write."""
+    exprs = [lit.comparison.left, lit.comparison.right] if isinstance(lit, Condition) else [lit.expr]
+    for e in exprs:
+        _check(e, rule)
+
+
+def _check(e, rule):
+    if isinstance(e, ast.BinOp):
+        if e.op not in ("+", "-", "*", "/"):  # pragma: no cover - the grammar has no other
+            raise NotRelational(f"the operator {e.op}", rule)
+        _check(e.left, rule)
+        _check(e.right, rule)
+    elif isinstance(e, ast.Call):
+        n = FUNCTIONS.get(e.name, 0)
+        if e.name not in FUNCTIONS or (n is not None and len(e.args) != n):
+            raise NotRelational(f"the function {e.name}() in an expression", rule)
+        for a in e.args:
+            _check(a, rule)
+    elif not isinstance(e, (ast.Var, ast.Const)):  # pragma: no cover
+        raise NotRelational(f"the expression {e}", rule)
+
+
+def constants(lit):
+    """Every constant of a condition's or an assignment's expressions."""
+    exprs = [lit.comparison.left, lit.comparison.right] if isinstance(lit, Condition) else [lit.expr]
+    out = []
+
+    def walk(e):
+        if isinstance(e, ast.Const):
+            out.append(e.value)
+        elif isinstance(e, ast.BinOp):
+            walk(e.left)
+            walk(e.right)
+        elif isinstance(e, ast.Call):
+            for a in e.args:
+                walk(a)
+
+    for e in exprs:
+        walk(e)
+    return out
+
+
+def expr_class(e, env: dict):
+    """The class of an expression's values: a plain variable's or constant's
+    own, numbers for arithmetic (None: not known yet)."""
+    if isinstance(e, ast.Var):
+        return env.get(e.name)
+    if isinstance(e, ast.Const):
+        return value_class(e.value)
+    return NUM
+
+
+def refused(e):
+    """The :class:`NotRelational` of a Spark exception raised by a row
+    check of this module (None: another exception)."""
+    text = str(e)
+    i = text.find(MARKER)
+    if i < 0:
+        return None
+    why = text[i + len(MARKER):].splitlines()[0].split(" SQLSTATE")[0].strip()
+    return NotRelational(f"a row computed in Spark: {why}")
+
+
+class Arithmetic:
+    """SQL of expressions in the run's number type (``types``: terms.py)."""
+
+    def __init__(self, types):
+        from pyspark.sql import types as T
+
+        self.types = types
+        num = types.num_type
+        self.scale = None if isinstance(num, T.LongType) else num.scale
+        self.num = num.simpleString()
+
+    def fail(self, why: str) -> str:
+        return f"raise_error({hex_string(MARKER + why)})"
+
+    def checked(self, value: str, bad: str, why: str) -> str:
+        """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
+        return f"(CASE WHEN {bad} THEN {self.fail(why)} ELSE {value} END)"
+
+    def fits(self, x: str, precision: int, why: str) -> str:
+        """``x`` as ``decimal(precision, S)``, or the run stops."""
+        c = f"try_cast({x} AS decimal({precision}, {self.scale}))"
+        return self.checked(c, f"{c} IS NULL", why)
+
+    def sql(self, e, varcols: dict, varcls: dict, rule) -> tuple:
+        """``(SQL, class)`` of the expression ``e``."""
+        if isinstance(e, ast.Var):
+            return varcols[e.name], varcls.get(e.name)
+        if isinstance(e, ast.Const):
+            return self.types.const(e.value), value_class(e.value)
+        if isinstance(e, ast.BinOp):
+            args = [self.sql(x, varcols, varcls, rule) for x in (e.left, e.right)]
+        else:
+            args = [self.sql(x, varcols, varcls, rule) for x in e.args]
+        for (_, c), x in zip(args, e.args if isinstance(e, ast.Call) else (e.left, e.right)):
+            if c != NUM:
+                raise NotRelational(f"arithmetic on {c or 'untyped'} terms ({x} in {e})", rule)
+        xs = [a for a, _ in args]
+        text = str(e)
+        if isinstance(e, ast.BinOp):
+            return self.binop(e.op, xs[0], xs[1], text, rule), NUM
+        return self.call(e.name, xs, text, rule), NUM
+
+    def binop(self, op: str, a: str, b: str, text: str, rule) -> str:
+        if self.scale is None:  # bigint
+            if op == "/":
+                bad = f"{b} = 0 OR try_mod({a}, {b}) <> 0 OR ({a} = {MIN_LONG} AND {b} = -1)"
+                return self.checked(f"({a} div {b})", bad, f"{text} is not a whole number (or divides by zero)")
+            f = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]
+            r = f"{f}({a}, {b})"
+            return self.checked(r, f"{r} IS NULL", f"{text} overflows 64-bit integers")
+        s = self.scale
+        big = f"{text} needs more digits than decimal(38, {s})"
+        if op in ("+", "-"):
+            return f"CAST({self.fits(a, 37, big)} {op} {self.fits(b, 37, big)} AS {self.num})"
+        if op == "*":
+            return self.times(a, b, text)
+        q = f"CAST(try_divide({a}, {b}) AS {self.num})"
+        q = self.checked(q, f"{q} IS NULL", f"{text} divides by zero or needs more digits than decimal(38, {s})")
+        back = self.times(q, b, text)
+        return self.checked(q, f"{back} <> {a}", f"{text} has more than {s} decimals")
+
+    def times(self, a: str, b: str, text: str) -> str:
+        s = self.scale
+        if s > 17:
+            raise NotRelational(f"a product of decimals with {s} digits after the point ({text})")
+        big = f"{text} needs more digits than decimal(38, {s})"
+        wide = f"({self.fits(a, 19, big)} * {self.fits(b, 18, big)})"  # decimal(38, 2S): exact
+        r = f"try_cast({wide} AS {self.num})"
+        lost = f"{r} IS NULL OR CAST({r} AS decimal(38, {2 * s})) <> {wide}"
+        return self.checked(r, lost, f"{text} has more than {s} decimals or needs more digits than decimal(38, {s})")
+
+    def call(self, name: str, xs: list, text: str, rule) -> str:
+        num = self.num
+        if name in ("min", "max"):
+            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})"
+        x = xs[0]
+        if name == "abs":
+            if self.scale is None:
+                return self.checked(f"abs({x})", f"{x} = {MIN_LONG}", f"{text} overflows 64-bit integers")
+            return f"abs({x})"
+        if name in ("floor", "ceil"):
+            r = f"try_cast({name}({x}) AS {num})"
+            return self.checked(r, f"{r} IS NULL", f"{text} needs more digits than {num}")
+        y = xs[1]  # mod: the remainder with the divisor's sign (Python's %)
+        r = self.checked(f"try_mod({x}, {y})", f"{y} = 0", f"{text} by zero")
+        fix = f"{r} + {y}" if self.scale is None else f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})"
+        return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({y} < 0) THEN {fix} ELSE {r} END)"  # |r| < |y|: no overflow
+
+    def assign(self, q: Stmt, src: str, lit, varcols: dict, varcls: dict, rule) -> str:
+        """``src`` with the assignment's variable (not bound yet) as a column."""
+        col = varcols.setdefault(lit.var, f"v{len(varcols)}")
+        value, c = self.sql(lit.expr, varcols, varcls, rule)
+        varcls[lit.var] = c
+        if c is not None:
+            value = f"CAST({value} AS {self.types.sql_type(c)})"
+        # a filter that reads the value: Spark keeps (and checks) it even when nothing else does
+        return q.add(f"SELECT * FROM (SELECT *, {value} AS {col} FROM {src}) AS a WHERE {col} IS NOT NULL",
+                     q.cols[src] + [col])

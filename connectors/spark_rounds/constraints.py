@@ -1,0 +1,107 @@
+"""Constraints (rules with head ``⊥``) checked on the relations in Spark
+after the last stratum, with the embedded engine's error.
+
+Each constraint's body is one more rule variant (rules.py) whose "head"
+keeps every body variable, read over the final relations; a body that
+holds anywhere brings its first rows (at most 20 in all, ordered by time
+then values) to the driver, which raises the engine's
+:class:`InconsistencyError` (engine/rows/evaluator.py, ``inconsistency``):
+the constraint's text and position, where it holds, and the facts that
+make it hold.  As in the engine, the horizon does not clip a constraint's
+body (its rows are read before the head).  A consistent model costs one
+small job per constraint, its first row.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from chronolog.language import ast
+from chronolog.language.booleans import boolean
+from chronolog.language.timeline import NEG_INF, POS_INF, normalize
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
+
+from .arithmetic import expr_class
+from .classes import BOOL
+from .grid import NEG, POS
+from .outputs import decoded
+from .sql import Stmt
+
+MAX_VIOLATIONS = 20  # as many as the engine collects
+
+
+def check_rule(rule) -> None:
+    """Refuse (NotRelational) a constraint whose body the rounds cannot read."""
+    from .arithmetic import check as check_expression
+    from .fragment import NotRelational
+
+    if type(rule) is not PlanRule or getattr(rule, "build_pipeline", None) is not None:
+        raise NotRelational("a constraint with Since/Until, aggregation or interval terms", rule)
+    for lit in rule.body:
+        if isinstance(lit, Scan) and lit.group is not None:
+            raise NotRelational("time grouping", rule)
+        if isinstance(lit, (Condition, Assign)):
+            check_expression(lit, rule)
+        elif not isinstance(lit, (Scan, NegScan)):
+            raise NotRelational(f"the literal {lit.describe()}", rule)
+
+
+def body_classes(rule, classes: dict) -> dict:
+    """The class of each body variable (positive atoms, then assignments)."""
+    env = {}
+    for lit in rule.body:
+        if isinstance(lit, Scan):
+            for t, c in zip(lit.terms, classes.get(lit.pred) or []):
+                if isinstance(t, ast.Var):
+                    env.setdefault(t.name, c)
+    for lit in rule.body:
+        if isinstance(lit, Assign):
+            env.setdefault(lit.var, expr_class(lit.expr, env))
+    return env
+
+
+def interval(grid, s: int, e: int) -> tuple:
+    """The engine's interval of a row's codes (grid.py)."""
+    lo = NEG_INF if s == NEG else normalize(Fraction(s >> 1, grid.L))
+    hi = POS_INF if e == POS else normalize(Fraction(e >> 1, grid.L))
+    return lo, hi, s != NEG and s & 1 == 0, e != POS and e & 1 == 1
+
+
+def value(v, c):
+    """A term read back from Spark as the engine's value."""
+    if isinstance(v, Decimal):
+        return normalize(Fraction(v))
+    if c == BOOL:
+        return boolean(v)
+    return v
+
+
+def check(rounds) -> None:
+    """Raise the engine's InconsistencyError if a constraint of the run's
+    plan holds on its final relations."""
+    from chronolog.engine.rows.evaluator import inconsistency
+
+    types, violations = rounds.types, []
+    for k, rule in enumerate(rounds.plan.constraints):
+        env = body_classes(rule, types.classes)
+        names = sorted(env)
+        pred = f"$violation{k}"
+        types.classes[pred] = [env[v] for v in names]
+        probe = PlanRule(pred, tuple(ast.Var(v) for v in names), rule.body, None, rule.source, fresh=True)
+        q = Stmt()
+        step = rounds.rules.step(q, probe, None, {})
+        if step is None:  # an atom of the body holds nowhere
+            continue
+        step = decoded(q, step, pred, rounds.relations, rounds.dictionary)
+        cols = [f"c{i}" for i in range(len(names))]
+        order = ", ".join(["s", "e", *cols])
+        got = rounds.catalog.sql(f"{q.text(step)} ORDER BY {order} LIMIT {MAX_VIOLATIONS - len(violations)}").collect()
+        slots = {v: i for i, v in enumerate(names)}
+        for row in got:
+            b = tuple(value(row[c], env[v]) for c, v in zip(cols, names))
+            violations.append((rule, b, interval(rounds.grid, row["s"], row["e"]), slots))
+        if len(violations) >= MAX_VIOLATIONS:
+            break
+    if violations:
+        raise inconsistency(violations)

@@ -1,0 +1,170 @@
+"""Arithmetic in conditions and assignments in the relational rounds
+(connectors/spark_rounds/arithmetic.py): exact in Spark SQL or refused,
+against the embedded engine on the same facts (marked ``spark``)."""
+
+import warnings
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import chronolog
+from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+
+from strategies_wide import wide_cases
+from test_spark_rounds import canon, check, cs
+
+pytestmark = pytest.mark.spark
+
+# every rule joins facts of different keys somewhere, so the program has no
+# key and runs in rounds
+INTS = """
+hop(X, Z, C) :- e(X, Y, A), e(Y, Z, B), C = A + B * 2 - 1.
+cheap(X, Z) :- hop(X, Z, C), C * 3 <= 60, C - 1 != 4.
+half(X, H) :- hop(X, Z, C), H = C / 2.
+spread(X, D) :- e(X, Y, A), e(Y, Z, B), D = abs(A - B) + mod(A, -3) + max(A, B, 2) - min(A, 7).
+same(X, Z) :- e(X, Y, A), e(Y, Z, B), A = B - 0.
+"""
+
+
+def ints():
+    rows = [((1, 2, 4), (0, 5, True, True)), ((2, 3, 6), (2, 8, True, False)), ((3, 1, 10), (1, 9, True, True)),
+            ((2, 1, 4), (0, 3, True, True)), ((1, 3, -7), (0, 2, False, True))]
+    return facts_to_arrow(rows, ["x", "y", "a"])
+
+
+def test_integer_arithmetic_in_conditions_and_assignments(spark):
+    prog = INTS.replace("half(X, H) :- hop(X, Z, C), H = C / 2.", "half(X, H) :- hop(X, Z, C), H = C * 2 / 2.")
+    check(spark, prog, {"e": ints()})
+
+
+def decimals():
+    w = pa.array([Decimal("2.5"), Decimal("3.25"), Decimal("-1.75"), Decimal("4")], pa.decimal128(6, 2))
+    return pa.table({"x": [1, 2, 3, 2], "y": [2, 3, 1, 1], "a": w, "start": [0, 1, 2, 0], "end": [10, 10, 10, 4]})
+
+
+def test_decimal_arithmetic_is_exact(spark):
+    """``decimal(38, S)``: sums, products (scale 2S back to S when no digit
+    is lost), exact quotients, floor/ceil, comparisons with decimals."""
+    prog = """
+    hop(X, Z, C) :- e(X, Y, A), e(Y, Z, B), C = A + B * 2 - 0.5.
+    cheap(X, Z) :- hop(X, Z, C), C * 4 <= 30, C != 7.25.
+    half(X, H) :- hop(X, Z, C), H = C * 4 / 2.
+    spread(X, D) :- e(X, Y, A), e(Y, Z, B), D = floor(A) + ceil(B) + abs(A - B) + mod(A, -1.5).
+    """
+    check(spark, prog, {"e": decimals()})
+
+
+def test_sums_and_assignments_with_booleans_and_strings(spark):
+    """A plain copy keeps its class; an assignment to a bound variable is
+    an equality."""
+    prog = """
+    tag(X, T) :- e(X, Y, A), e(Y, Z, B), T = "big", A + B > 9.
+    flag(X, F) :- e(X, Y, A), e(Y, Z, B), F = #T, B = A + 2.
+    copy(X, W) :- e(X, Y, A), e(Y, Z, B), W = Z.
+    """
+    check(spark, prog, {"e": ints()})
+
+
+def fallback(spark, prog, table, match):
+    """The rounds refuse ``prog`` with a warning matching ``match``; the
+    driver's answers are the embedded engine's."""
+    with pytest.warns(cs().DriverFallback, match=match):
+        out = cs().reason(spark, prog, inputs={"e": table}, distributed=True)
+    model = chronolog.reason(prog, {"e": table_to_rows(table, "e")})
+    for p, df in out.items():
+        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
+
+
+def test_a_quotient_that_is_not_whole_goes_to_the_driver(spark):
+    """The engine's 7 / 2 is the rational 7/2: no bigint holds it, so the
+    row stops the rounds and the driver computes it."""
+    fallback(spark, INTS, ints(), r"a row computed in Spark: \(C / 2\) is not a whole number")
+
+
+def test_an_overflow_goes_to_the_driver(spark):
+    big = facts_to_arrow([((1, 2, 2**62), (0, 5, True, True)), ((2, 1, 2**62), (0, 5, True, True))], ["x", "y", "a"])
+    prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A + B.\n"
+    fallback(spark, prog, big, r"a row computed in Spark: \(A \+ B\) overflows 64-bit integers")
+    prog = "s(X) :- e(X, Y, A), e(Y, Z, B), A * B > 0.\n"
+    fallback(spark, prog, big, r"a row computed in Spark: \(A \* B\) overflows 64-bit integers")
+
+
+def test_a_division_by_zero_is_the_drivers_error(spark):
+    zero = facts_to_arrow([((1, 2, 0), (0, 5, True, True)), ((2, 1, 3), (0, 5, True, True))], ["x", "y", "a"])
+    prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = B / A.\n"
+    with pytest.warns(cs().DriverFallback, match="divides by zero"):
+        with pytest.raises(chronolog.DataError, match="division by zero"):
+            cs().reason(spark, prog, inputs={"e": zero}, distributed=True)
+
+
+def test_a_check_is_kept_for_a_value_nothing_reads(spark):
+    """``Z`` is read by nothing: Spark must still compute (and check) it,
+    since the engine reports the row."""
+    zero = facts_to_arrow([((1, 2, 0), (0, 5, True, True)), ((2, 1, 3), (0, 5, True, True))], ["x", "y", "a"])
+    prog = "s(X) :- e(X, Y, A), e(Y, Z, B), C = B / A.\n"
+    with pytest.warns(cs().DriverFallback, match="divides by zero"):
+        with pytest.raises(chronolog.DataError, match="division by zero"):
+            cs().reason(spark, prog, inputs={"e": zero}, distributed=True)
+
+
+def test_decimal_digits_beyond_the_run_go_to_the_driver(spark):
+    """A product of two 2-decimal numbers has 4 decimals; the run's numbers
+    have 2: never rounded, the driver computes it."""
+    w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
+    t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
+    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", t, r"\(A \* B\) has more than 2 decimals")
+    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A / 4.\n", t, r"\(A / 4\) has more than 2 decimals")
+
+
+@pytest.mark.parametrize("rule, why", [
+    ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = round(A).', r"the function round\(\) in an expression"),
+    ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = concat(Y, "-", Z).', r"the function concat\(\) in an expression"),
+])
+def test_functions_not_written_go_to_the_driver_before_any_job(spark, rule, why):
+    fallback(spark, rule + "\n", ints(), why)
+
+
+def test_plan_names_the_path_for_arithmetic():
+    from chronolog.api import load_program
+    from chronolog.connectors.spark_rounds import describe
+    from chronolog.planner import plan
+
+    assert describe(plan(load_program(INTS))).startswith("seminaive rounds")
+    assert "the function round() in an expression" in describe(plan(load_program("s(X, C) :- e(X, Y, A), C = round(A).")))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(wide_cases(floats=False, templates=("cond", "arith", "arith", "join", "join", "negation", "temporal", "const_body")))
+def test_wide_programs_with_arithmetic_equal_rows(spark, case):
+    """The wide random programs of tests/strategies_wide.py with their
+    arithmetic (sums, products and quotients of integers and decimals,
+    abs/min/max/floor, float() and round() that go to the driver) with
+    ``distributed=True``: whatever path each takes (rounds, keyed tasks,
+    the driver), the row executor's answers or its error."""
+    from test_spark_differential import _decimal
+    from test_spark_differential import canon as canon_rows
+
+    if not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
+        return  # (a given 1/3 is the text "1/3" in Arrow: documented)
+    facts = {p: rows for p, rows in case.facts.items() if rows}
+    tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
+    if any(canon_rows(table_to_rows(t, p)) != canon_rows(facts[p]) for p, t in tables.items()):
+        return  # (a column mixing kinds is text in Arrow: documented)
+    try:
+        model = chronolog.reason(case.program, facts, engine="rows", horizon=case.horizon)
+    except chronolog.ChronologError as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(type(e)):
+                out = cs().reason(spark, case.program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+                for df in out.values():
+                    df.collect()
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs().reason(spark, case.program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+    for p, df in out.items():
+        got = canon_rows(table_to_rows(df.toArrow(), p))
+        assert got == canon_rows(table_to_rows(model.to_arrow(p), p)), f"{case}\n{p}"

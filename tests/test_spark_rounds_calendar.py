@@ -1,0 +1,242 @@
+"""A calendar timeline (``@timeGranularity``) in the relational rounds
+(connectors/spark_rounds/calendar.py): dates and timestamps as time points
+on a microsecond grid, durations as windows, against the embedded engine
+on the same facts (marked ``spark``)."""
+
+import datetime as dt
+import warnings
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors.arrow import table_to_rows
+from chronolog.language.dates import Calendar
+
+from test_spark_rounds import RULES, canon, cs
+
+pytestmark = pytest.mark.spark
+UTC = dt.timezone.utc
+
+
+def check(spark, program, tables: dict, unit="days", **kw):
+    """Run ``program`` both ways; assert the rounds ran and agree, the
+    answers' times UTC timestamps."""
+    cal = Calendar(unit)
+    model = chronolog.reason(program, tables, **kw)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, **kw)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        t = df.toArrow()
+        assert pa.types.is_timestamp(t.schema.field("start").type), t.schema
+        assert canon(table_to_rows(t, p, cal)) == canon(model.facts(p)), p
+    return out, model
+
+
+PROGRAM = """
+@timeGranularity("days").
+r(X, Y) :- e(X, Y).
+r(X, Z) :- r(X, Y), e(Y, Z).
+soon(X, Y) :- <->[0,P3D] r(X, Y).
+held(X, Y) :- [-][0,PT12H] r(X, Y).
+quiet(X, Y) :- soon(X, Y), not late(Y).
+e("c", "a")@[2020-01-10, 2020-01-12).
+@output("r"). @output("soon"). @output("held"). @output("quiet").
+"""
+
+
+def dated():
+    d = dt.date
+    return pa.table({
+        "x": ["a", "b", "a"], "y": ["b", "c", "c"],
+        "start": pa.array([d(2020, 1, 1), d(2020, 1, 2), None], pa.date32()),
+        "end": pa.array([d(2020, 1, 5), d(2020, 1, 3), d(2019, 12, 30)], pa.date32()),
+        "start_closed": [True, False, True], "end_closed": [False, True, True],
+    })
+
+
+def stamped(tz=UTC):
+    t = [dt.datetime(2020, 1, 2, 6, 30, tzinfo=tz), dt.datetime(2020, 1, 4, 18, tzinfo=tz)]
+    typ = pa.timestamp("us", tz="UTC") if tz else pa.timestamp("us")
+    return pa.table({"y": ["c", "b"], "start": pa.array(t, typ), "end": pa.array([t[1], None], typ)})
+
+
+def test_dates_timestamps_and_durations_run_in_rounds(spark):
+    out, _ = check(spark, PROGRAM, {"e": dated(), "late": stamped()})
+    # three days after the fact, not three seconds; half a day held
+    t = out["soon"].toArrow()
+    got = set(zip(*(t.column(i).to_pylist() for i in (0, 1)), t.column("start").to_pylist(), t.column("end").to_pylist()))
+    assert ("a", "b", dt.datetime(2020, 1, 1, tzinfo=UTC), dt.datetime(2020, 1, 8, tzinfo=UTC)) in got
+
+
+def test_naive_timestamps_read_as_utc_and_a_window(spark):
+    """Naive timestamps (a DataFrame column without zone) are UTC, as the
+    driver reads them; a window of dates clips the answers."""
+    late = spark.createDataFrame(stamped(None))
+    check(spark, PROGRAM, {"e": dated(), "late": stamped(None)})
+    model = chronolog.reason(PROGRAM, {"e": dated(), "late": stamped(None)})
+    out = cs().reason(spark, PROGRAM, inputs={"e": spark.createDataFrame(dated()), "late": late}, distributed=True,
+                      window=("2020-01-02", "2020-01-04T12:00:00"))
+    cal = Calendar("days")
+    lo, hi = cal.parse_point("2020-01-02"), cal.parse_point("2020-01-04T12:00:00")
+    from chronolog.language.timeline import intersect
+
+    want = {(t, intersect(iv, (lo, hi, True, True))) for t, iv in canon(model.facts("quiet"))}
+    assert canon(table_to_rows(out["quiet"].toArrow(), "quiet", cal)) == {w for w in want if w[1] is not None}
+
+
+def test_hours_granularity_and_a_horizon(spark):
+    prog = """
+    @timeGranularity("hours").
+    r(X, Y) :- e(X, Y).
+    r(X, Z) :- r(X, Y), <->[PT30M,PT90M] e(Y, Z).
+    """
+    check(spark, prog, {"e": dated()}, unit="hours", horizon=("2020-01-01", "2020-01-04"))
+
+
+def test_a_window_off_the_microsecond_grid_goes_to_the_driver(spark):
+    """Half a microsecond: the rounds do not round it; the driver computes
+    exactly and then reports the answer a timestamp cannot hold."""
+    prog = PROGRAM.replace("PT12H", "PT0.0000005S")
+    with pytest.warns(cs().DriverFallback, match="a window of 1/172800000000 days, not a whole number of microseconds"):
+        with pytest.raises(chronolog.DataError, match="held: the time 1577836800.0000005 is not a whole number of microseconds"):
+            cs().reason(spark, prog, inputs={"e": dated(), "late": stamped()}, distributed=True)
+
+
+def test_times_as_numbers_on_a_calendar_go_to_the_driver(spark):
+    e = pa.table({"x": ["a"], "y": ["b"], "start": [1], "end": [2]})
+    with pytest.warns(cs().DriverFallback, match="a time column of Spark type bigint on a calendar"):
+        with pytest.raises(chronolog.DataError, match="holds numbers, but the program's timeline is dates"):
+            cs().reason(spark, PROGRAM, inputs={"e": e, "late": stamped()}, distributed=True)
+
+
+def test_an_input_near_the_last_year_goes_to_the_driver(spark):
+    """An answer moved by the program's windows past 9999-12-31 is no
+    timestamp: the driver reports it, the rounds do not make one up."""
+    e = pa.table({"x": ["a"], "y": ["b"], "start": pa.array([dt.date(9999, 12, 30)], pa.date32()),
+                  "end": pa.array([dt.date(9999, 12, 31)], pa.date32())})
+    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+        with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
+            out = cs().reason(spark, PROGRAM, inputs={"e": e, "late": stamped()}, distributed=True)
+            for df in out.values():
+                df.collect()
+
+
+def test_plan_names_the_path_for_a_calendar(tmp_path):
+    from chronolog.connectors.spark_rounds import describe
+    from chronolog.api import load_program
+    from chronolog.planner import plan
+
+    assert describe(plan(load_program(PROGRAM))).startswith("seminaive rounds")
+    assert "not a whole number of microseconds" in describe(plan(load_program(PROGRAM.replace("PT12H", "PT0.0000005S"))))
+
+
+@st.composite
+def dated_programs(draw):
+    """The random programs of test_spark_rounds on a day calendar: windows
+    of half days, days or two days, facts on dates and half days."""
+    picked = [draw(st.sampled_from(RULES[1:3]))]
+    picked += draw(st.lists(st.sampled_from([r for r in RULES[1:] if r != picked[0]]), max_size=3, unique=True))
+    a = draw(st.sampled_from(["PT12H", "P1D", "P2D"]))
+    rules = ['@timeGranularity("days").', RULES[0]] + [r.format(a=a) for r in picked]
+    n = draw(st.integers(2, 4))
+    es = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 12), st.integers(0, 6),
+                                 st.booleans(), st.booleans()), min_size=1, max_size=7))
+    base = dt.datetime(2020, 2, 27, tzinfo=UTC)  # across a leap day
+    half = dt.timedelta(hours=12)
+    t = pa.timestamp("us", tz="UTC")
+    return "\n".join(rules), pa.table({
+        "x": [x for x, *_ in es], "y": [y for _, y, *_ in es],
+        "start": pa.array([base + lo * half for _, _, lo, *_ in es], t),
+        "end": pa.array([base + (lo + d) * half for _, _, lo, d, *_ in es], t),
+        "start_closed": [lc or d == 0 for *_, d, lc, _ in es], "end_closed": [hc or d == 0 for *_, d, _, hc in es],
+    })
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(dated_programs())
+def test_random_dated_programs_equal_embedded(spark, case):
+    prog, e = case
+    check(spark, prog, {"e": e})
+
+
+# ------------------------------------------- a numeric timeline in seconds
+
+SECONDS = """
+r(X, Y) :- e(X, Y).
+r(X, Z) :- r(X, Y), e(Y, Z).
+soon(X, Y) :- <->[0,90] r(X, Y).
+quiet(X, Y) :- soon(X, Y), not late(Y).
+@output("r"). @output("soon"). @output("quiet").
+"""
+
+
+@pytest.mark.parametrize("timestamps", [False, True])
+def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamps):
+    """Without a calendar, date and timestamp columns are exact seconds since
+    1970 (as the driver reads them); ``timestamps=True`` gives the answers'
+    ends as UTC timestamps."""
+    tables = {"e": dated(), "late": stamped()}
+    rows = {p: table_to_rows(t, p, None, timestamps="seconds") for p, t in tables.items()}
+    model = chronolog.reason(SECONDS, rows)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, SECONDS, inputs=tables, distributed=True, stats=stats, timestamps=timestamps)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        t = df.toArrow()
+        assert pa.types.is_timestamp(t.schema.field("start").type) == timestamps
+        assert canon(table_to_rows(t, p, None, timestamps="seconds")) == canon(model.facts(p)), p
+
+
+def test_answers_as_timestamps_beyond_the_year_9999_go_to_the_driver(spark):
+    e = pa.table({"x": ["a"], "y": ["b"], "start": [0], "end": [300_000_000_000]})  # seconds: year 11476
+    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+        with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
+            out = cs().reason(spark, SECONDS, inputs={"e": e, "late": stamped()}, distributed=True, timestamps=True)
+            for df in out.values():
+                df.collect()
+
+
+def test_date_terms_on_a_numeric_timeline_are_seconds(spark):
+    """A date argument is its midnight's seconds since 1970 (a number), as
+    the driver reads it: joined, compared and computed with exactly.  (A
+    timestamp argument goes to the driver, which reads it as a number only
+    when its whole column is whole seconds.)"""
+    prog = """
+    r(X, Y, D) :- e(X, Y, D).
+    r(X, Z, D) :- r(X, Y, D), e(Y, Z, D2), D2 >= D.
+    gap(X, G) :- r(X, Y, D), seen(Y, T), G = T - D, G > 0.
+    @output("r"). @output("gap").
+    """
+    d = dt.date
+    e = pa.table({"x": ["a", "b", "a"], "y": ["b", "c", "c"],
+                  "d": pa.array([d(2020, 1, 1), d(2020, 1, 2), d(2019, 12, 31)], pa.date32()),
+                  "start": [0, 1, 2], "end": [10, 10, 10]})
+    seen = pa.table({"y": ["b", "c"], "t": pa.array([d(2020, 1, 3), d(2020, 1, 1)], pa.date32()), "start": [0, 0], "end": [5, 5]})
+    tables = {"e": e, "seen": seen}
+    rows = {p: table_to_rows(x, p, None, timestamps="seconds") for p, x in tables.items()}
+    model = chronolog.reason(prog, rows)
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        out = cs().reason(spark, prog, inputs=tables, distributed=True, stats=stats)
+    assert stats.get("path") == "relational"
+    for p, df in out.items():
+        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
+    assert ("a", 2 * 86400) in {t for t, _ in canon(model.facts("gap"))}
+
+
+def test_date_terms_on_a_calendar_go_to_the_driver(spark):
+    e = pa.table({"x": ["a"], "y": ["b"], "d": pa.array([dt.date(2020, 1, 1)], pa.date32()),
+                  "start": pa.array([dt.date(2020, 1, 1)], pa.date32()), "end": pa.array([dt.date(2020, 1, 2)], pa.date32())})
+    prog = '@timeGranularity("days").\nr(X, Y, D) :- e(X, Y, D).\nr(X, Z, D) :- r(X, Y, D), e(Y, Z, D2).\n'
+    with pytest.warns(cs().DriverFallback, match="the date or timestamp column d of e as a term on a calendar"):
+        out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
+    assert out["r"].count() == 1

@@ -104,3 +104,21 @@ def test_random_programs_with_arithmetic_and_a_constraint(spark, case):
     extra = RULES[-3:]  # w (a condition), v (an assignment), the constraint
     assert extra[0].startswith("w(") and extra[2].startswith("⊥")
     check(spark, "\n".join([prog, *extra]), {"e": e})
+
+
+def test_a_relation_only_a_constraint_reads_is_kept_to_the_check(spark):
+    """Relations no later stratum reads are released after their last
+    reader (rounds.py); one a constraint reads must still hold its rows
+    when the constraints are checked after the strata."""
+    prog = """
+    b(X) :- banned(X).
+    r(X, Y) :- e(X, Y).
+    r(X, Z) :- r(X, Y), e(Y, Z).
+    ⊥ :- r(X, X), b(X).
+    @output("r").
+    """
+    tables = {"e": edges([(1, 2, (0, 5, True, True)), (2, 1, (1, 6, True, True))]),
+              "banned": banned([(1, (4, 9, True, False))])}
+    want, got = embedded_error(prog, tables), spark_error(spark, prog, tables)
+    assert got.render() == want.render()
+    assert "holds on [4,5] with r(1,1), b(1)" in got.render()

@@ -57,9 +57,12 @@ from .periodic import find_repetition, unroll
 INF = math.inf
 
 
-def two_way(plan, core, reps, own, strategy, out):
+def two_way(plan, core, reps, own, strategy, out, quiet=None):
     """The exact model of a recursion that reads both ways: ``(store,
-    repeating, info)`` as the forward strategy returns them."""
+    repeating, info)`` as the forward strategy returns them.  (Inputs that
+    repeat between clusters, ``quiet``, are read instance by instance
+    here: a cluster's model alone would not hold what they derive in the
+    gap.)"""
     from . import termination as tm
 
     plan, own, fast = _local_diamonds(plan, own)
@@ -234,6 +237,7 @@ def _by_clusters(plan, core, own, strategy, out, fast=None):
         "period": lcm_of(periods) if periods else None,
         "kind": "periodic" if repeating else "constant",
         "clusters": len(parts),
+        "quiet": _gap_windows(infos, reach, own),
     }
     return answer, repeating, info
 
@@ -268,6 +272,29 @@ def _union(parts):
     return answer, repeating, [info for _, _, info in parts]
 
 
+def _gap_windows(infos, reach, own) -> dict:
+    """Where the union repeats between clusters: in the gap after cluster
+    ``k``, from the last right repetition of the clusters before it to the
+    first left repetition of those after it, with the lcm of their periods
+    (every cluster's model repeats there, and the union is the model)."""
+    windows = []
+    for k in range(len(infos) - 1):
+        g0, g1, per = _gap(infos, k, reach)
+        if g1 - g0 > 2 * per:
+            windows.append((g0, g1, per))
+    return {p: windows for p in own} if windows else {}
+
+
+def _gap(infos, k, reach):
+    """``(g0, g1, per)`` of the gap after cluster ``k``."""
+    from chronolog.planner.fragment import lcm_of
+
+    right = [(i["repeats_from"], i["period"]) for i in infos[: k + 1]]
+    left = [(i["repeats_before"], i.get("period_left")) for i in infos[k + 1:]]
+    ps = [abs(x) for _, x in right + left if x]
+    return max(a for a, _ in right), min(a for a, _ in left), lcm_of(ps) if ps else reach
+
+
 def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out) -> bool:
     """Whether the rules derive nothing new from the union: checked around
     each cluster and one joint period and a few reaches into each gap."""
@@ -285,9 +312,7 @@ def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, ou
 
     windows, start = [], min(a for a, _ in left) - joint(left) - margin
     for k in range(len(infos) - 1):
-        g0 = max(a for a, _ in right[: k + 1])
-        g1 = min(a for a, _ in left[k + 1:])
-        per = joint(right[: k + 1] + left[k + 1:])
+        g0, g1, per = _gap(infos, k, reach)
         if g1 - g0 < 2 * per + 4 * margin:
             continue  # a short gap: checked whole
         windows.append((start, g0 + per + margin))

@@ -369,3 +369,27 @@ def test_a_stream_reading_a_lower_model_that_repeats_over_the_gap_jumps_it():
         assert _stream_window(answers, (0, gap + 40)) == _stream_window(want, (0, gap + 40))
         got[gap] = rounds
     assert got[99_999] <= got[999] + 10, got
+
+
+@pytest.mark.parametrize("prog, facts", [
+    # p repeats forever from the last cluster on: the two-way recursion over
+    # the quiet gap before it is computed cluster by cluster (it used to take
+    # one window over everything, 5,009 rounds at 10^4)
+    ("p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <->[2,2] q(X).\nq(X) :- <+>[1,1] q(X), p(X).\n",
+     "c(a)@[0,0].\nb(a)@[{g},{g}].\nc(a)@[{g},{g}].\n"),
+    # the mirror image: p repeats into the past from the first cluster
+    ("p(X) :- b(X).\np(X) :- <+>[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <+>[2,2] q(X).\nq(X) :- <->[1,1] q(X), p(X).\n",
+     "c(a)@[0,0].\nb(a)@[0,0].\nc(a)@[{g},{g}].\n"),
+])
+def test_a_two_way_recursion_reading_facts_that_repeat_from_an_outer_cluster_jumps_the_gap(prog, facts):
+    near = chronolog.reason(prog + facts.format(g=999))
+    far = chronolog.reason(prog + facts.format(g=99_999))
+    assert far.stats["rounds"] <= near.stats["rounds"] + 10 and near.stats["rounds"] < 200, (near.stats, far.stats)
+    assert any(c.get("clusters") for c in far.stats["components"])
+    bounded = chronolog.reason(prog + facts.format(g=999), horizon=(-1100, 2100))
+    window = (-1050, 2050)
+    for pred in ("p", "q"):
+        assert _norm(near.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), pred
+    d = 99_999 - 999
+    assert _window_facts(near, ("p", "q"), (-40, 40)) == _window_facts(far, ("p", "q"), (-40, 40))
+    assert _window_facts(near, ("p", "q"), (959, 1039)) == _window_facts(far, ("p", "q"), (959, 1039), d)

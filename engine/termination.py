@@ -717,21 +717,32 @@ def _merged_quiet(parts, own):
             reps[(g, p)] = rep.get(p, {})
             quiet[(g, p)] = ws.get(p, [])
     gaps = _quiet_gaps(core, reps, quiet, 0) or []
-    windows = [(e, n, lcm_of(per.values())) for e, n, per in gaps if per and n != INF]
+    windows = [(e, n, q) for e, n, per in gaps if n != INF and (q := _gap_period(per, reps, e, n))]
     return {p: windows for p in own} if windows else {}
+
+
+def _gap_period(periodic, reps, e, n):
+    """The period every input repeats with in the gap ``(e, n)`` of
+    :func:`_quiet_gaps` (the ones repeating there and the facts repeating
+    forever that have started), None when none repeats (all are quiet)."""
+    ps = list(periodic.values())
+    for by in reps.values():
+        for rs in by.values():
+            ps += [abs(r.period) for r in rs if (r.period > 0 and r.iv[0] < n) or (r.period < 0 and r.iv[1] > e)]
+    return lcm_of(ps) if ps else None
 
 
 def _local_quiet(plan, core, reps, quiet):
     """A stratum whose recursion stays in time derives at ``t`` from its
     inputs within its reach of ``t``: where they all repeat (or are
     quiet), so does its model, a reach inside."""
-    if not quiet:
+    if not quiet and not reps:
         return {}
     reach = program_reach(plan.rules)
     if reach in (INF, -INF):
         return {}
     gaps = _quiet_gaps(core, reps, quiet, 2 * reach) or []
-    windows = [(e + reach, n - reach, lcm_of(per.values())) for e, n, per in gaps if per and n != INF]
+    windows = [(e + reach, n - reach, q) for e, n, per in gaps if n != INF and (q := _gap_period(per, reps, e, n))]
     own = {p for st in plan.strata for p in st.preds}
     return {p: windows for p in own} if windows else {}
 

@@ -307,12 +307,15 @@ READS_A_REPEATING_LOWER = {
                                 "q(X) :- c(X).\nq(X) :- <->[3,3] q(X), r(X).\n",
     # the lower model repeats forever (one cluster): q's data has the gap
     "repeating forever": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <->[3,3] q(X), p(X).\n",
+    "repeating forever, through a middle stratum": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\n"
+                                                   "r(X) :- <->[0,1] p(X), e(X).\n"
+                                                   "q(X) :- c(X).\nq(X) :- <->[3,3] q(X), r(X).\n",
 }
 
 
 def _clusters_facts(name, gap):
     facts = f"b(a)@[0,0].\nc(a)@[0,0].\nd(a)@[-2,0].\ne(a)@[-5,{gap + 2}].\nc(a)@[{gap},{gap}].\n"
-    if name != "repeating forever":
+    if not name.startswith("repeating forever"):
         facts += f"b(a)@[{gap},{gap}].\nd(a)@[{gap - 2},{gap}].\n"
     return facts
 

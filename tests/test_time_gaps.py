@@ -396,3 +396,29 @@ def test_a_two_way_recursion_reading_facts_that_repeat_from_an_outer_cluster_jum
     d = 99_999 - 999
     assert _window_facts(near, ("p", "q"), (-40, 40)) == _window_facts(far, ("p", "q"), (-40, 40))
     assert _window_facts(near, ("p", "q"), (959, 1039)) == _window_facts(far, ("p", "q"), (959, 1039), d)
+
+
+def test_a_lower_model_computed_by_key_groups_repeats_over_the_gap_for_the_reader():
+    """Twenty keys: the lower stratum runs in batches of keys, half of them
+    repeating with 3 between two clusters, half with 2 forever from the
+    first; where the batches' union repeats is recorded with the lcm."""
+    prog = ("p(X) :- b(X).\np(X) :- <->[3,3] p(X), three(X).\np(X) :- <->[2,2] p(X), two(X).\n"
+            "q(X) :- c(X).\nq(X) :- <->[6,6] q(X), p(X).\n")
+
+    def facts(gap):
+        out = []
+        for i in range(20):
+            k = f"k{i}"
+            out += [f"b({k})@[0,0].", f"c({k})@[0,0].", f"c({k})@[{gap},{gap}]."]
+            out += [f"three({k})@(-inf,+inf).", f"b({k})@[{gap},{gap}]."] if i < 10 else [f"two({k})@(-inf,+inf)."]
+        return "\n".join(out) + "\n"
+
+    near = chronolog.reason(prog + facts(996))
+    far = chronolog.reason(prog + facts(99_996))
+    assert any(c.get("key groups") for c in far.stats["components"])
+    assert far.stats["rounds"] <= near.stats["rounds"] + 10, (near.stats["rounds"], far.stats["rounds"])
+    bounded = chronolog.reason(prog + facts(996), horizon=(-100, 1100))
+    for pred in ("p", "q"):
+        assert _norm(near.facts_within(pred, (-50, 1050))) == _norm(_clip(bounded.facts(pred), (-50, 1050))), pred
+    d = 99_996 - 996
+    assert _window_facts(near, ("p", "q"), (956, 1036)) == _window_facts(far, ("p", "q"), (956, 1036), d)

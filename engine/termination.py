@@ -808,6 +808,11 @@ class _LeftSteadyState:
         self.period = _joint_period(reps, -1)
         starts = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
         starts += [r.iv[0] for by in reps.values() for rs in by.values() for r in rs if r.period < 0]
+        # facts repeating ahead start after tau too: the past before tau must
+        # repeat with P, which their first instance breaks (a batch of keys
+        # whose only early facts repeated ahead took tau after them and lost
+        # the model's instances there, found by the key-group property test)
+        starts += [r.iv[0] for by in reps.values() for rs in by.values() for r in rs if r.period > 0 and r.iv[0] != -INF]
         self.tau = min(starts) - reach - 1
         self.k = None  # converged k (exact from tau - k*P)
 

@@ -48,12 +48,16 @@ def worth_jumping(plan, own, step_iv) -> bool:
     return hi - lo > 2 * WIDE * (reach + 1) and _can_jump(plan, own)
 
 
-def model_over_step(plan, core, own, step_iv, out) -> dict:
+def model_over_step(plan, core, own, step_iv, out, quiet=None) -> tuple:
     """The own predicates' facts on ``step_iv`` (``{pred: {terms:
     [intervals]}}``), given ``core``: the stratum's own facts just before
-    the step (exact) and every fact it reads from just before the step on.
-    None when there was no quiet stretch to jump (the stream's own run of
-    the stratum is then the whole work)."""
+    the step (exact) and every fact it reads from just before the step on;
+    and where they repeat inside the step (``{pred: [(lo, hi, q)]}``, as
+    ``termination.Outcome.quiet``).  ``quiet``: where the facts it reads
+    repeat (a lower stratum's model over the step): the stretch search takes
+    the repetition instead of the instances (``termination._stretch_inputs``).
+    ``(None, {})`` when there was no quiet stretch to jump (the stream's own
+    run of the stratum is then the whole work)."""
     from . import termination as tm
 
     reach = program_reach(plan.rules)
@@ -61,10 +65,10 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
     margin = reach + 1
     afar = tm.read_from_afar(plan)
     wide = WIDE * (reach + 1)
-    events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
-                     for x in iv[:2] if x not in (INF, -INF) and x <= hi_step})
+    events, used = tm._events(core, {}, quiet or {})
+    events = [x for x in events if x <= hi_step]
     events.append(hi_step)  # the end of the step: the last stretch runs up to it
-    pieces, lo, state, jumped = [], -INF, {}, False
+    pieces, lo, state, jumped, windows = [], -INF, {}, False, []
     i = 0
     while i < len(events) - 1:
         e, n = max(events[i], lo_step - margin), events[i + 1]
@@ -72,8 +76,10 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
         if n - e <= wide:
             continue
         last = i == len(events) - 1
-        seg = _with_state(tm._inputs_before(core, n, lo - 2 * margin, afar), state)
-        found = tm._search(plan, seg, {}, e, lo, reach, "blocking", out, max_span=(n - e) / 2)
+        periodic = tm._periodic_in(used, e, n)
+        seg, seg_reps = tm._stretch_inputs(core, {}, e, n, lo - 2 * margin, afar, periodic)
+        seg = _with_state(seg, state)
+        found = tm._search(plan, seg, seg_reps, e, lo, reach, "blocking", out, max_span=(n - e) / 2)
         if found is None:
             continue  # no repetition yet: this gap stays part of the stretch
         store, rep, hi, _ = found
@@ -82,13 +88,15 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
         nlo = hi_step if last else n - margin
         window = make(lo, nlo, lo != -INF, last)
         pieces.append(_only(tm._unrolled(answer, repeating, window), own))
+        if rep.period is not None and nlo > rep.start:
+            windows.append((rep.start, nlo, rep.period))
         if last:
             break
         state = tm._unrolled(answer, repeating, make(nlo - margin, nlo, True, False))
         lo = nlo
     else:  # the last stretch had no repetition to jump: evaluate it up to the step's end
         if not jumped:
-            return None
+            return None, {}
         seg = _with_state(tm._inputs_before(core, INF, lo - 2 * margin, afar), state)
         store = tm._store_of(seg)
         window = make(lo, hi_step, True, True) if lo != -INF else make(-INF, hi_step, False, True)
@@ -104,7 +112,8 @@ def model_over_step(plan, core, own, step_iv, out) -> dict:
                 kept = [x for iv in ivs if (x := intersect(iv, step_iv)) is not None]
                 if kept:
                     rel.setdefault(t, []).extend(kept)
-    return {p: {t: coalesce(ivs) for t, ivs in atoms.items()} for p, atoms in result.items() if atoms}
+    facts = {p: {t: coalesce(ivs) for t, ivs in atoms.items()} for p, atoms in result.items() if atoms}
+    return facts, ({p: windows for p in own} if windows else {})
 
 
 def _with_state(seg, state):

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 from chronolog.language.errors import ProgramError
@@ -58,6 +59,11 @@ class Outcome:
     store: Store
     repeating: dict = field(default_factory=dict)  # pred -> {terms: [Repeating]}
     components: list = field(default_factory=list)  # what happened, per stratum that repeats
+    # pred -> [(lo, hi, q)]: on (lo, hi) the predicate's model (every atom)
+    # repeats with period q, between clusters of data far apart (the store
+    # lists its instances there): a stratum reading it takes the repetition
+    # itself instead of stepping through the instances (:func:`_quiet_gaps`)
+    quiet: dict = field(default_factory=dict)
     stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
 
 
@@ -118,6 +124,7 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
         if rel is not None and rel.atoms:
             core[p] = {t: list(ivs) for t, ivs in rel.atoms.items()}
     reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
+    quiet = {p: out.quiet[p] for p in stratum.reads - own if out.quiet.get(p)}
     moving = stratum.recursive and bool(stratum.shifting_rules)
     grouped = False
     if moving or reps:
@@ -128,10 +135,12 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
         ev.run()
         _add_stats(out, ev)
         _keep(out, store, {}, own)
+        _keep_quiet(out, _local_quiet(sub, core, {}, quiet), own)
         return
     if not moving:
         store, rep, info = _two_sided(sub, core, reps, own, strategy, out)
         info["direction"] = "none"
+        info["quiet"] = _local_quiet(sub, core, reps, quiet)
     else:
         d = direction(stratum.rules, own)
         if d.kind == "mixed" or grouped:
@@ -140,19 +149,22 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
             # into (start, end] ones)
             from .two_way import two_way
 
-            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=two_way)
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=two_way, quiet=quiet)
             info["direction"] = "both" if d.kind == "mixed" else d.kind
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
-            store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out)
+            store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
+                                        quiet=_mirror_quiet(quiet))
             store, rep = _mirror_answer(store, rep)
             info["direction"] = "backward"
+            info["quiet"] = _mirror_quiet(info.get("quiet") or {})
             if info.get("repeats_from") is not None:
                 info["repeats_from"] = -info["repeats_from"]
         else:
-            store, rep, info = _forward(sub, core, reps, own, strategy, out)
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, quiet=quiet)
             info["direction"] = "forward"
+    _keep_quiet(out, info.pop("quiet", None) or {}, own)
     info["predicates"] = sorted(p for p in own if not p.startswith("$"))
     if info["predicates"]:
         out.components.append(info)
@@ -209,6 +221,17 @@ def _keep(out, store, rep, own) -> None:
         target.clear_indexes()
         if rep.get(p):
             out.repeating[p] = rep[p]
+
+
+def _keep_quiet(out, quiet, own) -> None:
+    """Record where the stratum's predicates repeat between clusters."""
+    for p in own:
+        if quiet.get(p):
+            out.quiet[p] = sorted(quiet[p])
+
+
+def _mirror_quiet(quiet):
+    return {p: [(-hi, -lo, q) for lo, hi, q in ws] for p, ws in quiet.items()}
 
 
 def _mirror_core(core):
@@ -276,22 +299,25 @@ def _ends(core, reps, sign=1):
 KEY_BUCKETS = 8  # independent key groups are computed in this many batches
 
 
-def _forward(plan, core, reps, own, strategy, out, one=None):
+def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None):
     """Split by key when the stratum is partitionable: each batch of keys is
     computed (by ``one``, the forward strategy unless given) to a bound past
-    its own last fact, not everyone's."""
+    its own last fact, not everyone's.  ``quiet``: where the predicates it
+    reads repeat between clusters (:attr:`Outcome.quiet`)."""
     one = one or _forward_one
+    quiet = quiet or {}
     groups = _key_groups(plan, core, reps)
     if groups is None:
-        return one(plan, core, reps, own, strategy, out)
-    answer, repeating, infos = Store(), {}, []
+        return one(plan, core, reps, own, strategy, out, quiet=quiet)
+    answer, repeating, infos, parts = Store(), {}, [], []
     for g_core, g_reps in groups:
-        store, rep, info = one(plan, g_core, g_reps, own, strategy, out)
+        store, rep, info = one(plan, g_core, g_reps, own, strategy, out, quiet=quiet)
         for p, rel in store.relations.items():
             answer.relation(p).atoms.update(rel.atoms)
         for p, by in rep.items():
             repeating.setdefault(p, {}).update(by)
         infos.append(info)
+        parts.append((store, rep, info.get("quiet") or {}))
     periods = [i["period"] for i in infos if i["period"] is not None]
     info = {
         "bound": max(i["bound"] for i in infos),
@@ -300,6 +326,7 @@ def _forward(plan, core, reps, own, strategy, out, one=None):
         "period": lcm_of(periods) if periods else None,
         "kind": "periodic" if repeating else "constant",
         "key groups": len(groups),
+        "quiet": _merged_quiet(parts, own),
     }
     before = [i["repeats_before"] for i in infos if i.get("repeats_before") is not None]
     if before:
@@ -348,10 +375,10 @@ def _key_groups(plan, core, reps):
     return groups
 
 
-def _forward_one(plan, core, reps, own, strategy, out):
+def _forward_one(plan, core, reps, own, strategy, out, quiet=None):
     reach = program_reach(plan.rules)
-    if not reps and _can_jump(plan, own):
-        jumped = _forward_jumping(plan, core, own, strategy, out, reach)
+    if not _joint_period(reps, -1) and _can_jump(plan, own):
+        jumped = _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet or {})
         if jumped is not None:
             return jumped
     joint = _joint_period(reps, 1)
@@ -448,7 +475,7 @@ def read_from_afar(plan) -> frozenset:
     return frozenset(pred for r in plan.rules for pred, _, back in rule_reach(r) if back in (INF, -INF))
 
 
-def _forward_jumping(plan, core, own, strategy, out, reach):
+def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet):
     """The forward model computed stretch by stretch, jumping over the
     quiet gaps between clusters of input data; None when there is no gap
     worth jumping.
@@ -472,26 +499,37 @@ def _forward_jumping(plan, core, own, strategy, out, reach):
     models, each kept on its own ``[lo, next lo)``, are ``M``; the last one
     repeats as usual.  Rounds grow with the stretches' count, not with the
     gaps' lengths.  A gap where no repetition shows within half its length
-    is not jumped (its stretch continues to the next gap)."""
-    events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
-                     for x in iv[:2] if x not in (INF, -INF)})
+    is not jumped (its stretch continues to the next gap).
+
+    Inputs that repeat.  A gap may also hold inputs that repeat there: a
+    lower stratum's model between its own clusters (``quiet``, where the
+    store lists every instance) or facts that repeat forever (``reps``).
+    Where an input ``P`` repeats with ``q`` on ``(lo, hi)`` and
+    ``lo + q <= e``, ``hi >= n``, ``I'`` takes ``P`` before ``s = e - q`` as
+    it is and its instances on ``[s, e)`` repeating with ``q`` forever:
+    that agrees with ``P`` before ``n`` again, and after ``e`` every input
+    repeats with the lcm of their periods (or is constant), so the search
+    finds ``M'`` with a period that is a multiple of it (the stratum's state
+    and its inputs repeat together).  Each stretch's repetition is recorded
+    (``info["quiet"]``) for the strata that read this one."""
     wide = 16 * (reach + 1)
-    cuts = [i for i in range(len(events) - 1) if events[i + 1] - events[i] > wide]
-    if not cuts:
+    gaps = _quiet_gaps(core, reps, quiet, wide)
+    if gaps is None:
         return None
     margin = reach + 1
     afar = read_from_afar(plan)
     pieces = []  # (window, answer, repeating)
+    windows = []  # (lo, hi, q): where the model repeats between clusters
     lo, state, attempts, jumps = -INF, {}, 0, 0
     j = 0
     while True:
-        e, n = (events[cuts[j]], events[cuts[j] + 1]) if j < len(cuts) else (events[-1], INF)
-        seg = _inputs_before(core, n, lo - 2 * margin, afar)
+        e, n, periodic = gaps[j]
+        seg, seg_reps = _stretch_inputs(core, reps, e, n, lo - 2 * margin, afar, periodic)
         for p, atoms in state.items():
             rel = seg.setdefault(p, {})
             for t, ivs in atoms.items():
                 rel[t] = coalesce(list(rel.get(t, [])) + ivs)
-        found = _search(plan, seg, {}, e, lo, reach, strategy, out,
+        found = _search(plan, seg, seg_reps, e, lo, reach, strategy, out,
                         max_span=None if n == INF else (n - e) / 2)
         if found is None:
             j += 1  # no repetition yet: this gap is part of the stretch
@@ -504,6 +542,8 @@ def _forward_jumping(plan, core, own, strategy, out, reach):
             break
         nlo = n - margin
         pieces.append((make(lo, nlo, True, False) if lo != -INF else make(-INF, nlo, False, False), answer, repeating))
+        if rep.period is not None and nlo > rep.start:
+            windows.append((rep.start, nlo, rep.period))  # M' = M before nlo, and repeats from rep.start
         state = _unrolled(answer, repeating, make(nlo - margin, nlo, True, False))
         lo, j, jumps = nlo, j + 1, jumps + 1
     result, final_rep = Store(), {}
@@ -528,8 +568,183 @@ def _forward_jumping(plan, core, own, strategy, out, reach):
         "period": rep.period,
         "kind": "constant" if rep.period is None or not final_rep else "periodic",
         "jumps": jumps,
+        "quiet": {p: list(windows) for p in own} if windows else {},
     }
     return result, final_rep, info
+
+
+
+def _quiet_gaps(core, reps, quiet, wide):
+    """The gaps wider than ``wide`` between the inputs' events, each as
+    ``(e, n, periodic)``, the last one ``(e, inf, {})``; None when there is
+    no finite one.  An interval end of ``P`` inside ``(lo + q, hi)`` for a
+    window ``(lo, hi, q)`` of ``quiet[P]`` (``P`` repeats with ``q`` there)
+    is no event; ``lo + q`` and ``hi`` are.  So in a gap ``(e, n)`` every
+    input either has no event, or repeats with ``periodic[P]`` on
+    ``(e - periodic[P], n)``.  A fact repeating forever (``reps``) counts its
+    first instance's ends: after them it repeats."""
+    events, used = _events(core, reps, quiet)
+    gaps = []
+    for e, n in zip(events, events[1:]):
+        if n - e > wide:
+            gaps.append((e, n, _periodic_in(used, e, n)))
+    if not gaps:
+        return None
+    gaps.append((events[-1], INF, {}))
+    return gaps
+
+
+def _periodic_in(used, e, n) -> dict:
+    """``{pred: q}`` for the inputs that repeat across the gap ``(e, n)``."""
+    periodic = {}
+    for p, ws in used.items():
+        for lo, hi, q in ws:
+            if lo + q <= e and n <= hi:
+                periodic[p] = q
+    return periodic
+
+
+def _events(core, reps, quiet):
+    """The sorted events of :func:`_quiet_gaps` and ``{pred: windows}``
+    whose inside holds some of ``pred``'s ends that are no events."""
+    import bisect
+
+    events, used = set(), {}
+    for p, atoms in core.items():
+        ws = sorted(w for w in quiet.get(p, ()) if w[2])
+        starts = [w[0] for w in ws]
+        for ivs in atoms.values():
+            for iv in _outside(ivs, ws, used.setdefault(p, set())):
+                for x in iv[:2]:
+                    if x in (INF, -INF):
+                        continue
+                    i = bisect.bisect_right(starts, x) - 1
+                    if i >= 0 and ws[i][0] + ws[i][2] < x < ws[i][1]:
+                        used[p].add(ws[i])
+                    else:
+                        events.add(x)
+    used = {p: ws for p, ws in used.items() if ws}
+    for ws in used.values():
+        for lo, hi, q in ws:
+            events.update(x for x in (lo + q, hi) if x not in (INF, -INF))
+    for by in reps.values():
+        for rs in by.values():
+            for r in rs:
+                events.update(x for x in r.iv[:2] if x not in (INF, -INF))
+    return sorted(events), used
+
+
+def _outside(ivs, ws, used):
+    """The intervals of ``ivs`` not wholly inside some window's ``(lo + q,
+    hi)`` (those windows go into ``used``): a window holds its instances as
+    one run of the sorted, disjoint maximal intervals, found by bisection
+    instead of one test per end (a gap of 10^6 holds ~10^5 of them)."""
+    import bisect
+
+    if not ws or len(ivs) < 64:
+        return ivs
+    starts = [iv[0] for iv in ivs]
+    ends = [iv[1] for iv in ivs]
+    if any(a > b for a, b in zip(ends, starts[1:])):  # not sorted and disjoint: one by one
+        return ivs
+    runs = []
+    for w in ws:
+        i0 = bisect.bisect_right(starts, w[0] + w[2])
+        i1 = bisect.bisect_left(ends, w[1], i0)
+        if i1 > i0:
+            used.add(w)
+            runs.append((i0, i1))
+    if not runs:
+        return ivs
+    out, at = [], 0
+    for i0, i1 in sorted(runs):
+        out.extend(ivs[at:i0])
+        at = max(at, i1)
+    out.extend(ivs[at:])
+    return out
+
+
+def _stretch_inputs(core, reps, e, n, keep_from, afar, periodic):
+    """``I'`` for the stretch before the gap ``(e, n)`` (see
+    :func:`_forward_jumping`): ``(facts, repeating facts)``.  Intervals
+    ending before ``keep_from`` are left out but for the predicates read
+    from afar, and so are the instances of facts repeating forever."""
+    seg = _inputs_before({p: a for p, a in core.items() if p not in periodic}, n, keep_from, afar)
+    seg_reps = {}
+    for p, q in periodic.items():
+        s = e - q
+        before, pattern = make(-INF, s, False, False), make(s, e, True, False)
+        old = keep_from if p not in afar else -INF
+        rel, rrel = {}, {}
+        for t, ivs in core[p].items():
+            kept = [x for iv in ivs if iv[1] >= old and (x := intersect(iv, before)) is not None]
+            reps_t = [Repeating(x, q) for iv in ivs if (x := intersect(iv, pattern)) is not None]
+            if kept:
+                rel[t] = kept
+            if reps_t:
+                rrel[t] = reps_t
+        if rel:
+            seg[p] = rel
+        if rrel:
+            seg_reps[p] = rrel
+    for p, by in reps.items():
+        for t, rs in by.items():
+            kept = [r if p in afar else _from(r, keep_from) for r in rs if r.iv[0] < n]
+            if kept:
+                seg_reps.setdefault(p, {}).setdefault(t, []).extend(kept)
+    return seg, seg_reps
+
+
+def _from(r, x):
+    """``r`` without the instances that end before ``x`` (forward only)."""
+    if x in (INF, -INF) or r.iv[1] in (INF, -INF) or r.iv[1] >= x:
+        return r
+    k = math.ceil(Fraction(x - r.iv[1]) / Fraction(r.period))
+    d = k * r.period
+    return Repeating((r.iv[0] + d, r.iv[1] + d, r.iv[2], r.iv[3]), r.period)
+
+
+def _merged_quiet(parts, own):
+    """Where the union of key groups' models repeats: wherever each group's
+    model either has no event or repeats (with the lcm of their periods)."""
+    if not any(ws for _, _, ws in parts):
+        return {}
+    core, reps, quiet = {}, {}, {}
+    for g, (store, rep, ws) in enumerate(parts):
+        for p in own:
+            rel = store.get(p)
+            core[(g, p)] = rel.atoms if rel is not None else {}
+            reps[(g, p)] = rep.get(p, {})
+            quiet[(g, p)] = ws.get(p, [])
+    gaps = _quiet_gaps(core, reps, quiet, 0) or []
+    windows = [(e, n, q) for e, n, per in gaps if n != INF and (q := _gap_period(per, reps, e, n))]
+    return {p: windows for p in own} if windows else {}
+
+
+def _gap_period(periodic, reps, e, n):
+    """The period every input repeats with in the gap ``(e, n)`` of
+    :func:`_quiet_gaps` (the ones repeating there and the facts repeating
+    forever that have started), None when none repeats (all are quiet)."""
+    ps = list(periodic.values())
+    for by in reps.values():
+        for rs in by.values():
+            ps += [abs(r.period) for r in rs if (r.period > 0 and r.iv[0] < n) or (r.period < 0 and r.iv[1] > e)]
+    return lcm_of(ps) if ps else None
+
+
+def _local_quiet(plan, core, reps, quiet):
+    """A stratum whose recursion stays in time derives at ``t`` from its
+    inputs within its reach of ``t``: where they all repeat (or are
+    quiet), so does its model, a reach inside."""
+    if not quiet and not reps:
+        return {}
+    reach = program_reach(plan.rules)
+    if reach in (INF, -INF):
+        return {}
+    gaps = _quiet_gaps(core, reps, quiet, 2 * reach) or []
+    windows = [(e + reach, n - reach, q) for e, n, per in gaps if n != INF and (q := _gap_period(per, reps, e, n))]
+    own = {p for st in plan.strata for p in st.preds}
+    return {p: windows for p in own} if windows else {}
 
 
 def _inputs_before(core, n, keep_from, afar=frozenset()):
@@ -593,6 +808,11 @@ class _LeftSteadyState:
         self.period = _joint_period(reps, -1)
         starts = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
         starts += [r.iv[0] for by in reps.values() for rs in by.values() for r in rs if r.period < 0]
+        # facts repeating ahead start after tau too: the past before tau must
+        # repeat with P, which their first instance breaks (a batch of keys
+        # whose only early facts repeated ahead took tau after them and lost
+        # the model's instances there, found by the key-group property test)
+        starts += [r.iv[0] for by in reps.values() for rs in by.values() for r in rs if r.period > 0 and r.iv[0] != -INF]
         self.tau = min(starts) - reach - 1
         self.k = None  # converged k (exact from tau - k*P)
 

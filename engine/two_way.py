@@ -57,17 +57,19 @@ from .periodic import find_repetition, unroll
 INF = math.inf
 
 
-def two_way(plan, core, reps, own, strategy, out):
+def two_way(plan, core, reps, own, strategy, out, quiet=None):
     """The exact model of a recursion that reads both ways: ``(store,
-    repeating, info)`` as the forward strategy returns them."""
+    repeating, info)`` as the forward strategy returns them.  (Inputs that
+    repeat between clusters, ``quiet``, are read instance by instance
+    here: a cluster's model alone would not hold what they derive in the
+    gap.)"""
     from . import termination as tm
 
     plan, own, fast = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
-    if not reps:
-        joined = _by_clusters(plan, core, own, strategy, out, fast)
-        if joined is not None:
-            return joined
+    joined = _by_clusters(plan, core, reps, own, strategy, out, fast)
+    if joined is not None:
+        return joined
     answer, repeating, info = _one(plan, core, reps, own, strategy, out, fast)
     info.pop("period_left", None)
     return answer, repeating, info
@@ -142,11 +144,17 @@ def _one(plan, core, reps, own, strategy, out, fast=None):
 
 
 # ------------------------------------------------------------ clusters
-def _clusters(core, wide):
-    """The inputs split at the quiet gaps wider than ``wide`` (no interval
-    with two finite ends spans them): a list of ``core`` dicts, or None."""
-    events = sorted({x for atoms in core.values() for ivs in atoms.values() for iv in ivs
-                     for x in iv[:2] if x not in (INF, -INF)})
+def _cut(core, reps, wide):
+    """The inputs split at the quiet gaps wider than ``wide`` (no event, and
+    no interval with two finite ends spans them): a ``core`` dict per
+    cluster, or None.  Facts repeating forever (``reps``) count their first
+    instance's ends, and must start in the outer clusters (the last one, or
+    the first one into the past), which take them whole."""
+    import bisect
+
+    from . import termination as tm
+
+    events, _ = tm._events(core, reps, {})
     if len(events) < 2:
         return None
     index = {x: i for i, x in enumerate(events)}
@@ -164,8 +172,11 @@ def _clusters(core, wide):
             cuts.append(events[i])
     if not cuts:
         return None
-    import bisect
-
+    for by in reps.values():
+        for rs in by.values():
+            for r in rs:
+                if (r.period > 0 and r.iv[0] <= cuts[-1]) or (r.period < 0 and r.iv[1] > cuts[0]):
+                    return None
     groups = [dict() for _ in range(len(cuts) + 1)]
     for p, atoms in core.items():
         for t, ivs in atoms.items():
@@ -176,7 +187,7 @@ def _clusters(core, wide):
     return groups
 
 
-def _by_clusters(plan, core, own, strategy, out, fast=None):
+def _by_clusters(plan, core, reps, own, strategy, out, fast=None):
     """A recursion over clusters of data far apart, without stepping through
     the gaps between them; None when there are none, or when the clusters
     interact (then one window holds everything).
@@ -195,7 +206,16 @@ def _by_clusters(plan, core, own, strategy, out, fast=None):
     model reaches across a gap into another's), each cluster is computed
     again with what ``W`` holds around it added to its inputs: those facts
     hold in ``M``, so the cluster's model stays part of ``M``; after a few
-    such rounds one window over everything takes over."""
+    such rounds one window over everything takes over.
+
+    Facts that repeat forever from the last cluster on (or into the past
+    from the first one) go to that cluster: the union repeats as before,
+    and the closure check reads them.  Inputs that repeat across a gap (a
+    lower stratum's model between its clusters) leave no quiet gap, so such
+    a recursion still steps through it: a front moving from a cluster into
+    the gap (``q :- <->[3,3] q, p``) has no part of the inputs near the
+    cluster whose model holds it, and its model in the gap depends on both
+    clusters."""
     from chronolog.planner.fragment import lcm_of
 
     from . import termination as tm
@@ -205,14 +225,20 @@ def _by_clusters(plan, core, own, strategy, out, fast=None):
         # clusters' facts may hold what they rule out, so M_k is not part of M
         return None
     reach = program_reach(plan.rules)
-    groups = _clusters(core, 16 * (reach + 1))
+    groups = _cut(core, reps, 16 * (reach + 1))
     if groups is None:
         return None
+    cluster_reps = [{} for _ in groups]
+    for p, by in reps.items():
+        for t, rs in by.items():
+            for r in rs:
+                k = len(groups) - 1 if r.period > 0 else 0
+                cluster_reps[k].setdefault(p, {}).setdefault(t, []).append(r)
     extra = [{} for _ in groups]
     for _ in range(CLUSTER_ROUNDS):
-        parts = [_one(plan, _merged(g, x), {}, own, strategy, out, fast) for g, x in zip(groups, extra)]
+        parts = [_one(plan, _merged(g, x), r, own, strategy, out, fast) for g, x, r in zip(groups, extra, cluster_reps)]
         answer, repeating, infos = _union(parts)
-        if _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out):
+        if _union_closed(plan, core, reps, own, answer, repeating, infos, reach, strategy, out):
             break
         # the clusters interact (one reads the other's model across the
         # gap): each one again, given what the union holds around it
@@ -234,6 +260,7 @@ def _by_clusters(plan, core, own, strategy, out, fast=None):
         "period": lcm_of(periods) if periods else None,
         "kind": "periodic" if repeating else "constant",
         "clusters": len(parts),
+        "quiet": _gap_windows(infos, reach, own),
     }
     return answer, repeating, info
 
@@ -268,7 +295,30 @@ def _union(parts):
     return answer, repeating, [info for _, _, info in parts]
 
 
-def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, out) -> bool:
+def _gap_windows(infos, reach, own) -> dict:
+    """Where the union repeats between clusters: in the gap after cluster
+    ``k``, from the last right repetition of the clusters before it to the
+    first left repetition of those after it, with the lcm of their periods
+    (every cluster's model repeats there, and the union is the model)."""
+    windows = []
+    for k in range(len(infos) - 1):
+        g0, g1, per = _gap(infos, k, reach)
+        if g1 - g0 > 2 * per:
+            windows.append((g0, g1, per))
+    return {p: windows for p in own} if windows else {}
+
+
+def _gap(infos, k, reach):
+    """``(g0, g1, per)`` of the gap after cluster ``k``."""
+    from chronolog.planner.fragment import lcm_of
+
+    right = [(i["repeats_from"], i["period"]) for i in infos[: k + 1]]
+    left = [(i["repeats_before"], i.get("period_left")) for i in infos[k + 1:]]
+    ps = [abs(x) for _, x in right + left if x]
+    return max(a for a, _ in right), min(a for a, _ in left), lcm_of(ps) if ps else reach
+
+
+def _union_closed(plan, core, reps, own, answer, repeating, infos, reach, strategy, out) -> bool:
     """Whether the rules derive nothing new from the union: checked around
     each cluster and one joint period and a few reaches into each gap."""
     from chronolog.planner.fragment import lcm_of
@@ -285,18 +335,18 @@ def _union_closed(plan, core, own, answer, repeating, infos, reach, strategy, ou
 
     windows, start = [], min(a for a, _ in left) - joint(left) - margin
     for k in range(len(infos) - 1):
-        g0 = max(a for a, _ in right[: k + 1])
-        g1 = min(a for a, _ in left[k + 1:])
-        per = joint(right[: k + 1] + left[k + 1:])
+        g0, g1, per = _gap(infos, k, reach)
         if g1 - g0 < 2 * per + 4 * margin:
             continue  # a short gap: checked whole
         windows.append((start, g0 + per + margin))
         start = g1 - per - margin
     windows.append((start, max(a for a, _ in right) + joint(right) + margin))
     inputs = {p: atoms for p, atoms in core.items() if p not in own}
+    given = {p: by for p, by in reps.items() if p not in own}
     for lo, hi in windows:
         window = make(lo, hi, True, True)
         store = tm._store_of(inputs)
+        tm._add_unrolled(store, given, (lo - reach - 1, hi + reach + 1, True, True))
         seeded = _unrolled(answer, repeating, own, window)
         for p, atoms in seeded.items():
             store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}

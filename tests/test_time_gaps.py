@@ -290,3 +290,135 @@ def test_a_rule_reading_inputs_at_any_distance_sees_them_across_the_gap(rule, wa
     if "<->" in rule:
         got, _ = _streamed(program, [("p0(a)@[0,0].", 40), ("p0(a)@[150,150].", 400)], ["p1"])
         assert _stream_window(got, (0, 400)) == _stream_window({("p1", ("a",)): [(1, 1000, True, True)]}, (0, 400))
+
+
+# A recursion through time (q) reading a lower one (p) whose model repeats
+# between two clusters of data: p's model reaches q instance by instance over
+# the gap, and q used to step through it (333,348 rounds at 10^6); q now takes
+# p's repetition there as an input that repeats (termination.Outcome.quiet).
+READS_A_REPEATING_LOWER = {
+    "forward": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <->[3,3] q(X), p(X).\n",
+    "backward": "p(X) :- b(X).\np(X) :- <+>[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <+>[3,3] q(X), p(X).\n",
+    # p reads both ways (its clusters computed alone, engine/two_way.py)
+    "two-way below": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\np(X) :- <+>[1,1] p(X), d(X).\n"
+                     "q(X) :- c(X).\nq(X) :- <->[3,3] q(X), p(X).\n",
+    # through a stratum whose recursion stays in time (r repeats where p does)
+    "through a middle stratum": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nr(X) :- <->[0,1] p(X), e(X).\n"
+                                "q(X) :- c(X).\nq(X) :- <->[3,3] q(X), r(X).\n",
+    # the lower model repeats forever (one cluster): q's data has the gap
+    "repeating forever": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <->[3,3] q(X), p(X).\n",
+    "repeating forever, through a middle stratum": "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\n"
+                                                   "r(X) :- <->[0,1] p(X), e(X).\n"
+                                                   "q(X) :- c(X).\nq(X) :- <->[3,3] q(X), r(X).\n",
+}
+
+
+def _clusters_facts(name, gap):
+    facts = f"b(a)@[0,0].\nc(a)@[0,0].\nd(a)@[-2,0].\ne(a)@[-5,{gap + 2}].\nc(a)@[{gap},{gap}].\n"
+    if not name.startswith("repeating forever"):
+        facts += f"b(a)@[{gap},{gap}].\nd(a)@[{gap - 2},{gap}].\n"
+    return facts
+
+
+@pytest.mark.parametrize("name", sorted(READS_A_REPEATING_LOWER))
+def test_a_recursion_reading_a_lower_model_that_repeats_over_the_gap_jumps_it(name):
+    prog = READS_A_REPEATING_LOWER[name]
+    near_gap, far_gap = 999, 99_999  # multiples of the period 3
+    near = chronolog.reason(prog + _clusters_facts(name, near_gap))
+    far = chronolog.reason(prog + _clusters_facts(name, far_gap))
+    assert far.stats["rounds"] <= near.stats["rounds"] + 10, (near.stats["rounds"], far.stats["rounds"])
+    assert near.stats["rounds"] < 120
+    # the near run against a horizon run (which steps through the gap)
+    bounded = chronolog.reason(prog + _clusters_facts(name, near_gap), horizon=(-near_gap - 100, near_gap + 100))
+    window = (-near_gap - 50, near_gap + 50)
+    for pred in ("p", "q"):
+        assert _norm(near.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), pred
+    # the far run: the same around each cluster, and in the middle of the gap
+    d = far_gap - near_gap
+    preds = ("p", "q")
+    assert _window_facts(near, preds, (-40, 40)) == _window_facts(far, preds, (-40, 40))
+    assert _window_facts(near, preds, (near_gap - 40, near_gap + 40)) == _window_facts(far, preds, (near_gap - 40, near_gap + 40), d)
+    middle = 3 * (far_gap // 6)
+    assert _window_facts(near, preds, (300, 330)) == _window_facts(far, preds, (300, 330), middle - 300)
+    kinds = {c["direction"]: c for c in far.stats["components"]}
+    assert any(c.get("jumps") for c in far.stats["components"] if "q" in c["predicates"]), kinds
+
+
+def test_a_gap_of_a_million_in_a_lower_model_costs_the_reading_recursion_no_rounds():
+    """The figure in docs/design.md: 333,348 rounds before, a constant now
+    (the answer still lists every instance in the gap: that is its size)."""
+    prog = READS_A_REPEATING_LOWER["forward"]
+    near = chronolog.reason(prog + _clusters_facts("forward", 999))
+    far = chronolog.reason(prog + _clusters_facts("forward", 999_999))
+    assert far.stats["rounds"] == near.stats["rounds"] < 100
+    d = 999_999 - 999
+    assert _window_facts(near, ("p", "q"), (959, 1039)) == _window_facts(far, ("p", "q"), (959, 1039), d)
+    assert len(far.facts_within("q", (0, 999_999))) == 333_334  # q at every multiple of 3
+
+
+def test_a_stream_reading_a_lower_model_that_repeats_over_the_gap_jumps_it():
+    """The same on a stream: the lower stratum's model over the step repeats
+    inside it (quiet_stretch), and the stratum reading it takes that."""
+    prog = READS_A_REPEATING_LOWER["forward"]
+    got = {}
+    for gap in (999, 99_999):
+        clusters = [("b(a)@[0,0].\nc(a)@[0,0].", 40), (f"b(a)@[{gap},{gap}].\nc(a)@[{gap},{gap}].", gap + 40)]
+        answers, rounds = _streamed(prog, clusters, ["p", "q"])
+        batch = chronolog.reason(prog + clusters[0][0] + "\n" + clusters[1][0])
+        want = {}
+        for pred in ("p", "q"):
+            for terms, iv in batch.facts_within(pred, (0, gap + 40)):
+                want.setdefault((pred, terms), []).append(iv)
+        assert _stream_window(answers, (0, gap + 40)) == _stream_window(want, (0, gap + 40))
+        got[gap] = rounds
+    assert got[99_999] <= got[999] + 10, got
+
+
+@pytest.mark.parametrize("prog, facts", [
+    # p repeats forever from the last cluster on: the two-way recursion over
+    # the quiet gap before it is computed cluster by cluster (it used to take
+    # one window over everything, 5,009 rounds at 10^4)
+    ("p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <->[2,2] q(X).\nq(X) :- <+>[1,1] q(X), p(X).\n",
+     "c(a)@[0,0].\nb(a)@[{g},{g}].\nc(a)@[{g},{g}].\n"),
+    # the mirror image: p repeats into the past from the first cluster
+    ("p(X) :- b(X).\np(X) :- <+>[3,3] p(X).\nq(X) :- c(X).\nq(X) :- <+>[2,2] q(X).\nq(X) :- <->[1,1] q(X), p(X).\n",
+     "c(a)@[0,0].\nb(a)@[0,0].\nc(a)@[{g},{g}].\n"),
+])
+def test_a_two_way_recursion_reading_facts_that_repeat_from_an_outer_cluster_jumps_the_gap(prog, facts):
+    near = chronolog.reason(prog + facts.format(g=999))
+    far = chronolog.reason(prog + facts.format(g=99_999))
+    assert far.stats["rounds"] <= near.stats["rounds"] + 10 and near.stats["rounds"] < 200, (near.stats, far.stats)
+    assert any(c.get("clusters") for c in far.stats["components"])
+    bounded = chronolog.reason(prog + facts.format(g=999), horizon=(-1100, 2100))
+    window = (-1050, 2050)
+    for pred in ("p", "q"):
+        assert _norm(near.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), pred
+    d = 99_999 - 999
+    assert _window_facts(near, ("p", "q"), (-40, 40)) == _window_facts(far, ("p", "q"), (-40, 40))
+    assert _window_facts(near, ("p", "q"), (959, 1039)) == _window_facts(far, ("p", "q"), (959, 1039), d)
+
+
+def test_a_lower_model_computed_by_key_groups_repeats_over_the_gap_for_the_reader():
+    """Twenty keys: the lower stratum runs in batches of keys, half of them
+    repeating with 3 between two clusters, half with 2 forever from the
+    first; where the batches' union repeats is recorded with the lcm."""
+    prog = ("p(X) :- b(X).\np(X) :- <->[3,3] p(X), three(X).\np(X) :- <->[2,2] p(X), two(X).\n"
+            "q(X) :- c(X).\nq(X) :- <->[6,6] q(X), p(X).\n")
+
+    def facts(gap):
+        out = []
+        for i in range(20):
+            k = f"k{i}"
+            out += [f"b({k})@[0,0].", f"c({k})@[0,0].", f"c({k})@[{gap},{gap}]."]
+            out += [f"three({k})@(-inf,+inf).", f"b({k})@[{gap},{gap}]."] if i < 10 else [f"two({k})@(-inf,+inf)."]
+        return "\n".join(out) + "\n"
+
+    near = chronolog.reason(prog + facts(996))
+    far = chronolog.reason(prog + facts(99_996))
+    assert any(c.get("key groups") for c in far.stats["components"])
+    assert far.stats["rounds"] <= near.stats["rounds"] + 10, (near.stats["rounds"], far.stats["rounds"])
+    bounded = chronolog.reason(prog + facts(996), horizon=(-100, 1100))
+    for pred in ("p", "q"):
+        assert _norm(near.facts_within(pred, (-50, 1050))) == _norm(_clip(bounded.facts(pred), (-50, 1050))), pred
+    d = 99_996 - 996
+    assert _window_facts(near, ("p", "q"), (956, 1036)) == _window_facts(far, ("p", "q"), (956, 1036), d)

@@ -126,6 +126,7 @@ class StreamEvaluator(Evaluator):
             ch = merge.take_changes()
             if ch:
                 pending[pred] = ch
+        self._quiet = {}  # where a stratum's model repeats inside this step (quiet_stretch)
         for stratum in self.plan.strata:
             sub = self._unclipped.get(stratum.index)
             if sub is not None:
@@ -178,7 +179,9 @@ class StreamEvaluator(Evaluator):
                 core[p] = atoms
         if not any(p not in own or any(iv[1] > step_iv[0] for ivs in atoms.values() for iv in ivs) for p, atoms in core.items()):
             return  # nothing read after the step's start: the stream's own run is short
-        facts = model_over_step(sub, core, own, step_iv, self)
+        quiet = {p: self._quiet[p] for p in stratum.reads if p in self._quiet}
+        facts, windows = model_over_step(sub, core, own, step_iv, self, quiet)
+        self._quiet.update(windows)
         for pred, atoms in (facts or {}).items():
             merge = MergeNode(self.store.relation(pred))
             merge.merge([(t, iv) for t, ivs in atoms.items() for iv in ivs])

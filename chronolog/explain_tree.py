@@ -28,12 +28,10 @@ from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import (
     NEG_INF,
     POS_INF,
-    box,
     contains,
     format_interval,
     intersect,
     make,
-    shift,
     subtract,
 )
 

@@ -13,7 +13,7 @@ The Arrow table keeps the exact layout of ``connectors/arrow.py``.
 from __future__ import annotations
 
 from html import escape
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from chronolog.language.errors import DataError
 

@@ -381,7 +381,6 @@ def _forward_one(plan, core, reps, own, strategy, out, quiet=None):
         jumped = _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet or {})
         if jumped is not None:
             return jumped
-    joint = _joint_period(reps, 1)
     t_data = max(_ends(core, reps), default=0)
     left = _LeftSteadyState(plan, core, reps, reach) if _joint_period(reps, -1) else None
     found = _search(plan, core, reps, t_data, -INF, reach, strategy, out, left=left)

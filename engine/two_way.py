@@ -63,8 +63,6 @@ def two_way(plan, core, reps, own, strategy, out, quiet=None):
     repeat between clusters, ``quiet``, are read instance by instance
     here: a cluster's model alone would not hold what they derive in the
     gap.)"""
-    from . import termination as tm
-
     plan, own, fast = _local_diamonds(plan, own)
     _refuse_unbounded(plan, own)
     joined = _by_clusters(plan, core, reps, own, strategy, out, fast)
@@ -217,8 +215,6 @@ def _by_clusters(plan, core, reps, own, strategy, out, fast=None):
     cluster whose model holds it, and its model in the gap depends on both
     clusters."""
     from chronolog.planner.fragment import lcm_of
-
-    from . import termination as tm
 
     if any(isinstance(lit, NegScan) for r in plan.rules if isinstance(r, PlanRule) for lit in r.body):
         # a negated input is not monotone: a cluster's model without the other

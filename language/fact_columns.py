@@ -29,7 +29,6 @@ in the layout of ``connectors/arrow.py`` (Arrow-only: for the API's tables).
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from . import ast
 from .errors import ChronologError
@@ -164,8 +163,6 @@ class _CodedColumn:
     __slots__ = ("indices", "codes", "terms")
 
     def __init__(self, indices, codes, terms):
-        import numpy as np
-
         codes = _int32(codes)  # kept until the run ends: 4 bytes a code
         self.indices, self.codes, self.terms = indices, codes, terms
 

@@ -2,7 +2,6 @@
 (connectors/spark_rounds/aggregate.py) against the embedded engine on the
 same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 
-import warnings
 from decimal import Decimal
 
 import pyarrow as pa
@@ -11,9 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
-from chronolog.language.booleans import terms as as_terms
-from chronolog.language.timeline import NEG_INF, POS_INF, coalesce
+from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from test_spark_rounds import canon, cs
+from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
 
@@ -22,32 +23,11 @@ pytestmark = pytest.mark.spark
 NO_KEY = "far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\n"
 
 
-def cs():
-    from chronolog.connectors import spark
-
-    return spark
-
-
-def canon(facts):
-    atoms = {}
-    for terms, iv in facts:
-        atoms.setdefault(as_terms(terms), []).append(iv)
-    return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 
 def check(spark, program, tables: dict, **kw):
     """Run ``program`` both ways; assert the relational path ran and agrees."""
-    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
-    model = chronolog.reason(program, rows, **kw)
-    stats = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs().DriverFallback)
-        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, **kw)
-    assert stats.get("path") == "relational"
-    for p, df in out.items():
-        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
-    return model
-
+    return check_both(spark, program, tables, **kw)[1]
 
 PROGRAM = NO_KEY + """
 total(C, S) :- owns(I, C, P), S = sum(P).

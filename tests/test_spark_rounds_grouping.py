@@ -2,16 +2,17 @@
 (connectors/spark_rounds/grouping.py) against the embedded engine on the
 same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 
-import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
-from chronolog.language.booleans import terms as as_terms
-from chronolog.language.timeline import NEG_INF, POS_INF, coalesce
+from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from test_spark_rounds import canon
+from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
 
@@ -27,31 +28,11 @@ total(X, S) :- /\[4] a(X, Y, V), S = sum(V).
 """
 
 
-def cs():
-    from chronolog.connectors import spark
-
-    return spark
-
-
-def canon(facts):
-    atoms = {}
-    for terms, iv in facts:
-        atoms.setdefault(as_terms(terms), []).append(iv)
-    return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 
 def check(spark, program, tables: dict, **kw):
-    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
-    model = chronolog.reason(program, rows, **kw)
-    stats = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs().DriverFallback)
-        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, **kw)
-    assert stats.get("path") == "relational"
-    for p, df in out.items():
-        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
-    return model
-
+    """Run ``program`` both ways; assert the relational path ran and agrees."""
+    return check_both(spark, program, tables, **kw)[1]
 
 @st.composite
 def facts(draw):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-from fractions import Fraction
 
 from .base import ColumnMapNode, drain
 from .coalesce import coalesce

@@ -27,8 +27,6 @@ class DifferenceNode(ColumnMapNode):
         self._holes = None
 
     def process(self, df):
-        import polars as pl
-
         if self._holes is None:
             h = drain(self.holes_scan)
             self._holes = False if h is None else h

@@ -356,8 +356,6 @@ class HybridEvaluator(Evaluator):
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (rule, delta position), merges what they derive
         into the stratum's relations; returns the new maximal intervals."""
-        import polars as pl
-
         from .coalesce import merge_new
         from .relation import term_columns
         from .value_columns import same_kinds

@@ -38,7 +38,7 @@ from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
 from .classes import NUM, decimal_digits, value_class
 from .fragment import NotRelational
-from .sql import Stmt, coalesce_sql, int64, shift_sql, term_columns, with_codes
+from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
@@ -132,18 +132,7 @@ def aggregate_step(rules, q: Stmt, rule):
             if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
                 raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
         df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
-    # the head, as RuleSql.step writes it
-    if rule.head_shift is not None:
-        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
-    if rules.horizon is not None and not rule.fresh:
-        lo_h, hi_h = rules.horizon
-        df = with_codes(q, df, f"greatest(s, {int64(lo_h)})", f"least(e, {int64(hi_h)})")
-    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
-    cols = []
-    for i, t in enumerate(rule.head_terms):
-        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
-        cols.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
-    return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+    return rules.head(q, df, rule, varcols)
 
 
 def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:

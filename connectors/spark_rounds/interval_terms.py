@@ -116,11 +116,7 @@ def placed_step(rules, q: Stmt, rule, driver, views):
     s = _code(types, grid, f"c{n}", 0 if t.start_closed else 1)
     e = _code(types, grid, f"c{n + 1}", 1 if t.end_closed else 0)
     df = q.add(f"SELECT {', '.join([*terms, f'{s} AS s', f'{e} AS e'])} FROM {distinct}", [*terms, "s", "e"])
-    df = with_codes(q, df, "s", "e")
-    if rules.horizon is not None and not rule.fresh:
-        lo, hi = rules.horizon
-        df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
-    return df
+    return rules.clip(q, with_codes(q, df, "s", "e"), rule)
 
 
 def _var_class(types, rule, var):

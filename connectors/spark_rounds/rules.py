@@ -215,14 +215,26 @@ class RuleSql:
                     df = self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
                 else:
                     df = self.arith.assign(q, df, lit, varcols, varcls, rule)
+        return self.head(q, df, rule, varcols)
+
+    def head(self, q: Stmt, df: str, rule, varcols: dict) -> str:
+        """The head's facts from the body's bindings ``df``: shifted by a
+        head box, clipped to the horizon, terms cast to the head's types
+        (also the last step of aggregation and Since/Until rules)."""
         if rule.head_shift is not None:
             df = with_codes(q, df, *shift_sql(self.grid.window_units(rule.head_shift)))
-        if self.horizon is not None and not rule.fresh:
-            lo, hi = self.horizon
-            df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+        df = self.clip(q, df, rule)
         cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []
         for i, t in enumerate(rule.head_terms):
             x = self.types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
         return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+
+    def clip(self, q: Stmt, df: str, rule) -> str:
+        """``df``'s intervals cut to the horizon (a rule's own fresh
+        predicates are not clipped)."""
+        if self.horizon is None or rule.fresh:
+            return df
+        lo, hi = self.horizon
+        return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")

@@ -24,7 +24,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .fragment import NotRelational
 from .grid import POS
-from .sql import Stmt, coalesce_sql, int64, shift_sql, term_columns, with_codes
+from .sql import Stmt, coalesce_sql, int64, shift_sql, with_codes
 
 
 def check(rule, stratum) -> None:
@@ -65,16 +65,4 @@ def since_step(rules, q: Stmt, rule):
     j = with_codes(q, j, *shift_sql(rules.grid.window_units(offset)))
     df = with_codes(q, j, "greatest(s, cs)", "least(e, ce)")
     df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
-    # the head, as RuleSql.step writes it
-    if rule.head_shift is not None:
-        df = with_codes(q, df, *shift_sql(rules.grid.window_units(rule.head_shift)))
-    if rules.horizon is not None and not rule.fresh:
-        lo, hi = rules.horizon
-        df = with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
-    types = rules.types
-    hcls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
-    out = []
-    for i, t in enumerate(rule.head_terms):
-        x = types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
-        out.append(f"CAST({x} AS {types.sql_type(hcls[i])}) AS c{i}")
-    return q.add(f"SELECT {', '.join([*out, 's', 'e'])} FROM {df}", [*term_columns(len(out)), "s", "e"])
+    return rules.head(q, df, rule, varcols)

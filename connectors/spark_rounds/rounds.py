@@ -55,6 +55,14 @@ ROUND_CONF = {
     # first term, and Spark's default shuffled both sides on all the columns
     # (the round's probe, merge.uncovered, joins on every term)
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    # Spark's SQL parser (ANTLR) caches a DFA for every statement it has
+    # parsed and never frees it; the rounds' statements are long and each
+    # one new, so a session running many programs filled a 1 GB driver heap
+    # with it (ATNConfig and DFAState objects: 420 MB halfway through the
+    # test suite's Spark tests, then an OutOfMemoryError that killed the
+    # JVM). Spark's managed caches flush it past a tenth of the driver's memory.
+    "spark.sql.parser.manageParserCaches": "true",
+    "spark.sql.parser.parserDfaCacheFlushRatio": "10",
 }
 _APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 from chronolog.language.booleans import terms as as_terms
-from chronolog.language.timeline import coalesce
+from chronolog.language.timeline import NEG_INF, POS_INF, coalesce
 
 pytestmark = pytest.mark.spark
 
@@ -57,6 +57,16 @@ def check(spark, program, tables: dict, outputs=None, **kw):
         got = canon(table_to_rows(df.toArrow(), p))
         assert got == canon(model.facts(p)), p
     return stats, model
+
+
+def drawn_interval(lo, d, lc, hc, kind):
+    """A random tests' interval: kind 1 unbounded in the past, 2 in the
+    future, else [lo, lo + d] with the ends drawn (closed when punctual)."""
+    if kind == 1:
+        return (NEG_INF, lo + d, False, hc)
+    if kind == 2:
+        return (lo, POS_INF, lc, False)
+    return (lo, lo + d, lc or d == 0, hc or d == 0)
 
 
 def edges(pairs, names=("x", "y")):

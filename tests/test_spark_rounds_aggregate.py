@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
-from chronolog.language.timeline import NEG_INF, POS_INF
 
-from test_spark_rounds import canon, cs
+from test_spark_rounds import canon, cs, drawn_interval
 from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
@@ -23,11 +22,10 @@ pytestmark = pytest.mark.spark
 NO_KEY = "far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\n"
 
 
-
-
 def check(spark, program, tables: dict, **kw):
     """Run ``program`` both ways; assert the relational path ran and agrees."""
     return check_both(spark, program, tables, **kw)[1]
+
 
 PROGRAM = NO_KEY + """
 total(C, S) :- owns(I, C, P), S = sum(P).
@@ -50,21 +48,13 @@ pair(I, C, S, M) :- owns(I, C, P), S = sum(P), M = max(P).
 """
 
 
-def _interval(lo, d, lc, hc, kind):
-    if kind == 1:
-        return (NEG_INF, lo + d, False, hc)
-    if kind == 2:
-        return (lo, POS_INF, lc, False)
-    return (lo, lo + d, lc or d == 0, hc or d == 0)
-
-
 @st.composite
 def owners(draw):
     facts = draw(st.lists(
         st.tuples(st.sampled_from("ijk"), st.sampled_from("ab"), st.integers(-3, 9), st.integers(0, 6), st.integers(0, 3),
                   st.booleans(), st.booleans(), st.sampled_from([0, 0, 0, 0, 1, 2])),
         min_size=1, max_size=9))
-    owns = [((i, c, p), _interval(lo, d, lc, hc, kind)) for i, c, p, lo, d, lc, hc, kind in facts]
+    owns = [((i, c, p), drawn_interval(lo, d, lc, hc, kind)) for i, c, p, lo, d, lc, hc, kind in facts]
     boss = draw(st.lists(st.tuples(st.sampled_from("ijk"), st.integers(0, 6), st.integers(0, 3)), max_size=2))
     return owns, [((i,), (lo, lo + d, True, True)) for i, lo, d in boss]
 

@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
-from chronolog.language.timeline import NEG_INF, POS_INF
 
-from test_spark_rounds import canon
+from test_spark_rounds import canon, drawn_interval
 from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
@@ -28,11 +27,10 @@ total(X, S) :- /\[4] a(X, Y, V), S = sum(V).
 """
 
 
-
-
 def check(spark, program, tables: dict, **kw):
     """Run ``program`` both ways; assert the relational path ran and agrees."""
     return check_both(spark, program, tables, **kw)[1]
+
 
 @st.composite
 def facts(draw):
@@ -41,13 +39,7 @@ def facts(draw):
         terms = (draw(st.integers(0, 2)), draw(st.integers(0, 2)), draw(st.integers(-3, 5)))
         lo, d = draw(st.sampled_from([-7, -6, -3, -1, 0, 1, 2, 3, 4, 6, 8, 9])), draw(st.sampled_from([0, 0, 1, 2, 3, 5]))
         lc, hc, kind = draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([0, 0, 0, 0, 1, 2]))
-        if kind == 1:
-            iv = (NEG_INF, lo + d, False, hc)
-        elif kind == 2:
-            iv = (lo, POS_INF, lc, False)
-        else:
-            iv = (lo, lo + d, lc or d == 0, hc or d == 0)
-        out.append((terms, iv))
+        out.append((terms, drawn_interval(lo, d, lc, hc, kind)))
     return facts_to_arrow(out, ["x", "y", "v"])
 
 

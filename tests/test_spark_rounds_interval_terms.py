@@ -30,11 +30,10 @@ after(X, S) :- <->[0,1] a(X, Y)@[S, E], S >= 2.
 """
 
 
-
-
 def check(spark, program, tables: dict, **kw):
     """Run ``program`` both ways; assert the relational path ran and agrees."""
     return check_both(spark, program, tables, **kw)[1]
+
 
 @st.composite
 def cases(draw):

@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
-from chronolog.language.timeline import NEG_INF, POS_INF
 
-from test_spark_rounds import canon
+from test_spark_rounds import canon, drawn_interval
 from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
@@ -20,11 +19,10 @@ pytestmark = pytest.mark.spark
 NO_KEY = "far(X, Z) :- a(X, Y), a(Y, Z).\n"
 
 
-
-
 def check(spark, program, tables: dict, **kw):
     """Run ``program`` both ways; assert the relational path ran and agrees."""
     return check_both(spark, program, tables, **kw)[1]
+
 
 WINDOWS = ["[1,3]", "(0,2]", "[0,2)", "[0,0]", "(1,2)", "[2,+inf)", "[0,+inf)", "[1/2,1]"]
 
@@ -48,13 +46,7 @@ def cases(draw):
             terms = tuple(draw(st.integers(0, 2)) for _ in range(arity))
             lo, d = draw(st.integers(-2, 8)), draw(st.integers(0, 4))
             lc, hc, kind = draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([0, 0, 0, 0, 1, 2]))
-            if kind == 1:
-                iv = (NEG_INF, lo + d, False, hc)
-            elif kind == 2:
-                iv = (lo, POS_INF, lc, False)
-            else:
-                iv = (lo, lo + d, lc or d == 0, hc or d == 0)
-            out.append((terms, iv))
+            out.append((terms, drawn_interval(lo, d, lc, hc, kind)))
         return out
 
     return prog, facts_to_arrow(facts(2, 7), ["x", "y"]), facts_to_arrow(facts(1, 5), ["x"])

@@ -5,19 +5,25 @@ rules writing one predicate; inputs mix ints and floats.  (Equal numbers of
 two types, 1 and 1.0 or 0.0 and -0.0, are one term on columns and may print
 as the other one, the documented difference: there the facts are compared
 as values.)  Each case
-also checks that every stratum ran on columns."""
+also checks that every stratum ran on columns, except one reading a
+column where an exact fraction (an average of integers alone) meets a
+float, which the columns hand to rows by design."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import pytest
 
 import chronolog
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from test_columns_kernels import both, facts_of, intervals, keys  # noqa: F401
 
 pytest.importorskip("polars")
+
+INF = float("inf")
 
 floats = st.sampled_from([0.5, 1.0, 1.5, 0.0, 2.25, 0.1, 0.2, 0.3, 1e16, 3.0])
 
@@ -38,6 +44,10 @@ USES = {
 
 
 @settings(deadline=None, max_examples=40)
+@example(  # found in a CI run: avg over the integers alone is 201/2, beside a float average
+    "avg", "agg_again",
+    [(("x", 0.5), (-INF, 0, False, False)), (("x", 1.0), (-INF, INF, False, False)), (("x", 0.0), (-INF, INF, False, False))],
+    [], True)
 @given(
     st.sampled_from(["sum", "avg", "min", "max"]),
     st.sampled_from(sorted(USES)),
@@ -56,7 +66,15 @@ def test_float_value_columns_match_the_rows(func, use, p, q, ints_in_p):
     # ints beside floats: equal values (303 and 303.0 may print as the other one)
     rows = chronolog.reason(program, facts, engine="rows")
     cols = chronolog.reason(program, facts, engine="columns")
-    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
+    # the average of integers alone is exact (201/2), and a float beside an
+    # exact fraction in one column is the columns' documented fallback
+    # (engine/columns/expressions.py): the stratum reading it runs on rows
+    mixed = any(isinstance(v, Fraction) and v.denominator != 1
+                for pred in rows.predicates() for terms, _ in rows.facts(pred) for v in terms)
+    if mixed:
+        assert all("both kinds in one column" in f for f in cols.stats.get("fallbacks", [])), cols.stats.get("fallbacks")
+    else:
+        assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
     for pred in rows.predicates():
         assert set(cols.facts(pred)) == set(rows.facts(pred)), pred
 

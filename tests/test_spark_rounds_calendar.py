@@ -240,3 +240,21 @@ def test_date_terms_on_a_calendar_go_to_the_driver(spark):
     with pytest.warns(cs().DriverFallback, match="the date or timestamp column d of e as a term on a calendar"):
         out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
     assert out["r"].count() == 1
+
+
+def test_aggregation_and_since_on_a_calendar(spark):
+    """The two rounds branches together: sums, a maximum over a diamond of
+    days and a Since with a window of days, on dates, equal the embedded
+    engine (the ends are microseconds on both operators' codes)."""
+    prog = """@timeGranularity("days").
+    far(X, Z) :- leg(X, Y, D), leg(Y, Z, E).
+    total(X, S) :- leg(X, Y, D), S = sum(D).
+    top(X, M) :- <->[0,P2D] leg(X, Y, D), M = max(D).
+    since(X) :- leg(X, Y, D) <S>[P1D,P3D] leg(X, Y, D).
+    @output("far"). @output("total"). @output("top"). @output("since").
+    """
+    legs = pa.table({"x": ["a", "a", "b", "c"], "y": ["b", "c", "c", "a"], "d": [2, 3, 5, 7],
+                     "start": [dt.date(2024, 3, 1), dt.date(2024, 3, 3), dt.date(2024, 3, 2), dt.date(2024, 3, 10)],
+                     "end": [dt.date(2024, 3, 9), dt.date(2024, 3, 5), dt.date(2024, 3, 20), dt.date(2024, 3, 12)]})
+    out, model = check(spark, prog, {"leg": legs})
+    assert {p: len(model.facts(p)) for p in out} == {"far": 2, "total": 5, "top": 5, "since": 3}

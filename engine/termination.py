@@ -29,6 +29,7 @@ repeat.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -606,8 +607,6 @@ def _periodic_in(used, e, n) -> dict:
 def _events(core, reps, quiet):
     """The sorted events of :func:`_quiet_gaps` and ``{pred: windows}``
     whose inside holds some of ``pred``'s ends that are no events."""
-    import bisect
-
     events, used = set(), {}
     for p, atoms in core.items():
         ws = sorted(w for w in quiet.get(p, ()) if w[2])
@@ -638,8 +637,6 @@ def _outside(ivs, ws, used):
     hi)`` (those windows go into ``used``): a window holds its instances as
     one run of the sorted, disjoint maximal intervals, found by bisection
     instead of one test per end (a gap of 10^6 holds ~10^5 of them)."""
-    import bisect
-
     if not ws or len(ivs) < 64:
         return ivs
     starts = [iv[0] for iv in ivs]

@@ -24,8 +24,8 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
-in an integer run is 3/2), stops the run with :data:`INEXACT` in a Spark
-error, and the caller falls back to the driver (entry.py).  What is not
+in an integer run is 3/2), stops the run with a marked Spark error
+(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).  What is not
 here (contributors ``<C>``, ``prod``, ``munion``, aggregates of strings or
 of expressions, assignments after the aggregate, aggregation inside a
 recursion) raises :class:`NotRelational` before any Spark work.
@@ -36,15 +36,13 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
+from .arithmetic import stop_sql
 from .classes import NUM, decimal_digits, value_class
 from .fragment import NotRelational
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
-# the marker of a Spark error raised by a check inside a statement: the run
-# has no exact answer in its column types, and goes to the driver
-INEXACT = "chronolog: no exact value in the column types of the run"
 
 
 def check(rule, stratum) -> None:
@@ -66,10 +64,6 @@ def check(rule, stratum) -> None:
             for side in (lit.comparison.left, lit.comparison.right):
                 if not isinstance(side, (ast.Var, ast.Const)):
                     raise NotRelational("arithmetic in a condition", rule)
-
-
-def _fail(what: str) -> str:
-    return f"raise_error('{INEXACT}: {what}')"
 
 
 def aggregate_step(rules, q: Stmt, rule):
@@ -206,10 +200,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
                 # a decimal division of a multiple (exact; null past 38 digits, never
                 # a 64-bit `div`, which Spark without ANSI mode would wrap)
                 x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
-            x = f"CASE WHEN {exact} THEN {x} ELSE {_fail('an average with no exact value')} END"
+            x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
         if scale == 0 and f in ("sum", "avg"):
-            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {_fail('a sum beyond 64-bit integers')} END"
-        x = f"coalesce({x}, {_fail('a sum beyond the decimal type')})"
+            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql('a sum beyond 64-bit integers')} END"
+        x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
                  f"WHERE t.n > 0", [*group, "s", "e", *(name for name, _, _ in specs)])

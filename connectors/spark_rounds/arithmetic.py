@@ -93,6 +93,13 @@ def expr_class(e, env: dict):
     return NUM
 
 
+def stop_sql(why: str) -> str:
+    """SQL that stops the run from a row check (arithmetic, aggregation,
+    interval terms): an error carrying :data:`MARKER` and ``why``, which
+    :func:`refused` turns into a fall back to the driver."""
+    return f"raise_error({hex_string(MARKER + why)})"
+
+
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""
@@ -116,7 +123,7 @@ class Arithmetic:
         self.num = num.simpleString()
 
     def fail(self, why: str) -> str:
-        return f"raise_error({hex_string(MARKER + why)})"
+        return stop_sql(why)
 
     def checked(self, value: str, bad: str, why: str) -> str:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""

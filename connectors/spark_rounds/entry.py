@@ -16,7 +16,6 @@ from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
-from .aggregate import INEXACT
 from .arithmetic import constants as expression_constants, refused
 from .calendar import code_bounds, is_instant, term_decimals, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
@@ -157,10 +156,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             check_constraints(rounds)  # the engine's error for a violated constraint (constraints.py)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({str(e).strip().splitlines()[0]})") from None
-        except Exception as e:  # a check inside a statement: no exact value in the run's types
-            if INEXACT in str(e):  # aggregate.py
-                raise NotRelational(str(e)[str(e).index(INEXACT) + len(INEXACT) + 2:].splitlines()[0].split("'")[0].strip()) from None
-            r = refused(e)  # arithmetic.py
+        except Exception as e:  # a row check inside a statement: no exact value in the run's types
+            r = refused(e)  # arithmetic.stop_sql
             if r is None:
                 raise
             raise r from None

@@ -24,15 +24,11 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.planner.ir import PlanRule
 
-from .aggregate import INEXACT
+from .arithmetic import stop_sql
 from .classes import NUM
 from .fragment import NotRelational
 from .grid import LIMIT, NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
-
-
-def _fail(what: str) -> str:
-    return f"raise_error('{INEXACT}: {what}')"
 
 
 def check(rule) -> None:
@@ -60,8 +56,8 @@ def _term(types, grid, code: str, sentinel: int) -> str:
             x = f"CAST(concat(CAST({x} AS STRING), 'E-{scale}') AS {types.num_type.simpleString()})"
     if scale == 0 and k == 0:
         x = u
-    return (f"CASE WHEN {code} = {int64(sentinel)} THEN {_fail('an unbounded end as a term')} "
-            f"WHEN {ok} THEN {x} ELSE {_fail('a time with more decimals than the numbers of the run')} END")
+    return (f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} "
+            f"WHEN {ok} THEN {x} ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
 
 
 def wrap_step(rules, q: Stmt, rule):
@@ -143,6 +139,6 @@ def _code(types, grid, col: str, bit: int) -> str:
             units, ok = f"{digits} * {10 ** (k - scale)}", "true"
         else:
             units, ok = f"({digits} div {10 ** (scale - k)})", f"pmod({digits}, {10 ** (scale - k)}) = 0"
-    return (f"CASE WHEN NOT ({ok}) THEN {_fail('an interval end off the time grid of the run')} "
-            f"WHEN abs({units}) >= {LIMIT // 4} THEN {_fail('an interval end beyond the 64-bit codes')} "
+    return (f"CASE WHEN NOT ({ok}) THEN {stop_sql('an interval end off the time grid of the run')} "
+            f"WHEN abs({units}) >= {LIMIT // 4} THEN {stop_sql('an interval end beyond the 64-bit codes')} "
             f"ELSE CAST(2 * {units} + {bit} AS BIGINT) END")

@@ -476,7 +476,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--masters", nargs="+", default=["local[2]"])
-    ap.add_argument("--check", type=int, nargs="*", default=[100_000], help="sizes compared with the embedded engine")
+    ap.add_argument("--check", type=int, nargs="*", default=[100_000],
+                    help="sizes compared with the embedded engine (--check alone: every size of --facts)")
     ap.add_argument("--partitions", type=int, default=4, help="spark.sql.shuffle.partitions (0: not set, the rounds choose)")
     ap.add_argument("--jvm", nargs="+", choices=("tuned", "default"), default=["tuned"],
                     help="tuned: the session's JVM options and codegen cache (connectors.spark.SESSION_DEFAULTS); "
@@ -496,6 +497,8 @@ def main(argv=None) -> int:
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.check == []:  # given with no size: it used to check nothing
+        a.check = list(a.facts)
     if a.worker:
         print(json.dumps(worker(*a.worker, a.partitions, a.conf, a.aqe == "on", a.repeat, a.rounds_module, a.jvm[0], a.stages)))
         return 0

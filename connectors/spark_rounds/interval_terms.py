@@ -42,22 +42,31 @@ def _scale(types) -> int:
     return types.num_type.scale if isinstance(types.num_type, T.DecimalType) else 0
 
 
+def _ratio(grid, scale: int) -> tuple:
+    """``(d, g)`` with ``g = gcd(L, 10^scale)`` and ``d = L / g``: a time of
+    ``u`` grid units is ``u / L``, a number of the run's scale exactly when
+    ``d`` divides ``u`` (then it is ``(u / d) / g``, and ``g`` divides
+    ``10^scale``).  ``L`` is a power of ten on a numeric timeline, the
+    microseconds of a unit on a calendar (a day's 86,400,000,000, so half a
+    day is the number 0.5 and a microsecond of it is no decimal)."""
+    import math
+
+    g = math.gcd(grid.L, 10**scale)
+    return grid.L // g, g
+
+
 def _term(types, grid, code: str, sentinel: int) -> str:
     """The time of an end code as an exact term of the run's number type."""
-    scale, k = _scale(types), grid.digits
+    scale = _scale(types)
+    d, g = _ratio(grid, scale)
     u = f"shiftright({code}, 1)"
-    if k <= scale:
-        x = f"CAST(concat(CAST({u} AS STRING), 'E-{k}') AS {types.num_type.simpleString()})"
-        ok = "true"
-    else:  # more digits on the grid than in the numbers: only times they hold
-        step = int64(10 ** (k - scale))
-        x, ok = f"({u} div {step})", f"pmod({u}, {step}) = 0"
-        if scale:
-            x = f"CAST(concat(CAST({x} AS STRING), 'E-{scale}') AS {types.num_type.simpleString()})"
-    if scale == 0 and k == 0:
-        x = u
+    x = f"({u} div {int64(d)})" if d != 1 else u
+    if scale:  # (u / d) · (10^scale / g) digits after the point: at most 38 (entry.py)
+        x = (f"CAST(concat(CAST(CAST({x} AS DECIMAL(38, 0)) * {10**scale // g} AS STRING), 'E-{scale}') "
+             f"AS {types.num_type.simpleString()})")
     return (f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} "
-            f"WHEN {ok} THEN {x} ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
+            f"WHEN pmod({u}, {int64(d)}) = 0 THEN {x} "
+            f"ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
 
 
 def wrap_step(rules, q: Stmt, rule):
@@ -128,17 +137,21 @@ def _var_class(types, rule, var):
 
 
 def _code(types, grid, col: str, bit: int) -> str:
-    """``2·x·L + bit`` of the number column ``col``, exactly, or the check's error."""
-    scale, k = _scale(types), grid.digits
+    """``2·x·L + bit`` of the number column ``col``, exactly, or the check's
+    error: an end off the grid, or outside the codes an input may have
+    (grid.bounds: on a calendar, inside the years a timestamp holds)."""
+    scale = _scale(types)
+    d, g = _ratio(grid, scale)
+    den = 10**scale // g  # x·L = digits · d / den, digits = x·10^scale
     if scale == 0:
-        units = f"CAST({col} AS DECIMAL(38, 0)) * {10 ** k}"
-        ok = "true"
+        digits = f"CAST({col} AS DECIMAL(38, 0))"
     else:
-        digits = f"CAST(replace(CAST({col} AS STRING), '.', '') AS DECIMAL(38, 0))"  # x·10^scale
-        if k >= scale:
-            units, ok = f"{digits} * {10 ** (k - scale)}", "true"
-        else:
-            units, ok = f"({digits} div {10 ** (scale - k)})", f"pmod({digits}, {10 ** (scale - k)}) = 0"
-    return (f"CASE WHEN NOT ({ok}) THEN {stop_sql('an interval end off the time grid of the run')} "
-            f"WHEN abs({units}) >= {LIMIT // 4} THEN {stop_sql('an interval end beyond the 64-bit codes')} "
-            f"ELSE CAST(2 * {units} + {bit} AS BIGINT) END")
+        digits = f"CAST(replace(CAST({col} AS STRING), '.', '') AS DECIMAL(38, 0))"
+    big = 2**61 * den // d  # |x·L| below 2^61: its code is a bigint
+    units = f"(CAST({digits} div {den} AS BIGINT) * {int64(d)})"
+    lo, hi = grid.bounds
+    code = f"2 * {units} + {bit}"
+    return (f"CASE WHEN abs({digits}) >= {big} OR {code} <= {int64(lo)} OR {code} >= {int64(hi)} "
+            f"THEN {stop_sql('an interval end beyond the times of the run')} "
+            f"WHEN pmod({digits}, {den}) <> 0 THEN {stop_sql('an interval end off the time grid of the run')} "
+            f"ELSE {code} END")

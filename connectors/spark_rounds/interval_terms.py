@@ -5,7 +5,7 @@ codes.
 * ``lit@[S,E]`` (a WrapRule): ``$i(vars, S, E)`` holds on each maximal
   interval of ``lit`` with its ends as two more terms.  On the doubled grid
   an end's time in grid units is ``shiftright(code, 1)``; as a term it is
-  that over ``L``, written exactly in the run's number type (digits as
+  that over ``L`` (on a calendar, days or hours since 1970: :func:`_ratio`), written exactly in the run's number type (digits as
   text, ``E-k``, then the decimal type: a cast of a plain decimal string,
   never a division).  An unbounded end (a float infinity in the engine)
   or a time with more decimals than the run's numbers has no exact term
@@ -13,7 +13,8 @@ codes.
 * ``p(X)@[S,E] :- body`` (a TimedHeadRule): one fact per binding of the
   body, wherever the body holds, on ``[S, E]`` with the written ends; the
   codes ``2·S·L + open`` and ``2·E·L + closed`` need ``S·L`` whole (a
-  check, else the driver) and inside the 64-bit codes; an empty interval
+  check, else the driver) and inside the codes an input may have (on a
+  calendar, the years a timestamp holds); an empty interval
   gives nothing.
 
 Time capture ``lit@T`` (one row per integer point) stays on the driver.
@@ -27,7 +28,7 @@ from chronolog.planner.ir import PlanRule
 from .arithmetic import stop_sql
 from .classes import NUM
 from .fragment import NotRelational
-from .grid import LIMIT, NEG, POS
+from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 
 

@@ -306,7 +306,8 @@ far(X, Z) :- a(X, Y, V), a(Y, Z, W).
 ends(X, S, E) :- a(X, Y, V)@[S, E].
 span(X)@[S, E) :- ends(X, S, E1), ends(Y, E, E2), X != Y.
 moved(X)@(S, E] :- ends(X, S, E1), b(X, E).
-@output("ends"). @output("span"). @output("moved").
+at(X, T) :- a(X, Y, V)@T.
+@output("ends"). @output("span"). @output("moved"). @output("at").
 """
 
 
@@ -314,7 +315,8 @@ moved(X)@(S, E] :- ends(X, S, E1), b(X, E).
 def test_interval_terms_on_a_calendar(spark, v):
     """A maximal interval's ends as terms are days since 1970 (a quarter day
     is 0.25 in a run of 2-decimal numbers; the integer run has whole days
-    here), and heads placed on days from terms are dates again."""
+    here), and heads placed on days from terms are dates again; time
+    capture gives whole days."""
     quarter = isinstance(v[0], Decimal)
     a = pa.table({
         "x": ["a", "b", "c"], "y": ["b", "c", "a"], "v": v,
@@ -362,7 +364,8 @@ DAY_ALIGNED = ["months", "3 months", "years", "2 years", "weeks", "2 days", "1"]
 def grouped_programs(draw):
     """Random groupings (calendar units and /\\[N]) on a day or an hour
     calendar, after a diamond and under a sum, with the grouped intervals'
-    ends as terms and heads placed on them, over facts at quarter days
+    ends as terms and heads placed on them, time capture of the facts' days
+    or hours, over facts at quarter days
     across month, year and 1970 boundaries and a leap day."""
     unit = draw(st.sampled_from(["days", "hours"]))
     u1 = draw(st.sampled_from(DAY_ALIGNED))  # ends of whole days (or hours): integer terms
@@ -376,7 +379,8 @@ def grouped_programs(draw):
         rf"total(X, S) :- /\[{u1}] a(X, Y, V), S = sum(V).",
         "ends(X, S, E) :- g(X, Y)@[S, E].",
         "span(X)@[S, E) :- ends(X, S, E1), ends(Y, E, E2), X != Y.",
-        '@output("g"). @output("k"). @output("total"). @output("ends"). @output("span").',
+        "at(X, T) :- a(X, Y, V)@T.",
+        '@output("g"). @output("k"). @output("total"). @output("ends"). @output("span"). @output("at").',
     ])
     starts = [(1969, 12, 31, 18), (2019, 12, 31, 18), (2020, 1, 31), (2020, 2, 28, 12), (2020, 2, 29),
               (2020, 3, 1), (2020, 12, 31, 6), (2021, 1, 4)]

@@ -17,7 +17,9 @@ codes.
   calendar, the years a timestamp holds); an empty interval
   gives nothing.
 
-Time capture ``lit@T`` (one row per integer point) stays on the driver.
+* ``lit@T`` (time capture, a WrapRule too): one row per integer point
+  ``T`` the interval meets, on its part inside ``[T, T + 1)``: an
+  ``explode(sequence(...))`` of the points.
 """
 
 from __future__ import annotations
@@ -31,10 +33,7 @@ from .fragment import NotRelational
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 
-
-def check(rule) -> None:
-    if getattr(rule, "capture", False):
-        raise NotRelational("time capture (lit@T)", rule)
+CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more go to the driver
 
 
 def _scale(types) -> int:
@@ -72,21 +71,43 @@ def _term(types, grid, code: str, sentinel: int) -> str:
 
 def wrap_step(rules, q: Stmt, rule):
     """The step of the WrapRule ``rule``: the scan's maximal intervals with
-    their ends appended as terms."""
+    their ends appended as terms (time capture: :func:`_capture`)."""
     types = rules.types
     inner = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, fresh=True)
     cls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
-    if cls[-2:] != [NUM, NUM]:  # pragma: no cover - classes.infer_classes sets them
-        raise NotRelational("interval ends of an unknown class", rule)
     n = len(rule.inner_terms)
+    if cls[n:] != [NUM] * (len(cls) - n):  # pragma: no cover - classes.infer_classes sets them
+        raise NotRelational("interval ends of an unknown class", rule)
     body = _inner(rules, q, inner, cls[:n])
     if body is None:
         return None
     terms = term_columns(n)
     body = coalesce_sql(q, body, terms)
+    if rule.capture:
+        return _capture(types, rules.grid, q, body, n)
     start, end = _term(types, rules.grid, "s", NEG), _term(types, rules.grid, "e", POS)
     return q.add(f"SELECT {', '.join([*terms, f'{start} AS c{n}', f'{end} AS c{n + 1}', 's', 'e'])} FROM {body}",
                  [*term_columns(n + 2), "s", "e"])
+
+
+def _capture(types, grid, q: Stmt, body: str, n: int):
+    """``lit@T``: each interval once per integer time point ``k`` from the
+    floor of its start to its end, ``k`` appended, on the part inside
+    ``[k, k + 1)`` (the engine's CaptureNode; empty parts dropped).  An
+    unbounded interval has infinitely many points (the driver reports it),
+    and one of more than ``CAPTURE_POINTS`` goes to the driver too rather
+    than exploding in a task."""
+    L = int64(grid.L)
+    first, last = (f"((shiftright({c}, 1) - pmod(shiftright({c}, 1), {L})) div {L})" for c in ("s", "e"))
+    points = (f"CASE WHEN s = {int64(NEG)} OR e = {int64(POS)} THEN {stop_sql('time capture of an unbounded interval')} "
+              f"WHEN {last} - {first} >= {CAPTURE_POINTS} THEN {stop_sql(f'time capture of more than {CAPTURE_POINTS} points of one fact')} "
+              f"ELSE sequence({first}, {last}) END")
+    terms = term_columns(n)
+    each = q.add(f"SELECT {', '.join(terms)}, s, e, explode({points}) AS k FROM {body}", [*terms, "s", "e", "k"])
+    k = f"CAST(k AS {types.num_type.simpleString()})"
+    parts = q.add(f"SELECT {', '.join([*terms, f'{k} AS c{n}', f'greatest(s, 2 * k * {L}) AS s', f'least(e, 2 * (k + 1) * {L}) AS e'])} "
+                  f"FROM {each}", [*term_columns(n + 1), "s", "e"])
+    return q.add(f"SELECT * FROM {parts} WHERE s < e", [*term_columns(n + 1), "s", "e"])
 
 
 def _inner(rules, q, plain, cls):

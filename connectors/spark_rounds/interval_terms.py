@@ -5,21 +5,20 @@ codes.
 * ``lit@[S,E]`` (a WrapRule): ``$i(vars, S, E)`` holds on each maximal
   interval of ``lit`` with its ends as two more terms.  On the doubled grid
   an end's time in grid units is ``shiftright(code, 1)``; as a term it is
-  that over ``L`` (on a calendar, days or hours since 1970: :func:`_ratio`), written exactly in the run's number type (digits as
-  text, ``E-k``, then the decimal type: a cast of a plain decimal string,
-  never a division).  An unbounded end (a float infinity in the engine)
-  or a time with more decimals than the run's numbers has no exact term
-  here: a check in the statement sends the run to the driver.
+  that over ``L`` (on a calendar, days or hours since 1970: :func:`_ratio`),
+  written exactly in the run's number type (digits as text, ``E-k``, then
+  the decimal type: a cast of a plain decimal string, never a division).
+  An unbounded end (a float infinity in the engine) or a time with more
+  decimals than the run's numbers has no exact term here: a check in the
+  statement sends the run to the driver.
+* ``lit@T`` (time capture, a WrapRule too): one row per integer point
+  ``T`` the interval meets, on its part inside ``[T, T + 1)``: an
+  ``explode(sequence(...))`` of the points (:func:`_capture`).
 * ``p(X)@[S,E] :- body`` (a TimedHeadRule): one fact per binding of the
   body, wherever the body holds, on ``[S, E]`` with the written ends; the
   codes ``2·S·L + open`` and ``2·E·L + closed`` need ``S·L`` whole (a
   check, else the driver) and inside the codes an input may have (on a
-  calendar, the years a timestamp holds); an empty interval
-  gives nothing.
-
-* ``lit@T`` (time capture, a WrapRule too): one row per integer point
-  ``T`` the interval meets, on its part inside ``[T, T + 1)``: an
-  ``explode(sequence(...))`` of the points.
+  calendar, the years a timestamp holds); an empty interval gives nothing.
 """
 
 from __future__ import annotations

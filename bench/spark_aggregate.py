@@ -3,12 +3,14 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
 sums per company over periods of 10 (time grouping) and a Since, beside a
-join across keys (so there is no key and the program runs in rounds).
+join across keys (so there is no key and the program runs in rounds);
+``--program widened``: products per company, time capture and interval
+terms instead (what went to the driver before the ninth round).
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache); the driver side is the
 rounds refused (``check_rules`` raising), which is the path such a program
@@ -36,6 +38,16 @@ kept(I, C) :- owns(I, C, P) <S>[1,5] owns(I, C, P).
 @output("total"). @output("investors"). @output("top"). @output("period"). @output("kept").
 """
 
+WIDENED = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+product(C, M) :- owns(I, C, P), P < 10, M = prod(P).
+each(C, M) :- owns(I, C, P), P < 10, M = mprod(P, <I>).
+daily(I, T) :- owns(I, C, P)@T.
+span(C, S, E) :- owns(I, C, P)@[S, E].
+@output("product"). @output("each"). @output("daily"). @output("span").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED}
+
 
 def facts(n: int, seed: int = 7):
     import pyarrow as pa
@@ -50,7 +62,7 @@ def facts(n: int, seed: int = 7):
     return pa.table({"i": i, "c": c, "p": p, "start": start, "end": end})
 
 
-def run(spark, path, relational: bool):
+def run(spark, path, relational: bool, program=PROGRAM):
     from chronolog.connectors import spark as cs
     from chronolog.connectors.spark_rounds import fragment
 
@@ -66,7 +78,7 @@ def run(spark, path, relational: bool):
         stats = {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = cs.reason(spark, PROGRAM, inputs={"owns": spark.read.parquet(path)}, distributed=True, stats=stats)
+            out = cs.reason(spark, program, inputs={"owns": spark.read.parquet(path)}, distributed=True, stats=stats)
         rows = {p: df.count() for p, df in out.items()}
         return out, rows, stats.get("path"), time.perf_counter() - t0, time.process_time() - c0
     finally:
@@ -82,6 +94,7 @@ def main():
     ap.add_argument("--dir", default="/tmp/chronolog-bench-aggregate")
     ap.add_argument("--sides", nargs="+", default=["driver", "relational"], help="which Spark sides to run (in this order)")
     ap.add_argument("--no-embedded", action="store_true")
+    ap.add_argument("--program", choices=sorted(PROGRAMS), default="aggregate")
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import pyarrow.parquet as pq
@@ -95,22 +108,23 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
     pq.write_table(facts(1000), warm)
+    program = PROGRAMS[args.program]
     for side in args.sides:
-        run(spark, warm, side == "relational")
+        run(spark, warm, side == "relational", program)
     for n in args.facts:
         table = facts(n)
         path = os.path.join(args.dir, f"owns-{n}.parquet")
         pq.write_table(table, path)
         if not args.no_embedded:
             t0, c0 = time.perf_counter(), time.process_time()
-            model = chronolog.reason(PROGRAM, {"owns": pq.read_table(path)})
-            emb = {p: len(model.facts(p)) for p in ("total", "investors", "top", "period", "kept")}
+            model = chronolog.reason(program, {"owns": pq.read_table(path)})
+            emb = {p: len(model.facts(p)) for p in model.output_predicates}
             print(json.dumps({"facts": n, "side": "embedded", "wall": round(time.perf_counter() - t0, 2),
                               "cpu": round(time.process_time() - c0, 2), "rows": emb}), flush=True)
             del model
         answers = {}
         for relational in [side == "relational" for side in args.sides]:
-            out, rows, path_taken, wall, cpu = run(spark, path, relational)
+            out, rows, path_taken, wall, cpu = run(spark, path, relational, program)
             answers[relational] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
             print(json.dumps({"facts": n, "side": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows}), flush=True)
         if len(answers) == 2:

@@ -24,7 +24,7 @@ idempotent, so a kind reported twice changes nothing).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from chronolog.language.booleans import Boolean
 
@@ -110,7 +110,8 @@ def typed_array(values, kind, typ):
 
     if pa.types.is_decimal(typ):
         q = Decimal(1).scaleb(-typ.scale)
-        return pa.array([None if v is None else Decimal(format_number(v)).quantize(q) for v in values], type=typ)
+        wide = Context(prec=38)  # (the default context's 28 digits fail on a 29-digit answer)
+        return pa.array([None if v is None else wide.quantize(Decimal(format_number(v)), q) for v in values], type=typ)
     if pa.types.is_string(typ):
         if kind[0] in ("str",):
             return pa.array(values, type=typ)

@@ -2,7 +2,9 @@
 (connectors/spark_rounds/aggregate.py) against the embedded engine on the
 same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 
+import warnings
 from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 
 from test_spark_rounds import canon, cs, drawn_interval
 from test_spark_rounds import check as check_both
@@ -136,11 +138,106 @@ def test_sum_beyond_64_bits_goes_to_the_driver(spark):
             pass  # the driver's own answer may not fit a 64-bit column either
 
 
+# ------------------------------------------------------------------ products
+
+PRODUCTS = NO_KEY + """
+product(C, M) :- owns(I, C, P), M = prod(P).
+all(M) :- <->[0,1] owns(I, C, P), M = mprod(P).
+each(C, M) :- owns(I, C, P), M = mprod(P, <I>).
+both(C, S, M) :- owns(I, C, P), S = sum(P), M = prod(P), M != 0.
+@output("product"). @output("all"). @output("each"). @output("both").
+"""
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(owners())
+def test_random_products_equal_embedded(spark, case):
+    """prod and mprod per segment (negative values, zeros, equal values of
+    two bindings both multiplied), after a diamond, with contributors (the
+    greatest value of each), beside a sum and under a condition."""
+    owns, _ = case
+    check(spark, PRODUCTS, {"owns": facts_to_arrow(owns, ["i", "c", "p"])})
+
+
+def decimal_owns(values, together=False):
+    """Stakes in decimal(20, 2) starting one after another (or together)
+    and ending together."""
+    n = len(values)
+    return pa.table({"i": [f"i{k}" for k in range(n)], "c": ["a"] * n,
+                     "p": pa.array([Decimal(v) for v in values], pa.decimal128(20, 2)),
+                     "start": [0] * n if together else list(range(n)), "end": [n + 5] * n})
+
+
+def test_decimal_products_exact(spark):
+    """Products in decimal(38, 2): 0.5 · 0.2 is 0.1 (four decimals that end
+    in zeros); twelve stakes of 100 multiply to 10^24 (the digits' trailing
+    zeros are set apart, so no 38-digit overflow); negative values and a
+    zero."""
+    prog = NO_KEY + 'product(C, M) :- owns(I, C, P), M = prod(P).\n@output("product").'
+    model = check(spark, prog, {"owns": decimal_owns(["0.50", "0.20", "-3"])})
+    assert (("a", Fraction(-3, 10)), (2, 8, True, True)) in canon(model.facts("product"))
+    model = check(spark, prog, {"owns": decimal_owns(["100"] * 12)})
+    assert (("a", 10**24), (11, 17, True, True)) in canon(model.facts("product"))
+    check(spark, prog, {"owns": decimal_owns(["12345678901.5", "98765432109.2", "-1.5", "0"])})
+
+
+@pytest.mark.parametrize("values, why", [
+    (["1.25", "0.50"], "a product with more decimals than the numbers of the run"),
+    (["12345678901234567.01", "98765432109876543.03", "3.07"], "a product beyond 38 digits"),
+    (["12345678.9"] * 4, "a product with more decimals"),  # the driver's answer has 33 digits
+])
+def test_inexact_decimal_products_go_to_the_driver(spark, values, why):
+    """0.625 has three decimals, the run's numbers two; a product of more
+    digits than 38: the run stops and the driver answers exactly (and
+    writes a decimal of 33 digits: Python's default decimal context of 28
+    digits failed to)."""
+    prog = NO_KEY + 'product(C, M) :- owns(I, C, P), M = prod(P).\n@output("product").'
+    owns = decimal_owns(values, together=len(values) > 2)
+    with pytest.warns(cs().DriverFallback, match=why):
+        out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+    model = chronolog.reason(prog, {"owns": owns})
+    got = {((c, Fraction(m)), iv) for (c, m), iv in canon(table_to_rows(out["product"].toArrow(), "product"))}
+    assert got == canon(model.facts("product"))
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(["0.5", "0.2", "1.25", "-2", "0", "100", "-0.05", "12345678.9"]),
+                          st.integers(0, 4), st.integers(1, 4)), min_size=1, max_size=7))
+def test_random_decimal_products(spark, stakes):
+    """Decimal stakes whose products may need more decimals than the run's
+    two or more digits than 38: each segment's product is exact in tasks,
+    or the run stops and the driver answers; the answers are the engine's
+    either way."""
+    owns = pa.table({"i": [f"i{k}" for k in range(len(stakes))], "c": ["a"] * len(stakes),
+                     "p": pa.array([Decimal(v) for v, _, _ in stakes], pa.decimal128(20, 2)),
+                     "start": [lo for _, lo, _ in stakes], "end": [lo + d for _, lo, d in stakes]})
+    prog = NO_KEY + 'product(C, M) :- owns(I, C, P), M = prod(P).\n@output("product").'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", cs().DriverFallback)
+        out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+    for w in caught:
+        if issubclass(w.category, cs().DriverFallback):
+            assert "a product with more decimals" in str(w.message) or "a product beyond" in str(w.message), w.message
+    got = {((c, Fraction(m)), iv) for (c, m), iv in canon(table_to_rows(out["product"].toArrow(), "product"))}
+    assert got == canon(chronolog.reason(prog, {"owns": owns}).facts("product"))
+
+
+def test_integer_product_beyond_64_bits_goes_to_the_driver(spark):
+    owns = facts_to_arrow([(("i", "a", 2**40), (0, 4, True, True)), (("j", "a", 2**40), (2, 6, True, True))], ["i", "c", "p"])
+    prog = NO_KEY + 'product(C, M) :- owns(I, C, P), M = prod(P).\n@output("product").'
+    with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):
+        try:
+            cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+        except Exception:
+            pass  # the driver's own answer does not fit a 64-bit column either
+
+
 @pytest.mark.parametrize("rule, path", [
     ("total(C, S) :- owns(I, C, P), S = sum(P).", "seminaive rounds"),
     ("total(C, S) :- owns(I, C, P), S = msum(P, <I>).", "seminaive rounds"),
     ("total(C, S, N) :- owns(I, C, P), S = msum(P, <I>), N = count().", "contributors beside another aggregate"),
-    ("total(C, S) :- owns(I, C, P), S = prod(P).", "aggregation: prod"),
+    ("total(C, S) :- owns(I, C, P), S = prod(P).", "seminaive rounds"),
+    ("total(C, S) :- owns(I, C, P), S = munion(P).", "aggregation: munion"),
     ("total(C, S) :- owns(I, C, P), S = sum(P), T = S * 2.", "assignment after the aggregate"),
     ("total(C, S) :- owns(I, C, P), S = mmax(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "inside a recursion"),
 ])

@@ -4,6 +4,8 @@ on a microsecond grid, durations as windows, against the embedded engine
 on the same facts (marked ``spark``)."""
 
 import datetime as dt
+from decimal import Decimal
+from fractions import Fraction
 import warnings
 
 import pyarrow as pa
@@ -258,3 +260,145 @@ def test_aggregation_and_since_on_a_calendar(spark):
                      "end": [dt.date(2024, 3, 9), dt.date(2024, 3, 5), dt.date(2024, 3, 20), dt.date(2024, 3, 12)]})
     out, model = check(spark, prog, {"leg": legs})
     assert {p: len(model.facts(p)) for p in out} == {"far": 2, "total": 5, "top": 5, "since": 3}
+
+
+# ------------------------------- time grouping and interval terms on dates
+
+GROUPED = r"""@timeGranularity("days").
+far(X, Z) :- a(X, Y, V), a(Y, Z, W).
+m(X) :- /\[months] a(X, Y, V).
+q(X) :- /\[3 months] a(X, Y, V).
+y(X) :- /\[years] a(X, Y, V).
+y2(X) :- /\[2 years] a(X, Y, V).
+wk(X) :- /\[weeks] a(X, Y, V).
+h(X) :- /\[5 hours] a(X, Y, V).
+d(X) :- /\[2] <->[0,PT12H] a(X, Y, V).
+total(X, S) :- /\[months] a(X, Y, V), S = sum(V).
+@output("m"). @output("q"). @output("y"). @output("y2"). @output("wk"). @output("h"). @output("d"). @output("total").
+"""
+
+
+def instants(*ts):
+    return pa.array([None if t is None else dt.datetime(*t, tzinfo=UTC) for t in ts], pa.timestamp("us", tz="UTC"))
+
+
+def test_time_grouping_by_calendar_units(spark):
+    """Months of 29 and 31 days, quarters and pairs of years aligned to
+    January (of year 0), ISO weeks from Monday, periods of hours and of
+    days, before and after 1970, ends open and closed at a period's start,
+    an unbounded start, and a sum per month: equal to the engine."""
+    a = pa.table({
+        "x": ["a", "b", "c", "d", "e"], "y": ["b", "c", "a", "a", "b"], "v": [1, 2, 3, 4, 5],
+        "start": instants((2020, 1, 2, 6), (2020, 2, 27), (1969, 12, 31, 23), (2020, 3, 1), None),
+        "end": instants((2020, 1, 5), (2020, 3, 1), (1970, 1, 1, 1), (2021, 1, 1), (1968, 2, 29)),
+        "start_closed": [True, True, False, True, True], "end_closed": [True, False, True, False, True],
+    })
+    _, model = check(spark, GROUPED, {"a": a})
+    cal = Calendar("days")
+    day = lambda *t: cal.point(dt.datetime(*t))  # noqa: E731
+    assert (("b",), (day(2020, 2, 1), day(2020, 3, 1), True, False)) in canon(model.facts("m"))  # a leap February
+    assert (("c",), (day(1969, 12, 29), day(1970, 1, 5), True, False)) in canon(model.facts("wk"))  # Monday to Monday
+    assert (("d",), (day(2020, 1, 1), day(2022, 1, 1), True, False)) in canon(model.facts("y2"))
+
+
+INTERVALS = r"""@timeGranularity("days").
+far(X, Z) :- a(X, Y, V), a(Y, Z, W).
+ends(X, S, E) :- a(X, Y, V)@[S, E].
+span(X)@[S, E) :- ends(X, S, E1), ends(Y, E, E2), X != Y.
+moved(X)@(S, E] :- ends(X, S, E1), b(X, E).
+at(X, T) :- a(X, Y, V)@T.
+@output("ends"). @output("span"). @output("moved"). @output("at").
+"""
+
+
+@pytest.mark.parametrize("v", [[1, 2, 3], [Decimal("1.25"), Decimal("2"), Decimal("3")]])
+def test_interval_terms_on_a_calendar(spark, v):
+    """A maximal interval's ends as terms are days since 1970 (a quarter day
+    is 0.25 in a run of 2-decimal numbers; the integer run has whole days
+    here), and heads placed on days from terms are dates again; time
+    capture gives whole days."""
+    quarter = isinstance(v[0], Decimal)
+    a = pa.table({
+        "x": ["a", "b", "c"], "y": ["b", "c", "a"], "v": v,
+        "start": instants((2020, 1, 2, 6 if quarter else 0), (2020, 2, 27), (1969, 12, 30)),
+        "end": instants((2020, 1, 5), (2020, 3, 1, 18 if quarter else 0), (1970, 1, 2)),
+        "start_closed": [True, False, True], "end_closed": [True, True, False],
+    })
+    b = pa.table({"x": ["a", "c"], "t": [18270, 5], "start": instants((2020, 1, 1), (1969, 1, 1)),
+                  "end": instants((2020, 1, 9), (1969, 1, 2))})
+    _, model = check(spark, INTERVALS, {"a": a, "b": b})
+    ends = {t for t, _ in canon(model.facts("ends"))}
+    assert ("a", Fraction(73053, 4) if quarter else 18263, 18266) in ends and ("c", -2, 1) in ends
+
+
+def test_an_end_with_no_decimal_as_a_term_goes_to_the_driver(spark):
+    """Eight hours is a third of a day: no decimal of the run holds it, so
+    the driver answers (with the rational the engine gives)."""
+    a = pa.table({"x": ["a", "b"], "y": ["b", "a"], "v": [Decimal("1.5"), Decimal("2")],
+                  "start": instants((2020, 1, 2, 8), (2020, 1, 1)), "end": instants((2020, 1, 5), (2020, 1, 2))})
+    b = pa.table({"x": ["a"], "t": [18270], "start": instants((2020, 1, 1)), "end": instants((2020, 1, 9))})
+    with pytest.warns(cs().DriverFallback, match="a time with more decimals than the numbers of the run"):
+        out = cs().reason(spark, INTERVALS, inputs={"a": a, "b": b}, distributed=True)
+    model = chronolog.reason(INTERVALS, {"a": a, "b": b})
+    # (a column of rationals is exact text in a table: "54790/3")
+    got = {((x, Fraction(s), e), iv) for (x, s, e), iv in canon(table_to_rows(out["ends"].toArrow(), "ends", Calendar("days")))}
+    assert got == canon(model.facts("ends"))
+    assert ("a", Fraction(54790, 3), 18266) in {t for t, _ in canon(model.facts("ends"))}
+
+
+def test_a_month_past_the_year_9999_goes_to_the_driver(spark):
+    """The month around 9999-12-15 ends at 10000-01-01, which no timestamp
+    holds: the input is refused to the driver, which reports it."""
+    a = pa.table({"x": ["a"], "y": ["b"], "v": [1], "start": instants((9999, 12, 15)), "end": instants((9999, 12, 16))})
+    with pytest.warns(cs().DriverFallback, match="an input row of a the driver must report"):
+        with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
+            out = cs().reason(spark, GROUPED, inputs={"a": a}, distributed=True)
+            for df in out.values():
+                df.collect()
+
+
+DAY_ALIGNED = ["months", "3 months", "years", "2 years", "weeks", "2 days", "1"]
+
+
+@st.composite
+def grouped_programs(draw):
+    """Random groupings (calendar units and /\\[N]) on a day or an hour
+    calendar, after a diamond and under a sum, with the grouped intervals'
+    ends as terms and heads placed on them, time capture of the facts' days
+    or hours, over facts at quarter days
+    across month, year and 1970 boundaries and a leap day."""
+    unit = draw(st.sampled_from(["days", "hours"]))
+    u1 = draw(st.sampled_from(DAY_ALIGNED))  # ends of whole days (or hours): integer terms
+    u2 = draw(st.sampled_from(DAY_ALIGNED + ["5 hours", "1/2"]))
+    w = draw(st.sampled_from(["PT6H", "P1D", "P3D"]))
+    prog = "\n".join([
+        f'@timeGranularity("{unit}").',
+        "far(X, Z) :- a(X, Y, V), a(Y, Z, W).",
+        rf"g(X, Y) :- /\[{u1}] a(X, Y, V).",
+        rf"k(X) :- /\[{u2}] <->[0,{w}] a(X, Y, V).",
+        rf"total(X, S) :- /\[{u1}] a(X, Y, V), S = sum(V).",
+        "ends(X, S, E) :- g(X, Y)@[S, E].",
+        "span(X)@[S, E) :- ends(X, S, E1), ends(Y, E, E2), X != Y.",
+        "at(X, T) :- a(X, Y, V)@T.",
+        '@output("g"). @output("k"). @output("total"). @output("ends"). @output("span"). @output("at").',
+    ])
+    starts = [(1969, 12, 31, 18), (2019, 12, 31, 18), (2020, 1, 31), (2020, 2, 28, 12), (2020, 2, 29),
+              (2020, 3, 1), (2020, 12, 31, 6), (2021, 1, 4)]
+    rows = draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(-3, 5), st.sampled_from(starts),
+                                   st.sampled_from([0, 1, 4, 120, 280]), st.booleans(), st.booleans()),
+                         min_size=1, max_size=6))
+    quarter = dt.timedelta(hours=6)
+    lo = [dt.datetime(*s, tzinfo=UTC) for *_, s, _, _, _ in rows]
+    return unit, prog, pa.table({
+        "x": [r[0] for r in rows], "y": [r[1] for r in rows], "v": [r[2] for r in rows],
+        "start": pa.array(lo, pa.timestamp("us", tz="UTC")),
+        "end": pa.array([t + r[4] * quarter for t, r in zip(lo, rows)], pa.timestamp("us", tz="UTC")),
+        "start_closed": [r[5] or r[4] == 0 for r in rows], "end_closed": [r[6] or r[4] == 0 for r in rows],
+    })
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(grouped_programs())
+def test_random_grouping_and_interval_terms_on_a_calendar(spark, case):
+    unit, prog, a = case
+    check(spark, prog, {"a": a}, unit=unit)

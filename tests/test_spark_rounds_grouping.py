@@ -60,11 +60,13 @@ def test_open_end_at_a_period_start_stays(spark):
     assert ((2,), (-3, 9, True, False)) in canon(model.facts("per3"))  # (-3,3] reaches [3,6); 6 gives [6,9)
 
 
-def test_calendar_units_go_to_the_driver():
+def test_plan_names_the_path():
+    """Periods of time units and of calendar units alike run in rounds
+    (on dates: test_spark_rounds_calendar.py)."""
     from chronolog.connectors.spark_rounds import describe
     from chronolog.planner import plan as make_plan
 
     text = describe(make_plan(chronolog.load_program(NO_KEY + r"m(X) :- /\[3] a(X, Y, V).")))
     assert "seminaive rounds" in text
     prog = '@timeGranularity("days").\n' + NO_KEY + r"m(X) :- /\[months] a(X, Y, V)."
-    assert describe(make_plan(chronolog.load_program(prog))).startswith("on the driver")
+    assert describe(make_plan(chronolog.load_program(prog))).startswith("seminaive rounds")

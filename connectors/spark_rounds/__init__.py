@@ -43,8 +43,7 @@ sentinels ±2^62), always coalesced to maximal intervals.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, Since/Until inside a
-recursion, time capture, time grouping by calendar units, recursion
-through time, terms of mixed types, times off a decimal grid or, on a
+recursion, recursion through time, terms of mixed types, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller falls back to the driver with a warning.  Nothing is ever
@@ -71,8 +70,8 @@ The modules, one concept each:
 * ``merge``: the SQL of a round's merge and of its probe;
 * ``aggregate``: aggregation per time segment (a step like a rule's);
 * ``since_until``: Since and Until (one join with the closed intervals);
-* ``grouping``: time grouping ``/\\[N]`` as arithmetic on the codes;
-* ``interval_terms``: ``lit@[S,E]`` and heads placed by terms;
+* ``grouping``: time grouping (``/\\[N]``, ``/\\[months]``) as arithmetic on the codes;
+* ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs (and the dictionary);

@@ -17,7 +17,8 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   window); min and max: each binding spread over the segments it covers
   (``explode(sequence(first, last))``; its cost is the covered segments,
   which a long binding under many short ones makes quadratic), then a
-  group by segment;
+  group by segment; prod and mprod likewise, then an exact product per
+  segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
   values coalesce (a window over the group's segments in time order).
 
@@ -26,7 +27,7 @@ sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to the driver (entry.py).  What is not
-here (contributors ``<C>``, ``prod``, ``munion``, aggregates of strings or
+here (contributors beside another aggregate, ``munion``, aggregates of strings or
 of expressions, assignments after the aggregate, aggregation inside a
 recursion) raises :class:`NotRelational` before any Spark work.
 """
@@ -43,6 +44,7 @@ from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
+PRODUCTS = {"prod": "prod", "mprod": "prod"}  # spread over segments as the extremes are
 
 
 def check(rule, stratum) -> None:
@@ -51,7 +53,7 @@ def check(rule, stratum) -> None:
     if stratum.recursive:
         raise NotRelational("aggregation inside a recursion", rule)
     for _, a in rule.aggregates:
-        if a.func not in SUMS and a.func not in EXTREMES:
+        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS:
             raise NotRelational(f"aggregation: {a.func}", rule)
         if a.contributors and len(rule.aggregates) > 1:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
@@ -96,7 +98,7 @@ def aggregate_step(rules, q: Stmt, rule):
     scale = num.scale if isinstance(num, T.DecimalType) else 0
     specs, agg_cols = [], {}  # (output column, function, body column read or None)
     for k, (v, a) in enumerate(rule.aggregates):
-        f = SUMS.get(a.func) or EXTREMES[a.func]
+        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS[a.func]
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]
@@ -139,7 +141,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    extremes = any(f in ("min", "max") for _, f, _ in specs)
+    extremes = any(f in ("min", "max", "prod") for _, f, _ in specs)
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
         # a difference array per point, summed to each segment by a running sum
@@ -169,16 +171,25 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
             f"explode(sequence(a.i, z.i - 1)) AS i{''.join(f', CAST(b.{c} AS {wide}) AS {c}' for c in vcols)} "
             f"FROM {body} AS b JOIN {idx} AS a ON a.p = b.s{on} JOIN {idx} AS z ON z.p = b.e{onz}",
             [*group, "i", *vcols])
-        aggs = ["count(*) AS n"]
+        aggs, stats = ["count(*) AS n"], ["n"]
         for c in vcols:
             aggs += [f"sum({c}) AS sum_{c}", f"min({c}) AS min_{c}", f"max({c}) AS max_{c}"]
+            stats += [f"sum_{c}", f"min_{c}", f"max_{c}"]
+        pvals = sorted({value for _, f, value in specs if f == "prod"})
+        if pvals:
+            spread = _product_factors(q, spread, pvals)
+            for c in pvals:
+                aggs += [f"aggregate(collect_list(m_{c}), CAST(1 AS DECIMAL(38, 0)), (a, x) -> try_multiply(a, x)) AS pm_{c}",
+                         f"sum(z_{c}) AS pz_{c}", f"max(CASE WHEN {c} = 0 THEN 1 ELSE 0 END) AS p0_{c}"]
+                stats += [f"pm_{c}", f"pz_{c}", f"p0_{c}"]
         per = q.add(f"SELECT {gsel}i, {', '.join(aggs)} FROM {spread} GROUP BY {', '.join([*group, 'i'])}",
-                    [*group, "i", "n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]])
+                    [*group, "i", *stats])
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
-        stats = ["n", *[f"{f}_{c}" for c in vcols for f in ("sum", "min", "max")]]
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
         funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}
+        for c in pvals:
+            funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
     out_type = num.simpleString()
     lo, hi = (-(2**63), 2**63 - 1)
@@ -186,7 +197,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
     for name, f, value in specs:
         if f == "count":
             x = "t.n"
-        elif f in ("min", "max"):
+        elif f in ("min", "max", "prod"):
             x = funcs[value][f]
         else:
             x = funcs[value]["sum"]
@@ -201,8 +212,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
                 # a 64-bit `div`, which Spark without ANSI mode would wrap)
                 x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
             x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
-        if scale == 0 and f in ("sum", "avg"):
-            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql('a sum beyond 64-bit integers')} END"
+        if scale == 0 and f in ("sum", "avg", "prod"):
+            what = "a product" if f == "prod" else "a sum"
+            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers')} END"
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
@@ -216,3 +228,37 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
                 q.cols[flag] + ["_run"])
     return q.add(f"SELECT {', '.join([*group, 'min(s) AS s', 'max(e) AS e', *acols])} FROM {run} "
                  f"GROUP BY {', '.join([*group, *acols, '_run'])}", [*group, "s", "e", *acols])
+
+
+def _product_factors(q: Stmt, src: str, cols: list) -> str:
+    """Each value ``c`` of ``src`` (``decimal(38, S)``) as ``m_c·10^(z_c - S)``
+    with ``m_c`` its digits without their trailing zeros: products of the
+    ``m`` stay short (ten values of 100 multiply 1s), the exponents add up.
+    A zero is ``m = 1, z = 0`` (its product is 0 by a flag: _product_sql)."""
+    more, names = [], []
+    for c in cols:
+        digits = f"replace(CAST({c} AS STRING), '.', '')"
+        stripped = f"trim(TRAILING '0' FROM {digits})"
+        more += [f"CASE WHEN {c} = 0 THEN CAST(1 AS DECIMAL(38, 0)) ELSE CAST({stripped} AS DECIMAL(38, 0)) END AS m_{c}",
+                 f"CASE WHEN {c} = 0 THEN 0 ELSE length({digits}) - length({stripped}) END AS z_{c}"]
+        names += [f"m_{c}", f"z_{c}"]
+    return q.add(f"SELECT *, {', '.join(more)} FROM {src}", [*q.cols[src], *names])
+
+
+def _product_sql(c: str, scale: int, wide: str) -> str:
+    """The exact product of a segment's values of ``c`` in ``decimal(38,
+    S)``, from ``_product_factors``' sums: ``P·10^E`` with ``P`` the product
+    of the ``m`` (a ``try_multiply`` fold: null past 38 digits) and ``E`` the
+    exponents' sum less ``n·S``; written as the text ``P E E`` cast to the
+    decimal type (exact: a product with more decimals than S, or more
+    digits than the type holds, stops the run first).  Spark has no product
+    aggregate, and ``exp(sum(log))`` rounds."""
+    p, e = f"t.pm_{c}", f"(t.pz_{c} - t.n * {scale})"
+    frac = f"(-{e} - {scale})"  # decimals of P·10^E beyond the run's S
+    decimals = stop_sql("a product with more decimals than the numbers of the run")
+    return (f"CASE WHEN t.p0_{c} = 1 THEN CAST(0 AS {wide}) "
+            f"WHEN {p} IS NULL THEN {stop_sql('a product beyond 38 digits')} "
+            f"WHEN {frac} > 37 THEN {decimals} "
+            f"WHEN {frac} > 0 AND pmod({p}, CAST(concat('1E', CAST({frac} AS STRING)) AS DECIMAL(38, 0))) <> 0 THEN {decimals} "
+            f"WHEN length(CAST(abs({p}) AS STRING)) + {e} > {38 - scale} THEN {stop_sql('a product beyond the decimal type')} "
+            f"ELSE CAST(concat(CAST({p} AS STRING), 'E', CAST({e} AS STRING)) AS {wide}) END")

@@ -115,8 +115,8 @@ def infer_classes(plan, given: dict) -> dict:
                         env[t.name] = c
             for v, _ in getattr(r, "aggregates", ()):  # an aggregate's result is a number (aggregate.py)
                 env[v] = NUM
-            if hasattr(r, "inner_terms") and not r.capture:  # lit@[S,E]: the ends are numbers (interval_terms.py)
-                env["$start"] = env["$end"] = NUM
+            if hasattr(r, "inner_terms"):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
+                env["$start"] = env["$end"] = env["$time"] = NUM
             for lit in r.body:  # an assignment's variable: its expression's class (arithmetic.py)
                 if isinstance(lit, Assign) and lit.var not in env:
                     from .arithmetic import expr_class

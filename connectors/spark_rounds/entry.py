@@ -22,6 +22,7 @@ from .classes import decimal_digits, infer_classes, spark_class, time_digits, va
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
+from .grouping import reaches
 from .outputs import output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -89,8 +90,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     if digits > MAX_DIGITS:
         raise NotRelational(f"times with {digits} decimal digits")
     grid = Grid(digits, calendar)
-    if calendar is not None:
-        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
+    if calendar is not None:  # (a month's grouping moves a time by up to 31 days)
+        moves = sum(abs(grid.unit(p)) for p in window_points(plan, None) + reaches(plan))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1))
     if timestamps and calendar is None:  # answers as timestamps: seconds on the microsecond grid
         if digits > 6:

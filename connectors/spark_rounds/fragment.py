@@ -52,22 +52,11 @@ def check_rules(plan) -> None:
                 from .since_until import check as check_since
 
                 check_since(r, st)
-            elif hasattr(r, "inner_terms") or hasattr(r, "timed"):  # lit@[S,E], p(X)@[S,E]
-                from .interval_terms import check as check_interval
-
-                if plan.program.calendar is not None:  # the ends as dates: not written in rounds yet
-                    raise NotRelational("interval terms on a calendar timeline", r)
-
-                check_interval(r)
+            elif hasattr(r, "inner_terms") or hasattr(r, "timed"):  # lit@[S,E], lit@T, p(X)@[S,E]
+                pass  # (interval_terms.py)
             elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
                 raise NotRelational("existential variables (new values)" if hasattr(r, "existentials") else "this kind of rule", r)
-            for lit in r.body:
-                if isinstance(lit, Scan) and lit.group is not None:
-                    from .grouping import check as check_grouping
-
-                    if plan.program.calendar is not None:  # periods of calendar units: not tested in rounds yet
-                        raise NotRelational("time grouping on a calendar timeline", r)
-                    check_grouping(lit.group, r)
+            for lit in r.body:  # (every time grouping runs: grouping.py)
                 if isinstance(lit, (Condition, Assign)):
                     from .arithmetic import check
 

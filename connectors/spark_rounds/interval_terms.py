@@ -5,18 +5,20 @@ codes.
 * ``lit@[S,E]`` (a WrapRule): ``$i(vars, S, E)`` holds on each maximal
   interval of ``lit`` with its ends as two more terms.  On the doubled grid
   an end's time in grid units is ``shiftright(code, 1)``; as a term it is
-  that over ``L``, written exactly in the run's number type (digits as
-  text, ``E-k``, then the decimal type: a cast of a plain decimal string,
-  never a division).  An unbounded end (a float infinity in the engine)
-  or a time with more decimals than the run's numbers has no exact term
-  here: a check in the statement sends the run to the driver.
+  that over ``L`` (on a calendar, days or hours since 1970: :func:`_ratio`),
+  written exactly in the run's number type (digits as text, ``E-k``, then
+  the decimal type: a cast of a plain decimal string, never a division).
+  An unbounded end (a float infinity in the engine) or a time with more
+  decimals than the run's numbers has no exact term here: a check in the
+  statement sends the run to the driver.
+* ``lit@T`` (time capture, a WrapRule too): one row per integer point
+  ``T`` the interval meets, on its part inside ``[T, T + 1)``: an
+  ``explode(sequence(...))`` of the points (:func:`_capture`).
 * ``p(X)@[S,E] :- body`` (a TimedHeadRule): one fact per binding of the
   body, wherever the body holds, on ``[S, E]`` with the written ends; the
   codes ``2·S·L + open`` and ``2·E·L + closed`` need ``S·L`` whole (a
-  check, else the driver) and inside the 64-bit codes; an empty interval
-  gives nothing.
-
-Time capture ``lit@T`` (one row per integer point) stays on the driver.
+  check, else the driver) and inside the codes an input may have (on a
+  calendar, the years a timestamp holds); an empty interval gives nothing.
 """
 
 from __future__ import annotations
@@ -27,13 +29,10 @@ from chronolog.planner.ir import PlanRule
 from .arithmetic import stop_sql
 from .classes import NUM
 from .fragment import NotRelational
-from .grid import LIMIT, NEG, POS
+from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 
-
-def check(rule) -> None:
-    if getattr(rule, "capture", False):
-        raise NotRelational("time capture (lit@T)", rule)
+CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more go to the driver
 
 
 def _scale(types) -> int:
@@ -42,41 +41,72 @@ def _scale(types) -> int:
     return types.num_type.scale if isinstance(types.num_type, T.DecimalType) else 0
 
 
+def _ratio(grid, scale: int) -> tuple:
+    """``(d, g)`` with ``g = gcd(L, 10^scale)`` and ``d = L / g``: a time of
+    ``u`` grid units is ``u / L``, a number of the run's scale exactly when
+    ``d`` divides ``u`` (then it is ``(u / d) / g``, and ``g`` divides
+    ``10^scale``).  ``L`` is a power of ten on a numeric timeline, the
+    microseconds of a unit on a calendar (a day's 86,400,000,000, so half a
+    day is the number 0.5 and a microsecond of it is no decimal)."""
+    import math
+
+    g = math.gcd(grid.L, 10**scale)
+    return grid.L // g, g
+
+
 def _term(types, grid, code: str, sentinel: int) -> str:
     """The time of an end code as an exact term of the run's number type."""
-    scale, k = _scale(types), grid.digits
+    scale = _scale(types)
+    d, g = _ratio(grid, scale)
     u = f"shiftright({code}, 1)"
-    if k <= scale:
-        x = f"CAST(concat(CAST({u} AS STRING), 'E-{k}') AS {types.num_type.simpleString()})"
-        ok = "true"
-    else:  # more digits on the grid than in the numbers: only times they hold
-        step = int64(10 ** (k - scale))
-        x, ok = f"({u} div {step})", f"pmod({u}, {step}) = 0"
-        if scale:
-            x = f"CAST(concat(CAST({x} AS STRING), 'E-{scale}') AS {types.num_type.simpleString()})"
-    if scale == 0 and k == 0:
-        x = u
+    x = f"({u} div {int64(d)})" if d != 1 else u
+    if scale:  # (u / d) · (10^scale / g) digits after the point: at most 38 (entry.py)
+        x = (f"CAST(concat(CAST(CAST({x} AS DECIMAL(38, 0)) * {10**scale // g} AS STRING), 'E-{scale}') "
+             f"AS {types.num_type.simpleString()})")
     return (f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} "
-            f"WHEN {ok} THEN {x} ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
+            f"WHEN pmod({u}, {int64(d)}) = 0 THEN {x} "
+            f"ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
 
 
 def wrap_step(rules, q: Stmt, rule):
     """The step of the WrapRule ``rule``: the scan's maximal intervals with
-    their ends appended as terms."""
+    their ends appended as terms (time capture: :func:`_capture`)."""
     types = rules.types
     inner = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, fresh=True)
     cls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
-    if cls[-2:] != [NUM, NUM]:  # pragma: no cover - classes.infer_classes sets them
-        raise NotRelational("interval ends of an unknown class", rule)
     n = len(rule.inner_terms)
+    if cls[n:] != [NUM] * (len(cls) - n):  # pragma: no cover - classes.infer_classes sets them
+        raise NotRelational("interval ends of an unknown class", rule)
     body = _inner(rules, q, inner, cls[:n])
     if body is None:
         return None
     terms = term_columns(n)
     body = coalesce_sql(q, body, terms)
+    if rule.capture:
+        return _capture(types, rules.grid, q, body, n)
     start, end = _term(types, rules.grid, "s", NEG), _term(types, rules.grid, "e", POS)
     return q.add(f"SELECT {', '.join([*terms, f'{start} AS c{n}', f'{end} AS c{n + 1}', 's', 'e'])} FROM {body}",
                  [*term_columns(n + 2), "s", "e"])
+
+
+def _capture(types, grid, q: Stmt, body: str, n: int):
+    """``lit@T``: each interval once per integer time point ``k`` from the
+    floor of its start to its end, ``k`` appended, on the part inside
+    ``[k, k + 1)`` (the engine's CaptureNode; empty parts dropped).  An
+    unbounded interval has infinitely many points (the driver reports it),
+    and one of more than ``CAPTURE_POINTS`` goes to the driver too rather
+    than exploding in a task."""
+    L = int64(grid.L)
+    first, last = (f"((shiftright({c}, 1) - pmod(shiftright({c}, 1), {L})) div {L})" for c in ("s", "e"))
+    points = (f"CASE WHEN s = {int64(NEG)} OR e = {int64(POS)} THEN {stop_sql('time capture of an unbounded interval')} "
+              f"WHEN {last} - {first} >= {CAPTURE_POINTS} THEN {stop_sql(f'time capture of more than {CAPTURE_POINTS} points of one fact')} "
+              f"ELSE sequence({first}, {last}) END")
+    terms = term_columns(n)
+    each = q.add(f"SELECT {', '.join(terms)}, s, e, explode({points}) AS k FROM {body}", [*terms, "s", "e", "k"])
+    k = f"CAST(k AS {types.num_type.simpleString()})"
+    parts = q.add(f"SELECT {', '.join([*terms, f'{k} AS c{n}', f'greatest(s, 2 * k * {L}) AS s', f'least(e, 2 * (k + 1) * {L}) AS e'])} "
+                  f"FROM {each}", [*term_columns(n + 1), "s", "e"])
+    return q.add(f"SELECT * FROM {parts} WHERE s < e", [*term_columns(n + 1), "s", "e"])
 
 
 def _inner(rules, q, plain, cls):
@@ -128,17 +158,21 @@ def _var_class(types, rule, var):
 
 
 def _code(types, grid, col: str, bit: int) -> str:
-    """``2·x·L + bit`` of the number column ``col``, exactly, or the check's error."""
-    scale, k = _scale(types), grid.digits
+    """``2·x·L + bit`` of the number column ``col``, exactly, or the check's
+    error: an end off the grid, or outside the codes an input may have
+    (grid.bounds: on a calendar, inside the years a timestamp holds)."""
+    scale = _scale(types)
+    d, g = _ratio(grid, scale)
+    den = 10**scale // g  # x·L = digits · d / den, digits = x·10^scale
     if scale == 0:
-        units = f"CAST({col} AS DECIMAL(38, 0)) * {10 ** k}"
-        ok = "true"
+        digits = f"CAST({col} AS DECIMAL(38, 0))"
     else:
-        digits = f"CAST(replace(CAST({col} AS STRING), '.', '') AS DECIMAL(38, 0))"  # x·10^scale
-        if k >= scale:
-            units, ok = f"{digits} * {10 ** (k - scale)}", "true"
-        else:
-            units, ok = f"({digits} div {10 ** (scale - k)})", f"pmod({digits}, {10 ** (scale - k)}) = 0"
-    return (f"CASE WHEN NOT ({ok}) THEN {stop_sql('an interval end off the time grid of the run')} "
-            f"WHEN abs({units}) >= {LIMIT // 4} THEN {stop_sql('an interval end beyond the 64-bit codes')} "
-            f"ELSE CAST(2 * {units} + {bit} AS BIGINT) END")
+        digits = f"CAST(replace(CAST({col} AS STRING), '.', '') AS DECIMAL(38, 0))"
+    big = 2**61 * den // d  # |x·L| below 2^61: its code is a bigint
+    units = f"(CAST({digits} div {den} AS BIGINT) * {int64(d)})"
+    lo, hi = grid.bounds
+    code = f"2 * {units} + {bit}"
+    return (f"CASE WHEN abs({digits}) >= {big} OR {code} <= {int64(lo)} OR {code} >= {int64(hi)} "
+            f"THEN {stop_sql('an interval end beyond the times of the run')} "
+            f"WHEN pmod({digits}, {den}) <> 0 THEN {stop_sql('an interval end off the time grid of the run')} "
+            f"ELSE {code} END")

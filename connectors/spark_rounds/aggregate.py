@@ -50,6 +50,7 @@ from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 from .arithmetic import stop_sql
 from .classes import NUM, decimal_digits, value_class
 from .fragment import NotRelational
+from .relations import PARTITIONS
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
@@ -107,7 +108,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         on = " AND ".join(f"b.{col[g]} = k.c{j}" for j, g in enumerate(rule.group))
         body = q.add(f"SELECT b.* FROM {body} AS b LEFT SEMI JOIN {keys} AS k ON {on}", q.cols[body])
     bcols = term_columns(len(names))
-    body = coalesce_sql(q, body, bcols)  # each binding once at a point
+    body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = num.scale if isinstance(num, T.DecimalType) else 0
@@ -132,6 +133,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         pick = "min" if f == "min" else "max"
         body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num)
         specs = [(name, f, None if f == "count" else "_v")]
+        body = _staged(rules, q, body, group)
     df = _fold(q, body, group, specs, scale, num)
     # after the aggregate: conditions on the group and the results
     varcols = {g: col[g] for g in rule.group}
@@ -144,6 +146,18 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
                 raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
         df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
+
+
+def _staged(rules, q: Stmt, src: str, cols: list) -> str:
+    """``src`` moved to partitions by its first column ``cols[0]`` (by
+    nothing: one partition): a stage boundary.  Each sort, window and hash
+    aggregate of a stage holds a page of the task's memory while the stage
+    runs, and an aggregation is many of them (coalescing, one or two folds,
+    after the body's joins): in one stage they exhausted a task's share of
+    memory (Spark's page is a sixteenth of it per core), however large."""
+    n = int(rules.catalog.spark.conf.get(PARTITIONS)) if cols else 1
+    on = f", {cols[0]}" if cols else ""
+    return q.add(f"SELECT /*+ REPARTITION({n}{on}) */ * FROM {src}", q.cols[src])
 
 
 def _reached_groups(rules, q: Stmt, rule, deltas: dict, classes: list):

@@ -1,7 +1,9 @@
 """Company control over generated ownership graphs on Spark, with no key.
 
 The program is examples/ownership/temporal.vada (control through chains of
-controlled companies, a diamond, conditions): control chains join facts of
+controlled companies, a diamond, conditions), or another one over ``own``
+with ``--program`` (examples/ownership/aggregation.vada: control through
+summed shares, ``msum`` inside the recursion): control chains join facts of
 different companies, so it has no partition key and runs as seminaive
 rounds of DataFrame operations (connectors/spark_rounds/).
 
@@ -39,6 +41,7 @@ in another process and the models must be equal (asserted).
 Usage::
 
     python bench/spark_ownership.py --facts 100000 1000000 --check 100000 --masters local[2] local[1] --repeat 2
+    python bench/spark_ownership.py --program examples/ownership/aggregation.vada --facts 100000 --check 100000
 """
 
 from __future__ import annotations
@@ -411,7 +414,7 @@ def embedded_worker(data: str, out: str) -> dict:
     t0 = time.perf_counter()
     own = pq.read_table(data)
     model = chronolog.reason(PROGRAM, {"own": own})
-    facts = {p: sorted(map(repr, model.facts(p))) for p in ("control", "influence")}
+    facts = {p: sorted(map(repr, model.facts(p))) for p in model.output_predicates}
     wall = time.perf_counter() - t0
     Path(out).write_text(json.dumps(facts))
     return dict(embedded_s=round(wall, 2), peak_mb=round(peak_mb(), 1))
@@ -424,7 +427,7 @@ def spark_facts(out_dir: str) -> dict:
     from chronolog.language.timeline import coalesce
 
     res = {}
-    for p in ("control", "influence"):
+    for p in sorted(os.listdir(out_dir)):
         atoms = {}
         for t, iv in table_to_rows(pq.read_table(f"{out_dir}/{p}"), p):
             atoms.setdefault(tuple(t), []).append(iv)
@@ -473,7 +476,9 @@ def run_child(args: list) -> dict:
 
 
 def main(argv=None) -> int:
+    global PROGRAM
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--program", default=str(PROGRAM), help="the program over own(owner, company, share) (default: %(default)s)")
     ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--masters", nargs="+", default=["local[2]"])
     ap.add_argument("--check", type=int, nargs="*", default=[100_000],
@@ -497,6 +502,7 @@ def main(argv=None) -> int:
     ap.add_argument("--worker", nargs=3, metavar=("MASTER", "DATA", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--embedded", nargs=2, metavar=("DATA", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    PROGRAM = Path(a.program).resolve()
     if a.check == []:  # given with no size: it used to check nothing
         a.check = list(a.facts)
     if a.worker:
@@ -517,7 +523,7 @@ def main(argv=None) -> int:
             for aqe, jvm, m in [(x, j, m) for x in modes for j in a.jvm for m in a.masters]:
                 for module in [None, a.rounds_module] if a.rounds_module else [None]:
                     out = f"{tmp}/{m}-{aqe}" + ("-other" if module else "") + ("" if jvm == a.jvm[0] else f"-{jvm}")
-                    r = run_child(["--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat), "--jvm", jvm,
+                    r = run_child(["--program", str(PROGRAM), "--partitions", str(a.partitions), "--aqe", aqe, "--repeat", str(a.repeat), "--jvm", jvm,
                                    *(["--rounds-module", module] if module else []), *(["--stages"] if a.stages else []), "--conf", *a.conf,
                                    "--worker", m, data, out])
                     row["runs"].append(r)
@@ -525,13 +531,13 @@ def main(argv=None) -> int:
                         show(f"[{n}] {m} aqe {aqe} {r['code']} jvm {jvm}" + (f" run {i + 1} (same session)" if i else ""), x,
                              r["driver_peak_mb"])
             if n in (a.check or []):
-                e = run_child(["--embedded", data, f"{tmp}/embedded.json"])
+                e = run_child(["--program", str(PROGRAM), "--embedded", data, f"{tmp}/embedded.json"])
                 want = json.loads(Path(f"{tmp}/embedded.json").read_text())
                 got = spark_facts(f"{tmp}/{a.masters[0]}-{modes[0]}")
                 row["embedded"] = e
                 row["same_model"] = got == want
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
-                      f"({len(want['control'])} control, {len(want['influence'])} influence facts)", file=sys.stderr, flush=True)
+                      f"({', '.join(f'{len(v)} {p}' for p, v in want.items())} facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
             for aqe, jvm, code in [(x, j, c) for x in modes for j in a.jvm for c in dict.fromkeys(r["code"] for r in row["runs"])]:
                 if not code.startswith("fused"):

@@ -239,7 +239,8 @@ def test_integer_product_beyond_64_bits_goes_to_the_driver(spark):
     ("total(C, S) :- owns(I, C, P), S = prod(P).", "seminaive rounds"),
     ("total(C, S) :- owns(I, C, P), S = munion(P).", "aggregation: munion"),
     ("total(C, S) :- owns(I, C, P), S = sum(P), T = S * 2.", "assignment after the aggregate"),
-    ("total(C, S) :- owns(I, C, P), S = mmax(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "inside a recursion"),
+    ("total(C, S) :- owns(I, C, P), S = mmax(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "seminaive rounds"),
+    ("total(C, S) :- owns(I, C, P), S = mprod(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "seminaive rounds"),
 ])
 def test_plan_names_the_path(rule, path):
     from chronolog.connectors.spark_rounds import describe

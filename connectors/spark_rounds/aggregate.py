@@ -27,9 +27,20 @@ sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to the driver (entry.py).  What is not
-here (contributors beside another aggregate, ``munion``, aggregates of strings or
-of expressions, assignments after the aggregate, aggregation inside a
-recursion) raises :class:`NotRelational` before any Spark work.
+here (``munion``, aggregates of strings or of expressions, assignments
+after the aggregate, contributors beside a second aggregate) raises
+:class:`NotRelational` before any Spark work.
+
+Inside a recursion (the monotonic forms only: the planner refuses the
+others there and turns ``min``/``max`` into ``mmin``/``mmax``) the engine's
+semantics (planner/aggregates.py): once per round in which a predicate of
+the body changed, the aggregate is recomputed over the FULL relations as
+they stood at the round's start, and its head facts only accumulate (the
+merge keeps what is known and flags what is new, merge.py).  A group's
+value changes only where its bindings did, and a binding is new only
+through a changed fact: so the groups recomputed are those the round's
+deltas reach (each changed atom's delta joined with the rest of the body),
+which gives the same facts as recomputing them all.
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 from .arithmetic import stop_sql
 from .classes import NUM, decimal_digits, value_class
 from .fragment import NotRelational
+from .relations import PARTITIONS
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
@@ -50,8 +62,6 @@ PRODUCTS = {"prod": "prod", "mprod": "prod"}  # spread over segments as the extr
 def check(rule, stratum) -> None:
     """Raise :class:`NotRelational` when this module cannot run ``rule``
     (an AggregateRule, planner/aggregates.py) exactly."""
-    if stratum.recursive:
-        raise NotRelational("aggregation inside a recursion", rule)
     for _, a in rule.aggregates:
         if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS:
             raise NotRelational(f"aggregation: {a.func}", rule)
@@ -68,9 +78,11 @@ def check(rule, stratum) -> None:
                     raise NotRelational("arithmetic in a condition", rule)
 
 
-def aggregate_step(rules, q: Stmt, rule):
+def aggregate_step(rules, q: Stmt, rule, deltas=None):
     """The step of ``q`` with the head facts of the AggregateRule ``rule``
-    (None: its body holds nowhere); ``rules``: the run's RuleSql."""
+    (None: its body holds nowhere); ``rules``: the run's RuleSql.
+    ``deltas``: in a round of a recursion, body position -> the delta (a
+    Rel) of each changed atom; only the groups they reach are computed."""
     from pyspark.sql import types as T
 
     types = rules.types
@@ -91,8 +103,14 @@ def aggregate_step(rules, q: Stmt, rule):
     if body is None:
         return None
     col = {n: f"c{i}" for i, n in enumerate(names)}
+    if deltas and rule.group:
+        keys = _reached_groups(rules, q, rule, deltas, [cls[names.index(g)] for g in rule.group])
+        if keys is None:
+            return None  # no new binding: every group's value is known already
+        on = " AND ".join(f"b.{col[g]} = k.c{j}" for j, g in enumerate(rule.group))
+        body = q.add(f"SELECT b.* FROM {body} AS b LEFT SEMI JOIN {keys} AS k ON {on}", q.cols[body])
     bcols = term_columns(len(names))
-    body = coalesce_sql(q, body, bcols)  # each binding once at a point
+    body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = num.scale if isinstance(num, T.DecimalType) else 0
@@ -117,6 +135,7 @@ def aggregate_step(rules, q: Stmt, rule):
         pick = "min" if f == "min" else "max"
         body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num)
         specs = [(name, f, None if f == "count" else "_v")]
+        body = _staged(rules, q, body, group)
     df = _fold(q, body, group, specs, scale, num)
     # after the aggregate: conditions on the group and the results
     varcols = {g: col[g] for g in rule.group}
@@ -129,6 +148,35 @@ def aggregate_step(rules, q: Stmt, rule):
                 raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
         df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
+
+
+def _staged(rules, q: Stmt, src: str, cols: list) -> str:
+    """``src`` moved to partitions by its first column ``cols[0]`` (by
+    nothing: one partition): a stage boundary.  Each sort, window and hash
+    aggregate of a stage holds a page of the task's memory while the stage
+    runs, and an aggregation is many of them (coalescing, one or two folds,
+    after the body's joins): in one stage they exhausted a task's share of
+    memory (Spark's page is a sixteenth of it per core), however large."""
+    n = int(rules.catalog.spark.conf.get(PARTITIONS)) if cols else 1
+    on = f", {cols[0]}" if cols else ""
+    return q.add(f"SELECT /*+ REPARTITION({n}{on}) */ * FROM {src}", q.cols[src])
+
+
+def _reached_groups(rules, q: Stmt, rule, deltas: dict, classes: list):
+    """The distinct groups of ``rule`` that a binding through a changed
+    fact reaches: per changed atom, its delta joined with the full rest of
+    the body (a superset of the new bindings' groups, which is all that
+    matters here); None when there is none."""
+    pred = f"$aggregate-groups-{id(rule)}"
+    rules.types.classes[pred] = classes
+    keys_rule = PlanRule(pred, tuple(ast.Var(g) for g in rule.group), rule.body, None, rule.source, fresh=True)
+    parts = [p for i, rel in deltas.items() if (p := rules.step(q, keys_rule, i, {i: rel})) is not None]
+    if not parts:
+        return None
+    cols = term_columns(len(rule.group))
+    sel = ", ".join(cols)
+    both = "\nUNION ALL ".join(f"SELECT {sel} FROM {p}" for p in parts)
+    return q.add(f"SELECT DISTINCT {sel} FROM ({both})", cols)
 
 
 def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:

@@ -19,10 +19,12 @@ import time
 from dataclasses import dataclass, field
 from itertools import count
 
+from chronolog.engine.runaway import MAX_ROUNDS
 from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
 from .catalog import Catalog, is_set
+from .fragment import NotRelational
 from .grid import Grid
 from .inputs import load_inputs
 from .merge import merged, new_facts, uncovered
@@ -170,7 +172,7 @@ class Rounds:
                 if driver is not None:
                     for i, lit in enumerate(rule.body):
                         if isinstance(lit, Scan) and lit.pred in deltas:
-                            if i == driver:
+                            if i == driver or hasattr(rule, "aggregates"):  # (an aggregation: every delta, see below)
                                 views[i] = deltas[lit.pred]
                             elif i < driver:
                                 views[i] = self._old_facts[lit.pred]
@@ -207,10 +209,19 @@ class Rounds:
             sc.setJobGroup("chronolog", "")
             if not st.recursive:
                 break
+            if rnd >= MAX_ROUNDS.get() and new_deltas:
+                raise NotRelational(f"no fixpoint after {rnd} rounds", st.rules[0])  # the driver reports it
             deltas = new_deltas
-            variants = [
-                (r, i) for r in st.rules for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas
-            ]
+            variants = []
+            for r in st.rules:
+                changed = [i for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas]
+                if hasattr(r, "aggregates"):
+                    # recomputed once over the full relations (as the engine,
+                    # planner/aggregates.py), for the groups every changed
+                    # atom's delta reaches (aggregate.py)
+                    variants += [(r, changed[0])] if changed else []
+                else:
+                    variants += [(r, i) for i in changed]
 
     def load(self, inputs) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its

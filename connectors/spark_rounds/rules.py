@@ -122,13 +122,14 @@ class RuleSql:
     def step(self, q: Stmt, rule, driver, views: dict):
         """The step of ``q`` with the head facts one variant of ``rule``
         derives (None: nothing).  ``views``: body position -> Rel read
-        instead of the full relation."""
+        instead of the full relation (for an aggregation, the deltas of
+        its changed atoms: it reads the full relations, aggregate.py)."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
 
         if hasattr(rule, "aggregates"):  # an AggregateRule: aggregate.py
             from .aggregate import aggregate_step
 
-            return aggregate_step(self, q, rule)
+            return aggregate_step(self, q, rule, views)
         if hasattr(rule, "window"):  # a SinceRule: since_until.py
             from .since_until import since_step
 

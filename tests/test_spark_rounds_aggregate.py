@@ -239,6 +239,7 @@ def test_integer_product_beyond_64_bits_goes_to_the_driver(spark):
     ("total(C, S) :- owns(I, C, P), S = prod(P).", "seminaive rounds"),
     ("total(C, S) :- owns(I, C, P), S = munion(P).", "aggregation: munion"),
     ("total(C, S) :- owns(I, C, P), S = sum(P), T = S * 2.", "assignment after the aggregate"),
+    ("total(C, W, S) :- owns(I, C, P), W = P + 1, S = msum(P).", "W bound by an assignment before the aggregate"),
     ("total(C, S) :- owns(I, C, P), S = mmax(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "seminaive rounds"),
     ("total(C, S) :- owns(I, C, P), S = mprod(P).\nowns(I, C, S) :- total(C, S), owns(I, C, P).", "seminaive rounds"),
 ])

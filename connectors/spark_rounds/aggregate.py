@@ -69,6 +69,15 @@ def check(rule, stratum) -> None:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
         if a.expr is not None and not isinstance(a.expr, ast.Var):
             raise NotRelational(f"aggregation: {a.func} of the expression {a.expr}", rule)
+    # the body's columns are the variables its atoms bind (aggregate_step)
+    bound = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+    used = list(rule.group)
+    for _, a in rule.aggregates:
+        used += [a.expr.name] if isinstance(a.expr, ast.Var) else []
+        used += [c.name for c in a.contributors or () if isinstance(c, ast.Var)]
+    for v in used:
+        if v not in bound:
+            raise NotRelational(f"aggregation: {v} bound by an assignment before the aggregate", rule)
     for lit in rule.after:
         if isinstance(lit, Assign):
             raise NotRelational("aggregation: an assignment after the aggregate", rule)

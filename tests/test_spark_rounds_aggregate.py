@@ -222,6 +222,25 @@ def test_integer_aggregate_beyond_64_bits_goes_to_the_driver(spark, func, value)
             pass  # the driver's own answer does not fit a 64-bit column either
 
 
+def test_a_stopped_run_prints_no_java_stack_trace(spark, capfd):
+    """A row check that stops the rounds fails a task on purpose: the user
+    sees the DriverFallback warning and the answer, not Spark's log of the
+    failed task; the loggers silenced meanwhile are back at their levels."""
+    from chronolog.connectors.spark_rounds import rounds
+
+    log4j = spark.sparkContext._jvm.org.apache.logging.log4j
+    before = [str(log4j.LogManager.getLogger(n).getLevel()) for n in rounds._TASK_LOGGERS]
+    owns = facts_to_arrow([(("i", "a", 2**62), (0, 4, True, True)), (("j", "a", 2**62), (2, 6, True, True))], ["i", "c", "p"])
+    prog = NO_KEY + 'total(C, M) :- owns(I, C, P), M = sum(P).\n@output("total").'
+    capfd.readouterr()
+    with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):
+        out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+    assert max(r.c1 for r in out["total"].collect()) == 2**63  # the driver's exact sum
+    err = capfd.readouterr().err
+    assert "Exception in task" not in err and "\tat org.apache" not in err, err[:2000]
+    assert [str(log4j.LogManager.getLogger(n).getLevel()) for n in rounds._TASK_LOGGERS] == before
+
+
 @pytest.mark.parametrize("rule, path", [
     ("total(C, S) :- owns(I, C, P), S = sum(P).", "seminaive rounds"),
     ("total(C, S) :- owns(I, C, P), S = msum(P, <I>).", "seminaive rounds"),

@@ -16,6 +16,7 @@ is 0.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -66,6 +67,15 @@ ROUND_CONF = {
     "spark.sql.parser.manageParserCaches": "true",
     "spark.sql.parser.parserDfaCacheFlushRatio": "10",
 }
+# Spark logs a failed task with its Java stack trace (the executor) and
+# again when it aborts the job (the scheduler).  A row check that stops the
+# rounds (arithmetic.stop_sql) fails a task on purpose, and the user saw
+# pages of Java before the DriverFallback warning that says what happened;
+# a real failure is raised from the action with the same trace.  So these
+# loggers are off while the rounds run, and restored after (with the
+# warning that the aborted task's shuffle file could not be deleted).
+_TASK_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager",
+                 "org.apache.spark.storage.DiskBlockObjectWriter")
 _APPENDED = {"spark.sql.optimizer.excludedRules"}  # settings added to the session's own value, not replacing it
 _GROUPS = count(1)  # job group numbers, unique within the process (one group per round)
 # A round of a recursion whose incoming deltas are at most 1/PROBE_RATIO of
@@ -272,10 +282,27 @@ class Rounds:
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None
             values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
-        with _session_conf(self.spark, values, unset_after={PARTITIONS}):
+        with _session_conf(self.spark, values, unset_after={PARTITIONS}), _quiet_task_failures(self.spark):
             if inputs:
                 self.load(inputs)
             for st in self.plan.strata:
                 self.run_stratum(st)
                 if keep is not None:
                     self.release_unread(st.index, set(keep))
+
+
+@contextmanager
+def _quiet_task_failures(spark):
+    """:data:`_TASK_LOGGERS` off meanwhile (log4j 2, Spark's logging),
+    then back at their own levels."""
+    jvm = spark.sparkContext._jvm
+    log4j = jvm.org.apache.logging.log4j
+    configurator = log4j.core.config.Configurator
+    saved = {name: log4j.LogManager.getLogger(name).getLevel() for name in _TASK_LOGGERS}
+    for name in _TASK_LOGGERS:
+        configurator.setLevel(name, log4j.Level.OFF)
+    try:
+        yield
+    finally:
+        for name, level in saved.items():
+            configurator.setLevel(name, level)

@@ -69,8 +69,7 @@ def check(rule, stratum) -> None:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
         if a.expr is not None and not isinstance(a.expr, ast.Var):
             raise NotRelational(f"aggregation: {a.func} of the expression {a.expr}", rule)
-    # the body's columns are the variables its atoms bind (aggregate_step)
-    bound = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+    bound = {name for name, _, _ in _atom_variables(rule)}  # the body's columns (aggregate_step)
     used = list(rule.group)
     for _, a in rule.aggregates:
         used += [a.expr.name] if isinstance(a.expr, ast.Var) else []
@@ -98,13 +97,10 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     # the body: every variable its atoms bind, as the columns of a fresh
     # predicate, through the plain rule machinery
     names, cls = [], []
-    for lit in rule.body:
-        if isinstance(lit, Scan):
-            pcls = types.classes.get(lit.pred) or [None] * len(lit.terms)
-            for i, t in enumerate(lit.terms):
-                if isinstance(t, ast.Var) and t.name not in names:
-                    names.append(t.name)
-                    cls.append(pcls[i] if i < len(pcls) else None)
+    for name, lit, i in _atom_variables(rule):
+        pcls = types.classes.get(lit.pred) or ()
+        names.append(name)
+        cls.append(pcls[i] if i < len(pcls) else None)
     pred = f"$aggregate-body-{id(rule)}"
     types.classes[pred] = cls
     body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), rule.body, None, rule.source, fresh=True)
@@ -157,6 +153,19 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
                 raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
         df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
+
+
+def _atom_variables(rule) -> list:
+    """``(name, atom, position)`` of each variable where an atom of
+    ``rule``'s body first binds it, in body order."""
+    seen, out = set(), []
+    for lit in rule.body:
+        if isinstance(lit, Scan):
+            for i, t in enumerate(lit.terms):
+                if isinstance(t, ast.Var) and t.name not in seen:
+                    seen.add(t.name)
+                    out.append((t.name, lit, i))
+    return out
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:

@@ -122,12 +122,9 @@ class Arithmetic:
         self.scale = None if isinstance(num, T.LongType) else num.scale
         self.num = num.simpleString()
 
-    def fail(self, why: str) -> str:
-        return stop_sql(why)
-
     def checked(self, value: str, bad: str, why: str) -> str:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
-        return f"(CASE WHEN {bad} THEN {self.fail(why)} ELSE {value} END)"
+        return f"(CASE WHEN {bad} THEN {stop_sql(why)} ELSE {value} END)"
 
     def fits(self, x: str, precision: int, why: str) -> str:
         """``x`` as ``decimal(precision, S)``, or the run stops."""

@@ -16,7 +16,8 @@ the whole command at about 0.1 s more system CPU time.
 Both are environment variables read when the library first allocates, so
 this runs before pyarrow and polars are imported; a value the user set is
 kept.  :func:`release` returns glibc's free pages between a command's
-phases.
+phases; :func:`settled` keeps Python's cyclic collector off the objects
+of the libraries' modules.
 """
 
 from __future__ import annotations

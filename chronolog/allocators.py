@@ -16,11 +16,13 @@ the whole command at about 0.1 s more system CPU time.
 Both are environment variables read when the library first allocates, so
 this runs before pyarrow and polars are imported; a value the user set is
 kept.  :func:`release` returns glibc's free pages between a command's
-phases.
+phases; :func:`settled` keeps Python's cyclic collector off the objects
+of the libraries' modules.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 # jemalloc's options: purge freed pages at once (dirty) and never keep
@@ -90,3 +92,33 @@ def release() -> None:
             _trim = False
     if _trim:
         _trim(0)
+
+
+
+@contextlib.contextmanager
+def settled():
+    """In a command, import the large libraries (polars, numpy: some 50,000
+    objects of their modules) with the cyclic collector paused, then move
+    every object alive into its permanent generation (``gc.freeze``), so
+    that no collection walks them: one would find nothing to free there
+    (modules live until the process ends), yet the full collection and the
+    middle ones that met them during and after the imports cost 35-60 ms of
+    CPU in a command on temporal LUBM 100k (bench/README.md, "The first
+    call in a fresh process, measured part by part").  Objects that die
+    later are freed as usual, by their count of references (a cycle among
+    them would not be: a command ends with its run).  Only in a command
+    (after :func:`configure`): the Python API leaves a host process's
+    collector alone."""
+    if not _configured:
+        yield
+        return
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()

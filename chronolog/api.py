@@ -123,7 +123,11 @@ def _fact_columns(facts, dialect: str, calendar=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
-    import polars  # noqa: F401  (the kernels': here, not first in a reader thread)
+    from chronolog import allocators
+
+    with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
+        import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
+        import polars  # noqa: F401
 
     return _read_columns(paths, dialect, calendar)
 

@@ -40,11 +40,11 @@ def sorted_atoms(atoms) -> list:
     keys = list(atoms)
     if len(keys) < 2 or not keys[0]:
         return keys
+    if len(keys) < 64:  # (no numpy import for a small model)
+        return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
     import numpy as np
 
     width = len(keys[0])
-    if len(keys) < 64:
-        return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
     cols = list(zip(*keys))  # (#T/#F are terms of their own, never equal to 1/0: language/booleans.py)
     order = np.lexsort([_ranks(list(cols[j])) for j in reversed(range(width))])
     return [keys[i] for i in order.tolist()]

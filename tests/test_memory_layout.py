@@ -93,6 +93,29 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
     assert allocators._trim is not None
 
 
+
+_SETTLED = """
+import gc, sys
+from chronolog import allocators
+if sys.argv[1] == "command":
+    allocators.configure()
+runs = []
+gc.callbacks.append(lambda phase, info: runs.append(info["generation"]) if phase == "start" else None)
+with allocators.settled():
+    import numpy, polars
+print(gc.get_freeze_count() > 10_000, gc.isenabled(), len(runs) > 0)
+"""
+
+
+@pytest.mark.parametrize("caller, expected", [("command", "True True False"), ("api", "False True True")])
+def test_a_command_imports_the_libraries_without_collections_and_freezes_their_objects(caller, expected):
+    """allocators.settled(): in a command no collection runs while polars
+    and numpy are imported, and every object alive then is out of the
+    collector's later walks; the Python API imports them with the host's
+    collector as it was (running, nothing frozen)."""
+    out = subprocess.run([sys.executable, "-c", _SETTLED, caller], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[0] == expected
+
 def test_a_files_names_stay_in_one_column_and_read_as_a_list():
     import polars as pl
 

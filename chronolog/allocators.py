@@ -94,7 +94,6 @@ def release() -> None:
         _trim(0)
 
 
-
 @contextlib.contextmanager
 def settled():
     """In a command, import the large libraries (polars, numpy: some 50,000

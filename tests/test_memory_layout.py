@@ -93,7 +93,6 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
     assert allocators._trim is not None
 
 
-
 _SETTLED = """
 import gc, sys
 from chronolog import allocators
@@ -115,6 +114,7 @@ def test_a_command_imports_the_libraries_without_collections_and_freezes_their_o
     collector as it was (running, nothing frozen)."""
     out = subprocess.run([sys.executable, "-c", _SETTLED, caller], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[0] == expected
+
 
 def test_a_files_names_stay_in_one_column_and_read_as_a_list():
     import polars as pl

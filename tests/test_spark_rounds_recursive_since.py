@@ -51,6 +51,8 @@ def test_reach_through_the_left_operand_of_since_and_until(spark):
     assert (("a", "d"), (6, 7, True, True)) in reach  # then e(c,d) at 5..6 under reach(a,c): up to 7, its closure
     assert max(rounds.values()) >= 3  # a chain: several rounds of the recursion
     assert model.facts("ahead")
+    _, model = check(spark, HELD, {"e": e}, horizon=(0, 5))  # every derived fact cut at 5, as in the engine
+    assert (("a", "c"), (3, 5, True, True)) in canon(model.facts("reach"))
 
 
 def test_a_since_closes_the_gap_it_reads_through(spark):

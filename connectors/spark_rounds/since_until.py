@@ -46,7 +46,7 @@ def through_time(rule, stratum) -> bool:
     time grouping, a box only with 0 in its window) and whose head has no
     box.  Such a rule's head facts lie within the closure of its left
     operand's intervals; a diamond or a box off 0 on A, a head box or a
-    recursive B (``B S[1,1] B``) moves them further each round."""
+    recursive B (``s :- a S[1,1] s``) moves them further each round."""
     if not isinstance(rule, SinceRule) or rule.right.pred in stratum.preds or rule.head_shift is not None:
         return True
     left = rule.left

@@ -3,19 +3,21 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
 sums per company over periods of 10 (time grouping) and a Since, beside a
 join across keys (so there is no key and the program runs in rounds);
 ``--program widened``: products per company, time capture and interval
-terms instead (what went to the driver before the ninth round).
+terms instead (what went to the driver before the ninth round);
+``--program since``: a recursion through a Since's left operand.
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache); the driver side is the
 rounds refused (``check_rules`` raising), which is the path such a program
 took before.  Prints one JSON line per size and side: wall seconds, the
-driver process's CPU seconds, rows out, and whether the models agree.
+driver process's CPU seconds, rows out, rounds (relational), and whether
+the models agree.
 """
 
 from __future__ import annotations
@@ -46,7 +48,17 @@ daily(I, T) :- owns(I, C, P)@T.
 span(C, S, E) :- owns(I, C, P)@[S, E].
 @output("product"). @output("each"). @output("daily"). @output("span").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED}
+# a recursion through the left operand of a Since: companies reached
+# through shared majority investors, each hop within 20 of a peer link
+# while the path so far held (the driver path before)
+SINCE = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+peer(C, D) :- owns(I, C, P), owns(I, D, Q), P > 50, Q > 50, C != D.
+reach(C, D) :- peer(C, D).
+reach(C, E) :- reach(C, D) <S>[1,20] peer(D, E).
+@output("reach").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE}
 
 
 def facts(n: int, seed: int = 7):
@@ -80,7 +92,7 @@ def run(spark, path, relational: bool, program=PROGRAM):
             warnings.simplefilter("ignore")
             out = cs.reason(spark, program, inputs={"owns": spark.read.parquet(path)}, distributed=True, stats=stats)
         rows = {p: df.count() for p, df in out.items()}
-        return out, rows, stats.get("path"), time.perf_counter() - t0, time.process_time() - c0
+        return out, rows, stats.get("path"), time.perf_counter() - t0, time.process_time() - c0, len(stats.get("rounds", ()))
     finally:
         fragment.check_rules = saved
         import chronolog.connectors.spark_rounds.entry as entry
@@ -124,9 +136,10 @@ def main():
             del model
         answers = {}
         for relational in [side == "relational" for side in args.sides]:
-            out, rows, path_taken, wall, cpu = run(spark, path, relational, program)
+            out, rows, path_taken, wall, cpu, rounds = run(spark, path, relational, program)
             answers[relational] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
-            print(json.dumps({"facts": n, "side": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows}), flush=True)
+            print(json.dumps({"facts": n, "side": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows,
+                              "rounds": rounds}), flush=True)
         if len(answers) == 2:
             print(json.dumps({"facts": n, "same_model": answers[True] == answers[False]}), flush=True)
     spark.stop()

@@ -559,7 +559,7 @@ def _local_since(rule, own, d, name, variables) -> list:
     (Until is the mirror image; ``Z`` is ``A S[0,+inf) B``, ``Y`` is
     ``A and Z``)::
 
-        Z :- B.          Z :- A S(0,d] B.
+        Z :- B.          Z :- A S(0,d] B.     (Z :- A, B when A has a variable B lacks)
         Y :- A, Z.       Z :- A S(0,d] Y.
         head :- A S<a,a+d] B.
         head :- A S[a+d,a+d] Y.
@@ -578,8 +578,11 @@ def _local_since(rule, own, d, name, variables) -> list:
     z, y = name("since" if rule.op == "S" else "until"), name("and")
     step = (0, d, False, True)
     a, b = rule.left, rule.right
+    # Z :- B binds no variable of A only: there Z :- A, B (Z is read only
+    # through Y, where A holds too)
+    first = [b] if set(variables(a.terms)) <= set(variables(b.terms)) else [a, b]
     return [
-        PlanRule(z, terms, [b], None, rule.source),
+        PlanRule(z, terms, first, None, rule.source),
         SinceRule(z, terms, rule.op, step, a, b, rule.source),
         PlanRule(y, terms, [a, Scan(z, terms)], None, rule.source),
         SinceRule(z, terms, rule.op, step, a, Scan(y, terms), rule.source),

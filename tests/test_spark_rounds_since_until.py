@@ -75,12 +75,18 @@ def test_micro_cases(spark):
     assert not model.facts("u")
 
 
-def test_since_inside_a_recursion_goes_to_the_driver():
+def test_plan_runs_since_recursive_through_its_left_operand_only():
+    """A recursion through A (no diamond on it) runs as rounds; through B,
+    or through A under a diamond or a box off 0, it moves time: the driver
+    (test_spark_rounds_recursive_since.py runs both)."""
     from chronolog.connectors.spark_rounds import describe
     from chronolog.planner import plan as make_plan
 
-    prog = NO_KEY + "s(X) :- a(X, X) <S>[1,2] b(X).\nb(X) :- s(X)."
-    text = describe(make_plan(chronolog.load_program(prog)))
-    assert text.startswith("on the driver") and "recursion" in text
-    prog = NO_KEY + "s(X) :- a(X, X) <S>[1,2] b(X)."
-    assert "seminaive rounds" in describe(make_plan(chronolog.load_program(prog)))
+    def path(rules):
+        return describe(make_plan(chronolog.load_program(NO_KEY + "s(X) :- a(X, X).\n" + rules)))
+
+    for rules in ("s(X) :- a(X, X) <S>[1,2] b(X).\nb(X) :- s(X).", "s(X) :- <->[0,1] s(X) <S>[1,2] b(X).",
+                  "s(X) :- [-][1,2] s(X) <U>[1,2] b(X).", "s(X) :- s(X) <S>[1,2] s(X)."):
+        assert path(rules).startswith("on the driver (recursion through time"), rules
+    for rules in ("s(X) :- s(X) <S>[1,2] b(X).", "s(X) :- [-][0,2] s(X) <U>(0,+inf) b(X).\nb(X) :- c(X)."):
+        assert "seminaive rounds" in path(rules), rules

@@ -106,6 +106,10 @@ TWO_WAY_UNBOUNDED = [
     "q(a)@[0,1].\nh(a)@[-5,8].\np(a)@[-3,-2].",
     "p(X) :- q(X) <S>[2,+inf) q(X).\nq(X) :- <+>[0.5,0.5] p(X), h(X).\nq(X) :- <->[1,1] q(X), h(X).\n"
     "q(a)@0.\nh(a)@[-6,9].",
+    # a variable of the left operand that the right one lacks (the local
+    # rules once derived their Z from B alone, leaving it unbound)
+    "p(X, Y) :- e(X, Y).\np(X, Y) :- p(Y, X) <S>[2,+inf) g(X).\np(X, Z) :- p(X, Y) <U>[1,3] e(Y, Z).\n"
+    "e(a, b)@[0,6].\ne(b, a)@[3,4].\ne(a, a)@[6,9].\ng(a)@[-1,0].\ng(b)@1.",
 ]
 
 

@@ -42,8 +42,8 @@ sentinels ±2^62), always coalesced to maximal intervals.
   outputs decode by a join with it.
 
 The driver holds plans and counts, never relations.  What this path cannot
-run exactly (aggregation beyond ``aggregate``'s, Since/Until inside a
-recursion, recursion through time, terms of mixed types, times off a decimal grid or, on a
+run exactly (aggregation beyond ``aggregate``'s, recursion through time
+(but a Since/Until recursive through its left operand only), terms of mixed types, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller falls back to the driver with a warning.  Nothing is ever
@@ -69,7 +69,8 @@ The modules, one concept each:
   negation, head (``RuleSql``);
 * ``merge``: the SQL of a round's merge and of its probe;
 * ``aggregate``: aggregation per time segment (a step like a rule's);
-* ``since_until``: Since and Until (one join with the closed intervals);
+* ``since_until``: Since and Until (one join with the closed intervals),
+  and which recursions through them run;
 * ``grouping``: time grouping (``/\\[N]``, ``/\\[months]``) as arithmetic on the codes;
 * ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and

@@ -40,20 +40,19 @@ def check_rules(plan) -> None:
         from .constraints import check_rule
 
         check_rule(r)
+    from .since_until import through_time
+
     for st in plan.strata:
-        if st.recursive and st.shifting_rules:
-            raise NotRelational("recursion through time", st.shifting_rules[0])
+        moving = [r for r in st.shifting_rules if through_time(r, st)] if st.recursive else []
+        if moving:  # (but a Since/Until recursive through its left operand only: since_until.py)
+            raise NotRelational("recursion through time", moving[0])
         for r in st.rules:
             if hasattr(r, "aggregates"):
                 from .aggregate import check as check_aggregate
 
                 check_aggregate(r, st)
-            elif isinstance(r, SinceRule):
-                from .since_until import check as check_since
-
-                check_since(r, st)
-            elif hasattr(r, "inner_terms") or hasattr(r, "timed"):  # lit@[S,E], lit@T, p(X)@[S,E]
-                pass  # (interval_terms.py)
+            elif isinstance(r, SinceRule) or hasattr(r, "inner_terms") or hasattr(r, "timed"):
+                pass  # (since_until.py; lit@[S,E], lit@T, p(X)@[S,E]: interval_terms.py)
             elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
                 raise NotRelational("existential variables (new values)" if hasattr(r, "existentials") else "this kind of rule", r)
             for lit in r.body:  # (every time grouping runs: grouping.py)

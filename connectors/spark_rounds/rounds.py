@@ -225,10 +225,12 @@ class Rounds:
             variants = []
             for r in st.rules:
                 changed = [i for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas]
-                if hasattr(r, "aggregates"):
-                    # recomputed once over the full relations (as the engine,
-                    # planner/aggregates.py), for the groups every changed
-                    # atom's delta reaches (aggregate.py)
+                if hasattr(r, "aggregates") or hasattr(r, "window"):
+                    # recomputed once over the full relations: an aggregation
+                    # (as the engine, planner/aggregates.py) for the groups
+                    # every changed atom's delta reaches (aggregate.py); a
+                    # Since/Until, whose join wants the left operand's
+                    # maximal intervals whole (since_until.py)
                     variants += [(r, changed[0])] if changed else []
                 else:
                     variants += [(r, i) for i in changed]

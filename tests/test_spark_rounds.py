@@ -69,6 +69,18 @@ def drawn_interval(lo, d, lc, hc, kind):
     return (lo, lo + d, lc or d == 0, hc or d == 0)
 
 
+def drawn_facts(draw, arity, n):
+    """1 to ``n`` random facts (for a ``@st.composite``'s ``draw``) of
+    ``arity`` terms in 0..2, on intervals from :func:`drawn_interval`."""
+    out = []
+    for _ in range(draw(st.integers(1, n))):
+        terms = tuple(draw(st.integers(0, 2)) for _ in range(arity))
+        lo, d = draw(st.integers(-2, 8)), draw(st.integers(0, 4))
+        lc, hc, kind = draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([0, 0, 0, 0, 1, 2]))
+        out.append((terms, drawn_interval(lo, d, lc, hc, kind)))
+    return out
+
+
 def edges(pairs, names=("x", "y")):
     rows = [((a, b), iv) for a, b, iv in pairs]
     return facts_to_arrow(rows, list(names))

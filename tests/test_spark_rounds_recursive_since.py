@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 
-from test_spark_rounds import canon, cs, drawn_interval
+from test_spark_rounds import canon, cs, drawn_facts
 from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
@@ -92,16 +92,7 @@ def cases(draw):
     ws[2], ws[3] = (draw(st.sampled_from(WINDOWS + WITH_ZERO)) for _ in range(2))
     prog = RECURSIVE.format(*ws)
 
-    def facts(arity, n):
-        out = []
-        for _ in range(draw(st.integers(1, n))):
-            terms = tuple(draw(st.integers(0, 2)) for _ in range(arity))
-            lo, d = draw(st.integers(-2, 8)), draw(st.integers(0, 4))
-            lc, hc, kind = draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([0, 0, 0, 0, 1, 2]))
-            out.append((terms, drawn_interval(lo, d, lc, hc, kind)))
-        return out
-
-    return prog, facts_to_arrow(facts(2, 8), ["x", "y"]), facts_to_arrow(facts(1, 4), ["x"])
+    return prog, facts_to_arrow(drawn_facts(draw, 2, 8), ["x", "y"]), facts_to_arrow(drawn_facts(draw, 1, 4), ["x"])
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

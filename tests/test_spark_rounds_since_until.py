@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
 
-from test_spark_rounds import canon, drawn_interval
+from test_spark_rounds import canon, drawn_facts
 from test_spark_rounds import check as check_both
 
 pytestmark = pytest.mark.spark
@@ -40,16 +40,7 @@ def cases(draw):
     ]
     prog = NO_KEY + "\n".join(rules) + '\n@output("s1"). @output("u1"). @output("s2"). @output("u2"). @output("s3"). @output("u3").'
 
-    def facts(arity, n):
-        out = []
-        for _ in range(draw(st.integers(1, n))):
-            terms = tuple(draw(st.integers(0, 2)) for _ in range(arity))
-            lo, d = draw(st.integers(-2, 8)), draw(st.integers(0, 4))
-            lc, hc, kind = draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from([0, 0, 0, 0, 1, 2]))
-            out.append((terms, drawn_interval(lo, d, lc, hc, kind)))
-        return out
-
-    return prog, facts_to_arrow(facts(2, 7), ["x", "y"]), facts_to_arrow(facts(1, 5), ["x"])
+    return prog, facts_to_arrow(drawn_facts(draw, 2, 7), ["x", "y"]), facts_to_arrow(drawn_facts(draw, 1, 5), ["x"])
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

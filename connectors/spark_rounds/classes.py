@@ -113,8 +113,6 @@ def infer_classes(plan, given: dict) -> dict:
                         if env.get(t.name, c) != c:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
                         env[t.name] = c
-            for v, _ in getattr(r, "aggregates", ()):  # an aggregate's result is a number (aggregate.py)
-                env[v] = NUM
             if hasattr(r, "inner_terms"):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             for lit in r.body:  # an assignment's variable: its expression's class (arithmetic.py)
@@ -124,6 +122,12 @@ def infer_classes(plan, given: dict) -> dict:
                     c = expr_class(lit.expr, env)
                     if c is not None:
                         env[lit.var] = c
+            for v, a in getattr(r, "aggregates", ()):  # a number, or min/max's strings (aggregate.py)
+                from .aggregate import result_class
+
+                c = result_class(a, env)
+                if c is not None:
+                    env[v] = c
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:

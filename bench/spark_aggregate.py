@@ -3,14 +3,17 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|values]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
 sums per company over periods of 10 (time grouping) and a Since, beside a
 join across keys (so there is no key and the program runs in rounds);
 ``--program widened``: products per company, time capture and interval
-terms instead (what went to the driver before the ninth round).
+terms instead (what went to the driver before the ninth round);
+``--program values``: a sum of an expression, a group computed by
+round(), the least and greatest investor name (strings) by an assigned
+variable (what went to the driver before the tenth round).
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache); the driver side is the
 rounds refused (``check_rules`` raising), which is the path such a program
@@ -46,7 +49,15 @@ daily(I, T) :- owns(I, C, P)@T.
 span(C, S, E) :- owns(I, C, P)@[S, E].
 @output("product"). @output("each"). @output("daily"). @output("span").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED}
+VALUES = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+weighted(C, S) :- owns(I, C, P), S = sum(P * P - 1).
+tens(C, R, N) :- owns(I, C, P), R = round(P, -1), N = count().
+first(C, M) :- owns(I, C, P), M = min(I).
+last(C, M) :- owns(I, C, P), K = I, M = max(K).
+@output("weighted"). @output("tens"). @output("first"). @output("last").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "values": VALUES}
 
 
 def facts(n: int, seed: int = 7):

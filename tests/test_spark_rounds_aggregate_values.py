@@ -46,7 +46,8 @@ copied(C, K, N) :- owns(I, C, P), K = I, N = mcount(<K>).
 viaassign(C, M) :- owns(I, C, P), V = P * 3 + 1, M = mmax(V, <I>).
 ten(C, R, N) :- owns(I, C, P), R = round(P, -1), N = count().
 big(C, S) :- owns(I, C, P), S = sum(P + 1), S >= 5.
-@output("total"). @output("square"). @output("cross"). @output("stake"). @output("mean").
+doubled(C, T, H) :- owns(I, C, P), S = sum(P), T = S * 2 - 1, H = S, S * 3 > 4.
+@output("doubled"). @output("total"). @output("square"). @output("cross"). @output("stake"). @output("mean").
 @output("level"). @output("copied"). @output("viaassign"). @output("ten"). @output("big").
 """
 
@@ -64,6 +65,21 @@ def test_expressions_and_assigned_groups_by_hand(spark):
     assert (("a", 9, -3), (2, 4, True, False)) in canon(model.facts("square"))  # (-3)^2 = 3^2; -3 the least of 3, -3
     assert {t for t, _ in model.facts("ten") if t[0] == "b"} >= {("b", 40, 1), ("b", -20, 1), ("b", 0, 1)}
     assert not [t for t, _ in model.facts("big") if t[0] == "c"]  # -7 + 1 < 5: no fact for c
+
+
+def test_a_decimal_constant_of_an_aggregate_makes_the_run_decimal(spark):
+    """``sum(P * 0.5)`` and ``S / 2`` after the aggregate over integers:
+    the constants' decimals are the run's (no constant is cut to an
+    integer), so the halves stop nothing."""
+    rows = [(("i", "a", 3), (0, 4, True, False)), (("j", "a", 5), (2, 6, True, True)), (("k", "b", -1), (0, 1, True, True))]
+    prog = NO_KEY + """
+    half(C, S) :- owns(I, C, P), S = sum(P * 0.5).
+    quarter(C, Q) :- owns(I, C, P), S = sum(P), Q = S / 2, Q > 1.5.
+    @output("half"). @output("quarter").
+    """
+    model = check(spark, prog, {"owns": owns(rows)})
+    assert (("a", 4), (2, 4, True, False)) in canon(model.facts("half"))
+    assert (("a", Fraction(5, 2)), (4, 6, True, True)) in canon(model.facts("quarter"))
 
 
 def test_decimal_expressions_and_round_half_to_even(spark):
@@ -144,3 +160,26 @@ def test_random_decimal_rounding_equal_embedded(spark, rows):
     @output("r"). @output("s").
     """
     check(spark, prog, {"owns": owns(rows)})
+
+
+def test_inside_a_recursion(spark):
+    """Monotonic aggregates of an expression and of strings in a recursive
+    stratum (recomputed per round for the groups the deltas reach): the
+    shortest distances, ``mmin(D + W)``, and the least name that reaches
+    each node, ``mmin(L)`` ("B" < "a" < "é")."""
+    prog = """
+    d(X, 0) :- src(X).
+    best(Y, M) :- d(X, D), e(X, Y, W), M = mmin(D + W).
+    d(Y, M) :- best(Y, M).
+    label(X, L) :- name(X, L).
+    least(X, M) :- label(X, L), M = mmin(L).
+    label(Y, M) :- least(X, M), e(X, Y, W).
+    @output("d"). @output("least").
+    """
+    edges = [((1, 2, 4), (0, 9, True, True)), ((2, 3, 1), (0, 9, True, True)), ((1, 3, 7), (2, 5, True, False)),
+             ((3, 4, 2), (1, 8, False, True)), ((4, 2, 1), (0, 9, True, True)), ((3, 1, 3), (4, 6, True, True))]
+    names = [((1, "é"), (0, 9, True, True)), ((3, "a"), (3, 7, True, True)), ((4, "B"), (5, 6, True, True))]
+    model = check(spark, prog, {"e": facts_to_arrow(edges, ["x", "y", "w"]), "src": facts_to_arrow([((1,), (0, 9, True, True))], ["x"]),
+                                "name": facts_to_arrow(names, ["x", "n"])})
+    assert ((2, "B"), (5, 6, True, True)) in canon(model.facts("least"))
+    assert ((3, 5), (0, 9, True, True)) in canon(model.facts("d"))

@@ -26,9 +26,11 @@ Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
-(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).  What is not
-here (``munion``, aggregates of strings or of expressions, assignments
-after the aggregate, contributors beside a second aggregate) raises
+(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).
+An aggregated expression is an assignment of the body (:func:`lowered`);
+min and max of strings compare them by code point, as Python does.  What
+is not here (``munion``: a set as a term; sums of strings; contributors
+beside a second aggregate) raises
 :class:`NotRelational` before any Spark work.
 
 Inside a recursion (the monotonic forms only: the planner refuses the
@@ -51,7 +53,7 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
 from .arithmetic import check as arithmetic_check, expr_class, stop_sql
-from .classes import NUM, STR, decimal_digits, value_class
+from .classes import NUM, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sql import Stmt, coalesce_sql, term_columns
@@ -70,15 +72,8 @@ def check(rule, stratum) -> None:
         if a.contributors and len(rule.aggregates) > 1:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
     body, _ = lowered(rule)
-    for lit in body[len(rule.body):]:  # an aggregate's expression: as arithmetic.py writes it
+    for lit in body[len(rule.body):] + tuple(rule.after):  # the aggregated expressions, what follows: arithmetic.py's
         arithmetic_check(lit, rule)
-    for lit in rule.after:
-        if isinstance(lit, Assign):
-            raise NotRelational("aggregation: an assignment after the aggregate", rule)
-        if isinstance(lit, Condition):
-            for side in (lit.comparison.left, lit.comparison.right):
-                if not isinstance(side, (ast.Var, ast.Const)):
-                    raise NotRelational("arithmetic in a condition", rule)
 
 
 def lowered(rule) -> tuple:
@@ -96,6 +91,16 @@ def lowered(rule) -> tuple:
             a = replace(a, expr=ast.Var(name))
         aggregates.append((v, a))
     return tuple(body), aggregates
+
+
+def literals(rule) -> tuple:
+    """Every body literal of ``rule`` with the aggregated expressions as
+    assignments (:func:`lowered`) and the literals after the aggregate:
+    where the run's constants are (their decimals choose its number type,
+    entry.py; its strings the dictionary, string_codes.py)."""
+    if not hasattr(rule, "aggregates"):
+        return tuple(rule.body)
+    return lowered(rule)[0] + tuple(rule.after)
 
 
 def result_class(a, env: dict):
@@ -167,11 +172,13 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     varcls = {g: cls[names.index(g)] for g in rule.group}
     for v, c in agg_cols.items():
         varcols[v], varcls[v] = c, STR if c in strings else NUM
-    for lit in rule.after:
-        for x in (lit.comparison.left, lit.comparison.right):
-            if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
-                raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
-        df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+    for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
+        if isinstance(lit, Condition):
+            df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+        elif lit.var in varcols:  # bound already: an equality, as the engine reads it
+            df = rules.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
+        else:
+            df = rules.arith.assign(q, df, lit, varcols, varcls, rule)
     return rules.head(q, df, rule, varcols)
 
 

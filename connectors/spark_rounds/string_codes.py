@@ -15,7 +15,7 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, Scan
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .aggregate import EXTREMES
+from .aggregate import EXTREMES, literals
 from .arithmetic import constants as expression_constants, expr_class
 from .classes import STR, value_class
 from .sql import hex_string
@@ -53,7 +53,7 @@ def string_constants(plan) -> list:
     out = {}
     for r in plan.rules:
         terms = list(r.head_terms)
-        for lit in r.body:
+        for lit in literals(r):
             terms += getattr(lit, "terms", ())
             if isinstance(lit, (Condition, Assign)):
                 terms += [ast.Const(v) for v in expression_constants(lit)]

@@ -119,7 +119,7 @@ def test_decimal_digits_beyond_the_run_go_to_the_driver(spark):
 
 
 @pytest.mark.parametrize("rule, why", [
-    ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = sqrt(A).', r"the function sqrt\(\) in an expression"),
+    ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = exact(A).', r"the function exact\(\) in an expression"),
     ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = round(A, B).', r"round\(\) to digits other than a whole constant"),
     ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = concat(Y, "-", Z).', r"the function concat\(\) in an expression"),
 ])

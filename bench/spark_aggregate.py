@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
@@ -12,6 +12,9 @@ join across keys (so there is no key and the program runs in rounds);
 ``--program widened``: products per company, time capture and interval
 terms instead (what went to the driver before the ninth round);
 ``--program since``: a recursion through a Since's left operand.
+``--program values``: a sum of an expression, a group computed by
+round(), the least and greatest investor name (strings) by an assigned
+variable (what went to the driver before the tenth round).
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache); the driver side is the
 rounds refused (``check_rules`` raising), which is the path such a program
@@ -58,7 +61,16 @@ reach(C, D) :- peer(C, D).
 reach(C, E) :- reach(C, D) <S>[1,20] peer(D, E).
 @output("reach").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE}
+# aggregates of expressions, a group computed by round(), min/max of strings
+VALUES = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+weighted(C, S) :- owns(I, C, P), S = sum(P * P - 1).
+tens(C, R, N) :- owns(I, C, P), R = round(P, -1), N = count().
+first(C, M) :- owns(I, C, P), M = min(I).
+last(C, M) :- owns(I, C, P), K = I, M = max(K).
+@output("weighted"). @output("tens"). @output("first"). @output("last").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES}
 
 
 def facts(n: int, seed: int = 7):

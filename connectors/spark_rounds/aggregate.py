@@ -26,9 +26,11 @@ Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
-(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).  What is not
-here (``munion``, aggregates of strings or of expressions, assignments
-after the aggregate, contributors beside a second aggregate) raises
+(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).
+An aggregated expression is an assignment of the body (:func:`lowered`);
+min and max of strings compare them by code point, as Python does.  What
+is not here (``munion``: a set as a term; sums of strings; contributors
+beside a second aggregate) raises
 :class:`NotRelational` before any Spark work.
 
 Inside a recursion (the monotonic forms only: the planner refuses the
@@ -45,11 +47,13 @@ which gives the same facts as recomputing them all.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
-from .arithmetic import stop_sql
-from .classes import NUM, decimal_digits, value_class
+from .arithmetic import check as arithmetic_check, expr_class, stop_sql
+from .classes import NUM, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sql import Stmt, coalesce_sql, term_columns
@@ -67,23 +71,42 @@ def check(rule, stratum) -> None:
             raise NotRelational(f"aggregation: {a.func}", rule)
         if a.contributors and len(rule.aggregates) > 1:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
+    body, _ = lowered(rule)
+    for lit in body[len(rule.body):] + tuple(rule.after):  # the aggregated expressions, what follows: arithmetic.py's
+        arithmetic_check(lit, rule)
+
+
+def lowered(rule) -> tuple:
+    """``(body, aggregates)`` of ``rule`` with each aggregated expression
+    other than a variable (``sum(X * Y)``) computed first, as an assignment
+    to a fresh variable appended to the body (the body's positions stay
+    those of ``rule.body``), and the aggregate reading that variable.  A
+    binding's value is a function of the binding: the distinct bindings,
+    hence the aggregate, are the engine's."""
+    body, aggregates = list(rule.body), []
+    for k, (v, a) in enumerate(rule.aggregates):
         if a.expr is not None and not isinstance(a.expr, ast.Var):
-            raise NotRelational(f"aggregation: {a.func} of the expression {a.expr}", rule)
-    bound = {name for name, _, _ in _atom_variables(rule)}  # the body's columns (aggregate_step)
-    used = list(rule.group)
-    for _, a in rule.aggregates:
-        used += [a.expr.name] if isinstance(a.expr, ast.Var) else []
-        used += [c.name for c in a.contributors or () if isinstance(c, ast.Var)]
-    for v in used:
-        if v not in bound:
-            raise NotRelational(f"aggregation: {v} bound by an assignment before the aggregate", rule)
-    for lit in rule.after:
-        if isinstance(lit, Assign):
-            raise NotRelational("aggregation: an assignment after the aggregate", rule)
-        if isinstance(lit, Condition):
-            for side in (lit.comparison.left, lit.comparison.right):
-                if not isinstance(side, (ast.Var, ast.Const)):
-                    raise NotRelational("arithmetic in a condition", rule)
+            name = f"$value{k}"
+            body.append(Assign(name, a.expr))
+            a = replace(a, expr=ast.Var(name))
+        aggregates.append((v, a))
+    return tuple(body), aggregates
+
+
+def literals(rule) -> tuple:
+    """Every body literal of ``rule`` with the aggregated expressions as
+    assignments (:func:`lowered`) and the literals after the aggregate:
+    where the run's constants are (their decimals choose its number type,
+    entry.py; its strings the dictionary, string_codes.py)."""
+    if not hasattr(rule, "aggregates"):
+        return tuple(rule.body)
+    return lowered(rule)[0] + tuple(rule.after)
+
+
+def result_class(a, env: dict):
+    """The class of an aggregate's value: its expression's for min and max
+    (numbers or strings), else a number (None: not known yet)."""
+    return expr_class(a.expr, env) if a.func in EXTREMES else NUM
 
 
 def aggregate_step(rules, q: Stmt, rule, deltas=None):
@@ -94,22 +117,21 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     from pyspark.sql import types as T
 
     types = rules.types
-    # the body: every variable its atoms bind, as the columns of a fresh
+    # the body: every variable its atoms and assignments bind (the
+    # aggregated expressions among them), as the columns of a fresh
     # predicate, through the plain rule machinery
-    names, cls = [], []
-    for name, lit, i in _atom_variables(rule):
-        pcls = types.classes.get(lit.pred) or ()
-        names.append(name)
-        cls.append(pcls[i] if i < len(pcls) else None)
+    lits, aggregates = lowered(rule)
+    variables = _body_variables(rule, lits, types.classes)
+    names, cls = [n for n, _ in variables], [c for _, c in variables]
     pred = f"$aggregate-body-{id(rule)}"
     types.classes[pred] = cls
-    body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), rule.body, None, rule.source, fresh=True)
+    body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), lits, None, rule.source, fresh=True)
     body = rules.step(q, body_rule, None, {})
     if body is None:
         return None
     col = {n: f"c{i}" for i, n in enumerate(names)}
     if deltas and rule.group:
-        keys = _reached_groups(rules, q, rule, deltas, [cls[names.index(g)] for g in rule.group])
+        keys = _reached_groups(rules, q, rule, lits, deltas, [cls[names.index(g)] for g in rule.group])
         if keys is None:
             return None  # no new binding: every group's value is known already
         on = " AND ".join(f"b.{col[g]} = k.c{j}" for j, g in enumerate(rule.group))
@@ -119,18 +141,20 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = num.scale if isinstance(num, T.DecimalType) else 0
-    specs, agg_cols = [], {}  # (output column, function, body column read or None)
-    for k, (v, a) in enumerate(rule.aggregates):
+    specs, agg_cols, strings = [], {}, set()  # (output column, function, body column read or None)
+    for k, (v, a) in enumerate(aggregates):
         f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS[a.func]
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]
-            if c != NUM:
+            if c != NUM and not (c == STR and f in ("min", "max")):  # strings: in code point order, as Python's
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = col[a.expr.name]
+            if c == STR:
+                strings |= {value, f"a{k}"}
         agg_cols[v] = f"a{k}"
         specs.append((f"a{k}", f, value))
-    contributors = [a.contributors for _, a in rule.aggregates if a.contributors]
+    contributors = [a.contributors for _, a in aggregates if a.contributors]
     if contributors:
         # each contributor tuple counts once per point, with the greatest of
         # its bindings' values there (the least for min): first that value
@@ -138,34 +162,41 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         (name, f, value), = specs  # check(): one aggregate
         ccols = [col[c.name] for c in contributors[0] if isinstance(c, ast.Var) and col[c.name] not in group]
         pick = "min" if f == "min" else "max"
-        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num)
+        strings |= {"_v"} if value in strings else set()
+        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, strings)
         specs = [(name, f, None if f == "count" else "_v")]
         body = _staged(rules, q, body, group)
-    df = _fold(q, body, group, specs, scale, num)
+    df = _fold(q, body, group, specs, scale, num, strings)
     # after the aggregate: conditions on the group and the results
     varcols = {g: col[g] for g in rule.group}
     varcls = {g: cls[names.index(g)] for g in rule.group}
     for v, c in agg_cols.items():
-        varcols[v], varcls[v] = c, NUM
-    for lit in rule.after:
-        for x in (lit.comparison.left, lit.comparison.right):
-            if isinstance(x, ast.Const) and value_class(x.value) == NUM and decimal_digits(x.value) > scale:
-                raise NotRelational(f"the constant {x} has more decimal digits than the run's numbers", rule)
-        df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+        varcols[v], varcls[v] = c, STR if c in strings else NUM
+    for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
+        if isinstance(lit, Condition):
+            df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
+        elif lit.var in varcols:  # bound already: an equality, as the engine reads it
+            df = rules.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
+        else:
+            df = rules.arith.assign(q, df, lit, varcols, varcls, rule)
     return rules.head(q, df, rule, varcols)
 
 
-def _atom_variables(rule) -> list:
-    """``(name, atom, position)`` of each variable where an atom of
-    ``rule``'s body first binds it, in body order."""
-    seen, out = set(), []
-    for lit in rule.body:
+def _body_variables(rule, body, classes: dict) -> list:
+    """``(name, class)`` of each variable ``body`` (``rule``'s, lowered)
+    binds, in body order: where an atom first binds it (its argument's
+    class in ``classes``), then each assignment's (its expression's)."""
+    env = {}
+    for lit in body:
         if isinstance(lit, Scan):
+            pcls = classes.get(lit.pred) or ()
             for i, t in enumerate(lit.terms):
-                if isinstance(t, ast.Var) and t.name not in seen:
-                    seen.add(t.name)
-                    out.append((t.name, lit, i))
-    return out
+                if isinstance(t, ast.Var) and t.name not in env:
+                    env[t.name] = pcls[i] if i < len(pcls) else None
+    for lit in body:
+        if isinstance(lit, Assign) and lit.var not in env:  # (bound already: an equality)
+            env[lit.var] = expr_class(lit.expr, env)
+    return list(env.items())
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:
@@ -180,14 +211,14 @@ def _staged(rules, q: Stmt, src: str, cols: list) -> str:
     return q.add(f"SELECT /*+ REPARTITION({n}{on}) */ * FROM {src}", q.cols[src])
 
 
-def _reached_groups(rules, q: Stmt, rule, deltas: dict, classes: list):
+def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     """The distinct groups of ``rule`` that a binding through a changed
     fact reaches: per changed atom, its delta joined with the full rest of
-    the body (a superset of the new bindings' groups, which is all that
+    the ``body`` (lowered, see :func:`lowered`; a superset of the new bindings' groups, which is all that
     matters here); None when there is none."""
     pred = f"$aggregate-groups-{id(rule)}"
     rules.types.classes[pred] = classes
-    keys_rule = PlanRule(pred, tuple(ast.Var(g) for g in rule.group), rule.body, None, rule.source, fresh=True)
+    keys_rule = PlanRule(pred, tuple(ast.Var(g) for g in rule.group), body, None, rule.source, fresh=True)
     parts = [p for i, rel in deltas.items() if (p := rules.step(q, keys_rule, i, {i: rel})) is not None]
     if not parts:
         return None
@@ -197,12 +228,14 @@ def _reached_groups(rules, q: Stmt, rule, deltas: dict, classes: list):
     return q.add(f"SELECT DISTINCT {sel} FROM ({both})", cols)
 
 
-def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings=frozenset()) -> str:
     """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
     column of body read or None)]``) of the coalesced bindings ``body`` per
     ``group`` (its columns) on each segment, touching segments with equal
     values merged: a step with ``group``, ``s``, ``e`` and the outputs, in
-    the run's number type ``num`` (scale ``scale``)."""
+    the run's number type ``num`` (scale ``scale``), or strings for the
+    columns in ``strings`` (min and max only: Spark orders strings by their
+    UTF-8 bytes, which is the code point order of Python's ``<``)."""
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
@@ -232,15 +265,17 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
                     [*group, "p", "i", "pn"])
         on = "".join(f" AND a.{g} = b.{g}" for g in group)
         onz = "".join(f" AND z.{g} = b.{g}" for g in group)
+        read = "".join(f", b.{c} AS {c}" if c in strings else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
         spread = q.add(
             f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
-            f"explode(sequence(a.i, z.i - 1)) AS i{''.join(f', CAST(b.{c} AS {wide}) AS {c}' for c in vcols)} "
+            f"explode(sequence(a.i, z.i - 1)) AS i{read} "
             f"FROM {body} AS b JOIN {idx} AS a ON a.p = b.s{on} JOIN {idx} AS z ON z.p = b.e{onz}",
             [*group, "i", *vcols])
         aggs, stats = ["count(*) AS n"], ["n"]
         for c in vcols:
-            aggs += [f"sum({c}) AS sum_{c}", f"min({c}) AS min_{c}", f"max({c}) AS max_{c}"]
-            stats += [f"sum_{c}", f"min_{c}", f"max_{c}"]
+            fs = ("min", "max") if c in strings else ("sum", "min", "max")
+            aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
+            stats += [f"{f}_{c}" for f in fs]
         pvals = sorted({value for _, f, value in specs if f == "prod"})
         if pvals:
             spread = _product_factors(q, spread, pvals)
@@ -253,7 +288,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
-        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}  # (no sum of strings is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
@@ -281,6 +316,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num) -> str:
         if scale == 0 and f in ("sum", "avg", "prod"):
             what = "a product" if f == "prod" else "a sum"
             x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers')} END"
+        if name in strings:
+            sel.append(f"{x} AS {name}")
+            continue
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "

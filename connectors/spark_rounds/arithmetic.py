@@ -17,9 +17,12 @@ run (``raise_error``), which then goes whole to the driver
   cast to ``decimal(19, S)`` and ``decimal(18, S)`` (an exact ``decimal(38,
   2S)``) cast back to scale S only when no digit is lost; ``/`` when the
   quotient times the divisor gives the dividend back exactly;
-* ``abs``, ``min``, ``max``, ``floor``, ``ceil`` and ``mod`` (the sign of
-  the divisor, as Python's ``%``) likewise; other functions, and
-  arithmetic on strings or booleans, go to the driver before any job.
+* ``abs``, ``min``, ``max``, ``floor``, ``ceil``, ``mod`` (the sign of
+  the divisor, as Python's ``%``) and ``round`` to a constant number of
+  digits (half to even: ``bround``) likewise; other functions (floats:
+  ``float``, ``sqrt``, ``exp``, ``log``; strings: ``concat``, ``substr``,
+  ...), and arithmetic on strings or booleans, go to the driver before
+  any job.
 
 An assignment's value is also kept by a filter (``IS NOT NULL``), so that
 Spark cannot prune a column nothing reads and skip the row's check where
@@ -36,7 +39,8 @@ from .fragment import NotRelational
 from .sql import Stmt, hex_string
 
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
-FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2}
+FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}
+ROUND_DIGITS = 37  # round(X, D) for a constant |D| <= 37: Spark's decimals hold the result exactly
 MIN_LONG = "(-9223372036854775807L - 1L)"  # (the literal of -2^63 itself does not parse)
 
 
@@ -57,10 +61,24 @@ def _check(e, rule):
         n = FUNCTIONS.get(e.name, 0)
         if e.name not in FUNCTIONS or (n is not None and len(e.args) != n):
             raise NotRelational(f"the function {e.name}() in an expression", rule)
+        if e.name == "round" and round_digits(e) is None:
+            raise NotRelational(f"round() to digits other than a whole constant within {ROUND_DIGITS} ({e})", rule)
         for a in e.args:
             _check(a, rule)
     elif not isinstance(e, (ast.Var, ast.Const)):  # pragma: no cover
         raise NotRelational(f"the expression {e}", rule)
+
+
+def round_digits(e):
+    """The digits ``D`` of ``round(X)`` (0) or ``round(X, D)``, a whole
+    constant within :data:`ROUND_DIGITS` (None: another argument, which
+    the driver evaluates or reports)."""
+    if len(e.args) == 1:
+        return 0
+    d = e.args[1] if len(e.args) == 2 else None
+    if isinstance(d, ast.Const) and type(d.value) is int and abs(d.value) <= ROUND_DIGITS:
+        return d.value
+    return None
 
 
 def constants(lit):
@@ -139,8 +157,8 @@ class Arithmetic:
             return self.types.const(e.value), value_class(e.value)
         if isinstance(e, ast.BinOp):
             args = [self.sql(x, varcols, varcls, rule) for x in (e.left, e.right)]
-        else:
-            args = [self.sql(x, varcols, varcls, rule) for x in e.args]
+        else:  # (round's digits are a constant: round_digits)
+            args = [self.sql(x, varcols, varcls, rule) for x in e.args[:1 if e.name == "round" else None]]
         for (_, c), x in zip(args, e.args if isinstance(e, ast.Call) else (e.left, e.right)):
             if c != NUM:
                 raise NotRelational(f"arithmetic on {c or 'untyped'} terms ({x} in {e})", rule)
@@ -148,6 +166,8 @@ class Arithmetic:
         text = str(e)
         if isinstance(e, ast.BinOp):
             return self.binop(e.op, xs[0], xs[1], text, rule), NUM
+        if e.name == "round":
+            return self.round(xs[0], round_digits(e), text), NUM
         return self.call(e.name, xs, text, rule), NUM
 
     def binop(self, op: str, a: str, b: str, text: str, rule) -> str:
@@ -195,6 +215,20 @@ class Arithmetic:
         r = self.checked(f"try_mod({x}, {y})", f"{y} = 0", f"{text} by zero")
         fix = f"{r} + {y}" if self.scale is None else f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})"
         return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({y} < 0) THEN {fix} ELSE {r} END)"  # |r| < |y|: no overflow
+
+    def round(self, x: str, d: int, text: str) -> str:
+        """``round(x, d)``, half to even as Python's exact rounding:
+        Spark's ``bround`` on a decimal with room for the carry (9.5 gives
+        10), cast back when it fits."""
+        if self.scale is None:
+            if d >= 0:
+                return x  # a whole number has no digits after the point
+            r = f"try_cast(bround(CAST({x} AS decimal(20, 0)), {d}) AS bigint)"
+            return self.checked(r, f"{r} IS NULL", f"{text} overflows 64-bit integers")
+        if d >= self.scale:
+            return x
+        r = f"try_cast(bround({self.fits(x, 37, text)}, {d}) AS {self.num})"
+        return self.checked(r, f"{r} IS NULL", f"{text} needs more digits than {self.num}")
 
     def assign(self, q: Stmt, src: str, lit, varcols: dict, varcls: dict, rule) -> str:
         """``src`` with the assignment's variable (not bound yet) as a column."""

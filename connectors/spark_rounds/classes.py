@@ -113,19 +113,30 @@ def infer_classes(plan, given: dict) -> dict:
                         if env.get(t.name, c) != c:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
                         env[t.name] = c
-            for v, _ in getattr(r, "aggregates", ()):  # an aggregate's result is a number (aggregate.py)
-                env[v] = NUM
             if hasattr(r, "inner_terms"):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
-            for lit in r.body:  # an assignment's variable: its expression's class (arithmetic.py)
-                if isinstance(lit, Assign) and lit.var not in env:
-                    from .arithmetic import expr_class
+            _assigned(r.body, env)
+            for v, a in getattr(r, "aggregates", ()):  # a number, or min/max's strings (aggregate.py)
+                from .aggregate import result_class
 
-                    c = expr_class(lit.expr, env)
-                    if c is not None:
-                        env[lit.var] = c
+                c = result_class(a, env)
+                if c is not None:
+                    env[v] = c
+            _assigned(getattr(r, "after", ()), env)  # assignments on the aggregates' results
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
     return classes
+
+
+def _assigned(lits, env: dict) -> None:
+    """Each assignment's variable of ``lits`` into ``env`` with its
+    expression's class (arithmetic.py), where that is known."""
+    from .arithmetic import expr_class
+
+    for lit in lits:
+        if isinstance(lit, Assign) and lit.var not in env:
+            c = expr_class(lit.expr, env)
+            if c is not None:
+                env[lit.var] = c

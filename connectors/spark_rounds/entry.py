@@ -16,6 +16,7 @@ from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
+from .aggregate import literals
 from .arithmetic import constants as expression_constants, refused
 from .calendar import code_bounds, is_instant, term_decimals, utc_times
 from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
@@ -61,7 +62,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 digits = max(digits, time_digits(df.schema[t].dataType))
     term_scale = 0
     for r in plan.rules:
-        for lit in r.body:
+        for lit in literals(r):  # (an aggregate's expression and what follows it too)
             for t in getattr(lit, "terms", ()):
                 if isinstance(t, ast.Const):
                     value_class(t.value)

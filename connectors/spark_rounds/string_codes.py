@@ -15,6 +15,7 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, Scan
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
+from .aggregate import EXTREMES, literals
 from .arithmetic import constants as expression_constants, expr_class
 from .classes import STR, value_class
 from .sql import hex_string
@@ -52,7 +53,7 @@ def string_constants(plan) -> list:
     out = {}
     for r in plan.rules:
         terms = list(r.head_terms)
-        for lit in r.body:
+        for lit in literals(r):
             terms += getattr(lit, "terms", ())
             if isinstance(lit, (Condition, Assign)):
                 terms += [ast.Const(v) for v in expression_constants(lit)]
@@ -64,7 +65,8 @@ def string_constants(plan) -> list:
 
 def orders_strings(plan, classes: dict) -> bool:
     """Whether a condition compares strings by order (``<``, ``>=``, ...),
-    which codes would not keep: then the rounds run on the strings."""
+    or an aggregate takes their least or greatest, which codes would not
+    keep: then the rounds run on the strings."""
     for r in plan.rules:
         env = {}
         for lit in r.body:
@@ -75,6 +77,9 @@ def orders_strings(plan, classes: dict) -> bool:
         for lit in r.body:
             if isinstance(lit, Assign):  # Z = W of a string W is a string too
                 env.setdefault(lit.var, expr_class(lit.expr, env))
+        for _, a in getattr(r, "aggregates", ()):
+            if a.func in EXTREMES and expr_class(a.expr, env) == STR:
+                return True
         for lit in r.body:
             if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):
                 for x in (lit.comparison.left, lit.comparison.right):

@@ -1,0 +1,185 @@
+"""What an aggregate ranges over in the relational rounds beyond a body
+variable (connectors/spark_rounds/aggregate.py): expressions
+(``sum(P * Q)``), variables bound by an assignment before the aggregate
+(groups, values, contributors), the least and greatest of strings, and
+``round()`` (arithmetic.py), against the embedded engine on the same facts
+and asserted to run in Spark tasks (no DriverFallback; marked ``spark``)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors.arrow import facts_to_arrow
+
+from test_spark_rounds import canon, drawn_interval
+from test_spark_rounds import check as check_both
+
+pytestmark = pytest.mark.spark
+
+# a rule joining facts of different keys: the program runs as rounds
+NO_KEY = "far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\n"
+
+
+def check(spark, program, tables: dict, **kw):
+    """Run ``program`` both ways; assert the rounds ran (no DriverFallback)
+    and agree with the embedded engine; return the engine's model."""
+    stats, model = check_both(spark, program, tables, **kw)
+    assert stats is not None and stats["path"] == "relational"
+    return model
+
+
+def owns(rows):
+    return facts_to_arrow(rows, ["i", "c", "p"])
+
+
+EXPRESSIONS = NO_KEY + """
+total(C, S) :- owns(I, C, P), S = sum(P * 2 - 1).
+square(C, M, N) :- owns(I, C, P), M = max(P * P), N = min(0 - P).
+cross(C, S) :- owns(I, C, P), owns(J, C, Q), I != J, S = sum(P * Q).
+stake(C, S) :- owns(I, C, P), S = msum(abs(P) + 1, <I>).
+mean(C, A) :- owns(I, C, P), A = avg(P * 4).
+level(C, D, S) :- owns(I, C, P), D = mod(P, 3), S = sum(P).
+copied(C, K, N) :- owns(I, C, P), K = I, N = mcount(<K>).
+viaassign(C, M) :- owns(I, C, P), V = P * 3 + 1, M = mmax(V, <I>).
+ten(C, R, N) :- owns(I, C, P), R = round(P, -1), N = count().
+big(C, S) :- owns(I, C, P), S = sum(P + 1), S >= 5.
+doubled(C, T, H) :- owns(I, C, P), S = sum(P), T = S * 2 - 1, H = S, S * 3 > 4.
+@output("doubled"). @output("total"). @output("square"). @output("cross"). @output("stake"). @output("mean").
+@output("level"). @output("copied"). @output("viaassign"). @output("ten"). @output("big").
+"""
+
+
+def test_expressions_and_assigned_groups_by_hand(spark):
+    """Negative values (their squares tie), overlapping and touching
+    intervals, a group by a computed remainder (``mod`` of a negative) and
+    by a copied string, contributors with a computed value, round() to
+    tens with ties (25 -> 20, 35 -> 40, -25 -> -20), and a group whose
+    condition after the aggregate leaves it empty."""
+    rows = [(("i", "a", -3), (0, 4, True, False)), (("j", "a", 3), (2, 6, True, True)), (("k", "a", 25), (4, 8, True, False)),
+            (("i", "b", 35), (0, 2, True, True)), (("j", "b", -25), (2, 5, False, True)), (("k", "b", 0), (5, 9, True, True)),
+            (("i", "c", -7), (1, 1, True, True))]
+    model = check(spark, EXPRESSIONS, {"owns": owns(rows)})
+    assert (("a", 9, -3), (2, 4, True, False)) in canon(model.facts("square"))  # (-3)^2 = 3^2; -3 the least of 3, -3
+    assert {t for t, _ in model.facts("ten") if t[0] == "b"} >= {("b", 40, 1), ("b", -20, 1), ("b", 0, 1)}
+    assert not [t for t, _ in model.facts("big") if t[0] == "c"]  # -7 + 1 < 5: no fact for c
+
+
+def test_a_decimal_constant_of_an_aggregate_makes_the_run_decimal(spark):
+    """``sum(P * 0.5)`` and ``S / 2`` after the aggregate over integers:
+    the constants' decimals are the run's (no constant is cut to an
+    integer), so the halves stop nothing."""
+    rows = [(("i", "a", 3), (0, 4, True, False)), (("j", "a", 5), (2, 6, True, True)), (("k", "b", -1), (0, 1, True, True))]
+    prog = NO_KEY + """
+    half(C, S) :- owns(I, C, P), S = sum(P * 0.5).
+    quarter(C, Q) :- owns(I, C, P), S = sum(P), Q = S / 2, Q > 1.5.
+    @output("half"). @output("quarter").
+    """
+    model = check(spark, prog, {"owns": owns(rows)})
+    assert (("a", 4), (2, 4, True, False)) in canon(model.facts("half"))
+    assert (("a", Fraction(5, 2)), (4, 6, True, True)) in canon(model.facts("quarter"))
+
+
+def test_decimal_expressions_and_round_half_to_even(spark):
+    """decimal(38, 2): round() half to even at 0 and 1 digits (2.5 -> 2,
+    3.5 -> 4, -2.5 -> -2, 0.25 -> 0.2, 0.35 -> 0.4, 9.5 -> 10 with a carry,
+    -0.05 -> -0.0), as terms and inside aggregates with products."""
+    values = ["5/2", "7/2", "-5/2", "1/4", "7/20", "19/2", "-1/20"]
+    rows = [((i, c, Fraction(v)), (k, k + 4, True, False)) for k, (i, c, v) in enumerate(zip("ijklmno", "aabbbcc", values))]
+    prog = NO_KEY + """
+    r(I, R0, R1, R5) :- owns(I, C, P), R0 = round(P), R1 = round(P, 1), R5 = round(P, 5).
+    s(C, S, M) :- owns(I, C, P), S = sum(round(P, 1) * 2), M = max(round(P)).
+    @output("r"). @output("s").
+    """
+    model = check(spark, prog, {"owns": owns(rows)})
+    got = {terms[0]: terms[1:] for terms, _ in model.facts("r")}
+    assert [got[i][0] for i in "ijkn"] == [2, 4, -2, 10]
+    assert [got[i][1] for i in "lmo"] == [Fraction(1, 5), Fraction(2, 5), 0]
+
+
+TRAPS = ["B", "a", "é", "e", "ä", "Z", "zz", "z", "", "ab", "ｱ", "😀", "Ω", "a b"]  # ASCII case, accents, empty, BMP above the surrogates vs an emoji
+
+
+STRINGS = NO_KEY + """
+first(C, M) :- owns(I, C, P), M = min(I).
+last(C, M) :- owns(I, C, P), M = max(I).
+lo(C, M) :- <->[0,1] owns(I, C, P), M = mmin(I, <P>).
+hi(M) :- owns(I, C, P), M = mmax(I).
+named(C, M) :- owns(I, C, P), K = I, M = max(K), M != "z".
+after(C, M) :- owns(I, C, P), M = min(I), M > "a".
+@output("first"). @output("last"). @output("lo"). @output("hi"). @output("named"). @output("after").
+"""
+
+
+@pytest.mark.parametrize("codes", [False, True])
+def test_least_and_greatest_strings_by_hand(spark, monkeypatch, codes):
+    """Strings order by code point, as Python's ``<``: "B" < "a", "e" < "é",
+    "" first, and U+FF71 before an emoji (whose UTF-16 surrogates would
+    sort first); with string codes on, the run keeps the strings."""
+    from chronolog.connectors.spark_rounds import string_codes
+
+    monkeypatch.setattr(string_codes, "STRING_CODES", codes)
+    rows = [((s, "a" if k % 2 else "b", k % 3), (k % 4, k % 4 + 2, True, k % 2 == 0)) for k, s in enumerate(TRAPS)]
+    rows += [(("ｱ", "c", 1), (0, 3, True, True)), (("😀", "c", 1), (1, 4, True, True))]
+    model = check(spark, STRINGS, {"owns": owns(rows)})
+    assert (("c", "ｱ"), (0, 3, True, True)) in canon(model.facts("first"))  # U+FF71 < U+1F600
+    assert (("c", "😀"), (1, 4, True, True)) in canon(model.facts("last"))
+    assert (("b", ""), (0, 2, True, True)) in canon(model.facts("first"))  # "" first
+    assert (("a", "Z"), (1, 3, True, False)) in canon(model.facts("first"))  # "Z" < "a" < "e" (by case: "a")
+    assert ("😀",) in {t for t, _ in model.facts("hi")}
+
+
+@st.composite
+def cases(draw, values):
+    facts = draw(st.lists(
+        st.tuples(st.sampled_from(["i", "j", "B", "é"]), st.sampled_from("ab"), values, st.integers(0, 6), st.integers(0, 3),
+                  st.booleans(), st.booleans(), st.sampled_from([0, 0, 0, 0, 1, 2])),
+        min_size=1, max_size=9))
+    return [((i, c, p), drawn_interval(lo, d, lc, hc, kind)) for i, c, p, lo, d, lc, hc, kind in facts]
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(cases(st.integers(-40, 40)))
+def test_random_expressions_and_strings_equal_embedded(spark, rows):
+    """The programs above on random facts: open, closed, punctual and
+    unbounded intervals, ties and gaps, negative values, names whose order
+    is not their bytes' in UTF-16 nor their case's."""
+    check(spark, EXPRESSIONS + STRINGS.replace(NO_KEY, ""), {"owns": owns(rows)})
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(cases(st.decimals(-20, 20, places=2, allow_nan=False, allow_infinity=False).map(Fraction)))
+def test_random_decimal_rounding_equal_embedded(spark, rows):
+    """round() half to even at -1, 0 and 1 digits of random two-decimal
+    values, as a term and inside aggregates."""
+    prog = NO_KEY + """
+    r(I, C, A, B, D) :- owns(I, C, P), A = round(P), B = round(P, 1), D = round(P, -1).
+    s(C, S, M) :- owns(I, C, P), S = sum(round(P, 1)), M = min(round(P) - P).
+    @output("r"). @output("s").
+    """
+    check(spark, prog, {"owns": owns(rows)})
+
+
+def test_inside_a_recursion(spark):
+    """Monotonic aggregates of an expression and of strings in a recursive
+    stratum (recomputed per round for the groups the deltas reach): the
+    shortest distances, ``mmin(D + W)``, and the least name that reaches
+    each node, ``mmin(L)`` ("B" < "a" < "é")."""
+    prog = """
+    d(X, 0) :- src(X).
+    best(Y, M) :- d(X, D), e(X, Y, W), M = mmin(D + W).
+    d(Y, M) :- best(Y, M).
+    label(X, L) :- name(X, L).
+    least(X, M) :- label(X, L), M = mmin(L).
+    label(Y, M) :- least(X, M), e(X, Y, W).
+    @output("d"). @output("least").
+    """
+    edges = [((1, 2, 4), (0, 9, True, True)), ((2, 3, 1), (0, 9, True, True)), ((1, 3, 7), (2, 5, True, False)),
+             ((3, 4, 2), (1, 8, False, True)), ((4, 2, 1), (0, 9, True, True)), ((3, 1, 3), (4, 6, True, True))]
+    names = [((1, "é"), (0, 9, True, True)), ((3, "a"), (3, 7, True, True)), ((4, "B"), (5, 6, True, True))]
+    model = check(spark, prog, {"e": facts_to_arrow(edges, ["x", "y", "w"]), "src": facts_to_arrow([((1,), (0, 9, True, True))], ["x"]),
+                                "name": facts_to_arrow(names, ["x", "n"])})
+    assert ((2, "B"), (5, 6, True, True)) in canon(model.facts("least"))
+    assert ((3, 5), (0, 9, True, True)) in canon(model.facts("d"))

@@ -37,7 +37,8 @@ INT64 = (-(2**63), 2**63)
 def value_kind(values) -> list:
     """The exact type a column of Python values needs, as a JSON-able list:
     ``["empty"]``, ``["int", digits]``, ``["dec", int_digits, scale]``,
-    ``["rat"]`` (exact numbers as text), ``["bool"]``, ``["str"]`` or
+    ``["rat"]`` (exact numbers as text), ``["bool"]``, ``["str"]``,
+    ``["float"]`` (binary floats alone: ``float(X)``, measured values) or
     ``["mixed"]`` (canonical term text).  Mirrors ``arrow._column``."""
     from fractions import Fraction
 
@@ -53,6 +54,8 @@ def value_kind(values) -> list:
             k = ["bool"]
         elif type(v) is str:
             k = ["str"]
+        elif type(v) is float:
+            k = ["float"]
         elif isinstance(v, Fraction):
             t = format_number(v)
             if "/" in t:
@@ -80,7 +83,7 @@ def merge_kind(a, b) -> list:
         ai, asc = (a[1], 0) if a[0] == "int" else (a[1], a[2])
         bi, bsc = (b[1], 0) if b[0] == "int" else (b[1], b[2])
         return ["dec", max(ai, bi), max(asc, bsc)]
-    if a[0] == b[0] and a[0] in ("bool", "str"):
+    if a[0] == b[0] and a[0] in ("bool", "str", "float"):
         return a
     return ["mixed"]
 
@@ -98,6 +101,8 @@ def arrow_type(kind):
         return pa.decimal128(precision, kind[2]) if precision <= 38 else pa.string()
     if k == "bool":
         return pa.bool_()
+    if k == "float":
+        return pa.float64()
     return pa.string()
 
 
@@ -479,6 +484,8 @@ def _lane_expr(lane: str, kind, terms: bool) -> str:
         return f"coalesce(CAST({ints} AS {sql}), CAST({text} AS {sql}))"
     if pa.types.is_boolean(typ):
         return f"CAST({text} AS BOOLEAN)"
+    if pa.types.is_floating(typ):  # (the text lane holds each float's shortest round-trip text)
+        return f"CAST({text} AS DOUBLE)"
     if kind[0] == "str":
         return text
     if kind[0] == "mixed" and terms:
@@ -523,6 +530,8 @@ def _lane_array(rows, lane: str, kind, terms: bool):
         return pc.coalesce(ints.cast(pa.string()), text).cast(typ)
     if pa.types.is_boolean(typ):
         return text.cast(pa.bool_())
+    if pa.types.is_floating(typ):
+        return text.cast(pa.float64())
     if kind[0] == "str":
         return text
     if kind[0] == "mixed" and terms:

@@ -146,3 +146,43 @@ def test_the_tasks_read_typed_inputs_straight_into_columns(spark, monkeypatch):
     with _worker_engine(spark, "columns"):
         out = cs.reason(spark, PROGRAM, frames, distributed=True, key=KEYS, partitions=2, arrow=True)
     assert out["hot"].num_rows and out["pinged"].num_rows and out["timed"].num_rows
+
+
+FLOATS = """
+scaled(S, C) :- level(S, A), C = float(A) / 4.
+measured(S, R) :- gauge(S, R), R > 0.5.
+mixed(S, M) :- level(S, M).
+mixed(S, M) :- gauge(S, M).
+@output("scaled"). @output("measured"). @output("mixed").
+"""
+
+
+@pytest.mark.parametrize("path", ["driver", "keyed", "no key"])
+def test_float_answers_are_doubles_as_the_embedded_models(spark, path):
+    """Binary floats (``float(X)``, a measured float64 column) come out of
+    Spark as doubles, as ``Model.to_arrow`` gives them, on every path
+    (they used to come back as the text ``'4.0'``); a column mixing floats
+    with exact numbers is term text there as here."""
+    import warnings
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+
+    inf = float("inf")
+    level = pa.table({"s": [f"s{i % 7}" for i in range(40)], "a": pa.array([i - 9 for i in range(40)], pa.int64()),
+                      "start": list(range(40)), "end": [i + 2 for i in range(40)]})
+    gauge = pa.table({"s": [f"s{i % 7}" for i in range(40)], "r": pa.array([[0.1 * i, inf, -inf, 1e300][i % 4] for i in range(40)], pa.float64()),
+                      "start": list(range(40)), "end": [i + 1 for i in range(40)]})
+    model = chronolog.reason(FLOATS, {"level": level, "gauge": gauge})
+    frames = {"level": spark.createDataFrame(level), "gauge": spark.createDataFrame(gauge)}
+    kw = {"driver": {}, "keyed": {"distributed": True, "key": {"level": 0, "gauge": 0}}, "no key": {"distributed": True}}[path]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (no key: floats go to the driver, with a warning)
+        out = cs.reason(spark, FLOATS, frames, arrow=True, **kw)
+    for p in ("scaled", "measured", "mixed"):
+        want = model.to_arrow(p)
+        got = out[p].rename_columns(want.column_names)
+        assert got.schema.field(1).type == want.schema.field(1).type, p
+        assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
+    assert out["scaled"].schema.field(1).type == pa.float64()
+    assert out["mixed"].schema.field(1).type == pa.string()

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
 
 from test_spark_rounds import canon, drawn_interval

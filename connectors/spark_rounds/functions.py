@@ -56,9 +56,9 @@ from .sql import hex_string
 STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
 FLOAT_FUNCTIONS = {"float", "sqrt"}
 REFUSED = {
-    "exp": "exp() (Java's StrictMath.exp and the C library Python calls differ in the last bit)",
-    "log": "log() (Java's StrictMath.log and the C library Python calls differ in the last bit)",
-    "exact": "exact() (a float's exact binary value has up to 1074 decimals)",
+    "exp": "the function exp() (Java's StrictMath.exp and the C library Python calls differ in the last bit)",
+    "log": "the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit)",
+    "exact": "the function exact() (a float's exact binary value has up to 1074 decimals)",
 }
 # code points whose upper and lower case Spark maps as Python does (tested
 # on every one of them: tests/test_spark_rounds_functions.py)
@@ -268,7 +268,9 @@ class Functions:
         """A position or a length: a whole number, or the run stops (the engine's error)."""
         if self.arith.scale is None:
             return x
-        return self.arith.checked(x, f"{x} <> floor({x})", f"{text} needs whole numbers")
+        # (floor's decimal(38, 0) against decimal(38, S): Spark compares them
+        # at scale 0, and -1.5 equals -2; both at the run's type, exactly)
+        return self.arith.checked(x, f"{x} <> CAST(floor({x}) AS {self.arith.num})", f"{text} needs whole numbers")
 
     def substr(self, s: str, start: str, length, text: str, rule) -> str:
         """Python's ``s[start:start + length]`` (``s[start:]``) on code points."""

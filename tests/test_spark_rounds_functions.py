@@ -145,15 +145,19 @@ g(X, M, N, P, Q) :- f(X, F, G, H, R), M = floor(G), N = round(F * 7), P = mod(F 
 h(X, K) :- f(X, F, G, H, R), K = max(F, G, H), F > 0.1, G <= 3, H != 1.
 z(X, Z) :- w(X, A), Z = float(A) * 0, A != 0.
 r(X, S) :- w(X, A), A > 0, S = sqrt(A).
-@output("f"). @output("g"). @output("h"). @output("z").
+one(X) :- f(X, 1, G, H, R).
+tenth(X) :- f(Y, F, G, H, R), f(X, 0.1, G2, H2, R2).
+@output("f"). @output("g"). @output("h"). @output("z"). @output("one"). @output("tenth").
 """
-FLOAT_OUTPUTS = ["f", "g", "h", "z"]
+FLOAT_OUTPUTS = ["f", "g", "h", "z", "one", "tenth"]
 
 
 def test_floats_by_hand(spark):
     """Floats out as doubles, a float result in a decimal run still a float;
-    a comparison with the exact constant 0.1 (no float equals it); -0.0 as
-    0.0; floor and round of floats exact integers."""
+    a comparison with the exact constant 0.1 (no float equals it), an atom
+    with the constants 1 (3 / 3 is the float 1.0) and 0.1 (none) on a
+    column of floats; -0.0 as 0.0; floor and round of floats exact
+    integers."""
     rows = [((1, 3), (0, 4, True, False)), ((2, -6), (2, 6, True, True)), ((3, 2), (1, 3, True, True)),
             ((4, Fraction(3, 10)), (0, 9, True, True)), ((5, 1234567), (0, 2, False, True))]
     check(spark, FLOATS, {"w": facts_to_arrow(rows, ["k", "a"])}, FLOAT_OUTPUTS)

@@ -352,3 +352,34 @@ def test_plan_names_the_new_functions_as_rounds():
                  "t(X, Y) :- w(X, A), Y = sqrt(float(A) / 3) + mod(A, 2.5)."):
         assert describe(plan(chronolog.load_program(NO_KEY + rule))).startswith("seminaive rounds"), rule
     assert "the function exp()" in describe(plan(chronolog.load_program(NO_KEY + "t(X, Y) :- w(X, A), Y = exp(A).")))
+
+
+LOCALE_PROBE = """
+import sys
+from pyspark.sql import SparkSession, types as T
+from chronolog.connectors.spark_rounds.arithmetic import Arithmetic
+from chronolog.connectors.spark_rounds.terms import TermTypes
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.driver.extraJavaOptions", "-Duser.language=" + sys.argv[1]).getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+f = Arithmetic(TermTypes({}, T.LongType())).functions
+df = spark.createDataFrame([("straße",)], "s string")
+for name in ("upper", "lower"):
+    try:
+        print(name, df.selectExpr(f.case(name, "s", name) + " AS u").collect()[0].u)
+    except Exception as e:
+        print(name, "STOP" if "beyond Latin" in str(e) else "ERROR " + str(e)[:200])
+spark.stop()
+"""
+
+
+@pytest.mark.parametrize("lang", ["tr", "lt"])
+def test_case_mapping_stops_in_a_turkish_or_lithuanian_jvm(lang):
+    """In a JVM whose default locale is Turkish (``i`` -> ``İ`` in any
+    non-ASCII string) or Lithuanian, the row's probe stops upper and lower
+    (a JVM of its own: the locale is read when it starts)."""
+    import subprocess
+
+    pytest.importorskip("pyspark")
+    out = subprocess.run([sys.executable, "-c", LOCALE_PROBE, lang], capture_output=True, text=True, timeout=300).stdout
+    assert "upper STOP" in out and "lower STOP" in out, out

@@ -383,3 +383,15 @@ def test_case_mapping_stops_in_a_turkish_or_lithuanian_jvm(lang):
     pytest.importorskip("pyspark")
     out = subprocess.run([sys.executable, "-c", LOCALE_PROBE, lang], capture_output=True, text=True, timeout=300).stdout
     assert "upper STOP" in out and "lower STOP" in out, out
+
+
+@pytest.mark.parametrize("c", [Fraction(1, 10), Fraction(1, 3), Fraction(1, 2), 3, 2**53 + 1, -(2**1100), 2**1100,
+                               Fraction(1, 10**400), -Fraction(7, 10**320)])
+def test_bracket_is_the_two_floats_around_an_exact_number(c):
+    """What ``F op c`` of an exact constant compares with: every float
+    between ``lo`` and ``hi`` is one of them, and the order is exact."""
+    from chronolog.connectors.spark_rounds.functions import bracket
+
+    lo, hi = bracket(c)
+    assert lo <= c <= hi and (lo == hi) == (not math.isinf(lo) and Fraction(lo) == c)
+    assert math.nextafter(lo, math.inf) >= hi

@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
@@ -15,6 +15,10 @@ terms instead (what went to the driver before the ninth round);
 ``--program values``: a sum of an expression, a group computed by
 round(), the least and greatest investor name (strings) by an assigned
 variable (what went to the driver before the tenth round).
+``--program functions``: string functions (concat, upper, substr,
+strlen, +) and floats computed in rules (float, sqrt, /, mod, a
+comparison with an exact constant): what went to the driver before the
+eleventh round.
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache); the driver side is the
 rounds refused (``check_rules`` raising), which is the path such a program
@@ -70,7 +74,16 @@ first(C, M) :- owns(I, C, P), M = min(I).
 last(C, M) :- owns(I, C, P), K = I, M = max(K).
 @output("weighted"). @output("tens"). @output("first"). @output("last").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES}
+# string functions and floats computed in rules (functions.py)
+FUNCTIONS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+label(I, C, L) :- owns(I, C, P), L = concat(upper(I), "@", substr(C, 1), "#", P).
+long(C, N) :- owns(I, C, P), N = strlen(C + I), N > 6.
+scaled(I, C, F) :- owns(I, C, P), F = sqrt(float(P)) / 3 + mod(float(P), 7).
+high(I, C) :- owns(I, C, P), F = float(P) / 7, F > 10.5.
+@output("label"). @output("long"). @output("scaled"). @output("high").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS}
 
 
 def facts(n: int, seed: int = 7):

@@ -90,9 +90,10 @@ def test_plan_names_the_path_for_constraints():
     from chronolog.planner import plan
 
     assert describe(plan(load_program(PROGRAM))).startswith("seminaive rounds")
-    rooted = PROGRAM + "⊥ :- e(X, Y), sqrt(X / 3) > 5.\n"
+    rooted = PROGRAM + "⊥ :- e(X, Y), log(X / 3) > 5.\n"
     assert describe(plan(load_program(rooted))) == (
-        "on the driver (the function sqrt() in an expression in the rule ⊥ :- e(X, Y), sqrt(X / 3) > 5. (<program>:7:1))")
+        "on the driver (the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit) "
+        "in the rule ⊥ :- e(X, Y), log(X / 3) > 5. (<program>:7:1))")
     assert describe(plan(load_program(PROGRAM + "⊥ :- e(X, Y), round(X, -1) > 5.\n"))).startswith("seminaive rounds")
 
 

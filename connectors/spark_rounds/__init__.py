@@ -46,8 +46,9 @@ run exactly (aggregation beyond ``aggregate``'s, recursion through time
 (but a Since/Until recursive through its left operand only), terms of mixed types, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
-rule; the caller falls back to the driver with a warning.  Nothing is ever
-computed on floats.
+rule; the caller falls back to the driver with a warning.  Times are never
+floats; a float a rule computes is a ``double`` term only where Spark's
+IEEE operation is the engine's (functions.py).
 
 The modules, one concept each:
 
@@ -79,6 +80,8 @@ The modules, one concept each:
 * ``outputs``: a relation back in the caller's layout, codes decoded;
 * ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
+* ``functions``: string functions and floats computed in a rule, the
+  engine's values in Spark SQL or refused;
 * ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 

@@ -19,14 +19,14 @@ run (``raise_error``), which then goes whole to the driver
   quotient times the divisor gives the dividend back exactly;
 * ``abs``, ``min``, ``max``, ``floor``, ``ceil``, ``mod`` (the sign of
   the divisor, as Python's ``%``) and ``round`` to a constant number of
-  digits (half to even: ``bround``) likewise; other functions (floats:
-  ``float``, ``sqrt``, ``exp``, ``log``; strings: ``concat``, ``substr``,
-  ...), and arithmetic on strings or booleans, go to the driver before
-  any job.
+  digits (half to even: ``bround``) likewise; string functions and
+  floats computed in the rule are functions.py's (``exp``, ``log``,
+  ``exact`` go to the driver before any job), and arithmetic on booleans
+  is refused.
 
 An assignment's value is also kept by a filter (``IS NOT NULL``), so that
 Spark cannot prune a column nothing reads and skip the row's check where
-the engine would report the row.  Nothing is computed on floats.
+the engine would report the row.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .fragment import NotRelational
 from .sql import Stmt, hex_string
 
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
-FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}
+FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 ROUND_DIGITS = 37  # round(X, D) for a constant |D| <= 37: Spark's decimals hold the result exactly
 MIN_LONG = "(-9223372036854775807L - 1L)"  # (the literal of -2^63 itself does not parse)
 
@@ -58,8 +58,13 @@ def _check(e, rule):
         _check(e.left, rule)
         _check(e.right, rule)
     elif isinstance(e, ast.Call):
-        n = FUNCTIONS.get(e.name, 0)
-        if e.name not in FUNCTIONS or (n is not None and len(e.args) != n):
+        from chronolog.language.builtins import check_arity
+
+        from .functions import REFUSED
+
+        if e.name in REFUSED:
+            raise NotRelational(REFUSED[e.name], rule)
+        if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, from the driver)
             raise NotRelational(f"the function {e.name}() in an expression", rule)
         if e.name == "round" and round_digits(e) is None:
             raise NotRelational(f"round() to digits other than a whole constant within {ROUND_DIGITS} ({e})", rule)
@@ -103,12 +108,16 @@ def constants(lit):
 
 def expr_class(e, env: dict):
     """The class of an expression's values: a plain variable's or constant's
-    own, numbers for arithmetic (None: not known yet)."""
+    own, a call's or an operator's from its arguments' (functions.py;
+    None: not known yet)."""
+    from .functions import result_class
+
     if isinstance(e, ast.Var):
         return env.get(e.name)
     if isinstance(e, ast.Const):
         return value_class(e.value)
-    return NUM
+    args = [e.left, e.right] if isinstance(e, ast.BinOp) else e.args
+    return result_class(e, [expr_class(a, env) for a in args])
 
 
 def stop_sql(why: str) -> str:
@@ -139,6 +148,9 @@ class Arithmetic:
         num = types.num_type
         self.scale = None if isinstance(num, T.LongType) else num.scale
         self.num = num.simpleString()
+        from .functions import Functions
+
+        self.functions = Functions(self)  # strings and floats
 
     def checked(self, value: str, bad: str, why: str) -> str:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
@@ -159,11 +171,10 @@ class Arithmetic:
             args = [self.sql(x, varcols, varcls, rule) for x in (e.left, e.right)]
         else:  # (round's digits are a constant: round_digits)
             args = [self.sql(x, varcols, varcls, rule) for x in e.args[:1 if e.name == "round" else None]]
-        for (_, c), x in zip(args, e.args if isinstance(e, ast.Call) else (e.left, e.right)):
-            if c != NUM:
-                raise NotRelational(f"arithmetic on {c or 'untyped'} terms ({x} in {e})", rule)
-        xs = [a for a, _ in args]
         text = str(e)
+        if any(c != NUM for _, c in args) or (isinstance(e, ast.Call) and e.name not in FUNCTIONS):
+            return self.functions.call(e, args, text, rule)  # strings, floats (functions.py)
+        xs = [a for a, _ in args]
         if isinstance(e, ast.BinOp):
             return self.binop(e.op, xs[0], xs[1], text, rule), NUM
         if e.name == "round":

@@ -1,9 +1,10 @@
-"""The class of every term column (number, string, boolean), inferred
-before the rounds start.
+"""The class of every term column (number, string, boolean, float),
+inferred before the rounds start.
 
 Spark compares a string with a number by an implicit cast; the engine never
 finds them equal.  So every column and every join variable must hold one
-class (integers and decimals are one: numbers), known from the inputs'
+class (integers and decimals are one: numbers; binary floats, which only
+a rule computes (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
 the heads; a program that mixes them is refused (:class:`NotRelational`).
 """
@@ -20,7 +21,7 @@ from chronolog.planner.normalize import TOP
 
 from .fragment import NotRelational
 
-NUM, STR, BOOL = "num", "str", "bool"
+NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
 
 
 def value_class(v):

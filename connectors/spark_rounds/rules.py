@@ -16,7 +16,7 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .arithmetic import Arithmetic
-from .classes import BOOL, value_class
+from .classes import BOOL, FLOAT, NUM, value_class
 from .fragment import NotRelational
 from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
 
@@ -50,7 +50,11 @@ class RuleSql:
         for i, t in enumerate(lit.terms):
             if isinstance(t, ast.Const):
                 c = value_class(t.value)
-                if cls[i] is not None and c != cls[i]:
+                if cls[i] == FLOAT and c == NUM:  # an exact constant against floats, exactly (functions.py)
+                    from .functions import float_vs_exact
+
+                    conds.append(float_vs_exact("==", f"c{i}", t.value))
+                elif cls[i] is not None and c != cls[i]:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
                     conds.append(f"c{i} = {self.types.const(t.value)}")
@@ -80,7 +84,11 @@ class RuleSql:
     def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
         (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in (cmp.left, cmp.right)]
         ordered = cmp.op not in ("==", "!=")
-        if ca != cb or (ordered and ca == BOOL):
+        if FLOAT in (ca, cb) and {ca, cb} <= {NUM, FLOAT}:  # a float beside a float or an exact number
+            from .functions import compare_float
+
+            cond = compare_float(cmp.op, (a, ca, cmp.left), (b, cb, cmp.right), rule)
+        elif ca != cb or (ordered and ca == BOOL):
             if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
             cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean

@@ -65,8 +65,10 @@ def string_constants(plan) -> list:
 
 def orders_strings(plan, classes: dict) -> bool:
     """Whether a condition compares strings by order (``<``, ``>=``, ...),
-    or an aggregate takes their least or greatest, which codes would not
-    keep: then the rounds run on the strings."""
+    an aggregate takes their least or greatest, or a function reads or
+    makes a string (``concat``, ``A + B``, ``upper``, ``strlen``, ...:
+    functions.py), which codes would not keep: then the rounds run on the
+    strings."""
     for r in plan.rules:
         env = {}
         for lit in r.body:
@@ -86,7 +88,21 @@ def orders_strings(plan, classes: dict) -> bool:
                     c = env.get(x.name) if isinstance(x, ast.Var) else value_class(x.value) if isinstance(x, ast.Const) else None
                     if c == STR:
                         return True
+        for lit in literals(r):
+            exprs = [lit.comparison.left, lit.comparison.right] if isinstance(lit, Condition) else [lit.expr] if isinstance(lit, Assign) else []
+            if any(_computes_strings(e, env) for e in exprs):
+                return True
     return False
+
+
+def _computes_strings(e, env: dict) -> bool:
+    """Whether a call or an operator of ``e`` reads or makes a string."""
+    if not isinstance(e, (ast.BinOp, ast.Call)):
+        return False
+    args = [e.left, e.right] if isinstance(e, ast.BinOp) else list(e.args)
+    if expr_class(e, env) == STR or STR in [expr_class(a, env) for a in args]:
+        return True
+    return any(_computes_strings(a, env) for a in args)
 
 
 def dictionary_sql(catalog, classes: dict, constants: list, inputs: list) -> str:

@@ -1,8 +1,9 @@
 """A run's term columns as SQL: their types and the program's constants.
 
-The classes (classes.py) say number, string or boolean; a run fixes how
-each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a decimal
-term occurs; strings as strings, or as 64-bit codes (string_codes.py).
+The classes (classes.py) say number, string, boolean or float; a run fixes
+how each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a
+decimal term occurs; strings as strings, or as 64-bit codes
+(string_codes.py); floats as ``double`` whatever the numbers' type.
 A constant is written in its column's type, so that a comparison never
 goes through one of Spark's implicit casts.
 """
@@ -13,7 +14,7 @@ from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
 
-from .classes import BOOL, NUM, STR, decimal_digits
+from .classes import BOOL, FLOAT, NUM, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 from .string_codes import code_literal
@@ -47,7 +48,7 @@ class TermTypes:
 
         if c == STR and self.str_codes:
             return T.LongType()
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), None: T.StringType()}[c]
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
         return self.term_type(c).simpleString()

@@ -1,0 +1,337 @@
+"""String functions and floats computed in a rule, as Spark SQL that gives
+the embedded engine's values (language/builtins.py,
+engine/rows/expressions.py) exactly, or refuses.
+
+Floats (``float(X)``, ``sqrt``, arithmetic with a float operand): a
+``double`` column of their own class (classes.py), whatever the run's
+number type.  ``+ - * /``, ``sqrt``, ``abs``, ``floor``, ``ceil``,
+``mod`` (Java's ``%`` is C's ``fmod``, then Python's sign fix), ``round``
+to 0 digits (``rint``: half to even on the binary value) and an exact
+number made a float (Java's conversions of a ``long`` and of a
+``BigDecimal`` are correctly rounded, as Python's) are exact IEEE
+operations in both, hence equal.  Where the engine raises (division by
+zero, ``sqrt`` or ``mod`` out of domain, NaN) or keeps an infinite float,
+and where ``sqrt`` of an exact square is exact, the run stops
+(:func:`arithmetic.stop_sql`) and goes to the driver.  ``-0.0`` is written
+``0.0``: one fact with it, as the engine's.  A float compares with a float
+directly and with an exact constant through the two floats around it;
+the engine compares a float with an exact number exactly, which Spark's
+implicit cast would not: a float against a computed exact number is
+refused.  Refused: ``exp``, ``log`` (Java's StrictMath and the C library
+Python calls differ in the last bit, on 10% and 3.5% of random values
+here), ``round(F, D)`` for ``D`` other than 0 (Spark rounds the float's
+shortest text: ``round(2.675, 2)`` gives 2.68, Python 2.67, as the binary
+value is below 2.675), ``exact`` (a float's binary value has up to 1074
+decimals), a float in ``concat`` (Java prints ``1.0E10``, Python
+``10000000000.0``).
+
+Strings: Spark's string functions count UTF-8 code points, as Python's
+``str``: ``strlen`` is ``char_length``; ``substr`` is Python's slice
+``s[f:f + n]`` (positions from 0, negative ones from the end, clamped)
+written with ``substring`` at 1-based positions; ``concat`` and ``A + B``
+join the engine's texts of numbers (``2``, ``0.5``: the shortest decimal)
+and booleans (``#T``); ``min``/``max`` of strings are ``least``/
+``greatest`` (UTF-8 byte order is code point order).  ``upper``/
+``lower``: Spark's case mapping (ICU, or the JVM's, and in either the
+executor's default locale: Turkish maps ``i`` to ``İ``) differs from
+Python's where their Unicode versions differ, so it runs on strings of
+:data:`CASE_RANGES` only (Latin, Greek and Cyrillic letters and the
+combining accents, whose mappings have not changed since Unicode 5) and where a probe in the row
+finds the root locale's mapping; another row stops the run.  Strings
+computed here need their values: the run keeps strings (string_codes.py).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from chronolog.language import ast
+
+from .arithmetic import stop_sql
+from .classes import BOOL, FLOAT, NUM, STR
+from .fragment import NotRelational
+from .sql import hex_string
+
+STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
+FLOAT_FUNCTIONS = {"float", "sqrt"}
+REFUSED = {
+    "exp": "the function exp() (Java's StrictMath.exp and the C library Python calls differ in the last bit)",
+    "log": "the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit)",
+    "exact": "the function exact() (a float's exact binary value has up to 1074 decimals)",
+}
+# code points whose upper and lower case Spark maps as Python does (tested
+# on every one of them: tests/test_spark_rounds_functions.py)
+CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
+INF = "CAST('Infinity' AS DOUBLE)"
+TWO63 = "CAST('9223372036854775808' AS DOUBLE)"  # 2^63, exact: floor/ceil/rint below it fit 64 bits
+EXACT_ROOT = 2**53  # an exact square below it is found exactly by a double sqrt
+TRAILING_ZEROS = hex_string(r"\.?0+$")  # of a decimal's text (its point too when nothing follows)
+
+
+def result_class(e, args: list):
+    """The class of the call or operator ``e`` from its arguments' classes
+    (None: not known yet); a combination the engine rejects gets a class,
+    the SQL refuses it (:meth:`Functions.call`)."""
+    if isinstance(e, ast.BinOp):
+        if e.op == "+" and args == [STR, STR]:
+            return STR
+        name = "arith"
+    else:
+        name = e.name
+    if name in ("concat", "substr", "lower", "upper"):
+        return STR
+    if name in ("strlen", "floor", "ceil", "exact"):
+        return NUM
+    if name in FLOAT_FUNCTIONS or name in ("exp", "log"):
+        return FLOAT
+    if None in args:
+        return None
+    if name == "round":
+        return FLOAT if args[0] == FLOAT and len(args) == 2 else NUM
+    if name in ("min", "max") and len(set(args)) == 1:
+        return args[0]
+    return FLOAT if FLOAT in args else NUM
+
+
+def double_literal(f: float) -> str:
+    """The float ``f`` as SQL (Java parses Python's shortest text to it)."""
+    if math.isinf(f):
+        return INF if f > 0 else f"-{INF}"
+    return f"CAST('{f!r}' AS DOUBLE)"
+
+
+def bracket(c) -> tuple:
+    """``(lo, hi)``: the greatest float <= the exact number ``c`` and the
+    least >= it (equal when ``c`` is a float's value; ±inf beyond them)."""
+    try:
+        f = float(c)
+    except OverflowError:
+        f = math.inf if c > 0 else -math.inf
+    if math.isinf(f):
+        big = math.nextafter(f, 0)
+        return (big, f) if f > 0 else (f, big)
+    x = Fraction(f)
+    if x == c:
+        return f, f
+    return (f, math.nextafter(f, math.inf)) if x < c else (math.nextafter(f, -math.inf), f)
+
+
+SQL_OP = {"==": "=", "!=": "<>"}
+MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def float_vs_exact(op: str, d: str, c) -> str:
+    """``d op c`` exactly, of the float SQL ``d`` and the exact number ``c``."""
+    lo, hi = bracket(c)
+    if op == "<":
+        return f"{d} < {double_literal(hi)}"
+    if op == "<=":
+        return f"{d} <= {double_literal(lo)}"
+    if op == ">":
+        return f"{d} > {double_literal(lo)}"
+    if op == ">=":
+        return f"{d} >= {double_literal(hi)}"
+    same = f"{d} = {double_literal(lo)}" if lo == hi else "false"
+    return same if op == "==" else f"NOT ({same})"
+
+
+def constant_value(e):
+    """The exact value of the expression ``e`` without variables, as the
+    engine computes it (None: it has a variable or no exact value)."""
+    from chronolog.engine.rows.expressions import compile_expr
+
+    def has_var(x):
+        if isinstance(x, ast.Var):
+            return True
+        if isinstance(x, ast.BinOp):
+            return has_var(x.left) or has_var(x.right)
+        return isinstance(x, ast.Call) and any(has_var(a) for a in x.args)
+
+    if has_var(e):
+        return None
+    try:
+        v = compile_expr(e, {}, e)(None)
+    except Exception:  # noqa: BLE001 - an error the engine reports: the driver's
+        return None
+    return v if type(v) in (int, Fraction) else None
+
+
+def compare_float(op: str, left: tuple, right: tuple, rule) -> str:
+    """A comparison with a float side: ``left``, ``right`` are ``(SQL,
+    class, expression)``.  Two floats compare directly (no NaN, no -0.0 is
+    ever kept); a float with an exact constant through :func:`bracket`."""
+    (a, ca, ea), (b, cb, eb) = left, right
+    if ca == cb == FLOAT:
+        return f"{a} {SQL_OP.get(op, op)} {b}"
+    if ca != FLOAT:  # the float on the left
+        (a, ca, ea), (b, cb, eb), op = (b, cb, eb), (a, ca, ea), MIRROR[op]
+    c = constant_value(eb)
+    if c is None:
+        raise NotRelational(f"the comparison of a float with the exact number {eb} computed in the row "
+                            "(the engine compares them exactly, Spark through a float)", rule)
+    return float_vs_exact(op, a, c)
+
+
+class Functions:
+    """SQL of the string functions and of float arithmetic, beside the
+    exact arithmetic of ``arith`` (arithmetic.Arithmetic: its number type
+    and its checks)."""
+
+    def __init__(self, arith):
+        self.arith = arith
+
+    # floats
+
+    def finite(self, r: str, text: str) -> str:
+        """The float ``r``, or the run stops where it is NaN or infinite
+        (the engine's error, or a value it keeps that the rounds do not);
+        ``-0.0`` as ``0.0``."""
+        return (f"(CASE WHEN NOT (abs({r}) < {INF}) THEN {stop_sql(f'{text} is NaN or infinite')} "
+                f"WHEN {r} = 0 THEN CAST(0 AS DOUBLE) ELSE {r} END)")
+
+    def double(self, x: str, c) -> str:
+        """``x`` (of class ``c``) as a float: an exact number correctly rounded."""
+        return x if c == FLOAT else f"CAST({x} AS DOUBLE)"
+
+    def binop(self, op: str, a: str, ca, b: str, cb, text: str) -> str:
+        x, y = self.double(a, ca), self.double(b, cb)
+        if op == "/":
+            return self.finite(self.arith.checked(f"({x} / {y})", f"{y} = 0", f"division by zero in {text}"), text)
+        return self.finite(f"({x} {op} {y})", text)
+
+    def in_64_bits(self, x: str, r: str, text: str) -> str:
+        """The whole float ``r`` (of ``x``) as the run's number, when ``x`` lies within 64 bits."""
+        value = f"CAST(CAST({r} AS BIGINT) AS {self.arith.num})"
+        return self.arith.checked(value, f"NOT ({x} >= -{TWO63} AND {x} < {TWO63})", f"{text} is beyond 64-bit integers")
+
+    def sqrt_exact(self, x: str, text: str) -> str:
+        """``sqrt`` of an exact number: a float where it is no square of a
+        rational (then ``sqrt(float(x))``, as the engine's); the run stops
+        on a square (the engine's value is exact) or when that is unknown."""
+        s = self.arith.scale or 0
+        u = x if s == 0 else f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"  # x·10^S
+        # y = x·10^S, or x·10^(S+1) for an odd S: a square exactly when x is
+        # one; read past the bound only (OR stops at the first true)
+        bound = EXACT_ROOT // 10 if s % 2 else EXACT_ROOT
+        y = f"(CAST({u} AS BIGINT) * 10)" if s % 2 else f"CAST({u} AS BIGINT)"
+        r = f"CAST(rint(sqrt(CAST({y} AS DOUBLE))) AS BIGINT)"
+        bad = f"{x} < 0 OR {u} > {bound} OR {r} * {r} = {y}"
+        why = f"{text}: a negative number, an exact square (an exact root) or beyond 2^53 (unknown)"
+        return self.arith.checked(f"sqrt(CAST({x} AS DOUBLE))", bad, why)
+
+    def float_call(self, name: str, xs: list, cs: list, text: str, rule, digits=None) -> tuple:
+        """``(SQL, class)`` of a function of numbers with a float among them."""
+        x = xs[0]
+        if name in ("min", "max"):
+            if set(cs) != {FLOAT}:
+                raise NotRelational(f"{name}() of floats and exact numbers ({text}: the result keeps its operand's kind)", rule)
+            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})", FLOAT
+        if name == "abs":
+            return f"abs({x})", FLOAT
+        if name in ("floor", "ceil"):
+            return self.in_64_bits(x, f"{name}({x})", text), NUM
+        if name == "round":
+            if digits is None:
+                return self.in_64_bits(x, f"rint({x})", text), NUM
+            if digits != 0:
+                raise NotRelational(f"round() of a float to {digits} digits ({text}: Spark rounds its shortest decimal text, "
+                                    "the engine its binary value)", rule)
+            return self.finite(f"rint({x})", text), FLOAT
+        if name == "mod":
+            a, b = self.double(x, cs[0]), self.double(xs[1], cs[1])
+            r = self.arith.checked(f"({a} % {b})", f"{b} = 0", f"{text} by zero")
+            return self.finite(f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({b} < 0) THEN {r} + {b} ELSE {r} END)", text), FLOAT
+        if name == "float":
+            return x, FLOAT
+        if name == "sqrt":
+            return self.arith.checked(f"sqrt({x})", f"{x} < 0", f"{text} of a negative number"), FLOAT
+        raise NotRelational(REFUSED.get(name, f"the function {name}() of a float ({text})"), rule)  # pragma: no cover
+
+    # strings
+
+    def text(self, x: str, c, whole: str, rule) -> str:
+        """The engine's text of a term in ``concat`` (language/text.py,
+        format_term): a string itself, a number's shortest decimal, #T/#F."""
+        if c == STR:
+            return x
+        if c == BOOL:
+            return f"(CASE WHEN {x} THEN '#T' ELSE '#F' END)"
+        if c == NUM:
+            if self.arith.scale is None:
+                return f"CAST({x} AS STRING)"
+            return f"regexp_replace(CAST({x} AS STRING), {TRAILING_ZEROS}, '')"  # 2.500 -> 2.5, 2.000 -> 2
+        why = "a float (Java prints 1.0E10, Python 10000000000.0)" if c == FLOAT else f"{c or 'untyped'} terms"
+        raise NotRelational(f"concat() of {why} ({whole})", rule)
+
+    def whole(self, x: str, text: str) -> str:
+        """A position or a length: a whole number, or the run stops (the engine's error)."""
+        if self.arith.scale is None:
+            return x
+        # (floor's decimal(38, 0) against decimal(38, S): Spark compares them
+        # at scale 0, and -1.5 equals -2; both at the run's type, exactly)
+        return self.arith.checked(x, f"{x} <> CAST(floor({x}) AS {self.arith.num})", f"{text} needs whole numbers")
+
+    def substr(self, s: str, start: str, length, text: str, rule) -> str:
+        """Python's ``s[start:start + length]`` (``s[start:]``) on code points."""
+        n = f"char_length({s})"
+
+        def index(i):  # a slice index, from the end when negative, clamped to [0, n]
+            return f"(CASE WHEN {i} < 0 THEN greatest({i} + {n}, 0) ELSE least({i}, {n}) END)"
+
+        start = self.whole(start, text)
+        a = f"CAST({index(start)} AS INT)"
+        if length is None:
+            b = n
+        else:
+            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text, rule))} AS INT)"
+        return f"(CASE WHEN {b} > {a} THEN substring({s}, {a} + 1, {b} - {a}) ELSE '' END)"
+
+    def case(self, name: str, s: str, text: str) -> str:
+        """``upper``/``lower`` where Spark's mapping is Python's (see the module)."""
+        ranges = "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in CASE_RANGES)
+        pattern = hex_string(f"^[{ranges}]*$")
+        # the row's probe: in the root locale 'ié' -> 'IÉ' and 'IÌ' -> 'iì'
+        # (Turkish: 'İÉ', 'ıì'; Lithuanian: 'ii̇̀'); read from the row so that
+        # it runs in the executor, not folded on the driver
+        empty = f"substring({s}, 1, 0)"
+        probe = (f"upper(concat({empty}, {hex_string('ié')})) = {hex_string('IÉ')} AND "
+                 f"lower(concat({empty}, {hex_string('IÌ')})) = {hex_string('iì')}")
+        why = f"{text} of a string beyond Latin, Greek and Cyrillic letters and accents, or in a locale other than the root one"
+        return self.arith.checked(f"{name}({s})", f"NOT ({s} RLIKE {pattern} AND {probe})", why)
+
+    def call(self, e, args: list, text: str, rule) -> tuple:
+        """``(SQL, class)`` of the call or operator ``e`` of ``args``
+        (``[(SQL, class)]``) that is not exact arithmetic on numbers."""
+        xs, cs = [a for a, _ in args], [c for _, c in args]
+        if isinstance(e, ast.BinOp):
+            if e.op == "+" and cs == [STR, STR]:
+                return f"concat({xs[0]}, {xs[1]})", STR
+            if set(cs) <= {NUM, FLOAT}:
+                return self.binop(e.op, xs[0], cs[0], xs[1], cs[1], text), FLOAT
+            raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
+        name = e.name
+        if name in REFUSED:
+            raise NotRelational(REFUSED[name], rule)
+        if name == "concat":
+            return f"concat({', '.join(self.text(x, c, text, rule) for x, c in args)})", STR
+        if name in ("min", "max") and set(cs) == {STR}:
+            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})", STR
+        if name in STRING_FUNCTIONS:
+            if cs[0] != STR or any(c != NUM for c in cs[1:]):
+                raise NotRelational(f"{name}() of {', '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
+            if name == "strlen":
+                return f"CAST(char_length({xs[0]}) AS {self.arith.num})", NUM
+            if name == "substr":
+                return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text, rule), STR
+            return self.case(name, xs[0], text), STR
+        if not set(cs) <= {NUM, FLOAT}:
+            raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
+        if name == "sqrt" and cs == [NUM]:
+            return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
+        if name == "float" and cs == [NUM]:
+            return f"CAST({xs[0]} AS DOUBLE)", FLOAT
+        from .arithmetic import round_digits
+
+        digits = round_digits(e) if name == "round" and len(e.args) == 2 else None
+        return self.float_call(name, xs, cs, text, rule, digits)

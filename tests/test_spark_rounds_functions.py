@@ -1,0 +1,397 @@
+"""String functions and floats computed in rules inside the relational
+rounds (connectors/spark_rounds/functions.py), against the embedded engine
+on the same facts, asserted to run in Spark tasks (no DriverFallback), and
+what they refuse, each named (marked ``spark``).
+
+Answers are compared with the kind of each number: a float ``2.0`` and
+the exact ``2`` are equal in Python but not the same answer."""
+
+import math
+import sys
+import warnings
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+
+from test_spark_rounds import canon, cs
+
+pytestmark = pytest.mark.spark
+
+# a rule joining facts of different keys: the program runs as rounds
+NO_KEY = "pair(X, Z) :- w(X, A), w(Z, B), X != Z.\n"
+
+
+def typed(facts):
+    """``canon`` with each term's kind beside it (float, exact, other; a
+    set of munion as its text, as the connectors give it)."""
+    from chronolog.language.text import format_term
+
+    def kind(v):
+        if type(v) is tuple:
+            return "str", format_term(v)
+        return "float" if type(v) is float else "exact" if type(v) in (int, Fraction) else type(v).__name__, v
+
+    return {(tuple(kind(v) for v in terms), iv) for terms, iv in canon(facts)}
+
+
+def run(spark, program, tables: dict, outputs):
+    """``(stats, {pred: typed facts})`` of the rounds (None for a fallback,
+    with its warning's text)."""
+    stats = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", cs().DriverFallback)
+        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, outputs=outputs)
+    falls = [str(w.message) for w in caught if issubclass(w.category, cs().DriverFallback)]
+    return stats, {p: typed(table_to_rows(df.toArrow(), p)) for p, df in out.items()}, falls
+
+
+def check(spark, program, tables: dict, outputs):
+    """Run ``program`` both ways: the rounds ran (no fallback) and gave the
+    engine's answers, kinds of numbers included; return the engine's model."""
+    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
+    model = chronolog.reason(program, rows)
+    stats, got, falls = run(spark, program, tables, outputs)
+    assert not falls and stats.get("path") == "relational", falls
+    for p in outputs:
+        assert got[p] == typed(model.facts(p)), p
+    return model
+
+
+def refused(spark, program, tables: dict, outputs, why: str):
+    """The rounds refuse ``program`` naming ``why`` in the fallback's
+    warning, and the driver's answers are the engine's."""
+    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
+    try:
+        model = chronolog.reason(program, rows)
+    except chronolog.ChronologError as e:
+        with pytest.warns(cs().DriverFallback, match=why):
+            with pytest.raises(type(e)):
+                cs().reason(spark, program, inputs=tables, distributed=True, outputs=outputs)
+        return
+    stats, got, falls = run(spark, program, tables, outputs)
+    assert stats.get("path") != "relational" and falls and why in falls[0], falls
+    for p in outputs:
+        assert got[p] == typed(model.facts(p)), p
+
+
+def words(rows, names=("k", "s")):
+    return facts_to_arrow(rows, list(names))
+
+
+STRINGS = NO_KEY + """
+len(X, N) :- w(X, S), N = strlen(S).
+cut(X, A, B, C, D) :- w(X, S), A = substr(S, 1), B = substr(S, -2), C = substr(S, 1, 2), D = substr(S, -3, 2).
+glue(X, Y, G, H) :- w(X, S), w(Y, T), X < Y, G = concat(S, "|", T, X, #T), H = S + T.
+least(X, M, N) :- w(X, S), w(Y, T), M = min(S, T), N = max(S, T, "m").
+long(X) :- w(X, S), strlen(S) > 2, S != "ΟΔΟΣ".
+@output("len"). @output("cut"). @output("glue"). @output("least"). @output("long").
+"""
+STRING_OUTPUTS = ["len", "cut", "glue", "least", "long"]
+CASES = NO_KEY + """
+up(X, U, L) :- w(X, S), U = upper(S), L = lower(S).
+same(X) :- w(X, S), upper(S) == S, lower(S) != S.
+@output("up"). @output("same").
+"""
+
+
+def test_string_functions_by_hand(spark):
+    """Code points, not UTF-16 units or bytes (an astral character is one,
+    a combining accent another); Python's slices (negative positions from
+    the end, clamped, an empty cut); numbers and booleans in their printed
+    form."""
+    rows = [((1, "straße"), (0, 4, True, False)), ((2, "ΟΔΟΣ"), (2, 6, True, True)), ((3, "a😀b"), (1, 3, True, True)),
+            ((4, ""), (0, 9, True, True)), ((5, "ﬁİx"), (0, 2, False, True)), ((6, "e\u0301t\u00e9"), (3, 5, True, True))]
+    model = check(spark, STRINGS, {"w": words(rows)}, STRING_OUTPUTS)
+    assert ((1, 6), (0, 4, True, False)) in {(t, iv) for t, iv in canon(model.facts("len"))}
+    assert ((3, 3), (1, 3, True, True)) in canon(model.facts("len"))  # 😀 is one character
+
+
+def test_upper_and_lower_by_hand(spark):
+    """Python's case mapping: ß -> SS, İ -> i̇, ŉ -> ʼN, a final sigma
+    (also before an apostrophe), accents decomposed or not."""
+    rows = [((1, "straße"), (0, 4, True, False)), ((2, "ΟΔΟΣ ΟΔΟΣ'"), (2, 6, True, True)), ((3, "İstanbul ŉ"), (1, 3, True, True)),
+            ((4, ""), (0, 9, True, True)), ((5, "ПРИВЕТ ёж"), (0, 2, False, True)), ((6, "E\u0301T\u00e9 ſ µ ÿ"), (3, 5, True, True))]
+    check(spark, CASES, {"w": words(rows)}, ["up", "same"])
+
+
+def test_upper_beyond_the_safe_letters_goes_to_the_driver(spark):
+    """ﬁ (U+FB01) and an astral letter: Spark's mapping may be another
+    Unicode version's; the run stops there, the driver answers."""
+    for s in ("ﬁx", "𐐨"):
+        rows = [((1, "abc"), (0, 4, True, False)), ((2, s), (2, 6, True, True))]
+        refused(spark, CASES, {"w": words(rows)}, ["up", "same"], "upper(S) of a string beyond Latin")
+
+
+def test_string_functions_on_decimal_numbers(spark):
+    """A decimal run: positions are decimals that must be whole, and
+    ``concat`` prints 2.50 as 2.5 and 3.00 as 3, as the engine."""
+    rows = [(("a", "hello", Fraction(5, 2)), (0, 4, True, False)), (("b", "wörld", 3), (2, 6, True, True)),
+            (("c", "", Fraction(-1, 20)), (0, 1, True, True))]
+    prog = NO_KEY.replace("w(X, A), w(Z, B)", "w(X, A, P), w(Z, B, Q)") + """
+    t(X, T, U) :- w(X, S, P), T = concat(S, P, "/", P * 2), Q = floor(P), U = substr(S, Q, 2).
+    @output("t").
+    """
+    check(spark, prog, {"w": words(rows, ("k", "s", "p"))}, ["t"])
+
+
+FLOATS = NO_KEY + """
+f(X, F, G, H, R) :- w(X, A), F = float(A) / 3, G = F * F - 1, H = sqrt(abs(F)), R = A + F.
+g(X, M, N, P, Q) :- f(X, F, G, H, R), M = floor(G), N = round(F * 7), P = mod(F * 10, 3), Q = mod(0 - R, 0.5 * F).
+h(X, K) :- f(X, F, G, H, R), K = max(F, G, H), F > 0.1, G <= 3, H != 1.
+z(X, Z) :- w(X, A), Z = float(A) * 0, A != 0.
+r(X, S) :- w(X, A), A > 0, S = sqrt(A).
+one(X) :- f(X, 1, G, H, R).
+tenth(X) :- f(Y, F, G, H, R), f(X, 0.1, G2, H2, R2).
+@output("f"). @output("g"). @output("h"). @output("z"). @output("one"). @output("tenth").
+"""
+FLOAT_OUTPUTS = ["f", "g", "h", "z", "one", "tenth"]
+
+
+def test_floats_by_hand(spark):
+    """Floats out as doubles, a float result in a decimal run still a float;
+    a comparison with the exact constant 0.1 (no float equals it), an atom
+    with the constants 1 (3 / 3 is the float 1.0) and 0.1 (none) on a
+    column of floats; -0.0 as 0.0; floor and round of floats exact
+    integers."""
+    rows = [((1, 3), (0, 4, True, False)), ((2, -6), (2, 6, True, True)), ((3, 2), (1, 3, True, True)),
+            ((4, Fraction(3, 10)), (0, 9, True, True)), ((5, 1234567), (0, 2, False, True))]
+    check(spark, FLOATS, {"w": facts_to_arrow(rows, ["k", "a"])}, FLOAT_OUTPUTS)
+
+
+def agree(spark, program, tables: dict, outputs, stops=()):
+    """The engine's answers or its error, from ``distributed=True``: in the
+    rounds, or on the driver after a row stopped them for one of ``stops``
+    (the reasons a random row may meet); returns the path taken."""
+    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
+    try:
+        model = chronolog.reason(program, rows)
+    except chronolog.ChronologError as e:  # a row's error: the rounds stop, the driver reports it
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cs().DriverFallback)
+            with pytest.raises(type(e)):
+                cs().reason(spark, program, inputs=tables, distributed=True, outputs=outputs)
+        return "error"
+    stats, got, falls = run(spark, program, tables, outputs)
+    if falls:
+        assert any(s in falls[0] for s in stops), falls
+    for p in outputs:
+        assert got[p] == typed(model.facts(p)), p
+    return stats.get("path")
+
+
+WEIRD = ["", "ß", "İ", "ﬁ", "e\u0301", "😀", "ΟΔΟΣ", "a\x00b", "\U0010ffff", "ǅ", "ς"]
+texts = st.one_of(st.sampled_from(WEIRD), st.text(st.characters(blacklist_categories=("Cs",)), max_size=6),
+                  st.lists(st.sampled_from(WEIRD), max_size=3).map("".join))
+
+
+@st.composite
+def string_facts(draw):
+    n = draw(st.integers(1, 5))
+    return [((k, draw(texts), draw(st.integers(-8, 8))), (draw(st.integers(0, 2)), draw(st.integers(3, 6)), True, False))
+            for k in range(n)]
+
+
+SLICES = NO_KEY.replace("w(X, A), w(Z, B)", "w(X, A, P), w(Z, B, Q)") + """
+cut(X, A, B, C) :- w(X, S, P), A = substr(S, P), B = substr(S, P, 3 - P), C = substr(S, 0 - P, P).
+len(X, N, M) :- w(X, S, P), N = strlen(S), M = strlen(S + S).
+glue(X, Y, G) :- w(X, S, P), w(Y, T, Q), X != Y, G = concat(S, P, T).
+least(X, M, N) :- w(X, S, P), w(Y, T, Q), M = min(S, T), N = max(T, S), S < T.
+@output("cut"). @output("len"). @output("glue"). @output("least").
+"""
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(string_facts())
+def test_random_strings_equal_the_engine(spark, rows):
+    """Random text of all of Unicode (astral characters, combining marks,
+    NUL, ß, İ, ﬁ, empty strings) through strlen, substr at random positions
+    (negative ones, past the end), concat with numbers, + and min/max."""
+    assert agree(spark, SLICES, {"w": words(rows, ("k", "s", "p"))}, ["cut", "len", "glue", "least"]) == "relational"
+
+
+def case_sql(spark, name):
+    """Functions.case's SQL over a column ``s``, in a run of 64-bit numbers."""
+    from pyspark.sql import types as T
+
+    from chronolog.connectors.spark_rounds.arithmetic import Arithmetic
+    from chronolog.connectors.spark_rounds.terms import TermTypes
+
+    return Arithmetic(TermTypes({}, T.LongType())).functions.case(name, "s", f"{name}(S)")
+
+
+def test_case_mapping_equals_python_on_every_safe_code_point(spark):
+    """Every code point of CASE_RANGES alone, and random strings of them
+    (final sigmas beside apostrophes and accents), upper and lower: Spark's
+    guarded mapping is Python's."""
+    import random
+
+    from chronolog.connectors.spark_rounds.functions import CASE_RANGES
+
+    points = [chr(c) for lo, hi in CASE_RANGES for c in range(lo, hi + 1)]
+    rnd = random.Random(7)
+    extra = ["Σ", "'", "\u0301", " ", "Α", "."]
+    strs = points + ["".join(rnd.choice(points + extra * 20) for _ in range(rnd.randint(0, 8))) for _ in range(20000)]
+    df = spark.createDataFrame([(s,) for s in strs], "s string")
+    got = df.selectExpr("s", f"{case_sql(spark, 'upper')} AS u", f"{case_sql(spark, 'lower')} AS l").collect()
+    bad = [(r.s, r.u, r.l) for r in got if r.u != r.s.upper() or r.l != r.s.lower()]
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("s", ["ﬁ", "𐐨", "ƛ", "ა", "Ⱥ", "\u1c89"])
+def test_case_mapping_stops_beyond_the_safe_code_points(spark, s):
+    """Letters whose mapping differs between Unicode versions (ƛ got an
+    upper case in Unicode 16, ა in 11) or that lie beyond the ranges stop
+    the run, whatever this Spark does with them."""
+    from pyspark.errors import PySparkException
+
+    df = spark.createDataFrame([("a" + s,)], "s string")
+    with pytest.raises(PySparkException, match="beyond Latin"):
+        df.selectExpr(f"{case_sql(spark, 'upper')} AS u").collect()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.lists(st.text(st.sampled_from("aZßİıσςΣΟΔ' \u0301ŉĳſµÿПрёЁ"), max_size=7), min_size=1, max_size=4))
+def test_random_case_mapping_in_the_rounds(spark, strs):
+    rows = [((k, s), (k, k + 3, True, False)) for k, s in enumerate(strs)]
+    assert agree(spark, CASES, {"w": words(rows)}, ["up", "same"]) == "relational"
+
+
+numbers = st.one_of(st.integers(-5, 5), st.integers(-(2**62), 2**62), st.sampled_from([0, 1, -1, 2**53 + 1, 10**18]),
+                    st.integers(-10**6, 10**6).map(lambda n: Fraction(n, 100)))
+FLOAT_STOPS = ("exact square", "beyond 64-bit", "NaN or infinite", "needs more digits", "overflows")
+
+ROUNDED = NO_KEY.replace("w(X, A), w(Z, B)", "w(X, A, B), w(Z, C, D)") + """
+f(X, F, G, H) :- w(X, A, B), F = float(A), G = F / B, H = float(B) * F - A.
+g(X, R, S, T, M) :- w(X, A, B), f(X, F, G, H), R = sqrt(abs(G)), S = floor(H), T = round(G), M = mod(F, B).
+c(X, Y) :- f(X, F, G, H), f(Y, F2, G2, H2), X != Y, G < G2, F >= 0.25, H != 3.
+@output("f"). @output("g"). @output("c").
+"""
+
+
+@st.composite
+def number_facts(draw):
+    n = draw(st.integers(1, 4))
+    return [((k, draw(numbers), draw(numbers)), (draw(st.integers(0, 3)), draw(st.integers(3, 6)), True, True)) for k in range(n)]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(number_facts())
+def test_random_floats_equal_the_engine(spark, rows):
+    """Floats from random integers (zero, negative, beyond 2^53 and up to
+    2^62) and decimals: division (by zero: the engine's error), products,
+    sqrt, floor, round, mod, comparisons with floats and with exact
+    constants; the run stops only for the named reasons."""
+    agree(spark, ROUNDED, {"w": facts_to_arrow(rows, ["k", "a", "b"])}, ["f", "g", "c"], FLOAT_STOPS)
+
+
+def test_floats_and_strings_in_a_recursion(spark):
+    """A path's text grows by concatenation, its length by floats, round
+    after round, until strlen stops it."""
+    prog = """
+    path(X, Y, P, D) :- e(X, Y, W), P = concat(X, ">", Y), D = sqrt(float(W)).
+    path(X, Z, Q, L) :- path(X, Y, P, D), e(Y, Z, W), strlen(P) < 12, Q = P + ">" + Z, L = D + sqrt(float(W)) / 2.
+    far(X, Z, D) :- path(X, Z, P, D), D > 2.5, upper(P) != P.
+    @output("path"). @output("far").
+    """
+    rows = [(("a", "b", 2), (0, 9, True, True)), (("b", "c", 3), (1, 8, True, True)), (("c", "a", 5), (2, 7, True, False)),
+            (("c", "d", 7), (0, 5, True, True))]
+    check(spark, prog, {"e": facts_to_arrow(rows, ["x", "y", "w"])}, ["path", "far"])
+
+
+def test_string_codes_keep_strings_for_functions(spark, monkeypatch):
+    """With string codes on, a program that computes strings runs on the
+    strings (codes would not give their values) and agrees."""
+    from chronolog.connectors.spark_rounds import string_codes
+
+    monkeypatch.setattr(string_codes, "STRING_CODES", True)
+    rows = [((1, "straße"), (0, 4, True, False)), ((2, "a😀b"), (1, 3, True, True)), ((3, ""), (0, 9, True, True))]
+    rows = {"w": words(rows)}
+    check(spark, STRINGS, rows, STRING_OUTPUTS)
+    stats, _, _ = run(spark, STRINGS, rows, STRING_OUTPUTS)
+    assert stats["dictionary"] is None
+
+
+INTS = [((1, 4), (0, 4, True, False)), ((2, -3), (2, 6, True, True)), ((3, 0), (1, 3, True, True))]
+
+
+@pytest.mark.parametrize("rule, why", [
+    ("t(X, Y) :- w(X, A), Y = exp(A).", "the function exp() (Java's StrictMath.exp"),
+    ("t(X, Y) :- w(X, A), A > 0, Y = log(A).", "the function log() (Java's StrictMath.log"),
+    ("t(X, Y) :- w(X, A), Y = exact(float(A) / 4).", "the function exact()"),
+    ("t(X, Y) :- w(X, A), Y = round(float(A) / 3, 2).", "round() of a float to 2 digits"),
+    ('t(X, Y) :- w(X, A), Y = concat("x", float(A)).', "concat() of a float"),
+    ("t(X, Y) :- w(X, A), Y = float(A) / 3, Y > A.", "the comparison of a float with the exact number A"),
+    ("t(X, Y) :- w(X, A), Y = float(A).\nt(X, Y) :- w(X, Y).", "argument 2 of t holds both"),
+    ("t(X, Y) :- w(X, A), Y = min(float(A), A).", "min() of floats and exact numbers"),
+    ("t(X, S) :- w(X, A), F = float(A), S = sum(F).", "aggregation: sum of float terms"),
+    ("t(X, S) :- w(X, A), S = munion(A).", "aggregation: munion"),
+    ("t(X, Y) :- w(X, A), Y = sqrt(A * A).", "an exact square"),
+    ("t(X, Y) :- w(X, A), Y = float(A) / A.", "division by zero"),
+    ("t(X, Y) :- w(X, A), Y = sqrt(float(A)).", "of a negative number"),
+    ("t(X, Y) :- w(X, A), F = float(A) * 1000000000000000000, G = F * F * F * F * F * F, Y = G * G * G.", "NaN or infinite"),
+    ("t(X, Y) :- w(X, A), Y = floor(float(A) * 1e30).", "beyond 64-bit integers"),
+    ('t(X, Y) :- w(X, A), Y = substr("abc", A * 0.5).', "needs whole numbers"),
+])
+def test_refusals_are_named_and_the_driver_answers(spark, rule, why):
+    """What the rounds cannot run as the engine does goes to the driver
+    (before any job, or when a row stops the run), naming why; the answers
+    or the error are the engine's."""
+    refused(spark, NO_KEY + rule + '\n@output("t").\n', {"w": facts_to_arrow(INTS, ["k", "a"])}, ["t"], why)
+
+
+def test_plan_names_the_new_functions_as_rounds():
+    from chronolog.connectors.spark_rounds import describe
+    from chronolog.planner import plan
+
+    for rule in ('t(X, Y) :- w(X, A), Y = concat("x", A, upper("y")), strlen(Y) > 1.',
+                 "t(X, Y) :- w(X, A), Y = sqrt(float(A) / 3) + mod(A, 2.5)."):
+        assert describe(plan(chronolog.load_program(NO_KEY + rule))).startswith("seminaive rounds"), rule
+    assert "the function exp()" in describe(plan(chronolog.load_program(NO_KEY + "t(X, Y) :- w(X, A), Y = exp(A).")))
+
+
+LOCALE_PROBE = """
+import sys
+from pyspark.sql import SparkSession, types as T
+from chronolog.connectors.spark_rounds.arithmetic import Arithmetic
+from chronolog.connectors.spark_rounds.terms import TermTypes
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.driver.extraJavaOptions", "-Duser.language=" + sys.argv[1]).getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+f = Arithmetic(TermTypes({}, T.LongType())).functions
+df = spark.createDataFrame([("straße",)], "s string")
+for name in ("upper", "lower"):
+    try:
+        print(name, df.selectExpr(f.case(name, "s", name) + " AS u").collect()[0].u)
+    except Exception as e:
+        print(name, "STOP" if "beyond Latin" in str(e) else "ERROR " + str(e)[:200])
+spark.stop()
+"""
+
+
+@pytest.mark.parametrize("lang", ["tr", "lt"])
+def test_case_mapping_stops_in_a_turkish_or_lithuanian_jvm(lang):
+    """In a JVM whose default locale is Turkish (``i`` -> ``İ`` in any
+    non-ASCII string) or Lithuanian, the row's probe stops upper and lower
+    (a JVM of its own: the locale is read when it starts)."""
+    import subprocess
+
+    pytest.importorskip("pyspark")
+    out = subprocess.run([sys.executable, "-c", LOCALE_PROBE, lang], capture_output=True, text=True, timeout=300).stdout
+    assert "upper STOP" in out and "lower STOP" in out, out
+
+
+@pytest.mark.parametrize("c", [Fraction(1, 10), Fraction(1, 3), Fraction(1, 2), 3, 2**53 + 1, -(2**1100), 2**1100,
+                               Fraction(1, 10**400), -Fraction(7, 10**320)])
+def test_bracket_is_the_two_floats_around_an_exact_number(c):
+    """What ``F op c`` of an exact constant compares with: every float
+    between ``lo`` and ``hi`` is one of them, and the order is exact."""
+    from chronolog.connectors.spark_rounds.functions import bracket
+
+    lo, hi = bracket(c)
+    assert lo <= c <= hi and (lo == hi) == (not math.isinf(lo) and Fraction(lo) == c)
+    assert math.nextafter(lo, math.inf) >= hi

@@ -849,10 +849,11 @@ def _select(df, exprs, strings: _JavaStrings):
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None):
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
-    writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs."""
+    writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
+    (``stats``: as :func:`reason`'s)."""
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs
 
@@ -863,7 +864,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
             check_writable(spark, b, overwrite)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DriverFallback)
-        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window)
+        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window, stats=stats)
     for w in caught:
         print(str(w.message), file=sys.stderr)
     from chronolog.connectors.staging import Staging

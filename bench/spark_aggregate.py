@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|floats|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -16,8 +16,7 @@ terms instead (what went to the driver before the ninth round);
 ``--program values``: a sum of an expression, a group computed by
 round(), the least and greatest investor name (strings) by an assigned
 variable (what went to the driver before the tenth round).
-``--program floats``: a square root (a float computed in a rule: the
-rounds cannot run it).  ``--program control``: company control (examples/ownership/temporal.vada)
+``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
 answer is computed, nothing served from a cache).  The sides: ``driver``
@@ -83,15 +82,7 @@ first(C, M) :- owns(I, C, P), M = min(I).
 last(C, M) :- owns(I, C, P), K = I, M = max(K).
 @output("weighted"). @output("tens"). @output("first"). @output("last").
 """
-# what the rounds cannot run (a float computed in a rule): the driver
-# path before, one task now
-FLOATS = r"""
-far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
-total(C, S) :- owns(I, C, P), S = sum(P).
-root(C, R) :- total(C, S), R = sqrt(S).
-@output("total"). @output("root").
-"""
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "floats": FLOATS}
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES}
 
 
 def facts(n: int, seed: int = 7):

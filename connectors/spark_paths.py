@@ -28,6 +28,7 @@ from __future__ import annotations
 
 ONE_TASK_CONF = "spark.chronolog.oneTaskBytes"
 ONE_TASK_BYTES = 4 << 20  # measured: docs/design.md, "One task for small inputs without a key"
+UNKNOWN = (1 << 63) - 1  # Spark's size of what it cannot estimate (spark.sql.defaultSizeInBytes)
 
 
 def one_task_limit(spark, given=None) -> int:
@@ -50,24 +51,26 @@ def input_bytes(frames, local_facts) -> int:
     """Spark's estimate of the inputs' size in bytes, without a job:
     ``frames`` are ``[(pred, DataFrame | Arrow | pandas, csv)]``; the
     program's facts count 8 bytes per term and 16 per interval.  Spark's
-    unknown size is its ``Long.MaxValue``."""
+    unknown size is its ``Long.MaxValue`` (:data:`UNKNOWN`)."""
     import pyarrow as pa
 
     total = sum(8 * len(f.terms) + 16 for f in local_facts)
     for _, df, _ in frames:
         if isinstance(df, (pa.Table, pa.RecordBatch)):
             total += df.nbytes
+        elif hasattr(df, "memory_usage"):  # pandas
+            total += int(df.memory_usage(deep=True).sum())
         elif hasattr(df, "_jdf"):
             total += int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
-        else:  # pandas
-            total += int(df.memory_usage(deep=True).sum())
+        else:
+            return UNKNOWN
     return total
 
 
 def _size(n: int) -> str:
-    if n >= 1 << 62:
+    if n >= UNKNOWN:
         return "of a size Spark does not know"
-    return f"of {n / (1 << 20):.2f} MB" if n >= 1 << 20 else f"of {n} bytes"
+    return f"of {n / (1 << 20):.2f} MiB" if n >= 1 << 20 else f"of {n} bytes"
 
 
 def choose(spark, frames, local_facts, given=None) -> tuple[str, str]:
@@ -84,4 +87,4 @@ def choose(spark, frames, local_facts, given=None) -> tuple[str, str]:
 
 def describe_small() -> str:
     """What ``chronolog plan`` adds to the rounds' line: when one task runs instead."""
-    return f"; in one Spark task instead when Spark estimates the inputs at most {ONE_TASK_CONF} (default {ONE_TASK_BYTES} bytes)"
+    return f"; one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)"

@@ -165,17 +165,16 @@ def test_the_limit_both_sides_and_never(spark):
 def test_what_the_rounds_cannot_run_goes_to_one_task_with_a_warning(spark):
     """Whatever the limit: the warning (a DriverFallback, as before) says
     the program runs in ONE task, not distributed, and the rounds' reason."""
-    prog = TOTALS + 'root(C, R) :- total(C, S), R = sqrt(S).\n@output("root").\n'
-    model = chronolog.reason(prog, {"owns": owns()})
+    model = chronolog.reason(EVERY, {"e": edges()})
     stats = {}
     with pytest.warns(cs().OneTaskFallback, match=r"(?s)running in ONE Spark task, not distributed: .*not partitionable.*"
-                      r"relational rounds cannot run it: the function sqrt\(\) in an expression") as caught:
-        out = cs().reason(spark, prog, inputs={"owns": owns()}, distributed=True, stats=stats, one_task_bytes=-1)
+                      r"relational rounds cannot run it: recursion through time in the rule tick\(X\)") as caught:
+        out = cs().reason(spark, EVERY, inputs={"e": edges()}, distributed=True, stats=stats, one_task_bytes=-1, window=(0, 30))
     assert issubclass(cs().OneTaskFallback, cs().DriverFallback)  # (who catches DriverFallback still catches it)
     assert len([w for w in caught if issubclass(w.category, cs().DriverFallback)]) == 1
-    assert stats["path"] == "one task" and "relational rounds cannot run it: the function sqrt()" in stats["why"]
-    for p in ("root", "total"):
-        assert canon(table_to_rows(out[p].toArrow(), p)) == canon(model.facts(p)), p
+    assert stats["path"] == "one task" and "relational rounds cannot run it: recursion through time" in stats["why"]
+    for p in ("tick", "r"):
+        assert canon(table_to_rows(out[p].toArrow(), p)) == canon(model.facts_within(p, (0, 30))), p
 
 
 def test_command_line_forces_the_rounds_with_a_setting(tmp_path):

@@ -233,6 +233,7 @@ def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
     setting afterwards; the same facts as the embedded engine."""
     other = spark.newSession()
     other.conf.unset("spark.sql.shuffle.partitions")
+    other.conf.set("spark.chronolog.oneTaskBytes", "-1")  # a new session's own settings: the rounds (conftest.py)
     assert not other._jsparkSession.sessionState().conf().contains("spark.sql.shuffle.partitions")
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(6)], ["owner", "company", "share"]

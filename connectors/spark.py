@@ -320,7 +320,7 @@ def reason(
     A program with no key runs as seminaive rounds of DataFrame joins
     (:mod:`chronolog.connectors.spark_rounds`), or in ONE Spark task when
     Spark estimates its inputs at most ``one_task_bytes`` (default: the
-    session's ``spark.chronolog.oneTaskBytes``, else 4 MB; -1: never) or
+    session's ``spark.chronolog.oneTaskBytes``, else 4 MiB; -1: never) or
     the rounds cannot run it (:mod:`chronolog.connectors.spark_paths`).
     ``stats``: a dict that gets the path taken (``"keyed"``,
     ``"relational"``, ``"one task"``, ``"driver"``) and ``"why"``, and for

@@ -19,9 +19,10 @@ as large.  The limit is the session setting ``spark.chronolog.oneTaskBytes``
 (or ``reason``'s ``one_task_bytes``); ``-1``: never by size.
 
 A program the rounds cannot run (:class:`~chronolog.connectors.spark_rounds.NotRelational`)
-runs in one task too, whatever its size, with a warning: one task was
-as fast as the driver's own engine on such programs, and the driver
-never holds the relations (bench/README.md, "One task").
+runs in one task too, whatever its size, with a warning: the same
+engine as on the driver, about as fast (faster at most sizes measured),
+and the driver's Python never holds the input or the model (bench/README.md,
+"One task for programs with no key").
 """
 
 from __future__ import annotations

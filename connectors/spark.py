@@ -625,6 +625,8 @@ def _wide_input(spark, prog, frames, local_facts, keys):
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:
     import pyspark.sql.functions as F
 
+    from chronolog.engine.runaway import MAX_ROUNDS
+
     wide, key, job_inputs, csv_preds = _wide_input(spark, prog, frames, local_facts, keys)
     job = {
         "program": prog,
@@ -633,6 +635,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "outputs": [(p, names[p]) for p in outputs],
         "csv": csv_preds,  # pred -> the @mapping kinds of its CSV columns
         "fail_first": fail_first,
+        "max_rounds": MAX_ROUNDS.get(),  # the caller's round_limit (--max-rounds), which a task's context lacks
         "window": window,
         "calendar": prog.calendar,
         "timestamps": timestamps,

@@ -195,3 +195,18 @@ def test_command_line_forces_the_rounds_with_a_setting(tmp_path):
 
     want = sorted(format_fact("r", t, iv, None) for t, iv in canon(model.facts("r")))
     assert sorted(r.stdout.splitlines()) == want
+
+
+def test_the_round_limit_reaches_the_task(spark):
+    """The caller's round limit (``--max-rounds``, ``round_limit``) holds in
+    the task as on the driver: a count that feeds its own group never
+    reaches a fixpoint, and the task stops it."""
+    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.runaway import round_limit
+
+    e = facts_to_arrow([(("a", 0), (0, 1, True, True))], ["x", "n"])
+    prog = "p(X, N) :- e(X, N).\np(X, N) :- p(X, M), N = mcount(<M>).\nq(X, Y) :- e(X, N), e(Y, M).\n@output(\"p\")."
+    stats = {}
+    with round_limit(6), pytest.raises(chronolog.ChronologError, match="in a Spark task: .*no fixpoint after 6 rounds"):
+        cs().reason(spark, prog, inputs={"e": e}, distributed=True, stats=stats)
+    assert stats["path"] == "one task"

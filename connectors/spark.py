@@ -380,7 +380,7 @@ def reason(
 
             # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
             # or one task when the inputs are small or the rounds cannot run it
-            path, why = spark_paths.choose(spark, frames, local_facts, one_task_bytes)
+            path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes)
             no_key = f"no key ({e.message.removeprefix('not partitionable: ')})"
             if path == "relational":
                 try:
@@ -392,8 +392,9 @@ def reason(
                         stats["why"] = f"{no_key}; {why}"
                     return _as_arrow(out, arrow)
                 except spark_rounds.NotRelational as r:
-                    why = f"relational rounds cannot run it: {r.render()}"
-                    warnings.warn(f"running in ONE Spark task, not distributed: {e.render()}; {why}", OneTaskFallback, stacklevel=2)
+                    path, why = "refused", spark_paths.refusal(r)
+            if path == "refused":
+                warnings.warn(f"running in ONE Spark task, not distributed: {e.render()}; {why}", OneTaskFallback, stacklevel=2)
             if stats is not None:
                 stats.update(path="one task", why=f"{no_key}; {why}")
             keys = {}  # one key, '': the whole program in one task

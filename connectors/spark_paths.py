@@ -74,9 +74,17 @@ def _size(n: int) -> str:
     return f"of {n / (1 << 20):.2f} MiB" if n >= 1 << 20 else f"of {n} bytes"
 
 
-def choose(spark, frames, local_facts, given=None) -> tuple[str, str]:
-    """``("one task" | "relational", why)`` for a program with no key, by
-    the size of its inputs (see the module's docstring)."""
+def choose(spark, plan, frames, local_facts, given=None) -> tuple[str, str]:
+    """``(path, why)`` for a program with no key: ``"refused"`` (one task,
+    with a warning: the rounds cannot run its rules, whatever the inputs),
+    ``"one task"`` (its inputs are small) or ``"relational"`` (the rounds,
+    which may still refuse what only the inputs reveal: :func:`refusal`)."""
+    from .spark_rounds import NotRelational, check_rules
+
+    try:
+        check_rules(plan)
+    except NotRelational as r:
+        return "refused", refusal(r)
     limit = one_task_limit(spark, given)
     if limit < 0:
         return "relational", f"{ONE_TASK_CONF} is {limit}: never one task by size"
@@ -84,6 +92,11 @@ def choose(spark, frames, local_facts, given=None) -> tuple[str, str]:
     if n <= limit:
         return "one task", f"inputs {_size(n)} (Spark's estimate), at most {ONE_TASK_CONF} = {limit}"
     return "relational", f"inputs {_size(n)} (Spark's estimate), over {ONE_TASK_CONF} = {limit}"
+
+
+def refusal(r) -> str:
+    """Why one task runs a program the rounds refused (``NotRelational``)."""
+    return f"relational rounds cannot run it: {r.render()}"
 
 
 def describe_small() -> str:

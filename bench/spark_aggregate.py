@@ -3,7 +3,8 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|control]
+        [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
 intervals); the program sums, counts and takes the maximum per company,
@@ -19,12 +20,18 @@ variable (what went to the driver before the tenth round).
 strlen, +) and floats computed in rules (float, sqrt, /, mod, a
 comparison with an exact constant): what went to the driver before the
 eleventh round.
+``--program control``: company control (examples/ownership/temporal.vada)
+over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
-answer is computed, nothing served from a cache); the driver side is the
-rounds refused (``check_rules`` raising), which is the path such a program
-took before.  Prints one JSON line per size and side: wall seconds, the
-driver process's CPU seconds, rows out, rounds (relational), and whether
-the models agree.
+answer is computed, nothing served from a cache).  The sides: ``driver``
+(``distributed=False``: the input pulled into the driver's Python, the
+path a program the rounds cannot run took before), ``relational`` (the
+rounds, ``one_task_bytes=-1``), ``one task`` (the whole program in one
+Spark task, whatever its size), ``auto`` (the path ``reason`` chooses).
+Prints one JSON line per size and side: wall seconds, the driver
+process's CPU seconds, rows out, rounds (relational), with ``--memory`` the
+driver's Python peak (tracemalloc: Python objects, not Arrow buffers),
+and whether the models agree.
 """
 
 from __future__ import annotations
@@ -36,6 +43,11 @@ import random
 import sys
 import time
 import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 
 PROGRAM = r"""
 far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
@@ -99,29 +111,59 @@ def facts(n: int, seed: int = 7):
     return pa.table({"i": i, "c": c, "p": p, "start": start, "end": end})
 
 
-def run(spark, path, relational: bool, program=PROGRAM):
-    from chronolog.connectors import spark as cs
-    from chronolog.connectors.spark_rounds import fragment
+SIDES = {  # side -> reason()'s arguments that force its path
+    "driver": {"distributed": False},
+    "relational": {"distributed": True, "one_task_bytes": -1},
+    "one task": {"distributed": True, "one_task_bytes": 1 << 62},
+    "auto": {"distributed": True},  # the path reason() chooses
+}
 
-    saved = fragment.check_rules
-    if not relational:
-        def refuse(plan):
-            raise fragment.NotRelational("refused by the benchmark (the driver path)")
-        fragment.check_rules = refuse
-        import chronolog.connectors.spark_rounds.entry as entry
-        entry.check_rules = refuse
-    try:
-        t0, c0 = time.perf_counter(), time.process_time()
-        stats = {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = cs.reason(spark, program, inputs={"owns": spark.read.parquet(path)}, distributed=True, stats=stats)
-        rows = {p: df.count() for p, df in out.items()}
-        return out, rows, stats.get("path"), time.perf_counter() - t0, time.process_time() - c0, len(stats.get("rounds", ()))
-    finally:
-        fragment.check_rules = saved
-        import chronolog.connectors.spark_rounds.entry as entry
-        entry.check_rules = saved
+
+def inputs_of(spark, path, program):
+    if program == "control":
+        return {"own": spark.read.parquet(path)}
+    return {"owns": spark.read.parquet(path)}
+
+
+def run(spark, path, side: str, program: str, memory: bool = False):
+    from chronolog.connectors import spark as cs
+
+    if memory:
+        import tracemalloc
+
+        tracemalloc.start()
+    t0, c0 = time.perf_counter(), time.process_time()
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs.reason(spark, program_text(program), inputs=inputs_of(spark, path, program), stats=stats, **SIDES[side])
+    rows = {p: df.count() for p, df in out.items()}
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = None
+    if memory:
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return out, rows, stats.get("path"), wall, cpu, len(stats.get("rounds", ())), peak
+
+
+def program_text(program: str) -> str:
+    if program == "control":
+        return (ROOT / "examples" / "ownership" / "temporal.vada").read_text()
+    return PROGRAMS[program]
+
+
+def data_of(n: int, directory: str, program: str) -> str:
+    """The Parquet file of ``n`` facts for ``program`` (written once)."""
+    if program == "control":
+        from spark_ownership import parquet_of
+
+        return str(parquet_of(n))
+    path = os.path.join(directory, f"owns-{n}.parquet")
+    if not os.path.exists(path):
+        import pyarrow.parquet as pq
+
+        pq.write_table(facts(n), path)
+    return path
 
 
 def main():
@@ -129,9 +171,11 @@ def main():
     ap.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--dir", default="/tmp/chronolog-bench-aggregate")
-    ap.add_argument("--sides", nargs="+", default=["driver", "relational"], help="which Spark sides to run (in this order)")
+    ap.add_argument("--sides", nargs="+", choices=sorted(SIDES), default=["driver", "relational"],
+                    help="which Spark paths to run (in this order; 'auto': the one reason() chooses)")
     ap.add_argument("--no-embedded", action="store_true")
-    ap.add_argument("--program", choices=sorted(PROGRAMS), default="aggregate")
+    ap.add_argument("--memory", action="store_true", help="the driver's Python peak (tracemalloc; slower) per side")
+    ap.add_argument("--program", choices=sorted(PROGRAMS) + ["control"], default="aggregate")
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     import pyarrow.parquet as pq
@@ -143,31 +187,39 @@ def main():
     spark = cs.session(args.master, "bench-aggregate")
     spark.sparkContext.setLogLevel("ERROR")
     os.makedirs(args.dir, exist_ok=True)
-    warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
-    pq.write_table(facts(1000), warm)
-    program = PROGRAMS[args.program]
+    if args.program == "control":
+        warm = data_of(1000, args.dir, args.program)
+    else:
+        warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
+        pq.write_table(facts(1000), warm)
     for side in args.sides:
-        run(spark, warm, side == "relational", program)
+        run(spark, warm, side, args.program)
     for n in args.facts:
-        table = facts(n)
-        path = os.path.join(args.dir, f"owns-{n}.parquet")
-        pq.write_table(table, path)
+        path = data_of(n, args.dir, args.program)
         if not args.no_embedded:
             t0, c0 = time.perf_counter(), time.process_time()
-            model = chronolog.reason(program, {"owns": pq.read_table(path)})
+            model = chronolog.reason(program_text(args.program), inputs_of_embedded(path, args.program))
             emb = {p: len(model.facts(p)) for p in model.output_predicates}
             print(json.dumps({"facts": n, "side": "embedded", "wall": round(time.perf_counter() - t0, 2),
                               "cpu": round(time.process_time() - c0, 2), "rows": emb}), flush=True)
             del model
         answers = {}
-        for relational in [side == "relational" for side in args.sides]:
-            out, rows, path_taken, wall, cpu, rounds = run(spark, path, relational, program)
-            answers[relational] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
-            print(json.dumps({"facts": n, "side": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows,
-                              "rounds": rounds}), flush=True)
-        if len(answers) == 2:
-            print(json.dumps({"facts": n, "same_model": answers[True] == answers[False]}), flush=True)
+        for side in args.sides:
+            out, rows, path_taken, wall, cpu, rounds, peak = run(spark, path, side, args.program, args.memory)
+            answers[side] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
+            line = {"facts": n, "side": side, "path": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows, "rounds": rounds}
+            if peak is not None:
+                line["driver_py_peak_mb"] = round(peak, 1)
+            print(json.dumps(line), flush=True)
+        if len(answers) > 1:
+            print(json.dumps({"facts": n, "same_model": all(a == answers[args.sides[0]] for a in answers.values())}), flush=True)
     spark.stop()
+
+
+def inputs_of_embedded(path: str, program: str) -> dict:
+    import pyarrow.parquet as pq
+
+    return {"own" if program == "control" else "owns": pq.read_table(path)}
 
 
 if __name__ == "__main__":

@@ -81,13 +81,14 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
 @click.option("--window", default=None, metavar="FROM,TO", help="Print (and write) only the facts inside this window, with facts that repeat forever unrolled.")
 @click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
-@click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable.")
+@click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable, else in seminaive rounds of Spark SQL or, for small inputs, in one Spark task (chronolog plan says which).")
+@click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting, e.g. spark.chronolog.oneTaskBytes=-1 (repeatable).")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
 @click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
 @click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, max_rounds, out_format, plot_to, progress, engine):
+def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, spark_conf, max_rounds, out_format, plot_to, progress, engine):
     """Evaluate PROGRAM and print the facts of its @output predicates.
 
     Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
@@ -98,7 +99,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         from chronolog.engine.runaway import round_limit
 
         with round_limit(max_rounds):  # the reasoning on the driver
-            return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window)
+            return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window, spark_conf, stats)
 
     from chronolog.api import parse_horizon, reason
 
@@ -183,9 +184,17 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
         _fail(e)
 
 
-def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None):
-    """``run --spark``: bindings through Spark; unbound outputs are printed."""
+def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False):
+    """``run --spark``: bindings through Spark; unbound outputs are printed;
+    ``conf``: ``KEY=VALUE`` Spark settings; ``stats``: the path taken on
+    standard error."""
     try:
+        settings = {}
+        for kv in conf:
+            k, eq, v = kv.partition("=")
+            if not eq or not k.strip():
+                raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
+            settings[k.strip()] = v.strip()
         if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         import warnings
@@ -197,13 +206,16 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         # path passes its tests with pandas 3 (data crosses as Arrow), so on
         # the command line the warning is only noise
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-        session = cs.session(master)
+        session = cs.session(master, **settings)
         session.sparkContext.setLogLevel("ERROR")
         try:
+            taken = {}
             out = cs.run_program(
                 session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
-                distributed=distributed, overwrite=overwrite, window=window,
+                distributed=distributed, overwrite=overwrite, window=window, stats=taken,
             )
+            if stats:
+                click.echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
             lines = []
             from chronolog.api import load_program
             from chronolog.language.dates import format_fact

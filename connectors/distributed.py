@@ -616,7 +616,7 @@ def make_task(job: dict, report):
                         facts.setdefault(pred, []).append(
                             csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
                         )
-            model = reason(job["program"], task_facts(facts), horizon=job["horizon"], engine=engine)
+            model = reason(job["program"], task_facts(facts), horizon=job["horizon"], engine=engine, max_rounds=job.get("max_rounds"))
             out, kinds = [], {}
             for index, (pred, names) in enumerate(job["outputs"]):
                 fs = in_seconds(output_facts(model, pred, job.get("window")), job["calendar"])

@@ -10,8 +10,9 @@ Facts cross between Spark and the engine as Arrow (``toArrow``,
 :mod:`chronolog.connectors.arrow`; a ``double`` start or end is the exact
 number each float shows (language/float_times.py), never rounded.  ``distributed=True`` runs the engine inside Spark
 tasks, one per partition of key groups, when the planner finds the program
-partitionable (:mod:`chronolog.planner.partition`); otherwise it runs on the
-driver and says which rule breaks the key.
+partitionable (:mod:`chronolog.planner.partition`); otherwise as seminaive
+rounds of Spark SQL or, for small inputs and what the rounds cannot run,
+in one Spark task (:mod:`chronolog.connectors.spark_paths`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
 
 
 class DriverFallback(UserWarning):
-    """``distributed=True`` ran on the driver: the program is not partitionable."""
+    """``distributed=True`` could not spread the program over Spark's
+    tasks.  Only its subclass :class:`OneTaskFallback` is warned now (the
+    driver path of a program with no key became one task); catching this
+    class still catches it."""
+
+
+class OneTaskFallback(DriverFallback):
+    """``distributed=True`` ran the whole program in ONE Spark task: it has
+    no key and the relational rounds cannot run it (the text says why)."""
 
 
 # The driver JVM's options when session() starts it (a local master runs
@@ -292,6 +301,7 @@ def reason(
     window=None,
     stats: dict | None = None,
     arrow: bool = False,
+    one_task_bytes: int | None = None,
     _fail_first_attempt: bool = False,
 ) -> dict:
     """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
@@ -308,8 +318,13 @@ def reason(
     inside it, with facts that repeat forever unrolled: a model that repeats
     forever has no finite table without one (an error says so).
     A program with no key runs as seminaive rounds of DataFrame joins
-    (:mod:`chronolog.connectors.spark_rounds`); ``stats``: a dict that gets
-    the path taken and, for rounds, a line per round.
+    (:mod:`chronolog.connectors.spark_rounds`), or in ONE Spark task when
+    Spark estimates its inputs at most ``one_task_bytes`` (default: the
+    session's ``spark.chronolog.oneTaskBytes``, else 4 MiB; -1: never) or
+    the rounds cannot run it (:mod:`chronolog.connectors.spark_paths`).
+    ``stats``: a dict that gets the path taken (``"keyed"``,
+    ``"relational"``, ``"one task"``, ``"driver"``) and ``"why"``, and for
+    rounds a line per round.
     ``arrow``: return ``{pred: pyarrow.Table}`` collected on the driver, the
     tables ``toArrow()`` of each DataFrame would give; on the keyed path in
     one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
@@ -361,27 +376,37 @@ def reason(
         try:
             keys = analyse(plan, _key_positions(key, frames)).keys
         except NotPartitionable as e:
-            from . import spark_rounds
+            from . import spark_paths, spark_rounds
 
-            # no key: seminaive rounds of DataFrame operations (connectors/spark_rounds/)
-            try:
-                hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
-                if hz is None and plan.temporal is not None:
-                    hz = parse_horizon(plan.temporal)
-                return _as_arrow(spark_rounds.reason(
-                    spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats
-                ), arrow)
-            except spark_rounds.NotRelational as r:
-                warnings.warn(f"running on the driver: {e.render()}; relational rounds cannot run it: {r.render()}", DriverFallback, stacklevel=2)
+            # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
+            # or one task when the inputs are small or the rounds cannot run it
+            path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes)
+            no_key = f"no key ({e.message.removeprefix('not partitionable: ')})"
+            if path == "relational":
+                try:
+                    hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+                    if hz is None and plan.temporal is not None:
+                        hz = parse_horizon(plan.temporal)
+                    out = spark_rounds.reason(spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats)
+                    if stats is not None:
+                        stats["why"] = f"{no_key}; {why}"
+                    return _as_arrow(out, arrow)
+                except spark_rounds.NotRelational as r:
+                    path, why = "refused", spark_paths.refusal(r)
+            if path == "refused":
+                warnings.warn(f"running in ONE Spark task, not distributed: {e.render()}; {why}", OneTaskFallback, stacklevel=2)
+            if stats is not None:
+                stats.update(path="one task", why=f"{no_key}; {why}")
+            keys = {}  # one key, '': the whole program in one task
         else:
             if stats is not None:
-                stats["path"] = "keyed"
-            return _distributed(
-                spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions, timestamps, _fail_first_attempt, window, sources, arrow,
-            )
+                stats.update(path="keyed", why=f"partitioned by key {keys}")
+        return _distributed(
+            spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
+            partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
+        )
     if stats is not None:
-        stats["path"] = "driver"
+        stats.update(path="driver", why="distributed=False")
     return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources), arrow)
 
 
@@ -601,6 +626,8 @@ def _wide_input(spark, prog, frames, local_facts, keys):
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:
     import pyspark.sql.functions as F
 
+    from chronolog.engine.runaway import MAX_ROUNDS
+
     wide, key, job_inputs, csv_preds = _wide_input(spark, prog, frames, local_facts, keys)
     job = {
         "program": prog,
@@ -609,6 +636,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         "outputs": [(p, names[p]) for p in outputs],
         "csv": csv_preds,  # pred -> the @mapping kinds of its CSV columns
         "fail_first": fail_first,
+        "max_rounds": MAX_ROUNDS.get(),  # the caller's round_limit (--max-rounds), which a task's context lacks
         "window": window,
         "calendar": prog.calendar,
         "timestamps": timestamps,
@@ -825,10 +853,11 @@ def _select(df, exprs, strings: _JavaStrings):
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None):
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
-    writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs."""
+    writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
+    (``stats``: as :func:`reason`'s)."""
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs
 
@@ -839,7 +868,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
             check_writable(spark, b, overwrite)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DriverFallback)
-        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window)
+        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window, stats=stats)
     for w in caught:
         print(str(w.message), file=sys.stderr)
     from chronolog.connectors.staging import Staging

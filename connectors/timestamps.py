@@ -100,9 +100,10 @@ def check_instants(facts, pred: str = "?") -> None:
     failure would be a Java stack trace naming no predicate)."""
     import pyarrow as pa
 
-    from chronolog.language.timeline import NEG_INF, POS_INF
+    from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
     times = sorted({t for _, iv in facts for t in iv[:2] if t not in (NEG_INF, POS_INF)})
     if times:
-        # all as text: a column of ints and "p/q" strings is no Arrow array
-        to_timestamps(pa.table({"start": [str(t) for t in times]}), ("start",), pred)
+        # all as text (a column of ints and fractions is no Arrow array), a
+        # time's canonical text, which errors show as the driver's do
+        to_timestamps(pa.table({"start": [format_number(t) for t in times]}), ("start",), pred)

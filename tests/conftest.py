@@ -25,6 +25,19 @@ def spark():
     s.stop()
 
 
+@pytest.fixture(scope="module")
+def rounds(spark):
+    """The shared session with one task by size off
+    (``spark.chronolog.oneTaskBytes`` = -1) for a module's tests: the
+    relational rounds' tests run small inputs, which would otherwise run in
+    one Spark task (connectors/spark_paths.py)."""
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    spark.conf.set(ONE_TASK_CONF, "-1")
+    yield spark
+    spark.conf.unset(ONE_TASK_CONF)
+
+
 @pytest.fixture(params=["rows", "columns"], scope="module")
 def executor(request):
     """Runs a test once per executor (chronolog.reason honours

@@ -171,14 +171,15 @@ def test_distributed_sensor_program_with_program_facts_and_retries(spark):
 
 
 def test_not_partitionable_runs_in_relational_rounds(spark):
-    """No key: seminaive rounds of DataFrame operations (tests/test_spark_rounds.py);
-    what they cannot run falls back to the driver naming the rule (tested there)."""
+    """No key: seminaive rounds of DataFrame operations (tests/test_spark_rounds.py;
+    small inputs go to one task unless the limit is -1: tests/test_spark_one_task.py);
+    what they cannot run goes to one task naming the rule (tested there)."""
     program = "r(X,Y) :- e(X,Y).\nr(X,Z) :- r(X,Y), e(Y,Z).\n"
     e = pa.table({"c0": [1, 2, 3], "c1": [2, 3, 4], "start": [0, 1, 2], "end": [5, 5, 5]})
     stats = {}
     with warnings.catch_warnings():
         warnings.simplefilter("error", cs().DriverFallback)
-        out = cs().reason(spark, program, {"e": spark.createDataFrame(e)}, distributed=True, stats=stats)
+        out = cs().reason(spark, program, {"e": spark.createDataFrame(e)}, distributed=True, stats=stats, one_task_bytes=-1)
     assert stats["path"] == "relational"
     same(out, embedded(program, {"e": e}))
 
@@ -281,10 +282,11 @@ def test_command_line_with_spark(tmp_path):
         '@output("tick").\ntick(S) :- <->[5,5] tick(S).\ntick(s1)@0.\n'  # repeats forever: unrolled in --window
     )
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    cmd = [sys.executable, "-m", "chronolog", "run", "p.vada", "--spark", "local[1]", "--distributed", "--window", "0,12"]
+    cmd = [sys.executable, "-m", "chronolog", "run", "p.vada", "--spark", "local[1]", "--distributed", "--window", "0,12", "--stats"]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout == "cold(s2)@[0,10]\ntick(s1)@[0,0]\ntick(s1)@[5,5]\ntick(s1)@[10,10]\n"
-    assert "not partitionable: the rule link(S, T) :- reading(S, V), reading(T, V)." in r.stderr  # why it ran on the driver
+    assert "not partitionable: the rule link(S, T) :- reading(S, V), reading(T, V)." in r.stderr  # why it ran in one task
+    assert "running in ONE Spark task, not distributed" in r.stderr and "spark path: one task (no key (" in r.stderr
     assert "FutureWarning" not in r.stderr  # pyspark's pandas >= 3 warning is noise on the command line
     assert read_facts(tmp_path / "out" / "hot.csv", "hot") == [(("s1",), (0, 3, True, True)), (("s1",), (4, 6, True, True))]

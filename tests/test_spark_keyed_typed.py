@@ -177,7 +177,7 @@ def test_float_answers_are_doubles_as_the_embedded_models(spark, path):
     frames = {"level": spark.createDataFrame(level), "gauge": spark.createDataFrame(gauge)}
     kw = {"driver": {}, "keyed": {"distributed": True, "key": {"level": 0, "gauge": 0}}, "no key": {"distributed": True}}[path]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (no key: floats go to the driver, with a warning)
+        warnings.simplefilter("ignore")  # (no key: floats go to one task, with a warning)
         out = cs.reason(spark, FLOATS, frames, arrow=True, **kw)
     for p in ("scaled", "measured", "mixed"):
         want = model.to_arrow(p)

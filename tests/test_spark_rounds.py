@@ -17,7 +17,7 @@ from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 
 def cs():
@@ -233,6 +233,7 @@ def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
     setting afterwards; the same facts as the embedded engine."""
     other = spark.newSession()
     other.conf.unset("spark.sql.shuffle.partitions")
+    other.conf.set("spark.chronolog.oneTaskBytes", "-1")  # a new session's own settings: the rounds (conftest.py)
     assert not other._jsparkSession.sessionState().conf().contains("spark.sql.shuffle.partitions")
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(6)], ["owner", "company", "share"]
@@ -387,7 +388,7 @@ def test_decimal_terms_and_window(spark):
 
 @pytest.mark.parametrize("codes", [False, True])
 @pytest.mark.parametrize("bad", ["null term", "empty interval"])
-def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
+def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
     the input) and the run goes to the driver, which reports the row."""
@@ -397,7 +398,7 @@ def test_bad_input_rows_go_to_the_driver(spark, monkeypatch, bad, codes):
     x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
     ends = [5, 6, 7] if bad == "null term" else [5, 0, 7]  # [1, 0]: empty
     e = pa.table({"x": x, "y": ["b", "c", "a"], "start": [0, 1, 2], "end": ends})
-    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+    with pytest.warns(cs().DriverFallback, match="an input row of e the engine must report"):
         try:
             cs().reason(spark, "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\n@output(\"r\").\n",
                         inputs={"e": e}, distributed=True)

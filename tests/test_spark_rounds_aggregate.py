@@ -17,7 +17,7 @@ from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 from test_spark_rounds import canon, cs, drawn_interval
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program has no partition key
 # and runs as rounds, not one engine per key group
@@ -118,7 +118,7 @@ def test_integer_average_that_is_whole(spark):
     check(spark, NO_KEY + 'mean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").', {"owns": owns})
 
 
-def test_inexact_average_goes_to_the_driver(spark):
+def test_inexact_average_goes_to_one_task(spark):
     """avg of 1 and 2 in an integer run is 3/2: the run stops and the driver
     answers (exactly), with the reason in the warning."""
     owns = facts_to_arrow([(("i", "a", 1), (0, 4, True, True)), (("j", "a", 2), (2, 6, True, True))], ["i", "c", "p"])
@@ -175,7 +175,7 @@ def test_decimal_products_exact(spark):
     (["12345678901234567.01", "98765432109876543.03", "3.07"], "a product beyond 38 digits"),
     (["12345678.9"] * 4, "a product with more decimals"),  # the driver's answer has 33 digits
 ])
-def test_inexact_decimal_products_go_to_the_driver(spark, values, why):
+def test_inexact_decimal_products_go_to_one_task(spark, values, why):
     """0.625 has three decimals, the run's numbers two; a product of more
     digits than 38: the run stops and the driver answers exactly (and
     writes a decimal of 33 digits: Python's default decimal context of 28
@@ -212,7 +212,7 @@ def test_random_decimal_products(spark, stakes):
 
 
 @pytest.mark.parametrize("func, value", [("sum", 2**62), ("prod", 2**40)])
-def test_integer_aggregate_beyond_64_bits_goes_to_the_driver(spark, func, value):
+def test_integer_aggregate_beyond_64_bits_goes_to_one_task(spark, func, value):
     owns = facts_to_arrow([(("i", "a", value), (0, 4, True, True)), (("j", "a", value), (2, 6, True, True))], ["i", "c", "p"])
     prog = NO_KEY + f'total(C, M) :- owns(I, C, P), M = {func}(P).\n@output("total").'
     with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):

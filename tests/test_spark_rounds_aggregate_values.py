@@ -16,7 +16,7 @@ from chronolog.connectors.arrow import facts_to_arrow
 from test_spark_rounds import canon, drawn_interval
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program runs as rounds
 NO_KEY = "far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\n"

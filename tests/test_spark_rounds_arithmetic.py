@@ -15,7 +15,7 @@ from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 from strategies_wide import wide_cases
 from test_spark_rounds import canon, check, cs
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # every rule joins facts of different keys somewhere, so the program has no
 # key and runs in rounds
@@ -77,13 +77,13 @@ def fallback(spark, prog, table, match):
         assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
 
 
-def test_a_quotient_that_is_not_whole_goes_to_the_driver(spark):
+def test_a_quotient_that_is_not_whole_goes_to_one_task(spark):
     """The engine's 7 / 2 is the rational 7/2: no bigint holds it, so the
     row stops the rounds and the driver computes it."""
     fallback(spark, INTS, ints(), r"a row computed in Spark: \(C / 2\) is not a whole number")
 
 
-def test_an_overflow_goes_to_the_driver(spark):
+def test_an_overflow_goes_to_one_task(spark):
     big = facts_to_arrow([((1, 2, 2**62), (0, 5, True, True)), ((2, 1, 2**62), (0, 5, True, True))], ["x", "y", "a"])
     prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A + B.\n"
     fallback(spark, prog, big, r"a row computed in Spark: \(A \+ B\) overflows 64-bit integers")
@@ -109,7 +109,7 @@ def test_a_check_is_kept_for_a_value_nothing_reads(spark):
             cs().reason(spark, prog, inputs={"e": zero}, distributed=True)
 
 
-def test_decimal_digits_beyond_the_run_go_to_the_driver(spark):
+def test_decimal_digits_beyond_the_run_go_to_one_task(spark):
     """A product of two 2-decimal numbers has 4 decimals; the run's numbers
     have 2: never rounded, the driver computes it."""
     w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
@@ -123,7 +123,7 @@ def test_decimal_digits_beyond_the_run_go_to_the_driver(spark):
     ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = round(A, B).', r"round\(\) to digits other than a whole constant"),
     ('s(X, C) :- e(X, Y, A), e(Y, Z, B), C = exp(A).', r"the function exp\(\) \(Java's StrictMath.exp"),
 ])
-def test_functions_not_written_go_to_the_driver_before_any_job(spark, rule, why):
+def test_functions_not_written_go_to_one_task_before_any_job(spark, rule, why):
     fallback(spark, rule + "\n", ints(), why)
 
 

@@ -19,7 +19,7 @@ from chronolog.language.dates import Calendar
 
 from test_spark_rounds import RULES, canon, cs
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 UTC = dt.timezone.utc
 
 
@@ -101,7 +101,7 @@ def test_hours_granularity_and_a_horizon(spark):
     check(spark, prog, {"e": dated()}, unit="hours", horizon=("2020-01-01", "2020-01-04"))
 
 
-def test_a_window_off_the_microsecond_grid_goes_to_the_driver(spark):
+def test_a_window_off_the_microsecond_grid_goes_to_one_task(spark):
     """Half a microsecond: the rounds do not round it; the driver computes
     exactly and then reports the answer a timestamp cannot hold."""
     prog = PROGRAM.replace("PT12H", "PT0.0000005S")
@@ -110,19 +110,19 @@ def test_a_window_off_the_microsecond_grid_goes_to_the_driver(spark):
             cs().reason(spark, prog, inputs={"e": dated(), "late": stamped()}, distributed=True)
 
 
-def test_times_as_numbers_on_a_calendar_go_to_the_driver(spark):
+def test_times_as_numbers_on_a_calendar_go_to_one_task(spark):
     e = pa.table({"x": ["a"], "y": ["b"], "start": [1], "end": [2]})
     with pytest.warns(cs().DriverFallback, match="a time column of Spark type bigint on a calendar"):
         with pytest.raises(chronolog.DataError, match="holds numbers, but the program's timeline is dates"):
             cs().reason(spark, PROGRAM, inputs={"e": e, "late": stamped()}, distributed=True)
 
 
-def test_an_input_near_the_last_year_goes_to_the_driver(spark):
+def test_an_input_near_the_last_year_goes_to_one_task(spark):
     """An answer moved by the program's windows past 9999-12-31 is no
     timestamp: the driver reports it, the rounds do not make one up."""
     e = pa.table({"x": ["a"], "y": ["b"], "start": pa.array([dt.date(9999, 12, 30)], pa.date32()),
                   "end": pa.array([dt.date(9999, 12, 31)], pa.date32())})
-    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+    with pytest.warns(cs().DriverFallback, match="an input row of e the engine must report"):
         with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
             out = cs().reason(spark, PROGRAM, inputs={"e": e, "late": stamped()}, distributed=True)
             for df in out.values():
@@ -197,9 +197,9 @@ def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamp
         assert canon(table_to_rows(t, p, None, timestamps="seconds")) == canon(model.facts(p)), p
 
 
-def test_answers_as_timestamps_beyond_the_year_9999_go_to_the_driver(spark):
+def test_answers_as_timestamps_beyond_the_year_9999_go_to_one_task(spark):
     e = pa.table({"x": ["a"], "y": ["b"], "start": [0], "end": [300_000_000_000]})  # seconds: year 11476
-    with pytest.warns(cs().DriverFallback, match="an input row of e the driver must report"):
+    with pytest.warns(cs().DriverFallback, match="an input row of e the engine must report"):
         with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
             out = cs().reason(spark, SECONDS, inputs={"e": e, "late": stamped()}, distributed=True, timestamps=True)
             for df in out.values():
@@ -235,7 +235,7 @@ def test_date_terms_on_a_numeric_timeline_are_seconds(spark):
     assert ("a", 2 * 86400) in {t for t, _ in canon(model.facts("gap"))}
 
 
-def test_date_terms_on_a_calendar_go_to_the_driver(spark):
+def test_date_terms_on_a_calendar_go_to_one_task(spark):
     e = pa.table({"x": ["a"], "y": ["b"], "d": pa.array([dt.date(2020, 1, 1)], pa.date32()),
                   "start": pa.array([dt.date(2020, 1, 1)], pa.date32()), "end": pa.array([dt.date(2020, 1, 2)], pa.date32())})
     prog = '@timeGranularity("days").\nr(X, Y, D) :- e(X, Y, D).\nr(X, Z, D) :- r(X, Y, D), e(Y, Z, D2).\n'
@@ -331,7 +331,7 @@ def test_interval_terms_on_a_calendar(spark, v):
     assert ("a", Fraction(73053, 4) if quarter else 18263, 18266) in ends and ("c", -2, 1) in ends
 
 
-def test_an_end_with_no_decimal_as_a_term_goes_to_the_driver(spark):
+def test_an_end_with_no_decimal_as_a_term_goes_to_one_task(spark):
     """Eight hours is a third of a day: no decimal of the run holds it, so
     the driver answers (with the rational the engine gives)."""
     a = pa.table({"x": ["a", "b"], "y": ["b", "a"], "v": [Decimal("1.5"), Decimal("2")],
@@ -346,11 +346,11 @@ def test_an_end_with_no_decimal_as_a_term_goes_to_the_driver(spark):
     assert ("a", Fraction(54790, 3), 18266) in {t for t, _ in canon(model.facts("ends"))}
 
 
-def test_a_month_past_the_year_9999_goes_to_the_driver(spark):
+def test_a_month_past_the_year_9999_goes_to_one_task(spark):
     """The month around 9999-12-15 ends at 10000-01-01, which no timestamp
     holds: the input is refused to the driver, which reports it."""
     a = pa.table({"x": ["a"], "y": ["b"], "v": [1], "start": instants((9999, 12, 15)), "end": instants((9999, 12, 16))})
-    with pytest.warns(cs().DriverFallback, match="an input row of a the driver must report"):
+    with pytest.warns(cs().DriverFallback, match="an input row of a the engine must report"):
         with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):
             out = cs().reason(spark, GROUPED, inputs={"a": a}, distributed=True)
             for df in out.values():

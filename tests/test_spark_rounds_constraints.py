@@ -12,7 +12,7 @@ from chronolog.language.errors import InconsistencyError
 
 from test_spark_rounds import RULES, check, cs, programs
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 PROGRAM = """
 r(X, Y) :- e(X, Y).
@@ -92,7 +92,7 @@ def test_plan_names_the_path_for_constraints():
     assert describe(plan(load_program(PROGRAM))).startswith("seminaive rounds")
     rooted = PROGRAM + "⊥ :- e(X, Y), log(X / 3) > 5.\n"
     assert describe(plan(load_program(rooted))) == (
-        "on the driver (the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit) "
+        "in ONE Spark task, not distributed (relational rounds cannot run it: the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit) "
         "in the rule ⊥ :- e(X, Y), log(X / 3) > 5. (<program>:7:1))")
     assert describe(plan(load_program(PROGRAM + "⊥ :- e(X, Y), round(X, -1) > 5.\n"))).startswith("seminaive rounds")
 

@@ -13,7 +13,7 @@ from chronolog.connectors.arrow import facts_to_arrow
 from test_spark_rounds import canon, drawn_interval
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program has no partition key
 NO_KEY = "far(X, Z) :- a(X, Y, V), a(Y, Z, W).\n"

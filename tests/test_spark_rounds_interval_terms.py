@@ -16,7 +16,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 from test_spark_rounds import canon, cs
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program has no partition key
 NO_KEY = "far(X, Z) :- a(X, Y), a(Y, Z).\n"
@@ -76,7 +76,7 @@ def test_decimal_ends_on_the_grid(spark):
     assert ((2, 3), (3, Decimal("3.75"), True, True)) in canon(model.facts("at"))  # the last point's part
 
 
-def test_unbounded_end_as_a_term_goes_to_the_driver(spark):
+def test_unbounded_end_as_a_term_goes_to_one_task(spark):
     """The engine's term for an unbounded end is a float infinity, which
     this path has no column for: the run goes to the driver."""
     a = facts_to_arrow([((1, 2), (0, POS_INF, True, False)), ((2, 1), (NEG_INF, 1, False, True))], ["x", "y"])
@@ -85,7 +85,7 @@ def test_unbounded_end_as_a_term_goes_to_the_driver(spark):
         cs().reason(spark, prog, inputs={"a": a}, distributed=True)
 
 
-def test_capture_of_an_unbounded_interval_goes_to_the_driver(spark):
+def test_capture_of_an_unbounded_interval_goes_to_one_task(spark):
     """Infinitely many points: the rounds stop and the driver reports it,
     as the engine does."""
     a = facts_to_arrow([((1, 2), (0, POS_INF, True, False)), ((2, 1), (0, 1, True, True))], ["x", "y"])

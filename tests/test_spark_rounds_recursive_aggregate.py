@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import ownership_gen  # noqa: E402
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 CONTROL = (ROOT / "examples" / "ownership" / "aggregation.vada").read_text()
 OWN = ["owner", "company", "share"]
@@ -188,7 +188,7 @@ def test_random_mprod_inside_a_recursion_equals_embedded(spark, e):
     check(spark, PRODUCTS, {"e": facts_to_arrow(e, ["x", "y", "w"])})
 
 
-def test_an_aggregate_without_fixpoint_goes_to_the_driver(spark, monkeypatch):
+def test_an_aggregate_without_fixpoint_goes_to_one_task(spark, monkeypatch):
     """A count that feeds its own group grows by one every round: past the
     round limit the rounds stop and the driver answers (here: its own
     error for the same limit)."""

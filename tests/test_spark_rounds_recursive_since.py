@@ -17,7 +17,7 @@ from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 from test_spark_rounds import canon, cs, drawn_facts
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 
 def check(spark, program, tables: dict, **kw):
@@ -125,7 +125,7 @@ def test_recursive_since_on_a_calendar(spark):
     assert {t for t, _ in model.facts("reach")} >= {("a", "c"), ("a", "d")}
 
 
-def test_through_time_still_goes_to_the_driver(spark):
+def test_through_time_still_goes_to_one_task(spark):
     """A recursion through B moves time (its model may be infinite): the
     rounds refuse it and the driver answers (here with a horizon)."""
     prog = "far(X, Z) :- a(X, Y), a(Y, Z).\ns(X) :- a(X, X).\ns(X) :- a(X, X) <S>[1,2] s(X).\n@output(\"s\")."

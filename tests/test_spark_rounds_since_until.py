@@ -13,7 +13,7 @@ from chronolog.connectors.arrow import facts_to_arrow
 from test_spark_rounds import canon, drawn_facts
 from test_spark_rounds import check as check_both
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program has no partition key
 NO_KEY = "far(X, Z) :- a(X, Y), a(Y, Z).\n"
@@ -78,6 +78,6 @@ def test_plan_runs_since_recursive_through_its_left_operand_only():
 
     for rules in ("s(X) :- a(X, X) <S>[1,2] b(X).\nb(X) :- s(X).", "s(X) :- <->[0,1] s(X) <S>[1,2] b(X).",
                   "s(X) :- [-][1,2] s(X) <U>[1,2] b(X).", "s(X) :- s(X) <S>[1,2] s(X)."):
-        assert path(rules).startswith("on the driver (recursion through time"), rules
+        assert path(rules).startswith("in ONE Spark task, not distributed (relational rounds cannot run it: recursion through time"), rules
     for rules in ("s(X) :- s(X) <S>[1,2] b(X).", "s(X) :- [-][0,2] s(X) <U>(0,+inf) b(X).\nb(X) :- c(X)."):
         assert "seminaive rounds" in path(rules), rules

@@ -46,7 +46,9 @@ run exactly (aggregation beyond ``aggregate``'s, recursion through time
 (but a Since/Until recursive through its left operand only), terms of mixed types, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
-rule; the caller falls back to the driver with a warning.  Times are never
+rule; the caller runs the program in ONE Spark task instead, with a
+warning (:mod:`chronolog.connectors.spark_paths`, which also sends small
+inputs there: the rounds' fixed cost per round loses to one engine).  Times are never
 floats; a float a rule computes is a ``double`` term only where Spark's
 IEEE operation is the engine's (functions.py).
 

@@ -3,8 +3,8 @@ what they cannot.
 
 Checked before any Spark work (and by ``chronolog plan``, which prints the
 path a program takes): a rule the rounds cannot run raises
-:class:`NotRelational` naming it, and the caller falls back to the driver
-with a warning.  The other modules raise it too, for what only the inputs
+:class:`NotRelational` naming it, and the caller runs the program in one
+Spark task with a warning (connectors/spark_paths.py).  The other modules raise it too, for what only the inputs
 reveal (a term's type, a time off the grid, a bad row).
 """
 
@@ -65,9 +65,12 @@ def check_rules(plan) -> None:
 
 
 def describe(plan) -> str:
-    """One line for ``chronolog plan``: whether the relational path runs it."""
+    """One line for ``chronolog plan``: where ``--spark --distributed``
+    runs a program with no key (connectors/spark_paths.py)."""
+    from chronolog.connectors.spark_paths import describe_small
+
     try:
         check_rules(plan)
     except NotRelational as e:
-        return f"on the driver ({e.render()})"
-    return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)"
+        return f"in ONE Spark task, not distributed (relational rounds cannot run it: {e.render()})"
+    return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)" + describe_small()

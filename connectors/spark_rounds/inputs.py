@@ -50,7 +50,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
 
 def load_inputs(relations, grid, constants: list, inputs: list):
     """Encode and coalesce every input (``[(pred, DataFrame)]``) into
-    ``relations``; refuse (to the driver, which names the row) nulls, empty
+    ``relations``; refuse (to one task, whose engine names the row) nulls, empty
     intervals and times beyond 64-bit codes.  With string codes, the same
     action builds their dictionary (of the inputs' strings and the
     program's ``constants``), which is returned (else None); on a collision
@@ -89,7 +89,7 @@ def load_inputs(relations, grid, constants: list, inputs: list):
     got = catalog.materialize(items)
     for pred, (_, _, bad) in zip(by_pred, got):
         if bad:
-            raise NotRelational(f"an input row of {pred} the driver must report (a null, an empty interval or a time beyond 64-bit codes)")
+            raise NotRelational(f"an input row of {pred} the engine must report (a null, an empty interval or a time beyond 64-bit codes)")
     dictionary = None
     if types.str_codes:
         df, n, collisions = got[-1]

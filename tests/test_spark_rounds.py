@@ -391,7 +391,7 @@ def test_decimal_terms_and_window(spark):
 def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
-    the input) and the run goes to the driver, which reports the row."""
+    the input) and the run falls back to one task, which reports the row."""
     from chronolog.connectors.spark_rounds import string_codes
 
     monkeypatch.setattr(string_codes, "STRING_CODES", codes)
@@ -403,7 +403,7 @@ def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
             cs().reason(spark, "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\n@output(\"r\").\n",
                         inputs={"e": e}, distributed=True)
         except chronolog.ChronologError:
-            pass  # the driver's own report of the row
+            pass  # the engine's own report of the row
 
 
 def test_unsupported_falls_back_with_the_rule(spark):

@@ -119,7 +119,7 @@ def test_integer_average_that_is_whole(spark):
 
 
 def test_inexact_average_goes_to_one_task(spark):
-    """avg of 1 and 2 in an integer run is 3/2: the run stops and the driver
+    """avg of 1 and 2 in an integer run is 3/2: the run stops and the engine
     answers (exactly), with the reason in the warning."""
     owns = facts_to_arrow([(("i", "a", 1), (0, 4, True, True)), (("j", "a", 2), (2, 6, True, True))], ["i", "c", "p"])
     prog = NO_KEY + 'mean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").'
@@ -173,11 +173,11 @@ def test_decimal_products_exact(spark):
 @pytest.mark.parametrize("values, why", [
     (["1.25", "0.50"], "a product with more decimals than the numbers of the run"),
     (["12345678901234567.01", "98765432109876543.03", "3.07"], "a product beyond 38 digits"),
-    (["12345678.9"] * 4, "a product with more decimals"),  # the driver's answer has 33 digits
+    (["12345678.9"] * 4, "a product with more decimals"),  # the engine's answer has 33 digits
 ])
 def test_inexact_decimal_products_go_to_one_task(spark, values, why):
     """0.625 has three decimals, the run's numbers two; a product of more
-    digits than 38: the run stops and the driver answers exactly (and
+    digits than 38: the run stops and one task answers exactly (and
     writes a decimal of 33 digits: Python's default decimal context of 28
     digits failed to)."""
     prog = NO_KEY + 'product(C, M) :- owns(I, C, P), M = prod(P).\n@output("product").'
@@ -195,7 +195,7 @@ def test_inexact_decimal_products_go_to_one_task(spark, values, why):
 def test_random_decimal_products(spark, stakes):
     """Decimal stakes whose products may need more decimals than the run's
     two or more digits than 38: each segment's product is exact in tasks,
-    or the run stops and the driver answers; the answers are the engine's
+    or the run stops and one task answers; the answers are the engine's
     either way."""
     owns = pa.table({"i": [f"i{k}" for k in range(len(stakes))], "c": ["a"] * len(stakes),
                      "p": pa.array([Decimal(v) for v, _, _ in stakes], pa.decimal128(20, 2)),
@@ -219,7 +219,7 @@ def test_integer_aggregate_beyond_64_bits_goes_to_one_task(spark, func, value):
         try:
             cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
         except Exception:
-            pass  # the driver's own answer does not fit a 64-bit column either
+            pass  # the engine's own answer does not fit a 64-bit column either
 
 
 def test_a_stopped_run_prints_no_java_stack_trace(spark, capfd):
@@ -235,7 +235,7 @@ def test_a_stopped_run_prints_no_java_stack_trace(spark, capfd):
     capfd.readouterr()
     with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):
         out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
-    assert max(r.c1 for r in out["total"].collect()) == 2**63  # the driver's exact sum
+    assert max(r.c1 for r in out["total"].collect()) == 2**63  # the engine's exact sum
     err = capfd.readouterr().err
     assert "Exception in task" not in err and "\tat org.apache" not in err, err[:2000]
     assert [str(log4j.LogManager.getLogger(n).getLevel()) for n in rounds._TASK_LOGGERS] == before

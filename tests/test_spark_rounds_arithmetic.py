@@ -69,7 +69,7 @@ def test_sums_and_assignments_with_booleans_and_strings(spark):
 
 def fallback(spark, prog, table, match):
     """The rounds refuse ``prog`` with a warning matching ``match``; the
-    driver's answers are the embedded engine's."""
+    answers are the embedded engine's."""
     with pytest.warns(cs().DriverFallback, match=match):
         out = cs().reason(spark, prog, inputs={"e": table}, distributed=True)
     model = chronolog.reason(prog, {"e": table_to_rows(table, "e")})
@@ -79,7 +79,7 @@ def fallback(spark, prog, table, match):
 
 def test_a_quotient_that_is_not_whole_goes_to_one_task(spark):
     """The engine's 7 / 2 is the rational 7/2: no bigint holds it, so the
-    row stops the rounds and the driver computes it."""
+    row stops the rounds and the engine computes it."""
     fallback(spark, INTS, ints(), r"a row computed in Spark: \(C / 2\) is not a whole number")
 
 
@@ -91,7 +91,7 @@ def test_an_overflow_goes_to_one_task(spark):
     fallback(spark, prog, big, r"a row computed in Spark: \(A \* B\) overflows 64-bit integers")
 
 
-def test_a_division_by_zero_is_the_drivers_error(spark):
+def test_a_division_by_zero_is_the_engines_error(spark):
     zero = facts_to_arrow([((1, 2, 0), (0, 5, True, True)), ((2, 1, 3), (0, 5, True, True))], ["x", "y", "a"])
     prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = B / A.\n"
     with pytest.warns(cs().DriverFallback, match="divides by zero"):
@@ -111,7 +111,7 @@ def test_a_check_is_kept_for_a_value_nothing_reads(spark):
 
 def test_decimal_digits_beyond_the_run_go_to_one_task(spark):
     """A product of two 2-decimal numbers has 4 decimals; the run's numbers
-    have 2: never rounded, the driver computes it."""
+    have 2: never rounded, the engine computes it."""
     w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
     t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
     fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", t, r"\(A \* B\) has more than 2 decimals")

@@ -102,7 +102,7 @@ def test_hours_granularity_and_a_horizon(spark):
 
 
 def test_a_window_off_the_microsecond_grid_goes_to_one_task(spark):
-    """Half a microsecond: the rounds do not round it; the driver computes
+    """Half a microsecond: the rounds do not round it; the engine computes
     exactly and then reports the answer a timestamp cannot hold."""
     prog = PROGRAM.replace("PT12H", "PT0.0000005S")
     with pytest.warns(cs().DriverFallback, match="a window of 1/172800000000 days, not a whole number of microseconds"):
@@ -119,7 +119,7 @@ def test_times_as_numbers_on_a_calendar_go_to_one_task(spark):
 
 def test_an_input_near_the_last_year_goes_to_one_task(spark):
     """An answer moved by the program's windows past 9999-12-31 is no
-    timestamp: the driver reports it, the rounds do not make one up."""
+    timestamp: the engine reports it, the rounds do not make one up."""
     e = pa.table({"x": ["a"], "y": ["b"], "start": pa.array([dt.date(9999, 12, 30)], pa.date32()),
                   "end": pa.array([dt.date(9999, 12, 31)], pa.date32())})
     with pytest.warns(cs().DriverFallback, match="an input row of e the engine must report"):
@@ -181,7 +181,7 @@ quiet(X, Y) :- soon(X, Y), not late(Y).
 @pytest.mark.parametrize("timestamps", [False, True])
 def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamps):
     """Without a calendar, date and timestamp columns are exact seconds since
-    1970 (as the driver reads them); ``timestamps=True`` gives the answers'
+    1970 (as the engine reads them); ``timestamps=True`` gives the answers'
     ends as UTC timestamps."""
     tables = {"e": dated(), "late": stamped()}
     rows = {p: table_to_rows(t, p, None, timestamps="seconds") for p, t in tables.items()}
@@ -208,8 +208,8 @@ def test_answers_as_timestamps_beyond_the_year_9999_go_to_one_task(spark):
 
 def test_date_terms_on_a_numeric_timeline_are_seconds(spark):
     """A date argument is its midnight's seconds since 1970 (a number), as
-    the driver reads it: joined, compared and computed with exactly.  (A
-    timestamp argument goes to the driver, which reads it as a number only
+    the engine reads it: joined, compared and computed with exactly.  (A
+    timestamp argument falls back to one task, which reads it as a number only
     when its whole column is whole seconds.)"""
     prog = """
     r(X, Y, D) :- e(X, Y, D).
@@ -333,7 +333,7 @@ def test_interval_terms_on_a_calendar(spark, v):
 
 def test_an_end_with_no_decimal_as_a_term_goes_to_one_task(spark):
     """Eight hours is a third of a day: no decimal of the run holds it, so
-    the driver answers (with the rational the engine gives)."""
+    one task answers (with the rational the engine gives)."""
     a = pa.table({"x": ["a", "b"], "y": ["b", "a"], "v": [Decimal("1.5"), Decimal("2")],
                   "start": instants((2020, 1, 2, 8), (2020, 1, 1)), "end": instants((2020, 1, 5), (2020, 1, 2))})
     b = pa.table({"x": ["a"], "t": [18270], "start": instants((2020, 1, 1)), "end": instants((2020, 1, 9))})
@@ -348,7 +348,7 @@ def test_an_end_with_no_decimal_as_a_term_goes_to_one_task(spark):
 
 def test_a_month_past_the_year_9999_goes_to_one_task(spark):
     """The month around 9999-12-15 ends at 10000-01-01, which no timestamp
-    holds: the input is refused to the driver, which reports it."""
+    holds: the input is refused to one task, which reports it."""
     a = pa.table({"x": ["a"], "y": ["b"], "v": [1], "start": instants((9999, 12, 15)), "end": instants((9999, 12, 16))})
     with pytest.warns(cs().DriverFallback, match="an input row of a the engine must report"):
         with pytest.raises(chronolog.DataError, match="outside the years 1 to 9999"):

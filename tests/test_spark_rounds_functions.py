@@ -64,7 +64,7 @@ def check(spark, program, tables: dict, outputs):
 
 def refused(spark, program, tables: dict, outputs, why: str):
     """The rounds refuse ``program`` naming ``why`` in the fallback's
-    warning, and the driver's answers are the engine's."""
+    warning, and the answers are the engine's."""
     rows = {p: table_to_rows(t, p) for p, t in tables.items()}
     try:
         model = chronolog.reason(program, rows)
@@ -119,9 +119,9 @@ def test_upper_and_lower_by_hand(spark):
     check(spark, CASES, {"w": words(rows)}, ["up", "same"])
 
 
-def test_upper_beyond_the_safe_letters_goes_to_the_driver(spark):
+def test_upper_beyond_the_safe_letters_goes_to_one_task(spark):
     """ﬁ (U+FB01) and an astral letter: Spark's mapping may be another
-    Unicode version's; the run stops there, the driver answers."""
+    Unicode version's; the run stops there, one task answers."""
     for s in ("ﬁx", "𐐨"):
         rows = [((1, "abc"), (0, 4, True, False)), ((2, s), (2, 6, True, True))]
         refused(spark, CASES, {"w": words(rows)}, ["up", "same"], "upper(S) of a string beyond Latin")
@@ -165,12 +165,12 @@ def test_floats_by_hand(spark):
 
 def agree(spark, program, tables: dict, outputs, stops=()):
     """The engine's answers or its error, from ``distributed=True``: in the
-    rounds, or on the driver after a row stopped them for one of ``stops``
+    rounds, or in one task after a row stopped them for one of ``stops``
     (the reasons a random row may meet); returns the path taken."""
     rows = {p: table_to_rows(t, p) for p, t in tables.items()}
     try:
         model = chronolog.reason(program, rows)
-    except chronolog.ChronologError as e:  # a row's error: the rounds stop, the driver reports it
+    except chronolog.ChronologError as e:  # a row's error: the rounds stop, the engine reports it
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cs().DriverFallback)
             with pytest.raises(type(e)):
@@ -337,8 +337,8 @@ INTS = [((1, 4), (0, 4, True, False)), ((2, -3), (2, 6, True, True)), ((3, 0), (
     ("t(X, Y) :- w(X, A), Y = floor(float(A) * 1e30).", "beyond 64-bit integers"),
     ('t(X, Y) :- w(X, A), Y = substr("abc", A * 0.5).', "needs whole numbers"),
 ])
-def test_refusals_are_named_and_the_driver_answers(spark, rule, why):
-    """What the rounds cannot run as the engine does goes to the driver
+def test_refusals_are_named_and_one_task_answers(spark, rule, why):
+    """What the rounds cannot run as the engine does falls back to one task
     (before any job, or when a row stops the run), naming why; the answers
     or the error are the engine's."""
     refused(spark, NO_KEY + rule + '\n@output("t").\n', {"w": facts_to_arrow(INTS, ["k", "a"])}, ["t"], why)

@@ -78,7 +78,7 @@ def test_decimal_ends_on_the_grid(spark):
 
 def test_unbounded_end_as_a_term_goes_to_one_task(spark):
     """The engine's term for an unbounded end is a float infinity, which
-    this path has no column for: the run goes to the driver."""
+    this path has no column for: the run falls back to one task."""
     a = facts_to_arrow([((1, 2), (0, POS_INF, True, False)), ((2, 1), (NEG_INF, 1, False, True))], ["x", "y"])
     prog = NO_KEY + 'ends(X, S, E) :- a(X, Y)@[S, E].\n@output("ends").'
     with pytest.warns(cs().DriverFallback, match="an unbounded end as a term"):
@@ -86,7 +86,7 @@ def test_unbounded_end_as_a_term_goes_to_one_task(spark):
 
 
 def test_capture_of_an_unbounded_interval_goes_to_one_task(spark):
-    """Infinitely many points: the rounds stop and the driver reports it,
+    """Infinitely many points: the rounds stop and the engine reports it,
     as the engine does."""
     a = facts_to_arrow([((1, 2), (0, POS_INF, True, False)), ((2, 1), (0, 1, True, True))], ["x", "y"])
     prog = NO_KEY + 'at(X, T) :- a(X, Y)@T.\n@output("at").'

@@ -190,7 +190,7 @@ def test_random_mprod_inside_a_recursion_equals_embedded(spark, e):
 
 def test_an_aggregate_without_fixpoint_goes_to_one_task(spark, monkeypatch):
     """A count that feeds its own group grows by one every round: past the
-    round limit the rounds stop and the driver answers (here: its own
+    round limit the rounds stop and one task answers (here: its own
     error for the same limit)."""
     from chronolog.engine.runaway import round_limit
 

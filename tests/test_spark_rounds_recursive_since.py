@@ -127,7 +127,7 @@ def test_recursive_since_on_a_calendar(spark):
 
 def test_through_time_still_goes_to_one_task(spark):
     """A recursion through B moves time (its model may be infinite): the
-    rounds refuse it and the driver answers (here with a horizon)."""
+    rounds refuse it and one task answers (here with a horizon)."""
     prog = "far(X, Z) :- a(X, Y), a(Y, Z).\ns(X) :- a(X, X).\ns(X) :- a(X, X) <S>[1,2] s(X).\n@output(\"s\")."
     rows = [((1, 1), (0, 10, True, True)), ((2, 2), (0, 0, True, True))]
     model = chronolog.reason(prog, {"a": rows}, horizon=(0, 20))

@@ -68,7 +68,7 @@ def test_micro_cases(spark):
 
 def test_plan_runs_since_recursive_through_its_left_operand_only():
     """A recursion through A (no diamond on it) runs as rounds; through B,
-    or through A under a diamond or a box off 0, it moves time: the driver
+    or through A under a diamond or a box off 0, it moves time: one task
     (test_spark_rounds_recursive_since.py runs both)."""
     from chronolog.connectors.spark_rounds import describe
     from chronolog.planner import plan as make_plan

@@ -26,7 +26,7 @@ Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
-(arithmetic.stop_sql), and the caller falls back to the driver (entry.py).
+(arithmetic.stop_sql), and the caller falls back to one task (entry.py).
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does.  What
 is not here (``munion``: a set as a term; sums of strings; contributors

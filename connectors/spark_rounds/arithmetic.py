@@ -5,7 +5,7 @@ The engine computes on unbounded integers and exact rationals.  Here every
 value of an expression is in the run's number type (terms.py): ``bigint``,
 or ``decimal(38, S)``.  Each operation is written so that Spark cannot
 round or wrap it, and a row where the exact value does not fit stops the
-run (``raise_error``), which then goes whole to the driver
+run (``raise_error``), which then goes whole to one task
 (:class:`NotRelational`, see :func:`refused`) -- as a bad input row does:
 
 * ``bigint``: ``try_add``, ``try_subtract``, ``try_multiply`` (null on
@@ -21,7 +21,7 @@ run (``raise_error``), which then goes whole to the driver
   the divisor, as Python's ``%``) and ``round`` to a constant number of
   digits (half to even: ``bround``) likewise; string functions and
   floats computed in the rule are functions.py's (``exp``, ``log``,
-  ``exact`` go to the driver before any job), and arithmetic on booleans
+  ``exact`` fall back to one task before any job), and arithmetic on booleans
   is refused.
 
 An assignment's value is also kept by a filter (``IS NOT NULL``), so that
@@ -64,7 +64,7 @@ def _check(e, rule):
 
         if e.name in REFUSED:
             raise NotRelational(REFUSED[e.name], rule)
-        if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, from the driver)
+        if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, as it reports it)
             raise NotRelational(f"the function {e.name}() in an expression", rule)
         if e.name == "round" and round_digits(e) is None:
             raise NotRelational(f"round() to digits other than a whole constant within {ROUND_DIGITS} ({e})", rule)
@@ -77,7 +77,7 @@ def _check(e, rule):
 def round_digits(e):
     """The digits ``D`` of ``round(X)`` (0) or ``round(X, D)``, a whole
     constant within :data:`ROUND_DIGITS` (None: another argument, which
-    the driver evaluates or reports)."""
+    the engine evaluates or reports)."""
     if len(e.args) == 1:
         return 0
     d = e.args[1] if len(e.args) == 2 else None
@@ -123,7 +123,7 @@ def expr_class(e, env: dict):
 def stop_sql(why: str) -> str:
     """SQL that stops the run from a row check (arithmetic, aggregation,
     interval terms): an error carrying :data:`MARKER` and ``why``, which
-    :func:`refused` turns into a fall back to the driver."""
+    :func:`refused` turns into a fall back to one task."""
     return f"raise_error({hex_string(MARKER + why)})"
 
 

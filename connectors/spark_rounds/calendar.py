@@ -7,10 +7,10 @@ microseconds since then, so here the grid (grid.py) is the microsecond:
 a unit is ``L = unit_seconds * 10^6`` codes' worth of points (a day is
 86,400,000,000), a date column's point is ``unix_date * 86400 * 10^6``, a
 timestamp's ``unix_micros``, and an output end is ``timestamp_micros`` of
-it, the UTC instants the driver's answers hold.  Nothing is rounded: a
+it, the UTC instants the engine's answers hold.  Nothing is rounded: a
 window or horizon that is not a whole number of microseconds (a seventh
-of a day) does not fit the grid and goes to the driver, as does a time
-column of numbers or text (the driver reads ISO text and reports numbers)
+of a day) does not fit the grid and falls back to one task, as does a time
+column of numbers or text (the engine reads ISO text and reports numbers)
 and an input time too near the years 1 or 9999 for the program's windows
 to keep its answers inside the years a timestamp holds.
 """
@@ -36,7 +36,7 @@ def micros_per_unit(calendar) -> int:
 
 
 def check_windows(plan) -> None:
-    """Every window of the program on the microsecond grid (else the driver
+    """Every window of the program on the microsecond grid (else one task
     runs it exactly): checked before any Spark work, and by ``chronolog plan``."""
     from chronolog.engine.columns.encoding import window_points
 
@@ -57,7 +57,7 @@ def micros_sql(name: str, typ) -> str:
         return f"(CAST(unix_date({name}) AS BIGINT) * {86400 * MICROS})"
     if isinstance(typ, T.TimestampType):
         return f"unix_micros({name})"
-    if isinstance(typ, T.TimestampNTZType):  # a wall-clock time, read as UTC (as the driver reads it)
+    if isinstance(typ, T.TimestampNTZType):  # a wall-clock time, read as UTC (as the engine reads it)
         return f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {name})"
     if isinstance(typ, T.NullType):
         return "CAST(NULL AS BIGINT)"
@@ -83,7 +83,7 @@ def code_bounds(drift: int, per_micro=1) -> tuple:
 
 def seconds_sql(name: str, typ, L: int) -> str:
     """On a numeric timeline (no calendar), a date or timestamp time column
-    is its exact seconds since 1970 UTC, as the driver reads it: SQL of
+    is its exact seconds since 1970 UTC, as the engine reads it: SQL of
     those seconds on a grid of ``L`` points per second (``L`` at least
     10^6 for a timestamp: classes.time_digits)."""
     from pyspark.sql import types as T
@@ -129,5 +129,5 @@ def term_decimals(typ):
 
 def term_seconds_sql(name: str, typ) -> str:
     """A date term on a numeric timeline: the seconds since 1970 UTC of its
-    midnight, as the driver reads it (a number, not a date)."""
+    midnight, as the engine reads it (a number, not a date)."""
     return f"(CAST(unix_date({name}) AS BIGINT) * 86400)"

@@ -28,7 +28,7 @@ from .outputs import output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
 
-MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to the driver
+MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
 
 
 def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False):

@@ -12,7 +12,7 @@ number made a float (Java's conversions of a ``long`` and of a
 operations in both, hence equal.  Where the engine raises (division by
 zero, ``sqrt`` or ``mod`` out of domain, NaN) or keeps an infinite float,
 and where ``sqrt`` of an exact square is exact, the run stops
-(:func:`arithmetic.stop_sql`) and goes to the driver.  ``-0.0`` is written
+(:func:`arithmetic.stop_sql`) and falls back to one task.  ``-0.0`` is written
 ``0.0``: one fact with it, as the engine's.  A float compares with a float
 directly and with an exact constant through the two floats around it;
 the engine compares a float with an exact number exactly, which Spark's

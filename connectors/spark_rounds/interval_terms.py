@@ -10,14 +10,14 @@ codes.
   the decimal type: a cast of a plain decimal string, never a division).
   An unbounded end (a float infinity in the engine) or a time with more
   decimals than the run's numbers has no exact term here: a check in the
-  statement sends the run to the driver.
+  statement sends the run to one task.
 * ``lit@T`` (time capture, a WrapRule too): one row per integer point
   ``T`` the interval meets, on its part inside ``[T, T + 1)``: an
   ``explode(sequence(...))`` of the points (:func:`_capture`).
 * ``p(X)@[S,E] :- body`` (a TimedHeadRule): one fact per binding of the
   body, wherever the body holds, on ``[S, E]`` with the written ends; the
   codes ``2·S·L + open`` and ``2·E·L + closed`` need ``S·L`` whole (a
-  check, else the driver) and inside the codes an input may have (on a
+  check, else one task) and inside the codes an input may have (on a
   calendar, the years a timestamp holds); an empty interval gives nothing.
 """
 
@@ -32,7 +32,7 @@ from .fragment import NotRelational
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 
-CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more go to the driver
+CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more fall back to one task
 
 
 def _scale(types) -> int:
@@ -93,8 +93,8 @@ def _capture(types, grid, q: Stmt, body: str, n: int):
     """``lit@T``: each interval once per integer time point ``k`` from the
     floor of its start to its end, ``k`` appended, on the part inside
     ``[k, k + 1)`` (the engine's CaptureNode; empty parts dropped).  An
-    unbounded interval has infinitely many points (the driver reports it),
-    and one of more than ``CAPTURE_POINTS`` goes to the driver too rather
+    unbounded interval has infinitely many points (the engine reports it),
+    and one of more than ``CAPTURE_POINTS`` falls back to one task too rather
     than exploding in a task."""
     L = int64(grid.L)
     first, last = (f"((shiftright({c}, 1) - pmod(shiftright({c}, 1), {L})) div {L})" for c in ("s", "e"))

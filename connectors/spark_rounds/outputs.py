@@ -41,7 +41,7 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
     if window is not None:
         src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
     src = decoded(q, src, pred, relations, dictionary)
-    if grid.calendar is not None:  # UTC timestamps, as the driver's answers on a calendar
+    if grid.calendar is not None:  # UTC timestamps, as the engine's answers on a calendar
         point = point_sql
     elif grid.timestamps:  # timestamps=True: seconds as UTC timestamps
         def point(x):

@@ -70,7 +70,7 @@ ROUND_CONF = {
 # Spark logs a failed task with its Java stack trace (the executor) and
 # again when it aborts the job (the scheduler).  A row check that stops the
 # rounds (arithmetic.stop_sql) fails a task on purpose, and the user saw
-# pages of Java before the DriverFallback warning that says what happened;
+# pages of Java before the OneTaskFallback warning that says what happened;
 # a real failure is raised from the action with the same trace.  So these
 # loggers are off while the rounds run, and restored after (with the
 # warning that the aborted task's shuffle file could not be deleted).
@@ -220,7 +220,7 @@ class Rounds:
             if not st.recursive:
                 break
             if rnd >= MAX_ROUNDS.get() and new_deltas:
-                raise NotRelational(f"no fixpoint after {rnd} rounds", st.rules[0])  # the driver reports it
+                raise NotRelational(f"no fixpoint after {rnd} rounds", st.rules[0])  # the engine reports it
             deltas = new_deltas
             variants = []
             for r in st.rules:

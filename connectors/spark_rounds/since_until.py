@@ -25,7 +25,7 @@ through the left operand only (:func:`through_time`): each head fact lies
 in the closure of a maximal interval of A, so the recursion holds nowhere
 beyond the closure of the time the facts it reads from outside hold, and
 on a bounded stretch of the grid the rounds end (should they not, past
-``MAX_ROUNDS`` the driver answers).
+``MAX_ROUNDS`` one task answers).
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def test_command_line_forces_the_rounds_with_a_setting(tmp_path):
            "--conf", f"{ONE_TASK_CONF}=-1"]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert f"spark path: relational (no key (the rule r(X, Z) :- r(X, Y), e(Y, Z). does not keep one key" in r.stderr
+    assert "spark path: relational (no key (the rule r(X, Z) :- r(X, Y), e(Y, Z). does not keep one key" in r.stderr
     assert f"{ONE_TASK_CONF} is -1: never one task by size)" in r.stderr
     model = chronolog.reason(REACH, {"e": edges()})
     from chronolog.language.dates import format_fact

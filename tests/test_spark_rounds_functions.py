@@ -20,7 +20,7 @@ from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
 
 from test_spark_rounds import canon, cs
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
 # a rule joining facts of different keys: the program runs as rounds
 NO_KEY = "pair(X, Z) :- w(X, A), w(Z, B), X != Z.\n"

@@ -120,6 +120,18 @@ def expr_class(e, env: dict):
     return result_class(e, [expr_class(a, env) for a in args])
 
 
+def extremum(name: str, xs: list) -> str:
+    """``min``/``max`` of the SQL ``xs`` (of one class)."""
+    return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})"
+
+
+def python_sign(r: str, y: str, fix: str) -> str:
+    """The remainder ``r`` (SQL's, with the dividend's sign) given the
+    divisor ``y``'s sign as Python's ``%``: ``fix`` (``r + y``) where they
+    differ; ``|r| < |y|``, so no overflow."""
+    return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({y} < 0) THEN {fix} ELSE {r} END)"
+
+
 def stop_sql(why: str) -> str:
     """SQL that stops the run from a row check (arithmetic, aggregation,
     interval terms): an error carrying :data:`MARKER` and ``why``, which
@@ -213,7 +225,7 @@ class Arithmetic:
     def call(self, name: str, xs: list, text: str, rule) -> str:
         num = self.num
         if name in ("min", "max"):
-            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})"
+            return extremum(name, xs)
         x = xs[0]
         if name == "abs":
             if self.scale is None:
@@ -225,7 +237,7 @@ class Arithmetic:
         y = xs[1]  # mod: the remainder with the divisor's sign (Python's %)
         r = self.checked(f"try_mod({x}, {y})", f"{y} = 0", f"{text} by zero")
         fix = f"{r} + {y}" if self.scale is None else f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})"
-        return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({y} < 0) THEN {fix} ELSE {r} END)"  # |r| < |y|: no overflow
+        return python_sign(r, y, fix)
 
     def round(self, x: str, d: int, text: str) -> str:
         """``round(x, d)``, half to even as Python's exact rounding:

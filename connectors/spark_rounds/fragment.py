@@ -67,10 +67,10 @@ def check_rules(plan) -> None:
 def describe(plan) -> str:
     """One line for ``chronolog plan``: where ``--spark --distributed``
     runs a program with no key (connectors/spark_paths.py)."""
-    from chronolog.connectors.spark_paths import describe_small
+    from chronolog.connectors.spark_paths import describe_small, refusal
 
     try:
         check_rules(plan)
     except NotRelational as e:
-        return f"in ONE Spark task, not distributed (relational rounds cannot run it: {e.render()})"
+        return f"in ONE Spark task, not distributed ({refusal(e)})"
     return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)" + describe_small()

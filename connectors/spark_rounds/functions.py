@@ -48,7 +48,7 @@ from fractions import Fraction
 
 from chronolog.language import ast
 
-from .arithmetic import stop_sql
+from .arithmetic import extremum, python_sign, stop_sql
 from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
@@ -141,14 +141,7 @@ def constant_value(e):
     engine computes it (None: it has a variable or no exact value)."""
     from chronolog.engine.rows.expressions import compile_expr
 
-    def has_var(x):
-        if isinstance(x, ast.Var):
-            return True
-        if isinstance(x, ast.BinOp):
-            return has_var(x.left) or has_var(x.right)
-        return isinstance(x, ast.Call) and any(has_var(a) for a in x.args)
-
-    if has_var(e):
+    if ast.variables_of(e):
         return None
     try:
         v = compile_expr(e, {}, e)(None)
@@ -226,7 +219,7 @@ class Functions:
         if name in ("min", "max"):
             if set(cs) != {FLOAT}:
                 raise NotRelational(f"{name}() of floats and exact numbers ({text}: the result keeps its operand's kind)", rule)
-            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})", FLOAT
+            return extremum(name, xs), FLOAT
         if name == "abs":
             return f"abs({x})", FLOAT
         if name in ("floor", "ceil"):
@@ -241,7 +234,7 @@ class Functions:
         if name == "mod":
             a, b = self.double(x, cs[0]), self.double(xs[1], cs[1])
             r = self.arith.checked(f"({a} % {b})", f"{b} = 0", f"{text} by zero")
-            return self.finite(f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({b} < 0) THEN {r} + {b} ELSE {r} END)", text), FLOAT
+            return self.finite(python_sign(r, b, f"{r} + {b}"), text), FLOAT
         if name == "float":
             return x, FLOAT
         if name == "sqrt":
@@ -316,7 +309,7 @@ class Functions:
         if name == "concat":
             return f"concat({', '.join(self.text(x, c, text, rule) for x, c in args)})", STR
         if name in ("min", "max") and set(cs) == {STR}:
-            return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})", STR
+            return extremum(name, xs), STR
         if name in STRING_FUNCTIONS:
             if cs[0] != STR or any(c != NUM for c in cs[1:]):
                 raise NotRelational(f"{name}() of {', '.join(c or 'untyped' for c in cs)} terms ({text})", rule)

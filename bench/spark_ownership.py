@@ -557,9 +557,12 @@ def main(argv=None) -> int:
                         bound = one["total_s"] / max(one["total_s"] - ts / 2, 1e-9)
                         cpu1 = one["driver_cpu_s"] + one["jvm_cpu_s"]
                         cpu2 = two["driver_cpu_s"] + two["jvm_cpu_s"]
+                        cores = len(os.sched_getaffinity(0))  # wall >= CPU / cores, whatever the slots
                         print(f"[{n}] {code}, aqe {aqe}, {label}: local[1]/local[2] = {sp}x wall (reason + write); "
                               f"task time {ts:.1f} / {two['app_task_s']:.1f} s, CPU {cpu1:.1f} / {cpu2:.1f} s; local[1] spent "
-                              f"{ts:.1f} s of {one['total_s']} s in tasks, so two slots can give at most {bound:.2f}x",
+                              f"{ts:.1f} s of {one['total_s']} s in tasks, so two slots can give at most {bound:.2f}x; "
+                              f"on {cores} cores local[2] needs at least {cpu2 / cores:.1f} s of wall for its CPU, "
+                              f"so at most {one['total_s'] * cores / cpu2:.2f}x (local[1] kept {cpu1 / one['total_s']:.2f} cores busy)",
                               file=sys.stderr)
             if a.json:
                 with open(a.json, "a") as f:

@@ -411,6 +411,18 @@ def main(argv=None):
             f"  {b} against {a}: wall {best[a] / best[b]:.2f}x best, {median[a] / median[b]:.2f}x median; "
             f"CPU {cpu[a]:.2f} s against {cpu[b]:.2f} s"
         )
+        # On N cores local[2]'s call cannot take less wall than its CPU / N;
+        # local[1] already keeps more than one core busy (the JVM's executor
+        # threads, compiler and collector beside its one worker), so this
+        # caps the ratio whatever the serial part.
+        cores = len(os.sched_getaffinity(0))
+        cap = {m: statistics.median(r["wall"] for r in rs[1:] or rs) for m, rs in results.items()}
+        busy = statistics.median(r["cpu"] / r["wall"] for r in results[a][1:] or results[a])
+        cpu_b = statistics.median(r["cpu"] for r in results[b][1:] or results[b])
+        print(
+            f"  {cores} cores: {a} keeps {busy:.2f} cores busy (median); {b}'s median CPU {cpu_b:.2f} s needs at least "
+            f"{cpu_b / cores:.2f} s on {cores} cores, so {b} can be at most {cap[a] * cores / cpu_b:.2f}x faster (medians)"
+        )
 
 
 if __name__ == "__main__":

@@ -417,8 +417,8 @@ def test_random_round_to_digits_equals_the_engine(spark, rows):
 CONCAT_EXACT = PAIRS + """
 c(X, S) :- w(X, A, B), F = float(A) / B, S = concat(F, "|", F * 10000000000, "|", exp(0 - F * F), "|", A, "|", F / 10000000).
 d(X, S) :- w(X, A, B), A >= 700, A <= 709, E = exp(float(A)) * 10, S = concat(E, "").
-x(X, N) :- w(X, A, B), N = exact(float(A) * 2), N != A * 2.
-y(X) :- w(X, A, B), exact(float(A) * B / 8) != A * B / 8.
+x(X) :- w(X, A, B), N = exact(float(A) * 2), N != A * 2.
+y(X) :- w(X, A, B), exact(float(A) * B) != A * B.
 @output("c"). @output("d"). @output("x"). @output("y").
 """
 
@@ -432,14 +432,14 @@ def test_random_concat_and_exact_of_floats_equal_the_engine(spark, rows):
     decimals either): the engine's answers, in the rounds or in one task
     for the named reasons."""
     agree(spark, CONCAT_EXACT, {"w": facts_to_arrow(rows, ["k", "a", "b"])}, ["c", "d", "x", "y"],
-          ("NaN or infinite", "beyond 64-bit", "needs more digits"))
+          ("NaN or infinite", "beyond 64-bit", "needs more digits", "overflows", "has more than"))
 
 
 @pytest.mark.parametrize("rule, why", [
     ("t(X, Y) :- w(X, A), Y = exp(float(A) * 1000).", "exp(4000.0): exp(...) gives a value too large"),
     ("t(X, Y) :- w(X, A), A >= 0, Y = log(A).", "log(0): log() of a non-positive number 0"),
     ("t(X, Y) :- w(X, A), A != 0, Y = log(float(A)).", "log(-3.0): log() of a non-positive number -3.0"),
-    ("t(X, Y) :- w(X, A), Y = exact(float(A) / 3).", "exact(1.3333333333333333) = 1.3333333333333332593184650249895639717578887939453125: beyond 64-bit integers"),
+    ("t(X) :- w(X, A), exact(float(A) / 3) > 1.", "exact(1.3333333333333333) = 1.3333333333333332593184650249895639717578887939453125: beyond 64-bit integers"),
     ('t(X, Y) :- w(X, A), Y = round(float(A), A + 1).', "round() to digits other than a whole constant"),
     ('t(X, Y) :- w(X, A), A > 0, F = exp(float(A) + 705) * 10, Y = concat(F, "").', "NaN or infinite"),
     ("t(X, Y) :- w(X, A), Y = float(A) / 3, Y > A.", "the comparison of a float with the exact number A"),

@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -20,6 +20,8 @@ variable (what went to the driver before the tenth round).
 strlen, +) and floats computed in rules (float, sqrt, /, mod, a
 comparison with an exact constant): what went to the driver before the
 eleventh round.
+``--program udfs``: exp, log and round of a float to digits, the engine's
+own functions in Python UDFs in the executors (what went to one task before).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -95,7 +97,15 @@ scaled(I, C, F) :- owns(I, C, P), F = sqrt(float(P)) / 3 + mod(float(P), 7).
 high(I, C) :- owns(I, C, P), F = float(P) / 7, F > 10.5.
 @output("label"). @output("long"). @output("scaled"). @output("high").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS}
+# the engine's own functions in Python UDFs (udfs.py): exp, log, round of a
+# float to digits (what went to one task before the twelfth round)
+UDFS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+growth(I, C, G) :- owns(I, C, P), G = exp(float(P) / 50) - log(P).
+rounded(I, C, R) :- owns(I, C, P), R = round(float(P) / 7, 2), log(R) > 1.
+@output("growth"). @output("rounded").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS}
 
 
 def facts(n: int, seed: int = 7):

@@ -49,8 +49,9 @@ found per row) raises :class:`NotRelational` naming the
 rule; the caller runs the program in ONE Spark task instead, with a
 warning (:mod:`chronolog.connectors.spark_paths`, which also sends small
 inputs there: the rounds' fixed cost per round loses to one engine).  Times are never
-floats; a float a rule computes is a ``double`` term only where Spark's
-IEEE operation is the engine's (functions.py).
+floats; a float a rule computes is a ``double`` term, computed where Spark's
+IEEE operation is the engine's, else by the engine's own function in a
+Python UDF (functions.py, udfs.py).
 
 The modules, one concept each:
 
@@ -84,6 +85,7 @@ The modules, one concept each:
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
 * ``functions``: string functions and floats computed in a rule, the
   engine's values in Spark SQL or refused;
+* ``udfs``: the engine's own functions as Python UDFs, where Spark's differ;
 * ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 

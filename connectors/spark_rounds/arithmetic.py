@@ -20,9 +20,8 @@ run (``raise_error``), which then goes whole to one task
 * ``abs``, ``min``, ``max``, ``floor``, ``ceil``, ``mod`` (the sign of
   the divisor, as Python's ``%``) and ``round`` to a constant number of
   digits (half to even: ``bround``) likewise; string functions and
-  floats computed in the rule are functions.py's (``exp``, ``log``,
-  ``exact`` fall back to one task before any job), and arithmetic on booleans
-  is refused.
+  floats computed in the rule are functions.py's, and arithmetic on
+  booleans is refused.
 
 An assignment's value is also kept by a filter (``IS NOT NULL``), so that
 Spark cannot prune a column nothing reads and skip the row's check where
@@ -60,10 +59,6 @@ def _check(e, rule):
     elif isinstance(e, ast.Call):
         from chronolog.language.builtins import check_arity
 
-        from .functions import REFUSED
-
-        if e.name in REFUSED:
-            raise NotRelational(REFUSED[e.name], rule)
         if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, as it reports it)
             raise NotRelational(f"the function {e.name}() in an expression", rule)
         if e.name == "round" and round_digits(e) is None:
@@ -151,12 +146,15 @@ def refused(e):
 
 
 class Arithmetic:
-    """SQL of expressions in the run's number type (``types``: terms.py)."""
+    """SQL of expressions in the run's number type (``types``: terms.py);
+    ``spark``: the session where the engine's functions are registered as
+    UDFs (udfs.py; None: the active one)."""
 
-    def __init__(self, types):
+    def __init__(self, types, spark=None):
         from pyspark.sql import types as T
 
         self.types = types
+        self.spark = spark
         num = types.num_type
         self.scale = None if isinstance(num, T.LongType) else num.scale
         self.num = num.simpleString()

@@ -1,6 +1,7 @@
 """String functions and floats computed in a rule, as Spark SQL that gives
 the embedded engine's values (language/builtins.py,
-engine/rows/expressions.py) exactly, or refuses.
+engine/rows/expressions.py) exactly, as the engine's own functions in
+Python UDFs where Spark's differ (udfs.py), or refused.
 
 Floats (``float(X)``, ``sqrt``, arithmetic with a float operand): a
 ``double`` column of their own class (classes.py), whatever the run's
@@ -17,13 +18,14 @@ and where ``sqrt`` of an exact square is exact, the run stops
 directly and with an exact constant through the two floats around it;
 the engine compares a float with an exact number exactly, which Spark's
 implicit cast would not: a float against a computed exact number is
-refused.  Refused: ``exp``, ``log`` (Java's StrictMath and the C library
-Python calls differ in the last bit, on 10% and 3.5% of random values
-here), ``round(F, D)`` for ``D`` other than 0 (Spark rounds the float's
-shortest text: ``round(2.675, 2)`` gives 2.68, Python 2.67, as the binary
-value is below 2.675), ``exact`` (a float's binary value has up to 1074
-decimals), a float in ``concat`` (Java prints ``1.0E10``, Python
-``10000000000.0``).
+refused.  ``exp``, ``log`` (Java's StrictMath and the C library Python
+calls differ in the last bit, on 10% and 3.5% of random values here),
+``round(F, D)`` for ``D`` other than 0 (Spark rounds the float's shortest
+text: ``round(2.675, 2)`` gives 2.68, Python 2.67, as the binary value is
+below 2.675), ``exact`` of a float (its binary value has up to 1074
+decimals: in the run's numbers or the run stops) and a float in
+``concat`` (Java prints ``1.0E10``, Python ``10000000000.0``) are the
+engine's own functions in Python UDFs (udfs.py).
 
 Strings: Spark's string functions count UTF-8 code points, as Python's
 ``str``: ``strlen`` is ``char_length``; ``substr`` is Python's slice
@@ -36,8 +38,9 @@ and booleans (``#T``); ``min``/``max`` of strings are ``least``/
 executor's default locale: Turkish maps ``i`` to ``İ``) differs from
 Python's where their Unicode versions differ, so it runs on strings of
 :data:`CASE_RANGES` only (Latin, Greek and Cyrillic letters and the
-combining accents, whose mappings have not changed since Unicode 5) and where a probe in the row
-finds the root locale's mapping; another row stops the run.  Strings
+combining accents, whose mappings have not changed since Unicode 5) and
+where a probe in the row finds the root locale's mapping; the engine's
+own function maps the other rows in a UDF.  Strings
 computed here need their values: the run keeps strings (string_codes.py).
 """
 
@@ -55,11 +58,6 @@ from .sql import hex_string
 
 STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
 FLOAT_FUNCTIONS = {"float", "sqrt"}
-REFUSED = {
-    "exp": "the function exp() (Java's StrictMath.exp and the C library Python calls differ in the last bit)",
-    "log": "the function log() (Java's StrictMath.log and the C library Python calls differ in the last bit)",
-    "exact": "the function exact() (a float's exact binary value has up to 1074 decimals)",
-}
 # code points whose upper and lower case Spark maps as Python does (tested
 # on every one of them: tests/test_spark_rounds_functions.py)
 CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
@@ -174,6 +172,19 @@ class Functions:
     def __init__(self, arith):
         self.arith = arith
 
+    def engine(self, name: str, xs: list, result: str) -> str:
+        """The engine's own ``name`` of the SQL ``xs`` in a Python UDF
+        (udfs.py), its value of class ``result`` (``"double"``,
+        ``"string"``, ``"num"``) or the row stops the run."""
+        from .udfs import registered
+
+        spark = self.arith.spark
+        if spark is None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.getActiveSession()
+        return f"{registered(spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
+
     # floats
 
     def finite(self, r: str, text: str) -> str:
@@ -227,9 +238,8 @@ class Functions:
         if name == "round":
             if digits is None:
                 return self.in_64_bits(x, f"rint({x})", text), NUM
-            if digits != 0:
-                raise NotRelational(f"round() of a float to {digits} digits ({text}: Spark rounds its shortest decimal text, "
-                                    "the engine its binary value)", rule)
+            if digits != 0:  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
+                return self.engine("round", [x, str(digits)], "double"), FLOAT
             return self.finite(f"rint({x})", text), FLOAT
         if name == "mod":
             a, b = self.double(x, cs[0]), self.double(xs[1], cs[1])
@@ -239,7 +249,7 @@ class Functions:
             return x, FLOAT
         if name == "sqrt":
             return self.arith.checked(f"sqrt({x})", f"{x} < 0", f"{text} of a negative number"), FLOAT
-        raise NotRelational(REFUSED.get(name, f"the function {name}() of a float ({text})"), rule)  # pragma: no cover
+        raise NotRelational(f"the function {name}() of a float ({text})", rule)  # pragma: no cover
 
     # strings
 
@@ -254,8 +264,7 @@ class Functions:
             if self.arith.scale is None:
                 return f"CAST({x} AS STRING)"
             return f"regexp_replace(CAST({x} AS STRING), {TRAILING_ZEROS}, '')"  # 2.500 -> 2.5, 2.000 -> 2
-        why = "a float (Java prints 1.0E10, Python 10000000000.0)" if c == FLOAT else f"{c or 'untyped'} terms"
-        raise NotRelational(f"concat() of {why} ({whole})", rule)
+        raise NotRelational(f"concat() of {c or 'untyped'} terms ({whole})", rule)
 
     def whole(self, x: str, text: str) -> str:
         """A position or a length: a whole number, or the run stops (the engine's error)."""
@@ -280,8 +289,10 @@ class Functions:
             b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text, rule))} AS INT)"
         return f"(CASE WHEN {b} > {a} THEN substring({s}, {a} + 1, {b} - {a}) ELSE '' END)"
 
-    def case(self, name: str, s: str, text: str) -> str:
-        """``upper``/``lower`` where Spark's mapping is Python's (see the module)."""
+    def case(self, name: str, s: str) -> str:
+        """``upper``/``lower``: Spark's where its mapping is Python's (see
+        the module), the engine's in a UDF for the other rows (handed the
+        string, the safe ones a NULL: a null costs the UDF a bit)."""
         ranges = "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in CASE_RANGES)
         pattern = hex_string(f"^[{ranges}]*$")
         # the row's probe: in the root locale 'ié' -> 'IÉ' and 'IÌ' -> 'iì'
@@ -290,8 +301,8 @@ class Functions:
         empty = f"substring({s}, 1, 0)"
         probe = (f"upper(concat({empty}, {hex_string('ié')})) = {hex_string('IÉ')} AND "
                  f"lower(concat({empty}, {hex_string('IÌ')})) = {hex_string('iì')}")
-        why = f"{text} of a string beyond Latin, Greek and Cyrillic letters and accents, or in a locale other than the root one"
-        return self.arith.checked(f"{name}({s})", f"NOT ({s} RLIKE {pattern} AND {probe})", why)
+        other = self.engine(name, [f"(CASE WHEN {s} RLIKE {pattern} AND {probe} THEN NULL ELSE {s} END)"], "string")
+        return f"coalesce({other}, {name}({s}))"
 
     def call(self, e, args: list, text: str, rule) -> tuple:
         """``(SQL, class)`` of the call or operator ``e`` of ``args``
@@ -304,8 +315,8 @@ class Functions:
                 return self.binop(e.op, xs[0], cs[0], xs[1], cs[1], text), FLOAT
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
         name = e.name
-        if name in REFUSED:
-            raise NotRelational(REFUSED[name], rule)
+        if name == "concat" and FLOAT in cs and None not in cs:  # Java prints 1.0E10, Python 10000000000.0
+            return self.engine("concat", xs, "string"), STR
         if name == "concat":
             return f"concat({', '.join(self.text(x, c, text, rule) for x, c in args)})", STR
         if name in ("min", "max") and set(cs) == {STR}:
@@ -317,9 +328,13 @@ class Functions:
                 return f"CAST(char_length({xs[0]}) AS {self.arith.num})", NUM
             if name == "substr":
                 return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text, rule), STR
-            return self.case(name, xs[0], text), STR
+            return self.case(name, xs[0]), STR
         if not set(cs) <= {NUM, FLOAT}:
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
+        if name in ("exp", "log"):  # Java's StrictMath and Python's C library differ in the last bit
+            return self.engine(name, xs, "double"), FLOAT
+        if name == "exact":  # an exact number is its own; a float's binary value, in the engine
+            return (xs[0] if cs == [NUM] else self.engine("exact", xs, "num")), NUM
         if name == "sqrt" and cs == [NUM]:
             return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
         if name == "float" and cs == [NUM]:

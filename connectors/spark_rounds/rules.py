@@ -39,7 +39,7 @@ class RuleSql:
         self.catalog, self.types = relations.catalog, relations.types
         self.grid = grid
         self.horizon = horizon
-        self.arith = Arithmetic(self.types)  # expressions, exact or refused (arithmetic.py)
+        self.arith = Arithmetic(self.types, self.catalog.spark)  # expressions, exact or refused (arithmetic.py)
 
     def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
         """A body atom's bindings: constants and repeated variables filtered,

@@ -1,0 +1,136 @@
+"""The engine's own built-ins as Python UDFs in the executors, for what
+Spark SQL cannot compute as the engine does (functions.py): ``exp`` and
+``log`` (Java's StrictMath and the C library Python calls differ in the
+last bit), ``round`` of a float to digits (Spark rounds the float's
+shortest text, the engine its binary value), ``exact`` of a float, a
+float in ``concat`` (Java prints ``1.0E10``) and ``upper``/``lower`` of
+strings beyond the letters whose mapping Spark shares with Python.
+
+A UDF calls the row engine's compiled call (engine/rows/expressions.py,
+over language/builtins.py), so its value is the engine's by construction.
+The arguments come exactly as the engine holds them: a ``decimal(38, S)``
+as the rational it is (``Fraction``, or ``int`` when whole), a ``bigint``
+an ``int``, a ``double`` a float, a boolean ``#T``/``#F``.  The value goes
+back in the column class the rounds expect (a float finite, ``-0.0`` as
+``0.0``; an exact number in the run's number type), or the row stops the
+run as :func:`arithmetic.stop_sql` does: the UDF raises an error carrying
+:data:`arithmetic.MARKER`, which :func:`arithmetic.refused` finds in
+Spark's exception; so does the engine's own error.  A NULL argument gives
+NULL (a row the SQL computes with Spark's own function).
+
+One UDF per function and result type, registered once per session under a
+stable name (``chronolog_exp``, ``chronolog_exact_decimal_38_6``) and
+called in the statements' SQL like a Spark function.  Spark evaluates it
+in a projection of its own below the step that reads it (also below a
+filter, or a join whose condition it is in), in Arrow batches; executors
+need chronolog, as one task does.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from decimal import Decimal
+from fractions import Fraction
+
+from .arithmetic import MARKER
+
+
+class RowStop(Exception):
+    """A row whose value the rounds cannot keep: the run stops (arithmetic.refused)."""
+
+
+def engine_value(v):
+    """A value from Spark as the engine holds it."""
+    from chronolog.language.booleans import term
+    from chronolog.language.timeline import normalize
+
+    if type(v) is Decimal:
+        return normalize(Fraction(v))
+    return term(v)
+
+
+class EngineCall:
+    """The engine's ``name(...)`` on a row's values, given back as a
+    ``result`` (``"double"``, ``"string"``, ``"bigint"``, ``"decimal(38,
+    S)"``).  Pickled by reference to this module into the Python workers."""
+
+    def __init__(self, name: str, result: str, scale=None):
+        self.name, self.result, self.scale = name, result, scale
+        self._calls: dict = {}  # arity -> the engine's compiled call (built in the worker)
+
+    def engine_call(self, n: int):
+        fn = self._calls.get(n)
+        if fn is None:
+            from chronolog.engine.rows.expressions import compile_expr
+            from chronolog.language import ast
+
+            e = ast.Call(self.name, [ast.Var(f"a{i}") for i in range(n)])
+            fn = self._calls[n] = compile_expr(e, {f"a{i}": i for i in range(n)}, e)
+        return fn
+
+    def __call__(self, *xs):
+        if any(x is None for x in xs):
+            return None
+        args = tuple(engine_value(x) for x in xs)
+        try:
+            v = self.engine_call(len(args))(args)
+        except Exception as err:  # noqa: BLE001 - the engine's error: the run stops, one task reports it
+            msg = getattr(err, "message", str(err)).split(" in '")[0]  # (the place it names is this call of a0, a1)
+            raise RowStop(stop_text(f"{self.name}({shown(args)}): {msg}")) from None
+        return self.back(v, args)
+
+    def back(self, v, args):
+        """The engine's value ``v`` in the result's column type, or the row stops."""
+        why = f"{self.name}({shown(args)}) = {shown([v])}"
+        if self.result == "string":
+            return v
+        if self.result == "double":
+            if type(v) is not float or math.isinf(v):
+                raise RowStop(stop_text(f"{why}: no finite float"))
+            return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's
+        if type(v) not in (int, Fraction):
+            raise RowStop(stop_text(f"{why}: no exact number"))  # pragma: no cover - exact() gives one
+        if self.scale is None:
+            if type(v) is int and -(2**63) <= v < 2**63:
+                return v
+            raise RowStop(stop_text(f"{why}: beyond 64-bit integers"))
+        n = Fraction(v) * 10**self.scale
+        if n.denominator != 1 or abs(n.numerator) >= 10**38:
+            raise RowStop(stop_text(f"{why}: needs more digits than {self.result}"))
+        return Decimal(f"{n.numerator}E-{self.scale}")  # exact (a context would round)
+
+
+def shown(values) -> str:
+    """Values as the engine prints them."""
+    from chronolog.language.text import format_term
+
+    return ", ".join(format_term(v) for v in values)
+
+
+def stop_text(why: str) -> str:
+    """The error text :func:`arithmetic.refused` reads back (one line)."""
+    return MARKER + " ".join(why.split())
+
+
+def registered(spark, name: str, num_type=None, result: str = "double") -> str:
+    """The SQL name of the UDF of the engine's ``name`` with a ``result``
+    of class ``"double"``, ``"string"`` or ``"num"`` (the run's
+    ``num_type``), registered in ``spark`` on first use."""
+    from pyspark.sql import types as T
+    from pyspark.sql.functions import udf
+
+    if result == "num":
+        typ = num_type
+        scale = None if isinstance(typ, T.LongType) else typ.scale
+    else:
+        typ, scale = (T.DoubleType() if result == "double" else T.StringType()), None
+    text = typ.simpleString()
+    sql_name = f"chronolog_{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
+    done = spark.__dict__.setdefault("_chronolog_udfs", set())
+    if sql_name not in done:
+        with warnings.catch_warnings():  # pyspark's notice on the pandas version, once per UDF
+            warnings.simplefilter("ignore", FutureWarning)
+            spark.udf.register(sql_name, udf(EngineCall(name, text, scale), typ, useArrow=True))
+        done.add(sql_name)
+    return sql_name

@@ -54,6 +54,8 @@ class RuleSql:
                     from .functions import float_vs_exact
 
                     conds.append(float_vs_exact("==", f"c{i}", t.value))
+                elif cls[i] == NUM and c == FLOAT:  # a float constant against exact numbers, by value
+                    conds.append(self.types.float_equals(f"c{i}", t.value))
                 elif cls[i] is not None and c != cls[i]:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:

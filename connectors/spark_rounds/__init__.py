@@ -50,13 +50,16 @@ rule; the caller runs the program in ONE Spark task instead, with a
 warning (:mod:`chronolog.connectors.spark_paths`, which also sends small
 inputs there: the rounds' fixed cost per round loses to one engine).  Times are never
 floats; a float a rule computes is a ``double`` term only where Spark's
-IEEE operation is the engine's (functions.py).
+IEEE operation is the engine's (functions.py); a float input (a
+``double`` column, a Python float among the facts) is one too, equal as
+the engine finds floats equal (``-0.0`` is ``0.0``, NaN refused, never
+beside exact numbers in one join or argument: classes.py).
 
 The modules, one concept each:
 
 * ``fragment``: what the path can run (``check_rules``, ``describe``) and
   ``NotRelational``;
-* ``classes``: the class of each term column (number, string, boolean),
+* ``classes``: the class of each term column (number, string, boolean, float),
   inferred from the inputs' Spark types and the program;
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants

@@ -56,9 +56,10 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
 from .arithmetic import check as arithmetic_check, expr_class, stop_sql
-from .classes import FLOAT, NUM, STR
+from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
+from .sets import set_text
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
@@ -70,7 +71,7 @@ def check(rule, stratum) -> None:
     """Raise :class:`NotRelational` when this module cannot run ``rule``
     (an AggregateRule, planner/aggregates.py) exactly."""
     for _, a in rule.aggregates:
-        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS:
+        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS and a.func != "munion":
             raise NotRelational(f"aggregation: {a.func}", rule)
         if a.contributors and len(rule.aggregates) > 1:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
@@ -108,7 +109,10 @@ def literals(rule) -> tuple:
 
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
-    (numbers, strings or floats), else a number (None: not known yet)."""
+    (numbers, strings or floats), a set's for munion (sets.py), else a
+    number (None: not known yet)."""
+    if a.func == "munion":
+        return SET
     return expr_class(a.expr, env) if a.func in EXTREMES else NUM
 
 
@@ -146,21 +150,28 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     scale = num.scale if isinstance(num, T.DecimalType) else 0
     specs, agg_cols = [], {}  # (output column, function, body column read or None)
     copies = []  # the aggregated columns, copied
+    sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, floats)
     for k, (v, a) in enumerate(aggregates):
-        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS[a.func]
+        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS.get(a.func) or a.func
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]
-            if c == FLOAT and f not in ("min", "max"):
+            if f == "munion":
+                if c not in (NUM, STR, BOOL):
+                    set_text("", c, None, rule)  # (refused, naming why)
+            elif c == FLOAT and f not in ("min", "max"):
                 raise NotRelational(f"aggregation: {a.func} of float terms (the engine adds floats exactly and "
                                     "rounds once, Spark rounds each addition in its own order)", rule)
-            if c != NUM and not (c in (STR, FLOAT) and f in ("min", "max")):  # strings: in code point order, as Python's
+            elif c != NUM and not (c in (STR, FLOAT) and f in ("min", "max")):  # strings: in code point order, as Python's
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
             copies.append(f"{col[a.expr.name]} AS {value}")
-            if c != NUM:
+            if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
+            if f == "munion":
+                own[f"a{k}"] = SET
+                sets[f"a{k}"] = c
         agg_cols[v] = f"a{k}"
         specs.append((f"a{k}", f, value))
     if copies:
@@ -179,6 +190,9 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         specs = [(name, f, None if f == "count" else "_v")]
         body = _staged(rules, q, body, group)
     df = _fold(q, body, group, specs, scale, num, own)
+    if sets:  # each set (a sorted array) as its text (sets.py)
+        texts = [f"{set_text(c, sets[c], rules.arith.functions, rule)} AS {c}" if c in sets else c for c in q.cols[df]]
+        df = q.add(f"SELECT {', '.join(texts)} FROM {df}", q.cols[df])
     # after the aggregate: conditions on the group and the results
     varcols = {g: col[g] for g in rule.group}
     varcls = {g: cls[names.index(g)] for g in rule.group}
@@ -254,7 +268,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    extremes = any(f in ("min", "max", "prod") for _, f, _ in specs)
+    extremes = any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
+    sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
         # a difference array per point, summed to each segment by a running sum
@@ -290,6 +305,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             fs = ("min", "max") if c in own else ("sum", "min", "max")
             aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
             stats += [f"{f}_{c}" for f in fs]
+            if c in sets:  # munion: the distinct values, sorted (a set's text: aggregate_step)
+                aggs.append(f"sort_array(collect_set({c})) AS u_{c}")
+                stats.append(f"u_{c}")
         pvals = sorted({value for _, f, value in specs if f == "prod"})
         if pvals:
             spread = _product_factors(q, spread, pvals)
@@ -302,7 +320,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
-        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}  # (no sum of strings or floats is read)
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
@@ -314,6 +332,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             x = "t.n"
         elif f in ("min", "max", "prod"):
             x = funcs[value][f]
+        elif f == "munion":
+            x = funcs[value]["u"]
         else:
             x = funcs[value]["sum"]
         if f == "avg":

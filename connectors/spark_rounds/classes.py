@@ -30,6 +30,7 @@ from chronolog.planner.normalize import TOP
 from .fragment import NotRelational
 
 NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
+SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
 def value_class(v):

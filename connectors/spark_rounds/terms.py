@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
 
-from .classes import BOOL, FLOAT, NUM, STR, decimal_digits
+from .classes import BOOL, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 from .string_codes import code_literal
@@ -51,7 +51,8 @@ class TermTypes:
 
         if c == STR and self.str_codes:
             return T.LongType()
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), None: T.StringType()}[c]
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(),
+                None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
         return self.term_type(c).simpleString()

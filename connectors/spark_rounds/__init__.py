@@ -59,7 +59,7 @@ The modules, one concept each:
 
 * ``fragment``: what the path can run (``check_rules``, ``describe``) and
   ``NotRelational``;
-* ``classes``: the class of each term column (number, string, boolean, float),
+* ``classes``: the class of each term column (number, string, boolean, float, set),
   inferred from the inputs' Spark types and the program;
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants
@@ -75,6 +75,7 @@ The modules, one concept each:
   negation, head (``RuleSql``);
 * ``merge``: the SQL of a round's merge and of its probe;
 * ``aggregate``: aggregation per time segment (a step like a rule's);
+* ``sets``: ``munion``'s set as a term, the engine's text of it;
 * ``since_until``: Since and Until (one join with the closed intervals),
   and which recursions through them run;
 * ``grouping``: time grouping (``/\\[N]``, ``/\\[months]``) as arithmetic on the codes;

@@ -31,10 +31,10 @@ An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, and
 of floats as Python does (count of anything); sum, avg and prod of floats
 are refused: the engine adds floats exactly and rounds once, Spark rounds
-each addition, in an order of its own.  What
-is not here (``munion``: a set as a term; sums of strings; contributors
-beside a second aggregate) raises
-:class:`NotRelational` before any Spark work.
+each addition, in an order of its own.  ``munion``: the distinct values
+per segment as a sorted array, then the engine's text of the set
+(sets.py).  What is not here (sums of strings; contributors beside a
+second aggregate) raises :class:`NotRelational` before any Spark work.
 
 Inside a recursion (the monotonic forms only: the planner refuses the
 others there and turns ``min``/``max`` into ``mmin``/``mmax``) the engine's

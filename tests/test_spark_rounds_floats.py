@@ -132,3 +132,13 @@ def test_random_floats_in_joins_comparisons_extremes_and_recursion(spark, rows):
     keys = [f"k{k}" for k, _, _, _ in rows]
     check(spark, SMALL, {"m": table(keys, [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])},
           ["same", "hot", "low", "link"])
+
+
+def test_program_facts_of_two_kinds_in_one_argument_are_refused(spark):
+    """The program's own facts travel as a table whose column would be
+    text when its terms mix kinds (``1`` would become ``"1"``, and
+    ``X == 1`` find nothing): refused, named; one task gives the engine's
+    ``k(1)``."""
+    program = "same(K, L) :- m(K, V), m(L, V), K != L.\nk(X) :- v(X), X == 1.\nv(1)@[0,3]. v(a)@[0,3].\n@output(\"k\")."
+    refused(spark, program, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"],
+            "argument 1 of v holds both num and str terms in the program's facts")

@@ -67,15 +67,19 @@ def test_sets_of_booleans(spark):
 
 
 def test_a_union_in_a_recursion(spark):
-    """``munion`` over its own head's values in a recursion: the engine's
-    sets as they accumulate."""
+    """``munion`` over a recursive relation, and inside the recursion
+    (companies with equal pools share links): the engine's sets as they
+    accumulate."""
     prog = NO_KEY + """
     reach(C, D) :- owns(I, C, P), owns(I, D, Q).
     reach(C, E) :- reach(C, D), reach(D, E).
     from(C, S) :- reach(C, D), S = munion(D).
-    @output("from").
+    link(C, D) :- owns(I, C, P), owns(J, D, P), C != D.
+    pool(C, S) :- link(C, D), S = munion(D).
+    link(C, E) :- pool(C, S), pool(D, S), link(D, E).
+    @output("from"). @output("pool"). @output("link").
     """
-    check(spark, prog, {"owns": owns(ROWS)}, ["from"])
+    check(spark, prog, {"owns": owns(ROWS)}, ["from", "pool", "link"])
 
 
 @pytest.mark.parametrize("rule, why", [

@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -22,6 +22,9 @@ comparison with an exact constant): what went to the driver before the
 eleventh round.
 ``--program udfs``: exp, log and round of a float to digits, the engine's
 own functions in Python UDFs in the executors (what went to one task before).
+``--program floats``: the stake ``p`` a ``double`` column (multiples of
+0.37, binary floats) in joins, comparisons with exact constants, min and
+max and arithmetic: what went to one task before the twelfth round.
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -105,10 +108,20 @@ growth(I, C, G) :- owns(I, C, P), G = exp(float(P) / 50) - log(P).
 rounded(I, C, R) :- owns(I, C, P), R = round(float(P) / 7, 2), log(R) > 1.
 @output("growth"). @output("rounded").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS}
+# a double input column: joins, exact comparisons, min/max, arithmetic
+FLOATS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+top(C, M) :- owns(I, C, P), M = max(P).
+low(C, M) :- owns(I, C, P), M = min(P).
+high(I, C) :- owns(I, C, P), P > 20.5, P <= 30.
+same(I, C, D) :- owns(I, C, P), owns(I, D, P), C != D.
+scaled(I, C, F) :- owns(I, C, P), F = P / 3 + 1.
+@output("top"). @output("low"). @output("high"). @output("same"). @output("scaled").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS}
 
 
-def facts(n: int, seed: int = 7):
+def facts(n: int, seed: int = 7, floats: bool = False):
     import pyarrow as pa
 
     rnd = random.Random(seed)
@@ -116,6 +129,8 @@ def facts(n: int, seed: int = 7):
     i = [f"i{rnd.randrange(n // 5 + 1)}" for _ in range(n)]
     c = [f"c{rnd.randrange(companies)}" for _ in range(n)]
     p = [rnd.randrange(1, 100) for _ in range(n)]
+    if floats:  # binary floats, repeated (joins on them meet)
+        p = pa.array([x * 0.37 for x in p], pa.float64())
     start = [rnd.randrange(0, 1000) for _ in range(n)]
     end = [s + rnd.randrange(0, 50) for s in start]
     return pa.table({"i": i, "c": c, "p": p, "start": start, "end": end})
@@ -168,11 +183,11 @@ def data_of(n: int, directory: str, program: str) -> str:
         from spark_ownership import parquet_of
 
         return str(parquet_of(n))
-    path = os.path.join(directory, f"owns-{n}.parquet")
+    path = os.path.join(directory, f"owns-{'floats-' if program == 'floats' else ''}{n}.parquet")
     if not os.path.exists(path):
         import pyarrow.parquet as pq
 
-        pq.write_table(facts(n), path)
+        pq.write_table(facts(n, floats=program == "floats"), path)
     return path
 
 
@@ -201,7 +216,7 @@ def main():
         warm = data_of(1000, args.dir, args.program)
     else:
         warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
-        pq.write_table(facts(1000), warm)
+        pq.write_table(facts(1000, floats=args.program == "floats"), warm)
     for side in args.sides:
         run(spark, warm, side, args.program)
     for n in args.facts:

@@ -408,7 +408,7 @@ def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
 
 def test_unsupported_falls_back_with_the_rule(spark):
     prog = """
-    total(X, T) :- e(X, Y, S), T = munion(S).
+    total(X, T) :- e(X, Y, S), F = float(S), T = munion(F).
     far(X, Z) :- e(X, Y, S), e(Y, Z, S2).
     @output("far").
     """

@@ -446,7 +446,7 @@ def test_random_concat_and_exact_of_floats_equal_the_engine(spark, rows):
     ("t(X, Y) :- w(X, A), Y = float(A).\nt(X, Y) :- w(X, Y).", "argument 2 of t holds both"),
     ("t(X, Y) :- w(X, A), Y = min(float(A), A).", "min() of floats and exact numbers"),
     ("t(X, S) :- w(X, A), F = float(A), S = sum(F).", "aggregation: sum of float terms"),
-    ("t(X, S) :- w(X, A), S = munion(A).", "aggregation: munion"),
+    ("t(X, S) :- w(X, A), F = float(A), S = munion(F).", "aggregation: munion of float terms"),
     ("t(X, Y) :- w(X, A), Y = sqrt(A * A).", "an exact square"),
     ("t(X, Y) :- w(X, A), Y = float(A) / A.", "division by zero"),
     ("t(X, Y) :- w(X, A), Y = sqrt(float(A)).", "of a negative number"),

@@ -51,13 +51,16 @@ warning (:mod:`chronolog.connectors.spark_paths`, which also sends small
 inputs there: the rounds' fixed cost per round loses to one engine).  Times are never
 floats; a float a rule computes is a ``double`` term, computed where Spark's
 IEEE operation is the engine's, else by the engine's own function in a
-Python UDF (functions.py, udfs.py).
+Python UDF (functions.py, udfs.py); a float input (a
+``double`` column, a Python float among the facts) is one too, equal as
+the engine finds floats equal (``-0.0`` is ``0.0``, NaN refused, never
+beside exact numbers in one join or argument: classes.py).
 
 The modules, one concept each:
 
 * ``fragment``: what the path can run (``check_rules``, ``describe``) and
   ``NotRelational``;
-* ``classes``: the class of each term column (number, string, boolean),
+* ``classes``: the class of each term column (number, string, boolean, float, set),
   inferred from the inputs' Spark types and the program;
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants
@@ -73,6 +76,7 @@ The modules, one concept each:
   negation, head (``RuleSql``);
 * ``merge``: the SQL of a round's merge and of its probe;
 * ``aggregate``: aggregation per time segment (a step like a rule's);
+* ``sets``: ``munion``'s set as a term, the engine's text of it;
 * ``since_until``: Since and Until (one join with the closed intervals),
   and which recursions through them run;
 * ``grouping``: time grouping (``/\\[N]``, ``/\\[months]``) as arithmetic on the codes;

@@ -28,10 +28,13 @@ number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to one task (entry.py).
 An aggregated expression is an assignment of the body (:func:`lowered`);
-min and max of strings compare them by code point, as Python does.  What
-is not here (``munion``: a set as a term; sums of strings; contributors
-beside a second aggregate) raises
-:class:`NotRelational` before any Spark work.
+min and max of strings compare them by code point, as Python does, and
+of floats as Python does (count of anything); sum, avg and prod of floats
+are refused: the engine adds floats exactly and rounds once, Spark rounds
+each addition, in an order of its own.  ``munion``: the distinct values
+per segment as a sorted array, then the engine's text of the set
+(sets.py).  What is not here (sums of strings; contributors beside a
+second aggregate) raises :class:`NotRelational` before any Spark work.
 
 Inside a recursion (the monotonic forms only: the planner refuses the
 others there and turns ``min``/``max`` into ``mmin``/``mmax``) the engine's
@@ -53,9 +56,10 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
 from .arithmetic import check as arithmetic_check, expr_class, stop_sql
-from .classes import NUM, STR
+from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
+from .sets import set_text
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
@@ -67,7 +71,7 @@ def check(rule, stratum) -> None:
     """Raise :class:`NotRelational` when this module cannot run ``rule``
     (an AggregateRule, planner/aggregates.py) exactly."""
     for _, a in rule.aggregates:
-        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS:
+        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS and a.func != "munion":
             raise NotRelational(f"aggregation: {a.func}", rule)
         if a.contributors and len(rule.aggregates) > 1:
             raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
@@ -105,7 +109,10 @@ def literals(rule) -> tuple:
 
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
-    (numbers or strings), else a number (None: not known yet)."""
+    (numbers, strings or floats), a set's for munion (sets.py), else a
+    number (None: not known yet)."""
+    if a.func == "munion":
+        return SET
     return expr_class(a.expr, env) if a.func in EXTREMES else NUM
 
 
@@ -141,19 +148,34 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = num.scale if isinstance(num, T.DecimalType) else 0
-    specs, agg_cols, strings = [], {}, set()  # (output column, function, body column read or None)
+    specs, agg_cols = [], {}  # (output column, function, body column read or None)
+    copies = []  # the aggregated columns, copied
+    sets = {}  # munion's output column -> its values' class
+    own = {}  # column -> class, of the values min and max keep in their own type (strings, floats)
     for k, (v, a) in enumerate(aggregates):
-        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS[a.func]
+        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS.get(a.func) or a.func
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]
-            if c != NUM and not (c == STR and f in ("min", "max")):  # strings: in code point order, as Python's
+            if f == "munion":
+                if c not in (NUM, STR, BOOL):
+                    set_text("", c, None, rule)  # (refused, naming why)
+            elif c == FLOAT and f not in ("min", "max"):
+                raise NotRelational(f"aggregation: {a.func} of float terms (the engine adds floats exactly and "
+                                    "rounds once, Spark rounds each addition in its own order)", rule)
+            elif c != NUM and not (c in (STR, FLOAT) and f in ("min", "max")):  # strings: in code point order, as Python's
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
-            value = col[a.expr.name]
-            if c == STR:
-                strings |= {value, f"a{k}"}
+            value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
+            copies.append(f"{col[a.expr.name]} AS {value}")
+            if c != NUM or f == "munion":
+                own[value] = own[f"a{k}"] = c
+            if f == "munion":
+                own[f"a{k}"] = SET
+                sets[f"a{k}"] = c
         agg_cols[v] = f"a{k}"
         specs.append((f"a{k}", f, value))
+    if copies:
+        body = q.add(f"SELECT *, {', '.join(copies)} FROM {body}", [*q.cols[body], *(x.split(" AS ")[1] for x in copies)])
     contributors = [a.contributors for _, a in aggregates if a.contributors]
     if contributors:
         # each contributor tuple counts once per point, with the greatest of
@@ -162,16 +184,20 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         (name, f, value), = specs  # check(): one aggregate
         ccols = [col[c.name] for c in contributors[0] if isinstance(c, ast.Var) and col[c.name] not in group]
         pick = "min" if f == "min" else "max"
-        strings |= {"_v"} if value in strings else set()
-        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, strings)
+        if value in own:
+            own["_v"] = own[value]
+        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, own)
         specs = [(name, f, None if f == "count" else "_v")]
         body = _staged(rules, q, body, group)
-    df = _fold(q, body, group, specs, scale, num, strings)
+    df = _fold(q, body, group, specs, scale, num, own)
+    if sets:  # each set (a sorted array) as its text (sets.py)
+        texts = [f"{set_text(c, sets[c], rules.arith.functions, rule)} AS {c}" if c in sets else c for c in q.cols[df]]
+        df = q.add(f"SELECT {', '.join(texts)} FROM {df}", q.cols[df])
     # after the aggregate: conditions on the group and the results
     varcols = {g: col[g] for g in rule.group}
     varcls = {g: cls[names.index(g)] for g in rule.group}
     for v, c in agg_cols.items():
-        varcols[v], varcls[v] = c, STR if c in strings else NUM
+        varcols[v], varcls[v] = c, own.get(c, NUM)
     for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
         if isinstance(lit, Condition):
             df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
@@ -228,19 +254,22 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     return q.add(f"SELECT DISTINCT {sel} FROM ({both})", cols)
 
 
-def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings=frozenset()) -> str:
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset()) -> str:
     """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
     column of body read or None)]``) of the coalesced bindings ``body`` per
     ``group`` (its columns) on each segment, touching segments with equal
     values merged: a step with ``group``, ``s``, ``e`` and the outputs, in
-    the run's number type ``num`` (scale ``scale``), or strings for the
-    columns in ``strings`` (min and max only: Spark orders strings by their
-    UTF-8 bytes, which is the code point order of Python's ``<``)."""
+    the run's number type ``num`` (scale ``scale``), or in their own type
+    for the columns in ``own`` (strings and floats, min and max only:
+    Spark orders strings by their UTF-8 bytes, which is the code point
+    order of Python's ``<``, and floats as Python does, with no NaN and
+    ``-0.0`` written ``0.0``)."""
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    extremes = any(f in ("min", "max", "prod") for _, f, _ in specs)
+    extremes = any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
+    sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
         # a difference array per point, summed to each segment by a running sum
@@ -265,7 +294,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings
                     [*group, "p", "i", "pn"])
         on = "".join(f" AND a.{g} = b.{g}" for g in group)
         onz = "".join(f" AND z.{g} = b.{g}" for g in group)
-        read = "".join(f", b.{c} AS {c}" if c in strings else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
+        read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
         spread = q.add(
             f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
             f"explode(sequence(a.i, z.i - 1)) AS i{read} "
@@ -273,9 +302,12 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings
             [*group, "i", *vcols])
         aggs, stats = ["count(*) AS n"], ["n"]
         for c in vcols:
-            fs = ("min", "max") if c in strings else ("sum", "min", "max")
+            fs = ("min", "max") if c in own else ("sum", "min", "max")
             aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
             stats += [f"{f}_{c}" for f in fs]
+            if c in sets:  # munion: the distinct values, sorted (a set's text: aggregate_step)
+                aggs.append(f"sort_array(collect_set({c})) AS u_{c}")
+                stats.append(f"u_{c}")
         pvals = sorted({value for _, f, value in specs if f == "prod"})
         if pvals:
             spread = _product_factors(q, spread, pvals)
@@ -288,7 +320,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
-        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max")} for c in vcols}  # (no sum of strings is read)
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
@@ -300,6 +332,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings
             x = "t.n"
         elif f in ("min", "max", "prod"):
             x = funcs[value][f]
+        elif f == "munion":
+            x = funcs[value]["u"]
         else:
             x = funcs[value]["sum"]
         if f == "avg":
@@ -316,7 +350,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, strings
         if scale == 0 and f in ("sum", "avg", "prod"):
             what = "a product" if f == "prod" else "a sum"
             x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers')} END"
-        if name in strings:
+        if name in own:
             sel.append(f"{x} AS {name}")
             continue
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"

@@ -3,25 +3,34 @@ inferred before the rounds start.
 
 Spark compares a string with a number by an implicit cast; the engine never
 finds them equal.  So every column and every join variable must hold one
-class (integers and decimals are one: numbers; binary floats, which only
-a rule computes (functions.py), are another), known from the inputs'
+class (integers and decimals are one: numbers; binary floats, from a
+``double``/``float`` input column, a Python float given as a fact, or a
+rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
 the heads; a program that mixes them is refused (:class:`NotRelational`).
+The engine finds a float equal to the exact number of its value (``1.0``
+= ``1``: Python's equality), which Spark's implicit cast would decide
+through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
+(a negated atom's too) holding floats and exact numbers is refused; a
+constant of one kind against a column of the other is compared exactly
+(rules.py, functions.float_vs_exact, terms.exact_equals_float).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from chronolog.language import ast
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import decimal_places
-from chronolog.planner.ir import Assign, Scan
+from chronolog.planner.ir import Assign, NegScan, Scan
 from chronolog.planner.normalize import TOP
 
 from .fragment import NotRelational
 
 NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
+SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
 def value_class(v):
@@ -34,7 +43,18 @@ def value_class(v):
         return NUM
     if type(v) is str:
         return STR
+    if type(v) is float:
+        if math.isnan(v):  # (the engine refuses a NaN term where it reads one: connectors/arrow.py)
+            raise NotRelational("the float nan as a term")
+        return FLOAT
     raise NotRelational(f"the term {v!r} (only numbers, strings and booleans are handled)")
+
+
+def mixed(a, b) -> str:
+    """Why floats beside exact numbers are refused, when ``a``, ``b`` are those."""
+    if {a, b} == {NUM, FLOAT}:
+        return " (the engine finds a float equal to the exact number of its value, Spark would compare them through a float)"
+    return ""
 
 
 def decimal_digits(x) -> int:
@@ -57,6 +77,8 @@ def spark_class(typ):
         return NUM, typ.scale, typ.precision - typ.scale
     if isinstance(typ, T.StringType):
         return STR, 0, 0
+    if isinstance(typ, (T.DoubleType, T.FloatType)):  # binary floats, as the engine reads them (inputs.py)
+        return FLOAT, 0, 0
     if isinstance(typ, T.BooleanType):
         return BOOL, 0, 0
     if isinstance(typ, T.NullType):
@@ -96,7 +118,7 @@ def infer_classes(plan, given: dict) -> dict:
             cols[i] = c
             return True
         if cols[i] != c:
-            raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms", rule)
+            raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
         return False
 
     changed = True
@@ -112,11 +134,17 @@ def infer_classes(plan, given: dict) -> dict:
                     c = cols[i] if cols else None
                     if isinstance(t, ast.Var) and c is not None:
                         if env.get(t.name, c) != c:
-                            raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms", r)
+                            raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}", r)
                         env[t.name] = c
             if hasattr(r, "inner_terms"):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             _assigned(r.body, env)
+            for lit in r.body:  # a negated atom's variables meet its columns in a join too (rules.difference)
+                cols = classes.get(lit.pred) if isinstance(lit, NegScan) else None
+                for i, t in enumerate(lit.terms if cols else ()):
+                    c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
+                    if None not in (c, have) and c != have:
+                        raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             for v, a in getattr(r, "aggregates", ()):  # a number, or min/max's strings (aggregate.py)
                 from .aggregate import result_class
 

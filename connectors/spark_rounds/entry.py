@@ -19,7 +19,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from .aggregate import literals
 from .arithmetic import constants as expression_constants, refused
 from .calendar import code_bounds, is_instant, term_decimals, utc_times
-from .classes import decimal_digits, infer_classes, spark_class, time_digits, value_class
+from .classes import decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
@@ -139,10 +139,16 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             if needed not in df.columns:
                 raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
         inputs.append((pred, df))
-    local: dict = {}
+    local, local_classes = {}, {}
     for f in local_facts:
-        for v in f.terms:
-            value_class(v)
+        cols = local_classes.setdefault(f.pred, [set() for _ in f.terms])
+        if len(cols) != len(f.terms):
+            raise NotRelational(f"facts of {f.pred} with different numbers of terms")
+        for i, v in enumerate(f.terms):
+            cols[i].add(value_class(v))
+            if len(cols[i]) > 1:  # (facts_to_arrow would make the column text)
+                a, b = sorted(cols[i])
+                raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import is_instant, micros_sql, seconds_sql, term_seconds_sql
-from .classes import STR
+from .classes import FLOAT, STR
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, coalesce_sql, int64, term_columns
 from .string_codes import code_sql, dictionary_sql
+
+
+def float_sql(x: str) -> str:
+    """A float term column: ``-0.0`` as ``0.0`` (one term to the engine,
+    Python's ``0.0 == -0.0``, and one fact; the engine keeps the sign of
+    the first it reads, the rounds always ``0.0``); a NaN stays NaN, for
+    the load to refuse (the engine's error: connectors/arrow.py)."""
+    d = f"CAST({x} AS DOUBLE)"
+    return f"CASE WHEN {d} = 0 THEN CAST(0 AS DOUBLE) ELSE {d} END"
 
 
 def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
@@ -27,6 +36,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     schema = {f.name: f.dataType for f in df.schema.fields}
     cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
             else f"CAST({term_seconds_sql(_sql_name(t), schema[t])} AS {types.sql_type(c)}) AS c{i}" if is_instant(schema[t])
+            else f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
 
@@ -51,7 +61,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
 def load_inputs(relations, grid, constants: list, inputs: list):
     """Encode and coalesce every input (``[(pred, DataFrame)]``) into
     ``relations``; refuse (to one task, whose engine names the row) nulls, empty
-    intervals and times beyond 64-bit codes.  With string codes, the same
+    intervals, NaN terms and times beyond 64-bit codes.  With string codes, the same
     action builds their dictionary (of the inputs' strings and the
     program's ``constants``), which is returned (else None); on a collision
     the inputs are loaded again with the strings themselves."""
@@ -73,7 +83,8 @@ def load_inputs(relations, grid, constants: list, inputs: list):
         for df, t in parts:
             enc = encode(q, df, pred, t, relations, grid)
             # a null code: an overflow that Spark without ANSI mode turns into null
-            bad = [f"c{i} IS NULL" for i in range(len(t))] + [
+            floats = [f"isnan(c{i})" for i, c in enumerate(types.classes.get(pred) or []) if c == FLOAT]
+            bad = [f"c{i} IS NULL" for i in range(len(t))] + floats + [
                 "s IS NULL", "e IS NULL", "s >= e",
                 f"(s <> {int64(NEG)} AND (s <= {int64(lo)} OR s >= {int64(hi)}))",
                 f"(e <> {int64(POS)} AND (e <= {int64(lo)} OR e >= {int64(hi)}))",
@@ -89,7 +100,7 @@ def load_inputs(relations, grid, constants: list, inputs: list):
     got = catalog.materialize(items)
     for pred, (_, _, bad) in zip(by_pred, got):
         if bad:
-            raise NotRelational(f"an input row of {pred} the engine must report (a null, an empty interval or a time beyond 64-bit codes)")
+            raise NotRelational(f"an input row of {pred} the engine must report (a null, a NaN, an empty interval or a time beyond 64-bit codes)")
     dictionary = None
     if types.str_codes:
         df, n, collisions = got[-1]

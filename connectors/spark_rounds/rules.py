@@ -16,7 +16,7 @@ from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .arithmetic import Arithmetic
-from .classes import BOOL, FLOAT, NUM, value_class
+from .classes import BOOL, FLOAT, NUM, SET, value_class
 from .fragment import NotRelational
 from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
 
@@ -54,6 +54,8 @@ class RuleSql:
                     from .functions import float_vs_exact
 
                     conds.append(float_vs_exact("==", f"c{i}", t.value))
+                elif cls[i] == NUM and c == FLOAT:  # a float constant against exact numbers, by value
+                    conds.append(self.types.float_equals(f"c{i}", t.value))
                 elif cls[i] is not None and c != cls[i]:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
@@ -88,7 +90,7 @@ class RuleSql:
             from .functions import compare_float
 
             cond = compare_float(cmp.op, (a, ca, cmp.left), (b, cb, cmp.right), rule)
-        elif ca != cb or (ordered and ca == BOOL):
+        elif ca != cb or (ordered and ca in (BOOL, SET)):  # (sets: tuples compare by element, texts would not)
             if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
             cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean

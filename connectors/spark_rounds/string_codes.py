@@ -80,7 +80,7 @@ def orders_strings(plan, classes: dict) -> bool:
             if isinstance(lit, Assign):  # Z = W of a string W is a string too
                 env.setdefault(lit.var, expr_class(lit.expr, env))
         for _, a in getattr(r, "aggregates", ()):
-            if a.func in EXTREMES and expr_class(a.expr, env) == STR:
+            if (a.func in EXTREMES or a.func == "munion") and expr_class(a.expr, env) == STR:  # (a set prints its strings)
                 return True
         for lit in r.body:
             if isinstance(lit, Condition) and lit.comparison.op not in ("==", "!="):

@@ -5,16 +5,19 @@ how each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a
 decimal term occurs; strings as strings, or as 64-bit codes
 (string_codes.py); floats as ``double`` whatever the numbers' type.
 A constant is written in its column's type, so that a comparison never
-goes through one of Spark's implicit casts.
+goes through one of Spark's implicit casts; a float constant against a
+column of exact numbers is the exact number of its value, or never equal
+(:meth:`TermTypes.float_equals`).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
 
-from .classes import BOOL, FLOAT, NUM, STR, decimal_digits
+from .classes import BOOL, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 from .string_codes import code_literal
@@ -48,7 +51,8 @@ class TermTypes:
 
         if c == STR and self.str_codes:
             return T.LongType()
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), None: T.StringType()}[c]
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(),
+                None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
         return self.term_type(c).simpleString()
@@ -59,6 +63,10 @@ class TermTypes:
 
         if type(v) is Boolean or type(v) is bool:
             return "true" if v else "false"
+        if type(v) is float:
+            from .functions import double_literal
+
+            return double_literal(0.0 if v == 0 else v)  # (-0.0 is 0.0: inputs.py)
         if type(v) in (int, Fraction):
             if isinstance(self.num_type, T.LongType):
                 if not -(2**63) <= int(v) < 2**63:
@@ -68,3 +76,20 @@ class TermTypes:
         if self.str_codes:
             return code_literal(v)
         return hex_string(v)
+
+    def float_equals(self, col: str, f: float) -> str:
+        """SQL: the exact number column ``col`` equals the float ``f``, as the
+        engine compares them (by value: ``1 == 1.0``): the exact value of
+        ``f`` in the run's number type, or ``false`` where no number of that
+        type has it (infinite, more decimals than the type, beyond it)."""
+        from pyspark.sql import types as T
+
+        if math.isinf(f):
+            return "false"
+        x = Fraction(f)
+        if isinstance(self.num_type, T.LongType):
+            ok = x.denominator == 1 and -(2**63) <= x < 2**63
+        else:
+            s, p = self.num_type.scale, self.num_type.precision
+            ok = decimal_digits(x) <= s and abs(x) < Fraction(10) ** (p - s)
+        return f"{col} = {self.const(x.numerator if x.denominator == 1 else x)}" if ok else "false"

@@ -1,0 +1,52 @@
+"""``munion``'s set as a term: one string, the engine's text of the set.
+
+The engine's set is a tuple of the distinct values, sorted (language/
+text.py ``term_sort_key``), and a term like any other: it joins and
+compares by tuple equality and prints as ``{a,"b c",2.5}``
+(``format_term``); the answers give that text.  Here a set is its text,
+a term class of its own (``SET``, a string column): the values of one
+column are of one class, sorted by Spark as Python sorts them (numbers by
+value, strings by code point: UTF-8 byte order, ``false`` before
+``true``), each printed as the engine prints it, so two sets are equal
+exactly when their texts are.  Not here: sets of floats (Java prints
+``1.0E10``, Python ``10000000000.0``) and of sets (the engine flattens
+them); an order between sets (tuples compare element by element, texts
+by character) is refused by the conditions (rules.py).
+"""
+
+from __future__ import annotations
+
+from .classes import BOOL, NUM, STR
+from .fragment import NotRelational
+from .sql import hex_string
+
+RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted (language/text.py)
+# every character str.splitlines() breaks at, and the tab, as format_term escapes them
+BREAKS = {"\n": "\\n", "\t": "\\t", "\r": "\\r", **{c: f"\\u{ord(c):04x}" for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}}
+# language/text.py's _BARE, ^[a-z][A-Za-z0-9_]*$, with Python's $: the
+# end, or before a final newline (Java's $ also before \r, \u0085, ...)
+BARE = hex_string("^[a-z][A-Za-z0-9_]*\n?\\z")
+
+
+def string_text(x: str) -> str:
+    """SQL: the engine's text of the string SQL ``x`` (bare, or quoted
+    with ``\\``, ``"`` and line breaks escaped)."""
+    q = f"replace(replace({x}, {hex_string(chr(92))}, {hex_string(chr(92) * 2)}), '\"', {hex_string(chr(92) + chr(34))})"
+    for c, esc in BREAKS.items():
+        q = f"replace({q}, {hex_string(c)}, {hex_string(esc)})"
+    reserved = ", ".join(f"'{w}'" for w in RESERVED)
+    return f"(CASE WHEN {x} RLIKE {BARE} AND {x} NOT IN ({reserved}) THEN {x} ELSE concat('\"', {q}, '\"') END)"
+
+
+def set_text(values: str, c, functions, rule) -> str:
+    """SQL: the engine's text of the set of the array SQL ``values`` (of
+    class ``c``: distinct, unsorted); ``functions``: the run's
+    functions.Functions (a number's or a boolean's text, as ``concat``)."""
+    if c == STR:
+        text = string_text("x")
+    elif c in (NUM, BOOL):
+        text = functions.text("x", c, "munion", rule)
+    else:
+        raise NotRelational(f"aggregation: munion of {c or 'unknown'} terms"
+                            + (" (Java prints 1.0E10, Python 10000000000.0)" if c == "float" else ""), rule)
+    return f"concat('{{', array_join(transform(sort_array({values}), x -> {text}), ','), '}}')"

@@ -91,6 +91,27 @@ def test_an_overflow_goes_to_one_task(spark):
     fallback(spark, prog, big, r"a row computed in Spark: \(A \* B\) overflows 64-bit integers")
 
 
+def test_a_long_sum_runs_in_the_rounds(spark):
+    """A sum of 24 terms in one expression, in bigint and in decimal runs:
+    each checked addition writes its operands once, so the SQL grows with
+    the terms (twice per level before: 12 terms ran Spark out of memory)."""
+    terms = " + ".join(["A", "B"] * 12)
+    prog = f"s(X, C) :- e(X, Y, A), e(Y, Z, B), C = {terms}.\nt(X) :- e(X, Y, A), e(Y, Z, B), {terms} > 40.\n"
+    check(spark, prog, {"e": ints()})
+    check(spark, prog, {"e": decimals()})
+
+
+def test_an_expression_whose_sql_would_explode_goes_to_one_task(spark):
+    """Float squarings chained through assignments: each reads its operand
+    three times and Spark puts every assigned value in place of its
+    column, so the SQL grows sixfold a step; beyond the limit the rounds
+    refuse before Spark plans it (minutes at five steps, a driver out of
+    memory later), and one task gives the engine's answers."""
+    steps = ", ".join(f"F{i + 1} = F{i} * F{i}" for i in range(6))
+    prog = f"s(X, F6) :- e(X, Y, A), e(Y, Z, B), F0 = float(A) / 8, {steps}.\n"
+    fallback(spark, prog, ints(), r"an expression whose Spark SQL grows to [\d,]+ characters")
+
+
 def test_a_division_by_zero_is_the_engines_error(spark):
     zero = facts_to_arrow([((1, 2, 0), (0, 5, True, True)), ((2, 1, 3), (0, 5, True, True))], ["x", "y", "a"])
     prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = B / A.\n"

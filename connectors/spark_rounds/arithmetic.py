@@ -26,9 +26,20 @@ run (``raise_error``), which then goes whole to one task
 An assignment's value is also kept by a filter (``IS NOT NULL``), so that
 Spark cannot prune a column nothing reads and skip the row's check where
 the engine would report the row.
+
+Each checked operation repeats its operands (the value, and the test that
+stops the row), so an expression's SQL doubles or triples with every
+level of nesting, and Spark's optimizer puts an assignment's value into
+every filter and projection that reads its column: a sum of twelve terms
+ran Spark's parser out of memory, and six squarings chained through
+assignments planned for minutes.  An expression whose SQL would exceed
+:data:`LARGEST_SQL` characters once so inlined is refused (one task runs
+the program) before Spark sees it.
 """
 
 from __future__ import annotations
+
+import re
 
 from chronolog.language import ast
 from chronolog.planner.ir import Condition
@@ -37,6 +48,7 @@ from .classes import NUM, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string
 
+LARGEST_SQL = 100_000  # characters once inlined: four chained float squarings (40,000) plan in seconds, five (240,000) took minutes
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 ROUND_DIGITS = 37  # round(X, D) for a constant |D| <= 37: Spark's decimals hold the result exactly
@@ -166,13 +178,26 @@ class Arithmetic:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
         return f"(CASE WHEN {bad} THEN {stop_sql(why)} ELSE {value} END)"
 
+    def present(self, value: str, why: str) -> str:
+        """``value`` unless it is null, when the run stops: ``value`` written
+        once (``coalesce`` evaluates the stop only on a null), so a chain of
+        operations grows linearly, not twice per level."""
+        return f"coalesce({value}, {stop_sql(why)})"
+
     def fits(self, x: str, precision: int, why: str) -> str:
         """``x`` as ``decimal(precision, S)``, or the run stops."""
         c = f"try_cast({x} AS decimal({precision}, {self.scale}))"
-        return self.checked(c, f"{c} IS NULL", why)
+        return self.present(c, why)
 
     def sql(self, e, varcols: dict, varcls: dict, rule) -> tuple:
-        """``(SQL, class)`` of the expression ``e``."""
+        """``(SQL, class)`` of the expression ``e``, refused as it grows
+        beyond :data:`LARGEST_SQL` (before it grows by another level)."""
+        value, c = self._sql(e, varcols, varcls, rule)
+        if len(value) > LARGEST_SQL:
+            raise too_large(len(value), e, rule)
+        return value, c
+
+    def _sql(self, e, varcols: dict, varcls: dict, rule) -> tuple:
         if isinstance(e, ast.Var):
             return varcols[e.name], varcls.get(e.name)
         if isinstance(e, ast.Const):
@@ -198,7 +223,7 @@ class Arithmetic:
                 return self.checked(f"({a} div {b})", bad, f"{text} is not a whole number (or divides by zero)")
             f = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]
             r = f"{f}({a}, {b})"
-            return self.checked(r, f"{r} IS NULL", f"{text} overflows 64-bit integers")
+            return self.present(r, f"{text} overflows 64-bit integers")
         s = self.scale
         big = f"{text} needs more digits than decimal(38, {s})"
         if op in ("+", "-"):
@@ -206,7 +231,7 @@ class Arithmetic:
         if op == "*":
             return self.times(a, b, text)
         q = f"CAST(try_divide({a}, {b}) AS {self.num})"
-        q = self.checked(q, f"{q} IS NULL", f"{text} divides by zero or needs more digits than decimal(38, {s})")
+        q = self.present(q, f"{text} divides by zero or needs more digits than decimal(38, {s})")
         back = self.times(q, b, text)
         return self.checked(q, f"{back} <> {a}", f"{text} has more than {s} decimals")
 
@@ -231,7 +256,7 @@ class Arithmetic:
             return f"abs({x})"
         if name in ("floor", "ceil"):
             r = f"try_cast({name}({x}) AS {num})"
-            return self.checked(r, f"{r} IS NULL", f"{text} needs more digits than {num}")
+            return self.present(r, f"{text} needs more digits than {num}")
         y = xs[1]  # mod: the remainder with the divisor's sign (Python's %)
         r = self.checked(f"try_mod({x}, {y})", f"{y} = 0", f"{text} by zero")
         fix = f"{r} + {y}" if self.scale is None else f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})"
@@ -245,11 +270,11 @@ class Arithmetic:
             if d >= 0:
                 return x  # a whole number has no digits after the point
             r = f"try_cast(bround(CAST({x} AS decimal(20, 0)), {d}) AS bigint)"
-            return self.checked(r, f"{r} IS NULL", f"{text} overflows 64-bit integers")
+            return self.present(r, f"{text} overflows 64-bit integers")
         if d >= self.scale:
             return x
         r = f"try_cast(bround({self.fits(x, 37, text)}, {d}) AS {self.num})"
-        return self.checked(r, f"{r} IS NULL", f"{text} needs more digits than {self.num}")
+        return self.present(r, f"{text} needs more digits than {self.num}")
 
     def assign(self, q: Stmt, src: str, lit, varcols: dict, varcls: dict, rule) -> str:
         """``src`` with the assignment's variable (not bound yet) as a column."""
@@ -258,6 +283,24 @@ class Arithmetic:
         varcls[lit.var] = c
         if c is not None:
             value = f"CAST({value} AS {self.types.sql_type(c)})"
+        q.sizes[col] = inlined_size(q, value, lit.expr, rule)
         # a filter that reads the value: Spark keeps (and checks) it even when nothing else does
         return q.add(f"SELECT * FROM (SELECT *, {value} AS {col} FROM {src}) AS a WHERE {col} IS NOT NULL",
                      q.cols[src] + [col])
+
+
+def too_large(n: int, e, rule) -> NotRelational:
+    return NotRelational(f"an expression whose Spark SQL grows to {n:,} characters ({e}; each checked operation "
+                         f"repeats its operands): split it into fewer nested operations", rule)
+
+
+def inlined_size(q: Stmt, sql: str, e, rule) -> int:
+    """The length of ``sql`` once Spark has put the value of every column an
+    assignment of this statement made in place of each reference to it
+    (``q.sizes``); refused beyond :data:`LARGEST_SQL`."""
+    n = len(sql)
+    for col, size in q.sizes.items():
+        n += len(re.findall(rf"\b{col}\b", sql)) * (size - len(col))
+    if n > LARGEST_SQL:
+        raise too_large(n, e, rule)
+    return n

@@ -15,7 +15,7 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
-from .arithmetic import Arithmetic
+from .arithmetic import Arithmetic, inlined_size
 from .classes import BOOL, FLOAT, NUM, SET, value_class
 from .fragment import NotRelational
 from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
@@ -97,6 +97,7 @@ class RuleSql:
         else:
             op = {"==": "=", "!=": "<>"}.get(cmp.op, cmp.op)
             cond = f"{a} {op} {b}"
+        inlined_size(q, cond, cmp, rule)  # Spark puts the assigned values it reads in place
         return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
 
     def difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
@@ -159,6 +160,7 @@ class RuleSql:
         drv = choose_driver(rule, size) if driver is None else driver
         order = order_body(rule, drv, size)
         varcols, varcls = {}, {}
+        q.sizes.clear()  # column names are the rule's own: another rule with this head reuses them
         for lit in rule.body:
             for t in getattr(lit, "terms", ()):
                 if isinstance(t, ast.Var) and t.name not in varcols:

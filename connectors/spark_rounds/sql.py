@@ -45,6 +45,7 @@ class Stmt:
 
     def __init__(self):
         self.cols: dict = {}
+        self.sizes: dict = {}  # an assigned column: its value's SQL length once inlined (arithmetic.py)
 
     def add(self, sql: str, cols) -> str:
         step = f"({sql})"

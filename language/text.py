@@ -12,6 +12,9 @@ from .booleans import Boolean
 from .nulls import Null
 from .timeline import format_interval, format_number
 
+# matched whole (fullmatch: Python's $ also matches before a final newline,
+# which printed "abc\n" bare over two lines); the pattern is also polars'
+# (connectors/text_out.py), whose $ is the end of the text only
 _BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 _RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted
 
@@ -55,7 +58,7 @@ def format_term(v) -> str:
     if type(v) is tuple:  # a set of values (munion)
         return "{" + ",".join(format_term(x) for x in v) + "}"
     if type(v) is str:
-        if _BARE.match(v) and v not in _RESERVED:
+        if _BARE.fullmatch(v) and v not in _RESERVED:
             return v
         text = v.replace("\\", "\\\\").replace('"', '\\"')
         if _BREAKS.search(text):  # a fact stays on one line, so files read back

@@ -174,3 +174,23 @@ def test_unsupported_binding_kind(tmp_path):
     prog.write_text('@bind("p", "xml", ".", "p.xml").\nq(X) :- p(X).\n')
     r = cli("run", prog)
     assert r.returncode == 2 and f"{prog}:1:1" in r.stderr and "unsupported source" in r.stderr
+
+
+def test_names_ending_in_a_line_break_print_on_one_line_and_read_back(tmp_path):
+    """``"abc\\n"`` is no bare name (Python's ``$`` matched before its final
+    newline, and the fact printed over two lines): every fact is one line,
+    and the printed facts read back as the same facts."""
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(X) :- p(X).\np("abc\\n")@[0,1]. p("abc\\r\\n")@[0,1]. p("a\\u2028")@[0,1]. p("b\\r")@[0,1]. '
+                    'p(abc)@[0,1].\n@output("q").\n')
+    r = cli("run", prog)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    assert lines[-1] == "" and len(lines) == 6, lines
+    assert 'q("abc\\n")@[0,1]' in lines and 'q(abc)@[0,1]' in lines, lines
+    back = tmp_path / "back.vada"
+    back.write_text('q(X) :- s(X).\n@output("q").\n')
+    (tmp_path / "s.txt").write_text(r.stdout.replace("q(", "s("))
+    again = cli("run", back, "--facts", tmp_path / "s.txt")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == r.stdout

@@ -186,3 +186,38 @@ def test_float_answers_are_doubles_as_the_embedded_models(spark, path):
         assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
     assert out["scaled"].schema.field(1).type == pa.float64()
     assert out["mixed"].schema.field(1).type == pa.string()
+
+
+MIXED_FACTS = """
+one(S, X) :- level(S, A), v(S, X), X == 1.
+other(S, X) :- level(S, A), v(S, X), X != 1.
+near(S, X) :- level(S, A), v(X, S), A > 0.
+v(s1, 1)@[0,5]. v(s1, a)@[0,5]. v(s2, 1.0)@[0,5]. v(s2, #T)@[0,5]. v(s3, "1")@[0,5]. v(s3, 2.5)@[0,5].
+v(1, s4)@[0,5]. v(a, s4)@[0,5]. v(#F, s5)@[0,5]. v(1.0, s6)@[0,5].
+@output("one"). @output("other"). @output("near").
+"""
+
+
+@pytest.mark.parametrize("path", ["driver", "keyed", "no key"])
+def test_program_facts_of_two_kinds_in_one_argument(spark, path):
+    """The program's facts mixing numbers, names, floats and booleans in
+    one argument (the key's or another) give the engine's answers: they
+    used to travel to the tasks as text, ``1`` as the string ``"1"``."""
+    import warnings
+
+    import chronolog
+    from chronolog.connectors import spark as cs
+
+    level = pa.table({"s": ["s1", "s2", "s3", "s4", "s5", "s6", "1", "a"], "a": pa.array(range(8), pa.int64()),
+                      "start": [0] * 8, "end": [5] * 8})
+    model = chronolog.reason(MIXED_FACTS, {"level": level})
+    kw = {"driver": {}, "keyed": {"distributed": True, "key": {"level": 0, "v": 0}, "partitions": 3},
+          "no key": {"distributed": True}}[path]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (no key: one task, with a warning)
+        out = cs.reason(spark, MIXED_FACTS, {"level": spark.createDataFrame(level)}, arrow=True, **kw)
+    for p in ("one", "other", "near"):
+        want = model.to_arrow(p)
+        got = out[p].rename_columns(want.column_names)
+        assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
+    assert all(model.to_arrow(p).num_rows for p in ("one", "other", "near"))

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.language.text import format_term
 
 from test_spark_rounds_functions import check, refused
 
@@ -47,11 +48,21 @@ ROWS = [(("a", "x", 1), (0, 4, True, False)), (("b", "x", 2), (2, 6, True, True)
 def test_sets_by_hand(spark):
     """Names printed bare or quoted as the engine prints them (a reserved
     word, a quote and a backslash escaped, line breaks as ``\\n``,
-    ``\\u2028``, a name ending in a newline bare as the engine's text has
-    it), numbers sorted by value, booleans, contributors, and sets joined
-    and compared by equality."""
+    ``\\u2028``, a name ending in a newline quoted), numbers sorted by
+    value, booleans, contributors, and sets joined and compared by equality."""
     model = check(spark, SETS, {"owns": owns(ROWS)}, OUTPUTS)
     assert model.facts("twins") and model.facts("shared") and model.facts("apart")
+
+
+def test_names_ending_in_line_breaks_are_quoted_as_the_engines(spark):
+    """``"abc\\n"``, ``"abc\\r\\n"``, ``"a\\u2028"``: no bare names (Java's
+    ``$``, as Python's, matches before a final line terminator; the whole
+    text is matched, as the engine now does), each set one line of text."""
+    names = ["abc\n", "abc\r\n", "a\u2028", "b\r", "abc", "x\x85", "y\n\n"]
+    rows = [((n, "xyz"[i % 3], i), (i % 3, 5, True, True)) for i, n in enumerate(names)]
+    model = check(spark, SETS, {"owns": owns(rows)}, OUTPUTS)
+    texts = [format_term(t[1]) for t, _ in model.facts("names")]
+    assert any('"abc\\n"' in x for x in texts) and not any("\n" in x or "\r" in x for x in texts), texts
 
 
 def test_sets_of_decimals_print_as_the_engine(spark):

@@ -23,9 +23,9 @@ from .sql import hex_string
 RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted (language/text.py)
 # every character str.splitlines() breaks at, and the tab, as format_term escapes them
 BREAKS = {"\n": "\\n", "\t": "\\t", "\r": "\\r", **{c: f"\\u{ord(c):04x}" for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}}
-# language/text.py's _BARE, ^[a-z][A-Za-z0-9_]*$, with Python's $: the
-# end, or before a final newline (Java's $ also before \r, \u0085, ...)
-BARE = hex_string("^[a-z][A-Za-z0-9_]*\n?\\z")
+# language/text.py's _BARE, matched whole: Java's \z is the end of the text
+# (its $ also matches before a final line terminator)
+BARE = hex_string("^[a-z][A-Za-z0-9_]*\\z")
 
 
 def string_text(x: str) -> str:

@@ -48,7 +48,7 @@ from .classes import NUM, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string
 
-LARGEST_SQL = 100_000  # characters once inlined: four chained float squarings (40,000) plan in seconds, five (240,000) took minutes
+LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 ROUND_DIGITS = 37  # round(X, D) for a constant |D| <= 37: Spark's decimals hold the result exactly

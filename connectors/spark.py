@@ -557,36 +557,6 @@ def _sql_name(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _one_kind_groups(rows) -> list:
-    """The program's facts of one predicate in groups with one Python type
-    per argument.  ``facts_to_arrow`` types a column that mixes kinds (``1``
-    and ``a``) as text, which a task reads back as strings: ``1`` would
-    become ``"1"`` and ``X == 1`` find nothing.  Each group travels as its
-    own input of the predicate (the tasks read a predicate from several),
-    its columns typed; simpler than a column tagged with kinds, and keyed
-    like any typed input."""
-    from chronolog.language.booleans import Boolean
-
-    groups = {}
-    for terms, iv in rows:
-        groups.setdefault(tuple(bool if type(v) is Boolean else type(v) for v in terms), []).append((terms, iv))
-    return list(groups.values())
-
-
-def _refuse_text(table, rows, pred: str) -> None:
-    """A DataError for a group of program facts whose numbers only text
-    holds (more than 38 digits, or no finite decimal): a task would read
-    them as strings."""
-    import pyarrow as pa
-
-    for i, terms in enumerate(zip(*(t for t, _ in rows))):
-        if pa.types.is_string(table.column(i).type) and type(terms[0]) is not str:
-            raise DataError(
-                f"argument {i + 1} of {pred} holds {terms[0]!r}, which cannot travel to the Spark tasks exactly",
-                hint="run it with distributed=False (on the driver)",
-            )
-
-
 def _wide_input(spark, prog, frames, local_facts, keys):
     """Every input predicate (and the program's facts) in one DataFrame for
     the tasks, and the SQL of each row's partitioning key.
@@ -607,10 +577,8 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     items = [(p, _spark_df(spark, df, p), csv) for p, df, csv in frames]
     for p, rows in local.items():
-        for group in _one_kind_groups(rows):
-            table = facts_to_arrow(group, [f"c{i}" for i in range(len(group[0][0]))], prog.calendar)
-            _refuse_text(table, group, p)
-            items.append((p, spark.createDataFrame(table), False))
+        table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
+        items.append((p, spark.createDataFrame(table), False))
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
     strings = _JavaStrings(spark)

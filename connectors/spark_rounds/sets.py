@@ -16,16 +16,18 @@ by character) is refused by the conditions (rules.py).
 
 from __future__ import annotations
 
+from chronolog.language.text import _BARE, _BREAKS, _RESERVED, _escape_break
+
 from .classes import BOOL, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
 
-RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted (language/text.py)
-# every character str.splitlines() breaks at, and the tab, as format_term escapes them
-BREAKS = {"\n": "\\n", "\t": "\\t", "\r": "\\r", **{c: f"\\u{ord(c):04x}" for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}}
-# language/text.py's _BARE, matched whole: Java's \z is the end of the text
-# (its $ also matches before a final line terminator)
-BARE = hex_string("^[a-z][A-Za-z0-9_]*\\z")
+# the engine's own printing rules (language/text.py), as SQL: each line
+# break character with its escape; the bare-name pattern matched whole
+# (Java's \z is the end of the text; its $ also matches before a final
+# line terminator, as Python's does)
+BREAKS = {c: _BREAKS.sub(_escape_break, c) for c in _BREAKS.pattern[1:-1]}
+BARE = hex_string(_BARE.pattern.replace("$", "\\z"))
 
 
 def string_text(x: str) -> str:
@@ -34,7 +36,7 @@ def string_text(x: str) -> str:
     q = f"replace(replace({x}, {hex_string(chr(92))}, {hex_string(chr(92) * 2)}), '\"', {hex_string(chr(92) + chr(34))})"
     for c, esc in BREAKS.items():
         q = f"replace({q}, {hex_string(c)}, {hex_string(esc)})"
-    reserved = ", ".join(f"'{w}'" for w in RESERVED)
+    reserved = ", ".join(f"'{w}'" for w in _RESERVED)
     return f"(CASE WHEN {x} RLIKE {BARE} AND {x} NOT IN ({reserved}) THEN {x} ELSE concat('\"', {q}, '\"') END)"
 
 

@@ -568,7 +568,9 @@ def make_task(job: dict, report):
     """The ``mapInArrow`` function for one distributed run.
 
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
-    ``(pred, [term columns], {column: slot})`` in wide-table order, the output predicates
+    ``(pred, [term columns], {column: slot})`` in wide-table order (``None``
+    for the columns: the input holds row numbers ``_pf`` into ``job["held"][pred]``,
+    program facts that travel with the job), the output predicates
     with their column names, and the CSV-read predicates; ``report``: the
     :class:`TaskReport` accumulator.  ``job["send"]``: when set, the bytes a
     task may also send its lanes in through the report (the driver then
@@ -603,6 +605,10 @@ def make_task(job: dict, report):
             for i, (pred, terms, where) in enumerate(job["inputs"]):
                 rows = wide.filter(pc.equal(which, i))
                 if rows.num_rows == 0:
+                    continue
+                if terms is None:  # row numbers into the program's facts that came with the job
+                    held = job["held"][pred]
+                    facts.setdefault(pred, []).append([held[n] for n in rows.column(where["_pf"]).to_pylist()])
                     continue
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
                 t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)

@@ -576,14 +576,31 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     for f in local_facts:  # the program's facts and file bindings travel keyed too
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     items = [(p, _spark_df(spark, df, p), csv) for p, df, csv in frames]
+    held = {}  # pred -> its program facts, for the inputs that carry row numbers into them
     for p, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
-        items.append((p, spark.createDataFrame(table), False))
+        if _reads_back(table, rows):
+            items.append((p, spark.createDataFrame(table), False))
+            continue
+        held[p] = rows
+        items += [(p, spark.createDataFrame(t), HELD) for t in _held_tables(rows, keys.get(p))]
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
     strings = _JavaStrings(spark)
     for i, (pred, df, csv) in enumerate(items):
         types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
+        if csv is HELD:
+            exprs, where, seen = [f"{i} AS __in"], {}, {}
+            for c in types:
+                t = types[c].simpleString()
+                seen[t] = seen.get(t, -1) + 1
+                where[c] = slots.setdefault((t, seen[t]), f"_v{len(slots)}")
+                exprs.append(f"{c} AS {where[c]}")
+            parts.append(_select(df, exprs, strings))
+            if "_k" in types:
+                key_cases.append(f"WHEN {i} THEN {_key_sql(types['_k'], where['_k'])}")
+            inputs.append((pred, None, where))
+            continue
         terms = [c for c in types if c not in TIME_COLUMNS]
         for needed in ("start", "end"):
             if needed not in types:
@@ -617,10 +634,57 @@ def _wide_input(spark, prog, frames, local_facts, keys):
             key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv, kind)}")
         inputs.append((pred, terms, where))
     if not parts:
-        return None, None, inputs, csv_preds
+        return None, None, inputs, csv_preds, held
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
     key = f"coalesce(CASE __in {' '.join(key_cases)} END, '')" if key_cases else "''"
-    return wide, key, inputs, csv_preds
+    return wide, key, inputs, csv_preds, held
+
+
+HELD = "held"  # an input of row numbers into the program's facts (_held_tables)
+
+
+def _reads_back(table, rows) -> bool:
+    """Whether a task reads the program's facts of one predicate back from
+    their Arrow ``table`` as the same terms.  Not so where ``facts_to_arrow``
+    wrote a column of other values as text (``1`` beside ``a``, ``1/3``, a
+    set: a task reads them as strings, so ``X == 1`` found nothing) or as
+    dates (a task reads dates in data as seconds; these are date terms)."""
+    import pyarrow as pa
+
+    for i, col in enumerate(table.columns[: len(rows[0][0])]):
+        typ = col.type
+        if pa.types.is_string(typ) and any(type(t[i]) is not str for t, _ in rows):
+            return False
+        if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
+            return False
+    return True
+
+
+def _held_tables(rows, key):
+    """Arrow tables of row numbers (``_pf``) into ``rows``, the program's
+    facts of one predicate that no Arrow column types exactly: the facts
+    themselves travel with the job, pickled, so each task gets the
+    engine's own values (rewriting the terms as text for the tasks to
+    parse again would be a second reader of our own to keep exact).  With
+    a ``key`` argument, one table per Python type of its values, the key
+    beside the row number in the column ``facts_to_arrow`` gives that type
+    (``_k``), so the key's SQL is the one every other input of that type
+    gets and equal values meet in one task."""
+    import pyarrow as pa
+
+    from chronolog.connectors.arrow import _column
+    from chronolog.language.booleans import Boolean
+
+    if key is None or key >= len(rows[0][0]):
+        return [pa.table({"_pf": pa.array(range(len(rows)), pa.int64())})]
+    groups = {}
+    for n, (terms, _) in enumerate(rows):
+        v = terms[key]
+        groups.setdefault(bool if type(v) is Boolean else type(v), []).append(n)
+    return [
+        pa.table({"_pf": pa.array(ns, pa.int64()), "_k": _column([rows[n][0][key] for n in ns])})
+        for ns in groups.values()
+    ]
 
 
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:
@@ -628,11 +692,12 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
 
     from chronolog.engine.runaway import MAX_ROUNDS
 
-    wide, key, job_inputs, csv_preds = _wide_input(spark, prog, frames, local_facts, keys)
+    wide, key, job_inputs, csv_preds, held = _wide_input(spark, prog, frames, local_facts, keys)
     job = {
         "program": prog,
         "horizon": horizon,
         "inputs": job_inputs,
+        "held": held,  # pred -> the program's facts that travel with the job (_held_tables)
         "outputs": [(p, names[p]) for p in outputs],
         "csv": csv_preds,  # pred -> the @mapping kinds of its CSV columns
         "fail_first": fail_first,

@@ -7,6 +7,7 @@ the answers are the driver's either way, on both executors.
 """
 
 import datetime as dt
+import warnings
 from contextlib import contextmanager
 from decimal import Decimal
 
@@ -198,15 +199,12 @@ v(1, s4)@[0,5]. v(a, s4)@[0,5]. v(#F, s5)@[0,5]. v(1.0, s6)@[0,5].
 """
 
 
-WRONG_TASKS = pytest.mark.xfail(strict=True, reason="KNOWN WRONG ANSWER, open: the program's facts of two kinds in one "
-                                "argument reach the tasks as text (1 as the string \"1\")")
-
-
-@pytest.mark.parametrize("path", ["driver", pytest.param("keyed", marks=WRONG_TASKS), pytest.param("no key", marks=WRONG_TASKS)])
+@pytest.mark.parametrize("path", ["driver", "keyed", "no key"])
 def test_program_facts_of_two_kinds_in_one_argument(spark, path):
     """The program's facts mixing numbers, names, floats and booleans in
-    one argument (the key's or another) give the engine's answers; in
-    the tasks they travel as text, ``1`` as the string ``"1"`` (open)."""
+    one argument (the key's or another) give the engine's answers: they
+    used to reach the tasks as text, ``1`` as the string ``"1"``, and
+    ``X == 1`` found nothing."""
     import warnings
 
     import chronolog
@@ -225,3 +223,48 @@ def test_program_facts_of_two_kinds_in_one_argument(spark, path):
         got = out[p].rename_columns(want.column_names)
         assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
     assert all(model.to_arrow(p).num_rows for p in ("one", "other", "near"))
+
+
+TERMS_NO_TABLE_TYPES = """
+small(K) :- p_rat(K, V), V < 1/2.
+dated(K) :- p_day(K, D), D == 2020-01-02.
+huge(K) :- p_big(K, V), V > 10.
+metn(K, X) :- lnum(K), v(K, X).
+metname(K, X) :- lname(K), v(K, X).
+p_rat(a, 1/3)@[0,1]. p_rat(b, 2/3)@[0,1].
+p_day(a, 2020-01-02)@[0,1]. p_day(b, 2021-01-02)@[0,1].
+p_big(a, 1234567890123456789012345678901234567890)@[0,1]. p_big(b, -1234567890123456789012345678901234567890)@[0,1].
+v(1, x1)@[0,5]. v(a, x2)@[0,5]. v(1/3, x3)@[0,5]. v(1.0, x4)@[0,5]. v(2020-01-02, x5)@[0,5]. v(#T, x6)@[0,5].
+@output("small"). @output("dated"). @output("huge"). @output("metn"). @output("metname").
+"""
+
+
+@pytest.mark.parametrize("path", ["driver", "keyed", "no key"])
+def test_program_facts_no_arrow_type_holds_reach_the_tasks_as_terms(spark, path):
+    """Rationals (``1/3``), dates and numbers past 38 digits among the
+    program's facts, and a key argument mixing them with names and
+    booleans: in the tasks they are the engine's values (``1/3 < 1/2``,
+    the date equal to a date constant), and a key of the program's facts
+    meets the equal key of a DataFrame (``1.0`` and ``1`` in one task)."""
+    import chronolog
+    from chronolog.connectors import spark as cs
+
+    inputs = {"lnum": pa.table({"k": pa.array([1, 2, 3], pa.int64()), "start": [0] * 3, "end": [5] * 3}),
+              "lname": pa.table({"k": ["a", "b", "x1"], "start": [0] * 3, "end": [5] * 3})}
+    model = chronolog.reason(TERMS_NO_TABLE_TYPES, inputs)
+    keys = {"v": 0, "lnum": 0, "lname": 0, "p_rat": 0, "p_day": 0, "p_big": 0}
+    kw = {"driver": {}, "keyed": {"distributed": True, "key": keys, "partitions": 5},
+          "no key": {"distributed": True}}[path]
+    frames = {p: spark.createDataFrame(t) for p, t in inputs.items()}
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (no key: one task, with a warning)
+        out = cs.reason(spark, TERMS_NO_TABLE_TYPES, frames, arrow=True, stats=stats, **kw)
+    if path == "keyed":
+        assert stats["path"] == "keyed"
+    for p in ("small", "dated", "huge", "metn", "metname"):
+        want = model.to_arrow(p)
+        got = out[p].rename_columns(want.column_names)
+        assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
+    assert {r["c1"] for r in model.to_arrow("metn").to_pylist()} == {"x1", "x4"}
+    assert [r["c0"] for r in model.to_arrow("small").to_pylist()] == ["a"]

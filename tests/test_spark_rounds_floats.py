@@ -146,10 +146,9 @@ def test_program_facts_of_two_kinds_in_one_argument_are_refused(spark):
     assert "argument 1 of v holds both num and str terms in the program's facts" in falls[0], falls
 
 
-@pytest.mark.xfail(strict=True, reason="KNOWN WRONG ANSWER, open: one task answers k() empty where the engine gives "
-                   "k(1); the program's facts of two kinds in one argument reach the task as text, 1 as the string "
-                   "\"1\" (a fix that sent one input per kind broke rationals and dates among program facts: reverted)")
 def test_one_task_answers_program_facts_of_two_kinds(spark):
-    """The engine's ``k(1)`` from the fallback (a bug of the one-task path)."""
+    """The engine's ``k(1)`` from the fallback: the program's facts of two
+    kinds in one argument reach the task as the engine's own values (they
+    used to arrive as text, and ``k()`` came back empty)."""
     refused(spark, MIXED_FACTS, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"],
             "argument 1 of v holds both num and str terms in the program's facts")

@@ -47,7 +47,9 @@ def value_class(v):
         if math.isnan(v):  # (the engine refuses a NaN term where it reads one: connectors/arrow.py)
             raise NotRelational("the float nan as a term")
         return FLOAT
-    raise NotRelational(f"the term {v!r} (only numbers, strings and booleans are handled)")
+    from chronolog.language.text import format_term
+
+    raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
 
 
 def mixed(a, b) -> str:

@@ -13,13 +13,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from chronolog.language import ast
-from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .aggregate import literals
 from .arithmetic import constants as expression_constants, refused
 from .calendar import code_bounds, is_instant, term_decimals, utc_times
-from .classes import decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
+from .classes import NUM, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
@@ -127,6 +127,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     ``local_facts``: the program's own facts (small, sent from the driver);
     ``horizon``, ``window``: parsed intervals or None.  Raises
     :class:`NotRelational` before any reasoning when it cannot run them."""
+    import pyarrow as pa
+
     from chronolog.connectors.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
@@ -152,6 +154,10 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         local.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
+        for i, cls in enumerate(local_classes[pred]):
+            if cls == {NUM} and pa.types.is_string(table.column(i).type):  # (text would carry it as a name)
+                big = max((t[i] for t, _ in rows), key=lambda v: len(format_number(v)))
+                raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
         inputs.append((pred, spark.createDataFrame(table)))

@@ -244,8 +244,9 @@ def auto_values(table, columns, kinds=None, calendar=None):
     the program maps (``kinds``: name -> ``@mapping`` kind such as
     ``string`` or ``bool``) what that kind reads.  Returns the
     table and ``{name: cells}`` for the columns that mix kinds (``4.0`` and
-    ``x``): no one Arrow type holds both, so they stay text in the table and
-    their converted cells come apart (see :func:`csv_rows`)."""
+    ``x``) or hold numbers only text holds (``1/3``, past 38 digits): no
+    Arrow type holds them as the same values, so they stay text in the
+    table and their converted cells come apart (see :func:`csv_rows`)."""
     import pyarrow as pa
 
     from chronolog.language import ast
@@ -260,10 +261,11 @@ def auto_values(table, columns, kinds=None, calendar=None):
         elif name in columns and pa.types.is_string(col.type):
             vals = _cells(col, (kinds or {}).get(name, "auto"), where, name, calendar)
             kind = value_kind(vals)
-            if kind[0] == "mixed":
-                mixed[name] = vals
+            typ = arrow_type(kind)
+            if kind[0] == "mixed" or (pa.types.is_string(typ) and kind[0] != "str"):
+                mixed[name] = vals  # (also 1/3 and numbers past 38 digits: a text column would make them names)
             else:
-                col = typed_array(vals, kind, arrow_type(kind))
+                col = typed_array(vals, kind, typ)
         out.append(col)
     return pa.Table.from_arrays(out, names=table.schema.names), mixed
 

@@ -681,10 +681,14 @@ def _held_tables(rows, key):
     for n, (terms, _) in enumerate(rows):
         v = terms[key]
         groups.setdefault(bool if type(v) is Boolean else type(v), []).append(n)
-    return [
-        pa.table({"_pf": pa.array(ns, pa.int64()), "_k": _column([rows[n][0][key] for n in ns])})
-        for ns in groups.values()
-    ]
+    out = []
+    for typ, ns in groups.items():
+        values = [rows[n][0][key] for n in ns]
+        k = _column(values)
+        if typ is int and pa.types.is_string(k.type):  # past 38 digits: keyed by its double, as CSV text is
+            k = pa.array([float(v) for v in values], pa.float64())
+        out.append(pa.table({"_pf": pa.array(ns, pa.int64()), "_k": k}))
+    return out
 
 
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:

@@ -234,3 +234,20 @@ def test_csv_time_mapping_holds_through_spark(spark, tmp_path, distributed):
     t = cs().reason(spark, tmp_path / "p.vada", distributed=distributed, partitions=4)["high"].toArrow()
     got = [((s,), (a, b, c, d)) for s, a, b, c, d in zip(*(t.column(n).to_pylist() for n in t.schema.names))]
     assert got == embedded
+
+
+def test_csv_numbers_meet_the_program_facts_that_travel_with_the_job(spark, tmp_path):
+    """The program's facts whose key argument mixes kinds, holds ``1/3`` or a
+    number past 38 digits travel with the job, their key in a typed column:
+    CSV text reading as the same number meets them in one task."""
+    big = 12345678901234567890123456789012345678901
+    lines = [f"{big},20,0,5", "1/3,20,0,5", "7.0,20,0,5", "a,20,0,5", "b,20,0,5"]
+    rules = (f"hit(S) :- reading(S, V), limit(S).\nlimit({big})@[0,5]. limit(1/3)@[0,5]. limit(7)@[0,5]. "
+             "limit(a)@[0,5].\n@output(\"hit\").\n")
+    program = _readings_csv(tmp_path, lines, rules)
+    driver = cs().reason(spark, program, arrow=True)["hit"].column(0).to_pylist()
+    stats = {}
+    keyed = cs().reason(spark, program, distributed=True, partitions=8, arrow=True, stats=stats)["hit"].column(0).to_pylist()
+    assert stats["path"] == "keyed"
+    assert sorted(map(str, keyed)) == sorted(map(str, driver))
+    assert len(driver) == 4

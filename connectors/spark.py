@@ -590,12 +590,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     for i, (pred, df, csv) in enumerate(items):
         types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
         if csv is HELD:
-            exprs, where, seen = [f"{i} AS __in"], {}, {}
-            for c in types:
-                t = types[c].simpleString()
-                seen[t] = seen.get(t, -1) + 1
-                where[c] = slots.setdefault((t, seen[t]), f"_v{len(slots)}")
-                exprs.append(f"{c} AS {where[c]}")
+            exprs, where = _slotted(i, list(types), types, slots)
             parts.append(_select(df, exprs, strings))
             if "_k" in types:
                 key_cases.append(f"WHEN {i} THEN {_key_sql(types['_k'], where['_k'])}")
@@ -612,12 +607,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
             csv_preds[pred] = dist.csv_kinds(prog, pred)
         # SQL text, not Columns built in Python: each of those costs a
         # dozen py4j round trips, and the driver's chatter is serial time
-        exprs, where, seen = [f"{i} AS __in"], {}, {}
-        for c in terms + ["start", "end"]:
-            t = types[c].simpleString()
-            seen[t] = seen.get(t, -1) + 1
-            where[c] = slots.setdefault((t, seen[t]), f"_v{len(slots)}")
-            exprs.append(f"{_sql_name(c)} AS {where[c]}")
+        exprs, where = _slotted(i, terms + ["start", "end"], types, slots)
         for c, slot in (("start_closed", "_sc"), ("end_closed", "_ec")):
             if c not in types:
                 src = "true"
@@ -640,14 +630,28 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     return wide, key, inputs, csv_preds, held
 
 
+def _slotted(i: int, cols, types: dict, slots: dict):
+    """Input ``i``'s columns ``cols`` put in the wide table's slots: the
+    ``n``-th column of a Spark type goes to that type's ``n``-th slot
+    (``slots``: ``(type, n) -> slot``, grown as new ones are needed).
+    Returns the SELECT's expressions (``__in`` first) and ``{column: slot}``."""
+    exprs, where, seen = [f"{i} AS __in"], {}, {}
+    for c in cols:
+        t = types[c].simpleString()
+        seen[t] = seen.get(t, -1) + 1
+        where[c] = slots.setdefault((t, seen[t]), f"_v{len(slots)}")
+        exprs.append(f"{_sql_name(c)} AS {where[c]}")
+    return exprs, where
+
+
 HELD = "held"  # an input of row numbers into the program's facts (_held_tables)
 
 
 def _reads_back(table, rows) -> bool:
     """Whether a task reads the program's facts of one predicate back from
     their Arrow ``table`` as the same terms.  Not so where ``facts_to_arrow``
-    wrote a column of other values as text (``1`` beside ``a``, ``1/3``, a
-    set: a task reads them as strings, so ``X == 1`` found nothing) or as
+    wrote a column of other values as text (``1`` beside ``a``, ``1/3``,
+    past 38 digits: a task reads them as strings, so ``X == 1`` found nothing) or as
     dates (a task reads dates in data as seconds; these are date terms)."""
     import pyarrow as pa
 

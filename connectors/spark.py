@@ -401,9 +401,22 @@ def reason(
         else:
             if stats is not None:
                 stats.update(path="keyed", why=f"partitioned by key {keys}")
+        try:
+            return _distributed(
+                spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
+                partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
+            )
+        except Exception as e:
+            cell = _unkeyable(e)
+            if cell is None or not keys:
+                raise
+        why = f"the CSV cell {cell} is a fraction with a term of more than 15 digits, which Spark SQL cannot key exactly"
+        warnings.warn(f"running in ONE Spark task, not distributed: {why}", OneTaskFallback, stacklevel=2)
+        if stats is not None:
+            stats.update(path="one task", why=why)
         return _distributed(
-            spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-            partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
+            spark, _strip(prog, True), frames, local_facts, {}, outputs, names, horizon,
+            1, timestamps, _fail_first_attempt, window, sources, arrow,
         )
     if stats is not None:
         stats.update(path="driver", why="distributed=False")
@@ -516,6 +529,8 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     (``time`` on a calendar) sends every row to one task (right, slower)."""
     from pyspark.sql import types as T
 
+    from .spark_rounds.sql import hex_string
+
     if csv and kind != "auto" and isinstance(typ, T.StringType):
         text = f"regexp_replace({col}, '^\\\\s+|\\\\s+$', '')"
         if kind in ("string", "str"):
@@ -535,13 +550,37 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     elif isinstance(typ, T.NumericType):
         seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
-        seconds = f"CASE WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END"
+        # a fraction p/q (as the CSV reader reads it: language/timeline.py)
+        # keys as the double p / q, correctly rounded when both terms are
+        # exact doubles (at most 15 digits), so ``2/6`` meets ``1/3`` and
+        # ``1/2`` a decimal 0.5; longer terms stop the job (UNKEYABLE), and
+        # the call runs in one task
+        digits = f"regexp_replace({col}, '\\\\s', '')"
+        seconds = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({digits}, '/', 1) AS DOUBLE), "
+                   f"try_cast(split_part({digits}, '/', 2) AS DOUBLE)) "
+                   f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN raise_error(concat({hex_string(UNKEYABLE)}, {digits})) "
+                   f"WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END")
         # a name is its text without the blanks around it, as the tasks read it
         return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), regexp_replace({col}, '^\\\\s+|\\\\s+$', ''))"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
     return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), CAST({col} AS STRING))"
+
+
+_FRACTION = "^\\\\s*[-+]?0*\\\\d{1,15}\\\\s*/\\\\s*0*\\\\d{1,15}\\\\s*$"
+_LONG_FRACTION = "^\\\\s*[-+]?\\\\d+\\\\s*/\\\\s*\\\\d+\\\\s*$"
+UNKEYABLE = "chronolog has no exact key for the CSV fraction "  # raise_error's text, found again in Spark's exception
+
+
+def _unkeyable(e) -> str | None:
+    """The CSV cell of a job stopped by :data:`UNKEYABLE` (None: another
+    exception)."""
+    text = str(e)
+    i = text.find(UNKEYABLE)
+    if i < 0:
+        return None
+    return text[i + len(UNKEYABLE):].splitlines()[0].split(" SQLSTATE")[0].strip()
 
 
 def _csv_true(text: str, truth: bool = True) -> str:
@@ -674,6 +713,8 @@ def _held_tables(rows, key):
     beside the row number in the column ``facts_to_arrow`` gives that type
     (``_k``), so the key's SQL is the one every other input of that type
     gets and equal values meet in one task."""
+    from fractions import Fraction
+
     import pyarrow as pa
 
     from chronolog.connectors.arrow import _column
@@ -689,10 +730,21 @@ def _held_tables(rows, key):
     for typ, ns in groups.items():
         values = [rows[n][0][key] for n in ns]
         k = _column(values)
-        if typ is int and pa.types.is_string(k.type):  # past 38 digits: keyed by its double, as CSV text is
-            k = pa.array([float(v) for v in values], pa.float64())
+        if typ in (int, Fraction) and pa.types.is_string(k.type):
+            # past 38 digits, or a fraction with no decimal: keyed by its
+            # correctly rounded double, as CSV text is (_key_sql)
+            k = pa.array([_double(v) for v in values], pa.float64())
         out.append(pa.table({"_pf": pa.array(ns, pa.int64()), "_k": k}))
     return out
+
+
+def _double(v) -> float:
+    """The double nearest the exact number ``v``; past the largest one,
+    an infinity, as Spark's cast of the number's text gives."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
 
 
 def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:

@@ -251,3 +251,68 @@ def test_csv_numbers_meet_the_program_facts_that_travel_with_the_job(spark, tmp_
     assert stats["path"] == "keyed"
     assert sorted(map(str, keyed)) == sorted(map(str, driver))
     assert len(driver) == 4
+
+
+def test_csv_fractions_meet_equal_numbers_of_every_form(spark, tmp_path):
+    """CSV text ``2/6``, ``4/2``, `` 1 / 2`` reads as the numbers 1/3, 2 and
+    0.5: keyed tasks must put them beside the program's ``1/3``, a typed
+    input's ``2`` and a decimal ``0.5``, as one process joins them.  Before,
+    such a cell was keyed by its text and met nothing in its task."""
+    from decimal import Decimal
+
+    lines = ["2/6,20,0,5", "4/2,20,0,5", " 1 / 2,20,0,5", "-3/4,20,0,5", "3/1,20,0,5", "x/2,20,0,5"]
+    rules = ("hit(S) :- reading(S, V), limit(S).\n"
+             "limit(1/3)@[0,5]. limit(-0.75)@[0,5]. limit(3)@[0,5]. limit(\"x/2\")@[0,5]. limit(a)@[0,5].\n"
+             "both(S) :- reading(S, V), typed(S).\n"
+             "@output(\"hit\"). @output(\"both\").\n")
+    program = _readings_csv(tmp_path, lines, rules)
+    from pyspark.sql import types as T
+
+    schema = T.StructType([T.StructField("s", T.DecimalType(10, 2)), T.StructField("start", T.LongType()),
+                           T.StructField("end", T.LongType())])
+    typed = spark.createDataFrame([(Decimal("0.50"), 0, 5), (Decimal("2.00"), 0, 5)], schema)
+    inputs = {"typed": typed}
+    driver = cs().reason(spark, program, inputs, arrow=True)
+    stats = {}
+    keyed = cs().reason(spark, program, inputs, distributed=True, partitions=8, arrow=True, stats=stats)
+    assert stats["path"] == "keyed"
+    for pred in ("hit", "both"):
+        assert sorted(map(str, keyed[pred].column(0).to_pylist())) == sorted(map(str, driver[pred].column(0).to_pylist())), pred
+    assert len(driver["hit"]) == 4 and len(driver["both"]) == 2
+
+
+def test_csv_fractions_with_long_terms_run_in_one_task(spark, tmp_path):
+    """A fraction whose terms pass 15 digits has no exactly rounded double
+    in Spark SQL, so no key that surely meets its equals: the call says so
+    and runs in one task, with one process's answers."""
+    from chronolog.connectors.spark import OneTaskFallback
+
+    lines = ["1234567890123456789/3,20,0,5", "2/6,20,0,5", "b,20,0,5"]
+    rules = ("hit(S) :- reading(S, V), limit(S).\n"
+             "limit(411522630041152263)@[0,5]. limit(1/3)@[0,5]. limit(a)@[0,5].\n@output(\"hit\").\n")
+    program = _readings_csv(tmp_path, lines, rules)
+    driver = cs().reason(spark, program, arrow=True)["hit"].column(0).to_pylist()
+    stats = {}
+    with pytest.warns(OneTaskFallback, match=r"1234567890123456789/3 is a fraction with a term of more than 15 digits"):
+        keyed = cs().reason(spark, program, distributed=True, partitions=8, arrow=True, stats=stats)["hit"].column(0).to_pylist()
+    assert stats["path"] == "one task"
+    assert sorted(map(str, keyed)) == sorted(map(str, driver))
+    assert len(driver) == 2
+
+
+def test_numbers_past_the_largest_double_key_as_infinities(spark, tmp_path):
+    """A program fact past the largest double (10^400) and the CSV cell
+    ``1e400``, the same number to the engine: both key as an infinity, as
+    Spark casts the text, and meet.  Before, keying the fact crashed
+    (``OverflowError``)."""
+    big = "1" + "0" * 400
+    lines = ["1e400,20,0,5", f"-{big},20,0,5", "5,20,0,5"]
+    rules = (f"hit(S) :- reading(S, V), limit(S).\nlimit({big})@[0,5]. limit(-{big})@[0,5]. limit(5)@[0,5].\n"
+             "@output(\"hit\").\n")
+    program = _readings_csv(tmp_path, lines, rules)
+    driver = cs().reason(spark, program, arrow=True)["hit"].column(0).to_pylist()
+    stats = {}
+    keyed = cs().reason(spark, program, distributed=True, partitions=8, arrow=True, stats=stats)["hit"].column(0).to_pylist()
+    assert stats["path"] == "keyed"
+    assert sorted(map(str, keyed)) == sorted(map(str, driver))
+    assert len(driver) == 3

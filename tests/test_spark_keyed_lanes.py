@@ -316,3 +316,62 @@ def test_numbers_past_the_largest_double_key_as_infinities(spark, tmp_path):
     assert stats["path"] == "keyed"
     assert sorted(map(str, keyed)) == sorted(map(str, driver))
     assert len(driver) == 3
+
+
+def _number_texts():
+    """CSV text of numbers in the forms the CSV reader reads (fractions,
+    decimals, exponents, signs, blanks) and of names that look like them."""
+    from hypothesis import strategies as st
+
+    small = st.integers(-6, 6)
+    fraction = st.tuples(small, st.integers(1, 4)).map(lambda t: f"{t[0]}/{t[1]}")
+    spaced = st.tuples(small, st.integers(1, 4)).map(lambda t: f" {t[0]} / {t[1]} ")
+    decimal = st.tuples(small, st.sampled_from(["0", "5", "25", "125", "50", "333"])).map(lambda t: f"{t[0]}.{t[1]}")
+    exponent = st.tuples(small, st.integers(-2, 2)).map(lambda t: f"{t[0]}e{t[1]}")
+    names = st.sampled_from(["a", "1d", "0x10", "1/0", "x/2", "inf", "1_0", "+.5", "1.", "-0", "0/5", "007"])
+    return st.one_of(small.map(str), fraction, spaced, decimal, exponent, names)
+
+
+def test_csv_number_text_of_every_form_meets_the_program_keyed(spark, tmp_path):
+    """Hypothesis: CSV cells writing numbers in every form the CSV reader
+    takes, joined on the key with the program's facts (exact numbers of
+    several kinds, names) and a typed long and decimal input: keyed tasks in
+    eight partitions give the driver's answers (one process: the engine)."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from pyspark.sql import types as T
+
+    from chronolog.language.text import format_term
+
+    schema = T.StructType([T.StructField("s", T.DecimalType(10, 3)), T.StructField("start", T.LongType()),
+                           T.StructField("end", T.LongType())])
+    typed = spark.createDataFrame([(Decimal("0.500"), 0, 5), (Decimal("-1.250"), 0, 5), (Decimal("3.000"), 0, 5)], schema)
+    longs = spark.createDataFrame(pa.table({"s": pa.array([0, 2, -4], pa.int64()), "start": [0] * 3, "end": [5] * 3}))
+    inputs = {"typed": typed, "longs": longs}
+    program_terms = st.sampled_from([0, 1, -3, 2, Fraction(1, 3), Fraction(-5, 4), Fraction(1, 2), "a", "1d", "x/2", "007"])
+    counter = iter(range(10**6))
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+    @given(st.lists(_number_texts(), min_size=4, max_size=14), st.lists(program_terms, min_size=2, max_size=6))
+    def check(cells, limits):
+        d = tmp_path / str(next(counter))
+        d.mkdir()
+        lines = [f"{c},20,0,5" for c in cells if "," not in c]
+        rules = ("hit(S) :- reading(S, V), limit(S).\nwith_typed(S) :- reading(S, V), typed(S).\n"
+                 "with_longs(S) :- reading(S, V), longs(S).\n"
+                 + "".join(f"limit({format_term(v)})@[0,5]. " for v in limits)
+                 + '\n@output("hit"). @output("with_typed"). @output("with_longs").\n')
+        program = _readings_csv(d, lines, rules)
+        driver = cs().reason(spark, program, inputs, arrow=True)
+        stats = {}
+        keyed = cs().reason(spark, program, inputs, distributed=True, partitions=8, arrow=True, stats=stats)
+        assert stats["path"] == "keyed"
+        for pred in ("hit", "with_typed", "with_longs"):
+            got = sorted(map(repr, keyed[pred].column(0).to_pylist()))
+            want = sorted(map(repr, driver[pred].column(0).to_pylist()))
+            assert got == want, (pred, lines, limits)
+
+    check()

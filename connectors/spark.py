@@ -26,6 +26,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import DataError, InconsistencyError, ProgramError
+from chronolog.language.timeline import MAX_DIGITS
 
 from . import distributed as dist
 
@@ -410,7 +411,7 @@ def reason(
             cell = _unkeyable(e)
             if cell is None or not keys:
                 raise
-        why = f"the CSV cell {cell} is a fraction with a term of more than 15 digits, which Spark SQL cannot key exactly"
+        why = f"the CSV cell {cell}, which Spark SQL cannot key exactly"
         warnings.warn(f"running in ONE Spark task, not distributed: {why}", OneTaskFallback, stacklevel=2)
         if stats is not None:
             stats.update(path="one task", why=why)
@@ -532,7 +533,7 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     from .spark_rounds.sql import hex_string
 
     if csv and kind != "auto" and isinstance(typ, T.StringType):
-        text = f"regexp_replace({col}, '^\\\\s+|\\\\s+$', '')"
+        text = _trimmed(col)
         if kind in ("string", "str"):
             return text
         if kind in ("bool", "boolean"):
@@ -550,18 +551,29 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     elif isinstance(typ, T.NumericType):
         seconds = f"CAST({col} AS DOUBLE)"
     elif isinstance(typ, T.StringType) and csv:
-        # a fraction p/q (as the CSV reader reads it: language/timeline.py)
-        # keys as the double p / q, correctly rounded when both terms are
-        # exact doubles (at most 15 digits), so ``2/6`` meets ``1/3`` and
-        # ``1/2`` a decimal 0.5; longer terms stop the job (UNKEYABLE), and
-        # the call runs in one task
+        # CSV text is a number where the CSV reader reads one
+        # (language/timeline.py parse_number), else a name: the same
+        # patterns, so ``1d`` or ``1e5000`` stay names (Spark's cast reads
+        # both as doubles).  A fraction p/q keys as the double p / q,
+        # correctly rounded when both terms are exact doubles (at most 15
+        # digits), so ``2/6`` meets ``1/3`` and ``1/2`` a decimal 0.5.
+        # Longer terms, and a number with characters past ASCII (digits and
+        # blanks that Python's \d and strip() read, Java's do not) stop the
+        # job (UNKEYABLE) and the call runs in one task
         digits = f"regexp_replace({col}, '\\\\s', '')"
+
+        def stop(why):
+            return f"raise_error(concat({hex_string(UNKEYABLE)}, {digits}, {hex_string(' (' + why + ')')}))"
+
         seconds = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({digits}, '/', 1) AS DOUBLE), "
                    f"try_cast(split_part({digits}, '/', 2) AS DOUBLE)) "
-                   f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN raise_error(concat({hex_string(UNKEYABLE)}, {digits})) "
-                   f"WHEN {col} RLIKE '^\\\\s*[-+]?(\\\\d|\\\\.\\\\d)' THEN try_cast({col} AS DOUBLE) END")
+                   f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({digits}) <= {MAX_DIGITS}) "
+                   f"THEN try_cast({col} AS DOUBLE) "
+                   f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} "
+                   f"WHEN {col} RLIKE '{_NUMBERISH}' AND {col} RLIKE '{_PAST_ASCII}' "
+                   f"THEN {stop('a number with characters past ASCII')} END")
         # a name is its text without the blanks around it, as the tasks read it
-        return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), regexp_replace({col}, '^\\\\s+|\\\\s+$', ''))"
+        return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), {_trimmed(col)})"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
@@ -569,8 +581,23 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
 
 
 _FRACTION = "^\\\\s*[-+]?0*\\\\d{1,15}\\\\s*/\\\\s*0*\\\\d{1,15}\\\\s*$"
-_LONG_FRACTION = "^\\\\s*[-+]?\\\\d+\\\\s*/\\\\s*\\\\d+\\\\s*$"
-UNKEYABLE = "chronolog has no exact key for the CSV fraction "  # raise_error's text, found again in Spark's exception
+# parse_number's decimals and exponents (at most 1000 either way)
+_NUMBER = "^\\\\s*[-+]?(\\\\d+(\\\\.\\\\d*)?|\\\\.\\\\d+)([eE][-+]?0*(\\\\d{1,3}|1000))?\\\\s*$"
+_PAST_ASCII = "[^\\\\x00-\\\\x1b\\\\x20-\\\\x7f]"  # (\\x1c-\\x1f: blanks to Python, not to Java's \\s)
+# Python's blanks (str.isspace: what str.strip() removes, as the CSV reader
+# does) are Java's Unicode \s (the (?U) flag) and the four separators \x1c-\x1f
+_BLANK = "[\\\\s\\\\x1c-\\\\x1f]"
+_LONG_FRACTION = f"(?U)^{_BLANK}*[-+]?\\\\d+{_BLANK}*/{_BLANK}*\\\\d+{_BLANK}*$"
+_NUMBERISH = f"(?U)^{_BLANK}*[-+]?(\\\\d|\\\\.\\\\d)"
+
+
+def _trimmed(col: str) -> str:
+    """SQL: CSV text without the blanks around it, as the CSV reader
+    strips a cell."""
+    return f"regexp_replace({col}, '(?U)^{_BLANK}+|{_BLANK}+$', '')"
+
+
+UNKEYABLE = "chronolog has no exact key for the CSV cell "  # raise_error's text, found again in Spark's exception
 
 
 def _unkeyable(e) -> str | None:

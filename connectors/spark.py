@@ -565,13 +565,14 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
         def stop(why):
             return f"raise_error(concat({hex_string(UNKEYABLE)}, {digits}, {hex_string(' (' + why + ')')}))"
 
-        seconds = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({digits}, '/', 1) AS DOUBLE), "
-                   f"try_cast(split_part({digits}, '/', 2) AS DOUBLE)) "
+        fraction = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({digits}, '/', 1) AS DOUBLE), "
+                    f"try_cast(split_part({digits}, '/', 2) AS DOUBLE)) "
+                    f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} END")
+        # (a name fails the first test, at its first letter: one pattern per name)
+        seconds = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
                    f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({digits}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
-                   f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} "
-                   f"WHEN {col} RLIKE '{_NUMBERISH}' AND {col} RLIKE '{_PAST_ASCII}' "
-                   f"THEN {stop('a number with characters past ASCII')} END")
+                   f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
         # a name is its text without the blanks around it, as the tasks read it
         return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), {_trimmed(col)})"
     else:

@@ -408,7 +408,9 @@ def reason(
                 partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
             )
         except Exception as e:
-            cell = _unkeyable(e)
+            from .spark_rounds.sql import raised
+
+            cell = raised(e, UNKEYABLE)  # (_key_sql)
             if cell is None or not keys:
                 raise
         why = f"the CSV cell {cell}, which Spark SQL cannot key exactly"
@@ -560,17 +562,17 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
         # Longer terms, and a number with characters past ASCII (digits and
         # blanks that Python's \d and strip() read, Java's do not) stop the
         # job (UNKEYABLE) and the call runs in one task
-        digits = f"regexp_replace({col}, '\\\\s', '')"
+        bare = f"regexp_replace({col}, '\\\\s', '')"
 
         def stop(why):
-            return f"raise_error(concat({hex_string(UNKEYABLE)}, {digits}, {hex_string(' (' + why + ')')}))"
+            return f"raise_error(concat({hex_string(UNKEYABLE)}, {bare}, {hex_string(' (' + why + ')')}))"
 
-        fraction = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({digits}, '/', 1) AS DOUBLE), "
-                    f"try_cast(split_part({digits}, '/', 2) AS DOUBLE)) "
+        fraction = (f"CASE WHEN {col} RLIKE '{_FRACTION}' THEN try_divide(try_cast(split_part({bare}, '/', 1) AS DOUBLE), "
+                    f"try_cast(split_part({bare}, '/', 2) AS DOUBLE)) "
                     f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} END")
         # (a name fails the first test, at its first letter: one pattern per name)
         seconds = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
-                   f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({digits}) <= {MAX_DIGITS}) "
+                   f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({bare}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
         # a name is its text without the blanks around it, as the tasks read it
@@ -599,16 +601,6 @@ def _trimmed(col: str) -> str:
 
 
 UNKEYABLE = "chronolog has no exact key for the CSV cell "  # raise_error's text, found again in Spark's exception
-
-
-def _unkeyable(e) -> str | None:
-    """The CSV cell of a job stopped by :data:`UNKEYABLE` (None: another
-    exception)."""
-    text = str(e)
-    i = text.find(UNKEYABLE)
-    if i < 0:
-        return None
-    return text[i + len(UNKEYABLE):].splitlines()[0].split(" SQLSTATE")[0].strip()
 
 
 def _csv_true(text: str, truth: bool = True) -> str:

@@ -46,7 +46,7 @@ from chronolog.planner.ir import Condition
 
 from .classes import NUM, value_class
 from .fragment import NotRelational
-from .sql import Stmt, hex_string
+from .sql import Stmt, hex_string, raised
 
 LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
@@ -149,12 +149,8 @@ def stop_sql(why: str) -> str:
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""
-    text = str(e)
-    i = text.find(MARKER)
-    if i < 0:
-        return None
-    why = text[i + len(MARKER):].splitlines()[0].split(" SQLSTATE")[0].strip()
-    return NotRelational(f"a row computed in Spark: {why}")
+    why = raised(e, MARKER)
+    return None if why is None else NotRelational(f"a row computed in Spark: {why}")
 
 
 class Arithmetic:

@@ -31,6 +31,16 @@ def hex_string(v: str) -> str:
     return f"CAST(X'{v.encode('utf-8').hex()}' AS STRING)"
 
 
+def raised(e, marker: str) -> str | None:
+    """The text after ``marker`` in a Spark exception that SQL's
+    ``raise_error`` raised with it (None: another exception)."""
+    text = str(e)
+    i = text.find(marker)
+    if i < 0:
+        return None
+    return text[i + len(marker):].splitlines()[0].split(" SQLSTATE")[0].strip()
+
+
 def term_columns(arity: int) -> list:
     """A relation's term columns: ``c0``, ``c1``, …"""
     return [f"c{i}" for i in range(arity)]

@@ -4,7 +4,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The one place that sets how hard randomized tests try (tests/budget.py).
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile(
+    "ci", max_examples=10, derandomize=True, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
+settings.register_profile("thorough", max_examples=100, deadline=None, suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile("hunt", max_examples=2000, deadline=None, suppress_health_check=_QUIET, print_blob=True)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def pytest_report_header(config):
+    return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE=ci|thorough|hunt)"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked slow run only under the thorough and hunt profiles
+    (``bash test.sh --thorough``), unless -m selects them by name."""
+    if PROFILE != "ci" or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
 from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
+from chronolog.language.source_text import KERNEL_BYTES
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
@@ -101,9 +102,6 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         rows.extend_facts(items)
         return rows
     return _read([str(x) for x in items], "<facts>", dialect, calendar)
-
-
-KERNEL_BYTES = 1 << 16  # from this size on a fact file is read by kernels (numpy and polars)
 
 
 def _fact_columns(facts, dialect: str, calendar=None):

@@ -163,13 +163,3 @@ def binding_specs(program: ast.Program, base_dir: Path) -> list:
         out.append({"pred": pred, "kind": kind, "format": fmt, "options": opts, "location": location, "output": pred in outputs, "pos": a.pos})
     return out
 
-
-def bound_outputs(program: ast.Program, base_dir: Path) -> list:
-    """``(pred, path)`` for each @bind of an @output predicate."""
-    outputs = {a.args[0] for a in program.annotations if a.name == "output"}
-    out = []
-    for a in program.annotations:
-        if a.name == "bind" and a.args[0] in outputs:
-            path = Path(str(a.args[2])) / str(a.args[3])
-            out.append((a.args[0], path if path.is_absolute() else base_dir / path))
-    return out

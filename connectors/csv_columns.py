@@ -26,12 +26,12 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError
+from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 from chronolog.language.timeline import NEG_INF, POS_INF, make
 
 from .csv_files import _is_closed_col, _time_columns, convert
 
-KERNEL_BYTES = 1 << 16  # from this size on a bound CSV file is read by kernels
-# ... and with engine "auto" from this many lines: even when the run stays on
+# With engine "auto" from this many lines: even when the run stays on
 # rows, the kernels and rows made from the columns beat the csv module from
 # about 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
 # importing numpy and pyarrow costs 0.15 s once

@@ -10,6 +10,9 @@ from .ast import Pos
 from .errors import DataError, ProgramError
 
 BOM = "\ufeff"
+# From this size on, a fact file or a bound CSV file is read by the column
+# kernels (numpy and polars); smaller ones skip importing them.
+KERNEL_BYTES = 1 << 16
 
 
 def decode(data: bytes, source: str, what: str = "file") -> str:

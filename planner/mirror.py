@@ -34,7 +34,3 @@ def mirror_rule(rule):
     body = [_scan(l) if isinstance(l, Scan) else l for l in rule.body]
     return dataclasses.replace(rule, body=body, head_shift=shift)
 
-
-def mirror_rows(rows: dict) -> dict:
-    """``{pred: [(terms, interval)]}`` reversed in time."""
-    return {p: [(t, mirror_interval(iv)) for t, iv in r] for p, r in rows.items()}

@@ -77,10 +77,6 @@ class AggregateNode(ColumnMapNode):
         self._batch = None
 
 
-def aggregate(df, group, aggregates, values):
-    return Segments(df, group).fold(aggregates, values)
-
-
 class Segments:
     """A body's bindings cut into each group's segments, the part of an
     aggregation that does not depend on the aggregates: rules with the same

@@ -248,10 +248,6 @@ class Dictionary:
         return self.codes.get(value)
 
 
-def _denominator(x) -> int:
-    return x.denominator if type(x) is Fraction else 1
-
-
 class TimeScale:
     """The common integer scale of a run's time points."""
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.engine.columns.encoding import Dictionary, Fallback, TimeScale
@@ -67,7 +68,7 @@ def test_intersection_is_max_start_min_end(a, b):
     assert (SCALE.interval(s, e) if s < e else None) == want
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(intervals(), max_size=6), windows(), st.booleans())
 def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
     from chronolog.engine.columns.temporal import apply, box_codes, shift_codes
@@ -81,7 +82,7 @@ def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
     assert got == [r for iv in ivs if (r := tl.box(iv, bw)) is not None]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=12))
 def test_coalesce_kernel_matches_the_rows(rows):
     from chronolog.engine.columns.coalesce import coalesce
@@ -96,7 +97,7 @@ def test_coalesce_kernel_matches_the_rows(rows):
     assert got == {k: tl.coalesce(v) for k, v in want.items()}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=6), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8))
 def test_difference_kernel_matches_the_rows(rows, holes):
     from chronolog.engine.columns.coalesce import coalesce

@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language import timeline as tl
@@ -52,7 +53,7 @@ keys = st.sampled_from(["x", "y"])
 facts_of = lambda values: st.lists(st.tuples(st.tuples(keys, values), intervals()), max_size=6)  # noqa: E731
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(st.data(), st.sampled_from(["S", "U"]), facts_of(st.just(())), facts_of(st.just(())))
 def test_since_until_matches_the_rows(data, op, a, b):
     w = window_text(data.draw)
@@ -66,7 +67,7 @@ numbers = st.one_of(
 )
 
 
-@settings(deadline=None, max_examples=100)
+@settings(deadline=None, max_examples=examples(100))
 @given(st.data(), facts_of(numbers), st.sampled_from(["sum", "count", "avg", "min", "max", "msum", "mmax"]))
 def test_aggregation_matches_the_rows(data, facts, func):
     w = window_text(data.draw)
@@ -76,7 +77,7 @@ def test_aggregation_matches_the_rows(data, facts, func):
     both(program, {"p": rows})
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=examples(60))
 @given(st.lists(st.tuples(st.tuples(keys, st.integers(-10**6, 10**6).map(lambda n: n / 64)), intervals()), max_size=6),
        st.sampled_from(["sum", "avg", "min", "max"]))
 def test_float_aggregation_is_correctly_rounded_as_on_rows(facts, func):
@@ -84,7 +85,7 @@ def test_float_aggregation_is_correctly_rounded_as_on_rows(facts, func):
     both(program, {"p": [((k, i, v + 0.1), iv) for i, ((k, v), iv) in enumerate(facts)]})
 
 
-@settings(deadline=None, max_examples=100)
+@settings(deadline=None, max_examples=examples(100))
 @given(facts_of(st.integers(-50, 50)), st.sampled_from(["V * 2 - D", "V + 3", "D - V", "V * V"]),
        st.sampled_from([">", ">=", "<", "<=", "==", "!="]), st.integers(-10, 10))
 def test_conditions_and_assignments_match_the_rows(facts, expr, op, c):
@@ -106,14 +107,14 @@ def test_arithmetic_that_is_not_exact_in_numpy_falls_back_to_rows():
     assert cols.stats.get("fallbacks")
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=examples(80))
 @given(facts_of(st.just(0)), st.sampled_from(["[1]", "[3]", "[5/2]"]))
 def test_numeric_time_grouping_matches_the_rows(facts, period):
     program = f"g(K) :- /\\{period} p(K, V).  n(K, C) :- /\\{period} p(K, V), C = count()."
     both(program, {"p": [((k, v), iv) for (k, v), iv in facts]})
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 @given(st.lists(st.tuples(keys, st.integers(-3000, 19500), st.integers(0, 400), st.integers(-5, 5)), max_size=8),
        st.sampled_from(["days", "weeks", "months", "3 months", "years"]))
 def test_calendar_time_grouping_matches_the_rows(facts, unit):
@@ -145,7 +146,7 @@ def test_equal_numbers_of_two_types_keep_their_types_on_columns():
     assert [type(t[0]) for t, _ in cols.facts("r")] == [float]
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=examples(80))
 @given(facts_of(st.just(())), st.lists(st.tuples(keys, points, points), max_size=6), st.sampled_from("[(" ), st.sampled_from("])"))
 def test_interval_terms_match_the_rows(a, ends, lb, rb):
     program = (
@@ -174,7 +175,7 @@ def test_weekly_resampling_recipe_runs_on_columns():
     both(program, facts)
 
 
-@settings(deadline=None, max_examples=200)
+@settings(deadline=None, max_examples=examples(200))
 @given(
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5)), max_size=12),
     st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5)), max_size=8), max_size=3),
@@ -200,7 +201,7 @@ def test_merge_finds_the_delta_of_the_anti_join(old_rows, parts_rows):
     assert sorted(new.rows()) == sorted(want.join(old, on=[*keys, "s", "e"], how="anti").rows())
 
 
-@settings(deadline=None, max_examples=200)
+@settings(deadline=None, max_examples=examples(200))
 @given(
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=12),
     st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=8), max_size=3),
@@ -232,7 +233,7 @@ def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
     assert sorted(new.rows()) == sorted(want_new.rows())
 
 
-@settings(deadline=None, max_examples=200)
+@settings(deadline=None, max_examples=examples(200))
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=20), st.integers(0, 2))
 def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
     """The given frames' coalescing of owned arrays, replaced one at a time,

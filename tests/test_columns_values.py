@@ -18,6 +18,7 @@ import pytest
 import chronolog
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from test_columns_kernels import both, facts_of, intervals, keys  # noqa: F401
 
@@ -43,7 +44,7 @@ USES = {
 }
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 @example(  # found in a CI run: avg over the integers alone is 201/2, beside a float average
     "avg", "agg_again",
     [(("x", 0.5), (-INF, 0, False, False)), (("x", 1.0), (-INF, INF, False, False)), (("x", 0.0), (-INF, INF, False, False))],
@@ -79,14 +80,14 @@ def test_float_value_columns_match_the_rows(func, use, p, q, ints_in_p):
         assert set(cols.facts(pred)) == set(rows.facts(pred)), pred
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 @given(facts_of(floats), facts_of(floats))
 def test_float_arithmetic_values_match_the_rows(p, q):
     program = "a(K, Y) :- p(K, V), Y = V / 4 - V * V.\nb(K) :- a(K, Y), q(K, Y).\nc(K, Y) :- a(K, Y), not q(K, Y)."
     both(program, {"p": [((k, v), iv) for (k, v), iv in p], "q": [((k, v), iv) for (k, v), iv in q]})
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=examples(80))
 @given(
     st.lists(st.integers(-(10**16), 10**16), min_size=64, max_size=120),
     st.sampled_from([1, 2, 4, 5, 8, 10, 20, 100, 1000, 3, 7]),
@@ -112,7 +113,7 @@ def test_decimal_columns_by_numpy_are_the_texts_columns(nums, den):
         assert fast.type == slow.type and fast.equals(slow)
 
 
-@settings(deadline=None, max_examples=30)
+@settings(deadline=None, max_examples=examples(30))
 @given(st.lists(st.integers(-719162, 2932896), min_size=64, max_size=100), st.sampled_from(["days", "hours"]))
 def test_dates_by_numpy_are_the_calendars_dates(points, unit):
     from chronolog.connectors import arrow

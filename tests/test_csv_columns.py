@@ -11,6 +11,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors import csv_columns
@@ -34,7 +35,7 @@ def write(path, header, rows):
     path.write_text("\n".join([",".join(header)] + [",".join(r) for r in rows]) + "\n")
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=examples(60))
 @given(st.lists(st.tuples(cells, cells, st.integers(0, 9), st.integers(1, 5), st.booleans(), st.booleans()), min_size=1, max_size=30))
 def test_the_same_facts_as_the_row_reader(tmp_path_factory, rows):
     path = tmp_path_factory.mktemp("csv") / "p.csv"
@@ -128,7 +129,7 @@ def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
     assert read_csv_columns(p, "p", {}, {}, None) is None
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=examples(60))
 @given(
     st.lists(st.from_regex(r"-?[0-9]{1,6}(\.[0-9]{1,4})?", fullmatch=True), min_size=1, max_size=20, unique=True),
     st.sampled_from(["auto", "double", "int", "number"]),
@@ -149,7 +150,7 @@ def test_plain_decimals_convert_as_the_row_reader_does(tokens, kind):
     assert got == want and [type(v) for v in got] == [type(v) for v in want]
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 @given(st.lists(st.dates(), min_size=1, max_size=20, unique=True), st.sampled_from(["days", "hours"]))
 def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
     import pyarrow as pa

@@ -29,6 +29,7 @@ pytest.importorskip("meteor_reasoner")
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.timeline import format_number
@@ -306,7 +307,7 @@ def test_bottom_rule_is_inconsistent():
 # ------------------------------------------------------------------ random, non-recursive
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs(), datasets())
 def test_random_nonrecursive_programs_agree_with_meteor(program, data):
     compare(program, data)
@@ -344,7 +345,7 @@ def graphs(draw):
     return lines
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(closure_programs(), graphs())
 def test_random_recursive_closure_programs_agree_with_meteor(program, data):
     compare(program, data)
@@ -425,7 +426,7 @@ def compare_with_horizon(program_lines, fact_lines, rounds=60):
         )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fp_recursive_programs(), small_data())
 def test_random_forward_recursive_programs_with_horizon_agree_with_meteor(program, data):
     compare_with_horizon(program, data)

@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 
@@ -58,13 +59,13 @@ def _both(program, facts, on_columns=True):
     return cols, rows
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=examples(80))
 @given(st.sampled_from(["sum", "avg", "min", "max"]), st.sampled_from(sorted(USES)), facts_of(exact), facts_of(exact))
 def test_exact_value_columns_match_the_rows(func, use, p, q):
     _both(AGG.format(f=func) + USES[use], {"p": p, "q": q})
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 @given(st.sampled_from(["sum", "avg", "min", "max"]), st.sampled_from(["join", "arith", "order", "agg_again"]), facts_of(st.one_of(exact, huge)), facts_of(exact))
 def test_values_near_the_64_bit_limits_fall_back_to_rows_exactly(func, use, p, q):
     """Beyond 64 bits the stratum runs on rows: the same model, whatever ran."""
@@ -121,7 +122,7 @@ big(S, V) :- price(S, V), V > 1/3.
 """
 
 
-@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, max_examples=examples(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(-10**6, 10**6), st.sampled_from([0, 1, 2, 3])), min_size=1, max_size=40),
        st.sampled_from(["double", "auto", "decimal"]))
 def test_decimal_csv_cells_read_by_kernels_match_the_rows(tmp_path_factory, monkeypatch, cells, kind):
@@ -203,7 +204,7 @@ rm(S, X) :- <->[0,4] price(S, D, V), X = avg(V).
 
 
 # ------------------------------------------------------------------ Parquet / Arrow decimals
-@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, max_examples=examples(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(-10**9, 10**9), st.integers(0, 6)), min_size=1, max_size=30),
        st.sampled_from([0, 2, 4]))
 def test_decimal128_parquet_columns_match_the_rows(tmp_path_factory, cells, scale):
@@ -263,7 +264,7 @@ def test_csv_decimals_near_the_limits_fall_back_exactly(tmp_path, monkeypatch):
     assert f"s(a,{big}.5001)@[1,2)" in rows.to_text()
 
 
-@settings(deadline=None, max_examples=30)
+@settings(deadline=None, max_examples=examples(30))
 @given(facts_of(exact))
 def test_exact_values_as_interval_ends_match_the_rows(p):
     """A computed exact number (a pair) as the end of a head interval (a
@@ -272,7 +273,7 @@ def test_exact_values_as_interval_ends_match_the_rows(p):
     _both(program, {"p": p}, on_columns=False)
 
 
-@settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, max_examples=examples(20), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(facts_of(exact))
 def test_csv_and_parquet_outputs_of_exact_columns_are_the_rows(tmp_path_factory, p):
     """``--output`` files written from the exact columns: the rows' bytes

@@ -4,8 +4,8 @@ rationals beside floats, constants, interval terms, time grouping, head
 boxes, recursion through time), and against the pointwise oracle where it
 applies (no floats, no time grouping or interval terms).
 
-``CHRONOLOG_DIFF_SCALE=50`` multiplies every max_examples (the long
-campaign, docs/design.md "How the executors are cross-checked")."""
+How hard they try: tests/budget.py (HYPOTHESIS_PROFILE=hunt for a long
+campaign, with CHRONOLOG_DIFF_LOG below)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 from chronolog import ChronologError
 from chronolog.language.vadalog import parse
@@ -22,7 +23,6 @@ from strategies_wide import dated_cases, replicated, series_cases, wide_cases
 
 pytest.importorskip("polars")
 
-SCALE = int(os.environ.get("CHRONOLOG_DIFF_SCALE", "1"))
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
 
 
@@ -46,7 +46,7 @@ def check(case, typed=True):
     return outs
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(wide_cases(floats=False))
 def test_exact_numbers(case):
     outs = check(case)
@@ -73,50 +73,50 @@ def against_the_oracle(case, model):
                 raise AssertionError(msg)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(wide_cases(floats=True))
 def test_floats_beside_exact_numbers(case):
     check(case)
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(wide_cases(floats=True, recursion=True))
 def test_recursion_through_time(case):
     check(case)
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(wide_cases(floats=False, templates=("aggregate", "temporal", "negation", "since")))
 def test_aggregates_among_operators(case):
     check(case)
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(dated_cases())
 def test_time_grouping_on_dates(case):
     check(case)
 
 
-@settings(max_examples=15 * SCALE, **SETTINGS)
+@settings(max_examples=examples(15), **SETTINGS)
 @given(wide_cases(floats=True, recursion=True))
 def test_many_keys(case):
     check(replicated(case, 30))
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(series_cases(floats=False))
 def test_time_series_recipes_exact(case):
     check(case)
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(series_cases(floats=True))
 def test_time_series_recipes_with_floats(case):
     check(case)
 
 
 @pytest.mark.slow
-@settings(max_examples=400 * SCALE, **SETTINGS)
+@settings(max_examples=examples(400), **SETTINGS)
 @given(wide_cases(floats=True, recursion=True))
 def test_wide_programs_at_length(case):
     """The slow variant: ten times the widest family (about half a minute)."""

@@ -14,6 +14,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.errors import ChronologError, ProgramError
@@ -378,7 +379,7 @@ def _probes():
     return pts
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_chase_against_brute_force_per_time_point(case):
     rules, facts = case
@@ -463,7 +464,7 @@ def test_the_columnar_executor_never_runs_an_existential_stratum():
     assert m.to_text().splitlines() == ["o(_:n1,a)@[0,0]", "p(a)@[0,0]"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_random_models_with_nulls_round_trip_through_both_readers(case):
     rules, facts = case

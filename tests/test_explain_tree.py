@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 import chronolog
 from chronolog.engine.rows.temporal import interval_transform
@@ -21,7 +22,7 @@ from chronolog.language.timeline import coalesce, contains, intersect, shift
 from chronolog.planner.ir import NegScan
 from strategies import cases
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=25 * int(os.environ.get("CHRONOLOG_PROPERTY_SCALE", "1")))
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=examples(25))
 
 
 def given_facts(model) -> dict:

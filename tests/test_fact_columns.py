@@ -13,6 +13,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from chronolog.language import fact_columns, meteor
 from chronolog.language.dates import Calendar
@@ -92,7 +93,7 @@ def fact_files(draw, dialect="vadalog", dates=False):
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -243,7 +244,7 @@ def test_tables_in_the_arrow_layout():
     assert t.column("end_closed").to_pylist() == [False, True]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact_files("vadalog"))
 def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
     from chronolog.connectors.arrow import facts_to_arrow, table_to_rows

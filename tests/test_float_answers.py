@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 
@@ -36,7 +37,7 @@ def _tables(model, preds):
     return {p: model.to_arrow(p) for p in preds}
 
 
-@settings(deadline=None, max_examples=25)
+@settings(deadline=None, max_examples=examples(25))
 @given(st.lists(st.tuples(keys, st.integers(1000, 1009), floats, intervals()), max_size=12))
 def test_float_answers_are_float64_and_the_same_on_both_executors(rows):
     # (days 1000.. never equal a float, and no -0.0: equal numbers of two

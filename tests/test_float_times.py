@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.float_times import float_time, float_time_values
@@ -59,7 +60,7 @@ def test_edges_are_the_numbers_their_text_shows():
     assert type(float_time(-0.0)) is int and float_time(-0.0) == 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(
     st.floats(allow_nan=False),
     st.integers(-10**9, 10**9).map(lambda k: k / 10),

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 
@@ -87,7 +88,7 @@ def test_getitem_iteration_and_html():
 numbers = st.one_of(st.integers(-5, 5), st.fractions(min_value=-5, max_value=5, max_denominator=7))
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=list(HealthCheck))
+@settings(deadline=None, max_examples=examples(60), suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(["a", "b"]), numbers, numbers, st.integers(0, 4), st.booleans(), st.booleans()), max_size=8))
 def test_random_round_trips(rows):
     facts = []

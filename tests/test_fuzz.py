@@ -11,8 +11,7 @@ Two sources of input:
   tests/strategies.py, edited token by token (numbers replaced by awkward
   ones, tokens dropped, doubled or swapped, variables renamed).
 
-The default size runs in a few tens of seconds; ``CHRONOLOG_FUZZ_SCALE=20``
-multiplies every count.  Each test prints its counts (``pytest -s`` or the
+How many cases run is set by tests/budget.py (HYPOTHESIS_PROFILE).  Each test prints its counts (``pytest -s`` or the
 terminal summary shows them).
 """
 
@@ -32,13 +31,13 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from chronolog import ChronologError, reason
 from chronolog.cli import cli
 from strategies import cases
 
 ROOT = Path(__file__).resolve().parent.parent
-SCALE = max(1, int(os.environ.get("CHRONOLOG_FUZZ_SCALE", "1")))
 # CPU seconds one run may take (a mutated program can be legitimately heavy:
 # 143,000 answers take 3 s); CPU time, so that a loaded machine does not count
 LIMIT = 20
@@ -131,7 +130,7 @@ class Counts:
         line = (
             f"fuzz {self.name}: {self.ok + self.errors + len(self.escapes) + len(self.timeouts)} runs, "
             f"{self.ok} ok, {self.errors} ChronologErrors, {len(self.escapes)} escapes, "
-            f"{len(self.timeouts)} timeouts ({time.perf_counter() - self.t0:.1f} s, scale {SCALE})"
+            f"{len(self.timeouts)} timeouts ({time.perf_counter() - self.t0:.1f} s, profile {settings.default.max_examples})"
         )
         print(line)
         with open(os.environ.get("CHRONOLOG_FUZZ_LOG", os.devnull), "a") as fh:
@@ -182,7 +181,7 @@ def cli_run(program: bytes, facts: bytes | None, where: Path, counts: Counts) ->
 def test_mutated_docs_through_the_api():
     rnd = random.Random(14)
     counts = Counts("api, mutated docs")
-    for _ in range(150 * SCALE):
+    for _ in range(examples(150)):
         program = mutate(rnd.choice(PROGRAMS), rnd)
         facts = mutate(rnd.choice(FACTS), rnd) if FACTS and rnd.random() < 0.4 else None
         api_run(program, facts, counts)
@@ -192,7 +191,7 @@ def test_mutated_docs_through_the_api():
 def test_mutated_docs_through_the_command_line(tmp_path):
     rnd = random.Random(1414)
     counts = Counts("command line, mutated docs")
-    for _ in range(60 * SCALE):
+    for _ in range(examples(60)):
         program = mutate(rnd.choice(PROGRAMS), rnd)
         facts = mutate(rnd.choice(FACTS), rnd) if FACTS and rnd.random() < 0.4 else None
         cli_run(program, facts, tmp_path, counts)
@@ -203,7 +202,7 @@ def test_mutated_docs_through_the_entry_point(tmp_path):
     """A few real processes: the entry point's own handling (exit 3 would be a bug)."""
     rnd = random.Random(141414)
     counts = Counts("subprocess, mutated docs")
-    for i in range(3 * SCALE):
+    for i in range(examples(3)):
         prog = tmp_path / f"p{i}.vada"
         prog.write_bytes(mutate(rnd.choice(PROGRAMS), rnd))
         try:
@@ -259,7 +258,7 @@ def edited_programs(draw):
 GRAMMAR_COUNTS = Counts("api, generated programs")
 
 
-@settings(max_examples=100 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
 @given(edited_programs())
 def test_generated_programs_through_the_api(drawn):
     text, horizon = drawn

@@ -23,6 +23,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.hypothetical import Absent, Hypothetical
@@ -167,7 +168,7 @@ def holds(f, m):
     return (f[0], f[2]) in m
 
 
-SETTINGS = settings(max_examples=int(os.environ.get("CHRONOLOG_HYPO_EXAMPLES", 20)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -209,7 +210,7 @@ def test_recursion_with_a_delay_matches_brute_force(rules, stream, delay):
     check(rules, stream, batch=False, delay=delay)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(recursive_programs(), streams(), st.integers(0, 2))
 def test_windowed_ground_evaluator_matches_the_batch_engine(rules, stream, window):
     check(rules, stream, batch=True, window=window)

@@ -85,11 +85,12 @@ def test_explain_without_asking_re_runs_with_recording():
 # ---------------------------------------------------------------- random programs
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from budget import examples
 
 from strategies import cases  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases(nest=2, negation=True, head_boxes=True, recursion=True, comparisons=True), st.randoms())
 def test_random_programs_incremental_equals_batch(case, rnd):
     """Any program, facts split at random into three arrivals."""

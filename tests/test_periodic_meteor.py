@@ -23,6 +23,7 @@ pytest.importorskip("meteor_reasoner")
 hypothesis = pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, given, reject, settings
+from budget import examples
 
 import chronolog
 from periodic_programs import (
@@ -192,7 +193,7 @@ def test_seeded_periodic_programs_agree_with_meteor(seed):
         pytest.skip(f"MeTeoR cannot compute this model (seed {seed}): {e}")
 
 
-FAST = settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @FAST
@@ -211,7 +212,7 @@ def slow_selected(request):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(prog=programs(max_consts=3, n_cycles=None, n_readers=None))
 def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
     try:
@@ -245,7 +246,7 @@ def test_two_way_programs_agree_with_meteor(seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(prog=programs(both_ways=True))
 def test_many_two_way_programs_agree_with_meteor(slow_selected, prog):
     try:

@@ -24,6 +24,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language import ast
@@ -31,8 +32,6 @@ from chronolog.language.timeline import format_interval, normalize
 from oracle.pointwise import evaluate
 from strategies import ALL_OPS, Case, cases, edge_cases
 
-# CHRONOLOG_PROPERTY_SCALE=20 multiplies every max_examples (long bug hunts).
-SCALE = int(os.environ.get("CHRONOLOG_PROPERTY_SCALE", "1"))
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
 
 
@@ -92,61 +91,61 @@ def check(case: Case, **kw):
 # ---------------------------------------------------------------- feature families
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(cases(ops=("<->", "<+>"), nest=1, max_arity=1))
 def test_diamonds(case):
     check(case)
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(cases(ops=("[-]", "[+]"), nest=1, max_arity=1))
 def test_boxes(case):
     check(case)
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(cases(ops=("S", "U"), nest=1, max_arity=1))
 def test_since_until(case):
     check(case)
 
 
-@settings(max_examples=50 * SCALE, **SETTINGS)
+@settings(max_examples=examples(50), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=3))
 def test_nesting(case):
     check(case)
 
 
-@settings(max_examples=50 * SCALE, **SETTINGS)
+@settings(max_examples=examples(50), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, negation=True))
 def test_negation(case):
     check(case)
 
 
-@settings(max_examples=50 * SCALE, **SETTINGS)
+@settings(max_examples=examples(50), **SETTINGS)
 @given(cases(ops=("<->", "<+>", "[-]", "[+]"), nest=1, head_boxes=True))
 def test_head_boxes(case):
     check(case)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=("<->", "[-]"), nest=1, comparisons=True))
 def test_comparisons_and_assignments(case):
     check(case)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, horizon=(0, 6)))
 def test_non_recursive_under_horizon(case):
     check(case)
 
 
-@settings(max_examples=50 * SCALE, **SETTINGS)
+@settings(max_examples=examples(50), **SETTINGS)
 @given(cases(ops=("<->", "<+>", "[-]", "[+]"), nest=1, recursion=True, allow_inf=False))
 def test_recursion_under_horizon(case):
     check(case)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=2, negation=True, head_boxes=True, recursion=True, comparisons=True))
 def test_everything(case):
     check(case)
@@ -155,19 +154,19 @@ def test_everything(case):
 # ---------------------------------------------------------------- boundary probes
 
 
-@settings(max_examples=300 * SCALE, **SETTINGS)
+@settings(max_examples=examples(300), **SETTINGS)
 @given(edge_cases(ops=("S", "U")))
 def test_since_until_edges(case):
     check(case)
 
 
-@settings(max_examples=200 * SCALE, **SETTINGS)
+@settings(max_examples=examples(200), **SETTINGS)
 @given(edge_cases(ops=("<->", "<+>", "[-]", "[+]")))
 def test_unary_edges(case):
     check(case)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, negation=True, head_boxes=True, recursion=True, idb_data=True, max_arity=1))
 def test_data_on_derived_predicates(case):
     check(case)
@@ -176,7 +175,7 @@ def test_data_on_derived_predicates(case):
 # ---------------------------------------------------------------- other engine paths
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=2, negation=True, head_boxes=True, recursion=True, comparisons=True))
 def test_streaming_merge_strategy(case):
     check(case, strategy="streaming")
@@ -193,7 +192,7 @@ def constrained_cases(draw):
     return Case(case.program + f"\n⊥ :- {op}{atom}.", case.facts, None, case.idb)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(constrained_cases())
 def test_constraints(case):
     oracle = evaluate(case.parsed, case.horizon)
@@ -221,13 +220,13 @@ def probe_every_list_by_bisection():
     join.LONG = saved
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, negation=True, recursion=True))
 def test_bisection_into_long_interval_lists(probe_every_list_by_bisection, case):
     check(case)
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, negation=True))
 def test_bisection_with_raw_pieces(probe_every_list_by_bisection, case):
     # given pieces loaded raw (placement minimal) are not sorted maximal

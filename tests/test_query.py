@@ -12,12 +12,13 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.timeline import EVERYWHERE, intersect, make
 from strategies import cases
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=40)
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=examples(40))
 
 
 def brute_force(model, pred, pattern, window):

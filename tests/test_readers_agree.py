@@ -17,6 +17,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.files import write_facts
@@ -26,8 +27,7 @@ from strategies_wide import facts_as_text
 
 pytest.importorskip("polars")
 
-SCALE = int(os.environ.get("CHRONOLOG_DIFF_SCALE", "1"))  # the long campaign: docs/design.md
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=25 * SCALE)
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=examples(25))
 
 PROGRAM = """q(K, N) :- r(K, N).
 s(K, M) :- <->[0,1] r(K, N), M = N * 2.

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 import chronolog
 from test_termination import periodic_programs
@@ -24,7 +25,7 @@ def _everything(m):
     return m.to_text(m.predicates())
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(periodic_programs(both_ways=True))
 def test_printed_model_reads_back_as_the_same_facts(prog):
     program, facts = prog

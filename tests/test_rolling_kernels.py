@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors import csv_columns
@@ -28,7 +29,7 @@ ODD_INTS = ["0x1F", "0X10", "+5", "007", "-0", "-", "--5", "1-2", "5-", "1234567
             "00000000000000000001", "\u0663", "", "5 ", " 5", "1.0", "1e3", "x"]
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=examples(80))
 @given(st.lists(st.one_of(st.integers(-10**6, 10**6).map(str), st.sampled_from(ODD_INTS)), min_size=1, max_size=40),
        st.sampled_from(["auto", "int", "double", "number", "decimal"]))
 def test_whole_column_ints_are_what_convert_gives(tokens, kind):
@@ -56,7 +57,7 @@ ODD_DATES = ["2020-1-1", "2020-01-01 ", " 2020-01-01", "+2020-01-01", "2020-01-0
              "2020/01/01", "2020-02-30", "0000-01-01", "2020-13-01", "1", "-5"]
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=examples(60))
 @given(st.lists(st.dates(min_value=datetime.date(1, 1, 1)).map(datetime.date.isoformat), min_size=1, max_size=30),
        st.lists(st.sampled_from(ODD_DATES), max_size=2), st.sampled_from(["days", "hours", "minutes"]))
 def test_whole_column_dates_are_what_convert_gives(dates, odd, unit):
@@ -80,7 +81,7 @@ def test_whole_column_dates_are_what_convert_gives(dates, odd, unit):
     assert b.decoded() == [convert(t, "time", ast.NOWHERE, "end", cal) for t in (tokens[half:] or tokens[:1])]
 
 
-@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, max_examples=examples(25), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["s0", "s1"]), st.integers(0, 60), st.integers(1, 3), st.integers(-999, 999)), min_size=1, max_size=40))
 def test_bound_csv_with_dates_and_day_numbers_reads_as_the_row_reader(tmp_path_factory, monkeypatch, rows):
     monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
@@ -104,7 +105,7 @@ def test_bound_csv_with_dates_and_day_numbers_reads_as_the_row_reader(tmp_path_f
 
 
 # ------------------------------------------------------------------ sort keys
-@settings(deadline=None, max_examples=100)
+@settings(deadline=None, max_examples=examples(100))
 @given(st.lists(st.tuples(st.integers(0, 3),
                           st.one_of(st.floats(allow_nan=False, width=64), st.sampled_from([0.0, -0.0, 1.5, -1.5, float("inf"), -float("inf")])),
                           st.integers(0, 5)), min_size=2, max_size=60))
@@ -124,7 +125,7 @@ def test_a_nan_key_keeps_lexsort():
     assert aggregate._keys_order([x]).tolist() == np.lexsort([x]).tolist()
 
 
-@settings(deadline=None, max_examples=100)
+@settings(deadline=None, max_examples=examples(100))
 @given(st.lists(st.tuples(st.integers(-10**7, 10**7), st.sampled_from([1, 2, 3, 7, 20, 100, 300, 1900, 2000, 4096])), min_size=2, max_size=80))
 def test_exact_order_keys_follow_the_fractions(pairs):
     """Means of windows of 1..20 prices in cents (mixed denominators,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 
@@ -24,7 +25,7 @@ e(K, X) :- <->[0,3] p(K, D, V), X = max(V).
 f(K, X) :- <->[0,2] p(K, D, V), X = min(V).
 """
 
-@settings(deadline=None, max_examples=30)
+@settings(deadline=None, max_examples=examples(30))
 @given(st.lists(st.tuples(keys, st.integers(100, 103), st.integers(-5, 5), intervals()), max_size=10), st.booleans())
 def test_rules_sharing_a_body_match_the_rows(rows, floats):
     # floats never equal a count: equal numbers of two types are one term on

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 import chronolog
 from chronolog import ChronologError
@@ -21,7 +22,6 @@ from chronolog.language.timeline import coalesce
 from strategies_wide import wide_cases
 
 pytestmark = pytest.mark.spark
-SCALE = int(os.environ.get("CHRONOLOG_DIFF_SCALE", "1"))
 
 
 def _decimal(t) -> bool:
@@ -43,7 +43,7 @@ def canon(facts):
     return {(t, iv) for t, ivs in atoms.items() for iv in coalesce(ivs)}
 
 
-@settings(max_examples=8 * SCALE, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
 @given(wide_cases(floats=False, templates=("temporal", "since", "cond", "arith", "join", "negation", "aggregate", "const_head", "const_body", "head_box")))
 def test_spark_gives_the_rows_model(spark, case):
     from chronolog.connectors import spark as cs

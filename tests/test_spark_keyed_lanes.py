@@ -12,6 +12,7 @@ the same Spark schema and the same values, column for column.
 
 import pyarrow as pa
 import pytest
+from budget import examples
 
 pytestmark = pytest.mark.spark
 
@@ -359,7 +360,7 @@ def test_csv_number_text_of_every_form_meets_the_program_keyed(spark, tmp_path):
     program_terms = st.sampled_from([0, 1, -3, 2, Fraction(1, 3), Fraction(-5, 4), Fraction(1, 2), "a", "1d", "x/2", "007"])
     counter = iter(range(10**6))
 
-    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+    @settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
     @given(st.lists(_number_texts(), min_size=4, max_size=14), st.lists(program_terms, min_size=2, max_size=6))
     def check(cells, limits):
         d = tmp_path / str(next(counter))

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from budget import examples
 
 pytestmark = pytest.mark.spark
 
@@ -339,7 +340,7 @@ def test_program_facts_of_any_kinds_give_the_engines_answers_keyed(spark):
     frames = {p: spark.createDataFrame(t) for p, t in inputs.items()}
     keys = {"v": 0, "lnum": 0, "lname": 0, "lfloat": 0}
 
-    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+    @settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
     @given(st.lists(st.tuples(_program_terms(), _program_terms(), st.integers(1, 5)), min_size=1, max_size=8))
     def check(facts):
         program = _facts_program(facts)

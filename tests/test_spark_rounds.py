@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -592,7 +593,7 @@ def programs(draw):
     return "\n".join(rules), facts_to_arrow(rows, ["x", "y"])
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_random_programs_equal_embedded(spark, case):
     """Each program with the library's choice of rounds, then with every

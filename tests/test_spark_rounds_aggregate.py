@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -61,7 +62,7 @@ def owners(draw):
     return owns, [((i,), (lo, lo + d, True, True)) for i, lo, d in boss]
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(owners())
 def test_random_aggregates_equal_embedded(spark, case):
     """sum, count, max, min and their monotonic forms by one or two group
@@ -138,7 +139,7 @@ both(C, S, M) :- owns(I, C, P), S = sum(P), M = prod(P), M != 0.
 """
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(owners())
 def test_random_products_equal_embedded(spark, case):
     """prod and mprod per segment (negative values, zeros, equal values of
@@ -189,7 +190,7 @@ def test_inexact_decimal_products_go_to_one_task(spark, values, why):
     assert got == canon(model.facts("product"))
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(["0.5", "0.2", "1.25", "-2", "0", "100", "-0.05", "12345678.9"]),
                           st.integers(0, 4), st.integers(1, 4)), min_size=1, max_size=7))
 def test_random_decimal_products(spark, stakes):

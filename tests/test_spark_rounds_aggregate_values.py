@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from chronolog.connectors.arrow import facts_to_arrow
 
@@ -139,7 +140,7 @@ def cases(draw, values):
     return [((i, c, p), drawn_interval(lo, d, lc, hc, kind)) for i, c, p, lo, d, lc, hc, kind in facts]
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases(st.integers(-40, 40)))
 def test_random_expressions_and_strings_equal_embedded(spark, rows):
     """The programs above on random facts: open, closed, punctual and
@@ -148,7 +149,7 @@ def test_random_expressions_and_strings_equal_embedded(spark, rows):
     check(spark, EXPRESSIONS + STRINGS.replace(NO_KEY, ""), {"owns": owns(rows)})
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases(st.decimals(-20, 20, places=2, allow_nan=False, allow_infinity=False).map(Fraction)))
 def test_random_decimal_rounding_equal_embedded(spark, rows):
     """round() half to even at -1, 0 and 1 digits of random two-decimal

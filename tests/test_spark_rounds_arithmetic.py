@@ -8,6 +8,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -159,7 +160,7 @@ def test_plan_names_the_path_for_arithmetic():
     assert describe(plan(load_program(INTS + "r(X, C) :- e(X, Y, A), e(Y, Z, B), C = round(A, -1).\n"))).startswith("seminaive")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(wide_cases(floats=False, templates=("cond", "arith", "arith", "join", "join", "negation", "temporal", "const_body")))
 def test_wide_programs_with_arithmetic_equal_rows(spark, case):
     """The wide random programs of tests/strategies_wide.py with their

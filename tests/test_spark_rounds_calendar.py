@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import table_to_rows
@@ -160,7 +161,7 @@ def dated_programs(draw):
     })
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(dated_programs())
 def test_random_dated_programs_equal_embedded(spark, case):
     prog, e = case
@@ -397,7 +398,7 @@ def grouped_programs(draw):
     })
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(grouped_programs())
 def test_random_grouping_and_interval_terms_on_a_calendar(spark, case):
     unit, prog, a = case

@@ -5,6 +5,7 @@ after the strata, with the embedded engine's error (marked ``spark``)."""
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -98,7 +99,7 @@ def test_plan_names_the_path_for_constraints():
     assert describe(plan(load_program(PROGRAM + "⊥ :- e(X, Y), round(X, -1) > 5.\n"))).startswith("seminaive rounds")
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_random_programs_with_arithmetic_and_a_constraint(spark, case):
     """The random programs of test_spark_rounds with its arithmetic rules

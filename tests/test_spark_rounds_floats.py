@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 
@@ -123,7 +124,7 @@ SPECIAL = [0.0, -0.0, 3.0, 2.5, 1e-308, 5e-324, -1e308, 1.7976931348623157e308, 
 floats = st.one_of(st.sampled_from(SPECIAL), st.integers(-5, 5).map(float), st.floats(allow_nan=False, width=64))
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.integers(0, 4), floats, st.integers(0, 6), st.integers(1, 4)), min_size=1, max_size=12))
 def test_random_floats_in_joins_comparisons_extremes_and_recursion(spark, rows):
     """Random floats (repeated, ints as floats, -0.0, tiny and huge, ±inf)

@@ -15,6 +15,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -207,7 +208,7 @@ least(X, M, N) :- w(X, S, P), w(Y, T, Q), M = min(S, T), N = max(T, S), S < T.
 """
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(string_facts())
 def test_random_strings_equal_the_engine(spark, rows):
     """Random text of all of Unicode (astral characters, combining marks,
@@ -255,7 +256,7 @@ def test_case_mapping_beyond_the_safe_code_points_is_pythons(spark, s):
     assert [(r.u, r.l) for r in got] == [(r.s.upper(), r.s.lower()) for r in got]
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.text(st.sampled_from("aZßİıσςΣΟΔ' \u0301ŉĳſµÿПрёЁ"), max_size=7), min_size=1, max_size=4))
 def test_random_case_mapping_in_the_rounds(spark, strs):
     rows = [((k, s), (k, k + 3, True, False)) for k, s in enumerate(strs)]
@@ -280,7 +281,7 @@ def number_facts(draw):
     return [((k, draw(numbers), draw(numbers)), (draw(st.integers(0, 3)), draw(st.integers(3, 6)), True, True)) for k in range(n)]
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 @given(number_facts())
 def test_random_floats_equal_the_engine(spark, rows):
     """Floats from random integers (zero, negative, beyond 2^53 and up to
@@ -392,7 +393,7 @@ g(X, E, L) :- w(X, A, B), A > 0, A < 700, L = log(A), E = exp(A).
 """
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 @given(float_facts())
 def test_random_exp_and_log_equal_the_engine(spark, rows):
     """exp and log of random floats and exact numbers (0, ±1, the edges of
@@ -405,7 +406,7 @@ ROUND_DIGITS = PAIRS + "f(X, F) :- w(X, A, B), F = float(A) / B.\n" + "".join(
     f"r{i}(X, R) :- f(X, F), R = round(F, {d}).\n@output(\"r{i}\").\n" for i, d in enumerate(range(-3, 6)))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(float_facts())
 def test_random_round_to_digits_equals_the_engine(spark, rows):
     """round(F, D) for D in -3..5 of random floats (2.675 among them):
@@ -423,7 +424,7 @@ y(X) :- w(X, A, B), exact(float(A) * B) != A * B.
 """
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(float_facts())
 def test_random_concat_and_exact_of_floats_equal_the_engine(spark, rows):
     """concat of floats (large, tiny, and exp(709) * 10: the engine keeps

@@ -6,6 +6,7 @@ same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
@@ -43,7 +44,7 @@ def facts(draw):
     return facts_to_arrow(out, ["x", "y", "v"])
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(facts())
 def test_random_grouping_equal_embedded(spark, a):
     """Periods of whole and fractional lengths, negative times (the floor

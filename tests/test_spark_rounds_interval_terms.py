@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
@@ -53,7 +54,7 @@ def cases(draw):
     return facts_to_arrow(facts(2, 2), ["x", "y"]), facts_to_arrow(b, ["x", "t"])
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases())
 def test_random_interval_terms_equal_embedded(spark, case):
     """Maximal intervals' ends as terms (open and closed ends give the

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
@@ -51,7 +52,7 @@ def test_company_control_on_the_example_facts(spark):
     assert max(rounds_of(stats).values()) > 3  # chains: several rounds of the recursion
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(1, 10_000), st.integers(40, 160), st.integers(3, 8))
 def test_company_control_on_generated_graphs(spark, seed, n, group):
     """Generated holding structures (bench/ownership_gen.py): chains of
@@ -142,7 +143,7 @@ def weighted_edges(draw):
     return [((x, y, w), drawn_interval(lo, d, lc, hc, kind)) for x, y, w, lo, d, lc, hc, kind in facts]
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(weighted_edges())
 def test_random_recursive_aggregates_equal_embedded(spark, e):
     """msum, mcount, mmax and mmin (min as mmin) with and without
@@ -153,7 +154,7 @@ def test_random_recursive_aggregates_equal_embedded(spark, e):
     check(spark, RECURSIVE, {"e": facts_to_arrow(e, ["x", "y", "w"])})
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(weighted_edges())
 def test_random_aggregates_feeding_the_recursion_equal_embedded(spark, e):
     """An aggregate's condition decides what the recursion derives next
@@ -177,7 +178,7 @@ pr(X, P) :- <->[0,1] reach(X, Y), e(Y, Z, W), P = mprod(W).
 """
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(weighted_edges())
 def test_random_mprod_inside_a_recursion_equals_embedded(spark, e):
     """mprod (spread over segments and folded exactly, as outside a

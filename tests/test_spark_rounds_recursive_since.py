@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
@@ -95,7 +96,7 @@ def cases(draw):
     return prog, facts_to_arrow(drawn_facts(draw, 2, 8), ["x", "y"]), facts_to_arrow(drawn_facts(draw, 1, 4), ["x"])
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases())
 def test_random_recursions_through_since_and_until_equal_embedded(spark, case):
     """Since and Until recursive through their left operand, in one

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from chronolog.connectors.arrow import facts_to_arrow
 from chronolog.language.text import format_term
@@ -103,7 +104,7 @@ def test_refused_sets_are_named(spark, rule, why):
     refused(spark, NO_KEY + rule + '\n@output("t").\n', {"owns": owns(ROWS)}, ["t"], why)
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.text(st.sampled_from('ab Z_"\\\n\té9-'), max_size=4), st.sampled_from("xyz"), st.integers(-3, 3),
                           st.integers(0, 6), st.integers(0, 4)), min_size=1, max_size=10))
 def test_random_sets(spark, rows):

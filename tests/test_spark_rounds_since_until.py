@@ -6,6 +6,7 @@ the same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.arrow import facts_to_arrow
@@ -43,7 +44,7 @@ def cases(draw):
     return prog, facts_to_arrow(drawn_facts(draw, 2, 7), ["x", "y"]), facts_to_arrow(drawn_facts(draw, 1, 5), ["x"])
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases())
 def test_random_since_until_equal_embedded(spark, case):
     """Since and Until with closed, open, punctual, half-unbounded windows

@@ -6,6 +6,7 @@ import pytest
 
 import chronolog
 from test_incremental import PROGRAMS, random_facts
+from budget import examples
 
 RECURSIVE_THROUGH_TIME = """
 p(X) :- <->[1,2] p(X).
@@ -77,7 +78,7 @@ def test_placements_agree_with_the_oracle_on_random_programs():
     from strategies import ALL_OPS, cases
     from test_property_engine import check
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(cases(ops=ALL_OPS, nest=2, negation=True, head_boxes=True, comparisons=True))
     def run(case):
         check(case, placement="minimal", strategy="streaming")

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.timeline import POS_INF, coalesce, intersect, make, start_key
@@ -112,14 +113,14 @@ def compare(case, emitted, closed=(POS_INF, False), recursive=False, mode="piece
 FORWARD = ("<->", "[-]", "S")
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(st.data(), cases(ops=FORWARD, nest=2, max_arity=1))
 def test_stream_equals_batch_positive(data, case):
     emitted, s = run_stream(data.draw, case)
     compare(case, emitted, mode=s.mode)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(st.data(), cases(ops=FORWARD, nest=1, negation=True, head_boxes=True, comparisons=True))
 def test_stream_equals_batch_negation_head_boxes(data, case):
     assume(_forward(case))
@@ -127,7 +128,7 @@ def test_stream_equals_batch_negation_head_boxes(data, case):
     compare(case, emitted, mode=s.mode)
 
 
-@settings(max_examples=30, **SETTINGS)
+@settings(max_examples=examples(30), **SETTINGS)
 @given(st.data(), cases(ops=FORWARD, nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
 def test_stream_equals_batch_recursion(data, case):
     """Recursion through time has an infinite model: compare up to a watermark,
@@ -139,7 +140,7 @@ def test_stream_equals_batch_recursion(data, case):
     compare(case, emitted, s.closed_range, recursive=True, mode=s.mode)
 
 
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=examples(25), **SETTINGS)
 @given(st.data(), cases(ops=FORWARD, nest=2, negation=True, head_boxes=True, comparisons=True, idb_data=True, max_arity=1))
 def test_stream_equals_batch_data_on_derived(data, case):
     assume(_forward(case))

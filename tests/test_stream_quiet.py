@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.text import format_fact
@@ -63,7 +64,7 @@ def test_a_million_quiet_time_units_cost_few_rounds(program):
         assert {t: coalesce(v) for t, v in have.items()} == {t: coalesce(v) for t, v in want.items()}, pred
 
 
-@settings(max_examples=int(os.environ.get("CHRONOLOG_QUIET_EXAMPLES", "60")), **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(st.data(), cases(ops=("<->", "[-]", "S"), nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
 def test_a_far_copy_of_the_data_streams_like_the_batch_model(data, case):
     """The case's facts, then the same facts 10^4 time units later: the

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.api import Reasoner
@@ -32,7 +33,7 @@ from strategies import cases
 pl = pytest.importorskip("polars")
 pd = pytest.importorskip("pandas")
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=40)
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_blob=True, max_examples=examples(40))
 
 TERMS = {
     "str": (pa.string(), st.sampled_from(["a", "b", "c"])),

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.language.errors import ProgramError
@@ -217,7 +218,7 @@ def _clip(items, window):
     return [(t, x) for t, iv in items if (x := intersect(iv, w)) is not None]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(cases(ops=("<->", "<+>", "[-]", "[+]", "S", "U"), nest=1, recursion=True, allow_inf=False, head_boxes=True, negation=True))
 def test_repeating_model_equals_horizon_run(case):
     model = _terminating(case)
@@ -227,7 +228,7 @@ def test_repeating_model_equals_horizon_run(case):
     _compare(case, model, INNER, lambda p: _clip(bounded.facts(p), INNER))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(cases(ops=("<->", "<+>", "[-]", "[+]"), nest=1, recursion=True, allow_inf=False, head_boxes=True))
 def test_repeating_model_equals_pointwise_oracle(case):
     model = _terminating(case)
@@ -313,13 +314,13 @@ def _equals_wide_horizon_run(prog):
         assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(periodic_programs())
 def test_periodic_programs_equal_horizon_run(prog):
     _equals_wide_horizon_run(prog)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(periodic_programs(both_ways=True))
 def test_two_way_programs_equal_horizon_run(prog):
     """Recursions reading both the past and the future (engine/two_way.py):
@@ -327,7 +328,7 @@ def test_two_way_programs_equal_horizon_run(prog):
     _equals_wide_horizon_run(prog)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(periodic_programs(both_ways=True))
 def test_two_way_closure_shown_by_the_window_holds_when_checked(prog):
     """engine/two_way.py skips the explicit closure check when the window
@@ -416,7 +417,7 @@ def many_keys(draw):
     return program, "\n".join(facts)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(many_keys())
 def test_key_groups_give_the_same_model(prog):
     """With many keys a partitionable recursion is computed in batches of

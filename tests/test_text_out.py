@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.connectors.text_out import relation_lines
@@ -61,13 +62,13 @@ def relations(draw):
     return atoms
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(relations())
 def test_random_relations_print_as_fact_by_fact(atoms):
     assert relation_lines("p", atoms) == reference_lines("p", atoms)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(0, 400), min_size=1, max_size=200))
 def test_dated_relations_print_as_fact_by_fact(days):
     cal = Calendar("days")
@@ -80,7 +81,7 @@ def test_many_atoms_use_the_vectorised_order():
     assert relation_lines("p", atoms) == reference_lines("p", atoms)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(negation=True))
 def test_random_programs_print_as_fact_by_fact(case):
     m = chronolog.reason(case.program + "\n" + case.facts, horizon=case.horizon)
@@ -92,7 +93,7 @@ def test_random_programs_print_as_fact_by_fact(case):
     assert m.lines() == want
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(relations())
 def test_csv_output_as_cell_by_cell(tmp_path_factory, atoms):
     import csv

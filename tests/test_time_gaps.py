@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from budget import examples
 
 import chronolog
 from chronolog.planner.fragment import lcm_of
@@ -79,13 +80,13 @@ def _window_facts(model, preds, window, d=0):
     return out
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs())
 def test_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
     _gap_property(prog)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs(both_ways=True))
 def test_two_way_recursion_an_empty_gap_of_a_million_shifts_the_answers(prog):
     """Only where the clusters' models do not fill the gap between them
@@ -98,7 +99,7 @@ def test_two_way_recursion_an_empty_gap_of_a_million_shifts_the_answers(prog):
     _gap_property(prog, two_way=True)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs(both_ways=True))
 def test_two_way_recursion_over_two_clusters_equals_a_horizon_run(prog):
     program, facts = prog
@@ -139,7 +140,7 @@ def _gap_property(prog, two_way=False):
     assert far.stats["rounds"] <= near.stats["rounds"] + 60, (near.stats, far.stats)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs())
 def test_two_clusters_equal_the_pointwise_evaluator(prog):
     program, facts = prog
@@ -206,7 +207,7 @@ def _stream_window(answers, window, d=0):
     return out
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(periodic_programs())
 def test_a_stream_over_an_empty_gap_of_a_million_shifts_the_answers_and_costs_no_rounds(prog):
     """The same property for a stream (forward-propagating programs only):

@@ -1,5 +1,5 @@
 """Micro-benchmark of the kernels the columnar executor needs, in three
-libraries, on the same ~1M-row inputs (docs/design.md, "Columnar executor").
+libraries, on the same ~1M-row inputs (docs/design.md, "The columnar executor").
 
 Intervals are encoded as in engine/columns: ``s = 2*lo + (0 if closed else 1)``,
 ``e = 2*hi + (1 if closed else 0)``; an interval is the integer range [s, e).

@@ -21,8 +21,8 @@ it, some of which may repeat forever (:class:`~.periodic.Repeating`):
 The answer keeps the facts before the repetition as they are, makes the
 ones that hold throughout it end at ``+inf`` (a constant model) and turns
 the others into repeating facts (a periodic model).  A recursion that reads
-both ways is refused with the two rules that do (a horizon still evaluates
-it).  Unbounded operators in rules with other literals are first put in
+both ways (or groups time) is guessed and proved by two_way.py instead of
+the forward search.  Unbounded operators in rules with other literals are first put in
 fresh predicates, so that whether they hold is part of the state that must
 repeat.
 """

@@ -7,12 +7,10 @@ as text, as typed facts (``1``, ``1.0`` and ``Fraction(1)`` are told apart:
 a float where the rows give an exact number is a wrong answer even though
 Python calls them equal) and as Arrow tables per predicate.
 
-Equal numbers of two types are one term on columns (docs/design.md,
-"Columnar executor", exactness): a float ``3.0`` met where the run also has
-the exact ``3`` is taken as ``3`` there, and arithmetic or an aggregate over
-it then stays exact where the rows give a float.  :func:`agree` with
-``typed=False`` compares numbers as floats (to 9 places) for the cases that
-mix floats with exact numbers on purpose.
+Equal numbers of two types would be one term on columns (docs/design.md,
+"Time and terms"): a columnar stratum where a float ``3.0`` meets the exact
+``3`` reruns on rows, so the types must agree.  :func:`agree` with
+``typed=False`` compares numbers as floats (to 9 places).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The interval codes of a group's rows cut its timeline into segments
 ``[p_i, p_i+1)`` (on the doubled grid a segment is exactly a run of the
 rows' elementary pieces); every row covers a contiguous range of segments.
 sum and count are a difference array and a cumulative sum; min and max a
-range update on a segment tree (log n numpy passes).  A segment with no row
+sparse table turned around (:func:`_range_extreme`).  A segment with no row
 gives nothing; adjacent segments with the same values coalesce.
 
 Float results stay Float64 value columns (value_columns.py), rational

@@ -1,6 +1,7 @@
 """A program on a calendar with arithmetic and a constraint, through Spark
-with no key: the relational rounds against the driver (the path such a
-program took before the rounds ran calendars, arithmetic and constraints).
+with no key: the relational rounds against the same call refused by the
+rounds (the path such a program took before the rounds ran calendars,
+arithmetic and constraints: the driver then, one Spark task now).
 
     python bench/spark_calendar.py --legs 100000 --master local[2]
 
@@ -103,7 +104,10 @@ def main():
             path, wall, cpu, peak, counts, rows = run(spark, df, driver)
             seen.setdefault(path, rows)
             print(f"{path:10s} legs={a.legs} wall={wall:.2f}s driver_cpu={cpu:.2f}s python_peak={peak / 2**20:.0f}MB counts={counts}")
-    assert seen["relational"] == seen["driver"], "the sides' answers differ"
+    # the refused side ran on the driver when this bench was written; a
+    # program the rounds refuse now runs in one Spark task: compare by side
+    first = next(iter(seen.values()))
+    assert len(seen) == 2 and all(v == first for v in seen.values()), f"the sides' answers differ ({sorted(seen)})"
     print("the same answers on both sides")
     spark.stop()
 

@@ -10,7 +10,7 @@ next starts.  Arrow on the system allocator shares glibc's free memory
 with numpy and Python; jemalloc returning freed pages at once (instead of
 after 10 s, longer than a whole run) lets the next phase's glibc and Arrow
 allocations use them.  Measured on temporal LUBM 1M (bench/README.md,
-"Peak memory per input fact"): 63-90 MiB (18-23 %) less peak memory for
+"Figures behind design choices"): 63-90 MiB (18-23 %) less peak memory for
 the whole command at about 0.1 s more system CPU time.
 
 Both are environment variables read when the library first allocates, so
@@ -56,7 +56,7 @@ def one_arena() -> None:
     starts: the fact reader's workers and Arrow's threads (Arrow is on the
     system allocator) otherwise each get an arena of their own, whose freed
     blocks only that arena reuses.  Temporal LUBM 1M: 3-5 MiB less peak,
-    the same CPU time (bench/README.md, "Peak memory, third pass").  What
+    the same CPU time (bench/README.md, "Figures behind design choices").  What
     ``MALLOC_ARENA_MAX=1`` does, set from inside the process; a no-op off
     glibc."""
     try:
@@ -102,8 +102,8 @@ def settled():
     that no collection walks them: one would find nothing to free there
     (modules live until the process ends), yet the full collection and the
     middle ones that met them during and after the imports cost 35-60 ms of
-    CPU in a command on temporal LUBM 100k (bench/README.md, "The first
-    call in a fresh process, measured part by part").  Objects that die
+    CPU in a command on temporal LUBM 100k (bench/README.md,
+    "Figures behind design choices").  Objects that die
     later are freed as usual, by their count of references (a cycle among
     them would not be: a command ends with its run).  Only in a command
     (after :func:`configure`): the Python API leaves a host process's

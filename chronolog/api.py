@@ -25,7 +25,7 @@ from chronolog.planner import plan as make_plan
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
-# chosen by measurement (bench/README.md, "Merge placement")
+# chosen by measurement (bench/README.md, "Figures behind design choices")
 DEFAULT_PLACEMENT = "always"
 
 

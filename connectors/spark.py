@@ -47,7 +47,7 @@ class OneTaskFallback(DriverFallback):
 
 # The driver JVM's options when session() starts it (a local master runs
 # the tasks in that JVM too).  Measured on ownership rounds at 1M facts
-# (bench/README.md, "The JVM beside the tasks"): a fresh JVM spent more CPU
+# (bench/README.md, "Figures behind design choices"): a fresh JVM spent more CPU
 # in its JIT compilers than in its task thread, most of it C2 compiling
 # planner, serialization and Janino code that runs a few thousand times;
 # 10x higher tier-4 thresholds leave those at C1 while the tasks' loops
@@ -158,7 +158,7 @@ def parquet_schema(location):
 
     Spark's inference is a job of its own (it reads one footer in a task):
     a fixed cost of every call that reads Parquet, serial on the driver
-    (bench/README.md, "Keyed sensors: the serial part").  Certain means: a
+    (bench/README.md, "Figures behind design choices").  Certain means: a
     local file or a directory of files with no subdirectories (partition
     columns come from directory names), at most :data:`PARQUET_FOOTERS`
     files, every footer the same, every column of a type whose Spark type

@@ -22,7 +22,7 @@ A program the rounds cannot run (:class:`~chronolog.connectors.spark_rounds.NotR
 runs in one task too, whatever its size, with a warning: the same
 engine as on the driver, about as fast (faster at most sizes measured),
 and the driver's Python never holds the input or the model (bench/README.md,
-"One task for programs with no key").
+"Figures behind design choices").
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ _GROUPS = count(1)  # job group numbers, unique within the process (one group pe
 # last round of a recursion derives nothing new, and its merge rewrote every
 # relation (sorted and checkpointed again) to show it; such a round is now
 # the probe's one job.  A round that still finds new facts pays one job
-# more.  0: never (bench/README.md, "Ownership rounds: the serial part").
+# more.  0: never (bench/README.md, "Figures behind design choices").
 PROBE_RATIO = 50
 
 
@@ -256,8 +256,8 @@ class Rounds:
         stayed in the block manager until the JVM's collector freed their
         plans, after the run: about 130 MB of deserialized rows for the
         coalesced input at 1M ownership facts (storage memory after a warm
-        run 120-199 MB instead of 348-426 MB; bench/README.md, "Ownership
-        rounds: the load of the inputs stage by stage, and the live set")."""
+        run 120-199 MB instead of 348-426 MB; bench/README.md,
+        "Figures behind design choices")."""
         later = {lit.pred for st in self.plan.strata if st.index > done for r in st.rules for lit in r.body
                  if isinstance(lit, (Scan, NegScan))}
         for pred, rel in self.relations.rels.items():

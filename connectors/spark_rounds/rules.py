@@ -24,8 +24,8 @@ BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join tas
 # Joins against a relation partitioned on the join column read it in place
 # and move the other side to it (a shuffle hash join), rather than
 # broadcasting a small side or letting Spark broadcast a large one: see
-# RuleSql.step.  False: the choice before (bench/README.md, "Ownership
-# rounds: the serial part").
+# RuleSql.step.  False: the choice before (bench/README.md,
+# "Figures behind design choices").
 IN_PLACE_JOINS = True
 
 

@@ -25,7 +25,7 @@ from .sql import hex_string
 # 4.1 s) but building the dictionary (0.6 s) and decoding the outputs by a
 # join (0.9 s, two broadcast jobs per output) cost more than that, and the
 # extra plans 24 more generated classes for the JIT (bench/README.md,
-# "String codes and the bound of two slots").  A program with many rounds
+# "Figures behind design choices").  A program with many rounds
 # over the same relations may gain: set it True.
 STRING_CODES = False
 HASH = "xxhash64"  # the SQL function of a string's code (64 bits, seed 42)

@@ -22,19 +22,19 @@ from .encoding import Dictionary, Fallback, TimeScale, window_points
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
-# auto: columns when the run is given this many facts (bench/README.md:
-# temporal LUBM at 100k facts reasons 2x faster on rows, at 1M 1.5x faster
-# on columns; the 4-rule workload at 500k is faster on columns)
+# auto: columns when the run is given this many facts (bench/README.md,
+# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
+# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
+# is faster on columns)
 AUTO_MIN_FACTS = 300_000
 # ... and from this many facts read from fact files straight into columns
-# (no Python row to code or decode; bench/README.md "The direct columnar
-# path": at 100k facts the whole command takes 0.6-0.85x the CPU of rows,
-# at 20k the same)
+# (no Python row to code or decode; bench/README.md, same section: at 100k
+# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
 AUTO_MIN_FILE_FACTS = 50_000
 # ... and from this many facts of tables given in memory read straight into
 # columns (reason(program, {pred: table}), a Spark task's typed inputs): no
 # file to read and usually a warm process, so only polars' import is left
-# to pay once; bench/README.md "Tables given as facts": the four rules at
+# to pay once; bench/README.md, same section: the four rules at
 # 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
 # rows, the first call of a process the same at 20,000)
 AUTO_MIN_TABLE_FACTS = 20_000

@@ -1,0 +1,543 @@
+"""The table of current figures in bench/README.md: run benchmarks, rewrite their rows, check the table.
+
+    python bench/report.py --list                 # the registry: name, command, peer, target
+    python bench/report.py --run four_rules ...   # run these benchmarks (one at a time) and rewrite their rows
+    python bench/report.py --reparse NAME ...     # rewrite rows from the last saved output of --run
+    python bench/report.py --check                # every bench script has a row or is listed as a tool;
+                                                  # every row's command names a script that exists
+
+Each benchmark in ``BENCHES`` has a name, the command a user types (run here
+with this interpreter, from the repository's root), the peer it is measured
+against in the same run, the target an issue set (if any), and a function
+that reads chronolog's figure, the peer's figure and their ratio from the
+bench's output (its standard output, and the JSON lines of ``--json`` where
+the bench writes them).  ``--run`` saves each output under
+``bench/data/report/`` (git-ignored) and replaces that benchmark's row, dated
+today, in the table between the markers of bench/README.md; the other rows
+stay as they are.  A row whose benchmark is not re-run keeps its date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+from typing import Callable
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+README = HERE / "README.md"
+SAVED = HERE / "data" / "report"
+BEGIN = "<!-- figures:begin (written by bench/report.py; edit the registry, not the rows) -->"
+END = "<!-- figures:end -->"
+COLUMNS = ("benchmark", "command", "peer", "chronolog", "peer's figure", "ratio", "target", "date")
+
+
+@dataclass
+class Figures:
+    chronolog: str
+    peer: str
+    ratio: str
+    ok: bool = True  # False: the bench said its answers differ from the peer's
+
+
+@dataclass
+class Bench:
+    name: str
+    args: str  # the command after ``python``, as a user types it
+    peer: str
+    read: Callable[[str, list], Figures]
+    target: str = ""
+    json: bool = False  # the bench takes ``--json FILE`` (JSON lines)
+    what: str = ""  # one line for --list
+    tags: tuple = field(default_factory=tuple)  # "spark", "long", "clone": left out of --run all
+
+    @property
+    def command(self) -> str:
+        return "python " + self.args
+
+
+# ---------------------------------------------------------------- readers
+
+
+def _s(x: float) -> str:
+    return f"{x:.3f} s" if x < 1 else f"{x:.2f} s" if x < 10 else f"{x:.1f} s"
+
+
+def _x(a: float, b: float) -> str:
+    r = a / b
+    return f"{r:.2g}x" if r < 10 else f"{r:.0f}x"
+
+
+def _lines(out: str, pattern: str) -> list:
+    return [m for m in re.finditer(pattern, out, re.M)]
+
+
+BENCHES: list[Bench] = []
+
+
+def bench(**kw):
+    def wrap(fn):
+        BENCHES.append(Bench(read=fn, **kw))
+        return fn
+
+    return wrap
+
+
+# ------------------------------------------------------------------- registry
+
+@bench(name="four_rules", args="bench/four_rules.py --facts 500000", json=True,
+       peer="DuckDB, the rules as hand-written SQL (1 thread, reads Parquet)", target="2x (issue 11)",
+       what="a diamond, a box, two joins, coalescing over 500k random interval facts; whole command each side")
+def _four_rules(out, rows):
+    r = rows[-1]
+    c, d = r["chronolog"], r["duckdb"]
+    return Figures(f"{_s(c['wall'])} wall, {_s(c['cpu'])} CPU, {c['rss'] / 2**20:.0f} MB",
+                   f"{_s(d['wall'])} wall, {_s(d['cpu'])} CPU, {d['rss'] / 2**20:.0f} MB",
+                   f"{_x(c['wall'], d['wall'])} wall, {_x(c['cpu'], d['cpu'])} CPU", ok=r.get("same") is not False)
+
+
+@bench(name="api_tables", args="bench/api_tables.py --facts 500000 --repeat 5",
+       peer="DuckDB SQL over the same Arrow tables",
+       what="the four rules through the Python API on Arrow tables, outputs as Arrow")
+def _api_tables(out, rows):
+    m = {k: re.search(rf"^  {k} +best (\S+) s wall / (\S+) s CPU; median (\S+) s", out, re.M) for k in ("chronolog", "duckdb")}
+    c, d = (float(m[k].group(3)) for k in ("chronolog", "duckdb"))
+    same = re.search(r"the same on every side: (\w+)", out).group(1) == "True"
+    return Figures(f"{_s(c)} median call", f"{_s(d)} median call", _x(c, d) + " wall", ok=same)
+
+
+@bench(name="lubm_meteor", args="bench/compare_meteor.py --facts 100000 --program both --repeat 3 --preload", json=True,
+       peer="meteor-reasoner 2.0 (seminaive), input coalesced", target="100x (issue 11)",
+       what="temporal LUBM 100k, both programs; each side's libraries imported before its clock; models compared")
+def _lubm_meteor(out, rows):
+    ch, pe, ra, ok = [], [], [], True
+    for r in rows:
+        c, m = r["chronolog"], r["meteor"]
+        ch.append(f"{r['program']} {_s(c['total'])} wall / {_s(c['total_cpu'])} CPU")
+        pe.append(f"{r['program']} {_s(m['total'])} / {_s(m['total_cpu'])}")
+        ra.append(f"{r['program']} {r['ratio']:.0f}x faster wall / {r['ratio_cpu']:.0f}x CPU")
+        ok = ok and r.get("agree") is True
+    return Figures("; ".join(ch), "; ".join(pe), "; ".join(ra) + " (same models)", ok=ok)
+
+
+@bench(name="lubm_meteor_cold", args="bench/compare_meteor.py --facts 100000 --program both", json=True,
+       peer="meteor-reasoner 2.0 (seminaive), input coalesced", target="100x (issue 11)",
+       what="as lubm_meteor with chronolog's imports on its clock (a first call in a fresh process)")
+def _lubm_meteor_cold(out, rows):
+    return _lubm_meteor(out, rows)
+
+
+@bench(name="lubm_command", args="bench/lubm_command.py --facts 1000000 --program nonrec rec", json=True,
+       peer="none (throughput and memory targets)", target="300k facts/s, 150 B/fact (issue 11)",
+       what="the whole `chronolog run` on temporal LUBM 1M: facts per second and peak bytes per input fact")
+def _lubm_command(out, rows):
+    ch = "; ".join(f"{r['program']} {_s(r['wall'])} wall, {r['facts_per_s'] / 1000:.0f}k facts/s, "
+                   f"{r['rss'] / 2**20:.0f} MB = {r['bytes_per_fact']:.0f} B/fact" for r in rows)
+    return Figures(ch, "-", "-")
+
+
+@bench(name="executors", args="bench/executors.py bench/programs/lubm_nonrec.vada bench/data/lubm_100000_s1_t300.vada",
+       peer="the row executor, same loaded facts",
+       what="columnar executor against the row executor, parse excluded (data: written by lubm_meteor)")
+def _executors(out, rows):
+    t = {m.group(1): float(m.group(2)) + float(m.group(3)) for m in
+         _lines(out, r"^(rows|columns) +reason +(\S+) s +rows of the answer +(\S+) s")}
+    ok = "same answers: True" in out
+    return Figures(f"columns {_s(t['columns'])} (reason + rows of the answer)", f"rows {_s(t['rows'])}",
+                   _x(t["columns"], t["rows"]), ok=ok)
+
+
+@bench(name="timeseries", args="bench/timeseries.py --repeat 3", json=True,
+       peer="pandas (read_csv / read_parquet, groupby rolling and resample)",
+       target="rolling 5x (issue 11), 3x warm (issue 37)",
+       what="20-day rolling sum/mean/min/max and monthly resampling, 5 series x 20,000 days, read included")
+def _timeseries(out, rows):
+    r = rows[-1]
+    ok = all(v == 0 for k, v in r.items() if k.endswith("days_differing"))
+    ch = "; ".join(f"{k} API {_s(r[f'{k}/api/wall'])}, Parquet {_s(r[f'{k}/api_pq/wall'])}" for k in ("rolling", "monthly"))
+    pe = "; ".join(f"{k} CSV {_s(r[f'{k}/pandas/wall'])}, Parquet {_s(r[f'{k}/pandas_pq/wall'])}" for k in ("rolling", "monthly"))
+    ra = "; ".join(f"{k} {r[f'{k}/api/ratio_wall']:.2g}x / {r[f'{k}/api_pq/ratio_wall']:.2g}x" for k in ("rolling", "monthly"))
+    return Figures(ch, pe, ra + " wall", ok=ok)
+
+
+@bench(name="timeseries_ema", args="bench/timeseries_ema.py --repeat 3", json=True,
+       peer="pandas ewm(span=20, adjust=False)", target="20x (issue 11), 5x (issue 37)",
+       what="float EMA over 13,600 days, read and write included, equal to the last bit")
+def _timeseries_ema(out, rows):
+    r = rows[-1]
+    return Figures(_s(r["chronolog_s"]), _s(r["pandas_s"]), _x(r["chronolog_s"], r["pandas_s"]) + " wall (median)",
+                   ok=r["differ"] == 0)
+
+
+@bench(name="float_times", args="bench/float_times.py --rows 1000000 --repeat 3",
+       peer="Polars' Float64 -> Decimal cast; the same times as int64 / decimal",
+       what="the exact conversion of float time points, through every way in")
+def _float_times(out, rows):
+    def get(label):
+        return float(re.search(rf"^  {re.escape(label)} +([\d.]+) s", out, re.M).group(1))
+    return Figures(f"float64 Parquet {_s(get('float64 tenths'))}; conversion kernel {_s(get('float_time_pairs'))}",
+                   f"decimal128 Parquet {_s(get('decimal128 tenths'))}; Polars cast {_s(get('polars cast Decimal'))}",
+                   f"{_x(get('float64 tenths'), get('decimal128 tenths'))} / {_x(get('float_time_pairs'), get('polars cast Decimal'))} CPU")
+
+
+@bench(name="ownership", args="bench/ownership_bench.py --facts 30000", json=True,
+       peer="meteor-reasoner 2.0 (Diamond and Box scenarios)",
+       what="the company-ownership scenarios of the Temporal Vadalog paper; models compared")
+def _ownership(out, rows):
+    ch, pe, ra = [], [], []
+    for r in rows:
+        c = r["chronolog"]
+        ch.append(f"{r['scenario']} {_s(c['total'])}")
+        if "meteor" in r and "total" in r["meteor"]:
+            pe.append(f"{r['scenario']} {_s(r['meteor']['total'])}")
+            ra.append(f"{r['scenario']} {r['ratio']:.0f}x faster wall / {r['ratio_cpu']:.0f}x CPU")
+    n = max(r["facts"] for r in rows)
+    return Figures(f"{n:,} facts: " + ", ".join(ch), ", ".join(pe), ", ".join(ra),
+                   ok=all(r.get("agree", True) for r in rows))
+
+
+@bench(name="itemporal", args="bench/itemporal.py --facts 10000 100000",
+       peer="meteor-reasoner 2.0 (seminaive)",
+       what="iTemporal's shapes (diamond, box, since, union, intersection) on iTemporal-shaped data")
+def _itemporal(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (\w+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \| .*\| (\w+) \|$")]
+    n = max(int(r[1].replace(",", "")) for r in rs)
+    big = [r for r in rs if int(r[1].replace(",", "")) == n]
+    c, m = [float(r[2]) for r in big], [float(r[3]) for r in big]
+    return Figures(f"{n:,} facts: {min(c):.2f}-{max(c):.2f} s per family", f"{min(m):.2f}-{max(m):.2f} s",
+                   "MeTeoR / chronolog: " + ", ".join(f"{r[0]} {r[4]}x" for r in big), ok=all(r[5] == "yes" for r in rs))
+
+
+@bench(name="itemporal_published", args="bench/itemporal_published.py --itemporal $ITEMPORAL",
+       peer="meteor-reasoner 2.0 where it runs them (06-09)", tags=("clone",),
+       what="iTemporal's published programs and data as published (needs a clone of iTemporal)")
+def _itemporal_published(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (\d\d_\w+) \| (\d+) \| [\d,]+ \| ([\d.]+) \| [\d,]+ \| (\S+)")]
+    both = [(n, float(c), float(m)) for n, size, c, m in rs if m != "-" and size == "1000" and "(" not in m]
+    c_all = sum(float(c) for _, _, c, _ in rs)
+    sc, sm = sum(c for _, c, _ in both), sum(m for _, _, m in both)
+    return Figures(f"all {len(rs)} runs {_s(c_all)} CPU; 06-09 at size 1000 {_s(sc)}", f"06-09 at size 1000 {_s(sm)}",
+                   f"{sm / sc:.1f}x faster (CPU, 06-09 at 1000)")
+
+
+@bench(name="periodic", args="bench/compare_periodic.py --quick", json=True,
+       peer="meteor-reasoner 2.0 find_periods + fact_entailment",
+       what="entailment far away (10^6) over models that repeat forever")
+def _periodic(out, rows):
+    rs = [r for r in rows if r.get("meteor_model_s") and r.get("chronolog_model_s")]
+    ratios = [r["meteor_model_s"] / r["chronolog_model_s"] for r in rs]
+    c = [r["chronolog_model_s"] for r in rs]
+    m = [r["meteor_model_s"] for r in rs]
+    return Figures(f"model {min(c):.3f}-{max(c):.3f} s ({len(rs)} programs, 4 families)", f"model {min(m):.3f}-{max(m):.2f} s",
+                   f"{min(ratios):.0f}-{max(ratios):.0f}x faster", ok=all(r.get("disagreements", 0) == 0 for r in rows))
+
+
+@bench(name="periodic_scaling", args="bench/periodic_scaling.py",
+       peer="none (growth with the period, the data, interacting periods)",
+       what="the cost of reaching a model that repeats forever")
+def _periodic_scaling(out, rows):
+    period = [float(m.group(1)) for m in _lines(out, r"^ +(?:1|10|100|1000) +([\d.]+) +\d+ +\S+ +True$")]
+    size = [(int(m.group(1)), float(m.group(2))) for m in _lines(out, r"^ +(\d+) +([\d.]+) +\d+ +([\d.]+)$")]
+    two = [m.groups() for m in _lines(out, r"^ +(\d+) +([\d.]+) +([\d.]+) +([\d.]+) +[\d.]+ +(True|False)$")]
+    n, t2, t1, _, same = two[-1]
+    return Figures(f"period 1-1000: {min(period):.2f}-{max(period):.2f} s; {size[-1][0]:,} keys {_s(size[-1][1])} "
+                   f"({size[-1][1] / size[0][1]:.0f}x the time of {size[0][0]:,}); two-way at {int(n):,} keys {_s(float(t2))}",
+                   f"the same model as a forward recursion {_s(float(t1))}", f"two-way {_x(float(t2), float(t1))}",
+                   ok=same == "True" and len(period) == 4)
+
+
+@bench(name="merge_strategies", args="bench/merge_strategies.py",
+       peer="chronolog's other merge strategies and placements",
+       what="coalescing eagerly, lazily and at the end over daily pieces")
+def _merge_strategies(out, rows):
+    t: dict = {}
+    for m in _lines(out, r"^(\w+) +(always|earliest|minimal) +(blocking|streaming) +(> ?\d+|[\d.]+) "):
+        v = m.group(4)
+        t.setdefault(m.group(1), {})[(m.group(2), m.group(3))] = float("inf") if v.startswith(">") else float(v)
+    ch = ", ".join(f"{p} {_s(c[('always', 'blocking')])}" for p, c in t.items())
+    pe = ", ".join(f"{p} {_s(min(v for k, v in c.items() if k != ('always', 'blocking')))}" for p, c in t.items())
+    ra = ", ".join(f"{p} {_x(c[('always', 'blocking')], min(v for k, v in c.items() if k != ('always', 'blocking')))}"
+                   for p, c in t.items())
+    ok = "same answer under every configuration: False" not in out
+    return Figures("default (always, blocking): " + ch, "best other configuration: " + pe, ra, ok=ok)
+
+
+@bench(name="long_series", args="bench/long_series.py --points 20000",
+       peer="none (guards against quadratic probes)",
+       what="20,000 intervals of one atom under a join, Since, Until, negation and a box")
+def _long_series(out, rows):
+    t = [(m.group(1).strip(), float(m.group(2))) for m in _lines(out, r"^(\w[\w ]*?) +(\d+\.\d+) +\d+$")]
+    return Figures(", ".join(f"{n} {_s(x)}" for n, x in t), "-", "-")
+
+
+@bench(name="stream_cooling", args="bench/stream_cooling.py --points 500",
+       peer="none (Laser's cooling benchmark)", target="10 us per atom (issue 11)",
+       what="`temp` at 200-800 atoms per time point through the stream API, windows 1-80")
+def _stream_cooling(out, rows):
+    us = [float(m.group(1)) for m in _lines(out, r"^\| \d+ \| \d+ \| \d+ \| ([\d.]+) \|")]
+    return Figures(f"{min(us):.1f}-{max(us):.1f} us CPU per atom (windows 1-80, 200-800 atoms per point)", "-", "-")
+
+
+@bench(name="stream_lubm", args="bench/stream_lubm.py --facts 100000 --program both",
+       peer="batch reason() on the same data (memory held)",
+       what="temporal LUBM as a stream: peak facts held against batch materialisation")
+def _stream_lubm(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+)x \| ([\d.]+) \| ([\d.]+) \|")]
+    return Figures("stream, peak held: " + ", ".join(f"{r[0]} {int(r[3]):,} facts ({r[6]} s CPU)" for r in rs),
+                   "batch: " + ", ".join(f"{int(r[2]):,} facts ({r[5]} s CPU)" for r in rs),
+                   ", ".join(f"{r[0]} {1 / float(r[4]):.2f}x" for r in rs) + " the facts held")
+
+
+@bench(name="hypothetical", args="bench/hypothetical_bench.py",
+       peer="reason() over the stream so far, at every time point",
+       what="hypothetical answers: the online step against recomputation")
+def _hypothetical(out, rows):
+    rs = [(m.group(1).strip(), float(m.group(2)), float(m.group(3))) for m in
+          _lines(out, r"^(.+?) +facts +\d+ +online +([\d.]+) s .*recompute each point +([\d.]+) s")]
+    return Figures("online " + ", ".join(f"{n} {_s(o)}" for n, o, _ in rs), "recompute " + ", ".join(_s(b) for _, _, b in rs),
+                   ", ".join(_x(o, b) for _, o, b in rs) + " CPU")
+
+
+@bench(name="spark_sensors", args="bench/spark_sensors.py --sensors 5000 --readings 100 --repeat 5 --results arrow",
+       json=True, peer="the embedded engine (same Parquet); local[1]", target="2x embedded (issue 36)", tags=("spark",),
+       what="keyed sensors 500k: windows and negation per sensor, Spark local[2] and local[1] against one process")
+def _spark_sensors(out, rows):
+    emb = [float(x) for x in re.findall(r"([\d.]+) s \(cpu", re.search(r"embedded, one process: (.*)", out).group(1))]
+    e_best, e_med = min(emb), median(emb[1:] or emb)
+    side = {r["side"]: r for r in rows}
+    ok = "same answers as the embedded model: False" not in out
+    ch = "; ".join(f"{m} best {_s(r['best'])}, median {_s(r['median'])}" for m, r in sorted(side.items()))
+    ra = "; ".join(f"{m} {_x(r['best'], e_best)} best / {_x(r['median'], e_med)} median" for m, r in sorted(side.items()))
+    return Figures(ch, f"embedded best {_s(e_best)}, median {_s(e_med)}", ra, ok=ok)
+
+
+@bench(name="spark_ownership", args="bench/spark_ownership.py --facts 1000000 --check 1000000", json=True,
+       peer="the embedded engine (same Parquet, read and write included)", target="3x embedded (issue 36)",
+       tags=("spark", "long"),
+       what="company control over 1M ownership edges in Spark rounds (no key), local[2], session start excluded")
+def _spark_ownership(out, rows):
+    r = rows[-1]
+    run = r["runs"][0]
+    e = r["embedded"]
+    path = {"relational": "in rounds"}.get(run["path"], run["path"])
+    return Figures(f"{run['master']} {_s(run['total_s'])} ({path}, first run in a fresh JVM), "
+                   f"driver peak {run['driver_peak_mb']:.0f} MB",
+                   f"embedded {_s(e['embedded_s'])}, peak {e['peak_mb']:.0f} MB", _x(run["total_s"], e["embedded_s"]),
+                   ok=r.get("same_model") is True)
+
+
+@bench(name="spark_ownership_100k", args="bench/spark_ownership.py --facts 100000 --check 100000", json=True,
+       peer="the embedded engine (same Parquet, read and write included)", tags=("spark",),
+       what="as spark_ownership at 100k edges (small enough that it runs in one Spark task, not in rounds)")
+def _spark_ownership_100k(out, rows):
+    return _spark_ownership(out, rows)
+
+
+@bench(name="spark_aggregate", args="bench/spark_aggregate.py --facts 100000", tags=("spark",),
+       peer="the same call on the driver; the embedded engine",
+       what="aggregation, Since and time grouping with no key: rounds against the driver path")
+def _spark_aggregate(out, rows):
+    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    n = max(x["facts"] for x in lines)
+    w = {x["side"]: x["wall"] for x in lines if x.get("facts") == n and "side" in x}
+    ok = all(x["same_model"] for x in lines if "same_model" in x)
+    return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"driver {_s(w['driver'])}, embedded {_s(w['embedded'])}",
+                   f"{_x(w['relational'], w['driver'])} the driver, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
+
+
+@bench(name="spark_calendar", args="bench/spark_calendar.py --legs 100000 --master local[2]", tags=("spark",),
+       peer="the same call refused by the rounds (one Spark task)",
+       what="dates, arithmetic and a constraint with no key: rounds against the path the rounds' refusal takes")
+def _spark_calendar(out, rows):
+    w: dict = {}
+    for m in _lines(out, r"^(\w+(?: task)?) +legs=(\d+) wall=([\d.]+)s driver_cpu=([\d.]+)s python_peak=(\d+)MB"):
+        w.setdefault(m.group(1), []).append((float(m.group(3)), int(m.group(5))))
+    other = next(k for k in w if k != "relational")
+    r, d = min(w["relational"]), min(w[other])
+    return Figures(f"rounds {_s(r[0])}, driver Python peak {r[1]} MB", f"{other} {_s(d[0])}, peak {d[1]} MB", _x(r[0], d[0]),
+                   ok="the same answers on both sides" in out)
+
+
+@bench(name="spark_conversion", args="bench/spark_conversion.py --facts 1000000", tags=("spark",),
+       peer="the reasoning itself (conversion against reasoning)",
+       what="Spark -> Arrow -> engine -> Arrow -> Spark, phase by phase")
+def _spark_conversion(out, rows):
+    m = re.search(r"conversion total ([\d.]+) s, reasoning ([\d.]+) s", out)
+    c, r = float(m.group(1)), float(m.group(2))
+    return Figures(f"conversion {_s(c)} (Spark -> Arrow -> engine -> Arrow -> Spark)", f"reasoning {_s(r)}", _x(c, r))
+
+
+@bench(name="spark_source_schema", args="bench/spark_source_schema.py --facts 1000000", tags=("spark",),
+       peer="parsing every file (what schema() did before)",
+       what="the chronolog data source's schema inference from a sample")
+def _spark_source_schema(out, rows):
+    m = re.search(r"every file ([\d.]+) s CPU, a sample of \d+ facts ([\d.]+) s CPU; same schema: (\w+)", out)
+    a, b = float(m.group(1)), float(m.group(2))
+    return Figures(f"sample {_s(b)} CPU", f"every file {_s(a)} CPU", _x(b, a), ok=m.group(3) == "True")
+
+# ---------------------------------------------------------------- machinery
+
+# Scripts in bench/ that are not benchmarks with a peer: data generators,
+# shared helpers, and diagnostics that break one side's time or memory down
+# (they measure where chronolog's time goes, not how it compares).
+TOOLS = {
+    "lubm_gen.py": "generator: temporal LUBM facts (both dialects)",
+    "ownership_gen.py": "generator: temporal company-ownership graphs",
+    "sides.py": "helper: sides of a benchmark as child processes called in turns",
+    "report.py": "this table",
+    "test_bench_lubm.py": "pytest-benchmark of LUBM 10k (chronolog alone)",
+    "first_call.py": "diagnostic: a first reason() call's CPU by phase against later calls",
+    "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
+    "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
+    "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
+}
+
+
+def by_name() -> dict:
+    return {b.name: b for b in BENCHES}
+
+
+def run(b: Bench, timeout: float | None) -> tuple[str, list]:
+    SAVED.mkdir(parents=True, exist_ok=True)
+    out_file, json_file = SAVED / f"{b.name}.out", SAVED / f"{b.name}.json"
+    json_file.unlink(missing_ok=True)
+    if "$ITEMPORAL" in b.args and not os.environ.get("ITEMPORAL"):
+        raise SystemExit(f"{b.name}: set ITEMPORAL to a copy of github.com/kglab-tuwien/iTemporal")
+    argv = [sys.executable] + [os.path.expandvars(x) for x in shlex.split(b.args)]
+    if b.json:
+        argv += ["--json", str(json_file)]
+    print(f"== {b.name}: {b.command}", flush=True)
+    t = time.perf_counter()
+    p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    out_file.write_text(p.stdout)
+    print(p.stdout[-3000:], flush=True)
+    print(f"== {b.name}: exit {p.returncode} after {time.perf_counter() - t:.0f} s", flush=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{b.name} failed (exit {p.returncode}); output in {out_file.relative_to(ROOT)}")
+    return saved(b)
+
+
+def saved(b: Bench) -> tuple[str, list]:
+    out_file, json_file = SAVED / f"{b.name}.out", SAVED / f"{b.name}.json"
+    out = out_file.read_text()
+    rows = []
+    if json_file.exists():
+        text = json_file.read_text()
+        try:
+            rows = [json.loads(text)]  # one JSON document
+        except json.JSONDecodeError:
+            rows = [json.loads(x) for x in text.splitlines() if x.strip()]  # JSON lines
+    return out, rows
+
+
+def row(b: Bench, f: Figures, date: str) -> str:
+    cells = [b.name, f"`{b.command}`", b.peer, f.chronolog, f.peer, f.ratio, b.target, date]
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def table_rows(text: str) -> tuple[int, int, dict]:
+    try:
+        i, j = text.index(BEGIN), text.index(END)
+    except ValueError:
+        raise SystemExit(f"{README.relative_to(ROOT)}: the markers of the table are missing")
+    rows = {}
+    for line in text[i + len(BEGIN) : j].splitlines():
+        if line.startswith("| ") and not line.startswith("| benchmark ") and not line.startswith("|---"):
+            rows[line.split(" | ")[0][2:].strip()] = line
+    return i, j, rows
+
+
+def rewrite(new: dict) -> None:
+    text = README.read_text()
+    i, j, rows = table_rows(text)
+    rows.update(new)
+    order = [b.name for b in BENCHES]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += [rows[n] for n in order if n in rows]
+    lines += [rows[n] for n in rows if n not in order]  # kept for --check to report
+    README.write_text(text[: i + len(BEGIN)] + "\n" + "\n".join(lines) + "\n" + text[j:])
+
+
+def check() -> int:
+    text = README.read_text()
+    _, _, rows = table_rows(text)
+    problems = []
+    names = by_name()
+    scripts = {p.name for p in HERE.glob("*.py")}
+    covered = {b.args.split()[0].removeprefix("bench/") for b in BENCHES}
+    for s in sorted(scripts - covered - set(TOOLS)):
+        problems.append(f"bench/{s}: no benchmark in the registry and not listed as a tool")
+    for t in sorted(set(TOOLS) - scripts):
+        problems.append(f"bench/{t}: listed as a tool but missing")
+    for b in BENCHES:
+        if b.name not in rows:
+            problems.append(f"{b.name}: no row in the table")
+        if not (ROOT / b.args.split()[0]).exists():
+            problems.append(f"{b.name}: {b.args.split()[0]} does not exist")
+    for n, line in rows.items():
+        if n not in names:
+            problems.append(f"row {n}: not in the registry")
+        elif f"`{names[n].command}`" not in line:
+            problems.append(f"row {n}: its command differs from the registry's ({names[n].command})")
+        m = re.search(r"`python (bench/\S+\.py)", line)
+        if not m or not (ROOT / m.group(1)).exists():
+            problems.append(f"row {n}: its command names no existing script")
+    for p in problems:
+        print(p)
+    print(f"{len(rows)} rows, {len(BENCHES)} benchmarks, {len(TOOLS)} tools: " + ("ok" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", nargs="+", metavar="NAME", help="run these (or 'all': every one not tagged spark, long or clone)")
+    ap.add_argument("--reparse", nargs="+", metavar="NAME", help="rewrite these rows from the last saved output")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per benchmark")
+    a = ap.parse_args(argv)
+    names = by_name()
+    if a.list:
+        for b in BENCHES:
+            tags = f" [{', '.join(b.tags)}]" if b.tags else ""
+            print(f"{b.name}{tags}: {b.command}\n    peer: {b.peer}; target: {b.target or '-'}\n    {b.what}")
+        return 0
+    if a.check:
+        return check()
+    chosen = a.run or a.reparse
+    if not chosen:
+        ap.error("one of --run, --reparse, --check, --list")
+    if chosen == ["all"]:
+        chosen = [b.name for b in BENCHES if not b.tags]
+    unknown = [n for n in chosen if n not in names]
+    if unknown:
+        ap.error(f"unknown benchmarks: {', '.join(unknown)} (--list)")
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    status = 0
+    for n in chosen:
+        b = names[n]
+        out, rows = run(b, a.timeout) if a.run else saved(b)
+        date = today if a.run else datetime.datetime.fromtimestamp(
+            (SAVED / f"{b.name}.out").stat().st_mtime, datetime.timezone.utc).date().isoformat()
+        f = b.read(out, rows)
+        if not f.ok:
+            print(f"{n}: the answers differ from the peer's; row not written")
+            status = 1
+            continue
+        rewrite({n: row(b, f, date)})
+        print(f"{n}: {f.chronolog} | {f.peer} | {f.ratio}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

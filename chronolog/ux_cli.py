@@ -95,13 +95,14 @@ def model_facts(model, preds, window) -> dict:
 
     if window is None:
         return {p: facts_of(model, p) for p in preds}
-    return {p: [Fact(p, t, iv, None, model.calendar) for t, iv in model.facts_within(p, window)] for p in preds}
+    return {p: [Fact(p, t, iv, None, model.calendar) for t, iv in model._clipped(p, window)] for p in preds}
 
 
 def save_plot(model, path: Path, window, overwrite: bool) -> None:
-    from chronolog.plot import save
+    """``--plot``: ``window`` is ``--window`` on the program's timeline."""
+    from chronolog.plot import draw, save
 
-    save(model.plot(window=window), path, overwrite)
+    save(draw(model, win=window), path, overwrite)
 
 
 def _load(program, facts, dialect, horizon, progress=None):

@@ -112,6 +112,10 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
         if output is not None:
             check_output_dir(output)
+        if plot_to is not None:
+            from chronolog.plot import check_path
+
+            check_path(plot_to, overwrite)
         d = _dialect_for(program, dialect)
         with _notes():
             model = reason(

@@ -53,6 +53,11 @@ def main(argv=None):
     except Exception as e:  # a bug in chronolog, not the user's input
         if os.environ.get("CHRONOLOG_DEBUG"):
             raise
+        from chronolog.checkout import missing_dependency
+
+        if missing_dependency(e) is not None:
+            click.echo(missing_dependency(e), err=True)
+            sys.exit(2)
         click.echo(
             f"internal error: {type(e).__name__}: {e}\n"
             "  this is a bug in chronolog; please report it with the program and data "

@@ -129,7 +129,7 @@ def _with_common(f):
     return f
 
 
-@click.command()
+@click.command(short_help="Print every binding of QUERY's variables with its intervals.")
 @_with_common
 @click.argument("query")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="text (one binding per line), csv or json.")
@@ -172,7 +172,7 @@ def query(program, facts, dialect, horizon, query, fmt):
         _fail(e)
 
 
-@click.command()
+@click.command(short_help="Print the proof tree of FACT, down to the given facts.")
 @_with_common
 @click.argument("fact")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", help="A text tree (default), JSON or nested HTML.")

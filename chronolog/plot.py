@@ -37,7 +37,7 @@ def _matplotlib():
     except ImportError:
         raise ChronologError(
             "plotting needs matplotlib, which is not installed",
-            hint="pip install 'chronolog[plot]'",
+            hint="pip install matplotlib (the [plot] extra: pip install '.[plot]' in chronolog's checkout)",
         ) from None
 
 

@@ -753,6 +753,11 @@ class Model:
         else:
             pred, iv = query, _interval(interval, self.calendar, "interval")
             terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
+        return self._holds(pred, terms, iv)
+
+    def _holds(self, pred: str, terms, iv) -> bool:
+        """:meth:`holds` for an interval already on the program's timeline
+        (a parsed query's window)."""
         from chronolog.arguments import check_known_predicate
 
         check_known_predicate(self, pred, "holds()")
@@ -891,9 +896,14 @@ class Model:
     def facts_within(self, pred: str, window) -> list:
         """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
+        return self._clipped(pred, _interval(window, self.calendar, "window"))
+
+    def _clipped(self, pred: str, w) -> list:
+        """:meth:`facts_within` for a window already on the program's timeline
+        (numbers, as :meth:`facts` gives them, also on a date timeline): the
+        command line, queries and plots convert their window once."""
         from chronolog.engine.periodic import unroll
 
-        w = _interval(window, self.calendar, "window")
         rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})

@@ -11,10 +11,11 @@ from chronolog.connectors.paths import exists
 
 
 def finite_rows(model, pred, window, what: str, hint: str) -> list:
-    """The facts of ``pred``, inside ``window`` if given; facts that repeat
-    forever cannot be listed without one (``what`` cannot hold them)."""
+    """The facts of ``pred``, inside ``window`` (on the program's timeline)
+    if given; facts that repeat forever cannot be listed without one
+    (``what`` cannot hold them)."""
     if window is not None:
-        return model.facts_within(pred, window)
+        return model._clipped(pred, window)
     if model.repeating(pred):
         raise ChronologError(f"{pred} has facts that repeat forever, which {what} cannot hold", hint=hint)
     return model.facts(pred)

@@ -115,7 +115,7 @@ def answer(model, q: Query) -> list:
     if arity is not None and arity != len(q.terms):
         raise ProgramError(f"{q.pred} has {arity} arguments, the query gives {len(q.terms)}")
     if q.window is not None:
-        rows = model.facts_within(q.pred, q.window)
+        rows = model._clipped(q.pred, q.window)
     else:
         if model.repeating(q.pred):
             raise ProgramError(
@@ -152,7 +152,7 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 
-        return model.holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
+        return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
     return answer(model, q)
 
 

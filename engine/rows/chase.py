@@ -156,8 +156,8 @@ class ChaseNode(MapNode):
         cycle = self.rule.watched
         raise ProgramError(
             f"the chase may not terminate: the rule makes a new null at argument {i + 1} of {self.head_pred} "
-            f"that nests {depth - 1} of its own nulls, more than the {factory.limit} facts without nulls, "
-            "and values from that position can flow back into the rule's body" + (f" (through: {cycle})" if cycle else ""),
+            f"nested {depth} deep in its own nulls, deeper than the {factory.limit} fact{'' if factory.limit == 1 else 's'} "
+            "without nulls, and values from that position can flow back into the rule's body" + (f" (through: {cycle})" if cycle else ""),
             src.pos if src is not None else None,
             hint="a chase whose nulls feed back into the rule that makes them runs only while they nest no deeper "
             "than the data is large (programs that are jointly acyclic, which includes weakly acyclic ones, "

@@ -125,6 +125,7 @@ class NullFactory:
         self.scope = object()
         self.made: dict = {}
         self.nesting: dict = {}
+        self.limit = 0  # how deep a watched rule's nulls may nest (engine/rows/chase.py)
         self._given = given
         self._skip = None
         self._next = 1

@@ -145,7 +145,7 @@ class ChaseNode(MapNode):
         null nesting nulls of its own rule and variable more deeply than
         there are facts without nulls."""
         depth = factory.nesting.get(null, {}).get(key[:2]) or factory.nest(null, key)
-        if depth <= getattr(factory, "limit", 0):
+        if depth <= factory.limit:
             return
         factory.limit = sum(
             1 for rel in self.state.store.relations.values() for terms in rel.atoms if not any(type(v) is Null for v in terms)

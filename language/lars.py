@@ -31,7 +31,7 @@ from an atom's arrival until the ``n``-th later arrival
 
 **Clipping at the stream start** (Laser): with ``@streamStart(t1).`` a box
 window ``[n] [] a`` at ``t`` covers ``[max(t1, t-n), t]`` instead of
-``[t-n, t]``: ``[-][0,n] a`` or ``a <S>[0,n] (a and start)``.
+``[t-n, t]``: ``[-][0,n] a`` or ``a and (a <S>[0,n] (a and start))``.
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ class LarsBuilder(_ToAst):
 
     def _clipped_box(self, atom, span, pos) -> ast.Atom:
         """Laser's box clipped at the stream start:
-        ``[-][0,n] a  or  a <S>[0,n] (a and start)``."""
+        ``[-][0,n] a  or  a and (a <S>[0,n] (a and start))``."""
         vs = _vars(atom)
 
         def rules(name):
@@ -251,7 +251,8 @@ class LarsBuilder(_ToAst):
             start = ast.Atom("$lars_start", (), pos)
             return [
                 ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
-                ast.Rule(head, [ast.Binary("S", span, atom, first, pos)], pos, ""),
+                # a itself at t too: the since alone holds at the point where a stops
+                ast.Rule(head, [atom, ast.Binary("S", span, atom, first, pos)], pos, ""),
                 ast.Rule(first, [atom, start], pos, ""),
             ]
 

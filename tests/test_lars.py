@@ -234,3 +234,19 @@ def test_command_line_reads_lars_files_and_prints_ticks(tmp_path):
     assert sorted(r.stdout.splitlines()) == sorted(
         ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,39]", "q(x2,y,z)@[40,41]", "q(x3,y,z)@[40,43]"]
     )
+
+
+def test_clipped_box_reaching_back_to_the_stream_start_stops_with_its_atom():
+    """Issue 38: with p at ticks 0 and 1, [] p and [5] [] p (clipped at the
+    stream start 0) hold at ticks 0 and 1, not at 2 where p does not hold;
+    in batch and on a stream."""
+    prog = "@streamStart(0).\nh1 :- [] p.\nh2 :- [5] [] p.\nh3 :- [1] [] p."
+    assert run(prog, "p@0\np@1") == ["h1@[0,1]", "h2@[0,1]", "h3@[0,1]"]
+    s = Stream(prog, dialect="lars", emit="maximal")
+    for t in (0, 1):
+        s.push(f"p@{t}")
+        s.advance(t)
+    s.close()
+    streamed = sorted((f.pred, f.interval) for f in s.take())
+    batch = reason(prog, "p@0\np@1", dialect="lars")
+    assert streamed == sorted((p, iv) for p in ("h1", "h2", "h3") for _, iv in batch.facts(p))

@@ -514,7 +514,11 @@ class Reasoner:
             for pred, rows in tuple_window_rows(prog, extra).items():  # input facts only, as on a stream
                 for terms, iv in rows:
                     extra.add(pred, terms, iv, ast.NOWHERE)
-        self.plan = make_plan(prog, _with_shapes(extra, columns))
+        shapes = _with_shapes(extra, columns)
+        self.plan = make_plan(prog, shapes)
+        from chronolog.planner.validate import note_unsupplied
+
+        note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating))
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)

@@ -100,6 +100,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     interval and its shifts by every positive multiple of 30)."""
     import time
 
+    if spark_master is None and (distributed or spark_conf):
+        _fail(ChronologError(
+            f"{'--distributed' if distributed else '--conf'} is an option of a Spark run, and this run has no --spark",
+            hint="add --spark local[*] (or your cluster's master URL), or leave the option out",
+        ))
     if spark_master is not None:
         from chronolog.engine.runaway import round_limit
 

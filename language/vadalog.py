@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import math
 import re
 
 import lark
@@ -387,6 +388,13 @@ class _ToAst(AstBuilder):
 
     def div(self, items):
         return self._arith("/", items)
+
+    def inf_term(self, items):
+        """``+inf`` as a term: a float's infinity, as terms print it."""
+        return ast.Const(math.inf)
+
+    def neg_inf_term(self, items):
+        return ast.Const(-math.inf)
 
     def neg(self, items):
         x = self._expr(items[0])

@@ -110,3 +110,20 @@ def test_the_schema_sample_names_the_file_line_of_a_bad_fact_past_its_first_chun
         _sample([str(f)], "p", 10**6)
     pred, rows = _sample([str(f)], None, 10)
     assert pred == "p" and len(rows) == 10
+
+
+def test_float_infinities_as_printed_read_back(spark, tmp_path):
+    """Issue 38: a float argument +inf/-inf prints so; the data source reads
+    it back as the float it was (as the fact readers do)."""
+    import math
+
+    import chronolog
+
+    m = chronolog.reason("", {"p": [(("a", math.inf), (0, 1)), (("b", -math.inf), (0, 1)), (("c", 2.5), (0, 1))]})
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "p.facts").write_text(m.to_text(["p"]) + "\n")
+    assert "p(a,+inf)@[0,1]" in (d / "p.facts").read_text()
+    rows = _rows(_read(spark, d))
+    assert sorted(rows, key=repr) == sorted([(("a", math.inf), (0, 1, True, True)), (("b", -math.inf), (0, 1, True, True)),
+                                             (("c", 2.5), (0, 1, True, True))], key=repr)

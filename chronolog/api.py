@@ -813,12 +813,12 @@ class Model:
             terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
         return self._holds(pred, terms, iv)
 
-    def _holds(self, pred: str, terms, iv) -> bool:
+    def _holds(self, pred: str, terms, iv, what: str = "holds()") -> bool:
         """:meth:`holds` for an interval already on the program's timeline
-        (a parsed query's window)."""
+        (a parsed query's window; real time for LARS)."""
         from chronolog.arguments import check_known_predicate
 
-        check_known_predicate(self, pred, "holds()")
+        check_known_predicate(self, pred, what)
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -863,7 +863,7 @@ class Model:
 
         f = self._read_fact(query, "explain()")
         f.terms = model_nulls(self).adopt(f.terms)
-        if not self.holds(f.pred, f.terms, f.interval):
+        if not self._holds(f.pred, f.terms, f.interval, "explain()"):
             raise ProgramError(
                 f"{query} does not hold in the model, so nothing derived it",
                 hint="query() shows the intervals on which a fact holds",

@@ -298,7 +298,7 @@ def explain_tree(model, query: str) -> Node:
 
     f = model._read_fact(query, "proof()")
     f.terms = model_nulls(model).adopt(f.terms)
-    if not model.holds(f.pred, f.terms, f.interval):
+    if not model._holds(f.pred, f.terms, f.interval, "proof()"):
         raise ProgramError(
             f"{query} does not hold in the model, so it has no proof",
             hint="chronolog query shows the intervals on which a fact holds",

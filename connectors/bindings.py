@@ -52,15 +52,20 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
     name (iTemporal's ``"0"``, ``"1"``, ...) names the position alone."""
     import csv
 
-    from .csv_files import _is_closed_col, _time_columns
-
     if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes"):
         return
     with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
         header = next(csv.reader(fh), None)
-    if not header:
-        return
-    header = [h.strip() for h in header]
+    if header:
+        check_mapped_header(program, pred, [h.strip() for h in header], path)
+
+
+def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> None:
+    """:func:`check_mapped_columns` against the ``header`` of ``path``
+    (the Spark CSV reader gives it as its DataFrame's columns)."""
+    from .csv_files import _is_closed_col, _time_columns
+
+    path = Path(str(path))
     start, end, _, _ = _time_columns(header, len(header), time_mapping(program, pred), None)
     values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
     for a in program.annotations:

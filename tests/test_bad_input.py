@@ -534,3 +534,14 @@ def test_a_mapping_naming_its_column_or_position_is_read(tmp_path):
     for mapping in ('@mapping("p", 1, "price", "int").', '@mapping("p", 1, "1", "int").'):
         (tmp_path / "p.vada").write_text(f'@bind("p", "csv useHeaders=true", ".", "p.csv").\n{mapping}\nq(X, V) :- p(X, V).\n')
         assert reason(tmp_path / "p.vada").facts("q") == [(("acme", 3), (0, 5, True, True))]
+
+
+def test_a_mapping_naming_a_column_a_spark_csv_lacks_is_refused(tmp_path, spark):
+    from chronolog.connectors.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text("ticker,price,start,end\nacme,3,0,5\n")
+    prog = _program(tmp_path, '@bind("p", "spark csv", "r", "").\n@mapping("p", 0, "symbol", "string").\nq(X) :- p(X, V).\n')
+    with pytest.raises(ChronologError, match='names the column "symbol", which') as e:
+        run_program(spark, prog)
+    assert "ticker, price" in e.value.hint and e.value.pos.line == 2

@@ -132,7 +132,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
-        win = parse_horizon(window, model.calendar, "--window") if window is not None else None
+        win = model._given_interval(parse_horizon(window, model.calendar, "--window")) if window is not None else None  # LARS: ticks
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
         if plot_to is not None:

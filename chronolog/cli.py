@@ -100,6 +100,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     interval and its shifts by every positive multiple of 30)."""
     import time
 
+    if spark_master is None and (distributed or spark_conf):
+        _fail(ChronologError(
+            f"{'--distributed' if distributed else '--conf'} is an option of a Spark run, and this run has no --spark",
+            hint="add --spark local[*] (or your cluster's master URL), or leave the option out",
+        ))
     if spark_master is not None:
         from chronolog.engine.runaway import round_limit
 
@@ -127,7 +132,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
-        win = parse_horizon(window, model.calendar, "--window") if window is not None else None
+        win = model._given_interval(parse_horizon(window, model.calendar, "--window")) if window is not None else None  # LARS: ticks
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
         if plot_to is not None:

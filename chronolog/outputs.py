@@ -68,7 +68,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     run left (connectors/text_out.py: the same bytes or table as from rows);
     False when rows hold it (then the caller writes the rows)."""
     cols = getattr(model, "_columns", None)
-    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred):
+    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred) or model.dialect == "lars":  # LARS: ticks
         return False
     names = model.column_names(pred)
     if fmt == "csv":

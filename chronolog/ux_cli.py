@@ -118,7 +118,7 @@ def _load(program, facts, dialect, horizon, progress=None):
 _common = [
     click.argument("program", type=click.Path(path_type=Path)),
     click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable)."),
-    click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts."),
+    click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts."),
     click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon."),
 ]
 

@@ -350,6 +350,10 @@ def reason(
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
             if b["format"] == "csv":
+                if str(b["options"].get("header", "true")).lower() == "true":
+                    from chronolog.connectors.bindings import check_mapped_header
+
+                    check_mapped_header(prog, b["pred"], [c.strip() for c in df.columns], b["location"])
                 df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])

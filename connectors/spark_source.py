@@ -235,6 +235,8 @@ def fits(kind, typ, sampled=None) -> bool:
         return k == "dec" and kind[2] <= typ.scale and kind[1] <= typ.precision - typ.scale
     if pa.types.is_boolean(typ):
         return k == "bool"
+    if pa.types.is_floating(typ):  # from text only +inf/-inf are floats (other numbers are exact)
+        return k == "float"
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         if sampled == "mixed":
             return True

@@ -24,15 +24,27 @@ def pytest_report_header(config):
     return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE=ci|thorough|hunt)"
 
 
+def _uses_spark(item) -> bool:
+    return item.get_closest_marker("spark") is not None or "spark" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow run only under the thorough and hunt profiles
-    (``bash test.sh --thorough``), unless -m selects them by name."""
-    if PROFILE != "ci" or config.getoption("markexpr"):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    (``bash test.sh --thorough``), unless -m selects them by name.
+
+    Under pytest-xdist (test.sh passes ``-n 2 --dist loadgroup``) the Spark
+    tests form one group, so they share one worker and its one Spark
+    session; the largest group is handed out first, so that worker starts
+    on them at once while the other runs everything else."""
+    if PROFILE == "ci" and not config.getoption("markexpr"):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    for item in items:
+        if _uses_spark(item):
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(scope="session")

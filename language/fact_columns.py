@@ -44,13 +44,17 @@ _INTERVAL = (
     rf"@[ \t]*(?:(?P<lb>[\[(])[ \t]*(?P<lo>{_TOK})[ \t]*,[ \t]*(?P<hi>{_TOK})[ \t]*(?P<rb>[\])])"
     r"|(?P<pt>[0-9+\-.][^\s\[\]()%,@\"]*?))"
 )
+# a quoted string (the grammar's STRING) without the bytes the kernels cut
+# at: in a block with quotes, those inside strings are masked (_mask), so a
+# string holding them matches too
+_STR = r'"(?:[^"\\\n,()@%\[\]]|\\[^\n,()@%\[\]])*"'
 # what the kernels read; everything else goes to the exact parser
 _PATTERNS = {
     "vadalog": (
-        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
+        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\((?:[^()\"%@\[\]\\]|" + _STR + r")*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
     ),
     "meteor": (
-        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\([^()@\"'\[\]]*\))?[ \t]*"
+        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\((?:[^()@\"'\[\]\\]|" + _STR + r")*\))?[ \t]*"
         + _INTERVAL
         + r"[ \t]*\.?"
         + _END
@@ -86,6 +90,8 @@ def _meteor_time(tok):
 def _meteor_term(tok):
     from .meteor import _arg_value
 
+    if tok[:1] == '"':  # a quoted string, as the vadalog reader's
+        return _value(tok, _IDENT.match)
     return _arg_value(tok)
 
 
@@ -590,18 +596,77 @@ def _kernels(data: bytes, dialect: str):
     starts = np.concatenate([np.zeros(1, dtype=np.int32), nl + 1])
     ends = np.concatenate([nl, np.array([len(text)], dtype=np.int32)])
     lines = ranges(text, starts, ends, checked=True)  # (UTF-8: checked above, cut at newlines)
-    matched = matches(lines, _PATTERNS[dialect])
+    masked = _mask(text, starts, ends) if data.obj.find(b'"', 0, len(data)) >= 0 else None
+    if masked is not None:  # the kernels see the masked text; the exact parser the lines as written
+        text = masked
+        cut = ranges(text, starts, ends, checked=True)
+        blanks = bool(np.isin(text, _BLANKS).any())
+    else:
+        cut = lines
+        blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
+    matched = matches(cut, _PATTERNS[dialect])
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
-    blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
         if not blanks:  # (both dialects' lines: pred[(args)]@(point|[lo,hi])[.], no '(' in args)
-            fields = _TightFields(text, starts, ends, slow, lines)
+            fields = _TightFields(text, starts, ends, slow, cut)
         else:
-            fields = _Fields(lines.filter(_pl().Series(matched)) if len(slow) else lines, blanks)
+            fields = _Fields(cut.filter(_pl().Series(matched)) if len(slow) else cut, blanks)
         fields.encode(dialect)
+        if masked is not None:
+            fields.fdict = _unmask(fields.fdict)
     return lines, fields, slow, keep
+
+
+# the bytes the kernels cut or trim at, and what _mask writes for them
+# inside quoted strings: control bytes that are neither blanks for a regex
+# nor separators (a block that holds one of them as written is not masked)
+_CUT_BYTES = b",()@%[]' \t\r"
+_MASK_BYTES = bytes([1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16])
+_BLANKS = (32, 9, 13)
+
+
+def _mask(text, starts, ends):
+    """A copy of the block ``text`` (numpy bytes; lines ``starts``..``ends``)
+    whose separators and blanks inside quoted strings are replaced by
+    _MASK_BYTES, so the kernels' patterns and cuts see a string as one
+    token, or None (the block already holds such a control byte).  A
+    quote opens or closes a string unless an odd run of backslashes
+    precedes it; a line with an unclosed string closes it at its end (the
+    line goes to the parser anyway)."""
+    import numpy as np
+
+    lut = np.zeros(256, dtype=bool)
+    lut[list(_MASK_BYTES)] = True
+    if lut[text].any():
+        return None
+    q = np.flatnonzero(text == 34)
+    if len(q) and (text[np.maximum(q - 1, 0)] == 92).any():  # escaped quotes
+        other = np.where(text != 92, np.arange(len(text)), -1)
+        np.maximum.accumulate(other, out=other)
+        before = np.maximum(q - 1, 0)
+        run = np.where(q > 0, before - other[before], 0)  # backslashes just before each quote
+        q = q[run % 2 == 0]
+    toggles = np.zeros(len(text) + 1, dtype=np.uint8)
+    toggles[q] = 1
+    odd = np.bincount(np.searchsorted(starts, q, "right") - 1, minlength=len(starts)) & 1
+    toggles[ends[odd.astype(bool)]] ^= 1
+    inside = np.cumsum(toggles[:-1], dtype=np.uint8) & 1  # (parity: a wrap of uint8 keeps it)
+    swap = np.arange(256, dtype=np.uint8)
+    swap[list(_CUT_BYTES)] = list(_MASK_BYTES)
+    return np.where(inside.astype(bool), swap[text], text)
+
+
+def _unmask(series):
+    """Tokens of a masked block as written (only those holding a mask byte change)."""
+    pl = _pl()
+    if not series.str.contains("[\x01-\x08\x0e-\x10]").any():
+        return series
+    out = series
+    for a, b in zip(_MASK_BYTES, _CUT_BYTES):
+        out = out.str.replace_all(chr(a), chr(b), literal=True)
+    return out
 
 
 def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
@@ -698,7 +763,7 @@ class _Fields:
         if dialect == "meteor":
             flat = flat.str.strip_chars()
         self.ftok, self.fdict = encode(flat)
-        self.is_name = matches(self.fdict, _NAME[dialect])
+        self.is_name = _names(self.fdict, dialect)
         pidx, self.preds = encode(self.pred)
         self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
@@ -802,7 +867,7 @@ class _TightFields(_Fields):
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
         pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
         self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
-        self.is_name = matches(self.fdict, _NAME[dialect])
+        self.is_name = _names(self.fdict, dialect)
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
         k = np.where(point, 1, 2)
@@ -877,8 +942,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         for j in range(width):
             tok = ftok[starts[rows_k] + j]
             if is_name is not None and is_name[tok].all():
-                if kept_names is None:
-                    kept_names = compact(fdict)
+                if kept_names is None:  # (a quoted string's value: without its quotes)
+                    kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"'))
                 cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
                 names_pending = True
                 continue
@@ -944,6 +1009,13 @@ def _convert(tokens: list, conv, memo: dict) -> list:
 _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
 
 
+def _names(tokens, dialect: str):
+    """Which tokens are names or quoted strings without escapes: their
+    values are their text (without the quotes), coded with no Python
+    conversion (numpy bool)."""
+    return tokens.str.contains(_NAME[dialect] + r'|^"[^"\\]*"$').to_numpy()
+
+
 def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
     """The values of the distinct argument tokens (a polars String Series)."""
     import numpy as np
@@ -1004,10 +1076,17 @@ def split_statements(line: str) -> list:
     return res
 
 
+# lines of this process's fact files that the kernels left to the exact
+# parser (comments and blank lines aside): ``chronolog run --stats`` prints it
+parsed_lines = 0
+
+
 def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
+    global parsed_lines
     s = text.strip()
     if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
         return
+    parsed_lines += 1
     if dialect == "meteor":
         from .meteor import parse_facts
 

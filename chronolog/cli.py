@@ -160,6 +160,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         )
         for c in model.stats.get("components", []):
             click.echo(_describe_component(c), err=True)
+        reader = sys.modules.get("chronolog.language.fact_columns")
+        if reader is not None:  # (the kernel reader ran: what it left to the exact parser)
+            click.echo(f"{reader.parsed_lines} fact lines read by the parser, not the kernels", err=True)
 
 
 def _describe_component(c) -> str:

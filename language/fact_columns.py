@@ -641,13 +641,7 @@ def _mask(text, starts, ends):
     lut[list(_MASK_BYTES)] = True
     if lut[text].any():
         return None
-    q = np.flatnonzero(text == 34)
-    if len(q) and (text[np.maximum(q - 1, 0)] == 92).any():  # escaped quotes
-        other = np.where(text != 92, np.arange(len(text)), -1)
-        np.maximum.accumulate(other, out=other)
-        before = np.maximum(q - 1, 0)
-        run = np.where(q > 0, before - other[before], 0)  # backslashes just before each quote
-        q = q[run % 2 == 0]
+    q = _quotes(text)
     toggles = np.zeros(len(text) + 1, dtype=np.uint8)
     toggles[q] = 1
     odd = np.bincount(np.searchsorted(starts, q, "right") - 1, minlength=len(starts)) & 1
@@ -656,6 +650,21 @@ def _mask(text, starts, ends):
     swap = np.arange(256, dtype=np.uint8)
     swap[list(_CUT_BYTES)] = list(_MASK_BYTES)
     return np.where(inside.astype(bool), swap[text], text)
+
+
+def _quotes(text):
+    """Where the quotes that open or close a string are in ``text`` (numpy
+    bytes): all but those after an odd run of backslashes."""
+    import numpy as np
+
+    q = np.flatnonzero(text == 34)
+    if len(q) and (text[np.maximum(q - 1, 0)] == 92).any():  # escaped quotes
+        other = np.where(text != 92, np.arange(len(text)), -1)
+        np.maximum.accumulate(other, out=other)
+        before = np.maximum(q - 1, 0)
+        run = np.where(q > 0, before - other[before], 0)  # backslashes just before each quote
+        q = q[run % 2 == 0]
+    return q
 
 
 def _unmask(series):

@@ -1,0 +1,100 @@
+"""Facts written inside a program, split from its rules and read by the
+kernel fact reader (fact_columns.py).
+
+A program that carries its data as fact lines was parsed by lark fact by
+fact (103k facts: 35 s and 700 MB).  Here the lines that are facts on their
+own are cut out before parsing: a whole line of the kernels' fact form,
+ended by its ``.``, where the statement before it has ended (so never a
+line inside a rule that spans several lines).  The rules' text keeps every
+other line and an empty line in place of each fact, the facts' text the
+reverse: every line keeps its number and column, for errors.  Found by
+polars over the program's lines, no Python per fact line; the other lines
+(rules, annotations, comments: few) are masked as the fact reader masks a
+block, so strings and comments are seen as the grammar sees them.
+"""
+
+from __future__ import annotations
+
+# a line that ends a statement (its last character outside a comment is a '.')
+_ENDS = r"\.[ \t\r]*$"
+# a line with no statement (blank, or a comment)
+_NOTHING = r"^[ \t\r]*(?:%.*)?$"
+
+
+def _fact_pattern(dialect: str) -> str:
+    """The kernels' pattern of a fact line, its final ``.`` required (a
+    statement of a program ends with one)."""
+    from .fact_columns import _PATTERNS
+
+    p = _PATTERNS[dialect]
+    at = p.rindex(r"\.?")
+    return p[:at] + r"\." + p[at + 3 :]
+
+
+def split(text: str, dialect: str = "vadalog"):
+    """``(rules' text, facts' text as UTF-8 bytes, number of facts)``, or
+    None when the program is better read whole: no fact line, a string over
+    several lines, labelled nulls (one scope with the rules'), or other
+    lines that hold the control bytes the reader's mask writes."""
+    import numpy as np
+
+    from .string_columns import matches, ranges
+
+    data = text.encode("utf-8")
+    if b"_:" in data or len(data) >= 1 << 31:
+        return None
+    buf = np.frombuffer(data, np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    starts = np.concatenate([[0], nl + 1]).astype(np.int32)
+    ends = np.concatenate([nl, [len(buf)]]).astype(np.int32)
+    pattern = _fact_pattern(dialect)
+    fact = matches(ranges(buf, starts, ends, checked=True), pattern)  # (strings without separators: as written)
+    rest = np.flatnonzero(~fact)
+    if len(rest):
+        got = _other_lines([data[s:e] for s, e in zip(starts[rest].tolist(), ends[rest].tolist())], pattern)
+        if got is None:
+            return None
+        more, ended, nothing = got
+        fact[rest] = more
+        # whether the statement before each line has ended (the last line with a statement ended it)
+        state = np.full(len(fact), 1, dtype=np.int8)  # (a fact line ends its statement)
+        state[rest] = np.where(nothing, -1, ended)
+        known = np.flatnonzero(state >= 0)
+        last = np.searchsorted(known, np.arange(len(fact)), "left") - 1  # the last line before with a statement
+        before = np.where(last >= 0, state[known[np.maximum(last, 0)]], 1).astype(bool)
+        fact &= before
+    n = int(fact.sum())
+    if n == 0:
+        return None
+    # each byte goes with its line, a newline to both texts
+    of_fact = np.repeat(fact, ends - starts + 1)[: len(buf)]
+    newline = buf == 10
+    rules = buf[~of_fact | newline].tobytes().decode("utf-8")
+    facts = buf[of_fact | newline].tobytes()
+    return rules, facts, n
+
+
+def _other_lines(lines: list, pattern: str):
+    """``(fact, ends, nothing)`` (numpy bools) of the lines that are not
+    facts as written: a fact once its strings are masked, a statement's
+    end, blank or a comment; None when one holds an unclosed string (a
+    string over several lines) or a mask byte."""
+    import numpy as np
+
+    from .fact_columns import _mask, _quotes
+    from .string_columns import matches, ranges
+
+    data = b"\n".join(lines)
+    buf = np.frombuffer(data, np.uint8)
+    lens = np.array([len(x) for x in lines], dtype=np.int64)
+    ends = np.cumsum(lens + 1) - 1
+    starts = (ends - lens).astype(np.int32)
+    ends = ends.astype(np.int32)
+    if b'"' in data:
+        if (np.bincount(np.searchsorted(starts, _quotes(buf), "right") - 1, minlength=len(lines)) & 1).any():
+            return None
+        buf = _mask(buf, starts, ends)
+        if buf is None:
+            return None
+    cut = ranges(buf, starts, ends, checked=True)
+    return matches(cut, pattern), matches(cut.str.replace(r"%.*$", ""), _ENDS), matches(cut, _NOTHING)

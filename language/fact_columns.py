@@ -685,11 +685,14 @@ def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactC
     fragment the heap (and keep the peak memory up)."""
     import numpy as np
 
+    global kernel_lines
     lines, m, slow, keep = prepared
+    kernel_lines += len(keep)
     if m is not None:
         bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
+    kernel_lines -= len(slow) - len(prepared[2])  # (matched, but not converted by the kernels)
     for i in slow.tolist():
         _slow(lines[i], first_line + 1 + i, source, dialect, calendar, out)
     return first_line + len(lines)
@@ -1085,8 +1088,10 @@ def split_statements(line: str) -> list:
     return res
 
 
-# lines of this process's fact files that the kernels left to the exact
-# parser (comments and blank lines aside): ``chronolog run --stats`` prints it
+# fact lines of this process's kernel readings that the kernels read, and
+# that they left to the exact parser (comments and blank lines aside):
+# ``chronolog run --stats`` prints them
+kernel_lines = 0
 parsed_lines = 0
 
 

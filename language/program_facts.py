@@ -59,9 +59,10 @@ def split(text: str, dialect: str = "vadalog"):
         # whether the statement before each line has ended (the last line with a statement ended it)
         state = np.full(len(fact), 1, dtype=np.int8)  # (a fact line ends its statement)
         state[rest] = np.where(nothing, -1, ended)
-        known = np.flatnonzero(state >= 0)
-        last = np.searchsorted(known, np.arange(len(fact)), "left") - 1  # the last line before with a statement
-        before = np.where(last >= 0, state[known[np.maximum(last, 0)]], 1).astype(bool)
+        at = np.where(state >= 0, np.arange(len(fact)), -1)
+        np.maximum.accumulate(at, out=at)
+        prev = np.concatenate([[-1], at[:-1]])  # the last line with a statement before each line
+        before = np.where(prev >= 0, state[np.maximum(prev, 0)] == 1, True)
         fact &= before
     n = int(fact.sum())
     if n == 0:

@@ -1,0 +1,91 @@
+"""Facts written inside a program are split from its rules and read by the
+kernel fact reader (language/program_facts.py): the same model, and the
+same error at the same file:line:column, as the grammar reading the whole
+program, with fact lines interleaved with rules (also rules over several
+lines whose next line looks like a fact), annotations, comments, strings
+holding separators, comments and dots."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from budget import examples
+
+import chronolog
+from chronolog import ChronologError
+from chronolog.language.program_facts import split
+
+pytest.importorskip("polars")
+
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
+
+STRINGS = st.text(alphabet='ab ,.\\"@()[]%#:/<>é', max_size=5).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"')
+TERMS = st.one_of(st.sampled_from(["a", "b", "c1", "-2", "1/2", "#T", "2.5", "X"]), STRINGS)
+IVS = st.sampled_from(["[1,3]", "(0,2]", "[-inf,+inf)", "2", "[2,1]", "[0,5)"])
+
+
+@st.composite
+def fact(draw):
+    terms = [draw(TERMS), draw(TERMS)]
+    return f"{' ' * draw(st.integers(0, 1))}p({', '.join(terms)})@{draw(IVS)}."
+
+
+STATEMENTS = [
+    "q(X, Y) :- p(X, Y).",
+    "q(X, Y) :-\n  p(X, Y)@[1,2].",  # (a continuation line of the fact form: part of the rule)
+    "r(X) :- <->[0,1] p(X, Y),\n   Y != \"a.b\".",
+    "% a comment: p(z, z)@1.",
+    "s(X) :- p(X, _). % p(y, y)@1.",
+    '@output("q").',
+    "",
+    "t(\"a%b\", 1)@[0,1].",
+    "p(a, b)@1. % a fact and a comment",
+    "p(a, b)@1. p(b, c)@2.",
+    "u(X) :- p(X, Y), Y > 1.",
+]
+
+
+@st.composite
+def programs(draw):
+    parts = draw(st.lists(st.one_of(fact(), st.sampled_from(STATEMENTS)), min_size=1, max_size=14))
+    return "\n".join(parts) + draw(st.sampled_from(["", "\n"]))
+
+
+def _outcome(program):
+    try:
+        if callable(program):
+            program = program()
+        return "ok", {e: chronolog.reason(program, engine=e).to_text() for e in ("rows", "columns")}
+    except ChronologError as e:
+        return "error", f"{type(e).__name__}: {e}"
+
+
+@pytest.fixture
+def always_split(monkeypatch):
+    import chronolog.api as api
+
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)
+
+
+@SETTINGS
+@given(text=programs())
+def test_programs_read_apart_as_whole(always_split, text):
+    from chronolog.api import load_program
+
+    whole = _outcome(lambda: load_program(text))  # (parsed by the grammar alone)
+    assert _outcome(text) == whole, text
+
+
+def test_continuation_lines_stay_with_their_rule():
+    rules, facts, n = split("q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
+    assert n == 2
+    assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
+    assert facts == b"\n\np(a)@1.\n\np(b)@2.\n"
+
+
+def test_error_positions_in_a_program(always_split):
+    text = "q(X) :- p(X).\n" + "p(a)@1.\n" * 5 + 'p("x, y")@[3,1].\n'
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason(text)
+    assert "<program>:7:" in str(e.value)

@@ -58,10 +58,7 @@ def _parse_apart(text: str, source: str):
             return None  # (dated facts: the program's own resolution of them)
         from chronolog.engine.columns.encoding import Dictionary
 
-        import io
-
-        # (a binary file: read in blocks, as a fact file is)
-        fc = read_fact_columns(io.BytesIO(facts), source, "vadalog", None, share=False, terms=Dictionary())
+        fc = read_fact_columns(facts, source, "vadalog", None, share=False, terms=Dictionary())
     except (ChronologError, _Fallback):
         return None
     if fc.slow.repeating:

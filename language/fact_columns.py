@@ -92,7 +92,10 @@ def _meteor_term(tok):
 
     if tok[:1] == '"':  # a quoted string, as the vadalog reader's
         return _value(tok, _IDENT.match)
-    return _arg_value(tok)
+    v = _arg_value(tok)
+    if v == tok and tok[:1] in "0123456789+-.":
+        return None  # (like a number but not one, "1/0": the line's reader decides, by its grammar when the line has a string)
+    return v
 
 
 class _Column:
@@ -415,6 +418,8 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
+    elif isinstance(fh, (bytes, bytearray)):
+        blocks = _views(fh)
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     from contextlib import closing
@@ -532,6 +537,17 @@ def _block_size(fh) -> int:
     return max(BLOCK, -(-size // 2)) if size <= SMALL_FILE * BLOCK else BLOCK
 
 
+def _views(data, block: int = BLOCK):
+    """Blocks of whole lines of about ``block`` bytes of a text in memory
+    (each a copy: the kernels search a block's own buffer)."""
+    at = 0
+    while at < len(data):
+        cut = data.find(b"\n", min(at + block, len(data)) - 1)
+        end = len(data) if cut < 0 else cut + 1
+        yield bytes(data[at:end])
+        at = end
+
+
 def _blocks_into(readinto, block: int = BLOCK):
     rest = b""
     while True:
@@ -596,15 +612,19 @@ def _kernels(data: bytes, dialect: str):
     starts = np.concatenate([np.zeros(1, dtype=np.int32), nl + 1])
     ends = np.concatenate([nl, np.array([len(text)], dtype=np.int32)])
     lines = ranges(text, starts, ends, checked=True)  # (UTF-8: checked above, cut at newlines)
-    masked = _mask(text, starts, ends) if data.obj.find(b'"', 0, len(data)) >= 0 else None
-    if masked is not None:  # the kernels see the masked text; the exact parser the lines as written
-        text = masked
-        cut = ranges(text, starts, ends, checked=True)
-        blanks = bool(np.isin(text, _BLANKS).any())
-    else:
-        cut = lines
-        blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
-    matched = matches(cut, _PATTERNS[dialect])
+    cut = lines
+    blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
+    matched = matches(lines, _PATTERNS[dialect])
+    masked = None
+    if data.obj.find(b'"', 0, len(data)) >= 0 and (blanks or _quoted_misses(lines, matched)):
+        # strings that hold separators or blanks: the kernels see the
+        # masked text (then the tight cuts apply), the exact parser the lines as written
+        masked = _mask(text, starts, ends)
+        if masked is not None:
+            text = masked
+            cut = ranges(text, starts, ends, checked=True)
+            blanks = bool(np.isin(text, _BLANKS).any())
+            matched = matches(cut, _PATTERNS[dialect])
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
     fields = None
@@ -625,6 +645,15 @@ def _kernels(data: bytes, dialect: str):
 _CUT_BYTES = b",()@%[]' \t\r"
 _MASK_BYTES = bytes([1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16])
 _BLANKS = (32, 9, 13)
+
+
+def _quoted_misses(lines, matched) -> bool:
+    """Whether a line the pattern missed holds a quote (its strings may hold
+    separators: the block is then masked and matched again)."""
+    import numpy as np
+
+    missed = np.flatnonzero(~matched)
+    return len(missed) > 0 and bool(lines.gather(missed).str.contains('"', literal=True).any())
 
 
 def _mask(text, starts, ends):

@@ -32,7 +32,7 @@ def _fact_pattern(dialect: str) -> str:
 
 
 def split(text: str, dialect: str = "vadalog"):
-    """``(rules' text, facts' text as UTF-8 bytes, number of facts)``, or
+    """``(rules' text, facts' text as a UTF-8 bytearray, number of facts)``, or
     None when the program is better read whole: no fact line, a string over
     several lines, labelled nulls (one scope with the rules'), or other
     lines that hold the control bytes the reader's mask writes."""
@@ -67,11 +67,21 @@ def split(text: str, dialect: str = "vadalog"):
     n = int(fact.sum())
     if n == 0:
         return None
-    # each byte goes with its line, a newline to both texts
-    of_fact = np.repeat(fact, ends - starts + 1)[: len(buf)]
-    newline = buf == 10
-    rules = buf[~of_fact | newline].tobytes().decode("utf-8")
-    facts = buf[of_fact | newline].tobytes()
+    # the rules' text: their lines at their places, the facts' lines empty
+    # (a loop over the other lines only: facts are the many)
+    out, line = [], 0
+    for i in np.flatnonzero(~fact).tolist():
+        out.append(b"\n" * (i - line))
+        out.append(data[starts[i] : ends[i]])
+        line = i
+    out.append(b"\n" * (len(starts) - 1 - line))
+    rules = b"".join(out).decode("utf-8")
+    # the facts' text: the program's bytes with each other line made a
+    # comment of '%' (no blank: the reader's tight cuts stay on)
+    facts = bytearray(data)
+    del data
+    for i in np.flatnonzero(~fact).tolist():
+        facts[starts[i] : ends[i]] = b"%" * int(ends[i] - starts[i])
     return rules, facts, n
 
 

@@ -81,7 +81,7 @@ def test_continuation_lines_stay_with_their_rule():
     rules, facts, n = split("q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
     assert n == 2
     assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
-    assert facts == b"\n\np(a)@1.\n\np(b)@2.\n"
+    assert facts == b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
 
 
 def test_error_positions_in_a_program(always_split):

@@ -33,13 +33,13 @@ def _parse(text: str, source: str, dialect: str, facts_apart: bool = False) -> a
     from chronolog.language.reader import dialect as find_dialect
 
     if facts_apart and dialect == "vadalog" and len(text) >= KERNEL_BYTES:
-        prog = _parse_apart(text, source)
+        prog = _parse_apart(text.encode("utf-8"), source)
         if prog is not None:
             return prog
     return find_dialect(dialect).parse(text, source)
 
 
-def _parse_apart(text: str, source: str):
+def _parse_apart(data: bytes, source: str):
     """The program with its fact lines read by the kernel fact reader
     (``prog.fact_columns``) and only the rest by the grammar
     (language/program_facts.py); None when it is read whole: then also on
@@ -48,7 +48,12 @@ def _parse_apart(text: str, source: str):
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
     from chronolog.language.program_facts import split
 
-    parts = split(text)
+    from chronolog import allocators
+
+    with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
+        import numpy  # noqa: F401
+        import polars  # noqa: F401
+    parts = split(data)
     if parts is None:
         return None
     rules, facts, _ = parts
@@ -67,6 +72,18 @@ def _parse_apart(text: str, source: str):
     return prog
 
 
+def _parse_large(path: Path, source: str):
+    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, from
+    its bytes; None otherwise (or when it is read whole)."""
+    try:
+        if path.stat().st_size < KERNEL_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None  # (the whole reading reports it)
+    return _parse_apart(data, source)
+
+
 def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None, facts_apart: bool = False) -> ast.Program:
     """Parse program text, or read and parse a file given as a ``Path``.
     ``facts_apart``: a large program's fact lines may be read by the kernel
@@ -76,7 +93,11 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     if isinstance(program, Path):
         from chronolog.language.source_text import read_text
 
-        return _parse(read_text(program, "program"), source or str(program), dialect, facts_apart)
+        if facts_apart and dialect == "vadalog":  # (a large program's bytes: no text of them all)
+            prog = _parse_large(program, source or str(program))
+            if prog is not None:
+                return prog
+        return _parse(read_text(program, "program"), source or str(program), dialect)
     from chronolog.arguments import check_program
 
     check_program(program)

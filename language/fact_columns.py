@@ -418,8 +418,8 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
-    elif isinstance(fh, (bytes, bytearray)):
-        blocks = _views(fh)
+    elif hasattr(fh, "blocks"):  # (a program's facts, language/program_facts.py)
+        blocks = fh.blocks(BLOCK)
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     from contextlib import closing
@@ -535,17 +535,6 @@ def _block_size(fh) -> int:
     except (AttributeError, OSError, ValueError):
         return BLOCK
     return max(BLOCK, -(-size // 2)) if size <= SMALL_FILE * BLOCK else BLOCK
-
-
-def _views(data, block: int = BLOCK):
-    """Blocks of whole lines of about ``block`` bytes of a text in memory
-    (each a copy: the kernels search a block's own buffer)."""
-    at = 0
-    while at < len(data):
-        cut = data.find(b"\n", min(at + block, len(data)) - 1)
-        end = len(data) if cut < 0 else cut + 1
-        yield bytes(data[at:end])
-        at = end
 
 
 def _blocks_into(readinto, block: int = BLOCK):

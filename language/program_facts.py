@@ -31,24 +31,28 @@ def _fact_pattern(dialect: str) -> str:
     return p[:at] + r"\." + p[at + 3 :]
 
 
-def split(text: str, dialect: str = "vadalog"):
-    """``(rules' text, facts' text as a UTF-8 bytearray, number of facts)``, or
-    None when the program is better read whole: no fact line, a string over
-    several lines, labelled nulls (one scope with the rules'), or other
-    lines that hold the control bytes the reader's mask writes."""
+def split(data: bytes, dialect: str = "vadalog"):
+    """``(rules' text, facts' text as a :class:`FactText`, number of facts)``
+    of a program's UTF-8 bytes, or None when the program is better read
+    whole: no fact line, a string over several lines, labelled nulls (one
+    scope with the rules'), other lines that hold the control bytes the
+    reader's mask writes, or bytes that are not UTF-8 (the whole reading
+    says where)."""
     import numpy as np
 
     from .string_columns import matches, ranges
 
-    data = text.encode("utf-8")
-    if b"_:" in data or len(data) >= 1 << 31:
+    if b"_:" in data or len(data) >= 1 << 31 or data[:3] == b"\xef\xbb\xbf":
         return None
     buf = np.frombuffer(data, np.uint8)
     nl = np.flatnonzero(buf == 10)
     starts = np.concatenate([[0], nl + 1]).astype(np.int32)
     ends = np.concatenate([nl, [len(buf)]]).astype(np.int32)
     pattern = _fact_pattern(dialect)
-    fact = matches(ranges(buf, starts, ends, checked=True), pattern)  # (strings without separators: as written)
+    try:  # (polars checks the lines as UTF-8)
+        fact = matches(ranges(buf, starts, ends), pattern)  # (strings without separators: as written)
+    except Exception:  # (not UTF-8)
+        return None
     rest = np.flatnonzero(~fact)
     if len(rest):
         got = _other_lines([data[s:e] for s, e in zip(starts[rest].tolist(), ends[rest].tolist())], pattern)
@@ -69,20 +73,41 @@ def split(text: str, dialect: str = "vadalog"):
         return None
     # the rules' text: their lines at their places, the facts' lines empty
     # (a loop over the other lines only: facts are the many)
+    other = np.flatnonzero(~fact)
     out, line = [], 0
-    for i in np.flatnonzero(~fact).tolist():
+    for i in other.tolist():
         out.append(b"\n" * (i - line))
         out.append(data[starts[i] : ends[i]])
         line = i
     out.append(b"\n" * (len(starts) - 1 - line))
-    rules = b"".join(out).decode("utf-8")
-    # the facts' text: the program's bytes with each other line made a
-    # comment of '%' (no blank: the reader's tight cuts stay on)
-    facts = bytearray(data)
-    del data
-    for i in np.flatnonzero(~fact).tolist():
-        facts[starts[i] : ends[i]] = b"%" * int(ends[i] - starts[i])
-    return rules, facts, n
+    return b"".join(out).decode("utf-8"), FactText(data, starts[other], ends[other]), n
+
+
+class FactText:
+    """A program's bytes read as its facts: each line that is not a fact
+    becomes a comment of '%' (no blank: the reader's tight cuts stay on),
+    block by block as the kernel reader asks for them (no copy of the
+    whole program)."""
+
+    def __init__(self, data: bytes, other_starts, other_ends):
+        self.data, self.other_starts, self.other_ends = data, other_starts, other_ends
+
+    def blocks(self, block: int):
+        """Blocks of whole lines of about ``block`` bytes."""
+        import numpy as np
+
+        data, n = self.data, len(self.data)
+        view = memoryview(data)
+        at = 0
+        while at < n:
+            cut = data.find(b"\n", min(at + block, n) - 1)
+            end = n if cut < 0 else cut + 1
+            buf = bytearray(view[at:end])
+            i, j = np.searchsorted(self.other_starts, [at, end]).tolist()
+            for s, e in zip(self.other_starts[i:j].tolist(), self.other_ends[i:j].tolist()):
+                buf[s - at : e - at] = b"%" * (e - s)
+            yield buf
+            at = end
 
 
 def _other_lines(lines: list, pattern: str):

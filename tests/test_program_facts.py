@@ -78,10 +78,12 @@ def test_programs_read_apart_as_whole(always_split, text):
 
 
 def test_continuation_lines_stay_with_their_rule():
-    rules, facts, n = split("q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
+    rules, facts, n = split(b"q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
     assert n == 2
     assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
-    assert facts == b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
+    want = b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
+    for block in (1 << 20, 8, 1):
+        assert b"".join(facts.blocks(block)) == want
 
 
 def test_error_positions_in_a_program(always_split):

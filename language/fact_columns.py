@@ -605,8 +605,10 @@ def _kernels(data: bytes, dialect: str):
     blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     matched = matches(lines, _PATTERNS[dialect])
     masked = None
-    if data.obj.find(b'"', 0, len(data)) >= 0 and (blanks or _quoted_misses(lines, matched)):
-        # strings that hold separators or blanks: the kernels see the
+    quotes = data.obj.find(b'"', 0, len(data)) >= 0
+    comments = dialect == "vadalog" and data.obj.find(b"%", 0, len(data)) >= 0
+    if quotes and (blanks or comments or _quoted_misses(lines, matched)):
+        # strings that hold separators, blanks or '%': the kernels see the
         # masked text (then the tight cuts apply), the exact parser the lines as written
         masked = _mask(text, starts, ends)
         if masked is not None:
@@ -614,6 +616,11 @@ def _kernels(data: bytes, dialect: str):
             cut = ranges(text, starts, ends, checked=True)
             blanks = bool(np.isin(text, _BLANKS).any())
             matched = matches(cut, _PATTERNS[dialect])
+    if comments and (masked is not None or not quotes):  # (a '%' in a string is not a comment: masked)
+        text, ends, blanks, undotted = _uncomment(text, starts, ends)
+        cut = ranges(text, starts, ends, checked=True)
+        matched = matches(cut, _PATTERNS[dialect])
+        matched[undotted] = False
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
     fields = None
@@ -634,6 +641,39 @@ def _kernels(data: bytes, dialect: str):
 _CUT_BYTES = b",()@%[]' \t\r"
 _MASK_BYTES = bytes([1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16])
 _BLANKS = (32, 9, 13)
+
+
+def _uncomment(text, starts, ends):
+    """``(text, ends, blanks, undotted)``: the block with each line's comment (from
+    its first '%', strings masked) cut off: the line's end moved before it
+    and the blanks before it, those bytes zeroed (the tight cuts look for
+    separators in the whole block); whether a blank is left; the lines
+    whose statement before the comment lacks its final '.'."""
+    import numpy as np
+
+    pct = np.flatnonzero(text == 37)
+    line = np.searchsorted(starts, pct, "right") - 1
+    first = np.ones(len(pct), dtype=bool)
+    first[1:] = line[1:] != line[:-1]
+    pct, line = pct[first], line[first]
+    cut = ends.copy()
+    cut[line] = pct
+    blank = np.zeros(256, dtype=bool)
+    blank[list(_BLANKS)] = True
+    while True:  # (one pass per blank before a comment, on the commented lines only)
+        e = cut[line]
+        more = line[(e > starts[line]) & blank[text[np.maximum(e - 1, 0)]]]
+        if not len(more):
+            break
+        cut[more] -= 1
+    gone = np.zeros(len(text) + 1, dtype=np.int8)  # +1 where a comment starts, -1 where its line ends
+    gone[cut[line]] = 1
+    gone[ends[line]] = -1
+    text = text.copy()
+    text[np.cumsum(gone[:-1], dtype=np.int8) > 0] = 0
+    # a fact before a comment must end with its '.' (the exact parser's rule)
+    undotted = line[(cut[line] > starts[line]) & (text[np.maximum(cut[line] - 1, 0)] != 46)]
+    return text, cut, bool(blank[text].any()), undotted
 
 
 def _quoted_misses(lines, matched) -> bool:

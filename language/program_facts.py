@@ -23,12 +23,12 @@ _NOTHING = r"^[ \t\r]*(?:%.*)?$"
 
 def _fact_pattern(dialect: str) -> str:
     """The kernels' pattern of a fact line, its final ``.`` required (a
-    statement of a program ends with one)."""
-    from .fact_columns import _PATTERNS
+    statement of a program ends with one), a comment after it allowed."""
+    from .fact_columns import _END, _PATTERNS
 
     p = _PATTERNS[dialect]
-    at = p.rindex(r"\.?")
-    return p[:at] + r"\." + p[at + 3 :]
+    assert p.endswith(r"\.?" + _END)
+    return p[: -len(_END) - 3] + r"\.[ \t\r]*(?:%.*)?$"
 
 
 def split(data: bytes, dialect: str = "vadalog"):

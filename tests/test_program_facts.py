@@ -91,3 +91,24 @@ def test_error_positions_in_a_program(always_split):
     with pytest.raises(ChronologError) as e:
         chronolog.reason(text)
     assert "<program>:7:" in str(e.value)
+
+
+def test_stats_count_the_lines_left_to_the_parser(tmp_path):
+    """``chronolog run --stats``: the fact lines the kernels read, inside a
+    program too, and the exceptions the parser read (an exponent in a time)."""
+    import subprocess
+    import sys
+
+    facts = [f'p("<http://x.org/a{i}>", "b, (c) @ %{i}")@[{i},{i + 2}].' for i in range(3000)]
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X, _).\n" + "\n".join(facts) + "\np(a, b)@[1e0,2]. % the exception\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--stats"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3000 fact lines read by the kernels, 1 by the parser" in r.stderr
+    assert len(r.stdout.splitlines()) == 3001  # (q: the output)
+    data = tmp_path / "f.vada"  # (a fact file: the line with a comment is the parser's)
+    data.write_text("\n".join(facts) + "\np(a, b)@[1e0,2]. % the exception\n")
+    prog.write_text("q(X) :- p(X, _).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--facts", str(data), "--stats"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3000 fact lines read by the kernels, 1 by the parser" in r.stderr

@@ -32,9 +32,9 @@ import re
 
 from . import ast
 from .errors import ChronologError
-from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
 from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
-from .timeline import NEG_INF, POS_INF, make
+from .timeline import NEG_INF, POS_INF, make, parse_number
 
 BLOCK = 1 << 20  # bytes of text per kernel pass: bounds the memory of the pass (1 MB: as fast as 4 or 16 MB, lower peak)
 
@@ -69,6 +69,11 @@ class _Fallback(Exception):
 
 def _vadalog_time(tok):
     v = _number(tok)
+    if v is None and _EXP.match(tok):  # (1e3: as the grammar's DECIMAL)
+        try:
+            v = parse_number(tok)
+        except ValueError:
+            return None
     return v
 
 

@@ -576,19 +576,22 @@ def _prepared(blocks, dialect: str):
     with ThreadPoolExecutor(AHEAD, thread_name_prefix="chronolog-read") as pool:
         ahead: deque = deque()
         for data in blocks:
-            ahead.append(pool.submit(_kernels, data, dialect))
-            del data
+            data, known = data if isinstance(data, tuple) else (data, None)  # (known: program_facts.FactText's)
+            ahead.append(pool.submit(_kernels, data, dialect, known))
+            del data, known
             if len(ahead) > AHEAD:
                 yield ahead.popleft().result()
         while ahead:
             yield ahead.popleft().result()
 
 
-def _kernels(data: bytes, dialect: str):
+def _kernels(data: bytes, dialect: str, known=None):
     """The kernel part of reading a block: its lines, which match the
     kernels' pattern (``keep``) or not (``slow``), and the matched lines'
     fields (None when no line matched).  Lines and tokens are found by
-    numpy over the block's bytes and become polars strings (string_columns.py)."""
+    numpy over the block's bytes and become polars strings (string_columns.py).
+    ``known``: which lines the pattern matches as written, when the caller
+    knows it (a program's facts, program_facts.py)."""
     import numpy as np
 
     data = memoryview(data)  # (a view of the buffer read: no copy)
@@ -608,10 +611,13 @@ def _kernels(data: bytes, dialect: str):
     lines = ranges(text, starts, ends, checked=True)  # (UTF-8: checked above, cut at newlines)
     cut = lines
     blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
-    matched = matches(lines, _PATTERNS[dialect])
+    comments = dialect == "vadalog" and data.obj.find(b"%", 0, len(data)) >= 0
+    if known is not None and len(known) == len(lines) and not comments:  # (which lines match: known already)
+        matched = known.copy()
+    else:
+        matched = matches(lines, _PATTERNS[dialect])
     masked = None
     quotes = data.obj.find(b'"', 0, len(data)) >= 0
-    comments = dialect == "vadalog" and data.obj.find(b"%", 0, len(data)) >= 0
     if quotes and (blanks or comments or _quoted_misses(lines, matched)):
         # strings that hold separators, blanks or '%': the kernels see the
         # masked text (then the tight cuts apply), the exact parser the lines as written

@@ -53,6 +53,7 @@ def split(data: bytes, dialect: str = "vadalog"):
         fact = matches(ranges(buf, starts, ends), pattern)  # (strings without separators: as written)
     except Exception:  # (not UTF-8)
         return None
+    raw = fact.copy()  # (the reader's pattern matches these as they are: it need not look again)
     rest = np.flatnonzero(~fact)
     if len(rest):
         got = _other_lines([data[s:e] for s, e in zip(starts[rest].tolist(), ends[rest].tolist())], pattern)
@@ -80,7 +81,7 @@ def split(data: bytes, dialect: str = "vadalog"):
         out.append(data[starts[i] : ends[i]])
         line = i
     out.append(b"\n" * (len(starts) - 1 - line))
-    return b"".join(out).decode("utf-8"), FactText(data, starts[other], ends[other]), n
+    return b"".join(out).decode("utf-8"), FactText(data, starts[other], ends[other], starts, raw & fact), n
 
 
 class FactText:
@@ -89,11 +90,16 @@ class FactText:
     block by block as the kernel reader asks for them (no copy of the
     whole program)."""
 
-    def __init__(self, data: bytes, other_starts, other_ends):
+    def __init__(self, data: bytes, other_starts, other_ends, starts=None, matched=None):
+        """``starts``, ``matched``: where each line starts, and which lines
+        the reader's pattern matches as written (known from the split)."""
         self.data, self.other_starts, self.other_ends = data, other_starts, other_ends
+        self.starts, self.matched = starts, matched
 
     def blocks(self, block: int):
-        """Blocks of whole lines of about ``block`` bytes."""
+        """``(bytes, matched)`` blocks of whole lines of about ``block``
+        bytes, ``matched``: which of its lines the reader's pattern matches
+        as written (None: not known)."""
         import numpy as np
 
         data, n = self.data, len(self.data)
@@ -106,7 +112,11 @@ class FactText:
             i, j = np.searchsorted(self.other_starts, [at, end]).tolist()
             for s, e in zip(self.other_starts[i:j].tolist(), self.other_ends[i:j].tolist()):
                 buf[s - at : e - at] = b"%" * (e - s)
-            yield buf
+            known = None
+            if self.matched is not None:
+                i, j = np.searchsorted(self.starts, [at, end]).tolist()
+                known = self.matched[i:j]
+            yield buf, known
             at = end
 
 

@@ -83,7 +83,9 @@ def test_continuation_lines_stay_with_their_rule():
     assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
     want = b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
     for block in (1 << 20, 8, 1):
-        assert b"".join(facts.blocks(block)) == want
+        got = list(facts.blocks(block))
+        assert b"".join(b for b, _ in got) == want
+        assert [bool(x) for _, m in got for x in m] == [False, False, True, False, True]  # (which lines the reader need not match)
 
 
 def test_error_positions_in_a_program(always_split):

@@ -13,10 +13,13 @@ tokens are converted in Python, by the same functions as the line reader
 reads text and prints text never imports it (its import alone held 35-60
 MB of such a run; docs/design.md).
 
-Whatever the kernels cannot read (quotes, comments, exponents, repeating
-facts ``every P``, several statements on one line, bad syntax) goes to the
-exact parser with its original line and column, so an error keeps its
-``file:line:column``.  Several statements on one line are cut by one linear
+Quoted strings are read here too: in a block whose strings hold
+separators, blanks or ``%``, those bytes are masked inside strings
+(:func:`_mask`), so a string is one token to the pattern and the cuts; a
+comment after a fact is cut off (:func:`_uncomment`).  Whatever the kernels
+cannot read (repeating facts ``every P``, several statements on one line,
+bad syntax) goes to the exact parser with its original line and column, so
+an error keeps its ``file:line:column`` (``parsed_lines`` counts them).  Several statements on one line are cut by one linear
 scan that respects strings and brackets, then read like lines; nothing is
 quadratic in the length of a line.
 

@@ -63,6 +63,17 @@ _PATTERNS = {
         + _END
     ),
 }
+# the same for a block without a quote: 1.5x faster a match than with the
+# strings' alternative (which could match nothing there)
+_PLAIN = {
+    "vadalog": r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END,
+    "meteor": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\([^()@\"'\[\]]*\))?[ \t]*"
+        + _INTERVAL
+        + r"[ \t]*\.?"
+        + _END
+    ),
+}
 
 
 class _Fallback(Exception):
@@ -615,12 +626,13 @@ def _kernels(data: bytes, dialect: str, known=None):
     cut = lines
     blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     comments = dialect == "vadalog" and data.obj.find(b"%", 0, len(data)) >= 0
+    quotes = data.obj.find(b'"', 0, len(data)) >= 0
+    pattern = (_PATTERNS if quotes else _PLAIN)[dialect]
     if known is not None and len(known) == len(lines) and not comments:  # (which lines match: known already)
         matched = known.copy()
     else:
-        matched = matches(lines, _PATTERNS[dialect])
+        matched = matches(lines, pattern)
     masked = None
-    quotes = data.obj.find(b'"', 0, len(data)) >= 0
     if quotes and (blanks or comments or _quoted_misses(lines, matched)):
         # strings that hold separators, blanks or '%': the kernels see the
         # masked text (then the tight cuts apply), the exact parser the lines as written
@@ -629,11 +641,11 @@ def _kernels(data: bytes, dialect: str, known=None):
             text = masked
             cut = ranges(text, starts, ends, checked=True)
             blanks = bool(np.isin(text, _BLANKS).any())
-            matched = matches(cut, _PATTERNS[dialect])
+            matched = matches(cut, pattern)
     if comments and (masked is not None or not quotes):  # (a '%' in a string is not a comment: masked)
         text, ends, blanks, undotted = _uncomment(text, starts, ends)
         cut = ranges(text, starts, ends, checked=True)
-        matched = matches(cut, _PATTERNS[dialect])
+        matched = matches(cut, pattern)
         matched[undotted] = False
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
@@ -643,7 +655,7 @@ def _kernels(data: bytes, dialect: str, known=None):
             fields = _TightFields(text, starts, ends, slow, cut)
         else:
             fields = _Fields(cut.filter(_pl().Series(matched)) if len(slow) else cut, blanks)
-        fields.encode(dialect)
+        fields.encode(dialect, quotes)
         if masked is not None:
             fields.fdict = _unmask(fields.fdict)
     return lines, fields, slow, keep
@@ -819,7 +831,7 @@ class _Fields:
         for name in got.columns:
             setattr(self, name, got[name])
 
-    def encode(self, dialect: str) -> None:
+    def encode(self, dialect: str, quotes: bool = True) -> None:
         """The rest of the block's kernel work, done where the fields were
         cut (a worker thread, see :func:`_prepared`): the interval ends'
         tokens in one dictionary, the argument tokens of every line in
@@ -847,7 +859,7 @@ class _Fields:
         if dialect == "meteor":
             flat = flat.str.strip_chars()
         self.ftok, self.fdict = encode(flat)
-        self.is_name = _names(self.fdict, dialect)
+        self.is_name = _names(self.fdict, dialect, quotes)
         pidx, self.preds = encode(self.pred)
         self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
@@ -886,7 +898,7 @@ class _TightFields(_Fields):
     def leading_blanks(self, i: int) -> int:
         return 0  # (a block without a blank)
 
-    def encode(self, dialect: str) -> None:
+    def encode(self, dialect: str, quotes: bool = True) -> None:
         import numpy as np
 
         text, line_start, line_end, slow = self.kept
@@ -951,7 +963,7 @@ class _TightFields(_Fields):
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
         pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
         self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
-        self.is_name = _names(self.fdict, dialect)
+        self.is_name = _names(self.fdict, dialect, quotes)
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
         k = np.where(point, 1, 2)
@@ -1093,11 +1105,11 @@ def _convert(tokens: list, conv, memo: dict) -> list:
 _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
 
 
-def _names(tokens, dialect: str):
-    """Which tokens are names or quoted strings without escapes: their
-    values are their text (without the quotes), coded with no Python
-    conversion (numpy bool)."""
-    return tokens.str.contains(_NAME[dialect] + r'|^"[^"\\]*"$').to_numpy()
+def _names(tokens, dialect: str, quotes: bool = True):
+    """Which tokens are names or quoted strings without escapes (``quotes``:
+    the block has a quote): their values are their text (without the
+    quotes), coded with no Python conversion (numpy bool)."""
+    return tokens.str.contains(_NAME[dialect] + (r'|^"[^"\\]*"$' if quotes else "")).to_numpy()
 
 
 def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:

@@ -20,7 +20,7 @@ from .text import unquote
 from .timeline import NEG_INF, POS_INF, make, normalize
 
 _INT = re.compile(r"^[+-]?\d+$")
-_DEC = re.compile(r"^[+-]?\d*\.\d+$|^[+-]?\d+\.\d*$")
+_DEC = re.compile(r"^[+-]?\d+\.\d+$")  # (the grammar's DECIMAL: no ".5", no "5.")
 _FRAC = re.compile(r"^[+-]?\d+/\d+$")
 _IDENT = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 _NULL = re.compile(r"^_:[A-Za-z0-9_]+$")
@@ -48,7 +48,7 @@ def _value(tok: str, ident_ok):
         if len(tok) >= 2 and tok[-1] == '"' and '\\' not in tok and '"' not in tok[1:-1]:
             return tok[1:-1]
         return unquote(tok) if _STRING.match(tok) else None  # (escapes: as the grammar's STRING)
-    if c.isdigit() or c in "+-.":
+    if c.isdigit() or c == "-":  # (a term has no "+": the grammar's)
         v = _number(tok)
         return _other_number(tok) if v is None else v  # +inf, -inf: a float's infinity, as terms print it
     if ident_ok(tok):

@@ -48,7 +48,7 @@ def _value(tok: str, ident_ok):
         if len(tok) >= 2 and tok[-1] == '"' and '\\' not in tok and '"' not in tok[1:-1]:
             return tok[1:-1]
         return unquote(tok) if _STRING.match(tok) else None  # (escapes: as the grammar's STRING)
-    if c.isdigit() or c == "-":  # (a term has no "+": the grammar's)
+    if c.isdigit() or c == "-" or (c == "+" and tok[1:].lower() in ("inf", "infty")):  # (a term's only "+" is +inf's: the grammar's)
         v = _number(tok)
         return _other_number(tok) if v is None else v  # +inf, -inf: a float's infinity, as terms print it
     if ident_ok(tok):

@@ -146,6 +146,22 @@ def _lubm_command(out, rows):
     return Figures(ch, "-", "-")
 
 
+@bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 3", json=True,
+       peer="the same facts with bare names (same rules, same run)", target="1.2x bare, 1M facts/s read (issue 37)",
+       what="LUBM 300k with quoted IRI terms in a fact file and inside the program, against bare names; whole command; 1M quoted facts read")
+def _quoted_terms(out, rows):
+    c = next(r for r in rows if r["kind"] == "command")
+    rd = next((r for r in rows if r["kind"] == "read"), None)
+    b = c["bare"]
+    ch = "; ".join(f"{k.replace('_', ' ')} {_s(c[k]['wall'])} wall / {_s(c[k]['cpu'])} CPU" for k in ("quoted", "in_program"))
+    ra = "; ".join(f"{k.replace('_', ' ')} {_x(c[k]['wall'], b['wall'])} wall / {_x(c[k]['cpu'], b['cpu'])} CPU" for k in ("quoted", "in_program"))
+    if rd is not None:
+        q = rd["quoted"]
+        ch += f"; read {q['facts_per_s'] / 1e6:.2f}M quoted facts/s"
+        ra += f"; read {_x(rd['bare']['wall'], q['wall'])} the bare rate"
+    return Figures(ch, f"bare {_s(b['wall'])} wall / {_s(b['cpu'])} CPU", ra, ok=c["same"] is True)
+
+
 @bench(name="executors", args="bench/executors.py bench/programs/lubm_nonrec.vada bench/data/lubm_100000_s1_t300.vada",
        peer="the row executor, same loaded facts",
        what="columnar executor against the row executor, parse excluded (data: written by lubm_meteor)")

@@ -29,26 +29,81 @@ DIALECTS = ("vadalog", "meteor", "lars")
 DEFAULT_PLACEMENT = "always"
 
 
-def _parse(text: str, source: str, dialect: str) -> ast.Program:
+def _parse(text: str, source: str, dialect: str, facts_apart: bool = False) -> ast.Program:
     from chronolog.language.reader import dialect as find_dialect
 
+    if facts_apart and dialect == "vadalog" and len(text) >= KERNEL_BYTES:
+        prog = _parse_apart(text.encode("utf-8"), source)
+        if prog is not None:
+            return prog
     return find_dialect(dialect).parse(text, source)
 
 
-def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None) -> ast.Program:
-    """Parse program text, or read and parse a file given as a ``Path``."""
+def _parse_apart(data: bytes, source: str):
+    """The program with its fact lines read by the kernel fact reader
+    (``prog.fact_columns``) and only the rest by the grammar
+    (language/program_facts.py); None when it is read whole: then also on
+    any error, which the whole reading reports as it always has."""
+    from chronolog.language import vadalog
+    from chronolog.language.fact_columns import _Fallback, read_fact_columns
+    from chronolog.language.program_facts import split
+
+    from chronolog import allocators
+
+    with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
+        import numpy  # noqa: F401
+        import polars  # noqa: F401
+    parts = split(data)
+    if parts is None:
+        return None
+    rules, facts, _ = parts
+    try:
+        prog = vadalog.parse(rules, source)
+        if prog.calendar is not None:
+            return None  # (dated facts: the program's own resolution of them)
+        from chronolog.engine.columns.encoding import Dictionary
+
+        fc = read_fact_columns(facts, source, "vadalog", None, share=False, terms=Dictionary())
+    except (ChronologError, _Fallback):
+        return None
+    if fc.slow.repeating:
+        return None
+    prog.fact_columns.append(fc)
+    return prog
+
+
+def _parse_large(path: Path, source: str):
+    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, from
+    its bytes; None otherwise (or when it is read whole)."""
+    try:
+        if path.stat().st_size < KERNEL_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None  # (the whole reading reports it)
+    return _parse_apart(data, source)
+
+
+def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None, facts_apart: bool = False) -> ast.Program:
+    """Parse program text, or read and parse a file given as a ``Path``.
+    ``facts_apart``: a large program's fact lines may be read by the kernel
+    fact reader, into ``prog.fact_columns`` (for reason(), which takes them)."""
     if isinstance(program, ast.Program):
         return program
     if isinstance(program, Path):
         from chronolog.language.source_text import read_text
 
+        if facts_apart and dialect == "vadalog":  # (a large program's bytes: no text of them all)
+            prog = _parse_large(program, source or str(program))
+            if prog is not None:
+                return prog
         return _parse(read_text(program, "program"), source or str(program), dialect)
     from chronolog.arguments import check_program
 
     check_program(program)
     from chronolog.language.source_text import strip_bom
 
-    return _parse(strip_bom(program), source or "<program>", dialect)
+    return _parse(strip_bom(program), source or "<program>", dialect, facts_apart)
 
 
 def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
@@ -104,7 +159,24 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     return _read([str(x) for x in items], "<facts>", dialect, calendar)
 
 
-def _fact_columns(facts, dialect: str, calendar=None):
+def _terms_of(prog):
+    """The term dictionary of the program's own fact columns (the file columns share it)."""
+    return prog.fact_columns[0].terms if prog.fact_columns else None
+
+
+def _same_widths(columns) -> bool:
+    """Whether every predicate has one arity across ``columns`` (else the
+    rows' reading names both places)."""
+    from chronolog.language.fact_columns import _Fallback
+
+    widths: dict = {}
+    try:
+        return all(widths.setdefault(p, fc.width(p)) == fc.width(p) for fc in columns for p in fc.predicates())
+    except _Fallback:
+        return False
+
+
+def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     """Fact files read by the kernel reader and kept as its columns (a list
     of FactColumns), or None when the rows' reading applies: small files
     (no polars import for them), other kinds of input, the LARS dialect,
@@ -127,10 +199,10 @@ def _fact_columns(facts, dialect: str, calendar=None):
         import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
         import polars  # noqa: F401
 
-    return _read_columns(paths, dialect, calendar)
+    return _read_columns(paths, dialect, calendar, terms)
 
 
-def _read_columns(paths, dialect: str, calendar=None):
+def _read_columns(paths, dialect: str, calendar=None, terms=None):
     """The kernel reading of :func:`_fact_columns` (None: the rows' reading applies)."""
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
@@ -138,7 +210,8 @@ def _read_columns(paths, dialect: str, calendar=None):
 
     out = []
     widths: dict = {}
-    terms = Dictionary()  # the run's term codes, shared with the columnar executor
+    if terms is None:
+        terms = Dictionary()  # the run's term codes, shared with the columnar executor
     try:
         for p in paths:
             with open(p, "rb") as fh:  # read in blocks: the text is never whole in memory
@@ -484,7 +557,7 @@ class Reasoner:
         self.dialect = dialect
         self._progress = progress  # a callback (chronolog/progress.py)
         self.engine = _engine_choice(engine)
-        prog = load_program(program, dialect=dialect, source=source)
+        prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
         # large fact files stay in the kernel reader's columns (no Python row
@@ -493,7 +566,13 @@ class Reasoner:
         # nulls past every label the given facts use)
         direct = self.engine != "rows" and not explain and not _has_existentials(prog)
         min_rows = direct_min_rows(self.engine) or 0
-        columns = _fact_columns(facts, dialect, prog.calendar) if direct else None
+        columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct else None
+        in_program = prog.fact_columns  # (the program's fact lines, read by the kernel reader)
+        if in_program:
+            prog.fact_columns = []  # (the run holds them from here on)
+            if direct and (facts is None or columns is not None) and _same_widths(in_program + (columns or [])):
+                columns = in_program + (columns or [])
+                in_program = []
         # large tables given as facts as columns too (connectors/table_columns.py);
         # not where LARS tuple windows count the input rows
         tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and not getattr(prog, "tuple_windows", None) else None)
@@ -501,6 +580,12 @@ class Reasoner:
             columns, extra = tables
         else:
             extra = load_facts(None if columns else facts, dialect, prog.calendar)
+        if in_program:  # rows after all (before the given facts: the program's come first)
+            given_rows = FactRows()
+            for fc in in_program:
+                given_rows.merge(fc.rows())
+            given_rows.merge(extra)
+            extra = given_rows
         from chronolog.connectors.bindings import load_bound_inputs
 
         # large bound CSV files as columns too (connectors/csv_columns.py)

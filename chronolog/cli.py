@@ -160,6 +160,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         )
         for c in model.stats.get("components", []):
             click.echo(_describe_component(c), err=True)
+        reader = sys.modules.get("chronolog.language.fact_columns")
+        if reader is not None and reader.kernel_lines + reader.parsed_lines:  # (the kernel reader ran)
+            click.echo(f"{reader.kernel_lines} fact lines read by the kernels, {reader.parsed_lines} by the parser", err=True)
 
 
 def _describe_component(c) -> str:

@@ -330,12 +330,23 @@ def _name_texts(names, term_text):
     rest by ``term_text``."""
     import polars as pl
 
-    from chronolog.language.text import _BARE, _RESERVED
+    from chronolog.language.text import _BARE, _BREAKS, _RESERVED
 
     bare = names.str.contains(_BARE.pattern) & ~names.is_in(pl.Series(sorted(_RESERVED), dtype=pl.String).implode())
     if bare.all():
         return names
-    return pl.Series([v if b else term_text(v) for v, b in zip(names.to_list(), bare.to_list())], dtype=pl.String)
+    # a quoted string (an IRI, a name with a blank): quoted and escaped by kernels too,
+    # as format_term does; one with a line break by term_text
+    s = pl.col("s")
+    quoted = pl.lit('"') + s.str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"', literal=True) + pl.lit('"')
+    out = pl.DataFrame({"s": names, "b": bare}).select(pl.when(pl.col("b")).then(s).otherwise(quoted)).to_series()
+    breaks = (~bare & names.str.contains(_BREAKS.pattern)).to_numpy()
+    if breaks.any():
+        import numpy as np
+
+        at = np.flatnonzero(breaks)
+        out = out.scatter(at, [term_text(v) for v in names.gather(at).to_list()])
+    return out
 
 
 def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):

@@ -287,10 +287,15 @@ class Program:
     annotations: list = field(default_factory=list)
     source: str = "<program>"
     calendar: object = None  # a dates.Calendar on a calendar timeline, else None
+    # facts written in the program text but read by the kernel fact reader
+    # (FactColumns, language/program_facts.py): only a program that
+    # reason() parses has them, and reason() takes them with the given facts
+    fact_columns: list = field(default_factory=list)
 
     def extend(self, other: "Program") -> None:
         self.rules.extend(other.rules)
         self.facts.extend(other.facts)
+        self.fact_columns.extend(other.fact_columns)
         self.annotations.extend(other.annotations)
 
 

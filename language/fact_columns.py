@@ -13,10 +13,13 @@ tokens are converted in Python, by the same functions as the line reader
 reads text and prints text never imports it (its import alone held 35-60
 MB of such a run; docs/design.md).
 
-Whatever the kernels cannot read (quotes, comments, exponents, repeating
-facts ``every P``, several statements on one line, bad syntax) goes to the
-exact parser with its original line and column, so an error keeps its
-``file:line:column``.  Several statements on one line are cut by one linear
+Quoted strings are read here too: in a block whose strings hold
+separators, blanks or ``%``, those bytes are masked inside strings
+(:func:`_mask`), so a string is one token to the pattern and the cuts; a
+comment after a fact is cut off (:func:`_uncomment`).  Whatever the kernels
+cannot read (repeating facts ``every P``, several statements on one line,
+bad syntax) goes to the exact parser with its original line and column, so
+an error keeps its ``file:line:column`` (``parsed_lines`` counts them).  Several statements on one line are cut by one linear
 scan that respects strings and brackets, then read like lines; nothing is
 quadratic in the length of a line.
 
@@ -32,9 +35,9 @@ import re
 
 from . import ast
 from .errors import ChronologError
-from .facts import FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
 from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
-from .timeline import NEG_INF, POS_INF, make
+from .timeline import NEG_INF, POS_INF, make, parse_number
 
 BLOCK = 1 << 20  # bytes of text per kernel pass: bounds the memory of the pass (1 MB: as fast as 4 or 16 MB, lower peak)
 
@@ -44,11 +47,26 @@ _INTERVAL = (
     rf"@[ \t]*(?:(?P<lb>[\[(])[ \t]*(?P<lo>{_TOK})[ \t]*,[ \t]*(?P<hi>{_TOK})[ \t]*(?P<rb>[\])])"
     r"|(?P<pt>[0-9+\-.][^\s\[\]()%,@\"]*?))"
 )
+# a quoted string (the grammar's STRING) without the bytes the kernels cut
+# at: in a block with quotes, those inside strings are masked (_mask), so a
+# string holding them matches too
+_STR = r'"(?:[^"\\\n,()@%\[\]]|\\[^\n,()@%\[\]])*"'
 # what the kernels read; everything else goes to the exact parser
 _PATTERNS = {
     "vadalog": (
-        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
+        r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\((?:[^()\"%@\[\]\\]|" + _STR + r")*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END
     ),
+    "meteor": (
+        r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\((?:[^()@\"'\[\]\\]|" + _STR + r")*\))?[ \t]*"
+        + _INTERVAL
+        + r"[ \t]*\.?"
+        + _END
+    ),
+}
+# the same for a block without a quote: 1.5x faster a match than with the
+# strings' alternative (which could match nothing there)
+_PLAIN = {
+    "vadalog": r"^(?P<ws>[ \t]*)(?P<pred>[a-z][A-Za-z0-9_]*)[ \t]*(?P<targs>\([^()\"%@\[\]]*\))?[ \t]*" + _INTERVAL + r"[ \t]*\.?" + _END,
     "meteor": (
         r"^(?P<ws>[ \t]*)(?P<pred>[A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z0-9_]+)*)[ \t]*(?P<targs>\([^()@\"'\[\]]*\))?[ \t]*"
         + _INTERVAL
@@ -65,6 +83,11 @@ class _Fallback(Exception):
 
 def _vadalog_time(tok):
     v = _number(tok)
+    if v is None and _EXP.match(tok):  # (1e3: as the grammar's DECIMAL)
+        try:
+            v = parse_number(tok)
+        except ValueError:
+            return None
     return v
 
 
@@ -86,7 +109,12 @@ def _meteor_time(tok):
 def _meteor_term(tok):
     from .meteor import _arg_value
 
-    return _arg_value(tok)
+    if tok[:1] == '"':  # a quoted string, as the vadalog reader's
+        return _value(tok, _IDENT.match)
+    v = _arg_value(tok)
+    if v == tok and tok[:1] in "0123456789+-.":
+        return None  # (like a number but not one, "1/0": the line's reader decides, by its grammar when the line has a string)
+    return v
 
 
 class _Column:
@@ -409,6 +437,8 @@ def read_fact_columns(fh, source: str = "<facts>", dialect: str = "vadalog", cal
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
+    elif hasattr(fh, "blocks"):  # (a program's facts, language/program_facts.py)
+        blocks = fh.blocks(BLOCK)
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     from contextlib import closing
@@ -560,19 +590,22 @@ def _prepared(blocks, dialect: str):
     with ThreadPoolExecutor(AHEAD, thread_name_prefix="chronolog-read") as pool:
         ahead: deque = deque()
         for data in blocks:
-            ahead.append(pool.submit(_kernels, data, dialect))
-            del data
+            data, known = data if isinstance(data, tuple) else (data, None)  # (known: program_facts.FactText's)
+            ahead.append(pool.submit(_kernels, data, dialect, known))
+            del data, known
             if len(ahead) > AHEAD:
                 yield ahead.popleft().result()
         while ahead:
             yield ahead.popleft().result()
 
 
-def _kernels(data: bytes, dialect: str):
+def _kernels(data: bytes, dialect: str, known=None):
     """The kernel part of reading a block: its lines, which match the
     kernels' pattern (``keep``) or not (``slow``), and the matched lines'
     fields (None when no line matched).  Lines and tokens are found by
-    numpy over the block's bytes and become polars strings (string_columns.py)."""
+    numpy over the block's bytes and become polars strings (string_columns.py).
+    ``known``: which lines the pattern matches as written, when the caller
+    knows it (a program's facts, program_facts.py)."""
     import numpy as np
 
     data = memoryview(data)  # (a view of the buffer read: no copy)
@@ -590,18 +623,143 @@ def _kernels(data: bytes, dialect: str):
     starts = np.concatenate([np.zeros(1, dtype=np.int32), nl + 1])
     ends = np.concatenate([nl, np.array([len(text)], dtype=np.int32)])
     lines = ranges(text, starts, ends, checked=True)  # (UTF-8: checked above, cut at newlines)
-    matched = matches(lines, _PATTERNS[dialect])
+    cut = lines
+    blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
+    comments = dialect == "vadalog" and data.obj.find(b"%", 0, len(data)) >= 0
+    quotes = data.obj.find(b'"', 0, len(data)) >= 0
+    pattern = (_PATTERNS if quotes else _PLAIN)[dialect]
+    if known is not None and len(known) == len(lines) and not comments:  # (which lines match: known already)
+        matched = known.copy()
+    else:
+        matched = matches(lines, pattern)
+    masked = None
+    if quotes and (blanks or comments or _quoted_misses(lines, matched)):
+        # strings that hold separators, blanks or '%': the kernels see the
+        # masked text (then the tight cuts apply), the exact parser the lines as written
+        masked = _mask(text, starts, ends)
+        if masked is not None:
+            text = masked
+            cut = ranges(text, starts, ends, checked=True)
+            blanks = bool(np.isin(text, _BLANKS).any())
+            matched = matches(cut, pattern)
+    if comments and (masked is not None or not quotes):  # (a '%' in a string is not a comment: masked)
+        text, ends, blanks, undotted = _uncomment(text, starts, ends)
+        cut = ranges(text, starts, ends, checked=True)
+        matched = matches(cut, pattern)
+        matched[undotted] = False
     slow = np.flatnonzero(~matched)
     keep = np.flatnonzero(matched)
-    blanks = any(data.obj.find(c, 0, len(data)) >= 0 for c in (b" ", b"\t", b"\r"))  # (memchr: no trims when no line has one)
     fields = None
     if len(keep):
         if not blanks:  # (both dialects' lines: pred[(args)]@(point|[lo,hi])[.], no '(' in args)
-            fields = _TightFields(text, starts, ends, slow, lines)
+            fields = _TightFields(text, starts, ends, slow, cut)
         else:
-            fields = _Fields(lines.filter(_pl().Series(matched)) if len(slow) else lines, blanks)
-        fields.encode(dialect)
+            fields = _Fields(cut.filter(_pl().Series(matched)) if len(slow) else cut, blanks)
+        fields.encode(dialect, quotes)
+        if masked is not None:
+            fields.fdict = _unmask(fields.fdict)
     return lines, fields, slow, keep
+
+
+# the bytes the kernels cut or trim at, and what _mask writes for them
+# inside quoted strings: control bytes that are neither blanks for a regex
+# nor separators (a block that holds one of them as written is not masked)
+_CUT_BYTES = b",()@%[]' \t\r"
+_MASK_BYTES = bytes([1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16])
+_BLANKS = (32, 9, 13)
+
+
+def _uncomment(text, starts, ends):
+    """``(text, ends, blanks, undotted)``: the block with each line's comment (from
+    its first '%', strings masked) cut off: the line's end moved before it
+    and the blanks before it, those bytes zeroed (the tight cuts look for
+    separators in the whole block); whether a blank is left; the lines
+    whose statement before the comment lacks its final '.'."""
+    import numpy as np
+
+    pct = np.flatnonzero(text == 37)
+    line = np.searchsorted(starts, pct, "right") - 1
+    first = np.ones(len(pct), dtype=bool)
+    first[1:] = line[1:] != line[:-1]
+    pct, line = pct[first], line[first]
+    cut = ends.copy()
+    cut[line] = pct
+    blank = np.zeros(256, dtype=bool)
+    blank[list(_BLANKS)] = True
+    while True:  # (one pass per blank before a comment, on the commented lines only)
+        e = cut[line]
+        more = line[(e > starts[line]) & blank[text[np.maximum(e - 1, 0)]]]
+        if not len(more):
+            break
+        cut[more] -= 1
+    gone = np.zeros(len(text) + 1, dtype=np.int8)  # +1 where a comment starts, -1 where its line ends
+    gone[cut[line]] = 1
+    gone[ends[line]] = -1
+    text = text.copy()
+    text[np.cumsum(gone[:-1], dtype=np.int8) > 0] = 0
+    # a fact before a comment must end with its '.' (the exact parser's rule)
+    undotted = line[(cut[line] > starts[line]) & (text[np.maximum(cut[line] - 1, 0)] != 46)]
+    return text, cut, bool(blank[text].any()), undotted
+
+
+def _quoted_misses(lines, matched) -> bool:
+    """Whether a line the pattern missed holds a quote (its strings may hold
+    separators: the block is then masked and matched again)."""
+    import numpy as np
+
+    missed = np.flatnonzero(~matched)
+    return len(missed) > 0 and bool(lines.gather(missed).str.contains('"', literal=True).any())
+
+
+def _mask(text, starts, ends):
+    """A copy of the block ``text`` (numpy bytes; lines ``starts``..``ends``)
+    whose separators and blanks inside quoted strings are replaced by
+    _MASK_BYTES, so the kernels' patterns and cuts see a string as one
+    token, or None (the block already holds such a control byte).  A
+    quote opens or closes a string unless an odd run of backslashes
+    precedes it; a line with an unclosed string closes it at its end (the
+    line goes to the parser anyway)."""
+    import numpy as np
+
+    lut = np.zeros(256, dtype=bool)
+    lut[list(_MASK_BYTES)] = True
+    if lut[text].any():
+        return None
+    q = _quotes(text)
+    toggles = np.zeros(len(text) + 1, dtype=np.uint8)
+    toggles[q] = 1
+    odd = np.bincount(np.searchsorted(starts, q, "right") - 1, minlength=len(starts)) & 1
+    toggles[ends[odd.astype(bool)]] ^= 1
+    inside = np.cumsum(toggles[:-1], dtype=np.uint8) & 1  # (parity: a wrap of uint8 keeps it)
+    swap = np.arange(256, dtype=np.uint8)
+    swap[list(_CUT_BYTES)] = list(_MASK_BYTES)
+    return np.where(inside.astype(bool), swap[text], text)
+
+
+def _quotes(text):
+    """Where the quotes that open or close a string are in ``text`` (numpy
+    bytes): all but those after an odd run of backslashes."""
+    import numpy as np
+
+    q = np.flatnonzero(text == 34)
+    if len(q) and (text[np.maximum(q - 1, 0)] == 92).any():  # escaped quotes
+        other = np.where(text != 92, np.arange(len(text)), -1)
+        np.maximum.accumulate(other, out=other)
+        before = np.maximum(q - 1, 0)
+        run = np.where(q > 0, before - other[before], 0)  # backslashes just before each quote
+        q = q[run % 2 == 0]
+    return q
+
+
+def _unmask(series):
+    """Tokens of a masked block as written (only those holding a mask byte change)."""
+    pl = _pl()
+    if not series.str.contains("[\x01-\x08\x0e-\x10]").any():
+        return series
+    out = series
+    for a, b in zip(_MASK_BYTES, _CUT_BYTES):
+        out = out.str.replace_all(chr(a), chr(b), literal=True)
+    return out
 
 
 def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactColumns) -> int:
@@ -611,11 +769,14 @@ def _read_lines(prepared, first_line: int, source, dialect, calendar, out: FactC
     fragment the heap (and keep the peak memory up)."""
     import numpy as np
 
+    global kernel_lines
     lines, m, slow, keep = prepared
+    kernel_lines += len(keep)
     if m is not None:
         bad = _fast(m, keep + (first_line + 1), source, dialect, calendar, out)
         if len(bad):
             slow = np.sort(np.concatenate([slow, keep[bad]]))
+    kernel_lines -= len(slow) - len(prepared[2])  # (matched, but not converted by the kernels)
     for i in slow.tolist():
         _slow(lines[i], first_line + 1 + i, source, dialect, calendar, out)
     return first_line + len(lines)
@@ -670,7 +831,7 @@ class _Fields:
         for name in got.columns:
             setattr(self, name, got[name])
 
-    def encode(self, dialect: str) -> None:
+    def encode(self, dialect: str, quotes: bool = True) -> None:
         """The rest of the block's kernel work, done where the fields were
         cut (a worker thread, see :func:`_prepared`): the interval ends'
         tokens in one dictionary, the argument tokens of every line in
@@ -698,7 +859,7 @@ class _Fields:
         if dialect == "meteor":
             flat = flat.str.strip_chars()
         self.ftok, self.fdict = encode(flat)
-        self.is_name = matches(self.fdict, _NAME[dialect])
+        self.is_name = _names(self.fdict, dialect, quotes)
         pidx, self.preds = encode(self.pred)
         self.by_pred = np.argsort(pidx, kind="stable")  # each predicate's rows, in line order
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
@@ -737,7 +898,7 @@ class _TightFields(_Fields):
     def leading_blanks(self, i: int) -> int:
         return 0  # (a block without a blank)
 
-    def encode(self, dialect: str) -> None:
+    def encode(self, dialect: str, quotes: bool = True) -> None:
         import numpy as np
 
         text, line_start, line_end, slow = self.kept
@@ -802,7 +963,7 @@ class _TightFields(_Fields):
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
         pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
         self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
-        self.is_name = matches(self.fdict, _NAME[dialect])
+        self.is_name = _names(self.fdict, dialect, quotes)
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
         k = np.where(point, 1, 2)
@@ -877,8 +1038,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns):
         for j in range(width):
             tok = ftok[starts[rows_k] + j]
             if is_name is not None and is_name[tok].all():
-                if kept_names is None:
-                    kept_names = compact(fdict)
+                if kept_names is None:  # (a quoted string's value: without its quotes)
+                    kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"'))
                 cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
                 names_pending = True
                 continue
@@ -944,6 +1105,13 @@ def _convert(tokens: list, conv, memo: dict) -> list:
 _NAME = {"vadalog": r"^[a-z][A-Za-z0-9_]*$", "meteor": r"^[^\s,()@\[\]\"'0-9+\-.][^\s,()@\[\]\"']*$"}
 
 
+def _names(tokens, dialect: str, quotes: bool = True):
+    """Which tokens are names or quoted strings without escapes (``quotes``:
+    the block has a quote): their values are their text (without the
+    quotes), coded with no Python conversion (numpy bool)."""
+    return tokens.str.contains(_NAME[dialect] + (r'|^"[^"\\]*"$' if quotes else "")).to_numpy()
+
+
 def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
     """The values of the distinct argument tokens (a polars String Series)."""
     import numpy as np
@@ -1004,10 +1172,19 @@ def split_statements(line: str) -> list:
     return res
 
 
+# fact lines of this process's kernel readings that the kernels read, and
+# that they left to the exact parser (comments and blank lines aside):
+# ``chronolog run --stats`` prints them
+kernel_lines = 0
+parsed_lines = 0
+
+
 def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
+    global parsed_lines
     s = text.strip()
     if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
         return
+    parsed_lines += 1
     if dialect == "meteor":
         from .meteor import parse_facts
 

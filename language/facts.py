@@ -15,10 +15,12 @@ from typing import Iterable
 from . import ast
 from .errors import SyntaxError_
 from .nulls import current_table, reading_file
+from .booleans import boolean
+from .text import unquote
 from .timeline import NEG_INF, POS_INF, make, normalize
 
 _INT = re.compile(r"^[+-]?\d+$")
-_DEC = re.compile(r"^[+-]?\d*\.\d+$|^[+-]?\d+\.\d*$")
+_DEC = re.compile(r"^[+-]?\d+\.\d+$")  # (the grammar's DECIMAL: no ".5", no "5.")
 _FRAC = re.compile(r"^[+-]?\d+/\d+$")
 _IDENT = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 _NULL = re.compile(r"^_:[A-Za-z0-9_]+$")
@@ -45,14 +47,38 @@ def _value(tok: str, ident_ok):
     if c == '"':
         if len(tok) >= 2 and tok[-1] == '"' and '\\' not in tok and '"' not in tok[1:-1]:
             return tok[1:-1]
-        return None
-    if c.isdigit() or c in "+-.":
-        return _number(tok)  # +inf, -inf: a float's infinity, as terms print it
+        return unquote(tok) if _STRING.match(tok) else None  # (escapes: as the grammar's STRING)
+    if c.isdigit() or c == "-" or (c == "+" and tok[1:].lower() in ("inf", "infty")):  # (a term's only "+" is +inf's: the grammar's)
+        v = _number(tok)
+        return _other_number(tok) if v is None else v  # +inf, -inf: a float's infinity, as terms print it
     if ident_ok(tok):
         return tok
+    if c == "#":
+        return boolean(tok == "#T") if tok in ("#T", "#F") else None
     if c == "_" and _NULL.match(tok):  # a labelled null of the file being read
         table = current_table()
         return table.get(tok[2:]) if table is not None else None
+    return None
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"\Z', re.S)
+_EXP = re.compile(r"^[+-]?\d+(?:\.\d+)?[eE][+-]?\d+$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
+
+
+def _other_number(tok: str):
+    """A date (a datetime constant) or a decimal with an exponent, as the
+    grammar's DATE and DECIMAL tokens read them; None for anything else."""
+    from .dates import parse_datetime
+    from .timeline import parse_number
+
+    try:
+        if _EXP.match(tok):
+            return parse_number(tok)
+        if _DATE.match(tok):
+            return parse_datetime(tok)[0]
+    except ValueError:
+        pass
     return None
 
 

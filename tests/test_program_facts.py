@@ -1,0 +1,120 @@
+"""Facts written inside a program are split from its rules and read by the
+kernel fact reader (language/program_facts.py): the same model, and the
+same error at the same file:line:column, as the grammar reading the whole
+program, with fact lines interleaved with rules (also rules over several
+lines whose next line looks like a fact), annotations, comments, strings
+holding separators, comments and dots."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from budget import examples
+
+import chronolog
+from chronolog import ChronologError
+from chronolog.language.program_facts import split
+
+pytest.importorskip("polars")
+
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
+
+STRINGS = st.text(alphabet='ab ,.\\"@()[]%#:/<>é', max_size=5).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"')
+TERMS = st.one_of(st.sampled_from(["a", "b", "c1", "-2", "1/2", "#T", "2.5", "X"]), STRINGS)
+IVS = st.sampled_from(["[1,3]", "(0,2]", "[-inf,+inf)", "2", "[2,1]", "[0,5)"])
+
+
+@st.composite
+def fact(draw):
+    terms = [draw(TERMS), draw(TERMS)]
+    return f"{' ' * draw(st.integers(0, 1))}p({', '.join(terms)})@{draw(IVS)}."
+
+
+STATEMENTS = [
+    "q(X, Y) :- p(X, Y).",
+    "q(X, Y) :-\n  p(X, Y)@[1,2].",  # (a continuation line of the fact form: part of the rule)
+    "r(X) :- <->[0,1] p(X, Y),\n   Y != \"a.b\".",
+    "% a comment: p(z, z)@1.",
+    "s(X) :- p(X, _). % p(y, y)@1.",
+    '@output("q").',
+    "",
+    "t(\"a%b\", 1)@[0,1].",
+    "p(a, b)@1. % a fact and a comment",
+    "p(a, b)@1. p(b, c)@2.",
+    "u(X) :- p(X, Y), Y > 1.",
+]
+
+
+@st.composite
+def programs(draw):
+    parts = draw(st.lists(st.one_of(fact(), st.sampled_from(STATEMENTS)), min_size=1, max_size=14))
+    return "\n".join(parts) + draw(st.sampled_from(["", "\n"]))
+
+
+def _outcome(program):
+    try:
+        if callable(program):
+            program = program()
+        return "ok", {e: chronolog.reason(program, engine=e).to_text() for e in ("rows", "columns")}
+    except ChronologError as e:
+        return "error", f"{type(e).__name__}: {e}"
+
+
+@pytest.fixture
+def always_split(monkeypatch):
+    import chronolog.api as api
+
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)
+
+
+@SETTINGS
+@given(text=programs())
+def test_programs_read_apart_as_whole(always_split, text):
+    from chronolog.api import load_program
+
+    whole = _outcome(lambda: load_program(text))  # (parsed by the grammar alone)
+    assert _outcome(text) == whole, text
+
+
+def test_continuation_lines_stay_with_their_rule():
+    rules, facts, n = split(b"q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
+    assert n == 2
+    assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
+    want = b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
+    for block in (1 << 20, 8, 1):
+        got = list(facts.blocks(block))
+        assert b"".join(b for b, _ in got) == want
+        assert [bool(x) for _, m in got for x in m] == [False, False, True, False, True]  # (which lines the reader need not match)
+
+
+def test_error_positions_in_a_program(always_split):
+    text = "q(X) :- p(X).\n" + "p(a)@1.\n" * 5 + 'p("x, y")@[3,1].\n'
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason(text)
+    assert "<program>:7:" in str(e.value)
+
+
+def test_stats_count_the_lines_left_to_the_parser(tmp_path):
+    """``chronolog run --stats``: the fact lines the kernels read, inside a
+    program too, and the exceptions the parser read (two facts on a line)."""
+    import subprocess
+    import sys
+
+    facts = [f'p("<http://x.org/a{i}>", "b, (c) @ %{i}")@[{i},{i + 2}].' for i in range(3000)]
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X, _).\n" + "\n".join(facts) + "\np(a, b)@1. p(b, c)@2.\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--stats"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3000 fact lines read by the kernels, 0 by the parser" in r.stderr  # (the two facts' line: the rules')
+    assert len(r.stdout.splitlines()) == 3002  # (q: the output)
+    data = tmp_path / "f.vada"  # (a fact file: the repeating fact is the parser's)
+    data.write_text("\n".join(facts) + "\np(a, b)@[1, 2] every 5. % the exception\n")
+    prog.write_text("q(X) :- p(X, _).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--facts", str(data), "--stats"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import re
+
+    # (a file with a repeating fact is read again as rows: its lines count twice)
+    kernels, parser = map(int, re.search(r"(\d+) fact lines read by the kernels, (\d+) by the parser", r.stderr).groups())
+    assert kernels % 3000 == 0 and parser == kernels // 3000

@@ -10,4 +10,6 @@ for a in "$@"; do
   if [ "$a" = "--thorough" ]; then export HYPOTHESIS_PROFILE=thorough; else args+=("$a"); fi
 done
 source scripts/ensure-venv.sh
-exec .venv/bin/python -m pytest ${args[@]+"${args[@]}"}
+# two workers: the Spark tests (one session) on one, everything else on the
+# other (tests/conftest.py); `-n 0` after these runs in one process
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup ${args[@]+"${args[@]}"}

@@ -185,6 +185,7 @@ def test_what_the_rounds_cannot_run_goes_to_one_task_with_a_warning(spark):
         assert canon(table_to_rows(out[p].toArrow(), p)) == canon(model.facts_within(p, (0, 30))), p
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_command_line_forces_the_rounds_with_a_setting(tmp_path):
     """``chronolog run --spark --distributed --conf spark.chronolog.oneTaskBytes=-1``
     runs the rounds on a small input (its own short-lived Spark session);

@@ -113,6 +113,7 @@ after(C, M) :- owns(I, C, P), M = min(I), M > "a".
 """
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 @pytest.mark.parametrize("codes", [False, True])
 def test_least_and_greatest_strings_by_hand(spark, monkeypatch, codes):
     """Strings order by code point, as Python's ``<``: "B" < "a", "e" < "é",
@@ -162,6 +163,7 @@ def test_random_decimal_rounding_equal_embedded(spark, rows):
     check(spark, prog, {"owns": owns(rows)})
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_inside_a_recursion(spark):
     """Monotonic aggregates of an expression and of strings in a recursive
     stratum (recomputed per round for the groups the deltas reach): the

@@ -118,6 +118,7 @@ def test_an_overflow_in_spark_goes_to_one_task_without_an_error_logged(spark):
     assert [r.getMessage() for r in records] == []
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_a_long_sum_runs_in_the_rounds(spark):
     """A sum of 24 terms in one expression, in bigint and in decimal runs:
     each checked addition writes its operands once, so the SQL grows with

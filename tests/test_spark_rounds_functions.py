@@ -497,6 +497,7 @@ spark.stop()
 """
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 @pytest.mark.parametrize("lang", ["tr", "lt"])
 def test_case_mapping_in_a_turkish_or_lithuanian_jvm_is_pythons(lang):
     """In a JVM whose default locale is Turkish (``i`` -> ``İ`` in any

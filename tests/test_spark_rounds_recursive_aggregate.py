@@ -52,6 +52,7 @@ def test_company_control_on_the_example_facts(spark):
     assert max(rounds_of(stats).values()) > 3  # chains: several rounds of the recursion
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 @settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(1, 10_000), st.integers(40, 160), st.integers(3, 8))
 def test_company_control_on_generated_graphs(spark, seed, n, group):
@@ -91,6 +92,7 @@ def test_a_contributor_through_two_paths_counts_once(spark):
     assert {t for t, _ in canon(model.facts("holders")) if t[:2] == ("x", "z")} == {("x", "z", 1)}
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_control_needs_several_rounds_and_grows_over_time(spark):
     """A chain p -> c1 -> ... -> c5 of majorities where each link holds on
     a shorter stretch, and a company controlled only by adding two

@@ -66,12 +66,14 @@ def test_names_ending_in_line_breaks_are_quoted_as_the_engines(spark):
     assert any('"abc\\n"' in x for x in texts) and not any("\n" in x or "\r" in x for x in texts), texts
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_sets_of_decimals_print_as_the_engine(spark):
     """In a run of decimals, ``2.50`` prints ``2.5`` and ``3.00`` ``3``."""
     rows = [((r[0][0], r[0][1], Decimal(r[0][2]) / 4), r[1]) for r in ROWS]
     check(spark, SETS, {"owns": owns(rows, pa.decimal128(8, 2))}, OUTPUTS)
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_sets_of_booleans(spark):
     """``#F`` sorts before ``#T``, as the engine's sets."""
     rows = [((r[0][0], r[0][1], r[0][2] > 2), r[1]) for r in ROWS]

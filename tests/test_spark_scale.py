@@ -102,6 +102,7 @@ def test_time_granularity_is_honoured_in_both_modes(spark, distributed):
     assert facts_of(out["recent"], "recent", cal) == sorted(model.facts("recent"), key=repr)
 
 
+@pytest.mark.slow  # (bash test.sh --thorough)
 def test_time_granularity_on_the_command_line(tmp_path):
     import pyarrow.parquet as pq
 

@@ -10,6 +10,7 @@ for a in "$@"; do
   if [ "$a" = "--thorough" ]; then export HYPOTHESIS_PROFILE=thorough; else args+=("$a"); fi
 done
 source scripts/ensure-venv.sh
+source scripts/public-suites.sh
 # two workers: the Spark tests (one session) on one, everything else on the
 # other (tests/conftest.py); `-n 0` after these runs in one process
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup ${args[@]+"${args[@]}"}

@@ -121,7 +121,7 @@ def _fact_columns(facts, dialect: str, calendar=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
@@ -875,7 +875,7 @@ class Model:
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
                 write_arrays(fh, arrays)
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 allocators.release()  # the relation's sort keys and texts (a command only)
                 continue

@@ -35,7 +35,8 @@ def main(argv=None):
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
     import os
 
-    from chronolog import allocators, lazy_modules
+    from chronolog import lazy_modules
+    from chronolog.language import allocators
 
     allocators.configure()  # before pyarrow and polars allocate
     lazy_modules.install()  # before polars and lark import hashlib

@@ -433,7 +433,7 @@ RELEASE_EVERY = 4  # blocks read between two returns of glibc's free pages (in a
 
 
 def _release():
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     allocators.release()
 

@@ -157,7 +157,7 @@ class HybridEvaluator(Evaluator):
             self.executors[stratum.index] = ran
             self._release_given([p for p, i in last_read.items() if i == stratum.index])
             if ran == "columns":
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 allocators.release()  # the stratum's numpy temporaries (a command only)
         self._shared_body = None
@@ -181,7 +181,7 @@ class HybridEvaluator(Evaluator):
 
     def _report_columns(self, stratum, rounds) -> None:
         """A stratum run on columns reports once, when it is done."""
-        from chronolog.progress import Progress
+        from chronolog.engine.progress import Progress
 
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
@@ -249,7 +249,7 @@ class HybridEvaluator(Evaluator):
 
                 given = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
             if given is not None:
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 # the blocks' numpy temporaries, before the stratum's joins allocate
                 # through polars (LUBM 1M nonrec: the Until join's peak 10-15 MB lower)
@@ -381,7 +381,7 @@ class HybridEvaluator(Evaluator):
             if new.height:
                 delta[pred] = new
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
-            from chronolog import allocators
+            from chronolog.language import allocators
 
             # the merge's numpy temporaries, before the next round's joins allocate
             # through polars (LUBM 1M rec: 189-193 -> 181-184 MiB); only after

@@ -76,7 +76,7 @@ class Evaluator:
         self.check_constraints()
 
     def _report(self, stratum, rounds, merges, done) -> None:
-        from chronolog.progress import Progress
+        from chronolog.engine.progress import Progress
 
         made = self.stats["derivations"] + (0 if done else sum(m.rows_in for m in merges.values()))
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))

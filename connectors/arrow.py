@@ -87,7 +87,7 @@ def decimal_parts(num, den):
 
     if not len(num) or np.abs(num).max() >= 10**17:
         return None
-    from chronolog.engine.columns.exact_columns import small_unique
+    from chronolog.language.exact_pairs import small_unique
 
     dens, at = small_unique(den)  # (a column has few denominators: each factored once)
     d, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)

@@ -65,7 +65,7 @@ def unsupported(stratum):
                 return "time capture (lit@T)"
         elif isinstance(r, TimedHeadRule):
             pass
-        elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+        elif type(r) is not PlanRule:
             return "interval terms"
     return None
 

@@ -243,13 +243,14 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
 def plan(program, dialect, engine):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
     from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
     from chronolog.planner import plan as make_plan
 
     try:
         if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
-        click.echo(make_plan(prog).describe(engine))
+        click.echo(describe_plan(make_plan(prog), engine))
     except ChronologError as e:
         _fail(e)
 

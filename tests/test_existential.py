@@ -241,7 +241,9 @@ def test_plan_shows_existential_strata_run_on_rows():
     from chronolog.language import vadalog
     from chronolog.planner import plan
 
-    text = plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")))
     assert "runs on rows (existential variables: restricted chase)" in text
 
 

@@ -614,7 +614,7 @@ class Reasoner:
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
-        self.model._columns = self.evaluator if hasattr(self.evaluator, "text_arrays") else None
+        self.model._columns = self.evaluator if hasattr(self.evaluator, "output_columns") else None
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -860,7 +860,9 @@ class Model:
         left (None when rows hold it, or facts of it repeat forever)."""
         if self._columns is None or self._repeating.get(pred):
             return None
-        return self._columns.text_arrays(pred, self.calendar, printer.format_term)
+        from chronolog.connectors.text_out import columns_text_arrays
+
+        return columns_text_arrays(self._columns, pred, self.calendar, printer.format_term)
 
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
@@ -927,7 +929,9 @@ class Model:
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
         if self._columns is not None:  # straight from the columns the run left
-            table = self._columns.arrow_table(pred, self.column_names(pred), self.calendar)
+            from chronolog.connectors.text_out import columns_arrow_table
+
+            table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar)
             if table is not None:
                 return table
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)

@@ -272,35 +272,14 @@ class HybridEvaluator(Evaluator):
 
         return table_to_rows(self.given_tables[pred], pred)
 
-    def text_arrays(self, pred: str, calendar=None, term_text=None):
-        """``pred``'s lines of text straight from the columns (Arrow string
-        arrays, connectors/text_out.py), or None when rows computed it."""
+    def output_columns(self, pred: str):
+        """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
+        columns computed it, else None: connectors/text_out.py prints and
+        exports them (``columns_text_arrays`` and friends)."""
         df = self._tables.get(pred)
         if df is None:
             return None
-        from chronolog.connectors.text_out import TermTexts, format_term, frame_lines
-
-        memo = self._texts.setdefault(term_text, TermTexts())  # per printer: code -> text
-        return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
-
-    def arrow_table(self, pred: str, names, calendar=None):
-        """``pred``'s facts as an Arrow table made by kernels from the columns
-        (connectors/text_out.py), or None when rows computed it."""
-        df = self._tables.get(pred)
-        if df is None:
-            return None
-        from chronolog.connectors.text_out import frame_table
-
-        return frame_table(df, self._arity(pred), self.terms, self._scale, names, calendar)
-
-    def csv_arrays(self, pred: str, calendar=None):
-        """The CSV data rows of ``pred`` from the columns, or None."""
-        df = self._tables.get(pred)
-        if df is None:
-            return None
-        from chronolog.connectors.text_out import frame_csv_lines
-
-        return frame_csv_lines(df, self._arity(pred), self.terms, self._scale, calendar)
+        return df, self._arity(pred), self.terms, self._scale, self._texts
 
     def _arity(self, pred: str) -> int:
         if pred == TOP:

@@ -295,23 +295,3 @@ def compare(op, a, b):
         raise Fallback("a comparison of rationals beyond 64 bits")
     x, y = an * bd, bn * ad
     return {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
-
-
-# ---------------------------------------------------------------- Arrow
-def arrow_array(num, den):
-    """The Arrow column the rows' typing gives these values
-    (connectors/arrow.py's ``_column``): ``int64`` when all are whole,
-    ``decimal128`` when all have finite decimals (by numpy), else its text
-    path on the Python values."""
-    import pyarrow as pa
-
-    from chronolog.connectors.arrow import _column, decimal_parts
-
-    if not len(num) or (den == 1).all():
-        return pa.array(num, pa.int64())
-    fast = decimal_parts(num, den) if len(num) >= 64 else None  # (as _column: few values take its text path)
-    if fast is not None:
-        return fast
-    un, ud, pos = distinct(num, den)  # (each distinct value converted once)
-    return _column(python_values(un, ud)).take(pa.array(pos))
-

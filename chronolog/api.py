@@ -914,7 +914,7 @@ class Model:
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
         from chronolog.arguments import check_known_predicate
-        from chronolog.connectors.arrow import facts_to_arrow
+        from chronolog.engine.arrow import facts_to_arrow
 
         if not isinstance(pred, str):
             from chronolog.frames import all_facts_table

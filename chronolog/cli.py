@@ -201,7 +201,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         import warnings
 
         from chronolog.connectors import spark as cs
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         # pyspark warns about pandas >= 3 on every start; chronolog's Spark
         # path passes its tests with pandas 3 (data crosses as Arrow), so on

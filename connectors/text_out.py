@@ -397,13 +397,13 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
 
 def frame_table(df, arity: int, terms, scale, names, calendar=None):
     """A relation held as columns as an Arrow table in the layout of
-    connectors/arrow.py, rows in the order of :meth:`Model.facts`, typed
-    as :func:`~chronolog.connectors.arrow.facts_to_arrow` types them (its
+    engine/arrow.py, rows in the order of :meth:`Model.facts`, typed
+    as :func:`~chronolog.engine.arrow.facts_to_arrow` types them (its
     column types depend only on the set of values: each distinct value is
     converted once, then ``take``)."""
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import _column, _time_column
+    from chronolog.engine.arrow import _column, _time_column
     from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
@@ -541,12 +541,12 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
 
 def arrow_array(num, den):
     """The Arrow column the rows' typing gives these values
-    (connectors/arrow.py's ``_column``; from engine/columns/exact_columns.py, whose pairs it converts): ``int64`` when all are whole,
+    (engine/arrow.py's ``_column``; from engine/columns/exact_columns.py, whose pairs it converts): ``int64`` when all are whole,
     ``decimal128`` when all have finite decimals (by numpy), else its text
     path on the Python values."""
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import _column, decimal_parts
+    from chronolog.engine.arrow import _column, decimal_parts
     from chronolog.engine.columns.exact_columns import distinct, python_values
 
     if not len(num) or (den == 1).all():

@@ -23,7 +23,7 @@ quadratic in the length of a line.
 The result, :class:`FactColumns`, holds per predicate the dictionary-encoded
 columns (indices + converted distinct values): ``rows()`` gives the
 :class:`~.facts.FactRows` the row engine loads, ``table(pred)`` an Arrow table
-in the layout of ``connectors/arrow.py`` (Arrow-only: for the API's tables).
+in the layout of ``engine/arrow.py`` (Arrow-only: for the API's tables).
 """
 
 from __future__ import annotations

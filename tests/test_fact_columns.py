@@ -237,7 +237,7 @@ def test_statements_are_cut_outside_strings_and_brackets():
 
 
 def test_tables_in_the_arrow_layout():
-    from chronolog.connectors.arrow import fact_columns_table
+    from chronolog.engine.arrow import fact_columns_table
 
     cols = read_fact_columns("p(a,1)@[1,2).\np(b,2)@5.\n")
     t = fact_columns_table(cols, "p")
@@ -249,7 +249,7 @@ def test_tables_in_the_arrow_layout():
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact_files("vadalog"))
 def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
-    from chronolog.connectors.arrow import fact_columns_table, facts_to_arrow, table_to_rows
+    from chronolog.engine.arrow import fact_columns_table, facts_to_arrow, table_to_rows
 
     try:
         want = _reference(text, "vadalog")

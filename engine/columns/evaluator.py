@@ -84,7 +84,7 @@ def where_runs(stratum, engine: str = "auto") -> str:
 
 class HybridEvaluator(Evaluator):
     """``tables``: given facts as Arrow tables in the layout of
-    connectors/arrow.py, ``{pred: table}``; columns read them with kernels,
+    engine/arrow.py, ``{pred: table}``; columns read them with kernels,
     rows only if a row stratum or the Model asks for them.  ``columns``:
     given facts as FactColumns of the kernel fact reader, read the same way
     (engine/columns/given.py)."""
@@ -268,7 +268,7 @@ class HybridEvaluator(Evaluator):
         return df
 
     def _table_rows(self, pred):
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         return table_to_rows(self.given_tables[pred], pred)
 
@@ -512,7 +512,7 @@ def _rows_of_table(pred, table, old):
     merged with rows given beside it."""
 
     def rows():
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         return table_to_rows(table, pred)
 

@@ -211,7 +211,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
     if calendar is None and timestamps == "seconds":
-        from chronolog.connectors.timestamps import numbers_for_times
+        from chronolog.engine.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)  # timestamps and dates: exact seconds
     names = list(table.schema.names)

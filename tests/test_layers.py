@@ -148,9 +148,33 @@ def test_the_check_sees_imports_in_functions():
     ])
 
 
+# Upward imports not moved yet, by (importer, imported): the Spark front ends
+# run the whole embedded reasoner (chronolog.api.reason on the driver and in
+# every task, chronolog.stream's runners), so they sit above the API although
+# they live in connectors/ and spark_rounds imports helpers from them
+# (docs/design.md, "Layering, as it is"; issue 36).  Only ever shrinks: an
+# entry that no longer occurs fails the test until it is taken out.
+NOT_MOVED_YET = {
+    ("chronolog.connectors.distributed", "chronolog.api"),
+    ("chronolog.connectors.spark", "chronolog.api"),
+    ("chronolog.connectors.spark_keyed_stream", "chronolog.api"),
+    ("chronolog.connectors.spark_keyed_stream", "chronolog.stream"),
+    ("chronolog.connectors.spark_stream", "chronolog.api"),
+    ("chronolog.connectors.spark_stream", "chronolog.stream"),
+}
+
+
 def test_layers_hold():
     found = violations()
-    assert not found, f"{len(found)} imports point up a layer:\n" + "\n".join(found)
+    new = [v for v in found if _pair(v) not in NOT_MOVED_YET]
+    assert not new, f"{len(new)} imports point up a layer:\n" + "\n".join(new)
+    gone = NOT_MOVED_YET - {_pair(v) for v in found}
+    assert not gone, f"these no longer import up a layer: take them out of NOT_MOVED_YET: {sorted(gone)}"
+
+
+def _pair(violation: str) -> tuple:
+    _, module, _, target, *_ = violation.split(" ")
+    return module, target
 
 
 if __name__ == "__main__":

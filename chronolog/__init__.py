@@ -9,6 +9,10 @@
     recentlyOpened(a)@[5,18]
 """
 
+from chronolog.checkout import subpackage_dirs as _subpackage_dirs
+
+__path__ += _subpackage_dirs(__path__[0])  # run from a checkout that is not installed
+
 from chronolog.api import Model, Reasoner, load_program, reason
 from chronolog.preload import preload
 from chronolog.arguments import ArgumentError

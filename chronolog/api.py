@@ -514,7 +514,11 @@ class Reasoner:
             for pred, rows in tuple_window_rows(prog, extra).items():  # input facts only, as on a stream
                 for terms, iv in rows:
                     extra.add(pred, terms, iv, ast.NOWHERE)
-        self.plan = make_plan(prog, _with_shapes(extra, columns))
+        shapes = _with_shapes(extra, columns)
+        self.plan = make_plan(prog, shapes)
+        from chronolog.planner.validate import note_unsupplied
+
+        note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating))
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
@@ -701,10 +705,69 @@ class Model:
             coalesce_relation(rel)
         return rel
 
+    # ------------------------------------------------- time as the user sees it
+    def _shown(self, iv):
+        """An interval as the program's dialect shows it (LARS: ticks,
+        language/lars.to_ticks), in every output alike."""
+        if self.dialect == "lars":
+            from chronolog.language.lars import to_ticks
+
+            return to_ticks(iv)
+        return iv
+
+    def _given_interval(self, iv):
+        """An interval a user gives (LARS: ticks) on the model's timeline."""
+        if self.dialect == "lars":
+            from chronolog.language.lars import from_ticks
+
+            return from_ticks(iv)
+        return iv
+
+    def _read_fact(self, query, what: str, dialect: Optional[str] = None):
+        """The fact ``query`` names (``"p(a)@[1,2]"``), in the program's
+        dialect, its interval on the model's timeline."""
+        if not isinstance(query, str):
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(
+                f'{what}: expected a fact as text such as "p(a)@[1,2]", not {query!r}',
+                hint='or give the predicate, its terms and an interval: holds("p", ("a",), (1, 2))',
+            )
+        dialect = dialect or self.dialect
+        if dialect == "meteor":
+            from chronolog.language import meteor
+
+            return meteor.parse_facts([query], "<query>")[0]
+        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
+        if dialect == "lars":
+            from chronolog.language.lars import from_ticks
+
+            f.interval = from_ticks(f.interval)
+        return f
+
+    def _time_format(self):
+        """What formats the model's intervals: the calendar of a dated
+        program, LARS's ticks, or None (numbers)."""
+        if self.calendar is None and self.dialect == "lars":
+            from chronolog.language.lars import Ticks
+
+            return Ticks()
+        return self.calendar
+
+    def _format_interval(self, iv) -> str:
+        from chronolog.language.timeline import format_interval
+
+        fmt = self._time_format()
+        return fmt.format_interval(iv) if fmt is not None else format_interval(iv)
+
     def facts(self, pred: str) -> list:
-        """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal interval."""
+        """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal
+        interval (of a LARS program in ticks: ``(5, 7, True, True)`` is ticks 5 to 7)."""
         rel = self._relation(pred)
         if rel is None:
+            from chronolog.arguments import check_known_predicate
+
+            check_known_predicate(self, pred, "facts()")
             return []
         from chronolog.connectors.text_out import sorted_atoms
 
@@ -714,7 +777,7 @@ class Model:
         for terms in keys:
             t = public_terms(terms) if public else terms
             for iv in rel.atoms[terms]:
-                out.append((t, iv))
+                out.append((t, self._shown(iv)))
         return out
 
     def repeating(self, pred: str) -> list:
@@ -725,7 +788,7 @@ class Model:
         out = []
         for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
             for r in by[terms]:
-                out.append((public_terms(terms), r.iv, r.period))
+                out.append((public_terms(terms), self._shown(r.iv), r.period))
         return out
 
     @property
@@ -743,19 +806,19 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
-            if (dialect or self.dialect) == "meteor":
-                from chronolog.language import meteor
-
-                f = meteor.parse_facts([query], "<query>")[0]
-            else:
-                f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
+            f = self._read_fact(query, "holds()", dialect)
             pred, terms, iv = f.pred, f.terms, f.interval
         else:
-            pred, iv = query, _interval(interval, self.calendar, "interval")
+            pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
             terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
+        return self._holds(pred, terms, iv)
+
+    def _holds(self, pred: str, terms, iv, what: str = "holds()") -> bool:
+        """:meth:`holds` for an interval already on the program's timeline
+        (a parsed query's window; real time for LARS)."""
         from chronolog.arguments import check_known_predicate
 
-        check_known_predicate(self, pred, "holds()")
+        check_known_predicate(self, pred, what)
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -783,7 +846,7 @@ class Model:
         (chronolog/explain_tree.py)."""
         from chronolog.explain_tree import Proof, explain_tree
 
-        return Proof(explain_tree(self, query), self.calendar)
+        return Proof(explain_tree(self, query), self._time_format())
 
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
@@ -796,11 +859,19 @@ class Model:
         """
         from chronolog.explain_tree import recorded
 
-        recorded(self)  # re-runs the program with recording once if needed
-        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
-        from chronolog.language.timeline import format_interval as plain_interval, intersect
+        from chronolog.language.nulls import model_nulls
 
-        format_interval = self.calendar.format_interval if self.calendar is not None else plain_interval
+        f = self._read_fact(query, "explain()")
+        f.terms = model_nulls(self).adopt(f.terms)
+        if not self._holds(f.pred, f.terms, f.interval, "explain()"):
+            raise ProgramError(
+                f"{query} does not hold in the model, so nothing derived it",
+                hint="query() shows the intervals on which a fact holds",
+            )
+        recorded(self)  # re-runs the program with recording once if needed
+        from chronolog.language.timeline import intersect
+
+        format_interval = self._format_interval
         out = []
         for piece, rule, binding, body_iv, *_ in self._provenance.get((f.pred, f.terms), []):
             if intersect(piece, f.interval) is None:
@@ -893,9 +964,15 @@ class Model:
     def facts_within(self, pred: str, window) -> list:
         """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
+        return self._clipped(pred, self._given_interval(_interval(window, self.calendar, "window")))
+
+    def _clipped(self, pred: str, w) -> list:
+        """:meth:`facts_within` for a window already on the program's timeline
+        (numbers, as :meth:`facts` gives them, also on a date timeline; real
+        time for LARS): the command line, queries and plots convert their
+        window once.  The intervals are shown as :meth:`facts` shows them."""
         from chronolog.engine.periodic import unroll
 
-        w = _interval(window, self.calendar, "window")
         rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})
@@ -903,7 +980,7 @@ class Model:
         for terms in sorted(set(atoms) | set(rep), key=lambda t: tuple(term_sort_key(v) for v in t)):
             public = public_terms(terms)
             for iv in unroll(atoms.get(terms, []), rep.get(terms, []), w):
-                out.append((public, iv))
+                out.append((public, self._shown(iv)))
         return out
 
     def to_arrow(self, pred: Optional[str] = None, window=None):
@@ -928,7 +1005,7 @@ class Model:
                 f"{pred} has facts that repeat forever, which a table cannot hold",
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
-        if self._columns is not None:  # straight from the columns the run left
+        if self._columns is not None and self.dialect != "lars":  # straight from the columns the run left (LARS: in ticks)
             from chronolog.connectors.text_out import columns_arrow_table
 
             table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar)

@@ -54,6 +54,11 @@ def main(argv=None):
     except Exception as e:  # a bug in chronolog, not the user's input
         if os.environ.get("CHRONOLOG_DEBUG"):
             raise
+        from chronolog.checkout import missing_dependency
+
+        if missing_dependency(e) is not None:
+            click.echo(missing_dependency(e), err=True)
+            sys.exit(2)
         click.echo(
             f"internal error: {type(e).__name__}: {e}\n"
             "  this is a bug in chronolog; please report it with the program and data "
@@ -96,6 +101,11 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     interval and its shifts by every positive multiple of 30)."""
     import time
 
+    if spark_master is None and (distributed or spark_conf):
+        _fail(ChronologError(
+            f"{'--distributed' if distributed else '--conf'} is an option of a Spark run, and this run has no --spark",
+            hint="add --spark local[*] (or your cluster's master URL), or leave the option out",
+        ))
     if spark_master is not None:
         from chronolog.engine.runaway import round_limit
 
@@ -113,13 +123,17 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
         if output is not None:
             check_output_dir(output)
+        if plot_to is not None:
+            from chronolog.plot import check_path
+
+            check_path(plot_to, overwrite)
         d = _dialect_for(program, dialect)
         with _notes():
             model = reason(
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
-        win = parse_horizon(window, model.calendar, "--window") if window is not None else None
+        win = model._given_interval(parse_horizon(window, model.calendar, "--window")) if window is not None else None  # LARS: ticks
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)
         if plot_to is not None:
@@ -162,7 +176,7 @@ def _describe_component(c) -> str:
     return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
 
 
-@cli.command()
+@cli.command(short_help="Print true if a fact holds throughout its interval, else false.")
 @click.argument("program", type=click.Path(path_type=Path))
 @click.argument("query")
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
@@ -236,9 +250,9 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         _fail(e)
 
 
-@cli.command()
+@cli.command(short_help="Print how PROGRAM runs: strata, executors, rules and pipelines.")
 @click.argument("program", type=click.Path(path_type=Path))
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None)
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
 def plan(program, dialect, engine):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
@@ -258,7 +272,7 @@ def plan(program, dialect, engine):
 @cli.command()
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--input", "input_", type=click.Path(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None)
+@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
 @click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")

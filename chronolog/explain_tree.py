@@ -83,7 +83,7 @@ class _Builder:
         self.model = model
         self.prov = provenance
         self.given = given  # (pred, terms) -> [intervals]
-        self.cal = model.calendar
+        self.cal = model._time_format()
         self.fmt = self.cal.format_interval if self.cal is not None else format_interval
         self.count = 0
 
@@ -294,13 +294,11 @@ def recorded(model):
 
 def explain_tree(model, query: str) -> Node:
     """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
-    from chronolog.language.facts import parse_fact_lines
-
     from chronolog.language.nulls import model_nulls
 
-    f = parse_fact_lines([query], "<query>", calendar=model.calendar)[0]
+    f = model._read_fact(query, "proof()")
     f.terms = model_nulls(model).adopt(f.terms)
-    if not model.holds(f.pred, f.terms, f.interval):
+    if not model._holds(f.pred, f.terms, f.interval, "proof()"):
         raise ProgramError(
             f"{query} does not hold in the model, so it has no proof",
             hint="chronolog query shows the intervals on which a fact holds",

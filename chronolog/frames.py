@@ -83,6 +83,10 @@ def all_facts_table(model, preds=None, window=None):
     from chronolog.engine.arrow import facts_to_arrow
 
     preds = _pred_list(model, preds)
+    if window is not None:
+        from chronolog.api import _interval
+
+        window = _interval(window, model.calendar, "window")
     rows, names = [], []
     for p in preds:
         for terms, iv in _rows(model, p, window):

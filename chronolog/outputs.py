@@ -11,10 +11,11 @@ from chronolog.connectors.paths import exists
 
 
 def finite_rows(model, pred, window, what: str, hint: str) -> list:
-    """The facts of ``pred``, inside ``window`` if given; facts that repeat
-    forever cannot be listed without one (``what`` cannot hold them)."""
+    """The facts of ``pred``, inside ``window`` (on the program's timeline)
+    if given; facts that repeat forever cannot be listed without one
+    (``what`` cannot hold them)."""
     if window is not None:
-        return model.facts_within(pred, window)
+        return model._clipped(pred, window)
     if model.repeating(pred):
         raise ChronologError(f"{pred} has facts that repeat forever, which {what} cannot hold", hint=hint)
     return model.facts(pred)
@@ -67,7 +68,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     run left (connectors/text_out.py: the same bytes or table as from rows);
     False when rows hold it (then the caller writes the rows)."""
     cols = getattr(model, "_columns", None)
-    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred):
+    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred) or model.dialect == "lars":  # LARS: ticks
         return False
     names = model.column_names(pred)
     if fmt == "csv":

@@ -1,13 +1,15 @@
 """Timeline plots of a model: one row per ground atom, one bar per maximal
-interval.  A closed end is a filled dot, an open end a hollow one, an end
-at ±inf an arrow at the edge of the window; a point interval is a dot.
-Facts that repeat forever are drawn over the window (by default four
+interval.  A closed end is a filled dot, an open end a hollow one; an end
+at ±inf, or one the window cuts off, is an arrow pointing out of the
+window (a dot there would say the fact ends there); a point interval is a
+dot.  Facts that repeat forever are drawn over the window (by default four
 periods past the last fact).  On a date timeline the axis shows dates.
 
 matplotlib (the ``[plot]`` extra) draws it: it writes PNG and SVG without a
 browser, and a ``Figure`` shows itself in a notebook.  HTML output is the
 SVG inside a small page, so it needs no JavaScript.  Every bar and end
-marker carries an SVG id (``interval_N``, ``closed_N``, ``open_N``), which
+marker carries an SVG id (``interval_N``, ``closed_N_E``, ``open_N_E``,
+``unbounded_N_E``, ``cut_N_E``; E is 0 for the start, 1 for the end), which
 the tests count.
 """
 
@@ -19,7 +21,6 @@ from typing import Optional
 
 from chronolog.language.errors import ChronologError, ProgramError
 from chronolog.language.timeline import NEG_INF, POS_INF
-from chronolog.connectors.paths import exists
 
 MAX_ROWS = 60  # atoms drawn; more make an unreadable picture (the title says how many are left out)
 FORMATS = ("png", "svg", "html")
@@ -36,7 +37,7 @@ def _matplotlib():
     except ImportError:
         raise ChronologError(
             "plotting needs matplotlib, which is not installed",
-            hint="pip install 'chronolog[plot]'",
+            hint="pip install matplotlib (the [plot] extra: pip install '.[plot]' in chronolog's checkout)",
         ) from None
 
 
@@ -66,43 +67,71 @@ def default_window(model, preds) -> Optional[tuple]:
     return (lo, hi, True, True)
 
 
-def timeline_rows(model, preds=None, window=None) -> tuple:
-    """``(rows, window)``: rows are ``(pred, terms, [intervals])`` per ground
-    atom, intervals clipped to the window when there is one."""
-    from chronolog.api import _interval
+def timeline_rows(model, preds=None, win=None) -> tuple:
+    """``(rows, win)``: rows are ``(pred, terms, [(interval, cut_start,
+    cut_end)])`` per ground atom, intervals clipped to ``win`` (on the
+    program's timeline) when there is one; ``cut_*`` says the fact goes on
+    past that end of the window."""
+    from chronolog.language.timeline import intersect
 
     preds = model.output_predicates if preds is None else ([preds] if isinstance(preds, str) else list(preds))
     for p in preds:
         if p not in model.predicates() and p not in model.plan.arities:
             raise ProgramError(f"no predicate {p!r} to plot", hint="predicates with facts: " + ", ".join(model.predicates()))
-    win = _interval(window, model.calendar) if window is not None else None
     if win is None and any(model.repeating(p) for p in preds):
         win = default_window(model, preds)
     rows = []
     for p in preds:
-        facts = model.facts_within(p, win) if win is not None else model.facts(p)
         by: dict = {}
-        for terms, iv in facts:
-            by.setdefault(terms, []).append(iv)
+        if win is None:
+            for terms, iv in model.facts(p):
+                by.setdefault(terms, []).append((iv, *_cut(iv, iv)))
+        else:
+            for terms, iv in model._clipped(p, _widened(win)):  # a fact ending at the window's end ends there
+                x = intersect(iv, win)
+                if x is not None:
+                    by.setdefault(terms, []).append((x, *_cut(x, iv)))
         rows += [(p, t, ivs) for t, ivs in by.items()]
     return rows, win
+
+
+def _cut(x, iv) -> tuple:
+    """Whether the start and the end of ``x`` (``iv`` clipped to the window)
+    are not where ``iv`` starts and ends: at ±inf, or cut by the window."""
+    return x[0] == NEG_INF or x[:3:2] != iv[:3:2], x[1] == POS_INF or x[1::2] != iv[1::2]
+
+
+def _widened(win) -> tuple:
+    """``win`` with each finite end moved out by its length (at least 1)."""
+    lo, hi = win[0], win[1]
+    d = max(Fraction(hi - lo) if NEG_INF < lo and hi < POS_INF else 1, 1)
+    return (lo - d if lo != NEG_INF else lo, hi + d if hi != POS_INF else hi, True, True)
 
 
 def plot(model, preds=None, window=None, by=None, title: Optional[str] = None):
     """A matplotlib ``Figure`` of the timeline (see the module docstring).
 
     ``preds``: a predicate or a list (default: the output predicates);
-    ``window``: ``(from, to)`` to draw (needed to bound facts at ±inf);
-    ``by``: colour the bars by predicate (None, the default) or by the
-    value of the argument at this index."""
+    ``window``: ``(from, to)`` to draw (needed to bound facts at ±inf; dates
+    on a date timeline); ``by``: colour the bars by predicate (None, the
+    default) or by the value of the argument at this index."""
+    from chronolog.api import _interval
+
+    return draw(model, preds, _interval(window, model.calendar, "window") if window is not None else None, by, title)
+
+
+def draw(model, preds=None, win=None, by=None, title: Optional[str] = None):
+    """:func:`plot` with the window already on the program's timeline
+    (numbers, also on a date timeline: the command line's ``--window``)."""
     Figure = _matplotlib()
     from chronolog.language.text import format_term
 
-    rows, win = timeline_rows(model, preds, window)
+    rows, win = timeline_rows(model, preds, win)
     left_out = max(0, len(rows) - MAX_ROWS)
     rows = rows[:MAX_ROWS]
     cal = model.calendar
-    view = win or default_window(model, sorted({p for p, _, _ in rows})) or (0, 1, True, True)
+    finite = win is not None and NEG_INF < win[0] and win[1] < POS_INF
+    view = (win if finite else None) or default_window(model, sorted({p for p, _, _ in rows})) or (0, 1, True, True)
     span = Fraction(view[1] - view[0]) if view[1] != view[0] else Fraction(1)
     vlo, vhi = view[0] - span / 20, view[1] + span / 20
 
@@ -126,13 +155,14 @@ def plot(model, preds=None, window=None, by=None, title: Optional[str] = None):
         y = len(rows) - 1 - i
         key = p if by is None else (terms[by] if by < len(terms) else None)
         color = palette[keys.setdefault(key, len(keys)) % len(palette)]
-        for lo, hi, lc, hc in ivs:
+        for (lo, hi, lc, hc), cut_lo, cut_hi in ivs:
             x0, x1 = x(lo), x(hi)
             bar = ax.barh(y, max(x1 - x0, 0), left=x0, height=0.5, color=color, alpha=0.75)[0]
             bar.set_gid(f"interval_{n}")
-            for end, t, closed in ((0, lo, lc), (1, hi, hc)):
-                if t in (NEG_INF, POS_INF):
-                    ax.plot([x(t)], [y], marker="<" if t == NEG_INF else ">", color=color, markersize=9, clip_on=False, gid=f"unbounded_{n}_{end}")
+            for end, t, closed, cut in ((0, lo, lc, cut_lo), (1, hi, hc, cut_hi)):
+                if cut:
+                    kind = "unbounded" if t in (NEG_INF, POS_INF) else "cut"
+                    ax.plot([x(t)], [y], marker="<" if end == 0 else ">", color=color, markersize=9, clip_on=False, gid=f"{kind}_{n}_{end}")
                 else:
                     ax.plot(
                         [x(t)], [y], marker="o", markersize=6, color=color,
@@ -163,36 +193,38 @@ def plot(model, preds=None, window=None, by=None, title: Optional[str] = None):
     return fig
 
 
-def save(fig, path: Path, overwrite: bool = False) -> None:
-    """Write the figure as PNG, SVG or HTML (by the suffix), atomically and
-    never over an existing file without ``overwrite``."""
-    import io
-    import os
-    import tempfile
+def check_path(path: Path, overwrite: bool = False) -> str:
+    """The format of a plot file named ``path`` (by its suffix), or a clear
+    error before any work when it cannot be written there."""
+    from chronolog.connectors.staging import check_destination
 
     path = Path(path)
     kind = path.suffix.lower().lstrip(".")
     if kind not in FORMATS:
         raise ChronologError(f"cannot write a plot as {path.name}", hint="name the file .png, .svg or .html")
-    if exists(path, "the plot file") and not overwrite:
-        raise ChronologError(f"{path} exists", hint="remove it, choose another name or add --overwrite")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png" if kind == "png" else "svg", dpi=120)
-    data = buf.getvalue()
-    if kind == "html":
-        svg = data.decode("utf-8")
-        svg = svg[svg.index("<svg") :]
-        data = (
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>chronolog timeline</title></head>\n"
-            f"<body>\n{svg}\n</body></html>\n"
-        ).encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    check_destination(path, overwrite)
+    return kind
+
+
+def save(fig, path: Path, overwrite: bool = False) -> None:
+    """Write the figure as PNG, SVG or HTML (by the suffix), as every output
+    is written (connectors/staging.py): atomically, with the umask's
+    permissions, never over an existing file without ``overwrite``."""
+    from chronolog.connectors.staging import Staging
+
+    kind = check_path(path, overwrite)
+
+    def write(tmp):
+        fig.savefig(tmp, format="png" if kind == "png" else "svg", dpi=120)
+        if kind == "html":
+            svg = Path(tmp).read_text(encoding="utf-8")
+            svg = svg[svg.index("<svg") :]
+            Path(tmp).write_text(
+                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>chronolog timeline</title></head>\n"
+                f"<body>\n{svg}\n</body></html>\n",
+                encoding="utf-8",
+            )
+
+    with Staging() as staging:
+        staging.stage(Path(path), write, overwrite)
+        staging.publish()

@@ -72,6 +72,10 @@ def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
                 f"cannot read the window {window_text!r} of the query: {e.message}",
                 hint="a window is a point (@5) or an interval (@[0,10], @(0,10], @[0,+inf))",
             ) from None
+        if dialect == "lars":  # a window in ticks
+            from chronolog.language.lars import from_ticks
+
+            window = from_ticks(window)
     return Query(atom.pred, tuple(atom.terms), window)
 
 
@@ -109,13 +113,12 @@ def answer(model, q: Query) -> list:
     the window; sorted by binding.  Facts that repeat forever need a window."""
     from chronolog.language.booleans import public, terms as as_terms
     from chronolog.language.text import term_sort_key
-    from chronolog.language.timeline import intersect
 
     arity = model.plan.arities.get(q.pred, (None,))[0]
     if arity is not None and arity != len(q.terms):
         raise ProgramError(f"{q.pred} has {arity} arguments, the query gives {len(q.terms)}")
     if q.window is not None:
-        rows = model.facts_within(q.pred, q.window)
+        rows = model._clipped(q.pred, q.window)  # (clipped to it, as the model shows intervals)
     else:
         if model.repeating(q.pred):
             raise ProgramError(
@@ -128,10 +131,6 @@ def answer(model, q: Query) -> list:
         b = match(q, as_terms(terms))  # (#T/#F as terms again: never equal to 1/0)
         if b is None:
             continue
-        if q.window is not None:
-            iv = intersect(iv, q.window)
-            if iv is None:
-                continue
         key = tuple(b[v] for v in q.variables)
         by.setdefault(key, []).append(iv)
     out = []
@@ -152,7 +151,7 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 
-        return model.holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
+        return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
     return answer(model, q)
 
 

@@ -193,7 +193,8 @@ class Stream:
         rows, self._buffer = self._buffer, {}
         out = self.evaluator.step(rows, step)
         out.sort(key=_out_key)
-        self._ready.extend(StreamFact(p, public_terms(t), iv) for p, t, iv in out)  # #T/#F as Python bools
+        shown = _shown_on(self.dialect)
+        self._ready.extend(StreamFact(p, public_terms(t), shown(iv)) for p, t, iv in out)  # #T/#F as Python bools
         st = self.stats
         st["steps"] += 1
         st["output facts"] += len(out)
@@ -298,3 +299,12 @@ def _interval(iv):
 
 
 __all__ = ["Stream", "StreamFact"]
+
+
+def _shown_on(dialect: str):
+    """How an output interval is shown: LARS in ticks (language/lars.to_ticks)."""
+    if dialect == "lars":
+        from chronolog.language.lars import to_ticks
+
+        return to_ticks
+    return lambda iv: iv

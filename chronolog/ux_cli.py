@@ -95,13 +95,14 @@ def model_facts(model, preds, window) -> dict:
 
     if window is None:
         return {p: facts_of(model, p) for p in preds}
-    return {p: [Fact(p, t, iv, None, model.calendar) for t, iv in model.facts_within(p, window)] for p in preds}
+    return {p: [Fact(p, t, iv, None, model.calendar) for t, iv in model._clipped(p, window)] for p in preds}
 
 
 def save_plot(model, path: Path, window, overwrite: bool) -> None:
-    from chronolog.plot import save
+    """``--plot``: ``window`` is ``--window`` on the program's timeline."""
+    from chronolog.plot import draw, save
 
-    save(model.plot(window=window), path, overwrite)
+    save(draw(model, win=window), path, overwrite)
 
 
 def _load(program, facts, dialect, horizon, progress=None):
@@ -117,7 +118,7 @@ def _load(program, facts, dialect, horizon, progress=None):
 _common = [
     click.argument("program", type=click.Path(path_type=Path)),
     click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable)."),
-    click.option("--dialect", type=click.Choice(["vadalog", "meteor"]), default=None, help="Syntax of the program and facts."),
+    click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts."),
     click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon."),
 ]
 
@@ -128,7 +129,7 @@ def _with_common(f):
     return f
 
 
-@click.command()
+@click.command(short_help="Print every binding of QUERY's variables with its intervals.")
 @_with_common
 @click.argument("query")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="text (one binding per line), csv or json.")
@@ -171,7 +172,7 @@ def query(program, facts, dialect, horizon, query, fmt):
         _fail(e)
 
 
-@click.command()
+@click.command(short_help="Print the proof tree of FACT, down to the given facts.")
 @_with_common
 @click.argument("fact")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", help="A text tree (default), JSON or nested HTML.")

@@ -44,6 +44,47 @@ def mappings(program: ast.Program, pred: str) -> dict:
     return out
 
 
+def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: dict) -> None:
+    """Refuse a ``@mapping`` that names a column a CSV file with a header
+    lacks (a misspelling, or an argument past the file's value columns):
+    the reader takes argument K from the K-th value column, so the mistake
+    would read another column, or none, without a word.  A number as the
+    name (iTemporal's ``"0"``, ``"1"``, ...) names the position alone."""
+    import csv
+
+    if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes"):
+        return
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        header = next(csv.reader(fh), None)
+    if header:
+        check_mapped_header(program, pred, [h.strip() for h in header], path)
+
+
+def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> None:
+    """:func:`check_mapped_columns` against the ``header`` of ``path``
+    (the Spark CSV reader gives it as its DataFrame's columns)."""
+    from .csv_files import _is_closed_col, _time_columns
+
+    path = Path(str(path))
+    start, end, _, _ = _time_columns(header, len(header), time_mapping(program, pred), None)
+    values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
+    for a in program.annotations:
+        if a.name != "mapping" or not a.args or a.args[0] != pred or len(a.args) < 3:
+            continue
+        pos, name = a.args[1], str(a.args[2])
+        if name.isdigit() or not isinstance(pos, int):
+            continue
+        hint = (f"the value columns of {path.name}, in argument order, are {', '.join(values) or '(none)'}: "
+                f'name one of them, or write the position alone ("{pos}")')
+        if name not in header:
+            raise ProgramError(f'@mapping of {pred} names the column "{name}", which {path} does not have', a.pos, hint=hint)
+        if pos >= len(values):
+            raise ProgramError(
+                f"@mapping of {pred} names argument {pos}, but {path} has {len(values)} value column{'s' if len(values) != 1 else ''}",
+                a.pos, hint=hint,
+            )
+
+
 def time_mapping(program: ast.Program, pred: str):
     for a in program.annotations:
         if a.name == "timeMapping" and a.args and a.args[0] == pred:
@@ -108,6 +149,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
         if not exists(path, f"@bind of {pred}: the file", a.pos):
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
         m = mappings(program, pred)
+        if kind == "csv":
+            check_mapped_columns(program, pred, path, opts)
         if kind == "csv" and columns is not None:
             from .csv_columns import read_csv_columns
 

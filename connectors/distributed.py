@@ -680,7 +680,7 @@ def output_facts(model, pred: str, window=None) -> list:
     facts unrolled) when given; without one, a predicate with facts that
     repeat forever is an error rather than a table missing them."""
     if window is not None:
-        return model.facts_within(pred, window)
+        return model._clipped(pred, window)
     if model.repeating(pred):
         from chronolog.language.errors import DataError
 

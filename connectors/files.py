@@ -79,7 +79,7 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
         calendar = getattr(program, "calendar", None)
         table = read_table(path, kind)
         try:
-            return table_to_rows(table, pred, calendar, timestamps="seconds")
+            return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
         except DataError as e:
             if e.pos is not None:
                 raise

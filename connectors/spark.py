@@ -350,6 +350,10 @@ def reason(
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
             if b["format"] == "csv":
+                if str(b["options"].get("header", "true")).lower() == "true":
+                    from chronolog.connectors.bindings import check_mapped_header
+
+                    check_mapped_header(prog, b["pred"], [c.strip() for c in df.columns], b["location"])
                 df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
@@ -382,7 +386,7 @@ def reason(
             # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
             # or one task when the inputs are small or the rounds cannot run it
             path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes)
-            no_key = f"no key ({e.message.removeprefix('not partitionable: ')})"
+            no_key = f"no key ({e.why})"
             if path == "relational":
                 try:
                     hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
@@ -395,21 +399,25 @@ def reason(
                 except spark_rounds.NotRelational as r:
                     path, why = "refused", spark_paths.refusal(r)
             if path == "refused":
-                warnings.warn(f"running in ONE Spark task, not distributed: {e.render()}; {why}", OneTaskFallback, stacklevel=2)
+                warnings.warn(
+                    f"running in ONE Spark task, not distributed: the program has no key to split it by ({e.why}), and {why}",
+                    OneTaskFallback, stacklevel=2,
+                )
             if stats is not None:
                 stats.update(path="one task", why=f"{no_key}; {why}")
             keys = {}  # one key, '': the whole program in one task
         else:
             if stats is not None:
                 stats.update(path="keyed", why=f"partitioned by key {keys}")
-        try:
-            return _distributed(
-                spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
-            )
-        except Exception as e:
-            from .spark_rounds.sql import raised
+        from .spark_rounds.sql import expected_failures, raised
 
+        try:
+            with expected_failures():  # an unkeyable CSV cell: one task runs it instead
+                return _distributed(
+                    spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
+                    partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
+                )
+        except Exception as e:
             cell = raised(e, UNKEYABLE)  # (_key_sql)
             if cell is None or not keys:
                 raise

@@ -19,7 +19,9 @@ the target; the driver's commit renames the directory into place only when
 every task succeeded (``overwrite`` swaps old and new in one step on Linux),
 and abort removes it, so a failed job leaves no output.  Readers skip hidden
 and underscore names at any depth, so a staging directory left by a killed
-driver is never read as data.  Spark lets Python data sources write only in ``append`` and
+driver is never read as data; its name carries the driver's process
+(connectors/leftovers.py), so the next write of the same path removes it,
+and a task whose driver is gone stops writing into it.  Spark lets Python data sources write only in ``append`` and
 ``overwrite`` modes: ``append`` here creates the output and refuses an
 existing one (nothing is replaced without ``overwrite``); ``overwrite``
 swaps the new directory in.  Paths are on a file system every executor and
@@ -34,8 +36,11 @@ import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition, WriterCommitMessage
+
+from .leftovers import running, sweep
 
 try:
     from pyspark.sql.datasource import DataSourceArrowWriter as _Writer
@@ -126,6 +131,27 @@ class ChronologDataSource(DataSource):
         return _FactWriter(path, self.options.get("predicate", "p"), overwrite, uuid.uuid4().hex)
 
 
+def _driver() -> Optional[str]:
+    """The owner (connectors/leftovers.py) of the Spark driver running this
+    write: the first ancestor of this Python worker that is not a PySpark
+    worker or daemon (the driver's JVM); None where /proc cannot tell."""
+    from .leftovers import owner
+
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read()
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                parent = int(fh.read().rpartition(b")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+        if not any(arg.startswith(b"pyspark.") for arg in cmd.split(b"\0")):  # python -m pyspark.daemon ...
+            return owner(pid)
+        pid = parent
+    return None
+
+
 class _Reader(DataSourceReader):
     def __init__(self, options, schema):
         self.path = options["path"]
@@ -209,6 +235,8 @@ def fits(kind, typ, sampled=None) -> bool:
         return k == "dec" and kind[2] <= typ.scale and kind[1] <= typ.precision - typ.scale
     if pa.types.is_boolean(typ):
         return k == "bool"
+    if pa.types.is_floating(typ):  # from text only +inf/-inf are floats (other numbers are exact)
+        return k == "float"
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         if sampled == "mixed":
             return True
@@ -311,7 +339,10 @@ class _FactWriter(_Writer):
         self.path = str(Path(path).absolute())
         self.pred = pred
         self.overwrite = overwrite
-        self.staging = str(Path(self.path).parent / f".{Path(self.path).name}.chronolog-{job}")
+        self.driver = _driver()  # built on the driver; the tasks get a copy
+        parent, name = Path(self.path).parent, Path(self.path).name
+        sweep(parent, name)  # what a killed write of this path left
+        self.staging = str(parent / f".{name}.chronolog-{self.driver + '-' if self.driver else ''}{job}")
 
     def write(self, iterator):
         import pyarrow as pa
@@ -327,6 +358,8 @@ class _FactWriter(_Writer):
         fh = None  # opened with the first batch: a task failing upstream leaves nothing
         try:
             for batch in iterator:
+                if self.driver is not None and not running(self.driver):
+                    raise RuntimeError(f"the Spark driver of this write to {self.path} is gone; stopping")
                 if not isinstance(batch, (pa.RecordBatch, pa.Table)):  # pyspark 4.0 rows
                     batch = pa.Table.from_pylist([batch.asDict()])
                 if fh is None:

@@ -225,7 +225,9 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
                 raise
             import logging
 
-            logging.getLogger("chronolog.stream").warning("streaming on the driver: %s", e.render())
+            logging.getLogger("chronolog.stream").warning(
+                "streaming on the driver, not per key group in Spark tasks: the program has no key to split it by (%s)", e.why
+            )
     if keys is not None:
         from .spark_keyed_stream import KeyedRunner
 

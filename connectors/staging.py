@@ -5,8 +5,10 @@ set is renamed into place only when every one of them is complete.
 A run that fails leaves every destination as it was (temporary files
 removed, directories it created removed again); a run that is killed leaves
 at most hidden ``.NAME.chronolog-*.tmp`` entries, which never block or
-confuse the next run.  Files get the permissions the user's umask gives a
-new file (``tempfile`` would make them 0600).
+confuse the next run, and the next write of ``NAME`` removes them (their
+names say which process made them: connectors/leftovers.py).  Files get the
+permissions the user's umask gives a new file (``tempfile`` would make them
+0600).
 
 Written here rather than taken from a library: the standard library renames
 one file atomically (``os.replace``), but nothing publishes a set of them.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from chronolog.language.errors import DataError
 
+from .leftovers import owner, sweep
 from .paths import exists
 
 _OVERWRITE_HINT = "choose another path, or pass --overwrite (overwrite=True in Python)"
@@ -101,12 +104,14 @@ class Staging:
                 raise DataError(f"two outputs of this run are written to {path}", hint="give each output its own file")
         check_destination(path, overwrite, is_dir)
         self._mkdirs(path.parent)
+        sweep(path.parent, path.name)  # what a killed run left
+        prefix = f".{path.name}.chronolog-{owner()}-"
         try:
             if is_dir:
-                tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.chronolog-", suffix=".tmp"))
+                tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=prefix, suffix=".tmp"))
                 os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
             else:
-                fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.chronolog-", suffix=".tmp")
+                fd, name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
                 os.close(fd)
                 tmp = Path(name)
         except OSError as e:

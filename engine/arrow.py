@@ -197,8 +197,12 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     Dates and timestamps: with a ``calendar`` (the program declares
     ``@timeGranularity``) time columns become its time points and other date
     columns datetime constants; without one, ``timestamps="seconds"`` (the
-    Spark connectors) reads them as exact seconds since the epoch, and the
-    default refuses them (the program's timeline is numeric).
+    Spark connectors, whose SQL joins and computes date arguments as
+    numbers) reads them as exact seconds since the epoch,
+    ``timestamps="times"`` (files bound with ``@bind``) reads the time
+    columns so and keeps date and timestamp arguments the date constants
+    a table given to ``reason`` gives, and the default refuses date time
+    columns (the program's timeline is numeric).
     """
     import pyarrow as pa
 
@@ -210,10 +214,11 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             table = pa.Table.from_pandas(table, preserve_index=False)
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
-    if calendar is None and timestamps == "seconds":
+    if calendar is None and timestamps in ("seconds", "times"):
         from chronolog.engine.timestamps import numbers_for_times
 
-        table = numbers_for_times(table, pred)  # timestamps and dates: exact seconds
+        # timestamps and dates: exact seconds (of the time columns alone for "times")
+        table = numbers_for_times(table, pred, ("start", "end") if timestamps == "times" else None)
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:

@@ -4,6 +4,7 @@ the command line prints its message and exits non-zero, never a traceback."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional
 
 from .ast import Pos
@@ -85,4 +86,19 @@ def too_deep(text: str, source: str, first_line: int = 1) -> SyntaxError_:
 
 class Note(UserWarning):
     """Something chronolog decided that the program leaves open, said
-    aloud (the command line prints it as ``note:`` on standard error)."""
+    aloud: printed as ``note: ...`` by every command and in Python alike
+    (:func:`_format_note`), never with the file and line of chronolog's
+    code that raised it."""
+
+
+def _format_note(message, category, filename, lineno, line=None):
+    """``warnings.formatwarning`` for a :class:`Note`: the sentence alone (the
+    place in chronolog's source and its line say nothing to a user)."""
+    if isinstance(category, type) and issubclass(category, Note):
+        return f"note: {message}\n"
+    return _format_plain(message, category, filename, lineno, line)
+
+
+if getattr(warnings.formatwarning, "__name__", "") != "_format_note":  # once, however often imported
+    _format_plain = warnings.formatwarning
+    warnings.formatwarning = _format_note

@@ -47,8 +47,7 @@ def _value(tok: str, ident_ok):
             return tok[1:-1]
         return None
     if c.isdigit() or c in "+-.":
-        v = _number(tok)
-        return None if v is None or v in (POS_INF, NEG_INF) else v
+        return _number(tok)  # +inf, -inf: a float's infinity, as terms print it
     if ident_ok(tok):
         return tok
     if c == "_" and _NULL.match(tok):  # a labelled null of the file being read

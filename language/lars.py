@@ -31,7 +31,7 @@ from an atom's arrival until the ``n``-th later arrival
 
 **Clipping at the stream start** (Laser): with ``@streamStart(t1).`` a box
 window ``[n] [] a`` at ``t`` covers ``[max(t1, t-n), t]`` instead of
-``[t-n, t]``: ``[-][0,n] a`` or ``a <S>[0,n] (a and start)``.
+``[t-n, t]``: ``[-][0,n] a`` or ``a and (a <S>[0,n] (a and start))``.
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ class LarsBuilder(_ToAst):
 
     def _clipped_box(self, atom, span, pos) -> ast.Atom:
         """Laser's box clipped at the stream start:
-        ``[-][0,n] a  or  a <S>[0,n] (a and start)``."""
+        ``[-][0,n] a  or  a and (a <S>[0,n] (a and start))``."""
         vs = _vars(atom)
 
         def rules(name):
@@ -251,7 +251,8 @@ class LarsBuilder(_ToAst):
             start = ast.Atom("$lars_start", (), pos)
             return [
                 ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
-                ast.Rule(head, [ast.Binary("S", span, atom, first, pos)], pos, ""),
+                # a itself at t too: the since alone holds at the point where a stops
+                ast.Rule(head, [atom, ast.Binary("S", span, atom, first, pos)], pos, ""),
                 ast.Rule(first, [atom, start], pos, ""),
             ]
 
@@ -278,10 +279,38 @@ class LarsDialect(VadalogDialect):
 
     def format_fact(self, pred, terms, interval, calendar=None):
         """Ticks: ``[5,8)`` prints as ``[5,7]``, what the fact reader reads back."""
-        lo, hi, lc, hc = interval
-        if _is_int(lo) and _is_int(hi) and lc and not hc and hi > lo:
-            return f"{self.format_atom(pred, terms)}@[{lo},{hi - 1}]"
-        return Dialect.format_fact(self, pred, terms, interval, calendar)
+        return Dialect.format_fact(self, pred, terms, to_ticks(interval), calendar)
+
+
+def to_ticks(iv):
+    """An interval of a LARS program's model as the program shows it, in
+    ticks: ``[5,8)`` is ticks 5 to 7, ``(5, 7, True, True)``.  This one rule
+    holds for every output (text, facts, queries, proofs, tables, streams);
+    an interval with an unbounded or fractional end stays as it is (tick
+    ``t`` is ``[t, t+1)``: ``[5,+inf)`` means from tick 5 on)."""
+    lo, hi, lc, hc = iv
+    if _is_int(lo) and _is_int(hi) and lc and not hc and hi > lo:
+        return (lo, hi - 1, True, True)
+    return iv
+
+
+def from_ticks(iv):
+    """The inverse of :func:`to_ticks` for what a user gives a LARS model
+    (a query's window, the interval of :meth:`Model.holds`): a closed range
+    of whole numbers is ticks, ``[5,7]`` -> ``[5,8)``; any other interval is
+    taken as it is."""
+    lo, hi, lc, hc = iv
+    if _is_int(lo) and _is_int(hi) and lc and hc:
+        return _tick(lo, hi)
+    return iv
+
+
+class Ticks:
+    """The time of a LARS program's proofs shown in ticks: it stands where a
+    dated program's calendar stands (``format_interval``)."""
+
+    def format_interval(self, iv) -> str:
+        return format_interval(to_ticks(iv))
 
 
 DIALECT = LarsDialect()

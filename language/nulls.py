@@ -115,11 +115,17 @@ class NullFactory:
     one run (the repetition search makes several) agrees on it.
 
     ``given``: a callable returning the labels of the nulls the run was
-    given; called once, when the first null is made."""
+    given; called once, when the first null is made.
+
+    ``nesting`` counts, for a null made by a watched rule, how deeply the
+    nulls of each (rule, variable) nest in it: the measure of a chase that
+    may not stop (planner/existential.py)."""
 
     def __init__(self, given=None):
         self.scope = object()
         self.made: dict = {}
+        self.nesting: dict = {}
+        self.limit = 0  # how deep a watched rule's nulls may nest (engine/rows/chase.py)
         self._given = given
         self._skip = None
         self._next = 1
@@ -136,6 +142,20 @@ class NullFactory:
             self._next += 1
             n = self.made[key] = Null(label, self.scope)
         return n
+
+    def nest(self, null: Null, key) -> int:
+        """Record how ``null`` (made for ``key``: rule, variable, frontier
+        values) nests nulls; how many times its own rule and variable occur
+        along its deepest chain."""
+        own = key[:2]
+        depth: dict = {}
+        for v in key[2]:
+            for f, d in self.nesting.get(v, {}).items() if type(v) is Null else ():
+                if d > depth.get(f, 0):
+                    depth[f] = d
+        depth[own] = depth.get(own, 0) + 1
+        self.nesting[null] = depth
+        return depth[own]
 
 
 _FACTORY: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_factory", default=None)

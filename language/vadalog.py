@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import math
 import re
 
 import lark
@@ -89,7 +90,12 @@ class VadalogDialect(Dialect):
             stmt = re.split(r"\.(?:\s|$)", prefix)[-1]
             word = before.split()[-1] if before.split() else ""
             word = word.lstrip("(,:-[]<>+")
-            if tok.type == "VAR" and "NAME" in exc.expected:
+            if tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
+                plain = re.fullmatch(r"[a-z]\w*(\(.*\))?", stmt.strip())
+                atom = stmt.strip() if plain else "p(a)"
+                msg = f"a fact needs a time: {atom} ends without '@...'" if plain else "a statement without ':-' is a fact, and a fact needs a time ('@...')"
+                hint = f"write {atom}@5. or {atom}@[1,5]. ({atom}@(-inf,+inf). for all time); a rule is written head :- body."
+            elif tok.type == "VAR" and "NAME" in exc.expected:
                 hint = "predicate names and constants start with a lowercase letter, variables with an uppercase one"
             elif tok.type == "LPAR" and word[:1].isupper():
                 hint = f"'{word}' starts with an uppercase letter, so it is a variable; predicate names start with a lowercase letter (or use --dialect meteor for MeTeoR files)"
@@ -382,6 +388,13 @@ class _ToAst(AstBuilder):
 
     def div(self, items):
         return self._arith("/", items)
+
+    def inf_term(self, items):
+        """``+inf`` as a term: a float's infinity, as terms print it."""
+        return ast.Const(math.inf)
+
+    def neg_inf_term(self, items):
+        return ast.Const(-math.inf)
 
     def neg(self, items):
         x = self._expr(items[0])

@@ -12,7 +12,7 @@ from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 
 from .aggregates import check_aggregate_strata, lift_aggregates
-from .existential import check_weakly_acyclic
+from .existential import check_termination
 from .interval_terms import check_interval_strata
 from .ir import PlanRule, SinceRule, Stratum
 from .normalize import normalize
@@ -81,7 +81,7 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     strata = stratify([r for r in rules if r.head_pred is not None])
     check_aggregate_strata(strata)
     check_interval_strata(strata)
-    check_weakly_acyclic(rules)
+    check_termination(rules)
     outputs = [a.args[0] for a in program.annotations if a.name == "output"]
     temporal = None
     for a in program.annotations:

@@ -8,18 +8,25 @@ grouping, head box; an interval term ``lit@[S,E]`` in the body is allowed:
 it turns time into data, the paper's "unwrapping").  Temporal rules may read
 and copy the nulls the existential rules invent.
 
-Evaluation is the restricted chase (engine/rows/chase.py).  It terminates
-when the program is *weakly acyclic* (Fagin, Kolaitis, Miller and Popa,
-"Data exchange: semantics and query answering"): in the graph of predicate
-positions, with an ordinary edge wherever a rule copies a variable from one
-position to another and a special edge from every body position of a copied
-variable to each position of an existential variable, no cycle goes through
-a special edge.  Then only finitely many nulls can be made.  It is a
-sufficient condition, not a necessary one: some programs it refuses would
-still terminate (the warded fragment of Vadalog is wider, and the Vadalog
-system terminates on it by checking isomorphic facts, which is not done
-here).  A refused program gets an error naming the existential rule and the
-position whose nulls can feed back into it.
+Evaluation is the restricted chase (engine/rows/chase.py).  Whether a chase
+terminates is undecidable; chronolog runs it when either
+
+* the program is *jointly acyclic* (Kroetzsch and Rudolph, "Extending
+  decidable existential rules by joining acyclicity and guardedness"): for
+  each existential variable, follow the positions its nulls can move to (a
+  rule moves a variable's value when every body position of the variable can
+  hold the null); no existential rule may be fed, through a variable all of
+  whose body positions can hold its own nulls, back into itself.  Then the
+  chase terminates on any data.  Joint acyclicity accepts every weakly
+  acyclic program and more; or
+* it is not, and the chase is *watched*: the rules on such a cycle make
+  nulls as usual, and the run stops with an error as soon as a null would
+  nest nulls of its own rule and variable more deeply than there are facts
+  without nulls.  No data-independent condition can accept every program
+  whose chase stops on the data at hand (a rule whose chase stops on one
+  instance may run forever on another), so this guard bounds the run
+  instead: a finished run is the exact restricted chase; a chase that keeps
+  counting with nulls past the size of its data is refused.
 """
 
 from __future__ import annotations
@@ -126,6 +133,9 @@ class ExistentialRule(PlanRule):
     subclass is a row-only rule unless an executor lowers its kind)."""
 
     existentials: tuple = ()
+    # None when the program is jointly acyclic; else the rules through which
+    # this rule's nulls come back (the chase is watched: see the module)
+    watched: object = None
     # a fact added later may satisfy a head that got a null: an update
     # recomputes the model (as for negation) instead of extending it
     nonmonotonic = True
@@ -135,7 +145,8 @@ class ExistentialRule(PlanRule):
         return cls(base.head_pred, base.head_terms, base.body, base.head_shift, base.source, base.fresh, tuple(existentials))
 
     def describe(self) -> str:
-        return f"{super().describe()}  [exists {', '.join(self.existentials)}: restricted chase]"
+        watch = "; nesting watched" if self.watched is not None else ""
+        return f"{super().describe()}  [exists {', '.join(self.existentials)}: restricted chase{watch}]"
 
 
 
@@ -165,61 +176,52 @@ def _positions(rule):
     return body, head
 
 
-def check_weakly_acyclic(rules) -> None:
-    """Refuse a program whose chase might not terminate (see the module)."""
+def check_termination(rules) -> None:
+    """Mark the existential rules that lie on a cycle of the joint-acyclicity
+    graph as watched (see the module), with the rules of the cycle."""
     from .stratify import strongly_connected_components
 
-    if not any(isinstance(r, ExistentialRule) for r in rules):
+    exist = [(r, z) for r in rules if isinstance(r, ExistentialRule) for z in r.existentials]
+    if not exist:
         return
-    succ: dict = {}
-    special = []  # (from, to, rule)
-    nodes: list = []
-
-    def edge(a, b):
-        succ.setdefault(a, []).append(b)
-
-    for r in rules:
-        if r.head_pred is None:
-            continue
-        body, head = _positions(r)
-        for p in [p for ps in body.values() for p in ps] + [p for ps in head.values() for p in ps]:
-            nodes.append(p)
-        exist = set(getattr(r, "existentials", ()))
-        for v, targets in head.items():
-            if v in exist:
-                continue
-            for src in body.get(v, ()):
-                for dst in targets:
-                    edge(src, dst)
-        if exist:
-            frontier = [v for v in head if v not in exist and v in body]
-            for v in frontier:
-                for src in body[v]:
-                    for e in exist:
-                        for dst in head[e]:
-                            edge(src, dst)
-                            special.append((src, dst, r))
-    comps = strongly_connected_components(list(dict.fromkeys(nodes)), succ)
-    comp_of = {p: i for i, c in enumerate(comps) for p in c}
-    for src, dst, r in special:
-        if comp_of.get(src) == comp_of.get(dst):
-            cycle = _cycle_rules(rules, comps[comp_of[dst]])
-            src_rule = r.source
-            pred, i = dst
-            raise ProgramError(
-                f"the chase may not terminate: the rule makes a new null at argument {i + 1} of {pred}, "
-                f"and values from that position can flow back into the rule's body"
-                + (f" (through: {cycle})" if cycle else ""),
-                src_rule.pos if src_rule is not None else None,
-                hint="existential rules must be weakly acyclic: no new null may feed, through any chain of rules, "
-                "the body of a rule that makes a null; bound the recursion, or give the witness as data",
-                source_line=src_rule.text if src_rule is not None else "",
-            )
+    shape = [(r, *_positions(r)) for r in rules if r.head_pred is not None]
+    moves = [_moves(shape, r, z) for r, z in exist]
+    succ = {
+        i: [j for j, (r2, _z) in enumerate(exist) if _carries(shape, r2, moves[i])] for i in range(len(exist))
+    }
+    for comp in strongly_connected_components(list(range(len(exist))), succ):
+        if len(comp) > 1 or comp[0] in succ[comp[0]]:
+            inside = set().union(*(moves[i] for i in comp))
+            text = _cycle_rules(rules, inside)
+            for i in comp:
+                exist[i][0].watched = text
 
 
-def _cycle_rules(rules, comp) -> str:
-    """The user's rules whose edges lie inside the cycle's component, as text."""
-    inside = set(comp)
+def _moves(shape, rule, z) -> set:
+    """Mov(z): the positions a null made for ``z`` by ``rule`` can reach."""
+    _body, head = next((b, h) for r, b, h in shape if r is rule)
+    mov = set(head[z])
+    changed = True
+    while changed:
+        changed = False
+        for _r, body, head in shape:
+            for v, targets in head.items():
+                if body.get(v) and set(body[v]) <= mov and not set(targets) <= mov:
+                    mov |= set(targets)
+                    changed = True
+    return mov
+
+
+def _carries(shape, rule, mov) -> bool:
+    """Whether a value at positions ``mov`` can reach the frontier of the
+    existential ``rule``: a frontier variable all of whose body positions
+    are in ``mov``."""
+    body, head = next((b, h) for r, b, h in shape if r is rule)
+    return any(body.get(v) and set(body[v]) <= mov for v in head if v not in rule.existentials)
+
+
+def _cycle_rules(rules, inside) -> str:
+    """The user's rules that move values between the cycle's positions, as text."""
     texts = []
     for r in rules:
         if r.head_pred is None:

@@ -45,6 +45,14 @@ class NotPartitionable(ProgramError):
         super().__init__(message, getattr(src, "pos", None), hint=hint)
         self.rule = rule
 
+    @property
+    def why(self) -> str:
+        """Why there is no key, with the rule's place: for the sentence of
+        a fallback, which says what runs where instead (an error's
+        "program error: not partitionable" would read as a failure)."""
+        where = f" ({self.pos})" if getattr(self.pos, "line", 0) else ""
+        return self.message.removeprefix("not partitionable: ") + where
+
 
 def _atoms(rule) -> list:
     """``(pred, terms)`` of the head and every body atom, ``$top`` excluded."""

@@ -187,6 +187,38 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
                 )
 
 
+def note_unsupplied(program: ast.Program, given) -> None:
+    """Say aloud a predicate that a rule body reads but no rule derives, no
+    fact or input gives (``given``: the predicates of the given facts) and
+    no ``@input``/``@bind`` declares: most likely a misspelling
+    (``p(X) :- qq(X).``), which would otherwise only derive nothing, as an
+    existential head variable is said aloud (planner/existential.py)."""
+    import difflib
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    supplied = set(given) | {f.pred for f in program.facts}
+    supplied |= {a.args[0] for a in program.annotations if a.name in ("input", "bind") and a.args}
+    supplied |= {ast.head_atom(r.head).pred for r in program.rules if ast.head_atom(r.head) is not None}
+    seen = set()
+    for rule in program.rules:
+        for lit in rule.body:
+            for atom in ast.atoms_of(lit):
+                p = atom.pred
+                if p in supplied or p in seen or p.startswith("$"):  # $: the dialects' helpers
+                    continue
+                seen.add(p)
+                pos = atom.pos if atom.pos.line else rule.pos
+                where = f"{pos}: " if pos is not None and pos.line else ""
+                close = difflib.get_close_matches(p, sorted(supplied - {p}), n=1)
+                warnings.warn(Note(
+                    f"{where}{p} is read in a rule body, but no rule derives it and no fact or input gives it, "
+                    f"so it holds nowhere ({f'did you mean {close[0]}? ' if close else ''}"
+                    f'declare it with @input("{p}"). when its facts come later)'
+                ), stacklevel=2)
+
+
 def _suggest(name: str, known) -> str:
     import difflib
 

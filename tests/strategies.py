@@ -31,6 +31,7 @@ overlapping intervals for the same atom, occasionally an infinite end.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
@@ -63,6 +64,8 @@ class Case:
     def __post_init__(self):
         if self.parsed is None:
             self.parsed = parse(self.program + "\n" + self.facts)
+        # a predicate the case never names is unknown to its model (facts() refuses it)
+        self.idb = [p for p in self.idb if re.search(rf"\b{p}\b", self.program + "\n" + self.facts)]
 
     def __str__(self) -> str:  # shown by hypothesis on failure
         return f"PROGRAM:\n{self.program}\nFACTS:\n{self.facts}\nHORIZON: {self.horizon}"

@@ -282,6 +282,12 @@ P = "p(X) :- <->[0,1] q(X).  q(a)@1."
         (lambda: reason(P, horizon=(0, 1, 2)), "horizon"),
         (lambda: reason(P).to_arrow("nosuch"), "'nosuch' does not occur"),
         (lambda: reason(P).holds("zz(a)@1"), "'zz' does not occur"),
+        (lambda: reason(P).facts("nosuch"), "facts(): the predicate 'nosuch' does not occur"),
+        (lambda: reason(P).query("nosuch(X)"), "'nosuch' does not occur"),
+        (lambda: reason(P).holds(42), 'holds(): expected a fact as text such as "p(a)@[1,2]", not 42'),
+        (lambda: reason(P).explain(42), "explain(): expected a fact as text"),
+        (lambda: reason(P).proof(["p(a)@1"]), "proof(): expected a fact as text"),
+        (lambda: reason(P).explain("p(a)@[5,6]"), "p(a)@[5,6] does not hold in the model"),
         (lambda: reason(P, 42), "facts: expected"),
         (lambda: reason(None), "program: expected"),
         (lambda: reason(P, horizon=("a", "b")), "horizon: 'a'"),
@@ -496,3 +502,46 @@ def test_two_way_recursion_that_would_step_through_a_window_beyond_a_float_stops
     # with a horizon the user chose, the rounds it takes are the answer's
     m = reason(program, horizon=(-50, 50))
     assert m.facts("p") == [(("a",), (-50, 10, True, True))]
+
+
+# ------------------------------------------------------------ issue 38: accepted silently
+
+
+@pytest.mark.parametrize("option", [["--distributed"], ["--conf", "spark.sql.shuffle.partitions=4"]])
+def test_spark_options_without_spark_are_refused(tmp_path, option):
+    out = refused(tmp_path, P, *option, says=f"{option[0]} is an option of a Spark run")
+    assert "--spark local[*]" in out
+
+
+@pytest.mark.parametrize(
+    "mapping, says",
+    [
+        ('@mapping("p", 0, "symbol", "string").', 'names the column "symbol", which'),
+        ('@mapping("p", 2, "price", "int").', "names argument 2, but"),
+    ],
+)
+def test_a_mapping_naming_a_column_the_csv_lacks_is_refused(tmp_path, mapping, says):
+    (tmp_path / "p.csv").write_text("ticker,price,start,end\nacme,3,0,5\n")
+    prog = f'@bind("p", "csv useHeaders=true", ".", "p.csv").\n{mapping}\nq(X) :- p(X, V).\n'
+    out = refused(tmp_path, prog, where="2:1", says=says)
+    assert "ticker, price" in out
+    with pytest.raises(ChronologError, match=says):
+        reason(tmp_path / "p.vada")
+
+
+def test_a_mapping_naming_its_column_or_position_is_read(tmp_path):
+    (tmp_path / "p.csv").write_text("ticker,price,start,end\nacme,3,0,5\n")
+    for mapping in ('@mapping("p", 1, "price", "int").', '@mapping("p", 1, "1", "int").'):
+        (tmp_path / "p.vada").write_text(f'@bind("p", "csv useHeaders=true", ".", "p.csv").\n{mapping}\nq(X, V) :- p(X, V).\n')
+        assert reason(tmp_path / "p.vada").facts("q") == [(("acme", 3), (0, 5, True, True))]
+
+
+def test_a_mapping_naming_a_column_a_spark_csv_lacks_is_refused(tmp_path, spark):
+    from chronolog.connectors.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "r.csv").write_text("ticker,price,start,end\nacme,3,0,5\n")
+    prog = _program(tmp_path, '@bind("p", "spark csv", "r", "").\n@mapping("p", 0, "symbol", "string").\nq(X) :- p(X, V).\n')
+    with pytest.raises(ChronologError, match='names the column "symbol", which') as e:
+        run_program(spark, prog)
+    assert "ticker, price" in e.value.hint and e.value.pos.line == 2

@@ -1,5 +1,6 @@
 """The command line, run as a user would: a real subprocess."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -194,3 +195,24 @@ def test_names_ending_in_a_line_break_print_on_one_line_and_read_back(tmp_path):
     again = cli("run", back, "--facts", tmp_path / "s.txt")
     assert again.returncode == 0, again.stderr
     assert again.stdout == r.stdout
+
+
+def test_help_summaries_are_whole_sentences_and_every_option_has_help():
+    """`chronolog --help` lists each command with a sentence of its own
+    (click cut the docstrings' first lines mid-phrase: "Print the proof of
+    FACT (e.g."), and every option of every command says what it does."""
+    import click
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    out = CliRunner().invoke(cli, ["--help"], terminal_width=80).output
+    listed = dict(re.findall(r"^  (\w+) +(.+)$", out.split("Commands:")[1], re.M))
+    assert sorted(listed) == sorted(cli.commands)
+    for name, summary in listed.items():
+        assert summary.endswith(".") and not summary.endswith("..."), (name, summary)
+        assert summary.count("(") == summary.count(")"), (name, summary)
+    for name, command in cli.commands.items():
+        for p in command.params:
+            if isinstance(p, click.Option):
+                assert p.help, f"chronolog {name} {p.opts[0]} has no help"

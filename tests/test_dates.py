@@ -284,6 +284,30 @@ def test_cli_horizon_as_dates_and_positioned_errors(tmp_path):
     assert f"{f}:1:1: data error: the time point 1 is a number" in r.output
 
 
+def test_a_date_window_over_repeating_facts_is_read_once(tmp_path):
+    """--window, a query's window and to_pandas(window=...) on a date
+    timeline: the window was converted to day numbers and then refused as
+    numbers when the facts inside it were taken."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    text = '@timeGranularity("days").\ntick(X) :- <->[P7D,P7D] tick(X).\ntick(a)@2020-01-01.\n'
+    p = tmp_path / "p.vada"
+    p.write_text(text)
+    r = CliRunner().invoke(cli, ["run", str(p), "--window", "2020-01-01,2020-01-20"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["tick(a)@[2020-01-01,2020-01-01]", "tick(a)@[2020-01-08,2020-01-08]",
+                                     "tick(a)@[2020-01-15,2020-01-15]"]
+    m = chronolog.reason(text)
+    (a,) = m.query("tick(X)@[2020-01-05,2020-01-20]")
+    assert a.binding == {"X": "a"}
+    assert [m.calendar.datetime(iv[0]).date() for iv in a.intervals] == [dt.date(2020, 1, 8), dt.date(2020, 1, 15)]
+    assert m.query("tick(a)@2020-01-15") is True and m.query("tick(a)@2020-01-16") is False
+    df = m.to_pandas(window=(dt.date(2020, 1, 1), dt.date(2020, 1, 10)))
+    assert list(df["pred"]) == ["tick", "tick"] and list(df["start"].dt.day) == [1, 8]
+
+
 def test_incremental_updates_and_explanations_with_dates():
     r = chronolog.Reasoner('@timeGranularity("days"). q(X) :- <->[0,P1D] p(X).', "p(a)@2020-01-01", explain=True)
     assert r.add("p(b)@2020-02-29").to_text() == "q(a)@[2020-01-01,2020-01-02]\nq(b)@[2020-02-29,2020-03-01]"

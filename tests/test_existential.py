@@ -91,6 +91,103 @@ def test_weakly_acyclic_recursion_is_accepted():
     ]
 
 
+def test_jointly_acyclic_program_is_accepted_and_not_watched():
+    # not weakly acyclic (a's position feeds r's null, which reaches a), but
+    # a null reaches a(Y) only where b holds it too, and b never holds a null:
+    # joint acyclicity sees that r's nulls stop at r
+    from chronolog.language import vadalog
+    from chronolog.planner import plan
+
+    program = "r(X, Y) :- a(X).\na(Y) :- r(X, Y), b(Y).\na(c)@[0,2]. b(c)@[0,2].\n"
+    assert chronolog.reason(program).to_text().splitlines() == ["a(c)@[0,2]", "r(c,_:n1)@[0,2]"]
+    from chronolog.plan_text import describe_plan
+
+    assert "restricted chase]" in describe_plan(plan(vadalog.parse(program)))
+
+
+def test_chase_made_finite_by_a_symmetric_rule_is_accepted():
+    # the second rule asks for some r(Y, _); the first gives r(b, a) for
+    # r(a, b) before the chase looks, so no null is ever made (on any data)
+    program = "r(Y, X) :- r(X, Y).\nr(Y, Z) :- r(X, Y).\nr(a, b)@[0,5].\n"
+    assert chronolog.reason(program).to_text().splitlines() == ["r(a,b)@[0,5]", "r(b,a)@[0,5]"]
+
+
+# a head of several atoms sharing a null, written with a predicate for the
+# whole head (w) and a rule that derives w wherever the head already holds
+# (the restricted check of the conjunction)
+SELF_WITNESS = """
+p(Z) :- h(P).
+w(X, V, Z) :- p(X), h(V).
+p(Z) :- w(X, V, Z).
+e(X, V, Z) :- w(X, V, Z).
+e(Z, V, Z) :- w(X, V, Z).
+w(X, V, Z) :- p(Z), e(X, V, Z), e(Z, V, Z).
+h(1)@0.
+"""
+
+
+def test_chase_whose_second_null_witnesses_itself_is_accepted():
+    # n2 is made for n1; for n2 itself the head holds with Z = n2 already
+    assert [line for line in chronolog.reason(SELF_WITNESS).to_text().splitlines() if not line.startswith("w(")] == [
+        "e(_:n1,1,_:n2)@[0,0]",
+        "e(_:n2,1,_:n2)@[0,0]",
+        "p(_:n1)@[0,0]",
+        "p(_:n2)@[0,0]",
+    ]
+
+
+LINKS = """
+joined(X, Y, V) :- left(X, Z), right(Z, Y).
+right(X, V) :- joined(X, Y, V).
+left(V, Y) :- joined(X, Y, V).
+joined(X, Y, V) :- right(X, V), left(V, Y).
+"""
+
+
+def test_chase_that_stops_on_its_data_is_accepted_and_refused_where_it_would_not():
+    # nulls feed back into the rule that makes them: on this data the chase
+    # stops after one null; with right(b, a) it would make nulls forever
+    m = chronolog.reason(LINKS + "left(a, b)@[0,1]. right(b, c)@[0,1].")
+    assert [line for line in m.to_text().splitlines() if not line.startswith("joined(")] == [
+        "left(a,b)@[0,1]",
+        "left(_:n1,c)@[0,1]",
+        "right(a,_:n1)@[0,1]",
+        "right(b,c)@[0,1]",
+    ]
+    with pytest.raises(ProgramError, match="may not terminate.*argument 3 of joined") as e:
+        chronolog.reason(LINKS + "left(a, b)@[0,1]. right(b, a)@[0,1].")
+    assert e.value.pos.line == 2
+
+
+COUNTER = """
+at(X, b0) :- start(X).
+next(X, Y, B2) :- at(X, B), step(B, B2).
+at(Y, B2) :- next(X, Y, B2).
+start(s)@[0,3].
+"""
+
+
+def test_chase_counting_with_nulls_runs_as_far_as_the_data_and_no_further():
+    # each step makes a null nested in the last one: a counter bounded by step
+    m = chronolog.reason(COUNTER + "step(b0, b1)@[0,3]. step(b1, b2)@[0,3]. step(b2, b3)@[0,3].")
+    assert m.to_text().splitlines() == [
+        "at(s,b0)@[0,3]",
+        "at(_:n1,b1)@[0,3]",
+        "at(_:n2,b2)@[0,3]",
+        "at(_:n3,b3)@[0,3]",
+        "next(s,_:n1,b1)@[0,3]",
+        "next(_:n1,_:n2,b2)@[0,3]",
+        "next(_:n2,_:n3,b3)@[0,3]",
+    ]
+    # a step cycle: the counter never stops; refused with the rule and its cycle
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(COUNTER + "step(b0, b1)@[0,3]. step(b1, b0)@[0,3].")
+    err = e.value
+    assert (err.pos.line, err.pos.column) == (3, 1)
+    assert "may not terminate" in str(err) and "argument 2 of next" in str(err)
+    assert "at(Y, B2) :- next(X, Y, B2)." in str(err)
+
+
 @pytest.mark.parametrize(
     "rule, col, says",
     [

@@ -72,7 +72,8 @@ def test_explain_records_the_rule_and_binding():
     assert d["at"] == "t.vada:2:1"
     assert d["binding"] == {"X": "a", "Y": "b", "Z": "c"}
     assert d["piece"] == "[5,10]"
-    assert m.explain("t(a,c)@[11,12]") == []
+    with pytest.raises(chronolog.ChronologError, match=r"t\(a,c\)@\[11,12\] does not hold in the model"):
+        m.explain("t(a,c)@[11,12]")  # as proof() and chronolog explain say (issue 38)
 
 
 def test_explain_without_asking_re_runs_with_recording():

@@ -10,7 +10,7 @@ import pytest
 
 from chronolog import reason
 from chronolog.language.errors import ChronologError, SyntaxError_
-from chronolog.language.lars import parse
+from chronolog.language.lars import parse, to_ticks
 from chronolog.stream import Stream
 
 
@@ -48,10 +48,11 @@ def test_laser_example_time_and_tuple_window():
 def test_tuple_window_keeps_the_last_n_atoms():
     prog = "seen(X) :- [#2] <> b(X)."
     # b(p) leaves when the second later atom arrives (3, the later of the
-    # two at 3 in the order given); b(q) when b(s) arrives at 6
+    # two at 3 in the order given); b(q) when b(s) arrives at 6 (in ticks:
+    # p at 1 and 2, q at 3 to 5; r and s from their arrival on)
     got = reason(prog, "b(p)@1\nb(q)@3\nb(r)@3\nb(s)@6", dialect="lars")
     facts = {t[0]: iv for t, iv in got.facts("seen")}
-    assert facts == {"p": (1, 3, True, False), "q": (3, 6, True, False), "r": (3, float("inf"), True, False), "s": (6, float("inf"), True, False)}
+    assert facts == {"p": (1, 2, True, True), "q": (3, 5, True, True), "r": (3, float("inf"), True, False), "s": (6, float("inf"), True, False)}
 
 
 def test_tuple_window_at_binds_the_arrival_time():
@@ -193,7 +194,7 @@ def test_random_lars_programs_agree_with_their_datalogmtl_translation(seed):
     s.close()
     streamed = sorted((f.pred, f.terms, f.interval) for f in s.take())
     batch = reason(mtl, mtl_facts)
-    expected = sorted((p, t, iv) for p in outs for t, iv in batch.facts(p))
+    expected = sorted((p, t, to_ticks(iv)) for p in outs for t, iv in batch.facts(p))  # LARS shows ticks
     assert streamed == expected, (lars, mtl)
     assert reason(lars, lars_facts, dialect="lars").lines(outs) == reason(lars, lars_facts, dialect="lars").lines(outs)
 
@@ -234,3 +235,55 @@ def test_command_line_reads_lars_files_and_prints_ticks(tmp_path):
     assert sorted(r.stdout.splitlines()) == sorted(
         ["q(x1,y,z)@[38,39]", "q(x2,y,z)@[38,39]", "q(x2,y,z)@[40,41]", "q(x3,y,z)@[40,43]"]
     )
+
+
+def test_clipped_box_reaching_back_to_the_stream_start_stops_with_its_atom():
+    """Issue 38: with p at ticks 0 and 1, [] p and [5] [] p (clipped at the
+    stream start 0) hold at ticks 0 and 1, not at 2 where p does not hold;
+    in batch and on a stream."""
+    prog = "@streamStart(0).\nh1 :- [] p.\nh2 :- [5] [] p.\nh3 :- [1] [] p."
+    assert run(prog, "p@0\np@1") == ["h1@[0,1]", "h2@[0,1]", "h3@[0,1]"]
+    s = Stream(prog, dialect="lars", emit="maximal")
+    for t in (0, 1):
+        s.push(f"p@{t}")
+        s.advance(t)
+    s.close()
+    streamed = sorted((f.pred, f.interval) for f in s.take())
+    batch = reason(prog, "p@0\np@1", dialect="lars")
+    assert streamed == sorted((p, iv) for p in ("h1", "h2", "h3") for _, iv in batch.facts(p))
+
+
+def test_every_output_of_a_lars_program_is_in_ticks(tmp_path):
+    """Issue 38: one rule for all outputs of a LARS program: a tick range
+    [2,5] is (2, 5, True, True) in facts, queries, explanations, proofs,
+    tables and streams, as run prints it; what a user gives is read in
+    ticks too (alert holds at ticks 2 to 5, not at 6)."""
+    from tests.test_cli import cli
+
+    prog, data = "alert(X) :- [3] <> hot(X).", "hot(s1)@2"
+    m = reason(prog, data, dialect="lars")
+    ticks = (2, 5, True, True)
+    assert m.lines() == ["alert(s1)@[2,5]"]
+    assert m.facts("alert") == [(("s1",), ticks)]
+    assert m.facts_within("alert", (3, 4)) == [(("s1",), (3, 4, True, True))]
+    assert m.query("alert(X)") == [({"X": "s1"}, [ticks])]
+    assert m.query("alert(X)@[4,9]") == [({"X": "s1"}, [(4, 5, True, True)])]
+    assert m.query("alert(s1)@[2,5]") is True and m.query("alert(s1)@[2,6]") is False
+    assert m.holds("alert", ("s1",), (2, 5)) is True and m.holds("alert", ("s1",), (2, 6)) is False
+    assert [(e["piece"], e["body"]) for e in m.explain("alert(s1)@5")] == [("[2,5]", "[2,5]")]
+    assert "diamond [0,3] hot(s1): [2,2] ⊕ [0,3] = [2,5]" in str(m.proof("alert(s1)@[2,5]"))
+    assert m.to_pandas("alert")[["start", "end", "start_closed", "end_closed"]].values.tolist() == [[2, 5, True, True]]
+    assert m.to_arrow("alert").to_pylist() == [{"c0": "s1", "start": 2, "end": 5, "start_closed": True, "end_closed": True}]
+    s = Stream(prog, dialect="lars", emit="maximal")
+    s.push(data)
+    s.close()
+    assert [(f.pred, f.interval) for f in s.take()] == [("alert", ticks)]
+    p = tmp_path / "alert.lars"
+    p.write_text(prog + "\n")
+    f = tmp_path / "stream.txt"
+    f.write_text(data + "\n")
+    for args in (["query", p, "alert(X)"], ["query", "--dialect", "lars", p, "alert(X)@[0,9]"]):
+        r = cli(*args, "--facts", f)
+        assert (r.returncode, r.stdout) == (0, "X=s1: [2,5]\n"), r.stderr
+    r = cli("explain", p, "alert(s1)@[2,5]", "--facts", f)
+    assert r.returncode == 0 and "└─ hot(s1)@[2,2]   [given]" in r.stdout, r.stderr

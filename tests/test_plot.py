@@ -4,6 +4,7 @@ programs get dates on the axis; repeating facts are drawn over the window."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -82,3 +83,65 @@ def test_cli_plot(tmp_path):
     assert len(ids((tmp_path / "c.svg").read_text(), "interval")) == 6
     r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--plot", str(tmp_path / "c.svg")], capture_output=True, text=True)
     assert r.returncode == 2 and "exists" in r.stderr
+
+
+DATED_REPEATING = '@timeGranularity("days"). job(X) :- <->[P7D,P7D] job(X). job(a)@[2024-01-01,2024-01-02].\n'
+
+
+def test_dated_program_with_repeating_facts(tmp_path):
+    import datetime
+
+    m = chronolog.reason(DATED_REPEATING)
+    save(m.plot(), tmp_path / "d.svg")  # default window: the fact and four periods after it
+    assert len(ids((tmp_path / "d.svg").read_text(), "interval")) == 5
+    save(m.plot(window=(datetime.date(2024, 1, 1), datetime.date(2024, 2, 1))), tmp_path / "w.svg")
+    assert len(ids((tmp_path / "w.svg").read_text(), "interval")) == 5  # Jan 1, 8, 15, 22, 29
+    prog = tmp_path / "d.vada"
+    prog.write_text(DATED_REPEATING)
+    for extra, bars in (([], 5), (["--window", "2024-01-01,2024-01-20"], 3)):
+        out = tmp_path / f"c{bars}.svg"
+        r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--plot", str(out), *extra], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert len(ids(out.read_text(), "interval")) == bars
+    assert "job(a)@[2024-01-15,2024-01-16]" in r.stdout
+
+
+def test_an_end_the_window_cuts_is_an_arrow(tmp_path):
+    m = chronolog.reason("w(X) :- v(X). v(a)@[1,4). v(b)@(-inf,7]. v(c)@[2,103]. v(d)@[5,10].")
+    save(m.plot(window=(0, 10)), tmp_path / "c.svg")
+    svg = (tmp_path / "c.svg").read_text()
+    # rows a, b, c, d: b is cut at the window's start, c at its end; d really ends at 10
+    assert sorted(ids(svg, "cut")) == ['id="cut_1_0"', 'id="cut_2_1"']
+    assert sorted(ids(svg, "closed")) == ['id="closed_0_0"', 'id="closed_1_1"', 'id="closed_2_0"', 'id="closed_3_0"', 'id="closed_3_1"']
+    assert ids(svg, "open") == ['id="open_0_1"'] and ids(svg, "unbounded") == []
+    save(m.plot(window=(0, float("inf"))), tmp_path / "u.svg")  # an end at +inf inside the window
+    assert ids((tmp_path / "u.svg").read_text(), "closed").count('id="closed_2_1"') == 1
+    assert 'id="cut_1_0"' in (tmp_path / "u.svg").read_text()
+
+
+def test_a_plot_file_follows_the_umask(tmp_path):
+    import os
+
+    fig = chronolog.reason("p(a)@[1,2].  q(X) :- p(X).").plot()
+    for umask, mode in ((0o022, 0o644), (0o077, 0o600)):
+        old = os.umask(umask)
+        try:
+            save(fig, tmp_path / f"m{umask:o}.png")
+        finally:
+            os.umask(old)
+        assert (tmp_path / f"m{umask:o}.png").stat().st_mode & 0o777 == mode
+
+
+@pytest.mark.parametrize("where, message", [
+    ("afile/x.png", "cannot write .*afile/x.png: .*afile is not a directory"),
+    ("/proc/nope/x.png", "cannot create the directory /proc/nope"),
+])
+def test_cli_plot_to_a_path_that_cannot_be(tmp_path, where, message):
+    if where.startswith("/proc") and not os.path.isdir("/proc"):
+        pytest.skip("no /proc")
+    (tmp_path / "afile").write_text("")
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X). p(a)@[1,2].\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--plot", where], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and re.search(message, r.stderr) and "Traceback" not in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.vada"]

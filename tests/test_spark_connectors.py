@@ -286,7 +286,8 @@ def test_command_line_with_spark(tmp_path):
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout == "cold(s2)@[0,10]\ntick(s1)@[0,0]\ntick(s1)@[5,5]\ntick(s1)@[10,10]\n"
-    assert "not partitionable: the rule link(S, T) :- reading(S, V), reading(T, V)." in r.stderr  # why it ran in one task
-    assert "running in ONE Spark task, not distributed" in r.stderr and "spark path: one task (no key (" in r.stderr
+    # what runs where, and why: the rule that has no key, with its place
+    assert "running in ONE Spark task, not distributed: the program has no key to split it by (the rule link(S, T) :- reading(S, V), reading(T, V). does not keep one key: " in r.stderr
+    assert "p.vada:6:1)" in r.stderr and "program error" not in r.stderr and "spark path: one task (no key (" in r.stderr
     assert "FutureWarning" not in r.stderr  # pyspark's pandas >= 3 warning is noise on the command line
     assert read_facts(tmp_path / "out" / "hot.csv", "hot") == [(("s1",), (0, 3, True, True)), (("s1",), (4, 6, True, True))]

@@ -186,7 +186,8 @@ def test_a_program_without_a_key_streams_on_the_driver_and_says_so(spark, tmp_pa
     with caplog.at_level(logging.WARNING, logger="chronolog.stream"):
         runner = _run(spark, program, src, ckpt, out)
     assert not getattr(runner, "keyed", False)
-    assert "streaming on the driver" in caplog.text and "not partitionable" in caplog.text
+    assert "streaming on the driver, not per key group in Spark tasks: the program has no key to split it by (the rule " in caplog.text
+    assert "does not keep one key" in caplog.text and "program error" not in caplog.text
     with pytest.raises(chronolog.ProgramError, match="not partitionable"):
         from chronolog.connectors.spark_stream import stream_query
 

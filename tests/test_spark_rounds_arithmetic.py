@@ -92,6 +92,32 @@ def test_an_overflow_goes_to_one_task(spark):
     fallback(spark, prog, big, r"a row computed in Spark: \(A \* B\) overflows 64-bit integers")
 
 
+def test_an_overflow_in_spark_goes_to_one_task_without_an_error_logged(spark):
+    """Spark's own arithmetic on the time codes overflows in ANSI mode
+    (intervals near 2^62): the rounds stop and one task answers, and
+    pyspark's ERROR record of the overflow (with the Java stack trace) is
+    not logged for a fallback that succeeds."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    big = 2**62
+    table = facts_to_arrow([((1, 2, 3), (big, 2 * big - 1, True, True)), ((2, 1, 4), (-big, 5, True, True)),
+                            ((1, 3, 5), (0, 9, True, True)), ((3, 1, 6), (2, 4, True, True))], ["x", "y", "a"])
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    loggers = [PySparkLogger.getLogger(n) for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
+    for lg in loggers:
+        lg.addHandler(handler)
+    try:
+        fallback(spark, "q(X, Z) :- e(X, Y, A), e(Y, Z, B).\n", table, r"relational rounds cannot run it: Spark arithmetic overflowed \(ARITHMETIC_OVERFLOW\)")
+    finally:
+        for lg in loggers:
+            lg.removeHandler(handler)
+    assert [r.getMessage() for r in records] == []
+
+
 def test_a_long_sum_runs_in_the_rounds(spark):
     """A sum of 24 terms in one expression, in bigint and in decimal runs:
     each checked addition writes its operands once, so the SQL grows with

@@ -122,7 +122,7 @@ def test_two_way_recursion_through_unbounded_diamonds(program):
     m = chronolog.reason(program)
     bounded = chronolog.reason(program, horizon=(-80, 80))
     oracle = evaluate(chronolog.api.load_program(program), (-40, 40))
-    for pred in ("p", "q", "s"):
+    for pred in [p for p in ("p", "q", "s") if p in m.plan.arities]:  # (facts() refuses a name the program lacks)
         got = _norm(m.facts_within(pred, (-20, 20)))
         assert got == _norm(_clip(bounded.facts(pred), (-20, 20))), (program, pred)
         assert got == _norm(_clip(oracle.facts(pred), (-20, 20))), (program, pred)
@@ -308,7 +308,7 @@ def _equals_wide_horizon_run(prog):
     model = chronolog.reason(program, facts)
     window = (-40, 40)
     bounded = chronolog.reason(program, facts, horizon=(-400, 400))
-    for pred in ("p0", "p1", "p2", "e0"):
+    for pred in [p for p in ("p0", "p1", "p2", "e0") if p in model.plan.arities]:  # (facts() refuses a name the program lacks)
         want = _norm(_clip(bounded.facts(pred), window))
         got = _norm(model.facts_within(pred, window))
         assert want == got, f"{program}\n{facts}\n{pred}: expected {_render(want)}\n got {_render(got)}\n{model.to_text()}"

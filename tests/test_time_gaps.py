@@ -110,7 +110,7 @@ def test_two_way_recursion_over_two_clusters_equals_a_horizon_run(prog):
     m = chronolog.reason(program, both)
     window = (-40, gap + 40)
     bounded = chronolog.reason(program, both, horizon=(-400, gap + 400))
-    for pred in ("p0", "p1", "p2"):
+    for pred in [p for p in ("p0", "p1", "p2") if p in m.plan.arities]:  # (facts() refuses a name the program lacks)
         want = _norm(_clip(bounded.facts(pred), window))
         got = _norm(m.facts_within(pred, window))
         assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"

@@ -15,6 +15,8 @@ maximal intervals, new codes, the diamond's shift and the box.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .grid import NEG, POS
@@ -39,6 +41,26 @@ def raised(e, marker: str) -> str | None:
     if i < 0:
         return None
     return text[i + len(marker):].splitlines()[0].split(" SQLSTATE")[0].strip()
+
+
+@contextmanager
+def expected_failures():
+    """Spark jobs whose failure the caller turns into a fallback (an
+    overflow in ANSI mode, a ``raise_error`` marker): pyspark logs every SQL
+    error it converts at ERROR, with the Java stack trace, before the caller
+    sees it, so a run that then succeeds would look failed.  Its two query
+    context loggers are off meanwhile (process-wide: they are pyspark's)."""
+    from pyspark.logger import PySparkLogger
+
+    loggers = [PySparkLogger.getLogger(n) for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, d in zip(loggers, before):
+            lg.disabled = d
 
 
 def term_columns(arity: int) -> list:

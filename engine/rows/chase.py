@@ -27,7 +27,8 @@ each other's facts.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.nulls import NullFactory, current_factory, null_labels
+from chronolog.language.errors import ProgramError
+from chronolog.language.nulls import Null, NullFactory, current_factory, null_labels
 from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
 from chronolog.planner.ir import PlanRule
 
@@ -125,7 +126,10 @@ class ChaseNode(MapNode):
             nulls = {}
             for i, var in self.exist_at.items():
                 if var not in nulls:
-                    nulls[var] = factory.witness((self.rule_key, var, frontier))
+                    key = (self.rule_key, var, frontier)
+                    nulls[var] = factory.witness(key)
+                    if self.rule.watched is not None:
+                        self._watch(factory, nulls[var], key, i)
                 values[i] = nulls[var]
             terms = tuple(values)
             for piece in rest:
@@ -136,6 +140,31 @@ class ChaseNode(MapNode):
                 else:
                     out.append((terms, piece))
         return out
+
+    def _watch(self, factory, null, key, i) -> None:
+        """Stop a chase that may not terminate (planner/existential.py): a
+        null nesting nulls of its own rule and variable more deeply than
+        there are facts without nulls."""
+        depth = factory.nesting.get(null, {}).get(key[:2]) or factory.nest(null, key)
+        if depth <= factory.limit:
+            return
+        factory.limit = sum(
+            1 for rel in self.state.store.relations.values() for terms in rel.atoms if not any(type(v) is Null for v in terms)
+        )
+        if depth <= factory.limit:
+            return
+        src = self.rule.source
+        cycle = self.rule.watched
+        raise ProgramError(
+            f"the chase may not terminate: the rule makes a new null at argument {i + 1} of {self.head_pred} "
+            f"nested {depth} deep in its own nulls, deeper than the {factory.limit} fact{'' if factory.limit == 1 else 's'} "
+            "without nulls, and values from that position can flow back into the rule's body" + (f" (through: {cycle})" if cycle else ""),
+            src.pos if src is not None else None,
+            hint="a chase whose nulls feed back into the rule that makes them runs only while they nest no deeper "
+            "than the data is large (programs that are jointly acyclic, which includes weakly acyclic ones, "
+            "always run); bound the recursion, or give the witness as data",
+            source_line=src.text if src is not None else "",
+        )
 
 
 def fire_waiting(state, merges) -> bool:

@@ -10,7 +10,7 @@ punctual ``@a``), and enough repetition of the same terms that the input
 must be coalesced.  Written once into ``bench/data/four_N_sS/``: the MeTeoR
 dialect file ``facts.meteor`` (the input of ``chronolog run``) and the same
 facts as one Parquet and one CSV file per predicate in the layout of
-``connectors/arrow.py`` (the input of the peer).
+``engine/arrow.py`` (the input of the peer).
 
 The program (MeTeoR dialect)::
 

@@ -279,7 +279,7 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         try:
             if a.imports_only:
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 allocators.configure()
                 from chronolog.arrow_import import import_pyarrow

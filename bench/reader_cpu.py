@@ -41,7 +41,7 @@ def main(argv=None) -> int:
         path = str(vada if a.dialect == "vadalog" else met)
     else:
         path = a.file
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     allocators.configure()
     from chronolog.engine.columns.encoding import Dictionary

@@ -207,7 +207,7 @@ def main():
 
     import chronolog
     from chronolog.connectors import spark as cs
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     spark = cs.session(args.master, "bench-aggregate")
     spark.sparkContext.setLogLevel("ERROR")

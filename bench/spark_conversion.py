@@ -26,7 +26,7 @@ def main(argv=None):
 
     from chronolog.api import reason
     from chronolog.connectors import spark as cs
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     spark = cs.session(args.master)
     spark.sparkContext.setLogLevel("ERROR")

@@ -423,7 +423,7 @@ def embedded_worker(data: str, out: str) -> dict:
 def spark_facts(out_dir: str) -> dict:
     import pyarrow.parquet as pq
 
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
     from chronolog.language.timeline import coalesce
 
     res = {}

@@ -304,7 +304,7 @@ def main(argv=None):
     import pyarrow.parquet as pq
 
     from chronolog.api import reason
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     if args.serve:
         paths = {p: os.path.join(args.data, p) for p in ("reading", "maintenance")}

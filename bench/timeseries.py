@@ -144,6 +144,7 @@ def run_columns(kind: str, csv: Path) -> dict:
     import pyarrow.csv as pcsv
 
     from chronolog.api import load_program
+    from chronolog.connectors.text_out import columns_arrow_table
     from chronolog.engine.columns.evaluator import HybridEvaluator
     from chronolog.engine.store import Store
     from chronolog.planner import plan as make_plan
@@ -161,7 +162,7 @@ def run_columns(kind: str, csv: Path) -> dict:
     c2 = time.process_time()
     if set(ev.executors.values()) != {"columns"}:
         raise SystemExit(f"a stratum ran on rows: {ev.stats.get('fallbacks')}")
-    out = {p: ev.arrow_table(p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
+    out = {p: columns_arrow_table(ev, p, ["series", "x"]).to_pandas() for p in OUTPUTS[kind]}
     PHASES.setdefault(kind, []).append((c1 - c0, c2 - c1, time.process_time() - c2))
     return out
 

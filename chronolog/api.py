@@ -193,7 +193,7 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
@@ -703,7 +703,7 @@ class Reasoner:
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
-        self.model._columns = self.evaluator if hasattr(self.evaluator, "text_arrays") else None
+        self.model._columns = self.evaluator if hasattr(self.evaluator, "output_columns") else None
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -1016,7 +1016,9 @@ class Model:
         left (None when rows hold it, or facts of it repeat forever)."""
         if self._columns is None or self._repeating.get(pred):
             return None
-        return self._columns.text_arrays(pred, self.calendar, printer.format_term)
+        from chronolog.connectors.text_out import columns_text_arrays
+
+        return columns_text_arrays(self._columns, pred, self.calendar, printer.format_term)
 
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
@@ -1031,7 +1033,7 @@ class Model:
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
                 write_arrays(fh, arrays)
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 allocators.release()  # the relation's sort keys and texts (a command only)
                 continue
@@ -1074,7 +1076,7 @@ class Model:
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
         from chronolog.arguments import check_known_predicate
-        from chronolog.connectors.arrow import facts_to_arrow
+        from chronolog.engine.arrow import facts_to_arrow
 
         if not isinstance(pred, str):
             from chronolog.frames import all_facts_table
@@ -1089,7 +1091,9 @@ class Model:
                 hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
             )
         if self._columns is not None and self.dialect != "lars":  # straight from the columns the run left (LARS: in ticks)
-            table = self._columns.arrow_table(pred, self.column_names(pred), self.calendar)
+            from chronolog.connectors.text_out import columns_arrow_table
+
+            table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar)
             if table is not None:
                 return table
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)

@@ -35,7 +35,8 @@ def main(argv=None):
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
     import os
 
-    from chronolog import allocators, lazy_modules
+    from chronolog import lazy_modules
+    from chronolog.language import allocators
 
     allocators.configure()  # before pyarrow and polars allocate
     lazy_modules.install()  # before polars and lark import hashlib
@@ -217,7 +218,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         import warnings
 
         from chronolog.connectors import spark as cs
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         # pyspark warns about pandas >= 3 on every start; chronolog's Spark
         # path passes its tests with pandas 3 (data crosses as Arrow), so on
@@ -259,13 +260,14 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
 def plan(program, dialect, engine):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
     from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
     from chronolog.planner import plan as make_plan
 
     try:
         if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         prog = load_program(program, dialect=_dialect_for(program, dialect))
-        click.echo(make_plan(prog).describe(engine))
+        click.echo(describe_plan(make_plan(prog), engine))
     except ChronologError as e:
         _fail(e)
 

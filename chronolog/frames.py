@@ -7,7 +7,7 @@ Typed columns (pandas and Polars): integer columns are nullable ``Int64``
 are datetimes; a column holding non-integer rationals becomes ``float64``
 for computing plus a ``<name>_exact`` text column with the exact value
 (``1/3``), which is what is read back when the frame is given as facts.
-The Arrow table keeps the exact layout of ``connectors/arrow.py``.
+The Arrow table keeps the exact layout of ``engine/arrow.py``.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def all_facts_table(model, preds=None, window=None):
     ``c0, c1, ...`` (null past a predicate's arity), then the interval."""
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
 
     preds = _pred_list(model, preds)
     if window is not None:
@@ -210,7 +210,7 @@ def as_table(frame, pred: str = "?"):
     elif type(frame).__module__.startswith("polars"):
         table = frame.to_arrow()
     else:
-        from chronolog.connectors.arrow import refuse_nan_times
+        from chronolog.engine.arrow import refuse_nan_times
 
         if hasattr(frame, "columns"):
             refuse_nan_times(frame, pred)
@@ -248,7 +248,7 @@ def has_exact_columns(table) -> bool:
 
 def table_rows(frame, pred: str, calendar=None) -> list:
     """``(terms, interval)`` rows of a frame given as facts (see :func:`as_table`)."""
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
     from chronolog.language.timeline import parse_number
 
     table = as_table(frame, pred)

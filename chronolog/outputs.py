@@ -72,7 +72,9 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
         return False
     names = model.column_names(pred)
     if fmt == "csv":
-        arrays = cols.csv_arrays(pred, model.calendar)
+        from chronolog.connectors.text_out import columns_csv_arrays
+
+        arrays = columns_csv_arrays(cols, pred, model.calendar)
         if arrays is None:
             return False
         from chronolog.connectors.files import atomic_write
@@ -87,7 +89,9 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
 
         atomic_write(Path(path), write, overwrite, staging)
         return True
-    table = cols.arrow_table(pred, names, model.calendar)
+    from chronolog.connectors.text_out import columns_arrow_table
+
+    table = columns_arrow_table(cols, pred, names, model.calendar)
     if table is None:
         return False
     from chronolog.connectors.files import write_table

@@ -163,7 +163,7 @@ def typed_table(facts, names, kinds, timestamps: bool = False, pred: str = "?"):
     from chronolog.language.timeline import NEG_INF, POS_INF
 
     if timestamps:
-        from chronolog.connectors.timestamps import to_timestamps
+        from chronolog.engine.timestamps import to_timestamps
 
         plain = typed_table(facts, names, kinds)
         return to_timestamps(plain, pred=pred).cast(schema_for(names, kinds, True))
@@ -287,7 +287,7 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     numbers and names keeps each cell's own kind, set into the rows here
     (typing it as text would make ``4.0`` a string in Spark and a number
     embedded: different answers)."""
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
@@ -326,7 +326,7 @@ def typed_columns(table, pred: str, calendar, min_rows: int):
     from chronolog.connectors.table_columns import read_table_columns
 
     if calendar is None:
-        from chronolog.connectors.timestamps import numbers_for_times
+        from chronolog.engine.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)
     return read_table_columns(table, pred, ast.Pos(f"<facts {pred}>", 0, 0), calendar, min_rows, in_memory=True)
@@ -631,7 +631,7 @@ def make_task(job: dict, report):
                 if not fs:
                     continue
                 if job["timestamps"]:
-                    from chronolog.connectors.timestamps import check_instants
+                    from chronolog.engine.timestamps import check_instants
 
                     check_instants(fs, pred)
                 out.append(lane_batch(index, fs, len(names), max_arity, job["timestamps"]))

@@ -3,7 +3,7 @@
 The format follows the file name (``.parquet``/``.pq``, ``.arrow``/
 ``.ipc``/``.feather``, ``.csv``, ``.facts``/``.txt`` for fact text) unless
 given.  Parquet and IPC files hold one predicate in the layout of
-:mod:`chronolog.connectors.arrow`, read and written by pyarrow without
+:mod:`chronolog.engine.arrow`, read and written by pyarrow without
 per-row Python work; values keep their exact types (int64, decimal128,
 strings, timestamps).  Writes are atomic — a temporary file in the target
 directory, renamed when complete — and never replace an existing file
@@ -71,7 +71,7 @@ def read_table(path, fmt=None):
 
 def read_facts(path, pred: str, fmt=None, program=None) -> list:
     """``(terms, interval)`` rows of ``pred`` from a file of any format."""
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     path = Path(path)
     kind = format_of(path, fmt)
@@ -171,11 +171,11 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
                     fh.write("\n")
 
         return atomic_write(path, write, overwrite, staging)
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
 
     table = facts_to_arrow(facts, names)
     if timestamps:
-        from chronolog.connectors.timestamps import to_timestamps
+        from chronolog.engine.timestamps import to_timestamps
 
         table = to_timestamps(table, pred=pred)
     write_table(table, path, kind, overwrite, staging)

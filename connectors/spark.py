@@ -7,7 +7,7 @@
 
 Facts cross between Spark and the engine as Arrow (``toArrow``,
 ``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
-:mod:`chronolog.connectors.arrow`; a ``double`` start or end is the exact
+:mod:`chronolog.engine.arrow`; a ``double`` start or end is the exact
 number each float shows (language/float_times.py), never rounded.  ``distributed=True`` runs the engine inside Spark
 tasks, one per partition of key groups, when the planner finds the program
 partitionable (:mod:`chronolog.planner.partition`); otherwise as seminaive
@@ -468,14 +468,14 @@ def _arrow(df, pred: str = "?"):
         return df
     if hasattr(df, "toArrow"):
         return df.toArrow()
-    from .arrow import refuse_nan_times
+    from chronolog.engine.arrow import refuse_nan_times
 
     refuse_nan_times(df, pred)
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
 def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None) -> dict:
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     facts = {}
     for pred, df, csv in frames:
@@ -511,7 +511,7 @@ def _spark_df(spark, x, pred: str = "?"):
         return spark.createDataFrame(x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
-    from .arrow import refuse_nan_times
+    from chronolog.engine.arrow import refuse_nan_times
 
     refuse_nan_times(x, pred)
     return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
@@ -637,7 +637,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     is an expression Spark hashes while it shuffles, not a column that
     travels.  Returns ``(wide, key SQL, [(pred, terms, {column: slot})],
     CSV-read predicates)``; ``wide`` is None without any input."""
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
 
     local = {}
     for f in local_facts:  # the program's facts and file bindings travel keyed too
@@ -745,7 +745,7 @@ def _held_tables(rows, key):
 
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import _column
+    from chronolog.engine.arrow import _column
     from chronolog.language.booleans import Boolean
 
     if key is None or key >= len(rows[0][0]):
@@ -1033,7 +1033,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
                 if stageable(b):
                     write_binding(out[b["pred"]], b, overwrite, staging)
             else:
-                from chronolog.connectors.arrow import table_to_rows
+                from chronolog.engine.arrow import table_to_rows
                 from chronolog.connectors.bindings import FILE_KINDS
                 from chronolog.connectors.files import write_facts
 

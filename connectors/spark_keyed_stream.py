@@ -116,7 +116,7 @@ def make_keying(job):
                 refuse_repeating(loaded, "a stream")
                 items = [(p, t, iv) for p, rs in loaded.items() for t, iv in rs]
             else:
-                from chronolog.connectors.arrow import table_to_rows
+                from chronolog.engine.arrow import table_to_rows
 
                 p = job["pred"]
                 items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="seconds")]

@@ -265,7 +265,7 @@ def _columns(rows, target, sampled, path, pred):
         if not fits(kinds[i], f.type, sampled[i]):
             _refuse(path, pred, i, f, sampled[i])
         if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type):
-            from chronolog.connectors.timestamps import to_timestamps
+            from chronolog.engine.timestamps import to_timestamps
 
             plain = dist.typed_array(cols[i], kinds[i], dist.arrow_type(kinds[i]))
             arrays.append(to_timestamps(pa.table({f.name: plain}), (f.name,)).column(0).cast(f.type))
@@ -348,7 +348,7 @@ class _FactWriter(_Writer):
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
         from chronolog.language.text import format_fact
 
         ctx = TaskContext.get()

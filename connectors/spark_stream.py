@@ -169,7 +169,7 @@ class StreamRunner(LateFacts):
             loaded = load_facts(lines, self.dialect)
             refuse_repeating(loaded, "a stream")
             return dict(loaded)
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="seconds"))}
 

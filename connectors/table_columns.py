@@ -2,7 +2,7 @@
 form (language/fact_columns.py's FactColumns), without a Python row per
 fact -- what connectors/csv_columns.py does for CSV files.
 
-The table is in the layout of connectors/arrow.py (a column per argument,
+The table is in the layout of engine/arrow.py (a column per argument,
 ``start``, ``end``, optionally ``start_closed``, ``end_closed``).  Each
 column is dictionary-encoded and each **distinct** value converted once:
 strings, integers and booleans as they are, float64 as float values (the
@@ -14,7 +14,7 @@ shortest text shows, language/float_times.py).
 The facts are indices into those values.
 
 Same answers and the same errors as the row reader
-(:func:`~chronolog.connectors.arrow.table_to_rows`): any other type
+(:func:`~chronolog.engine.arrow.table_to_rows`): any other type
 (wider decimals, timestamps, number text), a null, a NaN, an empty interval --
 returns None, and the row reader reads the table and reports the first bad
 value with its row.

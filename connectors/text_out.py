@@ -19,7 +19,7 @@ applied fact by fact.
 
 from __future__ import annotations
 
-from chronolog.engine.columns.exact_columns import Rows, arrow_array
+from chronolog.engine.columns.exact_columns import Rows
 from chronolog.engine.columns.exact_columns import distinct as exact_distinct
 from chronolog.engine.columns.exact_columns import python_values as exact_values
 from chronolog.language.text import format_term, term_sort_key
@@ -408,13 +408,13 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
 
 def frame_table(df, arity: int, terms, scale, names, calendar=None):
     """A relation held as columns as an Arrow table in the layout of
-    connectors/arrow.py, rows in the order of :meth:`Model.facts`, typed
-    as :func:`~chronolog.connectors.arrow.facts_to_arrow` types them (its
+    engine/arrow.py, rows in the order of :meth:`Model.facts`, typed
+    as :func:`~chronolog.engine.arrow.facts_to_arrow` types them (its
     column types depend only on the set of values: each distinct value is
     converted once, then ``take``)."""
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import _column, _time_column
+    from chronolog.engine.arrow import _column, _time_column
     from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
@@ -548,3 +548,55 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
         parts += [_take(flags, sc, order, a, chunk), _take(flags, ec, order, a, chunk)]
         line = pc.binary_join_element_wise(*parts, ",")
         yield pc.binary_join_element_wise(line, "\r\n", "")
+
+
+def arrow_array(num, den):
+    """The Arrow column the rows' typing gives these values
+    (engine/arrow.py's ``_column``; from engine/columns/exact_columns.py, whose pairs it converts): ``int64`` when all are whole,
+    ``decimal128`` when all have finite decimals (by numpy), else its text
+    path on the Python values."""
+    import pyarrow as pa
+
+    from chronolog.engine.arrow import _column, decimal_parts
+    from chronolog.engine.columns.exact_columns import distinct, python_values
+
+    if not len(num) or (den == 1).all():
+        return pa.array(num, pa.int64())
+    fast = decimal_parts(num, den) if len(num) >= 64 else None  # (as _column: few values take its text path)
+    if fast is not None:
+        return fast
+    un, ud, pos = distinct(num, den)  # (each distinct value converted once)
+    return _column(python_values(un, ud)).take(pa.array(pos))
+
+
+# ---------------------------------------------------------------- from the columnar evaluator
+# (the columnar evaluator's text_arrays, arrow_table and csv_arrays, moved here:
+# the engine does not print; ``ev.output_columns(pred)`` gives what they need)
+def columns_text_arrays(ev, pred: str, calendar=None, term_text=None):
+    """``pred``'s lines of text straight from the columns of the columnar
+    evaluator ``ev`` (Arrow string arrays), or None when rows computed it."""
+    out = ev.output_columns(pred)
+    if out is None:
+        return None
+    df, arity, terms, scale, texts = out
+    memo = texts.setdefault(term_text, TermTexts())  # per printer: code -> text
+    return frame_lines(pred, df, arity, terms, scale, calendar, term_text or format_term, memo=memo)
+
+
+def columns_arrow_table(ev, pred: str, names, calendar=None):
+    """``pred``'s facts as an Arrow table made by kernels from the columns
+    of ``ev``, or None when rows computed it."""
+    out = ev.output_columns(pred)
+    if out is None:
+        return None
+    df, arity, terms, scale, _ = out
+    return frame_table(df, arity, terms, scale, names, calendar)
+
+
+def columns_csv_arrays(ev, pred: str, calendar=None):
+    """The CSV data rows of ``pred`` from the columns of ``ev``, or None."""
+    out = ev.output_columns(pred)
+    if out is None:
+        return None
+    df, arity, terms, scale, _ = out
+    return frame_csv_lines(df, arity, terms, scale, calendar)

@@ -26,7 +26,7 @@ quadratic in the length of a line.
 The result, :class:`FactColumns`, holds per predicate the dictionary-encoded
 columns (indices + converted distinct values): ``rows()`` gives the
 :class:`~.facts.FactRows` the row engine loads, ``table(pred)`` an Arrow table
-in the layout of ``connectors/arrow.py`` (Arrow-only: for the API's tables).
+in the layout of ``engine/arrow.py`` (Arrow-only: for the API's tables).
 """
 
 from __future__ import annotations
@@ -351,59 +351,6 @@ class FactColumns:
             out.positions.setdefault(pred, self.slow.positions.get(pred))
         return out
 
-    def table(self, pred: str, calendar=None):
-        """The facts of ``pred`` as an Arrow table in the layout of
-        ``connectors/arrow.py`` (``a0..``, start, end, start_closed,
-        end_closed; an infinite end is null), built by ``take`` from the
-        converted distinct values; call before :meth:`rows`, which consumes
-        the columns."""
-        import numpy as np
-        import pyarrow as pa
-
-        from chronolog.connectors.arrow import _column, _time_column, facts_to_arrow
-
-        parts = self.parts.get(pred, [])
-        slow = list(self.slow.get(pred, []))
-        width = len(parts[0][0]) if parts else (len(slow[0][0]) if slow else 0)
-        names = [f"a{i}" for i in range(width)] + ["start", "end", "start_closed", "end_closed"]
-        if not parts:
-            return facts_to_arrow(slow, names[:width], calendar)
-
-        def column(cols, time):
-            values = cols[0].values  # one dictionary per part: concatenated with offsets
-            dicts, idx, off = [], [], 0
-            for c in cols:
-                dicts.extend(c.values.tolist())
-                idx.append(c.indices.astype(np.int64) + off)  # (uint16 indices would wrap)
-                off += len(c.values)
-            if time:
-                dicts = [None if v in (POS_INF, NEG_INF) else v for v in dicts]
-                arr = _time_column(dicts, calendar) if calendar is not None else _column(dicts)
-            else:
-                arr = _column(dicts)
-            del values
-            return arr.take(pa.array(np.concatenate(idx)))
-
-        arrays = [column([p[0][j] for p in parts], False) for j in range(width)]
-        lo = column([p[1] for p in parts], True)
-        hi = column([p[2] for p in parts], True)
-        lc = pa.array(np.concatenate([p[3] for p in parts]), pa.bool_())
-        hc = pa.array(np.concatenate([p[4] for p in parts]), pa.bool_())
-        import pyarrow.compute as pc
-
-        lc = pc.and_(lc, lo.is_valid())  # an infinite end is open
-        hc = pc.and_(hc, hi.is_valid())
-        table = pa.Table.from_arrays(arrays + [lo, hi, lc, hc], names=names)
-        if slow:
-            extra = facts_to_arrow(slow, names[:width], calendar)
-            try:
-                table = pa.concat_tables([table, extra], promote_options="permissive")
-            except (pa.ArrowInvalid, pa.ArrowTypeError):  # e.g. int64 here, strings there: one conversion
-                sub = FactColumns()
-                sub.parts = {pred: parts}
-                sub.positions = {pred: self.positions.get(pred)}
-                return facts_to_arrow(sub.rows()[pred] + slow, names[:width], calendar)
-        return table
 
 
 def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
@@ -463,7 +410,7 @@ RELEASE_EVERY = 4  # blocks read between two returns of glibc's free pages (in a
 
 
 def _release():
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     allocators.release()
 

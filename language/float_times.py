@@ -20,7 +20,7 @@ whole numbers and halves, and for the rest Arrow's float-to-string cast,
 which writes the same shortest digits as ``repr`` in another layout
 (``1e+20``, ``1.5e-7``; connectors/float_text.py), taken apart by one
 regular expression pass into digits and a power of ten, reduced by
-engine/columns/exact_columns.py's ``reduce``.  Values whose numerator or
+language/exact_pairs.py's ``reduce``.  Values whose numerator or
 denominator would not fit 64 bits are left to the scalar path.
 """
 
@@ -124,7 +124,7 @@ def _shortest_pairs(v):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from chronolog.engine.columns.exact_columns import reduce
+    from chronolog.language.exact_pairs import reduce
 
     if not len(v):
         return np.zeros(0, np.int64), np.ones(0, np.int64), np.ones(0, bool)

@@ -72,11 +72,6 @@ class Plan:
             "--horizon 0,1000 on the command line, or horizon=(0, 1000) in reason()",
         )
 
-    def describe(self, engine: str = "auto") -> str:
-        from .explain import describe_plan
-
-        return describe_plan(self, engine)
-
 
 def plan(program: ast.Program, extra_facts=None) -> Plan:
     arities = validate(program, extra_facts)

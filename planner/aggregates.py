@@ -47,62 +47,8 @@ class AggregateRule(PlanRule):
         after = "".join(", " + l.describe() for l in self.after)
         return f"{base}, {aggs}{after}"
 
-    def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.rows.aggregate import AggregateNode, AggregateSpec
-        from chronolog.engine.rows.linear import AssignNode, ConditionNode
-        from chronolog.engine.rows.output import ExplainingOutputNode, OutputNode
-        from chronolog.engine.rows.pipeline import build_rule_pipeline
-
-        if driver is not None:
-            # a recursive round: the aggregate is recomputed over the full
-            # relations once, from the first variant only
-            first = next(i for i, l in enumerate(self.body) if isinstance(l, Scan) and l.pred in delta_preds)
-            if driver != first:
-                return _Empty()
-        plain = PlanRule("$aggregate-body", (), self.body, None, self.source, self.fresh)
-        body = build_rule_pipeline(plain, state)
-        slots = body.slots
-        specs = [AggregateSpec(v, a, slots, _origin(self.source, v)) for v, a in self.aggregates]
-        node = AggregateNode(body.child, [slots[g] for g in self.group], specs)
-        slots = {g: i for i, g in enumerate(self.group)}
-        for v, _ in self.aggregates:
-            slots[v] = len(slots)
-        for lit in self.after:
-            if isinstance(lit, Condition):
-                node = ConditionNode(node, lit.comparison, dict(slots))
-            elif lit.var in slots:
-                cmp = ast.Comparison("==", ast.Var(lit.var), lit.expr, getattr(self.source, "pos", ast.NOWHERE))
-                node = ConditionNode(node, cmp, dict(slots))
-            else:
-                node = AssignNode(node, lit.var, lit.expr, dict(slots), _origin(self.source, lit.var))
-                slots[lit.var] = len(slots)
-        cls = ExplainingOutputNode if explain else OutputNode
-        out = cls(node, self.head_pred, self.head_terms, slots, self.head_shift, horizon)
-        out.slots, out.rule = slots, self
-        return out
 
 
-class _Empty:
-    """A pipeline that yields nothing (the other variants of a recursive round)."""
-
-    children = ()
-
-    def next(self):
-        return False
-
-    def reset(self):
-        pass
-
-    def label(self):
-        return "Empty"
-
-
-def _origin(src, var):
-    if src is not None:
-        for b in src.body:
-            if isinstance(b, ast.Assignment) and b.var.name == var:
-                return b
-    return src
 
 
 def _vars(lit) -> set:

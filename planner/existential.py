@@ -127,10 +127,10 @@ def _note_existential(rule: ast.Rule, existentials: list) -> None:
 
 @dataclass
 class ExistentialRule(PlanRule):
-    """A plan rule whose head has existential variables.  Its pipeline ends
-    in a :class:`~chronolog.engine.rows.chase.ChaseNode` instead of an
-    OutputNode; the columnar executor never runs it (a PlanRule subclass
-    with its own pipeline is a row-only rule)."""
+    """A plan rule whose head has existential variables.  Its row pipeline
+    (engine/rows/chase.py's ``chase_pipeline``) ends in a ChaseNode instead
+    of an OutputNode; the columnar executor never runs it (a PlanRule
+    subclass is a row-only rule unless an executor lowers its kind)."""
 
     existentials: tuple = ()
     # None when the program is jointly acyclic; else the rules through which
@@ -148,16 +148,6 @@ class ExistentialRule(PlanRule):
         watch = "; nesting watched" if self.watched is not None else ""
         return f"{super().describe()}  [exists {', '.join(self.existentials)}: restricted chase{watch}]"
 
-    def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.rows.chase import ChaseNode
-        from chronolog.engine.rows.pipeline import build_rule_pipeline
-
-        frontier = tuple(t for t in self.head_terms if not (isinstance(t, ast.Var) and t.name in self.existentials))
-        plain = PlanRule(self.head_pred, frontier, self.body, None, self.source, self.fresh)
-        body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-        node = ChaseNode(body.child, self, body.slots, state, horizon, explain)
-        node.slots, node.rule = body.slots, self
-        return node
 
 
 def _positions(rule):

@@ -39,15 +39,6 @@ class WrapRule(PlanRule):
             return f"{ast.Atom(self.head_pred, self.inner_terms)} + its time point :- {self.body[0].describe()}"
         return f"{ast.Atom(self.head_pred, self.inner_terms)} + its interval's ends :- {self.body[0].describe()}"
 
-    def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.rows.interval_terms import CaptureNode, WrapNode
-        from chronolog.engine.rows.pipeline import build_rule_pipeline
-
-        plain = PlanRule(self.head_pred, self.inner_terms, self.body, None, self.source, True)
-        out = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-        node = CaptureNode(out, self.lit) if self.capture else WrapNode(out)
-        node.slots, node.rule = out.slots, self
-        return node
 
 
 class TimedHeadRule(PlanRule):
@@ -62,16 +53,6 @@ class TimedHeadRule(PlanRule):
         iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
         return super().describe().replace(" :- ", f"@{iv} :- ", 1)
 
-    def build_pipeline(self, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-        from chronolog.engine.rows.interval_terms import ExplainingPlacedOutputNode, PlacedOutputNode
-        from chronolog.engine.rows.pipeline import build_rule_pipeline
-
-        plain = PlanRule(self.head_pred, self.head_terms, self.body, None, self.source, self.fresh)
-        body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-        cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
-        out = cls(body.child, self.head_pred, self.head_terms, body.slots, self.timed, horizon)
-        out.slots, out.rule = body.slots, self
-        return out
 
 
 def unwrap(normalizer, lit: ast.Timed, rule) -> Scan:

@@ -291,7 +291,9 @@ def test_plan_shows_the_aggregate_node():
     from chronolog.language.vadalog import parse
     from chronolog.planner import plan
 
-    text = plan(parse("s(X, S) :- p(X, V), S = msum(V, <V>).")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(parse("s(X, S) :- p(X, V), S = msum(V, <V>).")))
     assert "Aggregate S = msum by 1 group variable(s)" in text
 
 

@@ -187,7 +187,9 @@ def test_given_arrow_tables_give_the_same_model_on_both_executors():
     assert set(cols.executors.values()) == {"columns"}
     for pred in ("q", "z", "p", "r"):
         assert cols.store.get(pred).atoms == rows.store.get(pred).atoms
-    t = cols.arrow_table("q", ["x", "y"])
+    from chronolog.connectors.text_out import columns_arrow_table
+
+    t = columns_arrow_table(cols, "q", ["x", "y"])
     assert t.num_rows == sum(len(v) for v in rows.store.get("q").atoms.values())
     assert t.schema.names == ["x", "y", "start", "end", "start_closed", "end_closed"]
 

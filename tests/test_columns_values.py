@@ -97,7 +97,7 @@ def test_decimal_columns_by_numpy_are_the_texts_columns(nums, den):
     as the path that formats every number as text."""
     from fractions import Fraction
 
-    from chronolog.connectors import arrow
+    from chronolog.engine import arrow
 
     vals = [Fraction(n, den) for n in nums]
     vals = [v.numerator if v.denominator == 1 else v for v in vals]
@@ -116,7 +116,7 @@ def test_decimal_columns_by_numpy_are_the_texts_columns(nums, den):
 @settings(deadline=None, max_examples=examples(30))
 @given(st.lists(st.integers(-719162, 2932896), min_size=64, max_size=100), st.sampled_from(["days", "hours"]))
 def test_dates_by_numpy_are_the_calendars_dates(points, unit):
-    from chronolog.connectors import arrow
+    from chronolog.engine import arrow
     from chronolog.language.dates import Calendar
 
     cal = Calendar(unit)

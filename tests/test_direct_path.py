@@ -237,8 +237,10 @@ def test_to_arrow_is_identical(tmp_path, seed):
     facts = fact_file(rnd, "vadalog", 200)
     cols = _run(tmp_path, PROGRAMS["vadalog"], facts, "vadalog", "columns")
     rows = _run(tmp_path, PROGRAMS["vadalog"], facts, "vadalog", "rows")
+    from chronolog.connectors.text_out import columns_arrow_table
+
     for p in ("q", "r", "s", "u"):
-        assert cols._columns.arrow_table(p, cols.column_names(p)) is not None  # from the columns
+        assert columns_arrow_table(cols._columns, p, cols.column_names(p)) is not None  # from the columns
         a, b = cols.to_arrow(p), rows.to_arrow(p)
         assert a.schema == b.schema and a.equals(b), p
 

@@ -317,6 +317,8 @@ def test_decimal128_tables_given_to_the_evaluator_match_the_rows():
     ev.run()
     assert set(ev.executors.values()) == {"columns"}
     rows = chronolog.reason(program, {"p": table}, engine="rows")
+    from chronolog.connectors.text_out import columns_arrow_table
+
     for pred in ("s", "j"):
-        got = ev.arrow_table(pred, ["c0", "c1"])
+        got = columns_arrow_table(ev, pred, ["c0", "c1"])
         assert got.equals(rows.to_arrow(pred)), pred

@@ -100,7 +100,9 @@ def test_jointly_acyclic_program_is_accepted_and_not_watched():
 
     program = "r(X, Y) :- a(X).\na(Y) :- r(X, Y), b(Y).\na(c)@[0,2]. b(c)@[0,2].\n"
     assert chronolog.reason(program).to_text().splitlines() == ["a(c)@[0,2]", "r(c,_:n1)@[0,2]"]
-    assert "restricted chase]" in plan(vadalog.parse(program)).describe()
+    from chronolog.plan_text import describe_plan
+
+    assert "restricted chase]" in describe_plan(plan(vadalog.parse(program)))
 
 
 def test_chase_made_finite_by_a_symmetric_rule_is_accepted():
@@ -336,7 +338,9 @@ def test_plan_shows_existential_strata_run_on_rows():
     from chronolog.language import vadalog
     from chronolog.planner import plan
 
-    text = plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")))
     assert "runs on rows (existential variables: restricted chase)" in text
 
 

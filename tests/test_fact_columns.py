@@ -268,8 +268,10 @@ def test_statements_are_cut_outside_strings_and_brackets():
 
 
 def test_tables_in_the_arrow_layout():
+    from chronolog.engine.arrow import fact_columns_table
+
     cols = read_fact_columns("p(a,1)@[1,2).\np(b,2)@5.\n")
-    t = cols.table("p")
+    t = fact_columns_table(cols, "p")
     assert t.column_names == ["a0", "a1", "start", "end", "start_closed", "end_closed"]
     assert t.column("a1").to_pylist() == [1, 2]
     assert t.column("end_closed").to_pylist() == [False, True]
@@ -278,7 +280,7 @@ def test_tables_in_the_arrow_layout():
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact_files("vadalog"))
 def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
-    from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+    from chronolog.engine.arrow import fact_columns_table, facts_to_arrow, table_to_rows
 
     try:
         want = _reference(text, "vadalog")
@@ -291,4 +293,4 @@ def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
         facts = want.get(pred, [])
         names = [f"a{i}" for i in range(len(facts[0][0]))]
         expected = table_to_rows(facts_to_arrow(facts, names), pred)
-        assert sorted(map(repr, table_to_rows(cols.table(pred), pred))) == sorted(map(repr, expected))
+        assert sorted(map(repr, table_to_rows(fact_columns_table(cols, pred), pred))) == sorted(map(repr, expected))

@@ -121,7 +121,9 @@ def test_plan_shows_the_wrap():
     from chronolog.language.vadalog import parse
     from chronolog.planner import plan
 
-    text = plan(parse("len(L) :- on(X)@[S, E], L = E - S.")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(parse("len(L) :- on(X)@[S, E], L = E - S.")))
     assert "Wrap" in text
 
 

@@ -82,7 +82,7 @@ def test_printed_chunks_join_to_the_same_text():
 
 
 def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     monkeypatch.setattr(allocators, "_trim", None)
     monkeypatch.setattr(allocators, "_configured", False)
@@ -95,7 +95,7 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
 
 _SETTLED = """
 import gc, sys
-from chronolog import allocators
+from chronolog.language import allocators
 if sys.argv[1] == "command":
     allocators.configure()
 runs = []
@@ -242,7 +242,7 @@ def test_the_grammars_tables_cached_without_a_hash(tmp_path, monkeypatch):
 
 
 def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     calls = []
     monkeypatch.setattr(allocators, "one_arena", lambda: calls.append(1))
@@ -261,7 +261,7 @@ def test_a_command_imports_numpy_with_one_blas_thread_unless_told_otherwise():
     """A command does no linear algebra: OpenBLAS's thread per core only
     costs numpy's import time; a user's own setting is kept."""
     code = (
-        "import os, sys; from chronolog import allocators; allocators.configure(); import numpy; "
+        "import os, sys; from chronolog.language import allocators; allocators.configure(); import numpy; "
         "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
@@ -275,7 +275,7 @@ def test_a_command_imports_numpy_with_one_blas_thread_unless_told_otherwise():
 def test_reading_returns_free_pages_between_blocks_with_the_same_columns(monkeypatch):
     """The reader gives glibc's free pages back every RELEASE_EVERY blocks
     (in a command); the columns are those of a reading that never does."""
-    from chronolog import allocators
+    from chronolog.language import allocators
     from chronolog.language import fact_columns
 
     monkeypatch.setattr(fact_columns, "BLOCK", 256)

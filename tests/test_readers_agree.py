@@ -93,7 +93,7 @@ def test_every_input_format_gives_the_same_model(tmp_path_factory, kind, facts):
         write_facts(path, rows, ["k", "n"], "r", overwrite=True)
         for engine, m in _models(_bind(path, fmt) + PROGRAM, None).items():
             got[f"{fmt}/{engine}"] = m
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
 
     table = facts_to_arrow(rows, ["k", "n"])
     for engine, m in _models(PROGRAM, {"r": table}).items():

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 from chronolog.connectors.files import read_facts
 
 pytestmark = pytest.mark.spark

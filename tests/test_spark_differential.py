@@ -16,7 +16,7 @@ from budget import examples
 
 import chronolog
 from chronolog import ChronologError
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import coalesce
 from strategies_wide import wide_cases

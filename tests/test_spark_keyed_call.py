@@ -182,7 +182,7 @@ def test_a_bound_parquet_input_costs_no_schema_job(spark, tmp_path):
 
     import chronolog
     from chronolog.connectors import spark as cs
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     inputs = _inputs(spark)
     for pred, df in inputs.items():
@@ -210,7 +210,7 @@ def test_the_command_line_path_writes_file_outputs_from_the_calls_job(spark, tmp
 
     import chronolog
     from chronolog.connectors import spark as cs
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
     from chronolog.connectors.files import read_facts
 
     inputs = _inputs(spark)

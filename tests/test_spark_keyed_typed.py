@@ -125,7 +125,7 @@ def test_the_tasks_read_typed_inputs_straight_into_columns(spark, monkeypatch):
         task = real(job, report)
 
         def checked(batches):
-            from chronolog.connectors import arrow
+            from chronolog.engine import arrow
 
             rows_reader = arrow.table_to_rows
 

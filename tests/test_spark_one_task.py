@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import chronolog
-from chronolog.connectors.arrow import table_to_rows
+from chronolog.engine.arrow import table_to_rows
 from chronolog.connectors.spark_paths import ONE_TASK_CONF, input_bytes
 from chronolog.language.dates import Calendar
 
@@ -210,7 +210,7 @@ def test_the_round_limit_reaches_the_task(spark):
     """The caller's round limit (``--max-rounds``, ``round_limit``) holds in
     the task as on the driver: a count that feeds its own group never
     reaches a fixpoint, and the task stops it."""
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
     from chronolog.engine.runaway import round_limit
 
     e = facts_to_arrow([(("a", 0), (0, 1, True, True))], ["x", "n"])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce
 

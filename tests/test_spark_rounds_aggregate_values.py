@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.engine.arrow import facts_to_arrow
 
 from test_spark_rounds import canon, drawn_interval
 from test_spark_rounds import check as check_both

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 
 from strategies_wide import wide_cases
 from test_spark_rounds import canon, check, cs

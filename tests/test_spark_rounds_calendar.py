@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import table_to_rows
+from chronolog.engine.arrow import table_to_rows
 from chronolog.language.dates import Calendar
 
 from test_spark_rounds import RULES, canon, cs

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 from chronolog.language.errors import InconsistencyError
 
 from test_spark_rounds import RULES, check, cs, programs

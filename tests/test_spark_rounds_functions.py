@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 
 from test_spark_rounds import canon, cs
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.engine.arrow import facts_to_arrow
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from test_spark_rounds import canon, cs

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.engine.arrow import facts_to_arrow
 from chronolog.connectors.files import read_facts
 
 from test_spark_rounds import canon, cs, drawn_interval

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow, table_to_rows
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 
 from test_spark_rounds import canon, cs, drawn_facts
 from test_spark_rounds import check as check_both

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.engine.arrow import facts_to_arrow
 from chronolog.language.text import format_term
 
 from test_spark_rounds_functions import check, refused

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors.arrow import facts_to_arrow
+from chronolog.engine.arrow import facts_to_arrow
 
 from test_spark_rounds import canon, drawn_facts
 from test_spark_rounds import check as check_both

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import chronolog
-from chronolog.connectors.arrow import table_to_rows
+from chronolog.engine.arrow import table_to_rows
 
 pytestmark = pytest.mark.spark
 

@@ -20,7 +20,7 @@ def _read(spark, path, **opts):
 
 
 def _rows(df):
-    from chronolog.connectors.arrow import table_to_rows
+    from chronolog.engine.arrow import table_to_rows
 
     return sorted(table_to_rows(df.toArrow(), "p", timestamps="seconds"), key=repr)
 

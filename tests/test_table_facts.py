@@ -208,7 +208,7 @@ warn(S) :- <->[0,10] hot(S), not maintenance(S).
 def no_rows_reading(monkeypatch):
     """Reading a table as Python rows fails the test."""
     from chronolog import frames
-    from chronolog.connectors import arrow
+    from chronolog.engine import arrow
 
     def refuse(*a, **k):
         raise AssertionError("a table was read as Python rows")
@@ -235,7 +235,7 @@ def test_large_tables_go_straight_to_columns(fmt, engine, monkeypatch):
     table, program, want = _large()
     facts = table.add_column(0, "pred", pa.array(["reading"] * table.num_rows)) if fmt == "one frame" else {"reading": _as(fmt, table)}
     from chronolog import frames
-    from chronolog.connectors import arrow
+    from chronolog.engine import arrow
 
     def refuse(*a, **k):
         raise AssertionError("a table was read as Python rows")
@@ -460,7 +460,8 @@ def _task_job(program, inputs, outputs, calendar=None, csv=()):
 def test_a_keyed_task_reads_typed_tables_straight_into_columns(engine, monkeypatch):
     """A task's typed inputs go to columns (no ``table_to_rows``), with the
     same lanes and kinds as their rows' reading."""
-    from chronolog.connectors import arrow, distributed as dist
+    from chronolog.connectors import distributed as dist
+    from chronolog.engine import arrow
 
     table, program, _ = _large()
     maint = pa.table({"sensor": ["s1", "s2"], "start": [100, 300], "end": [200, 400]})

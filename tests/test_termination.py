@@ -357,12 +357,16 @@ def test_plan_reports_kind_and_direction():
     from chronolog.api import load_program
     from chronolog.planner import plan
 
-    text = plan(load_program("p :- <->[2,2] p.\nq :- <+>[1,1] q.\nr :- <->[1,1] s.\ns :- <+>[1,1] r.")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(load_program("p :- <->[2,2] p.\nq :- <+>[1,1] q.\nr :- <->[1,1] s.\ns :- <+>[1,1] r.")))
     assert text.splitlines()[0] == "model: periodic (temporal linear but with punctual operators)"
     assert "recursion through p: reads only the past: computed forward until it repeats" in text
     assert "recursion through q: reads only the future: computed backward (time mirrored) until it repeats" in text
     assert "recursion through r, s: reads both the past and the future: a repeating guess from a growing window, proved a model" in text
-    text = plan(load_program("p :- <->[0,2] p.")).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(load_program("p :- <->[0,2] p.")))
     assert text.splitlines()[0] == "model: constant (temporal linear with non-punctual operators)"
 
 

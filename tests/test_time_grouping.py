@@ -192,5 +192,7 @@ def test_plan_shows_the_grouping():
     from chronolog.api import load_program
     from chronolog.planner import plan
 
-    text = plan(load_program('@timeGranularity("days"). g(X) :- /\\[3 months] p(X).')).describe()
+    from chronolog.plan_text import describe_plan
+
+    text = describe_plan(plan(load_program('@timeGranularity("days"). g(X) :- /\\[3 months] p(X).')))
     assert "G[3 months]" in text

@@ -44,7 +44,7 @@ def value_class(v):
     if type(v) is str:
         return STR
     if type(v) is float:
-        if math.isnan(v):  # (the engine refuses a NaN term where it reads one: connectors/arrow.py)
+        if math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
             raise NotRelational("the float nan as a term")
         return FLOAT
     from chronolog.language.text import format_term

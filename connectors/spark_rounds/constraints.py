@@ -36,7 +36,7 @@ def check_rule(rule) -> None:
     from .arithmetic import check as check_expression
     from .fragment import NotRelational
 
-    if type(rule) is not PlanRule or getattr(rule, "build_pipeline", None) is not None:
+    if type(rule) is not PlanRule:
         raise NotRelational("a constraint with Since/Until, aggregation or interval terms", rule)
     for lit in rule.body:
         if isinstance(lit, Scan) and lit.group is not None:

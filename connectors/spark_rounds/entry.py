@@ -129,7 +129,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     :class:`NotRelational` before any reasoning when it cannot run them."""
     import pyarrow as pa
 
-    from chronolog.connectors.arrow import facts_to_arrow
+    from chronolog.engine.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
     inputs = []

@@ -53,7 +53,7 @@ def check_rules(plan) -> None:
                 check_aggregate(r, st)
             elif isinstance(r, SinceRule) or hasattr(r, "inner_terms") or hasattr(r, "timed"):
                 pass  # (since_until.py; lit@[S,E], lit@T, p(X)@[S,E]: interval_terms.py)
-            elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+            elif type(r) is not PlanRule:
                 raise NotRelational("existential variables (new values)" if hasattr(r, "existentials") else "this kind of rule", r)
             for lit in r.body:  # (every time grouping runs: grouping.py)
                 if isinstance(lit, (Condition, Assign)):

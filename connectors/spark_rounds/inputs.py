@@ -21,7 +21,7 @@ def float_sql(x: str) -> str:
     """A float term column: ``-0.0`` as ``0.0`` (one term to the engine,
     Python's ``0.0 == -0.0``, and one fact; the engine keeps the sign of
     the first it reads, the rounds always ``0.0``); a NaN stays NaN, for
-    the load to refuse (the engine's error: connectors/arrow.py)."""
+    the load to refuse (the engine's error: engine/arrow.py)."""
     d = f"CAST({x} AS DOUBLE)"
     return f"CASE WHEN {d} = 0 THEN CAST(0 AS DOUBLE) ELSE {d} END"
 

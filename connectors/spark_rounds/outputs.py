@@ -1,4 +1,4 @@
-"""The outputs: a relation back in the layout of connectors/arrow.py (term
+"""The outputs: a relation back in the layout of engine/arrow.py (term
 columns by name, ``start``/``end`` as numbers with null for ±∞, whether
 each end is closed), clipped to the caller's window, string codes decoded.
 
@@ -34,7 +34,7 @@ def decoded(q: Stmt, src: str, pred: str, relations, dictionary) -> str:
 
 
 def output(relations, grid, dictionary, pred: str, names: list, window=None):
-    """``pred`` in the layout of connectors/arrow.py (``names`` for the
+    """``pred`` in the layout of engine/arrow.py (``names`` for the
     term columns), clipped to ``window`` codes when given."""
     q = Stmt()
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))

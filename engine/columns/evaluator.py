@@ -65,7 +65,7 @@ def unsupported(stratum):
                 return "time capture (lit@T)"
         elif isinstance(r, TimedHeadRule):
             pass
-        elif type(r) is not PlanRule or getattr(r, "build_pipeline", None) is not None:
+        elif type(r) is not PlanRule:
             return "interval terms"
     return None
 
@@ -84,7 +84,7 @@ def where_runs(stratum, engine: str = "auto") -> str:
 
 class HybridEvaluator(Evaluator):
     """``tables``: given facts as Arrow tables in the layout of
-    connectors/arrow.py, ``{pred: table}``; columns read them with kernels,
+    engine/arrow.py, ``{pred: table}``; columns read them with kernels,
     rows only if a row stratum or the Model asks for them.  ``columns``:
     given facts as FactColumns of the kernel fact reader, read the same way
     (engine/columns/given.py)."""
@@ -157,7 +157,7 @@ class HybridEvaluator(Evaluator):
             self.executors[stratum.index] = ran
             self._release_given([p for p, i in last_read.items() if i == stratum.index])
             if ran == "columns":
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 allocators.release()  # the stratum's numpy temporaries (a command only)
         self._shared_body = None
@@ -181,7 +181,7 @@ class HybridEvaluator(Evaluator):
 
     def _report_columns(self, stratum, rounds) -> None:
         """A stratum run on columns reports once, when it is done."""
-        from chronolog.progress import Progress
+        from chronolog.engine.progress import Progress
 
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
@@ -249,7 +249,7 @@ class HybridEvaluator(Evaluator):
 
                 given = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
             if given is not None:
-                from chronolog import allocators
+                from chronolog.language import allocators
 
                 # the blocks' numpy temporaries, before the stratum's joins allocate
                 # through polars (LUBM 1M nonrec: the Until join's peak 10-15 MB lower)
@@ -268,39 +268,18 @@ class HybridEvaluator(Evaluator):
         return df
 
     def _table_rows(self, pred):
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         return table_to_rows(self.given_tables[pred], pred)
 
-    def text_arrays(self, pred: str, calendar=None, term_text=None):
-        """``pred``'s lines of text straight from the columns (Arrow string
-        arrays, connectors/text_out.py), or None when rows computed it."""
+    def output_columns(self, pred: str):
+        """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
+        columns computed it, else None: connectors/text_out.py prints and
+        exports them (``columns_text_arrays`` and friends)."""
         df = self._tables.get(pred)
         if df is None:
             return None
-        from chronolog.connectors.text_out import TermTexts, format_term, frame_lines
-
-        memo = self._texts.setdefault(term_text, TermTexts())  # per printer: code -> text
-        return frame_lines(pred, df, self._arity(pred), self.terms, self._scale, calendar, term_text or format_term, memo=memo)
-
-    def arrow_table(self, pred: str, names, calendar=None):
-        """``pred``'s facts as an Arrow table made by kernels from the columns
-        (connectors/text_out.py), or None when rows computed it."""
-        df = self._tables.get(pred)
-        if df is None:
-            return None
-        from chronolog.connectors.text_out import frame_table
-
-        return frame_table(df, self._arity(pred), self.terms, self._scale, names, calendar)
-
-    def csv_arrays(self, pred: str, calendar=None):
-        """The CSV data rows of ``pred`` from the columns, or None."""
-        df = self._tables.get(pred)
-        if df is None:
-            return None
-        from chronolog.connectors.text_out import frame_csv_lines
-
-        return frame_csv_lines(df, self._arity(pred), self.terms, self._scale, calendar)
+        return df, self._arity(pred), self.terms, self._scale, self._texts
 
     def _arity(self, pred: str) -> int:
         if pred == TOP:
@@ -381,7 +360,7 @@ class HybridEvaluator(Evaluator):
             if new.height:
                 delta[pred] = new
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
-            from chronolog import allocators
+            from chronolog.language import allocators
 
             # the merge's numpy temporaries, before the next round's joins allocate
             # through polars (LUBM 1M rec: 189-193 -> 181-184 MiB); only after
@@ -533,7 +512,7 @@ def _rows_of_table(pred, table, old):
     merged with rows given beside it."""
 
     def rows():
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         return table_to_rows(table, pred)
 

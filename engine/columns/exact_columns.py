@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from chronolog.language import exact_pairs
+from chronolog.language.exact_pairs import small_unique
+
 from .encoding import Fallback
 
 BOUND = 2**62  # every numerator, denominator and intermediate product stays below
@@ -50,38 +53,19 @@ def struct_dtype():
     return pl.Struct({"n": pl.Int64, "d": pl.Int64})
 
 
+def reduce(num, den):
+    """``num / den`` in lowest terms with a positive denominator
+    (language/exact_pairs.py); a zero denominator falls back to rows."""
+    try:
+        return exact_pairs.reduce(num, den)
+    except ZeroDivisionError as e:
+        raise Fallback(str(e)) from None
+
+
 def parts(series):
     """``(num, den)`` numpy int64 arrays of an exact column."""
     f = series.struct.unnest()  # (``struct.field`` is a query: 600x slower)
     return f["n"].to_numpy(), f["d"].to_numpy()
-
-
-def reduce(num, den):
-    """``num / den`` in lowest terms with a positive denominator."""
-    import numpy as np
-
-    num = np.asarray(num, dtype=np.int64)
-    if np.ndim(den) == 0 and 0 < int(den) <= 1 << 16 and num.size > int(den):
-        # one denominator L (a sum or an extreme over a common one): gcd(n, L) =
-        # gcd(n mod L, L), a table of L entries (np.gcd per row cost 5 ms per 100,000)
-        big = int(den)
-        g = np.gcd(np.arange(big, dtype=np.int64), big)[num % big]
-        return num // g, big // g
-    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-    if not num.size:
-        return num, den.copy()
-    if np.ndim(den) == 1 and num.size > 4096 and den.min() > 0:  # few small denominators (a mean's L * count): tables too
-        dens, at = small_unique(den)
-        if len(dens) <= 256 and int(dens.sum()) <= 1 << 20:
-            offsets = np.concatenate([[0], np.cumsum(dens)[:-1]])
-            table = np.concatenate([np.gcd(np.arange(u, dtype=np.int64), u) for u in dens.tolist()])
-            g = table[offsets[at] + num % den]
-            return num // g, den // g
-    if np.any(den == 0):
-        raise Fallback("a division by zero")
-    g = np.gcd(num, den)
-    g = np.where(den < 0, -g, g)
-    return num // g, den // g
 
 
 def common(num, den):
@@ -104,21 +88,6 @@ def common(num, den):
     if float(np.abs(num).max()) * float(factor.max()) >= BOUND:
         raise Fallback("a rational beyond 64 bits when scaled")
     return num * factor, big
-
-
-def small_unique(a):
-    """``np.unique(a, return_inverse=True)`` of non-negative integers, by
-    ``bincount`` when they are small (denominators: a sort cost 16 ms for
-    100,000)."""
-    import numpy as np
-
-    if a.size and 0 <= a.min() and a.max() < 1 << 22:
-        uniq = np.flatnonzero(np.bincount(a))
-        at = np.zeros(int(uniq[-1]) + 1, dtype=np.int64)
-        at[uniq] = np.arange(len(uniq))
-        return uniq, at[a]
-    uniq, inv = np.unique(a, return_inverse=True)
-    return uniq, inv.reshape(-1)
 
 
 def python_values(num, den) -> list:
@@ -326,23 +295,3 @@ def compare(op, a, b):
         raise Fallback("a comparison of rationals beyond 64 bits")
     x, y = an * bd, bn * ad
     return {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
-
-
-# ---------------------------------------------------------------- Arrow
-def arrow_array(num, den):
-    """The Arrow column the rows' typing gives these values
-    (connectors/arrow.py's ``_column``): ``int64`` when all are whole,
-    ``decimal128`` when all have finite decimals (by numpy), else its text
-    path on the Python values."""
-    import pyarrow as pa
-
-    from chronolog.connectors.arrow import _column, decimal_parts
-
-    if not len(num) or (den == 1).all():
-        return pa.array(num, pa.int64())
-    fast = decimal_parts(num, den) if len(num) >= 64 else None  # (as _column: few values take its text path)
-    if fast is not None:
-        return fast
-    un, ud, pos = distinct(num, den)  # (each distinct value converted once)
-    return _column(python_values(un, ud)).take(pa.array(pos))
-

@@ -5,7 +5,7 @@ codes ``s``, ``e`` (encoding.py), always coalesced to maximal intervals.
 Conversions live here: to and from the row engine's :class:`Relation` (a
 stratum on columns reads what row strata wrote; a row stratum or the Model
 reads what columns wrote, lazily, see store.py), and to and from Arrow tables
-in the layout of connectors/arrow.py (one column per term, ``start``, ``end``
+in the layout of engine/arrow.py (one column per term, ``start``, ``end``
 with null for an unbounded end, ``start_closed``, ``end_closed``).  Each
 distinct term value goes through the run's Dictionary once; the per-fact work
 is in numpy and Arrow kernels."""
@@ -247,7 +247,7 @@ def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
         if pairs is not None:
             return np.stack(pairs, axis=1)
     if pa.types.is_floating(arr.type) and not arr.null_count:
-        from chronolog.connectors.arrow import float_terms
+        from chronolog.engine.arrow import float_terms
 
         v = float_terms(arr, name, pred)  # (NaN refused, as the row reader refuses it)
         if np.all(np.isfinite(v)):
@@ -257,7 +257,7 @@ def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
 
 
 def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
-    """A table in the layout of connectors/arrow.py as a coalesced DataFrame.
+    """A table in the layout of engine/arrow.py as a coalesced DataFrame.
     Integer time columns are read by kernels; any other time type (decimals,
     number text, dates) goes through the exact row reader first."""
     import numpy as np
@@ -269,7 +269,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         raise Fallback(f"the table for {pred} is not in the layout of its predicate")
     n = table.num_rows
     if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end")):
-        from chronolog.connectors.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows
 
         rows = table_to_rows(table, pred)
         keys = [t for t, _ in rows]

@@ -22,7 +22,7 @@ from chronolog.planner.normalize import TOP
 
 from .chase import fire_waiting
 from .merge import MergeNode
-from .pipeline import build_rule_pipeline, build_since_pipeline
+from .pipeline import pipeline_for
 from ..store import Store
 
 _EMPTY: dict = {}
@@ -76,7 +76,7 @@ class Evaluator:
         self.check_constraints()
 
     def _report(self, stratum, rounds, merges, done) -> None:
-        from chronolog.progress import Progress
+        from chronolog.engine.progress import Progress
 
         made = self.stats["derivations"] + (0 if done else sum(m.rows_in for m in merges.values()))
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
@@ -138,9 +138,7 @@ class Evaluator:
         return pipe
 
     def _build_pipeline(self, rule, driver, delta_preds, horizon):
-        if isinstance(rule, SinceRule):
-            return build_since_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
-        return build_rule_pipeline(rule, self, driver, delta_preds, horizon, self.explain)
+        return pipeline_for(rule, self, driver, delta_preds, horizon, self.explain)
 
     def _delta_variants(self, stratum, merges, delta_preds) -> None:
         # a recursion through time asks for the same variants every round:

@@ -16,6 +16,7 @@ from chronolog.language.errors import DataError
 from chronolog.language.float_times import float_time
 from chronolog.language.text import format_term
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
+from chronolog.planner.ir import PlanRule
 
 from ..node import MapNode
 from .output import OutputNode
@@ -130,3 +131,27 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
                 binding = {v: b[i] for v, i in names if not v.startswith("_")}
                 out.append((terms, iv, (self.rule, binding, body_iv)))
         return out
+
+
+# ---------------------------------------------------------------- lowering
+def wrap_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+    """The row pipeline of a WrapRule (planner/interval_terms.py): ``lit@[S,E]`` or ``lit@T``."""
+    from .pipeline import build_rule_pipeline
+
+    plain = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, True)
+    out = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
+    node = CaptureNode(out, rule.lit) if rule.capture else WrapNode(out)
+    node.slots, node.rule = out.slots, rule
+    return node
+
+
+def timed_head_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+    """The row pipeline of a TimedHeadRule (planner/interval_terms.py): ``p(X)@[S,E] :- body``."""
+    from .pipeline import build_rule_pipeline
+
+    plain = PlanRule(rule.head_pred, rule.head_terms, rule.body, None, rule.source, rule.fresh)
+    body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
+    cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
+    out = cls(body.child, rule.head_pred, rule.head_terms, body.slots, rule.timed, horizon)
+    out.slots, out.rule = body.slots, rule
+    return out

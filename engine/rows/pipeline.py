@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
-from chronolog.planner.ir import Assign, Condition, NegScan, Scan, SinceRule
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan, SinceRule
 
 from .closing import ClosingNode
 from .difference import DifferenceNode
@@ -91,9 +91,9 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
     it whose predicate also has a delta read ``old`` facts only, so no
     combination of delta facts is joined twice (non-repetition).
     """
-    custom = getattr(rule, "build_pipeline", None)
-    if custom is not None:  # aggregates, interval terms: their own node after the body
-        return custom(state, driver, delta_preds, horizon, explain)
+    lower = _lowering(type(rule))
+    if lower is not None:  # aggregates, interval terms, existentials: their own node after the body
+        return lower(rule, state, driver, delta_preds, horizon, explain)
     size = state.relation_size
     if driver is None:
         drv, views = choose_driver(rule, size), {}
@@ -136,6 +136,45 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
     out.slots = slots
     out.rule = rule
     return out
+
+
+_LOWERINGS: dict = {}  # rule class -> its lowering (None: the plain pipeline above)
+
+
+def _lowering(kind):
+    """The function that lowers a rule of class ``kind`` to row nodes: the
+    planner's rule kinds are data; how each runs on rows is decided here, once."""
+    if not _LOWERINGS:
+        from chronolog.planner.aggregates import AggregateRule
+        from chronolog.planner.existential import ExistentialRule
+        from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
+
+        from .aggregate import aggregate_pipeline
+        from .chase import chase_pipeline
+        from .interval_terms import timed_head_pipeline, wrap_pipeline
+
+        _LOWERINGS.update(
+            {
+                PlanRule: None,
+                AggregateRule: aggregate_pipeline,
+                WrapRule: wrap_pipeline,
+                TimedHeadRule: timed_head_pipeline,
+                ExistentialRule: chase_pipeline,
+            }
+        )
+    lower = _LOWERINGS.get(kind, False)
+    if lower is False:  # a subclass: the lowering of its nearest known class
+        lower = next((_LOWERINGS[k] for k in kind.__mro__ if k in _LOWERINGS), None)
+        _LOWERINGS[kind] = lower
+    return lower
+
+
+def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+    """The row pipeline of any planned rule (one seminaive variant of it):
+    ``driver`` is a body position, or "left"/"right" for Since/Until."""
+    if isinstance(rule, SinceRule):
+        return build_since_pipeline(rule, state, driver, delta_preds, horizon, explain)
+    return build_rule_pipeline(rule, state, driver, delta_preds, horizon, explain)
 
 
 def _assignment_origin(rule, lit):

@@ -87,7 +87,7 @@ def decimal_parts(num, den):
 
     if not len(num) or np.abs(num).max() >= 10**17:
         return None
-    from chronolog.engine.columns.exact_columns import small_unique
+    from chronolog.language.exact_pairs import small_unique
 
     dens, at = small_unique(den)  # (a column has few denominators: each factored once)
     d, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)
@@ -215,7 +215,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
     if calendar is None and timestamps in ("seconds", "times"):
-        from chronolog.connectors.timestamps import numbers_for_times
+        from chronolog.engine.timestamps import numbers_for_times
 
         # timestamps and dates: exact seconds (of the time columns alone for "times")
         table = numbers_for_times(table, pred, ("start", "end") if timestamps == "times" else None)
@@ -461,3 +461,58 @@ def _null_term(table, name: str, pred: str):
         f"{pred}: the column {name} is empty (null) in the row {values}",
         hint=f"every argument of {pred} needs a value: filter or fill the nulls (only start and end may be null: unbounded)",
     )
+
+
+def fact_columns_table(cols, pred: str, calendar=None):
+    """The facts of ``pred`` in the FactColumns ``cols`` (the kernel fact
+    reader's, language/fact_columns.py) as an Arrow table in this module's
+    layout (``a0..``, start, end, start_closed, end_closed; an infinite end
+    is null), built by ``take`` from the converted distinct values; call
+    before ``cols.rows()``, which consumes the columns."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.fact_columns import FactColumns
+
+    parts = cols.parts.get(pred, [])
+    slow = list(cols.slow.get(pred, []))
+    width = len(parts[0][0]) if parts else (len(slow[0][0]) if slow else 0)
+    names = [f"a{i}" for i in range(width)] + ["start", "end", "start_closed", "end_closed"]
+    if not parts:
+        return facts_to_arrow(slow, names[:width], calendar)
+
+    def column(cols, time):
+        values = cols[0].values  # one dictionary per part: concatenated with offsets
+        dicts, idx, off = [], [], 0
+        for c in cols:
+            dicts.extend(c.values.tolist())
+            idx.append(c.indices.astype(np.int64) + off)  # (uint16 indices would wrap)
+            off += len(c.values)
+        if time:
+            dicts = [None if v in (POS_INF, NEG_INF) else v for v in dicts]
+            arr = _time_column(dicts, calendar) if calendar is not None else _column(dicts)
+        else:
+            arr = _column(dicts)
+        del values
+        return arr.take(pa.array(np.concatenate(idx)))
+
+    arrays = [column([p[0][j] for p in parts], False) for j in range(width)]
+    lo = column([p[1] for p in parts], True)
+    hi = column([p[2] for p in parts], True)
+    lc = pa.array(np.concatenate([p[3] for p in parts]), pa.bool_())
+    hc = pa.array(np.concatenate([p[4] for p in parts]), pa.bool_())
+    import pyarrow.compute as pc
+
+    lc = pc.and_(lc, lo.is_valid())  # an infinite end is open
+    hc = pc.and_(hc, hi.is_valid())
+    table = pa.Table.from_arrays(arrays + [lo, hi, lc, hc], names=names)
+    if slow:
+        extra = facts_to_arrow(slow, names[:width], calendar)
+        try:
+            table = pa.concat_tables([table, extra], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # e.g. int64 here, strings there: one conversion
+            sub = FactColumns()
+            sub.parts = {pred: parts}
+            sub.positions = {pred: cols.positions.get(pred)}
+            return facts_to_arrow(sub.rows()[pred] + slow, names[:width], calendar)
+    return table

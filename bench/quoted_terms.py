@@ -104,7 +104,7 @@ def _cpu() -> float:
 
 def read_rate(n: int) -> dict:
     """Facts per second of the kernel reader alone on ``n`` quoted and bare facts."""
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     allocators.configure()
     from chronolog.engine.columns.encoding import Dictionary

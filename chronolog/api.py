@@ -48,7 +48,7 @@ def _parse_apart(data: bytes, source: str):
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
     from chronolog.language.program_facts import split
 
-    from chronolog import allocators
+    from chronolog.language import allocators
 
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401

@@ -57,11 +57,12 @@ def spark():
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("CI"):
         pytest.skip("no Java runtime (pyspark needs Java 17 or 21); .ci/run installs one")
-    from chronolog.connectors.spark import session
+    from chronolog.connectors.spark import JVM_OPTIONS, session
 
     # Small inputs, many short jobs: no UI, two partitions, and a JVM that
-    # compiles less (C1 only, serial collector): test_spark_rounds_sets.py
-    # 96 -> 78 s. The semantics are Spark's own whatever these are.
+    # compiles less (C1 only): test_spark_rounds_sets.py 96 -> 78 s. The
+    # semantics are Spark's own whatever these are; chronolog's own JVM
+    # settings stay (test_session_starts_the_jvm_with_chronolog_settings).
     s = session(
         "local[2,3]",
         "chronolog-tests",
@@ -69,7 +70,7 @@ def spark():
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
-            "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MetaspaceSize=256m",
+            "spark.driver.extraJavaOptions": JVM_OPTIONS + " -XX:TieredStopAtLevel=1",
         },
     )
     s.sparkContext.setLogLevel("ERROR")

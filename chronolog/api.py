@@ -808,6 +808,17 @@ class Model:
             return from_ticks(iv)
         return iv
 
+    def _holding_fact(self, query: str, caller: str, so: str, shows: str):
+        """The fact of ``query`` (its nulls the model's), refused with a
+        sentence when it does not hold: what ``explain`` and ``proof`` ask."""
+        from chronolog.language.nulls import model_nulls
+
+        f = self._read_fact(query, caller)
+        f.terms = model_nulls(self).adopt(f.terms)
+        if not self._holds(f.pred, f.terms, f.interval, caller):
+            raise ProgramError(f"{query} does not hold in the model, {so}", hint=f"{shows} the intervals on which a fact holds")
+        return f
+
     def _read_fact(self, query, what: str, dialect: Optional[str] = None):
         """The fact ``query`` names (``"p(a)@[1,2]"``), in the program's
         dialect, its interval on the model's timeline."""
@@ -944,15 +955,7 @@ class Model:
         """
         from chronolog.explain_tree import recorded
 
-        from chronolog.language.nulls import model_nulls
-
-        f = self._read_fact(query, "explain()")
-        f.terms = model_nulls(self).adopt(f.terms)
-        if not self._holds(f.pred, f.terms, f.interval, "explain()"):
-            raise ProgramError(
-                f"{query} does not hold in the model, so nothing derived it",
-                hint="query() shows the intervals on which a fact holds",
-            )
+        f = self._holding_fact(query, "explain()", "so nothing derived it", "query() shows")
         recorded(self)  # re-runs the program with recording once if needed
         from chronolog.language.timeline import intersect
 

@@ -294,15 +294,7 @@ def recorded(model):
 
 def explain_tree(model, query: str) -> Node:
     """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
-    from chronolog.language.nulls import model_nulls
-
-    f = model._read_fact(query, "proof()")
-    f.terms = model_nulls(model).adopt(f.terms)
-    if not model._holds(f.pred, f.terms, f.interval, "proof()"):
-        raise ProgramError(
-            f"{query} does not hold in the model, so it has no proof",
-            hint="chronolog query shows the intervals on which a fact holds",
-        )
+    f = model._holding_fact(query, "proof()", "so it has no proof", "chronolog query shows")
     prov = recorded(model)
     given: dict = {}
     for pred, rows in (getattr(model, "_given", None) or {}).items():

@@ -22,44 +22,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from public_suites import COMPARISON, Unsupported, split_top, tokenize
+from public_suites import expression as shared_expression
+
 TOKEN = re.compile(
     r"""(?P<ws>\s+)|(?P<string>"(?:[^"\\]|\\.)*")|(?P<number>\d+(?:\.\d+)?)"""
     r"""|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>:-|<=|>=|!=|[(),.<>=+\-*/!])"""
 )
-COMPARISON = {"<", "<=", ">", ">=", "!=", "="}
-ARITHMETIC = {"+", "-", "*", "/", "(", ")"}
-
-
-class Unsupported(Exception):
-    """A construct of the case that the translation does not cover."""
 
 
 def tokens(text: str) -> list:
-    out, i = [], 0
-    while i < len(text):
-        m = TOKEN.match(text, i)
-        if m is None:
-            raise Unsupported(f"character {text[i]!r}")
-        i = m.end()
-        if m.lastgroup != "ws":
-            out.append((m.lastgroup, m.group()))
-    return out
-
-
-def split_top(toks: list, sep=","):
-    out, cur, depth = [], [], 0
-    for t in toks:
-        if t == ("op", "("):
-            depth += 1
-        elif t == ("op", ")"):
-            depth -= 1
-        if t == ("op", sep) and depth == 0:
-            out.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    out.append(cur)
-    return out
+    return tokenize(text, TOKEN, ("ws",))
 
 
 def pred(name: str) -> str:
@@ -103,14 +76,7 @@ def atom(toks: list, assigns=None) -> str:
 
 
 def expression(toks: list) -> str:
-    parts = []
-    for i, t in enumerate(toks):
-        if t[0] == "op" and t[1] not in COMPARISON and t[1] not in ARITHMETIC:
-            raise Unsupported(f"the operator {t[1]}")
-        if t[0] == "name" and i + 1 < len(toks) and toks[i + 1] == ("op", "("):
-            raise Unsupported(f"the functor {t[1]}")
-        parts.append(t[1] if t[0] == "op" else term(t))
-    return " ".join(parts)
+    return shared_expression(toks, term)
 
 
 def rule(text: str) -> str:

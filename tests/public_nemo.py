@@ -25,29 +25,18 @@ import csv
 import re
 from pathlib import Path
 
+from public_suites import ARITHMETIC, COMPARISON, Unsupported, split_top, tokenize
+from public_suites import expression as shared_expression
+
 TOKEN = re.compile(
     r"""(?P<ws>\s+)|(?P<comment>%[^\n]*)|(?P<string>"(?:[^"\\]|\\.)*")|(?P<var>[?!][A-Za-z_][A-Za-z0-9_]*)"""
     r"""|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
     r"""|(?P<op>:-|<=|>=|!=|[(),.~<>=+\-*/@{}\[\]#^;:])"""
 )
-COMPARISON = {"<", "<=", ">", ">=", "!=", "="}
-ARITHMETIC = {"+", "-", "*", "/", "(", ")"}
-
-
-class Unsupported(Exception):
-    """A construct of the case that chronolog's language does not cover."""
 
 
 def tokens(text: str) -> list:
-    out, i = [], 0
-    while i < len(text):
-        m = TOKEN.match(text, i)
-        if m is None:
-            raise Unsupported(f"character {text[i]!r}")
-        i = m.end()
-        if m.lastgroup not in ("ws", "comment"):
-            out.append((m.lastgroup, m.group()))
-    return out
+    return tokenize(text, TOKEN, ("ws", "comment"))
 
 
 def statements(toks: list) -> list:
@@ -65,23 +54,6 @@ def statements(toks: list) -> list:
             cur.append(t)
     if cur:
         raise Unsupported("a statement without its final '.'")
-    return out
-
-
-def split_top(toks: list, sep=","):
-    """``toks`` split at ``sep`` outside brackets."""
-    out, cur, depth = [], [], 0
-    for t in toks:
-        if t[0] == "op" and t[1] in "({[":
-            depth += 1
-        elif t[0] == "op" and t[1] in ")}]":
-            depth -= 1
-        if t == ("op", sep) and depth == 0:
-            out.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    out.append(cur)
     return out
 
 
@@ -103,15 +75,7 @@ def term(t) -> str:
 
 
 def expression(toks: list) -> str:
-    """Arithmetic over variables, numbers and constants, in chronolog's words."""
-    parts = []
-    for i, t in enumerate(toks):
-        if t[0] == "op" and t[1] not in COMPARISON and t[1] not in ARITHMETIC:
-            raise Unsupported(f"the operator {t[1]}")
-        if t[0] == "name" and i + 1 < len(toks) and toks[i + 1] == ("op", "("):
-            raise Unsupported(f"the function {t[1]}")
-        parts.append(t[1] if t[0] == "op" else term(t))
-    return " ".join(parts)
+    return shared_expression(toks, term)
 
 
 def atom(toks: list, assigns=None) -> tuple:

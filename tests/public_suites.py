@@ -22,6 +22,58 @@ from chronolog.language.nulls import Null
 HERE = Path(__file__).resolve().parent
 
 
+class Unsupported(Exception):
+    """A construct of a suite's case that its translation does not cover."""
+
+
+COMPARISON = {"<", "<=", ">", ">=", "!=", "="}
+ARITHMETIC = {"+", "-", "*", "/", "(", ")"}
+
+
+def tokenize(text: str, pattern, skip=("ws",)) -> list:
+    """``(kind, text)`` of each token of ``pattern`` (named groups) in
+    ``text``, those of the kinds in ``skip`` left out."""
+    out, i = [], 0
+    while i < len(text):
+        m = pattern.match(text, i)
+        if m is None:
+            raise Unsupported(f"character {text[i]!r}")
+        i = m.end()
+        if m.lastgroup not in skip:
+            out.append((m.lastgroup, m.group()))
+    return out
+
+
+def expression(toks: list, term) -> str:
+    """Arithmetic over variables, numbers and constants in chronolog's words
+    (``term``: the suite's translation of one term)."""
+    parts = []
+    for i, t in enumerate(toks):
+        if t[0] == "op" and t[1] not in COMPARISON and t[1] not in ARITHMETIC:
+            raise Unsupported(f"the operator {t[1]}")
+        if t[0] == "name" and i + 1 < len(toks) and toks[i + 1] == ("op", "("):
+            raise Unsupported(f"the function {t[1]}")
+        parts.append(t[1] if t[0] == "op" else term(t))
+    return " ".join(parts)
+
+
+def split_top(toks: list, sep=","):
+    """``toks`` split at ``sep`` outside brackets."""
+    out, cur, depth = [], [], 0
+    for t in toks:
+        if t[0] == "op" and t[1] in "({[":
+            depth += 1
+        elif t[0] == "op" and t[1] in ")}]":
+            depth -= 1
+        if t == ("op", sep) and depth == 0:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    out.append(cur)
+    return out
+
+
 def places() -> list:
     """The directories a suite is looked for in, in order."""
     out = []

@@ -1,10 +1,10 @@
 """How hard the randomized tests try, set in one place.
 
 conftest.py loads a hypothesis profile chosen by the environment variable
-HYPOTHESIS_PROFILE: ``ci`` (the default: a tenth of the examples,
-derandomized so that a failure reproduces), ``thorough`` (``bash test.sh
---thorough``: every example) or ``hunt`` (twenty times ``thorough``, for a
-long bug hunt).  A test states its share of the budget with ``examples(n)``:
+HYPOTHESIS_PROFILE: ``ci`` (the default: a tenth of the examples),
+``thorough`` (``bash test.sh --thorough``: every example), both derandomized
+so that a failure reproduces, or ``hunt`` (twenty times ``thorough``, new
+random examples each run: a long bug hunt).  A test states its share of the budget with ``examples(n)``:
 n examples under ``thorough``, scaled by the loaded profile, at least one.
 Loops of random cases outside hypothesis use the same call.
 """

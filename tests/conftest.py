@@ -14,7 +14,9 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_t
 settings.register_profile(
     "ci", max_examples=10, derandomize=True, deadline=None, suppress_health_check=_QUIET, print_blob=True
 )
-settings.register_profile("thorough", max_examples=100, deadline=None, suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile(
+    "thorough", max_examples=100, derandomize=True, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
 settings.register_profile("hunt", max_examples=2000, deadline=None, suppress_health_check=_QUIET, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 settings.load_profile(PROFILE)
@@ -68,6 +70,7 @@ def spark():
         "chronolog-tests",
         **{
             "spark.ui.enabled": "false",
+            "spark.driver.memory": "2g",  # one JVM for every Spark test of a thorough run
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
             "spark.driver.extraJavaOptions": JVM_OPTIONS + " -XX:TieredStopAtLevel=1",

@@ -2,8 +2,9 @@
 # where tests/public_suites.py looks for them (tests/data/public/, git-ignored).
 # The datalog-conformance core corpus comes in its PyPI wheel: downloaded,
 # not installed (the package registers a pytest plugin), and only its YAML
-# cases and licence kept. Nemo's and MeTeoR's cases come from their
-# repositories (tests/data/public/README.md says where they go).
+# cases and licence kept. Nemo's, MeTeoR's and Laser's cases are in no
+# package on PyPI or Debian: they come from their repositories
+# (tests/data/public/README.md says what was looked for and where they go).
 _dc=tests/data/public/datalog-conformance
 if [ ! -f "$_dc/LICENSE" ]; then
   _tmp=$(mktemp -d)

@@ -4,7 +4,8 @@ Nemo's test cases (the Nemo rule engine's resources/testcases): each case
 the translation covers (tests/public_nemo.py) is run and its exported
 predicates compared with the suite's CSV files, nulls up to renaming.
 MeTeoR's experiment programs (tests/public_meteor.py) and its short-stop
-example are compared with meteor-reasoner's naive materialisation.  The
+example, and the KR2022 and JWS programs of meteor-reasoner's sdist, are
+compared with meteor-reasoner's naive materialisation.  The
 core Datalog corpus of datalog-conformance (tests/public_conformance.py)
 is compared with the rows its cases expect.  Laser's test cases
 (tests/public_laser.py) are compared, tick by tick, with the atoms Laser's
@@ -418,3 +419,82 @@ def test_laser_tuple_window_starts_count_whole_earlier_ticks():
     case = public_laser.Case("t", stream={0: ["a", "b", "c"], 1: [""], 2: ["d"], 3: ["e", "f"], 4: ["g"]}, start=0, end=3)
     assert public_laser.laser_tuple_window_starts(case, 2) == {0: 0, 1: 1, 2: 1, 3: 1}
     assert public_laser.laser_tuple_window_starts(case, 1) == {0: 0, 1: 1, 2: 1, 3: 2}
+
+
+# ---------------------------------------------------------------- MeTeoR's sdist
+
+METEOR_SDIST = public_suites.find("meteor-sdist")
+
+
+def _meteor_agrees_within(lines, facts, window, rounds):
+    """chronolog's model and meteor-reasoner's naive one on ``window``:
+    MeTeoR's after ``rounds`` rounds must equal its own after twice as many
+    there (the window has settled), and chronolog's."""
+    heads = {head_atom(r.head).pred for r in meteor.parse("\n".join(lines)).rules}
+    model = chronolog.reason("\n".join(lines), "\n".join(facts), dialect="meteor")
+    got = clip(chronolog_model(model, [p for p in model.predicates() if p in heads], window), *window)
+    expected = clip(restrict(meteor_model(lines, facts, rounds=rounds, require_fixpoint=False), heads), *window)
+    later = clip(restrict(meteor_model(lines, facts, rounds=2 * rounds, require_fixpoint=False), heads), *window)
+    assert expected == later, f"MeTeoR's model has not settled on {window} after {rounds} rounds"
+    assert got == expected, f"MeTeoR only:\n{format_model(expected - got)}\nchronolog only:\n{format_model(got - expected)}"
+    return expected
+
+
+def _kr2022_params():
+    if METEOR_SDIST is None:
+        return [pytest.param(None, id="meteor-sdist-suite-missing")]
+    return [
+        pytest.param(n, marks=[] if n in (0, 4, 7) else [pytest.mark.slow], id=f"case_{n}")
+        for n in public_meteor.kr2022_cases(METEOR_SDIST)
+    ]
+
+
+@pytest.mark.parametrize("n", _kr2022_params())
+def test_meteor_kr2022_case(n):
+    """KR2022's program and dataset pairs: models that repeat without end
+    (backwards too), compared on [-10, 20]."""
+    root = public_suites.require("meteor-sdist")
+    lines, facts = public_meteor.kr2022_case(root, n)
+    assert _meteor_agrees_within(lines, facts, (-10, 20), rounds=80)
+
+
+# simple_shortbreak_1.txt: 69,488 rules, one of them without a comma
+# (test_meteor_jws_program_without_a_comma_is_refused)
+JWS_TOO_BIG = "simple_shortbreak_1.txt"
+
+
+def _jws_params():
+    if METEOR_SDIST is None:
+        return [pytest.param(None, None, id="meteor-sdist-suite-missing")]
+    return [
+        pytest.param(name, seed, marks=[] if (name, seed) == ("efficient_shortbreak.txt", 0) else [pytest.mark.slow], id=f"{name}-{seed}")
+        for name in public_meteor.jws_programs(METEOR_SDIST)
+        if name != JWS_TOO_BIG
+        for seed in range(3)
+    ]
+
+
+@pytest.mark.parametrize("name, seed", _jws_params())
+def test_meteor_jws_program(name, seed):
+    """JWS's programs (their data is not in the sdist): seeded random data
+    over their input predicates, arguments from the constants the rules
+    give them, compared with MeTeoR's naive materialisation on [0, 90]
+    (meteor_recursive.txt's model goes on without end)."""
+    root = public_suites.require("meteor-sdist")
+    lines = public_meteor.jws_program_lines(root, name)
+    constants = public_meteor.input_constants(lines)
+    facts = public_meteor.random_facts(lines, seed, names=("v0", "v1"), per_predicate=40, span=80, constants=constants)
+    assert _meteor_agrees_within(lines, facts, (0, 90), rounds=60)
+
+
+def test_meteor_jws_program_without_a_comma_is_refused():
+    """Line 52117 of simple_shortbreak_1.txt lacks a comma between two body
+    literals; MeTeoR's loader reads it into a garbled literal
+    ('Boxminus[4,4]Boxminus[5,5]i1)...'), chronolog refuses it at the place
+    (the file's other 69,487 rules are not run: reading them takes
+    minutes)."""
+    root = public_suites.require("meteor-sdist")
+    line = public_meteor.jws_program_lines(root, JWS_TOO_BIG)[52116]
+    with pytest.raises(ChronologError, match="syntax error: unexpected 'Boxminus'") as e:
+        chronolog.reason(line, dialect="meteor")
+    assert (e.value.pos.line, e.value.pos.column) == (1, 154)

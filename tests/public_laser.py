@@ -32,7 +32,13 @@ window of ``n`` atoms:
   atoms its rules derive, not the stream's), read by the other rules
   through ``p_k :- p_k_derived``.
 
-Anything else is :class:`Unsupported`.
+Anything else is :class:`Unsupported`.  With ``laser_tuple_windows`` a
+tuple window is instead written as the time window that Laser's own count
+gives at each tick (:func:`laser_tuple_window_starts`), to show that its
+tuple windows differ from chronolog's by the counting alone.
+
+:func:`differences` compares chronolog's model with Laser's expectations
+tick by tick (tests/data/public/README.md says why so).
 """
 
 from __future__ import annotations
@@ -400,7 +406,7 @@ def derived_per_tick(model, translation: Translation, ticks) -> dict:
     out = {k: set() for k in ticks}
     for name, (pred, _arity) in translation.derived.items():
         try:
-            facts = model.facts(name)
+            facts = model.facts_within(name, (min(ticks), max(ticks)))  # ticks; repeating facts unrolled
         except ChronologError:
             facts = []  # a predicate no rule derives anything for
         for terms, iv in facts:

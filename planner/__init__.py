@@ -41,6 +41,16 @@ class Plan:
             getattr(r, "nonmonotonic", False) for r in self.rules
         )
 
+    @property
+    def physical(self):
+        """The physical plan (planner/physical.py), lowered once on first use."""
+        lowered = self.__dict__.get("_physical")
+        if lowered is None:
+            from .physical import lower
+
+            lowered = self.__dict__["_physical"] = lower(self)
+        return lowered
+
     def derived_predicates(self) -> set:
         return {r.head_pred for r in self.rules if r.head_pred is not None}
 

@@ -43,12 +43,14 @@ class Plan:
 
     @property
     def physical(self):
-        """The physical plan (planner/physical.py), lowered once on first use."""
-        lowered = self.__dict__.get("_physical")
-        if lowered is None:
+        """The physical plan (planner/physical.py), lowered once on first use
+        (again only if the strata are replaced: engine/termination.py mirrors a plan so)."""
+        strata, lowered = self.__dict__.get("_physical", (None, None))
+        if strata is not self.strata:
             from .physical import lower
 
-            lowered = self.__dict__["_physical"] = lower(self)
+            lowered = lower(self)
+            self.__dict__["_physical"] = (self.strata, lowered)
         return lowered
 
     def derived_predicates(self) -> set:

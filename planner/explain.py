@@ -86,3 +86,10 @@ def _tree(node, indent, prefix, last, lines, root=False):
     inner = prefix if root else prefix + ("   " if last else "│  ")
     for k, child in enumerate(children):
         _tree(child, indent, inner, k == len(children) - 1, lines)
+
+
+def coalesce_tree(pred: str, schema, root, indent: str = "    ") -> list:
+    """A rule's tree under the Coalesce of its head predicate."""
+    lines: list = []
+    _tree((f"Coalesce {pred}", schema, [_shown(root)]), indent, "", True, lines, root=True)
+    return lines

@@ -229,7 +229,8 @@ class Aggregate(Operator):
     def label(self) -> str:
         aggs = ", ".join(f"{v} = {a}" for v, a in self.aggregates)
         after = "".join(f"; {s.label()}" for s in self.after)
-        return f"Aggregate {aggs} by ({', '.join(self.group)}) per time segment{after}"
+        by = f"by ({', '.join(self.group)})" if self.group else "(no group)"
+        return f"Aggregate {aggs} {by} per time segment{after}"
 
 
 @dataclass(frozen=True)
@@ -587,3 +588,25 @@ def _w(iv) -> str:
     from chronolog.language.timeline import format_interval
 
     return format_interval(iv)
+
+
+# ------------------------------------------------------------------ windows
+def window_points(plan, horizon) -> list:
+    """Every finite number a run's windows and horizon bring to time."""
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    pts = []
+    for r in list(plan.rules) + list(plan.constraints):
+        for w in (getattr(r, "head_shift", None), getattr(r, "window", None)):
+            if w is not None:
+                pts.extend(w[:2])
+        for lit in getattr(r, "body", ()):
+            for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
+                if w is not None:
+                    pts.extend(w[:2])
+            g = getattr(lit, "group", None)
+            if g is not None and g.unit is None:  # periods [kN, (k+1)N)
+                pts.append(g.count)
+    if horizon is not None:
+        pts.extend(horizon[:2])
+    return [p for p in pts if p not in (NEG_INF, POS_INF)]

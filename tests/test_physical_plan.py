@@ -77,3 +77,89 @@ def test_constraints_lower_to_outputs_without_a_predicate():
     p = physical("⊥ :- a(X), b(X).")
     (c,) = p.constraints
     assert c.root.pred is None and isinstance(c.operator, ph.Body)
+
+
+# ---------------------------------------------------------------- backend choice
+import chronolog  # noqa: E402
+from chronolog.planner import backend_choice as bc  # noqa: E402
+
+
+def placement(src: str, engine: str = "auto"):
+    return bc.choose(plan(load_program(src)), engine)
+
+
+def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
+    p = placement("s(X) :- a(X) <S>[1,2] s(X).\ns(X) :- b(X).\n")  # (the planner counts it as moving time)
+    assert p.strata[-1].backend == bc.ROWS and p.strata[-1].why == "recursive through time"
+    p = placement("c(X, T) :- on(X)@T.")
+    assert any(s.why == "time capture (lit@T)" for s in p.strata)
+    p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")
+    assert p.strata[0].backend == bc.COLUMNS and "arithmetic leaves 64 bits" in p.strata[0].fallbacks[0]
+
+
+def test_an_aggregate_columns_lack_is_decided_before_the_run():
+    """prod used to be tried on columns and raise Fallback at run time."""
+    p = placement("m(K, P) :- v(K, X), P = prod(X).", engine="columns")
+    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "the aggregate prod")
+    facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
+    cols = chronolog.reason("m(K, P) :- v(K, X), P = prod(X).\n" + facts, engine="columns")
+    # by hand: 2 on [0,1), 2*3 on [1,2], 3 on (2,3]
+    assert sorted(cols.to_text().splitlines()) == ["m(a,2)@[0,1)", "m(a,3)@(2,3]", "m(a,6)@[1,2]"]
+    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+
+
+def test_spark_paths_are_chosen_at_plan_time():
+    keyed = placement("q(X) :- <->[0,1] p(X).")
+    assert keyed.spark.path == "per-key tasks"
+    avg = placement("a(A) :- v(K, X), A = avg(X).")
+    assert avg.spark.path == "rounds"
+    assert "an avg has no exact value in the run's number type" in avg.strata[0].spark_fallbacks
+    chase = placement("o(Y, C) :- c(C, D), d(D).")
+    assert chase.spark.path == "one task" and "existential variables (new values)" in chase.spark.why
+    through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")
+    assert through.spark.path == "one task" and "recursion through time" in through.spark.why
+
+
+def test_spark_refusals_name_the_rule():
+    p = plan(load_program("w(X, R) :- v(X, Y), R = round(Y, 40)."))
+    refused = bc.spark_rounds_refusal(p)
+    assert refused.why == "round() to digits other than a whole constant within 37 (round(Y, 40))"
+    assert refused.render().endswith("in the rule w(X, R) :- v(X, Y), R = round(Y, 40). (<program>:1:1)")
+    cal = plan(load_program('@timeGranularity("milliseconds").\nq(X) :- <->[0, 0.0001] p(X).'))
+    assert "not a whole number of microseconds" in bc.spark_rounds_refusal(cal).why
+
+
+# ---------------------------------------------------------------- the printed plan
+from chronolog.plan_text import describe_plan  # noqa: E402
+
+
+def printed(src: str, engine: str = "auto") -> list:
+    return describe_plan(plan(load_program(src)), engine).splitlines()
+
+
+def test_the_plan_of_an_avg_says_rounds_and_when_one_task_takes_over():
+    lines = printed("mean(A) :- reading(S, V), A = avg(V).")
+    assert lines[2].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum")
+    assert "  on spark rounds, may fall back to one Spark task if an avg has no exact value in the run's number type" in lines
+    assert "       └─ Aggregate A = avg(V) (no group) per time segment  → A:number" in lines
+
+
+def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
+    src = "c(X, T) :- on(X)@T.\nd(X) :- c(X, T), T > 2.\n"
+    lines = printed(src, engine="columns")
+    i = lines.index("stratum 0 (non-recursive): $i1")
+    assert lines[i + 1] == "  runs on rows (time capture (lit@T))"
+    assert "       └─ CaptureTime: each integer time point as $time  → X, $time:time" in lines
+    assert "  runs on columns (forced)" in lines  # the strata after it
+    m = chronolog.reason(src + "on(a)@[1,4).", engine="columns")
+    assert m.to_text() == chronolog.reason(src + "on(a)@[1,4).", engine="rows").to_text()
+    assert "d(a)@[3,4)" in m.to_text().splitlines()
+    assert m.stats["executors"] == {0: "rows", 1: "columns", 2: "columns"}
+
+
+def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
+    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nnode(N, Y) :- r(X, Z), sink(N).\n")
+    assert lines[2] == ("spark --distributed: in ONE Spark task, not distributed (relational rounds cannot run it: "
+                        "existential variables (new values) in the rule node(N, Y) :- r(X, Z), sink(N). (<program>:3:1))")
+    assert "  spark rounds cannot run it: existential variables (new values)" in lines
+    assert "    seminaive deltas: Δr at 0" in lines

@@ -1,7 +1,7 @@
-"""The executor choice per stratum, and the columnar run of a stratum.
+"""The columnar run of a stratum, where the plan puts it.
 
 :class:`HybridEvaluator` is the row :class:`Evaluator` with one change: a
-stratum the columnar executor supports (see :func:`unsupported`) runs as
+stratum the plan places on columns (planner/backend_choice.py) runs as
 vectorised kernels over whole relations, when the choice says so; every
 other stratum, and everything after the first run (``Reasoner.add``), runs
 on rows exactly as before.  Relations cross between the two through the
@@ -22,64 +22,6 @@ from .encoding import Dictionary, Fallback, TimeScale, window_points
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
-# auto: columns when the run is given this many facts (bench/README.md,
-# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
-# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
-# is faster on columns)
-AUTO_MIN_FACTS = 300_000
-# ... and from this many facts read from fact files straight into columns
-# (no Python row to code or decode; bench/README.md, same section: at 100k
-# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
-AUTO_MIN_FILE_FACTS = 50_000
-# ... and from this many facts of tables given in memory read straight into
-# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
-# file to read and usually a warm process, so only polars' import is left
-# to pay once; bench/README.md, same section: the four rules at
-# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
-# rows, the first call of a process the same at 20,000)
-AUTO_MIN_TABLE_FACTS = 20_000
-
-
-def unsupported(stratum):
-    """Why the columnar executor cannot run ``stratum`` (None when it can).
-    Conditions and assignments run on columns where their arithmetic is
-    exact in numpy; the rest falls back to rows at run time (Fallback)."""
-    from chronolog.planner.aggregates import AggregateRule
-    from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
-
-    if stratum.shifting_rules:
-        return "recursive through time"
-    if stratum.inventing_rules:
-        return "creates values in a recursion"
-    for r in stratum.rules:
-        if getattr(r, "existentials", None):
-            return "existential variables: restricted chase"
-        elif isinstance(r, SinceRule):
-            if stratum.recursive:
-                return "Since/Until in a recursion"
-        elif isinstance(r, AggregateRule):
-            if stratum.recursive:
-                return "aggregation in a recursion"
-        elif isinstance(r, WrapRule):
-            if r.capture:
-                return "time capture (lit@T)"
-        elif isinstance(r, TimedHeadRule):
-            pass
-        elif type(r) is not PlanRule:
-            return "interval terms"
-    return None
-
-
-def where_runs(stratum, engine: str = "auto") -> str:
-    """What ``chronolog plan`` says about a stratum's executor."""
-    why = unsupported(stratum)
-    if why is not None:
-        return f"rows ({why})"
-    if engine == "rows":
-        return "rows (forced)"
-    if engine == "columns":
-        return "columns"
-    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
 
 
 class HybridEvaluator(Evaluator):
@@ -111,11 +53,14 @@ class HybridEvaluator(Evaluator):
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
-        if self.engine == "rows" or self.explain or unsupported(stratum) is not None:
+        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, by_size, choose_stratum
+
+        if self.explain:  # (explanations are recorded by the rows)
             return False
-        if self.engine == "columns":
-            return True
-        return self._given_size >= AUTO_MIN_FACTS or self._file_size >= AUTO_MIN_FILE_FACTS or self._table_size >= AUTO_MIN_TABLE_FACTS
+        backend = choose_stratum(self.plan.physical.stratum(stratum.index), self.engine).backend
+        if backend == BY_SIZE:
+            return by_size(self._given_size, self._file_size, self._table_size)
+        return backend == COLUMNS
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)

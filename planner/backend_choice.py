@@ -174,14 +174,24 @@ ROUNDS_FALLBACK = ("the inputs mix types in one argument, hold numbers beyond 38
                    "or have a column type the rounds do not read")
 
 
+def _computes(op) -> bool:
+    """Whether a filter or an assignment computes (arithmetic or a function), not only compares terms."""
+    if isinstance(op, ph.Filter):
+        exprs = (op.comparison.left, op.comparison.right)
+    elif isinstance(op, ph.Assign):
+        exprs = (op.expr,)
+    else:
+        return False
+    return any(isinstance(e, (ast.BinOp, ast.Call)) for e in exprs)
+
+
 def _column_fallbacks(st) -> tuple:
     """What the data can still send back to rows in this stratum, beyond :data:`COLUMNS_FALLBACK`."""
     out = []
     ops = list(st.operators())
-    if any(isinstance(op, (ph.Filter, ph.Assign)) for op in ops) or any(
-        isinstance(op, ph.Body) and any(isinstance(s, (ph.Filter, ph.Assign)) for s in op.steps) for op in ops
-    ):
-        out.append("arithmetic leaves 64 bits, divides by zero, meets floats with exact numbers, or calls a function not vectorised")
+    if any(isinstance(op, (ph.Filter, ph.Assign)) for op in ops):
+        out.append("arithmetic or a comparison leaves 64 bits, divides by zero, meets floats with exact numbers, "
+                   "or calls a function not vectorised")
     if any(isinstance(op, ph.Aggregate) for op in ops):
         out.append("a sum, product or mean leaves 64 bits, or exact numbers are summed beside floats")
     if any(isinstance(op, (ph.WrapInterval, ph.PlaceInterval)) for op in ops):
@@ -202,8 +212,8 @@ def _spark(plan, strata) -> SparkChoice:
     refused = spark_rounds_refusal(plan)
     if refused is not None:
         return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")
-    return SparkChoice("rounds", f"seminaive rounds of DataFrame joins per stratum; one Spark task instead for inputs "
-                                 f"up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
+    return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only); "
+                                 f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
 
 
 def spark_rounds_refusal(plan) -> Optional[Refusal]:
@@ -351,7 +361,7 @@ def _spark_fallbacks(st) -> tuple:
     """What the data can still send from Spark's rounds to one task."""
     out = []
     for op in st.operators():
-        if isinstance(op, (ph.Filter, ph.Assign)) or (isinstance(op, ph.Body) and any(isinstance(s, (ph.Filter, ph.Assign)) for s in op.steps)):
+        if _computes(op):
             out.append("Spark arithmetic overflows")
         if isinstance(op, ph.Aggregate):
             funcs = {a.func for _, a in op.aggregates}

@@ -391,6 +391,8 @@ class PhysicalPlan:
 
 
 def walk(op: Operator):
+    """``op`` and every operator under it, a body's steps and an aggregate's
+    steps after it included."""
     yield op
     if isinstance(op, Body):
         for i in op.order:
@@ -398,6 +400,8 @@ def walk(op: Operator):
         return
     for c in op.children():
         yield from walk(c)
+    for s in getattr(op, "after", ()):
+        yield from walk(s)
 
 
 # ------------------------------------------------------------------ lowering
@@ -416,7 +420,7 @@ def lower(plan) -> PhysicalPlan:
 
 
 def _rule_plan(rule, stratum) -> RulePlan:
-    op = _rule_operator(rule)
+    op = rule_operator(rule)
     head = [Column(t.name, _column_type(op.schema, t.name)) if isinstance(t, ast.Var) else Column(f"c{i}", _const_type(t.value))
             for i, t in enumerate(rule.head_terms)]
     root = Output(op, rule.head_pred, rule.head_terms, rule.head_shift, not rule.fresh, tuple(head))
@@ -426,8 +430,9 @@ def _rule_plan(rule, stratum) -> RulePlan:
     return RulePlan(rule, root, variants)
 
 
-def _rule_operator(rule) -> Operator:
-    """The one place that looks at a rule's kind."""
+def rule_operator(rule) -> Operator:
+    """The operator of one rule: the one place that looks at a rule's kind
+    (also for rules a backend builds itself, such as Spark's constraint probes)."""
     from .aggregates import AggregateRule
     from .existential import ExistentialRule
     from .interval_terms import TimedHeadRule, WrapRule

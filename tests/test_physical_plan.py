@@ -94,7 +94,7 @@ def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
     p = placement("c(X, T) :- on(X)@T.")
     assert any(s.why == "time capture (lit@T)" for s in p.strata)
     p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")
-    assert p.strata[0].backend == bc.COLUMNS and "arithmetic leaves 64 bits" in p.strata[0].fallbacks[0]
+    assert p.strata[0].backend == bc.COLUMNS and "arithmetic or a comparison leaves 64 bits" in p.strata[0].fallbacks[0]
 
 
 def test_an_aggregate_columns_lack_is_decided_before_the_run():
@@ -163,3 +163,12 @@ def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
                         "existential variables (new values) in the rule node(N, Y) :- r(X, Z), sink(N). (<program>:3:1))")
     assert "  spark rounds cannot run it: existential variables (new values)" in lines
     assert "    seminaive deltas: Δr at 0" in lines
+
+
+def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
+    from chronolog.connectors.spark_rounds import aggregate as spark_aggregate
+    from chronolog.engine.columns import aggregate as column_aggregate
+
+    spark = set(spark_aggregate.SUMS) | set(spark_aggregate.EXTREMES) | set(spark_aggregate.PRODUCTS) | {"munion"}
+    assert bc.SPARK_AGGREGATES == spark
+    assert bc.COLUMN_AGGREGATES is column_aggregate.SUPPORTED

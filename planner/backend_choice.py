@@ -145,20 +145,22 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     return None
 
 
-def choose_stratum(st: ph.StratumPlan, engine: str = "auto") -> StratumChoice:
+def embedded_backend(st: ph.StratumPlan, engine: str = "auto") -> tuple:
+    """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
+    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts)."""
     refused = columns_refusal(st)
     if refused is not None:
-        backend, why = ROWS, refused
-    elif engine == ROWS:
-        backend, why = ROWS, "forced"
-    elif engine == COLUMNS:
-        backend, why = COLUMNS, "forced"
-    else:
-        backend = BY_SIZE
-        why = (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
-               f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+        return ROWS, refused
+    if engine in (ROWS, COLUMNS):
+        return engine, "forced"
+    return BY_SIZE, (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
+                     f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+
+
+def choose_stratum(st: ph.StratumPlan, engine: str = "auto") -> StratumChoice:
+    backend, why = embedded_backend(st, engine)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
-    return StratumChoice(st.index, backend, why, refused, _spark_refusal(st), fallbacks, _spark_fallbacks(st))
+    return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st), fallbacks, _spark_fallbacks(st))
 
 
 def by_size(given: int, file_facts: int, table_facts: int) -> bool:

@@ -4,6 +4,10 @@ printed plan (planner/backend_choice.py, chronolog/plan_text.py)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import pytest
+
 from chronolog.api import load_program
 from chronolog.planner import physical as ph
 from chronolog.planner import plan
@@ -172,3 +176,27 @@ def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
     spark = set(spark_aggregate.SUMS) | set(spark_aggregate.EXTREMES) | set(spark_aggregate.PRODUCTS) | {"munion"}
     assert bc.SPARK_AGGREGATES == spark
     assert bc.COLUMN_AGGREGATES is column_aggregate.SUPPORTED
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("rounds")  # the rounds, not one task by size (conftest.py)
+def test_the_avg_the_plan_marks_goes_to_one_task_when_it_has_no_exact_value(spark):
+    """The plan says rounds, and that an inexact avg may send them to one
+    task; on Spark the avg of 1 and 2 in an integer run (3/2) does so, and
+    gets the engine's exact answer."""
+    from chronolog.connectors import spark as cs
+    from chronolog.engine.arrow import facts_to_arrow
+
+    prog = 'far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\nmean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").'
+    lines = printed(prog)
+    assert lines[1] == "outputs: mean" and lines[3].startswith("spark --distributed: seminaive rounds")
+    assert "  on spark rounds, may fall back to one Spark task if an avg has no exact value in the run's number type" in lines
+    owns = facts_to_arrow([(("i", "a", 1), (0, 4, True, True)), (("j", "a", 2), (2, 6, True, True))], ["i", "c", "p"])
+    stats: dict = {}
+    with pytest.warns(cs.DriverFallback, match="an average with no exact value"):
+        out = cs.reason(spark, prog, inputs={"owns": owns}, distributed=True, stats=stats)
+    from chronolog.engine.arrow import table_to_rows
+
+    got = sorted(table_to_rows(out["mean"].toArrow(), "mean"))
+    # by hand: 1 on [0,2), (1+2)/2 on [2,4], 2 on (4,6]
+    assert got == [(("a", 1), (0, 2, True, False)), (("a", Fraction(3, 2)), (2, 4, True, True)), (("a", 2), (4, 6, False, True))]

@@ -53,11 +53,11 @@ class HybridEvaluator(Evaluator):
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
-        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, by_size, choose_stratum
+        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, by_size, embedded_backend
 
         if self.explain:  # (explanations are recorded by the rows)
             return False
-        backend = choose_stratum(self.plan.physical.stratum(stratum.index), self.engine).backend
+        backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine)
         if backend == BY_SIZE:
             return by_size(self._given_size, self._file_size, self._table_size)
         return backend == COLUMNS

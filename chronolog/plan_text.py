@@ -28,11 +28,7 @@ def describe_partitioning(plan) -> str:
 
 def describe_spark(spark) -> list:
     """Where ``--spark --distributed`` runs the program, and its run-time fallbacks."""
-    if spark.path == "per-key tasks":
-        return ["spark --distributed: per-key tasks (one engine per partition of keys)"]
-    if spark.path == "one task":
-        return [f"spark --distributed: in ONE Spark task, not distributed ({spark.why})"]
-    out = [f"spark --distributed: {spark.why}"]
+    out = [f"spark --distributed: {spark.describe()}"]
     out += [f"  may fall back to one Spark task if {f}" for f in spark.fallbacks]
     return out
 

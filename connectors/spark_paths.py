@@ -97,8 +97,3 @@ def choose(spark, plan, frames, local_facts, given=None) -> tuple[str, str]:
 def refusal(r) -> str:
     """Why one task runs a program the rounds refused (``NotRelational``)."""
     return f"relational rounds cannot run it: {r.render()}"
-
-
-def describe_small() -> str:
-    """What ``chronolog plan`` adds to the rounds' line: when one task runs instead."""
-    return f"; one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)"

@@ -102,6 +102,14 @@ class SparkChoice:
     why: str
     fallbacks: tuple = ()
 
+    def describe(self) -> str:
+        """The line ``chronolog plan`` prints after ``spark --distributed:``."""
+        if self.path == "per-key tasks":
+            return "per-key tasks (one engine per partition of keys)"
+        if self.path == "one task":
+            return f"in ONE Spark task, not distributed ({self.why})"
+        return self.why
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -211,6 +219,11 @@ def _spark(plan, strata) -> SparkChoice:
         keys = ""
     if keys:
         return SparkChoice("per-key tasks", f"partitioned by key {keys}: one engine per partition of keys")
+    return unkeyed_spark(plan)
+
+
+def unkeyed_spark(plan) -> SparkChoice:
+    """Where Spark runs a program with no key: its rounds, or one task when they refuse a rule."""
     refused = spark_rounds_refusal(plan)
     if refused is not None:
         return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")

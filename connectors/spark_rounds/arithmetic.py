@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 
 from chronolog.language import ast
-from chronolog.planner.backend_choice import ROUND_DIGITS, round_digits  # noqa: F401 (what plan time refuses: backend_choice.expression_refusal)
+from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 from chronolog.planner.ir import Condition
 
 from .classes import NUM, value_class

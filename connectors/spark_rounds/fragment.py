@@ -1,11 +1,13 @@
 """What the relational rounds can run exactly, and the exception that says
 what they cannot.
 
-Checked before any Spark work (and by ``chronolog plan``, which prints the
-path a program takes): a rule the rounds cannot run raises
-:class:`NotRelational` naming it, and the caller runs the program in one
-Spark task with a warning (connectors/spark_paths.py).  The other modules raise it too, for what only the inputs
-reveal (a term's type, a time off the grid, a bad row).
+What the rounds cannot run is decided at plan time, from the physical
+plan (planner/backend_choice.py, ``spark_rounds_refusal``, which
+``chronolog plan`` prints too); before any Spark work :func:`check_rules`
+raises :class:`NotRelational` naming the rule, and the caller runs the
+program in one Spark task with a warning (connectors/spark_paths.py).  The
+other modules raise it too, for what only the inputs reveal (a term's
+type, a time off the grid, a bad row).
 """
 
 from __future__ import annotations
@@ -36,12 +38,8 @@ def check_rules(plan) -> None:
 
 
 def describe(plan) -> str:
-    """One line for ``chronolog plan``: where ``--spark --distributed``
-    runs a program with no key (connectors/spark_paths.py)."""
-    from chronolog.connectors.spark_paths import describe_small, refusal
+    """Where ``--spark --distributed`` runs a program with no key, as
+    ``chronolog plan`` says it (planner/backend_choice.py)."""
+    from chronolog.planner.backend_choice import unkeyed_spark
 
-    try:
-        check_rules(plan)
-    except NotRelational as e:
-        return f"in ONE Spark task, not distributed ({refusal(e)})"
-    return "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only)" + describe_small()
+    return unkeyed_spark(plan).describe()

@@ -200,3 +200,32 @@ def test_the_avg_the_plan_marks_goes_to_one_task_when_it_has_no_exact_value(spar
     got = sorted(table_to_rows(out["mean"].toArrow(), "mean"))
     # by hand: 1 on [0,2), (1+2)/2 on [2,4], 2 on (4,6]
     assert got == [(("a", 1), (0, 2, True, False)), (("a", Fraction(3, 2)), (2, 4, True, True)), (("a", 2), (4, 6, False, True))]
+
+
+# ---------------------------------------------------------------- the plan says where a stratum runs
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from budget import examples  # noqa: E402
+from strategies import ALL_OPS, cases  # noqa: E402
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(cases(ops=ALL_OPS, nest=2, negation=True, recursion=True, comparisons=True, head_boxes=True, horizon=(0, 12)))
+def test_the_printed_plan_is_where_each_stratum_ran(case):
+    """Random programs: every rule's tree is printed, and with --engine
+    columns a stratum the plan puts on rows runs on rows, one it puts on
+    columns runs there or its fallback is recorded (what only the data can tell)."""
+    p = plan(case.parsed)
+    text = describe_plan(p, "columns")
+    assert text.count("  rule ") == sum(len(st.rules) for st in p.physical.strata) + len(p.physical.constraints)
+    placed = {s.index: s.backend for s in bc.choose(p, "columns").strata}
+    try:
+        m = chronolog.reason(case.program, case.facts, horizon=case.horizon, engine="columns")
+    except chronolog.ChronologError:
+        return  # (an inconsistency or a refused program: nothing ran to compare)
+    fallbacks = " ".join(m.stats.get("fallbacks", []))
+    for index, ran in m.stats["executors"].items():
+        if placed[index] == bc.ROWS:
+            assert ran == "rows", (index, text)
+        else:
+            assert ran == "columns" or f"stratum {index}:" in fallbacks, (index, text)

@@ -38,6 +38,10 @@ AUTO_MIN_FILE_FACTS = 50_000
 # 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
 # rows, the first call of a process the same at 20,000)
 AUTO_MIN_TABLE_FACTS = 20_000
+# ... and from this many given facts when a stratum is a recurrence the
+# sweep takes (recurrence.py): the rows take one round per delay of it
+# (bench/README.md, timeseries_ema: 13,600 days)
+AUTO_MIN_RECURRENCE_FACTS = 10_000
 
 
 def unsupported(stratum):
@@ -48,7 +52,9 @@ def unsupported(stratum):
     from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
 
     if stratum.shifting_rules:
-        return "recursive through time"
+        from chronolog.planner.recurrence import recurrence
+
+        return None if recurrence(stratum) is not None else "recursive through time"
     if stratum.inventing_rules:
         return "creates values in a recursion"
     for r in stratum.rules:
@@ -77,6 +83,12 @@ def where_runs(stratum, engine: str = "auto") -> str:
         return f"rows ({why})"
     if engine == "rows":
         return "rows (forced)"
+    if stratum.shifting_rules:
+        from .recurrence import LABEL
+
+        if engine == "columns":
+            return f"columns ({LABEL})"
+        return f"columns ({LABEL}) when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine == "columns":
         return "columns"
     return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
@@ -115,6 +127,8 @@ class HybridEvaluator(Evaluator):
             return False
         if self.engine == "columns":
             return True
+        if self._recurrences and self._given_size >= AUTO_MIN_RECURRENCE_FACTS:
+            return True
         return self._given_size >= AUTO_MIN_FACTS or self._file_size >= AUTO_MIN_FILE_FACTS or self._table_size >= AUTO_MIN_TABLE_FACTS
 
     def run(self) -> None:
@@ -136,6 +150,7 @@ class HybridEvaluator(Evaluator):
             + self._file_size
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
+        self._recurrences = any(s.shifting_rules and unsupported(s) is None for s in self.plan.strata)
         last_read = _last_reads(self.plan.strata)
         for stratum in self.plan.strata:
             ran = "rows"
@@ -306,6 +321,8 @@ class HybridEvaluator(Evaluator):
         old facts and those after it everything (no instance twice)."""
         from .relation import to_atoms
 
+        if stratum.shifting_rules:
+            return self._run_recurrence(stratum)
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
@@ -331,6 +348,34 @@ class HybridEvaluator(Evaluator):
                 arity = self._arity(pred)
                 self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
         self.stats["rounds"] += rounds
+
+    def _run_recurrence(self, stratum) -> None:
+        """A recursion through time of the sweep's shape (recurrence.py) in
+        one pass in time order, not one seminaive round per delay."""
+        from chronolog.planner.recurrence import recurrence
+
+        from .recurrence import frame_of, sweep
+        from .relation import to_atoms
+
+        rec = recurrence(stratum)
+        if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
+            raise Fallback("a recursion through time without a horizon")
+        self._time_scale()
+        self._delta = {}
+        conflations = self.terms.conflations
+        seeds = [self.table(rec.pred)] + [_drain(self._rule_pipeline(rule)) for rule in rec.seeds]
+        # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
+        bounded = bool(stratum.inventing_rules) or self.rounds_bounded
+        atoms, s, e = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
+        arity = self._arity(rec.pred)
+        df = frame_of(atoms, s, e, arity, self.terms)
+        if self.terms.conflations != conflations:
+            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
+        self._tables[rec.pred] = df
+        terms, scale = self.terms, self._scale
+        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale))
+        self.stats["rounds"] += 1
+        self.stats["derivations"] += len(atoms)
 
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (rule, delta position), merges what they derive

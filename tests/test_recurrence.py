@@ -207,3 +207,23 @@ def test_an_error_in_a_step_is_the_rows_error():
     with pytest.raises(chronolog.DataError) as on_rows:
         chronolog.reason(program, engine="rows", horizon=(0, 10))
     assert str(on_columns.value) == str(on_rows.value)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(-(2**62), 2**62), min_size=1, max_size=8),
+        st.lists(st.builds(Fraction, st.integers(-(2**60), 2**60), st.integers(1, 2**60)), min_size=1, max_size=8),
+    )
+)
+def test_float_of_numbers_on_columns_is_pythons(values):
+    """float() of ints (beyond 2^53 too) and of fractions on columns: the
+    floats Python's float() gives on rows (ties to even, one rounding)."""
+    program = "f(K, X) :- v(K, V), X = float(V)."
+    given = {"v": [((i, v), (0, 1, True, False)) for i, v in enumerate(values)]}
+    cols = chronolog.reason(program, given, engine="columns")
+    rows = chronolog.reason(program, given, engine="rows")
+    assert cols.to_arrow("f").equals(rows.to_arrow("f"))
+    assert sorted(cols.facts("f")) == sorted(((i, float(v)), (0, 1, True, False)) for i, v in enumerate(values))
+    if all((type(v) is int and abs(v) < 2**62) or (abs(v.numerator) <= 2**53 and v.denominator <= 2**53) for v in values):
+        assert cols.stats["executors"] == {0: "columns"}

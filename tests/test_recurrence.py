@@ -51,6 +51,10 @@ PROGRAMS = {
         seen(S, X) :- opening(S, X).
         seen(S, Y) :- <->[2,2] seen(S, X), Y = X * 2, Y < 1000.
     """,
+    "no terms": """
+        report :- tick(a).
+        report :- <->[3,3] report.
+    """,
     "join on no variable": """
         level(S, X) :- opening(S, X).
         level(T, X) :- <->[1,1] level(S, X), tick(T), X > 0.

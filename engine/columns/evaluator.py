@@ -363,10 +363,10 @@ class HybridEvaluator(Evaluator):
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
-        seeds = [self.table(rec.pred)] + [_drain(self._rule_pipeline(rule)) for rule in rec.seeds]
+        seeds = [(self.table(rec.pred), 0)] + [(_drain(self._rule_pipeline(rule)), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
-        atoms, s, e = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
+        atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
         arity = self._arity(rec.pred)
         df = frame_of(atoms, s, e, arity, self.terms)
         if self.terms.conflations != conflations:
@@ -375,7 +375,7 @@ class HybridEvaluator(Evaluator):
         terms, scale = self.terms, self._scale
         self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale))
         self.stats["rounds"] += 1
-        self.stats["derivations"] += len(atoms)
+        self.stats["derivations"] += derived
 
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (rule, delta position), merges what they derive

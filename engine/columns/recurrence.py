@@ -253,6 +253,8 @@ def _index(frame, joined, extra, ev) -> dict:
 def _head_builder(picks):
     from operator import itemgetter
 
+    if not picks:
+        return lambda b: ()
     if all(kind == "v" for kind, _ in picks):
         if len(picks) == 1:
             i = picks[0][1]
@@ -262,8 +264,9 @@ def _head_builder(picks):
 
 
 def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
-    """The pieces of the recurrence's predicate: ``(atoms, s, e)`` lists.
-    ``seeds``: frames of its given facts and of its seed rules.
+    """The pieces of the recurrence's predicate: ``(atoms, s, e)`` lists and
+    how many of them rules derived.  ``seeds``: ``(frame, 0)`` of its given
+    facts, ``(frame, 1)`` of what its seed rules derive.
     ``max_depth``: the rows' round limit where it applies (a longer chain
     falls back, for the rows to report); ``runaway``: the stratum creates
     values, which the rows check for runaway ones."""
@@ -279,17 +282,18 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
     groups = [g for g in groups.values() if g.index]
     heap: list = []
     seq = 0
-    for frame in seeds:
+    for frame, depth in seeds:
         if frame is None or not frame.height:
             continue
         cols = [_python(frame, c, ev) for c in frame.columns if c not in ("s", "e")]
         atoms = list(zip(*cols)) if cols else [()] * frame.height
         for atom, s, e in zip(atoms, frame["s"].to_list(), frame["e"].to_list()):
-            heap.append((s, seq, e, atom, 1))
+            heap.append((s, seq, e, atom, depth))
             seq += 1
     heapq.heapify(heap)
     covered: dict = {}  # atom -> (end of what is final from the sweep's position on, the atom as first seen)
     out_atoms, out_s, out_e = [], [], []
+    derived = 0
     push, pop = heapq.heappush, heapq.heappop
     errors = (DataError, ArithmeticError, TypeError, ValueError)
     while heap:
@@ -308,6 +312,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         out_atoms.append(atom)
         out_s.append(s)
         out_e.append(e)
+        derived += depth > 0
         if max_depth is not None and depth >= max_depth:
             raise Fallback("a chain of derivations as long as the rows' round limit")
         for g in groups:
@@ -353,7 +358,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
                 j -= 1
     if runaway and any(too_big(v) for atom in covered for v in atom):
         raise Fallback("a runaway value: the rows report it")
-    return out_atoms, out_s, out_e
+    return out_atoms, out_s, out_e, derived
 
 
 def frame_of(atoms, s, e, arity, terms):

@@ -62,7 +62,7 @@ def describe_plan(plan, engine: str = "auto") -> str:
         tag = "recursive" if st.recursive else "non-recursive"
         out.append("")
         out.append(f"stratum {st.index} ({tag}): {', '.join(sorted(st.preds))}")
-        out.append(f"  runs on {where_runs(st, engine)}")
+        out.append(f"  runs on {where_runs(st, engine, plan)}")
         if st.shifting_rules:
             out.append("  moves time inside its cycle through:")
             for r in st.shifting_rules:

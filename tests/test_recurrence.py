@@ -180,6 +180,9 @@ def test_plan_names_the_kernel():
 
     assert "columns (recurrence kernel: one sweep through time)" in describe_plan(plan, "columns")
     assert "rows (forced)" in describe_plan(plan, "rows")
+    # auto: the whole run goes to columns from 10,000 facts (one threshold per run), its other strata too
+    auto = describe_plan(plan, "auto")
+    assert auto.count("when 10,000+ facts are given") == 3 and "300,000" not in auto
     boxed = "p(X) :- q(X). p(X) :- [-][1,2] p(X), q(X). q(a)@[0,5]."
     assert "rows (recursive through time)" in describe_plan(plan_of(boxed), "columns")
 

@@ -76,8 +76,9 @@ def unsupported(stratum):
     return None
 
 
-def where_runs(stratum, engine: str = "auto") -> str:
-    """What ``chronolog plan`` says about a stratum's executor."""
+def where_runs(stratum, engine: str = "auto", plan=None) -> str:
+    """What ``chronolog plan`` says about a stratum's executor (``plan``: the
+    whole plan, whose recurrences lower the threshold of every stratum)."""
     why = unsupported(stratum)
     if why is not None:
         return f"rows ({why})"
@@ -91,6 +92,8 @@ def where_runs(stratum, engine: str = "auto") -> str:
         return f"columns ({LABEL}) when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine == "columns":
         return "columns"
+    if plan is not None and any(s.shifting_rules and unsupported(s) is None for s in plan.strata):
+        return f"columns when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
     return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
 
 

@@ -230,7 +230,42 @@ def _key_getter(positions):
 
 def _index(frame, joined, extra, ev) -> dict:
     """``{values of the shared variables (as _key_getter gives them): (starts,
-    ends, running max of the ends, other values)}``, each list in order of start."""
+    ends, running max of the ends, other values)}``, each list in order of
+    start.  Sorted, cut into keys and the running maxima taken by kernels
+    where the shared variables are codes (a dict of codes is Python's
+    equality); float or exact ones group by Python's equality, in a loop."""
+    import numpy as np
+
+    from .coalesce import running_end
+
+    names = [var_column(v) for v in joined]
+    if not all(frame[c].dtype == frame["s"].dtype for c in names):
+        return _index_by_loop(frame, joined, extra, ev)
+    frame = frame.sort([*names, "s"])
+    n = frame.height
+    change = np.zeros(n, dtype=bool)
+    change[:1] = True
+    for c in names:
+        a = frame[c].to_numpy()
+        change[1:] |= a[1:] != a[:-1]
+    firsts = np.flatnonzero(change)
+    atom = np.cumsum(change) - 1
+    s, e = frame["s"].to_numpy(), frame["e"].to_numpy()
+    reach = running_end(atom, e).tolist()
+    s, e = s.tolist(), e.tolist()
+    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * n
+    if len(names) == 1:
+        keys = ev.terms.values.take(frame[names[0]].to_numpy()[firsts])
+    elif names:
+        keys = list(zip(*[ev.terms.values.take(frame[c].to_numpy()[firsts]) for c in names]))
+    else:
+        keys = [()]
+    bounds = [*firsts.tolist(), n]
+    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j]) for k, i, j in zip(keys, bounds, bounds[1:])}
+
+
+def _index_by_loop(frame, joined, extra, ev) -> dict:
+    """:func:`_index` by a Python loop (shared variables that are values)."""
     frame = frame.sort("s")
     if len(joined) == 1:
         keys = _python(frame, var_column(joined[0]), ev)
@@ -356,23 +391,31 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
                         except errors as err:
                             raise Fallback(f"an error in a step ({err}): the rows report it at its place") from None
                 j -= 1
-    if runaway and any(too_big(v) for atom in covered for v in atom):
-        raise Fallback("a runaway value: the rows report it")
+    if runaway:
+        for i in range(len(out_atoms[0]) if out_atoms else 0):
+            col = [atom[i] for atom in covered]
+            if not all(type(v) is float for v in col) and any(map(too_big, col)):
+                raise Fallback("a runaway value: the rows report it")
     return out_atoms, out_s, out_e, derived
 
 
 def frame_of(atoms, s, e, arity, terms):
     """The swept pieces as a coalesced relation frame (values as the rows
-    would store them: floats a value column, the rest codes)."""
-    from .coalesce import coalesce
-    from .relation import _frame, term_column
-
+    would store them: finite floats a value column, the rest codes; the
+    codes in one pass, code_all checking equal numbers' kinds as code()
+    does)."""
     import numpy as np
+
+    from .coalesce import coalesce
+    from .relation import _frame
 
     cols = []
     for i in range(arity):
         vals = [a[i] for a in atoms]
-        col = term_column(vals, terms) if all(type(v) is float for v in vals) else None
-        # (codes in one pass: code_all checks the kinds of equal numbers as code() does)
+        col = None
+        if vals and all(type(v) is float for v in vals):
+            col = np.array(vals, dtype=np.float64)
+            if not np.isfinite(col).all():
+                col = None
         cols.append(col if col is not None else np.asarray(terms.code_all(vals), dtype=np.int64))
     return coalesce(_frame(cols, s, e), term_columns(arity))

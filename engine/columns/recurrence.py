@@ -171,7 +171,9 @@ class _Group:
     """Step rules with one driver, window and join: one lookup for all of them."""
 
     def __init__(self, step, ev):
-        self.window = ev._scale.window(step.past.shift)
+        d1, d2, c1, c2 = ev._scale.window(step.past.shift)
+        # temporal.shift_codes' terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
+        self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
         past = [t.name for t in step.past.terms]
         frame = _driver_frame(step, ev)
         driver_vars = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
@@ -326,38 +328,43 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             heap.append((s, seq, e, atom, depth))
             seq += 1
     heapq.heapify(heap)
-    covered: dict = {}  # atom -> (end of what is final from the sweep's position on, the atom as first seen)
+    covered: dict = {}  # atom -> the end of what is final from the sweep's position on
+    firsts: dict = {}  # atom -> the atom as first seen (an equal one of other types falls back)
+    if max_depth is None:
+        max_depth = float("inf")
     out_atoms, out_s, out_e = [], [], []
     derived = 0
     push, pop = heapq.heappush, heapq.heappop
     errors = (DataError, ArithmeticError, TypeError, ValueError)
     while heap:
         s, _, e, atom, depth = pop(heap)
-        seen = covered.get(atom)
-        if seen is not None:
-            end, first = seen
+        end = covered.get(atom)
+        if end is not None:
             if end >= e:
                 continue
+            first = firsts[atom]
             if first is not atom and repr(first) != repr(atom):
                 raise Fallback("equal atoms of two types (such as 1 and 1.0): the rows keep the first one's")
             if end > s:
                 s = end
             atom = first
-        covered[atom] = (e, atom)
+        else:
+            firsts[atom] = atom
+        covered[atom] = e
         out_atoms.append(atom)
         out_s.append(s)
         out_e.append(e)
         derived += depth > 0
-        if max_depth is not None and depth >= max_depth:
+        if depth >= max_depth:
             raise Fallback("a chain of derivations as long as the rows' round limit")
         for g in groups:
             entry = g.index.get(g.key_of(atom))
             if entry is None:
                 continue
             # the shift of temporal.shift_codes, on one interval
-            d1, d2, c1, c2 = g.window
-            s2 = NEG if s == NEG else 2 * ((s >> 1) + d1) + ((s & 1) | (0 if c1 else 1))
-            e2 = POS if e == POS or d2 == POS_INF else 2 * ((e >> 1) + d2) + ((e & 1) & (1 if c2 else 0))
+            d1, open1, d2, closed2 = g.shift
+            s2 = NEG if s == NEG else (s & -2) + d1 + ((s & 1) | open1)
+            e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)
             if not (s2 == NEG or s2 < LIMIT) or not (e2 == POS or e2 < LIMIT):
                 raise Fallback("a time point outside 64-bit codes")
             starts, ends, reach, rest = entry
@@ -393,7 +400,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
                 j -= 1
     if runaway:
         for i in range(len(out_atoms[0]) if out_atoms else 0):
-            col = [atom[i] for atom in covered]
+            col = [atom[i] for atom in firsts]
             if not all(type(v) is float for v in col) and any(map(too_big, col)):
                 raise Fallback("a runaway value: the rows report it")
     return out_atoms, out_s, out_e, derived

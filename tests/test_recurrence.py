@@ -55,6 +55,14 @@ PROGRAMS = {
         report :- tick(a).
         report :- <->[3,3] report.
     """,
+    "two windows, an operator in the driver": """
+        f(S, X) :- opening(S, X).
+        f(S, Y) :- <->[1,1] f(S, X), [-][0,1] tick(S), Y = X + 1, Y < 6.
+        f(S, Y) :- <->[2,3] f(S, X), flow(S, F), Y = X + F, Y < 20, Y > -20.
+    """,
+    "given facts of the recursion": """
+        level(S, X) :- <->[1,1] level(S, Y), flow(S, F), X = Y + F, X < 100, X > -100.
+    """,
     "join on no variable": """
         level(S, X) :- opening(S, X).
         level(T, X) :- <->[1,1] level(S, X), tick(T), X > 0.
@@ -102,13 +110,14 @@ def both(program: str, data: str, horizon=(0, 40)):
     flow=facts("flow"),
     tick=facts("tick", arity_value=False),
     stop=facts("stop", arity_value=False, n=3),
+    level=facts("level", n=4),
     price=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 40), numbers, st.sampled_from([1, 1, 2, Fraction(1, 2)])), max_size=25),
 )
-def test_kernel_equals_the_rows(name, opening, flow, tick, stop, price):
+def test_kernel_equals_the_rows(name, opening, flow, tick, stop, level, price):
     """Every shape, random data: the same model as the rows' rounds, the
     same types (Arrow), and the stratum ran on the kernel."""
     prices = [("price", (s, d, v), (d, d + w, True, False)) for s, d, v, w in price]
-    data = text_of(opening + flow + tick + stop + prices)
+    data = text_of(opening + flow + tick + stop + level + prices)
     program = PROGRAMS[name]
     cols, rows = both(program, data)
     assert cols.to_text() == rows.to_text()

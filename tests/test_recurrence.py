@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chronolog
+from chronolog.language import ast
 from chronolog.language.text import format_fact
 from chronolog.planner import plan as make_plan
 
@@ -243,3 +244,36 @@ def test_float_of_numbers_on_columns_is_pythons(values):
     assert sorted(cols.facts("f")) == sorted(((i, float(v)), (0, 1, True, False)) for i, v in enumerate(values))
     if all((type(v) is int and abs(v) < 2**62) or (abs(v.numerator) <= 2**53 and v.denominator <= 2**53) for v in values):
         assert cols.stats["executors"] == {0: "columns"}
+
+
+leaves = st.one_of(
+    st.sampled_from([ast.Var("X"), ast.Var("Y"), ast.Var("Z")]),
+    st.builds(ast.Const, st.one_of(st.integers(-5, 5), st.floats(-10, 10, allow_nan=False), st.sampled_from([0.0, -0.0, 2.0**60]))),
+)
+expressions = st.recursive(leaves, lambda sub: st.builds(ast.BinOp, st.sampled_from("+-*/"), sub, sub), max_leaves=6)
+values = st.one_of(
+    st.floats(allow_nan=False), st.integers(-(2**70), 2**70), st.sampled_from([0, 0.0, -0.0, Fraction(1, 3), 10**400])
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(expressions, st.sampled_from(["", "==", "!=", "<", ">="]), expressions, st.tuples(values, values, values))
+def test_the_float_fast_path_is_the_rows_closure(left, op, right, binding):
+    """engine/rows/float_paths.py against the closure it stands for: the same
+    value of the same type, or the same error."""
+    from chronolog.engine.rows.expressions import compile_condition, compile_expr
+    from chronolog.engine.rows.float_paths import float_fast
+
+    slots = {"X": 0, "Y": 1, "Z": 2}
+    x = ast.Comparison(op, left, right) if op else left
+    exact = compile_condition(x, slots) if op else compile_expr(x, slots, x)
+    fast = float_fast(x, slots, exact)
+
+    def outcome(fn):
+        try:
+            r = fn(binding)
+        except chronolog.DataError as e:
+            return "error", str(e)
+        return type(r), repr(r)
+
+    assert outcome(fast) == outcome(exact)

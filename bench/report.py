@@ -191,8 +191,12 @@ def _timeseries(out, rows):
        what="float EMA over 13,600 days, read and write included, equal to the last bit")
 def _timeseries_ema(out, rows):
     r = rows[-1]
-    return Figures(_s(r["chronolog_s"]), _s(r["pandas_s"]), _x(r["chronolog_s"], r["pandas_s"]) + " wall (median)",
-                   ok=r["differ"] == 0)
+    c, p = r["chronolog_s"], r["pandas_s"]
+    cc, pc = r.get("chronolog_cpu"), r.get("pandas_cpu")
+    if cc is None:  # (output of a version without CPU figures)
+        return Figures(_s(c), _s(p), _x(c, p) + " wall (median)", ok=r["differ"] == 0)
+    return Figures(f"{_s(c)} wall, {_s(cc)} CPU", f"{_s(p)} wall, {_s(pc)} CPU",
+                   f"{_x(c, p)} wall, {_x(cc, pc)} CPU (median)", ok=r["differ"] == 0)
 
 
 @bench(name="float_times", args="bench/float_times.py --rows 1000000 --repeat 3",

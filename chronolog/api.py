@@ -242,7 +242,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     the rows' reading reports it.  Values already read (a FactColumns or
     a FactRows: a Spark task's tables, connectors/distributed.py) are taken
     as they are."""
-    if isinstance(facts, FactRows):
+    if facts is None or isinstance(facts, FactRows):
         return None
     from chronolog import frames
     from chronolog.language.fact_columns import FactColumns
@@ -1026,7 +1026,6 @@ class Model:
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
         empty); relations held as columns go from the columns to the bytes."""
-        from chronolog.connectors.text_out import write_arrays
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)
@@ -1035,6 +1034,8 @@ class Model:
         for p in sorted(preds):
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
+                from chronolog.connectors.text_out import write_arrays
+
                 write_arrays(fh, arrays)
                 from chronolog.language import allocators
 

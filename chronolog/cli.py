@@ -40,6 +40,12 @@ def main(argv=None):
 
     allocators.configure()  # before pyarrow and polars allocate
     lazy_modules.install()  # before polars and lark import hashlib
+    import gc
+
+    # the objects of the modules imported so far live until the command
+    # ends: out of the collector's walks, as allocators.settled() does for
+    # polars' and numpy's (a small run: 5-10 ms less CPU)
+    gc.freeze()
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Exit as e:

@@ -183,3 +183,57 @@ def test_a_small_run_imports_neither_numpy_nor_polars(tmp_path):
     assert "numpy or polars: False" in out.stderr, out.stderr
     assert out.stdout.splitlines()[:2] == ["p(a0)@[0,5]", "p(a1)@[1,6]"]
     assert out.stdout.splitlines()[-1] == "r(a4,b4)@[4,9]"
+
+
+# what a start-up needs: none of the column libraries, Spark or plotting,
+# nor the modules of features a small run does not use (bench/startup.py
+# measures the time; this keeps the set from growing back silently)
+_HEAVY = ("polars", "pyarrow", "pandas", "numpy", "pyspark", "matplotlib")
+_NOT_AT_START = _HEAVY + ("chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
+
+_IMPORTED_AFTER = """
+import runpy, sys
+sys.argv = ["chronolog"] + ARGS
+try:
+    runpy.run_module("chronolog", run_name="__main__")
+except SystemExit as e:
+    assert not e.code, e.code
+finally:
+    sys.stderr.write("imported: %s\\n" % sorted(m for m in NAMES if m in sys.modules))
+"""
+
+
+def _imported_by_command(args) -> tuple:
+    script = _IMPORTED_AFTER.replace("ARGS", repr(args)).replace("NAMES", repr(_NOT_AT_START))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return out.stdout, out.stderr.rsplit("imported: ", 1)[1].strip()
+
+
+def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
+    """``chronolog run`` on the 10-fact program of bench/startup.py, and
+    ``chronolog --help``: none of the column libraries, Spark, plotting,
+    the stream and hypothetical front ends or the output writers."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from startup import TEN_FACTS
+    finally:
+        sys.path.pop(0)
+    program = tmp_path / "ten.vada"
+    program.write_text(TEN_FACTS)
+    out, imported = _imported_by_command(["run", str(program)])
+    assert imported == "[]"
+    assert out.splitlines()[:2] == ["path(a,b)@[0,5]", "path(a,c)@[1,5]"]  # (path(a,c): both edges hold on [1,5])
+    assert "seen(a)@[0,12]" in out.splitlines()  # (node(a) on [0,10], seen up to 2 later)
+    _, imported = _imported_by_command(["--help"])
+    assert imported == "[]"
+
+
+def test_import_chronolog_and_a_small_reason_import_no_column_library():
+    script = (
+        "import sys, chronolog\n"
+        "m = chronolog.reason('p(X) :- <->[0,2] q(X).  q(a)@[1,2].')\n"
+        f"print(m.to_text(), sorted(n for n in {_NOT_AT_START!r} if n in sys.modules))\n"
+        "print(chronolog.Stream.__name__, chronolog.HypotheticalAnswer.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["p(a)@[1,4] []", "Stream HypotheticalAnswer"]

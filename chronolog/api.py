@@ -511,9 +511,10 @@ def reason(
     ``progress``: True draws a progress bar on standard error; a callable
     is called with a ``chronolog.progress.Progress`` after every round.
     """
+    from chronolog.arrow_import import without_pandas
     from chronolog.progress import reporter
 
-    with reporter(progress) as report:
+    with reporter(progress) as report, without_pandas():  # (pyarrow's first import, if any, without pandas')
         return Reasoner(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,

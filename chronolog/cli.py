@@ -46,8 +46,11 @@ def main(argv=None):
     # ends: out of the collector's walks, as allocators.settled() does for
     # polars' and numpy's (a small run: 5-10 ms less CPU)
     gc.freeze()
+    from chronolog.arrow_import import without_pandas
+
     try:
-        cli.main(args=argv, standalone_mode=False)
+        with without_pandas():  # (the readers' and writers' first pyarrow import, if any)
+            cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
     except click.ClickException as e:

@@ -83,16 +83,18 @@ def import_pyarrow():
 
 
 def _check_without_pandas(pyarrow) -> None:
-    """pyarrow's one look for pandas, made with pandas hidden, then the
-    finder that tells pyarrow of pandas once someone imports it."""
+    """pyarrow's one look for pandas, made with pandas hidden.  The finder
+    that tells pyarrow of pandas once someone imports it goes in first: an
+    import of pandas by another thread during the check then reaches it."""
+    if _checked():
+        return
+    sys.meta_path.insert(0, _Rearm())
     hide = _Hide()
     sys.meta_path.insert(0, hide)
     try:
         pyarrow.array([0])  # the shim's one check
     finally:
         sys.meta_path.remove(hide)
-    if "pandas" not in sys.modules:
-        sys.meta_path.insert(0, _Rearm())
 
 
 class _FirstImport:

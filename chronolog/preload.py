@@ -14,19 +14,26 @@ than reasoning over 100,000 facts takes once they are loaded)::
 
 from __future__ import annotations
 
+import threading
 
-def preload() -> None:
+
+def preload(background: bool = False):
     """Import pyarrow (without pandas), polars, numpy, the Vadalog reader,
     the fact-file reader and the columnar executor now rather than in the
     first :func:`reason`, run one tiny program on columns (the executor's
     own modules and first calls) and one over a generated file of ~1.5 MB
-    (the reader's threads and the allocators' first memory)."""
-    from chronolog.arrow_import import import_pyarrow
+    (the reader's threads and the allocators' first memory).
 
-    import_pyarrow()
-    import numpy  # noqa: F401
-    import polars  # noqa: F401
-    import pyarrow.compute  # noqa: F401
+    ``background=True``: only the imports, in a thread, and return it at
+    once (``join()`` waits for it); a :func:`reason` meanwhile waits for a
+    module the thread is importing rather than importing it twice.  Worth
+    it where the caller's own work between here and the first call leaves
+    a core and the interpreter free (reading files, waiting): module code
+    holds the interpreter's lock, so Python work on both sides takes turns
+    (bench/startup.py measures both)."""
+    if background:
+        return import_in_background()
+    _import_libraries()
 
     from chronolog.api import reason
     from chronolog.language.fact_columns import read_fact_columns
@@ -68,3 +75,37 @@ def _first_large_run() -> None:
         facts = Path(tmp) / "warm.vada"
         facts.write_text("".join(f"q(c{i % 997},d{i % 13})@[{i % 50},{i % 50 + 3}).\n" for i in range(WARM_FACTS)))
         reason("p(X) :- <->[0,1] q(X, Y).  r(X,Y) :- p(X), [-][0,1] q(X,Y).", facts=facts, engine="columns")
+
+
+def _import_libraries(pyarrow: bool = True) -> None:
+    import numpy  # noqa: F401
+    import polars  # noqa: F401
+
+    if pyarrow:
+        from chronolog.arrow_import import import_pyarrow
+
+        import_pyarrow()
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+
+
+_thread = None
+
+
+def import_in_background(pyarrow: bool = True) -> threading.Thread:
+    """The column libraries imported in a daemon thread, started once per
+    process (``pyarrow=False``: numpy and polars alone, what a fact file's
+    reading and the columnar executor use).  An import error is left to
+    the call that needs the module: it meets the same error where it is
+    reported today."""
+    global _thread
+    if _thread is None:
+        def run():
+            try:
+                _import_libraries(pyarrow)
+            except Exception:  # (reported by the reader that imports it)
+                pass
+
+        _thread = threading.Thread(target=run, name="chronolog-preload", daemon=True)
+        _thread.start()
+    return _thread

@@ -267,3 +267,32 @@ def test_a_first_call_on_a_bound_csv_file_imports_pyarrow_without_pandas(tmp_pat
     # V = i % 7 > 5 on days i = 6, 13, ...: 1714 days, each its own piece of one of 3 series
     assert first == "True False True 1714"
     assert conversions == alone
+
+
+def test_preload_in_the_background_then_reason(tmp_path):
+    """preload(background=True) returns at once with the imports under way;
+    a reason() meanwhile waits for what it needs and answers as the rows
+    do; pyarrow comes without pandas."""
+    out = _run(
+        """
+        import sys
+        from pathlib import Path
+        import chronolog
+        thread = chronolog.preload(background=True)
+        m = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="columns")
+        thread.join()
+        rows = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="rows")
+        loaded = all(n in sys.modules for n in ("pyarrow", "polars", "numpy", "pyarrow.csv"))
+        print(loaded, "pandas" in sys.modules, m.facts("p") == rows.facts("p"), len(m.facts("p")), thread.name)
+        """,
+        tmp_path,
+    )
+    assert out == "True False True 97 chronolog-preload"
+
+
+def test_pandas_imported_by_the_host_while_pyarrow_is_preloaded(tmp_path):
+    """The host imports pandas in its own thread while the background
+    preload imports pyarrow with pandas hidden from itself: pandas objects
+    convert as in a process where chronolog never ran."""
+    out = _run("import chronolog\nthread = chronolog.preload(background=True)\n" + _CONVERSIONS + "thread.join()\n", tmp_path)
+    assert out == _run(_CONVERSIONS, tmp_path)

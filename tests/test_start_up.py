@@ -296,3 +296,22 @@ def test_pandas_imported_by_the_host_while_pyarrow_is_preloaded(tmp_path):
     convert as in a process where chronolog never ran."""
     out = _run("import chronolog\nthread = chronolog.preload(background=True)\n" + _CONVERSIONS + "thread.join()\n", tmp_path)
     assert out == _run(_CONVERSIONS, tmp_path)
+
+
+def test_a_run_on_a_large_file_imports_the_libraries_in_the_background(tmp_path):
+    """``chronolog run`` with a fact file the kernels read starts numpy's
+    and polars' import in a thread before the program is read (not
+    pyarrow's, which a text run never needs); the text is the row
+    executor's."""
+    programs, vada = _lubm_sample(tmp_path)
+    script = _RUN_AND_REPORT.replace("PROGRAM", repr(str(programs / "lubm_nonrec.vada"))).replace("FACTS", repr(str(vada)))
+    texts = []
+    for engine in ("auto", "rows"):
+        code = script.replace("ENGINE", repr(engine)) + (
+            "p = sys.modules['chronolog.preload']\n"
+            "sys.stderr.write('background: %s\\n' % (p._thread is not None and not p._thread.is_alive()))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert "background: True" in out.stderr and "pyarrow imported: False" in out.stderr, out.stderr
+        texts.append(out.stdout)
+    assert texts[0] == texts[1] and texts[0].count("\n") > 100

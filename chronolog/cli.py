@@ -140,7 +140,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         if d != "lars" and _large([program, *facts]):  # numpy and polars imported while the program is read and planned
             from chronolog.preload import import_in_background
 
-            import_in_background(pyarrow=False)
+            import_in_background(pyarrow=False, modules=False)
         with _notes():
             model = reason(
                 program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,

@@ -179,7 +179,9 @@ def _startup(out, rows):
         ch += f"; first calls {cold}"
         pe += f"; warm calls {warm}"
         ra += "; first / warm " + ", ".join(f"{k} {v['cold']['ratio']:.1f}x" for k, v in r["calls"].items())
-        ra += " (preload(background=True) " + ", ".join(f"{v['background']['ratio']:.1f}x" for v in r["calls"].values()) + ")"
+        ra += "; with preload(background=True) " + ", ".join(f"{v['background']['ratio']:.1f}x" for v in r["calls"].values())
+        ra += ", the script to its first answer " + ", ".join(
+            f"{v['background']['to_first_answer'] / v['cold']['to_first_answer']:.2f}x" for v in r["calls"].values()) + " cold's"
     return Figures(ch, pe, ra, ok=not run["heavy_imports"])
 
 

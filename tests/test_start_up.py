@@ -315,3 +315,16 @@ def test_a_run_on_a_large_file_imports_the_libraries_in_the_background(tmp_path)
         assert "background: True" in out.stderr and "pyarrow imported: False" in out.stderr, out.stderr
         texts.append(out.stdout)
     assert texts[0] == texts[1] and texts[0].count("\n") > 100
+
+
+def test_an_error_while_the_libraries_are_imported_in_the_background(tmp_path):
+    """A program error found while the background import of numpy and
+    polars is under way: the one positioned message and status 2, no
+    traceback from the thread cut short at exit."""
+    _, vada = _lubm_sample(tmp_path)
+    bad = tmp_path / "bad.vada"
+    bad.write_text("p(X) :- q(X.\n")
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-m", "chronolog", "run", str(bad), "--facts", str(vada)], capture_output=True, text=True)
+        assert out.returncode == 2
+        assert out.stderr.startswith(f"{bad}:1:12: syntax error: unexpected '.'") and "Traceback" not in out.stderr

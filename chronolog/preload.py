@@ -101,6 +101,7 @@ def _import_libraries(pyarrow: bool = True, modules: bool = False) -> None:
 
 
 _thread = None
+_starting = threading.Lock()
 
 
 def import_in_background(pyarrow: bool = True, modules: bool = True) -> threading.Thread:
@@ -110,13 +111,15 @@ def import_in_background(pyarrow: bool = True, modules: bool = True) -> threadin
     columnar executor use).  An import error is left to the call that needs
     the module: it meets the same error where it is reported today."""
     global _thread
-    if _thread is None:
-        def run():
-            try:
-                _import_libraries(pyarrow, modules)
-            except Exception:  # (reported by the reader that imports it)
-                pass
 
-        _thread = threading.Thread(target=run, name="chronolog-preload", daemon=True)
-        _thread.start()
+    def run():
+        try:
+            _import_libraries(pyarrow, modules)
+        except Exception:  # (reported by the reader that imports it)
+            pass
+
+    with _starting:
+        if _thread is None:
+            _thread = threading.Thread(target=run, name="chronolog-preload", daemon=True)
+            _thread.start()
     return _thread

@@ -125,6 +125,22 @@ class Relation:
             atoms[terms] = coalesce(atoms[terms])
         self.version += 1
 
+    def drop_from_indexes(self, gone: set) -> None:
+        """Forget atoms no longer in ``atoms`` (a retraction) from the
+        indexes: each bucket they were in is filtered once."""
+        for positions, index in self._indexes.items():
+            keys = {t[positions[0]] if len(positions) == 1 else tuple(t[p] for p in positions) for t in gone}
+            for key in keys:
+                bucket = index.get(key)
+                if bucket is None:
+                    continue
+                kept = [t for t in bucket if t not in gone]
+                if kept:
+                    index[key] = kept
+                else:
+                    del index[key]
+        self.version += 1
+
     def index(self, positions: tuple) -> dict:
         """Key -> list of atoms, for the given argument positions.
 

@@ -191,6 +191,11 @@ class HybridEvaluator(Evaluator):
         self._tables = {}
         super().update(new_facts)
 
+    def maintain(self, retracted, added) -> list:
+        """Maintenance runs on rows, as updates do: the columns go stale."""
+        self._tables = {}
+        return super().maintain(retracted, added)
+
     def _forget(self, preds) -> None:
         for p in preds:
             self._tables.pop(p, None)

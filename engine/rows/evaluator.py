@@ -119,6 +119,17 @@ class Evaluator:
                     old[terms] = old.get(terms, set()) | ivs
         self.check_constraints()
 
+    def maintain(self, retracted, added) -> list:
+        """Take back given pieces (``{pred: {terms: intervals}}``) and add
+        facts (``{pred: rows}``) after a fixpoint, keeping the model up to
+        date stratum by stratum (engine/rows/maintenance.py); returns which
+        strata were maintained and which recomputed, and why."""
+        from .maintenance import Maintenance
+
+        report = Maintenance(self).run(retracted, added)
+        self.check_constraints()
+        return report
+
     def _pipelines(self, rule, driver, delta_preds):
         # The horizon confines the facts of the user's predicates.  The fresh
         # predicates the planner made for nested operators are not clipped:

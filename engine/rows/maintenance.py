@@ -1,0 +1,339 @@
+"""Keeps a computed model up to date when given facts are retracted and
+added: delete-and-rederive (DRed) over maximal intervals, stratum by stratum.
+
+A change of a relation is two sets per ground atom: ``gone``, the old
+maximal intervals that lost at least one time point, and ``new``, the
+maximal intervals that were not there before.  For each stratum, in order:
+
+1. **over-delete**: every rule variant whose driving literal reads a ``gone``
+   interval (the whole old maximal interval, so a box or Since/Until that
+   read any part of it is caught), the other literals reading the old
+   facts, derives what may have depended on it; this runs to a fixpoint
+   through the stratum's own recursion, and the pieces found are removed;
+2. **re-derive**: the rules run once more for just the over-deleted atoms
+   (a scan of those atoms added to the body), over what is left, putting
+   back what still has another derivation (and given facts of them);
+3. **insert**: seminaive from the ``new`` intervals of the strata below
+   and what came back, as :meth:`Evaluator.update` does for additions.
+
+A stratum that is not monotone in what changed (negation of a changed
+predicate, aggregation, interval terms, Since/Until, existentials) is
+recomputed from its given facts and the corrected strata below; its
+``gone``/``new`` come from comparing before and after.  The report says
+which strata were maintained and which recomputed, and why.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.timeline import EVERYWHERE, intersect, subtract
+from chronolog.planner.ir import NegScan, PlanRule, Scan
+
+from .merge import MergeNode
+from .pipeline import pipeline_for
+
+
+def apply_intervals(rel, lists: dict) -> None:
+    """Set the maximal intervals of the atoms in ``lists`` (terms -> list;
+    an empty list removes the atom), keeping the relation's indexes right."""
+    gone = set()
+    atoms = rel.atoms
+    for terms, ivs in lists.items():
+        if ivs:
+            if terms in atoms:
+                atoms[terms] = ivs
+            else:
+                rel.add(terms, ivs[0])  # (indexes the new atom)
+                atoms[terms] = ivs
+        elif atoms.pop(terms, None) is not None:
+            gone.add(terms)
+    if gone:
+        rel.drop_from_indexes(gone)
+    rel.version += 1
+
+
+def without(ivs: list, holes) -> list:
+    """Maximal intervals ``ivs`` minus the union of ``holes`` (still maximal:
+    removing points never joins two intervals)."""
+    out = []
+    for iv in ivs:
+        hit = [h for h in holes if intersect(iv, h) is not None]
+        out.extend(subtract(iv, hit) if hit else (iv,))
+    return out
+
+
+class Change:
+    """Per predicate, the atoms' intervals before the update (taken the
+    first time an atom is touched): ``gone`` and ``new`` are read off it."""
+
+    def __init__(self):
+        self.before: dict = {}  # pred -> {terms: tuple of old intervals}
+
+    def touch(self, rel, terms) -> None:
+        seen = self.before.setdefault(rel.name, {})
+        if terms not in seen:
+            seen[terms] = tuple(rel.atoms.get(terms, ()))
+
+    def diff(self, store, pred):
+        """``(gone, new)`` of ``pred``: ``{terms: set of intervals}`` each."""
+        gone, new = {}, {}
+        rel = store.relation(pred)
+        for terms, old in self.before.get(pred, {}).items():
+            now = rel.atoms.get(terms, ())
+            nowset, oldset = set(now), set(old)
+            lost = {iv for iv in old if iv not in nowset and not any(_covers(x, iv) for x in now)}
+            if lost:
+                gone[terms] = lost
+            added = nowset - oldset
+            if added:
+                new[terms] = added
+        return gone, new
+
+
+def _covers(outer, inner) -> bool:
+    from chronolog.language.timeline import contains
+
+    return contains(outer, inner)
+
+
+def _union(into: dict, pred: str, changes: dict) -> None:
+    if not changes:
+        return
+    by = into.setdefault(pred, {})
+    for terms, ivs in changes.items():
+        by[terms] = by.get(terms, set()) | set(ivs)
+
+
+def why_recompute(stratum, changed: set):
+    """Why DRed does not apply to ``stratum`` (None when it does)."""
+    for r in stratum.rules:
+        if type(r) is not PlanRule:
+            return f"{type(r).__name__.replace('Rule', '').lower() or 'rule'} rules are recomputed"
+        if getattr(r, "existentials", None):
+            return "existential rules are recomputed"
+        for lit in r.body:
+            if isinstance(lit, NegScan) and lit.pred in changed:
+                return f"it negates {lit.pred}, which changed"
+    return None
+
+
+class Maintenance:
+    """One update of ``evaluator``'s model (the row :class:`Evaluator`)."""
+
+    def __init__(self, evaluator):
+        self.ev = evaluator
+        self.store = evaluator.store
+        self.change = Change()
+        self.gone: dict = {}  # pred -> {terms: set of old maximal intervals that lost points}
+        self.new: dict = {}  # pred -> {terms: set of new maximal intervals}
+        self.report: list = []
+
+    # ------------------------------------------------------------ given facts
+    def retract_given(self, pred: str, holes: dict) -> None:
+        """Remove given pieces (``holes``: terms -> intervals) from the
+        relation of ``pred``, a predicate no rule derives."""
+        rel = self.store.relation(pred)
+        lists = {}
+        for terms, hs in holes.items():
+            ivs = rel.atoms.get(terms)
+            if ivs:
+                self.change.touch(rel, terms)
+                lists[terms] = without(ivs, hs)
+        apply_intervals(rel, lists)
+
+    # ------------------------------------------------------------ the update
+    def run(self, retracted: dict, added: dict) -> list:
+        """``retracted``: ``{pred: {terms: [intervals]}}`` of given facts taken
+        back (already gone from ``evaluator.base``); ``added``: ``{pred:
+        [(terms, interval)]}``.  Brings the store up to date; returns the
+        report, one dict per stratum that had something to do."""
+        ev = self.ev
+        derived = ev.plan.derived_predicates()
+        # given pieces of derived predicates: over-deleted by their stratum,
+        # which re-derives them if rules still give them
+        self._seed = {p: holes for p, holes in retracted.items() if p in derived}
+        pending_own: dict = {}
+        for pred, holes in retracted.items():
+            if pred not in derived:
+                self.retract_given(pred, holes)
+        for pred, rows in added.items():
+            rel = self.store.relation(pred)
+            for terms, _ in rows:
+                self.change.touch(rel, terms)
+            merge = MergeNode(rel)
+            merge.merge(rows)
+            if pred in derived:
+                ev.base.setdefault(pred, []).extend(rows)
+                _union(pending_own, pred, merge.take_changes())
+        for pred in set(retracted) | set(added):
+            if pred not in derived:
+                self._record(pred)
+        for stratum in ev.plan.strata:
+            self._stratum(stratum, pending_own)
+        return self.report
+
+    def _record(self, pred: str) -> None:
+        gone, new = self.change.diff(self.store, pred)
+        _union(self.gone, pred, gone)
+        _union(self.new, pred, new)
+
+    def _stratum(self, stratum, pending_own) -> None:
+        reads = stratum.reads
+        gone_in = {p: self.gone[p] for p in reads if p in self.gone and p not in stratum.preds}
+        new_in = {p: self.new[p] for p in reads if p in self.new and p not in stratum.preds}
+        seeds = {p: self._seed[p] for p in stratum.preds if p in self._seed}
+        own_new = {p: pending_own[p] for p in stratum.preds if p in pending_own}
+        if not (gone_in or new_in or seeds or own_new):
+            return
+        index = stratum.index
+        why = why_recompute(stratum, set(gone_in) | set(new_in))
+        if why is not None:
+            self._recompute(stratum)
+            self.report.append({"stratum": index, "maintained": False, "why": why})
+        else:
+            self._dred(stratum, gone_in, new_in, seeds, own_new)
+            self.report.append({"stratum": index, "maintained": True})
+        for p in stratum.preds:
+            self._record(p)
+
+    # ------------------------------------------------------------ recompute
+    def _recompute(self, stratum) -> None:
+        ev = self.ev
+        for p in stratum.preds:
+            rel = self.store.relation(p)
+            for terms in rel.atoms:
+                self.change.touch(rel, terms)
+            rel.atoms.clear()
+            rel.clear_indexes()
+            rel.bulk_add(ev.base.get(p, ()))
+        for p, ch in ev.run_stratum(stratum).items():
+            _union(self.new, p, ch)  # (atoms new in all: inserts lose no points)
+
+    # ------------------------------------------------------------ DRed
+    def _dred(self, stratum, gone_in, new_in, seeds, own_new) -> None:
+        restore = self._put_back(gone_in)
+        try:
+            over = self._over_delete(stratum, gone_in, seeds)
+        finally:
+            self._take_out(restore)
+        for p, by in over.items():
+            rel = self.store.relation(p)
+            lists = {}
+            for terms, pieces in by.items():
+                ivs = rel.atoms.get(terms)
+                if ivs:
+                    self.change.touch(rel, terms)
+                    lists[terms] = without(ivs, pieces)
+            apply_intervals(rel, lists)
+        pending = {p: dict(d) for p, d in new_in.items()}
+        for p, d in own_new.items():
+            _union(pending, p, d)
+        for p, ch in self._rederive(stratum, over).items():
+            _union(pending, p, ch)
+        if pending:
+            for p, ch in self.ev.run_stratum(stratum, pending).items():
+                _union(self.new, p, ch)  # (inserts lose no points)
+
+    def _put_back(self, gone_in) -> list:
+        """Merge the lost old intervals back into the lower relations while
+        over-deleting (its other literals read the old facts; a superset of
+        them is safe: it only over-deletes more).  Returns what undoes it."""
+        undo = []
+        for p, by in gone_in.items():
+            rel = self.store.relation(p)
+            saved = {t: list(rel.atoms.get(t, ())) for t in by}
+            for terms, ivs in by.items():
+                for iv in ivs:
+                    rel.add(terms, iv)
+            undo.append((rel, saved))
+        return undo
+
+    def _take_out(self, undo) -> None:
+        for rel, saved in undo:
+            apply_intervals(rel, saved)
+
+    def _over_delete(self, stratum, gone_in, seeds) -> dict:
+        """The pieces of the stratum's facts that may have depended on what
+        is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint."""
+        ev = self.ev
+        over: dict = {}
+        used: dict = {}  # pred -> {terms: old maximal intervals already driven}
+        delta = {p: {t: set(ivs) for t, ivs in by.items()} for p, by in gone_in.items()}
+        for p, by in seeds.items():  # given pieces of the stratum's own predicates
+            rel = self.store.relation(p)
+            for terms, hs in by.items():
+                over.setdefault(p, {}).setdefault(terms, []).extend(hs)
+            self._widen(rel, by, used, delta)
+        while delta:
+            found: dict = {}
+            ev.delta = delta
+            for rule in stratum.rules:
+                for i, lit in enumerate(rule.body):
+                    if isinstance(lit, Scan) and lit.pred in delta:
+                        pipe = pipeline_for(rule, ev, i, frozenset(delta), None if rule.fresh else ev.horizon)
+                        while pipe.next():
+                            for row in pipe.get():
+                                found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
+            ev.delta = {}
+            delta = {}
+            for p, by in found.items():
+                rel = self.store.relation(p)
+                hit = {}
+                for terms, pieces in by.items():
+                    ivs = rel.atoms.get(terms)
+                    if not ivs:
+                        continue
+                    real = [x for iv in pieces for old in ivs if (x := intersect(iv, old)) is not None]
+                    if real:
+                        over.setdefault(p, {}).setdefault(terms, []).extend(real)
+                        hit[terms] = real
+                if stratum.recursive:
+                    self._widen(rel, hit, used, delta)
+        return over
+
+    @staticmethod
+    def _widen(rel, pieces, used, delta) -> None:
+        """Add to ``delta`` the old maximal intervals of ``rel`` that meet
+        ``pieces`` and were not driven yet (so the loop ends)."""
+        done = used.setdefault(rel.name, {})
+        for terms, hs in pieces.items():
+            seen = done.setdefault(terms, set())
+            for old in rel.atoms.get(terms, ()):
+                if old not in seen and any(intersect(old, h) is not None for h in hs):
+                    seen.add(old)
+                    delta.setdefault(rel.name, {}).setdefault(terms, set()).add(old)
+
+    def _rederive(self, stratum, over) -> dict:
+        """Put back the over-deleted atoms' facts that still hold: the
+        stratum's rules run for just those atoms (a scan of them first in
+        the body; a head variable no scan binds is left free), and their
+        given facts.  Returns the merges' new maximal intervals."""
+        ev = self.ev
+        changes: dict = {}
+        for p, by in over.items():
+            if not by:
+                continue
+            rel = self.store.relation(p)
+            merge = MergeNode(rel)
+            base = ev.base.get(p)
+            if base:
+                merge.merge([(t, iv) for t, iv in base if t in by])
+            name = f"$rederive:{p}"
+            ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
+            for rule in stratum.rules:
+                if rule.head_pred != p:
+                    continue
+                scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+                terms = tuple(
+                    t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
+                    for i, t in enumerate(rule.head_terms)
+                )
+                narrowed = PlanRule(p, rule.head_terms, [Scan(name, terms)] + list(rule.body), rule.head_shift, rule.source, rule.fresh)
+                pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
+                while pipe.next():
+                    merge.merge(pipe.get())
+            ev.delta = {}
+            ch = merge.take_changes()
+            if ch:
+                changes[p] = ch
+        return changes

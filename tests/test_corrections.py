@@ -180,3 +180,25 @@ def test_sequences_of_updates_equal_reasoning_from_scratch(program, horizon, eng
 
 def as_text(facts) -> str:
     return "\n".join(format_fact(p, t, iv) for p, t, iv in facts)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize(
+    "program, given, gone",
+    [
+        # a second derivation keeps what the first gave: re-derived
+        ("q(X) :- <->[0,3] p(X).", "p(a)@1\np(a)@2", "p(a)@1"),
+        ("q(X) :- p(X,Y).", "p(a,b)@[0,4]\np(a,c)@[2,6]", "p(a,b)@[0,4]"),
+        # Since and Until: the other start still gives part of it
+        ("s(X) :- up(X) <S>(0,3] start(X).", "up(a)@[0,10]\nstart(a)@1\nstart(a)@2", "start(a)@1"),
+        ("u(X) :- up(X) <U>(0,3] start(X).", "up(a)@[0,10]\nstart(a)@6\nstart(a)@7", "start(a)@7"),
+        # through a recursion: the other path still reaches c
+        ("r(X,Y) :- e(X,Y).\nr(X,Z) :- r(X,Y), e(Y,Z).", "e(a,b)@[0,5]\ne(b,c)@[0,5]\ne(a,c)@[3,9]", "e(a,b)@[0,5]"),
+    ],
+)
+def test_what_another_derivation_gives_stays(program, given, gone, engine):
+    r = chronolog.Reasoner(program, given, engine=engine)
+    r.retract(gone)
+    left = "\n".join(x for x in given.splitlines() if x != gone)
+    assert r.model.to_text() == chronolog.reason(program, left).to_text()
+    assert all(row["maintained"] for row in r.model.stats["maintenance"])

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.timeline import EVERYWHERE, intersect, subtract
-from chronolog.planner.ir import NegScan, PlanRule, Scan
+from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
 
 from .merge import MergeNode
 from .pipeline import pipeline_for
@@ -107,7 +107,7 @@ def _union(into: dict, pred: str, changes: dict) -> None:
 def why_recompute(stratum, changed: set):
     """Why DRed does not apply to ``stratum`` (None when it does)."""
     for r in stratum.rules:
-        if type(r) is not PlanRule:
+        if type(r) not in (PlanRule, SinceRule):
             return f"{type(r).__name__.replace('Rule', '').lower() or 'rule'} rules are recomputed"
         if getattr(r, "existentials", None):
             return "existential rules are recomputed"
@@ -268,12 +268,11 @@ class Maintenance:
             found: dict = {}
             ev.delta = delta
             for rule in stratum.rules:
-                for i, lit in enumerate(rule.body):
-                    if isinstance(lit, Scan) and lit.pred in delta:
-                        pipe = pipeline_for(rule, ev, i, frozenset(delta), None if rule.fresh else ev.horizon)
-                        while pipe.next():
-                            for row in pipe.get():
-                                found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
+                for driver in _drivers(rule, delta):
+                    pipe = pipeline_for(rule, ev, driver, frozenset(delta), None if rule.fresh else ev.horizon)
+                    while pipe.next():
+                        for row in pipe.get():
+                            found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
             ev.delta = {}
             delta = {}
             for p, by in found.items():
@@ -319,10 +318,16 @@ class Maintenance:
             if base:
                 merge.merge([(t, iv) for t, iv in base if t in by])
             name = f"$rederive:{p}"
-            ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
             for rule in stratum.rules:
                 if rule.head_pred != p:
                     continue
+                if isinstance(rule, SinceRule):
+                    ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
+                    pipe = pipeline_for(rule, ev, "right", frozenset([rule.right.pred]), None if rule.fresh else ev.horizon)
+                    while pipe.next():
+                        merge.merge(pipe.get())
+                    continue
+                ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
                 scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
                 terms = tuple(
                     t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
@@ -337,3 +342,35 @@ class Maintenance:
             if ch:
                 changes[p] = ch
         return changes
+
+    def _right_atoms(self, rule, by) -> dict:
+        """The right operand's atoms (with all their intervals) that can give
+        a Since/Until rule's head atoms ``by``: matched on the head's
+        variables the operand has (all of its atoms when it has none)."""
+        rel = self.store.get(rule.right.pred)
+        if rel is None:
+            return {}
+        at = {}  # position in the operand -> position in the head
+        for i, t in enumerate(rule.head_terms):
+            if isinstance(t, ast.Var):
+                for j, u in enumerate(rule.right.terms):
+                    if isinstance(u, ast.Var) and u.name == t.name:
+                        at.setdefault(j, i)
+        if not at:
+            return {terms: set(ivs) for terms, ivs in rel.atoms.items()}
+        positions = tuple(sorted(at))
+        index = rel.index(positions)
+        out = {}
+        for head in by:
+            key = head[at[positions[0]]] if len(positions) == 1 else tuple(head[at[j]] for j in positions)
+            for terms in index.get(key, ()):
+                out[terms] = set(rel.atoms[terms])
+        return out
+
+
+def _drivers(rule, delta) -> list:
+    """The seminaive variants of ``rule`` that read ``delta``: body
+    positions, or "left"/"right" of a Since/Until rule."""
+    if isinstance(rule, SinceRule):
+        return [side for side, lit in (("right", rule.right), ("left", rule.left)) if lit.pred in delta]
+    return [i for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]

@@ -26,7 +26,7 @@ which strata were maintained and which recomputed, and why.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.timeline import EVERYWHERE, intersect, subtract
+from chronolog.language.timeline import EVERYWHERE, contains, intersect, subtract
 from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
 
 from .merge import MergeNode
@@ -81,19 +81,13 @@ class Change:
         for terms, old in self.before.get(pred, {}).items():
             now = rel.atoms.get(terms, ())
             nowset, oldset = set(now), set(old)
-            lost = {iv for iv in old if iv not in nowset and not any(_covers(x, iv) for x in now)}
+            lost = {iv for iv in old if iv not in nowset and not any(contains(x, iv) for x in now)}
             if lost:
                 gone[terms] = lost
             added = nowset - oldset
             if added:
                 new[terms] = added
         return gone, new
-
-
-def _covers(outer, inner) -> bool:
-    from chronolog.language.timeline import contains
-
-    return contains(outer, inner)
 
 
 def _union(into: dict, pred: str, changes: dict) -> None:
@@ -104,13 +98,18 @@ def _union(into: dict, pred: str, changes: dict) -> None:
         by[terms] = by.get(terms, set()) | set(ivs)
 
 
+_WHY = {
+    "AggregateRule": "aggregates are recomputed",
+    "WrapRule": "interval terms are recomputed",
+    "TimedHeadRule": "interval terms are recomputed",
+}
+
+
 def why_recompute(stratum, changed: set):
     """Why DRed does not apply to ``stratum`` (None when it does)."""
     for r in stratum.rules:
-        if type(r) not in (PlanRule, SinceRule):
-            return f"{type(r).__name__.replace('Rule', '').lower() or 'rule'} rules are recomputed"
-        if getattr(r, "existentials", None):
-            return "existential rules are recomputed"
+        if type(r) not in (PlanRule, SinceRule) or getattr(r, "existentials", None):
+            return _WHY.get(type(r).__name__, "existential rules are recomputed")
         for lit in r.body:
             if isinstance(lit, NegScan) and lit.pred in changed:
                 return f"it negates {lit.pred}, which changed"

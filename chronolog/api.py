@@ -832,10 +832,10 @@ class Reasoner:
         from chronolog.arguments import check_known_predicate
         from chronolog.corrections import check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
+        from chronolog.engine.rows.maintenance import given_atoms
         from chronolog.language.text import format_fact
 
         derived = self.plan.derived_predicates()
-        base = self.evaluator.base if self.evaluator is not None else None
         removed: dict = {}
         for pred, by in gone.items():
             check_known_predicate(self.model, pred, "retract()")
@@ -846,12 +846,13 @@ class Reasoner:
                         f"retract(): {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
                         hint="give a horizon to reason on, so that repeating facts become intervals that can be retracted",
                     )
-            if self.terminating or pred in derived:
-                rows = self._rows.get(pred, ()) if self.terminating else (base.get(pred) or ())
+            if self.terminating:
                 given: dict = {}
-                for t, iv in rows:
+                for t, iv in self._rows.get(pred, ()):
                     if t in by:
                         given.setdefault(t, []).append(iv)
+            elif pred in derived:
+                given = given_atoms(self.evaluator, pred).atoms
             else:
                 rel = self.evaluator.store.get(pred)
                 if rel is not None:
@@ -869,8 +870,6 @@ class Reasoner:
             if self.terminating:
                 if self._rows is not self._given:
                     self._rows[pred] = without_holes(self._rows.get(pred, ()), by)
-            elif pred in derived:
-                base[pred] = without_holes(base.get(pred) or (), by)
         return removed
 
     def _reason_again(self) -> None:

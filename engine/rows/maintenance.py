@@ -62,6 +62,52 @@ def without(ivs: list, holes) -> list:
     return out
 
 
+class GivenAtoms:
+    """The given facts of a derived predicate (an evaluator's ``base``) by
+    atom: a retraction or a re-derivation touches only its atoms.  Iterates
+    as the ``(terms, interval)`` rows a ``base`` list holds."""
+
+    def __init__(self, rows=()):
+        self.atoms: dict = {}
+        self.extend(rows)
+
+    def extend(self, rows) -> None:
+        atoms = self.atoms
+        for terms, iv in rows:
+            lst = atoms.get(terms)
+            if lst is None:
+                atoms[terms] = [iv]
+            else:
+                lst.append(iv)
+
+    def take_back(self, holes: dict) -> None:
+        """Remove ``holes`` (terms -> intervals)."""
+        for terms, hs in holes.items():
+            ivs = self.atoms.get(terms)
+            if ivs:
+                left = without(ivs, hs)
+                if left:
+                    self.atoms[terms] = left
+                else:
+                    del self.atoms[terms]
+
+    def __iter__(self):
+        for terms, ivs in self.atoms.items():
+            for iv in ivs:
+                yield terms, iv
+
+    def __bool__(self) -> bool:
+        return bool(self.atoms)
+
+
+def given_atoms(evaluator, pred: str) -> GivenAtoms:
+    """``evaluator.base[pred]`` as :class:`GivenAtoms` (made so once)."""
+    got = evaluator.base.get(pred)
+    if not isinstance(got, GivenAtoms):
+        got = evaluator.base[pred] = GivenAtoms(got or ())
+    return got
+
+
 class Change:
     """Per predicate, the atoms' intervals before the update (taken the
     first time an atom is touched): ``gone`` and ``new`` are read off it."""
@@ -143,7 +189,7 @@ class Maintenance:
     # ------------------------------------------------------------ the update
     def run(self, retracted: dict, added: dict) -> list:
         """``retracted``: ``{pred: {terms: [intervals]}}`` of given facts taken
-        back (already gone from ``evaluator.base``); ``added``: ``{pred:
+        back; ``added``: ``{pred:
         [(terms, interval)]}``.  Brings the store up to date; returns the
         report, one dict per stratum that had something to do."""
         ev = self.ev
@@ -151,6 +197,8 @@ class Maintenance:
         # given pieces of derived predicates: over-deleted by their stratum,
         # which re-derives them if rules still give them
         self._seed = {p: holes for p, holes in retracted.items() if p in derived}
+        for p, holes in self._seed.items():
+            given_atoms(ev, p).take_back(holes)
         pending_own: dict = {}
         for pred, holes in retracted.items():
             if pred not in derived:
@@ -162,7 +210,7 @@ class Maintenance:
             merge = MergeNode(rel)
             merge.merge(rows)
             if pred in derived:
-                ev.base.setdefault(pred, []).extend(rows)
+                given_atoms(ev, pred).extend(rows)
                 _union(pending_own, pred, merge.take_changes())
         for pred in set(retracted) | set(added):
             if pred not in derived:
@@ -313,9 +361,8 @@ class Maintenance:
                 continue
             rel = self.store.relation(p)
             merge = MergeNode(rel)
-            base = ev.base.get(p)
-            if base:
-                merge.merge([(t, iv) for t, iv in base if t in by])
+            given = given_atoms(ev, p).atoms
+            merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
             name = f"$rederive:{p}"
             for rule in stratum.rules:
                 if rule.head_pred != p:

@@ -833,7 +833,12 @@ class Reasoner:
         from chronolog.corrections import check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
         from chronolog.engine.rows.maintenance import given_atoms
-        from chronolog.language.text import format_fact
+        from chronolog.language.reader import dialect
+
+        printer, calendar = dialect(self.dialect), self.plan.program.calendar
+
+        def format_fact(pred, terms, iv):  # (as the user wrote it: dates, ticks)
+            return printer.format_fact(pred, terms, iv, calendar)
 
         derived = self.plan.derived_predicates()
         removed: dict = {}

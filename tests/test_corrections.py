@@ -202,3 +202,25 @@ def test_what_another_derivation_gives_stays(program, given, gone, engine):
     left = "\n".join(x for x in given.splitlines() if x != gone)
     assert r.model.to_text() == chronolog.reason(program, left).to_text()
     assert all(row["maintained"] for row in r.model.stats["maintenance"])
+
+
+def test_a_refusal_shows_the_fact_as_the_program_writes_it():
+    r = chronolog.Reasoner('@timeGranularity("days").\nq(X) :- p(X).', "p(a)@[2024-01-01,2024-01-10]")
+    assert r.retract("p(a)@[2024-01-03,2024-01-04]").to_text() == "q(a)@[2024-01-01,2024-01-03)\nq(a)@(2024-01-04,2024-01-10]"
+    with pytest.raises(ChronologError, match=r"cannot retract q\(a\)@\[2024-01-02,2024-01-02\]: it is derived"):
+        r.retract("q(a)@2024-01-02")
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (123, "expected fact text"),
+        ("p(a,b)@1", "p has 2 arguments here but 1"),
+        ({"p": [(("a",), (5, 3))]}, r"facts\['p'\]\[0\]: the interval \(5, 3\) is empty"),
+    ],
+)
+def test_bad_retractions_get_one_sentence(bad, message):
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    with pytest.raises(ChronologError, match=message):
+        r.retract(bad)
+    assert r.model.to_text() == "q(a)@[0,10]"

@@ -127,17 +127,25 @@ class Relation:
 
     def drop_from_indexes(self, gone: set) -> None:
         """Forget atoms no longer in ``atoms`` (a retraction) from the
-        indexes: each bucket they were in is filtered once."""
+        indexes: a bucket losing a few is edited in place (``list.remove``
+        runs in C), one losing many is filtered once."""
         for positions, index in self._indexes.items():
-            keys = {t[positions[0]] if len(positions) == 1 else tuple(t[p] for p in positions) for t in gone}
-            for key in keys:
+            by_key: dict = {}
+            for t in gone:
+                key = t[positions[0]] if len(positions) == 1 else tuple(t[p] for p in positions)
+                by_key.setdefault(key, []).append(t)
+            for key, ts in by_key.items():
                 bucket = index.get(key)
                 if bucket is None:
                     continue
-                kept = [t for t in bucket if t not in gone]
-                if kept:
-                    index[key] = kept
+                if len(ts) <= 8:
+                    for t in ts:
+                        if t in bucket:
+                            bucket.remove(t)
                 else:
+                    drop = set(ts)
+                    bucket[:] = [t for t in bucket if t not in drop]
+                if not bucket:
                     del index[key]
         self.version += 1
 

@@ -33,23 +33,32 @@ from .merge import MergeNode
 from .pipeline import pipeline_for
 
 
-def apply_intervals(rel, lists: dict) -> None:
-    """Set the maximal intervals of the atoms in ``lists`` (terms -> list;
-    an empty list removes the atom), keeping the relation's indexes right."""
-    gone = set()
+def apply_intervals(rel, lists: dict, emptied: dict) -> None:
+    """Set the maximal intervals of the atoms in ``lists`` (terms -> list).
+    An atom left with none keeps an empty list, noted in ``emptied``
+    (relation -> terms), until :func:`drop_emptied` removes it from the
+    relation and its indexes once, at the end of the update (an atom the
+    over-deletion puts back for a while costs no index edit)."""
     atoms = rel.atoms
     for terms, ivs in lists.items():
-        if ivs:
-            if terms in atoms:
-                atoms[terms] = ivs
-            else:
-                rel.add(terms, ivs[0])  # (indexes the new atom)
-                atoms[terms] = ivs
-        elif atoms.pop(terms, None) is not None:
-            gone.add(terms)
-    if gone:
-        rel.drop_from_indexes(gone)
+        if terms in atoms:
+            atoms[terms] = ivs
+        elif ivs:
+            rel.add(terms, ivs[0])  # (indexes the new atom)
+            atoms[terms] = ivs
+        if not ivs:
+            emptied.setdefault(rel, set()).add(terms)
     rel.version += 1
+
+
+def drop_emptied(emptied: dict) -> None:
+    for rel, terms in emptied.items():
+        atoms = rel.atoms
+        gone = {t for t in terms if t in atoms and not atoms[t]}
+        for t in gone:
+            del atoms[t]
+        if gone:
+            rel.drop_from_indexes(gone)
 
 
 def without(ivs: list, holes) -> list:
@@ -172,6 +181,7 @@ class Maintenance:
         self.gone: dict = {}  # pred -> {terms: set of old maximal intervals that lost points}
         self.new: dict = {}  # pred -> {terms: set of new maximal intervals}
         self.report: list = []
+        self.emptied: dict = {}  # relation -> atoms left with no interval (apply_intervals)
 
     # ------------------------------------------------------------ given facts
     def retract_given(self, pred: str, holes: dict) -> None:
@@ -184,7 +194,7 @@ class Maintenance:
             if ivs:
                 self.change.touch(rel, terms)
                 lists[terms] = without(ivs, hs)
-        apply_intervals(rel, lists)
+        apply_intervals(rel, lists, self.emptied)
 
     # ------------------------------------------------------------ the update
     def run(self, retracted: dict, added: dict) -> list:
@@ -215,8 +225,11 @@ class Maintenance:
         for pred in set(retracted) | set(added):
             if pred not in derived:
                 self._record(pred)
-        for stratum in ev.plan.strata:
-            self._stratum(stratum, pending_own)
+        try:
+            for stratum in ev.plan.strata:
+                self._stratum(stratum, pending_own)
+        finally:
+            drop_emptied(self.emptied)
         return self.report
 
     def _record(self, pred: str) -> None:
@@ -271,7 +284,7 @@ class Maintenance:
                 if ivs:
                     self.change.touch(rel, terms)
                     lists[terms] = without(ivs, pieces)
-            apply_intervals(rel, lists)
+            apply_intervals(rel, lists, self.emptied)
         pending = {p: dict(d) for p, d in new_in.items()}
         for p, d in own_new.items():
             _union(pending, p, d)
@@ -297,7 +310,7 @@ class Maintenance:
 
     def _take_out(self, undo) -> None:
         for rel, saved in undo:
-            apply_intervals(rel, saved)
+            apply_intervals(rel, saved, self.emptied)
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what
@@ -379,7 +392,9 @@ class Maintenance:
                     t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
                     for i, t in enumerate(rule.head_terms)
                 )
-                narrowed = PlanRule(p, rule.head_terms, [Scan(name, terms)] + list(rule.body), rule.head_shift, rule.source, rule.fresh)
+                driver = Scan(name, terms)
+                body = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
+                narrowed = PlanRule(p, rule.head_terms, [driver] + body, rule.head_shift, rule.source, rule.fresh)
                 pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
                 while pipe.next():
                     merge.merge(pipe.get())
@@ -388,6 +403,35 @@ class Maintenance:
             if ch:
                 changes[p] = ch
         return changes
+
+    def _join_order(self, body, bound: set) -> list:
+        """``body`` with its atoms in the order a re-derivation joins them:
+        greedily the one with the fewest facts per probe key (what is bound
+        so far), by the store's indexes; the rest of the body after them.
+        (The evaluation's order, by relation size, can probe a department's
+        every sub-organisation for each member, where the member's own
+        memberships are few: LUBM's memberOf.)"""
+        scans = [lit for lit in body if isinstance(lit, Scan)]
+        order = []
+        bound = set(bound)
+        while scans:
+            best = min(scans, key=lambda lit: self._fanout(lit, bound))
+            scans.remove(best)
+            order.append(best)
+            bound |= {t.name for t in best.terms if isinstance(t, ast.Var)}
+        return order + [lit for lit in body if not isinstance(lit, Scan)]
+
+    def _fanout(self, lit, bound) -> float:
+        """Facts of ``lit`` per probe key with ``bound`` variables bound."""
+        rel = self.store.get(lit.pred)
+        if rel is None or not rel.atoms:
+            return 0
+        positions = tuple(
+            i for i, t in enumerate(lit.terms) if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in bound)
+        )
+        if not positions:
+            return len(rel.atoms)
+        return len(rel.atoms) / max(1, len(rel.index(positions)))
 
     def _right_atoms(self, rule, by) -> dict:
         """The right operand's atoms (with all their intervals) that can give

@@ -35,8 +35,9 @@ def _vars(lit) -> set:
 
 def order_body(rule, driver: int, size, scans_first: bool = False) -> list:
     """Body literals (with their original positions) in evaluation order.
-    ``scans_first``: conditions and assignments only after every atom (a
-    re-derivation's driver binds head values the body may never produce:
+    ``scans_first``: the atoms in the body's order, conditions and
+    assignments after every atom (a re-derivation orders its atoms itself,
+    and its driver binds head values the body may never produce:
     engine/rows/maintenance.py)."""
     body = list(enumerate(rule.body))
     scans = [(i, l) for i, l in body if isinstance(l, Scan)]
@@ -65,7 +66,7 @@ def order_body(rule, driver: int, size, scans_first: bool = False) -> list:
 
     place_ready()
     while remaining:
-        best = max(
+        best = remaining[0] if scans_first else max(
             remaining,
             key=lambda x: (len(_vars(x[1]) & bound) > 0, len(_vars(x[1]) & bound), -size(x[1].pred), -x[0]),
         )

@@ -224,3 +224,22 @@ def test_bad_retractions_get_one_sentence(bad, message):
     with pytest.raises(ChronologError, match=message):
         r.retract(bad)
     assert r.model.to_text() == "q(a)@[0,10]"
+
+
+@pytest.mark.parametrize("engine", ["auto", "columns"])
+def test_a_fact_file_read_into_columns_is_corrected(tmp_path, engine):
+    # a file large enough for the kernel fact reader: the given facts stay in
+    # its columns, and the corrections reach them (model, proof, later adds)
+    lines = [f"p(n{i})@[{i % 50},{i % 50 + 5}]" for i in range(6000)] + ["e(n1,n2)@[0,9]", "e(n2,n3)@[2,7]"]
+    path = tmp_path / "facts.vada"
+    path.write_text("\n".join(lines) + "\n")
+    program = "q(X) :- p(X), not r(X).\nr(X) :- e(X,Y), p(Y).\nreach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z)."
+    r = chronolog.Reasoner(program, path, engine=engine)
+    assert r._columns  # (the kernel reader's columns hold the given facts)
+    gone = ["p(n2)@[2,4]", "e(n2,n3)@[0,9]", "p(n7)@[7,12]"]
+    r.retract(gone)
+    r.add("p(n2)@3")
+    left = [x for x in lines if x not in ("e(n2,n3)@[2,7]", "p(n7)@[7,12]", "p(n2)@[2,7]")] + ["p(n2)@(4,7]", "p(n2)@3"]
+    expected = chronolog.reason(program, "\n".join(left))
+    assert r.model.to_text() == expected.to_text()
+    assert str(r.model.proof("q(n2)@3")) == str(expected.proof("q(n2)@3"))

@@ -199,9 +199,8 @@ class Maintenance:
     # ------------------------------------------------------------ the update
     def run(self, retracted: dict, added: dict) -> list:
         """``retracted``: ``{pred: {terms: [intervals]}}`` of given facts taken
-        back; ``added``: ``{pred:
-        [(terms, interval)]}``.  Brings the store up to date; returns the
-        report, one dict per stratum that had something to do."""
+        back; ``added``: ``{pred: [(terms, interval)]}``.  Brings the store up
+        to date; returns the report, one dict per stratum that had work."""
         ev = self.ev
         derived = ev.plan.derived_predicates()
         # given pieces of derived predicates: over-deleted by their stratum,

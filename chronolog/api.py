@@ -549,9 +549,10 @@ class Reasoner:
         >>> r.add("p(b)@5").to_text()
         'q(a)@[0,1]\nq(b)@[5,6]'
 
-    A positive program continues from the new facts alone (seminaive); a
-    program with negation is recomputed, since new facts may retract
-    conclusions.
+    Updates (``add``, ``retract``, ``amend``, ``update``) keep the model
+    stratum by stratum: new facts continue seminaively, retracted ones are
+    deleted and re-derived (engine/rows/maintenance.py); a stratum that
+    negates or aggregates what changed is recomputed.
     """
 
     def __init__(
@@ -768,20 +769,7 @@ class Reasoner:
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
-        rows = self._read_new(facts)
-        self._extend_given(rows)
-        if self.terminating:  # recompute: new facts may move where the model repeats
-            if self._rows is not self._given:
-                for pred, r in rows.items():
-                    self._rows.setdefault(pred, []).extend(r)
-            self.model = self._terminate()
-            return self.model
-        from chronolog.engine.placement import coalesce_relation
-
-        for rel in self.evaluator.store.relations.values():
-            coalesce_relation(rel)
-        self.evaluator.update(dict(rows))
-        return self.model
+        return self.update(add=facts)
 
     def retract(self, facts) -> "Model":
         """Take back given facts (any form :func:`reason` accepts) and update

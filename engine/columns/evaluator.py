@@ -186,13 +186,8 @@ class HybridEvaluator(Evaluator):
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
-    def update(self, new_facts) -> None:
-        """Updates run on rows (``Reasoner.add``): the columns go stale."""
-        self._tables = {}
-        super().update(new_facts)
-
     def maintain(self, retracted, added) -> list:
-        """Maintenance runs on rows, as updates do: the columns go stale."""
+        """Updates run on rows (``Reasoner.update``): the columns go stale."""
         self._tables = {}
         return super().maintain(retracted, added)
 

@@ -323,21 +323,42 @@ def _has_existentials(prog) -> bool:
 class _GivenRows(dict):
     """The given facts as rows (``pred -> [(terms, interval)]``), for a
     proof's re-run or an update that recomputes; facts still in the kernel
-    reader's columns become rows only when one of those asks."""
+    reader's columns become rows only when one of those asks, predicate by
+    predicate, and a retraction (:meth:`take_back`) is applied to a
+    predicate's rows only then (a retraction costs what it takes back)."""
 
     def __init__(self, rows, columns=None):
         super().__init__(rows)
         self._columns = columns
+        self._filled: set = set()
+        self._holes: dict = {}  # pred -> [{terms: intervals}] not applied yet
+
+    def _fill_one(self, pred):
+        if self._columns and pred not in self._filled:
+            self._filled.add(pred)
+            for fc in self._columns:
+                if pred in fc.predicates():
+                    dict.setdefault(self, pred, []).extend(fc.pred_rows(pred))
+        holes = self._holes.pop(pred, None)
+        if holes:
+            from chronolog.corrections import without_holes
+
+            rows = dict.get(self, pred) or []
+            for h in holes:
+                rows = without_holes(rows, h)
+            dict.__setitem__(self, pred, rows)
 
     def _fill(self):
-        if self._columns:
-            columns, self._columns = self._columns, None
-            for fc in columns:
-                for pred in fc.predicates():
-                    dict.setdefault(self, pred, []).extend(fc.pred_rows(pred))
+        preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()
+        for pred in preds | set(self._holes):
+            self._fill_one(pred)
+
+    def take_back(self, pred, holes) -> None:
+        """Retract ``holes`` (terms -> intervals) from ``pred``'s rows."""
+        self._holes.setdefault(pred, []).append(holes)
 
     def __getitem__(self, k):
-        self._fill()
+        self._fill_one(k)
         return super().__getitem__(k)
 
     def __iter__(self):
@@ -345,7 +366,7 @@ class _GivenRows(dict):
         return super().__iter__()
 
     def __contains__(self, k):
-        self._fill()
+        self._fill_one(k)
         return super().__contains__(k)
 
     def __len__(self):
@@ -353,11 +374,11 @@ class _GivenRows(dict):
         return super().__len__()
 
     def get(self, k, default=None):
-        self._fill()
+        self._fill_one(k)
         return super().get(k, default)
 
     def setdefault(self, k, default=None):
-        self._fill()
+        self._fill_one(k)
         return super().setdefault(k, default)
 
     def items(self):
@@ -529,9 +550,10 @@ class Reasoner:
         >>> r.add("p(b)@5").to_text()
         'q(a)@[0,1]\nq(b)@[5,6]'
 
-    A positive program continues from the new facts alone (seminaive); a
-    program with negation is recomputed, since new facts may retract
-    conclusions.
+    Updates (``add``, ``retract``, ``amend``, ``update``) keep the model
+    stratum by stratum: new facts continue seminaively, retracted ones are
+    deleted and re-derived (engine/rows/maintenance.py); a stratum that
+    negates or aggregates what changed is recomputed.
     """
 
     def __init__(
@@ -717,8 +739,8 @@ class Reasoner:
         model.dialect = self.dialect
         return model
 
-    def add(self, facts) -> "Model":
-        """Add facts (any form :func:`reason` accepts) and update the model."""
+    def _read_new(self, facts, what: str = "add()") -> FactRows:
+        """Facts given to an update, read and checked against the program's arities."""
         rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 
@@ -727,9 +749,14 @@ class Reasoner:
             known = self.plan.arities.get(pred)
             if known is not None and r and len(r[0][0]) != known[0]:
                 raise DataError(
-                    f"{pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
+                    f"{what}: {pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
                     rows.positions.get(pred),
                 )
+        return rows
+
+    def _extend_given(self, rows) -> None:
+        """Record added facts as given (repeating ones unrolled over the
+        horizon when there is one); ``rows`` gets the unrolled ones too."""
         new_given: dict = {}
         for pred, r in rows.items():
             self._given.setdefault(pred, []).extend(r)
@@ -740,18 +767,124 @@ class Reasoner:
         if not self.terminating and self._repeating_given:  # the model now repeats forever
             self.terminating = True
             self._rows = self._given
-        if self.terminating:  # recompute: new facts may move where the model repeats
-            if self._rows is not self._given:
+
+    def add(self, facts) -> "Model":
+        """Add facts (any form :func:`reason` accepts) and update the model."""
+        return self.update(add=facts)
+
+    def retract(self, facts) -> "Model":
+        """Take back given facts (any form :func:`reason` accepts) and update
+        the model: retracting ``p(a)@[3,5]`` from a given ``p(a)@[0,10]``
+        leaves ``p(a)@[0,3)`` and ``p(a)@(5,10]``.  Time points that were not
+        given are skipped; a fact only the rules derive cannot be retracted
+        (an error says so).  docs/api.md, "Corrections"."""
+        return self.update(retract=facts)
+
+    def amend(self, old, new) -> "Model":
+        """Replace given facts: retract ``old``, then add ``new``."""
+        return self.update(add=new, retract=old)
+
+    def update(self, add=None, retract=None) -> "Model":
+        """Retract, then add, given facts in one update of the model, kept up
+        to date incrementally (engine/rows/maintenance.py); the model's
+        ``stats["maintenance"]`` says which strata were maintained and which
+        recomputed, and why."""
+        from chronolog.corrections import holes_of
+
+        gone = holes_of(self._read_new(retract, "retract()"), "retract()") if retract is not None else {}
+        rows = self._read_new(add) if add is not None else FactRows()
+        removed = self._take_back(gone)
+        self._extend_given(rows)
+        if self.terminating or self.evaluator.explain:
+            if self.terminating and self._rows is not self._given:
                 for pred, r in rows.items():
                     self._rows.setdefault(pred, []).extend(r)
-            self.model = self._terminate()
+            why = "the model repeats forever" if self.terminating else "explanations are recorded"
+            self._reason_again()
+            self.model.stats["maintenance"] = [{"stratum": "all", "maintained": False, "why": f"{why}: reasoned again"}]
             return self.model
+        store = self.evaluator.store
         from chronolog.engine.placement import coalesce_relation
 
-        for rel in self.evaluator.store.relations.values():
+        for rel in list(store.materialised().values() if hasattr(store, "materialised") else store.relations.values()):
             coalesce_relation(rel)
-        self.evaluator.update(dict(rows))
+        from chronolog.language.nulls import NullFactory, run_scope
+
+        with run_scope(getattr(self.model, "_nulls", None) or NullFactory()):
+            report = self.evaluator.maintain(removed, {p: r for p, r in rows.items() if r})
+        self.model.stats["maintenance"] = report
         return self.model
+
+    def _take_back(self, gone: dict) -> dict:
+        """Remove the retracted points from the given facts: ``{pred: {terms:
+        pieces}}`` of what was given and is now taken back."""
+        from chronolog.arguments import check_known_predicate
+        from chronolog.corrections import check_derived_only, taken, without_holes
+        from chronolog.engine.placement import coalesce_relation
+        from chronolog.engine.rows.maintenance import given_atoms
+        from chronolog.language.reader import dialect
+
+        printer, calendar = dialect(self.dialect), self.plan.program.calendar
+
+        def format_fact(pred, terms, iv):  # (as the user wrote it: dates, ticks)
+            return printer.format_fact(pred, terms, iv, calendar)
+
+        derived = self.plan.derived_predicates()
+        removed: dict = {}
+        for pred, by in gone.items():
+            check_known_predicate(self.model, pred, "retract()")
+            repeating = self._repeating_given.get(pred, {})
+            for terms in by:
+                if terms in repeating:
+                    raise DataError(
+                        f"retract(): {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
+                        hint="give a horizon to reason on, so that repeating facts become intervals that can be retracted",
+                    )
+            if self.terminating:
+                given: dict = {}
+                for t, iv in self._rows.get(pred, ()):
+                    if t in by:
+                        given.setdefault(t, []).append(iv)
+            elif pred in derived:
+                given = given_atoms(self.evaluator, pred).atoms
+            else:
+                rel = self.evaluator.store.get(pred)
+                if rel is not None:
+                    coalesce_relation(rel)
+                given = rel.atoms if rel is not None else {}
+            for terms, holes in by.items():
+                ivs = given.get(terms, ())
+                if pred in derived:
+                    check_derived_only(self.model, pred, terms, holes, ivs, format_fact)
+                pieces = taken(ivs, holes)
+                if pieces:
+                    removed.setdefault(pred, {})[terms] = pieces
+        for pred, by in removed.items():
+            self._given.take_back(pred, by)
+            if self.terminating:
+                if self._rows is not self._given:
+                    self._rows[pred] = without_holes(self._rows.get(pred, ()), by)
+        return removed
+
+    def _reason_again(self) -> None:
+        """The model from the (corrected) given facts, from scratch."""
+        if self.terminating:
+            self.model = self._terminate()
+            return
+        store = Store()
+        derived = self.plan.derived_predicates()
+        base = {}
+        for pred, rows in self._given.items():
+            store.relation(pred).bulk_add(rows)
+            if pred in derived:
+                base[pred] = list(rows)
+        self._columns = None
+        nulls = getattr(self.model, "_nulls", None)
+        from chronolog.language.nulls import NullFactory, run_scope
+
+        with run_scope(nulls or NullFactory()):
+            self._finish(store, self.horizon, self.strategy, self.evaluator.explain, base)
+        self.model._nulls = nulls
 
 
 class Model:

@@ -125,6 +125,30 @@ class Relation:
             atoms[terms] = coalesce(atoms[terms])
         self.version += 1
 
+    def drop_from_indexes(self, gone: set) -> None:
+        """Forget atoms no longer in ``atoms`` (a retraction) from the
+        indexes: a bucket losing a few is edited in place (``list.remove``
+        runs in C), one losing many is filtered once."""
+        for positions, index in self._indexes.items():
+            by_key: dict = {}
+            for t in gone:
+                key = t[positions[0]] if len(positions) == 1 else tuple(t[p] for p in positions)
+                by_key.setdefault(key, []).append(t)
+            for key, ts in by_key.items():
+                bucket = index.get(key)
+                if bucket is None:
+                    continue
+                if len(ts) <= 8:
+                    for t in ts:
+                        if t in bucket:
+                            bucket.remove(t)
+                else:
+                    drop = set(ts)
+                    bucket[:] = [t for t in bucket if t not in drop]
+                if not bucket:
+                    del index[key]
+        self.version += 1
+
     def index(self, positions: tuple) -> dict:
         """Key -> list of atoms, for the given argument positions.
 

@@ -133,10 +133,10 @@ class HybridEvaluator(Evaluator):
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
-    def update(self, new_facts) -> None:
-        """Updates run on rows (``Reasoner.add``): the columns go stale."""
+    def maintain(self, retracted, added) -> list:
+        """Updates run on rows (``Reasoner.update``): the columns go stale."""
         self._tables = {}
-        super().update(new_facts)
+        return super().maintain(retracted, added)
 
     def _forget(self, preds) -> None:
         for p in preds:

@@ -82,42 +82,16 @@ class Evaluator:
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, made, preds, done))
 
-    def update(self, new_facts) -> None:
-        """Add facts after a fixpoint and bring the model up to date.
+    def maintain(self, retracted, added) -> list:
+        """Take back given pieces (``{pred: {terms: intervals}}``) and add
+        facts (``{pred: rows}``) after a fixpoint, keeping the model up to
+        date stratum by stratum (engine/rows/maintenance.py); returns which
+        strata were maintained and which recomputed, and why."""
+        from .maintenance import Maintenance
 
-        ``new_facts``: ``{pred: [(terms, interval), ...]}``.  Positive
-        programs continue seminaively from the change alone; a program with
-        negation is recomputed (new facts may retract conclusions), keeping
-        the facts that were given rather than derived.
-        """
-        pending: dict = {}
-        derived = self.plan.derived_predicates()
-        for pred, rows in new_facts.items():
-            merge = MergeNode(self.store.relation(pred))
-            merge.merge(rows)
-            ch = merge.take_changes()
-            if ch:
-                pending[pred] = ch
-                if pred in derived:
-                    self.base.setdefault(pred, []).extend(rows)
-        if not pending:
-            return
-        if self.plan.has_negation:
-            for pred in derived:
-                rel = self.store.relation(pred)
-                rel.atoms.clear()
-                rel.clear_indexes()
-                rel.bulk_add(self.base.get(pred, ()))
-            self.run()
-            return
-        for stratum in self.plan.strata:
-            changes = self.run_stratum(stratum, pending)
-            for pred, ch in changes.items():
-                # facts given for a derived predicate changed it too: keep both
-                old = pending.setdefault(pred, {})
-                for terms, ivs in ch.items():
-                    old[terms] = old.get(terms, set()) | ivs
+        report = Maintenance(self).run(retracted, added)
         self.check_constraints()
+        return report
 
     def _pipelines(self, rule, driver, delta_preds):
         # The horizon confines the facts of the user's predicates.  The fresh

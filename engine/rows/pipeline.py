@@ -33,8 +33,12 @@ def _vars(lit) -> set:
     return set()
 
 
-def order_body(rule, driver: int, size) -> list:
-    """Body literals (with their original positions) in evaluation order."""
+def order_body(rule, driver: int, size, scans_first: bool = False) -> list:
+    """Body literals (with their original positions) in evaluation order.
+    ``scans_first``: the atoms in the body's order, conditions and
+    assignments after every atom (a re-derivation orders its atoms itself,
+    and its driver binds head values the body may never produce:
+    engine/rows/maintenance.py)."""
     body = list(enumerate(rule.body))
     scans = [(i, l) for i, l in body if isinstance(l, Scan)]
     others = [(i, l) for i, l in body if not isinstance(l, Scan)]
@@ -46,6 +50,8 @@ def order_body(rule, driver: int, size) -> list:
     negations = [x for x in others if isinstance(x[1], NegScan)]
 
     def place_ready():
+        if scans_first and remaining:
+            return
         progress = True
         while progress:
             progress = False
@@ -60,7 +66,7 @@ def order_body(rule, driver: int, size) -> list:
 
     place_ready()
     while remaining:
-        best = max(
+        best = remaining[0] if scans_first else max(
             remaining,
             key=lambda x: (len(_vars(x[1]) & bound) > 0, len(_vars(x[1]) & bound), -size(x[1].pred), -x[0]),
         )
@@ -83,7 +89,7 @@ def choose_driver(rule, size) -> int:
     )[0]
 
 
-def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The pipeline of one PlanRule, ending in an OutputNode.
 
     ``driver``: position of the body literal that reads the delta (``None``
@@ -105,7 +111,7 @@ def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horiz
             if isinstance(l, Scan) and i < driver and l.pred in delta_preds
         }
         views[driver] = DELTA
-    order = order_body(rule, drv, size)
+    order = order_body(rule, drv, size, scans_first)
     slots: dict = {}
     node = None
     for pos, lit in order:
@@ -169,12 +175,12 @@ def _lowering(kind):
     return lower
 
 
-def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
+def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The row pipeline of any planned rule (one seminaive variant of it):
     ``driver`` is a body position, or "left"/"right" for Since/Until."""
     if isinstance(rule, SinceRule):
         return build_since_pipeline(rule, state, driver, delta_preds, horizon, explain)
-    return build_rule_pipeline(rule, state, driver, delta_preds, horizon, explain)
+    return build_rule_pipeline(rule, state, driver, delta_preds, horizon, explain, scans_first)
 
 
 def _assignment_origin(rule, lit):

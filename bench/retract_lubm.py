@@ -1,0 +1,99 @@
+"""Retracting input facts from temporal LUBM against reasoning from scratch.
+
+    python bench/retract_lubm.py [--facts 1000000] [--program nonrec rec]
+                                 [--fractions 0.01 0.0001] [--repeat 3]
+
+A :class:`chronolog.Reasoner` on the rows executor (where the model is kept
+up to date: engine/rows/maintenance.py) takes back a random ``fraction`` of
+its input fact lines (``Reasoner.retract(lines)``, the text read and the
+model maintained), and puts them back (untimed) before the next repeat.
+The peer, in the same process and run: ``reason()`` from scratch on the
+same facts, on the rows executor (the same executor) and on the default
+choice (the columnar executor at this size).  Each retraction's model is
+checked, once per fraction, against reasoning from scratch on the facts
+that are left.  Figures: CPU seconds, median of the repeats (scratch: the
+best); the first update of a session (which builds the indexes the
+maintenance probes) is reported apart.  ``--json FILE`` writes one JSON
+line per program and fraction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from statistics import median
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import chronolog  # noqa: E402
+from lubm_gen import dataset  # noqa: E402
+
+
+def clock(fn):
+    c, w = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.process_time() - c, time.perf_counter() - w
+
+
+def scratch(program: Path, facts, engine: str, repeat: int):
+    """Best CPU seconds of ``reason()`` from scratch (after one warm-up call)."""
+    chronolog.reason(program, facts, engine=engine)
+    return min(clock(lambda: chronolog.reason(program, facts, engine=engine))[1] for _ in range(repeat))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--facts", type=int, default=1_000_000)
+    ap.add_argument("--program", nargs="+", default=["nonrec", "rec"], choices=["nonrec", "rec"])
+    ap.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.0001])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", help="write JSON lines of the figures here")
+    args = ap.parse_args(argv)
+    vada, _ = dataset(args.facts)
+    lines = [s for s in vada.read_text().splitlines() if s.strip()]
+    print(f"temporal LUBM {args.facts:,} facts; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| program | retracted | retract CPU s | scratch rows CPU s | scratch default CPU s | vs rows | vs default | first update CPU s | same model |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    out = []
+    for name in args.program:
+        program = HERE / "programs" / f"lubm_{name}.vada"
+        rows_s = scratch(program, vada, "rows", args.repeat)
+        default_s = scratch(program, vada, "auto", args.repeat)
+        r = chronolog.Reasoner(program, vada, engine="rows")
+        rng = random.Random(7)
+        one = rng.sample(lines, 1)
+        first = clock(lambda: r.retract(one))[1]
+        r.add(one)
+        for frac in args.fractions:
+            k = max(1, round(len(lines) * frac))
+            times, same = [], None
+            for i in range(args.repeat):
+                gone = rng.sample(lines, k)
+                _, cpu, _ = clock(lambda: r.retract(gone))
+                times.append(cpu)
+                if i == 0:
+                    left = set(lines) - set(gone)
+                    expected = chronolog.reason(program, "\n".join(x for x in lines if x in left), engine="auto")
+                    same = r.model.to_text() == expected.to_text()
+                r.add(gone)
+            t = median(times)
+            fig = dict(program=name, fraction=frac, retracted=k, retract_cpu=t, scratch_rows_cpu=rows_s,
+                       scratch_default_cpu=default_s, first_update_cpu=first, same=same)
+            out.append(fig)
+            print(f"| {name} | {frac:.2%} ({k:,}) | {t:.4f} | {rows_s:.3f} | {default_s:.3f} | {t / rows_s:.2%} | "
+                  f"{t / default_s:.2%} | {first:.3f} | {'yes' if same else 'NO'} |")
+    if args.json:
+        with open(args.json, "a") as fh:
+            for fig in out:
+                fh.write(json.dumps(fig) + "\n")
+    return 0 if all(f["same"] for f in out) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,465 @@
+"""Keeps a computed model up to date when given facts are retracted and
+added: delete-and-rederive (DRed) over maximal intervals, stratum by stratum.
+
+A change of a relation is two sets per ground atom: ``gone``, the old
+maximal intervals that lost at least one time point, and ``new``, the
+maximal intervals that were not there before.  For each stratum, in order:
+
+1. **over-delete**: every rule variant whose driving literal reads a ``gone``
+   interval (the whole old maximal interval, so a box or Since/Until that
+   read any part of it is caught), the other literals reading the old
+   facts, derives what may have depended on it; this runs to a fixpoint
+   through the stratum's own recursion, and the pieces found are removed;
+2. **re-derive**: the rules run once more for just the over-deleted atoms
+   (a scan of those atoms added to the body), over what is left, putting
+   back what still has another derivation (and given facts of them);
+3. **insert**: seminaive from the ``new`` intervals of the strata below
+   and what came back, as :meth:`Evaluator.update` does for additions.
+
+A stratum that is not monotone in what changed (negation of a changed
+predicate, aggregation, interval terms, Since/Until, existentials) is
+recomputed from its given facts and the corrected strata below; its
+``gone``/``new`` come from comparing before and after.  The report says
+which strata were maintained and which recomputed, and why.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.language.timeline import EVERYWHERE, contains, intersect, subtract
+from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
+
+from .merge import MergeNode
+from .pipeline import pipeline_for
+
+
+def apply_intervals(rel, lists: dict, emptied: dict) -> None:
+    """Set the maximal intervals of the atoms in ``lists`` (terms -> list).
+    An atom left with none keeps an empty list, noted in ``emptied``
+    (relation -> terms), until :func:`drop_emptied` removes it from the
+    relation and its indexes once, at the end of the update (an atom the
+    over-deletion puts back for a while costs no index edit)."""
+    atoms = rel.atoms
+    for terms, ivs in lists.items():
+        if terms in atoms:
+            atoms[terms] = ivs
+        elif ivs:
+            rel.add(terms, ivs[0])  # (indexes the new atom)
+            atoms[terms] = ivs
+        if not ivs:
+            emptied.setdefault(rel, set()).add(terms)
+    rel.version += 1
+
+
+def drop_emptied(emptied: dict) -> None:
+    for rel, terms in emptied.items():
+        atoms = rel.atoms
+        gone = {t for t in terms if t in atoms and not atoms[t]}
+        for t in gone:
+            del atoms[t]
+        if gone:
+            rel.drop_from_indexes(gone)
+
+
+def without(ivs: list, holes) -> list:
+    """Maximal intervals ``ivs`` minus the union of ``holes`` (still maximal:
+    removing points never joins two intervals)."""
+    out = []
+    for iv in ivs:
+        hit = [h for h in holes if intersect(iv, h) is not None]
+        out.extend(subtract(iv, hit) if hit else (iv,))
+    return out
+
+
+class GivenAtoms:
+    """The given facts of a derived predicate (an evaluator's ``base``) by
+    atom: a retraction or a re-derivation touches only its atoms.  Iterates
+    as the ``(terms, interval)`` rows a ``base`` list holds."""
+
+    def __init__(self, rows=()):
+        self.atoms: dict = {}
+        self.extend(rows)
+
+    def extend(self, rows) -> None:
+        atoms = self.atoms
+        for terms, iv in rows:
+            lst = atoms.get(terms)
+            if lst is None:
+                atoms[terms] = [iv]
+            else:
+                lst.append(iv)
+
+    def take_back(self, holes: dict) -> None:
+        """Remove ``holes`` (terms -> intervals)."""
+        for terms, hs in holes.items():
+            ivs = self.atoms.get(terms)
+            if ivs:
+                left = without(ivs, hs)
+                if left:
+                    self.atoms[terms] = left
+                else:
+                    del self.atoms[terms]
+
+    def __iter__(self):
+        for terms, ivs in self.atoms.items():
+            for iv in ivs:
+                yield terms, iv
+
+    def __bool__(self) -> bool:
+        return bool(self.atoms)
+
+
+def given_atoms(evaluator, pred: str) -> GivenAtoms:
+    """``evaluator.base[pred]`` as :class:`GivenAtoms` (made so once)."""
+    got = evaluator.base.get(pred)
+    if not isinstance(got, GivenAtoms):
+        got = evaluator.base[pred] = GivenAtoms(got or ())
+    return got
+
+
+class Change:
+    """Per predicate, the atoms' intervals before the update (taken the
+    first time an atom is touched): ``gone`` and ``new`` are read off it."""
+
+    def __init__(self):
+        self.before: dict = {}  # pred -> {terms: tuple of old intervals}
+
+    def touch(self, rel, terms) -> None:
+        seen = self.before.setdefault(rel.name, {})
+        if terms not in seen:
+            seen[terms] = tuple(rel.atoms.get(terms, ()))
+
+    def diff(self, store, pred):
+        """``(gone, new)`` of ``pred``: ``{terms: set of intervals}`` each."""
+        gone, new = {}, {}
+        rel = store.relation(pred)
+        for terms, old in self.before.get(pred, {}).items():
+            now = rel.atoms.get(terms, ())
+            nowset, oldset = set(now), set(old)
+            lost = {iv for iv in old if iv not in nowset and not any(contains(x, iv) for x in now)}
+            if lost:
+                gone[terms] = lost
+            added = nowset - oldset
+            if added:
+                new[terms] = added
+        return gone, new
+
+
+def _union(into: dict, pred: str, changes: dict) -> None:
+    if not changes:
+        return
+    by = into.setdefault(pred, {})
+    for terms, ivs in changes.items():
+        by[terms] = by.get(terms, set()) | set(ivs)
+
+
+_WHY = {
+    "AggregateRule": "aggregates are recomputed",
+    "WrapRule": "interval terms are recomputed",
+    "TimedHeadRule": "interval terms are recomputed",
+}
+
+
+def why_recompute(stratum, changed: set):
+    """Why DRed does not apply to ``stratum`` (None when it does)."""
+    for r in stratum.rules:
+        if type(r) not in (PlanRule, SinceRule) or getattr(r, "existentials", None):
+            return _WHY.get(type(r).__name__, "existential rules are recomputed")
+        for lit in r.body:
+            if isinstance(lit, NegScan) and lit.pred in changed:
+                return f"it negates {lit.pred}, which changed"
+    return None
+
+
+class Maintenance:
+    """One update of ``evaluator``'s model (the row :class:`Evaluator`)."""
+
+    def __init__(self, evaluator):
+        self.ev = evaluator
+        self.store = evaluator.store
+        self.change = Change()
+        self.gone: dict = {}  # pred -> {terms: set of old maximal intervals that lost points}
+        self.new: dict = {}  # pred -> {terms: set of new maximal intervals}
+        self.report: list = []
+        self.emptied: dict = {}  # relation -> atoms left with no interval (apply_intervals)
+
+    # ------------------------------------------------------------ given facts
+    def retract_given(self, pred: str, holes: dict) -> None:
+        """Remove given pieces (``holes``: terms -> intervals) from the
+        relation of ``pred``, a predicate no rule derives."""
+        rel = self.store.relation(pred)
+        lists = {}
+        for terms, hs in holes.items():
+            ivs = rel.atoms.get(terms)
+            if ivs:
+                self.change.touch(rel, terms)
+                lists[terms] = without(ivs, hs)
+        apply_intervals(rel, lists, self.emptied)
+
+    # ------------------------------------------------------------ the update
+    def run(self, retracted: dict, added: dict) -> list:
+        """``retracted``: ``{pred: {terms: [intervals]}}`` of given facts taken
+        back; ``added``: ``{pred: [(terms, interval)]}``.  Brings the store up
+        to date; returns the report, one dict per stratum that had work."""
+        ev = self.ev
+        derived = ev.plan.derived_predicates()
+        # given pieces of derived predicates: over-deleted by their stratum,
+        # which re-derives them if rules still give them
+        self._seed = {p: holes for p, holes in retracted.items() if p in derived}
+        for p, holes in self._seed.items():
+            given_atoms(ev, p).take_back(holes)
+        pending_own: dict = {}
+        for pred, holes in retracted.items():
+            if pred not in derived:
+                self.retract_given(pred, holes)
+        for pred, rows in added.items():
+            rel = self.store.relation(pred)
+            for terms, _ in rows:
+                self.change.touch(rel, terms)
+            merge = MergeNode(rel)
+            merge.merge(rows)
+            if pred in derived:
+                given_atoms(ev, pred).extend(rows)
+                _union(pending_own, pred, merge.take_changes())
+        for pred in set(retracted) | set(added):
+            if pred not in derived:
+                self._record(pred)
+        try:
+            for stratum in ev.plan.strata:
+                self._stratum(stratum, pending_own)
+        finally:
+            drop_emptied(self.emptied)
+        return self.report
+
+    def _record(self, pred: str) -> None:
+        gone, new = self.change.diff(self.store, pred)
+        _union(self.gone, pred, gone)
+        _union(self.new, pred, new)
+
+    def _stratum(self, stratum, pending_own) -> None:
+        reads = stratum.reads
+        gone_in = {p: self.gone[p] for p in reads if p in self.gone and p not in stratum.preds}
+        new_in = {p: self.new[p] for p in reads if p in self.new and p not in stratum.preds}
+        seeds = {p: self._seed[p] for p in stratum.preds if p in self._seed}
+        own_new = {p: pending_own[p] for p in stratum.preds if p in pending_own}
+        if not (gone_in or new_in or seeds or own_new):
+            return
+        index = stratum.index
+        why = why_recompute(stratum, set(gone_in) | set(new_in))
+        if why is not None:
+            self._recompute(stratum)
+            self.report.append({"stratum": index, "maintained": False, "why": why})
+        else:
+            self._dred(stratum, gone_in, new_in, seeds, own_new)
+            self.report.append({"stratum": index, "maintained": True})
+        for p in stratum.preds:
+            self._record(p)
+
+    # ------------------------------------------------------------ recompute
+    def _recompute(self, stratum) -> None:
+        ev = self.ev
+        for p in stratum.preds:
+            rel = self.store.relation(p)
+            for terms in rel.atoms:
+                self.change.touch(rel, terms)
+            rel.atoms.clear()
+            rel.clear_indexes()
+            rel.bulk_add(ev.base.get(p, ()))
+        for p, ch in ev.run_stratum(stratum).items():
+            _union(self.new, p, ch)  # (atoms new in all: inserts lose no points)
+
+    # ------------------------------------------------------------ DRed
+    def _dred(self, stratum, gone_in, new_in, seeds, own_new) -> None:
+        restore = self._put_back(gone_in)
+        try:
+            over = self._over_delete(stratum, gone_in, seeds)
+        finally:
+            self._take_out(restore)
+        for p, by in over.items():
+            rel = self.store.relation(p)
+            lists = {}
+            for terms, pieces in by.items():
+                ivs = rel.atoms.get(terms)
+                if ivs:
+                    self.change.touch(rel, terms)
+                    lists[terms] = without(ivs, pieces)
+            apply_intervals(rel, lists, self.emptied)
+        pending = {p: dict(d) for p, d in new_in.items()}
+        for p, d in own_new.items():
+            _union(pending, p, d)
+        for p, ch in self._rederive(stratum, over).items():
+            _union(pending, p, ch)
+        if pending:
+            for p, ch in self.ev.run_stratum(stratum, pending).items():
+                _union(self.new, p, ch)  # (inserts lose no points)
+
+    def _put_back(self, gone_in) -> list:
+        """Merge the lost old intervals back into the lower relations while
+        over-deleting (its other literals read the old facts; a superset of
+        them is safe: it only over-deletes more).  Returns what undoes it."""
+        undo = []
+        for p, by in gone_in.items():
+            rel = self.store.relation(p)
+            saved = {t: list(rel.atoms.get(t, ())) for t in by}
+            for terms, ivs in by.items():
+                for iv in ivs:
+                    rel.add(terms, iv)
+            undo.append((rel, saved))
+        return undo
+
+    def _take_out(self, undo) -> None:
+        for rel, saved in undo:
+            apply_intervals(rel, saved, self.emptied)
+
+    def _over_delete(self, stratum, gone_in, seeds) -> dict:
+        """The pieces of the stratum's facts that may have depended on what
+        is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint."""
+        ev = self.ev
+        over: dict = {}
+        used: dict = {}  # pred -> {terms: old maximal intervals already driven}
+        delta = {p: {t: set(ivs) for t, ivs in by.items()} for p, by in gone_in.items()}
+        for p, by in seeds.items():  # given pieces of the stratum's own predicates
+            rel = self.store.relation(p)
+            for terms, hs in by.items():
+                over.setdefault(p, {}).setdefault(terms, []).extend(hs)
+            self._widen(rel, by, used, delta)
+        while delta:
+            found: dict = {}
+            ev.delta = delta
+            for rule in stratum.rules:
+                for driver in _drivers(rule, delta):
+                    pipe = pipeline_for(rule, ev, driver, frozenset(delta), None if rule.fresh else ev.horizon)
+                    while pipe.next():
+                        for row in pipe.get():
+                            found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
+            ev.delta = {}
+            delta = {}
+            for p, by in found.items():
+                rel = self.store.relation(p)
+                hit = {}
+                for terms, pieces in by.items():
+                    ivs = rel.atoms.get(terms)
+                    if not ivs:
+                        continue
+                    real = [x for iv in pieces for old in ivs if (x := intersect(iv, old)) is not None]
+                    if real:
+                        over.setdefault(p, {}).setdefault(terms, []).extend(real)
+                        hit[terms] = real
+                if stratum.recursive:
+                    self._widen(rel, hit, used, delta)
+        return over
+
+    @staticmethod
+    def _widen(rel, pieces, used, delta) -> None:
+        """Add to ``delta`` the old maximal intervals of ``rel`` that meet
+        ``pieces`` and were not driven yet (so the loop ends)."""
+        done = used.setdefault(rel.name, {})
+        for terms, hs in pieces.items():
+            seen = done.setdefault(terms, set())
+            for old in rel.atoms.get(terms, ()):
+                if old not in seen and any(intersect(old, h) is not None for h in hs):
+                    seen.add(old)
+                    delta.setdefault(rel.name, {}).setdefault(terms, set()).add(old)
+
+    def _rederive(self, stratum, over) -> dict:
+        """Put back the over-deleted atoms' facts that still hold: the
+        stratum's rules run for just those atoms (a scan of them first in
+        the body; a head variable no scan binds is left free), and their
+        given facts.  Returns the merges' new maximal intervals."""
+        ev = self.ev
+        changes: dict = {}
+        for p, by in over.items():
+            if not by:
+                continue
+            rel = self.store.relation(p)
+            merge = MergeNode(rel)
+            given = given_atoms(ev, p).atoms
+            merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
+            name = f"$rederive:{p}"
+            for rule in stratum.rules:
+                if rule.head_pred != p:
+                    continue
+                if isinstance(rule, SinceRule):
+                    ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
+                    pipe = pipeline_for(rule, ev, "right", frozenset([rule.right.pred]), None if rule.fresh else ev.horizon)
+                    while pipe.next():
+                        merge.merge(pipe.get())
+                    continue
+                ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
+                scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+                terms = tuple(
+                    t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
+                    for i, t in enumerate(rule.head_terms)
+                )
+                driver = Scan(name, terms)
+                body = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
+                narrowed = PlanRule(p, rule.head_terms, [driver] + body, rule.head_shift, rule.source, rule.fresh)
+                pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
+                while pipe.next():
+                    merge.merge(pipe.get())
+            ev.delta = {}
+            ch = merge.take_changes()
+            if ch:
+                changes[p] = ch
+        return changes
+
+    def _join_order(self, body, bound: set) -> list:
+        """``body`` with its atoms in the order a re-derivation joins them:
+        greedily the one with the fewest facts per probe key (what is bound
+        so far), by the store's indexes; the rest of the body after them.
+        (The evaluation's order, by relation size, can probe a department's
+        every sub-organisation for each member, where the member's own
+        memberships are few: LUBM's memberOf.)"""
+        scans = [lit for lit in body if isinstance(lit, Scan)]
+        order = []
+        bound = set(bound)
+        while scans:
+            best = min(scans, key=lambda lit: self._fanout(lit, bound))
+            scans.remove(best)
+            order.append(best)
+            bound |= {t.name for t in best.terms if isinstance(t, ast.Var)}
+        return order + [lit for lit in body if not isinstance(lit, Scan)]
+
+    def _fanout(self, lit, bound) -> float:
+        """Facts of ``lit`` per probe key with ``bound`` variables bound."""
+        rel = self.store.get(lit.pred)
+        if rel is None or not rel.atoms:
+            return 0
+        positions = tuple(
+            i for i, t in enumerate(lit.terms) if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in bound)
+        )
+        if not positions:
+            return len(rel.atoms)
+        return len(rel.atoms) / max(1, len(rel.index(positions)))
+
+    def _right_atoms(self, rule, by) -> dict:
+        """The right operand's atoms (with all their intervals) that can give
+        a Since/Until rule's head atoms ``by``: matched on the head's
+        variables the operand has (all of its atoms when it has none)."""
+        rel = self.store.get(rule.right.pred)
+        if rel is None:
+            return {}
+        at = {}  # position in the operand -> position in the head
+        for i, t in enumerate(rule.head_terms):
+            if isinstance(t, ast.Var):
+                for j, u in enumerate(rule.right.terms):
+                    if isinstance(u, ast.Var) and u.name == t.name:
+                        at.setdefault(j, i)
+        if not at:
+            return {terms: set(ivs) for terms, ivs in rel.atoms.items()}
+        positions = tuple(sorted(at))
+        index = rel.index(positions)
+        out = {}
+        for head in by:
+            key = head[at[positions[0]]] if len(positions) == 1 else tuple(head[at[j]] for j in positions)
+            for terms in index.get(key, ()):
+                out[terms] = set(rel.atoms[terms])
+        return out
+
+
+def _drivers(rule, delta) -> list:
+    """The seminaive variants of ``rule`` that read ``delta``: body
+    positions, or "left"/"right" of a Since/Until rule."""
+    if isinstance(rule, SinceRule):
+        return [side for side, lit in (("right", rule.right), ("left", rule.left)) if lit.pred in delta]
+    return [i for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]

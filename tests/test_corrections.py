@@ -1,0 +1,245 @@
+"""Reasoner.retract / amend / update: the semantics of a retraction over
+intervals, the forms it takes, its errors, and sequences of updates on
+programs of every kind against reasoning from scratch on the corrected
+facts (the random programs: tests/test_corrections_property.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import chronolog
+from chronolog import ChronologError
+from chronolog.language.text import format_fact
+from chronolog.language.timeline import intersect, subtract
+
+from budget import examples
+
+
+def test_retracting_a_stretch_leaves_the_rest():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    m = r.retract("p(a)@[3,5]")
+    assert m.facts("p") == [(("a",), (0, 3, True, False)), (("a",), (5, 10, False, True))]
+    assert m.facts("q") == m.facts("p")
+
+
+def test_a_diamond_consequence_loses_what_the_piece_gave():
+    # p on [3,5] gone: <->[0,2] p loses [3,7] where nothing else gives it
+    program = "q(X) :- <->[0,2] p(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]")
+    r.retract("p(a)@[3,5]")
+    assert r.model.to_text() == chronolog.reason(program, "p(a)@[0,3)\np(a)@(5,10]").to_text()
+    assert r.model.to_text() == "q(a)@[0,5)\nq(a)@(5,12]"
+
+
+def test_retracting_what_is_not_there_changes_nothing():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,2]")
+    before = r.model.to_text()
+    r.retract("p(a)@[5,6]")
+    r.retract("p(b)@1")
+    assert r.model.to_text() == before
+
+
+def test_a_derived_fact_cannot_be_retracted():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,2]")
+    with pytest.raises(ChronologError, match=r"cannot retract q\(a\)@\[1,2\]: it is derived by the rules, not given"):
+        r.retract("q(a)@[1,2]")
+    assert r.model.to_text() == "q(a)@[0,2]"
+
+
+def test_a_given_fact_of_a_derived_predicate_can():
+    # given q(a)@[5,6] beside what the rule derives: retracting it takes the
+    # given part back, and what the rule derives stays
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,2]\nq(a)@[1,6]")
+    r.retract("q(a)@[0,6]")
+    assert r.model.to_text() == "q(a)@[0,2]"
+
+
+def test_an_unknown_predicate_is_named():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,2]")
+    with pytest.raises(ChronologError, match="retract\\(\\): the predicate 'pp' does not occur"):
+        r.retract("pp(a)@1")
+
+
+def test_a_repeating_retraction_is_refused():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,2]")
+    with pytest.raises(ChronologError, match="repeats forever"):
+        r.retract("p(a)@[0,1] every 5")
+
+
+def test_amend_replaces_a_fact():
+    program = "late(X) :- delivered(X), not onTime(X)."
+    r = chronolog.Reasoner(program, "delivered(a)@[0,10]\nonTime(a)@[0,4]")
+    r.amend("onTime(a)@[0,4]", "onTime(a)@[0,8]")
+    assert r.model.to_text() == "late(a)@(8,10]"
+    assert r.model.stats["maintenance"] == [{"stratum": 0, "maintained": False, "why": "it negates onTime, which changed"}]
+
+
+def test_update_takes_every_form():
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    program = "q(X) :- p(X)."
+    r = chronolog.Reasoner(program, {"p": [(("a",), (0, 10)), (("b",), (0, 10))]})
+    r.update(retract={"p": [(("a",), (0, 2))]})
+    r.update(retract={"p": pd.DataFrame({"c0": ["b"], "start": [8], "end": [10]})})
+    r.update(retract={"p": pl.DataFrame({"c0": ["a"], "start": [9], "end": [10]})})
+    r.update(retract={"p": pa.table({"c0": ["b"], "start": [0], "end": [1]})}, add="p(c)@3")
+    expected = chronolog.reason(program, "p(a)@(2,9)\np(b)@(1,8)\np(c)@3")
+    assert r.model.to_text() == expected.to_text()
+
+
+def test_explanations_stay_right():
+    r = chronolog.Reasoner("q(X) :- <->[0,1] p(X).", "p(a)@[0,2]\np(a)@[5,6]", explain=True)
+    r.retract("p(a)@[0,2]")
+    assert r.model.to_text() == "q(a)@[5,7]"
+    scratch = chronolog.reason("q(X) :- <->[0,1] p(X).", "p(a)@[5,6]", explain=True)
+    assert r.model.explain("q(a)@[5,7]") == scratch.explain("q(a)@[5,7]")
+    with pytest.raises(ChronologError, match="does not hold"):
+        r.model.explain("q(a)@[0,1]")
+
+
+def test_a_proof_after_a_retraction_reads_the_corrected_facts():
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    r.retract("p(a)@[3,5]")
+    text = str(r.model.proof("q(a)@(5,10]"))
+    assert "(5,10]" in text and "[0,10]" not in text
+
+
+def test_the_report_says_what_was_maintained():
+    program = "q(X) :- p(X).\nn(X) :- p(X), not s(X).\ncnt(N) :- q(X), N = count()."
+    r = chronolog.Reasoner(program, "p(a)@[0,4]\np(b)@[0,4]\ns(a)@1")
+    r.retract("p(b)@[0,4]")
+    by = {row["stratum"]: row for row in r.model.stats["maintenance"]}
+    assert any(row["maintained"] for row in by.values())
+    assert any(not row["maintained"] and "aggregate" in row["why"] for row in by.values())
+    assert r.model.to_text() == chronolog.reason(program, "p(a)@[0,4]\ns(a)@1").to_text()
+
+
+def test_a_model_that_repeats_forever_is_reasoned_again():
+    program = "p(X) :- <->[1,1] p(X).\np(X) :- start(X)."
+    r = chronolog.Reasoner(program, "start(a)@0\nstart(b)@0")
+    r.retract("start(b)@0")
+    assert r.model.to_text() == chronolog.reason(program, "start(a)@0").to_text()
+    assert r.model.stats["maintenance"][0]["maintained"] is False
+
+
+# programs of every kind: each a list of the given predicates' arities
+PROGRAMS = [
+    # recursive through joins, with operators on the way
+    ("reach(X,Y) :- edge(X,Y).\nreach(X,Z) :- reach(X,Y), edge(Y,Z).\nrecent(X,Y) :- <->[0,2] reach(X,Y).\n"
+     "steady(X,Y) :- [-][0,1] recent(X,Y).", None),
+    # since / until and head boxes
+    ("s(X) :- up(X) <S>(0,3] start(X).\nu(X) :- up(X) <U>[0,2] start(X).\n[+][0,1] h(X) :- s(X).", None),
+    # negation over a recursion, and a lower stratum it negates
+    ("ok(X) :- up(X), not alarm(X).\nalarm(X) :- <->[0,1] start(X).\nchain(X,Y) :- edge(X,Y), not alarm(X).\n"
+     "chain(X,Z) :- chain(X,Y), edge(Y,Z).", None),
+    # recursion through time (needs a horizon)
+    ("on(X) :- start(X).\non(X) :- <->[1,1] on(X), not stop(X).\nstop(X) :- up(X), edge(X,X).", (0, 14)),
+    # aggregation
+    ("n(N) :- edge(X,Y), N = count().\nm(X, T) :- up(X), edge(X,Y), T = max(Y).\nbig(X) :- m(X,T), [-][0,1] up(X).", None),
+]
+
+
+def random_fact(rng):
+    a, b = rng.choice("abc"), rng.choice("abc")
+    lo = rng.randint(0, 10)
+    hi = lo + rng.choice([0, 1, 2, 3])
+    iv = rng.choice([(lo, hi, True, True), (lo, hi, True, hi == lo), (lo, hi, lo == hi, True)])
+    pred, terms = rng.choice([("edge", (a, b)), ("up", (a,)), ("start", (a,)), ("stop", (a,))])
+    return pred, terms, iv
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("program, horizon", PROGRAMS)
+def test_sequences_of_updates_equal_reasoning_from_scratch(program, horizon, engine):
+    for seed in range(examples(30)):
+        rng = random.Random(seed)
+        given = [random_fact(rng) for _ in range(16)]
+        r = chronolog.Reasoner(program, as_text(given), horizon=horizon, engine=engine)
+        derived = r.plan.derived_predicates()
+        for _ in range(4):
+            gone = []
+            for _ in range(rng.randint(0, 3)):
+                pred, terms, iv = rng.choice(given) if given and rng.random() < 0.7 else random_fact(rng)
+                lo, width = rng.randint(-1, 11), rng.choice([0, 1, 3])
+                hole = rng.choice([iv, (lo, lo + width, True, width == 0 or rng.random() < 0.5)])
+                gone.append((pred, terms, hole))
+            adds = [random_fact(rng) for _ in range(rng.randint(0, 3))]
+            # of a derived predicate only what was given (else an error: above)
+            gone = [(p, t, h) for p, t, h in gone if p not in derived or any((q, u) == (p, t) and intersect(iv, h) for q, u, iv in given)]
+            for pred, terms, hole in gone:
+                given = [(p, t, x) for p, t, iv in given for x in (subtract(iv, [hole]) if (p, t) == (pred, terms) and intersect(iv, hole) else [iv])]
+            given += adds
+            r.update(add=as_text(adds) or None, retract=as_text(gone) or None)
+            expected = chronolog.reason(program, as_text(given), horizon=horizon, engine=engine)
+            assert r.model.to_text() == expected.to_text(), (seed, gone, adds, r.model.stats.get("maintenance"))
+
+
+def as_text(facts) -> str:
+    return "\n".join(format_fact(p, t, iv) for p, t, iv in facts)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize(
+    "program, given, gone",
+    [
+        # a second derivation keeps what the first gave: re-derived
+        ("q(X) :- <->[0,3] p(X).", "p(a)@1\np(a)@2", "p(a)@1"),
+        ("q(X) :- p(X,Y).", "p(a,b)@[0,4]\np(a,c)@[2,6]", "p(a,b)@[0,4]"),
+        # Since and Until: the other start still gives part of it
+        ("s(X) :- up(X) <S>(0,3] start(X).", "up(a)@[0,10]\nstart(a)@1\nstart(a)@2", "start(a)@1"),
+        ("u(X) :- up(X) <U>(0,3] start(X).", "up(a)@[0,10]\nstart(a)@6\nstart(a)@7", "start(a)@7"),
+        # through a recursion: the other path still reaches c
+        ("r(X,Y) :- e(X,Y).\nr(X,Z) :- r(X,Y), e(Y,Z).", "e(a,b)@[0,5]\ne(b,c)@[0,5]\ne(a,c)@[3,9]", "e(a,b)@[0,5]"),
+    ],
+)
+def test_what_another_derivation_gives_stays(program, given, gone, engine):
+    r = chronolog.Reasoner(program, given, engine=engine)
+    r.retract(gone)
+    left = "\n".join(x for x in given.splitlines() if x != gone)
+    assert r.model.to_text() == chronolog.reason(program, left).to_text()
+    assert all(row["maintained"] for row in r.model.stats["maintenance"])
+
+
+def test_a_refusal_shows_the_fact_as_the_program_writes_it():
+    r = chronolog.Reasoner('@timeGranularity("days").\nq(X) :- p(X).', "p(a)@[2024-01-01,2024-01-10]")
+    assert r.retract("p(a)@[2024-01-03,2024-01-04]").to_text() == "q(a)@[2024-01-01,2024-01-03)\nq(a)@(2024-01-04,2024-01-10]"
+    with pytest.raises(ChronologError, match=r"cannot retract q\(a\)@\[2024-01-02,2024-01-02\]: it is derived"):
+        r.retract("q(a)@2024-01-02")
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (123, "expected fact text"),
+        ("p(a,b)@1", "p has 2 arguments here but 1"),
+        ({"p": [(("a",), (5, 3))]}, r"facts\['p'\]\[0\]: the interval \(5, 3\) is empty"),
+    ],
+)
+def test_bad_retractions_get_one_sentence(bad, message):
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    with pytest.raises(ChronologError, match=message):
+        r.retract(bad)
+    assert r.model.to_text() == "q(a)@[0,10]"
+
+
+@pytest.mark.parametrize("engine", ["auto", "columns"])
+def test_a_fact_file_read_into_columns_is_corrected(tmp_path, engine):
+    # a file large enough for the kernel fact reader: the given facts stay in
+    # its columns, and the corrections reach them (model, proof, later adds)
+    lines = [f"p(n{i})@[{i % 50},{i % 50 + 5}]" for i in range(6000)] + ["e(n1,n2)@[0,9]", "e(n2,n3)@[2,7]"]
+    path = tmp_path / "facts.vada"
+    path.write_text("\n".join(lines) + "\n")
+    program = "q(X) :- p(X), not r(X).\nr(X) :- e(X,Y), p(Y).\nreach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z)."
+    r = chronolog.Reasoner(program, path, engine=engine)
+    assert r._columns  # (the kernel reader's columns hold the given facts)
+    gone = ["p(n2)@[2,4]", "e(n2,n3)@[0,9]", "p(n7)@[7,12]"]
+    r.retract(gone)
+    r.add("p(n2)@3")
+    left = [x for x in lines if x not in ("e(n2,n3)@[2,7]", "p(n7)@[7,12]", "p(n2)@[2,7]")] + ["p(n2)@(4,7]", "p(n2)@3"]
+    expected = chronolog.reason(program, "\n".join(left))
+    assert r.model.to_text() == expected.to_text()
+    assert str(r.model.proof("q(n2)@3")) == str(expected.proof("q(n2)@3"))

@@ -221,14 +221,14 @@ def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
     keys = ["0", "1"]
     old = co.coalesce(frame(old_rows), keys)
     parts = [frame(p) for p in parts_rows]
-    assert co._all_codes([old, *parts], [*keys, "s", "e"])
+    assert co.all_codes([old, *parts], [*keys, "s", "e"])
     merged, new = co._merge_new_arrays([old, *parts], keys)
-    saved = co._all_codes
-    co._all_codes = lambda *a: False  # the frames' path
+    saved = co.all_codes
+    co.all_codes = lambda *a: False  # the frames' path
     try:
         want, want_new = co.merge_new(old, list(parts), keys)
     finally:
-        co._all_codes = saved
+        co.all_codes = saved
     assert merged.rows() == want.rows()
     assert sorted(new.rows()) == sorted(want_new.rows())
 

@@ -242,7 +242,7 @@ def merge_new(old, parts: list, keys: list):
         parts = [p if p.columns == cols else p.select(*cols) for p in parts]
         merged = coalesce(parts[0] if len(parts) == 1 else pl.concat(parts), keys)
         return merged, merged
-    if _all_codes([old, *parts], [*keys, "s", "e"]):
+    if all_codes([old, *parts], [*keys, "s", "e"]):
         # handed over in one list that the merge empties: no frame of this
         # call keeps a reference while it sorts (the caller passes its last)
         frames = [old, *parts]
@@ -273,7 +273,7 @@ def merge_new(old, parts: list, keys: list):
     return merged, merged.filter(pl.Series(~unchanged))
 
 
-def _all_codes(frames, cols) -> bool:
+def all_codes(frames, cols) -> bool:
     """Whether every frame's ``cols`` are Int64 (term codes, times) without
     nulls: what :func:`_merge_new_arrays` handles.  (Exact value columns
     keep the frames' path: their order keys are per frame.)"""
@@ -303,9 +303,23 @@ def _merge_new_arrays(frames, keys):
     if len(s) <= 1 or _arrays_maximal(cols, s, e):  # (as they were: the parts' rows are new)
         merged = _frame(keys, cols, s, e)
         return merged, merged.slice(n_old)
+    s, e, fresh = merge_owned(cols, s, e, n_old)
+    merged = _frame(keys, cols, s, e)
+    del cols, s, e
+    return merged, merged.filter(pl.Series(fresh))
+
+
+def merge_owned(cols: list, s, e, n_old: int):
+    """The merge of :func:`merge_new` on arrays whose first ``n_old`` rows
+    are the old relation's: sorts and coalesces them, the key columns
+    ``cols`` replaced in place one at a time (one column's copy alive at a
+    time); returns the merged ``s``, ``e`` and a flag per merged row that is
+    not a row of the old relation (the delta)."""
+    import numpy as np
+
     order = _sort_order(cols, s)
     is_old = order < n_old
-    for i in range(len(cols)):  # (one column's copy alive at a time)
+    for i in range(len(cols)):
         cols[i] = cols[i][order]
     s, e = s[order], e[order]
     del order
@@ -320,9 +334,7 @@ def _merge_new_arrays(frames, keys):
     del same
     for i in range(len(cols)):
         cols[i] = cols[i][starts]
-    merged = _frame(keys, cols, s[starts], group_e)
-    del cols, s, e
-    return merged, merged.filter(pl.Series(~unchanged))
+    return s[starts], group_e, ~unchanged
 
 
 def _frame(keys, cols, s, e):

@@ -113,7 +113,8 @@ def _sort_order(cols: list, s):
 
     from .encoding import NEG
 
-    finite = s[s > NEG]
+    unbounded = int(s.min()) == NEG  # (no unbounded start: no mask, no copy)
+    finite = s[s > NEG] if unbounded else s
     s_lo = int(finite.min()) - 1 if len(finite) else 0
     parts = [(c, int(c.min()), int(c.max()) - int(c.min()) + 1) for c in cols]
     span = 1
@@ -126,7 +127,7 @@ def _sort_order(cols: list, s):
             key *= r
             key += c - lo
         key *= s_range
-        key += np.maximum(s, s_lo) - s_lo
+        key += (np.maximum(s, s_lo) if unbounded else s) - s_lo
         return np.argsort(key, kind="stable")
     return np.lexsort((s, *reversed(cols)))
 
@@ -171,13 +172,17 @@ def running_end(atom, e):
 
     from .encoding import NEG, POS
 
-    finite = e[(e > NEG) & (e < POS)]
+    unbounded = len(e) and (int(e.min()) == NEG or int(e.max()) == POS)  # (else no mask, clip or where)
+    finite = e[(e > NEG) & (e < POS)] if unbounded else e
     lo = int(finite.min()) - 1 if len(finite) else -1
     span = (int(finite.max()) + 1 if len(finite) else 1) - lo + 1
     if len(atom) and (int(atom[-1]) + 1) * span < 2**62:
         base = atom * span
-        run = np.maximum.accumulate(base + (np.clip(e, lo, lo + span - 1) - lo))
+        run = np.maximum.accumulate(base + ((np.clip(e, lo, lo + span - 1) if unbounded else e) - lo))
         run -= base
+        if not unbounded:
+            run += lo
+            return run
         return np.where(run == span - 1, POS, np.where(run == 0, NEG, run + lo))
     ends, rank = np.unique(e, return_inverse=True)
     run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))

@@ -113,6 +113,7 @@ def frame_columns(
     Series: no Python string per name (LUBM 1M: 6 MB for student's 94k)."""
     import numpy as np
 
+    from chronolog.engine.columns.coalesce import distinct
     from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
@@ -149,7 +150,12 @@ def frame_columns(
     e = df["e"].to_numpy()
     if not _in_order([*keys, s]):
         keys = [ex.sort_keys(k.num, k.den) if isinstance(k, ex.Rows) else k for k in keys]
-        order = np.lexsort([s, *reversed(keys)])  # the last key sorts first
+        if all(k.dtype.kind in "iu" for k in keys):  # ranks and codes: one argsort of a combined key where it fits
+            from chronolog.engine.columns.coalesce import sort_order
+
+            order = sort_order([k.astype(np.int64) for k in keys], s)
+        else:
+            order = np.lexsort([s, *reversed(keys)])  # the last key sorts first
     else:
         order = None
     del keys
@@ -159,7 +165,7 @@ def frame_columns(
         if whole is not None:
             cols.append((whole, None))
             continue
-        used = np.unique(codes)
+        used = distinct(codes)
         pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
         ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
         cols.append((make(ends), pos))
@@ -237,8 +243,10 @@ def _term_positions(codes, size: int):
     over that range finds both in one pass, without sorting the column."""
     import numpy as np
 
+    from chronolog.engine.columns.coalesce import distinct
+
     if len(codes) and (codes.min() < 0 or codes.max() >= size):  # (never for a run's codes)
-        used = np.unique(codes)
+        used = distinct(codes)
         return used, np.searchsorted(used, codes).astype(np.int32)
     seen = np.zeros(size, dtype=bool)
     seen[codes] = True

@@ -251,3 +251,25 @@ def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
     coalesce_owned(arrays)
     got = list(zip(*(a.tolist() for a in arrays)))
     assert got == coalesce(df, keys).rows() or (not rows and not got)
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3), st.integers(-6, 6), st.booleans()), max_size=30),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_sort_order_and_distinct_are_numpys(rows, width, huge):
+    """One argsort of a combined key orders rows as ``np.lexsort`` does
+    (ties in their order, unbounded starts first; ``huge``: ranges past 64
+    bits, lexsort itself), and ``distinct`` gives ``np.unique``'s values."""
+    import numpy as np
+
+    from chronolog.engine.columns.coalesce import distinct, sort_order
+    from chronolog.engine.columns.encoding import NEG
+
+    scale = 2**40 if huge else 1
+    cols = [np.array([r[i] * scale for r in rows], dtype=np.int64) for i in range(width)]
+    s = np.array([NEG if r[3] else r[2] for r in rows], dtype=np.int64)
+    assert sort_order(cols, s).tolist() == np.lexsort((s, *reversed(cols))).tolist()
+    assert distinct(s).tolist() == np.unique(s).tolist()

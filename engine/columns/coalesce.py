@@ -94,7 +94,7 @@ def coalesce_owned(arrays: list) -> None:
     if n <= 1 or _arrays_maximal(cols, s, e):
         return
     del cols, s, e
-    order = _sort_order(arrays[:-2], arrays[-2])
+    order = sort_order(arrays[:-2], arrays[-2])
     for i in range(len(arrays)):
         arrays[i] = arrays[i][order]
     del order
@@ -106,13 +106,25 @@ def coalesce_owned(arrays: list) -> None:
         arrays[i] = arrays[i][starts]
 
 
-def _sort_order(cols: list, s):
+def distinct(a):
+    """The sorted distinct values of a numpy integer array, by a sort and
+    one comparison: numpy 2.4's ``np.unique`` hashes integers, 10-100x
+    slower here (2M int64 codes: 2.8 s against 0.02 s)."""
+    import numpy as np
+
+    a = np.sort(a)
+    return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) else a
+
+
+def sort_order(cols: list, s):
     """The stable order by ``cols`` then ``s``: one argsort of a combined
     key when the ranges fit in 63 bits, else ``np.lexsort``."""
     import numpy as np
 
     from .encoding import NEG
 
+    if not len(s):
+        return np.zeros(0, dtype=np.intp)
     unbounded = int(s.min()) == NEG  # (no unbounded start: no mask, no copy)
     finite = s[s > NEG] if unbounded else s
     s_lo = int(finite.min()) - 1 if len(finite) else 0
@@ -290,7 +302,7 @@ def all_codes(frames, cols) -> bool:
 def _merge_new_arrays(frames, keys):
     """:func:`merge_new` of ``frames`` (the old relation first) in numpy for
     Int64 columns: each column concatenated once, one argsort of a combined
-    key (:func:`_sort_order`) and a gather per column, freed column by
+    key (:func:`sort_order`) and a gather per column, freed column by
     column, instead of polars' concatenation, multi-column sort (its
     row-encoded keys) and gather, which were alive together: the peak of
     temporal LUBM 1M's memberOf recursion.  The list is emptied once its
@@ -322,7 +334,7 @@ def merge_owned(cols: list, s, e, n_old: int):
     not a row of the old relation (the delta)."""
     import numpy as np
 
-    order = _sort_order(cols, s)
+    order = sort_order(cols, s)
     is_old = order < n_old
     for i in range(len(cols)):
         cols[i] = cols[i][order]

@@ -24,7 +24,7 @@ merged one contains, so it is that interval.
 
 from __future__ import annotations
 
-from .coalesce import all_codes, coalesce_owned, merge_owned
+from .coalesce import all_codes, coalesce_owned, distinct, merge_owned
 
 _KEY_BITS = 62  # (a key times the start's range stays in int64 in coalesce._sort_order, else lexsort)
 
@@ -85,8 +85,7 @@ class GrowingRelation:
         del keys, parts
         if not len(s):
             return self._decode(key, s, e)
-        touched = np.sort(key)  # (np.unique hashes: 10-100x slower on int64 here)
-        touched = touched[np.concatenate(([True], touched[1:] != touched[:-1]))] if len(touched) else touched
+        touched = distinct(key)
         olds = [_rows_of(run, touched) for run in self.runs]
         n_old = sum(len(o[0]) for o in olds)
         cols = [np.concatenate([*(o[0] for o in olds), key])]

@@ -153,9 +153,9 @@ def _rows_of(run, touched):
 
     key, s, e = run
     lo = np.searchsorted(key, touched, "left")
-    n = np.searchsorted(key, touched, "right") - lo
-    has = n > 0
-    lo, n = lo[has], n[has]
+    has = key[np.minimum(lo, len(key) - 1)] == touched  # (most touched atoms are new: no second search)
+    lo = lo[has]
+    n = np.searchsorted(key, touched[has], "right") - lo
     # the rows lo[i] .. lo[i] + n[i] - 1 of every touched atom, in order
     at = np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
     return key[at], s[at], e[at]

@@ -116,9 +116,11 @@ def distinct(a):
     return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) else a
 
 
-def sort_order(cols: list, s):
+def sort_order(cols: list, s, stable: bool = True):
     """The stable order by ``cols`` then ``s``: one argsort of a combined
-    key when the ranges fit in 63 bits, else ``np.lexsort``."""
+    key when the ranges fit in 63 bits, else ``np.lexsort``.  ``stable=False``
+    may order ties either way: numpy's quicksort, 3x faster on rows in no
+    order (numpy's stable sort is faster on a few sorted runs)."""
     import numpy as np
 
     from .encoding import NEG
@@ -140,7 +142,7 @@ def sort_order(cols: list, s):
             key += c - lo
         key *= s_range
         key += (np.maximum(s, s_lo) if unbounded else s) - s_lo
-        return np.argsort(key, kind="stable")
+        return np.argsort(key, kind="stable" if stable else None)
     return np.lexsort((s, *reversed(cols)))
 
 

@@ -24,7 +24,7 @@ merged one contains, so it is that interval.
 
 from __future__ import annotations
 
-from .coalesce import all_codes, coalesce_owned, distinct, merge_owned
+from .coalesce import all_codes, coalesce_owned, merge_owned, sort_order
 
 _KEY_BITS = 62  # (a key times the start's range stays in int64 in coalesce._sort_order, else lexsort)
 
@@ -85,7 +85,11 @@ class GrowingRelation:
         del keys, parts
         if not len(s):
             return self._decode(key, s, e)
-        touched = distinct(key)
+        # sorted first (quicksort), so the merge's stable sort merges sorted runs
+        order = sort_order([key], s, stable=False)
+        key, s, e = key[order], s[order], e[order]
+        del order
+        touched = key[np.concatenate(([True], key[1:] != key[:-1]))]  # (sorted: its distinct keys)
         olds = [_rows_of(run, touched) for run in self.runs]
         n_old = sum(len(o[0]) for o in olds)
         cols = [np.concatenate([*(o[0] for o in olds), key])]

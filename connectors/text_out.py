@@ -165,8 +165,13 @@ def frame_columns(
         if whole is not None:
             cols.append((whole, None))
             continue
-        used = distinct(codes)
-        pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
+        lo, hi = (int(codes.min()), int(codes.max())) if len(codes) else (0, 0)
+        if hi - lo <= 4 * len(codes):  # (ends in a short range, none unbounded: a table over it, no search)
+            used, pos = _term_positions(codes - lo, hi - lo + 1)
+            used += lo
+        else:
+            used = distinct(codes)
+            pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
         ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
         cols.append((make(ends), pos))
         del pos

@@ -153,7 +153,7 @@ def frame_columns(
         if all(k.dtype.kind in "iu" for k in keys):  # ranks and codes: one argsort of a combined key where it fits
             from chronolog.engine.columns.coalesce import sort_order
 
-            order = sort_order([k.astype(np.int64) for k in keys], s)
+            order = sort_order(keys, s)
         else:
             order = np.lexsort([s, *reversed(keys)])  # the last key sorts first
     else:

@@ -85,34 +85,51 @@ class GrowingRelation:
         del keys, parts
         if not len(s):
             return self._decode(key, s, e)
-        # sorted first (quicksort), so the merge's stable sort merges sorted runs
+        if self.runs:
+            key, s, e, olds = self._touched(key, s, e)
+        else:
+            olds = []
+        if olds:
+            n_old = len(olds[0])
+            cols = [np.concatenate([olds[0], key])]
+            s = np.concatenate([olds[1], s])
+            e = np.concatenate([olds[2], e])
+            del olds, key
+            s, e, fresh = merge_owned(cols, s, e, n_old)
+            new = (cols[0][fresh], s[fresh], e[fresh])
+            del cols, s, e, fresh
+        else:  # no atom it touches holds yet (a relation's first round): all new, coalesced alone
+            new = [key, s, e]
+            del key, s, e
+            coalesce_owned(new)
+            new = tuple(new)
+        if len(new[1]):
+            self.runs.append(new)
+            self._frame = None
+            while len(self.runs) > 1 and 2 * len(self.runs[-1][1]) >= len(self.runs[-2][1]):
+                self._merge_runs(2)
+        return self._decode(*new)
+
+    def _touched(self, key, s, e):
+        """The derivations ``key``, ``s``, ``e`` sorted (quicksort: the
+        merge's stable sort then merges sorted runs), and the rows of the
+        runs whose atoms they touch (empty: none)."""
+        import numpy as np
+
         order = sort_order([key], s, stable=False)
         key, s, e = key[order], s[order], e[order]
         del order
         touched = key[np.concatenate(([True], key[1:] != key[:-1]))]  # (sorted: its distinct keys)
         olds = [_rows_of(run, touched) for run in self.runs]
-        n_old = sum(len(o[0]) for o in olds)
-        cols = [np.concatenate([*(o[0] for o in olds), key])]
-        s = np.concatenate([*(o[1] for o in olds), s])
-        e = np.concatenate([*(o[2] for o in olds), e])
-        del olds, key, touched
-        s, e, fresh = merge_owned(cols, s, e, n_old)
-        new = (cols[0][fresh], s[fresh], e[fresh])
-        del cols, s, e, fresh
-        if len(new[1]):
-            self.runs.append(new)
-            self._frame = None
-            while len(self.runs) > 1 and 2 * len(self.runs[-1][1]) >= len(self.runs[-2][1]):
-                young = self.runs.pop()
-                self.runs[-1] = _merged(self.runs[-1], young)
-        return self._decode(*new)
+        if not sum(len(o[0]) for o in olds):
+            return key, s, e, []
+        return key, s, e, [np.concatenate([o[i] for o in olds]) for i in range(3)]
 
     def frame(self):
         """The relation as a coalesced frame sorted by atom and start (its runs merged into one)."""
         if self._frame is None:
-            while len(self.runs) > 1:
-                young = self.runs.pop()
-                self.runs[-1] = _merged(self.runs[-1], young)
+            if len(self.runs) > 1:
+                self._merge_runs(len(self.runs))
             if self.runs:
                 self._frame = self._decode(*self.runs[0])
             else:
@@ -120,6 +137,22 @@ class GrowingRelation:
 
                 self._frame = empty(len(self.keys))
         return self._frame
+
+    def _merge_runs(self, count: int) -> None:
+        """The last ``count`` runs as one: their union coalesced (an interval
+        a younger run grew replaces an older one's), each column concatenated
+        and its pieces dropped before the next (peak: the runs and one column)."""
+        import numpy as np
+
+        runs = [list(run) for run in self.runs[-count:]]
+        del self.runs[-count:]
+        arrays = []
+        for i in range(3):
+            arrays.append(np.concatenate([run[i] for run in runs]))
+            for run in runs:
+                run[i] = None
+        coalesce_owned(arrays)
+        self.runs.append(tuple(arrays))
 
     def _key(self, frame):
         """The atom keys of ``frame``'s rows, or None where a code is beyond its column's radix."""
@@ -163,12 +196,3 @@ def _rows_of(run, touched):
     # the rows lo[i] .. lo[i] + n[i] - 1 of every touched atom, in order
     at = np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
     return key[at], s[at], e[at]
-
-
-def _merged(old, young):
-    """Two runs as one: their union coalesced (an interval the young run grew replaces the old one's)."""
-    import numpy as np
-
-    arrays = [np.concatenate([a, b]) for a, b in zip(old, young)]
-    coalesce_owned(arrays)
-    return tuple(arrays)

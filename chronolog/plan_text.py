@@ -1,25 +1,14 @@
-"""Human-readable text of a plan: strata, normalised rules, where each
-stratum runs and the node pipelines the engine builds for them (what
-``chronolog plan`` prints).  Above the executors: it asks the columnar
-executor and the Spark rounds where a stratum runs, and the row executor
-for its pipelines (planner/explain.py gives the model's kind)."""
+"""Human-readable text of a plan, as ``chronolog plan`` prints it: the
+model's kind, the Spark path, and per stratum where it runs and why, what
+may still send it elsewhere at run time, and each rule's operator tree
+(the physical plan, planner/physical.py, placed by planner/backend_choice.py;
+printed as DataFusion's and Polars' EXPLAIN print theirs)."""
 
 from __future__ import annotations
 
 from chronolog.language.timeline import format_interval
-from chronolog.planner.explain import describe_fragment
-
-
-class _SizeOnly:
-    """Stands in for the evaluator when pipelines are built only to be shown."""
-
-    store = None
-
-    def relation_size(self, pred):
-        return 0
-
-    def delta_of(self, pred):
-        return {}
+from chronolog.planner.backend_choice import BY_SIZE, COLUMNS_FALLBACK, ROWS, choose
+from chronolog.planner.explain import coalesce_tree, describe_fragment, operator_tree
 
 
 def describe_partitioning(plan) -> str:
@@ -29,28 +18,31 @@ def describe_partitioning(plan) -> str:
     try:
         keys = analyse(plan).describe()
     except NotPartitionable as e:
-        return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})\n" + _spark_rounds(plan)
+        return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})"
     except Exception as e:  # pragma: no cover - the analysis has a step budget
         return f"partitioning: not analysed ({e})"
     if not keys:
-        return "partitioning: none (no predicate has arguments)\n" + _spark_rounds(plan)
-    return f"partitioning: by key {keys}\nspark --distributed: per-key tasks (one engine per partition of keys)"
+        return "partitioning: none (no predicate has arguments)"
+    return f"partitioning: by key {keys}"
 
 
-def _spark_rounds(plan) -> str:
-    """Where ``--spark --distributed`` runs a program with no key."""
-    from chronolog.connectors.spark_rounds import describe
+def describe_spark(spark) -> list:
+    """Where ``--spark --distributed`` runs the program, and its run-time fallbacks."""
+    out = [f"spark --distributed: {spark.describe()}"]
+    out += [f"  may fall back to one Spark task if {f}" for f in spark.fallbacks]
+    return out
 
-    return f"spark --distributed: {describe(plan)}"
+
+def describe_columns(placement) -> list:
+    """What may send any stratum on columns back to rows at run time."""
+    if all(s.backend == ROWS for s in placement.strata):
+        return []
+    return [f"columns: a stratum may fall back to rows if {COLUMNS_FALLBACK}"]
 
 
 def describe_plan(plan, engine: str = "auto") -> str:
-    """What ``chronolog plan`` prints: the planner's strata and rules, where
-    each stratum runs and the row pipeline of each rule."""
-    from chronolog.engine.columns.evaluator import where_runs
-    from chronolog.engine.rows.pipeline import describe_pipeline, pipeline_for
-
-    state = _SizeOnly()
+    """What ``chronolog plan`` prints."""
+    placement = choose(plan, engine)
     out = []
     out.extend(describe_fragment(plan))
     if plan.temporal is not None:
@@ -58,26 +50,45 @@ def describe_plan(plan, engine: str = "auto") -> str:
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))
     out.append(describe_partitioning(plan))
-    for st in plan.strata:
+    out.extend(describe_spark(placement.spark))
+    out.extend(describe_columns(placement))
+    for st, choice in zip(plan.physical.strata, placement.strata):
+        ir = st.stratum
         tag = "recursive" if st.recursive else "non-recursive"
         out.append("")
-        out.append(f"stratum {st.index} ({tag}): {', '.join(sorted(st.preds))}")
-        out.append(f"  runs on {where_runs(st, engine)}")
-        if st.shifting_rules:
+        out.append(f"stratum {st.index} ({tag}): {', '.join(st.preds)}")
+        if choice.backend == BY_SIZE:
+            out.append(f"  runs on {choice.why}")
+        else:
+            out.append(f"  runs on {choice.backend} ({choice.why})")
+        out += [f"  may fall back to rows if {f}" for f in choice.fallbacks]
+        if placement.spark.path != "per-key tasks":
+            if choice.spark_refusal is not None:
+                out.append(f"  spark rounds cannot run it: {choice.spark_refusal.why}")
+            elif placement.spark.path == "rounds":
+                out += [f"  on spark rounds, may fall back to one Spark task if {f}" for f in choice.spark_fallbacks]
+        if ir is not None and ir.shifting_rules:
             out.append("  moves time inside its cycle through:")
-            for r in st.shifting_rules:
+            for r in ir.shifting_rules:
                 out.append(f"    {r.describe()}")
-        for rule in st.rules:
-            src = rule.source
-            where = f"   [{src.pos}]" if src is not None and src.pos.line else ""
-            out.append(f"  rule {rule.describe()}{where}")
-            out.append(f"    Merge {rule.head_pred}")
-            pipe = pipeline_for(rule, state)
-            out.extend(describe_pipeline(pipe, indent="    "))
-    if plan.constraints:
+        schemas = {c.pred: c.schema for c in st.coalesce}
+        for rp in st.rules:
+            out.extend(_rule(rp, schemas.get(rp.rule.head_pred, ())))
+    if plan.physical.constraints:
         out.append("")
         out.append("constraints (checked after the last stratum):")
-        for rule in plan.constraints:
-            out.append(f"  rule {rule.describe()}")
-            out.extend(describe_pipeline(pipeline_for(rule, state), indent="    "))
+        for rp in plan.physical.constraints:
+            out.append(f"  rule {rp.rule.describe()}")
+            out.extend(operator_tree(rp.root))
     return "\n".join(out)
+
+
+def _rule(rp, schema) -> list:
+    rule = rp.rule
+    src = rule.source
+    where = f"   [{src.pos}]" if src is not None and src.pos.line else ""
+    out = [f"  rule {rule.describe()}{where}"]
+    out.extend(coalesce_tree(rule.head_pred, schema, rp.root))
+    if rp.variants:
+        out.append("    seminaive deltas: " + "; ".join(v.describe() for v in rp.variants))
+    return out

@@ -27,8 +27,8 @@ and the driver's Python never holds the input or the model (bench/README.md,
 
 from __future__ import annotations
 
-ONE_TASK_CONF = "spark.chronolog.oneTaskBytes"
-ONE_TASK_BYTES = 4 << 20  # measured: docs/design.md, "One task for small inputs without a key"
+from chronolog.planner.backend_choice import ONE_TASK_BYTES, ONE_TASK_CONF  # (decided with the rest of the placement)
+
 UNKNOWN = (1 << 63) - 1  # Spark's size of what it cannot estimate (spark.sql.defaultSizeInBytes)
 
 
@@ -97,8 +97,3 @@ def choose(spark, plan, frames, local_facts, given=None) -> tuple[str, str]:
 def refusal(r) -> str:
     """Why one task runs a program the rounds refused (``NotRelational``)."""
     return f"relational rounds cannot run it: {r.render()}"
-
-
-def describe_small() -> str:
-    """What ``chronolog plan`` adds to the rounds' line: when one task runs instead."""
-    return f"; one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)"

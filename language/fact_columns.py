@@ -257,7 +257,7 @@ class FactColumns:
         self.iv_memo: dict = {}  # (lo, hi, lc, hc) -> the one shared tuple
         # read from a table in memory (given to reason, or a Spark task's
         # input), not from a file: the auto executor choice counts them
-        # apart (engine/columns/evaluator.py, AUTO_MIN_TABLE_FACTS)
+        # apart (planner/backend_choice.py, AUTO_MIN_TABLE_FACTS)
         self.in_memory = False
 
     @classmethod

@@ -41,6 +41,18 @@ class Plan:
             getattr(r, "nonmonotonic", False) for r in self.rules
         )
 
+    @property
+    def physical(self):
+        """The physical plan (planner/physical.py), lowered once on first use
+        (again only if the strata are replaced: engine/termination.py mirrors a plan so)."""
+        strata, lowered = self.__dict__.get("_physical", (None, None))
+        if strata is not self.strata:
+            from .physical import lower
+
+            lowered = lower(self)
+            self.__dict__["_physical"] = (self.strata, lowered)
+        return lowered
+
     def derived_predicates(self) -> set:
         return {r.head_pred for r in self.rules if r.head_pred is not None}
 

@@ -36,3 +36,60 @@ def describe_fragment(plan) -> list:
             text = src.text if src is not None and src.text else r.describe()
             out.append(f"    {text}")
     return out
+
+
+def operator_tree(op, indent: str = "    ") -> list:
+    """Lines of an operator tree (planner/physical.py), root first, each
+    with its schema, as DataFusion's and Polars' EXPLAIN print a plan; a
+    body's joins in the order of the program text (the backends reorder
+    them by relation sizes at run time)."""
+    lines: list = []
+    _tree(_shown(op), indent, "", True, lines, root=True)
+    return lines
+
+
+def _shown(op):
+    """``(label, schema, children)`` of an operator, a Body as its left-deep tree."""
+    from .physical import Body, Difference, IntervalJoin
+
+    if isinstance(op, Body):
+        return _body_tree(op)
+    if isinstance(op, (IntervalJoin, Difference)):  # (inside a body's tree)
+        return _shown(op.children()[0])
+    return (op.label(), op.schema, [_shown(c) for c in op.children()])
+
+
+def _body_tree(body):
+    from .physical import Assign, Difference, IntervalJoin
+
+    node, cols = None, []
+    for i in body.order:
+        step = body.steps[i]
+        if isinstance(step, IntervalJoin):
+            atom = _shown(step.atom)
+            cols += [c for c in step.atom.schema if c.name not in {x.name for x in cols}]
+            node = atom if node is None else (step.label(), tuple(cols), [node, atom])
+        elif isinstance(step, Difference):
+            node = (step.label(), tuple(cols), [node] if node else [])
+        else:
+            if isinstance(step, Assign) and step.var not in {x.name for x in cols}:
+                cols.append(step.schema[0])
+            node = (step.label(), tuple(cols), [node] if node else [])
+    return node if node is not None else ("Empty body (holds everywhere)", (), [])
+
+
+def _tree(node, indent, prefix, last, lines, root=False):
+    label, schema, children = node
+    cols = ", ".join(str(c) for c in schema)
+    branch = "" if root else ("└─ " if last else "├─ ")
+    lines.append(f"{indent}{prefix}{branch}{label}" + (f"  → {cols}" if cols else ""))
+    inner = prefix if root else prefix + ("   " if last else "│  ")
+    for k, child in enumerate(children):
+        _tree(child, indent, inner, k == len(children) - 1, lines)
+
+
+def coalesce_tree(pred: str, schema, root, indent: str = "    ") -> list:
+    """A rule's tree under the Coalesce of its head predicate."""
+    lines: list = []
+    _tree((f"Coalesce {pred}", schema, [_shown(root)]), indent, "", True, lines, root=True)
+    return lines

@@ -31,14 +31,14 @@ def run(program, facts, engine, horizon=None, **kw):
     auto with its size thresholds at 0, so that it takes the columnar
     executor for the strata it supports, as it does on large inputs."""
     if engine == "auto-small":
-        from chronolog.engine.columns import evaluator
+        from chronolog.planner import backend_choice
 
-        saved = evaluator.AUTO_MIN_FACTS, evaluator.AUTO_MIN_FILE_FACTS
-        evaluator.AUTO_MIN_FACTS = evaluator.AUTO_MIN_FILE_FACTS = 0
+        saved = backend_choice.AUTO_MIN_FACTS, backend_choice.AUTO_MIN_FILE_FACTS
+        backend_choice.AUTO_MIN_FACTS = backend_choice.AUTO_MIN_FILE_FACTS = 0
         try:
             return run(program, facts, "auto", horizon, **kw)
         finally:
-            evaluator.AUTO_MIN_FACTS, evaluator.AUTO_MIN_FILE_FACTS = saved
+            backend_choice.AUTO_MIN_FACTS, backend_choice.AUTO_MIN_FILE_FACTS = saved
     try:
         return chronolog.reason(program, facts, engine=engine, horizon=horizon, **kw)
     except ChronologError as e:

@@ -111,11 +111,13 @@ def restrict(model: set, preds) -> set:
     return {f for f in model if f[0] in preds}
 
 
-def chronolog_model(model, preds=None) -> set:
-    """A chronolog :class:`Model` as the same kind of set."""
+def chronolog_model(model, preds=None, window=None) -> set:
+    """A chronolog :class:`Model` as the same kind of set (within
+    ``window``, ``(lo, hi)``, with facts that repeat unrolled there)."""
     out = set()
     for pred in model.predicates() if preds is None else preds:
-        for terms, iv in model.facts(pred):
+        facts = model.facts(pred) if window is None else model.facts_within(pred, window)
+        for terms, iv in facts:
             out.add((pred, tuple(terms), tuple(iv)))
     return out
 

@@ -294,7 +294,7 @@ def test_plan_shows_the_aggregate_node():
     from chronolog.plan_text import describe_plan
 
     text = describe_plan(plan(parse("s(X, S) :- p(X, V), S = msum(V, <V>).")))
-    assert "Aggregate S = msum by 1 group variable(s)" in text
+    assert "Aggregate S = msum(V, <V>) by (X) per time segment  → X, S:number" in text
 
 
 def test_update_recomputes_a_stratified_aggregate():

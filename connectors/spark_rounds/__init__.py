@@ -58,8 +58,8 @@ beside exact numbers in one join or argument: classes.py).
 
 The modules, one concept each:
 
-* ``fragment``: what the path can run (``check_rules``, ``describe``) and
-  ``NotRelational``;
+* ``fragment``: what the path can run (``check_rules``, ``describe``: the
+  plan's decision, planner/backend_choice.py) and ``NotRelational``;
 * ``classes``: the class of each term column (number, string, boolean, float, set),
   inferred from the inputs' Spark types and the program;
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);

@@ -55,7 +55,7 @@ from dataclasses import replace
 from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
-from .arithmetic import check as arithmetic_check, expr_class, stop_sql
+from .arithmetic import expr_class, stop_sql
 from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
@@ -65,19 +65,6 @@ from .sql import Stmt, coalesce_sql, term_columns
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
 PRODUCTS = {"prod": "prod", "mprod": "prod"}  # spread over segments as the extremes are
-
-
-def check(rule, stratum) -> None:
-    """Raise :class:`NotRelational` when this module cannot run ``rule``
-    (an AggregateRule, planner/aggregates.py) exactly."""
-    for _, a in rule.aggregates:
-        if a.func not in SUMS and a.func not in EXTREMES and a.func not in PRODUCTS and a.func != "munion":
-            raise NotRelational(f"aggregation: {a.func}", rule)
-        if a.contributors and len(rule.aggregates) > 1:
-            raise NotRelational(f"aggregation: {a.func} with contributors beside another aggregate", rule)
-    body, _ = lowered(rule)
-    for lit in body[len(rule.body):] + tuple(rule.after):  # the aggregated expressions, what follows: arithmetic.py's
-        arithmetic_check(lit, rule)
 
 
 def lowered(rule) -> tuple:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 
 from chronolog.language import ast
+from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 from chronolog.planner.ir import Condition
 
 from .classes import NUM, value_class
@@ -51,46 +52,7 @@ from .sql import Stmt, hex_string, raised
 LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
-ROUND_DIGITS = 37  # round(X, D) for a constant |D| <= 37: Spark's decimals hold the result exactly
 MIN_LONG = "(-9223372036854775807L - 1L)"  # (the literal of -2^63 itself does not parse)
-
-
-def check(lit, rule) -> None:
-    """Refuse (before any Spark work) an expression this module cannot write."""
-    exprs = [lit.comparison.left, lit.comparison.right] if isinstance(lit, Condition) else [lit.expr]
-    for e in exprs:
-        _check(e, rule)
-
-
-def _check(e, rule):
-    if isinstance(e, ast.BinOp):
-        if e.op not in ("+", "-", "*", "/"):  # pragma: no cover - the grammar has no other
-            raise NotRelational(f"the operator {e.op}", rule)
-        _check(e.left, rule)
-        _check(e.right, rule)
-    elif isinstance(e, ast.Call):
-        from chronolog.language.builtins import check_arity
-
-        if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, as it reports it)
-            raise NotRelational(f"the function {e.name}() in an expression", rule)
-        if e.name == "round" and round_digits(e) is None:
-            raise NotRelational(f"round() to digits other than a whole constant within {ROUND_DIGITS} ({e})", rule)
-        for a in e.args:
-            _check(a, rule)
-    elif not isinstance(e, (ast.Var, ast.Const)):  # pragma: no cover
-        raise NotRelational(f"the expression {e}", rule)
-
-
-def round_digits(e):
-    """The digits ``D`` of ``round(X)`` (0) or ``round(X, D)``, a whole
-    constant within :data:`ROUND_DIGITS` (None: another argument, which
-    the engine evaluates or reports)."""
-    if len(e.args) == 1:
-        return 0
-    d = e.args[1] if len(e.args) == 2 else None
-    if isinstance(d, ast.Const) and type(d.value) is int and abs(d.value) <= ROUND_DIGITS:
-        return d.value
-    return None
 
 
 def constants(lit):

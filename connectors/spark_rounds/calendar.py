@@ -35,18 +35,6 @@ def micros_per_unit(calendar) -> int:
     return v.numerator
 
 
-def check_windows(plan) -> None:
-    """Every window of the program on the microsecond grid (else one task
-    runs it exactly): checked before any Spark work, and by ``chronolog plan``."""
-    from chronolog.engine.columns.encoding import window_points
-
-    cal = plan.program.calendar
-    L = micros_per_unit(cal)
-    for p in window_points(plan, None):
-        if (Fraction(p) * L).denominator != 1:
-            raise NotRelational(f"a window of {abs(p)} {cal.unit}, not a whole number of microseconds")
-
-
 def micros_sql(name: str, typ) -> str:
     """SQL of the microseconds since the epoch of the time column ``name``
     (SQL text) of Spark type ``typ``; NotRelational for a column the

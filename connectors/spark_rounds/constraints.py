@@ -20,7 +20,7 @@ from fractions import Fraction
 from chronolog.language import ast
 from chronolog.language.booleans import boolean
 from chronolog.language.timeline import NEG_INF, POS_INF, normalize
-from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
+from chronolog.planner.ir import Assign, PlanRule, Scan
 
 from .arithmetic import expr_class
 from .classes import BOOL
@@ -29,22 +29,6 @@ from .outputs import decoded
 from .sql import Stmt
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
-
-
-def check_rule(rule) -> None:
-    """Refuse (NotRelational) a constraint whose body the rounds cannot read."""
-    from .arithmetic import check as check_expression
-    from .fragment import NotRelational
-
-    if type(rule) is not PlanRule:
-        raise NotRelational("a constraint with Since/Until, aggregation or interval terms", rule)
-    for lit in rule.body:
-        if isinstance(lit, Scan) and lit.group is not None:
-            raise NotRelational("time grouping", rule)
-        if isinstance(lit, (Condition, Assign)):
-            check_expression(lit, rule)
-        elif not isinstance(lit, (Scan, NegScan)):
-            raise NotRelational(f"the literal {lit.describe()}", rule)
 
 
 def body_classes(rule, classes: dict) -> dict:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from chronolog.engine.runaway import MAX_ROUNDS
+from chronolog.planner import physical as ph
 from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
@@ -182,7 +183,7 @@ class Rounds:
                 if driver is not None:
                     for i, lit in enumerate(rule.body):
                         if isinstance(lit, Scan) and lit.pred in deltas:
-                            if i == driver or hasattr(rule, "aggregates"):  # (an aggregation: every delta, see below)
+                            if i == driver or isinstance(ph.rule_operator(rule), ph.Aggregate):  # (an aggregation: every delta, see below)
                                 views[i] = deltas[lit.pred]
                             elif i < driver:
                                 views[i] = self._old_facts[lit.pred]
@@ -225,7 +226,7 @@ class Rounds:
             variants = []
             for r in st.rules:
                 changed = [i for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas]
-                if hasattr(r, "aggregates") or hasattr(r, "window"):
+                if isinstance(ph.rule_operator(r), (ph.Aggregate, ph.SinceUntil)):
                     # recomputed once over the full relations: an aggregation
                     # (as the engine, planner/aggregates.py) for the groups
                     # every changed atom's delta reaches (aggregate.py); a

@@ -13,6 +13,7 @@ them).  The driver's counts of the relations choose the join strategies.
 from __future__ import annotations
 
 from chronolog.language import ast
+from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .arithmetic import Arithmetic, inlined_size
@@ -136,23 +137,9 @@ class RuleSql:
         instead of the full relation (for an aggregation, the deltas of
         its changed atoms: it reads the full relations, aggregate.py)."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
-
-        if hasattr(rule, "aggregates"):  # an AggregateRule: aggregate.py
-            from .aggregate import aggregate_step
-
-            return aggregate_step(self, q, rule, views)
-        if hasattr(rule, "window"):  # a SinceRule: since_until.py
-            from .since_until import since_step
-
-            return since_step(self, q, rule)
-        if hasattr(rule, "inner_terms"):  # a WrapRule, lit@[S,E]: interval_terms.py
-            from .interval_terms import wrap_step
-
-            return wrap_step(self, q, rule)
-        if hasattr(rule, "timed"):  # a TimedHeadRule, p(X)@[S,E]: interval_terms.py
-            from .interval_terms import placed_step
-
-            return placed_step(self, q, rule, driver, views)
+        lowering = _STEPS.get(type(ph.rule_operator(rule)))
+        if lowering is not None:  # a rule operator other than a plain body
+            return lowering(self, q, rule, driver, views)
 
         def size(pred):
             return self.relations.rel(pred).count
@@ -251,3 +238,38 @@ class RuleSql:
             return df
         lo, hi = self.horizon
         return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+
+
+def _aggregate_step(rules, q, rule, driver, views):
+    from .aggregate import aggregate_step
+
+    return aggregate_step(rules, q, rule, views)
+
+
+def _since_step(rules, q, rule, driver, views):
+    from .since_until import since_step
+
+    return since_step(rules, q, rule)
+
+
+def _wrap_step(rules, q, rule, driver, views):  # lit@[S,E] and lit@T
+    from .interval_terms import wrap_step
+
+    return wrap_step(rules, q, rule)
+
+
+def _placed_step(rules, q, rule, driver, views):  # p(X)@[S,E]
+    from .interval_terms import placed_step
+
+    return placed_step(rules, q, rule, driver, views)
+
+
+# the table from a rule's physical operator (planner/physical.py) to its
+# step; a plain body is RuleSql.step's own
+_STEPS = {
+    ph.Aggregate: _aggregate_step,
+    ph.SinceUntil: _since_step,
+    ph.WrapInterval: _wrap_step,
+    ph.CaptureTime: _wrap_step,
+    ph.PlaceInterval: _placed_step,
+}

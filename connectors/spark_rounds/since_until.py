@@ -21,7 +21,7 @@ over the full relations once per round in which an operand changed
 both operands, so what it derived before is derived again and the merge
 keeps only what is new.  The planner counts every Since/Until reading its
 own recursion as moving time; the rounds run those whose recursion goes
-through the left operand only (:func:`through_time`): each head fact lies
+through the left operand only (planner/backend_choice.py, ``through_time``): each head fact lies
 in the closure of a maximal interval of A, so the recursion holds nowhere
 beyond the closure of the time the facts it reads from outside hold, and
 on a bounded stretch of the grid the rounds end (should they not, past
@@ -31,26 +31,10 @@ on a bounded stretch of the grid the rounds end (should they not, past
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.timeline import NEG_INF, POS_INF, contains_point
-from chronolog.planner.ir import SinceRule
+from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .grid import POS
 from .sql import Stmt, coalesce_sql, int64, shift_sql, with_codes
-
-
-def through_time(rule, stratum) -> bool:
-    """Whether ``rule``, which the planner counts as moving time around
-    ``stratum``'s cycle (``Stratum.shifting_rules``), does so for these
-    rounds: every rule does but a Since/Until whose right operand lies
-    outside the cycle, whose left operand is read as it is (no diamond, no
-    time grouping, a box only with 0 in its window) and whose head has no
-    box.  Such a rule's head facts lie within the closure of its left
-    operand's intervals; a diamond or a box off 0 on A, a head box or a
-    recursive B (``s :- a S[1,1] s``) moves them further each round."""
-    if not isinstance(rule, SinceRule) or rule.right.pred in stratum.preds or rule.head_shift is not None:
-        return True
-    left = rule.left
-    return left.shift is not None or left.group is not None or (left.box is not None and not contains_point(left.box, 0))
 
 
 def _neg(x):

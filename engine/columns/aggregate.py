@@ -16,13 +16,15 @@ coded.  Exact as the rows: integer and rational sums in int64 over the
 common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  Contributors,
-prod and munion, strings, mixed ints and floats: Fallback to rows.
+prod and munion run on rows (the plan, planner/backend_choice.py); strings, mixed ints
+and floats: Fallback to rows.
 """
 
 from __future__ import annotations
 
 import math
 
+from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, drain
 from .coalesce import coalesce
@@ -32,8 +34,6 @@ from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
 from .value_columns import evaluate_by_kind, float_rows, float_series, mixed
-
-SUPPORTED = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
 
 
 class AggregateNode(ColumnMapNode):

@@ -31,6 +31,7 @@ from fractions import Fraction
 from math import lcm
 
 from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.planner.physical import window_points  # noqa: F401 (read here by the executor and Spark's rounds)
 
 NEG = -(2**62)
 POS = 2**62
@@ -314,22 +315,3 @@ class TimeScale:
         u2 = d2 if d2 in (NEG_INF, POS_INF) else self.unit(d2)
         return u1, u2, c1, c2
 
-
-def window_points(plan, horizon) -> list:
-    """Every finite number a run's windows and horizon bring to time."""
-    pts = []
-    rules = list(plan.rules) + list(plan.constraints)
-    for r in rules:
-        for w in (getattr(r, "head_shift", None), getattr(r, "window", None)):
-            if w is not None:
-                pts.extend(w[:2])
-        for lit in getattr(r, "body", ()):
-            for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
-                if w is not None:
-                    pts.extend(w[:2])
-            g = getattr(lit, "group", None)
-            if g is not None and g.unit is None:  # periods [kN, (k+1)N)
-                pts.append(g.count)
-    if horizon is not None:
-        pts.extend(horizon[:2])
-    return [p for p in pts if p not in (NEG_INF, POS_INF)]

@@ -1,7 +1,7 @@
-"""The executor choice per stratum, and the columnar run of a stratum.
+"""The columnar run of a stratum, where the plan puts it.
 
 :class:`HybridEvaluator` is the row :class:`Evaluator` with one change: a
-stratum the columnar executor supports (see :func:`unsupported`) runs as
+stratum the plan places on columns (planner/backend_choice.py) runs as
 vectorised kernels over whole relations, when the choice says so; every
 other stratum, and everything after the first run (``Reasoner.add``), runs
 on rows exactly as before.  Relations cross between the two through the
@@ -13,7 +13,7 @@ stratum (or the Model) reads a column stratum's relation through
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Condition, NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner import physical as ph
 from chronolog.planner.normalize import TOP
 
 from ..rows.evaluator import Evaluator
@@ -22,64 +22,6 @@ from .encoding import Dictionary, Fallback, TimeScale, window_points
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
-# auto: columns when the run is given this many facts (bench/README.md,
-# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
-# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
-# is faster on columns)
-AUTO_MIN_FACTS = 300_000
-# ... and from this many facts read from fact files straight into columns
-# (no Python row to code or decode; bench/README.md, same section: at 100k
-# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
-AUTO_MIN_FILE_FACTS = 50_000
-# ... and from this many facts of tables given in memory read straight into
-# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
-# file to read and usually a warm process, so only polars' import is left
-# to pay once; bench/README.md, same section: the four rules at
-# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
-# rows, the first call of a process the same at 20,000)
-AUTO_MIN_TABLE_FACTS = 20_000
-
-
-def unsupported(stratum):
-    """Why the columnar executor cannot run ``stratum`` (None when it can).
-    Conditions and assignments run on columns where their arithmetic is
-    exact in numpy; the rest falls back to rows at run time (Fallback)."""
-    from chronolog.planner.aggregates import AggregateRule
-    from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
-
-    if stratum.shifting_rules:
-        return "recursive through time"
-    if stratum.inventing_rules:
-        return "creates values in a recursion"
-    for r in stratum.rules:
-        if getattr(r, "existentials", None):
-            return "existential variables: restricted chase"
-        elif isinstance(r, SinceRule):
-            if stratum.recursive:
-                return "Since/Until in a recursion"
-        elif isinstance(r, AggregateRule):
-            if stratum.recursive:
-                return "aggregation in a recursion"
-        elif isinstance(r, WrapRule):
-            if r.capture:
-                return "time capture (lit@T)"
-        elif isinstance(r, TimedHeadRule):
-            pass
-        elif type(r) is not PlanRule:
-            return "interval terms"
-    return None
-
-
-def where_runs(stratum, engine: str = "auto") -> str:
-    """What ``chronolog plan`` says about a stratum's executor."""
-    why = unsupported(stratum)
-    if why is not None:
-        return f"rows ({why})"
-    if engine == "rows":
-        return "rows (forced)"
-    if engine == "columns":
-        return "columns"
-    return f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files), else rows"
 
 
 class HybridEvaluator(Evaluator):
@@ -112,11 +54,14 @@ class HybridEvaluator(Evaluator):
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
-        if self.engine == "rows" or self.explain or unsupported(stratum) is not None:
+        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, by_size, embedded_backend
+
+        if self.explain:  # (explanations are recorded by the rows)
             return False
-        if self.engine == "columns":
-            return True
-        return self._given_size >= AUTO_MIN_FACTS or self._file_size >= AUTO_MIN_FILE_FACTS or self._table_size >= AUTO_MIN_TABLE_FACTS
+        backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine)
+        if backend == BY_SIZE:
+            return by_size(self._given_size, self._file_size, self._table_size)
+        return backend == COLUMNS
 
     def run(self) -> None:
         self.plan.check_horizon(self.horizon)
@@ -313,18 +258,14 @@ class HybridEvaluator(Evaluator):
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
+        planned = self.plan.physical.stratum(stratum.index)
         try:
-            delta = self._merge_round(stratum, [(rule, None) for rule in stratum.rules])
+            delta = self._merge_round(stratum, [(rp, None) for rp in planned.rules])
             rounds = 1
             while delta and stratum.recursive:
                 rounds += 1
                 self._delta = delta
-                variants = [
-                    (rule, i)
-                    for rule in stratum.rules
-                    for i, lit in enumerate(rule.body)
-                    if isinstance(lit, Scan) and lit.pred in delta
-                ]
+                variants = [(rp, v.position) for rp in planned.rules for v in rp.variants if v.pred in delta]
                 delta = self._merge_round(stratum, variants)
             for pred, growing in self._growing.items():
                 if growing is not None:
@@ -343,17 +284,17 @@ class HybridEvaluator(Evaluator):
         self.stats["rounds"] += rounds
 
     def _merge_round(self, stratum, variants) -> dict:
-        """Runs ``variants`` (rule, delta position), merges what they derive
-        into the stratum's relations; returns the new maximal intervals."""
+        """Runs ``variants`` (the rule's plan, delta position), merges what they
+        derive into the stratum's relations; returns the new maximal intervals."""
         from .coalesce import merge_new
         from .relation import term_columns
         from .value_columns import same_kinds
 
         outs: dict = {p: [] for p in stratum.preds}
-        for rule, driver in variants:
-            df = _drain(self._rule_pipeline(rule, driver))
+        for rp, driver in variants:
+            df = _drain(self._rule_pipeline(rp, driver))
             if df is not None:
-                outs[rule.head_pred].append(df)
+                outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
         delta = {}
         for pred in list(outs):
@@ -415,45 +356,31 @@ class HybridEvaluator(Evaluator):
             self._values = Values(self.terms)
         return self._values
 
-    def _rule_pipeline(self, rule, driver=None):
-        from chronolog.planner.aggregates import AggregateRule
-
+    def _rule_pipeline(self, rp, driver=None):
+        """The nodes of one variant of a rule (its physical plan ``rp``):
+        the rule operator's lowering (:data:`_LOWERINGS`), then the Output."""
         from .output import OutputNode
 
-        from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
+        op = rp.operator
+        lower = _LOWERINGS.get(type(op))
+        if lower is None:  # (the plan puts such strata on rows: backend_choice.columns_refusal)
+            raise Fallback(f"{op.label()} has no columnar lowering")
+        node = lower(self, op, rp.rule, driver)
+        out = rp.root
+        return OutputNode(node, out.pred, out.terms, self.terms, out.shift, self.horizon if out.clip else None, self._scale)
 
-        from .interval_terms import PlaceNode, WrapNode
+    def _atom(self, op, view):
+        """An atom's nodes: a Scan under its temporal operators (:data:`_ATOMS`)."""
+        if isinstance(op, ph.Scan):
+            from .scan import ScanNode
 
-        if isinstance(rule, SinceRule):
-            node = self._since_pipeline(rule)
-        elif isinstance(rule, AggregateRule):
-            node = self._aggregate_pipeline(rule, driver)
-        elif isinstance(rule, WrapRule):  # lit@[S,E]: the scan's maximal intervals, their ends as terms
-            start, end = rule.head_terms[-2].name, rule.head_terms[-1].name
-            node = WrapNode(self._body_pipeline(rule, driver), start, end, self.terms, self._scale)
-        elif isinstance(rule, TimedHeadRule):
-            node = PlaceNode(self._body_pipeline(rule, driver), rule.timed, self.terms, self._scale)
-        else:
-            node = self._body_pipeline(rule, driver)
-        horizon = None if rule.fresh else self.horizon
-        return OutputNode(node, rule.head_pred, rule.head_terms, self.terms, rule.head_shift, horizon, self._scale)
+            return ScanNode(op.pred, op.terms, view, self)
+        return _ATOMS[type(op)](self, op, self._atom(op.input, view))
 
-    def _atom(self, lit, view):
-        from .grouping import GroupNode
-        from .scan import ScanNode
-        from .temporal import TemporalNode
-
-        node = ScanNode(lit.pred, lit.terms, view, self)
-        if lit.box is not None or lit.shift is not None:
-            node = TemporalNode(node, lit.box, lit.shift, self._scale)
-        if lit.group is not None:
-            node = GroupNode(node, lit.group, self._scale)
-        return node
-
-    def _body_pipeline(self, rule, driver=None):
-        from .difference import DifferenceNode
-        from .join import JoinNode
-        from .scan import DELTA, FULL, OLD, ScanNode
+    def _body_pipeline(self, body, rule, driver=None):
+        """A conjunction, its joins ordered by the relations' sizes (the rows'
+        order_body); each step lowered by :data:`_STEPS`."""
+        from .scan import DELTA, FULL, OLD
 
         def size(pred):
             growing = self._growing.get(pred)
@@ -471,30 +398,42 @@ class HybridEvaluator(Evaluator):
         node = None
         bound: set = set()
         for pos, lit in order:
-            if node is None:
-                node = self._atom(lit, view(pos, lit))
-            elif isinstance(lit, Scan):
-                node = JoinNode(node, self._atom(lit, view(pos, lit)), str(ast.Atom(lit.pred, lit.terms)), self.values)
-            elif isinstance(lit, NegScan):
-                node = DifferenceNode(node, ScanNode(lit.pred, lit.terms, FULL, self), str(ast.Atom(lit.pred, lit.terms)), self.values)
-            else:
-                node = self._linear(node, lit, bound)
-            if isinstance(lit, Scan):
-                bound |= {t.name for t in lit.terms if isinstance(t, ast.Var)}
+            step = body.steps[pos]
+            node = _STEPS[type(step)](self, node, step, view(pos, lit), bound)
         return node
 
-    def _linear(self, node, lit, bound):
-        """A condition, or an assignment (a test when its variable is bound)."""
+    def _join(self, node, step, view, bound):
+        atom = self._atom(step.atom, view)
+        bound |= {c.name for c in step.atom.schema}
+        if node is None:
+            return atom
+        from .join import JoinNode
+
+        scan = _scan_of(step.atom)
+        return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), self.values)
+
+    def _difference(self, node, step, view, bound):
+        from .difference import DifferenceNode
+        from .scan import FULL, ScanNode
+
+        neg = step.negated
+        return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, self), str(ast.Atom(neg.pred, neg.terms)), self.values)
+
+    def _condition(self, node, step, view, bound):
+        from .linear import ConditionNode
+
+        return ConditionNode(node, step.comparison, self.values)
+
+    def _assign(self, node, step, view, bound):
+        """An assignment, a test when its variable is bound."""
         from .linear import AssignNode, ConditionNode
 
-        if isinstance(lit, Condition):
-            return ConditionNode(node, lit.comparison, self.values)
-        if lit.var in bound:
-            return ConditionNode(node, ast.Comparison("==", ast.Var(lit.var), lit.expr), self.values)
-        bound.add(lit.var)
-        return AssignNode(node, lit.var, lit.expr, self.values)
+        if step.var in bound:
+            return ConditionNode(node, ast.Comparison("==", ast.Var(step.var), step.expr), self.values)
+        bound.add(step.var)
+        return AssignNode(node, step.var, step.expr, self.values)
 
-    def _aggregate_pipeline(self, rule, driver):
+    def _aggregate_pipeline(self, op, rule, driver):
         from .aggregate import AggregateNode
 
         if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
@@ -504,33 +443,89 @@ class HybridEvaluator(Evaluator):
             hash(key)
         except TypeError:
             key = None
-        tables = tuple(self.table(lit.pred) for lit in rule.body if isinstance(lit, (Scan, NegScan)))
+        tables = tuple(self.table(pred) for pred in _reads(op.input))
         if getattr(self, "_shared_body", None) is None:
             from .aggregate import SharedBody
 
             self._shared_body = SharedBody()
-        bound = set(rule.group) | {v for v, _ in rule.aggregates}
+        bound = set(op.group) | {v for v, _ in op.aggregates}
         # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
-        early = [lit for lit in rule.after if isinstance(lit, Condition) and ast.variables_of(lit.comparison) <= bound]
-        node = AggregateNode(self._body_pipeline(rule), rule.group, rule.aggregates, self.values, self._shared_body, key, tables,
-                             [lit.comparison for lit in early])
-        for lit in rule.after:
-            if not any(lit is x for x in early):
-                node = self._linear(node, lit, bound)
+        early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
+        node = AggregateNode(self._body_pipeline(op.input, rule), op.group, op.aggregates, self.values, self._shared_body, key, tables,
+                             [s.comparison for s in early])
+        for step in op.after:
+            if not any(step is x for x in early):
+                node = _STEPS[type(step)](self, node, step, None, bound)
         return node
 
-    def _since_pipeline(self, rule):
+    def _since_pipeline(self, op, rule, driver):
         from .scan import FULL, ScanNode
         from .since import SinceNode
 
-        for op in (rule.left, rule.right):
-            if op.box is not None or op.shift is not None or op.group is not None:
-                raise Fallback("a Since/Until operand with an operator")  # pragma: no cover - the planner makes them atoms
-        right = ScanNode(rule.right.pred, rule.right.terms, FULL, self)
-        left = ScanNode(rule.left.pred, rule.left.terms, FULL, self)
-        node = SinceNode(right, left, rule.op, rule.window, self._scale)
+        if not (isinstance(op.left, ph.Scan) and isinstance(op.right, ph.Scan)):  # pragma: no cover - the planner makes them atoms
+            raise Fallback("a Since/Until operand with an operator")
+        right = ScanNode(op.right.pred, op.right.terms, FULL, self)
+        left = ScanNode(op.left.pred, op.left.terms, FULL, self)
+        node = SinceNode(right, left, op.op, op.window, self._scale)
         node.values = self.values  # codes float value columns that meet codes
         return node
+
+    def _wrap_pipeline(self, op, rule, driver):
+        """lit@[S,E]: the scan's maximal intervals, their ends as terms."""
+        from .interval_terms import WrapNode
+
+        return WrapNode(self._body_pipeline(op.input, rule, driver), op.start, op.end, self.terms, self._scale)
+
+    def _place_pipeline(self, op, rule, driver):
+        """p(X)@[S,E] :- body: the head's interval from terms."""
+        from .interval_terms import PlaceNode
+
+        return PlaceNode(self._body_pipeline(op.input, rule, driver), op.timed, self.terms, self._scale)
+
+
+def _temporal(ev, op, child):
+    from .temporal import TemporalNode
+
+    return TemporalNode(child, op.box, op.shift, ev._scale)
+
+
+def _group(ev, op, child):
+    from .grouping import GroupNode
+
+    return GroupNode(child, op.grouping, ev._scale)
+
+
+def _scan_of(op):
+    while not isinstance(op, ph.Scan):
+        op = op.input
+    return op
+
+
+def _reads(body):
+    """The predicates a body reads (positive and negated atoms), in its IR order."""
+    for step in body.steps:
+        if isinstance(step, ph.IntervalJoin):
+            yield _scan_of(step.atom).pred
+        elif isinstance(step, ph.Difference):
+            yield step.negated.pred
+
+
+# the one table from a physical operator's type to its columnar lowering:
+# rule operators (under the Output), atom operators (over a Scan), body steps
+_LOWERINGS = {
+    ph.Body: lambda ev, op, rule, driver: ev._body_pipeline(op, rule, driver),
+    ph.SinceUntil: HybridEvaluator._since_pipeline,
+    ph.Aggregate: HybridEvaluator._aggregate_pipeline,
+    ph.WrapInterval: HybridEvaluator._wrap_pipeline,
+    ph.PlaceInterval: HybridEvaluator._place_pipeline,
+}
+_ATOMS = {ph.TemporalShift: _temporal, ph.TimeGroup: _group}
+_STEPS = {
+    ph.IntervalJoin: HybridEvaluator._join,
+    ph.Difference: HybridEvaluator._difference,
+    ph.Filter: HybridEvaluator._condition,
+    ph.Assign: HybridEvaluator._assign,
+}
 
 
 def _last_reads(strata) -> dict:

@@ -1,0 +1,387 @@
+"""Which backend runs each stratum, and why, decided at plan time.
+
+The backends: rows (the reference executor, engine/rows), columns (Polars
+kernels, engine/columns), Spark rounds (seminaive rounds of Spark SQL,
+connectors/spark_rounds) and Spark one task (the embedded engine in one
+Spark task, connectors/spark_paths.py).  Every rule that says what a
+backend cannot run reads the physical plan (planner/physical.py) and lives
+here; what only the data can tell (an average with no exact value, a sum
+leaving 64 bits, the types of an input column) is listed as a run-time
+fallback: the plan says "may fall back to ... if ...".
+
+This module is not engine/placement.py, which places given facts for
+coalescing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+from chronolog.language import ast
+
+from . import physical as ph
+
+ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
+
+# auto: columns when the run is given this many facts (bench/README.md,
+# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
+# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
+# is faster on columns)
+AUTO_MIN_FACTS = 300_000
+# ... and from this many facts read from fact files straight into columns
+# (no Python row to code or decode; bench/README.md, same section: at 100k
+# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
+AUTO_MIN_FILE_FACTS = 50_000
+# ... and from this many facts of tables given in memory read straight into
+# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
+# file to read and usually a warm process, so only polars' import is left
+# to pay once; bench/README.md, same section: the four rules at
+# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
+# rows, the first call of a process the same at 20,000)
+AUTO_MIN_TABLE_FACTS = 20_000
+
+# a program with no key runs in one Spark task when its inputs are at most
+# this many bytes (docs/design.md, "One task for small inputs without a key")
+ONE_TASK_CONF = "spark.chronolog.oneTaskBytes"
+ONE_TASK_BYTES = 4 << 20
+
+# the aggregates each backend computes (engine/columns/aggregate.py,
+# connectors/spark_rounds/aggregate.py); the rows compute every one
+COLUMN_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
+SPARK_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax", "prod", "mprod", "munion"}
+ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a backend cannot run a program; ``rule``: the rule that needs
+    what it lacks (an IR rule; None: the whole program)."""
+
+    why: str
+    rule: object = None
+
+    def render(self) -> str:
+        return describe_refusal(self.why, self.rule)
+
+
+def describe_refusal(why: str, rule) -> str:
+    """``why`` with the user's rule and its position, when known."""
+    src = getattr(rule, "source", None)
+    if src is None:
+        return why
+    text = src.text.strip() if getattr(src, "text", None) else rule.describe()
+    where = f" ({src.pos})" if getattr(src.pos, "line", 0) else ""
+    return f"{why} in the rule {text}{where}"
+
+
+@dataclass(frozen=True)
+class StratumChoice:
+    """Where one stratum runs embedded (``backend``: rows, columns or by
+    input size) and why; what Spark's rounds refuse in it; what the data
+    can still send back to rows (``fallbacks``) or to one Spark task
+    (``spark_fallbacks``) at run time."""
+
+    index: int
+    backend: str
+    why: str
+    columns_refusal: Optional[str]
+    spark_refusal: Optional[Refusal]
+    fallbacks: tuple
+    spark_fallbacks: tuple
+
+
+@dataclass(frozen=True)
+class SparkChoice:
+    """Where ``--spark --distributed`` runs the program: ``per-key tasks``,
+    ``rounds`` or ``one task``, why, and what can still send the rounds
+    to one task at run time."""
+
+    path: str
+    why: str
+    fallbacks: tuple = ()
+
+    def describe(self) -> str:
+        """The line ``chronolog plan`` prints after ``spark --distributed:``."""
+        if self.path == "per-key tasks":
+            return "per-key tasks (one engine per partition of keys)"
+        if self.path == "one task":
+            return f"in ONE Spark task, not distributed ({self.why})"
+        return self.why
+
+
+@dataclass(frozen=True)
+class Placement:
+    strata: tuple  # StratumChoice, in the plan's order
+    spark: SparkChoice
+
+    def stratum(self, index: int) -> StratumChoice:
+        return next(s for s in self.strata if s.index == index)
+
+
+def choose(plan, engine: str = "auto") -> Placement:
+    """The placement of every stratum of ``plan`` (a planner Plan) with
+    ``engine`` (auto, rows or columns: ``--engine``)."""
+    physical = plan.physical
+    strata = tuple(choose_stratum(st, engine) for st in physical.strata)
+    return Placement(strata, _spark(plan, strata))
+
+
+# ------------------------------------------------------------------ embedded: rows or columns
+def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
+    """Why the columnar executor cannot run stratum ``st`` (None: it can)."""
+    ir = st.stratum
+    if ir is not None and ir.shifting_rules:
+        return "recursive through time"
+    if ir is not None and ir.inventing_rules:
+        return "creates values in a recursion"
+    for rp in st.rules:
+        op = rp.operator
+        if isinstance(op, ph.ChaseStep):
+            return "existential variables: restricted chase"
+        if isinstance(op, ph.SinceUntil) and st.recursive:
+            return "Since/Until in a recursion"
+        if isinstance(op, ph.Aggregate):
+            if st.recursive:
+                return "aggregation in a recursion"
+            for _, a in op.aggregates:
+                if a.func not in COLUMN_AGGREGATES or a.contributors:
+                    return f"the aggregate {a.func}{' with contributors' if a.contributors else ''}"
+        if isinstance(op, ph.CaptureTime):
+            return "time capture (lit@T)"
+    return None
+
+
+def embedded_backend(st: ph.StratumPlan, engine: str = "auto") -> tuple:
+    """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
+    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts)."""
+    refused = columns_refusal(st)
+    if refused is not None:
+        return ROWS, refused
+    if engine in (ROWS, COLUMNS):
+        return engine, "forced"
+    return BY_SIZE, (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
+                     f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+
+
+def choose_stratum(st: ph.StratumPlan, engine: str = "auto") -> StratumChoice:
+    backend, why = embedded_backend(st, engine)
+    fallbacks = () if backend == ROWS else _column_fallbacks(st)
+    return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st), fallbacks, _spark_fallbacks(st))
+
+
+def by_size(given: int, file_facts: int, table_facts: int) -> bool:
+    """The run-time half of ``auto``: whether the inputs are large enough for columns."""
+    return given >= AUTO_MIN_FACTS or file_facts >= AUTO_MIN_FILE_FACTS or table_facts >= AUTO_MIN_TABLE_FACTS
+
+
+# what the data can still send from columns back to rows, in any stratum
+# (engine/columns raises Fallback), and from Spark's rounds to one task
+COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
+                    "or equal numbers of two types (1 and 1.0) meet")
+ROUNDS_FALLBACK = ("the inputs mix types in one argument, hold numbers beyond 38 digits or times off the decimal grid, "
+                   "or have a column type the rounds do not read")
+
+
+def _computes(op) -> bool:
+    """Whether a filter or an assignment computes (arithmetic or a function), not only compares terms."""
+    if isinstance(op, ph.Filter):
+        exprs = (op.comparison.left, op.comparison.right)
+    elif isinstance(op, ph.Assign):
+        exprs = (op.expr,)
+    else:
+        return False
+    return any(isinstance(e, (ast.BinOp, ast.Call)) for e in exprs)
+
+
+def _column_fallbacks(st) -> tuple:
+    """What the data can still send back to rows in this stratum, beyond :data:`COLUMNS_FALLBACK`."""
+    out = []
+    ops = list(st.operators())
+    if any(isinstance(op, (ph.Filter, ph.Assign)) for op in ops):
+        out.append("arithmetic or a comparison leaves 64 bits, divides by zero, meets floats with exact numbers, "
+                   "or calls a function not vectorised")
+    if any(isinstance(op, ph.Aggregate) for op in ops):
+        out.append("a sum, product or mean leaves 64 bits, or exact numbers are summed beside floats")
+    if any(isinstance(op, (ph.WrapInterval, ph.PlaceInterval)) for op in ops):
+        out.append("an interval end is not an exact number")
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ Spark: rounds or one task
+def _spark(plan, strata) -> SparkChoice:
+    from .partition import NotPartitionable, analyse
+
+    try:
+        keys = analyse(plan).describe()
+    except NotPartitionable:
+        keys = ""
+    if keys:
+        return SparkChoice("per-key tasks", f"partitioned by key {keys}: one engine per partition of keys")
+    return unkeyed_spark(plan)
+
+
+def unkeyed_spark(plan) -> SparkChoice:
+    """Where Spark runs a program with no key: its rounds, or one task when they refuse a rule."""
+    refused = spark_rounds_refusal(plan)
+    if refused is not None:
+        return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")
+    return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only); "
+                                 f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
+
+
+def spark_rounds_refusal(plan) -> Optional[Refusal]:
+    """The first rule Spark's relational rounds cannot run (None: they can
+    run every rule; the inputs may still refuse: run-time fallbacks)."""
+    if plan.program.calendar is not None:
+        refused = _calendar_refusal(plan)
+        if refused is not None:
+            return refused
+    for rp in plan.physical.constraints:
+        refused = _constraint_refusal(rp)
+        if refused is not None:
+            return refused
+    for st in plan.physical.strata:
+        refused = _spark_refusal(st)
+        if refused is not None:
+            return refused
+    return None
+
+
+def _spark_refusal(st: ph.StratumPlan) -> Optional[Refusal]:
+    ir = st.stratum
+    if st.recursive and ir is not None:
+        moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+        if moving:  # (but a Since/Until recursive through its left operand only)
+            return Refusal("recursion through time", moving[0])
+    for rp in st.rules:
+        op, rule = rp.operator, rp.rule
+        if isinstance(op, ph.ChaseStep):
+            return Refusal("existential variables (new values)", rule)
+        if isinstance(op, ph.Aggregate):
+            for _, a in op.aggregates:
+                if a.func not in SPARK_AGGREGATES:
+                    return Refusal(f"aggregation: {a.func}", rule)
+                if a.contributors and len(op.aggregates) > 1:
+                    return Refusal(f"aggregation: {a.func} with contributors beside another aggregate", rule)
+            exprs = [a.expr for _, a in op.aggregates if a.expr is not None and not isinstance(a.expr, ast.Var)]
+            for step in (*op.input.steps, *op.after):
+                refused = _step_refusal(step, rule)
+                if refused is not None:
+                    return refused
+            for e in exprs:
+                refused = expression_refusal(e, rule)
+                if refused is not None:
+                    return refused
+            continue
+        body = op.input if isinstance(op, (ph.WrapInterval, ph.CaptureTime, ph.PlaceInterval)) else op
+        for step in getattr(body, "steps", ()):
+            refused = _step_refusal(step, rule)
+            if refused is not None:
+                return refused
+    return None
+
+
+def _step_refusal(step, rule) -> Optional[Refusal]:
+    if isinstance(step, ph.Filter):
+        for e in (step.comparison.left, step.comparison.right):
+            refused = expression_refusal(e, rule)
+            if refused is not None:
+                return refused
+    elif isinstance(step, ph.Assign):
+        return expression_refusal(step.expr, rule)
+    return None
+
+
+def _constraint_refusal(rp) -> Optional[Refusal]:
+    """A constraint is checked in Spark after the strata: plain bodies only."""
+    op, rule = rp.operator, rp.rule
+    if not isinstance(op, ph.Body):
+        return Refusal("a constraint with Since/Until, aggregation or interval terms", rule)
+    for step in op.steps:
+        if isinstance(step, ph.IntervalJoin) and isinstance(step.atom, ph.TimeGroup):
+            return Refusal("time grouping", rule)
+        refused = _step_refusal(step, rule)
+        if refused is not None:
+            return refused
+    return None
+
+
+def expression_refusal(e, rule) -> Optional[Refusal]:
+    """What Spark SQL cannot write of an expression (arithmetic.py writes the rest)."""
+    if isinstance(e, ast.BinOp):
+        if e.op not in ("+", "-", "*", "/"):  # pragma: no cover - the grammar has no other
+            return Refusal(f"the operator {e.op}", rule)
+        return expression_refusal(e.left, rule) or expression_refusal(e.right, rule)
+    if isinstance(e, ast.Call):
+        from chronolog.language.builtins import check_arity
+
+        if check_arity(e.name, len(e.args)) is not None:  # (the engine's error, as it reports it)
+            return Refusal(f"the function {e.name}() in an expression", rule)
+        if e.name == "round" and round_digits(e) is None:
+            return Refusal(f"round() to digits other than a whole constant within {ROUND_DIGITS} ({e})", rule)
+        for a in e.args:
+            refused = expression_refusal(a, rule)
+            if refused is not None:
+                return refused
+        return None
+    if not isinstance(e, (ast.Var, ast.Const)):  # pragma: no cover
+        return Refusal(f"the expression {e}", rule)
+    return None
+
+
+def round_digits(e):
+    """The digits ``D`` of ``round(X)`` (0) or ``round(X, D)``, a whole
+    constant within :data:`ROUND_DIGITS` (None: another argument, which
+    the engine evaluates or reports)."""
+    if len(e.args) == 1:
+        return 0
+    d = e.args[1] if len(e.args) == 2 else None
+    if isinstance(d, ast.Const) and type(d.value) is int and abs(d.value) <= ROUND_DIGITS:
+        return d.value
+    return None
+
+
+def through_time(rule, stratum) -> bool:
+    """Whether ``rule``, which the planner counts as moving time around
+    ``stratum``'s cycle (``Stratum.shifting_rules``), does so for Spark's
+    rounds: every rule does but a Since/Until whose right operand lies
+    outside the cycle, whose left operand is read as it is (no diamond, no
+    time grouping, a box only with 0 in its window) and whose head has no
+    box.  Such a rule's head facts lie within the closure of its left
+    operand's intervals; a diamond or a box off 0 on A, a head box or a
+    recursive B (``s :- a S[1,1] s``) moves them further each round."""
+    from chronolog.language.timeline import contains_point
+
+    from .ir import SinceRule
+
+    if not isinstance(rule, SinceRule) or rule.right.pred in stratum.preds or rule.head_shift is not None:
+        return True
+    left = rule.left
+    return left.shift is not None or left.group is not None or (left.box is not None and not contains_point(left.box, 0))
+
+
+def _calendar_refusal(plan) -> Optional[Refusal]:
+    """Spark's rounds run a calendar on a microsecond grid: every window must lie on it."""
+    cal = plan.program.calendar
+    micros = Fraction(cal.unit_seconds) * 1_000_000
+    for p in ph.window_points(plan, None):
+        if (Fraction(p) * micros).denominator != 1:
+            return Refusal(f"a window of {abs(p)} {cal.unit}, not a whole number of microseconds")
+    return None
+
+
+def _spark_fallbacks(st) -> tuple:
+    """What the data can still send from Spark's rounds to one task."""
+    out = []
+    for op in st.operators():
+        if _computes(op):
+            out.append("Spark arithmetic overflows")
+        if isinstance(op, ph.Aggregate):
+            funcs = {a.func for _, a in op.aggregates}
+            if funcs & {"avg"}:
+                out.append("an avg has no exact value in the run's number type")
+            if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
+                out.append("a sum or product leaves the run's number type, or adds floats")
+    return tuple(dict.fromkeys(out))

@@ -1,0 +1,617 @@
+"""The physical plan: what each stratum does, as typed operator values.
+
+The planner lowers its IR (planner/ir.py and the rule kinds beside it)
+into this value ONCE, in :func:`lower`; it is the only place that looks at
+what kind a rule is.  The executors and ``chronolog plan`` read the
+operators: a backend dispatches on the operator's type (one table from
+type to function), and planner/backend_choice.py decides from them which
+backend runs each stratum.
+
+A rule becomes a tree whose root is an :class:`Output` (the head's
+columns, shift and horizon clip) over one rule operator: a :class:`Body`
+(a conjunction: interval joins of atoms, differences, filters and
+assignments), a :class:`SinceUntil`, an :class:`Aggregate` per time
+segment, a :class:`WrapInterval` or :class:`CaptureTime` (time as data),
+a :class:`PlaceInterval` (a head placed by interval terms) or a
+:class:`ChaseStep` (existential values).  A stratum's outputs meet in one
+:class:`Coalesce` per predicate (merge to maximal intervals).  Every
+operator has its output schema (:class:`Column`s, with the term type where
+the program says it); a recursive stratum lists each rule's seminaive
+delta variants (:class:`DeltaVariant`).
+
+A :class:`Body`'s steps stay aligned with the IR body's positions: the
+backends order the joins at run time by relation sizes (the plan prints
+the order of the program text, bound variables first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from chronolog.language import ast
+
+from .ir import Assign as IRAssign
+from .ir import Condition, NegScan, PlanRule, Scan as IRScan, SinceRule
+
+FULL, DELTA, OLD = "full", "delta", "old"
+
+# term types of a schema's columns ("term": whatever the data brings)
+TERM, NUMBER, INTEGER, SET, TIME, STRING, BOOLEAN = "term", "number", "integer", "set", "time", "string", "boolean"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str = TERM
+
+    def __str__(self) -> str:
+        return self.name if self.type == TERM else f"{self.name}:{self.type}"
+
+
+class Operator:
+    """An operator of the plan: its inputs, a one-line label, its schema
+    (the term columns; every row also carries its interval)."""
+
+    schema: tuple = ()
+
+    def children(self) -> tuple:
+        return ()
+
+    def label(self) -> str:  # pragma: no cover - every operator says
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------ atoms
+@dataclass(frozen=True)
+class Scan(Operator):
+    """A relation's coalesced facts, constants and repeated variables
+    filtered; ``view``: full, or for a seminaive variant its delta or old facts."""
+
+    pred: str
+    terms: tuple
+    schema: tuple
+    view: str = FULL
+
+    def label(self) -> str:
+        return f"Scan[{self.view}] {ast.Atom(self.pred, self.terms)}"
+
+
+@dataclass(frozen=True)
+class TemporalShift(Operator):
+    """A box (``[-]``/``[+]``: shrink each interval) then a shift
+    (diamonds: widen and move it), on the input's maximal intervals."""
+
+    input: Operator
+    box: Optional[tuple]
+    shift: Optional[tuple]
+
+    @property
+    def schema(self) -> tuple:
+        return self.input.schema
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        parts = []
+        if self.box is not None:
+            parts.append(f"box{_w(self.box)}")
+        if self.shift is not None:
+            parts.append(f"shift{_w(self.shift)}")
+        return f"Temporal {', '.join(parts)}"
+
+
+@dataclass(frozen=True)
+class TimeGroup(Operator):
+    """Time grouping (``/\\[3 months] p``): each interval widened to the periods it meets."""
+
+    input: Operator
+    grouping: object  # language.time_grouping.Grouping
+
+    @property
+    def schema(self) -> tuple:
+        return self.input.schema
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        return f"TimeGroup {self.grouping.describe()}"
+
+
+# ------------------------------------------------------------------ body steps
+@dataclass(frozen=True)
+class IntervalJoin(Operator):
+    """A positive atom joined with the bindings so far: equal shared
+    variables, the intersection of the intervals (the first atom starts them)."""
+
+    atom: Operator  # Scan, maybe under TemporalShift / TimeGroup
+    on: tuple  # shared variables with the literals before it in the printed order
+
+    @property
+    def schema(self) -> tuple:
+        return self.atom.schema
+
+    def children(self) -> tuple:
+        return (self.atom,)
+
+    def label(self) -> str:
+        return f"IntervalJoin on ({', '.join(self.on)})" if self.on else "IntervalJoin (cross)"
+
+
+@dataclass(frozen=True)
+class Difference(Operator):
+    """``not p(...)``: each binding's intervals minus where p holds (p from a lower stratum)."""
+
+    negated: Scan
+    on: tuple
+
+    def children(self) -> tuple:
+        return (self.negated,)
+
+    def label(self) -> str:
+        return f"Difference not {ast.Atom(self.negated.pred, self.negated.terms)}"
+
+
+@dataclass(frozen=True)
+class Filter(Operator):
+    """A comparison of bound terms (exact arithmetic)."""
+
+    comparison: ast.Comparison
+
+    def label(self) -> str:
+        return f"Filter {self.comparison}"
+
+
+@dataclass(frozen=True)
+class Assign(Operator):
+    """A new column computed from bound terms (a test when ``var`` is bound already)."""
+
+    var: str
+    expr: object
+    type: str = TERM
+
+    @property
+    def schema(self) -> tuple:
+        return (Column(self.var, self.type),)
+
+    def label(self) -> str:
+        return f"Assign {self.var} = {self.expr}"
+
+
+@dataclass(frozen=True)
+class Body(Operator):
+    """A conjunction; ``steps[i]`` runs the IR body's literal ``i``;
+    ``order``: the positions in the order the plan prints them."""
+
+    steps: tuple
+    order: tuple
+    schema: tuple
+
+    def label(self) -> str:
+        return "Body"
+
+
+# ------------------------------------------------------------------ rule operators
+@dataclass(frozen=True)
+class SinceUntil(Operator):
+    """``left S[a,b] right`` (or U): right at some s in the window from t,
+    left throughout between; operands are plain atoms."""
+
+    op: str
+    window: tuple
+    left: Scan
+    right: Scan
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.left, self.right)
+
+    def label(self) -> str:
+        return f"{'Since' if self.op == 'S' else 'Until'}{_w(self.window)}"
+
+
+@dataclass(frozen=True)
+class Aggregate(Operator):
+    """Per group and per time segment, the aggregates over the distinct
+    bindings holding there; then ``after`` (filters and assignments on the results)."""
+
+    input: Body
+    group: tuple
+    aggregates: tuple  # ((var, ast.Aggregate), ...)
+    after: tuple  # Filter / Assign steps
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        aggs = ", ".join(f"{v} = {a}" for v, a in self.aggregates)
+        after = "".join(f"; {s.label()}" for s in self.after)
+        by = f"by ({', '.join(self.group)})" if self.group else "(no group)"
+        return f"Aggregate {aggs} {by} per time segment{after}"
+
+
+@dataclass(frozen=True)
+class WrapInterval(Operator):
+    """``lit@[S,E]``: each maximal interval's ends appended as terms."""
+
+    input: Body
+    start: str
+    end: str
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        return f"WrapInterval: the maximal interval's ends as {self.start}, {self.end}"
+
+
+@dataclass(frozen=True)
+class CaptureTime(Operator):
+    """``lit@T``: one row per integer time point of the interval, the point appended."""
+
+    input: Body
+    var: str
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        return f"CaptureTime: each integer time point as {self.var}"
+
+
+@dataclass(frozen=True)
+class PlaceInterval(Operator):
+    """``p(X)@[S,E] :- body``: the head's interval from terms, whatever time the body holds at."""
+
+    input: Body
+    timed: object  # ast.Timed
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        t = self.timed
+        iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
+        return f"PlaceInterval {iv}"
+
+
+@dataclass(frozen=True)
+class ChaseStep(Operator):
+    """A restricted chase step: a labelled null for each existential
+    variable, where no fact names a value already."""
+
+    input: Body
+    existentials: tuple
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        return f"ChaseStep (new nulls for {', '.join(self.existentials)})"
+
+
+@dataclass(frozen=True)
+class Output(Operator):
+    """The head's terms (``pred`` None: a constraint's violations), shifted
+    by a head box, clipped to the horizon unless the predicate is fresh."""
+
+    input: Operator
+    pred: Optional[str]
+    terms: tuple
+    shift: Optional[tuple]
+    clip: bool
+    schema: tuple
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+    def label(self) -> str:
+        head = "⊥" if self.pred is None else str(ast.Atom(self.pred, self.terms))
+        s = f"Output {head}"
+        if self.shift is not None:
+            s += f" shifted by {_w(self.shift)}"
+        return s + ("" if self.clip else " (not clipped: fresh)")
+
+
+@dataclass(frozen=True)
+class Coalesce(Operator):
+    """A stratum's relation: its rules' outputs merged to maximal intervals."""
+
+    pred: str
+    inputs: tuple  # Output
+    schema: tuple
+
+    def children(self) -> tuple:
+        return self.inputs
+
+    def label(self) -> str:
+        return f"Coalesce {self.pred}"
+
+
+# ------------------------------------------------------------------ plan values
+@dataclass(frozen=True)
+class DeltaVariant:
+    """A seminaive variant: body position ``position`` reads ``pred``'s
+    delta, the positions in ``old`` read the facts before it (no
+    derivation twice).  An aggregate recomputes over full relations instead."""
+
+    position: int
+    pred: str
+    old: tuple
+
+    def describe(self) -> str:
+        old = f", old {', '.join(str(p) for p in self.old)}" if self.old else ""
+        return f"Δ{self.pred} at {self.position}{old}"
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    rule: object  # the IR rule (messages, explanations, the row executor)
+    root: Output
+    variants: tuple = ()
+
+    @property
+    def operator(self) -> Operator:
+        """The rule operator under the Output."""
+        return self.root.input
+
+
+@dataclass
+class StratumPlan:
+    index: int
+    preds: tuple
+    recursive: bool
+    rules: tuple  # RulePlan
+    coalesce: tuple  # Coalesce, one per predicate
+    stratum: object = field(repr=False, default=None)  # the IR Stratum
+
+    def operators(self):
+        """Every operator of the stratum, each rule's tree top-down."""
+        for rp in self.rules:
+            yield from walk(rp.root)
+
+
+@dataclass
+class PhysicalPlan:
+    strata: tuple
+    constraints: tuple  # RulePlan of each constraint (checked after the strata)
+
+    def stratum(self, index: int) -> StratumPlan:
+        return self._by_index[index]
+
+    def __post_init__(self):
+        self._by_index = {s.index: s for s in self.strata}
+
+
+def walk(op: Operator):
+    """``op`` and every operator under it, a body's steps and an aggregate's
+    steps after it included."""
+    yield op
+    if isinstance(op, Body):
+        for i in op.order:
+            yield from walk(op.steps[i])
+        return
+    for c in op.children():
+        yield from walk(c)
+    for s in getattr(op, "after", ()):
+        yield from walk(s)
+
+
+# ------------------------------------------------------------------ lowering
+def lower(plan) -> PhysicalPlan:
+    """The physical plan of a planner Plan (planner/__init__.py)."""
+    strata = []
+    for st in plan.strata:
+        rules = tuple(_rule_plan(r, st) for r in st.rules)
+        preds = tuple(sorted(st.preds))
+        merge = tuple(
+            Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
+        )
+        strata.append(StratumPlan(st.index, preds, st.recursive, rules, merge, st))
+    constraints = tuple(_rule_plan(r, None) for r in plan.constraints)
+    return PhysicalPlan(tuple(strata), constraints)
+
+
+def _rule_plan(rule, stratum) -> RulePlan:
+    op = rule_operator(rule)
+    head = [Column(t.name, _column_type(op.schema, t.name)) if isinstance(t, ast.Var) else Column(f"c{i}", _const_type(t.value))
+            for i, t in enumerate(rule.head_terms)]
+    root = Output(op, rule.head_pred, rule.head_terms, rule.head_shift, not rule.fresh, tuple(head))
+    variants = ()
+    if stratum is not None and stratum.recursive:
+        variants = _variants(rule, set(stratum.preds))
+    return RulePlan(rule, root, variants)
+
+
+def rule_operator(rule) -> Operator:
+    """The operator of one rule: the one place that looks at a rule's kind
+    (also for rules a backend builds itself, such as Spark's constraint probes)."""
+    from .aggregates import AggregateRule
+    from .existential import ExistentialRule
+    from .interval_terms import TimedHeadRule, WrapRule
+
+    if isinstance(rule, SinceRule):
+        left, right = _scan(rule.left), _scan(rule.right)
+        return SinceUntil(rule.op, rule.window, left, right, _union(left.schema, right.schema))
+    body = _body(rule.body)
+    if isinstance(rule, AggregateRule):
+        bound = set(rule.group) | {v for v, _ in rule.aggregates}
+        after = tuple(_step(lit, bound, ()) for lit in rule.after)
+        cols = [c for c in body.schema if c.name in rule.group]
+        cols += [Column(v, _aggregate_type(a, body.schema)) for v, a in rule.aggregates]
+        cols += [c for s in after for c in s.schema]
+        return Aggregate(body, tuple(rule.group), tuple(rule.aggregates), after, tuple(cols))
+    if isinstance(rule, WrapRule):
+        inner = tuple(Column(t.name, _column_type(body.schema, t.name)) for t in rule.inner_terms)
+        if rule.capture:
+            return CaptureTime(body, rule.head_terms[-1].name, inner + (Column(rule.head_terms[-1].name, TIME),))
+        s, e = rule.head_terms[-2].name, rule.head_terms[-1].name
+        return WrapInterval(body, s, e, inner + (Column(s, TIME), Column(e, TIME)))
+    if isinstance(rule, TimedHeadRule):
+        return PlaceInterval(body, rule.timed, body.schema)
+    if isinstance(rule, ExistentialRule):
+        return ChaseStep(body, tuple(rule.existentials), body.schema + tuple(Column(v) for v in rule.existentials))
+    if type(rule) is not PlanRule:  # pragma: no cover - a new rule kind needs its operator here
+        raise TypeError(f"no physical operator for {type(rule).__name__}")
+    return body
+
+
+def _scan(lit: IRScan, view: str = FULL) -> Operator:
+    seen = []
+    for t in lit.terms:
+        if isinstance(t, ast.Var) and t.name not in seen:
+            seen.append(t.name)
+    op = Scan(lit.pred, lit.terms, tuple(Column(v) for v in seen), view)
+    if lit.box is not None or lit.shift is not None:
+        op = TemporalShift(op, lit.box, lit.shift)
+    if lit.group is not None:
+        op = TimeGroup(op, lit.group)
+    return op
+
+
+def _body(lits) -> Body:
+    """The steps of a conjunction, and the printed order: atoms as written,
+    each other literal as soon as its variables are bound."""
+    bound: set = set()
+    order, pending = [], [i for i, lit in enumerate(lits) if not isinstance(lit, IRScan)]
+    steps: list = [None] * len(lits)
+    cols: list = []
+
+    def flush(last=False):
+        ready = [i for i in pending if last or _needs(lits[i]) <= bound]
+        while ready:
+            i = ready[0]
+            steps[i] = _step(lits[i], bound, cols)
+            if isinstance(steps[i], Assign) and steps[i].var not in bound:
+                bound.add(steps[i].var)
+                cols.append(steps[i].schema[0])
+            order.append(i)
+            pending.remove(i)
+            ready = [i for i in pending if last or _needs(lits[i]) <= bound]
+
+    for i, lit in enumerate(lits):
+        if isinstance(lit, IRScan):
+            atom = _scan(lit)
+            steps[i] = IntervalJoin(atom, tuple(c.name for c in atom.schema if c.name in bound))
+            for c in atom.schema:
+                if c.name not in bound:
+                    bound.add(c.name)
+                    cols.append(c)
+            order.append(i)
+            flush()
+    flush(last=True)
+    return Body(tuple(steps), tuple(order), tuple(cols))
+
+
+def _needs(lit) -> set:
+    if isinstance(lit, NegScan):
+        return {t.name for t in lit.terms if isinstance(t, ast.Var)}
+    if isinstance(lit, Condition):
+        return ast.variables_of(lit.comparison)
+    return ast.variables_of(lit.expr)
+
+
+def _step(lit, bound, cols) -> Operator:
+    if isinstance(lit, NegScan):
+        neg = Scan(lit.pred, lit.terms, tuple(Column(t.name) for t in lit.terms if isinstance(t, ast.Var)))
+        return Difference(neg, tuple(c.name for c in neg.schema if c.name in bound))
+    if isinstance(lit, Condition):
+        return Filter(lit.comparison)
+    if isinstance(lit, IRAssign):
+        return Assign(lit.var, lit.expr, _expr_type(lit.expr, cols))
+    raise TypeError(f"no physical step for {lit!r}")  # pragma: no cover
+
+
+def _variants(rule, preds: set) -> tuple:
+    lits = [rule.left, rule.right] if isinstance(rule, SinceRule) else rule.body
+    out = []
+    for i, lit in enumerate(lits):
+        if isinstance(lit, IRScan) and lit.pred in preds:
+            old = tuple(j for j in range(i) if isinstance(lits[j], IRScan) and lits[j].pred in preds)
+            out.append(DeltaVariant(i, lit.pred, old))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ schemas
+def _union(a, b) -> tuple:
+    names = {c.name for c in a}
+    return tuple(a) + tuple(c for c in b if c.name not in names)
+
+
+def _column_type(schema, name) -> str:
+    return next((c.type for c in schema if c.name == name), TERM)
+
+
+def _const_type(v) -> str:
+    if isinstance(v, bool):  # pragma: no cover - booleans are language.booleans values
+        return BOOLEAN
+    if isinstance(v, str):
+        return STRING
+    if isinstance(v, (int, float)) or type(v).__name__ == "Fraction":
+        return NUMBER
+    return TERM
+
+
+def _expr_type(expr, cols) -> str:
+    if isinstance(expr, ast.BinOp):
+        return NUMBER
+    if isinstance(expr, ast.Const):
+        return _const_type(expr.value)
+    if isinstance(expr, ast.Var):
+        return _column_type(cols, expr.name)
+    return TERM
+
+
+def _aggregate_type(a, schema) -> str:
+    if a.func in ("count", "mcount"):
+        return INTEGER
+    if a.func == "munion":
+        return SET
+    if a.func in ("min", "max", "mmin", "mmax"):
+        return _column_type(schema, a.expr.name) if isinstance(a.expr, ast.Var) else TERM
+    return NUMBER
+
+
+def _head_schema(pred, rules) -> tuple:
+    """A predicate's columns ``c0``, ``c1``, …, typed where its rules agree."""
+    outs = [rp.root.schema for rp in rules if rp.rule.head_pred == pred]
+    cols = []
+    for i, at_i in enumerate(zip(*outs)):
+        kinds = {c.type for c in at_i}
+        cols.append(Column(f"c{i}", kinds.pop() if len(kinds) == 1 else TERM))
+    return tuple(cols)
+
+
+def _w(iv) -> str:
+    from chronolog.language.timeline import format_interval
+
+    return format_interval(iv)
+
+
+# ------------------------------------------------------------------ windows
+def window_points(plan, horizon) -> list:
+    """Every finite number a run's windows and horizon bring to time."""
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    pts = []
+    for r in list(plan.rules) + list(plan.constraints):
+        for w in (getattr(r, "head_shift", None), getattr(r, "window", None)):
+            if w is not None:
+                pts.extend(w[:2])
+        for lit in getattr(r, "body", ()):
+            for w in (getattr(lit, "box", None), getattr(lit, "shift", None)):
+                if w is not None:
+                    pts.extend(w[:2])
+            g = getattr(lit, "group", None)
+            if g is not None and g.unit is None:  # periods [kN, (k+1)N)
+                pts.append(g.count)
+    if horizon is not None:
+        pts.extend(horizon[:2])
+    return [p for p in pts if p not in (NEG_INF, POS_INF)]

@@ -1,0 +1,231 @@
+"""The physical plan (planner/physical.py): each rule kind lowers to its
+operator, with schemas and seminaive delta variants; backend choice and the
+printed plan (planner/backend_choice.py, chronolog/plan_text.py)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from chronolog.api import load_program
+from chronolog.planner import physical as ph
+from chronolog.planner import plan
+
+
+def physical(src: str):
+    return plan(load_program(src)).physical
+
+
+def rule_ops(src: str) -> dict:
+    """head predicate -> the rule operators under its outputs."""
+    out: dict = {}
+    for st in physical(src).strata:
+        for rp in st.rules:
+            out.setdefault(rp.rule.head_pred, []).append(rp.operator)
+    return out
+
+
+def test_each_rule_kind_lowers_to_its_operator():
+    ops = rule_ops(
+        "j(X) :- p(X), q(X).\n"
+        "s(X) :- a(X) <S>[1,2] b(X).\n"
+        "m(X, A) :- r(X, Y), A = avg(Y).\n"
+        "len(L) :- on(X)@[S, E], L = E - S.\n"
+        "cap(X, T) :- on(X)@T.\n"
+        "h(X)@[S,E] :- w(X, S, E).\n"
+    )
+    assert isinstance(ops["j"][0], ph.Body)
+    assert isinstance(ops["m"][0], ph.Aggregate)
+    assert any(isinstance(op, ph.SinceUntil) for ops_ in ops.values() for op in ops_)
+    assert any(isinstance(op, ph.WrapInterval) for ops_ in ops.values() for op in ops_)
+    assert any(isinstance(op, ph.CaptureTime) for ops_ in ops.values() for op in ops_)
+    assert isinstance(ops["h"][0], ph.PlaceInterval)
+
+
+def test_the_chase_step_and_its_new_column():
+    (op,) = rule_ops("o(Y, C) :- c(C).")["o"]
+    assert isinstance(op, ph.ChaseStep) and op.existentials == ("Y",)
+    assert [c.name for c in op.schema] == ["C", "Y"]
+
+
+def test_a_body_keeps_the_ir_positions_and_prints_bound_first():
+    (body,) = rule_ops("r(X, Z) :- X != Z, e(X, Y), not b(Y), <->[0,1] e(Y, Z).")["r"]
+    kinds = [type(s).__name__ for s in body.steps]
+    assert kinds == ["Filter", "IntervalJoin", "Difference", "IntervalJoin"]
+    # the filter needs X and Z: after the second atom; the difference after the first
+    assert body.order == (1, 2, 3, 0)
+    assert body.steps[3].on == ("Y",) and isinstance(body.steps[3].atom, ph.TemporalShift)
+    assert [c.name for c in body.schema] == ["X", "Y", "Z"]
+
+
+def test_schemas_carry_the_types_the_program_gives():
+    (agg,) = rule_ops("m(X, N, A, U) :- r(X, Y), N = count(), A = avg(Y), U = munion(Y).")["m"]
+    assert {c.name: c.type for c in agg.schema} == {"X": "term", "N": "integer", "A": "number", "U": "set"}
+    (wrap,) = [op for ops in rule_ops("len(L) :- on(X)@[S, E], L = E - S.").values() for op in ops if isinstance(op, ph.WrapInterval)]
+    assert [c.type for c in wrap.schema] == ["term", "time", "time"]
+    st = physical("c(X, 1) :- p(X).\nc(X, 2) :- q(X).").strata[0]
+    assert [str(c) for c in st.coalesce[0].schema] == ["c0", "c1:number"]
+
+
+def test_recursive_strata_list_their_delta_variants():
+    p = physical("t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), t(Y, Z).\n")
+    (st,) = [s for s in p.strata if s.recursive]
+    base, step = st.rules
+    assert base.variants == ()
+    assert [(v.position, v.pred, v.old) for v in step.variants] == [(0, "t", ()), (1, "t", (0,))]
+    assert all(not s.rules[0].variants for s in p.strata if not s.recursive)
+
+
+def test_constraints_lower_to_outputs_without_a_predicate():
+    p = physical("⊥ :- a(X), b(X).")
+    (c,) = p.constraints
+    assert c.root.pred is None and isinstance(c.operator, ph.Body)
+
+
+# ---------------------------------------------------------------- backend choice
+import chronolog  # noqa: E402
+from chronolog.planner import backend_choice as bc  # noqa: E402
+
+
+def placement(src: str, engine: str = "auto"):
+    return bc.choose(plan(load_program(src)), engine)
+
+
+def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
+    p = placement("s(X) :- a(X) <S>[1,2] s(X).\ns(X) :- b(X).\n")  # (the planner counts it as moving time)
+    assert p.strata[-1].backend == bc.ROWS and p.strata[-1].why == "recursive through time"
+    p = placement("c(X, T) :- on(X)@T.")
+    assert any(s.why == "time capture (lit@T)" for s in p.strata)
+    p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")
+    assert p.strata[0].backend == bc.COLUMNS and "arithmetic or a comparison leaves 64 bits" in p.strata[0].fallbacks[0]
+
+
+def test_an_aggregate_columns_lack_is_decided_before_the_run():
+    """prod used to be tried on columns and raise Fallback at run time."""
+    p = placement("m(K, P) :- v(K, X), P = prod(X).", engine="columns")
+    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "the aggregate prod")
+    facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
+    cols = chronolog.reason("m(K, P) :- v(K, X), P = prod(X).\n" + facts, engine="columns")
+    # by hand: 2 on [0,1), 2*3 on [1,2], 3 on (2,3]
+    assert sorted(cols.to_text().splitlines()) == ["m(a,2)@[0,1)", "m(a,3)@(2,3]", "m(a,6)@[1,2]"]
+    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+
+
+def test_spark_paths_are_chosen_at_plan_time():
+    keyed = placement("q(X) :- <->[0,1] p(X).")
+    assert keyed.spark.path == "per-key tasks"
+    avg = placement("a(A) :- v(K, X), A = avg(X).")
+    assert avg.spark.path == "rounds"
+    assert "an avg has no exact value in the run's number type" in avg.strata[0].spark_fallbacks
+    chase = placement("o(Y, C) :- c(C, D), d(D).")
+    assert chase.spark.path == "one task" and "existential variables (new values)" in chase.spark.why
+    through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")
+    assert through.spark.path == "one task" and "recursion through time" in through.spark.why
+
+
+def test_spark_refusals_name_the_rule():
+    p = plan(load_program("w(X, R) :- v(X, Y), R = round(Y, 40)."))
+    refused = bc.spark_rounds_refusal(p)
+    assert refused.why == "round() to digits other than a whole constant within 37 (round(Y, 40))"
+    assert refused.render().endswith("in the rule w(X, R) :- v(X, Y), R = round(Y, 40). (<program>:1:1)")
+    cal = plan(load_program('@timeGranularity("milliseconds").\nq(X) :- <->[0, 0.0001] p(X).'))
+    assert "not a whole number of microseconds" in bc.spark_rounds_refusal(cal).why
+
+
+# ---------------------------------------------------------------- the printed plan
+from chronolog.plan_text import describe_plan  # noqa: E402
+
+
+def printed(src: str, engine: str = "auto") -> list:
+    return describe_plan(plan(load_program(src)), engine).splitlines()
+
+
+def test_the_plan_of_an_avg_says_rounds_and_when_one_task_takes_over():
+    lines = printed("mean(A) :- reading(S, V), A = avg(V).")
+    assert lines[2].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum")
+    assert "  on spark rounds, may fall back to one Spark task if an avg has no exact value in the run's number type" in lines
+    assert "       └─ Aggregate A = avg(V) (no group) per time segment  → A:number" in lines
+
+
+def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
+    src = "c(X, T) :- on(X)@T.\nd(X) :- c(X, T), T > 2.\n"
+    lines = printed(src, engine="columns")
+    i = lines.index("stratum 0 (non-recursive): $i1")
+    assert lines[i + 1] == "  runs on rows (time capture (lit@T))"
+    assert "       └─ CaptureTime: each integer time point as $time  → X, $time:time" in lines
+    assert "  runs on columns (forced)" in lines  # the strata after it
+    m = chronolog.reason(src + "on(a)@[1,4).", engine="columns")
+    assert m.to_text() == chronolog.reason(src + "on(a)@[1,4).", engine="rows").to_text()
+    assert "d(a)@[3,4)" in m.to_text().splitlines()
+    assert m.stats["executors"] == {0: "rows", 1: "columns", 2: "columns"}
+
+
+def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
+    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nnode(N, Y) :- r(X, Z), sink(N).\n")
+    assert lines[2] == ("spark --distributed: in ONE Spark task, not distributed (relational rounds cannot run it: "
+                        "existential variables (new values) in the rule node(N, Y) :- r(X, Z), sink(N). (<program>:3:1))")
+    assert "  spark rounds cannot run it: existential variables (new values)" in lines
+    assert "    seminaive deltas: Δr at 0" in lines
+
+
+def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
+    from chronolog.connectors.spark_rounds import aggregate as spark_aggregate
+    from chronolog.engine.columns import aggregate as column_aggregate
+
+    spark = set(spark_aggregate.SUMS) | set(spark_aggregate.EXTREMES) | set(spark_aggregate.PRODUCTS) | {"munion"}
+    assert bc.SPARK_AGGREGATES == spark
+    assert bc.COLUMN_AGGREGATES is column_aggregate.SUPPORTED
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("rounds")  # the rounds, not one task by size (conftest.py)
+def test_the_avg_the_plan_marks_goes_to_one_task_when_it_has_no_exact_value(spark):
+    """The plan says rounds, and that an inexact avg may send them to one
+    task; on Spark the avg of 1 and 2 in an integer run (3/2) does so, and
+    gets the engine's exact answer."""
+    from chronolog.connectors import spark as cs
+    from chronolog.engine.arrow import facts_to_arrow
+
+    prog = 'far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\nmean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").'
+    lines = printed(prog)
+    assert lines[1] == "outputs: mean" and lines[3].startswith("spark --distributed: seminaive rounds")
+    assert "  on spark rounds, may fall back to one Spark task if an avg has no exact value in the run's number type" in lines
+    owns = facts_to_arrow([(("i", "a", 1), (0, 4, True, True)), (("j", "a", 2), (2, 6, True, True))], ["i", "c", "p"])
+    stats: dict = {}
+    with pytest.warns(cs.DriverFallback, match="an average with no exact value"):
+        out = cs.reason(spark, prog, inputs={"owns": owns}, distributed=True, stats=stats)
+    from chronolog.engine.arrow import table_to_rows
+
+    got = sorted(table_to_rows(out["mean"].toArrow(), "mean"))
+    # by hand: 1 on [0,2), (1+2)/2 on [2,4], 2 on (4,6]
+    assert got == [(("a", 1), (0, 2, True, False)), (("a", Fraction(3, 2)), (2, 4, True, True)), (("a", 2), (4, 6, False, True))]
+
+
+# ---------------------------------------------------------------- the plan says where a stratum runs
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from budget import examples  # noqa: E402
+from strategies import ALL_OPS, cases  # noqa: E402
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(cases(ops=ALL_OPS, nest=2, negation=True, recursion=True, comparisons=True, head_boxes=True, horizon=(0, 12)))
+def test_the_printed_plan_is_where_each_stratum_ran(case):
+    """Random programs: every rule's tree is printed, and with --engine
+    columns a stratum the plan puts on rows runs on rows, one it puts on
+    columns runs there or its fallback is recorded (what only the data can tell)."""
+    p = plan(case.parsed)
+    text = describe_plan(p, "columns")
+    assert text.count("  rule ") == sum(len(st.rules) for st in p.physical.strata) + len(p.physical.constraints)
+    placed = {s.index: s.backend for s in bc.choose(p, "columns").strata}
+    try:
+        m = chronolog.reason(case.program, case.facts, horizon=case.horizon, engine="columns")
+    except chronolog.ChronologError:
+        return  # (an inconsistency or a refused program: nothing ran to compare)
+    fallbacks = " ".join(m.stats.get("fallbacks", []))
+    for index, ran in m.stats["executors"].items():
+        if placed[index] == bc.ROWS:
+            assert ran == "rows", (index, text)
+        else:
+            assert ran == "columns" or f"stratum {index}:" in fallbacks, (index, text)

@@ -173,6 +173,29 @@ def _quoted_terms(out, rows):
     return Figures(ch, f"bare {_s(b['wall'])} wall / {_s(b['cpu'])} CPU", ra, ok=c["same"] is True)
 
 
+@bench(name="startup", args="bench/startup.py --runs 25 --calls 4 --processes 3", json=True,
+       peer="the interpreter alone (python -c pass); the same call warm", target="run 120 ms median, first call 1.5x warm (issue 37)",
+       what="`chronolog run` on 10 facts and --help against the interpreter; first calls on 100k rows (CSV, Arrow, pandas) against warm ones")
+def _startup(out, rows):
+    r = rows[-1]
+    c = r["commands"]
+    run, floor, hlp = c["chronolog run (10 facts)"], c["python -c pass"], c["chronolog --help"]
+    ms = lambda x: f"{x * 1000:.0f} ms"  # noqa: E731
+    ch = f"run {ms(run['median'])} median (CPU {ms(run['cpu'])}), --help {ms(hlp['median'])}"
+    pe = f"interpreter {ms(floor['median'])} (CPU {ms(floor['cpu'])})"
+    ra = f"run {_x(run['median'], floor['median'])} the interpreter (load {r['load']:.1f})"
+    if r.get("calls"):
+        cold = ", ".join(f"{k} {_s(v['cold']['first'])}" for k, v in r["calls"].items())
+        warm = ", ".join(f"{k} {_s(v['cold']['later'])}" for k, v in r["calls"].items())
+        ch += f"; first calls {cold}"
+        pe += f"; warm calls {warm}"
+        ra += "; first / warm " + ", ".join(f"{k} {v['cold']['ratio']:.1f}x" for k, v in r["calls"].items())
+        ra += "; with preload(background=True) " + ", ".join(f"{v['background']['ratio']:.1f}x" for v in r["calls"].values())
+        ra += ", the script to its first answer " + ", ".join(
+            f"{v['background']['to_first_answer'] / v['cold']['to_first_answer']:.2f}x" for v in r["calls"].values()) + " cold's"
+    return Figures(ch, pe, ra, ok=not run["heavy_imports"])
+
+
 @bench(name="executors", args="bench/executors.py bench/programs/lubm_nonrec.vada bench/data/lubm_100000_s1_t300.vada",
        peer="the row executor, same loaded facts",
        what="columnar executor against the row executor, parse excluded (data: written by lubm_meteor)")
@@ -202,8 +225,12 @@ def _timeseries(out, rows):
        what="float EMA over 13,600 days, read and write included, equal to the last bit")
 def _timeseries_ema(out, rows):
     r = rows[-1]
-    return Figures(_s(r["chronolog_s"]), _s(r["pandas_s"]), _x(r["chronolog_s"], r["pandas_s"]) + " wall (median)",
-                   ok=r["differ"] == 0)
+    c, p = r["chronolog_s"], r["pandas_s"]
+    cc, pc = r.get("chronolog_cpu"), r.get("pandas_cpu")
+    if cc is None:  # (output of a version without CPU figures)
+        return Figures(_s(c), _s(p), _x(c, p) + " wall (median)", ok=r["differ"] == 0)
+    return Figures(f"{_s(c)} wall, {_s(cc)} CPU", f"{_s(p)} wall, {_s(pc)} CPU",
+                   f"{_x(c, p)} wall, {_x(cc, pc)} CPU (median)", ok=r["differ"] == 0)
 
 
 @bench(name="float_times", args="bench/float_times.py --rows 1000000 --repeat 3",

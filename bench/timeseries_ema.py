@@ -5,7 +5,7 @@ cents, one row per day: series, day, value, start, end -- 13,600 rows, the
 length of the NASDAQ composite daily series 1971-2023):
 
 * chronolog: parse ``examples/timeseries/ema.vada`` with a ``@bind`` of the
-  CSV, read it, reason (one recursive round per day), and write the ``ema``
+  CSV, read it, reason (the recurrence kernel: one sweep through the days), and write the ``ema``
   facts to a CSV through ``model.to_pandas``;
 * pandas: ``read_csv``, ``ewm(span=20, adjust=False).mean()``, ``to_csv``.
 

@@ -16,8 +16,6 @@ __path__ += _subpackage_dirs(__path__[0])  # run from a checkout that is not ins
 from chronolog.api import Model, Reasoner, load_program, reason
 from chronolog.preload import preload
 from chronolog.arguments import ArgumentError
-from chronolog.stream import Stream, StreamFact
-from chronolog.hypothetical import Hypothetical, HypotheticalAnswer
 from chronolog.language.errors import (
     ChronologError,
     DataError,
@@ -46,3 +44,26 @@ __all__ = [
     "Note",
 ]
 __version__ = "0.1.0"
+
+# imported on first use: a command or a reason() call needs neither module
+# (tests/test_startup_imports.py keeps the modules a small run imports)
+_LAZY = {
+    "Stream": "chronolog.stream",
+    "StreamFact": "chronolog.stream",
+    "Hypothetical": "chronolog.hypothetical",
+    "HypotheticalAnswer": "chronolog.hypothetical",
+}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'chronolog' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -242,7 +242,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     the rows' reading reports it.  Values already read (a FactColumns or
     a FactRows: a Spark task's tables, connectors/distributed.py) are taken
     as they are."""
-    if isinstance(facts, FactRows):
+    if facts is None or isinstance(facts, FactRows):
         return None
     from chronolog import frames
     from chronolog.language.fact_columns import FactColumns
@@ -511,9 +511,10 @@ def reason(
     ``progress``: True draws a progress bar on standard error; a callable
     is called with a ``chronolog.progress.Progress`` after every round.
     """
+    from chronolog.arrow_import import without_pandas
     from chronolog.progress import reporter
 
-    with reporter(progress) as report:
+    with reporter(progress) as report, without_pandas():  # (pyarrow's first import, if any, without pandas')
         return Reasoner(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
@@ -1026,7 +1027,6 @@ class Model:
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
         empty); relations held as columns go from the columns to the bytes."""
-        from chronolog.connectors.text_out import write_arrays
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)
@@ -1035,6 +1035,8 @@ class Model:
         for p in sorted(preds):
             arrays = self._text_arrays(p, printer) if plain_intervals else None
             if arrays is not None:
+                from chronolog.connectors.text_out import write_arrays
+
                 write_arrays(fh, arrays)
                 from chronolog.language import allocators
 

@@ -38,16 +38,19 @@ def check_output_dir(output: Path) -> None:
 def write_outputs(model, program: Path, output, overwrite: bool, window) -> None:
     """Write ``--output DIR`` and the file bindings of ``program``, all or none."""
     from chronolog.connectors.bindings import FILE_KINDS, binding_specs
-    from chronolog.connectors.files import write_facts
-    from chronolog.connectors.staging import Staging
 
-    rows = output_rows(model, window)
     specs = [b for b in binding_specs(model.plan.program, program.parent) if b["output"]]
     for b in specs:
         if FILE_KINDS.get(b["kind"]) is None:
             raise ChronologError(f"the output {b['pred']} is bound to Spark", b["pos"], hint="run with --spark local[*]")
+    if output is None and not specs:
+        return  # (nor the writers imported)
     if output is not None:
         check_output_dir(output)
+    from chronolog.connectors.files import write_facts
+    from chronolog.connectors.staging import Staging
+
+    rows = output_rows(model, window)
     with Staging() as staging:
         if output is not None:
             for pred in model.output_predicates:

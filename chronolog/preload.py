@@ -14,38 +14,44 @@ than reasoning over 100,000 facts takes once they are loaded)::
 
 from __future__ import annotations
 
+import threading
 
-def preload() -> None:
+
+def preload(background: bool = False):
     """Import pyarrow (without pandas), polars, numpy, the Vadalog reader,
     the fact-file reader and the columnar executor now rather than in the
     first :func:`reason`, run one tiny program on columns (the executor's
     own modules and first calls) and one over a generated file of ~1.5 MB
-    (the reader's threads and the allocators' first memory)."""
-    from chronolog.arrow_import import import_pyarrow
+    (the reader's threads and the allocators' first memory).
 
-    import_pyarrow()
-    import numpy  # noqa: F401
-    import polars  # noqa: F401
-    import pyarrow.compute  # noqa: F401
+    ``background=True``: only the imports, in a thread, and return it at
+    once (``join()`` waits for it); a :func:`reason` meanwhile waits for a
+    module the thread is importing rather than importing it twice.  Worth
+    it where the caller's own work between here and the first call leaves
+    a core and the interpreter free (reading files, waiting): module code
+    holds the interpreter's lock, so Python work on both sides takes turns
+    (bench/startup.py measures both)."""
+    if background:
+        return import_in_background()
+    _import_libraries(modules=True)
 
     from chronolog.api import reason
     from chronolog.language.fact_columns import read_fact_columns
 
     read_fact_columns("q(a)@[0,1].\n")
     reason("p(X) :- <->[0,1] q(X).  r(X) :- p(X), q(X).", {"q": [(("a",), (0, 1))]}, engine="columns")
-    # what a first large run still imported or built after the tiny program
-    # above: the given facts' frames (a file's columns), the columnar nodes
-    # it has none of (Since/Until, conditions, negation, aggregates, ...),
-    # and the lexers of the operators it lacks
-    import importlib
-
-    for node in ("given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions"):
-        importlib.import_module(f"chronolog.engine.columns.{node}")
-    from chronolog.language.reader import build_lexers
-    from chronolog.language.vadalog import DIALECT
-
-    build_lexers(DIALECT.parser())
     _first_large_run()
+
+
+# chronolog's own modules a first large run imports (the readers of files
+# and tables, the columnar executor and every node of it: Since/Until,
+# conditions, negation, aggregates, ...; the columns' printer)
+MODULES = (
+    "chronolog.language.vadalog", "chronolog.language.fact_columns", "chronolog.connectors.csv_columns",
+    "chronolog.connectors.table_columns", "chronolog.connectors.text_out", "chronolog.frames", "chronolog.engine.arrow",
+    "chronolog.engine.columns.evaluator",
+) + tuple(f"chronolog.engine.columns.{node}" for node in (
+    "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions"))
 
 
 WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks
@@ -68,3 +74,52 @@ def _first_large_run() -> None:
         facts = Path(tmp) / "warm.vada"
         facts.write_text("".join(f"q(c{i % 997},d{i % 13})@[{i % 50},{i % 50 + 3}).\n" for i in range(WARM_FACTS)))
         reason("p(X) :- <->[0,1] q(X, Y).  r(X,Y) :- p(X), [-][0,1] q(X,Y).", facts=facts, engine="columns")
+
+
+def _import_libraries(pyarrow: bool = True, modules: bool = False) -> None:
+    """numpy, polars and (``pyarrow``) pyarrow; ``modules``: also MODULES
+    and the Vadalog parser with every lexer (lark builds one per parser
+    state the first time a program reaches it, ~0.3 ms each)."""
+    import numpy  # noqa: F401
+    import polars  # noqa: F401
+
+    if pyarrow:
+        from chronolog.arrow_import import import_pyarrow
+
+        import_pyarrow()
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+    if modules:
+        import importlib
+
+        for name in MODULES:
+            importlib.import_module(name)
+        from chronolog.language.reader import build_lexers
+        from chronolog.language.vadalog import DIALECT
+
+        build_lexers(DIALECT.parser())
+
+
+_thread = None
+_starting = threading.Lock()
+
+
+def import_in_background(pyarrow: bool = True, modules: bool = True) -> threading.Thread:
+    """The column libraries (and chronolog's modules for them, the
+    parser's lexers) imported in a daemon thread, started once per process
+    (``pyarrow=False``: numpy and polars, what a fact file's reading and the
+    columnar executor use).  An import error is left to the call that needs
+    the module: it meets the same error where it is reported today."""
+    global _thread
+
+    def run():
+        try:
+            _import_libraries(pyarrow, modules)
+        except Exception:  # (reported by the reader that imports it)
+            pass
+
+    with _starting:
+        if _thread is None:
+            _thread = threading.Thread(target=run, name="chronolog-preload", daemon=True)
+            _thread.start()
+    return _thread

@@ -4,8 +4,6 @@ registers these commands)."""
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from pathlib import Path
 
@@ -25,6 +23,9 @@ def show_progress(flag) -> bool:
 def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
     """The facts as text (canonical lines), CSV (``pred``, the terms as
     ``c0..``, ``start``, ``end``, closedness, ``every``) or JSON lines."""
+    import csv
+    import json
+
     out = out or sys.stdout
     if fmt == "text":
         for p in sorted(lines_by_pred):
@@ -137,6 +138,9 @@ def query(program, facts, dialect, horizon, query, fmt):
     """Print every binding of the variables of QUERY (e.g. "controls(X, beta)@[0,10]";
     the window may be a point or left out) with the intervals, within the
     window, on which it holds.  A ground query prints true or false."""
+    import csv
+    import json
+
     from chronolog.query import format_answers
 
     try:

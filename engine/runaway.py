@@ -18,7 +18,8 @@ MAX_BITS = 1024  # about 10**308: far beyond any value a program reads in
 MAX_CHARS = 100_000
 
 
-def _too_big(v) -> str:
+def too_big(v) -> str:
+    """What makes ``v`` a runaway value ("" when it is not one)."""
     t = type(v)
     if t is int:
         return f"a number of {v.bit_length()} bits" if v.bit_length() > MAX_BITS else ""
@@ -39,7 +40,7 @@ def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
     for pred, changes in delta.items():
         for terms in changes:
             for v in terms:
-                what = _too_big(v)
+                what = too_big(v)
                 if what:
                     rule = next((r for r in rules if r.head_pred == pred), rules[0])
                     raise ProgramError(

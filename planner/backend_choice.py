@@ -22,6 +22,7 @@ from typing import Optional
 from chronolog.language import ast
 
 from . import physical as ph
+from .recurrence import recurrence
 
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
 
@@ -41,6 +42,12 @@ AUTO_MIN_FILE_FACTS = 50_000
 # 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
 # rows, the first call of a process the same at 20,000)
 AUTO_MIN_TABLE_FACTS = 20_000
+# ... and from this many given facts when a stratum is a recurrence the
+# sweep takes (planner/recurrence.py): the rows take one round per delay of
+# it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
+# takes this one threshold
+AUTO_MIN_RECURRENCE_FACTS = 10_000
+RECURRENCE = "recurrence kernel: one sweep through time"
 
 # a program with no key runs in one Spark task when its inputs are at most
 # this many bytes (docs/design.md, "One task for small inputs without a key")
@@ -124,7 +131,8 @@ def choose(plan, engine: str = "auto") -> Placement:
     """The placement of every stratum of ``plan`` (a planner Plan) with
     ``engine`` (auto, rows or columns: ``--engine``)."""
     physical = plan.physical
-    strata = tuple(choose_stratum(st, engine) for st in physical.strata)
+    recurrences = has_recurrence(physical)
+    strata = tuple(choose_stratum(st, engine, recurrences) for st in physical.strata)
     return Placement(strata, _spark(plan, strata))
 
 
@@ -133,7 +141,7 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     """Why the columnar executor cannot run stratum ``st`` (None: it can)."""
     ir = st.stratum
     if ir is not None and ir.shifting_rules:
-        return "recursive through time"
+        return None if recurrence(ir) is not None else "recursive through time"
     if ir is not None and ir.inventing_rules:
         return "creates values in a recursion"
     for rp in st.rules:
@@ -153,26 +161,48 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     return None
 
 
-def embedded_backend(st: ph.StratumPlan, engine: str = "auto") -> tuple:
+def has_recurrence(physical: ph.PhysicalPlan) -> bool:
+    """Whether a stratum of the plan is a recurrence the columns sweep
+    (it lowers the threshold of the whole run: :data:`AUTO_MIN_RECURRENCE_FACTS`)."""
+    return any(_is_recurrence(st) for st in physical.strata)
+
+
+def _is_recurrence(st: ph.StratumPlan) -> bool:
+    ir = st.stratum
+    return ir is not None and bool(ir.shifting_rules) and recurrence(ir) is not None
+
+
+def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> tuple:
     """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
-    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts)."""
+    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts;
+    ``recurrences``: the plan has a recurrence, :func:`has_recurrence`)."""
     refused = columns_refusal(st)
     if refused is not None:
         return ROWS, refused
+    if _is_recurrence(st):
+        if engine == COLUMNS:
+            return COLUMNS, RECURRENCE
+        if engine == ROWS:
+            return ROWS, "forced"
+        return BY_SIZE, f"columns ({RECURRENCE}) when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
+    if recurrences:
+        return BY_SIZE, f"columns when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
     return BY_SIZE, (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
                      f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
-def choose_stratum(st: ph.StratumPlan, engine: str = "auto") -> StratumChoice:
-    backend, why = embedded_backend(st, engine)
+def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> StratumChoice:
+    backend, why = embedded_backend(st, engine, recurrences)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st), fallbacks, _spark_fallbacks(st))
 
 
-def by_size(given: int, file_facts: int, table_facts: int) -> bool:
+def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:
     """The run-time half of ``auto``: whether the inputs are large enough for columns."""
+    if recurrences and given >= AUTO_MIN_RECURRENCE_FACTS:
+        return True
     return given >= AUTO_MIN_FACTS or file_facts >= AUTO_MIN_FILE_FACTS or table_facts >= AUTO_MIN_TABLE_FACTS
 
 

@@ -193,7 +193,6 @@ def note_unsupplied(program: ast.Program, given) -> None:
     no ``@input``/``@bind`` declares: most likely a misspelling
     (``p(X) :- qq(X).``), which would otherwise only derive nothing, as an
     existential head variable is said aloud (planner/existential.py)."""
-    import difflib
     import warnings
 
     from chronolog.language.errors import Note
@@ -211,6 +210,8 @@ def note_unsupplied(program: ast.Program, given) -> None:
                 seen.add(p)
                 pos = atom.pos if atom.pos.line else rule.pos
                 where = f"{pos}: " if pos is not None and pos.line else ""
+                import difflib
+
                 close = difflib.get_close_matches(p, sorted(supplied - {p}), n=1)
                 warnings.warn(Note(
                     f"{where}{p} is read in a rule body, but no rule derives it and no fact or input gives it, "

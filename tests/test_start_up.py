@@ -183,3 +183,148 @@ def test_a_small_run_imports_neither_numpy_nor_polars(tmp_path):
     assert "numpy or polars: False" in out.stderr, out.stderr
     assert out.stdout.splitlines()[:2] == ["p(a0)@[0,5]", "p(a1)@[1,6]"]
     assert out.stdout.splitlines()[-1] == "r(a4,b4)@[4,9]"
+
+
+# what a start-up needs: none of the column libraries, Spark or plotting,
+# nor the modules of features a small run does not use (bench/startup.py
+# measures the time; this keeps the set from growing back silently)
+_HEAVY = ("polars", "pyarrow", "pandas", "numpy", "pyspark", "matplotlib")
+_NOT_AT_START = _HEAVY + ("chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
+
+_IMPORTED_AFTER = """
+import runpy, sys
+sys.argv = ["chronolog"] + ARGS
+try:
+    runpy.run_module("chronolog", run_name="__main__")
+except SystemExit as e:
+    assert not e.code, e.code
+finally:
+    sys.stderr.write("imported: %s\\n" % sorted(m for m in NAMES if m in sys.modules))
+"""
+
+
+def _imported_by_command(args) -> tuple:
+    script = _IMPORTED_AFTER.replace("ARGS", repr(args)).replace("NAMES", repr(_NOT_AT_START))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return out.stdout, out.stderr.rsplit("imported: ", 1)[1].strip()
+
+
+def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
+    """``chronolog run`` on the 10-fact program of bench/startup.py, and
+    ``chronolog --help``: none of the column libraries, Spark, plotting,
+    the stream and hypothetical front ends or the output writers."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from startup import TEN_FACTS
+    finally:
+        sys.path.pop(0)
+    program = tmp_path / "ten.vada"
+    program.write_text(TEN_FACTS)
+    out, imported = _imported_by_command(["run", str(program)])
+    assert imported == "[]"
+    assert out.splitlines()[:2] == ["path(a,b)@[0,5]", "path(a,c)@[1,5]"]  # (path(a,c): both edges hold on [1,5])
+    assert "seen(a)@[0,12]" in out.splitlines()  # (node(a) on [0,10], seen up to 2 later)
+    _, imported = _imported_by_command(["--help"])
+    assert imported == "[]"
+
+
+def test_import_chronolog_and_a_small_reason_import_no_column_library():
+    script = (
+        "import sys, chronolog\n"
+        "m = chronolog.reason('p(X) :- <->[0,2] q(X).  q(a)@[1,2].')\n"
+        f"print(m.to_text(), sorted(n for n in {_NOT_AT_START!r} if n in sys.modules))\n"
+        "print(chronolog.Stream.__name__, chronolog.HypotheticalAnswer.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["p(a)@[1,4] []", "Stream HypotheticalAnswer"]
+
+
+def test_a_first_call_on_a_bound_csv_file_imports_pyarrow_without_pandas(tmp_path):
+    """The CSV kernels' pyarrow, imported within reason(), skips pandas
+    (0.2 s of a 0.5 s first call); pandas objects still convert as in a
+    process where chronolog never ran, and the answer is the row reader's."""
+    csv = tmp_path / "price.csv"
+    csv.write_text("series,day,value,start,end\n" + "".join(f"s{i % 3},{i},{i % 7},{i},{i + 1}\n" for i in range(12_000)))
+    program = f"""
+        @bind("price", "csv useHeaders=true", "{tmp_path}", "price.csv").
+        @mapping("price", 0, "series", "string").
+        @mapping("price", 1, "day", "int").
+        @mapping("price", 2, "value", "int").
+        @timeMapping("price", 3, 4, #T, #F).
+        high(S) :- price(S, D, V), V > 5.
+        @output("high").
+    """
+    out = _run(
+        "import sys\nimport chronolog\n"
+        f"m = chronolog.reason({program!r}, engine='columns')\n"
+        f"rows = chronolog.reason({program!r}, engine='rows')\n"
+        "print('pyarrow' in sys.modules, 'pandas' in sys.modules, m.facts('high') == rows.facts('high'), len(m.facts('high')))\n"
+        + _CONVERSIONS,
+        tmp_path,
+    )
+    alone = _run(_CONVERSIONS, tmp_path)
+    first, conversions = out.split("\n", 1)
+    # V = i % 7 > 5 on days i = 6, 13, ...: 1714 days, each its own piece of one of 3 series
+    assert first == "True False True 1714"
+    assert conversions == alone
+
+
+def test_preload_in_the_background_then_reason(tmp_path):
+    """preload(background=True) returns at once with the imports under way;
+    a reason() meanwhile waits for what it needs and answers as the rows
+    do; pyarrow comes without pandas."""
+    out = _run(
+        """
+        import sys
+        from pathlib import Path
+        import chronolog
+        thread = chronolog.preload(background=True)
+        m = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="columns")
+        thread.join()
+        rows = chronolog.reason("p(X) :- <->[0,1] q(X, Y).", facts=Path(FACTS), engine="rows")
+        loaded = all(n in sys.modules for n in ("pyarrow", "polars", "numpy", "pyarrow.csv"))
+        print(loaded, "pandas" in sys.modules, m.facts("p") == rows.facts("p"), len(m.facts("p")), thread.name)
+        """,
+        tmp_path,
+    )
+    assert out == "True False True 97 chronolog-preload"
+
+
+def test_pandas_imported_by_the_host_while_pyarrow_is_preloaded(tmp_path):
+    """The host imports pandas in its own thread while the background
+    preload imports pyarrow with pandas hidden from itself: pandas objects
+    convert as in a process where chronolog never ran."""
+    out = _run("import chronolog\nthread = chronolog.preload(background=True)\n" + _CONVERSIONS + "thread.join()\n", tmp_path)
+    assert out == _run(_CONVERSIONS, tmp_path)
+
+
+def test_a_run_on_a_large_file_imports_the_libraries_in_the_background(tmp_path):
+    """``chronolog run`` with a fact file the kernels read starts numpy's
+    and polars' import in a thread before the program is read (not
+    pyarrow's, which a text run never needs); the text is the row
+    executor's."""
+    programs, vada = _lubm_sample(tmp_path)
+    script = _RUN_AND_REPORT.replace("PROGRAM", repr(str(programs / "lubm_nonrec.vada"))).replace("FACTS", repr(str(vada)))
+    texts = []
+    for engine in ("auto", "rows"):
+        code = script.replace("ENGINE", repr(engine)) + (
+            "p = sys.modules['chronolog.preload']\n"
+            "sys.stderr.write('background: %s\\n' % (p._thread is not None and not p._thread.is_alive()))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert "background: True" in out.stderr and "pyarrow imported: False" in out.stderr, out.stderr
+        texts.append(out.stdout)
+    assert texts[0] == texts[1] and texts[0].count("\n") > 100
+
+
+def test_an_error_while_the_libraries_are_imported_in_the_background(tmp_path):
+    """A program error found while the background import of numpy and
+    polars is under way: the one positioned message and status 2, no
+    traceback from the thread cut short at exit."""
+    _, vada = _lubm_sample(tmp_path)
+    bad = tmp_path / "bad.vada"
+    bad.write_text("p(X) :- q(X.\n")
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-m", "chronolog", "run", str(bad), "--facts", str(vada)], capture_output=True, text=True)
+        assert out.returncode == 2
+        assert out.stderr.startswith(f"{bad}:1:12: syntax error: unexpected '.'") and "Traceback" not in out.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.planner import physical as ph
+from chronolog.planner.backend_choice import has_recurrence
 from chronolog.planner.normalize import TOP
 
 from ..rows.evaluator import Evaluator
@@ -58,9 +59,9 @@ class HybridEvaluator(Evaluator):
 
         if self.explain:  # (explanations are recorded by the rows)
             return False
-        backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine)
+        backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine, self._recurrences)
         if backend == BY_SIZE:
-            return by_size(self._given_size, self._file_size, self._table_size)
+            return by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
         return backend == COLUMNS
 
     def run(self) -> None:
@@ -82,6 +83,7 @@ class HybridEvaluator(Evaluator):
             + self._file_size
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
+        self._recurrences = has_recurrence(self.plan.physical)
         last_read = _last_reads(self.plan.strata)
         for stratum in self.plan.strata:
             ran = "rows"
@@ -255,6 +257,8 @@ class HybridEvaluator(Evaluator):
         old facts and those after it everything (no instance twice)."""
         from .relation import to_atoms
 
+        if stratum.shifting_rules:
+            return self._run_recurrence(stratum)
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
@@ -282,6 +286,35 @@ class HybridEvaluator(Evaluator):
                 arity = self._arity(pred)
                 self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
         self.stats["rounds"] += rounds
+
+    def _run_recurrence(self, stratum) -> None:
+        """A recursion through time of the sweep's shape (recurrence.py) in
+        one pass in time order, not one seminaive round per delay."""
+        from chronolog.planner.recurrence import recurrence
+
+        from .recurrence import frame_of, sweep
+        from .relation import to_atoms
+
+        rec = recurrence(stratum)
+        if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
+            raise Fallback("a recursion through time without a horizon")
+        self._time_scale()
+        self._delta = {}
+        conflations = self.terms.conflations
+        planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
+        seeds = [(self.table(rec.pred), 0)] + [(_drain(self._rule_pipeline(planned[id(rule)])), 1) for rule in rec.seeds]
+        # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
+        bounded = bool(stratum.inventing_rules) or self.rounds_bounded
+        atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
+        arity = self._arity(rec.pred)
+        df = frame_of(atoms, s, e, arity, self.terms)
+        if self.terms.conflations != conflations:
+            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
+        self._tables[rec.pred] = df
+        terms, scale = self.terms, self._scale
+        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale))
+        self.stats["rounds"] += 1
+        self.stats["derivations"] += derived
 
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (the rule's plan, delta position), merges what they

@@ -234,7 +234,7 @@ def evaluate(expr, df, values):
 
 
 def _call(expr, df, values):
-    """floor, ceil, abs and mod where numpy gives Python's exact answer:
+    """floor, ceil, abs, float and mod where numpy gives Python's exact answer:
     ``floor(A / B)`` of integers is a floor division (no Fraction between)."""
     import numpy as np
 
@@ -263,6 +263,15 @@ def _call(expr, df, values):
         if kind == EXACT:
             return EXACT, (np.abs(x[0]), x[1])
         return kind, np.abs(x)
+    if name == "float" and len(args) == 1:
+        kind, x = evaluate(args[0], df, values)
+        if kind == FLOAT:
+            return FLOAT, x
+        if kind == INT:  # int64 -> float64 rounds to nearest, ties to even: Python's float(int)
+            return FLOAT, x.astype(np.float64)
+        if kind == EXACT and np.all(np.abs(x[0]) <= 2**53) and np.all(x[1] <= 2**53):
+            # both exact as floats, so one IEEE division rounds n/d once, as Python's float(Fraction)
+            return FLOAT, x[0].astype(np.float64) / x[1].astype(np.float64)
     if name == "mod" and len(args) == 2:
         lk, x = evaluate(args[0], df, values)
         rk, y = evaluate(args[1], df, values)

@@ -1,0 +1,364 @@
+"""A recurrence (planner/recurrence.py) in one sweep through time.
+
+Seminaive rounds advance a recursion such as an EMA by one delay per round:
+13,600 days are 13,600 rounds, each a full pass of pull nodes.  Here the
+parts that do not read the recursive predicate ``p`` run once, as columns:
+the seed rules give the first pieces of ``p``, and each step rule's other
+atoms are joined into a *driver* relation, indexed by the variables it
+shares with ``p``.  Then pieces of ``p`` are taken from a heap in order of
+start: a piece's part not yet covered is final (every piece that could
+cover it starts no later, so was taken before), and each step rule shifts it
+by its window, meets the driver's intervals, runs the rule's conditions and
+assignments (the row executor's own compiled closures, so values are
+computed exactly as the rows compute them) and pushes the head's pieces.
+A shift by ``d1 > 0`` moves every start later, so the order holds.
+
+Times are the doubled-grid codes of encoding.py (ints: no closedness flags),
+values the rows' Python values.  Whatever this cannot take exactly raises
+:class:`Fallback` and the stratum reruns on rows: an error in a condition or
+an assignment (the rows report it at its place), equal atoms of two types
+(``1`` and ``1.0``), a value the rows would stop as runaway, a chain longer
+than the rows' round limit.  Python loops rather than a compiled kernel:
+each step evaluates the user's expressions, in the rows' exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+
+from chronolog.language import ast
+from chronolog.language.timeline import POS_INF
+from chronolog.planner.ir import Assign, PlanRule, Scan
+from chronolog.planner.physical import rule_operator
+
+from .encoding import LIMIT, NEG, POS, Fallback
+from .relation import term_columns
+from .scan import var_column
+
+LABEL = "recurrence kernel: one sweep through time"
+
+
+class _Rule:
+    """A step rule's own part: its tests (the rows' compiled closures) and head."""
+
+    def __init__(self, step, slots: dict, horizon, scale):
+        from chronolog.engine.rows.expressions import compile_condition, compile_expr
+        from chronolog.engine.rows.float_paths import float_fast
+        from chronolog.language.errors import DataError
+
+        slots = dict(slots)
+        consts: dict = {}  # assignments of a constant (A = float(2/21)): folded into what reads them
+        self.tests = []
+        try:
+            for lit in step.tests:
+                if isinstance(lit, Assign):
+                    expr = _substitute(lit.expr, consts)
+                    if not ast.variables_of(expr):
+                        try:
+                            consts[lit.var] = compile_expr(expr, {}, lit)(None)
+                            continue
+                        except Exception:  # noqa: BLE001 - left to fail where a binding reaches it, as on rows
+                            pass
+                    self.tests.append((True, float_fast(expr, slots, compile_expr(expr, dict(slots), lit))))
+                    slots[lit.var] = len(slots)
+                else:
+                    cmp = lit.comparison
+                    cmp = ast.Comparison(cmp.op, _substitute(cmp.left, consts), _substitute(cmp.right, consts), cmp.pos)
+                    self.tests.append((False, float_fast(cmp, slots, compile_condition(cmp, dict(slots)))))
+        except DataError as e:  # (a function of the wrong arity: the rows report it)
+            raise Fallback(str(e)) from None
+        bound = len(slots) - sum(1 for assign, _ in self.tests if assign)
+        picks = []
+        for t in step.rule.head_terms:
+            if isinstance(t, ast.Const):
+                picks.append(("c", t.value))
+            elif t.name in consts:
+                picks.append(("c", consts[t.name]))
+            else:
+                picks.append(("v", slots[t.name]))
+        self.head = _head_builder(picks)
+        # head positions holding a computed value: checked for runaway ones as they are made
+        self.computed = [k for k, (kind, x) in enumerate(picks) if kind == "v" and x >= bound]
+        self.horizon = scale.codes(horizon) if horizon is not None else (NEG, POS)
+
+
+def _substitute(expr, consts: dict):
+    """``expr`` with the variables of ``consts`` replaced by their values."""
+    from chronolog.engine.rows.expressions import compile_expr
+
+    if isinstance(expr, ast.Var) and expr.name in consts:
+        return ast.Const(consts[expr.name])
+    if isinstance(expr, ast.BinOp):
+        expr = ast.BinOp(expr.op, _substitute(expr.left, consts), _substitute(expr.right, consts))
+    elif isinstance(expr, ast.Call):
+        expr = ast.Call(expr.name, tuple(_substitute(a, consts) for a in expr.args))
+    else:
+        return expr
+    if not ast.variables_of(expr):  # computed once, as compile_expr folds it (one that fails is left to fail)
+        try:
+            return ast.Const(compile_expr(expr, {}, expr)(None))
+        except Exception:  # noqa: BLE001
+            return expr
+    return expr
+
+
+class _Group:
+    """Step rules with one driver, window and join: one lookup for all of them."""
+
+    def __init__(self, step, ev):
+        d1, d2, c1, c2 = ev._scale.window(step.past.shift)
+        # temporal.shift_codes' terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
+        self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
+        past = [t.name for t in step.past.terms]
+        frame = _driver_frame(step, ev)
+        driver_vars = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
+        join = [past.index(v) for v in driver_vars if v in past]
+        self.key_of = _key_getter(join)
+        joined = [v for v in driver_vars if v in past]
+        self.extra = [v for v in driver_vars if v not in past]
+        self.index = _index(frame, joined, self.extra, ev) if frame is not None else None
+        self.rules = []
+
+    @staticmethod
+    def key(step) -> tuple:
+        past = [t.name for t in step.past.terms]
+        scanned = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
+        join = tuple(past.index(v) if v in past else -1 for v in scanned)
+        return tuple(x.describe() for x in step.driver), step.past.shift, join
+
+    def add(self, step, ev, horizon) -> None:
+        past = [t.name for t in step.past.terms]
+        slots = {v: i for i, v in enumerate(past + self.extra)}
+        self.rules.append(_Rule(step, slots, horizon, ev._scale))
+
+
+def _driver_frame(step, ev):
+    """The step rule's atoms other than the recursive one, joined on columns
+    (None: they hold nowhere); with no such atom, one binding holding always."""
+    import polars as pl
+
+    from .base import drain
+
+    if not step.driver:
+        return pl.DataFrame({"s": [NEG], "e": [POS]}, schema={"s": pl.Int64, "e": pl.Int64})
+    rule = PlanRule(step.rule.head_pred, (), list(step.driver), source=step.rule.source)
+    return drain(ev._body_pipeline(rule_operator(rule), rule))
+
+
+def _python(frame, col, ev) -> list:
+    """A frame column as the rows' Python values."""
+    from .value_columns import is_values, python_values
+
+    series = frame[col]
+    if is_values(series):
+        return list(python_values(series, None))
+    return ev.terms.values.take(series.to_numpy())
+
+
+def _key_getter(positions):
+    """The index key of an atom: the values at ``positions`` (one value
+    alone, not a tuple of one; ``()`` for none)."""
+    from operator import itemgetter
+
+    if not positions:
+        return lambda atom: ()
+    return itemgetter(*positions)
+
+
+def _index(frame, joined, extra, ev) -> dict:
+    """``{values of the shared variables (as _key_getter gives them): (starts,
+    ends, running max of the ends, other values)}``, each list in order of
+    start.  Sorted, cut into keys and the running maxima taken by kernels
+    where the shared variables are codes (a dict of codes is Python's
+    equality); float or exact ones group by Python's equality, in a loop."""
+    import numpy as np
+
+    from .coalesce import running_end
+
+    names = [var_column(v) for v in joined]
+    if not all(frame[c].dtype == frame["s"].dtype for c in names):
+        return _index_by_loop(frame, joined, extra, ev)
+    frame = frame.sort([*names, "s"])
+    n = frame.height
+    change = np.zeros(n, dtype=bool)
+    change[:1] = True
+    for c in names:
+        a = frame[c].to_numpy()
+        change[1:] |= a[1:] != a[:-1]
+    firsts = np.flatnonzero(change)
+    atom = np.cumsum(change) - 1
+    s, e = frame["s"].to_numpy(), frame["e"].to_numpy()
+    reach = running_end(atom, e).tolist()
+    s, e = s.tolist(), e.tolist()
+    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * n
+    if len(names) == 1:
+        keys = ev.terms.values.take(frame[names[0]].to_numpy()[firsts])
+    elif names:
+        keys = list(zip(*[ev.terms.values.take(frame[c].to_numpy()[firsts]) for c in names]))
+    else:
+        keys = [()]
+    bounds = [*firsts.tolist(), n]
+    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j]) for k, i, j in zip(keys, bounds, bounds[1:])}
+
+
+def _index_by_loop(frame, joined, extra, ev) -> dict:
+    """:func:`_index` by a Python loop (shared variables that are values)."""
+    frame = frame.sort("s")
+    if len(joined) == 1:
+        keys = _python(frame, var_column(joined[0]), ev)
+    else:
+        keys = list(zip(*[_python(frame, var_column(v), ev) for v in joined])) if joined else [()] * frame.height
+    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * frame.height
+    index: dict = {}
+    for k, s, e, r in zip(keys, frame["s"].to_list(), frame["e"].to_list(), rest):
+        entry = index.get(k)
+        if entry is None:
+            index[k] = ([s], [e], [e], [r])
+        else:
+            entry[0].append(s)
+            entry[1].append(e)
+            entry[2].append(max(e, entry[2][-1]))
+            entry[3].append(r)
+    return index
+
+
+def _head_builder(picks):
+    from operator import itemgetter
+
+    if not picks:
+        return lambda b: ()
+    if all(kind == "v" for kind, _ in picks):
+        if len(picks) == 1:
+            i = picks[0][1]
+            return lambda b: (b[i],)
+        return itemgetter(*[i for _, i in picks])
+    return lambda b: tuple(x if kind == "c" else b[x] for kind, x in picks)
+
+
+def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
+    """The pieces of the recurrence's predicate: ``(atoms, s, e)`` lists and
+    how many of them rules derived.  ``seeds``: ``(frame, 0)`` of its given
+    facts, ``(frame, 1)`` of what its seed rules derive.
+    ``max_depth``: the rows' round limit where it applies (a longer chain
+    falls back, for the rows to report); ``runaway``: the stratum creates
+    values, which the rows check for runaway ones."""
+    from chronolog.engine.runaway import too_big
+    from chronolog.language.errors import DataError
+
+    groups: dict = {}
+    for step in rec.steps:
+        group = groups.get(_Group.key(step))
+        if group is None:
+            group = groups[_Group.key(step)] = _Group(step, ev)
+        group.add(step, ev, None if step.rule.fresh else ev.horizon)
+    groups = [g for g in groups.values() if g.index]
+    heap: list = []
+    seq = 0
+    for frame, depth in seeds:
+        if frame is None or not frame.height:
+            continue
+        cols = [_python(frame, c, ev) for c in frame.columns if c not in ("s", "e")]
+        atoms = list(zip(*cols)) if cols else [()] * frame.height
+        for atom, s, e in zip(atoms, frame["s"].to_list(), frame["e"].to_list()):
+            heap.append((s, seq, e, atom, depth))
+            seq += 1
+    heapq.heapify(heap)
+    covered: dict = {}  # atom -> the end of what is final from the sweep's position on
+    firsts: dict = {}  # atom -> the atom as first seen (an equal one of other types falls back)
+    if max_depth is None:
+        max_depth = float("inf")
+    out_atoms, out_s, out_e = [], [], []
+    derived = 0
+    push, pop = heapq.heappush, heapq.heappop
+    errors = (DataError, ArithmeticError, TypeError, ValueError)
+    while heap:
+        s, _, e, atom, depth = pop(heap)
+        end = covered.get(atom)
+        if end is not None:
+            if end >= e:
+                continue
+            first = firsts[atom]
+            if first is not atom and repr(first) != repr(atom):
+                raise Fallback("equal atoms of two types (such as 1 and 1.0): the rows keep the first one's")
+            if end > s:
+                s = end
+            atom = first
+        else:
+            firsts[atom] = atom
+        covered[atom] = e
+        out_atoms.append(atom)
+        out_s.append(s)
+        out_e.append(e)
+        derived += depth > 0
+        if depth >= max_depth:
+            raise Fallback("a chain of derivations as long as the rows' round limit")
+        for g in groups:
+            entry = g.index.get(g.key_of(atom))
+            if entry is None:
+                continue
+            # the shift of temporal.shift_codes, on one interval
+            d1, open1, d2, closed2 = g.shift
+            s2 = NEG if s == NEG else (s & -2) + d1 + ((s & 1) | open1)
+            e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)
+            if not (s2 == NEG or s2 < LIMIT) or not (e2 == POS or e2 < LIMIT):
+                raise Fallback("a time point outside 64-bit codes")
+            starts, ends, reach, rest = entry
+            j = bisect_left(starts, e2) - 1
+            while j >= 0 and reach[j] > s2:
+                de = ends[j]
+                if de > s2:
+                    lo0 = starts[j] if starts[j] > s2 else s2
+                    hi0 = de if de < e2 else e2
+                    bound = atom + rest[j]
+                    for rule in g.rules:
+                        b = bound
+                        try:
+                            for assign, fn in rule.tests:
+                                if assign:
+                                    b = b + (fn(b),)
+                                elif not fn(b):
+                                    break
+                            else:
+                                hs, he = rule.horizon
+                                lo = lo0 if lo0 > hs else hs
+                                hi = hi0 if hi0 < he else he
+                                if lo < hi:
+                                    head = rule.head(b)
+                                    if runaway:
+                                        for k in rule.computed:
+                                            if type(head[k]) is not float and too_big(head[k]):
+                                                raise Fallback("a runaway value: the rows report it")
+                                    push(heap, (lo, seq, hi, head, depth + 1))
+                                    seq += 1
+                        except errors as err:
+                            raise Fallback(f"an error in a step ({err}): the rows report it at its place") from None
+                j -= 1
+    if runaway:
+        for i in range(len(out_atoms[0]) if out_atoms else 0):
+            col = [atom[i] for atom in firsts]
+            if not all(type(v) is float for v in col) and any(map(too_big, col)):
+                raise Fallback("a runaway value: the rows report it")
+    return out_atoms, out_s, out_e, derived
+
+
+def frame_of(atoms, s, e, arity, terms):
+    """The swept pieces as a coalesced relation frame (values as the rows
+    would store them: finite floats a value column, the rest codes; the
+    codes in one pass, code_all checking equal numbers' kinds as code()
+    does)."""
+    import numpy as np
+
+    from .coalesce import coalesce
+    from .relation import _frame
+
+    cols = []
+    for i in range(arity):
+        vals = [a[i] for a in atoms]
+        col = None
+        if vals and all(type(v) is float for v in vals):
+            col = np.array(vals, dtype=np.float64)
+            if not np.isfinite(col).all():
+                col = None
+        cols.append(col if col is not None else np.asarray(terms.code_all(vals), dtype=np.int64))
+    return coalesce(_frame(cols, s, e), term_columns(arity))

@@ -116,6 +116,17 @@ def _api_tables(out, rows):
     return Figures(f"{_s(c)} median call", f"{_s(d)} median call", _x(c, d) + " wall", ok=same)
 
 
+@bench(name="temporal_reach", args="bench/temporal_reach.py --edges 400000 --repeat 3", json=True,
+       peer="DuckDB, the recursion as a recursive CTE (UNION, coalesced; threads = cores; reads Parquet)", target="1.5x (issue 37)",
+       what="temporal reachability (a path holds while its edges do) over 400k random interval edges, 2M answers; whole command each side")
+def _temporal_reach(out, rows):
+    c, d = ({k: median(r[side][k] for r in rows) for k in ("wall", "cpu")} for side in ("chronolog", "duckdb"))
+    n = rows[-1].get("answers", 0)
+    return Figures(f"{_s(c['wall'])} wall, {_s(c['cpu'])} CPU (median of {len(rows)}; {n:,} answers)",
+                   f"{_s(d['wall'])} wall, {_s(d['cpu'])} CPU",
+                   f"{c['wall'] / d['wall']:.2f}x wall, {c['cpu'] / d['cpu']:.2f}x CPU", ok=all(r.get("same") is not False for r in rows))
+
+
 @bench(name="lubm_meteor", args="bench/compare_meteor.py --facts 100000 --program both --repeat 3 --preload", json=True,
        peer="meteor-reasoner 2.0 (seminaive), input coalesced", target="100x (issue 11)",
        what="temporal LUBM 100k, both programs; each side's libraries imported before its clock; models compared")

@@ -221,14 +221,14 @@ def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
     keys = ["0", "1"]
     old = co.coalesce(frame(old_rows), keys)
     parts = [frame(p) for p in parts_rows]
-    assert co._all_codes([old, *parts], [*keys, "s", "e"])
+    assert co.all_codes([old, *parts], [*keys, "s", "e"])
     merged, new = co._merge_new_arrays([old, *parts], keys)
-    saved = co._all_codes
-    co._all_codes = lambda *a: False  # the frames' path
+    saved = co.all_codes
+    co.all_codes = lambda *a: False  # the frames' path
     try:
         want, want_new = co.merge_new(old, list(parts), keys)
     finally:
-        co._all_codes = saved
+        co.all_codes = saved
     assert merged.rows() == want.rows()
     assert sorted(new.rows()) == sorted(want_new.rows())
 
@@ -251,3 +251,25 @@ def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
     coalesce_owned(arrays)
     got = list(zip(*(a.tolist() for a in arrays)))
     assert got == coalesce(df, keys).rows() or (not rows and not got)
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3), st.integers(-6, 6), st.booleans()), max_size=30),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_sort_order_and_distinct_are_numpys(rows, width, huge):
+    """One argsort of a combined key orders rows as ``np.lexsort`` does
+    (ties in their order, unbounded starts first; ``huge``: ranges past 64
+    bits, lexsort itself), and ``distinct`` gives ``np.unique``'s values."""
+    import numpy as np
+
+    from chronolog.engine.columns.coalesce import distinct, sort_order
+    from chronolog.engine.columns.encoding import NEG
+
+    scale = 2**40 if huge else 1
+    cols = [np.array([r[i] * scale for r in rows], dtype=np.int64) for i in range(width)]
+    s = np.array([NEG if r[3] else r[2] for r in rows], dtype=np.int64)
+    assert sort_order(cols, s).tolist() == np.lexsort((s, *reversed(cols))).tolist()
+    assert distinct(s).tolist() == np.unique(s).tolist()

@@ -123,3 +123,30 @@ def test_a_boolean_beside_the_equal_number_sorts_as_a_boolean():
     atoms[(0, FALSE, 8)] = [(0, 1, True, True)]
     atoms[(0, 0, 8)] = [(0, 1, True, True)]
     assert relation_lines("p", atoms) == reference_lines("p", atoms)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet=' a,"\r\n\t;\'\\é', max_size=4), st.integers(0, 9), st.integers(1, 5)), min_size=1, max_size=12))
+def test_columns_csv_quotes_as_the_csv_module(rows):
+    """A relation held as columns is written to CSV cell by cell as the csv
+    module writes it: cells with a comma, a quote or a line break quoted,
+    the others as they are (those are not passed through the module)."""
+    import csv
+    import io
+
+    import polars as pl
+
+    from chronolog.connectors.text_out import frame_csv_lines
+    from chronolog.engine.columns.coalesce import coalesce
+    from chronolog.engine.columns.encoding import Dictionary, TimeScale
+
+    terms = Dictionary()
+    codes = terms.code_all([t for t, _, _ in rows])
+    df = coalesce(pl.DataFrame({"0": codes, "s": [2 * lo for _, lo, _ in rows], "e": [2 * (lo + n) for _, lo, n in rows]},
+                               schema={"0": pl.Int64, "s": pl.Int64, "e": pl.Int64}), ["0"])
+    got = "".join(a.to_pylist()[i] for a in frame_csv_lines(df, 1, terms, TimeScale()) for i in range(len(a)))
+    want = io.StringIO(newline="")
+    facts = chronolog.reason("", {"p": [((t,), (lo, lo + n, True, False)) for t, lo, n in rows]}).facts("p")
+    for (t,), (lo, hi, lc, hc) in sorted(facts, key=lambda f: (term_sort_key(f[0][0]), f[1][0])):
+        csv.writer(want).writerow([t, lo, hi, str(lc).lower(), str(hc).lower()])
+    assert got == want.getvalue()

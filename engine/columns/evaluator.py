@@ -44,6 +44,7 @@ class HybridEvaluator(Evaluator):
         for pred, table in self.given_tables.items():
             self._beside[pred] = self.store.materialised().get(pred)
             self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
+        self._growing: dict = {}  # pred -> its GrowingRelation (None: merged on frames) in a recursive stratum's rounds
         self.given_columns = list(columns or [])
         self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
             p for fc in self.given_columns for p in fc.slow
@@ -185,6 +186,9 @@ class HybridEvaluator(Evaluator):
         from .coalesce import coalesce
         from .relation import empty, from_arrow, from_relation, term_columns
 
+        growing = self._growing.get(pred)
+        if growing is not None:  # (a recursive relation during its stratum's rounds)
+            return growing.frame()
         df = self._tables.get(pred)
         if df is None:
             arity = self._arity(pred)
@@ -259,14 +263,20 @@ class HybridEvaluator(Evaluator):
         self._delta = {}
         conflations = self.terms.conflations
         planned = self.plan.physical.stratum(stratum.index)
-        delta = self._merge_round(stratum, [(rp, None) for rp in planned.rules])
-        rounds = 1
-        while delta and stratum.recursive:
-            rounds += 1
-            self._delta = delta
-            variants = [(rp, v.position) for rp in planned.rules for v in rp.variants if v.pred in delta]
-            delta = self._merge_round(stratum, variants)
-        self._delta = {}
+        try:
+            delta = self._merge_round(stratum, [(rp, None) for rp in planned.rules])
+            rounds = 1
+            while delta and stratum.recursive:
+                rounds += 1
+                self._delta = delta
+                variants = [(rp, v.position) for rp in planned.rules for v in rp.variants if v.pred in delta]
+                delta = self._merge_round(stratum, variants)
+            for pred, growing in self._growing.items():
+                if growing is not None:
+                    self._tables[pred] = growing.frame()
+        finally:
+            self._delta = {}
+            self._growing = {}
         if self.terms.conflations != conflations:
             raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
         terms, scale = self.terms, self._scale
@@ -321,10 +331,18 @@ class HybridEvaluator(Evaluator):
                 self.stats["derivations"] += df.height
         delta = {}
         for pred in list(outs):
-            self.table(pred)
+            if self._growing.get(pred) is None:
+                self.table(pred)
             if not outs[pred]:
                 continue
             names = term_columns(self._arity(pred))
+            if stratum.recursive:
+                new = self._merge_growing(pred, names, outs[pred])
+                if new is not None:
+                    del outs[pred]
+                    if new.height:
+                        delta[pred] = new
+                    continue
             # float value columns stay floats unless a rule writes codes there
             frames = same_kinds([self._tables.pop(pred), *outs.pop(pred)], names, self.values)
             # the old relation handed over (popped: no reference stays here), released once merged
@@ -341,6 +359,26 @@ class HybridEvaluator(Evaluator):
             # large rounds, where it costs little beside the merge's sort
             allocators.release()
         return delta
+
+    def _merge_growing(self, pred, names, parts):
+        """A recursive round's merge into ``pred``'s GrowingRelation
+        (growing.py: the cost of the round's derivations, not of the whole
+        relation): its delta, or None where the relation cannot grow that
+        way (a value column, a code beyond its key), and merge_new merges it."""
+        from .growing import GrowingRelation
+
+        if pred not in self._growing:
+            self._growing[pred] = GrowingRelation.of(self.table(pred), names, parts, len(self.terms.values))
+            if self._growing[pred] is not None:
+                del self._tables[pred]
+        growing = self._growing[pred]
+        if growing is None:
+            return None
+        new = growing.merge(parts)
+        if new is None:
+            self._tables[pred] = growing.frame()
+            self._growing[pred] = None
+        return new
 
     @property
     def values(self):
@@ -378,7 +416,8 @@ class HybridEvaluator(Evaluator):
         from .scan import DELTA, FULL, OLD
 
         def size(pred):
-            return self.table(pred).height
+            growing = self._growing.get(pred)
+            return growing.height if growing is not None else self.table(pred).height
 
         def view(pos, lit):
             # non-repetition: atoms before the delta's one read the old facts

@@ -242,7 +242,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             for p in sorted(out):
                 from chronolog.language.text import term_sort_key
 
-                rows = table_to_rows(out[p].toArrow(), p, cal, timestamps="seconds")
+                rows = table_to_rows(out[p].toArrow(), p, cal, timestamps="times")
                 rows.sort(key=lambda r: (tuple(term_sort_key(v) for v in r[0]), r[1][0], not r[1][2]))
                 lines += [format_fact(p, t, iv, cal) for t, iv in rows]
             for line in lines:

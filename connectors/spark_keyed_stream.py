@@ -119,7 +119,7 @@ def make_keying(job):
                 from chronolog.engine.arrow import table_to_rows
 
                 p = job["pred"]
-                items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="seconds")]
+                items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="times")]
             out_k, out_f = [], []
             for p, t, iv in items:
                 k = keys.get(p)

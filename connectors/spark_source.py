@@ -365,7 +365,7 @@ class _FactWriter(_Writer):
                 if fh is None:
                     os.makedirs(self.staging, exist_ok=True)
                     fh = open(os.path.join(self.staging, name), "w", encoding="utf-8")
-                for terms, iv in table_to_rows(batch, self.pred, timestamps="seconds"):
+                for terms, iv in table_to_rows(batch, self.pred, timestamps="times"):
                     fh.write(format_fact(self.pred, terms, iv))
                     fh.write("\n")
                 fh.flush()  # batch by batch, as a long task's output reaches the disk

@@ -53,12 +53,11 @@ def micros_sql(name: str, typ) -> str:
     calendar reads on the driver (numbers are reported there, text parsed)."""
     from pyspark.sql import types as T
 
-    if isinstance(typ, T.DateType):
-        return f"(CAST(unix_date({name}) AS BIGINT) * {86400 * MICROS})"
-    if isinstance(typ, T.TimestampType):
-        return f"unix_micros({name})"
-    if isinstance(typ, T.TimestampNTZType):  # a wall-clock time, read as UTC (as the engine reads it)
-        return f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {name})"
+    from chronolog.engine.term_types import instant_micros_sql
+
+    micros = instant_micros_sql(name, typ.simpleString())  # (a wall-clock time read as UTC, as the engine reads it)
+    if micros is not None:
+        return micros
     if isinstance(typ, T.NullType):
         return "CAST(NULL AS BIGINT)"
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} on a calendar (dates or timestamps only on this path)")
@@ -125,9 +124,3 @@ def term_decimals(typ):
     from pyspark.sql import types as T
 
     return typ.scale if isinstance(typ, T.DecimalType) else None
-
-
-def term_seconds_sql(name: str, typ) -> str:
-    """A date term on a numeric timeline: the seconds since 1970 UTC of its
-    midnight, as the engine reads it (a number, not a date)."""
-    return f"(CAST(unix_date({name}) AS BIGINT) * 86400)"

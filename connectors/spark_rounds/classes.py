@@ -85,10 +85,7 @@ def spark_class(typ):
         return BOOL, 0, 0
     if isinstance(typ, T.NullType):
         return None, 0, 0
-    if isinstance(typ, T.DateType):  # seconds since 1970 on a numeric timeline (calendar.term_seconds_sql)
-        return NUM, 0, 19
-    # (a timestamp term is not: the engine reads one as a number when every
-    # value of its column is a whole second, else as text)
+    # (dates and timestamps are instants, terms of their own: engine/term_types.py)
     raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
 
 

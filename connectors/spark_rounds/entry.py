@@ -49,8 +49,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         if len(cols) != len(terms):
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
         for i, t in enumerate(terms):
-            if calendar is not None and is_instant(df.schema[t].dataType):
-                raise NotRelational(f"the date or timestamp column {t} of {pred} as a term on a calendar")
+            if is_instant(df.schema[t].dataType):  # (engine/term_types.py: never equal to a number)
+                raise NotRelational(f"the date or timestamp column {t} of {pred} as a term (the rounds hold numbers, strings, floats and booleans)")
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)

@@ -201,3 +201,118 @@ soon(X) :- <->[0,PT5H] r(X, c), not late(X).
     for p in ("r", "soon"):
         assert got[p] == sorted(model.facts(p), key=repr), p
     assert got["soon"]
+
+
+# ------------------------------------------------------------ round trips (issue 38)
+
+ROUND_TRIP = """o(K, T, V) :- p(K, T, V).
+@output("o").
+"""
+
+
+def _instants():
+    return pa.table({
+        "k": pa.array([dt.date(2024, 1, 1), dt.date(1969, 12, 31)], pa.date32()),
+        "t": pa.array([dt.datetime(2024, 1, 1, 12, 0, 0, 500), dt.datetime(2024, 3, 10, 2, 30)], pa.timestamp("us")),
+        "v": [1, 2], "start": [0, 1], "end": [10, 11],
+    })
+
+
+def _table_rows(table):
+    return sorted(table.select([n for n in table.schema.names]).to_pylist(), key=repr)
+
+
+@pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/New_York"])
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_dataframe_keeps_its_dates_and_timestamps_through_spark(spark, zone, distributed):
+    """A DATE in gives a DATE out, a timestamp without a zone one without
+    (the embedded Arrow path's types), whatever the session's time zone."""
+    from chronolog.connectors import spark as cs
+
+    want = chronolog.reason(ROUND_TRIP, {"p": _instants()}).to_arrow("o")
+    assert want.schema.types[:2] == [pa.date32(), pa.timestamp("us")]
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DriverFallback)
+        out = cs.reason(spark, ROUND_TRIP, {"p": _frame(spark, _instants())}, distributed=distributed)["o"]
+        assert [f.dataType.simpleString() for f in out.schema.fields[:2]] == ["date", "timestamp_ntz"]
+        got = out.toArrow()
+    assert got.schema.types[:2] == want.schema.types[:2]
+    assert _table_rows(got) == _table_rows(want)
+
+
+@pytest.mark.parametrize("kind", ["parquet", "spark parquet"])
+@pytest.mark.parametrize("distributed", [False, True])
+def test_bound_parquet_keeps_dates_and_timestamps_through_spark(spark, tmp_path, kind, distributed):
+    """``chronolog run --spark`` (run_program, on the shared session) writes
+    a bound Parquet output with the types the embedded run writes."""
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    pq.write_table(_instants(), tmp_path / "p.parquet")
+    prog = f'@bind("p", "{kind}", ".", "p.parquet").\n@bind("o", "{kind}", ".", "o.parquet").\n' + ROUND_TRIP
+    (tmp_path / "spark.vada").write_text(prog)
+    (tmp_path / "embedded.vada").write_text(prog.replace('"o.parquet"', '"want.parquet"').replace('"spark parquet"', '"parquet"'))
+    from chronolog.cli import cli
+    from click.testing import CliRunner
+
+    assert CliRunner().invoke(cli, ["run", str(tmp_path / "embedded.vada")]).exit_code == 0
+    want = pq.read_table(tmp_path / "want.parquet")
+    assert want.schema.field("c0").type == pa.date32()
+    with _time_zone(spark, "Asia/Tokyo"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DriverFallback)
+        cs.run_program(spark, tmp_path / "spark.vada", distributed=distributed)
+    got = pq.read_table(tmp_path / "o.parquet")
+    assert got.schema.types[:2] == want.schema.types[:2]
+    assert _table_rows(got.select(want.schema.names)) == _table_rows(want)
+
+
+def test_the_chronolog_data_source_keeps_dates_and_timestamps(spark, tmp_path):
+    """Fact text with date and datetime arguments reads as DATE and
+    TIMESTAMP_NTZ columns (as ``Model.to_arrow`` types them) and writes
+    back the same text, in any session time zone."""
+    text = "p(2024-01-01,2024-01-01T12:00:00.0005,1)@[0,10]\np(1969-12-31,2024-03-10T02:30:00,2)@[1,11]\n"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text(text)
+    want = chronolog.reason("", text).to_arrow("p")
+    with _time_zone(spark, "America/New_York"):
+        df = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "in"))
+        got = df.toArrow()
+        df.write.format("chronolog").option("predicate", "p").mode("append").save(str(tmp_path / "out"))
+    assert got.schema.types[:2] == [pa.date32(), pa.timestamp("us")] == want.schema.types[:2]
+    assert _table_rows(got) == _table_rows(want)
+    written = "".join(sorted(f.read_text() for f in (tmp_path / "out").iterdir() if f.suffix == ".facts"))
+    assert chronolog.reason("", written).facts("p") == chronolog.reason("", text).facts("p")
+    assert "p(2024-01-01,2024-01-01T12:00:00.000500,1)@[0,10]" in written.splitlines()
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_a_csv_date_key_meets_a_parquet_date_in_tasks(spark, tmp_path, zone):
+    """A CSV column mapped ``date`` keys as the instant the CSV reader reads
+    (with an offset at that offset), meeting a Parquet DATE in one task."""
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    days = [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(30)]
+    cells = [f"{d.isoformat()}" if i % 3 else f"{(d - dt.timedelta(days=1)).isoformat()}T19:00:00-05:00" for i, d in enumerate(days)]
+    (tmp_path / "c.csv").write_text("k,start,end\n" + "".join(f"{c},0,5\n" for c in cells[::2]))
+    pq.write_table(pa.table({"k": pa.array(days, pa.date32()), "v": list(range(30)), "start": [0] * 30, "end": [9] * 30}),
+                   tmp_path / "p.parquet")
+    rules = """@mapping("c", 0, "k", "date").
+both(K, V) :- p(K, V), c(K).
+only(K) :- p(K, V), not c(K).
+@output("both"). @output("only").
+"""
+    binds = '@bind("p", "{0}parquet", ".", "p.parquet").\n@bind("c", "{0}csv", ".", "c.csv").\n'
+    (tmp_path / "e.vada").write_text(binds.format("") + rules)
+    (tmp_path / "s.vada").write_text(binds.format("spark ") + rules)
+    embedded = chronolog.reason(tmp_path / "e.vada", base_dir=tmp_path)
+    assert len(embedded.facts("both")) == 15
+    with _time_zone(spark, zone):
+        out = cs.run_program(spark, tmp_path / "s.vada", distributed=True)
+        for p in ("both", "only"):
+            got = out[p].toArrow()
+            want = embedded.to_arrow(p)
+            assert got.schema.types[0] == want.schema.types[0] == pa.date32(), p
+            assert _table_rows(got.select(want.schema.names)) == _table_rows(want), p

@@ -1020,11 +1020,13 @@ def _select(df, exprs, strings: _JavaStrings):
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None):
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None,
+                written_out=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
-    (``stats``: as :func:`reason`'s)."""
+    (``stats``: as :func:`reason`'s; ``written_out``: a dict that gets the
+    DataFrames of the bound outputs, for ``--plot``)."""
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs
 
@@ -1040,7 +1042,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
         print(str(w.message), file=sys.stderr)
     from chronolog.connectors.staging import Staging
 
-    written = set()
+    bound = set()
     with Staging() as staging:  # every output or none (connectors/staging.py)
         for b in specs:
             if b["kind"] == "spark":
@@ -1054,9 +1056,11 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
                 df = out[b["pred"]]
                 rows = table_to_rows(df.toArrow(), b["pred"], timestamps="times")
                 write_facts(b["location"], rows, _term_columns(df), b["pred"], FILE_KINDS.get(b["kind"], b["kind"]), overwrite, staging=staging)
-            written.add(b["pred"])
+            bound.add(b["pred"])
         staging.publish()
     for b in specs:  # tables and remote paths: written by Spark's own committer, last
         if b["kind"] == "spark" and not stageable(b):
             write_binding(out[b["pred"]], b, overwrite)
-    return {p: df for p, df in out.items() if p not in written}
+    if written_out is not None:
+        written_out.update({p: out[p] for p in bound})
+    return {p: df for p, df in out.items() if p not in bound}

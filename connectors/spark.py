@@ -567,14 +567,14 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
             return "''"
         # float and every other kind read numbers as auto does: its key below
 
-    micros = instant_micros_sql(col, typ.simpleString())
-    if micros is not None:  # an instant (never equal to a number: sharing a key with one is harmless)
-        return f"CAST({micros} AS STRING)"
-    if isinstance(typ, T.BooleanType):  # #T is not 1 (language/booleans.py)
+    held = (spark_kind(typ) or ["other"])[0]  # what the column holds (engine/term_types.py)
+    if held in ("date", "timestamp"):  # an instant (never equal to a number: sharing a key with one is harmless)
+        return f"CAST({instant_micros_sql(col, typ.simpleString())} AS STRING)"
+    if held == "bool":  # #T is not 1 (language/booleans.py)
         return f"CAST({col} AS STRING)"
-    elif isinstance(typ, T.NumericType):
-        seconds = f"CAST({col} AS DOUBLE)"
-    elif isinstance(typ, T.StringType) and csv:
+    elif held in ("int", "dec", "float"):
+        number = f"CAST({col} AS DOUBLE)"
+    elif held == "str" and csv:
         # CSV text is a number where the CSV reader reads one
         # (language/timeline.py parse_number), else a name: the same
         # patterns, so ``1d`` or ``1e5000`` stay names (Spark's cast reads
@@ -593,16 +593,16 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
                     f"try_cast(split_part({bare}, '/', 2) AS DOUBLE)) "
                     f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} END")
         # (a name fails the first test, at its first letter: one pattern per name)
-        seconds = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
+        number = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
                    f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({bare}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
         # a name is its text without the blanks around it, as the tasks read it
-        return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), {_trimmed(col)})"
+        return f"coalesce(CAST(({number}) + 0.0D AS STRING), {_trimmed(col)})"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
-    return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), CAST({col} AS STRING))"
+    return f"coalesce(CAST(({number}) + 0.0D AS STRING), CAST({col} AS STRING))"
 
 
 _FRACTION = "^\\\\s*[-+]?0*\\\\d{1,15}\\\\s*/\\\\s*0*\\\\d{1,15}\\\\s*$"
@@ -614,6 +614,19 @@ _PAST_ASCII = "[^\\\\x00-\\\\x1b\\\\x20-\\\\x7f]"  # (\\x1c-\\x1f: blanks to Pyt
 _BLANK = "[\\\\s\\\\x1c-\\\\x1f]"
 _LONG_FRACTION = f"(?U)^{_BLANK}*[-+]?\\\\d+{_BLANK}*/{_BLANK}*\\\\d+{_BLANK}*$"
 _NUMBERISH = f"(?U)^{_BLANK}*[-+]?(\\\\d|\\\\.\\\\d)"
+
+
+def spark_kind(typ):
+    """The kind (engine/term_types.py) of a column of Spark type ``typ``,
+    through its Arrow type; None for a type that holds no terms."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    from chronolog.engine.term_types import type_kind
+
+    try:
+        return type_kind(to_arrow_type(typ, timezone="UTC"))
+    except Exception:  # (intervals, variants, ...: pyspark has no Arrow type for them)
+        return None
 
 
 def _trimmed(col: str) -> str:

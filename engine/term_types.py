@@ -167,6 +167,31 @@ def arrow_type(kind):
     return pa.string()
 
 
+def type_kind(typ):
+    """The kind of the values an Arrow column of type ``typ`` holds (what
+    :func:`value_kind` gives them: integers of up to 19 digits, a decimal's
+    digits); None for a type that holds no terms (binary, nested)."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(typ):
+        return ["int", 19]
+    if pa.types.is_decimal(typ):
+        return ["dec", typ.precision - typ.scale, typ.scale]
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        return ["str"]
+    if pa.types.is_boolean(typ):
+        return ["bool"]
+    if pa.types.is_floating(typ):
+        return ["float"]
+    if pa.types.is_date(typ):
+        return ["date"]
+    if pa.types.is_timestamp(typ):
+        return ["timestamp"]
+    if pa.types.is_null(typ):
+        return ["empty"]
+    return None
+
+
 def typed_array(values, kind, typ):
     """Values as an Arrow array of the merged type ``typ`` (exact)."""
     import pyarrow as pa

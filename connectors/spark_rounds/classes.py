@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from chronolog.engine.term_types import value_kind
 from chronolog.language import ast
-from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import decimal_places
 from chronolog.planner.ir import Assign, NegScan, Scan
 from chronolog.planner.normalize import TOP
@@ -33,23 +33,23 @@ NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
 SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
+# the rounds' class of each kind of term (engine/term_types.py: the rule);
+# instants, exact numbers past a finite decimal and the rest have none
+_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT}
+
+
 def value_class(v):
-    if type(v) is Boolean or type(v) is bool:  # #T/#F: never equal to a number (language/booleans.py)
-        return BOOL
-    if type(v) is int:
-        return NUM
+    """The class of a constant term, from its kind (#T/#F never a number)."""
+    if type(v) is float and math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
+        raise NotRelational("the float nan as a term")
     if type(v) is Fraction:
         decimal_digits(v)  # only finite decimals
-        return NUM
-    if type(v) is str:
-        return STR
-    if type(v) is float:
-        if math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
-            raise NotRelational("the float nan as a term")
-        return FLOAT
-    from chronolog.language.text import format_term
+    c = _CLASS_OF_KIND.get(value_kind([v])[0])
+    if c is None:
+        from chronolog.language.text import format_term
 
-    raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+    return c
 
 
 def mixed(a, b) -> str:
@@ -70,23 +70,21 @@ def decimal_digits(x) -> int:
 
 
 def spark_class(typ):
-    """``(class, digits after the point, digits before it)`` of a term column of Spark type ``typ``."""
-    from pyspark.sql import types as T
+    """``(class, digits after the point, digits before it)`` of a term
+    column of Spark type ``typ``, from its kind (floats are binary floats,
+    as the engine reads them: inputs.py)."""
+    from ..spark import spark_kind
 
-    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
-        return NUM, 0, 19
-    if isinstance(typ, T.DecimalType):
-        return NUM, typ.scale, typ.precision - typ.scale
-    if isinstance(typ, T.StringType):
-        return STR, 0, 0
-    if isinstance(typ, (T.DoubleType, T.FloatType)):  # binary floats, as the engine reads them (inputs.py)
-        return FLOAT, 0, 0
-    if isinstance(typ, T.BooleanType):
-        return BOOL, 0, 0
-    if isinstance(typ, T.NullType):
+    kind = spark_kind(typ) or ["other"]
+    if kind[0] == "empty":
         return None, 0, 0
-    # (dates and timestamps are instants, terms of their own: engine/term_types.py)
-    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
+    if kind[0] == "int":
+        return NUM, 0, kind[1]
+    if kind[0] == "dec":
+        return NUM, kind[2], kind[1]
+    if kind[0] in _CLASS_OF_KIND:
+        return _CLASS_OF_KIND[kind[0]], 0, 0
+    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")  # (instants too: never a number)
 
 
 def time_digits(typ) -> int:

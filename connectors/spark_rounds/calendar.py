@@ -111,13 +111,6 @@ def utc_times(table):
     return pa.Table.from_arrays(cols, names=table.schema.names)
 
 
-def is_instant(typ) -> bool:
-    """A date or timestamp Spark type."""
-    from pyspark.sql import types as T
-
-    return isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType))
-
-
 def term_decimals(typ):
     """Digits after the point of a decimal term column of Spark type
     ``typ``, None for any other."""

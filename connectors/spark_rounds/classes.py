@@ -1,5 +1,5 @@
-"""The class of every term column (number, string, boolean, float),
-inferred before the rounds start.
+"""The class of every term column (number, string, boolean, float, date),
+inferred before the rounds start from each term's kind (engine/term_types.py).
 
 Spark compares a string with a number by an implicit cast; the engine never
 finds them equal.  So every column and every join variable must hold one
@@ -30,12 +30,14 @@ from chronolog.planner.normalize import TOP
 from .fragment import NotRelational
 
 NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
+DATE = "date"  # instants at midnight, as Spark DATEs (an instant never equals a number: engine/term_types.py)
 SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
 # the rounds' class of each kind of term (engine/term_types.py: the rule);
-# instants, exact numbers past a finite decimal and the rest have none
-_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT}
+# timestamps (typed out as dates when every value is a midnight: known only
+# once the answers are), exact numbers past a finite decimal and the rest have none
+_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE}
 
 
 def value_class(v):
@@ -84,7 +86,9 @@ def spark_class(typ):
         return NUM, kind[2], kind[1]
     if kind[0] in _CLASS_OF_KIND:
         return _CLASS_OF_KIND[kind[0]], 0, 0
-    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")  # (instants too: never a number)
+    if kind[0] == "timestamp":
+        raise NotRelational(f"a timestamp term column ({typ.simpleString()}: a DATE out when every answer is a midnight, known only at the end)")
+    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
 
 
 def time_digits(typ) -> int:

@@ -238,16 +238,15 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             )
             if stats:
                 click.echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
-            lines = []
             from chronolog.api import load_program
             from chronolog.language.dates import format_fact
+            from chronolog.language.text import term_sort_key
 
             cal = load_program(program, dialect=_dialect_for(program, dialect)).calendar
-            drawn = []
-            for p in sorted({**out, **(bound if plot_to is not None else {})}):
-                from chronolog.language.text import term_sort_key
-
-                rows = table_to_rows((out.get(p) or bound[p]).toArrow(), p, cal, timestamps="times")
+            answers = {**out, **bound} if plot_to is not None else out  # (a plot draws the bound outputs too)
+            lines, drawn = [], []
+            for p in sorted(answers):
+                rows = table_to_rows(answers[p].toArrow(), p, cal, timestamps="times")
                 rows.sort(key=lambda r: (tuple(term_sort_key(v) for v in r[0]), r[1][0], not r[1][2]))
                 facts = [format_fact(p, t, iv, cal) for t, iv in rows]
                 drawn += facts
@@ -255,7 +254,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             for line in lines:
                 click.echo(line)
             if plot_to is not None:
-                _plot_answers(sorted({**out, **bound}), drawn, cal, window, plot_to, overwrite)
+                _plot_answers(sorted(answers), drawn, cal, window, plot_to, overwrite)
         finally:
             session.stop()
     except ChronologError as e:

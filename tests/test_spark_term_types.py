@@ -123,7 +123,8 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
             out = cs.reason(spark, prog, frames, arrow=True, stats=stats)
         elif path == "keyed":
             out = cs.reason(spark, prog, frames, distributed=True, key=KEYS, partitions=2, arrow=True, stats=stats)
-        else:  # no key (stamp joins two keys): one task, or the rounds, which refuse instants to one task
+        else:  # no key (stamp joins two keys): one task, or the rounds, which send timestamp arguments to one
+            # task (DATE arguments run in rounds: test_spark_rounds_calendar.py, test_date_terms_are_instants_in_rounds)
             conf = {ONE_TASK_CONF: "-1"} if path == "rounds" else {}
             for k, v in conf.items():
                 spark.conf.set(k, v)

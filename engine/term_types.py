@@ -82,6 +82,26 @@ def text_instant_micros_sql(text: str) -> str:
             f"ELSE {instant_micros_sql(f'try_cast({text} AS TIMESTAMP_NTZ)', 'timestamp_ntz')} END")
 
 
+def key_text(v) -> str:
+    """A term as text that two terms share exactly when the engine finds
+    them equal (the keyed stream's groups, connectors/spark_keyed_stream.py):
+    numbers by exact value (``1`` = ``1.0`` = ``2/2``; a float by its binary
+    value, so ``0.1`` is not ``1/10``), ``#T``/``#F`` never numbers,
+    instants by their ISO text, anything else by its term text."""
+    import math
+
+    from chronolog.language.text import format_term
+    from chronolog.language.timeline import format_number, normalize
+
+    if isinstance(v, bool) or type(v) is Boolean:
+        return format_term(v)
+    if type(v) is float and math.isfinite(v):
+        return format_number(normalize(Fraction(v)))
+    if isinstance(v, (int, Fraction)):
+        return format_number(normalize(Fraction(v)))
+    return format_term(v)
+
+
 # ------------------------------------------------------------ column kinds
 
 INT64 = (-(2**63), 2**63)

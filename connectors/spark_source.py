@@ -233,7 +233,7 @@ def fits(kind, typ, sampled=None, time: bool = False) -> bool:
     if pa.types.is_timestamp(typ):
         return k in ("date", "timestamp")
     if pa.types.is_integer(typ):
-        return k == "int" and kind[1] <= 18
+        return k == "int" and not kind[2]
     if pa.types.is_decimal(typ):
         if k == "int":
             return kind[1] <= typ.precision - typ.scale

@@ -109,7 +109,7 @@ INT64 = (-(2**63), 2**63)
 
 def value_kind(values) -> list:
     """The exact type a column of Python values needs, as a JSON-able list:
-    ``["empty"]``, ``["int", digits]``, ``["dec", int_digits, scale]``,
+    ``["empty"]``, ``["int", digits, past 64 bits]``, ``["dec", int_digits, scale]``,
     ``["rat"]`` (exact numbers as text), ``["bool"]``, ``["str"]``,
     ``["float"]`` (binary floats alone: ``float(X)``, measured values),
     ``["date"]`` (instants at midnight), ``["timestamp"]`` (other instants)
@@ -122,7 +122,7 @@ def value_kind(values) -> list:
             continue
         t = type(v)
         if t is int:
-            k = ["int", len(str(abs(v)))]
+            k = ["int", len(str(abs(v))), not INT64[0] <= v < INT64[1]]
         elif t is Boolean or t is bool:
             k = ["bool"]
         elif t is str:
@@ -150,7 +150,7 @@ def merge_kind(a, b) -> list:
     if b[0] == "empty":
         return a
     if a[0] == b[0] == "int":
-        return ["int", max(a[1], b[1])]
+        return ["int", max(a[1], b[1]), a[2] or b[2]]
     numeric = {"int", "dec", "rat"}
     if a[0] in numeric and b[0] in numeric:
         if "rat" in (a[0], b[0]):
@@ -170,8 +170,8 @@ def arrow_type(kind):
 
     k = kind[0]
     if k in ("empty", "int"):
-        if k == "int" and kind[1] > 18:
-            return pa.decimal128(min(38, kind[1]), 0) if kind[1] <= 38 else pa.string()
+        if k == "int" and kind[2]:  # (an int64 of 19 digits stays int64, as embedded)
+            return pa.decimal128(kind[1], 0) if kind[1] <= 38 else pa.string()
         return pa.int64()
     if k == "dec":
         precision = max(1, kind[1] + kind[2])
@@ -194,7 +194,7 @@ def type_kind(typ):
     import pyarrow as pa
 
     if pa.types.is_integer(typ):
-        return ["int", 19]
+        return ["int", 19, pa.types.is_uint64(typ)]
     if pa.types.is_decimal(typ):
         return ["dec", typ.precision - typ.scale, typ.scale]
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):

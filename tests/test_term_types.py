@@ -54,3 +54,28 @@ def test_an_instant_is_its_utc_wall_clock():
     assert instant(dt.datetime(2024, 3, 10, 2, 30)) == dt.datetime(2024, 3, 10, 2, 30)  # a wall clock read as UTC
     assert key_text(instant(dt.date(2024, 1, 1))) != key_text(1704067200)  # never a number
     assert key_text(1) == key_text(1.0) == key_text(Fraction(2, 2)) != key_text(boolean(True))
+
+
+_column_values = st.one_of(
+    st.lists(st.integers(-(2**64), 2**64) | st.sampled_from([2**63 - 1, -(2**63), 2**63, 10**18, -(10**18) - 1]), min_size=1, max_size=5),
+    st.lists(st.booleans().map(boolean), min_size=1, max_size=3),
+    st.lists(st.sampled_from([0.5, 1.0, -2.25]), min_size=1, max_size=3),
+    st.lists(instants, min_size=1, max_size=4),
+    st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["a", 0.5]), instants), min_size=1, max_size=4),
+)
+
+
+@settings(max_examples=examples(300))
+@given(_column_values)
+def test_the_kinds_type_a_column_as_model_to_arrow_does(values):
+    """The Spark paths type an answer column by its kind (value_kind, merged
+    over tasks); ``Model.to_arrow`` (engine/arrow.py ``_column``) by its
+    values: the same Arrow type and values, 19-digit integers that fit 64
+    bits included (decimal(19, 0) on Spark before)."""
+    from chronolog.engine.arrow import _column
+    from chronolog.engine.term_types import arrow_type, typed_array, value_kind
+
+    kind = value_kind(values)
+    want = _column(values)
+    assert arrow_type(kind) == want.type, (values, kind)
+    assert typed_array(values, kind, want.type).equals(want)

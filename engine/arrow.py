@@ -61,8 +61,8 @@ def _time_column(values, calendar):
 def _decimal_column(values, finite):
     """The decimal128 column ``_column`` makes of ints and Fractions with
     finite decimals, by numpy instead of formatting each number as text:
-    the same precision and scale (those of the canonical texts: digits
-    without sign and point, at least one before the point), the values as
+    the same precision and scale (the most digits before the point, at
+    least one, plus the scale), the values as
     integers at the column's scale.  None when a value has no finite
     decimal, a text would pass 38 characters or an integer 18 digits (the
     text path decides then)."""
@@ -110,14 +110,12 @@ def decimal_parts(num, den):
     big = int(np.abs(n_own).max())
     if big >= 10**17:
         return None
-    # the longest text's digits (at least one before the point): the largest
-    # |value at its own scale| has the most, or the scale does (texts stay
-    # within 17 + 1 + 2 characters: never past 38)
-    digits = max(len(str(big)), scale + 1)
-    precision = min(38, max(digits + scale, scale + 1, 1))
     unscaled = n_own * (10 ** (scale - own_u))[at]
     if np.abs(unscaled).max() >= 10**18:
         return None
+    # the digits of the largest |value at the column's scale|, at least one
+    # before the point: the kinds' precision (engine/term_types.py)
+    precision = max(len(str(int(np.abs(unscaled).max()))), scale + 1)
     words = np.empty((len(num), 2), dtype="<i8")  # (filled in place and handed to Arrow without a copy)
     words[:, 0] = unscaled
     np.right_shift(unscaled, 63, out=words[:, 1])
@@ -139,8 +137,8 @@ def _column(values):
         texts = list(text.values())
         if all("/" not in t for t in texts) and max((len(t) for t in texts), default=0) <= 38:
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
-            digits = max((len(t.replace("-", "").replace(".", "")) for t in texts), default=1)
-            precision = min(38, max(digits + scale, scale + 1, 1))
+            whole = max((len(t.lstrip("-").split(".")[0]) for t in texts), default=1)
+            precision = min(38, whole + scale)  # (the kinds' precision: engine/term_types.py)
             dec = {v: Decimal(t) for v, t in text.items()}
             return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from chronolog.engine.term_types import instant, key_text
 from chronolog.language.booleans import boolean
+from chronolog.language.timeline import normalize
 
 UTC = dt.timezone.utc
 _days = st.dates(min_value=dt.date(1969, 12, 30), max_value=dt.date(1970, 1, 2))
@@ -60,6 +61,9 @@ _column_values = st.one_of(
     st.lists(st.integers(-(2**64), 2**64) | st.sampled_from([2**63 - 1, -(2**63), 2**63, 10**18, -(10**18) - 1]), min_size=1, max_size=5),
     st.lists(st.booleans().map(boolean), min_size=1, max_size=3),
     st.lists(st.sampled_from([0.5, 1.0, -2.25]), min_size=1, max_size=3),
+    st.lists(st.fractions(min_value=-1000, max_value=1000, max_denominator=8).map(normalize) | st.integers(-(10**20), 10**20),
+             min_size=1, max_size=5),  # (the engine's numbers: a whole Fraction is an int)
+    st.lists(st.sampled_from([Fraction(1, 4), Fraction(-5, 2), 100, 0]), min_size=64, max_size=80),  # numpy's decimals (64+)
     st.lists(instants, min_size=1, max_size=4),
     st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["a", 0.5]), instants), min_size=1, max_size=4),
 )

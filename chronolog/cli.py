@@ -119,7 +119,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
         from chronolog.engine.runaway import round_limit
 
         with round_limit(max_rounds):  # the reasoning on the driver
-            return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window, spark_conf, stats)
+            return _run_spark(program, dialect, horizon, overwrite, spark_master, distributed, window, spark_conf, stats, plot_to)
 
     from chronolog.api import parse_horizon, reason
 
@@ -229,10 +229,10 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
         _fail(e)
 
 
-def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False):
+def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False, plot_to=None):
     """``run --spark``: bindings through Spark; unbound outputs are printed;
     ``conf``: ``KEY=VALUE`` Spark settings; ``stats``: the path taken on
-    standard error."""
+    standard error; ``plot_to``: ``--plot``, every output drawn."""
     try:
         settings = {}
         for kv in conf:
@@ -242,6 +242,10 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             settings[k.strip()] = v.strip()
         if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+        if plot_to is not None:
+            from chronolog.plot import check_path
+
+            check_path(plot_to, overwrite)
         import warnings
 
         from chronolog.connectors import spark as cs
@@ -254,30 +258,47 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         session = cs.session(master, **settings)
         session.sparkContext.setLogLevel("ERROR")
         try:
-            taken = {}
+            taken, bound = {}, {}
             out = cs.run_program(
                 session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
-                distributed=distributed, overwrite=overwrite, window=window, stats=taken,
+                distributed=distributed, overwrite=overwrite, window=window, stats=taken, written_out=bound,
             )
             if stats:
                 click.echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
-            lines = []
             from chronolog.api import load_program
             from chronolog.language.dates import format_fact
+            from chronolog.language.text import term_sort_key
 
             cal = load_program(program, dialect=_dialect_for(program, dialect)).calendar
-            for p in sorted(out):
-                from chronolog.language.text import term_sort_key
-
-                rows = table_to_rows(out[p].toArrow(), p, cal, timestamps="seconds")
+            answers = {**out, **bound} if plot_to is not None else out  # (a plot draws the bound outputs too)
+            lines, drawn = [], []
+            for p in sorted(answers):
+                rows = table_to_rows(answers[p].toArrow(), p, cal, timestamps="times")
                 rows.sort(key=lambda r: (tuple(term_sort_key(v) for v in r[0]), r[1][0], not r[1][2]))
-                lines += [format_fact(p, t, iv, cal) for t, iv in rows]
+                facts = [format_fact(p, t, iv, cal) for t, iv in rows]
+                drawn += facts
+                lines += facts if p in out else []
             for line in lines:
                 click.echo(line)
+            if plot_to is not None:
+                _plot_answers(sorted(answers), drawn, cal, window, plot_to, overwrite)
         finally:
             session.stop()
     except ChronologError as e:
         _fail(e)
+
+
+def _plot_answers(preds, facts, calendar, window, plot_to, overwrite) -> None:
+    """``run --spark --plot``: the Spark run's answers (fact text) read into
+    an embedded model of its outputs alone, drawn as ``run --plot`` draws."""
+    from chronolog import ux_cli
+    from chronolog.api import parse_horizon, reason
+
+    decls = [f'@timeGranularity("{calendar.unit}").'] if calendar is not None else []
+    decls += [f'@output("{p}").' for p in preds]
+    model = reason("\n".join(decls), facts)
+    win = parse_horizon(window, model.calendar, "--window") if window is not None else None
+    ux_cli.save_plot(model, plot_to, win, overwrite)
 
 
 @cli.command(short_help="Print how PROGRAM runs: strata, executors, rules and pipelines.")

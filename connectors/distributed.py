@@ -24,108 +24,11 @@ idempotent, so a kind reported twice changes nothing).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from decimal import Context, Decimal
 
+from chronolog.engine.term_types import INT64, arrow_type, merge_kind, typed_array, value_kind  # noqa: F401 (the rule)
 from chronolog.language.booleans import Boolean
 
-INT64 = (-(2**63), 2**63)
-
-
 # ------------------------------------------------------------ column kinds
-
-
-def value_kind(values) -> list:
-    """The exact type a column of Python values needs, as a JSON-able list:
-    ``["empty"]``, ``["int", digits]``, ``["dec", int_digits, scale]``,
-    ``["rat"]`` (exact numbers as text), ``["bool"]``, ``["str"]``,
-    ``["float"]`` (binary floats alone: ``float(X)``, measured values) or
-    ``["mixed"]`` (canonical term text).  Mirrors ``arrow._column``."""
-    from fractions import Fraction
-
-    from chronolog.language.timeline import format_number
-
-    kind = ["empty"]
-    for v in values:
-        if v is None:
-            continue
-        if type(v) is int:
-            k = ["int", len(str(abs(v)))]
-        elif type(v) is Boolean or type(v) is bool:
-            k = ["bool"]
-        elif type(v) is str:
-            k = ["str"]
-        elif type(v) is float:
-            k = ["float"]
-        elif isinstance(v, Fraction):
-            t = format_number(v)
-            if "/" in t:
-                k = ["rat"]
-            else:
-                whole, frac = t.lstrip("-").split(".")
-                k = ["dec", len(whole), len(frac)]
-        else:
-            k = ["mixed"]
-        kind = merge_kind(kind, k)
-    return kind
-
-
-def merge_kind(a, b) -> list:
-    if a[0] == "empty":
-        return b
-    if b[0] == "empty":
-        return a
-    if a[0] == b[0] == "int":
-        return ["int", max(a[1], b[1])]
-    numeric = {"int", "dec", "rat"}
-    if a[0] in numeric and b[0] in numeric:
-        if "rat" in (a[0], b[0]):
-            return ["rat"]
-        ai, asc = (a[1], 0) if a[0] == "int" else (a[1], a[2])
-        bi, bsc = (b[1], 0) if b[0] == "int" else (b[1], b[2])
-        return ["dec", max(ai, bi), max(asc, bsc)]
-    if a[0] == b[0] and a[0] in ("bool", "str", "float"):
-        return a
-    return ["mixed"]
-
-
-def arrow_type(kind):
-    import pyarrow as pa
-
-    k = kind[0]
-    if k in ("empty", "int"):
-        if k == "int" and kind[1] > 18:
-            return pa.decimal128(min(38, kind[1]), 0) if kind[1] <= 38 else pa.string()
-        return pa.int64()
-    if k == "dec":
-        precision = max(1, kind[1] + kind[2])
-        return pa.decimal128(precision, kind[2]) if precision <= 38 else pa.string()
-    if k == "bool":
-        return pa.bool_()
-    if k == "float":
-        return pa.float64()
-    return pa.string()
-
-
-def typed_array(values, kind, typ):
-    """Values as an Arrow array of the merged type ``typ`` (exact)."""
-    import pyarrow as pa
-
-    from chronolog.language.text import format_term
-    from chronolog.language.timeline import format_number
-
-    if pa.types.is_decimal(typ):
-        q = Decimal(1).scaleb(-typ.scale)
-        wide = Context(prec=38)  # (the default context's 28 digits fail on a 29-digit answer)
-        return pa.array([None if v is None else wide.quantize(Decimal(format_number(v)), q) for v in values], type=typ)
-    if pa.types.is_string(typ):
-        if kind[0] in ("str",):
-            return pa.array(values, type=typ)
-        if kind[0] == "mixed":
-            return pa.array([None if v is None else format_term(v) for v in values], type=typ)
-        return pa.array([None if v is None else format_number(v) for v in values], type=typ)
-    if pa.types.is_boolean(typ):  # #T/#F terms as Arrow booleans
-        return pa.array([None if v is None else bool(v) for v in values], type=typ)
-    return pa.array(values, type=typ)
 
 
 def kinds_of(facts, arity: int) -> list:
@@ -292,7 +195,7 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
     table, mixed = auto_values(table, columns, by_name, calendar)
-    rows = table_to_rows(table, pred, calendar, timestamps="seconds")  # (one per table row, in order)
+    rows = table_to_rows(table, pred, calendar, timestamps="times")  # (one per table row, in order)
     if not mixed:
         return rows
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
@@ -318,10 +221,10 @@ def direct_min_rows(engine):
 def typed_columns(table, pred: str, calendar, min_rows: int):
     """A task's input table of a typed source (not CSV text) as a
     FactColumns (connectors/table_columns.py), or None when the rows'
-    reading (:func:`csv_rows`) applies.  On a numeric timeline the
-    timestamps and dates become exact seconds first, as ``csv_rows`` makes
-    them (``table_to_rows(timestamps="seconds")`` is that conversion, then
-    the reading): the same values either way."""
+    reading (:func:`csv_rows`) applies.  On a numeric timeline date and
+    timestamp time columns become exact seconds first, as ``csv_rows``
+    makes them (``table_to_rows(timestamps="times")``); date and timestamp
+    arguments are instants, which the rows read: the same values either way."""
     from chronolog.language import ast
     from chronolog.connectors.table_columns import read_table_columns
 
@@ -420,7 +323,7 @@ def lanes(values):
         elif t is int or isinstance(v, Fraction):
             text.append(format_number(v))
             terms.append(None)
-        else:  # dates, sets of values, labelled nulls: a "mixed" column's text
+        else:  # instants (ISO text), sets of values, labelled nulls: a "mixed" column's text
             text.append(format_term(v))
             terms.append(None)
     return ints, text, terms
@@ -488,6 +391,8 @@ def _lane_expr(lane: str, kind, terms: bool) -> str:
         return f"CAST({text} AS BOOLEAN)"
     if pa.types.is_floating(typ):  # (the text lane holds each float's shortest round-trip text)
         return f"CAST({text} AS DOUBLE)"
+    if kind[0] in ("date", "timestamp"):  # ISO text of a UTC instant: no session time zone applies
+        return f"CAST({text} AS {'DATE' if kind[0] == 'date' else 'TIMESTAMP_NTZ'})"
     if kind[0] == "str":
         return text
     if kind[0] == "mixed" and terms:
@@ -534,6 +439,8 @@ def _lane_array(rows, lane: str, kind, terms: bool):
         return text.cast(pa.bool_())
     if pa.types.is_floating(typ):
         return text.cast(pa.float64())
+    if kind[0] in ("date", "timestamp"):
+        return text.cast(typ)
     if kind[0] == "str":
         return text
     if kind[0] == "mixed" and terms:

@@ -485,7 +485,7 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None
                 kinds = dist.csv_kinds(program, pred) if program is not None else None
                 rows = dist.csv_rows(t, set(_term_columns(t)) | {"start_closed", "end_closed"}, pred, calendar, kinds)
             else:
-                rows = table_to_rows(t, pred, calendar, timestamps="seconds")
+                rows = table_to_rows(t, pred, calendar, timestamps="times")
             facts.setdefault(pred, []).extend(rows)
     for f in local_facts:
         facts.setdefault(f.pred, []).append((f.terms, f.interval))
@@ -500,7 +500,7 @@ def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timest
     for p in outputs:
         fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
         table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps, p)
-        out[p] = spark.createDataFrame(table) if table.num_rows else spark.createDataFrame([], dist.spark_schema(table.schema))
+        out[p] = arrow_frame(spark, table)
     return out
 
 
@@ -508,13 +508,22 @@ def _spark_df(spark, x, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(x, (pa.Table, pa.RecordBatch)):
-        return spark.createDataFrame(x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
+        return arrow_frame(spark, x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
     from chronolog.engine.arrow import refuse_nan_times
 
     refuse_nan_times(x, pred)
-    return spark.createDataFrame(pa.Table.from_pandas(x, preserve_index=False))
+    return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
+
+
+def arrow_frame(spark, table):
+    """A DataFrame of an Arrow ``table`` with a timestamp without a zone
+    kept as ``TIMESTAMP_NTZ``, the wall clock read as UTC as the engine
+    reads it (engine/term_types.py): Spark's own choice, ``TIMESTAMP``,
+    would read it in the session's time zone and move the instant."""
+    schema = dist.spark_schema(table.schema)
+    return spark.createDataFrame(table, schema=schema) if table.num_rows else spark.createDataFrame([], schema)
 
 
 def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
@@ -522,10 +531,11 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     Spark SQL: equal whenever the engine finds two values equal, so one
     key's facts meet in one task.
 
-    The engine compares exact numbers by value (``1`` = ``1.0``; a
-    boolean is never a number: its key is ``true``/``false``, the key of a
-    CSV cell ``true`` too), and reads dates and
-    timestamps as the same instant.  Every such value goes through a
+    The engine compares terms by engine/term_types.py's rule: exact
+    numbers by value (``1`` = ``1.0``; a boolean is never a number: its
+    key is ``true``/``false``, the key of a CSV cell ``true`` too), and
+    dates and timestamps as instants, keyed by their UTC microseconds
+    whatever the session's time zone.  Every number goes through a
     double: the conversion is correctly rounded, so equal exact values give
     equal doubles (distinct values that share a double only share a task,
     which is harmless).  CSV text (``csv``) is read as numbers by the tasks,
@@ -540,6 +550,8 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     (``time`` on a calendar) sends every row to one task (right, slower)."""
     from pyspark.sql import types as T
 
+    from chronolog.engine.term_types import instant_micros_sql, text_instant_micros_sql
+
     from .spark_rounds.sql import hex_string
 
     if csv and kind != "auto" and isinstance(typ, T.StringType):
@@ -548,19 +560,21 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
             return text
         if kind in ("bool", "boolean"):
             return f"CASE WHEN {_csv_true(text)} THEN 'true' WHEN {_csv_true(text, False)} THEN 'false' ELSE {text} END"
-        if kind in ("date", "datetime", "timestamp"):
-            return f"coalesce(CAST(unix_micros(try_cast({text} AS TIMESTAMP)) AS STRING), {text})"
+        if kind in ("date", "datetime", "timestamp"):  # text Spark SQL does not read as the CSV reader does: one task
+            unread = f"raise_error(concat({hex_string(UNKEYABLE)}, {text}, ' (a date Spark SQL does not read)'))"
+            return f"coalesce(CAST({text_instant_micros_sql(text)} AS STRING), {unread})"
         if kind == "time":  # (points of the program's calendar: not followed in SQL)
             return "''"
         # float and every other kind read numbers as auto does: its key below
 
-    if isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType)):
-        seconds = f"unix_micros(CAST({col} AS TIMESTAMP)) / 1000000.0D"
-    elif isinstance(typ, T.BooleanType):  # #T is not 1 (language/booleans.py)
+    held = (spark_kind(typ) or ["other"])[0]  # what the column holds (engine/term_types.py)
+    if held in ("date", "timestamp"):  # an instant (never equal to a number: sharing a key with one is harmless)
+        return f"CAST({instant_micros_sql(col, typ.simpleString())} AS STRING)"
+    if held == "bool":  # #T is not 1 (language/booleans.py)
         return f"CAST({col} AS STRING)"
-    elif isinstance(typ, T.NumericType):
-        seconds = f"CAST({col} AS DOUBLE)"
-    elif isinstance(typ, T.StringType) and csv:
+    elif held in ("int", "dec", "float"):
+        number = f"CAST({col} AS DOUBLE)"
+    elif held == "str" and csv:
         # CSV text is a number where the CSV reader reads one
         # (language/timeline.py parse_number), else a name: the same
         # patterns, so ``1d`` or ``1e5000`` stay names (Spark's cast reads
@@ -579,16 +593,16 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
                     f"try_cast(split_part({bare}, '/', 2) AS DOUBLE)) "
                     f"WHEN {col} RLIKE '{_LONG_FRACTION}' THEN {stop('a fraction with a term past 15 digits or characters past ASCII')} END")
         # (a name fails the first test, at its first letter: one pattern per name)
-        seconds = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
+        number = (f"CASE WHEN {col} RLIKE '{_NUMBERISH}' THEN CASE WHEN instr({col}, '/') > 0 THEN {fraction} "
                    f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({bare}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
         # a name is its text without the blanks around it, as the tasks read it
-        return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), {_trimmed(col)})"
+        return f"coalesce(CAST(({number}) + 0.0D AS STRING), {_trimmed(col)})"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
-    return f"coalesce(CAST(({seconds}) + 0.0D AS STRING), CAST({col} AS STRING))"
+    return f"coalesce(CAST(({number}) + 0.0D AS STRING), CAST({col} AS STRING))"
 
 
 _FRACTION = "^\\\\s*[-+]?0*\\\\d{1,15}\\\\s*/\\\\s*0*\\\\d{1,15}\\\\s*$"
@@ -600,6 +614,19 @@ _PAST_ASCII = "[^\\\\x00-\\\\x1b\\\\x20-\\\\x7f]"  # (\\x1c-\\x1f: blanks to Pyt
 _BLANK = "[\\\\s\\\\x1c-\\\\x1f]"
 _LONG_FRACTION = f"(?U)^{_BLANK}*[-+]?\\\\d+{_BLANK}*/{_BLANK}*\\\\d+{_BLANK}*$"
 _NUMBERISH = f"(?U)^{_BLANK}*[-+]?(\\\\d|\\\\.\\\\d)"
+
+
+def spark_kind(typ):
+    """The kind (engine/term_types.py) of a column of Spark type ``typ``,
+    through its Arrow type; None for a type that holds no terms."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    from chronolog.engine.term_types import type_kind
+
+    try:
+        return type_kind(to_arrow_type(typ, timezone="UTC"))
+    except Exception:  # (intervals, variants, ...: pyspark has no Arrow type for them)
+        return None
 
 
 def _trimmed(col: str) -> str:
@@ -647,10 +674,10 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     for p, rows in local.items():
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], prog.calendar)
         if _reads_back(table, rows):
-            items.append((p, spark.createDataFrame(table), False))
+            items.append((p, arrow_frame(spark, table), False))
             continue
         held[p] = rows
-        items += [(p, spark.createDataFrame(t), HELD) for t in _held_tables(rows, keys.get(p))]
+        items += [(p, arrow_frame(spark, t), HELD) for t in _held_tables(rows, keys.get(p))]
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
     strings = _JavaStrings(spark)
@@ -718,8 +745,8 @@ def _reads_back(table, rows) -> bool:
     """Whether a task reads the program's facts of one predicate back from
     their Arrow ``table`` as the same terms.  Not so where ``facts_to_arrow``
     wrote a column of other values as text (``1`` beside ``a``, ``1/3``,
-    past 38 digits: a task reads them as strings, so ``X == 1`` found nothing) or as
-    dates (a task reads dates in data as seconds; these are date terms)."""
+    past 38 digits: a task reads them as strings, so ``X == 1`` found nothing);
+    instants travel held too (pickled, no Spark type between)."""
     import pyarrow as pa
 
     for i, col in enumerate(table.columns[: len(rows[0][0])]):
@@ -1006,11 +1033,13 @@ def _select(df, exprs, strings: _JavaStrings):
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None):
+def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None,
+                written_out=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
-    (``stats``: as :func:`reason`'s)."""
+    (``stats``: as :func:`reason`'s; ``written_out``: a dict that gets the
+    DataFrames of the bound outputs, for ``--plot``)."""
     from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs
 
@@ -1026,7 +1055,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
         print(str(w.message), file=sys.stderr)
     from chronolog.connectors.staging import Staging
 
-    written = set()
+    bound = set()
     with Staging() as staging:  # every output or none (connectors/staging.py)
         for b in specs:
             if b["kind"] == "spark":
@@ -1038,11 +1067,13 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
                 from chronolog.connectors.files import write_facts
 
                 df = out[b["pred"]]
-                rows = table_to_rows(df.toArrow(), b["pred"], timestamps="seconds")
+                rows = table_to_rows(df.toArrow(), b["pred"], timestamps="times")
                 write_facts(b["location"], rows, _term_columns(df), b["pred"], FILE_KINDS.get(b["kind"], b["kind"]), overwrite, staging=staging)
-            written.add(b["pred"])
+            bound.add(b["pred"])
         staging.publish()
     for b in specs:  # tables and remote paths: written by Spark's own committer, last
         if b["kind"] == "spark" and not stageable(b):
             write_binding(out[b["pred"]], b, overwrite)
-    return {p: df for p, df in out.items() if p not in written}
+    if written_out is not None:
+        written_out.update({p: out[p] for p in bound})
+    return {p: df for p, df in out.items() if p not in bound}

@@ -33,26 +33,13 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+from chronolog.engine.term_types import key_text  # equal exactly when the engine finds the terms equal
+
 from .spark_stream import LateFacts, answer_rows
 
 LATE = "\x00late"
 ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean"
 STATE_SCHEMA = "snapshot binary"
-
-
-def key_text(v) -> str:
-    """A key value as text, equal exactly when the engine finds the values
-    equal (``1`` = ``1.0``; ``True`` is ``#T``, never the number 1)."""
-    from fractions import Fraction
-
-    from chronolog.language.text import format_term
-    from chronolog.language.timeline import format_number
-
-    if isinstance(v, bool):
-        return format_term(v)
-    if isinstance(v, (int, Fraction)):
-        return format_number(v)
-    return format_term(v)
 
 
 def keys_of(program, dialect: str = "vadalog"):
@@ -119,7 +106,7 @@ def make_keying(job):
                 from chronolog.engine.arrow import table_to_rows
 
                 p = job["pred"]
-                items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="seconds")]
+                items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="times")]
             out_k, out_f = [], []
             for p, t, iv in items:
                 k = keys.get(p)

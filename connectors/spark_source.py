@@ -216,19 +216,24 @@ def _sample(files, pred, limit):
     return pred, rows[:limit]
 
 
-def fits(kind, typ, sampled=None) -> bool:
-    """Whether values of ``kind`` (see ``distributed.value_kind``) go into an
-    Arrow column of type ``typ`` exactly and rendered as the schema says
-    (``sampled``: the kind a text column was inferred with)."""
+def fits(kind, typ, sampled=None, time: bool = False) -> bool:
+    """Whether values of ``kind`` (see ``engine/term_types.value_kind``) go
+    into an Arrow column of type ``typ`` exactly and rendered as the schema
+    says (``sampled``: the kind a text column was inferred with; ``time``:
+    ``start`` or ``end``)."""
     import pyarrow as pa
 
     k = kind[0]
     if k == "empty":
         return True
-    if pa.types.is_timestamp(typ) or pa.types.is_date(typ):
+    if time and (pa.types.is_timestamp(typ) or pa.types.is_date(typ)):
         return k in ("int", "dec", "rat")  # seconds; off-grid instants are refused by the conversion
+    if pa.types.is_date(typ):  # an argument: an instant (engine/term_types.py)
+        return k == "date"
+    if pa.types.is_timestamp(typ):
+        return k in ("date", "timestamp")
     if pa.types.is_integer(typ):
-        return k == "int" and kind[1] <= 18
+        return k == "int" and not kind[2]
     if pa.types.is_decimal(typ):
         if k == "int":
             return kind[1] <= typ.precision - typ.scale
@@ -262,9 +267,10 @@ def _columns(rows, target, sampled, path, pred):
     cols.append([None if iv[1] == POS_INF else iv[1] for _, iv in rows])
     arrays = []
     for i, f in enumerate(list(target)[:-2]):
-        if not fits(kinds[i], f.type, sampled[i]):
-            _refuse(path, pred, i, f, sampled[i])
-        if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type):
+        time = i >= len(names)
+        if not fits(kinds[i], f.type, sampled[i], time):
+            _refuse(path, pred, i, f, sampled[i], time)
+        if time and (pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)):
             from chronolog.engine.timestamps import to_timestamps
 
             plain = dist.typed_array(cols[i], kinds[i], dist.arrow_type(kinds[i]))
@@ -277,7 +283,7 @@ def _columns(rows, target, sampled, path, pred):
     return arrays
 
 
-def _refuse(path, pred, i, field, sampled):
+def _refuse(path, pred, i, field, sampled, time):
     """The error for the first line of ``path`` whose column ``i`` does not
     fit ``field`` (read again line by line: only on this error path)."""
     from chronolog.language import ast
@@ -295,7 +301,7 @@ def _refuse(path, pred, i, field, sampled):
                     continue
                 for terms, iv in rows:
                     v = terms[i] if i < len(terms) else (iv[0] if i == len(terms) else iv[1])
-                    if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled):
+                    if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled, time):
                         continue
                     raise DataError(
                         f"{format_term(v) if not isinstance(v, str) else repr(v)} in column "
@@ -365,7 +371,7 @@ class _FactWriter(_Writer):
                 if fh is None:
                     os.makedirs(self.staging, exist_ok=True)
                     fh = open(os.path.join(self.staging, name), "w", encoding="utf-8")
-                for terms, iv in table_to_rows(batch, self.pred, timestamps="seconds"):
+                for terms, iv in table_to_rows(batch, self.pred, timestamps="times"):
                     fh.write(format_fact(self.pred, terms, iv))
                     fh.write("\n")
                 fh.flush()  # batch by batch, as a long task's output reaches the disk

@@ -171,7 +171,7 @@ class StreamRunner(LateFacts):
             return dict(loaded)
         from chronolog.engine.arrow import table_to_rows
 
-        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="seconds"))}
+        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="times"))}
 
     def _write(self, spark, facts, batch_id) -> None:
         if not facts:

@@ -8,6 +8,7 @@ column is dictionary-encoded and each **distinct** value converted once:
 strings, integers and booleans as they are, float64 as float values (the
 engine's value columns), ``decimal128`` (precision up to 18) as exact
 numerator/denominator pairs by numpy (engine/columns/exact_columns.py),
+dates and timestamps as instants (engine/term_types.py),
 integer times and ``date32`` times on a timeline of whole days by numpy,
 float64 times as exact numbers (each distinct float once: the number its
 shortest text shows, language/float_times.py).
@@ -15,7 +16,7 @@ The facts are indices into those values.
 
 Same answers and the same errors as the row reader
 (:func:`~chronolog.engine.arrow.table_to_rows`): any other type
-(wider decimals, timestamps, number text), a null, a NaN, an empty interval --
+(wider decimals, timestamp times, number text), a null, a NaN, an empty interval --
 returns None, and the row reader reads the table and reports the first bad
 value with its row.
 """
@@ -88,6 +89,7 @@ def _term_column(col):
     import numpy as np
     import pyarrow as pa
 
+    from chronolog.engine.term_types import instant, is_instant_type
     from chronolog.language.fact_columns import _Column
 
     if isinstance(col, pa.ChunkedArray):
@@ -108,6 +110,9 @@ def _term_column(col):
         if pairs is None:
             return None
         return _ExactColumn(np.arange(len(col), dtype=np.int64), *pairs)
+    if is_instant_type(typ):  # each distinct date or timestamp as its instant (engine/term_types.py)
+        enc = col.dictionary_encode()
+        return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), [instant(v) for v in enc.dictionary.to_pylist()])
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
     if pa.types.is_integer(typ) and typ != pa.int64():

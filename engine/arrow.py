@@ -61,8 +61,8 @@ def _time_column(values, calendar):
 def _decimal_column(values, finite):
     """The decimal128 column ``_column`` makes of ints and Fractions with
     finite decimals, by numpy instead of formatting each number as text:
-    the same precision and scale (those of the canonical texts: digits
-    without sign and point, at least one before the point), the values as
+    the same precision and scale (the most digits before the point, at
+    least one, plus the scale), the values as
     integers at the column's scale.  None when a value has no finite
     decimal, a text would pass 38 characters or an integer 18 digits (the
     text path decides then)."""
@@ -110,14 +110,12 @@ def decimal_parts(num, den):
     big = int(np.abs(n_own).max())
     if big >= 10**17:
         return None
-    # the longest text's digits (at least one before the point): the largest
-    # |value at its own scale| has the most, or the scale does (texts stay
-    # within 17 + 1 + 2 characters: never past 38)
-    digits = max(len(str(big)), scale + 1)
-    precision = min(38, max(digits + scale, scale + 1, 1))
     unscaled = n_own * (10 ** (scale - own_u))[at]
     if np.abs(unscaled).max() >= 10**18:
         return None
+    # the digits of the largest |value at the column's scale|, at least one
+    # before the point: the kinds' precision (engine/term_types.py)
+    precision = max(len(str(int(np.abs(unscaled).max()))), scale + 1)
     words = np.empty((len(num), 2), dtype="<i8")  # (filled in place and handed to Arrow without a copy)
     words[:, 0] = unscaled
     np.right_shift(unscaled, 63, out=words[:, 1])
@@ -139,8 +137,8 @@ def _column(values):
         texts = list(text.values())
         if all("/" not in t for t in texts) and max((len(t) for t in texts), default=0) <= 38:
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
-            digits = max((len(t.replace("-", "").replace(".", "")) for t in texts), default=1)
-            precision = min(38, max(digits + scale, scale + 1, 1))
+            whole = max((len(t.lstrip("-").split(".")[0]) for t in texts), default=1)
+            precision = min(38, whole + scale)  # (the kinds' precision: engine/term_types.py)
             dec = {v: Decimal(t) for v, t in text.items()}
             return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
@@ -152,10 +150,11 @@ def _column(values):
         return pa.array(values, type=pa.string())
     import datetime as _dt
 
-    if finite and all(type(v) is _dt.datetime for v in finite):  # date constants
-        if all(v.time() == _dt.time(0) for v in finite):
-            return pa.array([None if v is None else v.date() for v in values], type=pa.date32())
-        return pa.array(values, type=pa.timestamp("us"))
+    if finite and all(type(v) is _dt.datetime for v in finite):  # instants (engine/term_types.py)
+        from chronolog.engine.term_types import arrow_type, typed_array, value_kind
+
+        kind = value_kind(finite)
+        return typed_array(values, kind, arrow_type(kind))
     from chronolog.language.text import format_term
 
     return pa.array([None if v is None else format_term(v) for v in values], type=pa.string())
@@ -194,15 +193,12 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     value, is refused); a float time column gives exact times, each float
     the number its shortest text shows (NaN refused with its row).
 
-    Dates and timestamps: with a ``calendar`` (the program declares
-    ``@timeGranularity``) time columns become its time points and other date
-    columns datetime constants; without one, ``timestamps="seconds"`` (the
-    Spark connectors, whose SQL joins and computes date arguments as
-    numbers) reads them as exact seconds since the epoch,
-    ``timestamps="times"`` (files bound with ``@bind``) reads the time
-    columns so and keeps date and timestamp arguments the date constants
-    a table given to ``reason`` gives, and the default refuses date time
-    columns (the program's timeline is numeric).
+    Dates and timestamps: arguments are instants, date constants (the one
+    rule of engine/term_types.py); with a ``calendar`` (the program
+    declares ``@timeGranularity``) time columns become its time points;
+    without one, ``timestamps="times"`` (files bound with ``@bind``, the
+    Spark connectors) reads them as exact seconds since the epoch, and the
+    default refuses date time columns (the program's timeline is numeric).
     """
     import pyarrow as pa
 
@@ -214,11 +210,10 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
             table = pa.Table.from_pandas(table, preserve_index=False)
         except Exception:
             raise DataError(f"facts for {pred} must be a pyarrow Table or a pandas DataFrame") from None
-    if calendar is None and timestamps in ("seconds", "times"):
+    if calendar is None and timestamps == "times":
         from chronolog.engine.timestamps import numbers_for_times
 
-        # timestamps and dates: exact seconds (of the time columns alone for "times")
-        table = numbers_for_times(table, pred, ("start", "end") if timestamps == "times" else None)
+        table = numbers_for_times(table, pred)  # time columns: exact seconds
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:
@@ -321,14 +316,10 @@ class _ExactColumns:
 
         if isinstance(v, Decimal):
             return normalize(Fraction(v))
-        if hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: a datetime constant
-            import datetime as _dt
+        if hasattr(v, "isoformat") and not isinstance(v, str):  # date32/timestamp: an instant
+            from chronolog.engine.term_types import instant
 
-            if not isinstance(v, _dt.datetime):
-                v = _dt.datetime(v.year, v.month, v.day)
-            elif v.tzinfo is not None:
-                v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-            return v
+            return instant(v)
         if time and isinstance(v, str):
             calendar = self.calendar
             try:

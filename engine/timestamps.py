@@ -19,17 +19,18 @@ _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 _MIN_US, _MAX_US = -62135596800 * 10**6, (253402300800 * 10**6) - 1  # 0001-01-01 .. 9999-12-31T23:59:59.999999
 
 
-def numbers_for_times(table, pred: str = "?", only=None):
-    """``table`` with every timestamp/date column (of the names ``only``, when
-    given) replaced by exact seconds (int64 when whole, otherwise decimal
-    text the layout reads exactly)."""
+def numbers_for_times(table, pred: str = "?"):
+    """``table`` with its timestamp/date time columns (``start``, ``end``)
+    replaced by exact seconds (int64 when whole, otherwise decimal text the
+    layout reads exactly); date and timestamp arguments stay instants
+    (engine/term_types.py)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     cols, changed = [], False
     for name, col in zip(table.schema.names, table.columns):
         t = col.type
-        if (pa.types.is_timestamp(t) or pa.types.is_date(t)) and (only is None or name in only):
+        if (pa.types.is_timestamp(t) or pa.types.is_date(t)) and name in ("start", "end"):
             changed = True
             if pa.types.is_date32(t):
                 ints = pc.multiply(col.cast(pa.int32()).cast(pa.int64()), 86400)

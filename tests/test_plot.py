@@ -145,3 +145,37 @@ def test_cli_plot_to_a_path_that_cannot_be(tmp_path, where, message):
     r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--plot", where], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and re.search(message, r.stderr) and "Traceback" not in r.stderr, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.vada"]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("distributed", [[], ["--distributed"]])
+def test_cli_plot_of_a_spark_run_draws_every_output(spark, tmp_path, monkeypatch, distributed):
+    """``run --spark --plot`` draws the Spark run's answers, bound outputs
+    too, as the embedded ``run --plot`` draws them (it used to write nothing)."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+    from chronolog.connectors import spark as cs
+
+    class Shared:  # the suite's one session, which the command must not stop
+        def __getattr__(self, name):
+            return getattr(spark, name)
+
+        def stop(self):
+            pass
+
+    monkeypatch.setattr(cs, "session", lambda *a, **k: Shared())
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM + 'owner(X) :- owns(X, Y, S).\n@output("controls"). @output("owner").\n'
+                    '@bind("owner", "parquet", ".", "owner.parquet").\n')
+    r = CliRunner().invoke(cli, ["run", str(prog), "--plot", str(tmp_path / "e.svg")])
+    assert r.exit_code == 0, r.output
+    want = len(ids((tmp_path / "e.svg").read_text(), "interval"))
+    assert want == 6 + 4
+    (tmp_path / "owner.parquet").unlink()
+    r = CliRunner().invoke(cli, ["run", "--spark", "local[1]", *distributed, str(prog), "--plot", str(tmp_path / "s.svg")])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("controls(") == 6
+    assert len(ids((tmp_path / "s.svg").read_text(), "interval")) == want
+    r = CliRunner().invoke(cli, ["run", "--spark", "local[1]", str(prog), "--plot", str(tmp_path / "s.svg"), "--overwrite"])
+    assert r.exit_code == 0, r.output

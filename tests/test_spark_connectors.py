@@ -31,7 +31,7 @@ def cs():
 
 
 def facts_of(df, pred="?"):
-    return sorted(table_to_rows(df.toArrow(), pred, timestamps="seconds"), key=repr)
+    return sorted(table_to_rows(df.toArrow(), pred, timestamps="times"), key=repr)
 
 
 def embedded(program, facts, **kw):

@@ -185,7 +185,7 @@ def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamp
     1970 (as the engine reads them); ``timestamps=True`` gives the answers'
     ends as UTC timestamps."""
     tables = {"e": dated(), "late": stamped()}
-    rows = {p: table_to_rows(t, p, None, timestamps="seconds") for p, t in tables.items()}
+    rows = {p: table_to_rows(t, p, None, timestamps="times") for p, t in tables.items()}
     model = chronolog.reason(SECONDS, rows)
     stats = {}
     with warnings.catch_warnings():
@@ -195,7 +195,7 @@ def test_dates_and_timestamps_on_a_numeric_timeline_are_seconds(spark, timestamp
     for p, df in out.items():
         t = df.toArrow()
         assert pa.types.is_timestamp(t.schema.field("start").type) == timestamps
-        assert canon(table_to_rows(t, p, None, timestamps="seconds")) == canon(model.facts(p)), p
+        assert canon(table_to_rows(t, p, None, timestamps="times")) == canon(model.facts(p)), p
 
 
 def test_answers_as_timestamps_beyond_the_year_9999_go_to_one_task(spark):
@@ -207,42 +207,76 @@ def test_answers_as_timestamps_beyond_the_year_9999_go_to_one_task(spark):
                 df.collect()
 
 
-def test_date_terms_on_a_numeric_timeline_are_seconds(spark):
-    """A date argument is its midnight's seconds since 1970 (a number), as
-    the engine reads it: joined, compared and computed with exactly.  (A
-    timestamp argument falls back to one task, which reads it as a number only
-    when its whole column is whole seconds.)"""
+def _same_tables(out: dict, model):
+    """Each output as ``model.to_arrow`` gives it: the rows, and the column
+    types where there are rows (an empty column's type is no one's answer)."""
+    for p, df in out.items():
+        got, want = df.toArrow(), model.to_arrow(p)
+        assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), p
+        if want.num_rows:
+            assert got.schema.types == want.schema.types, p
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_date_terms_are_instants_in_rounds(spark, zone):
+    """A date argument is an instant (engine/term_types.py): the rounds hold
+    it as a Spark DATE (classes.DATE), joined, negated and compared with
+    dates (a date constant too) as the engine does, never equal to a number,
+    in any session time zone; a DATE in gives a DATE out.  Arithmetic,
+    sums and minima of dates go to one task, whose engine refuses the
+    arithmetic as the embedded one does."""
     prog = """
     r(X, Y, D) :- e(X, Y, D).
     r(X, Z, D) :- r(X, Y, D), e(Y, Z, D2), D2 >= D.
-    gap(X, G) :- r(X, Y, D), seen(Y, T), G = T - D, G > 0.
-    @output("r"). @output("gap").
+    early(X, D) :- r(X, Y, D), D < 2020-01-01.
+    same(X, Y) :- r(X, Y, D), seen(Y, D).
+    unseen(X, D) :- r(X, Y, D), not seen(Y, D).
+    fixed(X) :- r(X, Y, 2020-01-01).
+    num(X) :- r(X, Y, D), D == 1577836800.
+    many(X, N) :- r(X, Y, D), N = count(D).
+    @output("r"). @output("early"). @output("same"). @output("unseen"). @output("fixed"). @output("num"). @output("many").
     """
     d = dt.date
     e = pa.table({"x": ["a", "b", "a"], "y": ["b", "c", "c"],
                   "d": pa.array([d(2020, 1, 1), d(2020, 1, 2), d(2019, 12, 31)], pa.date32()),
                   "start": [0, 1, 2], "end": [10, 10, 10]})
-    seen = pa.table({"y": ["b", "c"], "t": pa.array([d(2020, 1, 3), d(2020, 1, 1)], pa.date32()), "start": [0, 0], "end": [5, 5]})
-    tables = {"e": e, "seen": seen}
-    rows = {p: table_to_rows(x, p, None, timestamps="seconds") for p, x in tables.items()}
-    model = chronolog.reason(prog, rows)
+    seen = pa.table({"y": ["b", "c"], "t": pa.array([d(2020, 1, 1), d(2020, 1, 1)], pa.date32()), "start": [0, 0], "end": [5, 5]})
+    model = chronolog.reason(prog, {"e": e, "seen": seen})
+    assert not model.facts("num") and model.facts("same") and model.facts("fixed") and model.facts("early")
+    stats = {}
+    key = "spark.sql.session.timeZone"
+    old = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", cs().DriverFallback)
+            out = cs().reason(spark, prog, inputs={"e": e, "seen": seen}, distributed=True, stats=stats)
+        assert stats.get("path") == "relational"
+        _same_tables(out, model)
+        assert out["r"].toArrow().schema.field("c2").type == pa.date32()
+    finally:
+        spark.conf.set(key, old)
+    gap = prog + "gap(X, G) :- r(X, Y, D), seen(Y, T), G = T - D, G > 0.\n"
+    with pytest.raises(chronolog.DataError) as embedded:
+        chronolog.reason(gap, {"e": e, "seen": seen})
+    with pytest.warns(cs().DriverFallback, match="date"), pytest.raises(chronolog.DataError) as spark_error:
+        cs().reason(spark, gap, inputs={"e": e, "seen": seen}, distributed=True)
+    assert "both must be numbers" in str(embedded.value) and "both must be numbers" in str(spark_error.value)
+
+
+def test_date_terms_on_a_calendar_run_in_rounds(spark):
+    e = pa.table({"x": ["a", "b"], "y": ["b", "c"], "d": pa.array([dt.date(2020, 1, 1), dt.date(2020, 1, 1)], pa.date32()),
+                  "start": pa.array([dt.date(2020, 1, 1)] * 2, pa.date32()), "end": pa.array([dt.date(2020, 1, 2)] * 2, pa.date32())})
+    prog = '@timeGranularity("days").\nr(X, Y, D) :- e(X, Y, D).\nr(X, Z, D) :- r(X, Y, D), e(Y, Z, D2), D2 >= D.\n@output("r").\n'
+    model = chronolog.reason(prog, {"e": e})
     stats = {}
     with warnings.catch_warnings():
         warnings.simplefilter("error", cs().DriverFallback)
-        out = cs().reason(spark, prog, inputs=tables, distributed=True, stats=stats)
+        out = cs().reason(spark, prog, inputs={"e": e}, distributed=True, stats=stats)
     assert stats.get("path") == "relational"
-    for p, df in out.items():
-        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
-    assert ("a", 2 * 86400) in {t for t, _ in canon(model.facts("gap"))}
-
-
-def test_date_terms_on_a_calendar_go_to_one_task(spark):
-    e = pa.table({"x": ["a"], "y": ["b"], "d": pa.array([dt.date(2020, 1, 1)], pa.date32()),
-                  "start": pa.array([dt.date(2020, 1, 1)], pa.date32()), "end": pa.array([dt.date(2020, 1, 2)], pa.date32())})
-    prog = '@timeGranularity("days").\nr(X, Y, D) :- e(X, Y, D).\nr(X, Z, D) :- r(X, Y, D), e(Y, Z, D2).\n'
-    with pytest.warns(cs().DriverFallback, match="the date or timestamp column d of e as a term on a calendar"):
-        out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
-    assert out["r"].count() == 1
+    got = out["r"].toArrow()
+    assert got.schema.field("c2").type == pa.date32() and got.num_rows == 3
+    assert canon(table_to_rows(got, "r", model.calendar)) == canon(model.facts("r"))
 
 
 def test_aggregation_and_since_on_a_calendar(spark):

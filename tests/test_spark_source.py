@@ -22,7 +22,7 @@ def _read(spark, path, **opts):
 def _rows(df):
     from chronolog.engine.arrow import table_to_rows
 
-    return sorted(table_to_rows(df.toArrow(), "p", timestamps="seconds"), key=repr)
+    return sorted(table_to_rows(df.toArrow(), "p", timestamps="times"), key=repr)
 
 
 def test_the_schema_comes_from_a_sample(spark, tmp_path):

@@ -261,6 +261,44 @@ def test_direct_and_row_reading_agree_on_a_large_table():
             assert got.to_arrow(p).equals(rows.to_arrow(p)), p
 
 
+def test_date_and_timestamp_arguments_go_straight_to_columns_as_instants(monkeypatch):
+    """Date and timestamp arguments (with a zone, without one) are instants
+    (engine/term_types.py), read into columns without a Python row: the
+    rows' model, a DATE column out as ``date32``, one instant however given."""
+    from chronolog.engine import arrow
+
+    n = 20_000
+    day = dt.date(2024, 1, 1)
+    table = pa.table({
+        "d": pa.array([day + dt.timedelta(days=i % 9) for i in range(n)], pa.date32()),
+        "t": pa.array([dt.datetime(2024, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=9))) + dt.timedelta(hours=i % 48) for i in range(n)],
+                      pa.timestamp("us", tz="Asia/Tokyo")),
+        "w": pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(hours=i % 30) for i in range(n)], pa.timestamp("us")),
+        "start": list(range(n)), "end": [i + 3 for i in range(n)],
+    })
+    program = """same(D) :- r(D, T, W), D == T.
+wall(D, W) :- r(D, T, W), D == W.
+late(T) :- r(D, T, W), T > 2024-01-02T12:00.
+@output("same"). @output("wall"). @output("late").
+"""
+    rows = chronolog.reason(program, {"r": table}, engine="rows")
+
+    def refuse(*a, **k):
+        raise AssertionError("a table was read as Python rows")
+
+    monkeypatch.setattr(arrow, "table_to_rows", refuse)
+    got = chronolog.reason(program, {"r": table}, engine="columns")
+    assert got.to_text() == rows.to_text()
+    for p in ("same", "wall", "late"):
+        assert got.to_arrow(p).equals(rows.to_arrow(p)), p
+    assert got.to_arrow("same").schema.field("c0").type == pa.date32()
+    assert got.to_arrow("late").schema.field("c0").type == pa.timestamp("us")
+    # 09:00 in Tokyo on 2024-01-01 is its midnight UTC (row 432: day 0, hour 9);
+    # 2024-01-02 meets no row's 09:00 Tokyo of the next day (i = 33 mod 48 is never 1 mod 9)
+    assert {t for (t,), _ in got.facts("same")} == {dt.datetime(2024, 1, 1)}
+    assert got.facts("wall")
+
+
 # ------------------------------------------------------------ errors
 
 

@@ -41,12 +41,11 @@ def micros_sql(name: str, typ) -> str:
     calendar reads on the driver (numbers are reported there, text parsed)."""
     from pyspark.sql import types as T
 
-    if isinstance(typ, T.DateType):
-        return f"(CAST(unix_date({name}) AS BIGINT) * {86400 * MICROS})"
-    if isinstance(typ, T.TimestampType):
-        return f"unix_micros({name})"
-    if isinstance(typ, T.TimestampNTZType):  # a wall-clock time, read as UTC (as the engine reads it)
-        return f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {name})"
+    from chronolog.engine.term_types import instant_micros_sql
+
+    micros = instant_micros_sql(name, typ.simpleString())  # (a wall-clock time read as UTC, as the engine reads it)
+    if micros is not None:
+        return micros
     if isinstance(typ, T.NullType):
         return "CAST(NULL AS BIGINT)"
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} on a calendar (dates or timestamps only on this path)")
@@ -100,22 +99,9 @@ def utc_times(table):
     return pa.Table.from_arrays(cols, names=table.schema.names)
 
 
-def is_instant(typ) -> bool:
-    """A date or timestamp Spark type."""
-    from pyspark.sql import types as T
-
-    return isinstance(typ, (T.DateType, T.TimestampType, T.TimestampNTZType))
-
-
 def term_decimals(typ):
     """Digits after the point of a decimal term column of Spark type
     ``typ``, None for any other."""
     from pyspark.sql import types as T
 
     return typ.scale if isinstance(typ, T.DecimalType) else None
-
-
-def term_seconds_sql(name: str, typ) -> str:
-    """A date term on a numeric timeline: the seconds since 1970 UTC of its
-    midnight, as the engine reads it (a number, not a date)."""
-    return f"(CAST(unix_date({name}) AS BIGINT) * 86400)"

@@ -1,5 +1,5 @@
-"""The class of every term column (number, string, boolean, float),
-inferred before the rounds start.
+"""The class of every term column (number, string, boolean, float, date),
+inferred before the rounds start from each term's kind (engine/term_types.py).
 
 Spark compares a string with a number by an implicit cast; the engine never
 finds them equal.  So every column and every join variable must hold one
@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from chronolog.engine.term_types import value_kind
 from chronolog.language import ast
-from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import decimal_places
 from chronolog.planner.ir import Assign, NegScan, Scan
 from chronolog.planner.normalize import TOP
@@ -30,26 +30,28 @@ from chronolog.planner.normalize import TOP
 from .fragment import NotRelational
 
 NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
+DATE = "date"  # instants at midnight, as Spark DATEs (an instant never equals a number: engine/term_types.py)
 SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
+# the rounds' class of each kind of term (engine/term_types.py: the rule);
+# timestamps (typed out as dates when every value is a midnight: known only
+# once the answers are), exact numbers past a finite decimal and the rest have none
+_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE}
+
+
 def value_class(v):
-    if type(v) is Boolean or type(v) is bool:  # #T/#F: never equal to a number (language/booleans.py)
-        return BOOL
-    if type(v) is int:
-        return NUM
+    """The class of a constant term, from its kind (#T/#F never a number)."""
+    if type(v) is float and math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
+        raise NotRelational("the float nan as a term")
     if type(v) is Fraction:
         decimal_digits(v)  # only finite decimals
-        return NUM
-    if type(v) is str:
-        return STR
-    if type(v) is float:
-        if math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
-            raise NotRelational("the float nan as a term")
-        return FLOAT
-    from chronolog.language.text import format_term
+    c = _CLASS_OF_KIND.get(value_kind([v])[0])
+    if c is None:
+        from chronolog.language.text import format_term
 
-    raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+    return c
 
 
 def mixed(a, b) -> str:
@@ -70,25 +72,22 @@ def decimal_digits(x) -> int:
 
 
 def spark_class(typ):
-    """``(class, digits after the point, digits before it)`` of a term column of Spark type ``typ``."""
-    from pyspark.sql import types as T
+    """``(class, digits after the point, digits before it)`` of a term
+    column of Spark type ``typ``, from its kind (floats are binary floats,
+    as the engine reads them: inputs.py)."""
+    from ..spark import spark_kind
 
-    if isinstance(typ, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
-        return NUM, 0, 19
-    if isinstance(typ, T.DecimalType):
-        return NUM, typ.scale, typ.precision - typ.scale
-    if isinstance(typ, T.StringType):
-        return STR, 0, 0
-    if isinstance(typ, (T.DoubleType, T.FloatType)):  # binary floats, as the engine reads them (inputs.py)
-        return FLOAT, 0, 0
-    if isinstance(typ, T.BooleanType):
-        return BOOL, 0, 0
-    if isinstance(typ, T.NullType):
+    kind = spark_kind(typ) or ["other"]
+    if kind[0] == "empty":
         return None, 0, 0
-    if isinstance(typ, T.DateType):  # seconds since 1970 on a numeric timeline (calendar.term_seconds_sql)
-        return NUM, 0, 19
-    # (a timestamp term is not: the engine reads one as a number when every
-    # value of its column is a whole second, else as text)
+    if kind[0] == "int":
+        return NUM, 0, kind[1]
+    if kind[0] == "dec":
+        return NUM, kind[2], kind[1]
+    if kind[0] in _CLASS_OF_KIND:
+        return _CLASS_OF_KIND[kind[0]], 0, 0
+    if kind[0] == "timestamp":
+        raise NotRelational(f"a timestamp term column ({typ.simpleString()}: a DATE out when every answer is a midnight, known only at the end)")
     raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
 
 

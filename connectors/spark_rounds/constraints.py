@@ -23,7 +23,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, normalize
 from chronolog.planner.ir import Assign, PlanRule, Scan
 
 from .arithmetic import expr_class
-from .classes import BOOL
+from .classes import BOOL, DATE
 from .grid import NEG, POS
 from .outputs import decoded
 from .sql import Stmt
@@ -58,6 +58,10 @@ def value(v, c):
         return normalize(Fraction(v))
     if c == BOOL:
         return boolean(v)
+    if c == DATE:  # a Spark DATE: the instant of its midnight (engine/term_types.py)
+        from chronolog.engine.term_types import instant
+
+        return instant(v)
     return v
 
 

@@ -18,7 +18,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .aggregate import literals
 from .arithmetic import constants as expression_constants, refused
-from .calendar import code_bounds, is_instant, term_decimals, utc_times
+from .calendar import code_bounds, term_decimals, utc_times
 from .classes import NUM, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
@@ -49,8 +49,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         if len(cols) != len(terms):
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
         for i, t in enumerate(terms):
-            if calendar is not None and is_instant(df.schema[t].dataType):
-                raise NotRelational(f"the date or timestamp column {t} of {pred} as a term on a calendar")
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)

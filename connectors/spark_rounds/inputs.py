@@ -8,7 +8,7 @@ dictionary.
 from __future__ import annotations
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .calendar import is_instant, micros_sql, seconds_sql, term_seconds_sql
+from .calendar import micros_sql, seconds_sql
 from .classes import FLOAT, STR
 from .fragment import NotRelational
 from .grid import NEG, POS
@@ -35,7 +35,6 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
     cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
-            else f"CAST({term_seconds_sql(_sql_name(t), schema[t])} AS {types.sql_type(c)}) AS c{i}" if is_instant(schema[t])
             else f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L

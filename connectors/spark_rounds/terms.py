@@ -13,11 +13,12 @@ column of exact numbers is the exact number of its value, or never equal
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
 
-from .classes import BOOL, FLOAT, NUM, SET, STR, decimal_digits
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 from .string_codes import code_literal
@@ -51,7 +52,7 @@ class TermTypes:
 
         if c == STR and self.str_codes:
             return T.LongType()
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(),
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), DATE: T.DateType(),
                 None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
@@ -63,6 +64,8 @@ class TermTypes:
 
         if type(v) is Boolean or type(v) is bool:
             return "true" if v else "false"
+        if type(v) is datetime:  # a midnight (classes.DATE): Spark's date literal, whatever the session's time zone
+            return f"DATE'{v.date().isoformat()}'"
         if type(v) is float:
             from .functions import double_literal
 

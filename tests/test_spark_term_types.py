@@ -1,0 +1,319 @@
+"""Dates and timestamps as arguments follow one rule on every path
+(engine/term_types.py): an instant, equal to a date or timestamp at the
+same instant, never to a number, and typed out as it came in (a DATE in
+gives a DATE out).  The oracle is the embedded engine on the same Arrow
+tables (``chronolog.reason(prog, {p: table})``), which nobody wrote for
+Spark; every Spark path must give its model, column types included, in
+any session time zone (marked ``spark``).
+"""
+
+import datetime as dt
+import warnings
+from contextlib import contextmanager
+
+import pyarrow as pa
+import pytest
+
+import chronolog
+
+pytestmark = pytest.mark.spark
+
+UTC = dt.timezone.utc
+ZONES = ["America/New_York", "Asia/Tokyo", "UTC"]
+
+# A DATE key, the integer of its midnight's seconds, a timestamp with a
+# zone at the same instant as a date (one key), a timestamp without one
+# (a wall clock read as UTC) and an instant off midnight.
+JOINS = """
+j(X) :- p(X, V), q(X, W).
+n(X) :- p(X, V), not qk(X).
+same(X, V) :- p(X, V), z(X).
+wall(X, V) :- p(X, V), w(X).
+@output("j"). @output("n"). @output("same"). @output("wall").
+"""
+# the same with a rule that keeps no key (two keys, compared): one task or the rounds
+NO_KEY = JOINS + """stamp(T, X) :- w(T), p(X, V), T > X.
+@output("stamp").
+"""
+KEYS = {"p": 0, "q": 0, "qk": 0, "z": 0, "w": 0}
+
+
+def _tables():
+    day = dt.date(2024, 1, 1)
+    return {
+        "p": pa.table({"k": pa.array([day, dt.date(2024, 1, 2), dt.date(2023, 12, 31)], pa.date32()), "v": [1, 2, 3],
+                       "start": [0, 0, 0], "end": [10, 10, 10]}),
+        "q": pa.table({"k": pa.array([1704067200], pa.int64()), "w": [2], "start": [5], "end": [10]}),
+        "qk": pa.table({"k": pa.array([1704067200, 1704153600], pa.int64()), "start": [5, 0], "end": [10, 3]}),
+        "z": pa.table({"k": pa.array([dt.datetime(2024, 1, 2, 9, tzinfo=dt.timezone(dt.timedelta(hours=9)))],
+                                     pa.timestamp("us", tz="Asia/Tokyo")), "start": [2], "end": [4]}),
+        "w": pa.table({"k": pa.array([dt.datetime(2023, 12, 31), dt.datetime(2024, 1, 1, 12)], pa.timestamp("us")),
+                       "start": [1, 6], "end": [3, 8]}),
+    }
+
+
+def _frame(spark, table):
+    """A DataFrame of ``table`` whose timestamps without a zone stay so
+    (``TIMESTAMP_NTZ``; Spark's own choice reads them in the session zone)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return spark.createDataFrame(table, schema=from_arrow_schema(table.schema))
+
+
+@contextmanager
+def _time_zone(spark, zone):
+    """The shared session's time zone set to ``zone`` meanwhile, then restored."""
+    key = "spark.sql.session.timeZone"
+    old = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        yield
+    finally:
+        spark.conf.set(key, old)
+
+
+def _embedded(prog, tables):
+    model = chronolog.reason(prog, tables)
+    return {p: model.to_arrow(p) for p in _outputs(prog)}
+
+
+def _outputs(prog):
+    return {line.split('"')[1] for line in prog.split() if line.startswith("@output")}
+
+
+def _rows(table):
+    return sorted(table.to_pylist(), key=repr)
+
+
+def _same_model(out: dict, expected: dict):
+    for p, want in expected.items():
+        got = out[p] if isinstance(out[p], pa.Table) else out[p].toArrow()
+        terms = [f for f in want.schema if f.name not in ("start", "end", "start_closed", "end_closed")]
+        assert [got.schema.field(f.name).type for f in terms] == [f.type for f in terms], p
+        assert _rows(got.select(want.schema.names)) == _rows(want), p
+
+
+def test_the_embedded_engine_keeps_instants_apart_from_numbers():
+    """The reference itself, on the issue's data: a DATE 2024-01-01 is not
+    the integer 1704067200, so ``j`` is empty and ``n`` holds on [0,10]."""
+    out = _embedded(NO_KEY, _tables())
+    assert out["j"].num_rows == 0
+    assert _rows(out["n"].select(["c0", "start", "end"])) == sorted(
+        [{"c0": dt.date(2023, 12, 31), "start": 0, "end": 10}, {"c0": dt.date(2024, 1, 1), "start": 0, "end": 10},
+         {"c0": dt.date(2024, 1, 2), "start": 0, "end": 10}], key=repr)
+    assert out["same"].column("c0").to_pylist() == [dt.date(2024, 1, 2)]  # 09:00 in Tokyo is midnight UTC
+    assert out["wall"].column("c0").to_pylist() == [dt.date(2023, 12, 31)]  # a wall clock read as UTC
+    assert out["stamp"].schema.types[:2] == [pa.timestamp("us"), pa.date32()]  # a DATE in gives a DATE out
+
+
+@pytest.mark.parametrize("zone", ZONES)
+@pytest.mark.parametrize("path", ["driver", "keyed", "one task", "rounds"])
+def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone, path):
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    prog = JOINS if path in ("driver", "keyed") else NO_KEY
+    tables = _tables()
+    expected = _embedded(prog, tables)
+    stats = {}
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DriverFallback)
+        frames = {p: _frame(spark, t) for p, t in tables.items()}  # (w: TIMESTAMP_NTZ)
+        if path == "driver":
+            out = cs.reason(spark, prog, frames, arrow=True, stats=stats)
+        elif path == "keyed":
+            out = cs.reason(spark, prog, frames, distributed=True, key=KEYS, partitions=2, arrow=True, stats=stats)
+        else:  # no key (stamp joins two keys): one task, or the rounds, which send timestamp arguments to one
+            # task (DATE arguments run in rounds: test_spark_rounds_calendar.py, test_date_terms_are_instants_in_rounds)
+            conf = {ONE_TASK_CONF: "-1"} if path == "rounds" else {}
+            for k, v in conf.items():
+                spark.conf.set(k, v)
+            try:
+                out = cs.reason(spark, prog, frames, distributed=True, partitions=2, stats=stats)
+                out = {p: df.toArrow() for p, df in out.items()}
+            finally:
+                for k in conf:
+                    spark.conf.unset(k)
+        _same_model(out, expected)
+    assert stats["path"] == {"driver": "driver", "keyed": "keyed"}.get(path, "one task"), stats
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_a_date_key_meets_a_timestamp_at_its_instant_in_tasks(spark, zone):
+    """Many keys over many partitions: each date meets the timestamp (with
+    a zone, and without one) of its midnight UTC in one task, as embedded."""
+    from chronolog.connectors import spark as cs
+
+    days = [dt.date(2020, 1, 1) + dt.timedelta(days=i) for i in range(40)]
+    tables = {
+        "p": pa.table({"k": pa.array(days, pa.date32()), "v": list(range(40)), "start": [0] * 40, "end": [10] * 40}),
+        "z": pa.table({"k": pa.array([dt.datetime(d.year, d.month, d.day, tzinfo=UTC) for d in days[::2]], pa.timestamp("us", tz="UTC")),
+                       "start": [0] * 20, "end": [5] * 20}),
+        "w": pa.table({"k": pa.array([dt.datetime(d.year, d.month, d.day) for d in days[::3]], pa.timestamp("us")),
+                       "start": [1] * 14, "end": [2] * 14}),
+    }
+    prog = """same(X, V) :- p(X, V), z(X).
+wall(X, V) :- p(X, V), w(X).
+lone(X) :- p(X, V), not z(X).
+@output("same"). @output("wall"). @output("lone").
+"""
+    expected = _embedded(prog, tables)
+    assert expected["same"].num_rows == 20 and expected["wall"].num_rows == 14
+    with _time_zone(spark, zone):
+        frames = {p: _frame(spark, t) for p, t in tables.items()}
+        out = cs.reason(spark, prog, frames, distributed=True, key={"p": 0, "z": 0, "w": 0}, partitions=7, arrow=True)
+        _same_model(out, expected)
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_dated_time_columns_on_the_rounds_in_any_time_zone(spark, zone):
+    """A calendar program's DATE and timestamp time columns on the rounds
+    (relational, no fallback) give the embedded model in any zone."""
+    from chronolog.connectors import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+    from chronolog.engine.arrow import table_to_rows
+
+    prog = """@timeGranularity("hours").
+r(X, Y) :- e(X, Y).
+r(X, Z) :- r(X, Y), e(Y, Z).
+soon(X) :- <->[0,PT5H] r(X, c), not late(X).
+@output("r"). @output("soon").
+"""
+    d = dt.datetime
+    tables = {
+        "e": pa.table({"x": ["a", "b", "c"], "y": ["b", "c", "a"],
+                       "start": pa.array([dt.date(2024, 3, 10), dt.date(2024, 3, 10), dt.date(2024, 3, 11)], pa.date32()),
+                       "end": pa.array([dt.date(2024, 3, 12), dt.date(2024, 3, 11), dt.date(2024, 3, 12)], pa.date32())}),
+        "late": pa.table({"x": ["a"], "start": pa.array([d(2024, 3, 10, 2, 30)], pa.timestamp("us")),
+                          "end": pa.array([d(2024, 3, 10, 7)], pa.timestamp("us"))}),
+    }
+    model = chronolog.reason(prog, tables)
+    stats = {}
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("error", cs.DriverFallback)
+        spark.conf.set(ONE_TASK_CONF, "-1")
+        try:
+            frames = {p: _frame(spark, t) for p, t in tables.items()}
+            out = cs.reason(spark, prog, frames, distributed=True, stats=stats)
+            got = {p: sorted(table_to_rows(df.toArrow(), p, model.calendar), key=repr) for p, df in out.items()}
+        finally:
+            spark.conf.unset(ONE_TASK_CONF)
+    assert stats["path"] == "relational"
+    for p in ("r", "soon"):
+        assert got[p] == sorted(model.facts(p), key=repr), p
+    assert got["soon"]
+
+
+# ------------------------------------------------------------ round trips (issue 38)
+
+ROUND_TRIP = """o(K, T, V) :- p(K, T, V).
+@output("o").
+"""
+
+
+def _instants():
+    return pa.table({
+        "k": pa.array([dt.date(2024, 1, 1), dt.date(1969, 12, 31)], pa.date32()),
+        "t": pa.array([dt.datetime(2024, 1, 1, 12, 0, 0, 500), dt.datetime(2024, 3, 10, 2, 30)], pa.timestamp("us")),
+        "v": [1, 2], "start": [0, 1], "end": [10, 11],
+    })
+
+
+def _table_rows(table):
+    return sorted(table.select([n for n in table.schema.names]).to_pylist(), key=repr)
+
+
+@pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/New_York"])
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_dataframe_keeps_its_dates_and_timestamps_through_spark(spark, zone, distributed):
+    """A DATE in gives a DATE out, a timestamp without a zone one without
+    (the embedded Arrow path's types), whatever the session's time zone."""
+    from chronolog.connectors import spark as cs
+
+    want = chronolog.reason(ROUND_TRIP, {"p": _instants()}).to_arrow("o")
+    assert want.schema.types[:2] == [pa.date32(), pa.timestamp("us")]
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DriverFallback)
+        out = cs.reason(spark, ROUND_TRIP, {"p": _frame(spark, _instants())}, distributed=distributed)["o"]
+        assert [f.dataType.simpleString() for f in out.schema.fields[:2]] == ["date", "timestamp_ntz"]
+        got = out.toArrow()
+    assert got.schema.types[:2] == want.schema.types[:2]
+    assert _table_rows(got) == _table_rows(want)
+
+
+@pytest.mark.parametrize("kind", ["parquet", "spark parquet"])
+@pytest.mark.parametrize("distributed", [False, True])
+def test_bound_parquet_keeps_dates_and_timestamps_through_spark(spark, tmp_path, kind, distributed):
+    """``chronolog run --spark`` (run_program, on the shared session) writes
+    a bound Parquet output with the types the embedded run writes."""
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    pq.write_table(_instants(), tmp_path / "p.parquet")
+    prog = f'@bind("p", "{kind}", ".", "p.parquet").\n@bind("o", "{kind}", ".", "o.parquet").\n' + ROUND_TRIP
+    (tmp_path / "spark.vada").write_text(prog)
+    (tmp_path / "embedded.vada").write_text(prog.replace('"o.parquet"', '"want.parquet"').replace('"spark parquet"', '"parquet"'))
+    from chronolog.cli import cli
+    from click.testing import CliRunner
+
+    assert CliRunner().invoke(cli, ["run", str(tmp_path / "embedded.vada")]).exit_code == 0
+    want = pq.read_table(tmp_path / "want.parquet")
+    assert want.schema.field("c0").type == pa.date32()
+    with _time_zone(spark, "Asia/Tokyo"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", cs.DriverFallback)
+        cs.run_program(spark, tmp_path / "spark.vada", distributed=distributed)
+    got = pq.read_table(tmp_path / "o.parquet")
+    assert got.schema.types[:2] == want.schema.types[:2]
+    assert _table_rows(got.select(want.schema.names)) == _table_rows(want)
+
+
+def test_the_chronolog_data_source_keeps_dates_and_timestamps(spark, tmp_path):
+    """Fact text with date and datetime arguments reads as DATE and
+    TIMESTAMP_NTZ columns (as ``Model.to_arrow`` types them) and writes
+    back the same text, in any session time zone."""
+    text = "p(2024-01-01,2024-01-01T12:00:00.0005,1)@[0,10]\np(1969-12-31,2024-03-10T02:30:00,2)@[1,11]\n"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text(text)
+    want = chronolog.reason("", text).to_arrow("p")
+    with _time_zone(spark, "America/New_York"):
+        df = spark.read.format("chronolog").option("predicate", "p").load(str(tmp_path / "in"))
+        got = df.toArrow()
+        df.write.format("chronolog").option("predicate", "p").mode("append").save(str(tmp_path / "out"))
+    assert got.schema.types[:2] == [pa.date32(), pa.timestamp("us")] == want.schema.types[:2]
+    assert _table_rows(got) == _table_rows(want)
+    written = "".join(sorted(f.read_text() for f in (tmp_path / "out").iterdir() if f.suffix == ".facts"))
+    assert chronolog.reason("", written).facts("p") == chronolog.reason("", text).facts("p")
+    assert "p(2024-01-01,2024-01-01T12:00:00.000500,1)@[0,10]" in written.splitlines()
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_a_csv_date_key_meets_a_parquet_date_in_tasks(spark, tmp_path, zone):
+    """A CSV column mapped ``date`` keys as the instant the CSV reader reads
+    (with an offset at that offset), meeting a Parquet DATE in one task."""
+    import pyarrow.parquet as pq
+
+    from chronolog.connectors import spark as cs
+
+    days = [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(30)]
+    cells = [f"{d.isoformat()}" if i % 3 else f"{(d - dt.timedelta(days=1)).isoformat()}T19:00:00-05:00" for i, d in enumerate(days)]
+    (tmp_path / "c.csv").write_text("k,start,end\n" + "".join(f"{c},0,5\n" for c in cells[::2]))
+    pq.write_table(pa.table({"k": pa.array(days, pa.date32()), "v": list(range(30)), "start": [0] * 30, "end": [9] * 30}),
+                   tmp_path / "p.parquet")
+    rules = """@mapping("c", 0, "k", "date").
+both(K, V) :- p(K, V), c(K).
+only(K) :- p(K, V), not c(K).
+@output("both"). @output("only").
+"""
+    binds = '@bind("p", "{0}parquet", ".", "p.parquet").\n@bind("c", "{0}csv", ".", "c.csv").\n'
+    (tmp_path / "e.vada").write_text(binds.format("") + rules)
+    (tmp_path / "s.vada").write_text(binds.format("spark ") + rules)
+    embedded = chronolog.reason(tmp_path / "e.vada", base_dir=tmp_path)
+    assert len(embedded.facts("both")) == 15
+    with _time_zone(spark, zone):
+        out = cs.run_program(spark, tmp_path / "s.vada", distributed=True)
+        for p in ("both", "only"):
+            got = out[p].toArrow()
+            want = embedded.to_arrow(p)
+            assert got.schema.types[0] == want.schema.types[0] == pa.date32(), p
+            assert _table_rows(got.select(want.schema.names)) == _table_rows(want), p

@@ -1,0 +1,85 @@
+"""The one rule of term equality (engine/term_types.py) against Python's own
+equality of the engine's values, which nobody here wrote: ``key_text``
+(the keyed stream's groups) is shared exactly by equal terms, and an
+instant is equal to another exactly at the same UTC instant."""
+
+import datetime as dt
+from fractions import Fraction
+
+from budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chronolog.engine.term_types import instant, key_text
+from chronolog.language.booleans import boolean
+from chronolog.language.timeline import normalize
+
+UTC = dt.timezone.utc
+_days = st.dates(min_value=dt.date(1969, 12, 30), max_value=dt.date(1970, 1, 2))
+_zones = st.sampled_from([UTC, dt.timezone(dt.timedelta(hours=9)), dt.timezone(dt.timedelta(hours=-5))])
+instants = st.one_of(
+    _days.map(instant),
+    st.builds(lambda d, h, z: instant(dt.datetime(d.year, d.month, d.day, h, tzinfo=z)), _days, st.sampled_from([0, 5, 9, 19]), _zones),
+    st.builds(lambda d, h: dt.datetime(d.year, d.month, d.day, h), _days, st.sampled_from([0, 5])),
+)
+terms = st.one_of(
+    st.integers(-3, 3),
+    st.integers(2**62, 2**64),
+    st.fractions(min_value=-3, max_value=3, max_denominator=4),
+    st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 0.1, 1e300, float("inf"), -float("inf"), 2.0**63]),
+    st.booleans(),
+    st.booleans().map(boolean),
+    st.sampled_from(["a", "1", "#T", "2024-01-01", "1.0"]),
+    instants,
+)
+
+
+def engine_equal(a, b) -> bool:
+    """The engine's equality: Python's, with #T/#F (and Python's bool, read as them) never a number."""
+    if isinstance(a, bool):
+        a = boolean(a)
+    if isinstance(b, bool):
+        b = boolean(b)
+    return a == b
+
+
+@settings(max_examples=examples(2000))
+@given(terms, terms)
+def test_key_text_is_shared_exactly_by_equal_terms(a, b):
+    assert (key_text(a) == key_text(b)) == engine_equal(a, b), (a, b)
+
+
+def test_an_instant_is_its_utc_wall_clock():
+    assert instant(dt.date(2024, 1, 1)) == dt.datetime(2024, 1, 1)
+    assert instant(dt.datetime(2024, 1, 1, 9, tzinfo=dt.timezone(dt.timedelta(hours=9)))) == dt.datetime(2024, 1, 1)
+    assert instant(dt.datetime(2024, 3, 10, 2, 30)) == dt.datetime(2024, 3, 10, 2, 30)  # a wall clock read as UTC
+    assert key_text(instant(dt.date(2024, 1, 1))) != key_text(1704067200)  # never a number
+    assert key_text(1) == key_text(1.0) == key_text(Fraction(2, 2)) != key_text(boolean(True))
+
+
+_column_values = st.one_of(
+    st.lists(st.integers(-(2**64), 2**64) | st.sampled_from([2**63 - 1, -(2**63), 2**63, 10**18, -(10**18) - 1]), min_size=1, max_size=5),
+    st.lists(st.booleans().map(boolean), min_size=1, max_size=3),
+    st.lists(st.sampled_from([0.5, 1.0, -2.25]), min_size=1, max_size=3),
+    st.lists(st.fractions(min_value=-1000, max_value=1000, max_denominator=8).map(normalize) | st.integers(-(10**20), 10**20),
+             min_size=1, max_size=5),  # (the engine's numbers: a whole Fraction is an int)
+    st.lists(st.sampled_from([Fraction(1, 4), Fraction(-5, 2), 100, 0]), min_size=64, max_size=80),  # numpy's decimals (64+)
+    st.lists(instants, min_size=1, max_size=4),
+    st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["a", 0.5]), instants), min_size=1, max_size=4),
+)
+
+
+@settings(max_examples=examples(300))
+@given(_column_values)
+def test_the_kinds_type_a_column_as_model_to_arrow_does(values):
+    """The Spark paths type an answer column by its kind (value_kind, merged
+    over tasks); ``Model.to_arrow`` (engine/arrow.py ``_column``) by its
+    values: the same Arrow type and values, 19-digit integers that fit 64
+    bits included (decimal(19, 0) on Spark before)."""
+    from chronolog.engine.arrow import _column
+    from chronolog.engine.term_types import arrow_type, typed_array, value_kind
+
+    kind = value_kind(values)
+    want = _column(values)
+    assert arrow_type(kind) == want.type, (values, kind)
+    assert typed_array(values, kind, want.type).equals(want)

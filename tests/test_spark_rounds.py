@@ -324,6 +324,25 @@ def test_reachability_with_negation(spark):
     check(spark, prog, {"e": e})
 
 
+def test_three_negated_atoms_over_nine_facts(spark):
+    """Each negated atom reads the rows before it once (a step read twice
+    runs twice, sql.Stmt): an anti join beside the pieces between holes
+    read them four times per atom, and three atoms over nine facts ran a
+    task out of memory (two: 27 broadcasts in one statement)."""
+    prog = """
+    r(X, Y) :- a(X, Y).
+    r(X, Z) :- r(X, Y), a(Y, Z).
+    p(X, Y) :- r(X, Y), not n0(X), not n1(Y), not n2(X).
+    @output("p").
+    """
+    a = edges([(i, j, (i, i + 5, True, False)) for i in range(3) for j in range(3)])
+    n0 = facts_to_arrow([((0,), (1, 2, True, False)), ((1,), (1, 2, True, False)), ((1,), (2, 3, False, True))], ["x"])
+    n1 = facts_to_arrow([((1,), (2, 3, False, True)), ((2,), (NEG_INF, 1, False, True))], ["x"])
+    n2 = facts_to_arrow([((2,), (4, POS_INF, True, False)), ((0,), (3, 3, True, True))], ["x"])
+    stats, _ = check(spark, prog, {"a": a, "n0": n0, "n1": n1, "n2": n2})
+    assert all(r.jobs <= 5 for r in stats["rounds"]), [r.jobs for r in stats["rounds"]]  # an action, a broadcast per atom
+
+
 def test_mutual_recursion_commits_two_relations_per_round(spark):
     """odd and even walks are one recursive stratum: each round merges,
     checkpoints and counts both relations in its one action."""

@@ -259,13 +259,13 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
-        # a difference array per point, summed to each segment by a running sum
-        plus = ", ".join(f"CAST({c} AS {wide}) AS d_{c}" for c in vcols)
-        minus = ", ".join(f"-CAST({c} AS {wide}) AS d_{c}" for c in vcols)
+        # a difference array per point, summed to each segment by a running
+        # sum; both events of a binding from one read of the body (why: below)
         dcols = [f"d_{c}" for c in vcols] + ["d_n"]
-        ev = q.add(f"SELECT {gsel}s AS p{', ' + plus if plus else ''}, 1L AS d_n FROM {body}\n"
-                   f"UNION ALL SELECT {gsel}e AS p{', ' + minus if minus else ''}, -1L AS d_n FROM {body}",
-                   [*group, "p", *dcols])
+        plus = "".join(f"'d_{c}', CAST({c} AS {wide}), " for c in vcols)
+        minus = "".join(f"'d_{c}', -CAST({c} AS {wide}), " for c in vcols)
+        ev = q.add(f"SELECT {gsel}inline(array(named_struct('p', s, {plus}'d_n', 1L), "
+                   f"named_struct('p', e, {minus}'d_n', -1L))) FROM {body}", [*group, "p", *dcols])
         pts = q.add(f"SELECT {gsel}p, {', '.join(f'sum({d}) AS {d}' for d in dcols)} FROM {ev} "
                     f"GROUP BY {', '.join([*group, 'p'])}", [*group, "p", *dcols])
         w = f"OVER ({part}ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
@@ -274,18 +274,25 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
                      [*group, "s", "e", *vcols, "n"])
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:
-        # each binding spread over the segments it covers, numbered per group
-        ends = q.add(f"SELECT DISTINCT {gsel}p FROM (SELECT {gsel}s AS p FROM {body} UNION ALL SELECT {gsel}e AS p FROM {body})",
-                     [*group, "p"])
-        idx = q.add(f"SELECT {gsel}p, row_number() OVER ({part}ORDER BY p) AS i, lead(p) OVER ({part}ORDER BY p) AS pn FROM {ends}",
-                    [*group, "p", "i", "pn"])
-        on = "".join(f" AND a.{g} = b.{g}" for g in group)
-        onz = "".join(f" AND z.{g} = b.{g}" for g in group)
+        # each binding spread over the segments it covers, numbered per group.
+        # A step is text, inlined wherever it is read (sql.Stmt), so the body
+        # is read twice only (its ends ranked, then the bindings with the
+        # ranks of their ends, and the segments' points): joining each
+        # binding with the numbered points by its start and by its end read
+        # it seven times, and 49 times under the fold of a contributor's
+        # values (49 broadcasts in one plan of 320 kB; 25-55 s and a driver
+        # out of memory for a rule over nine facts)
+        bcols = q.cols[body]
+        ends = q.add(f"SELECT *, explode(array(s, e)) AS p FROM {body}", [*bcols, "p"])
+        ranked = q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"])
+        ranks = q.add(f"SELECT {', '.join(bcols)}, min(i) AS a, max(i) AS z FROM {ranked} GROUP BY {', '.join(bcols)}",
+                      [*bcols, "a", "z"])
+        idx = q.add(f"SELECT {gsel}i, p, lead(p) OVER ({part}ORDER BY i) AS pn FROM (SELECT DISTINCT {gsel}i, p FROM {ranked})",
+                    [*group, "i", "p", "pn"])
         read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
         spread = q.add(
             f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
-            f"explode(sequence(a.i, z.i - 1)) AS i{read} "
-            f"FROM {body} AS b JOIN {idx} AS a ON a.p = b.s{on} JOIN {idx} AS z ON z.p = b.e{onz}",
+            f"explode(sequence(b.a, b.z - 1)) AS i{read} FROM {ranks} AS b",
             [*group, "i", *vcols])
         aggs, stats = ["count(*) AS n"], ["n"]
         for c in vcols:

@@ -73,7 +73,10 @@ class Stmt:
     ones before (nested, not a chain of common table expressions: Spark
     forgets a checkpoint's partitioning through a CTE that reads another,
     and the relation was shuffled again every round), with its column
-    names; ``add`` returns the step's text to read it from."""
+    names; ``add`` returns the step's text to read it from.  A step read
+    k times is planned and computed k times, broadcasts included, and a
+    step built on it multiplies that: read each step once where one read
+    can do (aggregate.py's fold)."""
 
     def __init__(self):
         self.cols: dict = {}

@@ -141,10 +141,10 @@ def every_size(monkeypatch):
     """The direct path and the columnar executor on small tables too
     (auto takes them from AUTO_MIN_ROWS rows and AUTO_MIN_FILE_FACTS facts)."""
     from chronolog.connectors import csv_columns
-    from chronolog.planner import backend_choice
+    from chronolog.planner import input_size
 
     monkeypatch.setattr(csv_columns, "AUTO_MIN_ROWS", 0)
-    monkeypatch.setattr(backend_choice, "AUTO_MIN_FILE_FACTS", 0)
+    monkeypatch.setattr(input_size, "AUTO_MIN_FILE_FACTS", 0)
 
 
 @settings(**SETTINGS)

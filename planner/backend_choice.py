@@ -22,7 +22,7 @@ from typing import Optional
 from chronolog.language import ast
 
 from . import physical as ph
-from .input_size import AUTO_MIN_FACTS, AUTO_MIN_FILE_FACTS, AUTO_MIN_RECURRENCE_FACTS, AUTO_MIN_TABLE_FACTS, by_size  # noqa: F401
+from . import input_size as size  # (the thresholds, read when used: tests lower them)
 from .recurrence import recurrence
 
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
@@ -143,7 +143,7 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
 
 def has_recurrence(physical: ph.PhysicalPlan) -> bool:
     """Whether a stratum of the plan is a recurrence the columns sweep
-    (it lowers the threshold of the whole run: :data:`AUTO_MIN_RECURRENCE_FACTS`)."""
+    (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`)."""
     return any(_is_recurrence(st) for st in physical.strata)
 
 
@@ -154,7 +154,7 @@ def _is_recurrence(st: ph.StratumPlan) -> bool:
 
 def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> tuple:
     """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
-    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts;
+    or :data:`BY_SIZE` (auto: :func:`.input_size.by_size` decides when the run starts;
     ``recurrences``: the plan has a recurrence, :func:`has_recurrence`)."""
     refused = columns_refusal(st)
     if refused is not None:
@@ -164,13 +164,13 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
             return COLUMNS, RECURRENCE
         if engine == ROWS:
             return ROWS, "forced"
-        return BY_SIZE, f"columns ({RECURRENCE}) when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
+        return BY_SIZE, f"columns ({RECURRENCE}) when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
     if recurrences:
-        return BY_SIZE, f"columns when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
-    return BY_SIZE, (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
-                     f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+        return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
+    return BY_SIZE, (f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given ({size.AUTO_MIN_FILE_FACTS:,}+ from fact files, "
+                     f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
 def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> StratumChoice:

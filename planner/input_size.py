@@ -1,4 +1,4 @@
-"""auto's run-time half: from how many given facts a run goes to columns.
+"""auto's run-time half: from how many given facts (or rows of a table) a run goes to columns.
 
 The plan (planner/backend_choice.py) says which strata columns may run;
 these thresholds on the inputs, known only when the run starts, say
@@ -28,6 +28,12 @@ AUTO_MIN_TABLE_FACTS = 20_000
 # it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
 # takes this one threshold
 AUTO_MIN_RECURRENCE_FACTS = 10_000
+# a table (a bound CSV file, a given table) is read straight into columns
+# from this many rows with engine "auto": even when the run stays on rows,
+# the kernels and rows made from the columns beat the csv module from about
+# 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
+# importing numpy and pyarrow costs 0.15 s once
+AUTO_MIN_ROWS = 10_000
 
 
 def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:

@@ -192,7 +192,7 @@ def test_a_small_run_imports_neither_numpy_nor_polars(tmp_path):
 # without the physical plan (8% of a small run's instructions)
 _HEAVY = ("polars", "pyarrow", "pandas", "numpy", "pyspark", "matplotlib")
 _PLAN = ("chronolog.planner.physical", "chronolog.planner.backend_choice", "chronolog.planner.recurrence", "chronolog.engine.columns.lowering")
-_NOT_AT_START = _HEAVY + _PLAN + ("chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
+_NOT_AT_START = _HEAVY + _PLAN + ("chronolog.connectors.csv_columns", "chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
 
 _IMPORTED_AFTER = """
 import runpy, sys

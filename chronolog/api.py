@@ -287,9 +287,9 @@ def direct_min_rows(engine: str):
     None on rows, every table on columns, from AUTO_MIN_ROWS on auto."""
     if engine == "rows":
         return None
-    from chronolog.connectors.csv_columns import AUTO_MIN_ROWS
+    from chronolog.planner import input_size
 
-    return AUTO_MIN_ROWS if engine == "auto" else 0
+    return input_size.AUTO_MIN_ROWS if engine == "auto" else 0
 
 
 def _table_columns(table, pred: str, calendar, min_rows: int):

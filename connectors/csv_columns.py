@@ -31,12 +31,6 @@ from chronolog.language.timeline import NEG_INF, POS_INF, make
 
 from .csv_files import _is_closed_col, _time_columns, convert
 
-# With engine "auto" from this many lines: even when the run stays on
-# rows, the kernels and rows made from the columns beat the csv module from
-# about 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
-# importing numpy and pyarrow costs 0.15 s once
-AUTO_MIN_ROWS = 10_000
-
 
 def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None, min_rows: int = 0):
     """The facts of ``pred`` in the CSV file ``path`` as a FactColumns, or

@@ -266,7 +266,7 @@ def task_engine(rows: int, partitions: int):
     (``None`` lets ``reason`` read it)."""
     import os
 
-    from chronolog.planner.backend_choice import AUTO_MIN_FACTS
+    from chronolog.planner.input_size import AUTO_MIN_FACTS
 
     if os.environ.get("CHRONOLOG_ENGINE"):
         return None

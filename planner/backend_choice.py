@@ -22,31 +22,11 @@ from typing import Optional
 from chronolog.language import ast
 
 from . import physical as ph
+from . import input_size as size  # (the thresholds, read when used: tests lower them)
 from .recurrence import recurrence
 
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
 
-# auto: columns when the run is given this many facts (bench/README.md,
-# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
-# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
-# is faster on columns)
-AUTO_MIN_FACTS = 300_000
-# ... and from this many facts read from fact files straight into columns
-# (no Python row to code or decode; bench/README.md, same section: at 100k
-# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
-AUTO_MIN_FILE_FACTS = 50_000
-# ... and from this many facts of tables given in memory read straight into
-# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
-# file to read and usually a warm process, so only polars' import is left
-# to pay once; bench/README.md, same section: the four rules at
-# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
-# rows, the first call of a process the same at 20,000)
-AUTO_MIN_TABLE_FACTS = 20_000
-# ... and from this many given facts when a stratum is a recurrence the
-# sweep takes (planner/recurrence.py): the rows take one round per delay of
-# it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
-# takes this one threshold
-AUTO_MIN_RECURRENCE_FACTS = 10_000
 RECURRENCE = "recurrence kernel: one sweep through time"
 
 # a program with no key runs in one Spark task when its inputs are at most
@@ -163,7 +143,7 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
 
 def has_recurrence(physical: ph.PhysicalPlan) -> bool:
     """Whether a stratum of the plan is a recurrence the columns sweep
-    (it lowers the threshold of the whole run: :data:`AUTO_MIN_RECURRENCE_FACTS`)."""
+    (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`)."""
     return any(_is_recurrence(st) for st in physical.strata)
 
 
@@ -174,7 +154,7 @@ def _is_recurrence(st: ph.StratumPlan) -> bool:
 
 def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> tuple:
     """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
-    or :data:`BY_SIZE` (auto: :func:`by_size` decides when the run starts;
+    or :data:`BY_SIZE` (auto: :func:`.input_size.by_size` decides when the run starts;
     ``recurrences``: the plan has a recurrence, :func:`has_recurrence`)."""
     refused = columns_refusal(st)
     if refused is not None:
@@ -184,26 +164,19 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
             return COLUMNS, RECURRENCE
         if engine == ROWS:
             return ROWS, "forced"
-        return BY_SIZE, f"columns ({RECURRENCE}) when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
+        return BY_SIZE, f"columns ({RECURRENCE}) when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
     if recurrences:
-        return BY_SIZE, f"columns when {AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
-    return BY_SIZE, (f"columns when {AUTO_MIN_FACTS:,}+ facts are given ({AUTO_MIN_FILE_FACTS:,}+ from fact files, "
-                     f"{AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+        return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
+    return BY_SIZE, (f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given ({size.AUTO_MIN_FILE_FACTS:,}+ from fact files, "
+                     f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
 def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> StratumChoice:
     backend, why = embedded_backend(st, engine, recurrences)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st), fallbacks, _spark_fallbacks(st))
-
-
-def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:
-    """The run-time half of ``auto``: whether the inputs are large enough for columns."""
-    if recurrences and given >= AUTO_MIN_RECURRENCE_FACTS:
-        return True
-    return given >= AUTO_MIN_FACTS or file_facts >= AUTO_MIN_FILE_FACTS or table_facts >= AUTO_MIN_TABLE_FACTS
 
 
 # what the data can still send from columns back to rows, in any stratum

@@ -31,14 +31,14 @@ def run(program, facts, engine, horizon=None, **kw):
     auto with its size thresholds at 0, so that it takes the columnar
     executor for the strata it supports, as it does on large inputs."""
     if engine == "auto-small":
-        from chronolog.planner import backend_choice
+        from chronolog.planner import input_size
 
-        saved = backend_choice.AUTO_MIN_FACTS, backend_choice.AUTO_MIN_FILE_FACTS
-        backend_choice.AUTO_MIN_FACTS = backend_choice.AUTO_MIN_FILE_FACTS = 0
+        saved = input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS
+        input_size.AUTO_MIN_FACTS = input_size.AUTO_MIN_FILE_FACTS = 0
         try:
             return run(program, facts, "auto", horizon, **kw)
         finally:
-            backend_choice.AUTO_MIN_FACTS, backend_choice.AUTO_MIN_FILE_FACTS = saved
+            input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS = saved
     try:
         return chronolog.reason(program, facts, engine=engine, horizon=horizon, **kw)
     except ChronologError as e:

@@ -213,7 +213,7 @@ def test_a_task_runs_the_executor_of_the_whole_input_not_of_its_share(monkeypatc
     """Splitting 500,000 facts over two tasks must not flip them from the
     columnar executor (the embedded choice for the whole input) to rows."""
     from chronolog.connectors.distributed import task_engine
-    from chronolog.planner.backend_choice import AUTO_MIN_FACTS
+    from chronolog.planner.input_size import AUTO_MIN_FACTS
 
     assert task_engine(AUTO_MIN_FACTS, 1) == "columns"
     assert task_engine(AUTO_MIN_FACTS // 2, 2) == "columns"

@@ -187,9 +187,12 @@ def test_a_small_run_imports_neither_numpy_nor_polars(tmp_path):
 
 # what a start-up needs: none of the column libraries, Spark or plotting,
 # nor the modules of features a small run does not use (bench/startup.py
-# measures the time; this keeps the set from growing back silently)
+# measures the time; this keeps the set from growing back silently); auto
+# on inputs under every threshold of planner/input_size.py runs on rows
+# without the physical plan (8% of a small run's instructions)
 _HEAVY = ("polars", "pyarrow", "pandas", "numpy", "pyspark", "matplotlib")
-_NOT_AT_START = _HEAVY + ("chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
+_PLAN = ("chronolog.planner.physical", "chronolog.planner.backend_choice", "chronolog.planner.recurrence", "chronolog.engine.columns.lowering")
+_NOT_AT_START = _HEAVY + _PLAN + ("chronolog.connectors.csv_columns", "chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
 
 _IMPORTED_AFTER = """
 import runpy, sys
@@ -212,7 +215,8 @@ def _imported_by_command(args) -> tuple:
 def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
     """``chronolog run`` on the 10-fact program of bench/startup.py, and
     ``chronolog --help``: none of the column libraries, Spark, plotting,
-    the stream and hypothetical front ends or the output writers."""
+    the stream and hypothetical front ends, the output writers or the
+    physical plan."""
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
     try:
         from startup import TEN_FACTS

@@ -140,11 +140,10 @@ def _as(fmt: str, table):
 def every_size(monkeypatch):
     """The direct path and the columnar executor on small tables too
     (auto takes them from AUTO_MIN_ROWS rows and AUTO_MIN_FILE_FACTS facts)."""
-    from chronolog.connectors import csv_columns
-    from chronolog.planner import backend_choice
+    from chronolog.planner import input_size
 
-    monkeypatch.setattr(csv_columns, "AUTO_MIN_ROWS", 0)
-    monkeypatch.setattr(backend_choice, "AUTO_MIN_FILE_FACTS", 0)
+    monkeypatch.setattr(input_size, "AUTO_MIN_ROWS", 0)
+    monkeypatch.setattr(input_size, "AUTO_MIN_FILE_FACTS", 0)
 
 
 @settings(**SETTINGS)
@@ -220,7 +219,7 @@ def no_rows_reading(monkeypatch):
 @functools.lru_cache(maxsize=None)
 def _large():
     """A table large enough for auto's columnar executor, and its model on rows."""
-    from chronolog.planner.backend_choice import AUTO_MIN_FILE_FACTS
+    from chronolog.planner.input_size import AUTO_MIN_FILE_FACTS
 
     table = _sensor_table(AUTO_MIN_FILE_FACTS + 1000)
     program = PROGRAM + "maintenance(s1)@[100,200].\n"
@@ -532,7 +531,7 @@ def test_a_keyed_task_reads_typed_tables_straight_into_columns(engine, monkeypat
 def test_auto_runs_columns_from_the_table_threshold():
     """Tables read straight into columns choose the columnar executor on
     auto from AUTO_MIN_TABLE_FACTS facts (a warm process: far faster than rows)."""
-    from chronolog.planner.backend_choice import AUTO_MIN_TABLE_FACTS
+    from chronolog.planner.input_size import AUTO_MIN_TABLE_FACTS
 
     big = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_MIN_TABLE_FACTS)})
     assert "columns" in big.evaluator.executors.values()

@@ -38,7 +38,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     from pyspark.sql import types as T
 
     from chronolog.connectors.spark import _term_columns
-    from chronolog.engine.columns.encoding import window_points
+    from chronolog.planner.physical import window_points
 
     check_rules(plan)
     calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)

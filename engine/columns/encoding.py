@@ -31,7 +31,6 @@ from fractions import Fraction
 from math import lcm
 
 from chronolog.language.timeline import NEG_INF, POS_INF
-from chronolog.planner.physical import window_points  # noqa: F401 (read here by the executor and Spark's rounds)
 
 NEG = -(2**62)
 POS = 2**62

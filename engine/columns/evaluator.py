@@ -12,14 +12,11 @@ stratum (or the Model) reads a column stratum's relation through
 
 from __future__ import annotations
 
-from chronolog.language import ast
-from chronolog.planner import physical as ph
-from chronolog.planner.backend_choice import has_recurrence
+from chronolog.planner import input_size
 from chronolog.planner.normalize import TOP
 
 from ..rows.evaluator import Evaluator
-from ..rows.pipeline import choose_driver, order_body
-from .encoding import Dictionary, Fallback, TimeScale, window_points
+from .encoding import Dictionary, Fallback, TimeScale
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
@@ -55,13 +52,13 @@ class HybridEvaluator(Evaluator):
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum) -> bool:
-        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, by_size, embedded_backend
-
-        if self.explain:  # (explanations are recorded by the rows)
+        if self.explain or self._under_every_threshold:  # (explanations are recorded by the rows)
             return False
+        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, embedded_backend
+
         backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine, self._recurrences)
         if backend == BY_SIZE:
-            return by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
+            return input_size.by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
         return backend == COLUMNS
 
     def run(self) -> None:
@@ -83,7 +80,16 @@ class HybridEvaluator(Evaluator):
             + self._file_size
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
-        self._recurrences = has_recurrence(self.plan.physical)
+        # auto on inputs under every threshold runs each stratum on rows, whatever
+        # the plan says: the physical plan is neither lowered nor imported
+        self._under_every_threshold = self.engine == "auto" and not input_size.by_size(
+            self._given_size, self._file_size, self._table_size, recurrences=True
+        )
+        self._recurrences = False
+        if not self._under_every_threshold:
+            from chronolog.planner.backend_choice import has_recurrence
+
+            self._recurrences = has_recurrence(self.plan.physical)
         last_read = _last_reads(self.plan.strata)
         for stratum in self.plan.strata:
             ran = "rows"
@@ -152,6 +158,8 @@ class HybridEvaluator(Evaluator):
 
     def _time_scale(self) -> TimeScale:
         if self._scale is None:
+            from chronolog.planner.physical import window_points
+
             pts = window_points(self.plan, self.horizon)
             for pred, table in self.given_tables.items():
                 import pyarrow as pa  # (given Arrow tables: the caller has pyarrow)
@@ -255,6 +263,7 @@ class HybridEvaluator(Evaluator):
         atom whose predicate changed, one variant reading only that atom's
         delta (the maximal intervals that are new), the atoms before it the
         old facts and those after it everything (no instance twice)."""
+        from .lowering import rule_pipeline
         from .relation import to_atoms
 
         if stratum.shifting_rules:
@@ -292,6 +301,7 @@ class HybridEvaluator(Evaluator):
         one pass in time order, not one seminaive round per delay."""
         from chronolog.planner.recurrence import recurrence
 
+        from .lowering import rule_pipeline
         from .recurrence import frame_of, sweep
         from .relation import to_atoms
 
@@ -302,7 +312,7 @@ class HybridEvaluator(Evaluator):
         self._delta = {}
         conflations = self.terms.conflations
         planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
-        seeds = [(self.table(rec.pred), 0)] + [(_drain(self._rule_pipeline(planned[id(rule)])), 1) for rule in rec.seeds]
+        seeds = [(self.table(rec.pred), 0)] + [(_drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
         atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
@@ -320,12 +330,13 @@ class HybridEvaluator(Evaluator):
         """Runs ``variants`` (the rule's plan, delta position), merges what they
         derive into the stratum's relations; returns the new maximal intervals."""
         from .coalesce import merge_new
+        from .lowering import rule_pipeline
         from .relation import term_columns
         from .value_columns import same_kinds
 
         outs: dict = {p: [] for p in stratum.preds}
         for rp, driver in variants:
-            df = _drain(self._rule_pipeline(rp, driver))
+            df = _drain(rule_pipeline(self, rp, driver))
             if df is not None:
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
@@ -388,178 +399,6 @@ class HybridEvaluator(Evaluator):
 
             self._values = Values(self.terms)
         return self._values
-
-    def _rule_pipeline(self, rp, driver=None):
-        """The nodes of one variant of a rule (its physical plan ``rp``):
-        the rule operator's lowering (:data:`_LOWERINGS`), then the Output."""
-        from .output import OutputNode
-
-        op = rp.operator
-        lower = _LOWERINGS.get(type(op))
-        if lower is None:  # (the plan puts such strata on rows: backend_choice.columns_refusal)
-            raise Fallback(f"{op.label()} has no columnar lowering")
-        node = lower(self, op, rp.rule, driver)
-        out = rp.root
-        return OutputNode(node, out.pred, out.terms, self.terms, out.shift, self.horizon if out.clip else None, self._scale)
-
-    def _atom(self, op, view):
-        """An atom's nodes: a Scan under its temporal operators (:data:`_ATOMS`)."""
-        if isinstance(op, ph.Scan):
-            from .scan import ScanNode
-
-            return ScanNode(op.pred, op.terms, view, self)
-        return _ATOMS[type(op)](self, op, self._atom(op.input, view))
-
-    def _body_pipeline(self, body, rule, driver=None):
-        """A conjunction, its joins ordered by the relations' sizes (the rows'
-        order_body); each step lowered by :data:`_STEPS`."""
-        from .scan import DELTA, FULL, OLD
-
-        def size(pred):
-            growing = self._growing.get(pred)
-            return growing.height if growing is not None else self.table(pred).height
-
-        def view(pos, lit):
-            # non-repetition: atoms before the delta's one read the old facts
-            if driver is None:
-                return FULL
-            if pos == driver:
-                return DELTA
-            return OLD if pos < driver and lit.pred in self._delta else FULL
-
-        order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
-        node = None
-        bound: set = set()
-        for pos, lit in order:
-            step = body.steps[pos]
-            node = _STEPS[type(step)](self, node, step, view(pos, lit), bound)
-        return node
-
-    def _join(self, node, step, view, bound):
-        atom = self._atom(step.atom, view)
-        bound |= {c.name for c in step.atom.schema}
-        if node is None:
-            return atom
-        from .join import JoinNode
-
-        scan = _scan_of(step.atom)
-        return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), self.values)
-
-    def _difference(self, node, step, view, bound):
-        from .difference import DifferenceNode
-        from .scan import FULL, ScanNode
-
-        neg = step.negated
-        return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, self), str(ast.Atom(neg.pred, neg.terms)), self.values)
-
-    def _condition(self, node, step, view, bound):
-        from .linear import ConditionNode
-
-        return ConditionNode(node, step.comparison, self.values)
-
-    def _assign(self, node, step, view, bound):
-        """An assignment, a test when its variable is bound."""
-        from .linear import AssignNode, ConditionNode
-
-        if step.var in bound:
-            return ConditionNode(node, ast.Comparison("==", ast.Var(step.var), step.expr), self.values)
-        bound.add(step.var)
-        return AssignNode(node, step.var, step.expr, self.values)
-
-    def _aggregate_pipeline(self, op, rule, driver):
-        from .aggregate import AggregateNode
-
-        if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
-            raise Fallback("aggregation in a recursion")
-        try:  # rules with the same body and group share its segments (aggregate.py)
-            key = (tuple(rule.body), tuple(rule.group))
-            hash(key)
-        except TypeError:
-            key = None
-        tables = tuple(self.table(pred) for pred in _reads(op.input))
-        if getattr(self, "_shared_body", None) is None:
-            from .aggregate import SharedBody
-
-            self._shared_body = SharedBody()
-        bound = set(op.group) | {v for v, _ in op.aggregates}
-        # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
-        early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
-        node = AggregateNode(self._body_pipeline(op.input, rule), op.group, op.aggregates, self.values, self._shared_body, key, tables,
-                             [s.comparison for s in early])
-        for step in op.after:
-            if not any(step is x for x in early):
-                node = _STEPS[type(step)](self, node, step, None, bound)
-        return node
-
-    def _since_pipeline(self, op, rule, driver):
-        from .scan import FULL, ScanNode
-        from .since import SinceNode
-
-        if not (isinstance(op.left, ph.Scan) and isinstance(op.right, ph.Scan)):  # pragma: no cover - the planner makes them atoms
-            raise Fallback("a Since/Until operand with an operator")
-        right = ScanNode(op.right.pred, op.right.terms, FULL, self)
-        left = ScanNode(op.left.pred, op.left.terms, FULL, self)
-        node = SinceNode(right, left, op.op, op.window, self._scale)
-        node.values = self.values  # codes float value columns that meet codes
-        return node
-
-    def _wrap_pipeline(self, op, rule, driver):
-        """lit@[S,E]: the scan's maximal intervals, their ends as terms."""
-        from .interval_terms import WrapNode
-
-        return WrapNode(self._body_pipeline(op.input, rule, driver), op.start, op.end, self.terms, self._scale)
-
-    def _place_pipeline(self, op, rule, driver):
-        """p(X)@[S,E] :- body: the head's interval from terms."""
-        from .interval_terms import PlaceNode
-
-        return PlaceNode(self._body_pipeline(op.input, rule, driver), op.timed, self.terms, self._scale)
-
-
-def _temporal(ev, op, child):
-    from .temporal import TemporalNode
-
-    return TemporalNode(child, op.box, op.shift, ev._scale)
-
-
-def _group(ev, op, child):
-    from .grouping import GroupNode
-
-    return GroupNode(child, op.grouping, ev._scale)
-
-
-def _scan_of(op):
-    while not isinstance(op, ph.Scan):
-        op = op.input
-    return op
-
-
-def _reads(body):
-    """The predicates a body reads (positive and negated atoms), in its IR order."""
-    for step in body.steps:
-        if isinstance(step, ph.IntervalJoin):
-            yield _scan_of(step.atom).pred
-        elif isinstance(step, ph.Difference):
-            yield step.negated.pred
-
-
-# the one table from a physical operator's type to its columnar lowering:
-# rule operators (under the Output), atom operators (over a Scan), body steps
-_LOWERINGS = {
-    ph.Body: lambda ev, op, rule, driver: ev._body_pipeline(op, rule, driver),
-    ph.SinceUntil: HybridEvaluator._since_pipeline,
-    ph.Aggregate: HybridEvaluator._aggregate_pipeline,
-    ph.WrapInterval: HybridEvaluator._wrap_pipeline,
-    ph.PlaceInterval: HybridEvaluator._place_pipeline,
-}
-_ATOMS = {ph.TemporalShift: _temporal, ph.TimeGroup: _group}
-_STEPS = {
-    ph.IntervalJoin: HybridEvaluator._join,
-    ph.Difference: HybridEvaluator._difference,
-    ph.Filter: HybridEvaluator._condition,
-    ph.Assign: HybridEvaluator._assign,
-}
-
 
 def _last_reads(strata) -> dict:
     """Per predicate a rule body reads, the index of the last stratum reading it."""

@@ -139,11 +139,12 @@ def _driver_frame(step, ev):
     import polars as pl
 
     from .base import drain
+    from .lowering import body_pipeline
 
     if not step.driver:
         return pl.DataFrame({"s": [NEG], "e": [POS]}, schema={"s": pl.Int64, "e": pl.Int64})
     rule = PlanRule(step.rule.head_pred, (), list(step.driver), source=step.rule.source)
-    return drain(ev._body_pipeline(rule_operator(rule), rule))
+    return drain(body_pipeline(ev, rule_operator(rule), rule))
 
 
 def _python(frame, col, ev) -> list:

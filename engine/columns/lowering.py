@@ -1,0 +1,199 @@
+"""A stratum's physical plan (planner/physical.py) as columnar nodes.
+
+The one place the columns read the physical plan's operators: each rule
+operator, atom operator and body step lowered to the nodes of this package
+(scan, join, difference, ...), over the tables and codes of the
+:class:`~chronolog.engine.columns.evaluator.HybridEvaluator` ``ev`` that
+runs the stratum.  Imported only when a stratum runs on columns: a small
+run on rows never builds the physical plan's classes.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner import physical as ph
+
+from ..rows.pipeline import choose_driver, order_body
+from .encoding import Fallback
+
+
+def rule_pipeline(ev, rp, driver=None):
+    """The nodes of one variant of a rule (its physical plan ``rp``):
+    the rule operator's lowering (:data:`_LOWERINGS`), then the Output."""
+    from .output import OutputNode
+
+    op = rp.operator
+    lower = _LOWERINGS.get(type(op))
+    if lower is None:  # (the plan puts such strata on rows: backend_choice.columns_refusal)
+        raise Fallback(f"{op.label()} has no columnar lowering")
+    node = lower(ev, op, rp.rule, driver)
+    out = rp.root
+    return OutputNode(node, out.pred, out.terms, ev.terms, out.shift, ev.horizon if out.clip else None, ev._scale)
+
+
+def _atom(ev, op, view):
+    """An atom's nodes: a Scan under its temporal operators (:data:`_ATOMS`)."""
+    if isinstance(op, ph.Scan):
+        from .scan import ScanNode
+
+        return ScanNode(op.pred, op.terms, view, ev)
+    return _ATOMS[type(op)](ev, op, _atom(ev, op.input, view))
+
+
+def body_pipeline(ev, body, rule, driver=None):
+    """A conjunction, its joins ordered by the relations' sizes (the rows'
+    order_body); each step lowered by :data:`_STEPS`."""
+    from .scan import DELTA, FULL, OLD
+
+    def size(pred):
+        growing = ev._growing.get(pred)
+        return growing.height if growing is not None else ev.table(pred).height
+
+    def view(pos, lit):
+        # non-repetition: atoms before the delta's one read the old facts
+        if driver is None:
+            return FULL
+        if pos == driver:
+            return DELTA
+        return OLD if pos < driver and lit.pred in ev._delta else FULL
+
+    order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
+    node = None
+    bound: set = set()
+    for pos, lit in order:
+        step = body.steps[pos]
+        node = _STEPS[type(step)](ev, node, step, view(pos, lit), bound)
+    return node
+
+
+def _join(ev, node, step, view, bound):
+    atom = _atom(ev, step.atom, view)
+    bound |= {c.name for c in step.atom.schema}
+    if node is None:
+        return atom
+    from .join import JoinNode
+
+    scan = _scan_of(step.atom)
+    return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), ev.values)
+
+
+def _difference(ev, node, step, view, bound):
+    from .difference import DifferenceNode
+    from .scan import FULL, ScanNode
+
+    neg = step.negated
+    return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, ev), str(ast.Atom(neg.pred, neg.terms)), ev.values)
+
+
+def _condition(ev, node, step, view, bound):
+    from .linear import ConditionNode
+
+    return ConditionNode(node, step.comparison, ev.values)
+
+
+def _assign(ev, node, step, view, bound):
+    """An assignment, a test when its variable is bound."""
+    from .linear import AssignNode, ConditionNode
+
+    if step.var in bound:
+        return ConditionNode(node, ast.Comparison("==", ast.Var(step.var), step.expr), ev.values)
+    bound.add(step.var)
+    return AssignNode(node, step.var, step.expr, ev.values)
+
+
+def _aggregate(ev, op, rule, driver):
+    from .aggregate import AggregateNode
+
+    if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
+        raise Fallback("aggregation in a recursion")
+    try:  # rules with the same body and group share its segments (aggregate.py)
+        key = (tuple(rule.body), tuple(rule.group))
+        hash(key)
+    except TypeError:
+        key = None
+    tables = tuple(ev.table(pred) for pred in _reads(op.input))
+    if getattr(ev, "_shared_body", None) is None:
+        from .aggregate import SharedBody
+
+        ev._shared_body = SharedBody()
+    bound = set(op.group) | {v for v, _ in op.aggregates}
+    # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
+    early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
+    node = AggregateNode(body_pipeline(ev, op.input, rule), op.group, op.aggregates, ev.values, ev._shared_body, key, tables,
+                         [s.comparison for s in early])
+    for step in op.after:
+        if not any(step is x for x in early):
+            node = _STEPS[type(step)](ev, node, step, None, bound)
+    return node
+
+
+def _since(ev, op, rule, driver):
+    from .scan import FULL, ScanNode
+    from .since import SinceNode
+
+    if not (isinstance(op.left, ph.Scan) and isinstance(op.right, ph.Scan)):  # pragma: no cover - the planner makes them atoms
+        raise Fallback("a Since/Until operand with an operator")
+    right = ScanNode(op.right.pred, op.right.terms, FULL, ev)
+    left = ScanNode(op.left.pred, op.left.terms, FULL, ev)
+    node = SinceNode(right, left, op.op, op.window, ev._scale)
+    node.values = ev.values  # codes float value columns that meet codes
+    return node
+
+
+def _wrap(ev, op, rule, driver):
+    """lit@[S,E]: the scan's maximal intervals, their ends as terms."""
+    from .interval_terms import WrapNode
+
+    return WrapNode(body_pipeline(ev, op.input, rule, driver), op.start, op.end, ev.terms, ev._scale)
+
+
+def _place(ev, op, rule, driver):
+    """p(X)@[S,E] :- body: the head's interval from terms."""
+    from .interval_terms import PlaceNode
+
+    return PlaceNode(body_pipeline(ev, op.input, rule, driver), op.timed, ev.terms, ev._scale)
+
+
+def _temporal(ev, op, child):
+    from .temporal import TemporalNode
+
+    return TemporalNode(child, op.box, op.shift, ev._scale)
+
+
+def _group(ev, op, child):
+    from .grouping import GroupNode
+
+    return GroupNode(child, op.grouping, ev._scale)
+
+
+def _scan_of(op):
+    while not isinstance(op, ph.Scan):
+        op = op.input
+    return op
+
+
+def _reads(body):
+    """The predicates a body reads (positive and negated atoms), in its IR order."""
+    for step in body.steps:
+        if isinstance(step, ph.IntervalJoin):
+            yield _scan_of(step.atom).pred
+        elif isinstance(step, ph.Difference):
+            yield step.negated.pred
+
+
+# the one table from a physical operator's type to its columnar lowering:
+# rule operators (under the Output), atom operators (over a Scan), body steps
+_LOWERINGS = {
+    ph.Body: body_pipeline,
+    ph.SinceUntil: _since,
+    ph.Aggregate: _aggregate,
+    ph.WrapInterval: _wrap,
+    ph.PlaceInterval: _place,
+}
+_ATOMS = {ph.TemporalShift: _temporal, ph.TimeGroup: _group}
+_STEPS = {
+    ph.IntervalJoin: _join,
+    ph.Difference: _difference,
+    ph.Filter: _condition,
+    ph.Assign: _assign,
+}

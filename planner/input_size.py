@@ -1,0 +1,43 @@
+"""auto's run-time half: from how many given facts (or rows of a table) a run goes to columns.
+
+The plan (planner/backend_choice.py) says which strata columns may run;
+these thresholds on the inputs, known only when the run starts, say
+whether they do.  Kept apart from the plan so that a run under every
+threshold decides "rows" without lowering the physical plan or importing
+it (a small ``chronolog run`` pays no more than it uses).
+"""
+
+# auto: columns when the run is given this many facts (bench/README.md,
+# "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
+# faster on rows, at 1M 1.5x faster on columns; the 4-rule workload at 500k
+# is faster on columns)
+AUTO_MIN_FACTS = 300_000
+# ... and from this many facts read from fact files straight into columns
+# (no Python row to code or decode; bench/README.md, same section: at 100k
+# facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
+AUTO_MIN_FILE_FACTS = 50_000
+# ... and from this many facts of tables given in memory read straight into
+# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
+# file to read and usually a warm process, so only polars' import is left
+# to pay once; bench/README.md, same section: the four rules at
+# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
+# rows, the first call of a process the same at 20,000)
+AUTO_MIN_TABLE_FACTS = 20_000
+# ... and from this many given facts when a stratum is a recurrence the
+# sweep takes (planner/recurrence.py): the rows take one round per delay of
+# it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
+# takes this one threshold
+AUTO_MIN_RECURRENCE_FACTS = 10_000
+# a table (a bound CSV file, a given table) is read straight into columns
+# from this many rows with engine "auto": even when the run stays on rows,
+# the kernels and rows made from the columns beat the csv module from about
+# 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
+# importing numpy and pyarrow costs 0.15 s once
+AUTO_MIN_ROWS = 10_000
+
+
+def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:
+    """The run-time half of ``auto``: whether the inputs are large enough for columns."""
+    if recurrences and given >= AUTO_MIN_RECURRENCE_FACTS:
+        return True
+    return given >= AUTO_MIN_FACTS or file_facts >= AUTO_MIN_FILE_FACTS or table_facts >= AUTO_MIN_TABLE_FACTS

@@ -29,7 +29,7 @@ from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, ProgramError
 from chronolog.language.text import format_fact
-from chronolog.language.timeline import NEG_INF, POS_INF, format_number, intersect, make
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
 from chronolog.planner.normalize import is_fresh
@@ -242,22 +242,22 @@ class Stream:
             raise ProgramError("this stream cannot take corrections: its program has tuple windows",
                                hint="tuple windows count facts, so a retraction would shift every window after it")
         start = min(iv[0] for by in holes.values() for ivs in by.values() for iv in ivs)
-        met = [iv[0] for cp in self._log.checkpoints for rows, _, _ in cp.steps for p, by in holes.items()
-               for t, iv in rows.get(p, ()) if any(intersect(iv, h) is not None for h in by.get(tuple(t), ()))]
-        if start <= self._log.oldest() or (met and not self._log.can_rewind(min(met))):
+        met = self._log.first_met(holes, start)
+        if start <= self._log.oldest() or (met is not None and not self._log.can_rewind(met)):
             pred, by = next(iter(holes.items()))
             terms, ivs = next(iter(by.items()))
             raise DataError(
                 f"cannot retract {format_fact(pred, terms, ivs[0])}: it is older than the stream keeps "
                 f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
                 f"{format_number(self.watermark)}, to facts that start after {format_number(self._log.oldest())})",
-                hint="give Stream(..., reach_back=...) a longer span (it costs memory) to correct further back",
+                hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
+                "to correct further back; it costs memory",
             )
         self._buffer = corrected(self._buffer, holes)
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1
-        if not met:
+        if met is None:
             return  # only unprocessed input (or nothing) was retracted
-        cp, steps = self._log.rewind(min(met))
+        cp, steps = self._log.rewind(met)
         self._load_evaluator_state(cp.state)
         before, after = [], []
         for rows, step, out in steps:

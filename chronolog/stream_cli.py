@@ -48,11 +48,15 @@ def _at(err: ChronologError, source: str, line: int) -> ChronologError:
     return err
 
 
-def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces") -> None:
+def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces", reach_back=None) -> None:
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    s = Stream(program, dialect=dialect, emit=emit)
+    if reach_back is not None:
+        from chronolog.language.float_times import exact_time
+
+        reach_back = exact_time(reach_back)
+    s = Stream(program, dialect=dialect, emit=emit, reach_back=reach_back)
     t0 = last = time.perf_counter()
     from chronolog.language.reader import dialect as find_dialect
 

@@ -27,20 +27,24 @@ class Checkpoint:
     """The evaluator's state after a step, and the steps run since:
     ``(input rows, step interval, output)`` each.  ``reach``: the latest
     end of the input processed before it (a retraction reaching no further
-    back than that can start from here)."""
+    back than that can start from here); ``size``: the facts it holds;
+    ``input``: the input facts processed since."""
 
-    __slots__ = ("state", "watermark", "reach", "steps")
+    __slots__ = ("state", "watermark", "reach", "steps", "size", "input")
 
     def __init__(self, state, watermark, reach):
         self.state, self.watermark, self.reach, self.steps = state, watermark, reach, []
+        self.size = sum(len(ivs) for atoms in state["relations"].values() for ivs in atoms.values())
+        self.input = 0
 
 
 class CorrectionLog:
-    """The checkpoints of one stream.  A new one is taken when the
-    watermark has moved ``reach_back`` past the last; the oldest is dropped
-    once the next one is older than ``reach_back`` before the watermark, so
-    that a retraction of facts starting after ``watermark - reach_back`` can
-    always be replayed (and the log stays bounded)."""
+    """The checkpoints of one stream.  A new one is taken once the input
+    processed since the last is as large as the state it copied (so that
+    copying costs at most as much as the input, and a replay runs about that
+    much input again); the oldest is dropped once the next one is older than
+    ``reach_back`` before the watermark, so that a retraction of facts
+    starting after ``watermark - reach_back`` can always be replayed."""
 
     def __init__(self, reach_back, state):
         self.reach_back = reach_back
@@ -49,19 +53,40 @@ class CorrectionLog:
 
     def record(self, rows: dict, step_iv, out: list, snapshot) -> None:
         """Log a step; take and drop checkpoints (``snapshot()`` gives the state)."""
+        n = 0
+        reach = NEG_INF  # of this step's input: a retraction starting later meets none of it
         for rs in rows.values():
+            n += len(rs)
             for _, iv in rs:
-                if iv[1] > self.reach:
-                    self.reach = iv[1]
+                if iv[1] > reach:
+                    reach = iv[1]
+        self.reach = max(self.reach, reach)
         cps = self.checkpoints
-        cps[-1].steps.append((rows, step_iv, out))
+        last = cps[-1]
+        last.steps.append((rows, step_iv, out, reach))
+        last.input += n
         watermark = step_iv[1]
         if watermark == POS_INF:
             return
-        if watermark - cps[-1].watermark >= self.reach_back:
+        if last.input >= last.size:
             cps.append(Checkpoint(snapshot(), watermark, self.reach))
         while len(cps) > 1 and cps[1].reach < watermark - self.reach_back:
             del cps[0]
+
+    def first_met(self, holes: dict, start):
+        """The earliest start of the logged input that ``holes`` (pred ->
+        terms -> intervals, none starting before ``start``) meet, or None."""
+        first = None
+        for cp in self.checkpoints:
+            for rows, _, _, reach in cp.steps:
+                if reach < start:
+                    continue
+                for pred, by in holes.items():
+                    for terms, iv in rows.get(pred, ()):
+                        hs = by.get(terms)
+                        if hs and (first is None or iv[0] < first) and any(intersect(iv, h) is not None for h in hs):
+                            first = iv[0]
+        return first
 
     def oldest(self):
         """Input ending up to this point may have been forgotten (-inf:
@@ -81,10 +106,11 @@ class CorrectionLog:
         (the caller replays them, recording them again)."""
         cps = self.checkpoints
         k = max(i for i, cp in enumerate(cps) if self._usable(i, cp, start))
-        steps = [s for cp in cps[k:] for s in cp.steps]
+        steps = [s[:3] for cp in cps[k:] for s in cp.steps]
         self.reach = cps[k].reach
         del cps[k + 1:]
         cps[k].steps = []
+        cps[k].input = 0
         return cps[k], steps
 
 

@@ -263,3 +263,7 @@ def test_cli_correction_too_old_names_the_line(tmp_path):
     assert r.returncode != 0
     assert r.stderr.startswith("<stdin>:3:1: data error: cannot retract signal(a)@[1,1]")
     assert "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "100"],
+                       input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "-p(a)@[1,3]", "-q(a)@[1,1]", "p(b)@[40,42]", "q(b)@[40,40]"]

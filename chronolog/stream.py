@@ -296,6 +296,7 @@ class Stream:
             "buffer": {p: list(v) for p, v in self._buffer.items()},
             "ready": [tuple(f) for f in self._ready],
             "stats": dict(self.stats),
+            "input reach": self._log.reach,
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -304,6 +305,10 @@ class Stream:
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
+        # corrections start from here: the input before is not kept
+        from chronolog.stream_corrections import CorrectionLog
+
+        self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], snap.get("input reach", POS_INF))
         return self
 
     def _evaluator_state(self) -> dict:

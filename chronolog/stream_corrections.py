@@ -46,10 +46,10 @@ class CorrectionLog:
     ``reach_back`` before the watermark, so that a retraction of facts
     starting after ``watermark - reach_back`` can always be replayed."""
 
-    def __init__(self, reach_back, state):
+    def __init__(self, reach_back, state, watermark=NEG_INF, reach=NEG_INF):
         self.reach_back = reach_back
-        self.checkpoints = [Checkpoint(state, NEG_INF, NEG_INF)]
-        self.reach = NEG_INF
+        self.checkpoints = [Checkpoint(state, watermark, reach)]
+        self.reach = reach
 
     def record(self, rows: dict, step_iv, out: list, snapshot) -> None:
         """Log a step; take and drop checkpoints (``snapshot()`` gives the state)."""

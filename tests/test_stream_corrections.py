@@ -244,6 +244,23 @@ def test_correction_older_than_the_window_is_refused():
     assert "-p(b)@[10,11]" in [str(f) for f in s]
 
 
+def test_corrections_after_restore():
+    """A restored stream corrects what came after its snapshot, and refuses
+    to reach into the input before it (which the snapshot does not keep)."""
+    s = chronolog.Stream(PROGRAM, reach_back=100)
+    s.push("signal(a)@1")
+    s.advance(2)
+    list(s)
+    t = chronolog.Stream(PROGRAM, reach_back=100).restore(s.snapshot())
+    t.push("signal(b)@4")
+    t.advance(5)
+    assert [str(f) for f in t] == ["p(a)@(2,3]", "p(b)@[4,5]", "q(b)@[4,4]"]
+    t.retract("signal(b)@4")
+    assert [str(f) for f in t] == ["-p(b)@[4,5]", "-q(b)@[4,4]"]
+    with pytest.raises(DataError, match="older than the stream keeps"):
+        t.retract("signal(a)@1")
+
+
 def test_cli_correction_lines():
     out = io.StringIO()
     lines = "signal(a)@1\nsignal(b)@4\nsignal(c)@6\n-signal(b)@4\n  -signal(c)@[6,6]\nsignal(d)@7\n"

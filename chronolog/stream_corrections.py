@@ -23,6 +23,9 @@ from __future__ import annotations
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, intersect, subtract
 
 
+SPACING = 1  # a checkpoint once the input since the last is this many times its state
+
+
 class Checkpoint:
     """The evaluator's state after a step, and the steps run since:
     ``(input rows, step interval, output)`` each.  ``reach``: the latest
@@ -56,10 +59,9 @@ class CorrectionLog:
         n = 0
         reach = NEG_INF  # of this step's input: a retraction starting later meets none of it
         for rs in rows.values():
-            n += len(rs)
-            for _, iv in rs:
-                if iv[1] > reach:
-                    reach = iv[1]
+            if rs:
+                n += len(rs)
+                reach = max(reach, max([iv[1] for _, iv in rs]))
         self.reach = max(self.reach, reach)
         cps = self.checkpoints
         last = cps[-1]
@@ -68,7 +70,7 @@ class CorrectionLog:
         watermark = step_iv[1]
         if watermark == POS_INF:
             return
-        if last.input >= last.size:
+        if last.input >= SPACING * last.size:
             cps.append(Checkpoint(snapshot(), watermark, self.reach))
         while len(cps) > 1 and cps[1].reach < watermark - self.reach_back:
             del cps[0]

@@ -284,3 +284,16 @@ def test_cli_correction_too_old_names_the_line(tmp_path):
                        input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "-p(a)@[1,3]", "-q(a)@[1,1]", "p(b)@[40,42]", "q(b)@[40,40]"]
+
+
+def test_refused_where_corrections_do_not_apply():
+    s = chronolog.Stream("seen(X) :- [#2] <> b(X).", dialect="lars")
+    s.push("b(p)@1")
+    with pytest.raises(chronolog.ProgramError, match="cannot take corrections: its program has tuple windows"):
+        s.retract("b(p)@1")
+    out = io.StringIO()
+    from chronolog.stream_cli import run_hypothetical
+
+    with pytest.raises(DataError, match="hypothetical answers take no corrections") as e:
+        run_hypothetical("malf(X) :- temp(X,high).", io.StringIO("temp(a,high)@0\n-temp(a,high)@0\n"), "<stdin>", "vadalog", out)
+    assert (e.value.pos.line, e.value.pos.column) == (2, 1)

@@ -23,12 +23,15 @@ from __future__ import annotations
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, intersect, subtract
 
 
-SPACING = 1  # a checkpoint once the input since the last is this many times its state
+# a checkpoint once the input since the last is this many times its state
+# (larger: the append-only stream copies less, a correction replays more;
+# 4 and 16 saved no measurable time on the cooling stream)
+SPACING = 1
 
 
 class Checkpoint:
     """The evaluator's state after a step, and the steps run since:
-    ``(input rows, step interval, output)`` each.  ``reach``: the latest
+    ``(input rows, step interval, output, the input's latest end)`` each.  ``reach``: the latest
     end of the input processed before it (a retraction reaching no further
     back than that can start from here); ``size``: the facts it holds;
     ``input``: the input facts processed since."""
@@ -43,7 +46,7 @@ class Checkpoint:
 
 class CorrectionLog:
     """The checkpoints of one stream.  A new one is taken once the input
-    processed since the last is as large as the state it copied (so that
+    processed since the last is ``SPACING`` times the state it copied (so that
     copying costs at most as much as the input, and a replay runs about that
     much input again); the oldest is dropped once the next one is older than
     ``reach_back`` before the watermark, so that a retraction of facts

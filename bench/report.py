@@ -342,6 +342,16 @@ def _stream_cooling(out, rows):
     return Figures(f"{min(us):.1f}-{max(us):.1f} us CPU per atom (windows 1-80, 200-800 atoms per point)", "-", "-")
 
 
+@bench(name="stream_corrections", args="bench/stream_corrections.py --points 300 --rates 200,800 --windows 1,20,80",
+       peer="the same stream append-only (same run)", target="2x the append-only stream's per-atom cost (issue 39)",
+       what="the cooling stream with 1% of a time point's atoms retracted every 10 points (Stream.retract)")
+def _stream_corrections(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| \d+ \| \d+ \| \d+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|")]
+    plain, fixed, ratio = ([float(r[i]) for r in rs] for i in range(3))
+    return Figures(f"{min(fixed):.1f}-{max(fixed):.1f} us CPU per atom with corrections",
+                   f"{min(plain):.1f}-{max(plain):.1f} us append-only", f"{min(ratio):.2f}-{max(ratio):.2f}x")
+
+
 @bench(name="stream_lubm", args="bench/stream_lubm.py --facts 100000 --program both",
        peer="batch reason() on the same data (memory held)",
        what="temporal LUBM as a stream: peak facts held against batch materialisation")

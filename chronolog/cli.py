@@ -329,7 +329,8 @@ def plan(program, dialect, engine):
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
 @click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
 @click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
-def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay):
+@click.option("--reach-back", type=click.FloatRange(min=0), default=None, help="How far before the watermark a correction line (-p(a)@5) may reach (default: the program's window).")
+def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back):
     """Run PROGRAM as a continuous query over a stream of facts.
 
     Facts are read one per line; the output facts are printed as soon as
@@ -351,7 +352,7 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
             if hypothetical:
                 run_hypothetical(program, fh, source, d, window=window, delay=delay)
             else:
-                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces")
+                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
         except UnicodeDecodeError as e:
             raise ChronologError(f"{source}: the input is not UTF-8 text (byte 0x{e.object[e.start]:02x})", hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
         finally:

@@ -36,14 +36,17 @@ from chronolog.planner.normalize import is_fresh
 
 
 class StreamFact(NamedTuple):
-    """One output fact: ``pred(terms)`` holds on ``interval``."""
+    """One output fact: ``pred(terms)`` holds on ``interval``; with
+    ``retracted``, an answer emitted before that no longer holds there
+    (after :meth:`Stream.retract`), shown ``-pred(terms)@interval``."""
 
     pred: str
     terms: tuple
     interval: tuple
+    retracted: bool = False
 
     def __str__(self) -> str:
-        return format_fact(self.pred, self.terms, self.interval)
+        return ("-" if self.retracted else "") + format_fact(self.pred, self.terms, self.interval)
 
 
 class Stream:
@@ -54,10 +57,13 @@ class Stream:
     step, every answer clipped to the range the step closed, as soon as it is
     final; ``"maximal"`` gives each answer once, with its maximal interval,
     when that interval has ended (later, but exactly the lines of
-    ``chronolog run``, in the order they end).
+    ``chronolog run``, in the order they end).  ``reach_back``: how far
+    before the watermark :meth:`retract` can correct (default: the
+    program's window, what the stream keeps in memory anyway).
     """
 
-    def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None, emit: str = "pieces"):
+    def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None, emit: str = "pieces",
+                 reach_back=None):
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
         check_forward(prog)
@@ -86,6 +92,11 @@ class Stream:
             self._tuples = TupleWindowFilter(prog)
         self._ready: list = []
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
+        from chronolog.stream_corrections import CorrectionLog
+
+        if reach_back is None:
+            reach_back = max([w for w in self.evaluator.lookback.values() if w != POS_INF], default=0)
+        self._log = CorrectionLog(reach_back, self._evaluator_state())
 
     # ---------------------------------------------------------- input
     def push(self, facts) -> None:
@@ -191,13 +202,72 @@ class Stream:
             for pred, rs in self._tuples.flush(self._promised).items():
                 self._buffer.setdefault(pred, []).extend(rs)
         rows, self._buffer = self._buffer, {}
+        out = self._step(rows, step)
+        self._show(out)
+        self.stats["steps"] += 1
+
+    def _step(self, rows: dict, step) -> list:
         out = self.evaluator.step(rows, step)
         out.sort(key=_out_key)
+        self._log.record(rows, step, out, self._evaluator_state)
+        return out
+
+    def _show(self, out: list, retracted: bool = False) -> None:
         shown = _shown_on(self.dialect)
-        self._ready.extend(StreamFact(p, public_terms(t), shown(iv)) for p, t, iv in out)  # #T/#F as Python bools
-        st = self.stats
-        st["steps"] += 1
-        st["output facts"] += len(out)
+        self._ready.extend(StreamFact(p, public_terms(t), shown(iv), retracted) for p, t, iv in out)  # #T/#F as Python bools
+        key = "retracted outputs" if retracted else "output facts"
+        self.stats[key] = self.stats.get(key, 0) + len(out)
+
+    # ---------------------------------------------------------- corrections
+    def retract(self, facts) -> None:
+        """Take back facts pushed before (any form :meth:`push` takes):
+        retracting ``p(a)@[3,5]`` from a pushed ``p(a)@[0,10]`` leaves
+        ``[0,3)`` and ``(5,10]``; points never pushed are skipped.  Answers
+        already emitted that no longer hold come out again with
+        ``retracted`` set, new ones as ordinary answers
+        (chronolog/stream_corrections.py).  A correction reaching back
+        before what the stream keeps (``reach_back``) is refused."""
+        from chronolog.corrections import holes_of
+        from chronolog.stream_corrections import corrected, output_diff
+
+        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
+            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
+        else:
+            rows = load_facts(facts, self.dialect)
+        holes = holes_of(rows, "retract()")
+        holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+        if not holes:
+            return
+        if self._tuples is not None:
+            raise ProgramError("this stream cannot take corrections: its program has tuple windows",
+                               hint="tuple windows count facts, so a retraction would shift every window after it")
+        start = min(iv[0] for by in holes.values() for ivs in by.values() for iv in ivs)
+        met = self._log.first_met(holes, start)
+        if start <= self._log.oldest() or (met is not None and not self._log.can_rewind(met)):
+            pred, by = next(iter(holes.items()))
+            terms, ivs = next(iter(by.items()))
+            raise DataError(
+                f"cannot retract {format_fact(pred, terms, ivs[0])}: it is older than the stream keeps "
+                f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
+                f"{format_number(self.watermark)}, to facts that start after {format_number(self._log.oldest())})",
+                hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
+                "to correct further back; it costs memory",
+            )
+        self._buffer = corrected(self._buffer, holes)
+        self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+        if met is None:
+            return  # only unprocessed input (or nothing) was retracted
+        cp, steps = self._log.rewind(met)
+        self._load_evaluator_state(cp.state)
+        before, after = [], []
+        for rows, step, out in steps:
+            before += out
+            after += self._step(corrected(rows, holes), step)
+        gone, came = output_diff(before, after, self.evaluator.emit_maximal)
+        gone.sort(key=_out_key)
+        came.sort(key=_out_key)
+        self._show(gone, retracted=True)
+        self._show(came)
 
     def take(self) -> list:
         """Every output fact that has become final and was not taken yet, in
@@ -219,6 +289,29 @@ class Stream:
         """The stream's state as plain data (picklable): the window of facts,
         the watermark, what is pending.  ``Stream(program).restore(snap)``
         continues exactly where this one was (used for Spark checkpoints)."""
+        return {
+            **self._evaluator_state(),
+            "done": self._done,
+            "promised": self._promised,
+            "buffer": {p: list(v) for p, v in self._buffer.items()},
+            "ready": [tuple(f) for f in self._ready],
+            "stats": dict(self.stats),
+            "input reach": self._log.reach,
+        }
+
+    def restore(self, snap: dict) -> "Stream":
+        self._load_evaluator_state(snap)
+        self._done, self._promised = snap["done"], snap["promised"]
+        self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
+        self._ready = [StreamFact(*f) for f in snap["ready"]]
+        self.stats = dict(snap["stats"])
+        # corrections start from here: the input before is not kept
+        from chronolog.stream_corrections import CorrectionLog
+
+        self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], snap.get("input reach", POS_INF))
+        return self
+
+    def _evaluator_state(self) -> dict:
         ev = self.evaluator
         return {
             "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
@@ -227,15 +320,12 @@ class Stream:
             "due": {p: list(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
-            "done": self._done,
-            "promised": self._promised,
-            "buffer": {p: list(v) for p, v in self._buffer.items()},
-            "ready": [tuple(f) for f in self._ready],
-            "stats": dict(self.stats),
         }
 
-    def restore(self, snap: dict) -> "Stream":
-        ev = self.evaluator
+    def _load_evaluator_state(self, snap: dict) -> None:
+        """A fresh evaluator in the state ``snap`` (no relation, index or
+        cache of the current one carries over)."""
+        ev = self.evaluator = StreamEvaluator(self.plan, self.outputs, "maximal" if self.evaluator.emit_maximal else "pieces")
         for p, atoms in snap["relations"].items():
             rel = ev.store.relation(p)
             rel.atoms = {t: list(v) for t, v in atoms.items()}
@@ -245,11 +335,6 @@ class Stream:
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
-        self._done, self._promised = snap["done"], snap["promised"]
-        self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
-        self._ready = [StreamFact(*f) for f in snap["ready"]]
-        self.stats = dict(snap["stats"])
-        return self
 
     @property
     def closed_range(self) -> tuple:
@@ -273,6 +358,17 @@ def _boolean_terms(rows: dict) -> dict:
             out = dict(rows) if out is None else out
             out[pred] = [(as_terms(t), iv) for t, iv in rs]
     return rows if out is None else out
+
+
+def _boolean_holes(holes: dict) -> dict:
+    """Retraction holes with Python bools in terms as #T/#F (as pushed)."""
+    return {p: {as_terms(t) if any(type(v) is bool for v in t) else t: ivs for t, ivs in by.items()} for p, by in holes.items()}
+
+
+def _fact_rows():
+    from chronolog.language.facts import FactRows
+
+    return FactRows
 
 
 def _start(row):

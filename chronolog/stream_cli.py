@@ -15,8 +15,9 @@ from chronolog.language.timeline import format_number
 
 
 def _facts(fh, source: str, dialect: str):
-    """Yield ``(line_number, pred, terms, interval)`` for each fact line;
-    errors name the line of the input.  One reader for the whole input, so
+    """Yield ``(line_number, pred, terms, interval, retract)`` for each fact
+    line (``retract`` for a correction line ``-p(a)@5``); errors name the
+    line of the input.  One reader for the whole input, so
     that each distinct constant and interval text is converted once."""
     from chronolog.language.facts import FactLineReader
 
@@ -27,14 +28,16 @@ def _facts(fh, source: str, dialect: str):
         dialect = "vadalog"
     reader = FactLineReader(source, dialect)
     for n, line in enumerate(fh, 1):
+        body = line.lstrip()
+        retract = body.startswith("-")
         try:
-            facts = reader.read(line)
+            facts = reader.read(" " + body[1:] if retract else line)  # (the column stays that of the line)
             if ticks is not None:
                 facts = [(pred, terms, ticks(iv)) for pred, terms, iv in facts]
         except ChronologError as e:
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
-            yield n, pred, terms, iv
+            yield n, pred, terms, iv, retract
 
 
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:
@@ -45,11 +48,15 @@ def _at(err: ChronologError, source: str, line: int) -> ChronologError:
     return err
 
 
-def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces") -> None:
+def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces", reach_back=None) -> None:
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    s = Stream(program, dialect=dialect, emit=emit)
+    if reach_back is not None:
+        from chronolog.language.float_times import exact_time
+
+        reach_back = exact_time(reach_back)
+    s = Stream(program, dialect=dialect, emit=emit, reach_back=reach_back)
     t0 = last = time.perf_counter()
     from chronolog.language.reader import dialect as find_dialect
 
@@ -58,7 +65,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     def emit():
         facts = s.take()
         if facts:
-            out.write("".join(f"{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
+            out.write("".join(f"{'-' if f.retracted else ''}{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
             out.flush()
 
     def report(final=False):
@@ -85,7 +92,16 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     batch: dict = {}
     lines: dict = {}
     current = None
-    for n, pred, terms, iv in _facts(fh, source, dialect):
+    for n, pred, terms, iv, retract in _facts(fh, source, dialect):
+        if retract:  # a correction: what came before it first, then the correction
+            push(batch, lines)
+            batch, lines = {}, {}
+            try:
+                s.retract({pred: [(terms, iv)]})
+            except ChronologError as e:
+                raise _at(e, source, n) from None
+            emit()
+            continue
         rows = batch.get(pred)
         if iv[0] == current and (rows is None or len(rows[0][0]) == len(terms)):
             if rows is None:
@@ -130,7 +146,9 @@ def run_hypothetical(program, fh, source: str, dialect: str, out=None, window=No
             out.write(f"{current}: {'definite ' if a.definite else ''}{a}\n")
         out.flush()
 
-    for n, pred, terms, iv in _facts(fh, source, dialect):
+    for n, pred, terms, iv, retract in _facts(fh, source, dialect):
+        if retract:
+            raise _at(DataError("hypothetical answers take no corrections", hint="remove the line starting with '-'"), source, n)
         t = iv[0]
         if iv[0] != iv[1] or not isinstance(t, int):
             raise _at(DataError(f"{format_fact(pred, terms, iv)} is not at one integer time point",

@@ -1,0 +1,155 @@
+"""Corrections in a stream: :meth:`Stream.retract` and ``-p(a)@5`` lines.
+
+The stream keeps checkpoints of its evaluator's state and, since the oldest,
+the input of each step with what the step emitted.  A retraction takes the
+facts out of the input not yet processed; when it also meets processed
+input, the stream goes back to the latest checkpoint taken before any input
+it meets, runs the logged steps again on the corrected input (the same
+steps, so the same ranges close) and compares what comes out with what came
+out before: answers that no longer hold go out as retractions, new ones as
+ordinary answers.  The replay is the stream's own evaluation of the
+corrected input, so the answers are those of the corrected stream; its cost
+is the steps replayed, bounded by how far back corrections may reach.
+
+Why a replay rather than delete-and-rederive (engine/rows/maintenance.py)
+on the window: a stratum that DRed recomputes (negation, aggregation) reads
+the whole past, which the window has forgotten, and the rules clipped to
+``$step`` would need their step widened back in time; the replay needs
+neither and reuses :meth:`Stream.snapshot`'s state.
+"""
+
+from __future__ import annotations
+
+from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, intersect, subtract
+
+
+# a checkpoint once the input since the last is this many times its state
+# (larger: the append-only stream copies less, a correction replays more;
+# 4 and 16 saved no measurable time on the cooling stream)
+SPACING = 1
+
+
+class Checkpoint:
+    """The evaluator's state after a step, and the steps run since:
+    ``(input rows, step interval, output, the input's latest end)`` each.  ``reach``: the latest
+    end of the input processed before it (a retraction reaching no further
+    back than that can start from here); ``size``: the facts it holds;
+    ``input``: the input facts processed since."""
+
+    __slots__ = ("state", "watermark", "reach", "steps", "size", "input")
+
+    def __init__(self, state, watermark, reach):
+        self.state, self.watermark, self.reach, self.steps = state, watermark, reach, []
+        self.size = sum(len(ivs) for atoms in state["relations"].values() for ivs in atoms.values())
+        self.input = 0
+
+
+class CorrectionLog:
+    """The checkpoints of one stream.  A new one is taken once the input
+    processed since the last is ``SPACING`` times the state it copied (so that
+    copying costs at most as much as the input, and a replay runs about that
+    much input again); the oldest is dropped once the next one is older than
+    ``reach_back`` before the watermark, so that a retraction of facts
+    starting after ``watermark - reach_back`` can always be replayed."""
+
+    def __init__(self, reach_back, state, watermark=NEG_INF, reach=NEG_INF):
+        self.reach_back = reach_back
+        self.checkpoints = [Checkpoint(state, watermark, reach)]
+        self.reach = reach
+
+    def record(self, rows: dict, step_iv, out: list, snapshot) -> None:
+        """Log a step; take and drop checkpoints (``snapshot()`` gives the state)."""
+        n = 0
+        reach = NEG_INF  # of this step's input: a retraction starting later meets none of it
+        for rs in rows.values():
+            if rs:
+                n += len(rs)
+                reach = max(reach, max([iv[1] for _, iv in rs]))
+        self.reach = max(self.reach, reach)
+        cps = self.checkpoints
+        last = cps[-1]
+        last.steps.append((rows, step_iv, out, reach))
+        last.input += n
+        watermark = step_iv[1]
+        if watermark == POS_INF:
+            return
+        if last.input >= SPACING * last.size:
+            cps.append(Checkpoint(snapshot(), watermark, self.reach))
+        while len(cps) > 1 and cps[1].reach < watermark - self.reach_back:
+            del cps[0]
+
+    def first_met(self, holes: dict, start):
+        """The earliest start of the logged input that ``holes`` (pred ->
+        terms -> intervals, none starting before ``start``) meet, or None."""
+        first = None
+        for cp in self.checkpoints:
+            for rows, _, _, reach in cp.steps:
+                if reach < start:
+                    continue
+                for pred, by in holes.items():
+                    for terms, iv in rows.get(pred, ()):
+                        hs = by.get(terms)
+                        if hs and (first is None or iv[0] < first) and any(intersect(iv, h) is not None for h in hs):
+                            first = iv[0]
+        return first
+
+    def oldest(self):
+        """Input ending up to this point may have been forgotten (-inf:
+        the stream still has all of its input)."""
+        cp = self.checkpoints[0]
+        return NEG_INF if cp.watermark == NEG_INF else cp.reach
+
+    def _usable(self, i, cp, start) -> bool:
+        return cp.reach < start or (i == 0 and cp.watermark == NEG_INF)  # (the start: no input yet)
+
+    def can_rewind(self, start) -> bool:
+        return any(self._usable(i, cp, start) for i, cp in enumerate(self.checkpoints))
+
+    def rewind(self, start):
+        """Drop the checkpoints after the latest one that processed no input
+        ending at or after ``start``; returns it and the steps after it
+        (the caller replays them, recording them again)."""
+        cps = self.checkpoints
+        k = max(i for i, cp in enumerate(cps) if self._usable(i, cp, start))
+        steps = [s[:3] for cp in cps[k:] for s in cp.steps]
+        self.reach = cps[k].reach
+        del cps[k + 1:]
+        cps[k].steps = []
+        cps[k].input = 0
+        return cps[k], steps
+
+
+
+
+def corrected(rows: dict, holes: dict) -> dict:
+    """``rows`` (pred -> [(terms, interval)]) minus ``holes``."""
+    from chronolog.corrections import without_holes
+
+    return {p: (without_holes(rs, holes[p]) if p in holes else rs) for p, rs in rows.items()}
+
+
+def output_diff(before: list, after: list, maximal: bool):
+    """``(retracted, added)``: ``(pred, terms, interval)`` lists that turn
+    the answers ``before`` into ``after``.  Pieces are compared point by
+    point (what no longer holds goes, what newly holds comes); maximal
+    intervals as whole intervals (an answer whose interval changed is
+    retracted and emitted again with its new interval)."""
+    old, new = _by_atom(before), _by_atom(after)
+    gone, came = [], []
+    for key in old.keys() | new.keys():
+        a, b = old.get(key, []), new.get(key, [])
+        if maximal:
+            gone += [(*key, iv) for iv in a if iv not in set(b)]
+            came += [(*key, iv) for iv in b if iv not in set(a)]
+        else:
+            a, b = coalesce(a), coalesce(b)
+            gone += [(*key, x) for iv in a for x in subtract(iv, b)]
+            came += [(*key, x) for iv in b for x in subtract(iv, a)]
+    return gone, came
+
+
+def _by_atom(facts) -> dict:
+    out: dict = {}
+    for pred, terms, iv in facts:
+        out.setdefault((pred, terms), []).append(iv)
+    return out

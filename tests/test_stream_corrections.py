@@ -1,0 +1,299 @@
+"""Corrections in a stream (``Stream.retract``, ``-p(a)@5`` lines): after
+any sequence of pushes and retractions, what the stream emitted, with its
+retraction lines applied, is the model of reasoning from scratch on the
+final facts (``chronolog.reason``), up to the watermark."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from budget import examples
+
+import chronolog
+from chronolog.corrections import without_holes
+from chronolog.language.errors import DataError
+from chronolog.language.text import format_fact
+from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, intersect, make, subtract
+from chronolog.stream_cli import run_stream as cli_stream
+from strategies import cases
+from test_stream_property import FORWARD, SETTINGS, _forward, _groups
+
+
+def applied(emitted, maximal: bool) -> dict:
+    """``{(pred, terms): intervals}``: the emitted answers with each
+    retraction applied to what came before it."""
+    held: dict = {}
+    for f in emitted:
+        key = (f.pred, f.terms)
+        ivs = held.get(key, [])
+        if maximal:
+            if f.retracted:
+                assert f.interval in ivs, f"retracted {f} that was not emitted"
+                ivs.remove(f.interval)
+            else:
+                ivs.append(f.interval)
+        else:
+            ivs = [x for iv in ivs for x in subtract(iv, [f.interval])] if f.retracted else coalesce(ivs + [f.interval])
+        held[key] = ivs
+    return {k: sorted(v) for k, v in held.items() if v}
+
+
+def from_scratch(program, facts: dict, idb, closed, horizon=None) -> dict:
+    text = "\n".join(format_fact(p, t, iv) for p, rows in facts.items() for t, iv in rows)
+    model = chronolog.reason(program, text, horizon=horizon)
+    window = make(NEG_INF, closed[0], False, closed[1])
+    want: dict = {}
+    for pred in idb:
+        if pred not in model.plan.arities and model.store.get(pred) is None:
+            continue  # (its facts were all retracted: it holds nowhere)
+        for terms, iv in model.facts(pred):
+            piece = intersect(iv, window)
+            if piece is not None:
+                want.setdefault((pred, terms), []).append(piece)
+    return {k: sorted(coalesce(v)) for k, v in want.items()}
+
+
+def _hole(draw, iv):
+    """The whole of ``iv`` or a piece of it."""
+    lo, hi = iv[0], iv[1]
+    if hi == POS_INF or hi == lo or draw(st.booleans()):
+        return iv
+    mid = lo + Fraction(hi - lo, 2)
+    return draw(st.sampled_from([make(lo, mid, iv[2], True), make(mid, hi, True, iv[3]), make(mid, mid, True, True)]))
+
+
+def run_with_corrections(draw, case, mode, until=POS_INF):
+    """Push the case's facts with random watermarks and retractions between
+    (a short ``reach_back`` sometimes, so that replays start from later
+    checkpoints and old corrections are refused: those change nothing)."""
+    reach_back = draw(st.sampled_from([0, 1, 3, 10**6]))
+    s = chronolog.Stream(case.program, outputs=case.idb, emit=mode, reach_back=reach_back)
+    s.ops = [f"reach_back={reach_back}"]  # (for the failure message)
+    pushed: dict = {}
+    emitted = []
+    for (start, _), rows in _groups(draw, case):
+        if start > until:
+            break
+        if draw(st.booleans()) and start != NEG_INF:
+            s.advance(start - Fraction(draw(st.sampled_from([1, 2])), 2))
+            s.ops.append(f"advance({s.closed_range})")
+        s.push(rows)
+        s.ops.append(f"push({rows})")
+        for p, rs in rows.items():
+            pushed.setdefault(p, []).extend(rs)
+        if draw(st.integers(0, 3)):  # mostly taken: retractions then meet emitted answers
+            emitted.extend(s)
+            s.ops.append("take")
+        if draw(st.booleans()) and start != NEG_INF and start <= until:  # close up to here: answers come out
+            s.advance(start)
+            s.ops.append(f"advance({start})")
+            emitted.extend(s)
+        for _ in range(draw(st.integers(0, 2))):
+            choices = [(p, t, iv) for p, rs in pushed.items() for t, iv in rs if iv[0] != NEG_INF]
+            if not choices:
+                break
+            p, t, iv = draw(st.sampled_from(choices))
+            hole = _hole(draw, iv)
+            try:
+                s.ops.append(f"retract({p}{t}@{hole})")
+                s.retract({p: [(t, hole)]})
+            except DataError as e:
+                assert "older than the stream keeps" in str(e) and reach_back < 10**6
+                continue
+            pushed[p] = without_holes(pushed[p], {t: [hole]})
+            if draw(st.booleans()):
+                emitted.extend(s)
+                s.ops.append("take")
+    if until == POS_INF:
+        s.close()
+    else:
+        s.advance(until)
+    emitted.extend(s)
+    return emitted, pushed, s
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=2, max_arity=0))  # (propositions: most programs answer something)
+def test_corrections_equal_reasoning_from_scratch_positive(data, case):
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    emitted, final, _ = run_with_corrections(data.draw, case, mode)
+    want = from_scratch(case.program, final, case.idb, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{case}\n{emitted}"
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=2, negation=True, head_boxes=True, comparisons=True, idb_data=True, max_arity=1))
+def test_corrections_equal_reasoning_from_scratch_negation(data, case):
+    assume(_forward(case))
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    emitted, final, _ = run_with_corrections(data.draw, case, mode)
+    want = from_scratch(case.program, final, case.idb, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{case}\n{emitted}"
+
+
+@settings(max_examples=examples(30), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
+def test_corrections_equal_reasoning_from_scratch_recursion(data, case):
+    """Recursion through time: compared up to a watermark, against the model
+    under a horizon that ends there (as tests/test_stream_property.py)."""
+    assume(_forward(case))
+    until = data.draw(st.sampled_from([2, Fraction(7, 2), 5]))
+    emitted, final, s = run_with_corrections(data.draw, case, "pieces", until)
+    want = from_scratch(case.program, final, case.idb, s.closed_range, horizon=(-100, s.closed_range[0]))
+    assert applied(emitted, False) == want, f"{case}\n{s.ops}\n{emitted}"
+
+
+@st.composite
+def windowed(draw):
+    """A small program whose answers follow its input closely (diamonds and
+    boxes into the past, negation, a join), and punctual facts at 0..8."""
+    k = draw(st.integers(0, 3))
+    rules = draw(st.lists(st.sampled_from([
+        f"p(X) :- <->[0,{k}] e(X).", f"q(X) :- [-][0,{k}] e(X).", "r(X) :- e(X), not f(X).",
+        f"s(X) :- <->[0,{k}] p(X), f(X).", "t(X) :- e(X) <S>[0,2] f(X).",
+    ]), min_size=1, max_size=4, unique=True))
+    facts = draw(st.lists(st.tuples(st.sampled_from("ef"), st.sampled_from("ab"), st.integers(0, 8)), max_size=12))
+    return "\n".join(rules), sorted(facts, key=lambda f: f[2])
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.data(), windowed())
+def test_corrections_retract_emitted_answers(data, case):
+    """Retractions mostly of answers already emitted: the output after them
+    equals reasoning from scratch on the facts left."""
+    program, facts = case
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    s = chronolog.Stream(program, emit=mode, reach_back=data.draw(st.sampled_from([2, 5, 10**6])))
+    given: dict = {}
+    emitted = []
+    for i, (pred, c, t) in enumerate(facts):
+        s.push({pred: [((c,), t)]})
+        given.setdefault(pred, []).append(((c,), (t, t, True, True)))
+        if i + 1 == len(facts) or facts[i + 1][2] > t:
+            s.advance(t)
+        emitted.extend(s)
+        if data.draw(st.integers(0, 2)) == 0 and any(given.values()):
+            p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
+            terms, iv = data.draw(st.sampled_from(given[p]))
+            try:
+                s.retract({p: [(terms, iv)]})
+            except DataError:
+                continue  # older than the stream keeps: nothing changes
+            given[p] = without_holes(given[p], {terms: [iv]})
+            emitted.extend(s)
+    s.close()
+    emitted.extend(s)
+    outputs = [r.split("(")[0] for r in program.splitlines()]
+    want = from_scratch(program, given, outputs, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+
+
+PROGRAM = "p(X) :- <->[0,2] signal(X).\nq(X) :- signal(X), not r(X).\n"
+
+
+def test_retract_emitted_answers():
+    s = chronolog.Stream(PROGRAM, reach_back=10)
+    s.push("signal(a)@1\nr(a)@1")
+    s.advance(2)
+    assert [str(f) for f in s] == ["p(a)@[1,2]"]
+    s.push("signal(b)@4")
+    s.advance(5)
+    assert [str(f) for f in s] == ["p(a)@(2,3]", "p(b)@[4,5]", "q(b)@[4,4]"]
+    s.retract("r(a)@1")  # the negation now holds
+    assert [str(f) for f in s] == ["q(a)@[1,1]"]
+    s.retract("signal(b)@4")
+    assert [str(f) for f in s] == ["-p(b)@[4,5]", "-q(b)@[4,4]"]
+    s.close()
+    assert [str(f) for f in s] == []
+
+
+def test_retract_a_piece_of_an_interval():
+    s = chronolog.Stream("p(X) :- q(X).", reach_back=10)
+    s.push("q(a)@[0,10]")
+    s.advance(4)
+    assert [str(f) for f in s] == ["p(a)@[0,4]"]
+    s.retract("q(a)@[3,5]")
+    assert [str(f) for f in s] == ["-p(a)@[3,4]"]
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@(5,10]"]
+
+
+def test_retract_unprocessed_facts_and_unknown_ones():
+    s = chronolog.Stream("p(X) :- q(X).")
+    s.push("q(a)@3\nq(b)@3")
+    s.retract("q(a)@3\nq(zz)@3\nnever(a)@1")  # still in the input buffer; the rest was never given
+    s.close()
+    assert [str(f) for f in s] == ["p(b)@[3,3]"]
+
+
+def test_correction_older_than_the_window_is_refused():
+    s = chronolog.Stream(PROGRAM)  # keeps the program's window: 2
+    s.push("signal(a)@1")
+    s.advance(2)
+    s.push("signal(b)@10")
+    s.advance(11)
+    with pytest.raises(DataError, match=r"cannot retract signal\(a\)@\[1,1\]: it is older than the stream keeps"):
+        s.retract("signal(a)@1")
+    s.retract("signal(b)@10")  # within reach
+    assert "-p(b)@[10,11]" in [str(f) for f in s]
+
+
+def test_corrections_after_restore():
+    """A restored stream corrects what came after its snapshot, and refuses
+    to reach into the input before it (which the snapshot does not keep)."""
+    s = chronolog.Stream(PROGRAM, reach_back=100)
+    s.push("signal(a)@1")
+    s.advance(2)
+    list(s)
+    t = chronolog.Stream(PROGRAM, reach_back=100).restore(s.snapshot())
+    t.push("signal(b)@4")
+    t.advance(5)
+    assert [str(f) for f in t] == ["p(a)@(2,3]", "p(b)@[4,5]", "q(b)@[4,4]"]
+    t.retract("signal(b)@4")
+    assert [str(f) for f in t] == ["-p(b)@[4,5]", "-q(b)@[4,4]"]
+    with pytest.raises(DataError, match="older than the stream keeps"):
+        t.retract("signal(a)@1")
+
+
+def test_cli_correction_lines():
+    out = io.StringIO()
+    lines = "signal(a)@1\nsignal(b)@4\nsignal(c)@6\n-signal(b)@4\n  -signal(c)@[6,6]\nsignal(d)@7\n"
+    cli_stream(PROGRAM.replace("not r(X)", "X != zz"), io.StringIO(lines), "<stdin>", "vadalog", False, out)
+    assert out.getvalue().splitlines() == [
+        "p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6)", "q(b)@[4,4]",
+        "-p(b)@[4,6)", "-q(b)@[4,4]",  # signal(c)@6 was not processed yet: it never shows
+        "p(d)@[7,9]", "q(d)@[7,7]",
+    ]
+
+
+def test_cli_correction_too_old_names_the_line(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog)], input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n",
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert r.stderr.startswith("<stdin>:3:1: data error: cannot retract signal(a)@[1,1]")
+    assert "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "100"],
+                       input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "-p(a)@[1,3]", "-q(a)@[1,1]", "p(b)@[40,42]", "q(b)@[40,40]"]
+
+
+def test_refused_where_corrections_do_not_apply():
+    s = chronolog.Stream("seen(X) :- [#2] <> b(X).", dialect="lars")
+    s.push("b(p)@1")
+    with pytest.raises(chronolog.ProgramError, match="cannot take corrections: its program has tuple windows"):
+        s.retract("b(p)@1")
+    out = io.StringIO()
+    from chronolog.stream_cli import run_hypothetical
+
+    with pytest.raises(DataError, match="hypothetical answers take no corrections") as e:
+        run_hypothetical("malf(X) :- temp(X,high).", io.StringIO("temp(a,high)@0\n-temp(a,high)@0\n"), "<stdin>", "vadalog", out)
+    assert (e.value.pos.line, e.value.pos.column) == (2, 1)

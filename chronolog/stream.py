@@ -57,9 +57,11 @@ class Stream:
     step, every answer clipped to the range the step closed, as soon as it is
     final; ``"maximal"`` gives each answer once, with its maximal interval,
     when that interval has ended (later, but exactly the lines of
-    ``chronolog run``, in the order they end).  ``reach_back``: how far
-    before the watermark :meth:`retract` can correct (default: the
-    program's window, what the stream keeps in memory anyway).
+    ``chronolog run``, in the order they end).  ``reach_back``: turns
+    corrections on (:meth:`retract` of input already processed): how far
+    before the watermark they may reach.  Off by default, because keeping
+    what a correction replays costs every step; without it, :meth:`retract`
+    takes back only input not processed yet.
     """
 
     def __init__(self, program, *, dialect: str = "vadalog", source: Optional[str] = None, outputs=None, emit: str = "pieces",
@@ -92,11 +94,13 @@ class Stream:
             self._tuples = TupleWindowFilter(prog)
         self._ready: list = []
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
-        from chronolog.stream_corrections import CorrectionLog
+        self._log = None  # corrections off: no log, only the latest end of processed input per predicate
+        self._processed_reach: dict = {}
+        self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
+        if reach_back is not None:
+            from chronolog.stream_corrections import CorrectionLog
 
-        if reach_back is None:
-            reach_back = max([w for w in self.evaluator.lookback.values() if w != POS_INF], default=0)
-        self._log = CorrectionLog(reach_back, self._evaluator_state())
+            self._log = CorrectionLog(reach_back, self._evaluator_state())
 
     # ---------------------------------------------------------- input
     def push(self, facts) -> None:
@@ -209,7 +213,15 @@ class Stream:
     def _step(self, rows: dict, step) -> list:
         out = self.evaluator.step(rows, step)
         out.sort(key=_out_key)
-        self._log.record(rows, step, out, self._evaluator_state)
+        if self._log is not None:
+            self._log.record(rows, step, out, self._evaluator_state)
+        else:
+            reach = self._processed_reach
+            for pred, rs in rows.items():
+                if rs:
+                    end = max([iv[1] for _, iv in rs])
+                    if end > reach.get(pred, NEG_INF):
+                        reach[pred] = end
         return out
 
     def _show(self, out: list, retracted: bool = False) -> None:
@@ -226,7 +238,9 @@ class Stream:
         already emitted that no longer hold come out again with
         ``retracted`` set, new ones as ordinary answers
         (chronolog/stream_corrections.py).  A correction reaching back
-        before what the stream keeps (``reach_back``) is refused."""
+        before what the stream keeps (``reach_back``) is refused; so is,
+        with corrections off (no ``reach_back``), one that may meet input
+        already processed."""
         from chronolog.corrections import holes_of
         from chronolog.stream_corrections import corrected, output_diff
 
@@ -241,6 +255,11 @@ class Stream:
         if self._tuples is not None:
             raise ProgramError("this stream cannot take corrections: its program has tuple windows",
                                hint="tuple windows count facts, so a retraction would shift every window after it")
+        if self._log is None:
+            self._refuse_processed(holes)
+            self._buffer = corrected(self._buffer, holes)
+            self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+            return
         start = min(iv[0] for by in holes.values() for ivs in by.values() for iv in ivs)
         met = self._log.first_met(holes, start)
         if start <= self._log.oldest() or (met is not None and not self._log.can_rewind(met)):
@@ -269,6 +288,22 @@ class Stream:
         self._show(gone, retracted=True)
         self._show(came)
 
+    def _refuse_processed(self, holes: dict) -> None:
+        """Without the log: refuse a retraction that starts before the end
+        of some input of its predicate already processed (it may meet it;
+        the input itself is not kept to tell)."""
+        for pred, by in holes.items():
+            reach = self._processed_reach.get(pred, self._reach_floor)
+            for terms, ivs in by.items():
+                for iv in ivs:
+                    if reach != NEG_INF and iv[0] <= reach:
+                        raise DataError(
+                            f"cannot retract {format_fact(pred, terms, iv)}: the stream may have processed it already, "
+                            "and corrections of processed input are off",
+                            hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
+                            "SPAN being how far before the watermark a correction may reach",
+                        )
+
     def take(self) -> list:
         """Every output fact that has become final and was not taken yet, in
         time order (by start, then predicate)."""
@@ -296,7 +331,8 @@ class Stream:
             "buffer": {p: list(v) for p, v in self._buffer.items()},
             "ready": [tuple(f) for f in self._ready],
             "stats": dict(self.stats),
-            "input reach": self._log.reach,
+            "input reach": self._log.reach if self._log is not None else max(self._processed_reach.values(), default=NEG_INF),
+            **({} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -306,9 +342,15 @@ class Stream:
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
         # corrections start from here: the input before is not kept
-        from chronolog.stream_corrections import CorrectionLog
+        reach = snap.get("input reach", POS_INF)
+        if self._log is not None:
+            from chronolog.stream_corrections import CorrectionLog
 
-        self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], snap.get("input reach", POS_INF))
+            self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], reach)
+        elif "processed reach" in snap:
+            self._processed_reach = dict(snap["processed reach"])
+        else:  # (a snapshot taken with corrections on: no end per predicate)
+            self._reach_floor = reach
         return self
 
     def _evaluator_state(self) -> dict:

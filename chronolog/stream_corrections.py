@@ -1,7 +1,9 @@
 """Corrections in a stream: :meth:`Stream.retract` and ``-p(a)@5`` lines.
 
-The stream keeps checkpoints of its evaluator's state and, since the oldest,
-the input of each step with what the step emitted.  A retraction takes the
+With corrections on (``Stream(..., reach_back=...)``; off by default, as
+the log costs every step), the stream keeps checkpoints of its evaluator's
+state and, since the oldest, the input of each step with what the step
+emitted.  A retraction takes the
 facts out of the input not yet processed; when it also meets processed
 input, the stream goes back to the latest checkpoint taken before any input
 it meets, runs the logged steps again on the corrected input (the same

@@ -233,7 +233,7 @@ def test_retract_unprocessed_facts_and_unknown_ones():
 
 
 def test_correction_older_than_the_window_is_refused():
-    s = chronolog.Stream(PROGRAM)  # keeps the program's window: 2
+    s = chronolog.Stream(PROGRAM, reach_back=2)  # the program's window
     s.push("signal(a)@1")
     s.advance(2)
     s.push("signal(b)@10")
@@ -264,7 +264,7 @@ def test_corrections_after_restore():
 def test_cli_correction_lines():
     out = io.StringIO()
     lines = "signal(a)@1\nsignal(b)@4\nsignal(c)@6\n-signal(b)@4\n  -signal(c)@[6,6]\nsignal(d)@7\n"
-    cli_stream(PROGRAM.replace("not r(X)", "X != zz"), io.StringIO(lines), "<stdin>", "vadalog", False, out)
+    cli_stream(PROGRAM.replace("not r(X)", "X != zz"), io.StringIO(lines), "<stdin>", "vadalog", False, out, reach_back=2)
     assert out.getvalue().splitlines() == [
         "p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6)", "q(b)@[4,4]",
         "-p(b)@[4,6)", "-q(b)@[4,4]",  # signal(c)@6 was not processed yet: it never shows
@@ -275,10 +275,10 @@ def test_cli_correction_lines():
 def test_cli_correction_too_old_names_the_line(tmp_path):
     prog = tmp_path / "p.vada"
     prog.write_text(PROGRAM)
-    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog)], input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n",
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "2"],
+                       input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
     assert r.returncode != 0
-    assert r.stderr.startswith("<stdin>:3:1: data error: cannot retract signal(a)@[1,1]")
+    assert r.stderr.startswith("<stdin>:3:1: data error: cannot retract signal(a)@[1,1]: it is older than the stream keeps")
     assert "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "100"],
                        input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
@@ -297,3 +297,55 @@ def test_refused_where_corrections_do_not_apply():
     with pytest.raises(DataError, match="hypothetical answers take no corrections") as e:
         run_hypothetical("malf(X) :- temp(X,high).", io.StringIO("temp(a,high)@0\n-temp(a,high)@0\n"), "<stdin>", "vadalog", out)
     assert (e.value.pos.line, e.value.pos.column) == (2, 1)
+
+
+OFF = r"cannot retract {}: the stream may have processed it already, and corrections of processed input are off"
+
+
+def test_corrections_off_refuse_processed_input():
+    """Without reach_back the stream keeps no log: a retraction that may meet
+    processed input is refused (nothing changes), one of input still
+    buffered or after everything processed goes through."""
+    s = chronolog.Stream(PROGRAM)
+    assert s._log is None
+    s.push("signal(a)@1\nsignal(b)@[2,9]")
+    s.advance(2)
+    assert [str(f) for f in s] == ["p(a)@[1,2]", "q(a)@[1,1]", "p(b)@[2,2]", "q(b)@[2,2]"]
+    for fact, shown in [("signal(a)@1", r"signal\(a\)@\[1,1\]"), ("signal(b)@[5,6]", r"signal\(b\)@\[5,6\]")]:
+        with pytest.raises(DataError, match=OFF.format(shown)) as e:
+            s.retract(fact)  # signal(b)@[2,9] was processed whole: [5,6] meets it though it is after the watermark
+        assert "reach_back=SPAN" in e.value.hint and "--reach-back SPAN" in e.value.hint
+    s.push("signal(c)@12")
+    s.retract("signal(c)@12\nsignal(d)@20")  # unprocessed; never given
+    s.close()
+    assert sorted(str(f) for f in s) == ["p(a)@(2,3]", "p(b)@(2,11]", "q(b)@(2,9]"]
+
+
+def test_corrections_off_after_restore():
+    """A restored stream without the log keeps refusing processed input,
+    whether its snapshot was taken with corrections on or off."""
+    for reach_back in (None, 10):
+        s = chronolog.Stream(PROGRAM, reach_back=reach_back)
+        s.push("signal(a)@1")
+        s.advance(2)
+        t = chronolog.Stream(PROGRAM).restore(s.snapshot())
+        with pytest.raises(DataError, match=OFF.format(r"signal\(a\)@\[1,1\]")):
+            t.retract("signal(a)@1")
+        t.push("signal(b)@4")
+        t.retract("signal(b)@4")
+        t.close()
+        assert [str(f) for f in t] == ["p(a)@[1,2]", "q(a)@[1,1]", "p(a)@(2,3]"]
+
+
+def test_cli_corrections_off_names_the_line(tmp_path):
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog)],
+                       input="signal(a)@1\nsignal(b)@4\n  -signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode != 0
+    assert r.stderr.startswith("<stdin>:3:1: data error: cannot retract signal(a)@[1,1]: the stream may have processed it "
+                               "already, and corrections of processed input are off"), r.stderr
+    assert "--reach-back SPAN" in r.stderr and "Traceback" not in r.stderr
+    out = io.StringIO()  # a correction of a fact not processed yet (r has none processed) needs no log
+    cli_stream(PROGRAM, io.StringIO("signal(a)@1\nsignal(b)@4\nr(b)@4\n-r(b)@4\n"), "<stdin>", "vadalog", False, out)
+    assert out.getvalue().splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6]", "q(b)@[4,4]"]

@@ -205,16 +205,10 @@ def test_random_periodic_programs_agree_with_meteor(prog):
         reject()
 
 
-@pytest.fixture
-def slow_selected(request):
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("slow: select with -m slow")
-
-
 @pytest.mark.slow
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(prog=programs(max_consts=3, n_cycles=None, n_readers=None))
-def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
+def test_many_periodic_programs_agree_with_meteor(prog):
     try:
         compare(prog, timeout=5)
     except OracleUnavailable:
@@ -223,7 +217,7 @@ def test_many_periodic_programs_agree_with_meteor(slow_selected, prog):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(1000, 1060))
-def test_bigger_seeded_programs_agree_with_meteor(slow_selected, seed):
+def test_bigger_seeded_programs_agree_with_meteor(seed):
     prog = random_program(seed, n_cycles=3, n_readers=4)
     try:
         compare(prog, timeout=10)
@@ -248,7 +242,7 @@ def test_two_way_programs_agree_with_meteor(seed):
 @pytest.mark.slow
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(prog=programs(both_ways=True))
-def test_many_two_way_programs_agree_with_meteor(slow_selected, prog):
+def test_many_two_way_programs_agree_with_meteor(prog):
     try:
         compare(prog, timeout=5)
     except OracleUnavailable:

@@ -241,14 +241,8 @@ def test_oracle_agrees_with_meteor_rounds_near_the_data(seed):
         pytest.skip(str(e))
 
 
-@pytest.fixture
-def slow_selected(request):
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("slow: select with -m slow")
-
-
 @pytest.mark.slow
-def test_oracle_agrees_with_meteor_rounds_near_the_data_many(slow_selected):
+def test_oracle_agrees_with_meteor_rounds_near_the_data_many():
     checked = 0
     for seed in range(6, 60):
         try:

@@ -19,7 +19,7 @@ from budget import examples
 import chronolog
 from chronolog.connectors import csv_columns
 from chronolog.connectors.csv_files import convert, read_csv_facts
-from chronolog.engine.columns import aggregate, exact_columns
+from chronolog.engine.columns import aggregate, coalesce, exact_columns
 from chronolog.language import ast
 from chronolog.language.dates import Calendar
 
@@ -117,6 +117,17 @@ def test_the_answers_order_is_lexsorts(rows):
     n = np.array([r[2] for r in rows], dtype=np.int64)
     for keys in ([g, x, n], [x], [g, x], [x, n]):
         assert aggregate._keys_order(keys).tolist() == np.lexsort(keys[::-1]).tolist()
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.integers(0, 2**32 - 1), st.integers(0, 5000), st.sampled_from([1, 2, 7, 1000, 2**40, 2**63 - 1]))
+def test_stable_argsort_is_numpys_stable_argsort(seed, n, distinct):
+    """The default sort with its ties put back in index order is numpy's
+    stable argsort, on keys of a few values (every row tied) up to keys
+    spread over int64 (arrays long enough for numpy's unstable SIMD sort)."""
+    rng = np.random.default_rng(seed)
+    key = rng.integers(-distinct, distinct, size=n, dtype=np.int64, endpoint=distinct < 2**63 - 1)
+    assert coalesce.stable_argsort(key).tolist() == np.argsort(key, kind="stable").tolist()
 
 
 def test_a_nan_key_keeps_lexsort():

@@ -27,7 +27,7 @@ import math
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, drain
-from .coalesce import coalesce
+from .coalesce import coalesce, stable_argsort
 from .encoding import Fallback
 
 from . import exact_columns as ex
@@ -336,7 +336,7 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
             ck = _combined_key(keys if few else kept)
             if ck is not None:
                 ck = ck if first is None or not few else ck[first]
-                order = None if bool(np.all(ck[1:] >= ck[:-1])) else np.argsort(ck, kind="stable")
+                order = None if bool(np.all(ck[1:] >= ck[:-1])) else stable_argsort(ck)
             else:
                 kept = kept if kept is not None else [k[first] for k in keys]
                 order = None if _sorted_by(kept) else np.lexsort(kept[::-1])
@@ -367,7 +367,7 @@ def _keys_order(keys):
 
     combined = _combined_key(keys)
     if combined is not None:
-        return np.argsort(combined, kind="stable")
+        return stable_argsort(combined)
     return np.lexsort(keys[::-1])
 
 

@@ -157,9 +157,7 @@ def test_the_check_sees_imports_in_functions():
 NOT_MOVED_YET = {
     ("chronolog.connectors.distributed", "chronolog.api"),
     ("chronolog.connectors.spark", "chronolog.api"),
-    ("chronolog.connectors.spark_keyed_stream", "chronolog.api"),
     ("chronolog.connectors.spark_keyed_stream", "chronolog.stream"),
-    ("chronolog.connectors.spark_stream", "chronolog.api"),
     ("chronolog.connectors.spark_stream", "chronolog.stream"),
 }
 

@@ -22,6 +22,7 @@ from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
+from chronolog.planner.input_size import direct_min_rows
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
@@ -270,17 +271,6 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     return columns, rest
 
 
-def direct_min_rows(engine: str):
-    """From how many rows a table (given as facts, bound, or a Spark task's
-    input) goes straight into columns for ``engine`` (a resolved choice):
-    None on rows, every table on columns, from AUTO_MIN_ROWS on auto."""
-    if engine == "rows":
-        return None
-    from chronolog.planner import input_size
-
-    return input_size.AUTO_MIN_ROWS if engine == "auto" else 0
-
-
 def _table_columns(table, pred: str, calendar, min_rows: int):
     """One table (:func:`chronolog.frames.as_table`'s) as a FactColumns, or
     None when the rows' reading applies."""
@@ -457,17 +447,6 @@ def parse_horizon(h, calendar=None, what="horizon"):
     return make(lo, hi, True, True)
 
 
-def _engine_choice(engine) -> str:
-    import os
-
-    from chronolog.engine.columns.evaluator import ENGINES
-
-    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
-    if choice not in ENGINES:
-        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
-    return choice
-
-
 def reason(
     program: Union[str, Path, ast.Program],
     facts=None,
@@ -548,13 +527,14 @@ class Reasoner:
         engine: Optional[str] = None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
+        from chronolog.engine.columns.evaluator import engine_choice
 
         check_choice("dialect", dialect, DIALECTS)
         check_max_rounds(max_rounds)
         self.max_rounds = max_rounds
         self.dialect = dialect
         self._progress = progress  # a callback (chronolog/progress.py)
-        self.engine = _engine_choice(engine)
+        self.engine = engine_choice(engine)
         prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent

@@ -120,10 +120,8 @@ def make_keying(job):
 
 
 def _new_stream(job, key):
-    from chronolog.stream import Stream
-
     bare, background = _program(job)
-    s = Stream(bare, dialect=job["dialect"])
+    s = job["stream"](bare, dialect=job["dialect"])
     for pred, rows in background.get(key, {}).items():
         s.evaluator.background.setdefault(pred, []).extend(rows)
     return s
@@ -185,11 +183,13 @@ def make_closer(job):
 
 class KeyedRunner(LateFacts):
     """The ``foreachBatch`` sink of a keyed streaming query (see the module
-    docstring); ``late_facts`` counts the late facts this runner saw."""
+    docstring); ``late_facts`` counts the late facts this runner saw.
+    ``stream``: the class of each key's stream (``chronolog.Stream``, passed
+    in: it is the API's, a layer above the connectors)."""
 
     keyed = True
 
-    def __init__(self, program, checkpoint, output, keys, *, pred=None, dialect="vadalog", late="skip"):
+    def __init__(self, program, checkpoint, output, keys, *, stream, pred=None, dialect="vadalog", late="skip"):
         import hashlib
 
         if isinstance(program, Path):
@@ -202,6 +202,7 @@ class KeyedRunner(LateFacts):
             "dialect": dialect,
             "keys": dict(keys),
             "pred": pred,
+            "stream": stream,
         }
         self.late = late
         self.late_facts = 0

@@ -229,7 +229,9 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     if keys is not None:
         from .spark_keyed_stream import KeyedRunner
 
-        runner = KeyedRunner(program, checkpoint, output, keys, pred=pred, dialect=dialect, late=late)
+        from chronolog.stream import Stream
+
+        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late)
         answers = runner.query(source)
     else:
         runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)

@@ -16,27 +16,18 @@ from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
-from chronolog.language.facts import FactRows, parse_fact_lines, read_fact_rows
+from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
+from chronolog.planner.input_size import direct_min_rows
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
 # chosen by measurement (bench/README.md, "Figures behind design choices")
 DEFAULT_PLACEMENT = "always"
-
-
-def _parse(text: str, source: str, dialect: str, facts_apart: bool = False) -> ast.Program:
-    from chronolog.language.reader import dialect as find_dialect
-
-    if facts_apart and dialect == "vadalog" and len(text) >= KERNEL_BYTES:
-        prog = _parse_apart(text.encode("utf-8"), source)
-        if prog is not None:
-            return prog
-    return find_dialect(dialect).parse(text, source)
 
 
 def _parse_apart(data: bytes, source: str):
@@ -88,22 +79,21 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
     """Parse program text, or read and parse a file given as a ``Path``.
     ``facts_apart``: a large program's fact lines may be read by the kernel
     fact reader, into ``prog.fact_columns`` (for reason(), which takes them)."""
-    if isinstance(program, ast.Program):
-        return program
-    if isinstance(program, Path):
-        from chronolog.language.source_text import read_text
-
-        if facts_apart and dialect == "vadalog":  # (a large program's bytes: no text of them all)
+    if facts_apart and dialect == "vadalog":  # (a large program's bytes: no text of them all)
+        prog = None
+        if isinstance(program, Path):
             prog = _parse_large(program, source or str(program))
-            if prog is not None:
-                return prog
-        return _parse(read_text(program, "program"), source or str(program), dialect)
-    from chronolog.arguments import check_program
+        elif isinstance(program, str):
+            from chronolog.language.source_text import strip_bom
 
-    check_program(program)
-    from chronolog.language.source_text import strip_bom
+            text = strip_bom(program)
+            if len(text) >= KERNEL_BYTES:
+                prog = _parse_apart(text.encode("utf-8"), source or "<program>")
+        if prog is not None:
+            return prog
+    from chronolog.language.programs import read_program
 
-    return _parse(strip_bom(program), source or "<program>", dialect, facts_apart)
+    return read_program(program, dialect, source)
 
 
 def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
@@ -126,11 +116,11 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(text, str(facts), dialect, calendar)
-        return _read(text.splitlines(), str(facts), dialect, calendar)
+        return read_dialect_facts(text.splitlines(), str(facts), dialect, calendar)
     if isinstance(facts, str):
         from chronolog.language.source_text import strip_bom
 
-        return _read(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
+        return read_dialect_facts(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
@@ -156,7 +146,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if items and all(isinstance(x, ast.Fact) for x in items):
         rows.extend_facts(items)
         return rows
-    return _read([str(x) for x in items], "<facts>", dialect, calendar)
+    return read_dialect_facts([str(x) for x in items], "<facts>", dialect, calendar)
 
 
 def _terms_of(prog):
@@ -281,17 +271,6 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     return columns, rest
 
 
-def direct_min_rows(engine: str):
-    """From how many rows a table (given as facts, bound, or a Spark task's
-    input) goes straight into columns for ``engine`` (a resolved choice):
-    None on rows, every table on columns, from AUTO_MIN_ROWS on auto."""
-    if engine == "rows":
-        return None
-    from chronolog.planner import input_size
-
-    return input_size.AUTO_MIN_ROWS if engine == "auto" else 0
-
-
 def _table_columns(table, pred: str, calendar, min_rows: int):
     """One table (:func:`chronolog.frames.as_table`'s) as a FactColumns, or
     None when the rows' reading applies."""
@@ -394,20 +373,6 @@ class _GivenRows(dict):
         return super().values()
 
 
-def _read(lines, source, dialect, calendar=None) -> FactRows:
-    if dialect == "meteor":
-        from chronolog.language import meteor
-
-        rows = FactRows()
-        rows.extend_facts(meteor.parse_facts(list(lines), source))
-        return rows
-    if dialect == "lars":  # facts at ticks
-        from chronolog.language.lars import fact_rows
-
-        return fact_rows(read_fact_rows(lines, source, calendar))
-    return read_fact_rows(lines, source, calendar)
-
-
 def _repeating_rows(rows) -> list:
     """``(pred, terms, interval, period)`` of the repeating facts in rows."""
     return [(p, t, iv, every) for p, lst in getattr(rows, "repeating", {}).items() for t, iv, every, _ in lst]
@@ -480,17 +445,6 @@ def parse_horizon(h, calendar=None, what="horizon"):
     from chronolog.language.timeline import make
 
     return make(lo, hi, True, True)
-
-
-def _engine_choice(engine) -> str:
-    import os
-
-    from chronolog.engine.columns.evaluator import ENGINES
-
-    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
-    if choice not in ENGINES:
-        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
-    return choice
 
 
 def reason(
@@ -573,13 +527,14 @@ class Reasoner:
         engine: Optional[str] = None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
+        from chronolog.engine.columns.evaluator import engine_choice
 
         check_choice("dialect", dialect, DIALECTS)
         check_max_rounds(max_rounds)
         self.max_rounds = max_rounds
         self.dialect = dialect
         self._progress = progress  # a callback (chronolog/progress.py)
-        self.engine = _engine_choice(engine)
+        self.engine = engine_choice(engine)
         prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent

@@ -13,29 +13,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language.booleans import Boolean
-from chronolog.language.errors import ChronologError
+from chronolog.language.errors import ArgumentError
+from chronolog.language.programs import check_program  # noqa: F401 (the API's checks, here with the rest)
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class ArgumentError(ChronologError):
-    """A Python argument of the wrong type or value."""
-
-    kind = "argument error"
-
-
 def is_number(v) -> bool:
     return isinstance(v, (int, float, Fraction, Decimal)) and not isinstance(v, bool)
-
-
-def check_program(program) -> None:
-    from chronolog.language import ast
-
-    if not isinstance(program, (str, Path, ast.Program)):
-        raise ArgumentError(
-            f"program: expected the program's text, a pathlib.Path or a parsed Program, not {type(program).__name__}",
-            hint='reason("p(X) :- q(X).  q(a)@1.") or reason(Path("rules.vada"))',
-        )
 
 
 def check_facts(facts) -> None:

@@ -213,9 +213,10 @@ def direct_min_rows(engine):
     """From how many rows a task reads a typed input table straight into
     columns, as ``reason`` reads a table given as facts (chronolog/api.py):
     None when the task runs on rows (``CHRONOLOG_ENGINE=rows``)."""
-    from chronolog.api import _engine_choice, direct_min_rows as for_engine
+    from chronolog.engine.columns.evaluator import engine_choice
+    from chronolog.planner.input_size import direct_min_rows as for_engine
 
-    return for_engine(_engine_choice(engine))
+    return for_engine(engine_choice(engine))
 
 
 def typed_columns(table, pred: str, calendar, min_rows: int):
@@ -473,7 +474,7 @@ class TaskReport:
         return a
 
 
-def make_task(job: dict, report):
+def make_task(job: dict, report, reason):
     """The ``mapInArrow`` function for one distributed run.
 
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
@@ -481,7 +482,9 @@ def make_task(job: dict, report):
     for the columns: the input holds row numbers ``_pf`` into ``job["held"][pred]``,
     program facts that travel with the job), the output predicates
     with their column names, and the CSV-read predicates; ``report``: the
-    :class:`TaskReport` accumulator.  ``job["send"]``: when set, the bytes a
+    :class:`TaskReport` accumulator; ``reason``: the embedded reasoner each
+    task runs (``chronolog.reason``, passed in: it is the API's, a layer
+    above the connectors).  ``job["send"]``: when set, the bytes a
     task may also send its lanes in through the report (the driver then
     holds every answer after the one job, see ``spark._Answers``)."""
     max_arity = max((len(names) for _, names in job["outputs"]), default=0)
@@ -491,7 +494,6 @@ def make_task(job: dict, report):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from chronolog.api import reason
         from chronolog.language.errors import ChronologError
 
         batches = list(batches)

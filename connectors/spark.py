@@ -331,11 +331,11 @@ def reason(
     one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
     over a checkpoint of the tasks' output).
     """
-    from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
+    from chronolog.language.programs import read_program
     from chronolog.planner import plan as make_plan
 
-    prog = load_program(program, dialect=dialect)
+    prog = read_program(program, dialect)
     from chronolog.api import parse_horizon
 
     if window is not None:
@@ -835,7 +835,9 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     # localCheckpoint keeps it outside Spark's cache (whose plan matching
     # would serve a later call with the same inputs from this one's result)
     report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())
-    task = dist.make_task(job, report)
+    from chronolog.api import reason as embedded
+
+    task = dist.make_task(job, report, embedded)
     arity = max((len(names[p]) for p in outputs), default=0)
     reasoned = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity))
     with _session_conf(spark, ONE_JOB_CONF):  # the shuffle and the reasoning: one job
@@ -1040,10 +1042,10 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
     (``stats``: as :func:`reason`'s; ``written_out``: a dict that gets the
     DataFrames of the bound outputs, for ``--plot``)."""
-    from chronolog.api import load_program
     from chronolog.connectors.bindings import binding_specs
+    from chronolog.language.programs import read_program
 
-    prog = load_program(program_path, dialect=dialect)
+    prog = read_program(program_path, dialect)
     specs = [b for b in binding_specs(prog, program_path.parent) if b["output"]]
     for b in specs:
         if b["kind"] == "spark":

@@ -45,14 +45,14 @@ STATE_SCHEMA = "snapshot binary"
 def keys_of(program, dialect: str = "vadalog"):
     """``{pred: key position}`` when ``program`` streams per key; raises
     :class:`~chronolog.planner.partition.NotPartitionable` otherwise."""
-    from chronolog.api import load_program
+    from chronolog.language.programs import read_program
     from chronolog.planner import plan as make_plan
     from chronolog.planner.partition import analyse
 
     from chronolog.language.facts import refuse_repeating
     from chronolog.planner.forward import check_forward
 
-    prog = load_program(program, dialect=dialect)
+    prog = read_program(program, dialect)
     check_forward(prog)  # as chronolog.Stream does, before any partitioning advice
     refuse_repeating(prog.facts, "a stream")
     return analyse(make_plan(prog)).keys
@@ -68,10 +68,10 @@ def _program(job):
     stream knows only its own), parsed once per worker process."""
     got = _PROGRAMS.get(job["id"])
     if got is None:
-        from chronolog.api import load_program
         from chronolog.language import ast
+        from chronolog.language.programs import read_program
 
-        prog = load_program(job["program"], dialect=job["dialect"])
+        prog = read_program(job["program"], job["dialect"])
         background: dict = {}
         for f in prog.facts:
             k = job["keys"].get(f.pred)
@@ -95,11 +95,10 @@ def make_keying(job):
             if b.num_rows == 0:
                 continue
             if job["pred"] is None:
-                from chronolog.api import load_facts
-                from chronolog.language.facts import refuse_repeating
+                from chronolog.language.facts import read_dialect_facts, refuse_repeating
 
                 lines = [x for x in b.column(b.schema.get_field_index("fact")).to_pylist() if x]
-                loaded = load_facts(lines, job["dialect"])
+                loaded = read_dialect_facts(lines, "<facts>", job["dialect"])
                 refuse_repeating(loaded, "a stream")
                 items = [(p, t, iv) for p, rs in loaded.items() for t, iv in rs]
             else:
@@ -121,10 +120,8 @@ def make_keying(job):
 
 
 def _new_stream(job, key):
-    from chronolog.stream import Stream
-
     bare, background = _program(job)
-    s = Stream(bare, dialect=job["dialect"])
+    s = job["stream"](bare, dialect=job["dialect"])
     for pred, rows in background.get(key, {}).items():
         s.evaluator.background.setdefault(pred, []).extend(rows)
     return s
@@ -186,11 +183,13 @@ def make_closer(job):
 
 class KeyedRunner(LateFacts):
     """The ``foreachBatch`` sink of a keyed streaming query (see the module
-    docstring); ``late_facts`` counts the late facts this runner saw."""
+    docstring); ``late_facts`` counts the late facts this runner saw.
+    ``stream``: the class of each key's stream (``chronolog.Stream``, passed
+    in: it is the API's, a layer above the connectors)."""
 
     keyed = True
 
-    def __init__(self, program, checkpoint, output, keys, *, pred=None, dialect="vadalog", late="skip"):
+    def __init__(self, program, checkpoint, output, keys, *, stream, pred=None, dialect="vadalog", late="skip"):
         import hashlib
 
         if isinstance(program, Path):
@@ -203,6 +202,7 @@ class KeyedRunner(LateFacts):
             "dialect": dialect,
             "keys": dict(keys),
             "pred": pred,
+            "stream": stream,
         }
         self.late = late
         self.late_facts = 0

@@ -161,12 +161,10 @@ class StreamRunner(LateFacts):
     # ------------------------------------------------------------------
     def _rows(self, batch_df) -> dict:
         if self.pred is None:
-            from chronolog.api import load_facts
-
-            from chronolog.language.facts import refuse_repeating
+            from chronolog.language.facts import read_dialect_facts, refuse_repeating
 
             lines = [r[0] for r in batch_df.select("fact").collect() if r[0]]
-            loaded = load_facts(lines, self.dialect)
+            loaded = read_dialect_facts(lines, "<facts>", self.dialect)
             refuse_repeating(loaded, "a stream")
             return dict(loaded)
         from chronolog.engine.arrow import table_to_rows
@@ -231,7 +229,9 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     if keys is not None:
         from .spark_keyed_stream import KeyedRunner
 
-        runner = KeyedRunner(program, checkpoint, output, keys, pred=pred, dialect=dialect, late=late)
+        from chronolog.stream import Stream
+
+        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late)
         answers = runner.query(source)
     else:
         runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)

@@ -47,6 +47,12 @@ def _excerpt(line: str, column: int, width: int = 100):
     return prefix + cut + suffix, (column - start + len(prefix)) if column > 0 else 0
 
 
+class ArgumentError(ChronologError):
+    """A Python argument of the wrong type or value."""
+
+    kind = "argument error"
+
+
 class SyntaxError_(ChronologError):
     kind = "syntax error"
 

@@ -201,6 +201,21 @@ def read_fact_rows(lines: Iterable[str], source: str = "<facts>", calendar=None,
         return _read_rows(lines, source, calendar, first_line)
 
 
+def read_dialect_facts(lines: Iterable[str], source: str = "<facts>", dialect: str = "vadalog", calendar=None) -> FactRows:
+    """Fact lines of ``dialect`` (MeTeoR's own reader, LARS facts at ticks)
+    as FactRows: what ``reason`` and the Spark streams read fact text with."""
+    if dialect == "meteor":
+        from . import meteor
+
+        rows = FactRows()
+        rows.extend_facts(meteor.parse_facts(list(lines), source))
+        return rows
+    if dialect == "lars":
+        from .lars import fact_rows
+
+        return fact_rows(read_fact_rows(lines, source, calendar))
+    return read_fact_rows(lines, source, calendar)
+
 def _read_rows(lines, source, calendar, first_line=1) -> FactRows:
     if calendar is not None:
         return _read_dated(lines, source, calendar, first_line)

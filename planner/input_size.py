@@ -36,6 +36,15 @@ AUTO_MIN_RECURRENCE_FACTS = 10_000
 AUTO_MIN_ROWS = 10_000
 
 
+def direct_min_rows(engine: str):
+    """From how many rows a table (given as facts, bound, or a Spark task's
+    input) goes straight into columns for ``engine`` (a resolved choice):
+    None on rows, every table on columns, from AUTO_MIN_ROWS on auto."""
+    if engine == "rows":
+        return None
+    return AUTO_MIN_ROWS if engine == "auto" else 0
+
+
 def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:
     """The run-time half of ``auto``: whether the inputs are large enough for columns."""
     if recurrences and given >= AUTO_MIN_RECURRENCE_FACTS:

@@ -149,7 +149,7 @@ def test_a_crash_before_the_commit_replays_the_batch_without_duplicates(spark, t
             if batch_id == 1:
                 raise RuntimeError("injected crash after the output was written")
 
-    runner = Crashing(program, ckpt, out, keys_of(program))
+    runner = Crashing(program, ckpt, out, keys_of(program), stream=chronolog.Stream)
     q = runner.query(_source(spark, src)).writeStream.foreachBatch(runner).option(
         "checkpointLocation", str(ckpt / "spark")).trigger(availableNow=True).start()
     with pytest.raises(Exception):

@@ -121,8 +121,8 @@ def test_the_tasks_read_typed_inputs_straight_into_columns(spark, monkeypatch):
 
     real = dist.make_task
 
-    def make_task(job, report):
-        task = real(job, report)
+    def make_task(job, report, reason):
+        task = real(job, report, reason)
 
         def checked(batches):
             from chronolog.engine import arrow

@@ -457,7 +457,7 @@ def _task_output(job, wide):
         def add(self, v):
             got.append(v)
 
-    batches = list(dist.make_task(job, Report())(iter(wide.to_batches())))
+    batches = list(dist.make_task(job, Report(), chronolog.reason)(iter(wide.to_batches())))
     assert not got[0]["errors"], got[0]["errors"]
     return pa.Table.from_batches(batches) if batches else None, got[0]["kinds"]
 

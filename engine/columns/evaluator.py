@@ -22,6 +22,18 @@ from .store import LazyStore
 ENGINES = ("auto", "rows", "columns")
 
 
+def engine_choice(engine) -> str:
+    """The engine a run asks for: ``engine``, else ``CHRONOLOG_ENGINE``, else auto."""
+    import os
+
+    from chronolog.language.errors import ProgramError
+
+    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
+    if choice not in ENGINES:
+        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
+    return choice
+
+
 class HybridEvaluator(Evaluator):
     """``tables``: given facts as Arrow tables in the layout of
     engine/arrow.py, ``{pred: table}``; columns read them with kernels,

@@ -187,7 +187,10 @@ class Maintenance:
     def retract_given(self, pred: str, holes: dict) -> None:
         """Remove given pieces (``holes``: terms -> intervals) from the
         relation of ``pred``, a predicate no rule derives."""
-        rel = self.store.relation(pred)
+        self._remove(self.store.relation(pred), holes)
+
+    def _remove(self, rel, holes: dict) -> None:
+        """Take ``holes`` (terms -> intervals) out of relation ``rel``."""
         lists = {}
         for terms, hs in holes.items():
             ivs = rel.atoms.get(terms)
@@ -276,14 +279,7 @@ class Maintenance:
         finally:
             self._take_out(restore)
         for p, by in over.items():
-            rel = self.store.relation(p)
-            lists = {}
-            for terms, pieces in by.items():
-                ivs = rel.atoms.get(terms)
-                if ivs:
-                    self.change.touch(rel, terms)
-                    lists[terms] = without(ivs, pieces)
-            apply_intervals(rel, lists, self.emptied)
+            self._remove(self.store.relation(p), by)
         pending = {p: dict(d) for p, d in new_in.items()}
         for p, d in own_new.items():
             _union(pending, p, d)

@@ -62,6 +62,13 @@ class Operator:
         raise NotImplementedError
 
 
+class Unary(Operator):
+    """An operator over one input, its field ``input``."""
+
+    def children(self) -> tuple:
+        return (self.input,)
+
+
 # ------------------------------------------------------------------ atoms
 @dataclass(frozen=True)
 class Scan(Operator):
@@ -78,7 +85,7 @@ class Scan(Operator):
 
 
 @dataclass(frozen=True)
-class TemporalShift(Operator):
+class TemporalShift(Unary):
     """A box (``[-]``/``[+]``: shrink each interval) then a shift
     (diamonds: widen and move it), on the input's maximal intervals."""
 
@@ -90,9 +97,6 @@ class TemporalShift(Operator):
     def schema(self) -> tuple:
         return self.input.schema
 
-    def children(self) -> tuple:
-        return (self.input,)
-
     def label(self) -> str:
         parts = []
         if self.box is not None:
@@ -103,7 +107,7 @@ class TemporalShift(Operator):
 
 
 @dataclass(frozen=True)
-class TimeGroup(Operator):
+class TimeGroup(Unary):
     """Time grouping (``/\\[3 months] p``): each interval widened to the periods it meets."""
 
     input: Operator
@@ -112,9 +116,6 @@ class TimeGroup(Operator):
     @property
     def schema(self) -> tuple:
         return self.input.schema
-
-    def children(self) -> tuple:
-        return (self.input,)
 
     def label(self) -> str:
         return f"TimeGroup {self.grouping.describe()}"
@@ -213,7 +214,7 @@ class SinceUntil(Operator):
 
 
 @dataclass(frozen=True)
-class Aggregate(Operator):
+class Aggregate(Unary):
     """Per group and per time segment, the aggregates over the distinct
     bindings holding there; then ``after`` (filters and assignments on the results)."""
 
@@ -223,9 +224,6 @@ class Aggregate(Operator):
     after: tuple  # Filter / Assign steps
     schema: tuple
 
-    def children(self) -> tuple:
-        return (self.input,)
-
     def label(self) -> str:
         aggs = ", ".join(f"{v} = {a}" for v, a in self.aggregates)
         after = "".join(f"; {s.label()}" for s in self.after)
@@ -234,7 +232,7 @@ class Aggregate(Operator):
 
 
 @dataclass(frozen=True)
-class WrapInterval(Operator):
+class WrapInterval(Unary):
     """``lit@[S,E]``: each maximal interval's ends appended as terms."""
 
     input: Body
@@ -242,38 +240,29 @@ class WrapInterval(Operator):
     end: str
     schema: tuple
 
-    def children(self) -> tuple:
-        return (self.input,)
-
     def label(self) -> str:
         return f"WrapInterval: the maximal interval's ends as {self.start}, {self.end}"
 
 
 @dataclass(frozen=True)
-class CaptureTime(Operator):
+class CaptureTime(Unary):
     """``lit@T``: one row per integer time point of the interval, the point appended."""
 
     input: Body
     var: str
     schema: tuple
 
-    def children(self) -> tuple:
-        return (self.input,)
-
     def label(self) -> str:
         return f"CaptureTime: each integer time point as {self.var}"
 
 
 @dataclass(frozen=True)
-class PlaceInterval(Operator):
+class PlaceInterval(Unary):
     """``p(X)@[S,E] :- body``: the head's interval from terms, whatever time the body holds at."""
 
     input: Body
     timed: object  # ast.Timed
     schema: tuple
-
-    def children(self) -> tuple:
-        return (self.input,)
 
     def label(self) -> str:
         t = self.timed
@@ -282,7 +271,7 @@ class PlaceInterval(Operator):
 
 
 @dataclass(frozen=True)
-class ChaseStep(Operator):
+class ChaseStep(Unary):
     """A restricted chase step: a labelled null for each existential
     variable, where no fact names a value already."""
 
@@ -290,15 +279,12 @@ class ChaseStep(Operator):
     existentials: tuple
     schema: tuple
 
-    def children(self) -> tuple:
-        return (self.input,)
-
     def label(self) -> str:
         return f"ChaseStep (new nulls for {', '.join(self.existentials)})"
 
 
 @dataclass(frozen=True)
-class Output(Operator):
+class Output(Unary):
     """The head's terms (``pred`` None: a constraint's violations), shifted
     by a head box, clipped to the horizon unless the predicate is fresh."""
 
@@ -308,9 +294,6 @@ class Output(Operator):
     shift: Optional[tuple]
     clip: bool
     schema: tuple
-
-    def children(self) -> tuple:
-        return (self.input,)
 
     def label(self) -> str:
         head = "⊥" if self.pred is None else str(ast.Atom(self.pred, self.terms))

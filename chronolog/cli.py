@@ -248,7 +248,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             check_path(plot_to, overwrite)
         import warnings
 
-        from chronolog.connectors import spark as cs
+        from chronolog import spark as cs
         from chronolog.engine.arrow import table_to_rows
 
         # pyspark warns about pandas >= 3 on every start; chronolog's Spark

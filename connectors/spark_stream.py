@@ -1,7 +1,5 @@
-"""Spark Structured Streaming: a streaming DataFrame in, answers out.
-
-    query = stream_query(program, source_df, checkpoint="ckpt", output="answers")
-    query.awaitTermination()
+"""Spark Structured Streaming: a streaming DataFrame in, answers out
+(started by :func:`chronolog.spark_stream.stream_query`).
 
 A program the planner can key (every rule joins, negates and derives atoms
 on one shared key, such as a sensor) streams per key with its state in
@@ -86,7 +84,7 @@ class StreamRunner(LateFacts):
     """The ``foreachBatch`` function: owns the driver-side stream and its
     saved state under ``checkpoint/chronolog``."""
 
-    def __init__(self, program, checkpoint, output, *, pred: Optional[str] = None, dialect: str = "vadalog", late: str = "skip"):
+    def __init__(self, program, checkpoint, output, *, stream, pred: Optional[str] = None, dialect: str = "vadalog", late: str = "skip"):
         if late not in ("skip", "fail"):
             from chronolog.language.errors import ProgramError
 
@@ -99,14 +97,13 @@ class StreamRunner(LateFacts):
         self.output = Path(output)
         self.state_path = Path(checkpoint) / "chronolog" / "state.pkl"
         self._stream = None
+        self._stream_class = stream  # chronolog.Stream, passed in: it is the API's, a layer above
         self.last_batch = -1
 
     @property
     def stream(self):
         if self._stream is None:
-            from chronolog.stream import Stream
-
-            self._stream = Stream(self.program, dialect=self.dialect)
+            self._stream = self._stream_class(self.program, dialect=self.dialect)
             if self.state_path.exists():
                 with self.state_path.open("rb") as fh:
                     saved = pickle.load(fh)
@@ -187,61 +184,17 @@ class StreamRunner(LateFacts):
         self.last_batch = batch_id
 
 
-def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip", keyed=None):
-    """Start a streaming query running ``program`` over the streaming
-    DataFrame ``source``; returns ``(StreamingQuery, runner)``.
-
-    ``keyed``: ``None`` (default) streams per key in Spark's executors when
-    the planner finds a key for every predicate
-    (:class:`~chronolog.connectors.spark_keyed_stream.KeyedRunner`), and on
-    the driver otherwise, saying why in a log line; ``True`` requires the
-    keyed mode (an error names the rule that breaks the key); ``False``
-    runs on the driver (:class:`StreamRunner`).
-
-    ``late``: what a fact starting where the stream is already closed does:
-    ``"skip"`` (counted in ``runner.late_facts``, logged, kept in
-    ``<output>.late``) or ``"fail"`` (the same, then the query stops with
-    a DataError; a restart continues after that micro-batch).
-
-    ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
-    ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
-    continues where the last run stopped."""
-    if late not in ("skip", "fail"):
-        from chronolog.language.errors import ProgramError
-
-        raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
-    keys = None
-    if keyed is not False:
-        from chronolog.planner.partition import NotPartitionable
-
-        from .spark_keyed_stream import keys_of
-
-        try:
-            keys = keys_of(program, dialect)
-        except NotPartitionable as e:
-            if keyed:
-                raise
-            import logging
-
-            logging.getLogger("chronolog.stream").warning(
-                "streaming on the driver, not per key group in Spark tasks: the program has no key to split it by (%s)", e.why
-            )
-    if keys is not None:
-        from .spark_keyed_stream import KeyedRunner
-
-        from chronolog.stream import Stream
-
-        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late)
-        answers = runner.query(source)
-    else:
-        runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)
-        answers = source
-    writer = answers.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
-    if trigger:
-        writer = writer.trigger(**trigger)
-    if name:
-        writer = writer.queryName(name)
-    return writer.start(), runner
+MOVED_UP = ("stream_query",)  # to chronolog.spark_stream, above the API
 
 
-__all__ = ["stream_query", "StreamRunner", "OUTPUT_SCHEMA"]
+def __getattr__(name):
+    """A clear sentence for the entry point that moved up to :mod:`chronolog.spark_stream`."""
+    if name in MOVED_UP:
+        raise AttributeError(
+            f"chronolog.connectors.spark_stream.{name} is now chronolog.spark_stream.{name}: "
+            "write `from chronolog.spark_stream import stream_query`"
+        )
+    raise AttributeError(f"module 'chronolog.connectors.spark_stream' has no attribute {name!r}")
+
+
+__all__ = ["StreamRunner", "OUTPUT_SCHEMA"]

@@ -143,14 +143,11 @@ class Stream:
                 hint="facts must arrive in non-decreasing start time, after the last advance(); "
                 "nothing already emitted changes",
             )
-        arities = self.plan.arities
         buf = self._buffer
         n = 0
         rows = _boolean_terms(rows)
+        self._check_arities(rows)
         for pred, rs in rows.items():
-            known = arities.get(pred)
-            if known is not None and rs and len(rs[0][0]) != known[0]:
-                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
             b = buf.get(pred)
             if b is None:
                 buf[pred] = list(rs)
@@ -163,6 +160,13 @@ class Stream:
         s = last[1][0]
         if s > v:
             self._promised = (s, False)
+
+    def _check_arities(self, rows: dict) -> None:
+        arities = self.plan.arities
+        for pred, rs in rows.items():
+            known = arities.get(pred)
+            if known is not None and rs and len(rs[0][0]) != known[0]:
+                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
 
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
@@ -241,52 +245,111 @@ class Stream:
         before what the stream keeps (``reach_back``) is refused; so is,
         with corrections off (no ``reach_back``), one that may meet input
         already processed."""
-        from chronolog.corrections import holes_of
-        from chronolog.stream_corrections import corrected, output_diff
+        self.update(retract=facts)
 
-        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
-            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
-        else:
-            rows = load_facts(facts, self.dialect)
-        holes = holes_of(rows, "retract()")
-        holes = {p: by for p, by in _boolean_holes(holes).items() if by}
-        if not holes:
+    def amend(self, old, new) -> None:
+        """Replace facts pushed before: retract ``old`` and add ``new`` in one
+        correction, so only the net change of the answers comes out."""
+        self.update(add=new, retract=old)
+
+    def update(self, add=None, retract=None) -> None:
+        """One correction: retract, then add (the forms :meth:`push` takes).
+        Added facts may start where the stream is already closed (a fact
+        that came late, or the new version of a retracted one): the stream
+        replays from before them, as for a retraction of processed input,
+        within ``reach_back``; without it such an addition is refused."""
+        from chronolog.corrections import holes_of
+        from chronolog.stream_corrections import before, corrected, in_steps, output_diff
+
+        holes = {}
+        if retract is not None:
+            holes = holes_of(self._rows_of(retract), "retract()")
+            holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+        rows = {}
+        if add is not None:
+            from chronolog.language.facts import refuse_repeating
+
+            rows = self._rows_of(add)
+            refuse_repeating(rows, "a stream")
+            rows = _boolean_terms({p: rs for p, rs in rows.items() if rs})
+            self._check_arities(rows)
+        if not holes and not rows:
             return
         if self._tuples is not None:
             raise ProgramError("this stream cannot take corrections: its program has tuple windows",
                                hint="tuple windows count facts, so a retraction would shift every window after it")
+        # added facts the next step can still take join the input not processed yet; the others are late
+        fresh, late = {}, {}
+        for pred, rs in rows.items():
+            for r in rs:
+                side = fresh if before(*self._done, (r[1][0], r[1][2])) else late
+                side.setdefault(pred, []).append(r)
         if self._log is None:
             self._refuse_processed(holes)
-            self._buffer = corrected(self._buffer, holes)
-            self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+            self._refuse_late(late)
+            self._correct_unprocessed(holes, fresh, rows)
             return
-        start = min(iv[0] for by in holes.values() for ivs in by.values() for iv in ivs)
-        met = self._log.first_met(holes, start)
-        if start <= self._log.oldest() or (met is not None and not self._log.can_rewind(met)):
-            pred, by = next(iter(holes.items()))
-            terms, ivs = next(iter(by.items()))
-            raise DataError(
-                f"cannot retract {format_fact(pred, terms, ivs[0])}: it is older than the stream keeps "
-                f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
-                f"{format_number(self.watermark)}, to facts that start after {format_number(self._log.oldest())})",
-                hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
-                "to correct further back; it costs memory",
-            )
-        self._buffer = corrected(self._buffer, holes)
-        self.stats["corrections"] = self.stats.get("corrections", 0) + 1
-        if met is None:
-            return  # only unprocessed input (or nothing) was retracted
-        cp, steps = self._log.rewind(met)
+        hole_start = min((iv[0] for by in holes.values() for ivs in by.values() for iv in ivs), default=None)
+        met = self._log.first_met(holes, hole_start) if holes else None
+        if (hole_start is not None and hole_start <= self._log.oldest()) or (met is not None and not self._log.can_rewind(met)):
+            self._refuse_too_old(*next(iter(holes.items())), retracting=True)
+        added = min(((iv[0], not iv[2]) for rs in late.values() for _, iv in rs), default=None)
+        added = None if added is None else (added[0], not added[1])  # the earliest start (closed first)
+        if added is not None and not self._log.can_rewind(met, added):
+            self._refuse_too_old(*next(iter(late.items())), retracting=False)
+        self._correct_unprocessed(holes, fresh, rows)
+        if met is None and added is None:
+            return  # only unprocessed input (or nothing) was corrected
+        cp, steps = self._log.rewind(met, added)
         self._load_evaluator_state(cp.state)
-        before, after = [], []
-        for rows, step, out in steps:
-            before += out
-            after += self._step(corrected(rows, holes), step)
-        gone, came = output_diff(before, after, self.evaluator.emit_maximal)
+        before_out, after_out = [], []
+        for (step_rows, step, out), new in zip(steps, in_steps(late, steps)):
+            before_out += out
+            after_out += self._step(corrected(step_rows, holes, new), step)
+        gone, came = output_diff(before_out, after_out, self.evaluator.emit_maximal)
         gone.sort(key=_out_key)
         came.sort(key=_out_key)
         self._show(gone, retracted=True)
         self._show(came)
+
+    def _rows_of(self, facts):
+        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
+            return {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
+        return load_facts(facts, self.dialect)
+
+    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
+        """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
+        (``added``: every added fact, counted as input)."""
+        from chronolog.stream_corrections import corrected
+
+        self._buffer = corrected(self._buffer, holes, fresh)
+        self.stats["input facts"] += sum(len(rs) for rs in added.values())
+        self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+
+    def _refuse_too_old(self, pred: str, facts, retracting: bool) -> None:
+        """``facts``: the retraction's ``{terms: intervals}`` or the added rows."""
+        if retracting:
+            terms, ivs = next(iter(facts.items()))
+            what, since = f"retract {format_fact(pred, terms, ivs[0])}", self._log.oldest()
+        else:
+            what, since = f"add {format_fact(pred, *facts[0])}", self._log.checkpoints[0].watermark
+        raise DataError(
+            f"cannot {what}: it is older than the stream keeps "
+            f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
+            f"{format_number(self.watermark)}, to facts that start after {format_number(since)})",
+            hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
+            "to correct further back; it costs memory",
+        )
+
+    def _refuse_late(self, late: dict) -> None:
+        """Without the log: refuse an added fact starting where the stream is closed."""
+        for pred, rs in late.items():
+            raise DataError(
+                f"cannot add {format_fact(pred, *rs[0])} as a correction: the stream is closed up to "
+                f"{_frontier_text(self._done)}, and corrections of processed input are off",
+                hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
+                "SPAN being how far before the watermark a correction may reach",
+            )
 
     def _refuse_processed(self, holes: dict) -> None:
         """Without the log: refuse a retraction that starts before the end
@@ -322,8 +385,9 @@ class Stream:
     # ---------------------------------------------------------- checkpoints
     def snapshot(self) -> dict:
         """The stream's state as plain data (picklable): the window of facts,
-        the watermark, what is pending.  ``Stream(program).restore(snap)``
-        continues exactly where this one was (used for Spark checkpoints)."""
+        the watermark, what is pending, and with corrections on their log.
+        ``Stream(program).restore(snap)`` continues exactly where this one
+        was (used for Spark checkpoints)."""
         return {
             **self._evaluator_state(),
             "done": self._done,
@@ -332,7 +396,7 @@ class Stream:
             "ready": [tuple(f) for f in self._ready],
             "stats": dict(self.stats),
             "input reach": self._log.reach if self._log is not None else max(self._processed_reach.values(), default=NEG_INF),
-            **({} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
+            **({"corrections": self._log.saved()} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -341,12 +405,14 @@ class Stream:
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
-        # corrections start from here: the input before is not kept
         reach = snap.get("input reach", POS_INF)
         if self._log is not None:
             from chronolog.stream_corrections import CorrectionLog
 
-            self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], reach)
+            if "corrections" in snap:  # the log goes on, within this stream's reach_back
+                self._log = CorrectionLog.from_saved(snap["corrections"], self._log.reach_back)
+            else:  # corrections start from here: the input before is not kept
+                self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], reach, self._done[1])
         elif "processed reach" in snap:
             self._processed_reach = dict(snap["processed reach"])
         else:  # (a snapshot taken with corrections on: no end per predicate)

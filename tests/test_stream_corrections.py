@@ -6,6 +6,7 @@ final facts (``chronolog.reason``), up to the watermark."""
 from __future__ import annotations
 
 import io
+import pickle
 import subprocess
 import sys
 from fractions import Fraction
@@ -68,10 +69,18 @@ def _hole(draw, iv):
     return draw(st.sampled_from([make(lo, mid, iv[2], True), make(mid, hi, True, iv[3]), make(mid, mid, True, True)]))
 
 
-def run_with_corrections(draw, case, mode, until=POS_INF):
+def _shifted(draw, iv):
+    """``iv`` moved earlier or later in time (an amend's new version)."""
+    d = draw(st.sampled_from([-2, Fraction(-1, 2), 1]))
+    return make(iv[0] + d, iv[1] + d, iv[2], iv[3])
+
+
+def run_with_corrections(draw, case, mode, until=POS_INF, amends=False):
     """Push the case's facts with random watermarks and retractions between
     (a short ``reach_back`` sometimes, so that replays start from later
-    checkpoints and old corrections are refused: those change nothing)."""
+    checkpoints and old corrections are refused: those change nothing);
+    with ``amends``, some corrections move the retracted piece in time
+    instead (an amend, often adding a fact where the stream is closed)."""
     reach_back = draw(st.sampled_from([0, 1, 3, 10**6]))
     s = chronolog.Stream(case.program, outputs=case.idb, emit=mode, reach_back=reach_back)
     s.ops = [f"reach_back={reach_back}"]  # (for the failure message)
@@ -100,13 +109,18 @@ def run_with_corrections(draw, case, mode, until=POS_INF):
                 break
             p, t, iv = draw(st.sampled_from(choices))
             hole = _hole(draw, iv)
+            moved = _shifted(draw, hole) if amends and hole[1] != POS_INF and draw(st.booleans()) else None
             try:
-                s.ops.append(f"retract({p}{t}@{hole})")
-                s.retract({p: [(t, hole)]})
+                if moved is None:
+                    s.ops.append(f"retract({p}{t}@{hole})")
+                    s.retract({p: [(t, hole)]})
+                else:
+                    s.ops.append(f"amend({p}{t}@{hole} -> {moved})")
+                    s.amend({p: [(t, hole)]}, {p: [(t, moved)]})
             except DataError as e:
                 assert "older than the stream keeps" in str(e) and reach_back < 10**6
                 continue
-            pushed[p] = without_holes(pushed[p], {t: [hole]})
+            pushed[p] = without_holes(pushed[p], {t: [hole]}) + ([(t, moved)] if moved is not None else [])
             if draw(st.booleans()):
                 emitted.extend(s)
                 s.ops.append("take")
@@ -145,6 +159,26 @@ def test_corrections_equal_reasoning_from_scratch_recursion(data, case):
     assume(_forward(case))
     until = data.draw(st.sampled_from([2, Fraction(7, 2), 5]))
     emitted, final, s = run_with_corrections(data.draw, case, "pieces", until)
+    want = from_scratch(case.program, final, case.idb, s.closed_range, horizon=(-100, s.closed_range[0]))
+    assert applied(emitted, False) == want, f"{case}\n{s.ops}\n{emitted}"
+
+
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=2, negation=True, head_boxes=True, comparisons=True, idb_data=True, max_arity=1))
+def test_amends_equal_reasoning_from_scratch_negation(data, case):
+    assume(_forward(case))
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    emitted, final, s = run_with_corrections(data.draw, case, mode, amends=True)
+    want = from_scratch(case.program, final, case.idb, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{case}\n{s.ops}\n{emitted}"
+
+
+@settings(max_examples=examples(30), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
+def test_amends_equal_reasoning_from_scratch_recursion(data, case):
+    assume(_forward(case))
+    until = data.draw(st.sampled_from([2, Fraction(7, 2), 5]))
+    emitted, final, s = run_with_corrections(data.draw, case, "pieces", until, amends=True)
     want = from_scratch(case.program, final, case.idb, s.closed_range, horizon=(-100, s.closed_range[0]))
     assert applied(emitted, False) == want, f"{case}\n{s.ops}\n{emitted}"
 
@@ -192,6 +226,73 @@ def test_corrections_retract_emitted_answers(data, case):
     outputs = [r.split("(")[0] for r in program.splitlines()]
     want = from_scratch(program, given, outputs, (POS_INF, False))
     assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.data(), windowed())
+def test_amend_and_late_facts_equal_reasoning_from_scratch(data, case):
+    """Amends (a fact replaced by one at another time or with another
+    term) and late facts (added where the stream is already closed), in
+    one correction each: the output after them equals reasoning from
+    scratch on the facts left; a correction older than ``reach_back`` is
+    refused and changes nothing."""
+    program, facts = case
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    reach_back = data.draw(st.sampled_from([2, 5, 10**6]))
+    s = chronolog.Stream(program, emit=mode, reach_back=reach_back)
+    given: dict = {}
+    emitted = []
+    for i, (pred, c, t) in enumerate(facts):
+        s.push({pred: [((c,), t)]})
+        given.setdefault(pred, []).append(((c,), (t, t, True, True)))
+        if i + 1 == len(facts) or facts[i + 1][2] > t:
+            s.advance(t)
+        emitted.extend(s)
+        op = data.draw(st.integers(0, 2))
+        new = (data.draw(st.sampled_from("ef")), (data.draw(st.sampled_from("ab")),), data.draw(st.integers(0, 8)))
+        new_row = {new[0]: [(new[1], (new[2], new[2], True, True))]}
+        try:
+            if op == 0 and any(given.values()):
+                p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
+                terms, iv = data.draw(st.sampled_from(given[p]))
+                s.amend({p: [(terms, iv)]}, new_row)
+                given[p] = without_holes(given[p], {terms: [iv]})
+            elif op == 1:
+                s.update(add=new_row)
+            else:
+                continue
+        except DataError as e:
+            assert "older than the stream keeps" in str(e) and reach_back < 10**6, e
+            continue
+        given.setdefault(new[0], []).extend(new_row[new[0]])
+        emitted.extend(s)
+    s.close()
+    emitted.extend(s)
+    outputs = [r.split("(")[0] for r in program.splitlines()]
+    want = from_scratch(program, given, outputs, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+
+
+def test_amend_gives_only_the_net_change():
+    """An amend is one correction: answers that hold before and after it
+    are not retracted and given again."""
+    s = chronolog.Stream("p(X) :- <->[0,3] signal(X).", reach_back=10)
+    s.push("signal(a)@1")
+    s.advance(6)
+    assert [str(f) for f in s] == ["p(a)@[1,4]"]
+    s.amend("signal(a)@1", "signal(a)@2")  # the reading was at 2, not 1
+    assert [str(f) for f in s] == ["-p(a)@[1,2)", "p(a)@(4,5]"]
+
+
+def test_late_fact_without_corrections_is_refused():
+    s = chronolog.Stream(PROGRAM)
+    s.push("signal(a)@1")
+    s.advance(3)
+    s.update(add="signal(b)@3.5")  # not closed yet: taken as a plain fact
+    with pytest.raises(DataError, match=r"cannot add signal\(b\)@\[2,2\] as a correction: the stream is closed up to 3 \(inclusive\)"):
+        s.update(add="signal(b)@2")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[3.5,5.5]", "q(b)@[3.5,3.5]"]
 
 
 PROGRAM = "p(X) :- <->[0,2] signal(X).\nq(X) :- signal(X), not r(X).\n"
@@ -245,9 +346,31 @@ def test_correction_older_than_the_window_is_refused():
 
 
 def test_corrections_after_restore():
-    """A restored stream corrects what came after its snapshot, and refuses
-    to reach into the input before it (which the snapshot does not keep)."""
+    """A restored stream keeps the snapshot's correction log: it corrects
+    input from before the snapshot too (as a key's stream in Spark must,
+    across micro-batches), and what came out of both streams, with the
+    retractions applied, is the model of the facts left."""
     s = chronolog.Stream(PROGRAM, reach_back=100)
+    s.push("signal(a)@1")
+    s.advance(2)
+    emitted = list(s)
+    t = chronolog.Stream(PROGRAM, reach_back=100).restore(pickle.loads(pickle.dumps(s.snapshot())))
+    t.push("signal(b)@4")
+    t.advance(5)
+    assert [str(f) for f in t] == ["p(a)@(2,3]", "p(b)@[4,5]", "q(b)@[4,4]"]
+    t.retract("signal(b)@4")
+    assert [str(f) for f in t] == ["-p(b)@[4,5]", "-q(b)@[4,4]"]
+    t.retract("signal(a)@1")  # before the snapshot
+    t.close()
+    emitted += list(t)
+    assert "-q(a)@[1,1]" in [str(f) for f in emitted]
+    assert applied(emitted, False) == from_scratch(PROGRAM, {}, ["p", "q"], (POS_INF, False)) == {}
+
+
+def test_corrections_after_restore_of_a_snapshot_without_log():
+    """A snapshot taken with corrections off keeps no log: the restored
+    stream corrects what came after it and refuses input before it."""
+    s = chronolog.Stream(PROGRAM)
     s.push("signal(a)@1")
     s.advance(2)
     list(s)

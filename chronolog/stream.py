@@ -292,11 +292,11 @@ class Stream:
         hole_start = min((iv[0] for by in holes.values() for ivs in by.values() for iv in ivs), default=None)
         met = self._log.first_met(holes, hole_start) if holes else None
         if (hole_start is not None and hole_start <= self._log.oldest()) or (met is not None and not self._log.can_rewind(met)):
-            self._refuse_too_old(*next(iter(holes.items())), retracting=True)
+            self._refuse_too_old(min(((p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs), key=_out_key))
         added = min(((iv[0], not iv[2]) for rs in late.values() for _, iv in rs), default=None)
         added = None if added is None else (added[0], not added[1])  # the earliest start (closed first)
         if added is not None and not self._log.can_rewind(met, added):
-            self._refuse_too_old(*next(iter(late.items())), retracting=False)
+            self._refuse_too_old(min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_out_key), adding=True)
         self._correct_unprocessed(holes, fresh, rows)
         if met is None and added is None:
             return  # only unprocessed input (or nothing) was corrected
@@ -326,13 +326,12 @@ class Stream:
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1
 
-    def _refuse_too_old(self, pred: str, facts, retracting: bool) -> None:
-        """``facts``: the retraction's ``{terms: intervals}`` or the added rows."""
-        if retracting:
-            terms, ivs = next(iter(facts.items()))
-            what, since = f"retract {format_fact(pred, terms, ivs[0])}", self._log.oldest()
+    def _refuse_too_old(self, fact, adding: bool = False) -> None:
+        """``fact``: the earliest ``(pred, terms, interval)`` retracted or added."""
+        if adding:
+            what, since = f"add {format_fact(*fact)}", self._log.checkpoints[0].watermark
         else:
-            what, since = f"add {format_fact(pred, *facts[0])}", self._log.checkpoints[0].watermark
+            what, since = f"retract {format_fact(*fact)}", self._log.oldest()
         raise DataError(
             f"cannot {what}: it is older than the stream keeps "
             f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "

@@ -409,6 +409,41 @@ def test_cli_correction_too_old_names_the_line(tmp_path):
     assert r.stdout.splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "-p(a)@[1,3]", "-q(a)@[1,1]", "p(b)@[40,42]", "q(b)@[40,40]"]
 
 
+def test_cli_amend_lines():
+    """A run of correction lines is one correction: ``-old`` and ``+new``
+    (an amend) print only the net change, as Stream.amend gives it, and
+    ``+`` adds a fact that came late; with the retractions applied, the
+    output is the model of the facts left (reasoning from scratch)."""
+    lines = "signal(a)@1\nsignal(b)@4\nsignal(c)@6\n-signal(b)@4\n+signal(b)@5\nsignal(d)@7\n+signal(e)@2\n"
+    out = io.StringIO()
+    cli_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", False, out, reach_back=10)
+    printed = out.getvalue().splitlines()
+    assert printed[:7] == [
+        "p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6)", "q(b)@[4,4]",
+        "-p(b)@[4,5)", "-q(b)@[4,4]", "q(b)@[5,5]",  # the amend: p(b) on [5,6) stays, never retracted
+    ]
+    # (answers of one step with the same start and predicate come in any order)
+    assert sorted(printed[7:10]) == ["p(b)@[6,7)", "p(c)@[6,7)", "q(c)@[6,6]"]
+    assert printed[10:12] == ["p(e)@[2,4]", "q(e)@[2,2]"]  # signal(e)@2 came late
+    assert sorted(printed[12:]) == ["p(b)@[7,7]", "p(c)@[7,8]", "p(d)@[7,9]", "q(d)@[7,7]"]
+    s = chronolog.Stream(PROGRAM, reach_back=10)
+    s.push("signal(a)@1\nsignal(b)@4\nsignal(c)@6")  # (closed up to 6, not at 6: the command's steps)
+    emitted = list(s)
+    s.amend("signal(b)@4", "signal(b)@5")
+    emitted += list(s)
+    assert [str(f) for f in emitted] == printed[:7]  # Stream.amend: the same lines
+    facts = {"signal": [((c,), (t, t, True, True)) for c, t in [("a", 1), ("b", 5), ("c", 6), ("d", 7), ("e", 2)]]}
+    printed = [chronolog.StreamFact(*_parsed(x[1:] if x[0] == "-" else x), retracted=x[0] == "-") for x in printed]
+    assert applied(printed, False) == from_scratch(PROGRAM, facts, ["p", "q"], (POS_INF, False))
+
+
+def _parsed(text):
+    from chronolog.language.facts import read_fact_rows
+
+    ((pred, rows),) = read_fact_rows([text], "<out>").items()
+    return pred, *rows[0]
+
+
 def test_refused_where_corrections_do_not_apply():
     s = chronolog.Stream("seen(X) :- [#2] <> b(X).", dialect="lars")
     s.push("b(p)@1")

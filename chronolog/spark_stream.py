@@ -19,7 +19,8 @@ from chronolog.connectors.spark_stream import OUTPUT_SCHEMA, StreamRunner  # noq
 from chronolog.stream import Stream
 
 
-def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip", keyed=None):
+def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip", keyed=None,
+                 reach_back=None):
     """Start a streaming query running ``program`` over the streaming
     DataFrame ``source``; returns ``(StreamingQuery, runner)``.
 
@@ -35,6 +36,15 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     ``<output>.late``) or ``"fail"`` (the same, then the query stops with
     a DataError; a restart continues after that micro-batch).
 
+    ``reach_back``: turns corrections on (``-p(a)@3`` and ``+p(a)@3`` lines
+    in the ``fact`` column, as ``chronolog stream`` reads them): how far
+    before the watermark (each key's, on the keyed path) they may reach.
+    A micro-batch's facts go in first, then its corrections as one update
+    (:meth:`chronolog.Stream.update`); answers given before that no longer
+    hold come out again with ``retracted`` true (``fact``: ``-p(a)@[1,3]``).
+    A correction the stream cannot take (older than ``reach_back``, or
+    without it one that meets processed input) is a late fact.
+
     ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
     ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
     continues where the last run stopped."""
@@ -42,6 +52,12 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
         from chronolog.language.errors import ProgramError
 
         raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
+    if reach_back is not None:
+        from chronolog.arguments import check_span
+        from chronolog.language.float_times import exact_time
+
+        check_span(reach_back, "reach_back")
+        reach_back = exact_time(reach_back)
     keys = None
     if keyed is not False:
         from chronolog.planner.partition import NotPartitionable
@@ -61,10 +77,10 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     if keys is not None:
         from chronolog.connectors.spark_keyed_stream import KeyedRunner
 
-        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late)
+        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late, reach_back=reach_back)
         answers = runner.query(source)
     else:
-        runner = StreamRunner(program, checkpoint, output, stream=Stream, pred=pred, dialect=dialect, late=late)
+        runner = StreamRunner(program, checkpoint, output, stream=Stream, pred=pred, dialect=dialect, late=late, reach_back=reach_back)
         answers = source
     writer = answers.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
     if trigger:

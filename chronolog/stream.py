@@ -27,7 +27,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
-from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.errors import DataError, LateCorrection, ProgramError
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
@@ -100,7 +100,11 @@ class Stream:
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
 
-            self._log = CorrectionLog(reach_back, self._evaluator_state())
+            from chronolog.arguments import check_span
+            from chronolog.language.float_times import exact_time
+
+            check_span(reach_back, "reach_back")
+            self._log = CorrectionLog(exact_time(reach_back), self._evaluator_state())
 
     # ---------------------------------------------------------- input
     def push(self, facts) -> None:
@@ -332,7 +336,7 @@ class Stream:
             what, since = f"add {format_fact(*fact)}", self._log.checkpoints[0].watermark
         else:
             what, since = f"retract {format_fact(*fact)}", self._log.oldest()
-        raise DataError(
+        raise LateCorrection(
             f"cannot {what}: it is older than the stream keeps "
             f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
             f"{format_number(self.watermark)}, to facts that start after {format_number(since)})",
@@ -343,7 +347,7 @@ class Stream:
     def _refuse_late(self, late: dict) -> None:
         """Without the log: refuse an added fact starting where the stream is closed."""
         for pred, rs in late.items():
-            raise DataError(
+            raise LateCorrection(
                 f"cannot add {format_fact(pred, *rs[0])} as a correction: the stream is closed up to "
                 f"{_frontier_text(self._done)}, and corrections of processed input are off",
                 hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
@@ -359,7 +363,7 @@ class Stream:
             for terms, ivs in by.items():
                 for iv in ivs:
                     if reach != NEG_INF and iv[0] <= reach:
-                        raise DataError(
+                        raise LateCorrection(
                             f"cannot retract {format_fact(pred, terms, iv)}: the stream may have processed it already, "
                             "and corrections of processed input are off",
                             hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "

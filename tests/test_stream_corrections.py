@@ -507,3 +507,9 @@ def test_cli_corrections_off_names_the_line(tmp_path):
     out = io.StringIO()  # a correction of a fact not processed yet (r has none processed) needs no log
     cli_stream(PROGRAM, io.StringIO("signal(a)@1\nsignal(b)@4\nr(b)@4\n-r(b)@4\n"), "<stdin>", "vadalog", False, out)
     assert out.getvalue().splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6]", "q(b)@[4,4]"]
+
+
+@pytest.mark.parametrize("bad", ["10", -1, float("nan"), True, None.__class__])
+def test_reach_back_must_be_a_length_of_time(bad):
+    with pytest.raises(chronolog.ArgumentError, match=r"reach_back: expected a non-negative number of time units"):
+        chronolog.Stream(PROGRAM, reach_back=bad)

@@ -196,14 +196,14 @@ def windowed(draw):
     return "\n".join(rules), sorted(facts, key=lambda f: f[2])
 
 
-@settings(max_examples=examples(60), **SETTINGS)
-@given(st.data(), windowed())
-def test_corrections_retract_emitted_answers(data, case):
-    """Retractions mostly of answers already emitted: the output after them
-    equals reasoning from scratch on the facts left."""
+def stream_windowed(data, case, reach_back, correct):
+    """A :func:`windowed` case pushed fact by fact, the watermark at each
+    time point, then ``correct(stream, given)`` (which updates ``given``,
+    the facts given so far, when the stream takes its correction); asserts
+    that the output, retractions applied, is the model of what is given."""
     program, facts = case
     mode = data.draw(st.sampled_from(["pieces", "maximal"]))
-    s = chronolog.Stream(program, emit=mode, reach_back=data.draw(st.sampled_from([2, 5, 10**6])))
+    s = chronolog.Stream(program, emit=mode, reach_back=reach_back)
     given: dict = {}
     emitted = []
     for i, (pred, c, t) in enumerate(facts):
@@ -212,20 +212,36 @@ def test_corrections_retract_emitted_answers(data, case):
         if i + 1 == len(facts) or facts[i + 1][2] > t:
             s.advance(t)
         emitted.extend(s)
-        if data.draw(st.integers(0, 2)) == 0 and any(given.values()):
-            p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
-            terms, iv = data.draw(st.sampled_from(given[p]))
-            try:
-                s.retract({p: [(terms, iv)]})
-            except DataError:
-                continue  # older than the stream keeps: nothing changes
-            given[p] = without_holes(given[p], {terms: [iv]})
-            emitted.extend(s)
+        correct(s, given)
+        emitted.extend(s)
     s.close()
     emitted.extend(s)
     outputs = [r.split("(")[0] for r in program.splitlines()]
     want = from_scratch(program, given, outputs, (POS_INF, False))
     assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+
+
+def _given_fact(data, given):
+    p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
+    return p, *data.draw(st.sampled_from(given[p]))
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.data(), windowed())
+def test_corrections_retract_emitted_answers(data, case):
+    """Retractions mostly of answers already emitted: the output after them
+    equals reasoning from scratch on the facts left."""
+
+    def retract(s, given):
+        if data.draw(st.integers(0, 2)) == 0 and any(given.values()):
+            p, terms, iv = _given_fact(data, given)
+            try:
+                s.retract({p: [(terms, iv)]})
+            except DataError:
+                return  # older than the stream keeps: nothing changes
+            given[p] = without_holes(given[p], {terms: [iv]})
+
+    stream_windowed(data, case, data.draw(st.sampled_from([2, 5, 10**6])), retract)
 
 
 @settings(max_examples=examples(60), **SETTINGS)
@@ -236,41 +252,27 @@ def test_amend_and_late_facts_equal_reasoning_from_scratch(data, case):
     one correction each: the output after them equals reasoning from
     scratch on the facts left; a correction older than ``reach_back`` is
     refused and changes nothing."""
-    program, facts = case
-    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
     reach_back = data.draw(st.sampled_from([2, 5, 10**6]))
-    s = chronolog.Stream(program, emit=mode, reach_back=reach_back)
-    given: dict = {}
-    emitted = []
-    for i, (pred, c, t) in enumerate(facts):
-        s.push({pred: [((c,), t)]})
-        given.setdefault(pred, []).append(((c,), (t, t, True, True)))
-        if i + 1 == len(facts) or facts[i + 1][2] > t:
-            s.advance(t)
-        emitted.extend(s)
+
+    def amend_or_add(s, given):
         op = data.draw(st.integers(0, 2))
-        new = (data.draw(st.sampled_from("ef")), (data.draw(st.sampled_from("ab")),), data.draw(st.integers(0, 8)))
-        new_row = {new[0]: [(new[1], (new[2], new[2], True, True))]}
+        pred, c, t = data.draw(st.sampled_from("ef")), data.draw(st.sampled_from("ab")), data.draw(st.integers(0, 8))
+        new = {pred: [((c,), (t, t, True, True))]}
         try:
             if op == 0 and any(given.values()):
-                p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
-                terms, iv = data.draw(st.sampled_from(given[p]))
-                s.amend({p: [(terms, iv)]}, new_row)
+                p, terms, iv = _given_fact(data, given)
+                s.amend({p: [(terms, iv)]}, new)
                 given[p] = without_holes(given[p], {terms: [iv]})
             elif op == 1:
-                s.update(add=new_row)
+                s.update(add=new)
             else:
-                continue
+                return
         except DataError as e:
             assert "older than the stream keeps" in str(e) and reach_back < 10**6, e
-            continue
-        given.setdefault(new[0], []).extend(new_row[new[0]])
-        emitted.extend(s)
-    s.close()
-    emitted.extend(s)
-    outputs = [r.split("(")[0] for r in program.splitlines()]
-    want = from_scratch(program, given, outputs, (POS_INF, False))
-    assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+            return
+        given.setdefault(pred, []).extend(new[pred])
+
+    stream_windowed(data, case, reach_back, amend_or_add)
 
 
 def test_amend_gives_only_the_net_change():

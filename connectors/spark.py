@@ -1038,7 +1038,7 @@ def run_program_with(spark, program_path: Path, *, embedded, horizon=None, diale
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
-    (``stats``: as :func:`reason`'s; ``written_out``: a dict that gets the
+    (``stats``: as :func:`reason_with`'s; ``written_out``: a dict that gets the
     DataFrames of the bound outputs, for ``--plot``; ``embedded``: as
     :func:`reason_with`'s)."""
     from chronolog.connectors.bindings import binding_specs

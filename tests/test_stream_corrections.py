@@ -515,3 +515,49 @@ def test_cli_corrections_off_names_the_line(tmp_path):
 def test_reach_back_must_be_a_length_of_time(bad):
     with pytest.raises(chronolog.ArgumentError, match=r"reach_back: expected a non-negative number of time units"):
         chronolog.Stream(PROGRAM, reach_back=bad)
+
+
+class _GroupState:
+    """What Spark's GroupState gives a key's step: its saved tuple, if any."""
+
+    def __init__(self):
+        self.value = None
+
+    @property
+    def exists(self):
+        return self.value is not None
+
+    @property
+    def get(self):
+        return self.value
+
+    def update(self, value):
+        self.value = value
+
+
+def test_keyed_step_keeps_each_keys_log_bounded_and_a_too_old_correction_is_late():
+    """The step Spark runs per key and micro-batch (its state a pickled
+    snapshot): the key's correction log lives in the state, stays bounded by
+    ``reach_back`` as batches go by, and a correction older than it comes
+    out as a late row, changing nothing."""
+    import pandas as pd
+
+    from chronolog.connectors.spark_keyed_stream import LATE, KeyedRunner, keys_of, make_step
+
+    runner = KeyedRunner(PROGRAM, "unused-ckpt", "unused-out", keys_of(PROGRAM), stream=chronolog.Stream, reach_back=3)
+    step, state = make_step(runner.job), _GroupState()
+
+    def batch(*lines):
+        (frame,) = step(("a",), [pd.DataFrame({"fact": list(lines)})], state)
+        return list(frame.itertuples(index=False))
+
+    kept = []  # (checkpoints, logged steps) in the key's state after each batch
+    for t in range(1, 40):
+        batch(f"signal(a)@{t}")
+        cps = pickle.loads(state.get[0])["corrections"]["checkpoints"]
+        kept.append((len(cps), sum(len(cp[4]) for cp in cps)))
+    assert max(c for c, _ in kept) <= 3 and max(n for _, n in kept) <= 6  # bounded by reach_back, not by the stream
+    out = batch("signal(a)@40", "-signal(a)@38", "+signal(a)@38.5")  # within reach: an amend
+    assert [r.fact for r in out if r.retracted] == ["-q(a)@[38,38]"]
+    late = batch("signal(a)@41", "-signal(a)@2")
+    assert [(r.pred, r.fact) for r in late if r.pred == LATE] == [(LATE, "-signal(a)@2")]

@@ -263,7 +263,7 @@ class Stream:
         replays from before them, as for a retraction of processed input,
         within ``reach_back``; without it such an addition is refused."""
         from chronolog.corrections import holes_of
-        from chronolog.stream_corrections import before, corrected, in_steps, output_diff
+        from chronolog.stream_corrections import before
 
         holes = {}
         if retract is not None:
@@ -293,17 +293,27 @@ class Stream:
             self._refuse_late(late)
             self._correct_unprocessed(holes, fresh, rows)
             return
-        hole_start = min((iv[0] for by in holes.values() for ivs in by.values() for iv in ivs), default=None)
-        met = self._log.first_met(holes, hole_start) if holes else None
-        if (hole_start is not None and hole_start <= self._log.oldest()) or (met is not None and not self._log.can_rewind(met)):
-            self._refuse_too_old(min(((p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs), key=_out_key))
-        added = min(((iv[0], not iv[2]) for rs in late.values() for _, iv in rs), default=None)
-        added = None if added is None else (added[0], not added[1])  # the earliest start (closed first)
-        if added is not None and not self._log.can_rewind(met, added):
-            self._refuse_too_old(min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_out_key), adding=True)
+        retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
+        met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
+        if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
+                          or (met is not None and not self._log.can_rewind(met))):
+            self._refuse_too_old(min(retracted, key=_out_key))
+        added = None  # the earliest start of a late fact, (point, closed)
+        if late:
+            first = min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_out_key)
+            added = (first[2][0], first[2][2])
+            if not self._log.can_rewind(met, added):
+                self._refuse_too_old(first, adding=True)
         self._correct_unprocessed(holes, fresh, rows)
-        if met is None and added is None:
-            return  # only unprocessed input (or nothing) was corrected
+        if met is not None or added is not None:
+            self._replay(holes, late, met, added)
+
+    def _replay(self, holes: dict, late: dict, met, added) -> None:
+        """Rewind to the checkpoint before the correction (``met``, ``added``:
+        as :meth:`CorrectionLog.rewind` takes them), run the logged steps again
+        on the corrected input, and emit the difference."""
+        from chronolog.stream_corrections import corrected, in_steps, output_diff
+
         cp, steps = self._log.rewind(met, added)
         self._load_evaluator_state(cp.state)
         before_out, after_out = [], []

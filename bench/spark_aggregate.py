@@ -151,7 +151,7 @@ def inputs_of(spark, path, program):
 
 
 def run(spark, path, side: str, program: str, memory: bool = False):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     if memory:
         import tracemalloc
@@ -206,7 +206,7 @@ def main():
     import pyarrow.parquet as pq
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
 
     spark = cs.session(args.master, "bench-aggregate")

@@ -50,7 +50,7 @@ def legs(n: int, nodes: int, seed: int = 7):
 
 
 def run(spark, df, driver: bool):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.connectors.spark_rounds import fragment
 
     real = fragment.check_rules
@@ -92,7 +92,7 @@ def main():
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--repeat", type=int, default=2)
     a = ap.parse_args()
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     spark = cs.session(a.master, "bench-calendar")
     spark.sparkContext.setLogLevel("ERROR")

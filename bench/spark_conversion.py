@@ -25,7 +25,7 @@ def main(argv=None):
     import pyarrow as pa
 
     from chronolog.api import reason
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
 
     spark = cs.session(args.master)

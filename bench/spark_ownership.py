@@ -9,7 +9,7 @@ rounds of DataFrame operations (connectors/spark_rounds/).
 
 The graph (bench/ownership_gen.py) is written to Parquet first; then each
 measured run is its own process (the Spark driver: ``--worker``) that reads
-the Parquet with Spark, reasons with ``connectors.spark.reason(...,
+the Parquet with Spark, reasons with ``chronolog.spark.reason(...,
 distributed=True)`` and writes the outputs as Parquet: the whole command.
 It reports wall time, CPU seconds of the driver's Python and of the JVM
 (from /proc; this machine is shared, so wall time alone says little), the
@@ -318,7 +318,7 @@ def load_rounds(path: str):
 
 def worker(master: str, data: str, out_dir: str, partitions: int, conf=(), aqe=False, repeat=1, module=None, jvm="tuned", stages=False) -> dict:
     t0 = time.perf_counter()
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.connectors import spark_rounds
 
     if module:  # another version of the rounds, side by side (e.g. from git archive or git show)

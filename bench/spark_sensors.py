@@ -12,7 +12,7 @@ on the sensor:
 Inputs are written once as Parquet datasets (``--files`` files each); every timed call reads them
 afresh (``pyarrow.parquet.read_table`` for the embedded engine in this
 process, ``spark.read.parquet`` for
-``chronolog.connectors.spark.reason(..., distributed=True)`` on each of
+``chronolog.spark.reason(..., distributed=True)`` on each of
 ``--masters``, each master's session in a child process of its own, the
 calls alternating between them so that both see the same load), with
 Spark's cache asserted empty, so each call reads and reasons from scratch.
@@ -211,7 +211,7 @@ def serve(master: str, paths: dict, partitions, answers: str, warmup: int = 0, i
 
     import pyarrow.parquet as pq
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     spark = cs.session(master)
     spark.sparkContext.setLogLevel("ERROR")

@@ -140,6 +140,12 @@ def check_horizon(h, what: str = "horizon", calendar=None) -> None:
         _point(v, what, text_dates=calendar is not None)
 
 
+def check_span(v, what: str) -> None:
+    """A length of time: a non-negative number (``float('inf')``: no bound)."""
+    if not is_number(v) or v != v or v < 0:
+        raise ArgumentError(f"{what}: expected a non-negative number of time units, not {v!r}", hint=f"e.g. {what}=10")
+
+
 def check_max_rounds(n) -> None:
     if n is None:
         return

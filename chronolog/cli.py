@@ -248,7 +248,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             check_path(plot_to, overwrite)
         import warnings
 
-        from chronolog.connectors import spark as cs
+        from chronolog import spark as cs
         from chronolog.engine.arrow import table_to_rows
 
         # pyspark warns about pandas >= 3 on every start; chronolog's Spark
@@ -329,7 +329,7 @@ def plan(program, dialect, engine):
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
 @click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
 @click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
-@click.option("--reach-back", type=click.FloatRange(min=0), default=None, help="Turn corrections (-p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach (off by default: it costs every step).")
+@click.option("--reach-back", type=click.FloatRange(min=0), default=None, help="Turn corrections (-p(a)@5 and +p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach (off by default: it costs every step).")
 def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back):
     """Run PROGRAM as a continuous query over a stream of facts.
 

@@ -27,7 +27,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
-from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.errors import DataError, LateCorrection, ProgramError
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
@@ -100,7 +100,11 @@ class Stream:
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
 
-            self._log = CorrectionLog(reach_back, self._evaluator_state())
+            from chronolog.arguments import check_span
+            from chronolog.language.float_times import exact_time
+
+            check_span(reach_back, "reach_back")
+            self._log = CorrectionLog(exact_time(reach_back), self._evaluator_state())
 
     # ---------------------------------------------------------- input
     def push(self, facts) -> None:
@@ -143,14 +147,11 @@ class Stream:
                 hint="facts must arrive in non-decreasing start time, after the last advance(); "
                 "nothing already emitted changes",
             )
-        arities = self.plan.arities
         buf = self._buffer
         n = 0
         rows = _boolean_terms(rows)
+        self._check_arities(rows)
         for pred, rs in rows.items():
-            known = arities.get(pred)
-            if known is not None and rs and len(rs[0][0]) != known[0]:
-                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
             b = buf.get(pred)
             if b is None:
                 buf[pred] = list(rs)
@@ -163,6 +164,13 @@ class Stream:
         s = last[1][0]
         if s > v:
             self._promised = (s, False)
+
+    def _check_arities(self, rows: dict) -> None:
+        arities = self.plan.arities
+        for pred, rs in rows.items():
+            known = arities.get(pred)
+            if known is not None and rs and len(rs[0][0]) != known[0]:
+                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
 
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
@@ -241,52 +249,120 @@ class Stream:
         before what the stream keeps (``reach_back``) is refused; so is,
         with corrections off (no ``reach_back``), one that may meet input
         already processed."""
-        from chronolog.corrections import holes_of
-        from chronolog.stream_corrections import corrected, output_diff
+        self.update(retract=facts)
 
-        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
-            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
-        else:
-            rows = load_facts(facts, self.dialect)
-        holes = holes_of(rows, "retract()")
-        holes = {p: by for p, by in _boolean_holes(holes).items() if by}
-        if not holes:
+    def amend(self, old, new) -> None:
+        """Replace facts pushed before: retract ``old`` and add ``new`` in one
+        correction, so only the net change of the answers comes out."""
+        self.update(add=new, retract=old)
+
+    def update(self, add=None, retract=None) -> None:
+        """One correction: retract, then add (the forms :meth:`push` takes).
+        Added facts may start where the stream is already closed (a fact
+        that came late, or the new version of a retracted one): the stream
+        replays from before them, as for a retraction of processed input,
+        within ``reach_back``; without it such an addition is refused."""
+        from chronolog.corrections import holes_of
+        from chronolog.stream_corrections import before
+
+        holes = {}
+        if retract is not None:
+            holes = holes_of(self._rows_of(retract), "retract()")
+            holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+        rows = {}
+        if add is not None:
+            from chronolog.language.facts import refuse_repeating
+
+            rows = self._rows_of(add)
+            refuse_repeating(rows, "a stream")
+            rows = _boolean_terms({p: rs for p, rs in rows.items() if rs})
+            self._check_arities(rows)
+        if not holes and not rows:
             return
         if self._tuples is not None:
             raise ProgramError("this stream cannot take corrections: its program has tuple windows",
                                hint="tuple windows count facts, so a retraction would shift every window after it")
+        # added facts the next step can still take join the input not processed yet; the others are late
+        fresh, late = {}, {}
+        for pred, rs in rows.items():
+            for r in rs:
+                side = fresh if before(*self._done, (r[1][0], r[1][2])) else late
+                side.setdefault(pred, []).append(r)
         if self._log is None:
             self._refuse_processed(holes)
-            self._buffer = corrected(self._buffer, holes)
-            self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+            self._refuse_late(late)
+            self._correct_unprocessed(holes, fresh, rows)
             return
-        start = min(iv[0] for by in holes.values() for ivs in by.values() for iv in ivs)
-        met = self._log.first_met(holes, start)
-        if start <= self._log.oldest() or (met is not None and not self._log.can_rewind(met)):
-            pred, by = next(iter(holes.items()))
-            terms, ivs = next(iter(by.items()))
-            raise DataError(
-                f"cannot retract {format_fact(pred, terms, ivs[0])}: it is older than the stream keeps "
-                f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
-                f"{format_number(self.watermark)}, to facts that start after {format_number(self._log.oldest())})",
-                hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
-                "to correct further back; it costs memory",
-            )
-        self._buffer = corrected(self._buffer, holes)
-        self.stats["corrections"] = self.stats.get("corrections", 0) + 1
-        if met is None:
-            return  # only unprocessed input (or nothing) was retracted
-        cp, steps = self._log.rewind(met)
+        retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
+        met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
+        if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
+                          or (met is not None and not self._log.can_rewind(met))):
+            self._refuse_too_old(min(retracted, key=_out_key))
+        added = None  # the earliest start of a late fact, (point, closed)
+        if late:
+            first = min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_out_key)
+            added = (first[2][0], first[2][2])
+            if not self._log.can_rewind(met, added):
+                self._refuse_too_old(first, adding=True)
+        self._correct_unprocessed(holes, fresh, rows)
+        if met is not None or added is not None:
+            self._replay(holes, late, met, added)
+
+    def _replay(self, holes: dict, late: dict, met, added) -> None:
+        """Rewind to the checkpoint before the correction (``met``, ``added``:
+        as :meth:`CorrectionLog.rewind` takes them), run the logged steps again
+        on the corrected input, and emit the difference."""
+        from chronolog.stream_corrections import corrected, in_steps, output_diff
+
+        cp, steps = self._log.rewind(met, added)
         self._load_evaluator_state(cp.state)
-        before, after = [], []
-        for rows, step, out in steps:
-            before += out
-            after += self._step(corrected(rows, holes), step)
-        gone, came = output_diff(before, after, self.evaluator.emit_maximal)
+        before_out, after_out = [], []
+        for (step_rows, step, out), new in zip(steps, in_steps(late, steps)):
+            before_out += out
+            after_out += self._step(corrected(step_rows, holes, new), step)
+        gone, came = output_diff(before_out, after_out, self.evaluator.emit_maximal)
         gone.sort(key=_out_key)
         came.sort(key=_out_key)
         self._show(gone, retracted=True)
         self._show(came)
+
+    def _rows_of(self, facts):
+        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
+            return {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
+        return load_facts(facts, self.dialect)
+
+    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
+        """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
+        (``added``: every added fact, counted as input)."""
+        from chronolog.stream_corrections import corrected
+
+        self._buffer = corrected(self._buffer, holes, fresh)
+        self.stats["input facts"] += sum(len(rs) for rs in added.values())
+        self.stats["corrections"] = self.stats.get("corrections", 0) + 1
+
+    def _refuse_too_old(self, fact, adding: bool = False) -> None:
+        """``fact``: the earliest ``(pred, terms, interval)`` retracted or added."""
+        if adding:
+            what, since = f"add {format_fact(*fact)}", self._log.checkpoints[0].watermark
+        else:
+            what, since = f"retract {format_fact(*fact)}", self._log.oldest()
+        raise LateCorrection(
+            f"cannot {what}: it is older than the stream keeps "
+            f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
+            f"{format_number(self.watermark)}, to facts that start after {format_number(since)})",
+            hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
+            "to correct further back; it costs memory",
+        )
+
+    def _refuse_late(self, late: dict) -> None:
+        """Without the log: refuse an added fact starting where the stream is closed."""
+        for pred, rs in late.items():
+            raise LateCorrection(
+                f"cannot add {format_fact(pred, *rs[0])} as a correction: the stream is closed up to "
+                f"{_frontier_text(self._done)}, and corrections of processed input are off",
+                hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
+                "SPAN being how far before the watermark a correction may reach",
+            )
 
     def _refuse_processed(self, holes: dict) -> None:
         """Without the log: refuse a retraction that starts before the end
@@ -297,7 +373,7 @@ class Stream:
             for terms, ivs in by.items():
                 for iv in ivs:
                     if reach != NEG_INF and iv[0] <= reach:
-                        raise DataError(
+                        raise LateCorrection(
                             f"cannot retract {format_fact(pred, terms, iv)}: the stream may have processed it already, "
                             "and corrections of processed input are off",
                             hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
@@ -322,8 +398,9 @@ class Stream:
     # ---------------------------------------------------------- checkpoints
     def snapshot(self) -> dict:
         """The stream's state as plain data (picklable): the window of facts,
-        the watermark, what is pending.  ``Stream(program).restore(snap)``
-        continues exactly where this one was (used for Spark checkpoints)."""
+        the watermark, what is pending, and with corrections on their log.
+        ``Stream(program).restore(snap)`` continues exactly where this one
+        was (used for Spark checkpoints)."""
         return {
             **self._evaluator_state(),
             "done": self._done,
@@ -332,7 +409,7 @@ class Stream:
             "ready": [tuple(f) for f in self._ready],
             "stats": dict(self.stats),
             "input reach": self._log.reach if self._log is not None else max(self._processed_reach.values(), default=NEG_INF),
-            **({} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
+            **({"corrections": self._log.saved()} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -341,12 +418,14 @@ class Stream:
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
-        # corrections start from here: the input before is not kept
         reach = snap.get("input reach", POS_INF)
         if self._log is not None:
             from chronolog.stream_corrections import CorrectionLog
 
-            self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], reach)
+            if "corrections" in snap:  # the log goes on, within this stream's reach_back
+                self._log = CorrectionLog.from_saved(snap["corrections"], self._log.reach_back)
+            else:  # corrections start from here: the input before is not kept
+                self._log = CorrectionLog(self._log.reach_back, self._evaluator_state(), self._done[0], reach, self._done[1])
         elif "processed reach" in snap:
             self._processed_reach = dict(snap["processed reach"])
         else:  # (a snapshot taken with corrections on: no end per predicate)

@@ -15,9 +15,10 @@ from chronolog.language.timeline import format_number
 
 
 def _facts(fh, source: str, dialect: str):
-    """Yield ``(line_number, pred, terms, interval, retract)`` for each fact
-    line (``retract`` for a correction line ``-p(a)@5``); errors name the
-    line of the input.  One reader for the whole input, so
+    """Yield ``(line_number, pred, terms, interval, correction)`` for each
+    fact line (``correction``: ``"-"`` for a line ``-p(a)@5`` that retracts,
+    ``"+"`` for a line ``+p(a)@5`` that adds as a correction, else ``""``);
+    errors name the line of the input.  One reader for the whole input, so
     that each distinct constant and interval text is converted once."""
     from chronolog.language.facts import FactLineReader
 
@@ -29,15 +30,15 @@ def _facts(fh, source: str, dialect: str):
     reader = FactLineReader(source, dialect)
     for n, line in enumerate(fh, 1):
         body = line.lstrip()
-        retract = body.startswith("-")
+        correction = body[:1] if body[:1] in ("-", "+") else ""
         try:
-            facts = reader.read(" " + body[1:] if retract else line)  # (the column stays that of the line)
+            facts = reader.read(" " + body[1:] if correction else line)  # (the column stays that of the line)
             if ticks is not None:
                 facts = [(pred, terms, ticks(iv)) for pred, terms, iv in facts]
         except ChronologError as e:
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
-            yield n, pred, terms, iv, retract
+            yield n, pred, terms, iv, correction
 
 
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:
@@ -85,6 +86,22 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             except DataError as e:
                 raise _at(e, source, lines[pred]) from None
 
+    # A run of correction lines is one correction (an amend: -old, +new):
+    # only the net change of the answers comes out.
+    correction: dict = {"-": {}, "+": {}}
+    first_line = None
+
+    def correct():
+        nonlocal first_line
+        if first_line is None:
+            return
+        try:
+            s.update(add=correction["+"], retract=correction["-"])
+        except ChronologError as e:
+            raise _at(e, source, first_line) from None
+        correction["-"], correction["+"], first_line = {}, {}, None
+        emit()
+
     # The facts of one time point go in as one batch: the first fact of a
     # new time point closes the range before it (as pushed alone, so that a
     # late fact is reported at its line), then the batch grows until the
@@ -92,16 +109,14 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     batch: dict = {}
     lines: dict = {}
     current = None
-    for n, pred, terms, iv, retract in _facts(fh, source, dialect):
-        if retract:  # a correction: what came before it first, then the correction
+    for n, pred, terms, iv, kind in _facts(fh, source, dialect):
+        if kind:  # a correction: what came before it first, then the correction
             push(batch, lines)
             batch, lines = {}, {}
-            try:
-                s.retract({pred: [(terms, iv)]})
-            except ChronologError as e:
-                raise _at(e, source, n) from None
-            emit()
+            correction[kind].setdefault(pred, []).append((terms, iv))
+            first_line = n if first_line is None else first_line
             continue
+        correct()
         rows = batch.get(pred)
         if iv[0] == current and (rows is None or len(rows[0][0]) == len(terms)):
             if rows is None:
@@ -122,6 +137,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
                 report()
                 last = now
     push(batch, lines)
+    correct()
     if s.plan.infinite_strata():
         # a recursion through time: answers are final up to the last fact
         sys.stderr.write(
@@ -146,9 +162,9 @@ def run_hypothetical(program, fh, source: str, dialect: str, out=None, window=No
             out.write(f"{current}: {'definite ' if a.definite else ''}{a}\n")
         out.flush()
 
-    for n, pred, terms, iv, retract in _facts(fh, source, dialect):
-        if retract:
-            raise _at(DataError("hypothetical answers take no corrections", hint="remove the line starting with '-'"), source, n)
+    for n, pred, terms, iv, correction in _facts(fh, source, dialect):
+        if correction:
+            raise _at(DataError("hypothetical answers take no corrections", hint=f"remove the line starting with '{correction}'"), source, n)
         t = iv[0]
         if iv[0] != iv[1] or not isinstance(t, int):
             raise _at(DataError(f"{format_fact(pred, terms, iv)} is not at one integer time point",

@@ -1,13 +1,16 @@
-"""Corrections in a stream: :meth:`Stream.retract` and ``-p(a)@5`` lines.
+"""Corrections in a stream: :meth:`Stream.update` (``retract``, ``amend``)
+and ``-p(a)@5`` / ``+p(a)@5`` lines.
 
 With corrections on (``Stream(..., reach_back=...)``; off by default, as
 the log costs every step), the stream keeps checkpoints of its evaluator's
 state and, since the oldest, the input of each step with what the step
-emitted.  A retraction takes the
-facts out of the input not yet processed; when it also meets processed
-input, the stream goes back to the latest checkpoint taken before any input
-it meets, runs the logged steps again on the corrected input (the same
-steps, so the same ranges close) and compares what comes out with what came
+emitted.  A retraction takes the facts out of the input not yet processed,
+an addition the next step can still take joins it; when a correction also
+meets processed input (a retraction of it, or an addition starting where
+the stream is already closed), the stream goes back to the latest
+checkpoint taken before both, runs the logged steps again on the corrected
+input (the same steps, so the same ranges close; an added fact in the last
+step that could have taken it) and compares what comes out with what came
 out before: answers that no longer hold go out as retractions, new ones as
 ordinary answers.  The replay is the stream's own evaluation of the
 corrected input, so the answers are those of the corrected stream; its cost
@@ -38,12 +41,17 @@ class Checkpoint:
     back than that can start from here); ``size``: the facts it holds;
     ``input``: the input facts processed since."""
 
-    __slots__ = ("state", "watermark", "reach", "steps", "size", "input")
+    __slots__ = ("state", "watermark", "closed", "reach", "steps", "size", "input")
 
-    def __init__(self, state, watermark, reach):
-        self.state, self.watermark, self.reach, self.steps = state, watermark, reach, []
+    def __init__(self, state, watermark, reach, closed=True):
+        self.state, self.watermark, self.closed, self.reach, self.steps = state, watermark, closed, reach, []
         self.size = sum(len(ivs) for atoms in state["relations"].values() for ivs in atoms.values())
         self.input = 0
+
+    def takes(self, start) -> bool:
+        """Whether the step after it may take a fact starting at ``start``
+        (``(point, closed)``): the stream was not yet closed there."""
+        return before(self.watermark, self.closed, start)
 
 
 class CorrectionLog:
@@ -51,12 +59,12 @@ class CorrectionLog:
     processed since the last is ``SPACING`` times the state it copied (so that
     copying costs at most as much as the input, and a replay runs about that
     much input again); the oldest is dropped once the next one is older than
-    ``reach_back`` before the watermark, so that a retraction of facts
-    starting after ``watermark - reach_back`` can always be replayed."""
+    ``reach_back`` before the watermark, so that a retraction or an addition
+    of facts starting after ``watermark - reach_back`` can always be replayed."""
 
-    def __init__(self, reach_back, state, watermark=NEG_INF, reach=NEG_INF):
+    def __init__(self, reach_back, state, watermark=NEG_INF, reach=NEG_INF, closed=True):
         self.reach_back = reach_back
-        self.checkpoints = [Checkpoint(state, watermark, reach)]
+        self.checkpoints = [Checkpoint(state, watermark, reach, closed)]
         self.reach = reach
 
     def record(self, rows: dict, step_iv, out: list, snapshot) -> None:
@@ -76,8 +84,10 @@ class CorrectionLog:
         if watermark == POS_INF:
             return
         if last.input >= SPACING * last.size:
-            cps.append(Checkpoint(snapshot(), watermark, self.reach))
-        while len(cps) > 1 and cps[1].reach < watermark - self.reach_back:
+            cps.append(Checkpoint(snapshot(), watermark, self.reach, step_iv[3]))
+        # dropped once the next one serves every correction within reach_back:
+        # retractions (no input it processed ends later) and additions (closed before)
+        while len(cps) > 1 and max(cps[1].reach, cps[1].watermark) < watermark - self.reach_back:
             del cps[0]
 
     def first_met(self, holes: dict, start):
@@ -101,18 +111,22 @@ class CorrectionLog:
         cp = self.checkpoints[0]
         return NEG_INF if cp.watermark == NEG_INF else cp.reach
 
-    def _usable(self, i, cp, start) -> bool:
-        return cp.reach < start or (i == 0 and cp.watermark == NEG_INF)  # (the start: no input yet)
+    def _usable(self, i, cp, met, added) -> bool:
+        if i == 0 and cp.watermark == NEG_INF:
+            return True  # (the start: no input yet)
+        return (met is None or cp.reach < met) and (added is None or cp.takes(added))
 
-    def can_rewind(self, start) -> bool:
-        return any(self._usable(i, cp, start) for i, cp in enumerate(self.checkpoints))
+    def can_rewind(self, met, added=None) -> bool:
+        return any(self._usable(i, cp, met, added) for i, cp in enumerate(self.checkpoints))
 
-    def rewind(self, start):
+    def rewind(self, met, added=None):
         """Drop the checkpoints after the latest one that processed no input
-        ending at or after ``start``; returns it and the steps after it
-        (the caller replays them, recording them again)."""
+        ending at or after ``met`` (a retraction's first point in processed
+        input) and whose next step may take a fact starting at ``added``
+        (``(point, closed)``, the earliest added fact); returns it and the
+        steps after it (the caller replays them, recording them again)."""
         cps = self.checkpoints
-        k = max(i for i, cp in enumerate(cps) if self._usable(i, cp, start))
+        k = max(i for i, cp in enumerate(cps) if self._usable(i, cp, met, added))
         steps = [s[:3] for cp in cps[k:] for s in cp.steps]
         self.reach = cps[k].reach
         del cps[k + 1:]
@@ -120,14 +134,56 @@ class CorrectionLog:
         cps[k].input = 0
         return cps[k], steps
 
+    def saved(self) -> dict:
+        """The log as plain data, for :meth:`Stream.snapshot` (a key's state
+        in Spark keeps it, so that corrections reach back across micro-batches)."""
+        return {
+            "reach back": self.reach_back,
+            "reach": self.reach,
+            "checkpoints": [
+                (cp.state, cp.watermark, cp.closed, cp.reach, list(cp.steps), cp.input) for cp in self.checkpoints
+            ],
+        }
+
+    @classmethod
+    def from_saved(cls, saved: dict, reach_back) -> "CorrectionLog":
+        log = cls.__new__(cls)
+        log.reach_back, log.reach, log.checkpoints = reach_back, saved["reach"], []
+        for state, watermark, closed, reach, steps, n in saved["checkpoints"]:
+            cp = Checkpoint(state, watermark, reach, closed)
+            cp.steps, cp.input = list(steps), n
+            log.checkpoints.append(cp)
+        return log
 
 
+def before(point, closed: bool, start) -> bool:
+    """Whether a fact starting at ``start`` (``(point, closed)``) comes after
+    a stream closed up to ``point`` (inclusive when ``closed``): it may
+    still be taken."""
+    s, s_closed = start
+    return s > point or (s == point and not (closed and s_closed))
 
-def corrected(rows: dict, holes: dict) -> dict:
-    """``rows`` (pred -> [(terms, interval)]) minus ``holes``."""
+
+def in_steps(rows: dict, steps: list) -> list:
+    """``rows`` (added facts) spread over the logged ``steps``: each fact in
+    the last step that may take it (the step a stream pushing it then would
+    have run it in); one ``{pred: rows}`` per step."""
+    spread = [{} for _ in steps]
+    for pred, rs in rows.items():
+        for terms, iv in rs:
+            k = max(i for i, (_, step, _) in enumerate(steps) if i == 0 or before(step[0], not step[2], (iv[0], iv[2])))
+            spread[k].setdefault(pred, []).append((terms, iv))
+    return spread
+
+
+def corrected(rows: dict, holes: dict, added: dict | None = None) -> dict:
+    """``rows`` (pred -> [(terms, interval)]) minus ``holes``, plus ``added``."""
     from chronolog.corrections import without_holes
 
-    return {p: (without_holes(rs, holes[p]) if p in holes else rs) for p, rs in rows.items()}
+    out = {p: (without_holes(rs, holes[p]) if p in holes else rs) for p, rs in rows.items()}
+    for p, rs in (added or {}).items():
+        out[p] = out.get(p, []) + rs
+    return out
 
 
 def output_diff(before: list, after: list, maximal: bool):

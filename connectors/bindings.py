@@ -140,7 +140,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             if spark_inputs is None:
                 raise ProgramError(
                     f"@bind of {pred} reads through Spark", a.pos,
-                    hint="run it with `chronolog run --spark local[*]` or chronolog.connectors.spark.reason",
+                    hint="run it with `chronolog run --spark local[*]` or chronolog.spark.reason",
                 )
             continue  # read by the Spark connector
         path = Path(str(directory)) / str(name)

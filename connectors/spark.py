@@ -1,9 +1,8 @@
 """Spark in and out: DataFrames to facts and derived facts to DataFrames.
 
-    from chronolog.connectors import spark as cs
-    spark = cs.session("local[2]")
-    out = cs.reason(spark, program, inputs={"reading": readings_df})
-    out["alarm"].show()
+The public entry points are :mod:`chronolog.spark` (``from chronolog import
+spark as cs``), which gives this module the embedded reasoner
+(:mod:`chronolog.api`, a layer above the connectors) as ``embedded``.
 
 Facts cross between Spark and the engine as Arrow (``toArrow``,
 ``createDataFrame(pyarrow.Table)``, ``mapInArrow``) in the layout of
@@ -286,11 +285,12 @@ def _strip(program: ast.Program, facts: bool) -> ast.Program:
     )
 
 
-def reason(
+def reason_with(
     spark,
     program,
     inputs: dict | None = None,
     *,
+    embedded,
     horizon=None,
     dialect: str = "vadalog",
     distributed: bool = False,
@@ -330,13 +330,15 @@ def reason(
     tables ``toArrow()`` of each DataFrame would give; on the keyed path in
     one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
     over a checkpoint of the tasks' output).
+    ``embedded``: :mod:`chronolog.api` (its ``reason`` and ``parse_horizon``),
+    given by :func:`chronolog.spark.reason`: the API is a layer above.
     """
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
     from chronolog.language.programs import read_program
     from chronolog.planner import plan as make_plan
 
     prog = read_program(program, dialect)
-    from chronolog.api import parse_horizon
+    parse_horizon = embedded.parse_horizon
 
     if window is not None:
         window = parse_horizon(window, prog.calendar, "window")
@@ -415,7 +417,7 @@ def reason(
             with expected_failures():  # an unkeyable CSV cell: one task runs it instead
                 return _distributed(
                     spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                    partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow,
+                    partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
                 )
         except Exception as e:
             cell = raised(e, UNKEYABLE)  # (_key_sql)
@@ -427,11 +429,11 @@ def reason(
             stats.update(path="one task", why=why)
         return _distributed(
             spark, _strip(prog, True), frames, local_facts, {}, outputs, names, horizon,
-            1, timestamps, _fail_first_attempt, window, sources, arrow,
+            1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
         )
     if stats is not None:
         stats.update(path="driver", why="distributed=False")
-    return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources), arrow)
+    return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:
@@ -492,10 +494,8 @@ def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None
     return dist.fact_rows(facts)
 
 
-def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None, sources=None) -> dict:
-    from chronolog.api import reason as embedded
-
-    model = embedded(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources, prog), horizon=horizon)
+def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timestamps, window=None, sources=None, embedded=None) -> dict:
+    model = embedded.reason(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources, prog), horizon=horizon)
     out = {}
     for p in outputs:
         fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
@@ -802,7 +802,7 @@ def _double(v) -> float:
         return float("inf") if v > 0 else float("-inf")
 
 
-def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False) -> dict:
+def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon, partitions, timestamps, fail_first, window=None, sources=None, arrow=False, embedded=None) -> dict:
     import pyspark.sql.functions as F
 
     from chronolog.engine.runaway import MAX_ROUNDS
@@ -828,16 +828,14 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     if not arrow:  # small answers also come to the driver in the one job (_Answers)
         job["send"] = ANSWER_BYTES // n
     if wide is None:
-        return _as_arrow(_on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window), arrow)
+        return _as_arrow(_on_driver(spark, prog, [], [], outputs, names, horizon, timestamps, window, embedded=embedded), arrow)
     # the tasks emit their facts already typed (in lanes, distributed.lanes_ddl)
     # and report each column's kind and any error through an accumulator, so
     # one stage reasons and materializes: no signature pass, no conversion job.
     # localCheckpoint keeps it outside Spark's cache (whose plan matching
     # would serve a later call with the same inputs from this one's result)
     report = sc.accumulator(dist.TaskReport.empty(), dist.TaskReport())
-    from chronolog.api import reason as embedded
-
-    task = dist.make_task(job, report, embedded)
+    task = dist.make_task(job, report, embedded.reason)
     arity = max((len(names[p]) for p in outputs), default=0)
     reasoned = wide.repartition(n, F.expr(key)).mapInArrow(task, dist.lanes_ddl(arity))
     with _session_conf(spark, ONE_JOB_CONF):  # the shuffle and the reasoning: one job
@@ -1035,13 +1033,14 @@ def _select(df, exprs, strings: _JavaStrings):
 # ------------------------------------------------------------ command line
 
 
-def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None,
-                written_out=None):
+def run_program_with(spark, program_path: Path, *, embedded, horizon=None, dialect="vadalog", distributed=False, overwrite=False, window=None, stats=None,
+                     written_out=None):
     """What ``chronolog run --spark`` does: read the bindings, reason, write
     the output bindings (all checked for existence first, so a refused run
     writes nothing); returns ``{pred: DataFrame}`` of the unbound outputs
-    (``stats``: as :func:`reason`'s; ``written_out``: a dict that gets the
-    DataFrames of the bound outputs, for ``--plot``)."""
+    (``stats``: as :func:`reason_with`'s; ``written_out``: a dict that gets the
+    DataFrames of the bound outputs, for ``--plot``; ``embedded``: as
+    :func:`reason_with`'s)."""
     from chronolog.connectors.bindings import binding_specs
     from chronolog.language.programs import read_program
 
@@ -1052,7 +1051,7 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
             check_writable(spark, b, overwrite)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DriverFallback)
-        out = reason(spark, prog, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window, stats=stats)
+        out = reason_with(spark, prog, embedded=embedded, horizon=horizon, distributed=distributed, base_dir=program_path.parent, window=window, stats=stats)
     for w in caught:
         print(str(w.message), file=sys.stderr)
     from chronolog.connectors.staging import Staging
@@ -1079,3 +1078,16 @@ def run_program(spark, program_path: Path, *, horizon=None, dialect="vadalog", d
     if written_out is not None:
         written_out.update({p: out[p] for p in bound})
     return {p: df for p, df in out.items() if p not in bound}
+
+
+MOVED_UP = ("reason", "run_program")  # to chronolog.spark, above the API
+
+
+def __getattr__(name):
+    """A clear sentence for the entry points that moved up to :mod:`chronolog.spark`."""
+    if name in MOVED_UP:
+        raise AttributeError(
+            f"chronolog.connectors.spark.{name} is now chronolog.spark.{name}: "
+            "write `from chronolog import spark as cs` (session, register and the rest are there too)"
+        )
+    raise AttributeError(f"module 'chronolog.connectors.spark' has no attribute {name!r}")

@@ -13,6 +13,11 @@ answers is the answer.  The query is then:
    :meth:`Stream.snapshot`, kept by Spark's state store and checkpoint),
    fed, and saved; the answers that became final leave as rows, and so do
    late facts (those starting where the key's stream is closed);
+   correction lines (``-p(a)@3``, ``+p(a)@3``, with ``reach_back``) go to
+   their key's stream after its new facts, as one update, and the key's
+   answers they change leave as retractions (``retracted``) and answers; the
+   key's correction log (checkpoints of its stream, bounded by
+   ``reach_back`` before the key's watermark) is part of its state;
 3. ``foreachBatch`` on the driver writes the batch's answers to
    ``output/batch=<id>`` (overwriting, so a replayed batch is idempotent)
    and applies the late-fact policy.
@@ -35,10 +40,9 @@ from pathlib import Path
 
 from chronolog.engine.term_types import key_text  # equal exactly when the engine finds the terms equal
 
-from .spark_stream import LateFacts, answer_rows
+from .spark_stream import ROWS_SCHEMA, LateFacts, answer_rows, by_sign, feed, read_lines
 
 LATE = "\x00late"
-ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean"
 STATE_SCHEMA = "snapshot binary"
 
 
@@ -95,24 +99,24 @@ def make_keying(job):
             if b.num_rows == 0:
                 continue
             if job["pred"] is None:
-                from chronolog.language.facts import read_dialect_facts, refuse_repeating
-
-                lines = [x for x in b.column(b.schema.get_field_index("fact")).to_pylist() if x]
-                loaded = read_dialect_facts(lines, "<facts>", job["dialect"])
-                refuse_repeating(loaded, "a stream")
-                items = [(p, t, iv) for p, rs in loaded.items() for t, iv in rs]
+                lines = by_sign(x for x in b.column(b.schema.get_field_index("fact")).to_pylist() if x)
+                items = [
+                    (sign, p, t, iv)
+                    for sign, ls in lines.items() if ls
+                    for p, rs in read_lines(ls, job["dialect"]).items() for t, iv in rs
+                ]
             else:
                 from chronolog.engine.arrow import table_to_rows
 
                 p = job["pred"]
-                items = [(p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="times")]
+                items = [("", p, t, iv) for t, iv in table_to_rows(pa.Table.from_batches([b]), p, timestamps="times")]
             out_k, out_f = [], []
-            for p, t, iv in items:
+            for sign, p, t, iv in items:
                 k = keys.get(p)
                 if k is None:  # used by no rule: no answer depends on it
                     continue
                 out_k.append(key_text(t[k]))
-                out_f.append(format_fact(p, t, iv))
+                out_f.append(sign + format_fact(p, t, iv))  # (a correction keeps its sign)
             if out_k:
                 yield pa.RecordBatch.from_arrays([pa.array(out_k, pa.string()), pa.array(out_f, pa.string())], names=["__key", "fact"])
 
@@ -121,7 +125,7 @@ def make_keying(job):
 
 def _new_stream(job, key):
     bare, background = _program(job)
-    s = job["stream"](bare, dialect=job["dialect"])
+    s = job["stream"](bare, dialect=job["dialect"], reach_back=job["reach_back"])
     for pred, rows in background.get(key, {}).items():
         s.evaluator.background.setdefault(pred, []).extend(rows)
     return s
@@ -130,7 +134,7 @@ def _new_stream(job, key):
 def _frame(rows):
     import pandas as pd
 
-    cols = ["pred", "fact", "start", "end", "start_closed", "end_closed"]
+    cols = ["pred", "fact", "start", "end", "start_closed", "end_closed", "retracted"]
     return pd.DataFrame.from_records(rows, columns=cols) if rows else pd.DataFrame({c: [] for c in cols})
 
 
@@ -140,16 +144,13 @@ def make_step(job):
     def step(key, frames, state):
         from chronolog.language.facts import read_fact_rows
 
-        from .spark_stream import StreamRunner
-
         stream = _new_stream(job, key[0])
         if state.exists:
             stream.restore(pickle.loads(state.get[0]))
-        lines = [x for f in frames for x in f["fact"].tolist()]
-        rows, late = StreamRunner._split_late(stream, dict(read_fact_rows(lines, "<stream>")))
-        stream.push_rows(rows)
+        lines = by_sign(x for f in frames for x in f["fact"].tolist())
+        late = feed(stream, lines, lambda ls: dict(read_fact_rows(ls, "<stream>")))
         out = answer_rows(stream.take())
-        out.extend((LATE, f, None, None, None, None) for f in late)
+        out.extend((LATE, f, None, None, None, None, None) for f in late)
         state.update((pickle.dumps(stream.snapshot(), protocol=pickle.HIGHEST_PROTOCOL),))
         yield _frame(out)
 
@@ -170,9 +171,9 @@ def make_closer(job):
                     stream.restore(pickle.loads(snap))
                 stream.close()
                 out.extend(answer_rows(stream.take()))
-            cols = list(zip(*out)) if out else [[]] * 6
-            types = [pa.string()] * 4 + [pa.bool_()] * 2
-            names = ["pred", "fact", "start", "end", "start_closed", "end_closed"]
+            cols = list(zip(*out)) if out else [[]] * 7
+            types = [pa.string()] * 4 + [pa.bool_()] * 3
+            names = ["pred", "fact", "start", "end", "start_closed", "end_closed", "retracted"]
             yield pa.RecordBatch.from_arrays([pa.array(list(c), t) for c, t in zip(cols, types)], names=names)
 
     return close
@@ -189,7 +190,7 @@ class KeyedRunner(LateFacts):
 
     keyed = True
 
-    def __init__(self, program, checkpoint, output, keys, *, stream, pred=None, dialect="vadalog", late="skip"):
+    def __init__(self, program, checkpoint, output, keys, *, stream, pred=None, dialect="vadalog", late="skip", reach_back=None):
         import hashlib
 
         if isinstance(program, Path):
@@ -203,6 +204,7 @@ class KeyedRunner(LateFacts):
             "keys": dict(keys),
             "pred": pred,
             "stream": stream,
+            "reach_back": reach_back,  # corrections on, each key's log this far back
         }
         self.late = late
         self.late_facts = 0

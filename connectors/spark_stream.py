@@ -1,7 +1,5 @@
-"""Spark Structured Streaming: a streaming DataFrame in, answers out.
-
-    query = stream_query(program, source_df, checkpoint="ckpt", output="answers")
-    query.awaitTermination()
+"""Spark Structured Streaming: a streaming DataFrame in, answers out
+(started by :func:`chronolog.spark_stream.stream_query`).
 
 A program the planner can key (every rule joins, negates and derives atoms
 on one shared key, such as a sensor) streams per key with its state in
@@ -24,41 +22,87 @@ log line says why.  Each micro-batch:
 
 Input: a string column ``fact`` in the canonical syntax (``temp(a,42)@3``),
 or, with ``pred=``, the Arrow layout of ``Model.to_arrow`` (term columns,
-``start``, ``end`` and optionally ``start_closed``/``end_closed``).
-Output columns: ``pred``, ``fact`` (canonical text), ``start``, ``end``
-(exact numbers as canonical text, null when infinite), ``start_closed``,
-``end_closed``.
+``start``, ``end`` and optionally ``start_closed``/``end_closed``).  With
+``reach_back``, a ``fact`` line ``-p(a)@3`` retracts and ``+p(a)@3`` adds as
+a correction (:meth:`chronolog.Stream.update`): a micro-batch's facts go in
+first, then its correction lines as one update (per key on the keyed path);
+a correction the stream cannot take is a late fact.
+Output columns: ``pred``, ``fact`` (canonical text, ``-p(a)@[1,3]`` for an
+answer given before that no longer holds), ``start``, ``end`` (exact
+numbers as canonical text, null when infinite), ``start_closed``,
+``end_closed``, ``retracted`` (true for those).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
-OUTPUT_SCHEMA = (
-    "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean, batch_id long"
-)
+ROWS_SCHEMA = "pred string, fact string, start string, end string, start_closed boolean, end_closed boolean, retracted boolean"
+OUTPUT_SCHEMA = ROWS_SCHEMA + ", batch_id long"
+SIGNS = ("-", "+")  # a correction line: retract, add
 
 
 def answer_rows(facts) -> list:
-    """Stream answers as output rows: pred, fact text, start and end as
-    exact text (None when unbounded), and whether each end is closed."""
+    """Stream answers as output rows: pred, fact text (``-`` first for a
+    retraction), start and end as exact text (None when unbounded), whether
+    each end is closed, and whether it is a retraction."""
     return [
         (
             f.pred,
-            format_fact(f.pred, f.terms, f.interval),
+            str(f),
             None if f.interval[0] == NEG_INF else format_number(f.interval[0]),
             None if f.interval[1] == POS_INF else format_number(f.interval[1]),
             bool(f.interval[2]),
             bool(f.interval[3]),
+            bool(f.retracted),
         )
         for f in facts
     ]
+
+
+def by_sign(lines) -> dict:
+    """Fact lines by their correction sign: ``""`` (a new fact), ``"-"``,
+    ``"+"``; the sign taken off."""
+    out: dict = {"": [], "-": [], "+": []}
+    for line in lines:
+        body = line.lstrip()
+        sign = body[:1] if body[:1] in SIGNS else ""
+        out[sign].append(body[1:] if sign else line)
+    return out
+
+
+def feed(stream, lines: dict, read) -> list:
+    """One micro-batch into ``stream``: ``lines`` by sign (:func:`by_sign`),
+    ``read`` turning lines into ``{pred: rows}``.  The new facts go in, then
+    the corrections as one update; returns the late lines: new facts
+    starting where the stream is closed, and corrections it cannot take
+    (with their sign)."""
+    from chronolog.language.errors import LateCorrection
+
+    rows, late = StreamRunner._split_late(stream, read(lines[""]))
+    stream.push_rows(rows)
+    if lines["-"] or lines["+"]:
+        try:
+            stream.update(add=dict(read(lines["+"])), retract=dict(read(lines["-"])))
+        except LateCorrection:
+            late += [sign + x for sign in SIGNS for x in lines[sign]]
+    return late
+
+
+def read_lines(lines, dialect: str = "vadalog") -> dict:
+    """Fact lines of a stream as ``{pred: rows}``."""
+    from chronolog.language.facts import read_dialect_facts, refuse_repeating
+
+    loaded = read_dialect_facts(lines, "<facts>", dialect)
+    refuse_repeating(loaded, "a stream")
+    return dict(loaded)
 
 
 class LateFacts:
@@ -86,7 +130,8 @@ class StreamRunner(LateFacts):
     """The ``foreachBatch`` function: owns the driver-side stream and its
     saved state under ``checkpoint/chronolog``."""
 
-    def __init__(self, program, checkpoint, output, *, pred: Optional[str] = None, dialect: str = "vadalog", late: str = "skip"):
+    def __init__(self, program, checkpoint, output, *, stream, pred: Optional[str] = None, dialect: str = "vadalog", late: str = "skip",
+                 reach_back=None):
         if late not in ("skip", "fail"):
             from chronolog.language.errors import ProgramError
 
@@ -99,14 +144,14 @@ class StreamRunner(LateFacts):
         self.output = Path(output)
         self.state_path = Path(checkpoint) / "chronolog" / "state.pkl"
         self._stream = None
+        self._stream_class = stream  # chronolog.Stream, passed in: it is the API's, a layer above
+        self.reach_back = reach_back
         self.last_batch = -1
 
     @property
     def stream(self):
         if self._stream is None:
-            from chronolog.stream import Stream
-
-            self._stream = Stream(self.program, dialect=self.dialect)
+            self._stream = self._stream_class(self.program, dialect=self.dialect, reach_back=self.reach_back)
             if self.state_path.exists():
                 with self.state_path.open("rb") as fh:
                     saved = pickle.load(fh)
@@ -118,8 +163,7 @@ class StreamRunner(LateFacts):
         stream = self.stream
         if batch_id <= self.last_batch:
             return
-        rows, late = self._split_late(stream, self._rows(batch_df))
-        stream.push_rows(rows)
+        late = self._feed(stream, batch_df)
         self._write(batch_df.sparkSession, stream.take(), batch_id)
         if late:
             self._report_late(batch_df.sparkSession, late, batch_id)
@@ -159,17 +203,17 @@ class StreamRunner(LateFacts):
         self._save(batch_id)
 
     # ------------------------------------------------------------------
-    def _rows(self, batch_df) -> dict:
+    def _feed(self, stream, batch_df) -> list:
+        """The micro-batch into the stream (:func:`feed`); the late lines."""
         if self.pred is None:
-            from chronolog.language.facts import read_dialect_facts, refuse_repeating
-
             lines = [r[0] for r in batch_df.select("fact").collect() if r[0]]
-            loaded = read_dialect_facts(lines, "<facts>", self.dialect)
-            refuse_repeating(loaded, "a stream")
-            return dict(loaded)
+            return feed(stream, by_sign(lines), partial(read_lines, dialect=self.dialect))
         from chronolog.engine.arrow import table_to_rows
 
-        return {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="times"))}
+        rows = {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="times"))}
+        keep, late = self._split_late(stream, rows)
+        stream.push_rows(keep)
+        return late
 
     def _write(self, spark, facts, batch_id) -> None:
         if not facts:
@@ -187,61 +231,17 @@ class StreamRunner(LateFacts):
         self.last_batch = batch_id
 
 
-def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vadalog", trigger=None, name=None, late="skip", keyed=None):
-    """Start a streaming query running ``program`` over the streaming
-    DataFrame ``source``; returns ``(StreamingQuery, runner)``.
-
-    ``keyed``: ``None`` (default) streams per key in Spark's executors when
-    the planner finds a key for every predicate
-    (:class:`~chronolog.connectors.spark_keyed_stream.KeyedRunner`), and on
-    the driver otherwise, saying why in a log line; ``True`` requires the
-    keyed mode (an error names the rule that breaks the key); ``False``
-    runs on the driver (:class:`StreamRunner`).
-
-    ``late``: what a fact starting where the stream is already closed does:
-    ``"skip"`` (counted in ``runner.late_facts``, logged, kept in
-    ``<output>.late``) or ``"fail"`` (the same, then the query stops with
-    a DataError; a restart continues after that micro-batch).
-
-    ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
-    ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
-    continues where the last run stopped."""
-    if late not in ("skip", "fail"):
-        from chronolog.language.errors import ProgramError
-
-        raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
-    keys = None
-    if keyed is not False:
-        from chronolog.planner.partition import NotPartitionable
-
-        from .spark_keyed_stream import keys_of
-
-        try:
-            keys = keys_of(program, dialect)
-        except NotPartitionable as e:
-            if keyed:
-                raise
-            import logging
-
-            logging.getLogger("chronolog.stream").warning(
-                "streaming on the driver, not per key group in Spark tasks: the program has no key to split it by (%s)", e.why
-            )
-    if keys is not None:
-        from .spark_keyed_stream import KeyedRunner
-
-        from chronolog.stream import Stream
-
-        runner = KeyedRunner(program, checkpoint, output, keys, stream=Stream, pred=pred, dialect=dialect, late=late)
-        answers = runner.query(source)
-    else:
-        runner = StreamRunner(program, checkpoint, output, pred=pred, dialect=dialect, late=late)
-        answers = source
-    writer = answers.writeStream.foreachBatch(runner).option("checkpointLocation", str(Path(checkpoint) / "spark"))
-    if trigger:
-        writer = writer.trigger(**trigger)
-    if name:
-        writer = writer.queryName(name)
-    return writer.start(), runner
+MOVED_UP = ("stream_query",)  # to chronolog.spark_stream, above the API
 
 
-__all__ = ["stream_query", "StreamRunner", "OUTPUT_SCHEMA"]
+def __getattr__(name):
+    """A clear sentence for the entry point that moved up to :mod:`chronolog.spark_stream`."""
+    if name in MOVED_UP:
+        raise AttributeError(
+            f"chronolog.connectors.spark_stream.{name} is now chronolog.spark_stream.{name}: "
+            "write `from chronolog.spark_stream import stream_query`"
+        )
+    raise AttributeError(f"module 'chronolog.connectors.spark_stream' has no attribute {name!r}")
+
+
+__all__ = ["StreamRunner", "OUTPUT_SCHEMA"]

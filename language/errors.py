@@ -68,6 +68,12 @@ class DataError(ChronologError):
     kind = "data error"
 
 
+class LateCorrection(DataError):
+    """A correction a stream cannot take: it reaches back further than the
+    stream keeps, or meets processed input with corrections off (Spark's
+    streams treat it as a late fact)."""
+
+
 class InconsistencyError(ChronologError):
     """A constraint (a rule with head ``⊥``) is violated."""
 

@@ -240,7 +240,7 @@ def test_files_follow_the_umask(tmp_path, mask):
 @pytest.mark.spark
 def test_failed_spark_run_writes_nothing(tmp_path, spark):
     """A Spark-bound output and a file output: the file one fails, neither is written."""
-    from chronolog.connectors.spark import run_program
+    from chronolog.spark import run_program
 
     out = tmp_path / "out"
     out.mkdir()
@@ -537,7 +537,7 @@ def test_a_mapping_naming_its_column_or_position_is_read(tmp_path):
 
 
 def test_a_mapping_naming_a_column_a_spark_csv_lacks_is_refused(tmp_path, spark):
-    from chronolog.connectors.spark import run_program
+    from chronolog.spark import run_program
 
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "r.csv").write_text("ticker,price,start,end\nacme,3,0,5\n")

@@ -163,7 +163,7 @@ also(K, X) :- num(K, X).
 def test_spark_rounds_and_keyed_path_keep_booleans_apart(spark):
     import warnings
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
 
     flags = pa.table({"k": ["a", "b", "c"], "f": [True, False, True], "start": [0, 0, 0], "end": [5, 5, 5]})

@@ -293,7 +293,7 @@ def test_float_times_agree_with_the_pointwise_oracle():
 
 @pytest.mark.spark
 def test_spark_float_times_give_the_embedded_model(spark):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     program = "q(X) :- <->[0,1/2] p(X).\nr(X)@[S, F] :- p(X)@[S, E], m(X, V), F = E + V."
     p = _table(FLOAT_ROWS[:4])

@@ -148,29 +148,22 @@ def test_the_check_sees_imports_in_functions():
     ])
 
 
-# Upward imports not moved yet, by (importer, imported): the Spark front ends
-# run the whole embedded reasoner (chronolog.api.reason on the driver, passed
-# into every task, chronolog.stream's runners), so they sit above the API although
-# they live in connectors/ and spark_rounds imports helpers from them
-# (docs/design.md, "Layering, as it is"; issue 36).  Only ever shrinks: an
-# entry that no longer occurs fails the test until it is taken out.
-NOT_MOVED_YET = {
-    ("chronolog.connectors.spark", "chronolog.api"),
-    ("chronolog.connectors.spark_stream", "chronolog.stream"),
-}
-
-
 def test_layers_hold():
     found = violations()
-    new = [v for v in found if _pair(v) not in NOT_MOVED_YET]
-    assert not new, f"{len(new)} imports point up a layer:\n" + "\n".join(new)
-    gone = NOT_MOVED_YET - {_pair(v) for v in found}
-    assert not gone, f"these no longer import up a layer: take them out of NOT_MOVED_YET: {sorted(gone)}"
+    assert not found, f"{len(found)} imports point up a layer:\n" + "\n".join(found)
 
 
-def _pair(violation: str) -> tuple:
-    _, module, _, target, *_ = violation.split(" ")
-    return module, target
+def test_moved_entry_points_say_where_they_went():
+    """The Spark entry points moved above the API (chronolog.spark,
+    chronolog.spark_stream); their old names answer with the new ones."""
+    import pytest
+
+    from chronolog.connectors import spark, spark_stream
+
+    with pytest.raises(AttributeError, match=r"chronolog\.spark\.reason: write `from chronolog import spark as cs`"):
+        spark.reason
+    with pytest.raises(AttributeError, match=r"is now chronolog\.spark_stream\.stream_query"):
+        spark_stream.stream_query
 
 
 if __name__ == "__main__":

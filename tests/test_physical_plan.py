@@ -184,7 +184,7 @@ def test_the_avg_the_plan_marks_goes_to_one_task_when_it_has_no_exact_value(spar
     """The plan says rounds, and that an inexact avg may send them to one
     task; on Spark the avg of 1 and 2 in an integer run (3/2) does so, and
     gets the engine's exact answer."""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import facts_to_arrow
 
     prog = 'far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\nmean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").'

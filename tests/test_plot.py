@@ -155,7 +155,7 @@ def test_cli_plot_of_a_spark_run_draws_every_output(spark, tmp_path, monkeypatch
     from click.testing import CliRunner
 
     from chronolog.cli import cli
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     class Shared:  # the suite's one session, which the command must not stop
         def __getattr__(self, name):

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cs():
-    from chronolog.connectors import spark
+    from chronolog import spark
 
     return spark
 

@@ -1,5 +1,5 @@
 """The wide random programs of tests/strategies_wide.py through Spark
-(``chronolog.connectors.spark.reason``, whichever path it takes: rounds of
+(``chronolog.spark.reason``, whichever path it takes: rounds of
 DataFrame operations, keyed tasks, or the driver) against the row executor
 on the same facts.  Exact numbers only as arguments; given interval ends
 are now and then floats (each the number it shows)."""
@@ -46,7 +46,7 @@ def canon(facts):
 @settings(max_examples=examples(8), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
 @given(wide_cases(floats=False, templates=("temporal", "since", "cond", "arith", "join", "negation", "aggregate", "const_head", "const_body", "head_box")))
 def test_spark_gives_the_rows_model(spark, case):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     if case.floats or not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
         return  # (a given rational such as 1/3 goes into an Arrow table as the text "1/3", a string: documented)

@@ -40,7 +40,7 @@ def _jobs_of(spark, group, run):
 
 
 def test_the_shuffle_and_the_reasoning_are_one_job_and_answers_match_the_driver(spark):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     inputs = _inputs(spark)  # in memory: reading them needs no job of its own
     out, jobs = _jobs_of(spark, "keyed-one-job", lambda: cs.reason(spark, PROGRAM, inputs, distributed=True, key={"reading": 0, "maintenance": 0}))
@@ -56,7 +56,7 @@ def test_the_shuffle_and_the_reasoning_are_one_job_and_answers_match_the_driver(
 def test_tables_on_the_driver_cost_the_one_job_and_nothing_stays_cached(spark):
     """``arrow=True``: the shuffle, the reasoning and the collection of
     every output are one Spark job; no checkpoint or cache is left."""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     inputs = _inputs(spark)
     out, jobs = _jobs_of(spark, "keyed-arrow", lambda: cs.reason(spark, PROGRAM, inputs, distributed=True, arrow=True))
@@ -77,7 +77,7 @@ def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
     ``toArrow`` is a job again, with the same tables."""
     from pyspark.accumulators import _accumulatorRegistry
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     registered = len(_accumulatorRegistry)
 
@@ -96,7 +96,9 @@ def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
         assert df.toArrow().equals(want)  # the second time: Spark's toArrow
     assert set(tables["alarm"].column(0).to_pylist()) == {"a"}
 
-    monkeypatch.setattr(cs, "ANSWER_BYTES", 3 * 100)  # a few hundred bytes per call: more than a task may send
+    from chronolog.connectors import spark as connector
+
+    monkeypatch.setattr(connector, "ANSWER_BYTES", 3 * 100)  # a few hundred bytes per call: more than a task may send
     (out2, tables2), jobs = _jobs_of(spark, "keyed-frames-big", collect_all)
     assert len(jobs) == 1 + len(out2)
     for p in out:
@@ -105,7 +107,7 @@ def test_dataframes_collected_cost_the_calls_one_job(spark, monkeypatch):
 
 @pytest.mark.parametrize("before", [None, "true"])
 def test_the_session_settings_are_restored_also_after_a_failed_task(spark, before):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     if before is None:
         spark.conf.unset(AQE)
@@ -133,7 +135,7 @@ def test_parquet_schema_from_the_footers_is_the_one_spark_infers(spark, tmp_path
 
     import pyarrow.parquet as pq
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     table = pa.table({
         "b": pa.array([1, None], pa.int8()), "s": pa.array([2, 3], pa.int16()), "i": pa.array([4, 5], pa.int32()),
@@ -181,7 +183,7 @@ def test_a_bound_parquet_input_costs_no_schema_job(spark, tmp_path):
     import pyarrow.parquet as pq
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
 
     inputs = _inputs(spark)
@@ -209,7 +211,7 @@ def test_the_command_line_path_writes_file_outputs_from_the_calls_job(spark, tmp
     import pyarrow.parquet as pq
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
     from chronolog.connectors.files import read_facts
 

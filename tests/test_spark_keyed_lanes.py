@@ -48,7 +48,7 @@ TYPES = {
 
 
 def cs():
-    from chronolog.connectors import spark
+    from chronolog import spark
 
     return spark
 
@@ -292,7 +292,7 @@ def test_csv_fractions_with_long_terms_run_in_one_task(spark, tmp_path):
     """A fraction whose terms pass 15 digits has no exactly rounded double
     in Spark SQL, so no key that surely meets its equals: the call says so
     and runs in one task, with one process's answers."""
-    from chronolog.connectors.spark import OneTaskFallback
+    from chronolog.spark import OneTaskFallback
 
     lines = ["1234567890123456789/3,20,0,5", "2/6,20,0,5", "b,20,0,5"]
     rules = ("hit(S) :- reading(S, V), limit(S).\n"
@@ -349,7 +349,7 @@ def test_csv_number_text_of_every_form_meets_the_program_keyed(spark, tmp_path):
     from hypothesis import strategies as st
     from pyspark.sql import types as T
 
-    from chronolog.connectors.spark import OneTaskFallback
+    from chronolog.spark import OneTaskFallback
     from chronolog.language.text import format_term
 
     schema = T.StructType([T.StructField("s", T.DecimalType(10, 3)), T.StructField("start", T.LongType()),

@@ -100,7 +100,7 @@ def _add(src, i, lines):
 
 
 def _run(spark, program, src, ckpt, out, **kw):
-    from chronolog.connectors.spark_stream import stream_query
+    from chronolog.spark_stream import stream_query
 
     query, runner = stream_query(program, _source(spark, src), checkpoint=ckpt, output=out, trigger={"availableNow": True}, **kw)
     query.awaitTermination(300)
@@ -189,6 +189,6 @@ def test_a_program_without_a_key_streams_on_the_driver_and_says_so(spark, tmp_pa
     assert "streaming on the driver, not per key group in Spark tasks: the program has no key to split it by (the rule " in caplog.text
     assert "does not keep one key" in caplog.text and "program error" not in caplog.text
     with pytest.raises(chronolog.ProgramError, match="not partitionable"):
-        from chronolog.connectors.spark_stream import stream_query
+        from chronolog.spark_stream import stream_query
 
         stream_query(program, _source(spark, src), checkpoint=tmp_path / "c2", output=tmp_path / "o2", keyed=True)

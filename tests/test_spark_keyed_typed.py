@@ -89,7 +89,7 @@ def _worker_engine(spark, engine):
 
 def test_the_workers_see_the_engine_set(spark):
     """(What the next test relies on: a bad engine name fails the tasks.)"""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.language.errors import ChronologError
 
     small = {p: spark.createDataFrame(t.slice(0, 10)) for p, t in _inputs().items()}
@@ -99,7 +99,7 @@ def test_the_workers_see_the_engine_set(spark):
 
 @pytest.mark.parametrize("engine", ["auto", "columns", "rows"])
 def test_typed_inputs_of_every_kind_give_the_embedded_model(spark, engine):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     tables = _inputs()
     frames = {p: spark.createDataFrame(t) for p, t in tables.items()}
@@ -117,7 +117,7 @@ def test_the_tasks_read_typed_inputs_straight_into_columns(spark, monkeypatch):
     the columns can take are never read as Python rows: a task that reads
     one so fails the run."""
     from chronolog.connectors import distributed as dist
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     real = dist.make_task
 
@@ -168,7 +168,7 @@ def test_float_answers_are_doubles_as_the_embedded_models(spark, path):
     import warnings
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     inf = float("inf")
     level = pa.table({"s": [f"s{i % 7}" for i in range(40)], "a": pa.array([i - 9 for i in range(40)], pa.int64()),
@@ -209,7 +209,7 @@ def test_program_facts_of_two_kinds_in_one_argument(spark, path):
     import warnings
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     level = pa.table({"s": ["s1", "s2", "s3", "s4", "s5", "s6", "1", "a"], "a": pa.array(range(8), pa.int64()),
                       "start": [0] * 8, "end": [5] * 8})
@@ -248,7 +248,7 @@ def test_program_facts_no_arrow_type_holds_reach_the_tasks_as_terms(spark, path)
     the date equal to a date constant), and a key of the program's facts
     meets the equal key of a DataFrame (``1.0`` and ``1`` in one task)."""
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     inputs = {"lnum": pa.table({"k": pa.array([1, 2, 3], pa.int64()), "start": [0] * 3, "end": [5] * 3}),
               "lname": pa.table({"k": ["a", "b", "x1"], "start": [0] * 3, "end": [5] * 3})}
@@ -332,7 +332,7 @@ def test_program_facts_of_any_kinds_give_the_engines_answers_keyed(spark):
     from hypothesis import strategies as st
 
     import chronolog
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     inputs = {"lnum": pa.table({"k": pa.array([0, 1, -7], pa.int64()), "start": [0] * 3, "end": [9] * 3}),
               "lname": pa.table({"k": ["a", "1", "b c"], "start": [0] * 3, "end": [9] * 3}),

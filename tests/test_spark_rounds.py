@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the round
 
 
 def cs():
-    from chronolog.connectors import spark
+    from chronolog import spark
 
     return spark
 

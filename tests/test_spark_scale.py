@@ -21,7 +21,7 @@ UTC = dt.timezone.utc
 
 
 def cs():
-    from chronolog.connectors import spark
+    from chronolog import spark
 
     return spark
 

@@ -39,7 +39,7 @@ def _facts(lo, hi):
 
 
 def _run(spark, src, ckpt, out):
-    from chronolog.connectors.spark_stream import stream_query
+    from chronolog.spark_stream import stream_query
 
     source = spark.readStream.option("maxFilesPerTrigger", 1).text(str(src)).withColumnRenamed("value", "fact")
     # keyed=False: this test reads the driver-side stream's state (the keyed
@@ -89,7 +89,7 @@ def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path,
     """A fact that starts where the stream is closed never blocks the query:
     skipped (counted, kept aside) or rejected (the query stops once, and a
     restart goes on with the later files)."""
-    from chronolog.connectors.spark_stream import stream_query
+    from chronolog.spark_stream import stream_query
 
     spark = spark_session
     src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"

@@ -109,7 +109,7 @@ def test_the_embedded_engine_keeps_instants_apart_from_numbers():
 @pytest.mark.parametrize("zone", ZONES)
 @pytest.mark.parametrize("path", ["driver", "keyed", "one task", "rounds"])
 def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone, path):
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.connectors.spark_paths import ONE_TASK_CONF
 
     prog = JOINS if path in ("driver", "keyed") else NO_KEY
@@ -142,7 +142,7 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
 def test_a_date_key_meets_a_timestamp_at_its_instant_in_tasks(spark, zone):
     """Many keys over many partitions: each date meets the timestamp (with
     a zone, and without one) of its midnight UTC in one task, as embedded."""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     days = [dt.date(2020, 1, 1) + dt.timedelta(days=i) for i in range(40)]
     tables = {
@@ -169,7 +169,7 @@ lone(X) :- p(X, V), not z(X).
 def test_dated_time_columns_on_the_rounds_in_any_time_zone(spark, zone):
     """A calendar program's DATE and timestamp time columns on the rounds
     (relational, no fallback) give the embedded model in any zone."""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
     from chronolog.connectors.spark_paths import ONE_TASK_CONF
     from chronolog.engine.arrow import table_to_rows
 
@@ -228,7 +228,7 @@ def _table_rows(table):
 def test_a_dataframe_keeps_its_dates_and_timestamps_through_spark(spark, zone, distributed):
     """A DATE in gives a DATE out, a timestamp without a zone one without
     (the embedded Arrow path's types), whatever the session's time zone."""
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     want = chronolog.reason(ROUND_TRIP, {"p": _instants()}).to_arrow("o")
     assert want.schema.types[:2] == [pa.date32(), pa.timestamp("us")]
@@ -248,7 +248,7 @@ def test_bound_parquet_keeps_dates_and_timestamps_through_spark(spark, tmp_path,
     a bound Parquet output with the types the embedded run writes."""
     import pyarrow.parquet as pq
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     pq.write_table(_instants(), tmp_path / "p.parquet")
     prog = f'@bind("p", "{kind}", ".", "p.parquet").\n@bind("o", "{kind}", ".", "o.parquet").\n' + ROUND_TRIP
@@ -293,7 +293,7 @@ def test_a_csv_date_key_meets_a_parquet_date_in_tasks(spark, tmp_path, zone):
     (with an offset at that offset), meeting a Parquet DATE in one task."""
     import pyarrow.parquet as pq
 
-    from chronolog.connectors import spark as cs
+    from chronolog import spark as cs
 
     days = [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(30)]
     cells = [f"{d.isoformat()}" if i % 3 else f"{(d - dt.timedelta(days=1)).isoformat()}T19:00:00-05:00" for i, d in enumerate(days)]

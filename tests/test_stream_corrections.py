@@ -6,6 +6,7 @@ final facts (``chronolog.reason``), up to the watermark."""
 from __future__ import annotations
 
 import io
+import pickle
 import subprocess
 import sys
 from fractions import Fraction
@@ -68,10 +69,18 @@ def _hole(draw, iv):
     return draw(st.sampled_from([make(lo, mid, iv[2], True), make(mid, hi, True, iv[3]), make(mid, mid, True, True)]))
 
 
-def run_with_corrections(draw, case, mode, until=POS_INF):
+def _shifted(draw, iv):
+    """``iv`` moved earlier or later in time (an amend's new version)."""
+    d = draw(st.sampled_from([-2, Fraction(-1, 2), 1]))
+    return make(iv[0] + d, iv[1] + d, iv[2], iv[3])
+
+
+def run_with_corrections(draw, case, mode, until=POS_INF, amends=False):
     """Push the case's facts with random watermarks and retractions between
     (a short ``reach_back`` sometimes, so that replays start from later
-    checkpoints and old corrections are refused: those change nothing)."""
+    checkpoints and old corrections are refused: those change nothing);
+    with ``amends``, some corrections move the retracted piece in time
+    instead (an amend, often adding a fact where the stream is closed)."""
     reach_back = draw(st.sampled_from([0, 1, 3, 10**6]))
     s = chronolog.Stream(case.program, outputs=case.idb, emit=mode, reach_back=reach_back)
     s.ops = [f"reach_back={reach_back}"]  # (for the failure message)
@@ -100,13 +109,18 @@ def run_with_corrections(draw, case, mode, until=POS_INF):
                 break
             p, t, iv = draw(st.sampled_from(choices))
             hole = _hole(draw, iv)
+            moved = _shifted(draw, hole) if amends and hole[1] != POS_INF and draw(st.booleans()) else None
             try:
-                s.ops.append(f"retract({p}{t}@{hole})")
-                s.retract({p: [(t, hole)]})
+                if moved is None:
+                    s.ops.append(f"retract({p}{t}@{hole})")
+                    s.retract({p: [(t, hole)]})
+                else:
+                    s.ops.append(f"amend({p}{t}@{hole} -> {moved})")
+                    s.amend({p: [(t, hole)]}, {p: [(t, moved)]})
             except DataError as e:
                 assert "older than the stream keeps" in str(e) and reach_back < 10**6
                 continue
-            pushed[p] = without_holes(pushed[p], {t: [hole]})
+            pushed[p] = without_holes(pushed[p], {t: [hole]}) + ([(t, moved)] if moved is not None else [])
             if draw(st.booleans()):
                 emitted.extend(s)
                 s.ops.append("take")
@@ -149,6 +163,26 @@ def test_corrections_equal_reasoning_from_scratch_recursion(data, case):
     assert applied(emitted, False) == want, f"{case}\n{s.ops}\n{emitted}"
 
 
+@settings(max_examples=examples(40), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=2, negation=True, head_boxes=True, comparisons=True, idb_data=True, max_arity=1))
+def test_amends_equal_reasoning_from_scratch_negation(data, case):
+    assume(_forward(case))
+    mode = data.draw(st.sampled_from(["pieces", "maximal"]))
+    emitted, final, s = run_with_corrections(data.draw, case, mode, amends=True)
+    want = from_scratch(case.program, final, case.idb, (POS_INF, False))
+    assert applied(emitted, mode == "maximal") == want, f"{case}\n{s.ops}\n{emitted}"
+
+
+@settings(max_examples=examples(30), **SETTINGS)
+@given(st.data(), cases(ops=FORWARD, nest=1, negation=True, head_boxes=True, recursion=True, allow_inf=False))
+def test_amends_equal_reasoning_from_scratch_recursion(data, case):
+    assume(_forward(case))
+    until = data.draw(st.sampled_from([2, Fraction(7, 2), 5]))
+    emitted, final, s = run_with_corrections(data.draw, case, "pieces", until, amends=True)
+    want = from_scratch(case.program, final, case.idb, s.closed_range, horizon=(-100, s.closed_range[0]))
+    assert applied(emitted, False) == want, f"{case}\n{s.ops}\n{emitted}"
+
+
 @st.composite
 def windowed(draw):
     """A small program whose answers follow its input closely (diamonds and
@@ -162,14 +196,14 @@ def windowed(draw):
     return "\n".join(rules), sorted(facts, key=lambda f: f[2])
 
 
-@settings(max_examples=examples(60), **SETTINGS)
-@given(st.data(), windowed())
-def test_corrections_retract_emitted_answers(data, case):
-    """Retractions mostly of answers already emitted: the output after them
-    equals reasoning from scratch on the facts left."""
+def stream_windowed(data, case, reach_back, correct):
+    """A :func:`windowed` case pushed fact by fact, the watermark at each
+    time point, then ``correct(stream, given)`` (which updates ``given``,
+    the facts given so far, when the stream takes its correction); asserts
+    that the output, retractions applied, is the model of what is given."""
     program, facts = case
     mode = data.draw(st.sampled_from(["pieces", "maximal"]))
-    s = chronolog.Stream(program, emit=mode, reach_back=data.draw(st.sampled_from([2, 5, 10**6])))
+    s = chronolog.Stream(program, emit=mode, reach_back=reach_back)
     given: dict = {}
     emitted = []
     for i, (pred, c, t) in enumerate(facts):
@@ -178,20 +212,89 @@ def test_corrections_retract_emitted_answers(data, case):
         if i + 1 == len(facts) or facts[i + 1][2] > t:
             s.advance(t)
         emitted.extend(s)
-        if data.draw(st.integers(0, 2)) == 0 and any(given.values()):
-            p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
-            terms, iv = data.draw(st.sampled_from(given[p]))
-            try:
-                s.retract({p: [(terms, iv)]})
-            except DataError:
-                continue  # older than the stream keeps: nothing changes
-            given[p] = without_holes(given[p], {terms: [iv]})
-            emitted.extend(s)
+        correct(s, given)
+        emitted.extend(s)
     s.close()
     emitted.extend(s)
     outputs = [r.split("(")[0] for r in program.splitlines()]
     want = from_scratch(program, given, outputs, (POS_INF, False))
     assert applied(emitted, mode == "maximal") == want, f"{program}\n{facts}\n{emitted}"
+
+
+def _given_fact(data, given):
+    p = data.draw(st.sampled_from(sorted(q for q, rows in given.items() if rows)))
+    return p, *data.draw(st.sampled_from(given[p]))
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.data(), windowed())
+def test_corrections_retract_emitted_answers(data, case):
+    """Retractions mostly of answers already emitted: the output after them
+    equals reasoning from scratch on the facts left."""
+
+    def retract(s, given):
+        if data.draw(st.integers(0, 2)) == 0 and any(given.values()):
+            p, terms, iv = _given_fact(data, given)
+            try:
+                s.retract({p: [(terms, iv)]})
+            except DataError:
+                return  # older than the stream keeps: nothing changes
+            given[p] = without_holes(given[p], {terms: [iv]})
+
+    stream_windowed(data, case, data.draw(st.sampled_from([2, 5, 10**6])), retract)
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(st.data(), windowed())
+def test_amend_and_late_facts_equal_reasoning_from_scratch(data, case):
+    """Amends (a fact replaced by one at another time or with another
+    term) and late facts (added where the stream is already closed), in
+    one correction each: the output after them equals reasoning from
+    scratch on the facts left; a correction older than ``reach_back`` is
+    refused and changes nothing."""
+    reach_back = data.draw(st.sampled_from([2, 5, 10**6]))
+
+    def amend_or_add(s, given):
+        op = data.draw(st.integers(0, 2))
+        pred, c, t = data.draw(st.sampled_from("ef")), data.draw(st.sampled_from("ab")), data.draw(st.integers(0, 8))
+        new = {pred: [((c,), (t, t, True, True))]}
+        try:
+            if op == 0 and any(given.values()):
+                p, terms, iv = _given_fact(data, given)
+                s.amend({p: [(terms, iv)]}, new)
+                given[p] = without_holes(given[p], {terms: [iv]})
+            elif op == 1:
+                s.update(add=new)
+            else:
+                return
+        except DataError as e:
+            assert "older than the stream keeps" in str(e) and reach_back < 10**6, e
+            return
+        given.setdefault(pred, []).extend(new[pred])
+
+    stream_windowed(data, case, reach_back, amend_or_add)
+
+
+def test_amend_gives_only_the_net_change():
+    """An amend is one correction: answers that hold before and after it
+    are not retracted and given again."""
+    s = chronolog.Stream("p(X) :- <->[0,3] signal(X).", reach_back=10)
+    s.push("signal(a)@1")
+    s.advance(6)
+    assert [str(f) for f in s] == ["p(a)@[1,4]"]
+    s.amend("signal(a)@1", "signal(a)@2")  # the reading was at 2, not 1
+    assert [str(f) for f in s] == ["-p(a)@[1,2)", "p(a)@(4,5]"]
+
+
+def test_late_fact_without_corrections_is_refused():
+    s = chronolog.Stream(PROGRAM)
+    s.push("signal(a)@1")
+    s.advance(3)
+    s.update(add="signal(b)@3.5")  # not closed yet: taken as a plain fact
+    with pytest.raises(DataError, match=r"cannot add signal\(b\)@\[2,2\] as a correction: the stream is closed up to 3 \(inclusive\)"):
+        s.update(add="signal(b)@2")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[3.5,5.5]", "q(b)@[3.5,3.5]"]
 
 
 PROGRAM = "p(X) :- <->[0,2] signal(X).\nq(X) :- signal(X), not r(X).\n"
@@ -245,9 +348,31 @@ def test_correction_older_than_the_window_is_refused():
 
 
 def test_corrections_after_restore():
-    """A restored stream corrects what came after its snapshot, and refuses
-    to reach into the input before it (which the snapshot does not keep)."""
+    """A restored stream keeps the snapshot's correction log: it corrects
+    input from before the snapshot too (as a key's stream in Spark must,
+    across micro-batches), and what came out of both streams, with the
+    retractions applied, is the model of the facts left."""
     s = chronolog.Stream(PROGRAM, reach_back=100)
+    s.push("signal(a)@1")
+    s.advance(2)
+    emitted = list(s)
+    t = chronolog.Stream(PROGRAM, reach_back=100).restore(pickle.loads(pickle.dumps(s.snapshot())))
+    t.push("signal(b)@4")
+    t.advance(5)
+    assert [str(f) for f in t] == ["p(a)@(2,3]", "p(b)@[4,5]", "q(b)@[4,4]"]
+    t.retract("signal(b)@4")
+    assert [str(f) for f in t] == ["-p(b)@[4,5]", "-q(b)@[4,4]"]
+    t.retract("signal(a)@1")  # before the snapshot
+    t.close()
+    emitted += list(t)
+    assert "-q(a)@[1,1]" in [str(f) for f in emitted]
+    assert applied(emitted, False) == from_scratch(PROGRAM, {}, ["p", "q"], (POS_INF, False)) == {}
+
+
+def test_corrections_after_restore_of_a_snapshot_without_log():
+    """A snapshot taken with corrections off keeps no log: the restored
+    stream corrects what came after it and refuses input before it."""
+    s = chronolog.Stream(PROGRAM)
     s.push("signal(a)@1")
     s.advance(2)
     list(s)
@@ -284,6 +409,41 @@ def test_cli_correction_too_old_names_the_line(tmp_path):
                        input="signal(a)@1\nsignal(b)@40\n-signal(a)@1\n", capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "-p(a)@[1,3]", "-q(a)@[1,1]", "p(b)@[40,42]", "q(b)@[40,40]"]
+
+
+def test_cli_amend_lines():
+    """A run of correction lines is one correction: ``-old`` and ``+new``
+    (an amend) print only the net change, as Stream.amend gives it, and
+    ``+`` adds a fact that came late; with the retractions applied, the
+    output is the model of the facts left (reasoning from scratch)."""
+    lines = "signal(a)@1\nsignal(b)@4\nsignal(c)@6\n-signal(b)@4\n+signal(b)@5\nsignal(d)@7\n+signal(e)@2\n"
+    out = io.StringIO()
+    cli_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", False, out, reach_back=10)
+    printed = out.getvalue().splitlines()
+    assert printed[:7] == [
+        "p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6)", "q(b)@[4,4]",
+        "-p(b)@[4,5)", "-q(b)@[4,4]", "q(b)@[5,5]",  # the amend: p(b) on [5,6) stays, never retracted
+    ]
+    # (answers of one step with the same start and predicate come in any order)
+    assert sorted(printed[7:10]) == ["p(b)@[6,7)", "p(c)@[6,7)", "q(c)@[6,6]"]
+    assert printed[10:12] == ["p(e)@[2,4]", "q(e)@[2,2]"]  # signal(e)@2 came late
+    assert sorted(printed[12:]) == ["p(b)@[7,7]", "p(c)@[7,8]", "p(d)@[7,9]", "q(d)@[7,7]"]
+    s = chronolog.Stream(PROGRAM, reach_back=10)
+    s.push("signal(a)@1\nsignal(b)@4\nsignal(c)@6")  # (closed up to 6, not at 6: the command's steps)
+    emitted = list(s)
+    s.amend("signal(b)@4", "signal(b)@5")
+    emitted += list(s)
+    assert [str(f) for f in emitted] == printed[:7]  # Stream.amend: the same lines
+    facts = {"signal": [((c,), (t, t, True, True)) for c, t in [("a", 1), ("b", 5), ("c", 6), ("d", 7), ("e", 2)]]}
+    printed = [chronolog.StreamFact(*_parsed(x[1:] if x[0] == "-" else x), retracted=x[0] == "-") for x in printed]
+    assert applied(printed, False) == from_scratch(PROGRAM, facts, ["p", "q"], (POS_INF, False))
+
+
+def _parsed(text):
+    from chronolog.language.facts import read_fact_rows
+
+    ((pred, rows),) = read_fact_rows([text], "<out>").items()
+    return pred, *rows[0]
 
 
 def test_refused_where_corrections_do_not_apply():
@@ -349,3 +509,56 @@ def test_cli_corrections_off_names_the_line(tmp_path):
     out = io.StringIO()  # a correction of a fact not processed yet (r has none processed) needs no log
     cli_stream(PROGRAM, io.StringIO("signal(a)@1\nsignal(b)@4\nr(b)@4\n-r(b)@4\n"), "<stdin>", "vadalog", False, out)
     assert out.getvalue().splitlines() == ["p(a)@[1,3]", "q(a)@[1,1]", "p(b)@[4,6]", "q(b)@[4,4]"]
+
+
+@pytest.mark.parametrize("bad", ["10", -1, float("nan"), True, None.__class__])
+def test_reach_back_must_be_a_length_of_time(bad):
+    with pytest.raises(chronolog.ArgumentError, match=r"reach_back: expected a non-negative number of time units"):
+        chronolog.Stream(PROGRAM, reach_back=bad)
+
+
+class _GroupState:
+    """What Spark's GroupState gives a key's step: its saved tuple, if any."""
+
+    def __init__(self):
+        self.value = None
+
+    @property
+    def exists(self):
+        return self.value is not None
+
+    @property
+    def get(self):
+        return self.value
+
+    def update(self, value):
+        self.value = value
+
+
+def test_keyed_step_keeps_each_keys_log_bounded_and_a_too_old_correction_is_late():
+    """The step Spark runs per key and micro-batch (its state a pickled
+    snapshot): the key's correction log lives in the state, stays bounded by
+    ``reach_back`` as batches go by, and a correction older than it comes
+    out as a late row, changing nothing."""
+    import pandas as pd
+
+    from chronolog.connectors.spark_keyed_stream import LATE, KeyedRunner, keys_of, make_step
+
+    runner = KeyedRunner(PROGRAM, "unused-ckpt", "unused-out", keys_of(PROGRAM), stream=chronolog.Stream, reach_back=3)
+    step, state = make_step(runner.job), _GroupState()
+
+    def batch(*lines):
+        (frame,) = step(("a",), [pd.DataFrame({"fact": list(lines)})], state)
+        return list(frame.itertuples(index=False))
+
+    kept = []  # (checkpoints, logged steps) in the key's state after each batch
+    for t in range(1, 40):
+        batch(f"signal(a)@{t}")
+        cps = pickle.loads(state.get[0])["corrections"]["checkpoints"]
+        kept.append((len(cps), sum(len(cp[4]) for cp in cps)))
+    steps = [n for _, n in kept]
+    assert max(c for c, _ in kept) <= 3 and max(steps[20:]) <= max(steps[:20]) <= 8  # by reach_back, not the stream's length
+    out = batch("signal(a)@40", "-signal(a)@38", "+signal(a)@38.5")  # within reach: an amend
+    assert [r.fact for r in out if r.retracted] == ["-q(a)@[38,38]"]
+    late = batch("signal(a)@41", "-signal(a)@2")
+    assert [(r.pred, r.fact) for r in late if r.pred == LATE] == [(LATE, "-signal(a)@2")]

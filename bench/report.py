@@ -193,6 +193,10 @@ def _startup(out, rows):
         ra += "; with preload(background=True) " + ", ".join(f"{v['background']['ratio']:.1f}x" for v in r["calls"].values())
         ra += ", the script to its first answer " + ", ".join(
             f"{v['background']['to_first_answer'] / v['cold']['to_first_answer']:.2f}x" for v in r["calls"].values()) + " cold's"
+        if all("imported" in v for v in r["calls"].values()):
+            ra += "; with its imports done before (cold minus import time, " + ", ".join(
+                f"{v['imported']['libraries_s']:.2f} s" for v in r["calls"].values()) + ") " + ", ".join(
+                f"{v['imported']['ratio']:.1f}x" for v in r["calls"].values())
     return Figures(ch, pe, ra, ok=not run["heavy_imports"])
 
 

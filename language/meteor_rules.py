@@ -30,6 +30,7 @@ __all__ = ["read_rule"]
 
 _OPS = {"Diamondminus": "<->", "Diamondplus": "<+>", "Boxminus": "[-]", "Boxplus": "[+]"}
 _BOXES = ("[-]", "[+]")
+_DEEPEST = 32  # operators nested in one line (lark's recursion gives out somewhere in the hundreds)
 
 
 class _Unread(Exception):
@@ -43,10 +44,18 @@ def _terminals() -> dict:
 class _Line:
     """One line, read left to right; ``i`` is the position in it."""
 
-    __slots__ = ("text", "i", "lineno", "source", "variable", "seen")
+    __slots__ = ("text", "i", "lineno", "source", "variable", "seen", "depth")
 
     def __init__(self, text, lineno, source, variable, seen):
         self.text, self.i, self.lineno, self.source, self.variable, self.seen = text, 0, lineno, source, variable, seen
+        self.depth = 0  # operators nested so far
+
+    def deeper(self) -> None:
+        """One more nested operator; deep nesting goes to lark, which reads
+        it or says it is nested too deeply, as it did."""
+        self.depth += 1
+        if self.depth > _DEEPEST:
+            raise _Unread
 
     def skip(self) -> None:
         i = self.i
@@ -83,6 +92,7 @@ class _Line:
         m = _OP(self.text, at)
         if m is not None:
             self.i = m.end()
+            self.deeper()
             name, window = self.window(m.group())
             if name not in _BOXES:
                 raise _Unread  # (lark's transformer explains why a diamond head is refused)
@@ -111,6 +121,7 @@ class _Line:
         if m is None:
             return left
         self.i = m.end()
+        self.deeper()
         window = self.bounds()
         if window[0] < 0:
             raise _Unread
@@ -125,6 +136,7 @@ class _Line:
         if m is None:
             return self.atom()
         self.i = m.end()
+        self.deeper()
         name, window = self.window(m.group())
         return ast.Temporal(name, window, self.unary(), self.pos(at))
 

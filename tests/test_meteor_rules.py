@@ -205,3 +205,11 @@ def test_random_lines_are_mostly_read_fast():
         line = f"{rng.choice(names)}(X):-{body}"
         fast = _fast(line)
         assert fast is not None and _same(fast, _lark(line)), line
+
+
+def test_deep_nesting_goes_to_lark():
+    """Operators nested beyond a few dozen levels: lark reads them or says
+    they are nested too deeply (its recursion), as before this reader."""
+    assert _fast("P(X):- " + "Diamondminus[0,1]" * 32 + "Q(X)") is not None
+    assert _fast("P(X):- " + "Diamondminus[0,1]" * 33 + "Q(X)") is None
+    assert _fast("P(X):- " + "Q(X)Since[0,1]" * 33 + "Q(X)") is None

@@ -193,7 +193,24 @@ def _startup(out, rows):
         ra += "; with preload(background=True) " + ", ".join(f"{v['background']['ratio']:.1f}x" for v in r["calls"].values())
         ra += ", the script to its first answer " + ", ".join(
             f"{v['background']['to_first_answer'] / v['cold']['to_first_answer']:.2f}x" for v in r["calls"].values()) + " cold's"
+        if all("imported" in v for v in r["calls"].values()):
+            ra += "; with its imports done before (cold minus import time, " + ", ".join(
+                f"{v['imported']['libraries_s']:.2f} s" for v in r["calls"].values()) + ") " + ", ".join(
+                f"{v['imported']['ratio']:.1f}x" for v in r["calls"].values())
     return Figures(ch, pe, ra, ok=not run["heavy_imports"])
+
+
+@bench(name="meteor_parse", args="bench/meteor_parse.py --rules 20000 --repeat 3", json=True,
+       peer="meteor-reasoner 2.0's load_program; the same lines through lark alone (same run)", target="much faster than lark (issue 37)",
+       what="20,000 MeTeoR rule lines of JWS simple_shortbreak's shape read: chronolog, lark alone, meteor-reasoner")
+def _meteor_parse(out, rows):
+    r = rows[-1]
+    c, lk, m = r["chronolog"], r["lark"], r["meteor-reasoner"]
+    us = lambda x: f"{x['us_per_rule']:.0f} us/rule"  # noqa: E731
+    return Figures(f"{_s(c['cpu'])} CPU ({us(c)})",
+                   f"meteor-reasoner {_s(m['cpu'])} ({us(m)}); lark alone {_s(lk['cpu'])} ({us(lk)})",
+                   f"{_x(m['cpu'], c['cpu'])} faster than meteor-reasoner, {_x(lk['cpu'], c['cpu'])} than lark alone (CPU; load {r['load']:.1f})",
+                   ok=r["same"] is True)
 
 
 @bench(name="executors", args="bench/executors.py bench/programs/lubm_nonrec.vada bench/data/lubm_100000_s1_t300.vada",

@@ -27,11 +27,14 @@ on three inputs of 100,000 rows: a 20-day rolling sum, mean, min and max
 over 5 series x 20,000 days from a CSV file (``@bind``;
 ``bench/timeseries.py``'s program), and the keyed sensor program of
 ``bench/spark_sensors.py`` over an Arrow table and over a pandas
-DataFrame.  Each runs two ways, in turns: ``cold`` (nothing more) and
+DataFrame.  Each runs three ways, in turns: ``cold`` (nothing more),
 ``background`` (``chronolog.preload(background=True)`` right after the
 import: the column libraries imported in a thread during the
-preparation).  Reported, medians over ``--processes``: the first call
-against the later ones, and the whole script up to the first answer.
+preparation), and ``imported`` (numpy, polars, pyarrow and chronolog's modules for
+them imported right after chronolog, timed apart: the first call without
+its imports, the part of a cold call that is not module code).
+Reported, medians over ``--processes``: the first call against the later
+ones, and the whole script up to the first answer.
 
 Children run with bytecode writing on (``PYTHONDONTWRITEBYTECODE`` unset),
 as an installed package has its ``.pyc`` files.
@@ -179,19 +182,27 @@ def prepare(kind: str, data: str):
     return sensor_frames(1000, 100, kind), sensors_call
 
 
-def worker(kind: str, data: str, calls: int, background: bool) -> dict:
-    """One process, as a script runs: ``import chronolog`` (and
-    ``chronolog.preload(background=True)``), the user's own preparation,
-    then the calls, each timed."""
+def worker(kind: str, data: str, calls: int, mode: str) -> dict:
+    """One process, as a script runs: ``import chronolog`` (and, by
+    ``mode``, ``chronolog.preload(background=True)`` or the column
+    libraries imported, timed apart), the user's own preparation, then the
+    calls, each timed."""
     t0 = time.perf_counter()
     import chronolog
 
-    if background:
+    if mode == "background":
         chronolog.preload(background=True)
+    t1 = time.perf_counter()
+    libraries = 0.0
+    if mode == "imported":  # every module a first call imports: numpy, polars, pyarrow, chronolog's for them
+        from chronolog.preload import _import_libraries
+
+        _import_libraries(modules=True)
+        libraries = time.perf_counter() - t1
     t1 = time.perf_counter()
     args, call = prepare(kind, data)
     t2 = time.perf_counter()
-    out = dict(import_s=t1 - t0, prepare_s=t2 - t1, calls=[])
+    out = dict(import_s=t1 - t0, libraries_s=libraries, prepare_s=t2 - t1, calls=[])
     for _ in range(calls):
         c, t = time.process_time(), time.perf_counter()
         call(args)
@@ -201,6 +212,7 @@ def worker(kind: str, data: str, calls: int, background: bool) -> dict:
 
 
 KINDS = ("rolling", "arrow", "pandas")
+MODES = ("cold", "background", "imported")
 
 
 def first_calls(tmp: Path, calls: int, processes: int) -> dict:
@@ -212,11 +224,11 @@ def first_calls(tmp: Path, calls: int, processes: int) -> dict:
 
     csv = tmp / "prices.csv"
     write_csv(csv, 5, 20_000)
-    runs: dict = {(k, m): [] for k in KINDS for m in ("cold", "background")}
+    runs: dict = {(k, m): [] for k in KINDS for m in MODES}
     for _ in range(processes):
         for (kind, mode), got in runs.items():
             cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, "--data", str(csv), "--calls", str(calls)]
-            cmd += ["--background"] if mode == "background" else []
+            cmd += ["--mode", mode]
             p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), cwd=ROOT)
             if p.returncode != 0:
                 raise SystemExit(f"{kind} {mode}: exit {p.returncode}\n{p.stderr}")
@@ -229,7 +241,8 @@ def first_calls(tmp: Path, calls: int, processes: int) -> dict:
         out.setdefault(kind, {})[mode] = dict(
             first=first, later=later, ratio=first / later, first_cpu=med(r["calls"][0]["cpu"] for r in rs),
             later_cpu=med(c["cpu"] for r in rs for c in r["calls"][1:]), import_s=med(r["import_s"] for r in rs),
-            prepare_s=med(r["prepare_s"] for r in rs), to_first_answer=med(r["to_first_answer"] for r in rs))
+            prepare_s=med(r["prepare_s"] for r in rs), to_first_answer=med(r["to_first_answer"] for r in rs),
+            libraries_s=med(r["libraries_s"] for r in rs))
     return out
 
 
@@ -242,10 +255,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
-    ap.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", choices=MODES, default="cold", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(worker(a.worker, a.data, a.calls, a.background)))
+        print(json.dumps(worker(a.worker, a.data, a.calls, a.mode)))
         return 0
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
@@ -265,7 +278,8 @@ def main(argv=None) -> int:
             for mode, r in by_mode.items():
                 print(f"  {k:8}{mode:11}first {r['first']:.3f} (CPU {r['first_cpu']:.3f}); later {r['later']:.3f} "
                       f"(CPU {r['later_cpu']:.3f}); first / later {r['ratio']:.2f}x; import {r['import_s']:.3f}, "
-                      f"preparation {r['prepare_s']:.3f}, to the first answer {r['to_first_answer']:.3f}")
+                      f"preparation {r['prepare_s']:.3f}, to the first answer {r['to_first_answer']:.3f}"
+                      + (f"; its imports first in {r['libraries_s']:.3f}" if mode == "imported" else ""))
     load_end = os.getloadavg()
     print(f"load average at the end {load_end[0]:.2f}")
     if a.json:

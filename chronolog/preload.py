@@ -45,13 +45,17 @@ def preload(background: bool = False):
 
 # chronolog's own modules a first large run imports (the readers of files
 # and tables, the columnar executor and every node of it: Since/Until,
-# conditions, negation, aggregates, ...; the columns' printer)
+# conditions, negation, aggregates, ...; the columns' printer; the
+# bindings, the allocators and the plan's placement: every module a first
+# call on a CSV file, an Arrow table or a pandas frame imported after these)
 MODULES = (
     "chronolog.language.vadalog", "chronolog.language.fact_columns", "chronolog.connectors.csv_columns",
     "chronolog.connectors.table_columns", "chronolog.connectors.text_out", "chronolog.frames", "chronolog.engine.arrow",
-    "chronolog.engine.columns.evaluator",
+    "chronolog.engine.columns.evaluator", "chronolog.connectors.bindings", "chronolog.connectors.paths",
+    "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
+    "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
-    "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions"))
+    "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output"))
 
 
 WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks
@@ -81,6 +85,7 @@ def _import_libraries(pyarrow: bool = True, modules: bool = False) -> None:
     and the Vadalog parser with every lexer (lark builds one per parser
     state the first time a program reaches it, ~0.3 ms each)."""
     import numpy  # noqa: F401
+    import numpy.ma  # noqa: F401  (polars imports it for its first Series of a numpy array: ~10 ms)
     import polars  # noqa: F401
 
     if pyarrow:

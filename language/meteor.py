@@ -80,6 +80,7 @@ from lark import v_args
 
 from . import ast
 from .errors import SyntaxError_
+from .meteor_rules import read_rule
 from .reader import AstBuilder, Dialect, interval_text
 from .timeline import make, parse_number
 
@@ -458,6 +459,7 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
     ``//`` are skipped.  Raises :class:`~.errors.SyntaxError_`.
     """
     prog = ast.Program(source=source)
+    seen: dict = {}  # the names and windows of the rules read so far
     for lineno, raw in enumerate(text.splitlines(), 1):
         s = raw.strip()
         if not s or _is_comment(s):
@@ -466,6 +468,11 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
             fact = _fast_fact(raw, lineno, source)
             if fact is not None:
                 prog.facts.append(fact)
+                continue
+        else:
+            rule = read_rule(raw, lineno, source, DIALECT.is_variable, seen)
+            if rule is not None:
+                prog.rules.append(rule)
                 continue
         item = _parse_line(raw, lineno, source)
         if isinstance(item, ast.Rule):

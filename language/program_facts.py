@@ -42,9 +42,11 @@ def split(data: bytes, dialect: str = "vadalog"):
 
     from .string_columns import matches, ranges
 
-    if b"_:" in data or len(data) >= 1 << 31 or data[:3] == b"\xef\xbb\xbf":
+    if len(data) >= 1 << 31 or data[:3] == b"\xef\xbb\xbf":
         return None
     buf = np.frombuffer(data, np.uint8)
+    if _holds_null_labels(buf):
+        return None
     nl = np.flatnonzero(buf == 10)
     starts = np.concatenate([[0], nl + 1]).astype(np.int32)
     ends = np.concatenate([nl, [len(buf)]]).astype(np.int32)
@@ -82,6 +84,16 @@ def split(data: bytes, dialect: str = "vadalog"):
         line = i
     out.append(b"\n" * (len(starts) - 1 - line))
     return b"".join(out).decode("utf-8"), FactText(data, starts[other], ends[other], starts, raw & fact), n
+
+
+def _holds_null_labels(buf) -> bool:
+    """Whether the bytes hold ``_:`` (a labelled null), by numpy over the
+    '_' bytes: ``bytes.find`` took 20 ms on a program of 300k facts with
+    IRIs (2 ms here), each ':' of theirs starting a comparison."""
+    import numpy as np
+
+    at = np.flatnonzero(buf[:-1] == 95)  # '_'
+    return bool((buf[at + 1] == 58).any())  # ':' after it
 
 
 class FactText:

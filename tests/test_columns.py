@@ -209,3 +209,47 @@ def test_recursive_strata_run_seminaive_on_columns():
     cols = chronolog.reason(prog + data, engine="columns")
     assert set(cols.stats["executors"].values()) == {"columns"}
     assert cols.to_text() == rows.to_text()
+
+
+_NUMBERS = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([2**62, 2**62 - 1, -(2**62), -(2**62) + 1, True, False]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.fractions(max_denominator=2**64).filter(lambda f: f.denominator != 1).map(lambda f: f * 2**40),
+    st.text(max_size=2),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(_NUMBERS, max_size=40), st.integers(0, 40))
+def test_values_arrays_hold_each_value_by_its_kind(values, grown):
+    """expressions.Values: every coded value's kind, integer, float and
+    denominator as its definition says, value by value (built whole and
+    grown in two steps)."""
+    import numpy as np
+
+    from chronolog.engine.columns.expressions import Values
+
+    class Terms:
+        pass
+
+    def expected(v):  # (kind, int, float, den): 0 other, 1 int, 2 float, 3 Fraction
+        if type(v) is float and v == v and abs(v) != float("inf"):
+            return 2, 0, v, 1
+        if type(v) is int and -(2**62) < v < 2**62:
+            return 1, v, float(v), 1
+        if type(v) is Fraction and -(2**62) < v.numerator < 2**62 and v.denominator < 2**62:
+            return 3, v.numerator, 0.0, v.denominator
+        return 0, 0, 0.0, 1
+
+    terms = Terms()
+    whole, grown_twice = Values(terms), Values(terms)
+    terms.values = values[:grown]
+    grown_twice._build()
+    terms.values = values
+    grown_twice._build()
+    whole._build()
+    for built in (whole, grown_twice):
+        got = list(zip(built.kind.tolist(), built.ints.tolist(), built.floats.tolist(), built.dens.tolist()))
+        assert got == [expected(v) for v in values]
+        assert built.kind.dtype == np.int8 and built.ints.dtype == np.int64

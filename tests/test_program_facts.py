@@ -118,3 +118,20 @@ def test_stats_count_the_lines_left_to_the_parser(tmp_path):
     # (a file with a repeating fact is read again as rows: its lines count twice)
     kernels, parser = map(int, re.search(r"(\d+) fact lines read by the kernels, (\d+) by the parser", r.stderr).groups())
     assert kernels % 3000 == 0 and parser == kernels // 3000
+
+
+@SETTINGS
+@given(st.binary(max_size=40).map(lambda b: bytes(b"_:a\n"[x % 4] for x in b)))
+def test_null_labels_found_as_bytes_search_finds_them(data):
+    """program_facts reads a program with a labelled null whole: ``_:`` found
+    by numpy as Python's own search finds it (first byte, last byte, runs)."""
+    import numpy as np
+
+    from chronolog.language.program_facts import _holds_null_labels
+
+    assert _holds_null_labels(np.frombuffer(data, np.uint8)) == (b"_:" in data)
+
+
+def test_a_program_with_a_labelled_null_is_read_whole():
+    assert split(b"p(a)@1.\np(_:n1)@2.\n") is None
+    assert split(b"p(a_b)@1.\np(c)@2._") is not None

@@ -294,6 +294,36 @@ def test_preload_in_the_background_then_reason(tmp_path):
     assert out == "True False True 97 chronolog-preload"
 
 
+def test_preload_in_the_background_imports_what_first_calls_import(tmp_path):
+    """After preload(background=True) has joined, a first call on a bound
+    CSV file, an Arrow table and a pandas frame imports none of
+    chronolog's, numpy's, polars' or pyarrow's modules (it imported 11-14,
+    numpy.ma among them, in the call: bench/startup.py)."""
+    csv = tmp_path / "prices.csv"
+    csv.write_text("series,day,value,start,end\n" + "".join(f"s{d % 3},{d},{d * 7 % 13},{d},{d + 1}\n" for d in range(300)))
+    out = _run(
+        f"""
+        import sys
+        import chronolog
+        chronolog.preload(background=True).join()
+        import pandas, pyarrow
+        table = pyarrow.table({{"c0": ["a", "b"], "c1": [1.5, 2.5], "start": [0, 1], "end": [2, 3]}})
+        frame = table.to_pandas()
+        ours = ("chronolog", "numpy", "polars", "pyarrow")
+        before = {{m for m in sys.modules if m.split(".")[0] in ours}}
+        bound = '@bind("price", "csv useHeaders=true", "{tmp_path}", "prices.csv").'
+        m = chronolog.reason("r(S, X) :- price(S, D, V), X = V * 2." + bound, engine="columns")
+        answers = [len(m.facts("r"))]
+        for given in (table, frame):
+            m = chronolog.reason("w(X) :- <->[0,1] p(X, V), V > 2.", {{"p": given}}, engine="columns")
+            answers.append(len(m.facts("w")))
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ours and m not in before), answers)
+        """,
+        tmp_path,
+    )
+    assert out == "[] [300, 1, 1]"
+
+
 def test_pandas_imported_by_the_host_while_pyarrow_is_preloaded(tmp_path):
     """The host imports pandas in its own thread while the background
     preload imports pyarrow with pandas hidden from itself: pandas objects

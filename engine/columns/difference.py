@@ -53,20 +53,26 @@ def subtract(df, holes, keys):
     m = m.filter((pl.col("hs") < pl.col("e")) & (pl.col("he") > pl.col("s")))
     if m.height == 0:
         return df
-    m = m.sort("_r", "hs")
-    m = m.with_columns(prev=pl.col("he").shift(1).over("_r"))
-    # the gap before each hole: from the previous hole's end (or the row's start)
-    before = m.select(
-        pl.exclude("s", "e", "hs", "he", "prev"),
-        pl.max_horizontal(pl.coalesce("prev", "s"), "s").alias("s"),
-        pl.col("hs").alias("e"),
-    )
-    # the gap after the last hole of each row
-    after = m.group_by("_r", maintain_order=True).agg(pl.all().last()).select(
-        pl.exclude("s", "e", "hs", "he", "prev"), pl.col("he").alias("s"), pl.col("e")
-    )
-    touched = m.select("_r").unique()
-    untouched = rows.join(touched, on="_r", how="anti")
+    if m["_r"].is_unique().all():
+        # one hole per row (holes are maximal, rows mostly short): the gaps
+        # are [s, hs) and [he, e), without ordering holes within a row
+        m = m.sort("_r")
+        before = m.select(pl.exclude("s", "e", "hs", "he"), "s", pl.col("hs").alias("e"))
+        after = m.select(pl.exclude("s", "e", "hs", "he"), pl.col("he").alias("s"), "e")
+    else:
+        m = m.sort("_r", "hs")
+        m = m.with_columns(prev=pl.col("he").shift(1).over("_r"))
+        # the gap before each hole: from the previous hole's end (or the row's start)
+        before = m.select(
+            pl.exclude("s", "e", "hs", "he", "prev"),
+            pl.max_horizontal(pl.coalesce("prev", "s"), "s").alias("s"),
+            pl.col("hs").alias("e"),
+        )
+        # the gap after the last hole of each row
+        after = m.group_by("_r", maintain_order=True).agg(pl.all().last()).select(
+            pl.exclude("s", "e", "hs", "he", "prev"), pl.col("he").alias("s"), pl.col("e")
+        )
+    untouched = rows.filter(~pl.col("_r").is_in(m["_r"].implode()))
     cols = untouched.columns
     pieces = pl.concat([untouched, before.select(cols), after.select(cols)], how="vertical_relaxed")
     return pieces.filter(pl.col("s") < pl.col("e")).drop("_r")

@@ -14,6 +14,7 @@ which give the exact value or the positioned error.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from fractions import Fraction
 
 from chronolog.language import ast
@@ -25,6 +26,7 @@ from .value_columns import is_values
 
 INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
+_KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3})  # a value's type -> its kind (0: other)
 
 
 class Values:
@@ -46,18 +48,32 @@ class Values:
         ints = np.zeros(n - n0, dtype=np.int64)
         floats = np.zeros(n - n0, dtype=np.float64)
         dens = np.ones(n - n0, dtype=np.int64)
-        kind = np.zeros(n - n0, dtype=np.int8)  # 0 other, 1 int, 2 float, 3 Fraction (numerator in ints)
-        inf = float("inf")
-        for i, v in enumerate(new):
-            t = type(v)
-            if t is float:
-                if v == v and -inf < v < inf:
-                    floats[i], kind[i] = v, 2
-            elif t is int:
-                if -_BOUND < v < _BOUND:
-                    ints[i], floats[i], kind[i] = v, v, 1
-            elif t is Fraction and -_BOUND < v.numerator < _BOUND and v.denominator < _BOUND:
-                ints[i], dens[i], kind[i] = v.numerator, v.denominator, 3
+        # 0 other, 1 int, 2 float, 3 Fraction (numerator in ints): the
+        # kinds by type, ints and floats converted by numpy, range checks
+        # on whole arrays (a loop over every value took 4 ms at 27k values)
+        kind = np.fromiter(map(_KINDS.__getitem__, map(type, new)), dtype=np.int8, count=n - n0)
+        at = np.flatnonzero(kind == 2)
+        if at.size:
+            got = np.fromiter(map(new.__getitem__, at.tolist()), dtype=np.float64, count=at.size)
+            finite = np.isfinite(got)
+            floats[at[finite]] = got[finite]
+            kind[at[~finite]] = 0
+        at = np.flatnonzero(kind == 1)
+        if at.size:
+            try:
+                got = np.fromiter(map(new.__getitem__, at.tolist()), dtype=np.int64, count=at.size)
+                small = (got > -_BOUND) & (got < _BOUND)
+            except OverflowError:  # beyond 64 bits: compared as Python ints
+                got = np.array(list(map(new.__getitem__, at.tolist())), dtype=object)
+                small = ((got > -_BOUND) & (got < _BOUND)).astype(bool)
+            ints[at[small]] = floats[at[small]] = got[small].astype(np.int64)
+            kind[at[~small]] = 0
+        for i in np.flatnonzero(kind == 3).tolist():
+            v = new[i]
+            if -_BOUND < v.numerator < _BOUND and v.denominator < _BOUND:
+                ints[i], dens[i] = v.numerator, v.denominator
+            else:
+                kind[i] = 0
         if self._n < 0:
             self.ints, self.floats, self.dens, self.kind = ints, floats, dens, kind
         else:

@@ -273,3 +273,16 @@ def test_sort_order_and_distinct_are_numpys(rows, width, huge):
     s = np.array([NEG if r[3] else r[2] for r in rows], dtype=np.int64)
     assert sort_order(cols, s).tolist() == np.lexsort((s, *reversed(cols))).tolist()
     assert distinct(s).tolist() == np.unique(s).tolist()
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.lists(st.tuples(st.tuples(keys, st.integers(-50, 50), st.integers(-50, 50)), intervals()), max_size=6))
+def test_integer_functions_run_on_columns_as_on_rows(facts):
+    """min, max, floored divisions and mod of integers through the lowering
+    shared with the Spark rounds (engine/int_arithmetic.py); a division by
+    zero is the rows' error, so the divisors here are never zero."""
+    program = """
+    h(K, V) :- p(K, A, B), V = max(A, B, 3) - min(A, -2) * 7 + floor(A / 4) - ceil(B / -3) + mod(A, -6).
+    g(K) :- p(K, A, B), min(A, B) * 2 > max(A, 0) - 20.
+    """
+    both(program, {"p": facts})

@@ -40,27 +40,29 @@ _MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch (as the engi
 def reaches(plan) -> list:
     """How far each calendar-unit grouping of ``plan`` may move a time, in
     the timeline's units (``/\\[N]`` is among the window points already)."""
-    return [lit.group.reach() for r in plan.rules for lit in getattr(r, "body", ())
-            if getattr(lit, "group", None) is not None and lit.group.unit is not None]
+    from chronolog.planner.physical import TimeGroup, rule_operator, walk
+
+    return [op.grouping.reach() for r in plan.rules for op in walk(rule_operator(r))
+            if isinstance(op, TimeGroup) and op.grouping.unit is not None]
 
 
 def group_sql(grid, grouping) -> tuple:
-    """New ``(s, e)`` codes as SQL of the old ones."""
-    lo, hi = "shiftright(s, 1)", "shiftright(e, 1)"
-    if grouping.unit in ("months", "years"):
-        months = grouping.count * (12 if grouping.unit == "years" else 1)
-        start = _month_micros(_month_index(lo, months))
-        idx = _month_index(hi, months)
-        at_start, after = f"{_month_micros(idx)} = {hi}", _month_micros(f"{idx} + {months}")
-    else:
+    """New ``(s, e)`` codes as SQL of the old ones (periods of one length:
+    engine/interval_shift.periods, written once with the columns)."""
+    if grouping.unit not in ("months", "years"):
+        from chronolog.engine.exprs import to_sql
+        from chronolog.engine.interval_shift import periods
+
         if grouping.unit is None:
             n, off = grid.unit(grouping.count), 0
         else:
             n, off = grouping.count * _FIXED[grouping.unit] * 10**6, (_MONDAY * 10**6 if grouping.unit == "weeks" else 0)
-        n, off = int64(n), int64(off)
-        start = f"({lo} - pmod({lo} - {off}, {n}))"
-        at_start = f"pmod({hi} - {off}, {n}) = 0"
-        after = f"({hi} - pmod({hi} - {off}, {n}) + {n})"
+        return tuple(to_sql(x, int64, None) for x in periods(n, off))
+    lo, hi = "shiftright(s, 1)", "shiftright(e, 1)"
+    months = grouping.count * (12 if grouping.unit == "years" else 1)
+    start = _month_micros(_month_index(lo, months))
+    idx = _month_index(hi, months)
+    at_start, after = f"{_month_micros(idx)} = {hi}", _month_micros(f"{idx} + {months}")
     s2 = f"CASE WHEN s = {int64(NEG)} THEN s ELSE 2 * {start} END"
     # an open end (e even) at a period's start stays; else the next period's start
     e2 = f"CASE WHEN e = {int64(POS)} THEN e WHEN {at_start} AND (e & 1) = 0 THEN e ELSE 2 * {after} END"

@@ -1,12 +1,13 @@
 """GroupNode: a time grouping (``/\\[months] p(X)``, language/time_grouping.py)
 on the interval codes.
 
-Two ways, one answer.  On a day timeline (the usual one for daily series)
-days, weeks, months and years are numpy's proleptic Gregorian calendar
-(``datetime64[D]`` -> ``[M]``/``[Y]``), and ``/\\[N]`` is a floor division
-of the units: no Python per row.  Otherwise the rows' own
-:class:`Grouping` (calendar-correct, exact) is called once per distinct
-interval end.  Both are tested against the rows (tests/test_columns_kernels.py)."""
+Three ways, one answer.  Periods of one length (``/\\[N]``, and days and
+weeks on a day timeline) are engine/interval_shift.periods, the lowering
+the Spark rounds share; on a day timeline months and years are numpy's
+proleptic Gregorian calendar (``datetime64[D]`` -> ``[M]``/``[Y]``): no
+Python per row.  Otherwise the rows' own :class:`Grouping` (calendar-correct,
+exact) is called once per distinct interval end.  All are tested against
+the rows (tests/test_columns_kernels.py)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,16 @@ class GroupNode(ColumnMapNode):
         import numpy as np
         import polars as pl
 
+        fixed = _fixed(self.group, self.scale)
+        if fixed is not None:  # periods of one length: the lowering shared with the Spark rounds
+            from ..exprs import with_values
+            from ..interval_shift import periods
+
+            s2, e2 = periods(*fixed)
+            return with_values(df, {"s": s2, "e": e2})[0]
         s = df["s"].to_numpy()
         e = df["e"].to_numpy()
-        fast = _periods(self.group, self.scale)
+        fast = _months(self.group, self.scale)
         if fast is not None:
             got = _vectorised(s, e, *fast)
             if got is not None:
@@ -53,27 +61,34 @@ class GroupNode(ColumnMapNode):
         return df.with_columns(pl.Series("s", ns[inv_s.reshape(-1)]), pl.Series("e", ne[inv_e.reshape(-1)]))
 
 
-def _periods(g, scale):
-    """``(start, after)``: vectorised functions on time units, or None."""
-    import numpy as np
-
+def _fixed(g, scale):
+    """``(n, off)``: periods of ``n`` time units from ``off`` (``/\\[N]``, and
+    days and weeks on a day timeline), or None."""
     if g.unit is None:
         n = g.count * scale.scale
-        if getattr(n, "denominator", 1) != 1:
-            return None
-        n = int(n)
-        return (lambda u: np.floor_divide(u, n) * n), (lambda st: st + n)
-    cal = g.calendar
-    if scale.scale != 1 or cal is None or cal.unit_seconds != 86400 or g.unit not in ("days", "weeks", "months", "years"):
-        return None
+        return (int(n), 0) if getattr(n, "denominator", 1) == 1 else None
+    if g.unit in ("days", "weeks") and _day_timeline(g, scale):
+        n = int(g.count)
+        return (n, 0) if g.unit == "days" else (7 * n, 4)  # 1970-01-05 is a Monday
+    return None
+
+
+def _day_timeline(g, scale) -> bool:
+    """Whether time units are the days since 1970-01-01 (one unit a day)."""
     import datetime
 
-    if cal.point(datetime.datetime(1970, 1, 1)) != 0:
+    cal = g.calendar
+    return scale.scale == 1 and cal is not None and cal.unit_seconds == 86400 and cal.point(datetime.datetime(1970, 1, 1)) == 0
+
+
+def _months(g, scale):
+    """``(start, after)``: numpy functions on days for months and years on a
+    day timeline, or None."""
+    import numpy as np
+
+    if g.unit not in ("months", "years") or not _day_timeline(g, scale):
         return None
     n = int(g.count)
-    if g.unit in ("days", "weeks"):
-        size, off = (n, 0) if g.unit == "days" else (7 * n, 4)  # 1970-01-05 is a Monday
-        return (lambda u: np.floor_divide(u - off, size) * size + off), (lambda st: st + size)
     per = 1 if g.unit == "months" else 12
 
     def start(u):
@@ -97,11 +112,10 @@ def _vectorised(s, e, start, after):
 
     fs, fe = s != NEG, e != POS
     lo_u, hi_u = s >> 1, e >> 1
-    rng = getattr(start, "range", None)
-    if rng is not None:
-        pts = np.concatenate([lo_u[fs], hi_u[fe]])
-        if pts.size and (pts.min() < rng[0] or pts.max() >= rng[1] - 400):
-            return None
+    rng = start.range
+    pts = np.concatenate([lo_u[fs], hi_u[fe]])
+    if pts.size and (pts.min() < rng[0] or pts.max() >= rng[1] - 400):
+        return None
     ns = np.where(fs, 2 * start(np.where(fs, lo_u, 0)), NEG)
     st = start(np.where(fe, hi_u, 0))
     keep = (st == hi_u) & ((e & 1) == 0)  # an open end exactly at a period's start

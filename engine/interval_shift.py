@@ -1,0 +1,65 @@
+"""A temporal shift (every diamond, a head box), a box (``[-]``/``[+]``)
+and a time grouping into periods of one length (``/\\[N]``, days, weeks)
+on interval codes, written once for the columnar executor and the Spark
+rounds (engine/exprs.py emits each).
+
+On the doubled grid (columns/encoding.py, spark_rounds/grid.py) an end's
+time in grid units is ``floor(code / 2)`` and its low bit says open or
+closed; ±∞ are the sentinels ``NEG``/``POS``, the same on both backends.
+A finite result beyond ``limit`` is refused (the columns' Fallback; the
+rounds pass None: their inputs' bounds keep every sum far inside).
+"""
+
+from __future__ import annotations
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .exprs import call, checked, col, lit, when
+
+NEG, POS = -(2**62), 2**62
+
+
+def _end(code, sentinel, moved, limit, why):
+    """``moved`` where ``code`` is finite (checked within ``limit``), else the sentinel."""
+    out = when(code.eq(sentinel), sentinel, moved)
+    if limit is None:
+        return out
+    return checked(out, code.ne(sentinel).both(moved.le(-limit).either(moved.ge(limit))), why)
+
+
+def shift(w, limit=None) -> tuple:
+    """``(s, e)``: ``<a,b>`` becomes ``<a+d1, b+d2>`` (the window ``w`` in
+    grid units); an end is closed when both are."""
+    d1, d2, c1, c2 = w
+    s, e = col("s"), col("e")
+    why = "a time point outside 64-bit codes"
+    s2 = lit(NEG) if d1 == NEG_INF else _end(s, NEG, (s.half() + d1) * 2 + (s & 1 if c1 else lit(1)), limit, why)
+    e2 = lit(POS) if d2 == POS_INF else _end(e, POS, (e.half() + d2) * 2 + (e & 1 if c2 else lit(0)), limit, why)
+    return s2, e2
+
+
+def box(w, limit=None) -> tuple:
+    """``(s, e)``: ``<a,b>`` becomes ``<a-w1, b-w2>``; an end is open only
+    when the operand's end is open and the window's end closed.  An
+    infinite window end keeps only operands unbounded on that side (the
+    other sentinel: empty, dropped)."""
+    w1, w2, c1, c2 = w
+    s, e = col("s"), col("e")
+    why = "a time point outside 64-bit codes"
+    s2 = when(s.eq(NEG), NEG, POS) if w1 == NEG_INF else _end(s, NEG, (s.half() - w1) * 2 + (s & 1 if c1 else lit(0)), limit, why)
+    e2 = when(e.eq(POS), POS, NEG) if w2 == POS_INF else _end(e, POS, (e.half() - w2) * 2 + (e & 1 if c2 else lit(1)), limit, why)
+    return s2, e2
+
+
+def periods(n: int, off: int) -> tuple:
+    """``(s, e)`` of a grouping into periods of ``n`` grid units starting at
+    ``off`` plus multiples of ``n`` (language/time_grouping.py): the start
+    floors to its period's start (closed), the end rises to the next
+    period's start (open) unless it is an open end at a period's start
+    already; an unbounded end stays."""
+    s, e = col("s"), col("e")
+    lo, hi = s.half(), e.half()
+    s2 = when(s.eq(NEG), NEG, (lo - call("mod", lo - off, n)) * 2)
+    at_start = call("mod", hi - off, n).eq(0).both((e & 1).eq(0))
+    e2 = when(e.eq(POS), POS, when(at_start, e, (hi - call("mod", hi - off, n) + n) * 2))
+    return s2, e2

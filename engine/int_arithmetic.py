@@ -73,6 +73,8 @@ def _call(e, sub):
     if name == "abs" and len(args) == 1:
         x = sub(args[0])
         return checked(call("abs", x), x.lt(MIN_LONG + 1), f"{e} overflows 64-bit integers")
+    if name in ("min", "max") and len(args) == 1:
+        return sub(args[0])  # (Spark's least and greatest need two)
     if name in ("min", "max") and args:
         return call("least" if name == "min" else "greatest", *(sub(a) for a in args))
     raise NotInteger(f"{e}")

@@ -83,8 +83,8 @@ def test_floored_quotients_of_integers_run_in_the_rounds(spark):
     integers (engine/int_arithmetic.py, shared with the columns), so a
     quotient that is not whole stays in the rounds, with Python's signs."""
     prog = """
-    q(X, F) :- e(X, Y, A), F = floor(A / 4) + ceil(A / -3) * 10 + mod(A, -3) * 100 + mod(-A, 4) * 1000.
-    r(X) :- e(X, Y, A), floor(A / 4) > ceil(A / 3) - 3.
+    q(X, F) :- e(X, Y, A), e(Y, Z, B), F = floor(A / 4) + ceil(B / -3) * 10 + mod(A, -3) * 100 + mod(0 - B, 4) * 1000.
+    r(X) :- e(X, Y, A), e(Y, Z, B), floor(A / 4) > ceil(B / 3) - 3.
     """
     check(spark, prog, {"e": ints()})
 

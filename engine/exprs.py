@@ -105,8 +105,11 @@ def when(cond: Expr, then, otherwise) -> Expr:
 
 
 def call(name: str, *args) -> Expr:
-    """A function both backends have under these names: ``abs``, ``least``,
-    ``greatest``, ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``)."""
+    """A function of both backends: ``abs``, ``least``, ``greatest``,
+    ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``),
+    ``month_index`` (of a day since 1970: ``year * 12 + month - 1``, the
+    proleptic Gregorian calendar of both) and ``month_start`` (the day
+    since 1970 a month index starts)."""
     return Expr(name, tuple(wrap(a) for a in args))
 
 
@@ -164,6 +167,11 @@ def to_polars(e: Expr, checks: list):
         return xs[0].abs()
     if op in ("least", "greatest"):
         return (pl.min_horizontal if op == "least" else pl.max_horizontal)(*xs)
+    if op == "month_index":
+        day = pl.from_epoch(xs[0], time_unit="d")
+        return day.dt.year().cast(pl.Int64) * 12 + day.dt.month().cast(pl.Int64) - 1
+    if op == "month_start":
+        return pl.date(xs[0] // 12, xs[0] % 12 + 1, 1).cast(pl.Int64)
     if op == "and":
         return xs[0] & xs[1]
     if op == "or":
@@ -220,4 +228,9 @@ def to_sql(e: Expr, literal, stop) -> str:
         return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({xs[1]} < 0) THEN {r} + {xs[1]} ELSE {r} END)"
     if op in ("abs", "least", "greatest"):
         return f"{op}({', '.join(xs)})"
+    if op == "month_index":
+        day = f"date_from_unix_date(CAST({xs[0]} AS INT))"
+        return f"(year({day}) * 12 + month({day}) - 1)"
+    if op == "month_start":
+        return f"CAST(unix_date(make_date(CAST(({xs[0]}) div 12 AS INT), CAST(pmod({xs[0]}, 12) + 1 AS INT), 1)) AS BIGINT)"
     return f"({xs[0]} {_SQL_OPS[op]} {xs[1]})"

@@ -1,6 +1,6 @@
 """A temporal shift (every diamond, a head box), a box (``[-]``/``[+]``)
-and a time grouping into periods of one length (``/\\[N]``, days, weeks)
-on interval codes, written once for the columnar executor and the Spark
+and a time grouping (``/\\[N]``, ``/\\[2 weeks]``, ``/\\[3 months]``) on
+interval codes, written once for the columnar executor and the Spark
 rounds (engine/exprs.py emits each).
 
 On the doubled grid (columns/encoding.py, spark_rounds/grid.py) an end's
@@ -51,15 +51,48 @@ def box(w, limit=None) -> tuple:
     return s2, e2
 
 
+def _grouped(start, at_start, after, safe=None) -> tuple:
+    """``(s, e)`` of a grouping (language/time_grouping.py): the start floors to
+    its period's start (closed), the end rises to the next period's start
+    (open) unless it is an open end at a period's start already; an
+    unbounded end stays.  ``start(u)``, ``at_start(u)`` and ``after(u)`` of
+    a time ``u`` in grid units; ``safe(code, sentinel)``: the time the
+    functions read (Polars computes every branch of a ``when``)."""
+    s, e = col("s"), col("e")
+    lo, hi = (safe(s, NEG), safe(e, POS)) if safe else (s.half(), e.half())
+    s2 = when(s.eq(NEG), NEG, start(lo) * 2)
+    e2 = when(e.eq(POS), POS, when(at_start(hi).both((e & 1).eq(0)), e, after(hi) * 2))
+    return s2, e2
+
+
 def periods(n: int, off: int) -> tuple:
     """``(s, e)`` of a grouping into periods of ``n`` grid units starting at
-    ``off`` plus multiples of ``n`` (language/time_grouping.py): the start
-    floors to its period's start (closed), the end rises to the next
-    period's start (open) unless it is an open end at a period's start
-    already; an unbounded end stays."""
-    s, e = col("s"), col("e")
-    lo, hi = s.half(), e.half()
-    s2 = when(s.eq(NEG), NEG, (lo - call("mod", lo - off, n)) * 2)
-    at_start = call("mod", hi - off, n).eq(0).both((e & 1).eq(0))
-    e2 = when(e.eq(POS), POS, when(at_start, e, (hi - call("mod", hi - off, n) + n) * 2))
-    return s2, e2
+    ``off`` plus multiples of ``n`` (:func:`_grouped`)."""
+    floor = lambda u: u - call("mod", u - off, n)  # noqa: E731
+    return _grouped(floor, lambda u: call("mod", u - off, n).eq(0), lambda u: floor(u) + n)
+
+
+def months(count: int, per_day: int, days=None) -> tuple:
+    """``(s, e)`` of a grouping into periods of ``count`` months (12 a year;
+    aligned on month indexes divisible by it: January of a year divisible
+    by N for N years, as the engine's), the grid's time ``per_day`` units a
+    day since 1970.  ``days``: the days the calendar functions may read,
+    a finite end outside refused (the rounds' inputs stay inside: None)."""
+    def first_day(index):
+        return call("month_start", index) * per_day
+
+    def index(u):
+        i = call("month_index", call("floordiv", u, per_day))
+        return i - call("mod", i, count)
+
+    def outside(code, sentinel):
+        day = call("floordiv", code.half(), per_day)
+        return code.ne(sentinel).both(day.lt(days[0]).either(day.ge(days[1])))
+
+    safe = None if days is None else (lambda code, sentinel: when(outside(code, sentinel).either(code.eq(sentinel)), 0, code.half()))
+    s2, e2 = _grouped(lambda u: first_day(index(u)), lambda u: first_day(index(u)).eq(u),
+                      lambda u: first_day(index(u) + count), safe)
+    if days is None:
+        return s2, e2
+    why = "a time beyond the years the calendar functions cover"
+    return checked(s2, outside(col("s"), NEG), why), checked(e2, outside(col("e"), POS), why)

@@ -122,6 +122,18 @@ def test_calendar_time_grouping_matches_the_rows(facts, unit):
     both(program, {"p": [((k, i, v), (_day(d), _day(d + n + 1), True, False)) for i, (k, d, n, v) in enumerate(facts)]})
 
 
+def test_calendar_grouping_at_the_ends_of_pythons_dates_matches_the_rows():
+    """Months and years near year 1 and year 9999: the shared lowering
+    refuses what Python's dates may not hold, and the rows' Grouping
+    answers those ends on columns too."""
+    import datetime
+
+    far = [((k, 1), (d, d + datetime.timedelta(days=40), True, False))
+           for k, d in (("x", datetime.date(1, 1, 3)), ("y", datetime.date(9998, 11, 20)), ("x", datetime.date(2024, 2, 27)))]
+    for unit in ("months", "years", "2 months"):
+        both(f'@timeGranularity("days"). m(K, X) :- /\\[{unit}] p(K, V), X = sum(V).', {"p": far})
+
+
 def _day(n):
     import datetime
 

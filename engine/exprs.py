@@ -184,17 +184,15 @@ def to_polars(e: Expr, checks: list):
 
 def with_values(df, named: dict) -> tuple:
     """``(df with the columns of named {name: Expr}, None)``, or ``(None,
-    why)`` when a check refuses a row.  One lazy pass: Polars computes an
-    expression shared by a value and its check once."""
+    why)`` when a check refuses a row."""
     checks: list = []
     values = [to_polars(x, checks).alias(name) for name, x in named.items()]
-    flags = [f"$refused{i}" for i in range(len(checks))]
-    out = df.lazy().with_columns(*values, *(bad.any().alias(f) for f, (bad, _) in zip(flags, checks))).collect()
-    if out.height:
-        for f, (_, why) in zip(flags, checks):
-            if out[f][0]:
+    if checks and df.height:
+        hits = df.select(*(bad.any().alias(f"c{i}") for i, (bad, _) in enumerate(checks))).row(0)
+        for hit, (_, why) in zip(hits, checks):
+            if hit:
                 return None, why
-    return out.drop(flags), None
+    return df.with_columns(*values), None
 
 
 # ------------------------------------------------------------------ Spark SQL

@@ -115,10 +115,11 @@ def call(name: str, *args) -> Expr:
 
 def exact(op: str, a, b, why: str) -> Expr:
     """``a op b`` (``+ - *``) of 64-bit integers, refused where the exact
-    result does not fit: on Polars beyond :data:`POLARS_BOUND` (the ints the
-    columns' Values hold; the test on the float result, whose error is far
-    below the margin to 2^63, so the int64 result never wraps), in Spark
-    beyond 64 bits (``try_add``/``try_subtract``/``try_multiply``: null)."""
+    result may not fit: on Polars where the operands' largest magnitudes
+    could reach :data:`POLARS_BOUND` (the ints the columns' Values hold;
+    ``max|a| + max|b|``, ``max|a| * max|b|`` in floats, far below 2^63, so the
+    int64 result never wraps), in Spark beyond 64 bits per row
+    (``try_add``/``try_subtract``/``try_multiply``: null)."""
     return Expr("exact", (op, wrap(a), wrap(b), why))
 
 
@@ -148,11 +149,10 @@ def to_polars(e: Expr, checks: list):
     if op == "check":
         checks.append((to_polars(a[1], checks), a[2]))
         return to_polars(a[0], checks)
-    if op == "exact":
+    if op == "exact":  # refused by the operands' largest magnitudes (one reduction each, as numpy did)
         x, y = (to_polars(v, checks) for v in a[1:3])
-        fx, fy = x.cast(pl.Float64), y.cast(pl.Float64)
-        approx = {"+": fx + fy, "-": fx - fy, "*": fx * fy}[a[0]]
-        checks.append((approx.abs() >= _NEAR_BOUND, a[3]))
+        mx, my = (v.abs().max().cast(pl.Float64) for v in (x, y))
+        checks.append(((mx * my if a[0] == "*" else mx + my) >= _NEAR_BOUND, a[3]))
         return {"+": x + y, "-": x - y, "*": x * y}[a[0]]
     xs = [to_polars(x, checks) for x in a]
     if op == "when":
@@ -184,11 +184,12 @@ def to_polars(e: Expr, checks: list):
 
 def with_values(df, named: dict) -> tuple:
     """``(df with the columns of named {name: Expr}, None)``, or ``(None,
-    why)`` when a check refuses a row."""
+    why)`` when a check refuses a row.  The checks first, in one lazy query
+    (Polars computes an expression several checks share once)."""
     checks: list = []
     values = [to_polars(x, checks).alias(name) for name, x in named.items()]
     if checks and df.height:
-        hits = df.select(*(bad.any().alias(f"c{i}") for i, (bad, _) in enumerate(checks))).row(0)
+        hits = df.lazy().select(*(bad.any().alias(f"c{i}") for i, (bad, _) in enumerate(checks))).collect().row(0)
         for hit, (_, why) in zip(hits, checks):
             if hit:
                 return None, why

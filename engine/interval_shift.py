@@ -5,9 +5,9 @@ rounds (engine/exprs.py emits each).
 
 On the doubled grid (columns/encoding.py, spark_rounds/grid.py) an end's
 time in grid units is ``floor(code / 2)`` and its low bit says open or
-closed; ±∞ are the sentinels ``NEG``/``POS``, the same on both backends.
-A finite result beyond ``limit`` is refused (the columns' Fallback; the
-rounds pass None: their inputs' bounds keep every sum far inside).
+closed; ±∞ are the sentinels ``NEG``/``POS``, the same on both backends.  A finite end moved beyond the codes a backend
+allows is its own check (the columns' Fallback beyond ``LIMIT``; the
+rounds' inputs are bounded so that every sum stays far inside).
 """
 
 from __future__ import annotations
@@ -19,35 +19,30 @@ from .exprs import call, checked, col, lit, when
 NEG, POS = -(2**62), 2**62
 
 
-def _end(code, sentinel, moved, limit, why):
-    """``moved`` where ``code`` is finite (checked within ``limit``), else the sentinel."""
-    out = when(code.eq(sentinel), sentinel, moved)
-    if limit is None:
-        return out
-    return checked(out, code.ne(sentinel).both(moved.le(-limit).either(moved.ge(limit))), why)
+def _end(code, sentinel, moved):
+    """``moved`` where ``code`` is finite, else the sentinel."""
+    return when(code.eq(sentinel), sentinel, moved)
 
 
-def shift(w, limit=None) -> tuple:
+def shift(w) -> tuple:
     """``(s, e)``: ``<a,b>`` becomes ``<a+d1, b+d2>`` (the window ``w`` in
     grid units); an end is closed when both are."""
     d1, d2, c1, c2 = w
     s, e = col("s"), col("e")
-    why = "a time point outside 64-bit codes"
-    s2 = lit(NEG) if d1 == NEG_INF else _end(s, NEG, (s.half() + d1) * 2 + (s & 1 if c1 else lit(1)), limit, why)
-    e2 = lit(POS) if d2 == POS_INF else _end(e, POS, (e.half() + d2) * 2 + (e & 1 if c2 else lit(0)), limit, why)
+    s2 = lit(NEG) if d1 == NEG_INF else _end(s, NEG, (s.half() + d1) * 2 + (s & 1 if c1 else lit(1)))
+    e2 = lit(POS) if d2 == POS_INF else _end(e, POS, (e.half() + d2) * 2 + (e & 1 if c2 else lit(0)))
     return s2, e2
 
 
-def box(w, limit=None) -> tuple:
+def box(w) -> tuple:
     """``(s, e)``: ``<a,b>`` becomes ``<a-w1, b-w2>``; an end is open only
     when the operand's end is open and the window's end closed.  An
     infinite window end keeps only operands unbounded on that side (the
     other sentinel: empty, dropped)."""
     w1, w2, c1, c2 = w
     s, e = col("s"), col("e")
-    why = "a time point outside 64-bit codes"
-    s2 = when(s.eq(NEG), NEG, POS) if w1 == NEG_INF else _end(s, NEG, (s.half() - w1) * 2 + (s & 1 if c1 else lit(0)), limit, why)
-    e2 = when(e.eq(POS), POS, NEG) if w2 == POS_INF else _end(e, POS, (e.half() - w2) * 2 + (e & 1 if c2 else lit(1)), limit, why)
+    s2 = when(s.eq(NEG), NEG, POS) if w1 == NEG_INF else _end(s, NEG, (s.half() - w1) * 2 + (s & 1 if c1 else lit(0)))
+    e2 = when(e.eq(POS), POS, NEG) if w2 == POS_INF else _end(e, POS, (e.half() - w2) * 2 + (e & 1 if c2 else lit(1)))
     return s2, e2
 
 

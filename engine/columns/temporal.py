@@ -10,19 +10,22 @@ from chronolog.language.timeline import format_interval
 
 from ..interval_shift import box, shift
 from .base import ColumnMapNode
-from .encoding import LIMIT, Fallback
+from .encoding import LIMIT, POS, Fallback
 
 
 def moved(df, transform, w):
     """``df`` with its ``s``, ``e`` moved by ``transform`` (interval_shift.shift
-    or box) of the window ``w`` in grid units; Fallback where a code leaves
-    ``(-LIMIT, LIMIT)``."""
-    from ..exprs import with_values
+    or box) of the window ``w`` in grid units; Fallback where a finite end
+    leaves ``(-LIMIT, LIMIT)`` (a finite end never reaches a sentinel)."""
+    import polars as pl
 
-    s2, e2 = transform(w, LIMIT)
-    out, why = with_values(df, {"s": s2, "e": e2})
-    if why is not None:
-        raise Fallback(why)
+    from ..exprs import to_polars
+
+    s2, e2 = (to_polars(x, []) for x in transform(w))
+    out = df.with_columns(s2.alias("s"), e2.alias("e"))
+    far = [(pl.col(c).abs() >= LIMIT) & (pl.col(c).abs() != POS) for c in ("s", "e")]
+    if out.height and out.select(pl.any_horizontal(far).any()).item():
+        raise Fallback("a time point outside 64-bit codes")
     return out
 
 

@@ -17,7 +17,7 @@ Polars: the numpy kernels (the code before, as on the columns then),
 the tree emitted as Polars expressions, narwhals over Polars.  ``--spark``
 (local[2]): the tree emitted as SQL text, and narwhals over PySpark; their
 optimized plans are compared (expression ids masked) and a ``count`` of
-each timed.  Prints the median time per side and whether every side gives
+each timed.  Prints the best time of ``--repeat`` per side and whether every side gives
 the same values.
 """
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import time
 
 BOUND = 2**62  # the columns' integers (expressions.Values)
@@ -146,7 +145,7 @@ def timed(f, repeat: int) -> tuple:
         t = time.perf_counter()
         out = f()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+    return min(times), out  # the least disturbed run: the machine is shared
 
 
 def plan(sdf) -> str:
@@ -165,7 +164,7 @@ def main() -> None:
 
     import polars as pl
 
-    print(f"load {os.getloadavg()[0]:.1f}, rows {a.rows:,}, median of {a.repeat}")
+    print(f"load {os.getloadavg()[0]:.1f}, rows {a.rows:,}, best of {a.repeat}")
     x, y, s, e = inputs(a.rows)
     df = pl.DataFrame({"X": x, "Y": y})
     iv = pl.DataFrame({"s": s, "e": e})

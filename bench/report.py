@@ -497,6 +497,7 @@ TOOLS = {
     "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
     "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
+    "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
 }
 
 

@@ -71,14 +71,15 @@ def test_intersection_is_max_start_min_end(a, b):
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(intervals(), max_size=6), windows(), st.booleans())
 def test_shift_and_box_kernels_match_the_rows(ivs, w, past):
-    from chronolog.engine.columns.temporal import apply, box_codes, shift_codes
+    from chronolog.engine.columns.temporal import apply
+    from chronolog.engine.interval_shift import box, shift
 
     ivs = tl.coalesce(ivs)  # boxes read maximal intervals
     sw = tl.diamond_window(past, w)
     bw = tl.box_window(past, w)
-    got = back(apply(frame(ivs), shift_codes, SCALE.window(sw)))
+    got = back(apply(frame(ivs), shift, SCALE.window(sw)))
     assert got == [r for iv in ivs if (r := tl.shift(iv, sw)) is not None]
-    got = back(apply(frame(ivs), box_codes, SCALE.window(bw)))
+    got = back(apply(frame(ivs), box, SCALE.window(bw)))
     assert got == [r for iv in ivs if (r := tl.box(iv, bw)) is not None]
 
 

@@ -122,6 +122,18 @@ def test_calendar_time_grouping_matches_the_rows(facts, unit):
     both(program, {"p": [((k, i, v), (_day(d), _day(d + n + 1), True, False)) for i, (k, d, n, v) in enumerate(facts)]})
 
 
+def test_calendar_grouping_at_the_ends_of_pythons_dates_matches_the_rows():
+    """Months and years near year 1 and year 9999: the shared lowering
+    refuses what Python's dates may not hold, and the rows' Grouping
+    answers those ends on columns too."""
+    import datetime
+
+    far = [((k, 1), (d, d + datetime.timedelta(days=40), True, False))
+           for k, d in (("x", datetime.date(1, 1, 3)), ("y", datetime.date(9998, 11, 20)), ("x", datetime.date(2024, 2, 27)))]
+    for unit in ("months", "years", "2 months"):
+        both(f'@timeGranularity("days"). m(K, X) :- /\\[{unit}] p(K, V), X = sum(V).', {"p": far})
+
+
 def _day(n):
     import datetime
 
@@ -273,3 +285,16 @@ def test_sort_order_and_distinct_are_numpys(rows, width, huge):
     s = np.array([NEG if r[3] else r[2] for r in rows], dtype=np.int64)
     assert sort_order(cols, s).tolist() == np.lexsort((s, *reversed(cols))).tolist()
     assert distinct(s).tolist() == np.unique(s).tolist()
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.lists(st.tuples(st.tuples(keys, st.integers(-50, 50), st.integers(-50, 50)), intervals()), max_size=6))
+def test_integer_functions_run_on_columns_as_on_rows(facts):
+    """min, max, floored divisions and mod of integers through the lowering
+    shared with the Spark rounds (engine/int_arithmetic.py); a division by
+    zero is the rows' error, so the divisors here are never zero."""
+    program = """
+    h(K, V) :- p(K, A, B), V = max(A, B, 3) - min(A, -2) * 7 + floor(A / 4) - ceil(B / -3) + mod(A, -6).
+    g(K) :- p(K, A, B), min(A, B) * 2 > max(A, 0) - 20.
+    """
+    both(program, {"p": facts})

@@ -78,6 +78,17 @@ def fallback(spark, prog, table, match):
         assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
 
 
+def test_floored_quotients_of_integers_run_in_the_rounds(spark):
+    """``floor(A / B)`` and ``ceil(A / B)`` are floored divisions of
+    integers (engine/int_arithmetic.py, shared with the columns), so a
+    quotient that is not whole stays in the rounds, with Python's signs."""
+    prog = """
+    q(X, F) :- e(X, Y, A), e(Y, Z, B), F = floor(A / 4) + ceil(B / -3) * 10 + mod(A, -3) * 100 + mod(0 - B, 4) * 1000.
+    r(X) :- e(X, Y, A), e(Y, Z, B), floor(A / 4) > ceil(B / 3) - 3.
+    """
+    check(spark, prog, {"e": ints()})
+
+
 def test_a_quotient_that_is_not_whole_goes_to_one_task(spark):
     """The engine's 7 / 2 is the rational 7/2: no bigint holds it, so the
     row stops the rounds and the engine computes it."""

@@ -53,6 +53,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chronolog.language import ast
+from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
 from .arithmetic import expr_class, stop_sql
@@ -89,7 +90,7 @@ def literals(rule) -> tuple:
     assignments (:func:`lowered`) and the literals after the aggregate:
     where the run's constants are (their decimals choose its number type,
     entry.py; its strings the dictionary, string_codes.py)."""
-    if not hasattr(rule, "aggregates"):
+    if not isinstance(ph.rule_operator(rule), ph.Aggregate):
         return tuple(rule.body)
     return lowered(rule)[0] + tuple(rule.after)
 

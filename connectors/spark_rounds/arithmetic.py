@@ -41,6 +41,9 @@ from __future__ import annotations
 
 import re
 
+from chronolog.engine import int_arithmetic
+from chronolog.engine.exprs import col, exact, to_sql
+from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 from chronolog.planner.ir import Condition
@@ -52,7 +55,6 @@ from .sql import Stmt, hex_string, raised
 LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
-MIN_LONG = "(-9223372036854775807L - 1L)"  # (the literal of -2^63 itself does not parse)
 
 
 def constants(lit):
@@ -160,10 +162,22 @@ class Arithmetic:
             return varcols[e.name], varcls.get(e.name)
         if isinstance(e, ast.Const):
             return self.types.const(e.value), value_class(e.value)
+        operands: dict = {}  # each operand's (SQL, class), computed once
+
+        def operand(x):
+            if id(x) not in operands:
+                operands[id(x)] = self.sql(x, varcols, varcls, rule)
+            return operands[id(x)]
+
+        if self.scale is None and not (isinstance(e, ast.Call) and e.name == "round"):
+            try:  # 64-bit integers: the lowering shared with the columns
+                return self.integers(e, lambda x: _number(x, operand(x))), NUM
+            except NotInteger:
+                pass
         if isinstance(e, ast.BinOp):
-            args = [self.sql(x, varcols, varcls, rule) for x in (e.left, e.right)]
+            args = [operand(x) for x in (e.left, e.right)]
         else:  # (round's digits are a constant: round_digits)
-            args = [self.sql(x, varcols, varcls, rule) for x in e.args[:1 if e.name == "round" else None]]
+            args = [operand(x) for x in e.args[:1 if e.name == "round" else None]]
         text = str(e)
         if any(c != NUM for _, c in args) or (isinstance(e, ast.Call) and e.name not in FUNCTIONS):
             return self.functions.call(e, args, text, rule)  # strings, floats (functions.py)
@@ -174,14 +188,14 @@ class Arithmetic:
             return self.round(xs[0], round_digits(e), text), NUM
         return self.call(e.name, xs, text, rule), NUM
 
+    def integers(self, e, sub) -> str:
+        """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the
+        lowering shared with the columns), ``sub(x)`` each operand's Expr."""
+        return to_sql(int_arithmetic.node(e, sub, whole=True), self.types.const, stop_sql)
+
     def binop(self, op: str, a: str, b: str, text: str, rule) -> str:
         if self.scale is None:  # bigint
-            if op == "/":
-                bad = f"{b} = 0 OR try_mod({a}, {b}) <> 0 OR ({a} = {MIN_LONG} AND {b} = -1)"
-                return self.checked(f"({a} div {b})", bad, f"{text} is not a whole number (or divides by zero)")
-            f = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]
-            r = f"{f}({a}, {b})"
-            return self.present(r, f"{text} overflows 64-bit integers")
+            return to_sql(exact(op, col(a), col(b), f"{text} overflows 64-bit integers"), self.types.const, stop_sql)
         s = self.scale
         big = f"{text} needs more digits than decimal(38, {s})"
         if op in ("+", "-"):
@@ -207,18 +221,15 @@ class Arithmetic:
         num = self.num
         if name in ("min", "max"):
             return extremum(name, xs)
-        x = xs[0]
+        x = xs[0]  # (decimals: 64-bit integers take the shared lowering, integers())
         if name == "abs":
-            if self.scale is None:
-                return self.checked(f"abs({x})", f"{x} = {MIN_LONG}", f"{text} overflows 64-bit integers")
             return f"abs({x})"
         if name in ("floor", "ceil"):
             r = f"try_cast({name}({x}) AS {num})"
             return self.present(r, f"{text} needs more digits than {num}")
         y = xs[1]  # mod: the remainder with the divisor's sign (Python's %)
         r = self.checked(f"try_mod({x}, {y})", f"{y} = 0", f"{text} by zero")
-        fix = f"{r} + {y}" if self.scale is None else f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})"
-        return python_sign(r, y, fix)
+        return python_sign(r, y, f"CAST({self.fits(r, 37, text)} + {self.fits(y, 37, text)} AS {num})")
 
     def round(self, x: str, d: int, text: str) -> str:
         """``round(x, d)``, half to even as Python's exact rounding:
@@ -245,6 +256,14 @@ class Arithmetic:
         # a filter that reads the value: Spark keeps (and checks) it even when nothing else does
         return q.add(f"SELECT * FROM (SELECT *, {value} AS {col} FROM {src}) AS a WHERE {col} IS NOT NULL",
                      q.cols[src] + [col])
+
+
+def _number(x, operand: tuple):
+    """An operand ``(SQL, class)`` as an Expr of the shared lowering, when it is a number."""
+    sql, c = operand
+    if c != NUM:
+        raise NotInteger(f"{x}")
+    return col(sql)
 
 
 def too_large(n: int, e, rule) -> NotRelational:

@@ -26,6 +26,7 @@ from chronolog.language import ast
 from chronolog.language.timeline import decimal_places
 from chronolog.planner.ir import Assign, NegScan, Scan
 from chronolog.planner.normalize import TOP
+from chronolog.planner.physical import Aggregate, CaptureTime, WrapInterval, rule_operator
 
 from .fragment import NotRelational
 
@@ -122,10 +123,12 @@ def infer_classes(plan, given: dict) -> dict:
             raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
         return False
 
+    operators = {id(r): rule_operator(r) for r in plan.rules}  # what kind each rule is (planner/physical.py)
     changed = True
     while changed:
         changed = False
         for r in plan.rules:
+            op = operators[id(r)]
             env = {}
             for lit in r.body:
                 if not isinstance(lit, Scan) or lit.pred == TOP:
@@ -137,7 +140,7 @@ def infer_classes(plan, given: dict) -> dict:
                         if env.get(t.name, c) != c:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}", r)
                         env[t.name] = c
-            if hasattr(r, "inner_terms"):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
+            if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             _assigned(r.body, env)
             for lit in r.body:  # a negated atom's variables meet its columns in a join too (rules.difference)
@@ -146,13 +149,14 @@ def infer_classes(plan, given: dict) -> dict:
                     c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
                     if None not in (c, have) and c != have:
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
-            for v, a in getattr(r, "aggregates", ()):  # a number, or min/max's strings (aggregate.py)
+            if isinstance(op, Aggregate):
                 from .aggregate import result_class
 
-                c = result_class(a, env)
-                if c is not None:
-                    env[v] = c
-            _assigned(getattr(r, "after", ()), env)  # assignments on the aggregates' results
+                for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
+                    c = result_class(a, env)
+                    if c is not None:
+                        env[v] = c
+                _assigned(r.after, env)  # assignments on the aggregates' results
             for i, t in enumerate(r.head_terms):
                 c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
                 if c is not None:

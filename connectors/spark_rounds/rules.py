@@ -12,6 +12,7 @@ them).  The driver's counts of the relations choose the join strategies.
 
 from __future__ import annotations
 
+from chronolog.engine.interval_shift import box, shift
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
@@ -19,7 +20,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from .arithmetic import Arithmetic, inlined_size
 from .classes import BOOL, FLOAT, NUM, SET, value_class
 from .fragment import NotRelational
-from .sql import Stmt, box_sql, coalesce_sql, int64, shift_sql, term_columns, with_codes
+from .sql import Stmt, coalesce_sql, int64, moved_sql, term_columns, with_codes
 
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
 # Joins against a relation partitioned on the join column read it in place
@@ -70,9 +71,9 @@ class RuleSql:
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
-            name = with_codes(q, name, *box_sql(self.grid.window_units(lit.box)))
+            name = with_codes(q, name, *moved_sql(box, self.grid.window_units(lit.box)))
         if getattr(lit, "shift", None) is not None:
-            name = with_codes(q, name, *shift_sql(self.grid.window_units(lit.shift)))
+            name = with_codes(q, name, *moved_sql(shift, self.grid.window_units(lit.shift)))
         if getattr(lit, "group", None) is not None:  # time grouping, applied last (grouping.py)
             from .grouping import group_sql
 
@@ -223,7 +224,7 @@ class RuleSql:
         head box, clipped to the horizon, terms cast to the head's types
         (also the last step of aggregation and Since/Until rules)."""
         if rule.head_shift is not None:
-            df = with_codes(q, df, *shift_sql(self.grid.window_units(rule.head_shift)))
+            df = with_codes(q, df, *moved_sql(shift, self.grid.window_units(rule.head_shift)))
         df = self.clip(q, df, rule)
         cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []

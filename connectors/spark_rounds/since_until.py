@@ -30,11 +30,12 @@ on a bounded stretch of the grid the rounds end (should they not, past
 
 from __future__ import annotations
 
+from chronolog.engine.interval_shift import shift
 from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .grid import POS
-from .sql import Stmt, coalesce_sql, int64, shift_sql, with_codes
+from .sql import Stmt, coalesce_sql, int64, moved_sql, with_codes
 
 
 def _neg(x):
@@ -67,7 +68,7 @@ def since_step(rules, q: Stmt, rule):
     j = q.add(f"SELECT * FROM {j} WHERE s < e", q.cols[j])
     r1, r2, c1, c2 = rule.window
     offset = rule.window if rule.op == "S" else (_neg(r2), _neg(r1), c2, c1)
-    j = with_codes(q, j, *shift_sql(rules.grid.window_units(offset)))
+    j = with_codes(q, j, *moved_sql(shift, rules.grid.window_units(offset)))
     df = with_codes(q, j, "greatest(s, cs)", "least(e, ce)")
     df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
     return rules.head(q, df, rule, varcols)

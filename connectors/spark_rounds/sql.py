@@ -10,14 +10,13 @@ plan is the one the DataFrames made.
 
 Here: :class:`Stmt`, literals, and the operators every part of a rule or a
 merge uses on a relation's ``s``, ``e`` codes (grid.py): coalescing to
-maximal intervals, new codes, the diamond's shift and the box.
+maximal intervals, new codes, the diamond's shift and the box (their
+lowering shared with the columns: engine/interval_shift.py).
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-
-from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .grid import NEG, POS
 
@@ -120,26 +119,9 @@ def with_codes(q: Stmt, src: str, s: str, e: str) -> str:
     return q.add(f"SELECT * FROM {a} WHERE s < e", keep + ["s", "e"])
 
 
-def shift_sql(w) -> tuple:
-    """``<a,b>`` becomes ``<a+d1, b+d2>``; an end is closed when both are (the
-    columnar executor's shift_codes, as SQL on the codes)."""
-    d1, d2, c1, c2 = w
-    s2 = int64(NEG) if d1 == NEG_INF else (
-        f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) + {int64(d1)}) + ((s & 1) | {0 if c1 else 1}) END")
-    e2 = int64(POS) if d2 == POS_INF else (
-        f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) + {int64(d2)}) + ((e & 1) & {1 if c2 else 0}) END")
-    return s2, e2
+def moved_sql(transform, w) -> tuple:
+    """The SQL of ``s``, ``e`` moved by ``transform`` (engine/interval_shift.py's
+    shift or box, written once with the columnar executor) of the window ``w``."""
+    from chronolog.engine.exprs import to_sql
 
-
-def box_sql(w) -> tuple:
-    """``<a,b>`` becomes ``<a-w1, b-w2>`` (box_codes of the columnar executor)."""
-    w1, w2, c1, c2 = w
-    if w1 == NEG_INF:
-        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE {int64(POS)} END"
-    else:
-        s2 = f"CASE WHEN s = {int64(NEG)} THEN {int64(NEG)} ELSE 2 * (shiftright(s, 1) - {int64(w1)}) + ((s & 1) & {1 if c1 else 0}) END"
-    if w2 == POS_INF:
-        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE {int64(NEG)} END"
-    else:
-        e2 = f"CASE WHEN e = {int64(POS)} THEN {int64(POS)} ELSE 2 * (shiftright(e, 1) - {int64(w2)}) + ((e & 1) | {0 if c2 else 1}) END"
-    return s2, e2
+    return tuple(to_sql(x, int64, None) for x in transform(w))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.planner.ir import Assign, Condition, Scan
+from chronolog.planner.physical import Aggregate, rule_operator
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .aggregate import EXTREMES, literals
@@ -79,7 +80,8 @@ def orders_strings(plan, classes: dict) -> bool:
         for lit in r.body:
             if isinstance(lit, Assign):  # Z = W of a string W is a string too
                 env.setdefault(lit.var, expr_class(lit.expr, env))
-        for _, a in getattr(r, "aggregates", ()):
+        op = rule_operator(r)
+        for _, a in op.aggregates if isinstance(op, Aggregate) else ():
             if (a.func in EXTREMES or a.func == "munion") and expr_class(a.expr, env) == STR:  # (a set prints its strings)
                 return True
         for lit in r.body:

@@ -2,8 +2,9 @@
 
 A term column holds Dictionary codes (encoding.py); :class:`Values` turns
 codes into numpy numbers.  Only what numpy computes exactly as Python does is
-vectorised: 64-bit integers with ``+ - *`` (bounds checked before, so
-nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
+vectorised: 64-bit integers with ``+ - *``, ``mod`` and floored
+division (engine/int_arithmetic.py, the lowering the Spark rounds share:
+checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
 floats (IEEE arithmetic is the same in numpy and Python).  Anything else --
 a string in arithmetic, ints mixed with floats in one column, an exact
@@ -175,12 +176,23 @@ class Values:
         return self.terms.code_all(py, distinct=True)
 
 
-def _check_int(arr):
-    import numpy as np
+_A, _B = ast.Var("a0"), ast.Var("a1")
 
-    if arr.size and int(np.abs(arr).max()) >= _BOUND:
-        raise Fallback("an integer beyond 64 bits")
-    return arr
+
+def integers(e, *arrays):
+    """``e`` of the integer arrays (its variables ``a0``, ``a1``, ... in
+    order): the lowering shared with the Spark rounds
+    (engine/int_arithmetic.py) on Polars; Fallback where it refuses a row."""
+    import polars as pl
+
+    from ..exprs import col, with_values
+    from ..int_arithmetic import lower
+
+    frame = pl.DataFrame({f"a{i}": a for i, a in enumerate(arrays)})
+    out, why = with_values(frame, {"r": lower(e, col)})
+    if why is not None:
+        raise Fallback(why)
+    return out["r"].to_numpy()
 
 
 def _pair(kind, a):
@@ -228,10 +240,7 @@ def evaluate(expr, df, values):
                 return INT, r[0]  # a whole quotient of integers: an int, as the rows'
             return EXACT, r
         if lk == rk == INT:
-            big = float(np.abs(a).max(initial=0)), float(np.abs(b).max(initial=0))
-            if (op == "*" and big[0] * big[1] >= _BOUND) or big[0] + big[1] >= _BOUND:
-                raise Fallback("an integer result beyond 64 bits")
-            return INT, _check_int(a * b if op == "*" else (a + b if op == "+" else a - b))
+            return INT, integers(ast.BinOp(op, _A, _B), a, b)
         if lk != rk and (np.any(np.abs(a if lk == INT else b) > 2**53)):
             raise Fallback("an integer beyond a float's exact range met a float")
         a, b = a.astype(np.float64), b.astype(np.float64)
@@ -250,8 +259,9 @@ def evaluate(expr, df, values):
 
 
 def _call(expr, df, values):
-    """floor, ceil, abs, float and mod where numpy gives Python's exact answer:
-    ``floor(A / B)`` of integers is a floor division (no Fraction between)."""
+    """floor, ceil, abs, float, min, max and mod where numpy (or the shared
+    integer lowering) gives Python's exact answer: ``floor(A / B)`` of
+    integers is a floor division (no Fraction between)."""
     import numpy as np
 
     name, args = expr.name, expr.args
@@ -261,9 +271,7 @@ def _call(expr, df, values):
             lk, x = evaluate(a.left, df, values)
             rk, y = evaluate(a.right, df, values)
             if lk == rk == INT:
-                if np.any(y == 0):
-                    raise Fallback("a division by zero")
-                return INT, (np.floor_divide(x, y) if name == "floor" else -np.floor_divide(-x, y))
+                return INT, integers(ast.Call(name, (ast.BinOp("/", _A, _B),)), x, y)
         kind, x = evaluate(a, df, values)
         if kind == INT:
             return INT, x
@@ -288,11 +296,15 @@ def _call(expr, df, values):
         if kind == EXACT and np.all(np.abs(x[0]) <= 2**53) and np.all(x[1] <= 2**53):
             # both exact as floats, so one IEEE division rounds n/d once, as Python's float(Fraction)
             return FLOAT, x[0].astype(np.float64) / x[1].astype(np.float64)
+    if name in ("min", "max") and args:
+        got = [evaluate(a, df, values) for a in args]
+        if all(k == INT for k, _ in got):
+            return INT, integers(ast.Call(name, tuple(ast.Var(f"a{i}") for i in range(len(got)))), *(x for _, x in got))
     if name == "mod" and len(args) == 2:
         lk, x = evaluate(args[0], df, values)
         rk, y = evaluate(args[1], df, values)
-        if lk == rk == INT and not np.any(y == 0):
-            return INT, np.mod(x, y)  # floored, the sign of the divisor: Python's %
+        if lk == rk == INT:
+            return INT, integers(ast.Call("mod", (_A, _B)), x, y)
     raise Fallback(f"{expr} is not vectorised")
 
 

@@ -8,7 +8,8 @@ from chronolog.language import ast
 
 from .base import ColumnMapNode
 from .scan import var_column
-from .temporal import apply, shift_codes
+from ..interval_shift import shift
+from .temporal import apply
 
 
 class OutputNode(ColumnMapNode):
@@ -27,7 +28,7 @@ class OutputNode(ColumnMapNode):
         import polars as pl
 
         if self.shift_u is not None:
-            df = apply(df, shift_codes, self.shift_u)
+            df = apply(df, shift, self.shift_u)
         if self.horizon is not None:
             hs, he = self.horizon
             df = df.with_columns(pl.col("s").clip(lower_bound=hs), pl.col("e").clip(upper_bound=he)).filter(

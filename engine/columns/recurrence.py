@@ -108,7 +108,7 @@ class _Group:
 
     def __init__(self, step, ev):
         d1, d2, c1, c2 = ev._scale.window(step.past.shift)
-        # temporal.shift_codes' terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
+        # interval_shift.shift's terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
         self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
         past = [t.name for t in step.past.terms]
         frame = _driver_frame(step, ev)
@@ -298,7 +298,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             entry = g.index.get(g.key_of(atom))
             if entry is None:
                 continue
-            # the shift of temporal.shift_codes, on one interval
+            # the shift of interval_shift.shift, on one interval
             d1, open1, d2, closed2 = g.shift
             s2 = NEG if s == NEG else (s & -2) + d1 + ((s & 1) | open1)
             e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)

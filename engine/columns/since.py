@@ -13,7 +13,8 @@ from chronolog.language.timeline import format_interval
 
 from .base import ColumnMapNode, drain
 from .encoding import NEG, POS
-from .temporal import shift_codes
+from ..interval_shift import shift
+from .temporal import moved
 from .value_columns import match_kinds
 
 
@@ -65,7 +66,6 @@ class SinceNode(ColumnMapNode):
         j = j.filter(pl.col("s") < pl.col("e"))
         if j.height == 0:
             return None
-        s2, e2 = shift_codes(j["s"].to_numpy(), j["e"].to_numpy(), self.offset)
-        j = j.with_columns(pl.Series("s", s2), pl.Series("e", e2))
+        j = moved(j, shift, self.offset)
         j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
         return j.filter(pl.col("s") < pl.col("e")).drop("cs", "ce")

@@ -1,76 +1,41 @@
 """TemporalNode: a box and/or a shift (every diamond) on the interval codes,
 element-wise (the rows' timeline.box and timeline.shift, on the doubled
-grid of encoding.py).  A box needs maximal intervals: its input is a scan of
-a stored, coalesced relation, as in the row executor."""
+grid of encoding.py), as Polars expressions of engine/interval_shift.py,
+the lowering the Spark rounds share.  A box needs maximal intervals: its
+input is a scan of a stored, coalesced relation, as in the row executor."""
 
 from __future__ import annotations
 
-from chronolog.language.timeline import NEG_INF, POS_INF, format_interval
+from chronolog.language.timeline import format_interval
 
+from ..interval_shift import box, shift
 from .base import ColumnMapNode
-from .encoding import LIMIT, NEG, POS, Fallback
+from .encoding import LIMIT, POS, Fallback
 
 
-def _finite(x, mask):
-    import numpy as np
+def moved(df, transform, w):
+    """``df`` with its ``s``, ``e`` moved by ``transform`` (interval_shift.shift
+    or box) of the window ``w`` in grid units; Fallback where a finite end
+    leaves ``(-LIMIT, LIMIT)`` (a finite end never reaches a sentinel)."""
+    import polars as pl
 
-    if np.any((x[mask] <= -LIMIT) | (x[mask] >= LIMIT)):
+    from ..exprs import to_polars
+
+    s2, e2 = (to_polars(x, []) for x in transform(w))
+    out = df.with_columns(s2.alias("s"), e2.alias("e"))
+    far = [(pl.col(c).abs() >= LIMIT) & (pl.col(c).abs() != POS) for c in ("s", "e")]
+    if out.height and out.select(pl.any_horizontal(far).any()).item():
         raise Fallback("a time point outside 64-bit codes")
-    return x
+    return out
 
 
-def shift_codes(s, e, w):
-    """``<a,b>`` becomes ``<a+d1, b+d2>``; an end is closed when both are."""
-    import numpy as np
-
-    d1, d2, c1, c2 = w
-    if d1 == NEG_INF:
-        s2 = np.full_like(s, NEG)
-    else:
-        fin = s != NEG
-        s2 = np.where(fin, 2 * ((s >> 1) + d1) + ((s & 1) | (0 if c1 else 1)), NEG)
-        _finite(s2, fin)
-    if d2 == POS_INF:
-        e2 = np.full_like(e, POS)
-    else:
-        fin = e != POS
-        e2 = np.where(fin, 2 * ((e >> 1) + d2) + ((e & 1) & (1 if c2 else 0)), POS)
-        _finite(e2, fin)
-    return s2, e2
-
-
-def box_codes(s, e, w):
-    """``<a,b>`` becomes ``<a-w1, b-w2>``; an end is open only when the
-    operand's end is open and the window's end closed.  An infinite window
-    end keeps only operands unbounded on that side."""
-    import numpy as np
-
-    w1, w2, c1, c2 = w
-    if w1 == NEG_INF:
-        s2 = np.where(s == NEG, NEG, POS)  # POS: empty, dropped below
-    else:
-        fin = s != NEG
-        s2 = np.where(fin, 2 * ((s >> 1) - w1) + ((s & 1) & (1 if c1 else 0)), NEG)
-        _finite(s2, fin)
-    if w2 == POS_INF:
-        e2 = np.where(e == POS, POS, NEG)
-    else:
-        fin = e != POS
-        e2 = np.where(fin, 2 * ((e >> 1) - w2) + ((e & 1) | (0 if c2 else 1)), POS)
-        _finite(e2, fin)
-    return s2, e2
-
-
-def apply(df, fn, w):
-    """``df`` with its ``s``, ``e`` transformed by ``fn`` and empty rows dropped."""
+def apply(df, transform, w):
+    """``df`` moved by ``transform`` (:func:`moved`), empty rows dropped."""
     import polars as pl
 
     if df.height == 0:
         return df
-    s2, e2 = fn(df["s"].to_numpy(), df["e"].to_numpy(), w)
-    keep = s2 < e2
-    df = df.with_columns(pl.Series("s", s2), pl.Series("e", e2))
-    return df if keep.all() else df.filter(pl.Series(keep))
+    return moved(df, transform, w).filter(pl.col("s") < pl.col("e"))
 
 
 class TemporalNode(ColumnMapNode):
@@ -90,7 +55,7 @@ class TemporalNode(ColumnMapNode):
 
     def process(self, df):
         if self.box_u is not None:
-            df = apply(df, box_codes, self.box_u)
+            df = apply(df, box, self.box_u)
         if self.shift_u is not None:
-            df = apply(df, shift_codes, self.shift_u)
+            df = apply(df, shift, self.shift_u)
         return df if df.height else None

@@ -1,0 +1,235 @@
+"""One lowering of column expressions, emitted as Polars expressions (the
+columnar executor) or as Spark SQL text (the Spark rounds).
+
+An operator's meaning on columns -- a temporal shift of interval codes,
+checked integer arithmetic, a comparison -- is written once as a small
+tree of :class:`Expr`; :func:`to_polars` and :func:`to_sql` turn it into
+each backend's expression.  A :func:`checked` value carries the test that
+refuses a row (an overflow, a division by zero): on Polars the tests are
+collected and a true one raises ``Fallback`` (the stratum runs on rows), in
+Spark the row stops the run (``raise_error``, then one task).
+
+Our own interface rather than narwhals or Ibis: both emit the same Polars
+expressions and Spark plans, but PySpark Column objects cost py4j round
+trips per call (the rounds write SQL text for that reason: spark_rounds/
+sql.py), narwhals has no ``raise_error`` or try-arithmetic, and the tree
+below is about a hundred lines (docs/design.md, "One lowering for both
+backends", has the figures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# the binary operators and their SQL spelling ("//" and "%": floored, as
+# Python's, on both backends; ">>1": the arithmetic shift by one bit)
+_SQL_OPS = {"+": "+", "-": "-", "*": "*", "&": "&", "|": "|", "==": "=", "!=": "<>",
+            "<": "<", "<=": "<=", ">": ">", ">=": ">=", "and": "AND", "or": "OR"}
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A node: ``op`` over ``args`` (a column's name or a literal for the
+    leaves ``col``/``lit``)."""
+
+    op: str
+    args: tuple
+
+    def _bin(self, op, other):
+        return Expr(op, (self, wrap(other)))
+
+    def __add__(self, o):
+        return self._bin("+", o)
+
+    def __sub__(self, o):
+        return self._bin("-", o)
+
+    def __mul__(self, o):
+        return self._bin("*", o)
+
+    def __and__(self, o):
+        return self._bin("&", o)
+
+    def __or__(self, o):
+        return self._bin("|", o)
+
+    def eq(self, o):
+        return self._bin("==", o)
+
+    def ne(self, o):
+        return self._bin("!=", o)
+
+    def lt(self, o):
+        return self._bin("<", o)
+
+    def le(self, o):
+        return self._bin("<=", o)
+
+    def gt(self, o):
+        return self._bin(">", o)
+
+    def ge(self, o):
+        return self._bin(">=", o)
+
+    def both(self, o):
+        """Boolean and."""
+        return self._bin("and", o)
+
+    def either(self, o):
+        """Boolean or."""
+        return self._bin("or", o)
+
+    def compare(self, op: str, o):
+        """``self op o`` for a comparison written ``==``, ``<`` ... (the language's)."""
+        return self._bin(op, o)
+
+    def half(self):
+        """``floor(self / 2)``: an interval code's time in grid units."""
+        return Expr(">>1", (self,))
+
+
+def col(name: str) -> Expr:
+    return Expr("col", (name,))
+
+
+def lit(v) -> Expr:
+    return Expr("lit", (v,))
+
+
+def wrap(x) -> Expr:
+    return x if isinstance(x, Expr) else lit(x)
+
+
+def when(cond: Expr, then, otherwise) -> Expr:
+    return Expr("when", (cond, wrap(then), wrap(otherwise)))
+
+
+def call(name: str, *args) -> Expr:
+    """A function of both backends: ``abs``, ``least``, ``greatest``,
+    ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``),
+    ``month_index`` (of a day since 1970: ``year * 12 + month - 1``, the
+    proleptic Gregorian calendar of both) and ``month_start`` (the day
+    since 1970 a month index starts)."""
+    return Expr(name, tuple(wrap(a) for a in args))
+
+
+def exact(op: str, a, b, why: str) -> Expr:
+    """``a op b`` (``+ - *``) of 64-bit integers, refused where the exact
+    result may not fit: on Polars where the operands' largest magnitudes
+    could reach :data:`POLARS_BOUND` (the ints the columns' Values hold;
+    ``max|a| + max|b|``, ``max|a| * max|b|`` in floats, far below 2^63, so the
+    int64 result never wraps), in Spark beyond 64 bits per row
+    (``try_add``/``try_subtract``/``try_multiply``: null)."""
+    return Expr("exact", (op, wrap(a), wrap(b), why))
+
+
+POLARS_BOUND = 2**62
+_NEAR_BOUND = float(POLARS_BOUND) * (1 - 2**-50)  # (three roundings to float stay inside 2^-50 of the value)
+_TRY = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}
+
+
+def checked(value: Expr, bad: Expr, why: str) -> Expr:
+    """``value``, refused on a row where ``bad`` holds (see the module)."""
+    return Expr("check", (value, bad, why))
+
+
+# ------------------------------------------------------------------ Polars
+
+
+def to_polars(e: Expr, checks: list):
+    """The Polars expression of ``e``; each check's ``(bad, why)`` appended
+    to ``checks`` (:func:`with_values` evaluates them)."""
+    import polars as pl
+
+    op, a = e.op, e.args
+    if op == "col":
+        return pl.col(a[0])
+    if op == "lit":
+        return pl.lit(a[0], dtype=pl.Int64) if type(a[0]) is int else pl.lit(a[0])
+    if op == "check":
+        checks.append((to_polars(a[1], checks), a[2]))
+        return to_polars(a[0], checks)
+    if op == "exact":  # refused by the operands' largest magnitudes (one reduction each, as numpy did)
+        x, y = (to_polars(v, checks) for v in a[1:3])
+        mx, my = (v.abs().max().cast(pl.Float64) for v in (x, y))
+        checks.append(((mx * my if a[0] == "*" else mx + my) >= _NEAR_BOUND, a[3]))
+        return {"+": x + y, "-": x - y, "*": x * y}[a[0]]
+    xs = [to_polars(x, checks) for x in a]
+    if op == "when":
+        return pl.when(xs[0]).then(xs[1]).otherwise(xs[2])
+    if op == ">>1":
+        return xs[0] // 2
+    if op == "floordiv":
+        return xs[0] // xs[1]
+    if op == "mod":
+        return xs[0] % xs[1]
+    if op == "abs":
+        return xs[0].abs()
+    if op in ("least", "greatest"):
+        return (pl.min_horizontal if op == "least" else pl.max_horizontal)(*xs)
+    if op == "month_index":
+        day = pl.from_epoch(xs[0], time_unit="d")
+        return day.dt.year().cast(pl.Int64) * 12 + day.dt.month().cast(pl.Int64) - 1
+    if op == "month_start":
+        return pl.date(xs[0] // 12, xs[0] % 12 + 1, 1).cast(pl.Int64)
+    if op == "and":
+        return xs[0] & xs[1]
+    if op == "or":
+        return xs[0] | xs[1]
+    return {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+            "&": lambda x, y: x & y, "|": lambda x, y: x | y,
+            "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
+            "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op](*xs)
+
+
+def with_values(df, named: dict) -> tuple:
+    """``(df with the columns of named {name: Expr}, None)``, or ``(None,
+    why)`` when a check refuses a row.  The checks first, in one lazy query
+    (Polars computes an expression several checks share once)."""
+    checks: list = []
+    values = [to_polars(x, checks).alias(name) for name, x in named.items()]
+    if checks and df.height:
+        hits = df.lazy().select(*(bad.any().alias(f"c{i}") for i, (bad, _) in enumerate(checks))).collect().row(0)
+        for hit, (_, why) in zip(hits, checks):
+            if hit:
+                return None, why
+    return df.with_columns(*values), None
+
+
+# ------------------------------------------------------------------ Spark SQL
+
+
+def to_sql(e: Expr, literal, stop) -> str:
+    """The Spark SQL text of ``e``: ``literal(v)`` writes a constant,
+    ``stop(why)`` the SQL that stops the run on a refused row."""
+    op, a = e.op, e.args
+    if op == "col":
+        return a[0]
+    if op == "lit":
+        return literal(a[0])
+    if op == "check":
+        value, bad = to_sql(a[0], literal, stop), to_sql(a[1], literal, stop)
+        return f"(CASE WHEN {bad} THEN {stop(a[2])} ELSE {value} END)"
+    if op == "exact":
+        x, y = (to_sql(v, literal, stop) for v in a[1:3])
+        return f"coalesce({_TRY[a[0]]}({x}, {y}), {stop(a[3])})"
+    xs = [to_sql(x, literal, stop) for x in a]
+    if op == "when":
+        return f"CASE WHEN {xs[0]} THEN {xs[1]} ELSE {xs[2]} END"
+    if op == ">>1":
+        return f"shiftright({xs[0]}, 1)"
+    if op == "floordiv":  # (Spark's div truncates: floor it for a remainder of the other sign)
+        return f"({xs[0]} div {xs[1]} - CASE WHEN pmod({xs[0]}, {xs[1]}) <> 0 AND ({xs[0]} < 0) <> ({xs[1]} < 0) THEN 1 ELSE 0 END)"
+    if op == "mod" and a[1].op == "lit" and a[1].args[0] > 0:
+        return f"pmod({xs[0]}, {xs[1]})"
+    if op == "mod":  # try_mod has the dividend's sign (null for a zero divisor); Python's the divisor's
+        r = f"try_mod({xs[0]}, {xs[1]})"
+        return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({xs[1]} < 0) THEN {r} + {xs[1]} ELSE {r} END)"
+    if op in ("abs", "least", "greatest"):
+        return f"{op}({', '.join(xs)})"
+    if op == "month_index":
+        day = f"date_from_unix_date(CAST({xs[0]} AS INT))"
+        return f"(year({day}) * 12 + month({day}) - 1)"
+    if op == "month_start":
+        return f"CAST(unix_date(make_date(CAST(({xs[0]}) div 12 AS INT), CAST(pmod({xs[0]}, 12) + 1 AS INT), 1)) AS BIGINT)"
+    return f"({xs[0]} {_SQL_OPS[op]} {xs[1]})"

@@ -1,0 +1,93 @@
+"""A temporal shift (every diamond, a head box), a box (``[-]``/``[+]``)
+and a time grouping (``/\\[N]``, ``/\\[2 weeks]``, ``/\\[3 months]``) on
+interval codes, written once for the columnar executor and the Spark
+rounds (engine/exprs.py emits each).
+
+On the doubled grid (columns/encoding.py, spark_rounds/grid.py) an end's
+time in grid units is ``floor(code / 2)`` and its low bit says open or
+closed; ±∞ are the sentinels ``NEG``/``POS``, the same on both backends.  A finite end moved beyond the codes a backend
+allows is its own check (the columns' Fallback beyond ``LIMIT``; the
+rounds' inputs are bounded so that every sum stays far inside).
+"""
+
+from __future__ import annotations
+
+from chronolog.language.timeline import NEG_INF, POS_INF
+
+from .exprs import call, checked, col, lit, when
+
+NEG, POS = -(2**62), 2**62
+
+
+def _end(code, sentinel, moved):
+    """``moved`` where ``code`` is finite, else the sentinel."""
+    return when(code.eq(sentinel), sentinel, moved)
+
+
+def shift(w) -> tuple:
+    """``(s, e)``: ``<a,b>`` becomes ``<a+d1, b+d2>`` (the window ``w`` in
+    grid units); an end is closed when both are."""
+    d1, d2, c1, c2 = w
+    s, e = col("s"), col("e")
+    s2 = lit(NEG) if d1 == NEG_INF else _end(s, NEG, (s.half() + d1) * 2 + (s & 1 if c1 else lit(1)))
+    e2 = lit(POS) if d2 == POS_INF else _end(e, POS, (e.half() + d2) * 2 + (e & 1 if c2 else lit(0)))
+    return s2, e2
+
+
+def box(w) -> tuple:
+    """``(s, e)``: ``<a,b>`` becomes ``<a-w1, b-w2>``; an end is open only
+    when the operand's end is open and the window's end closed.  An
+    infinite window end keeps only operands unbounded on that side (the
+    other sentinel: empty, dropped)."""
+    w1, w2, c1, c2 = w
+    s, e = col("s"), col("e")
+    s2 = when(s.eq(NEG), NEG, POS) if w1 == NEG_INF else _end(s, NEG, (s.half() - w1) * 2 + (s & 1 if c1 else lit(0)))
+    e2 = when(e.eq(POS), POS, NEG) if w2 == POS_INF else _end(e, POS, (e.half() - w2) * 2 + (e & 1 if c2 else lit(1)))
+    return s2, e2
+
+
+def _grouped(start, at_start, after, safe=None) -> tuple:
+    """``(s, e)`` of a grouping (language/time_grouping.py): the start floors to
+    its period's start (closed), the end rises to the next period's start
+    (open) unless it is an open end at a period's start already; an
+    unbounded end stays.  ``start(u)``, ``at_start(u)`` and ``after(u)`` of
+    a time ``u`` in grid units; ``safe(code, sentinel)``: the time the
+    functions read (Polars computes every branch of a ``when``)."""
+    s, e = col("s"), col("e")
+    lo, hi = (safe(s, NEG), safe(e, POS)) if safe else (s.half(), e.half())
+    s2 = when(s.eq(NEG), NEG, start(lo) * 2)
+    e2 = when(e.eq(POS), POS, when(at_start(hi).both((e & 1).eq(0)), e, after(hi) * 2))
+    return s2, e2
+
+
+def periods(n: int, off: int) -> tuple:
+    """``(s, e)`` of a grouping into periods of ``n`` grid units starting at
+    ``off`` plus multiples of ``n`` (:func:`_grouped`)."""
+    floor = lambda u: u - call("mod", u - off, n)  # noqa: E731
+    return _grouped(floor, lambda u: call("mod", u - off, n).eq(0), lambda u: floor(u) + n)
+
+
+def months(count: int, per_day: int, days=None) -> tuple:
+    """``(s, e)`` of a grouping into periods of ``count`` months (12 a year;
+    aligned on month indexes divisible by it: January of a year divisible
+    by N for N years, as the engine's), the grid's time ``per_day`` units a
+    day since 1970.  ``days``: the days the calendar functions may read,
+    a finite end outside refused (the rounds' inputs stay inside: None)."""
+    def first_day(index):
+        return call("month_start", index) * per_day
+
+    def index(u):
+        i = call("month_index", call("floordiv", u, per_day))
+        return i - call("mod", i, count)
+
+    def outside(code, sentinel):
+        day = call("floordiv", code.half(), per_day)
+        return code.ne(sentinel).both(day.lt(days[0]).either(day.ge(days[1])))
+
+    safe = None if days is None else (lambda code, sentinel: when(outside(code, sentinel).either(code.eq(sentinel)), 0, code.half()))
+    s2, e2 = _grouped(lambda u: first_day(index(u)), lambda u: first_day(index(u)).eq(u),
+                      lambda u: first_day(index(u) + count), safe)
+    if days is None:
+        return s2, e2
+    why = "a time beyond the years the calendar functions cover"
+    return checked(s2, outside(col("s"), NEG), why), checked(e2, outside(col("e"), POS), why)

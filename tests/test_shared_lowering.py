@@ -1,0 +1,222 @@
+"""The lowering written once for both column backends (engine/exprs.py,
+int_arithmetic.py, interval_shift.py) gives the same values on Polars and
+on Spark, and those values are Python's: random integer expressions over
+random rows, random temporal shifts and boxes of random intervals (the
+rows' timeline.shift and timeline.box are the oracle)."""
+
+from fractions import Fraction
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+from chronolog.engine import exprs
+from chronolog.engine import int_arithmetic as ia
+from chronolog.language import ast
+from chronolog.language import timeline as tl
+
+# the integers a column of the columnar executor holds (expressions.Values): inside ±2^62
+NUMBERS = st.one_of(st.integers(-(2**20), 2**20), st.integers(-(2**62) + 1, 2**62 - 1),
+                    st.sampled_from([0, 1, -1, 2**62 - 1, -(2**62) + 1, 2**31]))
+
+
+def integer_exprs(whole: bool):
+    """Expressions of A and B that int_arithmetic lowers (``/`` bare only when ``whole``)."""
+    leaves = st.one_of(st.sampled_from([ast.Var("A"), ast.Var("B")]), NUMBERS.map(ast.Const))
+
+    def grow(sub):
+        ops = ["+", "-", "*"] + (["/"] if whole else [])
+        return st.one_of(
+            st.builds(ast.BinOp, st.sampled_from(ops), sub, sub),
+            st.builds(lambda f, a, b: ast.Call(f, (ast.BinOp("/", a, b),)), st.sampled_from(["floor", "ceil"]), sub, sub),
+            st.builds(lambda a, b: ast.Call("mod", (a, b)), sub, sub),
+            st.builds(lambda a: ast.Call("abs", (a,)), sub),
+            st.builds(lambda f, xs: ast.Call(f, tuple(xs)), st.sampled_from(["min", "max"]), st.lists(sub, min_size=1, max_size=3)),
+        )
+
+    return st.recursive(leaves, grow, max_leaves=6)
+
+
+def python_value(e, row: dict, spans: dict):
+    """The exact value of ``e`` (Python's integers), and the largest
+    magnitude met on the way; ZeroDivisionError / ValueError where the
+    engine would refuse (a division by zero, a quotient not whole).
+    ``spans``: per ``+ - *`` node, the largest magnitude of each operand so far."""
+    biggest = 0
+
+    def ev(x):
+        nonlocal biggest
+        if isinstance(x, ast.Var):
+            v = row[x.name]
+        elif isinstance(x, ast.Const):
+            v = x.value
+        elif isinstance(x, ast.BinOp):
+            a, b = ev(x.left), ev(x.right)
+            if x.op == "/":
+                if b == 0 or Fraction(a, b).denominator != 1:
+                    raise ValueError
+                v = a // b
+            else:
+                v = {"+": a + b, "-": a - b, "*": a * b}[x.op]
+                span = spans.setdefault(id(x), [x.op, 0, 0])
+                span[1], span[2] = max(span[1], abs(a)), max(span[2], abs(b))
+        elif x.name in ("floor", "ceil"):
+            q = x.args[0]
+            a, b = ev(q.left), ev(q.right)
+            if b == 0:
+                raise ZeroDivisionError
+            v = a // b if x.name == "floor" else -(-a // b)
+        elif x.name == "mod":
+            a, b = ev(x.args[0]), ev(x.args[1])
+            if b == 0:
+                raise ZeroDivisionError
+            v = a % b
+        elif x.name == "abs":
+            v = abs(ev(x.args[0]))
+        else:
+            v = (min if x.name == "min" else max)(ev(a) for a in x.args)
+        biggest = max(biggest, abs(v))
+        return v
+
+    v = ev(e)
+    return v, biggest
+
+
+def expected(e, rows, bound, by_largest=False):
+    """Python's values of ``e`` on ``rows``, or None where the backend may
+    refuse (an error, or a value near or beyond ``bound``; ``by_largest``:
+    an operation whose operands' largest magnitudes over the rows could
+    reach it, as Polars checks: exprs.exact); and whether it must refuse
+    (a row with an error, or with a value beyond ``bound``)."""
+    out, must, spans = [], False, {}
+    near = bound * (1 - 2**-48)
+    for r in rows:
+        try:
+            v, biggest = python_value(e, r, spans)
+        except (ZeroDivisionError, ValueError):
+            out.append(None)
+            must = True
+            continue
+        if biggest >= bound:
+            must = True
+        out.append(v if biggest < near else None)
+    if by_largest and any((a * b if op == "*" else a + b) >= near for op, a, b in spans.values()):
+        out = [None] * len(out)
+    return out, must
+
+
+def polars_values(e, rows):
+    df = pl.DataFrame({"A": [r["A"] for r in rows], "B": [r["B"] for r in rows]}, schema={"A": pl.Int64, "B": pl.Int64})
+    out, why = exprs.with_values(df, {"r": ia.lower(e, exprs.col)})
+    return None if why is not None else out["r"].to_list()
+
+
+def agrees(got, want, must):
+    """``got`` (None: refused) against Python's ``want`` (see :func:`expected`)."""
+    if got is None:
+        return must or None in want
+    return not must and all(w is None or g == w for g, w in zip(got, want))
+
+
+ROWS = st.lists(st.fixed_dictionaries({"A": NUMBERS, "B": NUMBERS}), min_size=1, max_size=6)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(integer_exprs(whole=False), ROWS)
+def test_integer_lowering_on_polars_is_pythons_arithmetic(e, rows):
+    want, must = expected(e, rows, exprs.POLARS_BOUND, by_largest=True)
+    assert agrees(polars_values(e, rows), want, must), (str(e), rows)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(integer_exprs(whole=False), ROWS)
+def test_integer_lowering_gives_the_same_values_on_polars_and_spark(spark, e, rows):
+    on_polars = polars_values(e, rows)
+    marker = "shared lowering refused: "
+    sql = exprs.to_sql(ia.lower(e, exprs.col, whole=True), lambda v: f"({v}L)", lambda why: f"raise_error('{marker}')")
+    df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A bigint, B bigint")
+    try:
+        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+    except Exception as err:  # noqa: BLE001 - the refusal's raise_error, or an ANSI overflow error
+        assert marker in str(err) or "ARITHMETIC_OVERFLOW" in str(err), err
+        on_spark = None
+    want, must = expected(e, rows, 2**63)
+    assert agrees(on_spark, want, must), (str(e), rows, sql)
+    if on_polars is not None and on_spark is not None:
+        assert on_polars == on_spark
+
+
+def intervals():
+    ends = st.integers(-50, 50)
+    return st.tuples(ends, ends, st.booleans(), st.booleans()).filter(lambda t: t[0] < t[1] or (t[0] == t[1] and t[2] and t[3]))
+
+
+def windows():
+    ends = st.one_of(st.integers(0, 20), st.just(tl.POS_INF))
+    return st.tuples(st.integers(0, 20), ends, st.booleans(), st.booleans()).filter(
+        lambda w: w[0] < w[1] or (w[0] == w[1] and w[2] and w[3]))
+
+
+def codes(iv):
+    lo, hi, lc, hc = iv
+    return 2 * lo + (0 if lc else 1), 2 * hi + (1 if hc else 0)
+
+
+def interval(s, e):
+    return (s // 2, e // 2, s % 2 == 0, e % 2 == 1)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(intervals(), min_size=1, max_size=5), windows(), st.booleans())
+def test_shift_and_box_give_the_rows_answers_on_polars_and_spark(spark, ivs, w, past):
+    from chronolog.engine.interval_shift import box, shift
+
+    ivs = tl.coalesce(ivs)
+    if not ivs:
+        return
+    rows = [codes(iv) for iv in ivs]
+    df = pl.DataFrame({"s": [s for s, _ in rows], "e": [e for _, e in rows]}, schema={"s": pl.Int64, "e": pl.Int64})
+    sdf = spark.createDataFrame(rows, "s bigint, e bigint")
+    for transform, window, oracle in ((shift, tl.diamond_window(past, w), tl.shift), (box, tl.box_window(past, w), tl.box)):
+        units = tuple(x if x in (tl.NEG_INF, tl.POS_INF) else int(x) for x in window[:2]) + window[2:]
+        s2, e2 = transform(units)
+        got_polars = exprs.with_values(df, {"s": s2, "e": e2})[0].filter(pl.col("s") < pl.col("e")).rows()
+        sql = [exprs.to_sql(x, lambda v: f"({v}L)", None) for x in (s2, e2)]
+        got_spark = [tuple(r) for r in sdf.selectExpr(f"{sql[0]} AS s", f"{sql[1]} AS e").where("s < e").collect()]
+        want = [codes(r) if r[0] != tl.NEG_INF and r[1] != tl.POS_INF else None for iv in ivs if (r := oracle(iv, window)) is not None]
+        back = [(None if s == exprs_neg() or e == exprs_pos() else (s, e)) for s, e in got_polars]
+        assert back == want, (ivs, window)
+        assert got_spark == got_polars, (ivs, window, sql)
+
+
+def exprs_neg():
+    from chronolog.engine.interval_shift import NEG
+
+    return NEG
+
+
+def exprs_pos():
+    from chronolog.engine.interval_shift import POS
+
+    return POS
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(intervals(), min_size=1, max_size=5), st.integers(1, 12), st.integers(0, 11))
+def test_periods_give_the_same_codes_on_polars_and_spark(spark, ivs, n, off):
+    """Time grouping into periods of one length (the columns' side is
+    tested against the rows in test_columns_kernels.py)."""
+    from chronolog.engine.interval_shift import periods
+
+    rows = [codes(iv) for iv in ivs] + [(exprs_neg(), 4), (-3, exprs_pos())]
+    df = pl.DataFrame({"s": [s for s, _ in rows], "e": [e for _, e in rows]}, schema={"s": pl.Int64, "e": pl.Int64})
+    s2, e2 = periods(n, off % n)
+    got_polars = exprs.with_values(df, {"s": s2, "e": e2})[0].rows()
+    sql = [exprs.to_sql(x, lambda v: f"({v}L)", None) for x in (s2, e2)]
+    got_spark = [tuple(r) for r in spark.createDataFrame(rows, "s bigint, e bigint").selectExpr(f"{sql[0]} AS s", f"{sql[1]} AS e").collect()]
+    assert got_spark == got_polars, (rows, n, off, sql)

@@ -3,7 +3,7 @@ the Spark rounds -- chronolog's own expression tree (engine/exprs.py)
 against narwhals over Polars and over PySpark, and against the numpy
 kernels the columns had before (no chronolog run).
 
-    pip install narwhals    # the peer (not a dependency of chronolog)
+    python -m pip install narwhals    # the peer: in the test extras (bash test.sh --co -q), not a dependency of chronolog
     python bench/shared_lowering.py --rows 1000000 --repeat 15 [--spark]
 
 Two operators on the same random inputs, both sides in the same run:

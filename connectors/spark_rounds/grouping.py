@@ -40,7 +40,7 @@ _MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch (as the engi
 def reaches(plan) -> list:
     """How far each calendar-unit grouping of ``plan`` may move a time, in
     the timeline's units (``/\\[N]`` is among the window points already)."""
-    return [lit.group.reach() for r in plan.rules for lit in getattr(r, "body", ())
+    return [lit.group.reach() for r in plan.rules for lit in r.body
             if getattr(lit, "group", None) is not None and lit.group.unit is not None]
 
 

@@ -12,6 +12,7 @@ constant as SQL, and the dictionary's statement.
 from __future__ import annotations
 
 from chronolog.language import ast
+from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, Scan
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
@@ -79,7 +80,8 @@ def orders_strings(plan, classes: dict) -> bool:
         for lit in r.body:
             if isinstance(lit, Assign):  # Z = W of a string W is a string too
                 env.setdefault(lit.var, expr_class(lit.expr, env))
-        for _, a in getattr(r, "aggregates", ()):
+        op = ph.rule_operator(r)
+        for _, a in op.aggregates if isinstance(op, ph.Aggregate) else ():
             if (a.func in EXTREMES or a.func == "munion") and expr_class(a.expr, env) == STR:  # (a set prints its strings)
                 return True
         for lit in r.body:

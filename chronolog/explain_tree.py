@@ -132,11 +132,12 @@ class _Builder:
         text = src.text if src is not None and src.text else rule.describe()
         at = str(src.pos) if src is not None and src.pos.line else ""
         lits = []
-        from chronolog.planner.ir import Assign, Condition, NegScan, Scan, SinceRule
+        from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+        from chronolog.planner.physical import is_since_until
 
-        body = rule.body if not isinstance(rule, SinceRule) else [rule.left, rule.right]
-        for i, lit in enumerate(body):
-            if isinstance(rule, SinceRule):
+        since = is_since_until(rule)
+        for i, lit in enumerate(rule.body):  # (a Since/Until's: its left and right operands)
+            if since:
                 lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, seq))
             elif isinstance(lit, Scan):
                 lits.append(self.scan_literal(lit, binding, body_iv, seq))

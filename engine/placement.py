@@ -18,7 +18,8 @@ a given predicate's facts when they are read.
 
 from __future__ import annotations
 
-from chronolog.planner.ir import NegScan, Scan, SinceRule
+from chronolog.planner.ir import NegScan, Scan
+from chronolog.planner.physical import is_since_until
 
 
 def predicates_to_coalesce(plan, placement: str, hints=()):
@@ -29,7 +30,7 @@ def predicates_to_coalesce(plan, placement: str, hints=()):
         return None
     need = set(plan.derived_predicates()) | set(hints)  # facts given for derived predicates merge with derived ones
     for rule in plan.rules:
-        if isinstance(rule, SinceRule):
+        if is_since_until(rule):
             need.add(rule.left.pred)
             need.add(rule.right.pred)
             continue

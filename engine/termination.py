@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
-from chronolog.planner.ir import PlanRule, Scan, SinceRule
+from chronolog.planner.ir import PlanRule, Scan
+from chronolog.planner.physical import is_since_until
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
@@ -260,7 +261,7 @@ def _materialise_unbounded(plan):
     rules = []
     changed = False
     for r in plan.rules:
-        if isinstance(r, SinceRule) or (len(r.body) == 1 and r.head_shift is None):
+        if is_since_until(r) or (len(r.body) == 1 and r.head_shift is None):
             rules.append(r)
             continue
         body = []

@@ -49,7 +49,8 @@ from fractions import Fraction
 from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import program_reach
-from chronolog.planner.ir import NegScan, PlanRule, SinceRule
+from chronolog.planner.ir import NegScan, SinceRule
+from chronolog.planner.physical import is_since_until
 
 from .rows.evaluator import Evaluator
 from .periodic import find_repetition, unroll
@@ -216,7 +217,7 @@ def _by_clusters(plan, core, reps, own, strategy, out, fast=None):
     clusters."""
     from chronolog.planner.fragment import lcm_of
 
-    if any(isinstance(lit, NegScan) for r in plan.rules if isinstance(r, PlanRule) for lit in r.body):
+    if any(isinstance(lit, NegScan) for r in plan.rules for lit in r.body):  # (a Since's body: its two operands)
         # a negated input is not monotone: a cluster's model without the other
         # clusters' facts may hold what they rule out, so M_k is not part of M
         return None
@@ -515,7 +516,7 @@ def _local_diamonds(plan, own):
         return tuple(out)
 
     for rule in plan.rules:
-        if isinstance(rule, SinceRule):
+        if is_since_until(rule):
             local = _local_since(rule, own, d, name, variables)
             rules.extend(local)
             if local != [rule]:  # Z :- A S(0,+inf) B (Z :- B is the first local rule)
@@ -601,7 +602,7 @@ def _refuse_unbounded(plan, own) -> None:
     :func:`_local_diamonds`, only boxes can be unbounded)."""
     for rule in plan.rules:
         bad = _unbounded_window(rule.head_shift)
-        if isinstance(rule, SinceRule):
+        if is_since_until(rule):
             reads_own = rule.right.pred in own or rule.left.pred in own
             bad = bad or (reads_own and _unbounded_window(rule.window))
         else:

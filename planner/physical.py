@@ -323,7 +323,8 @@ class Coalesce(Operator):
 class DeltaVariant:
     """A seminaive variant: body position ``position`` reads ``pred``'s
     delta, the positions in ``old`` read the facts before it (no
-    derivation twice).  An aggregate recomputes over full relations instead."""
+    derivation twice).  A backend that recomputes an operator over the full
+    relations (an aggregate) runs only the first variant of its rule."""
 
     position: int
     pred: str
@@ -354,11 +355,30 @@ class StratumPlan:
     rules: tuple  # RulePlan
     coalesce: tuple  # Coalesce, one per predicate
     stratum: object = field(repr=False, default=None)  # the IR Stratum
+    _variants: dict = field(repr=False, compare=False, default_factory=dict)
 
     def operators(self):
         """Every operator of the stratum, each rule's tree top-down."""
         for rp in self.rules:
             yield from walk(rp.root)
+
+    def delta_variants(self, changed: frozenset, recomputed: tuple = ()) -> tuple:
+        """``(RulePlan, DeltaVariant)`` of a round after predicates
+        ``changed``: per rule, a variant per atom of a changed predicate;
+        one per rule whose operator is of a type in ``recomputed`` (the
+        backend runs it over the full relations).  Remembered per argument:
+        a recursion through time asks for the same ones round after round."""
+        key = (changed, recomputed)
+        found = self._variants.get(key)
+        if found is None:
+            found = []
+            for rp in self.rules:
+                variants = delta_variants(rp.operator, changed)
+                if variants and isinstance(rp.operator, recomputed):
+                    variants = variants[:1]
+                found.extend((rp, v) for v in variants)
+            found = self._variants[key] = tuple(found)
+        return found
 
 
 @dataclass
@@ -390,16 +410,28 @@ def walk(op: Operator):
 # ------------------------------------------------------------------ lowering
 def lower(plan) -> PhysicalPlan:
     """The physical plan of a planner Plan (planner/__init__.py)."""
-    strata = []
-    for st in plan.strata:
-        rules = tuple(_rule_plan(r, st) for r in st.rules)
-        preds = tuple(sorted(st.preds))
-        merge = tuple(
-            Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
-        )
-        strata.append(StratumPlan(st.index, preds, st.recursive, rules, merge, st))
     constraints = tuple(_rule_plan(r, None) for r in plan.constraints)
-    return PhysicalPlan(tuple(strata), constraints)
+    return PhysicalPlan(tuple(lower_stratum(st) for st in plan.strata), constraints)
+
+
+def lower_stratum(st) -> StratumPlan:
+    """The physical plan of one IR stratum."""
+    rules = tuple(_rule_plan(r, st) for r in st.rules)
+    preds = tuple(sorted(st.preds))
+    merge = tuple(
+        Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
+    )
+    return StratumPlan(st.index, preds, st.recursive, rules, merge, st)
+
+
+def stratum_plan(plan, stratum) -> StratumPlan:
+    """The physical plan of ``stratum``: the plan's own when the stratum is
+    one of its strata, else lowered alone (a driver may run a stratum it
+    built itself, such as engine/termination.py's)."""
+    found = plan.physical._by_index.get(stratum.index) if hasattr(plan, "physical") else None
+    if found is not None and found.stratum is stratum:
+        return found
+    return lower_stratum(stratum)
 
 
 def _rule_plan(rule, stratum) -> RulePlan:
@@ -409,7 +441,7 @@ def _rule_plan(rule, stratum) -> RulePlan:
     root = Output(op, rule.head_pred, rule.head_terms, rule.head_shift, not rule.fresh, tuple(head))
     variants = ()
     if stratum is not None and stratum.recursive:
-        variants = _variants(rule, set(stratum.preds))
+        variants = delta_variants(op, frozenset(stratum.preds))
     return RulePlan(rule, root, variants)
 
 
@@ -444,6 +476,13 @@ def rule_operator(rule) -> Operator:
     if type(rule) is not PlanRule:  # pragma: no cover - a new rule kind needs its operator here
         raise TypeError(f"no physical operator for {type(rule).__name__}")
     return body
+
+
+def is_since_until(rule) -> bool:
+    """Whether :func:`rule_operator` makes ``rule`` a :class:`SinceUntil`
+    (told without lowering its body: the engine's rewritings of rules ask
+    it for every rule of a program)."""
+    return isinstance(rule, SinceRule)
 
 
 def _scan(lit: IRScan, view: str = FULL) -> Operator:
@@ -512,14 +551,35 @@ def _step(lit, bound, cols) -> Operator:
     raise TypeError(f"no physical step for {lit!r}")  # pragma: no cover
 
 
-def _variants(rule, preds: set) -> tuple:
-    lits = [rule.left, rule.right] if isinstance(rule, SinceRule) else rule.body
+def positive_atoms(op: Operator) -> tuple:
+    """``(position, pred)`` of a rule operator's positive atoms, in the
+    order of its seminaive variants: a body's by position; a Since/Until's
+    right operand (1) before its left (0), so that the variant reading the
+    left's delta reads the right's old facts and the left is read whole
+    where the right's delta drives (its maximal intervals matter)."""
+    if isinstance(op, SinceUntil):
+        return ((1, op.right.pred), (0, op.left.pred))
+    body = op if isinstance(op, Body) else op.input
+    return tuple((i, atom_scan(s.atom).pred) for i, s in enumerate(body.steps) if isinstance(s, IntervalJoin))
+
+
+def delta_variants(op: Operator, changed) -> tuple:
+    """The seminaive variants of a rule operator after predicates
+    ``changed``: one per atom of a changed predicate, the atoms before it
+    in :func:`positive_atoms`'s order reading the old facts."""
+    atoms = positive_atoms(op)
     out = []
-    for i, lit in enumerate(lits):
-        if isinstance(lit, IRScan) and lit.pred in preds:
-            old = tuple(j for j in range(i) if isinstance(lits[j], IRScan) and lits[j].pred in preds)
-            out.append(DeltaVariant(i, lit.pred, old))
+    for k, (i, pred) in enumerate(atoms):
+        if pred in changed:
+            out.append(DeltaVariant(i, pred, tuple(j for j, p in atoms[:k] if p in changed)))
     return tuple(out)
+
+
+def atom_scan(op: Operator) -> Scan:
+    """The Scan under an atom's temporal operators."""
+    while not isinstance(op, Scan):
+        op = op.input
+    return op
 
 
 # ------------------------------------------------------------------ schemas

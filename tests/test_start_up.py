@@ -189,9 +189,10 @@ def test_a_small_run_imports_neither_numpy_nor_polars(tmp_path):
 # nor the modules of features a small run does not use (bench/startup.py
 # measures the time; this keeps the set from growing back silently); auto
 # on inputs under every threshold of planner/input_size.py runs on rows
-# without the physical plan (8% of a small run's instructions)
+# without choosing backends (the rows build their pipelines from the
+# physical plan's operators, planner/physical.py: it is imported)
 _HEAVY = ("polars", "pyarrow", "pandas", "numpy", "pyspark", "matplotlib")
-_PLAN = ("chronolog.planner.physical", "chronolog.planner.backend_choice", "chronolog.planner.recurrence", "chronolog.engine.columns.lowering")
+_PLAN = ("chronolog.planner.backend_choice", "chronolog.planner.recurrence", "chronolog.engine.columns.lowering")
 _NOT_AT_START = _HEAVY + _PLAN + ("chronolog.connectors.csv_columns", "chronolog.stream", "chronolog.hypothetical", "chronolog.connectors.staging", "difflib")
 
 _IMPORTED_AFTER = """
@@ -216,7 +217,7 @@ def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
     """``chronolog run`` on the 10-fact program of bench/startup.py, and
     ``chronolog --help``: none of the column libraries, Spark, plotting,
     the stream and hypothetical front ends, the output writers or the
-    physical plan."""
+    backend choice."""
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
     try:
         from startup import TEN_FACTS

@@ -1,10 +1,10 @@
-"""The driver of seminaive rounds: per stratum, rounds of SQL statements
-until no relation changes, and their bookkeeping (deltas, old facts,
-statistics, the session's settings while they run).
+"""The Spark rounds as a backend of the seminaive loop (engine/seminaive.py):
+per stratum, rounds of SQL statements until no relation changes, and their
+bookkeeping (deltas, old facts, statistics, the session's settings while
+they run).
 
-A round runs, per rule and per body atom whose predicate changed, one
-variant reading that atom's delta (atoms before it read the old facts);
-what is new is merged into the relation (merge.py).  A round is lazy plans
+A round runs the loop's variants (a delta, the old facts before it); what
+is new is merged into the relation (merge.py).  A round is lazy plans
 and ONE Spark action: every merged relation is ``localCheckpoint``-ed
 (lineage cut each round) and one union of global aggregates writes them
 all and returns their counts (catalog.py); adaptive execution is off
@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 
+from chronolog.engine import seminaive
 from chronolog.engine.runaway import MAX_ROUNDS
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import NegScan, Scan
@@ -108,11 +109,15 @@ class Stats:
     load: RoundStat | None = None  # the load of the inputs (inputs.py), a job group of its own like a round
 
 
-class Rounds:
+class Rounds(seminaive.Backend):
     """One relational run: relations by predicate, strata in order.  The
     parts it drives: ``catalog`` (Spark calls), ``relations``, ``rules``
     (the SQL of rule variants), ``grid`` (time codes), ``types`` (term
     columns)."""
+
+    # once per round over the full relations: an aggregation for the groups the
+    # deltas reach (aggregate.py); a Since/Until, its left operand whole (since_until.py)
+    recomputed = (ph.Aggregate, ph.SinceUntil)
 
     def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
         self.spark, self.plan = spark, plan
@@ -163,78 +168,73 @@ class Rounds:
         return deltas
 
     def run_stratum(self, st) -> None:
-        """Seminaive rounds: per rule and per body atom whose predicate
-        changed, one variant reading that atom's delta (atoms before it read
-        the old facts, so no combination of new facts is joined twice).  A
-        round is one SQL statement per head predicate and ONE action (merge,
-        checkpoint and counts of every head predicate together)."""
+        """The stratum's rounds in the seminaive loop (engine/seminaive.py),
+        this object its backend: a round is one SQL statement per head
+        predicate and ONE action (merge, checkpoint and counts of every head
+        predicate together)."""
+        self._stratum, self._number = st, 0
+        seminaive.run(self, ph.stratum_plan(self.plan, st))
+
+    def before_round(self, number: int, deltas: dict) -> None:
+        if number > MAX_ROUNDS.get():
+            raise NotRelational(f"no fixpoint after {number - 1} rounds", self._stratum.rules[0])  # the engine reports it
+
+    def _views(self, rp, variant, deltas: dict) -> dict:
+        """Body position -> the Rel a variant reads instead of the full relation:
+        its delta, the old facts before it; an aggregation every changed atom's delta."""
+        if variant is None:
+            return {}
+        atoms = dict(ph.positive_atoms(rp.operator))
+        if isinstance(rp.operator, ph.Aggregate):
+            return {i: deltas[p] for i, p in atoms.items() if p in deltas}
+        views = {j: self._old_facts[atoms[j]] for j in variant.old}
+        views[variant.position] = deltas[variant.pred]
+        return views
+
+    def round(self, variants, deltas: dict) -> dict:
+        """The variants' statements, then one action (a probe first when the deltas are small)."""
+        st = self._stratum
+        self._number += 1
         sc = self.spark.sparkContext
-        deltas, rnd = {}, 0
-        variants = [(r, None) for r in st.rules]
-        while variants:
-            rnd += 1
-            group = f"chronolog-round-{next(_GROUPS)}"
-            sc.setJobGroup(group, f"stratum {st.index} round {rnd}")
-            t0, started = time.perf_counter(), time.time()
-            stmts: dict = {}
-            outs: dict = {}
-            for rule, driver in variants:
-                views = {}
-                if driver is not None:
-                    for i, lit in enumerate(rule.body):
-                        if isinstance(lit, Scan) and lit.pred in deltas:
-                            if i == driver or isinstance(ph.rule_operator(rule), ph.Aggregate):  # (an aggregation: every delta, see below)
-                                views[i] = deltas[lit.pred]
-                            elif i < driver:
-                                views[i] = self._old_facts[lit.pred]
-                q = stmts.setdefault(rule.head_pred, Stmt())
-                step = self.rules.step(q, rule, driver, views)
-                if step is not None:
-                    outs.setdefault(rule.head_pred, []).append(step)
-            probed, t_probe = {}, 0.0
-            incoming = sum(d.count for d in deltas.values())
-            if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.relations.rel(p).count for p in outs):
-                # few new facts against large relations: likely the last
-                # round, whose merge would rewrite every relation to find
-                # nothing new; first the new facts not held yet (one job
-                # over the new facts, the relations read in place), then a
-                # merge of those only, if any (see PROBE_RATIO)
-                t1 = time.perf_counter()
-                probed = self.probe(stmts, outs)
-                t_probe = time.perf_counter() - t1  # an action: not plan building
-                stmts, outs = {}, {}
-                for p, rel in probed.items():
-                    q = stmts[p] = Stmt()
-                    outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
-            flagged = {}
-            for p, parts in outs.items():
-                q = stmts[p]
-                flagged[p] = q.text(merged(q, self.relations, p, parts))
-            t_plan = time.perf_counter() - t0 - t_probe
-            new_deltas = self.commit(flagged) if flagged else {}
-            for rel in probed.values():  # merged: the probe's checkpoints are read no more
-                self.catalog.discard(rel.df)
-            n = sum(d.count for d in new_deltas.values())
-            jobs = len(sc.statusTracker().getJobIdsForGroup(group))
-            self.stats.rounds.append(RoundStat(st.index, rnd, time.perf_counter() - t0, n, group, jobs, t_plan, started))
-            sc.setJobGroup("chronolog", "")
-            if not st.recursive:
-                break
-            if rnd >= MAX_ROUNDS.get() and new_deltas:
-                raise NotRelational(f"no fixpoint after {rnd} rounds", st.rules[0])  # the engine reports it
-            deltas = new_deltas
-            variants = []
-            for r in st.rules:
-                changed = [i for i, lit in enumerate(r.body) if isinstance(lit, Scan) and lit.pred in deltas]
-                if isinstance(ph.rule_operator(r), (ph.Aggregate, ph.SinceUntil)):
-                    # recomputed once over the full relations: an aggregation
-                    # (as the engine, planner/aggregates.py) for the groups
-                    # every changed atom's delta reaches (aggregate.py); a
-                    # Since/Until, whose join wants the left operand's
-                    # maximal intervals whole (since_until.py)
-                    variants += [(r, changed[0])] if changed else []
-                else:
-                    variants += [(r, i) for i in changed]
+        group = f"chronolog-round-{next(_GROUPS)}"
+        sc.setJobGroup(group, f"stratum {st.index} round {self._number}")
+        t0, started = time.perf_counter(), time.time()
+        stmts: dict = {}
+        outs: dict = {}
+        for rp, v in variants:
+            rule = rp.rule
+            q = stmts.setdefault(rule.head_pred, Stmt())
+            step = self.rules.step(q, rule, None if v is None else v.position, self._views(rp, v, deltas))
+            if step is not None:
+                outs.setdefault(rule.head_pred, []).append(step)
+        probed, t_probe = {}, 0.0
+        incoming = sum(d.count for d in deltas.values())
+        if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.relations.rel(p).count for p in outs):
+            # few new facts against large relations: likely the last
+            # round, whose merge would rewrite every relation to find
+            # nothing new; first the new facts not held yet (one job
+            # over the new facts, the relations read in place), then a
+            # merge of those only, if any (see PROBE_RATIO)
+            t1 = time.perf_counter()
+            probed = self.probe(stmts, outs)
+            t_probe = time.perf_counter() - t1  # an action: not plan building
+            stmts, outs = {}, {}
+            for p, rel in probed.items():
+                q = stmts[p] = Stmt()
+                outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
+        flagged = {}
+        for p, parts in outs.items():
+            q = stmts[p]
+            flagged[p] = q.text(merged(q, self.relations, p, parts))
+        t_plan = time.perf_counter() - t0 - t_probe
+        new_deltas = self.commit(flagged) if flagged else {}
+        for rel in probed.values():  # merged: the probe's checkpoints are read no more
+            self.catalog.discard(rel.df)
+        n = sum(d.count for d in new_deltas.values())
+        jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+        self.stats.rounds.append(RoundStat(st.index, self._number, time.perf_counter() - t0, n, group, jobs, t_plan, started))
+        sc.setJobGroup("chronolog", "")
+        return new_deltas
 
     def load(self, inputs) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its

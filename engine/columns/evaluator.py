@@ -13,8 +13,10 @@ stratum (or the Model) reads a column stratum's relation through
 from __future__ import annotations
 
 from chronolog.planner import input_size
+from chronolog.planner import physical as ph
 from chronolog.planner.normalize import TOP
 
+from .. import seminaive
 from ..rows.evaluator import Evaluator
 from .encoding import Dictionary, Fallback, TimeScale
 from .store import LazyStore
@@ -93,7 +95,7 @@ class HybridEvaluator(Evaluator):
             + sum(r.fact_count() for r in self.store.materialised().values())
         )
         # auto on inputs under every threshold runs each stratum on rows, whatever
-        # the plan says: the physical plan is neither lowered nor imported
+        # the plan says: no backend is chosen
         self._under_every_threshold = self.engine == "auto" and not input_size.by_size(
             self._given_size, self._file_size, self._table_size, recurrences=True
         )
@@ -102,7 +104,7 @@ class HybridEvaluator(Evaluator):
             from chronolog.planner.backend_choice import has_recurrence
 
             self._recurrences = has_recurrence(self.plan.physical)
-        last_read = _last_reads(self.plan.strata)
+        last_read = _last_reads(self.plan.physical)
         for stratum in self.plan.strata:
             ran = "rows"
             if self._use_columns(stratum):
@@ -270,12 +272,7 @@ class HybridEvaluator(Evaluator):
         return 0
 
     def _run_columns(self, stratum) -> None:
-        """Seminaive on column deltas, as the rows do: round 1 runs every rule
-        over the full relations; each later round runs, per rule and per body
-        atom whose predicate changed, one variant reading only that atom's
-        delta (the maximal intervals that are new), the atoms before it the
-        old facts and those after it everything (no instance twice)."""
-        from .lowering import rule_pipeline
+        """The stratum's rounds in the seminaive loop, on column deltas."""
         from .relation import to_atoms
 
         if stratum.shifting_rules:
@@ -283,15 +280,8 @@ class HybridEvaluator(Evaluator):
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
-        planned = self.plan.physical.stratum(stratum.index)
         try:
-            delta = self._merge_round(stratum, [(rp, None) for rp in planned.rules])
-            rounds = 1
-            while delta and stratum.recursive:
-                rounds += 1
-                self._delta = delta
-                variants = [(rp, v.position) for rp in planned.rules for v in rp.variants if v.pred in delta]
-                delta = self._merge_round(stratum, variants)
+            rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
             for pred, growing in self._growing.items():
                 if growing is not None:
                     self._tables[pred] = growing.frame()
@@ -339,16 +329,16 @@ class HybridEvaluator(Evaluator):
         self.stats["derivations"] += derived
 
     def _merge_round(self, stratum, variants) -> dict:
-        """Runs ``variants`` (the rule's plan, delta position), merges what they
-        derive into the stratum's relations; returns the new maximal intervals."""
+        """Runs ``variants`` (the rule's plan, its DeltaVariant or None), merges
+        what they derive into the stratum's relations; returns the new maximal intervals."""
         from .coalesce import merge_new
         from .lowering import rule_pipeline
         from .relation import term_columns
         from .value_columns import same_kinds
 
         outs: dict = {p: [] for p in stratum.preds}
-        for rp, driver in variants:
-            df = _drain(rule_pipeline(self, rp, driver))
+        for rp, v in variants:
+            df = _drain(rule_pipeline(self, rp, None if v is None else v.position))
             if df is not None:
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
@@ -412,17 +402,22 @@ class HybridEvaluator(Evaluator):
             self._values = Values(self.terms)
         return self._values
 
-def _last_reads(strata) -> dict:
-    """Per predicate a rule body reads, the index of the last stratum reading it."""
-    last = {}
-    for stratum in strata:
-        for rule in stratum.rules:
-            lits = [*getattr(rule, "body", ()), getattr(rule, "left", None), getattr(rule, "right", None), *getattr(rule, "after", ())]
-            for lit in lits:
-                pred = getattr(lit, "pred", None)
-                if pred is not None:
-                    last[pred] = stratum.index
-    return last
+class ColumnRounds(seminaive.Backend):
+    """The columns as a backend of the seminaive loop (engine/seminaive.py)."""
+
+    recomputed = (ph.SinceUntil,)  # its join wants the left operand's maximal intervals whole
+
+    def __init__(self, ev: HybridEvaluator, stratum):
+        self.ev, self.stratum = ev, stratum
+
+    def round(self, variants, deltas: dict) -> dict:
+        self.ev._delta = deltas
+        return self.ev._merge_round(self.stratum, variants)
+
+
+def _last_reads(physical) -> dict:
+    """Per predicate a rule reads, the index of the last stratum reading it."""
+    return {op.pred: st.index for st in physical.strata for op in st.operators() if isinstance(op, ph.Scan)}
 
 
 def _rows_of_table(pred, table, old):

@@ -73,7 +73,7 @@ def _join(ev, node, step, view, bound):
         return atom
     from .join import JoinNode
 
-    scan = _scan_of(step.atom)
+    scan = ph.atom_scan(step.atom)
     return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), ev.values)
 
 
@@ -166,17 +166,11 @@ def _group(ev, op, child):
     return GroupNode(child, op.grouping, ev._scale)
 
 
-def _scan_of(op):
-    while not isinstance(op, ph.Scan):
-        op = op.input
-    return op
-
-
 def _reads(body):
     """The predicates a body reads (positive and negated atoms), in its IR order."""
     for step in body.steps:
         if isinstance(step, ph.IntervalJoin):
-            yield _scan_of(step.atom).pred
+            yield ph.atom_scan(step.atom).pred
         elif isinstance(step, ph.Difference):
             yield step.negated.pred
 

@@ -20,12 +20,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from chronolog.language import ast
 from chronolog.language.builtins import BuiltinTypeError, is_number
 from chronolog.language.errors import DataError
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
-from chronolog.planner.ir import Condition, PlanRule, Scan
 
 from .expressions import compile_expr
 from ..node import Node
@@ -376,60 +374,19 @@ def _piece_interval(pts, first, last):
 
 
 # ---------------------------------------------------------------- lowering
-def aggregate_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-    """The row pipeline of an AggregateRule (planner/aggregates.py): its body,
-    an AggregateNode per group, the conditions and assignments after it."""
-    from .linear import AssignNode, ConditionNode
-    from .output import ExplainingOutputNode, OutputNode
-    from .pipeline import build_rule_pipeline
+def aggregate_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """The row pipeline of an Aggregate operator (planner/physical.py): its
+    body over the full relations (in a recursive round too: the seminaive
+    loop runs one variant of it, engine/seminaive.py), an AggregateNode per
+    group, the conditions and assignments after it."""
+    from .pipeline import _STEPS, assignment_origin, body_pipeline, rule_output
 
-    if driver is not None:
-        # a recursive round: the aggregate is recomputed over the full
-        # relations once, from the first variant only
-        first = next(i for i, l in enumerate(rule.body) if isinstance(l, Scan) and l.pred in delta_preds)
-        if driver != first:
-            return _Empty()
-    plain = PlanRule("$aggregate-body", (), rule.body, None, rule.source, rule.fresh)
-    body = build_rule_pipeline(plain, state)
-    slots = body.slots
-    specs = [AggregateSpec(v, a, slots, _origin(rule.source, v)) for v, a in rule.aggregates]
-    node = AggregateNode(body.child, [slots[g] for g in rule.group], specs)
-    slots = {g: i for i, g in enumerate(rule.group)}
-    for v, _ in rule.aggregates:
+    body, slots = body_pipeline(op.input, rule, state)
+    specs = [AggregateSpec(v, a, slots, assignment_origin(rule, v)) for v, a in op.aggregates]
+    node = AggregateNode(body, [slots[g] for g in op.group], specs)
+    slots = {g: i for i, g in enumerate(op.group)}
+    for v, _ in op.aggregates:
         slots[v] = len(slots)
-    for lit in rule.after:
-        if isinstance(lit, Condition):
-            node = ConditionNode(node, lit.comparison, dict(slots))
-        elif lit.var in slots:
-            cmp = ast.Comparison("==", ast.Var(lit.var), lit.expr, getattr(rule.source, "pos", ast.NOWHERE))
-            node = ConditionNode(node, cmp, dict(slots))
-        else:
-            node = AssignNode(node, lit.var, lit.expr, dict(slots), _origin(rule.source, lit.var))
-            slots[lit.var] = len(slots)
-    cls = ExplainingOutputNode if explain else OutputNode
-    out = cls(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
-    out.slots, out.rule = slots, rule
-    return out
-
-
-class _Empty:
-    """A pipeline that yields nothing (the other variants of a recursive round)."""
-
-    children = ()
-
-    def next(self):
-        return False
-
-    def reset(self):
-        pass
-
-    def label(self):
-        return "Empty"
-
-
-def _origin(src, var):
-    if src is not None:
-        for b in src.body:
-            if isinstance(b, ast.Assignment) and b.var.name == var:
-                return b
-    return src
+    for step in op.after:
+        node = _STEPS[type(step)](node, step, slots, None, state, rule)
+    return rule_output(node, slots, rule, rule.head_terms, horizon, explain, rule.head_shift)

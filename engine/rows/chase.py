@@ -30,7 +30,6 @@ from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 from chronolog.language.nulls import Null, NullFactory, current_factory, null_labels
 from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
-from chronolog.planner.ir import PlanRule
 
 from ..node import MapNode
 
@@ -188,13 +187,11 @@ def _next_seq():
 
 
 # ---------------------------------------------------------------- lowering
-def chase_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-    """The row pipeline of an ExistentialRule (planner/existential.py): its body, then the chase step."""
-    from .pipeline import build_rule_pipeline
+def chase_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """The row pipeline of a ChaseStep (planner/physical.py): its body, then the chase step."""
+    from .pipeline import body_pipeline
 
-    frontier = tuple(t for t in rule.head_terms if not (isinstance(t, ast.Var) and t.name in rule.existentials))
-    plain = PlanRule(rule.head_pred, frontier, rule.body, None, rule.source, rule.fresh)
-    body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-    node = ChaseNode(body.child, rule, body.slots, state, horizon, explain)
-    node.slots, node.rule = body.slots, rule
+    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
+    node = ChaseNode(body, rule, slots, state, horizon, explain)
+    node.slots, node.rule = slots, rule
     return node

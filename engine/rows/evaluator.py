@@ -1,11 +1,9 @@
 """Runs a plan to its least model: strata in order, each to its fixpoint.
 
-Within a recursive stratum the evaluation is seminaive with the
-non-repetition property: round 1 reads everything; every later round runs,
-for each rule and each body literal whose predicate changed in the previous
-round, one variant in which that literal reads only the changed maximal
-intervals (the delta), the literals before it read the old facts, and the
-ones after it read everything.
+Each stratum runs in the seminaive loop of engine/seminaive.py, with
+:class:`RowRounds` as its backend: a round's variants are row pipelines
+(pipeline.py) feeding one MergeNode per predicate, whose new maximal
+intervals are the next round's deltas.
 
 Constraints (``⊥`` heads) are checked once all strata are done.
 """
@@ -17,12 +15,13 @@ from chronolog.language import ast
 from chronolog.language.errors import InconsistencyError, ProgramError
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import EVERYWHERE, format_interval, intersect
-from chronolog.planner.ir import Scan, SinceRule
+from chronolog.planner import physical as ph
 from chronolog.planner.normalize import TOP
 
 from .chase import fire_waiting
 from .merge import MergeNode
 from .pipeline import pipeline_for
+from .. import seminaive
 from ..store import Store
 
 _EMPTY: dict = {}
@@ -93,7 +92,7 @@ class Evaluator:
         self.check_constraints()
         return report
 
-    def _pipelines(self, rule, driver, delta_preds):
+    def _pipelines(self, rule, driver, delta_preds, operator=None):
         # The horizon confines the facts of the user's predicates.  The fresh
         # predicates the planner made for nested operators are not clipped:
         # the user's rule has no such intermediate facts, and clipping them
@@ -107,91 +106,29 @@ class Evaluator:
         if pipe is not None and getattr(pipe, "rule", rule) is rule:
             pipe.reset()
             return pipe
-        pipe = self._build_pipeline(rule, driver, delta_preds, horizon)
+        pipe = self._build_pipeline(rule, driver, delta_preds, horizon, operator)
         self._pipeline_cache[key] = pipe
         return pipe
 
-    def _build_pipeline(self, rule, driver, delta_preds, horizon):
-        return pipeline_for(rule, self, driver, delta_preds, horizon, self.explain)
+    def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
+        return pipeline_for(rule, self, driver, delta_preds, horizon, self.explain, operator=operator)
 
-    def _delta_variants(self, stratum, merges, delta_preds) -> None:
-        # a recursion through time asks for the same variants every round:
-        # which (rule, driver) pairs they are is looked up, not searched again
-        key = (id(stratum), delta_preds)
-        found = self._pipeline_cache.get(key)
-        if found is not None and found[0] is stratum:
-            for m in merges.values():
-                m.inputs = []
-            for head, rule, driver in found[1]:
-                merges[head].inputs.append(self._pipelines(rule, driver, delta_preds))
-            return
-        variants = []
-        for rule in stratum.rules:
-            if isinstance(rule, SinceRule):
-                if rule.right.pred in delta_preds:
-                    variants.append((rule.head_pred, rule, "right"))
-                if rule.left.pred in delta_preds:
-                    variants.append((rule.head_pred, rule, "left"))
-                continue
-            for i, lit in enumerate(rule.body):
-                if isinstance(lit, Scan) and lit.pred in delta_preds:
-                    variants.append((rule.head_pred, rule, i))
-        self._pipeline_cache[key] = (stratum, variants)
-        self._delta_variants_uncached(stratum, merges, delta_preds)
-
-    def _delta_variants_uncached(self, stratum, merges, delta_preds) -> None:
-        for m in merges.values():
-            m.inputs = []
-        for rule in stratum.rules:
-            if isinstance(rule, SinceRule):
-                if rule.right.pred in delta_preds:
-                    merges[rule.head_pred].inputs.append(self._pipelines(rule, "right", delta_preds))
-                if rule.left.pred in delta_preds:
-                    merges[rule.head_pred].inputs.append(self._pipelines(rule, "left", delta_preds))
-                continue
-            for i, lit in enumerate(rule.body):
-                if isinstance(lit, Scan) and lit.pred in delta_preds:
-                    merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+    def _variants(self, planned, changed: frozenset) -> tuple:
+        """The seminaive variants of a round after ``changed`` (engine/seminaive.py)."""
+        return planned.delta_variants(changed, RowRounds.recomputed)
 
     def run_stratum(self, stratum, pending=None) -> dict:
-        """Run one stratum to its fixpoint.  With ``pending`` (changes of the
-        predicates it reads), only what those changes can derive is computed.
-        Returns the new maximal intervals of the stratum's predicates."""
-        merges = {
-            p: MergeNode(self.store.relation(p), strategy=self.strategy, provenance=self.provenance)
-            for p in stratum.preds
-        }
-        if pending is None:
-            self.delta = {}
-            for rule in stratum.rules:
-                merges[rule.head_pred].inputs.append(self._pipelines(rule, None, frozenset()))
-        else:
-            self.delta = {p: d for p, d in pending.items() if p in stratum.reads}
-            if not self.delta:
+        """Run one stratum to its fixpoint (engine/seminaive.py).  With
+        ``pending`` (changes of the predicates it reads), only what those
+        changes can derive is computed.  Returns the new maximal intervals
+        of the stratum's predicates."""
+        if pending is not None:
+            pending = {p: d for p, d in pending.items() if p in stratum.reads}
+            if not pending:
                 return {}
-            self._delta_variants(stratum, merges, frozenset(self.delta))
-        delta = self._chase(stratum, merges, self._round(merges))
-        rounds = 1
-        while delta and stratum.recursive:
-            if self.progress is not None:
-                self._report(stratum, rounds, merges, False)
-            rounds += 1
-            if rounds > self.max_rounds and (stratum.inventing_rules or self.horizon is None or self.rounds_bounded):
-                rules = stratum.inventing_rules or stratum.rules
-                why = " keeps creating new values" if stratum.inventing_rules else (
-                    " moves through time a little in every round, over a stretch that long")
-                raise ProgramError(
-                    f"no fixpoint after {self.max_rounds} rounds: the recursion through "
-                    + "; ".join(_rule_text(r) for r in rules[:3])
-                    + why,
-                    _rule_pos(rules[0]),
-                    hint="bound the recursion with a condition (e.g. X < 100), or allow more rounds "
-                    "with --max-rounds N (max_rounds=N in Python)",
-                )
-            check_round(stratum, delta, rounds, _rule_text, _rule_pos)
-            self.delta = delta
-            self._delta_variants(stratum, merges, frozenset(delta))
-            delta = self._chase(stratum, merges, self._round(merges))
+        backend = RowRounds(self, stratum)
+        rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum), pending)
+        merges = backend.merges
         self.delta = {}
         self.stats["rounds"] += rounds
         self.stats["derivations"] += sum(m.rows_in for m in merges.values())
@@ -244,6 +181,54 @@ class Evaluator:
                     break
         if violations:
             raise inconsistency(violations)
+
+
+class RowRounds(seminaive.Backend):
+    """The rows as a backend of the seminaive loop: one MergeNode per
+    predicate of the stratum, the variants' pipelines its inputs."""
+
+    recomputed = (ph.Aggregate,)  # an aggregate: over the full relations, once per round
+
+    def __init__(self, ev: Evaluator, stratum):
+        self.ev, self.stratum = ev, stratum
+        self.merges = {
+            p: MergeNode(ev.store.relation(p), strategy=ev.strategy, provenance=ev.provenance) for p in stratum.preds
+        }
+
+    def variants(self, planned, deltas: dict) -> tuple:
+        return self.ev._variants(planned, frozenset(deltas))
+
+    def round(self, variants, deltas: dict) -> dict:
+        ev, merges = self.ev, self.merges
+        ev.delta = deltas
+        changed = frozenset(deltas)
+        for m in merges.values():
+            m.inputs = []
+        for rp, v in variants:
+            driver = None if v is None else v.position
+            merges[rp.rule.head_pred].inputs.append(ev._pipelines(rp.rule, driver, changed, rp.operator))
+        return ev._round(merges)
+
+    def settle(self, deltas: dict) -> dict:
+        return self.ev._chase(self.stratum, self.merges, deltas)
+
+    def before_round(self, number: int, deltas: dict) -> None:
+        ev, stratum = self.ev, self.stratum
+        if ev.progress is not None:
+            ev._report(stratum, number - 1, self.merges, False)
+        if number > ev.max_rounds and (stratum.inventing_rules or ev.horizon is None or ev.rounds_bounded):
+            rules = stratum.inventing_rules or stratum.rules
+            why = " keeps creating new values" if stratum.inventing_rules else (
+                " moves through time a little in every round, over a stretch that long")
+            raise ProgramError(
+                f"no fixpoint after {ev.max_rounds} rounds: the recursion through "
+                + "; ".join(_rule_text(r) for r in rules[:3])
+                + why,
+                _rule_pos(rules[0]),
+                hint="bound the recursion with a condition (e.g. X < 100), or allow more rounds "
+                "with --max-rounds N (max_rounds=N in Python)",
+            )
+        check_round(stratum, deltas, number, _rule_text, _rule_pos)
 
 
 def inconsistency(violations) -> InconsistencyError:

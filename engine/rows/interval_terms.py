@@ -16,7 +16,6 @@ from chronolog.language.errors import DataError
 from chronolog.language.float_times import float_time
 from chronolog.language.text import format_term
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
-from chronolog.planner.ir import PlanRule
 
 from ..node import MapNode
 from .output import OutputNode
@@ -134,24 +133,31 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
 
 
 # ---------------------------------------------------------------- lowering
-def wrap_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-    """The row pipeline of a WrapRule (planner/interval_terms.py): ``lit@[S,E]`` or ``lit@T``."""
-    from .pipeline import build_rule_pipeline
+def wrap_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """The row pipeline of a WrapInterval (planner/physical.py): ``lit@[S,E]``."""
+    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first)
 
-    plain = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, True)
-    out = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
-    node = CaptureNode(out, rule.lit) if rule.capture else WrapNode(out)
-    node.slots, node.rule = out.slots, rule
+
+def capture_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """The row pipeline of a CaptureTime (planner/physical.py): ``lit@T``."""
+    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first)
+
+
+def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first):
+    from .pipeline import body_pipeline
+
+    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
+    node = make_node(OutputNode(body, rule.head_pred, rule.inner_terms, slots))
+    node.slots, node.rule = slots, rule
     return node
 
 
-def timed_head_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-    """The row pipeline of a TimedHeadRule (planner/interval_terms.py): ``p(X)@[S,E] :- body``."""
-    from .pipeline import build_rule_pipeline
+def timed_head_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """The row pipeline of a PlaceInterval (planner/physical.py): ``p(X)@[S,E] :- body``."""
+    from .pipeline import body_pipeline
 
-    plain = PlanRule(rule.head_pred, rule.head_terms, rule.body, None, rule.source, rule.fresh)
-    body = build_rule_pipeline(plain, state, driver, delta_preds, None, False)
+    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
     cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
-    out = cls(body.child, rule.head_pred, rule.head_terms, body.slots, rule.timed, horizon)
-    out.slots, out.rule = body.slots, rule
+    out = cls(body, rule.head_pred, rule.head_terms, slots, op.timed, horizon)
+    out.slots, out.rule = slots, rule
     return out

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.timeline import EVERYWHERE, contains, intersect, subtract
-from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner import physical as ph
+from chronolog.planner.ir import PlanRule, Scan
 
 from .merge import MergeNode
 from .pipeline import pipeline_for
@@ -153,21 +154,26 @@ def _union(into: dict, pred: str, changes: dict) -> None:
         by[terms] = by.get(terms, set()) | set(ivs)
 
 
+# why DRed does not maintain a rule operator (planner/physical.py) but a
+# plain body and a Since/Until
 _WHY = {
-    "AggregateRule": "aggregates are recomputed",
-    "WrapRule": "interval terms are recomputed",
-    "TimedHeadRule": "interval terms are recomputed",
+    ph.Aggregate: "aggregates are recomputed",
+    ph.WrapInterval: "interval terms are recomputed",
+    ph.CaptureTime: "interval terms are recomputed",
+    ph.PlaceInterval: "interval terms are recomputed",
+    ph.ChaseStep: "existential rules are recomputed",
 }
 
 
-def why_recompute(stratum, changed: set):
-    """Why DRed does not apply to ``stratum`` (None when it does)."""
-    for r in stratum.rules:
-        if type(r) not in (PlanRule, SinceRule) or getattr(r, "existentials", None):
-            return _WHY.get(type(r).__name__, "existential rules are recomputed")
-        for lit in r.body:
-            if isinstance(lit, NegScan) and lit.pred in changed:
-                return f"it negates {lit.pred}, which changed"
+def why_recompute(planned, changed: set):
+    """Why DRed does not apply to the stratum ``planned`` (None when it does)."""
+    for rp in planned.rules:
+        op = rp.operator
+        if type(op) not in (ph.Body, ph.SinceUntil):
+            return _WHY[type(op)]
+        for step in getattr(op, "steps", ()):
+            if isinstance(step, ph.Difference) and step.negated.pred in changed:
+                return f"it negates {step.negated.pred}, which changed"
     return None
 
 
@@ -248,7 +254,7 @@ class Maintenance:
         if not (gone_in or new_in or seeds or own_new):
             return
         index = stratum.index
-        why = why_recompute(stratum, set(gone_in) | set(new_in))
+        why = why_recompute(ph.stratum_plan(self.ev.plan, stratum), set(gone_in) | set(new_in))
         if why is not None:
             self._recompute(stratum)
             self.report.append({"stratum": index, "maintained": False, "why": why})
@@ -311,6 +317,7 @@ class Maintenance:
         """The pieces of the stratum's facts that may have depended on what
         is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint."""
         ev = self.ev
+        planned = ph.stratum_plan(ev.plan, stratum)
         over: dict = {}
         used: dict = {}  # pred -> {terms: old maximal intervals already driven}
         delta = {p: {t: set(ivs) for t, ivs in by.items()} for p, by in gone_in.items()}
@@ -322,12 +329,13 @@ class Maintenance:
         while delta:
             found: dict = {}
             ev.delta = delta
-            for rule in stratum.rules:
-                for driver in _drivers(rule, delta):
-                    pipe = pipeline_for(rule, ev, driver, frozenset(delta), None if rule.fresh else ev.horizon)
-                    while pipe.next():
-                        for row in pipe.get():
-                            found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
+            changed = frozenset(delta)
+            for rp, v in planned.delta_variants(changed):
+                rule = rp.rule
+                pipe = pipeline_for(rule, ev, v.position, changed, None if rule.fresh else ev.horizon, operator=rp.operator)
+                while pipe.next():
+                    for row in pipe.get():
+                        found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
             ev.delta = {}
             delta = {}
             for p, by in found.items():
@@ -372,12 +380,13 @@ class Maintenance:
             given = given_atoms(ev, p).atoms
             merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
             name = f"$rederive:{p}"
-            for rule in stratum.rules:
+            for rp in ph.stratum_plan(ev.plan, stratum).rules:
+                rule = rp.rule
                 if rule.head_pred != p:
                     continue
-                if isinstance(rule, SinceRule):
+                if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
-                    pipe = pipeline_for(rule, ev, "right", frozenset([rule.right.pred]), None if rule.fresh else ev.horizon)
+                    pipe = pipeline_for(rule, ev, 1, frozenset([rule.right.pred]), None if rule.fresh else ev.horizon, operator=rp.operator)
                     while pipe.next():
                         merge.merge(pipe.get())
                     continue
@@ -452,10 +461,3 @@ class Maintenance:
                 out[terms] = set(rel.atoms[terms])
         return out
 
-
-def _drivers(rule, delta) -> list:
-    """The seminaive variants of ``rule`` that read ``delta``: body
-    positions, or "left"/"right" of a Since/Until rule."""
-    if isinstance(rule, SinceRule):
-        return [side for side, lit in (("right", rule.right), ("left", rule.left)) if lit.pred in delta]
-    return [i for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]

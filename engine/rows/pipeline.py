@@ -1,4 +1,6 @@
-"""Builds the node pipeline of one rule (one seminaive variant of it).
+"""Builds the node pipeline of one rule (one seminaive variant of it) from
+its physical operators (planner/physical.py): one table from operator type
+to lowering, as engine/columns/lowering.py has for the columns.
 
 The body is ordered greedily: the driving literal first (the one reading
 the delta, or the smallest relation in the first round), then the literal
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
-from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner import physical as ph
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .closing import ClosingNode
 from .difference import DifferenceNode
@@ -89,130 +92,153 @@ def choose_driver(rule, size) -> int:
     )[0]
 
 
-def build_rule_pipeline(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
-    """The pipeline of one PlanRule, ending in an OutputNode.
+def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False, operator=None):
+    """The row pipeline of a planned rule (one seminaive variant of it),
+    ending in its output: the lowering of its physical operator
+    (``operator``, else ``physical.rule_operator(rule)``) from :data:`_LOWERINGS`.
 
-    ``driver``: position of the body literal that reads the delta (``None``
-    in the first round, when everything is read in full).  Literals before
-    it whose predicate also has a delta read ``old`` facts only, so no
-    combination of delta facts is joined twice (non-repetition).
+    ``driver``: the position of the atom that reads the delta (a
+    Since/Until's: 0 its left operand, 1 its right), ``None`` in a first
+    round, when everything is read in full.  Atoms before it whose
+    predicate is in ``delta_preds`` read old facts only, so no combination
+    of delta facts is joined twice (non-repetition).
     """
-    lower = _lowering(type(rule))
-    if lower is not None:  # aggregates, interval terms, existentials: their own node after the body
-        return lower(rule, state, driver, delta_preds, horizon, explain)
+    op = operator if operator is not None else ph.rule_operator(rule)
+    lower = _LOWERINGS.get(type(op))
+    if lower is None:
+        lower = _load_lowerings()[type(op)]
+    return lower(op, rule, state, driver, delta_preds, horizon, explain, scans_first)
+
+
+def body_pipeline(body: ph.Body, rule, state, driver=None, delta_preds=frozenset(), scans_first=False):
+    """``(node, slots)`` of a conjunction: its steps in :func:`order_body`'s
+    order, each lowered by :data:`_STEPS`; ``slots``: variable -> binding position."""
     size = state.relation_size
     if driver is None:
         drv, views = choose_driver(rule, size), {}
     else:
         drv = driver
-        views = {
-            i: OLD
-            for i, l in enumerate(rule.body)
-            if isinstance(l, Scan) and i < driver and l.pred in delta_preds
-        }
+        views = {i: OLD for i, step in enumerate(body.steps[:driver])
+                 if isinstance(step, ph.IntervalJoin) and ph.atom_scan(step.atom).pred in delta_preds}
         views[driver] = DELTA
-    order = order_body(rule, drv, size, scans_first)
     slots: dict = {}
     node = None
-    for pos, lit in order:
-        if node is None:
-            node = InputNode(lit.pred, lit.terms, views.get(pos, FULL), state)
-            for v in node.pattern.new_vars:
-                slots[v] = len(slots)
-            if lit.box is not None or lit.shift is not None or lit.group is not None:
-                node = TemporalNode(node, lit.box, lit.shift, lit.group)
-        elif isinstance(lit, Scan):
-            node = TemporalJoinNode(node, lit.pred, lit.terms, dict(slots), views.get(pos, FULL), state, lit.box, lit.shift)
-            for v in node.pattern.new_vars:
-                slots[v] = len(slots)
-        elif isinstance(lit, Condition):
-            node = ConditionNode(node, lit.comparison, dict(slots))
-        elif isinstance(lit, Assign):
-            where = _assignment_origin(rule, lit)
-            if lit.var in slots:
-                cmp = ast.Comparison("==", ast.Var(lit.var), lit.expr, getattr(where, "pos", ast.NOWHERE))
-                node = ConditionNode(node, cmp, dict(slots))
-            else:
-                node = AssignNode(node, lit.var, lit.expr, dict(slots), where)
-                slots[lit.var] = len(slots)
-        elif isinstance(lit, NegScan):
-            node = DifferenceNode(node, lit.pred, lit.terms, dict(slots), state)
+    for pos, _ in order_body(rule, drv, size, scans_first):
+        step = body.steps[pos]
+        node = _STEPS[type(step)](node, step, slots, views.get(pos, FULL), state, rule)
+    return node, slots
+
+
+def rule_output(node, slots, rule, head_terms, horizon, explain, shift=None):
+    """The OutputNode of a pipeline (the explaining one when asked)."""
     cls = ExplainingOutputNode if explain else OutputNode
-    out = cls(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
+    out = cls(node, rule.head_pred, head_terms, slots, shift, horizon)
     out.slots = slots
     out.rule = rule
     return out
 
 
-_LOWERINGS: dict = {}  # rule class -> its lowering (None: the plain pipeline above)
+def _body(op, rule, state, driver, delta_preds, horizon, explain, scans_first):
+    node, slots = body_pipeline(op, rule, state, driver, delta_preds, scans_first)
+    return rule_output(node, slots, rule, rule.head_terms, horizon, explain, rule.head_shift)
 
 
-def _lowering(kind):
-    """The function that lowers a rule of class ``kind`` to row nodes: the
-    planner's rule kinds are data; how each runs on rows is decided here, once."""
-    if not _LOWERINGS:
-        from chronolog.planner.aggregates import AggregateRule
-        from chronolog.planner.existential import ExistentialRule
-        from chronolog.planner.interval_terms import TimedHeadRule, WrapRule
-
-        from .aggregate import aggregate_pipeline
-        from .chase import chase_pipeline
-        from .interval_terms import timed_head_pipeline, wrap_pipeline
-
-        _LOWERINGS.update(
-            {
-                PlanRule: None,
-                AggregateRule: aggregate_pipeline,
-                WrapRule: wrap_pipeline,
-                TimedHeadRule: timed_head_pipeline,
-                ExistentialRule: chase_pipeline,
-            }
-        )
-    lower = _LOWERINGS.get(kind, False)
-    if lower is False:  # a subclass: the lowering of its nearest known class
-        lower = next((_LOWERINGS[k] for k in kind.__mro__ if k in _LOWERINGS), None)
-        _LOWERINGS[kind] = lower
-    return lower
+def _join(node, step, slots, view, state, rule):
+    """A positive atom: the first one scans (under its temporal operators),
+    the others join what is bound (intersecting the intervals)."""
+    box = shift = group = None
+    atom = step.atom
+    if isinstance(atom, ph.TimeGroup):
+        group, atom = atom.grouping, atom.input
+    if isinstance(atom, ph.TemporalShift):
+        box, shift, atom = atom.box, atom.shift, atom.input
+    if node is None:
+        node = InputNode(atom.pred, atom.terms, view, state)
+        new_vars = node.pattern.new_vars
+        if box is not None or shift is not None or group is not None:
+            node = TemporalNode(node, box, shift, group)
+    else:
+        node = TemporalJoinNode(node, atom.pred, atom.terms, dict(slots), view, state, box, shift)
+        new_vars = node.pattern.new_vars
+    for v in new_vars:
+        slots[v] = len(slots)
+    return node
 
 
-def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
-    """The row pipeline of any planned rule (one seminaive variant of it):
-    ``driver`` is a body position, or "left"/"right" for Since/Until."""
-    if isinstance(rule, SinceRule):
-        return build_since_pipeline(rule, state, driver, delta_preds, horizon, explain)
-    return build_rule_pipeline(rule, state, driver, delta_preds, horizon, explain, scans_first)
+def _difference(node, step, slots, view, state, rule):
+    neg = step.negated
+    return DifferenceNode(node, neg.pred, neg.terms, dict(slots), state)
 
 
-def _assignment_origin(rule, lit):
+def _filter(node, step, slots, view, state, rule):
+    return ConditionNode(node, step.comparison, dict(slots))
+
+
+def _assign(node, step, slots, view, state, rule):
+    """An assignment, a test of equality when its variable is bound already."""
+    where = assignment_origin(rule, step.var)
+    if step.var in slots:
+        cmp = ast.Comparison("==", ast.Var(step.var), step.expr, getattr(where, "pos", ast.NOWHERE))
+        return ConditionNode(node, cmp, dict(slots))
+    node = AssignNode(node, step.var, step.expr, dict(slots), where)
+    slots[step.var] = len(slots)
+    return node
+
+
+_STEPS = {ph.IntervalJoin: _join, ph.Difference: _difference, ph.Filter: _filter, ph.Assign: _assign}
+
+
+def assignment_origin(rule, var):
+    """The user's assignment of ``var`` (for its messages), else the rule."""
     src = rule.source
     if src is not None:
         for b in src.body:
-            if isinstance(b, ast.Assignment) and b.var.name == lit.var:
+            if isinstance(b, ast.Assignment) and b.var.name == var:
                 return b
     return src
 
 
-def build_since_pipeline(rule: SinceRule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False):
-    """The pipeline of a Since/Until rule: ``driver`` is "left", "right" or
-    ``None`` (first round, the right operand drives over full relations)."""
-    left, right = rule.left, rule.right
-    if driver == "left":
+def _since(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+    """``left S right`` (or U): driven by the right operand (its delta at
+    ``driver`` 1, in full in a first round) probing the left in full, or
+    by the left operand's delta (0), closed, probing the right's old facts."""
+    left, right = ph.atom_scan(op.left), ph.atom_scan(op.right)
+    if driver == 0:
         node = InputNode(left.pred, left.terms, DELTA, state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
         node = ClosingNode(node)
         view = OLD if right.pred in delta_preds else FULL
-        node = SinceJoinNode(node, rule.op, rule.window, True, right.pred, right.terms, dict(slots), view, state)
+        node = SinceJoinNode(node, op.op, op.window, True, right.pred, right.terms, dict(slots), view, state)
     else:
-        node = InputNode(right.pred, right.terms, DELTA if driver == "right" else FULL, state)
+        node = InputNode(right.pred, right.terms, FULL if driver is None else DELTA, state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
-        node = SinceJoinNode(node, rule.op, rule.window, False, left.pred, left.terms, dict(slots), FULL, state)
+        node = SinceJoinNode(node, op.op, op.window, False, left.pred, left.terms, dict(slots), FULL, state)
     for v in node.pattern.new_vars:
         slots[v] = len(slots)
-    cls = ExplainingOutputNode if explain else OutputNode
-    out = cls(node, rule.head_pred, rule.head_terms, slots, rule.head_shift, horizon)
-    out.slots = slots
-    out.rule = rule
-    return out
+    return rule_output(node, slots, rule, rule.head_terms, horizon, explain, rule.head_shift)
+
+
+# the one table from a rule's physical operator (planner/physical.py) to its
+# row lowering; those of aggregates, interval terms and the chase are loaded
+# with their modules on first use (_load_lowerings)
+_LOWERINGS: dict = {ph.Body: _body, ph.SinceUntil: _since}
+
+
+def _load_lowerings() -> dict:
+    from .aggregate import aggregate_pipeline
+    from .chase import chase_pipeline
+    from .interval_terms import capture_pipeline, timed_head_pipeline, wrap_pipeline
+
+    _LOWERINGS.update(
+        {
+            ph.Aggregate: aggregate_pipeline,
+            ph.WrapInterval: wrap_pipeline,
+            ph.CaptureTime: capture_pipeline,
+            ph.PlaceInterval: timed_head_pipeline,
+            ph.ChaseStep: chase_pipeline,
+        }
+    )
+    return _LOWERINGS
 
 
 def describe_pipeline(node, indent: str = "    ") -> list:

@@ -37,7 +37,8 @@ import heapq
 
 from chronolog.language.timeline import EVERYWHERE, POS_INF, intersect
 from chronolog.planner.forward import lookback
-from chronolog.planner.ir import NegScan, PlanRule, Scan, SinceRule
+from chronolog.planner.ir import NegScan, Scan
+from chronolog.planner.physical import is_since_until
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
@@ -50,7 +51,7 @@ STEP = "$step"  # holds exactly on the range the current step closes
 
 def _unclipped(plan, stratum):
     """The stratum's rules without ``$step``, as a plan of their own."""
-    rules = [dataclasses.replace(r, body=r.body[1:]) if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())] else r
+    rules = [dataclasses.replace(r, body=r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
              for r in stratum.rules]
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules), constraints=[])
 
@@ -65,7 +66,7 @@ def clip_to_steps(plan):
     step = Scan(STEP, ())
 
     def clip(r):
-        if isinstance(r, SinceRule):  # no body list: clipped by its head (StreamEvaluator._pipelines)
+        if is_since_until(r):  # no body list: clipped by its head (StreamEvaluator._pipelines)
             return r
         if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body):
             return dataclasses.replace(r, body=[step] + list(r.body))
@@ -75,7 +76,7 @@ def clip_to_steps(plan):
     constraints = [r for r in rules if r.head_pred is None]
     strata = stratify([r for r in rules if r.head_pred is not None])
     for st in strata:
-        if any(isinstance(r, SinceRule) and id(r) in moving for r in st.rules):
+        if any(is_since_until(r) and id(r) in moving for r in st.rules):
             st.reads.add(STEP)
     return dataclasses.replace(plan, rules=rules, strata=strata, constraints=constraints), moving
 
@@ -90,10 +91,10 @@ class StreamEvaluator(Evaluator):
         self.emit_maximal = emit == "maximal"
         if clipped.uses_top:
             self.store.relation(TOP).add((), EVERYWHERE)
-        self.clipped = {id(r) for r in clipped.rules if isinstance(r, PlanRule) and r.body[:1] == [Scan(STEP, ())]}
+        self.clipped = {id(r) for r in clipped.rules if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())]}
         # Since rules that move time inside a cycle: evaluated in full each
         # step, their heads confined to the step
-        self.clipped_since = {id(r) for r in clipped.rules if isinstance(r, SinceRule) and id(r) in moving}
+        self.clipped_since = {id(r) for r in clipped.rules if is_since_until(r) and id(r) in moving}
         self._step_iv = None
         self.lookback = lookback(clipped.rules + clipped.constraints)
         self.lookback.pop(STEP, None)
@@ -191,35 +192,28 @@ class StreamEvaluator(Evaluator):
                 for terms, ivs in ch.items():
                     old[terms] = old.get(terms, set()) | ivs
 
-    def _delta_variants(self, stratum, merges, delta_preds) -> None:
-        # as Evaluator._delta_variants, minus the variants of clipped rules
-        # that would join a delta with the (empty) old part of $step
-        step_changed = STEP in delta_preds
-        for m in merges.values():
-            m.inputs = []
-        for rule in stratum.rules:
-            if isinstance(rule, SinceRule):
-                if id(rule) in self.clipped_since and step_changed:
-                    merges[rule.head_pred].inputs.append(self._pipelines(rule, None, delta_preds))
-                    continue
-                for side, lit in (("right", rule.right), ("left", rule.left)):
-                    if lit.pred in delta_preds:
-                        merges[rule.head_pred].inputs.append(self._pipelines(rule, side, delta_preds))
+    def _variants(self, planned, changed: frozenset) -> tuple:
+        # as the Evaluator's, minus the variants of clipped rules that would
+        # join a delta with the (empty) old part of $step; a clipped Since
+        # runs in full once the step changed
+        variants = super()._variants(planned, changed)
+        if STEP not in changed:
+            return variants
+        out = []
+        for rp in planned.rules:
+            if id(rp.rule) in self.clipped_since:
+                out.append((rp, None))
                 continue
-            clipped = id(rule) in self.clipped
-            for i, lit in enumerate(rule.body):
-                if not isinstance(lit, Scan) or lit.pred not in delta_preds:
-                    continue
-                if clipped and step_changed and i > 0:
-                    continue
-                merges[rule.head_pred].inputs.append(self._pipelines(rule, i, delta_preds))
+            clipped = id(rp.rule) in self.clipped
+            out.extend((r, v) for r, v in variants if r is rp and not (clipped and v.position > 0))
+        return tuple(out)
 
-    def _pipelines(self, rule, driver, delta_preds):
-        if id(rule) in self.clipped_since:
-            from .pipeline import build_since_pipeline
+    def _pipelines(self, rule, driver, delta_preds, operator=None):
+        if id(rule) in self.clipped_since:  # confined to this step: built for it
+            from .pipeline import pipeline_for
 
-            return build_since_pipeline(rule, self, driver, delta_preds, self._step_iv)
-        return super()._pipelines(rule, driver, delta_preds)
+            return pipeline_for(rule, self, driver, delta_preds, self._step_iv, operator=operator)
+        return super()._pipelines(rule, driver, delta_preds, operator)
 
     # ---------------------------------------------------------- output
     def _emit(self, changes: dict, step_iv) -> list:

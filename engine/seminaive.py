@@ -1,0 +1,58 @@
+"""The one seminaive loop: every executor runs a stratum's rounds here.
+
+Round 1 runs every rule over the full relations (or, given the changes of
+the predicates a stratum reads, only what those changes derive); each later
+round runs, per rule and per body atom whose predicate changed in the round
+before, one variant reading that atom's delta (the new maximal intervals),
+the atoms before it the old facts and those after it everything, so no
+combination of new facts is joined twice.  The variants are the physical
+plan's (``StratumPlan.delta_variants``, planner/physical.py).
+
+A backend (:class:`Backend`: rows, columns, Spark rounds) says how a round
+runs and what a delta is; the loop holds what is the same for all of them.
+"""
+
+from __future__ import annotations
+
+
+class Backend:
+    """What the loop asks of an executor; the defaults do nothing."""
+
+    # rule operators (planner/physical.py) the backend recomputes over the
+    # full relations when any atom changed: one variant per rule and round
+    recomputed: tuple = ()
+
+    def round(self, variants, deltas: dict) -> dict:  # pragma: no cover - every backend runs rounds
+        """Run ``variants`` (``(RulePlan, DeltaVariant or None)``, None: over
+        the full relations) reading ``deltas``; merge what they derive and
+        return the new deltas, only those not empty."""
+        raise NotImplementedError
+
+    def variants(self, planned, deltas: dict) -> tuple:
+        """The variants of a round after ``deltas``."""
+        return planned.delta_variants(frozenset(deltas), self.recomputed)
+
+    def settle(self, deltas: dict) -> dict:
+        """After a round: what still belongs to it (the rows' chase of
+        existential rules at a fixpoint) joins its deltas."""
+        return deltas
+
+    def before_round(self, number: int, deltas: dict) -> None:
+        """Before round ``number`` > 1: progress, and the round limit."""
+
+
+def run(backend: Backend, planned, deltas: dict = None) -> int:
+    """Run the stratum ``planned`` (a StratumPlan) to its fixpoint on
+    ``backend``; ``deltas``: the changes of the predicates it reads (only
+    what they derive is computed).  Returns the number of rounds."""
+    if deltas is None:
+        variants, deltas = tuple((rp, None) for rp in planned.rules), {}
+    else:
+        variants = backend.variants(planned, deltas)
+    deltas = backend.settle(backend.round(variants, deltas))
+    rounds = 1
+    while deltas and planned.recursive:
+        rounds += 1
+        backend.before_round(rounds, deltas)
+        deltas = backend.settle(backend.round(backend.variants(planned, deltas), deltas))
+    return rounds

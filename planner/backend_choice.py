@@ -386,5 +386,5 @@ def _spark_fallbacks(st) -> tuple:
             if funcs & {"avg"}:
                 out.append("an avg has no exact value in the run's number type")
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type, or adds floats")
+                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf or are multiplied")
     return tuple(dict.fromkeys(out))

@@ -257,8 +257,8 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential variables (new values; the engine numbers its labelled nulls in the order its pipelines "
-         "need them, an order Spark's tasks lack)")
+CHASE = ("existential variables (new values): the engine numbers its labelled nulls in the order its pipelines "
+         "need them, an order Spark's tasks lack")
 
 
 def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
@@ -417,7 +417,8 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
         if isinstance(op, ph.Aggregate):
             funcs = {a.func for _, a in op.aggregates}
             if funcs & {"avg"}:
-                out.append("an avg has no exact value in the run's number type")
+                out.append("an avg of exact numbers has no exact value in the run's number type (one for the whole run, "
+                           "fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)")
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
                 out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf or are multiplied")
     return tuple(dict.fromkeys(out))

@@ -11,6 +11,9 @@ import math
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from budget import examples
 
 import chronolog
 from chronolog.engine.arrow import facts_to_arrow, table_to_rows
@@ -57,6 +60,18 @@ def test_float_sums_means_and_sets_are_the_engines(spark, rounds):
     ivs = [(0, 9), (1, 8), (2, 7), (0, 4), (2, 6), (3, 9), (0, 3), (1, 2), (2, 5), (0, 2), (1, 3)]
     model = check_typed(spark, FLOAT_SUMS, {"m": floats(keys, vals, ivs)}, FLOAT_OUTPUTS)
     assert ((("a", 1.0), (2, 7, True, True))) in model.facts("total")  # (exactly: the sanity of the oracle)
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.floats(allow_nan=False, allow_infinity=False, width=64)
+                          | st.sampled_from([0.1, 1e16, -1e16, 1.0, 1e308, -0.0]),
+                          st.integers(0, 8), st.integers(0, 4)), min_size=1, max_size=12))
+def test_random_float_sums_means_and_sets(spark, rounds, rows):
+    """Any floats, huge and tiny, summed in any order: the engine's values
+    (exact, rounded once; 1e308 + 1e308 is +inf, as a float addition)."""
+    m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
+    check_typed(spark, FLOAT_SUMS, {"m": m}, FLOAT_OUTPUTS)
 
 
 @spark_test

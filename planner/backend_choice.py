@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
+from chronolog.language.timeline import POS_INF
 
 from . import physical as ph
 from . import input_size as size  # (the thresholds, read when used: tests lower them)
@@ -261,12 +262,23 @@ CHASE = ("existential variables (new values): the engine numbers its labelled nu
          "need them, an order Spark's tasks lack")
 
 
+# a recursion through time within a horizon that may need more rounds
+# than this runs in one task: a Spark round costs about a second and more
+# (a job, the driver's planning), the engine's round microseconds
+ROUNDS_THROUGH_TIME = 200
+
+
 def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     ir = st.stratum
-    if st.recursive and ir is not None and not bounded(horizon):
+    if st.recursive and ir is not None:
         moving = [r for r in ir.shifting_rules if through_time(r, ir)]
-        if moving:  # (but a Since/Until recursive through one operand only)
+        if moving and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
             return Refusal(THROUGH_TIME, moving[0])
+        if moving:
+            steps = time_steps(moving, horizon)
+            if steps > ROUNDS_THROUGH_TIME:
+                return Refusal(f"recursion through time over about {steps:,} steps within the horizon, as many Spark rounds "
+                               f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
         if isinstance(op, ph.ChaseStep):
@@ -363,6 +375,28 @@ def bounded(horizon) -> bool:
     return horizon is not None and horizon[0] != NEG_INF and horizon[1] != POS_INF
 
 
+def time_steps(rules, horizon) -> int:
+    """About how many rounds a recursion through time moving by ``rules``
+    may take within ``horizon`` (bounded): its span over the shortest of
+    their farthest moves (a fact moves at least that far a round where it
+    moves at all; 0: a move without end or one not known)."""
+    reaches = []
+    for r in rules:
+        windows = [w for w in (getattr(r, "head_shift", None), getattr(r, "window", None)) if w is not None]
+        for lit in r.body:
+            if getattr(lit, "group", None) is not None:
+                return 0  # (a period of a calendar: not a number of units here)
+            windows += [w for w in (getattr(lit, "shift", None),) if w is not None]
+        ends = [abs(x) for w in windows for x in w[:2]]
+        if not ends or any(x == POS_INF for x in ends):
+            return 0
+        reaches.append(max(ends))
+    lo, hi = horizon[0], horizon[1]
+    if not reaches or not all(isinstance(x, (int, Fraction)) for x in (lo, hi, *reaches)) or min(reaches) <= 0:
+        return 0
+    return int((Fraction(hi) - Fraction(lo)) / min(reaches))
+
+
 def through_time(rule, stratum) -> bool:
     """Whether ``rule``, which the planner counts as moving time around
     ``stratum``'s cycle (``Stratum.shifting_rules``), does so for Spark's
@@ -410,7 +444,8 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
         if bounded(horizon):
             out.append("the recursion through time needs more rounds within the horizon than the round limit (--max-rounds)")
         elif any(not through_time(r, ir) and r.right.pred in ir.preds for r in ir.shifting_rules):
-            out.append("the left operand of a Since/Until recursive through its right operand holds without end")
+            out.append("the left operand of a Since/Until recursive through its right operand holds without end "
+                       "(to +inf for Since, from -inf for Until)")
     for op in st.operators():
         if _computes(op):
             out.append("Spark arithmetic overflows")

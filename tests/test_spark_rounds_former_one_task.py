@@ -8,6 +8,7 @@ and ``chronolog plan`` saying so.  The shapes that stay in one task
 are named with their reason (marked ``spark``, but the plan tests)."""
 
 import math
+import warnings
 
 import pyarrow as pa
 import pytest
@@ -21,6 +22,7 @@ from chronolog.api import load_program
 from chronolog.planner import plan as make_plan
 from chronolog.planner.backend_choice import choose
 
+from strategies_wide import wide_cases
 from test_spark_rounds import canon, cs
 from test_spark_rounds import check as check_sets
 from test_spark_rounds_functions import check as check_typed, refused
@@ -178,9 +180,56 @@ def test_the_plan_says_rounds(program):
 
 @pytest.mark.parametrize("program, why", [
     (THROUGH_TIME, "recursion through time with no horizon"),
+    ("@temporal(0, 1000).\n" + THROUGH_TIME, "recursion through time over about 1,000 steps within the horizon"),
     (NO_KEY + "boss(Y, K) :- m(K, V).", "labelled nulls"),
     ("s(X) :- b(X).\ns(X) :- s(X) <S>[1,2] s(X).\npair(X, Y) :- s(X), b(Y).", "recursion through time with no horizon"),
 ])
 def test_the_plan_says_one_task_and_why(program, why):
     choice = choose(make_plan(load_program(program))).spark
     assert choice.path == "one task" and why in choice.why, choice.why
+
+
+def test_the_plan_lists_what_still_sends_the_rounds_to_one_task():
+    since = choose(make_plan(load_program(SINCE_RIGHT)))
+    assert any("holds without end" in f for s in since.strata for f in s.spark_fallbacks)
+    timed = choose(make_plan(load_program("@temporal(0, 12).\n" + THROUGH_TIME)))
+    assert any("round limit" in f for s in timed.strata for f in s.spark_fallbacks)
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+@given(wide_cases(floats=False, recursion=True, templates=("temporal", "since", "join", "head_box", "negation", "aggregate")))
+def test_random_recursions_through_time_within_a_horizon(spark, rounds, case):
+    """The wide random recursive programs (tests/strategies_wide.py), each
+    with a horizon and a rule that joins across keys (so no key splits
+    them), through ``distributed=True``: the rounds now for a recursion
+    through time (or one task where they refuse), the row executor's answers."""
+    program = case.program + "\nnokey(K, L) :- v(K, A), v(L, B).\n"
+    from test_spark_differential import _decimal
+    from test_spark_differential import canon as canon_rows
+
+    if not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
+        return  # (a given 1/3 is the text "1/3" in Arrow: documented)
+    facts = {p: rows for p, rows in case.facts.items() if rows}
+    tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
+    if any(canon_rows(table_to_rows(t, p)) != canon_rows(facts[p]) for p, t in tables.items()):
+        return  # (a column mixing kinds is text in Arrow: documented)
+    try:
+        model = chronolog.reason(program, facts, engine="rows", horizon=case.horizon)
+    except chronolog.ChronologError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs().reason(spark, program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+    for p, df in out.items():
+        assert canon_rows(table_to_rows(df.toArrow(), p)) == canon_rows(table_to_rows(model.to_arrow(p), p)), f"{case}\n{p}"
+
+
+@spark_test
+def test_no_inputs_at_all(spark, rounds):
+    """Found by the random recursions above: with no input, an output's
+    relation has no term columns; its answer is an empty table of int64
+    columns, as the engine's."""
+    program = "p0(K, N) :- v(K, N), v(J, M).\np0(K, N) :- [-][1,2] p0(K, N), v(K, _).\n"
+    stats, _ = check_sets(spark, program, {}, outputs=["p0"], horizon=(-1, 8))
+    assert stats["path"] == "relational"

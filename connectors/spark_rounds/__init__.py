@@ -90,7 +90,8 @@ The modules, one concept each:
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
 * ``functions``: string functions and floats computed in a rule, the
   engine's values in Spark SQL or refused;
-* ``udfs``: the engine's own functions as Python UDFs, where Spark's differ;
+* ``udfs``: the engine's own functions (and its sums and sets of floats) as
+  Python UDFs, where Spark's differ;
 * ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 

@@ -4,7 +4,9 @@ Spark SQL cannot compute as the engine does (functions.py): ``exp`` and
 last bit), ``round`` of a float to digits (Spark rounds the float's
 shortest text, the engine its binary value), ``exact`` of a float, a
 float in ``concat`` (Java prints ``1.0E10``) and ``upper``/``lower`` of
-strings beyond the letters whose mapping Spark shares with Python.
+strings beyond the letters whose mapping Spark shares with Python; and the
+engine's sum, mean and set of a time segment's floats (aggregate.py,
+:class:`EngineFold`).
 
 A UDF calls the row engine's compiled call (engine/rows/expressions.py,
 over language/builtins.py), so its value is the engine's by construction.

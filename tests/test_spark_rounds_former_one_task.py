@@ -109,6 +109,19 @@ def test_since_and_until_recursive_through_the_right_operand(spark, rounds):
 
 
 @spark_test
+def test_since_recursive_through_both_operands_within_a_horizon(spark, rounds):
+    """``t`` (A) and ``s`` (B) grow in the same rounds: the Since reads
+    both whole (new A against old B derives too)."""
+    program = ("s(X) :- b(X).\ns(X) :- t(X) <S>[1,2] s(X).\nt(X) :- <->[0,3] s(X), a(X).\nt(X) :- c(X).\n"
+               "pair(X, Y) :- a(X), b(Y).\n@output(\"s\"). @output(\"t\").")
+    a = facts_to_arrow([((1,), (0, 12, True, True)), ((2,), (0, 12, True, True))], ["x"])
+    b = facts_to_arrow([((1,), (0, 0, True, True)), ((2,), (5, 5, True, True))], ["x"])
+    c = facts_to_arrow([((1,), (0, 1, True, True)), ((2,), (4, 6, True, False))], ["x"])
+    stats, model = check_sets(spark, program, {"a": a, "b": b, "c": c}, horizon=(0, 12))
+    assert max(r.round for r in stats["rounds"]) >= 3
+
+
+@spark_test
 def test_since_through_the_right_operand_over_an_unbounded_left_goes_to_one_task(spark, rounds):
     """``a`` on [0,+inf): ``s@0`` moves one step a round forever (the
     engine prints a repeating model); the rounds stop at once and one task

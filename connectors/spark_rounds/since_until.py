@@ -55,13 +55,16 @@ def since_step(rules, q: Stmt, rule, views=None):
     (None: an operand holds nowhere); ``rules``: the run's RuleSql;
     ``views``: body position (0: A, 1: B) -> the Rel read instead of the
     full relation in a round of a recursion (only B's delta is read as
-    one; with A's, A and B are read whole)."""
+    one, when A lies outside the cycle; else A and B are read whole)."""
     varcols = {}
     for lit in (rule.left, rule.right):
         for t in lit.terms:
             if isinstance(t, ast.Var) and t.name not in varcols:
                 varcols[t.name] = f"v{len(varcols)}"
-    delta = {rule.right.pred: views[1]} if views and 1 in views and 0 not in views else {}
+    # B's delta alone only while A cannot change: A outside the rule's cycle
+    # (where both change in one round, the round's one variant reads B's)
+    fixed = rule.left.pred not in rules.cycle(rule.head_pred)
+    delta = {rule.right.pred: views[1]} if fixed and views and 1 in views and 0 not in views else {}
     right, n, _ = rules.atom(q, rule.right, delta, varcols, rule)
     left, m, _ = rules.atom(q, rule.left, {}, varcols, rule)
     if n == 0 or m == 0:

@@ -452,6 +452,18 @@ def _spark_aggregate(out, rows):
                    f"{_x(w['relational'], w['driver'])} the driver, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 
 
+@bench(name="spark_float_sums", args="bench/spark_aggregate.py --facts 100000 --program float_sums --sides 'one task' relational",
+       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
+       what="sums, means and sets of floats with no key: rounds (the engine's fold per segment) against one task")
+def _spark_float_sums(out, rows):
+    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    n = max(x["facts"] for x in lines)
+    w = {x["side"]: x["wall"] for x in lines if x.get("facts") == n and "side" in x}
+    ok = all(x["same_model"] for x in lines if "same_model" in x)
+    return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"one task {_s(w['one task'])}, embedded {_s(w['embedded'])}",
+                   f"{_x(w['relational'], w['one task'])} one task, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
+
+
 @bench(name="spark_calendar", args="bench/spark_calendar.py --legs 100000 --master local[2]", tags=("spark",),
        peer="the same call refused by the rounds (one Spark task)",
        what="dates, arithmetic and a constraint with no key: rounds against the path the rounds' refusal takes")

@@ -25,6 +25,9 @@ own functions in Python UDFs in the executors (what went to one task before).
 ``--program floats``: the stake ``p`` a ``double`` column (multiples of
 0.37, binary floats) in joins, comparisons with exact constants, min and
 max and arithmetic: what went to one task before the twelfth round.
+``--program float_sums``: sums, means and sets (munion) of that column,
+the engine's exact fold per time segment in a UDF (what went to one task
+before: run it with ``--sides "one task" relational``).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -118,7 +121,17 @@ same(I, C, D) :- owns(I, C, P), owns(I, D, P), C != D.
 scaled(I, C, F) :- owns(I, C, P), F = P / 3 + 1.
 @output("top"). @output("low"). @output("high"). @output("same"). @output("scaled").
 """
-PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS}
+# sums, means and sets of a double column: the engine's exact fold per segment (aggregate.py, udfs.EngineFold)
+FLOAT_SUMS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+total(C, S) :- owns(I, C, P), S = sum(P).
+mean(C, A) :- owns(I, C, P), A = avg(P).
+stakes(C, U) :- owns(I, C, P), U = munion(P).
+@output("total"). @output("mean"). @output("stakes").
+"""
+PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
+            "float_sums": FLOAT_SUMS}
+FLOAT_DATA = {"floats", "float_sums"}  # the programs that read p as a double
 
 
 def facts(n: int, seed: int = 7, floats: bool = False):
@@ -183,11 +196,11 @@ def data_of(n: int, directory: str, program: str) -> str:
         from spark_ownership import parquet_of
 
         return str(parquet_of(n))
-    path = os.path.join(directory, f"owns-{'floats-' if program == 'floats' else ''}{n}.parquet")
+    path = os.path.join(directory, f"owns-{'floats-' if program in FLOAT_DATA else ''}{n}.parquet")
     if not os.path.exists(path):
         import pyarrow.parquet as pq
 
-        pq.write_table(facts(n, floats=program == "floats"), path)
+        pq.write_table(facts(n, floats=program in FLOAT_DATA), path)
     return path
 
 
@@ -216,7 +229,7 @@ def main():
         warm = data_of(1000, args.dir, args.program)
     else:
         warm = os.path.join(args.dir, "warm.parquet")  # the JVM's first jobs (JIT, class loading) on neither side's figures
-        pq.write_table(facts(1000, floats=args.program == "floats"), warm)
+        pq.write_table(facts(1000, floats=args.program in FLOAT_DATA), warm)
     for side in args.sides:
         run(spark, warm, side, args.program)
     for n in args.facts:

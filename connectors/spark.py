@@ -387,13 +387,13 @@ def reason_with(
 
             # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
             # or one task when the inputs are small or the rounds cannot run it
-            path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes)
+            hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+            if hz is None and plan.temporal is not None:
+                hz = parse_horizon(plan.temporal)
+            path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes, hz)
             no_key = f"no key ({e.why})"
             if path == "relational":
                 try:
-                    hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
-                    if hz is None and plan.temporal is not None:
-                        hz = parse_horizon(plan.temporal)
                     out = spark_rounds.reason(spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats)
                     if stats is not None:
                         stats["why"] = f"{no_key}; {why}"

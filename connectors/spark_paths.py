@@ -74,7 +74,7 @@ def _size(n: int) -> str:
     return f"of {n / (1 << 20):.2f} MiB" if n >= 1 << 20 else f"of {n} bytes"
 
 
-def choose(spark, plan, frames, local_facts, given=None) -> tuple[str, str]:
+def choose(spark, plan, frames, local_facts, given=None, horizon=None) -> tuple[str, str]:
     """``(path, why)`` for a program with no key: ``"refused"`` (one task,
     with a warning: the rounds cannot run its rules, whatever the inputs),
     ``"one task"`` (its inputs are small) or ``"relational"`` (the rounds,
@@ -82,7 +82,7 @@ def choose(spark, plan, frames, local_facts, given=None) -> tuple[str, str]:
     from .spark_rounds import NotRelational, check_rules
 
     try:
-        check_rules(plan)
+        check_rules(plan, horizon)
     except NotRelational as r:
         return "refused", refusal(r)
     limit = one_task_limit(spark, given)

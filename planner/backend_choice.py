@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
+from chronolog.language.timeline import POS_INF
 
 from . import physical as ph
 from . import input_size as size  # (the thresholds, read when used: tests lower them)
@@ -112,7 +113,7 @@ def choose(plan, engine: str = "auto") -> Placement:
     ``engine`` (auto, rows or columns: ``--engine``)."""
     physical = plan.physical
     recurrences = has_recurrence(physical)
-    strata = tuple(choose_stratum(st, engine, recurrences) for st in physical.strata)
+    strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal) for st in physical.strata)
     return Placement(strata, _spark(plan, strata))
 
 
@@ -173,10 +174,11 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
                      f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
-def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> StratumChoice:
+def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, horizon=None) -> StratumChoice:
     backend, why = embedded_backend(st, engine, recurrences)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
-    return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st), fallbacks, _spark_fallbacks(st))
+    return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
+                         _spark_fallbacks(st, horizon))
 
 
 # what the data can still send from columns back to rows, in any stratum
@@ -225,18 +227,21 @@ def _spark(plan, strata) -> SparkChoice:
     return unkeyed_spark(plan)
 
 
-def unkeyed_spark(plan) -> SparkChoice:
-    """Where Spark runs a program with no key: its rounds, or one task when they refuse a rule."""
-    refused = spark_rounds_refusal(plan)
+def unkeyed_spark(plan, horizon=None) -> SparkChoice:
+    """Where Spark runs a program with no key: its rounds, or one task when
+    they refuse a rule (``horizon``: the run's, else the program's)."""
+    refused = spark_rounds_refusal(plan, horizon)
     if refused is not None:
         return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")
     return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only); "
                                  f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
 
 
-def spark_rounds_refusal(plan) -> Optional[Refusal]:
+def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
     """The first rule Spark's relational rounds cannot run (None: they can
-    run every rule; the inputs may still refuse: run-time fallbacks)."""
+    run every rule; the inputs may still refuse: run-time fallbacks);
+    ``horizon``: the run's (``(lo, hi, ...)``), else the program's ``@temporal``."""
+    horizon = horizon if horizon is not None else plan.temporal
     if plan.program.calendar is not None:
         refused = _calendar_refusal(plan)
         if refused is not None:
@@ -246,22 +251,38 @@ def spark_rounds_refusal(plan) -> Optional[Refusal]:
         if refused is not None:
             return refused
     for st in plan.physical.strata:
-        refused = _spark_refusal(st)
+        refused = _spark_refusal(st, horizon)
         if refused is not None:
             return refused
     return None
 
 
-def _spark_refusal(st: ph.StratumPlan) -> Optional[Refusal]:
+THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
+CHASE = ("existential variables (new values): the engine numbers its labelled nulls in the order its pipelines "
+         "need them, an order Spark's tasks lack")
+
+
+# a recursion through time within a horizon that may need more rounds
+# than this runs in one task: a Spark round costs about a second and more
+# (a job, the driver's planning), the engine's round microseconds
+ROUNDS_THROUGH_TIME = 200
+
+
+def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     ir = st.stratum
     if st.recursive and ir is not None:
         moving = [r for r in ir.shifting_rules if through_time(r, ir)]
-        if moving:  # (but a Since/Until recursive through its left operand only)
-            return Refusal("recursion through time", moving[0])
+        if moving and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
+            return Refusal(THROUGH_TIME, moving[0])
+        if moving:
+            steps = time_steps(moving, horizon)
+            if steps > ROUNDS_THROUGH_TIME:
+                return Refusal(f"recursion through time over about {steps:,} steps within the horizon, as many Spark rounds "
+                               f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
         if isinstance(op, ph.ChaseStep):
-            return Refusal("existential variables (new values)", rule)
+            return Refusal(CHASE, rule)
         if isinstance(op, ph.Aggregate):
             for _, a in op.aggregates:
                 if a.func not in SPARK_AGGREGATES:
@@ -346,21 +367,61 @@ def round_digits(e):
     return None
 
 
+def bounded(horizon) -> bool:
+    """Whether ``horizon`` (``(lo, hi, ...)`` or None) has two finite ends:
+    every recursion then ends, the rounds one step of its delay a round."""
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    return horizon is not None and horizon[0] != NEG_INF and horizon[1] != POS_INF
+
+
+def time_steps(rules, horizon) -> int:
+    """About how many rounds a recursion through time moving by ``rules``
+    may take within ``horizon`` (bounded): its span over the shortest of
+    their farthest moves (a fact moves at least that far a round where it
+    moves at all; 0: a move without end or one not known)."""
+    reaches = []
+    for r in rules:
+        windows = [w for w in (getattr(r, "head_shift", None), getattr(r, "window", None)) if w is not None]
+        for lit in r.body:
+            if getattr(lit, "group", None) is not None:
+                return 0  # (a period of a calendar: not a number of units here)
+            windows += [w for w in (getattr(lit, "shift", None),) if w is not None]
+        ends = [abs(x) for w in windows for x in w[:2]]
+        if not ends or any(x == POS_INF for x in ends):
+            return 0
+        reaches.append(max(ends))
+    lo, hi = horizon[0], horizon[1]
+    if not reaches or not all(isinstance(x, (int, Fraction)) for x in (lo, hi, *reaches)) or min(reaches) <= 0:
+        return 0
+    return int((Fraction(hi) - Fraction(lo)) / min(reaches))
+
+
 def through_time(rule, stratum) -> bool:
     """Whether ``rule``, which the planner counts as moving time around
     ``stratum``'s cycle (``Stratum.shifting_rules``), does so for Spark's
-    rounds: every rule does but a Since/Until whose right operand lies
-    outside the cycle, whose left operand is read as it is (no diamond, no
-    time grouping, a box only with 0 in its window) and whose head has no
-    box.  Such a rule's head facts lie within the closure of its left
-    operand's intervals; a diamond or a box off 0 on A, a head box or a
-    recursive B (``s :- a S[1,1] s``) moves them further each round."""
+    rounds with no horizon: every rule does but a Since/Until with no head
+    box that reads its cycle through one operand only, and
+
+    * through the left operand A: A is read as it is (no diamond, no time
+      grouping, a box only with 0 in its window).  A head fact lies within
+      the closure of A's maximal intervals, which a diamond or a box off 0
+      on A would move further each round;
+    * through the right operand B: A lies outside the cycle, so its
+      maximal intervals are fixed, and a head fact again lies within their
+      closure (B's facts move forward, ``s :- a S[1,1] s``, only while A
+      holds).  Where A holds without end (to +inf for Since, from -inf for
+      Until) and no horizon stops it, the rounds stop at run time and one
+      task answers (since_until.py)."""
     from chronolog.language.timeline import contains_point
 
     from .ir import SinceRule
 
-    if not isinstance(rule, SinceRule) or rule.right.pred in stratum.preds or rule.head_shift is not None:
+    if not isinstance(rule, SinceRule) or rule.head_shift is not None:
         return True
+    left_in, right_in = rule.left.pred in stratum.preds, rule.right.pred in stratum.preds
+    if right_in:
+        return left_in
     left = rule.left
     return left.shift is not None or left.group is not None or (left.box is not None and not contains_point(left.box, 0))
 
@@ -375,16 +436,24 @@ def _calendar_refusal(plan) -> Optional[Refusal]:
     return None
 
 
-def _spark_fallbacks(st) -> tuple:
+def _spark_fallbacks(st, horizon=None) -> tuple:
     """What the data can still send from Spark's rounds to one task."""
     out = []
+    ir = st.stratum
+    if st.recursive and ir is not None and ir.shifting_rules:
+        if bounded(horizon):
+            out.append("the recursion through time needs more rounds within the horizon than the round limit (--max-rounds)")
+        elif any(not through_time(r, ir) and r.right.pred in ir.preds for r in ir.shifting_rules):
+            out.append("the left operand of a Since/Until recursive through its right operand holds without end "
+                       "(to +inf for Since, from -inf for Until)")
     for op in st.operators():
         if _computes(op):
             out.append("Spark arithmetic overflows")
         if isinstance(op, ph.Aggregate):
             funcs = {a.func for _, a in op.aggregates}
             if funcs & {"avg"}:
-                out.append("an avg has no exact value in the run's number type")
+                out.append("an avg of exact numbers has no exact value in the run's number type (one for the whole run, "
+                           "fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)")
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type, or adds floats")
+                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf or are multiplied")
     return tuple(dict.fromkeys(out))

@@ -176,7 +176,7 @@ def test_what_the_rounds_cannot_run_goes_to_one_task_with_a_warning(spark):
     model = chronolog.reason(EVERY, {"e": edges()})
     stats = {}
     with pytest.warns(cs().OneTaskFallback, match=r"^running in ONE Spark task, not distributed: the program has no key to split it by "
-                      r"\(the rule .* does not keep one key: .*\), and relational rounds cannot run it: recursion through time in the rule tick\(X\)") as caught:
+                      r"\(the rule .* does not keep one key: .*\), and relational rounds cannot run it: recursion through time with no horizon \(.*\) in the rule tick\(X\)") as caught:
         out = cs().reason(spark, EVERY, inputs={"e": edges()}, distributed=True, stats=stats, one_task_bytes=-1, window=(0, 30))
     assert issubclass(cs().OneTaskFallback, cs().DriverFallback)  # (who catches DriverFallback still catches it)
     assert len([w for w in caught if issubclass(w.category, cs().DriverFallback)]) == 1

@@ -428,12 +428,12 @@ def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
 
 def test_unsupported_falls_back_with_the_rule(spark):
     prog = """
-    total(X, T) :- e(X, Y, S), F = float(S), T = munion(F).
+    total(X, T) :- e(X, Y, S), F = float(S), T = prod(F).
     far(X, Z) :- e(X, Y, S), e(Y, Z, S2).
     @output("far").
     """
     e = facts_to_arrow([((1, 2, 3), (0, 1, True, True)), ((2, 3, 4), (0, 1, True, True))], ["a", "b", "s"])
-    with pytest.warns(cs().DriverFallback, match=r"relational rounds cannot run it: aggregation: munion"):
+    with pytest.warns(cs().DriverFallback, match=r"relational rounds cannot run it: aggregation: prod of float terms"):
         out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
     assert canon(table_to_rows(out["far"].toArrow(), "far")) == {((1, 3), (0, 1, True, True))}
 

@@ -126,12 +126,16 @@ def test_recursive_since_on_a_calendar(spark):
     assert {t for t, _ in model.facts("reach")} >= {("a", "c"), ("a", "d")}
 
 
-def test_through_time_still_goes_to_one_task(spark):
-    """A recursion through B moves time (its model may be infinite): the
-    rounds refuse it and one task answers (here with a horizon)."""
+def test_through_the_right_operand_runs_in_rounds(spark):
+    """A recursion through B alone, A outside it: B's delta against A's
+    maximal intervals, in the rounds (with and without a horizon); through
+    both operands with no horizon, one task answers, saying why."""
     prog = "far(X, Z) :- a(X, Y), a(Y, Z).\ns(X) :- a(X, X).\ns(X) :- a(X, X) <S>[1,2] s(X).\n@output(\"s\")."
     rows = [((1, 1), (0, 10, True, True)), ((2, 2), (0, 0, True, True))]
-    model = chronolog.reason(prog, {"a": rows}, horizon=(0, 20))
+    check(spark, prog, {"a": facts_to_arrow(rows, ["x", "y"])}, horizon=(0, 20))
+    check(spark, prog, {"a": facts_to_arrow(rows, ["x", "y"])})
+    both = prog.replace("a(X, X) <S>[1,2] s(X)", "s(X) <S>[1,2] s(X)")
+    model = chronolog.reason(both, {"a": rows})
     with pytest.warns(cs().DriverFallback, match="recursion through time"):
-        out = cs().reason(spark, prog, inputs={"a": facts_to_arrow(rows, ["x", "y"])}, distributed=True, horizon=(0, 20))
+        out = cs().reason(spark, both, inputs={"a": facts_to_arrow(rows, ["x", "y"])}, distributed=True)
     assert canon(table_to_rows(out["s"].toArrow(), "s")) == canon(model.facts("s"))

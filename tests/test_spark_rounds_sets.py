@@ -96,8 +96,13 @@ def test_a_union_in_a_recursion(spark):
     check(spark, prog, {"owns": owns(ROWS)}, ["from", "pool", "link"])
 
 
+def test_sets_of_floats(spark):
+    """A set of floats is the engine's text of it (Python's float repr, not Java's)."""
+    prog = NO_KEY + "t(C, S) :- owns(I, C, P), F = float(P) * 1e10 / 3, S = munion(F).\n@output(\"t\").\n"
+    check(spark, prog, {"owns": owns(ROWS)}, ["t"])
+
+
 @pytest.mark.parametrize("rule, why", [
-    ("t(C, S) :- owns(I, C, P), F = float(P), S = munion(F).", "aggregation: munion of float terms"),
     ("t(C, D) :- s(C, S), s(D, T), S < T.\ns(C, S) :- owns(I, C, P), S = munion(P).", "the comparison S < T of set with set terms"),
     ("t(C, U) :- s(C, S), U = munion(S).\ns(C, S) :- owns(I, C, P), S = munion(P).", "aggregation: munion of set terms"),
 ])

@@ -43,7 +43,8 @@ sentinels ±2^62), always coalesced to maximal intervals.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
-(but a Since/Until recursive through its left operand only), terms of mixed types, times off a decimal grid or, on a
+with no horizon (but a Since/Until recursive through one operand only),
+existential rules, terms of mixed types, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller runs the program in ONE Spark task instead, with a
@@ -89,7 +90,8 @@ The modules, one concept each:
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
 * ``functions``: string functions and floats computed in a rule, the
   engine's values in Spark SQL or refused;
-* ``udfs``: the engine's own functions as Python UDFs, where Spark's differ;
+* ``udfs``: the engine's own functions (and its sums and sets of floats) as
+  Python UDFs, where Spark's differ;
 * ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 

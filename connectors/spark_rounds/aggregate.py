@@ -29,11 +29,15 @@ in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to one task (entry.py).
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, and
-of floats as Python does (count of anything); sum, avg and prod of floats
-are refused: the engine adds floats exactly and rounds once, Spark rounds
-each addition, in an order of its own.  ``munion``: the distinct values
-per segment as a sorted array, then the engine's text of the set
-(sets.py).  What is not here (sums of strings; contributors beside a
+of floats as Python does (count of anything).  A sum or a mean of floats
+is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
+the same whatever the order), Spark rounds each addition in an order of its
+own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
+and the engine's own fold computes the value (udfs.EngineFold, an Arrow
+UDF once per segment), as it does a set of floats' text.  ``prod`` of
+floats is refused: the engine multiplies them in its bindings' order,
+rounding each step.  ``munion``: the distinct values per segment as a
+sorted array, then the engine's text of the set (sets.py).  What is not here (sums of strings; contributors beside a
 second aggregate) raises :class:`NotRelational` before any Spark work.
 
 Inside a recursion (the monotonic forms only: the planner refuses the
@@ -61,6 +65,7 @@ from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
+from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
@@ -97,11 +102,15 @@ def literals(rule) -> tuple:
 
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
-    (numbers, strings or floats), a set's for munion (sets.py), else a
-    number (None: not known yet)."""
+    (numbers, strings or floats), a set's for munion (sets.py), a float for
+    a sum or a mean of floats, else a number (None: not known yet)."""
     if a.func == "munion":
         return SET
-    return expr_class(a.expr, env) if a.func in EXTREMES else NUM
+    if a.func in EXTREMES:
+        return expr_class(a.expr, env)
+    if a.func in ("sum", "msum", "avg") and expr_class(a.expr, env) == FLOAT:
+        return FLOAT
+    return NUM
 
 
 def aggregate_step(rules, q: Stmt, rule, deltas=None):
@@ -146,12 +155,12 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         if f != "count":
             c = cls[names.index(a.expr.name)]
             if f == "munion":
-                if c not in (NUM, STR, BOOL):
+                if c not in (NUM, STR, BOOL, FLOAT):
                     set_text("", c, None, rule)  # (refused, naming why)
-            elif c == FLOAT and f not in ("min", "max"):
-                raise NotRelational(f"aggregation: {a.func} of float terms (the engine adds floats exactly and "
-                                    "rounds once, Spark rounds each addition in its own order)", rule)
-            elif c != NUM and not (c in (STR, FLOAT) and f in ("min", "max")):  # strings: in code point order, as Python's
+            elif c == FLOAT and f == "prod":
+                raise NotRelational(f"aggregation: {a.func} of float terms (the engine multiplies them in the order "
+                                    "of its bindings, rounding each step)", rule)
+            elif c != NUM and not (c == FLOAT or (c == STR and f in ("min", "max"))):  # strings: in code point order, as Python's
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
             copies.append(f"{col[a.expr.name]} AS {value}")
@@ -174,10 +183,11 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
         pick = "min" if f == "min" else "max"
         if value in own:
             own["_v"] = own[value]
-        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, own)
+        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, own,
+                     rules.catalog.spark)
         specs = [(name, f, None if f == "count" else "_v")]
         body = _staged(rules, q, body, group)
-    df = _fold(q, body, group, specs, scale, num, own)
+    df = _fold(q, body, group, specs, scale, num, own, rules.catalog.spark)
     if sets:  # each set (a sorted array) as its text (sets.py)
         texts = [f"{set_text(c, sets[c], rules.arith.functions, rule)} AS {c}" if c in sets else c for c in q.cols[df]]
         df = q.add(f"SELECT {', '.join(texts)} FROM {df}", q.cols[df])
@@ -242,7 +252,7 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     return q.add(f"SELECT DISTINCT {sel} FROM ({both})", cols)
 
 
-def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset()) -> str:
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset(), spark=None) -> str:
     """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
     column of body read or None)]``) of the coalesced bindings ``body`` per
     ``group`` (its columns) on each segment, touching segments with equal
@@ -251,12 +261,15 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     for the columns in ``own`` (strings and floats, min and max only:
     Spark orders strings by their UTF-8 bytes, which is the code point
     order of Python's ``<``, and floats as Python does, with no NaN and
-    ``-0.0`` written ``0.0``)."""
+    ``-0.0`` written ``0.0``); a sum or a mean of floats is the engine's
+    own fold of the segment's values (udfs.EngineFold: exact, then rounded
+    once), in ``spark``'s UDF."""
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    extremes = any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
+    floated = {value for _, f, value in specs if f in ("sum", "avg") and own.get(value) == FLOAT}  # (own: a dict here)
+    extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
@@ -303,6 +316,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             if c in sets:  # munion: the distinct values, sorted (a set's text: aggregate_step)
                 aggs.append(f"sort_array(collect_set({c})) AS u_{c}")
                 stats.append(f"u_{c}")
+            if c in floated:  # each binding's float, for the engine's sum (udfs.EngineFold)
+                aggs.append(f"collect_list({c}) AS l_{c}")
+                stats.append(f"l_{c}")
         pvals = sorted({value for _, f, value in specs if f == "prod"})
         if pvals:
             spread = _product_factors(q, spread, pvals)
@@ -315,7 +331,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
         segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
                      f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
-        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u")} for c in vcols}  # (no sum of strings or floats is read)
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u", "l")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
@@ -323,6 +339,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     lo, hi = (-(2**63), 2**63 - 1)
     sel = []
     for name, f, value in specs:
+        if value in floated:
+            sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")
+            continue
         if f == "count":
             x = "t.n"
         elif f in ("min", "max", "prod"):

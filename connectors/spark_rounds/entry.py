@@ -40,7 +40,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     from chronolog.connectors.spark import _term_columns
     from chronolog.planner.physical import window_points
 
-    check_rules(plan)
+    check_rules(plan, horizon)
     calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)
     given, digits, int_digits = {}, 0, 0
     for pred, df in inputs:

@@ -27,12 +27,13 @@ class NotRelational(Exception):
         return describe_refusal(self.why, self.rule)
 
 
-def check_rules(plan) -> None:
+def check_rules(plan, horizon=None) -> None:
     """Raise :class:`NotRelational` for the first rule this path cannot run
-    (decided at plan time: planner/backend_choice.py)."""
+    (decided at plan time: planner/backend_choice.py; ``horizon``: the
+    run's, parsed, else the program's)."""
     from chronolog.planner.backend_choice import spark_rounds_refusal
 
-    refused = spark_rounds_refusal(plan)
+    refused = spark_rounds_refusal(plan, horizon)
     if refused is not None:
         raise NotRelational(refused.why, refused.rule)
 

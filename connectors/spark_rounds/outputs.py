@@ -54,7 +54,10 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
             return (f"CAST(CAST(shiftright({x}, 1) AS DECIMAL(38, 0)) / CAST({grid.L} AS DECIMAL(38, 0)) "
                     f"AS DECIMAL(38, {grid.digits}))")
 
-    cols = [f"c{i} AS {_sql_name(n)}" for i, n in enumerate(names)]
+    # (a predicate no input or rule gives a class holds nothing: its columns
+    # are int64, as the engine types an empty table's)
+    have = set(relations.columns(pred))
+    cols = [f"{f'c{i}' if f'c{i}' in have else 'CAST(NULL AS BIGINT)'} AS {_sql_name(n)}" for i, n in enumerate(names)]
     cols += [
         f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",

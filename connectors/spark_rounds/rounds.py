@@ -125,7 +125,7 @@ class Rounds(seminaive.Backend):
         self.types = TermTypes(classes, num_type)
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)
-        self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None)
+        self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None, plan.strata)
         # the checkpoint code -> name the outputs decode string codes with
         # (see string_codes.py; None: strings run as strings)
         self.dictionary = None

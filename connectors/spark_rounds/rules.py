@@ -36,8 +36,9 @@ class RuleSql:
     (relations.py), with times on ``grid`` and head facts clipped to the
     ``horizon`` codes (None: no horizon)."""
 
-    def __init__(self, relations, grid, horizon):
+    def __init__(self, relations, grid, horizon, strata=()):
         self.relations = relations
+        self.strata = strata  # the plan's strata (IR): each rule's cycle (cycle)
         self.catalog, self.types = relations.catalog, relations.types
         self.grid = grid
         self.horizon = horizon
@@ -233,6 +234,10 @@ class RuleSql:
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
         return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
 
+    def cycle(self, pred: str) -> set:
+        """The predicates of ``pred``'s recursion (empty: not recursive)."""
+        return next((st.preds for st in self.strata if st.recursive and pred in st.preds), set())
+
     def clip(self, q: Stmt, df: str, rule) -> str:
         """``df``'s intervals cut to the horizon (a rule's own fresh
         predicates are not clipped)."""
@@ -251,7 +256,7 @@ def _aggregate_step(rules, q, rule, driver, views):
 def _since_step(rules, q, rule, driver, views):
     from .since_until import since_step
 
-    return since_step(rules, q, rule)
+    return since_step(rules, q, rule, views)
 
 
 def _wrap_step(rules, q, rule, driver, views):  # lit@[S,E] and lit@T

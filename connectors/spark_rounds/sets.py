@@ -8,19 +8,21 @@ a term class of its own (``SET``, a string column): the values of one
 column are of one class, sorted by Spark as Python sorts them (numbers by
 value, strings by code point: UTF-8 byte order, ``false`` before
 ``true``), each printed as the engine prints it, so two sets are equal
-exactly when their texts are.  Not here: sets of floats (Java prints
-``1.0E10``, Python ``10000000000.0``) and of sets (the engine flattens
-them); an order between sets (tuples compare element by element, texts
-by character) is refused by the conditions (rules.py).
+exactly when their texts are; a set of floats is the engine's own text
+of it, in a UDF (Java prints ``1.0E10``, Python ``10000000000.0``).  Not
+here: sets of sets (the engine flattens them); an order between sets
+(tuples compare element by element, texts by character) is refused by the
+conditions (rules.py).
 """
 
 from __future__ import annotations
 
 from chronolog.language.text import _BARE, _BREAKS, _RESERVED, _escape_break
 
-from .classes import BOOL, NUM, STR
+from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
+from .udfs import fold_sql
 
 # the engine's own printing rules (language/text.py), as SQL: each line
 # break character with its escape; the bare-name pattern matched whole
@@ -48,7 +50,8 @@ def set_text(values: str, c, functions, rule) -> str:
         text = string_text("x")
     elif c in (NUM, BOOL):
         text = functions.text("x", c, "munion", rule)
+    elif c == FLOAT:  # the engine's text of its set, in a UDF (Java prints 1.0E10, Python 10000000000.0)
+        return fold_sql(functions.arith.spark, "munion", values, "string")
     else:
-        raise NotRelational(f"aggregation: munion of {c or 'unknown'} terms"
-                            + (" (Java prints 1.0E10, Python 10000000000.0)" if c == "float" else ""), rule)
+        raise NotRelational(f"aggregation: munion of {c or 'unknown'} terms", rule)
     return f"concat('{{', array_join(transform(sort_array({values}), x -> {text}), ','), '}}')"

@@ -4,7 +4,9 @@ Spark SQL cannot compute as the engine does (functions.py): ``exp`` and
 last bit), ``round`` of a float to digits (Spark rounds the float's
 shortest text, the engine its binary value), ``exact`` of a float, a
 float in ``concat`` (Java prints ``1.0E10``) and ``upper``/``lower`` of
-strings beyond the letters whose mapping Spark shares with Python.
+strings beyond the letters whose mapping Spark shares with Python; and the
+engine's sum, mean and set of a time segment's floats (aggregate.py,
+:class:`EngineFold`).
 
 A UDF calls the row engine's compiled call (engine/rows/expressions.py,
 over language/builtins.py), so its value is the engine's by construction.
@@ -101,6 +103,32 @@ class EngineCall:
         return Decimal(f"{n.numerator}E-{self.scale}")  # exact (a context would round)
 
 
+class EngineFold:
+    """The engine's aggregate ``func`` (sum, avg, munion) over one time
+    segment's values, an array of floats: a float sum added exactly and
+    rounded once (math.fsum, whatever the order Spark collected them in), a
+    set as its text (Python prints ``1e10`` as ``10000000000.0``, Java as
+    ``1.0E10``).  ``result``: ``"double"`` or ``"string"``."""
+
+    def __init__(self, func: str, result: str):
+        self.func, self.result = func, result
+
+    def __call__(self, values):
+        if values is None:
+            return None
+        from chronolog.engine.rows.aggregate import aggregate_value
+        from chronolog.language.text import format_term
+
+        args = [engine_value(x) for x in values]
+        try:
+            v = aggregate_value(self.func, args)
+        except Exception as err:  # noqa: BLE001 - the engine's error: the run stops, one task reports it
+            raise RowStop(stop_text(f"{self.func}({shown(args)}): {getattr(err, 'message', str(err))}")) from None
+        if self.result == "string":
+            return format_term(v)
+        return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's
+
+
 def shown(values) -> str:
     """Values as the engine prints them."""
     from chronolog.language.text import format_term
@@ -127,10 +155,28 @@ def registered(spark, name: str, num_type=None, result: str = "double") -> str:
         typ, scale = (T.DoubleType() if result == "double" else T.StringType()), None
     text = typ.simpleString()
     sql_name = f"chronolog_{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
+    return _register(spark, sql_name, lambda: udf(EngineCall(name, text, scale), typ, useArrow=True))
+
+
+def fold_sql(spark, func: str, values: str, result: str) -> str:
+    """SQL: the engine's aggregate ``func`` of the array of floats SQL
+    ``values`` (:class:`EngineFold`), a ``"double"`` or a ``"string"``."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql import types as T
+    from pyspark.sql.functions import udf
+
+    spark = spark or SparkSession.getActiveSession()
+    typ = T.DoubleType() if result == "double" else T.StringType()
+    name = _register(spark, f"chronolog_fold_{func}_{result}", lambda: udf(EngineFold(func, result), typ, useArrow=True))
+    return f"{name}({values})"
+
+
+def _register(spark, sql_name: str, make) -> str:
+    """``sql_name``, registered in ``spark`` as the UDF ``make()`` on first use."""
     done = spark.__dict__.setdefault("_chronolog_udfs", set())
     if sql_name not in done:
         with warnings.catch_warnings():  # pyspark's notice on the pandas version, once per UDF
             warnings.simplefilter("ignore", FutureWarning)
-            spark.udf.register(sql_name, udf(EngineCall(name, text, scale), typ, useArrow=True))
+            spark.udf.register(sql_name, make())
         done.add(sql_name)
     return sql_name

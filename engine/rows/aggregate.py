@@ -107,6 +107,16 @@ _FOLD = {
 }
 
 
+def aggregate_value(func: str, values: list):
+    """The engine's value of the aggregate ``func`` over ``values`` (one per
+    binding at a point): what another executor calls to give the engine's
+    floats and sets (connectors/spark_rounds/udfs.py)."""
+    try:
+        return _FOLD[func](values)
+    except _InfiniteSum:
+        raise _infinities(func, None) from None
+
+
 class AggregateSpec:
     """One aggregate of a rule, compiled against the body's slots."""
 

@@ -1,0 +1,248 @@
+"""The program shapes that used to go to one Spark task and now run in the
+relational rounds (issue 36): sums and means of floats, ``munion`` of
+floats, Since/Until recursive through the right operand, recursion through
+time within a horizon; each on real Spark against the embedded engine on
+the same facts (kinds of numbers included), asserted to run in the rounds,
+and ``chronolog plan`` saying so.  The shapes that stay in one task
+(existential rules, a mean with no exact value in the run's number type)
+are named with their reason (marked ``spark``, but the plan tests)."""
+
+import math
+import warnings
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from budget import examples
+
+import chronolog
+from chronolog.engine.arrow import facts_to_arrow, table_to_rows
+from chronolog.api import load_program
+from chronolog.planner import plan as make_plan
+from chronolog.planner.backend_choice import choose
+
+from strategies_wide import wide_cases
+from test_spark_rounds import canon, cs
+from test_spark_rounds import check as check_sets
+from test_spark_rounds_functions import check as check_typed, refused
+
+spark_test = pytest.mark.spark
+
+
+def floats(keys, values, ivs):
+    """``m(K, V)``: a string key, a float value, closed ``[s, e]`` intervals."""
+    return pa.table({"k": pa.array(keys, pa.string()), "v": pa.array(values, pa.float64()),
+                     "start": pa.array([s for s, _ in ivs], pa.int64()), "end": pa.array([e for _, e in ivs], pa.int64())})
+
+
+NO_KEY = "pair(K, L) :- m(K, V), m(L, W), K != L.\n"  # (no partitioning key: the rounds, not per-key tasks)
+
+FLOAT_SUMS = NO_KEY + """
+total(K, S) :- m(K, V), S = sum(V).
+mean(K, A) :- m(K, V), A = avg(V).
+every(S, A, N) :- m(K, V), S = sum(V), A = avg(V), N = count().
+bag(K, U) :- m(K, V), U = munion(V).
+all(U) :- m(K, V), U = munion(V).
+most(K, S) :- m(K, V), S = msum(V, <K>).
+big(K) :- total(K, S), S > 1.
+@output("total"). @output("mean"). @output("every"). @output("bag"). @output("all"). @output("most"). @output("big").
+"""
+FLOAT_OUTPUTS = ["total", "mean", "every", "bag", "all", "most", "big"]
+
+
+@spark_test
+def test_float_sums_means_and_sets_are_the_engines(spark, rounds):
+    """1e16 + 1 - 1e16 is 1.0 summed exactly (Spark's double addition
+    gives 0.0 in this order); 0.1 + 0.2 + 0.3 rounded once; 1e10 is
+    printed 10000000000.0 in a set as Python prints it (Java: 1.0E10);
+    an infinity sums to itself."""
+    vals = [1e16, 1.0, -1e16, 0.1, 0.2, 0.3, 1e10, 2.5, -0.0, math.inf, 0.1]
+    keys = ["a", "a", "a", "b", "b", "b", "c", "c", "c", "d", "d"]
+    ivs = [(0, 9), (1, 8), (2, 7), (0, 4), (2, 6), (3, 9), (0, 3), (1, 2), (2, 5), (0, 2), (1, 3)]
+    model = check_typed(spark, FLOAT_SUMS, {"m": floats(keys, vals, ivs)}, FLOAT_OUTPUTS)
+    assert ((("a", 1.0), (2, 7, True, True))) in model.facts("total")  # (exactly: the sanity of the oracle)
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.floats(allow_nan=False, allow_infinity=False, width=64)
+                          | st.sampled_from([0.1, 1e16, -1e16, 1.0, 1e308, -0.0]),
+                          st.integers(0, 8), st.integers(0, 4)), min_size=1, max_size=12))
+def test_random_float_sums_means_and_sets(spark, rounds, rows):
+    """Any floats, huge and tiny, summed in any order: the engine's values
+    (exact, rounded once; 1e308 + 1e308 is +inf, as a float addition)."""
+    m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
+    check_typed(spark, FLOAT_SUMS, {"m": m}, FLOAT_OUTPUTS)
+
+
+@spark_test
+def test_float_sum_of_both_infinities_is_the_engines_error(spark, rounds):
+    """+inf beside -inf has no sum: the engine's error, reported by one task."""
+    program = NO_KEY + 'total(K, S) :- m(K, V), S = sum(V).\n@output("total").'
+    refused(spark, program, {"m": floats(["a", "a"], [math.inf, -math.inf], [(0, 3), (1, 4)])}, ["total"],
+            "sum() of +inf and -inf")
+
+
+SINCE_RIGHT = """
+s(X) :- b(X).
+s(X) :- a(X) <S>[1,2] s(X).
+u(X) :- b(X).
+u(X) :- [-][0,1] a(X) <U>(0,3] u(X).
+r(X, Y) :- e(X, Y).
+r(X, Z) :- a(X) <S>[1,1] r(X, Y), e(Y, Z).
+pair(X, Y) :- a(X), b(Y).
+@output("s"). @output("u"). @output("r").
+"""
+
+
+@spark_test
+def test_since_and_until_recursive_through_the_right_operand(spark, rounds):
+    """``s`` spreads from ``b`` by 1 to 2 per round while ``a`` holds; the
+    rounds read s's delta against a's maximal intervals whole."""
+    a = facts_to_arrow([((1,), (0, 10, True, True)), ((2,), (3, 5, False, True)), ((3,), (0, 4, True, False))], ["x"])
+    b = facts_to_arrow([((1,), (0, 0, True, True)), ((2,), (3, 3, True, True)), ((3,), (4, 4, True, True))], ["x"])
+    e = facts_to_arrow([((1, 2), (0, 10, True, True)), ((2, 3), (2, 6, True, True))], ["x", "y"])
+    stats, model = check_sets(spark, SINCE_RIGHT, {"a": a, "b": b, "e": e})
+    assert ((1,), (1, 10, True, True)) in canon(model.facts("s"))  # reached 10 in several rounds
+    assert max(r.round for r in stats["rounds"]) >= 4
+
+
+@spark_test
+def test_since_recursive_through_both_operands_within_a_horizon(spark, rounds):
+    """``t`` (A) and ``s`` (B) grow in the same rounds: the Since reads
+    both whole (new A against old B derives too)."""
+    program = ("s(X) :- b(X).\ns(X) :- t(X) <S>[1,2] s(X).\nt(X) :- <->[0,3] s(X), a(X).\nt(X) :- c(X).\n"
+               "pair(X, Y) :- a(X), b(Y).\n@output(\"s\"). @output(\"t\").")
+    a = facts_to_arrow([((1,), (0, 12, True, True)), ((2,), (0, 12, True, True))], ["x"])
+    b = facts_to_arrow([((1,), (0, 0, True, True)), ((2,), (5, 5, True, True))], ["x"])
+    c = facts_to_arrow([((1,), (0, 1, True, True)), ((2,), (4, 6, True, False))], ["x"])
+    stats, model = check_sets(spark, program, {"a": a, "b": b, "c": c}, horizon=(0, 12))
+    assert max(r.round for r in stats["rounds"]) >= 3
+
+
+@spark_test
+def test_since_through_the_right_operand_over_an_unbounded_left_goes_to_one_task(spark, rounds):
+    """``a`` on [0,+inf): ``s@0`` moves one step a round forever (the
+    engine prints a repeating model); the rounds stop at once and one task
+    answers within the window, saying why; with a horizon the rounds run."""
+    program = "s(X) :- b(X).\ns(X) :- a(X) <S>[1,1] s(X).\npair(X, Y) :- a(X), b(Y).\n@output(\"s\")."
+    a = facts_to_arrow([((1,), (0, math.inf, True, False))], ["x"])
+    b = facts_to_arrow([((1,), (0, 0, True, True))], ["x"])
+    model = chronolog.reason(program, {p: table_to_rows(t, p) for p, t in {"a": a, "b": b}.items()})
+    with pytest.warns(cs().OneTaskFallback, match="holds without end"):
+        out = cs().reason(spark, program, inputs={"a": a, "b": b}, distributed=True, window=(0, 6))
+    assert canon(table_to_rows(out["s"].toArrow(), "s")) == {((1,), (t, t, True, True)) for t in range(7)}
+    assert model.facts_within("s", (0, 6)) == [((1,), (t, t, True, True)) for t in range(7)]
+    check_sets(spark, program, {"a": a, "b": b}, horizon=(0, 6))
+
+
+THROUGH_TIME = """
+p(X) :- q(X).
+p(X) :- <->[2,2] p(X), r(X).
+w(X) :- q(X).
+w(X) :- [-][0,1] <+>[1,1] w(X).
+k(X, Y) :- q(X), r(Y).
+@output("p"). @output("w"). @output("k").
+"""
+
+
+@spark_test
+@pytest.mark.parametrize("horizon", [(0, 20), (-5, 7)])
+def test_recursion_through_time_within_a_horizon(spark, rounds, horizon):
+    q = facts_to_arrow([((1,), (0, 1, True, False)), ((2,), (3, 3, True, True))], ["x"])
+    r = facts_to_arrow([((1,), (0, 15, True, True)), ((2,), (0, 30, True, True))], ["x"])
+    stats, model = check_sets(spark, THROUGH_TIME, {"q": q, "r": r}, horizon=horizon)
+    assert max(r.round for r in stats["rounds"]) >= 3
+
+
+@spark_test
+def test_recursion_through_time_with_a_horizon_in_the_program(spark, rounds):
+    q = facts_to_arrow([((1,), (0, 1, True, False))], ["x"])
+    r = facts_to_arrow([((1,), (0, 15, True, True))], ["x"])
+    check_sets(spark, "@temporal(0, 12).\n" + THROUGH_TIME, {"q": q, "r": r})
+
+
+@spark_test
+def test_recursion_through_time_without_a_horizon_stays_in_one_task(spark, rounds):
+    q = facts_to_arrow([((1,), (0, 1, True, False))], ["x"])
+    r = facts_to_arrow([((1,), (0, 15, True, True))], ["x"])
+    refused(spark, THROUGH_TIME, {"q": q, "r": r}, ["p"], "recursion through time with no horizon")
+
+
+@spark_test
+def test_existential_rules_stay_in_one_task_naming_why(spark, rounds):
+    program = NO_KEY + 'boss(Y, K) :- m(K, V).\n@output("boss").'
+    m = floats(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])
+    model = chronolog.reason(program, {"m": table_to_rows(m, "m")})
+    with pytest.warns(cs().OneTaskFallback, match="labelled nulls"):
+        out = cs().reason(spark, program, inputs={"m": m}, distributed=True)
+    got = {(tuple(map(str, t)), iv) for t, iv in table_to_rows(out["boss"].toArrow(), "boss")}
+    assert got == {(tuple(map(str, t)), iv) for t, iv in model.facts("boss")}
+
+
+# ------------------------------------------------------------------ what `chronolog plan` says
+def spark_path(src: str) -> str:
+    return choose(make_plan(load_program(src))).spark.path
+
+
+@pytest.mark.parametrize("program", [FLOAT_SUMS, SINCE_RIGHT, "@temporal(0, 12).\n" + THROUGH_TIME])
+def test_the_plan_says_rounds(program):
+    assert spark_path(program) == "rounds"
+
+
+@pytest.mark.parametrize("program, why", [
+    (THROUGH_TIME, "recursion through time with no horizon"),
+    ("@temporal(0, 1000).\n" + THROUGH_TIME, "recursion through time over about 1,000 steps within the horizon"),
+    (NO_KEY + "boss(Y, K) :- m(K, V).", "labelled nulls"),
+    ("s(X) :- b(X).\ns(X) :- s(X) <S>[1,2] s(X).\npair(X, Y) :- s(X), b(Y).", "recursion through time with no horizon"),
+])
+def test_the_plan_says_one_task_and_why(program, why):
+    choice = choose(make_plan(load_program(program))).spark
+    assert choice.path == "one task" and why in choice.why, choice.why
+
+
+def test_the_plan_lists_what_still_sends_the_rounds_to_one_task():
+    since = choose(make_plan(load_program(SINCE_RIGHT)))
+    assert any("holds without end" in f for s in since.strata for f in s.spark_fallbacks)
+    timed = choose(make_plan(load_program("@temporal(0, 12).\n" + THROUGH_TIME)))
+    assert any("round limit" in f for s in timed.strata for f in s.spark_fallbacks)
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+@given(wide_cases(floats=False, recursion=True, templates=("temporal", "since", "join", "head_box", "negation", "aggregate")))
+def test_random_recursions_through_time_within_a_horizon(spark, rounds, case):
+    """The wide random recursive programs (tests/strategies_wide.py), each
+    with a horizon and a rule that joins across keys (so no key splits
+    them), through ``distributed=True``: the rounds now for a recursion
+    through time (or one task where they refuse), the row executor's answers."""
+    program = case.program + "\nnokey(K, L) :- v(K, A), v(L, B).\n"
+    from test_spark_differential import _decimal
+    from test_spark_differential import canon as canon_rows
+
+    if not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
+        return  # (a given 1/3 is the text "1/3" in Arrow: documented)
+    facts = {p: rows for p, rows in case.facts.items() if rows}
+    tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
+    if any(canon_rows(table_to_rows(t, p)) != canon_rows(facts[p]) for p, t in tables.items()):
+        return  # (a column mixing kinds is text in Arrow: documented)
+    try:
+        model = chronolog.reason(program, facts, engine="rows", horizon=case.horizon)
+    except chronolog.ChronologError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs().reason(spark, program, inputs=tables, horizon=case.horizon, outputs=case.idb, distributed=True)
+    for p, df in out.items():
+        assert canon_rows(table_to_rows(df.toArrow(), p)) == canon_rows(table_to_rows(model.to_arrow(p), p)), f"{case}\n{p}"
+
+
+@spark_test
+def test_no_inputs_at_all(spark, rounds):
+    """Found by the random recursions above: with no input, an output's
+    relation has no term columns; its answer is an empty table of int64
+    columns, as the engine's."""
+    program = "p0(K, N) :- v(K, N), v(J, M).\np0(K, N) :- [-][1,2] p0(K, N), v(K, _).\n"
+    stats, _ = check_sets(spark, program, {}, outputs=["p0"], horizon=(-1, 8))
+    assert stats["path"] == "relational"

@@ -802,6 +802,10 @@ class Reasoner:
                         given.setdefault(t, []).append(iv)
             elif pred in derived:
                 given = given_atoms(self.evaluator, pred).atoms
+            elif (on_columns := getattr(self.evaluator, "given_pieces", None)) and (got := on_columns(pred, by)) is not None:
+                for terms, pieces in got.items():
+                    removed.setdefault(pred, {})[terms] = pieces
+                continue
             else:
                 rel = self.evaluator.store.get(pred)
                 if rel is not None:

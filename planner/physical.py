@@ -392,17 +392,18 @@ def lower(plan) -> PhysicalPlan:
     """The physical plan of a planner Plan (planner/__init__.py)."""
     strata = []
     for st in plan.strata:
-        rules = tuple(_rule_plan(r, st) for r in st.rules)
+        rules = tuple(rule_plan(r, st) for r in st.rules)
         preds = tuple(sorted(st.preds))
         merge = tuple(
             Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
         )
         strata.append(StratumPlan(st.index, preds, st.recursive, rules, merge, st))
-    constraints = tuple(_rule_plan(r, None) for r in plan.constraints)
+    constraints = tuple(rule_plan(r) for r in plan.constraints)
     return PhysicalPlan(tuple(strata), constraints)
 
 
-def _rule_plan(rule, stratum) -> RulePlan:
+def rule_plan(rule, stratum=None) -> RulePlan:
+    """The plan of one rule (its seminaive variants when ``stratum`` is recursive)."""
     op = rule_operator(rule)
     head = [Column(t.name, _column_type(op.schema, t.name)) if isinstance(t, ast.Var) else Column(f"c{i}", _const_type(t.value))
             for i, t in enumerate(rule.head_terms)]

@@ -153,9 +153,45 @@ class HybridEvaluator(Evaluator):
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
     def maintain(self, retracted, added) -> list:
-        """Updates run on rows (``Reasoner.update``): the columns go stale."""
+        """An update (``Reasoner.update``) on columns (maintenance.py) when
+        every stratum ran there and its times are on the run's grid; else
+        on rows, the columns then stale."""
+        from .maintenance import ColumnMaintenance, refusal
+
+        why = refusal(self)
+        if why is None:
+            tables = dict(self._tables)
+            try:
+                report = ColumnMaintenance(self).run(retracted, added)
+            except Fallback as e:
+                self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
+                why = str(e)
+            else:
+                self.check_constraints()
+                return report
         self._tables = {}
-        return super().maintain(retracted, added)
+        report = super().maintain(retracted, added)
+        return [dict(r, executor="rows", why_rows=why) for r in report]
+
+    def given_pieces(self, pred: str, holes: dict):
+        """The pieces of ``pred``'s given facts (a predicate no rule derives)
+        that ``holes`` (terms -> intervals) meet, ``{terms: intervals}``, read
+        off its columns; None when the update will not run on columns."""
+        from .maintenance import ColumnMaintenance, overlap, refusal
+
+        if refusal(self) is not None:
+            return None
+        m = ColumnMaintenance(self)
+        try:
+            frame = m.frame(pred, [(t, iv) for t, ivs in holes.items() for iv in ivs])
+        except Fallback:
+            return None
+        from .coalesce import coalesce
+        from .relation import to_atoms
+
+        names = m.names(pred)
+        pieces = coalesce(overlap(self.table(pred), frame, names, self.values), names)
+        return to_atoms(pieces, len(names), self.terms, self._scale)
 
     def _forget(self, preds) -> None:
         for p in preds:

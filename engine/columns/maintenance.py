@@ -1,0 +1,523 @@
+"""Keeps a model computed on columns up to date when given facts are
+retracted and added: delete-and-rederive (DRed) over column relations,
+stratum by stratum, as engine/rows/maintenance.py does over rows.
+
+A relation's change is two frames of the relation's layout (relation.py):
+``gone``, the old maximal intervals that lost at least one point, and
+``new``, the maximal intervals that were not there before.  Per stratum:
+
+1. **over-delete**: each rule variant whose driving atom reads a ``gone``
+   frame (the whole old maximal interval, so a box or Since/Until that read
+   any part of it is caught), the other atoms reading the relations as they
+   were before the update, derives what may have depended on it; to a
+   fixpoint through the stratum's own recursion; the pieces found go;
+2. **re-derive**: each rule of an over-deleted predicate, with a scan of
+   the over-deleted atoms first in its body, runs over what is left, and
+   the atoms' given facts come back;
+3. **insert**: seminaive rounds from the ``new`` frames of the strata below
+   and from what came back.
+
+The rules run through the columnar lowering (lowering.py) over a
+:class:`_Tables` view of the evaluator: the driving atom reads a small
+frame, and each other atom's relation is cut down first to the rows that
+share a value with it (a semi-join), so a variant costs what the change
+touches rather than a pass of its operators over whole relations.
+
+A stratum that is not monotone in what changed (negation of a changed
+predicate, aggregation, interval terms, existentials, a recursion through
+time, a Since/Until over one predicate on both sides) is recomputed on
+columns from its given facts; the report says which and why.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner import physical as ph
+from chronolog.planner.ir import PlanRule, Scan, SinceRule
+
+from ..rows.maintenance import why_recompute
+from .coalesce import coalesce, merge_new
+from .difference import subtract
+from .encoding import NEG, POS
+from .relation import empty, from_relation, term_columns, to_atoms
+from .scan import DELTA
+
+
+def refusal(ev):
+    """Why ``ev``'s model cannot be maintained on columns (None if it can)."""
+    if not ev.executors or any(x != "columns" for x in ev.executors.values()):
+        return "a stratum ran on rows"
+    if ev._scale is None:
+        return "no stratum ran on columns"
+    return None
+
+
+class ColumnMaintenance:
+    """One update of a :class:`HybridEvaluator`'s column relations."""
+
+    def __init__(self, ev):
+        self.ev = ev
+        self.before: dict = {}  # pred -> its frame before the update (taken when first changed)
+        self.gone: dict = {}  # pred -> frame of old maximal intervals that lost points
+        self.new: dict = {}  # pred -> frame of new maximal intervals
+        self.given: dict = {}  # derived pred -> its given rows after the update
+        self.report: list = []
+
+    # ------------------------------------------------------------ frames
+    def arity(self, pred: str) -> int:
+        return self.ev._arity(pred)
+
+    def names(self, pred: str) -> list:
+        return term_columns(self.arity(pred))
+
+    def frame(self, pred: str, rows):
+        """``rows`` (``(terms, interval)``) of ``pred`` as a coalesced frame."""
+        from ..store import Relation
+
+        rel = Relation(pred)
+        rel.bulk_add(rows)
+        return from_relation(rel, self.arity(pred), self.ev.terms, self.ev._scale)
+
+    def concat(self, pred: str, frames: list):
+        """``frames`` of ``pred`` as one frame (value columns of one kind)."""
+        import polars as pl
+
+        from .value_columns import same_kinds
+
+        frames = [f for f in frames if f is not None and f.height]
+        if not frames:
+            return empty(self.arity(pred))
+        if len(frames) == 1:
+            return frames[0]
+        return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
+
+    def _set(self, pred: str, df) -> None:
+        """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
+        if pred not in self.before:
+            self.before[pred] = self.ev.table(pred)
+        self.ev._tables[pred] = df
+
+    # ------------------------------------------------------------ the update
+    def run(self, retracted: dict, added: dict) -> list:
+        """``retracted``: ``{pred: {terms: [intervals]}}`` of given pieces taken
+        back; ``added``: ``{pred: [(terms, interval)]}``.  Brings the column
+        relations up to date; returns the report, one dict per stratum that
+        had work.  Nothing of the evaluator changes until it is done (a
+        :class:`Fallback` leaves it as it was)."""
+        ev = self.ev
+        derived = ev.plan.derived_predicates()
+        holes = {p: self.frame(p, [(t, iv) for t, ivs in by.items() for iv in ivs]) for p, by in retracted.items()}
+        adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
+        self.seeds = {p: h for p, h in holes.items() if p in derived}
+        self.own_added = {p: a for p, a in adds.items() if p in derived}
+        for p in set(self.seeds) | set(self.own_added):
+            from ..rows.maintenance import GivenAtoms, without
+
+            given = GivenAtoms(ev.base.get(p) or ())
+            for terms, ivs in retracted.get(p, {}).items():
+                if terms in given.atoms:
+                    left = without(given.atoms[terms], ivs)
+                    if left:
+                        given.atoms[terms] = left
+                    else:
+                        del given.atoms[terms]
+            given.extend(added.get(p, ()))
+            self.given[p] = given
+        for p, h in holes.items():
+            if p not in derived:
+                self._retract_given(p, h)
+        for p, a in adds.items():
+            if p not in derived:
+                self._add_given(p, a)
+        for stratum in ev.plan.strata:
+            self._stratum(stratum)
+        self._commit(derived)
+        return self.report
+
+    def _retract_given(self, pred, holes) -> None:
+        names = self.names(pred)
+        old = self.ev.table(pred)
+        touched = overlapping(old, holes, names, self.ev.values)
+        if not touched.height:
+            return
+        self._set(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+        self.gone[pred] = touched
+
+    def _add_given(self, pred, rows) -> None:
+        merged, new = self._merge(pred, [rows])
+        if new.height:
+            self._set(pred, merged)
+            self.new[pred] = self.concat(pred, [self.new.get(pred), new])
+
+    def _merge(self, pred, parts):
+        """``pred``'s relation with ``parts`` merged in: ``(merged, new)``."""
+        from .value_columns import same_kinds
+
+        names = self.names(pred)
+        frames = same_kinds([self.ev.table(pred), *parts], names, self.ev.values)
+        return merge_new(frames[0], frames[1:], names)
+
+    def _commit(self, derived) -> None:
+        """The changed relations as the store's deferred rows; the given facts
+        of derived predicates as the row evaluator keeps them."""
+        ev = self.ev
+        terms, scale = ev.terms, ev._scale
+        for pred in self.before:
+            df, arity = ev._tables[pred], self.arity(pred)
+            ev.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+            ev._column_preds.discard(pred)  # (the given columns hold what was given, not what is)
+            ev.given_tables.pop(pred, None)
+        for pred, given in self.given.items():
+            ev.base[pred] = given
+
+    # ------------------------------------------------------------ one stratum
+    def _stratum(self, stratum) -> None:
+        own = set(stratum.preds)
+        gone_in = {p: self.gone[p] for p in stratum.reads if p in self.gone and p not in own}
+        new_in = {p: self.new[p] for p in stratum.reads if p in self.new and p not in own}
+        seeds = {p: self.seeds[p] for p in own if p in self.seeds}
+        added = {p: self.own_added[p] for p in own if p in self.own_added}
+        if not (gone_in or new_in or seeds or added):
+            return
+        why = self._why_recompute(stratum, set(gone_in) | set(new_in))
+        if why is None:
+            touched = self._dred(stratum, gone_in, new_in, seeds, added)
+            self.report.append({"stratum": stratum.index, "maintained": True, "executor": "columns"})
+        else:
+            touched = self._recompute(stratum)
+            self.report.append({"stratum": stratum.index, "maintained": False, "executor": "columns", "why": why})
+        for p in own:
+            self._record(p, touched.get(p))
+
+    def _why_recompute(self, stratum, changed: set):
+        why = why_recompute(stratum, changed)
+        if why is not None:
+            return why
+        if stratum.shifting_rules:
+            return "a recursion through time is recomputed"
+        for r in stratum.rules:
+            if isinstance(r, SinceRule) and r.left.pred == r.right.pred:
+                return f"a Since/Until reads {r.left.pred} on both sides"
+        return None
+
+    def _record(self, pred, keys) -> None:
+        """``gone`` and ``new`` of a stratum's predicate: its frames before
+        and after, compared on the atoms ``keys`` (None: on every atom)."""
+        if pred not in self.before:
+            return
+        names = self.names(pred)
+        before, after = self.before[pred], self.ev._tables[pred]
+        if keys is not None:
+            if not keys.height:
+                return
+            before = before.join(keys, on=names, how="semi") if names else before
+            after = after.join(keys, on=names, how="semi") if names else after
+        cols = [*names, "s", "e"]
+        gone = before.join(after, on=cols, how="anti")
+        new = after.join(before, on=cols, how="anti")
+        if gone.height:
+            self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
+        if new.height:
+            self.new[pred] = self.concat(pred, [self.new.get(pred), new])
+
+    def _given_frame(self, pred):
+        given = self.given.get(pred)
+        if given is None:
+            given = self.ev.base.get(pred) or ()
+        return self.frame(pred, list(given))
+
+    def _recompute(self, stratum) -> dict:
+        """The stratum from its given facts and the corrected strata below."""
+        ev = self.ev
+        for p in stratum.preds:
+            self._set(p, self._given_frame(p))
+        ev._run_columns(stratum)
+        return {}
+
+    # ------------------------------------------------------------ DRed
+    def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
+        """Over-delete, re-derive, insert; returns per predicate the atoms
+        (a frame of its term columns) whose intervals may have changed."""
+        over = self._over_delete(stratum, gone_in, seeds)
+        touched: dict = {}
+        for p, pieces in over.items():
+            names = self.names(p)
+            pieces = coalesce(pieces, names)
+            self._set(p, coalesce(subtract(self.ev.table(p), pieces.rename({"s": "hs", "e": "he"}), names), names))
+            over[p] = pieces
+            touched[p] = pieces.select(names).unique()
+        pending = dict(new_in)
+        for p, new in self._rederive(stratum, over).items():
+            pending[p] = new
+        for p, rows in added.items():
+            merged, new = self._merge(p, [rows])
+            if new.height:
+                self._set(p, merged)
+                pending[p] = self.concat(p, [pending.get(p), new])
+        for p, new in self._insert(stratum, pending).items():
+            names = self.names(p)
+            keys = new.select(names).unique()
+            touched[p] = keys if p not in touched else self.concat_keys(touched[p], keys)
+        return touched
+
+    @staticmethod
+    def concat_keys(a, b):
+        import polars as pl
+
+        return pl.concat([a, b], how="vertical_relaxed").unique()
+
+    def _over_delete(self, stratum, gone_in, seeds) -> dict:
+        """The pieces of the stratum's facts that may have depended on what is
+        gone: ``{pred: frame}`` (not coalesced), to a fixpoint."""
+        over: dict = {}
+        used: dict = {}  # pred -> the old maximal intervals already driven
+        delta = dict(gone_in)
+        for p, holes in seeds.items():  # given pieces of the stratum's own predicates
+            pieces = overlap(self.ev.table(p), holes, self.names(p), self.ev.values)
+            over[p] = pieces
+            if stratum.recursive:
+                self._widen(p, pieces, used, delta)
+        before = self.before
+        while delta:
+            found = self._round(stratum, delta, lambda p: before.get(p))
+            delta = {}
+            for p, derived in found.items():
+                names = self.names(p)
+                real = overlap(self.ev.table(p), derived, names, self.ev.values)
+                if not real.height:
+                    continue
+                over[p] = self.concat(p, [over.get(p), real])
+                if stratum.recursive:
+                    self._widen(p, real, used, delta)
+            if not stratum.recursive:
+                break
+        return over
+
+    def _widen(self, pred, pieces, used, delta) -> None:
+        """Add to ``delta`` the old maximal intervals of ``pred`` that meet
+        ``pieces`` and were not driven yet (so the loop ends)."""
+        names = self.names(pred)
+        hit = overlapping(self.ev.table(pred), pieces, names, self.ev.values)
+        if pred in used:
+            hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
+        if hit.height:
+            used[pred] = self.concat(pred, [used.get(pred), hit])
+            delta[pred] = self.concat(pred, [delta.get(pred), hit])
+
+    def _rederive(self, stratum, over) -> dict:
+        """Put back the over-deleted atoms' facts that still hold: each rule
+        of their predicate with a scan of the atoms first, over what is left,
+        and their given facts.  Returns the merges' new maximal intervals."""
+        import polars as pl
+
+        out = {}
+        for p, pieces in over.items():
+            names = self.names(p)
+            atoms = pieces.select(names).unique().with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            parts = []
+            given = self._given_frame(p)
+            if given.height:
+                parts.append(given.join(atoms.select(names), on=names, how="semi") if names else given)
+            for rp in self.ev.plan.physical.stratum(stratum.index).rules:
+                rule = rp.rule
+                if rule.head_pred != p:
+                    continue
+                if isinstance(rule, SinceRule):
+                    right = {rule.right.pred: self._matching_right(rule, atoms)}
+                    df = self._run(rp, None, {}, right)
+                else:
+                    name = f"$rederive:{p}"
+                    narrowed = PlanRule(p, rule.head_terms, [Scan(name, rule.head_terms)] + list(rule.body), rule.head_shift,
+                                        rule.source, rule.fresh)
+                    df = self._run(ph.rule_plan(narrowed), 0, {name: atoms}, {})
+                if df is not None:
+                    parts.append(df)
+            if parts:
+                merged, new = self._merge(p, parts)
+                if new.height:
+                    self.ev._tables[p] = merged
+                    out[p] = new
+        return out
+
+    def _matching_right(self, rule, atoms):
+        """The right operand's facts that can give a Since/Until rule's head
+        ``atoms``: matched on the head's variables the operand has."""
+        right = self.ev.table(rule.right.pred)
+        pairs = {}
+        for i, t in enumerate(rule.head_terms):
+            if isinstance(t, ast.Var):
+                for j, u in enumerate(rule.right.terms):
+                    if isinstance(u, ast.Var) and u.name == t.name:
+                        pairs.setdefault(str(j), str(i))
+        if not pairs or not atoms.height:
+            return right if atoms.height else right.clear()
+        keys = atoms.select([ast_col(i).alias(j) for j, i in pairs.items()]).unique()
+        return semi(right, keys, list(pairs), self.ev.values)
+
+    def _insert(self, stratum, pending) -> dict:
+        """Seminaive rounds from the ``pending`` new intervals; returns the
+        new maximal intervals of the stratum's predicates, all rounds."""
+        out: dict = {}
+        delta = {p: d for p, d in pending.items() if d.height}
+        for p in stratum.preds:
+            if p in delta:
+                out[p] = delta[p]
+        while delta:
+            found = self._round(stratum, delta, lambda p: None)
+            delta = {}
+            for p, derived in found.items():
+                merged, new = self._merge(p, [derived])
+                if new.height:
+                    self._set(p, merged)
+                    delta[p] = new
+                    out[p] = self.concat(p, [out.get(p), new])
+            if not stratum.recursive:
+                break
+        return out
+
+    # ------------------------------------------------------------ rule variants
+    def _round(self, stratum, delta, old) -> dict:
+        """Every variant of the stratum's rules driven by a frame of
+        ``delta``; the other atoms read ``old(pred)`` or, when that is None,
+        the relation as it is.  Returns what each head predicate got."""
+        found: dict = {}
+        for rp in self.ev.plan.physical.stratum(stratum.index).rules:
+            rule = rp.rule
+            if isinstance(rule, SinceRule):
+                variants = [(None, {}, {lit.pred: delta[lit.pred]}) for lit in (rule.left, rule.right) if lit.pred in delta]
+            else:
+                variants = [(i, delta, {}) for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]
+            for driver, d, overrides in variants:
+                df = self._run(rp, driver, d, overrides, old)
+                if df is not None:
+                    found.setdefault(rule.head_pred, []).append(df)
+        return {p: self.concat(p, dfs) for p, dfs in found.items()}
+
+    def _run(self, rp, driver, delta, overrides, old=lambda p: None):
+        """One variant of a rule (its plan ``rp``): the driving atom at body
+        position ``driver`` reads ``delta``; ``overrides`` replace whole
+        relations (a Since/Until's driving operand)."""
+        from .base import drain
+        from .lowering import rule_pipeline
+
+        tables = _Tables(self.ev, delta, overrides, old)
+        if driver is not None:
+            tables.cut_down(rp.rule, driver)
+        elif overrides:
+            tables.cut_down_since(rp.rule, overrides)
+        return drain(rule_pipeline(tables, rp, driver))
+
+
+class _Tables:
+    """The evaluator as a variant's lowering sees it (the ``ev`` of
+    lowering.py): the relations, with a delta, whole-relation overrides,
+    the old state of changed relations, and atoms cut down to the rows that
+    can join the driving one."""
+
+    def __init__(self, ev, delta, overrides, old):
+        self._ev = ev
+        self._delta = delta
+        self._overrides = overrides
+        self._old = old
+        self._cut: dict = {}
+        self._growing: dict = {}
+        self._shared_body = None
+
+    def __getattr__(self, name):
+        return getattr(self._ev, name)
+
+    def table(self, pred: str, view: str = "full"):
+        if view == DELTA:
+            d = self._delta.get(pred)
+            return d if d is not None else empty(self._ev._arity(pred))
+        got = self._cut.get(pred)
+        if got is None:
+            got = self._whole(pred)
+        return got
+
+    def _whole(self, pred):
+        got = self._overrides.get(pred)
+        if got is None:
+            got = self._old(pred)
+        return got if got is not None else self._ev.table(pred)
+
+    def cut_down(self, rule, driver: int) -> None:
+        """Each other atom of ``rule``'s body whose predicate occurs once:
+        only its rows that share the driving atom's values."""
+        lits = [lit for lit in rule.body if isinstance(lit, Scan)]
+        lead = rule.body[driver]
+        counts: dict = {}
+        for lit in lits:
+            counts[lit.pred] = counts.get(lit.pred, 0) + 1
+        source = self.table(lead.pred, DELTA)
+        for lit in lits:
+            if lit is lead or counts[lit.pred] > 1:
+                continue
+            self._cut_one(lit, lead, source)
+
+    def cut_down_since(self, rule, overrides) -> None:
+        """A Since/Until driven by one operand: the other one cut down."""
+        lead, other = (rule.left, rule.right) if rule.left.pred in overrides else (rule.right, rule.left)
+        self._cut_one(other, lead, overrides[lead.pred])
+
+    def _cut_one(self, lit, lead, source) -> None:
+        pairs = {}
+        for j, u in enumerate(lit.terms):
+            if isinstance(u, ast.Var):
+                for i, t in enumerate(lead.terms):
+                    if isinstance(t, ast.Var) and t.name == u.name:
+                        pairs.setdefault(str(j), str(i))
+        if not pairs:
+            return
+        keys = source.select([ast_col(i).alias(j) for j, i in pairs.items()]).unique()
+        self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
+
+
+def ast_col(name: str):
+    import polars as pl
+
+    return pl.col(name)
+
+
+def semi(df, keys, cols: list, values):
+    """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
+    from .value_columns import match_kinds
+
+    if not df.height or not keys.height:
+        return df.clear()
+    df, keys = match_kinds(df, keys, cols, values)
+    return df.join(keys, on=cols, how="semi")
+
+
+def overlap(df, other, names: list, values=None):
+    """The pieces of ``df``'s intervals that lie in ``other``'s, per atom
+    (not coalesced)."""
+    import polars as pl
+
+    m = _meeting(df, other, names, values)
+    if m is None:
+        return df.clear()
+    return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
+
+
+def overlapping(df, other, names: list, values=None):
+    """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    m = _meeting(df, other, names, values)
+    if m is None:
+        return df.clear()
+    return m.select(*names, "s", "e").unique()
+
+
+def _meeting(df, other, names: list, values):
+    """Pairs of a row of ``df`` and a row of ``other`` (its interval as
+    ``os``, ``oe``) of one atom whose intervals meet; None if none can."""
+    import polars as pl
+
+    from .value_columns import match_kinds
+
+    if not df.height or not other.height:
+        return None
+    df, other = match_kinds(df, other, names, values)
+    o = other.select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
+    m = df.join(o, on=names, how="inner") if names else df.join(o, how="cross")
+    return m.filter((pl.col("s") < pl.col("oe")) & (pl.col("os") < pl.col("e")))

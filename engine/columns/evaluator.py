@@ -47,6 +47,7 @@ class HybridEvaluator(Evaluator):
         super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base, max_rounds=max_rounds)
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
+        self.rows_since = None  # why updates run on rows (set by the first that does)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -170,8 +171,11 @@ class HybridEvaluator(Evaluator):
                 self.check_constraints()
                 return report
         self._tables = {}
+        self.rows_since = why  # (the rows hold the model from here on: refusal)
         report = super().maintain(retracted, added)
-        return [dict(r, executor="rows", why_rows=why) for r in report]
+        if "columns" not in self.executors.values():
+            return report
+        return [dict(r, executor=f"rows ({why})") for r in report]
 
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts (a predicate no rule derives)
@@ -181,16 +185,17 @@ class HybridEvaluator(Evaluator):
 
         if refusal(self) is not None:
             return None
-        m = ColumnMaintenance(self)
-        try:
-            frame = m.frame(pred, [(t, iv) for t, ivs in holes.items() for iv in ivs])
-        except Fallback:
-            return None
         from .coalesce import coalesce
         from .relation import to_atoms
 
+        m = ColumnMaintenance(self)
+        m.arities[pred] = len(next(iter(holes)))
         names = m.names(pred)
-        pieces = coalesce(overlap(self.table(pred), frame, names, self.values), names)
+        try:
+            frame = m.frame(pred, [(t, iv) for t, ivs in holes.items() for iv in ivs])
+            pieces = coalesce(overlap(m.current(pred), frame, names, self.values), names)
+        except Fallback:
+            return None
         return to_atoms(pieces, len(names), self.terms, self._scale)
 
     def _forget(self, preds) -> None:

@@ -45,6 +45,8 @@ from .scan import DELTA
 
 def refusal(ev):
     """Why ``ev``'s model cannot be maintained on columns (None if it can)."""
+    if getattr(ev, "rows_since", None):
+        return ev.rows_since
     if not ev.executors or any(x != "columns" for x in ev.executors.values()):
         return "a stratum ran on rows"
     if ev._scale is None:
@@ -62,10 +64,23 @@ class ColumnMaintenance:
         self.new: dict = {}  # pred -> frame of new maximal intervals
         self.given: dict = {}  # derived pred -> its given rows after the update
         self.report: list = []
+        self.arities: dict = {}  # pred -> arity, of predicates an update names first
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
-        return self.ev._arity(pred)
+        known = self.arities.get(pred)
+        if known is None:
+            df = self.ev._tables.get(pred)
+            known = df.width - 2 if df is not None else self.ev._arity(pred)
+        return known
+
+    def current(self, pred: str):
+        """``pred``'s relation now (empty, of the right width, for a
+        predicate the plan does not know and no fact gave before)."""
+        df = self.ev.table(pred)
+        if df.width != self.arity(pred) + 2:
+            df = self.ev._tables[pred] = empty(self.arity(pred))
+        return df
 
     def names(self, pred: str) -> list:
         return term_columns(self.arity(pred))
@@ -94,7 +109,7 @@ class ColumnMaintenance:
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
         if pred not in self.before:
-            self.before[pred] = self.ev.table(pred)
+            self.before[pred] = self.current(pred)
         self.ev._tables[pred] = df
 
     # ------------------------------------------------------------ the update
@@ -106,6 +121,12 @@ class ColumnMaintenance:
         :class:`Fallback` leaves it as it was)."""
         ev = self.ev
         derived = ev.plan.derived_predicates()
+        for p, rows in added.items():
+            if rows:
+                self.arities[p] = len(rows[0][0])
+        for p, by in retracted.items():
+            if by:
+                self.arities[p] = len(next(iter(by)))
         holes = {p: self.frame(p, [(t, iv) for t, ivs in by.items() for iv in ivs]) for p, by in retracted.items()}
         adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
         self.seeds = {p: h for p, h in holes.items() if p in derived}
@@ -136,7 +157,7 @@ class ColumnMaintenance:
 
     def _retract_given(self, pred, holes) -> None:
         names = self.names(pred)
-        old = self.ev.table(pred)
+        old = self.current(pred)
         touched = overlapping(old, holes, names, self.ev.values)
         if not touched.height:
             return
@@ -154,7 +175,7 @@ class ColumnMaintenance:
         from .value_columns import same_kinds
 
         names = self.names(pred)
-        frames = same_kinds([self.ev.table(pred), *parts], names, self.ev.values)
+        frames = same_kinds([self.current(pred), *parts], names, self.ev.values)
         return merge_new(frames[0], frames[1:], names)
 
     def _commit(self, derived) -> None:
@@ -210,8 +231,9 @@ class ColumnMaintenance:
         if keys is not None:
             if not keys.height:
                 return
-            before = before.join(keys, on=names, how="semi") if names else before
-            after = after.join(keys, on=names, how="semi") if names else after
+            if names:
+                before = before.join(keys, on=names, how="semi")
+                after = after.join(keys, on=names, how="semi")
         cols = [*names, "s", "e"]
         gone = before.join(after, on=cols, how="anti")
         new = after.join(before, on=cols, how="anti")
@@ -243,9 +265,9 @@ class ColumnMaintenance:
         for p, pieces in over.items():
             names = self.names(p)
             pieces = coalesce(pieces, names)
-            self._set(p, coalesce(subtract(self.ev.table(p), pieces.rename({"s": "hs", "e": "he"}), names), names))
+            self._set(p, coalesce(subtract(self.current(p), pieces.rename({"s": "hs", "e": "he"}), names), names))
             over[p] = pieces
-            touched[p] = pieces.select(names).unique()
+            touched[p] = atoms_of(pieces, names)
         pending = dict(new_in)
         for p, new in self._rederive(stratum, over).items():
             pending[p] = new
@@ -256,7 +278,7 @@ class ColumnMaintenance:
                 pending[p] = self.concat(p, [pending.get(p), new])
         for p, new in self._insert(stratum, pending).items():
             names = self.names(p)
-            keys = new.select(names).unique()
+            keys = atoms_of(new, names)
             touched[p] = keys if p not in touched else self.concat_keys(touched[p], keys)
         return touched
 
@@ -273,7 +295,7 @@ class ColumnMaintenance:
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            pieces = overlap(self.ev.table(p), holes, self.names(p), self.ev.values)
+            pieces = overlap(self.current(p), holes, self.names(p), self.ev.values)
             over[p] = pieces
             if stratum.recursive:
                 self._widen(p, pieces, used, delta)
@@ -283,7 +305,7 @@ class ColumnMaintenance:
             delta = {}
             for p, derived in found.items():
                 names = self.names(p)
-                real = overlap(self.ev.table(p), derived, names, self.ev.values)
+                real = overlap(self.current(p), derived, names, self.ev.values)
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
@@ -297,7 +319,7 @@ class ColumnMaintenance:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
         ``pieces`` and were not driven yet (so the loop ends)."""
         names = self.names(pred)
-        hit = overlapping(self.ev.table(pred), pieces, names, self.ev.values)
+        hit = overlapping(self.current(pred), pieces, names, self.ev.values)
         if pred in used:
             hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
         if hit.height:
@@ -313,7 +335,7 @@ class ColumnMaintenance:
         out = {}
         for p, pieces in over.items():
             names = self.names(p)
-            atoms = pieces.select(names).unique().with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            atoms = atoms_of(pieces, names).with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
             parts = []
             given = self._given_frame(p)
             if given.height:
@@ -342,7 +364,7 @@ class ColumnMaintenance:
     def _matching_right(self, rule, atoms):
         """The right operand's facts that can give a Since/Until rule's head
         ``atoms``: matched on the head's variables the operand has."""
-        right = self.ev.table(rule.right.pred)
+        right = self.current(rule.right.pred)
         pairs = {}
         for i, t in enumerate(rule.head_terms):
             if isinstance(t, ast.Var):
@@ -351,7 +373,9 @@ class ColumnMaintenance:
                         pairs.setdefault(str(j), str(i))
         if not pairs or not atoms.height:
             return right if atoms.height else right.clear()
-        keys = atoms.select([ast_col(i).alias(j) for j, i in pairs.items()]).unique()
+        import polars as pl
+
+        keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         return semi(right, keys, list(pairs), self.ev.values)
 
     def _insert(self, stratum, pending) -> dict:
@@ -469,14 +493,20 @@ class _Tables:
                         pairs.setdefault(str(j), str(i))
         if not pairs:
             return
-        keys = source.select([ast_col(i).alias(j) for j, i in pairs.items()]).unique()
+        import polars as pl
+
+        keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
 
 
-def ast_col(name: str):
+def atoms_of(df, names: list):
+    """The distinct atoms (term columns) of ``df``; for a predicate without
+    terms, one row (its one atom) when ``df`` has any, else none."""
     import polars as pl
 
-    return pl.col(name)
+    if names:
+        return df.select(names).unique()
+    return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
 
 
 def semi(df, keys, cols: list, values):

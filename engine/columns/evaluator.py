@@ -48,6 +48,7 @@ class HybridEvaluator(Evaluator):
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
+        self.taken: dict = {}  # pred -> frame of the given pieces an update takes back (given_pieces)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -160,10 +161,11 @@ class HybridEvaluator(Evaluator):
         from .maintenance import ColumnMaintenance, refusal
 
         why = refusal(self)
+        taken, self.taken = self.taken, {}
         if why is None:
             tables = dict(self._tables)
             try:
-                report = ColumnMaintenance(self).run(retracted, added)
+                report = ColumnMaintenance(self).run(retracted, added, taken)
             except Fallback as e:
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
                 why = str(e)
@@ -196,6 +198,7 @@ class HybridEvaluator(Evaluator):
             pieces = coalesce(overlap(m.current(pred), frame, names, self.values), names)
         except Fallback:
             return None
+        self.taken[pred] = pieces  # (the update's retraction of pred, not encoded again)
         return to_atoms(pieces, len(names), self.terms, self._scale)
 
     def _forget(self, preds) -> None:

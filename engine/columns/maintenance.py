@@ -113,9 +113,10 @@ class ColumnMaintenance:
         self.ev._tables[pred] = df
 
     # ------------------------------------------------------------ the update
-    def run(self, retracted: dict, added: dict) -> list:
+    def run(self, retracted: dict, added: dict, taken=None) -> list:
         """``retracted``: ``{pred: {terms: [intervals]}}`` of given pieces taken
-        back; ``added``: ``{pred: [(terms, interval)]}``.  Brings the column
+        back (``taken``: some of them as frames already); ``added``:
+        ``{pred: [(terms, interval)]}``.  Brings the column
         relations up to date; returns the report, one dict per stratum that
         had work.  Nothing of the evaluator changes until it is done (a
         :class:`Fallback` leaves it as it was)."""
@@ -127,7 +128,11 @@ class ColumnMaintenance:
         for p, by in retracted.items():
             if by:
                 self.arities[p] = len(next(iter(by)))
-        holes = {p: self.frame(p, [(t, iv) for t, ivs in by.items() for iv in ivs]) for p, by in retracted.items()}
+        taken = taken or {}
+        holes = {
+            p: taken[p] if p in taken else self.frame(p, [(t, iv) for t, ivs in by.items() for iv in ivs])
+            for p, by in retracted.items()
+        }
         adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
         self.seeds = {p: h for p, h in holes.items() if p in derived}
         self.own_added = {p: a for p, a in adds.items() if p in derived}

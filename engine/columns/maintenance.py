@@ -41,6 +41,7 @@ from .difference import subtract
 from .encoding import NEG, POS
 from .relation import empty, from_relation, term_columns, to_atoms
 from .scan import DELTA
+from .value_columns import is_values
 
 
 def refusal(ev):
@@ -65,6 +66,7 @@ class ColumnMaintenance:
         self.given: dict = {}  # derived pred -> its given rows after the update
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
+        self._rest: dict = {}  # pred -> the rows :meth:`local` left out
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -105,6 +107,22 @@ class ColumnMaintenance:
         if len(frames) == 1:
             return frames[0]
         return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
+
+    def local(self, pred: str, keys):
+        """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
+        atoms' new rows in their place."""
+        hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
+        self._rest[pred] = rest
+        return hit
+
+    def put_back(self, pred: str, rows) -> None:
+        import polars as pl
+
+        from .value_columns import same_kinds
+
+        rest = self._rest.pop(pred)
+        frames = same_kinds([rest, rows], self.names(pred), self.ev.values) if rows.height else [rest]
+        self._set(pred, pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if rows.height else rest)
 
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
@@ -162,26 +180,39 @@ class ColumnMaintenance:
 
     def _retract_given(self, pred, holes) -> None:
         names = self.names(pred)
-        old = self.current(pred)
+        old = self.local(pred, atoms_of(holes, names))
         touched = overlapping(old, holes, names, self.ev.values)
         if not touched.height:
+            self._rest.pop(pred)
             return
-        self._set(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+        self.put_back(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
         self.gone[pred] = touched
 
     def _add_given(self, pred, rows) -> None:
-        merged, new = self._merge(pred, [rows])
+        new = self._merge(pred, [rows])
         if new.height:
-            self._set(pred, merged)
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
-    def _merge(self, pred, parts):
-        """``pred``'s relation with ``parts`` merged in: ``(merged, new)``."""
+    def _merge(self, pred, parts) -> object:
+        """Merge ``parts`` into ``pred``'s relation (only the atoms they
+        name are sorted and merged); returns the new maximal intervals."""
+        import polars as pl
+
         from .value_columns import same_kinds
 
         names = self.names(pred)
-        frames = same_kinds([self.current(pred), *parts], names, self.ev.values)
-        return merge_new(frames[0], frames[1:], names)
+        parts = [p for p in parts if p.height]
+        if not parts:
+            return empty(self.arity(pred))
+        keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
+        old = self.local(pred, keys)
+        frames = same_kinds([old, *parts], names, self.ev.values)
+        merged, new = merge_new(frames[0], frames[1:], names)
+        if new.height:
+            self.put_back(pred, merged)
+        else:
+            self._rest.pop(pred)
+        return new
 
     def _commit(self, derived) -> None:
         """The changed relations as the store's deferred rows; the given facts
@@ -236,9 +267,8 @@ class ColumnMaintenance:
         if keys is not None:
             if not keys.height:
                 return
-            if names:
-                before = before.join(keys, on=names, how="semi")
-                after = after.join(keys, on=names, how="semi")
+            before = split(before, keys, names, self.ev.values)[0]
+            after = split(after, keys, names, self.ev.values)[0]
         cols = [*names, "s", "e"]
         gone = before.join(after, on=cols, how="anti")
         new = after.join(before, on=cols, how="anti")
@@ -270,16 +300,16 @@ class ColumnMaintenance:
         for p, pieces in over.items():
             names = self.names(p)
             pieces = coalesce(pieces, names)
-            self._set(p, coalesce(subtract(self.current(p), pieces.rename({"s": "hs", "e": "he"}), names), names))
-            over[p] = pieces
             touched[p] = atoms_of(pieces, names)
+            old = self.local(p, touched[p])
+            self.put_back(p, coalesce(subtract(old, pieces.rename({"s": "hs", "e": "he"}), names), names))
+            over[p] = pieces
         pending = dict(new_in)
         for p, new in self._rederive(stratum, over).items():
             pending[p] = new
         for p, rows in added.items():
-            merged, new = self._merge(p, [rows])
+            new = self._merge(p, [rows])
             if new.height:
-                self._set(p, merged)
                 pending[p] = self.concat(p, [pending.get(p), new])
         for p, new in self._insert(stratum, pending).items():
             names = self.names(p)
@@ -300,7 +330,8 @@ class ColumnMaintenance:
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            pieces = overlap(self.current(p), holes, self.names(p), self.ev.values)
+            pieces = overlap(split(self.current(p), atoms_of(holes, self.names(p)), self.names(p), self.ev.values)[0], holes,
+                             self.names(p), self.ev.values)
             over[p] = pieces
             if stratum.recursive:
                 self._widen(p, pieces, used, delta)
@@ -310,7 +341,8 @@ class ColumnMaintenance:
             delta = {}
             for p, derived in found.items():
                 names = self.names(p)
-                real = overlap(self.current(p), derived, names, self.ev.values)
+                real = overlap(split(self.current(p), atoms_of(derived, names), names, self.ev.values)[0], derived, names,
+                               self.ev.values)
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
@@ -324,7 +356,8 @@ class ColumnMaintenance:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
         ``pieces`` and were not driven yet (so the loop ends)."""
         names = self.names(pred)
-        hit = overlapping(self.current(pred), pieces, names, self.ev.values)
+        hit = overlapping(split(self.current(pred), atoms_of(pieces, names), names, self.ev.values)[0], pieces, names,
+                          self.ev.values)
         if pred in used:
             hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
         if hit.height:
@@ -359,11 +392,9 @@ class ColumnMaintenance:
                     df = self._run(ph.rule_plan(narrowed), 0, {name: atoms}, {})
                 if df is not None:
                     parts.append(df)
-            if parts:
-                merged, new = self._merge(p, parts)
-                if new.height:
-                    self.ev._tables[p] = merged
-                    out[p] = new
+            new = self._merge(p, parts)
+            if new.height:
+                out[p] = new
         return out
 
     def _matching_right(self, rule, atoms):
@@ -395,9 +426,8 @@ class ColumnMaintenance:
             found = self._round(stratum, delta, lambda p: None)
             delta = {}
             for p, derived in found.items():
-                merged, new = self._merge(p, [derived])
+                new = self._merge(p, [derived])
                 if new.height:
-                    self._set(p, merged)
                     delta[p] = new
                     out[p] = self.concat(p, [out.get(p), new])
             if not stratum.recursive:
@@ -512,6 +542,25 @@ def atoms_of(df, names: list):
     if names:
         return df.select(names).unique()
     return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
+
+
+def split(df, keys, names: list, values):
+    """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``
+    (term columns ``names``) and the others, by one join (no sort: the
+    relation stays maximal, its atoms' rows together)."""
+    import polars as pl
+
+    from .value_columns import match_kinds
+
+    if not names:
+        return (df, df.clear()) if keys.height else (df.clear(), df)
+    if not df.height or not keys.height:
+        return df.clear(), df
+    if any(is_values(df[c]) for c in names):
+        df, keys = match_kinds(df, keys, names, values)
+    mask = df.select(names).join(keys.select(names).unique().with_columns(_k=pl.lit(True)), on=names, how="left",
+                                 maintain_order="left")["_k"].is_not_null()
+    return df.filter(mask), df.filter(~mask)
 
 
 def semi(df, keys, cols: list, values):

@@ -89,7 +89,7 @@ def main(argv=None) -> int:
             t = median(times)
             fig = dict(program=name, fraction=frac, retracted=k, engine=args.engine, retract_cpu=t, scratch_rows_cpu=rows_s,
                        scratch_default_cpu=default_s, first_update_cpu=first, same=same,
-                       maintenance=sorted({(m.get("executor", "rows"), m["maintained"]) for m in r.model.stats["maintenance"]}))
+                       maintained_on=r.model.stats["maintained_on"])
             out.append(fig)
             rows_txt = f"{rows_s:.3f} | {t / rows_s:.2%}" if rows_s else "- | -"
             rows_a, rows_b = rows_txt.split(" | ")

@@ -506,8 +506,9 @@ class Reasoner:
 
     Updates (``add``, ``retract``, ``amend``, ``update``) keep the model
     stratum by stratum: new facts continue seminaively, retracted ones are
-    deleted and re-derived (engine/rows/maintenance.py); a stratum that
-    negates or aggregates what changed is recomputed.
+    deleted and re-derived (engine/rows/maintenance.py, or
+    engine/columns/maintenance.py when every stratum ran on columns); a
+    stratum that negates or aggregates what changed is recomputed.
     """
 
     def __init__(
@@ -743,7 +744,8 @@ class Reasoner:
         """Retract, then add, given facts in one update of the model, kept up
         to date incrementally (engine/rows/maintenance.py); the model's
         ``stats["maintenance"]`` says which strata were maintained and which
-        recomputed, and why."""
+        recomputed, and why; ``stats["maintained_on"]`` on which executor
+        ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
         from chronolog.corrections import holes_of
 
         gone = holes_of(self._read_new(retract, "retract()"), "retract()") if retract is not None else {}
@@ -768,6 +770,7 @@ class Reasoner:
         with run_scope(getattr(self.model, "_nulls", None) or NullFactory()):
             report = self.evaluator.maintain(removed, {p: r for p, r in rows.items() if r})
         self.model.stats["maintenance"] = report
+        self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         return self.model
 
     def _take_back(self, gone: dict) -> dict:

@@ -48,6 +48,7 @@ class HybridEvaluator(Evaluator):
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
+        self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> frame of the given pieces an update takes back (given_pieces)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
@@ -170,14 +171,13 @@ class HybridEvaluator(Evaluator):
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
                 why = str(e)
             else:
+                self.maintained_on = "columns"
                 self.check_constraints()
                 return report
         self._tables = {}
         self.rows_since = why  # (the rows hold the model from here on: refusal)
-        report = super().maintain(retracted, added)
-        if "columns" not in self.executors.values():
-            return report
-        return [dict(r, executor=f"rows ({why})") for r in report]
+        self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
+        return super().maintain(retracted, added)
 
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts (a predicate no rule derives)

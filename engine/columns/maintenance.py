@@ -239,10 +239,10 @@ class ColumnMaintenance:
         why = self._why_recompute(stratum, set(gone_in) | set(new_in))
         if why is None:
             touched = self._dred(stratum, gone_in, new_in, seeds, added)
-            self.report.append({"stratum": stratum.index, "maintained": True, "executor": "columns"})
+            self.report.append({"stratum": stratum.index, "maintained": True})
         else:
             touched = self._recompute(stratum)
-            self.report.append({"stratum": stratum.index, "maintained": False, "executor": "columns", "why": why})
+            self.report.append({"stratum": stratum.index, "maintained": False, "why": why})
         for p in own:
             self._record(p, touched.get(p))
 

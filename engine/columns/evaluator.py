@@ -49,7 +49,7 @@ class HybridEvaluator(Evaluator):
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
-        self.taken: dict = {}  # pred -> frame of the given pieces an update takes back (given_pieces)
+        self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -188,18 +188,24 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
+        from .maintenance import atoms_of, split
         from .relation import to_atoms
 
         m = ColumnMaintenance(self)
         m.arities[pred] = len(next(iter(holes)))
         names = m.names(pred)
         try:
-            frame = m.frame(pred, [(t, iv) for t, ivs in holes.items() for iv in ivs])
-            pieces = coalesce(overlap(m.current(pred), frame, names, self.values), names)
+            frame = m.atoms_frame(pred, holes)
+            source = m.current(pred)
+            hit, rest = split(source, atoms_of(frame, names), names, self.values)
+            pieces = coalesce(overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None
-        self.taken[pred] = pieces  # (the update's retraction of pred, not encoded again)
-        return to_atoms(pieces, len(names), self.terms, self._scale)
+        atoms = to_atoms(pieces, len(names), self.terms, self._scale)
+        # for the update that takes these pieces back: not encoded nor split again
+        # (maintain checks that it is that update and the relation is as it was)
+        self.taken[pred] = (atoms, source, pieces, hit, rest)
+        return atoms
 
     def _forget(self, preds) -> None:
         for p in preds:

@@ -67,6 +67,7 @@ class ColumnMaintenance:
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
         self._rest: dict = {}  # pred -> the rows :meth:`local` left out
+        self._split: dict = {}  # pred -> (its rows of the atoms retracted, the other rows)
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -94,6 +95,12 @@ class ColumnMaintenance:
         rel = Relation(pred)
         rel.bulk_add(rows)
         return from_relation(rel, self.arity(pred), self.ev.terms, self.ev._scale)
+
+    def atoms_frame(self, pred: str, atoms: dict):
+        """``{terms: maximal intervals}`` of ``pred`` as a frame."""
+        from types import SimpleNamespace
+
+        return from_relation(SimpleNamespace(atoms=atoms, raw=False), self.arity(pred), self.ev.terms, self.ev._scale)
 
     def concat(self, pred: str, frames: list):
         """``frames`` of ``pred`` as one frame (value columns of one kind)."""
@@ -146,11 +153,10 @@ class ColumnMaintenance:
         for p, by in retracted.items():
             if by:
                 self.arities[p] = len(next(iter(by)))
-        taken = taken or {}
-        holes = {
-            p: taken[p] if p in taken else self.frame(p, [(t, iv) for t, ivs in by.items() for iv in ivs])
-            for p, by in retracted.items()
-        }
+        # given_pieces' frames of these very pieces, over the relation as it is
+        taken = {p: t for p, t in (taken or {}).items() if retracted.get(p) == t[0] and ev._tables.get(p) is t[1]}
+        holes = {p: taken[p][2] if p in taken else self.atoms_frame(p, by) for p, by in retracted.items()}
+        self._split = {p: (hit, rest) for p, (_, _, _, hit, rest) in taken.items()}
         adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
         self.seeds = {p: h for p, h in holes.items() if p in derived}
         self.own_added = {p: a for p, a in adds.items() if p in derived}
@@ -180,7 +186,10 @@ class ColumnMaintenance:
 
     def _retract_given(self, pred, holes) -> None:
         names = self.names(pred)
-        old = self.local(pred, atoms_of(holes, names))
+        if pred in self._split:  # (split off by HybridEvaluator.given_pieces)
+            old, self._rest[pred] = self._split.pop(pred)
+        else:
+            old = self.local(pred, atoms_of(holes, names))
         touched = overlapping(old, holes, names, self.ev.values)
         if not touched.height:
             self._rest.pop(pred)

@@ -48,6 +48,7 @@ class HybridEvaluator(Evaluator):
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
+        self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
         self._tables: dict = {}

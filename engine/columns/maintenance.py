@@ -63,7 +63,7 @@ class ColumnMaintenance:
         self.before: dict = {}  # pred -> its frame before the update (taken when first changed)
         self.gone: dict = {}  # pred -> frame of old maximal intervals that lost points
         self.new: dict = {}  # pred -> frame of new maximal intervals
-        self.given: dict = {}  # derived pred -> its given rows after the update
+        self.given: dict = {}  # derived pred -> frame of its given facts after the update
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
         self._rest: dict = {}  # pred -> the rows :meth:`local` left out
@@ -161,18 +161,16 @@ class ColumnMaintenance:
         self.seeds = {p: h for p, h in holes.items() if p in derived}
         self.own_added = {p: a for p, a in adds.items() if p in derived}
         for p in set(self.seeds) | set(self.own_added):
-            from ..rows.maintenance import GivenAtoms, without
+            given = self.given_frame(p)
+            if p in self.seeds:
+                given = coalesce(subtract(given, self.seeds[p].rename({"s": "hs", "e": "he"}), self.names(p)), self.names(p))
+            if p in self.own_added:
+                from .value_columns import same_kinds
 
-            given = GivenAtoms(ev.base.get(p) or ())
-            for terms, ivs in retracted.get(p, {}).items():
-                if terms in given.atoms:
-                    left = without(given.atoms[terms], ivs)
-                    if left:
-                        given.atoms[terms] = left
-                    else:
-                        del given.atoms[terms]
-            given.extend(added.get(p, ()))
+                old, new = same_kinds([given, self.own_added[p]], self.names(p), ev.values)
+                given = merge_new(old, [new], self.names(p))[0]
             self.given[p] = given
+        self._given_rows = (retracted, added)
         for p, h in holes.items():
             if p not in derived:
                 self._retract_given(p, h)
@@ -233,8 +231,14 @@ class ColumnMaintenance:
             ev.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
             ev._column_preds.discard(pred)  # (the given columns hold what was given, not what is)
             ev.given_tables.pop(pred, None)
+        from ..rows.maintenance import given_atoms
+
+        retracted, added = self._given_rows
         for pred, given in self.given.items():
-            ev.base[pred] = given
+            ev.given_frames[pred] = given
+            rows = given_atoms(ev, pred)  # (the rows' copy, for an update that falls back to them)
+            rows.take_back(retracted.get(pred, {}))
+            rows.extend(added.get(pred, ()))
 
     # ------------------------------------------------------------ one stratum
     def _stratum(self, stratum) -> None:
@@ -286,17 +290,21 @@ class ColumnMaintenance:
         if new.height:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
-    def _given_frame(self, pred):
-        given = self.given.get(pred)
-        if given is None:
-            given = self.ev.base.get(pred) or ()
-        return self.frame(pred, list(given))
+    def given_frame(self, pred):
+        """The given facts of a derived predicate as a frame (encoded from
+        the rows once a session, then kept up to date with them)."""
+        got = self.given.get(pred)
+        if got is None:
+            got = self.ev.given_frames.get(pred)
+        if got is None:
+            got = self.ev.given_frames[pred] = self.frame(pred, list(self.ev.base.get(pred) or ()))
+        return got
 
     def _recompute(self, stratum) -> dict:
         """The stratum from its given facts and the corrected strata below."""
         ev = self.ev
         for p in stratum.preds:
-            self._set(p, self._given_frame(p))
+            self._set(p, self.given_frame(p))
         ev._run_columns(stratum)
         return {}
 
@@ -384,7 +392,7 @@ class ColumnMaintenance:
             names = self.names(p)
             atoms = atoms_of(pieces, names).with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
             parts = []
-            given = self._given_frame(p)
+            given = self.given_frame(p)
             if given.height:
                 parts.append(given.join(atoms.select(names), on=names, how="semi") if names else given)
             for rp in self.ev.plan.physical.stratum(stratum.index).rules:
@@ -565,11 +573,22 @@ def split(df, keys, names: list, values):
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
-    if any(is_values(df[c]) for c in names):
+    if any(is_values(df[c]) or is_values(keys[c]) for c in names):
         df, keys = match_kinds(df, keys, names, values)
-    mask = df.select(names).join(keys.select(names).unique().with_columns(_k=pl.lit(True)), on=names, how="left",
-                                 maintain_order="left")["_k"].is_not_null()
+    if len(names) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in names):
+        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
+        mask = _packed(df, names).is_in(_packed(keys, names))
+    else:
+        mask = df.select(names).join(keys.select(names).unique().with_columns(_k=pl.lit(True)), on=names, how="left",
+                                     maintain_order="left")["_k"].is_not_null()
     return df.filter(mask), df.filter(~mask)
+
+
+def _packed(df, names):
+    """The code columns ``names`` (one or two) of ``df`` as one Series."""
+    if len(names) == 1:
+        return df[names[0]]
+    return df[names[0]] * (1 << 32) + df[names[1]]
 
 
 def semi(df, keys, cols: list, values):

@@ -806,8 +806,8 @@ class Reasoner:
             elif pred in derived:
                 given = given_atoms(self.evaluator, pred).atoms
             elif (on_columns := getattr(self.evaluator, "given_pieces", None)) and (got := on_columns(pred, by)) is not None:
-                for terms, pieces in got.items():
-                    removed.setdefault(pred, {})[terms] = pieces
+                if got:
+                    removed[pred] = got
                 continue
             else:
                 rel = self.evaluator.store.get(pred)

@@ -183,14 +183,14 @@ class HybridEvaluator(Evaluator):
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts (a predicate no rule derives)
         that ``holes`` (terms -> intervals) meet, ``{terms: intervals}``, read
-        off its columns; None when the update will not run on columns."""
+        off its columns (made rows only if read); None when the update will
+        not run on columns."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import atoms_of, split
-        from .relation import to_atoms
+        from .maintenance import AtomsLater, atoms_of, split
 
         m = ColumnMaintenance(self)
         m.arities[pred] = len(next(iter(holes)))
@@ -202,7 +202,7 @@ class HybridEvaluator(Evaluator):
             pieces = coalesce(overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None
-        atoms = to_atoms(pieces, len(names), self.terms, self._scale)
+        atoms = AtomsLater(pieces, len(names), self.terms, self._scale)
         # for the update that takes these pieces back: not encoded nor split again
         # (maintain checks that it is that update and the relation is as it was)
         self.taken[pred] = (atoms, source, pieces, hit, rest)

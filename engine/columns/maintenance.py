@@ -31,6 +31,8 @@ columns from its given facts; the report says which and why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import PlanRule, Scan, SinceRule
@@ -151,10 +153,10 @@ class ColumnMaintenance:
             if rows:
                 self.arities[p] = len(rows[0][0])
         for p, by in retracted.items():
-            if by:
+            if by and not isinstance(by, AtomsLater):
                 self.arities[p] = len(next(iter(by)))
         # given_pieces' frames of these very pieces, over the relation as it is
-        taken = {p: t for p, t in (taken or {}).items() if retracted.get(p) == t[0] and ev._tables.get(p) is t[1]}
+        taken = {p: t for p, t in (taken or {}).items() if retracted.get(p) is t[0] and ev._tables.get(p) is t[1]}
         holes = {p: taken[p][2] if p in taken else self.atoms_frame(p, by) for p, by in retracted.items()}
         self._split = {p: (hit, rest) for p, (_, _, _, hit, rest) in taken.items()}
         adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
@@ -482,6 +484,32 @@ class ColumnMaintenance:
         elif overrides:
             tables.cut_down_since(rp.rule, overrides)
         return drain(rule_pipeline(tables, rp, driver))
+
+
+class AtomsLater(Mapping):
+    """``{terms: maximal intervals}`` of a coalesced frame, made rows the
+    first time they are read (a retraction's pieces: the rows' bookkeeping
+    of given facts reads them only for a proof or a reasoning again)."""
+
+    def __init__(self, df, arity, terms, scale):
+        self.df, self._args, self._atoms = df, (arity, terms, scale), None
+
+    def _rows(self) -> dict:
+        if self._atoms is None:
+            self._atoms = to_atoms(self.df, *self._args)
+        return self._atoms
+
+    def __getitem__(self, terms):
+        return self._rows()[terms]
+
+    def __iter__(self):
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def __bool__(self) -> bool:
+        return self.df.height > 0
 
 
 class _Tables:

@@ -591,25 +591,36 @@ def atoms_of(df, names: list):
 
 def split(df, keys, names: list, values):
     """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``
-    (term columns ``names``) and the others, by one join (no sort: the
-    relation stays maximal, its atoms' rows together)."""
-    import polars as pl
-
-    from .value_columns import match_kinds
-
+    (term columns ``names``) and the others (no sort: the relation stays
+    maximal, its atoms' rows together)."""
     if not names:
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
-    if any(is_values(df[c]) or is_values(keys[c]) for c in names):
-        df, keys = match_kinds(df, keys, names, values)
-    if len(names) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in names):
-        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
-        mask = _packed(df, names).is_in(_packed(keys, names))
-    else:
-        mask = df.select(names).join(keys.select(names).unique().with_columns(_k=pl.lit(True)), on=names, how="left",
-                                     maintain_order="left")["_k"].is_not_null()
+    mask = _matching(df, keys, names, values)
     return df.filter(mask), df.filter(~mask)
+
+
+def semi(df, keys, cols: list, values):
+    """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
+    if not df.height or not keys.height:
+        return df.clear()
+    return df.filter(_matching(df, keys, cols, values))
+
+
+def _matching(df, keys, cols: list, values):
+    """Per row of ``df``, whether its ``cols`` are a row of ``keys``."""
+    import polars as pl
+
+    from .value_columns import match_kinds
+
+    if any(is_values(df[c]) or is_values(keys[c]) for c in cols):
+        df, keys = match_kinds(df, keys, cols, values)
+    if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
+        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
+        return _packed(df, cols).is_in(_packed(keys, cols))
+    marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
+    return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
 
 
 def _packed(df, names):
@@ -617,16 +628,6 @@ def _packed(df, names):
     if len(names) == 1:
         return df[names[0]]
     return df[names[0]] * (1 << 32) + df[names[1]]
-
-
-def semi(df, keys, cols: list, values):
-    """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
-    from .value_columns import match_kinds
-
-    if not df.height or not keys.height:
-        return df.clear()
-    df, keys = match_kinds(df, keys, cols, values)
-    return df.join(keys, on=cols, how="semi")
 
 
 def overlap(df, other, names: list, values=None):

@@ -282,8 +282,9 @@ class ColumnMaintenance:
         if keys is not None:
             if not keys.height:
                 return
-            before = split(before, keys, names, self.ev.values)[0]
-            after = split(after, keys, names, self.ev.values)[0]
+            if names:
+                before = semi(before, keys, names, self.ev.values)
+                after = semi(after, keys, names, self.ev.values)
         cols = [*names, "s", "e"]
         gone = before.join(after, on=cols, how="anti")
         new = after.join(before, on=cols, how="anti")
@@ -598,6 +599,8 @@ def split(df, keys, names: list, values):
     if not df.height or not keys.height:
         return df.clear(), df
     mask = _matching(df, keys, names, values)
+    if not mask.any():
+        return df.clear(), df
     return df.filter(mask), df.filter(~mask)
 
 
@@ -638,7 +641,7 @@ def overlap(df, other, names: list, values=None):
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()
-    return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
+    return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
 
 
 def overlapping(df, other, names: list, values=None):
@@ -646,12 +649,13 @@ def overlapping(df, other, names: list, values=None):
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()
-    return m.select(*names, "s", "e").unique()
+    return m.select(*names, "s", "e").unique().collect()
 
 
 def _meeting(df, other, names: list, values):
     """Pairs of a row of ``df`` and a row of ``other`` (its interval as
-    ``os``, ``oe``) of one atom whose intervals meet; None if none can."""
+    ``os``, ``oe``) of one atom whose intervals meet, a lazy query; None if
+    none can."""
     import polars as pl
 
     from .value_columns import match_kinds
@@ -659,6 +663,6 @@ def _meeting(df, other, names: list, values):
     if not df.height or not other.height:
         return None
     df, other = match_kinds(df, other, names, values)
-    o = other.select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
-    m = df.join(o, on=names, how="inner") if names else df.join(o, how="cross")
+    o = other.lazy().select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
+    m = df.lazy().join(o, on=names, how="inner") if names else df.lazy().join(o, how="cross")
     return m.filter((pl.col("s") < pl.col("oe")) & (pl.col("os") < pl.col("e")))

@@ -586,7 +586,7 @@ def atoms_of(df, names: list):
     import polars as pl
 
     if names:
-        return df.select(names).unique()
+        return df.lazy().select(names).unique().collect()
     return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
 
 

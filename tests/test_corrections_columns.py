@@ -129,3 +129,23 @@ def test_temporal_lubm_retractions_on_columns(tmp_path, name):
         assert m.to_text() == scratch(program, "\n".join(x for x in lines if x in left))
         assert m.stats["maintained_on"] == "columns"
         assert r.add(gone).to_text() == scratch(program, "\n".join(lines))
+
+
+def test_many_updates_move_to_rows(monkeypatch):
+    """Once updates on columns have cost ROWS_AFTER times the run (and
+    ROWS_AFTER_SECONDS), the rows (whose indexes make small updates cheap)
+    take over, and say so."""
+    import chronolog.engine.columns.maintenance as maintenance
+
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    program = "reach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z).\nq(X) :- <->[0,1] reach(X,d)."
+    facts = ["e(a,b)@[0,10]", "e(b,c)@[2,8]", "e(c,d)@[0,5]", "e(b,d)@[6,9]"]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    m = r.retract("e(b,c)@[3,4]")
+    assert m.stats["maintained_on"] == "columns"  # (the first update: nothing spent yet)
+    assert m.to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")
+    m = r.retract("e(c,d)@[0,5]")
+    assert m.stats["maintained_on"].startswith("rows (the updates on columns have cost 0x the run")
+    assert m.to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(b,d)@[6,9]")
+    assert r.add("e(c,d)@[0,5]").to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")

@@ -49,6 +49,9 @@ class HybridEvaluator(Evaluator):
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
         self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
+        self.run_cpu = 0.0  # CPU seconds of run()
+        self.maintain_cpu = 0.0  # CPU seconds of the updates on columns so far (maintenance.refusal)
+        self.taken_cpu = 0.0  # those of given_pieces in the update under way
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
         self._tables: dict = {}
@@ -78,6 +81,9 @@ class HybridEvaluator(Evaluator):
         return backend == COLUMNS
 
     def run(self) -> None:
+        import time
+
+        started = time.process_time()
         self.plan.check_horizon(self.horizon)
         if self.plan.uses_top:
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
@@ -133,6 +139,7 @@ class HybridEvaluator(Evaluator):
         self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
+        self.run_cpu = time.process_time() - started
 
     def _release_given(self, preds) -> None:
         """Drop the columns of given predicates that no later stratum reads,
@@ -162,10 +169,15 @@ class HybridEvaluator(Evaluator):
         on rows, the columns then stale."""
         from .maintenance import ColumnMaintenance, refusal
 
+        import time
+
         why = refusal(self)
         taken, self.taken = self.taken, {}
+        self.maintain_cpu += self.taken_cpu
+        self.taken_cpu = 0.0
         if why is None:
             tables = dict(self._tables)
+            started = time.process_time()
             try:
                 report = ColumnMaintenance(self).run(retracted, added, taken)
             except Fallback as e:
@@ -173,6 +185,7 @@ class HybridEvaluator(Evaluator):
                 why = str(e)
             else:
                 self.maintained_on = "columns"
+                self.maintain_cpu += time.process_time() - started
                 self.check_constraints()
                 return report
         self._tables = {}
@@ -192,6 +205,9 @@ class HybridEvaluator(Evaluator):
         from .coalesce import coalesce
         from .maintenance import AtomsLater, atoms_of, split
 
+        import time
+
+        started = time.process_time()
         m = ColumnMaintenance(self)
         m.arities[pred] = len(next(iter(holes)))
         names = m.names(pred)
@@ -206,6 +222,7 @@ class HybridEvaluator(Evaluator):
         # for the update that takes these pieces back: not encoded nor split again
         # (maintain checks that it is that update and the relation is as it was)
         self.taken[pred] = (atoms, source, pieces, hit, rest)
+        self.taken_cpu += time.process_time() - started  # (counted by maintain: refusal stays one answer per update)
         return atoms
 
     def _forget(self, preds) -> None:

@@ -46,10 +46,23 @@ from .scan import DELTA
 from .value_columns import is_values
 
 
+# Updates on columns cost a few polars queries per stratum however small
+# they are, where the rows' DRed makes a tiny update nearly free once the
+# rows and their indexes are built (2.5-4x the columnar run: LUBM 1M 1.9-3.0
+# s against 0.78 s).  As in ski rental, the updates stay on columns until
+# they have cost that much, and go to rows then: at most twice the better
+# of the two choices made in hindsight.  (Not before a second: a small
+# model's updates stay where they are, whichever is cheaper.)
+ROWS_AFTER = 3.0
+ROWS_AFTER_SECONDS = 1.0
+
+
 def refusal(ev):
     """Why ``ev``'s model cannot be maintained on columns (None if it can)."""
     if getattr(ev, "rows_since", None):
         return ev.rows_since
+    if ev.maintain_cpu > max(ROWS_AFTER * ev.run_cpu, ROWS_AFTER_SECONDS):
+        return f"the updates on columns have cost {ROWS_AFTER:g}x the run: the rows' indexes pay off from here on"
     if not ev.executors or any(x != "columns" for x in ev.executors.values()):
         return "a stratum ran on rows"
     if ev._scale is None:

@@ -158,8 +158,9 @@ class ColumnMaintenance:
         back (``taken``: some of them as frames already); ``added``:
         ``{pred: [(terms, interval)]}``.  Brings the column
         relations up to date; returns the report, one dict per stratum that
-        had work.  Nothing of the evaluator changes until it is done (a
-        :class:`Fallback` leaves it as it was)."""
+        had work.  Until the end only the evaluator's column tables change
+        (after a :class:`Fallback` the caller puts them back); the store and
+        the given facts of derived predicates at the end (:meth:`_commit`)."""
         ev = self.ev
         derived = ev.plan.derived_predicates()
         for p, rows in added.items():

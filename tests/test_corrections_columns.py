@@ -149,3 +149,14 @@ def test_many_updates_move_to_rows(monkeypatch):
     assert m.stats["maintained_on"].startswith("rows (the updates on columns have cost 0x the run")
     assert m.to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(b,d)@[6,9]")
     assert r.add("e(c,d)@[0,5]").to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")
+
+
+def test_a_negated_atom_reads_its_whole_relation():
+    # d changes and drives the rule; e, read positively and negated, must not
+    # be cut down to the rows that share d's values for the negation too
+    program = "s(X) :- d(X), e(X,Y), not e(Y,X)."
+    facts = "e(a,b)@[0,10]\ne(b,a)@[0,4]\ne(c,a)@[0,10]"
+    r = chronolog.Reasoner(program, facts + "\nd(c)@[0,10]", engine="columns")
+    m = r.add("d(a)@[0,10]")
+    assert m.to_text() == scratch(program, facts + "\nd(c)@[0,10]\nd(a)@[0,10]")
+    assert m.stats["maintained_on"] == "columns"

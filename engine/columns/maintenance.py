@@ -561,13 +561,16 @@ class _Tables:
         return got if got is not None else self._ev.table(pred)
 
     def cut_down(self, rule, driver: int) -> None:
-        """Each other atom of ``rule``'s body whose predicate occurs once:
-        only its rows that share the driving atom's values."""
+        """Each other atom of ``rule``'s body whose predicate occurs once in
+        it (not also negated: a negation reads the whole relation): only its
+        rows that share the driving atom's values."""
         lits = [lit for lit in rule.body if isinstance(lit, Scan)]
         lead = rule.body[driver]
         counts: dict = {}
-        for lit in lits:
-            counts[lit.pred] = counts.get(lit.pred, 0) + 1
+        for lit in rule.body:
+            pred = getattr(lit, "pred", None)
+            if pred is not None:
+                counts[pred] = counts.get(pred, 0) + 1
         source = self.table(lead.pred, DELTA)
         for lit in lits:
             if lit is lead or counts[lit.pred] > 1:

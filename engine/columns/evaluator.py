@@ -203,7 +203,7 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import AtomsLater, atoms_of, split
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, split
 
         import time
 
@@ -211,12 +211,16 @@ class HybridEvaluator(Evaluator):
         m = ColumnMaintenance(self)
         m.arities[pred] = len(next(iter(holes)))
         names = m.names(pred)
+        conflations = self.terms.conflations
         try:
             frame = m.atoms_frame(pred, holes)
             source = m.current(pred)
             hit, rest = split(source, atoms_of(frame, names), names, self.values)
             pieces = coalesce(overlap(hit, frame, names, self.values), names)
         except Fallback:
+            return None
+        if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)
+            self.rows_since = CONFLATION
             return None
         atoms = AtomsLater(pieces, len(names), self.terms, self._scale)
         # for the update that takes these pieces back: not encoded nor split again

@@ -40,7 +40,7 @@ from chronolog.planner.ir import PlanRule, Scan, SinceRule
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
-from .encoding import NEG, POS
+from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from .scan import DELTA
 from .value_columns import is_values
@@ -54,6 +54,7 @@ from .value_columns import is_values
 # of the two choices made in hindsight.  (Not before a second: a small
 # model's updates stay where they are, whichever is cheaper.)
 ROWS_AFTER = 3.0
+CONFLATION = "equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type"
 ROWS_AFTER_SECONDS = 1.0
 
 
@@ -162,6 +163,7 @@ class ColumnMaintenance:
         (after a :class:`Fallback` the caller puts them back); the store and
         the given facts of derived predicates at the end (:meth:`_commit`)."""
         ev = self.ev
+        conflations = ev.terms.conflations
         derived = ev.plan.derived_predicates()
         for p, rows in added.items():
             if rows:
@@ -195,6 +197,8 @@ class ColumnMaintenance:
                 self._add_given(p, a)
         for stratum in ev.plan.strata:
             self._stratum(stratum)
+        if ev.terms.conflations != conflations:
+            raise Fallback(CONFLATION)
         self._commit(derived)
         return self.report
 
@@ -299,6 +303,9 @@ class ColumnMaintenance:
             if names:
                 before = semi(before, keys, names, self.ev.values)
                 after = semi(after, keys, names, self.ev.values)
+        from .value_columns import same_kinds
+
+        before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
         gone = before.join(after, on=cols, how="anti")
         new = after.join(before, on=cols, how="anti")
@@ -638,7 +645,7 @@ def _matching(df, keys, cols: list, values):
         df, keys = match_kinds(df, keys, cols, values)
     if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
         # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
-        return _packed(df, cols).is_in(_packed(keys, cols))
+        return _packed(df, cols).is_in(_packed(keys, cols).implode())
     marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
     return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
 

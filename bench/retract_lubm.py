@@ -2,14 +2,16 @@
 
     python bench/retract_lubm.py [--facts 1000000] [--program nonrec rec]
                                  [--fractions 0.01 0.0001] [--repeat 3]
+                                 [--engine auto|rows]
 
-A :class:`chronolog.Reasoner` on the rows executor (where the model is kept
-up to date: engine/rows/maintenance.py) takes back a random ``fraction`` of
-its input fact lines (``Reasoner.retract(lines)``, the text read and the
-model maintained), and puts them back (untimed) before the next repeat.
-The peer, in the same process and run: ``reason()`` from scratch on the
-same facts, on the rows executor (the same executor) and on the default
-choice (the columnar executor at this size).  Each retraction's model is
+A :class:`chronolog.Reasoner` on the default executor choice (the columnar
+one at this size: engine/columns/maintenance.py keeps its model) or, with
+``--engine rows``, on the rows (engine/rows/maintenance.py) takes back a
+random ``fraction`` of its input fact lines (``Reasoner.retract(lines)``,
+the text read and the model maintained), and puts them back (untimed)
+before the next repeat.  The peer, in the same process and run:
+``reason()`` from scratch on the same facts, on the session's executor and
+on the default choice.  Each retraction's model is
 checked, once per fraction, against reasoning from scratch on the facts
 that are left.  Figures: CPU seconds, median of the repeats (scratch: the
 best); the first update of a session (which builds the indexes the
@@ -53,19 +55,25 @@ def main(argv=None) -> int:
     ap.add_argument("--program", nargs="+", default=["nonrec", "rec"], choices=["nonrec", "rec"])
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.0001])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--engine", default="auto", choices=["auto", "rows"], help="the session's executor (default: auto)")
     ap.add_argument("--json", help="write JSON lines of the figures here")
     args = ap.parse_args(argv)
     vada, _ = dataset(args.facts)
     lines = [s for s in vada.read_text().splitlines() if s.strip()]
     print(f"temporal LUBM {args.facts:,} facts; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"session on {args.engine}")
     print("| program | retracted | retract CPU s | scratch rows CPU s | scratch default CPU s | vs rows | vs default | first update CPU s | same model |")
     print("|---|---|---|---|---|---|---|---|---|")
     out = []
     for name in args.program:
         program = HERE / "programs" / f"lubm_{name}.vada"
-        rows_s = scratch(program, vada, "rows", args.repeat)
         default_s = scratch(program, vada, "auto", args.repeat)
-        r = chronolog.Reasoner(program, vada, engine="rows")
+        rows_s = scratch(program, vada, "rows", args.repeat) if args.engine == "rows" else None
+        r = chronolog.Reasoner(program, vada, engine=args.engine)
+        if args.engine == "auto":  # the columns' figures throughout (a long session hands over to rows: ROWS_AFTER)
+            from chronolog.engine.columns import maintenance
+
+            maintenance.ROWS_AFTER = float("inf")
         rng = random.Random(7)
         one = rng.sample(lines, 1)
         first = clock(lambda: r.retract(one))[1]
@@ -79,14 +87,17 @@ def main(argv=None) -> int:
                 times.append(cpu)
                 if i == 0:
                     left = set(lines) - set(gone)
-                    expected = chronolog.reason(program, "\n".join(x for x in lines if x in left), engine="auto")
+                    expected = chronolog.reason(program, "\n".join(x for x in lines if x in left), engine="rows")
                     same = r.model.to_text() == expected.to_text()
                 r.add(gone)
             t = median(times)
-            fig = dict(program=name, fraction=frac, retracted=k, retract_cpu=t, scratch_rows_cpu=rows_s,
-                       scratch_default_cpu=default_s, first_update_cpu=first, same=same)
+            fig = dict(program=name, fraction=frac, retracted=k, engine=args.engine, retract_cpu=t, scratch_rows_cpu=rows_s,
+                       scratch_default_cpu=default_s, first_update_cpu=first, same=same,
+                       maintained_on=r.model.stats["maintained_on"])
             out.append(fig)
-            print(f"| {name} | {frac:.2%} ({k:,}) | {t:.4f} | {rows_s:.3f} | {default_s:.3f} | {t / rows_s:.2%} | "
+            rows_txt = f"{rows_s:.3f} | {t / rows_s:.2%}" if rows_s else "- | -"
+            rows_a, rows_b = rows_txt.split(" | ")
+            print(f"| {name} | {frac:.2%} ({k:,}) | {t:.4f} | {rows_a} | {default_s:.3f} | {rows_b} | "
                   f"{t / default_s:.2%} | {first:.3f} | {'yes' if same else 'NO'} |")
     if args.json:
         with open(args.json, "a") as fh:

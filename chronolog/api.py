@@ -303,14 +303,15 @@ class _GivenRows(dict):
     """The given facts as rows (``pred -> [(terms, interval)]``), for a
     proof's re-run or an update that recomputes; facts still in the kernel
     reader's columns become rows only when one of those asks, predicate by
-    predicate, and a retraction (:meth:`take_back`) is applied to a
-    predicate's rows only then (a retraction costs what it takes back)."""
+    predicate, and a retraction (:meth:`take_back`) or an addition
+    (:meth:`add_rows`) is applied to a predicate's rows only then (an
+    update costs what it changes)."""
 
     def __init__(self, rows, columns=None):
         super().__init__(rows)
         self._columns = columns
         self._filled: set = set()
-        self._holes: dict = {}  # pred -> [{terms: intervals}] not applied yet
+        self._pending: dict = {}  # pred -> [("holes", {terms: intervals}) | ("rows", rows)] not applied yet, in order
 
     def _fill_one(self, pred):
         if self._columns and pred not in self._filled:
@@ -318,23 +319,27 @@ class _GivenRows(dict):
             for fc in self._columns:
                 if pred in fc.predicates():
                     dict.setdefault(self, pred, []).extend(fc.pred_rows(pred))
-        holes = self._holes.pop(pred, None)
-        if holes:
+        pending = self._pending.pop(pred, None)
+        if pending:
             from chronolog.corrections import without_holes
 
             rows = dict.get(self, pred) or []
-            for h in holes:
-                rows = without_holes(rows, h)
+            for kind, x in pending:
+                rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
             dict.__setitem__(self, pred, rows)
 
     def _fill(self):
         preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()
-        for pred in preds | set(self._holes):
+        for pred in preds | set(self._pending):
             self._fill_one(pred)
 
     def take_back(self, pred, holes) -> None:
         """Retract ``holes`` (terms -> intervals) from ``pred``'s rows."""
-        self._holes.setdefault(pred, []).append(holes)
+        self._pending.setdefault(pred, []).append(("holes", holes))
+
+    def add_rows(self, pred, rows) -> None:
+        """Add ``rows`` (``(terms, interval)``) to ``pred``'s rows."""
+        self._pending.setdefault(pred, []).append(("rows", rows))
 
     def __getitem__(self, k):
         self._fill_one(k)
@@ -506,8 +511,9 @@ class Reasoner:
 
     Updates (``add``, ``retract``, ``amend``, ``update``) keep the model
     stratum by stratum: new facts continue seminaively, retracted ones are
-    deleted and re-derived (engine/rows/maintenance.py); a stratum that
-    negates or aggregates what changed is recomputed.
+    deleted and re-derived (engine/rows/maintenance.py, or
+    engine/columns/maintenance.py when every stratum ran on columns); a
+    stratum that negates or aggregates what changed is recomputed.
     """
 
     def __init__(
@@ -714,10 +720,10 @@ class Reasoner:
         horizon when there is one); ``rows`` gets the unrolled ones too."""
         new_given: dict = {}
         for pred, r in rows.items():
-            self._given.setdefault(pred, []).extend(r)
+            self._given.add_rows(pred, r)
         self._add_repeating_given(_repeating_rows(rows), new_given)
         for pred, r in new_given.items():
-            self._given.setdefault(pred, []).extend(r)
+            self._given.add_rows(pred, r)
             rows.setdefault(pred, []).extend(r)
         if not self.terminating and self._repeating_given:  # the model now repeats forever
             self.terminating = True
@@ -743,7 +749,8 @@ class Reasoner:
         """Retract, then add, given facts in one update of the model, kept up
         to date incrementally (engine/rows/maintenance.py); the model's
         ``stats["maintenance"]`` says which strata were maintained and which
-        recomputed, and why."""
+        recomputed, and why; ``stats["maintained_on"]`` on which executor
+        ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
         from chronolog.corrections import holes_of
 
         gone = holes_of(self._read_new(retract, "retract()"), "retract()") if retract is not None else {}
@@ -768,6 +775,7 @@ class Reasoner:
         with run_scope(getattr(self.model, "_nulls", None) or NullFactory()):
             report = self.evaluator.maintain(removed, {p: r for p, r in rows.items() if r})
         self.model.stats["maintenance"] = report
+        self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         return self.model
 
     def _take_back(self, gone: dict) -> dict:
@@ -802,6 +810,10 @@ class Reasoner:
                         given.setdefault(t, []).append(iv)
             elif pred in derived:
                 given = given_atoms(self.evaluator, pred).atoms
+            elif (on_columns := getattr(self.evaluator, "given_pieces", None)) and (got := on_columns(pred, by)) is not None:
+                if got:
+                    removed[pred] = got
+                continue
             else:
                 rel = self.evaluator.store.get(pred)
                 if rel is not None:

@@ -410,13 +410,13 @@ def walk(op: Operator):
 # ------------------------------------------------------------------ lowering
 def lower(plan) -> PhysicalPlan:
     """The physical plan of a planner Plan (planner/__init__.py)."""
-    constraints = tuple(_rule_plan(r, None) for r in plan.constraints)
+    constraints = tuple(rule_plan(r) for r in plan.constraints)
     return PhysicalPlan(tuple(lower_stratum(st) for st in plan.strata), constraints)
 
 
 def lower_stratum(st) -> StratumPlan:
     """The physical plan of one IR stratum."""
-    rules = tuple(_rule_plan(r, st) for r in st.rules)
+    rules = tuple(rule_plan(r, st) for r in st.rules)
     preds = tuple(sorted(st.preds))
     merge = tuple(
         Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
@@ -434,7 +434,8 @@ def stratum_plan(plan, stratum) -> StratumPlan:
     return lower_stratum(stratum)
 
 
-def _rule_plan(rule, stratum) -> RulePlan:
+def rule_plan(rule, stratum=None) -> RulePlan:
+    """The plan of one rule (its seminaive variants when ``stratum`` is recursive)."""
     op = rule_operator(rule)
     head = [Column(t.name, _column_type(op.schema, t.name)) if isinstance(t, ast.Var) else Column(f"c{i}", _const_type(t.value))
             for i, t in enumerate(rule.head_terms)]

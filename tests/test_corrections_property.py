@@ -164,3 +164,17 @@ def check(program, rows, horizon, engine, derived, data, dict_form):
         seen.update(adds)
         clean.append((adds, gone))
     run_steps(program, start, clean, horizon, engine, derived, dict_form)
+
+
+def test_hunted_case_on_columns():
+    """A case the hunt profile found on the columns' maintenance: a value
+    column exact on one side (3/2) and coded on the other, compared."""
+    from fractions import Fraction as F
+
+    program = "p0(K, N) :- v(K, X)@[S, E], N = E.\np1(b, S) :- [+](0.5,1) p0(J, N), S = sum(N)."
+    adds = [("v", ("a", F(3, 2)), (1, 3, False, False)), ("v", ("a", F(3, 2)), (4, 5, True, False)),
+            ("w", ("a", -1), (4, 4, True, True)), ("e", ("b",), (5, 8, True, False)), ("e", ("a",), (F(5, 2), F(5, 2), True, True))]
+    start = [("v", ("b", -1), (-1, F(1, 2), True, True)), ("v", ("b", -1), (F(5, 2), F(5, 2), True, True)),
+             ("w", ("a", -1), (4, 5, True, False)), ("w", ("a", -1), (2, 4, True, True)),
+             ("e", ("b",), (3, F(9, 2), True, True)), ("e", ("a",), (1, 2, True, False)), ("e", ("a",), (2, 3, False, False))]
+    run_steps(program, start, [(adds, [("v", ("b", -1), (-1, F(1, 2), True, True))])], None, "columns", {"p0", "p1"}, False)

@@ -70,6 +70,27 @@ def test_growing_relation_merges_as_the_whole_relation_does(arity, start, rounds
         old = merged
 
 
+@settings(deadline=None, max_examples=examples(200))
+@given(st.integers(1, 3), st.lists(row, min_size=2, max_size=12), st.lists(row, min_size=1, max_size=8), st.data())
+def test_growing_relation_of_a_relation_in_no_order(arity, start, part, data):
+    """A relation maximal but not sorted by its atoms (a stored relation's
+    atoms in the order they came, a maintained relation's touched atoms put
+    back at the end) grows as merge_new merges it (the runs were taken as
+    sorted: wrong deltas, and a crash on LUBM 1M rec given as text)."""
+    from chronolog.engine.columns.coalesce import coalesce, merge_new
+    from chronolog.engine.columns.growing import GrowingRelation
+
+    keys = [str(i) for i in range(arity)]
+    old = coalesce(_frame(start, arity), keys)
+    shuffled = old[data.draw(st.permutations(range(old.height)))]
+    parts = [_frame(part, arity)]
+    grown = GrowingRelation.of(shuffled, keys, parts, 4)
+    new = grown.merge(parts)
+    merged, want = merge_new(old, list(parts), keys)
+    assert sorted(new.rows()) == sorted(want.rows())
+    assert grown.frame().rows() == merged.rows()
+
+
 # ------------------------------------------------------------ whole programs
 
 PROGRAMS = {

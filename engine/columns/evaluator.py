@@ -49,6 +49,13 @@ class HybridEvaluator(Evaluator):
         super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base, max_rounds=max_rounds)
         self.engine = engine
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
+        self.rows_since = None  # why updates run on rows (set by the first that does)
+        self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
+        self.run_cpu = 0.0  # CPU seconds of run()
+        self.maintain_cpu = 0.0  # CPU seconds of the updates on columns so far (maintenance.refusal)
+        self.taken_cpu = 0.0  # those of given_pieces in the update under way
+        self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
+        self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -76,6 +83,9 @@ class HybridEvaluator(Evaluator):
         return backend == COLUMNS
 
     def run(self) -> None:
+        import time
+
+        started = time.process_time()
         self.plan.check_horizon(self.horizon)
         if self.plan.uses_top:
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
@@ -131,6 +141,7 @@ class HybridEvaluator(Evaluator):
         self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
+        self.run_cpu = time.process_time() - started
 
     def _release_given(self, preds) -> None:
         """Drop the columns of given predicates that no later stratum reads,
@@ -155,9 +166,70 @@ class HybridEvaluator(Evaluator):
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
     def maintain(self, retracted, added) -> list:
-        """Updates run on rows (``Reasoner.update``): the columns go stale."""
+        """An update (``Reasoner.update``) on columns (maintenance.py) when
+        every stratum ran there and its times are on the run's grid; else
+        on rows, the columns then stale."""
+        from .maintenance import ColumnMaintenance, refusal
+
+        import time
+
+        why = refusal(self)
+        taken, self.taken = self.taken, {}
+        self.maintain_cpu += self.taken_cpu
+        self.taken_cpu = 0.0
+        if why is None:
+            tables = dict(self._tables)
+            started = time.process_time()
+            try:
+                report = ColumnMaintenance(self).run(retracted, added, taken)
+            except Fallback as e:
+                self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
+                why = str(e)
+            else:
+                self.maintained_on = "columns"
+                self.maintain_cpu += time.process_time() - started
+                self.check_constraints()
+                return report
         self._tables = {}
+        self.rows_since = why  # (the rows hold the model from here on: refusal)
+        self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
         return super().maintain(retracted, added)
+
+    def given_pieces(self, pred: str, holes: dict):
+        """The pieces of ``pred``'s given facts (a predicate no rule derives)
+        that ``holes`` (terms -> intervals) meet, ``{terms: intervals}``, read
+        off its columns (made rows only if read); None when the update will
+        not run on columns."""
+        from .maintenance import ColumnMaintenance, overlap, refusal
+
+        if refusal(self) is not None:
+            return None
+        from .coalesce import coalesce
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, split
+
+        import time
+
+        started = time.process_time()
+        m = ColumnMaintenance(self)
+        m.arities[pred] = len(next(iter(holes)))
+        names = m.names(pred)
+        conflations = self.terms.conflations
+        try:
+            frame = m.atoms_frame(pred, holes)
+            source = m.current(pred)
+            hit, rest = split(source, atoms_of(frame, names), names, self.values)
+            pieces = coalesce(overlap(hit, frame, names, self.values), names)
+        except Fallback:
+            return None
+        if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)
+            self.rows_since = CONFLATION
+            return None
+        atoms = AtomsLater(pieces, len(names), self.terms, self._scale)
+        # for the update that takes these pieces back: not encoded nor split again
+        # (maintain checks that it is that update and the relation is as it was)
+        self.taken[pred] = (atoms, source, pieces, hit, rest)
+        self.taken_cpu += time.process_time() - started  # (counted by maintain: refusal stays one answer per update)
+        return atoms
 
     def _forget(self, preds) -> None:
         for p in preds:

@@ -59,7 +59,7 @@ class GrowingRelation:
             if _product(wanted) < 2**_KEY_BITS:
                 rel = cls(keys, wanted)
                 if frame.height:
-                    rel.runs.append((rel._key(frame), frame["s"].to_numpy(), frame["e"].to_numpy()))
+                    rel.runs.append(_sorted_run(rel._key(frame), frame["s"].to_numpy(), frame["e"].to_numpy()))
                 return rel
         return None
 
@@ -197,3 +197,16 @@ def _rows_of(run, touched):
     # the rows lo[i] .. lo[i] + n[i] - 1 of every touched atom, in order
     at = np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
     return key[at], s[at], e[at]
+
+
+def _sorted_run(key, s, e):
+    """``(key, s, e)`` sorted by key and start, as a run must be: a coalesced
+    frame is, but a relation maximal in no order (a stored relation's atoms
+    in the order they came, a maintained one's touched atoms put back at the
+    end) is sorted here first (the check is one pass)."""
+    import numpy as np
+
+    if len(key) < 2 or bool(np.all((key[1:] > key[:-1]) | ((key[1:] == key[:-1]) & (s[1:] > s[:-1])))):
+        return key, s, e
+    order = sort_order([key], s)
+    return key[order], s[order], e[order]

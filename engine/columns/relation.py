@@ -196,13 +196,31 @@ def _decode_points(codes, fin, scale, inf):
     return [point(u) if f else inf for u, f in zip(units, fin.tolist())]
 
 
+class _Few:
+    """A Dictionary's values indexed by a few codes at a time: the values of
+    those codes only, not the whole list made an array first."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __getitem__(self, codes):
+        import numpy as np
+
+        out = np.empty(len(codes), dtype=object)
+        out[:] = self.values.take(codes)
+        return out
+
+
 def decode(df, arity: int, terms, scale):
     """Term value columns (numpy object arrays) and interval tuples of ``df``."""
     import numpy as np
 
     from .value_columns import python_values
 
-    values = np.array(terms.values + [None], dtype=object)
+    if df.height * 16 < len(terms.values):  # a few rows of a large run (an update): only their values
+        values = _Few(terms.values)
+    else:
+        values = np.array(terms.values + [None], dtype=object)
     cols = [python_values(df[n], values) for n in term_columns(arity)]
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()

@@ -1,0 +1,692 @@
+"""Keeps a model computed on columns up to date when given facts are
+retracted and added: delete-and-rederive (DRed) over column relations,
+stratum by stratum, as engine/rows/maintenance.py does over rows.
+
+A relation's change is two frames of the relation's layout (relation.py):
+``gone``, the old maximal intervals that lost at least one point, and
+``new``, the maximal intervals that were not there before.  Per stratum:
+
+1. **over-delete**: each rule variant whose driving atom reads a ``gone``
+   frame (the whole old maximal interval, so a box or Since/Until that read
+   any part of it is caught), the other atoms reading the relations as they
+   were before the update, derives what may have depended on it; to a
+   fixpoint through the stratum's own recursion; the pieces found go;
+2. **re-derive**: each rule of an over-deleted predicate, with a scan of
+   the over-deleted atoms first in its body, runs over what is left, and
+   the atoms' given facts come back;
+3. **insert**: seminaive rounds from the ``new`` frames of the strata below
+   and from what came back.
+
+The rules run through the columnar lowering (lowering.py) over a
+:class:`_Tables` view of the evaluator: the driving atom reads a small
+frame, and each other atom's relation is cut down first to the rows that
+share a value with it (a semi-join), so a variant costs what the change
+touches rather than a pass of its operators over whole relations.
+
+A stratum that is not monotone in what changed (negation of a changed
+predicate, aggregation, interval terms, existentials, a recursion through
+time, a Since/Until over one predicate on both sides) is recomputed on
+columns from its given facts; the report says which and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from chronolog.language import ast
+from chronolog.planner import physical as ph
+from chronolog.planner.ir import PlanRule, Scan, SinceRule
+
+from ..rows.maintenance import why_recompute
+from .coalesce import coalesce, merge_new
+from .difference import subtract
+from .encoding import NEG, POS, Fallback
+from .relation import empty, from_relation, term_columns, to_atoms
+from .scan import DELTA
+from .value_columns import is_values
+
+
+# Updates on columns cost a few polars queries per stratum however small
+# they are, where the rows' DRed makes a tiny update nearly free once the
+# rows and their indexes are built (2.5-4x the columnar run: LUBM 1M 1.9-3.0
+# s against 0.78 s).  As in ski rental, the updates stay on columns until
+# they have cost that much, and go to rows then: at most twice the better
+# of the two choices made in hindsight.  (Not before a second: a small
+# model's updates stay where they are, whichever is cheaper.)
+ROWS_AFTER = 3.0
+CONFLATION = "equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type"
+ROWS_AFTER_SECONDS = 1.0
+
+
+def refusal(ev):
+    """Why ``ev``'s model cannot be maintained on columns (None if it can)."""
+    if getattr(ev, "rows_since", None):
+        return ev.rows_since
+    if ev.maintain_cpu > max(ROWS_AFTER * ev.run_cpu, ROWS_AFTER_SECONDS):
+        return f"the updates on columns have cost {ROWS_AFTER:g}x the run: the rows' indexes pay off from here on"
+    if not ev.executors or any(x != "columns" for x in ev.executors.values()):
+        return "a stratum ran on rows"
+    if ev._scale is None:
+        return "no stratum ran on columns"
+    return None
+
+
+class ColumnMaintenance:
+    """One update of a :class:`HybridEvaluator`'s column relations."""
+
+    def __init__(self, ev):
+        self.ev = ev
+        self.before: dict = {}  # pred -> its frame before the update (taken when first changed)
+        self.gone: dict = {}  # pred -> frame of old maximal intervals that lost points
+        self.new: dict = {}  # pred -> frame of new maximal intervals
+        self.given: dict = {}  # derived pred -> frame of its given facts after the update
+        self.report: list = []
+        self.arities: dict = {}  # pred -> arity, of predicates an update names first
+        self._rest: dict = {}  # pred -> the rows :meth:`local` left out
+        self._split: dict = {}  # pred -> (its rows of the atoms retracted, the other rows)
+
+    # ------------------------------------------------------------ frames
+    def arity(self, pred: str) -> int:
+        known = self.arities.get(pred)
+        if known is None:
+            df = self.ev._tables.get(pred)
+            known = df.width - 2 if df is not None else self.ev._arity(pred)
+        return known
+
+    def current(self, pred: str):
+        """``pred``'s relation now (empty, of the right width, for a
+        predicate the plan does not know and no fact gave before)."""
+        df = self.ev.table(pred)
+        if df.width != self.arity(pred) + 2:
+            df = self.ev._tables[pred] = empty(self.arity(pred))
+        return df
+
+    def names(self, pred: str) -> list:
+        return term_columns(self.arity(pred))
+
+    def frame(self, pred: str, rows):
+        """``rows`` (``(terms, interval)``) of ``pred`` as a coalesced frame."""
+        from ..store import Relation
+
+        rel = Relation(pred)
+        rel.bulk_add(rows)
+        return from_relation(rel, self.arity(pred), self.ev.terms, self.ev._scale)
+
+    def atoms_frame(self, pred: str, atoms: dict):
+        """``{terms: maximal intervals}`` of ``pred`` as a frame."""
+        from types import SimpleNamespace
+
+        return from_relation(SimpleNamespace(atoms=atoms, raw=False), self.arity(pred), self.ev.terms, self.ev._scale)
+
+    def concat(self, pred: str, frames: list):
+        """``frames`` of ``pred`` as one frame (value columns of one kind)."""
+        import polars as pl
+
+        from .value_columns import same_kinds
+
+        frames = [f for f in frames if f is not None and f.height]
+        if not frames:
+            return empty(self.arity(pred))
+        if len(frames) == 1:
+            return frames[0]
+        return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
+
+    def local(self, pred: str, keys):
+        """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
+        atoms' new rows in their place."""
+        hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
+        self._rest[pred] = rest
+        return hit
+
+    def put_back(self, pred: str, rows) -> None:
+        import polars as pl
+
+        from .value_columns import same_kinds
+
+        rest = self._rest.pop(pred)
+        frames = same_kinds([rest, rows], self.names(pred), self.ev.values) if rows.height else [rest]
+        self._set(pred, pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if rows.height else rest)
+
+    def _set(self, pred: str, df) -> None:
+        """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
+        if pred not in self.before:
+            self.before[pred] = self.current(pred)
+        self.ev._tables[pred] = df
+
+    # ------------------------------------------------------------ the update
+    def run(self, retracted: dict, added: dict, taken=None) -> list:
+        """``retracted``: ``{pred: {terms: [intervals]}}`` of given pieces taken
+        back (``taken``: some of them as frames already); ``added``:
+        ``{pred: [(terms, interval)]}``.  Brings the column
+        relations up to date; returns the report, one dict per stratum that
+        had work.  Until the end only the evaluator's column tables change
+        (after a :class:`Fallback` the caller puts them back); the store and
+        the given facts of derived predicates at the end (:meth:`_commit`)."""
+        ev = self.ev
+        conflations = ev.terms.conflations
+        derived = ev.plan.derived_predicates()
+        for p, rows in added.items():
+            if rows:
+                self.arities[p] = len(rows[0][0])
+        for p, by in retracted.items():
+            if by and not isinstance(by, AtomsLater):
+                self.arities[p] = len(next(iter(by)))
+        # given_pieces' frames of these very pieces, over the relation as it is
+        taken = {p: t for p, t in (taken or {}).items() if retracted.get(p) is t[0] and ev._tables.get(p) is t[1]}
+        holes = {p: taken[p][2] if p in taken else self.atoms_frame(p, by) for p, by in retracted.items()}
+        self._split = {p: (hit, rest) for p, (_, _, _, hit, rest) in taken.items()}
+        adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
+        self.seeds = {p: h for p, h in holes.items() if p in derived}
+        self.own_added = {p: a for p, a in adds.items() if p in derived}
+        for p in set(self.seeds) | set(self.own_added):
+            given = self.given_frame(p)
+            if p in self.seeds:
+                given = coalesce(subtract(given, self.seeds[p].rename({"s": "hs", "e": "he"}), self.names(p)), self.names(p))
+            if p in self.own_added:
+                from .value_columns import same_kinds
+
+                old, new = same_kinds([given, self.own_added[p]], self.names(p), ev.values)
+                given = merge_new(old, [new], self.names(p))[0]
+            self.given[p] = given
+        self._given_rows = (retracted, added)
+        for p, h in holes.items():
+            if p not in derived:
+                self._retract_given(p, h)
+        for p, a in adds.items():
+            if p not in derived:
+                self._add_given(p, a)
+        for stratum in ev.plan.strata:
+            self._stratum(stratum)
+        if ev.terms.conflations != conflations:
+            raise Fallback(CONFLATION)
+        self._commit(derived)
+        return self.report
+
+    def _retract_given(self, pred, holes) -> None:
+        names = self.names(pred)
+        if pred in self._split:  # (split off by HybridEvaluator.given_pieces)
+            old, self._rest[pred] = self._split.pop(pred)
+        else:
+            old = self.local(pred, atoms_of(holes, names))
+        touched = overlapping(old, holes, names, self.ev.values)
+        if not touched.height:
+            self._rest.pop(pred)
+            return
+        self.put_back(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+        self.gone[pred] = touched
+
+    def _add_given(self, pred, rows) -> None:
+        new = self._merge(pred, [rows])
+        if new.height:
+            self.new[pred] = self.concat(pred, [self.new.get(pred), new])
+
+    def _merge(self, pred, parts) -> object:
+        """Merge ``parts`` into ``pred``'s relation (only the atoms they
+        name are sorted and merged); returns the new maximal intervals."""
+        import polars as pl
+
+        from .value_columns import same_kinds
+
+        names = self.names(pred)
+        parts = [p for p in parts if p.height]
+        if not parts:
+            return empty(self.arity(pred))
+        keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
+        old = self.local(pred, keys)
+        frames = same_kinds([old, *parts], names, self.ev.values)
+        merged, new = merge_new(frames[0], frames[1:], names)
+        if new.height:
+            self.put_back(pred, merged)
+        else:
+            self._rest.pop(pred)
+        return new
+
+    def _commit(self, derived) -> None:
+        """The changed relations as the store's deferred rows; the given facts
+        of derived predicates as the row evaluator keeps them."""
+        ev = self.ev
+        terms, scale = ev.terms, ev._scale
+        for pred in self.before:
+            df, arity = ev._tables[pred], self.arity(pred)
+            ev.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+            ev._column_preds.discard(pred)  # (the given columns hold what was given, not what is)
+            ev.given_tables.pop(pred, None)
+        from ..rows.maintenance import given_atoms
+
+        retracted, added = self._given_rows
+        for pred, given in self.given.items():
+            ev.given_frames[pred] = given
+            rows = given_atoms(ev, pred)  # (the rows' copy, for an update that falls back to them)
+            rows.take_back(retracted.get(pred, {}))
+            rows.extend(added.get(pred, ()))
+
+    # ------------------------------------------------------------ one stratum
+    def _stratum(self, stratum) -> None:
+        own = set(stratum.preds)
+        gone_in = {p: self.gone[p] for p in stratum.reads if p in self.gone and p not in own}
+        new_in = {p: self.new[p] for p in stratum.reads if p in self.new and p not in own}
+        seeds = {p: self.seeds[p] for p in own if p in self.seeds}
+        added = {p: self.own_added[p] for p in own if p in self.own_added}
+        if not (gone_in or new_in or seeds or added):
+            return
+        why = self._why_recompute(stratum, set(gone_in) | set(new_in))
+        if why is None:
+            touched = self._dred(stratum, gone_in, new_in, seeds, added)
+            self.report.append({"stratum": stratum.index, "maintained": True})
+        else:
+            touched = self._recompute(stratum)
+            self.report.append({"stratum": stratum.index, "maintained": False, "why": why})
+        for p in own:
+            self._record(p, touched.get(p))
+
+    def _why_recompute(self, stratum, changed: set):
+        why = why_recompute(stratum, changed)
+        if why is not None:
+            return why
+        if stratum.shifting_rules:
+            return "a recursion through time is recomputed"
+        for r in stratum.rules:
+            if isinstance(r, SinceRule) and r.left.pred == r.right.pred:
+                return f"a Since/Until reads {r.left.pred} on both sides"
+        return None
+
+    def _record(self, pred, keys) -> None:
+        """``gone`` and ``new`` of a stratum's predicate: its frames before
+        and after, compared on the atoms ``keys`` (None: on every atom)."""
+        if pred not in self.before:
+            return
+        names = self.names(pred)
+        before, after = self.before[pred], self.ev._tables[pred]
+        if keys is not None:
+            if not keys.height:
+                return
+            if names:
+                before = semi(before, keys, names, self.ev.values)
+                after = semi(after, keys, names, self.ev.values)
+        from .value_columns import same_kinds
+
+        before, after = same_kinds([before, after], names, self.ev.values)
+        cols = [*names, "s", "e"]
+        gone = before.join(after, on=cols, how="anti")
+        new = after.join(before, on=cols, how="anti")
+        if gone.height:
+            self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
+        if new.height:
+            self.new[pred] = self.concat(pred, [self.new.get(pred), new])
+
+    def given_frame(self, pred):
+        """The given facts of a derived predicate as a frame (encoded from
+        the rows once a session, then kept up to date with them)."""
+        got = self.given.get(pred)
+        if got is None:
+            got = self.ev.given_frames.get(pred)
+        if got is None:
+            got = self.ev.given_frames[pred] = self.frame(pred, list(self.ev.base.get(pred) or ()))
+        return got
+
+    def _recompute(self, stratum) -> dict:
+        """The stratum from its given facts and the corrected strata below."""
+        ev = self.ev
+        for p in stratum.preds:
+            self._set(p, self.given_frame(p))
+        ev._run_columns(stratum)
+        return {}
+
+    # ------------------------------------------------------------ DRed
+    def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
+        """Over-delete, re-derive, insert; returns per predicate the atoms
+        (a frame of its term columns) whose intervals may have changed."""
+        over = self._over_delete(stratum, gone_in, seeds)
+        touched: dict = {}
+        for p, pieces in over.items():
+            names = self.names(p)
+            pieces = coalesce(pieces, names)
+            touched[p] = atoms_of(pieces, names)
+            old = self.local(p, touched[p])
+            self.put_back(p, coalesce(subtract(old, pieces.rename({"s": "hs", "e": "he"}), names), names))
+            over[p] = pieces
+        pending = dict(new_in)
+        for p, new in self._rederive(stratum, over).items():
+            pending[p] = new
+        for p, rows in added.items():
+            new = self._merge(p, [rows])
+            if new.height:
+                pending[p] = self.concat(p, [pending.get(p), new])
+        for p, new in self._insert(stratum, pending).items():
+            names = self.names(p)
+            keys = atoms_of(new, names)
+            touched[p] = keys if p not in touched else self.concat_keys(touched[p], keys)
+        return touched
+
+    @staticmethod
+    def concat_keys(a, b):
+        import polars as pl
+
+        return pl.concat([a, b], how="vertical_relaxed").unique()
+
+    def _over_delete(self, stratum, gone_in, seeds) -> dict:
+        """The pieces of the stratum's facts that may have depended on what is
+        gone: ``{pred: frame}`` (not coalesced), to a fixpoint."""
+        over: dict = {}
+        used: dict = {}  # pred -> the old maximal intervals already driven
+        delta = dict(gone_in)
+        for p, holes in seeds.items():  # given pieces of the stratum's own predicates
+            pieces = overlap(split(self.current(p), atoms_of(holes, self.names(p)), self.names(p), self.ev.values)[0], holes,
+                             self.names(p), self.ev.values)
+            over[p] = pieces
+            if stratum.recursive:
+                self._widen(p, pieces, used, delta)
+        before = self.before
+        while delta:
+            found = self._round(stratum, delta, lambda p: before.get(p))
+            delta = {}
+            for p, derived in found.items():
+                names = self.names(p)
+                real = overlap(split(self.current(p), atoms_of(derived, names), names, self.ev.values)[0], derived, names,
+                               self.ev.values)
+                if not real.height:
+                    continue
+                over[p] = self.concat(p, [over.get(p), real])
+                if stratum.recursive:
+                    self._widen(p, real, used, delta)
+            if not stratum.recursive:
+                break
+        return over
+
+    def _widen(self, pred, pieces, used, delta) -> None:
+        """Add to ``delta`` the old maximal intervals of ``pred`` that meet
+        ``pieces`` and were not driven yet (so the loop ends)."""
+        names = self.names(pred)
+        hit = overlapping(split(self.current(pred), atoms_of(pieces, names), names, self.ev.values)[0], pieces, names,
+                          self.ev.values)
+        if pred in used:
+            hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
+        if hit.height:
+            used[pred] = self.concat(pred, [used.get(pred), hit])
+            delta[pred] = self.concat(pred, [delta.get(pred), hit])
+
+    def _rederive(self, stratum, over) -> dict:
+        """Put back the over-deleted atoms' facts that still hold: each rule
+        of their predicate with a scan of the atoms first, over what is left,
+        and their given facts.  Returns the merges' new maximal intervals."""
+        import polars as pl
+
+        out = {}
+        for p, pieces in over.items():
+            names = self.names(p)
+            atoms = atoms_of(pieces, names).with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            parts = []
+            given = self.given_frame(p)
+            if given.height:
+                parts.append(given.join(atoms.select(names), on=names, how="semi") if names else given)
+            for rp in self.ev.plan.physical.stratum(stratum.index).rules:
+                rule = rp.rule
+                if rule.head_pred != p:
+                    continue
+                if isinstance(rule, SinceRule):
+                    right = {rule.right.pred: self._matching_right(rule, atoms)}
+                    df = self._run(rp, None, {}, right)
+                else:
+                    name = f"$rederive:{p}"
+                    narrowed = PlanRule(p, rule.head_terms, [Scan(name, rule.head_terms)] + list(rule.body), rule.head_shift,
+                                        rule.source, rule.fresh)
+                    df = self._run(ph.rule_plan(narrowed), 0, {name: atoms}, {})
+                if df is not None:
+                    parts.append(df)
+            new = self._merge(p, parts)
+            if new.height:
+                out[p] = new
+        return out
+
+    def _matching_right(self, rule, atoms):
+        """The right operand's facts that can give a Since/Until rule's head
+        ``atoms``: matched on the head's variables the operand has."""
+        right = self.current(rule.right.pred)
+        pairs = {}
+        for i, t in enumerate(rule.head_terms):
+            if isinstance(t, ast.Var):
+                for j, u in enumerate(rule.right.terms):
+                    if isinstance(u, ast.Var) and u.name == t.name:
+                        pairs.setdefault(str(j), str(i))
+        if not pairs or not atoms.height:
+            return right if atoms.height else right.clear()
+        import polars as pl
+
+        keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        return semi(right, keys, list(pairs), self.ev.values)
+
+    def _insert(self, stratum, pending) -> dict:
+        """Seminaive rounds from the ``pending`` new intervals; returns the
+        new maximal intervals of the stratum's predicates, all rounds."""
+        out: dict = {}
+        delta = {p: d for p, d in pending.items() if d.height}
+        for p in stratum.preds:
+            if p in delta:
+                out[p] = delta[p]
+        while delta:
+            found = self._round(stratum, delta, lambda p: None)
+            delta = {}
+            for p, derived in found.items():
+                new = self._merge(p, [derived])
+                if new.height:
+                    delta[p] = new
+                    out[p] = self.concat(p, [out.get(p), new])
+            if not stratum.recursive:
+                break
+        return out
+
+    # ------------------------------------------------------------ rule variants
+    def _round(self, stratum, delta, old) -> dict:
+        """Every variant of the stratum's rules driven by a frame of
+        ``delta``; the other atoms read ``old(pred)`` or, when that is None,
+        the relation as it is.  Returns what each head predicate got."""
+        found: dict = {}
+        for rp in self.ev.plan.physical.stratum(stratum.index).rules:
+            rule = rp.rule
+            if isinstance(rule, SinceRule):
+                variants = [(None, {}, {lit.pred: delta[lit.pred]}) for lit in (rule.left, rule.right) if lit.pred in delta]
+            else:
+                variants = [(i, delta, {}) for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]
+            for driver, d, overrides in variants:
+                df = self._run(rp, driver, d, overrides, old)
+                if df is not None:
+                    found.setdefault(rule.head_pred, []).append(df)
+        return {p: self.concat(p, dfs) for p, dfs in found.items()}
+
+    def _run(self, rp, driver, delta, overrides, old=lambda p: None):
+        """One variant of a rule (its plan ``rp``): the driving atom at body
+        position ``driver`` reads ``delta``; ``overrides`` replace whole
+        relations (a Since/Until's driving operand)."""
+        from .base import drain
+        from .lowering import rule_pipeline
+
+        tables = _Tables(self.ev, delta, overrides, old)
+        if driver is not None:
+            tables.cut_down(rp.rule, driver)
+        elif overrides:
+            tables.cut_down_since(rp.rule, overrides)
+        return drain(rule_pipeline(tables, rp, driver))
+
+
+class AtomsLater(Mapping):
+    """``{terms: maximal intervals}`` of a coalesced frame, made rows the
+    first time they are read (a retraction's pieces: the rows' bookkeeping
+    of given facts reads them only for a proof or a reasoning again)."""
+
+    def __init__(self, df, arity, terms, scale):
+        self.df, self._args, self._atoms = df, (arity, terms, scale), None
+
+    def _rows(self) -> dict:
+        if self._atoms is None:
+            self._atoms = to_atoms(self.df, *self._args)
+        return self._atoms
+
+    def __getitem__(self, terms):
+        return self._rows()[terms]
+
+    def __iter__(self):
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def __bool__(self) -> bool:
+        return self.df.height > 0
+
+
+class _Tables:
+    """The evaluator as a variant's lowering sees it (the ``ev`` of
+    lowering.py): the relations, with a delta, whole-relation overrides,
+    the old state of changed relations, and atoms cut down to the rows that
+    can join the driving one."""
+
+    def __init__(self, ev, delta, overrides, old):
+        self._ev = ev
+        self._delta = delta
+        self._overrides = overrides
+        self._old = old
+        self._cut: dict = {}
+        self._growing: dict = {}
+        self._shared_body = None
+
+    def __getattr__(self, name):
+        return getattr(self._ev, name)
+
+    def table(self, pred: str, view: str = "full"):
+        if view == DELTA:
+            d = self._delta.get(pred)
+            return d if d is not None else empty(self._ev._arity(pred))
+        got = self._cut.get(pred)
+        if got is None:
+            got = self._whole(pred)
+        return got
+
+    def _whole(self, pred):
+        got = self._overrides.get(pred)
+        if got is None:
+            got = self._old(pred)
+        return got if got is not None else self._ev.table(pred)
+
+    def cut_down(self, rule, driver: int) -> None:
+        """Each other atom of ``rule``'s body whose predicate occurs once in
+        it (not also negated: a negation reads the whole relation): only its
+        rows that share the driving atom's values."""
+        lits = [lit for lit in rule.body if isinstance(lit, Scan)]
+        lead = rule.body[driver]
+        counts: dict = {}
+        for lit in rule.body:
+            pred = getattr(lit, "pred", None)
+            if pred is not None:
+                counts[pred] = counts.get(pred, 0) + 1
+        source = self.table(lead.pred, DELTA)
+        for lit in lits:
+            if lit is lead or counts[lit.pred] > 1:
+                continue
+            self._cut_one(lit, lead, source)
+
+    def cut_down_since(self, rule, overrides) -> None:
+        """A Since/Until driven by one operand: the other one cut down."""
+        lead, other = (rule.left, rule.right) if rule.left.pred in overrides else (rule.right, rule.left)
+        self._cut_one(other, lead, overrides[lead.pred])
+
+    def _cut_one(self, lit, lead, source) -> None:
+        pairs = {}
+        for j, u in enumerate(lit.terms):
+            if isinstance(u, ast.Var):
+                for i, t in enumerate(lead.terms):
+                    if isinstance(t, ast.Var) and t.name == u.name:
+                        pairs.setdefault(str(j), str(i))
+        if not pairs:
+            return
+        import polars as pl
+
+        keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
+
+
+def atoms_of(df, names: list):
+    """The distinct atoms (term columns) of ``df``; for a predicate without
+    terms, one row (its one atom) when ``df`` has any, else none."""
+    import polars as pl
+
+    if names:
+        return df.lazy().select(names).unique().collect()
+    return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
+
+
+def split(df, keys, names: list, values):
+    """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``
+    (term columns ``names``) and the others (no sort: the relation stays
+    maximal, its atoms' rows together)."""
+    if not names:
+        return (df, df.clear()) if keys.height else (df.clear(), df)
+    if not df.height or not keys.height:
+        return df.clear(), df
+    mask = _matching(df, keys, names, values)
+    if not mask.any():
+        return df.clear(), df
+    return df.filter(mask), df.filter(~mask)
+
+
+def semi(df, keys, cols: list, values):
+    """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
+    if not df.height or not keys.height:
+        return df.clear()
+    return df.filter(_matching(df, keys, cols, values))
+
+
+def _matching(df, keys, cols: list, values):
+    """Per row of ``df``, whether its ``cols`` are a row of ``keys``."""
+    import polars as pl
+
+    from .value_columns import match_kinds
+
+    if any(is_values(df[c]) or is_values(keys[c]) for c in cols):
+        df, keys = match_kinds(df, keys, cols, values)
+    if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
+        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
+        return _packed(df, cols).is_in(_packed(keys, cols).implode())
+    marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
+    return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
+
+
+def _packed(df, names):
+    """The code columns ``names`` (one or two) of ``df`` as one Series."""
+    if len(names) == 1:
+        return df[names[0]]
+    return df[names[0]] * (1 << 32) + df[names[1]]
+
+
+def overlap(df, other, names: list, values=None):
+    """The pieces of ``df``'s intervals that lie in ``other``'s, per atom
+    (not coalesced)."""
+    import polars as pl
+
+    m = _meeting(df, other, names, values)
+    if m is None:
+        return df.clear()
+    return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+
+
+def overlapping(df, other, names: list, values=None):
+    """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    m = _meeting(df, other, names, values)
+    if m is None:
+        return df.clear()
+    return m.select(*names, "s", "e").unique().collect()
+
+
+def _meeting(df, other, names: list, values):
+    """Pairs of a row of ``df`` and a row of ``other`` (its interval as
+    ``os``, ``oe``) of one atom whose intervals meet, a lazy query; None if
+    none can."""
+    import polars as pl
+
+    from .value_columns import match_kinds
+
+    if not df.height or not other.height:
+        return None
+    df, other = match_kinds(df, other, names, values)
+    o = other.lazy().select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
+    m = df.lazy().join(o, on=names, how="inner") if names else df.lazy().join(o, how="cross")
+    return m.filter((pl.col("s") < pl.col("oe")) & (pl.col("os") < pl.col("e")))

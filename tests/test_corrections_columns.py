@@ -1,0 +1,162 @@
+"""Updates of a model the columnar executor computed are kept on columns
+(engine/columns/maintenance.py): delete-and-rederive per stratum, a
+stratum that negates or aggregates what changed recomputed on columns,
+and the rows taking over where the columns cannot hold the update.  The
+oracle is reasoning from scratch on the row executor on the corrected
+facts; the random programs are tests/test_corrections_property.py."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import chronolog
+
+from budget import examples
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scratch(program, facts, **kw):
+    return chronolog.reason(program, facts, engine="rows", **kw).to_text()
+
+
+def test_a_retraction_is_maintained_on_columns():
+    program = "q(X) :- <->[0,2] p(X).\nr(X,Y) :- q(X), e(X,Y)."
+    facts = "p(a)@[0,10]\np(b)@[4,6]\ne(a,b)@[0,20]\ne(b,c)@[0,20]"
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    m = r.retract("p(a)@[3,5]")
+    assert m.to_text() == scratch(program, "p(a)@[0,3)\np(a)@(5,10]\np(b)@[4,6]\ne(a,b)@[0,20]\ne(b,c)@[0,20]")
+    assert m.stats["maintenance"] == [{"stratum": 0, "maintained": True}, {"stratum": 1, "maintained": True}]
+    assert m.stats["maintained_on"] == "columns"
+
+
+def test_another_derivation_keeps_a_fact():
+    # q(a) comes from p(a) and from s(a): retracting p(a) leaves it where s(a) holds
+    program = "q(X) :- p(X).\nq(X) :- s(X).\nt(X) :- [-][0,1] q(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]\ns(a)@[5,20]", engine="columns")
+    assert r.retract("p(a)@[0,10]").to_text() == scratch(program, "s(a)@[5,20]")
+    assert r.add("p(a)@[0,10]").to_text() == scratch(program, "p(a)@[0,10]\ns(a)@[5,20]")
+
+
+def test_recursion_over_deletes_and_rederives():
+    # a cycle: every reach(a, _) once came through e(a,b); after its
+    # retraction reach(a, b) still holds through e(a,c), e(c,b)
+    program = "reach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z)."
+    facts = "e(a,b)@[0,10]\ne(b,a)@[0,10]\ne(a,c)@[2,8]\ne(c,b)@[0,5]\ne(b,d)@[0,10]"
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    m = r.retract("e(a,b)@[0,10]")
+    assert m.to_text() == scratch(program, "e(b,a)@[0,10]\ne(a,c)@[2,8]\ne(c,b)@[0,5]\ne(b,d)@[0,10]")
+    assert m.stats["maintained_on"] == "columns"
+
+
+def test_since_until_is_maintained():
+    program = "t(X) :- q(X) <S>[1,3] p(X).\nu(X) :- q(X) <U>[1,2] p(X)."
+    facts = "p(a)@[0,2]\np(a)@[6,7]\nq(a)@[0,20]\nq(b)@[0,20]\np(b)@[1,1]"
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    m = r.update(retract="q(a)@[3,4]\np(b)@1", add="p(b)@[10,11]")
+    assert m.to_text() == scratch(program, "p(a)@[0,2]\np(a)@[6,7]\nq(a)@[0,3)\nq(a)@(4,20]\nq(b)@[0,20]\np(b)@[10,11]")
+    assert all(x["maintained"] for x in m.stats["maintenance"])
+
+
+def test_negation_of_what_changed_recomputes_the_stratum_on_columns():
+    program = "late(X) :- delivered(X), not onTime(X)."
+    r = chronolog.Reasoner(program, "delivered(a)@[0,10]\nonTime(a)@[0,4]", engine="columns")
+    m = r.amend("onTime(a)@[0,4]", "onTime(a)@[0,8]")
+    assert m.to_text() == "late(a)@(8,10]" == scratch(program, "delivered(a)@[0,10]\nonTime(a)@[0,8]")
+    assert m.stats["maintenance"] == [{"stratum": 0, "maintained": False, "why": "it negates onTime, which changed"}]
+    assert m.stats["maintained_on"] == "columns"
+
+
+def test_aggregation_recomputes_the_stratum_on_columns():
+    program = "total(D, S) :- sale(D, V), S = sum(V).\nbig(D) :- total(D, S), S > 10."
+    facts = "sale(a, 6)@[0,10]\nsale(a, 7)@[5,15]\nsale(b, 3)@[0,10]"
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    m = r.retract("sale(a, 7)@[8,9]")
+    assert m.to_text() == scratch(program, "sale(a, 6)@[0,10]\nsale(a, 7)@[5,8)\nsale(a, 7)@(9,15]\nsale(b, 3)@[0,10]")
+    why = [x.get("why") for x in m.stats["maintenance"]]
+    assert "aggregates are recomputed" in why
+    assert m.stats["maintained_on"] == "columns"
+
+
+def test_derived_predicates_given_facts_come_back_on_columns():
+    program = "q(X) :- p(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]\nq(a)@[5,20]", engine="columns")
+    m = r.retract("p(a)@[0,10]")
+    assert m.to_text() == scratch(program, "q(a)@[5,20]") == "q(a)@[5,20]"
+    m = r.retract("q(a)@[5,6]")
+    assert m.to_text() == scratch(program, "q(a)@(6,20]")
+
+
+def test_predicates_without_terms():
+    program = "p0 :- <->(0,+inf) e1(X)."
+    r = chronolog.Reasoner(program, "e1(a)@(-1,+inf)", engine="columns")
+    r.add("e1(a)@[-1,-1]")
+    m = r.retract("e1(a)@(-1,+inf)")
+    assert m.to_text() == scratch(program, "e1(a)@[-1,-1]")
+
+
+def test_a_time_off_the_columns_grid_moves_updates_to_rows():
+    # the run's times are whole: 1/3 has no code on its grid, so the rows take over, and say so
+    program = "q(X) :- <->[0,2] p(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]", engine="columns")
+    m = r.retract("p(a)@[1/3,1/2]")
+    assert m.to_text() == scratch(program, "p(a)@[0,1/3)\np(a)@(1/2,10]")
+    assert m.stats["maintained_on"] == "rows (time point 1/3 is not a multiple of 1/1)"
+    m = r.retract("p(a)@[4,5]")  # (and keep it: the columns no longer hold the model)
+    assert m.to_text() == scratch(program, "p(a)@[0,1/3)\np(a)@(1/2,4)\np(a)@(5,10]")
+
+
+@pytest.mark.parametrize("name", ["nonrec", "rec"])
+def test_temporal_lubm_retractions_on_columns(tmp_path, name):
+    """Both LUBM programs on generated data: random retractions and their
+    additions back, each model equal to the rows' from scratch."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from lubm_gen import generate
+
+    vada, _ = generate(1500, tmp_path / "lubm", seed=3)
+    lines = [s for s in Path(vada).read_text().splitlines() if s.strip()]
+    program = ROOT / "bench" / "programs" / f"lubm_{name}.vada"
+    r = chronolog.Reasoner(program, "\n".join(lines), engine="columns")
+    rng = random.Random(5)
+    for _ in range(examples(10)):
+        gone = rng.sample(lines, rng.choice([1, 15, 75]))
+        m = r.retract(gone)
+        left = set(lines) - set(gone)
+        assert m.to_text() == scratch(program, "\n".join(x for x in lines if x in left))
+        assert m.stats["maintained_on"] == "columns"
+        assert r.add(gone).to_text() == scratch(program, "\n".join(lines))
+
+
+def test_many_updates_move_to_rows(monkeypatch):
+    """Once updates on columns have cost ROWS_AFTER times the run (and
+    ROWS_AFTER_SECONDS), the rows (whose indexes make small updates cheap)
+    take over, and say so."""
+    import chronolog.engine.columns.maintenance as maintenance
+
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    program = "reach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z).\nq(X) :- <->[0,1] reach(X,d)."
+    facts = ["e(a,b)@[0,10]", "e(b,c)@[2,8]", "e(c,d)@[0,5]", "e(b,d)@[6,9]"]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    m = r.retract("e(b,c)@[3,4]")
+    assert m.stats["maintained_on"] == "columns"  # (the first update: nothing spent yet)
+    assert m.to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")
+    m = r.retract("e(c,d)@[0,5]")
+    assert m.stats["maintained_on"].startswith("rows (the updates on columns have cost 0x the run")
+    assert m.to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(b,d)@[6,9]")
+    assert r.add("e(c,d)@[0,5]").to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")
+
+
+def test_a_negated_atom_reads_its_whole_relation():
+    # d changes and drives the rule; e, read positively and negated, must not
+    # be cut down to the rows that share d's values for the negation too
+    program = "s(X) :- d(X), e(X,Y), not e(Y,X)."
+    facts = "e(a,b)@[0,10]\ne(b,a)@[0,4]\ne(c,a)@[0,10]"
+    r = chronolog.Reasoner(program, facts + "\nd(c)@[0,10]", engine="columns")
+    m = r.add("d(a)@[0,10]")
+    assert m.to_text() == scratch(program, facts + "\nd(c)@[0,10]\nd(a)@[0,10]")
+    assert m.stats["maintained_on"] == "columns"

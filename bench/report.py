@@ -440,6 +440,27 @@ def _spark_ownership_100k(out, rows):
     return _spark_ownership(out, rows)
 
 
+@bench(name="spark_reach", args="bench/spark_reach.py --edges 10000 100000", json=True,
+       peer="the embedded engine (same Parquet, read and write included)", target="3x embedded, marginal CPU 2x (issue 36)",
+       tags=("spark",),
+       what="temporal reachability (bench/temporal_reach.py) in Spark rounds, local[2], session start excluded; "
+            "marginal CPU per input edge between the two sizes")
+def _spark_reach(out, rows):
+    sizes = [r for r in rows if "edges" in r]
+    big = sizes[-1]
+    s, e = big["spark"], big["embedded"]
+    load = max(r["load"] for r in sizes)
+    m = next((r["marginal_us_per_edge"] for r in rows if "marginal_us_per_edge" in r), None)
+    mine = f"{big['edges']:,} edges: {_s(s['total_s'])} wall, {_s(s['cpu_s'])} CPU ({s['rounds']} rounds, first run in a fresh JVM, load {load:.0f})"
+    peer = f"{_s(e['total_s'])} wall, {_s(e['cpu_s'])} CPU"
+    ratio = f"{_x(s['total_s'], e['total_s'])} wall, {_x(s['cpu_s'], e['cpu_s'])} CPU"
+    if m:
+        mine += f"; marginal {m['spark']:.0f} us CPU per edge"
+        peer += f"; marginal {m['embedded']:.1f} us"
+        ratio += f"; marginal {_x(m['spark'], max(m['embedded'], 0.01))}"
+    return Figures(mine, peer, ratio, ok=all(r["same_model"] for r in sizes))
+
+
 @bench(name="spark_aggregate", args="bench/spark_aggregate.py --facts 100000", tags=("spark",),
        peer="the same call on the driver; the embedded engine",
        what="aggregation, Since and time grouping with no key: rounds against the driver path")

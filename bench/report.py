@@ -427,9 +427,12 @@ def _spark_ownership(out, rows):
     run = r["runs"][0]
     e = r["embedded"]
     path = {"relational": "in rounds"}.get(run["path"], run["path"])
-    return Figures(f"{run['master']} {_s(run['total_s'])} ({path}, first run in a fresh JVM), "
-                   f"driver peak {run['driver_peak_mb']:.0f} MB",
-                   f"embedded {_s(e['embedded_s'])}, peak {e['peak_mb']:.0f} MB", _x(run["total_s"], e["embedded_s"]),
+    cpu = run["driver_cpu_s"] + run["jvm_cpu_s"]
+    e_cpu = e.get("cpu_s")  # (None: an output from before the embedded side reported its CPU)
+    return Figures(f"{run['master']} {_s(run['total_s'])} wall, {_s(cpu)} CPU ({path}, first run in a fresh JVM, "
+                   f"load {run['load'][0]:.0f}), driver peak {run['driver_peak_mb']:.0f} MB",
+                   f"embedded {_s(e['embedded_s'])} wall" + (f", {_s(e_cpu)} CPU" if e_cpu else "") + f", peak {e['peak_mb']:.0f} MB",
+                   f"{_x(run['total_s'], e['embedded_s'])} wall" + (f", {_x(cpu, e_cpu)} CPU" if e_cpu else ""),
                    ok=r.get("same_model") is True)
 
 

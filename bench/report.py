@@ -429,9 +429,12 @@ def _spark_ownership(out, rows):
     run = r["runs"][0]
     e = r["embedded"]
     path = {"relational": "in rounds"}.get(run["path"], run["path"])
-    return Figures(f"{run['master']} {_s(run['total_s'])} ({path}, first run in a fresh JVM), "
-                   f"driver peak {run['driver_peak_mb']:.0f} MB",
-                   f"embedded {_s(e['embedded_s'])}, peak {e['peak_mb']:.0f} MB", _x(run["total_s"], e["embedded_s"]),
+    cpu = run["driver_cpu_s"] + run["jvm_cpu_s"]
+    e_cpu = e.get("cpu_s")  # (None: an output from before the embedded side reported its CPU)
+    return Figures(f"{run['master']} {_s(run['total_s'])} wall, {_s(cpu)} CPU ({path}, first run in a fresh JVM, "
+                   f"load {run['load'][0]:.0f}), driver peak {run['driver_peak_mb']:.0f} MB",
+                   f"embedded {_s(e['embedded_s'])} wall" + (f", {_s(e_cpu)} CPU" if e_cpu else "") + f", peak {e['peak_mb']:.0f} MB",
+                   f"{_x(run['total_s'], e['embedded_s'])} wall" + (f", {_x(cpu, e_cpu)} CPU" if e_cpu else ""),
                    ok=r.get("same_model") is True)
 
 
@@ -440,6 +443,29 @@ def _spark_ownership(out, rows):
        what="as spark_ownership at 100k edges (small enough that it runs in one Spark task, not in rounds)")
 def _spark_ownership_100k(out, rows):
     return _spark_ownership(out, rows)
+
+
+@bench(name="spark_reach", args="bench/spark_reach.py --edges 10000 100000 200000", json=True,
+       peer="the embedded engine (same Parquet, read and write included)", target="3x embedded, marginal CPU 2x (issue 36)",
+       tags=("spark",),
+       what="temporal reachability (bench/temporal_reach.py) in Spark rounds, local[2], session start excluded; "
+            "marginal CPU per input edge between the two sizes")
+def _spark_reach(out, rows):
+    sizes = [r for r in rows if "edges" in r]
+    big = next((r for r in sizes if r["edges"] == 100_000), sizes[-1])  # the issue's size
+    s, e = big["spark"], big["embedded"]
+    load = max(r["load"] for r in sizes)
+    lo, hi = sizes[0]["edges"], sizes[-1]["edges"]
+    m = next((r["marginal_us_per_edge"] for r in rows if "marginal_us_per_edge" in r), None)
+    mine = f"{big['edges']:,} edges: {_s(s['total_s'])} wall, {_s(s['cpu_s'])} CPU ({s['rounds']} rounds, first run in a fresh JVM, load {load:.0f})"
+    peer = f"{_s(e['total_s'])} wall, {_s(e['cpu_s'])} CPU"
+    ratio = f"{_x(s['total_s'], e['total_s'])} wall, {_x(s['cpu_s'], e['cpu_s'])} CPU"
+    if m:
+        resolved = m["embedded"] > 0  # else the embedded side's difference is within its runs' spread
+        mine += f"; marginal {m['spark']:.0f} us CPU per edge ({lo:,} -> {hi:,})"
+        peer += f"; marginal {m['embedded']:.1f} us" if resolved else "; marginal below this run's resolution"
+        ratio += f"; marginal {_x(m['spark'], m['embedded'])}" if resolved else "; marginal not resolved"
+    return Figures(mine, peer, ratio, ok=all(r["same_model"] for r in sizes))
 
 
 @bench(name="spark_aggregate", args="bench/spark_aggregate.py --facts 100000", tags=("spark",),

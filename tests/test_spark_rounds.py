@@ -185,6 +185,66 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     assert all(j <= 2 for j in jobs[True]), jobs  # the round's job and at most the delta's broadcast
 
 
+REACH = """
+path(X, Y) :- e(X, Y).
+path(X, Z) :- path(X, Y), e(Y, Z).
+@output("path").
+"""
+
+
+def reach_probed(spark, rows):
+    """Temporal reachability over ``rows`` on Spark with every round probed
+    (PROBE_RATIO tiny): the engine's model (Spark's is asserted equal to
+    it), the pointwise oracle's, and the physical plan of each merge."""
+    from chronolog.connectors.spark_rounds import catalog
+    from chronolog.connectors.spark_rounds import rounds as driver
+    from chronolog.language.timeline import format_interval
+    from oracle.pointwise import evaluate_text
+
+    plans = []
+    materialize = catalog.Catalog.materialize
+
+    def record(self, items):  # each merge's physical plan, while the views it reads exist
+        plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString() for text, cp, flag in items if flag == "_fresh")
+        return materialize(self, items)
+
+    ratio = driver.PROBE_RATIO
+    driver.PROBE_RATIO, catalog.Catalog.materialize = 1e-12, record
+    try:
+        _, model = check(spark, REACH, {"e": edges([(x, y, iv) for (x, y), iv in rows])})  # Spark's model is the engine's
+    finally:
+        driver.PROBE_RATIO, catalog.Catalog.materialize = ratio, materialize
+    data = "\n".join(f"e({x}, {y})@{format_interval(iv)}." for (x, y), iv in rows)
+    oracle = evaluate_text(REACH, data, horizon=(-1, 30))  # (no time operator: every path lies within its edges' times)
+    return model, oracle, plans
+
+
+def test_probed_merges_recoalesce_only_the_touched_atoms(spark):
+    """A probed round (few new facts against a large relation) recoalesces
+    only the atoms its new facts name and copies the others through an
+    anti join: every probed merge's plan splits the old relation so
+    (before, every merge sorted the whole relation) and moves no row to
+    another partition (the probe's new facts lie partitioned on their
+    first term already), and the model is the pointwise oracle's."""
+    rows = [((i, i + 1), (i, i + 12, True, i % 2 == 0)) for i in range(6)]
+    rows += [((6, 0), (3, 9, False, True)), ((2, 5), (0, 2, True, True)), ((0, 1), (11, 14, True, False))]
+    model, oracle, plans = reach_probed(spark, rows)
+    assert canon(model.facts("path")) == canon(oracle.facts("path"))
+    probed = plans[1:]  # (the first round's merge writes the relation: nothing old to probe)
+    assert len(probed) >= 3, len(plans)  # a chain of six edges: a new path length each round
+    assert all("LeftAnti" in p and "LeftSemi" in p and "Exchange" not in p for p in probed), probed
+
+
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 8), st.integers(1, 6), st.booleans(), st.booleans()),
+                min_size=2, max_size=9))
+def test_probed_rounds_give_the_oracle_model(spark, es):
+    """Temporal reachability over a random interval graph, every round
+    probed and merged into the touched atoms only: the pointwise oracle's model."""
+    model, oracle, _ = reach_probed(spark, [((x, y), (lo, lo + d, lc, hc)) for x, y, lo, d, lc, hc in es])
+    assert canon(model.facts("path")) == canon(oracle.facts("path"))
+
+
 MUTUAL = """
 odd(X, Y) :- e(X, Y).
 even(X, Z) :- odd(X, Y), e(Y, Z).

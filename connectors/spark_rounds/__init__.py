@@ -23,7 +23,8 @@ sentinels ±2^62), always coalesced to maximal intervals.
   variant reading that atom's delta (atoms before it read the old facts);
   what is new is recoalesced with the relation in one window pass that
   flags each maximal interval ``_fresh`` unless it is one old interval, so
-  the next delta and old facts are filters, not joins;
+  the next delta and old facts are filters, not joins; after a probe (few
+  new facts) only the atoms they name go through that window;
 * a round is lazy plans and ONE Spark action: every merged relation is
   ``localCheckpoint``-ed (lineage cut each round) and one union of global
   aggregates writes them all and returns their counts; adaptive execution

@@ -225,7 +225,7 @@ class Rounds(seminaive.Backend):
         flagged = {}
         for p, parts in outs.items():
             q = stmts[p]
-            flagged[p] = q.text(merged(q, self.relations, p, parts))
+            flagged[p] = q.text(merged(q, self.relations, p, parts, touched=p in probed))
         t_plan = time.perf_counter() - t0 - t_probe
         new_deltas = self.commit(flagged) if flagged else {}
         for rel in probed.values():  # merged: the probe's checkpoints are read no more

@@ -1,0 +1,114 @@
+"""Temporal reachability on Spark rounds against the embedded engine.
+
+The program and data of bench/temporal_reach.py (a path holds while every
+edge on it holds; random interval edges, 23-29 rounds), with no key, so
+Spark runs it as seminaive rounds (connectors/spark_rounds/), never as one
+task (``spark.chronolog.oneTaskBytes=-1``).  Each side is a child process
+of bench/spark_ownership.py, which measures it: the Spark driver
+(``--worker``: session start excluded; reads edge.parquet with Spark,
+reasons, writes the outputs as Parquet; CPU of the driver's Python and of
+the JVM from /proc; rounds, jobs, stages, task time) and the embedded
+engine (``--embedded``: pyarrow reads the same Parquet, reason, write
+Parquet; the median of three runs by CPU).  The models must be equal
+(asserted).
+
+With two or more sizes, the marginal CPU per input edge between the
+smallest and the largest, on each side (the embedded engine's is within
+the spread of its runs below about 200k edges): (CPU at the larger - CPU at the
+smaller) / (their difference in edges), so the fixed cost of a run (the
+rounds' planning and scheduling, the JIT warming up) cancels out.
+
+Usage::
+
+    python bench/spark_reach.py --edges 10000 100000 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import spark_ownership as so  # noqa: E402  (its children measure each side)
+import temporal_reach  # noqa: E402  (the program and the data)
+
+PROGRAM = """\
+path(X,Y) :- edge(X,Y).
+path(X,Z) :- path(X,Y), edge(Y,Z).
+@output("path").
+"""
+
+
+def measure(n: int, master: str, seed: int, tmp: str) -> dict:
+    """One size: the Spark run and the embedded run on the same Parquet, models compared."""
+    data = str(temporal_reach.dataset(n, seed) / "edge.parquet")
+    program = Path(tmp) / "reach.vada"
+    program.write_text(PROGRAM)
+    common = ["--program", str(program), "--input", "edge"]
+    spark_out = f"{tmp}/spark-{n}"
+    s = so.run_child([*common, "--partitions", "0", "--conf", "spark.chronolog.oneTaskBytes=-1",
+                      "--worker", master, data, spark_out])
+    so.show(f"[{n}] {master}", s, s["driver_peak_mb"])
+    # the embedded side is short, its fixed cost (a first call's imports) a
+    # large part of it: the median of three runs
+    runs = sorted((so.run_child([*common, "--embedded", data, f"{tmp}/embedded-{n}.json"]) for _ in range(3)), key=lambda r: r["cpu_s"])
+    e = runs[1]
+    want = json.loads(Path(f"{tmp}/embedded-{n}.json").read_text())
+    same = so.spark_facts(spark_out) == want
+    answers = sum(len(v) for v in want.values())
+    print(f"[{n}] embedded: {e['embedded_s']} s wall, {e['cpu_s']} s CPU, peak {e['peak_mb']} MB; "
+          f"same model: {same} ({answers:,} answers)", file=sys.stderr, flush=True)
+    assert same, "the Spark model differs from the embedded engine's"
+    return dict(edges=n, master=master, answers=answers, same_model=same, load=os.getloadavg()[0],
+                spark=dict(total_s=s["total_s"], cpu_s=round(s["driver_cpu_s"] + s["jvm_cpu_s"], 2),
+                           driver_cpu_s=s["driver_cpu_s"], jvm_cpu_s=s["jvm_cpu_s"], path=s["path"],
+                           rounds=sum(r["stratum"] != -1 for r in s["rounds"]),
+                           jobs=sum(r["jobs"] for r in s["rounds"] if r["stratum"] != -1),
+                           driver_peak_mb=s["driver_peak_mb"]),
+                embedded=dict(total_s=e["embedded_s"], cpu_s=e["cpu_s"], peak_mb=e["peak_mb"]))
+
+
+def marginal(small: dict, large: dict) -> dict:
+    """CPU microseconds per input edge between two sizes, each side."""
+    d = large["edges"] - small["edges"]
+    return {side: round((large[side]["cpu_s"] - small[side]["cpu_s"]) / d * 1e6, 2) for side in ("spark", "embedded")}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--edges", type=int, nargs="+", default=[10_000, 100_000, 200_000])
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="append one JSON line per size (and one for the marginal CPU) here")
+    a = ap.parse_args(argv)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="spark_reach_") as tmp:
+        for n in sorted(a.edges):
+            rows.append(measure(n, a.master, a.seed, tmp))
+            r = rows[-1]
+            print(f"{n:>8} edges {r['answers']:>9,} answers: spark {r['spark']['total_s']} s wall, {r['spark']['cpu_s']} s CPU "
+                  f"({r['spark']['rounds']} rounds, {r['spark']['jobs']} jobs); embedded {r['embedded']['total_s']} s wall, "
+                  f"{r['embedded']['cpu_s']} s CPU; {r['spark']['total_s'] / r['embedded']['total_s']:.1f}x wall "
+                  f"(load {r['load']:.1f})", flush=True)
+    if len(rows) > 1:
+        m = marginal(rows[0], rows[-1])
+        rows.append(dict(marginal_us_per_edge=m, between=[rows[0]["edges"], rows[-1]["edges"]]))
+        ratio = f"{m['spark'] / m['embedded']:.1f}x" if m["embedded"] > 0 else "the embedded side's within its runs' spread"
+        print(f"marginal CPU per input edge, {rows[0]['edges']:,} -> {rows[-2]['edges']:,}: spark {m['spark']} us, "
+              f"embedded {m['embedded']} us: {ratio}", flush=True)
+    if a.json:
+        with open(a.json, "a") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

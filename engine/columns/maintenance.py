@@ -35,7 +35,7 @@ from collections.abc import Mapping
 
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import PlanRule, Scan, SinceRule
+from chronolog.planner.ir import PlanRule, Scan
 
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
@@ -280,13 +280,15 @@ class ColumnMaintenance:
             self._record(p, touched.get(p))
 
     def _why_recompute(self, stratum, changed: set):
-        why = why_recompute(stratum, changed)
+        planned = ph.stratum_plan(self.ev.plan, stratum)
+        why = why_recompute(planned, changed)
         if why is not None:
             return why
         if stratum.shifting_rules:
             return "a recursion through time is recomputed"
-        for r in stratum.rules:
-            if isinstance(r, SinceRule) and r.left.pred == r.right.pred:
+        for rp in planned.rules:
+            r = rp.rule
+            if isinstance(rp.operator, ph.SinceUntil) and r.left.pred == r.right.pred:
                 return f"a Since/Until reads {r.left.pred} on both sides"
         return None
 
@@ -423,7 +425,7 @@ class ColumnMaintenance:
                 rule = rp.rule
                 if rule.head_pred != p:
                     continue
-                if isinstance(rule, SinceRule):
+                if isinstance(rp.operator, ph.SinceUntil):
                     right = {rule.right.pred: self._matching_right(rule, atoms)}
                     df = self._run(rp, None, {}, right)
                 else:
@@ -483,7 +485,7 @@ class ColumnMaintenance:
         found: dict = {}
         for rp in self.ev.plan.physical.stratum(stratum.index).rules:
             rule = rp.rule
-            if isinstance(rule, SinceRule):
+            if isinstance(rp.operator, ph.SinceUntil):
                 variants = [(None, {}, {lit.pred: delta[lit.pred]}) for lit in (rule.left, rule.right) if lit.pred in delta]
             else:
                 variants = [(i, delta, {}) for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]

@@ -277,3 +277,19 @@ def test_the_float_fast_path_is_the_rows_closure(left, op, right, binding):
         return type(r), repr(r)
 
     assert outcome(fast) == outcome(exact)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "p0 :- <->(0.5,+inf) p0, not e0. p0@0. e0@[3,4].",
+        "p0 :- <->[1,1] p0, not e0. p0@0. e0@[3,4].",
+        "p0 :- <->(0.5,+inf) p0, not e0.",
+    ],
+)
+def test_a_step_with_only_a_negation_beside_the_recursive_atom_is_the_rows_model(program):
+    """Found by the corrections' property tests: with no positive atom beside
+    the recursive one the columns had nothing to drive the step's join and
+    raised ValueError (min() of no atom); the rows compute it."""
+    rows = chronolog.reason(program, horizon=(-1, 8), engine="rows").to_text()
+    assert chronolog.reason(program, horizon=(-1, 8), engine="columns").to_text() == rows

@@ -8,6 +8,31 @@ from chronolog import InconsistencyError, ProgramError
 pytestmark = pytest.mark.usefixtures("executor")  # every test on both executors
 
 
+LONG_TIME_INVESTOR = """
+investor(X,Y) :- shares(X,Y,Z).
+longTimeInvestor(X,Y) :- [-][0,3] <->[0,0.5] investor(X,Y).
+shares(a,b,0.2)@[0.1,0.5).
+shares(a,b,0.2)@[0.4,1.1).
+shares(a,b,0.3)@[1.5,3.7).
+shares(a,b,0.4)@[3.7,4.2).
+"""
+
+MATINEE = """
+discountedTicket(X) :- goesToTheMovies(X,M), matineeDiscount(M).
+goesToTheMovies(a,c)@[15,17).
+goesToTheMovies(b,c)@[21,23).
+matineeDiscount(c)@[14,16).
+"""
+
+JOB_REPORT = """
+jobReport :- <->[30,30] jobReport.
+priceEvent(X) :- stockPriceChange(X,V), V > 5.
+possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport.
+jobReport@[0,0].
+stockPriceChange(a,6)@[121,121].
+"""
+
+
 def text(program, facts=None, **kw):
     return chronolog.reason(program, facts, **kw).to_text().splitlines()
 
@@ -23,29 +48,13 @@ def test_recently_opened():
 
 
 def test_long_time_investor():
-    m = chronolog.reason(
-        """
-        investor(X,Y) :- shares(X,Y,Z).
-        longTimeInvestor(X,Y) :- [-][0,3] <->[0,0.5] investor(X,Y).
-        shares(a,b,0.2)@[0.1,0.5).
-        shares(a,b,0.2)@[0.4,1.1).
-        shares(a,b,0.3)@[1.5,3.7).
-        shares(a,b,0.4)@[3.7,4.2).
-        """
-    )
+    m = chronolog.reason(LONG_TIME_INVESTOR)
     assert pred_text(m, "investor") == ["investor(a,b)@[0.1,1.1)", "investor(a,b)@[1.5,4.2)"]
     assert pred_text(m, "longTimeInvestor") == ["longTimeInvestor(a,b)@[3.1,4.7)"]
 
 
 def test_matinee():
-    assert text(
-        """
-        discountedTicket(X) :- goesToTheMovies(X,M), matineeDiscount(M).
-        goesToTheMovies(a,c)@[15,17).
-        goesToTheMovies(b,c)@[21,23).
-        matineeDiscount(c)@[14,16).
-        """
-    ) == ["discountedTicket(a)@[15,16)"]
+    assert text(MATINEE) == ["discountedTicket(a)@[15,16)"]
 
 
 METEOR_41 = """
@@ -107,16 +116,7 @@ def test_stream_example_nested_operators():
 
 
 def test_job_report_within_a_horizon():
-    m = chronolog.reason(
-        """
-        jobReport :- <->[30,30] jobReport.
-        priceEvent(X) :- stockPriceChange(X,V), V > 5.
-        possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport.
-        jobReport@[0,0].
-        stockPriceChange(a,6)@[121,121].
-        """,
-        horizon=(0, 200),
-    )
+    m = chronolog.reason(JOB_REPORT, horizon=(0, 200))
     assert pred_text(m, "possibleCause") == ['possibleCause(a,"JR")@[121,121]']
     assert pred_text(m, "jobReport") == [f"jobReport@[{t},{t}]" for t in range(0, 181, 30)]
 

@@ -15,7 +15,7 @@ import pytest
 from chronolog.engine.arrow import table_to_rows
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import coalesce
-from test_golden import MICRO, METEOR_41, METEOR_41_DATA
+from test_golden import JOB_REPORT, LONG_TIME_INVESTOR, MATINEE, METEOR_41, METEOR_41_DATA, MICRO
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]
 
@@ -45,18 +45,7 @@ def test_recently_opened(spark):
 
 
 def test_long_time_investor(spark):
-    got = spark_text(
-        spark,
-        """
-        investor(X,Y) :- shares(X,Y,Z).
-        longTimeInvestor(X,Y) :- [-][0,3] <->[0,0.5] investor(X,Y).
-        shares(a,b,0.2)@[0.1,0.5).
-        shares(a,b,0.2)@[0.4,1.1).
-        shares(a,b,0.3)@[1.5,3.7).
-        shares(a,b,0.4)@[3.7,4.2).
-        """,
-        ["investor", "longTimeInvestor"],
-    )
+    got = spark_text(spark, LONG_TIME_INVESTOR, ["investor", "longTimeInvestor"])
     assert got == {
         "investor": ["investor(a,b)@[0.1,1.1)", "investor(a,b)@[1.5,4.2)"],
         "longTimeInvestor": ["longTimeInvestor(a,b)@[3.1,4.7)"],
@@ -64,16 +53,7 @@ def test_long_time_investor(spark):
 
 
 def test_matinee(spark):
-    got = spark_text(
-        spark,
-        """
-        discountedTicket(X) :- goesToTheMovies(X,M), matineeDiscount(M).
-        goesToTheMovies(a,c)@[15,17).
-        goesToTheMovies(b,c)@[21,23).
-        matineeDiscount(c)@[14,16).
-        """,
-        ["discountedTicket"],
-    )
+    got = spark_text(spark, MATINEE, ["discountedTicket"])
     assert got == {"discountedTicket": ["discountedTicket(a)@[15,16)"]}
 
 
@@ -104,18 +84,7 @@ def test_stream_example(spark):
 
 
 def test_job_report_within_a_horizon(spark):
-    got = spark_text(
-        spark,
-        """
-        jobReport :- <->[30,30] jobReport.
-        priceEvent(X) :- stockPriceChange(X,V), V > 5.
-        possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport.
-        jobReport@[0,0].
-        stockPriceChange(a,6)@[121,121].
-        """,
-        ["possibleCause", "jobReport"],
-        horizon=(0, 200),
-    )
+    got = spark_text(spark, JOB_REPORT, ["possibleCause", "jobReport"], horizon=(0, 200))
     assert got == {
         "possibleCause": ['possibleCause(a,"JR")@[121,121]'],
         "jobReport": [f"jobReport@[{t},{t}]" for t in range(0, 181, 30)],

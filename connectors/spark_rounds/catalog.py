@@ -13,6 +13,7 @@ from __future__ import annotations
 from itertools import count
 
 _VIEWS = count(1)  # temporary view names, unique within the process
+DEFAULT_SIZE = 2**63 - 1  # Spark's size estimate of a relation it knows nothing of (spark.sql.defaultSizeInBytes)
 
 
 def is_set(spark, key: str) -> bool:
@@ -37,6 +38,40 @@ def release(df) -> None:
             plan.rdd().unpersist(False)
     except Exception:  # pragma: no cover - Spark Connect has no JVM plan: the cleaner frees it later
         pass
+
+
+def unestimated(spark, jdf):
+    """``jdf`` (a checkpoint) with Spark's default size estimate where its own
+    is past any real size.  A checkpoint keeps the size estimate of the plan
+    it was made from, and Spark estimates a join as the product of its
+    sides: a recursion's relation, joined with its own delta every round,
+    squared its estimate each round (temporal reachability at 200k edges:
+    a number of millions of digits after 30 rounds, whose multiplication
+    took the driver 20 s of a round with 0.1 s of tasks).  Above Spark's
+    default size (2^63 bytes) an estimate decides nothing (no broadcast, no
+    smaller side), so the plans stay the same."""
+    try:
+        plan = jdf.queryExecution().logical()
+        if plan.getClass().getSimpleName() != "LogicalRDD":
+            return jdf
+        # the arguments after the first six: session, origin statistics,
+        # origin constraints, whether it is a checkpointed input
+        session, stats, constraints, checkpointed = (plan.otherCopyArgs().apply(i) for i in range(4))
+        if stats.isEmpty():
+            return jdf
+        try:
+            # py4j reads the number as text: cheap, as every checkpoint's is
+            # capped, so a statement's is a product of a few numbers under 2^63
+            if stats.get().sizeInBytes() < DEFAULT_SIZE:
+                return jdf
+        except ValueError:  # more digits than Python reads from text: past any real size
+            pass
+        jvm = spark.sparkContext._jvm
+        plain = plan.copy(plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
+                          plan.stream(), session, jvm.scala.Option.empty(), constraints, checkpointed)
+        return jvm.org.apache.spark.sql.classic.Dataset.ofRows(session, plain)
+    except Exception:  # pragma: no cover - Spark Connect has no JVM plan, another Spark other arguments: its estimate stays
+        return jdf
 
 
 class Catalog:
@@ -102,7 +137,7 @@ class Catalog:
         for i, (text, cp, flag) in enumerate(items):
             df = self.sql(text)
             if cp:
-                df = type(df)(df._jdf.localCheckpoint(False), self.spark)
+                df = type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
             out.append(df)
             fresh = f"sum(CAST({flag} AS BIGINT))" if flag else "0L"
             aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")

@@ -40,6 +40,17 @@ def release(df) -> None:
         pass
 
 
+_JVM_NAMES: dict = {}  # id(SparkContext's gateway) -> (scala None, classic Dataset): py4j resolves a name by round trips
+
+
+def _jvm_names(spark) -> tuple:
+    jvm = spark.sparkContext._jvm
+    got = _JVM_NAMES.get(id(jvm))
+    if got is None:
+        got = _JVM_NAMES[id(jvm)] = (jvm.scala.Option.empty(), jvm.org.apache.spark.sql.classic.Dataset)
+    return got
+
+
 def unestimated(spark, jdf):
     """``jdf`` (a checkpoint) with Spark's default size estimate where its own
     is past any real size.  A checkpoint keeps the size estimate of the plan
@@ -51,25 +62,22 @@ def unestimated(spark, jdf):
     default size (2^63 bytes) an estimate decides nothing (no broadcast, no
     smaller side), so the plans stay the same."""
     try:
-        plan = jdf.queryExecution().logical()
-        if plan.getClass().getSimpleName() != "LogicalRDD":
-            return jdf
-        # the arguments after the first six: session, origin statistics,
-        # origin constraints, whether it is a checkpointed input
-        session, stats, constraints, checkpointed = (plan.otherCopyArgs().apply(i) for i in range(4))
-        if stats.isEmpty():
-            return jdf
+        plan = jdf.logicalPlan()  # a LogicalRDD
         try:
-            # py4j reads the number as text: cheap, as every checkpoint's is
-            # capped, so a statement's is a product of a few numbers under 2^63
-            if stats.get().sizeInBytes() < DEFAULT_SIZE:
+            # three py4j round trips per checkpoint; the number is read as
+            # text, cheap as every checkpoint's is capped (a statement's is
+            # then a product of a few numbers under 2^63)
+            if plan.stats().sizeInBytes() < DEFAULT_SIZE:
                 return jdf
         except ValueError:  # more digits than Python reads from text: past any real size
             pass
-        jvm = spark.sparkContext._jvm
+        # the arguments after the first six: session, origin statistics,
+        # origin constraints, whether it is a checkpointed input
+        session, _, constraints, checkpointed = (plan.otherCopyArgs().apply(i) for i in range(4))
+        none, dataset = _jvm_names(spark)
         plain = plan.copy(plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
-                          plan.stream(), session, jvm.scala.Option.empty(), constraints, checkpointed)
-        return jvm.org.apache.spark.sql.classic.Dataset.ofRows(session, plain)
+                          plan.stream(), session, none, constraints, checkpointed)
+        return dataset.ofRows(session, plain)
     except Exception:  # pragma: no cover - Spark Connect has no JVM plan, another Spark other arguments: its estimate stays
         return jdf
 

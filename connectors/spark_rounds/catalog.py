@@ -78,7 +78,7 @@ def unestimated(spark, jdf):
         plain = plan.copy(plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
                           plan.stream(), session, none, constraints, checkpointed)
         return dataset.ofRows(session, plain)
-    except Exception:  # pragma: no cover - Spark Connect has no JVM plan, another Spark other arguments: its estimate stays
+    except Exception:  # pragma: no cover - Spark Connect (no JVM plan), another Spark version's LogicalRDD: its own estimate stays
         return jdf
 
 

@@ -687,3 +687,54 @@ def test_random_programs_equal_embedded(spark, case):
         check(spark, prog, {"e": e}, outputs=None)
     finally:
         rounds.PROBE_RATIO = ratio
+
+
+def size_estimate(df) -> int:
+    """Spark's size estimate (bytes) of ``df``'s optimized plan; one of more
+    than 4,300 digits (py4j reads it as text) fails the test."""
+    try:
+        return df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+    except ValueError as e:
+        pytest.fail(f"a size estimate past any real size: {e}")
+
+
+def test_checkpoint_size_estimates_do_not_grow_with_the_rounds(spark):
+    """A checkpoint keeps its plan's size estimate, and Spark estimates a
+    join as the product of its sides: a relation joined with itself round
+    after round squared its estimate each round, and multiplying those
+    numbers took the driver 20 s of a round (temporal reachability, 200k
+    edges, round 30).  Past Spark's default size the checkpoint has the
+    default, so the estimate stays bounded and the answers the same."""
+    from chronolog.connectors.spark_rounds.catalog import DEFAULT_SIZE, Catalog
+
+    catalog = Catalog(spark)
+    [(df, n, _)] = catalog.materialize([("SELECT id AS c0, id AS s, id + 1 AS e FROM range(50)", True, None)])
+    assert size_estimate(df) < DEFAULT_SIZE  # a real estimate is kept
+    for _ in range(12):
+        v = catalog.view(df)
+        [(df, n, _)] = catalog.materialize(
+            [(f"SELECT a.c0 AS c0, a.s AS s, b.e AS e FROM {v} AS a JOIN {v} AS b ON a.c0 = b.c0", True, None)])
+        assert n == 50
+        assert size_estimate(df) <= DEFAULT_SIZE
+    catalog.close()
+
+
+def test_long_recursion_keeps_size_estimates_bounded(spark):
+    """Temporal reachability along a chain: one round per edge, each
+    relation's estimate bounded at the end (it squared every round), the
+    model the embedded engine's."""
+    from chronolog.connectors.spark_rounds.catalog import DEFAULT_SIZE
+
+    prog = """
+    path(X, Y) :- e(X, Y).
+    path(X, Z) :- path(X, Y), e(Y, Z).
+    @output("path").
+    """
+    n = 16
+    e = edges([(i, i + 1, (i, i + 2 * n, True, False)) for i in range(n)])
+    stats, model = check(spark, prog, {"e": e})
+    assert len(model.facts("path")) == n * (n + 1) // 2  # every i < j reachable on [j - 1, i + 2n)
+    assert len(stats["rounds"]) >= n - 1
+    for pred, rel in stats["relations"].items():
+        if rel.df is not None:
+            assert size_estimate(rel.df) <= DEFAULT_SIZE, pred

@@ -13,6 +13,7 @@ from __future__ import annotations
 from itertools import count
 
 _VIEWS = count(1)  # temporary view names, unique within the process
+DEFAULT_SIZE = 2**63 - 1  # Spark's size estimate of a relation it knows nothing of (spark.sql.defaultSizeInBytes)
 
 
 def is_set(spark, key: str) -> bool:
@@ -37,6 +38,48 @@ def release(df) -> None:
             plan.rdd().unpersist(False)
     except Exception:  # pragma: no cover - Spark Connect has no JVM plan: the cleaner frees it later
         pass
+
+
+_JVM_NAMES: dict = {}  # id(SparkContext's gateway) -> (scala None, classic Dataset): py4j resolves a name by round trips
+
+
+def _jvm_names(spark) -> tuple:
+    jvm = spark.sparkContext._jvm
+    got = _JVM_NAMES.get(id(jvm))
+    if got is None:
+        got = _JVM_NAMES[id(jvm)] = (jvm.scala.Option.empty(), jvm.org.apache.spark.sql.classic.Dataset)
+    return got
+
+
+def unestimated(spark, jdf):
+    """``jdf`` (a checkpoint) with Spark's default size estimate where its own
+    is past any real size.  A checkpoint keeps the size estimate of the plan
+    it was made from, and Spark estimates a join as the product of its
+    sides: a recursion's relation, joined with its own delta every round,
+    squared its estimate each round (temporal reachability at 200k edges:
+    a number of millions of digits after 30 rounds, whose multiplication
+    took the driver 20 s of a round with 0.1 s of tasks).  Above Spark's
+    default size (2^63 bytes) an estimate decides nothing (no broadcast, no
+    smaller side), so the plans stay the same."""
+    try:
+        plan = jdf.logicalPlan()  # a LogicalRDD
+        try:
+            # three py4j round trips per checkpoint; the number is read as
+            # text, cheap as every checkpoint's is capped (a statement's is
+            # then a product of a few numbers under 2^63)
+            if plan.stats().sizeInBytes() < DEFAULT_SIZE:
+                return jdf
+        except ValueError:  # more digits than Python reads from text: past any real size
+            pass
+        # the arguments after the first six: session, origin statistics,
+        # origin constraints, whether it is a checkpointed input
+        session, _, constraints, checkpointed = (plan.otherCopyArgs().apply(i) for i in range(4))
+        none, dataset = _jvm_names(spark)
+        plain = plan.copy(plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
+                          plan.stream(), session, none, constraints, checkpointed)
+        return dataset.ofRows(session, plain)
+    except Exception:  # pragma: no cover - Spark Connect (no JVM plan), another Spark version's LogicalRDD: its own estimate stays
+        return jdf
 
 
 class Catalog:
@@ -102,7 +145,7 @@ class Catalog:
         for i, (text, cp, flag) in enumerate(items):
             df = self.sql(text)
             if cp:
-                df = type(df)(df._jdf.localCheckpoint(False), self.spark)
+                df = type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
             out.append(df)
             fresh = f"sum(CAST({flag} AS BIGINT))" if flag else "0L"
             aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")

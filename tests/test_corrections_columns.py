@@ -111,9 +111,14 @@ def test_a_time_off_the_columns_grid_moves_updates_to_rows():
 
 
 @pytest.mark.parametrize("name", ["nonrec", "rec"])
-def test_temporal_lubm_retractions_on_columns(tmp_path, name):
+def test_temporal_lubm_retractions_on_columns(tmp_path, name, monkeypatch):
     """Both LUBM programs on generated data: random retractions and their
-    additions back, each model equal to the rows' from scratch."""
+    additions back, each model equal to the rows' from scratch.  The
+    hand-over to rows by CPU spent is off (test_many_updates_move_to_rows
+    holds it): the thorough tier's twenty updates would cross it, by time."""
+    import chronolog.engine.columns.maintenance as maintenance
+
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", float("inf"))
     sys.path.insert(0, str(ROOT / "bench"))
     from lubm_gen import generate
 

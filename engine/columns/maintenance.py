@@ -483,16 +483,16 @@ class ColumnMaintenance:
         ``delta``; the other atoms read ``old(pred)`` or, when that is None,
         the relation as it is.  Returns what each head predicate got."""
         found: dict = {}
+        changed = frozenset(delta)
         for rp in self.ev.plan.physical.stratum(stratum.index).rules:
-            rule = rp.rule
-            if isinstance(rp.operator, ph.SinceUntil):
-                variants = [(None, {}, {lit.pred: delta[lit.pred]}) for lit in (rule.left, rule.right) if lit.pred in delta]
-            else:
-                variants = [(i, delta, {}) for i, lit in enumerate(rule.body) if isinstance(lit, Scan) and lit.pred in delta]
-            for driver, d, overrides in variants:
-                df = self._run(rp, driver, d, overrides, old)
+            since = isinstance(rp.operator, ph.SinceUntil)
+            for v in ph.delta_variants(rp.operator, changed):  # the plan's variants (old: by ``old`` here)
+                if since:  # the driving operand's delta stands for its whole relation
+                    df = self._run(rp, None, {}, {v.pred: delta[v.pred]}, old)
+                else:
+                    df = self._run(rp, v.position, delta, {}, old)
                 if df is not None:
-                    found.setdefault(rule.head_pred, []).append(df)
+                    found.setdefault(rp.rule.head_pred, []).append(df)
         return {p: self.concat(p, dfs) for p, dfs in found.items()}
 
     def _run(self, rp, driver, delta, overrides, old=lambda p: None):

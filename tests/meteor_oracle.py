@@ -8,8 +8,8 @@ int/Fraction, the rest str, propositional atoms with ``()``), intervals as
 chronolog interval tuples ``(lo, hi, lo_closed, hi_closed)`` with
 int/Fraction ends and ±``math.inf``, coalesced into maximal intervals.
 
-Only compare inside MeTeoR's correct fragment (REFERENCE §7,
-notes/meteor.md §4): no nested operators, no Since/Until whose window is
+Only compare inside MeTeoR's correct fragment (outside it MeTeoR 2.0's
+known defects give wrong models): no nested operators, no Since/Until whose window is
 closed at 0, at most one Since/Until per rule, no ``||`` negation, decimal
 numbers only.  Program lines are passed to ``load_program`` as a list (a
 path would have its decimal points deleted).

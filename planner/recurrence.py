@@ -92,6 +92,8 @@ def _step(rule, past):
     if len(names) != len(lit.terms) or len(set(names)) != len(names):
         return "the recursive atom has constants or a repeated variable"
     driver = tuple(x for x in rule.body if isinstance(x, (Scan, NegScan)) and x is not lit)
+    if driver and not any(isinstance(x, Scan) for x in driver):
+        return "the recursive atom's other atoms are all negated: no atom drives the step's join"
     scanned = {t.name for x in driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)}
     for x in driver:
         if isinstance(x, NegScan) and not {t.name for t in x.terms if isinstance(t, ast.Var)} <= scanned:

@@ -290,6 +290,10 @@ def test_the_float_fast_path_is_the_rows_closure(left, op, right, binding):
 def test_a_step_with_only_a_negation_beside_the_recursive_atom_is_the_rows_model(program):
     """Found by the corrections' property tests: with no positive atom beside
     the recursive one the columns had nothing to drive the step's join and
-    raised ValueError (min() of no atom); the rows compute it."""
+    raised ValueError (min() of no atom); the planner leaves it to the rows."""
+    from chronolog.planner.recurrence import why_not
+
+    stratum = next(st for st in plan_of(program).strata if st.recursive)
+    assert why_not(stratum) == "the recursive atom's other atoms are all negated: no atom drives the step's join"
     rows = chronolog.reason(program, horizon=(-1, 8), engine="rows").to_text()
     assert chronolog.reason(program, horizon=(-1, 8), engine="columns").to_text() == rows

@@ -143,9 +143,6 @@ def _driver_frame(step, ev):
 
     if not step.driver:
         return pl.DataFrame({"s": [NEG], "e": [POS]}, schema={"s": pl.Int64, "e": pl.Int64})
-    if not any(isinstance(x, Scan) for x in step.driver):
-        # only negations or conditions beside the recursive atom: no atom to drive the join
-        raise Fallback("a recursion through time whose other literals are all negated or conditions")
     rule = PlanRule(step.rule.head_pred, (), list(step.driver), source=step.rule.source)
     return drain(body_pipeline(ev, rule_operator(rule), rule))
 

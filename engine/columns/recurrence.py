@@ -253,7 +253,12 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         if group is None:
             group = groups[_Group.key(step)] = _Group(step, ev)
         group.add(step, ev, None if step.rule.fresh else ev.horizon)
-    groups = [g for g in groups.values() if g.index]
+    # each group flattened once into locals the loop reads (attribute lookups cost as much as the step's arithmetic)
+    groups = [
+        (g.index.get, g.key_of, *g.shift, [(r.tests, *r.horizon, r.head, r.computed) for r in g.rules])
+        for g in groups.values()
+        if g.index
+    ]
     heap: list = []
     seq = 0
     for frame, depth in seeds:
@@ -265,41 +270,50 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             heap.append((s, seq, e, atom, depth))
             seq += 1
     heapq.heapify(heap)
-    covered: dict = {}  # atom -> the end of what is final from the sweep's position on
-    firsts: dict = {}  # atom -> the atom as first seen (an equal one of other types falls back)
+    # atom -> [the end of what is final from the sweep's position on, the atom as
+    # first seen (an equal one of other types falls back)]
+    covered: dict = {}
     if max_depth is None:
         max_depth = float("inf")
     out_atoms, out_s, out_e = [], [], []
     derived = 0
     push, pop = heapq.heappush, heapq.heappop
     errors = (DataError, ArithmeticError, TypeError, ValueError)
-    while heap:
-        s, _, e, atom, depth = pop(heap)
-        end = covered.get(atom)
-        if end is not None:
+    # a piece that starts before every piece in the heap is the next one taken:
+    # held here rather than pushed and popped (a chain, such as an EMA's days)
+    carry = None
+    while True:
+        if carry is not None:
+            s, _, e, atom, depth = carry
+            carry = None
+        elif heap:
+            s, _, e, atom, depth = pop(heap)
+        else:
+            break
+        known = covered.get(atom)
+        if known is not None:
+            end, first = known
             if end >= e:
                 continue
-            first = firsts[atom]
             if first is not atom and repr(first) != repr(atom):
                 raise Fallback("equal atoms of two types (such as 1 and 1.0): the rows keep the first one's")
             if end > s:
                 s = end
             atom = first
-        else:
-            firsts[atom] = atom
-        covered[atom] = e
+        covered[atom] = (e, atom)
         out_atoms.append(atom)
         out_s.append(s)
         out_e.append(e)
-        derived += depth > 0
+        if depth:
+            derived += 1
         if depth >= max_depth:
             raise Fallback("a chain of derivations as long as the rows' round limit")
-        for g in groups:
-            entry = g.index.get(g.key_of(atom))
+        new = []
+        for lookup, key_of, d1, open1, d2, closed2, rules in groups:
+            entry = lookup(key_of(atom))
             if entry is None:
                 continue
             # the shift of interval_shift.shift, on one interval
-            d1, open1, d2, closed2 = g.shift
             s2 = NEG if s == NEG else (s & -2) + d1 + ((s & 1) | open1)
             e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)
             if not (s2 == NEG or s2 < LIMIT) or not (e2 == POS or e2 < LIMIT):
@@ -312,32 +326,36 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
                     lo0 = starts[j] if starts[j] > s2 else s2
                     hi0 = de if de < e2 else e2
                     bound = atom + rest[j]
-                    for rule in g.rules:
+                    for tests, hs, he, head_of, computed in rules:
                         b = bound
                         try:
-                            for assign, fn in rule.tests:
+                            for assign, fn in tests:
                                 if assign:
                                     b = b + (fn(b),)
                                 elif not fn(b):
                                     break
                             else:
-                                hs, he = rule.horizon
                                 lo = lo0 if lo0 > hs else hs
                                 hi = hi0 if hi0 < he else he
                                 if lo < hi:
-                                    head = rule.head(b)
+                                    head = head_of(b)
                                     if runaway:
-                                        for k in rule.computed:
+                                        for k in computed:
                                             if type(head[k]) is not float and too_big(head[k]):
                                                 raise Fallback("a runaway value: the rows report it")
-                                    push(heap, (lo, seq, hi, head, depth + 1))
+                                    new.append((lo, seq, hi, head, depth + 1))
                                     seq += 1
                         except errors as err:
                             raise Fallback(f"an error in a step ({err}): the rows report it at its place") from None
                 j -= 1
+        if len(new) == 1 and (not heap or new[0][0] < heap[0][0]):  # (an equal start: the heap's has the lower seq)
+            carry = new[0]
+        else:
+            for piece in new:
+                push(heap, piece)
     if runaway:
         for i in range(len(out_atoms[0]) if out_atoms else 0):
-            col = [atom[i] for atom in firsts]
+            col = {atom[i] for atom in covered}  # (each distinct value once: a series' name on every day is one check)
             if not all(type(v) is float for v in col) and any(map(too_big, col)):
                 raise Fallback("a runaway value: the rows report it")
     return out_atoms, out_s, out_e, derived

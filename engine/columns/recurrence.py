@@ -40,16 +40,17 @@ LABEL = "recurrence kernel: one sweep through time"
 
 
 class _Rule:
-    """A step rule's own part: its tests (the rows' compiled closures) and head."""
+    """A step rule's own part: its tests (the rows' compiled closures) and head,
+    as one function of the binding (``step``)."""
 
     def __init__(self, step, slots: dict, horizon, scale):
         from chronolog.engine.rows.expressions import compile_condition, compile_expr
-        from chronolog.engine.rows.float_paths import float_fast
+        from chronolog.engine.rows.float_paths import float_fast, fused_step
         from chronolog.language.errors import DataError
 
-        slots = dict(slots)
+        inputs, slots = slots, dict(slots)
         consts: dict = {}  # assignments of a constant (A = float(2/21)): folded into what reads them
-        self.tests = []
+        tests, parts = [], []  # (is an assignment, closure); (assigned variable or None, expression)
         try:
             for lit in step.tests:
                 if isinstance(lit, Assign):
@@ -60,15 +61,17 @@ class _Rule:
                             continue
                         except Exception:  # noqa: BLE001 - left to fail where a binding reaches it, as on rows
                             pass
-                    self.tests.append((True, float_fast(expr, slots, compile_expr(expr, dict(slots), lit))))
+                    tests.append((True, float_fast(expr, slots, compile_expr(expr, dict(slots), lit))))
+                    parts.append((lit.var, expr))
                     slots[lit.var] = len(slots)
                 else:
                     cmp = lit.comparison
                     cmp = ast.Comparison(cmp.op, _substitute(cmp.left, consts), _substitute(cmp.right, consts), cmp.pos)
-                    self.tests.append((False, float_fast(cmp, slots, compile_condition(cmp, dict(slots)))))
+                    tests.append((False, float_fast(cmp, slots, compile_condition(cmp, dict(slots)))))
+                    parts.append((None, cmp))
         except DataError as e:  # (a function of the wrong arity: the rows report it)
             raise Fallback(str(e)) from None
-        bound = len(slots) - sum(1 for assign, _ in self.tests if assign)
+        bound = len(inputs)
         picks = []
         for t in step.rule.head_terms:
             if isinstance(t, ast.Const):
@@ -77,7 +80,19 @@ class _Rule:
                 picks.append(("c", consts[t.name]))
             else:
                 picks.append(("v", slots[t.name]))
-        self.head = _head_builder(picks)
+        head = _head_builder(picks)
+
+        def slow(b):
+            """The head of binding ``b`` (None where a condition fails): the tests one closure each."""
+            for assign, fn in tests:
+                if assign:
+                    b = b + (fn(b),)
+                elif not fn(b):
+                    return None
+            return head(b)
+
+        # the step as one generated function where every test has a float path (the EMA's)
+        self.step = fused_step(parts, inputs, picks, slow) or slow
         # head positions holding a computed value: checked for runaway ones as they are made
         self.computed = [k for k, (kind, x) in enumerate(picks) if kind == "v" and x >= bound]
         self.horizon = scale.codes(horizon) if horizon is not None else (NEG, POS)
@@ -255,7 +270,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         group.add(step, ev, None if step.rule.fresh else ev.horizon)
     # each group flattened once into locals the loop reads (attribute lookups cost as much as the step's arithmetic)
     groups = [
-        (g.index.get, g.key_of, *g.shift, [(r.tests, *r.horizon, r.head, r.computed) for r in g.rules])
+        (g.index.get, g.key_of, *g.shift, [(r.step, *r.horizon, r.computed) for r in g.rules])
         for g in groups.values()
         if g.index
     ]
@@ -326,27 +341,21 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
                     lo0 = starts[j] if starts[j] > s2 else s2
                     hi0 = de if de < e2 else e2
                     bound = atom + rest[j]
-                    for tests, hs, he, head_of, computed in rules:
-                        b = bound
+                    for step_of, hs, he, computed in rules:
                         try:
-                            for assign, fn in tests:
-                                if assign:
-                                    b = b + (fn(b),)
-                                elif not fn(b):
-                                    break
-                            else:
-                                lo = lo0 if lo0 > hs else hs
-                                hi = hi0 if hi0 < he else he
-                                if lo < hi:
-                                    head = head_of(b)
-                                    if runaway:
-                                        for k in computed:
-                                            if type(head[k]) is not float and too_big(head[k]):
-                                                raise Fallback("a runaway value: the rows report it")
-                                    new.append((lo, seq, hi, head, depth + 1))
-                                    seq += 1
+                            head = step_of(bound)
                         except errors as err:
                             raise Fallback(f"an error in a step ({err}): the rows report it at its place") from None
+                        if head is not None:
+                            lo = lo0 if lo0 > hs else hs
+                            hi = hi0 if hi0 < he else he
+                            if lo < hi:
+                                if runaway:
+                                    for k in computed:
+                                        if type(head[k]) is not float and too_big(head[k]):
+                                            raise Fallback("a runaway value: the rows report it")
+                                new.append((lo, seq, hi, head, depth + 1))
+                                seq += 1
                 j -= 1
         if len(new) == 1 and (not heap or new[0][0] < heap[0][0]):  # (an equal start: the heap's has the lower seq)
             carry = new[0]

@@ -392,16 +392,18 @@ def test_ema_floats_are_the_sequential_evaluations(alpha, values):
     """The recipe with random coefficients on random floats (signed zeros,
     subnormals, repeats that take the equal-value rule): the columns' floats
     (the kernel's generated step) equal the rows' and a plain sequential
-    loop's to the last bit, and the columns ran it on the kernel."""
+    loop's to the last bit, and the columns ran it on the kernel (but where
+    0.0 and -0.0 both occur: the rows keep each atom's first kind)."""
     program = ema_program(alpha)
     data = ema_data(values, range(len(values)))
     cols = chronolog.reason(program, data, engine="columns")
     rows = chronolog.reason(program, data, engine="rows")
-    assert cols.stats["executors"] == {0: "columns", 1: "columns", 2: "columns"}
+    expected = ema_from_scratch(values, alpha)
+    if len({repr(x) for x in expected if x == 0}) < 2:  # (0.0 and -0.0: equal atoms of two kinds, given to the rows)
+        assert cols.stats["executors"] == {0: "columns", 1: "columns", 2: "columns"}
     assert cols.to_arrow("ema").equals(rows.to_arrow("ema"))
     got = {}
     for (_, x), (lo, hi, _, _) in cols.facts("ema"):
         for day in range(int(lo), int(hi)):
             got[day] = x
-    expected = ema_from_scratch(values, alpha)
     assert [(repr(got[d]), type(got[d])) for d in range(len(values))] == [(repr(x), float) for x in expected]

@@ -285,8 +285,8 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             heap.append((s, seq, e, atom, depth))
             seq += 1
     heapq.heapify(heap)
-    # atom -> [the end of what is final from the sweep's position on, the atom as
-    # first seen (an equal one of other types falls back)]
+    # atom -> (the end of what is final from the sweep's position on, the atom as
+    # first seen: an equal one of other types falls back)
     covered: dict = {}
     if max_depth is None:
         max_depth = float("inf")

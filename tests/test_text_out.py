@@ -150,3 +150,22 @@ def test_columns_csv_quotes_as_the_csv_module(rows):
     for (t,), (lo, hi, lc, hc) in sorted(facts, key=lambda f: (term_sort_key(f[0][0]), f[1][0])):
         csv.writer(want).writerow([t, lo, hi, str(lc).lower(), str(hc).lower()])
     assert got == want.getvalue()
+
+
+NAME_TEXTS = st.one_of(
+    st.sampled_from(["a", "b_2", "not", "inf", "infty", "<http://www.lubm.org/x>", "a b", 'a"b', "a\\b", "é", "x\u2028y", "x\x85", "\t", ""]),
+    st.text(alphabet='ab_ <>:/#"\\\n\r\t\x0b\x0c\x1c\x1d\x1eé€\x85\u2028\u2029😀', max_size=8),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(NAME_TEXTS, max_size=12))
+def test_names_of_a_file_print_as_format_term_prints_them(names):
+    """A fact file's names are printed by kernels (quoted, escaped, their
+    line breaks by format_term): the text format_term gives each."""
+    import polars as pl
+
+    from chronolog.connectors.text_out import _name_texts
+    from chronolog.language.text import format_term
+
+    assert _name_texts(pl.Series(names, dtype=pl.String), format_term).to_list() == [format_term(v) for v in names]

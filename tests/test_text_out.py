@@ -169,3 +169,16 @@ def test_names_of_a_file_print_as_format_term_prints_them(names):
     from chronolog.language.text import format_term
 
     assert _name_texts(pl.Series(names, dtype=pl.String), format_term).to_list() == [format_term(v) for v in names]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(NAME_TEXTS, unique=True, max_size=30))
+def test_string_ranks_are_pythons_order(strings):
+    """Distinct strings ranked by a polars sort and a join: their places in
+    Python's sorted order (code point order, UTF-8 byte order)."""
+    import polars as pl
+
+    from chronolog.connectors.text_out import _string_ranks
+
+    want = {v: i for i, v in enumerate(sorted(strings))}
+    assert _string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]

@@ -178,7 +178,12 @@ def test_string_ranks_are_pythons_order(strings):
     Python's sorted order (code point order, UTF-8 byte order)."""
     import polars as pl
 
-    from chronolog.connectors.text_out import _string_ranks
+    from chronolog.connectors import text_out
 
     want = {v: i for i, v in enumerate(sorted(strings))}
-    assert _string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
+    for by_join in (text_out.RANK_BY_JOIN, 3):  # (a set larger than RANK_BY_JOIN: by arg_sort)
+        old, text_out.RANK_BY_JOIN = text_out.RANK_BY_JOIN, by_join
+        try:
+            assert text_out._string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
+        finally:
+            text_out.RANK_BY_JOIN = old

@@ -583,7 +583,7 @@ def _kernels(data: bytes, dialect: str, program: bool = False):
     if len(data) >= 1 << 31:
         raise _Fallback("a block of more than 2 GB")
     text = np.frombuffer(data, np.uint8)
-    if program and _holds_null_labels(text):
+    if program and data.obj.find(b"_", 0, len(data)) >= 0 and _holds_null_labels(text):  # (memchr first: most blocks hold no '_')
         raise _Fallback("labelled nulls in a program")
     if (text >= 128).any():
         try:  # the block as one value, checked as UTF-8 by polars' cast

@@ -64,6 +64,11 @@ class Statements:
         from .fact_columns import _Fallback
 
         n = len(lines)
+        if not len(slow):  # (a block of facts: only its first line may continue a statement)
+            inside = np.zeros(n, dtype=bool)
+            inside[:1] = not self.ended
+            self.ended = self.ended or n > 0
+            return inside
         state = np.ones(n, dtype=np.int8)  # 1: ends its statement (a matched line does), 0: does not, -1: holds none
         if len(slow):
             got = _other_lines([t.encode("utf-8") for t in lines.gather(slow).to_list()])

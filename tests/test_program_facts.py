@@ -105,6 +105,21 @@ def test_programs_read_apart_in_blocks_as_whole(always_split, monkeypatch, text,
     assert _outcome(text) == whole, text
 
 
+@pytest.mark.parametrize("block", [1, 9, 1 << 20])
+def test_a_fact_line_inside_a_rule_is_the_rules_in_every_block(always_split, monkeypatch, block):
+    """A line of the fact form after a rule line that has not ended belongs
+    to the rule, also as the first line of a block: the whole reading's
+    syntax error, not a fact and a rule closed by the line after it."""
+    from chronolog.api import load_program
+    from chronolog.language import fact_columns
+
+    text = "q(X) :- p(X, Y),\np(a, b)@1.\n  w(X).\np(a, c)@2.\n"
+    whole = _outcome(lambda: load_program(text))
+    assert whole[0] == "error"
+    monkeypatch.setattr(fact_columns, "BLOCK", block)
+    assert _outcome(text) == whole
+
+
 def test_continuation_lines_stay_with_their_rule():
     for block in (1 << 20, 8, 1):  # (the statement's state carried from block to block)
         rules, facts = _apart(b"q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n", block)

@@ -42,6 +42,7 @@ from .coalesce import coalesce, merge_new
 from .difference import subtract
 from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
+from . import small_frames
 from .scan import DELTA
 from .value_columns import is_values
 
@@ -137,6 +138,10 @@ class ColumnMaintenance:
         hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
         self._rest[pred] = rest
         return hit
+
+    def hits(self, pred: str, keys):
+        """``pred``'s rows of the atoms ``keys``."""
+        return hits(self.current(pred), keys, self.names(pred), self.ev.values)
 
     def put_back(self, pred: str, rows) -> None:
         import polars as pl
@@ -270,14 +275,18 @@ class ColumnMaintenance:
         if not (gone_in or new_in or seeds or added):
             return
         why = self._why_recompute(stratum, set(gone_in) | set(new_in))
+        tally = dict(small_frames.TALLY)
         if why is None:
             touched = self._dred(stratum, gone_in, new_in, seeds, added)
-            self.report.append({"stratum": stratum.index, "maintained": True})
+            entry = {"stratum": stratum.index, "maintained": True}
         else:
             touched = self._recompute(stratum)
-            self.report.append({"stratum": stratum.index, "maintained": False, "why": why})
+            entry = {"stratum": stratum.index, "maintained": False, "why": why}
         for p in own:
             self._record(p, touched.get(p))
+        if why is None:  # (how many of its interval operations ran in Python, on small frames)
+            entry["interval_operations"] = {path: n - tally[path] for path, n in small_frames.TALLY.items()}
+        self.report.append(entry)
 
     def _why_recompute(self, stratum, changed: set):
         planned = ph.stratum_plan(self.ev.plan, stratum)
@@ -309,8 +318,11 @@ class ColumnMaintenance:
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        gone = before.join(after, on=cols, how="anti")
-        new = after.join(before, on=cols, how="anti")
+        if small_frames.small(before, after):
+            gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
+        else:
+            gone = before.join(after, on=cols, how="anti")
+            new = after.join(before, on=cols, how="anti")
         if gone.height:
             self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
         if new.height:
@@ -373,7 +385,7 @@ class ColumnMaintenance:
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            pieces = overlap(split(self.current(p), atoms_of(holes, self.names(p)), self.names(p), self.ev.values)[0], holes,
+            pieces = overlap(self.hits(p, atoms_of(holes, self.names(p))), holes,
                              self.names(p), self.ev.values)
             over[p] = pieces
             if stratum.recursive:
@@ -384,7 +396,7 @@ class ColumnMaintenance:
             delta = {}
             for p, derived in found.items():
                 names = self.names(p)
-                real = overlap(split(self.current(p), atoms_of(derived, names), names, self.ev.values)[0], derived, names,
+                real = overlap(self.hits(p, atoms_of(derived, names)), derived, names,
                                self.ev.values)
                 if not real.height:
                     continue
@@ -399,7 +411,7 @@ class ColumnMaintenance:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
         ``pieces`` and were not driven yet (so the loop ends)."""
         names = self.names(pred)
-        hit = overlapping(split(self.current(pred), atoms_of(pieces, names), names, self.ev.values)[0], pieces, names,
+        hit = overlapping(self.hits(pred, atoms_of(pieces, names)), pieces, names,
                           self.ev.values)
         if pred in used:
             hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
@@ -602,7 +614,10 @@ class _Tables:
             return
         import polars as pl
 
-        keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        if small_frames.small(source):
+            keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
+        else:
+            keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
 
 
@@ -611,6 +626,8 @@ def atoms_of(df, names: list):
     terms, one row (its one atom) when ``df`` has any, else none."""
     import polars as pl
 
+    if names and small_frames.small(df):
+        return small_frames.distinct(df, names)
     if names:
         return df.lazy().select(names).unique().collect()
     return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
@@ -628,6 +645,14 @@ def split(df, keys, names: list, values):
     if not mask.any():
         return df.clear(), df
     return df.filter(mask), df.filter(~mask)
+
+
+def hits(df, keys, names: list, values):
+    """The rows of ``df`` whose atom is a row of ``keys``: :func:`split`'s
+    first half without the pass that makes the second."""
+    if not names:
+        return df if keys.height else df.clear()
+    return semi(df, keys, names, values)
 
 
 def semi(df, keys, cols: list, values):
@@ -664,6 +689,8 @@ def overlap(df, other, names: list, values=None):
     (not coalesced)."""
     import polars as pl
 
+    if df.height and other.height and small_frames.small(df, other):
+        return small_frames.overlap(df, other, names)
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()
@@ -672,6 +699,8 @@ def overlap(df, other, names: list, values=None):
 
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    if df.height and other.height and small_frames.small(df, other):
+        return small_frames.overlapping(df, other, names)
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()

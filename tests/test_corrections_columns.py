@@ -38,6 +38,24 @@ def test_a_retraction_is_maintained_on_columns():
     assert m.stats["maintained_on"] == "columns"
 
 
+def test_a_change_past_the_small_frames_takes_polars(monkeypatch):
+    """Past small_frames.SMALL_ROWS rows the interval operations run in
+    polars, and the report says so; the model is the same."""
+    from chronolog.engine.columns import small_frames
+
+    monkeypatch.setattr(small_frames, "SMALL_ROWS", 2)
+    program = "q(X) :- <->[0,2] p(X).\nr(X) :- q(X), not s(X)."
+    facts = "\n".join(f"p(a{i})@[0,10]\ns(a{i})@[{i},{i + 1}]" for i in range(8))
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    gone = "\n".join(f"p(a{i})@[3,5]" for i in range(8))
+    m = r.retract(gone)
+    left = "\n".join(f"p(a{i})@[0,3)\np(a{i})@(5,10]\ns(a{i})@[{i},{i + 1}]" for i in range(8))
+    assert m.to_text() == scratch(program, left)
+    assert m.stats["maintained_on"] == "columns"
+    maintained = [s for s in m.stats["maintenance"] if s["maintained"]]
+    assert len(maintained) == 2 and all(s["interval_operations"]["polars"] > 0 for s in maintained)
+
+
 def test_another_derivation_keeps_a_fact():
     # q(a) comes from p(a) and from s(a): retracting p(a) leaves it where s(a) holds
     program = "q(X) :- p(X).\nq(X) :- s(X).\nt(X) :- [-][0,1] q(X)."

@@ -88,3 +88,4 @@ def test_frames_of_values_or_many_rows_take_polars():
     assert not small_frames.small(codes.with_columns(pl.col("0").cast(pl.Float64)))
     many = pl.DataFrame({"0": range(small_frames.SMALL_ROWS + 1), "s": 0, "e": 1})
     assert not small_frames.small(codes, many)
+    assert not small_frames.small(pl.DataFrame({"0": [1, None], "s": [0, 0], "e": [2, 2]}))

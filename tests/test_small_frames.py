@@ -89,3 +89,41 @@ def test_frames_of_values_or_many_rows_take_polars():
     many = pl.DataFrame({"0": range(small_frames.SMALL_ROWS + 1), "s": 0, "e": 1})
     assert not small_frames.small(codes, many)
     assert not small_frames.small(pl.DataFrame({"0": [1, None], "s": [0, 0], "e": [2, 2]}))
+
+
+def join_node(df, right):
+    """``df`` joined with ``right`` by join.JoinNode (its right side given)."""
+    from chronolog.engine.columns.join import JoinNode
+
+    node = JoinNode(None, None, "test")
+    node._table = right
+    return node.process(df)
+
+
+@st.composite
+def bindings(draw, names):
+    """A frame of variable columns ``names`` and an interval."""
+    rows = draw(st.lists(st.tuples(*[st.integers(0, 2)] * len(names), st.integers(0, 12), st.integers(1, 6)), max_size=10))
+    data = {n: [r[k] for r in rows] for k, n in enumerate(names)}
+    data["s"] = [r[-2] for r in rows]
+    data["e"] = [r[-2] + r[-1] for r in rows]
+    return pl.DataFrame(data, schema={c: pl.Int64 for c in data})
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.data(), st.sampled_from([(["v:X", "v:Y"], ["v:Y", "v:Z"]), (["v:X"], ["v:X"]), (["v:X"], ["v:Y"]),
+                                   (["v:X", "v:Y"], ["v:X", "v:Y"])]))
+def test_join(data, names):
+    df, right = data.draw(bindings(names[0])), data.draw(bindings(names[1]))
+    got = join_node(df, right)
+    assert rows(got) == rows(polars_path(join_node, df, right))
+    shared = [c for c in names[0] if c in names[1]]
+    extra = [c for c in names[1] if c not in shared]
+    expected = []
+    for a in df.iter_rows(named=True):
+        for b in right.iter_rows(named=True):
+            s, e = max(a["s"], b["s"]), min(a["e"], b["e"])
+            if all(a[c] == b[c] for c in shared) and s < e:
+                expected.append((*(a[c] for c in names[0]), s, e, *(b[c] for c in extra)))
+    assert got.columns == [*names[0], "s", "e", *extra]
+    assert rows(got) == sorted(expected)

@@ -6,9 +6,10 @@ eager, ~0.3 ms as one optimised lazy query), whatever the frame's size.  An
 update of a few facts makes frames of a few dozen rows, on which a
 difference of intervals took about a dozen such queries; a loop over the
 rows does it in a fraction of that.  Past :data:`SMALL_ROWS` rows polars is
-faster, so the callers (difference.py, maintenance.py) come here only for
+faster, so the callers come here only for
 frames under it whose term and time columns are all integer codes.  Same
 answers as the polars paths, up to row order (tests/test_small_frames.py).
+The callers: difference.py, join.py and maintenance.py.
 """
 
 from __future__ import annotations
@@ -122,3 +123,25 @@ def anti(df, other):
     """The rows of ``df`` that are not rows of ``other`` (same columns)."""
     there = set(other.iter_rows())
     return _frame([r for r in df.iter_rows() if r not in there], df.schema)
+
+
+def join(df, right, shared: list):
+    """join.JoinNode's join: the pairs of a row of ``df`` and one of
+    ``right`` that agree on ``shared`` (every pair when there is none), with
+    the intersection of their intervals where it is not empty; ``df``'s
+    columns, then ``right``'s others."""
+    cols, rcols = df.columns, right.columns
+    extra = [c for c in rcols if c not in shared and c not in ("s", "e")]
+    at, rat = [cols.index(c) for c in shared], [rcols.index(c) for c in shared]
+    rx, ri, rj = [rcols.index(c) for c in extra], rcols.index("s"), rcols.index("e")
+    by: dict = {}
+    for r in right.iter_rows():
+        by.setdefault(tuple(r[c] for c in rat), []).append((tuple(r[c] for c in rx), r[ri], r[rj]))
+    i, j = cols.index("s"), cols.index("e")
+    out = []
+    for row in df.iter_rows():
+        for vals, rs, re in by.get(tuple(row[c] for c in at), ()):
+            s, e = max(row[i], rs), min(row[j], re)
+            if s < e:
+                out.append(_with(row, i, j, s, e) + vals)
+    return _frame(out, {**df.schema, **{c: right.schema[c] for c in extra}})

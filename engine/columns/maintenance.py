@@ -641,6 +641,10 @@ def split(df, keys, names: list, values):
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
+    match = _codes_match(df, keys, names)
+    if match is not None:  # (two queries)
+        hit = df.filter(match)
+        return (hit, df.filter(~match)) if hit.height else (hit, df)
     mask = _matching(df, keys, names, values)
     if not mask.any():
         return df.clear(), df
@@ -659,11 +663,34 @@ def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
+    match = _codes_match(df, keys, cols)
+    if match is not None:  # (one query)
+        return df.filter(match)
     return df.filter(_matching(df, keys, cols, values))
 
 
+def _codes_match(df, keys, cols: list):
+    """Whether a row of ``df`` has its ``cols`` in ``keys``, as an expression
+    over ``df`` when ``cols`` are one or two code columns on both sides
+    (codes are non-negative and under 2**31: one int64 key per atom, the
+    keys packed in numpy, so a filter is one query); else None."""
+    import polars as pl
+
+    if len(cols) > 2 or not all(
+        df.schema[c] == pl.Int64 and keys.schema[c] == pl.Int64 and not df[c].null_count() and not keys[c].null_count() for c in cols
+    ):
+        return None
+    probe = keys[cols[0]].to_numpy()
+    row = pl.col(cols[0])
+    if len(cols) == 2:
+        probe = probe * (1 << 32) + keys[cols[1]].to_numpy()
+        row = row * (1 << 32) + pl.col(cols[1])
+    return row.is_in(pl.lit(pl.Series(probe)).implode())
+
+
 def _matching(df, keys, cols: list, values):
-    """Per row of ``df``, whether its ``cols`` are a row of ``keys``."""
+    """Per row of ``df``, whether its ``cols`` are a row of ``keys`` (value
+    columns on a side: matched as codes)."""
     import polars as pl
 
     from .value_columns import match_kinds
@@ -671,17 +698,9 @@ def _matching(df, keys, cols: list, values):
     if any(is_values(df[c]) or is_values(keys[c]) for c in cols):
         df, keys = match_kinds(df, keys, cols, values)
     if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
-        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
-        return _packed(df, cols).is_in(_packed(keys, cols).implode())
+        return df.select(_codes_match(df, keys, cols)).to_series()
     marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
     return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
-
-
-def _packed(df, names):
-    """The code columns ``names`` (one or two) of ``df`` as one Series."""
-    if len(names) == 1:
-        return df[names[0]]
-    return df[names[0]] * (1 << 32) + df[names[1]]
 
 
 def overlap(df, other, names: list, values=None):

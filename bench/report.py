@@ -385,12 +385,13 @@ def _stream_lubm(out, rows):
        what="Reasoner.retract of 1% and 0.01% of temporal LUBM's input facts, the model maintained (DRed over intervals)")
 def _retract_lubm(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.-]+) \| ([\d.]+) \| "
-                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \|")]
+                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \| ([\d.-]+) \|")]
     load = re.search(r"load ([\d.]+) on (\d+) cores", out)
     where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
     on_rows = [r for r in rs if r[4] != "-"]
     return Figures(
-        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))}" for r in rs) + where,
+        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))}" + (f" (maintenance {_s(float(r[10]))})" if r[10] != "-" else "")
+                  for r in rs) + where,
         "; ".join(f"{r[0]} " + (f"rows {_s(float(r[4]))}, " if r[4] != "-" else "") + f"default {_s(float(r[5]))}" for r in rs[::2]),
         "; ".join(f"{r[0]} {r[1]}%: " + (f"{r[6]}% of rows, " if on_rows else "") + f"{r[7]}% of default" for r in rs),
         ok=all(r[9] == "yes" for r in rs),
@@ -537,6 +538,7 @@ TOOLS = {
     "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
     "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
+    "small_frames.py": "diagnostic: interval operations on small frames in Python against polars, by rows (SMALL_ROWS)",
     "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
 }
 

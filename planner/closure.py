@@ -46,14 +46,8 @@ class Closure:
 
 def closure(stratum):
     """The :class:`Closure` of ``stratum``, or None when it has another shape."""
-    shape = _shape(stratum)
-    return shape if isinstance(shape, Closure) else None
-
-
-def why_not(stratum) -> str:
-    """Why ``stratum`` is not a transitive closure ("" when it is)."""
-    shape = _shape(stratum)
-    return "" if isinstance(shape, Closure) else shape
+    found = shape(stratum)
+    return found if isinstance(found, Closure) else None
 
 
 def _plain(lit) -> tuple:
@@ -70,7 +64,8 @@ def _head(rule) -> tuple:
     return names if len(rule.head_terms) == 2 and len(names) == 2 else None
 
 
-def _shape(stratum):
+def shape(stratum):
+    """The :class:`Closure` of ``stratum``, or why it is not one (a phrase)."""
     if not stratum.recursive or stratum.shifting_rules or stratum.inventing_rules:
         return "not a recursion without time operators"
     if len(stratum.preds) != 1:

@@ -14,7 +14,7 @@ import chronolog
 from chronolog.language.timeline import coalesce, format_interval
 from chronolog.plan_text import describe_plan
 from chronolog.planner import plan as make_plan
-from chronolog.planner.closure import closure, why_not
+from chronolog.planner.closure import closure, shape
 from oracle.pointwise import evaluate_text
 
 
@@ -64,7 +64,7 @@ NOT_CLOSURES = {
 def test_other_recursions_keep_their_form(name):
     text, why = NOT_CLOSURES[name]
     st = only_stratum(text)
-    assert closure(st) is None and why in why_not(st), why_not(st)
+    assert closure(st) is None and why in shape(st), shape(st)
 
 
 def test_plan_says_spark_doubles_and_why():

@@ -16,7 +16,8 @@ The recursion is a transitive closure, which Spark's rounds run doubled
 (``path :- path, path``: planner/closure.py), the embedded engine as
 written.  ``--forms`` runs Spark both ways side by side (``linear``: with
 ``spark.chronolog.closureByDoubling=false``), each against the same
-embedded model.
+embedded model; ``--embedded-doubled`` runs the embedded engine on the
+doubled program too (the figure behind keeping it linear there).
 
 With two or more sizes, the marginal CPU per input edge between the
 smallest and the largest, on each side (the embedded engine's is within
@@ -66,7 +67,30 @@ def spark_side(s: dict) -> dict:
                 driver_peak_mb=s["driver_peak_mb"])
 
 
-def measure(n: int, master: str, seed: int, tmp: str, forms=("doubled",)) -> dict:
+def doubled_program() -> str:
+    """PROGRAM with its closure doubled as the planner doubles it for Spark (planner/closure.py)."""
+    import chronolog
+    from chronolog.planner import plan
+    from chronolog.planner.closure import closure
+
+    (tc,) = [closure(st) for st in plan(chronolog.load_program(PROGRAM)).strata if closure(st)]
+    return "".join(f"{r.describe()}.\n" for r in tc.doubled.rules) + '@output("path").\n'
+
+
+def embedded_doubled(n: int, data: str, tmp: str, want: dict) -> dict:
+    """The embedded engine on the doubled program (median of three by CPU), its model asserted the linear one's:
+    the figure behind keeping rows and columns linear."""
+    program = Path(tmp) / "reach-doubled.vada"
+    program.write_text(doubled_program())
+    runs = sorted((so.run_child(["--program", str(program), "--input", "edge", "--embedded", data, f"{tmp}/embedded-doubled-{n}.json"])
+                   for _ in range(3)), key=lambda r: r["cpu_s"])
+    assert json.loads(Path(f"{tmp}/embedded-doubled-{n}.json").read_text()) == want, "the doubled model differs"
+    e = runs[1]
+    print(f"[{n}] embedded, doubled: {e['embedded_s']} s wall, {e['cpu_s']} s CPU", file=sys.stderr, flush=True)
+    return dict(total_s=e["embedded_s"], cpu_s=e["cpu_s"], peak_mb=e["peak_mb"])
+
+
+def measure(n: int, master: str, seed: int, tmp: str, forms=("doubled",), also_embedded_doubled=False) -> dict:
     """One size: the Spark run of each form and the embedded run on the same Parquet, models compared."""
     data = str(temporal_reach.dataset(n, seed) / "edge.parquet")
     program = Path(tmp) / "reach.vada"
@@ -93,6 +117,8 @@ def measure(n: int, master: str, seed: int, tmp: str, forms=("doubled",)) -> dic
                embedded=dict(total_s=e["embedded_s"], cpu_s=e["cpu_s"], peak_mb=e["peak_mb"]))
     row.update({("spark" if form == forms[0] else f"spark_{form}"): spark_side(s) for form, (s, _) in spark.items()})
     row["forms"] = list(forms)
+    if also_embedded_doubled:
+        row["embedded_doubled"] = embedded_doubled(n, data, tmp, want)
     return row
 
 
@@ -108,6 +134,8 @@ def main(argv=None) -> int:
     ap.add_argument("--edges", type=int, nargs="+", default=[10_000, 100_000, 200_000])
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--embedded-doubled", action="store_true",
+                    help="also run the embedded engine on the doubled program (it runs the closure linear)")
     ap.add_argument("--forms", nargs="+", choices=sorted(FORMS), default=["doubled", "linear"],
                     help="the closure's forms on Spark, side by side (the first is the table's figure)")
     ap.add_argument("--json", help="append one JSON line per size (and one for the marginal CPU) here")
@@ -116,8 +144,11 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="spark_reach_") as tmp:
         for n in sorted(a.edges):
-            rows.append(measure(n, a.master, a.seed, tmp, a.forms))
+            rows.append(measure(n, a.master, a.seed, tmp, a.forms, a.embedded_doubled))
             r = rows[-1]
+            if "embedded_doubled" in r:
+                print(f"{n:>8} edges: embedded linear {r['embedded']['cpu_s']} s CPU, doubled {r['embedded_doubled']['cpu_s']} s CPU "
+                      f"(load {r['load']:.1f})", flush=True)
             for form in a.forms:
                 s = r["spark" if form == a.forms[0] else f"spark_{form}"]
                 print(f"{n:>8} edges {r['answers']:>9,} answers: spark {form} {s['total_s']} s wall, {s['cpu_s']} s CPU "

@@ -197,9 +197,10 @@ class HybridEvaluator(Evaluator):
 
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts (a predicate no rule derives)
-        that ``holes`` (terms -> intervals) meet, ``{terms: intervals}``, read
-        off its columns (made rows only if read); None when the update will
-        not run on columns."""
+        that ``holes`` (terms -> intervals, or a coalesced frame of them:
+        retraction.py) meet, ``{terms: intervals}``, read off its columns
+        (made rows only if read); None when the update will not run on
+        columns."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
         if refusal(self) is not None:
@@ -211,11 +212,12 @@ class HybridEvaluator(Evaluator):
 
         started = time.process_time()
         m = ColumnMaintenance(self)
-        m.arities[pred] = len(next(iter(holes)))
+        framed = not isinstance(holes, dict)
+        m.arities[pred] = holes.width - 2 if framed else len(next(iter(holes)))
         names = m.names(pred)
         conflations = self.terms.conflations
         try:
-            frame = m.atoms_frame(pred, holes)
+            frame = holes if framed else m.atoms_frame(pred, holes)
             source = m.current(pred)
             hit, rest = split(source, atoms_of(frame, names), names, self.values)
             pieces = coalesce(overlap(hit, frame, names, self.values), names)

@@ -1,0 +1,100 @@
+"""Retraction facts as column frames coded by a model's own dictionaries.
+
+A retraction names facts to take back from a model the columnar executor
+holds (engine/columns/maintenance.py).  Its facts, as the kernel fact
+reader's columns (language/fact_columns.py) or as rows, become one coalesced
+frame per predicate (relation.py's layout) by *looking up* each distinct
+value in the run's term Dictionary and scaling each distinct time point on
+its TimeScale: nothing of the model is encoded again, and nothing is added
+to its dictionary.  A fact naming a value the run never saw cannot meet the
+model, so it is left out.
+
+Where such frames could differ from what the general path finds (a float,
+a fraction, or a number equal to a term of another kind, whose match the
+value columns decide; a time point off the run's grid), :class:`Fallback`
+says so and the caller takes the general path.
+"""
+
+from __future__ import annotations
+
+from chronolog.language.fact_columns import _Column
+
+from .coalesce import coalesce_arrays
+from .encoding import Fallback
+from .given import interval_columns
+from .relation import _frame, empty, interval_codes
+
+
+def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
+    """``{pred: coalesced frame}`` of the facts in ``columns`` (FactColumns)
+    and ``rows`` (FactRows), ``arities`` their predicates' arities."""
+    memo: dict = {}
+    out = {}
+    for pred, arity in arities.items():
+        parts = []
+        for fc in columns:
+            for cols, lo, hi, lc, hc in fc.parts.get(pred, ()):
+                codes = [_column_codes(c, terms) for c in cols]
+                parts.append((codes, *interval_columns(lo, hi, lc, hc, scale, memo)))
+            if fc.slow.get(pred):
+                parts.append(_rows_codes(fc.slow[pred], arity, terms, scale))
+        if rows.get(pred):
+            parts.append(_rows_codes(rows[pred], arity, terms, scale))
+        out[pred] = _coalesced(parts, arity)
+    return out
+
+
+def _coalesced(parts: list, arity: int):
+    """One frame of the parts' rows whose every term has a code, coalesced."""
+    import numpy as np
+
+    parts = [p for p in parts if len(p[1])]
+    if not parts:
+        return empty(arity)
+    cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
+    s = np.concatenate([p[1] for p in parts])
+    e = np.concatenate([p[2] for p in parts])
+    known = np.ones(len(s), dtype=bool)
+    for c in cols:
+        known &= c >= 0
+    if not known.all():
+        cols, s, e = [c[known] for c in cols], s[known], e[known]
+    return _frame(*coalesce_arrays(cols, s, e))  # (in numpy: polars' queries cost ~0.2 ms each, per predicate)
+
+
+def _column_codes(col, terms):
+    """Per fact of a reader's term column, its code (-1: a value the run never saw)."""
+    if not isinstance(col, _Column) or col.values.dtype != object:
+        raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
+    return lookup(col.values.tolist(), terms)[col.indices]
+
+
+def _rows_codes(rows: list, arity: int, terms, scale):
+    """``(codes per argument, s, e)`` of ``(terms, interval)`` rows."""
+    import numpy as np
+
+    cols = []
+    for i in range(arity):
+        values = [t[i] for t, _ in rows]
+        distinct = list(dict.fromkeys(values))
+        at = {v: k for k, v in enumerate(distinct)}
+        cols.append(lookup(distinct, terms)[np.fromiter((at[v] for v in values), dtype=np.int64, count=len(values))])
+    lo, hi, lc, hc = zip(*[iv for _, iv in rows])
+    return (cols, *interval_codes(lo, hi, lc, hc, scale))
+
+
+def lookup(values: list, terms):
+    """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
+    one it does not hold; only names and integers, and an integer only
+    where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
+    the value columns decide such matches)."""
+    import numpy as np
+
+    get = terms.codes.get
+    out = np.fromiter((get(v, -1) for v in values), dtype=np.int64, count=len(values))
+    if not all(type(v) is str for v in values):
+        known = terms.values
+        for v, c in zip(values, out.tolist()):
+            if type(v) is not str and (type(v) is not int or c >= 0 and type(known[c]) is not int):
+                raise Fallback(f"the term {v!r} may equal a term of another kind")
+    return out

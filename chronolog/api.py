@@ -809,7 +809,7 @@ class Reasoner:
             if not isinstance(by, dict):  # a frame of codes (retraction_frames)
                 if not by.height:
                     continue  # (none of its facts names only values the model has)
-                got = None if pred in derived or repeating else self.evaluator.given_pieces(pred, by)
+                got = None if repeating else self.evaluator.given_pieces(pred, by)
                 if got is not None:
                     if got:
                         removed[pred] = got

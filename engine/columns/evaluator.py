@@ -196,17 +196,18 @@ class HybridEvaluator(Evaluator):
         return super().maintain(retracted, added)
 
     def given_pieces(self, pred: str, holes: dict):
-        """The pieces of ``pred``'s given facts (a predicate no rule derives)
-        that ``holes`` (terms -> intervals, or a coalesced frame of them:
-        retraction.py) meet, ``{terms: intervals}``, read off its columns
-        (made rows only if read); None when the update will not run on
-        columns."""
+        """The pieces of ``pred``'s given facts that ``holes`` (terms ->
+        intervals of a predicate no rule derives, or a coalesced frame of
+        them, retraction.py, of any predicate) meet, ``{terms: intervals}``,
+        read off its columns (made rows only if read); None when the update
+        will not run on columns, or when a hole of a derived predicate meets
+        only what the rules derive (the general path refuses it)."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, split
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, conclusions_only, split
 
         import time
 
@@ -218,8 +219,14 @@ class HybridEvaluator(Evaluator):
         conflations = self.terms.conflations
         try:
             frame = holes if framed else m.atoms_frame(pred, holes)
-            source = m.current(pred)
-            hit, rest = split(source, atoms_of(frame, names), names, self.values)
+            if framed and pred in self.plan.derived_predicates():
+                source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
+                hit = split(m.given_frame(pred), atoms_of(frame, names), names, self.values)[0]
+                if conclusions_only(frame, hit, m.current(pred), names, self.values):
+                    return None
+            else:
+                source = m.current(pred)
+                hit, rest = split(source, atoms_of(frame, names), names, self.values)
             pieces = coalesce(overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None

@@ -184,6 +184,24 @@ def test_predicates_without_terms():
     assert m.stats["maintained_on"] == "columns"
 
 
+def test_dates_and_booleans(monkeypatch):
+    # dates read on the program's timeline; #T (a term of its own, never 1) by the general path
+    program = '@timeGranularity("days").\nq(X, B) :- <->[0,1] p(X, B).'
+    given = "p(a, #T)@[2020-01-01,2020-01-31]\np(b, 1)@[2020-01-01,2020-01-31]"
+    cases = [
+        ("p(b, 1)@[2020-01-10,2020-01-12]", "q(b,1)@[2020-01-01,2020-01-11)"),
+        ("p(a, #T)@[2020-01-10,2020-01-12]\np(b, 1)@2020-01-20", "q(a,#T)@(2020-01-12,2020-02-01]"),
+    ]
+    for gone, piece in cases:
+        r = chronolog.Reasoner(program, given, engine="columns")
+        got = r.retract(gone)
+        monkeypatch.setattr(corrections, "retraction_frames", lambda *a: None)
+        want = chronolog.Reasoner(program, given, engine="columns").retract(gone)
+        monkeypatch.undo()
+        assert got.to_text() == want.to_text() and got.stats["maintained_on"] == "columns"
+        assert piece in got.to_text()
+
+
 def test_a_derived_predicates_given_facts_and_conclusions(monkeypatch):
     r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]\nq(b)@[5,20]", engine="columns")
     assert r.retract("q(b)@[5,6]").to_text() == "q(a)@[0,10]\nq(b)@(6,20]"

@@ -269,3 +269,30 @@ def test_numbers_of_two_kinds_take_the_general_path():
     r = chronolog.Reasoner(program, "p(1)@[0,10]\np(2)@[0,10]", engine="columns")
     m = r.retract("p(1.0)@[2,3]")
     assert m.to_text() == chronolog.reason(program, "p(1)@[0,2)\np(1)@(3,10]\np(2)@[0,10]", engine="rows").to_text()
+
+
+@st.composite
+def code_frames(draw):
+    """Two frames of one arity (0-2): term codes, interval codes ``s < e``."""
+    from chronolog.engine.columns.relation import _frame
+
+    arity = draw(st.integers(0, 2))
+
+    def one():
+        rows = draw(st.lists(st.tuples(st.lists(st.integers(0, 3), min_size=arity, max_size=arity), st.integers(-8, 8), st.integers(1, 6)), max_size=8))
+        return _frame([[r[0][i] for r in rows] for i in range(arity)], [r[1] for r in rows], [r[1] + r[2] for r in rows])
+
+    return arity, one(), one()
+
+
+@settings(max_examples=examples(100), **SETTINGS)
+@given(case=code_frames())
+def test_pieces_met_is_overlap(case):
+    # the numpy pieces of a retraction's atoms, as the polars join of the maintenance finds them
+    from chronolog.engine.columns.maintenance import overlap
+    from chronolog.engine.columns.retraction import pieces_met
+    from chronolog.engine.columns.relation import term_columns
+
+    arity, df, holes = case
+    names = term_columns(arity)
+    assert sorted(pieces_met(df, holes, names).rows()) == sorted(overlap(df, holes, names).rows())

@@ -208,6 +208,7 @@ class HybridEvaluator(Evaluator):
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, conclusions_only, split
+        from .retraction import pieces_met
 
         import time
 
@@ -227,7 +228,8 @@ class HybridEvaluator(Evaluator):
             else:
                 source = m.current(pred)
                 hit, rest = split(source, atoms_of(frame, names), names, self.values)
-            pieces = coalesce(overlap(hit, frame, names, self.values), names)
+            met = pieces_met(hit, frame, names) if framed else None
+            pieces = coalesce(met if met is not None else overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None
         if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)

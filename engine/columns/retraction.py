@@ -98,3 +98,35 @@ def lookup(values: list, terms):
             if type(v) is not str and (type(v) is not int or c >= 0 and type(known[c]) is not int):
                 raise Fallback(f"the term {v!r} may equal a term of another kind")
     return out
+
+
+def pieces_met(df, holes, names: list):
+    """The pieces of ``df``'s intervals that lie in ``holes``' of the same
+    atom (not coalesced): maintenance.overlap for frames whose terms are all
+    codes, in numpy, where polars' join costs ~0.7 ms whatever the size (a
+    retraction's few atoms, per predicate); None for value columns."""
+    import numpy as np
+    import polars as pl
+
+    if any(df[c].dtype != pl.Int64 or holes[c].dtype != pl.Int64 for c in names):
+        return None
+    n = df.height
+    if not n or not holes.height:
+        return df.clear()
+    if names:  # one id per atom, over both frames
+        keys = np.stack([np.concatenate([df[c].to_numpy(), holes[c].to_numpy()]) for c in names], axis=1)
+        ids = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+        mine, theirs = ids[:n], ids[n:]
+    else:
+        mine, theirs = np.zeros(n, dtype=np.int64), np.zeros(holes.height, dtype=np.int64)
+    order = np.argsort(theirs, kind="stable")
+    lo = np.searchsorted(theirs[order], mine, "left")
+    counts = np.searchsorted(theirs[order], mine, "right") - lo
+    left = np.repeat(np.arange(n), counts)
+    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    right = order[np.repeat(lo, counts) + within]
+    s = np.maximum(df["s"].to_numpy()[left], holes["s"].to_numpy()[right])
+    e = np.minimum(df["e"].to_numpy()[left], holes["e"].to_numpy()[right])
+    keep = s < e
+    rows = left[keep]
+    return _frame([df[c].to_numpy()[rows] for c in names], s[keep], e[keep])

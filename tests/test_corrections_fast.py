@@ -202,6 +202,27 @@ def test_dates_and_booleans(monkeypatch):
         assert piece in got.to_text()
 
 
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_the_meteor_dialect(size, monkeypatch):
+    # MeTeoR's names and readers (its line reader, or the kernels past KERNEL_BYTES)
+    program = "Q(X):- Diamondminus[0,2]P(X)\nR(X,Y):- Q(X), E(X,Y)"
+    given = "P(a)@[0,10]\nP(b)@[4,6]\nE(a,b)@[0,20]"
+    gone = ["P(a)@[3,5]", "E(a,b)@(8,9)", "P(zz)@[1,2]"]
+    if size == "large":
+        gone += [f"P(x{i})@[1,2]" for i in range(KERNEL_BYTES // 12)]
+    r = chronolog.Reasoner(program, given, dialect="meteor", engine="columns")
+    read, real = [], corrections.retraction_frames
+    monkeypatch.setattr(corrections, "retraction_frames", lambda *a: read.append(real(*a)) or read[-1])
+    got = r.retract(gone)
+    assert read[0] is not None
+    monkeypatch.setattr(corrections, "retraction_frames", lambda *a: None)
+    want = chronolog.Reasoner(program, given, dialect="meteor", engine="columns").retract(gone)
+    assert got.to_text() == want.to_text() == chronolog.reason(
+        program, "P(a)@[0,3)\nP(a)@(5,10]\nP(b)@[4,6]\nE(a,b)@[0,8]\nE(a,b)@[9,20]", dialect="meteor", engine="rows"
+    ).to_text()
+    assert got.stats["maintained_on"] == "columns"
+
+
 def test_a_derived_predicates_given_facts_and_conclusions(monkeypatch):
     r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]\nq(b)@[5,20]", engine="columns")
     assert r.retract("q(b)@[5,6]").to_text() == "q(a)@[0,10]\nq(b)@(6,20]"

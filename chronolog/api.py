@@ -780,8 +780,12 @@ class Reasoner:
         """``{pred: holes}`` of retraction facts: frames coded by the model's
         dictionaries where the update runs on columns (corrections.py,
         :func:`retraction_frames`), else ``{terms: maximal intervals}``."""
+        from collections.abc import Iterator
+
         from chronolog.corrections import holes_of, retraction_frames
 
+        if isinstance(facts, Iterator):
+            facts = list(facts)  # (read once: the general path may read them again)
         frames = retraction_frames(self, facts)
         if frames is not None:
             return frames

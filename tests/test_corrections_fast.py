@@ -8,6 +8,7 @@ duplicates; bad input keeps the general path's message."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,25 @@ def test_bad_input_keeps_its_message(retraction, expected, monkeypatch):
     fast = message(program, "p(a)@[0,10]", retraction, monkeypatch, general=False)
     assert expected in fast
     assert fast == message(program, "p(a)@[0,10]", retraction, monkeypatch, general=True)
+
+
+@pytest.mark.parametrize(
+    "gone, expected",
+    [
+        (["p(a,b)@1"], "p has 2 arguments here but 1"),
+        (["nope(a)@1"], "the predicate 'nope' does not occur"),
+        (["p(1.5)@1", "p(a)@[3,5]"], None),  # (a fraction: the general path reads it)
+    ],
+)
+def test_lines_from_a_generator_are_read_once(gone, expected):
+    # the general path, where it takes over, reads the lines the direct one read (a generator is read once)
+    program = "q(X) :- <->[0,2] p(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]", engine="columns")
+    if expected is None:
+        assert r.retract(x for x in gone).to_text() == chronolog.reason(program, "p(a)@[0,3)\np(a)@(5,10]", engine="rows").to_text()
+        return
+    with pytest.raises(ChronologError, match=re.escape(expected)):
+        r.retract(x for x in gone)
 
 
 def test_a_malformed_line_of_a_large_retraction_is_placed(monkeypatch):

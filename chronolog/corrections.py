@@ -129,7 +129,7 @@ def read_for_columns(facts, dialect: str, calendar):
     reads them (LARS; lines that hold several; a file the kernels cannot
     take whole)."""
     from chronolog.api import _table_facts, load_facts
-    from chronolog.language.facts import FactRows
+    from chronolog.language.facts import FactRows, read_dialect_facts
     from chronolog.language.source_text import KERNEL_BYTES
 
     if dialect not in ("vadalog", "meteor"):
@@ -140,9 +140,11 @@ def read_for_columns(facts, dialect: str, calendar):
             return [], load_facts(facts, dialect, calendar)
         if not isinstance(facts, str) and text.count("\n") != len(facts) - 1:
             return None  # (a line of the list holds several: its own line numbers)
+        if any(c in text for c in _OTHER_BREAKS):
+            return None  # (str.splitlines breaks lines there too, the kernels only at newlines)
         from chronolog.language.source_text import strip_bom
 
-        return _kernel_read(strip_bom(text), "<facts>", dialect, calendar)
+        return _kernel_read(strip_bom(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar)
     paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
     if paths and all(isinstance(p, Path) for p in paths):
         from chronolog.language.source_text import read_text
@@ -150,8 +152,8 @@ def read_for_columns(facts, dialect: str, calendar):
         columns, rows = [], FactRows()
         for p in paths:
             text = read_text(p, "facts file")  # (decoded once: a bad byte is reported at its place)
-            if len(text) < KERNEL_BYTES:
-                rows.merge(load_facts(p, dialect, calendar))
+            if len(text) < KERNEL_BYTES:  # (as load_facts reads a small file)
+                rows.merge(read_dialect_facts(text.splitlines(), str(p), dialect, calendar))
                 continue
             got = _kernel_read(text, str(p), dialect, calendar)
             if got is None:
@@ -160,6 +162,9 @@ def read_for_columns(facts, dialect: str, calendar):
         return columns, rows
     got = _table_facts(facts, dialect, calendar, min_rows=0)
     return got if got is not None else ([], load_facts(facts, dialect, calendar))
+
+
+_OTHER_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def _kernel_read(text: str, source: str, dialect: str, calendar):

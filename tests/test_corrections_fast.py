@@ -287,6 +287,14 @@ def test_a_malformed_line_of_a_large_retraction_is_placed(monkeypatch):
     assert fast == message(program, "p(x1)@[0,10]", lines, monkeypatch, general=True)
 
 
+def test_a_large_text_with_other_line_breaks():
+    # str.splitlines (the general path's reading of a text) breaks at a form feed too, the kernels would not
+    lines = [f"p(x{i})@[1,2]" for i in range(6000)] + ["p(a)@[3,5]\fp(a)@[7,8]"]
+    program = "q(X) :- <->[0,2] p(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,10]", engine="columns")
+    assert r.retract("\n".join(lines)).to_text() == chronolog.reason(program, "p(a)@[0,3)\np(a)@(5,7)\np(a)@(8,10]", engine="rows").to_text()
+
+
 def test_a_large_retraction_is_read_by_the_kernels(monkeypatch):
     import chronolog.language.fact_columns as fact_columns
 

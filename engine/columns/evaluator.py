@@ -221,9 +221,10 @@ class HybridEvaluator(Evaluator):
         try:
             frame = holes if framed else m.atoms_frame(pred, holes)
             if framed and pred in self.plan.derived_predicates():
+                model = m.current(pred)
                 source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
                 hit = split(m.given_frame(pred), atoms_of(frame, names), names, self.values)[0]
-                if conclusions_only(frame, hit, m.current(pred), names, self.values):
+                if conclusions_only(frame, hit, model, names, self.values):
                     return None
             else:
                 source = m.current(pred)

@@ -220,15 +220,17 @@ class HybridEvaluator(Evaluator):
         conflations = self.terms.conflations
         try:
             frame = holes if framed else m.atoms_frame(pred, holes)
+            # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
+            keys = frame.select(names) if names else atoms_of(frame, names)
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
-                hit = split(m.given_frame(pred), atoms_of(frame, names), names, self.values)[0]
+                hit = split(m.given_frame(pred), keys, names, self.values)[0]
                 if conclusions_only(frame, hit, model, names, self.values):
                     return None
             else:
                 source = m.current(pred)
-                hit, rest = split(source, atoms_of(frame, names), names, self.values)
+                hit, rest = split(source, keys, names, self.values)
             met = pieces_met(hit, frame, names) if framed else None
             pieces = coalesce(met if met is not None else overlap(hit, frame, names, self.values), names)
         except Fallback:

@@ -322,10 +322,10 @@ def test_numbers_of_two_kinds_take_the_general_path():
 
 @st.composite
 def code_frames(draw):
-    """Two frames of one arity (0-2): term codes, interval codes ``s < e``."""
+    """Two frames of one arity (0-3: ids packed, or by rows): term codes, interval codes ``s < e``."""
     from chronolog.engine.columns.relation import _frame
 
-    arity = draw(st.integers(0, 2))
+    arity = draw(st.integers(0, 3))
 
     def one():
         rows = draw(st.lists(st.tuples(st.lists(st.integers(0, 3), min_size=arity, max_size=arity), st.integers(-8, 8), st.integers(1, 6)), max_size=8))

@@ -116,8 +116,11 @@ def pieces_met(df, holes, names: list):
     if not n or not holes.height:
         return df.clear()
     if names:  # one id per atom, over both frames
-        keys = np.stack([np.concatenate([df[c].to_numpy(), holes[c].to_numpy()]) for c in names], axis=1)
-        ids = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+        cols = [np.concatenate([df[c].to_numpy(), holes[c].to_numpy()]) for c in names]
+        if len(cols) <= 2 and all(c.min() >= 0 and c.max() < 1 << 31 for c in cols):  # (codes: one int64 an atom)
+            ids = cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
+        else:
+            ids = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
         mine, theirs = ids[:n], ids[n:]
     else:
         mine, theirs = np.zeros(n, dtype=np.int64), np.zeros(holes.height, dtype=np.int64)

@@ -207,7 +207,7 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, conclusions_only, split
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, conclusions_only, hits, split
         from .retraction import pieces_met
 
         import time
@@ -225,7 +225,7 @@ class HybridEvaluator(Evaluator):
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
-                hit = split(m.given_frame(pred), keys, names, self.values)[0]
+                hit = hits(m.given_frame(pred), keys, names, self.values)
                 if conclusions_only(frame, hit, model, names, self.values):
                     return None
             else:

@@ -180,6 +180,8 @@ def test_a_predicate_no_rule_reads():
 def test_predicates_without_terms():
     program = "q0 :- <->(0,+inf) e(X)."
     r = chronolog.Reasoner(program, "e(a)@[-1,-1]\nq0@[-1,-1]\nq0@[5,6]", engine="columns")
+    with pytest.raises(ChronologError, match=r"cannot retract q0@\[7,8\]: it is derived by the rules"):
+        r.retract("q0@[7,8]")  # (only the rules give q0 there)
     m = r.retract("q0@[5,6]\ne(a)@[-1,-1]")
     assert m.to_text() == chronolog.reason(program, "q0@[-1,-1]", engine="rows").to_text()
     assert m.stats["maintained_on"] == "columns"

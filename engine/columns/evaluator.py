@@ -207,8 +207,8 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, conclusions_only, hits, split
-        from .retraction import pieces_met
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
+        from .retraction import conclusions_only, pieces_met
 
         import time
 

@@ -703,16 +703,6 @@ def _matching(df, keys, cols: list, values):
     return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
 
 
-def conclusions_only(holes, given, model, names: list, values) -> bool:
-    """Whether an atom's ``holes`` meet none of its ``given`` intervals but
-    meet the ``model``: a retraction of what only the rules derive."""
-    doubt = holes
-    ok = overlapping(holes, given, names, values)
-    if ok.height:
-        doubt = split(holes, atoms_of(ok, names), names, values)[1]
-    return bool(overlapping(doubt, model, names, values).height)
-
-
 def overlap(df, other, names: list, values=None):
     """The pieces of ``df``'s intervals that lie in ``other``'s, per atom
     (not coalesced)."""

@@ -398,6 +398,21 @@ def _retract_lubm(out, rows):
     )
 
 
+@bench(name="retract_read", args="bench/retract_read.py --facts 1000000 --program nonrec rec --repeat 7",
+       peer="the general path: the lines read as rows, gathered per atom, then encoded (same run, alternately)",
+       what="a retraction of 1% and 0.01% of temporal LUBM's lines read into frames coded by the model's dictionaries")
+def _retract_read(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \| (\w+) \|")]
+    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
+    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    return Figures(
+        "; ".join(f"{r[0]} {r[1]}% {r[3]} ms" for r in rs) + where,
+        "; ".join(f"{r[0]} {r[1]}% {r[4]} ms" for r in rs),
+        "; ".join(f"{r[0]} {r[1]}% {r[5]}x" for r in rs) + " CPU",
+        ok=all(r[6] == "yes" for r in rs),
+    )
+
+
 @bench(name="hypothetical", args="bench/hypothetical_bench.py",
        peer="reason() over the stream so far, at every time point",
        what="hypothetical answers: the online step against recomputation")

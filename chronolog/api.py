@@ -747,9 +747,7 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
-        from chronolog.corrections import holes_of
-
-        gone = holes_of(self._read_new(retract, "retract()"), "retract()") if retract is not None else {}
+        gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         removed = self._take_back(gone)
         self._extend_given(rows)
@@ -774,11 +772,26 @@ class Reasoner:
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         return self.model
 
+    def _read_retraction(self, facts) -> dict:
+        """``{pred: holes}`` of retraction facts: frames coded by the model's
+        dictionaries where the update runs on columns (corrections.py,
+        :func:`retraction_frames`), else ``{terms: maximal intervals}``."""
+        from collections.abc import Iterator
+
+        from chronolog.corrections import holes_of, retraction_frames
+
+        if isinstance(facts, Iterator):
+            facts = list(facts)  # (read once: the general path may read them again)
+        frames = retraction_frames(self, facts)
+        if frames is not None:
+            return frames
+        return holes_of(self._read_new(facts, "retract()"), "retract()")
+
     def _take_back(self, gone: dict) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
         pieces}}`` of what was given and is now taken back."""
         from chronolog.arguments import check_known_predicate
-        from chronolog.corrections import check_derived_only, taken, without_holes
+        from chronolog.corrections import as_atoms, check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
         from chronolog.engine.rows.maintenance import given_atoms
         from chronolog.language.reader import dialect
@@ -793,6 +806,15 @@ class Reasoner:
         for pred, by in gone.items():
             check_known_predicate(self.model, pred, "retract()")
             repeating = self._repeating_given.get(pred, {})
+            if not isinstance(by, dict):  # a frame of codes (retraction_frames)
+                if not by.height:
+                    continue  # (none of its facts names only values the model has)
+                got = None if repeating else self.evaluator.given_pieces(pred, by)
+                if got is not None:
+                    if got:
+                        removed[pred] = got
+                    continue
+                by = as_atoms(self.evaluator, by)
             for terms in by:
                 if terms in repeating:
                     raise DataError(

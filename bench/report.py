@@ -157,7 +157,7 @@ def _lubm_command(out, rows):
     return Figures(ch, "-", "-")
 
 
-@bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 3", json=True,
+@bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 7", json=True,
        peer="the same facts with bare names (same rules, same run)", target="1.2x bare, 1M facts/s read (issue 37)",
        what="LUBM 300k with quoted IRI terms in a fact file and inside the program, against bare names; whole command; 1M quoted facts read")
 def _quoted_terms(out, rows):

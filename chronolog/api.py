@@ -30,49 +30,43 @@ DIALECTS = ("vadalog", "meteor", "lars")
 DEFAULT_PLACEMENT = "always"
 
 
-def _parse_apart(data: bytes, source: str):
-    """The program with its fact lines read by the kernel fact reader
-    (``prog.fact_columns``) and only the rest by the grammar
-    (language/program_facts.py); None when it is read whole: then also on
-    any error, which the whole reading reports as it always has."""
-    from chronolog.language import vadalog
-    from chronolog.language.fact_columns import _Fallback, read_fact_columns
-    from chronolog.language.program_facts import split
+def _parse_apart(fh, source: str):
+    """The program in the binary file ``fh`` with its fact lines read by the
+    kernel fact reader (``prog.fact_columns``) and only the rest by the
+    grammar (language/program_facts.py); None when it is read whole: then
+    also on any error, which the whole reading reports as it always has."""
+    from chronolog.language import allocators, program_facts, vadalog
+    from chronolog.engine.columns.encoding import Dictionary
 
-    from chronolog.language import allocators
-
+    vadalog.DIALECT.parser()  # (the grammar's tables loaded while the command imports numpy and polars in the background)
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401
-    parts = split(data)
-    if parts is None:
-        return None
-    rules, facts, _ = parts
     try:
+        parts = program_facts.read(fh, source, Dictionary())
+        if parts is None:
+            return None
+        rules, fc = parts
         prog = vadalog.parse(rules, source)
-        if prog.calendar is not None:
-            return None  # (dated facts: the program's own resolution of them)
-        from chronolog.engine.columns.encoding import Dictionary
-
-        fc = read_fact_columns(facts, source, "vadalog", None, share=False, terms=Dictionary())
-    except (ChronologError, _Fallback):
+    except (ChronologError, OSError):
         return None
-    if fc.slow.repeating:
-        return None
+    if prog.calendar is not None:
+        return None  # (dated facts: the program's own resolution of them)
     prog.fact_columns.append(fc)
     return prog
 
 
 def _parse_large(path: Path, source: str):
-    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, from
-    its bytes; None otherwise (or when it is read whole)."""
+    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, read
+    block by block; None otherwise (or when it is read whole)."""
     try:
         if path.stat().st_size < KERNEL_BYTES:
             return None
-        data = path.read_bytes()
+        fh = open(path, "rb")
     except OSError:
         return None  # (the whole reading reports it)
-    return _parse_apart(data, source)
+    with fh:
+        return _parse_apart(fh, source)
 
 
 def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None, facts_apart: bool = False) -> ast.Program:
@@ -88,7 +82,9 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
 
             text = strip_bom(program)
             if len(text) >= KERNEL_BYTES:
-                prog = _parse_apart(text.encode("utf-8"), source or "<program>")
+                import io
+
+                prog = _parse_apart(io.BytesIO(text.encode("utf-8")), source or "<program>")
         if prog is not None:
             return prog
     from chronolog.language.programs import read_program

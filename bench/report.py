@@ -157,7 +157,7 @@ def _lubm_command(out, rows):
     return Figures(ch, "-", "-")
 
 
-@bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 3", json=True,
+@bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 7", json=True,
        peer="the same facts with bare names (same rules, same run)", target="1.2x bare, 1M facts/s read (issue 37)",
        what="LUBM 300k with quoted IRI terms in a fact file and inside the program, against bare names; whole command; 1M quoted facts read")
 def _quoted_terms(out, rows):
@@ -385,15 +385,31 @@ def _stream_lubm(out, rows):
        what="Reasoner.retract of 1% and 0.01% of temporal LUBM's input facts, the model maintained (DRed over intervals)")
 def _retract_lubm(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.-]+) \| ([\d.]+) \| "
-                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \|")]
+                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \| ([\d.-]+) \|")]
     load = re.search(r"load ([\d.]+) on (\d+) cores", out)
     where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
     on_rows = [r for r in rs if r[4] != "-"]
     return Figures(
-        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))}" for r in rs) + where,
+        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))}" + (f" (maintenance {_s(float(r[10]))})" if r[10] != "-" else "")
+                  for r in rs) + where,
         "; ".join(f"{r[0]} " + (f"rows {_s(float(r[4]))}, " if r[4] != "-" else "") + f"default {_s(float(r[5]))}" for r in rs[::2]),
         "; ".join(f"{r[0]} {r[1]}%: " + (f"{r[6]}% of rows, " if on_rows else "") + f"{r[7]}% of default" for r in rs),
         ok=all(r[9] == "yes" for r in rs),
+    )
+
+
+@bench(name="retract_read", args="bench/retract_read.py --facts 1000000 --program nonrec rec --repeat 7",
+       peer="the general path: the lines read as rows, gathered per atom, then encoded (same run, alternately)",
+       what="a retraction of 1% and 0.01% of temporal LUBM's lines read into frames coded by the model's dictionaries")
+def _retract_read(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \| (\w+) \|")]
+    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
+    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    return Figures(
+        "; ".join(f"{r[0]} {r[1]}% {r[3]} ms" for r in rs) + where,
+        "; ".join(f"{r[0]} {r[1]}% {r[4]} ms" for r in rs),
+        "; ".join(f"{r[0]} {r[1]}% {r[5]}x" for r in rs) + " CPU",
+        ok=all(r[6] == "yes" for r in rs),
     )
 
 
@@ -418,6 +434,14 @@ def _spark_sensors(out, rows):
     ch = "; ".join(f"{m} best {_s(r['best'])}, median {_s(r['median'])}" for m, r in sorted(side.items()))
     ra = "; ".join(f"{m} {_x(r['best'], e_best)} best / {_x(r['median'], e_med)} median" for m, r in sorted(side.items()))
     return Figures(ch, f"embedded best {_s(e_best)}, median {_s(e_med)}", ra, ok=ok)
+
+
+@bench(name="spark_sensors_5m", args="bench/spark_sensors.py --sensors 50000 --readings 100 --repeat 3 --results arrow --masters local[2]",
+       json=True, peer="the embedded engine (same Parquet)", target="2x embedded at 500k (issue 36): the fixed cost amortised",
+       tags=("spark", "long"),
+       what="spark_sensors at 5M readings (50,000 sensors), local[2]: how a call's fixed cost amortises with the data")
+def _spark_sensors_5m(out, rows):
+    return _spark_sensors(out, rows)
 
 
 @bench(name="spark_ownership", args="bench/spark_ownership.py --facts 1000000 --check 1000000", json=True,
@@ -445,26 +469,58 @@ def _spark_ownership_100k(out, rows):
     return _spark_ownership(out, rows)
 
 
-@bench(name="spark_reach", args="bench/spark_reach.py --edges 10000 100000 200000", json=True,
-       peer="the embedded engine (same Parquet, read and write included)", target="3x embedded, marginal CPU 2x (issue 36)",
+@bench(name="spark_ownership_marginal",
+       args="bench/spark_ownership.py --facts 100000 1000000 --check --conf spark.chronolog.oneTaskBytes=-1", json=True,
+       peer="the embedded engine (same Parquet, read and write included)", target="marginal CPU 2x (issue 36)",
+       tags=("spark", "long"),
+       what="company control in Spark rounds at 100k and 1M edges, as many rounds at both: the marginal CPU per edge "
+            "(the fixed costs of a run and of a round cancel out)")
+def _spark_ownership_marginal(out, rows):
+    m = next(r["marginal_us_per_edge"] for r in rows if "marginal_us_per_edge" in r)
+    sizes = [r for r in rows if "facts" in r]
+    load = max(x for r in sizes for x in r["runs"][0]["load"])
+    cpu = lambda r: r["driver_cpu_s"] + r["jvm_cpu_s"]  # noqa: E731
+    lo, hi = m["between"]
+    return Figures(f"{m['spark']:.1f} us CPU per edge, {lo:,} -> {hi:,} (rounds {m['rounds'][0]} and {m['rounds'][1]}; "
+                   + ", ".join(f"{r['facts']:,}: {_s(cpu(r['runs'][0]))} CPU" for r in sizes) + f"; load up to {load:.0f})",
+                   f"{m['embedded']:.2f} us CPU per edge (" + ", ".join(f"{r['facts']:,}: {_s(r['embedded']['cpu_s'])}" for r in sizes) + ")",
+                   f"{_x(m['spark'], m['embedded'])} marginal CPU", ok=all(r.get("same_model") is True for r in sizes))
+
+
+@bench(name="spark_reach", args="bench/spark_reach.py --edges 10000 100000 200000 --forms doubled linear", json=True,
+       peer="the embedded engine (same Parquet, read and write included); the closure linear on Spark (same run)",
+       target="3x embedded, marginal CPU 2x (issue 36)",
        tags=("spark",),
-       what="temporal reachability (bench/temporal_reach.py) in Spark rounds, local[2], session start excluded; "
-            "marginal CPU per input edge between the two sizes")
+       what="temporal reachability (bench/temporal_reach.py) in Spark rounds, local[2], session start excluded, the "
+            "closure doubled and linear; marginal CPU per input edge between the two sizes")
 def _spark_reach(out, rows):
     sizes = [r for r in rows if "edges" in r]
     big = next((r for r in sizes if r["edges"] == 100_000), sizes[-1])  # the issue's size
     s, e = big["spark"], big["embedded"]
+    forms = big.get("forms", ["linear"])  # (an output from before the forms: linear only)
     load = max(r["load"] for r in sizes)
     lo, hi = sizes[0]["edges"], sizes[-1]["edges"]
-    m = next((r["marginal_us_per_edge"] for r in rows if "marginal_us_per_edge" in r), None)
-    mine = f"{big['edges']:,} edges: {_s(s['total_s'])} wall, {_s(s['cpu_s'])} CPU ({s['rounds']} rounds, first run in a fresh JVM, load {load:.0f})"
+    mrow = next((r for r in rows if "marginal_us_per_edge" in r), None)
+    m = mrow["marginal_us_per_edge"] if mrow else None
+    mine = (f"{big['edges']:,} edges, {forms[0]}: {_s(s['total_s'])} wall, {_s(s['cpu_s'])} CPU ({s['rounds']} rounds, "
+            f"first run in a fresh JVM, load {load:.0f})")
     peer = f"{_s(e['total_s'])} wall, {_s(e['cpu_s'])} CPU"
     ratio = f"{_x(s['total_s'], e['total_s'])} wall, {_x(s['cpu_s'], e['cpu_s'])} CPU"
+    for form in forms[1:]:
+        o = big[f"spark_{form}"]
+        peer += f"; Spark {form} {_s(o['total_s'])} wall, {_s(o['cpu_s'])} CPU ({o['rounds']} rounds)"
+        ratio += f" ({form}: {_x(o['total_s'], e['total_s'])} wall, {_x(o['cpu_s'], e['cpu_s'])} CPU)"
     if m:
         resolved = m["embedded"] > 0  # else the embedded side's difference is within its runs' spread
-        mine += f"; marginal {m['spark']:.0f} us CPU per edge ({lo:,} -> {hi:,})"
+        rounds = mrow.get("rounds", {})
+        per = lambda k: f"{m[k]:.0f} us CPU per edge" + (f" (rounds {'/'.join(map(str, rounds[k]))})" if k in rounds else "")  # noqa: E731
+        mine += f"; marginal {per('spark')} ({lo:,} -> {hi:,})"
         peer += f"; marginal {m['embedded']:.1f} us" if resolved else "; marginal below this run's resolution"
         ratio += f"; marginal {_x(m['spark'], m['embedded'])}" if resolved else "; marginal not resolved"
+        for form in forms[1:]:
+            peer += f"; Spark {form} marginal {per(f'spark_{form}')}"
+            if resolved:
+                ratio += f" ({form}: {_x(m[f'spark_{form}'], m['embedded'])})"
     return Figures(mine, peer, ratio, ok=all(r["same_model"] for r in sizes))
 
 
@@ -537,6 +593,7 @@ TOOLS = {
     "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
     "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
+    "small_frames.py": "diagnostic: interval operations on small frames in Python against polars, by rows (SMALL_ROWS)",
     "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
 }
 

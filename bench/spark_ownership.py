@@ -521,6 +521,7 @@ def main(argv=None) -> int:
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     status = 0
+    checked = []  # (facts, the first run of the first master, the embedded run) of each size checked
     for n in a.facts:
         data = str(parquet_of(n))
         with tempfile.TemporaryDirectory() as tmp:
@@ -545,6 +546,7 @@ def main(argv=None) -> int:
                 print(f"[{n}] embedded: {e['embedded_s']} s, peak {e['peak_mb']} MB; same model: {row['same_model']} "
                       f"({', '.join(f'{len(v)} {p}' for p, v in want.items())} facts)", file=sys.stderr, flush=True)
                 assert got == want, "the Spark model differs from the embedded engine's"
+                checked.append((n, row["runs"][0], e))
             for aqe, jvm, code in [(x, j, c) for x in modes for j in a.jvm for c in dict.fromkeys(r["code"] for r in row["runs"])]:
                 if not code.startswith("fused"):
                     continue
@@ -573,7 +575,27 @@ def main(argv=None) -> int:
             if a.json:
                 with open(a.json, "a") as f:
                     f.write(json.dumps(row) + "\n")
+    if len(checked) > 1:
+        m = marginal(checked[0], checked[-1])
+        print(f"marginal CPU per edge, {checked[0][0]:,} -> {checked[-1][0]:,} (rounds {m['rounds'][0]} and {m['rounds'][1]}): "
+              f"spark {m['spark']} us, embedded {m['embedded']} us: {m['spark'] / m['embedded']:.1f}x", file=sys.stderr, flush=True)
+        if a.json:
+            with open(a.json, "a") as f:
+                f.write(json.dumps(dict(marginal_us_per_edge=m)) + "\n")
     return status
+
+
+def marginal(small: tuple, large: tuple) -> dict:
+    """CPU microseconds per input edge between two sizes (``(facts, Spark
+    run, embedded run)``), each side, and the rounds of each size: with
+    as many rounds at both, the fixed cost per round cancels out too, so
+    the figure is a cost per fact."""
+    (n0, s0, e0), (n1, s1, e1) = small, large
+    cpu = lambda r: r["driver_cpu_s"] + r["jvm_cpu_s"]  # noqa: E731
+    rounds = [sum(x["stratum"] != -1 for x in r["rounds"]) for r in (s0, s1)]
+    return dict(spark=round((cpu(s1) - cpu(s0)) / (n1 - n0) * 1e6, 2),
+                embedded=round((e1["cpu_s"] - e0["cpu_s"]) / (n1 - n0) * 1e6, 2),
+                rounds=rounds, between=[n0, n1])
 
 
 if __name__ == "__main__":

@@ -30,49 +30,43 @@ DIALECTS = ("vadalog", "meteor", "lars")
 DEFAULT_PLACEMENT = "always"
 
 
-def _parse_apart(data: bytes, source: str):
-    """The program with its fact lines read by the kernel fact reader
-    (``prog.fact_columns``) and only the rest by the grammar
-    (language/program_facts.py); None when it is read whole: then also on
-    any error, which the whole reading reports as it always has."""
-    from chronolog.language import vadalog
-    from chronolog.language.fact_columns import _Fallback, read_fact_columns
-    from chronolog.language.program_facts import split
+def _parse_apart(fh, source: str):
+    """The program in the binary file ``fh`` with its fact lines read by the
+    kernel fact reader (``prog.fact_columns``) and only the rest by the
+    grammar (language/program_facts.py); None when it is read whole: then
+    also on any error, which the whole reading reports as it always has."""
+    from chronolog.language import allocators, program_facts, vadalog
+    from chronolog.engine.columns.encoding import Dictionary
 
-    from chronolog.language import allocators
-
+    vadalog.DIALECT.parser()  # (the grammar's tables loaded while the command imports numpy and polars in the background)
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401
-    parts = split(data)
-    if parts is None:
-        return None
-    rules, facts, _ = parts
     try:
+        parts = program_facts.read(fh, source, Dictionary())
+        if parts is None:
+            return None
+        rules, fc = parts
         prog = vadalog.parse(rules, source)
-        if prog.calendar is not None:
-            return None  # (dated facts: the program's own resolution of them)
-        from chronolog.engine.columns.encoding import Dictionary
-
-        fc = read_fact_columns(facts, source, "vadalog", None, share=False, terms=Dictionary())
-    except (ChronologError, _Fallback):
+    except (ChronologError, OSError):
         return None
-    if fc.slow.repeating:
-        return None
+    if prog.calendar is not None:
+        return None  # (dated facts: the program's own resolution of them)
     prog.fact_columns.append(fc)
     return prog
 
 
 def _parse_large(path: Path, source: str):
-    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, from
-    its bytes; None otherwise (or when it is read whole)."""
+    """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, read
+    block by block; None otherwise (or when it is read whole)."""
     try:
         if path.stat().st_size < KERNEL_BYTES:
             return None
-        data = path.read_bytes()
+        fh = open(path, "rb")
     except OSError:
         return None  # (the whole reading reports it)
-    return _parse_apart(data, source)
+    with fh:
+        return _parse_apart(fh, source)
 
 
 def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None, facts_apart: bool = False) -> ast.Program:
@@ -88,7 +82,9 @@ def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = N
 
             text = strip_bom(program)
             if len(text) >= KERNEL_BYTES:
-                prog = _parse_apart(text.encode("utf-8"), source or "<program>")
+                import io
+
+                prog = _parse_apart(io.BytesIO(text.encode("utf-8")), source or "<program>")
         if prog is not None:
             return prog
     from chronolog.language.programs import read_program
@@ -751,9 +747,7 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
-        from chronolog.corrections import holes_of
-
-        gone = holes_of(self._read_new(retract, "retract()"), "retract()") if retract is not None else {}
+        gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         removed = self._take_back(gone)
         self._extend_given(rows)
@@ -778,11 +772,26 @@ class Reasoner:
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         return self.model
 
+    def _read_retraction(self, facts) -> dict:
+        """``{pred: holes}`` of retraction facts: frames coded by the model's
+        dictionaries where the update runs on columns (corrections.py,
+        :func:`retraction_frames`), else ``{terms: maximal intervals}``."""
+        from collections.abc import Iterator
+
+        from chronolog.corrections import holes_of, retraction_frames
+
+        if isinstance(facts, Iterator):
+            facts = list(facts)  # (read once: the general path may read them again)
+        frames = retraction_frames(self, facts)
+        if frames is not None:
+            return frames
+        return holes_of(self._read_new(facts, "retract()"), "retract()")
+
     def _take_back(self, gone: dict) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
         pieces}}`` of what was given and is now taken back."""
         from chronolog.arguments import check_known_predicate
-        from chronolog.corrections import check_derived_only, taken, without_holes
+        from chronolog.corrections import as_atoms, check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
         from chronolog.engine.rows.maintenance import given_atoms
         from chronolog.language.reader import dialect
@@ -797,6 +806,15 @@ class Reasoner:
         for pred, by in gone.items():
             check_known_predicate(self.model, pred, "retract()")
             repeating = self._repeating_given.get(pred, {})
+            if not isinstance(by, dict):  # a frame of codes (retraction_frames)
+                if not by.height:
+                    continue  # (none of its facts names only values the model has)
+                got = None if repeating else self.evaluator.given_pieces(pred, by)
+                if got is not None:
+                    if got:
+                        removed[pred] = got
+                    continue
+                by = as_atoms(self.evaluator, by)
             for terms in by:
                 if terms in repeating:
                     raise DataError(

@@ -11,6 +11,8 @@ refused, since only given facts can be taken back, never a conclusion.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import coalesce, intersect, subtract
 
@@ -52,6 +54,13 @@ def check_derived_only(model, pred: str, terms, holes, given_ivs, format_fact) -
             )
 
 
+def as_atoms(evaluator, frame) -> dict:
+    """A frame of :func:`retraction_frames` as ``{terms: maximal intervals}``."""
+    from chronolog.engine.columns.relation import to_atoms
+
+    return to_atoms(frame, frame.width - 2, evaluator.terms, evaluator._scale)
+
+
 def taken(given_ivs, holes) -> list:
     """The pieces of ``given_ivs`` that ``holes`` take away (what goes)."""
     out = [x for g in given_ivs for h in holes if (x := intersect(g, h)) is not None]
@@ -69,3 +78,100 @@ def without_holes(rows, holes: dict) -> list:
             out.append((terms, iv))
     return out
 
+
+
+def retraction_frames(reasoner, facts):
+    """``{pred: frame}`` of retraction facts, coded by the model's own
+    dictionaries (engine/columns/retraction.py), when the update will run on
+    columns and each predicate is the program's with its arity; else None,
+    and the general path (:func:`holes_of`) reads them, with its checks and
+    messages.  What reads them is :func:`read_for_columns`."""
+    from chronolog.engine.columns.encoding import Fallback
+    from chronolog.engine.columns.maintenance import refusal
+    from chronolog.engine.columns.retraction import hole_frames
+    from chronolog.language.fact_columns import _Fallback
+
+    ev = reasoner.evaluator
+    if reasoner.terminating or ev.explain or not hasattr(ev, "given_pieces") or refusal(ev) is not None:
+        return None
+    read = read_for_columns(facts, reasoner.dialect, reasoner.plan.program.calendar)
+    if read is None:
+        return None
+    columns, rows = read
+    if rows.repeating or any(fc.slow.repeating for fc in columns):
+        return None  # (refused, with its place, by holes_of)
+    widths = {p: len(r[0][0]) for p, r in rows.items() if r}
+    try:
+        for fc in columns:
+            for p in fc.predicates():
+                if widths.setdefault(p, fc.width(p)) != fc.width(p):
+                    return None
+    except _Fallback:
+        return None
+    for p, w in widths.items():
+        known = reasoner.plan.arities.get(p)
+        if known is None or known[0] != w:
+            return None
+    try:
+        for p in widths:  # (a relation no stratum read is encoded when first asked: its values then have codes)
+            ev.table(p)
+        return hole_frames(columns, rows, widths, ev.terms, ev._scale)
+    except Fallback:
+        return None
+
+
+def read_for_columns(facts, dialect: str, calendar):
+    """``(FactColumns list, FactRows)`` of facts in any form ``reason()``
+    takes: texts and files of KERNEL_BYTES or more through the kernel fact
+    reader (``reason()``'s, 1M+ facts/s), tables through the table reader,
+    the rest by the line reader (its fixed cost is lower: 0.02 ms for one
+    line against the kernels' 3 ms).  None where only the general path
+    reads them (LARS; lines that hold several; a file the kernels cannot
+    take whole)."""
+    from chronolog.api import _table_facts, load_facts
+    from chronolog.language.facts import FactRows, read_dialect_facts
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    if dialect not in ("vadalog", "meteor"):
+        return None
+    if isinstance(facts, str) or isinstance(facts, (list, tuple)) and facts and all(type(x) is str for x in facts):
+        text = facts if isinstance(facts, str) else "\n".join(facts)
+        if len(text) < KERNEL_BYTES:
+            return [], load_facts(facts, dialect, calendar)
+        if not isinstance(facts, str) and text.count("\n") != len(facts) - 1:
+            return None  # (a line of the list holds several: its own line numbers)
+        if any(c in text for c in _OTHER_BREAKS):
+            return None  # (str.splitlines breaks lines there too, the kernels only at newlines)
+        from chronolog.language.source_text import strip_bom
+
+        return _kernel_read(strip_bom(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar)
+    paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
+    if paths and all(isinstance(p, Path) for p in paths):
+        from chronolog.language.source_text import read_text
+
+        columns, rows = [], FactRows()
+        for p in paths:
+            text = read_text(p, "facts file")  # (decoded once: a bad byte is reported at its place)
+            if len(text) < KERNEL_BYTES:  # (as load_facts reads a small file)
+                rows.merge(read_dialect_facts(text.splitlines(), str(p), dialect, calendar))
+                continue
+            got = _kernel_read(text, str(p), dialect, calendar)
+            if got is None:
+                return None
+            columns += got[0]
+        return columns, rows
+    got = _table_facts(facts, dialect, calendar, min_rows=0)
+    return got if got is not None else ([], load_facts(facts, dialect, calendar))
+
+
+_OTHER_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _kernel_read(text: str, source: str, dialect: str, calendar):
+    from chronolog.language.fact_columns import _Fallback, read_fact_columns
+    from chronolog.language.facts import FactRows
+
+    try:
+        return [read_fact_columns(text, source, dialect, calendar, share=False)], FactRows()
+    except _Fallback:
+        return None

@@ -66,6 +66,8 @@ def describe_plan(plan, engine: str = "auto") -> str:
             if choice.spark_refusal is not None:
                 out.append(f"  spark rounds cannot run it: {choice.spark_refusal.why}")
             elif placement.spark.path == "rounds":
+                if choice.spark_form:
+                    out.append(f"  on spark rounds: {choice.spark_form}")
                 out += [f"  on spark rounds, may fall back to one Spark task if {f}" for f in choice.spark_fallbacks]
         if ir is not None and ir.shifting_rules:
             out.append("  moves time inside its cycle through:")

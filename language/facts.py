@@ -360,7 +360,7 @@ def _interval_fast(tspec: str, memo: dict):
     t = tspec.strip()
     if t.endswith("."):
         t = t[:-1].rstrip()
-    if not t:
+    if not t or t.endswith("."):  # (a second final '.': the grammar says where)
         return None
     lb, rb = t[0], t[-1]
     if lb in "[(" and rb in "])":

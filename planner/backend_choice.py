@@ -35,6 +35,12 @@ RECURRENCE = "recurrence kernel: one sweep through time"
 ONE_TASK_CONF = "spark.chronolog.oneTaskBytes"
 ONE_TASK_BYTES = 4 << 20
 
+# a transitive closure (planner/closure.py) runs doubled on Spark's rounds,
+# where a round costs a job and the driver's planning, and linear on rows and
+# columns, whose rounds cost only their joins (bench/README.md, spark_reach);
+# "false" here: linear on Spark too
+DOUBLING_CONF = "spark.chronolog.closureByDoubling"
+
 # the aggregates each backend computes (engine/columns/aggregate.py,
 # connectors/spark_rounds/aggregate.py); the rows compute every one
 COLUMN_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
@@ -78,6 +84,7 @@ class StratumChoice:
     spark_refusal: Optional[Refusal]
     fallbacks: tuple
     spark_fallbacks: tuple
+    spark_form: str = ""  # how Spark's rounds run it where not as written (a doubled closure), and why
 
 
 @dataclass(frozen=True)
@@ -178,7 +185,17 @@ def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool =
     backend, why = embedded_backend(st, engine, recurrences)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
-                         _spark_fallbacks(st, horizon))
+                         _spark_fallbacks(st, horizon), spark_form(st))
+
+
+def spark_form(st: ph.StratumPlan) -> str:
+    """How Spark's rounds run stratum ``st`` where not as written, and why ("": as written)."""
+    if st.doubled is None:
+        return ""
+    (pred,) = st.preds
+    return (f"transitive closure by doubling, {st.doubled.rules[1].rule.describe()}: about log2 of the longest "
+            f"path's length in rounds, not one round per edge of it (a round costs a Spark job); "
+            f"as written when {pred} has given facts or {DOUBLING_CONF} is false")
 
 
 # what the data can still send from columns back to rows, in any stratum

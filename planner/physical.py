@@ -31,6 +31,7 @@ from typing import Optional
 
 from chronolog.language import ast
 
+from .closure import closure
 from .ir import Assign as IRAssign
 from .ir import Condition, NegScan, PlanRule, Scan as IRScan, SinceRule
 
@@ -355,6 +356,9 @@ class StratumPlan:
     rules: tuple  # RulePlan
     coalesce: tuple  # Coalesce, one per predicate
     stratum: object = field(repr=False, default=None)  # the IR Stratum
+    # a transitive closure (planner/closure.py): the same stratum with its
+    # recursive rule doubled, for a backend whose rounds cost more than their joins
+    doubled: Optional["StratumPlan"] = field(repr=False, default=None)
     _variants: dict = field(repr=False, compare=False, default_factory=dict)
 
     def operators(self):
@@ -415,13 +419,14 @@ def lower(plan) -> PhysicalPlan:
 
 
 def lower_stratum(st) -> StratumPlan:
-    """The physical plan of one IR stratum."""
+    """The physical plan of one IR stratum (and of its doubled form, when it is a transitive closure)."""
     rules = tuple(rule_plan(r, st) for r in st.rules)
     preds = tuple(sorted(st.preds))
     merge = tuple(
         Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
     )
-    return StratumPlan(st.index, preds, st.recursive, rules, merge, st)
+    tc = closure(st) if st.recursive else None
+    return StratumPlan(st.index, preds, st.recursive, rules, merge, st, lower_stratum(tc.doubled) if tc else None)
 
 
 def stratum_plan(plan, stratum) -> StratumPlan:

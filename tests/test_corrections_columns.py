@@ -30,8 +30,30 @@ def test_a_retraction_is_maintained_on_columns():
     r = chronolog.Reasoner(program, facts, engine="columns")
     m = r.retract("p(a)@[3,5]")
     assert m.to_text() == scratch(program, "p(a)@[0,3)\np(a)@(5,10]\np(b)@[4,6]\ne(a,b)@[0,20]\ne(b,c)@[0,20]")
-    assert m.stats["maintenance"] == [{"stratum": 0, "maintained": True}, {"stratum": 1, "maintained": True}]
+    report = m.stats["maintenance"]
+    assert [{k: v for k, v in s.items() if k != "interval_operations"} for s in report] == [
+        {"stratum": 0, "maintained": True}, {"stratum": 1, "maintained": True}]
+    # a change of a few rows: its interval operations all on small frames, in Python
+    assert all(s["interval_operations"]["python"] > 0 and s["interval_operations"]["polars"] == 0 for s in report)
     assert m.stats["maintained_on"] == "columns"
+
+
+def test_a_change_past_the_small_frames_takes_polars(monkeypatch):
+    """Past small_frames.SMALL_ROWS rows the interval operations run in
+    polars, and the report says so; the model is the same."""
+    from chronolog.engine.columns import small_frames
+
+    monkeypatch.setattr(small_frames, "SMALL_ROWS", 2)
+    program = "q(X) :- <->[0,2] p(X).\nr(X) :- q(X), not s(X)."
+    facts = "\n".join(f"p(a{i})@[0,10]\ns(a{i})@[{i},{i + 1}]" for i in range(8))
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    gone = "\n".join(f"p(a{i})@[3,5]" for i in range(8))
+    m = r.retract(gone)
+    left = "\n".join(f"p(a{i})@[0,3)\np(a{i})@(5,10]\ns(a{i})@[{i},{i + 1}]" for i in range(8))
+    assert m.to_text() == scratch(program, left)
+    assert m.stats["maintained_on"] == "columns"
+    maintained = [s for s in m.stats["maintenance"] if s["maintained"]]
+    assert len(maintained) == 2 and all(s["interval_operations"]["polars"] > 0 for s in maintained)
 
 
 def test_another_derivation_keeps_a_fact():

@@ -14,14 +14,15 @@ from budget import examples
 
 import chronolog
 from chronolog import ChronologError
-from chronolog.language.program_facts import split
+from chronolog.language.program_facts import read
 
 pytest.importorskip("polars")
 
 SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
 
 STRINGS = st.text(alphabet='ab ,.\\"@()[]%#:/<>é', max_size=5).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"')
-TERMS = st.one_of(st.sampled_from(["a", "b", "c1", "-2", "1/2", "#T", "2.5", "X"]), STRINGS)
+IRIS = st.sampled_from(['"<http://www.lubm.org/a%20b>"', '"<http://x.org/a#1>"', '"\\u00e9t\\u00e9"', '"é€ 😀"', '"a\\"b"', '"\\\\"'])
+TERMS = st.one_of(st.sampled_from(["a", "b", "c1", "-2", "1/2", "#T", "2.5", "X"]), STRINGS, IRIS)
 IVS = st.sampled_from(["[1,3]", "(0,2]", "[-inf,+inf)", "2", "[2,1]", "[0,5)"])
 
 
@@ -77,15 +78,54 @@ def test_programs_read_apart_as_whole(always_split, text):
     assert _outcome(text) == whole, text
 
 
+def _apart(data: bytes, block=None):
+    import io
+
+    from chronolog.language import fact_columns
+
+    if block is not None:
+        fact_columns.BLOCK, old = block, fact_columns.BLOCK
+    try:
+        return read(io.BytesIO(data), "<p>")
+    finally:
+        if block is not None:
+            fact_columns.BLOCK = old
+
+
+@SETTINGS
+@given(text=programs(), block=st.sampled_from([1, 9, 40, 1 << 20]))
+def test_programs_read_apart_in_blocks_as_whole(always_split, monkeypatch, text, block):
+    """The reader's blocks cut a program anywhere between lines: whether a
+    fact line continues a statement is carried from block to block."""
+    from chronolog.api import load_program
+    from chronolog.language import fact_columns
+
+    whole = _outcome(lambda: load_program(text))
+    monkeypatch.setattr(fact_columns, "BLOCK", block)
+    assert _outcome(text) == whole, text
+
+
+@pytest.mark.parametrize("block", [1, 9, 1 << 20])
+def test_a_fact_line_inside_a_rule_is_the_rules_in_every_block(always_split, monkeypatch, block):
+    """A line of the fact form after a rule line that has not ended belongs
+    to the rule, also as the first line of a block: the whole reading's
+    syntax error, not a fact and a rule closed by the line after it."""
+    from chronolog.api import load_program
+    from chronolog.language import fact_columns
+
+    text = "q(X) :- p(X, Y),\np(a, b)@1.\n  w(X).\np(a, c)@2.\n"
+    whole = _outcome(lambda: load_program(text))
+    assert whole[0] == "error"
+    monkeypatch.setattr(fact_columns, "BLOCK", block)
+    assert _outcome(text) == whole
+
+
 def test_continuation_lines_stay_with_their_rule():
-    rules, facts, n = split(b"q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n")
-    assert n == 2
-    assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%\n\n"
-    want = b"%%%%%%%\n%%%%%%%%%%%%%\np(a)@1.\n%\np(b)@2.\n"  # (the other lines: comments, no blanks)
-    for block in (1 << 20, 8, 1):
-        got = list(facts.blocks(block))
-        assert b"".join(b for b, _ in got) == want
-        assert [bool(x) for _, m in got for x in m] == [False, False, True, False, True]  # (which lines the reader need not match)
+    for block in (1 << 20, 8, 1):  # (the statement's state carried from block to block)
+        rules, facts = _apart(b"q(X) :-\n  p(X)@[1,2].\np(a)@1.\n%\np(b)@2.\n", block)
+        assert rules == "q(X) :-\n  p(X)@[1,2].\n\n%"  # (the facts' lines empty: every line at its place)
+        assert facts.pred_rows("p") == [(("a",), (1, 1, True, True)), (("b",), (2, 2, True, True))]
+        assert facts.positions["p"].line == 3
 
 
 def test_error_positions_in_a_program(always_split):
@@ -123,15 +163,15 @@ def test_stats_count_the_lines_left_to_the_parser(tmp_path):
 @SETTINGS
 @given(st.binary(max_size=40).map(lambda b: bytes(b"_:a\n"[x % 4] for x in b)))
 def test_null_labels_found_as_bytes_search_finds_them(data):
-    """program_facts reads a program with a labelled null whole: ``_:`` found
-    by numpy as Python's own search finds it (first byte, last byte, runs)."""
+    """A program with a labelled null is read whole: ``_:`` found by numpy
+    as Python's own search finds it (first byte, last byte, runs)."""
     import numpy as np
 
-    from chronolog.language.program_facts import _holds_null_labels
+    from chronolog.language.fact_columns import _holds_null_labels
 
     assert _holds_null_labels(np.frombuffer(data, np.uint8)) == (b"_:" in data)
 
 
 def test_a_program_with_a_labelled_null_is_read_whole():
-    assert split(b"p(a)@1.\np(_:n1)@2.\n") is None
-    assert split(b"p(a_b)@1.\np(c)@2._") is not None
+    assert _apart(b"p(a)@1.\np(_:n1)@2.\n") is None
+    assert _apart(b"p(a_b)@1.\np(c)@2._") is not None

@@ -140,8 +140,8 @@ KEYS = st.one_of(
 @given(facts=st.data())
 def test_quoted_terms_read_alike_from_files_and_programs(tmp_path_factory, kernels_always, facts):
     """String terms written quoted: the values given in Python, a fact file
-    read by the kernels, the same facts inside the program (split from the
-    rules, language/program_facts.py) and the program read whole by the
+    read by the kernels, the same facts inside the program (read by the
+    fact reader apart from the rules, language/program_facts.py) and the program read whole by the
     grammar give one model, on both executors."""
     from chronolog.api import load_program
 

@@ -246,6 +246,61 @@ def test_probed_rounds_give_the_oracle_model(spark, es):
     assert canon(model.facts("path")) == canon(oracle.facts("path"))
 
 
+def reach_rounds(spark, rows, doubling=True, program=REACH, horizon=(-1, 30)):
+    """Temporal reachability over ``rows`` on Spark's rounds, the closure
+    doubled or not: the number of rounds of its stratum, after asserting
+    that Spark's model is the engine's (which runs it linear) and the
+    pointwise oracle's."""
+    from chronolog.language.timeline import format_interval
+    from chronolog.planner.backend_choice import DOUBLING_CONF
+    from oracle.pointwise import evaluate_text
+
+    spark.conf.set(DOUBLING_CONF, str(doubling).lower())
+    try:
+        stats, model = check(spark, program, {"e": edges([(x, y, iv) for (x, y), iv in rows])})
+    finally:
+        spark.conf.unset(DOUBLING_CONF)
+    data = "\n".join(f"e({x}, {y})@{format_interval(iv)}." for (x, y), iv in rows)
+    oracle = evaluate_text(program, data, horizon=horizon)  # (no time operator: every path lies within its edges' times)
+    assert canon(model.facts("path")) == canon(oracle.facts("path"))
+    return sum(r.stratum == 0 for r in stats["rounds"])
+
+
+def test_closure_runs_doubled_in_log_rounds(spark):
+    """A chain of 16 edges: linear, a round per edge of the longest path
+    (and one that finds nothing); doubled (planner/closure.py), a round per
+    doubling of it; the same model both ways, the oracle's."""
+    rows = [((i, i + 1), (0, 10, True, i % 3 != 0)) for i in range(16)] + [((16, 0), (2, 5, False, True))]
+    linear = reach_rounds(spark, rows, doubling=False)
+    doubled = reach_rounds(spark, rows)
+    assert linear >= 17 and doubled <= 7, (linear, doubled)
+
+
+def test_closure_with_given_facts_of_its_predicate_runs_linear(spark):
+    """Given facts of the closure's own predicate: the doubled form would
+    join two of them, which the linear form never does (path(0,1) and
+    path(1,2) given make no path(0,2) here), so the rounds run it as written."""
+    program = REACH + "path(0, 1)@[0, 9]. path(1, 2)@[0, 9]. path(4, 0)@(1, 3].\n"
+    rows = [((2, 3), (0, 5, True, True)), ((3, 4), (1, 8, True, False)), ((5, 6), (0, 1, True, True))]
+    rounds = reach_rounds(spark, rows, program=program)
+    assert rounds == reach_rounds(spark, rows, doubling=False, program=program)
+
+
+REACH_RIGHT = REACH.replace("path(X, Z) :- path(X, Y), e(Y, Z).", "path(X, Z) :- e(X, Y), path(Y, Z).")
+
+
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([REACH, REACH_RIGHT]),
+       st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 8), st.integers(0, 6), st.booleans(), st.booleans()),
+                min_size=1, max_size=12))
+def test_doubled_closure_gives_the_oracle_model(spark, program, es):
+    """Temporal reachability (left- or right-linear) over a random interval
+    graph (cycles, self-loops, punctual edges, open and closed ends)
+    doubled on Spark: the engine's linear model and the pointwise oracle's."""
+    assert REACH_RIGHT != REACH
+    reach_rounds(spark, [((x, y), (lo, lo + d, lc or d == 0, hc or d == 0)) for x, y, lo, d, lc, hc in es], program=program)
+
+
 MUTUAL = """
 odd(X, Y) :- e(X, Y).
 even(X, Z) :- odd(X, Y), e(Y, Z).
@@ -725,10 +780,12 @@ def test_checkpoint_size_estimates_do_not_grow_with_the_rounds(spark):
 
 
 def test_long_recursion_keeps_size_estimates_bounded(spark):
-    """Temporal reachability along a chain: one round per edge, each
-    relation's estimate bounded at the end (it squared every round), the
-    model the embedded engine's."""
+    """Temporal reachability along a chain, the closure linear (doubled it
+    takes log2 of the rounds): one round per edge, each relation's
+    estimate bounded at the end (it squared every round), the model the
+    embedded engine's."""
     from chronolog.connectors.spark_rounds.catalog import DEFAULT_SIZE
+    from chronolog.planner.backend_choice import DOUBLING_CONF
 
     prog = """
     path(X, Y) :- e(X, Y).
@@ -737,7 +794,11 @@ def test_long_recursion_keeps_size_estimates_bounded(spark):
     """
     n = 16
     e = edges([(i, i + 1, (i, i + 2 * n, True, False)) for i in range(n)])
-    stats, model = check(spark, prog, {"e": e})
+    spark.conf.set(DOUBLING_CONF, "false")
+    try:
+        stats, model = check(spark, prog, {"e": e})
+    finally:
+        spark.conf.unset(DOUBLING_CONF)
     assert len(model.facts("path")) == n * (n + 1) // 2  # every i < j reachable on [j - 1, i + 2n)
     assert len(stats["rounds"]) >= n - 1
     for pred, rel in stats["relations"].items():

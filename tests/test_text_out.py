@@ -150,3 +150,40 @@ def test_columns_csv_quotes_as_the_csv_module(rows):
     for (t,), (lo, hi, lc, hc) in sorted(facts, key=lambda f: (term_sort_key(f[0][0]), f[1][0])):
         csv.writer(want).writerow([t, lo, hi, str(lc).lower(), str(hc).lower()])
     assert got == want.getvalue()
+
+
+NAME_TEXTS = st.one_of(
+    st.sampled_from(["a", "b_2", "not", "inf", "infty", "<http://www.lubm.org/x>", "a b", 'a"b', "a\\b", "é", "x\u2028y", "x\x85", "\t", ""]),
+    st.text(alphabet='ab_ <>:/#"\\\n\r\t\x0b\x0c\x1c\x1d\x1eé€\x85\u2028\u2029😀', max_size=8),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(NAME_TEXTS, max_size=12))
+def test_names_of_a_file_print_as_format_term_prints_them(names):
+    """A fact file's names are printed by kernels (quoted, escaped, their
+    line breaks by format_term): the text format_term gives each."""
+    import polars as pl
+
+    from chronolog.connectors.text_out import _name_texts
+    from chronolog.language.text import format_term
+
+    assert _name_texts(pl.Series(names, dtype=pl.String), format_term).to_list() == [format_term(v) for v in names]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(NAME_TEXTS, unique=True, max_size=30))
+def test_string_ranks_are_pythons_order(strings):
+    """Distinct strings ranked by a polars sort and a join: their places in
+    Python's sorted order (code point order, UTF-8 byte order)."""
+    import polars as pl
+
+    from chronolog.connectors import text_out
+
+    want = {v: i for i, v in enumerate(sorted(strings))}
+    for by_join in (text_out.RANK_BY_JOIN, 3):  # (a set larger than RANK_BY_JOIN: by arg_sort)
+        old, text_out.RANK_BY_JOIN = text_out.RANK_BY_JOIN, by_join
+        try:
+            assert text_out._string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
+        finally:
+            text_out.RANK_BY_JOIN = old

@@ -23,6 +23,7 @@ from itertools import count
 from chronolog.engine import seminaive
 from chronolog.engine.runaway import MAX_ROUNDS
 from chronolog.planner import physical as ph
+from chronolog.planner.backend_choice import DOUBLING_CONF
 from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
@@ -173,7 +174,17 @@ class Rounds(seminaive.Backend):
         predicate and ONE action (merge, checkpoint and counts of every head
         predicate together)."""
         self._stratum, self._number = st, 0
-        seminaive.run(self, ph.stratum_plan(self.plan, st))
+        seminaive.run(self, self.form(ph.stratum_plan(self.plan, st)))
+
+    def form(self, planned):
+        """``planned`` or its doubled form, a transitive closure's
+        (planner/backend_choice.spark_form): the same model in fewer
+        rounds, when the closure's predicate holds no given facts and the
+        session has not turned it off (``DOUBLING_CONF``)."""
+        if planned.doubled is None or self.spark.conf.get(DOUBLING_CONF, "true").lower() == "false":
+            return planned
+        given = self.relations.rels.get(planned.preds[0])
+        return planned if given is not None and given.count else planned.doubled
 
     def before_round(self, number: int, deltas: dict) -> None:
         if number > MAX_ROUNDS.get():

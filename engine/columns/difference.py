@@ -45,6 +45,10 @@ def subtract(df, holes, keys):
     with the same ``keys``."""
     import polars as pl
 
+    from . import small_frames
+
+    if small_frames.small(df, holes):
+        return small_frames.subtract(df, holes, keys)
     rows = df.with_row_index("_r")
     if keys:
         m = rows.join(holes, on=keys, how="inner")

@@ -196,29 +196,43 @@ class HybridEvaluator(Evaluator):
         return super().maintain(retracted, added)
 
     def given_pieces(self, pred: str, holes: dict):
-        """The pieces of ``pred``'s given facts (a predicate no rule derives)
-        that ``holes`` (terms -> intervals) meet, ``{terms: intervals}``, read
-        off its columns (made rows only if read); None when the update will
-        not run on columns."""
+        """The pieces of ``pred``'s given facts that ``holes`` (terms ->
+        intervals of a predicate no rule derives, or a coalesced frame of
+        them, retraction.py, of any predicate) meet, ``{terms: intervals}``,
+        read off its columns (made rows only if read); None when the update
+        will not run on columns, or when a hole of a derived predicate meets
+        only what the rules derive (the general path refuses it)."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, split
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
+        from .retraction import conclusions_only, pieces_met
 
         import time
 
         started = time.process_time()
         m = ColumnMaintenance(self)
-        m.arities[pred] = len(next(iter(holes)))
+        framed = not isinstance(holes, dict)
+        m.arities[pred] = holes.width - 2 if framed else len(next(iter(holes)))
         names = m.names(pred)
         conflations = self.terms.conflations
         try:
-            frame = m.atoms_frame(pred, holes)
-            source = m.current(pred)
-            hit, rest = split(source, atoms_of(frame, names), names, self.values)
-            pieces = coalesce(overlap(hit, frame, names, self.values), names)
+            frame = holes if framed else m.atoms_frame(pred, holes)
+            # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
+            keys = frame.select(names) if names else atoms_of(frame, names)
+            if framed and pred in self.plan.derived_predicates():
+                model = m.current(pred)
+                source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
+                hit = hits(m.given_frame(pred), keys, names, self.values)
+                if conclusions_only(frame, hit, model, names, self.values):
+                    return None
+            else:
+                source = m.current(pred)
+                hit, rest = split(source, keys, names, self.values)
+            met = pieces_met(hit, frame, names) if framed else None
+            pieces = coalesce(met if met is not None else overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None
         if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)

@@ -105,6 +105,14 @@ def _part_columns(part, terms, scale, units_memo):
         else:  # (ints a kernel read are distinct: no check for equal new values)
             mapping = terms.code_all(c.values.tolist(), distinct=getattr(c, "ints", None) is not None)
         codes.append(mapping[c.indices])
+    return (codes, *interval_columns(lo, hi, lc, hc, scale, units_memo))
+
+
+def interval_columns(lo, hi, lc, hc, scale, units_memo):
+    """``s``, ``e`` codes of one block's intervals (the reader's ends and
+    closedness); each distinct time value is scaled once (``units_memo``)."""
+    import numpy as np
+
     key = id(lo.values)
     got = units_memo.get(key)
     if got is None:
@@ -119,7 +127,7 @@ def _part_columns(part, terms, scale, units_memo):
     li, hi_ = lo.indices, hi.indices
     s = np.where(fin[li], 2 * u[li] + (~lc).astype(np.int64), NEG)
     e = np.where(hfin[hi_], 2 * hu[hi_] + hc.astype(np.int64), POS)
-    return codes, s, e
+    return s, e
 
 
 def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):

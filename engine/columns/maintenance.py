@@ -42,6 +42,7 @@ from .coalesce import coalesce, merge_new
 from .difference import subtract
 from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
+from . import small_frames
 from .scan import DELTA
 from .value_columns import is_values
 
@@ -137,6 +138,10 @@ class ColumnMaintenance:
         hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
         self._rest[pred] = rest
         return hit
+
+    def hits(self, pred: str, keys):
+        """``pred``'s rows of the atoms ``keys``."""
+        return hits(self.current(pred), keys, self.names(pred), self.ev.values)
 
     def put_back(self, pred: str, rows) -> None:
         import polars as pl
@@ -270,14 +275,18 @@ class ColumnMaintenance:
         if not (gone_in or new_in or seeds or added):
             return
         why = self._why_recompute(stratum, set(gone_in) | set(new_in))
+        tally = dict(small_frames.TALLY)
         if why is None:
             touched = self._dred(stratum, gone_in, new_in, seeds, added)
-            self.report.append({"stratum": stratum.index, "maintained": True})
+            entry = {"stratum": stratum.index, "maintained": True}
         else:
             touched = self._recompute(stratum)
-            self.report.append({"stratum": stratum.index, "maintained": False, "why": why})
+            entry = {"stratum": stratum.index, "maintained": False, "why": why}
         for p in own:
             self._record(p, touched.get(p))
+        if why is None:  # (how many of its interval operations ran in Python, on small frames)
+            entry["interval_operations"] = {path: n - tally[path] for path, n in small_frames.TALLY.items()}
+        self.report.append(entry)
 
     def _why_recompute(self, stratum, changed: set):
         planned = ph.stratum_plan(self.ev.plan, stratum)
@@ -309,8 +318,11 @@ class ColumnMaintenance:
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        gone = before.join(after, on=cols, how="anti")
-        new = after.join(before, on=cols, how="anti")
+        if small_frames.small(before, after):
+            gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
+        else:
+            gone = before.join(after, on=cols, how="anti")
+            new = after.join(before, on=cols, how="anti")
         if gone.height:
             self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
         if new.height:
@@ -373,7 +385,7 @@ class ColumnMaintenance:
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            pieces = overlap(split(self.current(p), atoms_of(holes, self.names(p)), self.names(p), self.ev.values)[0], holes,
+            pieces = overlap(self.hits(p, atoms_of(holes, self.names(p))), holes,
                              self.names(p), self.ev.values)
             over[p] = pieces
             if stratum.recursive:
@@ -384,7 +396,7 @@ class ColumnMaintenance:
             delta = {}
             for p, derived in found.items():
                 names = self.names(p)
-                real = overlap(split(self.current(p), atoms_of(derived, names), names, self.ev.values)[0], derived, names,
+                real = overlap(self.hits(p, atoms_of(derived, names)), derived, names,
                                self.ev.values)
                 if not real.height:
                     continue
@@ -399,7 +411,7 @@ class ColumnMaintenance:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
         ``pieces`` and were not driven yet (so the loop ends)."""
         names = self.names(pred)
-        hit = overlapping(split(self.current(pred), atoms_of(pieces, names), names, self.ev.values)[0], pieces, names,
+        hit = overlapping(self.hits(pred, atoms_of(pieces, names)), pieces, names,
                           self.ev.values)
         if pred in used:
             hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
@@ -602,7 +614,10 @@ class _Tables:
             return
         import polars as pl
 
-        keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        if small_frames.small(source):
+            keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
+        else:
+            keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
 
 
@@ -611,6 +626,8 @@ def atoms_of(df, names: list):
     terms, one row (its one atom) when ``df`` has any, else none."""
     import polars as pl
 
+    if names and small_frames.small(df):
+        return small_frames.distinct(df, names)
     if names:
         return df.lazy().select(names).unique().collect()
     return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
@@ -624,21 +641,56 @@ def split(df, keys, names: list, values):
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
+    match = _codes_match(df, keys, names)
+    if match is not None:  # (two queries)
+        hit = df.filter(match)
+        return (hit, df.filter(~match)) if hit.height else (hit, df)
     mask = _matching(df, keys, names, values)
     if not mask.any():
         return df.clear(), df
     return df.filter(mask), df.filter(~mask)
 
 
+def hits(df, keys, names: list, values):
+    """The rows of ``df`` whose atom is a row of ``keys``: :func:`split`'s
+    first half without the pass that makes the second."""
+    if not names:
+        return df if keys.height else df.clear()
+    return semi(df, keys, names, values)
+
+
 def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
+    match = _codes_match(df, keys, cols)
+    if match is not None:  # (one query)
+        return df.filter(match)
     return df.filter(_matching(df, keys, cols, values))
 
 
+def _codes_match(df, keys, cols: list):
+    """Whether a row of ``df`` has its ``cols`` in ``keys``, as an expression
+    over ``df`` when ``cols`` are one or two code columns on both sides
+    (codes are non-negative and under 2**31: one int64 key per atom, the
+    keys packed in numpy, so a filter is one query); else None."""
+    import polars as pl
+
+    if len(cols) > 2 or not all(
+        df.schema[c] == pl.Int64 and keys.schema[c] == pl.Int64 and not df[c].null_count() and not keys[c].null_count() for c in cols
+    ):
+        return None
+    probe = keys[cols[0]].to_numpy()
+    row = pl.col(cols[0])
+    if len(cols) == 2:
+        probe = probe * (1 << 32) + keys[cols[1]].to_numpy()
+        row = row * (1 << 32) + pl.col(cols[1])
+    return row.is_in(pl.lit(pl.Series(probe)).implode())
+
+
 def _matching(df, keys, cols: list, values):
-    """Per row of ``df``, whether its ``cols`` are a row of ``keys``."""
+    """Per row of ``df``, whether its ``cols`` are a row of ``keys`` (value
+    columns on a side: matched as codes)."""
     import polars as pl
 
     from .value_columns import match_kinds
@@ -646,17 +698,9 @@ def _matching(df, keys, cols: list, values):
     if any(is_values(df[c]) or is_values(keys[c]) for c in cols):
         df, keys = match_kinds(df, keys, cols, values)
     if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
-        # codes (non-negative, under 2**31): one int64 key per atom, a Series is_in (no query plan)
-        return _packed(df, cols).is_in(_packed(keys, cols).implode())
+        return df.select(_codes_match(df, keys, cols)).to_series()
     marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
     return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
-
-
-def _packed(df, names):
-    """The code columns ``names`` (one or two) of ``df`` as one Series."""
-    if len(names) == 1:
-        return df[names[0]]
-    return df[names[0]] * (1 << 32) + df[names[1]]
 
 
 def overlap(df, other, names: list, values=None):
@@ -664,6 +708,8 @@ def overlap(df, other, names: list, values=None):
     (not coalesced)."""
     import polars as pl
 
+    if df.height and other.height and small_frames.small(df, other):
+        return small_frames.overlap(df, other, names)
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()
@@ -672,6 +718,8 @@ def overlap(df, other, names: list, values=None):
 
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    if df.height and other.height and small_frames.small(df, other):
+        return small_frames.overlapping(df, other, names)
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()

@@ -1,0 +1,162 @@
+"""Retraction facts as column frames coded by a model's own dictionaries.
+
+A retraction names facts to take back from a model the columnar executor
+holds (engine/columns/maintenance.py).  Its facts, as the kernel fact
+reader's columns (language/fact_columns.py) or as rows, become one coalesced
+frame per predicate (relation.py's layout) by *looking up* each distinct
+value in the run's term Dictionary and scaling each distinct time point on
+its TimeScale: nothing of the model is encoded again, and nothing is added
+to its dictionary.  A fact naming a value the run never saw cannot meet the
+model, so it is left out.
+
+Where such frames could differ from what the general path finds (a float,
+a fraction, or a number equal to a term of another kind, whose match the
+value columns decide; a time point off the run's grid), :class:`Fallback`
+says so and the caller takes the general path.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+
+from chronolog.language.fact_columns import _Column
+
+from .coalesce import coalesce_arrays
+from .encoding import Fallback
+from .given import interval_columns
+from .relation import _frame, empty, interval_codes
+
+
+def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
+    """``{pred: coalesced frame}`` of the facts in ``columns`` (FactColumns)
+    and ``rows`` (FactRows), ``arities`` their predicates' arities."""
+    memo: dict = {}
+    out = {}
+    for pred, arity in arities.items():
+        parts = []
+        for fc in columns:
+            for cols, lo, hi, lc, hc in fc.parts.get(pred, ()):
+                codes = [_column_codes(c, terms) for c in cols]
+                parts.append((codes, *interval_columns(lo, hi, lc, hc, scale, memo)))
+            if fc.slow.get(pred):
+                parts.append(_rows_codes(fc.slow[pred], arity, terms, scale))
+        if rows.get(pred):
+            parts.append(_rows_codes(rows[pred], arity, terms, scale))
+        out[pred] = _coalesced(parts, arity)
+    return out
+
+
+def _coalesced(parts: list, arity: int):
+    """One frame of the parts' rows whose every term has a code, coalesced."""
+    import numpy as np
+
+    parts = [p for p in parts if len(p[1])]
+    if not parts:
+        return empty(arity)
+    cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
+    s = np.concatenate([p[1] for p in parts])
+    e = np.concatenate([p[2] for p in parts])
+    known = np.ones(len(s), dtype=bool)
+    for c in cols:
+        known &= c >= 0
+    if not known.all():
+        cols, s, e = [c[known] for c in cols], s[known], e[known]
+    return _frame(*coalesce_arrays(cols, s, e))  # (in numpy: polars' queries cost ~0.2 ms each, per predicate)
+
+
+def _column_codes(col, terms):
+    """Per fact of a reader's term column, its code (-1: a value the run never saw)."""
+    if not isinstance(col, _Column) or col.values.dtype != object:
+        raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
+    return lookup(col.values.tolist(), terms)[col.indices]
+
+
+def _rows_codes(rows: list, arity: int, terms, scale):
+    """``(codes per argument, s, e)`` of ``(terms, interval)`` rows."""
+    import numpy as np
+
+    cols = []
+    for i in range(arity):
+        values = [t[i] for t, _ in rows]
+        distinct = list(dict.fromkeys(values))
+        at = {v: k for k, v in enumerate(distinct)}
+        cols.append(lookup(distinct, terms)[np.array(list(map(at.__getitem__, values)), dtype=np.int64)])
+    lo, hi, lc, hc = zip(*[iv for _, iv in rows])
+    return (cols, *interval_codes(lo, hi, lc, hc, scale))
+
+
+def lookup(values: list, terms):
+    """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
+    one it does not hold; only names and integers, and an integer only
+    where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
+    the value columns decide such matches)."""
+    import numpy as np
+
+    # (map over the dict's get: half the CPU of a generator's Python frame per value)
+    out = np.array(list(map(terms.codes.get, values, repeat(-1, len(values)))), dtype=np.int64)
+    if not all(type(v) is str for v in values):
+        known = terms.values
+        for v, c in zip(values, out.tolist()):
+            if type(v) is not str and (type(v) is not int or c >= 0 and type(known[c]) is not int):
+                raise Fallback(f"the term {v!r} may equal a term of another kind")
+    return out
+
+
+def pieces_met(df, holes, names: list):
+    """The pieces of ``df``'s intervals that lie in ``holes``' of the same
+    atom (not coalesced): maintenance.overlap for frames whose terms are all
+    codes, in numpy, where polars' join costs ~0.7 ms whatever the size (a
+    retraction's few atoms, per predicate); None for value columns."""
+    met = _meeting(df, holes, names)
+    if met is None:
+        return None
+    rows, s, e = met
+    return _frame([df[c].to_numpy()[rows] for c in names], s, e)
+
+
+def conclusions_only(holes, given, model, names: list, values) -> bool:
+    """Whether an atom's ``holes`` meet none of its ``given`` intervals but
+    meet the ``model``: a retraction of what only the rules derive."""
+    from .maintenance import hits, overlapping, split
+
+    met = _meeting(holes, given, names)
+    ok = holes[met[0]] if met is not None else overlapping(holes, given, names, values)
+    doubt = split(holes, ok.select(names), names, values)[1] if ok.height and names else holes.clear() if ok.height else holes
+    if not doubt.height:
+        return False
+    near = hits(model, doubt.select(names) if names else doubt, names, values)  # (the doubted atoms' rows: a small frame)
+    met = _meeting(doubt, near, names)
+    return bool(len(met[0]) if met is not None else overlapping(doubt, near, names, values).height)
+
+
+def _meeting(df, other, names: list):
+    """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other`` of
+    the same atom whose intervals meet, ``df``'s row and their common piece
+    (numpy); None unless the terms are codes on both sides."""
+    import numpy as np
+    import polars as pl
+
+    if any(df[c].dtype != pl.Int64 or other[c].dtype != pl.Int64 for c in names):
+        return None
+    n = df.height
+    if not n or not other.height:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if names:  # one id per atom, over both frames
+        cols = [np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in names]
+        if len(cols) <= 2 and all(c.min() >= 0 and c.max() < 1 << 31 for c in cols):  # (codes: one int64 an atom)
+            ids = cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
+        else:
+            ids = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+        mine, theirs = ids[:n], ids[n:]
+    else:
+        mine, theirs = np.zeros(n, dtype=np.int64), np.zeros(other.height, dtype=np.int64)
+    order = np.argsort(theirs, kind="stable")
+    lo = np.searchsorted(theirs[order], mine, "left")
+    counts = np.searchsorted(theirs[order], mine, "right") - lo
+    left = np.repeat(np.arange(n), counts)
+    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    right = order[np.repeat(lo, counts) + within]
+    s = np.maximum(df["s"].to_numpy()[left], other["s"].to_numpy()[right])
+    e = np.minimum(df["e"].to_numpy()[left], other["e"].to_numpy()[right])
+    keep = s < e
+    return left[keep], s[keep], e[keep]

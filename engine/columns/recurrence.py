@@ -40,16 +40,17 @@ LABEL = "recurrence kernel: one sweep through time"
 
 
 class _Rule:
-    """A step rule's own part: its tests (the rows' compiled closures) and head."""
+    """A step rule's own part: its tests (the rows' compiled closures) and head,
+    as one function of the binding (``step``)."""
 
     def __init__(self, step, slots: dict, horizon, scale):
         from chronolog.engine.rows.expressions import compile_condition, compile_expr
-        from chronolog.engine.rows.float_paths import float_fast
+        from chronolog.engine.rows.float_paths import float_fast, fused_step
         from chronolog.language.errors import DataError
 
-        slots = dict(slots)
+        inputs, slots = slots, dict(slots)
         consts: dict = {}  # assignments of a constant (A = float(2/21)): folded into what reads them
-        self.tests = []
+        tests, parts = [], []  # (is an assignment, closure); (assigned variable or None, expression)
         try:
             for lit in step.tests:
                 if isinstance(lit, Assign):
@@ -60,15 +61,17 @@ class _Rule:
                             continue
                         except Exception:  # noqa: BLE001 - left to fail where a binding reaches it, as on rows
                             pass
-                    self.tests.append((True, float_fast(expr, slots, compile_expr(expr, dict(slots), lit))))
+                    tests.append((True, float_fast(expr, slots, compile_expr(expr, dict(slots), lit))))
+                    parts.append((lit.var, expr))
                     slots[lit.var] = len(slots)
                 else:
                     cmp = lit.comparison
                     cmp = ast.Comparison(cmp.op, _substitute(cmp.left, consts), _substitute(cmp.right, consts), cmp.pos)
-                    self.tests.append((False, float_fast(cmp, slots, compile_condition(cmp, dict(slots)))))
+                    tests.append((False, float_fast(cmp, slots, compile_condition(cmp, dict(slots)))))
+                    parts.append((None, cmp))
         except DataError as e:  # (a function of the wrong arity: the rows report it)
             raise Fallback(str(e)) from None
-        bound = len(slots) - sum(1 for assign, _ in self.tests if assign)
+        bound = len(inputs)
         picks = []
         for t in step.rule.head_terms:
             if isinstance(t, ast.Const):
@@ -77,7 +80,19 @@ class _Rule:
                 picks.append(("c", consts[t.name]))
             else:
                 picks.append(("v", slots[t.name]))
-        self.head = _head_builder(picks)
+        head = _head_builder(picks)
+
+        def slow(b):
+            """The head of binding ``b`` (None where a condition fails): the tests one closure each."""
+            for assign, fn in tests:
+                if assign:
+                    b = b + (fn(b),)
+                elif not fn(b):
+                    return None
+            return head(b)
+
+        # the step as one generated function where every test has a float path (the EMA's)
+        self.step = fused_step(parts, inputs, picks, slow) or slow
         # head positions holding a computed value: checked for runaway ones as they are made
         self.computed = [k for k, (kind, x) in enumerate(picks) if kind == "v" and x >= bound]
         self.horizon = scale.codes(horizon) if horizon is not None else (NEG, POS)
@@ -169,8 +184,8 @@ def _key_getter(positions):
 
 def _index(frame, joined, extra, ev) -> dict:
     """``{values of the shared variables (as _key_getter gives them): (starts,
-    ends, running max of the ends, other values)}``, each list in order of
-    start.  Sorted, cut into keys and the running maxima taken by kernels
+    ends, running max of the ends, other values, [where the sweep's next
+    lookup likely lands])}``, each list in order of start.  Sorted, cut into keys and the running maxima taken by kernels
     where the shared variables are codes (a dict of codes is Python's
     equality); float or exact ones group by Python's equality, in a loop."""
     import numpy as np
@@ -200,7 +215,7 @@ def _index(frame, joined, extra, ev) -> dict:
     else:
         keys = [()]
     bounds = [*firsts.tolist(), n]
-    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j]) for k, i, j in zip(keys, bounds, bounds[1:])}
+    return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j], [0]) for k, i, j in zip(keys, bounds, bounds[1:])}
 
 
 def _index_by_loop(frame, joined, extra, ev) -> dict:
@@ -215,7 +230,7 @@ def _index_by_loop(frame, joined, extra, ev) -> dict:
     for k, s, e, r in zip(keys, frame["s"].to_list(), frame["e"].to_list(), rest):
         entry = index.get(k)
         if entry is None:
-            index[k] = ([s], [e], [e], [r])
+            index[k] = ([s], [e], [e], [r], [0])
         else:
             entry[0].append(s)
             entry[1].append(e)
@@ -253,7 +268,12 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         if group is None:
             group = groups[_Group.key(step)] = _Group(step, ev)
         group.add(step, ev, None if step.rule.fresh else ev.horizon)
-    groups = [g for g in groups.values() if g.index]
+    # each group flattened once into locals the loop reads (attribute lookups cost as much as the step's arithmetic)
+    groups = [
+        (g.index.get, g.key_of, *g.shift, [(r.step, *r.horizon, r.computed) for r in g.rules])
+        for g in groups.values()
+        if g.index
+    ]
     heap: list = []
     seq = 0
     for frame, depth in seeds:
@@ -265,79 +285,90 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             heap.append((s, seq, e, atom, depth))
             seq += 1
     heapq.heapify(heap)
-    covered: dict = {}  # atom -> the end of what is final from the sweep's position on
-    firsts: dict = {}  # atom -> the atom as first seen (an equal one of other types falls back)
+    # atom -> (the end of what is final from the sweep's position on, the atom as
+    # first seen: an equal one of other types falls back)
+    covered: dict = {}
     if max_depth is None:
         max_depth = float("inf")
     out_atoms, out_s, out_e = [], [], []
     derived = 0
     push, pop = heapq.heappush, heapq.heappop
     errors = (DataError, ArithmeticError, TypeError, ValueError)
-    while heap:
-        s, _, e, atom, depth = pop(heap)
-        end = covered.get(atom)
-        if end is not None:
+    # a piece that starts before every piece in the heap is the next one taken:
+    # held here rather than pushed and popped (a chain, such as an EMA's days)
+    carry = None
+    while True:
+        if carry is not None:
+            s, _, e, atom, depth = carry
+            carry = None
+        elif heap:
+            s, _, e, atom, depth = pop(heap)
+        else:
+            break
+        known = covered.get(atom)
+        if known is not None:
+            end, first = known
             if end >= e:
                 continue
-            first = firsts[atom]
             if first is not atom and repr(first) != repr(atom):
                 raise Fallback("equal atoms of two types (such as 1 and 1.0): the rows keep the first one's")
             if end > s:
                 s = end
             atom = first
-        else:
-            firsts[atom] = atom
-        covered[atom] = e
+        covered[atom] = (e, atom)
         out_atoms.append(atom)
         out_s.append(s)
         out_e.append(e)
-        derived += depth > 0
+        if depth:
+            derived += 1
         if depth >= max_depth:
             raise Fallback("a chain of derivations as long as the rows' round limit")
-        for g in groups:
-            entry = g.index.get(g.key_of(atom))
+        new = []
+        for lookup, key_of, d1, open1, d2, closed2, rules in groups:
+            entry = lookup(key_of(atom))
             if entry is None:
                 continue
             # the shift of interval_shift.shift, on one interval
-            d1, open1, d2, closed2 = g.shift
             s2 = NEG if s == NEG else (s & -2) + d1 + ((s & 1) | open1)
             e2 = POS if e == POS or d2 is None else (e & -2) + d2 + (e & closed2)
             if not (s2 == NEG or s2 < LIMIT) or not (e2 == POS or e2 < LIMIT):
                 raise Fallback("a time point outside 64-bit codes")
-            starts, ends, reach, rest = entry
-            j = bisect_left(starts, e2) - 1
+            starts, ends, reach, rest, hint = entry
+            # the last driver piece starting before e2: the one after the last lookup's in a chain
+            j = hint[0]
+            if not (j < len(starts) and starts[j] < e2 and (j + 1 == len(starts) or starts[j + 1] >= e2)):
+                j = bisect_left(starts, e2) - 1
+            hint[0] = j + 1
             while j >= 0 and reach[j] > s2:
                 de = ends[j]
                 if de > s2:
                     lo0 = starts[j] if starts[j] > s2 else s2
                     hi0 = de if de < e2 else e2
                     bound = atom + rest[j]
-                    for rule in g.rules:
-                        b = bound
+                    for step_of, hs, he, computed in rules:
                         try:
-                            for assign, fn in rule.tests:
-                                if assign:
-                                    b = b + (fn(b),)
-                                elif not fn(b):
-                                    break
-                            else:
-                                hs, he = rule.horizon
-                                lo = lo0 if lo0 > hs else hs
-                                hi = hi0 if hi0 < he else he
-                                if lo < hi:
-                                    head = rule.head(b)
-                                    if runaway:
-                                        for k in rule.computed:
-                                            if type(head[k]) is not float and too_big(head[k]):
-                                                raise Fallback("a runaway value: the rows report it")
-                                    push(heap, (lo, seq, hi, head, depth + 1))
-                                    seq += 1
+                            head = step_of(bound)
                         except errors as err:
                             raise Fallback(f"an error in a step ({err}): the rows report it at its place") from None
+                        if head is not None:
+                            lo = lo0 if lo0 > hs else hs
+                            hi = hi0 if hi0 < he else he
+                            if lo < hi:
+                                if runaway:
+                                    for k in computed:
+                                        if type(head[k]) is not float and too_big(head[k]):
+                                            raise Fallback("a runaway value: the rows report it")
+                                new.append((lo, seq, hi, head, depth + 1))
+                                seq += 1
                 j -= 1
+        if len(new) == 1 and (not heap or new[0][0] < heap[0][0]):  # (an equal start: the heap's has the lower seq)
+            carry = new[0]
+        else:
+            for piece in new:
+                push(heap, piece)
     if runaway:
         for i in range(len(out_atoms[0]) if out_atoms else 0):
-            col = [atom[i] for atom in firsts]
+            col = {atom[i] for atom in covered}  # (each distinct value once: a series' name on every day is one check)
             if not all(type(v) is float for v in col) and any(map(too_big, col)):
                 raise Fallback("a runaway value: the rows report it")
     return out_atoms, out_s, out_e, derived

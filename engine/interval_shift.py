@@ -15,8 +15,7 @@ from __future__ import annotations
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .exprs import call, checked, col, lit, when
-
-NEG, POS = -(2**62), 2**62
+from .interval_codes import NEG, POS
 
 
 def _end(code, sentinel, moved):

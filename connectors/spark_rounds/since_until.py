@@ -84,7 +84,7 @@ def since_step(rules, q: Stmt, rule, views=None):
     j = q.add(f"SELECT {', '.join([*cols, f'{s} AS s', f'{e} AS e', 'cs', 'ce'])} FROM {right} AS r {on}",
               [*cols, "s", "e", "cs", "ce"])
     j = q.add(f"SELECT * FROM {j} WHERE s < e", q.cols[j])
-    j = with_codes(q, j, *moved_sql(shift, rules.grid.window_units(since_offset(rule.op, rule.window))))
+    j = with_codes(q, j, *moved_sql(shift, rules.grid.window(since_offset(rule.op, rule.window))))
     df = with_codes(q, j, s, e)
     df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
     return rules.head(q, df, rule, varcols)

@@ -106,7 +106,9 @@ def when(cond: Expr, then, otherwise) -> Expr:
 
 def call(name: str, *args) -> Expr:
     """A function of both backends: ``abs``, ``least``, ``greatest``,
-    ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``),
+    ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``), of floats
+    ``divide``, ``floor``, ``ceil``, ``rint`` (half to even), ``not_finite``
+    and ``to_int``,
     ``month_index`` (of a day since 1970: ``year * 12 + month - 1``, the
     proleptic Gregorian calendar of both) and ``month_start`` (the day
     since 1970 a month index starts)."""
@@ -165,6 +167,16 @@ def to_polars(e: Expr, checks: list):
         return xs[0] % xs[1]
     if op == "abs":
         return xs[0].abs()
+    if op == "divide":
+        return xs[0] / xs[1]
+    if op in ("floor", "ceil"):
+        return getattr(xs[0], op)()
+    if op == "rint":
+        return xs[0].round(0, mode="half_to_even")
+    if op == "not_finite":
+        return ~xs[0].is_finite()
+    if op == "to_int":
+        return xs[0].cast(pl.Int64)
     if op in ("least", "greatest"):
         return (pl.min_horizontal if op == "least" else pl.max_horizontal)(*xs)
     if op == "month_index":
@@ -225,8 +237,14 @@ def to_sql(e: Expr, literal, stop) -> str:
     if op == "mod":  # try_mod has the dividend's sign (null for a zero divisor); Python's the divisor's
         r = f"try_mod({xs[0]}, {xs[1]})"
         return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({xs[1]} < 0) THEN {r} + {xs[1]} ELSE {r} END)"
-    if op in ("abs", "least", "greatest"):
+    if op in ("abs", "least", "greatest", "floor", "ceil", "rint"):
         return f"{op}({', '.join(xs)})"
+    if op == "divide":
+        return f"({xs[0]} / {xs[1]})"
+    if op == "not_finite":
+        return f"(NOT (abs({xs[0]}) < CAST('Infinity' AS DOUBLE)))"
+    if op == "to_int":
+        return f"CAST({xs[0]} AS BIGINT)"
     if op == "month_index":
         day = f"date_from_unix_date(CAST({xs[0]} AS INT))"
         return f"(year({day}) * 12 + month({day}) - 1)"

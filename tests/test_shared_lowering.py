@@ -1,9 +1,11 @@
 """The lowering written once for both column backends (engine/exprs.py,
-int_arithmetic.py, interval_shift.py) gives the same values on Polars and
-on Spark, and those values are Python's: random integer expressions over
-random rows, random temporal shifts and boxes of random intervals (the
-rows' timeline.shift and timeline.box are the oracle)."""
+int_arithmetic.py, float_arithmetic.py, interval_shift.py) gives the same
+values on Polars and on Spark, and those values are Python's: random
+integer and float expressions over random rows, random temporal shifts and
+boxes of random intervals (the rows' timeline.shift and timeline.box are
+the oracle)."""
 
+import math
 from fractions import Fraction
 
 import polars as pl
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from budget import examples
 from chronolog.engine import exprs
+from chronolog.engine import float_arithmetic as fa
 from chronolog.engine import int_arithmetic as ia
 from chronolog.language import ast
 from chronolog.language import timeline as tl
@@ -147,6 +150,118 @@ def test_integer_lowering_gives_the_same_values_on_polars_and_spark(spark, e, ro
     assert agrees(on_spark, want, must), (str(e), rows, sql)
     if on_polars is not None and on_spark is not None:
         assert on_polars == on_spark
+
+
+FLOATS = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                   st.sampled_from([0.0, -0.0, 0.5, 2.5, -1.5, 1e308, -1e308, 5e-324, 2.0**62, -(2.0**63), 2.0**63]))
+
+
+def float_exprs():
+    """``+ - * /`` of A, B and float constants, under ``floor``, ``ceil``,
+    ``rint`` or nothing."""
+    leaves = st.one_of(st.sampled_from([ast.Var("A"), ast.Var("B")]), FLOATS.map(ast.Const))
+    tree = st.recursive(leaves, lambda sub: st.builds(ast.BinOp, st.sampled_from(["+", "-", "*", "/"]), sub, sub), max_leaves=6)
+    return st.tuples(st.sampled_from([None, "floor", "ceil", "rint"]), tree)
+
+
+def float_lowering(e, bound: int, signed_zero: bool):
+    """The float_arithmetic Expr of ``(outer, tree)`` (:func:`float_exprs`)."""
+    outer, tree = e
+
+    def lower(x):
+        if isinstance(x, ast.Var):
+            return exprs.col(x.name)
+        if isinstance(x, ast.Const):
+            return exprs.lit(x.value)
+        return fa.binop(x.op, lower(x.left), lower(x.right), str(x), signed_zero)
+
+    return lower(tree) if outer is None else fa.whole(outer, lower(tree), bound, outer)
+
+
+def python_floats(e, rows, bound: int):
+    """Python's values of ``e`` on ``rows``, or None where some row must be
+    refused (a division by zero, NaN or an infinity on the way, a whole
+    number of magnitude ``bound`` or more)."""
+    outer, tree = e
+
+    def ev(x, row):
+        if isinstance(x, ast.Var):
+            return row[x.name]
+        if isinstance(x, ast.Const):
+            return x.value
+        a, b = ev(x.left, row), ev(x.right, row)
+        v = a / b if x.op == "/" else {"+": a + b, "-": a - b, "*": a * b}[x.op]  # (ZeroDivisionError: refused)
+        if not math.isfinite(v):
+            raise ZeroDivisionError
+        return v
+
+    out = []
+    for row in rows:
+        try:
+            v = ev(tree, row)
+        except ZeroDivisionError:
+            return None
+        if outer is not None:
+            if abs(v) >= bound:
+                return None
+            v = {"floor": math.floor, "ceil": math.ceil, "rint": round}[outer](v)
+        out.append(v)
+    return out
+
+
+def same_floats(got, want, signed_zero: bool) -> bool:
+    """Equal values, and equal signs of zeros where they are kept."""
+    if got is None or want is None:
+        return got is want
+    fix = (lambda v: v) if signed_zero else (lambda v: 0.0 if v == 0 else v)
+    return all(g == fix(w) and type(g) is type(w) and math.copysign(1, g) == math.copysign(1, fix(w))
+               for g, w in zip(got, want))
+
+
+FLOAT_ROWS = st.lists(st.fixed_dictionaries({"A": FLOATS, "B": FLOATS}), min_size=1, max_size=6)
+
+
+def polars_floats(e, rows):
+    """On Polars, each constant a column of the frame, as the columns
+    executor gives them (expressions.evaluate): Polars adds a scalar zero by
+    returning the other operand, and ``-0.0 + 0.0`` is then ``-0.0``."""
+    outer, tree = e
+    consts = {}
+
+    def columns(x):
+        if isinstance(x, ast.Const):
+            return ast.Var(consts.setdefault(x.value if x.value or math.copysign(1, x.value) > 0 else "-0", f"k{len(consts)}"))
+        return ast.BinOp(x.op, columns(x.left), columns(x.right)) if isinstance(x, ast.BinOp) else x
+
+    tree = columns(tree)
+    data = {"A": [r["A"] for r in rows], "B": [r["B"] for r in rows]}
+    data |= {name: [-0.0 if v == "-0" else v] * len(rows) for v, name in consts.items()}
+    df = pl.DataFrame(data, schema={c: pl.Float64 for c in data})
+    out, why = exprs.with_values(df, {"r": float_lowering((outer, tree), 2**62, signed_zero=True)})
+    return None if why is not None else out["r"].to_list()
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(float_exprs(), FLOAT_ROWS)
+def test_float_lowering_on_polars_is_pythons_arithmetic(e, rows):
+    assert same_floats(polars_floats(e, rows), python_floats(e, rows, 2**62), signed_zero=True), (e, rows)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(float_exprs(), FLOAT_ROWS)
+def test_float_lowering_gives_pythons_values_on_spark(spark, e, rows):
+    from chronolog.connectors.spark_rounds.functions import double_literal
+
+    marker = "shared lowering refused: "
+    sql = exprs.to_sql(float_lowering(e, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
+    df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
+    try:
+        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+    except Exception as err:  # noqa: BLE001 - the refusal's raise_error
+        assert marker in str(err), err
+        on_spark = None
+    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
 
 
 def intervals():

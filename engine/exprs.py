@@ -210,6 +210,9 @@ def with_values(df, named: dict) -> tuple:
 
 # ------------------------------------------------------------------ Spark SQL
 
+_SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infinity' AS DOUBLE)))",
+               "to_int": "CAST({} AS BIGINT)"}
+
 
 def to_sql(e: Expr, literal, stop) -> str:
     """The Spark SQL text of ``e``: ``literal(v)`` writes a constant,
@@ -239,12 +242,8 @@ def to_sql(e: Expr, literal, stop) -> str:
         return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({xs[1]} < 0) THEN {r} + {xs[1]} ELSE {r} END)"
     if op in ("abs", "least", "greatest", "floor", "ceil", "rint"):
         return f"{op}({', '.join(xs)})"
-    if op == "divide":
-        return f"({xs[0]} / {xs[1]})"
-    if op == "not_finite":
-        return f"(NOT (abs({xs[0]}) < CAST('Infinity' AS DOUBLE)))"
-    if op == "to_int":
-        return f"CAST({xs[0]} AS BIGINT)"
+    if op in _SQL_FLOATS:
+        return _SQL_FLOATS[op].format(*xs)
     if op == "month_index":
         day = f"date_from_unix_date(CAST({xs[0]} AS INT))"
         return f"(year({day}) * 12 + month({day}) - 1)"

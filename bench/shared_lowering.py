@@ -221,7 +221,7 @@ def main() -> None:
     t0, (z0, w0) = timed(lambda: float_numpy(fx, fy), a.repeat)
     t1, (z1, w1) = timed(lambda: float_tree(fx, fy), a.repeat)
     same = z0.tolist() == z1.tolist() and w0.tolist() == w1.tolist()
-    print(f"float numpy(before) {t0 * 1e3:.1f} ms  tree->polars {t1 * 1e3:.1f} ms  same={same}")
+    print(f"float numpy(before) {t0 * 1e3:.1f} ms  tree->numpy {t1 * 1e3:.1f} ms  same={same}")
     if a.spark:
         spark_side(df, iv, a.repeat)
 

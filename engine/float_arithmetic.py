@@ -10,9 +10,10 @@ it keeps and the backends do not) the row is refused; a whole number
 beyond the backend's integers too.  Which operands are floats stays each
 backend's (the columns read it from the values, the rounds from the
 columns' classes), and so do ``-0.0`` (the rounds write it ``0.0``) and
-the functions whose last bit differs (the rounds' UDFs).  On Polars the
-operands are columns, never scalars: Polars adds a scalar zero by
-returning the other operand, so ``-0.0 + 0.0`` would stay ``-0.0``.
+the functions whose last bit differs (the rounds' UDFs).  The columns emit
+it in numpy (exprs.to_numpy: a Polars query per operator cost 3x, and
+Polars adds a scalar zero by returning the other operand, so ``-0.0 +
+0.0`` would stay ``-0.0``).
 """
 
 from __future__ import annotations

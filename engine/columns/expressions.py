@@ -205,10 +205,17 @@ def integers(e, *arrays):
 
 
 def floats(lowering, *arrays):
-    """``lowering(a0, a1, ...)`` of engine/float_arithmetic.py over the float arrays."""
-    from ..exprs import col
+    """``lowering(a0, a1, ...)`` of engine/float_arithmetic.py over the float
+    arrays, in numpy (exprs.to_numpy); Fallback where it refuses a row."""
+    import numpy as np
 
-    return computed(lowering(*(col(f"a{i}") for i in range(len(arrays)))), *arrays)
+    from ..exprs import Refused, col, to_numpy
+
+    try:
+        with np.errstate(all="ignore"):  # (an overflow to inf is refused by its check, not a warning)
+            return to_numpy(lowering(*(col(f"a{i}") for i in range(len(arrays)))), {f"a{i}": a for i, a in enumerate(arrays)})
+    except Refused as why:
+        raise Fallback(str(why)) from None
 
 
 def _pair(kind, a):

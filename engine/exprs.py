@@ -202,7 +202,7 @@ def with_values(df, named: dict) -> tuple:
 
 _NUMPY = {"+": "add", "-": "subtract", "*": "multiply", "divide": "divide", "abs": "abs", "floor": "floor",
           "ceil": "ceil", "rint": "rint", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
-          ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or"}
+          ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or", "&": "bitwise_and"}
 
 
 class Refused(Exception):

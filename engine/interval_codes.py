@@ -53,3 +53,14 @@ class DoubledGrid:
         lo = NEG_INF if s == NEG else self.point(s >> 1)
         hi = POS_INF if e == POS else self.point(e >> 1)
         return lo, hi, s != NEG and not s & 1, e != POS and bool(e & 1)
+
+
+def closed_ends() -> tuple:
+    """``(start_closed, end_closed)`` of the codes ``s``, ``e`` as
+    engine/exprs.py trees (an unbounded end is open), for every writer of
+    intervals: the columns' decoding and writers (to_numpy), the rounds'
+    outputs (to_sql)."""
+    from .exprs import col
+
+    s, e = col("s"), col("e")
+    return s.ne(NEG).both((s & 1).eq(0)), e.ne(POS).both((e & 1).eq(1))

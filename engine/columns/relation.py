@@ -16,6 +16,9 @@ from contextlib import contextmanager
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
+from ..exprs import to_numpy
+from ..interval_codes import closed_ends
+
 from .coalesce import coalesce
 from .encoding import LIMIT, NEG, POS, Fallback
 
@@ -227,8 +230,7 @@ def decode(df, arity: int, terms, scale):
     sfin, efin = s != NEG, e != POS
     lo = _decode_points(s, sfin, scale, NEG_INF)
     hi = _decode_points(e, efin, scale, POS_INF)
-    lc = (sfin & ((s & 1) == 0)).tolist()
-    hc = (efin & ((e & 1) == 1)).tolist()
+    lc, hc = (to_numpy(x, {"s": s, "e": e}).tolist() for x in closed_ends())
     return cols, lo, hi, lc, hc
 
 

@@ -55,6 +55,16 @@ class DoubledGrid:
         return lo, hi, s != NEG and not s & 1, e != POS and bool(e & 1)
 
 
+def from_ends(lo, lo_finite, lo_closed, hi, hi_finite, hi_closed) -> tuple:
+    """``(s, e)`` as engine/exprs.py trees of ends given as trees: a time in
+    grid units, whether it is finite, whether it is closed (the columns'
+    arrays of a table's ends, to_numpy; the rounds' input columns, to_sql)."""
+    from .exprs import when
+
+    return (when(lo_finite, lo * 2 + when(lo_closed, 0, 1), NEG),
+            when(hi_finite, hi * 2 + when(hi_closed, 1, 0), POS))
+
+
 def closed_ends() -> tuple:
     """``(start_closed, end_closed)`` of the codes ``s``, ``e`` as
     engine/exprs.py trees (an unbounded end is open), for every writer of

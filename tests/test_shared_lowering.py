@@ -328,3 +328,58 @@ def test_periods_give_the_same_codes_on_polars_and_spark(spark, ivs, n, off):
     sql = [exprs.to_sql(x, lambda v: f"({v}L)", None) for x in (s2, e2)]
     got_spark = [tuple(r) for r in spark.createDataFrame(rows, "s bigint, e bigint").selectExpr(f"{sql[0]} AS s", f"{sql[1]} AS e").collect()]
     assert got_spark == got_polars, (rows, n, off, sql)
+
+
+def unbounded_intervals():
+    """Intervals with an unbounded end now and then (an unbounded end is open)."""
+    ends = st.one_of(st.integers(-50, 50), st.just(None))
+    return st.tuples(ends, ends, st.booleans(), st.booleans()).map(
+        lambda t: (tl.NEG_INF if t[0] is None else t[0], tl.POS_INF if t[1] is None else t[1],
+                   t[2] and t[0] is not None, t[3] and t[1] is not None)).filter(
+        lambda t: t[0] < t[1] or (t[0] == t[1] and t[2] and t[3]))
+
+
+def ends_columns(ivs):
+    """The columns from_ends reads, of the intervals ``ivs`` on a grid of one unit."""
+    return {"lo": [0 if iv[0] == tl.NEG_INF else iv[0] for iv in ivs], "lf": [iv[0] != tl.NEG_INF for iv in ivs],
+            "lc": [iv[2] for iv in ivs], "hi": [0 if iv[1] == tl.POS_INF else iv[1] for iv in ivs],
+            "hf": [iv[1] != tl.POS_INF for iv in ivs], "hc": [iv[3] for iv in ivs]}
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(unbounded_intervals(), min_size=1, max_size=8))
+def test_interval_codes_from_ends_and_back_on_numpy(ivs):
+    """from_ends gives DoubledGrid's codes of each interval, and closed_ends
+    its closed flags back (numpy, as the columns and the writers emit them)."""
+    import numpy as np
+
+    from chronolog.engine import interval_codes as ic
+
+    grid = ic.DoubledGrid()
+    grid.unit = int
+    cols = {k: np.array(v) for k, v in ends_columns(ivs).items()}
+    s, e = (exprs.to_numpy(x, cols) for x in ic.from_ends(*map(exprs.col, ("lo", "lf", "lc", "hi", "hf", "hc"))))
+    assert list(zip(s.tolist(), e.tolist())) == [grid.codes(iv) for iv in ivs]
+    flags = [exprs.to_numpy(x, {"s": s, "e": e}).tolist() for x in ic.closed_ends()]
+    assert list(zip(*flags)) == [(iv[2], iv[3]) for iv in ivs]
+    assert [grid.interval(a, b) for a, b in zip(s.tolist(), e.tolist())] == ivs
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(unbounded_intervals(), min_size=1, max_size=8))
+def test_interval_codes_from_ends_and_back_on_spark(spark, ivs):
+    """The same on Spark (the rounds' inputs and outputs)."""
+    from chronolog.engine import interval_codes as ic
+
+    grid = ic.DoubledGrid()
+    grid.unit = int
+    cols = ends_columns(ivs)
+    df = spark.createDataFrame(list(zip(*cols.values())), "lo bigint, lf boolean, lc boolean, hi bigint, hf boolean, hc boolean")
+    lit = lambda v: f"({v}L)"  # noqa: E731
+    s, e = (exprs.to_sql(x, lit, None) for x in ic.from_ends(*map(exprs.col, cols)))
+    flags = [exprs.to_sql(x, lit, None) for x in ic.closed_ends()]
+    coded = df.selectExpr(f"{s} AS s", f"{e} AS e")
+    rows = coded.selectExpr("s", "e", *flags).collect()
+    assert [(r[0], r[1]) for r in rows] == [grid.codes(iv) for iv in ivs]
+    assert [(r[2], r[3]) for r in rows] == [(iv[2], iv[3]) for iv in ivs]

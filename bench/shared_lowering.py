@@ -12,7 +12,10 @@ Two operators on the same random inputs, both sides in the same run:
   functions: ``Z = X * 3 + Y, Z > 1500000, W = mod(Z, 7) + floor(Z / 13)``
   with every operation checked (a result beyond 64 bits or a division by
   zero refuses the row, as engine/int_arithmetic.py does);
-* a temporal shift ``<->[2,5]`` of interval codes (engine/interval_shift.py).
+* a temporal shift ``<->[2,5]`` of interval codes (engine/interval_shift.py);
+* float arithmetic ``Z = X * 0.5 + Y / 3.0, W = floor(Z / 7.0)``, one
+  operator at a time as the columns' expressions.evaluate runs it, each
+  refused where a result is not finite (engine/float_arithmetic.py).
 
 Polars: the numpy kernels (the code before, as on the columns then),
 the tree emitted as Polars expressions, narwhals over Polars.  ``--spark``
@@ -66,6 +69,41 @@ def shift_numpy(s, e, d1, d2):
     s2 = np.where(s != NEG, 2 * ((s >> 1) + d1) + (s & 1), NEG)
     e2 = np.where(e != POS, 2 * ((e >> 1) + d2) + (e & 1), POS)
     return s2, e2
+
+
+def float_numpy(x, y):
+    """The columns' float arithmetic before the shared lowering: numpy per operator."""
+    import numpy as np
+
+    def op(a, b, o):
+        if o == "/" and np.any(b == 0):
+            raise ZeroDivisionError
+        r = {"+": np.add, "*": np.multiply, "/": np.divide}[o](a, b)
+        if not np.all(np.isfinite(r)):
+            raise OverflowError
+        return r
+
+    n = len(x)
+    z = op(op(x, np.full(n, 0.5), "*"), op(y, np.full(n, 3.0), "/"), "+")
+    r = np.floor(op(z, np.full(n, 7.0), "/"))
+    if float(np.abs(r).max()) >= BOUND:
+        raise OverflowError
+    return z, r.astype(np.int64)
+
+
+def float_tree(x, y):
+    """The same through engine/float_arithmetic.py, as the columns run it now."""
+    import numpy as np
+
+    from chronolog.engine import float_arithmetic as fa
+    from chronolog.engine.columns.expressions import floats
+
+    def b(o):
+        return lambda p, q: fa.binop(o, p, q, o)
+
+    n = len(x)
+    z = floats(b("+"), floats(b("*"), x, np.full(n, 0.5)), floats(b("/"), y, np.full(n, 3.0)))
+    return z, floats(lambda v: fa.whole("floor", v, BOUND, "floor"), floats(b("/"), z, np.full(n, 7.0)))
 
 
 # ------------------------------------------------------------ the tree of engine/exprs.py
@@ -179,6 +217,11 @@ def main() -> None:
     t2, out2 = timed(lambda: shift_narwhals(iv, 2, 5), a.repeat)
     same = all(o["s"].to_list() == s0.tolist() and o["e"].to_list() == e0.tolist() for o in (out1, out2))
     print(f"shift numpy(before) {t0 * 1e3:.1f} ms  tree->polars {t1 * 1e3:.1f} ms  narwhals->polars {t2 * 1e3:.1f} ms  same={same}")
+    fx, fy = x.astype("float64"), y.astype("float64")
+    t0, (z0, w0) = timed(lambda: float_numpy(fx, fy), a.repeat)
+    t1, (z1, w1) = timed(lambda: float_tree(fx, fy), a.repeat)
+    same = z0.tolist() == z1.tolist() and w0.tolist() == w1.tolist()
+    print(f"float numpy(before) {t0 * 1e3:.1f} ms  tree->numpy {t1 * 1e3:.1f} ms  same={same}")
     if a.spark:
         spark_side(df, iv, a.repeat)
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 from chronolog.engine.columns.exact_columns import Rows
 from chronolog.engine.columns.exact_columns import distinct as exact_distinct
 from chronolog.engine.columns.exact_columns import python_values as exact_values
+from chronolog.engine.exprs import to_numpy
+from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
@@ -457,7 +459,6 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     import pyarrow as pa
 
     from chronolog.engine.arrow import _column, _time_column
-    from chronolog.engine.columns.encoding import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
     def times(ends):
@@ -480,8 +481,7 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     e = df["e"].to_numpy()
     if order is not None:
         s, e = s[order], e[order]
-    sc = pa.array((s != NEG) & ((s & 1) == 0), pa.bool_())  # an unbounded end is open
-    ec = pa.array((e != POS) & ((e & 1) == 1), pa.bool_())
+    sc, ec = (pa.array(to_numpy(x, {"s": s, "e": e}), pa.bool_()) for x in closed_ends())
     return pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
 
 
@@ -590,10 +590,7 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     flags = pa.array(["false", "true"])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
-    from chronolog.engine.columns.encoding import NEG, POS
-
-    sc = ((s != NEG) & ((s & 1) == 0)).astype("int64")
-    ec = ((e != POS) & ((e & 1) == 1)).astype("int64")
+    sc, ec = (to_numpy(x, {"s": s, "e": e}).astype("int64") for x in closed_ends())
     for a in range(0, df.height, chunk):
         parts = [_take(d, p, order, a, chunk) for d, p in cols]
         parts += [_take(flags, sc, order, a, chunk), _take(flags, ec, order, a, chunk)]

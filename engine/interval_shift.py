@@ -1,7 +1,7 @@
-"""A temporal shift (every diamond, a head box), a box (``[-]``/``[+]``)
-and a time grouping (``/\\[N]``, ``/\\[2 weeks]``, ``/\\[3 months]``) on
-interval codes, written once for the columnar executor and the Spark
-rounds (engine/exprs.py emits each).
+"""A temporal shift (every diamond, a head box), a box (``[-]``/``[+]``),
+Since/Until's closure and clip, and a time grouping (``/\\[N]``,
+``/\\[2 weeks]``, ``/\\[3 months]``) on interval codes, written once for
+the columnar executor and the Spark rounds (engine/exprs.py emits each).
 
 On the doubled grid (columns/encoding.py, spark_rounds/grid.py) an end's
 time in grid units is ``floor(code / 2)`` and its low bit says open or
@@ -15,8 +15,7 @@ from __future__ import annotations
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .exprs import call, checked, col, lit, when
-
-NEG, POS = -(2**62), 2**62
+from .interval_codes import NEG, POS
 
 
 def _end(code, sentinel, moved):
@@ -44,6 +43,25 @@ def box(w) -> tuple:
     s2 = when(s.eq(NEG), NEG, POS) if w1 == NEG_INF else _end(s, NEG, (s.half() - w1) * 2 + (s & 1 if c1 else lit(0)))
     e2 = when(e.eq(POS), POS, NEG) if w2 == POS_INF else _end(e, POS, (e.half() - w2) * 2 + (e & 1 if c2 else lit(1)))
     return s2, e2
+
+
+def since_offset(op: str, w) -> tuple:
+    """The shift of ``A S_w B`` (``op`` "S"), or of ``A U_w B`` (-w)."""
+    r1, r2, c1, c2 = w
+    return w if op == "S" else (-r2, -r1, c2, c1)
+
+
+def closure() -> tuple:
+    """``(cs, ce)``: the closure of ``[s, e)`` (an open start one step
+    down, an open end one up; the sentinels stay: ``NEG`` is even)."""
+    s, e = col("s"), col("e")
+    return s - (s & 1), when(e.eq(POS), POS, e + 1 - (e & 1))
+
+
+def clipped() -> tuple:
+    """``(s, e)`` inside the closure ``(cs, ce)`` of Since/Until's left
+    operand: ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` is this, a shift, and this again."""
+    return call("greatest", col("s"), col("cs")), call("least", col("e"), col("ce"))
 
 
 def _grouped(start, at_start, after, safe=None) -> tuple:

@@ -1,9 +1,11 @@
 """The lowering written once for both column backends (engine/exprs.py,
-int_arithmetic.py, interval_shift.py) gives the same values on Polars and
-on Spark, and those values are Python's: random integer expressions over
-random rows, random temporal shifts and boxes of random intervals (the
-rows' timeline.shift and timeline.box are the oracle)."""
+int_arithmetic.py, float_arithmetic.py, interval_shift.py) gives the same
+values on Polars and on Spark, and those values are Python's: random
+integer and float expressions over random rows, random temporal shifts and
+boxes of random intervals (the rows' timeline.shift and timeline.box are
+the oracle)."""
 
+import math
 from fractions import Fraction
 
 import polars as pl
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from budget import examples
 from chronolog.engine import exprs
+from chronolog.engine import float_arithmetic as fa
 from chronolog.engine import int_arithmetic as ia
 from chronolog.language import ast
 from chronolog.language import timeline as tl
@@ -149,6 +152,111 @@ def test_integer_lowering_gives_the_same_values_on_polars_and_spark(spark, e, ro
         assert on_polars == on_spark
 
 
+FLOATS = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                   st.sampled_from([0.0, -0.0, 0.5, 2.5, -1.5, 1e308, -1e308, 5e-324, 2.0**62, -(2.0**63), 2.0**63]))
+
+
+def float_exprs():
+    """``+ - * /`` of A, B and float constants, under ``floor``, ``ceil``,
+    ``rint`` or nothing."""
+    leaves = st.one_of(st.sampled_from([ast.Var("A"), ast.Var("B")]), FLOATS.map(ast.Const))
+    tree = st.recursive(leaves, lambda sub: st.builds(ast.BinOp, st.sampled_from(["+", "-", "*", "/"]), sub, sub), max_leaves=6)
+    return st.tuples(st.sampled_from([None, "floor", "ceil", "rint"]), tree)
+
+
+def float_lowering(e, bound: int, signed_zero: bool):
+    """The float_arithmetic Expr of ``(outer, tree)`` (:func:`float_exprs`)."""
+    outer, tree = e
+
+    def lower(x):
+        if isinstance(x, ast.Var):
+            return exprs.col(x.name)
+        if isinstance(x, ast.Const):
+            return exprs.lit(x.value)
+        return fa.binop(x.op, lower(x.left), lower(x.right), str(x), signed_zero)
+
+    return lower(tree) if outer is None else fa.whole(outer, lower(tree), bound, outer)
+
+
+def python_floats(e, rows, bound: int):
+    """Python's values of ``e`` on ``rows``, or None where some row must be
+    refused (a division by zero, NaN or an infinity on the way, a whole
+    number of magnitude ``bound`` or more)."""
+    outer, tree = e
+
+    def ev(x, row):
+        if isinstance(x, ast.Var):
+            return row[x.name]
+        if isinstance(x, ast.Const):
+            return x.value
+        a, b = ev(x.left, row), ev(x.right, row)
+        v = a / b if x.op == "/" else {"+": a + b, "-": a - b, "*": a * b}[x.op]  # (ZeroDivisionError: refused)
+        if not math.isfinite(v):
+            raise ZeroDivisionError
+        return v
+
+    out = []
+    for row in rows:
+        try:
+            v = ev(tree, row)
+        except ZeroDivisionError:
+            return None
+        if outer is not None:
+            if abs(v) >= bound:
+                return None
+            v = {"floor": math.floor, "ceil": math.ceil, "rint": round}[outer](v)
+        out.append(v)
+    return out
+
+
+def same_floats(got, want, signed_zero: bool) -> bool:
+    """Equal values, and equal signs of zeros where they are kept."""
+    if got is None or want is None:
+        return got is want
+    fix = (lambda v: v) if signed_zero else (lambda v: 0.0 if v == 0 else v)
+    return all(g == fix(w) and type(g) is type(w) and math.copysign(1, g) == math.copysign(1, fix(w))
+               for g, w in zip(got, want))
+
+
+FLOAT_ROWS = st.lists(st.fixed_dictionaries({"A": FLOATS, "B": FLOATS}), min_size=1, max_size=6)
+
+
+def numpy_floats(e, rows):
+    """As the columns executor emits it (expressions.floats)."""
+    import numpy as np
+
+    cols = {c: np.array([r[c] for r in rows], dtype=np.float64) for c in ("A", "B")}
+    try:
+        with np.errstate(all="ignore"):
+            got = exprs.to_numpy(float_lowering(e, 2**62, signed_zero=True), cols)
+    except exprs.Refused:
+        return None
+    return np.broadcast_to(np.asarray(got), (len(rows),)).tolist()  # (constants are scalars here)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(float_exprs(), FLOAT_ROWS)
+def test_float_lowering_on_numpy_is_pythons_arithmetic(e, rows):
+    assert same_floats(numpy_floats(e, rows), python_floats(e, rows, 2**62), signed_zero=True), (e, rows)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(float_exprs(), FLOAT_ROWS)
+def test_float_lowering_gives_pythons_values_on_spark(spark, e, rows):
+    from chronolog.connectors.spark_rounds.functions import double_literal
+
+    marker = "shared lowering refused: "
+    sql = exprs.to_sql(float_lowering(e, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
+    df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
+    try:
+        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+    except Exception as err:  # noqa: BLE001 - the refusal's raise_error
+        assert marker in str(err), err
+        on_spark = None
+    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
+
+
 def intervals():
     ends = st.integers(-50, 50)
     return st.tuples(ends, ends, st.booleans(), st.booleans()).filter(lambda t: t[0] < t[1] or (t[0] == t[1] and t[2] and t[3]))
@@ -220,3 +328,58 @@ def test_periods_give_the_same_codes_on_polars_and_spark(spark, ivs, n, off):
     sql = [exprs.to_sql(x, lambda v: f"({v}L)", None) for x in (s2, e2)]
     got_spark = [tuple(r) for r in spark.createDataFrame(rows, "s bigint, e bigint").selectExpr(f"{sql[0]} AS s", f"{sql[1]} AS e").collect()]
     assert got_spark == got_polars, (rows, n, off, sql)
+
+
+def unbounded_intervals():
+    """Intervals with an unbounded end now and then (an unbounded end is open)."""
+    ends = st.one_of(st.integers(-50, 50), st.just(None))
+    return st.tuples(ends, ends, st.booleans(), st.booleans()).map(
+        lambda t: (tl.NEG_INF if t[0] is None else t[0], tl.POS_INF if t[1] is None else t[1],
+                   t[2] and t[0] is not None, t[3] and t[1] is not None)).filter(
+        lambda t: t[0] < t[1] or (t[0] == t[1] and t[2] and t[3]))
+
+
+def ends_columns(ivs):
+    """The columns from_ends reads, of the intervals ``ivs`` on a grid of one unit."""
+    return {"lo": [0 if iv[0] == tl.NEG_INF else iv[0] for iv in ivs], "lf": [iv[0] != tl.NEG_INF for iv in ivs],
+            "lc": [iv[2] for iv in ivs], "hi": [0 if iv[1] == tl.POS_INF else iv[1] for iv in ivs],
+            "hf": [iv[1] != tl.POS_INF for iv in ivs], "hc": [iv[3] for iv in ivs]}
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(unbounded_intervals(), min_size=1, max_size=8))
+def test_interval_codes_from_ends_and_back_on_numpy(ivs):
+    """from_ends gives DoubledGrid's codes of each interval, and closed_ends
+    its closed flags back (numpy, as the columns and the writers emit them)."""
+    import numpy as np
+
+    from chronolog.engine import interval_codes as ic
+
+    grid = ic.DoubledGrid()
+    grid.unit = int
+    cols = {k: np.array(v) for k, v in ends_columns(ivs).items()}
+    s, e = (exprs.to_numpy(x, cols) for x in ic.from_ends(*map(exprs.col, ("lo", "lf", "lc", "hi", "hf", "hc"))))
+    assert list(zip(s.tolist(), e.tolist())) == [grid.codes(iv) for iv in ivs]
+    flags = [exprs.to_numpy(x, {"s": s, "e": e}).tolist() for x in ic.closed_ends()]
+    assert list(zip(*flags)) == [(iv[2], iv[3]) for iv in ivs]
+    assert [grid.interval(a, b) for a, b in zip(s.tolist(), e.tolist())] == ivs
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(unbounded_intervals(), min_size=1, max_size=8))
+def test_interval_codes_from_ends_and_back_on_spark(spark, ivs):
+    """The same on Spark (the rounds' inputs and outputs)."""
+    from chronolog.engine import interval_codes as ic
+
+    grid = ic.DoubledGrid()
+    grid.unit = int
+    cols = ends_columns(ivs)
+    df = spark.createDataFrame(list(zip(*cols.values())), "lo bigint, lf boolean, lc boolean, hi bigint, hf boolean, hc boolean")
+    lit = lambda v: f"({v}L)"  # noqa: E731
+    s, e = (exprs.to_sql(x, lit, None) for x in ic.from_ends(*map(exprs.col, cols)))
+    flags = [exprs.to_sql(x, lit, None) for x in ic.closed_ends()]
+    coded = df.selectExpr(f"{s} AS s", f"{e} AS e")
+    rows = coded.selectExpr("s", "e", *flags).collect()
+    assert [(r[0], r[1]) for r in rows] == [grid.codes(iv) for iv in ivs]
+    assert [(r[2], r[3]) for r in rows] == [(iv[2], iv[3]) for iv in ivs]

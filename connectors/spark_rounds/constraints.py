@@ -19,12 +19,11 @@ from fractions import Fraction
 
 from chronolog.language import ast
 from chronolog.language.booleans import boolean
-from chronolog.language.timeline import NEG_INF, POS_INF, normalize
+from chronolog.language.timeline import normalize
 from chronolog.planner.ir import Assign, PlanRule, Scan
 
 from .arithmetic import expr_class
 from .classes import BOOL, DATE
-from .grid import NEG, POS
 from .outputs import decoded
 from .sql import Stmt
 
@@ -43,13 +42,6 @@ def body_classes(rule, classes: dict) -> dict:
         if isinstance(lit, Assign):
             env.setdefault(lit.var, expr_class(lit.expr, env))
     return env
-
-
-def interval(grid, s: int, e: int) -> tuple:
-    """The engine's interval of a row's codes (grid.py)."""
-    lo = NEG_INF if s == NEG else normalize(Fraction(s >> 1, grid.L))
-    hi = POS_INF if e == POS else normalize(Fraction(e >> 1, grid.L))
-    return lo, hi, s != NEG and s & 1 == 0, e != POS and e & 1 == 1
 
 
 def value(v, c):
@@ -88,7 +80,7 @@ def check(rounds) -> None:
         slots = {v: i for i, v in enumerate(names)}
         for row in got:
             b = tuple(value(row[c], env[v]) for c, v in zip(cols, names))
-            violations.append((rule, b, interval(rounds.grid, row["s"], row["e"]), slots))
+            violations.append((rule, b, rounds.grid.interval(row["s"], row["e"]), slots))
         if len(violations) >= MAX_VIOLATIONS:
             break
     if violations:

@@ -10,7 +10,8 @@ number type.  ``+ - * /``, ``sqrt``, ``abs``, ``floor``, ``ceil``,
 to 0 digits (``rint``: half to even on the binary value) and an exact
 number made a float (Java's conversions of a ``long`` and of a
 ``BigDecimal`` are correctly rounded, as Python's) are exact IEEE
-operations in both, hence equal.  Where the engine raises (division by
+operations in both, hence equal (the arithmetic, ``floor``, ``ceil`` and
+``rint``: engine/float_arithmetic.py, shared with the columns).  Where the engine raises (division by
 zero, ``sqrt`` or ``mod`` out of domain, NaN) or keeps an infinite float,
 and where ``sqrt`` of an exact square is exact, the run stops
 (:func:`arithmetic.stop_sql`) and falls back to one task.  ``-0.0`` is written
@@ -49,6 +50,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from chronolog.engine import float_arithmetic as fa
+from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast
 
 from .arithmetic import extremum, python_sign, stop_sql
@@ -62,7 +65,6 @@ FLOAT_FUNCTIONS = {"float", "sqrt"}
 # on every one of them: tests/test_spark_rounds_functions.py)
 CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
 INF = "CAST('Infinity' AS DOUBLE)"
-TWO63 = "CAST('9223372036854775808' AS DOUBLE)"  # 2^63, exact: floor/ceil/rint below it fit 64 bits
 EXACT_ROOT = 2**53  # an exact square below it is found exactly by a double sqrt
 TRAILING_ZEROS = hex_string(r"\.?0+$")  # of a decimal's text (its point too when nothing follows)
 
@@ -185,29 +187,28 @@ class Functions:
             spark = SparkSession.getActiveSession()
         return f"{registered(spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
 
-    # floats
+    # floats: engine/float_arithmetic.py, the lowering shared with the columns
+
+    def shared(self, x) -> str:
+        """The SQL of the float_arithmetic Expr ``x``."""
+        return to_sql(x, self.arith.types.const, stop_sql)
 
     def finite(self, r: str, text: str) -> str:
         """The float ``r``, or the run stops where it is NaN or infinite
         (the engine's error, or a value it keeps that the rounds do not);
         ``-0.0`` as ``0.0``."""
-        return (f"(CASE WHEN NOT (abs({r}) < {INF}) THEN {stop_sql(f'{text} is NaN or infinite')} "
-                f"WHEN {r} = 0 THEN CAST(0 AS DOUBLE) ELSE {r} END)")
+        return self.shared(fa.finite(col(r), text, signed_zero=False))
 
     def double(self, x: str, c) -> str:
         """``x`` (of class ``c``) as a float: an exact number correctly rounded."""
         return x if c == FLOAT else f"CAST({x} AS DOUBLE)"
 
     def binop(self, op: str, a: str, ca, b: str, cb, text: str) -> str:
-        x, y = self.double(a, ca), self.double(b, cb)
-        if op == "/":
-            return self.finite(self.arith.checked(f"({x} / {y})", f"{y} = 0", f"division by zero in {text}"), text)
-        return self.finite(f"({x} {op} {y})", text)
+        return self.shared(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
 
-    def in_64_bits(self, x: str, r: str, text: str) -> str:
-        """The whole float ``r`` (of ``x``) as the run's number, when ``x`` lies within 64 bits."""
-        value = f"CAST(CAST({r} AS BIGINT) AS {self.arith.num})"
-        return self.arith.checked(value, f"NOT ({x} >= -{TWO63} AND {x} < {TWO63})", f"{text} is beyond 64-bit integers")
+    def in_64_bits(self, name: str, x: str, text: str) -> str:
+        """``name`` (floor, ceil, rint) of the float ``x`` as the run's number, within 64 bits."""
+        return f"CAST({self.shared(fa.whole(name, col(x), 2**63, text))} AS {self.arith.num})"
 
     def sqrt_exact(self, x: str, text: str) -> str:
         """``sqrt`` of an exact number: a float where it is no square of a
@@ -234,10 +235,10 @@ class Functions:
         if name == "abs":
             return f"abs({x})", FLOAT
         if name in ("floor", "ceil"):
-            return self.in_64_bits(x, f"{name}({x})", text), NUM
+            return self.in_64_bits(name, x, text), NUM
         if name == "round":
             if digits is None:
-                return self.in_64_bits(x, f"rint({x})", text), NUM
+                return self.in_64_bits("rint", x, text), NUM
             if digits != 0:  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
                 return self.engine("round", [x, str(digits)], "double"), FLOAT
             return self.finite(f"rint({x})", text), FLOAT

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from chronolog.language.timeline import NEG_INF, POS_INF
+from chronolog.engine.interval_codes import NEG, POS, DoubledGrid
 
 from .fragment import NotRelational
 
-NEG = -(2**62)
-POS = 2**62
 LIMIT = 2**59  # finite codes, and their sums along a run, stay far from the sentinels
 
 
-class Grid:
+class Grid(DoubledGrid):
     """The run's time grid: ``digits`` decimal places, ``L = 10**digits``
     (on a calendar, ``L`` is the microseconds of its unit: calendar.py)."""
 
@@ -43,14 +41,3 @@ class Grid:
         if not -LIMIT < 2 * v.numerator < LIMIT:
             raise NotRelational(f"time point {t} is outside 64-bit codes")
         return v.numerator
-
-    def window_units(self, w):
-        d1, d2, c1, c2 = w
-        f = lambda d: d if d in (NEG_INF, POS_INF) else self.unit(d)  # noqa: E731
-        return f(d1), f(d2), c1, c2
-
-    def codes(self, iv):
-        lo, hi, lc, hc = iv
-        s = NEG if lo == NEG_INF else 2 * self.unit(lo) + (0 if lc else 1)
-        e = POS if hi == POS_INF else 2 * self.unit(hi) + (1 if hc else 0)
-        return s, e

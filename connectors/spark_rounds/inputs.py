@@ -7,6 +7,9 @@ dictionary.
 
 from __future__ import annotations
 
+from chronolog.engine.exprs import col, to_sql
+from chronolog.engine.interval_codes import from_ends
+
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
 from .classes import FLOAT, STR
@@ -49,10 +52,11 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
             return f"CAST({x} * {L} AS BIGINT)"  # exact: the scale is at most the grid's digits
         return f"(CAST({x} AS BIGINT) * {L})"
 
-    sc = "coalesce(`start_closed`, true)" if "start_closed" in schema else "true"
-    ec = "coalesce(`end_closed`, true)" if "end_closed" in schema else "true"
-    s = f"CASE WHEN `start` IS NULL THEN {int64(NEG)} ELSE 2 * {units('start')} + CASE WHEN {sc} THEN 0 ELSE 1 END END"
-    e = f"CASE WHEN `end` IS NULL THEN {int64(POS)} ELSE 2 * {units('end')} + CASE WHEN {ec} THEN 1 ELSE 0 END END"
+    def closed(name):
+        return col(f"coalesce(`{name}`, true)" if name in schema else "true")
+
+    ends = [(col(units(end)), col(f"`{end}` IS NOT NULL"), closed(f"{end}_closed")) for end in ("start", "end")]
+    s, e = (to_sql(x, int64, None) for x in from_ends(*ends[0], *ends[1]))  # (interval_codes: written once)
     out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
     return q.add(f"SELECT {', '.join(out)} FROM {relations.catalog.view(df)}", [*term_columns(len(terms)), "s", "e"])
 

@@ -8,6 +8,9 @@ relation; nothing is computed until the caller reads it.
 
 from __future__ import annotations
 
+from chronolog.engine.exprs import to_sql
+from chronolog.engine.interval_codes import closed_ends
+
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import point_sql, timestamp_sql
 from .classes import STR
@@ -61,7 +64,6 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
     cols += [
         f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
-        f"(s <> {int64(NEG)} AND (s & 1) = 0) AS start_closed",
-        f"(e <> {int64(POS)} AND (e & 1) = 1) AS end_closed",
+        *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
     ]
     return relations.catalog.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))

@@ -72,9 +72,9 @@ class RuleSql:
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
-            name = with_codes(q, name, *moved_sql(box, self.grid.window_units(lit.box)))
+            name = with_codes(q, name, *moved_sql(box, self.grid.window(lit.box)))
         if getattr(lit, "shift", None) is not None:
-            name = with_codes(q, name, *moved_sql(shift, self.grid.window_units(lit.shift)))
+            name = with_codes(q, name, *moved_sql(shift, self.grid.window(lit.shift)))
         if getattr(lit, "group", None) is not None:  # time grouping, applied last (grouping.py)
             from .grouping import group_sql
 
@@ -225,7 +225,7 @@ class RuleSql:
         head box, clipped to the horizon, terms cast to the head's types
         (also the last step of aggregation and Since/Until rules)."""
         if rule.head_shift is not None:
-            df = with_codes(q, df, *moved_sql(shift, self.grid.window_units(rule.head_shift)))
+            df = with_codes(q, df, *moved_sql(shift, self.grid.window(rule.head_shift)))
         df = self.clip(q, df, rule)
         cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []

@@ -37,17 +37,13 @@ one task, whose engine finds the repetition.
 
 from __future__ import annotations
 
-from chronolog.engine.interval_shift import shift
+from chronolog.engine.exprs import to_sql
+from chronolog.engine.interval_shift import clipped, closure, shift, since_offset
 from chronolog.language import ast
-from chronolog.language.timeline import NEG_INF, POS_INF
 
 from .arithmetic import stop_sql
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, moved_sql, with_codes
-
-
-def _neg(x):
-    return NEG_INF if x == POS_INF else -x
 
 
 def since_step(rules, q: Stmt, rule, views=None):
@@ -72,7 +68,7 @@ def since_step(rules, q: Stmt, rule, views=None):
     lvars = [c for c in q.cols[left] if c not in ("s", "e")]
     if rule.left.box is not None or rule.left.shift is not None:
         left = coalesce_sql(q, left, lvars)  # maximal intervals of A after its operator
-    cs, ce = "s - (s & 1)", f"CASE WHEN e = {int64(POS)} THEN e ELSE e + 1 - (e & 1) END"
+    cs, ce = (to_sql(x, int64, None) for x in closure())
     endless = _endless(rules, rule)
     if endless is not None:
         why = stop_sql(f"the left operand {rule.left.pred} of {rule.describe()}, recursive through its right operand, "
@@ -84,13 +80,12 @@ def since_step(rules, q: Stmt, rule, views=None):
     shared = [c for c in rvars if c in lvars]
     cols = [*shared, *(c for c in rvars if c not in shared), *(c for c in lvars if c not in shared)]
     on = f"JOIN {left} AS l USING ({', '.join(shared)})" if shared else f"CROSS JOIN {left} AS l"
-    j = q.add(f"SELECT {', '.join([*cols, 'greatest(s, cs) AS s', 'least(e, ce) AS e', 'cs', 'ce'])} FROM {right} AS r {on}",
+    s, e = (to_sql(x, int64, None) for x in clipped())
+    j = q.add(f"SELECT {', '.join([*cols, f'{s} AS s', f'{e} AS e', 'cs', 'ce'])} FROM {right} AS r {on}",
               [*cols, "s", "e", "cs", "ce"])
     j = q.add(f"SELECT * FROM {j} WHERE s < e", q.cols[j])
-    r1, r2, c1, c2 = rule.window
-    offset = rule.window if rule.op == "S" else (_neg(r2), _neg(r1), c2, c1)
-    j = with_codes(q, j, *moved_sql(shift, rules.grid.window_units(offset)))
-    df = with_codes(q, j, "greatest(s, cs)", "least(e, ce)")
+    j = with_codes(q, j, *moved_sql(shift, rules.grid.window(since_offset(rule.op, rule.window))))
+    df = with_codes(q, j, s, e)
     df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
     return rules.head(q, df, rule, varcols)
 

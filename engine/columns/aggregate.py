@@ -359,18 +359,6 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     return pl.DataFrame([*series, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
 
 
-def _keys_order(keys):
-    """The stable order of the rows by ``keys`` (the first key first): one
-    argsort of :func:`_combined_key` when there is one, else
-    ``np.lexsort``."""
-    import numpy as np
-
-    combined = _combined_key(keys)
-    if combined is not None:
-        return stable_argsort(combined)
-    return np.lexsort(keys[::-1])
-
-
 def _combined_key(keys):
     """One int64 key in the order of ``keys`` (the first key first), when
     the keys are integers (or floats, :func:`_int_key`) whose ranges fit 63

@@ -30,10 +30,8 @@ from __future__ import annotations
 from fractions import Fraction
 from math import lcm
 
-from chronolog.language.timeline import NEG_INF, POS_INF
+from ..interval_codes import NEG, POS, DoubledGrid
 
-NEG = -(2**62)
-POS = 2**62
 LIMIT = 2**60  # finite codes stay inside (-LIMIT, LIMIT); sums of two stay far from the sentinels
 MAX_SCALE = 2**24  # a larger common denominator is treated as "exploding": rows instead
 
@@ -248,11 +246,11 @@ class Dictionary:
         return self.codes.get(value)
 
 
-class TimeScale:
-    """The common integer scale of a run's time points."""
+class TimeScale(DoubledGrid):
+    """The common integer scale of a run's time points (its codes: interval_codes.py)."""
 
     def __init__(self, scale: int = 1):
-        self.scale = scale
+        self.scale = self.L = scale
 
     @staticmethod
     def for_points(points) -> "TimeScale":
@@ -279,38 +277,3 @@ class TimeScale:
         if not -LIMIT < 2 * v < LIMIT:
             raise Fallback(f"time point {t} is outside 64-bit codes")
         return int(v)
-
-    def start(self, lo, closed) -> int:
-        if lo == NEG_INF:
-            return NEG
-        return 2 * self.unit(lo) + (0 if closed else 1)
-
-    def end(self, hi, closed) -> int:
-        if hi == POS_INF:
-            return POS
-        return 2 * self.unit(hi) + (1 if closed else 0)
-
-    def codes(self, iv) -> tuple:
-        lo, hi, lc, hc = iv
-        return self.start(lo, lc), self.end(hi, hc)
-
-    def point(self, units: int):
-        """Units back to the row engine's number (int when whole)."""
-        if self.scale == 1:
-            return units
-        f = Fraction(units, self.scale)
-        return f.numerator if f.denominator == 1 else f
-
-    def interval(self, s: int, e: int) -> tuple:
-        """Codes back to the row engine's interval tuple."""
-        lo = NEG_INF if s == NEG else self.point(s >> 1)
-        hi = POS_INF if e == POS else self.point(e >> 1)
-        return (lo, hi, s != NEG and not (s & 1), e != POS and bool(e & 1))
-
-    def window(self, w) -> tuple:
-        """An operator window in units: ``(d1, d2, c1, c2)`` with ±inf kept."""
-        d1, d2, c1, c2 = w
-        u1 = d1 if d1 in (NEG_INF, POS_INF) else self.unit(d1)
-        u2 = d2 if d2 in (NEG_INF, POS_INF) else self.unit(d2)
-        return u1, u2, c1, c2
-

@@ -6,7 +6,8 @@ vectorised: 64-bit integers with ``+ - *``, ``mod`` and floored
 division (engine/int_arithmetic.py, the lowering the Spark rounds share:
 checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
-floats (IEEE arithmetic is the same in numpy and Python).  Anything else --
+floats (engine/float_arithmetic.py, shared with the rounds too: IEEE
+arithmetic is the same in Polars and Python).  Anything else --
 a string in arithmetic, ints mixed with floats in one column, an exact
 number meeting a float, a division by zero, a result beyond 64 bits, a
 function call -- raises :class:`Fallback`, and the stratum runs on rows,
@@ -20,6 +21,7 @@ from fractions import Fraction
 
 from chronolog.language import ast
 
+from .. import float_arithmetic as fa
 from .encoding import Fallback
 from .scan import var_column
 from . import exact_columns as ex
@@ -179,20 +181,41 @@ class Values:
 _A, _B = ast.Var("a0"), ast.Var("a1")
 
 
-def integers(e, *arrays):
-    """``e`` of the integer arrays (its variables ``a0``, ``a1``, ... in
-    order): the lowering shared with the Spark rounds
-    (engine/int_arithmetic.py) on Polars; Fallback where it refuses a row."""
+def computed(x, *arrays):
+    """The :class:`~chronolog.engine.exprs.Expr` ``x`` of the arrays (its
+    columns ``a0``, ``a1``, ... in order) on Polars: the lowering shared with
+    the Spark rounds; Fallback where it refuses a row."""
     import polars as pl
 
-    from ..exprs import col, with_values
-    from ..int_arithmetic import lower
+    from ..exprs import with_values
 
-    frame = pl.DataFrame({f"a{i}": a for i, a in enumerate(arrays)})
-    out, why = with_values(frame, {"r": lower(e, col)})
+    out, why = with_values(pl.DataFrame({f"a{i}": a for i, a in enumerate(arrays)}), {"r": x})
     if why is not None:
         raise Fallback(why)
     return out["r"].to_numpy()
+
+
+def integers(e, *arrays):
+    """``e`` of the integer arrays (its variables ``a0``, ``a1``, ...):
+    engine/int_arithmetic.py's lowering."""
+    from ..exprs import col
+    from ..int_arithmetic import lower
+
+    return computed(lower(e, col), *arrays)
+
+
+def floats(lowering, *arrays):
+    """``lowering(a0, a1, ...)`` of engine/float_arithmetic.py over the float
+    arrays, in numpy (exprs.to_numpy); Fallback where it refuses a row."""
+    import numpy as np
+
+    from ..exprs import Refused, col, to_numpy
+
+    try:
+        with np.errstate(all="ignore"):  # (an overflow to inf is refused by its check, not a warning)
+            return to_numpy(lowering(*(col(f"a{i}") for i in range(len(arrays)))), {f"a{i}": a for i, a in enumerate(arrays)})
+    except Refused as why:
+        raise Fallback(str(why)) from None
 
 
 def _pair(kind, a):
@@ -243,16 +266,7 @@ def evaluate(expr, df, values):
             return INT, integers(ast.BinOp(op, _A, _B), a, b)
         if lk != rk and (np.any(np.abs(a if lk == INT else b) > 2**53)):
             raise Fallback("an integer beyond a float's exact range met a float")
-        a, b = a.astype(np.float64), b.astype(np.float64)
-        if op == "/":
-            if np.any(b == 0):
-                raise Fallback("a division by zero")
-            r = a / b
-        else:
-            r = {"+": np.add, "-": np.subtract, "*": np.multiply}[op](a, b)
-        if not np.all(np.isfinite(r)):
-            raise Fallback("a float result that is not finite")
-        return FLOAT, r
+        return FLOAT, floats(lambda x, y: fa.binop(op, x, y, str(expr)), a.astype(np.float64), b.astype(np.float64))
     if isinstance(expr, ast.Call):
         return _call(expr, df, values)
     raise Fallback(f"{expr} is not vectorised")
@@ -278,10 +292,7 @@ def _call(expr, df, values):
         if kind == EXACT:  # floor division of the pair: exact
             num, den = x
             return INT, (np.floor_divide(num, den) if name == "floor" else -np.floor_divide(-num, den))
-        r = np.floor(x) if name == "floor" else np.ceil(x)
-        if r.size and float(np.abs(r).max()) >= _BOUND:
-            raise Fallback("a whole number beyond 64 bits")
-        return INT, r.astype(np.int64)
+        return INT, floats(lambda v: fa.whole(name, v, _BOUND, str(expr)), x)
     if name == "abs" and len(args) == 1:
         kind, x = evaluate(args[0], df, values)
         if kind == EXACT:

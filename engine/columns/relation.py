@@ -16,6 +16,9 @@ from contextlib import contextmanager
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
+from ..exprs import col, to_numpy
+from ..interval_codes import closed_ends, from_ends
+
 from .coalesce import coalesce
 from .encoding import LIMIT, NEG, POS, Fallback
 
@@ -157,11 +160,15 @@ def interval_codes(lo, hi, lc, hc, scale):
 
     lo_u, lo_fin = _time_units(lo, scale, NEG)
     hi_u, hi_fin = _time_units(hi, scale, POS)
-    lc = np.asarray(lc, dtype=bool)
-    hc = np.asarray(hc, dtype=bool)
-    s = np.where(lo_fin, 2 * lo_u + (~lc).astype(np.int64), NEG)
-    e = np.where(hi_fin, 2 * hi_u + hc.astype(np.int64), POS)
-    return s, e
+    return _codes(lo_u, lo_fin, np.asarray(lc, dtype=bool), hi_u, hi_fin, np.asarray(hc, dtype=bool))
+
+
+def _codes(*ends) -> tuple:
+    """``s``, ``e`` (numpy) of the arrays ``lo, lo_finite, lo_closed, hi,
+    hi_finite, hi_closed`` (interval_codes.from_ends)."""
+    names = ("lo", "lf", "lc", "hi", "hf", "hc")
+    arrays = dict(zip(names, ends))
+    return tuple(to_numpy(x, arrays) for x in from_ends(*map(col, names)))
 
 
 def from_relation(rel, arity: int, terms, scale):
@@ -227,8 +234,7 @@ def decode(df, arity: int, terms, scale):
     sfin, efin = s != NEG, e != POS
     lo = _decode_points(s, sfin, scale, NEG_INF)
     hi = _decode_points(e, efin, scale, POS_INF)
-    lc = (sfin & ((s & 1) == 0)).tolist()
-    hc = (efin & ((e & 1) == 1)).tolist()
+    lc, hc = (to_numpy(x, {"s": s, "e": e}).tolist() for x in closed_ends())
     return cols, lo, hi, lc, hc
 
 
@@ -313,10 +319,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         c = table.column(col).combine_chunks()
         return np.asarray(c.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
 
-    lo, lfin = ends("start", NEG)
-    hi, hfin = ends("end", POS)
-    s = np.where(lfin, 2 * lo + (~closed("start_closed")).astype(np.int64), NEG)
-    e = np.where(hfin, 2 * hi + closed("end_closed").astype(np.int64), POS)
+    s, e = _codes(*ends("start", NEG), closed("start_closed"), *ends("end", POS), closed("end_closed"))
     if np.any(s >= e):
         from chronolog.language.errors import DataError
 

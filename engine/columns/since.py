@@ -12,20 +12,15 @@ from __future__ import annotations
 from chronolog.language.timeline import format_interval
 
 from .base import ColumnMapNode, drain
-from .encoding import NEG, POS
-from ..interval_shift import shift
+from ..exprs import to_polars
+from ..interval_shift import clipped, closure, shift, since_offset
 from .temporal import moved
 from .value_columns import match_kinds
 
 
-def closure(df):
-    import polars as pl
-
-    s, e = pl.col("s"), pl.col("e")
-    return df.with_columns(
-        pl.when((s != NEG) & (s % 2 == 1)).then(s - 1).otherwise(s).alias("s"),
-        pl.when((e != POS) & (e % 2 == 0)).then(e + 1).otherwise(e).alias("e"),
-    )
+def _codes(df, ends, names=("s", "e")):
+    """``df`` with the interval_shift expressions ``ends`` as ``names``."""
+    return df.with_columns(*(to_polars(x, []).alias(n) for x, n in zip(ends, names)))
 
 
 class SinceNode(ColumnMapNode):
@@ -35,9 +30,7 @@ class SinceNode(ColumnMapNode):
         super().__init__(child)
         self.values = None  # set by the evaluator: codes float value columns that meet codes
         self.left, self.op, self.window = left, op, window
-        r1, r2, c1, c2 = window
-        offset = window if op == "S" else (-r2, -r1, c2, c1)
-        self.offset = scale.window(offset)
+        self.offset = scale.window(since_offset(op, window))
         self._table = None
 
     def label(self) -> str:
@@ -54,7 +47,7 @@ class SinceNode(ColumnMapNode):
 
         if self._table is None:
             t = drain(self.left)
-            self._table = False if t is None else closure(t).rename({"s": "cs", "e": "ce"})
+            self._table = False if t is None else _codes(t, closure(), ("cs", "ce")).drop("s", "e")
         left = self._table
         if left is False:
             return None
@@ -62,10 +55,8 @@ class SinceNode(ColumnMapNode):
         if self.values is not None:
             df, left = match_kinds(df, left, shared, self.values)
         j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
-        j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
-        j = j.filter(pl.col("s") < pl.col("e"))
+        j = _codes(j, clipped()).filter(pl.col("s") < pl.col("e"))
         if j.height == 0:
             return None
-        j = moved(j, shift, self.offset)
-        j = j.with_columns(pl.max_horizontal("s", "cs").alias("s"), pl.min_horizontal("e", "ce").alias("e"))
+        j = _codes(moved(j, shift, self.offset), clipped())
         return j.filter(pl.col("s") < pl.col("e")).drop("cs", "ce")

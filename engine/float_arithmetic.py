@@ -1,0 +1,42 @@
+"""Arithmetic of binary floats in conditions and assignments, written once
+for the columnar executor and the Spark rounds (engine/exprs.py emits
+each).
+
+``+ - * /``, ``floor``, ``ceil`` and ``rint`` of floats are exact IEEE
+operations in Polars, Java and Python alike (an exact number operand is
+made a float first, correctly rounded in all three), hence equal.  Where
+the engine raises (a division by zero) or gets NaN or an infinity (which
+it keeps and the backends do not) the row is refused; a whole number
+beyond the backend's integers too.  Which operands are floats stays each
+backend's (the columns read it from the values, the rounds from the
+columns' classes), and so do ``-0.0`` (the rounds write it ``0.0``) and
+the functions whose last bit differs (the rounds' UDFs).  The columns emit
+it in numpy (exprs.to_numpy: a Polars query per operator cost 3x, and
+Polars adds a scalar zero by returning the other operand, so ``-0.0 +
+0.0`` would stay ``-0.0``).
+"""
+
+from __future__ import annotations
+
+from .exprs import Expr, call, checked, when
+
+
+def finite(value: Expr, text: str, signed_zero: bool = True) -> Expr:
+    """``value``, refused where it is NaN or infinite; ``-0.0`` as ``0.0``
+    unless ``signed_zero``."""
+    kept = value if signed_zero else when(value.eq(0.0), 0.0, value)
+    return checked(kept, call("not_finite", value), f"{text} is NaN or infinite")
+
+
+def binop(op: str, x: Expr, y: Expr, text: str, signed_zero: bool = True) -> Expr:
+    """``x op y`` (``+ - * /``) of floats."""
+    if op == "/":
+        return finite(checked(call("divide", x, y), y.eq(0.0), f"division by zero in {text}"), text, signed_zero)
+    return finite(Expr(op, (x, y)), text, signed_zero)
+
+
+def whole(name: str, x: Expr, bound: int, text: str) -> Expr:
+    """``floor``, ``ceil`` or ``rint`` (half to even) of the float ``x`` as an
+    integer, refused where the magnitude of ``x`` reaches ``bound`` (read on
+    ``x``: Spark's ``floor`` of a double is a ``bigint`` already, saturated)."""
+    return checked(call("to_int", call(name, x)), call("abs", x).ge(float(bound)), f"{text} is beyond 64-bit integers")

@@ -202,7 +202,9 @@ def with_values(df, named: dict) -> tuple:
 
 _NUMPY = {"+": "add", "-": "subtract", "*": "multiply", "divide": "divide", "abs": "abs", "floor": "floor",
           "ceil": "ceil", "rint": "rint", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
-          ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or", "&": "bitwise_and"}
+          ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or", "&": "bitwise_and",
+          "|": "bitwise_or", "floordiv": "floor_divide", "mod": "mod", "least": "minimum", "greatest": "maximum"}
+_EPOCH_MONTH = 1970 * 12  # numpy's datetime64[M] counts months from January 1970
 
 
 class Refused(Exception):
@@ -214,7 +216,10 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
     each node computed once (a node read twice is one object); :class:`Refused` at a check that
     holds on a row (before the value it guards is computed).  The
     columns' float arithmetic (float_arithmetic.py): one numpy call an
-    operator, where a Polars query costs ~0.2 ms fixed and 3x per row."""
+    operator, where a Polars query costs ~0.2 ms fixed and 3x per row; their
+    time grouping (interval_shift.py): a Polars query computes every copy of
+    a subtree (months' first tree read an end's month three times), numpy's
+    ``datetime64[M]`` the same proleptic Gregorian months."""
     import numpy as np
 
     memo = {} if memo is None else memo  # by id: equal Exprs may differ (0.0 == -0.0 == False)
@@ -239,6 +244,12 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
             r = ~np.isfinite(xs[0])
         elif op == "to_int":
             r = xs[0].astype(np.int64)
+        elif op == ">>1":
+            r = np.right_shift(xs[0], 1)
+        elif op == "month_index":
+            r = np.asarray(xs[0], np.int64).view("datetime64[D]").astype("datetime64[M]").view(np.int64) + _EPOCH_MONTH
+        elif op == "month_start":
+            r = np.asarray(xs[0] - _EPOCH_MONTH, np.int64).view("datetime64[M]").astype("datetime64[D]").view(np.int64)
         else:
             r = getattr(np, _NUMPY[op])(*xs)
     memo[id(e)] = r

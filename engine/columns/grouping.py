@@ -3,9 +3,9 @@ on the interval codes.
 
 Two ways, one answer.  Periods of one length (``/\\[N]``, and days and
 weeks on a day timeline) and months and years on a day timeline are
-engine/interval_shift.py's, the lowering the Spark rounds share (Polars'
-proleptic Gregorian calendar): no Python per row.  Otherwise the rows' own
-:class:`Grouping` (calendar-correct, exact) is called once per distinct
+engine/interval_shift.py's, the lowering the Spark rounds share, emitted in
+numpy (exprs.to_numpy, its proleptic Gregorian months): no Python per row.
+Otherwise the rows' own :class:`Grouping` (calendar-correct, exact) is called once per distinct
 interval end.  Both are tested against the rows (tests/test_columns_kernels.py)."""
 
 from __future__ import annotations
@@ -31,16 +31,18 @@ class GroupNode(ColumnMapNode):
         import numpy as np
         import polars as pl
 
-        shared = _shared(self.group, self.scale)
-        if shared is not None:  # the lowering shared with the Spark rounds
-            from ..exprs import with_values
-
-            s2, e2 = shared
-            out, why = with_values(df, {"s": s2, "e": e2})
-            if why is None:
-                return out
         s = df["s"].to_numpy()
         e = df["e"].to_numpy()
+        shared = _shared(self.group, self.scale)
+        if shared is not None:  # the lowering shared with the Spark rounds, in numpy (each subtree once)
+            from ..exprs import Refused, to_numpy
+
+            memo: dict = {}
+            try:
+                s2, e2 = (to_numpy(x, {"s": s, "e": e}, memo) for x in shared)
+                return df.with_columns(pl.Series("s", s2, dtype=pl.Int64), pl.Series("e", e2, dtype=pl.Int64))
+            except Refused:
+                pass  # a time beyond the calendar functions' years: the rows' Grouping below
         us, inv_s = np.unique(s, return_inverse=True)
         ue, inv_e = np.unique(e, return_inverse=True)
         g, scale = self.group, self.scale

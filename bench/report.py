@@ -224,7 +224,7 @@ def _executors(out, rows):
                    _x(t["columns"], t["rows"]), ok=ok)
 
 
-@bench(name="timeseries", args="bench/timeseries.py --repeat 3", json=True,
+@bench(name="timeseries", args="bench/timeseries.py --repeat 7", json=True,
        peer="pandas (read_csv / read_parquet, groupby rolling and resample)",
        target="rolling 5x (issue 11), 3x warm (issue 37)",
        what="20-day rolling sum/mean/min/max and monthly resampling, 5 series x 20,000 days, read included")

@@ -58,7 +58,7 @@ def fused_step(tests: list, slots: dict, picks: list, slow):
         for i in used:
             if i < bound:  # (assigned slots hold the floats a path computed)
                 need[i] = need.get(i, False) or var_float
-        lines += [body, f"if not ({ok}): return slow(b)"]
+        lines += [body, f"if not ({ok}): return fallback(b)"]
         if var is None:
             lines.append(f"if not ({value}): return None")
         else:
@@ -76,21 +76,27 @@ def fused_step(tests: list, slots: dict, picks: list, slow):
     kinds = {False: "(type(b[{0}]) is float or type(b[{0}]) is int)", True: "type(b[{0}]) is float"}
     guard = " and ".join(kinds[need[i]].format(i) for i in sorted(need))
     loads = "; ".join(f"v{i} = b[{i}]" for i in sorted(need))
+    return _compile(guard, loads, lines, f"return ({''.join(h + ', ' for h in head)})", slow, consts)
+
+
+def _compile(guard: str, loads: str, lines: list, last: str, fallback, consts: list):
+    """The generated function: when ``guard`` holds, ``lines`` then ``last``;
+    otherwise, or on an ArithmeticError, ``fallback(b)`` (the exact path)."""
     body = "\n".join(f"            {line}" for line in lines)
     text = (
-        "def step(b):\n"
+        "def generated(b):\n"
         f"    if {guard}:\n"
         f"        {loads}\n"
         "        try:\n"
         f"{body}\n"
         "        except ArithmeticError:\n"
-        "            return slow(b)\n"
-        f"        return ({''.join(h + ', ' for h in head)})\n"
-        "    return slow(b)\n"
+        "            return fallback(b)\n"
+        f"        {last}\n"
+        "    return fallback(b)\n"
     )
-    scope = {"k": consts, "slow": slow}
+    scope = {"k": consts, "fallback": fallback}
     exec(text, scope)  # noqa: S102 - source built by _source from the rule's own operators, slots and constants
-    return scope["step"]
+    return scope["generated"]
 
 
 def _generate(x, slots, exact, var_float):
@@ -102,20 +108,7 @@ def _generate(x, slots, exact, var_float):
     kinds = "type(b[{0}]) is float" if var_float else "(type(b[{0}]) is float or type(b[{0}]) is int)"
     guard = " and ".join(kinds.format(i) for i in sorted(used))
     loads = "; ".join(f"v{i} = b[{i}]" for i in sorted(used))
-    text = (
-        "def fast(b):\n"
-        f"    if {guard}:\n"
-        f"        {loads}\n"
-        "        try:\n"
-        f"            {body}\n"
-        "        except ArithmeticError:\n"
-        "            return exact(b)\n"
-        f"        if {ok}: return {value}\n"
-        "    return exact(b)\n"
-    )
-    scope = {"k": consts, "exact": exact}
-    exec(text, scope)  # noqa: S102 - source built by _source from the rule's own operators, slots and constants
-    return scope["fast"]
+    return _compile(guard, loads, [body], f"if {ok}: return {value}", exact, consts)
 
 
 def _source(x, slots, var_float, consts: list):

@@ -208,7 +208,7 @@ class HybridEvaluator(Evaluator):
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
-        from .retraction import conclusions_only, pieces_met
+        from .retraction import conclusions_only
 
         import time
 
@@ -231,8 +231,7 @@ class HybridEvaluator(Evaluator):
             else:
                 source = m.current(pred)
                 hit, rest = split(source, keys, names, self.values)
-            met = pieces_met(hit, frame, names) if framed else None
-            pieces = coalesce(met if met is not None else overlap(hit, frame, names, self.values), names)
+            pieces = coalesce(overlap(hit, frame, names, self.values), names)
         except Fallback:
             return None
         if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)

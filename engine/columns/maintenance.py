@@ -708,8 +708,13 @@ def overlap(df, other, names: list, values=None):
     (not coalesced)."""
     import polars as pl
 
+    from .retraction import pieces_met
+
     if df.height and other.height and small_frames.small(df, other):
         return small_frames.overlap(df, other, names)
+    met = pieces_met(df, other, names)  # (term codes on both sides: in numpy)
+    if met is not None:
+        return met
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()

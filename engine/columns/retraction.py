@@ -24,7 +24,7 @@ from chronolog.language.fact_columns import _Column
 from .coalesce import coalesce_arrays
 from .encoding import Fallback
 from .given import interval_columns
-from .relation import _frame, empty, interval_codes
+from .relation import _frame, empty, interval_codes, term_columns
 
 
 def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
@@ -107,7 +107,7 @@ def pieces_met(df, holes, names: list):
     atom (not coalesced): maintenance.overlap for frames whose terms are all
     codes, in numpy, where polars' join costs ~0.7 ms whatever the size (a
     retraction's few atoms, per predicate); None for value columns."""
-    met = _meeting(df, holes, names)
+    met = _meeting(df, holes, names) if names == term_columns(len(names)) else None
     if met is None:
         return None
     rows, s, e = met
@@ -136,8 +136,8 @@ def _meeting(df, other, names: list):
     import numpy as np
     import polars as pl
 
-    if any(df[c].dtype != pl.Int64 or other[c].dtype != pl.Int64 for c in names):
-        return None
+    if any(df[c].dtype != pl.Int64 or other[c].dtype != pl.Int64 or df[c].null_count() or other[c].null_count() for c in names):
+        return None  # (a polars join matches no null)
     n = df.height
     if not n or not other.height:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)

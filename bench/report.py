@@ -524,14 +524,20 @@ def _spark_reach(out, rows):
     return Figures(mine, peer, ratio, ok=all(r["same_model"] for r in sizes))
 
 
+def _sides_at_largest(out: str) -> tuple:
+    """spark_aggregate.py's JSON lines: the largest size, each side's wall
+    seconds at it, and whether every model matched."""
+    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    n = max(x["facts"] for x in lines)
+    w = {x["side"]: x["wall"] for x in lines if x.get("facts") == n and "side" in x}
+    return n, w, all(x["same_model"] for x in lines if "same_model" in x)
+
+
 @bench(name="spark_aggregate", args="bench/spark_aggregate.py --facts 100000", tags=("spark",),
        peer="the same call on the driver; the embedded engine",
        what="aggregation, Since and time grouping with no key: rounds against the driver path")
 def _spark_aggregate(out, rows):
-    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    n = max(x["facts"] for x in lines)
-    w = {x["side"]: x["wall"] for x in lines if x.get("facts") == n and "side" in x}
-    ok = all(x["same_model"] for x in lines if "same_model" in x)
+    n, w, ok = _sides_at_largest(out)
     return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"driver {_s(w['driver'])}, embedded {_s(w['embedded'])}",
                    f"{_x(w['relational'], w['driver'])} the driver, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 
@@ -540,10 +546,7 @@ def _spark_aggregate(out, rows):
        tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
        what="sums, means and sets of floats with no key: rounds (the engine's fold per segment) against one task")
 def _spark_float_sums(out, rows):
-    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    n = max(x["facts"] for x in lines)
-    w = {x["side"]: x["wall"] for x in lines if x.get("facts") == n and "side" in x}
-    ok = all(x["same_model"] for x in lines if "same_model" in x)
+    n, w, ok = _sides_at_largest(out)
     return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"one task {_s(w['one task'])}, embedded {_s(w['embedded'])}",
                    f"{_x(w['relational'], w['one task'])} one task, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 

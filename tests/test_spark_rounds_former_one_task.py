@@ -218,15 +218,12 @@ def test_random_recursions_through_time_within_a_horizon(spark, rounds, case):
     them), through ``distributed=True``: the rounds now for a recursion
     through time (or one task where they refuse), the row executor's answers."""
     program = case.program + "\nnokey(K, L) :- v(K, A), v(L, B).\n"
-    from test_spark_differential import _decimal
-    from test_spark_differential import canon as canon_rows
+    from test_spark_differential import arrow_inputs
 
-    if not all(_decimal(t) for rows in case.facts.values() for terms, _ in rows for t in terms):
-        return  # (a given 1/3 is the text "1/3" in Arrow: documented)
-    facts = {p: rows for p, rows in case.facts.items() if rows}
-    tables = {p: facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))]) for p, rows in facts.items()}
-    if any(canon_rows(table_to_rows(t, p)) != canon_rows(facts[p]) for p, t in tables.items()):
-        return  # (a column mixing kinds is text in Arrow: documented)
+    inputs = arrow_inputs(case)
+    if inputs is None:
+        return  # (Arrow holds a given 1/3, or a column mixing kinds, as text: documented)
+    facts, tables = inputs
     try:
         model = chronolog.reason(program, facts, engine="rows", horizon=case.horizon)
     except chronolog.ChronologError:

@@ -207,6 +207,7 @@ def test_wide_programs_with_arithmetic_equal_rows(spark, case):
     ``distributed=True``: whatever path each takes (rounds, keyed tasks,
     the driver), the row executor's answers or its error."""
     from test_spark_differential import arrow_inputs
+    from test_spark_differential import canon as canon_rows
 
     inputs = arrow_inputs(case)
     if inputs is None:

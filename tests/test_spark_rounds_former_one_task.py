@@ -219,6 +219,7 @@ def test_random_recursions_through_time_within_a_horizon(spark, rounds, case):
     through time (or one task where they refuse), the row executor's answers."""
     program = case.program + "\nnokey(K, L) :- v(K, A), v(L, B).\n"
     from test_spark_differential import arrow_inputs
+    from test_spark_differential import canon as canon_rows
 
     inputs = arrow_inputs(case)
     if inputs is None:

@@ -472,5 +472,6 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
                 out.append("an avg of exact numbers has no exact value in the run's number type (one for the whole run, "
                            "fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)")
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf or are multiplied")
+                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf (a sum) "
+                           "or an infinity and a zero (a product)")
     return tuple(dict.fromkeys(out))

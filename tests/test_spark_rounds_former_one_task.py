@@ -46,9 +46,12 @@ bag(K, U) :- m(K, V), U = munion(V).
 all(U) :- m(K, V), U = munion(V).
 most(K, S) :- m(K, V), S = msum(V, <K>).
 big(K) :- total(K, S), S > 1.
+product(K, P, Q) :- m(K, V), P = prod(V), Q = sum(V).
+mostly(P) :- m(K, V), K != "d", P = mprod(V, <K>).
 @output("total"). @output("mean"). @output("every"). @output("bag"). @output("all"). @output("most"). @output("big").
+@output("product"). @output("mostly").
 """
-FLOAT_OUTPUTS = ["total", "mean", "every", "bag", "all", "most", "big"]
+FLOAT_OUTPUTS = ["total", "mean", "every", "bag", "all", "most", "big", "product", "mostly"]
 
 
 @spark_test
@@ -56,12 +59,14 @@ def test_float_sums_means_and_sets_are_the_engines(spark, rounds):
     """1e16 + 1 - 1e16 is 1.0 summed exactly (Spark's double addition
     gives 0.0 in this order); 0.1 + 0.2 + 0.3 rounded once; 1e10 is
     printed 10000000000.0 in a set as Python prints it (Java: 1.0E10);
-    an infinity sums to itself."""
+    an infinity sums to itself; 0.1 * 0.2 * 0.3 multiplied exactly is
+    0.006 (0.006000000000000001 in one order of float steps)."""
     vals = [1e16, 1.0, -1e16, 0.1, 0.2, 0.3, 1e10, 2.5, -0.0, math.inf, 0.1]
     keys = ["a", "a", "a", "b", "b", "b", "c", "c", "c", "d", "d"]
     ivs = [(0, 9), (1, 8), (2, 7), (0, 4), (2, 6), (3, 9), (0, 3), (1, 2), (2, 5), (0, 2), (1, 3)]
     model = check_typed(spark, FLOAT_SUMS, {"m": floats(keys, vals, ivs)}, FLOAT_OUTPUTS)
     assert ((("a", 1.0), (2, 7, True, True))) in model.facts("total")  # (exactly: the sanity of the oracle)
+    assert ((("b", 0.006, 0.6), (3, 4, True, True))) in model.facts("product")
 
 
 @spark_test
@@ -82,6 +87,23 @@ def test_float_sum_of_both_infinities_is_the_engines_error(spark, rounds):
     program = NO_KEY + 'total(K, S) :- m(K, V), S = sum(V).\n@output("total").'
     refused(spark, program, {"m": floats(["a", "a"], [math.inf, -math.inf], [(0, 3), (1, 4)])}, ["total"],
             "sum() of +inf and -inf")
+
+
+@spark_test
+def test_product_of_computed_floats_is_the_engines(spark, rounds):
+    """Floats made in the body (``float(A)``, one task before) multiplied
+    per segment: the engine's exact product, rounded once."""
+    from test_spark_rounds_functions import INTS, NO_KEY as W_NO_KEY
+
+    check_typed(spark, W_NO_KEY + 't(X, S) :- w(X, A), F = float(A) / 3, S = prod(F).\n@output("t").',
+                {"w": facts_to_arrow(INTS, ["k", "a"])}, ["t"])
+
+
+@spark_test
+def test_float_product_of_an_infinity_and_a_zero_is_the_engines_error(spark, rounds):
+    """inf * 0.0 has no value (NaN): the engine's error, reported by one task."""
+    program = NO_KEY + 'p(K, P) :- m(K, V), P = prod(V).\n@output("p").'
+    refused(spark, program, {"m": floats(["a", "a"], [math.inf, 0.0], [(0, 3), (1, 4)])}, ["p"], "is not a number (NaN)")
 
 
 SINCE_RIGHT = """

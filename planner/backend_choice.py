@@ -275,8 +275,9 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential variables (new values): the engine numbers its labelled nulls in the order its pipelines "
-         "need them, an order Spark's tasks lack")
+CHASE = ("existential variables (labelled nulls): the engine names its nulls _:n1, _:n2, ... in the order its "
+         "restricted chase makes them (one existential rule at a time, once the stratum's other rules are at their "
+         "fixpoint), an order Spark's tasks do not share, and the rounds have no column type for a null")
 
 
 # a recursion through time within a horizon that may need more rounds

@@ -1,14 +1,18 @@
 """The program shapes that used to go to one Spark task and now run in the
-relational rounds (issue 36): sums and means of floats, ``munion`` of
-floats, Since/Until recursive through the right operand, recursion through
-time within a horizon; each on real Spark against the embedded engine on
+relational rounds (issue 36): sums, means and products of floats (the
+engine's exact value rounded once), ``munion`` of floats, Since/Until
+recursive through the right operand, recursion through time within a
+horizon; each on real Spark against the embedded engine on
 the same facts (kinds of numbers included), asserted to run in the rounds,
 and ``chronolog plan`` saying so.  The shapes that stay in one task
 (existential rules, a mean with no exact value in the run's number type)
-are named with their reason (marked ``spark``, but the plan tests)."""
+are named with their reason and answer as the engine (marked ``spark``,
+but the plan tests)."""
 
 import math
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
@@ -201,6 +205,52 @@ def test_existential_rules_stay_in_one_task_naming_why(spark, rounds):
         out = cs().reason(spark, program, inputs={"m": m}, distributed=True)
     got = {(tuple(map(str, t)), iv) for t, iv in table_to_rows(out["boss"].toArrow(), "boss")}
     assert got == {(tuple(map(str, t)), iv) for t, iv in model.facts("boss")}
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.integers(-6, 6), st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=8),
+       st.booleans())
+def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, rounds, rows, decimals):
+    """The engine's mean of exact numbers is exact (1/3); the run's one
+    number type holds it or not (64-bit integers for integer inputs,
+    decimal(38, 2) for these decimals): in the rounds when every mean of
+    the model fits, else one task, named; the engine's answers either way."""
+    program = NO_KEY + 'mean(K, A) :- m(K, V), A = avg(V).\n@output("mean").'
+    scale = 2 if decimals else 0
+    values = [Decimal(v) / 4 if decimals else v for _, v, _, _ in rows]
+    m = pa.table({"k": [k for k, _, _, _ in rows], "v": pa.array(values, pa.decimal128(10, 2) if decimals else pa.int64()),
+                  "start": [s for _, _, s, _ in rows], "end": [s + n for _, _, s, n in rows]})
+    model = chronolog.reason(program, {"m": table_to_rows(m, "m")})
+    if all((Fraction(a) * 10**scale).denominator == 1 for (_, a), _ in model.facts("mean")):
+        check_typed(spark, program, {"m": m}, ["mean"])
+    else:
+        refused(spark, program, {"m": m}, ["mean"], "an average with no exact value")
+
+
+EXISTENTIAL = NO_KEY + """
+boss(Y, K) :- m(K, V).
+boss(K, K) :- m(K, V), V > 2.
+team(K, Y) :- boss(Y, K), m(K, V).
+@output("boss"). @output("team").
+"""
+
+
+@spark_test
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([1.0, 2.5, 3.0]), st.integers(0, 6), st.integers(0, 3)),
+                min_size=1, max_size=6))
+def test_random_existential_rules_run_in_one_task_as_the_engine(spark, rounds, rows):
+    """Existential rules stay in one task (named): the engine's model,
+    null labels included (``boss(K, K)`` satisfies the head first where
+    ``V > 2``: the Datalog-first restricted chase makes no null there)."""
+    m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
+    model = chronolog.reason(EXISTENTIAL, {"m": table_to_rows(m, "m")})
+    with pytest.warns(cs().OneTaskFallback, match="labelled nulls"):
+        out = cs().reason(spark, EXISTENTIAL, inputs={"m": m}, distributed=True)
+    for p in ("boss", "team"):
+        got = {(tuple(map(str, t)), iv) for t, iv in table_to_rows(out[p].toArrow(), p)}
+        assert got == {(tuple(map(str, t)), iv) for t, iv in model.facts(p)}, p
 
 
 # ------------------------------------------------------------------ what `chronolog plan` says

@@ -103,6 +103,28 @@ def test_product_of_computed_floats_is_the_engines(spark, rounds):
                 {"w": facts_to_arrow(INTS, ["k", "a"])}, ["t"])
 
 
+FLOAT_PRODUCTS = """
+reach(X, Y) :- e(X, Y, W).
+reach(X, Z) :- reach(X, Y), e(Y, Z, W), P = mprod(W, <Y>), P >= 2.
+pr(X, P) :- <->[0,1] reach(X, Y), e(Y, Z, W), P = mprod(W).
+@output("reach"). @output("pr").
+"""
+
+
+@spark_test
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"), st.sampled_from([1.0, 1.1, 1.3, 2.5, 3.0]),
+                          st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=8))
+def test_random_float_mprod_inside_a_recursion(spark, rounds, rows):
+    """mprod of floats recomputed in each round that changes its body, with
+    a contributor and a condition that feeds the recursion: the engine's
+    exact products rounded once, every intermediate one included."""
+    e = pa.table({"x": [x for x, _, _, _, _ in rows], "y": [y for _, y, _, _, _ in rows],
+                  "w": pa.array([w for _, _, w, _, _ in rows], pa.float64()),
+                  "start": [s for *_, s, _ in rows], "end": [s + n for *_, s, n in rows]})
+    check_typed(spark, FLOAT_PRODUCTS, {"e": e}, ["reach", "pr"])
+
+
 @spark_test
 def test_float_product_of_an_infinity_and_a_zero_is_the_engines_error(spark, rounds):
     """inf * 0.0 has no value (NaN): the engine's error, reported by one task."""

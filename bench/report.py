@@ -544,7 +544,7 @@ def _spark_aggregate(out, rows):
 
 @bench(name="spark_float_sums", args="bench/spark_aggregate.py --facts 100000 --program float_sums --sides 'one task' relational",
        tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="sums, means and sets of floats with no key: rounds (the engine's fold per segment) against one task")
+       what="sums, means, products and sets of floats with no key: rounds (the engine's fold per segment) against one task")
 def _spark_float_sums(out, rows):
     n, w, ok = _sides_at_largest(out)
     return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"one task {_s(w['one task'])}, embedded {_s(w['embedded'])}",

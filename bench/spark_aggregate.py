@@ -25,7 +25,7 @@ own functions in Python UDFs in the executors (what went to one task before).
 ``--program floats``: the stake ``p`` a ``double`` column (multiples of
 0.37, binary floats) in joins, comparisons with exact constants, min and
 max and arithmetic: what went to one task before the twelfth round.
-``--program float_sums``: sums, means and sets (munion) of that column,
+``--program float_sums``: sums, means, products and sets (munion) of that column,
 the engine's exact fold per time segment in a UDF (what went to one task
 before: run it with ``--sides "one task" relational``).
 ``--program control``: company control (examples/ownership/temporal.vada)
@@ -121,13 +121,14 @@ same(I, C, D) :- owns(I, C, P), owns(I, D, P), C != D.
 scaled(I, C, F) :- owns(I, C, P), F = P / 3 + 1.
 @output("top"). @output("low"). @output("high"). @output("same"). @output("scaled").
 """
-# sums, means and sets of a double column: the engine's exact fold per segment (aggregate.py, udfs.EngineFold)
+# sums, means, products and sets of a double column: the engine's exact fold per segment (aggregate.py, udfs.EngineFold)
 FLOAT_SUMS = r"""
 far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
 total(C, S) :- owns(I, C, P), S = sum(P).
 mean(C, A) :- owns(I, C, P), A = avg(P).
 stakes(C, U) :- owns(I, C, P), U = munion(P).
-@output("total"). @output("mean"). @output("stakes").
+product(C, M) :- owns(I, C, P), P < 3, M = prod(P).
+@output("total"). @output("mean"). @output("stakes"). @output("product").
 """
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
             "float_sums": FLOAT_SUMS}

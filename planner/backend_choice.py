@@ -275,8 +275,9 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential variables (new values): the engine numbers its labelled nulls in the order its pipelines "
-         "need them, an order Spark's tasks lack")
+CHASE = ("existential variables (labelled nulls): the engine names its nulls _:n1, _:n2, ... in the order its "
+         "restricted chase makes them (one existential rule at a time, once the stratum's other rules are at their "
+         "fixpoint), an order Spark's tasks do not share, and the rounds have no column type for a null")
 
 
 # a recursion through time within a horizon that may need more rounds
@@ -472,5 +473,6 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
                 out.append("an avg of exact numbers has no exact value in the run's number type (one for the whole run, "
                            "fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)")
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf or are multiplied")
+                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf (a sum) "
+                           "or an infinity and a zero (a product)")
     return tuple(dict.fromkeys(out))

@@ -8,12 +8,16 @@ evaluates the aggregate cell by cell and shares no code with the engine.
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
+from budget import examples
 from chronolog.language.errors import ChronologError, ProgramError
 from oracle import evaluate_text
 
@@ -156,6 +160,43 @@ def test_floats_are_summed_correctly_rounded():
         {"p": [(("a", 0.1), (0, 1)), (("b", 0.2), (0, 1)), (("c", 0.3), (0, 1))]},
     )
     assert m.facts("s") == [((0.6,), (0, 1, True, True))]
+
+
+def _exact_product(values):
+    """The oracle: the product of the values as rationals, rounded once to a float."""
+    p = Fraction(1)
+    for v in values:
+        p *= Fraction(v)
+    return float(p)
+
+
+def test_floats_are_multiplied_exactly_and_rounded_once():
+    # (0.1 * 0.2) * 0.3 is 0.006000000000000001 and 0.1 * (0.2 * 0.3) is
+    # 0.006: the exact product rounds to 0.006 in either order of the bindings
+    for order in ([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]):
+        m = chronolog.reason("s(S) :- p(Y, V), S = prod(V).",
+                             {"p": [((str(v), v), (0, 1)) for v in order]})
+        assert m.facts("s") == [((0.006,), (0, 1, True, True))]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([0.1, 0.2, 0.3, 1e-300, 1e300, -0.0]),
+                min_size=1, max_size=8), st.randoms(use_true_random=False))
+def test_random_float_products_do_not_depend_on_the_order(values, rnd):
+    """Any order of the bindings gives the exact product rounded once (an
+    infinity beyond the float range, as a float multiplication gives)."""
+    facts = [((f"k{i}", v), (0, 1)) for i, v in enumerate(values)]
+    shuffled = list(facts)
+    rnd.shuffle(shuffled)
+    got = []
+    for order in (facts, shuffled):
+        m = chronolog.reason("s(S) :- p(Y, V), S = prod(V).\nq(S) :- p(Y, V), S = mprod(V).", {"p": order})
+        got.append((m.facts("s"), m.facts("q")))
+    try:
+        want = _exact_product(values)
+    except OverflowError:
+        want = -math.inf if sum(1 for v in values if v < 0) % 2 else math.inf
+    assert got[0] == got[1] == ([((want,), (0, 1, True, True))],) * 2
 
 
 def test_grouped_values_in_python():

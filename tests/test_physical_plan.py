@@ -119,7 +119,7 @@ def test_spark_paths_are_chosen_at_plan_time():
     assert avg.spark.path == "rounds"
     assert "an avg of exact numbers has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in avg.strata[0].spark_fallbacks
     chase = placement("o(Y, C) :- c(C, D), d(D).")
-    assert chase.spark.path == "one task" and "existential variables (new values)" in chase.spark.why
+    assert chase.spark.path == "one task" and "existential variables (labelled nulls)" in chase.spark.why
     through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")
     assert through.spark.path == "one task" and "recursion through time" in through.spark.why
 

@@ -544,12 +544,12 @@ def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
 
 def test_unsupported_falls_back_with_the_rule(spark):
     prog = """
-    total(X, T) :- e(X, Y, S), F = float(S), T = prod(F).
+    boss(B, X) :- e(X, Y, S).
     far(X, Z) :- e(X, Y, S), e(Y, Z, S2).
     @output("far").
     """
     e = facts_to_arrow([((1, 2, 3), (0, 1, True, True)), ((2, 3, 4), (0, 1, True, True))], ["a", "b", "s"])
-    with pytest.warns(cs().DriverFallback, match=r"relational rounds cannot run it: aggregation: prod of float terms"):
+    with pytest.warns(cs().DriverFallback, match=r"relational rounds cannot run it: existential variables .* in the rule boss"):
         out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
     assert canon(table_to_rows(out["far"].toArrow(), "far")) == {((1, 3), (0, 1, True, True))}
 

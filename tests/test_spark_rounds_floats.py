@@ -3,7 +3,8 @@
 inputs.py), in joins, comparisons with exact constants, min and max,
 recursion; against the embedded engine on the same facts, kinds of numbers
 included, asserted to run in Spark tasks; and what the rounds refuse
-(floats beside exact numbers in one column or join, products of floats, NaN),
+(floats beside exact numbers in one column or join, NaN; products of
+floats run in the rounds: test_spark_rounds_former_one_task.py),
 each named (marked ``spark``)."""
 
 import math
@@ -80,15 +81,13 @@ REFUSALS = [
     ("j(K) :- m(K, V), n(K, V).", "the variable V joins float with num terms (the engine finds a float equal"),
     ("w(K) :- u(V), m(K, V).\nu(V) :- m(K, V).\nu(V) :- n(K, V).", "argument 1 of u holds both float and num terms (the engine finds"),
     ("x(K) :- m(K, V), not n(L, V).", "the variable V of not n(...) joins float with num terms"),
-    ("t(K, S) :- m(K, V), S = prod(V).", "aggregation: prod of float terms (the engine multiplies them"),
     ("c(K) :- m(K, V), n(K, W), V > W * 2.", "the comparison of a float with the exact number"),
 ]
 
 
 @pytest.mark.parametrize("rule, why", REFUSALS)
 def test_refused_floats_are_named(spark, rule, why):
-    """Floats the engine compares by value with exact numbers, and products
-    of floats (rounded per step in the engine's order of bindings), fall back
+    """Floats the engine compares by value with exact numbers fall back
     naming why; the answers are the engine's (an output column mixing
     the two kinds is text in the tables: none is an output here)."""
     head = rule.split("(")[0]

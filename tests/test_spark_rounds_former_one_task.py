@@ -1,18 +1,22 @@
 """The program shapes that used to go to one Spark task and now run in the
-relational rounds (issue 36): sums and means of floats, ``munion`` of
-floats, Since/Until recursive through the right operand, recursion through
-time within a horizon; each on real Spark against the embedded engine on
+relational rounds (issue 36): sums, means and products of floats (the
+engine's exact value rounded once), ``munion`` of floats, Since/Until
+recursive through the right operand, recursion through time within a
+horizon; each on real Spark against the embedded engine on
 the same facts (kinds of numbers included), asserted to run in the rounds,
 and ``chronolog plan`` saying so.  The shapes that stay in one task
 (existential rules, a mean with no exact value in the run's number type)
-are named with their reason (marked ``spark``, but the plan tests)."""
+are named with their reason and answer as the engine (marked ``spark``,
+but the plan tests)."""
 
 import math
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
@@ -25,7 +29,8 @@ from chronolog.planner.backend_choice import choose
 from strategies_wide import wide_cases
 from test_spark_rounds import canon, cs
 from test_spark_rounds import check as check_sets
-from test_spark_rounds_functions import check as check_typed, refused
+from test_spark_rounds_functions import check as check_typed, refused, typed
+from test_spark_rounds_functions import run as run_typed
 
 spark_test = pytest.mark.spark
 
@@ -46,9 +51,12 @@ bag(K, U) :- m(K, V), U = munion(V).
 all(U) :- m(K, V), U = munion(V).
 most(K, S) :- m(K, V), S = msum(V, <K>).
 big(K) :- total(K, S), S > 1.
+product(K, P, Q) :- m(K, V), P = prod(V), Q = sum(V).
+mostly(P) :- m(K, V), K != "d", P = mprod(V, <K>).
 @output("total"). @output("mean"). @output("every"). @output("bag"). @output("all"). @output("most"). @output("big").
+@output("product"). @output("mostly").
 """
-FLOAT_OUTPUTS = ["total", "mean", "every", "bag", "all", "most", "big"]
+FLOAT_OUTPUTS = ["total", "mean", "every", "bag", "all", "most", "big", "product", "mostly"]
 
 
 @spark_test
@@ -56,12 +64,14 @@ def test_float_sums_means_and_sets_are_the_engines(spark, rounds):
     """1e16 + 1 - 1e16 is 1.0 summed exactly (Spark's double addition
     gives 0.0 in this order); 0.1 + 0.2 + 0.3 rounded once; 1e10 is
     printed 10000000000.0 in a set as Python prints it (Java: 1.0E10);
-    an infinity sums to itself."""
+    an infinity sums to itself; 0.1 * 0.2 * 0.3 multiplied exactly is
+    0.006 (0.006000000000000001 in one order of float steps)."""
     vals = [1e16, 1.0, -1e16, 0.1, 0.2, 0.3, 1e10, 2.5, -0.0, math.inf, 0.1]
     keys = ["a", "a", "a", "b", "b", "b", "c", "c", "c", "d", "d"]
     ivs = [(0, 9), (1, 8), (2, 7), (0, 4), (2, 6), (3, 9), (0, 3), (1, 2), (2, 5), (0, 2), (1, 3)]
     model = check_typed(spark, FLOAT_SUMS, {"m": floats(keys, vals, ivs)}, FLOAT_OUTPUTS)
     assert ((("a", 1.0), (2, 7, True, True))) in model.facts("total")  # (exactly: the sanity of the oracle)
+    assert ((("b", 0.006, 0.6), (3, 4, True, True))) in model.facts("product")
 
 
 @spark_test
@@ -82,6 +92,45 @@ def test_float_sum_of_both_infinities_is_the_engines_error(spark, rounds):
     program = NO_KEY + 'total(K, S) :- m(K, V), S = sum(V).\n@output("total").'
     refused(spark, program, {"m": floats(["a", "a"], [math.inf, -math.inf], [(0, 3), (1, 4)])}, ["total"],
             "sum() of +inf and -inf")
+
+
+@spark_test
+def test_product_of_computed_floats_is_the_engines(spark, rounds):
+    """Floats made in the body (``float(A)``, one task before) multiplied
+    per segment: the engine's exact product, rounded once."""
+    from test_spark_rounds_functions import INTS, NO_KEY as W_NO_KEY
+
+    check_typed(spark, W_NO_KEY + 't(X, S) :- w(X, A), F = float(A) / 3, S = prod(F).\n@output("t").',
+                {"w": facts_to_arrow(INTS, ["k", "a"])}, ["t"])
+
+
+FLOAT_PRODUCTS = """
+reach(X, Y) :- e(X, Y, W).
+reach(X, Z) :- reach(X, Y), e(Y, Z, W), P = mprod(W, <Y>), P >= 2.
+pr(X, P) :- <->[0,1] reach(X, Y), e(Y, Z, W), P = mprod(W).
+@output("reach"). @output("pr").
+"""
+
+
+@spark_test
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"), st.sampled_from([1.0, 1.1, 1.3, 2.5, 3.0]),
+                          st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=8))
+def test_random_float_mprod_inside_a_recursion(spark, rounds, rows):
+    """mprod of floats recomputed in each round that changes its body, with
+    a contributor and a condition that feeds the recursion: the engine's
+    exact products rounded once, every intermediate one included."""
+    e = pa.table({"x": [x for x, _, _, _, _ in rows], "y": [y for _, y, _, _, _ in rows],
+                  "w": pa.array([w for _, _, w, _, _ in rows], pa.float64()),
+                  "start": [s for *_, s, _ in rows], "end": [s + n for *_, s, n in rows]})
+    check_typed(spark, FLOAT_PRODUCTS, {"e": e}, ["reach", "pr"])
+
+
+@spark_test
+def test_float_product_of_an_infinity_and_a_zero_is_the_engines_error(spark, rounds):
+    """inf * 0.0 has no value (NaN): the engine's error, reported by one task."""
+    program = NO_KEY + 'p(K, P) :- m(K, V), P = prod(V).\n@output("p").'
+    refused(spark, program, {"m": floats(["a", "a"], [math.inf, 0.0], [(0, 3), (1, 4)])}, ["p"], "is not a number (NaN)")
 
 
 SINCE_RIGHT = """
@@ -179,6 +228,56 @@ def test_existential_rules_stay_in_one_task_naming_why(spark, rounds):
         out = cs().reason(spark, program, inputs={"m": m}, distributed=True)
     got = {(tuple(map(str, t)), iv) for t, iv in table_to_rows(out["boss"].toArrow(), "boss")}
     assert got == {(tuple(map(str, t)), iv) for t, iv in model.facts("boss")}
+
+
+@spark_test
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.integers(-6, 6), st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=8),
+       st.booleans())
+@example(rows=[("a", 0, 0, 0), ("a", 1, 0, 0), ("a", -2, 0, 0)], decimals=False)  # -1/3: text in Arrow
+def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, rounds, rows, decimals):
+    """The engine's mean of exact numbers is exact (1/3); the run's one
+    number type holds it or not (64-bit integers for integer inputs,
+    decimal(38, 2) for these decimals): in the rounds when every mean of
+    the model fits, else one task, named; the engine's answers either way
+    (a mean such as -1/3 as the engine's Arrow gives it: its text)."""
+    program = NO_KEY + 'mean(K, A) :- m(K, V), A = avg(V).\n@output("mean").'
+    scale = 2 if decimals else 0
+    values = [Decimal(v) / 4 if decimals else v for _, v, _, _ in rows]
+    m = pa.table({"k": [k for k, _, _, _ in rows], "v": pa.array(values, pa.decimal128(10, 2) if decimals else pa.int64()),
+                  "start": [s for _, _, s, _ in rows], "end": [s + n for _, _, s, n in rows]})
+    model = chronolog.reason(program, {"m": table_to_rows(m, "m")})
+    if all((Fraction(a) * 10**scale).denominator == 1 for (_, a), _ in model.facts("mean")):
+        check_typed(spark, program, {"m": m}, ["mean"])
+        return
+    stats, got, falls = run_typed(spark, program, {"m": m}, ["mean"])
+    assert stats.get("path") != "relational" and "an average with no exact value" in falls[0], falls
+    assert got["mean"] == typed(table_to_rows(model.to_arrow("mean"), "mean"))
+
+
+EXISTENTIAL = NO_KEY + """
+boss(Y, K) :- m(K, V).
+boss(K, K) :- m(K, V), V > 2.
+team(K, Y) :- boss(Y, K), m(K, V).
+@output("boss"). @output("team").
+"""
+
+
+@spark_test
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([1.0, 2.5, 3.0]), st.integers(0, 6), st.integers(0, 3)),
+                min_size=1, max_size=6))
+def test_random_existential_rules_run_in_one_task_as_the_engine(spark, rounds, rows):
+    """Existential rules stay in one task (named): the engine's model,
+    null labels included (``boss(K, K)`` satisfies the head first where
+    ``V > 2``: the Datalog-first restricted chase makes no null there)."""
+    m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
+    model = chronolog.reason(EXISTENTIAL, {"m": table_to_rows(m, "m")})
+    with pytest.warns(cs().OneTaskFallback, match="labelled nulls"):
+        out = cs().reason(spark, EXISTENTIAL, inputs={"m": m}, distributed=True)
+    for p in ("boss", "team"):
+        got = {(tuple(map(str, t)), iv) for t, iv in table_to_rows(out[p].toArrow(), p)}
+        assert got == {(tuple(map(str, t)), iv) for t, iv in model.facts(p)}, p
 
 
 # ------------------------------------------------------------------ what `chronolog plan` says

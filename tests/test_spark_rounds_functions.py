@@ -446,7 +446,6 @@ def test_random_concat_and_exact_of_floats_equal_the_engine(spark, rows):
     ("t(X, Y) :- w(X, A), Y = float(A) / 3, Y > A.", "the comparison of a float with the exact number A"),
     ("t(X, Y) :- w(X, A), Y = float(A).\nt(X, Y) :- w(X, Y).", "argument 2 of t holds both"),
     ("t(X, Y) :- w(X, A), Y = min(float(A), A).", "min() of floats and exact numbers"),
-    ("t(X, S) :- w(X, A), F = float(A), S = prod(F).", "aggregation: prod of float terms (the engine multiplies them"),
     ("t(X, Y) :- w(X, A), Y = sqrt(A * A).", "an exact square"),
     ("t(X, Y) :- w(X, A), Y = float(A) / A.", "division by zero"),
     ("t(X, Y) :- w(X, A), Y = sqrt(float(A)).", "of a negative number"),

@@ -34,9 +34,9 @@ is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
 and the engine's own fold computes the value (udfs.EngineFold, an Arrow
-UDF once per segment), as it does a set of floats' text.  ``prod`` of
-floats is refused: the engine multiplies them in its bindings' order,
-rounding each step.  ``munion``: the distinct values per segment as a
+UDF once per segment), as it does a set of floats' text, and a product
+of floats (the engine multiplies them exactly and rounds once, whatever
+the order).  ``munion``: the distinct values per segment as a
 sorted array, then the engine's text of the set (sets.py).  What is not here (sums of strings; contributors beside a
 second aggregate) raises :class:`NotRelational` before any Spark work.
 
@@ -103,12 +103,12 @@ def literals(rule) -> tuple:
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
     (numbers, strings or floats), a set's for munion (sets.py), a float for
-    a sum or a mean of floats, else a number (None: not known yet)."""
+    a sum, a mean or a product of floats, else a number (None: not known yet)."""
     if a.func == "munion":
         return SET
     if a.func in EXTREMES:
         return expr_class(a.expr, env)
-    if a.func in ("sum", "msum", "avg") and expr_class(a.expr, env) == FLOAT:
+    if a.func in ("sum", "msum", "avg", "prod", "mprod") and expr_class(a.expr, env) == FLOAT:
         return FLOAT
     return NUM
 
@@ -157,9 +157,6 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
             if f == "munion":
                 if c not in (NUM, STR, BOOL, FLOAT):
                     set_text("", c, None, rule)  # (refused, naming why)
-            elif c == FLOAT and f == "prod":
-                raise NotRelational(f"aggregation: {a.func} of float terms (the engine multiplies them in the order "
-                                    "of its bindings, rounding each step)", rule)
             elif c != NUM and not (c == FLOAT or (c == STR and f in ("min", "max"))):  # strings: in code point order, as Python's
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
@@ -263,12 +260,12 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     order of Python's ``<``, and floats as Python does, with no NaN and
     ``-0.0`` written ``0.0``); a sum or a mean of floats is the engine's
     own fold of the segment's values (udfs.EngineFold: exact, then rounded
-    once), in ``spark``'s UDF."""
+    once), in ``spark``'s UDF; so is a product of floats."""
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
-    floated = {value for _, f, value in specs if f in ("sum", "avg") and own.get(value) == FLOAT}  # (own: a dict here)
+    floated = {value for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == FLOAT}  # (own: a dict here)
     extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
@@ -316,10 +313,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             if c in sets:  # munion: the distinct values, sorted (a set's text: aggregate_step)
                 aggs.append(f"sort_array(collect_set({c})) AS u_{c}")
                 stats.append(f"u_{c}")
-            if c in floated:  # each binding's float, for the engine's sum (udfs.EngineFold)
+            if c in floated:  # each binding's float, for the engine's sum or product (udfs.EngineFold)
                 aggs.append(f"collect_list({c}) AS l_{c}")
                 stats.append(f"l_{c}")
-        pvals = sorted({value for _, f, value in specs if f == "prod"})
+        pvals = sorted({value for _, f, value in specs if f == "prod" and value not in floated})
         if pvals:
             spread = _product_factors(q, spread, pvals)
             for c in pvals:

@@ -5,7 +5,7 @@ last bit), ``round`` of a float to digits (Spark rounds the float's
 shortest text, the engine its binary value), ``exact`` of a float, a
 float in ``concat`` (Java prints ``1.0E10``) and ``upper``/``lower`` of
 strings beyond the letters whose mapping Spark shares with Python; and the
-engine's sum, mean and set of a time segment's floats (aggregate.py,
+engine's sum, mean, product and set of a time segment's floats (aggregate.py,
 :class:`EngineFold`).
 
 A UDF calls the row engine's compiled call (engine/rows/expressions.py,
@@ -104,9 +104,9 @@ class EngineCall:
 
 
 class EngineFold:
-    """The engine's aggregate ``func`` (sum, avg, munion) over one time
-    segment's values, an array of floats: a float sum added exactly and
-    rounded once (math.fsum, whatever the order Spark collected them in), a
+    """The engine's aggregate ``func`` (sum, avg, prod, munion) over one time
+    segment's values, an array of floats: a float sum or product computed
+    exactly and rounded once (whatever the order Spark collected them in), a
     set as its text (Python prints ``1e10`` as ``10000000000.0``, Java as
     ``1.0E10``).  ``result``: ``"double"`` or ``"string"``."""
 
@@ -126,6 +126,8 @@ class EngineFold:
             raise RowStop(stop_text(f"{self.func}({shown(args)}): {getattr(err, 'message', str(err))}")) from None
         if self.result == "string":
             return format_term(v)
+        if v != v:  # (a product of an infinity and a zero: the engine reports it)
+            raise RowStop(stop_text(f"{self.func}({shown(args)}) is not a number (NaN)"))
         return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's
 
 

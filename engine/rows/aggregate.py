@@ -73,10 +73,23 @@ class _InfiniteSum(ArithmeticError):
 
 
 def _prod(values):
-    out = 1
+    """A product with a float in it is multiplied exactly and rounded once
+    (as math.fsum sums): its value does not depend on the order of the
+    bindings, which differs between executors (rows, Spark's tasks)."""
+    if not any(type(v) is float for v in values):
+        out = 1
+        for v in values:
+            out = out * v
+        return normalize(out)
+    if any(v in _INFINITE for v in values):  # (no exact value: the sign's infinity, or NaN beside a zero)
+        if any(v == 0 for v in values):
+            return math.nan
+        return -math.inf if sum(1 for v in values if v < 0) % 2 else math.inf
+    num, den = 1, 1
     for v in values:
-        out = out * v
-    return normalize(out) if not isinstance(out, float) else out
+        n, d = v.as_integer_ratio() if type(v) is float else Fraction(v).as_integer_ratio()
+        num, den = num * n, den * d
+    return _float(Fraction(num, den))  # (a zero product is 0.0, never -0.0)
 
 
 def _avg(values):

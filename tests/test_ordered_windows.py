@@ -1,0 +1,119 @@
+"""The ordered windows of engine/exprs.py (running max and sum per
+partition, lag, lead) and the coalescing written once with them
+(engine/coalescing.py) give the same answers on numpy, on DuckDB and on
+Spark: the numpy kernels against DuckDB's window functions running the
+very SQL text the Spark rounds send (an engine nobody here wrote), and the
+coalescing of both backends against maximal intervals found from scratch,
+point by point."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+from chronolog.engine import coalescing, exprs
+from chronolog.engine.interval_codes import NEG, POS
+
+# order values: small ones (ties and runs), the sentinels, and values far
+# apart (past the 62 bits of running_max's one accumulate: its rank path)
+VALUES = st.one_of(st.integers(-20, 20), st.sampled_from([NEG, POS, -(2**61), 2**61]))
+ROWS = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), VALUES, VALUES), max_size=40)
+FUNCS = st.sampled_from(["max_before", "sum_through", "lag", "lead"])
+
+
+def duckdb_sql(e) -> str:
+    return exprs.to_sql(e, lambda v: f"CAST({int(v)} AS BIGINT)", None)
+
+
+@given(ROWS, FUNCS, st.integers(0, 2), st.booleans())
+@settings(max_examples=examples(200), deadline=None)
+def test_windows_on_numpy_are_duckdbs_window_functions(rows, func, n_keys, default):
+    """Each window over random rows in random partitions, the rows sorted
+    as a caller sorts them (partition, then order; ``i`` breaks ties, so
+    that DuckDB's order is the same), equals DuckDB's value of the SQL."""
+    import duckdb
+
+    part = ["k0", "k1"][:n_keys]
+    x = "x" if func != "sum_through" else "y"  # (sums of small values: DuckDB's sum of bigints is a hugeint)
+    e = exprs.window(func, exprs.col(x), part, ("o", "i"), default=-7 if default else None)
+    cols = {"k0": [r[0] for r in rows], "k1": [r[1] for r in rows], "o": [r[2] for r in rows],
+            "x": [r[3] for r in rows], "y": [r[3] % 100 for r in rows], "i": list(range(len(rows)))}
+    cols = {k: np.asarray(v, dtype=np.int64) for k, v in cols.items()}
+    order = np.lexsort((cols["i"], cols["o"], *(cols[c] for c in reversed(part))))
+    cols = {k: v[order] for k, v in cols.items()}
+    con = duckdb.connect()
+    con.register("t", {k: v for k, v in cols.items()})
+    want = dict(con.execute(f"SELECT i, {duckdb_sql(e)} FROM t").fetchall())
+    if not rows:
+        return
+    got = exprs.to_numpy(e, cols)
+    for i, v in zip(cols["i"].tolist(), got.tolist()):
+        if want[i] is None:  # SQL's null, where numpy has only a value to read under a false test
+            continue
+        assert v == want[i], (func, part, rows, i)
+
+
+def maximal(rows):
+    """Maximal intervals per atom from scratch: the union of each atom's
+    intervals [s, e) over the integer points they cover, cut where a point
+    is missing (on the doubled grid an interval covers its codes' points)."""
+    points = {}
+    for k, s, e in rows:
+        points.setdefault(k, set()).update(range(s, e))
+    out = []
+    for k, ps in points.items():
+        ps = sorted(ps)
+        start = prev = None
+        for p in ps:
+            if start is None:
+                start = prev = p
+            elif p == prev + 1:
+                prev = p
+            else:
+                out.append((k, start, prev + 1))
+                start = prev = p
+        if start is not None:
+            out.append((k, start, prev + 1))
+    return sorted(out)
+
+
+INTERVALS = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 30), st.integers(1, 8)).map(lambda t: (t[0], t[1], t[1] + t[2])),
+                     max_size=30)
+
+
+@given(INTERVALS)
+@settings(max_examples=examples(200), deadline=None)
+def test_coalescing_on_the_columns_is_the_union_of_points(rows):
+    import polars as pl
+
+    from chronolog.engine.columns.coalesce import coalesce
+
+    df = pl.DataFrame(rows, schema={"k": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+    assert sorted(coalesce(df, ["k"]).rows()) == maximal(rows)
+
+
+def test_the_spark_rounds_coalesce_by_the_shared_window():
+    """The SQL of the rounds' coalescing is the shared definition's."""
+    from chronolog.connectors.spark_rounds.sql import Stmt, coalesce_sql, int64
+
+    q = Stmt()
+    src = q.add("SELECT * FROM t", ["c0", "s", "e"])
+    text = q.text(coalesce_sql(q, src, ["c0"]))
+    assert exprs.to_sql(coalescing.joins_interval(["c0"]), int64, None) in text
+
+
+@pytest.mark.spark
+@given(st.lists(INTERVALS, min_size=1, max_size=4))
+@settings(max_examples=examples(20), deadline=None)
+def test_coalescing_on_spark_is_from_scratch(spark, cases):
+    """The rounds' coalescing on Spark."""
+    from chronolog.connectors.spark_rounds.sql import Stmt, coalesce_sql
+
+    for rows in cases:
+        rows = rows or [(0, 0, 1)]
+        spark.createDataFrame(rows, "c0 bigint, s bigint, e bigint").createOrReplaceTempView("t")
+        q = Stmt()
+        src = q.add("SELECT * FROM t", ["c0", "s", "e"])
+        got = sorted(tuple(r) for r in spark.sql(q.text(coalesce_sql(q, src, ["c0"]))).collect())
+        assert got == maximal(rows), rows

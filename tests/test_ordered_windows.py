@@ -103,17 +103,66 @@ def test_the_spark_rounds_coalesce_by_the_shared_window():
     assert exprs.to_sql(coalescing.joins_interval(["c0"]), int64, None) in text
 
 
-@pytest.mark.spark
-@given(st.lists(INTERVALS, min_size=1, max_size=4))
-@settings(max_examples=examples(20), deadline=None)
-def test_coalescing_on_spark_is_from_scratch(spark, cases):
-    """The rounds' coalescing on Spark."""
-    from chronolog.connectors.spark_rounds.sql import Stmt, coalesce_sql
+SEGMENTS = st.lists(st.tuples(st.integers(0, 2), st.integers(1, 4), st.sampled_from([0, 0, 1]), st.integers(0, 1)), max_size=30)
 
-    for rows in cases:
+
+def segments_of(steps):
+    """Disjoint segments per atom, as an aggregation's: ``(atom, length,
+    gap before, value)`` laid end to end per atom."""
+    at, out = {}, []
+    for k, length, gap, value in steps:
+        s = at.get(k, 0) + gap
+        out.append((k, s, s + length, value))
+        at[k] = s + length
+    return out
+
+
+def merged_from_scratch(segments):
+    """Segments of one atom that meet with equal values, merged."""
+    out = []
+    for k, s, e, a in sorted(segments):
+        if out and out[-1][0] == k and out[-1][2] == s and out[-1][3] == a:
+            out[-1] = (k, out[-1][1], e, a)
+        else:
+            out.append((k, s, e, a))
+    return out
+
+
+@given(SEGMENTS)
+@settings(max_examples=examples(200), deadline=None)
+def test_equal_segments_merge_on_the_columns(steps):
+    """The aggregation's answers (columns/aggregate.py) merge touching
+    segments of equal values by the shared window (coalescing.continues_equal)."""
+    from chronolog.engine.columns.aggregate import _coalesce_segments
+
+    segs = sorted(segments_of(steps))
+    if not segs:
+        return
+    k, s, e, a = (np.asarray(c, dtype=np.int64) for c in zip(*segs))
+    got = _coalesce_segments({"g": k}, {"a": a}, s, e)
+    assert sorted(got.select("g", "s", "e", "a").rows()) == merged_from_scratch(segs)
+
+
+@pytest.mark.spark
+@given(st.lists(st.tuples(INTERVALS, SEGMENTS), min_size=1, max_size=4))
+@settings(max_examples=examples(20), deadline=None)
+def test_coalescing_and_merging_on_spark_are_from_scratch(spark, cases):
+    """The rounds' coalescing, and the aggregation's merge of equal
+    segments (the same runs over another flag), on Spark."""
+    from chronolog.connectors.spark_rounds.sql import Stmt, coalesce_sql, runs_sql
+
+    for rows, steps in cases:
         rows = rows or [(0, 0, 1)]
         spark.createDataFrame(rows, "c0 bigint, s bigint, e bigint").createOrReplaceTempView("t")
         q = Stmt()
         src = q.add("SELECT * FROM t", ["c0", "s", "e"])
         got = sorted(tuple(r) for r in spark.sql(q.text(coalesce_sql(q, src, ["c0"]))).collect())
         assert got == maximal(rows), rows
+        segs = segments_of(steps) or [(0, 0, 1, 0)]
+        spark.createDataFrame(segs, "c0 bigint, s bigint, e bigint, a0 bigint").createOrReplaceTempView("u")
+        q = Stmt()
+        src = q.add("SELECT * FROM u", ["c0", "s", "e", "a0"])
+        merged = runs_sql(q, src, coalescing.continues_equal(["c0"], ["a0"]), ["c0"], ("s",),
+                          ["min(s) AS s", "max(e) AS e"], carried=["a0"])
+        got = sorted(tuple(r) for r in spark.sql(q.text(merged)).collect())
+        assert got == merged_from_scratch(segs), segs

@@ -166,3 +166,42 @@ def test_coalescing_and_merging_on_spark_are_from_scratch(spark, cases):
                           ["min(s) AS s", "max(e) AS e"], carried=["a0"])
         got = sorted(tuple(r) for r in spark.sql(q.text(merged)).collect())
         assert got == merged_from_scratch(segs), segs
+
+
+def pieces_from_scratch(rows, holes):
+    """Each row ``(k, s, e)`` minus the union of its key's holes, as the
+    maximal pieces of the points left (the row's own pieces, row by row)."""
+    covered = {}
+    for k, s, e in holes:
+        covered.setdefault(k, set()).update(range(s, e))
+    out = []
+    for k, s, e in rows:
+        left = [p for p in range(s, e) if p not in covered.get(k, ())]
+        out += [(k, a, b) for _, a, b in maximal([(k, p, p + 1) for p in left])]
+    return sorted(out)
+
+
+LONG_ROWS = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 30), st.integers(1, 30)).map(lambda t: (t[0], t[1], t[1] + t[2])),
+                    min_size=1, max_size=10)
+
+
+@given(LONG_ROWS, INTERVALS)
+@settings(max_examples=examples(200), deadline=None)
+def test_difference_on_the_columns_is_from_scratch(rows, holes):
+    """Negation's difference (columns/difference.subtract, its polars path:
+    the gaps between a row's holes by the shared windows) against the
+    points each row keeps."""
+    from unittest import mock
+
+    import polars as pl
+
+    from chronolog.engine.columns import small_frames
+    from chronolog.engine.columns.coalesce import coalesce
+    from chronolog.engine.columns.difference import subtract
+
+    schema = {"k": pl.Int64, "s": pl.Int64, "e": pl.Int64}
+    df = pl.DataFrame(rows, schema=schema, orient="row")
+    h = coalesce(pl.DataFrame(holes, schema=schema, orient="row"), ["k"]).rename({"s": "hs", "e": "he"})
+    with mock.patch.object(small_frames, "small", lambda *frames: False):
+        got = subtract(df, h, ["k"])
+    assert sorted(got.rows()) == pieces_from_scratch(rows, holes)

@@ -282,29 +282,26 @@ def _window_numpy(a, cols, memo):
     first = memo.get(("first", partition))  # (several windows of one partition: found once)
     if first is None:
         first = memo[("first", partition)] = partition_starts([cols[c] for c in partition], len(x))
+        memo[("starts", partition)] = np.flatnonzero(first)
+    starts = memo[("starts", partition)]
     if func == "sum_through":
         run = np.cumsum(x)
-        starts = np.flatnonzero(first)
         return run - np.repeat((run - x)[starts], np.diff(np.append(starts, len(x))))
     out = np.empty_like(x)
     out[:1] = x[:1]
     if func == "lead":
         out[-1:] = x[-1:]
         out[:-1] = x[1:]
-        if default is not None:
-            _fill(out, np.append(first[1:], True), to_numpy(default, cols, memo))
-        return out
-    if func == "max_before":
-        x = running_max(np.cumsum(first) - 1, x)
-    out[1:] = x[:-1]  # (max_before and lag: the value of the row before)
-    if default is not None:
-        _fill(out, first, to_numpy(default, cols, memo))
+        at = np.append(starts[1:] - 1, len(x) - 1)  # each partition's last row
+    else:
+        if func == "max_before":
+            x = running_max(np.cumsum(first) - 1, x)
+        out[1:] = x[:-1]  # (max_before and lag: the value of the row before)
+        at = starts
+    if default is not None and len(x):
+        d = to_numpy(default, cols, memo)
+        out[at] = d[at] if getattr(d, "ndim", 0) else d  # (indices: 2x a masked assignment)
     return out  # (no default: a partition's first row holds the row before's value, or its own)
-
-
-def _fill(out, where, value):
-    """``out`` where ``where`` holds set to ``value`` (a constant, or the row's value of an array)."""
-    out[where] = value[where] if getattr(value, "ndim", 0) else value
 
 
 def partition_starts(partition: list, n: int):

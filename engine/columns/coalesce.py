@@ -187,7 +187,10 @@ def run_starts(cols: list, s, e):
     from chronolog.engine.exprs import to_numpy
 
     names = [f"k{i}" for i in range(len(cols))]
-    return ~to_numpy(joins_interval(names), {**dict(zip(names, cols)), "s": s, "e": e})
+    import numpy as np
+
+    joins = to_numpy(joins_interval(names), {**dict(zip(names, cols)), "s": s, "e": e})
+    return np.logical_not(joins, out=joins)
 
 
 def _maximal_already(df, keys) -> bool:

@@ -282,22 +282,25 @@ def _window_numpy(a, cols, memo):
     first = memo.get(("first", partition))  # (several windows of one partition: found once)
     if first is None:
         first = memo[("first", partition)] = partition_starts([cols[c] for c in partition], len(x))
-        memo[("starts", partition)] = np.flatnonzero(first)
-    starts = memo[("starts", partition)]
+
+    def starts():  # (after the running values: not alive beside their temporaries)
+        if ("starts", partition) not in memo:
+            memo[("starts", partition)] = np.flatnonzero(first)
+        return memo[("starts", partition)]
     if func == "sum_through":
         run = np.cumsum(x)
-        return run - np.repeat((run - x)[starts], np.diff(np.append(starts, len(x))))
+        return run - np.repeat((run - x)[starts()], np.diff(np.append(starts(), len(x))))
+    if func == "max_before":
+        x = running_max(np.cumsum(first) - 1, x)  # (before ``out``: the peak holds one of them)
     out = np.empty_like(x)
     out[:1] = x[:1]
     if func == "lead":
         out[-1:] = x[-1:]
         out[:-1] = x[1:]
-        at = np.append(starts[1:] - 1, len(x) - 1)  # each partition's last row
+        at = np.append(starts()[1:] - 1, len(x) - 1)  # each partition's last row
     else:
-        if func == "max_before":
-            x = running_max(np.cumsum(first) - 1, x)
         out[1:] = x[:-1]  # (max_before and lag: the value of the row before)
-        at = starts
+        at = starts()
     if default is not None and len(x):
         d = to_numpy(default, cols, memo)
         out[at] = d[at] if getattr(d, "ndim", 0) else d  # (indices: 2x a masked assignment)

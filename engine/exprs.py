@@ -8,6 +8,9 @@ tree of :class:`Expr`; :func:`to_polars`, :func:`to_numpy` and
 value carries the test that refuses a row (an overflow, a division by
 zero): on the columns a true one raises ``Fallback`` (the stratum runs on
 rows), in Spark the row stops the run (``raise_error``, then one task).
+A :func:`window` reads the rows of a partition in order (a running
+maximum, lag, lead): numpy kernels over sorted arrays, SQL window
+functions; coalescing.py and interval_difference.py are written with them.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round
@@ -164,6 +167,8 @@ def to_polars(e: Expr, checks: list):
     if op == "check":
         checks.append((to_polars(a[1], checks), a[2]))
         return to_polars(a[0], checks)
+    if op == "window":  # (its callers sort in numpy and emit there: to_numpy)
+        raise NotImplementedError("an ordered window on Polars")
     if op == "exact":  # refused by the operands' largest magnitudes (one reduction each, as numpy did)
         x, y = (to_polars(v, checks) for v in a[1:3])
         mx, my = (v.abs().max().cast(pl.Float64) for v in (x, y))

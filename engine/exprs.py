@@ -8,6 +8,9 @@ tree of :class:`Expr`; :func:`to_polars`, :func:`to_numpy` and
 value carries the test that refuses a row (an overflow, a division by
 zero): on the columns a true one raises ``Fallback`` (the stratum runs on
 rows), in Spark the row stops the run (``raise_error``, then one task).
+A :func:`window` reads the rows of a partition in order (a running
+maximum, lag, lead): numpy kernels over sorted arrays, SQL window
+functions; coalescing.py and interval_difference.py are written with them.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round
@@ -135,6 +138,19 @@ def checked(value: Expr, bad: Expr, why: str) -> Expr:
     return Expr("check", (value, bad, why))
 
 
+def window(func: str, x, partition, order, default=None) -> Expr:
+    """An ordered window over each partition (rows of equal ``partition``
+    columns) in the order of the columns ``order``: ``max_before`` (the
+    running maximum of ``x`` over the rows before this one), ``sum_through``
+    (the running sum through this one), ``lag`` and ``lead`` (``x`` of the
+    row before, after); ``default`` where there is none (a partition's
+    first row; else null in SQL, and on numpy, which has no null, a value
+    to be read only under a test that is false there).
+    On numpy the rows come sorted by ``partition`` then ``order`` (the
+    caller sorts: one sort serves every window of a step)."""
+    return Expr("window", (func, wrap(x), tuple(partition), tuple(order), None if default is None else wrap(default)))
+
+
 # ------------------------------------------------------------------ Polars
 
 
@@ -151,6 +167,8 @@ def to_polars(e: Expr, checks: list):
     if op == "check":
         checks.append((to_polars(a[1], checks), a[2]))
         return to_polars(a[0], checks)
+    if op == "window":  # (its callers sort in numpy and emit there: to_numpy)
+        raise NotImplementedError("an ordered window on Polars")
     if op == "exact":  # refused by the operands' largest magnitudes (one reduction each, as numpy did)
         x, y = (to_polars(v, checks) for v in a[1:3])
         mx, my = (v.abs().max().cast(pl.Float64) for v in (x, y))
@@ -228,6 +246,8 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
     op, a = e.op, e.args
     if op == "col":
         r = cols[a[0]]
+    elif op == "window":
+        r = _window_numpy(a, cols, memo)
     elif op == "lit":
         r = a[0]
     elif op == "check":
@@ -256,6 +276,85 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
     return r
 
 
+def _window_numpy(a, cols, memo):
+    """A :func:`window` over rows sorted by its partition then its order:
+    partitions found by comparing each row with the one before, the running
+    values by one accumulate over all partitions (:func:`running_max`)."""
+    import numpy as np
+
+    func, x, partition, _, default = a
+    x = to_numpy(x, cols, memo)
+    first = memo.get(("first", partition))  # (several windows of one partition: found once)
+    if first is None:
+        first = memo[("first", partition)] = partition_starts([cols[c] for c in partition], len(x))
+
+    def starts():  # (after the running values: not alive beside their temporaries)
+        if ("starts", partition) not in memo:
+            memo[("starts", partition)] = np.flatnonzero(first)
+        return memo[("starts", partition)]
+    if func == "sum_through":
+        run = np.cumsum(x)
+        return run - np.repeat((run - x)[starts()], np.diff(np.append(starts(), len(x))))
+    if func == "max_before":
+        x = running_max(np.cumsum(first) - 1, x)  # (before ``out``: the peak holds one of them)
+    out = np.empty_like(x)
+    out[:1] = x[:1]
+    if func == "lead":
+        out[-1:] = x[-1:]
+        out[:-1] = x[1:]
+        at = np.append(starts()[1:] - 1, len(x) - 1)  # each partition's last row
+    else:
+        out[1:] = x[:-1]  # (max_before and lag: the value of the row before)
+        at = starts()
+    if default is not None and len(x):
+        d = to_numpy(default, cols, memo)
+        out[at] = d[at] if getattr(d, "ndim", 0) else d  # (indices: 2x a masked assignment)
+    return out  # (no default: a partition's first row holds the row before's value, or its own)
+
+
+def partition_starts(partition: list, n: int):
+    """The flag of each row (sorted by the arrays ``partition``) that begins
+    its partition: the first row, and each row unlike the one before."""
+    import numpy as np
+
+    first = np.zeros(n, dtype=bool)
+    first[:1] = True
+    for c in partition:
+        first[1:] |= c[1:] != c[:-1]
+    return first
+
+
+def running_max(part, x):
+    """Each row's running maximum of the int64 ``x`` over its partition's
+    rows so far (``part``: the rows' partition numbers, ascending).  One
+    ``maximum.accumulate`` over ``part * span + x``: a later partition's keys
+    exceed every earlier one's.  With the values shifted to ``0 .. span``
+    (an unbounded end ``POS`` just above the largest finite one, ``NEG``
+    just below the least) that is 8x cheaper than ranking them by
+    ``np.unique``, which remains for values too far apart for 64 bits.
+    (polars' ``cum_max().over(keys)`` took 0.5 s on 100,000 rows in 100,000
+    partitions; this takes milliseconds.)"""
+    import numpy as np
+
+    from .interval_codes import NEG, POS
+
+    unbounded = len(x) and (int(x.min()) == NEG or int(x.max()) == POS)  # (else no mask, clip or where)
+    finite = x[(x > NEG) & (x < POS)] if unbounded else x
+    lo = int(finite.min()) - 1 if len(finite) else -1
+    span = (int(finite.max()) + 1 if len(finite) else 1) - lo + 1
+    if len(part) and (int(part[-1]) + 1) * span < 2**62:
+        base = part * span
+        run = np.maximum.accumulate(base + ((np.clip(x, lo, lo + span - 1) if unbounded else x) - lo))
+        run -= base
+        if not unbounded:
+            run += lo
+            return run
+        return np.where(run == span - 1, POS, np.where(run == 0, NEG, run + lo))
+    values, rank = np.unique(x, return_inverse=True)
+    run = np.maximum.accumulate(part * len(values) + rank.reshape(-1))
+    return values[run % len(values)]
+
+
 # ------------------------------------------------------------------ Spark SQL
 
 _SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infinity' AS DOUBLE)))",
@@ -276,6 +375,8 @@ def to_sql(e: Expr, literal, stop) -> str:
     if op == "exact":
         x, y = (to_sql(v, literal, stop) for v in a[1:3])
         return f"coalesce({_TRY[a[0]]}({x}, {y}), {stop(a[3])})"
+    if op == "window":
+        return _window_sql(a, literal, stop)
     xs = [to_sql(x, literal, stop) for x in a]
     if op == "when":
         return f"CASE WHEN {xs[0]} THEN {xs[1]} ELSE {xs[2]} END"
@@ -298,3 +399,16 @@ def to_sql(e: Expr, literal, stop) -> str:
     if op == "month_start":
         return f"CAST(unix_date(make_date(CAST(({xs[0]}) div 12 AS INT), CAST(pmod({xs[0]}, 12) + 1 AS INT), 1)) AS BIGINT)"
     return f"({xs[0]} {_SQL_OPS[op]} {xs[1]})"
+
+
+_FRAMES = {"max_before": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"),
+           "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", "")}
+
+
+def _window_sql(a, literal, stop) -> str:
+    """A :func:`window` as a window function of Spark SQL."""
+    func, x, partition, order, default = a
+    name, frame = _FRAMES[func]
+    part = f"PARTITION BY {', '.join(partition)} " if partition else ""
+    value = f"{name}({to_sql(x, literal, stop)}) OVER ({part}ORDER BY {', '.join(order)}{frame})"
+    return value if default is None else f"coalesce({value}, {to_sql(default, literal, stop)})"

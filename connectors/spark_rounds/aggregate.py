@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from chronolog.engine.coalescing import continues_equal
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
@@ -66,7 +67,7 @@ from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
-from .sql import Stmt, coalesce_sql, term_columns
+from .sql import Stmt, coalesce_sql, runs_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
@@ -368,15 +369,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
                  f"WHERE t.n > 0", [*group, "s", "e", *(name for name, _, _ in specs)])
-    # touching segments with equal values coalesce
+    # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
-    w = f"OVER ({part}ORDER BY s)"
-    same = " AND ".join(["lag(e) " + w + " = s", *(f"lag({c}) {w} = {c}" for c in acols)])
-    flag = q.add(f"SELECT *, CASE WHEN coalesce({same}, false) THEN 0 ELSE 1 END AS _start FROM {vals}", q.cols[vals] + ["_start"])
-    run = q.add(f"SELECT *, sum(_start) OVER ({part}ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _run FROM {flag}",
-                q.cols[flag] + ["_run"])
-    return q.add(f"SELECT {', '.join([*group, 'min(s) AS s', 'max(e) AS e', *acols])} FROM {run} "
-                 f"GROUP BY {', '.join([*group, *acols, '_run'])}", [*group, "s", "e", *acols])
+    return runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
 
 
 def _product_factors(q: Stmt, src: str, cols: list) -> str:

@@ -12,6 +12,8 @@ them).  The driver's counts of the relations choose the join strategies.
 
 from __future__ import annotations
 
+from chronolog.engine.exprs import to_sql
+from chronolog.engine.interval_difference import gap_start, last_hole
 from chronolog.engine.interval_shift import box, shift
 from chronolog.language import ast
 from chronolog.planner import physical as ph
@@ -125,9 +127,10 @@ class RuleSql:
         others = [c for c in rowcols if c not in ("s", "e")]
         m = q.add(f"SELECT {hint}{', '.join([*(f'x.{c}' for c in rowcols), 'h.hs', 'h.he'])} FROM {src} AS x LEFT JOIN {holes} AS h ON {on}",
                   rowcols + ["hs", "he"])
-        w = f"OVER (PARTITION BY {', '.join(rowcols)} ORDER BY hs)"
-        m = q.add(f"SELECT *, lag(he) {w} AS _prev, (lead(hs) {w}) IS NULL AS _last FROM {m}", q.cols[m] + ["_prev", "_last"])
-        before = "named_struct('s', greatest(coalesce(_prev, s), s), 'e', hs)"  # the piece before a hole
+        # the gaps between a row's holes (engine/interval_difference.py, as on the columns)
+        start, last = (to_sql(x(rowcols), int64, None) for x in (gap_start, last_hole))
+        m = q.add(f"SELECT *, {start} AS _from, {last} AS _last FROM {m}", q.cols[m] + ["_from", "_last"])
+        before = "named_struct('s', _from, 'e', hs)"  # the piece before a hole
         pieces = (f"CASE WHEN hs IS NULL THEN array(named_struct('s', s, 'e', e)) "
                   f"WHEN _last THEN array({before}, named_struct('s', he, 'e', e)) ELSE array({before}) END")
         keep = ", ".join(others + [""]) if others else ""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from .grid import NEG, POS
 
 
 def int64(x: int) -> str:
@@ -97,19 +96,30 @@ class Stmt:
 
 
 def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
-    """Maximal intervals per atom: order by ``s``, a running max of ``e`` over
-    the rows before, a new group where a start lies beyond it.  ``extra``:
-    ``[(aggregate SQL, name)]`` more per maximal interval."""
-    part = f"PARTITION BY {', '.join(terms)} " if terms else ""
-    frame = f"({part}ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND {{}})"
+    """Maximal intervals per atom (engine/coalescing.py, shared with the
+    columns).  ``extra``: ``[(aggregate SQL, name)]`` more per maximal
+    interval."""
+    from chronolog.engine.coalescing import ORDER, joins_interval
+
+    return runs_sql(q, src, joins_interval(terms), terms, ORDER, ["min(s) AS s", "max(e) AS e"], extra)
+
+
+def runs_sql(q: Stmt, src: str, joins, partition: list, order, reduced: list, extra=(), carried=()) -> str:
+    """The rows of ``src`` reduced per run (engine/coalescing.py): a row
+    starts a run unless ``joins`` (an exprs.Expr of windows) holds on it, a
+    running sum of those starts numbers the runs, a GROUP BY reduces each
+    to ``reduced`` (``min(s) AS s``, ...) and ``extra`` (``[(aggregate SQL,
+    name)]``); the columns ``carried`` are constant along a run."""
+    from chronolog.engine.exprs import col, to_sql, window
+
     cols = q.cols[src]
-    # the running maximum referenced once (twice, Spark computes the window twice)
-    a = q.add(f"SELECT *, CASE WHEN s > coalesce(max(e) OVER {frame.format('1 PRECEDING')}, {int64(NEG - 1)}) "
-              f"THEN 1 ELSE 0 END AS _start FROM {src}", cols + ["_start"])
-    b = q.add(f"SELECT *, sum(_start) OVER {frame.format('CURRENT ROW')} AS _grp FROM {a}", cols + ["_start", "_grp"])
-    out = [*terms, "min(s) AS s", "max(e) AS e", *[f"{x} AS {name}" for x, name in extra]]
-    return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*terms, '_grp'])}",
-                 [*terms, "s", "e", *[name for _, name in extra]])
+    # the window's result read once (read twice, Spark computes the window twice)
+    a = q.add(f"SELECT *, CASE WHEN {to_sql(joins, int64, None)} THEN 0 ELSE 1 END AS _start FROM {src}", cols + ["_start"])
+    run = to_sql(window("sum_through", col("_start"), partition, order), int64, None)
+    b = q.add(f"SELECT *, {run} AS _grp FROM {a}", cols + ["_start", "_grp"])
+    out = [*partition, *reduced, *carried, *[f"{x} AS {name}" for x, name in extra]]
+    return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*partition, *carried, '_grp'])}",
+                 [*partition, *(r.rsplit(' AS ', 1)[1] for r in reduced), *carried, *[name for _, name in extra]])
 
 
 def with_codes(q: Stmt, src: str, s: str, e: str) -> str:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 
+from chronolog.engine.coalescing import continues_equal
+from chronolog.engine.exprs import to_numpy
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, drain
@@ -294,7 +296,7 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     the segments come in group order, each group's in time order and
     disjoint, so an answer's pieces that touch are adjacent rows (a segment
     between them would have another value): runs of equal rows that meet
-    merge in one pass.  Then a stable sort by the group and the values
+    merge in one pass (engine/coalescing.continues_equal, as on Spark).  Then a stable sort by the group and the values
     keeps each answer's intervals in time order (a polars sort of the rows
     and a merge by rank took 60% of the rolling-window job)."""
     import numpy as np
@@ -321,9 +323,8 @@ def _coalesce_segments(groups: dict, values: dict, s, e):
     carried = [a for _, a in ride]
     n = len(s)
     if n > 1:
-        same = s[1:] == e[:-1]
-        for k in keys:
-            same &= k[1:] == k[:-1]
+        cont = continues_equal(list(groups), [c for c in cols if c not in groups])  # (engine/coalescing.py: Spark's too)
+        same = to_numpy(cont, {**cols, "s": s, "e": e})[1:]
         first = last = None  # the rows kept: each run's first (its start) and last (its end)
         if same.any():
             first = np.flatnonzero(np.concatenate([[True], ~same]))

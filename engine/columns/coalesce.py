@@ -1,13 +1,9 @@
-"""Coalescing to maximal intervals, as a kernel: sort by the atom's columns and
-the start, a running maximum of the end per atom, a new interval wherever a
-start lies beyond it (``s > running e``: on the doubled grid of encoding.py
-that is exactly "neither overlapping nor meeting at a covered point").
-
-The running maximum per atom is one numpy ``maximum.accumulate`` over the
-key ``atom number * span + e's offset`` (:func:`running_end`): atoms are numbered in sorted order, so a
-later atom's keys exceed every earlier one's and the maximum never leaks
-across atoms.  (polars' ``cum_max().over(keys)`` took 0.5 s on 100,000 rows
-with 100,000 distinct atoms; this takes milliseconds.)"""
+"""Coalescing to maximal intervals on the columns: the rows sorted by the
+atom's columns and the start in numpy, the rows that begin a maximal
+interval flagged by the windows of engine/coalescing.py (the Spark rounds'
+too), each run reduced by ``reduceat``; and the seminaive merge of a
+relation with its new facts, the sorts and the checks that a frame is
+maximal already, which skip the work."""
 
 from __future__ import annotations
 
@@ -185,47 +181,16 @@ def _arrays_maximal(cols: list, s, e) -> bool:
 
 def run_starts(cols: list, s, e):
     """For rows sorted by the atom's columns ``cols`` (numpy arrays) then the
-    start ``s``: a flag on each row that begins a maximal interval (its
-    atom's first row, or a start beyond the atom's running end)."""
+    start ``s``: a flag on each row that begins a maximal interval
+    (engine/coalescing.py, shared with the Spark rounds)."""
+    from chronolog.engine.coalescing import joins_interval
+    from chronolog.engine.exprs import to_numpy
+
+    names = [f"k{i}" for i in range(len(cols))]
     import numpy as np
 
-    first = np.zeros(len(s), dtype=bool)
-    first[0] = True
-    for c in cols:
-        first[1:] |= c[1:] != c[:-1]
-    atom = np.cumsum(first) - 1
-    prev = running_end(atom, e)[:-1]
-    del atom
-    first[1:] |= s[1:] > prev
-    return first
-
-
-def running_end(atom, e):
-    """Each row's running maximum of ``e`` over the rows of its atom so far
-    (``atom``: the rows' atom numbers, ascending).  One ``maximum.accumulate``
-    over ``atom * span + e``: a later atom's keys exceed every earlier one's.
-    With the ends shifted to ``0 .. span`` (the unbounded end ``POS`` just
-    above the largest finite one) that is 8x cheaper than ranking the ends by
-    ``np.unique``, which remains for ends too far apart for 64 bits."""
-    import numpy as np
-
-    from .encoding import NEG, POS
-
-    unbounded = len(e) and (int(e.min()) == NEG or int(e.max()) == POS)  # (else no mask, clip or where)
-    finite = e[(e > NEG) & (e < POS)] if unbounded else e
-    lo = int(finite.min()) - 1 if len(finite) else -1
-    span = (int(finite.max()) + 1 if len(finite) else 1) - lo + 1
-    if len(atom) and (int(atom[-1]) + 1) * span < 2**62:
-        base = atom * span
-        run = np.maximum.accumulate(base + ((np.clip(e, lo, lo + span - 1) if unbounded else e) - lo))
-        run -= base
-        if not unbounded:
-            run += lo
-            return run
-        return np.where(run == span - 1, POS, np.where(run == 0, NEG, run + lo))
-    ends, rank = np.unique(e, return_inverse=True)
-    run = np.maximum.accumulate(atom * len(ends) + rank.reshape(-1))
-    return ends[run % len(ends)]
+    joins = to_numpy(joins_interval(names), {**dict(zip(names, cols)), "s": s, "e": e})
+    return np.logical_not(joins, out=joins)
 
 
 def _maximal_already(df, keys) -> bool:

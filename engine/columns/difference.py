@@ -63,19 +63,15 @@ def subtract(df, holes, keys):
         m = m.sort("_r")
         before = m.select(pl.exclude("s", "e", "hs", "he"), "s", pl.col("hs").alias("e"))
         after = m.select(pl.exclude("s", "e", "hs", "he"), pl.col("he").alias("s"), "e")
-    else:
+    else:  # the gaps between a row's holes (engine/interval_difference.py, as on Spark)
+        from chronolog.engine.exprs import to_numpy
+        from chronolog.engine.interval_difference import gap_start, last_hole
+
         m = m.sort("_r", "hs")
-        m = m.with_columns(prev=pl.col("he").shift(1).over("_r"))
-        # the gap before each hole: from the previous hole's end (or the row's start)
-        before = m.select(
-            pl.exclude("s", "e", "hs", "he", "prev"),
-            pl.max_horizontal(pl.coalesce("prev", "s"), "s").alias("s"),
-            pl.col("hs").alias("e"),
-        )
-        # the gap after the last hole of each row
-        after = m.group_by("_r", maintain_order=True).agg(pl.all().last()).select(
-            pl.exclude("s", "e", "hs", "he", "prev"), pl.col("he").alias("s"), pl.col("e")
-        )
+        arrays = {c: m[c].to_numpy() for c in ("_r", "s", "hs", "he")}
+        start, last = to_numpy(gap_start(["_r"]), arrays), to_numpy(last_hole(["_r"]), arrays)
+        before = m.select(pl.exclude("s", "e", "hs", "he"), pl.Series("s", start), pl.col("hs").alias("e"))
+        after = m.filter(pl.Series(last)).select(pl.exclude("s", "e", "hs", "he"), pl.col("he").alias("s"), "e")
     untouched = rows.filter(~pl.col("_r").is_in(m["_r"].implode()))
     cols = untouched.columns
     pieces = pl.concat([untouched, before.select(cols), after.select(cols)], how="vertical_relaxed")

@@ -190,7 +190,7 @@ def _index(frame, joined, extra, ev) -> dict:
     equality); float or exact ones group by Python's equality, in a loop."""
     import numpy as np
 
-    from .coalesce import running_end
+    from chronolog.engine.exprs import running_max
 
     names = [var_column(v) for v in joined]
     if not all(frame[c].dtype == frame["s"].dtype for c in names):
@@ -205,7 +205,7 @@ def _index(frame, joined, extra, ev) -> dict:
     firsts = np.flatnonzero(change)
     atom = np.cumsum(change) - 1
     s, e = frame["s"].to_numpy(), frame["e"].to_numpy()
-    reach = running_end(atom, e).tolist()
+    reach = running_max(atom, e).tolist()
     s, e = s.tolist(), e.tolist()
     rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * n
     if len(names) == 1:

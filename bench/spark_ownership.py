@@ -36,7 +36,12 @@ a file a version from before the package was split
 (``git show REV:connectors/spark_rounds.py > /tmp/before.py``).  ``--aqe``
 sets adaptive execution.  At
 ``--check`` sizes the embedded engine runs the same program on the same facts
-in another process and the models must be equal (asserted).
+in another process and the models must be equal (asserted).  With two
+``--check`` sizes, the marginal CPU per edge between them on each side and
+where Spark's goes (its JVM's threads by class); with ``--repeat`` also in a
+warm JVM (each session's last run), which leaves out the JIT's warm-up: a
+fresh JVM runs the tasks' code interpreted or at C1 for longer the larger
+the input, so the first run's figure is not a cost per fact alone.
 
 Usage::
 
@@ -576,12 +581,18 @@ def main(argv=None) -> int:
                 with open(a.json, "a") as f:
                     f.write(json.dumps(row) + "\n")
     if len(checked) > 1:
-        m = marginal(checked[0], checked[-1])
-        print(f"marginal CPU per edge, {checked[0][0]:,} -> {checked[-1][0]:,} (rounds {m['rounds'][0]} and {m['rounds'][1]}): "
-              f"spark {m['spark']} us, embedded {m['embedded']} us: {m['spark'] / m['embedded']:.1f}x", file=sys.stderr, flush=True)
+        (n0, s0, e0), (n1, s1, e1) = checked[0], checked[-1]
+        figures = dict(marginal_us_per_edge=marginal(checked[0], checked[-1]))
+        if s0["later"] and s1["later"]:  # --repeat: the same in a warm JVM, its JIT's warm-up left out
+            figures["marginal_us_per_edge_warm"] = marginal((n0, s0["later"][-1], e0), (n1, s1["later"][-1], e1))
+        labels = {"marginal_us_per_edge": "", "marginal_us_per_edge_warm": " in a warm JVM (the last run of each session)"}
+        for key, m in figures.items():
+            print(f"marginal CPU per edge{labels[key]}, {n0:,} -> {n1:,} (rounds {m['rounds'][0]} and {m['rounds'][1]}): spark {m['spark']} us, embedded "
+                  f"{m['embedded']} us: {m['spark'] / m['embedded']:.1f}x; Spark's by JVM thread: "
+                  + ", ".join(f"{k} {v} us" for k, v in m["threads"].items()), file=sys.stderr, flush=True)
         if a.json:
             with open(a.json, "a") as f:
-                f.write(json.dumps(dict(marginal_us_per_edge=m)) + "\n")
+                f.write(json.dumps(figures) + "\n")
     return status
 
 
@@ -593,8 +604,11 @@ def marginal(small: tuple, large: tuple) -> dict:
     (n0, s0, e0), (n1, s1, e1) = small, large
     cpu = lambda r: r["driver_cpu_s"] + r["jvm_cpu_s"]  # noqa: E731
     rounds = [sum(x["stratum"] != -1 for x in r["rounds"]) for r in (s0, s1)]
-    return dict(spark=round((cpu(s1) - cpu(s0)) / (n1 - n0) * 1e6, 2),
-                embedded=round((e1["cpu_s"] - e0["cpu_s"]) / (n1 - n0) * 1e6, 2),
+    per_edge = lambda a, b: round((b - a) / (n1 - n0) * 1e6, 2)  # noqa: E731
+    return dict(spark=per_edge(cpu(s0), cpu(s1)), embedded=per_edge(e0["cpu_s"], e1["cpu_s"]),
+                # where Spark's goes: the JVM's threads by class (thread_classes) and the driver's Python
+                threads={**{k: per_edge(s0["threads"][k], s1["threads"][k]) for k in s1["threads"]},
+                         "driver Python": per_edge(s0["driver_cpu_s"], s1["driver_cpu_s"])},
                 rounds=rounds, between=[n0, n1])
 
 

@@ -255,3 +255,46 @@ def test_a_bad_float_cell_is_reported_where_it_is(tmp_path):
         errors.append(str(e.value))
     assert errors[0] == errors[1]
     assert "prices.csv:121:3" in errors[1] and "'1.5x' is not a number" in errors[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k,start,end\na,1,2\n\nb,1,2\n",
+        "k,start,end\na,1,2\nb,1,2\n\n",
+        "k,start,end\r\na,1,2\r\n\r\nb,1,2\r\n",
+        "k,start,end\na,1,2\n \t\nb,1,2\n",
+        "k,start,end\na,1,2\n , \nb,1,2\n",
+        "\nk,start,end\na,1,2\n",
+    ],
+)
+def test_blank_lines_read_as_the_row_reader(tmp_path, text):
+    """A blank line (skipped by the row reader, counted in its line numbers;
+    before the header too) sends the file to the row reader: both executors
+    answer as the rows do, and the facts are the file's."""
+    p = tmp_path / "p.csv"
+    p.write_bytes(text.encode())
+    assert read_csv_columns(p, "p", {"useHeaders": "true"}, {}, None) is None
+    program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
+    rows = chronolog.reason(program, engine="rows").to_text()
+    assert chronolog.reason(program, engine="columns").to_text() == rows
+    assert rows == ("q(a)@[1,2]\nq(b)@[1,2]" if "b," in text else "q(a)@[1,2]")
+
+
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        ("k,start,end\na,1,2\nb,1,2,3\n", "p.csv:3:4", "the row has 4 columns but the header names 3"),
+        ("k,start,end\na,1,2\nb,1\n", "p.csv:3:1", "the row has 2 columns but the interval is expected in columns 1 and 2"),
+    ],
+)
+def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message):
+    """A row longer or shorter than the header: one sentence with the
+    file, line and column, from both executors (a longer row raised
+    IndexError)."""
+    (tmp_path / "p.csv").write_text(text)
+    program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        assert where in str(e.value) and message in str(e.value)

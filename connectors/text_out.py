@@ -144,7 +144,10 @@ def frame_columns(
             del rank
         else:
             vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
-            keys.append(_term_ranks(vals).astype(np.int32)[pos])
+            rank = _term_ranks(vals).astype(np.int32)
+            # (ranks rising with the codes, as a run's terms usually are: the
+            # positions sort alike, no gather of a key per row)
+            keys.append(pos if bool(np.all(rank[1:] > rank[:-1])) else rank[pos])
         cols.append((term_array(used, vals), pos))
         del pos
     s = df["s"].to_numpy()
@@ -494,22 +497,25 @@ def _whole_times(codes, lim, scale, calendar):
     import pyarrow as pa
 
     fin = codes != lim
+    bounded = bool(fin.all())  # (then no mask: Arrow's bitmap of a column of finite ends left out)
     units = codes >> 1
     k = scale.scale
     if k != 1:
         if np.any(units[fin] % k):
             return None
         units = units // k
-    units = np.where(fin, units, 0)
+    if not bounded:
+        units = np.where(fin, units, 0)
+    mask = None if bounded else ~fin
     if calendar is None:
-        return pa.array(units, pa.int64(), mask=~fin)
+        return pa.array(units, pa.int64(), mask=mask)
     per_day = calendar.unit_seconds / 86400
     if per_day.denominator != 1 or len(units) < 64:
         return None
-    d = units * int(per_day)
+    d = units * int(per_day) if per_day != 1 else units
     if d.size and (d.min() < -719162 or d.max() > 2932896):  # 0001-01-01 .. 9999-12-31
         return None
-    return pa.array(d.astype(np.int32), pa.date32(), mask=~fin)
+    return pa.array(d.astype(np.int32), pa.date32(), mask=mask)
 
 
 def write_arrays(fh, arrays) -> None:

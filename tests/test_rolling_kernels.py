@@ -285,3 +285,23 @@ c(S, Y) :- <->[0,4] price(S, D, V), X = max(V), Y = X * 2, Y > 100.
     assert not {"N >= 3", "X > 0"} & set(seen) and "Y > 100" in seen
     assert cols.to_text() == chronolog.reason(program, engine="rows").to_text()
     assert {s for (s, _), _ in cols.facts("b")} == {"s1"}
+
+
+@settings(deadline=None, max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 30), st.sampled_from([1, 2, 2, 3, 0.5, 2.5])), min_size=1, max_size=40),
+       st.integers(0, 4), st.sampled_from(["N >= 2", "X > 2", "X != 2, N < 3", "N == 1", "X < 0"]))
+def test_conditions_kept_with_the_merged_runs_as_the_rows(rows, width, condition):
+    """A rule's conditions on its group and aggregates, applied with the
+    merge of equal adjacent segments (aggregate._coalesce_segments): the
+    row executor's answers, with values from a few (equal neighbours merge;
+    a dropped segment between two kept ones)."""
+    facts = "\n".join(f"p(g{g}, {d}, {v})@[{d},{d + 1})." for g, d, v in rows)
+    program = facts + "\n" + "\n".join(
+        f"{name}(G, X) :- <->[0,{width}] p(G, D, V), X = {func}(V), N = count(), {condition}."
+        for name, func in (("s", "sum"), ("a", "avg"), ("lo", "min"), ("hi", "max"))
+    )
+    want = chronolog.reason(program, engine="rows")
+    got = chronolog.reason(program, engine="columns")
+    assert set(got.stats["executors"].values()) == {"columns"}, got.stats.get("fallbacks")
+    for pred in ("s", "a", "lo", "hi"):
+        assert got.facts(pred) == want.facts(pred)

@@ -462,13 +462,16 @@ def _range_extreme(m, i_s, i_e, v, least, memo=None):
     covering it, as a sparse table turned around: a row's range [i_s, i_e)
     of length L is the union of two blocks of length 2**k (k = floor(log2
     L)) starting at i_s and at i_e - 2**k, overlapping, which max and min do
-    not mind; each block is written at its level (one ``ufunc.at`` for all),
-    then each level is pushed down into the two halves of its blocks.  Cost:
-    2 scattered writes per row and log2(longest range) passes over the
-    segments, where a segment tree took log2(segments) passes of fancy
-    indexing over the rows (14 of the 35 ms of a 20-day rolling max over
-    100,000 days).  ``memo``: the blocks' places and values, kept for the
-    other extreme of the same values (a rolling min and max)."""
+    not mind; each block is written at its level, then each level is pushed
+    down into the two halves of its blocks, from the top level to level 0
+    (the answer), one level's array beside the next (two arrays of the
+    segments, where a table of every level's took a page fault per 512
+    segments and level).  Cost: 2 scattered writes per row and log2(longest
+    range) passes over the segments, where a segment tree took
+    log2(segments) passes of fancy indexing over the rows (14 of the 35 ms
+    of a 20-day rolling max over 100,000 days).  ``memo``: the blocks'
+    places and values by level, kept for the other extreme of the same
+    values (a rolling min and max)."""
     import numpy as np
 
     fill = np.inf if least else -np.inf
@@ -481,21 +484,30 @@ def _range_extreme(m, i_s, i_e, v, least, memo=None):
         length = i_e - i_s
         level = np.frexp(length.astype(np.float64))[1].astype(np.int64) - 1  # floor(log2 L), exact below 2**53
         top = int(level.max(initial=0)) + 1
-        blocks = (top, np.concatenate([level * m + i_s, level * m + i_e - (1 << level)]), np.concatenate([v, v]))
+        levels = np.concatenate([level, level])
+        by_level = np.argsort(levels, kind="stable")  # (one level, as a rolling window's: in order already)
+        where = np.concatenate([i_s, i_e - (1 << level)])[by_level]
+        bounds = np.searchsorted(levels[by_level], np.arange(top + 1)).tolist()
+        blocks = (top, where, np.concatenate([v, v])[by_level], bounds)
         if memo is not None:
             memo["blocks"] = blocks
-    top, where, both = blocks
-    table = np.full(top * m, fill, dtype=v.dtype)
-    at = np.minimum.at if least else np.maximum.at
-    at(table, where, both)
+    top, where, both, bounds = blocks
     pick = np.minimum if least else np.maximum
+
+    def level_array(k):
+        out = np.full(m, fill, dtype=v.dtype)
+        if bounds[k + 1] > bounds[k]:
+            pick.at(out, where[bounds[k] : bounds[k + 1]], both[bounds[k] : bounds[k + 1]])
+        return out
+
+    cur = level_array(top - 1)
     for k in range(top - 1, 0, -1):
         half = 1 << (k - 1)
-        cur = table[k * m : (k + 1) * m]
-        below = table[(k - 1) * m : k * m]
+        below = level_array(k - 1)
         pick(below, cur, out=below)  # the first half of each block
         pick(below[half:], cur[: m - half], out=below[half:])  # the second half
-    return table[:m].copy()
+        cur = below
+    return cur
 
 
 def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=None):

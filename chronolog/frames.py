@@ -178,6 +178,7 @@ def to_pandas(model, pred=None, window=None):
     df = table.to_pandas(
         types_mapper=lambda t: pd.Int64Dtype() if t == pa.int64() else None,
         date_as_object=False,
+        split_blocks=True,  # (a block per column, not the columns of a type copied into one: 1.3 of 4.9 ms for the rolling bench's four answers)
     )
     for name, _, text in exact:  # (from Arrow by pandas: no Python string list in between)
         df.insert(df.columns.get_loc(name) + 1, name + EXACT, text.to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get))

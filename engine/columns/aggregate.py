@@ -119,6 +119,7 @@ class Segments:
         self.n_seg = count[seg]
         self.most = int(count.max(initial=1))
         self._count = None
+        self._keep = None  # (conditions and the arrays they read, the mask: _kept)
         self._sums: dict = {}  # expression -> {"value": its evaluation, "sum"/"total": its sums per segment}
 
     def fold(self, aggregates, values, conditions=()):
@@ -158,8 +159,24 @@ class Segments:
                         else:
                             codes = _codes_of_extremes(agg.expr, df, values, codes)
             cols[var_column(var)] = codes
-        keep = _holds(conditions, {**self.groups, **cols}, values) if conditions else None
+        keep = self._kept(conditions, {**self.groups, **cols}, values) if conditions else None
         return _coalesce_segments(self.groups, cols, self.s, self.e, None if keep is None or keep.all() else keep)
+
+
+    def _kept(self, conditions, columns, values):
+        """:func:`_holds`, kept for the next rule when its conditions read
+        the same arrays (``N == 20`` of the shared count: four rolling
+        rules, one mask)."""
+        from chronolog.language import ast
+
+        names = sorted({var_column(v) for cmp in conditions for v in ast.variables_of(cmp)})
+        read = [columns.get(c) for c in names]
+        last = self._keep
+        if last is not None and last[0] == (conditions, names) and all(a is b for a, b in zip(last[1], read)):
+            return last[2]
+        keep = _holds(conditions, columns, values)
+        self._keep = ((list(conditions), names), read, keep)  # (the arrays held: an id is not reused while kept)
+        return keep
 
 
 def _pairs(v):

@@ -298,3 +298,13 @@ def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message)
         with pytest.raises(chronolog.DataError) as e:
             chronolog.reason(program, engine=engine)
         assert where in str(e.value) and message in str(e.value)
+
+
+@pytest.mark.parametrize("cell", ["", " a ", "a b", "1.5", "#T", "\u00e9t\u00e9"])
+def test_string_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path, cell):
+    """A ``"string"`` column read dictionary-encoded by Arrow's reader: an
+    empty cell, spaces around a name, a number or a boolean's text stay the
+    row reader's strings."""
+    path = tmp_path / "p.csv"
+    write(path, ["k", "v", "start", "end"], [(cell if i % 3 else "x", str(i % 4), str(i), str(i + 1)) for i in range(40)])
+    _same_rows(path, {0: ("k", "string"), 1: ("v", "float")})

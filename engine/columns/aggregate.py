@@ -447,7 +447,11 @@ def _group_point_order(g2, p2):
         p_lo, p_hi = int(p2.min()), int(p2.max())
         span = p_hi - p_lo + 1
         if (g_hi - g_lo + 1) * span < 1 << 62:
-            return np.argsort((g2 - g_lo) * span + (p2 - p_lo), kind="stable")
+            key = g2 - g_lo  # (in place: one temporary of 2n, not three; int64 wraps, exact as the sum fits)
+            key *= span
+            key += p2
+            key -= p_lo
+            return np.argsort(key, kind="stable")
     return np.lexsort((p2, g2))
 
 

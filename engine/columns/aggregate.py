@@ -403,7 +403,8 @@ def _combined_key(keys):
     combined = np.zeros(len(ints[0]), dtype=np.int64)
     for k, lo, r in zip(ints, lows, spans):
         combined *= r
-        combined += k - lo
+        combined += k  # (in place, no temporary per key; int64 wraps, exact as the total fits)
+        combined -= lo
     return combined
 
 

@@ -604,17 +604,23 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most):
     import numpy as np
 
     mant, exp = np.frexp(v)
-    mant = (mant * 2.0**53).astype(np.int64)
-    exp = exp.astype(np.int64) - 53
+    mant *= 2.0**53  # (in place where it can be: each temporary of n values costs its page faults)
+    mant = mant.astype(np.int64)
+    exp = exp.astype(np.int64)
+    exp -= 53
     nz = mant != 0
     if not nz.any():
         return np.zeros(len(seg))
     k = int(exp[nz].min())
-    shift = np.where(nz, exp - k, 0)
+    shift = exp
+    shift -= k
+    shift[~nz] = 0
     span = int(shift.max())
     if k > -1000 and span <= 32 and span + int(np.ceil(np.log2(most + 1))) < 31:
-        lo = (mant << shift) & 0xFFFFFFFF  # the low 32 bits survive the wrap-around
-        hi = mant >> (32 - shift)  # floor: mant * 2**shift == hi * 2**32 + lo
+        lo = np.left_shift(mant, shift)
+        lo &= 0xFFFFFFFF  # the low 32 bits survive the wrap-around
+        np.subtract(32, shift, out=shift)
+        hi = np.right_shift(mant, shift, out=mant)  # floor: mant * 2**shift == hi * 2**32 + lo
         lo_sum = _range_sum(m, i_s, i_e, lo)[seg]
         hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
         lo_sum &= 0xFFFFFFFF

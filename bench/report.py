@@ -233,8 +233,9 @@ def _timeseries(out, rows):
     ok = all(v == 0 for k, v in r.items() if k.endswith("days_differing"))
     ch = "; ".join(f"{k} API {_s(r[f'{k}/api/wall'])}, Parquet {_s(r[f'{k}/api_pq/wall'])}" for k in ("rolling", "monthly"))
     pe = "; ".join(f"{k} CSV {_s(r[f'{k}/pandas/wall'])}, Parquet {_s(r[f'{k}/pandas_pq/wall'])}" for k in ("rolling", "monthly"))
-    ra = "; ".join(f"{k} {r[f'{k}/api/ratio_wall']:.2g}x / {r[f'{k}/api_pq/ratio_wall']:.2g}x" for k in ("rolling", "monthly"))
-    return Figures(ch, pe, ra + " wall", ok=ok)
+    ra = "; ".join(f"{k} {r[f'{k}/api/ratio_wall']:.2g}x / {r[f'{k}/api_pq/ratio_wall']:.2g}x wall, "
+                   f"{r[f'{k}/api/ratio_cpu']:.2g}x / {r[f'{k}/api_pq/ratio_cpu']:.2g}x CPU" for k in ("rolling", "monthly"))
+    return Figures(ch, pe, ra, ok=ok)
 
 
 @bench(name="timeseries_ema", args="bench/timeseries_ema.py --repeat 3", json=True,

@@ -226,9 +226,10 @@ def _int_column(arr):
 def _date_columns(lo, hi, calendar):
     """The start and end columns of ISO dates on a timeline of days (or a
     unit dividing a day) by Arrow's ``date32`` cast of the whole columns and
-    a ``bincount`` for the distinct days, sharing one array of values as
-    the dictionary path does; None when the cast refuses a cell, a date is
-    before year 1 or the days are far apart (then that path, where
+    a ``bincount`` for the distinct days (a sort when they are far apart),
+    sharing one array of values as the dictionary path does (columns the
+    reader parsed as date32 are cast to themselves); None when the cast
+    refuses a cell or a date is before year 1 (then that path, where
     ``convert`` reports a bad cell).  The cast takes exactly the valid
     ``YYYY-MM-DD`` dates, what :func:`_quick`'s regular expression and cast
     take (tests/test_csv_columns.py).  Dictionary-encoding the 1,000,000
@@ -249,9 +250,7 @@ def _date_columns(lo, hi, calendar):
     if not both.size or both.min() < -719162:  # before 0001-01-01: convert reports it
         return None
     got = _distinct_ints(both)
-    if got is None:
-        return None
-    ints, idx = got
+    ints, idx = got if got is not None else np.unique(both, return_inverse=True)  # (days far apart: by a sort)
     n = len(days[0])
     shared = _int_values(ints * int(per_day), idx)
     from chronolog.language.fact_columns import _Column
@@ -277,33 +276,68 @@ def _all_ints(values):
     return arr if not arr.size or np.abs(arr).max() < 1 << 62 else None
 
 
-def _line_starts(data: bytes):
-    """The offset of each line of ``data`` (a last newline ends the last
-    line), or None when a line is blank (only spaces, tabs, a carriage
-    return): by numpy, with Python only for lines that start with a blank
-    (splitting 100,000 lines and stripping each took 15 ms)."""
-    import numpy as np
+def _arrow_types(kinds: dict, times, calendar, data: bytes) -> dict:
+    """The columns the CSV reader can convert itself to what ``convert``
+    gives, by index: a ``"float"`` column as float64 (its parser, fast_float,
+    takes the cells ``float()`` takes and rounds them alike: a non-finite
+    one sends the file to the strings, :func:`_read`), an ``"int"`` column
+    as int64 (unless the file has an ``x``: Arrow also reads ``0x1f``), a
+    ``"string"`` one dictionary-encoded, start and end as date32 on a days
+    timeline.  A cell the reader refuses (``+inf``, a bad cell) sends the
+    file to the strings too.  Reading the
+    value column as strings, encoding and casting it cost 5 ms per 100,000
+    rows, parsing it as float64 1 ms (tests/test_csv_columns.py checks the
+    cells against ``convert``)."""
+    import pyarrow as pa
 
-    buf = np.frombuffer(data, dtype=np.uint8)
-    starts = np.concatenate([[0], np.flatnonzero(buf == 10) + 1])
-    starts = starts[starts < len(buf)]
-    c = buf[starts]
-    for a in starts[(c == 10) | (c == 13) | (c == 32) | (c == 9)].tolist():
-        b = data.find(b"\n", a)
-        if not data[a : b if b >= 0 else len(data)].strip(b" \t\r"):
-            return None
-    return starts
+    types = {}
+    for i, (_, kind) in kinds.items():
+        if kind == "float":
+            types[i] = pa.float64()
+        elif kind == "int" and b"x" not in data and b"X" not in data:  # (one byte: memchr; "0x" took 5 ms per 4 MB)
+            types[i] = pa.int64()
+        elif kind in ("string", "str"):
+            types[i] = pa.dictionary(pa.int32(), pa.string())
+    if calendar is not None and (Fraction(86400) / calendar.unit_seconds).denominator == 1:
+        for i in times:
+            types[i] = pa.date32()
+    return types
+
+
+def _arrow_csv(data: bytes, ncols: int, use_headers: bool, types: dict):
+    """The rows of ``data`` as an Arrow table (columns ``c0..``): the
+    columns of ``types`` converted, the others strings; None when the reader
+    refuses the file or a cell."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = [f"c{i}" for i in range(ncols)]
+    try:
+        return pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(
+                column_names=names, skip_rows=1 if use_headers else 0, use_threads=False, block_size=max(len(data), 1 << 20)
+            ),  # (one block: one chunk, one dictionary per column)
+            parse_options=pcsv.ParseOptions(quote_char=False, newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={c: types.get(i, pa.string()) for i, c in enumerate(names)},
+                strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
 
 
 def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     import numpy as np
     import pyarrow as pa
-    import pyarrow.csv as pcsv
 
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
-    starts = _line_starts(data)
-    if starts is None:
-        return None  # a blank line: the row reader skips it, and its line numbers count it
+    # A blank line (the row reader skips it, and its line numbers count it)
+    # is a row of empty cells for Arrow's reader, or one cell where there
+    # are more columns, which it refuses: either way its start and end are
+    # no time points, the file goes to the row reader.  (Finding the lines
+    # by numpy took 2 ms per 100,000.)
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None  # a lone carriage return ends a row for the csv module
     try:
@@ -312,37 +346,45 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     except UnicodeDecodeError:
         return None
     ncols = first.count(",") + 1  # no quotes: a comma always separates
-    names = [f"c{i}" for i in range(ncols)]
-    try:
-        table = pcsv.read_csv(
-            pa.py_buffer(data),
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1 if use_headers else 0, use_threads=False),
-            parse_options=pcsv.ParseOptions(quote_char=False, newlines_in_values=False, ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(
-                column_types={c: pa.string() for c in names}, strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[]
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None
     header = [h.strip() for h in first.split(",")] if use_headers else None
-    n = table.num_rows
-    if n == 0 or n != len(starts) - (1 if use_headers else 0):
-        return None
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)
-    if max(start_pos, end_pos) >= ncols:
+    if ncols < 2 or min(start_pos, end_pos) < 0 or max(start_pos, end_pos) >= ncols:
         return None
     term_cols = [i for i in range(ncols) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
+    kinds = {i: mapping.get(k, (header[i] if header else f"c{k}", "auto")) for k, i in enumerate(term_cols)}
+    types = _arrow_types(kinds, (start_pos, end_pos), calendar, data)
+    table = _arrow_csv(data, ncols, use_headers, types) if types else None
+    if table is not None and not all(
+        np.isfinite(table.column(i).to_numpy()).all() for i, t in types.items() if t == pa.float64()
+    ):
+        table = None  # inf and nan: their own path (convert's values, coded as terms)
+    if table is None:
+        table = _arrow_csv(data, ncols, use_headers, {})
+        if table is None:
+            return None
+    n = table.num_rows
+    if n == 0:
+        return None
 
     from chronolog.language.fact_columns import FactColumns, _Column, _ExactColumn
 
     def column(i, kind, name, cal=None):
+        arr = table.column(i).combine_chunks()
+        if arr.type == pa.float64():  # parsed by the reader (_arrow_types), finite: a value column
+            return _Column(np.arange(n), arr.to_numpy())
+        if arr.type == pa.int64():
+            got = _distinct_ints(arr.to_numpy())
+            if got is not None:
+                return _int_values(*got)
+            enc = arr.dictionary_encode()  # (ints far apart)
+            return _Column(enc.indices.to_numpy().astype(np.int64), enc.dictionary.to_pylist())
         if kind in _EXACT_KINDS:
-            fast = _int_column(table.column(i).combine_chunks())
+            fast = _int_column(arr)
             if fast is not None:
                 return fast
-        enc = table.column(i).combine_chunks().dictionary_encode()
+        enc = arr if pa.types.is_dictionary(arr.type) else arr.dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
         tokens = _Tokens(enc.dictionary)
         vals = _quick(enc.dictionary, tokens, kind, cal)

@@ -90,15 +90,25 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
     with io.StringIO(text, newline="") as fh:
         reader = csv.reader(fh)
         header = None
+        first_row = 1
         if use_headers:
-            header = next(reader, None)
-            if header is None:
+            for header in reader:  # (blank lines before it skipped, as between rows)
+                first_row += 1
+                if any(c.strip() for c in header):
+                    break
+            else:
                 return []
             header = [h.strip() for h in header]
-        for row_no, row in enumerate(reader, 2 if use_headers else 1):
+        for row_no, row in enumerate(reader, first_row):
             if not row or all(not c.strip() for c in row):
                 continue
             where = ast.Pos(str(path), row_no, 1)
+            if header is not None and len(row) > len(header):
+                raise DataError(
+                    f"the row has {len(row)} columns but the header names {len(header)}",
+                    ast.Pos(str(path), row_no, len(header) + 1),
+                    hint="one cell per column of the header (quote a cell that has a comma)",
+                )
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(

@@ -4,6 +4,8 @@ language's work, so the connectors read programs here, not through the API."""
 
 from __future__ import annotations
 
+import copy
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -33,4 +35,51 @@ def read_program(program, dialect: str = "vadalog", source: Optional[str] = None
     check_program(program)
     from .source_text import strip_bom
 
-    return find_dialect(dialect).parse(strip_bom(program), source or "<program>")
+    text = strip_bom(program)
+    key = (dialect, source or "<program>", text)
+    prog = _PARSED.get(key)
+    if prog is None:
+        prog = find_dialect(dialect).parse(text, key[1])
+        if len(text) <= CACHED_CHARS and not _noted(prog):
+            with _KEEPING:
+                _PARSED[key] = prog
+                while len(_PARSED) > 32:
+                    del _PARSED[next(iter(_PARSED))]  # (the oldest)
+    return _copy(prog)
+
+
+# The parses of program texts within the process: the same text reasoned on
+# again (a notebook cell, a service, a benchmark's repeats) skips the grammar
+# (3 ms of a 20-day rolling window's 60).  Callers get a copy (_copy).
+_PARSED: dict = {}  # (dialect, source, text) -> Program
+_KEEPING = threading.Lock()
+CACHED_CHARS = 1 << 16  # programs of rules (a large one is mostly facts: not kept)
+
+
+def _noted(prog) -> bool:
+    """Whether parsing it may have said a note (a timeline of seconds chosen
+    for dates in a bound file, language/dates.py): not kept, so the next
+    parse says it again."""
+    from .dates import _date_columns, declared_calendar
+
+    return prog.calendar is not None and declared_calendar(prog) is None and bool(_date_columns(prog))
+
+
+def _copy(prog: ast.Program) -> ast.Program:
+    """A Program of its own: its lists and statements copied (the run
+    reassigns and appends to them), the frozen terms and literals shared."""
+    out = copy.copy(prog)
+    for name, value in vars(prog).items():
+        if isinstance(value, (list, dict)):
+            setattr(out, name, copy.copy(value))
+    out.rules = [_with(r, body=list(r.body)) for r in prog.rules]
+    out.facts = [copy.copy(f) for f in prog.facts]
+    out.annotations = [_with(a, args=list(a.args)) for a in prog.annotations]
+    return out
+
+
+def _with(obj, **changes):
+    out = copy.copy(obj)
+    for name, value in changes.items():
+        setattr(out, name, value)
+    return out

@@ -176,3 +176,135 @@ def test_ends_on_another_grid_than_the_starts_stay_on_columns(tmp_path):
     cols = chronolog.reason(program, engine="columns")
     assert cols.to_text() == rows.to_text()
     assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
+
+
+float_cells = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.from_regex(r"[-+]?([0-9]{1,20}(\.[0-9]{0,20})?|\.[0-9]{1,20})([eE][-+]?[0-9]{1,3})?", fullmatch=True),
+    st.sampled_from(["inf", "-inf", "+inf", "Infinity", "nan", "-nan", "NaN", "1_000", "\u0661\u0662", "0x10", " 1.5", "1.5\t",
+                     "1e", "", "1", "1.2.3", "--1", "1e400", "4.9e-325", "-0", "-0.0"]),
+)
+
+
+def _same_rows(path, mapping, tm=None, cal=None):
+    """The kernel reader's facts of ``path`` against the row reader's: the
+    same terms (of the same types; floats and their signs bit for bit,
+    NaN as NaN), or the row reader's error where the kernels declined."""
+    from chronolog.language.errors import DataError
+
+    try:
+        want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, mapping, tm, cal)]
+    except DataError:
+        assert read_csv_columns(path, "p", {"useHeaders": "true"}, mapping, tm, cal) is None
+        return
+    fc = read_csv_columns(path, "p", {"useHeaders": "true"}, mapping, tm, cal)
+    assert fc is not None
+    got = fc.pred_rows("p")
+    assert [(tuple(map(repr, t)), iv) for t, iv in got] == [(tuple(map(repr, t)), iv) for t, iv in want]
+    assert [tuple(map(type, t)) for t, _ in got] == [tuple(map(type, t)) for t, _ in want]
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(st.lists(float_cells, min_size=1, max_size=20), st.lists(st.integers(-(2**63), 2**63 - 1).map(str) | st.sampled_from(["007", "-0", "0x1f", "+5", " 5", "1e3", "9" * 20]), min_size=1, max_size=20))
+def test_float_and_int_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path_factory, floats, ints):
+    """``"float"`` and ``"int"`` columns are parsed by Arrow's CSV reader
+    (csv_columns._arrow_types): every cell it takes has ``float()``'s or
+    ``parse_number``'s value, the others go the strings' way (or to the row
+    reader's error)."""
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    rows = [(f, ints[i % len(ints)], str(i), str(i + 1)) for i, f in enumerate(floats)]
+    write(path, ["f", "i", "start", "end"], rows)
+    _same_rows(path, {0: ("f", "float"), 1: ("i", "int")})
+
+
+@pytest.mark.parametrize("cell", ["inf", "-nan", "1_000", "\u0661\u0662", "0x10", " 1.5", "+1.5", "1e400", "-0", ""])
+@pytest.mark.parametrize("kind", ["float", "int"])
+def test_cells_the_parsers_read_differently(tmp_path, cell, kind):
+    """The cells where Arrow's parsers and ``float()``/``parse_number``
+    part ways (hexadecimal ints, digit separators, Arabic-Indic digits, a
+    plus sign...), many rows of them beside plain ones."""
+    path = tmp_path / "p.csv"
+    write(path, ["v", "start", "end"], [("7" if i % 5 else cell, str(i), str(i + 1)) for i in range(50)])
+    _same_rows(path, {0: ("v", kind)})
+
+
+@settings(deadline=None, max_examples=examples(60))
+@given(st.lists(st.dates() | st.sampled_from(["+inf", "-inf", "2020-02-30", " 2020-01-01", "2020-1-1", "2020-01-01T12:00:00"]), min_size=1, max_size=20),
+       st.sampled_from(["days", "hours"]))
+def test_dates_parsed_by_the_reader_read_as_the_row_reader(tmp_path_factory, dates, unit):
+    from chronolog.language.dates import Calendar
+
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    cells = [d if isinstance(d, str) else d.isoformat() for d in dates]
+    rows = [("s" + str(i % 3), lo if lo != "+inf" else "-inf", hi if hi != "-inf" else "+inf") for i, (lo, hi) in enumerate(zip(cells, cells[1:] + ["+inf"]))]
+    write(path, ["k", "start", "end"], rows)
+    _same_rows(path, {0: ("k", "string")}, cal=Calendar(unit))
+
+
+def test_a_bad_float_cell_is_reported_where_it_is(tmp_path):
+    lines = prices(tmp_path / "prices.csv")
+    parts = lines[120].split(",")
+    parts[2] = "1.5x"
+    lines[120] = ",".join(parts)
+    (tmp_path / "prices.csv").write_text("\n".join(lines) + "\n")
+    program = PROGRAM.format(d=tmp_path).replace('"value", "double"', '"value", "float"')
+    errors = []
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    assert "prices.csv:121:3" in errors[1] and "'1.5x' is not a number" in errors[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k,start,end\na,1,2\n\nb,1,2\n",
+        "k,start,end\na,1,2\nb,1,2\n\n",
+        "k,start,end\r\na,1,2\r\n\r\nb,1,2\r\n",
+        "k,start,end\na,1,2\n \t\nb,1,2\n",
+        "k,start,end\na,1,2\n , \nb,1,2\n",
+        "\nk,start,end\na,1,2\n",
+    ],
+)
+def test_blank_lines_read_as_the_row_reader(tmp_path, text):
+    """A blank line (skipped by the row reader, counted in its line numbers;
+    before the header too) sends the file to the row reader: both executors
+    answer as the rows do, and the facts are the file's."""
+    p = tmp_path / "p.csv"
+    p.write_bytes(text.encode())
+    assert read_csv_columns(p, "p", {"useHeaders": "true"}, {}, None) is None
+    program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
+    rows = chronolog.reason(program, engine="rows").to_text()
+    assert chronolog.reason(program, engine="columns").to_text() == rows
+    assert rows == ("q(a)@[1,2]\nq(b)@[1,2]" if "b," in text else "q(a)@[1,2]")
+
+
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        ("k,start,end\na,1,2\nb,1,2,3\n", "p.csv:3:4", "the row has 4 columns but the header names 3"),
+        ("k,start,end\na,1,2\nb,1\n", "p.csv:3:1", "the row has 2 columns but the interval is expected in columns 1 and 2"),
+    ],
+)
+def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message):
+    """A row longer or shorter than the header: one sentence with the
+    file, line and column, from both executors (a longer row raised
+    IndexError)."""
+    (tmp_path / "p.csv").write_text(text)
+    program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        assert where in str(e.value) and message in str(e.value)
+
+
+@pytest.mark.parametrize("cell", ["", " a ", "a b", "1.5", "#T", "\u00e9t\u00e9"])
+def test_string_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path, cell):
+    """A ``"string"`` column read dictionary-encoded by Arrow's reader: an
+    empty cell, spaces around a name, a number or a boolean's text stay the
+    row reader's strings."""
+    path = tmp_path / "p.csv"
+    write(path, ["k", "v", "start", "end"], [(cell if i % 3 else "x", str(i % 4), str(i), str(i + 1)) for i in range(40)])
+    _same_rows(path, {0: ("k", "string"), 1: ("v", "float")})

@@ -109,3 +109,18 @@ def test_random_round_trips(rows):
     if m.facts("p"):
         assert chronolog.reason("", m.to_pandas(["p"])).facts("p") == m.facts("p")
         assert chronolog.reason("", m.to_polars(["p"])).facts("p") == m.facts("p")
+
+
+def test_rational_text_is_found_in_any_chunk_or_slice():
+    """A string column is rational text when every value is a number and
+    one is written p/q: a ``/`` in any chunk, not outside a slice's
+    values (frames._has_slash reads whole buffers; the values decide)."""
+    import pyarrow as pa
+
+    from chronolog.frames import _rational_text
+
+    assert _rational_text(pa.chunked_array([pa.array(["1", "2"]), pa.array(["1/3"])]))
+    assert not _rational_text(pa.chunked_array([pa.array(["a/b", "2"])]))
+    assert not _rational_text(pa.array(["1/3", "x", "2"]).slice(1))  # (the buffer has a /, the values none)
+    assert _rational_text(pa.array(["x", "1/3", "2"]).slice(1))
+    assert not _rational_text(pa.array(["a", "b"])) and not _rational_text(pa.array([], pa.string()))

@@ -285,3 +285,46 @@ c(S, Y) :- <->[0,4] price(S, D, V), X = max(V), Y = X * 2, Y > 100.
     assert not {"N >= 3", "X > 0"} & set(seen) and "Y > 100" in seen
     assert cols.to_text() == chronolog.reason(program, engine="rows").to_text()
     assert {s for (s, _), _ in cols.facts("b")} == {"s1"}
+
+
+@settings(deadline=None, max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 30), st.sampled_from([1, 2, 2, 3, 0.5, 2.5])), min_size=1, max_size=40),
+       st.integers(0, 4), st.sampled_from(["N >= 2", "X > 2", "X != 2, N < 3", "N == 1", "X < 0"]))
+def test_conditions_kept_with_the_merged_runs_as_the_rows(rows, width, condition):
+    """A rule's conditions on its group and aggregates, applied with the
+    merge of equal adjacent segments (aggregate._coalesce_segments): the
+    row executor's answers, with values from a few (equal neighbours merge;
+    a dropped segment between two kept ones)."""
+    facts = "\n".join(f"p(g{g}, {d}, {v})@[{d},{d + 1})." for g, d, v in rows)
+    program = facts + "\n" + "\n".join(
+        f"{name}(G, X) :- <->[0,{width}] p(G, D, V), X = {func}(V), N = count(), {condition}."
+        for name, func in (("s", "sum"), ("a", "avg"), ("lo", "min"), ("hi", "max"))
+    )
+    want = chronolog.reason(program, engine="rows")
+    got = chronolog.reason(program, engine="columns")
+    assert set(got.stats["executors"].values()) == {"columns"}, got.stats.get("fallbacks")
+    for pred in ("s", "a", "lo", "hi"):
+        assert got.facts(pred) == want.facts(pred)
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.integers(1, 40).flatmap(lambda m: st.tuples(
+    st.just(m),
+    st.lists(st.integers(0, m - 1).flatmap(lambda a: st.tuples(st.just(a), st.integers(a + 1, m))), min_size=1, max_size=30),
+    st.booleans())),
+    st.randoms())
+def test_range_extremes_are_each_segments_min_and_max(case, rnd):
+    """aggregate._range_extreme (blocks pushed down level by level, the
+    blocks shared by a min and a max of the same values) against the min
+    and max of the rows covering each segment, one segment at a time."""
+    m, ranges, floats = case
+    i_s = np.array([a for a, _ in ranges], dtype=np.int64)
+    i_e = np.array([b for _, b in ranges], dtype=np.int64)
+    v = np.array([rnd.uniform(-5, 5) if floats else rnd.randint(-5, 5) for _ in ranges], dtype=np.float64 if floats else np.int64)
+    memo = {}
+    for least in (True, False):
+        got = aggregate._range_extreme(m, i_s, i_e, v, least, memo)
+        for j in range(m):
+            over = [x for x, a, b in zip(v.tolist(), i_s.tolist(), i_e.tolist()) if a <= j < b]
+            if over:
+                assert got[j] == (min(over) if least else max(over))

@@ -187,3 +187,20 @@ def test_string_ranks_are_pythons_order(strings):
             assert text_out._string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
         finally:
             text_out.RANK_BY_JOIN = old
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(NAME_TEXTS, unique=True, max_size=30))
+def test_term_ranks_of_a_few_strings_are_the_rows_order(strings):
+    """A few distinct strings ranked by Python's sort, more by polars: both
+    their places in the rows' term order (term_sort_key)."""
+    from chronolog.connectors import text_out
+    from chronolog.language.text import term_sort_key
+
+    want = {v: i for i, v in enumerate(sorted(strings, key=term_sort_key))}
+    for few in (text_out.FEW_STRINGS, 0):
+        old, text_out.FEW_STRINGS = text_out.FEW_STRINGS, few
+        try:
+            assert text_out._term_ranks(strings).tolist() == [want[v] for v in strings]
+        finally:
+            text_out.FEW_STRINGS = old

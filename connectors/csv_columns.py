@@ -79,7 +79,7 @@ def _quick(dictionary, tokens, kind, calendar):
             days = dictionary.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-        if days.min() < -719162:  # before 0001-01-01: Python's dates refuse it, so convert reports it
+        if days.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
             return None
         return (days.astype(np.int64) * int(per_day)).tolist()
     if kind == "float":

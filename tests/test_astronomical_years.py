@@ -141,3 +141,19 @@ def test_arrow_pandas_and_polars_hold_the_dates_beyond_python_years():
     assert t.schema.field("start").type == pa.timestamp("us")
     assert t["start"].cast(pa.int64()).to_pylist() == [(first_of_month(5) * 86400 + 12 * 3600) * 10**6]
     assert t["end"].cast(pa.int64()).to_pylist() == [(first_of_month(10000 * 12) * 86400 + 1) * 10**6]
+
+
+@pytest.mark.parametrize("text", ["0000-01-01", "+10000-01-01", "2020-02-30"])
+def test_a_date_constant_beyond_python_years_is_a_positioned_error(tmp_path, text):
+    """A date as a value is a Python datetime (years 1..9999): one sentence
+    at its place, in a program and in a fact file (it was an internal error)."""
+    from chronolog.language.errors import SyntaxError_
+
+    with pytest.raises(SyntaxError_) as e:
+        chronolog.reason(f"q(X) :- p(X).\np({text})@1.\n")
+    assert e.value.message == f"{text} is not a date a constant can hold" and (e.value.pos.line, e.value.pos.column) == (2, 3)
+    f = tmp_path / "f.facts"
+    f.write_text(f"p({text})@1\n")
+    with pytest.raises(SyntaxError_) as e:
+        chronolog.reason("q(X) :- p(X).", f)
+    assert e.value.message == f"{text} is not a date a constant can hold" and e.value.pos.line == 1

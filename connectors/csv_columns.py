@@ -246,7 +246,7 @@ def _date_columns(lo, hi, calendar):
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     both = np.concatenate(days).astype(np.int64)
-    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reports it
+    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
         return None
     got = _distinct_ints(both)
     if got is None:

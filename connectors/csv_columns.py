@@ -79,7 +79,7 @@ def _quick(dictionary, tokens, kind, calendar):
             days = dictionary.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-        if days.min() < -719162:  # before 0001-01-01: Python's dates refuse it, so convert reports it
+        if days.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
             return None
         return (days.astype(np.int64) * int(per_day)).tolist()
     if kind == "float":
@@ -247,7 +247,7 @@ def _date_columns(lo, hi, calendar):
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     both = np.concatenate(days).astype(np.int64)
-    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reports it
+    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
         return None
     got = _distinct_ints(both)
     ints, idx = got if got is not None else np.unique(both, return_inverse=True)  # (days far apart: by a sort)

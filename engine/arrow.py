@@ -23,7 +23,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
 def _whole_days(values, calendar):
     """``date32`` by numpy when every point is an integer on a timeline of
-    whole days, within years 1-9999; else None."""
+    whole days (int32 days: any year Arrow takes); else None."""
     import numpy as np
     import pyarrow as pa
 
@@ -34,28 +34,32 @@ def _whole_days(values, calendar):
         d = np.array(values, dtype=np.int64) * int(per_day)
     except OverflowError:
         return None
-    if d.size and (d.min() < -719162 or d.max() > 2932896):  # 0001-01-01 .. 9999-12-31
+    if d.size and (d.min() < -(2**31) or d.max() >= 2**31):
         return None
     return pa.array(d.astype(np.int32), type=pa.date32())
 
 
+_DAY_MICROS = 86_400_000_000
+
+
 def _time_column(values, calendar):
     """Time points on a calendar timeline: ``date32`` when every point is a
-    midnight, else ``timestamp[us]``; canonical unit counts as strings if a
-    point falls between microseconds (nothing is rounded)."""
-    import datetime as dt
-
+    midnight, else ``timestamp[us]``, from the points' microseconds since
+    1970 (no Python datetime in between: its years stop at 1..9999, Arrow's
+    do not); canonical unit counts as strings if a point falls between
+    microseconds or beyond 64-bit microseconds (nothing is rounded)."""
     import pyarrow as pa
 
     days = _whole_days(values, calendar)
     if days is not None:
         return days
-    dts = [None if v is None else calendar.datetime(v) for v in values]
-    if any(d is None for v, d in zip(values, dts) if v is not None):
+    micros = [None if v is None else Fraction(v) * calendar.unit_seconds * 1_000_000 for v in values]
+    if any(u is not None and (u.denominator != 1 or not -(2**63) <= u < 2**63) for u in micros):
         return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
-    if all(d is None or d.time() == dt.time(0) for d in dts):
-        return pa.array([None if d is None else d.date() for d in dts], type=pa.date32())
-    return pa.array(dts, type=pa.timestamp("us"))
+    micros = [None if u is None else int(u) for u in micros]
+    if all(u is None or u % _DAY_MICROS == 0 for u in micros):
+        return pa.array([None if u is None else u // _DAY_MICROS for u in micros], type=pa.int32()).cast(pa.date32())
+    return pa.array(micros, type=pa.timestamp("us"))
 
 
 def _decimal_column(values, finite):

@@ -46,12 +46,21 @@ _ALIASES = {
     "year": "years", "month": "months", "week": "weeks",
 }
 
+# ISO 8601's astronomical years: four digits (0000 is 1 BC), or a sign and
+# four or more (the expanded form: -0030, +10000).
 DATE_RE = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:\d{2})?$"
+    r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:\d{2})?$"
 )
 _DURATION_RE = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
 )
+
+
+# The Gregorian calendar repeats every 400 years (146,097 days, whole weeks):
+# a date beyond Python's years 1..9999 is computed as the same date whole
+# cycles away and the cycles added back (Python's datetime has no wider type).
+CYCLE_YEARS = 400
+CYCLE_SECONDS = 146_097 * 86400
 
 
 def unit_name(text: str) -> str:
@@ -70,6 +79,7 @@ class DatePoint:
     text: str
     value: _dt.datetime
     is_date: bool
+    cycles: int = 0  # 400-year cycles to add to value (a year beyond 1..9999)
 
 
 @dataclass(frozen=True)
@@ -91,25 +101,38 @@ class NegativeDuration:
         return "-" + self.duration.text
 
 
-def parse_datetime(text: str) -> tuple:
-    """``(datetime, is_date)`` for an ISO date or datetime; ``ValueError`` otherwise.
-
-    A UTC offset (``Z``, ``+02:00``) is converted to UTC."""
+def parse_date(text: str) -> tuple:
+    """``(datetime, cycles, is_date)`` for an ISO date or datetime, any year:
+    the instant is ``datetime`` plus ``cycles`` 400-year cycles (0 for years
+    2..9998); ``ValueError`` when it is not one.  A UTC offset (``Z``,
+    ``+02:00``) is converted to UTC."""
     m = DATE_RE.match(text.strip())
     if m is None:
         raise ValueError(f"not a date: {text!r}")
     y, mo, d, hh, mi, ss, frac, tz = m.groups()
+    year = int(y)
+    # near Python's year limits, compute in years 2000..2399 so that a UTC offset stays in range
+    cycles = 0 if 1 < year < 9999 else (year - 2000) // CYCLE_YEARS
     micro = int((frac or "0").ljust(6, "0"))
-    value = _dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
+    value = _dt.datetime(year - cycles * CYCLE_YEARS, int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
     if tz and tz != "Z":
         sign = 1 if tz[0] == "+" else -1
         value -= sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
-    return value, hh is None
+    return value, cycles, hh is None
+
+
+def parse_datetime(text: str) -> tuple:
+    """``(datetime, is_date)`` for an ISO date or datetime within Python's
+    years 1..9999 (a date as a value); ``ValueError`` otherwise."""
+    value, cycles, is_date = parse_date(text)
+    if cycles:
+        value = value.replace(year=value.year + cycles * CYCLE_YEARS)  # (ValueError beyond 1..9999)
+    return value, is_date
 
 
 def date_point(text: str) -> DatePoint:
-    value, is_date = parse_datetime(text)
-    return DatePoint(text, value, is_date)
+    value, cycles, is_date = parse_date(text)
+    return DatePoint(text, value, is_date, cycles)
 
 
 def parse_duration(text: str) -> Duration:
@@ -144,17 +167,18 @@ class Calendar:
         return hash(self.unit)
 
     # datetimes -> points
-    def point(self, value) -> object:
-        """The exact time point of a ``date``/``datetime`` (or a DatePoint)."""
+    def point(self, value, cycles: int = 0) -> object:
+        """The exact time point of a ``date``/``datetime`` (or a DatePoint),
+        ``cycles`` 400-year cycles later."""
         if isinstance(value, DatePoint):
-            value = value.value
+            value, cycles = value.value, value.cycles
         if not isinstance(value, _dt.datetime):
             value = _dt.datetime(value.year, value.month, value.day)
         if value.tzinfo is not None:
             value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
         delta = value - EPOCH
         micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return normalize(Fraction(micros, 1_000_000) / self.unit_seconds)
+        return normalize((Fraction(micros, 1_000_000) + cycles * CYCLE_SECONDS) / self.unit_seconds)
 
     def parse_point(self, text: str):
         """A time cell or token: an ISO date/datetime, or ±inf."""
@@ -164,7 +188,8 @@ class Calendar:
             return POS_INF
         if low in ("-inf", "-infty", "-infinity"):
             return NEG_INF
-        return self.point(parse_datetime(t)[0])
+        value, cycles, _ = parse_date(t)
+        return self.point(value, cycles)
 
     def duration(self, d: Duration):
         return normalize(d.seconds / self.unit_seconds)
@@ -181,21 +206,33 @@ class Calendar:
             return None
 
     def format_point(self, t) -> str:
-        """``2020-01-01`` at midnight, ``2020-01-01T12:30:00`` otherwise, ±inf."""
+        """``2020-01-01`` at midnight, ``2020-01-01T12:30:00`` otherwise, ±inf;
+        a year beyond 1..9999 as ISO 8601 writes it (``0000-01-01``,
+        ``+10000-01-01``, ``-0030-01-01``)."""
         if t == POS_INF:
             return "+inf"
         if t == NEG_INF:
             return "-inf"
+        cycles = 0
         dt = self.datetime(t)
+        if dt is None:  # beyond Python's years, or between microseconds
+            cycles = math.floor(Fraction(t) * self.unit_seconds / CYCLE_SECONDS)
+            dt = self.datetime(Fraction(t) - cycles * CYCLE_SECONDS / self.unit_seconds)
         if dt is None:  # not on the microsecond grid: the exact number of units
             return format_number(t)
-        if dt.hour == dt.minute == dt.second == dt.microsecond == 0:
-            return dt.date().isoformat()
-        return dt.isoformat()
+        text = dt.date().isoformat() if dt.hour == dt.minute == dt.second == dt.microsecond == 0 else dt.isoformat()
+        return _iso_year(dt.year + cycles * CYCLE_YEARS) + text[4:] if cycles else text
 
     def format_interval(self, iv) -> str:
         lo, hi, lc, hc = iv
         return f"{'[' if lc else '('}{self.format_point(lo)},{self.format_point(hi)}{']' if hc else ')'}"
+
+
+def _iso_year(year: int) -> str:
+    """A year as ISO 8601's expanded form writes it: four digits, a sign beyond 0..9999."""
+    if 0 <= year <= 9999:
+        return f"{year:04d}"
+    return f"+{year}" if year > 0 else f"-{-year:04d}"
 
 
 def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:

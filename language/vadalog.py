@@ -430,10 +430,15 @@ class _ToAst(AstBuilder):
     def boolean(self, items):
         return ast.Const(boolean(str(items[0]) == "#T"))
 
-    def date(self, items):
+    @v_args(meta=True)
+    def date(self, meta, items):
         # every date constant is a datetime (a date is its midnight), so that
         # dates and datetimes compare; a midnight prints as a date
-        return ast.Const(dates.parse_datetime(str(items[0]))[0])
+        try:
+            return ast.Const(dates.parse_datetime(str(items[0]))[0])
+        except ValueError:  # (Python's datetime: years 1..9999)
+            raise self._err(f"{items[0]} is not a date a constant can hold", self._pos(meta),
+                            "a date constant is a valid date in years 1..9999 (a time point after @ may be any year)") from None
 
     # ---------------------------------------------------------- dates, durations, grouping
     @v_args(meta=True)

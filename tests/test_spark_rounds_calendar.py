@@ -437,3 +437,17 @@ def grouped_programs(draw):
 def test_random_grouping_and_interval_terms_on_a_calendar(spark, case):
     unit, prog, a = case
     check(spark, prog, {"a": a}, unit=unit)
+
+
+def test_a_grouping_reaching_year_0_or_10000_is_a_clear_error_in_the_rounds(spark):
+    """Spark's timestamps hold years 1..9999: a period that starts in year 0
+    or ends in year 10000 is refused in one sentence (the engine prints it as
+    ISO 8601 does, tests/test_astronomical_years.py), never a wrong time."""
+    from chronolog.language.errors import DataError
+
+    a = pa.table({"x": ["a", "c"], "start": pa.array([dt.date(1, 3, 1), dt.date(9999, 6, 1)], pa.date32()),
+                  "end": pa.array([dt.date(1, 3, 1), dt.date(9999, 6, 1)], pa.date32())})
+    prog = '@timeGranularity("days").\n@output("g").\ng(X) :- /\\[2 years] a(X).\n'
+    assert chronolog.reason(prog, {"a": a}).to_text() == "g(a)@[0000-01-01,0002-01-01)\ng(c)@[9998-01-01,+10000-01-01)"
+    with pytest.raises(DataError, match="outside the years 1 to 9999 that a timestamp holds"):
+        cs().reason(spark, prog, inputs={"a": a}, distributed=True)

@@ -171,3 +171,16 @@ def test_program_facts_past_38_digits_are_refused(spark):
         got = cs().reason(spark, BIG_FACTS, inputs={"m": m}, distributed=True, arrow=True)["big"]
     assert sorted(got.rename_columns(want.column_names).to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr)
     assert want.num_rows == 2
+
+
+def test_float_means_near_the_range_ends_are_the_exact_means(spark):
+    """A mean of floats is the exact sum divided by the count, rounded once,
+    as the engine's (avg(1e308, 1e308) was +inf: the float sum overflowed);
+    the oracle is Fraction arithmetic."""
+    from fractions import Fraction
+
+    program = '@output("mean").\nmean(A) :- m(K, V), A = avg(V).\n'
+    for values in ([1e308, 1e308], [-1.7e308, -1.7e308, 1.0], [1.5e308, 1.7e308, -1e-300, 3.0]):
+        keys = [f"k{i}" for i in range(len(values))]
+        model = check(spark, program, {"m": table(keys, values, [(0, 1)] * len(values))}, ["mean"])
+        assert [t for t, _ in model.facts("mean")] == [(float(sum(map(Fraction, values)) / len(values)),)]

@@ -583,19 +583,19 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         if whole.all():
             return values.encode(INT, total // n_seg)
         return ex.reduce(total, n_seg)  # a Fraction where a mean is not whole: exact pairs
+    if func == "avg":  # the exact sum divided by the count, rounded once (as the rows: finite where the mean is)
+        return float_series("", _exact_float_sum(m, i_s, i_e, v, seg, most, n_seg))
     total = memo.get("sum") if memo is not None else None
     if total is None:
         total = _exact_float_sum(m, i_s, i_e, v, seg, most)
         if memo is not None:
-            memo["sum"] = total  # (a sum and a mean of one expression: summed once)
-    if func == "avg":
-        total = total / n_seg
+            memo["sum"] = total
     return float_series("", total)
 
 
-def _exact_float_sum(m, i_s, i_e, v, seg, most):
-    """Correctly rounded sums of floats, as the rows' exact Fraction sum then
-    ``float()``: each float is ``mant * 2**exp`` with a 53-bit integer
+def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
+    """Correctly rounded sums of floats (means: divided exactly by
+    ``counts`` before rounding), as the rows' exact sums: each float is ``mant * 2**exp`` with a 53-bit integer
     ``mant``; scaled to the least exponent they are integers, summed exactly
     and rounded once.  The integers are split into two int64 limbs,
     ``hi * 2**32 + lo``, summed separately; the carry is moved into ``hi``;
@@ -625,15 +625,19 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most):
         lo_sum = _range_sum(m, i_s, i_e, lo)[seg]
         hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
         lo_sum &= 0xFFFFFFFF
-        total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
-        with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
-            return np.ldexp(total, k)
-    scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
-    total = _range_sum(m, i_s, i_e, scaled)[seg]
+        if counts is None:
+            total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
+            with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
+                return np.ldexp(total, k)
+        total = [(h << 32) + lo for h, lo in zip(hi_sum.tolist(), lo_sum.tolist())]  # (a mean: exact, divided below)
+    else:
+        scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
+        total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()
+    n = [1] * len(total) if counts is None else counts.tolist()
     if k >= 0:
-        return np.array([_to_float(t << k, 1) for t in total.tolist()], dtype=np.float64)
+        return np.array([_to_float(t << k, c) for t, c in zip(total, n)], dtype=np.float64)
     d = 1 << -k
-    return np.array([_to_float(t, d) for t in total.tolist()], dtype=np.float64)
+    return np.array([_to_float(t, d * c) for t, c in zip(total, n)], dtype=np.float64)
 
 
 def _to_float(t: int, d: int) -> float:

@@ -93,10 +93,15 @@ def _prod(values):
 
 
 def _avg(values):
+    """A mean with a float in it is the exact sum divided by the count,
+    rounded once (as _Running's): finite where the mean is, even when the
+    float sum leaves the float range."""
     s = _sum(values)
-    if isinstance(s, float):
+    if not isinstance(s, float):
+        return normalize(Fraction(s) / len(values))
+    if not all(math.isfinite(v) for v in values if type(v) is float):  # an infinity or NaN: the mean's
         return s / len(values)
-    return normalize(Fraction(s) / len(values))
+    return _float(sum(map(Fraction, values)) / len(values))
 
 
 def _union(values):
@@ -272,7 +277,8 @@ def _rows_of(per: dict) -> list:
 class _Running:
     """sum/count/avg kept up to date as rows enter and leave: O(1) a step.
     The running sum is exact (floats enter as their exact rational value), so
-    it never drifts, and its rounding at the end is math.fsum's."""
+    it never drifts, and its rounding at the end is math.fsum's (a mean's:
+    the exact mean's, rounded once)."""
 
     def __init__(self, func, si, inputs, where=None):
         self.func, self.si, self.inputs, self.where = func, si, inputs, where
@@ -316,10 +322,9 @@ class _Running:
             if neg and pos:
                 raise _infinities(self.func, self.where)
             return math.inf if pos else -math.inf
-        total = _float(self.total) if self.floats else normalize(self.total)
-        if self.func == "avg":
-            return total / self.n if self.floats else normalize(Fraction(total) / self.n)
-        return total
+        if self.func == "avg":  # the exact mean, rounded once
+            return _float(self.total / self.n) if self.floats else normalize(Fraction(self.total) / self.n)
+        return _float(self.total) if self.floats else normalize(self.total)
 
 
 class _Recompute:

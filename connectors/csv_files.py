@@ -27,9 +27,15 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
         return cell
     if kind == "float":  # a measured value: binary floating point on purpose
         try:
-            return float(cell)
+            value = float(cell)
         except ValueError:
             raise DataError(f"column {column}: {cell!r} is not a number", where) from None
+        if value != value:  # as a table's NaN is: no term is equal to it, so no join or merge could hold
+            raise DataError(
+                f"column {column}: {cell!r} is not a number that equals itself (NaN)", where,
+                hint="leave the row out (a missing reading is a gap in time), or map the column as string",
+            )
+        return value
     if kind == "time" and calendar is not None:
         try:
             return calendar.parse_point(cell)

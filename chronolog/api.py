@@ -749,6 +749,8 @@ class Reasoner:
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
+        if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
+            self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
         removed = self._take_back(gone)
         self._extend_given(rows)
         if self.terminating or self.evaluator.explain:

@@ -18,10 +18,15 @@ from chronolog.planner.normalize import TOP
 
 from .. import seminaive
 from ..rows.evaluator import Evaluator
+from ..store import Relation
 from .encoding import Dictionary, Fallback, TimeScale
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
+# An update of at most this many retracted pieces and added facts runs atom
+# by atom (plan_update); a larger one on frames.  bench/retract_lubm.py
+# measures both paths side by side (--paths).
+POINT_ATOMS = 2000
 
 
 def engine_choice(engine) -> str:
@@ -56,6 +61,7 @@ class HybridEvaluator(Evaluator):
         self.taken_cpu = 0.0  # those of given_pieces in the update under way
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
+        self.by_atoms = False  # this update runs atom by atom (plan_update)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -165,10 +171,40 @@ class HybridEvaluator(Evaluator):
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
+    def plan_update(self, retracted: dict, added: dict) -> None:
+        """Choose how the update about to run keeps the columns (before its
+        given pieces are found): a change of at most ``POINT_ATOMS`` pieces
+        and facts runs the rows' DRed atom by atom over the column relations
+        (point_relation.py), a larger one the frames' (maintenance.py)."""
+        from .maintenance import refusal
+        from .point_relation import point_update_refusal
+
+        size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
+        size += sum(len(rows) for rows in added.values())
+        self.by_atoms = size <= POINT_ATOMS and refusal(self) is None and point_update_refusal(self, added) is None
+        if self.by_atoms:
+            self.store.point_relation = self._point_relation
+            for pred, rel in list(self.store.materialised().items()):  # (rows made of current frames: read from the frames instead)
+                if type(rel) is Relation and pred in self._tables:
+                    self.store.defer(pred, lambda atoms=rel.atoms: atoms)
+
+    def _point_relation(self, pred: str):
+        """``pred``'s relation as a ColumnRelation over its frame (None where
+        the frame is not all codes, or no frame holds it)."""
+        from .point_relation import ColumnRelation, point_ready
+
+        if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
+            return None
+        df, arity = self.table(pred), self._arity(pred)
+        if df.width != arity + 2 or not point_ready(df, arity):
+            return None
+        return ColumnRelation(pred, df, arity, self.terms, self._scale)
+
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when
         every stratum ran there and its times are on the run's grid; else
-        on rows, the columns then stale."""
+        on rows, the columns then stale.  A small one (plan_update) runs the
+        rows' DRed over the column relations, atom by atom."""
         from .maintenance import ColumnMaintenance, refusal
 
         import time
@@ -177,6 +213,13 @@ class HybridEvaluator(Evaluator):
         taken, self.taken = self.taken, {}
         self.maintain_cpu += self.taken_cpu
         self.taken_cpu = 0.0
+        by_atoms, self.by_atoms = self.by_atoms, False
+        if why is None and by_atoms:
+            started = time.process_time()
+            report = self._maintain_by_atoms(retracted, added)
+            self.maintained_on = "columns"
+            self.maintain_cpu += time.process_time() - started
+            return report
         if why is None:
             tables = dict(self._tables)
             started = time.process_time()
@@ -189,11 +232,30 @@ class HybridEvaluator(Evaluator):
                 self.maintained_on = "columns"
                 self.maintain_cpu += time.process_time() - started
                 self.check_constraints()
+                for entry in report:
+                    entry["path"] = "frames"
                 return report
         self._tables = {}
         self.rows_since = why  # (the rows hold the model from here on: refusal)
         self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
         return super().maintain(retracted, added)
+
+    def _maintain_by_atoms(self, retracted, added) -> list:
+        """The rows' DRed (rows/maintenance.py) over ColumnRelations; the
+        frames of what it touched are made again from them when read."""
+        from ..rows.maintenance import Maintenance
+
+        m = Maintenance(self)
+        report = m.run(retracted, added)
+        self.check_constraints()
+        derived = self.plan.derived_predicates()
+        for pred in {*m.change.before, *m.gone, *m.new, *retracted, *added}:
+            self._tables.pop(pred, None)
+            if pred in derived:
+                self.given_frames.pop(pred, None)
+        for entry in report:
+            entry["path"] = "atoms"
+        return report
 
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts that ``holes`` (terms ->
@@ -204,7 +266,7 @@ class HybridEvaluator(Evaluator):
         only what the rules derive (the general path refuses it)."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
-        if refusal(self) is not None:
+        if refusal(self) is not None or self.by_atoms:
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
@@ -320,8 +382,13 @@ class HybridEvaluator(Evaluator):
                     both = same_kinds([df, from_relation(old, arity, self.terms, self._scale)], term_columns(arity), self.values)
                     df = coalesce(pl.concat(both), term_columns(arity))
             else:
+                from .point_relation import ColumnRelation
+
                 rel = self.store.get(pred)
-                df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
+                if isinstance(rel, ColumnRelation):  # (after updates atom by atom: its base less what they wrote, plus that)
+                    df = rel.frame()
+                else:
+                    df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
             self._tables[pred] = df
         return df
 

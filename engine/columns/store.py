@@ -11,6 +11,9 @@ class LazyStore(Store):
     def __init__(self, store: Store):
         self._relations = store.relations
         self._pending: dict = {}  # pred -> a function building its atoms
+        # pred -> a ColumnRelation over its columns, or None (set once updates
+        # run atom by atom: engine/columns/point_relation.py)
+        self.point_relation = None
 
     def defer(self, pred: str, build) -> None:
         """``pred``'s facts are ``build()`` (a dict terms -> maximal intervals)."""
@@ -18,11 +21,14 @@ class LazyStore(Store):
         self._pending[pred] = build
 
     def _materialise(self, pred: str) -> None:
-        build = self._pending.pop(pred, None)
-        if build is not None:
+        if pred not in self._pending:
+            return
+        rel = self.point_relation(pred) if self.point_relation is not None else None
+        build = self._pending.pop(pred)
+        if rel is None:
             rel = Relation(pred)
             rel.atoms = build()
-            self._relations[pred] = rel
+        self._relations[pred] = rel
 
     @property
     def relations(self) -> dict:

@@ -210,3 +210,29 @@ def test_retracting_one_keeps_true(engine):
     gone = [("v", ("a", 1), (0, 5, True, True))]
     run_steps("w(X, Y) :- v(X, Y).", start, [([], gone)], None, engine, {"w"}, True)
     run_steps("w(X, Y) :- v(X, Y).", start, [([], gone)], None, engine, {"w"}, False)
+
+
+@pytest.mark.parametrize("point_atoms", [-1, 10**9, 2], ids=["frames", "atoms", "by size"])
+@settings(max_examples=examples(60), **SETTINGS)
+@given(
+    st.one_of(
+        cases(recursion=True, nest=2, head_boxes=True, comparisons=True, idb_data=True),
+        cases(negation=True, recursion=True, nest=2, idb_data=True),
+        wide_cases(floats=False, recursion=True),
+    ),
+    st.data(),
+    st.booleans(),
+)
+def test_each_path_of_the_updates_on_columns(point_atoms, case, data, dict_form):
+    """Every update on columns atom by atom (the rows' DRed over the column
+    relations, engine/columns/point_relation.py) where the program allows
+    it, every one on frames (engine/columns/maintenance.py), and each by its
+    size (the two paths in one sequence)."""
+    from chronolog.engine.columns import evaluator
+
+    kept = evaluator.POINT_ATOMS
+    evaluator.POINT_ATOMS = point_atoms
+    try:
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
+    finally:
+        evaluator.POINT_ATOMS = kept

@@ -188,6 +188,14 @@ class HybridEvaluator(Evaluator):
                 if type(rel) is Relation and pred in self._tables:
                     self.store.defer(pred, lambda atoms=rel.atoms: atoms)
 
+    def coded(self, pred: str) -> None:
+        """Give ``pred``'s values codes (encoding its frame if none did yet;
+        a ColumnRelation codes what it is given: point_relation.py)."""
+        from .point_relation import ColumnRelation
+
+        if not isinstance(self.store.materialised().get(pred), ColumnRelation):
+            self.table(pred)
+
     def _point_relation(self, pred: str):
         """``pred``'s relation as a ColumnRelation over its frame (None where
         the frame is not all codes, or no frame holds it)."""
@@ -245,8 +253,13 @@ class HybridEvaluator(Evaluator):
         frames of what it touched are made again from them when read."""
         from ..rows.maintenance import Maintenance
 
+        from .maintenance import CONFLATION
+
+        conflations = self.terms.conflations
         m = Maintenance(self)
         report = m.run(retracted, added)
+        if self.terms.conflations != conflations:  # (the rows hold each value's kind; codes would not)
+            self.rows_since = CONFLATION
         self.check_constraints()
         derived = self.plan.derived_predicates()
         for pred in {*m.change.before, *m.gone, *m.new, *retracted, *added}:
@@ -266,7 +279,7 @@ class HybridEvaluator(Evaluator):
         only what the rules derive (the general path refuses it)."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
-        if refusal(self) is not None or self.by_atoms:
+        if self.by_atoms or refusal(self) is not None:
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split

@@ -140,8 +140,8 @@ class ColumnRelation(Relation):
         return self.keys(tuple(range(self.arity))).rows(codes)
 
     def decode_terms(self, row: int) -> tuple:
-        values = self.terms.values
-        return tuple(values[int(c[row])] for c in self.cols)
+        value = self.terms.value
+        return tuple([value(int(c[row])) for c in self.cols])
 
     def decode_intervals(self, rows) -> list:
         interval = self.scale.interval
@@ -281,6 +281,9 @@ class LazyAtoms(MutableMapping):
         self.writes += 1
         self.known[terms] = ivs
         if was is None:
+            code = self.rel.terms.code  # (coded now: a retraction naming it is read by its code)
+            for v in terms:
+                code(v)
             if terms not in self.in_base and not self.cleared:
                 self.in_base[terms] = bool(len(self.rel.base_rows(terms)))
             if self._count is not None:

@@ -203,10 +203,13 @@ class HybridEvaluator(Evaluator):
 
         if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
             return None
-        df, arity = self.table(pred), self._arity(pred)
-        if df.width != arity + 2 or not point_ready(df, arity):
-            return None
-        return ColumnRelation(pred, df, arity, self.terms, self._scale)
+        store, self.store.point_relation = self.store.point_relation, None  # (a frame made from the rows reads them as rows)
+        try:
+            df = self.table(pred)
+        finally:
+            self.store.point_relation = store
+        arity = df.width - 2
+        return ColumnRelation(pred, df, arity, self.terms, self._scale) if point_ready(df, arity) else None
 
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when

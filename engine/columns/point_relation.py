@@ -58,8 +58,11 @@ class SortedKeys:
         return rows
 
     def distinct(self) -> int:
+        """How many distinct keys the rows have."""
         import numpy as np
 
+        if len(self.cols) > 2:
+            return len(np.unique(np.stack(self.cols, axis=1), axis=0))
         return int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
 
 
@@ -339,11 +342,16 @@ class LazyAtoms(MutableMapping):
     def __len__(self) -> int:
         if self.complete:
             return len(self.known)
-        if self._count is None:  # (base atoms, less those deleted, and those added: by the index)
-            base = self.rel.keys(tuple(range(self.rel.arity))).distinct() if self.rel.arity else min(1, len(self.rel.s))
-            gone = sum(1 for v in self.known.values() if v is _GONE)
-            added = sum(1 for t, v in self.known.items() if v is not _GONE and not self.in_base.get(t, True))
-            self._count = base - gone + added
+        if self._count is None:  # (the base's atoms, less those deleted, and those it lacks)
+            rel, n = self.rel, 0
+            if not self.cleared:
+                n = rel.keys(tuple(range(rel.arity))).distinct() if rel.arity else min(1, len(rel.s))
+            for terms, v in self.known.items():
+                if not self.cleared and self.in_base.get(terms, True):
+                    n -= v is _GONE
+                else:
+                    n += v is not _GONE
+            self._count = n
         return self._count
 
     def __bool__(self) -> bool:

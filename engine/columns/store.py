@@ -24,11 +24,12 @@ class LazyStore(Store):
         if pred not in self._pending:
             return
         rel = self.point_relation(pred) if self.point_relation is not None else None
-        build = self._pending.pop(pred)
-        if rel is None:
+        build = self._pending.pop(pred, None)  # (gone if making the frame read the rows)
+        if rel is None and build is not None:
             rel = Relation(pred)
             rel.atoms = build()
-        self._relations[pred] = rel
+        if rel is not None:
+            self._relations[pred] = rel
 
     @property
     def relations(self) -> dict:

@@ -784,7 +784,8 @@ class Reasoner:
 
         if isinstance(facts, Iterator):
             facts = list(facts)  # (read once: the general path may read them again)
-        frames = retraction_frames(self, facts)
+        few = getattr(self.evaluator, "few_facts", None)
+        frames = None if few is not None and few(facts) else retraction_frames(self, facts)
         if frames is not None:
             return frames
         return holes_of(self._read_new(facts, "retract()"), "retract()")

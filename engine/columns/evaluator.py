@@ -183,10 +183,22 @@ class HybridEvaluator(Evaluator):
         size += sum(len(rows) for rows in added.values())
         self.by_atoms = size <= POINT_ATOMS and refusal(self) is None and point_update_refusal(self, added) is None
         if self.by_atoms:
+            self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
             self.store.point_relation = self._point_relation
             for pred, rel in list(self.store.materialised().items()):  # (rows made of current frames: read from the frames instead)
                 if type(rel) is Relation and pred in self._tables:
                     self.store.defer(pred, lambda atoms=rel.atoms: atoms)
+
+    def few_facts(self, facts) -> bool:
+        """Whether ``facts`` (lines, or text) are few enough for an update by
+        atoms: then read as rows, which it reads, not as frames."""
+        if isinstance(facts, (list, tuple)):
+            n = len(facts)
+        elif isinstance(facts, str):
+            n = facts.count("\n") + 1
+        else:
+            return False
+        return n <= POINT_ATOMS
 
     def coded(self, pred: str) -> None:
         """Give ``pred``'s values codes (encoding its frame if none did yet;
@@ -208,6 +220,7 @@ class HybridEvaluator(Evaluator):
             df = self.table(pred)
         finally:
             self.store.point_relation = store
+        self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
         arity = df.width - 2
         return ColumnRelation(pred, df, arity, self.terms, self._scale) if point_ready(df, arity) else None
 

@@ -44,26 +44,29 @@ class SortedKeys:
         key = np.zeros(height, dtype=np.int64) if not cols else cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
         self.order = np.argsort(key, kind="stable")
         self.sorted = key[self.order]
+        self._distinct = None
 
     def rows(self, codes: tuple):
         """Row numbers whose codes at the positions are ``codes``."""
         import numpy as np
 
         key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
-        lo = int(np.searchsorted(self.sorted, key, "left"))
-        hi = int(np.searchsorted(self.sorted, key, "right"))
+        lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
         rows = self.order[lo:hi]
         for col, c in zip(self.cols[2:], codes[2:]):
             rows = rows[col[rows] == c]
         return rows
 
     def distinct(self) -> int:
-        """How many distinct keys the rows have."""
+        """How many distinct keys the rows have (counted once)."""
         import numpy as np
 
-        if len(self.cols) > 2:
-            return len(np.unique(np.stack(self.cols, axis=1), axis=0))
-        return int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
+        if self._distinct is None:
+            if len(self.cols) > 2:
+                self._distinct = len(np.unique(np.stack(self.cols, axis=1), axis=0))
+            else:
+                self._distinct = int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
+        return self._distinct
 
 
 def point_ready(df, arity: int) -> bool:
@@ -108,7 +111,7 @@ class ColumnRelation(Relation):
     """``pred``'s relation over the column frame ``df`` (coalesced, codes of
     ``terms``, times on ``scale``), as the row executor reads and writes it."""
 
-    __slots__ = ("base", "arity", "terms", "scale", "cols", "s", "e", "_keys", "_frame")
+    __slots__ = ("base", "arity", "terms", "scale", "cols", "s", "e", "_keys", "_frame", "_all", "_code_of", "_none")
 
     def __init__(self, name: str, df, arity: int, terms, scale):
         super().__init__(name)
@@ -118,6 +121,11 @@ class ColumnRelation(Relation):
         self.cols = [df[c].to_numpy() for c in term_columns(arity)]
         self.s, self.e = df["s"].to_numpy(), df["e"].to_numpy()
         self._keys: dict = {}  # positions -> SortedKeys of the base
+        self._all = tuple(range(arity))
+        self._none = self.s[:0]
+        # value -> code (the Dictionary's dict, kept in place; the evaluator
+        # brings it up to date before each update: HybridEvaluator.plan_update)
+        self._code_of = terms.codes.get
         self._frame = (None, None)  # (atoms.writes, frame) of the last :meth:`frame`
         self.atoms = LazyAtoms(self)
         self.version = next(_FIRST_VERSIONS) << 40
@@ -131,16 +139,17 @@ class ColumnRelation(Relation):
 
     def codes(self, values) -> tuple | None:
         """The codes of term values (None if one has none: no base row has it)."""
-        get = self.terms.codes.get
-        out = tuple(get(v) for v in values)
+        get = self._code_of
+        out = tuple([get(v) for v in values])
         return None if None in out else out
 
     def base_rows(self, terms: tuple):
         """The base's rows of the atom ``terms`` (numpy row numbers)."""
         codes = self.codes(terms)
         if codes is None:
-            return self.s[:0]
-        return self.keys(tuple(range(self.arity))).rows(codes)
+            return self._none
+        keys = self._keys.get(self._all)
+        return (keys or self.keys(self._all)).rows(codes)
 
     def decode_terms(self, row: int) -> tuple:
         value = self.terms.value
@@ -148,6 +157,9 @@ class ColumnRelation(Relation):
 
     def decode_intervals(self, rows) -> list:
         interval = self.scale.interval
+        if len(rows) == 1:
+            r = rows[0]
+            return [interval(int(self.s[r]), int(self.e[r]))]
         ivs = [interval(s, e) for s, e in zip(self.s[rows].tolist(), self.e[rows].tolist())]
         ivs.sort()
         return ivs

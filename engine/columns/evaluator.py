@@ -181,7 +181,7 @@ class HybridEvaluator(Evaluator):
 
         size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
         size += sum(len(rows) for rows in added.values())
-        self.by_atoms = size <= POINT_ATOMS and refusal(self) is None and point_update_refusal(self, added) is None
+        self.by_atoms = size <= POINT_ATOMS and refusal(self) is None and point_update_refusal(self, retracted, added) is None
         if self.by_atoms:
             self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
             self.store.point_relation = self._point_relation

@@ -79,9 +79,10 @@ def point_ready(df, arity: int) -> bool:
     return all(df[c].dtype == pl.Int64 and not df[c].null_count() for c in term_columns(arity))
 
 
-def point_update_refusal(ev, added: dict):
-    """Why an update of the columnar evaluator ``ev`` adding ``added``
-    (``{pred: rows}``) cannot run atom by atom (None if it can): a stratum
+def point_update_refusal(ev, retracted: dict, added: dict):
+    """Why an update of the columnar evaluator ``ev`` taking back
+    ``retracted`` (``{pred: {terms: intervals}}`` or coded frames) and adding
+    ``added`` (``{pred: rows}``) cannot run atom by atom (None if it can): a stratum
     the rows would recompute (their DRed's, rows/maintenance.py: negation,
     aggregation, interval terms, existentials), or an added value or time
     the columns could not hold as they hold the others (a number equal to a
@@ -102,6 +103,10 @@ def point_update_refusal(ev, added: dict):
             for terms, iv in rows:
                 lookup([v for v in terms if type(v) is not str], ev.terms)
                 ev._scale.codes(iv)
+        for by in retracted.values():
+            for ivs in by.values() if isinstance(by, dict) else ():  # (a frame's times are codes already)
+                for iv in ivs:
+                    ev._scale.codes(iv)
     except Fallback as e:
         return str(e)
     return None

@@ -430,7 +430,11 @@ class HybridEvaluator(Evaluator):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
         exports them (``columns_text_arrays`` and friends)."""
+        from .point_relation import ColumnRelation
+
         df = self._tables.get(pred)
+        if df is None and self.rows_since is None and isinstance(self.store.materialised().get(pred), ColumnRelation):
+            df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
         if df is None:
             return None
         return df, self._arity(pred), self.terms, self._scale, self._texts

@@ -324,6 +324,16 @@ class _GivenRows(dict):
                 rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
             dict.__setitem__(self, pred, rows)
 
+    def columns_only(self, pred) -> bool:
+        """Whether ``pred``'s rows are the fact columns' alone, not made yet
+        (engine/columns/evaluator.py keeps them as a frame instead: put)."""
+        return bool(self._columns) and pred not in self._filled and not dict.get(self, pred) and pred not in self._pending
+
+    def put(self, pred, given) -> None:
+        """``pred``'s given facts are ``given`` (the columns not read again)."""
+        self._filled.add(pred)
+        dict.__setitem__(self, pred, given)
+
     def _fill(self):
         preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()
         for pred in preds | set(self._pending):

@@ -173,3 +173,36 @@ def test_a_value_or_time_the_columns_cannot_hold_takes_the_frames(point_atoms):
     m = r.add("edge(n1,n2)@[1/3,1]")
     assert m.stats["maintained_on"].startswith("rows (time point 1/3")
     assert m.to_text() == chronolog.reason(PROGRAM, facts(10) + "\nedge(n1,n2)@[1/3,1]", engine="rows").to_text()
+
+
+@pytest.mark.parametrize("point_atoms", [-1, 10**9], ids=["frames", "atoms"])
+def test_given_facts_of_derived_predicates_read_from_the_fact_columns(point_atoms, tmp_path, monkeypatch):
+    """A fact file past the kernel reader's size gives its facts as columns;
+    a derived predicate's given facts (reach below) are then kept as a
+    frame (GivenColumns) by updates by atoms: retracting and adding them,
+    and the facts they depend on, gives the model of reasoning from scratch."""
+    import random
+
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", point_atoms)
+    rng = random.Random(3)
+    edges = [f"edge(n{i},n{i + 1})@[{i % 7},{i % 7 + 3}]" for i in range(5000) if i % 5 != 4]
+    given = [f"reach(n{rng.randrange(5000)},b)@[{k % 5},{k % 5 + 4}]" for k in range(40)] + ["edge(n3,b)@[0,9]"]
+    now = edges + sorted(set(given))
+    path = tmp_path / "facts.vada"
+    path.write_text("".join(f + ".\n" for f in now))
+    r = chronolog.Reasoner(PROGRAM, path, engine="columns")
+    for _ in range(examples(8)):
+        gone = rng.sample(now, rng.randint(0, 4))
+        added = [f"reach(n{rng.randrange(5000)},b)@[1,2]" for _ in range(rng.randint(0, 2))] + rng.sample(edges, 1)
+        added = [f for f in dict.fromkeys(added) if f not in now or f in gone]
+        m = r.update(add="\n".join(added) or None, retract="\n".join(gone) or None)
+        now = [f for f in now if f not in gone] + added
+        assert m.stats["maintained_on"] == "columns"
+        assert {s["path"] for s in m.stats["maintenance"]} == {"atoms" if point_atoms > 0 else "frames"}
+        assert m.to_text() == chronolog.reason(PROGRAM, "\n".join(now), engine="rows").to_text(), (gone, added)
+    if point_atoms > 0:  # (the given facts of reach were read as a frame, not as rows)
+        from chronolog.engine.columns.point_relation import GivenColumns
+
+        assert isinstance(r.evaluator.base.get("reach"), GivenColumns)

@@ -185,6 +185,7 @@ class HybridEvaluator(Evaluator):
         if self.by_atoms:
             self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
             self.store.point_relation = self._point_relation
+            self._given_on_columns()
             for pred, rel in list(self.store.materialised().items()):  # (rows made of current frames: read from the frames instead)
                 if type(rel) is Relation and pred in self._tables:
                     self.store.defer(pred, lambda atoms=rel.atoms: atoms)
@@ -207,6 +208,23 @@ class HybridEvaluator(Evaluator):
 
         if not isinstance(self.store.materialised().get(pred), ColumnRelation):
             self.table(pred)
+
+    def _given_on_columns(self) -> None:
+        """The given facts of derived predicates that only the fact columns
+        give, as GivenColumns over their frame (point_relation.py)."""
+        from .given import given_frame
+        from .point_relation import ColumnRelation, GivenColumns, point_ready
+
+        columns_only = getattr(self.base, "columns_only", None)
+        if columns_only is None:
+            return
+        for pred in self.plan.derived_predicates() & self._column_preds:
+            if columns_only(pred):
+                arity = self._arity(pred)
+                df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
+                if point_ready(df, arity):
+                    self.base.put(pred, GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale)))
+        self.terms.codes  # (the names those frames coded, looked up too)
 
     def _point_relation(self, pred: str):
         """``pred``'s relation as a ColumnRelation over its frame (None where

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import MutableMapping
 
+from ..rows.maintenance import GivenAtoms
 from ..store import Relation
 
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
@@ -443,3 +444,17 @@ class LazyIndex:
 
     def __len__(self) -> int:
         return self.rel.keys(self.positions).distinct() + len(self.extra) if self.positions else 1
+
+
+class GivenColumns(GivenAtoms):
+    """A derived predicate's given facts, as the rows' DRed reads them
+    (GivenAtoms), over their column frame: read atom by atom, not made rows
+    whole (temporal LUBM 1M's memberOf: 0.4 s at an update's start)."""
+
+    def __init__(self, rel: ColumnRelation):
+        self.atoms = rel.atoms
+
+    def extend(self, rows) -> None:
+        atoms = self.atoms
+        for terms, iv in rows:
+            atoms[terms] = atoms.get(terms, []) + [iv]  # (a write LazyAtoms sees)

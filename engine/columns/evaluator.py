@@ -224,6 +224,7 @@ class HybridEvaluator(Evaluator):
                 df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
                 if point_ready(df, arity):
                     self.base.put(pred, GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale)))
+                    self.given_frames.setdefault(pred, df)  # (the frames' path reads it: maintenance.py)
         self.terms.codes  # (the names those frames coded, looked up too)
 
     def _point_relation(self, pred: str):

@@ -284,17 +284,21 @@ class LazyAtoms(MutableMapping):
         return ivs
 
     def get(self, terms, default=None):
-        got = self._load(terms)
+        got = self.known.get(terms)  # (most reads: an atom read before; _load for the others)
+        if got is None:
+            got = self._load(terms)
+        elif got is _GONE:
+            return default
         return default if got is None else got
 
     def __getitem__(self, terms):
-        got = self._load(terms)
+        got = self.get(terms)
         if got is None:
             raise KeyError(terms)
         return got
 
     def __contains__(self, terms) -> bool:
-        return self._load(terms) is not None
+        return self.get(terms) is not None
 
     def __setitem__(self, terms, ivs) -> None:
         was = self._load(terms)

@@ -19,22 +19,17 @@ for :meth:`frame`.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import MutableMapping
 
 from ..rows.maintenance import GivenAtoms
 from ..store import Relation
 
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
-# each relation's versions start apart: a row pipeline node caches what it
-# read by the version of the relation it read, and a predicate's relation is
-# made again after an update on frames
-_FIRST_VERSIONS = itertools.count(1)
 
 
 class SortedKeys:
     """The rows of a frame by their codes at some term positions: the packed
-    keys sorted once; a probe is two ``searchsorted`` calls."""
+    keys sorted once; a probe is one ``searchsorted`` call."""
 
     def __init__(self, cols: list, height: int):
         import numpy as np
@@ -49,8 +44,6 @@ class SortedKeys:
 
     def rows(self, codes: tuple):
         """Row numbers whose codes at the positions are ``codes``."""
-        import numpy as np
-
         key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
         lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
         rows = self.order[lo:hi]
@@ -134,7 +127,6 @@ class ColumnRelation(Relation):
         self._code_of = terms.codes.get
         self._frame = (None, None)  # (atoms.writes, frame) of the last :meth:`frame`
         self.atoms = LazyAtoms(self)
-        self.version = next(_FIRST_VERSIONS) << 40
 
     # ------------------------------------------------------------ the base
     def keys(self, positions: tuple) -> SortedKeys:

@@ -4,7 +4,14 @@ writes its answer from the columns never builds a Python object per fact."""
 
 from __future__ import annotations
 
+import itertools
+
 from ..store import Relation, Store
+
+# each relation made here starts its versions apart from any made before: a
+# row pipeline node caches what it read by the version of the relation it
+# read, and a predicate's relation is made again after an update on frames
+_FIRST_VERSIONS = itertools.count(1)
 
 
 class LazyStore(Store):
@@ -29,6 +36,7 @@ class LazyStore(Store):
             rel = Relation(pred)
             rel.atoms = build()
         if rel is not None:
+            rel.version = next(_FIRST_VERSIONS) << 40
             self._relations[pred] = rel
 
     @property

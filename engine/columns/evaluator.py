@@ -62,6 +62,7 @@ class HybridEvaluator(Evaluator):
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
         self.by_atoms = False  # this update runs atom by atom (plan_update)
+        self._strata_refusal = False  # why no update may (point_relation.strata_refusal; False: not asked yet)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -177,11 +178,14 @@ class HybridEvaluator(Evaluator):
         and facts runs the rows' DRed atom by atom over the column relations
         (point_relation.py), a larger one the frames' (maintenance.py)."""
         from .maintenance import refusal
-        from .point_relation import point_update_refusal
+        from .point_relation import strata_refusal, values_refusal
 
         size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
         size += sum(len(rows) for rows in added.values())
-        self.by_atoms = size <= POINT_ATOMS and refusal(self) is None and point_update_refusal(self, retracted, added) is None
+        if self._strata_refusal is False:
+            self._strata_refusal = strata_refusal(self.plan)
+        self.by_atoms = (size <= POINT_ATOMS and self._strata_refusal is None and refusal(self) is None
+                         and values_refusal(self, retracted, added) is None)
         if self.by_atoms:
             self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
             self.store.point_relation = self._point_relation

@@ -73,25 +73,28 @@ def point_ready(df, arity: int) -> bool:
     return all(df[c].dtype == pl.Int64 and not df[c].null_count() for c in term_columns(arity))
 
 
-def point_update_refusal(ev, retracted: dict, added: dict):
-    """Why an update of the columnar evaluator ``ev`` taking back
-    ``retracted`` (``{pred: {terms: intervals}}`` or coded frames) and adding
-    ``added`` (``{pred: rows}``) cannot run atom by atom (None if it can): a stratum
-    the rows would recompute (their DRed's, rows/maintenance.py: negation,
-    aggregation, interval terms, existentials), or an added value or time
-    the columns could not hold as they hold the others (a number equal to a
-    term of another kind, a time off the run's grid)."""
+def strata_refusal(plan):
+    """Why no update of ``plan``'s model runs atom by atom (None if one may):
+    a stratum the rows would recompute (their DRed's, rows/maintenance.py:
+    negation, aggregation, interval terms, existentials)."""
     from chronolog.planner import physical as ph
 
     from ..rows.maintenance import why_recompute
+
+    every = set(plan.derived_predicates()) | set(plan.arities)
+    whys = (why_recompute(ph.stratum_plan(plan, stratum), every) for stratum in plan.strata)
+    return next((w for w in whys if w is not None), None)
+
+
+def values_refusal(ev, retracted: dict, added: dict):
+    """Why an update of the columnar evaluator ``ev`` taking back
+    ``retracted`` (``{pred: {terms: intervals}}`` or coded frames) and adding
+    ``added`` (``{pred: rows}``) cannot run atom by atom (None if it can): a
+    value or time the columns could not hold as they hold the others (a
+    number equal to a term of another kind, a time off the run's grid)."""
     from .encoding import Fallback
     from .retraction import lookup
 
-    every = set(ev.plan.derived_predicates()) | set(ev.plan.arities)
-    for stratum in ev.plan.strata:
-        why = why_recompute(ph.stratum_plan(ev.plan, stratum), every)
-        if why is not None:
-            return why
     try:
         for rows in added.values():
             for terms, iv in rows:

@@ -392,6 +392,7 @@ class LazyIndex:
 
     def __init__(self, rel: ColumnRelation, positions: tuple):
         self.rel, self.positions = rel, positions
+        self._base: dict = {}  # key -> the base's atoms with it, decoded (the base never changes)
         self.reset()
 
     def reset(self) -> None:
@@ -416,21 +417,25 @@ class LazyIndex:
             bucket.remove(terms)
 
     def get(self, key, default=()):
-        rel, atoms = self.rel, self.rel.atoms
+        atoms = self.rel.atoms
         out = []
-        codes = None if atoms.cleared else rel.codes((key,) if len(self.positions) == 1 else key)
-        if codes is not None:  # the base's atoms with the key, less those deleted since
+        if not atoms.cleared:  # the base's atoms with the key, less those deleted since
             known, complete = atoms.known, atoms.complete
-            seen = set()
-            for r in rel.keys(self.positions).rows(codes).tolist():
-                terms = rel.decode_terms(r)
-                if terms not in seen:
-                    seen.add(terms)
-                    v = known.get(terms)
-                    if v is not _GONE and (v is not None or not complete):
-                        out.append(terms)
+            for terms in self._in_base(key):
+                v = known.get(terms)
+                if v is not _GONE and (v is not None or not complete):
+                    out.append(terms)
         out.extend(self.extra.get(key, ()))
         return out or default
+
+    def _in_base(self, key) -> list:
+        got = self._base.get(key)
+        if got is None:
+            rel = self.rel
+            codes = rel.codes((key,) if len(self.positions) == 1 else key)
+            rows = () if codes is None else rel.keys(self.positions).rows(codes).tolist()
+            got = self._base[key] = list(dict.fromkeys(rel.decode_terms(r) for r in rows))
+        return got
 
     def __getitem__(self, key):
         got = self.get(key, None)

@@ -178,13 +178,11 @@ class HybridEvaluator(Evaluator):
         and facts runs the rows' DRed atom by atom over the column relations
         (point_relation.py), a larger one the frames' (maintenance.py)."""
         from .maintenance import refusal
-        from .point_relation import strata_refusal, values_refusal
+        from .point_relation import values_refusal
 
         size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
         size += sum(len(rows) for rows in added.values())
-        if self._strata_refusal is False:
-            self._strata_refusal = strata_refusal(self.plan)
-        self.by_atoms = (size <= POINT_ATOMS and self._strata_refusal is None and refusal(self) is None
+        self.by_atoms = (size <= POINT_ATOMS and self.strata_refusal() is None and refusal(self) is None
                          and values_refusal(self, retracted, added) is None)
         if self.by_atoms:
             self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
@@ -203,7 +201,16 @@ class HybridEvaluator(Evaluator):
             n = facts.count("\n") + 1
         else:
             return False
-        return n <= POINT_ATOMS
+        return n <= POINT_ATOMS and self.strata_refusal() is None
+
+    def strata_refusal(self):
+        """Why no update of this program runs by atoms (None if one may;
+        asked once a session: point_relation.strata_refusal)."""
+        from .point_relation import strata_refusal
+
+        if self._strata_refusal is False:
+            self._strata_refusal = strata_refusal(self.plan)
+        return self._strata_refusal
 
     def coded(self, pred: str) -> None:
         """Give ``pred``'s values codes (encoding its frame if none did yet;

@@ -236,3 +236,16 @@ def test_each_path_of_the_updates_on_columns(point_atoms, case, data, dict_form)
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
     finally:
         evaluator.POINT_ATOMS = kept
+
+
+def test_hunted_over_deletion_of_exact_and_coded_terms():
+    """A case the hunt profile found on the frames' path: the pieces
+    over-deleted of an atom with an exact term (1/2 + 1) and the relation's
+    rows of it, one frame of each kind: made one kind before their
+    difference (a join on the term columns)."""
+    from fractions import Fraction as F
+
+    program = "p0(K, N) :- v(K, N).\np0(K, N) :- w(K, X), N = X + 1."
+    start = [("w", ("a", F(1, 2)), (-1, -1, True, True))]
+    adds = [("w", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
+    run_steps(program, start, [(adds, [("w", ("a", F(1, 2)), (-1, -1, True, True))])], None, "columns", {"p0"}, False)

@@ -2,7 +2,7 @@
 
     python bench/retract_lubm.py [--facts 1000000] [--program nonrec rec]
                                  [--fractions 0.01 0.0001] [--repeat 3]
-                                 [--engine auto|rows]
+                                 [--engine auto|rows] [--point-atoms N]
 
 A :class:`chronolog.Reasoner` on the default executor choice (the columnar
 one at this size: engine/columns/maintenance.py keeps its model) or, with
@@ -62,6 +62,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.0001])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--engine", default="auto", choices=["auto", "rows"], help="the session's executor (default: auto)")
+    ap.add_argument("--point-atoms", type=int, help="updates of at most this many facts go by atoms (default: the "
+                    "engine's POINT_ATOMS; -1: every one on frames, a large number: every one by atoms)")
     ap.add_argument("--json", help="write JSON lines of the figures here")
     args = ap.parse_args(argv)
     vada, _ = dataset(args.facts)
@@ -77,9 +79,11 @@ def main(argv=None) -> int:
         rows_s = scratch(program, vada, "rows", args.repeat) if args.engine == "rows" else None
         r = chronolog.Reasoner(program, vada, engine=args.engine)
         if args.engine == "auto":  # the columns' figures throughout (a long session hands over to rows: ROWS_AFTER)
-            from chronolog.engine.columns import maintenance
+            from chronolog.engine.columns import evaluator, maintenance
 
             maintenance.ROWS_AFTER = float("inf")
+            if args.point_atoms is not None:
+                evaluator.POINT_ATOMS = args.point_atoms
         rng = random.Random(7)
         one = rng.sample(lines, 1)
         first = clock(lambda: r.retract(one))[1]

@@ -249,3 +249,16 @@ def test_hunted_over_deletion_of_exact_and_coded_terms():
     start = [("w", ("a", F(1, 2)), (-1, -1, True, True))]
     adds = [("w", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
     run_steps(program, start, [(adds, [("w", ("a", F(1, 2)), (-1, -1, True, True))])], None, "columns", {"p0"}, False)
+
+
+def test_hunted_atoms_touched_of_exact_and_coded_terms():
+    """A case the hunt profile found: the atoms a stratum's update touched,
+    over-deleted ones (coded, 0 + 1) and inserted ones (exact, 1/2 + 1),
+    gathered as one frame of one kind."""
+    from fractions import Fraction as F
+
+    program = ("p0(K, N) :- v(K, X), N = X + 1.\np1(K, N) :- v(K, N), not v(K, N).\np1(K, N) :- <->[0,0] p1(K, N).\n"
+               "p2(K, N) :- e(K) <S>(0,+inf) v(K, N).")
+    start = [("v", ("a", 0), (-1, -1, True, True))]
+    adds = [("v", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
+    run_steps(program, start, [(adds, [("v", ("a", 0), (-1, -1, True, True))])], (-1, 8), "columns", {"p0", "p1", "p2"}, False)

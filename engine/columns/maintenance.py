@@ -371,14 +371,15 @@ class ColumnMaintenance:
         for p, new in self._insert(stratum, pending).items():
             names = self.names(p)
             keys = atoms_of(new, names)
-            touched[p] = keys if p not in touched else self.concat_keys(touched[p], keys)
+            touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
         return touched
 
-    @staticmethod
-    def concat_keys(a, b):
+    def concat_keys(self, pred, a, b):
+        """The atoms of ``a`` and of ``b`` (term columns of ``pred``), each once."""
         import polars as pl
 
-        return pl.concat([a, b], how="vertical_relaxed").unique()
+        names = self.names(pred)
+        return pl.concat(same_kinds([a, b], names, self.ev.values), how="vertical_relaxed").unique()
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is

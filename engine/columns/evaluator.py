@@ -309,6 +309,7 @@ class HybridEvaluator(Evaluator):
                 self.check_constraints()
                 for entry in report:
                     entry["path"] = "frames"
+                self._indexed = False  # (the relations it changed are frames again: indexed at the next update by atoms)
                 return report
         self._tables = {}
         self.rows_since = why  # (the rows hold the model from here on: refusal)

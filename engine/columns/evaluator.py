@@ -255,7 +255,9 @@ class HybridEvaluator(Evaluator):
                 arity = self._arity(pred)
                 df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
                 if point_ready(df, arity):
-                    self.base.put(pred, GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale)))
+                    given = GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale))
+                    given.rel.keys(tuple(range(arity)))  # (its atoms' index now, as _index_all's)
+                    self.base.put(pred, given)
                     self.given_frames.setdefault(pred, df)  # (the frames' path reads it: maintenance.py)
         self.terms.codes  # (the names those frames coded, looked up too)
 

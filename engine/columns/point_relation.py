@@ -456,6 +456,7 @@ class GivenColumns(GivenAtoms):
     whole (temporal LUBM 1M's memberOf: 0.4 s at an update's start)."""
 
     def __init__(self, rel: ColumnRelation):
+        self.rel = rel
         self.atoms = rel.atoms
 
     def extend(self, rows) -> None:

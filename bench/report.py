@@ -380,19 +380,20 @@ def _stream_lubm(out, rows):
                    ", ".join(f"{r[0]} {1 / float(r[4]):.2f}x" for r in rs) + " the facts held")
 
 
-@bench(name="retract_lubm", args="bench/retract_lubm.py --facts 1000000 --program nonrec rec --repeat 3",
+@bench(name="retract_lubm", args="bench/retract_lubm.py --facts 1000000 --program nonrec rec --repeat 5",
        peer="reason() from scratch on the default executor (columns: the session's) in the same process",
        target="1% at most 10%, 0.01% at most 1% of scratch (issue 39)",
        what="Reasoner.retract of 1% and 0.01% of temporal LUBM's input facts, the model maintained (DRed over intervals)")
 def _retract_lubm(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.-]+) \| ([\d.]+) \| "
-                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \| ([\d.-]+) \|")]
+                                          r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \| ([\d.-]+) \| ([\w/]+) \| ([\d. ]+) \|")]
     load = re.search(r"load ([\d.]+) on (\d+) cores", out)
     where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
     on_rows = [r for r in rs if r[4] != "-"]
     return Figures(
-        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))}" + (f" (maintenance {_s(float(r[10]))})" if r[10] != "-" else "")
-                  for r in rs) + where,
+        "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))} by {r[11]}" + (f" (maintenance {_s(float(r[10]))})" if r[10] != "-" else "")
+                  + f", repeats {', '.join(_s(float(x)) for x in r[12].split())}" for r in rs)
+        + f"; first update {', '.join(_s(float(r[8])) for r in rs[::2])}" + where,
         "; ".join(f"{r[0]} " + (f"rows {_s(float(r[4]))}, " if r[4] != "-" else "") + f"default {_s(float(r[5]))}" for r in rs[::2]),
         "; ".join(f"{r[0]} {r[1]}%: " + (f"{r[6]}% of rows, " if on_rows else "") + f"{r[7]}% of default" for r in rs),
         ok=all(r[9] == "yes" for r in rs),

@@ -2,7 +2,7 @@
 
     python bench/retract_lubm.py [--facts 1000000] [--program nonrec rec]
                                  [--fractions 0.01 0.0001] [--repeat 3]
-                                 [--engine auto|rows]
+                                 [--engine auto|rows] [--point-atoms N]
 
 A :class:`chronolog.Reasoner` on the default executor choice (the columnar
 one at this size: engine/columns/maintenance.py keeps its model) or, with
@@ -14,8 +14,12 @@ before the next repeat.  The peer, in the same process and run:
 on the default choice.  Each retraction's model is
 checked, once per fraction, against reasoning from scratch on the facts
 that are left.  Figures: CPU seconds, median of the repeats (scratch: the
-best); the first update of a session (which builds the indexes the
-maintenance probes) is reported apart; "maintenance" is the part of a
+best); the first update of a session (a one-line retraction) is reported
+apart, and every repeat's time in order ("repeats": the first of a
+fraction makes the column relations and sorted indexes an update by atoms
+probes, engine/columns/point_relation.py, for the predicates it is the
+first to touch); "path": how the updates ran (stats["maintenance"]: atoms
+or frames); "maintenance" is the part of a
 retraction spent after its text is read and split by predicate (on columns:
 the given pieces found and the model maintained, ``maintain_cpu``).  ``--json FILE`` writes one JSON
 line per program and fraction.
@@ -58,14 +62,16 @@ def main(argv=None) -> int:
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.01, 0.0001])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--engine", default="auto", choices=["auto", "rows"], help="the session's executor (default: auto)")
+    ap.add_argument("--point-atoms", type=int, help="updates of at most this many facts go by atoms (default: the "
+                    "engine's POINT_ATOMS; -1: every one on frames, a large number: every one by atoms)")
     ap.add_argument("--json", help="write JSON lines of the figures here")
     args = ap.parse_args(argv)
     vada, _ = dataset(args.facts)
     lines = [s for s in vada.read_text().splitlines() if s.strip()]
     print(f"temporal LUBM {args.facts:,} facts; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"session on {args.engine}")
-    print("| program | retracted | retract CPU s | scratch rows CPU s | scratch default CPU s | vs rows | vs default | first update CPU s | same model | maintenance CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| program | retracted | retract CPU s | scratch rows CPU s | scratch default CPU s | vs rows | vs default | first update CPU s | same model | maintenance CPU s | path | repeats CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     out = []
     for name in args.program:
         program = HERE / "programs" / f"lubm_{name}.vada"
@@ -73,21 +79,24 @@ def main(argv=None) -> int:
         rows_s = scratch(program, vada, "rows", args.repeat) if args.engine == "rows" else None
         r = chronolog.Reasoner(program, vada, engine=args.engine)
         if args.engine == "auto":  # the columns' figures throughout (a long session hands over to rows: ROWS_AFTER)
-            from chronolog.engine.columns import maintenance
+            from chronolog.engine.columns import evaluator, maintenance
 
             maintenance.ROWS_AFTER = float("inf")
+            if args.point_atoms is not None:
+                evaluator.POINT_ATOMS = args.point_atoms
         rng = random.Random(7)
         one = rng.sample(lines, 1)
         first = clock(lambda: r.retract(one))[1]
         r.add(one)
         for frac in args.fractions:
             k = max(1, round(len(lines) * frac))
-            times, same, kept = [], None, []
+            times, same, kept, paths = [], None, [], set()
             for i in range(args.repeat):
                 gone = rng.sample(lines, k)
                 before = getattr(r.evaluator, "maintain_cpu", None)
                 _, cpu, _ = clock(lambda: r.retract(gone))
                 times.append(cpu)
+                paths |= {s.get("path", "rows") for s in r.model.stats["maintenance"]}
                 if before is not None and r.model.stats.get("maintained_on") == "columns":
                     kept.append(r.evaluator.maintain_cpu - before)
                 if i == 0:
@@ -100,12 +109,13 @@ def main(argv=None) -> int:
             fig = dict(program=name, fraction=frac, retracted=k, engine=args.engine, retract_cpu=t, maintenance_cpu=upkeep,
                        scratch_rows_cpu=rows_s,
                        scratch_default_cpu=default_s, first_update_cpu=first, same=same,
-                       maintained_on=r.model.stats["maintained_on"])
+                       maintained_on=r.model.stats["maintained_on"], path="/".join(sorted(paths)), repeats=times)
             out.append(fig)
             rows_txt = f"{rows_s:.3f} | {t / rows_s:.2%}" if rows_s else "- | -"
             rows_a, rows_b = rows_txt.split(" | ")
             print(f"| {name} | {frac:.2%} ({k:,}) | {t:.4f} | {rows_a} | {default_s:.3f} | {rows_b} | "
-                  f"{t / default_s:.2%} | {first:.3f} | {'yes' if same else 'NO'} | {'-' if upkeep is None else f'{upkeep:.4f}'} |")
+                  f"{t / default_s:.2%} | {first:.3f} | {'yes' if same else 'NO'} | {'-' if upkeep is None else f'{upkeep:.4f}'} | "
+                  f"{'/'.join(sorted(paths))} | {' '.join(f'{x:.4f}' for x in times)} |")
     if args.json:
         with open(args.json, "a") as fh:
             for fig in out:

@@ -324,6 +324,16 @@ class _GivenRows(dict):
                 rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
             dict.__setitem__(self, pred, rows)
 
+    def columns_only(self, pred) -> bool:
+        """Whether ``pred``'s rows are the fact columns' alone, not made yet
+        (engine/columns/evaluator.py keeps them as a frame instead: put)."""
+        return bool(self._columns) and pred not in self._filled and not dict.get(self, pred) and pred not in self._pending
+
+    def put(self, pred, given) -> None:
+        """``pred``'s given facts are ``given`` (the columns not read again)."""
+        self._filled.add(pred)
+        dict.__setitem__(self, pred, given)
+
     def _fill(self):
         preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()
         for pred in preds | set(self._pending):
@@ -749,6 +759,8 @@ class Reasoner:
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
+        if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
+            self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
         removed = self._take_back(gone)
         self._extend_given(rows)
         if self.terminating or self.evaluator.explain:
@@ -782,7 +794,8 @@ class Reasoner:
 
         if isinstance(facts, Iterator):
             facts = list(facts)  # (read once: the general path may read them again)
-        frames = retraction_frames(self, facts)
+        few = getattr(self.evaluator, "few_facts", None)
+        frames = None if few is not None and few(facts) else retraction_frames(self, facts)
         if frames is not None:
             return frames
         return holes_of(self._read_new(facts, "retract()"), "retract()")

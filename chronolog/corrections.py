@@ -114,7 +114,7 @@ def retraction_frames(reasoner, facts):
             return None
     try:
         for p in widths:  # (a relation no stratum read is encoded when first asked: its values then have codes)
-            ev.table(p)
+            ev.coded(p)
         return hole_frames(columns, rows, widths, ev.terms, ev._scale)
     except Fallback:
         return None

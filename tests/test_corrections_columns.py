@@ -20,6 +20,15 @@ from budget import examples
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def on_frames(monkeypatch):
+    """These tests are of the frames' path: every update takes it (the
+    atoms' path, for small updates, is tests/test_point_relation.py's)."""
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
+
+
 def scratch(program, facts, **kw):
     return chronolog.reason(program, facts, engine="rows", **kw).to_text()
 
@@ -32,7 +41,7 @@ def test_a_retraction_is_maintained_on_columns():
     assert m.to_text() == scratch(program, "p(a)@[0,3)\np(a)@(5,10]\np(b)@[4,6]\ne(a,b)@[0,20]\ne(b,c)@[0,20]")
     report = m.stats["maintenance"]
     assert [{k: v for k, v in s.items() if k != "interval_operations"} for s in report] == [
-        {"stratum": 0, "maintained": True}, {"stratum": 1, "maintained": True}]
+        {"stratum": 0, "maintained": True, "path": "frames"}, {"stratum": 1, "maintained": True, "path": "frames"}]
     # a change of a few rows: its interval operations all on small frames, in Python
     assert all(s["interval_operations"]["python"] > 0 and s["interval_operations"]["polars"] == 0 for s in report)
     assert m.stats["maintained_on"] == "columns"
@@ -89,7 +98,7 @@ def test_negation_of_what_changed_recomputes_the_stratum_on_columns():
     r = chronolog.Reasoner(program, "delivered(a)@[0,10]\nonTime(a)@[0,4]", engine="columns")
     m = r.amend("onTime(a)@[0,4]", "onTime(a)@[0,8]")
     assert m.to_text() == "late(a)@(8,10]" == scratch(program, "delivered(a)@[0,10]\nonTime(a)@[0,8]")
-    assert m.stats["maintenance"] == [{"stratum": 0, "maintained": False, "why": "it negates onTime, which changed"}]
+    assert m.stats["maintenance"] == [{"stratum": 0, "maintained": False, "why": "it negates onTime, which changed", "path": "frames"}]
     assert m.stats["maintained_on"] == "columns"
 
 

@@ -27,6 +27,16 @@ SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), print_bl
 NAMES = ["a", "b", "c", "d"]
 
 
+@pytest.fixture(autouse=True)
+def on_frames(monkeypatch):
+    """These tests are of the retraction read into frames, which the
+    frames' path reads: every update takes it (a few facts are read as rows
+    for an update by atoms: tests/test_point_relation.py)."""
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
+
+
 def fact_text(pred, terms, iv) -> str:
     lo, hi, lc, hc = iv
     return f"{pred}({','.join(map(str, terms))})@{'[' if lc else '('}{lo},{hi}{']' if hc else ')'}"

@@ -210,3 +210,55 @@ def test_retracting_one_keeps_true(engine):
     gone = [("v", ("a", 1), (0, 5, True, True))]
     run_steps("w(X, Y) :- v(X, Y).", start, [([], gone)], None, engine, {"w"}, True)
     run_steps("w(X, Y) :- v(X, Y).", start, [([], gone)], None, engine, {"w"}, False)
+
+
+@pytest.mark.parametrize("point_atoms", [-1, 10**9, 2], ids=["frames", "atoms", "by size"])
+@settings(max_examples=examples(60), **SETTINGS)
+@given(
+    st.one_of(
+        cases(recursion=True, nest=2, head_boxes=True, comparisons=True, idb_data=True),
+        cases(negation=True, recursion=True, nest=2, idb_data=True),
+        wide_cases(floats=False, recursion=True),
+    ),
+    st.data(),
+    st.booleans(),
+)
+def test_each_path_of_the_updates_on_columns(point_atoms, case, data, dict_form):
+    """Every update on columns atom by atom (the rows' DRed over the column
+    relations, engine/columns/point_relation.py) where the program allows
+    it, every one on frames (engine/columns/maintenance.py), and each by its
+    size (the two paths in one sequence)."""
+    from chronolog.engine.columns import evaluator
+
+    kept = evaluator.POINT_ATOMS
+    evaluator.POINT_ATOMS = point_atoms
+    try:
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
+    finally:
+        evaluator.POINT_ATOMS = kept
+
+
+def test_hunted_over_deletion_of_exact_and_coded_terms():
+    """A case the hunt profile found on the frames' path: the pieces
+    over-deleted of an atom with an exact term (1/2 + 1) and the relation's
+    rows of it, one frame of each kind: made one kind before their
+    difference (a join on the term columns)."""
+    from fractions import Fraction as F
+
+    program = "p0(K, N) :- v(K, N).\np0(K, N) :- w(K, X), N = X + 1."
+    start = [("w", ("a", F(1, 2)), (-1, -1, True, True))]
+    adds = [("w", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
+    run_steps(program, start, [(adds, [("w", ("a", F(1, 2)), (-1, -1, True, True))])], None, "columns", {"p0"}, False)
+
+
+def test_hunted_atoms_touched_of_exact_and_coded_terms():
+    """A case the hunt profile found: the atoms a stratum's update touched,
+    over-deleted ones (coded, 0 + 1) and inserted ones (exact, 1/2 + 1),
+    gathered as one frame of one kind."""
+    from fractions import Fraction as F
+
+    program = ("p0(K, N) :- v(K, X), N = X + 1.\np1(K, N) :- v(K, N), not v(K, N).\np1(K, N) :- <->[0,0] p1(K, N).\n"
+               "p2(K, N) :- e(K) <S>(0,+inf) v(K, N).")
+    start = [("v", ("a", 0), (-1, -1, True, True))]
+    adds = [("v", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
+    run_steps(program, start, [(adds, [("v", ("a", 0), (-1, -1, True, True))])], (-1, 8), "columns", {"p0", "p1", "p2"}, False)

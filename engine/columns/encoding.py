@@ -145,6 +145,7 @@ class Dictionary:
 
     def __init__(self):
         self._codes: dict = {}
+        self._decoded: dict = {}  # code -> value, of codes :meth:`value` gave
         self._indexed = 0  # values[:_indexed] are keys of _codes
         self.values = TermValues()
         # lookups that found an equal value of another kind (1 beside 1.0;
@@ -172,6 +173,15 @@ class Dictionary:
             self._codes.update(zip(self.values[self._indexed :], range(self._indexed, n)))
             self._indexed = n
         return self._codes
+
+    def value(self, code: int):
+        """The value of one code, kept once fetched (a name is an element of a
+        polars Series: ~30 us to fetch; an update by atoms fetches a few
+        hundred, point_relation.py)."""
+        got = self._decoded.get(code)
+        if got is None:
+            got = self._decoded[code] = self.values[code]
+        return got
 
     def code(self, value) -> int:
         codes = self.codes

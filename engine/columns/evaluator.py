@@ -18,10 +18,16 @@ from chronolog.planner.normalize import TOP
 
 from .. import seminaive
 from ..rows.evaluator import Evaluator
+from ..store import Relation
 from .encoding import Dictionary, Fallback, TimeScale
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
+# An update of at most this many retracted pieces and added facts runs atom
+# by atom (plan_update); a larger one on frames: on temporal LUBM 1M the two
+# cross between 2,000 and 4,000 facts (bench/retract_lubm.py --point-atoms
+# takes either path at any size; bench/README.md).
+POINT_ATOMS = 2000
 
 
 def engine_choice(engine) -> str:
@@ -56,6 +62,9 @@ class HybridEvaluator(Evaluator):
         self.taken_cpu = 0.0  # those of given_pieces in the update under way
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
         self.taken: dict = {}  # pred -> what given_pieces found for an update (ColumnMaintenance.run)
+        self.by_atoms = False  # this update runs atom by atom (plan_update)
+        self._indexed = False  # the column relations and their indexes made (_index_all)
+        self._strata_refusal = False  # why no update may (point_relation.strata_refusal; False: not asked yet)
         self._tables: dict = {}
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
@@ -165,10 +174,114 @@ class HybridEvaluator(Evaluator):
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
         self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
 
+    def plan_update(self, retracted: dict, added: dict) -> None:
+        """Choose how the update about to run keeps the columns (before its
+        given pieces are found): a change of at most ``POINT_ATOMS`` pieces
+        and facts runs the rows' DRed atom by atom over the column relations
+        (point_relation.py), a larger one the frames' (maintenance.py)."""
+        from .maintenance import refusal
+        from .point_relation import values_refusal
+
+        size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
+        size += sum(len(rows) for rows in added.values())
+        self.by_atoms = (size <= POINT_ATOMS and self.strata_refusal() is None and refusal(self) is None
+                         and values_refusal(self, retracted, added) is None)
+        if self.by_atoms:
+            self.terms.codes  # (values coded since the last update looked up too: ColumnRelation reads the dict)
+            self.store.point_relation = self._point_relation
+            self._given_on_columns()
+            for pred, rel in list(self.store.materialised().items()):  # (rows made of current frames: read from the frames instead)
+                if type(rel) is Relation and pred in self._tables:
+                    self.store.defer(pred, lambda atoms=rel.atoms: atoms)
+            if not self._indexed:
+                self._index_all()
+
+    def _index_all(self) -> None:
+        """Every relation a frame holds as a ColumnRelation, with the sorted
+        indexes of its atoms and of each of its terms, at the first update by
+        atoms: the later ones then cost what they touch (built as each was
+        first probed instead, the updates that touched a relation first cost
+        1.5-2x the others on LUBM 1M)."""
+        from .point_relation import ColumnRelation
+
+        self._indexed = True
+        for pred in sorted(set(self._tables) | set(self.given_tables) | self._column_preds):
+            rel = self.store.get(pred)
+            if isinstance(rel, ColumnRelation):
+                rel.keys(tuple(range(rel.arity)))
+                if rel.arity > 1:
+                    for i in range(rel.arity):
+                        rel.keys((i,))
+
+    def few_facts(self, facts) -> bool:
+        """Whether ``facts`` (lines, or text) are few enough for an update by
+        atoms: then read as rows, which it reads, not as frames."""
+        if isinstance(facts, (list, tuple)):
+            n = len(facts)
+        elif isinstance(facts, str):
+            n = facts.count("\n") + 1
+        else:
+            return False
+        return n <= POINT_ATOMS and self.strata_refusal() is None
+
+    def strata_refusal(self):
+        """Why no update of this program runs by atoms (None if one may;
+        asked once a session: point_relation.strata_refusal)."""
+        from .point_relation import strata_refusal
+
+        if self._strata_refusal is False:
+            self._strata_refusal = strata_refusal(self.plan)
+        return self._strata_refusal
+
+    def coded(self, pred: str) -> None:
+        """Give ``pred``'s values codes (encoding its frame if none did yet;
+        a ColumnRelation codes what it is given: point_relation.py)."""
+        from .point_relation import ColumnRelation
+
+        if not isinstance(self.store.materialised().get(pred), ColumnRelation):
+            self.table(pred)
+
+    def _given_on_columns(self) -> None:
+        """The given facts of derived predicates that only the fact columns
+        give, as GivenColumns over their frame (point_relation.py)."""
+        from .given import given_frame
+        from .point_relation import ColumnRelation, GivenColumns, point_ready
+
+        columns_only = getattr(self.base, "columns_only", None)
+        if columns_only is None:
+            return
+        for pred in self.plan.derived_predicates() & self._column_preds:
+            if columns_only(pred):
+                arity = self._arity(pred)
+                df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
+                if point_ready(df, arity):
+                    given = GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale))
+                    given.rel.keys(tuple(range(arity)))  # (its atoms' index now, as _index_all's)
+                    self.base.put(pred, given)
+                    self.given_frames.setdefault(pred, df)  # (the frames' path reads it: maintenance.py)
+        self.terms.codes  # (the names those frames coded, looked up too)
+
+    def _point_relation(self, pred: str):
+        """``pred``'s relation as a ColumnRelation over its frame (None where
+        the frame is not all codes, or no frame holds it)."""
+        from .point_relation import ColumnRelation, point_ready
+
+        if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
+            return None
+        store, self.store.point_relation = self.store.point_relation, None  # (a frame made from the rows reads them as rows)
+        try:
+            df = self.table(pred)
+        finally:
+            self.store.point_relation = store
+        self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
+        arity = df.width - 2
+        return ColumnRelation(pred, df, arity, self.terms, self._scale) if point_ready(df, arity) else None
+
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when
         every stratum ran there and its times are on the run's grid; else
-        on rows, the columns then stale."""
+        on rows, the columns then stale.  A small one (plan_update) runs the
+        rows' DRed over the column relations, atom by atom."""
         from .maintenance import ColumnMaintenance, refusal
 
         import time
@@ -177,6 +290,13 @@ class HybridEvaluator(Evaluator):
         taken, self.taken = self.taken, {}
         self.maintain_cpu += self.taken_cpu
         self.taken_cpu = 0.0
+        by_atoms, self.by_atoms = self.by_atoms, False
+        if why is None and by_atoms:
+            started = time.process_time()
+            report = self._maintain_by_atoms(retracted, added)
+            self.maintained_on = "columns"
+            self.maintain_cpu += time.process_time() - started
+            return report
         if why is None:
             tables = dict(self._tables)
             started = time.process_time()
@@ -189,11 +309,36 @@ class HybridEvaluator(Evaluator):
                 self.maintained_on = "columns"
                 self.maintain_cpu += time.process_time() - started
                 self.check_constraints()
+                for entry in report:
+                    entry["path"] = "frames"
+                self._indexed = False  # (the relations it changed are frames again: indexed at the next update by atoms)
                 return report
         self._tables = {}
         self.rows_since = why  # (the rows hold the model from here on: refusal)
         self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
         return super().maintain(retracted, added)
+
+    def _maintain_by_atoms(self, retracted, added) -> list:
+        """The rows' DRed (rows/maintenance.py) over ColumnRelations; the
+        frames of what it touched are made again from them when read."""
+        from ..rows.maintenance import Maintenance
+
+        from .maintenance import CONFLATION
+
+        conflations = self.terms.conflations
+        m = Maintenance(self)
+        report = m.run(retracted, added)
+        if self.terms.conflations != conflations:  # (the rows hold each value's kind; codes would not)
+            self.rows_since = CONFLATION
+        self.check_constraints()
+        derived = self.plan.derived_predicates()
+        for pred in {*m.change.before, *m.gone, *m.new, *retracted, *added}:
+            self._tables.pop(pred, None)
+            if pred in derived:
+                self.given_frames.pop(pred, None)
+        for entry in report:
+            entry["path"] = "atoms"
+        return report
 
     def given_pieces(self, pred: str, holes: dict):
         """The pieces of ``pred``'s given facts that ``holes`` (terms ->
@@ -204,7 +349,7 @@ class HybridEvaluator(Evaluator):
         only what the rules derive (the general path refuses it)."""
         from .maintenance import ColumnMaintenance, overlap, refusal
 
-        if refusal(self) is not None:
+        if self.by_atoms or refusal(self) is not None:
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
@@ -320,8 +465,13 @@ class HybridEvaluator(Evaluator):
                     both = same_kinds([df, from_relation(old, arity, self.terms, self._scale)], term_columns(arity), self.values)
                     df = coalesce(pl.concat(both), term_columns(arity))
             else:
+                from .point_relation import ColumnRelation
+
                 rel = self.store.get(pred)
-                df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
+                if isinstance(rel, ColumnRelation):  # (after updates atom by atom: its base less what they wrote, plus that)
+                    df = rel.frame()
+                else:
+                    df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
             self._tables[pred] = df
         return df
 
@@ -334,7 +484,11 @@ class HybridEvaluator(Evaluator):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
         exports them (``columns_text_arrays`` and friends)."""
+        from .point_relation import ColumnRelation
+
         df = self._tables.get(pred)
+        if df is None and self.rows_since is None and isinstance(self.store.materialised().get(pred), ColumnRelation):
+            df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
         if df is None:
             return None
         return df, self._arity(pred), self.terms, self._scale, self._texts

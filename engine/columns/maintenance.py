@@ -44,7 +44,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import small_frames
 from .scan import DELTA
-from .value_columns import is_values
+from .value_columns import is_values, same_kinds
 
 
 # Updates on columns cost a few polars queries per stratum however small
@@ -357,7 +357,9 @@ class ColumnMaintenance:
             pieces = coalesce(pieces, names)
             touched[p] = atoms_of(pieces, names)
             old = self.local(p, touched[p])
-            self.put_back(p, coalesce(subtract(old, pieces.rename({"s": "hs", "e": "he"}), names), names))
+            # (a term column exact on one side, coded on the other: one kind, as subtract joins on it)
+            old, holes = same_kinds([old, pieces], names, self.ev.values)
+            self.put_back(p, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
             over[p] = pieces
         pending = dict(new_in)
         for p, new in self._rederive(stratum, over).items():
@@ -369,14 +371,15 @@ class ColumnMaintenance:
         for p, new in self._insert(stratum, pending).items():
             names = self.names(p)
             keys = atoms_of(new, names)
-            touched[p] = keys if p not in touched else self.concat_keys(touched[p], keys)
+            touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
         return touched
 
-    @staticmethod
-    def concat_keys(a, b):
+    def concat_keys(self, pred, a, b):
+        """The atoms of ``a`` and of ``b`` (term columns of ``pred``), each once."""
         import polars as pl
 
-        return pl.concat([a, b], how="vertical_relaxed").unique()
+        names = self.names(pred)
+        return pl.concat(same_kinds([a, b], names, self.ev.values), how="vertical_relaxed").unique()
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is

@@ -4,13 +4,23 @@ writes its answer from the columns never builds a Python object per fact."""
 
 from __future__ import annotations
 
+import itertools
+
 from ..store import Relation, Store
+
+# each relation made here starts its versions apart from any made before: a
+# row pipeline node caches what it read by the version of the relation it
+# read, and a predicate's relation is made again after an update on frames
+_FIRST_VERSIONS = itertools.count(1)
 
 
 class LazyStore(Store):
     def __init__(self, store: Store):
         self._relations = store.relations
         self._pending: dict = {}  # pred -> a function building its atoms
+        # pred -> a ColumnRelation over its columns, or None (set once updates
+        # run atom by atom: engine/columns/point_relation.py)
+        self.point_relation = None
 
     def defer(self, pred: str, build) -> None:
         """``pred``'s facts are ``build()`` (a dict terms -> maximal intervals)."""
@@ -18,10 +28,15 @@ class LazyStore(Store):
         self._pending[pred] = build
 
     def _materialise(self, pred: str) -> None:
-        build = self._pending.pop(pred, None)
-        if build is not None:
+        if pred not in self._pending:
+            return
+        rel = self.point_relation(pred) if self.point_relation is not None else None
+        build = self._pending.pop(pred, None)  # (gone if making the frame read the rows)
+        if rel is None and build is not None:
             rel = Relation(pred)
             rel.atoms = build()
+        if rel is not None:
+            rel.version = next(_FIRST_VERSIONS) << 40
             self._relations[pred] = rel
 
     @property

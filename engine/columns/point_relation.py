@@ -1,0 +1,465 @@
+"""A column relation that takes point changes: the rows' DRed
+(engine/rows/maintenance.py) runs on it atom by atom, so a small update costs
+what it touches, not a pass over each relation it reads.
+
+:class:`ColumnRelation` is a row :class:`Relation` whose atoms stay in the
+column frame the run computed (the *base*) until something reads them: a
+lookup of an atom, or of the atoms with given values at some positions,
+probes a sorted index of the base's term codes (:class:`SortedKeys`, numpy
+``searchsorted``, built the first time it is probed and kept across updates)
+and decodes the few rows it finds.  An atom read or written is kept as rows
+(``known``); one written (``dirty``) hides its base rows, as RDFox keeps a
+fact store with tombstones and an overlay of what was added.  :meth:`frame`
+gives the columns back: the base without the dirty atoms' rows, then the
+dirty atoms encoded (two polars operations a changed relation).  Reading
+every atom (the model printed, a scan of a whole relation) decodes the base
+once; the relation then holds all its atoms as rows, the base still there
+for :meth:`frame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+
+from ..rows.maintenance import GivenAtoms
+from ..store import Relation
+
+_GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
+
+
+class SortedKeys:
+    """The rows of a frame by their codes at some term positions: the packed
+    keys sorted once; a probe is one ``searchsorted`` call."""
+
+    def __init__(self, cols: list, height: int):
+        import numpy as np
+
+        self.cols = cols
+        # one int64 a row: ``a`` or ``a << 32 | b`` (codes are non-negative and
+        # under 2**31); the columns past two are filtered after the probe
+        key = np.zeros(height, dtype=np.int64) if not cols else cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
+        self.order = np.argsort(key, kind="stable")
+        self.sorted = key[self.order]
+        self._distinct = None
+
+    def rows(self, codes: tuple):
+        """Row numbers whose codes at the positions are ``codes``."""
+        key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
+        lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
+        rows = self.order[lo:hi]
+        for col, c in zip(self.cols[2:], codes[2:]):
+            rows = rows[col[rows] == c]
+        return rows
+
+    def distinct(self) -> int:
+        """How many distinct keys the rows have (counted once)."""
+        import numpy as np
+
+        if self._distinct is None:
+            if len(self.cols) > 2:
+                self._distinct = len(np.unique(np.stack(self.cols, axis=1), axis=0))
+            else:
+                self._distinct = int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
+        return self._distinct
+
+
+def point_ready(df, arity: int) -> bool:
+    """Whether ``df``'s terms are all codes (value columns: floats, exact
+    decimals are matched by kind on columns, so updates stay there)."""
+    import polars as pl
+
+    from .relation import term_columns
+
+    return all(df[c].dtype == pl.Int64 and not df[c].null_count() for c in term_columns(arity))
+
+
+def strata_refusal(plan):
+    """Why no update of ``plan``'s model runs atom by atom (None if one may):
+    a stratum the rows would recompute (their DRed's, rows/maintenance.py:
+    negation, aggregation, interval terms, existentials)."""
+    from chronolog.planner import physical as ph
+
+    from ..rows.maintenance import why_recompute
+
+    every = set(plan.derived_predicates()) | set(plan.arities)
+    whys = (why_recompute(ph.stratum_plan(plan, stratum), every) for stratum in plan.strata)
+    return next((w for w in whys if w is not None), None)
+
+
+def values_refusal(ev, retracted: dict, added: dict):
+    """Why an update of the columnar evaluator ``ev`` taking back
+    ``retracted`` (``{pred: {terms: intervals}}`` or coded frames) and adding
+    ``added`` (``{pred: rows}``) cannot run atom by atom (None if it can): a
+    value or time the columns could not hold as they hold the others (a
+    number equal to a term of another kind, a time off the run's grid)."""
+    from .encoding import Fallback
+    from .retraction import lookup
+
+    try:
+        for rows in added.values():
+            for terms, iv in rows:
+                lookup([v for v in terms if type(v) is not str], ev.terms)
+                ev._scale.codes(iv)
+        for by in retracted.values():
+            for ivs in by.values() if isinstance(by, dict) else ():  # (a frame's times are codes already)
+                for iv in ivs:
+                    ev._scale.codes(iv)
+    except Fallback as e:
+        return str(e)
+    return None
+
+
+class ColumnRelation(Relation):
+    """``pred``'s relation over the column frame ``df`` (coalesced, codes of
+    ``terms``, times on ``scale``), as the row executor reads and writes it."""
+
+    __slots__ = ("base", "arity", "terms", "scale", "cols", "s", "e", "_keys", "_frame", "_all", "_code_of", "_none")
+
+    def __init__(self, name: str, df, arity: int, terms, scale):
+        super().__init__(name)
+        from .relation import term_columns
+
+        self.base, self.arity, self.terms, self.scale = df, arity, terms, scale
+        self.cols = [df[c].to_numpy() for c in term_columns(arity)]
+        self.s, self.e = df["s"].to_numpy(), df["e"].to_numpy()
+        self._keys: dict = {}  # positions -> SortedKeys of the base
+        self._all = tuple(range(arity))
+        self._none = self.s[:0]
+        # value -> code (the Dictionary's dict, kept in place; the evaluator
+        # brings it up to date before each update: HybridEvaluator.plan_update)
+        self._code_of = terms.codes.get
+        self._frame = (None, None)  # (atoms.writes, frame) of the last :meth:`frame`
+        self.atoms = LazyAtoms(self)
+
+    # ------------------------------------------------------------ the base
+    def keys(self, positions: tuple) -> SortedKeys:
+        got = self._keys.get(positions)
+        if got is None:
+            got = self._keys[positions] = SortedKeys([self.cols[p] for p in positions], len(self.s))
+        return got
+
+    def codes(self, values) -> tuple | None:
+        """The codes of term values (None if one has none: no base row has it)."""
+        get = self._code_of
+        out = tuple([get(v) for v in values])
+        return None if None in out else out
+
+    def base_rows(self, terms: tuple):
+        """The base's rows of the atom ``terms`` (numpy row numbers)."""
+        codes = self.codes(terms)
+        if codes is None:
+            return self._none
+        keys = self._keys.get(self._all)
+        return (keys or self.keys(self._all)).rows(codes)
+
+    def decode_terms(self, row: int) -> tuple:
+        value = self.terms.value
+        return tuple([value(int(c[row])) for c in self.cols])
+
+    def decode_intervals(self, rows) -> list:
+        interval = self.scale.interval
+        if len(rows) == 1:
+            r = rows[0]
+            return [interval(int(self.s[r]), int(self.e[r]))]
+        ivs = [interval(s, e) for s, e in zip(self.s[rows].tolist(), self.e[rows].tolist())]
+        ivs.sort()
+        return ivs
+
+    # ------------------------------------------------------------ the row API
+    def index(self, positions: tuple):
+        idx = self._indexes.get(positions)
+        if idx is None:
+            idx = self._indexes[positions] = LazyIndex(self, positions)
+        return idx
+
+    def clear_indexes(self) -> None:
+        for idx in self._indexes.values():
+            idx.reset()
+        self.version += 1
+
+    def drop_from_indexes(self, gone: set) -> None:  # (LazyAtoms.__delitem__ keeps the indexes)
+        self.version += 1
+
+    def add(self, terms: tuple, iv):
+        """Relation.add, the atom marked written (merge_into edits its list in place)."""
+        from ..store import merge_into
+
+        atoms = self.atoms
+        lst = atoms.get(terms)
+        if lst is None:
+            atoms[terms] = [iv]
+            self.version += 1
+            return iv, ()
+        res = merge_into(lst, iv)
+        if res is not None:
+            atoms.dirty.add(terms)
+            atoms.writes += 1
+            self.version += 1
+        return res
+
+    def bulk_add(self, rows) -> None:
+        from chronolog.language.timeline import coalesce
+
+        by: dict = {}
+        for terms, iv in rows:
+            by.setdefault(terms, []).append(iv)
+        atoms = self.atoms
+        for terms, ivs in by.items():
+            atoms[terms] = coalesce(atoms.get(terms, []) + ivs)
+        self.version += 1
+
+    # ------------------------------------------------------------ back to columns
+    def changed(self) -> bool:
+        return bool(self.atoms.dirty) or self.atoms.cleared
+
+    def frame(self):
+        """The relation as a coalesced column frame: the base without the
+        rows of atoms written since, then those atoms encoded."""
+        writes, df = self._frame
+        if writes == self.atoms.writes and df is not None:
+            return df
+        df = self._build_frame()
+        self._frame = (self.atoms.writes, df)
+        return df
+
+    def _build_frame(self):
+        import numpy as np
+        import polars as pl
+
+        from .relation import _frame, empty
+
+        atoms = self.atoms
+        if not atoms.dirty and not atoms.cleared:
+            return self.base
+        parts = []
+        if not atoms.cleared:
+            dead = np.zeros(len(self.s), dtype=bool)
+            for terms in atoms.dirty:
+                dead[self.base_rows(terms)] = True
+            parts.append(self.base.filter(pl.Series(~dead)) if dead.any() else self.base)
+        rows = [(t, iv) for t in (atoms.known if atoms.cleared else atoms.dirty) for iv in atoms.get(t, ())]
+        if rows:
+            code = self.terms.code
+            cols = [np.array([code(t[i]) for t, _ in rows], dtype=np.int64) for i in range(self.arity)]
+            ends = [self.scale.codes(iv) for _, iv in rows]  # (Fallback for a time off the grid)
+            s = np.array([x for x, _ in ends], dtype=np.int64)
+            e = np.array([y for _, y in ends], dtype=np.int64)
+            parts.append(_frame(cols, s, e))
+        if not parts:
+            return empty(self.arity)
+        return pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
+
+
+class LazyAtoms(MutableMapping):
+    """``{terms: maximal intervals}`` of a :class:`ColumnRelation`: each atom
+    decoded from the base when first read, kept from then on."""
+
+    def __init__(self, rel: ColumnRelation):
+        self.rel = rel
+        self.known: dict = {}  # terms -> list of intervals, or _GONE
+        self.dirty: set = set()  # atoms written since the base
+        self.in_base: dict = {}  # terms -> whether the base holds it (of atoms known)
+        self.complete = False  # known holds every atom (no _GONE marks then)
+        self.cleared = False  # the base no longer counts (clear())
+        self._count = None  # atoms now (None: not counted yet)
+        self.writes = 0  # how many writes so far (ColumnRelation.frame's cache)
+
+    def _load(self, terms):
+        """``terms``' intervals (None if no such atom), kept in ``known``."""
+        got = self.known.get(terms)
+        if got is not None:
+            return None if got is _GONE else got
+        if self.complete:
+            return None
+        rows = self.rel.base_rows(terms)
+        self.in_base[terms] = bool(len(rows))
+        if not len(rows):
+            return None
+        ivs = self.known[terms] = self.rel.decode_intervals(rows)
+        return ivs
+
+    def get(self, terms, default=None):
+        got = self.known.get(terms)  # (most reads: an atom read before; _load for the others)
+        if got is None:
+            got = self._load(terms)
+        elif got is _GONE:
+            return default
+        return default if got is None else got
+
+    def __getitem__(self, terms):
+        got = self.get(terms)
+        if got is None:
+            raise KeyError(terms)
+        return got
+
+    def __contains__(self, terms) -> bool:
+        return self.get(terms) is not None
+
+    def __setitem__(self, terms, ivs) -> None:
+        was = self._load(terms)
+        self.dirty.add(terms)
+        self.writes += 1
+        self.known[terms] = ivs
+        if was is None:
+            code = self.rel.terms.code  # (coded now: a retraction naming it is read by its code)
+            for v in terms:
+                code(v)
+            if terms not in self.in_base and not self.cleared:
+                self.in_base[terms] = bool(len(self.rel.base_rows(terms)))
+            if self._count is not None:
+                self._count += 1
+            for idx in self.rel._indexes.values():
+                idx.added(terms)
+
+    def __delitem__(self, terms) -> None:
+        if self._load(terms) is None:
+            raise KeyError(terms)
+        self.dirty.add(terms)
+        self.writes += 1
+        if self.complete:
+            del self.known[terms]
+        else:
+            self.known[terms] = _GONE
+        if self._count is not None:
+            self._count -= 1
+        for idx in self.rel._indexes.values():
+            idx.removed(terms)
+
+    def _all(self) -> None:
+        """Every atom in ``known`` (the base decoded once)."""
+        if self.complete:
+            return
+        from .relation import to_atoms
+
+        rel = self.rel
+        known = self.known
+        for terms, ivs in to_atoms(rel.base, rel.arity, rel.terms, rel.scale).items():
+            if terms not in known:
+                known[terms] = ivs
+        for terms in [t for t, v in known.items() if v is _GONE]:
+            del known[terms]
+        self.complete = True
+
+    def __iter__(self):
+        self._all()
+        return iter(self.known)
+
+    def items(self):
+        self._all()
+        return self.known.items()
+
+    def values(self):
+        self._all()
+        return self.known.values()
+
+    def keys(self):
+        self._all()
+        return self.known.keys()
+
+    def __len__(self) -> int:
+        if self.complete:
+            return len(self.known)
+        if self._count is None:  # (the base's atoms, less those deleted, and those it lacks)
+            rel, n = self.rel, 0
+            if not self.cleared:
+                n = rel.keys(tuple(range(rel.arity))).distinct() if rel.arity else min(1, len(rel.s))
+            for terms, v in self.known.items():
+                if not self.cleared and self.in_base.get(terms, True):
+                    n -= v is _GONE
+                else:
+                    n += v is not _GONE
+            self._count = n
+        return self._count
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def clear(self) -> None:
+        self.writes += 1
+        self.known = {}
+        self.dirty = set()
+        self.in_base = {}
+        self.complete = self.cleared = True
+        self._count = None
+        for idx in self.rel._indexes.values():
+            idx.reset()
+
+
+class LazyIndex:
+    """Key -> atoms of a :class:`ColumnRelation` at some positions (the row
+    Relation's ``index``): the base's by its sorted codes, with the atoms
+    written since (``extra``: those the base lacks) and without those deleted."""
+
+    def __init__(self, rel: ColumnRelation, positions: tuple):
+        self.rel, self.positions = rel, positions
+        self._base: dict = {}  # key -> the base's atoms with it, decoded (the base never changes)
+        self.reset()
+
+    def reset(self) -> None:
+        self.extra: dict = {}
+        atoms = self.rel.atoms
+        for terms, v in atoms.known.items():
+            if v is not _GONE and (atoms.cleared or not atoms.in_base.get(terms, True)):
+                self.added(terms)
+
+    def _key(self, terms):
+        ps = self.positions
+        return terms[ps[0]] if len(ps) == 1 else tuple(terms[p] for p in ps)
+
+    def added(self, terms) -> None:
+        atoms = self.rel.atoms
+        if atoms.cleared or not atoms.in_base.get(terms, True):
+            self.extra.setdefault(self._key(terms), []).append(terms)
+
+    def removed(self, terms) -> None:
+        bucket = self.extra.get(self._key(terms))
+        if bucket and terms in bucket:
+            bucket.remove(terms)
+
+    def get(self, key, default=()):
+        atoms = self.rel.atoms
+        out = []
+        if not atoms.cleared:  # the base's atoms with the key, less those deleted since
+            known, complete = atoms.known, atoms.complete
+            for terms in self._in_base(key):
+                v = known.get(terms)
+                if v is not _GONE and (v is not None or not complete):
+                    out.append(terms)
+        out.extend(self.extra.get(key, ()))
+        return out or default
+
+    def _in_base(self, key) -> list:
+        got = self._base.get(key)
+        if got is None:
+            rel = self.rel
+            codes = rel.codes((key,) if len(self.positions) == 1 else key)
+            rows = () if codes is None else rel.keys(self.positions).rows(codes).tolist()
+            got = self._base[key] = list(dict.fromkeys(rel.decode_terms(r) for r in rows))
+        return got
+
+    def __getitem__(self, key):
+        got = self.get(key, None)
+        if got is None:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key) -> bool:
+        return bool(self.get(key))
+
+    def __len__(self) -> int:
+        return self.rel.keys(self.positions).distinct() + len(self.extra) if self.positions else 1
+
+
+class GivenColumns(GivenAtoms):
+    """A derived predicate's given facts, as the rows' DRed reads them
+    (GivenAtoms), over their column frame: read atom by atom, not made rows
+    whole (temporal LUBM 1M's memberOf: 0.4 s at an update's start)."""
+
+    def __init__(self, rel: ColumnRelation):
+        self.rel = rel
+        self.atoms = rel.atoms
+
+    def extend(self, rows) -> None:
+        atoms = self.atoms
+        for terms, iv in rows:
+            atoms[terms] = atoms.get(terms, []) + [iv]  # (a write LazyAtoms sees)

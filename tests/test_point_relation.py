@@ -1,0 +1,208 @@
+"""A column relation that takes point changes (engine/columns/point_relation.py)
+reads and writes as the row Relation holding the same atoms does (the
+oracle: a plain ``Relation``, a dict per atom), and gives back a column
+frame of what it holds; updates small enough run on it atom by atom, and
+the model after each equals reasoning from scratch on the rows."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+
+import chronolog
+from chronolog.engine.columns.encoding import Dictionary, TimeScale
+from chronolog.engine.columns.point_relation import ColumnRelation
+from chronolog.engine.columns.relation import from_relation, to_atoms
+from chronolog.engine.store import Relation
+from chronolog.language.timeline import coalesce
+
+NAMES = ["a", "b", "c", "d", 7]
+
+
+@st.composite
+def intervals(draw):
+    lo = draw(st.integers(0, 12))
+    hi = lo + draw(st.integers(0, 4))
+    lc, hc = draw(st.booleans()), draw(st.booleans())
+    if lo == hi:
+        lc = hc = True
+    return (lo, hi, lc, hc)
+
+
+@st.composite
+def relations(draw):
+    arity = draw(st.integers(0, 3))
+    atoms = {}
+    for _ in range(draw(st.integers(0, 12))):
+        terms = tuple(draw(st.sampled_from(NAMES)) for _ in range(arity))
+        atoms[terms] = coalesce(atoms.get(terms, []) + draw(st.lists(intervals(), min_size=1, max_size=3)))
+    return arity, atoms
+
+
+def pair(arity, atoms):
+    """The same atoms as a plain Relation and as a ColumnRelation over their frame."""
+    plain = Relation("p")
+    plain.bulk_add((t, iv) for t, ivs in atoms.items() for iv in ivs)
+    terms, scale = Dictionary(), TimeScale(1)
+    for v in NAMES:  # (some values coded before any fact names them)
+        terms.code(v)
+    df = from_relation(plain, arity, terms, scale)
+    return plain, ColumnRelation("p", df, arity, terms, scale)
+
+
+def operations(arity):
+    some_terms = st.tuples(*[st.sampled_from(NAMES + ["new"])] * arity)
+    positions = st.lists(st.integers(0, max(0, arity - 1)), unique=True, max_size=arity).map(lambda ps: tuple(sorted(ps)))
+    return st.lists(
+        st.one_of(
+            st.tuples(st.just("get"), some_terms),
+            st.tuples(st.just("set"), some_terms, st.lists(intervals(), min_size=0, max_size=2).map(coalesce)),
+            st.tuples(st.just("del"), some_terms),
+            st.tuples(st.just("add"), some_terms, intervals()),
+            st.tuples(st.just("index"), positions, some_terms),
+            st.tuples(st.just("len"),),
+            st.tuples(st.just("frame"),),
+            st.tuples(st.just("bulk"), st.lists(st.tuples(some_terms, intervals()), max_size=3)),
+        ),
+        max_size=25,
+    )
+
+
+def same(plain, rel):
+    assert len(rel.atoms) == len(plain.atoms)
+    assert {t: list(v) for t, v in rel.atoms.items()} == {t: list(v) for t, v in plain.atoms.items()}
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
+@given(relations(), st.data())
+def test_random_point_changes_read_as_a_plain_relation(relation, data):
+    arity, atoms = relation
+    plain, rel = pair(arity, atoms)
+    for op in data.draw(operations(arity)):
+        kind = op[0]
+        if kind == "get":
+            assert rel.atoms.get(op[1]) == plain.atoms.get(op[1])
+            assert (op[1] in rel.atoms) == (op[1] in plain.atoms)
+        elif kind == "set":
+            rel.atoms[op[1]] = list(op[2])
+            plain.atoms[op[1]] = list(op[2])
+        elif kind == "del":
+            if op[1] in plain.atoms:
+                del rel.atoms[op[1]]
+                del plain.atoms[op[1]]
+            else:
+                with pytest.raises(KeyError):
+                    del rel.atoms[op[1]]
+        elif kind == "add":
+            assert rel.add(op[1], op[2]) == plain.add(op[1], op[2])
+        elif kind == "bulk":
+            rel.bulk_add(op[1])
+            plain.bulk_add(op[1])
+        elif kind == "index":
+            ps, terms = op[1], op[2]
+            key = terms[ps[0]] if len(ps) == 1 else tuple(terms[p] for p in ps)
+            got = rel.index(ps).get(key, ())
+            want = [t for t in plain.atoms if (t[ps[0]] if len(ps) == 1 else tuple(t[p] for p in ps)) == key]
+            assert sorted(got, key=repr) == sorted(want, key=repr)
+        elif kind == "len":
+            assert len(rel.atoms) == len(plain.atoms)
+            assert bool(rel.atoms) == bool(plain.atoms)
+        elif kind == "frame":
+            df = rel.frame()
+            assert to_atoms(df, arity, rel.terms, rel.scale) == {t: v for t, v in plain.atoms.items() if v}
+    same(plain, rel)
+    assert to_atoms(rel.frame(), arity, rel.terms, rel.scale) == {t: v for t, v in plain.atoms.items() if v}
+
+
+def test_clear_then_add():
+    plain, rel = pair(1, {("a",): [(0, 2, True, True)], ("b",): [(1, 1, True, True)]})
+    rel.atoms.clear()
+    rel.bulk_add([(("c",), (3, 4, True, True))])
+    assert dict(rel.atoms.items()) == {("c",): [(3, 4, True, True)]}
+    assert rel.index((0,)).get("a", ()) == () and rel.index((0,)).get("c") == [("c",)]
+    assert to_atoms(rel.frame(), 1, rel.terms, rel.scale) == {("c",): [(3, 4, True, True)]}
+
+
+PROGRAM = "reach(X,Y) :- edge(X,Y).\nreach(X,Z) :- reach(X,Y), edge(Y,Z).\nnear(X) :- <->[0,2] reach(X,b)."
+
+
+def facts(n):
+    return "\n".join(f"edge(n{i},n{i + 1})@[{i % 7},{i % 7 + 3}]" for i in range(n)) + "\nedge(n3,b)@[0,9]"
+
+
+@pytest.fixture
+def point_atoms(monkeypatch):
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 3)
+
+
+def test_each_update_takes_the_path_its_size_says(point_atoms):
+    """Up to POINT_ATOMS pieces and facts: atom by atom; more: on frames;
+    each model equal to reasoning from scratch on the rows."""
+    given = facts(40).splitlines()
+    r = chronolog.Reasoner(PROGRAM, "\n".join(given), engine="columns")
+    steps = [
+        (["edge(n3,b)@[0,9]"], [], "atoms"),
+        (given[:5], [], "frames"),
+        ([], ["edge(n3,b)@[2,4]", "edge(x,n1)@[0,1]"], "atoms"),
+        ([], given[:5], "frames"),
+        (["edge(x,n1)@[0,1]"], ["edge(n2,n3)@[0,20]", "edge(n9,b)@[1,2]"], "atoms"),
+        (given[10:14], ["edge(n1,n5)@[1,3]"], "frames"),
+    ]
+    now = list(given)
+    for gone, added, path in steps:
+        m = r.update(add="\n".join(added) or None, retract="\n".join(gone) or None)
+        now = [f for f in now if f not in gone] + added
+        assert {s["path"] for s in m.stats["maintenance"]} == {path}
+        assert m.stats["maintained_on"] == "columns"
+        assert m.to_text() == chronolog.reason(PROGRAM, "\n".join(now), engine="rows").to_text(), (gone, added)
+
+
+def test_a_value_or_time_the_columns_cannot_hold_takes_the_frames(point_atoms):
+    """A float beside names, or a time off the run's grid: not atom by atom
+    (the frames' path decides; a time off the grid moves to the rows)."""
+    r = chronolog.Reasoner(PROGRAM, facts(10), engine="columns")
+    m = r.add("edge(n1,2.5)@[1,2]")
+    assert {s["path"] for s in m.stats["maintenance"]} == {"frames"}
+    assert m.to_text() == chronolog.reason(PROGRAM, facts(10) + "\nedge(n1,2.5)@[1,2]", engine="rows").to_text()
+    r = chronolog.Reasoner(PROGRAM, facts(10), engine="columns")
+    m = r.add("edge(n1,n2)@[1/3,1]")
+    assert m.stats["maintained_on"].startswith("rows (time point 1/3")
+    assert m.to_text() == chronolog.reason(PROGRAM, facts(10) + "\nedge(n1,n2)@[1/3,1]", engine="rows").to_text()
+
+
+@pytest.mark.parametrize("point_atoms", [-1, 10**9], ids=["frames", "atoms"])
+def test_given_facts_of_derived_predicates_read_from_the_fact_columns(point_atoms, tmp_path, monkeypatch):
+    """A fact file past the kernel reader's size gives its facts as columns;
+    a derived predicate's given facts (reach below) are then kept as a
+    frame (GivenColumns) by updates by atoms: retracting and adding them,
+    and the facts they depend on, gives the model of reasoning from scratch."""
+    import random
+
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", point_atoms)
+    rng = random.Random(3)
+    edges = [f"edge(n{i},n{i + 1})@[{i % 7},{i % 7 + 3}]" for i in range(5000) if i % 5 != 4]
+    given = [f"reach(n{rng.randrange(5000)},b)@[{k % 5},{k % 5 + 4}]" for k in range(40)] + ["edge(n3,b)@[0,9]"]
+    now = edges + sorted(set(given))
+    path = tmp_path / "facts.vada"
+    path.write_text("".join(f + ".\n" for f in now))
+    r = chronolog.Reasoner(PROGRAM, path, engine="columns")
+    for _ in range(examples(8)):
+        gone = rng.sample(now, rng.randint(0, 4))
+        added = [f"reach(n{rng.randrange(5000)},b)@[1,2]" for _ in range(rng.randint(0, 2))] + rng.sample(edges, 1)
+        added = [f for f in dict.fromkeys(added) if f not in now or f in gone]
+        m = r.update(add="\n".join(added) or None, retract="\n".join(gone) or None)
+        now = [f for f in now if f not in gone] + added
+        assert m.stats["maintained_on"] == "columns"
+        assert {s["path"] for s in m.stats["maintenance"]} == {"atoms" if point_atoms > 0 else "frames"}
+        assert m.to_text() == chronolog.reason(PROGRAM, "\n".join(now), engine="rows").to_text(), (gone, added)
+    if point_atoms > 0:  # (the given facts of reach were read as a frame, not as rows)
+        from chronolog.engine.columns.point_relation import GivenColumns
+
+        assert isinstance(r.evaluator.base.get("reach"), GivenColumns)

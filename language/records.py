@@ -1,16 +1,21 @@
-"""Dataclasses whose methods are shared functions, not code compiled per class.
+"""Dataclasses whose methods are compiled when first called, not at import.
 
-``record`` makes what ``dataclasses.dataclass`` makes (the same ``__init__``
-arguments, defaults and ``__post_init__``; the same ``__repr__``,
-``__eq__``, ``__hash__`` and frozen assignment errors; ``dataclasses.fields``,
-``replace`` and ``asdict`` work), without the source text that the standard
-library writes and compiles for every method of every class at import:
-on Python 3.11 a frozen dataclass costs 3.2M instructions to create (six
-``exec`` calls), this 0.3M, and a small ``chronolog run`` creates 56 of them
-(about 150M of its instructions, a quarter).  Written here because no
-library does it without code generation (attrs generates as dataclasses
-does).  The class's ``__dataclass_params__`` says ``init``, ``repr`` and
-``eq`` off (what the standard library was asked for: the fields alone).
+``record`` makes what ``dataclasses.dataclass`` makes: the same
+``__init__`` (arguments, defaults, factories, ``__post_init__``, Python's
+own ``TypeError`` for a bad call), ``__repr__``, ``__eq__``, ``__hash__``
+and frozen assignment errors; ``dataclasses.fields``, ``replace`` and
+``asdict`` work.  The standard library writes and compiles the source of
+every method of every class at import: on Python 3.11 a frozen dataclass
+costs 3.2M instructions (six ``compile`` calls), and a small ``chronolog
+run`` imports 56 of them (about 150M of its instructions, a quarter) and
+calls the ``__init__`` of 23, no other generated method.  Here the fields
+are the standard library's (0.2M instructions a class); ``__init__``,
+``__eq__`` and ``__hash__`` are written as it writes them, each compiled on
+its first call (0.5M), so they run as fast; ``__repr__`` and the frozen
+``__setattr__``/``__delattr__`` are shared functions.  Our own code because
+no library makes dataclasses without compiling at import (attrs compiles
+as dataclasses does).  The class's ``__dataclass_params__`` says ``init``,
+``repr`` and ``eq`` off (what the standard library was asked for).
 """
 
 from __future__ import annotations
@@ -35,27 +40,18 @@ def _build(cls, frozen: bool):
     fields = dataclasses.fields(cls)
     own = dict(cls.__dict__)  # (the class body's own methods win, as with dataclasses)
     if "__init__" not in own:
-        _set(cls, "__init__", _init(cls, [f for f in fields if f.init], frozen))
+        _set(cls, "__init__", _on_first_call(cls, "__init__", lambda: _init_source(cls, fields, frozen)))
     if "__repr__" not in own:
         _set(cls, "__repr__", _repr([f.name for f in fields if f.repr]))
-    compared = _key([f.name for f in fields if f.compare])
+    compared = [f.name for f in fields if f.compare]
     if "__eq__" not in own:
-        def __eq__(self, other):
-            if other.__class__ is self.__class__:
-                return compared(self) == compared(other)
-            return NotImplemented
-
-        _set(cls, "__eq__", __eq__)
+        _set(cls, "__eq__", _on_first_call(cls, "__eq__", lambda: _eq_source(compared)))
     class_hash = own.get("__hash__", _MISSING)
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
     if not explicit_hash:  # dataclasses' rule for eq=True without unsafe_hash
         if frozen:
-            hashed = _key([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
-
-            def __hash__(self):
-                return hash(hashed(self))
-
-            _set(cls, "__hash__", __hash__)
+            hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+            _set(cls, "__hash__", _on_first_call(cls, "__hash__", lambda: _hash_source(hashed)))
         else:
             cls.__hash__ = None
     if frozen:
@@ -68,67 +64,59 @@ def _set(cls, name: str, method) -> None:
     setattr(cls, name, method)
 
 
-def _key(names: list):
-    """The tuple of the named fields (always a tuple, as dataclasses compares and hashes)."""
-    if len(names) > 1:
-        return attrgetter(*names)
-    if names:
-        get = attrgetter(names[0])
-        return lambda obj: (get(obj),)
-    return lambda obj: ()
+def _on_first_call(cls, name: str, source):
+    """A stand-in for method ``name`` that compiles it from ``source()``
+    (its text and the names it uses), puts it on ``cls`` and calls it."""
+
+    def first_call(self, *args, **kwargs):
+        text, names = source()
+        scope: dict = {}
+        exec(text, {"__builtins__": __builtins__, **names}, scope)
+        method = scope[name]
+        if cls.__dict__.get(name) is first_call:  # (not replaced since)
+            _set(cls, name, method)
+        return method(self, *args, **kwargs)
+
+    return first_call
 
 
-def _init(cls, fields: list, frozen: bool):
-    """``__init__(self, *fields)``: positional or keyword, with defaults.  A
-    frozen instance's values go into its ``__dict__`` at once (where the
-    standard library's ``object.__setattr__`` puts them one by one)."""
-    names = tuple(f.name for f in fields)
-    count = len(names)
-    defaults = {f.name: f for f in fields if f.default is not _MISSING or f.default_factory is not _MISSING}
-    post_init = getattr(cls, "__post_init__", None) is not None
-    into_dict = frozen and cls.__dictoffset__ != 0
-    setter = object.__setattr__ if frozen else setattr
-
-    def __init__(self, *args, **kwargs):
-        if kwargs or len(args) != count:
-            args = _bind(cls, names, defaults, args, kwargs)
-        if into_dict:
-            self.__dict__.update(zip(names, args))
+def _init_source(cls, fields: list, frozen: bool) -> tuple:
+    """``__init__`` as dataclasses writes it (its ``_init_fn``)."""
+    params, body, names = [], [], {"__missing__": _MISSING, "__set__": object.__setattr__}
+    for f in fields:
+        if not f.init:
+            continue
+        value = f.name
+        if f.default_factory is not _MISSING:
+            names[f"__factory_{f.name}__"] = f.default_factory
+            params.append(f"{f.name}=__missing__")
+            value = f"__factory_{f.name}__() if {f.name} is __missing__ else {f.name}"
+        elif f.default is not _MISSING:
+            names[f"__default_{f.name}__"] = f.default
+            params.append(f"{f.name}=__default_{f.name}__")
         else:
-            for name, value in zip(names, args):
-                setter(self, name, value)
-        if post_init:
-            self.__post_init__()
+            params.append(f.name)
+        body.append(f"__set__(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+    for f in fields:
+        if not f.init and f.default_factory is not _MISSING:  # (set though not an argument)
+            names[f"__factory_{f.name}__"] = f.default_factory
+            body.append(f"__set__(self, {f.name!r}, __factory_{f.name}__())" if frozen else f"self.{f.name} = __factory_{f.name}__()")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    text = f"def __init__(self, {', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
+    return text, names
 
-    return __init__
+
+def _eq_source(names: list) -> tuple:
+    mine, theirs = (f"({''.join(f'{who}.{n},' for n in names)})" for who in ("self", "other"))
+    return ("def __eq__(self, other):\n"
+            "    if other.__class__ is self.__class__:\n"
+            f"        return {mine} == {theirs}\n"
+            "    return NotImplemented\n"), {}
 
 
-def _bind(cls, names: tuple, defaults: dict, args: tuple, kwargs: dict) -> tuple:
-    """The values of a call that leaves fields to their defaults or names
-    them; the standard library's ``TypeError`` messages for a bad call."""
-    where = f"{cls.__qualname__}.__init__()"
-    if len(args) > len(names):
-        least = len(names) - len(defaults) + 1
-        takes = f"from {least} to {len(names) + 1}" if defaults else str(len(names) + 1)
-        plural = "s" if defaults or len(names) else ""
-        raise TypeError(f"{where} takes {takes} positional argument{plural} but {len(args) + 1} were given")
-    values = dict(zip(names, args))
-    for name, value in kwargs.items():
-        if name not in names:
-            raise TypeError(f"{where} got an unexpected keyword argument {name!r}")
-        if name in values:
-            raise TypeError(f"{where} got multiple values for argument {name!r}")
-        values[name] = value
-    missing = [n for n in names if n not in values and n not in defaults]
-    if missing:
-        quoted = [repr(n) for n in missing]
-        listed = " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
-        raise TypeError(f"{where} missing {len(missing)} required positional argument{'s' * (len(missing) > 1)}: {listed}")
-    for name in names:
-        if name not in values:
-            f = defaults[name]
-            values[name] = f.default if f.default_factory is _MISSING else f.default_factory()
-    return tuple(values[n] for n in names)
+def _hash_source(names: list) -> tuple:
+    return f"def __hash__(self):\n    return hash(({''.join(f'self.{n},' for n in names)}))\n", {}
 
 
 def _repr(names: list):

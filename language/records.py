@@ -31,7 +31,13 @@ def record(cls=None, /, *, frozen: bool = False):
     """``@record`` or ``@record(frozen=True)``: as ``@dataclass`` with these options."""
 
     def wrap(cls):
-        return _build(dataclasses.dataclass(cls, init=False, repr=False, eq=False), frozen)
+        documented = bool(cls.__dict__.get("__doc__"))
+        if not documented:  # (written below: the standard library would take it from object's __init__)
+            cls.__doc__ = "-"
+        cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+        if not documented:  # the standard library's text, the signature of the __init__ it writes
+            cls.__doc__ = f"{cls.__name__}({', '.join(_signature(f) for f in dataclasses.fields(cls) if f.init)})"
+        return _build(cls, frozen)
 
     return wrap if cls is None else wrap(cls)
 
@@ -57,6 +63,16 @@ def _build(cls, frozen: bool):
     if frozen:
         _freeze(cls, frozenset(f.name for f in fields))
     return cls
+
+
+def _signature(f) -> str:
+    """A field as ``inspect.signature`` shows an ``__init__`` parameter."""
+    import inspect
+
+    text = f"{f.name}: {inspect.formatannotation(f.type)}"
+    if f.default_factory is not _MISSING:
+        return f"{text} = <factory>"
+    return text if f.default is _MISSING else f"{text} = {f.default!r}"
 
 
 def _set(cls, name: str, method) -> None:

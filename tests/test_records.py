@@ -105,6 +105,7 @@ def test_the_same_answers_as_dataclasses(frozen):
         assert T.__qualname__.rsplit(".", 1)[-1] == M.__qualname__.rsplit(".", 1)[-1]
         assert [f.name for f in dataclasses.fields(T)] == [f.name for f in dataclasses.fields(M)]
         assert T.__match_args__ == M.__match_args__
+        assert T.__doc__ == M.__doc__, name
         made = []
         for args, kwargs in calls:
             t = outcome(lambda: T(*args, **kwargs))

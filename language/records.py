@@ -15,7 +15,8 @@ its first call (0.5M), so they run as fast; ``__repr__`` and the frozen
 ``__setattr__``/``__delattr__`` are shared functions.  Our own code because
 no library makes dataclasses without compiling at import (attrs compiles
 as dataclasses does).  The class's ``__dataclass_params__`` says ``init``,
-``repr`` and ``eq`` off (what the standard library was asked for).
+``repr`` and ``eq`` off (what the standard library was asked for), and
+``inspect.signature`` shows ``(*args, **kwargs)`` until the first instance.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ commands share; the commands' options, help and usage errors are click's
 (chronolog/commands.py).
 
 A ``run`` whose arguments are all well formed is read here without
-importing click (``run_arguments``): click's import is 40M instructions,
-a sixth of a small run's (callgrind).  Anything else -- another command,
+importing click (``plain_run``): click's import was 40M instructions of a
+10-fact run's 545M (callgrind).  Anything else -- another command,
 ``--help``, an unknown option, a value click would refuse or convert, an
 option given twice -- goes to click, which prints its own usage or error
 message.  tests/test_cli_arguments.py holds this reading to click's on
@@ -24,9 +24,11 @@ from pathlib import Path
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 
-# ``run``'s options as click reads them: option -> (parameter, kind, choices);
-# kinds: "path" (repeatable when in MULTIPLE), "text", "choice", "count"
-# (an integer of at least 1), "flag"; "--progress"/"--no-progress" set one parameter
+# ``run``'s options as click reads them: option -> (parameter, kind, choices
+# or a flag's value); kinds: "path", "text", "choice", "positive" (an
+# integer of at least 1), "flag"; MULTIPLE's may be repeated;
+# "--progress"/"--no-progress" set one parameter (tests/test_cli_arguments.py
+# checks the table against the click command's declarations)
 RUN_OPTIONS = {
     "--facts": ("facts", "path", None),
     "--dialect": ("dialect", "choice", ("vadalog", "meteor", "lars")),

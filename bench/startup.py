@@ -4,7 +4,7 @@
 
 Commands, each a fresh process, run in turns (one of each per round, so all
 see the same load), every one once untimed first (the installed state:
-bytecode and the grammar's tables written):
+bytecode written):
 
 * ``python -c pass``: the interpreter alone, the floor;
 * ``chronolog --help``;
@@ -140,7 +140,7 @@ def commands(tmp: Path, runs: int) -> dict:
     checkout = sources_without_bytecode(tmp)
     envs = {k: child_env(checkout if k == "the same, no bytecode" else None) for k in cmds}
     for k, argv in cmds.items():
-        timed(argv, envs[k])  # the installed state: bytecode and the grammar's tables written
+        timed(argv, envs[k])  # the installed state: bytecode written
     got: dict = {k: [] for k in cmds}
     for _ in range(runs):
         for k, argv in cmds.items():

@@ -1,5 +1,14 @@
-"""The command line: ``chronolog run``, ``chronolog entails``, ``chronolog plan``,
-``chronolog stream``, ``chronolog query``, ``chronolog explain`` (chronolog/ux_cli.py).
+"""The command line's entry point, ``chronolog run`` itself and what the
+commands share; the commands' options, help and usage errors are click's
+(chronolog/commands.py).
+
+A ``run`` whose arguments are all well formed is read here without
+importing click (``plain_run``): click's import was 40M instructions of a
+10-fact run's 545M (callgrind).  Anything else -- another command,
+``--help``, an unknown option, a value click would refuse or convert, an
+option given twice -- goes to click, which prints its own usage or error
+message.  tests/test_cli_arguments.py holds this reading to click's on
+random command lines.
 
 Every error caused by the input is printed as one positioned paragraph on
 standard error with exit status 2; never a traceback.
@@ -8,33 +17,108 @@ standard error with exit status 2; never a traceback.
 from __future__ import annotations
 
 import contextlib
-
+import os
 import sys
 from pathlib import Path
-
-import click
 
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 
+# ``run``'s options as click reads them: option -> (parameter, kind, choices
+# or a flag's value); kinds: "path", "text", "choice", "positive" (an
+# integer of at least 1), "flag"; MULTIPLE's may be repeated;
+# "--progress"/"--no-progress" set one parameter (tests/test_cli_arguments.py
+# checks the table against the click command's declarations)
+RUN_OPTIONS = {
+    "--facts": ("facts", "path", None),
+    "--dialect": ("dialect", "choice", ("vadalog", "meteor", "lars")),
+    "--horizon": ("horizon", "text", None),
+    "--output": ("output", "path", None),
+    "--overwrite": ("overwrite", "flag", True),
+    "--strategy": ("strategy", "choice", ("blocking", "streaming")),
+    "--placement": ("placement", "choice", ("always", "earliest", "minimal")),
+    "--window": ("window", "text", None),
+    "--stats": ("stats", "flag", True),
+    "--spark": ("spark_master", "text", None),
+    "--distributed": ("distributed", "flag", True),
+    "--conf": ("spark_conf", "text", None),
+    "--max-rounds": ("max_rounds", "positive", None),
+    "--format": ("out_format", "choice", ("text", "csv", "json")),
+    "--plot": ("plot_to", "path", None),
+    "--progress": ("progress", "flag", True),
+    "--no-progress": ("progress", "flag", False),
+    "--engine": ("engine", "choice", ("auto", "rows", "columns")),
+}
+MULTIPLE = ("facts", "spark_conf")
+RUN_DEFAULTS = dict(facts=(), dialect=None, horizon=None, output=None, overwrite=False, strategy=None, placement=None,
+                    window=None, stats=False, spark_master=None, distributed=False, spark_conf=(), max_rounds=None,
+                    out_format="text", plot_to=None, progress=None, engine=None)
 
-def _fail(err: ChronologError):
-    click.echo(err.render(), err=True)
-    sys.exit(2)
+
+def run_arguments(args: list):
+    """``run``'s parameters from its command line (after ``run``) as click
+    would give them, or None where click should read it: anything but
+    known options with plain values and the one program path."""
+    values: dict = dict(RUN_DEFAULTS, facts=[], spark_conf=[])
+    seen = set()
+    program = None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if not arg.startswith("-"):
+            if program is not None:
+                return None  # (click: an extra argument)
+            program = arg
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in RUN_OPTIONS:
+            return None  # (--help, -h, --, an unknown or shortened option)
+        param, kind, choices = RUN_OPTIONS[name]
+        if kind == "flag":
+            if eq or param in seen:
+                return None
+            values[param] = choices
+            seen.add(param)
+            continue
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if not value or value.startswith("-") or (param in seen and param not in MULTIPLE):
+            return None  # (a value like an option, or an option given twice: click decides)
+        if kind == "choice" and value not in choices:
+            return None
+        if kind == "positive":
+            if not (value.isascii() and value.isdigit()) or int(value) < 1:
+                return None
+            value = int(value)
+        if kind == "path":
+            value = Path(value)
+        if param in MULTIPLE:
+            values[param].append(value)
+        else:
+            values[param] = value
+        seen.add(param)
+    if program is None:
+        return None
+    values["facts"], values["spark_conf"] = tuple(values["facts"]), tuple(values["spark_conf"])
+    return dict(values, program=Path(program))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="chronolog")
-def cli():
-    """chronolog: temporal reasoning with DatalogMTL (Temporal Vadalog syntax)."""
+def plain_run(args: list):
+    """The parameters of a ``run`` command line (``args``: after the
+    program's name) read without click, or None: another command, a line
+    ``run_arguments`` leaves to click, shell completion (click's
+    ``_..._COMPLETE`` variables), or Windows (click expands patterns there)."""
+    if args[:1] != ["run"] or os.name == "nt" or any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
+        return None
+    return run_arguments(args[1:])
 
 
 def main(argv=None):
-    """Entry point: user errors are handled in the commands (click itself
-    ends quietly on a closed pipe); an internal error prints one line asking
+    """Entry point: user errors are handled in the commands (a closed pipe
+    ends quietly, as click ends it); an internal error prints one line asking
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
-    import os
-
     from chronolog import lazy_modules
     from chronolog.language import allocators
 
@@ -48,16 +132,14 @@ def main(argv=None):
     gc.freeze()
     from chronolog.arrow_import import without_pandas
 
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
         with without_pandas():  # (the readers' and writers' first pyarrow import, if any)
-            cli.main(args=argv, standalone_mode=False)
-    except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
-    except click.ClickException as e:
-        e.show()
-        sys.exit(e.exit_code)
-    except click.exceptions.Abort:
-        sys.exit(130)
+            arguments = plain_run(args)
+            if arguments is None:
+                _click_main(args)
+            else:
+                _run_main(arguments)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as e:  # a bug in chronolog, not the user's input
@@ -66,15 +148,80 @@ def main(argv=None):
         from chronolog.checkout import missing_dependency
 
         if missing_dependency(e) is not None:
-            click.echo(missing_dependency(e), err=True)
+            _echo(missing_dependency(e), err=True)
             sys.exit(2)
-        click.echo(
+        _echo(
             f"internal error: {type(e).__name__}: {e}\n"
             "  this is a bug in chronolog; please report it with the program and data "
             "(set CHRONOLOG_DEBUG=1 to see the traceback)",
             err=True,
         )
         sys.exit(3)
+
+
+def _click_main(args: list) -> None:
+    import click
+
+    from chronolog.commands import cli
+
+    try:
+        cli.main(args=args, standalone_mode=False)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+
+
+def _run_main(arguments: dict) -> None:
+    """``run`` as click's ``Command.main`` calls it: an interrupt closes the
+    terminal's ``^C`` line; a closed pipe leaves quietly (exit status 1)."""
+    try:
+        run(**arguments)
+    except (EOFError, KeyboardInterrupt):
+        _echo("", err=True)
+        sys.exit(130)
+    except OSError as e:
+        import errno
+
+        if e.errno != errno.EPIPE:
+            raise
+        sys.stdout, sys.stderr = _Quiet(sys.stdout), _Quiet(sys.stderr)
+        sys.exit(1)
+
+
+class _Quiet:
+    """A stream whose ``flush`` ignores a closed pipe (click's wrapper,
+    private to click: at exit Python flushes the streams once more)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            import errno
+
+            if e.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, attr):
+        return getattr(self._stream, attr)
+
+
+def _echo(message: str, err: bool = False) -> None:
+    """A line on standard output or error, flushed (as ``click.echo`` writes text)."""
+    out = sys.stderr if err else sys.stdout
+    out.write(f"{message}\n")
+    out.flush()
+
+
+def _fail(err: ChronologError):
+    _echo(err.render(), err=True)
+    sys.exit(2)
 
 
 def _dialect_for(path: Path, dialect: str | None) -> str:
@@ -84,30 +231,10 @@ def _dialect_for(path: Path, dialect: str | None) -> str:
     return "meteor" if suffix in (".meteor", ".mtl") else "lars" if suffix == ".lars" else "vadalog"
 
 
-@cli.command()
-@click.argument("program", type=click.Path(path_type=Path))
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
-@click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
-@click.option("--output", "output", type=click.Path(path_type=Path), default=None, help="Write one CSV per output predicate into this directory.")
-@click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
-@click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default=None, help="Merge strategy (default: @config(\"merge\", ...) or blocking).")
-@click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
-@click.option("--window", default=None, metavar="FROM,TO", help="Print (and write) only the facts inside this window, with facts that repeat forever unrolled.")
-@click.option("--stats", is_flag=True, help="Print timing and counts on standard error.")
-@click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
-@click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable, else in seminaive rounds of Spark SQL or, for small inputs, in one Spark task (chronolog plan says which).")
-@click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting, e.g. spark.chronolog.oneTaskBytes=-1 (repeatable).")
-@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
-@click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
-@click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
-@click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
-@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
-def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, spark_conf, max_rounds, out_format, plot_to, progress, engine):
-    """Evaluate PROGRAM and print the facts of its @output predicates.
-
-    Facts that repeat forever are printed as ``p(a)@[0,0] every 30`` (the
-    interval and its shifts by every positive multiple of 30)."""
+def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=False, strategy=None, placement=None, window=None,
+        stats=False, spark_master=None, distributed=False, spark_conf=(), max_rounds=None, out_format="text", plot_to=None,
+        progress=None, engine=None):
+    """``chronolog run`` (its options and help: chronolog/commands.py)."""
     import time
 
     if spark_master is None and (distributed or spark_conf):
@@ -167,16 +294,16 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
     except ChronologError as e:
         _fail(e)
     if stats:
-        click.echo(
+        _echo(
             f"{len(model)} facts, {model.stats.get('derivations', 0)} derivations, "
             f"{model.stats.get('rounds', 0)} rounds, {time.perf_counter() - t0:.3f} s",
             err=True,
         )
         for c in model.stats.get("components", []):
-            click.echo(_describe_component(c), err=True)
+            _echo(_describe_component(c), err=True)
         reader = sys.modules.get("chronolog.language.fact_columns")
         if reader is not None and reader.kernel_lines + reader.parsed_lines:  # (the kernel reader ran)
-            click.echo(f"{reader.kernel_lines} fact lines read by the kernels, {reader.parsed_lines} by the parser", err=True)
+            _echo(f"{reader.kernel_lines} fact lines read by the kernels, {reader.parsed_lines} by the parser", err=True)
 
 
 def _large(paths) -> bool:
@@ -204,29 +331,6 @@ def _describe_component(c) -> str:
     if c.get("repeats_before") is not None:
         what += f", and into the past before {format_number(c['repeats_before'])}"
     return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
-
-
-@cli.command(short_help="Print true if a fact holds throughout its interval, else false.")
-@click.argument("program", type=click.Path(path_type=Path))
-@click.argument("query")
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts.")
-@click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
-@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
-def entails(program, query, facts, dialect, horizon, max_rounds):
-    """Print true if QUERY (a fact such as "p(a)@[10,20]") holds throughout its
-    interval in the least model of PROGRAM, false otherwise.  The exit status
-    is 0 either way; 2 on bad input."""
-    from chronolog.api import reason
-
-    try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
-        d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, max_rounds=max_rounds)
-        click.echo("true" if model.holds(query, dialect=d) else "false")
-    except ChronologError as e:
-        _fail(e)
 
 
 def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False, plot_to=None):
@@ -264,7 +368,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
                 distributed=distributed, overwrite=overwrite, window=window, stats=taken, written_out=bound,
             )
             if stats:
-                click.echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
+                _echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
             from chronolog.api import load_program
             from chronolog.language.dates import format_fact
             from chronolog.language.text import term_sort_key
@@ -279,7 +383,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
                 drawn += facts
                 lines += facts if p in out else []
             for line in lines:
-                click.echo(line)
+                _echo(line)
             if plot_to is not None:
                 _plot_answers(sorted(answers), drawn, cal, window, plot_to, overwrite)
         finally:
@@ -301,76 +405,6 @@ def _plot_answers(preds, facts, calendar, window, plot_to, overwrite) -> None:
     ux_cli.save_plot(model, plot_to, win, overwrite)
 
 
-@cli.command(short_help="Print how PROGRAM runs: strata, executors, rules and pipelines.")
-@click.argument("program", type=click.Path(path_type=Path))
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program (default: vadalog; .meteor files: meteor; .lars files: lars).")
-@click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
-def plan(program, dialect, engine):
-    """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
-    from chronolog.api import load_program
-    from chronolog.plan_text import describe_plan
-    from chronolog.planner import plan as make_plan
-
-    try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
-        prog = load_program(program, dialect=_dialect_for(program, dialect))
-        click.echo(describe_plan(make_plan(prog), engine))
-    except ChronologError as e:
-        _fail(e)
-
-
-@cli.command()
-@click.argument("program", type=click.Path(path_type=Path))
-@click.option("--input", "input_", type=click.Path(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
-@click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
-@click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
-@click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
-@click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
-@click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
-@click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
-@click.option("--reach-back", type=click.FloatRange(min=0), default=None, help="Turn corrections (-p(a)@5 and +p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach (off by default: it costs every step).")
-def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back):
-    """Run PROGRAM as a continuous query over a stream of facts.
-
-    Facts are read one per line; the output facts are printed as soon as
-    they are final (for the time range the stream has closed)."""
-    from chronolog.stream_cli import run_hypothetical, run_stream
-
-    try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
-        if input_ is not None and not exists(input_, "the input file"):
-            raise ChronologError(f"the input file {input_} does not exist", hint="check the path (relative paths start at the current directory)")
-        d = _dialect_for(program, dialect)
-        if (window is not None or delay is not None) and not hypothetical:
-            raise ChronologError("--window and --delay go with --hypothetical",
-                                 hint="a plain stream's memory is bounded by the program's own operators")
-        fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
-        source = str(input_) if input_ is not None else "<stdin>"
-        try:
-            if hypothetical:
-                run_hypothetical(program, fh, source, d, window=window, delay=delay)
-            else:
-                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
-        except UnicodeDecodeError as e:
-            raise ChronologError(f"{source}: the input is not UTF-8 text (byte 0x{e.object[e.start]:02x})", hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
-        finally:
-            if input_ is not None:
-                fh.close()
-    except ChronologError as e:
-        _fail(e)
-
-
-from chronolog.ux_cli import register as _register_ux  # noqa: E402  (query, explain)
-
-_register_ux(cli)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 @contextlib.contextmanager
 def _notes():
     """Print how chronolog chose what the program leaves open (the
@@ -386,6 +420,15 @@ def _notes():
         finally:
             for w in caught:
                 if issubclass(w.category, Note):
-                    click.echo(f"note: {w.message}", err=True)
+                    _echo(f"note: {w.message}", err=True)
                 else:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def __getattr__(name):
+    """``cli``, the click group of every command (chronolog/commands.py), imported when asked for."""
+    if name == "cli":
+        from chronolog.commands import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

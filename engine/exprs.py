@@ -22,7 +22,7 @@ backends", has the figures).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from chronolog.language.records import record
 
 # the binary operators and their SQL spelling ("//" and "%": floored, as
 # Python's, on both backends; ">>1": the arithmetic shift by one bit)
@@ -30,7 +30,7 @@ _SQL_OPS = {"+": "+", "-": "-", "*": "*", "&": "&", "|": "|", "==": "=", "!=": "
             "<": "<", "<=": "<=", ">": ">", ">=": ">=", "and": "AND", "or": "OR"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Expr:
     """A node: ``op`` over ``args`` (a column's name or a literal for the
     leaves ``col``/``lit``)."""

@@ -10,11 +10,13 @@ Operator windows are interval tuples (see :mod:`chronolog.language.timeline`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional, Union
 
+from .records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Pos:
     file: str = "<program>"
     line: int = 0
@@ -32,7 +34,7 @@ NOWHERE = Pos()
 # ---------------------------------------------------------------- terms
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Var:
     name: str
 
@@ -40,7 +42,7 @@ class Var:
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Const:
     """A constant: ``str`` (identifiers and quoted strings alike), ``int``,
     ``Fraction`` or a boolean (language/booleans.py)."""
@@ -56,7 +58,7 @@ class Const:
 Term = Union[Var, Const]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BinOp:
     """Arithmetic in conditions and assignments: ``+ - * /``."""
 
@@ -68,7 +70,7 @@ class BinOp:
         return f"({self.left} {self.op} {self.right})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call:
     """A built-in function call in an expression, e.g. ``abs(X)``."""
 
@@ -85,7 +87,7 @@ Expr = Union[Var, Const, BinOp, Call]
 # ---------------------------------------------------------------- literals
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Atom:
     pred: str
     terms: tuple
@@ -97,7 +99,7 @@ class Atom:
         return f"{self.pred}({','.join(map(str, self.terms))})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Temporal:
     """A unary metric operator applied to a literal.
 
@@ -117,7 +119,7 @@ class Temporal:
         return f"{self.op}{format_interval(self.window)} {self.inner}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TimeGroup(Temporal):
     """Time grouping ``/\\[count unit] inner`` (language/time_grouping.py):
     holds on the whole period (of ``count`` units) around every point where
@@ -132,7 +134,7 @@ class TimeGroup(Temporal):
         return f"/\\[{self.count}{u}] {self.inner}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Binary:
     """``left <S>window right`` (op ``"S"``) or ``left <U>window right``."""
 
@@ -148,7 +150,7 @@ class Binary:
         return f"{self.left} <{self.op}>{format_interval(self.window)} {self.right}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Negation:
     inner: "Literal"
     pos: Pos = field(default=NOWHERE, compare=False)
@@ -157,7 +159,7 @@ class Negation:
         return f"not {self.inner}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Comparison:
     """``left op right`` with op in ``== != < <= > >=``."""
 
@@ -170,7 +172,7 @@ class Comparison:
         return f"{self.left} {self.op} {self.right}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assignment:
     """``Var = expr``: binds a fresh variable from already bound ones."""
 
@@ -182,7 +184,7 @@ class Assignment:
         return f"{self.var} = {self.expr}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Truth:
     """``Top`` (value True, holds everywhere) or ``Bottom`` (False)."""
 
@@ -193,7 +195,7 @@ class Truth:
         return "Top" if self.value else "Bottom"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Aggregate:
     """``msum(X, <C1,C2>)`` on the right of an assignment: the aggregate
     function, the aggregated expression (``None`` for ``count()``) and the
@@ -211,7 +213,7 @@ class Aggregate:
         return f"{self.func}({', '.join(args)})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Timed:
     """``lit@[S,E]`` in a body binds the ends of the maximal interval on which
     ``lit`` holds; ``p(X)@[S,E]`` as a head puts p on the interval with those
@@ -243,7 +245,7 @@ Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth,
 # ---------------------------------------------------------------- statements
 
 
-@dataclass
+@record
 class Rule:
     """``head :- body``.  The head is an :class:`Atom`, a :class:`Temporal`
     with a box (``[-]``/``[+]``) around a head, or ``Truth(False)`` for a
@@ -258,7 +260,7 @@ class Rule:
         return self.text or f"{self.head} :- {', '.join(map(str, self.body))}."
 
 
-@dataclass
+@record
 class Fact:
     """A ground atom and the interval on which it holds."""
 
@@ -271,7 +273,7 @@ class Fact:
     every: object = None
 
 
-@dataclass
+@record
 class Annotation:
     """``@name(args).`` — args are python values (str, numbers, bools)."""
 
@@ -280,7 +282,7 @@ class Annotation:
     pos: Pos = NOWHERE
 
 
-@dataclass
+@record
 class Program:
     rules: list = field(default_factory=list)
     facts: list = field(default_factory=list)

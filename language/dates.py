@@ -20,11 +20,11 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
 from .errors import Note, ProgramError
+from .records import record
 from .timeline import NEG_INF, POS_INF, format_number, make, normalize
 
 EPOCH = _dt.datetime(1970, 1, 1)
@@ -72,7 +72,7 @@ def unit_name(text: str) -> str:
 # ---------------------------------------------------------------- placeholders
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DatePoint:
     """A date or datetime literal as written, before the granularity is known."""
 
@@ -82,7 +82,7 @@ class DatePoint:
     cycles: int = 0  # 400-year cycles to add to value (a year beyond 1..9999)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Duration:
     """An ISO-8601 duration (``P3D``, ``PT12H30M``) as written."""
 
@@ -90,7 +90,7 @@ class Duration:
     seconds: Fraction
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NegativeDuration:
     """``-P7D``: a repetition period running into the past."""
 

@@ -36,7 +36,7 @@ window ``[n] [] a`` at ``t`` covers ``[max(t1, t-n), t]`` instead of
 
 from __future__ import annotations
 
-from lark import v_args
+from .lark_runtime import v_args
 
 from . import ast
 from .errors import ProgramError

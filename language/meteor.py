@@ -75,8 +75,8 @@ import re
 from pathlib import Path
 from typing import Iterable, Union
 
-import lark
-from lark import v_args
+from . import lark_runtime as lark
+from .lark_runtime import v_args
 
 from . import ast
 from .errors import SyntaxError_
@@ -181,7 +181,7 @@ class MeteorDialect(Dialect):
                 expected -= _BODY_ONLY
             return self.describe_expected(expected)
 
-        if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+        if isinstance(exc, lark.UnexpectedCharacters):
             ch = line_text[exc.pos_in_stream] if exc.pos_in_stream < len(line_text) else ""
             msg = f"unexpected character {ch!r}"
             allowed = getattr(exc, "allowed", None)
@@ -197,7 +197,7 @@ class MeteorDialect(Dialect):
                 hint = "separate body literals with ','"
             elif ch in "{}<>=!~":
                 hint = _OP_HINT
-        elif isinstance(exc, lark.exceptions.UnexpectedToken):
+        elif isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             expected = set(exc.expected)
             if tok.type == "$END":
@@ -227,7 +227,7 @@ class MeteorDialect(Dialect):
                     hint = "write one rule per line"
                 elif not in_body and "IF" in expected:
                     hint = "a rule is written 'head :- body', a fact 'P(a)@[1,2]'"
-        elif isinstance(exc, lark.exceptions.UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens
+        elif isinstance(exc, lark.UnexpectedEOF):  # pragma: no cover - LALR reports $END tokens
             column = len(line_text.rstrip()) + 1
             msg = "the line ends too early"
         else:  # pragma: no cover - lark has no other kinds

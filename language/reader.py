@@ -18,12 +18,11 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-import lark
-from lark import Token, Transformer
-
 from . import ast
+from . import lark_runtime as lark
 from .errors import ChronologError, SyntaxError_, too_deep
 from .interval_tokens import IntervalTokens
+from .lark_runtime import Token, Transformer
 from .text import format_term as _format_term
 from .text import unquote
 from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number
@@ -31,53 +30,19 @@ from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, pa
 _HERE = Path(__file__).parent
 
 
-_OPTIONS = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
-
-
 @lru_cache(maxsize=None)
 def _lark(grammar: str) -> lark.Lark:
-    """The LALR parser of a grammar file, its analysed tables kept in a
-    temporary file: building them takes ~40 ms (lark 1.3), loading them
-    ~4 ms, in every command-line call.  Not lark's ``cache=True``: that
-    names its file by a SHA-256 of the grammar, and hashlib loads OpenSSL's
-    libcrypto (3-4 MB of resident code in every command) for it, to load
-    as fast.  Nor lark's standalone generated parser: a 190 KB module per
-    dialect, whose import (~18 ms) saves ~10 ms against lark's import and
-    this load.  This file is named by the grammar, lark's and Python's
-    versions, and holds the grammar's text and options, compared exactly
-    before its tables are used (tests/test_grammar_cache.py)."""
-    import contextlib
-    import os
-    import pickle
-    import sys
-    import tempfile
+    """The LALR parser of a grammar file, from the tables generated from it
+    (language/<dialect>_tables.py, by scripts/generate_parsers.py) on lark's
+    standalone runtime (language/lark_runtime.py): a command imports
+    neither lark nor its grammar compiler (lark's import and the loading
+    of its cached tables were 140M instructions of a 10-fact run, these
+    modules' 90M; tests/test_generated_parsers.py keeps them equal to what
+    lark makes of the grammar)."""
+    import importlib
 
-    text = (_HERE / grammar).read_text()
-    key = (text, _OPTIONS)
-    getuid = getattr(os, "getuid", None)
-    path = Path(tempfile.gettempdir()) / (
-        f".chronolog_{Path(grammar).stem}_{getuid() if getuid else 'user'}_lark{lark.__version__}"
-        f"_py{sys.version_info[0]}{sys.version_info[1]}.tmp"
-    )
-    try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            # (a pickle runs code: only a file of this user's that no one else may write)
-            if (getuid is None or (st.st_uid == getuid() and not st.st_mode & 0o022)) and pickle.load(fh) == key:
-                return lark.Lark.load(fh)
-    except Exception:  # no file, another version's, or damaged: build the tables again
-        pass
-    parser = lark.Lark(text, **_OPTIONS)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}")
-    try:  # written whole under another name, then renamed: a reader never sees half a file
-        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-            pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            parser.save(fh)
-        os.replace(tmp, path)
-    except Exception:  # (a read-only temporary directory: the next call builds them again)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    return parser
+    tables = importlib.import_module(f"{__package__}.{Path(grammar).stem}_tables")
+    return lark.Lark._load_from_dict(tables.DATA, tables.MEMO)
 
 
 def build_lexers(parser: lark.Lark) -> None:
@@ -224,13 +189,13 @@ class Dialect:
         lines = text.splitlines() if lines is None else lines
         try:
             tree = self.parser().parse(text)
-        except lark.exceptions.UnexpectedInput as exc:
+        except lark.UnexpectedInput as exc:
             raise self.syntax_error(exc, text, source, first_line, **context) from None
         except RecursionError:  # lark recurses once per nesting level
             raise too_deep(text, source, first_line) from None
         try:
             return self.builder(self, source, lines, first_line).transform(tree)
-        except lark.exceptions.VisitError as exc:
+        except lark.VisitError as exc:
             if isinstance(exc.orig_exc, ChronologError):
                 raise exc.orig_exc from None
             if isinstance(exc.orig_exc, RecursionError):
@@ -260,8 +225,8 @@ class Dialect:
         lines = text.splitlines()
         line = getattr(exc, "line", 0) or 0
         column = getattr(exc, "column", 0) or 0
-        if isinstance(exc, lark.exceptions.UnexpectedToken) and exc.token.type == "$END" or isinstance(
-            exc, lark.exceptions.UnexpectedEOF
+        if isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END" or isinstance(
+            exc, lark.UnexpectedEOF
         ):
             line = len(lines)
             column = len((lines[-1] if lines else "").rstrip()) + 1
@@ -271,14 +236,14 @@ class Dialect:
 
     def explain(self, exc, text: str, src_line: str, column: int, **context):
         """(message, hint, column) for a lark error; dialects add hints."""
-        if isinstance(exc, lark.exceptions.UnexpectedCharacters):
+        if isinstance(exc, lark.UnexpectedCharacters):
             ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
             msg = f"unexpected character {ch!r}"
             allowed = getattr(exc, "allowed", None)
             if allowed:
                 msg += f"; expected {self.describe_expected(allowed)}"
             return msg, "", column
-        if isinstance(exc, lark.exceptions.UnexpectedToken):
+        if isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             what = "end of input" if tok.type == "$END" else repr(str(tok))
             return f"unexpected {what}; expected {self.describe_expected(exc.expected)}", "", column

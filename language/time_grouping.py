@@ -23,11 +23,11 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
 from .dates import EPOCH, Calendar, unit_name
+from .records import record
 from .timeline import NEG_INF, POS_INF, format_number, normalize
 
 UNITS = ("years", "months", "weeks", "days", "hours", "minutes", "seconds")
@@ -71,7 +71,7 @@ def _atom(x, pos, err):
     return ast.Atom(name, terms, pos)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Grouping:
     """The interval transform of one time grouping."""
 

@@ -12,8 +12,8 @@ from fractions import Fraction
 import math
 import re
 
-import lark
-from lark import Token, v_args
+from . import lark_runtime as lark
+from .lark_runtime import Token, v_args
 
 from . import ast, dates
 from .booleans import Boolean, boolean
@@ -76,13 +76,13 @@ class VadalogDialect(Dialect):
         return parse(text, source)
 
     def explain(self, exc, text, src_line, column, **context):
-        if isinstance(exc, lark.exceptions.UnexpectedEOF) or (
-            isinstance(exc, lark.exceptions.UnexpectedToken) and exc.token.type == "$END"
+        if isinstance(exc, lark.UnexpectedEOF) or (
+            isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"
         ):
             return "the program ends in the middle of a statement", "every rule, fact and annotation ends with '.'", column
         msg, _, column = super().explain(exc, text, src_line, column)
         hint = ""
-        if isinstance(exc, lark.exceptions.UnexpectedToken):
+        if isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             line = getattr(exc, "line", 0) or 0
             before = src_line[: max(column - 1, 0)].rstrip()
@@ -110,7 +110,7 @@ class VadalogDialect(Dialect):
         return msg, hint, column
 
 
-def syntax_error(exc: lark.exceptions.UnexpectedInput, text: str, source: str) -> SyntaxError_:
+def syntax_error(exc: lark.UnexpectedInput, text: str, source: str) -> SyntaxError_:
     """Turn a lark error into one that names file, line, column and what was expected."""
     return DIALECT.syntax_error(exc, text, source)
 

@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
+from chronolog.language.records import record
 
 from .aggregates import check_aggregate_strata, lift_aggregates
 from .existential import check_termination
@@ -20,7 +21,7 @@ from .stratify import stratify
 from .validate import validate
 
 
-@dataclass
+@record
 class Plan:
     program: ast.Program
     rules: list

@@ -24,14 +24,13 @@ that ``T`` holds nothing when the stratum starts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from chronolog.language import ast
+from chronolog.language.records import record
 
 from .ir import PlanRule, Scan, Stratum
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Closure:
     """``pred`` is the transitive closure of ``edge``: ``seed`` copies the
     edges, ``step`` extends a path by one; ``doubled`` is the stratum with

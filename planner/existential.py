@@ -31,10 +31,9 @@ terminates is undecidable; chronolog runs it when either
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
+from chronolog.language.records import record
 
 from .ir import PlanRule, Scan
 
@@ -125,7 +124,7 @@ def _note_existential(rule: ast.Rule, existentials: list) -> None:
 # ---------------------------------------------------------------- the plan side
 
 
-@dataclass
+@record
 class ExistentialRule(PlanRule):
     """A plan rule whose head has existential variables.  Its row pipeline
     (engine/rows/chase.py's ``chase_pipeline``) ends in a ChaseNode instead

@@ -18,13 +18,14 @@ predicate provides).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional
 
 from chronolog.language import ast
+from chronolog.language.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scan:
     pred: str
     terms: tuple  # ast.Var | ast.Const
@@ -44,7 +45,7 @@ class Scan:
         return s
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NegScan:
     pred: str
     terms: tuple
@@ -54,7 +55,7 @@ class NegScan:
         return f"not {ast.Atom(self.pred, self.terms)}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Condition:
     comparison: ast.Comparison
 
@@ -62,7 +63,7 @@ class Condition:
         return str(self.comparison)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assign:
     var: str
     expr: object  # ast expression
@@ -71,7 +72,7 @@ class Assign:
         return f"{self.var} = {self.expr}"
 
 
-@dataclass
+@record
 class PlanRule:
     """``head_pred(head_terms) shifted by head_shift :- body``.
 
@@ -97,7 +98,7 @@ class PlanRule:
         return f"{head} :- {', '.join(l.describe() for l in self.body)}"
 
 
-@dataclass
+@record
 class SinceRule:
     """``head(terms) :- left S_window right`` (op "S") or the Until mirror.
 
@@ -128,7 +129,7 @@ class SinceRule:
         return f"{ast.Atom(self.head_pred, self.head_terms)} :- {left} <{self.op}>{_w(self.window)} {self.right.describe()}"
 
 
-@dataclass
+@record
 class Stratum:
     """One strongly connected component of the predicate graph (or a single
     predicate), evaluated to its fixpoint before the next one starts."""

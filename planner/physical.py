@@ -26,10 +26,11 @@ the order of the program text, bound variables first).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional
 
 from chronolog.language import ast
+from chronolog.language.records import record
 
 from .closure import closure
 from .ir import Assign as IRAssign
@@ -41,7 +42,7 @@ FULL, DELTA, OLD = "full", "delta", "old"
 TERM, NUMBER, INTEGER, SET, TIME, STRING, BOOLEAN = "term", "number", "integer", "set", "time", "string", "boolean"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     name: str
     type: str = TERM
@@ -71,7 +72,7 @@ class Unary(Operator):
 
 
 # ------------------------------------------------------------------ atoms
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scan(Operator):
     """A relation's coalesced facts, constants and repeated variables
     filtered; ``view``: full, or for a seminaive variant its delta or old facts."""
@@ -85,7 +86,7 @@ class Scan(Operator):
         return f"Scan[{self.view}] {ast.Atom(self.pred, self.terms)}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TemporalShift(Unary):
     """A box (``[-]``/``[+]``: shrink each interval) then a shift
     (diamonds: widen and move it), on the input's maximal intervals."""
@@ -107,7 +108,7 @@ class TemporalShift(Unary):
         return f"Temporal {', '.join(parts)}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TimeGroup(Unary):
     """Time grouping (``/\\[3 months] p``): each interval widened to the periods it meets."""
 
@@ -123,7 +124,7 @@ class TimeGroup(Unary):
 
 
 # ------------------------------------------------------------------ body steps
-@dataclass(frozen=True)
+@record(frozen=True)
 class IntervalJoin(Operator):
     """A positive atom joined with the bindings so far: equal shared
     variables, the intersection of the intervals (the first atom starts them)."""
@@ -142,7 +143,7 @@ class IntervalJoin(Operator):
         return f"IntervalJoin on ({', '.join(self.on)})" if self.on else "IntervalJoin (cross)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Difference(Operator):
     """``not p(...)``: each binding's intervals minus where p holds (p from a lower stratum)."""
 
@@ -156,7 +157,7 @@ class Difference(Operator):
         return f"Difference not {ast.Atom(self.negated.pred, self.negated.terms)}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Filter(Operator):
     """A comparison of bound terms (exact arithmetic)."""
 
@@ -166,7 +167,7 @@ class Filter(Operator):
         return f"Filter {self.comparison}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assign(Operator):
     """A new column computed from bound terms (a test when ``var`` is bound already)."""
 
@@ -182,7 +183,7 @@ class Assign(Operator):
         return f"Assign {self.var} = {self.expr}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Body(Operator):
     """A conjunction; ``steps[i]`` runs the IR body's literal ``i``;
     ``order``: the positions in the order the plan prints them."""
@@ -196,7 +197,7 @@ class Body(Operator):
 
 
 # ------------------------------------------------------------------ rule operators
-@dataclass(frozen=True)
+@record(frozen=True)
 class SinceUntil(Operator):
     """``left S[a,b] right`` (or U): right at some s in the window from t,
     left throughout between; operands are plain atoms."""
@@ -214,7 +215,7 @@ class SinceUntil(Operator):
         return f"{'Since' if self.op == 'S' else 'Until'}{_w(self.window)}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Aggregate(Unary):
     """Per group and per time segment, the aggregates over the distinct
     bindings holding there; then ``after`` (filters and assignments on the results)."""
@@ -232,7 +233,7 @@ class Aggregate(Unary):
         return f"Aggregate {aggs} {by} per time segment{after}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WrapInterval(Unary):
     """``lit@[S,E]``: each maximal interval's ends appended as terms."""
 
@@ -245,7 +246,7 @@ class WrapInterval(Unary):
         return f"WrapInterval: the maximal interval's ends as {self.start}, {self.end}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CaptureTime(Unary):
     """``lit@T``: one row per integer time point of the interval, the point appended."""
 
@@ -257,7 +258,7 @@ class CaptureTime(Unary):
         return f"CaptureTime: each integer time point as {self.var}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PlaceInterval(Unary):
     """``p(X)@[S,E] :- body``: the head's interval from terms, whatever time the body holds at."""
 
@@ -271,7 +272,7 @@ class PlaceInterval(Unary):
         return f"PlaceInterval {iv}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ChaseStep(Unary):
     """A restricted chase step: a labelled null for each existential
     variable, where no fact names a value already."""
@@ -284,7 +285,7 @@ class ChaseStep(Unary):
         return f"ChaseStep (new nulls for {', '.join(self.existentials)})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Output(Unary):
     """The head's terms (``pred`` None: a constraint's violations), shifted
     by a head box, clipped to the horizon unless the predicate is fresh."""
@@ -304,7 +305,7 @@ class Output(Unary):
         return s + ("" if self.clip else " (not clipped: fresh)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Coalesce(Operator):
     """A stratum's relation: its rules' outputs merged to maximal intervals."""
 
@@ -320,7 +321,7 @@ class Coalesce(Operator):
 
 
 # ------------------------------------------------------------------ plan values
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeltaVariant:
     """A seminaive variant: body position ``position`` reads ``pred``'s
     delta, the positions in ``old`` read the facts before it (no
@@ -336,7 +337,7 @@ class DeltaVariant:
         return f"Δ{self.pred} at {self.position}{old}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RulePlan:
     rule: object  # the IR rule (messages, explanations, the row executor)
     root: Output
@@ -348,7 +349,7 @@ class RulePlan:
         return self.root.input
 
 
-@dataclass
+@record
 class StratumPlan:
     index: int
     preds: tuple
@@ -385,7 +386,7 @@ class StratumPlan:
         return found
 
 
-@dataclass
+@record
 class PhysicalPlan:
     strata: tuple
     constraints: tuple  # RulePlan of each constraint (checked after the strata)

@@ -44,9 +44,12 @@ def test_import_chronolog_at_the_checkout_root(tmp_path):
 
 
 def test_a_python_without_the_dependencies_is_told_to_run_setup(tmp_path, program):
-    r = _python(["-m", "chronolog", "run", str(program)], False, tmp_path)
+    r = _python(["-m", "chronolog", "plan", str(program)], False, tmp_path)  # (click's command line)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith("error: chronolog needs the Python package ") and "bash setup.sh" in r.stderr
+    # a small run needs none of them (its parser is generated, its command line read without click)
+    r = _python(["-m", "chronolog", "run", str(program)], False, tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "q(a)@[1,3]\n", "")
 
 
 def test_the_command_line_names_a_missing_dependency(monkeypatch, capsys, program):

@@ -202,45 +202,6 @@ def test_a_command_loads_no_libcrypto(tmp_path):
     assert out.split("\n")[1:4] == ["False False", "ba7816bf8f01 True", "900150983cd2"], out
 
 
-def test_the_grammars_tables_cached_without_a_hash(tmp_path, monkeypatch):
-    """The parser's tables come from a temporary file named without a hash;
-    a file holding another grammar, or damaged, is built and written again."""
-    import pickle
-    import tempfile
-
-    from chronolog.language import reader
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    text = "p(a)@[1,2].\nq(X) :- p(X), not r(X).\n"
-    reader._lark.cache_clear()
-    try:
-        built = reader._lark("vadalog.lark")
-        [path] = tmp_path.glob(".chronolog_vadalog_*")
-        reader._lark.cache_clear()
-        loaded = reader._lark("vadalog.lark")
-        assert loaded is not built and loaded.parse(text) == built.parse(text)
-        with open(path, "rb") as fh:
-            assert pickle.load(fh)[0] == (reader._HERE / "vadalog.lark").read_text()
-        for damaged in (pickle.dumps(("another grammar", reader._OPTIONS)), b"\x80garbage"):
-            path.write_bytes(damaged)
-            reader._lark.cache_clear()
-            again = reader._lark("vadalog.lark")
-            assert again.parse(text) == built.parse(text)
-            with open(path, "rb") as fh:
-                assert pickle.load(fh)[0] != "another grammar"
-        # a file others may write is not loaded (a pickle runs code): built and written again
-        import os
-
-        path.chmod(0o666)
-        loads = []
-        monkeypatch.setattr(reader.lark.Lark, "load", classmethod(lambda cls, fh: loads.append(1)))
-        reader._lark.cache_clear()
-        assert reader._lark("vadalog.lark").parse(text) == built.parse(text) and loads == []
-        assert not os.stat(path).st_mode & 0o022
-    finally:
-        reader._lark.cache_clear()
-
-
 def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
     from chronolog.language import allocators
 

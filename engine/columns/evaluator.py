@@ -465,10 +465,8 @@ class HybridEvaluator(Evaluator):
                     both = same_kinds([df, from_relation(old, arity, self.terms, self._scale)], term_columns(arity), self.values)
                     df = coalesce(pl.concat(both), term_columns(arity))
             else:
-                from .point_relation import ColumnRelation
-
                 rel = self.store.get(pred)
-                if isinstance(rel, ColumnRelation):  # (after updates atom by atom: its base less what they wrote, plus that)
+                if _by_atoms(rel):  # (after updates atom by atom: its base less what they wrote, plus that)
                     df = rel.frame()
                 else:
                     df = empty(arity) if rel is None else from_relation(rel, arity, self.terms, self._scale)
@@ -484,10 +482,8 @@ class HybridEvaluator(Evaluator):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
         exports them (``columns_text_arrays`` and friends)."""
-        from .point_relation import ColumnRelation
-
         df = self._tables.get(pred)
-        if df is None and self.rows_since is None and isinstance(self.store.materialised().get(pred), ColumnRelation):
+        if df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
             df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
         if df is None:
             return None
@@ -696,3 +692,13 @@ def _drain(node):
     from .base import drain
 
     return drain(node)
+
+
+def _by_atoms(rel) -> bool:
+    """Whether ``rel`` is a ColumnRelation of updates by atoms: only an update
+    imports point_relation.py, so a plain run neither imports it to ask nor
+    holds one (tests/test_start_up.py counts a first call's imports)."""
+    import sys
+
+    module = sys.modules.get(__package__ + ".point_relation")
+    return module is not None and isinstance(rel, module.ColumnRelation)

@@ -119,17 +119,30 @@ def test_exact_ties_in_both_integer_cases():
     """Exact ties where floor(T / n) >= 2**54 and where 2**22 < T / n <
     2**54 (the module's second and third cases; with T a double, T / n
     is no tie: a power-of-two n leaves it a double, another n not dyadic)."""
-    for low, n, k in ((2**54, 1000, 0), (2**54, 1, -7), (2**53, 1, 3), (2**53, 2**20, -60), (2**53, 3, 0)):
+    for low, n, k in ((2**54, 1000, 0), (2**54, 2, 0), (2**60, 64, 0), (2**54, 1, -7), (2**53, 1, 3), (2**53, 2**20, -60), (2**53, 3, 0)):
         step = low >> 52  # the doubles' spacing above ``low``
         for tie in (low + step // 2, low + 3 * step // 2):  # rounds down to even, then up to even
             t = tie * n if n != 2**20 else tie  # T / n == tie, or tie / 2**20
-            assert not check([(t, k, n), (-t, k, n)]).any()
+            for off in (0, 1, -1):  # the tie, and just past it either way
+                assert not check([(t + off, k, n), (-t - off, k, n)]).any()
 
 
 def test_subnormal_means_take_the_exact_path():
     cases = [(1, -1074, 3), (2**52 + 1, -1074 - 30, 7), (-(2**40) - 5, -1100, 1000), (3, -1074, 2)]
     for case in cases:
         assert check([case]).all(), case
+
+
+def test_blocks_keep_each_segment_in_its_place():
+    """Several blocks (float_mean.BLOCK), normal and subnormal means
+    interleaved: each answer at its own segment."""
+    rng = random.Random(5)
+    size = 2 * float_mean.BLOCK + 123
+    t = [rng.choice([rng.randrange(1, 2**20), rng.randrange(-(2**83), 2**83)]) for _ in range(size)]
+    n = [rng.randrange(1, 10**6) for _ in range(size)]
+    k = -1060  # the small ones subnormal
+    got = float_means(np.array([x >> 32 for x in t]), np.array([x & 0xFFFFFFFF for x in t]), k, np.array(n))
+    assert got.tolist() == [oracle(x, k, c) for x, c in zip(t, n)]
 
 
 MEAN = """

@@ -17,11 +17,14 @@ decide):
   lies strictly between ``Q`` and ``Q + 1``: ``T / n`` and the odd one of
   the two round the same.  ``float(q1) * 2**32 + float(q2 | sticky)`` is
   one IEEE addition of two exact doubles: correctly rounded.
-* otherwise (``2**22 < |T / n| < 2**54``): the division goes on by ``j <=
-  32`` more bits, ``floor(T * 2**j / n) = Q * 2**j + floor(r2 * 2**j / n)``,
-  ``j`` chosen per segment so the quotient stays below 2**62 and
-  ``|T * 2**j / n| >= 2**54``; rounded to odd as above, it is one int64 to
-  double conversion (correctly rounded), scaled by ``2**-j``.
+* otherwise (``|T| >= 2**53``, ``|Q| <= 2**54``, so ``|T / n| > 2**22``):
+  the division goes on by ``j`` bits, ``floor(T * 2**j / n) = Q * 2**j +
+  floor(r2 * 2**j / n)`` (``r2 * 2**j < 2**63``), rounded to odd as above,
+  then one int64 to double conversion (correctly rounded), scaled by
+  ``2**-j``.  ``j = min(32, 61 - b)``, ``2**(b-1) <= |fl(fl(T) / n)| <
+  2**b`` (within two roundings of ``T / n``): then ``|Q| < 2**(b+1)``, the
+  quotient stays below 2**62 + 2**32, and ``|T * 2**j / n|`` is at least
+  2**54 (``2**53 * 2**32 / 2**31`` where ``j = 32``, about 2**60 else).
 
 Scaling by ``2**k`` (``np.ldexp``) is exact unless the result is subnormal
 (or zero from a non-zero mean): those segments, rare (a mean below 2**-1022),
@@ -36,55 +39,69 @@ from __future__ import annotations
 import numpy as np
 
 TINY = 2.0**-1022  # the least normal double: below it ldexp rounds again
+BLOCK = 1 << 15
 
 
 def float_means(hi, lo, k: int, n):
     """Per segment, ``(hi * 2**32 + lo) * 2**k / n`` correctly rounded (int64
-    arrays ``hi``, ``lo``, ``n``; see the module's docstring)."""
-    out, exact = _means_and_undecided(hi, lo, k, n)
-    for i in np.flatnonzero(exact).tolist():
-        out[i] = exact_mean(int(hi[i]), int(lo[i]), k, int(n[i]))
+    arrays ``hi``, ``lo``, ``n``; see the module's docstring).  In blocks
+    of :data:`BLOCK` segments: the two dozen temporaries of a block stay in
+    the cache (half the time of whole arrays at 200,000 segments and more)."""
+    out = np.empty(len(hi))
+    for at in range(0, len(hi), BLOCK):
+        part = slice(at, at + BLOCK)
+        out[part], undecided = _means_and_undecided(hi[part], lo[part], k, n[part])
+        for i in (np.flatnonzero(undecided) + at).tolist():
+            out[i] = exact_mean(int(hi[i]), int(lo[i]), k, int(n[i]))
     return out
 
 
 def _means_and_undecided(hi, lo, k, n):
     """The vectorised means, and the mask of the segments they leave to
-    :func:`exact_mean` (subnormal results)."""
-    hi, lo, n = (np.asarray(a, dtype=np.int64) for a in (hi, lo, n))
-    small = (hi >= -(1 << 21)) & (hi < 1 << 21)  # T in [-2**53, 2**53): an exact double
-    as_double = hi.astype(np.float64)
-    as_double *= 2.0**32
-    as_double += lo  # (exact where small)
-    mean = as_double / n  # case 1
-    q1, r1 = np.divmod(hi, n)
-    r1 <<= 32
-    r1 |= lo  # < n * 2**32 <= 2**63
-    q2, r2 = np.divmod(r1, n)
-    huge = (q1 >= 1 << 22) | (q1 < -(1 << 22))  # |floor(T / n)| >= 2**54
-    odd = q2 | (r2 != 0)
-    two = q1.astype(np.float64)
-    two *= 2.0**32
-    two += odd  # case 2: one correctly rounded addition
-    middle = ~(small | huge)
-    shift = np.zeros(len(hi), dtype=np.int64)
-    if middle.any():
-        q = q1[middle] << 32
-        q += q2[middle]  # floor(T / n), |q| < 2**55
-        bits = np.frexp(np.abs(q).astype(np.float64))[1]  # its bit length (or one more)
-        j = np.minimum(32, 62 - bits)
-        quot, rem = np.divmod(r2[middle] << j, n[middle])
-        q <<= j
-        q += quot  # floor(T * 2**j / n), |.| < 2**62
-        q |= rem != 0
-        two[middle] = q
-        shift[middle] = j
-    np.copyto(mean, two, where=~small)
-    shift -= k
-    np.negative(shift, out=shift)  # k - j
-    nonzero = mean != 0
-    out = np.ldexp(mean, shift)
-    undecided = nonzero & (np.abs(out) < TINY)
+    :func:`exact_mean` (subnormal results).  The third case runs on every
+    segment (it is the usual one; masks and gathers cost more than its
+    lanes), the other two replace their lanes."""
+    q1, r = np.divmod(hi, n)
+    r <<= 32
+    r |= lo  # < n * 2**32 <= 2**63
+    q2, r = np.divmod(r, n)  # T = n * (q1 * 2**32 + q2) + r
+    near = hi.astype(np.float64)
+    near *= 2.0**32
+    near += lo
+    near /= n  # T / n within two ulps (case 1: exactly rounded)
+    bits = near.view(np.int64) >> 52
+    bits &= 0x7FF
+    bits -= 1022  # 2**(bits - 1) <= |near| < 2**bits
+    j = np.clip(61 - bits, 0, 32, out=bits)  # case 3: floor(T / n) * 2**j < 2**62
+    quot, rest = np.divmod(r << j, n)
+    q = q1 << 32
+    q += q2  # floor(T / n) (wrapped where case 2)
+    q <<= j
+    q += quot  # floor(T * 2**j / n)
+    q |= rest != 0  # rounded to odd
+    mean = q.astype(np.float64)
+    small = (hi >= -(1 << 21)) & (hi < 1 << 21)  # case 1: T in [-2**53, 2**53), a double
+    huge = (q1 >= 1 << 22) | (q1 < -(1 << 22))  # case 2: |floor(T / n)| >= 2**54
+    for case, value in ((small, lambda: near[small]), (huge, lambda: _two_limbs(q1[huge], q2[huge], r[huge]))):
+        if case.any():
+            mean[case] = value()
+            j[case] = 0
+    np.subtract(k, j, out=j)
+    out = np.ldexp(mean, j)
+    undecided = np.abs(out) < TINY
+    undecided &= mean != 0
     return out, undecided
+
+
+def _two_limbs(q1, q2, rem):
+    """Case 2: ``q1 * 2**32 + q2`` rounded to odd (its low bit set where
+    the division's remainder ``rem`` is not zero), as one correctly rounded
+    addition of two exact doubles."""
+    odd = q2 | (rem != 0)
+    whole = q1.astype(np.float64)
+    whole *= 2.0**32
+    whole += odd
+    return whole
 
 
 def exact_mean(hi: int, lo: int, k: int, n: int) -> float:

@@ -3,11 +3,12 @@
 (what the rows' Fraction mean gives), in integer numpy arithmetic.
 
 The exact sum ``T = hi * 2**32 + lo`` comes from aggregate.py's two limbs
-(``|hi| < 2**52``, ``0 <= lo < 2**32``) and the count is ``1 <= n < 2**31``.
+(``|hi| < 2**52``, ``0 <= lo < 2**32``) and the count is ``1 <= n < 2**31``
+(its limbs hold fewer than 2**30 rows a segment).
 Three cases, each exact by construction (no error bound, no near-tie to
 decide):
 
-* ``|T| <= 2**53``: ``T`` is a double; ``T / n`` is one IEEE division of
+* ``-2**53 <= T < 2**53``: ``T`` is a double; ``T / n`` is one IEEE division of
   exact operands, which is correctly rounded.
 * ``|Q| >= 2**54`` with ``Q = floor(T / n)`` (long division by limbs:
   ``hi = q1 n + r1``, ``r1 * 2**32 + lo = q2 n + r2``, both below 2**63):
@@ -68,7 +69,7 @@ def _means_and_undecided(hi, lo, k, n):
     near = hi.astype(np.float64)
     near *= 2.0**32
     near += lo
-    near /= n  # T / n within two ulps (case 1: exactly rounded)
+    near /= n  # T / n within two roundings (case 1: correctly rounded)
     bits = near.view(np.int64) >> 52
     bits &= 0x7FF
     bits -= 1022  # 2**(bits - 1) <= |near| < 2**bits
@@ -81,11 +82,13 @@ def _means_and_undecided(hi, lo, k, n):
     q |= rest != 0  # rounded to odd
     mean = q.astype(np.float64)
     small = (hi >= -(1 << 21)) & (hi < 1 << 21)  # case 1: T in [-2**53, 2**53), a double
+    if small.any():
+        mean[small] = near[small]
+        j[small] = 0
     huge = (q1 >= 1 << 22) | (q1 < -(1 << 22))  # case 2: |floor(T / n)| >= 2**54
-    for case, value in ((small, lambda: near[small]), (huge, lambda: _two_limbs(q1[huge], q2[huge], r[huge]))):
-        if case.any():
-            mean[case] = value()
-            j[case] = 0
+    if huge.any():
+        mean[huge] = _two_limbs(q1[huge], q2[huge], r[huge])
+        j[huge] = 0
     np.subtract(k, j, out=j)
     out = np.ldexp(mean, j)
     undecided = np.abs(out) < TINY

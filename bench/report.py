@@ -251,6 +251,21 @@ def _timeseries_ema(out, rows):
                    f"{_x(c, p)} wall, {_x(cc, pc)} CPU (median)", ok=r["differ"] == 0)
 
 
+@bench(name="float_means", args="bench/float_means.py --segments 200000 1000000 --repeat 7", json=True,
+       peer="the same step by one Python int division per segment (what it replaced); the float sum over the count (rounded twice); pandas' rolling mean",
+       target="near the twice-rounded mean (issue 37: no cliff)",
+       what="the columns' correctly rounded float mean of a 20-point rolling window, bit-identical to the exact division")
+def _float_means(out, rows):
+    def ms(x):
+        return f"{x * 1000:.1f} ms"
+    sizes = [f"{r['segments'] / 1e6:.3g}M" if r["segments"] >= 10**6 else f"{r['segments'] // 1000}k" for r in rows]
+    return Figures(", ".join(f"{z} {ms(r['vectorised_cpu'])}" for z, r in zip(sizes, rows)),
+                   "; ".join(f"{z}: Python {ms(r['python_cpu'])}, twice rounded {ms(r['twice_rounded_cpu'])}, pandas {ms(r['pandas_cpu'])}"
+                             for z, r in zip(sizes, rows)),
+                   "; ".join(f"{z}: {_x(r['vectorised_cpu'], r['python_cpu'])} Python's, {_x(r['vectorised_cpu'], r['twice_rounded_cpu'])} twice rounded's"
+                             for z, r in zip(sizes, rows)) + f" (CPU, median; load {rows[-1]['load']:.1f} on 2 cores)")
+
+
 @bench(name="float_times", args="bench/float_times.py --rows 1000000 --repeat 3",
        peer="Polars' Float64 -> Decimal cast; the same times as int64 / decimal",
        what="the exact conversion of float time points, through every way in")

@@ -629,7 +629,9 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
             total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
             with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
                 return np.ldexp(total, k)
-        total = [(h << 32) + lo for h, lo in zip(hi_sum.tolist(), lo_sum.tolist())]  # (a mean: exact, divided below)
+        from .float_mean import float_means
+
+        return float_means(hi_sum, lo_sum, k, counts)  # (a mean: the exact sum over the count, vectorised)
     else:
         scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
         total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()

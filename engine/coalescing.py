@@ -5,9 +5,8 @@ its start lies within their running end (``s <= running max of e``: on the
 doubled grid that is exactly "overlapping or meeting at a covered point"),
 else it begins a new one.  The runs of rows that join are then reduced to
 one row each, ``min(s)``, ``max(e)``: numpy's ``reduceat`` at the rows that
-begin one (columns/coalesce.py); in SQL from the rows that begin or end a
-run (:func:`ends_interval`), the others dropped and a run's last row given
-its first row's start (spark_rounds/sql.py: no aggregation).
+begin one (columns/coalesce.py), SQL's running sum of those rows as a run
+number and a GROUP BY (spark_rounds/sql.py).
 
 The same reduction merges an aggregation's answers: a segment joins the
 one before when it meets it with the same values (:func:`continues_equal`).
@@ -16,7 +15,7 @@ one before when it meets it with the same values (:func:`continues_equal`).
 from __future__ import annotations
 
 from .exprs import Expr, col, window
-from .interval_codes import NEG, POS
+from .interval_codes import NEG
 
 # the order of an atom's rows; a row's flag does not depend on how rows of
 # equal starts are ordered (one of them lies before its own end), so the
@@ -24,28 +23,10 @@ from .interval_codes import NEG, POS
 ORDER = ("s", "e")
 
 
-def joins_interval(atom, order=ORDER) -> Expr:
+def joins_interval(atom) -> Expr:
     """True on a row that joins the maximal interval of its atom's rows
-    before it (columns ``atom``, then ``order``: ``s`` first)."""
-    return col("s").le(window("max_before", col("e"), atom, order, default=NEG - 1))
-
-
-def running_end(atom, order=ORDER) -> Expr:
-    """The running end of a row's interval: the largest end through it."""
-    return window("max_through", col("e"), atom, order)
-
-
-def next_start(atom, order=ORDER) -> Expr:
-    """The start of the atom's next row (past every end on its last row)."""
-    return window("lead", col("s"), atom, order, default=POS + 1)
-
-
-def ends_interval(end, after) -> Expr:
-    """True on a row whose maximal interval ends with it: the next row
-    starts after the running end through this one, which is the interval's
-    end (``end``, ``after``: :func:`running_end` and :func:`next_start`,
-    or columns holding them, as one SQL window pass computes each once)."""
-    return end.lt(after)
+    before it (columns ``atom``, then ``s``, ``e``)."""
+    return col("s").le(window("max_before", col("e"), atom, ORDER, default=NEG - 1))
 
 
 def continues_equal(partition, values) -> Expr:

@@ -141,8 +141,7 @@ def checked(value: Expr, bad: Expr, why: str) -> Expr:
 def window(func: str, x, partition, order, default=None) -> Expr:
     """An ordered window over each partition (rows of equal ``partition``
     columns) in the order of the columns ``order``: ``max_before`` (the
-    running maximum of ``x`` over the rows before this one), ``max_through``
-    (through this one), ``sum_through``
+    running maximum of ``x`` over the rows before this one), ``sum_through``
     (the running sum through this one), ``lag`` and ``lead`` (``x`` of the
     row before, after); ``default`` where there is none (a partition's
     first row; else null in SQL, and on numpy, which has no null, a value
@@ -296,10 +295,8 @@ def _window_numpy(a, cols, memo):
     if func == "sum_through":
         run = np.cumsum(x)
         return run - np.repeat((run - x)[starts()], np.diff(np.append(starts(), len(x))))
-    if func in ("max_before", "max_through"):
-        x = running_max(np.cumsum(first) - 1, x)
-        if func == "max_through":
-            return x  # (before ``out``: the peak holds one of them)
+    if func == "max_before":
+        x = running_max(np.cumsum(first) - 1, x)  # (before ``out``: the peak holds one of them)
     out = np.empty_like(x)
     out[:1] = x[:1]
     if func == "lead":
@@ -405,7 +402,6 @@ def to_sql(e: Expr, literal, stop) -> str:
 
 
 _FRAMES = {"max_before": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"),
-           "max_through": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
            "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", "")}
 
 

@@ -12,7 +12,7 @@ of being sorted again with the rest (rounds.py, ``PROBE_RATIO``).
 
 from __future__ import annotations
 
-from .sql import Stmt, coalesce_sql, maximal_sql, term_columns
+from .sql import Stmt, coalesce_sql, term_columns
 
 
 def new_facts(q: Stmt, relations, pred: str, parts: list) -> str:
@@ -71,13 +71,9 @@ def _recoalesced(q: Stmt, old: str, new: str, terms: list) -> str:
     named = ", ".join(f"{c} AS {c}" for c in [*terms, "s", "e"])
     both = q.add(f"SELECT {named}, 1 AS _old FROM {old} AS o\nUNION ALL SELECT {named}, 0 AS _old FROM {new}",
                  [*terms, "s", "e", "_old"])
-    # a maximal interval is one old interval (and new pieces inside it)
-    # exactly when its first row, in the order of starts, then ends
-    # descending, then old first, is old and ends where it does: the old
-    # intervals of an atom are maximal, so no other old one lies in it
-    out = maximal_sql(q, both, terms, ("s", "e DESC", "_old DESC"), first=("_old", "e"))
-    return q.add(f"SELECT {', '.join([*terms, 's', 'e'])}, NOT (first__old = 1 AND first_e = e) AS _fresh FROM {out}",
-                 [*terms, "s", "e", "_fresh"])
+    is_old = ("sum(_old) = 1 AND min(CASE WHEN _old = 1 THEN s END) = min(s) "
+              "AND max(CASE WHEN _old = 1 THEN e END) = max(e)")
+    return coalesce_sql(q, both, terms, [(f"NOT coalesce({is_old}, false)", "_fresh")])
 
 
 def uncovered(q: Stmt, relations, pred: str, new: str) -> str:

@@ -98,44 +98,10 @@ class Stmt:
 def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
     """Maximal intervals per atom (engine/coalescing.py, shared with the
     columns).  ``extra``: ``[(aggregate SQL, name)]`` more per maximal
-    interval (then by :func:`runs_sql`'s GROUP BY; else :func:`maximal_sql`)."""
+    interval."""
     from chronolog.engine.coalescing import ORDER, joins_interval
 
-    if not extra:
-        return maximal_sql(q, src, terms)
     return runs_sql(q, src, joins_interval(terms), terms, ORDER, ["min(s) AS s", "max(e) AS e"], extra)
-
-
-def maximal_sql(q: Stmt, src: str, terms: list, order=None, first=()) -> str:
-    """Maximal intervals per atom from the rows that begin or end one
-    (engine/coalescing.py): one window pass flags both, the rows between
-    are dropped, and a run's last row takes the start of the row before
-    it, its run's first (a lag over the rows left).  Most atoms have one
-    row, which begins and ends its run.  No aggregation: runs_sql's GROUP
-    BY hashed every atom's terms (strings, in a partial and a final hash
-    map) and numbered the runs by a second window over every row; this
-    takes 15% less task CPU (bench/README.md, issue 36).  ``order``: the
-    rows' order after ``s`` (default engine/coalescing.ORDER); ``first``:
-    columns of src kept from each run's first row as ``first_<c>``."""
-    from chronolog.engine.coalescing import ORDER, ends_interval, joins_interval, next_start, running_end
-    from chronolog.engine.exprs import col, to_sql, window
-
-    order = tuple(order or ORDER)
-    cols = q.cols[src]
-
-    def sql(e):
-        return to_sql(e, int64, None)
-    a = q.add(f"SELECT *, NOT {sql(joins_interval(terms, order))} AS _begins, {sql(running_end(terms, order))} AS _end, "
-              f"{sql(next_start(terms, order))} AS _next FROM {src}", cols + ["_begins", "_end", "_next"])
-    a = q.add(f"SELECT *, {sql(ends_interval(col('_end'), col('_next')))} AS _ends FROM {a}", q.cols[a] + ["_ends"])
-    b = q.add(f"SELECT * FROM {a} WHERE _begins OR _ends", q.cols[a])
-
-    def of_first(c):
-        return f"CASE WHEN _begins THEN {c} ELSE {sql(window('lag', col(c), terms, order))} END"
-    kept = [f"first_{c}" for c in first]
-    picked = [*terms, f"{of_first('s')} AS s", "_end AS e", *(f"{of_first(c)} AS first_{c}" for c in first), "_ends"]
-    c = q.add(f"SELECT {', '.join(picked)} FROM {b}", [*terms, "s", "e", *kept, "_ends"])
-    return q.add(f"SELECT {', '.join([*terms, 's', 'e', *kept])} FROM {c} WHERE _ends", [*terms, "s", "e", *kept])
 
 
 def runs_sql(q: Stmt, src: str, joins, partition: list, order, reduced: list, extra=(), carried=()) -> str:

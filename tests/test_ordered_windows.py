@@ -205,3 +205,26 @@ def test_difference_on_the_columns_is_from_scratch(rows, holes):
     with mock.patch.object(small_frames, "small", lambda *frames: False):
         got = subtract(df, h, ["k"])
     assert sorted(got.rows()) == pieces_from_scratch(rows, holes)
+
+
+@pytest.mark.spark
+@given(st.lists(st.tuples(INTERVALS, INTERVALS), min_size=1, max_size=4))
+@settings(max_examples=examples(20), deadline=None)
+def test_the_rounds_merge_flags_what_is_not_one_old_interval(spark, cases):
+    """A round's merge (spark_rounds/merge.py) of a coalesced relation with
+    new facts: the maximal intervals of both, each ``_fresh`` unless it is
+    exactly one of the relation's intervals (which the next round's delta
+    leaves out), against the union of points from scratch."""
+    from chronolog.connectors.spark_rounds.merge import _recoalesced
+    from chronolog.connectors.spark_rounds.sql import Stmt
+
+    for old_rows, new_rows in cases:
+        old = maximal(old_rows)
+        spark.createDataFrame(old or [(0, 0, 1)], "c0 bigint, s bigint, e bigint").where("c0 >= 0" if old else "false") \
+            .createOrReplaceTempView("old")
+        spark.createDataFrame(new_rows or [(0, 0, 1)], "c0 bigint, s bigint, e bigint").createOrReplaceTempView("new")
+        new_rows = new_rows or [(0, 0, 1)]
+        q = Stmt()
+        merged = _recoalesced(q, q.add("SELECT * FROM old", ["c0", "s", "e"]), q.add("SELECT * FROM new", ["c0", "s", "e"]), ["c0"])
+        got = sorted(tuple(r) for r in spark.sql(q.text(merged)).collect())
+        assert got == [(k, s, e, (k, s, e) not in set(old)) for k, s, e in maximal(old + new_rows)], (old, new_rows)

@@ -266,6 +266,20 @@ def _float_means(out, rows):
                              for z, r in zip(sizes, rows)) + f" (CPU, median; load {rows[-1]['load']:.1f} on 2 cores)")
 
 
+@bench(name="float_wide_sums", args="bench/float_means.py --segments 1000000 --span 6 --repeat 5", json=True,
+       peer="the same sums and means on Python ints (the path such columns took before K limbs); pandas' rolling sum and mean",
+       target="near the two-limb figure of float_means (issue 37: no cliff)",
+       what="the columns' correctly rounded rolling sum and mean (20 points) of readings from 1e-6 to 1e6, K limbs of 32 bits, bit-identical to Python's")
+def _float_wide_sums(out, rows):
+    r = rows[-1]
+
+    def ms(x):
+        return f"{x * 1000:.1f} ms"
+    return Figures(f"mean {ms(r['mean_cpu'])}, sum {ms(r['sum_cpu'])}",
+                   f"Python ints: mean {ms(r['python_mean_cpu'])}, sum {ms(r['python_sum_cpu'])}; pandas: mean {ms(r['pandas_mean_cpu'])}, sum {ms(r['pandas_sum_cpu'])}",
+                   f"mean {_x(r['mean_cpu'], r['python_mean_cpu'])} Python's, sum {_x(r['sum_cpu'], r['python_sum_cpu'])} (CPU, median; load {r['load']:.1f} on 2 cores)")
+
+
 @bench(name="float_times", args="bench/float_times.py --rows 1000000 --repeat 3",
        peer="Polars' Float64 -> Decimal cast; the same times as int64 / decimal",
        what="the exact conversion of float time points, through every way in")

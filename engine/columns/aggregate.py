@@ -601,7 +601,10 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
     ``hi * 2**32 + lo``, summed separately; the carry is moved into ``hi``;
     then ``float(hi) * 2**32 + float(lo)`` is one IEEE addition of two exact
     doubles, which is correctly rounded.  Floats too far apart in magnitude
-    for the limbs are summed as Python ints."""
+    for two limbs (or tiny) take K limbs (:func:`_wide_float_sum`).  Python
+    ints only where a limb could leave int64 (more than 2**28 rows over one
+    segment); subnormal results take Python's exact division per segment
+    (float_mean.py: ``ldexp`` would round them a second time)."""
     import numpy as np
 
     mant, exp = np.frexp(v)
@@ -632,6 +635,8 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
         from .float_mean import float_means
 
         return float_means(hi_sum, lo_sum, k, counts)  # (a mean: the exact sum over the count, vectorised)
+    if most < 1 << 28:
+        return _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts)
     else:
         scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
         total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()
@@ -640,6 +645,87 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
         return np.array([_to_float(t << k, c) for t, c in zip(total, n)], dtype=np.float64)
     d = 1 << -k
     return np.array([_to_float(t, d * c) for t, c in zip(total, n)], dtype=np.float64)
+
+
+LIMB = 0xFFFFFFFF
+
+
+def _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts):
+    """The exact sums in K limbs of 32 bits, rounded once.  Each row's
+    ``mant << shift`` touches three limbs from ``shift // 32`` (its 53 bits
+    shifted by ``shift % 32`` below 85); each limb is summed per segment by
+    :func:`_range_sum` (a limb's terms are below 2**33, 2**28 rows of them
+    fit int64), the carries moved up from the low limb, negative sums
+    negated (sign and magnitude).  The top 83 bits ``W`` of the magnitude,
+    its lowest bit or-ed with a sticky bit from every bit below (rounded to
+    odd: ``W`` and the exact sum lie in the same open interval between two
+    integers, and no rounding boundary of a sum or of a mean over at most
+    2**28 rows -- even integers at that scale, the quotient being at least
+    2**54 -- lies inside), go to float_mean.py's two-limb division (by 1
+    for a sum), scaled by ``2**(k + dropped bits)``.  Hand-written: numpy
+    has no integers wider than 64 bits."""
+    import numpy as np
+
+    q = shift >> 5
+    r = shift & 31
+    low = (mant & LIMB) << r  # < 2**63
+    high = (mant >> 32) << r  # |high| < 2**52
+    parts = ((0, low & LIMB), (1, (low >> 32) + (high & LIMB)), (2, high >> 32))
+    n_limbs = int(q.max()) + 4  # (three limbs a row, one for the carries)
+    limbs = np.zeros((n_limbs + 1, len(seg)), dtype=np.int64)  # (a zero limb on top: the window below reads one past)
+    order = np.argsort(q, kind="stable")
+    bounds = np.searchsorted(q[order], np.arange(n_limbs + 1)).tolist()
+    for at in range(n_limbs - 3):
+        if bounds[at] == bounds[at + 1]:
+            continue  # (no row starts in this limb)
+        rows = order[bounds[at] : bounds[at + 1]]
+        starts, ends = i_s[rows], i_e[rows]
+        for up, terms in parts:
+            limbs[at + up] += _range_sum(m, starts, ends, terms[rows])[seg]
+    _carry(limbs)
+    negative = limbs[-1] < 0
+    limbs *= np.where(negative, -1, 1)  # (a product broadcast along the limbs: a column gather of each costs 4x)
+    _carry(limbs)
+    by_segment = np.ascontiguousarray(limbs.T)  # (a segment's limbs side by side: the gathers below stay in its cache line)
+    width = by_segment.shape[1]
+    flat = by_segment.reshape(-1)
+    base = np.arange(len(seg)) * width
+    top = np.zeros(len(seg), dtype=np.int64)  # the highest and the lowest non-zero limbs (0 where none is),
+    lowest = np.full(len(seg), width, dtype=np.int64)  # a pass a limb: argmax along rows of K costs ~20 ns a segment
+    for at in range(width):
+        nonzero = limbs[at] != 0
+        top[nonzero] = at
+        np.minimum(lowest, np.where(nonzero, at, width), out=lowest)
+    bits = np.frexp(flat[base + top].astype(np.float64))[1].astype(np.int64)  # the top limb's bit length (exact: < 2**32)
+    dropped = np.maximum(32 * top + bits - 83, 0)
+
+    def bits_at(p):  # the 32 bits of the magnitude from bit p up
+        at = base + (p >> 5)
+        r = p & 31
+        return (flat[at] >> r) | ((flat[at + 1] << (32 - r)) & LIMB)
+
+    lo = bits_at(dropped)
+    hi = bits_at(dropped + 32) + (bits_at(dropped + 64) << 32)  # < 2**51
+    j, r = dropped >> 5, dropped & 31
+    sticky = (flat[base + j] & ((1 << r) - 1)) != 0
+    sticky |= lowest < j  # a non-zero limb below the window's lowest
+    lo |= sticky
+    borrow = negative & (lo != 0)
+    hi = np.where(negative, -hi - borrow, hi)
+    lo = np.where(borrow, (1 << 32) - lo, lo)
+    from .float_mean import float_means
+
+    n = np.ones(len(seg), dtype=np.int64) if counts is None else counts
+    with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
+        return float_means(hi, lo, k + dropped, n)
+
+
+def _carry(limbs):
+    """Each limb brought into [0, 2**32), its carry (signed) added to the
+    next; the top limb keeps the sign."""
+    for j in range(len(limbs) - 1):
+        limbs[j + 1] += limbs[j] >> 32
+        limbs[j] &= LIMB
 
 
 def _to_float(t: int, d: int) -> float:

@@ -262,3 +262,39 @@ def test_hunted_atoms_touched_of_exact_and_coded_terms():
     start = [("v", ("a", 0), (-1, -1, True, True))]
     adds = [("v", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
     run_steps(program, start, [(adds, [("v", ("a", 0), (-1, -1, True, True))])], (-1, 8), "columns", {"p0", "p1", "p2"}, False)
+
+
+
+# (program, given at the start, update: added, retracted); each a given fact
+# of a recursive predicate added where the one its atom grew from goes
+GIVEN_TO_A_RECURSION = {
+    "through time": ("p1(K, N) :- v(K, N).\np1(K, N) :- <->(0,0.5) p1(K, N).",  # (the case the hunt found)
+                     [("p1", ("a", 1), (2, 4, True, True))], [("p1", ("a", 1), (7, 9, False, False))]),
+    "through a join": ("q(X, Y) :- p(X, Y).\nq(X, Z) :- q(X, Y), e(Y, Z).",
+                       [("q", ("a", "b"), (0, 5, True, True)), ("e", ("b", "c"), (0, 10, True, True))],
+                       [("q", ("a", "b"), (5, 6, True, True))]),
+}
+
+
+@pytest.mark.parametrize("path", ["rows", "columns on rows", "columns by atoms", "columns on frames"])
+@pytest.mark.parametrize("case", list(GIVEN_TO_A_RECURSION))
+def test_hunted_given_facts_added_to_a_recursion(case, path, monkeypatch):
+    """A case the hunt profile found on the rows' DRed: a given fact added
+    to a recursive predicate in the update that retracts the given fact
+    its atom grew from.  The addition's new maximal interval (the old one
+    and the added fact merged: [2,9) of [2,8] and (7,9)) once drove the
+    insertion after the over-deletion had removed most of it, and derived
+    again from points that no longer hold.  On rows, on columns handed over
+    to rows (ROWS_AFTER), atom by atom (the rows' DRed over column
+    relations) and on frames (a recursion through time runs on rows)."""
+    from chronolog.engine.columns import evaluator, maintenance
+
+    engine = "rows" if path == "rows" else "columns"
+    if path == "columns on rows":
+        monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+        monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "columns by atoms" else -1)
+    program, start, added = GIVEN_TO_A_RECURSION[case]
+    gone = [f for f in start if f[0] == added[0][0]]
+    # (a first update that changes nothing: the second then runs on rows after ROWS_AFTER)
+    run_steps(program, start, [([], []), (added, gone)], (-1, 8), engine, {"p1", "q"}, False)

@@ -265,6 +265,41 @@ def test_hunted_atoms_touched_of_exact_and_coded_terms():
 
 
 
+
+PATHS = ["rows", "columns on rows", "columns by atoms", "columns on frames"]
+
+
+def on_path(path, monkeypatch) -> tuple:
+    """``(engine, where)``: the engine whose updates take ``path`` (after a
+    first update: the columns hand over to rows from the second, ROWS_AFTER),
+    and a list of where each update ran (stats["maintained_on"], the
+    report's "path")."""
+    from chronolog.engine.columns import evaluator, maintenance
+
+    if path == "columns on rows":
+        monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+        monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "columns by atoms" else -1)
+    where = []
+    update = chronolog.Reasoner.update
+
+    def recorded(self, *args, **kwargs):
+        update(self, *args, **kwargs)
+        stats = self.model.stats
+        where.append((stats.get("maintained_on", "rows"), {e.get("path") for e in stats.get("maintenance") or ()}))
+
+    monkeypatch.setattr(chronolog.Reasoner, "update", recorded)
+    return ("rows" if path == "rows" else "columns"), where
+
+
+def took(path, where) -> bool:
+    """Whether the last update ran on ``path``."""
+    on, paths = where[-1]
+    expected = {"rows": ("rows", {None}), "columns on rows": ("rows (", {None}),
+                "columns by atoms": ("columns", {"atoms"}), "columns on frames": ("columns", {"frames"})}[path]
+    return on.startswith(expected[0]) and paths == expected[1]
+
+
 # (program, given at the start, update: added, retracted); each a given fact
 # of a recursive predicate added where the one its atom grew from goes
 GIVEN_TO_A_RECURSION = {
@@ -276,7 +311,7 @@ GIVEN_TO_A_RECURSION = {
 }
 
 
-@pytest.mark.parametrize("path", ["rows", "columns on rows", "columns by atoms", "columns on frames"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", list(GIVEN_TO_A_RECURSION))
 def test_hunted_given_facts_added_to_a_recursion(case, path, monkeypatch):
     """A case the hunt profile found on the rows' DRed: a given fact added
@@ -284,17 +319,26 @@ def test_hunted_given_facts_added_to_a_recursion(case, path, monkeypatch):
     its atom grew from.  The addition's new maximal interval (the old one
     and the added fact merged: [2,9) of [2,8] and (7,9)) once drove the
     insertion after the over-deletion had removed most of it, and derived
-    again from points that no longer hold.  On rows, on columns handed over
-    to rows (ROWS_AFTER), atom by atom (the rows' DRed over column
-    relations) and on frames (a recursion through time runs on rows)."""
-    from chronolog.engine.columns import evaluator, maintenance
-
-    engine = "rows" if path == "rows" else "columns"
-    if path == "columns on rows":
-        monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
-        monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
-    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "columns by atoms" else -1)
+    again from points that no longer hold.  (A recursion through time runs
+    on rows: its columns' paths are the rows'.)"""
+    engine, where = on_path(path, monkeypatch)
     program, start, added = GIVEN_TO_A_RECURSION[case]
     gone = [f for f in start if f[0] == added[0][0]]
-    # (a first update that changes nothing: the second then runs on rows after ROWS_AFTER)
     run_steps(program, start, [([], []), (added, gone)], (-1, 8), engine, {"p1", "q"}, False)
+    assert case == "through time" and path.startswith("columns") or took(path, where), where
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_hunted_time_grouping_re_derived(path, monkeypatch):
+    """A case the hunt profile found: a time grouping's atom re-derived
+    (v(a,1) still holds in [-1,0) after (-3/2,-1/2) goes).  The
+    re-derivation joins the grouped atom after the scan of the atoms it
+    re-derives, and that join once dropped the grouping: (-1/2,0) came back
+    instead of [-1,0)."""
+    from fractions import Fraction as F
+
+    engine, where = on_path(path, monkeypatch)
+    start = [("v", ("a", 1), (F(-3, 2), F(-1, 2), False, False)), ("v", ("a", 1), (F(-1, 2), 0, False, False))]
+    added = [("v", ("a", 1), (0, float("inf"), False, False))]
+    run_steps("p0(K, N) :- /\\[1] v(K, N).", start, [([], []), (added, start[:1])], (-1, 8), engine, {"p0"}, False)
+    assert took(path, where), where

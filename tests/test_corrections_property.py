@@ -342,3 +342,27 @@ def test_hunted_time_grouping_re_derived(path, monkeypatch):
     added = [("v", ("a", 1), (0, float("inf"), False, False))]
     run_steps("p0(K, N) :- /\\[1] v(K, N).", start, [([], []), (added, start[:1])], (-1, 8), engine, {"p0"}, False)
     assert took(path, where), where
+
+
+# (program, given at the start, update: added, retracted); each re-derives an
+# atom by a rule whose head has a variable no atom of the body binds
+FREE_HEAD_VARIABLE = {
+    "an assignment": ("p0(K, N) :- w(K, X), N = X + 1.\np2(K, N) :- p0(K, N).",
+                      [("w", ("a", 1), (0, 1, True, True))], [("w", ("a", 2), (0, 1, True, True))]),
+    "an interval term": ("p1(K, N) :- p0(K, X)@[S, E], N = E - S.\np2(K, N) :- p1(K, N).",  # (the case a search found)
+                         [("p0", ("b", "x"), (0, 0, True, True))], [("p0", ("b", "y"), (0, 1, True, True))]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", list(FREE_HEAD_VARIABLE))
+def test_re_derived_atoms_of_a_free_head_variable_reach_the_strata_above(case, path, monkeypatch):
+    """The re-derivation of an over-deleted atom (p0(a,2)) by a rule with a
+    head variable no atom binds (N = X + 1) runs with the variable free and
+    so also derives other atoms (p0(a,3) of the added w(a,2)); merged there,
+    they were in the relation but not among its changes, and the strata
+    above (p2) never got them."""
+    engine, where = on_path(path, monkeypatch)
+    program, start, added = FREE_HEAD_VARIABLE[case]
+    run_steps(program, start, [([], []), (added, start)], None, engine, {"p0", "p1", "p2"}, False)
+    assert case == "an interval term" and path == "columns by atoms" or took(path, where), where

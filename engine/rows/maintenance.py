@@ -381,7 +381,11 @@ class Maintenance:
         """Put back the over-deleted atoms' facts that still hold: the
         stratum's rules run for just those atoms (a scan of them first in
         the body; a head variable no scan binds is left free), and their
-        given facts.  Returns the merges' new maximal intervals."""
+        given facts.  Only those atoms: another one a free variable or a
+        Since/Until's operand gives is the insertion's to derive, which
+        records it as new (merged here, it would be in the relation and in
+        no ``new``: the strata above would not hear of it).  Returns the
+        merges' new maximal intervals."""
         ev = self.ev
         changes: dict = {}
         for p, by in over.items():
@@ -400,7 +404,7 @@ class Maintenance:
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
                     pipe = pipeline_for(rule, ev, 1, frozenset([rule.right.pred]), None if rule.fresh else ev.horizon, operator=rp.operator)
                     while pipe.next():
-                        merge.merge(pipe.get())
+                        merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
                 ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
                 scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
@@ -413,7 +417,7 @@ class Maintenance:
                 narrowed = PlanRule(p, rule.head_terms, [driver] + body, rule.head_shift, rule.source, rule.fresh)
                 pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
                 while pipe.next():
-                    merge.merge(pipe.get())
+                    merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
             ch = merge.take_changes()
             if ch:

@@ -141,6 +141,19 @@ def test_a_time_off_the_columns_grid_moves_updates_to_rows():
     assert m.to_text() == scratch(program, "p(a)@[0,1/3)\np(a)@(1/2,4)\np(a)@(5,10]")
 
 
+
+def test_the_rows_taking_over_read_the_strata_as_they_were():
+    """A case a search found: the update on frames recomputes the interval
+    terms' stratum, then falls back (v(a,0) beside p0(a,0.0): one code on
+    columns would make them one); the recomputation had already handed its
+    relation to the store, so the rows' DRed, reading it as the old one,
+    saw no change and kept p1(a,-2)."""
+    program = "p0(K, N) :- v(K, X), N = float(X).\np1(K, N) :- v(K, X)@[S, E], N = S."
+    r = chronolog.Reasoner(program, "v(a, 0)@[-2,+inf)", engine="columns")
+    m = r.add("v(a, 0)@(-inf,-2]")
+    assert m.stats["maintained_on"].startswith("rows (equal numbers of two types")
+    assert m.to_text() == scratch(program, "v(a, 0)@[-2,+inf)\nv(a, 0)@(-inf,-2]")
+
 @pytest.mark.parametrize("name", ["nonrec", "rec"])
 def test_temporal_lubm_retractions_on_columns(tmp_path, name, monkeypatch):
     """Both LUBM programs on generated data: random retractions and their

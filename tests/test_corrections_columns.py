@@ -8,6 +8,7 @@ facts; the random programs are tests/test_corrections_property.py."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 import sys
 from pathlib import Path
 
@@ -141,6 +142,19 @@ def test_a_time_off_the_columns_grid_moves_updates_to_rows():
     assert m.to_text() == scratch(program, "p(a)@[0,1/3)\np(a)@(1/2,4)\np(a)@(5,10]")
 
 
+
+def test_the_rows_taking_over_read_the_strata_as_they_were():
+    """A case a search found: the update on frames recomputes the interval
+    terms' stratum, then falls back (v(a,0) beside p0(a,0.0): one code on
+    columns would make them one); the recomputation had already handed its
+    relation to the store, so the rows' DRed, reading it as the old one,
+    saw no change and kept p1(a,-2)."""
+    program = "p0(K, N) :- v(K, X), N = float(X).\np1(K, N) :- v(K, X)@[S, E], N = S."
+    r = chronolog.Reasoner(program, "v(a, 0)@[-2,+inf)", engine="columns")
+    m = r.add("v(a, 0)@(-inf,-2]")
+    assert m.stats["maintained_on"].startswith("rows (equal numbers of two types")
+    assert m.to_text() == scratch(program, "v(a, 0)@[-2,+inf)\nv(a, 0)@(-inf,-2]")
+
 @pytest.mark.parametrize("name", ["nonrec", "rec"])
 def test_temporal_lubm_retractions_on_columns(tmp_path, name, monkeypatch):
     """Both LUBM programs on generated data: random retractions and their
@@ -196,3 +210,28 @@ def test_a_negated_atom_reads_its_whole_relation():
     m = r.add("d(a)@[0,10]")
     assert m.to_text() == scratch(program, facts + "\nd(c)@[0,10]\nd(a)@[0,10]")
     assert m.stats["maintained_on"] == "columns"
+
+
+@pytest.mark.parametrize("exact_first", [False, True])
+def test_a_re_derivation_merges_coded_and_exact_parts(exact_first):
+    """A re-derivation's parts of one predicate can be of two kinds: its
+    given facts coded (p2(a,x)) beside a rule's exact values (an average:
+    3/2).  Their atoms were read off one concatenation of both kinds
+    ("must specify one field in the struct", as the hunt profile saw), and
+    the given facts were picked by a join of coded on exact terms (a
+    SchemaError)."""
+    from chronolog.engine.columns.exact_columns import exact_series
+    from chronolog.engine.columns.maintenance import ColumnMaintenance, atoms_of, semi
+    from chronolog.engine.columns.relation import to_atoms
+
+    program = "p1(K, S) :- v(K, N), S = avg(N).\np2(K, N) :- p1(K, N)."
+    r = chronolog.Reasoner(program, "v(a,1)@[0,1].\nv(a,2)@[0,1].\np2(a, x)@[0,1].", engine="columns")
+    m = ColumnMaintenance(r.evaluator)
+    names = m.names("p2")
+    given = m.frame("p2", [(("a", "x"), (0, 3, True, True))])
+    exact = m.frame("p2", [(("a", "x"), (0, 1, True, True))]).with_columns(exact_series("1", [3], [2]))
+    assert semi(given, atoms_of(exact, names), names, r.evaluator.values).height == 0
+    m._merge("p2", [exact, given] if exact_first else [given, exact])
+    got = to_atoms(m.current("p2"), 2, r.evaluator.terms, r.evaluator._scale)
+    assert sorted(got.items(), key=str) == [
+        (("a", "x"), [(0, 3, True, True)]), (("a", Fraction(3, 2)), [(0, 1, True, True)])]

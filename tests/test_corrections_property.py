@@ -262,3 +262,107 @@ def test_hunted_atoms_touched_of_exact_and_coded_terms():
     start = [("v", ("a", 0), (-1, -1, True, True))]
     adds = [("v", ("a", F(1, 2)), (-1, -1, True, True)), ("e", ("a",), (-1, -1, True, True))]
     run_steps(program, start, [(adds, [("v", ("a", 0), (-1, -1, True, True))])], (-1, 8), "columns", {"p0", "p1", "p2"}, False)
+
+
+
+
+PATHS = ["rows", "columns on rows", "columns by atoms", "columns on frames"]
+
+
+def on_path(path, monkeypatch) -> tuple:
+    """``(engine, where)``: the engine whose updates take ``path`` (after a
+    first update: the columns hand over to rows from the second, ROWS_AFTER),
+    and a list of where each update ran (stats["maintained_on"], the
+    report's "path")."""
+    from chronolog.engine.columns import evaluator, maintenance
+
+    if path == "columns on rows":
+        monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+        monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "columns by atoms" else -1)
+    where = []
+    update = chronolog.Reasoner.update
+
+    def recorded(self, *args, **kwargs):
+        update(self, *args, **kwargs)
+        stats = self.model.stats
+        where.append((stats.get("maintained_on", "rows"), {e.get("path") for e in stats.get("maintenance") or ()}))
+
+    monkeypatch.setattr(chronolog.Reasoner, "update", recorded)
+    return ("rows" if path == "rows" else "columns"), where
+
+
+def took(path, where) -> bool:
+    """Whether the last update ran on ``path``."""
+    on, paths = where[-1]
+    expected = {"rows": ("rows", {None}), "columns on rows": ("rows (", {None}),
+                "columns by atoms": ("columns", {"atoms"}), "columns on frames": ("columns", {"frames"})}[path]
+    return on.startswith(expected[0]) and paths == expected[1]
+
+
+# (program, given at the start, update: added, retracted); each a given fact
+# of a recursive predicate added where the one its atom grew from goes
+GIVEN_TO_A_RECURSION = {
+    "through time": ("p1(K, N) :- v(K, N).\np1(K, N) :- <->(0,0.5) p1(K, N).",  # (the case the hunt found)
+                     [("p1", ("a", 1), (2, 4, True, True))], [("p1", ("a", 1), (7, 9, False, False))]),
+    "through a join": ("q(X, Y) :- p(X, Y).\nq(X, Z) :- q(X, Y), e(Y, Z).",
+                       [("q", ("a", "b"), (0, 5, True, True)), ("e", ("b", "c"), (0, 10, True, True))],
+                       [("q", ("a", "b"), (5, 6, True, True))]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", list(GIVEN_TO_A_RECURSION))
+def test_hunted_given_facts_added_to_a_recursion(case, path, monkeypatch):
+    """A case the hunt profile found on the rows' DRed: a given fact added
+    to a recursive predicate in the update that retracts the given fact
+    its atom grew from.  The addition's new maximal interval (the old one
+    and the added fact merged: [2,9) of [2,8] and (7,9)) once drove the
+    insertion after the over-deletion had removed most of it, and derived
+    again from points that no longer hold.  (A recursion through time runs
+    on rows: its columns' paths are the rows'.)"""
+    engine, where = on_path(path, monkeypatch)
+    program, start, added = GIVEN_TO_A_RECURSION[case]
+    gone = [f for f in start if f[0] == added[0][0]]
+    run_steps(program, start, [([], []), (added, gone)], (-1, 8), engine, {"p1", "q"}, False)
+    assert case == "through time" and path.startswith("columns") or took(path, where), where
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_hunted_time_grouping_re_derived(path, monkeypatch):
+    """A case the hunt profile found: a time grouping's atom re-derived
+    (v(a,1) still holds in [-1,0) after (-3/2,-1/2) goes).  The
+    re-derivation joins the grouped atom after the scan of the atoms it
+    re-derives, and that join once dropped the grouping: (-1/2,0) came back
+    instead of [-1,0)."""
+    from fractions import Fraction as F
+
+    engine, where = on_path(path, monkeypatch)
+    start = [("v", ("a", 1), (F(-3, 2), F(-1, 2), False, False)), ("v", ("a", 1), (F(-1, 2), 0, False, False))]
+    added = [("v", ("a", 1), (0, float("inf"), False, False))]
+    run_steps("p0(K, N) :- /\\[1] v(K, N).", start, [([], []), (added, start[:1])], (-1, 8), engine, {"p0"}, False)
+    assert took(path, where), where
+
+
+# (program, given at the start, update: added, retracted); each re-derives an
+# atom by a rule whose head has a variable no atom of the body binds
+FREE_HEAD_VARIABLE = {
+    "an assignment": ("p0(K, N) :- w(K, X), N = X + 1.\np2(K, N) :- p0(K, N).",
+                      [("w", ("a", 1), (0, 1, True, True))], [("w", ("a", 2), (0, 1, True, True))]),
+    "an interval term": ("p1(K, N) :- p0(K, X)@[S, E], N = E - S.\np2(K, N) :- p1(K, N).",  # (the case a search found)
+                         [("p0", ("b", "x"), (0, 0, True, True))], [("p0", ("b", "y"), (0, 1, True, True))]),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", list(FREE_HEAD_VARIABLE))
+def test_re_derived_atoms_of_a_free_head_variable_reach_the_strata_above(case, path, monkeypatch):
+    """The re-derivation of an over-deleted atom (p0(a,2)) by a rule with a
+    head variable no atom binds (N = X + 1) runs with the variable free and
+    so also derives other atoms (p0(a,3) of the added w(a,2)); merged there,
+    they were in the relation but not among its changes, and the strata
+    above (p2) never got them."""
+    engine, where = on_path(path, monkeypatch)
+    program, start, added = FREE_HEAD_VARIABLE[case]
+    run_steps(program, start, [([], []), (added, start)], None, engine, {"p0", "p1", "p2"}, False)
+    assert case == "an interval term" and path == "columns by atoms" or took(path, where), where

@@ -298,12 +298,13 @@ class HybridEvaluator(Evaluator):
             self.maintain_cpu += time.process_time() - started
             return report
         if why is None:
-            tables = dict(self._tables)
+            tables, relations = dict(self._tables), self.store.saved()
             started = time.process_time()
             try:
                 report = ColumnMaintenance(self).run(retracted, added, taken)
             except Fallback as e:
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
+                self.store.restore(relations)
                 why = str(e)
             else:
                 self.maintained_on = "columns"

@@ -236,6 +236,8 @@ class ColumnMaintenance:
         parts = [p for p in parts if p.height]
         if not parts:
             return empty(self.arity(pred))
+        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
+        parts = same_kinds(parts, names, self.ev.values)
         keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
         old = self.local(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
@@ -435,7 +437,7 @@ class ColumnMaintenance:
             parts = []
             given = self.given_frame(p)
             if given.height:
-                parts.append(given.join(atoms.select(names), on=names, how="semi") if names else given)
+                parts.append(semi(given, atoms, names, self.ev.values) if names else given)  # (by kind: given coded, atoms exact)
             for rp in self.ev.plan.physical.stratum(stratum.index).rules:
                 rule = rp.rule
                 if rule.head_pred != p:

@@ -27,6 +27,18 @@ class LazyStore(Store):
         self._relations.pop(pred, None)
         self._pending[pred] = build
 
+    def saved(self) -> tuple:
+        """What :meth:`restore` puts back: which relations are rows, which
+        are deferred (an update on frames defers the strata it recomputes
+        before it may fall back to the rows, which must read the old ones)."""
+        return dict(self._relations), dict(self._pending)
+
+    def restore(self, saved: tuple) -> None:
+        relations, pending = saved
+        self._relations.clear()  # (in place: the row store shares this dict)
+        self._relations.update(relations)
+        self._pending = dict(pending)
+
     def _materialise(self, pred: str) -> None:
         if pred not in self._pending:
             return

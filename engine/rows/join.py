@@ -5,7 +5,8 @@ The relation side is probed through a hash index on the bound argument
 positions, built on first use while scanning the relation and maintained by
 the store as facts arrive.  A box or shift on the joined literal is applied
 to the relation's maximal intervals (cached per atom until the relation
-changes)."""
+changes), and so is a time grouping (a re-derivation joins a grouped atom
+after the scan of the atoms it re-derives, engine/rows/maintenance.py)."""
 
 from __future__ import annotations
 
@@ -61,23 +62,23 @@ def intervals_meeting(ivs, ends_cache, lo, hi):
 
 
 class TemporalJoinNode(MapNode):
-    def __init__(self, child, pred, terms, bound_slots, view, state, box_w=None, shift_w=None):
+    def __init__(self, child, pred, terms, bound_slots, view, state, box_w=None, shift_w=None, group=None):
         super().__init__(child)
         self.pred, self.terms, self.view, self.state = pred, terms, view, state
         self.pattern = AtomPattern(terms, bound_slots)
         self.positions, self.key = key_function(self.pattern)
-        self.box_w, self.shift_w = box_w, shift_w
-        self.transform = interval_transform(box_w, shift_w)
+        self.box_w, self.shift_w, self.group = box_w, shift_w, group
+        self.transform = interval_transform(box_w, shift_w, group)
         self._cache = {}
         self._cache_version = None
         self._by_time = {}  # bucket key -> TimeBucket, for large buckets (engine/time_index.py)
         self._ends = {}  # id of a long interval list -> (the list, its ends), see intervals_meeting
         self._ends_version = None
-        self._time_key = (pred, self.positions, box_w, shift_w, tuple(self.pattern.eq_checks))
+        self._time_key = (pred, self.positions, box_w, shift_w, group, tuple(self.pattern.eq_checks))
 
     def label(self) -> str:
         ops = []
-        if self.box_w is not None or self.shift_w is not None:
+        if self.box_w is not None or self.shift_w is not None or self.group is not None:
             from .temporal import TemporalNode
 
             ops.append(TemporalNode.label(self).replace("Temporal ", ""))

@@ -13,8 +13,11 @@ maximal intervals that were not there before.  For each stratum, in order:
 2. **re-derive**: the rules run once more for just the over-deleted atoms
    (a scan of those atoms added to the body), over what is left, putting
    back what still has another derivation (and given facts of them);
-3. **insert**: seminaive from the ``new`` intervals of the strata below
-   and what came back, as :meth:`Evaluator.update` does for additions.
+3. **insert**: seminaive from the ``new`` intervals of the strata below,
+   what came back and the stratum's own added given facts (merged only
+   now: merged before the over-deletion, their new maximal intervals would
+   take in old points it removes), as :meth:`Evaluator.update` does for
+   additions.
 
 A stratum that is not monotone in what changed (negation of a changed
 predicate, aggregation, interval terms, Since/Until, existentials) is
@@ -217,25 +220,28 @@ class Maintenance:
         self._seed = {p: holes for p, holes in retracted.items() if p in derived}
         for p, holes in self._seed.items():
             given_atoms(ev, p).take_back(holes)
-        pending_own: dict = {}
+        # added given facts of derived predicates: merged by their stratum
+        # after its over-deletion (merged now, their new maximal intervals
+        # would join old ones that the over-deletion then removes, and the
+        # insertion would derive from those)
+        self._own_added = {p: rows for p, rows in added.items() if p in derived and rows}
         for pred, holes in retracted.items():
             if pred not in derived:
                 self.retract_given(pred, holes)
         for pred, rows in added.items():
+            if pred in derived:
+                given_atoms(ev, pred).extend(rows)
+                continue
             rel = self.store.relation(pred)
             for terms, _ in rows:
                 self.change.touch(rel, terms)
-            merge = MergeNode(rel)
-            merge.merge(rows)
-            if pred in derived:
-                given_atoms(ev, pred).extend(rows)
-                _union(pending_own, pred, merge.take_changes())
+            MergeNode(rel).merge(rows)
         for pred in set(retracted) | set(added):
             if pred not in derived:
                 self._record(pred)
         try:
             for stratum in ev.plan.strata:
-                self._stratum(stratum, pending_own)
+                self._stratum(stratum)
         finally:
             drop_emptied(self.emptied)
         return self.report
@@ -245,13 +251,17 @@ class Maintenance:
         _union(self.gone, pred, gone)
         _union(self.new, pred, new)
 
-    def _stratum(self, stratum, pending_own) -> None:
+    def _stratum(self, stratum) -> None:
         reads = stratum.reads
         gone_in = {p: self.gone[p] for p in reads if p in self.gone and p not in stratum.preds}
         new_in = {p: self.new[p] for p in reads if p in self.new and p not in stratum.preds}
         seeds = {p: self._seed[p] for p in stratum.preds if p in self._seed}
-        own_new = {p: pending_own[p] for p in stratum.preds if p in pending_own}
-        if not (gone_in or new_in or seeds or own_new):
+        own_added = {p: self._own_added[p] for p in stratum.preds if p in self._own_added}
+        for p, rows in own_added.items():
+            rel = self.store.relation(p)
+            for terms, _ in rows:
+                self.change.touch(rel, terms)
+        if not (gone_in or new_in or seeds or own_added):
             return
         index = stratum.index
         why = why_recompute(ph.stratum_plan(self.ev.plan, stratum), set(gone_in) | set(new_in))
@@ -259,7 +269,7 @@ class Maintenance:
             self._recompute(stratum)
             self.report.append({"stratum": index, "maintained": False, "why": why})
         else:
-            self._dred(stratum, gone_in, new_in, seeds, own_new)
+            self._dred(stratum, gone_in, new_in, seeds, own_added)
             self.report.append({"stratum": index, "maintained": True})
         for p in stratum.preds:
             self._record(p)
@@ -278,7 +288,7 @@ class Maintenance:
             _union(self.new, p, ch)  # (atoms new in all: inserts lose no points)
 
     # ------------------------------------------------------------ DRed
-    def _dred(self, stratum, gone_in, new_in, seeds, own_new) -> None:
+    def _dred(self, stratum, gone_in, new_in, seeds, own_added) -> None:
         restore = self._put_back(gone_in)
         try:
             over = self._over_delete(stratum, gone_in, seeds)
@@ -287,10 +297,12 @@ class Maintenance:
         for p, by in over.items():
             self._remove(self.store.relation(p), by)
         pending = {p: dict(d) for p, d in new_in.items()}
-        for p, d in own_new.items():
-            _union(pending, p, d)
         for p, ch in self._rederive(stratum, over).items():
             _union(pending, p, ch)
+        for p, rows in own_added.items():  # (after the over-deletion: what they join holds)
+            merge = MergeNode(self.store.relation(p))
+            merge.merge(rows)
+            _union(pending, p, merge.take_changes())
         if pending:
             for p, ch in self.ev.run_stratum(stratum, pending).items():
                 _union(self.new, p, ch)  # (inserts lose no points)
@@ -369,7 +381,11 @@ class Maintenance:
         """Put back the over-deleted atoms' facts that still hold: the
         stratum's rules run for just those atoms (a scan of them first in
         the body; a head variable no scan binds is left free), and their
-        given facts.  Returns the merges' new maximal intervals."""
+        given facts.  Only those atoms: another one a free variable or a
+        Since/Until's operand gives is the insertion's to derive, which
+        records it as new (merged here, it would be in the relation and in
+        no ``new``: the strata above would not hear of it).  Returns the
+        merges' new maximal intervals."""
         ev = self.ev
         changes: dict = {}
         for p, by in over.items():
@@ -388,7 +404,7 @@ class Maintenance:
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
                     pipe = pipeline_for(rule, ev, 1, frozenset([rule.right.pred]), None if rule.fresh else ev.horizon, operator=rp.operator)
                     while pipe.next():
-                        merge.merge(pipe.get())
+                        merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
                 ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
                 scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
@@ -401,7 +417,7 @@ class Maintenance:
                 narrowed = PlanRule(p, rule.head_terms, [driver] + body, rule.head_shift, rule.source, rule.fresh)
                 pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
                 while pipe.next():
-                    merge.merge(pipe.get())
+                    merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
             ch = merge.take_changes()
             if ch:

@@ -158,7 +158,7 @@ def _join(node, step, slots, view, state, rule):
         if box is not None or shift is not None or group is not None:
             node = TemporalNode(node, box, shift, group)
     else:
-        node = TemporalJoinNode(node, atom.pred, atom.terms, dict(slots), view, state, box, shift)
+        node = TemporalJoinNode(node, atom.pred, atom.terms, dict(slots), view, state, box, shift, group)
         new_vars = node.pattern.new_vars
     for v in new_vars:
         slots[v] = len(slots)

@@ -583,19 +583,26 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         if whole.all():
             return values.encode(INT, total // n_seg)
         return ex.reduce(total, n_seg)  # a Fraction where a mean is not whole: exact pairs
-    if func == "avg":  # the exact sum divided by the count, rounded once (as the rows: finite where the mean is)
-        return float_series("", _exact_float_sum(m, i_s, i_e, v, seg, most, n_seg))
-    total = memo.get("sum") if memo is not None else None
-    if total is None:
-        total = _exact_float_sum(m, i_s, i_e, v, seg, most)
+    exact = memo.get("exact") if memo is not None else None
+    if exact is None:
+        exact = _exact_float_sums(m, i_s, i_e, v, seg, most)
         if memo is not None:
-            memo["sum"] = total
-    return float_series("", total)
+            memo["exact"] = exact  # (a sum and a mean of one expression: summed once, rounded each)
+    # a mean: the exact sum divided by the count, rounded once (as the rows: finite where the mean is)
+    return float_series("", exact(n_seg if func == "avg" else None))
 
 
 def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
-    """Correctly rounded sums of floats (means: divided exactly by
-    ``counts`` before rounding), as the rows' exact sums: each float is ``mant * 2**exp`` with a 53-bit integer
+    """Correctly rounded sums of floats per segment, or with ``counts`` the
+    means (:func:`_exact_float_sums` summed and rounded in one call)."""
+    return _exact_float_sums(m, i_s, i_e, v, seg, most)(counts)
+
+
+def _exact_float_sums(m, i_s, i_e, v, seg, most):
+    """The exact sums of floats per segment, as a function of ``counts``
+    that rounds them once: ``None`` gives the correctly rounded sums, a
+    count per segment the means (divided exactly before rounding), as the
+    rows' exact sums: each float is ``mant * 2**exp`` with a 53-bit integer
     ``mant``; scaled to the least exponent they are integers, summed exactly
     and rounded once.  The integers are split into two int64 limbs,
     ``hi * 2**32 + lo``, summed separately; the carry is moved into ``hi``;
@@ -614,7 +621,7 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
     exp -= 53
     nz = mant != 0
     if not nz.any():
-        return np.zeros(len(seg))
+        return lambda counts: np.zeros(len(seg))
     k = int(exp[nz].min())
     shift = exp
     shift -= k
@@ -628,23 +635,30 @@ def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
         lo_sum = _range_sum(m, i_s, i_e, lo)[seg]
         hi_sum = _range_sum(m, i_s, i_e, hi)[seg] + (lo_sum >> 32)
         lo_sum &= 0xFFFFFFFF
-        if counts is None:
-            total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
-            with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
-                return np.ldexp(total, k)
-        from .float_mean import float_means
 
-        return float_means(hi_sum, lo_sum, k, counts)  # (a mean: the exact sum over the count, vectorised)
+        def rounded(counts):
+            if counts is None:
+                total = hi_sum.astype(np.float64) * 2.0**32 + lo_sum.astype(np.float64)
+                with np.errstate(over="ignore"):  # beyond the float range: +-inf, as the rows' float() of the sum
+                    return np.ldexp(total, k)
+            from .float_mean import float_means
+
+            return float_means(hi_sum, lo_sum, k, counts)  # (a mean: the exact sum over the count, vectorised)
+
+        return rounded
     if most < 1 << 28:
-        return _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts)
-    else:
-        scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
-        total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()
-    n = [1] * len(total) if counts is None else counts.tolist()
-    if k >= 0:
-        return np.array([_to_float(t << k, c) for t, c in zip(total, n)], dtype=np.float64)
-    d = 1 << -k
-    return np.array([_to_float(t, d * c) for t, c in zip(total, n)], dtype=np.float64)
+        return lambda counts: _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts)
+    scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
+    total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()
+
+    def rounded_by_python(counts):
+        n = [1] * len(total) if counts is None else counts.tolist()
+        if k >= 0:
+            return np.array([_to_float(t << k, c) for t, c in zip(total, n)], dtype=np.float64)
+        d = 1 << -k
+        return np.array([_to_float(t, d * c) for t, c in zip(total, n)], dtype=np.float64)
+
+    return rounded_by_python
 
 
 LIMB = 0xFFFFFFFF

@@ -1,0 +1,131 @@
+"""A retraction's change of a given relation, found through its sorted codes.
+
+The frame of given facts of a predicate no rule derives is kept in the order
+of its atoms' packed term codes (``a``, or ``a << 32 | b``: codes are
+non-negative and under 2**31), as given.py builds it (coalesce_arrays sorts
+by the atom, then the start).  The frame is then its own index: the rows a
+retraction's holes meet are found by ``searchsorted`` of the holes' keys,
+a few thousand probes instead of a polars semi-join over each relation, and
+the relation after the retraction is its columns with the rows met cut out
+and what is left of them put in their place (numpy ``delete`` and
+``insert``: two copies of each column; a polars column takes a numpy array
+without a copy).  A frame another step left out of that order (a merge of
+added facts appends its atoms' rows) is sorted again first: its rows are a
+few sorted runs, which a stable sort merges in one pass.
+
+Only frames of at most two term columns of codes take this path (the packed
+key is one int64); value columns and wider atoms take polars'
+(maintenance.py).  Same answers as that path (tests/test_sorted_given.py).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .coalesce import distinct
+
+
+class Retraction(NamedTuple):
+    """What taking ``holes`` out of a relation gives (frames of its layout)."""
+
+    relation: object  # the relation before, in key order (what the caller should hold as it)
+    pieces: object  # the given pieces taken back (maximal, in key order)
+    touched: object  # the old maximal intervals that lost a point (whole)
+    after: object  # the relation after, in key order
+
+
+def packed(cols: list, height: int):
+    """One int64 key per row of term code columns ``cols`` (numpy), ordered
+    as the atoms; None when a code does not fit (or a column is not codes)."""
+    import numpy as np
+
+    if len(cols) > 2 or any(c.dtype != np.int64 for c in cols):
+        return None
+    if not cols:
+        return np.zeros(height, dtype=np.int64)
+    if any(len(c) and (c.max() >= 1 << 31 or c.min() < 0) for c in cols):
+        return None
+    return cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
+
+
+def _arrays(df, names: list):
+    """``(term columns, s, e)`` of a frame as numpy arrays (no copy), or
+    None when a term column is not codes (values, nulls)."""
+    import polars as pl
+
+    if any(df[c].dtype != pl.Int64 or df[c].null_count() for c in names):
+        return None
+    return [df[c].to_numpy() for c in names], df["s"].to_numpy(), df["e"].to_numpy()
+
+
+def take_back(df, holes, names: list):
+    """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
+    term columns ``names``) from the coalesced relation ``df``; None when
+    either is not for this path (see the module's docstring)."""
+    import numpy as np
+
+    from .relation import _frame
+
+    mine, theirs = _arrays(df, names), _arrays(holes, names)
+    if mine is None or theirs is None:
+        return None
+    cols, s, e = mine
+    key = packed(cols, len(s))
+    hole_key = packed(theirs[0], len(theirs[1]))
+    if key is None or hole_key is None:
+        return None
+    if len(key) > 1 and not (key[1:] >= key[:-1]).all():  # (out of order: sorted again, see the docstring)
+        order = np.argsort(key, kind="stable")
+        cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
+        df = _frame(cols, s, e)
+    hs, he = theirs[1], theirs[2]
+    # every pair of a hole and a row of its atom whose intervals meet
+    lo = key.searchsorted(hole_key, "left")
+    count = key.searchsorted(hole_key, "right") - lo
+    hole = np.repeat(np.arange(len(hole_key)), count)
+    row = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(len(hole))
+    ps, pe = np.maximum(s[row], hs[hole]), np.minimum(e[row], he[hole])
+    meet = ps < pe
+    row, ps, pe = row[meet], ps[meet], pe[meet]
+    # (holes in key order, each hole's rows in key order: the pieces are too,
+    # and maximal: the rows and the holes are)
+    pieces = _frame([c[row] for c in cols], ps, pe)
+    touched_rows = distinct(row)
+    touched = _frame([c[touched_rows] for c in cols], s[touched_rows], e[touched_rows])
+    if not len(touched_rows):
+        return Retraction(df, pieces, touched, df)
+    left_row, left_s, left_e = _left_over(row, ps, pe, s, e)
+    kept = np.ones(len(s), dtype=bool)
+    kept[touched_rows] = False
+    at = left_row - touched_rows.searchsorted(left_row)  # (where each row met was, once those are cut out)
+
+    def spliced(a, left):
+        a = a[kept]
+        return np.insert(a, at, left) if len(at) else a
+
+    after = _frame([spliced(c, c[left_row]) for c in cols], spliced(s, left_s), spliced(e, left_e))
+    return Retraction(df, pieces, touched, after)
+
+
+def _left_over(row, ps, pe, s, e):
+    """``(row, s, e)`` of what is left of the rows met: each row ``row[k]``
+    less its pieces ``[ps[k], pe[k])`` (disjoint), in row order, then start
+    order within a row."""
+    import numpy as np
+
+    order = np.argsort(row, kind="stable")  # (a row's pieces stay in start order)
+    row, ps, pe = row[order], ps[order], pe[order]
+    first = np.ones(len(row), dtype=bool)
+    first[1:] = row[1:] != row[:-1]
+    last = np.ones(len(row), dtype=bool)
+    last[:-1] = first[1:]
+    # before each piece: from the row's start or the piece before's end; after the last: up to the row's end
+    gap_s = np.where(first, s[row], np.roll(pe, 1))
+    gap_e = ps
+    out_row = np.concatenate([row, row[last]])
+    out_s = np.concatenate([gap_s, pe[last]])
+    out_e = np.concatenate([gap_e, e[row[last]]])
+    keep = out_s < out_e
+    out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
+    order = np.argsort(out_row, kind="stable")  # (the gaps before the pieces, then the one after the last)
+    return out_row[order], out_s[order], out_e[order]

@@ -1,8 +1,8 @@
-"""A given relation's change through its sorted codes
+"""A given relation's changes through its sorted codes
 (engine/columns/sorted_given.py), against the time points themselves: a
 frame of code intervals ``[s, e)`` is a set of (atom, point) pairs, and a
-retraction takes the holes' pairs out of it (the oracle counts points,
-nobody's interval arithmetic).  The answers must also be frames as the
+retraction takes the holes' pairs out of it, an addition puts its pairs in
+(the oracle counts points, nobody's interval arithmetic).  The answers must also be frames as the
 relations are kept: coalesced and in the order of the packed codes."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import packed, take_back
+from chronolog.engine.columns.sorted_given import add, packed, take_back
 
 
 def frame_of(rows, arity):
@@ -71,6 +71,20 @@ def test_a_retraction_against_the_points(given_rows, hole_rows, arity, shuffled)
         assert_kept(f, arity)
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled):
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    added = frame_of([(a[:arity], s, e) for a, s, e in added_rows], arity)
+    got = add(df, added, term_columns(arity))
+    assert points(got.after, arity) == points(df, arity) | points(added, arity)
+    assert set(rows(got.new)) == set(rows(got.after)) - set(rows(df))
+    for f in (got.new, got.after):
+        assert_kept(f, arity)
+
+
 def test_unbounded_ends_and_a_row_cut_in_three():
     from chronolog.engine.interval_codes import NEG, POS
 
@@ -87,3 +101,4 @@ def test_value_columns_and_wide_atoms_are_left_to_polars():
     assert take_back(floats, floats, ["0"]) is None
     wide = frame_of([((1, 2, 3), 0, 4)], 3)
     assert take_back(wide, wide, term_columns(3)) is None
+    assert add(floats, floats, ["0"]) is None and add(wide, wide, term_columns(3)) is None

@@ -238,7 +238,13 @@ class ColumnMaintenance:
         return Retraction(df, pieces, touched, after)
 
     def _add_given(self, pred, rows) -> None:
-        new = self._merge(pred, [rows])
+        from .sorted_given import add
+
+        got = add(self.current(pred), rows, self.names(pred))  # (the given frame's sorted codes, else polars)
+        if got is None:
+            new = self._merge(pred, [rows])
+        elif (new := got.new).height:
+            self._set(pred, got.after)
         if new.height:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 

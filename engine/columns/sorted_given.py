@@ -58,6 +58,34 @@ def _arrays(df, names: list):
     return [df[c].to_numpy() for c in names], df["s"].to_numpy(), df["e"].to_numpy()
 
 
+class Addition(NamedTuple):
+    """What merging added facts into a relation gives (frames of its layout)."""
+
+    new: object  # the maximal intervals that were not there before (the seminaive delta)
+    after: object  # the relation after, in key order
+
+
+def _in_key_order(df, names: list):
+    """``(df, term columns, s, e, key)`` of a relation in key order (sorted
+    again if it was not), or None when it is not for this path."""
+    import numpy as np
+
+    from .relation import _frame
+
+    mine = _arrays(df, names)
+    if mine is None:
+        return None
+    cols, s, e = mine
+    key = packed(cols, len(s))
+    if key is None:
+        return None
+    if len(key) > 1 and not (key[1:] >= key[:-1]).all():  # (out of order: sorted again, see the docstring)
+        order = np.argsort(key, kind="stable")
+        cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
+        df = _frame(cols, s, e)
+    return df, cols, s, e, key
+
+
 def take_back(df, holes, names: list):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
     term columns ``names``) from the coalesced relation ``df``; None when
@@ -66,24 +94,19 @@ def take_back(df, holes, names: list):
 
     from .relation import _frame
 
-    mine, theirs = _arrays(df, names), _arrays(holes, names)
+    mine, theirs = _in_key_order(df, names), _arrays(holes, names)
     if mine is None or theirs is None:
         return None
-    cols, s, e = mine
-    key = packed(cols, len(s))
+    df, cols, s, e, key = mine
     hole_key = packed(theirs[0], len(theirs[1]))
-    if key is None or hole_key is None:
+    if hole_key is None:
         return None
-    if len(key) > 1 and not (key[1:] >= key[:-1]).all():  # (out of order: sorted again, see the docstring)
-        order = np.argsort(key, kind="stable")
-        cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
-        df = _frame(cols, s, e)
     hs, he = theirs[1], theirs[2]
     # every pair of a hole and a row of its atom whose intervals meet
     lo = key.searchsorted(hole_key, "left")
     count = key.searchsorted(hole_key, "right") - lo
     hole = np.repeat(np.arange(len(hole_key)), count)
-    row = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(len(hole))
+    row = _ranges(lo, count)
     ps, pe = np.maximum(s[row], hs[hole]), np.minimum(e[row], he[hole])
     meet = ps < pe
     row, ps, pe = row[meet], ps[meet], pe[meet]
@@ -95,16 +118,61 @@ def take_back(df, holes, names: list):
     if not len(touched_rows):
         return Retraction(df, pieces, touched, df)
     left_row, left_s, left_e = _left_over(row, ps, pe, s, e)
-    kept = np.ones(len(s), dtype=bool)
-    kept[touched_rows] = False
     at = left_row - touched_rows.searchsorted(left_row)  # (where each row met was, once those are cut out)
-
-    def spliced(a, left):
-        a = a[kept]
-        return np.insert(a, at, left) if len(at) else a
-
-    after = _frame([spliced(c, c[left_row]) for c in cols], spliced(s, left_s), spliced(e, left_e))
+    after = _splice(cols, s, e, touched_rows, at, ([c[left_row] for c in cols], left_s, left_e))
     return Retraction(df, pieces, touched, after)
+
+
+def add(df, added, names: list):
+    """:class:`Addition` of the coalesced frame ``added`` to the coalesced
+    relation ``df`` (term columns ``names``): only the rows of the atoms it
+    names are merged (coalesce.merge_new); None when either is not for
+    this path."""
+    from .coalesce import merge_new
+    from .relation import _frame
+
+    mine, theirs = _in_key_order(df, names), _arrays(added, names)
+    if mine is None or theirs is None:
+        return None
+    df, cols, s, e, key = mine
+    added_key = packed(theirs[0], len(theirs[1]))
+    if added_key is None:
+        return None
+    lo = key.searchsorted(added_key, "left")
+    old_rows = distinct(_ranges(lo, key.searchsorted(added_key, "right") - lo))  # (every row of the atoms added)
+    old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
+    merged, new = merge_new(old, [added], names)
+    if not new.height:
+        return Addition(new, df)
+    m_cols, m_s, m_e = _arrays(merged, names)
+    at = key.searchsorted(packed(m_cols, len(m_s)), "left")
+    at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
+    return Addition(new, _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e)))
+
+
+def _ranges(lo, count):
+    """The row numbers ``lo[i] .. lo[i] + count[i] - 1``, one range after another."""
+    import numpy as np
+
+    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+
+
+def _splice(cols, s, e, removed, at, extra):
+    """A frame of the columns without the rows ``removed`` and with the rows
+    ``extra`` (term columns, s, e) put before the positions ``at`` of the
+    rows left (a column each: one copy, and one more where rows go in)."""
+    import numpy as np
+
+    from .relation import _frame
+
+    kept = np.ones(len(s), dtype=bool)
+    kept[removed] = False
+
+    def spliced(a, b):
+        a = a[kept]
+        return np.insert(a, at, b) if len(at) else a
+
+    return _frame([spliced(c, x) for c, x in zip(cols, extra[0])], spliced(s, extra[1]), spliced(e, extra[2]))
 
 
 def _left_over(row, ps, pe, s, e):

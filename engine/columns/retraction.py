@@ -31,7 +31,7 @@ def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
     """``{pred: coalesced frame}`` of the facts in ``columns`` (FactColumns)
     and ``rows`` (FactRows), ``arities`` their predicates' arities."""
     memo: dict = {}
-    out = {}
+    known = {}
     for pred, arity in arities.items():
         parts = []
         for fc in columns:
@@ -42,17 +42,17 @@ def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
                 parts.append(_rows_codes(fc.slow[pred], arity, terms, scale))
         if rows.get(pred):
             parts.append(_rows_codes(rows[pred], arity, terms, scale))
-        out[pred] = _coalesced(parts, arity)
-    return out
+        known[pred] = _known(parts, arity)
+    return _coalesced(known, arities)
 
 
-def _coalesced(parts: list, arity: int):
-    """One frame of the parts' rows whose every term has a code, coalesced."""
+def _known(parts: list, arity: int):
+    """``(term codes, s, e)`` of the parts' rows whose every term has a code."""
     import numpy as np
 
     parts = [p for p in parts if len(p[1])]
     if not parts:
-        return empty(arity)
+        return [np.zeros(0, dtype=np.int64) for _ in range(arity)], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
     s = np.concatenate([p[1] for p in parts])
     e = np.concatenate([p[2] for p in parts])
@@ -61,7 +61,27 @@ def _coalesced(parts: list, arity: int):
         known &= c >= 0
     if not known.all():
         cols, s, e = [c[known] for c in cols], s[known], e[known]
-    return _frame(*coalesce_arrays(cols, s, e))  # (in numpy: polars' queries cost ~0.2 ms each, per predicate)
+    return cols, s, e
+
+
+def _coalesced(known: dict, arities: dict) -> dict:
+    """``{pred: coalesced frame}`` of ``known`` rows, coalesced by one sort
+    of them all: the predicate's number the first key, absent term columns
+    zero (numpy's calls, not polars': a predicate's own coalescing cost
+    ~0.1 ms of fixed costs, a retraction's 24 predicates 2.5 ms)."""
+    import numpy as np
+
+    preds = list(known)
+    width = max(arities.values(), default=0)
+    of = np.concatenate([np.full(len(known[p][1]), i, dtype=np.int64) for i, p in enumerate(preds)] or [np.zeros(0, dtype=np.int64)])
+    pad = [np.zeros(len(known[p][1]), dtype=np.int64) for p in preds]
+    cols = [np.concatenate([known[p][0][j] if j < arities[p] else z for p, z in zip(preds, pad)] or [of[:0]]) for j in range(width)]
+    s = np.concatenate([known[p][1] for p in preds] or [of[:0]])
+    e = np.concatenate([known[p][2] for p in preds] or [of[:0]])
+    (of, *cols), s, e = coalesce_arrays([of, *cols], s, e)
+    at = of.searchsorted(np.arange(len(preds) + 1))
+    return {p: _frame([c[a:b] for c in cols[: arities[p]]], s[a:b], e[a:b]) if b > a else empty(arities[p])
+            for p, a, b in zip(preds, at[:-1].tolist(), at[1:].tolist())}
 
 
 class Known:

@@ -88,10 +88,8 @@ def retraction_frames(reasoner, facts):
     messages.  What reads them is :func:`read_for_columns`."""
     from chronolog.engine.columns.encoding import Fallback
     from chronolog.engine.columns.maintenance import refusal
-    from chronolog.engine.columns.retraction import hole_frames
+    from chronolog.engine.columns.retraction import Known, hole_frames
     from chronolog.language.fact_columns import _Fallback
-
-    from chronolog.engine.columns.retraction import Known
 
     ev = reasoner.evaluator
     if reasoner.terminating or ev.explain or not hasattr(ev, "given_pieces") or refusal(ev) is not None:

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import add, packed, take_back
+from chronolog.engine.columns.sorted_given import add, atom_rows, packed, take_back
 
 
 def frame_of(rows, arity):
@@ -85,6 +85,19 @@ def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled)
         assert_kept(f, arity)
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_the_rows_of_some_atoms(given_rows, hole_rows, arity, shuffled):
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+    asked = {r[:arity] for r in rows(holes)}
+    got = atom_rows(df, holes, term_columns(arity))
+    assert sorted(rows(got)) == sorted(r for r in rows(df) if r[:arity] in asked)
+    assert_kept(got, arity)
+
+
 def test_unbounded_ends_and_a_row_cut_in_three():
     from chronolog.engine.interval_codes import NEG, POS
 
@@ -102,3 +115,4 @@ def test_value_columns_and_wide_atoms_are_left_to_polars():
     wide = frame_of([((1, 2, 3), 0, 4)], 3)
     assert take_back(wide, wide, term_columns(3)) is None
     assert add(floats, floats, ["0"]) is None and add(wide, wide, term_columns(3)) is None
+    assert atom_rows(floats, floats, ["0"]) is None and atom_rows(wide, wide, term_columns(3)) is None

@@ -355,6 +355,7 @@ class HybridEvaluator(Evaluator):
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
         from .retraction import conclusions_only
+        from .sorted_given import atom_rows
 
         import time
 
@@ -368,11 +369,13 @@ class HybridEvaluator(Evaluator):
             frame = holes if framed else m.atoms_frame(pred, holes)
             change = None
             if framed and pred in self.plan.derived_predicates():
-                # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
-                keys = frame.select(names) if names else atoms_of(frame, names)
                 model = m.current(pred)
                 source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
-                hit = hits(m.given_frame(pred), keys, names, self.values)
+                hit = atom_rows(m.given_frame(pred), frame, names)  # (by their sorted codes: sorted_given.py)
+                if hit is None:
+                    # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
+                    keys = frame.select(names) if names else atoms_of(frame, names)
+                    hit = hits(m.given_frame(pred), keys, names, self.values)
                 if conclusions_only(frame, hit, model, names, self.values):
                     return None
                 pieces = coalesce(overlap(hit, frame, names, self.values), names)

@@ -123,6 +123,24 @@ def take_back(df, holes, names: list):
     return Retraction(df, pieces, touched, after)
 
 
+def atom_rows(df, holes, names: list):
+    """The rows of the coalesced ``df`` of the atoms of ``holes`` (a frame
+    of the same term columns), in key order; None when either is not for
+    this path (a derived predicate's given facts, which are kept apart)."""
+    from .relation import _frame
+
+    mine, theirs = _in_key_order(df, names), _arrays(holes, names)
+    if mine is None or theirs is None:
+        return None
+    _, cols, s, e, key = mine
+    hole_key = packed(theirs[0], len(theirs[1]))
+    if hole_key is None:
+        return None
+    lo = key.searchsorted(hole_key, "left")
+    rows = distinct(_ranges(lo, key.searchsorted(hole_key, "right") - lo))
+    return _frame([c[rows] for c in cols], s[rows], e[rows])
+
+
 def add(df, added, names: list):
     """:class:`Addition` of the coalesced frame ``added`` to the coalesced
     relation ``df`` (term columns ``names``): only the rows of the atoms it

@@ -120,10 +120,34 @@ def take_back(df, holes, names: list):
     touched = _frame([c[touched_rows] for c in cols], s[touched_rows], e[touched_rows])
     if not len(touched_rows):
         return Retraction(df, pieces, touched, df)
-    left_row, left_s, left_e = _left_over(row, ps, pe, s, e)
-    at = left_row - touched_rows.searchsorted(left_row)  # (where each row met was, once those are cut out)
-    after = _splice(cols, s, e, touched_rows, at, ([c[left_row] for c in cols], left_s, left_e))
-    return Retraction(df, pieces, touched, after)
+    return Retraction(df, pieces, touched, _cut(cols, s, e, touched_rows, *_left_over(row, ps, pe, s, e)))
+
+
+def _cut(cols, s, e, touched, left_row, left_s, left_e):
+    """A frame of the columns with what is left of the ``touched`` rows:
+    ``left_row``'s pieces ``left_s``, ``left_e`` (in row order).  A row's
+    first piece takes its place, the others go in just after it (a hole
+    inside an interval), a row with none goes: one copy of each column
+    (and a second only where a piece goes in)."""
+    import numpy as np
+
+    from .relation import _frame
+
+    first = np.ones(len(left_row), dtype=bool)
+    first[1:] = left_row[1:] != left_row[:-1]
+    stay = left_row[first]
+    removed = np.setdiff1d(touched, stay, assume_unique=True)
+    kept = np.ones(len(s), dtype=bool)
+    kept[removed] = False
+    cols, s, e = [c[kept] for c in cols], s[kept], e[kept]
+    at = stay - removed.searchsorted(stay)  # (each staying row's place among those kept)
+    s[at], e[at] = left_s[first], left_e[first]
+    if not first.all():
+        more = ~first
+        where = left_row[more] - removed.searchsorted(left_row[more]) + 1  # (just after its row)
+        cols = [np.insert(c, where, c[where - 1]) for c in cols]
+        s, e = np.insert(s, where, left_s[more]), np.insert(e, where, left_e[more])
+    return _frame(cols, s, e)
 
 
 def atom_rows(df, holes, names: list):
@@ -181,7 +205,8 @@ def _ranges(lo, count):
 def _splice(cols, s, e, removed, at, extra):
     """A frame of the columns without the rows ``removed`` and with the rows
     ``extra`` (term columns, s, e) put before the positions ``at`` of the
-    rows left (a column each: one copy, and one more where rows go in)."""
+    rows left (a column each: one copy, and one more where rows go in: an
+    addition's merged rows)."""
     import numpy as np
 
     from .relation import _frame

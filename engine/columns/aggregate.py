@@ -141,7 +141,7 @@ class Segments:
                 memo = self._sums.setdefault(_expr_key(agg.expr), {})
                 got = memo.get("value")
                 if got is None:
-                    kind, v = evaluate(agg.expr, df, values)
+                    kind, v = _evaluated(agg.expr, df, values)
                     den = 1
                     if kind == EXACT:  # integers over the common denominator
                         kind = RATIONAL
@@ -244,6 +244,21 @@ def _exact_where_no_float(segments, agg, floats, df, values):
     if has_float.any():
         out[has_float] = values.encode(FLOAT, floats[has_float])
     return out
+
+
+def _evaluated(expr, df, values):
+    """``evaluate`` of an aggregate's expression; one the kernels refuse
+    (``sum(strlen(N))``) by the rows' closures once per distinct value
+    (distinct_calls.py), its values then read as a column's."""
+    try:
+        return evaluate(expr, df, values)
+    except Fallback:
+        from chronolog.language import ast
+
+        from .distinct_calls import assigned
+
+        name = var_column("$aggregated")
+        return evaluate(ast.Var("$aggregated"), df.select(assigned(expr, None, df, values, name)), values)
 
 
 def _codes_of_extremes(expr, df, values, extremes):

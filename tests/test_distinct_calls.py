@@ -91,6 +91,17 @@ def test_an_aggregate_of_a_function_runs_on_columns():
     same_on_both("m(S) :- p(N, V), S = sum(strlen(N)).\nx(K, S) :- p(K, V), S = max(abs(V - 150) + strlen(K)).", p)
 
 
+texts = st.sampled_from(["a", "Bé", "ß", "", "i", "İx", "7", "z z", "aa", "é", "\U0001f600"])
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.lists(st.tuples(st.sampled_from(["k", "m"]), texts, st.integers(0, 6), st.integers(0, 3)), max_size=8),
+       st.sampled_from(["min", "max"]), st.sampled_from(["V", "upper(V)", "concat(V, K)"]))
+def test_a_min_or_max_of_strings_runs_on_columns_as_on_rows(rows, func, expr):
+    p = [((k, v), (s, s + d, True, d % 2 == 0)) for k, v, s, d in rows]
+    same_on_both(f"m(K, S) :- p(K, V), S = {func}({expr}).\nn(S) :- <->[0,2] p(K, V), S = {func}({expr}).", p)
+
+
 def test_a_function_runs_once_per_distinct_value(monkeypatch):
     from chronolog.language import builtins
 

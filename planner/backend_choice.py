@@ -227,6 +227,8 @@ def _column_fallbacks(st) -> tuple:
         out.append("an expression fails on a value (a division by zero, a string where a number is expected): the rows report it")
     if any(isinstance(op, ph.Aggregate) for op in ops):
         out.append("a sum, product or mean leaves 64 bits, or exact numbers are summed beside floats")
+    if any(isinstance(op, ph.Aggregate) and any(isinstance(a.expr, (ast.BinOp, ast.Call)) for _, a in op.aggregates) for op in ops):
+        out.append("an aggregate's expression fails on a value (a division by zero, a string where a number is expected): the rows report it")
     if any(isinstance(op, (ph.WrapInterval, ph.PlaceInterval)) for op in ops):
         out.append("an interval end is not an exact number")
     return tuple(out)

@@ -79,7 +79,7 @@ def _distinct(names, df, values):
             _, ids = _dense(ids)
     count, ids = _dense(ids)
     first = np.empty(count, dtype=np.int64)
-    first[ids[::-1]] = np.arange(n - 1, -1, -1)  # (the last write wins: each tuple's first row)
+    first[ids] = np.arange(n)  # (a row of each tuple: any one holds its values)
     cols = [_python_values(df[var_column(c)].gather(first), values.terms.values) for c in names]
     tuples = list(zip(*cols)) if cols else [()] * count
     return {c: i for i, c in enumerate(names)}, tuples, ids

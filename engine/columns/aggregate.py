@@ -295,8 +295,11 @@ def _evaluated(expr, df, values):
 
         from .distinct_calls import assigned
 
-        name = var_column("$aggregated")
-        return evaluate(ast.Var("$aggregated"), df.select(assigned(expr, None, df, values, name)), values)
+        var = ast.Var("$aggregated")
+        got = df.select(assigned(expr, None, df, values, var_column(var.name)))
+        if mixed(var, got, values):  # (max(V, 3) gives 3 beside 4.0: the kinds of its values are the rows')
+            raise Fallback("an aggregate of values of two kinds of number, computed by a function")
+        return evaluate(var, got, values)
 
 
 def _codes_of_extremes(expr, df, values, extremes):

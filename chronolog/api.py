@@ -1025,7 +1025,13 @@ class Model:
         return not any(by for p, by in self._repeating.items() if not is_fresh(p))
 
     def __len__(self) -> int:
-        n = sum(self._relation(p).fact_count() for p in list(self.store.relations) if not is_fresh(p))
+        """Facts (an atom on one maximal interval each), counted off the
+        columns where they hold them: ``--stats`` builds no rows to count."""
+        n = 0
+        for p in self.store.predicates():
+            if not is_fresh(p):
+                known = self.store.known_count(p)
+                n += known if known is not None else self._relation(p).fact_count()
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
     def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:

@@ -704,9 +704,11 @@ def split(df, keys, names: list, values):
     if not df.height or not keys.height:
         return df.clear(), df
     match = _codes_match(df, keys, names)
-    if match is not None:  # (two queries)
-        hit = df.filter(match)
-        return (hit, df.filter(~match)) if hit.height else (hit, df)
+    if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
+        mask = df.select(match).to_series()
+        if not mask.any():
+            return df.clear(), df
+        return df.filter(mask), df.filter(~mask)
     mask = _matching(df, keys, names, values)
     if not mask.any():
         return df.clear(), df

@@ -1,14 +1,16 @@
-"""Set operations on frames of codes in numpy, for the maintenance's frames.
+"""Joins, interval moves and set operations on frames of codes, in numpy.
 
 An update on frames (maintenance.py) makes many frames of a few hundred to
-a few thousand rows (the atoms a change touches) and asks of each a
-distinct set of atoms, a difference of rows or of intervals.  As a polars
-query each costs ~0.2-0.4 ms whatever the size; the same in numpy costs
-30-70 us at these sizes (bench figures in design.md).  Past
-small_frames.SMALL_ROWS rows, where Python loops stop paying, the callers
-come here for frames whose columns are all Int64 codes without nulls
-(:func:`codes_only`); value columns keep the polars paths.  Same answers as
-those paths up to row order (tests/test_code_frames.py).
+a few thousand rows (the atoms a change touches) and asks of each a join, a
+temporal move, a distinct set of atoms, a difference of rows or of
+intervals.  As a polars query each costs ~0.2-0.4 ms whatever the size; the
+same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
+rows, where Python loops stop paying, the callers (join.py, temporal.py,
+difference.py, maintenance.py, in any columnar run) come here for frames
+whose columns are all Int64 codes without nulls (:func:`codes_only`) and
+that hold at most :data:`CODE_ROWS` rows together; value columns and larger
+frames keep the polars paths.  Same answers as those paths up to row order
+(tests/test_small_frames.py, tests/test_code_frames.py).
 """
 
 from __future__ import annotations

@@ -158,20 +158,21 @@ def test_aggregates_and_recursion_through_time(engine, case, data, dict_form):
     check(case.program, given_rows(case.facts), case.horizon, engine, set(case.idb), data, dict_form)
 
 
-@pytest.mark.parametrize("small_rows", [-1, 10**9], ids=["polars", "python"])
+@pytest.mark.parametrize("small_rows, code_rows", [(-1, -1), (-1, 10**9), (10**9, -1)], ids=["polars", "numpy", "python"])
 @settings(max_examples=examples(40), **SETTINGS)
 @given(cases(negation=True, recursion=True, nest=2, idb_data=True), st.data(), st.booleans())
-def test_each_path_of_the_small_frames_on_columns(small_rows, case, data, dict_form):
+def test_each_path_of_the_small_frames_on_columns(small_rows, code_rows, case, data, dict_form):
     """The columns' maintenance with each small frame's interval operations
-    in Python, and with none (engine/columns/small_frames.py)."""
-    from chronolog.engine.columns import small_frames
+    in Python (engine/columns/small_frames.py), each frame of codes' in
+    numpy (code_frames.py), and with none."""
+    from chronolog.engine.columns import code_frames, small_frames
 
-    kept = small_frames.SMALL_ROWS
-    small_frames.SMALL_ROWS = small_rows
+    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS
+    small_frames.SMALL_ROWS, code_frames.CODE_ROWS = small_rows, code_rows
     try:
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
     finally:
-        small_frames.SMALL_ROWS = kept
+        small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
 
 
 def check(program, rows, horizon, engine, derived, data, dict_form):

@@ -366,3 +366,25 @@ def test_re_derived_atoms_of_a_free_head_variable_reach_the_strata_above(case, p
     program, start, added = FREE_HEAD_VARIABLE[case]
     run_steps(program, start, [([], []), (added, start)], None, engine, {"p0", "p1", "p2"}, False)
     assert case == "an interval term" and path == "columns by atoms" or took(path, where), where
+
+
+# (program, given at the start, retracted); each a float term given and
+# retracted as a float, the relation's column all floats
+FLOAT_TERMS = {
+    "of an input": ("p(K, N) :- w(K, N).", "w"),
+    "of a derived predicate": ("q(K) :- p(K, N).\np(K, N) :- w(K, N).", "p"),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", list(FLOAT_TERMS))
+@pytest.mark.parametrize("hole", [(1, 2, True, True), (0, 4, True, True)], ids=["inside", "whole"])
+def test_hunted_float_terms_retracted(case, hole, path, monkeypatch):
+    """A case the hunt found on the columns' frames: a float term retracted
+    from a relation whose column holds only floats (w(a,0.5)); the
+    retracted pieces are coded, and their difference with the floats
+    stopped on a join of f64 with i64 (polars' SchemaError)."""
+    engine, where = on_path(path, monkeypatch)
+    program, pred = FLOAT_TERMS[case]
+    start = [(pred, ("a", 0.5), (0, 4, True, True))]
+    run_steps(program, start, [([], []), ([], [(pred, ("a", 0.5), hole)])], None, engine, {"p", "q"}, True)

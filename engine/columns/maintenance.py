@@ -186,7 +186,7 @@ class ColumnMaintenance:
         for p in set(self.seeds) | set(self.own_added):
             given = self.given_frame(p)
             if p in self.seeds:
-                given = coalesce(subtract(given, self.seeds[p].rename({"s": "hs", "e": "he"}), self.names(p)), self.names(p))
+                given = minus(given, self.seeds[p], self.names(p), ev.values)
             if p in self.own_added:
                 from .value_columns import same_kinds
 
@@ -217,7 +217,7 @@ class ColumnMaintenance:
         if not touched.height:
             self._rest.pop(pred)
             return
-        self.put_back(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+        self.put_back(pred, minus(old, holes, names, self.ev.values))
         self.gone[pred] = touched
 
     def _add_given(self, pred, rows) -> None:
@@ -358,10 +358,7 @@ class ColumnMaintenance:
             names = self.names(p)
             pieces = coalesce(pieces, names)
             touched[p] = atoms_of(pieces, names)
-            old = self.local(p, touched[p])
-            # (a term column exact on one side, coded on the other: one kind, as subtract joins on it)
-            old, holes = same_kinds([old, pieces], names, self.ev.values)
-            self.put_back(p, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+            self.put_back(p, minus(self.local(p, touched[p]), pieces, names, self.ev.values))
             over[p] = pieces
         pending = dict(new_in)
         for p, new in self._rederive(stratum, over).items():
@@ -724,6 +721,14 @@ def overlap(df, other, names: list, values=None):
     if m is None:
         return df.clear()
     return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+
+
+def minus(df, holes, names: list, values):
+    """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
+    atoms, coalesced.  Each term column of one kind first (floats or exact
+    values on one side, codes on the other): subtract joins on them."""
+    df, holes = same_kinds([df, holes], names, values)
+    return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 
 def overlapping(df, other, names: list, values=None):

@@ -158,6 +158,24 @@ def test_aggregates_and_recursion_through_time(engine, case, data, dict_form):
     check(case.program, given_rows(case.facts), case.horizon, engine, set(case.idb), data, dict_form)
 
 
+@pytest.mark.parametrize("point_atoms", [-1, 10**9], ids=["frames", "atoms"])
+@settings(max_examples=examples(40), **SETTINGS)
+@given(wide_cases(floats=True, recursion=True), st.data())
+def test_float_terms_on_each_path_of_the_columns(point_atoms, case, data):
+    """Floats in the given facts (and made by ``float(N)``), retracted as
+    the floats they are: the dictionary form (a float has no text form; the
+    text ``0.1`` is the exact number).  A float column retracted on frames
+    once stopped on polars' SchemaError (test_hunted_float_terms_retracted)."""
+    from chronolog.engine.columns import evaluator
+
+    kept = evaluator.POINT_ATOMS
+    evaluator.POINT_ATOMS = point_atoms
+    try:
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, True)
+    finally:
+        evaluator.POINT_ATOMS = kept
+
+
 @pytest.mark.parametrize("small_rows", [-1, 10**9], ids=["polars", "python"])
 @settings(max_examples=examples(40), **SETTINGS)
 @given(cases(negation=True, recursion=True, nest=2, idb_data=True), st.data(), st.booleans())

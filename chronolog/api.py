@@ -965,8 +965,14 @@ class Model:
         if dialect == "meteor":
             from chronolog.language import meteor
 
-            return meteor.parse_facts([query], "<query>")[0]
-        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
+            facts = meteor.parse_facts([query], "<query>")
+        else:
+            facts = parse_fact_lines([query], "<query>", calendar=self.calendar)
+        if len(facts) != 1:  # (blank or a comment: more than one is a syntax error of its own)
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: expected one fact, not {query!r}", hint='write it as text such as "p(a)@[1,2]"')
+        f = facts[0]
         if dialect == "lars":
             from chronolog.language.lars import from_ticks
 

@@ -303,6 +303,23 @@ def test_api_misuse(call, says):
     assert e.value.hint or "dialect" in says
 
 
+@pytest.mark.parametrize("text", ["", "   ", "% a comment", "\n"])
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+@pytest.mark.parametrize("call", ["holds", "proof", "explain"])
+def test_a_fact_to_ask_about_that_is_blank(call, dialect, text):
+    """holds/proof/explain of a text with no fact (an empty argument of
+    `chronolog entails`) took the first of no facts: an IndexError."""
+    program = "q(X) :- p(X).\np(a)@1." if dialect == "vadalog" else "Q(X) :- P(X)\nP(a)@1"
+    with pytest.raises(ChronologError) as e:
+        getattr(reason(program, dialect=dialect), call)(text)
+    assert f"{call}(): expected one fact" in e.value.message and e.value.hint
+
+
+def test_entails_of_an_empty_fact(tmp_path):
+    r = run("entails", _program(tmp_path, P), "")
+    assert r.exit_code == 2 and "expected one fact" in r.output and "internal error" not in r.output, r.output
+
+
 def test_dictionary_errors_name_the_row():
     with pytest.raises(ChronologError) as e:
         reason(P, {"q": [(("a",), (1, 2)), (("b",), (5, 2))]})

@@ -439,7 +439,7 @@ def parse_horizon(h, calendar=None, what="horizon"):
     if calendar is not None:
         from chronolog.language.dates import horizon_points
 
-        h = horizon_points(h, calendar)
+        h = horizon_points(h, calendar, what)
     if isinstance(h, str):
         parts = h.split(",")
         if len(parts) != 2:
@@ -452,7 +452,8 @@ def parse_horizon(h, calendar=None, what="horizon"):
 
     lo, hi = exact_time(h[0]), exact_time(h[1])
     if lo > hi:
-        raise ProgramError(f"bad {what}: {lo} > {hi}", hint="FROM must not be after TO")
+        shown = (calendar.format_point(lo), calendar.format_point(hi)) if calendar is not None else (lo, hi)
+        raise ProgramError(f"bad {what}: {shown[0]} > {shown[1]}", hint="FROM must not be after TO")
     from chronolog.language.timeline import make
 
     return make(lo, hi, True, True)

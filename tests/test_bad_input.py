@@ -351,6 +351,18 @@ def test_window_errors_name_the_window(tmp_path):
     assert "bad --window" in out and "horizon" not in out
 
 
+@pytest.mark.parametrize("option, value, says", [
+    ("--horizon", "2020-01-10,2020-01-05", "bad horizon: 2020-01-10 > 2020-01-05"),
+    ("--window", "2020-01-10,2020-01-05", "bad --window: 2020-01-10 > 2020-01-05"),
+    ("--window", "2020-13-01,2020-01-05", "bad --window '2020-13-01,2020-01-05'"),
+])
+def test_date_windows_are_named_and_shown_as_dates(tmp_path, option, value, says):
+    """On a calendar timeline a reversed window was shown in day numbers
+    (18271 > 18266) and a --window that is no date was called the horizon."""
+    program = '@timeGranularity("days").\nq(X) :- p(X).\np(a)@[2020-01-01,2020-03-01].\n'
+    assert says in refused(tmp_path, program, option, value)
+
+
 def test_parquet_errors_name_the_file(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -783,6 +783,7 @@ class Reasoner:
             report = self.evaluator.maintain(removed, {p: r for p, r in rows.items() if r})
         self.model.stats["maintenance"] = report
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
+        self.model._provenance = None  # (derivations a proof recorded before the update: recorded again by the next one)
         return self.model
 
     def _read_retraction(self, facts) -> dict:

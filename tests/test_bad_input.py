@@ -363,6 +363,22 @@ def test_date_windows_are_named_and_shown_as_dates(tmp_path, option, value, says
     assert says in refused(tmp_path, program, option, value)
 
 
+@pytest.mark.parametrize("spec, says", [
+    ("csv useHeaders=true separator=;", "@bind of q: a csv file takes no option 'separator=;'"),
+    ("csv useheaders=false", "@bind of q: a csv file takes no option 'useheaders=false'"),
+    ("csv useHeaders=maybe", "@bind of q: useHeaders is true or false, not 'maybe'"),
+    ("csv header", "@bind of q: a csv file takes no option 'header'"),
+    ("parquet compression=zstd", "@bind of q: a parquet file takes no option 'compression=zstd'"),
+])
+def test_a_file_bindings_unknown_option_is_refused(tmp_path, spec, says):
+    """A CSV binding takes only useHeaders=true/false; anything else was
+    ignored without a word (separator=; then read each row as one cell,
+    reported as a bad number; useHeaders=maybe read the header as a row)."""
+    (tmp_path / "q.csv").write_text("k;v;start;end\na;1;1;2\n")
+    program = f'@bind("q", "{spec}", "{tmp_path}", "q.csv").\np(X) :- q(X, V).\n'
+    refused(tmp_path, program, where="1:1", says=says)
+
+
 def test_parquet_errors_name_the_file(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -115,6 +115,12 @@ def time_mapping(program: ast.Program, pred: str):
                     a.pos,
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end',
                 )
+            if any(type(c) is not bool and c not in (0, 1) for c in (sc, ec)):  # (bool("false") is True)
+                raise ProgramError(
+                    f"@timeMapping of {pred}: whether the start and the end are closed is #T or #F, not {sc!r} and {ec!r}",
+                    a.pos,
+                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — a closed start, an open end',
+                )
             return start, end, bool(sc), bool(ec)
     return None
 

@@ -379,6 +379,16 @@ def test_a_file_bindings_unknown_option_is_refused(tmp_path, spec, says):
     refused(tmp_path, program, where="1:1", says=says)
 
 
+@pytest.mark.parametrize("ends", ['#T, "false"', "true, false", "yes, no", "#T, 2"])
+def test_a_time_mappings_closedness_is_a_boolean(tmp_path, ends):
+    """@timeMapping's closedness was read as Python reads a truth value: the
+    name false (or the string "false", no) closed the end, the opposite of
+    what it says.  #T/#F (or 1/0) only."""
+    (tmp_path / "q.csv").write_text("k,start,end\na,1,2\n")
+    program = f'@bind("q", "csv useHeaders=true", "{tmp_path}", "q.csv").\n@timeMapping("q", 1, 2, {ends}).\np(X) :- q(X).\n'
+    refused(tmp_path, program, where="2:1", says="@timeMapping of q: whether the start and the end are closed is #T or #F")
+
+
 def test_parquet_errors_name_the_file(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -198,7 +198,7 @@ class ColumnMaintenance:
         for p in set(self.seeds) | set(self.own_added):
             given = self.given_frame(p)
             if p in self.seeds:
-                given = coalesce(subtract(given, self.seeds[p].rename({"s": "hs", "e": "he"}), self.names(p)), self.names(p))
+                given = minus(given, self.seeds[p], self.names(p), ev.values)
             if p in self.own_added:
                 from .value_columns import same_kinds
 
@@ -229,7 +229,7 @@ class ColumnMaintenance:
         if not touched.height:
             self._rest.pop(pred)
             return
-        self.put_back(pred, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+        self.put_back(pred, minus(old, holes, names, self.ev.values))
         self.gone[pred] = touched
 
     def _add_given(self, pred, rows) -> None:
@@ -385,9 +385,7 @@ class ColumnMaintenance:
             old = self._near.pop(p, None)  # (taken out already: their atoms' rows, and maybe a few more)
             if old is None:
                 old = self.local(p, touched[p])
-            # (a term column exact on one side, coded on the other: one kind, as subtract joins on it)
-            old, holes = same_kinds([old, pieces], names, self.ev.values)
-            kept = coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names)
+            kept = minus(old, pieces, names, self.ev.values)
             if stratum.recursive:  # (its rules read it: back before they run)
                 self.put_back(p, kept)
             else:  # (held out until the re-derivation merges into it: one split of the relation, not two)
@@ -783,6 +781,14 @@ def overlap(df, other, names: list, values=None):
     if m is None:
         return df.clear()
     return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+
+
+def minus(df, holes, names: list, values):
+    """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
+    atoms, coalesced.  Each term column of one kind first (floats or exact
+    values on one side, codes on the other): subtract joins on them."""
+    df, holes = same_kinds([df, holes], names, values)
+    return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 
 def overlapping(df, other, names: list, values=None):

@@ -173,6 +173,18 @@ def _quoted_terms(out, rows):
     return Figures(ch, f"bare {_s(b['wall'])} wall / {_s(b['cpu'])} CPU", ra, ok=c["same"] is True)
 
 
+@bench(name="cliffs", args="bench/cliffs.py --rows 200000 --repeat 3", json=True,
+       peer="the same program and data without the form (same run, alternating)", target="no input form a user is likely to write slow (issue 37)",
+       what="--stats, functions (in an assignment, an aggregate), strings in order and their max, floats beside exact numbers, float times, nulls, negation, dates, 200 predicates, 8 atoms: whole command each")
+def _cliffs(out, rows):
+    ch = "; ".join(f"{r['case']} {_s(r['with']['wall'])} / {_s(r['with']['cpu'])} CPU" for r in rows)
+    pe = "; ".join(f"{r['case']} {_s(r['without']['wall'])} / {_s(r['without']['cpu'])} CPU" for r in rows)
+    ra = "; ".join(f"{r['case']} {_x(r['with']['cpu'], r['without']['cpu'])} CPU, {_x(r['with']['wall'], r['without']['wall'])} wall"
+                   for r in rows)
+    load = max(r["load"] for r in rows)
+    return Figures(ch, pe, f"{ra} (load up to {load:.1f})", ok=all(r.get("same") is not False for r in rows))
+
+
 @bench(name="startup", args="bench/startup.py --runs 25 --calls 4 --processes 3", json=True,
        peer="the interpreter alone (python -c pass); the same call warm", target="run 120 ms median, first call 1.5x warm (issue 37)",
        what="`chronolog run` on 10 facts and --help against the interpreter; first calls on 100k rows (CSV, Arrow, pandas) against warm ones")

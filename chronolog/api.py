@@ -439,7 +439,7 @@ def parse_horizon(h, calendar=None, what="horizon"):
     if calendar is not None:
         from chronolog.language.dates import horizon_points
 
-        h = horizon_points(h, calendar)
+        h = horizon_points(h, calendar, what)
     if isinstance(h, str):
         parts = h.split(",")
         if len(parts) != 2:
@@ -452,7 +452,8 @@ def parse_horizon(h, calendar=None, what="horizon"):
 
     lo, hi = exact_time(h[0]), exact_time(h[1])
     if lo > hi:
-        raise ProgramError(f"bad {what}: {lo} > {hi}", hint="FROM must not be after TO")
+        shown = (calendar.format_point(lo), calendar.format_point(hi)) if calendar is not None else (lo, hi)
+        raise ProgramError(f"bad {what}: {shown[0]} > {shown[1]}", hint="FROM must not be after TO")
     from chronolog.language.timeline import make
 
     return make(lo, hi, True, True)
@@ -782,6 +783,7 @@ class Reasoner:
             report = self.evaluator.maintain(removed, {p: r for p, r in rows.items() if r})
         self.model.stats["maintenance"] = report
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
+        self.model._provenance = None  # (derivations a proof recorded before the update: recorded again by the next one)
         return self.model
 
     def _read_retraction(self, facts) -> dict:
@@ -965,8 +967,14 @@ class Model:
         if dialect == "meteor":
             from chronolog.language import meteor
 
-            return meteor.parse_facts([query], "<query>")[0]
-        f = parse_fact_lines([query], "<query>", calendar=self.calendar)[0]
+            facts = meteor.parse_facts([query], "<query>")
+        else:
+            facts = parse_fact_lines([query], "<query>", calendar=self.calendar)
+        if len(facts) != 1:  # (blank or a comment: more than one is a syntax error of its own)
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: expected one fact, not {query!r}", hint='write it as text such as "p(a)@[1,2]"')
+        f = facts[0]
         if dialect == "lars":
             from chronolog.language.lars import from_ticks
 
@@ -1025,7 +1033,13 @@ class Model:
         return not any(by for p, by in self._repeating.items() if not is_fresh(p))
 
     def __len__(self) -> int:
-        n = sum(self._relation(p).fact_count() for p in list(self.store.relations) if not is_fresh(p))
+        """Facts (an atom on one maximal interval each), counted off the
+        columns where they hold them: ``--stats`` builds no rows to count."""
+        n = 0
+        for p in self.store.predicates():
+            if not is_fresh(p):
+                known = self.store.known_count(p)
+                n += known if known is not None else self._relation(p).fact_count()
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
     def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:

@@ -125,6 +125,10 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         if (window is not None or delay is not None) and not hypothetical:
             raise ChronologError("--window and --delay go with --hypothetical",
                                  hint="a plain stream's memory is bounded by the program's own operators")
+        ignored = [name for name, given in (("--maximal", maximal), ("--stats", stats), ("--reach-back", reach_back is not None)) if given]
+        if hypothetical and ignored:
+            raise ChronologError(f"{ignored[0]} does not go with --hypothetical",
+                                 hint="hypothetical answers are printed at each time point, and take no corrections")
         fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
         source = str(input_) if input_ is not None else "<stdin>"
         try:

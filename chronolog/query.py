@@ -41,9 +41,20 @@ class Answer(NamedTuple):
     intervals: list
 
 
+def _ends_early(message: str, what: str, at_end: bool = True) -> str:
+    """A reader's message about the end it added (the '.' closing the
+    query's rule, the end of the window's fact) said of the query or its
+    window: the user never wrote that '.'."""
+    for said in ("unexpected '.'", "the fact ends early"):
+        if at_end and message.startswith(said):
+            return f"the {what} ends early" + message[len(said):]
+    return message
+
+
 def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
     """``p(X, a)@[0,10]``, ``p(X)@5`` or ``p(X)`` -> :class:`Query`."""
     atom_text, at, window_text = _split_window(text)
+    rule_text = f"query__ :- {atom_text}."
     try:
         if dialect == "meteor":
             from chronolog.language import meteor
@@ -52,10 +63,11 @@ def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
         else:
             from chronolog.language import vadalog
 
-            rule = vadalog.parse(f"query__ :- {atom_text}.", "<query>").rules[0]
+            rule = vadalog.parse(rule_text, "<query>").rules[0]
     except ChronologError as e:
+        at_end = e.pos is None or e.pos.column >= len(rule_text)  # (columns count from 1: the closing '.')
         raise ProgramError(
-            f"cannot read the query {text!r}: {e.message}",
+            f"cannot read the query {text!r}: {_ends_early(e.message, 'query', at_end)}",
             hint='write an atom with an optional window, e.g. "controls(X, beta)@[0,10]"',
         ) from None
     if len(rule.body) != 1 or not isinstance(rule.body[0], ast.Atom):
@@ -69,7 +81,7 @@ def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
             window = parse_fact_lines([f"w__@{window_text}"], "<query>", calendar=calendar)[0].interval
         except ChronologError as e:
             raise ProgramError(
-                f"cannot read the window {window_text!r} of the query: {e.message}",
+                f"cannot read the window {window_text!r} of the query: {_ends_early(e.message, 'window')}",
                 hint="a window is a point (@5) or an interval (@[0,10], @(0,10], @[0,+inf))",
             ) from None
         if dialect == "lars":  # a window in ticks

@@ -81,8 +81,10 @@ class Stream:
         from chronolog.language.facts import refuse_repeating
 
         refuse_repeating(prog.facts, "a stream")
+        self._program_facts: dict = {}  # pred -> [(terms, interval)]: never retracted (_refuse_program_facts)
         for f in prog.facts:  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
+            self._program_facts.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised
         self._done = (NEG_INF, False)
         self._promised = (NEG_INF, False)
@@ -269,6 +271,7 @@ class Stream:
         if retract is not None:
             holes = holes_of(self._rows_of(retract), "retract()")
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+            self._refuse_program_facts(holes)
         rows = {}
         if add is not None:
             from chronolog.language.facts import refuse_repeating
@@ -330,6 +333,24 @@ class Stream:
         if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
             return {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
         return load_facts(facts, self.dialect)
+
+    def _refuse_program_facts(self, holes: dict) -> None:
+        """A retraction meeting a fact written in the program: the stream
+        keeps no log of those (they are its state from the start), so it
+        cannot take them back; skipped, the answers would keep them."""
+        from chronolog.language.timeline import intersect
+
+        for pred, by in holes.items():
+            for terms, iv in self._program_facts.get(pred, ()):
+                for hole in by.get(terms, ()):
+                    piece = intersect(iv, hole)
+                    if piece is not None:
+                        raise DataError(
+                            f"cannot retract {format_fact(pred, terms, piece)}: it is given with the program, "
+                            "and a stream takes back only the facts pushed to it",
+                            hint="push the facts that may be corrected (Stream.push, the stream's input) "
+                            "instead of writing them in the program",
+                        )
 
     def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in

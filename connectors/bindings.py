@@ -31,6 +31,25 @@ def _parse_options(text: str):
     return kind, opts
 
 
+# the options of a file binding (docs/language.md, @bind): a CSV file's header, no other
+_HEADER_VALUES = ("true", "false", "#t", "#f", "1", "0", "yes", "no")
+
+
+def _check_file_options(pred: str, kind: str, spec: str, pos) -> None:
+    """A file binding's options are a CSV file's ``useHeaders`` alone: any
+    other was ignored without a word (``separator=;`` read each row as one
+    cell), and so was a header value that is no boolean."""
+    for word in spec.split()[1:]:
+        key, _, value = word.partition("=")
+        if kind != "csv" or key != "useHeaders":
+            raise ProgramError(
+                f"@bind of {pred}: a {kind} file takes no option {word!r}", pos,
+                hint="a csv file takes useHeaders=true or useHeaders=false (cells separated by commas), other files no options",
+            )
+        if value.lower() not in _HEADER_VALUES:
+            raise ProgramError(f"@bind of {pred}: useHeaders is true or false, not {value!r}", pos, hint='e.g. "csv useHeaders=false"')
+
+
 def mappings(program: ast.Program, pred: str) -> dict:
     out = {}
     for a in program.annotations:
@@ -96,6 +115,12 @@ def time_mapping(program: ast.Program, pred: str):
                     a.pos,
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end',
                 )
+            if any(type(c) is not bool and c not in (0, 1) for c in (sc, ec)):  # (bool("false") is True)
+                raise ProgramError(
+                    f"@timeMapping of {pred}: whether the start and the end are closed is #T or #F, not {sc!r} and {ec!r}",
+                    a.pos,
+                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — a closed start, an open end',
+                )
             return start, end, bool(sc), bool(ec)
     return None
 
@@ -134,6 +159,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
                 f"@bind of {pred}: unsupported source {kind!r}", a.pos,
                 hint='use "csv", "parquet", "arrow" (IPC), "facts" or "spark <format>"',
             )
+        if kind != "spark":
+            _check_file_options(pred, kind, str(spec), a.pos)
         if pred in outputs:
             continue  # an output binding: written after reasoning
         if kind == "spark":

@@ -88,7 +88,8 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
 
 
 def frame_columns(
-    df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None, names_by_kernels: bool = False
+    df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None, names_by_kernels: bool = False,
+    name_memo=None,
 ):
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
@@ -112,7 +113,9 @@ def frame_columns(
     ``names_by_kernels``: a column whose terms are all names of a fact file
     (the Dictionary's names, a polars Series: encoding.TermValues) is ranked by a
     polars sort and goes to ``term_array(codes, names)`` as that
-    Series: no Python string per name (LUBM 1M: 6 MB for student's 94k)."""
+    Series: no Python string per name (LUBM 1M: 6 MB for student's 94k).
+    ``name_memo(used)``: such a column's ``(texts, ranks)`` kept for the
+    run (:meth:`TermTexts.names`), or None."""
     import numpy as np
 
     from chronolog.engine.columns.coalesce import distinct
@@ -137,6 +140,12 @@ def frame_columns(
             continue
         used, pos = _term_positions(col.to_numpy(), len(values))
         named = getattr(values, "named", 0) if names_by_kernels else 0
+        known = name_memo(used) if name_memo is not None and len(used) and used[-1] < named else None
+        if known is not None:  # (the texts and ranks of every name, made once: name_memo)
+            texts, rank = known
+            keys.append(rank[pos])
+            cols.append((texts, pos))
+            continue
         if len(used) and used[-1] < named:  # (used is sorted)
             vals = values.names.gather(used)
             rank = _string_ranks(vals)  # UTF-8 byte order: Python's
@@ -340,6 +349,19 @@ class TermTexts:
         import numpy as np
 
         self.texts = np.empty(0, dtype=object)
+        self._names = None  # (names, their texts, their ranks): :meth:`names`
+
+    def names(self, names, used, term_text):
+        """``(texts, ranks)`` of the fact files' names ``used`` (codes), cut
+        from those of every name, made once a run where the relations use
+        much of them (200 predicates of 1,000 facts over 5,000 names paid
+        a few polars queries each, ~2 ms); None where they use few."""
+        if self._names is None or self._names[0] is not names:
+            if len(names) > 8 * len(used):
+                return None
+            self._names = (names, _name_texts(names, term_text), _string_ranks(names))
+        _, texts, ranks = self._names
+        return texts.gather(used), ranks[used]
 
     def of(self, codes, vals, term_text) -> list:
         """The texts of the distinct ``codes`` whose values are ``vals``."""
@@ -441,7 +463,8 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
     def stops(ends):
         return strings([point(t) + ("]" if c else ")") for t, c in ends])
 
-    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None)
+    order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
+                                name_memo=None if names is None else lambda used: memo.names(names, used, term_text))
     head = f"{pred}(" if arity else f"{pred}@"
     for a in range(0, df.height, chunk):
         taken = pl.DataFrame({str(j): _take(d, p, order, a, chunk) for j, (d, p) in enumerate(cols)})

@@ -20,6 +20,9 @@ from fractions import Fraction
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
+# why a table row's interval is empty (also engine/columns/relation.py)
+EMPTY_HINT = "start must not be after end, and a point (start == end) needs both ends closed"
+
 
 def _whole_days(values, calendar):
     """``date32`` by numpy when every point is an integer on a timeline of
@@ -257,7 +260,7 @@ def _intervals(starts, ends, sc, ec, table, pred: str) -> list:
             iv = None
         if iv is None:
             values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names)
-            raise DataError(f"{pred}: the row {values} has an empty interval", hint="start must not be after end")
+            raise DataError(f"{pred}: the row {values} has an empty interval", hint=EMPTY_HINT)
         append(iv)
     return out
 

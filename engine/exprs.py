@@ -256,6 +256,12 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
                 bad.op != "not_finite" and np.any(to_numpy(bad, cols, memo)):  # (no negated copy)
             raise Refused(a[2])
         r = to_numpy(a[0], cols, memo)
+    elif op == "exact":  # refused by the operands' largest magnitudes, as on Polars (to_polars)
+        x, y = (np.asarray(to_numpy(v, cols, memo)) for v in a[1:3])
+        mx, my = (float(np.abs(v).max(initial=0)) for v in (x, y))
+        if (mx * my if a[0] == "*" else mx + my) >= _NEAR_BOUND:
+            raise Refused(a[3])
+        r = getattr(np, _NUMPY[a[0]])(x, y)
     else:
         xs = [to_numpy(x, cols, memo) for x in a]
         if op == "when":
@@ -266,6 +272,10 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
             r = xs[0].astype(np.int64)
         elif op == ">>1":
             r = np.right_shift(xs[0], 1)
+        elif op in ("least", "greatest"):  # (any number of operands: numpy's ufuncs take two)
+            r = xs[0]
+            for x in xs[1:]:
+                r = getattr(np, _NUMPY[op])(r, x)
         elif op == "month_index":
             r = np.asarray(xs[0], np.int64).view("datetime64[D]").astype("datetime64[M]").view(np.int64) + _EPOCH_MONTH
         elif op == "month_start":

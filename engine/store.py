@@ -189,3 +189,10 @@ class Store:
 
     def get(self, pred: str) -> Optional[Relation]:
         return self.relations.get(pred)
+
+    def predicates(self) -> list:
+        return list(self.relations)
+
+    def known_count(self, pred: str) -> Optional[int]:
+        """A fact count known without reading the relation (LazyStore's)."""
+        return None

@@ -141,7 +141,7 @@ FUNCTIONS = {
     "exact": (1, 1, _exact),
     "sqrt": (1, 1, _sqrt),
     "exp": (1, 1, lambda x: math.exp(_num("exp", x))),
-    "log": (1, 1, lambda x: math.log(_num("log", x)) if x > 0 else _bad_log(x)),
+    "log": (1, 1, lambda x: _log(x)),
     "concat": (1, None, _concat),
     "strlen": (1, 1, lambda s: len(_str("strlen", s))),
     "substr": (2, 3, _substr),
@@ -150,8 +150,11 @@ FUNCTIONS = {
 }
 
 
-def _bad_log(x):
-    raise BuiltinTypeError(f"log() of a non-positive number {x!r}")
+def _log(x):
+    _num("log", x)  # (before x > 0: a string compared with 0 was a TypeError, an internal error)
+    if x <= 0:
+        raise BuiltinTypeError(f"log() of a non-positive number {x!r}")
+    return math.log(x)
 
 
 def check_arity(name: str, n: int):

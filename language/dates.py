@@ -506,8 +506,9 @@ def _finite_number(x) -> bool:
     return not isinstance(x, (float, Decimal)) or math.isfinite(x)
 
 
-def horizon_points(h, calendar):
-    """A horizon ``(from, to)`` or ``"from,to"`` given as dates, as numbers."""
+def horizon_points(h, calendar, what: str = "horizon"):
+    """A horizon ``(from, to)`` or ``"from,to"`` given as dates, as numbers
+    (``what`` names it in errors: ``--window``)."""
     from .errors import ProgramError as _PE
 
     if isinstance(h, str):
@@ -517,5 +518,5 @@ def horizon_points(h, calendar):
         try:
             return tuple(calendar.parse_point(p) for p in parts)
         except ValueError:
-            raise _PE(f"bad horizon {h!r}", hint="on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01") from None
+            raise _PE(f"bad {what} {h!r}", hint="on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01") from None
     return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in h)

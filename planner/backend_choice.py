@@ -222,10 +222,13 @@ def _column_fallbacks(st) -> tuple:
     out = []
     ops = list(st.operators())
     if any(isinstance(op, (ph.Filter, ph.Assign)) for op in ops):
-        out.append("arithmetic or a comparison leaves 64 bits, divides by zero, meets floats with exact numbers, "
-                   "or calls a function not vectorised")
+        # (what the kernels do not vectorise runs once per distinct value on
+        # the rows' closures: engine/columns/distinct_calls.py)
+        out.append("an expression fails on a value (a division by zero, a string where a number is expected): the rows report it")
     if any(isinstance(op, ph.Aggregate) for op in ops):
         out.append("a sum, product or mean leaves 64 bits, or exact numbers are summed beside floats")
+    if any(isinstance(op, ph.Aggregate) and any(isinstance(a.expr, (ast.BinOp, ast.Call)) for _, a in op.aggregates) for op in ops):
+        out.append("an aggregate's expression fails on a value (a division by zero, a string where a number is expected): the rows report it")
     if any(isinstance(op, (ph.WrapInterval, ph.PlaceInterval)) for op in ops):
         out.append("an interval end is not an exact number")
     return tuple(out)

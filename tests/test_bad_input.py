@@ -303,6 +303,23 @@ def test_api_misuse(call, says):
     assert e.value.hint or "dialect" in says
 
 
+@pytest.mark.parametrize("text", ["", "   ", "% a comment", "\n"])
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+@pytest.mark.parametrize("call", ["holds", "proof", "explain"])
+def test_a_fact_to_ask_about_that_is_blank(call, dialect, text):
+    """holds/proof/explain of a text with no fact (an empty argument of
+    `chronolog entails`) took the first of no facts: an IndexError."""
+    program = "q(X) :- p(X).\np(a)@1." if dialect == "vadalog" else "Q(X) :- P(X)\nP(a)@1"
+    with pytest.raises(ChronologError) as e:
+        getattr(reason(program, dialect=dialect), call)(text)
+    assert f"{call}(): expected one fact" in e.value.message and e.value.hint
+
+
+def test_entails_of_an_empty_fact(tmp_path):
+    r = run("entails", _program(tmp_path, P), "")
+    assert r.exit_code == 2 and "expected one fact" in r.output and "internal error" not in r.output, r.output
+
+
 def test_dictionary_errors_name_the_row():
     with pytest.raises(ChronologError) as e:
         reason(P, {"q": [(("a",), (1, 2)), (("b",), (5, 2))]})
@@ -332,6 +349,44 @@ def test_late_stream_fact_has_a_column(tmp_path):
 def test_window_errors_name_the_window(tmp_path):
     out = refused(tmp_path, P, "--window", "10,0")
     assert "bad --window" in out and "horizon" not in out
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--horizon", "2020-01-10,2020-01-05", "bad horizon: 2020-01-10 > 2020-01-05"),
+    ("--window", "2020-01-10,2020-01-05", "bad --window: 2020-01-10 > 2020-01-05"),
+    ("--window", "2020-13-01,2020-01-05", "bad --window '2020-13-01,2020-01-05'"),
+])
+def test_date_windows_are_named_and_shown_as_dates(tmp_path, option, value, says):
+    """On a calendar timeline a reversed window was shown in day numbers
+    (18271 > 18266) and a --window that is no date was called the horizon."""
+    program = '@timeGranularity("days").\nq(X) :- p(X).\np(a)@[2020-01-01,2020-03-01].\n'
+    assert says in refused(tmp_path, program, option, value)
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("csv useHeaders=true separator=;", "@bind of q: a csv file takes no option 'separator=;'"),
+    ("csv useheaders=false", "@bind of q: a csv file takes no option 'useheaders=false'"),
+    ("csv useHeaders=maybe", "@bind of q: useHeaders is true or false, not 'maybe'"),
+    ("csv header", "@bind of q: a csv file takes no option 'header'"),
+    ("parquet compression=zstd", "@bind of q: a parquet file takes no option 'compression=zstd'"),
+])
+def test_a_file_bindings_unknown_option_is_refused(tmp_path, spec, says):
+    """A CSV binding takes only useHeaders=true/false; anything else was
+    ignored without a word (separator=; then read each row as one cell,
+    reported as a bad number; useHeaders=maybe read the header as a row)."""
+    (tmp_path / "q.csv").write_text("k;v;start;end\na;1;1;2\n")
+    program = f'@bind("q", "{spec}", "{tmp_path}", "q.csv").\np(X) :- q(X, V).\n'
+    refused(tmp_path, program, where="1:1", says=says)
+
+
+@pytest.mark.parametrize("ends", ['#T, "false"', "true, false", "yes, no", "#T, 2"])
+def test_a_time_mappings_closedness_is_a_boolean(tmp_path, ends):
+    """@timeMapping's closedness was read as Python reads a truth value: the
+    name false (or the string "false", no) closed the end, the opposite of
+    what it says.  #T/#F (or 1/0) only."""
+    (tmp_path / "q.csv").write_text("k,start,end\na,1,2\n")
+    program = f'@bind("q", "csv useHeaders=true", "{tmp_path}", "q.csv").\n@timeMapping("q", 1, 2, {ends}).\np(X) :- q(X).\n'
+    refused(tmp_path, program, where="2:1", says="@timeMapping of q: whether the start and the end are closed is #T or #F")
 
 
 def test_parquet_errors_name_the_file(tmp_path):

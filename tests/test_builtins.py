@@ -72,6 +72,9 @@ def test_type_errors_name_the_place():
     with pytest.raises(ChronologError) as e:
         chronolog.reason('r(Y) :- p(X), Y = 1 / X.\np(0)@0.')
     assert "division by zero" in str(e.value)
+    with pytest.raises(ChronologError) as e:  # (was a TypeError: the string compared with 0 first)
+        chronolog.reason('r(Y) :- p(X), Y = log(X).\np("a")@0.')
+    assert "<program>:1:15" in str(e.value) and "log() needs a number" in str(e.value)
 
 
 def test_unknown_function_and_wrong_arity():

@@ -108,6 +108,23 @@ def test_a_proof_after_a_retraction_reads_the_corrected_facts():
     assert "(5,10]" in text and "[0,10]" not in text
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_proof_asked_before_an_update_is_not_kept_after_it(engine):
+    """The first proof of a model records its derivations (the program run
+    once more); an update kept that recording: a proof after it cited the
+    retracted p(a)@[0,5], and the added p(b) had "no recorded derivation".
+    The oracle: proofs of reasoning from scratch on the final facts."""
+    program = "q(X) :- <->[0,1] p(X).\nq(X) :- s(X)."
+    r = chronolog.Reasoner(program, "p(a)@[0,5]\ns(a)@[3,4]", engine=engine)
+    r.model.proof("q(a)@[1,2]")
+    r.update(add="p(b)@[7,8]", retract="p(a)@[0,5]")
+    scratch = chronolog.reason(program, "s(a)@[3,4]\np(b)@[7,8]", engine=engine)
+    for fact in ("q(a)@[3,4]", "q(b)@[7,9]"):
+        assert str(r.model.proof(fact)) == str(scratch.proof(fact))
+    r.add("p(c)@20")
+    assert str(r.model.proof("q(c)@[20,21]")) == str(chronolog.reason(program, "s(a)@[3,4]\np(b)@[7,8]\np(c)@20").proof("q(c)@[20,21]"))
+
+
 def test_the_report_says_what_was_maintained():
     program = "q(X) :- p(X).\nn(X) :- p(X), not s(X).\ncnt(N) :- q(X), N = count()."
     r = chronolog.Reasoner(program, "p(a)@[0,4]\np(b)@[0,4]\ns(a)@1")

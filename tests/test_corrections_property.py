@@ -158,20 +158,39 @@ def test_aggregates_and_recursion_through_time(engine, case, data, dict_form):
     check(case.program, given_rows(case.facts), case.horizon, engine, set(case.idb), data, dict_form)
 
 
-@pytest.mark.parametrize("small_rows", [-1, 10**9], ids=["polars", "python"])
+@pytest.mark.parametrize("point_atoms", [-1, 10**9], ids=["frames", "atoms"])
+@settings(max_examples=examples(40), **SETTINGS)
+@given(wide_cases(floats=True, recursion=True), st.data())
+def test_float_terms_on_each_path_of_the_columns(point_atoms, case, data):
+    """Floats in the given facts (and made by ``float(N)``), retracted as
+    the floats they are: the dictionary form (a float has no text form; the
+    text ``0.1`` is the exact number).  A float column retracted on frames
+    once stopped on polars' SchemaError (test_hunted_float_terms_retracted)."""
+    from chronolog.engine.columns import evaluator
+
+    kept = evaluator.POINT_ATOMS
+    evaluator.POINT_ATOMS = point_atoms
+    try:
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, True)
+    finally:
+        evaluator.POINT_ATOMS = kept
+
+
+@pytest.mark.parametrize("small_rows, code_rows", [(-1, -1), (-1, 10**9), (10**9, -1)], ids=["polars", "numpy", "python"])
 @settings(max_examples=examples(40), **SETTINGS)
 @given(cases(negation=True, recursion=True, nest=2, idb_data=True), st.data(), st.booleans())
-def test_each_path_of_the_small_frames_on_columns(small_rows, case, data, dict_form):
+def test_each_path_of_the_small_frames_on_columns(small_rows, code_rows, case, data, dict_form):
     """The columns' maintenance with each small frame's interval operations
-    in Python, and with none (engine/columns/small_frames.py)."""
-    from chronolog.engine.columns import small_frames
+    in Python (engine/columns/small_frames.py), each frame of codes' in
+    numpy (code_frames.py), and with none."""
+    from chronolog.engine.columns import code_frames, small_frames
 
-    kept = small_frames.SMALL_ROWS
-    small_frames.SMALL_ROWS = small_rows
+    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS
+    small_frames.SMALL_ROWS, code_frames.CODE_ROWS = small_rows, code_rows
     try:
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
     finally:
-        small_frames.SMALL_ROWS = kept
+        small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
 
 
 def check(program, rows, horizon, engine, derived, data, dict_form):
@@ -366,3 +385,25 @@ def test_re_derived_atoms_of_a_free_head_variable_reach_the_strata_above(case, p
     program, start, added = FREE_HEAD_VARIABLE[case]
     run_steps(program, start, [([], []), (added, start)], None, engine, {"p0", "p1", "p2"}, False)
     assert case == "an interval term" and path == "columns by atoms" or took(path, where), where
+
+
+# (program, given at the start, retracted); each a float term given and
+# retracted as a float, the relation's column all floats
+FLOAT_TERMS = {
+    "of an input": ("p(K, N) :- w(K, N).", "w"),
+    "of a derived predicate": ("q(K) :- p(K, N).\np(K, N) :- w(K, N).", "p"),
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", list(FLOAT_TERMS))
+@pytest.mark.parametrize("hole", [(1, 2, True, True), (0, 4, True, True)], ids=["inside", "whole"])
+def test_hunted_float_terms_retracted(case, hole, path, monkeypatch):
+    """A case the hunt found on the columns' frames: a float term retracted
+    from a relation whose column holds only floats (w(a,0.5)); the
+    retracted pieces are coded, and their difference with the floats
+    stopped on a join of f64 with i64 (polars' SchemaError)."""
+    engine, where = on_path(path, monkeypatch)
+    program, pred = FLOAT_TERMS[case]
+    start = [(pred, ("a", 0.5), (0, 4, True, True))]
+    run_steps(program, start, [([], []), ([], [(pred, ("a", 0.5), hole)])], None, engine, {"p", "q"}, True)

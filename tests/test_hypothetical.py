@@ -276,6 +276,21 @@ def test_cli_window_and_delay(tmp_path):
     assert r.exit_code != 0 and "go with --hypothetical" in r.output
 
 
+@pytest.mark.parametrize("option", [["--maximal"], ["--stats"], ["--reach-back", "5"]])
+def test_cli_options_a_hypothetical_stream_does_not_take(tmp_path, option):
+    """--maximal, --stats and --reach-back were ignored without a word
+    beside --hypothetical (a correction line then refused mid-stream)."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "watch.vada"
+    prog.write_text(WATCH)
+    r = CliRunner().invoke(cli, ["stream", str(prog), "--hypothetical", "--window", "2", *option], input="start(a)@0\n")
+    assert r.exit_code == 2 and f"{option[0]} does not go with --hypothetical" in r.output, r.output
+    assert "hint:" in r.output and "Traceback" not in r.output
+
+
 @pytest.mark.parametrize("kw", [{"window": -1}, {"delay": 1.5}, {"window": True}])
 def test_bad_window_or_delay(kw):
     with pytest.raises(chronolog.ProgramError, match="whole number of time points"):

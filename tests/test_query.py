@@ -105,6 +105,21 @@ def test_bad_queries_are_positioned_errors():
         M.query("controls(X, Y)@[5")
 
 
+@pytest.mark.parametrize("text, message", [
+    ("controls(X", "cannot read the query 'controls(X': the query ends early; expected ',', ')'"),
+    ("", "cannot read the query '': the query ends early; expected a name"),
+    ("controls(X, Y)@", "cannot read the window '' of the query: the window ends early; expected a date"),
+])
+def test_a_query_that_ends_early_says_so(text, message):
+    """The query is read as the body of a rule the reader closes with a
+    '.', its window as a fact's: a query cut short was reported as
+    "unexpected '.'" (a character the user never wrote), a window as a
+    fact that ends early."""
+    with pytest.raises(chronolog.ChronologError) as e:
+        M.query(text)
+    assert e.value.message.startswith(message)
+
+
 def test_cli_query(tmp_path):
     prog = tmp_path / "c.vada"
     prog.write_text("controls(X,Y) :- owns(X,Y).\nowns(a,b)@[0,8].\nowns(c,b)@[5,20].\n")

@@ -8,6 +8,7 @@ the oracle)."""
 import math
 from fractions import Fraction
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -131,6 +132,37 @@ ROWS = st.lists(st.fixed_dictionaries({"A": NUMBERS, "B": NUMBERS}), min_size=1,
 def test_integer_lowering_on_polars_is_pythons_arithmetic(e, rows):
     want, must = expected(e, rows, exprs.POLARS_BOUND, by_largest=True)
     assert agrees(polars_values(e, rows), want, must), (str(e), rows)
+
+
+def numpy_values(e, rows):
+    """As the columns executor emits it (expressions.integers)."""
+    from chronolog.engine.columns.expressions import integers
+    from chronolog.engine.columns.encoding import Fallback
+
+    cols = [np.array([r[c] for r in rows], dtype=np.int64) for c in ("A", "B")]
+    try:  # (its variables are a0, a1: A, B renamed)
+        return integers(_renamed(e, {"A": "a0", "B": "a1"}), *cols).tolist()
+    except Fallback:
+        return None
+
+
+def _renamed(e, names):
+    if isinstance(e, ast.Var):
+        return ast.Var(names[e.name])
+    if isinstance(e, ast.BinOp):
+        return ast.BinOp(e.op, _renamed(e.left, names), _renamed(e.right, names))
+    if isinstance(e, ast.Call):
+        return ast.Call(e.name, tuple(_renamed(a, names) for a in e.args))
+    return e
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(integer_exprs(whole=False), ROWS)
+def test_integer_lowering_on_numpy_is_pythons_arithmetic_as_on_polars(e, rows):
+    want, must = expected(e, rows, exprs.POLARS_BOUND, by_largest=True)
+    got = numpy_values(e, rows)
+    assert agrees(got, want, must), (str(e), rows)
+    assert got == polars_values(e, rows), (str(e), rows)  # (the same refusals too)
 
 
 @pytest.mark.spark

@@ -1,6 +1,7 @@
-"""engine/columns/small_frames.py: the interval operations on small frames
-in Python give what the polars paths give (as multisets of rows) and what
-reasoning point by point gives (the oracle: sets of integer time points)."""
+"""engine/columns/small_frames.py and code_frames.py: the interval
+operations on small frames in Python and on frames of codes in numpy give
+what the polars paths give (as multisets of rows) and what reasoning point
+by point gives (the oracle: sets of integer time points)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budget import examples
-from chronolog.engine.columns import difference, maintenance, small_frames
+from chronolog.engine.columns import code_frames, difference, maintenance, small_frames
 from chronolog.engine.columns.coalesce import coalesce
 
 KEYS = ["0", "1"]
@@ -39,14 +40,24 @@ def rows(df) -> list:
     return sorted(df.iter_rows())
 
 
-def polars_path(fn, *args):
-    """``fn(*args)`` on the callers' polars path (small frames turned off)."""
-    kept = small_frames.SMALL_ROWS
-    small_frames.SMALL_ROWS = -1
+def on_path(fn, *args, small_rows=-1, code_rows=-1):
+    """``fn(*args)`` with the paths' thresholds set (by default: the polars path)."""
+    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS
+    small_frames.SMALL_ROWS, code_frames.CODE_ROWS = small_rows, code_rows
     try:
         return fn(*args)
     finally:
-        small_frames.SMALL_ROWS = kept
+        small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
+
+
+def polars_path(fn, *args):
+    """``fn(*args)`` on the callers' polars path (small frames and numpy turned off)."""
+    return on_path(fn, *args)
+
+
+def numpy_path(fn, *args):
+    """``fn(*args)`` on the callers' numpy path (code_frames.py)."""
+    return on_path(fn, *args, code_rows=10**9)
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -56,6 +67,7 @@ def test_subtract(df, holes):
     assert small_frames.small(df, holes)
     got = difference.subtract(df, holes, KEYS)
     assert rows(got) == rows(polars_path(difference.subtract, df, holes, KEYS))
+    assert rows(got) == rows(numpy_path(difference.subtract, df, holes, KEYS))
     assert points(got, [*KEYS, "x"]) == {
         p for p in points(df, [*KEYS, "x"]) if (p[0], p[1], p[3]) not in points(holes.rename({"hs": "s", "he": "e"}), KEYS)}
 
@@ -78,8 +90,12 @@ def test_distinct_and_anti(df, other):
     assert rows(maintenance.atoms_of(df, KEYS)) == sorted({r[:2] for r in df.iter_rows()})
     renamed = small_frames.distinct(df, ["1"], ["0"])
     assert renamed.columns == ["0"] and rows(renamed) == sorted({(r[1],) for r in df.iter_rows()})
+    assert rows(code_frames.distinct(df, KEYS)) == sorted({r[:2] for r in df.iter_rows()})
     there = set(other.iter_rows())
     assert rows(small_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    keys = set(other.select(KEYS).iter_rows())
+    assert code_frames.member(df, other, KEYS).tolist() == [r[:2] in keys for r in df.iter_rows()]
 
 
 def test_frames_of_values_or_many_rows_take_polars():
@@ -117,6 +133,7 @@ def test_join(data, names):
     df, right = data.draw(bindings(names[0])), data.draw(bindings(names[1]))
     got = join_node(df, right)
     assert rows(got) == rows(polars_path(join_node, df, right))
+    assert rows(got) == rows(numpy_path(join_node, df, right))
     shared = [c for c in names[0] if c in names[1]]
     extra = [c for c in names[1] if c not in shared]
     expected = []

@@ -335,6 +335,22 @@ def test_retract_unprocessed_facts_and_unknown_ones():
     assert [str(f) for f in s] == ["p(b)@[3,3]"]
 
 
+@pytest.mark.parametrize("reach_back", [None, 10])
+@pytest.mark.parametrize("when", [1, 100], ids=["processed", "ahead"])
+def test_a_fact_given_with_the_program_is_not_retracted_silently(reach_back, when):
+    """A stream takes back the facts pushed to it; a retraction of a fact
+    written in its program was skipped without a word, and the answers
+    kept it (p(a) from signal(a), which reasoning from scratch without it
+    never derives): now refused, the stream unchanged."""
+    s = chronolog.Stream(f"p(Z) :- <->[0,2] signal(Z).\nsignal(a)@{when}.", reach_back=reach_back)
+    s.push("signal(b)@3")
+    with pytest.raises(DataError, match=f"cannot retract signal\\(a\\)@\\[{when},{when}\\]: it is given with the program"):
+        s.retract(f"signal(a)@[0,{when}]")
+    s.retract("signal(b)@3")  # (a pushed fact not processed yet: still taken back)
+    s.close()
+    assert [str(f) for f in s] == [f"p(a)@[{when},{when + 2}]"]
+
+
 def test_correction_older_than_the_window_is_refused():
     s = chronolog.Stream(PROGRAM, reach_back=2)  # the program's window
     s.push("signal(a)@1")

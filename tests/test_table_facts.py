@@ -348,6 +348,14 @@ def test_bad_tables_get_the_rows_error(kind, fmt):
     agree(f"{kind} ({fmt})", outs)
 
 
+@pytest.mark.parametrize("kind, says", [("empty interval", "start must not be after end"), ("empty open interval", "a point (start == end) needs both ends closed")])
+def test_an_empty_interval_of_a_table_says_why(kind, says):
+    """A row with start == end and an open end is empty too: its hint said
+    only "start must not be after end", which that row is not."""
+    out = run("q(K) :- r(K, V).", {"r": _bad(kind)}, "rows")
+    assert "has an empty interval" in out and says in out, out
+
+
 def test_nan_times_of_a_pandas_frame():
     df = _bad("null term").to_pandas()
     df["k"] = "k"

@@ -35,7 +35,7 @@ from .encoding import Fallback
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import evaluate_by_kind, float_rows, float_series, mixed
+from .value_columns import evaluate_by_kind, float_rows, float_series, is_values, mixed
 
 
 class AggregateNode(ColumnMapNode):
@@ -133,15 +133,20 @@ class Segments:
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
         cols = {}
         for var, agg in aggregates:
+            ranked = _string_ranks(agg.expr, df, values) if agg.func in ("min", "mmin", "max", "mmax") else None
             if agg.func in ("count", "mcount"):
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
+            elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
+                ranks, code_of_rank = ranked
+                memo = self._sums.setdefault(("strings", _expr_key(agg.expr)), {})
+                codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, agg.func in ("min", "mmin"), memo)[seg]]
             else:
                 memo = self._sums.setdefault(_expr_key(agg.expr), {})
                 got = memo.get("value")
                 if got is None:
-                    kind, v = evaluate(agg.expr, df, values)
+                    kind, v = _evaluated(agg.expr, df, values)
                     den = 1
                     if kind == EXACT:  # integers over the common denominator
                         kind = RATIONAL
@@ -244,6 +249,57 @@ def _exact_where_no_float(segments, agg, floats, df, values):
     if has_float.any():
         out[has_float] = values.encode(FLOAT, floats[has_float])
     return out
+
+
+def _string_ranks(expr, df, values):
+    """For a min or max of strings: each row's rank among the distinct
+    strings in term order (code points, Python's order of str) and the
+    code of each rank; None where a value is not a string (numbers go
+    through the kernels; a mix is the rows' error)."""
+    import numpy as np
+
+    from chronolog.language import ast
+
+    if isinstance(expr, ast.Var):
+        col = df[var_column(expr.name)]
+    elif isinstance(expr, ast.Call):
+        from .distinct_calls import assigned
+
+        try:
+            col = assigned(expr, None, df, values, "strings")
+        except Fallback:
+            return None
+    else:
+        return None
+    if is_values(col):
+        return None
+    codes = col.to_numpy()
+    used = np.unique(codes)
+    vals = values.terms.values.take(used)
+    if not all(type(v) is str for v in vals):
+        return None
+    order = sorted(range(len(vals)), key=vals.__getitem__)
+    rank_of = np.empty(len(vals), dtype=np.int64)
+    rank_of[order] = np.arange(len(vals), dtype=np.int64)
+    return rank_of[np.searchsorted(used, codes)], used[order]
+
+
+def _evaluated(expr, df, values):
+    """``evaluate`` of an aggregate's expression; one the kernels refuse
+    (``sum(strlen(N))``) by the rows' closures once per distinct value
+    (distinct_calls.py), its values then read as a column's."""
+    try:
+        return evaluate(expr, df, values)
+    except Fallback:
+        from chronolog.language import ast
+
+        from .distinct_calls import assigned
+
+        var = ast.Var("$aggregated")
+        got = df.select(assigned(expr, None, df, values, var_column(var.name)))
+        if mixed(var, got, values):  # (max(V, 3) gives 3 beside 4.0: the kinds of its values are the rows')
+            raise Fallback("an aggregate of values of two kinds of number, computed by a function")
+        return evaluate(var, got, values)
 
 
 def _codes_of_extremes(expr, df, values, extremes):

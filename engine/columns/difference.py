@@ -42,13 +42,16 @@ class DifferenceNode(ColumnMapNode):
 
 def subtract(df, holes, keys):
     """Rows of ``df`` minus the maximal intervals ``holes`` (``hs``, ``he``)
-    with the same ``keys``."""
+    with the same ``keys`` (maximal: those meeting a row are apart)."""
     import polars as pl
 
-    from . import small_frames
+    from . import code_frames, small_frames
 
-    if small_frames.small(df, holes):
+    way = code_frames.path(df, holes)
+    if way == "python":
         return small_frames.subtract(df, holes, keys)
+    if way == "numpy":
+        return code_frames.subtract(df, holes, keys)
     rows = df.with_row_index("_r")
     if keys:
         m = rows.join(holes, on=keys, how="inner")

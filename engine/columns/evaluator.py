@@ -450,7 +450,7 @@ class HybridEvaluator(Evaluator):
         df = self._tables.get(pred)
         if df is None:
             arity = self._arity(pred)
-            given = None
+            given, conflations = None, self.terms.conflations
             if pred in self.given_tables and self.store.pending(pred):
                 given = from_arrow(self.given_tables[pred], arity, self.terms, self._scale, pred)
             elif pred in self._column_preds and self.store.pending(pred):
@@ -470,6 +470,8 @@ class HybridEvaluator(Evaluator):
 
                     both = same_kinds([df, from_relation(old, arity, self.terms, self._scale)], term_columns(arity), self.values)
                     df = coalesce(pl.concat(both), term_columns(arity))
+                if self.terms.conflations == conflations:  # (else a code stands for two rows' values)
+                    self.store.counted(pred, df.height)
             else:
                 rel = self.store.get(pred)
                 if _by_atoms(rel):  # (after updates atom by atom: its base less what they wrote, plus that)
@@ -536,7 +538,7 @@ class HybridEvaluator(Evaluator):
             df = self._tables.get(pred)
             if df is not None:
                 arity = self._arity(pred)
-                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale), df.height)
         self.stats["rounds"] += rounds
 
     def _run_recurrence(self, stratum) -> None:
@@ -565,7 +567,7 @@ class HybridEvaluator(Evaluator):
             raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
         self._tables[rec.pred] = df
         terms, scale = self.terms, self._scale
-        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale))
+        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale), df.height)
         self.stats["rounds"] += 1
         self.stats["derivations"] += derived
 

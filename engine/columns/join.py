@@ -4,7 +4,7 @@ keep ``s < e``).  No shared variable: a cross join, as in the rows."""
 
 from __future__ import annotations
 
-from . import small_frames
+from . import code_frames, small_frames
 from .base import ColumnMapNode, drain
 from .value_columns import match_kinds
 
@@ -40,8 +40,11 @@ class JoinNode(ColumnMapNode):
         shared = [c for c in df.columns if c.startswith("v:") and c in right.columns]
         if self.values is not None:
             df, right = match_kinds(df, right, shared, self.values)
-        if small_frames.small(df, right):
+        way = code_frames.path(df, right)
+        if way == "python":
             return small_frames.join(df, right, shared)
+        if way == "numpy":
+            return code_frames.join(df, right, shared)
         right = right.rename({"s": "s_r", "e": "e_r"})
         j = df.join(right, on=shared, how="inner") if shared else df.join(right, how="cross")
         j = j.with_columns(

@@ -1,13 +1,17 @@
 """ConditionNode and AssignNode on columns: a comparison keeps the rows
 where it holds, an assignment adds the variable's code column (a float result: its
 values, value_columns.py); the
-arithmetic is expressions.py's (exact, or Fallback to rows)."""
+arithmetic is expressions.py's kernels, and what they do not vectorise
+(a function, strings in order) the rows' closures once per distinct
+value (distinct_calls.py)."""
 
 from __future__ import annotations
 
 from chronolog.language import ast
 
 from .base import ColumnMapNode
+from .distinct_calls import assigned, holds
+from .encoding import Fallback
 from .exact_columns import exact_series
 from .expressions import EXACT, FLOAT, compare, evaluate
 from .scan import var_column
@@ -25,13 +29,17 @@ class ConditionNode(ColumnMapNode):
     def process(self, df):
         import polars as pl
 
-        return df.filter(pl.Series(compare(self.comparison, df, self.values)))
+        try:
+            mask = compare(self.comparison, df, self.values)
+        except Fallback:
+            mask = holds(self.comparison, df, self.values)
+        return df.filter(pl.Series(mask))
 
 
 class AssignNode(ColumnMapNode):
-    def __init__(self, child, var, expr, values):
+    def __init__(self, child, var, expr, values, where=None):
         super().__init__(child)
-        self.var, self.expr, self.values = var, expr, values
+        self.var, self.expr, self.values, self.where = var, expr, values, where
 
     def label(self) -> str:
         return f"Assign {self.var} = {self.expr}"
@@ -45,14 +53,21 @@ class AssignNode(ColumnMapNode):
         elif isinstance(e, ast.Const):
             col = pl.Series([self.values.terms.code(e.value)] * df.height, dtype=pl.Int64)
         else:
-            if mixed(e, df, self.values):  # ints beside floats: each row computed as its own kinds
-                col = pl.Series(evaluate_by_kind(e, df, self.values), dtype=pl.Int64)
-            else:
-                kind, arr = evaluate(e, df, self.values)
-                if kind == EXACT:  # exact pairs: a value column too (exact_columns.py)
-                    col = exact_series(var_column(self.var), *arr)
-                elif kind == FLOAT:  # a value column: coded only where equality needs it
-                    col = float_series(var_column(self.var), arr)
-                else:
-                    col = pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)
+            try:
+                col = self._vectorised(e, df)
+            except Fallback:
+                col = assigned(e, self.where, df, self.values, var_column(self.var))
         return df.with_columns(col.alias(var_column(self.var)))
+
+    def _vectorised(self, e, df):
+        """The kernels' column of ``e`` (expressions.py); Fallback where they refuse it."""
+        import polars as pl
+
+        if mixed(e, df, self.values):  # ints beside floats: each row computed as its own kinds
+            return pl.Series(evaluate_by_kind(e, df, self.values), dtype=pl.Int64)
+        kind, arr = evaluate(e, df, self.values)
+        if kind == EXACT:  # exact pairs: a value column too (exact_columns.py)
+            return exact_series(var_column(self.var), *arr)
+        if kind == FLOAT:  # a value column: coded only where equality needs it
+            return float_series(var_column(self.var), arr)
+        return pl.Series(self.values.encode(kind, arr), dtype=pl.Int64)

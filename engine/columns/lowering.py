@@ -62,11 +62,11 @@ def body_pipeline(ev, body, rule, driver=None):
     bound: set = set()
     for pos, lit in order:
         step = body.steps[pos]
-        node = _STEPS[type(step)](ev, node, step, view(pos, lit), bound)
+        node = _STEPS[type(step)](ev, node, step, view(pos, lit), bound, rule)
     return node
 
 
-def _join(ev, node, step, view, bound):
+def _join(ev, node, step, view, bound, rule):
     atom = _atom(ev, step.atom, view)
     bound |= {c.name for c in step.atom.schema}
     if node is None:
@@ -77,7 +77,7 @@ def _join(ev, node, step, view, bound):
     return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), ev.values)
 
 
-def _difference(ev, node, step, view, bound):
+def _difference(ev, node, step, view, bound, rule):
     from .difference import DifferenceNode
     from .scan import FULL, ScanNode
 
@@ -85,20 +85,24 @@ def _difference(ev, node, step, view, bound):
     return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, ev), str(ast.Atom(neg.pred, neg.terms)), ev.values)
 
 
-def _condition(ev, node, step, view, bound):
+def _condition(ev, node, step, view, bound, rule):
     from .linear import ConditionNode
 
     return ConditionNode(node, step.comparison, ev.values)
 
 
-def _assign(ev, node, step, view, bound):
-    """An assignment, a test when its variable is bound."""
+def _assign(ev, node, step, view, bound, rule):
+    """An assignment, a test when its variable is bound (``where``: the
+    user's assignment, for the rows' messages: rows/pipeline.py)."""
+    from ..rows.pipeline import assignment_origin
     from .linear import AssignNode, ConditionNode
 
+    where = assignment_origin(rule, step.var)
     if step.var in bound:
-        return ConditionNode(node, ast.Comparison("==", ast.Var(step.var), step.expr), ev.values)
+        cmp = ast.Comparison("==", ast.Var(step.var), step.expr, getattr(where, "pos", ast.NOWHERE))
+        return ConditionNode(node, cmp, ev.values)
     bound.add(step.var)
-    return AssignNode(node, step.var, step.expr, ev.values)
+    return AssignNode(node, step.var, step.expr, ev.values, where)
 
 
 def _aggregate(ev, op, rule, driver):
@@ -123,7 +127,7 @@ def _aggregate(ev, op, rule, driver):
                          [s.comparison for s in early])
     for step in op.after:
         if not any(step is x for x in early):
-            node = _STEPS[type(step)](ev, node, step, None, bound)
+            node = _STEPS[type(step)](ev, node, step, None, bound, rule)
     return node
 
 

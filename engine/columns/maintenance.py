@@ -42,8 +42,9 @@ from .coalesce import coalesce, merge_new
 from .difference import subtract
 from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
-from . import small_frames
+from . import code_frames, small_frames
 from .scan import DELTA
+from .touched import Touched
 from .value_columns import is_values, same_kinds
 
 
@@ -85,6 +86,9 @@ class ColumnMaintenance:
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
         self._rest: dict = {}  # pred -> the rows :meth:`local` left out
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
+        self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
+        self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived
+        self._near: dict = {}  # pred -> the rows a stratum without recursion took out to over-delete
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -137,7 +141,14 @@ class ColumnMaintenance:
         atoms' new rows in their place."""
         hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
         self._rest[pred] = rest
+        self.touched(pred).took(keys, hit)
         return hit
+
+    def touched(self, pred: str) -> Touched:
+        got = self._touched.get(pred)
+        if got is None:
+            got = self._touched[pred] = Touched(self.names(pred))
+        return got
 
     def hits(self, pred: str, keys):
         """``pred``'s rows of the atoms ``keys``."""
@@ -149,6 +160,7 @@ class ColumnMaintenance:
         from .value_columns import same_kinds
 
         rest = self._rest.pop(pred)
+        self.touched(pred).put_back(rows)
         frames = same_kinds([rest, rows], self.names(pred), self.ev.values) if rows.height else [rest]
         self._set(pred, pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if rows.height else rest)
 
@@ -186,7 +198,7 @@ class ColumnMaintenance:
         for p in set(self.seeds) | set(self.own_added):
             given = self.given_frame(p)
             if p in self.seeds:
-                given = coalesce(subtract(given, self.seeds[p].rename({"s": "hs", "e": "he"}), self.names(p)), self.names(p))
+                given = minus(given, self.seeds[p], self.names(p), ev.values)
             if p in self.own_added:
                 from .value_columns import same_kinds
 
@@ -232,7 +244,7 @@ class ColumnMaintenance:
         touched = overlapping(hit, holes, names, values)
         if not touched.height:
             return Retraction(df, pieces, touched, df)
-        left = coalesce(subtract(hit, holes.rename({"s": "hs", "e": "he"}), names), names)
+        left = minus(hit, holes, names, values)
         frames = same_kinds([rest, left], names, values) if left.height else [rest]
         after = pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if left.height else rest
         return Retraction(df, pieces, touched, after)
@@ -261,12 +273,18 @@ class ColumnMaintenance:
             return empty(self.arity(pred))
         # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
         parts = same_kinds(parts, names, self.ev.values)
-        keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
-        old = self.local(pred, keys)
+        held = self._held.pop(pred, None)
+        if held is not None:  # (the re-derived atoms are among those held out)
+            old = held
+        else:
+            keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
+            old = self.local(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
         if new.height:
             self.put_back(pred, merged)
+        elif held is not None:
+            self.put_back(pred, held)
         else:
             self._rest.pop(pred)
         return new
@@ -333,18 +351,24 @@ class ColumnMaintenance:
             return
         names = self.names(pred)
         before, after = self.before[pred], self.ev._tables[pred]
+        kept = self.touched(pred).frames()
         if keys is not None:
             if not keys.height:
                 return
-            if names:
+            if kept is not None:  # (every atom the stratum changed was taken out and put back)
+                before, after = kept
+            elif names:
                 before = semi(before, keys, names, self.ev.values)
                 after = semi(after, keys, names, self.ev.values)
         from .value_columns import same_kinds
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        if small_frames.small(before, after):
+        way = code_frames.path(before, after)
+        if way == "python":
             gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
+        elif way == "numpy":
+            gone, new = code_frames.anti(before, after), code_frames.anti(after, before)
         else:
             gone = before.join(after, on=cols, how="anti")
             new = after.join(before, on=cols, how="anti")
@@ -381,14 +405,20 @@ class ColumnMaintenance:
             names = self.names(p)
             pieces = coalesce(pieces, names)
             touched[p] = atoms_of(pieces, names)
-            old = self.local(p, touched[p])
-            # (a term column exact on one side, coded on the other: one kind, as subtract joins on it)
-            old, holes = same_kinds([old, pieces], names, self.ev.values)
-            self.put_back(p, coalesce(subtract(old, holes.rename({"s": "hs", "e": "he"}), names), names))
+            old = self._near.pop(p, None)  # (taken out already: their atoms' rows, and maybe a few more)
+            if old is None:
+                old = self.local(p, touched[p])
+            kept = minus(old, pieces, names, self.ev.values)
+            if stratum.recursive:  # (its rules read it: back before they run)
+                self.put_back(p, kept)
+            else:  # (held out until the re-derivation merges into it: one split of the relation, not two)
+                self._held[p] = kept
             over[p] = pieces
         pending = dict(new_in)
         for p, new in self._rederive(stratum, over).items():
             pending[p] = new
+        for p in list(self._held):  # (nothing came back for these)
+            self.put_back(p, self._held.pop(p))
         for p, rows in added.items():
             new = self._merge(p, [rows])
             if new.height:
@@ -404,43 +434,64 @@ class ColumnMaintenance:
         import polars as pl
 
         names = self.names(pred)
-        return pl.concat(same_kinds([a, b], names, self.ev.values), how="vertical_relaxed").unique()
+        both = pl.concat(same_kinds([a, b], names, self.ev.values), how="vertical_relaxed")
+        return atoms_of(both, names) if names else both.unique()
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is
         gone: ``{pred: frame}`` (not coalesced), to a fixpoint."""
+        if not stratum.recursive:
+            return self._over_delete_once(stratum, gone_in, seeds)
         over: dict = {}
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            pieces = overlap(self.hits(p, atoms_of(holes, self.names(p))), holes,
-                             self.names(p), self.ev.values)
+            near = self.hits(p, atoms_of(holes, self.names(p)))
+            pieces = overlap(near, holes, self.names(p), self.ev.values)
             over[p] = pieces
             if stratum.recursive:
-                self._widen(p, pieces, used, delta)
+                self._widen(p, near, pieces, used, delta)
         before = self.before
         while delta:
             found = self._round(stratum, delta, lambda p: before.get(p))
             delta = {}
             for p, derived in found.items():
                 names = self.names(p)
-                real = overlap(self.hits(p, atoms_of(derived, names)), derived, names,
-                               self.ev.values)
+                near = self.hits(p, atoms_of(derived, names))
+                real = overlap(near, derived, names, self.ev.values)
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
                 if stratum.recursive:
-                    self._widen(p, real, used, delta)
+                    self._widen(p, near, real, used, delta)
             if not stratum.recursive:
                 break
         return over
 
-    def _widen(self, pred, pieces, used, delta) -> None:
+    def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
+        """:meth:`_over_delete` of a stratum without recursion: one round;
+        the rows of the atoms it meets are taken out of the relation once
+        (``_near``), and :meth:`_dred` puts them back less what goes."""
+        found = self._round(stratum, gone_in, self.before.get) if gone_in else {}
+        over: dict = {}
+        for p in set(seeds) | set(found):
+            names = self.names(p)
+            parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
+            near = self.local(p, atoms_of(self.concat(p, parts), names))
+            pieces = self.concat(p, [overlap(near, x, names, self.ev.values) for x in parts])
+            if pieces.height or p in seeds:
+                over[p] = pieces
+                self._near[p] = near
+            else:
+                self._rest.pop(p)
+        return over
+
+    def _widen(self, pred, near, pieces, used, delta) -> None:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
-        ``pieces`` and were not driven yet (so the loop ends)."""
+        ``pieces`` and were not driven yet (so the loop ends); ``near``:
+        ``pred``'s rows of (at least) the atoms of ``pieces``."""
         names = self.names(pred)
-        hit = overlapping(self.hits(pred, atoms_of(pieces, names)), pieces, names,
-                          self.ev.values)
+        hit = overlapping(near, pieces, names, self.ev.values)
         if pred in used:
             hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
         if hit.height:
@@ -644,6 +695,8 @@ class _Tables:
 
         if small_frames.small(source):
             keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
+        elif code_frames.codes_only(source.select(list(set(pairs.values())))):
+            keys = code_frames.distinct(source, list(pairs.values()), list(pairs))
         else:
             keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         self._cut[lit.pred] = semi(self._whole(lit.pred), keys, list(pairs), self._ev.values)
@@ -656,6 +709,8 @@ def atoms_of(df, names: list):
 
     if names and small_frames.small(df):
         return small_frames.distinct(df, names)
+    if names and code_frames.codes_only(df.select(names)):
+        return code_frames.distinct(df, names)
     if names:
         return df.lazy().select(names).unique().collect()
     return pl.DataFrame({"_": [0] * min(1, df.height)}, schema={"_": pl.Int64})
@@ -670,9 +725,11 @@ def split(df, keys, names: list, values):
     if not df.height or not keys.height:
         return df.clear(), df
     match = _codes_match(df, keys, names)
-    if match is not None:  # (two queries)
-        hit = df.filter(match)
-        return (hit, df.filter(~match)) if hit.height else (hit, df)
+    if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
+        mask = df.select(match).to_series()
+        if not mask.any():
+            return df.clear(), df
+        return df.filter(mask), df.filter(~mask)
     mask = _matching(df, keys, names, values)
     if not mask.any():
         return df.clear(), df
@@ -747,6 +804,14 @@ def overlap(df, other, names: list, values=None):
     if m is None:
         return df.clear()
     return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+
+
+def minus(df, holes, names: list, values):
+    """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
+    atoms, coalesced.  Each term column of one kind first (floats or exact
+    values on one side, codes on the other): subtract joins on them."""
+    df, holes = same_kinds([df, holes], names, values)
+    return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 
 def overlapping(df, other, names: list, values=None):

@@ -321,7 +321,8 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
 
     s, e = _codes(*ends("start", NEG), closed("start_closed"), *ends("end", POS), closed("end_closed"))
     if np.any(s >= e):
+        from chronolog.engine.arrow import EMPTY_HINT
         from chronolog.language.errors import DataError
 
-        raise DataError(f"row {int(np.argmax(s >= e))} of the table for {pred} has an empty interval", hint="start must not be after end")
+        raise DataError(f"row {int(np.argmax(s >= e))} of the table for {pred} has an empty interval", hint=EMPTY_HINT)
     return coalesce(_frame(cols, s, e), term_columns(arity))

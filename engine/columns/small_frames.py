@@ -19,18 +19,24 @@ from __future__ import annotations
 # 0.39 ms in Python and 0.71 ms in polars, of 512 rows 0.79 and 0.66 ms).
 SMALL_ROWS = 256
 
-# Operations that took each path so far (maintenance.py reports them per stratum).
-TALLY = {"python": 0, "polars": 0}
+# Operations that took each path so far (maintenance.py reports them per
+# stratum; code_frames.path counts those it sends to numpy).
+TALLY = {"python": 0, "numpy": 0, "polars": 0}
 
 
-def small(*frames) -> bool:
+def fits(*frames) -> bool:
     """Whether ``frames`` are all at most :data:`SMALL_ROWS` rows of Int64
     columns only (term codes and times: no value or exact columns), without
     nulls (a polars join matches no null; a Python ``None`` equals itself)."""
     import polars as pl
 
-    ok = all(f.height <= SMALL_ROWS and all(t == pl.Int64 for t in f.schema.values()) and not any(c.null_count() for c in f)
-             for f in frames)
+    return all(f.height <= SMALL_ROWS and all(t == pl.Int64 for t in f.schema.values()) and not any(c.null_count() for c in f)
+               for f in frames)
+
+
+def small(*frames) -> bool:
+    """:func:`fits`, counted in :data:`TALLY` (``polars`` when not)."""
+    ok = fits(*frames)
     TALLY["python" if ok else "polars"] += 1
     return ok
 

@@ -18,26 +18,46 @@ class LazyStore(Store):
     def __init__(self, store: Store):
         self._relations = store.relations
         self._pending: dict = {}  # pred -> a function building its atoms
+        self._counts: dict = {}  # pred -> how many facts its pending atoms hold, where the frame told
         # pred -> a ColumnRelation over its columns, or None (set once updates
         # run atom by atom: engine/columns/point_relation.py)
         self.point_relation = None
 
-    def defer(self, pred: str, build) -> None:
-        """``pred``'s facts are ``build()`` (a dict terms -> maximal intervals)."""
+    def defer(self, pred: str, build, count=None) -> None:
+        """``pred``'s facts are ``build()`` (a dict terms -> maximal intervals);
+        ``count``: how many (atom, interval) facts it makes, if known."""
         self._relations.pop(pred, None)
         self._pending[pred] = build
+        self.counted(pred, count)
+
+    def counted(self, pred: str, count) -> None:
+        """``pred``'s pending facts number ``count`` (None: unknown)."""
+        if count is None or pred not in self._pending:
+            self._counts.pop(pred, None)
+        else:
+            self._counts[pred] = count
+
+    def known_count(self, pred: str):
+        """How many facts ``pred`` holds while its rows are not built, if the
+        frame that holds them told (``--stats`` counts without building them)."""
+        return self._counts.get(pred) if pred in self._pending else None
+
+    def predicates(self) -> list:
+        """The predicates with a relation, built or pending (none built here)."""
+        return [*self._relations, *(p for p in self._pending if p not in self._relations)]
 
     def saved(self) -> tuple:
         """What :meth:`restore` puts back: which relations are rows, which
         are deferred (an update on frames defers the strata it recomputes
         before it may fall back to the rows, which must read the old ones)."""
-        return dict(self._relations), dict(self._pending)
+        return dict(self._relations), dict(self._pending), dict(self._counts)
 
     def restore(self, saved: tuple) -> None:
-        relations, pending = saved
+        relations, pending, counts = saved
         self._relations.clear()  # (in place: the row store shares this dict)
         self._relations.update(relations)
         self._pending = dict(pending)
+        self._counts = dict(counts)
 
     def _materialise(self, pred: str) -> None:
         if pred not in self._pending:

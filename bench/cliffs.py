@@ -1,0 +1,211 @@
+"""Input forms a user is likely to write, each against the same shape
+without it: the whole ``chronolog run`` command, side by side in one run
+(issue 37: no input form a user is likely to write should be slow).
+
+    python bench/cliffs.py [--rows 200000] [--repeat 3] [--cases stats function ...]
+                           [--engine columns] [--json FILE]
+
+The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
+(names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
+variants of it for the cases that change the data (floats beside integers,
+times off the integer grid, labelled nulls, dates).  Each case is a pair
+of commands, ``with`` (the form) and ``without`` (the same program and
+data without it); each runs ``--repeat`` times, the pair alternating and
+the order flipping every round, and the median wall and CPU seconds of the
+child (all threads) are reported with their ratio; the two outputs are
+compared where the case says they should be equal (``--stats``).  The
+machine's load average is printed before and after: compare the two sides
+of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from statistics import median
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from four_rules import _peak  # noqa: E402  (one way to measure a child process)
+
+DATA = HERE / "data" / "cliffs"
+BIND = '@bind("p","csv","","{file}"). @timeMapping("p",2,3).\n'
+ARITH = "q(N, Y) :- p(N, V), Y = V * 2 + 1.\n"
+
+
+def _write(path: Path, lines) -> Path:
+    if not path.exists():
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w") as f:
+            f.writelines(lines)
+        os.replace(tmp, path)
+    return path
+
+
+def csv_rows(n: int, value=str, time=str, seed: int = 1):
+    rnd = random.Random(seed)
+    yield "name,val,s,e\n"
+    for _ in range(n):
+        s = rnd.randint(0, 1000)
+        yield f"n{rnd.randint(0, 4999)},{value(rnd.randint(0, 1000))},{time(s)},{time(s + rnd.randint(1, 50))}\n"
+
+
+def data(n: int, kind: str = "ints") -> Path:
+    """The CSV of ``n`` rows of ``kind`` (cached under bench/data/cliffs)."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    path = DATA / f"p_{n}_{kind}.csv"
+    if kind == "ints":
+        return _write(path, csv_rows(n))
+    if kind == "mixed":  # every tenth value written as a float: 7.0 beside 7
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.0" if v % 10 == 0 else str(v)))
+    if kind == "floats":
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.5"))
+    if kind == "float_times":  # times of three decimals, off the integer grid
+        return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
+    if kind == "dates":
+        import datetime
+
+        day = datetime.date(2020, 1, 1)
+        return _write(path, csv_rows(n, time=lambda t: (day + datetime.timedelta(days=t)).isoformat()))
+    raise ValueError(kind)
+
+
+def facts_file(n: int, nulls: bool) -> Path:
+    """``n`` facts ``p(name, val)@[s,e]`` in a fact file, every tenth name a labelled null."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(1)
+
+    def lines():
+        for i in range(n):
+            s = rnd.randint(0, 1000)
+            name = f"_:n{i % 5000}" if nulls and i % 10 == 0 else f"n{rnd.randint(0, 4999)}"
+            yield f"p({name},{rnd.randint(0, 1000)})@[{s},{s + rnd.randint(1, 50)}]\n"
+
+    return _write(DATA / f"p_{n}_{'nulls' if nulls else 'names'}.facts", lines())
+
+
+def small_predicates(n: int, k: int) -> tuple:
+    """The same ``n`` rows as ``k`` predicates ``p0 .. p{k-1}`` with a rule each, and as one."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(1)
+    rows = [(rnd.randint(0, k - 1), rnd.randint(0, 4999), rnd.randint(0, 1000), rnd.randint(0, 1000), rnd.randint(1, 50)) for _ in range(n)]
+    many = _write(DATA / f"many_{n}_{k}.facts", (f"p{j}(n{a},{v})@[{s},{s + d}]\n" for j, a, v, s, d in rows))
+    one = _write(DATA / f"one_{n}_{k}.facts", (f"p(n{a},{v})@[{s},{s + d}]\n" for j, a, v, s, d in rows))
+    return many, one
+
+
+def chain(n: int, width: int) -> Path:
+    """``width`` predicates ``e0 .. e{width-1}`` of ``n / width`` edges each, a chain's links."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(1)
+    per = n // width
+    nodes = max(per // 2, 1)
+
+    def lines():
+        for j in range(width):
+            for _ in range(per):
+                s = rnd.randint(0, 1000)
+                yield f"e{j}(n{rnd.randint(0, nodes - 1)},n{rnd.randint(0, nodes - 1)})@[{s},{s + rnd.randint(20, 200)}]\n"
+
+    return _write(DATA / f"chain_{n}_{width}.facts", lines())
+
+
+def cases(n: int) -> dict:
+    """name -> (what, with: (program text, args), without: (program text, args))."""
+    ints = data(n).name
+    out = {
+        "stats": ("--stats on the arithmetic rule", (BIND.format(file=ints) + ARITH, ["--stats"]), (BIND.format(file=ints) + ARITH, [])),
+        "function": ("Y = upper(N) against Y = V * 2 + 1", (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = upper(N).\n", []),
+                     (BIND.format(file=ints) + ARITH, [])),
+        "sqrt": ("Y = sqrt(V) against Y = V * 2 + 1", (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = sqrt(V).\n", []),
+                 (BIND.format(file=ints) + ARITH, [])),
+        "string_order": ('N < "n2500" against V < 500', (BIND.format(file=ints) + 'q(N, V) :- p(N, V), N < "n2500".\n', []),
+                         (BIND.format(file=ints) + "q(N, V) :- p(N, V), V < 500.\n", [])),
+        "aggregate_function": ("S = sum(strlen(N)) against S = sum(V * 2)",
+                               (BIND.format(file=ints) + "m(N, S) :- p(N, V), S = sum(strlen(N)).\n", []),
+                               (BIND.format(file=ints) + "m(N, S) :- p(N, V), S = sum(V * 2).\n", [])),
+        "string_max": ("S = max(N) (strings) against S = max(V)", (BIND.format(file=ints) + "m(S) :- p(N, V), S = max(N).\n", []),
+                       (BIND.format(file=ints) + "m(S) :- p(N, V), S = max(V).\n", [])),
+        "exact_float": ("Y = V / 3 + 0.5 (an exact number meets a float) against Y = V / 3 + 1",
+                        (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = V / 3 + 0.5.\n", []),
+                        (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = V / 3 + 1.\n", [])),
+        "mixed_numbers": ("values 7.0 beside 7 (equal numbers of two types) against integers only",
+                          (BIND.format(file=data(n, "mixed").name) + ARITH, []), (BIND.format(file=ints) + ARITH, [])),
+        "float_times": ("times with three decimals against integer times",
+                        (BIND.format(file=data(n, "float_times").name) + "q(N, V) :- <->[0,5] p(N, V).\n", []),
+                        (BIND.format(file=ints) + "q(N, V) :- <->[0,5] p(N, V).\n", [])),
+        "nulls": ("every tenth name a labelled null, against names (fact files)",
+                  ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, True))]),
+                  ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, False))])),
+        "negation": ("not r(N) (2,500 names) against the join r(N)",
+                     (BIND.format(file=ints) + "r(N) :- p(N, V), V < 2.\nq(N, V) :- p(N, V), not r(N).\n", []),
+                     (BIND.format(file=ints) + "r(N) :- p(N, V), V < 2.\nq(N, V) :- p(N, V), r(N).\n", [])),
+        "dates": ('dates, @timeGranularity("days"), a monthly sum, against numbers and /\\[30]',
+                  ('@timeGranularity("days").\n' + BIND.format(file=data(n, "dates").name)
+                   + "m(N, S) :- /\\[months] p(N, V), S = sum(V).\n", []),
+                  (BIND.format(file=ints) + "m(N, S) :- /\\[30] p(N, V), S = sum(V).\n", [])),
+    }
+    many, one = small_predicates(n, 200)
+    out["small_predicates"] = ("200 predicates with a rule each against one predicate and one rule (the same facts)",
+                               ("".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(200)), ["--facts", str(many)]),
+                               ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(one)]))
+    wide = chain(n, 8)
+    out["wide_rule"] = ("a chain of 8 atoms against a chain of 2 (the same 8 predicates given)",
+                        ("w(A, I) :- " + ", ".join(f"e{j}({chr(65 + j)}, {chr(66 + j)})" for j in range(8)) + ".\n", ["--facts", str(wide)]),
+                        ("w(A, C) :- e0(A, B), e1(B, C).\n", ["--facts", str(wide)]))
+    return out
+
+
+def run(name: str, text: str, args: list, engine: str, out_path: Path) -> dict:
+    prog = DATA / f"{name}.vada"
+    prog.write_text(text)
+    cmd = [sys.executable, "-m", "chronolog", "run", str(prog), *args]
+    if engine != "auto":
+        cmd += ["--engine", engine]
+    got = _peak(cmd, out_path)
+    if got["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {got['stderr']}")
+    return got
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=200_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cases", nargs="*", default=None)
+    ap.add_argument("--engine", default="auto", choices=("auto", "columns", "rows"))
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args(argv)
+    print(f"load before: {os.getloadavg()[0]:.1f} (1 min)")
+    table = cases(a.rows)
+    for name in a.cases or list(table):
+        what, with_, without = table[name]
+        times = {"with": [], "without": []}
+        outs = {side: DATA / f"out_{name}_{side}.txt" for side in times}
+        for k in range(a.repeat):
+            for side in ("with", "without") if k % 2 == 0 else ("without", "with"):
+                text, args = with_ if side == "with" else without
+                times[side].append(run(f"{name}_{side}", text, args, a.engine, outs[side]))
+        row = {"case": name, "what": what, "rows": a.rows, "engine": a.engine}
+        for side, got in times.items():
+            row[side] = {"wall": median(g["wall"] for g in got), "cpu": median(g["cpu"] for g in got),
+                         "rss": max(g["rss"] for g in got)}
+        row["ratio"] = row["with"]["wall"] / row["without"]["wall"]
+        if name == "stats":
+            row["same"] = outs["with"].read_bytes() == outs["without"].read_bytes()
+        row["load"] = os.getloadavg()[0]
+        print(f"{name:17} with {row['with']['wall']:.3f} s wall / {row['with']['cpu']:.3f} s CPU, "
+              f"without {row['without']['wall']:.3f} s / {row['without']['cpu']:.3f} s: {row['ratio']:.2f}x  ({what})", flush=True)
+        if a.json:
+            with open(a.json, "a") as f:
+                f.write(json.dumps(row) + "\n")
+    print(f"load after: {os.getloadavg()[0]:.1f} (1 min)")
+
+
+if __name__ == "__main__":
+    main()

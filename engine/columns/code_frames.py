@@ -1,0 +1,225 @@
+"""Joins, interval moves and set operations on frames of codes, in numpy.
+
+An update on frames (maintenance.py) makes many frames of a few hundred to
+a few thousand rows (the atoms a change touches) and asks of each a join, a
+temporal move, a distinct set of atoms, a difference of rows or of
+intervals.  As a polars query each costs ~0.2-0.4 ms whatever the size; the
+same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
+rows, where Python loops stop paying, the callers (join.py, temporal.py,
+difference.py, maintenance.py, in any columnar run) come here for frames
+whose columns are all Int64 codes without nulls (:func:`codes_only`) and
+that hold at most :data:`CODE_ROWS` rows together; value columns and larger
+frames keep the polars paths.  Same answers as those paths up to row order
+(tests/test_small_frames.py, tests/test_code_frames.py).
+"""
+
+from __future__ import annotations
+
+# Term codes are non-negative and under 2**31 (encoding.py): two fit one int64.
+_CODE_LIMIT = 1 << 31
+
+# Rows (all frames of an operation together) up to which numpy beats polars
+# (a join of 1,000 rows on 1,000: 0.14 ms against 0.29; of 1,000 on 20,000:
+# 1.7 ms against 0.7, the sort of the larger side losing to polars' threads).
+CODE_ROWS = 4096
+
+
+def path(*frames, python: bool = True) -> str:
+    """Where an operation on ``frames`` runs: ``python`` (small_frames.py;
+    not for an operation without a loop there), ``numpy`` (here: frames of
+    codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
+    counted in small_frames.TALLY."""
+    from . import small_frames
+
+    if python and small_frames.fits(*frames):
+        way = "python"
+    elif sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames):
+        way = "numpy"
+    else:
+        way = "polars"
+    small_frames.TALLY[way] += 1
+    return way
+
+
+def codes_only(*frames) -> bool:
+    """Whether every column of ``frames`` is Int64 without nulls."""
+    import polars as pl
+
+    return all(all(t == pl.Int64 for t in f.schema.values()) and not any(c.null_count() for c in f) for f in frames)
+
+
+def _arrays(df, cols: list) -> list:
+    return [df[c].to_numpy() for c in cols]
+
+
+def _packed(cols: list):
+    """One int64 per row of one or two code columns, or None (more columns,
+    or values outside the codes' range)."""
+    if len(cols) == 1:
+        return cols[0]
+    if len(cols) == 2 and all(len(c) == 0 or (c.min() >= 0 and c.max() < _CODE_LIMIT) for c in cols):
+        return cols[0] << 32 | cols[1]
+    return None
+
+
+def row_ids(cols: list):
+    """A dense id per row of the columns ``cols`` (numpy arrays of one
+    length): equal rows, equal ids."""
+    import numpy as np
+
+    packed = _packed(cols)
+    if packed is not None:
+        return np.unique(packed, return_inverse=True)[1].reshape(-1)
+    n = len(cols[0])
+    order = np.lexsort(cols[::-1])
+    step = np.zeros(n, dtype=bool)
+    for c in cols:
+        sc = c[order]
+        step[1:] |= sc[1:] != sc[:-1]
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = np.cumsum(step)
+    return ids
+
+
+def distinct(df, cols: list, names: list | None = None):
+    """The distinct rows of ``df``'s columns ``cols`` (named ``names``)."""
+    import numpy as np
+    import polars as pl
+
+    arrays = _arrays(df, cols)
+    names = names or cols
+    packed = _packed(arrays)
+    if packed is not None:
+        got = np.unique(packed)
+        if len(cols) == 2:
+            return pl.DataFrame({names[0]: got >> 32, names[1]: got & (_CODE_LIMIT * 2 - 1)})
+        return pl.DataFrame({names[0]: got})
+    ids = row_ids(arrays)
+    first = np.unique(ids, return_index=True)[1]
+    return pl.DataFrame({n: a[first] for n, a in zip(names, arrays)})
+
+
+def anti(df, other):
+    """The rows of ``df`` that are not rows of ``other`` (same columns)."""
+    import numpy as np
+
+    if not df.height or not other.height:
+        return df
+    cols = df.columns
+    n = df.height
+    ids = row_ids([np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in cols])
+    keep = ~np.isin(ids[:n], ids[n:])
+    return df if keep.all() else df.filter(keep)
+
+
+def _pairs(left: list, right: list):
+    """``(i, j)``: the row pairs of two frames whose key columns (``left``,
+    ``right``: numpy arrays, one per key) are equal, by sorting ``right``'s
+    keys once and searching ``left``'s."""
+    import numpy as np
+
+    n = len(left[0])
+    mine, theirs = _packed(left), _packed(right)
+    if mine is None or theirs is None:
+        ids = row_ids([np.concatenate([a, b]) for a, b in zip(left, right)])
+        mine, theirs = ids[:n], ids[n:]
+    order = np.argsort(theirs, kind="stable")
+    ranked = theirs[order]
+    lo = np.searchsorted(ranked, mine, "left")
+    counts = np.searchsorted(ranked, mine, "right") - lo
+    i = np.repeat(np.arange(n), counts)
+    within = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return i, order[np.repeat(lo, counts) + within]
+
+
+def join(df, right, shared: list):
+    """join.JoinNode's join: the pairs of a row of ``df`` and one of
+    ``right`` that agree on ``shared`` (every pair when there is none), with
+    the intersection of their intervals where it is not empty; ``df``'s
+    columns, then ``right``'s others."""
+    import numpy as np
+    import polars as pl
+
+    if shared:
+        i, j = _pairs(_arrays(df, shared), _arrays(right, shared))
+    else:
+        i = np.repeat(np.arange(df.height), right.height)
+        j = np.tile(np.arange(right.height), df.height)
+    s = np.maximum(df["s"].to_numpy()[i], right["s"].to_numpy()[j])
+    e = np.minimum(df["e"].to_numpy()[i], right["e"].to_numpy()[j])
+    keep = s < e
+    i, j = i[keep], j[keep]
+    out = {c: s[keep] if c == "s" else e[keep] if c == "e" else df[c].to_numpy()[i] for c in df.columns}
+    for c in right.columns:
+        if c not in shared and c not in ("s", "e"):
+            out[c] = right[c].to_numpy()[j]
+    return pl.DataFrame(out, schema={**df.schema, **{c: right.schema[c] for c in out if c not in df.schema}})
+
+
+def moved(df, transform, w):
+    """temporal.apply in numpy: ``df``'s intervals moved by ``transform``
+    (interval_shift.shift or box) of the window ``w``, empty ones dropped;
+    Fallback where a finite end leaves the codes, as there."""
+    import numpy as np
+    import polars as pl
+
+    from ..exprs import to_numpy
+    from .encoding import LIMIT, POS, Fallback
+
+    cols = {"s": df["s"].to_numpy(), "e": df["e"].to_numpy()}
+    memo: dict = {}
+    s, e = (np.broadcast_to(np.asarray(to_numpy(x, cols, memo), dtype=np.int64), cols["s"].shape) for x in transform(w))
+    for x in (s, e):
+        far = np.abs(x)
+        if np.any((far >= LIMIT) & (far != POS)):
+            raise Fallback("a time point outside 64-bit codes")
+    keep = s < e
+    out = df.with_columns(pl.Series("s", s), pl.Series("e", e))
+    return out if keep.all() else out.filter(keep)
+
+
+def subtract(df, holes, keys: list):
+    """difference.subtract in numpy: the rows of ``df`` minus the intervals
+    ``holes`` (``hs``, ``he``; maximal per key, so those meeting a row are
+    apart) of the same ``keys``; a row's pieces keep its other columns."""
+    import numpy as np
+    import polars as pl
+
+    n = df.height
+    if keys:
+        i, j = _pairs(_arrays(df, keys), _arrays(holes, keys))
+    else:
+        i, j = np.repeat(np.arange(n), holes.height), np.tile(np.arange(holes.height), n)
+    s, e = df["s"].to_numpy(), df["e"].to_numpy()
+    hs, he = holes["hs"].to_numpy()[j], holes["he"].to_numpy()[j]
+    meet = (hs < e[i]) & (he > s[i])
+    if not meet.any():
+        return df
+    i, hs, he = i[meet], hs[meet], he[meet]
+    order = np.lexsort((hs, i))
+    i, hs, he = i[order], hs[order], he[order]
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = i[1:] != i[:-1]
+    last = np.ones(len(i), dtype=bool)
+    last[:-1] = i[1:] != i[:-1]
+    start = np.where(first, s[i], np.roll(he, 1))  # (the gap before a hole: from the row's start or the hole before)
+    untouched = np.setdiff1d(np.arange(n), i[first], assume_unique=True)
+    rows = np.concatenate([untouched, i, i[last]])
+    s2 = np.concatenate([s[untouched], start, he[last]])
+    e2 = np.concatenate([e[untouched], hs, e[i[last]]])
+    keep = s2 < e2
+    rows, s2, e2 = rows[keep], s2[keep], e2[keep]
+    return pl.DataFrame({c: s2 if c == "s" else e2 if c == "e" else df[c].to_numpy()[rows] for c in df.columns}, schema=df.schema)
+
+
+def member(df, keys, names: list):
+    """Per row of ``df``, whether its columns ``names`` are a row of ``keys``."""
+    import numpy as np
+
+    n = df.height
+    if not n or not keys.height:
+        return np.zeros(n, dtype=bool)
+    cols = [np.concatenate([df[c].to_numpy(), keys[c].to_numpy()]) for c in names]
+    packed = _packed(cols)
+    ids = packed if packed is not None else row_ids(cols)
+    return np.isin(ids[:n], ids[n:])

@@ -1,0 +1,63 @@
+"""The atoms an update on frames has taken out of a relation so far
+(maintenance.py's ``local``), with their rows before the update and now.
+
+A stratum's change (``gone``, ``new``) is its relations before and after
+compared on the atoms it touched.  Read off whole relations, that is two
+semi-joins a predicate, each a pass over the relation (~0.5-2 ms on LUBM
+1M's); the rows are at hand when an atom is taken out and put back, so they
+are kept here as they pass, a few numpy operations on frames of the change's
+size (code_frames.py).  Frames with value columns are not kept (None: the
+caller reads the relations whole).
+"""
+
+from __future__ import annotations
+
+from . import code_frames
+
+
+class Touched:
+    """One relation's touched atoms: ``seen`` (their term columns), ``was``
+    (their rows before the update), ``now`` (their rows now)."""
+
+    def __init__(self, names: list):
+        self.names = names
+        self.seen = self.was = self.now = None
+        self._pending = None  # the atoms of the last take, until put back
+        self.off = not names  # (a predicate without terms: one atom, read whole)
+
+    def took(self, keys, hit) -> None:
+        """The atoms ``keys`` were taken out of the relation; ``hit``: their rows."""
+        import polars as pl
+
+        if self.off:
+            return
+        if not code_frames.codes_only(keys.select(self.names), hit):
+            self.off = True
+            return
+        keys = keys.select(self.names)
+        if self.seen is None:
+            self.seen, self.was, self.now = keys.clear(), hit.clear(), hit.clear()
+        fresh = keys.filter(~code_frames.member(keys, self.seen, self.names))
+        if fresh.height:
+            rows = hit.filter(code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
+            self.seen = pl.concat([self.seen, fresh])
+            self.was = pl.concat([self.was, rows])
+            self.now = pl.concat([self.now, rows])
+        self._pending = keys
+
+    def put_back(self, rows) -> None:
+        """The atoms of the last take are now ``rows``."""
+        import polars as pl
+
+        keys, self._pending = self._pending, None
+        if self.off:
+            return
+        if keys is None or not code_frames.codes_only(rows):
+            self.off = True
+            return
+        now = self.now.filter(~code_frames.member(self.now, keys, self.names))
+        self.now = pl.concat([now, rows.select(now.columns)]) if rows.height else now
+
+    def frames(self):
+        """``(was, now)``, or None where they were not kept."""
+        return None if self.off or self.seen is None else (self.was, self.now)

@@ -1,0 +1,127 @@
+"""engine/columns/code_frames.py beyond what test_small_frames.py draws: keys
+of three columns or past the codes' range (not packed into one int64), the
+cross join, a temporal move against the polars path; and touched.py's
+record of an update's atoms against the relation it follows."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+from chronolog.engine.columns import code_frames
+from chronolog.engine.columns.coalesce import coalesce
+from chronolog.engine.columns.encoding import Fallback
+from chronolog.engine.columns.touched import Touched
+
+BIG = 1 << 40  # past the codes' 2**31: keys of two such columns are not packed
+
+
+@st.composite
+def frames(draw, names, values=st.sampled_from([0, 1, BIG])):
+    rows = draw(st.lists(st.tuples(*[values] * len(names), st.integers(0, 12), st.integers(1, 6)), max_size=14))
+    data = {n: [r[k] for r in rows] for k, n in enumerate(names)}
+    data["s"] = [r[-2] for r in rows]
+    data["e"] = [r[-2] + r[-1] for r in rows]
+    return pl.DataFrame(data, schema={c: pl.Int64 for c in data})
+
+
+def rows(df) -> list:
+    return sorted(df.iter_rows())
+
+
+def points(df, cols) -> set:
+    return {(*(r[c] for c in cols), t) for r in df.iter_rows(named=True) for t in range(r["s"], r["e"])}
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data(), st.sampled_from([(["a", "b", "c"], ["a", "b", "c"]), (["a", "b"], ["b", "c"]), (["a"], ["b"])]))
+def test_join(data, names):
+    df, right = data.draw(frames(names[0])), data.draw(frames(names[1]))
+    shared = [c for c in names[0] if c in names[1]]
+    extra = [c for c in names[1] if c not in shared]
+    got = code_frames.join(df, right, shared)
+    expected = []
+    for a in df.iter_rows(named=True):
+        for b in right.iter_rows(named=True):
+            s, e = max(a["s"], b["s"]), min(a["e"], b["e"])
+            if all(a[c] == b[c] for c in shared) and s < e:
+                expected.append((*(a[c] for c in names[0]), s, e, *(b[c] for c in extra)))
+    assert got.columns == [*names[0], "s", "e", *extra]
+    assert rows(got) == sorted(expected)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(frames(["a", "b", "c"]), frames(["a", "b", "c"]))
+def test_subtract_distinct_anti_member(df, other):
+    keys = ["a", "b", "c"]
+    df = df.unique()  # (a relation's rows are a set)
+    holes = coalesce(other, keys).rename({"s": "hs", "e": "he"})
+    got = code_frames.subtract(df, holes, keys)
+    gone = points(other, keys)
+    assert points(got, keys) == {p for p in points(df, keys) if p not in gone}
+    assert sorted(got.iter_rows()) == sorted(set(got.iter_rows()))  # (pieces of one row apart)
+    assert rows(code_frames.distinct(df, keys)) == sorted({r[:3] for r in df.iter_rows()})
+    assert rows(code_frames.distinct(df, ["c", "a"], ["x", "y"])) == sorted({(r[2], r[0]) for r in df.iter_rows()})
+    there = set(other.iter_rows())
+    assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    atoms = set(other.select(keys).iter_rows())
+    assert code_frames.member(df, other, keys).tolist() == [r[:3] in atoms for r in df.iter_rows()]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(frames(["a"], st.integers(0, 3)), st.integers(-8, 8), st.integers(0, 8), st.booleans(), st.booleans(), st.booleans())
+def test_moved_as_the_polars_path(df, lo, width, c1, c2, is_box):
+    """temporal.apply's numpy path against its polars one (the lowering shared with Spark)."""
+    from chronolog.engine.columns.temporal import moved
+    from chronolog.engine.interval_shift import box, shift
+
+    transform = box if is_box else shift
+    w = (lo, lo + width, c1, c2)
+    expected = moved(df, transform, w).filter(pl.col("s") < pl.col("e"))
+    assert rows(code_frames.moved(df, transform, w)) == rows(expected)
+
+
+def test_moved_refuses_a_time_beyond_the_codes():
+    from chronolog.engine.columns.encoding import LIMIT
+    from chronolog.engine.interval_shift import shift
+
+    df = pl.DataFrame({"a": [1], "s": [LIMIT - 4], "e": [LIMIT - 2]})
+    with pytest.raises(Fallback):
+        code_frames.moved(df, shift, (10, 10, True, True))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(frames(["a", "b"], st.integers(0, 3)), st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)),
+                                                                     max_size=4), st.booleans(), st.integers(0, 9)),
+                                                           max_size=5))
+def test_touched_follows_the_relation(relation, steps):
+    """Random takes and put-backs, as maintenance.py makes them: ``was`` is
+    the first relation's rows of the atoms taken, ``now`` the relation's now."""
+    from chronolog.engine.columns.maintenance import split
+
+    names = ["a", "b"]
+    first, touched, seen = relation, Touched(names), set()
+    for atoms, put, shift in steps:
+        keys = pl.DataFrame(list(dict.fromkeys(atoms)), schema={n: pl.Int64 for n in names}, orient="row")
+        hit, rest = split(relation, keys, names, None)
+        touched.took(keys, hit)
+        seen |= set(keys.iter_rows())
+        if put:  # (the atoms' rows moved and one more: a change)
+            back = hit.with_columns(pl.col("s") + shift, pl.col("e") + shift)
+            back = pl.concat([back, keys.with_columns(s=pl.lit(20, pl.Int64), e=pl.lit(21, pl.Int64))]) if keys.height else back
+            touched.put_back(back)
+            relation = pl.concat([rest, back])
+        if seen:
+            was, now = touched.frames()
+            assert rows(was) == sorted(r for r in first.iter_rows() if r[:2] in seen)
+            assert rows(now) == sorted(r for r in relation.iter_rows() if r[:2] in seen)
+
+
+def test_touched_gives_way_to_value_columns():
+    touched = Touched(["a"])
+    keys = pl.DataFrame({"a": [1.5]})
+    touched.took(keys, keys.with_columns(s=pl.lit(0, pl.Int64), e=pl.lit(1, pl.Int64)))
+    assert touched.frames() is None

@@ -88,13 +88,18 @@ def retraction_frames(reasoner, facts):
     messages.  What reads them is :func:`read_for_columns`."""
     from chronolog.engine.columns.encoding import Fallback
     from chronolog.engine.columns.maintenance import refusal
-    from chronolog.engine.columns.retraction import hole_frames
+    from chronolog.engine.columns.retraction import Known, hole_frames
     from chronolog.language.fact_columns import _Fallback
 
     ev = reasoner.evaluator
     if reasoner.terminating or ev.explain or not hasattr(ev, "given_pieces") or refusal(ev) is not None:
         return None
-    read = read_for_columns(facts, reasoner.dialect, reasoner.plan.program.calendar)
+    try:
+        for p in reasoner.plan.arities:  # (a relation no stratum read is encoded when first asked: its values then have codes)
+            ev.coded(p)
+        read = read_for_columns(facts, reasoner.dialect, reasoner.plan.program.calendar, Known(ev.terms))
+    except Fallback:
+        return None
     if read is None:
         return None
     columns, rows = read
@@ -113,28 +118,27 @@ def retraction_frames(reasoner, facts):
         if known is None or known[0] != w:
             return None
     try:
-        for p in widths:  # (a relation no stratum read is encoded when first asked: its values then have codes)
-            ev.coded(p)
         return hole_frames(columns, rows, widths, ev.terms, ev._scale)
     except Fallback:
         return None
 
 
-def read_for_columns(facts, dialect: str, calendar):
+def read_for_columns(facts, dialect: str, calendar, terms=None):
     """``(FactColumns list, FactRows)`` of facts in any form ``reason()``
     takes: texts and files of KERNEL_BYTES or more through the kernel fact
     reader (``reason()``'s, 1M+ facts/s), tables through the table reader,
     the rest by the line reader (its fixed cost is lower: 0.02 ms for one
-    line against the kernels' 3 ms).  None where only the general path
-    reads them (LARS; lines that hold several; a file the kernels cannot
-    take whole)."""
+    line against the kernels' 3 ms).  ``terms``: the kernels code the term
+    columns by it (retraction.Known: looked up, never added).  None where
+    only the general path reads them (LARS; lines that hold several; a
+    file the kernels cannot take whole)."""
     from chronolog.api import _table_facts, load_facts
     from chronolog.language.facts import FactRows, read_dialect_facts
     from chronolog.language.source_text import KERNEL_BYTES
 
     if dialect not in ("vadalog", "meteor"):
         return None
-    if isinstance(facts, str) or isinstance(facts, (list, tuple)) and facts and all(type(x) is str for x in facts):
+    if isinstance(facts, str) or isinstance(facts, (list, tuple)) and facts and set(map(type, facts)) == {str}:
         text = facts if isinstance(facts, str) else "\n".join(facts)
         if len(text) < KERNEL_BYTES:
             return [], load_facts(facts, dialect, calendar)
@@ -144,7 +148,7 @@ def read_for_columns(facts, dialect: str, calendar):
             return None  # (str.splitlines breaks lines there too, the kernels only at newlines)
         from chronolog.language.source_text import strip_bom
 
-        return _kernel_read(strip_bom(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar)
+        return _kernel_read(strip_bom(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar, terms)
     paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
     if paths and all(isinstance(p, Path) for p in paths):
         from chronolog.language.source_text import read_text
@@ -155,7 +159,7 @@ def read_for_columns(facts, dialect: str, calendar):
             if len(text) < KERNEL_BYTES:  # (as load_facts reads a small file)
                 rows.merge(read_dialect_facts(text.splitlines(), str(p), dialect, calendar))
                 continue
-            got = _kernel_read(text, str(p), dialect, calendar)
+            got = _kernel_read(text, str(p), dialect, calendar, terms)
             if got is None:
                 return None
             columns += got[0]
@@ -167,11 +171,11 @@ def read_for_columns(facts, dialect: str, calendar):
 _OTHER_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def _kernel_read(text: str, source: str, dialect: str, calendar):
+def _kernel_read(text: str, source: str, dialect: str, calendar, terms=None):
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
     from chronolog.language.facts import FactRows
 
     try:
-        return [read_fact_columns(text, source, dialect, calendar, share=False)], FactRows()
+        return [read_fact_columns(text, source, dialect, calendar, share=False, terms=terms)], FactRows()
     except _Fallback:
         return None

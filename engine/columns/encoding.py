@@ -153,6 +153,7 @@ class Dictionary:
         # each fact's own value; the columnar evaluator gives such a stratum
         # to the rows (evaluator._run_columns)
         self.conflations = 0
+        self._name_hashes = None  # (names Series, its hashes sorted, their codes): look_up_names
 
     def _check_kinds(self, looked_up, codes) -> None:
         """Count the numbers among ``looked_up`` whose code holds an equal
@@ -254,6 +255,36 @@ class Dictionary:
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""
         return self.codes.get(value)
+
+    def look_up_names(self, names):
+        """The codes of a polars String Series of names (numpy int64, -1 for
+        a name no fact of the run has), adding none.  The file's names
+        (``values.names``) are found through their 64-bit hashes, sorted
+        once (``searchsorted``, then the names compared), the others through
+        the dict: a dict lookup cost 0.5-0.7 us a name among temporal LUBM
+        1M's 238,010 (cache misses), 10 ms for a retraction's 15,000 names."""
+        import numpy as np
+
+        out = np.full(len(names), -1, dtype=np.int64)
+        known, shared = self.values.names, False
+        if known is not None and len(known) and len(names):
+            if self._name_hashes is None or self._name_hashes[0] is not known:
+                hashes = known.hash(0).to_numpy()
+                order = np.argsort(hashes)
+                hashes = hashes[order]
+                self._name_hashes = (known, hashes, order, bool((hashes[1:] == hashes[:-1]).any()))
+            _, hashes, order, shared = self._name_hashes
+            mine = names.hash(0).to_numpy()
+            at = np.minimum(hashes.searchsorted(mine), len(hashes) - 1)
+            maybe = np.flatnonzero(hashes[at] == mine)
+            same = (known.gather(order[at[maybe]]) == names.gather(maybe)).to_numpy()  # (two names may share a hash)
+            out[maybe[same]] = order[at[maybe[same]]]
+        missed = np.flatnonzero(out < 0)
+        if len(missed) and (known is None or self.values._rest or shared):
+            get = self.codes.get  # (what came after the names, and a name whose hash another shares)
+            found = [get(v, -1) for v in names.gather(missed).to_list()]
+            out[missed] = found
+        return out
 
 
 class TimeScale(DoubledGrid):

@@ -353,8 +353,9 @@ class HybridEvaluator(Evaluator):
         if self.by_atoms or refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits, split
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
         from .retraction import conclusions_only
+        from .sorted_given import atom_rows
 
         import time
 
@@ -366,18 +367,22 @@ class HybridEvaluator(Evaluator):
         conflations = self.terms.conflations
         try:
             frame = holes if framed else m.atoms_frame(pred, holes)
-            # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
-            keys = frame.select(names) if names else atoms_of(frame, names)
+            change = None
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
-                source, rest = self._tables.get(pred), None  # (its given facts are a frame apart: maintenance.py)
-                hit = hits(m.given_frame(pred), keys, names, self.values)
+                source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
+                hit = atom_rows(m.given_frame(pred), frame, names)  # (by their sorted codes: sorted_given.py)
+                if hit is None:
+                    # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
+                    keys = frame.select(names) if names else atoms_of(frame, names)
+                    hit = hits(m.given_frame(pred), keys, names, self.values)
                 if conclusions_only(frame, hit, model, names, self.values):
                     return None
+                pieces = coalesce(overlap(hit, frame, names, self.values), names)
             else:
-                source = m.current(pred)
-                hit, rest = split(source, keys, names, self.values)
-            pieces = coalesce(overlap(hit, frame, names, self.values), names)
+                change = m.retraction(pred, frame)
+                source = self._tables[pred] = change.relation  # (the same relation, maybe put in key order: sorted_given.py)
+                pieces = change.pieces
         except Fallback:
             return None
         if self.terms.conflations != conflations:  # (the update's columns would be wrong: it runs on rows)
@@ -386,7 +391,7 @@ class HybridEvaluator(Evaluator):
         atoms = AtomsLater(pieces, len(names), self.terms, self._scale)
         # for the update that takes these pieces back: not encoded nor split again
         # (maintain checks that it is that update and the relation is as it was)
-        self.taken[pred] = (atoms, source, pieces, hit, rest)
+        self.taken[pred] = (atoms, source, pieces, change)
         self.taken_cpu += time.process_time() - started  # (counted by maintain: refusal stays one answer per update)
         return atoms
 

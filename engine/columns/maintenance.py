@@ -85,7 +85,7 @@ class ColumnMaintenance:
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
         self._rest: dict = {}  # pred -> the rows :meth:`local` left out
-        self._split: dict = {}  # pred -> (its rows of the atoms retracted, the other rows)
+        self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
         self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived
         self._near: dict = {}  # pred -> the rows a stratum without recursion took out to over-delete
@@ -191,7 +191,7 @@ class ColumnMaintenance:
         # given_pieces' frames of these very pieces, over the relation as it is
         taken = {p: t for p, t in (taken or {}).items() if retracted.get(p) is t[0] and ev._tables.get(p) is t[1]}
         holes = {p: taken[p][2] if p in taken else self.atoms_frame(p, by) for p, by in retracted.items()}
-        self._split = {p: (hit, rest) for p, (_, _, _, hit, rest) in taken.items()}
+        self._split = {p: change for p, (_, _, _, change) in taken.items() if change is not None}
         adds = {p: self.frame(p, rows) for p, rows in added.items() if rows}
         self.seeds = {p: h for p, h in holes.items() if p in derived}
         self.own_added = {p: a for p, a in adds.items() if p in derived}
@@ -220,20 +220,43 @@ class ColumnMaintenance:
         return self.report
 
     def _retract_given(self, pred, holes) -> None:
-        names = self.names(pred)
-        if pred in self._split:  # (split off by HybridEvaluator.given_pieces)
-            old, self._rest[pred] = self._split.pop(pred)
-        else:
-            old = self.local(pred, atoms_of(holes, names))
-        touched = overlapping(old, holes, names, self.ev.values)
+        change = self._split.pop(pred, None) or self.retraction(pred, holes)
+        if change.touched.height:
+            self._set(pred, change.after)
+            self.gone[pred] = change.touched
+
+    def retraction(self, pred, holes):
+        """The :class:`Retraction` of the coalesced frame ``holes`` from
+        ``pred``'s given facts: by their sorted codes (sorted_given.py), or
+        where those are not for it by polars (a split of the atoms met)."""
+        import polars as pl
+
+        from .sorted_given import Retraction, take_back
+        from .value_columns import same_kinds
+
+        names, values = self.names(pred), self.ev.values
+        df = self.current(pred)
+        got = take_back(df, holes, names)
+        if got is not None:
+            return got
+        hit, rest = split(df, atoms_of(holes, names), names, values)
+        pieces = coalesce(overlap(hit, holes, names, values), names)
+        touched = overlapping(hit, holes, names, values)
         if not touched.height:
-            self._rest.pop(pred)
-            return
-        self.put_back(pred, minus(old, holes, names, self.ev.values))
-        self.gone[pred] = touched
+            return Retraction(df, pieces, touched, df)
+        left = minus(hit, holes, names, values)
+        frames = same_kinds([rest, left], names, values) if left.height else [rest]
+        after = pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if left.height else rest
+        return Retraction(df, pieces, touched, after)
 
     def _add_given(self, pred, rows) -> None:
-        new = self._merge(pred, [rows])
+        from .sorted_given import add
+
+        got = add(self.current(pred), rows, self.names(pred))  # (the given frame's sorted codes, else polars)
+        if got is None:
+            new = self._merge(pred, [rows])
+        elif (new := got.new).height:
+            self._set(pred, got.after)
         if new.height:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 

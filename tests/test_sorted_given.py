@@ -1,0 +1,118 @@
+"""A given relation's changes through its sorted codes
+(engine/columns/sorted_given.py), against the time points themselves: a
+frame of code intervals ``[s, e)`` is a set of (atom, point) pairs, and a
+retraction takes the holes' pairs out of it, an addition puts its pairs in
+(the oracle counts points, nobody's interval arithmetic).  The answers must also be frames as the
+relations are kept: coalesced and in the order of the packed codes."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from hypothesis import given, settings, strategies as st
+
+from budget import examples
+from chronolog.engine.columns.coalesce import coalesce_arrays
+from chronolog.engine.columns.relation import _frame, term_columns
+from chronolog.engine.columns.sorted_given import add, atom_rows, packed, take_back
+
+
+def frame_of(rows, arity):
+    """A coalesced frame of ``(atom, s, e)`` rows (codes)."""
+    cols = [np.array([a[i] for a, _, _ in rows], dtype=np.int64) for i in range(arity)]
+    s = np.array([x for _, x, _ in rows], dtype=np.int64)
+    e = np.array([x for _, _, x in rows], dtype=np.int64)
+    return _frame(*coalesce_arrays(cols, s, e))
+
+
+def points(df, arity) -> set:
+    names = term_columns(arity)
+    return {(tuple(r[:arity]), t) for r in df.select(*names, "s", "e").iter_rows() for t in range(r[arity], r[arity + 1])}
+
+
+def rows(df) -> list:
+    return list(df.iter_rows())
+
+
+def assert_kept(df, arity):
+    """Coalesced (no two rows of an atom meet or touch) and in key order."""
+    names = term_columns(arity)
+    key = packed([df[c].to_numpy() for c in names], df.height)
+    assert (np.diff(key) >= 0).all()
+    got = sorted(rows(df))
+    for a, b in zip(got, got[1:]):
+        if a[:arity] == b[:arity]:
+            assert a[arity + 1] < b[arity], (a, b)
+
+
+atoms = st.tuples(st.integers(0, 3), st.integers(0, 3))
+spans = st.tuples(st.integers(0, 30), st.integers(1, 8)).map(lambda p: (p[0], p[0] + p[1]))
+facts = st.lists(st.tuples(atoms, spans).map(lambda x: (x[0], *x[1])), max_size=25)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_a_retraction_against_the_points(given_rows, hole_rows, arity, shuffled):
+    trim = [(a[:arity], s, e) for a, s, e in given_rows]
+    df = frame_of(trim, arity)
+    if shuffled and df.height > 1:  # (a merge left it out of key order: sorted again first)
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+    got = take_back(df, holes, term_columns(arity))
+    have, gone = points(df, arity), points(holes, arity)
+    assert points(got.relation, arity) == have
+    assert points(got.pieces, arity) == have & gone
+    assert points(got.after, arity) == have - gone
+    met = {(r[:arity], r[arity], r[arity + 1]) for r in rows(got.relation)
+           if any(((r[:arity]), t) in gone for t in range(r[arity], r[arity + 1]))}
+    assert {(r[:arity], r[arity], r[arity + 1]) for r in rows(got.touched)} == met
+    assert got.touched.height == len(met)  # (each row once)
+    for f in (got.relation, got.pieces, got.after, got.touched):
+        assert_kept(f, arity)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled):
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    added = frame_of([(a[:arity], s, e) for a, s, e in added_rows], arity)
+    got = add(df, added, term_columns(arity))
+    assert points(got.after, arity) == points(df, arity) | points(added, arity)
+    assert set(rows(got.new)) == set(rows(got.after)) - set(rows(df))
+    for f in (got.new, got.after):
+        assert_kept(f, arity)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_the_rows_of_some_atoms(given_rows, hole_rows, arity, shuffled):
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+    asked = {r[:arity] for r in rows(holes)}
+    got = atom_rows(df, holes, term_columns(arity))
+    assert sorted(rows(got)) == sorted(r for r in rows(df) if r[:arity] in asked)
+    assert_kept(got, arity)
+
+
+def test_unbounded_ends_and_a_row_cut_in_three():
+    from chronolog.engine.interval_codes import NEG, POS
+
+    df = frame_of([((1,), NEG, 20), ((1,), 30, POS), ((2,), 0, 10)], 1)
+    holes = frame_of([((1,), 5, 7), ((1,), 9, 12), ((1,), 40, 50), ((3,), 0, 5)], 1)
+    got = take_back(df, holes, ["0"])
+    assert rows(got.after) == [(1, NEG, 5), (1, 7, 9), (1, 12, 20), (1, 30, 40), (1, 50, POS), (2, 0, 10)]
+    assert rows(got.pieces) == [(1, 5, 7), (1, 9, 12), (1, 40, 50)]
+    assert rows(got.touched) == [(1, NEG, 20), (1, 30, POS)]
+
+
+def test_value_columns_and_wide_atoms_are_left_to_polars():
+    floats = pl.DataFrame({"0": [1.5], "s": [0], "e": [4]})
+    assert take_back(floats, floats, ["0"]) is None
+    wide = frame_of([((1, 2, 3), 0, 4)], 3)
+    assert take_back(wide, wide, term_columns(3)) is None
+    assert add(floats, floats, ["0"]) is None and add(wide, wide, term_columns(3)) is None
+    assert atom_rows(floats, floats, ["0"]) is None and atom_rows(wide, wide, term_columns(3)) is None

@@ -56,7 +56,8 @@ MODULES = (
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
     "chronolog.engine.int_arithmetic",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
-    "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output"))
+    "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
+    "small_frames", "code_frames"))
 
 
 WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks

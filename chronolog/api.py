@@ -142,6 +142,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if items and all(isinstance(x, ast.Fact) for x in items):
         rows.extend_facts(items)
         return rows
+    for i, x in enumerate(items):  # (str() of a number would read as a fact line that ends early)
+        if not isinstance(x, (str, ast.Fact)):
+            raise DataError(f"<facts>[{i}]: {x!r} ({type(x).__name__}) is not a fact",
+                            hint="give fact lines as text (\"p(a)@[1,5]\"), or a dict of rows {\"p\": [((\"a\",), (1, 5))]}")
     return read_dialect_facts([str(x) for x in items], "<facts>", dialect, calendar)
 
 

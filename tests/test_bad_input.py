@@ -600,3 +600,17 @@ def test_a_mapping_naming_a_column_a_spark_csv_lacks_is_refused(tmp_path, spark)
     with pytest.raises(ChronologError, match='names the column "symbol", which') as e:
         run_program(spark, prog)
     assert "ticker, price" in e.value.hint and e.value.pos.line == 2
+
+
+def test_a_list_of_facts_with_a_number_in_it_names_the_item():
+    """A number among fact lines was read as the line "5" ("the fact ends
+    early" at <facts>:2:2); it is named as the item that is not a fact."""
+    import chronolog
+
+    r = chronolog.Reasoner("p(X) :- q(X).\nq(a)@[1,5].")
+    with pytest.raises(chronolog.ChronologError) as e:
+        r.retract(["q(a)@1", 5])
+    assert str(e.value).splitlines()[0] == "data error: <facts>[1]: 5 (int) is not a fact"
+    with pytest.raises(chronolog.ChronologError, match=r"<facts>\[0\]: 2.5 \(float\) is not a fact"):
+        chronolog.reason("p(X) :- q(X).", [2.5])
+    assert r.model.to_text() == chronolog.reason("p(X) :- q(X).\nq(a)@[1,5].").to_text()

@@ -46,11 +46,14 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
                 hint="the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)",
             ) from None
     if kind in ("date", "datetime", "timestamp"):
-        from chronolog.language.dates import parse_datetime
+        from chronolog.language.dates import DATE_RE, parse_datetime
 
         try:
             value, is_date = parse_datetime(cell)
         except ValueError:
+            if DATE_RE.match(cell) and int(DATE_RE.match(cell).group(1)) not in range(1, 10000):
+                raise DataError(f"column {column}: {cell!r} is a date no value can hold", where,
+                                hint="a date as a value is in years 1..9999 (a time point, in the interval columns, may be any year)") from None
             raise DataError(f"column {column}: {cell!r} is not a date", where, hint="write 2020-01-31 or 2020-01-31T12:30:00") from None
         return value  # a datetime; a midnight prints as a date (language/dates.py)
     if kind in ("bool", "boolean"):

@@ -157,3 +157,24 @@ def test_a_date_constant_beyond_python_years_is_a_positioned_error(tmp_path, tex
     with pytest.raises(SyntaxError_) as e:
         chronolog.reason("q(X) :- p(X).", f)
     assert e.value.message == f"{text} is not a date a constant can hold" and e.value.pos.line == 1
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("+10000-01-01", "'+10000-01-01' is a date no value can hold"),
+    ("0000-12-31", "'0000-12-31' is a date no value can hold"),
+    ("2020-02-30", "'2020-02-30' is not a date"),
+])
+@pytest.mark.parametrize("rows", [1, 5000], ids=["row reader", "arrow reader"])
+def test_a_csv_date_value_beyond_python_years_says_why(tmp_path, cell, message, rows):
+    """A CSV column mapped `date` holds values (years 1..9999); a cell of
+    another year said only 'is not a date', which it is."""
+    from chronolog.language.errors import DataError
+
+    lines = ["name,d,s,e"] + [f"n{i},2020-01-01,1,2" for i in range(rows)] + [f"x,{cell},1,2"]
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
+    prog = tmp_path / "d.vada"
+    prog.write_text('@bind("p","csv","","d.csv"). @timeMapping("p",2,3). @mapping("p",1,"d","date").\n'
+                    "q(N, D) :- p(N, D).\n")
+    with pytest.raises(DataError) as e:
+        chronolog.reason(prog)
+    assert e.value.message == f"column d: {message}" and e.value.pos.line == rows + 2

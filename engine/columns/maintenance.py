@@ -825,8 +825,13 @@ def minus(df, holes, names: list, values):
 
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    from .retraction import rows_met
+
     if df.height and other.height and small_frames.small(df, other):
         return small_frames.overlapping(df, other, names)
+    got = rows_met(df, other, names)  # (term codes on both sides: in numpy)
+    if got is not None:
+        return got
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()

@@ -15,6 +15,7 @@ from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
 from chronolog.engine.columns.sorted_given import add, atom_rows, packed, put_in_order, rows_matching, split_rows, take_back
+from chronolog.engine.columns.sorted_given import _order_key
 
 
 def frame_of(rows, arity):
@@ -39,6 +40,7 @@ def assert_kept(df, arity):
     names = term_columns(arity)
     key = packed([df[c].to_numpy() for c in names], df.height)
     assert (np.diff(key) >= 0).all()
+    assert (_order_key(df, names) == key).all()  # (the key remembered for the frame, if one was, is its own)
     got = sorted(rows(df))
     for a, b in zip(got, got[1:]):
         if a[:arity] == b[:arity]:

@@ -79,6 +79,9 @@ def _in_key_order(df, names: list):
     if mine is None:
         return None
     cols, s, e = mine
+    key = _order_key(df, names)  # (remembered, or found in key order)
+    if key is not None:
+        return df, cols, s, e, key
     key = packed(cols, len(s))
     if key is None:
         return None
@@ -86,7 +89,7 @@ def _in_key_order(df, names: list):
         order = np.argsort(key, kind="stable")
         cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
         df = _frame(cols, s, e)
-    return df, cols, s, e, key
+    return _remember(df, key), cols, s, e, key
 
 
 def take_back(df, holes, names: list):
@@ -120,10 +123,10 @@ def take_back(df, holes, names: list):
     touched = _frame([c[touched_rows] for c in cols], s[touched_rows], e[touched_rows])
     if not len(touched_rows):
         return Retraction(df, pieces, touched, df)
-    return Retraction(df, pieces, touched, _cut(cols, s, e, touched_rows, *_left_over(row, ps, pe, s, e)))
+    return Retraction(df, pieces, touched, _cut(cols, s, e, key, touched_rows, *_left_over(row, ps, pe, s, e)))
 
 
-def _cut(cols, s, e, touched, left_row, left_s, left_e):
+def _cut(cols, s, e, key, touched, left_row, left_s, left_e):
     """A frame of the columns with what is left of the ``touched`` rows:
     ``left_row``'s pieces ``left_s``, ``left_e`` (in row order).  A row's
     first piece takes its place, the others go in just after it (a hole
@@ -139,15 +142,15 @@ def _cut(cols, s, e, touched, left_row, left_s, left_e):
     removed = np.setdiff1d(touched, stay, assume_unique=True)
     kept = np.ones(len(s), dtype=bool)
     kept[removed] = False
-    cols, s, e = [c[kept] for c in cols], s[kept], e[kept]
+    cols, s, e, key = [c[kept] for c in cols], s[kept], e[kept], key[kept]
     at = stay - removed.searchsorted(stay)  # (each staying row's place among those kept)
     s[at], e[at] = left_s[first], left_e[first]
     if not first.all():
         more = ~first
         where = left_row[more] - removed.searchsorted(left_row[more]) + 1  # (just after its row)
-        cols = [np.insert(c, where, c[where - 1]) for c in cols]
+        cols, key = [np.insert(c, where, c[where - 1]) for c in cols], np.insert(key, where, key[where - 1])
         s, e = np.insert(s, where, left_s[more]), np.insert(e, where, left_e[more])
-    return _frame(cols, s, e)
+    return _remember(_frame(cols, s, e), key)
 
 
 def atom_rows(df, holes, names: list):
@@ -173,6 +176,8 @@ def add(df, added, names: list):
     relation ``df`` (term columns ``names``): only the rows of the atoms it
     names are merged (coalesce.merge_new); None when either is not for
     this path."""
+    import numpy as np
+
     from .coalesce import merge_new
     from .relation import _frame
 
@@ -190,9 +195,13 @@ def add(df, added, names: list):
     if not new.height:
         return Addition(new, df)
     m_cols, m_s, m_e = _arrays(merged, names)
-    at = key.searchsorted(packed(m_cols, len(m_s)), "left")
+    m_key = packed(m_cols, len(m_s))
+    at = key.searchsorted(m_key, "left")
     at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    return Addition(new, _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e)))
+    after = _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e))
+    kept = np.ones(len(key), dtype=bool)
+    kept[old_rows] = False
+    return Addition(new, _remember(after, np.insert(key[kept], at, m_key)))
 
 
 def _ranges(lo, count):
@@ -345,7 +354,9 @@ def _order_key(df, names: list):
     return key
 
 
-def _remember(df, key) -> None:
+def _remember(df, key):
+    """``df``, its key (None: not in key order) kept for :func:`_order_key`."""
     import weakref
 
     _KEYS[id(df)] = (weakref.ref(df, lambda _, at=id(df): _KEYS.pop(at, None)), key)
+    return df

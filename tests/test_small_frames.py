@@ -80,6 +80,7 @@ def test_overlap_and_overlapping(df, other):
     assert points(got, KEYS) == points(df, KEYS) & points(other, KEYS)
     meeting = maintenance.overlapping(df, other, KEYS)
     assert rows(meeting) == rows(polars_path(maintenance.overlapping, df, other, KEYS))
+    assert rows(numpy_path(maintenance.overlapping, df, other, KEYS)) == rows(meeting)
     hit = points(other, KEYS)
     assert set(meeting.iter_rows()) == {r for r in df.iter_rows() if any((r[0], r[1], t) in hit for t in range(r[2], r[3]))}
 

@@ -14,7 +14,8 @@ from hypothesis import given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import add, atom_rows, packed, take_back
+from chronolog.engine.columns.sorted_given import add, atom_rows, packed, put_in_order, rows_matching, split_rows, take_back
+from chronolog.engine.columns.sorted_given import _order_key
 
 
 def frame_of(rows, arity):
@@ -39,6 +40,7 @@ def assert_kept(df, arity):
     names = term_columns(arity)
     key = packed([df[c].to_numpy() for c in names], df.height)
     assert (np.diff(key) >= 0).all()
+    assert (_order_key(df, names) == key).all()  # (the key remembered for the frame, if one was, is its own)
     got = sorted(rows(df))
     for a, b in zip(got, got[1:]):
         if a[:arity] == b[:arity]:
@@ -116,3 +118,54 @@ def test_value_columns_and_wide_atoms_are_left_to_polars():
     assert take_back(wide, wide, term_columns(3)) is None
     assert add(floats, floats, ["0"]) is None and add(wide, wide, term_columns(3)) is None
     assert atom_rows(floats, floats, ["0"]) is None and atom_rows(wide, wide, term_columns(3)) is None
+
+
+def as_set(df) -> set:
+    return set(df.select(sorted(df.columns, key=lambda c: (c in ("s", "e"), c))).iter_rows())
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(atoms, max_size=6), st.integers(1, 2), st.integers(1, 2), st.booleans())
+def test_the_semi_join_and_the_split_by_the_sorted_key(given_rows, key_atoms, arity, width, shuffled):
+    """maintenance.py's semi-join (keys on the leading ``width`` term
+    columns) and split (keys on the atom), against a filter of Python
+    tuples; a relation out of key order is not for this path (None)."""
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    names = term_columns(arity)
+    in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
+    cols = names[: min(width, arity)]
+    keys = pl.DataFrame([k[: len(cols)] for k in key_atoms], schema={c: pl.Int64 for c in cols}, orient="row").unique()
+    wanted = {k for k in keys.iter_rows()}
+    got = rows_matching(df, keys, cols, names)
+    if not in_order:
+        assert got is None
+        return
+    assert as_set(got) == {r for r in as_set(df) if r[: len(cols)] in wanted}
+    assert_kept(got, arity)
+    atom_keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
+    hit, rest = split_rows(df, atom_keys, names)
+    chosen = set(atom_keys.iter_rows())
+    assert as_set(hit) == {r for r in as_set(df) if r[:arity] in chosen}
+    assert as_set(rest) == {r for r in as_set(df) if r[:arity] not in chosen}
+    assert hit.height + rest.height == df.height
+    assert_kept(rest, arity)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(1, 2))
+def test_rows_put_back_in_key_order(given_rows, new_rows, arity):
+    """The rows of some atoms taken out (split_rows) and others put in their
+    place: every row once, in key order, and the remembered key right (a
+    semi-join on the result answers as a filter does)."""
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    names = term_columns(arity)
+    back = frame_of([(a[:arity], s, e) for a, s, e in new_rows], arity)
+    _, rest = split_rows(df, back.select(names).unique(), names)
+    got = put_in_order(rest, back, names)
+    assert sorted(rows(got)) == sorted(rows(rest) + rows(back))
+    assert_kept(got, arity)
+    keys = got.select(names[:1]).unique().head(3)
+    again = rows_matching(got, keys, names[:1], names)
+    assert as_set(again) == {r for r in as_set(got) if r[:1] in set(keys.iter_rows())}

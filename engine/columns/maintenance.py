@@ -44,6 +44,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
+from .sorted_given import put_in_order, rows_matching, split_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -161,6 +162,8 @@ class ColumnMaintenance:
 
         rest = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
+        if rows.height and (kept := put_in_order(rest, rows, self.names(pred))) is not None:
+            return self._set(pred, kept)
         frames = same_kinds([rest, rows], self.names(pred), self.ev.values) if rows.height else [rest]
         self._set(pred, pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if rows.height else rest)
 
@@ -724,6 +727,9 @@ def split(df, keys, names: list, values):
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
+    got = split_rows(df, keys, names)
+    if got is not None:  # (the relation in key order: its own index)
+        return got
     match = _codes_match(df, keys, names)
     if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
         mask = df.select(match).to_series()
@@ -748,6 +754,9 @@ def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
+    got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
+    if got is not None:  # (the relation in key order: its own index)
+        return got
     match = _codes_match(df, keys, cols)
     if match is not None:  # (one query)
         return df.filter(match)
@@ -816,8 +825,13 @@ def minus(df, holes, names: list, values):
 
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
+    from .retraction import rows_met
+
     if df.height and other.height and small_frames.small(df, other):
         return small_frames.overlapping(df, other, names)
+    got = rows_met(df, other, names)  # (term codes on both sides: in numpy)
+    if got is not None:
+        return got
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear()

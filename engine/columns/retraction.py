@@ -159,6 +159,18 @@ def pieces_met(df, holes, names: list):
     return _frame([df[c].to_numpy()[rows] for c in names], s, e)
 
 
+def rows_met(df, other, names: list):
+    """The distinct rows (``names``, ``s``, ``e``) of ``df`` that meet an
+    interval of ``other``'s of the same atom: maintenance.overlapping in
+    numpy; None for value columns or more rows than code_frames takes."""
+    from .code_frames import CODE_ROWS, distinct
+
+    met = _meeting(df, other, names) if df.height + other.height <= CODE_ROWS and names == term_columns(len(names)) else None
+    if met is None:
+        return None
+    return distinct(df[met[0]], [*names, "s", "e"])
+
+
 def conclusions_only(holes, given, model, names: list, values) -> bool:
     """Whether an atom's ``holes`` meet none of its ``given`` intervals but
     meet the ``model``: a retraction of what only the rules derive."""

@@ -5,8 +5,8 @@ Every polars operation on a frame is a query with a fixed cost (~50 us
 eager, ~0.3 ms as one optimised lazy query), whatever the frame's size.  An
 update of a few facts makes frames of a few dozen rows, on which a
 difference of intervals took about a dozen such queries; a loop over the
-rows does it in a fraction of that.  Past :data:`SMALL_ROWS` rows polars is
-faster, so the callers come here only for
+rows does it in a fraction of that.  Past :data:`SMALL_ROWS` rows numpy
+(code_frames.py) is faster, so the callers come here only for
 frames under it whose term and time columns are all integer codes.  Same
 answers as the polars paths, up to row order (tests/test_small_frames.py).
 The callers: difference.py, join.py and maintenance.py.
@@ -14,10 +14,12 @@ The callers: difference.py, join.py and maintenance.py.
 
 from __future__ import annotations
 
-# Rows up to which a loop in Python beats polars' fixed cost per query
-# (bench/small_frames.py, load 11 on 2 cores: a difference of 256 rows took
-# 0.39 ms in Python and 0.71 ms in polars, of 512 rows 0.79 and 0.66 ms).
-SMALL_ROWS = 256
+# Rows up to which a loop in Python beats the callers' other paths: numpy
+# (code_frames.py) where the frames are codes, whose fixed cost is lower than
+# polars' (load 5 on 2 cores, Python against numpy, in us: an overlap of 32
+# rows on 32 63/60, of 128 239/68; a join 128/109 and 750/135; a subtraction
+# 59/110 and 197/118; a distinct 31/22 and 69/25).
+SMALL_ROWS = 32
 
 # Operations that took each path so far (maintenance.py reports them per
 # stratum; code_frames.path counts those it sends to numpy).

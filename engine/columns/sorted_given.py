@@ -79,6 +79,9 @@ def _in_key_order(df, names: list):
     if mine is None:
         return None
     cols, s, e = mine
+    key = _order_key(df, names)  # (remembered, or found in key order)
+    if key is not None:
+        return df, cols, s, e, key
     key = packed(cols, len(s))
     if key is None:
         return None
@@ -86,7 +89,7 @@ def _in_key_order(df, names: list):
         order = np.argsort(key, kind="stable")
         cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
         df = _frame(cols, s, e)
-    return df, cols, s, e, key
+    return _remember(df, key), cols, s, e, key
 
 
 def take_back(df, holes, names: list):
@@ -120,10 +123,10 @@ def take_back(df, holes, names: list):
     touched = _frame([c[touched_rows] for c in cols], s[touched_rows], e[touched_rows])
     if not len(touched_rows):
         return Retraction(df, pieces, touched, df)
-    return Retraction(df, pieces, touched, _cut(cols, s, e, touched_rows, *_left_over(row, ps, pe, s, e)))
+    return Retraction(df, pieces, touched, _cut(cols, s, e, key, touched_rows, *_left_over(row, ps, pe, s, e)))
 
 
-def _cut(cols, s, e, touched, left_row, left_s, left_e):
+def _cut(cols, s, e, key, touched, left_row, left_s, left_e):
     """A frame of the columns with what is left of the ``touched`` rows:
     ``left_row``'s pieces ``left_s``, ``left_e`` (in row order).  A row's
     first piece takes its place, the others go in just after it (a hole
@@ -139,15 +142,15 @@ def _cut(cols, s, e, touched, left_row, left_s, left_e):
     removed = np.setdiff1d(touched, stay, assume_unique=True)
     kept = np.ones(len(s), dtype=bool)
     kept[removed] = False
-    cols, s, e = [c[kept] for c in cols], s[kept], e[kept]
+    cols, s, e, key = [c[kept] for c in cols], s[kept], e[kept], key[kept]
     at = stay - removed.searchsorted(stay)  # (each staying row's place among those kept)
     s[at], e[at] = left_s[first], left_e[first]
     if not first.all():
         more = ~first
         where = left_row[more] - removed.searchsorted(left_row[more]) + 1  # (just after its row)
-        cols = [np.insert(c, where, c[where - 1]) for c in cols]
+        cols, key = [np.insert(c, where, c[where - 1]) for c in cols], np.insert(key, where, key[where - 1])
         s, e = np.insert(s, where, left_s[more]), np.insert(e, where, left_e[more])
-    return _frame(cols, s, e)
+    return _remember(_frame(cols, s, e), key)
 
 
 def atom_rows(df, holes, names: list):
@@ -173,6 +176,8 @@ def add(df, added, names: list):
     relation ``df`` (term columns ``names``): only the rows of the atoms it
     names are merged (coalesce.merge_new); None when either is not for
     this path."""
+    import numpy as np
+
     from .coalesce import merge_new
     from .relation import _frame
 
@@ -190,9 +195,13 @@ def add(df, added, names: list):
     if not new.height:
         return Addition(new, df)
     m_cols, m_s, m_e = _arrays(merged, names)
-    at = key.searchsorted(packed(m_cols, len(m_s)), "left")
+    m_key = packed(m_cols, len(m_s))
+    at = key.searchsorted(m_key, "left")
     at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    return Addition(new, _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e)))
+    after = _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e))
+    kept = np.ones(len(key), dtype=bool)
+    kept[old_rows] = False
+    return Addition(new, _remember(after, np.insert(key[kept], at, m_key)))
 
 
 def _ranges(lo, count):
@@ -243,3 +252,111 @@ def _left_over(row, ps, pe, s, e):
     out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
     order = np.argsort(out_row, kind="stable")  # (the gaps before the pieces, then the one after the last)
     return out_row[order], out_s[order], out_e[order]
+
+
+def rows_matching(df, keys, cols: list, names: list):
+    """The rows of the relation ``df`` (term columns ``names``) whose term
+    columns ``cols`` are a row of ``keys``, by ``searchsorted`` when ``df``
+    is in key order and ``cols`` lead its key (its first term column, or
+    both): maintenance.py's semi-join without a pass over the relation.
+    None when it is not for this path (the caller filters with polars)."""
+    import polars as pl
+
+
+    if not cols or cols != names[: len(cols)]:
+        return None
+    if any(keys[c].dtype != pl.Int64 or keys[c].null_count() for c in cols):
+        return None
+    key = _order_key(df, names)
+    probe = packed([keys[c].to_numpy() for c in cols], keys.height)
+    if key is None or probe is None:
+        return None
+    tcols, s, e = _arrays(df, names)
+    if len(cols) < len(names):  # (the first code of two: every key from ``a << 32`` on, up to ``(a + 1) << 32``)
+        lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted((probe + 1) << 32, "left")
+    else:
+        lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
+    rows = distinct(_ranges(lo, hi - lo))
+    return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
+
+
+def split_rows(df, keys, names: list):
+    """``(hit, rest)``: the rows of the relation ``df`` whose atom is a row
+    of ``keys`` and the others, by ``searchsorted`` when ``df`` is in key
+    order (``rest`` stays so, its key known: :func:`put_in_order` reads
+    it); None when it is not for this path."""
+    import numpy as np
+
+
+    key = _order_key(df, names)
+    if key is None or any(keys[c].dtype != df[c].dtype or keys[c].null_count() for c in names):
+        return None
+    probe = packed([keys[c].to_numpy() for c in names], keys.height)
+    if probe is None:
+        return None
+    cols, s, e = _arrays(df, names)
+    lo = key.searchsorted(probe, "left")
+    rows = distinct(_ranges(lo, key.searchsorted(probe, "right") - lo))
+    kept = np.ones(len(s), dtype=bool)
+    kept[rows] = False
+    rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
+    _remember(rest, key[kept])
+    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
+
+
+def put_in_order(rest, rows, names: list):
+    """The relation ``rest`` (in key order, without the atoms of ``rows``)
+    with ``rows`` put in their atoms' places, so a derived relation stays
+    in key order through an update (and :func:`rows_matching` serves it);
+    None when either is not for this path."""
+    import numpy as np
+
+    key, theirs = _order_key(rest, names), _arrays(rows, names)
+    if key is None or theirs is None:
+        return None
+    cols, s, e = _arrays(rest, names)
+    add_key = packed(theirs[0], rows.height)
+    if add_key is None:
+        return None
+    order = np.lexsort((theirs[1], add_key))
+    add_key = add_key[order]
+    at = key.searchsorted(add_key, "left")
+    add_cols, add_s, add_e = [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order]
+    out = _like(rest, names, [np.insert(c, at, x) for c, x in zip(cols, add_cols)], np.insert(s, at, add_s), np.insert(e, at, add_e))
+    _remember(out, np.insert(key, at, add_key))
+    return out
+
+
+def _like(df, names: list, cols: list, s, e):
+    """A frame of ``df``'s columns (term columns ``names`` of codes) from numpy arrays."""
+    import polars as pl
+
+    got = {n: c for n, c in zip(names, cols)} | {"s": s, "e": e}
+    return pl.DataFrame([pl.Series(n, got[n], dtype=pl.Int64) for n in df.columns])
+
+
+# id(frame) -> (a weak reference to it, its key or None when it is not in
+# key order): a relation is probed by several variants and strata before it
+# changes, and its key costs a few passes over it (~0.5 ms at 270,000 rows).
+_KEYS: dict = {}
+
+
+def _order_key(df, names: list):
+    """The packed key of the relation ``df`` when it is in key order, else None."""
+    got = _KEYS.get(id(df))
+    if got is not None and got[0]() is df:
+        return got[1]
+    mine = _arrays(df, names) if sorted(df.columns) == sorted([*names, "s", "e"]) else None
+    key = None if mine is None else packed(mine[0], len(mine[1]))
+    if key is not None and len(key) > 1 and not (key[1:] >= key[:-1]).all():
+        key = None
+    _remember(df, key)
+    return key
+
+
+def _remember(df, key):
+    """``df``, its key (None: not in key order) kept for :func:`_order_key`."""
+    import weakref
+
+    _KEYS[id(df)] = (weakref.ref(df, lambda _, at=id(df): _KEYS.pop(at, None)), key)
+    return df

@@ -31,19 +31,20 @@ class Touched:
 
         if self.off:
             return
-        if not code_frames.codes_only(keys.select(self.names), hit):
+        keys = keys.select(self.names)
+        if not code_frames.codes_only(keys, hit):
             self.off = True
             return
-        keys = keys.select(self.names)
-        if self.seen is None:
-            self.seen, self.was, self.now = keys.clear(), hit.clear(), hit.clear()
+        self._pending = keys
+        if self.seen is None:  # (the first take: every atom fresh)
+            self.seen, self.was, self.now = keys, hit, hit
+            return
         fresh = keys.filter(~code_frames.member(keys, self.seen, self.names))
         if fresh.height:
             rows = hit.filter(code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
             self.seen = pl.concat([self.seen, fresh])
             self.was = pl.concat([self.was, rows])
             self.now = pl.concat([self.now, rows])
-        self._pending = keys
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""

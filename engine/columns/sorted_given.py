@@ -159,16 +159,26 @@ def atom_rows(df, holes, names: list):
     this path (a derived predicate's given facts, which are kept apart)."""
     from .relation import _frame
 
-    mine, theirs = _in_key_order(df, names), _arrays(holes, names)
+    found = _rows_of_atoms(df, holes, names)
+    if found is None:
+        return None
+    _, cols, s, e, _, rows = found
+    return _frame([c[rows] for c in cols], s[rows], e[rows])
+
+
+def _rows_of_atoms(df, other, names: list):
+    """``(df in key order, its columns, s, e, key, rows)``: the rows of
+    ``df`` whose atoms ``other`` names, found by searchsorted; None when
+    either frame is not for this path."""
+    mine, theirs = _in_key_order(df, names), _arrays(other, names)
     if mine is None or theirs is None:
         return None
-    _, cols, s, e, key = mine
-    hole_key = packed(theirs[0], len(theirs[1]))
-    if hole_key is None:
+    df, cols, s, e, key = mine
+    other_key = packed(theirs[0], len(theirs[1]))
+    if other_key is None:
         return None
-    lo = key.searchsorted(hole_key, "left")
-    rows = distinct(_ranges(lo, key.searchsorted(hole_key, "right") - lo))
-    return _frame([c[rows] for c in cols], s[rows], e[rows])
+    lo = key.searchsorted(other_key, "left")
+    return df, cols, s, e, key, distinct(_ranges(lo, key.searchsorted(other_key, "right") - lo))
 
 
 def add(df, added, names: list):
@@ -181,15 +191,10 @@ def add(df, added, names: list):
     from .coalesce import merge_new
     from .relation import _frame
 
-    mine, theirs = _in_key_order(df, names), _arrays(added, names)
-    if mine is None or theirs is None:
+    found = _rows_of_atoms(df, added, names)
+    if found is None:
         return None
-    df, cols, s, e, key = mine
-    added_key = packed(theirs[0], len(theirs[1]))
-    if added_key is None:
-        return None
-    lo = key.searchsorted(added_key, "left")
-    old_rows = distinct(_ranges(lo, key.searchsorted(added_key, "right") - lo))  # (every row of the atoms added)
+    df, cols, s, e, key, old_rows = found  # (every row of the atoms added)
     old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
     merged, new = merge_new(old, [added], names)
     if not new.height:

@@ -100,18 +100,12 @@ def take_back(df, holes, names: list):
 
     from .relation import _frame
 
-    mine, theirs = _in_key_order(df, names), _arrays(holes, names)
-    if mine is None or theirs is None:
+    probe = _probe(df, holes, names)
+    if probe is None:
         return None
-    df, cols, s, e, key = mine
-    hole_key = packed(theirs[0], len(theirs[1]))
-    if hole_key is None:
-        return None
-    hs, he = theirs[1], theirs[2]
+    df, cols, s, e, key, (_, hs, he), lo, count = probe
     # every pair of a hole and a row of its atom whose intervals meet
-    lo = key.searchsorted(hole_key, "left")
-    count = key.searchsorted(hole_key, "right") - lo
-    hole = np.repeat(np.arange(len(hole_key)), count)
+    hole = np.repeat(np.arange(len(lo)), count)
     row = _ranges(lo, count)
     ps, pe = np.maximum(s[row], hs[hole]), np.minimum(e[row], he[hole])
     meet = ps < pe
@@ -166,10 +160,11 @@ def atom_rows(df, holes, names: list):
     return _frame([c[rows] for c in cols], s[rows], e[rows])
 
 
-def _rows_of_atoms(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, rows)``: the rows of
-    ``df`` whose atoms ``other`` names, found by searchsorted; None when
-    either frame is not for this path."""
+def _probe(df, other, names: list):
+    """``(df in key order, its columns, s, e, key, other's arrays, lo,
+    count)``: for each row of ``other``, where its atom's rows start in
+    ``df`` and how many there are (searchsorted of the packed keys); None
+    when either frame is not for this path."""
     mine, theirs = _in_key_order(df, names), _arrays(other, names)
     if mine is None or theirs is None:
         return None
@@ -178,7 +173,17 @@ def _rows_of_atoms(df, other, names: list):
     if other_key is None:
         return None
     lo = key.searchsorted(other_key, "left")
-    return df, cols, s, e, key, distinct(_ranges(lo, key.searchsorted(other_key, "right") - lo))
+    return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
+
+
+def _rows_of_atoms(df, other, names: list):
+    """``(df in key order, its columns, s, e, key, rows)``: the rows of
+    ``df`` whose atoms ``other`` names; None as :func:`_probe`."""
+    probe = _probe(df, other, names)
+    if probe is None:
+        return None
+    df, cols, s, e, key, _, lo, count = probe
+    return df, cols, s, e, key, distinct(_ranges(lo, count))
 
 
 def add(df, added, names: list):

@@ -127,7 +127,6 @@ class Segments:
         polars filter of the answers afterwards cost 3-5 ms per 500,000 rows
         and rule; a condition of a row's own values holds on all the
         segments it merges or on none)."""
-        import numpy as np
         import polars as pl
 
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg

@@ -10,10 +10,10 @@ floats (engine/float_arithmetic.py, shared with the rounds too: IEEE
 arithmetic is the same in Polars and Python).  Anything else --
 a string in arithmetic, ints mixed with floats in one column, an exact
 number meeting a float, a division by zero, a result beyond 64 bits, a
-function call -- raises :class:`Fallback`; an assignment or a condition
-then computes it with the rows' own closures once per distinct value
-(distinct_calls.py), which give the exact value or the positioned error;
-elsewhere (an aggregate's expression) the stratum runs on rows.
+function call -- raises :class:`Fallback`; an assignment, a condition or
+an aggregate's expression then computes it with the rows' own closures
+once per distinct value (distinct_calls.py); where those fail, the stratum
+runs on rows, which give the exact value or the positioned error.
 """
 
 from __future__ import annotations

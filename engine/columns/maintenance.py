@@ -156,16 +156,11 @@ class ColumnMaintenance:
         return hits(self.current(pred), keys, self.names(pred), self.ev.values)
 
     def put_back(self, pred: str, rows) -> None:
-        import polars as pl
-
-        from .value_columns import same_kinds
-
         rest = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
         if rows.height and (kept := put_in_order(rest, rows, self.names(pred))) is not None:
             return self._set(pred, kept)
-        frames = same_kinds([rest, rows], self.names(pred), self.ev.values) if rows.height else [rest]
-        self._set(pred, pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if rows.height else rest)
+        self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
 
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
@@ -232,10 +227,7 @@ class ColumnMaintenance:
         """The :class:`Retraction` of the coalesced frame ``holes`` from
         ``pred``'s given facts: by their sorted codes (sorted_given.py), or
         where those are not for it by polars (a split of the atoms met)."""
-        import polars as pl
-
         from .sorted_given import Retraction, take_back
-        from .value_columns import same_kinds
 
         names, values = self.names(pred), self.ev.values
         df = self.current(pred)
@@ -247,10 +239,7 @@ class ColumnMaintenance:
         touched = overlapping(hit, holes, names, values)
         if not touched.height:
             return Retraction(df, pieces, touched, df)
-        left = minus(hit, holes, names, values)
-        frames = same_kinds([rest, left], names, values) if left.height else [rest]
-        after = pl.concat([f.select(rest.columns) for f in frames], how="vertical_relaxed") if left.height else rest
-        return Retraction(df, pieces, touched, after)
+        return Retraction(df, pieces, touched, with_rows(rest, minus(hit, holes, names, values), names, values))
 
     def _add_given(self, pred, rows) -> None:
         from .sorted_given import add
@@ -452,8 +441,7 @@ class ColumnMaintenance:
             near = self.hits(p, atoms_of(holes, self.names(p)))
             pieces = overlap(near, holes, self.names(p), self.ev.values)
             over[p] = pieces
-            if stratum.recursive:
-                self._widen(p, near, pieces, used, delta)
+            self._widen(p, near, pieces, used, delta)
         before = self.before
         while delta:
             found = self._round(stratum, delta, lambda p: before.get(p))
@@ -465,10 +453,7 @@ class ColumnMaintenance:
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
-                if stratum.recursive:
-                    self._widen(p, near, real, used, delta)
-            if not stratum.recursive:
-                break
+                self._widen(p, near, real, used, delta)
         return over
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
@@ -813,6 +798,16 @@ def overlap(df, other, names: list, values=None):
     if m is None:
         return df.clear()
     return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+
+
+def with_rows(rest, rows, names: list, values):
+    """``rest`` and ``rows`` in one frame (``rest``'s columns), each term
+    column of one kind first (codes beside exact values or floats)."""
+    import polars as pl
+
+    if not rows.height:
+        return rest
+    return pl.concat([f.select(rest.columns) for f in same_kinds([rest, rows], names, values)], how="vertical_relaxed")
 
 
 def minus(df, holes, names: list, values):

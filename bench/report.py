@@ -69,6 +69,10 @@ class Bench:
 # ---------------------------------------------------------------- readers
 
 
+def _ms(x: float) -> str:
+    return f"{x * 1000:.1f} ms"
+
+
 def _s(x: float) -> str:
     return f"{x:.3f} s" if x < 1 else f"{x:.2f} s" if x < 10 else f"{x:.1f} s"
 
@@ -268,11 +272,9 @@ def _timeseries_ema(out, rows):
        target="near the twice-rounded mean (issue 37: no cliff)",
        what="the columns' correctly rounded float mean of a 20-point rolling window, bit-identical to the exact division")
 def _float_means(out, rows):
-    def ms(x):
-        return f"{x * 1000:.1f} ms"
     sizes = [f"{r['segments'] / 1e6:.3g}M" if r["segments"] >= 10**6 else f"{r['segments'] // 1000}k" for r in rows]
-    return Figures(", ".join(f"{z} {ms(r['vectorised_cpu'])}" for z, r in zip(sizes, rows)),
-                   "; ".join(f"{z}: Python {ms(r['python_cpu'])}, twice rounded {ms(r['twice_rounded_cpu'])}, pandas {ms(r['pandas_cpu'])}"
+    return Figures(", ".join(f"{z} {_ms(r['vectorised_cpu'])}" for z, r in zip(sizes, rows)),
+                   "; ".join(f"{z}: Python {_ms(r['python_cpu'])}, twice rounded {_ms(r['twice_rounded_cpu'])}, pandas {_ms(r['pandas_cpu'])}"
                              for z, r in zip(sizes, rows)),
                    "; ".join(f"{z}: {_x(r['vectorised_cpu'], r['python_cpu'])} Python's, {_x(r['vectorised_cpu'], r['twice_rounded_cpu'])} twice rounded's"
                              for z, r in zip(sizes, rows)) + f" (CPU, median; load {rows[-1]['load']:.1f} on 2 cores)")
@@ -284,11 +286,8 @@ def _float_means(out, rows):
        what="the columns' correctly rounded rolling sum and mean (20 points) of readings from 1e-6 to 1e6, K limbs of 32 bits, bit-identical to Python's")
 def _float_wide_sums(out, rows):
     r = rows[-1]
-
-    def ms(x):
-        return f"{x * 1000:.1f} ms"
-    return Figures(f"mean {ms(r['mean_cpu'])}, sum {ms(r['sum_cpu'])}",
-                   f"Python ints: mean {ms(r['python_mean_cpu'])}, sum {ms(r['python_sum_cpu'])}; pandas: mean {ms(r['pandas_mean_cpu'])}, sum {ms(r['pandas_sum_cpu'])}",
+    return Figures(f"mean {_ms(r['mean_cpu'])}, sum {_ms(r['sum_cpu'])}",
+                   f"Python ints: mean {_ms(r['python_mean_cpu'])}, sum {_ms(r['python_sum_cpu'])}; pandas: mean {_ms(r['pandas_mean_cpu'])}, sum {_ms(r['pandas_sum_cpu'])}",
                    f"mean {_x(r['mean_cpu'], r['python_mean_cpu'])} Python's, sum {_x(r['sum_cpu'], r['python_sum_cpu'])} (CPU, median; load {r['load']:.1f} on 2 cores)")
 
 

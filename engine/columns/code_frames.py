@@ -52,12 +52,20 @@ def _arrays(df, cols: list) -> list:
     return [df[c].to_numpy() for c in cols]
 
 
-def _packed(cols: list):
-    """One int64 per row of one or two code columns, or None (more columns,
-    or values outside the codes' range)."""
+def packed(cols: list, height: int = 0):
+    """One int64 per row of one or two int64 columns (numpy), ordered as
+    the rows (the first column, then the second), equal where the rows are
+    equal; None for more columns, another type, or two columns with a value
+    outside the codes' range.  No columns: one key, 0, for ``height`` rows."""
+    import numpy as np
+
+    if len(cols) > 2 or any(c.dtype != np.int64 for c in cols):
+        return None
+    if not cols:
+        return np.zeros(height, dtype=np.int64)
     if len(cols) == 1:
         return cols[0]
-    if len(cols) == 2 and all(len(c) == 0 or (c.min() >= 0 and c.max() < _CODE_LIMIT) for c in cols):
+    if all(len(c) == 0 or (c.min() >= 0 and c.max() < _CODE_LIMIT) for c in cols):
         return cols[0] << 32 | cols[1]
     return None
 
@@ -67,9 +75,9 @@ def row_ids(cols: list):
     length): equal rows, equal ids."""
     import numpy as np
 
-    packed = _packed(cols)
-    if packed is not None:
-        return np.unique(packed, return_inverse=True)[1].reshape(-1)
+    key = packed(cols)
+    if key is not None:
+        return np.unique(key, return_inverse=True)[1].reshape(-1)
     n = len(cols[0])
     order = np.lexsort(cols[::-1])
     step = np.zeros(n, dtype=bool)
@@ -88,9 +96,9 @@ def distinct(df, cols: list, names: list | None = None):
 
     arrays = _arrays(df, cols)
     names = names or cols
-    packed = _packed(arrays)
-    if packed is not None:
-        got = np.unique(packed)
+    key = packed(arrays)
+    if key is not None:
+        got = np.unique(key)
         if len(cols) == 2:
             return pl.DataFrame({names[0]: got >> 32, names[1]: got & (_CODE_LIMIT * 2 - 1)})
         return pl.DataFrame({names[0]: got})
@@ -119,7 +127,7 @@ def _pairs(left: list, right: list):
     import numpy as np
 
     n = len(left[0])
-    mine, theirs = _packed(left), _packed(right)
+    mine, theirs = packed(left), packed(right)
     if mine is None or theirs is None:
         ids = row_ids([np.concatenate([a, b]) for a, b in zip(left, right)])
         mine, theirs = ids[:n], ids[n:]
@@ -220,6 +228,6 @@ def member(df, keys, names: list):
     if not n or not keys.height:
         return np.zeros(n, dtype=bool)
     cols = [np.concatenate([df[c].to_numpy(), keys[c].to_numpy()]) for c in names]
-    packed = _packed(cols)
-    ids = packed if packed is not None else row_ids(cols)
+    key = packed(cols)
+    ids = key if key is not None else row_ids(cols)
     return np.isin(ids[:n], ids[n:])

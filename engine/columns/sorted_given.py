@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .code_frames import packed
 from .coalesce import distinct
 
 
@@ -35,20 +36,6 @@ class Retraction(NamedTuple):
     pieces: object  # the given pieces taken back (maximal, in key order)
     touched: object  # the old maximal intervals that lost a point (whole)
     after: object  # the relation after, in key order
-
-
-def packed(cols: list, height: int):
-    """One int64 key per row of term code columns ``cols`` (numpy), ordered
-    as the atoms; None when a code does not fit (or a column is not codes)."""
-    import numpy as np
-
-    if len(cols) > 2 or any(c.dtype != np.int64 for c in cols):
-        return None
-    if not cols:
-        return np.zeros(height, dtype=np.int64)
-    if any(len(c) and (c.max() >= 1 << 31 or c.min() < 0) for c in cols):
-        return None
-    return cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
 
 
 def _arrays(df, names: list):

@@ -89,7 +89,6 @@ class ColumnMaintenance:
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
         self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived
-        self._near: dict = {}  # pred -> the rows a stratum without recursion took out to over-delete
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -391,24 +390,19 @@ class ColumnMaintenance:
     def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
         """Over-delete, re-derive, insert; returns per predicate the atoms
         (a frame of its term columns) whose intervals may have changed."""
-        over = self._over_delete(stratum, gone_in, seeds)
-        touched: dict = {}
-        for p, pieces in over.items():
-            names = self.names(p)
-            pieces = coalesce(pieces, names)
-            touched[p] = atoms_of(pieces, names)
-            old = self._near.pop(p, None)  # (taken out already: their atoms' rows, and maybe a few more)
-            if old is None:
-                old = self.local(p, touched[p])
-            kept = minus(old, pieces, names, self.ev.values)
-            if stratum.recursive:  # (its rules read it: back before they run)
-                self.put_back(p, kept)
-            else:  # (held out until the re-derivation merges into it: one split of the relation, not two)
-                self._held[p] = kept
-            over[p] = pieces
-        pending = dict(new_in)
-        for p, new in self._rederive(stratum, over).items():
-            pending[p] = new
+        if not stratum.recursive:
+            touched = self._over_delete_once(stratum, gone_in, seeds)
+            self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
+            pending = dict(new_in)
+        else:
+            over = self._over_delete(stratum, gone_in, seeds)
+            touched = {}
+            for p, pieces in over.items():
+                names = self.names(p)
+                pieces = coalesce(pieces, names)
+                touched[p] = atoms_of(pieces, names)
+                self.put_back(p, minus(self.local(p, touched[p]), pieces, names, self.ev.values))  # (its rules read it)
+            pending = {**new_in, **self._rederive(stratum, touched)}
         for p in list(self._held):  # (nothing came back for these)
             self.put_back(p, self._held.pop(p))
         for p, rows in added.items():
@@ -431,9 +425,8 @@ class ColumnMaintenance:
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is
-        gone: ``{pred: frame}`` (not coalesced), to a fixpoint."""
-        if not stratum.recursive:
-            return self._over_delete_once(stratum, gone_in, seeds)
+        gone: ``{pred: frame}`` (not coalesced), to a fixpoint (a stratum
+        with recursion; without, :meth:`_over_delete_once`)."""
         over: dict = {}
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
@@ -457,22 +450,25 @@ class ColumnMaintenance:
         return over
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
-        """:meth:`_over_delete` of a stratum without recursion: one round;
-        the rows of the atoms it meets are taken out of the relation once
-        (``_near``), and :meth:`_dred` puts them back less what goes."""
+        """:meth:`_over_delete` of a stratum without recursion: one round
+        finds the atoms that may have lost points; their rows are taken out
+        of the relation whole (``_held`` empty), as :meth:`_rederive` gives
+        each of them all its intervals over the inputs as they are now (no
+        recursion: exact), so the pieces to delete are never computed.
+        Returns ``{pred: atoms}``."""
         found = self._round(stratum, gone_in, self.before.get) if gone_in else {}
-        over: dict = {}
+        out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
             parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
-            near = self.local(p, atoms_of(self.concat(p, parts), names))
-            pieces = self.concat(p, [overlap(near, x, names, self.ev.values) for x in parts])
-            if pieces.height or p in seeds:
-                over[p] = pieces
-                self._near[p] = near
+            keys = atoms_of(self.concat(p, parts), names)
+            near = self.local(p, keys)
+            if near.height or p in seeds:
+                out[p] = keys
+                self._held[p] = near.clear()
             else:
                 self._rest.pop(p)
-        return over
+        return out
 
     def _widen(self, pred, near, pieces, used, delta) -> None:
         """Add to ``delta`` the old maximal intervals of ``pred`` that meet
@@ -487,15 +483,16 @@ class ColumnMaintenance:
             delta[pred] = self.concat(pred, [delta.get(pred), hit])
 
     def _rederive(self, stratum, over) -> dict:
-        """Put back the over-deleted atoms' facts that still hold: each rule
-        of their predicate with a scan of the atoms first, over what is left,
-        and their given facts.  Returns the merges' new maximal intervals."""
+        """Put back the facts of the over-deleted atoms ``over`` (``{pred:
+        atoms}``) that still hold: each rule of their predicate with a scan
+        of the atoms first, over what is left, and their given facts.
+        Returns the merges' new maximal intervals."""
         import polars as pl
 
         out = {}
-        for p, pieces in over.items():
+        for p, keys in over.items():
             names = self.names(p)
-            atoms = atoms_of(pieces, names).with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            atoms = keys.with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
             parts = []
             given = self.given_frame(p)
             if given.height:

@@ -23,6 +23,7 @@ class Touched:
         self.names = names
         self.seen = self.was = self.now = None
         self._pending = None  # the atoms of the last take, until put back
+        self._whole = False  # whether those are every atom seen (the first take's)
         self.off = not names  # (a predicate without terms: one atom, read whole)
 
     def took(self, keys, hit) -> None:
@@ -31,14 +32,17 @@ class Touched:
 
         if self.off:
             return
-        keys = keys.select(self.names)
+        if keys.columns != self.names:
+            keys = keys.select(self.names)
         if not code_frames.codes_only(keys, hit):
             self.off = True
             return
         self._pending = keys
         if self.seen is None:  # (the first take: every atom fresh)
             self.seen, self.was, self.now = keys, hit, hit
+            self._whole = True
             return
+        self._whole = False
         fresh = keys.filter(~code_frames.member(keys, self.seen, self.names))
         if fresh.height:
             rows = hit.filter(code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
@@ -56,8 +60,13 @@ class Touched:
         if keys is None or not code_frames.codes_only(rows):
             self.off = True
             return
+        if rows.columns != self.now.columns:
+            rows = rows.select(self.now.columns)
+        if self._whole:  # (the atoms of the first take put back before any other take: they are all of ``now``)
+            self.now = rows
+            return
         now = self.now.filter(~code_frames.member(self.now, keys, self.names))
-        self.now = pl.concat([now, rows.select(now.columns)]) if rows.height else now
+        self.now = pl.concat([now, rows]) if rows.height else now
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""

@@ -34,10 +34,10 @@ class OutputNode(ColumnMapNode):
             df = df.with_columns(pl.col("s").clip(lower_bound=hs), pl.col("e").clip(upper_bound=he)).filter(
                 pl.col("s") < pl.col("e")
             )
-        cols = []
+        cols = []  # (a frame of the columns renamed, not a select: no query, half its ~30 us on a few rows)
         for i, t in enumerate(self.head_terms):
             if i in self.consts:
-                cols.append(pl.lit(self.consts[i], pl.Int64).alias(str(i)))
+                cols.append(pl.Series(str(i), [self.consts[i]], pl.Int64).new_from_index(0, df.height))
             else:
-                cols.append(pl.col(var_column(t.name)).alias(str(i)))
-        return df.select(*cols, "s", "e")
+                cols.append(df.get_column(var_column(t.name)).alias(str(i)))
+        return pl.DataFrame([*cols, df.get_column("s"), df.get_column("e")])

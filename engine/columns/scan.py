@@ -57,5 +57,7 @@ class ScanNode(Node):
                 first[t.name] = str(i)
         if conds:
             df = df.filter(*conds)
-        self._batch = df.select(*[pl.col(first[v]).alias(var_column(v)) for v in self.new_vars], "s", "e")
+        # (a frame of the columns renamed, not a select: no query, half its ~30 us on a few rows)
+        self._batch = pl.DataFrame([*(df.get_column(first[v]).alias(var_column(v)) for v in self.new_vars),
+                                    df.get_column("s"), df.get_column("e")])
         return self._batch.height > 0

@@ -140,50 +140,95 @@ def _pairs(left: list, right: list):
     return i, order[np.repeat(lo, counts) + within]
 
 
+def _matched(df, right, shared: list):
+    """``(i, j)``: the pairs of rows of ``df`` and ``right`` equal on
+    ``shared`` (every pair when there is none)."""
+    import numpy as np
+
+    if shared:
+        return _pairs(_arrays(df, shared), _arrays(right, shared))
+    return np.repeat(np.arange(df.height), right.height), np.tile(np.arange(right.height), df.height)
+
+
 def join(df, right, shared: list):
     """join.JoinNode's join: the pairs of a row of ``df`` and one of
     ``right`` that agree on ``shared`` (every pair when there is none), with
     the intersection of their intervals where it is not empty; ``df``'s
     columns, then ``right``'s others."""
     import numpy as np
-    import polars as pl
 
-    if shared:
-        i, j = _pairs(_arrays(df, shared), _arrays(right, shared))
-    else:
-        i = np.repeat(np.arange(df.height), right.height)
-        j = np.tile(np.arange(right.height), df.height)
+    i, j = _matched(df, right, shared)
     s = np.maximum(df["s"].to_numpy()[i], right["s"].to_numpy()[j])
     e = np.minimum(df["e"].to_numpy()[i], right["e"].to_numpy()[j])
     keep = s < e
-    i, j = i[keep], j[keep]
-    out = {c: s[keep] if c == "s" else e[keep] if c == "e" else df[c].to_numpy()[i] for c in df.columns}
-    for c in right.columns:
-        if c not in shared and c not in ("s", "e"):
-            out[c] = right[c].to_numpy()[j]
-    return pl.DataFrame(out, schema={**df.schema, **{c: right.schema[c] for c in out if c not in df.schema}})
+    return _pair_frame(df, i[keep], right, j[keep], s[keep], e[keep])
 
 
 def moved(df, transform, w):
     """temporal.apply in numpy: ``df``'s intervals moved by ``transform``
     (interval_shift.shift or box) of the window ``w``, empty ones dropped;
     Fallback where a finite end leaves the codes, as there."""
-    import numpy as np
     import polars as pl
+
+    s, e = moved_arrays(df["s"].to_numpy(), df["e"].to_numpy(), transform, w)
+    keep = s < e
+    out = df.with_columns(pl.Series("s", s), pl.Series("e", e))
+    return out if keep.all() else out.filter(keep)
+
+
+def _pair_frame(df, i, right, j, s, e, skip=()):
+    """The pairs of rows ``i`` of ``df`` and ``j`` of ``right`` as a frame:
+    ``df``'s columns (``s``, ``e`` given), then ``right``'s others but
+    ``skip``."""
+    import polars as pl
+
+    cols = {c: s if c == "s" else e if c == "e" else df[c].to_numpy()[i] for c in df.columns}
+    for c in right.columns:
+        if c not in cols and c not in skip:
+            cols[c] = right[c].to_numpy()[j]
+    return pl.DataFrame(cols, schema={c: pl.Int64 for c in cols})
+
+
+def since(df, left, shared: list, offset):
+    """since.SinceNode's step in numpy: each row ``J`` of ``df`` (B's) with
+    each row of ``left`` (A's maximal intervals closed, ``cs``, ``ce``)
+    that agrees on ``shared``: ``((Iᶜ ∩ J) ⊕ offset) ∩ Iᶜ`` where it is not
+    empty; ``df``'s columns, then ``left``'s others but ``cs``, ``ce``.
+    None when no pair meets before the shift (as there)."""
+    import numpy as np
+
+    from ..exprs import to_numpy
+    from ..interval_shift import clipped, shift
+
+    i, j = _matched(df, left, shared)
+    cs, ce = left["cs"].to_numpy()[j], left["ce"].to_numpy()[j]
+    s, e = np.maximum(df["s"].to_numpy()[i], cs), np.minimum(df["e"].to_numpy()[i], ce)
+    keep = s < e
+    if not keep.any():
+        return None
+    i, j, cs, ce = i[keep], j[keep], cs[keep], ce[keep]
+    moved_ = moved_arrays(s[keep], e[keep], shift, offset)
+    memo: dict = {}
+    s, e = (np.asarray(to_numpy(x, {"s": moved_[0], "e": moved_[1], "cs": cs, "ce": ce}, memo)) for x in clipped())
+    keep = s < e
+    return _pair_frame(df, i[keep], left, j[keep], s[keep], e[keep], ("cs", "ce"))
+
+
+def moved_arrays(s, e, transform, w):
+    """:func:`moved` on the arrays ``s``, ``e`` (no row dropped)."""
+    import numpy as np
 
     from ..exprs import to_numpy
     from .encoding import LIMIT, POS, Fallback
 
-    cols = {"s": df["s"].to_numpy(), "e": df["e"].to_numpy()}
+    cols = {"s": s, "e": e}
     memo: dict = {}
-    s, e = (np.broadcast_to(np.asarray(to_numpy(x, cols, memo), dtype=np.int64), cols["s"].shape) for x in transform(w))
+    s, e = (np.broadcast_to(np.asarray(to_numpy(x, cols, memo), dtype=np.int64), s.shape) for x in transform(w))
     for x in (s, e):
         far = np.abs(x)
         if np.any((far >= LIMIT) & (far != POS)):
             raise Fallback("a time point outside 64-bit codes")
-    keep = s < e
-    out = df.with_columns(pl.Series("s", s), pl.Series("e", e))
-    return out if keep.all() else out.filter(keep)
+    return s, e
 
 
 def subtract(df, holes, keys: list):
@@ -194,10 +239,7 @@ def subtract(df, holes, keys: list):
     import polars as pl
 
     n = df.height
-    if keys:
-        i, j = _pairs(_arrays(df, keys), _arrays(holes, keys))
-    else:
-        i, j = np.repeat(np.arange(n), holes.height), np.tile(np.arange(holes.height), n)
+    i, j = _matched(df, holes, keys)
     s, e = df["s"].to_numpy(), df["e"].to_numpy()
     hs, he = holes["hs"].to_numpy()[j], holes["he"].to_numpy()[j]
     meet = (hs < e[i]) & (he > s[i])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from chronolog.language.timeline import format_interval
 
+from . import code_frames
 from .base import ColumnMapNode, drain
 from ..exprs import to_polars
 from ..interval_shift import clipped, closure, shift, since_offset
@@ -54,6 +55,8 @@ class SinceNode(ColumnMapNode):
         shared = [c for c in df.columns if c.startswith("v:") and c in left.columns]
         if self.values is not None:
             df, left = match_kinds(df, left, shared, self.values)
+        if code_frames.path(df, left, python=False) == "numpy":
+            return code_frames.since(df, left, shared, self.offset)
         j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
         j = _codes(j, clipped()).filter(pl.col("s") < pl.col("e"))
         if j.height == 0:

@@ -144,7 +144,7 @@ def intervals(draw):
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8),
        st.integers(0, 5), st.integers(0, 6), st.booleans(), st.booleans(), st.sampled_from(["S", "U"]), st.booleans())
 def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
-    """since.SinceNode's numpy step against the rows' SinceJoinNode formula
+    """since.SinceNode's closure of A and its numpy step against the rows' SinceJoinNode formula
     (``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ``, engine/rows/since.py) on timeline intervals:
     each pair of a B interval ``J`` and an A interval ``I`` sharing ``x``
     (or every pair, no shared variable), ``0`` not in the window."""
@@ -163,6 +163,8 @@ def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
     a = pl.DataFrame([(x, cs, ce, 7) for x, cs, ce in left] if keyed else [(x, cs, ce) for x, cs, ce in left],
                      schema={"v:x" if keyed else "v:y": pl.Int64, "cs": pl.Int64, "ce": pl.Int64, **({"v:z": pl.Int64} if keyed else {})},
                      orient="row")
+    opened = pl.DataFrame([(x, *grid.codes(iv)) for x, iv in a_rows], schema={"v:x": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+    assert code_frames.closed(opened).rows() == [(x, cs, ce) for x, cs, ce in left]  # (A's closure, as since.py takes it)
     offset = since_offset(op, w)
     expected = []
     for x, j in b_rows:

@@ -41,10 +41,13 @@ def path(*frames, python: bool = True) -> str:
     return way
 
 
-def codes_only(*frames) -> bool:
-    """Whether every column of ``frames`` is Int64 without nulls."""
+def codes_only(*frames, cols=None) -> bool:
+    """Whether every column of ``frames`` (or only ``cols``: no select) is
+    Int64 without nulls."""
     import polars as pl
 
+    if cols is not None:
+        return all(f.schema[c] == pl.Int64 and not f[c].null_count() for f in frames for c in cols)
     return all(all(t == pl.Int64 for t in f.schema.values()) and not any(c.null_count() for c in f) for f in frames)
 
 
@@ -212,6 +215,22 @@ def since(df, left, shared: list, offset):
     s, e = (np.asarray(to_numpy(x, {"s": moved_[0], "e": moved_[1], "cs": cs, "ce": ce}, memo)) for x in clipped())
     keep = s < e
     return _pair_frame(df, i[keep], left, j[keep], s[keep], e[keep], ("cs", "ce"))
+
+
+def closed(df):
+    """since.py's closure of ``df``'s intervals in numpy: ``cs``, ``ce`` in
+    place of ``s``, ``e`` (interval_shift.closure)."""
+    import numpy as np
+    import polars as pl
+
+    from ..exprs import to_numpy
+    from ..interval_shift import closure
+
+    memo: dict = {}
+    ends = {"s": df["s"].to_numpy(), "e": df["e"].to_numpy()}
+    cs, ce = (np.broadcast_to(np.asarray(to_numpy(x, ends, memo), dtype=np.int64), ends["s"].shape) for x in closure())
+    return pl.DataFrame([*(df.get_column(c) for c in df.columns if c not in ("s", "e")),
+                         pl.Series("cs", cs, pl.Int64), pl.Series("ce", ce, pl.Int64)])
 
 
 def moved_arrays(s, e, transform, w):

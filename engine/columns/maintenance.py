@@ -680,7 +680,7 @@ class _Tables:
 
         if small_frames.small(source):
             keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
-        elif code_frames.codes_only(source.select(list(set(pairs.values())))):
+        elif code_frames.codes_only(source, cols=pairs.values()):
             keys = code_frames.distinct(source, list(pairs.values()), list(pairs))
         else:
             keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
@@ -694,7 +694,7 @@ def atoms_of(df, names: list):
 
     if names and small_frames.small(df):
         return small_frames.distinct(df, names)
-    if names and code_frames.codes_only(df.select(names)):
+    if names and code_frames.codes_only(df, cols=names):
         return code_frames.distinct(df, names)
     if names:
         return df.lazy().select(names).unique().collect()

@@ -110,17 +110,21 @@ def distinct(df, cols: list, names: list | None = None):
     return pl.DataFrame({n: a[first] for n, a in zip(names, arrays)})
 
 
-def anti(df, other):
-    """The rows of ``df`` that are not rows of ``other`` (same columns)."""
+def differences(df, other):
+    """``(df - other, other - df)``: the rows of each frame that are not
+    rows of the other (same columns), from one numbering of both frames'
+    rows (maintenance.py's change of a relation: before and after)."""
     import numpy as np
 
     if not df.height or not other.height:
-        return df
-    cols = df.columns
+        return df, other
     n = df.height
-    ids = row_ids([np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in cols])
-    keep = ~np.isin(ids[:n], ids[n:])
-    return df if keep.all() else df.filter(keep)
+    ids = row_ids([np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in df.columns])
+    mine, theirs = ids[:n], ids[n:]
+    in_mine, in_theirs = np.zeros(len(ids), dtype=bool), np.zeros(len(ids), dtype=bool)  # (ids are dense: < len(ids))
+    in_mine[mine], in_theirs[theirs] = True, True
+    only_mine, only_theirs = ~in_theirs[mine], ~in_mine[theirs]
+    return (df if only_mine.all() else df.filter(only_mine)), (other if only_theirs.all() else other.filter(only_theirs))
 
 
 def _pairs(left: list, right: list):

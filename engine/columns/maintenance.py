@@ -359,7 +359,7 @@ class ColumnMaintenance:
         if way == "python":
             gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
         elif way == "numpy":
-            gone, new = code_frames.anti(before, after), code_frames.anti(after, before)
+            gone, new = code_frames.differences(before, after)
         else:
             gone = before.join(after, on=cols, how="anti")
             new = after.join(before, on=cols, how="anti")

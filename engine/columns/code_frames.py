@@ -75,16 +75,15 @@ def packed(cols: list, height: int = 0):
 
 def row_ids(cols: list):
     """A dense id per row of the columns ``cols`` (numpy arrays of one
-    length): equal rows, equal ids."""
+    length): equal rows, equal ids; by a sort (numpy 2.4's ``np.unique``
+    and ``np.isin`` hash integers: 500 against 10 us on 3,000 codes)."""
     import numpy as np
 
-    key = packed(cols)
-    if key is not None:
-        return np.unique(key, return_inverse=True)[1].reshape(-1)
     n = len(cols[0])
-    order = np.lexsort(cols[::-1])
+    key = packed(cols)
+    order = np.argsort(key) if key is not None else np.lexsort(cols[::-1])
     step = np.zeros(n, dtype=bool)
-    for c in cols:
+    for c in [key] if key is not None else cols:
         sc = c[order]
         step[1:] |= sc[1:] != sc[:-1]
     ids = np.empty(n, dtype=np.int64)
@@ -97,16 +96,21 @@ def distinct(df, cols: list, names: list | None = None):
     import numpy as np
     import polars as pl
 
+    from .coalesce import distinct as sorted_distinct
+
     arrays = _arrays(df, cols)
     names = names or cols
     key = packed(arrays)
     if key is not None:
-        got = np.unique(key)
+        got = sorted_distinct(key)
         if len(cols) == 2:
             return pl.DataFrame({names[0]: got >> 32, names[1]: got & (_CODE_LIMIT * 2 - 1)})
         return pl.DataFrame({names[0]: got})
     ids = row_ids(arrays)
-    first = np.unique(ids, return_index=True)[1]
+    order = np.argsort(ids, kind="stable")
+    step = np.ones(len(ids), dtype=bool)
+    step[1:] = ids[order][1:] != ids[order][:-1]
+    first = order[step]  # (the first row of each id)
     return pl.DataFrame({n: a[first] for n, a in zip(names, arrays)})
 
 
@@ -276,7 +280,9 @@ def subtract(df, holes, keys: list):
     last = np.ones(len(i), dtype=bool)
     last[:-1] = i[1:] != i[:-1]
     start = np.where(first, s[i], np.roll(he, 1))  # (the gap before a hole: from the row's start or the hole before)
-    untouched = np.setdiff1d(np.arange(n), i[first], assume_unique=True)
+    met = np.zeros(n, dtype=bool)
+    met[i[first]] = True
+    untouched = np.flatnonzero(~met)
     rows = np.concatenate([untouched, i, i[last]])
     s2 = np.concatenate([s[untouched], start, he[last]])
     e2 = np.concatenate([e[untouched], hs, e[i[last]]])
@@ -292,7 +298,7 @@ def member(df, keys, names: list):
     n = df.height
     if not n or not keys.height:
         return np.zeros(n, dtype=bool)
-    cols = [np.concatenate([df[c].to_numpy(), keys[c].to_numpy()]) for c in names]
-    key = packed(cols)
-    ids = key if key is not None else row_ids(cols)
-    return np.isin(ids[:n], ids[n:])
+    ids = row_ids([np.concatenate([df[c].to_numpy(), keys[c].to_numpy()]) for c in names])
+    present = np.zeros(len(ids), dtype=bool)  # (ids are dense)
+    present[ids[n:]] = True
+    return present[ids[:n]]

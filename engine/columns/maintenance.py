@@ -134,6 +134,11 @@ class ColumnMaintenance:
             return empty(self.arity(pred))
         if len(frames) == 1:
             return frames[0]
+        if all(f.schema == frames[0].schema for f in frames):  # (chunks appended: no query)
+            out = frames[0]
+            for f in frames[1:]:
+                out = out.vstack(f)
+            return out
         return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
 
     def local(self, pred: str, keys):
@@ -492,7 +497,8 @@ class ColumnMaintenance:
         out = {}
         for p, keys in over.items():
             names = self.names(p)
-            atoms = keys.with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            atoms = pl.DataFrame([*keys.get_columns(), *(pl.Series(c, [x], pl.Int64).new_from_index(0, keys.height)
+                                                         for c, x in (("s", NEG), ("e", POS)))])  # (no query: a with_columns is one)
             parts = []
             given = self.given_frame(p)
             if given.height:

@@ -182,3 +182,21 @@ def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
     assert (rows(got) if got is not None else []) == sorted(expected)
     if got is not None:
         assert got.columns == ["v:x", "s", "e", "v:z" if keyed else "v:y"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(frames(["a", "b"], st.sampled_from([0, 1, 2, 5, 1 << 20])), frames(["a", "b"], st.sampled_from([0, 1, 2, 5, 1 << 20])),
+       st.sampled_from([["a"], ["b"], ["a", "b"], ["b", "a"]]))
+def test_matches_and_kept_rows(df, keys, cols):
+    """The semi-join's numpy membership (any size of ``df``: a presence
+    table of codes) and the rows it keeps, against Python sets."""
+    got = code_frames.matches(df, keys, cols)
+    wanted = {tuple(r[c] for c in cols) for r in keys.iter_rows(named=True)}
+    expected = [tuple(r[c] for c in cols) in wanted for r in df.iter_rows(named=True)]
+    assert got.tolist() == expected
+    assert rows(code_frames.kept_rows(df, got)) == sorted(r for r, hit in zip(df.iter_rows(), expected) if hit)
+
+
+def test_matches_leaves_codes_past_its_table_to_polars():
+    df = pl.DataFrame({"a": [1, code_frames.TABLE_CODES], "s": [0, 0], "e": [1, 1]})
+    assert code_frames.matches(df, df, ["a"]) is None

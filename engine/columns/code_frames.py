@@ -55,6 +55,14 @@ def _arrays(df, cols: list) -> list:
     return [df[c].to_numpy() for c in cols]
 
 
+def frame(cols: dict):
+    """A frame of Int64 columns from numpy arrays (``{name: array}``), built
+    from Series: a dict of arrays costs 2-3x as much."""
+    import polars as pl
+
+    return pl.DataFrame([pl.Series(n, a, pl.Int64) for n, a in cols.items()])
+
+
 def packed(cols: list, height: int = 0):
     """One int64 per row of one or two int64 columns (numpy), ordered as
     the rows (the first column, then the second), equal where the rows are
@@ -94,7 +102,6 @@ def row_ids(cols: list):
 def distinct(df, cols: list, names: list | None = None):
     """The distinct rows of ``df``'s columns ``cols`` (named ``names``)."""
     import numpy as np
-    import polars as pl
 
     from .coalesce import distinct as sorted_distinct
 
@@ -104,14 +111,14 @@ def distinct(df, cols: list, names: list | None = None):
     if key is not None:
         got = sorted_distinct(key)
         if len(cols) == 2:
-            return pl.DataFrame({names[0]: got >> 32, names[1]: got & (_CODE_LIMIT * 2 - 1)})
-        return pl.DataFrame({names[0]: got})
+            return frame({names[0]: got >> 32, names[1]: got & (_CODE_LIMIT * 2 - 1)})
+        return frame({names[0]: got})
     ids = row_ids(arrays)
     order = np.argsort(ids, kind="stable")
     step = np.ones(len(ids), dtype=bool)
     step[1:] = ids[order][1:] != ids[order][:-1]
     first = order[step]  # (the first row of each id)
-    return pl.DataFrame({n: a[first] for n, a in zip(names, arrays)})
+    return frame({n: a[first] for n, a in zip(names, arrays)})
 
 
 def kept_rows(df, keep):
@@ -119,11 +126,9 @@ def kept_rows(df, keep):
     holds, gathered in numpy: a polars filter is a query, whose thread
     pool waits its turn on a loaded machine (a few ms at load 10 on two
     cores, where the gathers take ~20 us a column)."""
-    import polars as pl
-
     if keep.all():
         return df
-    return pl.DataFrame([pl.Series(c, df[c].to_numpy()[keep], pl.Int64) for c in df.columns])
+    return frame({c: df[c].to_numpy()[keep] for c in df.columns})
 
 
 def differences(df, other):
@@ -191,27 +196,23 @@ def moved(df, transform, w):
     """temporal.apply in numpy: ``df``'s intervals moved by ``transform``
     (interval_shift.shift or box) of the window ``w``, empty ones dropped;
     Fallback where a finite end leaves the codes, as there."""
-    import polars as pl
-
     s, e = moved_arrays(df["s"].to_numpy(), df["e"].to_numpy(), transform, w)
     keep = s < e
     cols = {c: s if c == "s" else e if c == "e" else df[c].to_numpy() for c in df.columns}
     if not keep.all():
         cols = {c: a[keep] for c, a in cols.items()}
-    return pl.DataFrame([pl.Series(c, a, pl.Int64) for c, a in cols.items()])  # (no with_columns and filter: queries)
+    return frame(cols)  # (no with_columns and filter: queries)
 
 
 def _pair_frame(df, i, right, j, s, e, skip=()):
     """The pairs of rows ``i`` of ``df`` and ``j`` of ``right`` as a frame:
     ``df``'s columns (``s``, ``e`` given), then ``right``'s others but
     ``skip``."""
-    import polars as pl
-
     cols = {c: s if c == "s" else e if c == "e" else df[c].to_numpy()[i] for c in df.columns}
     for c in right.columns:
         if c not in cols and c not in skip:
             cols[c] = right[c].to_numpy()[j]
-    return pl.DataFrame(cols, schema={c: pl.Int64 for c in cols})
+    return frame(cols)
 
 
 def since(df, left, shared: list, offset):
@@ -277,7 +278,6 @@ def subtract(df, holes, keys: list):
     ``holes`` (``hs``, ``he``; maximal per key, so those meeting a row are
     apart) of the same ``keys``; a row's pieces keep its other columns."""
     import numpy as np
-    import polars as pl
 
     n = df.height
     i, j = _matched(df, holes, keys)
@@ -302,7 +302,41 @@ def subtract(df, holes, keys: list):
     e2 = np.concatenate([e[untouched], hs, e[i[last]]])
     keep = s2 < e2
     rows, s2, e2 = rows[keep], s2[keep], e2[keep]
-    return pl.DataFrame({c: s2 if c == "s" else e2 if c == "e" else df[c].to_numpy()[rows] for c in df.columns}, schema=df.schema)
+    return frame({c: s2 if c == "s" else e2 if c == "e" else df[c].to_numpy()[rows] for c in df.columns})
+
+
+# Codes up to which :func:`matches` allocates a presence table (16 MB of bools).
+TABLE_CODES = 1 << 24
+
+
+def matches(df, keys, cols: list):
+    """Per row of ``df`` (of any size), whether its one or two code columns
+    ``cols`` are a row of ``keys``: a presence table of the first column's
+    codes (dense from 0: one gather per row), the second checked by a
+    sorted probe among the rows that pass (a polars ``is_in`` filter is a
+    query of ~0.4 ms and more under load).  None when a column is not
+    codes or a code reaches :data:`TABLE_CODES`."""
+    import numpy as np
+
+    if len(cols) > 2 or not codes_only(df, keys, cols=cols):
+        return None
+    first, wanted = df[cols[0]].to_numpy(), keys[cols[0]].to_numpy()
+    if not len(first) or not len(wanted):
+        return np.zeros(len(first), dtype=bool)
+    if min(first.min(), wanted.min()) < 0 or max(first.max(), wanted.max()) >= TABLE_CODES:
+        return None
+    table = np.zeros(max(first.max(), wanted.max()) + 1, dtype=bool)
+    table[wanted] = True
+    mask = table[first]
+    if len(cols) == 2:
+        at = np.flatnonzero(mask)
+        probe, mine = packed([wanted, keys[cols[1]].to_numpy()]), packed([first[at], df[cols[1]].to_numpy()[at]])
+        if probe is None or mine is None:
+            return None
+        probe = np.sort(probe)
+        pos = np.minimum(probe.searchsorted(mine), len(probe) - 1)
+        mask[at] = probe[pos] == mine
+    return mask
 
 
 def member(df, keys, names: list):

@@ -718,6 +718,9 @@ def split(df, keys, names: list, values):
     got = split_rows(df, keys, names)
     if got is not None:  # (the relation in key order: its own index)
         return got
+    mask = code_frames.matches(df, keys, names) if code_frames.codes_only(df) else None
+    if mask is not None:  # (in numpy: no query)
+        return code_frames.kept_rows(df, mask), code_frames.kept_rows(df, ~mask)
     match = _codes_match(df, keys, names)
     if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
         mask = df.select(match).to_series()
@@ -745,6 +748,9 @@ def semi(df, keys, cols: list, values):
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
+    mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
+    if mask is not None:  # (in numpy: no query)
+        return code_frames.kept_rows(df, mask)
     match = _codes_match(df, keys, cols)
     if match is not None:  # (one query)
         return df.filter(match)

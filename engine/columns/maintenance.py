@@ -259,8 +259,6 @@ class ColumnMaintenance:
     def _merge(self, pred, parts) -> object:
         """Merge ``parts`` into ``pred``'s relation (only the atoms they
         name are sorted and merged); returns the new maximal intervals."""
-        import polars as pl
-
         from .value_columns import same_kinds
 
         names = self.names(pred)
@@ -273,7 +271,7 @@ class ColumnMaintenance:
         if held is not None:  # (the re-derived atoms are among those held out)
             old = held
         else:
-            keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
+            keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
             old = self.local(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
@@ -536,7 +534,10 @@ class ColumnMaintenance:
             return right if atoms.height else right.clear()
         import polars as pl
 
-        keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        if code_frames.codes_only(atoms, cols=pairs.values()):
+            keys = code_frames.distinct(atoms, list(pairs.values()), list(pairs))
+        else:
+            keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         return semi(right, keys, list(pairs), self.ev.values)
 
     def _insert(self, stratum, pending) -> dict:

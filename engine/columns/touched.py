@@ -28,8 +28,6 @@ class Touched:
 
     def took(self, keys, hit) -> None:
         """The atoms ``keys`` were taken out of the relation; ``hit``: their rows."""
-        import polars as pl
-
         if self.off:
             return
         if keys.columns != self.names:
@@ -43,17 +41,15 @@ class Touched:
             self._whole = True
             return
         self._whole = False
-        fresh = keys.filter(~code_frames.member(keys, self.seen, self.names))
+        fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
         if fresh.height:
-            rows = hit.filter(code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
-            self.seen = pl.concat([self.seen, fresh])
-            self.was = pl.concat([self.was, rows])
-            self.now = pl.concat([self.now, rows])
+            rows = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
+            self.seen = self.seen.vstack(fresh)
+            self.was = self.was.vstack(rows)
+            self.now = self.now.vstack(rows)
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""
-        import polars as pl
-
         keys, self._pending = self._pending, None
         if self.off:
             return
@@ -65,8 +61,8 @@ class Touched:
         if self._whole:  # (the atoms of the first take put back before any other take: they are all of ``now``)
             self.now = rows
             return
-        now = self.now.filter(~code_frames.member(self.now, keys, self.names))
-        self.now = pl.concat([now, rows]) if rows.height else now
+        now = code_frames.kept_rows(self.now, ~code_frames.member(self.now, keys, self.names))
+        self.now = now.vstack(rows) if rows.height else now
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""

@@ -294,8 +294,15 @@ class ColumnMaintenance:
         from ..rows.maintenance import given_atoms
 
         retracted, added = self._given_rows
+        later = hasattr(ev.base, "add_rows")  # (the rows' copy of the given facts, applied when first read: api._GivenRows)
         for pred, given in self.given.items():
             ev.given_frames[pred] = given
+            if later:  # (read only by an update that falls back to rows, or a proof: ~10 ms a 1% retraction on LUBM 1M)
+                if retracted.get(pred):
+                    ev.base.take_back(pred, retracted[pred])
+                if added.get(pred):
+                    ev.base.add_rows(pred, added[pred])
+                continue
             rows = given_atoms(ev, pred)  # (the rows' copy, for an update that falls back to them)
             rows.take_back(retracted.get(pred, {}))
             rows.extend(added.get(pred, ()))

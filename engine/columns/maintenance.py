@@ -32,6 +32,7 @@ columns from its given facts; the report says which and why.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from chronolog.language import ast
 from chronolog.planner import physical as ph
@@ -44,7 +45,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
-from .sorted_given import put_in_order, rows_matching, split_rows
+from .sorted_given import put_in_order, put_rows, rows_in_order, rows_matching, split_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -145,6 +146,17 @@ class ColumnMaintenance:
         self.touched(pred).took(keys, hit)
         return hit
 
+    def read_out(self, pred: str, keys):
+        """:meth:`local`'s rows of the atoms ``keys``; a relation in key
+        order is only read, not split (:meth:`put_back` then splices the
+        atoms' new rows in: one copy of the relation, not three)."""
+        hit = rows_in_order(self.current(pred), keys, self.names(pred))
+        if hit is None:
+            return self.local(pred, keys)
+        self._rest[pred] = _ReadOut(keys)
+        self.touched(pred).took(keys, hit)
+        return hit
+
     def touched(self, pred: str) -> Touched:
         got = self._touched.get(pred)
         if got is None:
@@ -158,6 +170,10 @@ class ColumnMaintenance:
     def put_back(self, pred: str, rows) -> None:
         rest = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
+        if isinstance(rest, _ReadOut):  # (the atoms' rows are still in the relation)
+            if (got := put_rows(self.current(pred), rest.keys, rows, self.names(pred))) is not None:
+                return self._set(pred, got)
+            rest = split(self.current(pred), rest.keys, self.names(pred), self.ev.values)[1]
         if rows.height and (kept := put_in_order(rest, rows, self.names(pred))) is not None:
             return self._set(pred, kept)
         self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
@@ -270,7 +286,7 @@ class ColumnMaintenance:
             old = held
         else:
             keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
-            old = self.local(pred, keys)
+            old = self.read_out(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
         if new.height:
@@ -406,7 +422,7 @@ class ColumnMaintenance:
             touched[p] = atoms_of(pieces, names)
             old = self._near.pop(p, None)  # (taken out already: their atoms' rows, and maybe a few more)
             if old is None:
-                old = self.local(p, touched[p])
+                old = self.read_out(p, touched[p]) if stratum.recursive else self.local(p, touched[p])
             kept = minus(old, pieces, names, self.ev.values)
             if stratum.recursive:  # (its rules read it: back before they run)
                 self.put_back(p, kept)
@@ -594,6 +610,12 @@ class ColumnMaintenance:
         elif overrides:
             tables.cut_down_since(rp.rule, overrides)
         return drain(rule_pipeline(tables, rp, driver))
+
+
+class _ReadOut(NamedTuple):
+    """A relation's atoms :meth:`ColumnMaintenance.read_out` read, left in it."""
+
+    keys: object
 
 
 class AtomsLater(Mapping):

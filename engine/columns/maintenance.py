@@ -378,15 +378,7 @@ class ColumnMaintenance:
         from .value_columns import same_kinds
 
         before, after = same_kinds([before, after], names, self.ev.values)
-        cols = [*names, "s", "e"]
-        way = code_frames.path(before, after)
-        if way == "python":
-            gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
-        elif way == "numpy":
-            gone, new = code_frames.anti(before, after), code_frames.anti(after, before)
-        else:
-            gone = before.join(after, on=cols, how="anti")
-            new = after.join(before, on=cols, how="anti")
+        gone, new = anti(before, after), anti(after, before)
         if gone.height:
             self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
         if new.height:
@@ -462,9 +454,8 @@ class ColumnMaintenance:
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
             near = self.hits(p, atoms_of(holes, self.names(p)))
-            pieces = overlap(near, holes, self.names(p), self.ev.values)
-            over[p] = pieces
-            self._widen(p, near, pieces, used, delta)
+            over[p], hit = overlap_and_rows(near, holes, self.names(p), self.ev.values)
+            self._widen(p, hit, used, delta)
         before = self.before
         while delta:
             found = self._round(stratum, delta, lambda p: before.get(p))
@@ -472,11 +463,11 @@ class ColumnMaintenance:
             for p, derived in found.items():
                 names = self.names(p)
                 near = self.hits(p, atoms_of(derived, names))
-                real = overlap(near, derived, names, self.ev.values)
+                real, hit = overlap_and_rows(near, derived, names, self.ev.values)
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
-                self._widen(p, near, real, used, delta)
+                self._widen(p, hit, used, delta)
         return over
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
@@ -497,14 +488,11 @@ class ColumnMaintenance:
                 self._rest.pop(p)
         return over
 
-    def _widen(self, pred, near, pieces, used, delta) -> None:
-        """Add to ``delta`` the old maximal intervals of ``pred`` that meet
-        ``pieces`` and were not driven yet (so the loop ends); ``near``:
-        ``pred``'s rows of (at least) the atoms of ``pieces``."""
-        names = self.names(pred)
-        hit = overlapping(near, pieces, names, self.ev.values)
+    def _widen(self, pred, hit, used, delta) -> None:
+        """Add to ``delta`` the old maximal intervals of ``pred`` in ``hit``
+        (those that meet what is over-deleted) not driven yet (so the loop ends)."""
         if pred in used:
-            hit = hit.join(used[pred], on=[*names, "s", "e"], how="anti")
+            hit = anti(hit, used[pred])
         if hit.height:
             used[pred] = self.concat(pred, [used.get(pred), hit])
             delta[pred] = self.concat(pred, [delta.get(pred), hit])
@@ -860,6 +848,36 @@ def overlapping(df, other, names: list, values=None):
     if m is None:
         return df.clear()
     return m.select(*names, "s", "e").unique().collect()
+
+
+def overlap_and_rows(df, other, names: list, values=None):
+    """``(overlap(df, other), overlapping(df, other))`` for a frame ``df``
+    of distinct rows (a relation's): from one pairing of their rows where
+    the terms are codes (each round of a recursive over-deletion wants both)."""
+    import numpy as np
+
+    from .retraction import _meeting
+
+    met = None
+    if df.height and other.height and not small_frames.small(df, other) and names == term_columns(len(names)):
+        met = _meeting(df, other, names)
+    if met is None:
+        return overlap(df, other, names, values), overlapping(df, other, names, values)
+    rows, s, e = met
+    from .relation import _frame
+
+    return _frame([df[c].to_numpy()[rows] for c in names], s, e), df[np.unique(rows)].select(*names, "s", "e")
+
+
+def anti(df, other):
+    """The rows of ``df`` that are not rows of ``other`` (the same columns):
+    in Python, numpy or polars by their size (code_frames.path)."""
+    way = code_frames.path(df, other)
+    if way == "python":
+        return small_frames.anti(df, other)
+    if way == "numpy":
+        return code_frames.anti(df, other)
+    return df.join(other, on=df.columns, how="anti")
 
 
 def _meeting(df, other, names: list, values):

@@ -198,3 +198,19 @@ def test_the_rows_of_some_atoms_replaced_in_one_splice(given_rows, key_atoms, ne
     first = got.select(names[:1]).unique().head(3)
     again = rows_matching(got, first, names[:1], names)  # (by the remembered key)
     assert as_set(again) == {r for r in as_set(got) if r[:1] in set(first.iter_rows())}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuffled):
+    """maintenance.minus (a re-derivation's kept rows, a derived predicate's
+    given facts less a retraction) of frames of codes, by their sorted codes."""
+    from chronolog.engine.columns.maintenance import minus
+
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+    got = minus(df, holes, term_columns(arity), None)
+    assert points(got, arity) == points(df, arity) - points(holes, arity)
+    assert_kept(got, arity)

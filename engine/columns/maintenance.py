@@ -829,8 +829,14 @@ def with_rows(rest, rows, names: list, values):
 
 def minus(df, holes, names: list, values):
     """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
-    atoms, coalesced.  Each term column of one kind first (floats or exact
-    values on one side, codes on the other): subtract joins on them."""
+    atoms, coalesced (both are).  Terms of codes on both sides: by their
+    sorted codes, in numpy whatever the size (sorted_given.take_back);
+    else each term column of one kind first (floats or exact values on one
+    side, codes on the other): subtract joins on them."""
+    from .sorted_given import take_back
+
+    if (got := take_back(df, holes, names)) is not None:
+        return got.after
     df, holes = same_kinds([df, holes], names, values)
     return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 

@@ -324,6 +324,10 @@ class _GivenRows(dict):
             from chronolog.corrections import without_holes
 
             rows = dict.get(self, pred) or []
+            if hasattr(rows, "take_back"):  # (a GivenAtoms: by atom, in place; a GivenColumns stays one)
+                for kind, x in pending:
+                    rows.take_back(x) if kind == "holes" else rows.extend(x)
+                return
             for kind, x in pending:
                 rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
             dict.__setitem__(self, pred, rows)

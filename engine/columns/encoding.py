@@ -275,7 +275,11 @@ class Dictionary:
                 self._name_hashes = (known, hashes, order, bool((hashes[1:] == hashes[:-1]).any()))
             _, hashes, order, shared = self._name_hashes
             mine = names.hash(0).to_numpy()
-            at = np.minimum(hashes.searchsorted(mine), len(hashes) - 1)
+            # (probes in order: a quarter of the CPU of random ones, whose
+            # binary searches miss the cache; 15,000 among 238,000: 2.2 -> 0.6 ms)
+            by = np.argsort(mine)
+            at = np.empty(len(mine), dtype=np.int64)
+            at[by] = np.minimum(hashes.searchsorted(mine[by]), len(hashes) - 1)
             maybe = np.flatnonzero(hashes[at] == mine)
             same = (known.gather(order[at[maybe]]) == names.gather(maybe)).to_numpy()  # (two names may share a hash)
             out[maybe[same]] = order[at[maybe[same]]]

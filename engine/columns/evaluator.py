@@ -489,7 +489,7 @@ class HybridEvaluator(Evaluator):
     def output_columns(self, pred: str):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
-        exports them (``columns_text_arrays`` and friends)."""
+        exports them (``columns_text_runs`` and friends)."""
         df = self._tables.get(pred)
         if df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
             df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)

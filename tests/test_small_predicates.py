@@ -121,3 +121,43 @@ def test_conflations_counted_without_the_pass_over_codes_as_with_it(batches, one
 def _exact(batch) -> list:
     """Whole Fractions as ints, as the readers give them."""
     return [int(v) if type(v) is Fraction and v.denominator == 1 else v for v in batch]
+
+
+TOKENS = st.sampled_from(["a", "b7", '"x y"', '"q\\"uote"', "0", "1", "-2", "2.50", "1/3", "-0.0", "#T", "#F", "10000000000000000000000"])
+
+
+@st.composite
+def fact_files(draw):
+    """Up to 10 predicates of several arities in one fact file, their
+    columns drawn from one set of tokens (a token in several predicates'
+    columns, names beside numbers), and a rule reading each."""
+    facts, rules = [], []
+    for j in range(draw(st.integers(1, 10))):
+        width = draw(st.integers(1, 3))
+        xs = ", ".join(f"X{i}" for i in range(width))
+        rules.append(f"q{j}({xs}) :- <->[0,1] p{j}({xs}).")
+        for _ in range(draw(st.integers(1, 5))):
+            s = draw(st.integers(0, 9))
+            facts.append(f"p{j}({','.join(draw(TOKENS) for _ in range(width))})@[{s},{s + draw(st.integers(0, 3))}]")
+    draw(st.randoms()).shuffle(facts)
+    return "\n".join(rules), "\n".join(facts) + "\n"
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
+@given(fact_files())
+def test_many_predicates_of_a_fact_file_read_by_the_kernels_as_by_the_grammar(tmp_path_factory, monkeypatch, case):
+    """The kernel reader converts every predicate's value tokens in one pass
+    (language/fact_columns.py): the model is the grammar's, on both executors."""
+    import chronolog.api as api
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)  # (the kernels start at 64 KB)
+    program, facts = case
+    path = tmp_path_factory.mktemp("facts") / "p.facts"
+    path.write_text(facts)
+    in_program = facts.replace("\n", ".\n")
+    want = chronolog.reason(api.load_program(in_program + program), engine="rows").to_text()  # (the grammar reads the facts)
+    before = fact_columns.kernel_lines
+    for engine in ("rows", "columns"):
+        assert chronolog.reason(program, [path], engine=engine).to_text() == want
+    assert fact_columns.kernel_lines > before

@@ -673,13 +673,13 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
     sort key and a column of names: a relation's own sort and polars
     queries cost ~1.5 ms, which 200 predicates of 1,000 facts paid each
     (issue 37)."""
-    import numpy as np
-    import polars as pl
-
     term_text = term_text or format_term
     run: list = []
 
     def flush():
+        import numpy as np
+        import polars as pl
+
         names = [p for p, _ in run]
         frames = [out[0] for _, out in run]
         df, arity, terms, scale, texts = run[0][1]

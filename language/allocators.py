@@ -95,7 +95,7 @@ def release() -> None:
         _trim(0)
 
 
-RELEASE_ROWS = 1 << 16  # rows handled between two trims at least (release_after)
+RELEASE_ROWS = 1 << 14  # rows handled between two trims at least (release_after)
 _pending = 0  # rows handled since the last trim
 
 

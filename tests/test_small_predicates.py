@@ -26,6 +26,9 @@ RULES = [  # the same body p{j}(X, V), heads of several layouts
     "q{j}(V, X) :- p{j}(X, V).",
     "q{j}(X) :- <->[0,1] p{j}(X, V).",
     "q{j} :- p{j}(X, V).",
+    "q{j}(X, c, 7) :- p{j}(X, V).",  # (constants in the head)
+    "q{j}(X) :- p{j}(X, X).",  # (a repeated variable)
+    "q{j}(X, Y) :- p{j}(X, V), Y = 3.",  # (an assignment of a constant)
 ]
 
 

@@ -164,3 +164,35 @@ def test_many_predicates_of_a_fact_file_read_by_the_kernels_as_by_the_grammar(tm
     for engine in ("rows", "columns"):
         assert chronolog.reason(program, [path], engine=engine).to_text() == want
     assert fact_columns.kernel_lines > before
+
+
+OPS = st.lists(st.one_of(
+    st.tuples(st.just("encode"), st.lists(st.integers(-20, 20), max_size=12)),  # an assignment's integer results
+    st.tuples(st.just("code"), st.lists(st.one_of(st.integers(-20, 20), st.sampled_from([2.0, -3.0, 0.5, "a"])), max_size=6)),
+    st.tuples(st.just("build"), st.just([])),  # a column read: the arrays of Values built
+), max_size=12)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(OPS)
+def test_integer_results_coded_by_the_index_as_by_the_dictionary(ops):
+    """Values.encode finds integers coded before by its sorted index
+    (engine/columns/expressions.py, known_ints): the codes and the count of
+    conflations (an int whose code holds a float) are the Dictionary's own."""
+    import numpy as np
+
+    from chronolog.engine.columns.expressions import INT, Values
+
+    fast, plain = Dictionary(), Dictionary()
+    values = Values(fast)
+    for op, xs in ops:
+        if op == "encode":
+            arr = np.array(xs, dtype=np.int64)
+            uniq, inv = np.unique(arr, return_inverse=True)
+            want = plain.code_all(uniq.tolist(), distinct=True)[inv.reshape(-1)] if len(xs) else []
+            assert values.encode(INT, arr).tolist() == list(want)
+        elif op == "code":
+            assert fast.code_all(list(xs)).tolist() == plain.code_all(list(xs)).tolist()
+        elif len(fast.values):
+            values.column(np.arange(len(fast.values)).compress([type(v) in (int, float) for v in fast.values]))
+        assert fast.conflations == plain.conflations

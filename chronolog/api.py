@@ -1147,12 +1147,12 @@ class Model:
         # a dialect that prints time its own way (LARS: ticks) formats fact by fact
         plain_intervals = type(printer).format_fact is Dialect.format_fact
         cal = self.calendar
-        for p in sorted(preds):
-            arrays = self._text_arrays(p, printer) if plain_intervals else None
+        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 for arr in arrays:
                     out.extend(s[:-1] for s in arr.to_list())
                 continue
+            (p,) = names
             if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines
 
@@ -1168,14 +1168,18 @@ class Model:
             out.extend(r[2] for r in rows)
         return out
 
-    def _text_arrays(self, pred: str, printer):
-        """The lines of ``pred`` as Arrow arrays from the columns the run
-        left (None when rows hold it, or facts of it repeat forever)."""
-        if self._columns is None or self._repeating.get(pred):
-            return None
-        from chronolog.connectors.text_out import columns_text_arrays
+    def _text_runs(self, preds: list, printer):
+        """``(names, arrays)`` in the order of ``preds``: the lines of the
+        relations ``names`` as string arrays from the columns the run left,
+        or None for one predicate the rows hold (or whose facts repeat
+        forever, or every one when ``printer`` is None: a dialect that
+        prints time its own way)."""
+        if self._columns is None or printer is None:
+            return (([p], None) for p in preds)
+        from chronolog.connectors.text_out import columns_text_runs
 
-        return columns_text_arrays(self._columns, pred, self.calendar, printer.format_term)
+        return columns_text_runs(self._columns, preds, self.calendar, printer.format_term,
+                                 held=lambda p: not self._repeating.get(p))
 
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
@@ -1185,17 +1189,16 @@ class Model:
         printer = dialect(self.dialect)
         plain_intervals = type(printer).format_fact is Dialect.format_fact
         preds = self.output_predicates if preds is None else list(preds)
-        for p in sorted(preds):
-            arrays = self._text_arrays(p, printer) if plain_intervals else None
+        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 from chronolog.connectors.text_out import write_arrays
 
                 write_arrays(fh, arrays)
                 from chronolog.language import allocators
 
-                allocators.release()  # the relation's sort keys and texts (a command only)
+                allocators.release()  # the relations' sort keys and texts (a command only)
                 continue
-            lines = self.lines([p])
+            lines = self.lines(names)
             for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
                 fh.write("\n".join(lines[i : i + 10_000]))
                 fh.write("\n")

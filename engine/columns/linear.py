@@ -57,7 +57,11 @@ class AssignNode(ColumnMapNode):
                 col = self._vectorised(e, df)
             except Fallback:
                 col = assigned(e, self.where, df, self.values, var_column(self.var))
-        return df.with_columns(col.alias(var_column(self.var)))
+        name = var_column(self.var)
+        # (a new column: added to the batch without a query, as base.frame_of)
+        if name not in df.columns and len(col) == df.height:
+            return df.hstack([col.alias(name)])
+        return df.with_columns(col.alias(name))
 
     def _vectorised(self, e, df):
         """The kernels' column of ``e`` (expressions.py); Fallback where they refuse it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .base import ColumnMapNode
+from .base import ColumnMapNode, frame_of
 from .scan import var_column
 from ..interval_shift import shift
 from .temporal import apply
@@ -37,7 +37,7 @@ class OutputNode(ColumnMapNode):
         cols = []
         for i, t in enumerate(self.head_terms):
             if i in self.consts:
-                cols.append(pl.lit(self.consts[i], pl.Int64).alias(str(i)))
+                cols.append(pl.repeat(self.consts[i], df.height, dtype=pl.Int64, eager=True).alias(str(i)))
             else:
-                cols.append(pl.col(var_column(t.name)).alias(str(i)))
-        return df.select(*cols, "s", "e")
+                cols.append(df.get_column(var_column(t.name)).alias(str(i)))
+        return frame_of([*cols, df.get_column("s"), df.get_column("e")])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from ..node import Node
+from .base import frame_of
 
 FULL, DELTA, OLD = "full", "delta", "old"
 
@@ -57,5 +58,6 @@ class ScanNode(Node):
                 first[t.name] = str(i)
         if conds:
             df = df.filter(*conds)
-        self._batch = df.select(*[pl.col(first[v]).alias(var_column(v)) for v in self.new_vars], "s", "e")
+        named = [df.get_column(first[v]).alias(var_column(v)) for v in self.new_vars]
+        self._batch = frame_of([*named, df.get_column("s"), df.get_column("e")])
         return self._batch.height > 0

@@ -113,17 +113,11 @@ class Stream:
         """Add facts: text (one per line), lines, ``ast.Fact``s, or
         ``{pred: [(terms, interval), ...]}``.  Every fact must start after
         the watermark and no earlier than the facts pushed before."""
-        from chronolog.language.facts import FactRows
+        from chronolog.language.facts import refuse_repeating
 
-        if isinstance(facts, dict) and not isinstance(facts, FactRows):
-            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
-        else:
-            from chronolog.language.facts import refuse_repeating
-
-            loaded = load_facts(facts, self.dialect)
-            refuse_repeating(loaded, "a stream")
-            rows = dict(loaded)
-        self.push_rows(rows)
+        loaded = load_facts(facts, self.dialect)  # (a dict's rows checked as reason checks them)
+        refuse_repeating(loaded, "a stream")
+        self.push_rows(dict(loaded))
 
     def push_rows(self, rows: dict) -> None:
         """The fast path of :meth:`push`: ``{pred: [(terms_tuple, (lo, hi,
@@ -330,8 +324,6 @@ class Stream:
         self._show(came)
 
     def _rows_of(self, facts):
-        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
-            return {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
         return load_facts(facts, self.dialect)
 
     def _refuse_program_facts(self, holes: dict) -> None:
@@ -507,12 +499,6 @@ def _boolean_holes(holes: dict) -> dict:
     return {p: {as_terms(t) if any(type(v) is bool for v in t) else t: ivs for t, ivs in by.items()} for p, by in holes.items()}
 
 
-def _fact_rows():
-    from chronolog.language.facts import FactRows
-
-    return FactRows
-
-
 def _start(row):
     iv = row[1]
     return (iv[0], not iv[2])
@@ -528,12 +514,6 @@ def _frontier_text(f) -> str:
     if v == NEG_INF:
         return "nothing"
     return f"{format_number(v)} ({'inclusive' if closed else 'exclusive'})"
-
-
-def _interval(iv):
-    from chronolog.api import _interval as conv
-
-    return conv(iv)
 
 
 __all__ = ["Stream", "StreamFact"]

@@ -98,6 +98,7 @@ class Stream:
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
         self._log = None  # corrections off: no log, only the latest end of processed input per predicate
         self._processed_reach: dict = {}
+        self._pushed: set | None = set()  # the predicates pushed (None: not known, after a restore of an older snapshot): _refuse_unpushed
         self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
@@ -147,6 +148,8 @@ class Stream:
         n = 0
         rows = _boolean_terms(rows)
         self._check_arities(rows)
+        if self._pushed is not None:
+            self._pushed.update(rows)
         for pred, rs in rows.items():
             b = buf.get(pred)
             if b is None:
@@ -162,6 +165,8 @@ class Stream:
             self._promised = (s, False)
 
     def _check_arities(self, rows: dict) -> None:
+        """The first row of each predicate has the program's arity (a
+        retraction's terms are each checked: ``{pred: [(terms, None)]}``)."""
         arities = self.plan.arities
         for pred, rs in rows.items():
             known = arities.get(pred)
@@ -265,6 +270,10 @@ class Stream:
         if retract is not None:
             holes = holes_of(self._rows_of(retract), "retract()")
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+            for p, by in holes.items():
+                for t in by:
+                    self._check_arities({p: [(t, None)]})
+            self._refuse_unpushed(holes)
             self._refuse_program_facts(holes)
         rows = {}
         if add is not None:
@@ -325,6 +334,20 @@ class Stream:
 
     def _rows_of(self, facts):
         return load_facts(facts, self.dialect)
+
+    def _refuse_unpushed(self, holes: dict) -> None:
+        """A retraction of a predicate the rules derive and none of whose
+        facts was pushed: an answer, which the stream cannot take back
+        (Reasoner.retract refuses it too); skipped, the answers would keep it."""
+        if self._pushed is None:
+            return
+        derived = {r.head_pred for r in self.plan.rules}
+        for pred, by in holes.items():
+            if pred in derived and pred not in self._pushed and pred not in self._program_facts:
+                fact = format_fact(pred, *next((t, ivs[0]) for t, ivs in by.items()))
+                raise DataError(f"cannot retract {fact}: {pred} is derived by the rules, and a stream takes back only "
+                                "the facts pushed to it (none of this predicate was)",
+                                hint="retract the pushed facts it comes from")
 
     def _refuse_program_facts(self, holes: dict) -> None:
         """A retraction meeting a fact written in the program: the stream
@@ -423,6 +446,7 @@ class Stream:
             "stats": dict(self.stats),
             "input reach": self._log.reach if self._log is not None else max(self._processed_reach.values(), default=NEG_INF),
             **({"corrections": self._log.saved()} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
+            "pushed": None if self._pushed is None else set(self._pushed),
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -431,6 +455,7 @@ class Stream:
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
+        self._pushed = None if snap.get("pushed") is None else set(snap["pushed"])
         reach = snap.get("input reach", POS_INF)
         if self._log is not None:
             from chronolog.stream_corrections import CorrectionLog

@@ -578,3 +578,37 @@ def test_keyed_step_keeps_each_keys_log_bounded_and_a_too_old_correction_is_late
     assert [r.fact for r in out if r.retracted] == ["-q(a)@[38,38]"]
     late = batch("signal(a)@41", "-signal(a)@2")
     assert [(r.pred, r.fact) for r in late if r.pred == LATE] == [(LATE, "-signal(a)@2")]
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
+@pytest.mark.parametrize("when", [1, 100], ids=["processed", "ahead"])
+@pytest.mark.parametrize("line, error", [
+    ("signal(a,b)@{t}", "signal has 2 arguments here but 1 in the program"),
+    ("p(a)@{t}", "cannot retract p(a)@[{t},{t}]: p is derived by the rules, and a stream takes back only the facts pushed to it"),
+])
+def test_a_retraction_that_can_take_nothing_back_says_why(reach_back, when, line, error):
+    """A retraction with the wrong number of arguments, or of an answer of
+    the rules never pushed, was skipped without a word (or, corrections
+    off, refused as input processed already): the answers kept it.
+    Reasoner.retract refuses both."""
+    s = chronolog.Stream(PROGRAM, reach_back=reach_back)
+    s.push("signal(a)@1")
+    s.advance(3)
+    with pytest.raises(DataError) as e:
+        s.retract(line.format(t=when))
+    assert e.value.message.startswith(error.format(t=when))
+    r = chronolog.Reasoner(PROGRAM, "signal(a)@1")  # (the session refuses each too)
+    with pytest.raises(chronolog.ChronologError):
+        r.retract(line.format(t=1))
+
+
+def test_a_pushed_fact_of_a_derived_predicate_is_retracted():
+    s = chronolog.Stream(PROGRAM, reach_back=10)
+    s.push("signal(a)@1\np(b)@1")
+    s.advance(3)
+    assert "p(b)@[1,1]" in [str(f) for f in s]
+    s.retract("p(b)@1")
+    assert [str(f) for f in s] == ["-p(b)@[1,1]"]
+    s2 = chronolog.Stream(PROGRAM, reach_back=10).restore(pickle.loads(pickle.dumps(s.snapshot())))
+    s2.retract("p(b)@1")  # (what was pushed is known after a restore)
+

@@ -31,6 +31,8 @@ def _facts(fh, source: str, dialect: str):
     for n, line in enumerate(fh, 1):
         body = line.lstrip()
         correction = body[:1] if body[:1] in ("-", "+") else ""
+        if correction:
+            _check_correction_line(body[1:], source, n, len(line) - len(body) + 1)
         try:
             facts = reader.read(" " + body[1:] if correction else line)  # (the column stays that of the line)
             if ticks is not None:
@@ -39,6 +41,19 @@ def _facts(fh, source: str, dialect: str):
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
+
+
+def _check_correction_line(rest: str, source: str, line: int, sign_column: int) -> None:
+    """After a correction's sign: one fact (a line of only a sign, or of
+    two, would otherwise be skipped or read as a fact that is no fact)."""
+    from chronolog.language.ast import Pos
+
+    if rest[:1] in ("-", "+"):
+        raise DataError("a correction line starts with one sign, '-' (retract) or '+' (add)",
+                        Pos(source, line, sign_column + 1), hint="write -p(a)@5 to retract p(a)@5, +p(a)@5 to add it")
+    if not rest.strip() or rest.lstrip().startswith("%"):
+        raise DataError("a correction line holds one fact after its sign", Pos(source, line, sign_column),
+                        hint="write -p(a)@5 to retract p(a)@5, +p(a)@5 to add it")
 
 
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:

@@ -612,3 +612,18 @@ def test_a_pushed_fact_of_a_derived_predicate_is_retracted():
     s2 = chronolog.Stream(PROGRAM, reach_back=10).restore(pickle.loads(pickle.dumps(s.snapshot())))
     s2.retract("p(b)@1")  # (what was pushed is known after a restore)
 
+
+@pytest.mark.parametrize("line, error", [
+    ("-", "<stdin>:2:1: data error: a correction line holds one fact after its sign"),
+    ("  +  ", "<stdin>:2:3: data error: a correction line holds one fact after its sign"),
+    ("--signal(a)@1", "<stdin>:2:2: data error: a correction line starts with one sign, '-' (retract) or '+' (add)"),
+    ("-+signal(a)@1", "<stdin>:2:2: data error: a correction line starts with one sign, '-' (retract) or '+' (add)"),
+])
+def test_cli_a_correction_line_without_one_fact_is_refused(line, error):
+    """A lone sign was skipped without a word; a doubled one was reported
+    as "unexpected 'signal'; expected inf", on a line shown without its
+    first sign."""
+    out = io.StringIO()
+    with pytest.raises(DataError) as e:
+        cli_stream(PROGRAM, io.StringIO(f"signal(a)@1\n{line}\nsignal(b)@4\n"), "<stdin>", "vadalog", False, out, reach_back=10)
+    assert e.value.render().startswith(error), e.value.render()

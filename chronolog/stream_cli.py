@@ -69,8 +69,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
 
     out = out or sys.stdout
     if reach_back is not None:
+        from chronolog.arguments import check_span
         from chronolog.language.float_times import exact_time
 
+        check_span(reach_back, "--reach-back")  # (NaN passes click's range)
         reach_back = exact_time(reach_back)
     s = Stream(program, dialect=dialect, emit=emit, reach_back=reach_back)
     t0 = last = time.perf_counter()

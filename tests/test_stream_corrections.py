@@ -533,6 +533,17 @@ def test_reach_back_must_be_a_length_of_time(bad):
         chronolog.Stream(PROGRAM, reach_back=bad)
 
 
+def test_cli_reach_back_nan_is_refused(tmp_path):
+    """``--reach-back nan`` passed click's range (NaN compares false) and
+    stopped as an internal error (NotATime) before the stream checked it."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "nan"],
+                       input="signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not nan"), r.stderr
+
+
 class _GroupState:
     """What Spark's GroupState gives a key's step: its saved tuple, if any."""
 

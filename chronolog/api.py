@@ -979,6 +979,11 @@ class Model:
 
             raise ArgumentError(f"{what}: expected one fact, not {query!r}", hint='write it as text such as "p(a)@[1,2]"')
         f = facts[0]
+        if getattr(f, "every", None) is not None:
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: {query!r} repeats ('every'), but a question is about one interval",
+                                hint="ask about one stretch of time, e.g. p(a)@[1,2]")
         if dialect == "lars":
             from chronolog.language.lars import from_ticks
 
@@ -1052,8 +1057,10 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
+            from chronolog.language.nulls import model_nulls
+
             f = self._read_fact(query, "holds()", dialect)
-            pred, terms, iv = f.pred, f.terms, f.interval
+            pred, terms, iv = f.pred, model_nulls(self).adopt(f.terms), f.interval  # (its nulls the model's, as a proof's)
         else:
             pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
             terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
@@ -1065,6 +1072,11 @@ class Model:
         from chronolog.arguments import check_known_predicate
 
         check_known_predicate(self, pred, what)
+        arity = self.plan.arities.get(pred, (None,))[0]
+        if arity is not None and arity != len(terms):
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: {pred} has {arity} arguments, the fact gives {len(terms)}")
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))

@@ -90,9 +90,11 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         el = time.perf_counter() - t0
         st = s.stats
         rate = st["input facts"] / el if el > 0 else 0.0
+        n = st.get("corrections", 0)
+        corrected = f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted" if n else ""
         sys.stderr.write(
             f"{'end' if final else 'stream'}: watermark {format_number(s.watermark)}, {st['input facts']} facts in "
-            f"({rate:.0f}/s), {st['output facts']} out, {s.facts_in_memory()} in memory "
+            f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "
             f"(peak {st['peak facts in memory']}), {el:.2f} s\n"
         )
 

@@ -638,3 +638,16 @@ def test_cli_a_correction_line_without_one_fact_is_refused(line, error):
     with pytest.raises(DataError) as e:
         cli_stream(PROGRAM, io.StringIO(f"signal(a)@1\n{line}\nsignal(b)@4\n"), "<stdin>", "vadalog", False, out, reach_back=10)
     assert e.value.render().startswith(error), e.value.render()
+
+
+def test_cli_stats_count_the_corrections_and_the_retracted_answers(capsys):
+    """``--stats`` said "8 out" of a stream that printed ten lines, two of
+    them retractions, and nothing of its corrections."""
+    out = io.StringIO()
+    lines = "signal(a)@1\nsignal(b)@4\n-signal(a)@1\n+signal(c)@2\nsignal(d)@7\n"
+    cli_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", True, out, reach_back=10)
+    printed = out.getvalue().splitlines()
+    retracted = [x for x in printed if x.startswith("-")]
+    assert len(retracted) == 2
+    end = capsys.readouterr().err.splitlines()[-1]
+    assert f"{len(printed) - len(retracted)} out, 1 correction, {len(retracted)} retracted" in end, end

@@ -499,4 +499,5 @@ class FactLineReader:
             rows.extend_facts(meteor.parse_facts([line], self.source))
         else:
             rows = read_fact_rows([line], self.source)
+        refuse_repeating(rows, "a stream")  # (kept apart in rows.repeating, it would vanish)
         return [(p, t, iv) for p, rs in rows.items() for t, iv in rs]

@@ -637,3 +637,20 @@ def test_a_table_file_given_as_facts_says_how_to_read_it(tmp_path, kind, size):
         with pytest.raises(ChronologError) as e:
             call()
         assert says in e.value.render()
+
+
+@pytest.mark.parametrize("line", ["signal(a)@[1,2] every 10", "-signal(a)@[1,2] every 10", "+signal(a)@[1,2] every 10"])
+def test_a_repeating_fact_in_a_stream_is_refused_with_its_line(tmp_path, line):
+    """A line with ``every`` in ``chronolog stream`` input vanished: the
+    line reader kept repeating facts apart and the stream read none of
+    them (a retraction of one was skipped; Stream.push refuses it)."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(Z) :- <->[0,2] signal(Z).\n")
+    r = run("stream", prog, "--reach-back", "10", "--input", _write(tmp_path / "in.txt", f"signal(a)@1\n{line}\n"))
+    assert r.exit_code == 2, r.output
+    assert "in.txt:2:" in r.output and "repeats forever" in r.output, r.output
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

@@ -263,11 +263,11 @@ def _refuse_mixed_column(frame, pred: str) -> None:
             pa.array(frame[name], from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
+            what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
             raise DataError(
-                f"facts for {pred}: the column {name} holds values of several kinds ({', '.join(kinds)}), "
-                "which one column of a table cannot",
-                hint=f"make it one kind (e.g. df[{str(name)!r}].astype(str)), or give the facts as rows: "
-                f"{{{pred!r}: [((terms...), (start, end)), ...]}}",
+                f"facts for {pred}: the column {name} holds {what}, which no column of a table holds",
+                hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "
+                f"text in a column {name}{EXACT}), or give the facts as rows: {{{pred!r}: [((terms...), (start, end)), ...]}}",
             ) from None
 
 

@@ -18,6 +18,7 @@ import datetime as dt
 import functools
 import re
 from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
@@ -394,7 +395,12 @@ def test_a_column_of_values_of_several_kinds_is_named():
     df = pd.DataFrame({"c0": ["a", "b"], "c1": [1, "x"], "start": [3, 3], "end": [5, 5]})
     with pytest.raises(chronolog.ChronologError) as e:
         chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
-    assert e.value.message == "facts for p: the column c1 holds values of several kinds (int, str), which one column of a table cannot"
+    assert e.value.message == "facts for p: the column c1 holds values of several kinds (int, str), which no column of a table holds"
+    df["c1"] = [Fraction(1, 3), Fraction(1, 2)]
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
+    assert e.value.message == "facts for p: the column c1 holds Fraction values, which no column of a table holds"
+    assert "c1_exact" in e.value.hint
 
 
 def test_nan_times_of_a_pandas_frame():

@@ -762,11 +762,25 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
+        if getattr(self, "_failed", None):
+            raise ProgramError(
+                f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
+                hint="start a new Reasoner (or chronolog.reason) on the corrected facts",
+            )
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone)
+        removed = self._take_back(gone)  # (its refusals come before any change)
+        try:
+            return self._apply(removed, rows)
+        except BaseException as e:  # (the given facts and part of the model have changed: no undo)
+            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            raise
+
+    def _apply(self, removed: dict, rows) -> "Model":
+        """The rest of :meth:`update`: the given facts ``removed`` (taken
+        back already) and ``rows`` added, the model maintained."""
         self._extend_given(rows)
         if self.terminating or self.evaluator.explain:
             if self.terminating and self._rows is not self._given:

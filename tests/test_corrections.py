@@ -277,3 +277,20 @@ def test_a_retraction_naming_a_labelled_null_is_refused(engine):
     s.push("p(a, _:n1)@1")
     with pytest.raises(chronolog.DataError):
         s.retract("p(a, _:n1)@1")
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_after_an_update_that_failed_midway_the_session_says_so(engine):
+    """An update that stopped on an error of the rules (10 / 0 of an added
+    fact) had already changed the given facts and part of the model (the
+    rows kept s(a) after its q(a,5) went; the columns kept the old model
+    beside the new given facts), and the next update built on that without
+    a word: s(a)@[0,10] after retracting everything that gives it."""
+    program = "q(X, Y) :- p(X, V), Y = 10 / V.\ns(X) :- q(X, Y)."
+    r = chronolog.Reasoner(program, "p(a, 2)@[0,10]\np(b, 5)@[0,10]", engine=engine)
+    with pytest.raises(chronolog.DataError, match="division by zero"):
+        r.update(add="p(c, 0)@[0,1]", retract="p(a, 2)@[0,10]")
+    for again in (lambda: r.retract("p(b, 5)@[0,10]"), lambda: r.add("p(d, 1)@0")):
+        with pytest.raises(chronolog.ChronologError) as e:
+            again()
+        assert e.value.message.startswith("an earlier update of this session failed (division by zero")

@@ -22,6 +22,7 @@ that range.  Only forward-propagating programs can be streamed
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
@@ -98,6 +99,7 @@ class Stream:
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
         self._log = None  # corrections off: no log, only the latest end of processed input per predicate
         self._processed_reach: dict = {}
+        self._failed = None  # why a step failed midway (_failing)
         self._pushed: set | None = set()  # the predicates pushed (None: not known, after a restore of an older snapshot): _refuse_unpushed
         self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
         if reach_back is not None:
@@ -123,6 +125,7 @@ class Stream:
     def push_rows(self, rows: dict) -> None:
         """The fast path of :meth:`push`: ``{pred: [(terms_tuple, (lo, hi,
         lo_closed, hi_closed)), ...]}`` with intervals already normalised."""
+        self._check_usable()
         first = last = None
         for pred, rs in rows.items():
             if not rs:
@@ -203,6 +206,7 @@ class Stream:
 
     # ---------------------------------------------------------- output
     def _evaluate(self) -> None:
+        self._check_usable()
         if self._promised == self._done:
             return
         lo, lc = self._done[0], not self._done[1]
@@ -215,7 +219,8 @@ class Stream:
             for pred, rs in self._tuples.flush(self._promised).items():
                 self._buffer.setdefault(pred, []).extend(rs)
         rows, self._buffer = self._buffer, {}
-        out = self._step(rows, step)
+        with self._failing():
+            out = self._step(rows, step)
         self._show(out)
         self.stats["steps"] += 1
 
@@ -266,6 +271,7 @@ class Stream:
         from chronolog.corrections import holes_of
         from chronolog.stream_corrections import before
 
+        self._check_usable()
         holes = {}
         if retract is not None:
             holes = holes_of(self._rows_of(retract), "retract()")
@@ -312,7 +318,24 @@ class Stream:
                 self._refuse_too_old(first, adding=True)
         self._correct_unprocessed(holes, fresh, rows)
         if met is not None or added is not None:
-            self._replay(holes, late, met, added)
+            with self._failing():
+                self._replay(holes, late, met, added)
+
+    @contextlib.contextmanager
+    def _failing(self):
+        """An error of the rules in a step or a replay leaves the stream
+        midway (its input taken, its state part-evaluated): every later
+        call then says so (:meth:`_check_usable`) instead of going on from it."""
+        try:
+            yield
+        except BaseException as e:
+            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            raise
+
+    def _check_usable(self) -> None:
+        if self._failed is not None:
+            raise ProgramError(f"an earlier step of this stream failed ({self._failed}), so its answers from there on are not "
+                               "those of its input", hint="start a new stream on the corrected input")
 
     def _replay(self, holes: dict, late: dict, met, added) -> None:
         """Rewind to the checkpoint before the correction (``met``, ``added``:

@@ -651,3 +651,24 @@ def test_cli_stats_count_the_corrections_and_the_retracted_answers(capsys):
     assert len(retracted) == 2
     end = capsys.readouterr().err.splitlines()[-1]
     assert f"{len(printed) - len(retracted)} out, 1 correction, {len(retracted)} retracted" in end, end
+
+
+@pytest.mark.parametrize("step", ["a correction", "a step"])
+def test_after_a_step_that_failed_midway_the_stream_says_so(step):
+    """A correction whose replay stopped on an error of the rules (10 / 0
+    of the amended fact), or a step that did, left the stream midway, and
+    it went on from there without a word: a later retraction of p(b, 5)
+    no longer retracted q(b, 2)."""
+    s = chronolog.Stream("q(X, Y) :- p(X, V), Y = 10 / V.", reach_back=10)
+    s.push("p(a, 2)@1\np(b, 5)@2")
+    s.advance(3)
+    assert [str(f) for f in s] == ["q(a,5)@[1,1]", "q(b,2)@[2,2]"]
+    with pytest.raises(DataError, match="division by zero"):
+        if step == "a correction":
+            s.amend("p(a, 2)@1", "p(a, 0)@1")
+        else:
+            s.push("p(c, 0)@4")
+            s.advance(5)
+    for later in (lambda: s.push("p(c, 1)@6"), lambda: s.retract("p(b, 5)@2"), lambda: s.advance(9), s.close):
+        with pytest.raises(chronolog.ChronologError, match="an earlier step of this stream failed"):
+            later()

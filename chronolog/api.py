@@ -17,7 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
-from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
+from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES
 from chronolog.language.timeline import contains, parse_number
@@ -1077,7 +1077,9 @@ class Model:
             pred, terms, iv = f.pred, model_nulls(self).adopt(f.terms), f.interval  # (its nulls the model's, as a proof's)
         else:
             pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
-            terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
+            from chronolog.arguments import engine_terms
+
+            terms = engine_terms(terms)  # (a Python bool is #T/#F, never 1/0; a date the instant)
         return self._holds(pred, terms, iv)
 
     def _holds(self, pred: str, terms, iv, what: str = "holds()") -> bool:

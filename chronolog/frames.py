@@ -219,7 +219,7 @@ def as_table(frame, pred: str = "?"):
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
-        table = frame.to_arrow()
+        table = (frame.collect() if hasattr(frame, "collect") else frame).to_arrow()  # (a LazyFrame: its query run)
     else:
         from chronolog.engine.arrow import refuse_nan_times
 

@@ -593,3 +593,14 @@ def test_auto_runs_columns_from_the_table_threshold():
     small = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_ROWS)})
     assert set(small.evaluator.executors.values()) == {"rows"}
     assert small.evaluator.given_columns  # (read as columns all the same)
+
+
+def test_a_polars_lazy_frame_is_read_as_its_result():
+    """A Polars LazyFrame stopped on an AttributeError (it has no
+    ``to_arrow``); it is read as the frame its query gives."""
+    import polars as pl
+
+    lazy = pl.DataFrame({"c0": ["a"], "start": [3], "end": [5]}).lazy()
+    assert chronolog.reason("q(X) :- p(X).", {"p": lazy}).to_text() == "q(a)@[3,5]"
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    assert r.retract({"p": lazy}).to_text() == "q(a)@[0,3)\nq(a)@(5,10]"

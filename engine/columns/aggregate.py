@@ -26,6 +26,7 @@ import math
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import to_numpy
+from chronolog.language import ast
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, drain
@@ -134,6 +135,8 @@ class Segments:
         for var, agg in aggregates:
             ranked = _string_ranks(agg.expr, df, values) if agg.func in ("min", "mmin", "max", "mmax") else None
             if agg.func in ("count", "mcount"):
+                if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):
+                    _evaluated(agg.expr, df, values)  # (only counted, but its errors are the rows': a Fallback to them)
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count

@@ -405,3 +405,31 @@ def test_a_first_call_on_a_bound_csv_file_answered_as_arrow_skips_pyarrow_comput
     high = frame[frame.value > 20].sort_values(["series", "day"])
     expected = [f"{s} {d} {a.date()} {b.date()}" for s, d, a, b in zip(high.series, high.day, high.start, high.end)]
     assert answer == expected and len(expected) > 1000
+
+
+def test_a_first_columnar_call_imports_no_dataclass_compiled_at_import(tmp_path):
+    """The classes of chronolog's modules a first call on columns imports
+    are language/records.py's, whose methods compile at first call (the
+    standard library compiles six per class at import: 0.3-0.5 ms each, 2 ms
+    of a cold call for the backend choice's and the recurrence check's);
+    the generated lark runtime is left as lark writes it.  The answer is
+    the row executor's."""
+    out = _run(
+        """
+        import inspect, sys
+        from pathlib import Path
+        import chronolog
+        program = "p(X) :- <->[0,1] q(X, Y).  n(X, Y) :- p(X), [-][0,1] q(X, Y)."
+        m = chronolog.reason(program, facts=Path(FACTS), engine="columns")
+        compiled = sorted(
+            f"{name}.{k}" for name, mod in list(sys.modules.items())
+            if name.startswith("chronolog.") and name != "chronolog.language.lark_runtime"
+            for k, v in vars(mod).items()
+            if inspect.isclass(v) and v.__module__ == name and "__dataclass_params__" in v.__dict__ and v.__dataclass_params__.init
+        )
+        rows = chronolog.reason(program, facts=Path(FACTS), engine="rows")
+        print(compiled, set(m.stats["executors"].values()), m.facts("n") == rows.facts("n"), len(m.facts("n")) > 1000)
+        """,
+        tmp_path,
+    )
+    assert out == "[] {'columns'} True True"

@@ -228,7 +228,20 @@ def _take(distinct, positions, order, start: int = 0, length=None):
         return distinct.gather(rows)
     import pyarrow as pa  # (an Arrow column: the writer of a table or CSV file)
 
-    return distinct.take(pa.array(rows))
+    return _arrow_take(distinct, pa.array(rows))
+
+
+def _arrow_take(array, indices):
+    """``array.take(indices)`` without importing ``pyarrow.compute``: its
+    Python module writes a wrapper for each of Arrow's ~300 functions, 20
+    ms of CPU in a first call whose user never asked for them (the kernel
+    is the same ``call_function("take")``, from the extension module that
+    holds it; the public module where pyarrow moves it)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # (a pyarrow that moved it)
+        from pyarrow.compute import call_function
+    return call_function("take", [array, indices])
 
 
 def _float_texts(vals, term_text):

@@ -59,7 +59,7 @@ from dataclasses import replace
 from chronolog.engine.coalescing import continues_equal
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
+from chronolog.planner.ir import Assign, PlanRule, Scan
 
 from .arithmetic import expr_class, stop_sql
 from .classes import BOOL, FLOAT, NUM, SET, STR
@@ -195,12 +195,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     for v, c in agg_cols.items():
         varcols[v], varcls[v] = c, own.get(c, NUM)
     for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
-        if isinstance(lit, Condition):
-            df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
-        elif lit.var in varcols:  # bound already: an equality, as the engine reads it
-            df = rules.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
-        else:
-            df = rules.arith.assign(q, df, lit, varcols, varcls, rule)
+        df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
 
 

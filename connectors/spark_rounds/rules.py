@@ -212,16 +212,20 @@ class RuleSql:
                           cols + ["s", "e"])
                 df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
-            elif isinstance(lit, Condition):
-                df = self.condition(q, df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
                 df = self.difference(q, df, lit, varcols, rule)
-            elif isinstance(lit, Assign):  # bound already: an equality, as the engine reads it
-                if varcols.get(lit.var) in q.cols[df]:
-                    df = self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
-                else:
-                    df = self.arith.assign(q, df, lit, varcols, varcls, rule)
+            elif isinstance(lit, (Condition, Assign)):
+                df = self.test_or_assign(q, df, lit, varcls, varcols, rule)
         return self.head(q, df, rule, varcols)
+
+    def test_or_assign(self, q: Stmt, df: str, lit, varcls: dict, varcols: dict, rule) -> str:
+        """A Condition or an Assign over ``df`` (a body's or an aggregate's
+        bindings); an assignment to a bound variable is an equality, as the engine reads it."""
+        if isinstance(lit, Condition):
+            return self.condition(q, df, lit.comparison, varcls, varcols, rule)
+        if varcols.get(lit.var) in q.cols[df]:
+            return self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
+        return self.arith.assign(q, df, lit, varcols, varcls, rule)
 
     def head(self, q: Stmt, df: str, rule, varcols: dict) -> str:
         """The head's facts from the body's bindings ``df``: shifted by a

@@ -61,7 +61,8 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, PlanRule, Scan
 
-from .arithmetic import expr_class, stop_sql
+from .arithmetic import expr_class, scaled, stop_sql, unscaled
+from .calendar import term_decimals
 from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
@@ -119,8 +120,6 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     (None: its body holds nowhere); ``rules``: the run's RuleSql.
     ``deltas``: in a round of a recursion, body position -> the delta (a
     Rel) of each changed atom; only the groups they reach are computed."""
-    from pyspark.sql import types as T
-
     types = rules.types
     # the body: every variable its atoms and assignments bind (the
     # aggregated expressions among them), as the columns of a fresh
@@ -145,7 +144,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point
     group = [col[g] for g in rule.group]
     num = types.num_type
-    scale = num.scale if isinstance(num, T.DecimalType) else 0
+    scale = term_decimals(num) or 0
     specs, agg_cols = [], {}  # (output column, function, body column read or None)
     copies = []  # the aggregated columns, copied
     sets = {}  # munion's output column -> its values' class
@@ -348,11 +347,11 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             if scale == 0:
                 exact, x = f"{x} % t.n = 0", f"{x} div t.n"  # between the least and greatest value: 64 bits
             else:
-                u = f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
+                u = unscaled(x, scale)
                 exact = f"{u} % t.n = 0"
                 # a decimal division of a multiple (exact; null past 38 digits, never
                 # a 64-bit `div`, which Spark without ANSI mode would wrap)
-                x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
+                x = scaled(f"CAST({u} / t.n AS DECIMAL(38, 0))", scale, wide)
             x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
         if scale == 0 and f in ("sum", "avg", "prod"):
             what = "a product" if f == "prod" else "a sum"

@@ -110,6 +110,21 @@ def stop_sql(why: str) -> str:
     return f"raise_error({hex_string(MARKER + why)})"
 
 
+def unscaled(x: str, scale: int) -> str:
+    """``x·10^scale`` of the SQL ``x`` (the run's ``decimal(38, scale)``) as a
+    ``decimal(38, 0)``: its digits, read from its text without the point (a
+    product would round past 38 digits)."""
+    if scale == 0:
+        return f"CAST({x} AS DECIMAL(38, 0))"
+    return f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
+
+
+def scaled(digits: str, scale: int, typ: str) -> str:
+    """``digits·10^-scale`` (``digits`` whole) as the decimal type ``typ``,
+    exactly: the text ``digitsE-scale`` cast (a division would round)."""
+    return f"CAST(concat(CAST({digits} AS STRING), 'E-{scale}') AS {typ})"
+
+
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""

@@ -125,7 +125,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     # aggregated expressions among them), as the columns of a fresh
     # predicate, through the plain rule machinery
     lits, aggregates = lowered(rule)
-    variables = _body_variables(rule, lits, types.classes)
+    variables = _body_variables(lits, types.classes)
     names, cls = [n for n, _ in variables], [c for _, c in variables]
     pred = f"$aggregate-body-{id(rule)}"
     types.classes[pred] = cls
@@ -198,7 +198,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     return rules.head(q, df, rule, varcols)
 
 
-def _body_variables(rule, body, classes: dict) -> list:
+def _body_variables(body, classes: dict) -> list:
     """``(name, class)`` of each variable ``body`` (``rule``'s, lowered)
     binds, in body order: where an atom first binds it (its argument's
     class in ``classes``), then each assignment's (its expression's)."""

@@ -287,7 +287,7 @@ class Functions:
         if length is None:
             b = n
         else:
-            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text, rule))} AS INT)"
+            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text))} AS INT)"
         return f"(CASE WHEN {b} > {a} THEN substring({s}, {a} + 1, {b} - {a}) ELSE '' END)"
 
     def case(self, name: str, s: str) -> str:

@@ -46,7 +46,7 @@ class RuleSql:
         self.horizon = horizon
         self.arith = Arithmetic(self.types, self.catalog.spark)  # expressions, exact or refused (arithmetic.py)
 
-    def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
+    def atom(self, q: Stmt, lit, view: dict, varcols: dict):
         """A body atom's bindings: constants and repeated variables filtered,
         columns named by variable, box then shift applied."""
         rel = view.get(lit.pred) or self.relations.rel(lit.pred)
@@ -117,7 +117,7 @@ class RuleSql:
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _, _ = self.atom(q, lit, {}, hv, rule)
+        holes, _, _ = self.atom(q, lit, {}, hv)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)
@@ -162,7 +162,7 @@ class RuleSql:
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
-                right, n, rkey = self.atom(q, lit, view, varcols, rule)
+                right, n, rkey = self.atom(q, lit, view, varcols)
                 if n == 0:
                     return None
                 cls = self.types.classes.get(lit.pred) or []

@@ -20,6 +20,7 @@ from chronolog.language import ast
 from chronolog.language.float_times import float_time, float_time_values
 from chronolog.language.timeline import NEG_INF, POS_INF
 
+from ..rows.interval_terms import WrapNode as RowWrapNode
 from .base import ColumnMapNode
 from .encoding import NEG, POS, Fallback
 from .scan import var_column
@@ -30,8 +31,7 @@ class WrapNode(ColumnMapNode):
         super().__init__(child)
         self.start_var, self.end_var, self.terms, self.scale = start_var, end_var, terms, scale
 
-    def label(self) -> str:
-        return "Wrap: append the interval's start and end to the terms"
+    label = RowWrapNode.label  # (the rows' text)
 
     def process(self, df):
         import polars as pl

@@ -52,11 +52,6 @@ class AggregateNode(ColumnMapNode):
             if a.func not in SUPPORTED or a.contributors:
                 raise Fallback(f"the aggregate {a.func}{' with contributors' if a.contributors else ''}")
 
-    def label(self) -> str:
-        aggs = ", ".join(f"{v} = {a.func}" for v, a in self.aggregates)
-        where = f" where {', '.join(map(str, self.conditions))}" if self.conditions else ""
-        return f"Aggregate {aggs} by {len(self.group)} group variable(s){where}"
-
     def next(self) -> bool:
         if self._batch is not None:
             return False
@@ -73,10 +68,6 @@ class AggregateNode(ColumnMapNode):
                 self.shared.put(self.key, self.tables, segments)
         self._batch = segments.fold(self.aggregates, self.values, self.conditions)
         return self._batch.height > 0
-
-    def reset(self) -> None:
-        super().reset()
-        self._batch = None
 
 
 class Segments:

@@ -20,7 +20,6 @@ from chronolog.language import ast
 from chronolog.language.float_times import float_time, float_time_values
 from chronolog.language.timeline import NEG_INF, POS_INF
 
-from ..rows.interval_terms import WrapNode as RowWrapNode
 from .base import ColumnMapNode
 from .encoding import NEG, POS, Fallback
 from .scan import var_column
@@ -30,8 +29,6 @@ class WrapNode(ColumnMapNode):
     def __init__(self, child, start_var, end_var, terms, scale):
         super().__init__(child)
         self.start_var, self.end_var, self.terms, self.scale = start_var, end_var, terms, scale
-
-    label = RowWrapNode.label  # (the rows' text)
 
     def process(self, df):
         import polars as pl
@@ -55,11 +52,6 @@ class PlaceNode(ColumnMapNode):
     def __init__(self, child, timed, terms, scale):
         super().__init__(child)
         self.timed, self.terms, self.scale = timed, terms, scale
-
-    def label(self) -> str:
-        t = self.timed
-        iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
-        return f"Place on {iv}"
 
     def _codes(self, term, df, start):
         import numpy as np

@@ -7,7 +7,6 @@ input is a scan of a stored, coalesced relation, as in the row executor."""
 from __future__ import annotations
 
 from ..interval_shift import box, shift
-from ..rows.temporal import TemporalNode as RowTemporalNode
 from .base import ColumnMapNode
 from .encoding import LIMIT, POS, Fallback
 
@@ -47,8 +46,6 @@ class TemporalNode(ColumnMapNode):
         self.box_w, self.shift_w = box_w, shift_w
         self.box_u = scale.window(box_w) if box_w is not None else None
         self.shift_u = scale.window(shift_w) if shift_w is not None else None
-
-    label = RowTemporalNode.label  # (the rows' text of a box then a shift, as their JoinNode's too)
 
     def process(self, df):
         if self.box_u is not None:

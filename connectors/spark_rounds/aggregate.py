@@ -59,9 +59,9 @@ from dataclasses import replace
 from chronolog.engine.coalescing import continues_equal
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, PlanRule, Scan
+from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
-from .arithmetic import expr_class, scaled, stop_sql, unscaled
+from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
@@ -100,6 +100,20 @@ def literals(rule) -> tuple:
     if not isinstance(ph.rule_operator(rule), ph.Aggregate):
         return tuple(rule.body)
     return lowered(rule)[0] + tuple(rule.after)
+
+
+def program_constants(plan) -> list:
+    """Every constant of ``plan``'s rules, in order: each body literal's
+    (:func:`literals`), inside arithmetic too, then the head's.  The run's
+    number type and its strings' dictionary are made of them."""
+    out = []
+    for r in plan.rules:
+        for lit in literals(r):
+            out += [t.value for t in getattr(lit, "terms", ()) if isinstance(t, ast.Const)]
+            if isinstance(lit, (Condition, Assign)):
+                out += expression_constants(lit)
+        out += [t.value for t in r.head_terms if isinstance(t, ast.Const)]
+    return out
 
 
 def result_class(a, env: dict):

@@ -112,7 +112,7 @@ def join_node(df, right):
     """``df`` joined with ``right`` by join.JoinNode (its right side given)."""
     from chronolog.engine.columns.join import JoinNode
 
-    node = JoinNode(None, None, "test")
+    node = JoinNode(None, None)
     node._table = right
     return node.process(df)
 

@@ -8,7 +8,9 @@ from ..node import Node
 
 
 class ColumnMapNode(Node):
-    """A node that turns each input batch into one output batch (or none)."""
+    """A node that turns each input batch into one output batch (or none).
+    A columnar pipeline is built for one pull (lowering.py), never reset,
+    and described by the plan's operators (planner/physical.py), not by its nodes."""
 
     def __init__(self, child):
         self.child = child

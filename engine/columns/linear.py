@@ -23,9 +23,6 @@ class ConditionNode(ColumnMapNode):
         super().__init__(child)
         self.comparison, self.values = comparison, values
 
-    def label(self) -> str:
-        return f"Condition {self.comparison}"
-
     def process(self, df):
         import polars as pl
 
@@ -40,9 +37,6 @@ class AssignNode(ColumnMapNode):
     def __init__(self, child, var, expr, values, where=None):
         super().__init__(child)
         self.var, self.expr, self.values, self.where = var, expr, values, where
-
-    def label(self) -> str:
-        return f"Assign {self.var} = {self.expr}"
 
     def process(self, df):
         import polars as pl

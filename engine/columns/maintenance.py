@@ -230,7 +230,7 @@ class ColumnMaintenance:
             self._stratum(stratum)
         if ev.terms.conflations != conflations:
             raise Fallback(CONFLATION)
-        self._commit(derived)
+        self._commit()
         return self.report
 
     def _retract_given(self, pred, holes) -> None:
@@ -297,7 +297,7 @@ class ColumnMaintenance:
             self._rest.pop(pred)
         return new
 
-    def _commit(self, derived) -> None:
+    def _commit(self) -> None:
         """The changed relations as the store's deferred rows; the given facts
         of derived predicates as the row evaluator keeps them."""
         ev = self.ev

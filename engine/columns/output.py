@@ -20,10 +20,6 @@ class OutputNode(ColumnMapNode):
         self.horizon = scale.codes(horizon) if horizon is not None else None
         self.consts = {i: terms_dict.code(t.value) for i, t in enumerate(head_terms) if isinstance(t, ast.Const)}
 
-    def label(self) -> str:
-        s = f"Output {ast.Atom(self.head_pred, self.head_terms)}"
-        return s + (" (head shift)" if self.shift_u is not None else "")
-
     def process(self, df):
         import polars as pl
 

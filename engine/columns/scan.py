@@ -26,12 +26,6 @@ class ScanNode(Node):
                 self.new_vars.append(t.name)
         self._done = False
 
-    def label(self) -> str:
-        return f"Scan[{self.view}] {ast.Atom(self.pred, self.terms)}"
-
-    def reset(self) -> None:
-        self._done = False
-
     def next(self) -> bool:
         if self._done:
             return False

@@ -19,9 +19,8 @@ a given predicate's facts when they are read.
 
 from __future__ import annotations
 
-from chronolog.planner.interval_terms import WrapRule
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import is_since_until
+from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until, rule_operator
 
 
 def predicates_to_coalesce(plan, placement: str, hints=()):
@@ -36,7 +35,7 @@ def predicates_to_coalesce(plan, placement: str, hints=()):
             need.add(rule.left.pred)
             need.add(rule.right.pred)
             continue
-        if isinstance(rule, WrapRule):  # (p(X)@[S,E]: the ends of p's maximal interval)
+        if isinstance(rule_operator(rule), (WrapInterval, CaptureTime)):  # (p(X)@[S,E]: the ends of p's maximal interval)
             need.add(rule.body[0].pred)
             continue
         for lit in rule.body:

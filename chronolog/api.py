@@ -17,7 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError, DataError, ProgramError
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
-from chronolog.language.booleans import any_boolean, public, public_terms, terms as as_terms
+from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES
 from chronolog.language.timeline import contains, parse_number
@@ -324,6 +324,10 @@ class _GivenRows(dict):
             from chronolog.corrections import without_holes
 
             rows = dict.get(self, pred) or []
+            if hasattr(rows, "take_back"):  # (a GivenAtoms: by atom, in place; a GivenColumns stays one)
+                for kind, x in pending:
+                    rows.take_back(x) if kind == "holes" else rows.extend(x)
+                return
             for kind, x in pending:
                 rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
             dict.__setitem__(self, pred, rows)
@@ -762,11 +766,25 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
+        if getattr(self, "_failed", None):
+            raise ProgramError(
+                f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
+                hint="start a new Reasoner (or chronolog.reason) on the corrected facts",
+            )
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone)
+        removed = self._take_back(gone)  # (its refusals come before any change)
+        try:
+            return self._apply(removed, rows)
+        except BaseException as e:  # (the given facts and part of the model have changed: no undo)
+            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            raise
+
+    def _apply(self, removed: dict, rows) -> "Model":
+        """The rest of :meth:`update`: the given facts ``removed`` (taken
+        back already) and ``rows`` added, the model maintained."""
         self._extend_given(rows)
         if self.terminating or self.evaluator.explain:
             if self.terminating and self._rows is not self._given:
@@ -979,6 +997,11 @@ class Model:
 
             raise ArgumentError(f"{what}: expected one fact, not {query!r}", hint='write it as text such as "p(a)@[1,2]"')
         f = facts[0]
+        if getattr(f, "every", None) is not None:
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: {query!r} repeats ('every'), but a question is about one interval",
+                                hint="ask about one stretch of time, e.g. p(a)@[1,2]")
         if dialect == "lars":
             from chronolog.language.lars import from_ticks
 
@@ -1052,11 +1075,15 @@ class Model:
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
         """
         if terms is None and interval is None:
+            from chronolog.language.nulls import model_nulls
+
             f = self._read_fact(query, "holds()", dialect)
-            pred, terms, iv = f.pred, f.terms, f.interval
+            pred, terms, iv = f.pred, model_nulls(self).adopt(f.terms), f.interval  # (its nulls the model's, as a proof's)
         else:
             pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
-            terms = as_terms(terms)  # a Python bool is #T/#F, never the number 1/0
+            from chronolog.arguments import engine_terms
+
+            terms = engine_terms(terms)  # (a Python bool is #T/#F, never 1/0; a date the instant)
         return self._holds(pred, terms, iv)
 
     def _holds(self, pred: str, terms, iv, what: str = "holds()") -> bool:
@@ -1065,6 +1092,11 @@ class Model:
         from chronolog.arguments import check_known_predicate
 
         check_known_predicate(self, pred, what)
+        arity = self.plan.arities.get(pred, (None,))[0]
+        if arity is not None and arity != len(terms):
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"{what}: {pred} has {arity} arguments, the fact gives {len(terms)}")
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -1143,12 +1175,12 @@ class Model:
         # a dialect that prints time its own way (LARS: ticks) formats fact by fact
         plain_intervals = type(printer).format_fact is Dialect.format_fact
         cal = self.calendar
-        for p in sorted(preds):
-            arrays = self._text_arrays(p, printer) if plain_intervals else None
+        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 for arr in arrays:
                     out.extend(s[:-1] for s in arr.to_list())
                 continue
+            (p,) = names
             if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
                 from chronolog.connectors.text_out import relation_lines
 
@@ -1164,14 +1196,18 @@ class Model:
             out.extend(r[2] for r in rows)
         return out
 
-    def _text_arrays(self, pred: str, printer):
-        """The lines of ``pred`` as Arrow arrays from the columns the run
-        left (None when rows hold it, or facts of it repeat forever)."""
-        if self._columns is None or self._repeating.get(pred):
-            return None
-        from chronolog.connectors.text_out import columns_text_arrays
+    def _text_runs(self, preds: list, printer):
+        """``(names, arrays)`` in the order of ``preds``: the lines of the
+        relations ``names`` as string arrays from the columns the run left,
+        or None for one predicate the rows hold (or whose facts repeat
+        forever, or every one when ``printer`` is None: a dialect that
+        prints time its own way)."""
+        if self._columns is None or printer is None:
+            return (([p], None) for p in preds)
+        from chronolog.connectors.text_out import columns_text_runs
 
-        return columns_text_arrays(self._columns, pred, self.calendar, printer.format_term)
+        return columns_text_runs(self._columns, preds, self.calendar, printer.format_term,
+                                 held=lambda p: not self._repeating.get(p))
 
     def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
@@ -1181,17 +1217,16 @@ class Model:
         printer = dialect(self.dialect)
         plain_intervals = type(printer).format_fact is Dialect.format_fact
         preds = self.output_predicates if preds is None else list(preds)
-        for p in sorted(preds):
-            arrays = self._text_arrays(p, printer) if plain_intervals else None
+        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 from chronolog.connectors.text_out import write_arrays
 
                 write_arrays(fh, arrays)
                 from chronolog.language import allocators
 
-                allocators.release()  # the relation's sort keys and texts (a command only)
+                allocators.release()  # the relations' sort keys and texts (a command only)
                 continue
-            lines = self.lines([p])
+            lines = self.lines(names)
             for i in range(0, len(lines), 10_000):  # few write calls, no copy of the whole text
                 fh.write("\n".join(lines[i : i + 10_000]))
                 fh.write("\n")

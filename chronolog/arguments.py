@@ -85,9 +85,17 @@ def check_fact_row(row, where: str):
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
     check_interval(iv, f"{where}, interval")
+    return engine_terms(terms)
+
+
+def engine_terms(terms) -> tuple:
+    """Terms given as Python values, as the engine's: a bool is #T/#F (never
+    the number 1/0), a date or datetime the instant term (naive UTC), as a
+    table's cell and the fact text are."""
+    from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
 
-    return as_terms(terms)  # a Python bool becomes #T/#F, never the number 1/0
+    return as_terms(tuple(instant(v) if isinstance(v, date) else v for v in terms))
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:

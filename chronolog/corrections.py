@@ -27,15 +27,34 @@ def holes_of(rows, what: str) -> dict:
                 lst[0][3],
                 hint="retract the stretch of time to take back, e.g. p(a)@[0,100]",
             )
+    from chronolog.language.nulls import Null
+
     out: dict = {}
     for pred, lst in rows.items():
         by = out.setdefault(pred, {})
         for terms, iv in lst:
+            if any(type(t) is Null for t in terms):
+                _refuse_null(pred, terms, iv, what, rows)
             by.setdefault(tuple(terms), []).append(iv)
     for by in out.values():
         for terms in by:
             by[terms] = coalesce(by[terms])
     return out
+
+
+def _refuse_null(pred: str, terms, iv, what: str, rows) -> None:
+    """A labelled null of a retraction's text is its own, never the model's
+    (docs/language.md): the fact would meet nothing, and stay."""
+    from chronolog.language.nulls import Null
+    from chronolog.language.text import format_fact
+
+    null = next(t for t in terms if type(t) is Null)
+    raise DataError(
+        f"{what}: {format_fact(pred, terms, iv)} names the labelled null {null}, which is never the model's {null}: "
+        "a null is equal only to itself, and the nulls of each text are its own",
+        getattr(rows, "positions", {}).get(pred),
+        hint="a fact with a labelled null cannot be retracted by name; reason again from the corrected facts",
+    )
 
 
 def check_derived_only(model, pred: str, terms, holes, given_ivs, format_fact) -> None:

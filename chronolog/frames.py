@@ -12,7 +12,6 @@ The Arrow table keeps the exact layout of ``engine/arrow.py``.
 
 from __future__ import annotations
 
-from html import escape
 from typing import NamedTuple
 
 from chronolog.language.errors import DataError
@@ -219,7 +218,7 @@ def as_table(frame, pred: str = "?"):
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
-        table = frame.to_arrow()
+        table = (frame.collect() if hasattr(frame, "collect") else frame).to_arrow()  # (a LazyFrame: its query run)
     else:
         from chronolog.engine.arrow import refuse_nan_times
 
@@ -228,6 +227,8 @@ def as_table(frame, pred: str = "?"):
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
         except Exception:
+            if hasattr(frame, "columns"):
+                _refuse_mixed_column(frame, pred)
             raise DataError(
                 f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
             ) from None
@@ -248,6 +249,25 @@ def as_table(frame, pred: str = "?"):
         meta[b"chronolog.numeric_text"] = ",".join(sorted(numeric)).encode()
         table = table.replace_schema_metadata(meta)
     return table
+
+
+def _refuse_mixed_column(frame, pred: str) -> None:
+    """A pandas column of Python values of several kinds (1 beside 'x',
+    True beside 'false'), which no Arrow column holds: named, with its kinds
+    (it was reported as a frame that is not a DataFrame)."""
+    import pyarrow as pa
+
+    for name in frame.columns:
+        try:
+            pa.array(frame[name], from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
+            what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
+            raise DataError(
+                f"facts for {pred}: the column {name} holds {what}, which no column of a table holds",
+                hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "
+                f"text in a column {name}{EXACT}), or give the facts as rows: {{{pred!r}: [((terms...), (start, end)), ...]}}",
+            ) from None
 
 
 def has_exact_columns(table) -> bool:
@@ -334,6 +354,8 @@ def is_table(x) -> bool:
 # ------------------------------------------------------------ notebooks
 def repr_html(model, sample: int = 5) -> str:
     """Per-predicate counts and the first facts of each (Jupyter)."""
+    from html import escape  # (here: html.entities is 1.4 ms of a first call on a table)
+
     rows = []
     for p in model.predicates():
         fs = facts_of(model, p)

@@ -22,6 +22,7 @@ that range.  Only forward-propagating programs can be streamed
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
@@ -98,6 +99,8 @@ class Stream:
         self.stats = {"steps": 0, "input facts": 0, "output facts": 0, "peak facts in memory": 0}
         self._log = None  # corrections off: no log, only the latest end of processed input per predicate
         self._processed_reach: dict = {}
+        self._failed = None  # why a step failed midway (_failing)
+        self._pushed: set | None = set()  # the predicates pushed (None: not known, after a restore of an older snapshot): _refuse_unpushed
         self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
@@ -113,21 +116,16 @@ class Stream:
         """Add facts: text (one per line), lines, ``ast.Fact``s, or
         ``{pred: [(terms, interval), ...]}``.  Every fact must start after
         the watermark and no earlier than the facts pushed before."""
-        from chronolog.language.facts import FactRows
+        from chronolog.language.facts import refuse_repeating
 
-        if isinstance(facts, dict) and not isinstance(facts, FactRows):
-            rows = {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
-        else:
-            from chronolog.language.facts import refuse_repeating
-
-            loaded = load_facts(facts, self.dialect)
-            refuse_repeating(loaded, "a stream")
-            rows = dict(loaded)
-        self.push_rows(rows)
+        loaded = load_facts(facts, self.dialect)  # (a dict's rows checked as reason checks them)
+        refuse_repeating(loaded, "a stream")
+        self.push_rows(dict(loaded))
 
     def push_rows(self, rows: dict) -> None:
         """The fast path of :meth:`push`: ``{pred: [(terms_tuple, (lo, hi,
         lo_closed, hi_closed)), ...]}`` with intervals already normalised."""
+        self._check_usable()
         first = last = None
         for pred, rs in rows.items():
             if not rs:
@@ -153,6 +151,8 @@ class Stream:
         n = 0
         rows = _boolean_terms(rows)
         self._check_arities(rows)
+        if self._pushed is not None:
+            self._pushed.update(rows)
         for pred, rs in rows.items():
             b = buf.get(pred)
             if b is None:
@@ -168,6 +168,8 @@ class Stream:
             self._promised = (s, False)
 
     def _check_arities(self, rows: dict) -> None:
+        """The first row of each predicate has the program's arity (a
+        retraction's terms are each checked: ``{pred: [(terms, None)]}``)."""
         arities = self.plan.arities
         for pred, rs in rows.items():
             known = arities.get(pred)
@@ -204,6 +206,7 @@ class Stream:
 
     # ---------------------------------------------------------- output
     def _evaluate(self) -> None:
+        self._check_usable()
         if self._promised == self._done:
             return
         lo, lc = self._done[0], not self._done[1]
@@ -216,7 +219,8 @@ class Stream:
             for pred, rs in self._tuples.flush(self._promised).items():
                 self._buffer.setdefault(pred, []).extend(rs)
         rows, self._buffer = self._buffer, {}
-        out = self._step(rows, step)
+        with self._failing():
+            out = self._step(rows, step)
         self._show(out)
         self.stats["steps"] += 1
 
@@ -267,10 +271,15 @@ class Stream:
         from chronolog.corrections import holes_of
         from chronolog.stream_corrections import before
 
+        self._check_usable()
         holes = {}
         if retract is not None:
             holes = holes_of(self._rows_of(retract), "retract()")
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+            for p, by in holes.items():
+                for t in by:
+                    self._check_arities({p: [(t, None)]})
+            self._refuse_unpushed(holes)
             self._refuse_program_facts(holes)
         rows = {}
         if add is not None:
@@ -309,7 +318,24 @@ class Stream:
                 self._refuse_too_old(first, adding=True)
         self._correct_unprocessed(holes, fresh, rows)
         if met is not None or added is not None:
-            self._replay(holes, late, met, added)
+            with self._failing():
+                self._replay(holes, late, met, added)
+
+    @contextlib.contextmanager
+    def _failing(self):
+        """An error of the rules in a step or a replay leaves the stream
+        midway (its input taken, its state part-evaluated): every later
+        call then says so (:meth:`_check_usable`) instead of going on from it."""
+        try:
+            yield
+        except BaseException as e:
+            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            raise
+
+    def _check_usable(self) -> None:
+        if self._failed is not None:
+            raise ProgramError(f"an earlier step of this stream failed ({self._failed}), so its answers from there on are not "
+                               "those of its input", hint="start a new stream on the corrected input")
 
     def _replay(self, holes: dict, late: dict, met, added) -> None:
         """Rewind to the checkpoint before the correction (``met``, ``added``:
@@ -330,9 +356,21 @@ class Stream:
         self._show(came)
 
     def _rows_of(self, facts):
-        if isinstance(facts, dict) and not isinstance(facts, _fact_rows()):
-            return {p: [(tuple(t), _interval(iv)) for t, iv in r] for p, r in facts.items()}
         return load_facts(facts, self.dialect)
+
+    def _refuse_unpushed(self, holes: dict) -> None:
+        """A retraction of a predicate the rules derive and none of whose
+        facts was pushed: an answer, which the stream cannot take back
+        (Reasoner.retract refuses it too); skipped, the answers would keep it."""
+        if self._pushed is None:
+            return
+        derived = {r.head_pred for r in self.plan.rules}
+        for pred, by in holes.items():
+            if pred in derived and pred not in self._pushed and pred not in self._program_facts:
+                fact = format_fact(pred, *next((t, ivs[0]) for t, ivs in by.items()))
+                raise DataError(f"cannot retract {fact}: {pred} is derived by the rules, and a stream takes back only "
+                                "the facts pushed to it (none of this predicate was)",
+                                hint="retract the pushed facts it comes from")
 
     def _refuse_program_facts(self, holes: dict) -> None:
         """A retraction meeting a fact written in the program: the stream
@@ -431,6 +469,7 @@ class Stream:
             "stats": dict(self.stats),
             "input reach": self._log.reach if self._log is not None else max(self._processed_reach.values(), default=NEG_INF),
             **({"corrections": self._log.saved()} if self._log is not None else {"processed reach": dict(self._processed_reach)}),
+            "pushed": None if self._pushed is None else set(self._pushed),
         }
 
     def restore(self, snap: dict) -> "Stream":
@@ -439,6 +478,7 @@ class Stream:
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
         self._ready = [StreamFact(*f) for f in snap["ready"]]
         self.stats = dict(snap["stats"])
+        self._pushed = None if snap.get("pushed") is None else set(snap["pushed"])
         reach = snap.get("input reach", POS_INF)
         if self._log is not None:
             from chronolog.stream_corrections import CorrectionLog
@@ -507,12 +547,6 @@ def _boolean_holes(holes: dict) -> dict:
     return {p: {as_terms(t) if any(type(v) is bool for v in t) else t: ivs for t, ivs in by.items()} for p, by in holes.items()}
 
 
-def _fact_rows():
-    from chronolog.language.facts import FactRows
-
-    return FactRows
-
-
 def _start(row):
     iv = row[1]
     return (iv[0], not iv[2])
@@ -528,12 +562,6 @@ def _frontier_text(f) -> str:
     if v == NEG_INF:
         return "nothing"
     return f"{format_number(v)} ({'inclusive' if closed else 'exclusive'})"
-
-
-def _interval(iv):
-    from chronolog.api import _interval as conv
-
-    return conv(iv)
 
 
 __all__ = ["Stream", "StreamFact"]

@@ -31,6 +31,8 @@ def _facts(fh, source: str, dialect: str):
     for n, line in enumerate(fh, 1):
         body = line.lstrip()
         correction = body[:1] if body[:1] in ("-", "+") else ""
+        if correction:
+            _check_correction_line(body[1:], source, n, len(line) - len(body) + 1)
         try:
             facts = reader.read(" " + body[1:] if correction else line)  # (the column stays that of the line)
             if ticks is not None:
@@ -39,6 +41,19 @@ def _facts(fh, source: str, dialect: str):
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
+
+
+def _check_correction_line(rest: str, source: str, line: int, sign_column: int) -> None:
+    """After a correction's sign: one fact (a line of only a sign, or of
+    two, would otherwise be skipped or read as a fact that is no fact)."""
+    from chronolog.language.ast import Pos
+
+    if rest[:1] in ("-", "+"):
+        raise DataError("a correction line starts with one sign, '-' (retract) or '+' (add)",
+                        Pos(source, line, sign_column + 1), hint="write -p(a)@5 to retract p(a)@5, +p(a)@5 to add it")
+    if not rest.strip() or rest.lstrip().startswith("%"):
+        raise DataError("a correction line holds one fact after its sign", Pos(source, line, sign_column),
+                        hint="write -p(a)@5 to retract p(a)@5, +p(a)@5 to add it")
 
 
 def _at(err: ChronologError, source: str, line: int) -> ChronologError:
@@ -54,8 +69,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
 
     out = out or sys.stdout
     if reach_back is not None:
+        from chronolog.arguments import check_span
         from chronolog.language.float_times import exact_time
 
+        check_span(reach_back, "--reach-back")  # (NaN passes click's range)
         reach_back = exact_time(reach_back)
     s = Stream(program, dialect=dialect, emit=emit, reach_back=reach_back)
     t0 = last = time.perf_counter()
@@ -73,9 +90,11 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         el = time.perf_counter() - t0
         st = s.stats
         rate = st["input facts"] / el if el > 0 else 0.0
+        n = st.get("corrections", 0)
+        corrected = f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted" if n else ""
         sys.stderr.write(
             f"{'end' if final else 'stream'}: watermark {format_number(s.watermark)}, {st['input facts']} facts in "
-            f"({rate:.0f}/s), {st['output facts']} out, {s.facts_in_memory()} in memory "
+            f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "
             f"(peak {st['peak facts in memory']}), {el:.2f} s\n"
         )
 

@@ -89,7 +89,7 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
 
 def frame_columns(
     df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None, names_by_kernels: bool = False,
-    name_memo=None,
+    name_memo=None, lead=None,
 ):
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
@@ -115,7 +115,9 @@ def frame_columns(
     polars sort and goes to ``term_array(codes, names)`` as that
     Series: no Python string per name (LUBM 1M: 6 MB for student's 94k).
     ``name_memo(used)``: such a column's ``(texts, ranks)`` kept for the
-    run (:meth:`TermTexts.names`), or None."""
+    run (:meth:`TermTexts.names`), or None.  ``lead``: a key (numpy
+    integers) that sorts before the terms, as the relation of each row of
+    relations printed together (:func:`columns_text_runs`)."""
     import numpy as np
 
     from chronolog.engine.columns.coalesce import distinct
@@ -125,7 +127,7 @@ def frame_columns(
     from chronolog.engine.columns import exact_columns as ex
 
     values = terms.values
-    keys, cols = [], []
+    keys, cols = ([] if lead is None else [lead]), []
     for j in range(arity):
         col = df[str(j)]
         if ex.is_exact(col):  # exact pairs: the whole column goes, as floats do (ex.Rows)
@@ -226,7 +228,20 @@ def _take(distinct, positions, order, start: int = 0, length=None):
         return distinct.gather(rows)
     import pyarrow as pa  # (an Arrow column: the writer of a table or CSV file)
 
-    return distinct.take(pa.array(rows))
+    return _arrow_take(distinct, pa.array(rows))
+
+
+def _arrow_take(array, indices):
+    """``array.take(indices)`` without importing ``pyarrow.compute``: its
+    Python module writes a wrapper for each of Arrow's ~300 functions, 20
+    ms of CPU in a first call whose user never asked for them (the kernel
+    is the same ``call_function("take")``, from the extension module that
+    holds it; the public module where pyarrow moves it)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # (a pyarrow that moved it)
+        from pyarrow.compute import call_function
+    return call_function("take", [array, indices])
 
 
 def _float_texts(vals, term_text):
@@ -422,14 +437,17 @@ def _name_texts(names, term_text):
     return out
 
 
-def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None):
+def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None,
+                groups=None):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as polars String Series of at
     most ``chunk`` lines, each ending in a newline (assembled by ``gather``
     and ``concat_str``; chunks of 2^15 lines hold a 32nd of
     the transients of 2^20, at the same CPU time of the whole command on
     temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
-    ``memo``: a :class:`TermTexts` kept across relations."""
+    ``memo``: a :class:`TermTexts` kept across relations.  ``groups``:
+    ``df`` holds several relations, ``pred`` their names in order and
+    ``groups`` each row's index among them (numpy, non-decreasing)."""
     import numpy as np
     import polars as pl
 
@@ -464,11 +482,14 @@ def frame_lines(pred: str, df, arity: int, terms, scale, calendar=None, term_tex
         return strings([point(t) + ("]" if c else ")") for t, c in ends])
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
-                                name_memo=None if names is None else lambda used: memo.names(names, used, term_text))
-    head = f"{pred}(" if arity else f"{pred}@"
+                                name_memo=None if names is None else lambda used: memo.names(names, used, term_text),
+                                lead=groups)
+    opening = "(" if arity else "@"
+    if groups is not None:  # each row's relation's name, a column of its own
+        cols.append((strings([p + opening for p in pred]), groups))
     for a in range(0, df.height, chunk):
         taken = pl.DataFrame({str(j): _take(d, p, order, a, chunk) for j, (d, p) in enumerate(cols)})
-        parts = [pl.lit(head)]
+        parts = [pl.lit(pred + opening) if groups is None else pl.col(str(len(cols) - 1))]
         for j in range(arity):
             if j:
                 parts.append(pl.lit(","))
@@ -653,15 +674,50 @@ def arrow_array(num, den):
 # ---------------------------------------------------------------- from the columnar evaluator
 # (the columnar evaluator's text_arrays, arrow_table and csv_arrays, moved here:
 # the engine does not print; ``ev.output_columns(pred)`` gives what they need)
-def columns_text_arrays(ev, pred: str, calendar=None, term_text=None):
-    """``pred``'s lines of text straight from the columns of the columnar
-    evaluator ``ev`` (Arrow string arrays), or None when rows computed it."""
-    out = ev.output_columns(pred)
-    if out is None:
-        return None
-    df, arity, terms, scale, texts = out
-    memo = texts.setdefault(term_text, TermTexts())  # per printer: code -> text
-    return frame_lines(pred, df, arity, terms, scale, calendar, term_text or format_term, memo=memo)
+SMALL_RELATION = 1 << 12  # rows: relations up to this size print together (columns_text_runs)
+
+
+def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
+    """``(names, arrays)`` for the relations ``preds`` in their order:
+    ``arrays`` the lines of ``names`` straight from the columns of ``ev``
+    (polars String Series, :func:`frame_lines`), or None for a single relation the
+    columns do not hold (or ``held(pred)`` refuses).  Consecutive small
+    relations of one layout print from one frame, each row's relation a
+    sort key and a column of names: a relation's own sort and polars
+    queries cost ~1.5 ms, which 200 predicates of 1,000 facts paid each
+    (issue 37)."""
+    term_text = term_text or format_term
+    run: list = []
+
+    def flush():
+        import numpy as np
+        import polars as pl
+
+        names = [p for p, _ in run]
+        frames = [out[0] for _, out in run]
+        df, arity, terms, scale, texts = run[0][1]
+        memo = texts.setdefault(term_text, TermTexts())
+        run.clear()
+        if len(names) == 1:
+            return names, frame_lines(names[0], df, arity, terms, scale, calendar, term_text, memo=memo)
+        groups = np.repeat(np.arange(len(names), dtype=np.int32), [f.height for f in frames])
+        whole = pl.concat(frames, how="vertical", rechunk=True)
+        return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups)
+
+    for p in preds:
+        out = ev.output_columns(p) if held is None or held(p) else None
+        small = out is not None and out[0].height <= SMALL_RELATION
+        if run and not (small and out[0].schema == run[0][1][0].schema):
+            yield flush()
+        if small:
+            run.append((p, out))
+        elif out is None:
+            yield [p], None
+        else:
+            df, arity, terms, scale, texts = out
+            yield [p], frame_lines(p, df, arity, terms, scale, calendar, term_text, memo=texts.setdefault(term_text, TermTexts()))
+    if run:
+        yield flush()
 
 
 def columns_arrow_table(ev, pred: str, names, calendar=None):

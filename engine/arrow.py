@@ -252,8 +252,10 @@ def _intervals(starts, ends, sc, ec, table, pred: str) -> list:
     out = []
     append = out.append
     for i, lo, hi, lc, hc in zip(range(len(starts)), starts, ends, sc, ec):
-        if lo is None or hi is None or lc is None or hc is None or type(lo) is not int or type(hi) is not int:
-            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc is not False, hc is not False)
+        if type(lc) is not bool or type(hc) is not bool:
+            lc, hc = _closedness(lc, "start_closed", table, i, pred), _closedness(hc, "end_closed", table, i, pred)
+        if lo is None or hi is None or type(lo) is not int or type(hi) is not int:
+            iv = make(NEG_INF if lo is None else lo, POS_INF if hi is None else hi, lc, hc)
         elif lo < hi or (lo == hi and lc and hc):
             iv = (lo, hi, lc, hc)  # the common case, checked as make() would
         else:
@@ -263,6 +265,23 @@ def _intervals(starts, ends, sc, ec, table, pred: str) -> list:
             raise DataError(f"{pred}: the row {values} has an empty interval", hint=EMPTY_HINT)
         append(iv)
     return out
+
+
+def _closedness(v, name: str, table, i: int, pred: str) -> bool:
+    """A closedness cell as a bool: null is closed, and 1/0 (a CSV's or a
+    database's booleans) are true and false; anything else is refused (a
+    text such as 'false' is true to Python)."""
+    if v is None:
+        return True
+    if type(v) is bool or v in (0, 1) and type(v) in (int, float):
+        return bool(v)
+    from chronolog.language.errors import DataError
+
+    values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names if n not in _TIME_COLUMNS)
+    raise DataError(f"{pred}: {name} is {v!r} in the row {values}", hint=f"{name} is true or false (or 1 or 0); a null is closed")
+
+
+_TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
 
 
 class _ExactColumns:

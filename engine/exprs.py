@@ -68,9 +68,6 @@ class Expr:
     def le(self, o):
         return self._bin("<=", o)
 
-    def gt(self, o):
-        return self._bin(">", o)
-
     def ge(self, o):
         return self._bin(">=", o)
 

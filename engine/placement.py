@@ -9,7 +9,8 @@ flow through the rules:
 * ``earliest``: the predicates read under a temporal operator (diamond, box,
   Since/Until) or ``not`` are coalesced at load; those only joined are not;
 * ``minimal``: only what correctness needs: predicates read under a box,
-  Since/Until or ``not`` (a box of a piece is not the box of the whole).
+  Since/Until, ``not`` or an interval term ``p(X)@[S,E]`` (a box of a
+  piece is not the box of the whole, nor a piece's ends the interval's).
 
 Pieces that were not coalesced are joined and shifted one by one, and the
 derived facts are coalesced by the MergeNodes as always; the model coalesces
@@ -19,7 +20,7 @@ a given predicate's facts when they are read.
 from __future__ import annotations
 
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import is_since_until
+from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until, rule_operator
 
 
 def predicates_to_coalesce(plan, placement: str, hints=()):
@@ -33,6 +34,9 @@ def predicates_to_coalesce(plan, placement: str, hints=()):
         if is_since_until(rule):
             need.add(rule.left.pred)
             need.add(rule.right.pred)
+            continue
+        if isinstance(rule_operator(rule), (WrapInterval, CaptureTime)):  # (p(X)@[S,E]: the ends of p's maximal interval)
+            need.add(rule.body[0].pred)
             continue
         for lit in rule.body:
             if isinstance(lit, NegScan):

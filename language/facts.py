@@ -422,9 +422,10 @@ def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
             expected = message.partition("; ")[2]
             col, message = len(line.rstrip()) + 1, "the fact ends early" + (f"; {expected}" if expected else "")
         pos = ast.Pos(source, lineno, col)
-        raise SyntaxError_(
-            message, pos, hint=e.hint or "a fact looks like p(a, 1.5, \"x\")@[1,5) or p(a)@3", source_line=line
-        ) from None
+        from .source_text import csv_hint
+
+        hint = csv_hint(source, lineno) or e.hint or "a fact looks like p(a, 1.5, \"x\")@[1,5) or p(a)@3"
+        raise SyntaxError_(message, pos, hint=hint, source_line=line) from None
     except ChronologError as e:  # e.g. a date on a numeric timeline (dates.resolve)
         pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)
         raise type(e)(e.message, pos, hint=e.hint, source_line=line) from None
@@ -498,4 +499,5 @@ class FactLineReader:
             rows.extend_facts(meteor.parse_facts([line], self.source))
         else:
             rows = read_fact_rows([line], self.source)
+        refuse_repeating(rows, "a stream")  # (kept apart in rows.repeating, it would vanish)
         return [(p, t, iv) for p, rs in rows.items() for t, iv in rs]

@@ -40,18 +40,36 @@ def not_utf8(data: bytes, offset: int, source: str, what: str):
     )
 
 
+# the binary table files a user may give where text goes: (magic bytes, what, @bind kind)
+_TABLE_FILES = ((b"PAR1", "a Parquet file", "parquet"), (b"ARROW1", "an Arrow file", "arrow"))
+
+
 def read_text(path, what: str = "file") -> str:
     """The text of the file ``path`` (``what``: "program", "facts file", ...)."""
     path = Path(path)
+    cls = ProgramError if what == "program" else DataError
     try:
         data = path.read_bytes()
     except IsADirectoryError:
-        cls = ProgramError if what == "program" else DataError
         raise cls(f"cannot read the {what} {path}: it is a directory", hint="name a file") from None
     except OSError as e:
-        cls = ProgramError if what == "program" else DataError
         raise cls(f"cannot read the {what} {path}: {e.strerror or e}") from None
+    for magic, name, kind in _TABLE_FILES:
+        if data.startswith(magic):  # (not a bad byte of a text at 'line 2', its bytes shown)
+            raise cls(f"the {what} {path} is {name}, not {'fact ' if what == 'facts file' else ''}text",
+                      hint=f'bind it in the program: @bind("pred", "{kind}", "{path.parent}", "{path.name}"). '
+                      '(from Python, a table also goes as facts: {"pred": table})')
     return decode(data, str(path), what)
+
+
+def csv_hint(source: str, line: int):
+    """The hint for a fact line that does not parse on the first line of a
+    file named .csv (its header): how a CSV file is read; else None."""
+    if line != 1 or not source.lower().endswith(".csv"):
+        return None
+    path = Path(source)
+    return (f'this reads fact text, one fact a line; a CSV file is read by @bind("pred", "csv useHeaders=true", '
+            f'"{path.parent}", "{path.name}"). in the program (from Python, a table also goes as facts: {{"pred": table}})')
 
 
 def strip_bom(text: str) -> str:

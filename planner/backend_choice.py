@@ -15,7 +15,7 @@ coalescing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from chronolog.language.records import record
 from fractions import Fraction
 from typing import Optional
 
@@ -48,7 +48,7 @@ SPARK_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max
 ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refusal:
     """Why a backend cannot run a program; ``rule``: the rule that needs
     what it lacks (an IR rule; None: the whole program)."""
@@ -70,7 +70,7 @@ def describe_refusal(why: str, rule) -> str:
     return f"{why} in the rule {text}{where}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StratumChoice:
     """Where one stratum runs embedded (``backend``: rows, columns or by
     input size) and why; what Spark's rounds refuse in it; what the data
@@ -87,7 +87,7 @@ class StratumChoice:
     spark_form: str = ""  # how Spark's rounds run it where not as written (a doubled closure), and why
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SparkChoice:
     """Where ``--spark --distributed`` runs the program: ``per-key tasks``,
     ``rounds`` or ``one task``, why, and what can still send the rounds
@@ -106,7 +106,7 @@ class SparkChoice:
         return self.why
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Placement:
     strata: tuple  # StratumChoice, in the plan's order
     spark: SparkChoice

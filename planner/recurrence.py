@@ -20,14 +20,14 @@ so pieces of ``p`` may be taken in any split), only in time order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from chronolog.language.records import record
 
 from chronolog.language import ast
 
 from .ir import Assign, Condition, NegScan, PlanRule, Scan
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step:
     """A recursive rule: ``head :- <->window p(past), driver..., tests...``."""
 
@@ -37,7 +37,7 @@ class Step:
     tests: tuple  # Condition / Assign in an order that binds before use (a bound Assign is a == Condition)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Recurrence:
     pred: str
     seeds: tuple  # the rules that do not read p

@@ -614,3 +614,43 @@ def test_a_list_of_facts_with_a_number_in_it_names_the_item():
     with pytest.raises(chronolog.ChronologError, match=r"<facts>\[0\]: 2.5 \(float\) is not a fact"):
         chronolog.reason("p(X) :- q(X).", [2.5])
     assert r.model.to_text() == chronolog.reason("p(X) :- q(X).\nq(a)@[1,5].").to_text()
+
+
+@pytest.mark.parametrize("kind", ["parquet", "arrow", "csv"])
+@pytest.mark.parametrize("size", [3, 10_000], ids=["small", "kernel reader"])
+def test_a_table_file_given_as_facts_says_how_to_read_it(tmp_path, kind, size):
+    """A Parquet, Arrow or CSV file given where fact text goes (``--facts``,
+    ``reason(facts=Path)``, ``Reasoner.retract(Path)``): a Parquet file was
+    reported as not UTF-8 at byte 0xbc of 'line 2', with 300 columns of its
+    bytes shown; a CSV file as "unexpected ','" on its header.  Each now
+    says what the file is and how to read it (@bind, or a table)."""
+    import pandas as pd
+
+    table = pd.DataFrame({"c0": [f"a{i}" for i in range(size)], "start": range(size), "end": range(1, size + 1)})
+    path = tmp_path / f"q.{kind}"
+    {"parquet": table.to_parquet, "arrow": table.to_feather, "csv": lambda p: table.to_csv(p, index=False)}[kind](path)
+    says = {"parquet": "is a Parquet file, not fact text", "arrow": "is an Arrow file, not fact text",
+            "csv": "a CSV file is read by @bind"}[kind]
+    out = refused(tmp_path, "p(X) :- q(X).", "--facts", path, says=says)
+    assert "\ufffd" not in out and len(out.splitlines()) <= 4, out  # (no bytes of the file shown)
+    for call in (lambda: reason("p(X) :- q(X).", path), lambda: chronolog.Reasoner("p(X) :- q(X).", "q(a)@1").retract(path)):
+        with pytest.raises(ChronologError) as e:
+            call()
+        assert says in e.value.render()
+
+
+@pytest.mark.parametrize("line", ["signal(a)@[1,2] every 10", "-signal(a)@[1,2] every 10", "+signal(a)@[1,2] every 10"])
+def test_a_repeating_fact_in_a_stream_is_refused_with_its_line(tmp_path, line):
+    """A line with ``every`` in ``chronolog stream`` input vanished: the
+    line reader kept repeating facts apart and the stream read none of
+    them (a retraction of one was skipped; Stream.push refuses it)."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(Z) :- <->[0,2] signal(Z).\n")
+    r = run("stream", prog, "--reach-back", "10", "--input", _write(tmp_path / "in.txt", f"signal(a)@1\n{line}\n"))
+    assert r.exit_code == 2, r.output
+    assert "in.txt:2:" in r.output and "repeats forever" in r.output, r.output
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

@@ -66,6 +66,7 @@ def test_subtract_distinct_anti_member(df, other):
     assert rows(code_frames.distinct(df, keys)) == sorted({r[:3] for r in df.iter_rows()})
     assert rows(code_frames.distinct(df, ["c", "a"], ["x", "y"])) == sorted({(r[2], r[0]) for r in df.iter_rows()})
     there = set(other.iter_rows())
+    assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
     only_df, only_other = code_frames.differences(df, other)
     assert rows(only_df) == sorted(r for r in df.iter_rows() if r not in there)
     assert rows(only_other) == sorted(r for r in other.iter_rows() if r not in set(df.iter_rows()))

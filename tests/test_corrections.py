@@ -260,3 +260,37 @@ def test_a_fact_file_read_into_columns_is_corrected(tmp_path, engine):
     expected = chronolog.reason(program, "\n".join(left))
     assert r.model.to_text() == expected.to_text()
     assert str(r.model.proof("q(n2)@3")) == str(expected.proof("q(n2)@3"))
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_retraction_naming_a_labelled_null_is_refused(engine):
+    """A retraction's ``_:n1`` is a null of its own text, never the
+    model's (docs/language.md: a null is equal only to itself, and each
+    text's nulls are their own), so it met nothing and the given fact
+    stayed, without a word."""
+    r = chronolog.Reasoner("q(X, Y) :- p(X, Y).", "p(a, _:n1)@[0,10]\np(b, c)@[0,10]", engine=engine)
+    with pytest.raises(chronolog.DataError) as e:
+        r.retract("p(b, c)@[0,1]\np(a, _:n1)@[2,3]")
+    assert e.value.message.startswith("retract(): p(a,_:n1)@[2,3] names the labelled null _:n1")
+    assert r.model.to_text() == "q(a,_:n1)@[0,10]\nq(b,c)@[0,10]"  # (refused whole)
+    s = chronolog.Stream("q(X, Y) :- p(X, Y).", reach_back=10)
+    s.push("p(a, _:n1)@1")
+    with pytest.raises(chronolog.DataError):
+        s.retract("p(a, _:n1)@1")
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_after_an_update_that_failed_midway_the_session_says_so(engine):
+    """An update that stopped on an error of the rules (10 / 0 of an added
+    fact) had already changed the given facts and part of the model (the
+    rows kept s(a) after its q(a,5) went; the columns kept the old model
+    beside the new given facts), and the next update built on that without
+    a word: s(a)@[0,10] after retracting everything that gives it."""
+    program = "q(X, Y) :- p(X, V), Y = 10 / V.\ns(X) :- q(X, Y)."
+    r = chronolog.Reasoner(program, "p(a, 2)@[0,10]\np(b, 5)@[0,10]", engine=engine)
+    with pytest.raises(chronolog.DataError, match="division by zero"):
+        r.update(add="p(c, 0)@[0,1]", retract="p(a, 2)@[0,10]")
+    for again in (lambda: r.retract("p(b, 5)@[0,10]"), lambda: r.add("p(d, 1)@0")):
+        with pytest.raises(chronolog.ChronologError) as e:
+            again()
+        assert e.value.message.startswith("an earlier update of this session failed (division by zero")

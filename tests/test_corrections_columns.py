@@ -240,3 +240,51 @@ def test_a_re_derivation_merges_coded_and_exact_parts(exact_first):
     got = to_atoms(m.current("p2"), 2, r.evaluator.terms, r.evaluator._scale)
     assert sorted(got.items(), key=str) == [
         (("a", "x"), [(0, 3, True, True)]), (("a", Fraction(3, 2)), [(0, 1, True, True)])]
+
+
+def test_the_rows_taking_over_read_the_given_facts_the_columns_kept(tmp_path, monkeypatch):
+    """A derived predicate's given facts read from the fact columns
+    (reach below; a GivenColumns once an update went by atoms) are
+    retracted and added on frames, their rows' copy only written when
+    something reads it: the rows taking over afterwards
+    (maintenance.ROWS_AFTER) read them as they are now, and every model is
+    that of reasoning from scratch."""
+    from chronolog.engine.columns import evaluator, maintenance
+    from chronolog.engine.columns.point_relation import GivenColumns
+
+    program = "reach(X,Y) :- edge(X,Y).\nreach(X,Z) :- reach(X,Y), edge(Y,Z).\nfar(X) :- reach(X,b), <->[0,2] edge(X,b)."
+    rng = random.Random(5)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 2)  # (updates of at most 2 facts by atoms, larger ones on frames)
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", float("inf"))
+    monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", float("inf"))
+    edges = [f"edge(n{i},n{i + 1})@[{i % 7},{i % 7 + 3}]" for i in range(6000) if i % 5 != 4]
+    given = sorted({f"reach(n{rng.randrange(6000)},b)@[{k % 5},{k % 5 + 4}]" for k in range(60)}) + ["edge(n3,b)@[0,9]"]
+    now = edges + given
+    path = tmp_path / "facts.vada"
+    path.write_text("".join(f + ".\n" for f in now))
+    r = chronolog.Reasoner(program, path, engine="columns")
+    steps = examples(6) + 2
+    for step in range(steps):
+        if step == steps - 1:  # (the last update: on rows, which read the given facts' rows)
+            monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+            monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+        reach = [f for f in now if f.startswith("reach")]
+        if step == 0:  # by atoms: reach's given facts become a GivenColumns
+            gone, added = rng.sample(reach, 1), []
+        else:
+            gone = rng.sample(reach, 3) + rng.sample(now, 2)
+            added = [f"reach(n{rng.randrange(6000)},b)@[1,2]", rng.choice(edges)]
+        added = [f for f in dict.fromkeys(added) if f not in now or f in gone]
+        m = r.update(add="\n".join(added) or None, retract="\n".join(dict.fromkeys(gone)))
+        now = [f for f in now if f not in gone] + added
+        if step == 0:
+            assert isinstance(r.evaluator.base.get("reach"), GivenColumns)
+        assert m.stats["maintained_on"].startswith("rows") == (step == steps - 1)
+        assert m.to_text() == scratch(program, "\n".join(now)), (step, gone, added)
+    # the rows' copy of reach's given facts is the given facts now
+    from chronolog.engine.rows.maintenance import given_atoms
+    from chronolog.language.timeline import coalesce
+
+    kept = chronolog.reason("", "\n".join(f for f in now if f.startswith("reach")), engine="rows").store.relation("reach").atoms
+    rows = given_atoms(r.evaluator, "reach").atoms
+    assert {t: coalesce(ivs) for t, ivs in rows.items() if ivs} == {t: coalesce(ivs) for t, ivs in kept.items()}

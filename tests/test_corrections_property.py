@@ -425,3 +425,17 @@ def test_hunted_float_terms_retracted(case, hole, path, monkeypatch):
     program, pred = FLOAT_TERMS[case]
     start = [(pred, ("a", 0.5), (0, 4, True, True))]
     run_steps(program, start, [([], []), ([], [(pred, ("a", 0.5), hole)])], None, engine, {"p", "q"}, True)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("given, gone", [(2.0, 2), (2, 2.0)], ids=["float given, int retracted", "int given, float retracted"])
+def test_hunted_a_number_retracts_an_equal_number_of_another_type(given, gone, path, monkeypatch):
+    """A case the hunt profile found on the columns: w(a,2.0) given as a
+    float, retracted as the integer 2 (the same constant: ``1.0`` is ``1``)
+    in the dictionary form.  The retraction's frame looked the integer up
+    in the run's dictionary, where the floats of a column of floats (a
+    value column) are not, and dropped it as a value the model never saw:
+    nothing was retracted."""
+    engine, where = on_path(path, monkeypatch)
+    start = [("w", ("a", given), (0, 10, True, True)), ("w", ("b", given), (0, 1, True, True))]  # (a column of one type)
+    run_steps("p0(K, N) :- w(K, N).", start, [([], []), ([], [("w", ("a", gone), (3, 5, True, True))])], None, engine, {"p0"}, True)

@@ -87,6 +87,18 @@ def test_an_aggregate_of_an_expression_matches_the_rows(rows, expr, func):
     assert outcome(program, p, "columns")[0] == outcome(program, p, "rows")[0]
 
 
+@pytest.mark.parametrize("func", ["count", "mcount"])
+@pytest.mark.parametrize("expr, value", [("upper(V)", 0), ("V + 1", "a"), ("sqrt(V)", -1)])
+def test_a_count_of_an_expression_that_fails_fails_as_on_rows(func, expr, value):
+    """The columns counted the bindings without evaluating the counted
+    expression: ``count(upper(V))`` of V = 0 gave 1 where the rows stop
+    on "upper() needs a string" (a random search found it)."""
+    p = [(("k", value), (0, 2, True, True)), (("k", "b"), (1, 3, True, True))]
+    program = f"q(K, S) :- p(K, V), S = {func}({expr})."
+    assert outcome(program, p, "rows")[0][0] == "error"
+    assert outcome(program, p, "columns")[0] == outcome(program, p, "rows")[0]
+
+
 def test_an_aggregate_of_a_function_runs_on_columns():
     p = [((f"n{i % 7}" * (1 + i % 3), i), (i % 5, i % 5 + 2, True, False)) for i in range(300)]
     same_on_both("m(S) :- p(N, V), S = sum(strlen(N)).\nx(K, S) :- p(K, V), S = max(abs(V - 150) + strlen(K)).", p)

@@ -93,6 +93,26 @@ def test_release_gives_back_free_heap_only_in_a_command(monkeypatch):
     assert allocators._trim is not None
 
 
+def test_small_phases_trim_once_their_rows_add_up(monkeypatch):
+    """A trim costs 1-2 ms: phases of a few rows (200 strata of 1,000
+    facts) trim once RELEASE_ROWS rows have passed since the last trim."""
+    from chronolog.language import allocators
+
+    trims = []
+    monkeypatch.setattr(allocators, "_configured", True)
+    monkeypatch.setattr(allocators, "_trim", lambda pad: trims.append(pad))
+    monkeypatch.setattr(allocators, "_pending", 0)
+    step = allocators.RELEASE_ROWS // 4
+    for _ in range(10):
+        allocators.release_after(step)
+    assert len(trims) == 2  # after the 4th and the 8th
+    allocators.release_after(allocators.RELEASE_ROWS)  # a large phase trims at once
+    assert len(trims) == 3
+    allocators.release()  # (a trim starts the count again)
+    allocators.release_after(step)
+    assert len(trims) == 4
+
+
 _SETTLED = """
 import gc, sys
 from chronolog.language import allocators

@@ -130,3 +130,24 @@ def test_cli_query(tmp_path):
     assert run("controls(a, b)@[1,2]").stdout == "true\n"
     bad = run("controls(X")
     assert bad.returncode == 2 and "cannot read the query" in bad.stderr
+
+
+def test_holds_reads_a_fact_as_query_and_proof_read_it():
+    """``holds`` (and ``chronolog entails``) of a fact the query and the
+    proof answer: with the model's labelled null it said False where
+    ``query`` said True (its _:n1 was a null of the question's text); with
+    the wrong number of arguments it said False where ``query`` refuses;
+    and ``every`` was dropped, so ``q(a)@[1,2] every 3`` of a ``q(a)`` on
+    [0,12] said True though it fails at 13."""
+    m = chronolog.reason("q(X, Y) :- p(X, Y).\nr(X) :- <->[0,2] s(X).", "p(a, _:n1)@[0,10]\ns(a)@[0,10]")
+    assert m.query("q(a,_:n1)@[0,1]") is True
+    assert m.holds("q(a,_:n1)@[0,1]") is True
+    for bad in ("q(a)@1", "r(a, b)@1"):
+        with pytest.raises(chronolog.ChronologError):
+            m.query(bad)
+        with pytest.raises(chronolog.ChronologError, match="arguments"):
+            m.holds(bad)
+    with pytest.raises(chronolog.ChronologError, match="every"):
+        m.holds("r(a)@[1,2] every 3")
+    with pytest.raises(chronolog.ChronologError, match="every"):
+        m.proof("r(a)@[1,2] every 3")

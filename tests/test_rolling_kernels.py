@@ -108,7 +108,7 @@ def test_bound_csv_with_dates_and_day_numbers_reads_as_the_row_reader(tmp_path_f
 def _keys_order(keys):
     """The answers' order as the fold makes it (aggregate._coalesce_segments):
     one stable argsort of the combined key when there is one, else lexsort."""
-    combined = aggregate._combined_key(keys)
+    combined = coalesce.combined_key(keys)
     return coalesce.stable_argsort(combined) if combined is not None else np.lexsort(keys[::-1])
 
 
@@ -139,7 +139,7 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, n, distinct):
 
 def test_a_nan_key_keeps_lexsort():
     x = np.array([1.0, np.nan, 0.5])
-    assert aggregate._int_key(x) is None
+    assert coalesce.int_key(x) is None
     assert _keys_order([x]).tolist() == np.lexsort([x]).tolist()
 
 

@@ -94,6 +94,7 @@ def test_distinct_and_anti(df, other):
     assert rows(code_frames.distinct(df, KEYS)) == sorted({r[:2] for r in df.iter_rows()})
     there = set(other.iter_rows())
     assert rows(small_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
     only_df, only_other = code_frames.differences(df, other)
     assert rows(only_df) == sorted(r for r in df.iter_rows() if r not in there)
     assert rows(only_other) == sorted(r for r in other.iter_rows() if r not in set(df.iter_rows()))
@@ -114,7 +115,7 @@ def join_node(df, right):
     """``df`` joined with ``right`` by join.JoinNode (its right side given)."""
     from chronolog.engine.columns.join import JoinNode
 
-    node = JoinNode(None, None, "test")
+    node = JoinNode(None, None)
     node._table = right
     return node.process(df)
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import add, atom_rows, packed, put_in_order, rows_matching, split_rows, take_back
+from chronolog.engine.columns.sorted_given import add, atom_rows, packed, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, take_back
 from chronolog.engine.columns.sorted_given import _order_key
 
 
@@ -169,3 +169,48 @@ def test_rows_put_back_in_key_order(given_rows, new_rows, arity):
     keys = got.select(names[:1]).unique().head(3)
     again = rows_matching(got, keys, names[:1], names)
     assert as_set(again) == {r for r in as_set(got) if r[:1] in set(keys.iter_rows())}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(atoms, max_size=6), facts, st.integers(1, 2), st.booleans())
+def test_the_rows_of_some_atoms_replaced_in_one_splice(given_rows, key_atoms, new_rows, arity, shuffled):
+    """maintenance.py's read_out and put_back on a relation in key order:
+    the rows of some atoms read without a split (rows_in_order), then
+    replaced by other rows of those atoms (put_rows), against a filter of
+    Python tuples; every row once, in key order, the remembered key right;
+    a relation out of key order is not for this path (None)."""
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    names = term_columns(arity)
+    in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
+    keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
+    chosen = set(keys.iter_rows())
+    back = frame_of([(a[:arity], s, e) for a, s, e in new_rows if a[:arity] in chosen], arity)
+    hit, got = rows_in_order(df, keys, names), put_rows(df, keys, back, names)
+    if not in_order:
+        assert hit is None and got is None
+        return
+    assert as_set(hit) == {r for r in as_set(df) if r[:arity] in chosen}
+    assert_kept(hit, arity)
+    assert sorted(rows(got)) == sorted([r for r in rows(df) if r[:arity] not in chosen] + rows(back))
+    assert_kept(got, arity)
+    first = got.select(names[:1]).unique().head(3)
+    again = rows_matching(got, first, names[:1], names)  # (by the remembered key)
+    assert as_set(again) == {r for r in as_set(got) if r[:1] in set(first.iter_rows())}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, st.integers(0, 2), st.booleans())
+def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuffled):
+    """maintenance.minus (a re-derivation's kept rows, a derived predicate's
+    given facts less a retraction) of frames of codes, by their sorted codes."""
+    from chronolog.engine.columns.maintenance import minus
+
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    if shuffled and df.height > 1:
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+    got = minus(df, holes, term_columns(arity), None)
+    assert points(got, arity) == points(df, arity) - points(holes, arity)
+    assert_kept(got, arity)

@@ -363,3 +363,102 @@ def test_an_error_while_the_libraries_are_imported_in_the_background(tmp_path):
         out = subprocess.run([sys.executable, "-m", "chronolog", "run", str(bad), "--facts", str(vada)], capture_output=True, text=True)
         assert out.returncode == 2
         assert out.stderr.startswith(f"{bad}:1:12: syntax error: unexpected '.'") and "Traceback" not in out.stderr
+
+
+def test_a_first_call_on_a_bound_csv_file_answered_as_arrow_skips_pyarrow_compute(tmp_path):
+    """A first call on a bound CSV file of names, integers, floats and ISO
+    dates, its answer taken as an Arrow table, leaves ``pyarrow.compute``
+    unimported (its Python module wraps Arrow's ~300 functions: 20 ms of
+    CPU of a cold call); the table holds what pandas computes from the same
+    file, dates before 1970 included."""
+    import datetime
+
+    import pandas as pd
+
+    csv = tmp_path / "price.csv"
+    day0 = datetime.date(1969, 12, 20)  # (days before 1970-01-01: negative date32 values)
+    rows = [(f"s{i % 3}", i, (i * 37 % 101) / 4, day0 + datetime.timedelta(i), day0 + datetime.timedelta(i + 1)) for i in range(12_000)]
+    csv.write_text("series,day,value,start,end\n" + "".join(f"{s},{d},{v},{a},{b}\n" for s, d, v, a, b in rows))
+    program = f"""
+        @timeGranularity("days").
+        @bind("price", "csv useHeaders=true", "{tmp_path}", "price.csv").
+        @mapping("price", 0, "series", "string").
+        @mapping("price", 1, "day", "int").
+        @mapping("price", 2, "value", "float").
+        @timeMapping("price", 3, 4, #T, #F).
+        high(S, D) :- price(S, D, V), V > 20.
+        @output("high").
+    """
+    out = _run(
+        "import sys\nimport chronolog\n"
+        f"m = chronolog.reason({program!r}, engine='columns')\n"
+        "t = m.to_arrow('high')\n"
+        "print('pyarrow.compute' in sys.modules, m.stats['executors'])\n"
+        "import pyarrow.compute\n"  # (now, only to print the table)
+        "for r in sorted(zip(t['c0'].to_pylist(), t['c1'].to_pylist(), t['start'].to_pylist(), t['end'].to_pylist())):\n"
+        "    print(*r)\n",
+        tmp_path,
+    )
+    first, *answer = out.splitlines()
+    assert first == "False {0: 'columns'}"
+    frame = pd.read_csv(csv, parse_dates=["start", "end"])
+    high = frame[frame.value > 20].sort_values(["series", "day"])
+    expected = [f"{s} {d} {a.date()} {b.date()}" for s, d, a, b in zip(high.series, high.day, high.start, high.end)]
+    assert answer == expected and len(expected) > 1000
+
+
+def test_a_first_columnar_call_imports_no_dataclass_compiled_at_import(tmp_path):
+    """The classes of chronolog's modules a first call on columns imports
+    are language/records.py's, whose methods compile at first call (the
+    standard library compiles six per class at import: 0.3-0.5 ms each, 2 ms
+    of a cold call for the backend choice's and the recurrence check's);
+    the generated lark runtime is left as lark writes it.  The answer is
+    the row executor's."""
+    out = _run(
+        """
+        import inspect, sys
+        from pathlib import Path
+        import chronolog
+        program = "p(X) :- <->[0,1] q(X, Y).  n(X, Y) :- p(X), [-][0,1] q(X, Y)."
+        m = chronolog.reason(program, facts=Path(FACTS), engine="columns")
+        compiled = sorted(
+            f"{name}.{k}" for name, mod in list(sys.modules.items())
+            if name.startswith("chronolog.") and name != "chronolog.language.lark_runtime"
+            for k, v in vars(mod).items()
+            if inspect.isclass(v) and v.__module__ == name and "__dataclass_params__" in v.__dict__ and v.__dataclass_params__.init
+        )
+        rows = chronolog.reason(program, facts=Path(FACTS), engine="rows")
+        print(compiled, set(m.stats["executors"].values()), m.facts("n") == rows.facts("n"), len(m.facts("n")) > 1000)
+        """,
+        tmp_path,
+    )
+    assert out == "[] {'columns'} True True"
+
+
+def test_a_first_call_on_an_arrow_table_leaves_html_for_notebooks(tmp_path):
+    """A first call on an Arrow table imports no ``html`` (its entity table,
+    1.4 ms of CPU, is for the notebook view only); the view still escapes
+    what it shows; the answer's pieces are the maximal intervals counted
+    from scratch."""
+    out = _run(
+        """
+        import sys
+        import pyarrow as pa
+        import chronolog
+        n = 20_000
+        table = pa.table({"c0": [f"s<{i % 7}>" for i in range(n)], "c1": [i % 11 for i in range(n)], "start": list(range(n)), "end": [i + 2 for i in range(n)]})
+        m = chronolog.reason("w(X) :- p(X, V), V > 8.", {"p": table}, engine="columns")
+        print("html" in sys.modules, len(m.facts("w")))
+        print("&lt;" in m._repr_html_())
+        """,
+        tmp_path,
+    )
+    pieces = 0  # w(s<k>) on the union of the closed [i, i+2] with i % 11 > 8, i % 7 == k: its maximal intervals
+    for k in range(7):
+        end = None
+        for i in (i for i in range(20_000) if i % 11 > 8 and i % 7 == k):
+            if end is None or i > end:
+                pieces += 1
+            end = i + 2
+    first, view = out.splitlines()
+    assert first == f"False {pieces}" and view == "True"

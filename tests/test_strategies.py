@@ -87,6 +87,19 @@ def test_placements_agree_with_the_oracle_on_random_programs():
     run()
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_an_interval_term_reads_the_maximal_interval_under_every_placement(placement, engine):
+    """``v(K)@[S, E]`` binds the ends of v's maximal interval: under
+    ``earliest`` and ``minimal`` the rows read the given pieces as they
+    came (v only read this way was not coalesced at load), and [0,0] gave
+    a second start (q(a)@[-1,1] instead of q(a)@[-1,0]); found by a random
+    search against placement="always"."""
+    program = "q(K)@[S, F] :- v(K)@[S, E], F = S + 1.\nr(K, E) :- v(K)@[S, E]."
+    m = chronolog.reason(program, "v(a)@(-1,0)\nv(a)@[-1,-1]\nv(a)@[0,0]", placement=placement, engine=engine)
+    assert m.to_text() == "q(a)@[-1,0]\nr(a,0)@[-1,0]"
+
+
 def test_config_annotation_selects_and_arguments_override():
     prog = '@config("placement", "minimal").\n@config("merge", "streaming").\nq(X) :- <->[0,1] p(X).\np(a)@[0,1). p(a)@[1,2].'
     r = chronolog.Reasoner(prog)

@@ -533,6 +533,17 @@ def test_reach_back_must_be_a_length_of_time(bad):
         chronolog.Stream(PROGRAM, reach_back=bad)
 
 
+def test_cli_reach_back_nan_is_refused(tmp_path):
+    """``--reach-back nan`` passed click's range (NaN compares false) and
+    stopped as an internal error (NotATime) before the stream checked it."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "nan"],
+                       input="signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not nan"), r.stderr
+
+
 class _GroupState:
     """What Spark's GroupState gives a key's step: its saved tuple, if any."""
 
@@ -578,3 +589,86 @@ def test_keyed_step_keeps_each_keys_log_bounded_and_a_too_old_correction_is_late
     assert [r.fact for r in out if r.retracted] == ["-q(a)@[38,38]"]
     late = batch("signal(a)@41", "-signal(a)@2")
     assert [(r.pred, r.fact) for r in late if r.pred == LATE] == [(LATE, "-signal(a)@2")]
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
+@pytest.mark.parametrize("when", [1, 100], ids=["processed", "ahead"])
+@pytest.mark.parametrize("line, error", [
+    ("signal(a,b)@{t}", "signal has 2 arguments here but 1 in the program"),
+    ("p(a)@{t}", "cannot retract p(a)@[{t},{t}]: p is derived by the rules, and a stream takes back only the facts pushed to it"),
+])
+def test_a_retraction_that_can_take_nothing_back_says_why(reach_back, when, line, error):
+    """A retraction with the wrong number of arguments, or of an answer of
+    the rules never pushed, was skipped without a word (or, corrections
+    off, refused as input processed already): the answers kept it.
+    Reasoner.retract refuses both."""
+    s = chronolog.Stream(PROGRAM, reach_back=reach_back)
+    s.push("signal(a)@1")
+    s.advance(3)
+    with pytest.raises(DataError) as e:
+        s.retract(line.format(t=when))
+    assert e.value.message.startswith(error.format(t=when))
+    r = chronolog.Reasoner(PROGRAM, "signal(a)@1")  # (the session refuses each too)
+    with pytest.raises(chronolog.ChronologError):
+        r.retract(line.format(t=1))
+
+
+def test_a_pushed_fact_of_a_derived_predicate_is_retracted():
+    s = chronolog.Stream(PROGRAM, reach_back=10)
+    s.push("signal(a)@1\np(b)@1")
+    s.advance(3)
+    assert "p(b)@[1,1]" in [str(f) for f in s]
+    s.retract("p(b)@1")
+    assert [str(f) for f in s] == ["-p(b)@[1,1]"]
+    s2 = chronolog.Stream(PROGRAM, reach_back=10).restore(pickle.loads(pickle.dumps(s.snapshot())))
+    s2.retract("p(b)@1")  # (what was pushed is known after a restore)
+
+
+@pytest.mark.parametrize("line, error", [
+    ("-", "<stdin>:2:1: data error: a correction line holds one fact after its sign"),
+    ("  +  ", "<stdin>:2:3: data error: a correction line holds one fact after its sign"),
+    ("--signal(a)@1", "<stdin>:2:2: data error: a correction line starts with one sign, '-' (retract) or '+' (add)"),
+    ("-+signal(a)@1", "<stdin>:2:2: data error: a correction line starts with one sign, '-' (retract) or '+' (add)"),
+])
+def test_cli_a_correction_line_without_one_fact_is_refused(line, error):
+    """A lone sign was skipped without a word; a doubled one was reported
+    as "unexpected 'signal'; expected inf", on a line shown without its
+    first sign."""
+    out = io.StringIO()
+    with pytest.raises(DataError) as e:
+        cli_stream(PROGRAM, io.StringIO(f"signal(a)@1\n{line}\nsignal(b)@4\n"), "<stdin>", "vadalog", False, out, reach_back=10)
+    assert e.value.render().startswith(error), e.value.render()
+
+
+def test_cli_stats_count_the_corrections_and_the_retracted_answers(capsys):
+    """``--stats`` said "8 out" of a stream that printed ten lines, two of
+    them retractions, and nothing of its corrections."""
+    out = io.StringIO()
+    lines = "signal(a)@1\nsignal(b)@4\n-signal(a)@1\n+signal(c)@2\nsignal(d)@7\n"
+    cli_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", True, out, reach_back=10)
+    printed = out.getvalue().splitlines()
+    retracted = [x for x in printed if x.startswith("-")]
+    assert len(retracted) == 2
+    end = capsys.readouterr().err.splitlines()[-1]
+    assert f"{len(printed) - len(retracted)} out, 1 correction, {len(retracted)} retracted" in end, end
+
+
+@pytest.mark.parametrize("step", ["a correction", "a step"])
+def test_after_a_step_that_failed_midway_the_stream_says_so(step):
+    """A correction whose replay stopped on an error of the rules (10 / 0
+    of the amended fact), or a step that did, left the stream midway, and
+    it went on from there without a word: a later retraction of p(b, 5)
+    no longer retracted q(b, 2)."""
+    s = chronolog.Stream("q(X, Y) :- p(X, V), Y = 10 / V.", reach_back=10)
+    s.push("p(a, 2)@1\np(b, 5)@2")
+    s.advance(3)
+    assert [str(f) for f in s] == ["q(a,5)@[1,1]", "q(b,2)@[2,2]"]
+    with pytest.raises(DataError, match="division by zero"):
+        if step == "a correction":
+            s.amend("p(a, 2)@1", "p(a, 0)@1")
+        else:
+            s.push("p(c, 0)@4")
+            s.advance(5)
+    for later in (lambda: s.push("p(c, 1)@6"), lambda: s.retract("p(b, 5)@2"), lambda: s.advance(9), s.close):
+        with pytest.raises(chronolog.ChronologError, match="an earlier step of this stream failed"):
+            later()

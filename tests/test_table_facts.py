@@ -18,6 +18,7 @@ import datetime as dt
 import functools
 import re
 from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
@@ -356,6 +357,52 @@ def test_an_empty_interval_of_a_table_says_why(kind, says):
     assert "has an empty interval" in out and says in out, out
 
 
+@pytest.mark.parametrize("closed, want", [([0, 1], (3, 5, False, True)), ([1.0, 0.0], (3, 5, True, False)), ([True, None], (3, 5, True, True))])
+def test_a_closedness_of_ones_and_zeros_is_read_as_booleans(closed, want):
+    """0 and 1 (a CSV's or a database's booleans) were kept in the
+    interval as they came: ``facts()`` gave ``(3, 5, 0, True)``."""
+    import pandas as pd
+
+    df = pd.DataFrame({"c0": ["a"], "start": [3], "end": [5], "start_closed": closed[:1], "end_closed": closed[1:]})
+    for engine in ("rows", "columns"):
+        got = chronolog.reason("q(X) :- p(X).", {"p": df}, engine=engine).facts("q")
+        assert got == [(("a",), want)] and all(type(x) is bool for x in got[0][1][2:]), got
+        r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]", engine=engine)
+        assert r.retract({"p": df}).facts("q") == [(("a",), (0, 3, True, not want[2])), (("a",), (5, 10, not want[3], True))]
+
+
+@pytest.mark.parametrize("value", ["false", "no", 2, 0.5])
+def test_a_closedness_that_is_no_boolean_is_refused_with_its_row(value):
+    """A closedness of text ('false', 'no') was read as closed (a
+    non-empty string is true to Python), silently: retracting the row
+    took its ends too."""
+    import pandas as pd
+
+    df = pd.DataFrame({"c0": ["a", "b"], "start": [3, 3], "end": [5, 5], "start_closed": [value, value]})
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason("q(X) :- p(X).", {"p": df}, engine=engine)
+        assert e.value.message == f"p: start_closed is {value!r} in the row c0='a'", e.value.message
+        assert "true or false" in e.value.hint
+
+
+def test_a_column_of_values_of_several_kinds_is_named():
+    """A pandas column of 1 beside 'x' (no Arrow column holds both) was
+    reported as "facts for p must be a pyarrow Table or a pandas or Polars
+    DataFrame, not DataFrame"."""
+    import pandas as pd
+
+    df = pd.DataFrame({"c0": ["a", "b"], "c1": [1, "x"], "start": [3, 3], "end": [5, 5]})
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
+    assert e.value.message == "facts for p: the column c1 holds values of several kinds (int, str), which no column of a table holds"
+    df["c1"] = [Fraction(1, 3), Fraction(1, 2)]
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
+    assert e.value.message == "facts for p: the column c1 holds Fraction values, which no column of a table holds"
+    assert "c1_exact" in e.value.hint
+
+
 def test_nan_times_of_a_pandas_frame():
     df = _bad("null term").to_pandas()
     df["k"] = "k"
@@ -546,3 +593,14 @@ def test_auto_runs_columns_from_the_table_threshold():
     small = Reasoner(PROGRAM, {"reading": _sensor_table(AUTO_ROWS)})
     assert set(small.evaluator.executors.values()) == {"rows"}
     assert small.evaluator.given_columns  # (read as columns all the same)
+
+
+def test_a_polars_lazy_frame_is_read_as_its_result():
+    """A Polars LazyFrame stopped on an AttributeError (it has no
+    ``to_arrow``); it is read as the frame its query gives."""
+    import polars as pl
+
+    lazy = pl.DataFrame({"c0": ["a"], "start": [3], "end": [5]}).lazy()
+    assert chronolog.reason("q(X) :- p(X).", {"p": lazy}).to_text() == "q(a)@[3,5]"
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    assert r.retract({"p": lazy}).to_text() == "q(a)@[0,3)\nq(a)@(5,10]"

@@ -83,3 +83,51 @@ def test_the_kinds_type_a_column_as_model_to_arrow_does(values):
     want = _column(values)
     assert arrow_type(kind) == want.type, (values, kind)
     assert typed_array(values, kind, want.type).equals(want)
+
+
+_TOKYO = dt.timezone(dt.timedelta(hours=9))
+# (a Python value given as a term in a dict of rows, the fact text of the same instant)
+_GIVEN_INSTANTS = [
+    (dt.date(2024, 1, 1), "2024-01-01"),
+    (dt.datetime(2024, 1, 1, 9, tzinfo=_TOKYO), "2024-01-01T00:00:00"),
+    (dt.datetime(2024, 1, 1, 6, 30), "2024-01-01T06:30:00"),
+]
+
+
+def test_a_date_or_datetime_given_in_rows_is_the_instant_its_text_writes():
+    """A date or an aware datetime in a dict of rows was kept as Python's
+    value: ``datetime.date`` made printing stop on an AttributeError (it
+    has no ``hour``), and neither equalled the program's constant of the
+    same instant (``V == 2024-01-01`` held nowhere).  The oracle: the same
+    facts as text, read by the parser."""
+    import chronolog
+
+    program = "\n".join(f"q{i}(X) :- p(X, V), V == {text}." for i, (_, text) in enumerate(_GIVEN_INSTANTS)) + "\nr(X, V) :- p(X, V)."
+    rows = {"p": [((f"a{i}", v), (0, 1)) for i, (v, _) in enumerate(_GIVEN_INSTANTS)]}
+    text = "\n".join(f"p(a{i}, {t})@[0,1]" for i, (_, t) in enumerate(_GIVEN_INSTANTS))
+    for engine in ("rows", "columns"):
+        expected = chronolog.reason(program, text, engine=engine).to_text()
+        assert "q2(a2)" in expected
+        assert chronolog.reason(program, rows, engine=engine).to_text() == expected
+        r = chronolog.Reasoner(program, text, engine=engine)
+        m = r.model
+        assert all(m.holds("r", (f"a{i}", v), (0, 1)) for i, (v, _) in enumerate(_GIVEN_INSTANTS))  # (it said False)
+        assert r.retract(rows).to_text() == ""  # the same atoms, taken back
+
+
+def test_a_stream_checks_the_rows_it_is_given_as_reason_does():
+    """``Stream.push`` of a dict of rows took the terms unchecked: a string
+    as the terms tuple ('ab' read as ('a', 'b')), None, NaN and a date
+    (which stopped the printing) went in."""
+    import pytest
+
+    import chronolog
+
+    for terms in ("ab", ("a", None), ("a", float("nan")), ("a", [1])):
+        s = chronolog.Stream("q(X, V) :- p(X, V).")
+        with pytest.raises(chronolog.ChronologError):
+            s.push({"p": [(terms, 1)]})
+    s = chronolog.Stream("q(X) :- p(X, V), V == 2024-01-01.")
+    s.push({"p": [(("a", dt.date(2024, 1, 1)), 1)]})
+    s.close()
+    assert [str(f) for f in s] == ["q(a)@[1,1]"]

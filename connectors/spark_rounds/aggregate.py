@@ -61,7 +61,8 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
 
-from .arithmetic import expr_class, stop_sql
+from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
+from .calendar import term_decimals
 from .classes import BOOL, FLOAT, NUM, SET, STR
 from .fragment import NotRelational
 from .relations import PARTITIONS
@@ -101,6 +102,20 @@ def literals(rule) -> tuple:
     return lowered(rule)[0] + tuple(rule.after)
 
 
+def program_constants(plan) -> list:
+    """Every constant of ``plan``'s rules, in order: each body literal's
+    (:func:`literals`), inside arithmetic too, then the head's.  The run's
+    number type and its strings' dictionary are made of them."""
+    out = []
+    for r in plan.rules:
+        for lit in literals(r):
+            out += [t.value for t in getattr(lit, "terms", ()) if isinstance(t, ast.Const)]
+            if isinstance(lit, (Condition, Assign)):
+                out += expression_constants(lit)
+        out += [t.value for t in r.head_terms if isinstance(t, ast.Const)]
+    return out
+
+
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
     (numbers, strings or floats), a set's for munion (sets.py), a float for
@@ -119,14 +134,12 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     (None: its body holds nowhere); ``rules``: the run's RuleSql.
     ``deltas``: in a round of a recursion, body position -> the delta (a
     Rel) of each changed atom; only the groups they reach are computed."""
-    from pyspark.sql import types as T
-
     types = rules.types
     # the body: every variable its atoms and assignments bind (the
     # aggregated expressions among them), as the columns of a fresh
     # predicate, through the plain rule machinery
     lits, aggregates = lowered(rule)
-    variables = _body_variables(rule, lits, types.classes)
+    variables = _body_variables(lits, types.classes)
     names, cls = [n for n, _ in variables], [c for _, c in variables]
     pred = f"$aggregate-body-{id(rule)}"
     types.classes[pred] = cls
@@ -145,7 +158,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point
     group = [col[g] for g in rule.group]
     num = types.num_type
-    scale = num.scale if isinstance(num, T.DecimalType) else 0
+    scale = term_decimals(num) or 0
     specs, agg_cols = [], {}  # (output column, function, body column read or None)
     copies = []  # the aggregated columns, copied
     sets = {}  # munion's output column -> its values' class
@@ -195,16 +208,11 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     for v, c in agg_cols.items():
         varcols[v], varcls[v] = c, own.get(c, NUM)
     for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
-        if isinstance(lit, Condition):
-            df = rules.condition(q, df, lit.comparison, varcls, varcols, rule)
-        elif lit.var in varcols:  # bound already: an equality, as the engine reads it
-            df = rules.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
-        else:
-            df = rules.arith.assign(q, df, lit, varcols, varcls, rule)
+        df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
 
 
-def _body_variables(rule, body, classes: dict) -> list:
+def _body_variables(body, classes: dict) -> list:
     """``(name, class)`` of each variable ``body`` (``rule``'s, lowered)
     binds, in body order: where an atom first binds it (its argument's
     class in ``classes``), then each assignment's (its expression's)."""
@@ -353,11 +361,11 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             if scale == 0:
                 exact, x = f"{x} % t.n = 0", f"{x} div t.n"  # between the least and greatest value: 64 bits
             else:
-                u = f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
+                u = unscaled(x, scale)
                 exact = f"{u} % t.n = 0"
                 # a decimal division of a multiple (exact; null past 38 digits, never
                 # a 64-bit `div`, which Spark without ANSI mode would wrap)
-                x = f"CAST(concat(CAST(CAST({u} / t.n AS DECIMAL(38, 0)) AS STRING), 'E-{scale}') AS {wide})"
+                x = scaled(f"CAST({u} / t.n AS DECIMAL(38, 0))", scale, wide)
             x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
         if scale == 0 and f in ("sum", "avg", "prod"):
             what = "a product" if f == "prod" else "a sum"

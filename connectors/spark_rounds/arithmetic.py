@@ -110,6 +110,21 @@ def stop_sql(why: str) -> str:
     return f"raise_error({hex_string(MARKER + why)})"
 
 
+def unscaled(x: str, scale: int) -> str:
+    """``x·10^scale`` of the SQL ``x`` (the run's ``decimal(38, scale)``) as a
+    ``decimal(38, 0)``: its digits, read from its text without the point (a
+    product would round past 38 digits)."""
+    if scale == 0:
+        return f"CAST({x} AS DECIMAL(38, 0))"
+    return f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"
+
+
+def scaled(digits: str, scale: int, typ: str) -> str:
+    """``digits·10^-scale`` (``digits`` whole) as the decimal type ``typ``,
+    exactly: the text ``digitsE-scale`` cast (a division would round)."""
+    return f"CAST(concat(CAST({digits} AS STRING), 'E-{scale}') AS {typ})"
+
+
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""
@@ -183,17 +198,17 @@ class Arithmetic:
             return self.functions.call(e, args, text, rule)  # strings, floats (functions.py)
         xs = [a for a, _ in args]
         if isinstance(e, ast.BinOp):
-            return self.binop(e.op, xs[0], xs[1], text, rule), NUM
+            return self.binop(e.op, xs[0], xs[1], text), NUM
         if e.name == "round":
             return self.round(xs[0], round_digits(e), text), NUM
-        return self.call(e.name, xs, text, rule), NUM
+        return self.call(e.name, xs, text), NUM
 
     def integers(self, e, sub) -> str:
         """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the
         lowering shared with the columns), ``sub(x)`` each operand's Expr."""
         return to_sql(int_arithmetic.node(e, sub, whole=True), self.types.const, stop_sql)
 
-    def binop(self, op: str, a: str, b: str, text: str, rule) -> str:
+    def binop(self, op: str, a: str, b: str, text: str) -> str:
         if self.scale is None:  # bigint
             return to_sql(exact(op, col(a), col(b), f"{text} overflows 64-bit integers"), self.types.const, stop_sql)
         s = self.scale
@@ -217,7 +232,7 @@ class Arithmetic:
         lost = f"{r} IS NULL OR CAST({r} AS decimal(38, {2 * s})) <> {wide}"
         return self.checked(r, lost, f"{text} has more than {s} decimals or needs more digits than decimal(38, {s})")
 
-    def call(self, name: str, xs: list, text: str, rule) -> str:
+    def call(self, name: str, xs: list, text: str) -> str:
         num = self.num
         if name in ("min", "max"):
             return extremum(name, xs)

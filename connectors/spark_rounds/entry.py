@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
-from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+from chronolog.planner.ir import NegScan, Scan
 
-from .aggregate import literals
-from .arithmetic import constants as expression_constants, refused
+from .aggregate import program_constants
+from .arithmetic import refused
 from .calendar import code_bounds, term_decimals, utc_times
 from .classes import NUM, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
@@ -59,20 +58,9 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
             if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
     term_scale = 0
-    for r in plan.rules:
-        for lit in literals(r):  # (an aggregate's expression and what follows it too)
-            for t in getattr(lit, "terms", ()):
-                if isinstance(t, ast.Const):
-                    value_class(t.value)
-                    term_scale = max(term_scale, decimal_digits(t.value))
-            if isinstance(lit, (Condition, Assign)):
-                for v in expression_constants(lit):  # (inside arithmetic too)
-                    value_class(v)
-                    term_scale = max(term_scale, decimal_digits(v))
-        for t in r.head_terms:
-            if isinstance(t, ast.Const):
-                value_class(t.value)
-                term_scale = max(term_scale, decimal_digits(t.value))
+    for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)
+        value_class(v)
+        term_scale = max(term_scale, decimal_digits(v))
     classes = infer_classes(plan, given)
     scales = [term_decimals(df.schema[t].dataType) for _, df in inputs for t in _term_columns(df)]
     any_dec = term_scale > 0 or any(x is not None for x in scales)

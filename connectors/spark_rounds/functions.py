@@ -54,7 +54,7 @@ from chronolog.engine import float_arithmetic as fa
 from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast
 
-from .arithmetic import extremum, python_sign, stop_sql
+from .arithmetic import extremum, python_sign, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
@@ -215,7 +215,7 @@ class Functions:
         rational (then ``sqrt(float(x))``, as the engine's); the run stops
         on a square (the engine's value is exact) or when that is unknown."""
         s = self.arith.scale or 0
-        u = x if s == 0 else f"CAST(replace(CAST({x} AS STRING), '.', '') AS DECIMAL(38, 0))"  # x·10^S
+        u = unscaled(x, s)  # x·10^S
         # y = x·10^S, or x·10^(S+1) for an odd S: a square exactly when x is
         # one; read past the bound only (OR stops at the first true)
         bound = EXACT_ROOT // 10 if s % 2 else EXACT_ROOT
@@ -287,7 +287,7 @@ class Functions:
         if length is None:
             b = n
         else:
-            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text, rule))} AS INT)"
+            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text))} AS INT)"
         return f"(CASE WHEN {b} > {a} THEN substring({s}, {a} + 1, {b} - {a}) ELSE '' END)"
 
     def case(self, name: str, s: str) -> str:

@@ -26,19 +26,14 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.planner.ir import PlanRule
 
-from .arithmetic import stop_sql
+from .arithmetic import scaled, stop_sql, unscaled
+from .calendar import term_decimals
 from .classes import NUM
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 
 CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more fall back to one task
-
-
-def _scale(types) -> int:
-    from pyspark.sql import types as T
-
-    return types.num_type.scale if isinstance(types.num_type, T.DecimalType) else 0
 
 
 def _ratio(grid, scale: int) -> tuple:
@@ -56,13 +51,12 @@ def _ratio(grid, scale: int) -> tuple:
 
 def _term(types, grid, code: str, sentinel: int) -> str:
     """The time of an end code as an exact term of the run's number type."""
-    scale = _scale(types)
+    scale = term_decimals(types.num_type) or 0
     d, g = _ratio(grid, scale)
     u = f"shiftright({code}, 1)"
     x = f"({u} div {int64(d)})" if d != 1 else u
     if scale:  # (u / d) · (10^scale / g) digits after the point: at most 38 (entry.py)
-        x = (f"CAST(concat(CAST(CAST({x} AS DECIMAL(38, 0)) * {10**scale // g} AS STRING), 'E-{scale}') "
-             f"AS {types.num_type.simpleString()})")
+        x = scaled(f"CAST({x} AS DECIMAL(38, 0)) * {10**scale // g}", scale, types.num_type.simpleString())
     return (f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} "
             f"WHEN pmod({u}, {int64(d)}) = 0 THEN {x} "
             f"ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
@@ -161,13 +155,10 @@ def _code(types, grid, col: str, bit: int) -> str:
     """``2·x·L + bit`` of the number column ``col``, exactly, or the check's
     error: an end off the grid, or outside the codes an input may have
     (grid.bounds: on a calendar, inside the years a timestamp holds)."""
-    scale = _scale(types)
+    scale = term_decimals(types.num_type) or 0
     d, g = _ratio(grid, scale)
     den = 10**scale // g  # x·L = digits · d / den, digits = x·10^scale
-    if scale == 0:
-        digits = f"CAST({col} AS DECIMAL(38, 0))"
-    else:
-        digits = f"CAST(replace(CAST({col} AS STRING), '.', '') AS DECIMAL(38, 0))"
+    digits = unscaled(col, scale)
     big = 2**61 * den // d  # |x·L| below 2^61: its code is a bigint
     units = f"(CAST({digits} div {den} AS BIGINT) * {int64(d)})"
     lo, hi = grid.bounds

@@ -46,7 +46,7 @@ class RuleSql:
         self.horizon = horizon
         self.arith = Arithmetic(self.types, self.catalog.spark)  # expressions, exact or refused (arithmetic.py)
 
-    def atom(self, q: Stmt, lit, view: dict, varcols: dict, rule):
+    def atom(self, q: Stmt, lit, view: dict, varcols: dict):
         """A body atom's bindings: constants and repeated variables filtered,
         columns named by variable, box then shift applied."""
         rel = view.get(lit.pred) or self.relations.rel(lit.pred)
@@ -117,7 +117,7 @@ class RuleSql:
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _, _ = self.atom(q, lit, {}, hv, rule)
+        holes, _, _ = self.atom(q, lit, {}, hv)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)
@@ -162,7 +162,7 @@ class RuleSql:
         for pos, lit in order:
             if isinstance(lit, Scan):
                 view = {lit.pred: views[pos]} if pos in views else {}
-                right, n, rkey = self.atom(q, lit, view, varcols, rule)
+                right, n, rkey = self.atom(q, lit, view, varcols)
                 if n == 0:
                     return None
                 cls = self.types.classes.get(lit.pred) or []
@@ -212,16 +212,20 @@ class RuleSql:
                           cols + ["s", "e"])
                 df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
-            elif isinstance(lit, Condition):
-                df = self.condition(q, df, lit.comparison, varcls, varcols, rule)
             elif isinstance(lit, NegScan):
                 df = self.difference(q, df, lit, varcols, rule)
-            elif isinstance(lit, Assign):  # bound already: an equality, as the engine reads it
-                if varcols.get(lit.var) in q.cols[df]:
-                    df = self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
-                else:
-                    df = self.arith.assign(q, df, lit, varcols, varcls, rule)
+            elif isinstance(lit, (Condition, Assign)):
+                df = self.test_or_assign(q, df, lit, varcls, varcols, rule)
         return self.head(q, df, rule, varcols)
+
+    def test_or_assign(self, q: Stmt, df: str, lit, varcls: dict, varcols: dict, rule) -> str:
+        """A Condition or an Assign over ``df`` (a body's or an aggregate's
+        bindings); an assignment to a bound variable is an equality, as the engine reads it."""
+        if isinstance(lit, Condition):
+            return self.condition(q, df, lit.comparison, varcls, varcols, rule)
+        if varcols.get(lit.var) in q.cols[df]:
+            return self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
+        return self.arith.assign(q, df, lit, varcols, varcls, rule)
 
     def head(self, q: Stmt, df: str, rule, varcols: dict) -> str:
         """The head's facts from the body's bindings ``df``: shifted by a

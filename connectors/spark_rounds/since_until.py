@@ -61,8 +61,8 @@ def since_step(rules, q: Stmt, rule, views=None):
     # (where both change in one round, the round's one variant reads B's)
     fixed = rule.left.pred not in rules.cycle(rule.head_pred)
     delta = {rule.right.pred: views[1]} if fixed and views and 1 in views and 0 not in views else {}
-    right, n, _ = rules.atom(q, rule.right, delta, varcols, rule)
-    left, m, _ = rules.atom(q, rule.left, {}, varcols, rule)
+    right, n, _ = rules.atom(q, rule.right, delta, varcols)
+    left, m, _ = rules.atom(q, rule.left, {}, varcols)
     if n == 0 or m == 0:
         return None
     lvars = [c for c in q.cols[left] if c not in ("s", "e")]

@@ -16,8 +16,8 @@ from chronolog.planner.ir import Assign, Condition, Scan
 from chronolog.planner.physical import Aggregate, rule_operator
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .aggregate import EXTREMES, literals
-from .arithmetic import constants as expression_constants, expr_class
+from .aggregate import EXTREMES, literals, program_constants
+from .arithmetic import expr_class
 from .classes import STR, value_class
 from .sql import hex_string
 
@@ -51,17 +51,7 @@ def code_literal(v: str) -> str:
 
 def string_constants(plan) -> list:
     """The program's string constants (body, conditions, heads), once each."""
-    out = {}
-    for r in plan.rules:
-        terms = list(r.head_terms)
-        for lit in literals(r):
-            terms += getattr(lit, "terms", ())
-            if isinstance(lit, (Condition, Assign)):
-                terms += [ast.Const(v) for v in expression_constants(lit)]
-        for t in terms:
-            if isinstance(t, ast.Const) and type(t.value) is str:
-                out[t.value] = None
-    return list(out)
+    return list(dict.fromkeys(v for v in program_constants(plan) if type(v) is str))
 
 
 def orders_strings(plan, classes: dict) -> bool:

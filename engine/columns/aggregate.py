@@ -26,10 +26,11 @@ import math
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import to_numpy
+from chronolog.language import ast
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, drain
-from .coalesce import coalesce, stable_argsort
+from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort
 from .encoding import Fallback
 
 from . import exact_columns as ex
@@ -52,11 +53,6 @@ class AggregateNode(ColumnMapNode):
             if a.func not in SUPPORTED or a.contributors:
                 raise Fallback(f"the aggregate {a.func}{' with contributors' if a.contributors else ''}")
 
-    def label(self) -> str:
-        aggs = ", ".join(f"{v} = {a.func}" for v, a in self.aggregates)
-        where = f" where {', '.join(map(str, self.conditions))}" if self.conditions else ""
-        return f"Aggregate {aggs} by {len(self.group)} group variable(s){where}"
-
     def next(self) -> bool:
         if self._batch is not None:
             return False
@@ -73,10 +69,6 @@ class AggregateNode(ColumnMapNode):
                 self.shared.put(self.key, self.tables, segments)
         self._batch = segments.fold(self.aggregates, self.values, self.conditions)
         return self._batch.height > 0
-
-    def reset(self) -> None:
-        super().reset()
-        self._batch = None
 
 
 class Segments:
@@ -134,6 +126,8 @@ class Segments:
         for var, agg in aggregates:
             ranked = _string_ranks(agg.expr, df, values) if agg.func in ("min", "mmin", "max", "mmax") else None
             if agg.func in ("count", "mcount"):
+                if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):
+                    _evaluated(agg.expr, df, values)  # (only counted, but its errors are the rows': a Fallback to them)
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
@@ -409,7 +403,7 @@ def _coalesce_segments(groups: dict, values: dict, s, e, keep=None):
             # gathered, and each column once below), else on the merged rows
             few = first is None or 2 * len(first) > n
             kept = keys if first is None else None if few else [k[first] for k in keys]
-            ck = _combined_key(keys if few else kept)
+            ck = combined_key(keys if few else kept)
             if ck is not None:
                 ck = ck if first is None or not few else ck[first]
                 order = None if bool(np.all(ck[1:] >= ck[:-1])) else stable_argsort(ck)
@@ -435,56 +429,9 @@ def _coalesce_segments(groups: dict, values: dict, s, e, keep=None):
     return pl.DataFrame([*series, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
 
 
-def _combined_key(keys):
-    """One int64 key in the order of ``keys`` (the first key first), when
-    the keys are integers (or floats, :func:`_int_key`) whose ranges fit 63
-    bits together (a group and an exact sum: one argsort, 2-3x faster than
-    ``np.lexsort`` of the two); else None."""
-    import numpy as np
-
-    ints = [_int_key(k) for k in keys]
-    if not all(k is not None for k in ints):
-        return None
-    lows = [int(k.min()) for k in ints]
-    spans = [int(k.max()) - lo + 1 for k, lo in zip(ints, lows)]
-    total = 1
-    for r in spans:
-        total *= r
-    if total > 1 << 63:  # (every partial key and the last, total - 1, fit int64)
-        return None
-    combined = np.zeros(len(ints[0]), dtype=np.int64)
-    for k, lo, r in zip(ints, lows, spans):
-        combined *= r
-        combined += k  # (in place, no temporary per key; int64 wraps, exact as the total fits)
-        combined -= lo
-    return combined
-
-
-def _int_key(k):
-    """An int64 array in the order of ``k`` with equal values equal: ``k``
-    itself, or for floats :func:`exact_columns.float_order_key`; None with
-    a NaN.  Float
-    answers of one binade span 2**52, so a group and a float aggregate
-    within a few binades still make one argsort key, where ``np.lexsort``
-    of the floats took twice as long (a rolling mean over 500,000 days)."""
-    import numpy as np
-
-    if k.dtype == np.int64:
-        return k
-    if k.dtype != np.float64 or np.isnan(k).any():
-        return None
-    return ex.float_order_key(k)
-
-
 def _sorted_by(keys) -> bool:
     """Whether the rows are in the order of ``keys`` (the first key first)."""
-    import numpy as np
-
-    greater = np.zeros(len(keys[0]) - 1, dtype=bool)
-    equal = np.ones(len(keys[0]) - 1, dtype=bool)
-    for k in keys:
-        greater |= equal & (k[1:] > k[:-1])
-        equal &= k[1:] == k[:-1]
+    greater, equal = ordered_steps(len(keys[0]), key_steps(keys))
     return bool((greater | equal).all())
 
 

@@ -148,35 +148,80 @@ def sort_order(cols: list, s, stable: bool = True):
 
     if not len(s):
         return np.zeros(0, dtype=np.intp)
-    unbounded = int(s.min()) == NEG  # (no unbounded start: no mask, no copy)
-    finite = s[s > NEG] if unbounded else s
-    s_lo = int(finite.min()) - 1 if len(finite) else 0
-    parts = [(c, int(c.min()), int(c.max()) - int(c.min()) + 1) for c in cols]
-    span = 1
-    for _, _, r in parts:
-        span *= r
-    s_range = (int(finite.max()) + 1 if len(finite) else 1) - s_lo + 1
-    if span * s_range < 2**62:
-        key = np.zeros(len(s), dtype=np.int64)
-        for c, lo, r in parts:
-            key *= r
-            key += c - lo
-        key *= s_range
-        key += (np.maximum(s, s_lo) if unbounded else s) - s_lo
+    if int(s.min()) == NEG:  # an unbounded start just below the least finite one (else no mask, no copy)
+        finite = s[s > NEG]
+        s = np.maximum(s, int(finite.min()) - 1 if len(finite) else 0)
+    key = combined_key([*cols, s])
+    if key is not None:
         return np.argsort(key, kind="stable" if stable else None)
     return np.lexsort((s, *reversed(cols)))
 
 
-def _arrays_maximal(cols: list, s, e) -> bool:
-    """:func:`_maximal_already` on arrays."""
+def combined_key(keys):
+    """One int64 key in the order of ``keys`` (the first key first), when
+    the keys are integers (or floats, :func:`int_key`) whose ranges fit 63
+    bits together (a group and an exact sum: one argsort, 2-3x faster than
+    ``np.lexsort`` of the two); else None."""
     import numpy as np
 
-    greater = np.zeros(len(s) - 1, dtype=bool)
-    equal = np.ones(len(s) - 1, dtype=bool)
-    for c in cols:
-        greater |= equal & (c[1:] > c[:-1])
-        equal &= c[1:] == c[:-1]
-    return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
+    ints = [int_key(k) for k in keys]
+    if not all(k is not None for k in ints):
+        return None
+    lows = [int(k.min()) for k in ints]
+    spans = [int(k.max()) - lo + 1 for k, lo in zip(ints, lows)]
+    total = 1
+    for r in spans:
+        total *= r
+    if total > 1 << 63:  # (every partial key and the last, total - 1, fit int64)
+        return None
+    combined = np.zeros(len(ints[0]), dtype=np.int64)
+    for k, lo, r in zip(ints, lows, spans):
+        combined *= r
+        combined += k  # (in place, no temporary per key; int64 wraps, exact as the total fits)
+        combined -= lo
+    return combined
+
+
+def int_key(k):
+    """An integer array in the order of ``k`` with equal values equal: ``k``
+    itself (signed integers), or for floats :func:`exact_columns.float_order_key`;
+    None with a NaN or another type.  Float
+    answers of one binade span 2**52, so a group and a float aggregate
+    within a few binades still make one argsort key, where ``np.lexsort``
+    of the floats took twice as long (a rolling mean over 500,000 days)."""
+    import numpy as np
+
+    if k.dtype.kind == "i":  # (text_out's ranks are int32)
+        return k
+    if k.dtype != np.float64 or np.isnan(k).any():
+        return None
+    from .exact_columns import float_order_key
+
+    return float_order_key(k)
+
+
+def _arrays_maximal(cols: list, s, e) -> bool:
+    """:func:`_maximal_already` on arrays."""
+    return _steps_maximal(key_steps(cols), s, e)
+
+
+def key_steps(cols: list):
+    """Per array of ``cols``, ``(greater, equal)`` of each row against the
+    one before (a generator: one key's at a time)."""
+    return ((c[1:] > c[:-1], c[1:] == c[:-1]) for c in cols)
+
+
+def ordered_steps(n: int, steps):
+    """``(greater, equal)`` of each of ``n`` rows against the one before,
+    in the order of the keys whose ``steps`` (:func:`key_steps`) are given."""
+    import numpy as np
+
+    greater = np.zeros(n - 1, dtype=bool)
+    equal = np.ones(n - 1, dtype=bool)
+    for g, q in steps:
+        greater |= equal & g
+        equal &= q
+    return greater, equal
 
 
 def run_starts(cols: list, s, e):
@@ -212,20 +257,13 @@ def _steps(df, keys):
         if is_exact(col):
             out.append(steps(*parts(col)))
         else:
-            c = col.to_numpy()
-            out.append((c[1:] > c[:-1], c[1:] == c[:-1]))
+            out.extend(key_steps([col.to_numpy()]))
     return out
 
 
 def _steps_maximal(steps, s, e) -> bool:
     """:func:`_arrays_maximal` from the keys' steps."""
-    import numpy as np
-
-    greater = np.zeros(len(s) - 1, dtype=bool)
-    equal = np.ones(len(s) - 1, dtype=bool)
-    for g, q in steps:
-        greater |= equal & g
-        equal &= q
+    greater, equal = ordered_steps(len(s), steps)
     return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
 
 

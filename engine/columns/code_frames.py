@@ -132,21 +132,39 @@ def kept_rows(df, keep):
     return frame({c: df[c].to_numpy()[keep] for c in df.columns})
 
 
-def differences(df, other):
-    """``(df - other, other - df)``: the rows of each frame that are not
-    rows of the other (same columns), from one numbering of both frames'
-    rows (maintenance.py's change of a relation: before and after)."""
-    import numpy as np
+def anti(df, other):
+    """The rows of ``df`` that are not rows of ``other`` (same columns)."""
+    if not df.height or not other.height:
+        return df
+    mine, theirs = _both_ids(df, other)
+    return kept_rows(df, _absent(mine, theirs))
 
+
+def differences(df, other):
+    """``(df - other, other - df)``: :func:`anti` both ways from one
+    numbering of both frames' rows (maintenance.py's change of a relation:
+    before and after)."""
     if not df.height or not other.height:
         return df, other
-    n = df.height
+    mine, theirs = _both_ids(df, other)
+    return kept_rows(df, _absent(mine, theirs)), kept_rows(other, _absent(theirs, mine))
+
+
+def _both_ids(df, other):
+    """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one numbering)."""
+    import numpy as np
+
     ids = row_ids([np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in df.columns])
-    mine, theirs = ids[:n], ids[n:]
-    in_mine, in_theirs = np.zeros(len(ids), dtype=bool), np.zeros(len(ids), dtype=bool)  # (ids are dense: < len(ids))
-    in_mine[mine], in_theirs[theirs] = True, True
-    only_mine, only_theirs = ~in_theirs[mine], ~in_mine[theirs]
-    return kept_rows(df, only_mine), kept_rows(other, only_theirs)
+    return ids[: df.height], ids[df.height:]
+
+
+def _absent(ids, others):
+    """Per id of ``ids``, whether ``others`` lacks it (dense ids: a presence table)."""
+    import numpy as np
+
+    there = np.zeros(len(ids) + len(others), dtype=bool)
+    there[others] = True
+    return ~there[ids]
 
 
 def _pairs(left: list, right: list):

@@ -11,19 +11,10 @@ from .value_columns import match_kinds
 
 
 class DifferenceNode(ColumnMapNode):
-    def __init__(self, child, holes_scan, label: str, values=None):
+    def __init__(self, child, holes_scan, values=None):
         super().__init__(child)
         self.values = values  # codes float value columns that meet codes (value_columns.py)
         self.holes_scan = holes_scan
-        self._label = label
-        self._holes = None
-
-    def label(self) -> str:
-        return f"Difference not {self._label}"
-
-    def reset(self) -> None:
-        super().reset()
-        self.holes_scan.reset()
         self._holes = None
 
     def process(self, df):

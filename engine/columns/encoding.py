@@ -154,10 +154,22 @@ class Dictionary:
         # to the rows (evaluator._run_columns)
         self.conflations = 0
         self._name_hashes = None  # (names Series, its hashes sorted, their codes): look_up_names
+        self._floats = False  # whether a float was ever coded (else only a float looked up can conflate)
+
+    def _add(self, values) -> None:
+        """Append new ``values`` (codes ``len(self.values) ..``)."""
+        if not self._floats:
+            self._floats = any(type(v) is float for v in values)
+        self.values.extend(values)
 
     def _check_kinds(self, looked_up, codes) -> None:
         """Count the numbers among ``looked_up`` whose code holds an equal
-        number of another kind (strings never equal a number: skipped)."""
+        number of another kind (strings never equal a number: skipped).
+        Without a float on either side there is none: the pass over the
+        codes' values is skipped (200 predicates of one fact file looked
+        up the same 1,000 integers each: 0.1 s)."""
+        if not self._floats and not any(type(v) is float for v in looked_up):
+            return
         values = self.values
         for v, c in zip(looked_up, codes):
             if c is not None and type(v) is not str and _number_kind(v) != _number_kind(values[c]):
@@ -189,7 +201,7 @@ class Dictionary:
         c = codes.get(value)
         if c is None:
             c = codes[value] = len(self.values)
-            self.values.append(value)
+            self._add((value,))
             self._indexed += 1
         elif type(value) is not str:
             self._check_kinds((value,), (c,))
@@ -203,8 +215,11 @@ class Dictionary:
         import numpy as np
 
         if distinct and not self.values:  # every value is new: appended, no lookup (``codes``)
-            if all(type(v) is str for v in values) or len(set(values)) == len(values):
-                self.values.extend(values)
+            if all(type(v) is str for v in values):
+                self.values.extend(values)  # (no float among them)
+                return np.arange(len(values), dtype=np.int64)
+            if len(set(values)) == len(values):
+                self._add(values)
                 return np.arange(len(values), dtype=np.int64)
             distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
         get = self.codes.get
@@ -212,7 +227,7 @@ class Dictionary:
         if out.count(None) == len(out) and (distinct or len(set(values)) == len(values)):
             # none known yet (a column of day numbers): appended in bulk, no per-value pass
             n0 = len(self.values)
-            self.values.extend(values)
+            self._add(values)
             self._index()
             return np.arange(n0, n0 + len(values), dtype=np.int64)
         self._check_kinds(values, out)
@@ -223,7 +238,7 @@ class Dictionary:
                 out = [code(v) if c is None else c for v, c in zip(values, out)]
             else:
                 n0 = len(self.values)
-                self.values.extend(new)
+                self._add(new)
                 self._index()  # (the values appended just now)
                 it = iter(range(n0, n0 + len(new)))
                 out = [next(it) if c is None else c for c in out]
@@ -275,7 +290,11 @@ class Dictionary:
                 self._name_hashes = (known, hashes, order, bool((hashes[1:] == hashes[:-1]).any()))
             _, hashes, order, shared = self._name_hashes
             mine = names.hash(0).to_numpy()
-            at = np.minimum(hashes.searchsorted(mine), len(hashes) - 1)
+            # (probes in order: a quarter of the CPU of random ones, whose
+            # binary searches miss the cache; 15,000 among 238,000: 2.2 -> 0.6 ms)
+            by = np.argsort(mine)
+            at = np.empty(len(mine), dtype=np.int64)
+            at[by] = np.minimum(hashes.searchsorted(mine[by]), len(hashes) - 1)
             maybe = np.flatnonzero(hashes[at] == mine)
             same = (known.gather(order[at[maybe]]) == names.gather(maybe)).to_numpy()  # (two names may share a hash)
             out[maybe[same]] = order[at[maybe[same]]]

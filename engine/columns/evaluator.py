@@ -66,6 +66,8 @@ class HybridEvaluator(Evaluator):
         self._indexed = False  # the column relations and their indexes made (_index_all)
         self._strata_refusal = False  # why no update may (point_relation.strata_refusal; False: not asked yet)
         self._tables: dict = {}
+        self._arities = None  # (rules, their count, pred -> arity): _rule_arities
+        self._printed_or_derived = None  # what _release_given keeps, found once a run
         self.given_tables = dict(tables or {})
         self._beside: dict = {}  # pred -> the rows given beside its table
         for pred, table in self.given_tables.items():
@@ -123,11 +125,15 @@ class HybridEvaluator(Evaluator):
             from chronolog.planner.backend_choice import has_recurrence
 
             self._recurrences = has_recurrence(self.plan.physical)
-        last_read = _last_reads(self.plan.physical)
+        released: dict = {}  # stratum index -> the predicates it reads last
+        for p, i in _last_reads(self.plan.physical).items():
+            released.setdefault(i, []).append(p)
+        self._printed_or_derived = None
         for stratum in self.plan.strata:
             ran = "rows"
             if self._use_columns(stratum):
                 built_before = set(self._tables)
+                derived_before = self.stats["derivations"]
                 try:
                     rounds_before = self.stats["rounds"]
                     self._run_columns(stratum)
@@ -142,11 +148,13 @@ class HybridEvaluator(Evaluator):
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
-            self._release_given([p for p, i in last_read.items() if i == stratum.index])
+            self._release_given(released.get(stratum.index, []))
             if ran == "columns":
                 from chronolog.language import allocators
 
-                allocators.release()  # the stratum's numpy temporaries (a command only)
+                # the stratum's numpy temporaries (a command only), once they add up
+                allocators.release_after(self.stats["derivations"] - derived_before
+                                         + sum(self._tables[p].height for p in stratum.preds if p in self._tables))
         self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
@@ -158,13 +166,12 @@ class HybridEvaluator(Evaluator):
         reader's columns (or the given table), which is where the Model reads
         them from anyway; a later read would only rebuild them.  (Temporal
         LUBM 1M: takesCourse's frame alone was 8 MB held to the end.)"""
-        if self.plan.outputs:
-            printed = set(self.plan.outputs)
-        else:
-            printed = {r.head_pred for r in self.plan.rules}
-        derived = {r.head_pred for r in self.plan.rules}
+        kept = self._printed_or_derived
+        if kept is None:  # (once a run: the rules stay)
+            derived = {r.head_pred for r in self.plan.rules}
+            kept = self._printed_or_derived = derived | set(self.plan.outputs or derived)
         for p in preds:
-            if (p in self._column_preds or p in self.given_tables) and p not in derived and p not in printed:
+            if (p in self._column_preds or p in self.given_tables) and p not in kept:
                 self._tables.pop(p, None)
 
     def _report_columns(self, stratum, rounds) -> None:
@@ -462,7 +469,7 @@ class HybridEvaluator(Evaluator):
 
                 # the blocks' numpy temporaries, before the stratum's joins allocate
                 # through polars (LUBM 1M nonrec: the Until join's peak 10-15 MB lower)
-                allocators.release()
+                allocators.release_after(given.height)
                 df = given
                 old = self._beside.get(pred)
                 if old is not None and old.atoms:  # rows given beside the table
@@ -489,7 +496,7 @@ class HybridEvaluator(Evaluator):
     def output_columns(self, pred: str):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
-        exports them (``columns_text_arrays`` and friends)."""
+        exports them (``columns_text_runs`` and friends)."""
         df = self._tables.get(pred)
         if df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
             df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
@@ -500,12 +507,9 @@ class HybridEvaluator(Evaluator):
     def _arity(self, pred: str) -> int:
         if pred == TOP:
             return 0
-        for r in self.plan.rules:
-            if r.head_pred == pred:
-                return len(r.head_terms)
-            for lit in r.body:
-                if getattr(lit, "pred", None) == pred:
-                    return len(lit.terms)
+        got = self._rule_arities().get(pred)
+        if got is not None:
+            return got
         known = self.plan.arities.get(pred)
         if known is not None:
             return known[0]
@@ -513,6 +517,24 @@ class HybridEvaluator(Evaluator):
         if rel is not None and rel.atoms:
             return len(next(iter(rel.atoms)))
         return 0
+
+    def _rule_arities(self) -> dict:
+        """Each predicate's arity where the plan's rules first write it (a
+        head, then its body), found in one pass over the rules and kept
+        while they are the same (a pass per question was quadratic in the
+        rules: 200 strata of one rule each)."""
+        rules = self.plan.rules
+        kept = self._arities
+        if kept is None or kept[0] is not rules or kept[1] != len(rules):
+            arities: dict = {}
+            for r in rules:
+                arities.setdefault(r.head_pred, len(r.head_terms))
+                for lit in r.body:
+                    p = getattr(lit, "pred", None)
+                    if p is not None:
+                        arities.setdefault(p, len(lit.terms))
+            kept = self._arities = (rules, len(rules), arities)
+        return kept[2]
 
     def _run_columns(self, stratum) -> None:
         """The stratum's rounds in the seminaive loop, on column deltas."""

@@ -40,6 +40,7 @@ class Values:
     def __init__(self, terms):
         self.terms = terms
         self._n = -1
+        self._int_index = None  # (ints, their codes, sorted by int; the codes below which it is complete): known_ints
 
     def _build(self):
         """Extends the arrays by the values coded since the last call."""
@@ -156,15 +157,42 @@ class Values:
             return FLOAT, self.floats[codes]
         raise Fallback("a value that is not a 64-bit integer or a float, or both kinds in one column")
 
+    def known_ints(self):
+        """``(ints, codes)`` of the integers coded so far (as far as the
+        arrays are built), sorted by value: extended by the codes added since
+        the last call, merged in by ``searchsorted`` (each int has one code)."""
+        import numpy as np
+
+        vals, codes, n = self._int_index or (np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
+        if n < self._n:
+            new = np.flatnonzero(self.kind[n : self._n] == 1) + n
+            order = np.argsort(self.ints[new], kind="stable")
+            new_vals, new_codes = self.ints[new][order], new[order]
+            at = np.searchsorted(vals, new_vals)
+            vals, codes = np.insert(vals, at, new_vals), np.insert(codes, at, new_codes)
+            self._int_index = (vals, codes, self._n)
+        return vals, codes
+
     def encode(self, kind, arr):
-        """Codes of the numbers ``arr`` (each distinct value coded once)."""
+        """Codes of the numbers ``arr`` (each distinct value coded once):
+        integers coded before are found by :meth:`known_ints` (a Dictionary
+        lookup each cost 200 strata of 1,000 rows 0.1 s), the rest by the
+        Dictionary."""
         import numpy as np
 
         if arr.size == 0:
             return np.zeros(0, dtype=np.int64)
         uniq, inv = np.unique(arr, return_inverse=True)
         before = len(self.terms.values)
-        codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
+        if kind == INT and self._n > 0:
+            vals, known = self.known_ints()
+            at = np.minimum(np.searchsorted(vals, uniq), max(len(vals) - 1, 0))
+            found = vals[at] == uniq if len(vals) else np.zeros(len(uniq), dtype=bool)
+            codes = np.where(found, known[at] if len(vals) else 0, -1)
+            if not found.all():  # (an int the Dictionary holds as a float is not among them: it counts as a conflation there)
+                codes[~found] = self.code_list(uniq[~found].tolist())
+        else:
+            codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
         if self._n == before:  # the new codes' numbers are known: no Python pass over them
             new = uniq[codes >= before]
             m = new.size

@@ -24,9 +24,6 @@ class GroupNode(ColumnMapNode):
         super().__init__(child)
         self.group, self.scale = group, scale
 
-    def label(self) -> str:
-        return f"Temporal {self.group.describe()}"
-
     def process(self, df):
         import numpy as np
         import polars as pl

@@ -30,9 +30,6 @@ class WrapNode(ColumnMapNode):
         super().__init__(child)
         self.start_var, self.end_var, self.terms, self.scale = start_var, end_var, terms, scale
 
-    def label(self) -> str:
-        return "Wrap: append the interval's start and end to the terms"
-
     def process(self, df):
         import polars as pl
 
@@ -55,11 +52,6 @@ class PlaceNode(ColumnMapNode):
     def __init__(self, child, timed, terms, scale):
         super().__init__(child)
         self.timed, self.terms, self.scale = timed, terms, scale
-
-    def label(self) -> str:
-        t = self.timed
-        iv = f"{'[' if t.start_closed else '('}{t.start},{t.end}{']' if t.end_closed else ')'}"
-        return f"Place on {iv}"
 
     def _codes(self, term, df, start):
         import numpy as np

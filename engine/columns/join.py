@@ -10,21 +10,12 @@ from .value_columns import match_kinds
 
 
 class JoinNode(ColumnMapNode):
-    def __init__(self, child, right, label: str, values=None):
+    def __init__(self, child, right, values=None):
         """``right``: the atom's own pipeline (scan, then box/shift);
         ``values``: codes float value columns that meet codes (value_columns.py)."""
         super().__init__(child)
         self.values = values
         self.right = right
-        self._label = label
-        self._table = None
-
-    def label(self) -> str:
-        return f"Join {self._label}"
-
-    def reset(self) -> None:
-        super().reset()
-        self.right.reset()
         self._table = None
 
     def process(self, df):

@@ -23,9 +23,6 @@ class ConditionNode(ColumnMapNode):
         super().__init__(child)
         self.comparison, self.values = comparison, values
 
-    def label(self) -> str:
-        return f"Condition {self.comparison}"
-
     def process(self, df):
         import polars as pl
 
@@ -41,9 +38,6 @@ class AssignNode(ColumnMapNode):
         super().__init__(child)
         self.var, self.expr, self.values, self.where = var, expr, values, where
 
-    def label(self) -> str:
-        return f"Assign {self.var} = {self.expr}"
-
     def process(self, df):
         import polars as pl
 
@@ -57,7 +51,11 @@ class AssignNode(ColumnMapNode):
                 col = self._vectorised(e, df)
             except Fallback:
                 col = assigned(e, self.where, df, self.values, var_column(self.var))
-        return df.with_columns(col.alias(var_column(self.var)))
+        name = var_column(self.var)
+        # (a new column: added to the batch without a query, as base.frame_of)
+        if name not in df.columns and len(col) == df.height:
+            return df.hstack([col.alias(name)])
+        return df.with_columns(col.alias(name))
 
     def _vectorised(self, e, df):
         """The kernels' column of ``e`` (expressions.py); Fallback where they refuse it."""

@@ -73,8 +73,7 @@ def _join(ev, node, step, view, bound, rule):
         return atom
     from .join import JoinNode
 
-    scan = ph.atom_scan(step.atom)
-    return JoinNode(node, atom, str(ast.Atom(scan.pred, scan.terms)), ev.values)
+    return JoinNode(node, atom, ev.values)
 
 
 def _difference(ev, node, step, view, bound, rule):
@@ -82,7 +81,7 @@ def _difference(ev, node, step, view, bound, rule):
     from .scan import FULL, ScanNode
 
     neg = step.negated
-    return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, ev), str(ast.Atom(neg.pred, neg.terms)), ev.values)
+    return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, ev), ev.values)
 
 
 def _condition(ev, node, step, view, bound, rule):

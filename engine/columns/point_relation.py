@@ -209,9 +209,6 @@ class ColumnRelation(Relation):
         self.version += 1
 
     # ------------------------------------------------------------ back to columns
-    def changed(self) -> bool:
-        return bool(self.atoms.dirty) or self.atoms.cleared
-
     def frame(self):
         """The relation as a coalesced column frame: the base without the
         rows of atoms written since, then those atoms encoded."""

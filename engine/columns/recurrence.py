@@ -36,8 +36,6 @@ from .encoding import LIMIT, NEG, POS, Fallback
 from .relation import term_columns
 from .scan import var_column
 
-LABEL = "recurrence kernel: one sweep through time"
-
 
 class _Rule:
     """A step rule's own part: its tests (the rows' compiled closures) and head,

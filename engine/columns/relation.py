@@ -305,7 +305,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         return coalesce(_frame(cols, s, e), term_columns(arity))
     cols = [_value_or_codes(table.column(c), terms, c, pred) for c in term_names]
 
-    def ends(col, sentinel):
+    def ends(col):
         c = table.column(col).combine_chunks().cast(pa.int64())
         fin = ~np.asarray(c.is_null().to_numpy(zero_copy_only=False))
         u = np.asarray(c.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64) * scale.scale
@@ -319,7 +319,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         c = table.column(col).combine_chunks()
         return np.asarray(c.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
 
-    s, e = _codes(*ends("start", NEG), closed("start_closed"), *ends("end", POS), closed("end_closed"))
+    s, e = _codes(*ends("start"), closed("start_closed"), *ends("end"), closed("end_closed"))
     if np.any(s >= e):
         from chronolog.engine.arrow import EMPTY_HINT
         from chronolog.language.errors import DataError

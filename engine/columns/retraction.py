@@ -102,7 +102,7 @@ class Known:
         return self.terms.look_up_names(names)
 
     def code_all(self, values: list, distinct: bool = False):
-        return lookup(values, self.terms)
+        return lookup(values, self.terms, absent_ints=False)
 
 
 def _column_codes(col, terms):
@@ -113,7 +113,7 @@ def _column_codes(col, terms):
         return col.codes.astype(np.int64)[col.indices]
     if not isinstance(col, _Column) or col.values.dtype != object:
         raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
-    return lookup(col.values.tolist(), terms)[col.indices]
+    return lookup(col.values.tolist(), terms, absent_ints=False)[col.indices]
 
 
 def _rows_codes(rows: list, arity: int, terms, scale):
@@ -125,16 +125,18 @@ def _rows_codes(rows: list, arity: int, terms, scale):
         values = [t[i] for t, _ in rows]
         distinct = list(dict.fromkeys(values))
         at = {v: k for k, v in enumerate(distinct)}
-        cols.append(lookup(distinct, terms)[np.array(list(map(at.__getitem__, values)), dtype=np.int64)])
+        cols.append(lookup(distinct, terms, absent_ints=False)[np.array(list(map(at.__getitem__, values)), dtype=np.int64)])
     lo, hi, lc, hc = zip(*[iv for _, iv in rows])
     return (cols, *interval_codes(lo, hi, lc, hc, scale))
 
 
-def lookup(values: list, terms):
+def lookup(values: list, terms, absent_ints: bool = True):
     """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
     one it does not hold; only names and integers, and an integer only
     where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
-    the value columns decide such matches)."""
+    the value columns decide such matches).  ``absent_ints=False`` for
+    facts to meet the model's (a retraction's): an integer it does not hold
+    may equal a float of a column of floats, which it never holds."""
     import numpy as np
 
     # (map over the dict's get: half the CPU of a generator's Python frame per value)
@@ -142,7 +144,7 @@ def lookup(values: list, terms):
     if not set(map(type, values)) <= {str}:  # (a set of the types: a tenth of a generator's CPU)
         known = terms.values
         for v, c in zip(values, out.tolist()):
-            if type(v) is not str and (type(v) is not int or c >= 0 and type(known[c]) is not int):
+            if type(v) is not str and (type(v) is not int or (type(known[c]) is not int if c >= 0 else not absent_ints)):
                 raise Fallback(f"the term {v!r} may equal a term of another kind")
     return out
 

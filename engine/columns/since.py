@@ -9,8 +9,6 @@ grid closing is one step: an odd (open) start goes down by one, an even
 
 from __future__ import annotations
 
-from chronolog.language.timeline import format_interval
-
 from . import code_frames
 from .base import ColumnMapNode, drain
 from ..exprs import to_polars
@@ -41,15 +39,6 @@ class SinceNode(ColumnMapNode):
         self.values = None  # set by the evaluator: codes float value columns that meet codes
         self.left, self.op, self.window = left, op, window
         self.offset = scale.window(since_offset(op, window))
-        self._table = None
-
-    def label(self) -> str:
-        name = "Since" if self.op == "S" else "Until"
-        return f"{name}{format_interval(self.window)} with {self.left.label()}"
-
-    def reset(self) -> None:
-        super().reset()
-        self.left.reset()
         self._table = None
 
     def process(self, df):

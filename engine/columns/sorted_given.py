@@ -178,8 +178,6 @@ def add(df, added, names: list):
     relation ``df`` (term columns ``names``): only the rows of the atoms it
     names are merged (coalesce.merge_new); None when either is not for
     this path."""
-    import numpy as np
-
     from .coalesce import merge_new
     from .relation import _frame
 
@@ -189,16 +187,7 @@ def add(df, added, names: list):
     df, cols, s, e, key, old_rows = found  # (every row of the atoms added)
     old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
     merged, new = merge_new(old, [added], names)
-    if not new.height:
-        return Addition(new, df)
-    m_cols, m_s, m_e = _arrays(merged, names)
-    m_key = packed(m_cols, len(m_s))
-    at = key.searchsorted(m_key, "left")
-    at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    after = _splice(cols, s, e, old_rows, at, (m_cols, m_s, m_e))
-    kept = np.ones(len(key), dtype=bool)
-    kept[old_rows] = False
-    return Addition(new, _remember(after, np.insert(key[kept], at, m_key)))
+    return Addition(new, _replaced(found, merged, names) if new.height else df)
 
 
 def _ranges(lo, count):
@@ -284,7 +273,22 @@ def split_rows(df, keys, names: list):
     it); None when it is not for this path."""
     import numpy as np
 
+    found = _keyed_rows(df, keys, names)
+    if found is None:
+        return None
+    cols, s, e, key, rows = found
+    kept = np.ones(len(s), dtype=bool)
+    kept[rows] = False
+    rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
+    _remember(rest, key[kept])
+    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
 
+
+def _keyed_rows(df, keys, names: list):
+    """``(term columns, s, e, key, rows)`` of the relation ``df`` in key
+    order, ``rows`` those of the atoms ``keys`` (a frame of its term
+    columns), by ``searchsorted``; None when ``df`` is not in key order or
+    ``keys`` are not codes."""
     key = _order_key(df, names)
     if key is None or any(keys[c].dtype != df[c].dtype or keys[c].null_count() for c in names):
         return None
@@ -293,12 +297,7 @@ def split_rows(df, keys, names: list):
         return None
     cols, s, e = _arrays(df, names)
     lo = key.searchsorted(probe, "left")
-    rows = distinct(_ranges(lo, key.searchsorted(probe, "right") - lo))
-    kept = np.ones(len(s), dtype=bool)
-    kept[rows] = False
-    rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
-    _remember(rest, key[kept])
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
+    return cols, s, e, key, distinct(_ranges(lo, key.searchsorted(probe, "right") - lo))
 
 
 def put_in_order(rest, rows, names: list):
@@ -322,6 +321,54 @@ def put_in_order(rest, rows, names: list):
     out = _like(rest, names, [np.insert(c, at, x) for c, x in zip(cols, add_cols)], np.insert(s, at, add_s), np.insert(e, at, add_e))
     _remember(out, np.insert(key, at, add_key))
     return out
+
+
+def rows_in_order(df, keys, names: list):
+    """The rows of the relation ``df`` of the atoms ``keys`` (a frame of its
+    term columns) when ``df`` is in key order (no copy of the rest:
+    :func:`put_rows` puts their new rows in their place); else None."""
+    found = _keyed_rows(df, keys, names) if names else None
+    if found is None:
+        return None
+    cols, s, e, _, rows = found
+    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows])
+
+
+def put_rows(df, keys, rows, names: list):
+    """The relation ``df`` (in key order) with the rows of the atoms
+    ``keys`` (a frame of its term columns) replaced by ``rows`` (rows of
+    those atoms, coalesced) in one splice, where a split of the relation
+    and a put back copied each column twice more; None when it is not for
+    this path."""
+    if not names or df.columns != [*names, "s", "e"]:
+        return None
+    theirs = _arrays(rows, names)
+    if theirs is None or packed(theirs[0], rows.height) is None:
+        return None
+    found = _keyed_rows(df, keys, names)
+    if found is None:
+        return None
+    cols, s, e, key, old_rows = found
+    return _replaced((df, cols, s, e, key, old_rows), rows, names)
+
+
+def _replaced(found, rows, names: list):
+    """The relation of ``found`` (:func:`_rows_of_atoms`) with its rows of
+    the atoms replaced by ``rows`` (rows of those atoms, coalesced, of codes;
+    in any order), in key order, its key remembered: one :func:`_splice`."""
+    import numpy as np
+
+    _, cols, s, e, key, old_rows = found
+    r_cols, r_s, r_e = _arrays(rows, names)
+    r_key = packed(r_cols, len(r_s))
+    order = np.lexsort((r_s, r_key))  # (an atom's rows by their starts: merge_new's are so already)
+    r_key = r_key[order]
+    at = key.searchsorted(r_key, "left")
+    at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
+    after = _splice(cols, s, e, old_rows, at, ([c[order] for c in r_cols], r_s[order], r_e[order]))
+    kept = np.ones(len(key), dtype=bool)
+    kept[old_rows] = False
+    return _remember(after, np.insert(key[kept], at, r_key))
 
 
 def _like(df, names: list, cols: list, s, e):

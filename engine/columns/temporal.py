@@ -6,8 +6,6 @@ input is a scan of a stored, coalesced relation, as in the row executor."""
 
 from __future__ import annotations
 
-from chronolog.language.timeline import format_interval
-
 from ..interval_shift import box, shift
 from .base import ColumnMapNode
 from .encoding import LIMIT, POS, Fallback
@@ -48,14 +46,6 @@ class TemporalNode(ColumnMapNode):
         self.box_w, self.shift_w = box_w, shift_w
         self.box_u = scale.window(box_w) if box_w is not None else None
         self.shift_u = scale.window(shift_w) if shift_w is not None else None
-
-    def label(self) -> str:
-        parts = []
-        if self.box_w is not None:
-            parts.append(f"box{format_interval(self.box_w)}")
-        if self.shift_w is not None:
-            parts.append(f"shift{format_interval(self.shift_w)}")
-        return "Temporal " + " then ".join(parts)
 
     def process(self, df):
         if self.box_u is not None:

@@ -67,6 +67,9 @@ def test_subtract_distinct_anti_member(df, other):
     assert rows(code_frames.distinct(df, ["c", "a"], ["x", "y"])) == sorted({(r[2], r[0]) for r in df.iter_rows()})
     there = set(other.iter_rows())
     assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    only_df, only_other = code_frames.differences(df, other)
+    assert rows(only_df) == sorted(r for r in df.iter_rows() if r not in there)
+    assert rows(only_other) == sorted(r for r in other.iter_rows() if r not in set(df.iter_rows()))
     atoms = set(other.select(keys).iter_rows())
     assert code_frames.member(df, other, keys).tolist() == [r[:3] in atoms for r in df.iter_rows()]
 
@@ -125,3 +128,76 @@ def test_touched_gives_way_to_value_columns():
     keys = pl.DataFrame({"a": [1.5]})
     touched.took(keys, keys.with_columns(s=pl.lit(0, pl.Int64), e=pl.lit(1, pl.Int64)))
     assert touched.frames() is None
+
+
+@st.composite
+def intervals(draw):
+    """A non-empty interval of the timeline (integer ends, open or closed, ±inf)."""
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    lo = draw(st.one_of(st.just(NEG_INF), st.integers(0, 12)))
+    hi = draw(st.one_of(st.just(POS_INF), st.integers(0, 12)))
+    lc, hc = draw(st.booleans()) and lo != NEG_INF, draw(st.booleans()) and hi != POS_INF
+    if lo != NEG_INF and hi != POS_INF and (lo > hi or lo == hi and not (lc and hc)):
+        lo, hi, lc, hc = hi, hi, True, True
+    return lo, hi, lc, hc
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8),
+       st.integers(0, 5), st.integers(0, 6), st.booleans(), st.booleans(), st.sampled_from(["S", "U"]), st.booleans())
+def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
+    """since.SinceNode's closure of A and its numpy step against the rows' SinceJoinNode formula
+    (``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ``, engine/rows/since.py) on timeline intervals:
+    each pair of a B interval ``J`` and an A interval ``I`` sharing ``x``
+    (or every pair, no shared variable), ``0`` not in the window."""
+    from chronolog.engine.columns.encoding import TimeScale
+    from chronolog.engine.interval_shift import since_offset
+    from chronolog.language.timeline import closure, intersect, shift
+
+    if lo == 0:
+        c1 = False  # (the planner splits 0 ∈ ϱ off)
+    w = (lo, lo + width, c1, c2 or width == 0 and c1)
+    if w[0] == w[1] and not (w[2] and w[3]):
+        return
+    grid = TimeScale(1)
+    b = pl.DataFrame([(x, *grid.codes(iv)) for x, iv in b_rows], schema={"v:x": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+    left = [(x, *grid.codes(closure(iv))) for x, iv in a_rows]
+    a = pl.DataFrame([(x, cs, ce, 7) for x, cs, ce in left] if keyed else [(x, cs, ce) for x, cs, ce in left],
+                     schema={"v:x" if keyed else "v:y": pl.Int64, "cs": pl.Int64, "ce": pl.Int64, **({"v:z": pl.Int64} if keyed else {})},
+                     orient="row")
+    opened = pl.DataFrame([(x, *grid.codes(iv)) for x, iv in a_rows], schema={"v:x": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+    assert code_frames.closed(opened).rows() == [(x, cs, ce) for x, cs, ce in left]  # (A's closure, as since.py takes it)
+    offset = since_offset(op, w)
+    expected = []
+    for x, j in b_rows:
+        for y, i in a_rows:
+            if keyed and x != y:
+                continue
+            k = intersect(closure(i), j)
+            t = k and shift(k, grid.window(offset))
+            got = t and intersect(t, closure(i))
+            if got:
+                expected.append((x, *grid.codes(got), *((7,) if keyed else (y,))))
+    got = code_frames.since(b, a, ["v:x"] if keyed else [], grid.window(offset))
+    assert (rows(got) if got is not None else []) == sorted(expected)
+    if got is not None:
+        assert got.columns == ["v:x", "s", "e", "v:z" if keyed else "v:y"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(frames(["a", "b"], st.sampled_from([0, 1, 2, 5, 1 << 20])), frames(["a", "b"], st.sampled_from([0, 1, 2, 5, 1 << 20])),
+       st.sampled_from([["a"], ["b"], ["a", "b"], ["b", "a"]]))
+def test_matches_and_kept_rows(df, keys, cols):
+    """The semi-join's numpy membership (any size of ``df``: a presence
+    table of codes) and the rows it keeps, against Python sets."""
+    got = code_frames.matches(df, keys, cols)
+    wanted = {tuple(r[c] for c in cols) for r in keys.iter_rows(named=True)}
+    expected = [tuple(r[c] for c in cols) in wanted for r in df.iter_rows(named=True)]
+    assert got.tolist() == expected
+    assert rows(code_frames.kept_rows(df, got)) == sorted(r for r, hit in zip(df.iter_rows(), expected) if hit)
+
+
+def test_matches_leaves_codes_past_its_table_to_polars():
+    df = pl.DataFrame({"a": [1, code_frames.TABLE_CODES], "s": [0, 0], "e": [1, 1]})
+    assert code_frames.matches(df, df, ["a"]) is None

@@ -193,6 +193,24 @@ def test_each_path_of_the_small_frames_on_columns(small_rows, code_rows, case, d
         small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
 
 
+@pytest.mark.parametrize("small_rows, code_rows", [(-1, -1), (-1, 10**9), (10**9, -1)], ids=["polars", "numpy", "python"])
+@settings(max_examples=examples(40), **SETTINGS)
+@given(cases(negation=True, recursion=True, nest=2, idb_data=True), st.data(), st.booleans())
+def test_each_path_of_the_small_frames_on_frames(small_rows, code_rows, case, data, dict_form):
+    """As above with every update on frames (POINT_ATOMS -1: the atoms'
+    path takes small updates otherwise), so that the maintenance's own
+    steps (the cut-downs, re-derivations, Since/Until, the relation's
+    change) take each path too."""
+    from chronolog.engine.columns import code_frames, evaluator, small_frames
+
+    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS
+    small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS = small_rows, code_rows, -1
+    try:
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
+    finally:
+        small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS = kept
+
+
 def check(program, rows, horizon, engine, derived, data, dict_form):
     split = data.draw(st.lists(st.booleans(), min_size=len(rows), max_size=len(rows)))
     start = [f for f, keep in zip(rows, split) if keep]

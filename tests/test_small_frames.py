@@ -95,6 +95,9 @@ def test_distinct_and_anti(df, other):
     there = set(other.iter_rows())
     assert rows(small_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
     assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
+    only_df, only_other = code_frames.differences(df, other)
+    assert rows(only_df) == sorted(r for r in df.iter_rows() if r not in there)
+    assert rows(only_other) == sorted(r for r in other.iter_rows() if r not in set(df.iter_rows()))
     keys = set(other.select(KEYS).iter_rows())
     assert code_frames.member(df, other, KEYS).tolist() == [r[:2] in keys for r in df.iter_rows()]
 

@@ -287,7 +287,10 @@ def merge_new(old, parts: list, keys: list):
         # recursion): all new, coalesced alone; no empty frame concatenated, no flags
         cols = [*keys, "s", "e"]
         parts = [p if p.columns == cols else p.select(*cols) for p in parts]
-        merged = coalesce(parts[0] if len(parts) == 1 else pl.concat(parts), keys)
+        stacked = parts[0]
+        for p in parts[1:]:  # (chunks appended, no query: coalesce reads the columns once, in numpy)
+            stacked = stacked.vstack(p)
+        merged = coalesce(stacked, keys)
         return merged, merged
     if all_codes([old, *parts], [*keys, "s", "e"]):
         # handed over in one list that the merge empties: no frame of this

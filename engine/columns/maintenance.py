@@ -90,7 +90,6 @@ class ColumnMaintenance:
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
         self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived
-        self._near: dict = {}  # pred -> the rows a stratum without recursion took out to over-delete
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -136,6 +135,11 @@ class ColumnMaintenance:
             return empty(self.arity(pred))
         if len(frames) == 1:
             return frames[0]
+        if all(f.schema == frames[0].schema for f in frames):  # (chunks appended: no query)
+            out = frames[0]
+            for f in frames[1:]:
+                out = out.vstack(f)
+            return out
         return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
 
     def local(self, pred: str, keys):
@@ -271,8 +275,6 @@ class ColumnMaintenance:
     def _merge(self, pred, parts) -> object:
         """Merge ``parts`` into ``pred``'s relation (only the atoms they
         name are sorted and merged); returns the new maximal intervals."""
-        import polars as pl
-
         from .value_columns import same_kinds
 
         names = self.names(pred)
@@ -285,7 +287,7 @@ class ColumnMaintenance:
         if held is not None:  # (the re-derived atoms are among those held out)
             old = held
         else:
-            keys = atoms_of(pl.concat([p.select(names) for p in parts], how="vertical_relaxed") if names else parts[0], names)
+            keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
             old = self.read_out(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
@@ -378,7 +380,15 @@ class ColumnMaintenance:
         from .value_columns import same_kinds
 
         before, after = same_kinds([before, after], names, self.ev.values)
-        gone, new = anti(before, after), anti(after, before)
+        cols = [*names, "s", "e"]
+        way = code_frames.path(before, after)
+        if way == "python":
+            gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
+        elif way == "numpy":
+            gone, new = code_frames.differences(before, after)
+        else:
+            gone = before.join(after, on=cols, how="anti")
+            new = after.join(before, on=cols, how="anti")
         if gone.height:
             self.gone[pred] = self.concat(pred, [self.gone.get(pred), gone])
         if new.height:
@@ -406,24 +416,19 @@ class ColumnMaintenance:
     def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
         """Over-delete, re-derive, insert; returns per predicate the atoms
         (a frame of its term columns) whose intervals may have changed."""
-        over = self._over_delete(stratum, gone_in, seeds)
-        touched: dict = {}
-        for p, pieces in over.items():
-            names = self.names(p)
-            pieces = coalesce(pieces, names)
-            touched[p] = atoms_of(pieces, names)
-            old = self._near.pop(p, None)  # (taken out already: their atoms' rows, and maybe a few more)
-            if old is None:
-                old = self.read_out(p, touched[p]) if stratum.recursive else self.local(p, touched[p])
-            kept = minus(old, pieces, names, self.ev.values)
-            if stratum.recursive:  # (its rules read it: back before they run)
-                self.put_back(p, kept)
-            else:  # (held out until the re-derivation merges into it: one split of the relation, not two)
-                self._held[p] = kept
-            over[p] = pieces
-        pending = dict(new_in)
-        for p, new in self._rederive(stratum, over).items():
-            pending[p] = new
+        if not stratum.recursive:
+            touched = self._over_delete_once(stratum, gone_in, seeds)
+            self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
+            pending = dict(new_in)
+        else:
+            over = self._over_delete(stratum, gone_in, seeds)
+            touched = {}
+            for p, pieces in over.items():
+                names = self.names(p)
+                pieces = coalesce(pieces, names)
+                touched[p] = atoms_of(pieces, names)
+                self.put_back(p, minus(self.read_out(p, touched[p]), pieces, names, self.ev.values))  # (its rules read it)
+            pending = {**new_in, **self._rederive(stratum, touched)}
         for p in list(self._held):  # (nothing came back for these)
             self.put_back(p, self._held.pop(p))
         for p, rows in added.items():
@@ -446,9 +451,8 @@ class ColumnMaintenance:
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is
-        gone: ``{pred: frame}`` (not coalesced), to a fixpoint."""
-        if not stratum.recursive:
-            return self._over_delete_once(stratum, gone_in, seeds)
+        gone: ``{pred: frame}`` (not coalesced), to a fixpoint (a stratum
+        with recursion; without, :meth:`_over_delete_once`)."""
         over: dict = {}
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
@@ -471,22 +475,25 @@ class ColumnMaintenance:
         return over
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
-        """:meth:`_over_delete` of a stratum without recursion: one round;
-        the rows of the atoms it meets are taken out of the relation once
-        (``_near``), and :meth:`_dred` puts them back less what goes."""
+        """:meth:`_over_delete` of a stratum without recursion: one round
+        finds the atoms that may have lost points; their rows are taken out
+        of the relation whole (``_held`` empty), as :meth:`_rederive` gives
+        each of them all its intervals over the inputs as they are now (no
+        recursion: exact), so the pieces to delete are never computed.
+        Returns ``{pred: atoms}``."""
         found = self._round(stratum, gone_in, self.before.get) if gone_in else {}
-        over: dict = {}
+        out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
             parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
-            near = self.local(p, atoms_of(self.concat(p, parts), names))
-            pieces = self.concat(p, [overlap(near, x, names, self.ev.values) for x in parts])
-            if pieces.height or p in seeds:
-                over[p] = pieces
-                self._near[p] = near
+            keys = atoms_of(self.concat(p, parts), names)
+            near = self.local(p, keys)
+            if near.height or p in seeds:
+                out[p] = keys
+                self._held[p] = near.clear()
             else:
                 self._rest.pop(p)
-        return over
+        return out
 
     def _widen(self, pred, hit, used, delta) -> None:
         """Add to ``delta`` the old maximal intervals of ``pred`` in ``hit``
@@ -498,15 +505,17 @@ class ColumnMaintenance:
             delta[pred] = self.concat(pred, [delta.get(pred), hit])
 
     def _rederive(self, stratum, over) -> dict:
-        """Put back the over-deleted atoms' facts that still hold: each rule
-        of their predicate with a scan of the atoms first, over what is left,
-        and their given facts.  Returns the merges' new maximal intervals."""
+        """Put back the facts of the over-deleted atoms ``over`` (``{pred:
+        atoms}``) that still hold: each rule of their predicate with a scan
+        of the atoms first, over what is left, and their given facts.
+        Returns the merges' new maximal intervals."""
         import polars as pl
 
         out = {}
-        for p, pieces in over.items():
+        for p, keys in over.items():
             names = self.names(p)
-            atoms = atoms_of(pieces, names).with_columns(s=pl.lit(NEG, pl.Int64), e=pl.lit(POS, pl.Int64))
+            atoms = pl.DataFrame([*keys.get_columns(), *(pl.Series(c, [x], pl.Int64).new_from_index(0, keys.height)
+                                                         for c, x in (("s", NEG), ("e", POS)))])  # (no query: a with_columns is one)
             parts = []
             given = self.given_frame(p)
             if given.height:
@@ -544,7 +553,10 @@ class ColumnMaintenance:
             return right if atoms.height else right.clear()
         import polars as pl
 
-        keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        if code_frames.codes_only(atoms, cols=pairs.values()):
+            keys = code_frames.distinct(atoms, list(pairs.values()), list(pairs))
+        else:
+            keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
         return semi(right, keys, list(pairs), self.ev.values)
 
     def _insert(self, stratum, pending) -> dict:
@@ -700,7 +712,7 @@ class _Tables:
 
         if small_frames.small(source):
             keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
-        elif code_frames.codes_only(source.select(list(set(pairs.values())))):
+        elif code_frames.codes_only(source, cols=pairs.values()):
             keys = code_frames.distinct(source, list(pairs.values()), list(pairs))
         else:
             keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
@@ -714,7 +726,7 @@ def atoms_of(df, names: list):
 
     if names and small_frames.small(df):
         return small_frames.distinct(df, names)
-    if names and code_frames.codes_only(df.select(names)):
+    if names and code_frames.codes_only(df, cols=names):
         return code_frames.distinct(df, names)
     if names:
         return df.lazy().select(names).unique().collect()
@@ -732,6 +744,9 @@ def split(df, keys, names: list, values):
     got = split_rows(df, keys, names)
     if got is not None:  # (the relation in key order: its own index)
         return got
+    mask = code_frames.matches(df, keys, names) if code_frames.codes_only(df) else None
+    if mask is not None:  # (in numpy: no query)
+        return code_frames.kept_rows(df, mask), code_frames.kept_rows(df, ~mask)
     match = _codes_match(df, keys, names)
     if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
         mask = df.select(match).to_series()
@@ -759,6 +774,9 @@ def semi(df, keys, cols: list, values):
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
+    mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
+    if mask is not None:  # (in numpy: no query)
+        return code_frames.kept_rows(df, mask)
     match = _codes_match(df, keys, cols)
     if match is not None:  # (one query)
         return df.filter(match)

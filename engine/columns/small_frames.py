@@ -32,7 +32,7 @@ def fits(*frames) -> bool:
     nulls (a polars join matches no null; a Python ``None`` equals itself)."""
     import polars as pl
 
-    return all(f.height <= SMALL_ROWS and all(t == pl.Int64 for t in f.schema.values()) and not any(c.null_count() for c in f)
+    return all(f.height <= SMALL_ROWS and all(t == pl.Int64 for t in f.dtypes) and not any(c.null_count() for c in f.iter_columns())
                for f in frames)
 
 

@@ -23,41 +23,46 @@ class Touched:
         self.names = names
         self.seen = self.was = self.now = None
         self._pending = None  # the atoms of the last take, until put back
+        self._whole = False  # whether those are every atom seen (the first take's)
         self.off = not names  # (a predicate without terms: one atom, read whole)
 
     def took(self, keys, hit) -> None:
         """The atoms ``keys`` were taken out of the relation; ``hit``: their rows."""
-        import polars as pl
-
         if self.off:
             return
-        keys = keys.select(self.names)
+        if keys.columns != self.names:
+            keys = keys.select(self.names)
         if not code_frames.codes_only(keys, hit):
             self.off = True
             return
         self._pending = keys
         if self.seen is None:  # (the first take: every atom fresh)
             self.seen, self.was, self.now = keys, hit, hit
+            self._whole = True
             return
-        fresh = keys.filter(~code_frames.member(keys, self.seen, self.names))
+        self._whole = False
+        fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
         if fresh.height:
-            rows = hit.filter(code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
-            self.seen = pl.concat([self.seen, fresh])
-            self.was = pl.concat([self.was, rows])
-            self.now = pl.concat([self.now, rows])
+            rows = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names)) if fresh.height < keys.height else hit
+            self.seen = self.seen.vstack(fresh)
+            self.was = self.was.vstack(rows)
+            self.now = self.now.vstack(rows)
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""
-        import polars as pl
-
         keys, self._pending = self._pending, None
         if self.off:
             return
         if keys is None or not code_frames.codes_only(rows):
             self.off = True
             return
-        now = self.now.filter(~code_frames.member(self.now, keys, self.names))
-        self.now = pl.concat([now, rows.select(now.columns)]) if rows.height else now
+        if rows.columns != self.now.columns:
+            rows = rows.select(self.now.columns)
+        if self._whole:  # (the atoms of the first take put back before any other take: they are all of ``now``)
+            self.now = rows
+            return
+        now = code_frames.kept_rows(self.now, ~code_frames.member(self.now, keys, self.names))
+        self.now = now.vstack(rows) if rows.height else now
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""

@@ -28,6 +28,8 @@ from chronolog.planner.normalize import is_fresh
 DIALECTS = ("vadalog", "meteor", "lars")
 # chosen by measurement (bench/README.md, "Figures behind design choices")
 DEFAULT_PLACEMENT = "always"
+# the counters an update reports as its own work, and as the session's totals (Reasoner.update)
+_COUNTERS = ("rounds", "derivations")
 
 
 def _parse_apart(fh, source: str):
@@ -776,8 +778,12 @@ class Reasoner:
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
         removed = self._take_back(gone)  # (its refusals come before any change)
+        stats = self.model.stats
+        before = {k: stats.get(k, 0) for k in _COUNTERS}
         try:
-            return self._apply(removed, rows)
+            self._apply(removed, rows)
+            self._count_update(stats, before)
+            return self.model
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
             raise
@@ -807,6 +813,17 @@ class Reasoner:
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         self.model._provenance = None  # (derivations a proof recorded before the update: recorded again by the next one)
         return self.model
+
+    def _count_update(self, stats_before: dict, before: dict) -> None:
+        """After an update ``stats["rounds"]`` and ``["derivations"]`` count
+        that update's own work (what a user timing it asks), and
+        ``stats["session"]`` the session's totals: the first run and every
+        update (the evaluator adds to its counters; a run again starts anew)."""
+        stats = self.model.stats
+        own = {k: stats.get(k, 0) - (before[k] if stats is stats_before else 0) for k in _COUNTERS}
+        session = stats_before.get("session") or {"updates": 0, **before}
+        stats["session"] = {"updates": session["updates"] + 1, **{k: session[k] + own[k] for k in _COUNTERS}}
+        stats.update(own)
 
     def _read_retraction(self, facts) -> dict:
         """``{pred: holes}`` of retraction facts: frames coded by the model's

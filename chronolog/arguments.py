@@ -173,13 +173,19 @@ def check_known_predicate(model, pred, what: str) -> None:
         raise ArgumentError(f"{what}: the predicate must be a name (a string), not {pred!r}")
     if pred in model.plan.arities or model.store.get(pred) is not None or pred in model._repeating:
         return
+    refuse_unknown_predicate(pred, model.plan.arities, what)
+
+
+def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its facts") -> None:
+    """The error for ``pred``, which neither the program (``known``: its
+    predicates) nor ``facts`` name."""
     check_predicate_name(pred, what)
     import difflib
 
-    known = sorted(p for p in model.plan.arities if not p.startswith("_"))
+    known = sorted(p for p in known if not p.startswith("_"))
     close = difflib.get_close_matches(pred, known, n=3)
     raise ArgumentError(
-        f"{what}: the predicate {pred!r} does not occur in the program or its facts",
+        f"{what}: the predicate {pred!r} does not occur in the program or {facts}",
         hint=(f"did you mean {', '.join(close)}?" if close else "known predicates: " + ", ".join(known[:12])),
     )
 

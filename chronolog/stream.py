@@ -276,6 +276,7 @@ class Stream:
         if retract is not None:
             holes = holes_of(self._rows_of(retract), "retract()")
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+            self._refuse_unknown(holes)
             for p, by in holes.items():
                 for t in by:
                     self._check_arities({p: [(t, None)]})
@@ -357,6 +358,16 @@ class Stream:
 
     def _rows_of(self, facts):
         return load_facts(facts, self.dialect)
+
+    def _refuse_unknown(self, holes: dict) -> None:
+        """A retraction of a predicate neither the program nor a pushed fact
+        names: a typo, most likely, as Reasoner.retract says; skipped, the
+        fact meant would stay."""
+        from chronolog.arguments import refuse_unknown_predicate
+
+        for pred in holes:
+            if pred not in self.plan.arities and self._pushed is not None and pred not in self._pushed:
+                refuse_unknown_predicate(pred, self.plan.arities, "retract()", "the facts pushed to the stream")
 
     def _refuse_unpushed(self, holes: dict) -> None:
         """A retraction of a predicate the rules derive and none of whose

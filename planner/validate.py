@@ -185,6 +185,27 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
                     ann.pos,
                     hint=_suggest(pred, arities),
                 )
+        if ann.name == "mapping":
+            check_mapped_position(program, ann, arities[ann.args[0]][0])
+
+
+def check_mapped_position(program: ast.Program, ann, arity: int) -> None:
+    """A ``@mapping`` names an argument the predicate has, or a time column
+    its ``@timeMapping`` names (iTemporal maps those as dates): any other
+    position named a column no fact fills, without a word."""
+    pred, pos = ann.args[0], ann.args[1]
+    times = {t for a in program.annotations if a.name == "timeMapping" and a.args[:1] == [pred] for t in a.args[1:3]}
+    if type(pos) is int and (0 <= pos < arity or pos in times):
+        return
+    if type(pos) is not int:
+        raise ProgramError(f"@mapping of {pred} names the argument position as a number, not {pos!r}", ann.pos,
+                           hint=f'e.g. @mapping("{pred}", 0, "name", "string").')
+    last = f"0 to {arity - 1}" if arity > 1 else "0" if arity else "none: it has no arguments"
+    raise ProgramError(
+        f"@mapping of {pred} names argument {pos}, but {pred} has {arity} argument{'s' if arity != 1 else ''}",
+        ann.pos,
+        hint=f"argument positions count from 0 (for {pred}: {last}), or name a time column of its @timeMapping",
+    )
 
 
 def note_unsupplied(program: ast.Program, given) -> None:

@@ -591,6 +591,28 @@ def test_a_mapping_naming_its_column_or_position_is_read(tmp_path):
         assert reason(tmp_path / "p.vada").facts("q") == [(("acme", 3), (0, 5, True, True))]
 
 
+@pytest.mark.parametrize("position, says", [
+    ("5", "@mapping of p names argument 5, but p has 1 argument"),
+    ("1", "@mapping of p names argument 1, but p has 1 argument"),
+    ('"0"', "@mapping of p names the argument position as a number, not '0'"),
+])
+def test_a_mapping_of_an_argument_the_predicate_lacks_is_refused(tmp_path, position, says):
+    """Accepted without a word: the column it names was never filled."""
+    prog = f'q(X) :- p(X).\np(a)@1.\n@mapping("p", {position}, "x", "string").\n'
+    refused(tmp_path, prog, where="3:1", says=says)
+    with pytest.raises(ChronologError, match="@mapping of p names"):
+        reason(prog)
+
+
+def test_a_mapping_of_a_time_column_its_time_mapping_names_is_read(tmp_path):
+    """iTemporal's programs map the interval's columns as dates."""
+    (tmp_path / "p.csv").write_text("a,2020-01-01,2020-01-03\n")
+    prog = ('@bind("p", "csv useHeaders=false", ".", "p.csv").\n@timeMapping("p", 1, 2).\n'
+            '@timeGranularity("days").\n@mapping("p", 1, "1", "date").\nq(X) :- p(X).\n')
+    (tmp_path / "p.vada").write_text(prog)
+    assert reason(tmp_path / "p.vada").to_text() == "q(a)@[2020-01-01,2020-01-03]"
+
+
 def test_a_mapping_naming_a_column_a_spark_csv_lacks_is_refused(tmp_path, spark):
     from chronolog.spark import run_program
 

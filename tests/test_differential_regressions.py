@@ -195,6 +195,21 @@ def test_an_arithmetic_error_names_the_least_failing_binding(engine):
     assert str(e.value) == "<program>:1:36: data error: cannot compute (S + N) with -2 and #T: both must be numbers"
 
 
+def test_a_sum_over_values_that_are_no_numbers_names_the_least_on_every_executor():
+    # was: 'zz' on rows, 'y' on columns: the columns computed q and handed
+    # the rows its relation in another order, and the first value that is
+    # no number was named; now the least in term order, for either order
+    program = "s(G, S) :- q(G, V), S = sum(V).\nq(G, V) :- p(G, V)."
+    facts = ["p(h, y)@[2,3]", "p(g, 3.5)@[1,1]", "p(g, zz)@[2,3]", "p(g, zz)@[2,4]", "p(g, y)@[3,5]"]
+    texts = set()
+    for engine in ("rows", "columns"):
+        for order in (facts, facts[::-1]):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason(program, "\n".join(order), engine=engine)
+            texts.add(str(e.value))
+    assert texts == {"<program>:1:21: data error: sum() needs numbers, but a binding gives 'y'"}
+
+
 # ------------------------------------------------ -0.0 is 0.0, printed alike
 
 

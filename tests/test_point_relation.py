@@ -213,3 +213,27 @@ def test_given_facts_of_derived_predicates_read_from_the_fact_columns(point_atom
         from chronolog.engine.columns.point_relation import GivenColumns
 
         assert isinstance(r.evaluator.base.get("reach"), GivenColumns)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("path", ["atoms", "frames"])
+def test_retracting_an_equal_number_of_another_type_keeps_the_atoms_own_value(engine, path, monkeypatch):
+    """The rows keep each atom's own object (docs/design.md, "Equal numbers
+    of two types"): retracting 2.0 from a given 2 leaves 2, on both
+    executors and both paths (the atoms' path gave 2.0: it kept the atom
+    under the retraction's terms)."""
+    from chronolog.engine.columns import evaluator
+
+    if path == "frames":
+        monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(2)@[0,10]\np(a)@[0,3]", engine=engine)
+    r.retract({"p": [((2.0,), (3, 5))]})
+    if engine == "columns" and path == "atoms":  # (the frames hand such an update to the rows)
+        assert r.model.stats["maintenance"][0]["path"] == path
+    for pred in ("p", "q"):
+        got = [(terms, iv) for terms, iv in r.model.facts(pred) if terms != ("a",)]
+        assert got == [((2,), (0, 3, True, False)), ((2,), (5, 10, False, True))]
+        assert {type(terms[0]) for terms, _ in got} == {int}
+    r.retract({"p": [((2.0,), (8, 9))]})
+    assert [type(t[0]) for t, _ in r.model.facts("q")] == [int, int, int, str]
+    assert r.model.to_text() == "q(2)@[0,3)\nq(2)@(5,8)\nq(2)@(9,10]\nq(a)@[0,3]"

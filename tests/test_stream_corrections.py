@@ -329,10 +329,27 @@ def test_retract_a_piece_of_an_interval():
 
 def test_retract_unprocessed_facts_and_unknown_ones():
     s = chronolog.Stream("p(X) :- q(X).")
-    s.push("q(a)@3\nq(b)@3")
-    s.retract("q(a)@3\nq(zz)@3\nnever(a)@1")  # still in the input buffer; the rest was never given
+    s.push("q(a)@3\nq(b)@3\nother(c)@3")
+    s.retract("q(a)@3\nq(zz)@3\nother(c)@3")  # still in the input buffer; q(zz) was never given
     s.close()
     assert [str(f) for f in s] == ["p(b)@[3,3]"]
+
+
+def test_retracting_a_predicate_neither_the_program_nor_the_input_names_is_refused():
+    """A typo, most likely, as Reasoner.retract says (it was skipped, and
+    the fact meant stayed); the whole correction is refused, the stream
+    unchanged."""
+    program, given = "p(X) :- q(X).", "q(a)@3\nq(b)@3"
+    with pytest.raises(chronolog.ChronologError) as reasoner:
+        chronolog.Reasoner(program, given).retract("q(a)@3\nnever(a)@1")
+    s = chronolog.Stream(program)
+    s.push(given)
+    with pytest.raises(chronolog.ChronologError) as stream:
+        s.retract("q(a)@3\nnever(a)@1")
+    assert stream.value.message == reasoner.value.message.replace("its facts", "the facts pushed to the stream")
+    assert stream.value.message == "retract(): the predicate 'never' does not occur in the program or the facts pushed to the stream"
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[3,3]", "p(b)@[3,3]"]
 
 
 @pytest.mark.parametrize("reach_back", [None, 10])

@@ -305,12 +305,13 @@ class HybridEvaluator(Evaluator):
             self.maintain_cpu += time.process_time() - started
             return report
         if why is None:
-            tables, relations = dict(self._tables), self.store.saved()
+            tables, relations, counted = dict(self._tables), self.store.saved(), dict(self.stats)
             started = time.process_time()
             try:
                 report = ColumnMaintenance(self).run(retracted, added, taken)
             except Fallback as e:
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
+                self.stats.update(rounds=counted["rounds"], derivations=counted["derivations"])  # (the rows count it again)
                 self.store.restore(relations)
                 why = str(e)
             else:

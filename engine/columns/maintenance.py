@@ -567,10 +567,13 @@ class ColumnMaintenance:
         for p in stratum.preds:
             if p in delta:
                 out[p] = delta[p]
+        stats = self.ev.stats
         while delta:
             found = self._round(stratum, delta, lambda p: None)
+            stats["rounds"] += 1  # (counted as the rows count their insertion: rounds and rows handed to the merge)
             delta = {}
             for p, derived in found.items():
+                stats["derivations"] += derived.height
                 new = self._merge(p, [derived])
                 if new.height:
                     delta[p] = new

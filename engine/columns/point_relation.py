@@ -272,7 +272,11 @@ class LazyAtoms(MutableMapping):
         self.in_base[terms] = bool(len(rows))
         if not len(rows):
             return None
-        ivs = self.known[terms] = self.rel.decode_intervals(rows)
+        # kept under the atom's own terms, as the rows keep them: an equal
+        # number of another type that asks (a retraction's 2.0 of a given 2)
+        # does not become the atom
+        own = self.rel.decode_terms(int(rows[0]))
+        ivs = self.known[own] = self.rel.decode_intervals(rows)
         return ivs
 
     def get(self, terms, default=None):

@@ -232,8 +232,11 @@ class AggregateNode(Node):
         inputs = [[s.value(b) for s in specs] for b, _ in rows]
         for si, s in enumerate(specs):
             if s.numeric:
-                for r in range(len(rows)):
-                    _number_check(s.func, inputs[r][si], s.where)
+                # the least value that is no number, in term order: the
+                # order rows arrive in differs between executors
+                bad = [inputs[r][si] for r in range(len(rows)) if not is_number(inputs[r][si])]
+                if bad:
+                    _number_check(s.func, min(bad, key=term_sort_key), s.where)
         active: dict = {}
         accs = [
             _Running(s.func, si, inputs, s.where) if s.identity is None and s.func in _RUNNING else _Recompute(s, si, rows, inputs, active)

@@ -192,7 +192,11 @@ class Calendar:
         return self.point(value, cycles)
 
     def duration(self, d: Duration):
-        return normalize(d.seconds / self.unit_seconds)
+        return self.duration_seconds(d.seconds)
+
+    def duration_seconds(self, seconds):
+        """A length of ``seconds`` in the granularity's units, exactly."""
+        return normalize(Fraction(seconds) / self.unit_seconds)
 
     # points -> datetimes
     def datetime(self, t) -> Optional[_dt.datetime]:

@@ -215,3 +215,11 @@ def test_cli_stream_of_dates_equals_run_and_refuses_numbers_naming_line_and_colu
     r = _cli("stream", str(prog), "--input", str(data), "--reach-back", "P2D")
     assert r.returncode == 2 and r.stderr.startswith(f"{data}:2:"), r.stderr
     assert "the time point 5 is a number, but this program's timeline is dates" in r.stderr
+
+
+def test_hypothetical_answers_refuse_a_date_timeline_saying_why():
+    from chronolog.hypothetical import Hypothetical
+
+    with pytest.raises(chronolog.ProgramError) as e:
+        Hypothetical('@timeGranularity("days").\nq(X) :- <->[1,1] p(X).')
+    assert e.value.message == "hypothetical answers take numeric time points, but this program's timeline is dates"

@@ -223,3 +223,13 @@ def test_hypothetical_answers_refuse_a_date_timeline_saying_why():
     with pytest.raises(chronolog.ProgramError) as e:
         Hypothetical('@timeGranularity("days").\nq(X) :- <->[1,1] p(X).')
     assert e.value.message == "hypothetical answers take numeric time points, but this program's timeline is dates"
+
+
+def test_a_spark_stream_refuses_a_date_timeline_saying_why(tmp_path):
+    """(Refused before Spark is touched: no session needed.)"""
+    from chronolog.spark_stream import stream_query
+
+    with pytest.raises(chronolog.ProgramError) as e:
+        stream_query(DATED, None, checkpoint=tmp_path / "cp", output=tmp_path / "out")
+    assert e.value.message == "a Spark stream takes numeric time points, but this program's timeline is dates"
+    assert list(tmp_path.iterdir()) == []  # (nothing left behind)

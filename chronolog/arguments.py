@@ -192,3 +192,41 @@ def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its fact
 
 def check_time_point(t, what: str) -> None:
     _point(t, what)
+
+
+def time_point(t, calendar, what: str):
+    """A time point given in Python (a watermark), as a number on the
+    program's timeline: on a date timeline a ``date``/``datetime`` or ISO
+    text (±inf as ``float('inf')``), on a numeric one a number."""
+    from chronolog.language.float_times import exact_time
+
+    _point(t, what, text_dates=calendar is not None)
+    dated = isinstance(t, (date, datetime, str))
+    if calendar is None and dated:
+        raise ArgumentError(f"{what}: {t} is a date, but this program's timeline is numeric",
+                            hint='give a number, or declare @timeGranularity("days"). in the program')
+    if calendar is not None and not dated and math.isfinite(t):
+        raise ArgumentError(f"{what}: {t!r} is a number, but this program's timeline is dates",
+                            hint="give a datetime.date / datetime.datetime, or ISO text such as '2024-01-05'")
+    if isinstance(t, str):
+        return calendar.parse_point(t)
+    return calendar.point(t) if dated else exact_time(t)  # (a float is the number its text shows)
+
+
+def span_units(span, calendar, what: str):
+    """A length of time in the timeline's units: on a date timeline also a
+    ``timedelta`` or an ISO duration (``P3D``, ``PT12H``); a number is
+    granularity units there, as an operator window's is."""
+    from datetime import timedelta
+
+    if calendar is None or not isinstance(span, (timedelta, str)):
+        return span
+    from chronolog.language.dates import parse_duration
+
+    if isinstance(span, timedelta):
+        return calendar.duration_seconds(Fraction(span // timedelta(microseconds=1), 1_000_000))
+    try:
+        return calendar.duration(parse_duration(span))
+    except ValueError:
+        raise ArgumentError(f"{what}: {span!r} is not a length of time",
+                            hint="give a number of granularity units, a timedelta, or an ISO duration such as P3D or PT12H") from None

@@ -108,7 +108,7 @@ def plan(program, dialect, engine):
 @click.option("--maximal", is_flag=True, help="Print each answer once, with its maximal interval, when it has ended (as `run` prints it).")
 @click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
 @click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
-@click.option("--reach-back", type=click.FloatRange(min=0), default=None, help="Turn corrections (-p(a)@5 and +p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach (off by default: it costs every step).")
+@click.option("--reach-back", default=None, metavar="SPAN", help="Turn corrections (-p(a)@5 and +p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach, in time units (on a date timeline also an ISO duration such as P3D); off by default: it costs every step.")
 def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back):
     """Run PROGRAM as a continuous query over a stream of facts.
 

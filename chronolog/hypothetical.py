@@ -126,6 +126,9 @@ class Hypothetical:
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise ProgramError(f"{name} must be a whole number of time points >= 0, not {v!r}")
         prog = load_program(program, dialect=dialect)
+        if prog.calendar is not None:  # (its time points would be read and printed as numbers)
+            raise ProgramError("hypothetical answers take numeric time points, but this program's timeline is dates",
+                               hint="stream it without --hypothetical, or write its time points as numbers")
         self.program = prog
         unfolder = Unfolder(prog, window=window, delay=delay)
         self.rules = unfolder.rules

@@ -48,10 +48,14 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
     ``trigger``: keyword arguments of ``DataStreamWriter.trigger`` (e.g.
     ``{"availableNow": True}``).  Restarting with the same ``checkpoint``
     continues where the last run stopped."""
-    if late not in ("skip", "fail"):
-        from chronolog.language.errors import ProgramError
+    from chronolog.api import load_program
+    from chronolog.language.errors import ProgramError
 
+    if late not in ("skip", "fail"):
         raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
+    if load_program(program, dialect=dialect).calendar is not None:  # (its readers and writers take numbers)
+        raise ProgramError("a Spark stream takes numeric time points, but this program's timeline is dates",
+                           hint="stream it with chronolog.Stream (chronolog stream), or write its time points as numbers")
     if reach_back is not None:
         from chronolog.arguments import check_span
         from chronolog.language.float_times import exact_time

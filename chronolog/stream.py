@@ -29,7 +29,7 @@ from chronolog.api import load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, LateCorrection, ProgramError
-from chronolog.language.text import format_fact
+from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
@@ -45,9 +45,10 @@ class StreamFact(NamedTuple):
     terms: tuple
     interval: tuple
     retracted: bool = False
+    calendar: object = None  # the program's on a date timeline: shown as dates (the interval stays numbers)
 
     def __str__(self) -> str:
-        return ("-" if self.retracted else "") + format_fact(self.pred, self.terms, self.interval)
+        return ("-" if self.retracted else "") + dated_fact(self.pred, self.terms, self.interval, self.calendar)
 
 
 class Stream:
@@ -69,6 +70,7 @@ class Stream:
                  reach_back=None):
         self.dialect = dialect
         prog = load_program(program, dialect=dialect, source=source)
+        self.calendar = prog.calendar  # a date timeline: facts in and answers out as dates (language/dates.py)
         check_forward(prog)
         self.plan = make_plan(prog)
         if outputs is None:
@@ -105,9 +107,10 @@ class Stream:
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
 
-            from chronolog.arguments import check_span
+            from chronolog.arguments import check_span, span_units
             from chronolog.language.float_times import exact_time
 
+            reach_back = span_units(reach_back, self.calendar, "reach_back")
             check_span(reach_back, "reach_back")
             self._log = CorrectionLog(exact_time(reach_back), self._evaluator_state())
 
@@ -118,7 +121,7 @@ class Stream:
         the watermark and no earlier than the facts pushed before."""
         from chronolog.language.facts import refuse_repeating
 
-        loaded = load_facts(facts, self.dialect)  # (a dict's rows checked as reason checks them)
+        loaded = load_facts(facts, self.dialect, self.calendar)  # (a dict's rows checked as reason checks them)
         refuse_repeating(loaded, "a stream")
         self.push_rows(dict(loaded))
 
@@ -142,8 +145,8 @@ class Stream:
         pred, (terms, iv) = first
         if iv[0] < v or (iv[0] == v and closed and iv[2]):
             raise DataError(
-                f"out-of-order fact {format_fact(pred, terms, iv)}: the stream is closed up to "
-                f"{_frontier_text(self._promised)}",
+                f"out-of-order fact {self._fact_text(pred, terms, iv)}: the stream is closed up to "
+                f"{self._frontier_text(self._promised)}",
                 hint="facts must arrive in non-decreasing start time, after the last advance(); "
                 "nothing already emitted changes",
             )
@@ -178,13 +181,12 @@ class Stream:
 
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
-        (A watermark at or before the current one changes nothing.)"""
-        from chronolog.arguments import check_time_point
+        (A watermark at or before the current one changes nothing.)  On a
+        date timeline ``t`` is a date: ``datetime.date``/``datetime`` or ISO
+        text (``"2024-01-05"``)."""
+        from chronolog.arguments import time_point
 
-        from chronolog.language.float_times import exact_time
-
-        check_time_point(t, "advance()")
-        t = exact_time(t)  # (a float is the number its text shows)
+        t = time_point(t, self.calendar, "advance()")
         v, closed = self._promised
         if t > v or (t == v and not closed):  # an earlier watermark says nothing new
             self._promised = (t, True)
@@ -240,7 +242,8 @@ class Stream:
 
     def _show(self, out: list, retracted: bool = False) -> None:
         shown = _shown_on(self.dialect)
-        self._ready.extend(StreamFact(p, public_terms(t), shown(iv), retracted) for p, t, iv in out)  # #T/#F as Python bools
+        cal = self.calendar
+        self._ready.extend(StreamFact(p, public_terms(t), shown(iv), retracted, cal) for p, t, iv in out)  # #T/#F as Python bools
         key = "retracted outputs" if retracted else "output facts"
         self.stats[key] = self.stats.get(key, 0) + len(out)
 
@@ -357,7 +360,23 @@ class Stream:
         self._show(came)
 
     def _rows_of(self, facts):
-        return load_facts(facts, self.dialect)
+        return load_facts(facts, self.dialect, self.calendar)
+
+    def _fact_text(self, pred, terms, iv) -> str:
+        """A fact in messages, as the user wrote it (dates on a date timeline)."""
+        return dated_fact(pred, terms, iv, self.calendar)
+
+    def _point_text(self, t) -> str:
+        return self.calendar.format_point(t) if self.calendar is not None else format_number(t)
+
+    def _units(self) -> str:
+        return f" {self.calendar.unit}" if self.calendar is not None else ""
+
+    def _frontier_text(self, f) -> str:
+        v, closed = f
+        if v == NEG_INF:
+            return "nothing"
+        return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
     def _refuse_unknown(self, holes: dict) -> None:
         """A retraction of a predicate neither the program nor a pushed fact
@@ -378,7 +397,7 @@ class Stream:
         derived = {r.head_pred for r in self.plan.rules}
         for pred, by in holes.items():
             if pred in derived and pred not in self._pushed and pred not in self._program_facts:
-                fact = format_fact(pred, *next((t, ivs[0]) for t, ivs in by.items()))
+                fact = self._fact_text(pred, *next((t, ivs[0]) for t, ivs in by.items()))
                 raise DataError(f"cannot retract {fact}: {pred} is derived by the rules, and a stream takes back only "
                                 "the facts pushed to it (none of this predicate was)",
                                 hint="retract the pushed facts it comes from")
@@ -395,7 +414,7 @@ class Stream:
                     piece = intersect(iv, hole)
                     if piece is not None:
                         raise DataError(
-                            f"cannot retract {format_fact(pred, terms, piece)}: it is given with the program, "
+                            f"cannot retract {self._fact_text(pred, terms, piece)}: it is given with the program, "
                             "and a stream takes back only the facts pushed to it",
                             hint="push the facts that may be corrected (Stream.push, the stream's input) "
                             "instead of writing them in the program",
@@ -413,13 +432,13 @@ class Stream:
     def _refuse_too_old(self, fact, adding: bool = False) -> None:
         """``fact``: the earliest ``(pred, terms, interval)`` retracted or added."""
         if adding:
-            what, since = f"add {format_fact(*fact)}", self._log.checkpoints[0].watermark
+            what, since = f"add {self._fact_text(*fact)}", self._log.checkpoints[0].watermark
         else:
-            what, since = f"retract {format_fact(*fact)}", self._log.oldest()
+            what, since = f"retract {self._fact_text(*fact)}", self._log.oldest()
         raise LateCorrection(
             f"cannot {what}: it is older than the stream keeps "
-            f"(corrections reach back {format_number(self._log.reach_back)} before the watermark "
-            f"{format_number(self.watermark)}, to facts that start after {format_number(since)})",
+            f"(corrections reach back {format_number(self._log.reach_back)}{self._units()} before the watermark "
+            f"{self._point_text(self.watermark)}, to facts that start after {self._point_text(since)})",
             hint="give a longer reach_back (Stream(..., reach_back=...), chronolog stream --reach-back) "
             "to correct further back; it costs memory",
         )
@@ -428,8 +447,8 @@ class Stream:
         """Without the log: refuse an added fact starting where the stream is closed."""
         for pred, rs in late.items():
             raise LateCorrection(
-                f"cannot add {format_fact(pred, *rs[0])} as a correction: the stream is closed up to "
-                f"{_frontier_text(self._done)}, and corrections of processed input are off",
+                f"cannot add {self._fact_text(pred, *rs[0])} as a correction: the stream is closed up to "
+                f"{self._frontier_text(self._done)}, and corrections of processed input are off",
                 hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
                 "SPAN being how far before the watermark a correction may reach",
             )
@@ -444,7 +463,7 @@ class Stream:
                 for iv in ivs:
                     if reach != NEG_INF and iv[0] <= reach:
                         raise LateCorrection(
-                            f"cannot retract {format_fact(pred, terms, iv)}: the stream may have processed it already, "
+                            f"cannot retract {self._fact_text(pred, terms, iv)}: the stream may have processed it already, "
                             "and corrections of processed input are off",
                             hint="turn them on with Stream(..., reach_back=SPAN) (chronolog stream --reach-back SPAN), "
                             "SPAN being how far before the watermark a correction may reach",
@@ -566,13 +585,6 @@ def _start(row):
 def _out_key(x):
     iv = x[2]
     return (iv[0], not iv[2], x[0])
-
-
-def _frontier_text(f) -> str:
-    v, closed = f
-    if v == NEG_INF:
-        return "nothing"
-    return f"{format_number(v)} ({'inclusive' if closed else 'exclusive'})"
 
 
 __all__ = ["Stream", "StreamFact"]

@@ -14,12 +14,13 @@ from chronolog.language.text import format_fact
 from chronolog.language.timeline import format_number
 
 
-def _facts(fh, source: str, dialect: str):
+def _facts(fh, source: str, dialect: str, calendar=None):
     """Yield ``(line_number, pred, terms, interval, correction)`` for each
     fact line (``correction``: ``"-"`` for a line ``-p(a)@5`` that retracts,
     ``"+"`` for a line ``+p(a)@5`` that adds as a correction, else ``""``);
     errors name the line of the input.  One reader for the whole input, so
-    that each distinct constant and interval text is converted once."""
+    that each distinct constant and interval text is converted once.
+    ``calendar``: the program's on a date timeline (facts at dates)."""
     from chronolog.language.facts import FactLineReader
 
     ticks = None
@@ -27,7 +28,7 @@ def _facts(fh, source: str, dialect: str):
         from chronolog.language.lars import tick_interval as ticks
 
         dialect = "vadalog"
-    reader = FactLineReader(source, dialect)
+    reader = FactLineReader(source, dialect, calendar)
     for n, line in enumerate(fh, 1):
         body = line.lstrip()
         correction = body[:1] if body[:1] in ("-", "+") else ""
@@ -68,17 +69,17 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    if reach_back is not None:
-        from chronolog.arguments import check_span
-        from chronolog.language.float_times import exact_time
-
-        check_span(reach_back, "--reach-back")  # (NaN passes click's range)
-        reach_back = exact_time(reach_back)
-    s = Stream(program, dialect=dialect, emit=emit, reach_back=reach_back)
+    s = Stream(program, dialect=dialect, emit=emit, reach_back=_reach_back(reach_back))
     t0 = last = time.perf_counter()
     from chronolog.language.reader import dialect as find_dialect
 
-    fmt = find_dialect(dialect).format_fact  # LARS prints ticks
+    printer, calendar = find_dialect(dialect), s.calendar  # LARS prints ticks, a date timeline dates
+
+    def fmt(pred, terms, iv):
+        return printer.format_fact(pred, terms, iv, calendar)
+
+    def point(t):
+        return calendar.format_point(t) if calendar is not None else format_number(t)
 
     def emit():
         facts = s.take()
@@ -93,7 +94,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         n = st.get("corrections", 0)
         corrected = f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted" if n else ""
         sys.stderr.write(
-            f"{'end' if final else 'stream'}: watermark {format_number(s.watermark)}, {st['input facts']} facts in "
+            f"{'end' if final else 'stream'}: watermark {point(s.watermark)}, {st['input facts']} facts in "
             f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "
             f"(peak {st['peak facts in memory']}), {el:.2f} s\n"
         )
@@ -115,7 +116,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         if first_line is None:
             return
         try:
-            s.update(add=correction["+"], retract=correction["-"])
+            s.update(add=_read(correction["+"]), retract=_read(correction["-"]))
         except ChronologError as e:
             raise _at(e, source, first_line) from None
         correction["-"], correction["+"], first_line = {}, {}, None
@@ -128,7 +129,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     batch: dict = {}
     lines: dict = {}
     current = None
-    for n, pred, terms, iv, kind in _facts(fh, source, dialect):
+    for n, pred, terms, iv, kind in _facts(fh, source, dialect, calendar):
         if kind:  # a correction: what came before it first, then the correction
             push(batch, lines)
             batch, lines = {}, {}
@@ -160,13 +161,39 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     if s.plan.infinite_strata():
         # a recursion through time: answers are final up to the last fact
         sys.stderr.write(
-            f"note: the model of this program continues for ever; answers are final up to {format_number(s.watermark)}\n"
+            f"note: the model of this program continues for ever; answers are final up to {point(s.watermark)}\n"
         )
     else:
         s.close()
     emit()
     if stats:
         report(final=True)
+
+
+def _read(rows: dict):
+    """Rows this reader has read, marked as read (their time points are the
+    engine's numbers already, not dates to convert)."""
+    from chronolog.language.facts import FactRows
+
+    out = FactRows()
+    out.update(rows)
+    return out
+
+
+def _reach_back(text):
+    """``--reach-back``: a number of time units (granularity units on a date
+    timeline), or there an ISO duration such as P3D, which the Stream reads."""
+    if text is None:
+        return None
+    from chronolog.arguments import check_span
+    from chronolog.language.float_times import exact_time
+
+    try:
+        span = float(text)
+    except ValueError:
+        return text.strip()
+    check_span(span, "--reach-back")  # (NaN and negative spans)
+    return exact_time(span)
 
 
 def run_hypothetical(program, fh, source: str, dialect: str, out=None, window=None, delay=None) -> None:

@@ -156,6 +156,7 @@ class Calendar:
     def __init__(self, unit: str = "days"):
         self.unit = unit
         self.unit_seconds = Fraction(UNIT_SECONDS[unit])
+        self._texts: dict = {}  # point -> its text: a stream prints the same few points again and again
 
     def __repr__(self) -> str:
         return f"Calendar({self.unit!r})"
@@ -192,7 +193,11 @@ class Calendar:
         return self.point(value, cycles)
 
     def duration(self, d: Duration):
-        return normalize(d.seconds / self.unit_seconds)
+        return self.duration_seconds(d.seconds)
+
+    def duration_seconds(self, seconds):
+        """A length of ``seconds`` in the granularity's units, exactly."""
+        return normalize(Fraction(seconds) / self.unit_seconds)
 
     # points -> datetimes
     def datetime(self, t) -> Optional[_dt.datetime]:
@@ -209,6 +214,14 @@ class Calendar:
         """``2020-01-01`` at midnight, ``2020-01-01T12:30:00`` otherwise, ±inf;
         a year beyond 1..9999 as ISO 8601 writes it (``0000-01-01``,
         ``+10000-01-01``, ``-0030-01-01``)."""
+        text = self._texts.get(t)
+        if text is None:
+            if len(self._texts) >= 10_000:  # (bounded: an endless stream has endless points)
+                self._texts.clear()
+            text = self._texts[t] = self._point_text(t)
+        return text
+
+    def _point_text(self, t) -> str:
         if t == POS_INF:
             return "+inf"
         if t == NEG_INF:

@@ -442,11 +442,14 @@ def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
 class FactLineReader:
     """Fact lines read one at a time, with the memos of :func:`read_fact_rows`
     kept across lines: a stream cannot wait for the whole input, and the
-    same constants and intervals come back line after line."""
+    same constants and intervals come back line after line.  ``calendar``:
+    the program's when its timeline is dates (time points are then dates)."""
 
-    def __init__(self, source: str = "<facts>", dialect: str = "vadalog"):
+    def __init__(self, source: str = "<facts>", dialect: str = "vadalog", calendar=None):
         self.source = source
         self.dialect = dialect
+        self.calendar = calendar
+        self._points: dict = {}  # a date's text -> its point (calendar timelines)
         self.values: dict = {}
         self.intervals: dict = {}  # bounded like the heads: a stream may be endless
         self.heads: dict = {}  # "p(a,1)" -> (pred, terms): atoms repeat in a stream
@@ -467,12 +470,15 @@ class FactLineReader:
     def _read(self, line: str) -> list:
         if len(self.values) > 200_000:  # an endless stream of new numbers
             self.values.clear()
+        if len(self._points) > 200_000:  # an endless stream of new dates
+            self._points.clear()
         if self.dialect == "vadalog":
             head, at, tspec = line.rpartition("@")
             if at and '"' not in head and "%" not in line:
                 iv = self.intervals.get(tspec)
                 if iv is None:
-                    iv = _interval_fast(tspec, self.values)
+                    iv = (_interval_fast(tspec, self.values) if self.calendar is None
+                          else _dated_interval(tspec, self.calendar, self._points))
                     if iv is not None and len(self.intervals) < 100_000:
                         self.intervals[tspec] = iv
                 if iv is not None:
@@ -498,6 +504,6 @@ class FactLineReader:
             rows = FactRows()
             rows.extend_facts(meteor.parse_facts([line], self.source))
         else:
-            rows = read_fact_rows([line], self.source)
+            rows = read_fact_rows([line], self.source, self.calendar)
         refuse_repeating(rows, "a stream")  # (kept apart in rows.repeating, it would vanish)
         return [(p, t, iv) for p, rs in rows.items() for t, iv in rs]

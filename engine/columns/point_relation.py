@@ -274,8 +274,8 @@ class LazyAtoms(MutableMapping):
             return None
         # kept under the atom's own terms, as the rows keep them: an equal
         # number of another type that asks (a retraction's 2.0 of a given 2)
-        # does not become the atom
-        own = self.rel.decode_terms(int(rows[0]))
+        # does not become the atom (names, the common case, are their own)
+        own = terms if all(type(t) is str for t in terms) else self.rel.decode_terms(int(rows[0]))
         ivs = self.known[own] = self.rel.decode_intervals(rows)
         return ivs
 

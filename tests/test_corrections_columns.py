@@ -288,3 +288,29 @@ def test_the_rows_taking_over_read_the_given_facts_the_columns_kept(tmp_path, mo
     kept = chronolog.reason("", "\n".join(f for f in now if f.startswith("reach")), engine="rows").store.relation("reach").atoms
     rows = given_atoms(r.evaluator, "reach").atoms
     assert {t: coalesce(ivs) for t, ivs in rows.items() if ivs} == {t: coalesce(ivs) for t, ivs in kept.items()}
+
+
+def test_a_re_derivation_cuts_an_atom_by_the_rows_of_another(monkeypatch):
+    """A re-derivation of lin(a,u) cuts deg(Y,U) by U (every degree from u
+    shares it) and then by the Y of the anc rows cut by X: only anc(a,_)'s
+    degrees are read (a semi-join reduction), and the model is the same."""
+    from chronolog.engine.columns import maintenance
+
+    seen = []
+    cut_down = maintenance._Tables.cut_down
+
+    def spy(self, rule, driver):
+        cut_down(self, rule, driver)
+        lead = rule.body[driver].pred
+        if lead.startswith("$rederive") and "deg" in self._cut:
+            seen.append(sorted(self._cut["deg"]["0"].to_list()))
+
+    monkeypatch.setattr(maintenance._Tables, "cut_down", spy)
+    program = "lin(X,U) :- anc(X,Y), <+>[0,10] deg(Y,U)."
+    facts = ["anc(a,y1)@[0,20]", "anc(a,y2)@[0,20]", "anc(b,y3)@[0,20]", "deg(y1,u)@[5,6]", "deg(y2,u)@[12,13]"]
+    facts += [f"deg(z{i},u)@[0,30]" for i in range(6)] + ["deg(y3,u)@[0,30]"]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    m = r.retract("deg(y1,u)@[5,6]")
+    assert m.to_text() == scratch(program, "\n".join(f for f in facts if f != "deg(y1,u)@[5,6]"))
+    assert m.stats["maintained_on"] == "columns"
+    assert seen and all(len(rows) == 1 for rows in seen), seen  # (deg(y2,u) alone: not z0..z5, y3)

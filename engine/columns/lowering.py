@@ -45,9 +45,13 @@ def body_pipeline(ev, body, rule, driver=None):
     order_body); each step lowered by :data:`_STEPS`."""
     from .scan import DELTA, FULL, OLD
 
+    ordering = getattr(ev, "join_sizes", {})  # (maintenance.py: the sizes before a semi-join reduction)
+
     def size(pred):
         growing = ev._growing.get(pred)
-        return growing.height if growing is not None else ev.table(pred).height
+        if growing is not None:
+            return growing.height
+        return ordering[pred] if pred in ordering else ev.table(pred).height
 
     def view(pos, lit):
         # non-repetition: atoms before the delta's one read the old facts

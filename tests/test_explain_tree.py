@@ -191,3 +191,12 @@ def test_an_aggregate_proof_shows_every_binding_it_counts():
     assert _leaves(model.proof("cnt(3)@[2,5]").root) == both
     assert _leaves(model.proof("big(4)@[2,6]").root) == {"v('b', 4)", "w('b',)"}
     assert _leaves(model.proof("big(9)@[7,9]").root) == {"v('c', 9)", "w('c',)"}
+
+
+def test_a_head_placed_by_an_interval_term_has_a_proof():
+    # p(X)@[S,E) takes its interval from q's values: its derivation was
+    # recorded without its number, and proof() failed on an IndexError
+    model = chronolog.reason("p(X)@[S,E) :- q(X,S,E).\nq(a,1,5)@0.")
+    proof = model.proof("p(a)@[1,5)")
+    assert _leaves(proof.root) == {"q('a', 1, 5)"}
+    assert proof.root.steps[0].binding == {"X": "a", "S": 1, "E": 5}

@@ -18,7 +18,7 @@ from chronolog.language.text import format_term
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
 
 from ..node import MapNode
-from .output import OutputNode
+from .output import _SEQ, OutputNode
 
 
 class WrapNode(MapNode):
@@ -128,7 +128,7 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
         for b, body_iv in batch:
             for terms, iv in PlacedOutputNode.process(self, [(b, body_iv)]):
                 binding = {v: b[i] for v, i in names if not v.startswith("_")}
-                out.append((terms, iv, (self.rule, binding, body_iv)))
+                out.append((terms, iv, (self.rule, binding, body_iv, next(_SEQ))))
         return out
 
 

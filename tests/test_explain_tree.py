@@ -200,3 +200,18 @@ def test_a_head_placed_by_an_interval_term_has_a_proof():
     proof = model.proof("p(a)@[1,5)")
     assert _leaves(proof.root) == {"q('a', 1, 5)"}
     assert proof.root.steps[0].binding == {"X": "a", "S": 1, "E": 5}
+
+
+def test_interval_terms_and_time_capture_in_a_body_have_proofs_down_to_given_facts():
+    # c(X)@[S,E] and c(X)@T read c through a fresh predicate whose rows
+    # were not recorded: the proof stopped there ("no recorded derivation")
+    model = chronolog.reason("""
+        it(X,S,E) :- c(X)@[S,E].
+        at(X,T) :- c(X)@T, T > 2.
+        c(a)@[2,3]. c(b)@[4,5).
+    """)
+    assert model.holds("it(a,2,3)@[2,3]") and model.holds("at(b,4)@[4,5)")
+    for fact, leaf in [("it(a,2,3)@[2,3]", "c('a',)"), ("at(a,3)@[3,3]", "c('a',)"), ("at(b,4)@[4,5)", "c('b',)")]:
+        root = model.proof(fact).root
+        assert _leaves(root) == {leaf}, fact
+        assert "no recorded derivation" not in str(model.proof(fact))

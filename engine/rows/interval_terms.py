@@ -26,7 +26,7 @@ class WrapNode(MapNode):
         return "Wrap: append the interval's start and end to the terms"
 
     def process(self, batch):
-        return [(terms + (iv[0], iv[1]), iv) for terms, iv in batch]
+        return [(terms + (iv[0], iv[1]), iv, *why) for terms, iv, *why in batch]  # (why: see _wrapped)
 
 
 class CaptureNode(MapNode):
@@ -43,7 +43,7 @@ class CaptureNode(MapNode):
 
     def process(self, batch):
         out = []
-        for terms, iv in batch:
+        for terms, iv, *why in batch:
             lo, hi = iv[0], iv[1]
             if lo in (NEG_INF, POS_INF) or hi in (NEG_INF, POS_INF):
                 raise DataError(
@@ -55,7 +55,7 @@ class CaptureNode(MapNode):
             while k <= hi:
                 piece = intersect(iv, (k, k + 1, True, False))
                 if piece is not None:
-                    out.append((terms + (k,), piece))
+                    out.append((terms + (k,), piece, *why))
                 k += 1
         return out
 
@@ -135,19 +135,25 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
 # ---------------------------------------------------------------- lowering
 def wrap_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The row pipeline of a WrapInterval (planner/physical.py): ``lit@[S,E]``."""
-    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first)
+    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first, explain)
 
 
 def capture_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The row pipeline of a CaptureTime (planner/physical.py): ``lit@T``."""
-    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first)
+    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first, explain)
 
 
-def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first):
+def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first, explain):
+    """The node over the rule's output; with ``explain`` each row carries
+    its derivation after its interval, and the nodes pass it on (a proof
+    goes through the fresh predicate down to the atom read)."""
+    from .output import ExplainingOutputNode
     from .pipeline import body_pipeline
 
     body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
-    node = make_node(OutputNode(body, rule.head_pred, rule.inner_terms, slots))
+    out = (ExplainingOutputNode if explain else OutputNode)(body, rule.head_pred, rule.inner_terms, slots)
+    out.slots, out.rule = slots, rule
+    node = make_node(out)
     node.slots, node.rule = slots, rule
     return node
 

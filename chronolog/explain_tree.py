@@ -151,7 +151,12 @@ class _Builder:
             elif isinstance(lit, (Condition, Assign)):
                 lits.append(Literal(lit.describe(), None, "true with " + _binding_text(binding)))
         shown = [l.interval for l in lits if l.interval is not None]
-        if len(shown) > 1:
+        if since:  # (not an intersection: the event's window, the other operand throughout in between)
+            event, held = (shown[1], shown[0]) if len(shown) == 2 else (None, None)
+            arith = f"body {self.fmt(body_iv)}" + (
+                f": {'after' if rule.op.upper().startswith('S') else 'before'} the event on {self.fmt(event)}"
+                f" by {format_interval(rule.window)}, held on {self.fmt(held)} in between" if event else "")
+        elif len(shown) > 1:
             arith = "body " + " ∩ ".join(self.fmt(iv) for iv in shown) + f" ⊇ {self.fmt(body_iv)}"
         else:
             arith = f"body {self.fmt(body_iv)}"

@@ -215,3 +215,11 @@ def test_interval_terms_and_time_capture_in_a_body_have_proofs_down_to_given_fac
         root = model.proof(fact).root
         assert _leaves(root) == {leaf}, fact
         assert "no recorded derivation" not in str(model.proof(fact))
+
+
+def test_a_since_step_says_how_its_body_interval_comes_not_a_false_intersection():
+    # the step printed "body [0,10] ∩ [4,5] ⊇ (4,7]": [0,10] ∩ [4,5] is [4,5]
+    model = chronolog.reason("warm(X) :- hot(X) <S>(0,2] alert(X).\nhot(a)@[0,10]. alert(a)@[4,5].")
+    step = model.proof("warm(a)@(4,7]").root.steps[0].literals[0].fact.steps[0]  # (under the copy of the fresh $s1)
+    assert "∩" not in step.arithmetic
+    assert step.arithmetic.startswith("body (4,7]: after the event on [4,5] by (0,2], held on [0,10] in between")

@@ -146,6 +146,8 @@ def _time_units(points, scale, neg_or_pos):
                 out = None
         if out is not None:
             fin = out != neg_or_pos
+            if not fin.all() and (~fin).sum() != sum(1 for x in points if x == inf):
+                raise Fallback(f"the time point {neg_or_pos} is the code of an infinite end")  # (not taken for one)
             if not inside(out[fin], LIMIT // 2):
                 raise Fallback("a time point outside 64-bit codes")
             return out, fin

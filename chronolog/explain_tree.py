@@ -135,10 +135,10 @@ class _Builder:
         from chronolog.planner.ir import Assign, Condition, NegScan, Scan
         from chronolog.planner.physical import is_since_until
 
-        from chronolog.planner.aggregates import AggregateRule
+        from chronolog.planner.physical import Aggregate, rule_operator
 
         since = is_since_until(rule)
-        if isinstance(rule, AggregateRule):
+        if not since and isinstance(rule_operator(rule), Aggregate):
             lits = self.aggregate_literals(rule, binding, body_iv, seq)
         for i, lit in enumerate(() if lits else rule.body):  # (a Since/Until's: its left and right operands)
             if since:

@@ -285,6 +285,25 @@ def _strip(program: ast.Program, facts: bool) -> ast.Program:
     )
 
 
+def _refuse_tuple_windows(prog) -> None:
+    """A LARS tuple window filters the input before reasoning (the embedded
+    reasoner and streams do it); Spark's paths do not, and a program read
+    with it would answer as if no atom were in the window: refused."""
+    from chronolog.language import ast
+    from chronolog.language.errors import ProgramError
+
+    windows = getattr(prog, "tuple_windows", None) or {}
+    for rule in prog.rules:
+        for lit in rule.body:
+            for atom in ast.atoms_of(lit):
+                if atom.pred in windows:
+                    pred, n = windows[atom.pred]
+                    raise ProgramError(
+                        f"the tuple window [#{n}] over {pred} does not run on Spark",
+                        rule.pos, hint="run the program without Spark (chronolog run, chronolog.reason) or as a stream",
+                        source_line=rule.text or "")
+
+
 def reason_with(
     spark,
     program,
@@ -338,6 +357,7 @@ def reason_with(
     from chronolog.planner import plan as make_plan
 
     prog = read_program(program, dialect)
+    _refuse_tuple_windows(prog)
     parse_horizon = embedded.parse_horizon
 
     if window is not None:

@@ -17,6 +17,7 @@ in one Spark task (:mod:`chronolog.connectors.spark_paths`).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from contextlib import contextmanager
@@ -218,7 +219,16 @@ def parquet_schema(location):
 
 
 def _first_line(e) -> str:
-    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    """The reason in Spark's error: its first line, or where that line opens
+    a Python traceback (a data source's error), the exception's own message."""
+    lines = str(e).strip().splitlines()
+    if not lines:
+        return type(e).__name__
+    if lines[0].endswith("Traceback (most recent call last):"):
+        raised = [m.group(1) for line in lines if (m := re.match(r"[\w.]+(?:Error|Exception)\w*: (.+)", line))]
+        if raised:
+            return raised[-1]
+    return lines[0]
 
 
 def check_writable(spark, b: dict, overwrite: bool) -> None:

@@ -305,3 +305,14 @@ def test_a_lars_tuple_window_is_refused_on_spark_not_answered_empty(spark, distr
     with pytest.raises(chronolog.ChronologError) as e:
         cs().reason(spark, program, {"a": a, "b": b}, dialect="lars", distributed=distributed)
     assert "tuple window [#1] over b does not run on Spark" in str(e.value) and "<program>:1:1" in str(e.value)
+
+
+def test_a_missing_fact_file_bound_through_spark_says_so_without_a_traceback(spark, tmp_path):
+    # the message was Spark's first line: "... Failed to create Python data
+    # source instance: Traceback (most recent call last):", with no reason
+    prog = tmp_path / "p.vada"
+    prog.write_text('@bind("a", "spark chronolog", ".", "nosuch.txt").\nq(X) :- a(X).\n@output("q").\n')
+    with pytest.raises(chronolog.ChronologError) as e:
+        cs().run_program(spark, prog)
+    assert "nosuch.txt does not exist" in str(e.value) and "Traceback" not in str(e.value)
+    assert str(e.value).startswith(f"{prog}:1:1:")

@@ -1008,7 +1008,15 @@ class Model:
 
             facts = meteor.parse_facts([query], "<query>")
         else:
-            facts = parse_fact_lines([query], "<query>", calendar=self.calendar)
+            from chronolog.language.errors import SyntaxError_
+
+            try:
+                facts = parse_fact_lines([query], "<query>", calendar=self.calendar)
+            except SyntaxError_ as e:  # (the fact reader's hint is about data files)
+                if "cannot contain the variable" not in e.message:
+                    raise
+                raise SyntaxError_(e.message, e.pos, "a fact with variables is a query: chronolog query "
+                                   "(Model.query) gives each binding with its intervals", e.source_line) from None
         if len(facts) != 1:  # (blank or a comment: more than one is a syntax error of its own)
             from chronolog.arguments import ArgumentError
 

@@ -243,6 +243,16 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
             hint="add --spark local[*] (or your cluster's master URL), or leave the option out",
         ))
     if spark_master is not None:
+        # (what the Spark run has no way to take: refused, never dropped)
+        unread = [name for name, given in (("--facts", facts), ("--output", output), ("--engine", engine),
+                                           ("--strategy", strategy), ("--placement", placement),
+                                           ("--format", out_format not in (None, "text"))) if given]
+        if unread:
+            _fail(ChronologError(
+                f"{unread[0]} is not read by a Spark run (--spark): it reads and writes the program's @bind(\"p\", \"spark ...\") bindings",
+                hint='bind the data in the program (@bind("p", "spark chronolog", "dir", "facts.txt"). reads fact text), '
+                     "or run without --spark",
+            ))
         from chronolog.engine.runaway import round_limit
 
         with round_limit(max_rounds):  # the reasoning on the driver

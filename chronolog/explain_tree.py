@@ -135,8 +135,12 @@ class _Builder:
         from chronolog.planner.ir import Assign, Condition, NegScan, Scan
         from chronolog.planner.physical import is_since_until
 
+        from chronolog.planner.physical import Aggregate, rule_operator
+
         since = is_since_until(rule)
-        for i, lit in enumerate(rule.body):  # (a Since/Until's: its left and right operands)
+        if not since and isinstance(rule_operator(rule), Aggregate):
+            lits = self.aggregate_literals(rule, binding, body_iv, seq)
+        for i, lit in enumerate(() if lits else rule.body):  # (a Since/Until's: its left and right operands)
             if since:
                 lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, seq))
             elif isinstance(lit, Scan):
@@ -147,7 +151,12 @@ class _Builder:
             elif isinstance(lit, (Condition, Assign)):
                 lits.append(Literal(lit.describe(), None, "true with " + _binding_text(binding)))
         shown = [l.interval for l in lits if l.interval is not None]
-        if len(shown) > 1:
+        if since:  # (not an intersection: the event's window, the other operand throughout in between)
+            event, held = (shown[1], shown[0]) if len(shown) == 2 else (None, None)
+            arith = f"body {self.fmt(body_iv)}" + (
+                f": {'after' if rule.op.upper().startswith('S') else 'before'} the event on {self.fmt(event)}"
+                f" by {format_interval(rule.window)}, held on {self.fmt(held)} in between" if event else "")
+        elif len(shown) > 1:
             arith = "body " + " ∩ ".join(self.fmt(iv) for iv in shown) + f" ⊇ {self.fmt(body_iv)}"
         else:
             arith = f"body {self.fmt(body_iv)}"
@@ -157,6 +166,50 @@ class _Builder:
         if self.model.horizon is not None and not rule.fresh:
             head += f" ∩ horizon {self.fmt(self.model.horizon)}"
         return Step(text, at, dict(binding), lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
+
+    def aggregate_literals(self, rule, binding, body_iv, seq) -> list:
+        """Every binding an aggregate ranges over on body_iv, as one literal
+        per atom read: its value comes from all of them, so its proof names
+        them all (the first atom found would explain a sum by one addend).
+        The body is joined here again over the model, atom by atom."""
+        from chronolog.engine.rows.expressions import compile_condition, compile_expr
+        from chronolog.engine.rows.temporal import interval_transform
+        from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+
+        rows = [(dict(binding), ())]  # (binding, the atoms it read)
+        for lit in rule.body:
+            grown = []
+            for b, read in rows:
+                slots = {name: name for name in b}
+                if isinstance(lit, Scan):
+                    fn = interval_transform(lit.box, lit.shift, lit.group) or (lambda iv: iv)
+                    for ts, iv in self.candidates(lit.pred, lit.terms, b):
+                        got = fn(iv)
+                        nb = _extend(b, lit.terms, ts)
+                        if got is not None and contains(got, body_iv) and nb is not None:
+                            grown.append((nb, read + ((lit, ts, iv, got),)))
+                elif isinstance(lit, NegScan):
+                    if not any(intersect(iv, body_iv) for _, iv in self.candidates(lit.pred, lit.terms, b)):
+                        grown.append((b, read))
+                elif isinstance(lit, Condition):
+                    if compile_condition(lit.comparison, slots)(b):
+                        grown.append((b, read))
+                elif isinstance(lit, Assign):
+                    v = compile_expr(lit.expr, slots, lit)(b)
+                    if lit.var not in b or b[lit.var] == v:
+                        grown.append(({**b, lit.var: v}, read))
+            rows = grown
+        lits, seen = [], set()
+        for _, read in rows:
+            for lit, ts, iv, got in read:
+                if (id(lit), ts, iv) not in seen:
+                    seen.add((id(lit), ts, iv))
+                    child = self.node(lit.pred, ts, intersect(iv, _read_part(lit, body_iv)) or iv, seq)
+                    lits.append(Literal(_literal_text(lit, self.fact_text(lit.pred, ts)), got, _arith(lit, iv, got, self.fmt), child, lit))
+        for lit in rule.body:
+            if not isinstance(lit, Scan):
+                lits.append(Literal(lit.describe(), None, f"true for each of the {len(rows)} bindings"))
+        return lits
 
     def ground(self, terms, binding) -> tuple:
         return tuple(t.value if isinstance(t, ast.Const) else binding.get(t.name, t) for t in terms)
@@ -200,6 +253,18 @@ class _Builder:
                     iv, f"{self.fact_text(lit.pred, ts)}@{self.fmt(iv)}", child,
                 )
         return Literal(lit.describe(), None, "not found in the model")
+
+
+def _extend(binding, terms, values):
+    """binding with an atom's variables bound to values; None where a
+    variable already has another value (p(X,X) against p(a,b))."""
+    out = dict(binding)
+    for t, v in zip(terms, values):
+        if isinstance(t, ast.Var):
+            if t.name in out and out[t.name] != v:
+                return None
+            out[t.name] = v
+    return out
 
 
 def _coverage(piece, rest) -> tuple:

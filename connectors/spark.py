@@ -17,6 +17,7 @@ in one Spark task (:mod:`chronolog.connectors.spark_paths`).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from contextlib import contextmanager
@@ -218,7 +219,16 @@ def parquet_schema(location):
 
 
 def _first_line(e) -> str:
-    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    """The reason in Spark's error: its first line, or where that line opens
+    a Python traceback (a data source's error), the exception's own message."""
+    lines = str(e).strip().splitlines()
+    if not lines:
+        return type(e).__name__
+    if lines[0].endswith("Traceback (most recent call last):"):
+        raised = [m.group(1) for line in lines if (m := re.match(r"[\w.]+(?:Error|Exception)\w*: (.+)", line))]
+        if raised:
+            return raised[-1]
+    return lines[0]
 
 
 def check_writable(spark, b: dict, overwrite: bool) -> None:
@@ -285,6 +295,25 @@ def _strip(program: ast.Program, facts: bool) -> ast.Program:
     )
 
 
+def _refuse_tuple_windows(prog) -> None:
+    """A LARS tuple window filters the input before reasoning (the embedded
+    reasoner and streams do it); Spark's paths do not, and a program read
+    with it would answer as if no atom were in the window: refused."""
+    from chronolog.language import ast
+    from chronolog.language.errors import ProgramError
+
+    windows = getattr(prog, "tuple_windows", None) or {}
+    for rule in prog.rules:
+        for lit in rule.body:
+            for atom in ast.atoms_of(lit):
+                if atom.pred in windows:
+                    pred, n = windows[atom.pred]
+                    raise ProgramError(
+                        f"the tuple window [#{n}] over {pred} does not run on Spark",
+                        rule.pos, hint="run the program without Spark (chronolog run, chronolog.reason) or as a stream",
+                        source_line=rule.text or "")
+
+
 def reason_with(
     spark,
     program,
@@ -338,6 +367,7 @@ def reason_with(
     from chronolog.planner import plan as make_plan
 
     prog = read_program(program, dialect)
+    _refuse_tuple_windows(prog)
     parse_horizon = embedded.parse_horizon
 
     if window is not None:

@@ -142,12 +142,13 @@ def _column(values):
         # each distinct number is formatted once (columns repeat values)
         text = {v: format_number(v) for v in set(finite)}
         texts = list(text.values())
-        if all("/" not in t for t in texts) and max((len(t) for t in texts), default=0) <= 38:
+        if all("/" not in t for t in texts):
             scale = max((len(t.split(".")[1]) if "." in t else 0) for t in texts) if texts else 0
             whole = max((len(t.lstrip("-").split(".")[0]) for t in texts), default=1)
-            precision = min(38, whole + scale)  # (the kinds' precision: engine/term_types.py)
-            dec = {v: Decimal(t) for v, t in text.items()}
-            return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
+            precision = whole + scale  # (the kinds' precision: engine/term_types.py)
+            if precision <= 38:  # decimal128's digits, the column's widest whole part and finest fraction together
+                dec = {v: Decimal(t) for v, t in text.items()}
+                return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
     if all(type(v) is Boolean or type(v) is bool for v in finite):  # #T/#F (language/booleans.py)
         return pa.array([None if v is None else bool(v) for v in values], type=pa.bool_())

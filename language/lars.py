@@ -91,6 +91,7 @@ class LarsBuilder(_ToAst):
         body = _flatten(body)
         pos = self._pos(meta)
         if isinstance(head, _At):
+            self._check_head_time(head.term, body, pos)
             start, extra = self._time_value(head.term, pos)
             end = self._fresh_anonymous()
             body = body + extra + [ast.Assignment(end, ast.BinOp("+", start, ast.Const(1)), pos)]
@@ -130,6 +131,18 @@ class LarsBuilder(_ToAst):
 
     def time_minus(self, items):
         return ast.BinOp("-", ast.Var(str(items[0])), ast.Const(items[1]))
+
+    def _check_head_time(self, term, body, pos):
+        """A head's ``@T`` names a tick the body gives: refused here in the
+        user's words (the safety check would name the compiled assignment)."""
+        offsets = [term.right.value] if isinstance(term, ast.BinOp) else [term.value] if isinstance(term, ast.Const) else []
+        if any(not _is_int(n) for n in offsets):
+            raise self._err(f"a head's time moves by whole ticks, not by {offsets[0]}", pos,
+                            "write @T+1 or @T-1 with a whole number of ticks")
+        bound = set().union(*(ast.variables_of(lit) for lit in body if not isinstance(lit, ast.Negation)))
+        for name in ast.variables_of(term) - bound:
+            raise self._err(f"the head's time @{name} is not bound by the body", pos,
+                            f"capture it from a body atom, as in '@{name} q(X) :- [3] @{name} a(X).'")
 
     def _time_value(self, term, pos):
         """(a variable or constant for ``term``, literals that define it)."""

@@ -62,3 +62,17 @@ def test_float_time_columns_are_the_numbers_they_show():
     t = pa.table({"c0": ["a"], "start": pa.array([0.1]), "end": pa.array([float("nan")])})
     with pytest.raises(chronolog.DataError, match="column end is NaN in row 0"):
         chronolog.reason("r(X) :- q(X).", {"q": t})
+
+
+def test_times_whose_digits_together_pass_38_stay_exact():
+    # 10**30 and 1/10**22 are each under 38 characters, but one decimal128
+    # column holding both needs 31 + 22 digits: to_arrow raised Arrow's
+    # "Decimal type with precision ... does not fit"; text keeps them exact
+    m = chronolog.reason("r(X) :- q(X).\nq(b)@[-9223372036854775809, 1000000000000000000000000000000).\n"
+                         "q(a)@[1/10000000000000000000000, 1].\nq(c)@[-1/8, 2**63].".replace("2**63", str(2**63)))
+    t = m.to_arrow("r")
+    def exact(v):
+        return Fraction(str(v)) if v is not None else None
+    got = sorted((row["c0"], exact(row["start"]), exact(row["end"])) for row in t.to_pylist())
+    assert got == [("a", Fraction(1, 10**22), Fraction(1)), ("b", Fraction(-(2**63) - 1), Fraction(10**30)),
+                   ("c", Fraction(-1, 8), Fraction(2**63))]

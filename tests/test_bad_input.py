@@ -568,6 +568,17 @@ def test_spark_options_without_spark_are_refused(tmp_path, option):
     assert "--spark local[*]" in out
 
 
+@pytest.mark.parametrize("option", [["--facts", "f.txt"], ["--output", "out"], ["--engine", "columns"],
+                                    ["--strategy", "streaming"], ["--placement", "minimal"], ["--format", "csv"]])
+def test_options_a_spark_run_does_not_read_are_refused(tmp_path, option):
+    # run --spark read neither --facts nor --output ...: it printed the
+    # model of the program alone (empty) with exit status 0
+    (tmp_path / "f.txt").write_text("q(a)@1\n")
+    args = [str(tmp_path / a) if a == "f.txt" else a for a in option]
+    out = refused(tmp_path, P, *args, "--spark", "local[1]", says=f"{option[0]} is not read by a Spark run")
+    assert "@bind" in out or "without --spark" in out
+
+
 @pytest.mark.parametrize(
     "mapping, says",
     [

@@ -233,3 +233,24 @@ def test_a_lone_minus_zero_prints_as_zero():
         assert model.to_text() == "q(0.0)@[1,1]", engine
         [((v,), _)] = model.facts("q")
         assert v == 0.0, engine
+
+
+# ------------------------------------------------ -2**63 as a time point
+
+
+@pytest.mark.parametrize("start", [-(2**63), -(2**63) + 1, 2**63 - 1])
+def test_the_least_int64_time_is_not_taken_for_a_small_one(start):
+    # numpy's abs(-2**63) is -2**63 (no positive int64 holds it), so the
+    # columns' range check passed it and doubled it to code 0: r(a)@[0,-1]
+    lo, hi = sorted((start, -1 if start < 0 else 1))
+    program = f"r(X) :- q(X).\nq(a)@[{lo},{hi}]."
+    assert answers(program).facts("r") == [(("a",), (lo, hi, True, True))]
+
+
+@pytest.mark.parametrize("time", [-(2**62), 2**62])
+def test_a_time_equal_to_the_code_of_an_infinite_end_stays_finite(time):
+    # the columns code ±inf as ±2**62 and took a fact's finite end of that
+    # value for an infinite one: p(a,0)@[-2**62,3] came out as (-inf,3]
+    lo, hi = sorted((time, 3))
+    program = f"r(X, V) :- p(X, V), V != 1.\np(a, 0)@[{lo},{hi}].\np(b, 0)@(-inf,{hi}]."
+    assert answers(program).facts("r") == [(("a", 0), (lo, hi, True, True)), (("b", 0), (-INF, hi, False, True))]

@@ -162,3 +162,64 @@ def test_a_recursion_through_time_has_a_proof_that_grows_with_its_rounds_not_dou
     assert check_proofs(model, ["p0"]) == 1
     nodes = sum(1 for _ in leaves(model.proof("p0(a)@[-1,8]").root))
     assert nodes <= 40, nodes
+
+
+def _leaves(node) -> set:
+    """The given facts a proof tree ends in, as text."""
+    out = {f"{node.pred}{node.terms}"} if node.given else set()
+    for s in node.steps:
+        for lit in s.literals:
+            if lit.fact is not None:
+                out |= _leaves(lit.fact)
+    return out
+
+
+def test_an_aggregate_proof_shows_every_binding_it_counts():
+    # sum 7 on [2,5] is v(a,3) + v(b,4); the count 2 counts the same two,
+    # and the condition V > 3 leaves only v(b,4) to big's sum: a proof
+    # that named one of them only (the first atom found) explained nothing
+    model = chronolog.reason("""
+        tot(S) :- v(X,V), S = sum(V).
+        cnt(N) :- v(X,V), N = count().
+        big(S) :- v(X,V), w(X), V > 3, S = sum(V).
+        v(a,3)@[0,5]. v(b,4)@[2,6]. v(c,9)@[0,9].
+        w(b)@[0,9]. w(c)@[7,9].
+    """)
+    assert model.holds("tot(16)@[2,5]") and model.holds("cnt(3)@[2,5]") and model.holds("big(4)@[2,6]")
+    both = {"v('a', 3)", "v('b', 4)", "v('c', 9)"}
+    assert _leaves(model.proof("tot(16)@[2,5]").root) == both
+    assert _leaves(model.proof("cnt(3)@[2,5]").root) == both
+    assert _leaves(model.proof("big(4)@[2,6]").root) == {"v('b', 4)", "w('b',)"}
+    assert _leaves(model.proof("big(9)@[7,9]").root) == {"v('c', 9)", "w('c',)"}
+
+
+def test_a_head_placed_by_an_interval_term_has_a_proof():
+    # p(X)@[S,E) takes its interval from q's values: its derivation was
+    # recorded without its number, and proof() failed on an IndexError
+    model = chronolog.reason("p(X)@[S,E) :- q(X,S,E).\nq(a,1,5)@0.")
+    proof = model.proof("p(a)@[1,5)")
+    assert _leaves(proof.root) == {"q('a', 1, 5)"}
+    assert proof.root.steps[0].binding == {"X": "a", "S": 1, "E": 5}
+
+
+def test_interval_terms_and_time_capture_in_a_body_have_proofs_down_to_given_facts():
+    # c(X)@[S,E] and c(X)@T read c through a fresh predicate whose rows
+    # were not recorded: the proof stopped there ("no recorded derivation")
+    model = chronolog.reason("""
+        it(X,S,E) :- c(X)@[S,E].
+        at(X,T) :- c(X)@T, T > 2.
+        c(a)@[2,3]. c(b)@[4,5).
+    """)
+    assert model.holds("it(a,2,3)@[2,3]") and model.holds("at(b,4)@[4,5)")
+    for fact, leaf in [("it(a,2,3)@[2,3]", "c('a',)"), ("at(a,3)@[3,3]", "c('a',)"), ("at(b,4)@[4,5)", "c('b',)")]:
+        root = model.proof(fact).root
+        assert _leaves(root) == {leaf}, fact
+        assert "no recorded derivation" not in str(model.proof(fact))
+
+
+def test_a_since_step_says_how_its_body_interval_comes_not_a_false_intersection():
+    # the step printed "body [0,10] ∩ [4,5] ⊇ (4,7]": [0,10] ∩ [4,5] is [4,5]
+    model = chronolog.reason("warm(X) :- hot(X) <S>(0,2] alert(X).\nhot(a)@[0,10]. alert(a)@[4,5].")
+    step = model.proof("warm(a)@(4,7]").root.steps[0].literals[0].fact.steps[0]  # (under the copy of the fresh $s1)
+    assert "∩" not in step.arithmetic
+    assert step.arithmetic.startswith("body (4,7]: after the event on [4,5] by (0,2], held on [0,10] in between")

@@ -138,6 +138,20 @@ def test_errors_are_positioned():
     assert "ticks" in str(e.value)
 
 
+def test_a_head_time_the_body_does_not_give_is_refused_in_the_users_words():
+    # '@T q :- a.' was refused by the safety check naming the compiled
+    # '_1 = (T + 1)'; '@T+1.5' placed q between ticks, on [6.5,7.5)
+    with pytest.raises(SyntaxError_) as e:
+        parse("r :- b.\n@T q(X) :- a(X).", "p.lars")
+    assert str(e.value).startswith("p.lars:2:1:") and "@T is not bound by the body" in str(e.value)
+    assert "_1" not in str(e.value)
+    with pytest.raises(SyntaxError_) as e:
+        parse("@T+1.5 q(X) :- [3] @T a(X).", "p.lars")
+    assert str(e.value).startswith("p.lars:1:1:") and "whole ticks" in str(e.value)
+    # the forms that are right stay right: 2 ticks before a(x) at 5 is 3
+    assert reason("@T-2 q(X) :- [3] @T a(X).", "a(x)@5", dialect="lars").lines() == ["q(x)@[3,3]"]
+
+
 # ------------------------------------------------------------------ differential
 
 

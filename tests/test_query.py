@@ -151,3 +151,12 @@ def test_holds_reads_a_fact_as_query_and_proof_read_it():
         m.holds("r(a)@[1,2] every 3")
     with pytest.raises(chronolog.ChronologError, match="every"):
         m.proof("r(a)@[1,2] every 3")
+
+
+@pytest.mark.parametrize("ask", [lambda m: m.holds("controls(X, beta)@1"), lambda m: m.proof("controls(X, beta)@1")])
+def test_a_fact_with_a_variable_given_to_holds_points_to_query(ask):
+    # the hint was the fact files' one ("constants start with a lowercase
+    # letter..."), which does not say what the user asking about X wants
+    with pytest.raises(chronolog.ChronologError) as e:
+        ask(M)
+    assert "cannot contain the variable X" in e.value.message and "chronolog query" in e.value.hint

@@ -291,3 +291,28 @@ def test_command_line_with_spark(tmp_path):
     assert "p.vada:6:1)" in r.stderr and "program error" not in r.stderr and "spark path: one task (no key (" in r.stderr
     assert "FutureWarning" not in r.stderr  # pyspark's pandas >= 3 warning is noise on the command line
     assert read_facts(tmp_path / "out" / "hot.csv", "hot") == [(("s1",), (0, 3, True, True)), (("s1",), (4, 6, True, True))]
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_lars_tuple_window_is_refused_on_spark_not_answered_empty(spark, distributed):
+    # the embedded reasoner filters the input through [#1] (q holds, from
+    # 38 to 43); Spark's paths did not, and answered no q at all
+    program = "q(X,Y,Z) :- [3] <> a(X,Y), [#1] <> b(Y,Z).\n@output(\"q\")."
+    facts = "a(x1,y)@36\na(x2,y)@38\nb(y,z)@38\nb(y,w)@39\na(x3,y)@40"
+    assert len(chronolog.reason(program, facts, dialect="lars").facts("q")) == 5
+    a = spark.createDataFrame([("x1", "y", 36, 37), ("x2", "y", 38, 39), ("x3", "y", 40, 41)], "c0 string, c1 string, start long, end long")
+    b = spark.createDataFrame([("y", "z", 38, 39), ("y", "w", 39, 40)], "c0 string, c1 string, start long, end long")
+    with pytest.raises(chronolog.ChronologError) as e:
+        cs().reason(spark, program, {"a": a, "b": b}, dialect="lars", distributed=distributed)
+    assert "tuple window [#1] over b does not run on Spark" in str(e.value) and "<program>:1:1" in str(e.value)
+
+
+def test_a_missing_fact_file_bound_through_spark_says_so_without_a_traceback(spark, tmp_path):
+    # the message was Spark's first line: "... Failed to create Python data
+    # source instance: Traceback (most recent call last):", with no reason
+    prog = tmp_path / "p.vada"
+    prog.write_text('@bind("a", "spark chronolog", ".", "nosuch.txt").\nq(X) :- a(X).\n@output("q").\n')
+    with pytest.raises(chronolog.ChronologError) as e:
+        cs().run_program(spark, prog)
+    assert "nosuch.txt does not exist" in str(e.value) and "Traceback" not in str(e.value)
+    assert str(e.value).startswith(f"{prog}:1:1:")

@@ -36,6 +36,13 @@ LIMIT = 2**60  # finite codes stay inside (-LIMIT, LIMIT); sums of two stay far 
 MAX_SCALE = 2**24  # a larger common denominator is treated as "exploding": rows instead
 
 
+def inside(values, bound: int) -> bool:
+    """Whether every int64 of ``values`` lies strictly inside (-bound, bound).
+    Not ``np.abs(values).max() < bound``: abs(-2**63) is -2**63 (no int64
+    is its opposite), which passed that test and then doubled to code 0."""
+    return not len(values) or (int(values.min()) > -bound and int(values.max()) < bound)
+
+
 class Fallback(Exception):
     """The columnar executor cannot run this stratum exactly; rows will."""
 

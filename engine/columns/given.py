@@ -16,7 +16,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.language.fact_columns import _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_arrays, coalesce_owned
-from .encoding import LIMIT, NEG, POS, Fallback
+from .encoding import LIMIT, NEG, POS, Fallback, inside
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
 
@@ -25,7 +25,7 @@ def _units(values, scale, ints=None):
     (``ints``: the values as int64 when the reader has them so)."""
     import numpy as np
 
-    if ints is not None and (not ints.size or np.abs(ints).max() < LIMIT // (4 * scale.scale)):
+    if ints is not None and inside(ints, LIMIT // (4 * scale.scale)):
         return ints * scale.scale, np.ones(len(ints), dtype=bool)
     vals = values.tolist()
     if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
@@ -33,7 +33,7 @@ def _units(values, scale, ints=None):
             units = np.array(vals, dtype=np.int64)
         except OverflowError:
             units = None
-        if units is not None and np.abs(units).max() < LIMIT // (4 * scale.scale):
+        if units is not None and inside(units, LIMIT // (4 * scale.scale)):
             return units * scale.scale, np.ones(len(vals), dtype=bool)
     fast = _rational_units(vals, scale)
     if fast is not None:

@@ -20,7 +20,7 @@ from ..exprs import col, to_numpy
 from ..interval_codes import closed_ends, from_ends
 
 from .coalesce import coalesce
-from .encoding import LIMIT, NEG, POS, Fallback
+from .encoding import LIMIT, NEG, POS, Fallback, inside
 
 
 @contextmanager
@@ -146,7 +146,9 @@ def _time_units(points, scale, neg_or_pos):
                 out = None
         if out is not None:
             fin = out != neg_or_pos
-            if np.any(np.abs(out[fin]) >= LIMIT // 2):
+            if not fin.all() and (~fin).sum() != sum(1 for x in points if x == inf):
+                raise Fallback(f"the time point {neg_or_pos} is the code of an infinite end")  # (not taken for one)
+            if not inside(out[fin], LIMIT // 2):
                 raise Fallback("a time point outside 64-bit codes")
             return out, fin
     unit = scale.unit
@@ -308,10 +310,10 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
     def ends(col):
         c = table.column(col).combine_chunks().cast(pa.int64())
         fin = ~np.asarray(c.is_null().to_numpy(zero_copy_only=False))
-        u = np.asarray(c.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64) * scale.scale
-        if np.any(np.abs(u[fin]) >= LIMIT // 2):
+        u = np.asarray(c.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        if not inside(u[fin], LIMIT // (2 * scale.scale)):  # (checked before scaling, which could wrap)
             raise Fallback("a time point outside 64-bit codes")
-        return u, fin
+        return u * scale.scale, fin
 
     def closed(col):
         if col not in names:

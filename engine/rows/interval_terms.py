@@ -18,7 +18,7 @@ from chronolog.language.text import format_term
 from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, intersect, make
 
 from ..node import MapNode
-from .output import OutputNode
+from .output import _SEQ, OutputNode
 
 
 class WrapNode(MapNode):
@@ -26,7 +26,7 @@ class WrapNode(MapNode):
         return "Wrap: append the interval's start and end to the terms"
 
     def process(self, batch):
-        return [(terms + (iv[0], iv[1]), iv) for terms, iv in batch]
+        return [(terms + (iv[0], iv[1]), iv, *why) for terms, iv, *why in batch]  # (why: see _wrapped)
 
 
 class CaptureNode(MapNode):
@@ -43,7 +43,7 @@ class CaptureNode(MapNode):
 
     def process(self, batch):
         out = []
-        for terms, iv in batch:
+        for terms, iv, *why in batch:
             lo, hi = iv[0], iv[1]
             if lo in (NEG_INF, POS_INF) or hi in (NEG_INF, POS_INF):
                 raise DataError(
@@ -55,7 +55,7 @@ class CaptureNode(MapNode):
             while k <= hi:
                 piece = intersect(iv, (k, k + 1, True, False))
                 if piece is not None:
-                    out.append((terms + (k,), piece))
+                    out.append((terms + (k,), piece, *why))
                 k += 1
         return out
 
@@ -128,26 +128,32 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
         for b, body_iv in batch:
             for terms, iv in PlacedOutputNode.process(self, [(b, body_iv)]):
                 binding = {v: b[i] for v, i in names if not v.startswith("_")}
-                out.append((terms, iv, (self.rule, binding, body_iv)))
+                out.append((terms, iv, (self.rule, binding, body_iv, next(_SEQ))))
         return out
 
 
 # ---------------------------------------------------------------- lowering
 def wrap_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The row pipeline of a WrapInterval (planner/physical.py): ``lit@[S,E]``."""
-    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first)
+    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first, explain)
 
 
 def capture_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
     """The row pipeline of a CaptureTime (planner/physical.py): ``lit@T``."""
-    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first)
+    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first, explain)
 
 
-def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first):
+def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first, explain):
+    """The node over the rule's output; with ``explain`` each row carries
+    its derivation after its interval, and the nodes pass it on (a proof
+    goes through the fresh predicate down to the atom read)."""
+    from .output import ExplainingOutputNode
     from .pipeline import body_pipeline
 
     body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
-    node = make_node(OutputNode(body, rule.head_pred, rule.inner_terms, slots))
+    out = (ExplainingOutputNode if explain else OutputNode)(body, rule.head_pred, rule.inner_terms, slots)
+    out.slots, out.rule = slots, rule
+    node = make_node(out)
     node.slots, node.rule = slots, rule
     return node
 

@@ -62,7 +62,7 @@ def describe_plan(plan, engine: str = "auto") -> str:
         else:
             out.append(f"  runs on {choice.backend} ({choice.why})")
         out += [f"  may fall back to rows if {f}" for f in choice.fallbacks]
-        if placement.spark.path != "per-key tasks":
+        if placement.spark.path in ("rounds", "one task"):
             if choice.spark_refusal is not None:
                 out.append(f"  spark rounds cannot run it: {choice.spark_refusal.why}")
             elif placement.spark.path == "rounds":

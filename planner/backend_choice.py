@@ -238,6 +238,11 @@ def _column_fallbacks(st) -> tuple:
 def _spark(plan, strata) -> SparkChoice:
     from .partition import NotPartitionable, analyse
 
+    windows = getattr(plan.program, "tuple_windows", None)
+    if windows:  # (connectors/spark.py refuses it: no Spark path filters the input through the window)
+        pred, n = next(iter(windows.values()))
+        return SparkChoice("refused", f"refused: the LARS tuple window [#{n}] over {pred} does not run on Spark "
+                                      "(run the program without Spark, or as a stream)")
     try:
         keys = analyse(plan).describe()
     except NotPartitionable:

@@ -233,3 +233,14 @@ def test_the_printed_plan_is_where_each_stratum_ran(case):
             assert ran == "rows", (index, text)
         else:
             assert ran == "columns" or f"stratum {index}:" in fallbacks, (index, text)
+
+
+def test_the_plan_of_a_lars_tuple_window_says_spark_refuses_it():
+    # Spark refuses the program when it runs (connectors/spark.py: no Spark
+    # path filters the input through [#n]); the plan said per-key tasks
+    src = 'q(X,Y,Z) :- [3] <> a(X,Y), [#1] <> b(Y,Z).\n@output("q").'
+    lines = describe_plan(plan(load_program(src, dialect="lars"))).splitlines()
+    spark = [line for line in lines if line.startswith("spark --distributed:")]
+    assert spark == ["spark --distributed: refused: the LARS tuple window [#1] over b does not run on Spark "
+                     "(run the program without Spark, or as a stream)"]
+    assert not any("spark rounds" in line for line in lines)

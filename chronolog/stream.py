@@ -30,6 +30,7 @@ from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, LateCorrection, ProgramError
 from chronolog.language.dates import format_fact as dated_fact
+from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
@@ -228,7 +229,7 @@ class Stream:
 
     def _step(self, rows: dict, step) -> list:
         out = self.evaluator.step(rows, step)
-        out.sort(key=_out_key)
+        _sort_answers(out)
         if self._log is not None:
             self._log.record(rows, step, out, self._evaluator_state)
         else:
@@ -313,10 +314,10 @@ class Stream:
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
         if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
                           or (met is not None and not self._log.can_rewind(met))):
-            self._refuse_too_old(min(retracted, key=_out_key))
+            self._refuse_too_old(min(retracted, key=_typed_key))
         added = None  # the earliest start of a late fact, (point, closed)
         if late:
-            first = min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_out_key)
+            first = min(((p, t, iv) for p, rs in late.items() for t, iv in rs), key=_typed_key)
             added = (first[2][0], first[2][2])
             if not self._log.can_rewind(met, added):
                 self._refuse_too_old(first, adding=True)
@@ -354,8 +355,8 @@ class Stream:
             before_out += out
             after_out += self._step(corrected(step_rows, holes, new), step)
         gone, came = output_diff(before_out, after_out, self.evaluator.emit_maximal)
-        gone.sort(key=_out_key)
-        came.sort(key=_out_key)
+        _sort_answers(gone)
+        _sort_answers(came)
         self._show(gone, retracted=True)
         self._show(came)
 
@@ -582,9 +583,27 @@ def _start(row):
     return (iv[0], not iv[2])
 
 
-def _out_key(x):
+def _sort_answers(out: list) -> None:
+    """Answers in time order, then by predicate and terms (as `chronolog run`
+    orders them), so a stream prints the same lines in the same order on
+    every run (the engine's sets of atoms have no fixed order). Terms of one
+    kind compare as they are (strings, numbers, dates: as `term_sort_key`
+    orders them); `term_sort_key` only where kinds meet (10% of a step's
+    cost if every answer paid it)."""
+    try:
+        out.sort(key=_plain_key)
+    except TypeError:
+        out.sort(key=_typed_key)
+
+
+def _plain_key(x):
     iv = x[2]
-    return (iv[0], not iv[2], x[0])
+    return (iv[0], not iv[2], x[0], x[1])
+
+
+def _typed_key(x):
+    iv = x[2]
+    return (iv[0], not iv[2], x[0], tuple([term_sort_key(t) for t in x[1]]))
 
 
 __all__ = ["Stream", "StreamFact"]

@@ -7,6 +7,8 @@ removes time points of an atom (docs/api.md, "Corrections")."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,12 +170,8 @@ def test_float_terms_on_each_path_of_the_columns(point_atoms, case, data):
     once stopped on polars' SchemaError (test_hunted_float_terms_retracted)."""
     from chronolog.engine.columns import evaluator
 
-    kept = evaluator.POINT_ATOMS
-    evaluator.POINT_ATOMS = point_atoms
-    try:
+    with patch.object(evaluator, "POINT_ATOMS", point_atoms):
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, True)
-    finally:
-        evaluator.POINT_ATOMS = kept
 
 
 @pytest.mark.parametrize("small_rows, code_rows", [(-1, -1), (-1, 10**9), (10**9, -1)], ids=["polars", "numpy", "python"])
@@ -185,12 +183,8 @@ def test_each_path_of_the_small_frames_on_columns(small_rows, code_rows, case, d
     numpy (code_frames.py), and with none."""
     from chronolog.engine.columns import code_frames, small_frames
 
-    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS
-    small_frames.SMALL_ROWS, code_frames.CODE_ROWS = small_rows, code_rows
-    try:
+    with patch.object(small_frames, "SMALL_ROWS", small_rows), patch.object(code_frames, "CODE_ROWS", code_rows):
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
-    finally:
-        small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
 
 
 @pytest.mark.parametrize("small_rows, code_rows", [(-1, -1), (-1, 10**9), (10**9, -1)], ids=["polars", "numpy", "python"])
@@ -203,12 +197,9 @@ def test_each_path_of_the_small_frames_on_frames(small_rows, code_rows, case, da
     change) take each path too."""
     from chronolog.engine.columns import code_frames, evaluator, small_frames
 
-    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS
-    small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS = small_rows, code_rows, -1
-    try:
+    with patch.object(small_frames, "SMALL_ROWS", small_rows), patch.object(code_frames, "CODE_ROWS", code_rows), \
+            patch.object(evaluator, "POINT_ATOMS", -1):
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
-    finally:
-        small_frames.SMALL_ROWS, code_frames.CODE_ROWS, evaluator.POINT_ATOMS = kept
 
 
 def check(program, rows, horizon, engine, derived, data, dict_form):
@@ -267,12 +258,8 @@ def test_each_path_of_the_updates_on_columns(point_atoms, case, data, dict_form)
     size (the two paths in one sequence)."""
     from chronolog.engine.columns import evaluator
 
-    kept = evaluator.POINT_ATOMS
-    evaluator.POINT_ATOMS = point_atoms
-    try:
+    with patch.object(evaluator, "POINT_ATOMS", point_atoms):
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
-    finally:
-        evaluator.POINT_ATOMS = kept
 
 
 def test_hunted_over_deletion_of_exact_and_coded_terms():

@@ -52,13 +52,17 @@ spans = st.tuples(st.integers(0, 30), st.integers(1, 8)).map(lambda p: (p[0], p[
 facts = st.lists(st.tuples(atoms, spans).map(lambda x: (x[0], *x[1])), max_size=25)
 
 
+def given_frame(given_rows, arity: int, shuffled: bool):
+    """The given rows cut to ``arity`` terms as a frame, shuffled out of key
+    order when asked (a merge can leave it so: sorted again first)."""
+    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    return df.sample(fraction=1.0, shuffle=True, seed=1) if shuffled and df.height > 1 else df
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(facts, facts, st.integers(0, 2), st.booleans())
 def test_a_retraction_against_the_points(given_rows, hole_rows, arity, shuffled):
-    trim = [(a[:arity], s, e) for a, s, e in given_rows]
-    df = frame_of(trim, arity)
-    if shuffled and df.height > 1:  # (a merge left it out of key order: sorted again first)
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
     got = take_back(df, holes, term_columns(arity))
     have, gone = points(df, arity), points(holes, arity)
@@ -76,9 +80,7 @@ def test_a_retraction_against_the_points(given_rows, hole_rows, arity, shuffled)
 @settings(max_examples=examples(300), deadline=None)
 @given(facts, facts, st.integers(0, 2), st.booleans())
 def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled):
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    if shuffled and df.height > 1:
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     added = frame_of([(a[:arity], s, e) for a, s, e in added_rows], arity)
     got = add(df, added, term_columns(arity))
     assert points(got.after, arity) == points(df, arity) | points(added, arity)
@@ -90,9 +92,7 @@ def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled)
 @settings(max_examples=examples(200), deadline=None)
 @given(facts, facts, st.integers(0, 2), st.booleans())
 def test_the_rows_of_some_atoms(given_rows, hole_rows, arity, shuffled):
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    if shuffled and df.height > 1:
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
     asked = {r[:arity] for r in rows(holes)}
     got = atom_rows(df, holes, term_columns(arity))
@@ -130,9 +130,7 @@ def test_the_semi_join_and_the_split_by_the_sorted_key(given_rows, key_atoms, ar
     """maintenance.py's semi-join (keys on the leading ``width`` term
     columns) and split (keys on the atom), against a filter of Python
     tuples; a relation out of key order is not for this path (None)."""
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    if shuffled and df.height > 1:
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     names = term_columns(arity)
     in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
     cols = names[: min(width, arity)]
@@ -179,9 +177,7 @@ def test_the_rows_of_some_atoms_replaced_in_one_splice(given_rows, key_atoms, ne
     replaced by other rows of those atoms (put_rows), against a filter of
     Python tuples; every row once, in key order, the remembered key right;
     a relation out of key order is not for this path (None)."""
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    if shuffled and df.height > 1:
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     names = term_columns(arity)
     in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
     keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
@@ -207,9 +203,7 @@ def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuf
     given facts less a retraction) of frames of codes, by their sorted codes."""
     from chronolog.engine.columns.maintenance import minus
 
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    if shuffled and df.height > 1:
-        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = given_frame(given_rows, arity, shuffled)
     holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
     got = minus(df, holes, term_columns(arity), None)
     assert points(got, arity) == points(df, arity) - points(holes, arity)

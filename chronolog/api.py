@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, ProgramError
+from chronolog.language.errors import ChronologError, DataError, ProgramError, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -785,7 +785,7 @@ class Reasoner:
             self._count_update(stats, before)
             return self.model
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
-            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            self._failed = failure_text(e)
             raise
 
     def _apply(self, removed: dict, rows) -> "Model":

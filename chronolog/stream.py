@@ -28,7 +28,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
-from chronolog.language.errors import DataError, LateCorrection, ProgramError
+from chronolog.language.errors import DataError, LateCorrection, ProgramError, failure_text
 from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
@@ -334,7 +334,7 @@ class Stream:
         try:
             yield
         except BaseException as e:
-            self._failed = getattr(e, "message", None) or str(e) or type(e).__name__
+            self._failed = failure_text(e)
             raise
 
     def _check_usable(self) -> None:

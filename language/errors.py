@@ -35,6 +35,13 @@ class ChronologError(Exception):
         return text
 
 
+def failure_text(e: BaseException) -> str:
+    """What an error said, in one phrase: a ChronologError's message without
+    its place, else the exception's text or its class (a session or stream
+    that failed midway quotes it at every later call)."""
+    return getattr(e, "message", None) or str(e) or type(e).__name__
+
+
 def _excerpt(line: str, column: int, width: int = 100):
     """A long line cut to ``width`` characters around ``column`` (a one-line
     fact file of megabytes must not be echoed whole); the column adjusted."""

@@ -20,7 +20,7 @@ a given predicate's facts when they are read.
 from __future__ import annotations
 
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until, rule_operator
+from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until
 
 
 def predicates_to_coalesce(plan, placement: str, hints=()):
@@ -30,12 +30,13 @@ def predicates_to_coalesce(plan, placement: str, hints=()):
     if placement == "always":
         return None
     need = set(plan.derived_predicates()) | set(hints)  # facts given for derived predicates merge with derived ones
-    for rule in plan.rules:
+    for rp in (rp for st in plan.physical.strata for rp in st.rules):  # (each rule with the operator the planner lowered it to)
+        rule = rp.rule
         if is_since_until(rule):
             need.add(rule.left.pred)
             need.add(rule.right.pred)
             continue
-        if isinstance(rule_operator(rule), (WrapInterval, CaptureTime)):  # (p(X)@[S,E]: the ends of p's maximal interval)
+        if isinstance(rp.operator, (WrapInterval, CaptureTime)):  # (p(X)@[S,E]: the ends of p's maximal interval)
             need.add(rule.body[0].pred)
             continue
         for lit in rule.body:

@@ -100,15 +100,25 @@ def _merged(ev, batch, derived):
 
     arity = len(batch.rule.root.terms)
     names = term_columns(arity)
-    old = [ev.table(p) for p in batch.heads]
-    given = tagged_frame(old) if any(f.height for f in old) else empty(arity)
-    if given is None:
-        return None
+    given = empty(arity)
+    if any(_holds_facts(ev, p) for p in batch.heads):  # (given facts of a head: not a frame each to learn that none has any)
+        given = tagged_frame([ev.table(p) for p in batch.heads])
+        if given is None:
+            return None
     if derived is None:
         return given
     frames = same_kinds([given, derived], names, ev.values)
     merged, _ = merge_new(frames.pop(0), frames, names)
     return merged
+
+
+def _holds_facts(ev, pred: str) -> bool:
+    """Whether ``pred`` may hold facts before its stratum runs (a frame,
+    given columns or tables, rows): else its frame would be empty."""
+    if pred in ev._tables or pred in ev.given_tables or pred in ev._column_preds or ev.store.pending(pred):
+        return True
+    rel = ev.store.materialised().get(pred)
+    return rel is not None and bool(rel.atoms)
 
 
 def _keep(ev, batch, strata, derived, merged) -> None:

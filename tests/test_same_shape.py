@@ -58,11 +58,13 @@ def facts_of(draw, pred: str, arity: int = 2, most: int = 5, least: int = 0) -> 
 @st.composite
 def batches(draw):
     """``(rules, facts)``: up to 8 members of one or two shapes, a few
-    facts each (an empty relation too), and the shared r and t."""
+    facts each (an empty relation too, given facts of a head too), and the
+    shared r and t."""
     shapes = draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=2))
     rules, facts = [], []
     for j in range(draw(st.integers(2, 8))):
         rules.append(shapes[j * len(shapes) // 8].format(j=j))
+        facts += draw(facts_of(f"q{j}", rules[-1].split(":-")[0].count(",") + 1, most=2))  # (given facts of a head too)
         facts += draw(facts_of(f"p{j}", least=draw(st.sampled_from([0, 1, 1, 1]))))
         facts += draw(facts_of(f"s{j}", most=3))
     return rules, facts + draw(facts_of("r", 1, 3)) + draw(facts_of("t", 1, 3))

@@ -166,3 +166,23 @@ def test_progress_reports_each_member_as_its_stratum_alone(monkeypatch):
     monkeypatch.setattr(same_shape, "FIRST", 10**9)
     chronolog.reason(program, engine="columns", progress=alone.append)
     assert len(batched) == 4 and batched == alone
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
+@given(batches(), st.data())
+def test_updates_after_a_batch_keep_each_members_facts(case, data):
+    """Facts retracted and added after a batched run: the columns keep the
+    members' relations (atom by atom or on frames) as the rows do."""
+    rules, facts = case
+    program = "\n".join(rules)
+    gone = data.draw(st.lists(st.sampled_from(facts), max_size=3, unique=True)) if facts else []
+    new = data.draw(facts_of("p0", most=3)) + data.draw(facts_of("p1", most=3))
+    out = {}
+    for engine in ("columns", "rows"):
+        try:
+            r = chronolog.Reasoner(program, "\n".join(f.rstrip(".") for f in facts), engine=engine)
+            model = r.update(add="\n".join(f.rstrip(".") for f in new), retract="\n".join(f.rstrip(".") for f in gone))
+            out[engine] = model.to_text()
+        except chronolog.ChronologError as e:
+            out[engine] = f"{type(e).__name__}: {e}"
+    assert out["columns"] == out["rows"], f"{program}\n{chr(10).join(facts)}\n- {gone}\n+ {new}"

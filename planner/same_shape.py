@@ -26,7 +26,7 @@ from chronolog.language.records import record
 from .ir import Assign, Condition, NegScan, PlanRule, Scan
 
 TAG = "$member"  # the tag's variable (no user variable starts with $)
-FIRST = 2  # strata of a shape that make a batch
+FIRST = 2  # the fewest strata of one shape that make a batch
 
 
 @record(frozen=True)
@@ -44,25 +44,21 @@ def batches(plan) -> dict:
     strata, found = plan.__dict__.get("_batches", (None, None))
     if strata is not plan.strata:
         found = {}
-        run: list = []
+        run: list = []  # (stratum, shape) of consecutive strata of one shape
+        heads: set = set()  # their heads (a stratum that reads one starts a new run)
         for st in [*plan.strata, None]:
             shape = _shape(st)
-            if run and (shape is None or shape[0] != run[0][1][0] or _reads_run(shape, run)):
+            if run and (shape is None or shape[0] != run[0][1][0] or not heads.isdisjoint(shape[1][1:])):
                 if len(run) >= FIRST:
                     batch = _batch(run, len(found))
                     if batch is not None:
                         found[batch.members[0]] = batch
-                run = []
+                run, heads = [], set()
             if shape is not None:
                 run.append((st, shape))
+                heads.add(shape[1][0])
         plan.__dict__["_batches"] = (plan.strata, found)
     return found
-
-
-def _reads_run(shape, run) -> bool:
-    """Whether a stratum of ``shape`` reads the head of a stratum in ``run``."""
-    heads = {s[1][0] for _, s in run}
-    return any(p in heads for p in shape[1][1:])
 
 
 def _shape(st) -> Optional[tuple]:

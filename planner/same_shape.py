@@ -23,6 +23,7 @@ from typing import Optional
 from chronolog.language import ast
 from chronolog.language.records import record
 
+from .aggregates import AggregateRule
 from .ir import Assign, Condition, NegScan, PlanRule, Scan
 
 TAG = "$member"  # the tag's variable (no user variable starts with $)
@@ -65,11 +66,11 @@ def _shape(st) -> Optional[tuple]:
     """``(the rule with its predicates numbered in order of appearance, its
     predicates: the head's first)`` of a stratum that may join a batch:
     no recursion, one rule of a plain body (atoms, negations, conditions,
-    assignments), no time grouping; else None."""
+    assignments) or an aggregation over one, no time grouping; else None."""
     if st is None or st.recursive or len(st.rules) != 1:
         return None
     rule = st.rules[0]
-    if type(rule) is not PlanRule or rule.head_pred is None:
+    if type(rule) not in (PlanRule, AggregateRule) or rule.head_pred is None:
         return None
     preds = [rule.head_pred]
     body = []
@@ -86,6 +87,8 @@ def _shape(st) -> Optional[tuple]:
         else:  # pragma: no cover - the IR has no other literal
             return None
     key = (_key(rule.head_terms), _key(rule.head_shift), rule.fresh, tuple(body))
+    if type(rule) is AggregateRule:
+        key += (_key(rule.aggregates), _key(rule.after), tuple(rule.group))
     return key, tuple(preds)
 
 
@@ -129,5 +132,7 @@ def _batch(run, number: int) -> Optional[Batch]:
         return None
     head = tagged[0]
     rule = PlanRule(head, (ast.Var(TAG), *first.head_terms), body, first.head_shift, first.source, first.fresh)
+    if type(first) is AggregateRule:  # (each member's groups apart: the tag groups too)
+        rule = AggregateRule(rule, body, first.aggregates, first.after, [TAG, *first.group])
     inputs = tuple((tagged[i], tuple(p[i] for p in preds)) for i in sorted(tagged) if i)
     return Batch(tuple(st.index for st, _ in run), tuple(p[0] for p in preds), head, inputs, rule_plan(rule))

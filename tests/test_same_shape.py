@@ -36,6 +36,9 @@ SHAPES = [
     "q{j}(X, c) :- p{j}(X, X).",
     "q{j}(X) :- p{j}(X, 1), t(X).",
     "q{j}(V) :- p{j}(X, V), s{j}(X, W), V < W.",
+    "q{j}(X, S) :- p{j}(X, V), S = sum(V).",  # (aggregates: the tag groups too)
+    "q{j}(C) :- p{j}(X, V), C = count().",
+    "q{j}(X, M) :- p{j}(X, V), r(X), M = max(V), M > 0.",
 ]
 ENDS = st.sampled_from(["[{a},{b}]", "({a},{b}]", "[{a},{b})", "({a},{b})", "[{a},+inf)", "(-inf,{b}]", "(-inf,+inf)", "{a}"])
 TERMS = st.one_of(st.integers(-2, 2), st.sampled_from(["a", "b", '"x y"']))
@@ -134,6 +137,8 @@ def test_consecutive_strata_of_one_shape_make_one_batch():
     "q0(X) :- r(X).\nq1(X) :- r(X).\n",  # no atom differs: nothing binds the tag
     "q0(X) :- r(X), not p0(X).\nq1(X) :- r(X), not p1(X).\n",  # only a negation differs
     "q0(X) :- p0(X).\nq0(X) :- q0(Y), p0(X), X = Y.\nq1(X) :- p1(X).\n",  # a recursion
+    "q0(X, S) :- p0(X, V), S = sum(V).\nq1(X, S) :- p1(X, V), S = max(V).\n",  # two aggregates
+    "q0(X, S) :- p0(X, V), S = sum(V), S > 1.\nq1(X, S) :- p1(X, V), S = sum(V), S > 2.\n",
 ])
 def test_rules_that_differ_in_more_than_their_predicates_make_no_batch(program):
     assert not _batches(program)

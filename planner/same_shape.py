@@ -41,25 +41,38 @@ class Batch:
 
 def batches(plan) -> dict:
     """``{index of a batch's first stratum: Batch}`` of ``plan`` (a planner
-    Plan), found once per plan."""
+    Plan), found once per plan.  A batch runs where its first member stands,
+    so a stratum joins one only when every predicate it reads is derived
+    before that (or given): a pipeline per predicate (``a{j} :- p{j}.
+    b{j} :- a{j}.``, strata ordered a3 b3 a2 b2 ...) makes one batch per step."""
     strata, found = plan.__dict__.get("_batches", (None, None))
     if strata is not plan.strata:
         found = {}
-        run: list = []  # (stratum, shape) of consecutive strata of one shape
-        heads: set = set()  # their heads (a stratum that reads one starts a new run)
-        for st in [*plan.strata, None]:
+        runs: dict = {}  # shape -> (position of its first member, [(stratum, shape)]) still open
+        derived_at: dict = {}  # predicate -> the position where it is derived
+        for at, st in enumerate(plan.strata):
             shape = _shape(st)
-            if run and (shape is None or shape[0] != run[0][1][0] or not heads.isdisjoint(shape[1][1:])):
-                if len(run) >= FIRST:
-                    batch = _batch(run, len(found))
-                    if batch is not None:
-                        found[batch.members[0]] = batch
-                run, heads = [], set()
             if shape is not None:
-                run.append((st, shape))
-                heads.add(shape[1][0])
+                run = runs.get(shape[0])
+                if run is None or any(derived_at.get(p, -1) >= run[0] for p in shape[1][1:]):
+                    _close(run, found)
+                    run = runs[shape[0]] = (at, [])
+                run[1].append((st, shape))
+            for p in st.preds:  # (a member's where its batch runs)
+                derived_at[p] = at if shape is None else runs[shape[0]][0]
+        for run in runs.values():
+            _close(run, found)
         plan.__dict__["_batches"] = (plan.strata, found)
     return found
+
+
+def _close(run, found: dict) -> None:
+    """Put the batch of ``run`` (its strata of one shape) in ``found``, when
+    it has enough members and the tag a source."""
+    if run is not None and len(run[1]) >= FIRST:
+        batch = _batch(run[1], len(found))
+        if batch is not None:
+            found[batch.members[0]] = batch
 
 
 def _shape(st) -> Optional[tuple]:

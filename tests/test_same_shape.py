@@ -62,12 +62,16 @@ def facts_of(draw, pred: str, arity: int = 2, most: int = 5, least: int = 0) -> 
 def batches(draw):
     """``(rules, facts)``: up to 8 members of one or two shapes, a few
     facts each (an empty relation too, given facts of a head too), and the
-    shared r and t."""
+    shared r and t; each member's head read by a second rule, or not."""
     shapes = draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=2))
+    steps = draw(st.booleans())  # a second rule per member, reading its head: a pipeline per predicate
     rules, facts = [], []
     for j in range(draw(st.integers(2, 8))):
         rules.append(shapes[j * len(shapes) // 8].format(j=j))
-        facts += draw(facts_of(f"q{j}", rules[-1].split(":-")[0].count(",") + 1, most=2))  # (given facts of a head too)
+        arity = rules[-1].split(":-")[0].count(",") + 1
+        facts += draw(facts_of(f"q{j}", arity, most=2))  # (given facts of a head too)
+        if steps:
+            rules.append(f"b{j}(X) :- q{j}(X), not t(X)." if arity == 1 else f"b{j}(Y, X) :- <->[0,1] q{j}(X, Y).")
         facts += draw(facts_of(f"p{j}", least=draw(st.sampled_from([0, 1, 1, 1]))))
         facts += draw(facts_of(f"s{j}", most=3))
     return rules, facts + draw(facts_of("r", 1, 3)) + draw(facts_of("t", 1, 3))
@@ -191,3 +195,36 @@ def test_updates_after_a_batch_keep_each_members_facts(case, data):
         except chronolog.ChronologError as e:
             out[engine] = f"{type(e).__name__}: {e}"
     assert out["columns"] == out["rows"], f"{program}\n{chr(10).join(facts)}\n- {gone}\n+ {new}"
+
+
+def test_a_pipeline_per_predicate_makes_a_batch_per_step():
+    """Strata ordered a3 b3 a2 b2 ...: the a's run as one where a3 stands,
+    then the b's where b3 stands (each reads an a derived by then)."""
+    program = "".join(f"a{j}(X, V) :- p{j}(X, V), V > 1.\nb{j}(X, W) :- a{j}(X, V), W = V + 1.\n" for j in range(4))
+    found = _batches(program)
+    assert sorted(sorted(b.heads) for b in found.values()) == [[f"a{j}" for j in range(4)], [f"b{j}" for j in range(4)]]
+
+
+@pytest.mark.parametrize("refused", ["a", "b", "ab"])
+def test_a_batch_refused_runs_its_members_in_their_places(monkeypatch, refused):
+    """When the a's batch is refused, its members run one by one where they
+    stand, and the b's batch, which reads them, waits for them: it runs one
+    by one too (it would read a2 before a2 ran)."""
+    from chronolog.engine.columns import same_shape as engine_same_shape
+
+    run_batch = engine_same_shape.run_batch
+    ran = []
+
+    def refusing(ev, batch, strata):
+        if batch.heads[0][0] in refused:
+            return False
+        ran.append(batch.heads[0][0])
+        return run_batch(ev, batch, strata)
+
+    monkeypatch.setattr(engine_same_shape, "run_batch", refusing)
+    program = "".join(f"a{j}(X, V) :- p{j}(X, V), V > 1.\nb{j}(X, W) :- a{j}(X, V), W = V + 1.\n" for j in range(4))
+    facts = "\n".join(f"p{j}(n{k % 3}, {j * k})@[{k},{k + 4}]" for j in range(4) for k in range(6))
+    got = chronolog.reason(program, facts, engine="columns")
+    assert got.to_text() == chronolog.reason(program, facts, engine="rows").to_text()
+    assert set(got.stats["executors"].values()) == {"columns"}
+    assert ran == ([] if "a" in refused else ["a"] if "b" in refused else ["a", "b"])

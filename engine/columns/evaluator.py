@@ -130,12 +130,15 @@ class HybridEvaluator(Evaluator):
             released.setdefault(i, []).append(p)
         self._printed_or_derived = None
         batched: set = set()  # strata run in a batch of one shape (same_shape.py)
+        done: set = set()  # the predicates derived so far
         for stratum in self.plan.strata:
             ran = "rows"
             if stratum.index in batched:
                 ran = "columns"
-            elif self._run_batch(stratum):
-                batched.update(self._batches()[stratum.index].members)
+            elif self._run_batch(stratum, done):
+                batch = self._batches()[stratum.index]
+                batched.update(batch.members)
+                done.update(batch.heads)
                 ran = "columns"
             elif self._use_columns(stratum):
                 built_before = set(self._tables)
@@ -154,6 +157,7 @@ class HybridEvaluator(Evaluator):
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
+            done.update(stratum.preds)
             self._release_given(released.get(stratum.index, []))
             if ran == "columns" and stratum.index not in batched:
                 from chronolog.language import allocators
@@ -576,10 +580,13 @@ class HybridEvaluator(Evaluator):
 
         return batches(self.plan)
 
-    def _run_batch(self, stratum) -> bool:
+    def _run_batch(self, stratum, done: set) -> bool:
         """Run the batch of strata of one shape that ``stratum`` begins, when
-        there is one and the plan puts each of its members on columns
-        (engine/columns/same_shape.py); whether it ran."""
+        there is one, the plan puts each of its members on columns
+        (engine/columns/same_shape.py) and what they read is derived
+        (``done``: the predicates derived so far; a batch before whose
+        members ran one by one, at their places, may not have derived them
+        yet); whether it ran."""
         if self.explain or self._under_every_threshold:
             return False
         batch = self._batches().get(stratum.index)
@@ -587,6 +594,9 @@ class HybridEvaluator(Evaluator):
             return False
         by_index = {s.index: s for s in self.plan.strata}
         members = [by_index[i] for i in batch.members]
+        derived = self.plan.derived_predicates()
+        if any(p in derived and p not in done for s in members for p in s.reads):
+            return False
         if not all(self._use_columns(s) for s in members):
             return False
         from chronolog.language import allocators

@@ -6,10 +6,12 @@ backend that runs whole relations pays its fixed cost per stratum: on
 columns ~0.5 ms of frames built, coalesced and merged each, however few
 their rows (200 strata of 1,000 facts cost 1.4x one of 200,000).
 
-Consecutive strata without recursion, each of one plain rule, whose rules
-are the same but for their predicates, are a :class:`Batch`: one rule whose
-head and whose atoms that differ from member to member take a first term,
-the member's index (the *tag*).  Its relations are the members' relations,
+Strata without recursion, each of one plain rule (or an aggregation over
+one), whose rules are the same but for their predicates, are a
+:class:`Batch` (run where its first member stands: a later one joins when
+what it reads is derived by then): one rule whose head and whose atoms
+that differ from member to member take a first term, the member's index
+(the *tag*).  Its relations are the members' relations,
 each row tagged with its member's index; the rule over them derives each
 member's facts tagged alike, and the tag splits them again.  The tag is a
 term of every atom it joins, so no member's facts meet another's.

@@ -129,9 +129,18 @@ class HybridEvaluator(Evaluator):
         for p, i in _last_reads(self.plan.physical).items():
             released.setdefault(i, []).append(p)
         self._printed_or_derived = None
+        batched: set = set()  # strata run in a batch of one shape (same_shape.py)
+        done: set = set()  # the predicates derived so far
         for stratum in self.plan.strata:
             ran = "rows"
-            if self._use_columns(stratum):
+            if stratum.index in batched:
+                ran = "columns"
+            elif self._run_batch(stratum, done):
+                batch = self._batches()[stratum.index]
+                batched.update(batch.members)
+                done.update(batch.heads)
+                ran = "columns"
+            elif self._use_columns(stratum):
                 built_before = set(self._tables)
                 derived_before = self.stats["derivations"]
                 try:
@@ -148,8 +157,9 @@ class HybridEvaluator(Evaluator):
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
+            done.update(stratum.preds)
             self._release_given(released.get(stratum.index, []))
-            if ran == "columns":
+            if ran == "columns" and stratum.index not in batched:
                 from chronolog.language import allocators
 
                 # the stratum's numpy temporaries (a command only), once they add up
@@ -563,6 +573,42 @@ class HybridEvaluator(Evaluator):
                 arity = self._arity(pred)
                 self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale), df.height)
         self.stats["rounds"] += rounds
+
+    def _batches(self) -> dict:
+        """The plan's batches of strata of one shape (planner/same_shape.py)."""
+        from chronolog.planner.same_shape import batches
+
+        return batches(self.plan)
+
+    def _run_batch(self, stratum, done: set) -> bool:
+        """Run the batch of strata of one shape that ``stratum`` begins, when
+        there is one, the plan puts each of its members on columns
+        (engine/columns/same_shape.py) and what they read is derived
+        (``done``: the predicates derived so far; a batch before whose
+        members ran one by one, at their places, may not have derived them
+        yet); whether it ran."""
+        if self.explain or self._under_every_threshold:
+            return False
+        batch = self._batches().get(stratum.index)
+        if batch is None:
+            return False
+        by_index = {s.index: s for s in self.plan.strata}
+        members = [by_index[i] for i in batch.members]
+        derived = self.plan.derived_predicates()
+        if any(p in derived and p not in done for s in members for p in s.reads):
+            return False
+        if not all(self._use_columns(s) for s in members):
+            return False
+        from chronolog.language import allocators
+
+        from .same_shape import run_batch
+
+        derived_before = self.stats["derivations"]
+        if not run_batch(self, batch, members):
+            return False
+        allocators.release_after(self.stats["derivations"] - derived_before
+                                 + sum(self._tables[p].height for p in batch.heads))
+        return True
 
     def _run_recurrence(self, stratum) -> None:
         """A recursion through time of the sweep's shape (recurrence.py) in

@@ -351,6 +351,7 @@ class Stream:
 
         state, steps = self._log.rewind(met, added)
         self._load_evaluator_state(state)
+        self.stats["replayed steps"] = self.stats.get("replayed steps", 0) + len(steps)
         before_out, after_out = [], []
         for (step_rows, step, out), new in zip(steps, in_steps(late, steps)):
             before_out += out

@@ -533,7 +533,6 @@ class Stream:
         return {
             "relations": {p: _packed(r.atoms) for p, r in ev.store.relations.items()},
             "live": {p: tuple(v) for p, v in ev._live.items()},
-            "expiry": tuple(ev._expiry),
             "due": {p: tuple(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
@@ -554,10 +553,10 @@ class Stream:
             rel.atoms = _unpacked(packed)
             rel.clear_indexes()
         ev._live = {p: set(v) for p, v in snap["live"].items()}
-        ev._expiry = list(snap["expiry"])
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
+        ev.reschedule()  # (not copied: half of what a checkpoint would hold)
 
     @property
     def closed_range(self) -> tuple:

@@ -16,6 +16,7 @@ of both and their ratio (the issue's target: at most 2x), best of
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
@@ -53,6 +54,7 @@ def main(argv=None) -> None:
     ap.add_argument("--share", type=float, default=0.01)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args(argv)
+    load = os.getloadavg()[0]
     print("| window | atoms/time point | time points | append-only µs/atom | with corrections µs/atom | ratio | retracted answers |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for rate in map(int, a.rates.split(",")):
@@ -64,6 +66,8 @@ def main(argv=None) -> None:
             ratio = fixed["us_per_atom"] / plain["us_per_atom"]
             print(f"| {w} | {rate} | {a.points} | {plain['us_per_atom']:.1f} | {fixed['us_per_atom']:.1f} | "
                   f"{ratio:.2f}x | {fixed['retracted']} |", flush=True)
+            load = max(load, os.getloadavg()[0])
+    print(f"\nload {load:.1f} on {os.cpu_count()} cores (the highest 1-minute load average seen)")
 
 
 if __name__ == "__main__":

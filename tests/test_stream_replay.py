@@ -20,15 +20,13 @@ from chronolog.language.timeline import POS_INF
 from test_stream_corrections import applied, from_scratch
 from test_stream_property import SETTINGS
 
-COOLING = """
-steam(V)  :- temp(V), V >= 5.
-liquid(V) :- temp(V), V >= 1, V < 5.
-isSteam   :- steam(V).
-isLiquid  :- liquid(V).
-alarm     :- [-][0,2] isSteam.
-normal    :- [-][0,2] isLiquid.
-freeze    :- not alarm, not normal.
-"""
+
+def cooling(n: int, hi: int) -> list:
+    """Laser's cooling program's rules (bench/stream_cooling.py): readings
+    from ``hi`` on are steam, a window of ``n`` over each kind, and neither."""
+    return [f"steam(V) :- temp(V), V >= {hi}.", f"liquid(V) :- temp(V), V < {hi}.", "isSteam :- steam(V).",
+            "isLiquid :- liquid(V).", f"alarm :- [-][0,{n}] isSteam.", f"normal :- [-][0,{n}] isLiquid.",
+            "freeze :- not alarm, not normal."]
 
 
 def reading(v, t):
@@ -38,9 +36,10 @@ def reading(v, t):
 def test_a_correction_of_the_step_before_replays_that_step_and_the_last():
     """Laser's cooling program, a reading of the step before retracted every
     third step: each correction replays two steps (from the state before
-    the step that took the reading), where one from the checkpoint before
-    replayed three or four; the answers are those of the corrected input."""
-    s = chronolog.Stream(COOLING, reach_back=3)
+    the step that took the reading; from the checkpoints alone these 9
+    replayed 48); the answers are those of the corrected input."""
+    program = "\n".join(cooling(2, 5))
+    s = chronolog.Stream(program, reach_back=3)
     kept, emitted = {}, []
     for t in range(30):
         rows = [reading((7 * t + k) % 10, t) for k in range(3)]
@@ -56,8 +55,8 @@ def test_a_correction_of_the_step_before_replays_that_step_and_the_last():
     emitted += s.take()
     assert s.stats["corrections"] == 9 and s.stats["replayed steps"] == 2 * 9
     given = {"temp": [r for rows in kept.values() for r in rows]}
-    assert applied(emitted, False) == from_scratch(COOLING, given, ["alarm", "normal", "freeze", "steam", "liquid",
-                                                                    "isSteam", "isLiquid"], (POS_INF, False))
+    outputs = ["steam", "liquid", "isSteam", "isLiquid", "alarm", "normal", "freeze"]
+    assert applied(emitted, False) == from_scratch(program, given, outputs, (POS_INF, False))
 
 
 @st.composite
@@ -66,11 +65,8 @@ def cooling_like(draw):
     threshold, windows over what they make, negation of the windows) with
     random thresholds and windows, and some of: an aggregate per time point,
     a diamond, Since; readings per time point."""
-    n, hi = draw(st.integers(0, 3)), draw(st.integers(2, 8))
-    rules = [f"steam(V) :- temp(V), V >= {hi}.", f"liquid(V) :- temp(V), V < {hi}.", "isSteam :- steam(V).",
-             "isLiquid :- liquid(V).", f"alarm :- [-][0,{n}] isSteam.", f"normal :- [-][0,{n}] isLiquid.",
-             "freeze :- not alarm, not normal."]
-    rules += draw(st.lists(st.sampled_from([
+    n = draw(st.integers(0, 3))
+    rules = cooling(n, draw(st.integers(2, 8))) + draw(st.lists(st.sampled_from([
         "many(C) :- C = count(V), steam(V).",
         "peak(M) :- M = max(V), temp(V).",
         f"warm :- <->[0,{n}] isSteam, not alarm.",

@@ -123,3 +123,17 @@ def test_random_corrections_give_the_answers_of_the_corrected_input(data, case):
     assert applied(emitted, maximal) == want, (program, readings, s.stats)
     outputs = [r.split("(")[0].split(" ")[0] for r in program.splitlines()]
     assert want == from_scratch(program, {"temp": given}, outputs, (POS_INF, False)), (program, given)
+
+
+def test_cli_stats_say_how_many_steps_corrections_replayed(capsys):
+    """``--stats`` names the steps a correction evaluated again (here both
+    steps the stream had run: the first took the retracted signal(a)@1)."""
+    import io
+
+    from chronolog.stream_cli import run_stream
+    from test_stream_corrections import PROGRAM
+
+    lines = "signal(a)@1\nsignal(b)@4\n-signal(a)@1\n+signal(c)@2\nsignal(d)@7\n"
+    run_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", True, io.StringIO(), reach_back=10)
+    end = capsys.readouterr().err.splitlines()[-1]
+    assert ", 1 correction, 2 retracted, 2 steps replayed," in end, end

@@ -23,6 +23,7 @@ that range.  Only forward-propagating programs can be streamed
 from __future__ import annotations
 
 import contextlib
+from itertools import chain, islice
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
@@ -343,13 +344,14 @@ class Stream:
                                "those of its input", hint="start a new stream on the corrected input")
 
     def _replay(self, holes: dict, late: dict, met, added) -> None:
-        """Rewind to the checkpoint before the correction (``met``, ``added``:
+        """Rewind to the state before the correction (``met``, ``added``:
         as :meth:`CorrectionLog.rewind` takes them), run the logged steps again
         on the corrected input, and emit the difference."""
         from chronolog.stream_corrections import corrected, in_steps, output_diff
 
-        cp, steps = self._log.rewind(met, added)
-        self._load_evaluator_state(cp.state)
+        state, steps = self._log.rewind(met, added)
+        self._load_evaluator_state(state)
+        self.stats["replayed steps"] = self.stats.get("replayed steps", 0) + len(steps)
         before_out, after_out = [], []
         for (step_rows, step, out), new in zip(steps, in_steps(late, steps)):
             before_out += out
@@ -525,29 +527,36 @@ class Stream:
         return self
 
     def _evaluator_state(self) -> dict:
+        """The evaluator's state as plain data: few objects (a checkpoint is
+        taken after every step, and what it allocates the collector scans)."""
         ev = self.evaluator
         return {
-            "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
-            "live": {p: set(v) for p, v in ev._live.items()},
-            "expiry": list(ev._expiry),
-            "due": {p: list(h) for p, h in ev._due.items()},
+            "relations": {p: _packed(r.atoms) for p, r in ev.store.relations.items()},
+            "live": {p: tuple(v) for p, v in ev._live.items()},
+            "due": {p: tuple(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
         }
 
     def _load_evaluator_state(self, snap: dict) -> None:
-        """A fresh evaluator in the state ``snap`` (no relation, index or
-        cache of the current one carries over)."""
-        ev = self.evaluator = StreamEvaluator(self.plan, self.outputs, "maximal" if self.evaluator.emit_maximal else "pieces")
-        for p, atoms in snap["relations"].items():
+        """The evaluator in the state ``snap``: its relations' atoms
+        replaced (their versions moved on, so no index or cache of the
+        pipelines carries over), its plan and pipelines kept (lowering the
+        plan again cost a correction ~2 ms)."""
+        ev = self.evaluator
+        for p, rel in ev.store.relations.items():
+            if p not in snap["relations"]:
+                rel.atoms = {}
+                rel.clear_indexes()
+        for p, packed in snap["relations"].items():
             rel = ev.store.relation(p)
-            rel.atoms = {t: list(v) for t, v in atoms.items()}
+            rel.atoms = _unpacked(packed)
             rel.clear_indexes()
         ev._live = {p: set(v) for p, v in snap["live"].items()}
-        ev._expiry = list(snap["expiry"])
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
+        ev.reschedule()  # (not copied: half of what a checkpoint would hold)
 
     @property
     def closed_range(self) -> tuple:
@@ -560,6 +569,18 @@ class Stream:
         if n > self.stats["peak facts in memory"]:
             self.stats["peak facts in memory"] = n
         return n
+
+
+def _packed(atoms: dict) -> tuple:
+    """A relation's atoms (terms -> intervals) as three tuples: the terms,
+    how many intervals each has, all intervals in a row (copied in C)."""
+    return tuple(atoms), tuple(map(len, atoms.values())), tuple(chain.from_iterable(atoms.values()))
+
+
+def _unpacked(packed: tuple) -> dict:
+    terms, counts, intervals = packed
+    it = iter(intervals)
+    return {t: list(islice(it, n)) for t, n in zip(terms, counts)}
 
 
 def _boolean_terms(rows: dict) -> dict:

@@ -320,6 +320,14 @@ class StreamEvaluator(Evaluator):
                         heapq.heappush(heap, (iv[1] + keep, seq, pred, terms))
         self._seq = seq
 
+    def reschedule(self) -> None:
+        """The expiry heap of the relations as they are, one entry per
+        maximal interval (after a rewind: a stream's checkpoints do not copy
+        it; the heap a run builds holds the same entries, and stale ones of
+        intervals merged since, which forget nothing)."""
+        self._expiry = []
+        self._schedule({p: r.atoms for p, r in self.store.relations.items()})
+
     def _forget(self, step_iv) -> None:
         frontier = step_iv[1]
         heap = self._expiry

@@ -37,6 +37,10 @@ from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
 from chronolog.planner.normalize import is_fresh
 
+# The layout snapshot() writes; restore() reads this one only (2: relations
+# packed as tuples, no expiry heap).
+SNAPSHOT_FORMAT = 2
+
 
 class StreamFact(NamedTuple):
     """One output fact: ``pred(terms)`` holds on ``interval``; with
@@ -494,6 +498,7 @@ class Stream:
         ``Stream(program).restore(snap)`` continues exactly where this one
         was (used for Spark checkpoints)."""
         return {
+            "format": SNAPSHOT_FORMAT,
             **self._evaluator_state(),
             "done": self._done,
             "promised": self._promised,
@@ -506,6 +511,11 @@ class Stream:
         }
 
     def restore(self, snap: dict) -> "Stream":
+        if not isinstance(snap, dict) or snap.get("format") != SNAPSHOT_FORMAT:
+            raise DataError(
+                "this stream snapshot was taken by another version of chronolog "
+                f"(its format {snap.get('format', 1) if isinstance(snap, dict) else 'unknown'}, this version reads {SNAPSHOT_FORMAT}); "
+                "hint: start the stream again from its input (for a Spark query, with a new checkpoint location)")
         self._load_evaluator_state(snap)
         self._done, self._promised = snap["done"], snap["promised"]
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}

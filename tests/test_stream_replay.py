@@ -137,3 +137,20 @@ def test_cli_stats_say_how_many_steps_corrections_replayed(capsys):
     run_stream(PROGRAM, io.StringIO(lines), "<stdin>", "vadalog", True, io.StringIO(), reach_back=10)
     end = capsys.readouterr().err.splitlines()[-1]
     assert ", 1 correction, 2 retracted, 2 steps replayed," in end, end
+
+
+def test_a_snapshot_of_another_format_is_refused_with_a_hint():
+    """A snapshot pickled by an older chronolog (no format, the expiry heap
+    inside) gets one sentence, not a KeyError deep in the restore."""
+    s = chronolog.Stream("a(X) :- <->[0,2] r(X).", reach_back=3)
+    s.push("r(x)@1")
+    s.advance(2)
+    old = {k: v for k, v in s.snapshot().items() if k != "format"}
+    try:
+        chronolog.Stream("a(X) :- <->[0,2] r(X).", reach_back=3).restore(old)
+    except DataError as e:
+        assert "another version of chronolog" in str(e) and "start the stream again" in str(e)
+    else:
+        raise AssertionError("an old snapshot was restored")
+    again = chronolog.Stream("a(X) :- <->[0,2] r(X).", reach_back=3).restore(s.snapshot())
+    assert again.watermark == s.watermark

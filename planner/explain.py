@@ -93,3 +93,21 @@ def coalesce_tree(pred: str, schema, root, indent: str = "    ") -> list:
     lines: list = []
     _tree((f"Coalesce {pred}", schema, [_shown(root)]), indent, "", True, lines, root=True)
     return lines
+
+
+def shown_atom(plan, pred: str, values) -> str | None:
+    """The user's formula a predicate the planner (or a dialect) made stands
+    for, with ``values`` in its places (``$t1(a)`` -> ``<->[0,1] q(a)``);
+    None for the user's own predicates."""
+    from chronolog.language import ast
+
+    if pred not in plan.meanings:
+        return None
+
+    def meaning(atom):  # (a formula may read another made predicate: LARS's clipped box)
+        if atom.pred not in plan.meanings:
+            return None
+        terms, formula = plan.meanings[atom.pred]
+        return ast.substitute(formula, {t.name: v for t, v in zip(terms, atom.terms) if isinstance(t, ast.Var)}, meaning)
+
+    return str(meaning(ast.Atom(pred, tuple(values))))

@@ -70,6 +70,7 @@ def unwrap(normalizer, lit: ast.Timed, rule) -> Scan:
     capture = lit.end is None  # lit@T: time capture
     normalizer.rules.append(WrapRule(name, scan, variables, rule, capture, lit))
     terms = tuple(ast.Var(v) for v in variables) + ((lit.start,) if capture else (lit.start, lit.end))
+    normalizer.meanings[name] = (terms, lit)
     return Scan(name, terms, origin=lit)
 
 

@@ -312,7 +312,8 @@ class Stream:
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
-        if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
+        oldest = self._log.oldest()  # (-inf: nothing forgotten, so no start is older, not even -inf)
+        if retracted and ((oldest != NEG_INF and min(iv[0] for _, _, iv in retracted) <= oldest)
                           or (met is not None and not self._log.can_rewind(met))):
             self._refuse_too_old(min(retracted, key=_typed_key))
         added = None  # the earliest start of a late fact, (point, closed)

@@ -93,8 +93,9 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     rules, uses_top, meanings = normalize(program.rules)
     rules = lift_aggregates(rules)
     constraints = [r for r in rules if r.head_pred is None]
-    strata = stratify([r for r in rules if r.head_pred is not None])
-    check_aggregate_strata(strata)
+    meanings.update(getattr(program, "helper_meanings", {}))
+    strata = stratify([r for r in rules if r.head_pred is not None], meanings)
+    check_aggregate_strata(strata, meanings)
     check_interval_strata(strata)
     check_termination(rules)
     outputs = [a.args[0] for a in program.annotations if a.name == "output"]
@@ -107,7 +108,6 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
                     "@temporal(from, to) needs two numbers with from <= to", a.pos, hint="e.g. @temporal(0, 1000)."
                 )
             temporal = (lo, hi)
-    meanings.update(getattr(program, "helper_meanings", {}))
     return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal, meanings)
 
 

@@ -101,13 +101,7 @@ def shown_atom(plan, pred: str, values) -> str | None:
     None for the user's own predicates."""
     from chronolog.language import ast
 
-    if pred not in plan.meanings:
-        return None
+    from .normalize import meaning_of
 
-    def meaning(atom):  # (a formula may read another made predicate: LARS's clipped box)
-        if atom.pred not in plan.meanings:
-            return None
-        terms, formula = plan.meanings[atom.pred]
-        return ast.substitute(formula, {t.name: v for t, v in zip(terms, atom.terms) if isinstance(t, ast.Var)}, meaning)
-
-    return str(meaning(ast.Atom(pred, tuple(values))))
+    formula = meaning_of(plan.meanings, ast.Atom(pred, tuple(values)))
+    return None if formula is None else str(formula)

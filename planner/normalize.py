@@ -249,3 +249,23 @@ def normalize(rules) -> tuple:
 def is_fresh(pred: str) -> bool:
     """Whether ``pred`` is one the planner made (not the user's)."""
     return pred.startswith(FRESH_PREFIX)
+
+
+def meaning_of(meanings: dict, atom):
+    """The user's formula an atom of a predicate the planner (or a dialect)
+    made stands for, its terms in place (``$t1(a)`` -> ``<->[0,1] q(a)``,
+    a formula reading another made predicate expanded too); None for the
+    user's own predicates."""
+    if atom.pred not in meanings:
+        return None
+    terms, formula = meanings[atom.pred]
+    values = {t.name: v for t, v in zip(terms, atom.terms) if isinstance(t, ast.Var)}
+    return ast.substitute(formula, values, lambda inner: meaning_of(meanings, inner))
+
+
+def spelled(pred: str, meanings: dict) -> str:
+    """A predicate in a message: one the planner made as the formula it stands for."""
+    if pred not in meanings:
+        return pred
+    terms = meanings[pred][0]
+    return str(meaning_of(meanings, ast.Atom(pred, terms)))

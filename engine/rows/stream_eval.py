@@ -15,7 +15,8 @@ Why this does not recompute what was derived before:
   maximal intervals they changed) into the rules, exactly like
   :meth:`Evaluator.update`.
 * **Rules that must not look past the frontier are clipped to the step.**
-  ``not p`` at ``t`` is only known once ``p`` is final at ``t``; a rule that
+  ``not p`` at ``t`` is only known once ``p`` is final at ``t``, and so is an
+  aggregate's value (a fact arriving later for ``t`` changes it); a rule that
   moves time inside a recursive cycle would derive for ever.  These rules get
   a first body literal ``$step``, a 0-ary fact holding on ``(F0, F1]`` and
   new at every step, so each step evaluates them on the step's range only;
@@ -32,13 +33,14 @@ facts that expire, never the whole window.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import heapq
 
 from chronolog.language.timeline import EVERYWHERE, POS_INF, intersect
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import is_since_until
+from chronolog.planner.physical import Aggregate, is_since_until, rule_operator
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
@@ -51,14 +53,22 @@ STEP = "$step"  # holds exactly on the range the current step closes
 
 def _unclipped(plan, stratum):
     """The stratum's rules without ``$step``, as a plan of their own."""
-    rules = [dataclasses.replace(r, body=r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
+    rules = [_with_body(r, r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
              for r in stratum.rules]
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules), constraints=[])
 
 
+def _with_body(rule, body):
+    """``rule`` with another body, whatever its kind (an aggregate's rule
+    takes no ``body`` argument, so ``dataclasses.replace`` cannot make it)."""
+    out = copy.copy(rule)
+    out.body = body
+    return out
+
+
 def clip_to_steps(plan):
     """The plan with ``$step`` added to the rules that must stay behind the
-    frontier (negation, time-moving recursion, constraints)."""
+    frontier (negation, aggregates, time-moving recursion, constraints)."""
     moving = set()
     for s in plan.strata:
         for r in s.shifting_rules if s.recursive else ():
@@ -68,8 +78,9 @@ def clip_to_steps(plan):
     def clip(r):
         if is_since_until(r):  # no body list: clipped by its head (StreamEvaluator._pipelines)
             return r
-        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body):
-            return dataclasses.replace(r, body=[step] + list(r.body))
+        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body) \
+                or isinstance(rule_operator(r), Aggregate):
+            return _with_body(r, [step] + list(r.body))
         return r
 
     rules = [clip(r) for r in plan.rules]

@@ -6,7 +6,8 @@ ones (``[+]``).  Then what holds at time ``t`` depends only on facts at times
 ``<= t``, which is what lets a stream emit its answers for a closed time range
 and never revise them.  Anything else (``<+>``, ``[+]`` or ``<U>`` in a body,
 ``[-]`` in a head) looks into the future and is refused, naming the rule and
-the operator.
+the operator, as is an interval term ``lit@[S,E]`` in a body (the end of a
+maximal interval is only known once it has ended).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ def _future_in_body(lit):
             return lit, _FUTURE_BODY[lit.op]
         return _future_in_body(lit.left) or _future_in_body(lit.right)
     if isinstance(lit, ast.Negation):
+        return _future_in_body(lit.inner)
+    if isinstance(lit, ast.Timed):  # (lit@T, a time capture, reads the present only)
+        if lit.end is not None:
+            return lit, f"the interval term {lit} ({lit.end}: where its maximal interval ends)"
         return _future_in_body(lit.inner)
     return None
 

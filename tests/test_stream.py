@@ -99,6 +99,10 @@ def test_a_watermark_that_goes_back_changes_nothing():
         ("q(X) :- r(X) <U>[0,1] p(X).", "until <U>"),
         ("[-][0,1] q(X) :- p(X).", "box-minus [-] in the head"),
         ("q(X) :- not <+>[1,1] p(X), r(X).", "diamond-plus <+>"),
+        # an interval term: p(a)@[0,2] closed at 1 gave d(a,0,2)@[0,2] for
+        # good, and p(a)@[2,6] then d(a,0,6)@(1,6]; from scratch d(a,0,6)@[0,6]
+        ("d(X,S,E) :- p(X)@[S,E].", "the interval term p(X)@[S,E]"),
+        ("q(X) :- r(X), <->[0,1] p(X)@[S,E], E > S.", "the interval term <->[0,1] p(X)@[S,E]"),
     ],
 )
 def test_not_forward_propagating_is_refused_naming_rule_and_operator(rule, operator):
@@ -106,6 +110,20 @@ def test_not_forward_propagating_is_refused_naming_rule_and_operator(rule, opera
         chronolog.Stream("r(X) :- s(X).\n" + rule)
     msg = str(e.value)
     assert operator in msg and rule in msg and "<program>:2:" in msg
+
+
+def test_a_time_capture_streams_as_it_runs_in_batch():
+    # lit@T reads the present only: not refused with the interval terms
+    s = chronolog.Stream("q(X,T) :- p(X)@T.")
+    s.push("p(a)@[0,2]")
+    s.advance(1)
+    s.push("p(a)@[2,3]")
+    s.close()
+    got = {}
+    for f in s:
+        got.setdefault((f.pred, f.terms), []).append(f.interval)
+    want = chronolog.reason("q(X,T) :- p(X)@T.", "p(a)@[0,2]\np(a)@[2,3]")
+    assert {k: coalesce(v) for k, v in got.items()} == {("q", t): [iv] for t, iv in want.facts("q")}
 
 
 def test_program_facts_and_negation():

@@ -3,6 +3,7 @@ incrementality, Laser/Ticker window cases, and the ``stream`` command."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,28 @@ def test_a_time_capture_streams_as_it_runs_in_batch():
         got.setdefault((f.pred, f.terms), []).append(f.interval)
     want = chronolog.reason("q(X,T) :- p(X)@T.", "p(a)@[0,2]\np(a)@[2,3]")
     assert {k: coalesce(v) for k, v in got.items()} == {("q", t): [iv] for t, iv in want.facts("q")}
+
+
+@pytest.mark.parametrize("program, dialect, first, late, watermark, lost", [
+    ("q(X)@[S,E] :- r(X,S,E).", "vadalog", "r(a,5,7)@1", "r(a,0,1)@3", 2, "q(a)@[0,1]"),
+    ("@U-2 h :- [3] @U busG.", "lars", "busG@37", "busG@40", 39, "h@[38,39)"),
+])
+def test_a_head_placed_before_the_watermark_is_refused_not_lost(program, dialect, first, late, watermark, lost):
+    # from scratch q(a)@[0,1] (h at tick 38) holds; the stream closed at the
+    # watermark left it out of its answers without a word
+    want = chronolog.reason(program, f"{first}\n{late}", dialect=dialect)
+    assert want.holds(lost.replace("h@[38,39)", "h@[38,38]"))
+    s = chronolog.Stream(program, dialect=dialect)
+    s.push(first)
+    s.advance(watermark)
+    with pytest.raises(chronolog.DataError, match=re.escape(f"{lost} is placed by {program} before the stream's watermark")):
+        s.push(late)
+        s.close()
+    s = chronolog.Stream(program, dialect=dialect)  # (without the watermark: every answer, as from scratch)
+    s.push(first)
+    s.push(late)
+    s.close()
+    assert sorted(str(f) for f in s) == want.to_text().splitlines()
 
 
 def test_program_facts_and_negation():

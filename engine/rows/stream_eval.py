@@ -37,14 +37,16 @@ import copy
 import dataclasses
 import heapq
 
-from chronolog.language.timeline import EVERYWHERE, POS_INF, intersect
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import EVERYWHERE, NEG_INF, POS_INF, contains, intersect, make
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import Aggregate, is_since_until, rule_operator
+from chronolog.planner.physical import Aggregate, PlaceInterval, is_since_until, rule_operator
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
-from .evaluator import Evaluator
+from ..node import MapNode
+from .evaluator import Evaluator, _rule_text
 from .merge import MergeNode
 from ..store import Store
 
@@ -219,6 +221,12 @@ class StreamEvaluator(Evaluator):
             out.extend((r, v) for r, v in variants if r is rp and not (clipped and v.position > 0))
         return tuple(out)
 
+    def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
+        pipe = super()._build_pipeline(rule, driver, delta_preds, horizon, operator)
+        if isinstance(operator if operator is not None else rule_operator(rule), PlaceInterval):
+            return _NotBeforeTheWatermark(pipe, self, rule)
+        return pipe
+
     def _pipelines(self, rule, driver, delta_preds, operator=None):
         if id(rule) in self.clipped_since:  # confined to this step: built for it
             from .pipeline import pipeline_for
@@ -372,3 +380,34 @@ def _merged(a: dict, b: dict) -> dict:
     for p, r in b.items():
         out.setdefault(p, []).extend(r)
     return out
+
+
+class _NotBeforeTheWatermark(MapNode):
+    """A head placed by interval terms (``p(X)@[S,E] :- ...``, LARS's
+    ``@T h``) may land before the step, where the stream has given out its
+    answers for good: a fact placed there that was not there already is
+    refused, in one sentence, instead of being lost."""
+
+    def __init__(self, child, ev, rule):
+        super().__init__(child)
+        self.ev, self.rule = ev, rule
+
+    def process(self, batch):
+        lo, _, lc, _ = self.ev._step_iv
+        closed = make(NEG_INF, lo, False, not lc)  # what the steps before gave out
+        if closed is None:
+            return batch
+        atoms = self.ev.store.relation(self.rule.head_pred).atoms
+        for terms, iv in batch:
+            late = intersect(iv, closed)
+            if late is not None and not any(contains(have, late) for have in atoms.get(terms, ())):
+                from chronolog.language.text import format_fact
+                from chronolog.language.timeline import format_number
+
+                raise DataError(
+                    f"{format_fact(self.rule.head_pred, terms, iv)} is placed by {_rule_text(self.rule)} before the "
+                    f"stream's watermark {format_number(lo)}, where its answers are given out for good",
+                    hint="a head placed by interval terms must not reach back before the watermark: advance the "
+                    "watermark only as far as the facts still to come cannot place a head",
+                )
+        return batch

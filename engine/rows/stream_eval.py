@@ -16,7 +16,8 @@ Why this does not recompute what was derived before:
   :meth:`Evaluator.update`.
 * **Rules that must not look past the frontier are clipped to the step.**
   ``not p`` at ``t`` is only known once ``p`` is final at ``t``, and so is an
-  aggregate's value (a fact arriving later for ``t`` changes it); a rule that
+  aggregate's value (a fact arriving later for ``t`` changes it) and whether
+  an existential rule's head already holds (or needs a null); a rule that
   moves time inside a recursive cycle would derive for ever.  These rules get
   a first body literal ``$step``, a 0-ary fact holding on ``(F0, F1]`` and
   new at every step, so each step evaluates them on the step's range only;
@@ -41,7 +42,7 @@ from chronolog.language.errors import DataError
 from chronolog.language.timeline import EVERYWHERE, NEG_INF, POS_INF, contains, intersect, make
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import Aggregate, PlaceInterval, is_since_until, rule_operator
+from chronolog.planner.physical import Aggregate, ChaseStep, PlaceInterval, is_since_until, rule_operator
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
@@ -70,7 +71,7 @@ def _with_body(rule, body):
 
 def clip_to_steps(plan):
     """The plan with ``$step`` added to the rules that must stay behind the
-    frontier (negation, aggregates, time-moving recursion, constraints)."""
+    frontier (negation, aggregates, existentials, time-moving recursion, constraints)."""
     moving = set()
     for s in plan.strata:
         for r in s.shifting_rules if s.recursive else ():
@@ -81,7 +82,7 @@ def clip_to_steps(plan):
         if is_since_until(r):  # no body list: clipped by its head (StreamEvaluator._pipelines)
             return r
         if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body) \
-                or isinstance(rule_operator(r), Aggregate):
+                or isinstance(rule_operator(r), (Aggregate, ChaseStep)):
             return _with_body(r, [step] + list(r.body))
         return r
 

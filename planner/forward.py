@@ -6,8 +6,9 @@ ones (``[+]``).  Then what holds at time ``t`` depends only on facts at times
 ``<= t``, which is what lets a stream emit its answers for a closed time range
 and never revise them.  Anything else (``<+>``, ``[+]`` or ``<U>`` in a body,
 ``[-]`` in a head) looks into the future and is refused, naming the rule and
-the operator, as is an interval term ``lit@[S,E]`` in a body (the end of a
-maximal interval is only known once it has ended).
+the operator, as are an interval term ``lit@[S,E]`` in a body (the end of
+a maximal interval is only known once it has ended) and a time grouping (it
+holds over the whole period of a point where its operand holds).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ _FUTURE_BODY = {"<+>": "diamond-plus <+>", "[+]": "box-plus [+]", "U": "until <U
 
 def _future_in_body(lit):
     """The first literal under ``lit`` that looks into the future, or None."""
+    if isinstance(lit, ast.TimeGroup):  # (the whole period, also before the points where its operand holds)
+        return lit, f"the time grouping {lit}"
     if isinstance(lit, ast.Temporal):
         if lit.op in _FUTURE_BODY:
             return lit, _FUTURE_BODY[lit.op]

@@ -104,6 +104,8 @@ def test_a_watermark_that_goes_back_changes_nothing():
         # good, and p(a)@[2,6] then d(a,0,6)@(1,6]; from scratch d(a,0,6)@[0,6]
         ("d(X,S,E) :- p(X)@[S,E].", "the interval term p(X)@[S,E]"),
         ("q(X) :- r(X), <->[0,1] p(X)@[S,E], E > S.", "the interval term <->[0,1] p(X)@[S,E]"),
+        # a time grouping: p(b)@3 after advance(2) gave q(b)@(2,5) only; from scratch q(b)@[0,5)
+        ("q(X) :- /\\[5] p(X).", "the time grouping /\\[5] p(X)"),
     ],
 )
 def test_not_forward_propagating_is_refused_naming_rule_and_operator(rule, operator):

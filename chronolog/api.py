@@ -195,7 +195,18 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):
-    """The kernel reading of :func:`_fact_columns` (None: the rows' reading applies)."""
+    """The kernel reading of :func:`_fact_columns` (None: the rows' reading
+    applies, and counts the lines it reads for ``--stats`` instead)."""
+    from chronolog.language.fact_columns import line_counts, restore_line_counts
+
+    counts = line_counts()
+    out = _kernel_columns(paths, dialect, calendar, terms)
+    if out is None:
+        restore_line_counts(counts)
+    return out
+
+
+def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary

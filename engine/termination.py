@@ -309,7 +309,7 @@ def _materialise_unbounded(plan):
                 changed = True
             else:
                 body.append(lit)
-        rules.append(dataclasses.replace(r, body=body) if changed else r)
+        rules.append(r.replaced(body=body) if changed else r)
     if not changed:
         return plan
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules))

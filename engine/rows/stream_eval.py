@@ -34,7 +34,6 @@ facts that expire, never the whole window.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import heapq
 
@@ -56,17 +55,9 @@ STEP = "$step"  # holds exactly on the range the current step closes
 
 def _unclipped(plan, stratum):
     """The stratum's rules without ``$step``, as a plan of their own."""
-    rules = [_with_body(r, r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
+    rules = [r.replaced(body=r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
              for r in stratum.rules]
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules), constraints=[])
-
-
-def _with_body(rule, body):
-    """``rule`` with another body, whatever its kind (an aggregate's rule
-    takes no ``body`` argument, so ``dataclasses.replace`` cannot make it)."""
-    out = copy.copy(rule)
-    out.body = body
-    return out
 
 
 def clip_to_steps(plan):
@@ -83,7 +74,7 @@ def clip_to_steps(plan):
             return r
         if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body) \
                 or isinstance(rule_operator(r), (Aggregate, ChaseStep)):
-            return _with_body(r, [step] + list(r.body))
+            return r.replaced(body=[step] + list(r.body))
         return r
 
     rules = [clip(r) for r in plan.rules]

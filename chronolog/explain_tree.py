@@ -261,8 +261,8 @@ class _Builder:
             near = intersect(iv, _since_reach(rule, body_iv, right))
             if near is not None:
                 child = self.node(lit.pred, ts, near, seq)
-                role = "the event" if right else "held throughout since the event"
                 word = "since" if rule.op.upper().startswith("S") else "until"
+                role = "the event" if right else f"held throughout {word} the event"
                 return Literal(
                     f"{self.fact_text(lit.pred, ts)} ({role}, {word} {format_interval(rule.window)})",
                     iv, _fact_line(Node(lit.pred, ts, iv, shown=child.shown), self.cal), child,

@@ -262,3 +262,10 @@ def _steps(node):
         for lit in s.literals:
             if lit.fact is not None:
                 yield from _steps(lit.fact)
+
+
+def test_an_until_step_says_its_left_operand_held_until_the_event():
+    # it said "held throughout since the event" for an Until too
+    model = chronolog.reason("cool(X) :- hot(X) <U>(0,1] calm(X).\nhot(a)@[0,10]. calm(a)@8.")
+    text = str(model.proof("cool(a)@[7,8)"))
+    assert "hot(a) (held throughout until the event, until (0,1])" in text and "since" not in text, text

@@ -115,6 +115,16 @@ def test_a_message_names_the_users_formula_not_a_predicate_the_planner_made(prog
     assert message in str(e) and "$" not in str(e)
 
 
+@pytest.mark.parametrize("program, message", [
+    ("c(X,N) :- N = count(), p(X, _), _ != 3.\n", "unsafe rule: _ in the condition '_ != 3' is not bound"),
+    ("c(X,N) :- p(X, _), N = _ + 1.\n", "unsafe rule: _ in the assignment 'N = (_ + 1)' is not bound"),
+])
+def test_an_unsafe_anonymous_variable_is_named_as_written(program, message):
+    # "_2 in the condition '_2 != 3'": the reader's name for the second _
+    e = err(program)
+    assert message in str(e) and "each _ is a variable of its own" in e.hint, str(e)
+
+
 def test_unknown_predicate_in_annotation():
     e = err('@output("cntrols").\ncontrols(X) :- owns(X).\n')
     assert 'cntrols' in str(e) and "did you mean controls?" in e.hint

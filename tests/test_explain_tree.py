@@ -236,7 +236,8 @@ def test_a_since_step_says_how_its_body_interval_comes_not_a_false_intersection(
     ("p(X) :- q(X), not <->[0,1] r(X).", "q(a)@[0,10]\nr(a)@5", "vadalog", "p(a)@[0,5)", ["not <->[0,1] r(a): <->[0,1] r(a) holds nowhere in [0,5)"]),
     ("p :- not q.", "q@[0,3]", "vadalog", "p@[4,5]", ["not q: q holds nowhere in (3,+inf)", "body (3,+inf); head = (3,+inf)"]),
     # an interval term ($i1)
-    ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@[0,3]", "vadalog", "p(a)@[0,3]", ["q(a)@[0,3]: [0,3]", "└─ q(a)@[0,3] on [0,3]"]),
+    ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@[0,3]", "vadalog", "p(a)@[0,3]", ["q(a)@[S,E]: [0,3]", "└─ q(a)@[S,E] on [0,3]"]),
+    ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@(0,3]", "vadalog", "p(a)@(0,3]", ["q(a)@[S,E]: (0,3]", "└─ q(a)@[S,E] on (0,3]"]),
     # LARS: a time capture ($lars1_a, $i1), a tuple window ($tuple3_b), a box clipped at the stream's start ($lars1_a)
     ("@T r(X) :- [3] @T a(X).", "a(x)@40", "lars", "r(x)@[40,40]", ["diamond [0,3] a(x)@40: [40,40] ⊕ [0,3] = [40,43]", "└─ a(x)@40 on [40,40]"]),
     ("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).", "a(x3,y)@40\nb(y,z)@38", "lars", "q(x3,y,z)@[40,43]", ["[#3] @38 b(y,z): [38,+inf)"]),

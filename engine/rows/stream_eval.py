@@ -378,7 +378,11 @@ class _NotBeforeTheWatermark(MapNode):
     """A head placed by interval terms (``p(X)@[S,E] :- ...``, LARS's
     ``@T h``) may land before the step, where the stream has given out its
     answers for good: a fact placed there that was not there already is
-    refused, in one sentence, instead of being lost."""
+    refused, in one sentence, instead of being lost.  Only where the stream
+    still holds what it derived (facts ending within their predicate's
+    look-back of the step): further back a fact placed again (a join with
+    new input re-deriving it) cannot be told from a new one, and is left out
+    as before."""
 
     def __init__(self, child, ev, rule):
         super().__init__(child)
@@ -389,10 +393,12 @@ class _NotBeforeTheWatermark(MapNode):
         closed = make(NEG_INF, lo, False, not lc)  # what the steps before gave out
         if closed is None:
             return batch
-        atoms = self.ev.store.relation(self.rule.head_pred).atoms
+        pred = self.rule.head_pred
+        atoms = self.ev.store.relation(pred).atoms
+        kept_from = lo - self.ev.lookback.get(pred, 0)  # (what ended before is forgotten: engine's _forget)
         for terms, iv in batch:
             late = intersect(iv, closed)
-            if late is not None and not any(contains(have, late) for have in atoms.get(terms, ())):
+            if late is not None and iv[1] >= kept_from and not any(contains(have, late) for have in atoms.get(terms, ())):
                 from chronolog.language.text import format_fact
                 from chronolog.language.timeline import format_number
 

@@ -195,7 +195,7 @@ class Stream:
 
     def close(self) -> None:
         """The end of the stream: everything becomes final."""
-        bad = self.plan.infinite_strata()
+        bad = self.plan.infinite_strata() if self.plan.temporal is None else []  # (@temporal: finite)
         if bad:
             rule = bad[0].shifting_rules[0].source
             raise ProgramError(

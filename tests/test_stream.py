@@ -167,6 +167,33 @@ def test_a_head_placed_again_before_the_watermark_is_not_refused():
     assert got == [iv for _, iv in chronolog.reason(program, facts).facts("q")]
 
 
+@pytest.mark.parametrize("program, facts", [
+    ("@temporal(0,5).\nq(X) :- <->[0,1] p(X).", "p(a)@[0,10]"),
+    ("@temporal(0,5).\nq(X) :- p(X).\nr(X) :- <->[0,3] q(X).", "p(a)@-2\np(b)@[-1,1]"),
+    ("@temporal(0,5).\ntick(X) :- <->[1,1] tick(X).", "tick(a)@0"),  # (closes: finite within the horizon)
+    ("@temporal(0,8).\nw(X) :- w(X) <S>[1,2] s(X).\nw(X) :- s(X).", "s(a)@1"),
+])
+@pytest.mark.parametrize("watermark", [None, 2])
+def test_a_stream_confines_its_answers_to_the_programs_horizon(program, facts, watermark):
+    # @temporal was not read: q(a)@[0,11] where the batch run gives
+    # q(a)@[0,5]; r(a) from q(a)@-2, which the horizon leaves out; and a
+    # recursion through time could not close
+    s = chronolog.Stream(program)
+    s.push(facts)
+    if watermark is not None:
+        s.advance(watermark)
+    s.close()
+    got = {}
+    for f in s:
+        got.setdefault((f.pred, f.terms), []).append(f.interval)
+    model = chronolog.reason(program, facts)
+    want = {}
+    for pred in {r.head_pred for r in model.plan.rules if not r.head_pred.startswith("$")}:
+        for terms, iv in model.facts(pred):
+            want.setdefault((pred, terms), []).append(iv)
+    assert {k: coalesce(v) for k, v in got.items()} == want
+
+
 def test_an_existential_rule_in_a_stream_takes_the_heads_given_later():
     # ctrl(x,c)@[4,6] came after the watermark 2: the stream kept the null's
     # ctrl(_:n1,c) on (2,10] from the first step, where from scratch the

@@ -45,7 +45,7 @@ from chronolog.planner.physical import Aggregate, ChaseStep, PlaceInterval, is_s
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
-from ..node import MapNode
+from ..node import MapNode, Node
 from .evaluator import Evaluator, _rule_text
 from .merge import MergeNode
 from ..store import Store
@@ -91,7 +91,9 @@ class StreamEvaluator(Evaluator):
 
     def __init__(self, plan, outputs, emit: str = "pieces"):
         clipped, moving = clip_to_steps(plan)
-        super().__init__(clipped, Store(), None, "blocking")
+        # @temporal(from, to) confines the derived facts, as in a batch run
+        horizon = make(plan.temporal[0], plan.temporal[1], True, True) if plan.temporal is not None else None
+        super().__init__(clipped, Store(), horizon, "blocking")
         self.outputs = list(outputs)
         self.emit_maximal = emit == "maximal"
         if clipped.uses_top:
@@ -220,10 +222,13 @@ class StreamEvaluator(Evaluator):
         return pipe
 
     def _pipelines(self, rule, driver, delta_preds, operator=None):
-        if id(rule) in self.clipped_since:  # confined to this step: built for it
+        if id(rule) in self.clipped_since:  # confined to this step (and the horizon): built for it
             from .pipeline import pipeline_for
 
-            return pipeline_for(rule, self, driver, delta_preds, self._step_iv, operator=operator)
+            within = self._step_iv if self.horizon is None else intersect(self._step_iv, self.horizon)
+            if within is None:
+                return _Nothing()
+            return pipeline_for(rule, self, driver, delta_preds, within, operator=operator)
         return super()._pipelines(rule, driver, delta_preds, operator)
 
     # ---------------------------------------------------------- output
@@ -372,6 +377,13 @@ def _merged(a: dict, b: dict) -> dict:
     for p, r in b.items():
         out.setdefault(p, []).extend(r)
     return out
+
+
+class _Nothing(Node):
+    """A rule with nothing to derive in this step (it lies outside the horizon)."""
+
+    def next(self) -> bool:
+        return False
 
 
 class _NotBeforeTheWatermark(MapNode):

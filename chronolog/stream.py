@@ -52,6 +52,18 @@ class StreamFact(NamedTuple):
         return ("-" if self.retracted else "") + dated_fact(self.pred, self.terms, self.interval, self.calendar)
 
 
+def _bound_inputs(prog, program) -> list:
+    """The facts of the program's ``@bind`` inputs (files next to a program
+    file, else in the current directory), read as ``chronolog run`` reads them."""
+    from pathlib import Path
+
+    if not any(a.name == "bind" for a in prog.annotations):
+        return []
+    from chronolog.connectors.bindings import load_bound_inputs
+
+    return load_bound_inputs(prog, program.parent if isinstance(program, Path) else Path.cwd())
+
+
 class Stream:
     """A continuous query over a stream of facts (see the module docstring).
 
@@ -86,7 +98,7 @@ class Stream:
 
         refuse_repeating(prog.facts, "a stream")
         self._program_facts: dict = {}  # pred -> [(terms, interval)]: never retracted (_refuse_program_facts)
-        for f in prog.facts:  # given with the program: known from the start
+        for f in prog.facts + _bound_inputs(prog, program):  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
             self._program_facts.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised

@@ -194,6 +194,24 @@ def test_a_stream_confines_its_answers_to_the_programs_horizon(program, facts, w
     assert {k: coalesce(v) for k, v in got.items()} == want
 
 
+def test_a_stream_reads_the_inputs_its_program_binds(tmp_path):
+    # the @bind input was not read: the stream answered nothing where the
+    # batch run gives ctrl(a,c)@[0,10] and w(a,c)@[3,4]
+    (tmp_path / "owns.csv").write_text("owner,company,share,start,end\na,c,0.6,0,10\nb,c,0.3,5,20\n")
+    program = tmp_path / "p.vada"
+    program.write_text('@input("owns").\n@bind("owns", "csv useHeaders=true", ".", "owns.csv").\n'
+                       "ctrl(X,Y) :- owns(X,Y,S), S > 0.5.\nw(X,Y) :- ctrl(X,Y), <->[0,1] ev(X).\n")
+    s = chronolog.Stream(program)
+    s.push("ev(a)@3")
+    s.close()
+    got = {}
+    for f in s:
+        got.setdefault((f.pred, f.terms), []).append(f.interval)
+    model = chronolog.reason(program, "ev(a)@3")
+    assert {k: coalesce(v) for k, v in got.items()} == {(p, t): [iv] for p in ("ctrl", "w") for t, iv in model.facts(p)}
+    assert model.holds("w(a,c)@[3,4]")
+
+
 def test_an_existential_rule_in_a_stream_takes_the_heads_given_later():
     # ctrl(x,c)@[4,6] came after the watermark 2: the stream kept the null's
     # ctrl(_:n1,c) on (2,10] from the first step, where from scratch the

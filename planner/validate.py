@@ -161,12 +161,16 @@ def _names(vs) -> str:
     return ", ".join(sorted({_as_written(v) for v in vs}))
 
 
-def _as_written(text) -> str:
-    """A variable or literal as the user wrote it: the reader names each
-    anonymous ``_`` apart (``_2``), which the user never wrote."""
-    import re
+def _as_written(x) -> str:
+    """A variable name or a literal as the user wrote it: the reader names
+    each anonymous ``_`` apart (``_2``), which the user never wrote."""
+    if isinstance(x, str):
+        return "_" if _anonymous(x) else x
+    return str(ast.substitute(x, {v: ast.Var("_") for v in ast.variables_of(x) if _anonymous(v)}))
 
-    return re.sub(r"(?<![\w$])_\d+\b", "_", str(text))
+
+def _anonymous(name: str) -> bool:
+    return name.startswith("_") and name[1:].isdigit()
 
 
 def _is(vs) -> str:

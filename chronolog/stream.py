@@ -57,6 +57,18 @@ class StreamFact(NamedTuple):
         return ("-" if self.retracted else "") + dated_fact(self.pred, self.terms, self.interval, self.calendar)
 
 
+def _bound_inputs(prog, program) -> list:
+    """The facts of the program's ``@bind`` inputs (files next to a program
+    file, else in the current directory), read as ``chronolog run`` reads them."""
+    from pathlib import Path
+
+    if not any(a.name == "bind" for a in prog.annotations):
+        return []
+    from chronolog.connectors.bindings import load_bound_inputs
+
+    return load_bound_inputs(prog, program.parent if isinstance(program, Path) else Path.cwd())
+
+
 class Stream:
     """A continuous query over a stream of facts (see the module docstring).
 
@@ -91,7 +103,7 @@ class Stream:
 
         refuse_repeating(prog.facts, "a stream")
         self._program_facts: dict = {}  # pred -> [(terms, interval)]: never retracted (_refuse_program_facts)
-        for f in prog.facts:  # given with the program: known from the start
+        for f in prog.facts + _bound_inputs(prog, program):  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
             self._program_facts.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised
@@ -200,7 +212,7 @@ class Stream:
 
     def close(self) -> None:
         """The end of the stream: everything becomes final."""
-        bad = self.plan.infinite_strata()
+        bad = self.plan.infinite_strata() if self.plan.temporal is None else []  # (@temporal: finite)
         if bad:
             rule = bad[0].shifting_rules[0].source
             raise ProgramError(
@@ -317,7 +329,8 @@ class Stream:
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
-        if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
+        oldest = self._log.oldest()  # (-inf: nothing forgotten, so no start is older, not even -inf)
+        if retracted and ((oldest != NEG_INF and min(iv[0] for _, _, iv in retracted) <= oldest)
                           or (met is not None and not self._log.can_rewind(met))):
             self._refuse_too_old(min(retracted, key=_typed_key))
         added = None  # the earliest start of a late fact, (point, closed)

@@ -237,3 +237,26 @@ def test_retracting_an_equal_number_of_another_type_keeps_the_atoms_own_value(en
     r.retract({"p": [((2.0,), (8, 9))]})
     assert [type(t[0]) for t, _ in r.model.facts("q")] == [int, int, int, str]
     assert r.model.to_text() == "q(2)@[0,3)\nq(2)@(5,8)\nq(2)@(9,10]\nq(a)@[0,3]"
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.integers(0, 3), st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5)), max_size=30),
+       st.booleans(), st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 6)))
+def test_sorted_keys_find_the_rows_a_scan_finds(width, rows, in_order, probe):
+    """SortedKeys over a frame in key order (its own index) or not (sorted
+    here) gives, for any codes, the rows a scan of the columns finds."""
+    import numpy as np
+
+    from chronolog.engine.columns.point_relation import SortedKeys
+
+    if in_order:
+        rows = sorted(rows)
+    cols = [np.array([r[i] for r in rows], dtype=np.int64) for i in range(width)]
+    keys = SortedKeys(cols, len(rows))
+    codes = probe[:width]
+    want = [i for i, r in enumerate(rows) if r[:width] == codes]
+    assert sorted(keys.rows(codes).tolist()) == want
+    if width == 1:  # (one column: the rows of a code in their order)
+        assert keys.rows(codes).tolist() == want
+    assert keys.distinct() == len({r[:width] for r in rows})
+

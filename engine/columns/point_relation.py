@@ -29,7 +29,9 @@ _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is
 
 class SortedKeys:
     """The rows of a frame by their codes at some term positions: the packed
-    keys sorted once; a probe is one ``searchsorted`` call."""
+    keys in order, a probe one ``searchsorted`` call.  A frame already in
+    that order (a relation kept in key order: sorted_given.py, coalesce.py)
+    is its own index: only its keys, no row order."""
 
     def __init__(self, cols: list, height: int):
         import numpy as np
@@ -38,15 +40,26 @@ class SortedKeys:
         # one int64 a row: ``a`` or ``a << 32 | b`` (codes are non-negative and
         # under 2**31); the columns past two are filtered after the probe
         key = np.zeros(height, dtype=np.int64) if not cols else cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
-        self.order = np.argsort(key, kind="stable")
-        self.sorted = key[self.order]
+        if height < 2 or (key[1:] >= key[:-1]).all():
+            self.order, self.sorted = None, key
+        elif len(cols) == 1:
+            # a code and its row in one int64 (rows under 2**32), sorted: the rows of
+            # a code stay in order at a sixth of a stable argsort's cost (numpy 2.4,
+            # 250k rows: 3 against 18 ms)
+            both = np.sort(key << 32 | np.arange(height, dtype=np.int64))
+            self.order, self.sorted = both & 0xFFFFFFFF, both >> 32
+        else:  # (quicksort: rows of one key in another order, still decoded in order: decode_intervals)
+            self.order = np.argsort(key)
+            self.sorted = key[self.order]
         self._distinct = None
 
     def rows(self, codes: tuple):
         """Row numbers whose codes at the positions are ``codes``."""
+        import numpy as np
+
         key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
         lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
-        rows = self.order[lo:hi]
+        rows = np.arange(lo, hi) if self.order is None else self.order[lo:hi]
         for col, c in zip(self.cols[2:], codes[2:]):
             rows = rows[col[rows] == c]
         return rows

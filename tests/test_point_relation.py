@@ -255,9 +255,9 @@ def test_sorted_keys_find_the_rows_a_scan_finds(width, rows, in_order, probe):
     keys = SortedKeys(cols, len(rows))
     codes = probe[:width]
     want = [i for i, r in enumerate(rows) if r[:width] == codes]
-    assert sorted(keys.rows(codes).tolist()) == want
+    assert sorted(keys.rows(codes)) == want
     if width == 1:  # (one column: the rows of a code in their order)
-        assert keys.rows(codes).tolist() == want
+        assert list(keys.rows(codes)) == want
     assert keys.distinct() == len({r[:width] for r in rows})
 
 

@@ -177,15 +177,21 @@ class ColumnRelation(Relation):
         value = self.terms.value
         return tuple([value(c.item(row)) for c in self.cols])
 
-    def decode_atoms(self, rows) -> list:
-        """The distinct atoms of base rows ``rows``, in row order (each
-        value fetched once: Dictionary.value)."""
+    def decode_atoms(self, rows) -> dict:
+        """``{terms: maximal intervals}`` of the atoms of base rows ``rows``
+        (all the rows of each: an index's bucket), in row order."""
         if type(rows) is range:
             rows = slice(rows.start, rows.stop)
-        if not self.cols:
-            return [()] if len(self.s[rows]) else []
-        value = self.terms.value
-        return [tuple([value(c) for c in atom]) for atom in dict.fromkeys(zip(*[c[rows].tolist() for c in self.cols]))]
+        s, e = self.s[rows].tolist(), self.e[rows].tolist()
+        interval, value = self.scale.interval, self.terms.value
+        by: dict = {}
+        for atom, lo, hi in zip(zip(*[c[rows].tolist() for c in self.cols]) if self.cols else [()] * len(s), s, e):
+            ivs = by.get(atom)
+            if ivs is None:
+                by[atom] = [interval(lo, hi)]
+            else:
+                ivs.append(interval(lo, hi))
+        return {tuple([value(c) for c in atom]): sorted(ivs) if len(ivs) > 1 else ivs for atom, ivs in by.items()}
 
     def decode_intervals(self, rows) -> list:
         interval = self.scale.interval
@@ -314,6 +320,17 @@ class LazyAtoms(MutableMapping):
         own = terms if all(type(t) is str for t in terms) else self.rel.decode_terms(int(rows[0]))
         ivs = self.known[own] = self.rel.decode_intervals(rows)
         return ivs
+
+    def learn(self, found: dict) -> None:
+        """Keep the base's atoms ``found`` (``{terms: intervals}``, decoded
+        together), as reading each would, where nothing is known of them."""
+        if self.complete or self.cleared:
+            return
+        known, in_base = self.known, self.in_base
+        for terms, ivs in found.items():
+            if terms not in known:
+                known[terms] = ivs
+                in_base[terms] = True
 
     def get(self, terms, default=None):
         got = self.known.get(terms)  # (most reads: an atom read before)
@@ -474,7 +491,9 @@ class LazyIndex:
         if got is None:
             rel = self.rel
             codes = rel.codes((key,) if len(self.positions) == 1 else key)
-            got = self._base[key] = [] if codes is None else rel.decode_atoms(rel.keys(self.positions).rows(codes))
+            found = {} if codes is None else rel.decode_atoms(rel.keys(self.positions).rows(codes))
+            rel.atoms.learn(found)  # (the join reads the atoms of a key it probes: their intervals decoded here)
+            got = self._base[key] = list(found)
         return got
 
     def __getitem__(self, key):

@@ -344,7 +344,7 @@ class Maintenance:
             changed = frozenset(delta)
             for rp, v in planned.delta_variants(changed):
                 rule = rp.rule
-                pipe = pipeline_for(rule, ev, v.position, changed, None if rule.fresh else ev.horizon, operator=rp.operator)
+                pipe = ev._pipelines(rule, v.position, changed, rp.operator)  # (the insertion's, reset: built once a session)
                 while pipe.next():
                     for row in pipe.get():
                         found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
@@ -402,7 +402,7 @@ class Maintenance:
                     continue
                 if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
-                    pipe = pipeline_for(rule, ev, 1, frozenset([rule.right.pred]), None if rule.fresh else ev.horizon, operator=rp.operator)
+                    pipe = ev._pipelines(rule, 1, frozenset([rule.right.pred]), rp.operator)
                     while pipe.next():
                         merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
@@ -413,8 +413,7 @@ class Maintenance:
                     for i, t in enumerate(rule.head_terms)
                 )
                 order = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
-                narrowed, op = self._narrowed(stratum, at, order, Scan(name, terms))
-                pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True, operator=op)
+                pipe = self._narrowed(stratum, at, order, Scan(name, terms))
                 while pipe.next():
                     merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
@@ -423,19 +422,22 @@ class Maintenance:
                 changes[p] = ch
         return changes
 
-    def _narrowed(self, stratum, at: int, order: tuple, driver) -> tuple:
-        """``(rule, operator)``: rule ``at`` of the stratum driven by
-        ``driver`` (the over-deleted atoms), its body in ``order``; lowered
-        once a session (the same few each update)."""
-        made = self.ev.rederive_rules
+    def _narrowed(self, stratum, at: int, order: tuple, driver):
+        """The pipeline of rule ``at`` of the stratum driven by ``driver``
+        (the over-deleted atoms), its body in ``order``: built once a
+        session (the same few each update) and reset, as the evaluator's."""
+        ev = self.ev
         key = (stratum.index, at, order, driver)
-        got = made.get(key)
-        if got is None:
-            rule = ph.stratum_plan(self.ev.plan, stratum).rules[at].rule
-            narrowed = PlanRule(rule.head_pred, rule.head_terms, [driver] + [rule.body[i] for i in order],
-                                rule.head_shift, rule.source, rule.fresh)
-            got = made[key] = (narrowed, ph.rule_operator(narrowed))
-        return got
+        pipe = ev.rederive_rules.get(key)
+        if pipe is not None:
+            pipe.reset()
+            return pipe
+        rule = ph.stratum_plan(ev.plan, stratum).rules[at].rule
+        narrowed = PlanRule(rule.head_pred, rule.head_terms, [driver] + [rule.body[i] for i in order],
+                            rule.head_shift, rule.source, rule.fresh)
+        pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),
+                                                     None if rule.fresh else ev.horizon, scans_first=True)
+        return pipe
 
     def _join_order(self, body, bound: set) -> tuple:
         """The positions of ``body`` in the order a re-derivation joins them:

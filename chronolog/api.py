@@ -351,9 +351,15 @@ class _GivenRows(dict):
         return bool(self._columns) and pred not in self._filled and not dict.get(self, pred) and pred not in self._pending
 
     def put(self, pred, given) -> None:
-        """``pred``'s given facts are ``given`` (the columns not read again)."""
+        """``pred``'s given facts are ``given`` (the columns not read again,
+        the changes waiting for its rows dropped: ``given`` has them)."""
         self._filled.add(pred)
+        self._pending.pop(pred, None)
         dict.__setitem__(self, pred, given)
+
+    def waiting(self, pred) -> bool:
+        """Whether changes wait to be applied to ``pred``'s rows."""
+        return pred in self._pending
 
     def _fill(self):
         preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()

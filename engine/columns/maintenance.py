@@ -678,34 +678,39 @@ class Overlay:
         self.rows = None  # their rows now
 
     def rows_now(self, base, keys):
-        """The rows now of the atoms ``keys`` of the relation ``base``."""
-        mine = hits(self.rows, keys, self.names, self.values) if self.keys is not None else None
-        return self._now(hits(base, keys, self.names, self.values), mine)
+        """The rows now of the atoms ``keys`` of the relation ``base``: the
+        held ones' from here, the others' from the relation (a re-derivation's
+        atoms are all held: the relation is not read)."""
+        if self.keys is None:
+            return hits(base, keys, self.names, self.values)
+        held, fresh = self._split(keys, self.keys)
+        mine = hits(self.rows, held, self.names, self.values) if held.height else self.rows.clear()
+        return with_rows(mine, hits(base, fresh, self.names, self.values), self.names, self.values) if fresh.height else mine
 
     def matching(self, base, keys, cols: list):
-        """The rows now of the relation ``base`` whose ``cols`` match a row of ``keys``."""
-        mine = semi(self.rows, keys, cols, self.values) if self.keys is not None else None
-        return self._now(semi(base, keys, cols, self.values), mine)
-
-    def _now(self, base_rows, mine):
+        """The rows now of the relation ``base`` whose ``cols`` match a row
+        of ``keys``: its rows of atoms not held, and the held atoms' rows."""
+        got = semi(base, keys, cols, self.values)
         if self.keys is None:
-            return base_rows
-        if self.names:  # (the held atoms' rows in the relation: hidden)
-            base_rows = split(base_rows, self.keys, self.names, self.values)[1]
-        else:
-            base_rows = base_rows.clear()
-        return with_rows(base_rows, mine, self.names, self.values)
+            return got
+        return with_rows(self._split(got, self.keys)[1], semi(self.rows, keys, cols, self.values), self.names, self.values)
 
     def replace(self, keys, rows) -> None:
         """The atoms ``keys`` have the rows ``rows`` now."""
         if self.keys is None:
             self.keys, self.rows = keys, rows
             return
-        names = self.names
-        others = split(self.rows, keys, names, self.values)[1] if names else self.rows.clear()
-        self.rows = with_rows(others, rows, names, self.values)
-        both = with_rows(self.keys, keys, names, self.values)
-        self.keys = atoms_of(both, names) if names else both.head(1)
+        held, fresh = self._split(keys, self.keys)
+        if fresh.height:  # (distinct atoms, unsorted: only member tests read them)
+            self.keys = with_rows(self.keys, fresh, self.names, self.values)
+        others = self._split(self.rows, keys)[1] if held.height else self.rows
+        self.rows = with_rows(others, rows, self.names, self.values)
+
+    def _split(self, df, keys):
+        """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``, and the others."""
+        if not self.names:  # (one atom)
+            return (df, df.clear()) if keys.height else (df.clear(), df)
+        return split(df, keys, self.names, self.values)
 
 
 class _Tables:
@@ -932,6 +937,8 @@ def with_rows(rest, rows, names: list, values):
 
     if not rows.height:
         return rest
+    if rows.columns == rest.columns and rows.dtypes == rest.dtypes:  # (of one kind already: no select, a query each)
+        return pl.concat([rest, rows]) if rest.height else rows
     return pl.concat([f.select(rest.columns) for f in same_kinds([rest, rows], names, values)], how="vertical_relaxed")
 
 

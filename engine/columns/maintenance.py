@@ -475,22 +475,30 @@ class ColumnMaintenance:
         used: dict = {}  # pred -> the old maximal intervals already driven
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            near = self.hits(p, atoms_of(holes, self.names(p)))
-            over[p], hit = overlap_and_rows(near, holes, self.names(p), self.ev.values)
+            over[p], hit = self.met(p, holes)
             self._widen(p, hit, used, delta)
         before = self.before
         while delta:
             found = self._round(stratum, delta, lambda p: before.get(p))
             delta = {}
             for p, derived in found.items():
-                names = self.names(p)
-                near = self.hits(p, atoms_of(derived, names))
-                real, hit = overlap_and_rows(near, derived, names, self.ev.values)
+                real, hit = self.met(p, derived)
                 if not real.height:
                     continue
                 over[p] = self.concat(p, [over.get(p), real])
                 self._widen(p, hit, used, delta)
         return over
+
+    def met(self, pred, other):
+        """``(pieces, rows)``: the pieces of ``pred``'s intervals that lie in
+        those of the frame ``other`` (not coalesced) and the rows they are
+        pieces of (:func:`overlap_and_rows`); a relation in key order is
+        paired with ``other`` by its sorted codes, not cut down first."""
+        names = self.names(pred)
+        got = met_in_order(self.current(pred), other, names)
+        if got is not None:
+            return got
+        return overlap_and_rows(self.hits(pred, atoms_of(other, names)), other, names, self.ev.values)
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
@@ -989,6 +997,33 @@ def overlap_and_rows(df, other, names: list, values=None):
     cols = [df[c].to_numpy() for c in names]
     hit = distinct(rows)  # (gathered in numpy: a polars gather is a query, ~0.5 ms under load)
     return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], df["s"].to_numpy()[hit], df["e"].to_numpy()[hit])
+
+
+def met_in_order(df, other, names: list):
+    """:func:`overlap_and_rows` of a relation ``df`` in key order (terms of
+    codes on both sides): each row of ``other`` finds its atom's rows by
+    ``searchsorted`` of the packed codes, in place of a semi-join of the
+    relation and a pairing of the rows it kept (a round of a recursive
+    over-deletion, ~0.3 ms less).  None when it is not for this path."""
+    import numpy as np
+
+    from .coalesce import distinct
+    from .relation import _frame
+    from .sorted_given import _order_key, _probe, _ranges  # (the relation's own index: sorted_given.py)
+
+    if not names or _order_key(df, names) is None:
+        return None
+    probe = _probe(df, other, names)
+    if probe is None:
+        return None
+    _, cols, s, e, _, (_, os_, oe), lo, count = probe
+    row = _ranges(lo, count)
+    other_row = np.repeat(np.arange(len(lo)), count)
+    ps, pe = np.maximum(s[row], os_[other_row]), np.minimum(e[row], oe[other_row])
+    meet = ps < pe
+    row, ps, pe = row[meet], ps[meet], pe[meet]
+    hit = distinct(row)
+    return _frame([c[row] for c in cols], ps, pe), _frame([c[hit] for c in cols], s[hit], e[hit])
 
 
 def anti(df, other):

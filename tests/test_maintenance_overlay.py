@@ -4,7 +4,7 @@ relation and spliced in once, at the stratum's end.  Whatever is read
 through the overlay must be what the spliced relation holds.  The oracle
 counts time points per atom (a frame of code intervals ``[s, e)`` is a set
 of (atom, point) pairs), nobody's interval arithmetic; the splice is
-sorted_given.put_rows, which the maintenance does at the end."""
+sorted_given.swap_rows, which the maintenance does at the end."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.maintenance import Overlay
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import put_rows
+from chronolog.engine.columns.sorted_given import swap_rows
 
 NAMES = term_columns(2)
 
@@ -66,8 +66,10 @@ def test_an_overlay_reads_as_the_spliced_relation(base, changes, asked):
             assert points(got) == {p for p in truth if tuple(p[0][int(c)] for c in cols) in values}
             assert got.height == len(set(got.iter_rows()))  # (each row once: the relation's or a held atom's)
     if held.keys is not None:
-        spliced = put_rows(base, held.keys, held.rows, NAMES)
+        was, spliced = swap_rows(base, held.keys, held.rows, NAMES)
         assert points(spliced) == truth
+        gone = set(held.keys.iter_rows())
+        assert points(was) == {p for p in points(base) if p[0] in gone}  # (the held atoms' rows before: touched.py)
 
 
 def test_a_recursive_relation_is_spliced_once_an_update(monkeypatch):

@@ -45,7 +45,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
-from .sorted_given import put_in_order, put_rows, rows_in_order, rows_matching, split_rows
+from .sorted_given import put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -309,8 +309,14 @@ class ColumnMaintenance:
         """The rows of ``pred``'s held atoms put in the relation (one splice)."""
         keys, rows = held.keys, held.rows
         held.keys = held.rows = None
-        self.read_out(pred, keys)
-        self.put_back(pred, rows)
+        got = swap_rows(self.current(pred), keys, rows, self.names(pred))
+        if got is None:  # (not in key order, or not codes)
+            self.read_out(pred, keys)
+            return self.put_back(pred, rows)
+        was, after = got
+        self.touched(pred).took(keys, was)
+        self.touched(pred).put_back(rows)
+        self._set(pred, after)
 
     def _commit(self) -> None:
         """The changed relations as the store's deferred rows; the given facts

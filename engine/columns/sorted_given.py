@@ -350,6 +350,14 @@ def put_rows(df, keys, rows, names: list):
     those atoms, coalesced) in one splice, where a split of the relation
     and a put back copied each column twice more; None when it is not for
     this path."""
+    got = swap_rows(df, keys, rows, names)
+    return None if got is None else got[1]
+
+
+def swap_rows(df, keys, rows, names: list):
+    """``(was, after)``: :func:`put_rows`'s relation after, and the rows
+    of the atoms it replaced (one probe for both: a stratum's change is
+    its atoms' rows before and after, touched.py)."""
     if not names or df.columns != [*names, "s", "e"]:
         return None
     theirs = _arrays(rows, names)
@@ -358,8 +366,8 @@ def put_rows(df, keys, rows, names: list):
     found = _keyed_rows(df, keys, names)
     if found is None:
         return None
-    cols, s, e, key, old_rows = found
-    return _replaced((df, cols, s, e, key, old_rows), rows, names)
+    cols, s, e, _, old_rows = found
+    return _like(df, names, [c[old_rows] for c in cols], s[old_rows], e[old_rows]), _replaced((df, *found), rows, names)
 
 
 def _replaced(found, rows, names: list):

@@ -89,7 +89,8 @@ class ColumnMaintenance:
         self._rest: dict = {}  # pred -> the rows :meth:`local` left out
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
-        self.held: dict = {}  # pred of the stratum being maintained -> its Overlay: atoms changed, spliced in at its end
+        self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived (no recursion)
+        self.held: dict = {}  # pred of a recursive stratum being maintained -> its Overlay: atoms changed, spliced in at its end
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -292,8 +293,11 @@ class ColumnMaintenance:
         # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
         parts = same_kinds(parts, names, self.ev.values)
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
-        held = self.held.get(pred)
-        old = held.rows_now(self.base(pred), keys) if held is not None else self.read_out(pred, keys)
+        held, taken = self.held.get(pred), self._held.pop(pred, None)
+        if held is not None:
+            old = held.rows_now(self.base(pred), keys)
+        else:  # (a stratum without recursion: its re-derived atoms are among those taken out)
+            old = taken if taken is not None else self.read_out(pred, keys)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
         if held is not None:
@@ -301,6 +305,8 @@ class ColumnMaintenance:
                 held.replace(keys, merged)
         elif new.height:
             self.put_back(pred, merged)
+        elif taken is not None:
+            self.put_back(pred, taken)
         else:
             self._rest.pop(pred)
         return new
@@ -435,14 +441,15 @@ class ColumnMaintenance:
     def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
         """Over-delete, re-derive, insert; returns per predicate the atoms
         (a frame of its term columns) whose intervals may have changed.
-        The stratum's relations change through their :class:`Overlay`s,
-        spliced in at the end."""
-        self.held = {p: Overlay(self.names(p), self.ev.values) for p in stratum.preds}
+        A recursive stratum's relations change through their
+        :class:`Overlay`s, spliced in at the end (once: its rules read
+        them between the phases)."""
         if not stratum.recursive:
             touched = self._over_delete_once(stratum, gone_in, seeds)
-            self._rederive(stratum, touched)  # (merged into the held atoms: the rows they have now)
+            self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
             pending = dict(new_in)
         else:
+            self.held = {p: Overlay(self.names(p), self.ev.values) for p in stratum.preds}
             over = self._over_delete(stratum, gone_in, seeds)
             touched = {}
             for p, pieces in over.items():
@@ -452,6 +459,8 @@ class ColumnMaintenance:
                 held = self.held[p]  # (its rules read it so: the over-deleted pieces hidden)
                 held.replace(keys, minus(held.rows_now(self.base(p), keys), pieces, names, self.ev.values))
             pending = {**new_in, **self._rederive(stratum, touched)}
+        for p in list(self._held):  # (nothing came back for these)
+            self.put_back(p, self._held.pop(p))
         for p, rows in added.items():
             new = self._merge(p, [rows])
             if new.height:
@@ -460,8 +469,9 @@ class ColumnMaintenance:
             names = self.names(p)
             keys = atoms_of(new, names)
             touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
-        for p in stratum.preds:
-            self.current(p)  # (spliced in)
+        for p, held in self.held.items():
+            if held.keys is not None:
+                self._splice(p, held)
         self.held = {}
         return touched
 
@@ -508,20 +518,25 @@ class ColumnMaintenance:
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
-        finds the atoms that may have lost points; they are held with no
-        rows (:class:`Overlay`), as :meth:`_rederive` gives each of them all
-        its intervals over the inputs as they are now (no recursion: exact),
-        so the pieces to delete are never computed.  Returns ``{pred: atoms}``."""
+        finds the atoms that may have lost points; their rows are taken out
+        of the relation whole (``_held`` empty), as :meth:`_rederive` gives
+        each of them all its intervals over the inputs as they are now (no
+        recursion: exact), so the pieces to delete are never computed.
+        (Not an :class:`Overlay`: its rules never read their own relation,
+        and its bookkeeping cost more than the copy it saves, LUBM nonrec.)
+        Returns ``{pred: atoms}``."""
         found = self._round(stratum, gone_in, self.before.get) if gone_in else {}
         out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
             parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
             keys = atoms_of(self.concat(p, parts), names)
-            near = self.held[p].rows_now(self.base(p), keys)
+            near = self.local(p, keys)
             if near.height or p in seeds:
                 out[p] = keys
-                self.held[p].replace(keys, near.clear())
+                self._held[p] = near.clear()
+            else:
+                self._rest.pop(p)
         return out
 
     def _widen(self, pred, hit, used, delta) -> None:
@@ -690,6 +705,7 @@ class Overlay:
         self.names, self.values = names, values
         self.keys = None  # the atoms held (a frame of the term columns), or None
         self.rows = None  # their rows now
+        self._last = None  # (keys, (held, fresh)): a merge asks for both of the same keys
 
     def rows_now(self, base, keys):
         """The rows now of the atoms ``keys`` of the relation ``base``: the
@@ -697,7 +713,7 @@ class Overlay:
         atoms are all held: the relation is not read)."""
         if self.keys is None:
             return hits(base, keys, self.names, self.values)
-        held, fresh = self._split(keys, self.keys)
+        held, fresh = self._held_and_fresh(keys)
         mine = hits(self.rows, held, self.names, self.values) if held.height else self.rows.clear()
         return with_rows(mine, hits(base, fresh, self.names, self.values), self.names, self.values) if fresh.height else mine
 
@@ -714,16 +730,29 @@ class Overlay:
         if self.keys is None:
             self.keys, self.rows = keys, rows
             return
-        held, fresh = self._split(keys, self.keys)
+        held, fresh = self._held_and_fresh(keys)
+        self._last = None
         if fresh.height:  # (distinct atoms, unsorted: only member tests read them)
             self.keys = with_rows(self.keys, fresh, self.names, self.values)
         others = self._split(self.rows, keys)[1] if held.height else self.rows
         self.rows = with_rows(others, rows, self.names, self.values)
 
+    def _held_and_fresh(self, keys):
+        """``(held, fresh)``: the atoms of ``keys`` held, and the others."""
+        if self._last is None or self._last[0] is not keys:
+            self._last = (keys, self._split(keys, self.keys))
+        return self._last[1]
+
     def _split(self, df, keys):
-        """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``, and the others."""
+        """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``,
+        and the others; frames of codes by a sort of both (code_frames.member:
+        split's presence table is as long as the largest code, ~1 MB to clear
+        on LUBM 1M, for frames of a few hundred rows)."""
         if not self.names:  # (one atom)
             return (df, df.clear()) if keys.height else (df.clear(), df)
+        if code_frames.codes_only(df, keys, cols=self.names):
+            inside = code_frames.member(df, keys, self.names)
+            return code_frames.kept_rows(df, inside), code_frames.kept_rows(df, ~inside)
         return split(df, keys, self.names, self.values)
 
 

@@ -343,7 +343,6 @@ def _merge_new_arrays(frames, keys):
     alive through the sort, is freed there (LUBM 1M rec: 144-145 -> 140
     MiB)."""
     import numpy as np
-    import polars as pl
 
     n_old = frames[0].height
     cols = [np.concatenate([f[k].to_numpy() for f in frames]) for k in keys]
@@ -355,8 +354,9 @@ def _merge_new_arrays(frames, keys):
         return merged, merged.slice(n_old)
     s, e, fresh = merge_owned(cols, s, e, n_old)
     merged = _frame(keys, cols, s, e)
+    new = _frame(keys, [c[fresh] for c in cols], s[fresh], e[fresh])  # (a numpy gather: a polars filter is a query)
     del cols, s, e
-    return merged, merged.filter(pl.Series(fresh))
+    return merged, new
 
 
 def merge_owned(cols: list, s, e, n_old: int):

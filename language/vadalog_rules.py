@@ -1,0 +1,330 @@
+"""Temporal Vadalog rule lines of the common shape, read without lark.
+
+A program's rules went through lark's LALR parser and tree transformer at
+~0.4 ms a rule, most of it per token in lark's Python (a generated 200-rule
+program: ~80 ms before anything runs).  This reader takes a line that holds
+one whole rule, where the statement before it has ended, and walks it once
+over the grammar's own terminal regular expressions (the cursor of
+:mod:`.rule_lines`, shared with the MeTeoR reader), building the same AST,
+positions and rule text included, as :mod:`.vadalog`'s grammar and
+transformer: the transformer's own methods build the expressions, atoms
+and aggregates.  It reads heads that are an atom, ``⊥`` or boxes around a
+head; body literals that are atoms, ``#T``/``#F``, the four unary operators,
+``<S>``/``<U>``, ``not``, comparisons and assignments (aggregates included)
+over names, variables, numbers, strings and booleans.  Anything else
+(time grouping, ``@`` in a rule, ``_``, labelled nulls, dates and durations,
+contributors ``<C>``, a rule over several lines, a comment inside a rule,
+any error) is left to lark, which reads it or names what is wrong.
+
+Hand-written because lark has no faster mode for this grammar: the parser
+is already lark's LALR from cached tables (language/vadalog_tables.py), and
+lark's own ``Lark(parser="lalr", cache=True)`` runs the same per-token
+Python (bench/vadalog_parse.py measures it beside this reader).
+tests/test_vadalog_rules.py checks that both readers give the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import ast
+from .booleans import boolean
+from .errors import ChronologError
+from .rule_lines import BLANKS, LineCursor, Unread, terminals
+from .text import unquote
+
+__all__ = ["read_rules"]
+
+_KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
+
+
+class _Line(LineCursor):
+    """One line of a program; ``build``: the program's transformer, which
+    builds expressions, atoms and aggregates as lark's tree would have it."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, text, lineno, source, seen, build):
+        super().__init__(text, lineno, source, seen)
+        self.build = build
+
+    def number(self):
+        if _DATE(self.text, self.i):  # (a date's digits: lark's DATE comes first)
+            raise Unread
+        return super().number()
+
+    # ------------------------------------------------------------ statements
+    def rule(self) -> ast.Rule:
+        self.skip()
+        at = self.i
+        head = self.head()
+        if self.take(_IF) is None:
+            raise Unread
+        body = [self.literal()]
+        while self.char(","):
+            body.append(self.literal())
+        if not self.char("."):
+            raise Unread
+        end = self.i
+        self.skip()
+        if self.i < len(self.text) and self.text[self.i] != "%":  # (another statement, or an error)
+            raise Unread
+        return ast.Rule(head, body, self.pos(at), self.text[at:end])
+
+    def head(self):
+        self.skip()
+        at = self.i
+        m = _BOX_OP(self.text, at)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            return ast.Temporal(m.group(), window, self.head(), self.pos(at))
+        if self.text.startswith("⊥", at):
+            self.i += 1
+            return ast.Truth(False, self.pos(at))
+        return self.build._as_atom(self.primary(), self.pos(at))
+
+    # ------------------------------------------------------------ literals
+    def literal(self):
+        self.skip()
+        at = self.i
+        t = self.text
+        m = _NAME(t, at)
+        if m is not None and m.group() == "not":
+            self.i = m.end()
+            return ast.Negation(self.operand(), self.pos(at))
+        m = _VAR(t, at)
+        if m is not None:
+            self.i = m.end()
+            if self.char("=") and not self.char("="):
+                return self.assignment(m.group(), at)
+            self.i = at
+        if t.startswith("(", at):  # (a parenthesised sum: a comparison's)
+            return self.comparison(self.sum(), at)
+        left = self.unary()
+        self.skip()
+        m = _BINARY(t, self.i)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            if type(left) is _Sum:
+                raise Unread
+            return ast.Binary("S" if m.group() == "<S>" else "U", window, left, self.operand(), self.pos(at))
+        if type(left) is _Sum:
+            return self.comparison(left.value, at)
+        return left
+
+    def unary(self):
+        """An operator's literal, or the atom or truth a plain sum is (a
+        :class:`_Sum` when it is neither: a comparison's left side)."""
+        self.skip()
+        at = self.i
+        m = _TEMP_OR_BOX(self.text, at)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            return ast.Temporal(m.group(), window, self.operand(), self.pos(at))
+        if self.text.startswith("(", at):
+            raise Unread
+        x = self.sum()
+        self.skip()
+        if _CMP(self.text, self.i) and not _BINARY(self.text, self.i):  # (lark's lexer tries <S> before <)
+            return _Sum(x)
+        if type(x) is _vadalog._Call or type(x) is _vadalog._Name:
+            return self.build._as_atom(x, None)
+        if type(x) is ast.Const and type(x.value) is _Boolean:
+            return ast.Truth(x.value.value, self.pos(at))
+        return _Sum(x)
+
+    def operand(self):
+        """The literal an operator or ``not`` applies to."""
+        x = self.unary()
+        if type(x) is _Sum:
+            raise Unread
+        return x
+
+    def comparison(self, left, at):
+        m = self.take(_CMP)
+        if m is None or _BINARY(self.text, m.start()):
+            raise Unread
+        op = "!=" if m.group() == "<>" else m.group()
+        b = self.build
+        return ast.Comparison(op, b._expr(left), b._expr(self.sum()), self.pos(at))
+
+    def assignment(self, var: str, at: int):
+        expr = self.sum()
+        b = self.build
+        if type(expr) is _vadalog._Call and _vadalog._is_aggregate_call(expr):
+            return ast.Assignment(ast.Var(var), b._aggregate(expr), self.pos(at))
+        return ast.Assignment(ast.Var(var), b._expr(expr), self.pos(at))
+
+    # ------------------------------------------------------------ expressions
+    def sum(self):
+        x = self.product()
+        while True:
+            c = self.char("+-")
+            if c is None:
+                return x
+            self.deeper()
+            x = (self.build.add if c == "+" else self.build.sub)([x, self.product()])
+
+    def product(self):
+        x = self.factor()
+        while True:
+            self.skip()
+            c = self.text[self.i : self.i + 1]
+            if c not in ("*", "/") or self.text.startswith("/\\", self.i):
+                return x
+            self.i += 1
+            self.deeper()
+            x = (self.build.mul if c == "*" else self.build.div)([x, self.factor()])
+
+    def factor(self):
+        c = self.char("-+(")
+        if c == "(":
+            self.deeper()
+            x = self.sum()
+            if not self.char(")"):
+                raise Unread
+            return x
+        if c is not None:
+            if self.take(_INF) is not None:  # +inf, -inf: a float's infinities
+                return self.build.inf_term(()) if c == "+" else self.build.neg_inf_term(())
+            if c == "+":
+                raise Unread
+            self.deeper()
+            return self.build.neg([self.factor()])
+        return self.primary()
+
+    def primary(self):
+        """A term or a call, as the transformer's ``call``/``name``/``var``/
+        ``num``/``string``/``boolean`` make them."""
+        self.skip()
+        t, at = self.text, self.i
+        m = _NAME(t, at)
+        if m is not None:
+            word = m.group()
+            if word in _KEYWORDS:
+                raise Unread
+            self.i = m.end()
+            names = _NAMES(t, self.i)
+            if names is not None:  # arguments that are all plain names: one match
+                self.i = names.end()
+                return _vadalog._Call(word, list(map(self.name, names.group(1).split(","))), self.pos(at))
+            if not self.char("("):
+                return _vadalog._Name(word, self.pos(at))
+            args = []
+            if not self.char(")"):
+                args.append(self.build._expr(self.sum()))
+                while self.char(","):
+                    args.append(self.build._expr(self.sum()))
+                if not self.char(")"):
+                    raise Unread
+            return _vadalog._Call(word, args, self.pos(at))
+        m = _VAR(t, at)
+        if m is not None:
+            self.i = m.end()
+            return self.name(m.group())
+        c = t[at : at + 1]
+        if c == '"':
+            m = self.take(_STRING)
+            if m is None:
+                raise Unread
+            return ast.Const(unquote(m.group()))
+        if c == "#":
+            m = self.take(_BOOL)
+            if m is None:
+                raise Unread
+            return ast.Const(boolean(m.group() == "#T"))
+        return ast.Const(self.number())
+
+    def name(self, word: str):
+        """A variable or a name's constant (one object per name in a program:
+        they are immutable)."""
+        word = word.strip(BLANKS)
+        term = self.seen.get(word)
+        if term is None:
+            if word in _KEYWORDS:
+                raise Unread
+            term = self.seen[word] = ast.Var(word) if word[0].isupper() else ast.Const(word)
+        return term
+
+
+class _Sum:
+    """A sum that is no literal by itself (a comparison's left side)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def read_rules(text: str, source: str, build):
+    """``(rules, rest)``: the rules of the lines of ``text`` read here, in
+    order, and the text lark reads (those lines left empty, so every other
+    line keeps its number and column); None where lark reads it all.
+    ``build``: the transformer of this program (its methods build what
+    lark's tree would become)."""
+    if _WS is None:
+        _load()
+    if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
+        return None
+    lines = text.split("\n")
+    rules = []
+    seen: dict = {}
+    ended = True  # (the program starts between statements)
+    for n, line in enumerate(lines):
+        if ended and ":-" in line:
+            r = _Line(line, n + 1, source, seen, build)
+            try:
+                rules.append(r.rule())
+                lines[n] = ""
+                continue
+            except (Unread, ChronologError):
+                pass
+        code = _CODE(line)
+        if line.startswith('"', code.end()):
+            break  # a string over several lines: lark reads the rest as it is
+        code = code.group().rstrip(BLANKS)
+        if code:
+            ended = code.endswith(".")
+    if not rules:
+        return None
+    return rules, "\n".join(lines)
+
+
+# the code of a line before a comment, its strings whole; an unclosed string stops it at its '"'
+_CODE = re.compile(r'(?:[^"%]|"(?:\\.|[^"\\\n])*")*').match
+# line breaks of str.splitlines that are not '\n' or '\r\n'
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)").search
+# "(a, Xb, c_1)": names and variables, which NAME and VAR read whole
+_PLAIN = r"[A-Za-z][A-Za-z0-9_]*"
+_NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}]*{_PLAIN}[{BLANKS}]*)*)\)").match
+_WS = _NAME = _VAR = _STRING = _BOOL = _DATE = _INF = _CMP = _IF = None
+_BOX_OP = _TEMP_OR_BOX = _BINARY = None
+_vadalog = _Boolean = None
+
+
+def _load() -> None:
+    """The grammar's terminals as bound ``match`` methods (once per process)."""
+    global _WS, _NAME, _VAR, _STRING, _BOOL, _DATE, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
+    from . import vadalog
+    from .booleans import Boolean
+
+    t = terminals("vadalog.lark")
+
+    def either(*names):
+        return re.compile("|".join(f"(?:{t[n].pattern})" for n in names)).match
+
+    _Line.WS = t["WS"].match
+    _Line.INF = _INF = t["INF"].match
+    # lark tries FRACTION (priority 2) before DECIMAL before INT
+    _Line.NUMBER = either("FRACTION", "DECIMAL", "INT")
+    _NAME, _VAR, _STRING, _BOOL, _DATE = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE"))
+    _CMP, _IF, _BOX_OP = t["CMP"].match, t["IF"].match, t["BOX_OP"].match
+    _TEMP_OR_BOX = either("TEMP_OP", "BOX_OP")
+    _BINARY = either("SINCE", "UNTIL")
+    _vadalog, _Boolean = vadalog, Boolean

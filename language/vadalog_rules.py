@@ -53,6 +53,19 @@ class _Line(LineCursor):
             raise Unread
         return super().number()
 
+    def skip(self) -> None:
+        """Blanks and comments (a rule's lines may hold comments)."""
+        i = self.i
+        if i < len(self.text) and self.text[i] in _SKIPPED:
+            self.i = _BLANKS_AND_COMMENTS(self.text, i).end()
+
+    def pos(self, at: int) -> ast.Pos:
+        """The line and column of ``at`` in a rule over one line or several."""
+        nl = self.text.rfind("\n", 0, at)
+        if nl < 0:
+            return ast.Pos(self.source, self.lineno, at + 1)
+        return ast.Pos(self.source, self.lineno + self.text.count("\n", 0, at), at - nl)
+
     # ------------------------------------------------------------ statements
     def rule(self) -> ast.Rule:
         self.skip()
@@ -67,9 +80,12 @@ class _Line(LineCursor):
             raise Unread
         end = self.i
         self.skip()
-        if self.i < len(self.text) and self.text[self.i] != "%":  # (another statement, or an error)
+        if self.i < len(self.text):  # (another statement, or an error)
             raise Unread
-        return ast.Rule(head, body, self.pos(at), self.text[at:end])
+        text = self.text[at:end]
+        if "\n" in text:  # (lark's rule text: its lines stripped, joined by a blank)
+            text = " ".join(part.strip() for part in text.split("\n"))
+        return ast.Rule(head, body, self.pos(at), text)
 
     def head(self):
         self.skip()
@@ -263,11 +279,11 @@ class _Sum:
 
 
 def read_rules(text: str, source: str, build):
-    """``(rules, rest)``: the rules of the lines of ``text`` read here, in
-    order, and the text lark reads (those lines left empty, so every other
-    line keeps its number and column); None where lark reads it all.
-    ``build``: the transformer of this program (its methods build what
-    lark's tree would become)."""
+    """``(rules, rest)``: the rules of ``text`` read here, in order, and the
+    text lark reads (their lines left empty, so every other line keeps its
+    number and column); None where lark reads it all.  ``build``: the
+    transformer of this program (its methods build what lark's tree would
+    become)."""
     if _WS is None:
         _load()
     if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
@@ -276,24 +292,59 @@ def read_rules(text: str, source: str, build):
     rules = []
     seen: dict = {}
     ended = True  # (the program starts between statements)
-    for n, line in enumerate(lines):
-        if ended and ":-" in line:
-            r = _Line(line, n + 1, source, seen, build)
-            try:
-                rules.append(r.rule())
-                lines[n] = ""
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if ended and (":-" in line or _ends(line) == _OPEN):
+            rule, upto = _statement(lines, n, source, seen, build)
+            if rule is not None:
+                rules.append(rule)
+                lines[n:upto] = [""] * (upto - n)
+                n = upto
                 continue
-            except (Unread, ChronologError):
-                pass
-        code = _CODE(line)
-        if line.startswith('"', code.end()):
+        ends = _ends(line)
+        if ends is None:
             break  # a string over several lines: lark reads the rest as it is
-        code = code.group().rstrip(BLANKS)
-        if code:
-            ended = code.endswith(".")
+        if ends != _NOTHING:
+            ended = ends == _ENDED
+        n += 1
     if not rules:
         return None
     return rules, "\n".join(lines)
+
+
+def _statement(lines: list, n: int, source: str, seen: dict, build):
+    """``(rule, the line after it)`` of the rule starting on line ``n`` (its
+    index in ``lines``; the statement before has ended), over lines up to
+    the first that ends a statement, or ``(None, n)``."""
+    upto = n + 1
+    while (ends := _ends(lines[upto - 1])) != _ENDED:
+        if ends is None or upto == len(lines) or upto - n == _LONGEST:
+            return None, n
+        upto += 1
+    text = lines[n] if upto == n + 1 else "\n".join(lines[n:upto])
+    if ":-" not in text:
+        return None, n
+    r = _Line(text, n + 1, source, seen, build)
+    try:
+        return r.rule(), upto
+    except (Unread, ChronologError):
+        return None, n
+
+
+_ENDED, _OPEN, _NOTHING = "ended", "open", "nothing"
+_LONGEST = 16  # lines of one rule read here
+
+
+def _ends(line: str):
+    """Whether ``line`` ends a statement (its code before a comment ends in
+    '.'), leaves one open, or holds none; None when a string in it does not
+    close on it."""
+    code = _CODE(line)
+    if line.startswith('"', code.end()):
+        return None
+    code = code.group().rstrip(BLANKS)
+    return _NOTHING if not code else _ENDED if code[-1] == "." else _OPEN
 
 
 # the code of a line before a comment, its strings whole; an unclosed string stops it at its '"'
@@ -303,6 +354,8 @@ _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)").se
 # "(a, Xb, c_1)": names and variables, which NAME and VAR read whole
 _PLAIN = r"[A-Za-z][A-Za-z0-9_]*"
 _NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}]*{_PLAIN}[{BLANKS}]*)*)\)").match
+_SKIPPED = BLANKS + "%"
+_BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
 _WS = _NAME = _VAR = _STRING = _BOOL = _DATE = _INF = _CMP = _IF = None
 _BOX_OP = _TEMP_OR_BOX = _BINARY = None
 _vadalog = _Boolean = None

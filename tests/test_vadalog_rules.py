@@ -163,8 +163,8 @@ def test_lines_read_fast_and_alike(text):
         "p(X) :- <->[0, P3D] q(X).",  # durations and dates
         "p(X) :- q(X, 2020-01-01).",
         "p(X) :- q(X), S = msum(X, <C>).",  # contributors
-        "p(X) :-\n q(X).",  # a rule over two lines
-        "p(X) :- q(X), % why\n r(X).",
+        "p(X) :-\n" + " q(X),\n" * 20 + " r(X).",  # a rule over more lines than read here
+        "p(X) :- q(X) <S>[0,\n 2] r(X), X > \"a\n%b\".",  # a string over lines
         "p(X) :- q(X). r(X) :- s(X).",  # two statements on a line
         "p(X) :- (q(X)).",
         "p(X) :- not (q(X)).",
@@ -193,7 +193,27 @@ def test_a_line_inside_an_unended_statement_goes_to_lark():
                  "q(X) :- r(X) % p(X) :- s(X).\n.\np(X) :- s(X).", "q(a)@1\np(X) :- s(X)."]:
         assert _agree(text), text
     assert _fast_rules("q(X) :- r(X),\np(X) :- s(X).") == 0
-    assert _fast_rules("q(X) :- r(X), % a comment.\n  s(X).\np(X) :- s(X).") == 1
+    assert _fast_rules("q(X) :- r(X), % a comment.\n  s(X).\np(X) :- s(X).") == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p(X) :-\n q(X).",
+        "p(X) :- q(X), % why\n\t r(X) . % end",
+        "  ema(S, E) :- <->[1,1] ema(S, P), price(S, D, V), P != V,\r\n"
+        "             A = float(2 / 21), E = ((1 - A) * P + A * V) / ((1 - A) + A).\r\n",
+        "p(X) :-\nq(X)\n,\n\n% c\nr(X)\n.",
+        "p(X)\n:-\nq(X)\n,\n\n% c\nr(X)\n.",
+        "[+][0,1]  p(X) :- q(X) <S>[0,\n 2] r(X), X > \"a%b\".",
+    ],
+)
+def test_rules_over_lines_read_fast_and_alike(text):
+    """A rule over several lines (comments and blank lines between its
+    tokens): the same rule, its positions and its text as lark joins it."""
+    for padded in (text, "q(a)@1.\n\n" + text + "\ns(X) :- t(X).\n"):
+        assert _fast_rules(padded) == 1 + ("s(X) :- t(X)." in padded), padded
+        assert _agree(padded), padded
 
 
 def test_errors_after_rules_read_fast_are_lark_s():
@@ -225,28 +245,33 @@ _WORDS = ["p", "q1", "X", "Y", "a", "not", "every", "inf", "infty", "P3D", "sum"
 _TERMS = ["X", "Y", "a", "b_2", "1", "-2", "0.5", "1/3", "3/0", "1e3", '"s,t"', '"q\\"x"', "#T", "#F", "inf", "+inf",
           "-inf", "- 3", "2020-01-01", "_", "X + 1", "P3D", "not", "every"]
 _BOUNDS = ["0", "1", "2", "-1", "+1", "1.5", "1/3", "2e0", "inf", "+inf", "-inf", "infinity", "3/0", "x", "P1D", ".5"]
-_GAPS = ["", "", "", " ", "\t", "  "]
+_GAPS = ["", "", "", "", " ", " ", "\t", "  ", "\n", " % c\n  "]
 _OPS = ["<->", "<+>", "[-]", "[+]", "<->", "[-]", "/\\"]
 _CMPS = ["==", "!=", "<>", "<", "<=", ">", ">=", "=", "<S>"]
 
 
 @st.composite
 def _lines(draw):
+    """A rule line: two in three of the forms read here (blanks, comments
+    and line breaks between tokens), the others with odd words, terms,
+    windows, operators and ends anywhere (most of them left to lark)."""
+    odd = draw(st.integers(0, 2)) == 0
     gap = lambda: draw(st.sampled_from(_GAPS))  # noqa: E731
+    pick = lambda clean, others: draw(st.sampled_from(clean + others if odd else clean))  # noqa: E731
 
     def window():
-        if draw(st.integers(0, 4)) == 0:  # (mostly windows that read: an error leaves the line to lark)
+        if odd and draw(st.integers(0, 4)) == 0:
             lo, hi = draw(st.sampled_from(_BOUNDS)), draw(st.sampled_from(_BOUNDS))
         else:
             lo, hi = draw(st.sampled_from(["0", "0", "1", "+1", "1.5", "1/3", " 1 "])), draw(st.sampled_from(["2", "+inf", "inf", "5/2", "3.0"]))
-        inner = lo if draw(st.integers(0, 9)) == 0 else f"{lo}{gap()},{gap()}{hi}"
+        inner = lo if odd and draw(st.integers(0, 9)) == 0 else f"{lo}{gap()},{gap()}{hi}"
         return f"{draw(st.sampled_from('[[[('))}{gap()}{inner}{gap()}{draw(st.sampled_from(']]])'))}"
 
     def term():
-        return draw(st.sampled_from(_TERMS if draw(st.integers(0, 3)) == 0 else ["X", "Y", "a", "1", "Z"]))
+        return pick(["X", "Y", "a", "1", "Z", "-2", "0.5", "1/3", '"s,t"', "#T", "+inf", "inf"], _TERMS)
 
     def atom():
-        name = draw(st.sampled_from(_WORDS)) if draw(st.integers(0, 4)) == 0 else draw(st.sampled_from(["p", "q", "r1"]))
+        name = pick(["p", "q", "r1", "inf", "nothing"], _WORDS)
         k = draw(st.integers(-1, 3))
         if k < 0:
             return name
@@ -267,24 +292,29 @@ def _lines(draw):
         if roll < 5 or depth > 2:
             return atom()
         if roll < 8:
-            return f"{draw(st.sampled_from(_OPS))}{gap()}{window()}{gap()}{literal(depth + 1)}"
+            return f"{pick(_OPS[:-1], _OPS[-1:])}{gap()}{window()}{gap()}{literal(depth + 1) if odd else unary(depth + 1)}"
         if roll < 9:
-            return f"{atom()}{gap()}{draw(st.sampled_from(['<S>', '<U>']))}{window()}{gap()}{literal(depth + 1)}"
+            return f"{atom()}{gap()}{draw(st.sampled_from(['<S>', '<U>']))}{window()}{gap()}{literal(depth + 1) if odd else unary(depth + 1)}"
         if roll < 10:
-            return f"not{draw(st.sampled_from([' ', ' ', '', '  ']))}{literal(depth + 1)}"
+            return f"not{pick([' ', '  '], [''])}{literal(depth + 1) if odd else unary(depth + 1)}"
         if roll < 12:
-            return f"{expr()}{gap()}{draw(st.sampled_from(_CMPS))}{gap()}{expr()}"
+            return f"{expr()}{gap()}{pick(_CMPS[:-2], _CMPS[-2:])}{gap()}{expr()}"
         return f"{draw(st.sampled_from(['X', 'S', 'Y']))}{gap()}={gap()}{expr()}"
+
+    def unary(depth):
+        if draw(st.booleans()) or depth > 2:
+            return atom()
+        return f"{draw(st.sampled_from(_OPS[:-1]))}{gap()}{window()}{gap()}{unary(depth + 1)}"
 
     head = atom()
     for _ in range(draw(st.integers(0, 2))):
-        head = f"{draw(st.sampled_from(['[-]', '[+]', '[+]', '<->']))}{window()}{gap()}{head}"
+        head = f"{pick(['[-]', '[+]'], ['<->'])}{window()}{gap()}{head}"
     if draw(st.integers(0, 9)) == 0:
         head = "⊥"
     body = f",{gap()}".join(literal() for _ in range(draw(st.integers(1, 4))))
-    sep = draw(st.sampled_from([":-", ":-", ":-", ": -", ":- "]))
-    end = draw(st.sampled_from([".", ".", ".", " .", ". % c", "", ". x", ",", "..", ".5"]))
-    return f"{gap()}{head}{gap()}{sep}{gap()}{body}{end}{gap()}"
+    sep = pick([":-"], [": -", ":- "])
+    end = pick([".", " .", ". % c"], ["", ". x", ",", "..", ".5"])
+    return f"{gap()}{head} {sep}{gap()}{body}{end}{gap()}"
 
 
 @settings(max_examples=examples(2000), deadline=None)

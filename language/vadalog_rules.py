@@ -32,6 +32,7 @@ from .booleans import boolean
 from .errors import ChronologError
 from .rule_lines import BLANKS, LineCursor, Unread, terminals
 from .text import unquote
+from .time_grouping import make_group
 
 __all__ = ["read_rules"]
 
@@ -99,7 +100,10 @@ class _Line(LineCursor):
         if self.text.startswith("⊥", at):
             self.i += 1
             return ast.Truth(False, self.pos(at))
-        return self.build._as_atom(self.primary(), self.pos(at))
+        atom = self.build._as_atom(self.primary(), self.pos(at))
+        if self.char("@"):  # p(X)@[S,E) :- ...
+            return self.interval_terms(atom, at)
+        return atom
 
     # ------------------------------------------------------------ literals
     def literal(self):
@@ -130,7 +134,28 @@ class _Line(LineCursor):
             return ast.Binary("S" if m.group() == "<S>" else "U", window, left, self.operand(), self.pos(at))
         if type(left) is _Sum:
             return self.comparison(left.value, at)
+        if self.char("@"):  # lit@[S,E], lit@T
+            if type(left) is ast.Truth:
+                raise Unread
+            m = self.take(_VAR_NOT_DURATION)
+            if m is None:
+                return self.interval_terms(left, at)
+            return ast.Timed(left, ast.Var(m.group()), None, True, True, self.pos(at))
         return left
+
+    def interval_terms(self, inner, at) -> ast.Timed:
+        """``@[S,E)``: the ends of an interval as variables."""
+        left = self.char("[(")
+        if left is None:
+            raise Unread
+        start = self.take(_VAR_NOT_DURATION)
+        if start is None or not self.char(","):
+            raise Unread
+        end = self.take(_VAR_NOT_DURATION)
+        right = self.char("])") if end is not None else None
+        if right is None:
+            raise Unread
+        return ast.Timed(inner, ast.Var(start.group()), ast.Var(end.group()), left == "[", right == "]", self.pos(at))
 
     def unary(self):
         """An operator's literal, or the atom or truth a plain sum is (a
@@ -143,6 +168,11 @@ class _Line(LineCursor):
             self.deeper()
             window = self.window()
             return ast.Temporal(m.group(), window, self.operand(), self.pos(at))
+        if self.text.startswith(_GROUP_OPS, at):  # /\[months] p(X)
+            self.i = at + (2 if self.text[at] == "/" else 1)
+            self.deeper()
+            count, unit = self.group_spec()
+            return make_group(count, unit, self.operand(), self.pos(at), self.build._err)
         if self.text.startswith("(", at):
             raise Unread
         x = self.sum()
@@ -154,6 +184,26 @@ class _Line(LineCursor):
         if type(x) is ast.Const and type(x.value) is _Boolean:
             return ast.Truth(x.value.value, self.pos(at))
         return _Sum(x)
+
+    def group_spec(self):
+        """``[3 months]``, ``[months]``, ``[7]``, ``1 years``: (count, unit)."""
+        if not self.char("["):
+            count = self.number()
+            return count, self.unit()
+        if self.char("]"):
+            return 1, None
+        self.skip()
+        count = self.number() if self.text[self.i : self.i + 1].isdigit() else 1
+        unit = None if self.char("]") else self.unit()
+        if unit is not None and not self.char("]"):
+            raise Unread
+        return count, unit
+
+    def unit(self) -> str:
+        m = self.take(_NAME)
+        if m is None or m.group() in _KEYWORDS:
+            raise Unread
+        return m.group()
 
     def operand(self):
         """The literal an operator or ``not`` applies to."""
@@ -234,9 +284,9 @@ class _Line(LineCursor):
                 return _vadalog._Name(word, self.pos(at))
             args = []
             if not self.char(")"):
-                args.append(self.build._expr(self.sum()))
+                args.append(self.argument())
                 while self.char(","):
-                    args.append(self.build._expr(self.sum()))
+                    args.append(self.argument())
                 if not self.char(")"):
                     raise Unread
             return _vadalog._Call(word, args, self.pos(at))
@@ -256,6 +306,23 @@ class _Line(LineCursor):
                 raise Unread
             return ast.Const(boolean(m.group() == "#T"))
         return ast.Const(self.number())
+
+    def argument(self):
+        """A call's argument: an expression, or contributors ``<C1, C2>``."""
+        self.skip()
+        if not self.text.startswith("<", self.i):
+            return self.build._expr(self.sum())
+        m = _CMP(self.text, self.i)
+        if m.group() != "<" or _BINARY(self.text, self.i):
+            raise Unread
+        self.i = m.end()
+        terms = [self.sum()]
+        while self.char(","):
+            terms.append(self.sum())
+        m = self.take(_CMP)
+        if m is None or m.group() != ">":
+            raise Unread
+        return _vadalog._Contributors(tuple(self.build._expr(t) for t in terms))
 
     def name(self, word: str):
         """A variable or a name's constant (one object per name in a program:
@@ -356,14 +423,15 @@ _PLAIN = r"[A-Za-z][A-Za-z0-9_]*"
 _NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}]*{_PLAIN}[{BLANKS}]*)*)\)").match
 _SKIPPED = BLANKS + "%"
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
-_WS = _NAME = _VAR = _STRING = _BOOL = _DATE = _INF = _CMP = _IF = None
+_GROUP_OPS = ("/\\", "△")
+_WS = _NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _INF = _CMP = _IF = None
 _BOX_OP = _TEMP_OR_BOX = _BINARY = None
 _vadalog = _Boolean = None
 
 
 def _load() -> None:
     """The grammar's terminals as bound ``match`` methods (once per process)."""
-    global _WS, _NAME, _VAR, _STRING, _BOOL, _DATE, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
+    global _WS, _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
     from . import vadalog
     from .booleans import Boolean
 
@@ -379,5 +447,7 @@ def _load() -> None:
     _NAME, _VAR, _STRING, _BOOL, _DATE = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE"))
     _CMP, _IF, _BOX_OP = t["CMP"].match, t["IF"].match, t["BOX_OP"].match
     _TEMP_OR_BOX = either("TEMP_OP", "BOX_OP")
+    # a variable where lark may read a duration (P, P3D): left to lark
+    _VAR_NOT_DURATION = re.compile(f"(?!{t['DURATION'].pattern})(?:{t['VAR'].pattern})").match
     _BINARY = either("SINCE", "UNTIL")
     _vadalog, _Boolean = vadalog, Boolean

@@ -143,6 +143,10 @@ def test_bench_programs_read_alike():
         "p(X) :- q(X), Y = abs(X - 3) / 2, Y >= sqrt(X), s(), upper(X) != \"A\".",
         "p(X):-q(X),not<->[0,1]r(X),X>=-3.",
         "discount(X) :- goes(X, M), X < \"n2500\", M = \"a,b\".",
+        "p(X) :- /\\[months] q(X), /\\[3 months] r(X), /\\[7] s(X), /\\1 years t(X), △[weeks] u(X), /\\[] v(X).",
+        "p(X) :- q(X)@[S,E], r(X)@T, <->[0,1] s(X)@(A, B), D = E - S.",
+        "[+][0,1] p(X)@[S,E) :- q(X)@[S,E].",
+        "p(X, S, N) :- q(X, Y, C), S = msum(Y, <C>), T = sum(Y * 2, < C , X >), N = mcount(<C>).",
     ],
 )
 def test_lines_read_fast_and_alike(text):
@@ -156,13 +160,17 @@ def test_lines_read_fast_and_alike(text):
     [
         "p(X) :- q(X, _).",  # anonymous variables: numbered over the whole program
         "p(X) :- q(X, _:n1).",  # labelled nulls
-        "p(X) :- /\\[months] q(X).",  # time grouping
-        "p(X) :- q(X)@[S,E].",  # interval terms
-        "p(X)@[S,E) :- q(X)@[S,E].",
-        "p(X) :- q(X)@T.",
         "p(X) :- <->[0, P3D] q(X).",  # durations and dates
         "p(X) :- q(X, 2020-01-01).",
-        "p(X) :- q(X), S = msum(X, <C>).",  # contributors
+        "p(X)@[P3D, E] :- q(X).",  # a variable lark may read as a duration
+        "p(X) :- q(X)@P.",
+        "p(X) :- q(X)@[S, _].",
+        "p(X) :- /\\[0 months] q(X).",  # errors: lark says what is wrong
+        "p(X) :- /\\[eons] q(X).",
+        "p(X) :- q(X), S = sum(X, <C>, Y).",
+        "p(X) :- q(X), S = msum(X, <C>) + 1.",
+        "p(X) :- q(X, <C>).",
+        "p(X) :- #T@T.",
         "p(X) :-\n" + " q(X),\n" * 20 + " r(X).",  # a rule over more lines than read here
         "p(X) :- q(X) <S>[0,\n 2] r(X), X > \"a\n%b\".",  # a string over lines
         "p(X) :- q(X). r(X) :- s(X).",  # two statements on a line
@@ -247,6 +255,7 @@ _TERMS = ["X", "Y", "a", "b_2", "1", "-2", "0.5", "1/3", "3/0", "1e3", '"s,t"', 
 _BOUNDS = ["0", "1", "2", "-1", "+1", "1.5", "1/3", "2e0", "inf", "+inf", "-inf", "infinity", "3/0", "x", "P1D", ".5"]
 _GAPS = ["", "", "", "", " ", " ", "\t", "  ", "\n", " % c\n  "]
 _OPS = ["<->", "<+>", "[-]", "[+]", "<->", "[-]", "/\\"]
+_GROUP = ["/\\", "△"]
 _CMPS = ["==", "!=", "<>", "<", "<=", ">", ">=", "=", "<S>"]
 
 
@@ -299,7 +308,13 @@ def _lines(draw):
             return f"not{pick([' ', '  '], [''])}{literal(depth + 1) if odd else unary(depth + 1)}"
         if roll < 12:
             return f"{expr()}{gap()}{pick(_CMPS[:-2], _CMPS[-2:])}{gap()}{expr()}"
-        return f"{draw(st.sampled_from(['X', 'S', 'Y']))}{gap()}={gap()}{expr()}"
+        if roll < 13:
+            return f"{draw(st.sampled_from(['X', 'S', 'Y']))}{gap()}={gap()}{expr()}"
+        return draw(st.sampled_from([
+            f"{pick(_GROUP, ['/'])}{pick(['[months]', '[3 months]', '[7]', ' 2 weeks', '[1/2]'], ['[0]', '[x]', '[-1 days]', '[]'])}{gap()}{atom()}",
+            f"{unary(depth + 1)}{gap()}@{gap()}{pick(['[S, E]', '(A,B)', '[S,E)', 'T'], ['[_, E]', 'P', '[P1D, E]', '5'])}",
+            f"S{gap()}={gap()}{pick(['msum', 'sum', 'mcount', 'count'], ['abs', 'min'])}({pick(['X, ', ''], ['X, Y, '])}<{gap()}{term()}{pick(['', ', Y'], [',', '<'])}{gap()}>)",
+        ]))
 
     def unary(depth):
         if draw(st.booleans()) or depth > 2:
@@ -307,6 +322,8 @@ def _lines(draw):
         return f"{draw(st.sampled_from(_OPS[:-1]))}{gap()}{window()}{gap()}{unary(depth + 1)}"
 
     head = atom()
+    if draw(st.integers(0, 5)) == 0:
+        head += f"@{pick(['[S,E]', '(S, E]'], ['[_,E]', 'T', '[1,2]'])}"
     for _ in range(draw(st.integers(0, 2))):
         head = f"{pick(['[-]', '[+]'], ['<->'])}{window()}{gap()}{head}"
     if draw(st.integers(0, 9)) == 0:

@@ -1,25 +1,27 @@
-"""Temporal Vadalog rule lines of the common shape, read without lark.
+"""Temporal Vadalog rules of the common shape, read without lark.
 
 A program's rules went through lark's LALR parser and tree transformer at
-~0.4 ms a rule, most of it per token in lark's Python (a generated 200-rule
-program: ~80 ms before anything runs).  This reader takes a line that holds
-one whole rule, where the statement before it has ended, and walks it once
-over the grammar's own terminal regular expressions (the cursor of
-:mod:`.rule_lines`, shared with the MeTeoR reader), building the same AST,
-positions and rule text included, as :mod:`.vadalog`'s grammar and
-transformer: the transformer's own methods build the expressions, atoms
-and aggregates.  It reads heads that are an atom, ``⊥`` or boxes around a
-head; body literals that are atoms, ``#T``/``#F``, the four unary operators,
-``<S>``/``<U>``, ``not``, comparisons and assignments (aggregates included)
-over names, variables, numbers, strings and booleans.  Anything else
-(time grouping, ``@`` in a rule, ``_``, labelled nulls, dates and durations,
-contributors ``<C>``, a rule over several lines, a comment inside a rule,
-any error) is left to lark, which reads it or names what is wrong.
+0.3-0.8 ms a rule, most of it per token in lark's Python (a generated
+200-rule program: 70 ms before anything runs).  This reader takes a rule
+that starts where the statement before it has ended, on one line or a few
+(comments between its tokens), and walks it once over the grammar's own
+terminal regular expressions (the cursor of :mod:`.rule_lines`, shared
+with the MeTeoR reader), building the same AST, positions and rule text
+included, as :mod:`.vadalog`'s grammar and transformer: the transformer's
+own methods build expressions, atoms, aggregates and time groups.  It reads
+heads that are an atom, ``⊥``, boxes around a head or ``p(X)@[S,E)``; body
+literals that are atoms, ``#T``/``#F``, the unary operators, ``<S>``/``<U>``,
+``not``, time grouping, ``@[S,E]``/``@T``, comparisons and assignments
+(aggregates and contributors included) over names, variables, numbers,
+strings and booleans.  Anything else (``_``, labelled nulls, dates and
+durations, a rule over more than 16 lines or beside another statement on
+its lines, any error) is left to lark, which reads it or names what is
+wrong: the whole program's error, as before.
 
 Hand-written because lark has no faster mode for this grammar: the parser
 is already lark's LALR from cached tables (language/vadalog_tables.py), and
 lark's own ``Lark(parser="lalr", cache=True)`` runs the same per-token
-Python (bench/vadalog_parse.py measures it beside this reader).
+Python, its parse alone 5-13x this reader's whole work (bench/vadalog_parse.py).
 tests/test_vadalog_rules.py checks that both readers give the same rules.
 """
 

@@ -558,21 +558,22 @@ def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
 
 
 def _read(text: str, source: str) -> ast.Program:
-    """The program, its rule lines of the common shape read without lark
-    (language/vadalog_rules.py) and the rest by the grammar; an error is
-    the one the grammar gives on the whole text."""
-    from .vadalog_rules import read_rules
+    """The program, its rules and annotations of the common shape read
+    without lark (language/vadalog_rules.py) and the rest by the grammar;
+    an error is the one the grammar gives on the whole text."""
+    from .vadalog_rules import read_statements
 
-    fast = read_rules(text, source, _ToAst(DIALECT, source, []))
+    fast = read_statements(text, source, _ToAst(DIALECT, source, []))
     if fast is None:
         return DIALECT.read(text, source)
-    rules, rest = fast
+    rules, annotations, rest = fast
     if not rest.strip():
-        return ast.Program(rules=rules, source=source)
+        return ast.Program(rules=rules, annotations=annotations, source=source)
     try:
         prog = DIALECT.read(rest, source)
     except ChronologError:
         return DIALECT.read(text, source)  # (raises it with the place and words the whole text gives)
     prog.rules = list(heapq.merge(rules, prog.rules, key=lambda r: r.pos.line))
+    prog.annotations = list(heapq.merge(annotations, prog.annotations, key=lambda a: a.pos.line))
     return prog
 

@@ -36,7 +36,7 @@ from .rule_lines import BLANKS, LineCursor, Unread, terminals
 from .text import unquote
 from .time_grouping import make_group
 
-__all__ = ["read_rules"]
+__all__ = ["read_statements"]
 
 _KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
 
@@ -79,16 +79,65 @@ class _Line(LineCursor):
         body = [self.literal()]
         while self.char(","):
             body.append(self.literal())
-        if not self.char("."):
-            raise Unread
-        end = self.i
-        self.skip()
-        if self.i < len(self.text):  # (another statement, or an error)
-            raise Unread
+        end = self.end()
         text = self.text[at:end]
         if "\n" in text:  # (lark's rule text: its lines stripped, joined by a blank)
             text = " ".join(part.strip() for part in text.split("\n"))
         return ast.Rule(head, body, self.pos(at), text)
+
+    def end(self) -> int:
+        """The statement's '.', its position after it; nothing but blanks
+        and comments may follow (else another statement, or an error)."""
+        if not self.char("."):
+            raise Unread
+        end = self.i
+        self.skip()
+        if self.i < len(self.text):
+            raise Unread
+        return end
+
+    def annotation(self) -> ast.Annotation:
+        """``@output("p").``, ``@temporal(0, 100).``, ``@relaxedSafety.``"""
+        self.skip()
+        at = self.i
+        if not self.char("@"):
+            raise Unread
+        name = self.word()
+        args = []
+        if self.char("("):
+            if not self.char(")"):
+                args.append(self.annotation_argument())
+                while self.char(","):
+                    args.append(self.annotation_argument())
+                if not self.char(")"):
+                    raise Unread
+        self.end()
+        return ast.Annotation(name, args, self.pos(at))
+
+    def annotation_argument(self):
+        """A string, number, boolean (``#T``: True) or name, as ``ann_*`` make them."""
+        self.skip()
+        c = self.text[self.i : self.i + 1]
+        if c == '"':
+            m = self.take(_STRING)
+            if m is None:
+                raise Unread
+            return unquote(m.group())
+        if c == "#":
+            m = self.take(_BOOL)
+            if m is None:
+                raise Unread
+            return m.group() == "#T"
+        if c.isdigit():
+            return self.number()
+        return self.word()
+
+    def word(self) -> str:
+        """A name (lowercase first), not a keyword."""
+        m = self.take(_NAME)
+        if m is None or m.group() in _KEYWORDS:
+            raise Unread
+        return m.group()
 
     def head(self):
         self.skip()
@@ -191,21 +240,15 @@ class _Line(LineCursor):
         """``[3 months]``, ``[months]``, ``[7]``, ``1 years``: (count, unit)."""
         if not self.char("["):
             count = self.number()
-            return count, self.unit()
+            return count, self.word()
         if self.char("]"):
             return 1, None
         self.skip()
         count = self.number() if self.text[self.i : self.i + 1].isdigit() else 1
-        unit = None if self.char("]") else self.unit()
+        unit = None if self.char("]") else self.word()
         if unit is not None and not self.char("]"):
             raise Unread
         return count, unit
-
-    def unit(self) -> str:
-        m = self.take(_NAME)
-        if m is None or m.group() in _KEYWORDS:
-            raise Unread
-        return m.group()
 
     def operand(self):
         """The literal an operator or ``not`` applies to."""
@@ -347,27 +390,27 @@ class _Sum:
         self.value = value
 
 
-def read_rules(text: str, source: str, build):
-    """``(rules, rest)``: the rules of ``text`` read here, in order, and the
-    text lark reads (their lines left empty, so every other line keeps its
-    number and column); None where lark reads it all.  ``build``: the
-    transformer of this program (its methods build what lark's tree would
-    become)."""
+def read_statements(text: str, source: str, build):
+    """``(rules, annotations, rest)``: the rules and annotations of ``text``
+    read here, each in order, and the text lark reads (their lines left
+    empty, so every other line keeps its number and column); None where
+    lark reads it all.  ``build``: the transformer of this program (its
+    methods build what lark's tree would become)."""
     if _WS is None:
         _load()
     if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
         return None
     lines = text.split("\n")
-    rules = []
+    rules, annotations = [], []
     seen: dict = {}
     ended = True  # (the program starts between statements)
     n = 0
     while n < len(lines):
         line = lines[n]
-        if ended and (":-" in line or _ends(line) == _OPEN):
-            rule, upto = _statement(lines, n, source, seen, build)
-            if rule is not None:
-                rules.append(rule)
+        if ended and (":-" in line or line.lstrip(BLANKS).startswith("@") or _ends(line) == _OPEN):
+            statement, upto = _statement(lines, n, source, seen, build)
+            if statement is not None:
+                (annotations if type(statement) is ast.Annotation else rules).append(statement)
                 lines[n:upto] = [""] * (upto - n)
                 n = upto
                 continue
@@ -379,30 +422,32 @@ def read_rules(text: str, source: str, build):
         n += 1
     if not rules:
         return None
-    return rules, "\n".join(lines)
+    return rules, annotations, "\n".join(lines)
 
 
 def _statement(lines: list, n: int, source: str, seen: dict, build):
-    """``(rule, the line after it)`` of the rule starting on line ``n`` (its
-    index in ``lines``; the statement before has ended), over lines up to
-    the first that ends a statement, or ``(None, n)``."""
+    """``(rule or annotation, the line after it)`` of the statement starting
+    on line ``n`` (its index in ``lines``; the statement before has ended),
+    over lines up to the first that ends a statement, or ``(None, n)``."""
     upto = n + 1
     while (ends := _ends(lines[upto - 1])) != _ENDED:
         if ends is None or upto == len(lines) or upto - n == _LONGEST:
             return None, n
         upto += 1
     text = lines[n] if upto == n + 1 else "\n".join(lines[n:upto])
-    if ":-" not in text:
-        return None, n
     r = _Line(text, n + 1, source, seen, build)
     try:
-        return r.rule(), upto
+        if text.lstrip(BLANKS).startswith("@"):
+            return r.annotation(), upto
+        if ":-" in text:
+            return r.rule(), upto
     except (Unread, ChronologError):
-        return None, n
+        pass
+    return None, n
 
 
 _ENDED, _OPEN, _NOTHING = "ended", "open", "nothing"
-_LONGEST = 16  # lines of one rule read here
+_LONGEST = 16  # lines of one statement read here
 
 
 def _ends(line: str):

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from chronolog.language import vadalog
 from chronolog.language.errors import ChronologError
 from chronolog.language.nulls import Null, reading_file
-from chronolog.language.vadalog_rules import read_rules
+from chronolog.language.vadalog_rules import read_statements
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,8 +60,13 @@ def _both(text: str):
 
 def _fast_rules(text: str) -> int:
     """How many rules of ``text`` the reader reads itself."""
-    got = read_rules(text, "<p>", vadalog._ToAst(vadalog.DIALECT, "<p>", []))
-    return 0 if got is None else len(got[0])
+    return len(_fast(text)[0])
+
+
+def _fast(text: str):
+    """The rules and annotations of ``text`` the reader reads itself."""
+    got = read_statements(text, "<p>", vadalog._ToAst(vadalog.DIALECT, "<p>", []))
+    return ([], []) if got is None else got[:2]
 
 
 def _agree(text: str) -> bool:
@@ -192,6 +197,38 @@ def test_lines_read_fast_and_alike(text):
 def test_lines_left_to_lark(text):
     assert _fast_rules(text) == 0
     assert _agree(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '@output("p").',
+        '@input("q"). % c',
+        "@temporal(0, 100).",
+        "@relaxedSafety.",
+        '@bind("p", "csv", "", "data/p.csv").',
+        "@f(1.5, 1/3, 2e3, #T, #F, name, inf).",
+        "@ g ( ) .",
+        '@mapping("p", 0, "c", "date").',
+        '@h(\n  "a%b",\n  % c\n  7).',
+    ],
+)
+def test_annotations_read_fast_and_alike(text):
+    rules = "p(X) :- q(X).\n"
+    for padded in (rules + text, text + "\n" + rules, rules + "q(a)@1.\n" + text + "\n" + rules):
+        assert len(_fast(padded)[1]) == 1, padded
+        assert _agree(padded), padded
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['@temporal(2020-01-01, 2020-02-01).', "@f(-1).", "@f(not).", "@Output(\"p\").", '@output("p")', "@f(X).",
+     "@f(1,).", "@f(_:n1).", '@output("p"). @input("q").', "@ .", "@f(+inf)."],
+)
+def test_annotations_left_to_lark(text):
+    rules = "p(X) :- q(X).\n"
+    assert _fast(rules + text)[1] == []
+    assert _agree(rules + text)
 
 
 def test_a_line_inside_an_unended_statement_goes_to_lark():
@@ -334,8 +371,12 @@ def _lines(draw):
     return f"{gap()}{head} {sep}{gap()}{body}{end}{gap()}"
 
 
+_ANNOTATIONS = ['@output("p").\n\n', "@temporal(0, 100).\n", "@f(1, #T, x).\n", '@bind("p",\n "csv").\n',
+                "@temporal(2020-01-01, 2020-02-01).\n", "@f(-1).\n", '@output("p")\n', "@f(1,).\n"]
+
+
 @settings(max_examples=examples(2000), deadline=None)
-@given(_lines(), st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X).\n", "p(X) :-\n", '@output("p").\n\n']))
+@given(_lines(), st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X).\n", "p(X) :-\n", *_ANNOTATIONS]))
 def test_random_lines_read_alike(line, before):
     text = before + line + "\nr(X) :- s(X), t(X, _).\n"
     assert _agree(text), text

@@ -13,10 +13,12 @@ heads that are an atom, ``⊥``, boxes around a head or ``p(X)@[S,E)``; body
 literals that are atoms, ``#T``/``#F``, the unary operators, ``<S>``/``<U>``,
 ``not``, time grouping, ``@[S,E]``/``@T``, comparisons and assignments
 (aggregates and contributors included) over names, variables, numbers,
-strings and booleans.  Anything else (``_``, labelled nulls, dates and
-durations, a rule over more than 16 lines or beside another statement on
-its lines, any error) is left to lark, which reads it or names what is
-wrong: the whole program's error, as before.
+strings, booleans and ``_`` (numbered as lark numbers them, over the
+whole program), and annotations.  Anything else (labelled nulls, dates and
+durations, a statement over more than 16 lines or beside another on its
+lines, ``_`` where lark reads one after it, any error) is left to lark,
+which reads it or names what is wrong: the whole program's error, as
+before.
 
 Hand-written because lark has no faster mode for this grammar: the parser
 is already lark's LALR from cached tables (language/vadalog_tables.py), and
@@ -42,14 +44,17 @@ _KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
 
 
 class _Line(LineCursor):
-    """One line of a program; ``build``: the program's transformer, which
-    builds expressions, atoms and aggregates as lark's tree would have it."""
+    """One statement of a program; ``build``: the program's transformer,
+    which builds expressions, atoms and aggregates as lark's tree would have
+    them; ``anon``: the anonymous variables ``_`` before this statement in
+    the program (lark numbers them ``_1``, ``_2``, ... in the text's order),
+    None to leave a statement with one to lark."""
 
-    __slots__ = ("build",)
+    __slots__ = ("build", "anon", "statement")
 
-    def __init__(self, text, lineno, source, seen, build):
+    def __init__(self, text, lineno, source, seen, build, anon):
         super().__init__(text, lineno, source, seen)
-        self.build = build
+        self.build, self.anon = build, anon
 
     def number(self):
         if _DATE(self.text, self.i):  # (a date's digits: lark's DATE comes first)
@@ -340,6 +345,12 @@ class _Line(LineCursor):
             self.i = m.end()
             return self.name(m.group())
         c = t[at : at + 1]
+        if c == "_":
+            if self.anon is None or t.startswith(":", at + 1):  # (a labelled null: its table is lark's)
+                raise Unread
+            self.i += 1
+            self.anon += 1
+            return ast.Var(f"_{self.anon}")
         if c == '"':
             m = self.take(_STRING)
             if m is None:
@@ -390,12 +401,14 @@ class _Sum:
         self.value = value
 
 
-def read_statements(text: str, source: str, build):
+def read_statements(text: str, source: str, build, anonymous: bool = True):
     """``(rules, annotations, rest)``: the rules and annotations of ``text``
     read here, each in order, and the text lark reads (their lines left
     empty, so every other line keeps its number and column); None where
     lark reads it all.  ``build``: the transformer of this program (its
-    methods build what lark's tree would become)."""
+    methods build what lark's tree would become); ``anonymous``: whether
+    statements with ``_`` are read here (they are unless lark reads one
+    after them: it numbers its own from 1)."""
     if _WS is None:
         _load()
     if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
@@ -404,46 +417,67 @@ def read_statements(text: str, source: str, build):
     rules, annotations = [], []
     seen: dict = {}
     ended = True  # (the program starts between statements)
+    anon, numbered = 0, False  # the '_' so far; whether one was numbered here
     n = 0
     while n < len(lines):
         line = lines[n]
         if ended and (":-" in line or line.lstrip(BLANKS).startswith("@") or _ends(line) == _OPEN):
-            statement, upto = _statement(lines, n, source, seen, build)
-            if statement is not None:
-                (annotations if type(statement) is ast.Annotation else rules).append(statement)
+            r, upto = _statement(lines, n, source, seen, build, anon if anonymous else None)
+            if r is not None:
+                (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
+                if anonymous:
+                    numbered, anon = numbered or r.anon != anon, r.anon
                 lines[n:upto] = [""] * (upto - n)
                 n = upto
                 continue
         ends = _ends(line)
         if ends is None:
+            if numbered:  # (lark's '_' in the rest not counted)
+                return read_statements(text, source, build, anonymous=False)
             break  # a string over several lines: lark reads the rest as it is
         if ends != _NOTHING:
             ended = ends == _ENDED
+        if anonymous and "_" in line:
+            k = _anonymous(line)
+            if k and numbered:
+                return read_statements(text, source, build, anonymous=False)
+            anon += k
         n += 1
     if not rules:
         return None
     return rules, annotations, "\n".join(lines)
 
 
-def _statement(lines: list, n: int, source: str, seen: dict, build):
-    """``(rule or annotation, the line after it)`` of the statement starting
-    on line ``n`` (its index in ``lines``; the statement before has ended),
-    over lines up to the first that ends a statement, or ``(None, n)``."""
+def _statement(lines: list, n: int, source: str, seen: dict, build, anon):
+    """The reader of the statement starting on line ``n`` (its index in
+    ``lines``; the statement before has ended), over lines up to the first
+    that ends a statement, and the line after it; or ``(None, n)``.  The
+    reader holds the statement read (a rule or an annotation) and the
+    program's count of ``_`` after it."""
     upto = n + 1
     while (ends := _ends(lines[upto - 1])) != _ENDED:
         if ends is None or upto == len(lines) or upto - n == _LONGEST:
             return None, n
         upto += 1
     text = lines[n] if upto == n + 1 else "\n".join(lines[n:upto])
-    r = _Line(text, n + 1, source, seen, build)
+    r = _Line(text, n + 1, source, seen, build, anon)
     try:
         if text.lstrip(BLANKS).startswith("@"):
-            return r.annotation(), upto
+            r.statement = r.annotation()
+            return r, upto
         if ":-" in text:
-            return r.rule(), upto
+            r.statement = r.rule()
+            return r, upto
     except (Unread, ChronologError):
         pass
     return None, n
+
+
+def _anonymous(line: str) -> int:
+    """The anonymous variables ``_`` lark reads on a line of a program that
+    reads (outside strings and comments; not in a name or a labelled null)."""
+    code = _CODE(line).group()
+    return sum(1 for m in _ANON_OR_STRING(code) if m.group() == "_")
 
 
 _ENDED, _OPEN, _NOTHING = "ended", "open", "nothing"
@@ -461,6 +495,7 @@ def _ends(line: str):
     return _NOTHING if not code else _ENDED if code[-1] == "." else _OPEN
 
 
+_ANON_OR_STRING = re.compile(r'"(?:\\.|[^"\\])*"|(?<![A-Za-z0-9_])_(?![:A-Za-z0-9_])').finditer
 # the code of a line before a comment, its strings whole; an unclosed string stops it at its '"'
 _CODE = re.compile(r'(?:[^"%]|"(?:\\.|[^"\\\n])*")*').match
 # line breaks of str.splitlines that are not '\n' or '\r\n'

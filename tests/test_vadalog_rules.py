@@ -163,7 +163,6 @@ def test_lines_read_fast_and_alike(text):
 @pytest.mark.parametrize(
     "text",
     [
-        "p(X) :- q(X, _).",  # anonymous variables: numbered over the whole program
         "p(X) :- q(X, _:n1).",  # labelled nulls
         "p(X) :- <->[0, P3D] q(X).",  # durations and dates
         "p(X) :- q(X, 2020-01-01).",
@@ -229,6 +228,19 @@ def test_annotations_left_to_lark(text):
     rules = "p(X) :- q(X).\n"
     assert _fast(rules + text)[1] == []
     assert _agree(rules + text)
+
+
+def test_anonymous_variables_numbered_as_lark_numbers_them():
+    """lark numbers the '_' of a program _1, _2, ... in the text's order:
+    read here where lark reads none after them, else left to lark."""
+    fast, lark_ = "p(X) :- q(X, _), r(_, X), X = _.\n", "s(X) :- t(X)@[S, _], u(_).\n"
+    for text, read_here in [(fast + fast, 2), (lark_ + fast + fast, 2), (fast + lark_, 0), (fast + lark_ + fast, 0),
+                            (fast + "q(a)@1.\n% _\n@output(\"_\").\n" + fast, 2), (fast + '@f("a\n_").\n' + fast, 0),
+                            ("p(X) :- q(X, _:n1).\n" + fast, 1), (fast + "p(X) :- q(X, _:n1).\n", 1)]:
+        assert _fast_rules(text) == read_here, text
+        assert _agree(text), text
+    names = [str(t) for r in _both(lark_ + fast + fast).rules for lit in r.body for t in getattr(lit, "terms", ())]
+    assert [n for n in names if n[0] == "_"] == ["_2", "_3", "_4", "_6", "_7"]  # (_1 in @[S, _], _5 and _8 in X = _)
 
 
 def test_a_line_inside_an_unended_statement_goes_to_lark():
@@ -314,7 +326,7 @@ def _lines(draw):
         return f"{draw(st.sampled_from('[[[('))}{gap()}{inner}{gap()}{draw(st.sampled_from(']]])'))}"
 
     def term():
-        return pick(["X", "Y", "a", "1", "Z", "-2", "0.5", "1/3", '"s,t"', "#T", "+inf", "inf"], _TERMS)
+        return pick(["X", "Y", "a", "1", "Z", "-2", "0.5", "1/3", '"s,t"', "#T", "+inf", "inf", "_"], _TERMS)
 
     def atom():
         name = pick(["p", "q", "r1", "inf", "nothing"], _WORDS)
@@ -376,9 +388,10 @@ _ANNOTATIONS = ['@output("p").\n\n', "@temporal(0, 100).\n", "@f(1, #T, x).\n", 
 
 
 @settings(max_examples=examples(2000), deadline=None)
-@given(_lines(), st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X).\n", "p(X) :-\n", *_ANNOTATIONS]))
-def test_random_lines_read_alike(line, before):
-    text = before + line + "\nr(X) :- s(X), t(X, _).\n"
+@given(_lines(), st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X, _).\n", "p(X) :-\n", "r(X) :- s(X)@[_, E].\n", *_ANNOTATIONS]),
+       st.sampled_from(["r(X) :- s(X), t(X, _).", "r(X) :- s(X)@[S, _], t(_).", "", "p(a)@1."]))
+def test_random_lines_read_alike(line, before, after):
+    text = before + line + "\n" + after
     assert _agree(text), text
 
 

@@ -106,11 +106,11 @@ def test_programs_read_alike(name, text):
 
 
 def test_the_programs_rules_are_read_fast():
-    """Most rule lines of the programs here are of the common shape (the
-    others: time grouping, interval terms, '_', dates, rules over lines)."""
+    """Nearly every rule of the programs here is of the common shape (the
+    others write dates or durations)."""
     fast = sum(_fast_rules(t) for _, t in PROGRAMS)
     lark = sum(len(p.rules) for p in map(_lark, (t for _, t in PROGRAMS)) if not isinstance(p, str))
-    assert lark > 300 and fast > 0.6 * lark, (fast, lark)
+    assert lark > 400 and fast > 0.95 * lark, (fast, lark)
 
 
 def test_every_program_text_of_the_tests_reads_alike():
@@ -125,9 +125,10 @@ def test_every_program_text_of_the_tests_reads_alike():
 def test_bench_programs_read_alike():
     """The programs bench/vadalog_parse.py and bench/cliffs.py generate."""
     sys.path.insert(0, str(ROOT / "bench"))
+    from cliffs import many_rules
     from vadalog_parse import program
 
-    for text in (program(300, seed=3), "".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(200))):
+    for text in (program(300, seed=3), many_rules(200)):
         assert _fast_rules(text) == text.count(":-")
         assert _same(_both(text), _lark(text))
 

@@ -114,7 +114,11 @@ class LineCursor:
         right = self.char("])")
         if right is None:
             raise Unread
-        iv = make(lo, hi, left == "[", right == "]")
+        return self.interval(lo, hi, left == "[", right == "]")
+
+    def interval(self, lo, hi, lc: bool, hc: bool):
+        """The interval of a window's bounds (an empty one: lark says so)."""
+        iv = make(lo, hi, lc, hc)
         if iv is None:
             raise Unread
         return iv

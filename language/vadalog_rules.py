@@ -13,10 +13,11 @@ heads that are an atom, ``⊥``, boxes around a head or ``p(X)@[S,E)``; body
 literals that are atoms, ``#T``/``#F``, the unary operators, ``<S>``/``<U>``,
 ``not``, time grouping, ``@[S,E]``/``@T``, comparisons and assignments
 (aggregates and contributors included) over names, variables, numbers,
-strings, booleans and ``_`` (numbered as lark numbers them, over the
-whole program), and annotations.  Anything else (labelled nulls, dates and
-durations, a statement over more than 16 lines or beside another on its
-lines, ``_`` where lark reads one after it, any error) is left to lark,
+strings, booleans, dates and ``_`` (numbered as lark numbers them, over
+the whole program), windows of numbers, dates or durations, and
+annotations.  Anything else (labelled nulls, a statement over more than 16
+lines or beside another on its lines, ``_`` where lark reads one after it,
+any error) is left to lark,
 which reads it or names what is wrong: the whole program's error, as
 before.
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from . import ast
+from . import ast, dates
 from .booleans import boolean
 from .errors import ChronologError
 from .rule_lines import BLANKS, LineCursor, Unread, terminals
@@ -60,6 +61,32 @@ class _Line(LineCursor):
         if _DATE(self.text, self.i):  # (a date's digits: lark's DATE comes first)
             raise Unread
         return super().number()
+
+    # ------------------------------------------------------------ dates and durations
+    def bound(self):
+        """A window's end; a date or a duration is placed once the timeline
+        is known (dates.resolve), as the transformer leaves it."""
+        self.skip()
+        for match, read in ((_DATE, dates.date_point), (_DURATION, dates.parse_duration)):
+            m = match(self.text, self.i)
+            if m is not None:
+                self.i = m.end()
+                try:
+                    return read(m.group())
+                except ValueError:
+                    raise Unread from None
+        return super().bound()
+
+    def interval(self, lo, hi, lc, hc):
+        if type(lo) in _DATED or type(hi) in _DATED:
+            return (lo, hi, lc, hc)
+        return super().interval(lo, hi, lc, hc)
+
+    def window(self):
+        window = self.bounds()
+        if type(window[0]) not in _DATED and window[0] < 0:
+            raise Unread
+        return window
 
     def skip(self) -> None:
         """Blanks and comments (a rule's lines may hold comments)."""
@@ -299,6 +326,9 @@ class _Line(LineCursor):
             x = (self.build.mul if c == "*" else self.build.div)([x, self.factor()])
 
     def factor(self):
+        self.skip()
+        if _DATE(self.text, self.i):  # (-2020-01-01: a date, before a minus)
+            return self.primary()
         c = self.char("-+(")
         if c == "(":
             self.deeper()
@@ -344,6 +374,13 @@ class _Line(LineCursor):
         if m is not None:
             self.i = m.end()
             return self.name(m.group())
+        m = _DATE(t, at)
+        if m is not None:  # (a date constant is its midnight's datetime)
+            self.i = m.end()
+            try:
+                return ast.Const(dates.parse_datetime(m.group())[0])
+            except ValueError:
+                raise Unread from None
         c = t[at : at + 1]
         if c == "_":
             if self.anon is None or t.startswith(":", at + 1):  # (a labelled null: its table is lark's)
@@ -506,14 +543,15 @@ _NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}
 _SKIPPED = BLANKS + "%"
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
 _GROUP_OPS = ("/\\", "△")
-_WS = _NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _INF = _CMP = _IF = None
+_DATED = (dates.DatePoint, dates.Duration)
+_WS = _NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _DURATION = _INF = _CMP = _IF = None
 _BOX_OP = _TEMP_OR_BOX = _BINARY = None
 _vadalog = _Boolean = None
 
 
 def _load() -> None:
     """The grammar's terminals as bound ``match`` methods (once per process)."""
-    global _WS, _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
+    global _WS, _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _DURATION, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
     from . import vadalog
     from .booleans import Boolean
 
@@ -526,7 +564,7 @@ def _load() -> None:
     _Line.INF = _INF = t["INF"].match
     # lark tries FRACTION (priority 2) before DECIMAL before INT
     _Line.NUMBER = either("FRACTION", "DECIMAL", "INT")
-    _NAME, _VAR, _STRING, _BOOL, _DATE = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE"))
+    _NAME, _VAR, _STRING, _BOOL, _DATE, _DURATION = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE", "DURATION"))
     _CMP, _IF, _BOX_OP = t["CMP"].match, t["IF"].match, t["BOX_OP"].match
     _TEMP_OR_BOX = either("TEMP_OP", "BOX_OP")
     # a variable where lark may read a duration (P, P3D): left to lark

@@ -327,7 +327,7 @@ class _Line(LineCursor):
 
     def factor(self):
         self.skip()
-        if _DATE(self.text, self.i):  # (-2020-01-01: a date, before a minus)
+        if self.text[self.i : self.i + 1] in _SIGNS and _DATE(self.text, self.i):  # (-2020-01-01: a date, not a minus)
             return self.primary()
         c = self.char("-+(")
         if c == "(":
@@ -374,14 +374,14 @@ class _Line(LineCursor):
         if m is not None:
             self.i = m.end()
             return self.name(m.group())
-        m = _DATE(t, at)
+        c = t[at : at + 1]
+        m = _DATE(t, at) if c in _DIGITS_AND_SIGNS else None
         if m is not None:  # (a date constant is its midnight's datetime)
             self.i = m.end()
             try:
                 return ast.Const(dates.parse_datetime(m.group())[0])
             except ValueError:
                 raise Unread from None
-        c = t[at : at + 1]
         if c == "_":
             if self.anon is None or t.startswith(":", at + 1):  # (a labelled null: its table is lark's)
                 raise Unread
@@ -544,6 +544,8 @@ _SKIPPED = BLANKS + "%"
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
 _GROUP_OPS = ("/\\", "△")
 _DATED = (dates.DatePoint, dates.Duration)
+_SIGNS = frozenset("+-")
+_DIGITS_AND_SIGNS = frozenset("0123456789+-")
 _WS = _NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _DURATION = _INF = _CMP = _IF = None
 _BOX_OP = _TEMP_OR_BOX = _BINARY = None
 _vadalog = _Boolean = None

@@ -142,7 +142,7 @@ def read_rule(line: str, lineno: int, source: str, is_variable, seen=None):
     all), as the grammar reads it, or None to leave the line to lark.
     ``is_variable``: the dialect's convention for names; ``seen``: a dict
     kept across the lines of one program (the terms and windows read)."""
-    if _WORD is None:
+    if _DOT is None:  # (set last by _load)
         _load()
     r = _Line(line, lineno, source, is_variable, {} if seen is None else seen)
     try:

@@ -446,7 +446,7 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     methods build what lark's tree would become); ``anonymous``: whether
     statements with ``_`` are read here (they are unless lark reads one
     after them: it numbers its own from 1)."""
-    if _WS is None:
+    if _vadalog is None:  # (set last by _load)
         _load()
     if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
         return None
@@ -546,14 +546,14 @@ _GROUP_OPS = ("/\\", "△")
 _DATED = (dates.DatePoint, dates.Duration)
 _SIGNS = frozenset("+-")
 _DIGITS_AND_SIGNS = frozenset("0123456789+-")
-_WS = _NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _DURATION = _INF = _CMP = _IF = None
+_NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _DURATION = _INF = _CMP = _IF = None
 _BOX_OP = _TEMP_OR_BOX = _BINARY = None
 _vadalog = _Boolean = None
 
 
 def _load() -> None:
     """The grammar's terminals as bound ``match`` methods (once per process)."""
-    global _WS, _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _DURATION, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
+    global _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _DURATION, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
     from . import vadalog
     from .booleans import Boolean
 

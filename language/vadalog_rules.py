@@ -458,7 +458,8 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     n = 0
     while n < len(lines):
         line = lines[n]
-        if ended and (":-" in line or line.lstrip(BLANKS).startswith("@") or _ends(line) == _OPEN):
+        ends = _ends(line)
+        if ended and (":-" in line or ends == _OPEN or line.lstrip(BLANKS).startswith("@")):
             r, upto = _statement(lines, n, source, seen, build, anon if anonymous else None)
             if r is not None:
                 (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
@@ -467,7 +468,6 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
                 lines[n:upto] = [""] * (upto - n)
                 n = upto
                 continue
-        ends = _ends(line)
         if ends is None:
             if numbered:  # (lark's '_' in the rest not counted)
                 return read_statements(text, source, build, anonymous=False)

@@ -159,6 +159,9 @@ def cases(n: int) -> dict:
     out["small_predicates"] = ("200 predicates with a rule each against one predicate and one rule (the same facts)",
                                (many_rules(200), ["--facts", str(many)]),
                                ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(one)]))
+    out["small_aggregates"] = ("200 predicates with an aggregate each against one predicate and one (the same facts)",
+                               ("".join(f"m{j}(N, S) :- p{j}(N, V), S = sum(V).\n" for j in range(200)), ["--facts", str(many)]),
+                               ("m(N, S) :- p(N, V), S = sum(V).\n", ["--facts", str(one)]))
     wide = chain(n, 8)
     out["wide_rule"] = ("a chain of 8 atoms against a chain of 2 (the same 8 predicates given)",
                         ("w(A, I) :- " + ", ".join(f"e{j}({chr(65 + j)}, {chr(66 + j)})" for j in range(8)) + ".\n", ["--facts", str(wide)]),

@@ -423,8 +423,10 @@ def _stream_cooling(out, rows):
 def _stream_corrections(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| \d+ \| \d+ \| \d+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|")]
     plain, fixed, ratio = ([float(r[i]) for r in rs] for i in range(3))
+    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
+    where = f" (load up to {load.group(1)} on {load.group(2)} cores)" if load else ""
     return Figures(f"{min(fixed):.1f}-{max(fixed):.1f} us CPU per atom with corrections",
-                   f"{min(plain):.1f}-{max(plain):.1f} us append-only", f"{min(ratio):.2f}-{max(ratio):.2f}x")
+                   f"{min(plain):.1f}-{max(plain):.1f} us append-only", f"{min(ratio):.2f}-{max(ratio):.2f}x{where}")
 
 
 @bench(name="stream_lubm", args="bench/stream_lubm.py --facts 100000 --program both",

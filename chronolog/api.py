@@ -195,7 +195,18 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):
-    """The kernel reading of :func:`_fact_columns` (None: the rows' reading applies)."""
+    """The kernel reading of :func:`_fact_columns` (None: the rows' reading
+    applies, and counts the lines it reads for ``--stats`` instead)."""
+    from chronolog.language.fact_columns import line_counts, restore_line_counts
+
+    counts = line_counts()
+    out = _kernel_columns(paths, dialect, calendar, terms)
+    if out is None:
+        restore_line_counts(counts)
+    return out
+
+
+def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     from chronolog.language.fact_columns import _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary
@@ -340,9 +351,15 @@ class _GivenRows(dict):
         return bool(self._columns) and pred not in self._filled and not dict.get(self, pred) and pred not in self._pending
 
     def put(self, pred, given) -> None:
-        """``pred``'s given facts are ``given`` (the columns not read again)."""
+        """``pred``'s given facts are ``given`` (the columns not read again,
+        the changes waiting for its rows dropped: ``given`` has them)."""
         self._filled.add(pred)
+        self._pending.pop(pred, None)
         dict.__setitem__(self, pred, given)
+
+    def waiting(self, pred) -> bool:
+        """Whether changes wait to be applied to ``pred``'s rows."""
+        return pred in self._pending
 
     def _fill(self):
         preds = {p for fc in self._columns for p in fc.predicates()} if self._columns else set()
@@ -792,11 +809,15 @@ class Reasoner:
         """The rest of :meth:`update`: the given facts ``removed`` (taken
         back already) and ``rows`` added, the model maintained."""
         self._extend_given(rows)
-        if self.terminating or self.evaluator.explain:
+        windows = getattr(self.plan.program, "tuple_windows", None)
+        if self.terminating or self.evaluator.explain or windows:
             if self.terminating and self._rows is not self._given:
                 for pred, r in rows.items():
                     self._rows.setdefault(pred, []).extend(r)
-            why = "the model repeats forever" if self.terminating else "explanations are recorded"
+            if windows:
+                self._refill_tuple_windows()
+            why = ("the model repeats forever" if self.terminating else "explanations are recorded"
+                   if self.evaluator.explain else "tuple windows count the input facts")
             self._reason_again()
             self.model.stats["maintenance"] = [{"stratum": "all", "maintained": False, "why": f"{why}: reasoned again"}]
             return self.model
@@ -904,6 +925,19 @@ class Reasoner:
                 if self._rows is not self._given:
                     self._rows[pred] = without_holes(self._rows.get(pred, ()), by)
         return removed
+
+    def _refill_tuple_windows(self) -> None:
+        """LARS's tuple windows filled in again from the corrected input: a
+        retracted or added atom moves every window after it (the helper
+        facts were given once, from the first input)."""
+        from chronolog.language.lars import tuple_window_rows
+
+        windows = self.plan.program.tuple_windows
+        inputs = {pred: list(self._given.get(pred, ())) for pred, _ in windows.values()}
+        for helper, rows in tuple_window_rows(self.plan.program, inputs).items():
+            self._given.put(helper, rows)
+            if self.terminating and self._rows is not self._given:
+                self._rows[helper] = list(rows)
 
     def _reason_again(self) -> None:
         """The model from the (corrected) given facts, from scratch."""

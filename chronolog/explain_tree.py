@@ -76,6 +76,7 @@ class Node:
     given: list = field(default_factory=list)  # given intervals covering part of it
     steps: list = field(default_factory=list)
     note: str = ""
+    shown: str = ""  # the user's formula, for a predicate the planner made (``<->[0,1] q(a)`` for ``$t1(a)``)
 
 
 class _Builder:
@@ -88,12 +89,20 @@ class _Builder:
         self.count = 0
 
     def fact_text(self, pred, terms) -> str:
+        """An atom as the user wrote it: a predicate the planner made shows
+        as the formula it stands for."""
         from chronolog.language.dates import format_fact
+        from chronolog.planner.explain import shown_atom
 
+        shown = shown_atom(self.model.plan, pred, terms)
+        if shown is not None:
+            return shown
         return format_fact(pred, terms, (0, 0, True, True), self.cal).split("@")[0]
 
     def node(self, pred, terms, want, limit) -> Node:
-        n = Node(pred, terms, want)
+        from chronolog.planner.explain import shown_atom
+
+        n = Node(pred, terms, want, shown=shown_atom(self.model.plan, pred, terms) or "")
         self.count += 1
         if self.count > MAX_NODES:
             n.note = f"not expanded: the tree has more than {MAX_NODES} facts"
@@ -121,7 +130,7 @@ class _Builder:
             chosen.append(e)
             rest = [r for x in rest for r in subtract(x, [e[0]])]
         for e in sorted(chosen, key=lambda e: e[4]):  # (shown in the order they were derived)
-            n.steps.append(self.step(e))
+            n.steps.extend(_unwrapped(self.step(e), n))
         if rest and not n.given and not n.steps:
             n.note = "no recorded derivation (aggregates and time groupings are not recorded)"
         return n
@@ -133,6 +142,7 @@ class _Builder:
         at = str(src.pos) if src is not None and src.pos.line else ""
         lits = []
         from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+        from chronolog.planner.normalize import TOP
         from chronolog.planner.physical import is_since_until
 
         from chronolog.planner.physical import Aggregate, rule_operator
@@ -143,11 +153,15 @@ class _Builder:
         for i, lit in enumerate(() if lits else rule.body):  # (a Since/Until's: its left and right operands)
             if since:
                 lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, seq))
+            elif isinstance(lit, Scan) and lit.pred == TOP:
+                continue  # (a body without atoms: it holds everywhere)
             elif isinstance(lit, Scan):
                 lits.append(self.scan_literal(lit, binding, body_iv, seq))
             elif isinstance(lit, NegScan):
                 atom = self.fact_text(lit.pred, self.ground(lit.terms, binding))
                 lits.append(Literal(f"not {atom}", body_iv, f"{atom} holds nowhere in {self.fmt(body_iv)}", None, lit))
+            elif isinstance(lit, Assign) and not _users(lit.var):
+                continue  # (a dialect's own arithmetic: LARS's @T head at [T, T+1))
             elif isinstance(lit, (Condition, Assign)):
                 lits.append(Literal(lit.describe(), None, "true with " + _binding_text(binding)))
         shown = [l.interval for l in lits if l.interval is not None]
@@ -165,7 +179,8 @@ class _Builder:
             head += f" = body ⊕ {format_interval(rule.head_shift)}"
         if self.model.horizon is not None and not rule.fresh:
             head += f" ∩ horizon {self.fmt(self.model.horizon)}"
-        return Step(text, at, dict(binding), lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
+        shown = {k: v for k, v in binding.items() if _users(k)}
+        return Step(text, at, shown, lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
 
     def aggregate_literals(self, rule, binding, body_iv, seq) -> list:
         """Every binding an aggregate ranges over on body_iv, as one literal
@@ -246,13 +261,23 @@ class _Builder:
             near = intersect(iv, _since_reach(rule, body_iv, right))
             if near is not None:
                 child = self.node(lit.pred, ts, near, seq)
-                role = "the event" if right else "held throughout since the event"
                 word = "since" if rule.op.upper().startswith("S") else "until"
+                role = "the event" if right else f"held throughout {word} the event"
                 return Literal(
                     f"{self.fact_text(lit.pred, ts)} ({role}, {word} {format_interval(rule.window)})",
-                    iv, f"{self.fact_text(lit.pred, ts)}@{self.fmt(iv)}", child,
+                    iv, _fact_line(Node(lit.pred, ts, iv, shown=child.shown), self.cal), child,
                 )
         return Literal(lit.describe(), None, "not found in the model")
+
+
+def _unwrapped(step: Step, node: Node) -> list:
+    """The step, or where it only reads the same formula again (LARS's
+    ``@T a`` through the planner's time capture: two predicates made for one
+    formula) the steps of what it reads."""
+    lits = step.literals
+    if node.shown and len(lits) == 1 and lits[0].fact is not None and lits[0].fact.shown == node.shown:
+        return lits[0].fact.steps or [step]
+    return [step]
 
 
 def _extend(binding, terms, values):
@@ -319,10 +344,16 @@ def _since_reach(rule, body_iv, right) -> tuple:
     return make(lo, hi, lo != NEG_INF, hi != POS_INF) or body_iv
 
 
+def _users(name: str) -> bool:
+    """Whether a variable is the user's: anonymous ones (``_2``) and those
+    the planner or a dialect made (``$start``, ``T$``) are not shown."""
+    return not name.startswith("_") and "$" not in name
+
+
 def _binding_text(binding) -> str:
     from chronolog.language.text import format_term
 
-    return ", ".join(f"{k}={format_term(v)}" for k, v in binding.items()) or "no variables"
+    return ", ".join(f"{k}={format_term(v)}" for k, v in binding.items() if _users(k)) or "no variables"
 
 
 # ------------------------------------------------------------ entry points
@@ -375,9 +406,7 @@ def to_text(node: Node, calendar=None) -> str:
     lines: list = []
 
     def fact(n):
-        from chronolog.language.dates import format_fact
-
-        return format_fact(n.pred, n.terms, n.interval, calendar)
+        return _fact_line(n, calendar)
 
     def walk(n: Node, indent: str, head: str):
         tag = []
@@ -402,13 +431,23 @@ def to_text(node: Node, calendar=None) -> str:
     return "\n".join(lines)
 
 
+def _fact_line(node: Node, calendar) -> str:
+    """``p(a)@[1,2]``, or for a predicate the planner made the formula it
+    stands for and where: ``<->[0,1] q(a) on [0,11]``."""
+    from chronolog.language.dates import format_fact
+
+    if node.shown:
+        return f"{node.shown} on {(calendar.format_interval if calendar is not None else format_interval)(node.interval)}"
+    return format_fact(node.pred, node.terms, node.interval, calendar)
+
+
 def to_dict(node: Node, calendar=None) -> dict:
     fmt = calendar.format_interval if calendar is not None else format_interval
     from chronolog.language.dates import format_fact
     from chronolog.language.text import format_term
 
     return {
-        "fact": format_fact(node.pred, node.terms, node.interval, calendar),
+        "fact": _fact_line(node, calendar),
         "given": [fmt(g) for g in node.given],
         **({"note": node.note} if node.note else {}),
         "steps": [

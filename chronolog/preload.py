@@ -54,10 +54,10 @@ MODULES = (
     "chronolog.engine.columns.evaluator", "chronolog.connectors.bindings", "chronolog.connectors.paths",
     "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
-    "chronolog.engine.int_arithmetic",
+    "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
-    "small_frames", "code_frames"))
+    "small_frames", "code_frames", "same_shape"))
 
 
 WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks

@@ -23,6 +23,7 @@ that range.  Only forward-propagating programs can be streamed
 from __future__ import annotations
 
 import contextlib
+from itertools import chain, islice
 from typing import NamedTuple, Optional
 
 from chronolog.api import load_facts, load_program
@@ -35,6 +36,10 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
 from chronolog.planner.normalize import is_fresh
+
+# The layout snapshot() writes; restore() reads this one only (2: relations
+# packed as tuples, no expiry heap).
+SNAPSHOT_FORMAT = 2
 
 
 class StreamFact(NamedTuple):
@@ -50,6 +55,18 @@ class StreamFact(NamedTuple):
 
     def __str__(self) -> str:
         return ("-" if self.retracted else "") + dated_fact(self.pred, self.terms, self.interval, self.calendar)
+
+
+def _bound_inputs(prog, program) -> list:
+    """The facts of the program's ``@bind`` inputs (files next to a program
+    file, else in the current directory), read as ``chronolog run`` reads them."""
+    from pathlib import Path
+
+    if not any(a.name == "bind" for a in prog.annotations):
+        return []
+    from chronolog.connectors.bindings import load_bound_inputs
+
+    return load_bound_inputs(prog, program.parent if isinstance(program, Path) else Path.cwd())
 
 
 class Stream:
@@ -86,7 +103,7 @@ class Stream:
 
         refuse_repeating(prog.facts, "a stream")
         self._program_facts: dict = {}  # pred -> [(terms, interval)]: never retracted (_refuse_program_facts)
-        for f in prog.facts:  # given with the program: known from the start
+        for f in prog.facts + _bound_inputs(prog, program):  # given with the program: known from the start
             self.evaluator.background.setdefault(f.pred, []).append((f.terms, f.interval))
             self._program_facts.setdefault(f.pred, []).append((f.terms, f.interval))
         # the closed range (-inf, value] (closed) or (-inf, value): evaluated so far, and promised
@@ -195,7 +212,7 @@ class Stream:
 
     def close(self) -> None:
         """The end of the stream: everything becomes final."""
-        bad = self.plan.infinite_strata()
+        bad = self.plan.infinite_strata() if self.plan.temporal is None else []  # (@temporal: finite)
         if bad:
             rule = bad[0].shifting_rules[0].source
             raise ProgramError(
@@ -312,7 +329,8 @@ class Stream:
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
-        if retracted and (min(iv[0] for _, _, iv in retracted) <= self._log.oldest()
+        oldest = self._log.oldest()  # (-inf: nothing forgotten, so no start is older, not even -inf)
+        if retracted and ((oldest != NEG_INF and min(iv[0] for _, _, iv in retracted) <= oldest)
                           or (met is not None and not self._log.can_rewind(met))):
             self._refuse_too_old(min(retracted, key=_typed_key))
         added = None  # the earliest start of a late fact, (point, closed)
@@ -343,13 +361,14 @@ class Stream:
                                "those of its input", hint="start a new stream on the corrected input")
 
     def _replay(self, holes: dict, late: dict, met, added) -> None:
-        """Rewind to the checkpoint before the correction (``met``, ``added``:
+        """Rewind to the state before the correction (``met``, ``added``:
         as :meth:`CorrectionLog.rewind` takes them), run the logged steps again
         on the corrected input, and emit the difference."""
         from chronolog.stream_corrections import corrected, in_steps, output_diff
 
-        cp, steps = self._log.rewind(met, added)
-        self._load_evaluator_state(cp.state)
+        state, steps = self._log.rewind(met, added)
+        self._load_evaluator_state(state)
+        self.stats["replayed steps"] = self.stats.get("replayed steps", 0) + len(steps)
         before_out, after_out = [], []
         for (step_rows, step, out), new in zip(steps, in_steps(late, steps)):
             before_out += out
@@ -492,6 +511,7 @@ class Stream:
         ``Stream(program).restore(snap)`` continues exactly where this one
         was (used for Spark checkpoints)."""
         return {
+            "format": SNAPSHOT_FORMAT,
             **self._evaluator_state(),
             "done": self._done,
             "promised": self._promised,
@@ -504,6 +524,11 @@ class Stream:
         }
 
     def restore(self, snap: dict) -> "Stream":
+        if not isinstance(snap, dict) or snap.get("format") != SNAPSHOT_FORMAT:
+            raise DataError(
+                "this stream snapshot was taken by another version of chronolog "
+                f"(its format {snap.get('format', 1) if isinstance(snap, dict) else 'unknown'}, this version reads {SNAPSHOT_FORMAT}); "
+                "hint: start the stream again from its input (for a Spark query, with a new checkpoint location)")
         self._load_evaluator_state(snap)
         self._done, self._promised = snap["done"], snap["promised"]
         self._buffer = {p: list(v) for p, v in snap["buffer"].items()}
@@ -525,29 +550,36 @@ class Stream:
         return self
 
     def _evaluator_state(self) -> dict:
+        """The evaluator's state as plain data: few objects (a checkpoint is
+        taken after every step, and what it allocates the collector scans)."""
         ev = self.evaluator
         return {
-            "relations": {p: {t: list(v) for t, v in r.atoms.items()} for p, r in ev.store.relations.items()},
-            "live": {p: set(v) for p, v in ev._live.items()},
-            "expiry": list(ev._expiry),
-            "due": {p: list(h) for p, h in ev._due.items()},
+            "relations": {p: _packed(r.atoms) for p, r in ev.store.relations.items()},
+            "live": {p: tuple(v) for p, v in ev._live.items()},
+            "due": {p: tuple(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
         }
 
     def _load_evaluator_state(self, snap: dict) -> None:
-        """A fresh evaluator in the state ``snap`` (no relation, index or
-        cache of the current one carries over)."""
-        ev = self.evaluator = StreamEvaluator(self.plan, self.outputs, "maximal" if self.evaluator.emit_maximal else "pieces")
-        for p, atoms in snap["relations"].items():
+        """The evaluator in the state ``snap``: its relations' atoms
+        replaced (their versions moved on, so no index or cache of the
+        pipelines carries over), its plan and pipelines kept (lowering the
+        plan again cost a correction ~2 ms)."""
+        ev = self.evaluator
+        for p, rel in ev.store.relations.items():
+            if p not in snap["relations"]:
+                rel.atoms = {}
+                rel.clear_indexes()
+        for p, packed in snap["relations"].items():
             rel = ev.store.relation(p)
-            rel.atoms = {t: list(v) for t, v in atoms.items()}
+            rel.atoms = _unpacked(packed)
             rel.clear_indexes()
         ev._live = {p: set(v) for p, v in snap["live"].items()}
-        ev._expiry = list(snap["expiry"])
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
+        ev.reschedule()  # (not copied: half of what a checkpoint would hold)
 
     @property
     def closed_range(self) -> tuple:
@@ -560,6 +592,18 @@ class Stream:
         if n > self.stats["peak facts in memory"]:
             self.stats["peak facts in memory"] = n
         return n
+
+
+def _packed(atoms: dict) -> tuple:
+    """A relation's atoms (terms -> intervals) as three tuples: the terms,
+    how many intervals each has, all intervals in a row (copied in C)."""
+    return tuple(atoms), tuple(map(len, atoms.values())), tuple(chain.from_iterable(atoms.values()))
+
+
+def _unpacked(packed: tuple) -> dict:
+    terms, counts, intervals = packed
+    it = iter(intervals)
+    return {t: list(islice(it, n)) for t, n in zip(terms, counts)}
 
 
 def _boolean_terms(rows: dict) -> dict:

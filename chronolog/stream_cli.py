@@ -92,7 +92,9 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         st = s.stats
         rate = st["input facts"] / el if el > 0 else 0.0
         n = st.get("corrections", 0)
-        corrected = f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted" if n else ""
+        replayed = st.get("replayed steps", 0)
+        corrected = (f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted"
+                     + (f", {replayed} step{'s' * (replayed != 1)} replayed" if replayed else "")) if n else ""
         sys.stderr.write(
             f"{'end' if final else 'stream'}: watermark {point(s.watermark)}, {st['input facts']} facts in "
             f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "
@@ -158,7 +160,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
                 last = now
     push(batch, lines)
     correct()
-    if s.plan.infinite_strata():
+    if s.plan.infinite_strata() and s.plan.temporal is None:
         # a recursion through time: answers are final up to the last fact
         sys.stderr.write(
             f"note: the model of this program continues for ever; answers are final up to {point(s.watermark)}\n"

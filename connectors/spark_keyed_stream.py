@@ -77,11 +77,19 @@ def _program(job):
 
         prog = read_program(job["program"], job["dialect"])
         background: dict = {}
-        for f in prog.facts:
+        bound = []
+        if any(a.name == "bind" for a in prog.annotations):  # (read here once, each key's facts to its stream)
+            from pathlib import Path
+
+            from .bindings import load_bound_inputs
+
+            bound = load_bound_inputs(prog, Path.cwd())
+        for f in list(prog.facts) + bound:
             k = job["keys"].get(f.pred)
             if k is not None:
                 background.setdefault(key_text(f.terms[k]), {}).setdefault(f.pred, []).append((f.terms, f.interval))
-        bare = ast.Program(list(prog.rules), [], list(prog.annotations), prog.source, prog.calendar)
+        annotations = [a for a in prog.annotations if a.name != "bind"]
+        bare = ast.Program(list(prog.rules), [], annotations, prog.source, prog.calendar)
         got = _PROGRAMS[job["id"]] = (bare, background)
     return got
 

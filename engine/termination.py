@@ -40,7 +40,7 @@ from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan
-from chronolog.planner.physical import is_since_until
+from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until, rule_operator
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
@@ -128,6 +128,8 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
     reps = {p: out.repeating[p] for p in stratum.reads - own if out.repeating.get(p)}
     quiet = {p: out.quiet[p] for p in stratum.reads - own if out.quiet.get(p)}
     moving = stratum.recursive and bool(stratum.shifting_rules)
+    if reps:
+        _refuse_time_as_data(stratum, reps)
     grouped = False
     if moving or reps:
         grouped = _check_time_grouping(stratum, moving)
@@ -194,6 +196,33 @@ def _check_time_grouping(stratum, moving) -> bool:
             hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
             "or horizon=(0, 1000) in reason()), or group by a count of months that divides 4,800",
         ) from None
+
+
+def _refuse_time_as_data(stratum, reps) -> None:
+    """An interval term or a time capture over facts that repeat forever
+    puts each repetition's time in the terms: infinitely many different
+    facts, which no ``every`` holds (``d(a,12,12)@[12,12] every 1`` would
+    say d(a,12,12) holds at 13)."""
+    for rule in stratum.rules:
+        if is_since_until(rule) or not isinstance(rule_operator(rule), (CaptureTime, WrapInterval)):
+            continue
+        read = [lit.pred for lit in rule.body if isinstance(lit, Scan) and lit.pred in reps]
+        if read:
+            src = rule.source
+            raise ProgramError(
+                f"{rule_text_of(rule)} turns the time of facts that repeat forever into data, which gives "
+                "infinitely many different facts: the model does not repeat, so it needs a horizon",
+                src.pos if src is not None else None,
+                hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+                "or horizon=(0, 1000) in reason())",
+                source_line=src.text if src is not None and src.pos.column == 1 and "\n" not in src.text else "",
+            )
+
+
+def rule_text_of(rule) -> str:
+    """The rule as the user wrote it (the user's rule that needed a rule the planner made)."""
+    src = rule.source
+    return f"the rule {src.text}" if src is not None and src.text else f"the rule {rule.describe()}"
 
 
 def _periods(plan, reps, sign):
@@ -280,7 +309,7 @@ def _materialise_unbounded(plan):
                 changed = True
             else:
                 body.append(lit)
-        rules.append(dataclasses.replace(r, body=body) if changed else r)
+        rules.append(r.replaced(body=body) if changed else r)
     if not changed:
         return plan
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules))

@@ -529,7 +529,7 @@ def _local_diamonds(plan, own):
             terms = variables(rule.head_terms)
             rules.append(PlanRule(fired, terms, list(rule.body), None, rule.source))
             shift = (h[0], INF, h[2], False) if h[1] == INF else (-INF, h[1], False, h[3])
-            rule = dataclasses.replace(rule, body=[Scan(fired, terms, shift=shift)], head_shift=None)
+            rule = rule.replaced(body=[Scan(fired, terms, shift=shift)], head_shift=None)
         body = []
         for lit in rule.body:
             w = getattr(lit, "shift", None)
@@ -547,7 +547,7 @@ def _local_diamonds(plan, own):
             shortcuts.append(PlanRule(memo, terms, [Scan(memo, terms, shift=unbounded, origin=lit.origin)], None, rule.source))
             bounded = (w[0], w[0] + d, w[2], True) if past else (w[1] - d, w[1], True, w[3])
             body.append(Scan(memo, terms, shift=bounded, origin=lit.origin))
-        rules.append(dataclasses.replace(rule, body=body) if body != list(rule.body) else rule)
+        rules.append(rule.replaced(body=body) if body != list(rule.body) else rule)
     if not fresh:
         return plan, own, None
     local = dataclasses.replace(plan, rules=rules, strata=stratify(rules))

@@ -242,6 +242,19 @@ class Timed:
 Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth, Timed]
 
 
+@record(frozen=True)
+class Described:
+    """What a helper predicate a dialect made stands for, in words where no
+    formula writes it (``"{atom} at the stream's start"``): proofs show it
+    instead of the helper's name."""
+
+    text: str
+    atom: object = None
+
+    def __str__(self) -> str:
+        return self.text.format(atom=self.atom)
+
+
 # ---------------------------------------------------------------- statements
 
 
@@ -359,3 +372,24 @@ def head_atom(head) -> Optional[Atom]:
     while isinstance(head, (Temporal, Timed)):
         head = head.inner
     return head if isinstance(head, Atom) else None
+
+
+def substitute(x, values: dict, atoms=None):
+    """``x`` (a term, expression or literal) with the variables ``values``
+    names replaced (by terms, or constants of the values given): a formula
+    shown for one binding.  ``atoms(atom)``, where it returns a formula,
+    replaces an atom (a helper predicate shown as what it stands for)."""
+    import dataclasses
+
+    if isinstance(x, Var):
+        if x.name not in values:
+            return x
+        v = values[x.name]
+        return v if isinstance(v, (Var, Const)) else Const(v)
+    if isinstance(x, (tuple, list)):
+        return type(x)(substitute(e, values, atoms) for e in x)
+    if isinstance(x, (Atom, Temporal, Binary, Negation, Comparison, Assignment, Timed, Described, BinOp, Call, Aggregate)):
+        x = dataclasses.replace(x, **{f.name: substitute(getattr(x, f.name), values, atoms) for f in dataclasses.fields(x) if f.init})
+        if atoms is not None and isinstance(x, Atom):
+            return atoms(x) or x
+    return x

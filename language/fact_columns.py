@@ -1213,6 +1213,17 @@ kernel_lines = 0
 parsed_lines = 0
 
 
+def line_counts() -> tuple:
+    return kernel_lines, parsed_lines
+
+
+def restore_line_counts(counts: tuple) -> None:
+    """Back to ``counts`` (:func:`line_counts`): a reading whose columns are
+    dropped, the file read again another way, is not counted twice."""
+    global kernel_lines, parsed_lines
+    kernel_lines, parsed_lines = counts
+
+
 def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
     global parsed_lines
     s = text.strip()

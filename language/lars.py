@@ -64,6 +64,9 @@ class LarsBuilder(_ToAst):
         self.clip_start = None
         self._made: dict = {}
         self._boxes: dict = {}
+        # helper pred -> (its terms, the LARS formula it stands for): what proofs show
+        self.helper_meanings: dict = {"$lars_start": ((), ast.Described("the stream's start"))}
+        self._unowned: list = []  # helper rules made since the last rule was read
 
     # ---------------------------------------------------------- statements
     def start(self, items):
@@ -79,11 +82,20 @@ class LarsBuilder(_ToAst):
         if self.clip_start is not None:
             for rule in prog.rules:
                 rule.body = [self._clip(lit) for lit in rule.body]
+                self._owned_by(rule)
         prog.rules.extend(self.helpers)
         if self.clip_start is not None:
             prog.facts.append(ast.Fact("$lars_start", (), _tick(self.clip_start, self.clip_start), ast.NOWHERE))
         prog.tuple_windows = dict(self.tuple_windows)
+        prog.helper_meanings = dict(self.helper_meanings)
         return prog
+
+    def _owned_by(self, rule):
+        """The helper rules made for ``rule``'s windows take its text and
+        place: errors and proofs name the rule the user wrote."""
+        for helper in self._unowned:
+            helper.pos, helper.text = rule.pos, rule.text
+        self._unowned.clear()
 
     @v_args(meta=True)
     def rule(self, meta, items):
@@ -100,7 +112,9 @@ class LarsBuilder(_ToAst):
                 body.append(ast.Assignment(start_var, start, pos))
                 start = start_var
             head = ast.Timed(head.atom, start, end, True, False, pos)
-        return ast.Rule(head, body, pos, self._lines_text(meta))
+        rule = ast.Rule(head, body, pos, self._lines_text(meta))
+        self._owned_by(rule)
+        return rule
 
     @v_args(meta=True)
     def fact(self, meta, items):
@@ -239,7 +253,9 @@ class LarsBuilder(_ToAst):
         if name is None:
             name = f"$lars{len(self._made) + 1}_{key[1]}"
             self._made[key] = name
-            self.helpers.extend(make_rules(name))
+            made = make_rules(name)
+            self.helpers.extend(made)
+            self._unowned.extend(made)
         return name
 
     def _capture(self, atom, t, pos) -> ast.Atom:
@@ -248,6 +264,7 @@ class LarsBuilder(_ToAst):
 
         def rules(name):
             head = ast.Atom(name, vs + (ast.Var(_TIME),), pos)
+            self.helper_meanings[name] = (head.terms, ast.Timed(atom, ast.Var(_TIME), None, True, True, pos))
             return [ast.Rule(head, [ast.Timed(atom, ast.Var(_TIME), None, True, True, pos)], pos, f"{head} :- {atom}@{_TIME}.")]
 
         name = self._helper(("at", atom.pred, atom.terms), rules)
@@ -262,6 +279,8 @@ class LarsBuilder(_ToAst):
             head = ast.Atom(name, vs, pos)
             first = ast.Atom(name + "_first", vs, pos)
             start = ast.Atom("$lars_start", (), pos)
+            self.helper_meanings[name] = (vs, ast.Temporal("[-]", span, atom, pos))
+            self.helper_meanings[first.pred] = (vs, ast.Described("{atom} at the stream's start", atom))
             return [
                 ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
                 # a itself at t too: the since alone holds at the point where a stops
@@ -275,6 +294,9 @@ class LarsBuilder(_ToAst):
     def _tuple_atom(self, atom, n, t, pos) -> ast.Atom:
         name = f"$tuple{n}_{atom.pred}"
         self.tuple_windows[name] = (atom.pred, n)
+        places = tuple(ast.Var(f"${i}") for i in range(len(atom.terms) + 1))  # (the atom's terms, its arrival)
+        shown = (ast.Atom(atom.pred, places[:-1], pos), places[-1])
+        self.helper_meanings[name] = (places, ast.Described(f"[#{n}] @{{atom[1]}} {{atom[0]}}", shown))
         return ast.Atom(name, atom.terms + (t,), pos)
 
 

@@ -31,6 +31,8 @@ class Plan:
     arities: dict
     outputs: list = field(default_factory=list)
     temporal: object = None  # (lo, hi) from @temporal, or None
+    # predicate made by the planner or a dialect -> (its terms, the user's formula it stands for)
+    meanings: dict = field(default_factory=dict)
 
     @property
     def has_negation(self) -> bool:
@@ -88,11 +90,12 @@ class Plan:
 
 def plan(program: ast.Program, extra_facts=None) -> Plan:
     arities = validate(program, extra_facts)
-    rules, uses_top = normalize(program.rules)
+    rules, uses_top, meanings = normalize(program.rules)
     rules = lift_aggregates(rules)
     constraints = [r for r in rules if r.head_pred is None]
-    strata = stratify([r for r in rules if r.head_pred is not None])
-    check_aggregate_strata(strata)
+    meanings.update(getattr(program, "helper_meanings", {}))
+    strata = stratify([r for r in rules if r.head_pred is not None], meanings)
+    check_aggregate_strata(strata, meanings)
     check_interval_strata(strata)
     check_termination(rules)
     outputs = [a.args[0] for a in program.annotations if a.name == "output"]
@@ -105,7 +108,7 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
                     "@temporal(from, to) needs two numbers with from <= to", a.pos, hint="e.g. @temporal(0, 1000)."
                 )
             temporal = (lo, hi)
-    return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal)
+    return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal, meanings)
 
 
 __all__ = ["Plan", "plan", "PlanRule", "SinceRule", "Stratum"]

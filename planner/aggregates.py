@@ -21,6 +21,7 @@ from chronolog.language.builtins import STRATIFIED_AGGREGATES
 from chronolog.language.errors import ProgramError
 
 from .ir import Assign, Condition, NegScan, PlanRule, Scan
+from .normalize import spelled
 
 
 class AggregateRule(PlanRule):
@@ -125,7 +126,7 @@ def lift_aggregates(rules) -> list:
     return out
 
 
-def check_aggregate_strata(strata) -> None:
+def check_aggregate_strata(strata, meanings=None) -> None:
     """Stratified aggregates need their body complete before they run.
 
     ``max`` and ``min`` inside recursion are the exception: they run as
@@ -135,7 +136,8 @@ def check_aggregate_strata(strata) -> None:
     for st in strata:
         for rule in st.rules:
             if isinstance(rule, AggregateRule) and rule.nonmonotonic:
-                inside = sorted({l.pred for l in rule.body if isinstance(l, (Scan, NegScan)) and l.pred in st.preds})
+                inside = sorted({spelled(l.pred, meanings or {}) for l in rule.body
+                                 if isinstance(l, (Scan, NegScan)) and l.pred in st.preds})
                 if inside and all(a.func in ("max", "min") for _, a in rule.aggregates if a.func in STRATIFIED_AGGREGATES):
                     _as_monotonic(rule, inside)
                     continue

@@ -93,3 +93,15 @@ def coalesce_tree(pred: str, schema, root, indent: str = "    ") -> list:
     lines: list = []
     _tree((f"Coalesce {pred}", schema, [_shown(root)]), indent, "", True, lines, root=True)
     return lines
+
+
+def shown_atom(plan, pred: str, values) -> str | None:
+    """The user's formula a predicate the planner (or a dialect) made stands
+    for, with ``values`` in its places (``$t1(a)`` -> ``<->[0,1] q(a)``);
+    None for the user's own predicates."""
+    from chronolog.language import ast
+
+    from .normalize import meaning_of
+
+    formula = meaning_of(plan.meanings, ast.Atom(pred, tuple(values)))
+    return None if formula is None else str(formula)

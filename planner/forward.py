@@ -6,7 +6,9 @@ ones (``[+]``).  Then what holds at time ``t`` depends only on facts at times
 ``<= t``, which is what lets a stream emit its answers for a closed time range
 and never revise them.  Anything else (``<+>``, ``[+]`` or ``<U>`` in a body,
 ``[-]`` in a head) looks into the future and is refused, naming the rule and
-the operator.
+the operator, as are an interval term ``lit@[S,E]`` in a body (the end of
+a maximal interval is only known once it has ended) and a time grouping (it
+holds over the whole period of a point where its operand holds).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ _FUTURE_BODY = {"<+>": "diamond-plus <+>", "[+]": "box-plus [+]", "U": "until <U
 
 def _future_in_body(lit):
     """The first literal under ``lit`` that looks into the future, or None."""
+    if isinstance(lit, ast.TimeGroup):  # (the whole period, also before the points where its operand holds)
+        return lit, f"the time grouping {lit}"
     if isinstance(lit, ast.Temporal):
         if lit.op in _FUTURE_BODY:
             return lit, _FUTURE_BODY[lit.op]
@@ -29,6 +33,10 @@ def _future_in_body(lit):
             return lit, _FUTURE_BODY[lit.op]
         return _future_in_body(lit.left) or _future_in_body(lit.right)
     if isinstance(lit, ast.Negation):
+        return _future_in_body(lit.inner)
+    if isinstance(lit, ast.Timed):  # (lit@T, a time capture, reads the present only)
+        if lit.end is not None:
+            return lit, f"the interval term {lit} ({lit.end}: where its maximal interval ends)"
         return _future_in_body(lit.inner)
     return None
 

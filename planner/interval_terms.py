@@ -70,6 +70,9 @@ def unwrap(normalizer, lit: ast.Timed, rule) -> Scan:
     capture = lit.end is None  # lit@T: time capture
     normalizer.rules.append(WrapRule(name, scan, variables, rule, capture, lit))
     terms = tuple(ast.Var(v) for v in variables) + ((lit.start,) if capture else (lit.start, lit.end))
+    # (a proof shows p(a)@[S,E], its ends named, not p(a)@[1,5]: the interval may be open at either end)
+    shown = terms if capture else terms[:-2] + (ast.Var("$start"), ast.Var("$end"))
+    normalizer.meanings[name] = (shown, lit)
     return Scan(name, terms, origin=lit)
 
 

@@ -18,6 +18,7 @@ predicate provides).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import field
 from typing import Optional
 
@@ -90,6 +91,15 @@ class PlanRule:
 
     def positive(self) -> list:
         return [lit for lit in self.body if isinstance(lit, Scan)]
+
+    def replaced(self, **changes) -> "PlanRule":
+        """A copy with other ``body``/``head_shift`` (``dataclasses.replace``
+        builds through ``__init__``, which the rules of aggregates, interval
+        terms and existentials take other arguments for)."""
+        out = copy.copy(self)
+        for name, value in changes.items():
+            setattr(out, name, value)
+        return out
 
     def describe(self) -> str:
         head = "⊥" if self.head_pred is None else str(ast.Atom(self.head_pred, self.head_terms))

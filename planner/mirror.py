@@ -32,5 +32,5 @@ def mirror_rule(rule):
         op = "U" if rule.op == "S" else "S"
         return dataclasses.replace(rule, op=op, left=_scan(rule.left), right=_scan(rule.right), head_shift=shift)
     body = [_scan(l) if isinstance(l, Scan) else l for l in rule.body]
-    return dataclasses.replace(rule, body=body, head_shift=shift)
+    return rule.replaced(body=body, head_shift=shift)
 

@@ -49,6 +49,9 @@ class Normalizer:
         self.rules: list = []
         self._counter = itertools.count(1)
         self.uses_top = False
+        # fresh predicate -> (its terms, the user's formula it holds where):
+        # what a proof shows instead of the name made here
+        self.meanings: dict = {TOP: ((), ast.Truth(True))}
 
     # ------------------------------------------------------------ rules
     def add(self, rule: ast.Rule) -> None:
@@ -123,7 +126,7 @@ class Normalizer:
         scan = self.scan(inner, rule)
         if scan.box is None and scan.shift is None:
             return NegScan(scan.pred, scan.terms, origin=lit)
-        fresh = self._materialise(scan, rule)
+        fresh = self._materialise(scan, rule, inner)
         return NegScan(fresh.pred, fresh.terms, origin=lit)
 
     def binary(self, lit: ast.Binary, rule) -> list:
@@ -142,6 +145,7 @@ class Normalizer:
             name = self._fresh("s" if lit.op == "S" else "u")
             terms = tuple(ast.Var(v) for v in variables)
             self.rules.append(SinceRule(name, terms, lit.op, window, left, right, rule))
+            self.meanings[name] = (terms, ast.Binary(lit.op, window, lit.left, lit.right, lit.pos))
             alternatives.append([Scan(name, terms, origin=lit)])
         if not alternatives:
             raise _Impossible()
@@ -154,7 +158,7 @@ class Normalizer:
         scan = self.scan(lit, rule)
         if scan.box is None and scan.shift is None:
             return scan
-        return self._materialise(scan, rule)
+        return self._materialise(scan, rule, lit)
 
     def scan(self, lit, rule) -> Scan:
         """An atom under a chain of unary operators, composed soundly."""
@@ -174,6 +178,7 @@ class Normalizer:
             name = self._fresh("n")
             terms = tuple(ast.Var(v) for v in variables)
             sub = ast.Rule(ast.Atom(name, terms), [lit], rule.pos, rule.text)
+            self.meanings[name] = (terms, lit)
             self.add(sub)
             for r in self.rules:
                 if r.head_pred == name:
@@ -184,7 +189,7 @@ class Normalizer:
         for op in reversed(ops):  # innermost first
             if isinstance(op, ast.TimeGroup):
                 # time grouping: its own fresh predicate (language/time_grouping.py)
-                fresh = self._materialise(Scan(pred, terms, box, shift, group=op.grouping), rule)
+                fresh = self._materialise(Scan(pred, terms, box, shift, group=op.grouping), rule, op)
                 pred, terms, box, shift = fresh.pred, fresh.terms, None, None
                 continue
             if op.op in ("<->", "<+>"):
@@ -193,18 +198,19 @@ class Normalizer:
             else:
                 w = box_window(op.op == "[-]", op.window)
                 if shift is not None:
-                    fresh = self._materialise(Scan(pred, terms, box, shift), rule)
+                    fresh = self._materialise(Scan(pred, terms, box, shift), rule, op.inner)
                     pred, terms, box, shift = fresh.pred, fresh.terms, None, None
                 box = w if box is None else add_windows(box, w)
         return Scan(pred, terms, _drop_identity(box), _drop_identity(shift), origin=base.origin)
 
     # ------------------------------------------------------------ helpers
-    def _materialise(self, scan: Scan, rule) -> Scan:
-        """Put ``scan`` in a fresh predicate, so a MergeNode coalesces it."""
+    def _materialise(self, scan: Scan, rule, formula) -> Scan:
+        """Put ``scan`` (the user's ``formula``) in a fresh predicate, so a MergeNode coalesces it."""
         variables = _ordered_vars([scan])
         name = self._fresh("t")
         terms = tuple(ast.Var(v) for v in variables)
         self.rules.append(PlanRule(name, terms, [scan], None, rule, fresh=True))
+        self.meanings[name] = (terms, formula)
         return Scan(name, terms, origin=scan.origin)
 
     def _top(self) -> Scan:
@@ -232,13 +238,34 @@ def _ordered_vars(scans) -> list:
 
 
 def normalize(rules) -> tuple:
-    """Normalise user rules; returns ``(plan_rules, uses_top)``."""
+    """Normalise user rules; returns ``(plan_rules, uses_top, meanings)``
+    (meanings: fresh predicate -> (terms, the user's formula))."""
     n = Normalizer()
     for r in rules:
         n.add(r)
-    return n.rules, n.uses_top
+    return n.rules, n.uses_top, n.meanings
 
 
 def is_fresh(pred: str) -> bool:
     """Whether ``pred`` is one the planner made (not the user's)."""
     return pred.startswith(FRESH_PREFIX)
+
+
+def meaning_of(meanings: dict, atom):
+    """The user's formula an atom of a predicate the planner (or a dialect)
+    made stands for, its terms in place (``$t1(a)`` -> ``<->[0,1] q(a)``,
+    a formula reading another made predicate expanded too); None for the
+    user's own predicates."""
+    if atom.pred not in meanings:
+        return None
+    terms, formula = meanings[atom.pred]
+    values = {t.name: v for t, v in zip(terms, atom.terms) if isinstance(t, ast.Var)}
+    return ast.substitute(formula, values, lambda inner: meaning_of(meanings, inner))
+
+
+def spelled(pred: str, meanings: dict) -> str:
+    """A predicate in a message: one the planner made as the formula it stands for."""
+    if pred not in meanings:
+        return pred
+    terms = meanings[pred][0]
+    return str(meaning_of(meanings, ast.Atom(pred, terms)))

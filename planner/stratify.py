@@ -17,6 +17,7 @@ from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import contains_point
 
 from .ir import Assign, NegScan, Scan, SinceRule, Stratum
+from .normalize import spelled
 
 
 def dependency_edges(rules) -> list:
@@ -103,8 +104,9 @@ def _invents_values(rule, scc) -> bool:
     )
 
 
-def stratify(rules) -> list:
-    """Group the (non-constraint) rules into strata in evaluation order."""
+def stratify(rules, meanings=None) -> list:
+    """Group the (non-constraint) rules into strata in evaluation order
+    (``meanings``: the formulas the planner's predicates stand for, for messages)."""
     edges = dependency_edges(rules)
     nodes = []
     seen = set()
@@ -122,7 +124,8 @@ def stratify(rules) -> list:
         if negative and comp_of[a] == comp_of[b]:
             src = rule.source
             raise ProgramError(
-                f"the program is not stratifiable: {b} depends negatively on {a}, which depends on {b}",
+                f"the program is not stratifiable: {spelled(b, meanings or {})} depends negatively on "
+                f"{spelled(a, meanings or {})}, which depends on {spelled(b, meanings or {})}",
                 src.pos if src else None,
                 hint="negation must not go through recursion: 'not p' needs p complete before the rule runs",
                 source_line=src.text if src else "",

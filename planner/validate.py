@@ -88,9 +88,10 @@ def check_safety(rule: ast.Rule) -> None:
         missing = ast.variables_of(a.expr) - bound
         if missing:
             raise ProgramError(
-                f"unsafe rule: {_names(missing)} in the assignment '{a}' {_is(missing)} not bound by a positive atom",
+                f"unsafe rule: {_names(missing)} in the assignment '{_as_written(a)}' {_is(missing)} not bound by a positive atom",
                 a.pos if a.pos.line else rule.pos,
-                hint="every variable used in an expression must occur in a positive body atom",
+                hint="every variable used in an expression must occur in a positive body atom"
+                + ("; each _ is a variable of its own: name it (V) to use it twice" if "_" in _names(missing).split(", ") else ""),
                 source_line=rule.text,
             )
     for lit in rule.body:
@@ -98,9 +99,10 @@ def check_safety(rule: ast.Rule) -> None:
             missing = ast.variables_of(lit) - bound
             if missing:
                 raise ProgramError(
-                    f"unsafe rule: {_names(missing)} in the condition '{lit}' {_is(missing)} not bound by a positive atom",
+                    f"unsafe rule: {_names(missing)} in the condition '{_as_written(lit)}' {_is(missing)} not bound by a positive atom",
                     lit.pos if lit.pos.line else rule.pos,
-                    hint="every variable in a condition must occur in a positive body atom or an assignment",
+                    hint="every variable in a condition must occur in a positive body atom or an assignment"
+                    + ("; each _ is a variable of its own: name it (V) to use it twice" if "_" in _names(missing).split(", ") else ""),
                     source_line=rule.text,
                 )
     if isinstance(rule.head, ast.Timed):
@@ -156,7 +158,19 @@ def _excludes_zero(window) -> bool:
 
 
 def _names(vs) -> str:
-    return ", ".join(sorted(vs))
+    return ", ".join(sorted({_as_written(v) for v in vs}))
+
+
+def _as_written(x) -> str:
+    """A variable name or a literal as the user wrote it: the reader names
+    each anonymous ``_`` apart (``_2``), which the user never wrote."""
+    if isinstance(x, str):
+        return "_" if _anonymous(x) else x
+    return str(ast.substitute(x, {v: ast.Var("_") for v in ast.variables_of(x) if _anonymous(v)}))
+
+
+def _anonymous(name: str) -> bool:
+    return name.startswith("_") and name[1:].isdigit()
 
 
 def _is(vs) -> str:

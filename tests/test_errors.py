@@ -102,6 +102,29 @@ def test_unstratifiable_negation():
     assert e.pos.line == 1
 
 
+@pytest.mark.parametrize("program, message", [
+    ("p(X) :- q(X), not <->[0,1] p(X).\nq(a)@1.\n",
+     "the program is not stratifiable: p depends negatively on <->[0,1] p(X), which depends on p"),
+    ("p(X,N) :- N = count(), [-][0,1] <->[0,1] p(X,M).\np(a,1)@1.\n",
+     "count aggregates over <->[0,1] p(X,M), which depends on this rule's own head p"),
+])
+def test_a_message_names_the_users_formula_not_a_predicate_the_planner_made(program, message):
+    # "p depends negatively on $t1", "count aggregates over $t1": the
+    # planner's name for the formula under the operator
+    e = err(program)
+    assert message in str(e) and "$" not in str(e)
+
+
+@pytest.mark.parametrize("program, message", [
+    ("c(X,N) :- N = count(), p(X, _), _ != 3.\n", "unsafe rule: _ in the condition '_ != 3' is not bound"),
+    ("c(X,N) :- p(X, _), N = _ + 1.\n", "unsafe rule: _ in the assignment 'N = (_ + 1)' is not bound"),
+])
+def test_an_unsafe_anonymous_variable_is_named_as_written(program, message):
+    # "_2 in the condition '_2 != 3'": the reader's name for the second _
+    e = err(program)
+    assert message in str(e) and "each _ is a variable of its own" in e.hint, str(e)
+
+
 def test_unknown_predicate_in_annotation():
     e = err('@output("cntrols").\ncontrols(X) :- owns(X).\n')
     assert 'cntrols' in str(e) and "did you mean controls?" in e.hint

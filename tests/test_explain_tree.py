@@ -86,7 +86,9 @@ def check_proofs(model, preds):
     for pred in preds:
         for terms, iv in model.facts(pred)[:4]:
             text = Fact(pred, terms, iv, None, model.calendar)
-            root = model.proof(str(text)).root
+            proof = model.proof(str(text))
+            root = proof.root
+            assert "$" not in str(proof) + proof.to_json(), f"a name the planner made shows in the proof of {text}:\n{proof}"
             for leaf in leaves(root):
                 assert leaf.given, f"leaf {leaf.pred}{leaf.terms}@{leaf.interval} of {text} is not given ({leaf.note})"
             got = coalesce(recompute(root, model, given))
@@ -223,3 +225,48 @@ def test_a_since_step_says_how_its_body_interval_comes_not_a_false_intersection(
     step = model.proof("warm(a)@(4,7]").root.steps[0].literals[0].fact.steps[0]  # (under the copy of the fresh $s1)
     assert "∩" not in step.arithmetic
     assert step.arithmetic.startswith("body (4,7]: after the event on [4,5] by (0,2], held on [0,10] in between")
+
+
+@pytest.mark.parametrize("program, facts, dialect, fact, shown", [
+    # a box over a diamond reads the diamond through a predicate the planner made ($t1)
+    ("p(X) :- [-][0,2] <->[0,1] q(X).", "q(a)@[0,10]", "vadalog", "p(a)@[3,5]", ["box [-2,0] <->[0,1] q(a): box([0,11], [-2,0]) = [2,11]", "└─ <->[0,1] q(a) on [0,11]"]),
+    # a Since with 0 in its window: the rest of the window in its own predicate ($s1)
+    ("p(X) :- q(X) <S>[0,3] r(X), not s(X).", "q(a)@[0,10]\nr(a)@2\ns(a)@7", "vadalog", "p(a)@[2,5]", ["q(a) <S>(0,3] r(a): (2,5]", "└─ q(a) <S>(0,3] r(a) on (2,5]"]),
+    # a negated diamond ($t1), a body without atoms ($top)
+    ("p(X) :- q(X), not <->[0,1] r(X).", "q(a)@[0,10]\nr(a)@5", "vadalog", "p(a)@[0,5)", ["not <->[0,1] r(a): <->[0,1] r(a) holds nowhere in [0,5)"]),
+    ("p :- not q.", "q@[0,3]", "vadalog", "p@[4,5]", ["not q: q holds nowhere in (3,+inf)", "body (3,+inf); head = (3,+inf)"]),
+    # an interval term ($i1)
+    ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@[0,3]", "vadalog", "p(a)@[0,3]", ["q(a)@[S,E]: [0,3]", "└─ q(a)@[S,E] on [0,3]"]),
+    ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@(0,3]", "vadalog", "p(a)@(0,3]", ["q(a)@[S,E]: (0,3]", "└─ q(a)@[S,E] on (0,3]"]),
+    # LARS: a time capture ($lars1_a, $i1), a tuple window ($tuple3_b), a box clipped at the stream's start ($lars1_a)
+    ("@T r(X) :- [3] @T a(X).", "a(x)@40", "lars", "r(x)@[40,40]", ["diamond [0,3] a(x)@40: [40,40] ⊕ [0,3] = [40,43]", "└─ a(x)@40 on [40,40]"]),
+    ("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).", "a(x3,y)@40\nb(y,z)@38", "lars", "q(x3,y,z)@[40,43]", ["[#3] @38 b(y,z): [38,+inf)"]),
+    ("s(X) :- [2] [] a(X).\n@streamStart(40).", "a(x)@40\na(x)@41\na(x)@42", "lars", "s(x)@[42,42]", ["[-][0,2] a(x): [40,42]", "└─ [-][0,2] a(x) on [40,42]", "a(x) <S>(0,2] a(x) at the stream's start: (40,43)", "└─ the stream's start on [40,40]   [given]"]),
+])
+def test_a_proof_shows_the_users_formulas_not_the_names_the_planner_made(program, facts, dialect, fact, shown):
+    # the steps read "box [-2,0] $t1(a)", "└─ $s1(a)@(2,5]", "$top: (-inf,+inf)",
+    # "$i1(a,0,3)", "$lars1_a(x,40)", "$tuple3_b(y,z,38)", and LARS's helper
+    # rules "by $lars1_a(X,T$) :- a(X)@T$." with "T$=40" and "_2 = (T + 1)"
+    proof = chronolog.reason(program, facts, dialect=dialect).proof(fact)
+    text = str(proof)
+    assert "$" not in text + proof.to_json() + proof._repr_html_(), text
+    assert "_2" not in text, text
+    for line in shown:
+        assert line in text, text
+    for step in _steps(proof.root):
+        assert step.rule == program.splitlines()[0], text  # every step names the rule the user wrote
+
+
+def _steps(node):
+    for s in node.steps:
+        yield s
+        for lit in s.literals:
+            if lit.fact is not None:
+                yield from _steps(lit.fact)
+
+
+def test_an_until_step_says_its_left_operand_held_until_the_event():
+    # it said "held throughout since the event" for an Until too
+    model = chronolog.reason("cool(X) :- hot(X) <U>(0,1] calm(X).\nhot(a)@[0,10]. calm(a)@8.")
+    text = str(model.proof("cool(a)@[7,8)"))
+    assert "hot(a) (held throughout until the event, until (0,1])" in text and "since" not in text, text

@@ -131,3 +131,21 @@ def test_explain_a_head_placed_by_terms():
     m = chronolog.reason("q(X)@[S, E] :- w(X, S, E).\nw(a, 1, 2)@0.", explain=True)
     (why,) = m.explain("q(a)@[1,2]")
     assert why["binding"] == {"X": "a", "S": 1, "E": 2} and why["body"] == "[0,0]"
+
+
+@pytest.mark.parametrize("program, facts, holding", [
+    ("p(X) :- <->[1,1] p(X).\nd(X,S,E) :- p(X)@[S,E].", "p(a)@10", "d(a,14,14)@[14,14]"),
+    ("p(X) :- <+>[1,1] p(X).\nd(X,S,E) :- p(X)@[S,E].", "p(a)@10", "d(a,4,4)@[4,4]"),  # (backward: computed mirrored)
+    ("p(X) :- <->[2,2] p(X).\nd(X,S) :- p(X)@S.", "p(a)@10", "d(a,16)@[16,16]"),
+    ("d(X,S) :- p(X)@S.", "p(a)@10 every 3", "d(a,16)@[16,16]"),
+])
+def test_time_as_data_over_facts_that_repeat_forever_needs_a_horizon(program, facts, holding):
+    # printed "d(a,12,12)@[12,12] every 1", so holds("d(a,12,12)@[14,14]")
+    # said True and holds("d(a,14,14)@[14,14]") False: p(a) holds at 14 on
+    # its own maximal interval [14,14], so only d(a,14,14) holds there
+    with pytest.raises(chronolog.ProgramError, match="turns the time of facts that repeat forever into data.*needs a horizon"):
+        chronolog.reason(program, facts)
+    model = chronolog.reason(program, facts, horizon=(0, 20))
+    ds = [f for f in model if f.pred == "d"]
+    assert ds and all(f.interval[0] == f.interval[1] == f.terms[1] == f.terms[-1] for f in ds)  # each time its own terms
+    assert model.holds(holding)

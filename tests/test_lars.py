@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+import chronolog
 from chronolog import reason
 from chronolog.language.errors import ChronologError, SyntaxError_
 from chronolog.language.lars import parse, to_ticks
@@ -301,3 +302,21 @@ def test_every_output_of_a_lars_program_is_in_ticks(tmp_path):
         assert (r.returncode, r.stdout) == (0, "X=s1: [2,5]\n"), r.stderr
     r = cli("explain", p, "alert(s1)@[2,5]", "--facts", f)
     assert r.returncode == 0 and "└─ hot(s1)@[2,2]   [given]" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_update_moves_the_tuple_windows_after_it(engine):
+    # retract, add and amend changed nothing at all: the windows' facts were
+    # filled in once from the first input (from scratch without b(y,w)@38,
+    # b(y,z) is among the last two b atoms until 39)
+    program = "q(X,Y,Z) :- [3] <> a(X,Y), [#2] <> b(Y,Z)."
+    facts = ["a(x1,y)@36", "b(y,z)@37", "b(y,w)@38", "b(y,v)@39", "a(x2,y)@40"]
+    r = chronolog.Reasoner(program, "\n".join(facts), dialect="lars", engine=engine)
+    for method, args, now in [
+        ("retract", ("b(y,w)@38",), [f for f in facts if f != "b(y,w)@38"]),
+        ("add", ("b(y,u)@37",), [f for f in facts if f != "b(y,w)@38"] + ["b(y,u)@37"]),
+        ("amend", ("a(x2,y)@40", "a(x2,y)@41"), [f for f in facts if f not in ("b(y,w)@38", "a(x2,y)@40")] + ["b(y,u)@37", "a(x2,y)@41"]),
+    ]:
+        model = getattr(r, method)(*args)
+        assert model.to_text() == chronolog.reason(program, "\n".join(now), dialect="lars").to_text(), method
+    assert chronolog.reason(program, "\n".join(facts[:1] + facts[2:]), dialect="lars").holds("q(x1,y,w)@[38,39]")

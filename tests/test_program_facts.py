@@ -153,11 +153,9 @@ def test_stats_count_the_lines_left_to_the_parser(tmp_path):
     prog.write_text("q(X) :- p(X, _).\n")
     r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--facts", str(data), "--stats"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    import re
-
-    # (a file with a repeating fact is read again as rows: its lines count twice)
-    kernels, parser = map(int, re.search(r"(\d+) fact lines read by the kernels, (\d+) by the parser", r.stderr).groups())
-    assert kernels % 3000 == 0 and parser == kernels // 3000
+    # a file with a repeating fact is read again as rows: its lines were
+    # counted twice ("6000 fact lines read by the kernels, 2 by the parser")
+    assert "3000 fact lines read by the kernels, 1 by the parser" in r.stderr
 
 
 @SETTINGS

@@ -123,3 +123,24 @@ def test_a_late_fact_is_reported_and_the_query_restarts(spark_session, tmp_path,
     got = sorted({r.fact.split("@")[0] for r in spark.read.parquet(str(out)).collect()})
     model = chronolog.reason(PROGRAM, "\n".join(_facts(0, 14)))
     assert got == sorted({f"{p}({','.join(t)})" for p in ("warm", "alarm") for t, _ in model.facts(p)})
+
+
+def test_each_keys_stream_knows_the_bound_inputs_of_its_key(tmp_path, monkeypatch):
+    # (no Spark needed: the per-key streams the keyed path makes) since the
+    # plain stream reads @bind, each key's stream would have read every
+    # key's bound facts again: read once, each key's to its stream
+    import chronolog
+    from chronolog.connectors import spark_keyed_stream
+
+    (tmp_path / "owns.csv").write_text("owner,company,share,start,end\na,c,0.6,0,10\nb,d,0.7,5,20\n")
+    monkeypatch.chdir(tmp_path)
+    program = ('@input("owns").\n@bind("owns", "csv useHeaders=true", ".", "owns.csv").\n'
+               "ctrl(X,Y) :- owns(X,Y,S), S > 0.5.\n")
+    job = {"id": "bound-inputs", "program": program, "dialect": "vadalog", "keys": {"owns": 0, "ctrl": 0},
+           "stream": chronolog.Stream, "reach_back": None}
+    answers = {}
+    for key in ("a", "b"):
+        s = spark_keyed_stream._new_stream(job, key)
+        s.close()
+        answers[key] = [str(f) for f in s]
+    assert answers == {"a": ["ctrl(a,c)@[0,10]"], "b": ["ctrl(b,d)@[5,20]"]}

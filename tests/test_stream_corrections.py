@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
+from chronolog.api import load_facts
 from chronolog.corrections import without_holes
 from chronolog.language.errors import DataError
 from chronolog.language.text import format_fact
@@ -325,6 +326,26 @@ def test_retract_a_piece_of_an_interval():
     assert [str(f) for f in s] == ["-p(a)@[3,4]"]
     s.close()
     assert [str(f) for f in s] == ["p(a)@(5,10]"]
+
+
+@pytest.mark.parametrize("pushed, retracted", [
+    ("q(a)@[0,5]", "q(a)@(-inf,1]"),     # reaching further back than any input: the points never pushed are skipped
+    ("q(a)@(-inf,5]", "q(a)@(-inf,1]"),  # input that starts at -inf
+    ("q(a)@(-inf,5]", "q(a)@(-inf,+inf)"),
+])
+def test_a_retraction_from_minus_infinity_is_taken_while_the_stream_keeps_all_its_input(pushed, retracted):
+    # refused: "it is older than the stream keeps (corrections reach back 10
+    # before the watermark 2, to facts that start after -inf)": a start at
+    # -inf was compared with the -inf of "nothing forgotten yet"
+    s = chronolog.Stream("p(X) :- q(X).", reach_back=10)
+    s.push(pushed)
+    s.advance(2)
+    emitted = list(s)
+    s.retract(retracted)
+    s.close()
+    emitted += list(s)
+    left = without_holes(load_facts(pushed)["q"], {("a",): [load_facts(retracted)["q"][0][1]]})
+    assert applied(emitted, False) == from_scratch("p(X) :- q(X).", {"q": left}, ["p"], (POS_INF, False))
 
 
 def test_retract_unprocessed_facts_and_unknown_ones():

@@ -22,6 +22,7 @@ from budget import examples
 
 import chronolog
 from chronolog.language.errors import ProgramError
+from chronolog.language.text import format_fact
 from oracle.pointwise import evaluate
 from strategies import cases, fmt_num
 from test_property_engine import _norm, _render
@@ -467,3 +468,26 @@ def test_a_key_group_whose_early_facts_repeat_ahead_keeps_them_in_the_steady_sta
     assert [iv for t, iv in m.facts_within("p1", (18, 30)) if t == ("k16",)] == [
         (19, Fraction(39, 2), True, True), (22, Fraction(45, 2), True, True),
         (25, Fraction(51, 2), True, True), (28, Fraction(57, 2), True, True)]
+
+
+@pytest.mark.parametrize("program, facts", [
+    ("tick(X) :- <->[2,2] tick(X).\nc(X,N) :- N = sum(V), <->[0,+inf) tick(X), v(X,V).", "tick(a)@0\nv(a,1)@[0,100]\nv(a,2)@[50,60]"),
+    ("tick(X) :- <->[2,2] tick(X), <->[0,+inf) s(X).\nc(N) :- N = count(), tick(X), <->[0,+inf) q(X).", "tick(a)@0\ns(a)@0\nq(a)@[0,5]"),
+    ("p(X) :- <->[1,1] p(X).\np(X) :- <+>[1,1] p(X), r(X).\nc(N) :- N = count(), p(X), <->[0,+inf) r(X).", "p(a)@0\nr(a)@[0,3]"),
+    ("p(X) :- <->[1,1] p(X).\nq(X)@[S,E] :- p(X), r(X,S,E), <->[0,+inf) s(X).", "p(a)@0\nr(a,1,2)@[0,3]\ns(a)@0"),
+])
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_aggregate_or_a_placed_head_with_an_unbounded_diamond_over_a_repeating_model(program, facts, engine):
+    # stopped on "TypeError: AggregateRule.__init__() got an unexpected
+    # keyword argument 'body'" (exit 3): the unbounded literal is put in a
+    # predicate of its own by rebuilding the rule, which dataclasses.replace
+    # cannot do for these rules
+    model = chronolog.reason(program, facts, engine=engine)
+    bounded = chronolog.reason(program, facts, engine=engine, horizon=(-5, 120))  # (computed round by round)
+    for pred in ("c", "q"):
+        if pred not in bounded.predicates():
+            continue
+        for terms, iv in bounded.facts(pred):
+            if iv[1] <= 110:
+                assert model.holds(format_fact(pred, terms, iv)), (pred, terms, iv)
+        assert model.facts_within(pred, (-4, 110)) == bounded.facts_within(pred, (-4, 110))

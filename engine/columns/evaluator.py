@@ -129,9 +129,18 @@ class HybridEvaluator(Evaluator):
         for p, i in _last_reads(self.plan.physical).items():
             released.setdefault(i, []).append(p)
         self._printed_or_derived = None
+        batched: set = set()  # strata run in a batch of one shape (same_shape.py)
+        done: set = set()  # the predicates derived so far
         for stratum in self.plan.strata:
             ran = "rows"
-            if self._use_columns(stratum):
+            if stratum.index in batched:
+                ran = "columns"
+            elif self._run_batch(stratum, done):
+                batch = self._batches()[stratum.index]
+                batched.update(batch.members)
+                done.update(batch.heads)
+                ran = "columns"
+            elif self._use_columns(stratum):
                 built_before = set(self._tables)
                 derived_before = self.stats["derivations"]
                 try:
@@ -148,8 +157,9 @@ class HybridEvaluator(Evaluator):
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
+            done.update(stratum.preds)
             self._release_given(released.get(stratum.index, []))
-            if ran == "columns":
+            if ran == "columns" and stratum.index not in batched:
                 from chronolog.language import allocators
 
                 # the stratum's numpy temporaries (a command only), once they add up
@@ -205,10 +215,13 @@ class HybridEvaluator(Evaluator):
 
     def _index_all(self) -> None:
         """Every relation a frame holds as a ColumnRelation, with the sorted
-        indexes of its atoms and of each of its terms, at the first update by
-        atoms: the later ones then cost what they touch (built as each was
-        first probed instead, the updates that touched a relation first cost
-        1.5-2x the others on LUBM 1M)."""
+        indexes of its atoms and of each of its terms, at the session's first
+        update by atoms: the later ones then cost what they touch (built as
+        each was first probed instead, the updates that touched a relation
+        first cost 1.5-2x the others on LUBM 1M).  The relations an update
+        on frames replaces are indexed as an update first probes them (most
+        are in key order: SortedKeys; all of them again cost the next update
+        by atoms ~7 ms on rec LUBM 1M, the probed ones ~3 ms)."""
         from .point_relation import ColumnRelation
 
         self._indexed = True
@@ -249,23 +262,30 @@ class HybridEvaluator(Evaluator):
             self.table(pred)
 
     def _given_on_columns(self) -> None:
-        """The given facts of derived predicates that only the fact columns
-        give, as GivenColumns over their frame (point_relation.py)."""
+        """The given facts of derived predicates as GivenColumns over their
+        frame (point_relation.py): those only the fact columns give, and
+        those an update on frames left current in ``given_frames`` while the
+        rows' copy waits for its changes (replayed, they cost an update by
+        atoms 0.1 s after five 1% updates on LUBM 1M)."""
         from .given import given_frame
         from .point_relation import ColumnRelation, GivenColumns, point_ready
 
         columns_only = getattr(self.base, "columns_only", None)
         if columns_only is None:
             return
-        for pred in self.plan.derived_predicates() & self._column_preds:
+        for pred in self.plan.derived_predicates() & (self._column_preds | set(self.given_frames)):
+            arity = self._arity(pred)
             if columns_only(pred):
-                arity = self._arity(pred)
                 df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
-                if point_ready(df, arity):
-                    given = GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale))
-                    given.rel.keys(tuple(range(arity)))  # (its atoms' index now, as _index_all's)
-                    self.base.put(pred, given)
-                    self.given_frames.setdefault(pred, df)  # (the frames' path reads it: maintenance.py)
+            elif pred in self.given_frames and self.base.waiting(pred):
+                df = self.given_frames[pred]
+            else:
+                continue
+            if point_ready(df, arity):
+                given = GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale))
+                given.rel.keys(tuple(range(arity)))  # (its atoms' index now, as _index_all's)
+                self.base.put(pred, given)
+                self.given_frames.setdefault(pred, df)  # (the frames' path reads it: maintenance.py)
         self.terms.codes  # (the names those frames coded, looked up too)
 
     def _point_relation(self, pred: str):
@@ -320,7 +340,6 @@ class HybridEvaluator(Evaluator):
                 self.check_constraints()
                 for entry in report:
                     entry["path"] = "frames"
-                self._indexed = False  # (the relations it changed are frames again: indexed at the next update by atoms)
                 return report
         self._tables = {}
         self.rows_since = why  # (the rows hold the model from here on: refusal)
@@ -563,6 +582,42 @@ class HybridEvaluator(Evaluator):
                 arity = self._arity(pred)
                 self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale), df.height)
         self.stats["rounds"] += rounds
+
+    def _batches(self) -> dict:
+        """The plan's batches of strata of one shape (planner/same_shape.py)."""
+        from chronolog.planner.same_shape import batches
+
+        return batches(self.plan)
+
+    def _run_batch(self, stratum, done: set) -> bool:
+        """Run the batch of strata of one shape that ``stratum`` begins, when
+        there is one, the plan puts each of its members on columns
+        (engine/columns/same_shape.py) and what they read is derived
+        (``done``: the predicates derived so far; a batch before whose
+        members ran one by one, at their places, may not have derived them
+        yet); whether it ran."""
+        if self.explain or self._under_every_threshold:
+            return False
+        batch = self._batches().get(stratum.index)
+        if batch is None:
+            return False
+        by_index = {s.index: s for s in self.plan.strata}
+        members = [by_index[i] for i in batch.members]
+        derived = self.plan.derived_predicates()
+        if any(p in derived and p not in done for s in members for p in s.reads):
+            return False
+        if not all(self._use_columns(s) for s in members):
+            return False
+        from chronolog.language import allocators
+
+        from .same_shape import run_batch
+
+        derived_before = self.stats["derivations"]
+        if not run_batch(self, batch, members):
+            return False
+        allocators.release_after(self.stats["derivations"] - derived_before
+                                 + sum(self._tables[p].height for p in batch.heads))
+        return True
 
     def _run_recurrence(self, stratum) -> None:
         """A recursion through time of the sweep's shape (recurrence.py) in

@@ -29,7 +29,9 @@ _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is
 
 class SortedKeys:
     """The rows of a frame by their codes at some term positions: the packed
-    keys sorted once; a probe is one ``searchsorted`` call."""
+    keys in order, a probe one ``searchsorted`` call.  A frame already in
+    that order (a relation kept in key order: sorted_given.py, coalesce.py)
+    is its own index: only its keys, no row order."""
 
     def __init__(self, cols: list, height: int):
         import numpy as np
@@ -38,18 +40,33 @@ class SortedKeys:
         # one int64 a row: ``a`` or ``a << 32 | b`` (codes are non-negative and
         # under 2**31); the columns past two are filtered after the probe
         key = np.zeros(height, dtype=np.int64) if not cols else cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
-        self.order = np.argsort(key, kind="stable")
-        self.sorted = key[self.order]
+        if height < 2 or (key[1:] >= key[:-1]).all():
+            self.order, self.sorted = None, key
+        elif len(cols) == 1:
+            # a code and its row in one int64 (rows under 2**32), sorted: the rows of
+            # a code stay in order at a sixth of a stable argsort's cost (numpy 2.4,
+            # 250k rows: 3 against 18 ms)
+            both = np.sort(key << 32 | np.arange(height, dtype=np.int64))
+            self.order, self.sorted = both & 0xFFFFFFFF, both >> 32
+        else:  # (quicksort: rows of one key in another order, still decoded in order: decode_intervals)
+            self.order = np.argsort(key)
+            self.sorted = key[self.order]
         self._distinct = None
 
     def rows(self, codes: tuple):
-        """Row numbers whose codes at the positions are ``codes``."""
+        """Row numbers whose codes at the positions are ``codes``: a
+        ``range`` where the frame is in key order (a slice of its columns),
+        else numpy's."""
+        import numpy as np
+
         key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
         lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
-        rows = self.order[lo:hi]
-        for col, c in zip(self.cols[2:], codes[2:]):
-            rows = rows[col[rows] == c]
-        return rows
+        if len(codes) > 2:
+            rows = self.order[lo:hi] if self.order is not None else np.arange(lo, hi)
+            for col, c in zip(self.cols[2:], codes[2:]):
+                rows = rows[col[rows] == c]
+            return rows
+        return range(lo, hi) if self.order is None else self.order[lo:hi]
 
     def distinct(self) -> int:
         """How many distinct keys the rows have (counted once)."""
@@ -113,7 +130,7 @@ class ColumnRelation(Relation):
     """``pred``'s relation over the column frame ``df`` (coalesced, codes of
     ``terms``, times on ``scale``), as the row executor reads and writes it."""
 
-    __slots__ = ("base", "arity", "terms", "scale", "cols", "s", "e", "_keys", "_frame", "_all", "_code_of", "_none")
+    __slots__ = ("base", "arity", "terms", "scale", "cols", "s", "e", "_keys", "_atom_keys", "_frame", "_all", "_code_of", "_none")
 
     def __init__(self, name: str, df, arity: int, terms, scale):
         super().__init__(name)
@@ -123,8 +140,9 @@ class ColumnRelation(Relation):
         self.cols = [df[c].to_numpy() for c in term_columns(arity)]
         self.s, self.e = df["s"].to_numpy(), df["e"].to_numpy()
         self._keys: dict = {}  # positions -> SortedKeys of the base
+        self._atom_keys = None  # the one of all positions (the atoms'), once built
         self._all = tuple(range(arity))
-        self._none = self.s[:0]
+        self._none = range(0)
         # value -> code (the Dictionary's dict, kept in place; the evaluator
         # brings it up to date before each update: HybridEvaluator.plan_update)
         self._code_of = terms.codes.get
@@ -145,22 +163,43 @@ class ColumnRelation(Relation):
         return None if None in out else out
 
     def base_rows(self, terms: tuple):
-        """The base's rows of the atom ``terms`` (numpy row numbers)."""
-        codes = self.codes(terms)
-        if codes is None:
+        """The base's rows of the atom ``terms`` (SortedKeys.rows)."""
+        get = self._code_of
+        codes = tuple([get(v) for v in terms])
+        if None in codes:
             return self._none
-        keys = self._keys.get(self._all)
-        return (keys or self.keys(self._all)).rows(codes)
+        keys = self._atom_keys
+        if keys is None:
+            keys = self._atom_keys = self.keys(self._all)
+        return keys.rows(codes)
 
     def decode_terms(self, row: int) -> tuple:
         value = self.terms.value
-        return tuple([value(int(c[row])) for c in self.cols])
+        return tuple([value(c.item(row)) for c in self.cols])
+
+    def decode_atoms(self, rows) -> dict:
+        """``{terms: maximal intervals}`` of the atoms of base rows ``rows``
+        (all the rows of each: an index's bucket), in row order."""
+        if type(rows) is range:
+            rows = slice(rows.start, rows.stop)
+        s, e = self.s[rows].tolist(), self.e[rows].tolist()
+        interval, value = self.scale.interval, self.terms.value
+        by: dict = {}
+        for atom, lo, hi in zip(zip(*[c[rows].tolist() for c in self.cols]) if self.cols else [()] * len(s), s, e):
+            ivs = by.get(atom)
+            if ivs is None:
+                by[atom] = [interval(lo, hi)]
+            else:
+                ivs.append(interval(lo, hi))
+        return {tuple([value(c) for c in atom]): sorted(ivs) if len(ivs) > 1 else ivs for atom, ivs in by.items()}
 
     def decode_intervals(self, rows) -> list:
         interval = self.scale.interval
         if len(rows) == 1:
             r = rows[0]
-            return [interval(int(self.s[r]), int(self.e[r]))]
+            return [interval(self.s.item(r), self.e.item(r))]
+        if type(rows) is range:
+            rows = slice(rows.start, rows.stop)
         ivs = [interval(s, e) for s, e in zip(self.s[rows].tolist(), self.e[rows].tolist())]
         ivs.sort()
         return ivs
@@ -266,11 +305,14 @@ class LazyAtoms(MutableMapping):
         got = self.known.get(terms)
         if got is not None:
             return None if got is _GONE else got
-        if self.complete:
-            return None
+        return None if self.complete else self._from_base(terms)
+
+    def _from_base(self, terms):
+        """``_load`` of an atom not known yet."""
         rows = self.rel.base_rows(terms)
-        self.in_base[terms] = bool(len(rows))
-        if not len(rows):
+        n = len(rows)
+        self.in_base[terms] = n > 0
+        if not n:
             return None
         # kept under the atom's own terms, as the rows keep them: an equal
         # number of another type that asks (a retraction's 2.0 of a given 2)
@@ -279,13 +321,23 @@ class LazyAtoms(MutableMapping):
         ivs = self.known[own] = self.rel.decode_intervals(rows)
         return ivs
 
+    def learn(self, found: dict) -> None:
+        """Keep the base's atoms ``found`` (``{terms: intervals}``, decoded
+        together), as reading each would, where nothing is known of them."""
+        if self.complete or self.cleared:
+            return
+        known, in_base = self.known, self.in_base
+        for terms, ivs in found.items():
+            if terms not in known:
+                known[terms] = ivs
+                in_base[terms] = True
+
     def get(self, terms, default=None):
-        got = self.known.get(terms)  # (most reads: an atom read before; _load for the others)
+        got = self.known.get(terms)  # (most reads: an atom read before)
         if got is None:
-            got = self._load(terms)
-        elif got is _GONE:
-            return default
-        return default if got is None else got
+            got = None if self.complete else self._from_base(terms)
+            return default if got is None else got
+        return default if got is _GONE else got
 
     def __getitem__(self, terms):
         got = self.get(terms)
@@ -394,6 +446,7 @@ class LazyIndex:
     def __init__(self, rel: ColumnRelation, positions: tuple):
         self.rel, self.positions = rel, positions
         self._base: dict = {}  # key -> the base's atoms with it, decoded (the base never changes)
+        self._whole = positions == rel._all  # (a key is an atom: asked of the atoms, one probe)
         self.reset()
 
     def reset(self) -> None:
@@ -419,6 +472,10 @@ class LazyIndex:
 
     def get(self, key, default=()):
         atoms = self.rel.atoms
+        if self._whole:  # (names only: an equal number of another type is its own atom's to give)
+            terms = (key,) if len(self.positions) == 1 else key
+            if all([type(t) is str for t in terms]):
+                return [terms] if atoms.get(terms) is not None else default
         out = []
         if not atoms.cleared:  # the base's atoms with the key, less those deleted since
             known, complete = atoms.known, atoms.complete
@@ -434,8 +491,9 @@ class LazyIndex:
         if got is None:
             rel = self.rel
             codes = rel.codes((key,) if len(self.positions) == 1 else key)
-            rows = () if codes is None else rel.keys(self.positions).rows(codes).tolist()
-            got = self._base[key] = list(dict.fromkeys(rel.decode_terms(r) for r in rows))
+            found = {} if codes is None else rel.decode_atoms(rel.keys(self.positions).rows(codes))
+            rel.atoms.learn(found)  # (the join reads the atoms of a key it probes: their intervals decoded here)
+            got = self._base[key] = list(found)
         return got
 
     def __getitem__(self, key):

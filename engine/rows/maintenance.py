@@ -344,7 +344,7 @@ class Maintenance:
             changed = frozenset(delta)
             for rp, v in planned.delta_variants(changed):
                 rule = rp.rule
-                pipe = pipeline_for(rule, ev, v.position, changed, None if rule.fresh else ev.horizon, operator=rp.operator)
+                pipe = ev._pipelines(rule, v.position, changed, rp.operator)  # (the insertion's, reset: built once a session)
                 while pipe.next():
                     for row in pipe.get():
                         found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
@@ -396,13 +396,13 @@ class Maintenance:
             given = given_atoms(ev, p).atoms
             merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
             name = f"$rederive:{p}"
-            for rp in ph.stratum_plan(ev.plan, stratum).rules:
+            for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):
                 rule = rp.rule
                 if rule.head_pred != p:
                     continue
                 if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
-                    pipe = pipeline_for(rule, ev, 1, frozenset([rule.right.pred]), None if rule.fresh else ev.horizon, operator=rp.operator)
+                    pipe = ev._pipelines(rule, 1, frozenset([rule.right.pred]), rp.operator)
                     while pipe.next():
                         merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
@@ -412,10 +412,8 @@ class Maintenance:
                     t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
                     for i, t in enumerate(rule.head_terms)
                 )
-                driver = Scan(name, terms)
-                body = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
-                narrowed = PlanRule(p, rule.head_terms, [driver] + body, rule.head_shift, rule.source, rule.fresh)
-                pipe = pipeline_for(narrowed, ev, 0, frozenset([name]), None if rule.fresh else ev.horizon, scans_first=True)
+                order = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
+                pipe = self._narrowed(stratum, at, order, Scan(name, terms))
                 while pipe.next():
                     merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
@@ -424,22 +422,39 @@ class Maintenance:
                 changes[p] = ch
         return changes
 
-    def _join_order(self, body, bound: set) -> list:
-        """``body`` with its atoms in the order a re-derivation joins them:
-        greedily the one with the fewest facts per probe key (what is bound
-        so far), by the store's indexes; the rest of the body after them.
+    def _narrowed(self, stratum, at: int, order: tuple, driver):
+        """The pipeline of rule ``at`` of the stratum driven by ``driver``
+        (the over-deleted atoms), its body in ``order``: built once a
+        session (the same few each update) and reset, as the evaluator's."""
+        ev = self.ev
+        key = (stratum.index, at, order, driver)
+        pipe = ev.rederive_rules.get(key)
+        if pipe is not None:
+            pipe.reset()
+            return pipe
+        rule = ph.stratum_plan(ev.plan, stratum).rules[at].rule
+        narrowed = PlanRule(rule.head_pred, rule.head_terms, [driver] + [rule.body[i] for i in order],
+                            rule.head_shift, rule.source, rule.fresh)
+        pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),
+                                                     None if rule.fresh else ev.horizon, scans_first=True)
+        return pipe
+
+    def _join_order(self, body, bound: set) -> tuple:
+        """The positions of ``body`` in the order a re-derivation joins them:
+        greedily the atom with the fewest facts per probe key (what is bound
+        so far), by the store's indexes; the rest of the body after.
         (The evaluation's order, by relation size, can probe a department's
         every sub-organisation for each member, where the member's own
         memberships are few: LUBM's memberOf.)"""
-        scans = [lit for lit in body if isinstance(lit, Scan)]
+        scans = [i for i, lit in enumerate(body) if isinstance(lit, Scan)]
         order = []
         bound = set(bound)
         while scans:
-            best = min(scans, key=lambda lit: self._fanout(lit, bound))
+            best = min(scans, key=lambda i: self._fanout(body[i], bound))
             scans.remove(best)
             order.append(best)
-            bound |= {t.name for t in best.terms if isinstance(t, ast.Var)}
-        return order + [lit for lit in body if not isinstance(lit, Scan)]
+            bound |= {t.name for t in body[best].terms if isinstance(t, ast.Var)}
+        return tuple(order + [i for i, lit in enumerate(body) if not isinstance(lit, Scan)])
 
     def _fanout(self, lit, bound) -> float:
         """Facts of ``lit`` per probe key with ``bound`` variables bound."""

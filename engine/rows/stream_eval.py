@@ -15,7 +15,9 @@ Why this does not recompute what was derived before:
   maximal intervals they changed) into the rules, exactly like
   :meth:`Evaluator.update`.
 * **Rules that must not look past the frontier are clipped to the step.**
-  ``not p`` at ``t`` is only known once ``p`` is final at ``t``; a rule that
+  ``not p`` at ``t`` is only known once ``p`` is final at ``t``, and so is an
+  aggregate's value (a fact arriving later for ``t`` changes it) and whether
+  an existential rule's head already holds (or needs a null); a rule that
   moves time inside a recursive cycle would derive for ever.  These rules get
   a first body literal ``$step``, a 0-ary fact holding on ``(F0, F1]`` and
   new at every step, so each step evaluates them on the step's range only;
@@ -35,14 +37,16 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
-from chronolog.language.timeline import EVERYWHERE, POS_INF, intersect
+from chronolog.language.errors import DataError
+from chronolog.language.timeline import EVERYWHERE, NEG_INF, POS_INF, contains, intersect, make
 from chronolog.planner.forward import lookback
 from chronolog.planner.ir import NegScan, Scan
-from chronolog.planner.physical import is_since_until
+from chronolog.planner.physical import Aggregate, ChaseStep, PlaceInterval, is_since_until, rule_operator
 from chronolog.planner.normalize import TOP
 from chronolog.planner.stratify import stratify
 
-from .evaluator import Evaluator
+from ..node import MapNode, Node
+from .evaluator import Evaluator, _rule_text
 from .merge import MergeNode
 from ..store import Store
 
@@ -51,14 +55,14 @@ STEP = "$step"  # holds exactly on the range the current step closes
 
 def _unclipped(plan, stratum):
     """The stratum's rules without ``$step``, as a plan of their own."""
-    rules = [dataclasses.replace(r, body=r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
+    rules = [r.replaced(body=r.body[1:]) if not is_since_until(r) and r.body[:1] == [Scan(STEP, ())] else r
              for r in stratum.rules]
     return dataclasses.replace(plan, rules=rules, strata=stratify(rules), constraints=[])
 
 
 def clip_to_steps(plan):
     """The plan with ``$step`` added to the rules that must stay behind the
-    frontier (negation, time-moving recursion, constraints)."""
+    frontier (negation, aggregates, existentials, time-moving recursion, constraints)."""
     moving = set()
     for s in plan.strata:
         for r in s.shifting_rules if s.recursive else ():
@@ -68,8 +72,9 @@ def clip_to_steps(plan):
     def clip(r):
         if is_since_until(r):  # no body list: clipped by its head (StreamEvaluator._pipelines)
             return r
-        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body):
-            return dataclasses.replace(r, body=[step] + list(r.body))
+        if r.head_pred is None or id(r) in moving or any(isinstance(l, NegScan) for l in r.body) \
+                or isinstance(rule_operator(r), (Aggregate, ChaseStep)):
+            return r.replaced(body=[step] + list(r.body))
         return r
 
     rules = [clip(r) for r in plan.rules]
@@ -86,7 +91,9 @@ class StreamEvaluator(Evaluator):
 
     def __init__(self, plan, outputs, emit: str = "pieces"):
         clipped, moving = clip_to_steps(plan)
-        super().__init__(clipped, Store(), None, "blocking")
+        # @temporal(from, to) confines the derived facts, as in a batch run
+        horizon = make(plan.temporal[0], plan.temporal[1], True, True) if plan.temporal is not None else None
+        super().__init__(clipped, Store(), horizon, "blocking")
         self.outputs = list(outputs)
         self.emit_maximal = emit == "maximal"
         if clipped.uses_top:
@@ -208,11 +215,20 @@ class StreamEvaluator(Evaluator):
             out.extend((r, v) for r, v in variants if r is rp and not (clipped and v.position > 0))
         return tuple(out)
 
+    def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
+        pipe = super()._build_pipeline(rule, driver, delta_preds, horizon, operator)
+        if isinstance(operator if operator is not None else rule_operator(rule), PlaceInterval):
+            return _NotBeforeTheWatermark(pipe, self, rule)
+        return pipe
+
     def _pipelines(self, rule, driver, delta_preds, operator=None):
-        if id(rule) in self.clipped_since:  # confined to this step: built for it
+        if id(rule) in self.clipped_since:  # confined to this step (and the horizon): built for it
             from .pipeline import pipeline_for
 
-            return pipeline_for(rule, self, driver, delta_preds, self._step_iv, operator=operator)
+            within = self._step_iv if self.horizon is None else intersect(self._step_iv, self.horizon)
+            if within is None:
+                return _Nothing()
+            return pipeline_for(rule, self, driver, delta_preds, within, operator=operator)
         return super()._pipelines(rule, driver, delta_preds, operator)
 
     # ---------------------------------------------------------- output
@@ -320,6 +336,14 @@ class StreamEvaluator(Evaluator):
                         heapq.heappush(heap, (iv[1] + keep, seq, pred, terms))
         self._seq = seq
 
+    def reschedule(self) -> None:
+        """The expiry heap of the relations as they are, one entry per
+        maximal interval (after a rewind: a stream's checkpoints do not copy
+        it; the heap a run builds holds the same entries, and stale ones of
+        intervals merged since, which forget nothing)."""
+        self._expiry = []
+        self._schedule({p: r.atoms for p, r in self.store.relations.items()})
+
     def _forget(self, step_iv) -> None:
         frontier = step_iv[1]
         heap = self._expiry
@@ -361,3 +385,47 @@ def _merged(a: dict, b: dict) -> dict:
     for p, r in b.items():
         out.setdefault(p, []).extend(r)
     return out
+
+
+class _Nothing(Node):
+    """A rule with nothing to derive in this step (it lies outside the horizon)."""
+
+    def next(self) -> bool:
+        return False
+
+
+class _NotBeforeTheWatermark(MapNode):
+    """A head placed by interval terms (``p(X)@[S,E] :- ...``, LARS's
+    ``@T h``) may land before the step, where the stream has given out its
+    answers for good: a fact placed there that was not there already is
+    refused, in one sentence, instead of being lost.  Only where the stream
+    still holds what it derived (facts ending within their predicate's
+    look-back of the step): further back a fact placed again (a join with
+    new input re-deriving it) cannot be told from a new one, and is left out
+    as before."""
+
+    def __init__(self, child, ev, rule):
+        super().__init__(child)
+        self.ev, self.rule = ev, rule
+
+    def process(self, batch):
+        lo, _, lc, _ = self.ev._step_iv
+        closed = make(NEG_INF, lo, False, not lc)  # what the steps before gave out
+        if closed is None:
+            return batch
+        pred = self.rule.head_pred
+        atoms = self.ev.store.relation(pred).atoms
+        kept_from = lo - self.ev.lookback.get(pred, 0)  # (what ended before is forgotten: engine's _forget)
+        for terms, iv in batch:
+            late = intersect(iv, closed)
+            if late is not None and iv[1] >= kept_from and not any(contains(have, late) for have in atoms.get(terms, ())):
+                from chronolog.language.text import format_fact
+                from chronolog.language.timeline import format_number
+
+                raise DataError(
+                    f"{format_fact(self.rule.head_pred, terms, iv)} is placed by {_rule_text(self.rule)} before the "
+                    f"stream's watermark {format_number(lo)}, where its answers are given out for good",
+                    hint="a head placed by interval terms must not reach back before the watermark: advance the "
+                    "watermark only as far as the facts still to come cannot place a head",
+                )
+        return batch

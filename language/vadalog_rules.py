@@ -460,7 +460,7 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
         line = lines[n]
         ends = _ends(line)
         if ended and (":-" in line or ends == _OPEN or line.lstrip(BLANKS).startswith("@")):
-            r, upto = _statement(lines, n, source, seen, build, anon if anonymous else None)
+            r, upto = _statement(lines, n, ends, source, seen, build, anon if anonymous else None)
             if r is not None:
                 (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
                 if anonymous:
@@ -485,17 +485,18 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     return rules, annotations, "\n".join(lines)
 
 
-def _statement(lines: list, n: int, source: str, seen: dict, build, anon):
+def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon):
     """The reader of the statement starting on line ``n`` (its index in
-    ``lines``; the statement before has ended), over lines up to the first
-    that ends a statement, and the line after it; or ``(None, n)``.  The
-    reader holds the statement read (a rule or an annotation) and the
-    program's count of ``_`` after it."""
+    ``lines``, ``ends`` its :func:`_ends`; the statement before has ended),
+    over lines up to the first that ends a statement, and the line after
+    it; or ``(None, n)``.  The reader holds the statement read (a rule or an
+    annotation) and the program's count of ``_`` after it."""
     upto = n + 1
-    while (ends := _ends(lines[upto - 1])) != _ENDED:
+    while ends != _ENDED:
         if ends is None or upto == len(lines) or upto - n == _LONGEST:
             return None, n
         upto += 1
+        ends = _ends(lines[upto - 1])
     text = lines[n] if upto == n + 1 else "\n".join(lines[n:upto])
     r = _Line(text, n + 1, source, seen, build, anon)
     try:

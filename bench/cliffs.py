@@ -99,6 +99,11 @@ def small_predicates(n: int, k: int) -> tuple:
     return many, one
 
 
+def many_rules(k: int) -> str:
+    """The program of ``k`` predicates with a rule each (bench/vadalog_parse.py reads it too)."""
+    return "".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(k))
+
+
 def chain(n: int, width: int) -> Path:
     """``width`` predicates ``e0 .. e{width-1}`` of ``n / width`` edges each, a chain's links."""
     DATA.mkdir(parents=True, exist_ok=True)
@@ -152,7 +157,7 @@ def cases(n: int) -> dict:
     }
     many, one = small_predicates(n, 200)
     out["small_predicates"] = ("200 predicates with a rule each against one predicate and one rule (the same facts)",
-                               ("".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(200)), ["--facts", str(many)]),
+                               (many_rules(200), ["--facts", str(many)]),
                                ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(one)]))
     out["small_aggregates"] = ("200 predicates with an aggregate each against one predicate and one (the same facts)",
                                ("".join(f"m{j}(N, S) :- p{j}(N, V), S = sum(V).\n" for j in range(200)), ["--facts", str(many)]),

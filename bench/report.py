@@ -229,6 +229,23 @@ def _meteor_parse(out, rows):
                    ok=r["same"] is True)
 
 
+@bench(name="vadalog_parse", args="bench/vadalog_parse.py --rules 200 5000 --repeat 5", json=True,
+       peer="the same text through lark alone (how every program was read before); lark the library's lalr with cache=True, its parse alone (same run)",
+       target="no input form slow (issue 37)",
+       what="Temporal Vadalog rules read: generated programs of 200 and 5,000 rules, cliffs' 200 predicates; chronolog, lark alone, lark's own lalr+cache")
+def _vadalog_parse(out, rows):
+    r = rows[-1]
+    progs = r["programs"]
+    us = lambda x: f"{x['us_per_rule']:.0f} us/rule"  # noqa: E731
+    return Figures("; ".join(f"{p['program']} {_ms(p['chronolog']['cpu'])} CPU ({us(p['chronolog'])})" for p in progs),
+                   "; ".join(f"{p['program']} lark {_ms(p['lark']['cpu'])} ({us(p['lark'])}), lark lalr cache parse alone "
+                             f"{_ms(p['lark lalr cache']['cpu'])}" for p in progs),
+                   "; ".join(f"{p['program']} {_x(p['lark']['cpu'], p['chronolog']['cpu'])} faster than lark, "
+                             f"{_x(p['lark lalr cache']['cpu'], p['chronolog']['cpu'])} than its parse alone" for p in progs)
+                   + f" (CPU; load {r['load']:.1f})",
+                   ok=all(p["same"] is True for p in progs))
+
+
 @bench(name="executors", args="bench/executors.py bench/programs/lubm_nonrec.vada bench/data/lubm_100000_s1_t300.vada",
        peer="the row executor, same loaded facts",
        what="columnar executor against the row executor, parse excluded (data: written by lubm_meteor)")

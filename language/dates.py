@@ -451,19 +451,22 @@ def resolve(program, calendar=None, lines=None):
 
 
 def _map_windows(x, fn, ast, group=None):
+    """``x`` with its windows mapped by ``fn`` (a node whose windows stay
+    the same is kept: a numeric program's rules are not copied)."""
     from dataclasses import replace
 
     if isinstance(x, ast.TimeGroup):
         return replace(x, grouping=group(x), inner=_map_windows(x.inner, fn, ast, group))
     if isinstance(x, ast.Temporal):
         w = fn(x.window) if x.window is not None else None
-        return replace(x, window=w, inner=_map_windows(x.inner, fn, ast, group))
+        inner = _map_windows(x.inner, fn, ast, group)
+        return x if w is x.window and inner is x.inner else replace(x, window=w, inner=inner)
     if isinstance(x, ast.Binary):
-        return replace(
-            x, window=fn(x.window), left=_map_windows(x.left, fn, ast, group), right=_map_windows(x.right, fn, ast, group)
-        )
+        w, left, right = fn(x.window), _map_windows(x.left, fn, ast, group), _map_windows(x.right, fn, ast, group)
+        return x if w is x.window and left is x.left and right is x.right else replace(x, window=w, left=left, right=right)
     if isinstance(x, ast.Negation):
-        return replace(x, inner=_map_windows(x.inner, fn, ast, group))
+        inner = _map_windows(x.inner, fn, ast, group)
+        return x if inner is x.inner else replace(x, inner=inner)
     return x
 
 

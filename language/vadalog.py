@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import heapq
 import math
 import re
 
@@ -17,7 +18,7 @@ from .lark_runtime import Token, v_args
 
 from . import ast, dates
 from .booleans import Boolean, boolean
-from .errors import SyntaxError_
+from .errors import ChronologError, SyntaxError_
 from .reader import AstBuilder, Dialect
 from .text import unquote
 
@@ -552,6 +553,27 @@ def parse(text: str, source: str = "<program>", calendar=None) -> ast.Program:
     from .nulls import reading_file
 
     with reading_file():
-        prog = DIALECT.read(text, source)
+        prog = _read(text, source)
     return dates.resolve(prog, calendar, text.splitlines())
+
+
+def _read(text: str, source: str) -> ast.Program:
+    """The program, its rules and annotations of the common shape read
+    without lark (language/vadalog_rules.py) and the rest by the grammar;
+    an error is the one the grammar gives on the whole text."""
+    from .vadalog_rules import read_statements
+
+    fast = read_statements(text, source, _ToAst(DIALECT, source, []))
+    if fast is None:
+        return DIALECT.read(text, source)
+    rules, annotations, rest = fast
+    if not rest.strip():
+        return ast.Program(rules=rules, annotations=annotations, source=source)
+    try:
+        prog = DIALECT.read(rest, source)
+    except ChronologError:
+        return DIALECT.read(text, source)  # (raises it with the place and words the whole text gives)
+    prog.rules = list(heapq.merge(rules, prog.rules, key=lambda r: r.pos.line))
+    prog.annotations = list(heapq.merge(annotations, prog.annotations, key=lambda a: a.pos.line))
+    return prog
 

@@ -1,0 +1,576 @@
+"""Temporal Vadalog rules of the common shape, read without lark.
+
+A program's rules went through lark's LALR parser and tree transformer at
+0.3-0.8 ms a rule, most of it per token in lark's Python (a generated
+200-rule program: 70 ms before anything runs).  This reader takes a rule
+that starts where the statement before it has ended, on one line or a few
+(comments between its tokens), and walks it once over the grammar's own
+terminal regular expressions (the cursor of :mod:`.rule_lines`, shared
+with the MeTeoR reader), building the same AST, positions and rule text
+included, as :mod:`.vadalog`'s grammar and transformer: the transformer's
+own methods build expressions, atoms, aggregates and time groups.  It reads
+heads that are an atom, ``⊥``, boxes around a head or ``p(X)@[S,E)``; body
+literals that are atoms, ``#T``/``#F``, the unary operators, ``<S>``/``<U>``,
+``not``, time grouping, ``@[S,E]``/``@T``, comparisons and assignments
+(aggregates and contributors included) over names, variables, numbers,
+strings, booleans, dates and ``_`` (numbered as lark numbers them, over
+the whole program), windows of numbers, dates or durations, and
+annotations.  Anything else (labelled nulls, a statement over more than 16
+lines or beside another on its lines, ``_`` where lark reads one after it,
+any error) is left to lark,
+which reads it or names what is wrong: the whole program's error, as
+before.
+
+Hand-written because lark has no faster mode for this grammar: the parser
+is already lark's LALR from cached tables (language/vadalog_tables.py), and
+lark's own ``Lark(parser="lalr", cache=True)`` runs the same per-token
+Python, its parse alone 5-13x this reader's whole work (bench/vadalog_parse.py).
+tests/test_vadalog_rules.py checks that both readers give the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import ast, dates
+from .booleans import boolean
+from .errors import ChronologError
+from .rule_lines import BLANKS, LineCursor, Unread, terminals
+from .text import unquote
+from .time_grouping import make_group
+
+__all__ = ["read_statements"]
+
+_KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
+
+
+class _Line(LineCursor):
+    """One statement of a program; ``build``: the program's transformer,
+    which builds expressions, atoms and aggregates as lark's tree would have
+    them; ``anon``: the anonymous variables ``_`` before this statement in
+    the program (lark numbers them ``_1``, ``_2``, ... in the text's order),
+    None to leave a statement with one to lark."""
+
+    __slots__ = ("build", "anon", "statement")
+
+    def __init__(self, text, lineno, source, seen, build, anon):
+        super().__init__(text, lineno, source, seen)
+        self.build, self.anon = build, anon
+
+    def number(self):
+        if _DATE(self.text, self.i):  # (a date's digits: lark's DATE comes first)
+            raise Unread
+        return super().number()
+
+    # ------------------------------------------------------------ dates and durations
+    def bound(self):
+        """A window's end; a date or a duration is placed once the timeline
+        is known (dates.resolve), as the transformer leaves it."""
+        self.skip()
+        for match, read in ((_DATE, dates.date_point), (_DURATION, dates.parse_duration)):
+            m = match(self.text, self.i)
+            if m is not None:
+                self.i = m.end()
+                try:
+                    return read(m.group())
+                except ValueError:
+                    raise Unread from None
+        return super().bound()
+
+    def interval(self, lo, hi, lc, hc):
+        if type(lo) in _DATED or type(hi) in _DATED:
+            return (lo, hi, lc, hc)
+        return super().interval(lo, hi, lc, hc)
+
+    def window(self):
+        window = self.bounds()
+        if type(window[0]) not in _DATED and window[0] < 0:
+            raise Unread
+        return window
+
+    def skip(self) -> None:
+        """Blanks and comments (a rule's lines may hold comments)."""
+        i = self.i
+        if i < len(self.text) and self.text[i] in _SKIPPED:
+            self.i = _BLANKS_AND_COMMENTS(self.text, i).end()
+
+    def pos(self, at: int) -> ast.Pos:
+        """The line and column of ``at`` in a rule over one line or several."""
+        nl = self.text.rfind("\n", 0, at)
+        if nl < 0:
+            return ast.Pos(self.source, self.lineno, at + 1)
+        return ast.Pos(self.source, self.lineno + self.text.count("\n", 0, at), at - nl)
+
+    # ------------------------------------------------------------ statements
+    def rule(self) -> ast.Rule:
+        self.skip()
+        at = self.i
+        head = self.head()
+        if self.take(_IF) is None:
+            raise Unread
+        body = [self.literal()]
+        while self.char(","):
+            body.append(self.literal())
+        end = self.end()
+        text = self.text[at:end]
+        if "\n" in text:  # (lark's rule text: its lines stripped, joined by a blank)
+            text = " ".join(part.strip() for part in text.split("\n"))
+        return ast.Rule(head, body, self.pos(at), text)
+
+    def end(self) -> int:
+        """The statement's '.', its position after it; nothing but blanks
+        and comments may follow (else another statement, or an error)."""
+        if not self.char("."):
+            raise Unread
+        end = self.i
+        self.skip()
+        if self.i < len(self.text):
+            raise Unread
+        return end
+
+    def annotation(self) -> ast.Annotation:
+        """``@output("p").``, ``@temporal(0, 100).``, ``@relaxedSafety.``"""
+        self.skip()
+        at = self.i
+        if not self.char("@"):
+            raise Unread
+        name = self.word()
+        args = []
+        if self.char("("):
+            if not self.char(")"):
+                args.append(self.annotation_argument())
+                while self.char(","):
+                    args.append(self.annotation_argument())
+                if not self.char(")"):
+                    raise Unread
+        self.end()
+        return ast.Annotation(name, args, self.pos(at))
+
+    def annotation_argument(self):
+        """A string, number, boolean (``#T``: True) or name, as ``ann_*`` make them."""
+        self.skip()
+        c = self.text[self.i : self.i + 1]
+        if c == '"':
+            m = self.take(_STRING)
+            if m is None:
+                raise Unread
+            return unquote(m.group())
+        if c == "#":
+            m = self.take(_BOOL)
+            if m is None:
+                raise Unread
+            return m.group() == "#T"
+        if c.isdigit():
+            return self.number()
+        return self.word()
+
+    def word(self) -> str:
+        """A name (lowercase first), not a keyword."""
+        m = self.take(_NAME)
+        if m is None or m.group() in _KEYWORDS:
+            raise Unread
+        return m.group()
+
+    def head(self):
+        self.skip()
+        at = self.i
+        m = _BOX_OP(self.text, at)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            return ast.Temporal(m.group(), window, self.head(), self.pos(at))
+        if self.text.startswith("⊥", at):
+            self.i += 1
+            return ast.Truth(False, self.pos(at))
+        atom = self.build._as_atom(self.primary(), self.pos(at))
+        if self.char("@"):  # p(X)@[S,E) :- ...
+            return self.interval_terms(atom, at)
+        return atom
+
+    # ------------------------------------------------------------ literals
+    def literal(self):
+        self.skip()
+        at = self.i
+        t = self.text
+        m = _NAME(t, at)
+        if m is not None and m.group() == "not":
+            self.i = m.end()
+            return ast.Negation(self.operand(), self.pos(at))
+        m = _VAR(t, at)
+        if m is not None:
+            self.i = m.end()
+            if self.char("=") and not self.char("="):
+                return self.assignment(m.group(), at)
+            self.i = at
+        if t.startswith("(", at):  # (a parenthesised sum: a comparison's)
+            return self.comparison(self.sum(), at)
+        left = self.unary()
+        self.skip()
+        m = _BINARY(t, self.i)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            if type(left) is _Sum:
+                raise Unread
+            return ast.Binary("S" if m.group() == "<S>" else "U", window, left, self.operand(), self.pos(at))
+        if type(left) is _Sum:
+            return self.comparison(left.value, at)
+        if self.char("@"):  # lit@[S,E], lit@T
+            if type(left) is ast.Truth:
+                raise Unread
+            m = self.take(_VAR_NOT_DURATION)
+            if m is None:
+                return self.interval_terms(left, at)
+            return ast.Timed(left, ast.Var(m.group()), None, True, True, self.pos(at))
+        return left
+
+    def interval_terms(self, inner, at) -> ast.Timed:
+        """``@[S,E)``: the ends of an interval as variables."""
+        left = self.char("[(")
+        if left is None:
+            raise Unread
+        start = self.take(_VAR_NOT_DURATION)
+        if start is None or not self.char(","):
+            raise Unread
+        end = self.take(_VAR_NOT_DURATION)
+        right = self.char("])") if end is not None else None
+        if right is None:
+            raise Unread
+        return ast.Timed(inner, ast.Var(start.group()), ast.Var(end.group()), left == "[", right == "]", self.pos(at))
+
+    def unary(self):
+        """An operator's literal, or the atom or truth a plain sum is (a
+        :class:`_Sum` when it is neither: a comparison's left side)."""
+        self.skip()
+        at = self.i
+        m = _TEMP_OR_BOX(self.text, at)
+        if m is not None:
+            self.i = m.end()
+            self.deeper()
+            window = self.window()
+            return ast.Temporal(m.group(), window, self.operand(), self.pos(at))
+        if self.text.startswith(_GROUP_OPS, at):  # /\[months] p(X)
+            self.i = at + (2 if self.text[at] == "/" else 1)
+            self.deeper()
+            count, unit = self.group_spec()
+            return make_group(count, unit, self.operand(), self.pos(at), self.build._err)
+        if self.text.startswith("(", at):
+            raise Unread
+        x = self.sum()
+        self.skip()
+        if _CMP(self.text, self.i) and not _BINARY(self.text, self.i):  # (lark's lexer tries <S> before <)
+            return _Sum(x)
+        if type(x) is _vadalog._Call or type(x) is _vadalog._Name:
+            return self.build._as_atom(x, None)
+        if type(x) is ast.Const and type(x.value) is _Boolean:
+            return ast.Truth(x.value.value, self.pos(at))
+        return _Sum(x)
+
+    def group_spec(self):
+        """``[3 months]``, ``[months]``, ``[7]``, ``1 years``: (count, unit)."""
+        if not self.char("["):
+            count = self.number()
+            return count, self.word()
+        if self.char("]"):
+            return 1, None
+        self.skip()
+        count = self.number() if self.text[self.i : self.i + 1].isdigit() else 1
+        unit = None if self.char("]") else self.word()
+        if unit is not None and not self.char("]"):
+            raise Unread
+        return count, unit
+
+    def operand(self):
+        """The literal an operator or ``not`` applies to."""
+        x = self.unary()
+        if type(x) is _Sum:
+            raise Unread
+        return x
+
+    def comparison(self, left, at):
+        m = self.take(_CMP)
+        if m is None or _BINARY(self.text, m.start()):
+            raise Unread
+        op = "!=" if m.group() == "<>" else m.group()
+        b = self.build
+        return ast.Comparison(op, b._expr(left), b._expr(self.sum()), self.pos(at))
+
+    def assignment(self, var: str, at: int):
+        expr = self.sum()
+        b = self.build
+        if type(expr) is _vadalog._Call and _vadalog._is_aggregate_call(expr):
+            return ast.Assignment(ast.Var(var), b._aggregate(expr), self.pos(at))
+        return ast.Assignment(ast.Var(var), b._expr(expr), self.pos(at))
+
+    # ------------------------------------------------------------ expressions
+    def sum(self):
+        x = self.product()
+        while True:
+            c = self.char("+-")
+            if c is None:
+                return x
+            self.deeper()
+            x = (self.build.add if c == "+" else self.build.sub)([x, self.product()])
+
+    def product(self):
+        x = self.factor()
+        while True:
+            self.skip()
+            c = self.text[self.i : self.i + 1]
+            if c not in ("*", "/") or self.text.startswith("/\\", self.i):
+                return x
+            self.i += 1
+            self.deeper()
+            x = (self.build.mul if c == "*" else self.build.div)([x, self.factor()])
+
+    def factor(self):
+        self.skip()
+        if self.text[self.i : self.i + 1] in _SIGNS and _DATE(self.text, self.i):  # (-2020-01-01: a date, not a minus)
+            return self.primary()
+        c = self.char("-+(")
+        if c == "(":
+            self.deeper()
+            x = self.sum()
+            if not self.char(")"):
+                raise Unread
+            return x
+        if c is not None:
+            if self.take(_INF) is not None:  # +inf, -inf: a float's infinities
+                return self.build.inf_term(()) if c == "+" else self.build.neg_inf_term(())
+            if c == "+":
+                raise Unread
+            self.deeper()
+            return self.build.neg([self.factor()])
+        return self.primary()
+
+    def primary(self):
+        """A term or a call, as the transformer's ``call``/``name``/``var``/
+        ``num``/``string``/``boolean`` make them."""
+        self.skip()
+        t, at = self.text, self.i
+        m = _NAME(t, at)
+        if m is not None:
+            word = m.group()
+            if word in _KEYWORDS:
+                raise Unread
+            self.i = m.end()
+            names = _NAMES(t, self.i)
+            if names is not None:  # arguments that are all plain names: one match
+                self.i = names.end()
+                return _vadalog._Call(word, list(map(self.name, names.group(1).split(","))), self.pos(at))
+            if not self.char("("):
+                return _vadalog._Name(word, self.pos(at))
+            args = []
+            if not self.char(")"):
+                args.append(self.argument())
+                while self.char(","):
+                    args.append(self.argument())
+                if not self.char(")"):
+                    raise Unread
+            return _vadalog._Call(word, args, self.pos(at))
+        m = _VAR(t, at)
+        if m is not None:
+            self.i = m.end()
+            return self.name(m.group())
+        c = t[at : at + 1]
+        m = _DATE(t, at) if c in _DIGITS_AND_SIGNS else None
+        if m is not None:  # (a date constant is its midnight's datetime)
+            self.i = m.end()
+            try:
+                return ast.Const(dates.parse_datetime(m.group())[0])
+            except ValueError:
+                raise Unread from None
+        if c == "_":
+            if self.anon is None or t.startswith(":", at + 1):  # (a labelled null: its table is lark's)
+                raise Unread
+            self.i += 1
+            self.anon += 1
+            return ast.Var(f"_{self.anon}")
+        if c == '"':
+            m = self.take(_STRING)
+            if m is None:
+                raise Unread
+            return ast.Const(unquote(m.group()))
+        if c == "#":
+            m = self.take(_BOOL)
+            if m is None:
+                raise Unread
+            return ast.Const(boolean(m.group() == "#T"))
+        return ast.Const(self.number())
+
+    def argument(self):
+        """A call's argument: an expression, or contributors ``<C1, C2>``."""
+        self.skip()
+        if not self.text.startswith("<", self.i):
+            return self.build._expr(self.sum())
+        m = _CMP(self.text, self.i)
+        if m.group() != "<" or _BINARY(self.text, self.i):
+            raise Unread
+        self.i = m.end()
+        terms = [self.sum()]
+        while self.char(","):
+            terms.append(self.sum())
+        m = self.take(_CMP)
+        if m is None or m.group() != ">":
+            raise Unread
+        return _vadalog._Contributors(tuple(self.build._expr(t) for t in terms))
+
+    def name(self, word: str):
+        """A variable or a name's constant (one object per name in a program:
+        they are immutable)."""
+        word = word.strip(BLANKS)
+        term = self.seen.get(word)
+        if term is None:
+            if word in _KEYWORDS:
+                raise Unread
+            term = self.seen[word] = ast.Var(word) if word[0].isupper() else ast.Const(word)
+        return term
+
+
+class _Sum:
+    """A sum that is no literal by itself (a comparison's left side)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def read_statements(text: str, source: str, build, anonymous: bool = True):
+    """``(rules, annotations, rest)``: the rules and annotations of ``text``
+    read here, each in order, and the text lark reads (their lines left
+    empty, so every other line keeps its number and column); None where
+    lark reads it all.  ``build``: the transformer of this program (its
+    methods build what lark's tree would become); ``anonymous``: whether
+    statements with ``_`` are read here (they are unless lark reads one
+    after them: it numbers its own from 1)."""
+    if _vadalog is None:  # (set last by _load)
+        _load()
+    if ":-" not in text or _OTHER_BREAKS(text):  # (lark counts lines by '\n' alone, the rules' text by splitlines)
+        return None
+    lines = text.split("\n")
+    rules, annotations = [], []
+    seen: dict = {}
+    ended = True  # (the program starts between statements)
+    anon, numbered = 0, False  # the '_' so far; whether one was numbered here
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        ends = _ends(line)
+        if ended and (":-" in line or ends == _OPEN or line.lstrip(BLANKS).startswith("@")):
+            r, upto = _statement(lines, n, ends, source, seen, build, anon if anonymous else None)
+            if r is not None:
+                (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
+                if anonymous:
+                    numbered, anon = numbered or r.anon != anon, r.anon
+                lines[n:upto] = [""] * (upto - n)
+                n = upto
+                continue
+        if ends is None:
+            if numbered:  # (lark's '_' in the rest not counted)
+                return read_statements(text, source, build, anonymous=False)
+            break  # a string over several lines: lark reads the rest as it is
+        if ends != _NOTHING:
+            ended = ends == _ENDED
+        if anonymous and "_" in line:
+            k = _anonymous(line)
+            if k and numbered:
+                return read_statements(text, source, build, anonymous=False)
+            anon += k
+        n += 1
+    if not rules:
+        return None
+    return rules, annotations, "\n".join(lines)
+
+
+def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon):
+    """The reader of the statement starting on line ``n`` (its index in
+    ``lines``, ``ends`` its :func:`_ends`; the statement before has ended),
+    over lines up to the first that ends a statement, and the line after
+    it; or ``(None, n)``.  The reader holds the statement read (a rule or an
+    annotation) and the program's count of ``_`` after it."""
+    upto = n + 1
+    while ends != _ENDED:
+        if ends is None or upto == len(lines) or upto - n == _LONGEST:
+            return None, n
+        upto += 1
+        ends = _ends(lines[upto - 1])
+    text = lines[n] if upto == n + 1 else "\n".join(lines[n:upto])
+    r = _Line(text, n + 1, source, seen, build, anon)
+    try:
+        if text.lstrip(BLANKS).startswith("@"):
+            r.statement = r.annotation()
+            return r, upto
+        if ":-" in text:
+            r.statement = r.rule()
+            return r, upto
+    except (Unread, ChronologError):
+        pass
+    return None, n
+
+
+def _anonymous(line: str) -> int:
+    """The anonymous variables ``_`` lark reads on a line of a program that
+    reads (outside strings and comments; not in a name or a labelled null)."""
+    code = _CODE(line).group()
+    return sum(1 for m in _ANON_OR_STRING(code) if m.group() == "_")
+
+
+_ENDED, _OPEN, _NOTHING = "ended", "open", "nothing"
+_LONGEST = 16  # lines of one statement read here
+
+
+def _ends(line: str):
+    """Whether ``line`` ends a statement (its code before a comment ends in
+    '.'), leaves one open, or holds none; None when a string in it does not
+    close on it."""
+    code = _CODE(line)
+    if line.startswith('"', code.end()):
+        return None
+    code = code.group().rstrip(BLANKS)
+    return _NOTHING if not code else _ENDED if code[-1] == "." else _OPEN
+
+
+_ANON_OR_STRING = re.compile(r'"(?:\\.|[^"\\])*"|(?<![A-Za-z0-9_])_(?![:A-Za-z0-9_])').finditer
+# the code of a line before a comment, its strings whole; an unclosed string stops it at its '"'
+_CODE = re.compile(r'(?:[^"%]|"(?:\\.|[^"\\\n])*")*').match
+# line breaks of str.splitlines that are not '\n' or '\r\n'
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)").search
+# "(a, Xb, c_1)": names and variables, which NAME and VAR read whole
+_PLAIN = r"[A-Za-z][A-Za-z0-9_]*"
+_NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}]*{_PLAIN}[{BLANKS}]*)*)\)").match
+_SKIPPED = BLANKS + "%"
+_BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
+_GROUP_OPS = ("/\\", "△")
+_DATED = (dates.DatePoint, dates.Duration)
+_SIGNS = frozenset("+-")
+_DIGITS_AND_SIGNS = frozenset("0123456789+-")
+_NAME = _VAR = _VAR_NOT_DURATION = _STRING = _BOOL = _DATE = _DURATION = _INF = _CMP = _IF = None
+_BOX_OP = _TEMP_OR_BOX = _BINARY = None
+_vadalog = _Boolean = None
+
+
+def _load() -> None:
+    """The grammar's terminals as bound ``match`` methods (once per process)."""
+    global _NAME, _VAR, _VAR_NOT_DURATION, _STRING, _BOOL, _DATE, _DURATION, _INF, _CMP, _IF, _BOX_OP, _TEMP_OR_BOX, _BINARY, _vadalog, _Boolean
+    from . import vadalog
+    from .booleans import Boolean
+
+    t = terminals("vadalog.lark")
+
+    def either(*names):
+        return re.compile("|".join(f"(?:{t[n].pattern})" for n in names)).match
+
+    _Line.WS = t["WS"].match
+    _Line.INF = _INF = t["INF"].match
+    # lark tries FRACTION (priority 2) before DECIMAL before INT
+    _Line.NUMBER = either("FRACTION", "DECIMAL", "INT")
+    _NAME, _VAR, _STRING, _BOOL, _DATE, _DURATION = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE", "DURATION"))
+    _CMP, _IF, _BOX_OP = t["CMP"].match, t["IF"].match, t["BOX_OP"].match
+    _TEMP_OR_BOX = either("TEMP_OP", "BOX_OP")
+    # a variable where lark may read a duration (P, P3D): left to lark
+    _VAR_NOT_DURATION = re.compile(f"(?!{t['DURATION'].pattern})(?:{t['VAR'].pattern})").match
+    _BINARY = either("SINCE", "UNTIL")
+    _vadalog, _Boolean = vadalog, Boolean

@@ -1,0 +1,425 @@
+"""The Temporal Vadalog rule reader without lark (language/vadalog_rules.py)
+against the grammar alone (``DIALECT.read``, how every program was read
+before): on every program of the tests, examples, docs and bench, on every
+program text in the tests' sources, on random rule lines and on bad input,
+a program reads to the very rules, facts and annotations lark builds (every
+node's type, value and position, and each rule's text) or to the very same
+error."""
+
+from __future__ import annotations
+
+import ast as pyast
+import dataclasses
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chronolog.language import vadalog
+from chronolog.language.errors import ChronologError
+from chronolog.language.nulls import Null, reading_file
+from chronolog.language.vadalog_rules import read_statements
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _same(a, b) -> bool:
+    """Equal with every field compared (positions too) and numbers of the same type."""
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is Null:  # (each reading has its own scope of labels)
+        return a.label == b.label
+    return a == b
+
+
+def _outcome(read, text: str):
+    """The program ``read`` makes of ``text`` (before dates are resolved), or its error's words."""
+    try:
+        with reading_file():
+            return read(text, "<p>")
+    except ChronologError as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def _lark(text: str):
+    return _outcome(vadalog.DIALECT.read, text)
+
+
+def _both(text: str):
+    return _outcome(vadalog._read, text)
+
+
+def _fast_rules(text: str) -> int:
+    """How many rules of ``text`` the reader reads itself."""
+    return len(_fast(text)[0])
+
+
+def _fast(text: str):
+    """The rules and annotations of ``text`` the reader reads itself."""
+    got = read_statements(text, "<p>", vadalog._ToAst(vadalog.DIALECT, "<p>", []))
+    return ([], []) if got is None else got[:2]
+
+
+def _agree(text: str) -> bool:
+    return _same(_both(text), _lark(text))
+
+
+# ------------------------------------------------------------------ every program here
+
+
+def _programs() -> list:
+    """(name, text) of the Temporal Vadalog programs of the tests, examples,
+    bench and docs."""
+    out = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
+           for d in ("tests/data", "examples", "bench/programs") for p in sorted((ROOT / d).rglob("*.vada"))]
+    fence = re.compile(r"^```vadalog[^\n]*\n(.*?)^```", re.S | re.M)
+    for doc in sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]:
+        out += [(f"{doc.name}#{i}", m.group(1)) for i, m in enumerate(fence.finditer(doc.read_text(encoding="utf-8")))]
+    return out
+
+
+def _test_texts() -> list:
+    """Every string in the tests' sources that holds a rule (programs, and bad ones)."""
+    out = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = pyast.parse(path.read_text(encoding="utf-8"))
+        out += [n.value for n in pyast.walk(tree)
+                if isinstance(n, pyast.Constant) and isinstance(n.value, str) and ":-" in n.value and len(n.value) < 20_000]
+    return sorted(set(out))
+
+
+PROGRAMS = _programs()
+
+
+@pytest.mark.parametrize("name,text", PROGRAMS, ids=[n for n, _ in PROGRAMS])
+def test_programs_read_alike(name, text):
+    assert _same(_both(text), _lark(text)), name
+
+
+def test_the_programs_rules_are_read_fast():
+    """Every rule of the programs here is of the common shape."""
+    fast = sum(_fast_rules(t) for _, t in PROGRAMS)
+    lark = sum(len(p.rules) for p in map(_lark, (t for _, t in PROGRAMS)) if not isinstance(p, str))
+    assert lark > 400 and fast == lark, (fast, lark)
+
+
+def test_every_program_text_of_the_tests_reads_alike():
+    """Programs and bad programs the tests hold as strings (thousands): the
+    same program or the same error, place and words."""
+    texts = _test_texts()
+    assert len(texts) > 1000
+    differ = [t for t in texts if not _agree(t)]
+    assert not differ, differ[:3]
+
+
+def test_bench_programs_read_alike():
+    """The programs bench/vadalog_parse.py and bench/cliffs.py generate."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from cliffs import many_rules
+    from vadalog_parse import program
+
+    for text in (program(300, seed=3), many_rules(200)):
+        assert _fast_rules(text) == text.count(":-")
+        assert _same(_both(text), _lark(text))
+
+
+# ------------------------------------------------------------------ lines and places
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p(X) :- not q(X), (X + 1) > 3, -X < 2, Y = X * 2 + 1, r(X, a).",
+        '  [+][0,1] p(X,-3,"a\\"b") :- q(X) <S>[0,1] r(X), <->[0,2] s  .  % c',
+        "p(X) :- q(X), X>1, Y = 1/2, Z = 1 / 2, W = 3/6, V = 1.5e3, U = -inf, T = +inf.",
+        "p(inf, not1, P3D, infinity) :- q(1, #T), #F, #T, X <> Y, X == 2.",
+        "m(N, S) :- p(N, V), S = sum(V * 2), C = count(), M = max(V), A = min(X, Y).",
+        "⊥ :- a(X), b(X).",
+        "[-][0,1] [+](0,2) p :- [-][1, +inf) q, <+>(0,3) r(X) <U>[2,2] s(X).",
+        "p(X) :- q(X), Y = abs(X - 3) / 2, Y >= sqrt(X), s(), upper(X) != \"A\".",
+        "p(X):-q(X),not<->[0,1]r(X),X>=-3.",
+        "discount(X) :- goes(X, M), X < \"n2500\", M = \"a,b\".",
+        "p(X) :- /\\[months] q(X), /\\[3 months] r(X), /\\[7] s(X), /\\1 years t(X), △[weeks] u(X), /\\[] v(X).",
+        "p(X) :- q(X)@[S,E], r(X)@T, <->[0,1] s(X)@(A, B), D = E - S.",
+        "[+][0,1] p(X)@[S,E) :- q(X)@[S,E].",
+        "p(X, S, N) :- q(X, Y, C), S = msum(Y, <C>), T = sum(Y * 2, < C , X >), N = mcount(<C>).",
+        "late(T, D) :- due(T, D), D < 2020-02-01, D >= 2019-12-31T12:30:00, q(1999-01-01T00:00:00Z).",
+        "p(X) :- <->[0, P3D] q(X), [-](PT12H, P1DT6H30M] r(X), <+>[2020-01-01, 2020-02-01) s(X), <->[0, 1] t(X).",
+    ],
+)
+def test_lines_read_fast_and_alike(text):
+    for padded in (text, "% before\n\n" + text + "\n", "q(a)@1.\n  " + text + "  \n", "q(a)@1.\r\n" + text + "\r\nr :- s.\r\n"):
+        assert _fast_rules(padded) == 1 + ("r :- s." in padded), padded
+        assert _agree(padded), padded
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p(X) :- q(X, _:n1).",  # labelled nulls
+        "p(X) :- <->[0, P3M] q(X).",  # errors: lark says what is wrong
+        "p(X) :- q(X, 2020-02-30).",
+        "p(X) :- <->[2020-01-01, P] q(X).",
+        "p(X) :- <->[-P1D, 0] q(X).",
+        "p(X) :- q(X), E = -2020-01-01.",
+        "p(X)@[P3D, E] :- q(X).",  # a variable lark may read as a duration
+        "p(X) :- q(X)@P.",
+        "p(X) :- q(X)@[S, _].",
+        "p(X) :- /\\[0 months] q(X).",  # errors: lark says what is wrong
+        "p(X) :- /\\[eons] q(X).",
+        "p(X) :- q(X), S = sum(X, <C>, Y).",
+        "p(X) :- q(X), S = msum(X, <C>) + 1.",
+        "p(X) :- q(X, <C>).",
+        "p(X) :- #T@T.",
+        "p(X) :-\n" + " q(X),\n" * 20 + " r(X).",  # a rule over more lines than read here
+        "p(X) :- q(X) <S>[0,\n 2] r(X), X > \"a\n%b\".",  # a string over lines
+        "p(X) :- q(X). r(X) :- s(X).",  # two statements on a line
+        "p(X) :- (q(X)).",
+        "p(X) :- not (q(X)).",
+        "p(X) :- q(not).",
+        "p(X) :- <->[2,1] q(X).",  # errors: lark says what is wrong
+        "p(X) :- <->[-1,1] q(X).",
+        "<->[0,1] p(X) :- q(X).",
+        "p(X) :- q(X+1).",
+        "X :- q(X).",
+        "p(X) :- q(X)",
+        "p(X) :- q(X), X <S>[0,1] r(X).",
+        "p(X) :- q(X), Y = 3/0.",
+        "p(X) :- q(X) r(X).",
+        "p(X) :- sum(X) > 1.",
+    ],
+)
+def test_lines_left_to_lark(text):
+    assert _fast_rules(text) == 0
+    assert _agree(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '@output("p").',
+        '@input("q"). % c',
+        "@temporal(0, 100).",
+        "@relaxedSafety.",
+        '@bind("p", "csv", "", "data/p.csv").',
+        "@f(1.5, 1/3, 2e3, #T, #F, name, inf).",
+        "@ g ( ) .",
+        '@mapping("p", 0, "c", "date").',
+        '@h(\n  "a%b",\n  % c\n  7).',
+    ],
+)
+def test_annotations_read_fast_and_alike(text):
+    rules = "p(X) :- q(X).\n"
+    for padded in (rules + text, text + "\n" + rules, rules + "q(a)@1.\n" + text + "\n" + rules):
+        assert len(_fast(padded)[1]) == 1, padded
+        assert _agree(padded), padded
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['@temporal(2020-01-01, 2020-02-01).', "@f(-1).", "@f(not).", "@Output(\"p\").", '@output("p")', "@f(X).",
+     "@f(1,).", "@f(_:n1).", '@output("p"). @input("q").', "@ .", "@f(+inf)."],
+)
+def test_annotations_left_to_lark(text):
+    rules = "p(X) :- q(X).\n"
+    assert _fast(rules + text)[1] == []
+    assert _agree(rules + text)
+
+
+def test_anonymous_variables_numbered_as_lark_numbers_them():
+    """lark numbers the '_' of a program _1, _2, ... in the text's order:
+    read here where lark reads none after them, else left to lark."""
+    fast, lark_ = "p(X) :- q(X, _), r(_, X), X = _.\n", "s(X) :- t(X)@[S, _], u(_).\n"
+    for text, read_here in [(fast + fast, 2), (lark_ + fast + fast, 2), (fast + lark_, 0), (fast + lark_ + fast, 0),
+                            (fast + "q(a)@1.\n% _\n@output(\"_\").\n" + fast, 2), (fast + '@f("a\n_").\n' + fast, 0),
+                            ("p(X) :- q(X, _:n1).\n" + fast, 1), (fast + "p(X) :- q(X, _:n1).\n", 1)]:
+        assert _fast_rules(text) == read_here, text
+        assert _agree(text), text
+    names = [str(t) for r in _both(lark_ + fast + fast).rules for lit in r.body for t in getattr(lit, "terms", ())]
+    assert [n for n in names if n[0] == "_"] == ["_2", "_3", "_4", "_6", "_7"]  # (_1 in @[S, _], _5 and _8 in X = _)
+
+
+def test_a_line_inside_an_unended_statement_goes_to_lark():
+    """A rule line after a statement that has not ended (or inside a string
+    over lines) is part of that statement: lark reads it, error and all."""
+    for text in ["q(X) :- r(X),\np(X) :- s(X).", '@output("a\np(X) :- s(X).\n").\nq(X) :- r(X).',
+                 "q(X) :- r(X) % p(X) :- s(X).\n.\np(X) :- s(X).", "q(a)@1\np(X) :- s(X)."]:
+        assert _agree(text), text
+    assert _fast_rules("q(X) :- r(X),\np(X) :- s(X).") == 0
+    assert _fast_rules("q(X) :- r(X), % a comment.\n  s(X).\np(X) :- s(X).") == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p(X) :-\n q(X).",
+        "p(X) :- q(X), % why\n\t r(X) . % end",
+        "  ema(S, E) :- <->[1,1] ema(S, P), price(S, D, V), P != V,\r\n"
+        "             A = float(2 / 21), E = ((1 - A) * P + A * V) / ((1 - A) + A).\r\n",
+        "p(X) :-\nq(X)\n,\n\n% c\nr(X)\n.",
+        "p(X)\n:-\nq(X)\n,\n\n% c\nr(X)\n.",
+        "[+][0,1]  p(X) :- q(X) <S>[0,\n 2] r(X), X > \"a%b\".",
+    ],
+)
+def test_rules_over_lines_read_fast_and_alike(text):
+    """A rule over several lines (comments and blank lines between its
+    tokens): the same rule, its positions and its text as lark joins it."""
+    for padded in (text, "q(a)@1.\n\n" + text + "\ns(X) :- t(X).\n"):
+        assert _fast_rules(padded) == 1 + ("s(X) :- t(X)." in padded), padded
+        assert _agree(padded), padded
+
+
+def test_errors_after_rules_read_fast_are_lark_s():
+    """Bad input around rules read here: the error (file, line, column,
+    words) is the one lark gives on the whole program."""
+    rules = "".join(f"p{i}(X) :- q{i}(X), <->[0,{i}] r(X).\n" for i in range(5))
+    for bad in ["p(X) :- q(X\n", "q(a)@[2,1].\n", "p(X) :- q(X), .\n", "p(X) :- <->[0,1] q(X) r(X).\n",
+                "@output(\"p\"\n", "p(X) :- " + "<->[0,1] " * 1000 + "q(X).\n", "q(a).\n", "P(X) :- q(X).\n"]:
+        for text in (rules + bad, bad + rules, rules + bad + rules):
+            got = _both(text)
+            assert isinstance(got, str) and got == _lark(text), (text, got)
+
+
+def test_positions_and_order_kept_with_lark_s_rules_between():
+    text = ("a(X) :- b(X).\n"
+            "c(X) :-\n  d(X).\n"
+            "e(X) :- f(X, _).\n"
+            "g(X) :- h(X).\n"
+            "@output(\"a\").\n"
+            "b(x)@[1,2].\n")
+    prog = _both(text)
+    assert [r.pos.line for r in prog.rules] == [1, 2, 4, 5]
+    assert _same(prog, _lark(text))
+
+
+# ------------------------------------------------------------------ random lines
+
+_WORDS = ["p", "q1", "X", "Y", "a", "not", "every", "inf", "infty", "P3D", "sum", "count", "max", "abs", "_", "_:n1", "nothing"]
+_TERMS = ["X", "Y", "a", "b_2", "1", "-2", "0.5", "1/3", "3/0", "1e3", '"s,t"', '"q\\"x"', "#T", "#F", "inf", "+inf",
+          "-inf", "- 3", "2020-01-01", "_", "X + 1", "P3D", "not", "every", "-2020-01-01", "2020-02-30", "10000-01-01"]
+_BOUNDS = ["0", "1", "2", "-1", "+1", "1.5", "1/3", "2e0", "inf", "+inf", "-inf", "infinity", "3/0", "x", "P1D", ".5",
+           "P3M", "2020-01-01", "-2020-01-01", "2020-13-01", "P", "PT"]
+_GAPS = ["", "", "", "", " ", " ", "\t", "  ", "\n", " % c\n  "]
+_OPS = ["<->", "<+>", "[-]", "[+]", "<->", "[-]", "/\\"]
+_GROUP = ["/\\", "△"]
+_CMPS = ["==", "!=", "<>", "<", "<=", ">", ">=", "=", "<S>"]
+
+
+@st.composite
+def _lines(draw):
+    """A rule line: two in three of the forms read here (blanks, comments
+    and line breaks between tokens), the others with odd words, terms,
+    windows, operators and ends anywhere (most of them left to lark)."""
+    odd = draw(st.integers(0, 2)) == 0
+    gap = lambda: draw(st.sampled_from(_GAPS))  # noqa: E731
+    pick = lambda clean, others: draw(st.sampled_from(clean + others if odd else clean))  # noqa: E731
+
+    def window():
+        if odd and draw(st.integers(0, 4)) == 0:
+            lo, hi = draw(st.sampled_from(_BOUNDS)), draw(st.sampled_from(_BOUNDS))
+        else:
+            lo, hi = draw(st.sampled_from(["0", "0", "1", "+1", "1.5", "1/3", " 1 ", "PT1H"])), draw(st.sampled_from(["2", "+inf", "inf", "5/2", "3.0", "P1D"]))
+        inner = lo if odd and draw(st.integers(0, 9)) == 0 else f"{lo}{gap()},{gap()}{hi}"
+        return f"{draw(st.sampled_from('[[[('))}{gap()}{inner}{gap()}{draw(st.sampled_from(']]])'))}"
+
+    def term():
+        return pick(["X", "Y", "a", "1", "Z", "-2", "0.5", "1/3", '"s,t"', "#T", "+inf", "inf", "_", "2020-01-31"], _TERMS)
+
+    def atom():
+        name = pick(["p", "q", "r1", "inf", "nothing"], _WORDS)
+        k = draw(st.integers(-1, 3))
+        if k < 0:
+            return name
+        return f"{name}{gap()}({','.join(gap() + term() + gap() for _ in range(k))})"
+
+    def expr(depth=0):
+        roll = draw(st.integers(0, 9))
+        if roll < 6 or depth > 2:
+            return term()
+        if roll < 8:
+            return f"{expr(depth + 1)}{gap()}{draw(st.sampled_from('+-*/'))}{gap()}{expr(depth + 1)}"
+        if roll < 9:
+            return f"({gap()}{expr(depth + 1)}{gap()})"
+        return f"{draw(st.sampled_from(['abs', 'sum', 'max', 'count']))}({expr(depth + 1)})"
+
+    def literal(depth=0):
+        roll = draw(st.integers(0, 13))
+        if roll < 5 or depth > 2:
+            return atom()
+        if roll < 8:
+            return f"{pick(_OPS[:-1], _OPS[-1:])}{gap()}{window()}{gap()}{literal(depth + 1) if odd else unary(depth + 1)}"
+        if roll < 9:
+            return f"{atom()}{gap()}{draw(st.sampled_from(['<S>', '<U>']))}{window()}{gap()}{literal(depth + 1) if odd else unary(depth + 1)}"
+        if roll < 10:
+            return f"not{pick([' ', '  '], [''])}{literal(depth + 1) if odd else unary(depth + 1)}"
+        if roll < 12:
+            return f"{expr()}{gap()}{pick(_CMPS[:-2], _CMPS[-2:])}{gap()}{expr()}"
+        if roll < 13:
+            return f"{draw(st.sampled_from(['X', 'S', 'Y']))}{gap()}={gap()}{expr()}"
+        return draw(st.sampled_from([
+            f"{pick(_GROUP, ['/'])}{pick(['[months]', '[3 months]', '[7]', ' 2 weeks', '[1/2]'], ['[0]', '[x]', '[-1 days]', '[]'])}{gap()}{atom()}",
+            f"{unary(depth + 1)}{gap()}@{gap()}{pick(['[S, E]', '(A,B)', '[S,E)', 'T'], ['[_, E]', 'P', '[P1D, E]', '5'])}",
+            f"S{gap()}={gap()}{pick(['msum', 'sum', 'mcount', 'count'], ['abs', 'min'])}({pick(['X, ', ''], ['X, Y, '])}<{gap()}{term()}{pick(['', ', Y'], [',', '<'])}{gap()}>)",
+        ]))
+
+    def unary(depth):
+        if draw(st.booleans()) or depth > 2:
+            return atom()
+        return f"{draw(st.sampled_from(_OPS[:-1]))}{gap()}{window()}{gap()}{unary(depth + 1)}"
+
+    head = atom()
+    if draw(st.integers(0, 5)) == 0:
+        head += f"@{pick(['[S,E]', '(S, E]'], ['[_,E]', 'T', '[1,2]'])}"
+    for _ in range(draw(st.integers(0, 2))):
+        head = f"{pick(['[-]', '[+]'], ['<->'])}{window()}{gap()}{head}"
+    if draw(st.integers(0, 9)) == 0:
+        head = "⊥"
+    body = f",{gap()}".join(literal() for _ in range(draw(st.integers(1, 4))))
+    sep = pick([":-"], [": -", ":- "])
+    end = pick([".", " .", ". % c"], ["", ". x", ",", "..", ".5"])
+    return f"{gap()}{head} {sep}{gap()}{body}{end}{gap()}"
+
+
+_ANNOTATIONS = ['@output("p").\n\n', "@temporal(0, 100).\n", "@f(1, #T, x).\n", '@bind("p",\n "csv").\n',
+                "@temporal(2020-01-01, 2020-02-01).\n", "@f(-1).\n", '@output("p")\n', "@f(1,).\n"]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(_lines(), st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X, _).\n", "p(X) :-\n", "r(X) :- s(X)@[_, E].\n", *_ANNOTATIONS]),
+       st.sampled_from(["r(X) :- s(X), t(X, _).", "r(X) :- s(X)@[S, _], t(_).", "", "p(a)@1."]))
+def test_random_lines_read_alike(line, before, after):
+    text = before + line + "\n" + after
+    assert _agree(text), text
+
+
+def test_random_lines_are_mostly_read_fast():
+    """Lines of the common forms alone are all read here."""
+    rng = random.Random(1)
+    names, terms = ["p", "q1", "inf", "nothing", "sum"], ["X", "a", "1", '"s"', "-2", "1/2", "#T"]
+    forms = ["{a}", "<->[0,1] {a}", "[+](1, inf) {a}", "not {a}", "{a} <S>[0,2] {a}", "X > 2", "Y = X * 2 + 1",
+             "S = sum(X)", "(X + 1) / 2 <= 3"]
+    for _ in range(examples(500)):
+        atom = lambda: f"{rng.choice(names)}(X{''.join(', ' + rng.choice(terms) for _ in range(rng.randint(0, 2)))})"  # noqa: E731
+        body = ", ".join(rng.choice(forms).format(a=atom()) for _ in range(rng.randint(1, 4)))
+        text = f"{rng.choice(['', '[+][0,1] '])}{atom()} :- {body}."
+        assert _fast_rules(text) == 1, text
+        assert _agree(text), text
+
+
+def test_deep_nesting_goes_to_lark():
+    """Operators nested beyond a few dozen levels: lark reads them or says
+    they are nested too deeply (its recursion), as before this reader."""
+    assert _fast_rules("p(X) :- " + "<->[0,1] " * 32 + "q(X).") == 1
+    assert _fast_rules("p(X) :- " + "<->[0,1] " * 33 + "q(X).") == 0
+    assert _fast_rules("p(X) :- q(X), Y = X" + " + 1" * 33 + ".") == 0
+    text = "p(X) :- " + "<->[0,1] " * 2000 + "q(X).\na(X) :- b(X).\n"
+    assert _agree(text)

@@ -54,7 +54,8 @@ MODULES = (
     "chronolog.engine.columns.evaluator", "chronolog.connectors.bindings", "chronolog.connectors.paths",
     "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
-    "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape",
+    "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape", "chronolog.language.vadalog_rules",
+    "chronolog.language.rule_lines",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
     "small_frames", "code_frames", "same_shape"))

@@ -111,27 +111,30 @@ def _cut(cols, s, e, key, touched, left_row, left_s, left_e):
     """A frame of the columns with what is left of the ``touched`` rows:
     ``left_row``'s pieces ``left_s``, ``left_e`` (in row order).  A row's
     first piece takes its place, the others go in just after it (a hole
-    inside an interval), a row with none goes: one copy of each column
-    (and a second only where a piece goes in)."""
+    inside an interval), a row with none goes: the rows that stay are one
+    gather index, so each column is copied once by a ``take`` (a boolean
+    mask per column, then an insert where a piece goes in, copied each
+    column up to twice and 1.5x slower), and a one-column key is the
+    column itself (not a copy of it)."""
     import numpy as np
 
     from .relation import _frame
 
     first = np.ones(len(left_row), dtype=bool)
     first[1:] = left_row[1:] != left_row[:-1]
-    stay = left_row[first]
-    removed = np.setdiff1d(touched, stay, assume_unique=True)
+    removed = np.setdiff1d(touched, left_row[first], assume_unique=True)
     kept = np.ones(len(s), dtype=bool)
     kept[removed] = False
-    cols, s, e, key = [c[kept] for c in cols], s[kept], e[kept], key[kept]
-    at = stay - removed.searchsorted(stay)  # (each staying row's place among those kept)
-    s[at], e[at] = left_s[first], left_e[first]
-    if not first.all():
-        more = ~first
-        where = left_row[more] - removed.searchsorted(left_row[more]) + 1  # (just after its row)
-        cols, key = [np.insert(c, where, c[where - 1]) for c in cols], np.insert(key, where, key[where - 1])
-        s, e = np.insert(s, where, left_s[more]), np.insert(e, where, left_e[more])
-    return _remember(_frame(cols, s, e), key)
+    rows = np.flatnonzero(kept)
+    if not first.all():  # a row's later pieces: its row number again, just after it
+        rows = np.insert(rows, rows.searchsorted(left_row[~first], "right"), left_row[~first])
+    # where each piece lands: its row's first place, then one more per piece before it in the row
+    group = np.flatnonzero(first)
+    rank = np.arange(len(left_row)) - np.repeat(group, np.diff(np.append(group, len(left_row))))
+    at = rows.searchsorted(left_row) + rank
+    cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
+    s[at], e[at] = left_s, left_e
+    return _remember(_frame(cols, s, e), key.take(rows) if len(cols) > 1 else packed(cols, len(s)))
 
 
 def atom_rows(df, holes, names: list):

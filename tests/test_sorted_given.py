@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
@@ -208,3 +208,92 @@ def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuf
     got = minus(df, holes, term_columns(arity), None)
     assert points(got, arity) == points(df, arity) - points(holes, arity)
     assert_kept(got, arity)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(facts, min_size=1, max_size=4), st.integers(0, 2), st.booleans(), st.sampled_from([0.0, 0.25, float("inf")]))
+def test_retractions_one_after_another_with_rows_hidden(given_rows, hole_steps, arity, shuffled, share):
+    """Retractions of a given relation one after another with its rows
+    hidden (take_back(hide=True): a Hidden relation, compacted past
+    ``share``), each against the points; each step's pieces and old rows
+    met are frames as the relations are kept, and the relation read whole
+    (Hidden.frame) equals the one copied at each step (hide=False)."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.sorted_given import as_frame
+
+    names = term_columns(arity)
+    hidden = copied = given_frame(given_rows, arity, shuffled)
+    have = points(copied, arity)
+    with patch.object(sorted_given, "HIDDEN_SHARE", share):
+        for hole_rows in hole_steps:
+            holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+            got, eager = take_back(hidden, holes, names, hide=True), take_back(copied, holes, names)
+            gone = points(holes, arity)
+            assert points(got.pieces, arity) == have & gone
+            assert rows(got.pieces) == rows(eager.pieces) and rows(got.touched) == rows(eager.touched)
+            for f in (got.pieces, got.touched):
+                assert_kept(f, arity)
+            assert got.relation is hidden or sorted(rows(got.relation)) == sorted(rows(hidden))  # (put in key order)
+            have -= gone
+            assert got.after.height == eager.after.height
+            whole = as_frame(got.after)
+            assert points(whole, arity) == have
+            assert rows(whole) == rows(eager.after)
+            assert_kept(whole, arity)
+            hidden, copied = got.after, eager.after
+
+
+def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
+    """A hole inside a row hides it and keeps both sides beside it; a later
+    retraction meets those pieces (not the hidden row), and one that empties
+    the relation leaves it empty; read whole, each step is the copied one."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.sorted_given import Hidden
+
+    df = frame_of([((1,), 0, 20), ((2,), 0, 10), ((3,), 5, 6)], 1)
+    with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
+        first = take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], hide=True)
+        assert isinstance(first.after, Hidden) and first.after.height == 4
+        assert rows(first.after.frame()) == [(1, 0, 5), (1, 7, 20), (2, 0, 10), (3, 5, 6)]
+        second = take_back(first.after, frame_of([((1,), 3, 9), ((3,), 0, 9)], 1), ["0"], hide=True)
+        assert second.relation is first.after
+        assert rows(second.pieces) == [(1, 3, 5), (1, 7, 9), (3, 5, 6)]
+        assert rows(second.touched) == [(1, 0, 5), (1, 7, 20), (3, 5, 6)]
+        assert rows(second.after.frame()) == [(1, 0, 3), (1, 9, 20), (2, 0, 10)]
+        last = take_back(second.after, frame_of([((1,), 0, 30), ((2,), 0, 30)], 1), ["0"], hide=True)
+        assert last.after.height == 0 and rows(last.after.frame()) == []
+    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], hide=True).after, Hidden)  # (past HIDDEN_SHARE: one of three rows)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(facts, min_size=1, max_size=3), st.lists(atoms, max_size=6), st.integers(1, 2), st.sampled_from(["0", "1", "01"]))
+def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, key_atoms, arity, by):
+    """maintenance.semi (a rule's atom cut down to the rows sharing the
+    driving atom's values) of a Hidden relation, probed by its sorted codes
+    (rows_matching) or read whole, gives the rows the copied relation gives,
+    in key order."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.maintenance import semi
+    from chronolog.engine.columns.sorted_given import as_frame
+
+    names = term_columns(arity)
+    cols = [c for c in by if int(c) < arity]
+    assume(cols)
+    rel = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
+        for hole_rows in hole_steps:
+            rel = take_back(rel, frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity), names, hide=True).after
+    keys = pl.DataFrame([tuple(k[int(c)] for c in cols) for k in key_atoms], schema={c: pl.Int64 for c in cols}, orient="row").unique()
+    whole = as_frame(rel)
+    wanted = {tuple(k) for k in keys.iter_rows()}
+    expected = [r for r in rows(whole) if tuple(r[int(c)] for c in cols) in wanted]
+    got = semi(rel, keys, cols, None)
+    assert sorted(rows(got)) == sorted(expected)
+    if cols == names[: len(cols)]:  # (by the sorted codes: in key order)
+        assert rows(rows_matching(rel, keys, cols, names)) == expected

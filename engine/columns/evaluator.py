@@ -20,6 +20,7 @@ from .. import seminaive
 from ..rows.evaluator import Evaluator
 from ..store import Relation
 from .encoding import Dictionary, Fallback, TimeScale
+from .sorted_given import Hidden
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
@@ -456,6 +457,8 @@ class HybridEvaluator(Evaluator):
         if growing is not None:  # (a recursive relation during its stratum's rounds)
             return growing.frame()
         df = self._tables.get(pred)
+        if isinstance(df, Hidden):  # (a given relation's retracted rows hidden: copied now it is read)
+            df = self._tables[pred] = df.frame()
         if df is None:
             arity = self._arity(pred)
             given, conflations = None, self.terms.conflations
@@ -489,6 +492,12 @@ class HybridEvaluator(Evaluator):
             self._tables[pred] = df
         return df
 
+    def probed(self, pred: str):
+        """:meth:`table`, but a given relation with retracted rows hidden as
+        it is (sorted_given.Hidden: probed by its codes, not copied)."""
+        df = self._tables.get(pred)
+        return df if isinstance(df, Hidden) else self.table(pred)
+
     def _table_rows(self, pred):
         from chronolog.engine.arrow import table_to_rows
 
@@ -499,7 +508,7 @@ class HybridEvaluator(Evaluator):
         columns computed it, else None: connectors/text_out.py prints and
         exports them (``columns_text_runs`` and friends)."""
         df = self._tables.get(pred)
-        if df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
+        if isinstance(df, Hidden) or df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
             df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
         if df is None:
             return None

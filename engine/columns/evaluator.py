@@ -364,7 +364,7 @@ class HybridEvaluator(Evaluator):
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
         from .retraction import conclusions_only
-        from .sorted_given import atom_rows
+        from .sorted_given import atoms_missing, take_back
 
         import time
 
@@ -380,14 +380,19 @@ class HybridEvaluator(Evaluator):
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
-                hit = atom_rows(m.given_frame(pred), frame, names)  # (by their sorted codes: sorted_given.py)
-                if hit is None:
+                met = take_back(m.given_frame(pred), frame, names, after=None)  # (by their sorted codes: sorted_given.py)
+                if met is not None:  # (only the holes of atoms with no given piece met can be of conclusions)
+                    doubt = atoms_missing(frame, met.touched, names)
+                    if doubt.height and conclusions_only(doubt, met.touched.clear(), model, names, self.values):
+                        return None
+                    pieces = met.pieces
+                else:
                     # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
                     keys = frame.select(names) if names else atoms_of(frame, names)
                     hit = hits(m.given_frame(pred), keys, names, self.values)
-                if conclusions_only(frame, hit, model, names, self.values):
-                    return None
-                pieces = coalesce(overlap(hit, frame, names, self.values), names)
+                    if conclusions_only(frame, hit, model, names, self.values):
+                        return None
+                    pieces = coalesce(overlap(hit, frame, names, self.values), names)
             else:
                 change = m.retraction(pred, frame)
                 source = self._tables[pred] = change.relation  # (the same relation, maybe put in key order: sorted_given.py)

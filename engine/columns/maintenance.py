@@ -257,7 +257,7 @@ class ColumnMaintenance:
 
         names, values = self.names(pred), self.ev.values
         df = self._as_is(pred)
-        got = take_back(df, holes, names, hide=True)
+        got = take_back(df, holes, names, after="hidden")
         if got is not None:
             return got
         df = self.current(pred)

@@ -79,12 +79,14 @@ def _in_key_order(df, names: list):
     return _remember(df, key), cols, s, e, key
 
 
-def take_back(df, holes, names: list, hide: bool = False):
+def take_back(df, holes, names: list, after: str = "frame"):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
     term columns ``names``) from the coalesced relation ``df`` (a frame or
     a :class:`Hidden` one); None when either is not for this path (see the
-    module's docstring).  ``hide``: the relation after is a :class:`Hidden`
-    one until HIDDEN_SHARE of its rows are hidden or beside; else a frame."""
+    module's docstring).  The relation after is a frame, or with ``after=
+    "hidden"`` a :class:`Hidden` one until HIDDEN_SHARE of its rows are
+    hidden or beside, or with ``after=None`` not made (None: the pieces
+    and the rows met only)."""
     import numpy as np
 
     from .relation import _frame
@@ -133,8 +135,8 @@ def take_back(df, holes, names: list, hide: bool = False):
     t_who, t_at, t_s, t_e = who[one], at[one], cs[one], ce[one]
     k = np.lexsort((t_s, t_at))  # (in key order)
     touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
-    if not len(t_who):
-        return Retraction(relation, pieces, touched, relation)
+    if not len(t_who) or after is None:
+        return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None)
     left, left_s, left_e = _left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
     dead = dead.copy() if hidden else dead
     dead[t_who[t_who < len(s)]] = True
@@ -142,10 +144,8 @@ def take_back(df, holes, names: list, hide: bool = False):
     kept[t_who[t_who >= len(s)] - len(s)] = False
     orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
     order = np.lexsort((bs, orig))
-    after = Hidden(mine if not hidden else df.base, dead, (orig[order], bs[order], be[order]))
-    if not hide or after.hidden_share() > HIDDEN_SHARE:
-        after = after.frame()
-    return Retraction(relation, pieces, touched, after)
+    kept = Hidden(mine if not hidden else df.base, dead, (orig[order], bs[order], be[order]))
+    return Retraction(relation, pieces, touched, kept if after == "hidden" and kept.hidden_share() <= HIDDEN_SHARE else kept.frame())
 
 
 # A hidden relation is copied (made a frame) once its hidden rows and the
@@ -217,17 +217,20 @@ def as_frame(df):
     return df.frame() if isinstance(df, Hidden) else df
 
 
-def atom_rows(df, holes, names: list):
-    """The rows of the coalesced ``df`` of the atoms of ``holes`` (a frame
-    of the same term columns), in key order; None when either is not for
-    this path (a derived predicate's given facts, which are kept apart)."""
-    from .relation import _frame
+def atoms_missing(df, rows, names: list):
+    """The rows of the frame ``df`` whose atom has no row in ``rows`` (the
+    same term columns ``names``, codes), by their packed keys; None when
+    either is not for this path."""
+    import numpy as np
 
-    found = _rows_of_atoms(df, holes, names)
-    if found is None:
+    mine, theirs = _arrays(df, names), _arrays(rows, names)
+    key = None if mine is None or theirs is None else packed(mine[0], df.height)
+    other = None if key is None else np.sort(packed(theirs[0], rows.height))
+    if other is None:
         return None
-    _, cols, s, e, _, rows = found
-    return _frame([c[rows] for c in cols], s[rows], e[rows])
+    at = np.minimum(other.searchsorted(key), max(len(other) - 1, 0))
+    missing = np.flatnonzero(other[at] != key) if len(other) else np.arange(df.height)
+    return df[missing]
 
 
 def _probe(df, other, names: list):

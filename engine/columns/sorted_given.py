@@ -144,8 +144,8 @@ def take_back(df, holes, names: list, after: str = "frame"):
     kept[t_who[t_who >= len(s)] - len(s)] = False
     orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
     order = np.lexsort((bs, orig))
-    kept = Hidden(mine if not hidden else df.base, dead, (orig[order], bs[order], be[order]))
-    return Retraction(relation, pieces, touched, kept if after == "hidden" and kept.hidden_share() <= HIDDEN_SHARE else kept.frame())
+    rest = Hidden(df.base if hidden else mine, dead, (orig[order], bs[order], be[order]))
+    return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame())
 
 
 # A hidden relation is copied (made a frame) once its hidden rows and the

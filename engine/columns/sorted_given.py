@@ -127,13 +127,15 @@ def take_back(df, holes, names: list, after: str = "frame"):
     # (holes in key order, each hole's rows in key order: the pieces are too,
     # and maximal: the rows and the holes are)
     pieces = _frame([c[at] for c in cols], ps, pe)
-    # the rows met, once each: ``t_*`` (in the order of ``who``)
-    by = np.argsort(who, kind="stable")
+    # the rows met, once each: ``t_*`` (in the order of ``who``: usually
+    # so already, the holes disjoint and in key order, and an atom's rows by
+    # their starts; without pieces beside, the order of ``who`` is key order)
+    by = np.arange(len(who)) if (who[1:] >= who[:-1]).all() else np.argsort(who, kind="stable")
     first = np.ones(len(by), dtype=bool)
     first[1:] = who[by][1:] != who[by][:-1]
     one = by[first]
     t_who, t_at, t_s, t_e = who[one], at[one], cs[one], ce[one]
-    k = np.lexsort((t_s, t_at))  # (in key order)
+    k = np.lexsort((t_s, t_at)) if len(beside[0]) else slice(None)  # (in key order)
     touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
     if not len(t_who) or after is None:
         return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None)
@@ -168,9 +170,11 @@ class Hidden:
     whole (HybridEvaluator.table)."""
 
     def __init__(self, base, dead, beside):
+        import numpy as np
+
         self.base, self.dead, self.beside = base, dead, beside
         self._frame = None
-        self._hidden = int(dead.sum())
+        self._hidden = int(np.count_nonzero(dead))
 
     @property
     def width(self) -> int:

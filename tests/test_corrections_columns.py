@@ -341,3 +341,42 @@ def test_a_transitive_rule_cuts_its_other_atom_by_the_delta(monkeypatch):
     assert m.stats["maintained_on"] == "columns"
     assert seen and all(cut is not None for cut in seen)  # (before: t read whole in every variant)
     assert min(cut.height for cut in seen) <= 2 < len(closure)
+
+
+def test_given_relations_with_rows_hidden_through_a_session(monkeypatch):
+    """Retractions hide a given relation's rows (sorted_given.Hidden, never
+    copied by a retraction here) through a session: names the model never
+    saw, dates, a hole inside a fact, a retraction that empties a relation,
+    an amend, an addition to a hidden relation, and the given relation
+    printed; after each, the model of reasoning from scratch on the rows
+    on the facts left, and a relation read whole equal to its points."""
+    from chronolog.engine.columns import sorted_given
+
+    monkeypatch.setattr(sorted_given, "HIDDEN_SHARE", float("inf"))
+    program = "q(X) :- <->[0, P1D] p(X).\nr(X,Y) :- q(X), e(X,Y).\n@output(\"q\").\n@output(\"r\").\n@output(\"p\")."
+    facts = ["p(a)@[2024-01-01,2024-01-20]", "p(b)@[2024-01-05,2024-01-06]", "p(c)@[2024-02-01,2024-02-03]",
+             "e(a,b)@[2024-01-01,2024-03-01]", "e(b,c)@[2024-01-01,2024-03-01]", "e(c,a)@[2024-01-01,2024-03-01]"]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    hidden = []
+    real = sorted_given.take_back
+    monkeypatch.setattr(sorted_given, "take_back", lambda *a, **k: hidden.append(real(*a, **k)) or hidden[-1])
+    steps = [
+        ("retract", ["p(a)@[2024-01-08,2024-01-10]", "p(zz)@[2024-01-01,2024-01-02]", "e(a,zz)@2024-01-01"],
+         ["p(a)@[2024-01-01,2024-01-08)", "p(a)@(2024-01-10,2024-01-20]"] + facts[1:]),
+        ("retract", ["p(a)@[2024-01-01,2024-01-09]", "e(c,a)@[2024-01-01,2024-03-01]"],
+         ["p(a)@(2024-01-10,2024-01-20]"] + facts[1:5]),
+        ("retract", ["e(a,b)@[2023-01-01,2025-01-01]", "e(b,c)@[2024-01-01,2024-03-01]"],
+         ["p(a)@(2024-01-10,2024-01-20]"] + facts[1:3]),
+        ("amend", (["p(b)@[2024-01-05,2024-01-06]"], ["p(b)@[2024-01-15,2024-01-16]", "e(b,a)@2024-01-15"]),
+         ["p(a)@(2024-01-10,2024-01-20]", "p(b)@[2024-01-15,2024-01-16]", facts[2], "e(b,a)@2024-01-15"]),
+        ("add", ["p(a)@[2024-01-09,2024-01-11]"],
+         ["p(a)@[2024-01-09,2024-01-20]", "p(b)@[2024-01-15,2024-01-16]", facts[2], "e(b,a)@2024-01-15"]),
+        ("retract", ["p(a)@[2024-01-01,2024-12-31]", "p(b)@[2024-01-01,2024-12-31]", "p(c)@[2024-01-01,2024-12-31]"],
+         ["e(b,a)@2024-01-15"]),
+    ]
+    for kind, change, left in steps:
+        model = r.retract(change) if kind == "retract" else r.add(change) if kind == "add" else r.amend(*change)
+        assert model.to_text() == scratch(program, "\n".join(left)), kind
+        assert model.stats["maintained_on"] == "columns"
+    assert any(isinstance(x.after, sorted_given.Hidden) for x in hidden if x is not None)  # (the path under test was taken)
+    assert r.model.facts("p") == [] and r.model.query("p(X)") == []

@@ -262,6 +262,27 @@ def test_each_path_of_the_updates_on_columns(point_atoms, case, data, dict_form)
         check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
 
 
+@pytest.mark.parametrize("point_atoms", [-1, 2], ids=["frames", "by size"])
+@settings(max_examples=examples(60), **SETTINGS)
+@given(
+    st.one_of(
+        cases(recursion=True, nest=2, head_boxes=True, comparisons=True, idb_data=True),
+        cases(negation=True, recursion=False, head_boxes=True, comparisons=True, idb_data=True),
+    ),
+    st.data(),
+    st.booleans(),
+)
+def test_updates_on_frames_with_the_given_rows_hidden(point_atoms, case, data, dict_form):
+    """As above with a retraction's given relations never copied by it
+    (sorted_given.HIDDEN_SHARE infinite: its rows hidden, the pieces left
+    beside, made a frame only when a step reads the relation), so later
+    updates retract from, add to and read hidden relations."""
+    from chronolog.engine.columns import evaluator, sorted_given
+
+    with patch.object(evaluator, "POINT_ATOMS", point_atoms), patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
+        check(case.program, given_rows(case.facts), case.horizon, "columns", set(case.idb), data, dict_form)
+
+
 def test_hunted_over_deletion_of_exact_and_coded_terms():
     """A case the hunt profile found on the frames' path: the pieces
     over-deleted of an atom with an exact term (1/2 + 1) and the relation's

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import add, atom_rows, packed, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, take_back
+from chronolog.engine.columns.sorted_given import add, atoms_missing, packed, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, take_back
 from chronolog.engine.columns.sorted_given import _order_key
 
 
@@ -91,13 +91,14 @@ def test_an_addition_against_the_points(given_rows, added_rows, arity, shuffled)
 
 @settings(max_examples=examples(200), deadline=None)
 @given(facts, facts, st.integers(0, 2), st.booleans())
-def test_the_rows_of_some_atoms(given_rows, hole_rows, arity, shuffled):
+def test_the_rows_of_atoms_missing_from_another_frame(given_rows, hole_rows, arity, shuffled):
+    """atoms_missing: a retraction's holes of atoms with no given row met
+    (those a derived predicate's retraction checks against the model)."""
     df = given_frame(given_rows, arity, shuffled)
     holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
-    asked = {r[:arity] for r in rows(holes)}
-    got = atom_rows(df, holes, term_columns(arity))
-    assert sorted(rows(got)) == sorted(r for r in rows(df) if r[:arity] in asked)
-    assert_kept(got, arity)
+    have = {r[:arity] for r in rows(df)}
+    got = atoms_missing(holes, df, term_columns(arity))
+    assert rows(got) == [r for r in rows(holes) if r[:arity] not in have]
 
 
 def test_unbounded_ends_and_a_row_cut_in_three():
@@ -117,7 +118,7 @@ def test_value_columns_and_wide_atoms_are_left_to_polars():
     wide = frame_of([((1, 2, 3), 0, 4)], 3)
     assert take_back(wide, wide, term_columns(3)) is None
     assert add(floats, floats, ["0"]) is None and add(wide, wide, term_columns(3)) is None
-    assert atom_rows(floats, floats, ["0"]) is None and atom_rows(wide, wide, term_columns(3)) is None
+    assert atoms_missing(floats, floats, ["0"]) is None and atoms_missing(wide, wide, term_columns(3)) is None
 
 
 def as_set(df) -> set:
@@ -208,3 +209,92 @@ def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuf
     got = minus(df, holes, term_columns(arity), None)
     assert points(got, arity) == points(df, arity) - points(holes, arity)
     assert_kept(got, arity)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(facts, min_size=1, max_size=4), st.integers(0, 2), st.booleans(), st.sampled_from([0.0, 0.25, float("inf")]))
+def test_retractions_one_after_another_with_rows_hidden(given_rows, hole_steps, arity, shuffled, share):
+    """Retractions of a given relation one after another with its rows
+    hidden (take_back(after="hidden"): a Hidden relation, compacted past
+    ``share``), each against the points; each step's pieces and old rows
+    met are frames as the relations are kept, and the relation read whole
+    (Hidden.frame) equals the one copied at each step (after="frame")."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.sorted_given import as_frame
+
+    names = term_columns(arity)
+    hidden = copied = given_frame(given_rows, arity, shuffled)
+    have = points(copied, arity)
+    with patch.object(sorted_given, "HIDDEN_SHARE", share):
+        for hole_rows in hole_steps:
+            holes = frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity)
+            got, eager = take_back(hidden, holes, names, after="hidden"), take_back(copied, holes, names)
+            gone = points(holes, arity)
+            assert points(got.pieces, arity) == have & gone
+            assert rows(got.pieces) == rows(eager.pieces) and rows(got.touched) == rows(eager.touched)
+            for f in (got.pieces, got.touched):
+                assert_kept(f, arity)
+            assert got.relation is hidden or sorted(rows(got.relation)) == sorted(rows(hidden))  # (put in key order)
+            have -= gone
+            assert got.after.height == eager.after.height
+            whole = as_frame(got.after)
+            assert points(whole, arity) == have
+            assert rows(whole) == rows(eager.after)
+            assert_kept(whole, arity)
+            hidden, copied = got.after, eager.after
+
+
+def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
+    """A hole inside a row hides it and keeps both sides beside it; a later
+    retraction meets those pieces (not the hidden row), and one that empties
+    the relation leaves it empty; read whole, each step is the copied one."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.sorted_given import Hidden
+
+    df = frame_of([((1,), 0, 20), ((2,), 0, 10), ((3,), 5, 6)], 1)
+    with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
+        first = take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden")
+        assert isinstance(first.after, Hidden) and first.after.height == 4
+        assert rows(first.after.frame()) == [(1, 0, 5), (1, 7, 20), (2, 0, 10), (3, 5, 6)]
+        second = take_back(first.after, frame_of([((1,), 3, 9), ((3,), 0, 9)], 1), ["0"], after="hidden")
+        assert second.relation is first.after
+        assert rows(second.pieces) == [(1, 3, 5), (1, 7, 9), (3, 5, 6)]
+        assert rows(second.touched) == [(1, 0, 5), (1, 7, 20), (3, 5, 6)]
+        assert rows(second.after.frame()) == [(1, 0, 3), (1, 9, 20), (2, 0, 10)]
+        last = take_back(second.after, frame_of([((1,), 0, 30), ((2,), 0, 30)], 1), ["0"], after="hidden")
+        assert last.after.height == 0 and rows(last.after.frame()) == []
+    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden").after, Hidden)  # (past HIDDEN_SHARE: one of three rows)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, st.lists(facts, min_size=1, max_size=3), st.lists(atoms, max_size=6), st.integers(1, 2), st.sampled_from(["0", "1", "01"]))
+def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, key_atoms, arity, by):
+    """maintenance.semi (a rule's atom cut down to the rows sharing the
+    driving atom's values) of a Hidden relation, probed by its sorted codes
+    (rows_matching) or read whole, gives the rows the copied relation gives,
+    in key order."""
+    from unittest.mock import patch
+
+    from chronolog.engine.columns import sorted_given
+    from chronolog.engine.columns.maintenance import semi
+    from chronolog.engine.columns.sorted_given import as_frame
+
+    names = term_columns(arity)
+    cols = [c for c in by if int(c) < arity]
+    assume(cols)
+    rel = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
+    with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
+        for hole_rows in hole_steps:
+            rel = take_back(rel, frame_of([(a[:arity], s, e) for a, s, e in hole_rows], arity), names, after="hidden").after
+    keys = pl.DataFrame([tuple(k[int(c)] for c in cols) for k in key_atoms], schema={c: pl.Int64 for c in cols}, orient="row").unique()
+    whole = as_frame(rel)
+    wanted = {tuple(k) for k in keys.iter_rows()}
+    expected = [r for r in rows(whole) if tuple(r[int(c)] for c in cols) in wanted]
+    got = semi(rel, keys, cols, None)
+    assert sorted(rows(got)) == sorted(expected)
+    if cols == names[: len(cols)]:  # (by the sorted codes: in key order)
+        assert rows(rows_matching(rel, keys, cols, names)) == expected

@@ -20,6 +20,7 @@ from .. import seminaive
 from ..rows.evaluator import Evaluator
 from ..store import Relation
 from .encoding import Dictionary, Fallback, TimeScale
+from .sorted_given import Hidden
 from .store import LazyStore
 
 ENGINES = ("auto", "rows", "columns")
@@ -382,7 +383,7 @@ class HybridEvaluator(Evaluator):
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
         from .retraction import conclusions_only
-        from .sorted_given import atom_rows
+        from .sorted_given import atoms_missing, take_back
 
         import time
 
@@ -398,14 +399,19 @@ class HybridEvaluator(Evaluator):
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
-                hit = atom_rows(m.given_frame(pred), frame, names)  # (by their sorted codes: sorted_given.py)
-                if hit is None:
+                met = take_back(m.given_frame(pred), frame, names, after=None)  # (by their sorted codes: sorted_given.py)
+                if met is not None:  # (only the holes of atoms with no given piece met can be of conclusions)
+                    doubt = atoms_missing(frame, met.touched, names)
+                    if doubt.height and conclusions_only(doubt, met.touched.clear(), model, names, self.values):
+                        return None
+                    pieces = met.pieces
+                else:
                     # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
                     keys = frame.select(names) if names else atoms_of(frame, names)
                     hit = hits(m.given_frame(pred), keys, names, self.values)
-                if conclusions_only(frame, hit, model, names, self.values):
-                    return None
-                pieces = coalesce(overlap(hit, frame, names, self.values), names)
+                    if conclusions_only(frame, hit, model, names, self.values):
+                        return None
+                    pieces = coalesce(overlap(hit, frame, names, self.values), names)
             else:
                 change = m.retraction(pred, frame)
                 source = self._tables[pred] = change.relation  # (the same relation, maybe put in key order: sorted_given.py)
@@ -475,6 +481,8 @@ class HybridEvaluator(Evaluator):
         if growing is not None:  # (a recursive relation during its stratum's rounds)
             return growing.frame()
         df = self._tables.get(pred)
+        if isinstance(df, Hidden):  # (a given relation's retracted rows hidden: copied now it is read)
+            df = self._tables[pred] = df.frame()
         if df is None:
             arity = self._arity(pred)
             given, conflations = None, self.terms.conflations
@@ -508,6 +516,12 @@ class HybridEvaluator(Evaluator):
             self._tables[pred] = df
         return df
 
+    def probed(self, pred: str):
+        """:meth:`table`, but a given relation with retracted rows hidden as
+        it is (sorted_given.Hidden: probed by its codes, not copied)."""
+        df = self._tables.get(pred)
+        return df if isinstance(df, Hidden) else self.table(pred)
+
     def _table_rows(self, pred):
         from chronolog.engine.arrow import table_to_rows
 
@@ -518,7 +532,7 @@ class HybridEvaluator(Evaluator):
         columns computed it, else None: connectors/text_out.py prints and
         exports them (``columns_text_runs`` and friends)."""
         df = self._tables.get(pred)
-        if df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
+        if isinstance(df, Hidden) or df is None and self.rows_since is None and _by_atoms(self.store.materialised().get(pred)):
             df = self.table(pred)  # (after updates by atoms: the frame less what they wrote, plus that)
         if df is None:
             return None

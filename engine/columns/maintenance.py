@@ -45,7 +45,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
-from .sorted_given import put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
+from .sorted_given import as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -192,10 +192,16 @@ class ColumnMaintenance:
         self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
 
     def _set(self, pred: str, df) -> None:
-        """``pred``'s relation is now ``df`` (its old frame kept in ``before``)."""
+        """``pred``'s relation is now ``df`` (its old one kept in ``before``)."""
         if pred not in self.before:
-            self.before[pred] = self.current(pred)
+            self.before[pred] = self._as_is(pred)
         self.ev._tables[pred] = df
+
+    def _as_is(self, pred: str):
+        """:meth:`current`, a given relation with hidden rows left so (not
+        copied unless read: sorted_given.Hidden)."""
+        df = self.ev._tables.get(pred)
+        return df if df is not None and df.width == self.arity(pred) + 2 else self.current(pred)
 
     # ------------------------------------------------------------ the update
     def run(self, retracted: dict, added: dict, taken=None) -> list:
@@ -259,10 +265,11 @@ class ColumnMaintenance:
         from .sorted_given import Retraction, take_back
 
         names, values = self.names(pred), self.ev.values
-        df = self.current(pred)
-        got = take_back(df, holes, names)
+        df = self._as_is(pred)
+        got = take_back(df, holes, names, after="hidden")
         if got is not None:
             return got
+        df = self.current(pred)
         hit, rest = split(df, atoms_of(holes, names), names, values)
         pieces = coalesce(overlap(hit, holes, names, values), names)
         touched = overlapping(hit, holes, names, values)
@@ -331,7 +338,7 @@ class ColumnMaintenance:
         terms, scale = ev.terms, ev._scale
         for pred in self.before:
             df, arity = ev._tables[pred], self.arity(pred)
-            ev.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale))
+            ev.store.defer(pred, lambda df=df, arity=arity: to_atoms(as_frame(df), arity, terms, scale))
             ev._column_preds.discard(pred)  # (the given columns hold what was given, not what is)
             ev.given_tables.pop(pred, None)
         from ..rows.maintenance import given_atoms
@@ -780,18 +787,20 @@ class _Tables:
         if view == DELTA:
             d = self._delta.get(pred)
             return d if d is not None else empty(self._ev._arity(pred))
+        return as_frame(self._probed(pred))
+
+    def _probed(self, pred):
+        """The relation an atom reads (cut down, overridden, as it was, or
+        now), a given relation with hidden rows left so (:func:`semi` probes
+        it; :meth:`table` reads it whole: sorted_given.Hidden)."""
         got = self._cut.get(pred)
         if got is None:
-            got = self._whole(pred)
-        return got
-
-    def _whole(self, pred):
-        got = self._overrides.get(pred)
+            got = self._overrides.get(pred)
         if got is None:
             got = self._old(pred)
         if got is None and pred in self._upkeep.held:
             got = self._upkeep.current(pred)  # (read whole: its held atoms spliced in)
-        return got if got is not None else self._ev.table(pred)
+        return got if got is not None else self._ev.probed(pred)
 
     def cut_down(self, rule, driver: int) -> None:
         """Each other atom of ``rule``'s body whose predicate occurs once
@@ -817,11 +826,11 @@ class _Tables:
         # X); the joins stay in the order of the sizes before it (an atom cut
         # by another one's rows joined first on the driving atom's values
         # alone can fan out: memberOf's re-derivation, 2x slower)
-        self.join_sizes = {lit.pred: self.table(lit.pred).height for lit in cut}
+        self.join_sizes = {lit.pred: self._probed(lit.pred).height for lit in cut}
         led = {t.name for t in lead.terms if isinstance(t, ast.Var)}
         for lit in cut:
             for other in cut:
-                if other is not lit and self.table(other.pred).height < self.table(lit.pred).height:
+                if other is not lit and self._probed(other.pred).height < self._probed(lit.pred).height:
                     self._cut_one(lit, other, self.table(other.pred), skip=led)
 
     def cut_down_since(self, rule, overrides) -> None:
@@ -854,7 +863,7 @@ class _Tables:
         if held is not None:  # (the relation's rows and the held atoms' rows now, no splice)
             self._cut[lit.pred] = held.matching(self._upkeep.base(lit.pred), keys, list(pairs))
         else:
-            self._cut[lit.pred] = semi(self.table(lit.pred), keys, list(pairs), self._ev.values)
+            self._cut[lit.pred] = semi(self._probed(lit.pred), keys, list(pairs), self._ev.values)
 
 
 def atoms_of(df, names: list):
@@ -912,6 +921,7 @@ def semi(df, keys, cols: list, values):
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
+    df = as_frame(df)
     mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
     if mask is not None:  # (in numpy: no query)
         return code_frames.kept_rows(df, mask)

@@ -5,15 +5,15 @@ A frame of given facts is kept in the order of its atoms' packed term codes
 given.py builds it (coalesce_arrays sorts by the atom, then the start).
 The frame is then its own index: the rows of the atoms a retraction or an
 addition names are found by ``searchsorted`` of their keys, a few thousand
-probes instead of a polars semi-join over each relation.  The relation of a
-predicate no rule derives is then spliced: its columns without the rows
-met, what is left of them (or the merged rows) put in their place (a numpy
-copy of each column, and one more where rows go in; a polars column takes
-a numpy array without a copy).  Rather than a rebuild, a change small
-against the relation would want rows hidden (tombstones): on LUBM 1M the
-copies are half of the 16 ms a 1% retraction takes here.  A frame another
-step left out of that order is sorted again first (a few sorted runs: a
-stable sort merges them in one pass).
+probes instead of a polars semi-join over each relation.  A retraction
+from the relation of a predicate no rule derives hides the rows it meets
+(RDFox's tombstones) and keeps what is left of them beside
+(:class:`Hidden`): later retractions and the rules' semi-joins probe it so,
+and it is copied into one frame (a ``take`` of each column; a polars column
+takes a numpy array without a copy) only when a step reads it whole or a
+quarter of it is hidden.  An addition splices the merged rows in (a copy of
+each column).  A frame another step left out of that order is sorted again
+first (a few sorted runs: a stable sort merges them in one pass).
 
 Only frames of at most two term columns of codes take this path (the packed
 key is one int64); value columns and wider atoms take polars'
@@ -79,72 +79,162 @@ def _in_key_order(df, names: list):
     return _remember(df, key), cols, s, e, key
 
 
-def take_back(df, holes, names: list):
+def take_back(df, holes, names: list, after: str = "frame"):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
-    term columns ``names``) from the coalesced relation ``df``; None when
-    either is not for this path (see the module's docstring)."""
+    term columns ``names``) from the coalesced relation ``df`` (a frame or
+    a :class:`Hidden` one); None when either is not for this path (see the
+    module's docstring).  The relation after is a frame, or with ``after=
+    "hidden"`` a :class:`Hidden` one until HIDDEN_SHARE of its rows are
+    hidden or beside, or with ``after=None`` not made (None: the pieces
+    and the rows met only)."""
     import numpy as np
 
     from .relation import _frame
 
-    probe = _probe(df, holes, names)
-    if probe is None:
+    hidden = isinstance(df, Hidden)
+    mine, theirs = df.base if hidden else _in_key_order(df, names), _arrays(holes, names)
+    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
+    if other_key is None:
         return None
-    df, cols, s, e, key, (_, hs, he), lo, count = probe
-    # every pair of a hole and a row of its atom whose intervals meet
-    hole = np.repeat(np.arange(len(lo)), count)
-    row = _ranges(lo, count)
-    ps, pe = np.maximum(s[row], hs[hole]), np.minimum(e[row], he[hole])
+    relation, cols, s, e, key = (df, *mine[1:]) if hidden else mine
+    dead, beside = (df.dead, df.beside) if hidden else (np.zeros(len(s), dtype=bool), (np.zeros(0, dtype=np.int64),) * 3)
+    _, hs, he = theirs
+    # every pair of a hole and a row of its atom whose intervals meet: a row
+    # shown, or a piece beside standing in for its hidden row; ``at``: the
+    # row it is or stands in for, ``who``: that row's number, or past the
+    # rows its piece's
+    lo = key.searchsorted(other_key, "left")
+    count = key.searchsorted(other_key, "right") - lo
+    hole, at = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
+    if hidden:
+        shown = ~dead[at]
+        hole, at = hole[shown], at[shown]
+    who, cs, ce = at, s[at], e[at]
+    if len(beside[0]):
+        orig, bs, be = beside
+        b_key = key[orig]
+        b_lo = b_key.searchsorted(other_key, "left")
+        b_count = b_key.searchsorted(other_key, "right") - b_lo
+        b_row = _ranges(b_lo, b_count)
+        hole = np.concatenate([hole, np.repeat(np.arange(len(b_lo)), b_count)])
+        at, who = np.concatenate([at, orig[b_row]]), np.concatenate([who, len(s) + b_row])
+        cs, ce = np.concatenate([cs, bs[b_row]]), np.concatenate([ce, be[b_row]])
+        order = np.lexsort((cs, at, hole))  # (by hole, then in key order)
+        hole, at, who, cs, ce = hole[order], at[order], who[order], cs[order], ce[order]
+    ps, pe = np.maximum(cs, hs[hole]), np.minimum(ce, he[hole])
     meet = ps < pe
-    row, ps, pe = row[meet], ps[meet], pe[meet]
+    at, who, cs, ce, ps, pe = at[meet], who[meet], cs[meet], ce[meet], ps[meet], pe[meet]
     # (holes in key order, each hole's rows in key order: the pieces are too,
     # and maximal: the rows and the holes are)
-    pieces = _frame([c[row] for c in cols], ps, pe)
-    touched_rows = distinct(row)
-    touched = _frame([c[touched_rows] for c in cols], s[touched_rows], e[touched_rows])
-    if not len(touched_rows):
-        return Retraction(df, pieces, touched, df)
-    return Retraction(df, pieces, touched, _cut(cols, s, e, key, touched_rows, *_left_over(row, ps, pe, s, e)))
+    pieces = _frame([c[at] for c in cols], ps, pe)
+    # the rows met, once each: ``t_*`` (in the order of ``who``: usually
+    # so already, the holes disjoint and in key order, and an atom's rows by
+    # their starts; without pieces beside, the order of ``who`` is key order)
+    by = np.arange(len(who)) if (who[1:] >= who[:-1]).all() else np.argsort(who, kind="stable")
+    first = np.ones(len(by), dtype=bool)
+    first[1:] = who[by][1:] != who[by][:-1]
+    one = by[first]
+    t_who, t_at, t_s, t_e = who[one], at[one], cs[one], ce[one]
+    k = np.lexsort((t_s, t_at)) if len(beside[0]) else slice(None)  # (in key order)
+    touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
+    if not len(t_who) or after is None:
+        return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None)
+    left, left_s, left_e = _left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
+    dead = dead.copy() if hidden else dead
+    dead[t_who[t_who < len(s)]] = True
+    kept = np.ones(len(beside[0]), dtype=bool)
+    kept[t_who[t_who >= len(s)] - len(s)] = False
+    orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
+    order = np.lexsort((bs, orig))
+    rest = Hidden(df.base if hidden else mine, dead, (orig[order], bs[order], be[order]))
+    return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame())
 
 
-def _cut(cols, s, e, key, touched, left_row, left_s, left_e):
-    """A frame of the columns with what is left of the ``touched`` rows:
-    ``left_row``'s pieces ``left_s``, ``left_e`` (in row order).  A row's
-    first piece takes its place, the others go in just after it (a hole
-    inside an interval), a row with none goes: one copy of each column
-    (and a second only where a piece goes in)."""
+# A hidden relation is copied (made a frame) once its hidden rows and the
+# pieces beside them pass this share of its rows: until then each update
+# copies only the relations its rules read whole; past it the hidden rows
+# would hold memory (and the pieces beside grow each update's merge of them).
+HIDDEN_SHARE = 0.25
+
+
+class Hidden:
+    """A given relation after retractions, not copied: its frame in key
+    order (``base``: ``(frame, term columns, s, e, key)``), the rows a
+    retraction met hidden (``dead``, RDFox's tombstones) and what is left of
+    them beside (``beside``: per piece the row it stands in for, whose
+    terms it has, and its interval, by row then start).  An update's rules
+    mostly probe a given relation for a few atoms (maintenance.semi by
+    :func:`rows_matching`), which a hidden one answers as it is; a copy of
+    each relation a retraction met was 6-7 ms of a 1% retraction of LUBM
+    1M.  :meth:`frame` makes the relation one frame when a step reads it
+    whole (HybridEvaluator.table)."""
+
+    def __init__(self, base, dead, beside):
+        import numpy as np
+
+        self.base, self.dead, self.beside = base, dead, beside
+        self._frame = None
+        self._hidden = int(np.count_nonzero(dead))
+
+    @property
+    def width(self) -> int:
+        return self.base[0].width
+
+    @property
+    def columns(self) -> list:
+        return self.base[0].columns
+
+    def clear(self):
+        """An empty frame of the relation's columns."""
+        return self.base[0].clear()
+
+    @property
+    def height(self) -> int:
+        return len(self.dead) - self._hidden + len(self.beside[0])
+
+    def hidden_share(self) -> float:
+        return (self._hidden + len(self.beside[0])) / max(1, len(self.dead))
+
+    def frame(self):
+        """The relation as one frame in key order (made once): the rows
+        shown and the pieces beside, each in its row's place, by one gather
+        (``take``) of each column; a one-column key is the column itself."""
+        import numpy as np
+
+        from .relation import _frame
+
+        if self._frame is None:
+            _, cols, s, e, key = self.base
+            orig, bs, be = self.beside
+            shown = np.flatnonzero(~self.dead)
+            place = shown.searchsorted(orig)
+            rows = np.insert(shown, place, orig)  # (a piece takes its row's terms)
+            cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
+            at = place + np.arange(len(orig))
+            s[at], e[at] = bs, be
+            self._frame = _remember(_frame(cols, s, e), key.take(rows) if len(cols) > 1 else packed(cols, len(s)))
+        return self._frame
+
+
+def as_frame(df):
+    """``df`` as a frame (a :class:`Hidden` relation made one)."""
+    return df.frame() if isinstance(df, Hidden) else df
+
+
+def atoms_missing(df, rows, names: list):
+    """The rows of the frame ``df`` whose atom has no row in ``rows`` (the
+    same term columns ``names``, codes), by their packed keys; None when
+    either is not for this path."""
     import numpy as np
 
-    from .relation import _frame
-
-    first = np.ones(len(left_row), dtype=bool)
-    first[1:] = left_row[1:] != left_row[:-1]
-    stay = left_row[first]
-    removed = np.setdiff1d(touched, stay, assume_unique=True)
-    kept = np.ones(len(s), dtype=bool)
-    kept[removed] = False
-    cols, s, e, key = [c[kept] for c in cols], s[kept], e[kept], key[kept]
-    at = stay - removed.searchsorted(stay)  # (each staying row's place among those kept)
-    s[at], e[at] = left_s[first], left_e[first]
-    if not first.all():
-        more = ~first
-        where = left_row[more] - removed.searchsorted(left_row[more]) + 1  # (just after its row)
-        cols, key = [np.insert(c, where, c[where - 1]) for c in cols], np.insert(key, where, key[where - 1])
-        s, e = np.insert(s, where, left_s[more]), np.insert(e, where, left_e[more])
-    return _remember(_frame(cols, s, e), key)
-
-
-def atom_rows(df, holes, names: list):
-    """The rows of the coalesced ``df`` of the atoms of ``holes`` (a frame
-    of the same term columns), in key order; None when either is not for
-    this path (a derived predicate's given facts, which are kept apart)."""
-    from .relation import _frame
-
-    found = _rows_of_atoms(df, holes, names)
-    if found is None:
+    mine, theirs = _arrays(df, names), _arrays(rows, names)
+    key = None if mine is None or theirs is None else packed(mine[0], df.height)
+    other = None if key is None else np.sort(packed(theirs[0], rows.height))
+    if other is None:
         return None
-    _, cols, s, e, _, rows = found
-    return _frame([c[rows] for c in cols], s[rows], e[rows])
+    at = np.minimum(other.searchsorted(key), max(len(other) - 1, 0))
+    missing = np.flatnonzero(other[at] != key) if len(other) else np.arange(df.height)
+    return df[missing]
 
 
 def _probe(df, other, names: list):
@@ -254,26 +344,43 @@ def rows_matching(df, keys, cols: list, names: list):
     """The rows of the relation ``df`` (term columns ``names``) whose term
     columns ``cols`` are a row of ``keys``, by ``searchsorted`` when ``df``
     is in key order and ``cols`` lead its key (its first term column, or
-    both): maintenance.py's semi-join without a pass over the relation.
-    None when it is not for this path (the caller filters with polars)."""
+    both): maintenance.py's semi-join without a pass over the relation; a
+    :class:`Hidden` relation is probed as it is (its rows shown and the
+    pieces beside them), not copied.  None when it is not for this path
+    (the caller filters with polars)."""
+    import numpy as np
     import polars as pl
-
 
     if not cols or cols != names[: len(cols)]:
         return None
     if any(keys[c].dtype != pl.Int64 or keys[c].null_count() for c in cols):
         return None
-    key = _order_key(df, names)
+    hidden = isinstance(df, Hidden)
+    key = df.base[4] if hidden else _order_key(df, names)
     probe = packed([keys[c].to_numpy() for c in cols], keys.height)
     if key is None or probe is None:
         return None
-    tcols, s, e = _arrays(df, names)
-    if len(cols) < len(names):  # (the first code of two: every key from ``a << 32`` on, up to ``(a + 1) << 32``)
-        lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted((probe + 1) << 32, "left")
-    else:
-        lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
-    rows = _rows_in_ranges(lo, hi - lo, probe)
-    return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
+    tcols, s, e = df.base[1:4] if hidden else _arrays(df, names)
+
+    def matching(key):  # (the rows of ``key`` that ``probe`` names)
+        if len(cols) < len(names):  # (the first code of two: every key from ``a << 32`` on, up to ``(a + 1) << 32``)
+            lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted((probe + 1) << 32, "left")
+        else:
+            lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
+        return _rows_in_ranges(lo, hi - lo, probe)
+
+    rows = matching(key)
+    if not hidden:
+        return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
+    orig, bs, be = df.beside
+    rows = rows[~df.dead[rows]]
+    near = matching(key[orig]) if len(orig) else orig
+    if not len(near):
+        return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
+    at, ms, me = np.concatenate([rows, orig[near]]), np.concatenate([s[rows], bs[near]]), np.concatenate([e[rows], be[near]])
+    order = np.lexsort((ms, at))  # (in key order: a piece in its row's place)
+    at = at[order]
+    return _like(df, names, [c[at] for c in tcols], ms[order], me[order])
 
 
 def split_rows(df, keys, names: list):

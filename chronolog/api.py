@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, ProgramError, failure_text
+from chronolog.language.errors import ChronologError, DataError, Note, ProgramError, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -790,6 +790,10 @@ class Reasoner:
                 f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
                 hint="start a new Reasoner (or chronolog.reason) on the corrected facts",
             )
+        from collections.abc import Iterator
+
+        if isinstance(retract, Iterator):
+            retract = list(retract)  # (read once here, and again to name a fact that met nothing)
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
@@ -800,10 +804,33 @@ class Reasoner:
         try:
             self._apply(removed, rows)
             self._count_update(stats, before)
-            return self.model
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
+        self._say_unmet(retract, gone, removed)
+        return self.model
+
+    def _say_unmet(self, retract, gone: dict, removed: dict) -> None:
+        """``stats["retracted facts that met nothing"]``, and a warning naming
+        the first such fact (corrections.py, :func:`unmet_count`)."""
+        from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
+        from chronolog.language.reader import dialect
+
+        count = unmet_count(self.evaluator, gone, removed) if gone else 0
+        self.model.stats["retracted facts that met nothing"] = count
+        if not count:
+            return
+        if not all(isinstance(by, dict) for by in gone.values()) or getattr(gone, "unknown", 0):
+            # to name it, read again as atoms (and count again: the rows naming unknown values may repeat)
+            gone = holes_of(self._read_new(retract, "retract()"), "retract()")
+        met_nothing = unmet(gone, removed)
+        count = self.model.stats["retracted facts that met nothing"] = len(met_nothing)
+        first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
+        printer, calendar = dialect(self.dialect), self.plan.program.calendar
+        import warnings
+
+        warnings.warn(Note(unmet_message(self.model, first, count,
+                                         lambda p, t, iv: printer.format_fact(p, t, iv, calendar))), stacklevel=3)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken

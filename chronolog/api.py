@@ -829,8 +829,8 @@ class Reasoner:
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(self.model, first, count,
-                                         lambda p, t, iv: printer.format_fact(p, t, iv, calendar))), stacklevel=3)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar),
+                                         lambda p: (t for t, _ in self.model.facts(p)))), stacklevel=3)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken

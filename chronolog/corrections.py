@@ -113,18 +113,19 @@ def unmet_count(evaluator, gone: dict, removed: dict) -> int:
     return n
 
 
-def unmet_message(model, first, count: int, format_fact) -> str:
+def unmet_message(first, count: int, format_fact, held, given: str = "given") -> str:
     """The warning of an update whose retraction met nothing: the count, the
-    first such fact and, when a held fact prints the same but is a float
-    term (the text ``0.1`` reads the exact 1/10), how to retract that one."""
+    first such fact and, when a held fact (``held(pred)``: the terms of its
+    facts) prints the same but is a float term (the text ``0.1`` reads the
+    exact 1/10), how to retract that one."""
     from fractions import Fraction
 
     pred, terms, iv = first
     text = format_fact(pred, terms, iv)
     others = f" (and {count - 1} more)" if count > 1 else ""
-    msg = f"retract(): {text} met no given fact{others}, so it took nothing away"
+    msg = f"retract(): {text} met no {given} fact{others}, so it took nothing away"
     as_float = tuple(float(t) if type(t) is Fraction else t for t in terms)
-    if as_float != terms and any(tuple(t) == as_float for t, _ in model.facts(pred)):
+    if as_float != terms and any(tuple(t) == as_float for t in held(pred)):
         when = iv[0] if iv[0] == iv[1] else (iv[0], iv[1])
         msg += (f"; a given fact prints the same, but its terms are floats (from a table or a Python float), while the "
                 f"text reads exact numbers (0.1 is 1/10): retract it as a row with the float, "

@@ -84,3 +84,33 @@ def test_a_large_retraction_on_frames_counts_as_the_given_facts_say():
     count, said = _update(r, _as("dict", retracted))
     assert r.model.stats["maintenance"][0]["path"] == "frames"
     assert count == len(set(retracted) - given) and len(said) == 1
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
+def test_a_streams_retraction_that_meets_nothing_is_counted_and_named(reach_back):
+    # the stream's retract was silent too; the oracle: what was pushed and not taken back
+    s = chronolog.Stream("q(X) :- p(X).", reach_back=reach_back)
+    s.push("p(a)@1\np(b)@2")
+    if reach_back:
+        s.take()  # (processed: the correction replays)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s.retract("p(c)@1\np(a)@5\np(b)@2")
+        s.retract("p(b)@2")  # taken back already
+    said = [str(w.message) for w in caught]
+    assert s.stats[KEY] == 3 and len(said) == 2
+    assert "p(c)@" in said[0] and "met no pushed fact (and 1 more)" in said[0] and "p(b)@" in said[1]
+
+
+def test_the_stream_command_counts_them_with_stats(tmp_path):
+    import subprocess
+    import sys
+
+    prog = tmp_path / "s.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--stats", "--reach-back", "10"],
+                       input="p(a)@1\np(b)@2\n-p(c)@1\np(a)@3\n-p(a)@9\n-p(b)@2\n", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # (-p(a)@9 and -p(b)@2 in a row are one correction)
+    assert "2 corrections, 1 retracted" in r.stderr and "2 retracted facts met nothing" in r.stderr
+    assert "note: retract(): p(c)@" in r.stderr

@@ -69,7 +69,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    s = Stream(program, dialect=dialect, emit=emit, reach_back=_reach_back(reach_back))
+    from chronolog.arguments import as_option
+
+    with as_option("reach_back", "--reach-back"):
+        s = Stream(program, dialect=dialect, emit=emit, reach_back=_reach_back(reach_back))
     t0 = last = time.perf_counter()
     from chronolog.language.reader import dialect as find_dialect
 

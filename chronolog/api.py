@@ -172,7 +172,9 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     """Fact files read by the kernel reader and kept as its columns (a list
     of FactColumns), or None when the rows' reading applies: small files
     (no polars import for them), other kinds of input, the LARS dialect,
-    facts that repeat forever, or a file the kernels cannot take whole."""
+    or a file the kernels cannot take whole.  Facts that repeat forever
+    (``every``) are among the exact parser's rows (``fc.slow.repeating``):
+    :func:`_repeating_apart` hands them to the rows."""
     if dialect not in ("vadalog", "meteor"):
         return None
     paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
@@ -222,8 +224,6 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
                     return None  # (a byte order mark: the rows' reading drops it)
                 fh.seek(0)
                 fc = read_fact_columns(fh, str(p), dialect, calendar, share=False, terms=terms)
-            if fc.slow.repeating:
-                return None
             for pred in fc.predicates():
                 if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
                     return None  # the rows' reading names both places
@@ -231,6 +231,17 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     except (_Fallback, OSError):
         return None  # the rows' reading says why, where
     return out
+
+
+def _repeating_apart(columns, rows) -> None:
+    """Move the facts that repeat forever from the kernel-read ``columns``
+    to ``rows`` (FactRows), where the Reasoner reads them: one ``every``
+    line leaves the rest of its file in columns, read once."""
+    for fc in columns or ():
+        for pred, lst in fc.slow.repeating.items():
+            for terms, iv, every, pos in lst:
+                rows.add(pred, terms, iv, pos, every)
+        fc.slow.repeating = {}
 
 
 def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
@@ -598,6 +609,7 @@ class Reasoner:
             columns, extra = tables
         else:
             extra = load_facts(None if columns else facts, dialect, prog.calendar)
+            _repeating_apart(columns, extra)
         if in_program:  # rows after all (before the given facts: the program's come first)
             given_rows = FactRows()
             for fc in in_program:

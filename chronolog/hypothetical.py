@@ -184,6 +184,7 @@ class Hypothetical:
 
     def _facts_at(self, t, facts) -> dict:
         from chronolog.api import load_facts
+        from chronolog.language.text import format_fact
 
         rows = load_facts(facts) if not isinstance(facts, dict) else facts
         delta: dict = {}
@@ -192,12 +193,11 @@ class Hypothetical:
                 if not isinstance(iv, tuple):
                     iv = (iv, iv, True, True)
                 if not (iv[0] == iv[1] == t):
-                    from chronolog.language.text import format_fact
-
                     raise DataError(
                         f"{format_fact(pred, terms, iv)} is not a fact at time point {t}",
                         hint="hypothetical answers take punctual facts, one time point per step",
                     )
+                _refuse_derived(pred, f"the fact {format_fact(pred, terms, iv)}", self.rules)
                 delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1
         return delta
 
@@ -309,6 +309,15 @@ def _answer_key(a):
     return (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses), tuple(map(str, a.hypotheses)))
 
 
+def _refuse_derived(pred, what: str, rules, pos=None) -> None:
+    """A fact of a predicate that rules derive: the queries are unfolded
+    into stream predicates, so it would be ignored (an answer missing)."""
+    if pred in rules:
+        raise DataError(f"{what} is of {pred}, which rules derive: hypothetical answers unfold {pred} into its rules "
+                        "and would not see it", pos,
+                        hint=f"give it a predicate of its own with a rule: {pred}(...) :- {pred}_given(...).")
+
+
 class _GivenFacts:
     """The facts given with the program (in its text and its ``@bind``
     inputs): known up front, so each joins the stream at its time points.
@@ -327,11 +336,7 @@ class _GivenFacts:
         self.spans: list = []  # (first, last, pred, terms) of a fact on more than one point
         for f in prog.facts + _bound_inputs(prog, program):
             text = format_fact(f.pred, f.terms, f.interval)
-            if f.pred in rules:
-                raise DataError(
-                    f"the given fact {text} is of {f.pred}, which rules derive: hypothetical answers unfold {f.pred} "
-                    "into its rules and would not see it", f.pos,
-                    hint=f"give it a predicate of its own with a rule: {f.pred}(...) :- {f.pred}_given(...).")
+            _refuse_derived(f.pred, f"the given fact {text}", rules, f.pos)
             lo, hi, lo_closed, hi_closed = f.interval
             if math.isinf(lo) or math.isinf(hi):
                 raise DataError(f"the given fact {text} holds on unbounded time, which a stream of time points cannot "

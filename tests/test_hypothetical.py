@@ -354,3 +354,10 @@ def test_a_given_fact_the_stream_cannot_carry_is_refused_by_name(fact, says):
     with pytest.raises(chronolog.DataError) as e:
         Hypothetical(fact + "\n" + TURBINES)
     assert says in str(e.value) and "<program>:1:" in str(e.value)
+
+
+def test_a_streamed_fact_of_a_derived_predicate_is_refused():
+    # flag(wt25)@0..2 on the stream answered [] at every step, where reason on them derives malf(wt25)@0
+    h = Hypothetical(TURBINES)
+    with pytest.raises(chronolog.DataError, match=r"the fact flag\(wt25\)@.* is of flag, which rules derive"):
+        h.step(0, "flag(wt25)@0")

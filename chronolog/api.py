@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, ProgramError, failure_text
+from chronolog.language.errors import ChronologError, DataError, Note, ProgramError, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -172,7 +172,9 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     """Fact files read by the kernel reader and kept as its columns (a list
     of FactColumns), or None when the rows' reading applies: small files
     (no polars import for them), other kinds of input, the LARS dialect,
-    facts that repeat forever, or a file the kernels cannot take whole."""
+    or a file the kernels cannot take whole.  Facts that repeat forever
+    (``every``) are among the exact parser's rows (``fc.slow.repeating``):
+    :func:`_repeating_apart` hands them to the rows."""
     if dialect not in ("vadalog", "meteor"):
         return None
     paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
@@ -222,8 +224,6 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
                     return None  # (a byte order mark: the rows' reading drops it)
                 fh.seek(0)
                 fc = read_fact_columns(fh, str(p), dialect, calendar, share=False, terms=terms)
-            if fc.slow.repeating:
-                return None
             for pred in fc.predicates():
                 if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
                     return None  # the rows' reading names both places
@@ -231,6 +231,17 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     except (_Fallback, OSError):
         return None  # the rows' reading says why, where
     return out
+
+
+def _repeating_apart(columns, rows) -> None:
+    """Move the facts that repeat forever from the kernel-read ``columns``
+    to ``rows`` (FactRows), where the Reasoner reads them: one ``every``
+    line leaves the rest of its file in columns, read once."""
+    for fc in columns or ():
+        for pred, lst in fc.slow.repeating.items():
+            for terms, iv, every, pos in lst:
+                rows.add(pred, terms, iv, pos, every)
+        fc.slow.repeating = {}
 
 
 def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
@@ -598,6 +609,7 @@ class Reasoner:
             columns, extra = tables
         else:
             extra = load_facts(None if columns else facts, dialect, prog.calendar)
+            _repeating_apart(columns, extra)
         if in_program:  # rows after all (before the given facts: the program's come first)
             given_rows = FactRows()
             for fc in in_program:
@@ -790,6 +802,10 @@ class Reasoner:
                 f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
                 hint="start a new Reasoner (or chronolog.reason) on the corrected facts",
             )
+        from collections.abc import Iterator
+
+        if isinstance(retract, Iterator):
+            retract = list(retract)  # (read once here, and again to name a fact that met nothing)
         gone = self._read_retraction(retract) if retract is not None else {}
         rows = self._read_new(add) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
@@ -800,10 +816,33 @@ class Reasoner:
         try:
             self._apply(removed, rows)
             self._count_update(stats, before)
-            return self.model
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
+        self._say_unmet(retract, gone, removed)
+        return self.model
+
+    def _say_unmet(self, retract, gone: dict, removed: dict) -> None:
+        """``stats["retracted facts that met nothing"]``, and a warning naming
+        the first such fact (corrections.py, :func:`unmet_count`)."""
+        from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
+        from chronolog.language.reader import dialect
+
+        count = unmet_count(self.evaluator, gone, removed) if gone else 0
+        self.model.stats["retracted facts that met nothing"] = count
+        if not count:
+            return
+        if not all(isinstance(by, dict) for by in gone.values()) or getattr(gone, "unknown", 0):
+            # to name it, read again as atoms (and count again: the rows naming unknown values may repeat)
+            gone = holes_of(self._read_new(retract, "retract()"), "retract()")
+        met_nothing = unmet(gone, removed)
+        count = self.model.stats["retracted facts that met nothing"] = len(met_nothing)
+        first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
+        printer, calendar = dialect(self.dialect), self.plan.program.calendar
+        import warnings
+
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar),
+                                         lambda p: (t for t, _ in self.model.facts(p)))), stacklevel=3)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import contextmanager
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -152,6 +153,20 @@ def check_span(v, what: str) -> None:
     """A length of time: a non-negative number (``float('inf')``: no bound)."""
     if not is_number(v) or v != v or v < 0:
         raise ArgumentError(f"{what}: expected a non-negative number of time units, not {v!r}", hint=f"e.g. {what}=10")
+
+
+@contextmanager
+def as_option(argument: str, option: str):
+    """An :class:`ArgumentError` about the API's ``argument`` raised within
+    names the command's ``option`` instead (``reach_back=10`` becomes
+    ``--reach-back 10``): the command line's user never wrote the former."""
+    try:
+        yield
+    except ArgumentError as e:
+        if not e.message.startswith(f"{argument}:"):
+            raise
+        raise ArgumentError(option + e.message[len(argument):], e.pos, e.hint.replace(f"{argument}=", f"{option} "),
+                            e.source_line) from None
 
 
 def check_max_rounds(n) -> None:

@@ -4,8 +4,10 @@ Semantics (as RDFox's incremental deletion, over time): the given facts are
 a set of (ground atom, time point) pairs, and retracting ``p(a)@[3,5]``
 removes those points of ``p(a)`` from it: retracting ``[3,5]`` from a given
 ``p(a)@[0,10]`` leaves ``[0,3)`` and ``(5,10]``.  Points that were not given
-are skipped silently (a retraction of something not there changes nothing);
-a retraction that meets no given point of a fact the rules derive is
+are skipped (a retraction of something not there changes nothing), and a
+retracted fact that meets no given point at all is counted and warned of
+(:func:`unmet_count`, as RDFox reports counts: a typo, or a float printed
+as the exact number its text reads); a retraction that meets no given point of a fact the rules derive is
 refused, since only given facts can be taken back, never a conclusion.
 """
 
@@ -71,6 +73,64 @@ def check_derived_only(model, pred: str, terms, holes, given_ivs, format_fact) -
                 f"cannot retract {fact}: it is derived by the rules, not given, and only given facts can be retracted",
                 hint=f"retract the given facts it comes from (model.proof({fact!r}) shows them)",
             )
+
+
+def unmet(gone: dict, removed: dict) -> list:
+    """``(pred, terms, interval)`` of the retracted facts (``gone``: ``{pred:
+    {terms: maximal intervals}}``; facts of one atom that touch count as
+    one) that met no given point: no piece ``removed`` lies in them."""
+    out = []
+    for pred, by in gone.items():
+        got = removed.get(pred) or {}
+        for terms, holes in by.items():
+            pieces = got[terms] if terms in got else ()
+            out += [(pred, terms, h) for h in holes if not any(intersect(h, p) is not None for p in pieces)]
+    return out
+
+
+def unmet_count(evaluator, gone: dict, removed: dict) -> int:
+    """How many retracted facts met no given point (:func:`unmet`), with
+    ``gone`` as :meth:`Reasoner.update` read it: frames of codes
+    (:func:`retraction_frames`) or atoms."""
+    from chronolog.engine.columns.relation import term_columns
+
+    n = getattr(gone, "unknown", 0)  # (rows naming a value the model never had: left out of the frames)
+    for pred, by in gone.items():
+        got = removed.get(pred)
+        if isinstance(by, dict):
+            n += len(unmet({pred: by}, {pred: got or {}}))
+        elif not got:
+            n += by.height
+        elif isinstance(got, dict):  # (taken on rows after all)
+            n += len(unmet({pred: as_atoms(evaluator, by)}, {pred: got}))
+        else:  # the pieces' frame: a hole met something when a piece starts in it (pieces lie in holes)
+            import polars as pl
+
+            names = term_columns(by.width - 2)
+            starts = got.df.select(*names, pl.col("s").alias("piece"))
+            met = (by.join(starts, on=names) if names else by.join(starts, how="cross")).filter(pl.col("piece").is_between(pl.col("s"), pl.col("e")))
+            n += by.height - met.select(*names, "s").unique().height
+    return n
+
+
+def unmet_message(first, count: int, format_fact, held, given: str = "given") -> str:
+    """The warning of an update whose retraction met nothing: the count, the
+    first such fact and, when a held fact (``held(pred)``: the terms of its
+    facts) prints the same but is a float term (the text ``0.1`` reads the
+    exact 1/10), how to retract that one."""
+    from fractions import Fraction
+
+    pred, terms, iv = first
+    text = format_fact(pred, terms, iv)
+    others = f" (and {count - 1} more)" if count > 1 else ""
+    msg = f"retract(): {text} met no {given} fact{others}, so it took nothing away"
+    as_float = tuple(float(t) if type(t) is Fraction else t for t in terms)
+    if as_float != terms and any(tuple(t) == as_float for t in held(pred)):
+        when = iv[0] if iv[0] == iv[1] else (iv[0], iv[1])
+        msg += (f"; a given fact prints the same, but its terms are floats (from a table or a Python float), while the "
+                f"text reads exact numbers (0.1 is 1/10): retract it as a row with the float, "
+                f"retract({{{pred!r}: [({as_float!r}, {when!r})]}}), or as a table with a float column")
+    return msg
 
 
 def as_atoms(evaluator, frame) -> dict:

@@ -36,6 +36,9 @@ for ``t`` and none is still alive.  (The paper settles it as soon as ``t``
 has come and no *supported* answer exists, which is too early when ``p``
 looks ahead.)  T-stratification is what lets each step reach a fixpoint.
 
+The facts given with the program (its text, its ``@bind`` inputs) join the
+stream at their time points, as ``reason`` takes them.
+
 A recursive query is unfolded only within a window and/or delay (an answer
 at ``T`` uses the facts from ``T-window`` to ``T+delay``); without them, or
 when its recursion stays at one time point, it is refused.
@@ -43,6 +46,7 @@ when its recursion stays at one time point, it is refused.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -132,6 +136,7 @@ class Hypothetical:
         self.program = prog
         unfolder = Unfolder(prog, window=window, delay=delay)
         self.rules = unfolder.rules
+        self._given = _GivenFacts(prog, program, self.rules)
         if queries is None:
             queries = [a.args[0] for a in prog.annotations if a.name == "output"] or sorted(self.rules)
         for q in queries:
@@ -168,16 +173,18 @@ class Hypothetical:
                 f"time point {t} comes after {self.time}: the stream must be in time order",
                 hint="each step is a later time point; nothing already reported changes",
             )
-        delta = self._facts_at(t, facts)
-        if self.time is not None:
-            for skipped in range(self.time + 1, t):
-                self._advance(skipped, {})
+        delta = self._given.at(t, self._facts_at(t, facts))
+        first = self.time + 1 if self.time is not None else min(t, self._given.first)
+        closed = []  # answers that became definite at the points closed on the way: reported now
+        for skipped in range(first, t):
+            closed += [a for a in self._advance(skipped, self._given.at(skipped, {})) if a.definite]
         out = self._advance(t, delta)
         self.time = t
-        return out
+        return sorted(closed, key=_answer_key) + out if closed else out
 
     def _facts_at(self, t, facts) -> dict:
         from chronolog.api import load_facts
+        from chronolog.language.text import format_fact
 
         rows = load_facts(facts) if not isinstance(facts, dict) else facts
         delta: dict = {}
@@ -186,12 +193,11 @@ class Hypothetical:
                 if not isinstance(iv, tuple):
                     iv = (iv, iv, True, True)
                 if not (iv[0] == iv[1] == t):
-                    from chronolog.language.text import format_fact
-
                     raise DataError(
                         f"{format_fact(pred, terms, iv)} is not a fact at time point {t}",
                         hint="hypothetical answers take punctual facts, one time point per step",
                     )
+                _refuse_derived(pred, f"the fact {format_fact(pred, terms, iv)}", self.rules)
                 delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1
         return delta
 
@@ -223,8 +229,7 @@ class Hypothetical:
                 best.setdefault((a.pred, a.terms, a.time), a)
         answers = [a for a in answers if not a.definite] + list(best.values())
         self.state = [c for c in new if not _complete(c)]
-        answers = sorted(answers, key=lambda a: (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses),
-                                                 tuple(map(str, a.hypotheses))))
+        answers = sorted(answers, key=_answer_key)
         return [_public_answer(a) for a in answers]
 
     def _resolve_negations(self, t, cands):
@@ -298,6 +303,62 @@ class Hypothetical:
             absent(n) for i, n in enumerate(q.negs) if i not in done]
         return HypotheticalAnswer(q.pred, tuple(_value(x, b) for x in q.head_terms), T,
                                   tuple(sorted(set(ev), key=_fact_key)), tuple(sorted(set(hy), key=_fact_key)))
+
+
+def _answer_key(a):
+    return (a.time, a.pred, tuple(map(str, a.terms)), len(a.hypotheses), tuple(map(str, a.hypotheses)))
+
+
+def _refuse_derived(pred, what: str, rules, pos=None) -> None:
+    """A fact of a predicate that rules derive: the queries are unfolded
+    into stream predicates, so it would be ignored (an answer missing)."""
+    if pred in rules:
+        raise DataError(f"{what} is of {pred}, which rules derive: hypothetical answers unfold {pred} into its rules "
+                        "and would not see it", pos,
+                        hint=f"give it a predicate of its own with a rule: {pred}(...) :- {pred}_given(...).")
+
+
+class _GivenFacts:
+    """The facts given with the program (in its text and its ``@bind``
+    inputs): known up front, so each joins the stream at its time points.
+    Those the stream could not carry are refused, naming the fact: one that
+    repeats forever, holds on unbounded or non-integer time, or is of a
+    derived predicate (the queries are unfolded into stream predicates, so it
+    would be ignored)."""
+
+    def __init__(self, prog, program, rules):
+        from chronolog.language.facts import refuse_repeating
+        from chronolog.language.text import format_fact
+        from chronolog.stream import _bound_inputs
+
+        refuse_repeating(prog.facts, "hypothetical answers")
+        self.points: dict = {}  # t -> {pred: {terms}}
+        self.spans: list = []  # (first, last, pred, terms) of a fact on more than one point
+        for f in prog.facts + _bound_inputs(prog, program):
+            text = format_fact(f.pred, f.terms, f.interval)
+            _refuse_derived(f.pred, f"the given fact {text}", rules, f.pos)
+            lo, hi, lo_closed, hi_closed = f.interval
+            if math.isinf(lo) or math.isinf(hi):
+                raise DataError(f"the given fact {text} holds on unbounded time, which a stream of time points cannot "
+                                "carry", f.pos, hint="give it on a bounded interval, e.g. @[0,100]")
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (lo, hi)):
+                raise DataError(f"the given fact {text} is not on integer time points, which hypothetical answers need",
+                                f.pos, hint="write its time points as whole numbers (one step per point)")
+            first, last = lo + (not lo_closed), hi - (not hi_closed)
+            terms = as_terms(f.terms)
+            if first == last:
+                self.points.setdefault(first, {}).setdefault(f.pred, set()).add(terms)
+            elif first < last:
+                self.spans.append((first, last, f.pred, terms))
+        self.first = min([*self.points, *(s[0] for s in self.spans)], default=float("inf"))
+
+    def at(self, t, delta) -> dict:
+        """``delta`` (the stream's facts at ``t``) with the given ones at ``t``."""
+        given = [(p, terms) for p, ts in self.points.get(t, {}).items() for terms in ts]
+        given += [(p, terms) for first, last, p, terms in self.spans if first <= t <= last]
+        for p, terms in given:
+            delta.setdefault(p, set()).add(terms)
+        return delta
 
 
 def _complete(c) -> bool:

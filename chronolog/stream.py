@@ -29,7 +29,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
-from chronolog.language.errors import DataError, LateCorrection, ProgramError, failure_text
+from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, failure_text
 from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
@@ -440,11 +440,38 @@ class Stream:
                             "instead of writing them in the program",
                         )
 
+    def _say_unmet(self, holes: dict) -> None:
+        """Count the retracted facts that meet no input the stream still has
+        (``stats["retracted facts that met nothing"]``, over the stream) and
+        warn naming the first, as Reasoner.update does (corrections.py)."""
+        from chronolog.corrections import taken, unmet, unmet_message
+
+        inputs = [self._buffer] + ([rows for cp in self._log.checkpoints for rows, *_ in cp.steps] if self._log else [])
+        met: dict = {}
+        for rows in inputs:
+            for pred, by in holes.items():
+                for terms, iv in rows.get(pred, ()):
+                    if terms in by:
+                        met.setdefault(pred, {}).setdefault(terms, []).extend(taken([iv], by[terms]))
+        met_nothing = unmet(holes, met)
+        if not met_nothing:
+            return
+        self.stats["retracted facts that met nothing"] = self.stats.get("retracted facts that met nothing", 0) + len(met_nothing)
+        import warnings
+
+        def held(pred):
+            return (terms for rows in inputs for terms, _ in rows.get(pred, ()))
+
+        first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
+        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, held, "pushed")), stacklevel=4)
+
     def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
         (``added``: every added fact, counted as input)."""
         from chronolog.stream_corrections import corrected
 
+        if holes:
+            self._say_unmet(holes)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

@@ -69,7 +69,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     from chronolog.stream import Stream
 
     out = out or sys.stdout
-    s = Stream(program, dialect=dialect, emit=emit, reach_back=_reach_back(reach_back))
+    from chronolog.arguments import as_option
+
+    with as_option("reach_back", "--reach-back"):
+        s = Stream(program, dialect=dialect, emit=emit, reach_back=_reach_back(reach_back))
     t0 = last = time.perf_counter()
     from chronolog.language.reader import dialect as find_dialect
 
@@ -93,8 +96,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         rate = st["input facts"] / el if el > 0 else 0.0
         n = st.get("corrections", 0)
         replayed = st.get("replayed steps", 0)
+        unmet = st.get("retracted facts that met nothing", 0)
         corrected = (f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted"
-                     + (f", {replayed} step{'s' * (replayed != 1)} replayed" if replayed else "")) if n else ""
+                     + (f", {replayed} step{'s' * (replayed != 1)} replayed" if replayed else "")
+                     + (f", {unmet} retracted fact{'s' * (unmet != 1)} met nothing" if unmet else "")) if n else ""
         sys.stderr.write(
             f"{'end' if final else 'stream'}: watermark {point(s.watermark)}, {st['input facts']} facts in "
             f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "

@@ -107,7 +107,7 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
 def time_mapping(program: ast.Program, pred: str):
     for a in program.annotations:
         if a.name == "timeMapping" and a.args and a.args[0] == pred:
-            args = list(a.args[1:]) + [True, True]
+            args = list(a.args[1:]) + [None] * (3 - len(a.args)) + [True, True]  # (a missing end: refused below)
             start, end, sc, ec = args[0], args[1], args[2], args[3]
             if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0 or start == end:
                 raise ProgramError(

@@ -389,6 +389,15 @@ def test_a_time_mappings_closedness_is_a_boolean(tmp_path, ends):
     refused(tmp_path, program, where="2:1", says="@timeMapping of q: whether the start and the end are closed is #T or #F")
 
 
+@pytest.mark.parametrize("mapping", ['"q", "start"', '"q", 1', '"q"'])
+def test_a_time_mapping_without_both_columns_is_refused(tmp_path, mapping):
+    """@timeMapping("q", "start") stopped with an IndexError from the reader
+    of its arguments instead of saying what it needs."""
+    (tmp_path / "q.csv").write_text("k,start,end\na,1,2\n")
+    program = f'@bind("q", "csv useHeaders=true", "{tmp_path}", "q.csv").\n@timeMapping({mapping}).\np(X) :- q(X).\n'
+    refused(tmp_path, program, where="2:1", says="@timeMapping needs the column positions of the interval's start and end")
+
+
 def test_parquet_errors_name_the_file(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -380,3 +380,14 @@ def test_given_relations_with_rows_hidden_through_a_session(monkeypatch):
         assert model.stats["maintained_on"] == "columns"
     assert any(isinstance(x.after, sorted_given.Hidden) for x in hidden if x is not None)  # (the path under test was taken)
     assert r.model.facts("p") == [] and r.model.query("p(X)") == []
+
+
+def test_a_time_off_the_grid_of_a_date_timeline_is_said_as_a_date():
+    # it said "time point 27835/2 is not a multiple of 1/1": the engine's day number, not the date the model prints
+    program = '@timeGranularity("days").\nq(X) :- p(X).'
+    given = "p(a)@[2008-01-01,2008-02-01]"
+    r = chronolog.Reasoner(program, given, engine="columns")
+    m = r.add("p(b)@2008-02-08T12:00:00")
+    assert m.to_text() == scratch(program, given + "\np(b)@2008-02-08T12:00:00")
+    assert "q(b)@[2008-02-08T12:00:00,2008-02-08T12:00:00]" in m.to_text()  # (how the model prints the point)
+    assert m.stats["maintained_on"] == "rows (time point 2008-02-08T12:00:00 is not a multiple of 1/1 days)"

@@ -364,3 +364,26 @@ def test_given_columns_no_one_reads_again_are_released(tmp_path):
     assert "p" not in tables and "s" in tables and "q" in tables
     assert cols.facts("p") == rows.facts("p")
     assert _text(cols) == _row_text(rows)
+
+
+@pytest.mark.parametrize("horizon", [(0, 60), None])
+def test_a_line_that_repeats_forever_leaves_the_rest_of_its_file_in_columns(tmp_path, monkeypatch, horizon):
+    """One ``every`` line sent the whole file to the rows, read a second
+    time; the kernels hand it to the exact parser, the rest stays columns."""
+    from chronolog.language import fact_columns
+
+    rnd = random.Random(5)
+    facts = fact_file(rnd, "vadalog", 200, quoted=False) + "s(b)@[1,2] every 9\np(a,b)@0 every 25\n"
+    program = PROGRAMS["vadalog"] + "v(Y) :- s(Y), <->[0,3] s(Y).\n@output(\"v\")."
+    reads = []
+    real = fact_columns.read_fact_columns
+    monkeypatch.setattr(fact_columns, "read_fact_columns", lambda *a, **k: reads.append(a[1]) or real(*a, **k))
+    prog = tmp_path / "p.vada"
+    prog.write_text(program)
+    (tmp_path / "facts.txt").write_text(facts)
+    cols = reason(prog, [tmp_path / "facts.txt"], engine="columns", horizon=horizon)
+    assert reads.count(str(tmp_path / "facts.txt")) == 1, "the file was read more than once"
+    rows = reason(prog, [tmp_path / "facts.txt"], engine="rows", horizon=horizon)
+    assert cols.to_text() == rows.to_text() and cols.facts("v")
+    if horizon is not None:  # (the model repeats forever without one: reasoned on rows, from the columns read once)
+        assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"

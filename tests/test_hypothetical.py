@@ -303,3 +303,61 @@ def test_paper_example_6_redundant_premises_give_one_answer():
     h = Hypothetical('r(a) :- p(a).\nr(a) :- p(a), q(a).')
     assert [str(a) for a in h.step(0, "p(a)@0\nq(a)@0\np(b)@0")] == ["r(a)@0 evidence {p(a)@0} hypotheses {}"]
     assert h.state == []
+
+
+def _definite_by_reason(program, stream, last):
+    """The oracle: ``reason`` on the program and every step's facts, read at
+    the points whose hypotheses are all due by ``last`` (malf looks 2 ahead)."""
+    model = chronolog.reason(program, "\n".join(stream))
+    return {(terms, iv[0]) for terms, iv in model.facts("malf") if iv[0] == iv[1] and iv[0] <= last - 2}
+
+
+def test_facts_in_the_program_text_are_given_from_the_start():
+    # Hypothetical ignored the program's own facts: it answered [] where reason
+    # on the same program and facts derives malf(wt25)@0
+    program = "temp(wt25,high)@0. temp(wt25,high)@1.\n" + TURBINES
+    stream = ["", "", "temp(wt25,high)@2"]
+    h = Hypothetical(program)
+    definite = {(a.terms, a.time) for t, facts in enumerate(stream) for a in h.step(t, facts) if a.definite}
+    assert definite == _definite_by_reason(program, stream, 2) == {(("wt25",), 0)}
+    # a stream that starts after the given facts reasons from them all the same
+    late = Hypothetical(program)
+    assert {(a.terms, a.time) for a in late.step(2, "temp(wt25,high)@2") if a.definite} == {(("wt25",), 0)}
+
+
+def test_a_bound_input_is_given_from_the_start(tmp_path):
+    (tmp_path / "temps.csv").write_text("turbine,level,start,end\nwt25,high,0,0\nwt25,high,1,1\nwt7,high,1,1\n")
+    program = tmp_path / "p.vada"
+    program.write_text('@input("temp").\n@bind("temp", "csv", ".", "temps.csv").\n@timeMapping("temp", 2, 3).\n'
+                       + TURBINES)
+    stream = ["", "", "temp(wt25,high)@2\ntemp(wt7,high)@2", "temp(wt7,high)@3"]
+    h = Hypothetical(program)
+    definite = {(a.terms, a.time) for t, facts in enumerate(stream) for a in h.step(t, facts) if a.definite}
+    assert definite == _definite_by_reason(program, stream, 3) == {(("wt25",), 0), (("wt7",), 1)}
+
+
+def test_a_definite_answer_on_a_skipped_point_is_reported_at_the_next_step():
+    # alert(wt42)@0 becomes definite at 1 (no temp(wt42,high)@1, so no malf);
+    # a step from 0 straight to 3 used to lose it
+    h = Hypothetical(TURBINES.replace('@output("malf").', 'alert(X) :- flag(X), not malf(X).\n@output("alert").'))
+    h.step(0, "temp(wt42,high)@0")
+    assert [(a.terms, a.time) for a in h.step(3, "") if a.definite] == [(("wt42",), 0)]
+
+
+@pytest.mark.parametrize("fact, says", [
+    ("temp(wt25,high)@[0,+inf).", "unbounded time"),
+    ("temp(wt25,high)@0.5.", "integer time points"),
+    ("flag(wt25)@0.", "which rules derive"),
+    ("temp(wt25,high)@0 every 7.", "repeats forever"),
+])
+def test_a_given_fact_the_stream_cannot_carry_is_refused_by_name(fact, says):
+    with pytest.raises(chronolog.DataError) as e:
+        Hypothetical(fact + "\n" + TURBINES)
+    assert says in str(e.value) and "<program>:1:" in str(e.value)
+
+
+def test_a_streamed_fact_of_a_derived_predicate_is_refused():
+    # flag(wt25)@0..2 on the stream answered [] at every step, where reason on them derives malf(wt25)@0
+    h = Hypothetical(TURBINES)
+    with pytest.raises(chronolog.DataError, match=r"the fact flag\(wt25\)@.* is of flag, which rules derive"):
+        h.step(0, "flag(wt25)@0")

@@ -582,6 +582,20 @@ def test_cli_reach_back_nan_is_refused(tmp_path):
     assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not nan"), r.stderr
 
 
+def test_cli_reach_back_names_its_option_on_a_numeric_timeline(tmp_path):
+    """``--reach-back P3D`` on a numeric timeline was refused as the API's
+    ``reach_back`` (and ``e.g. reach_back=10``), which the command's user never wrote."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", "P3D"],
+                       input="signal(a)@1\n", capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not 'P3D'"), r.stderr
+    assert "hint: e.g. --reach-back 10" in r.stderr and "reach_back" not in r.stderr and "Traceback" not in r.stderr
+    with pytest.raises(chronolog.ArgumentError, match=r"^argument error: reach_back: .*not 'P3D'\n  hint: e.g. reach_back=10"):
+        chronolog.Stream(PROGRAM, reach_back="P3D")  # (the API keeps its own name)
+
+
 class _GroupState:
     """What Spark's GroupState gives a key's step: its saved tuple, if any."""
 

@@ -44,7 +44,25 @@ def inside(values, bound: int) -> bool:
 
 
 class Fallback(Exception):
-    """The columnar executor cannot run this stratum exactly; rows will."""
+    """The columnar executor cannot run this stratum exactly; rows will.
+    ``point``: the time point the reason names (``{point}`` in it, and
+    ``{unit}`` after a length), written as the timeline writes it by
+    :meth:`text` (a date timeline's dates, not the engine's day numbers)."""
+
+    def __init__(self, why: str, point=None):
+        super().__init__(why)
+        self.point = point
+
+    def text(self, calendar=None) -> str:
+        why = self.args[0]
+        if self.point is None:
+            return why
+        if calendar is None:
+            return why.format(point=self.point, unit="")
+        return why.format(point=calendar.format_point(self.point), unit=f" {calendar.unit}")
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 class TermValues:
@@ -335,12 +353,12 @@ class TimeScale(DoubledGrid):
         v = t * self.scale
         if type(v) is Fraction:
             if v.denominator != 1:
-                raise Fallback(f"time point {t} is not a multiple of 1/{self.scale}")
+                raise Fallback(f"time point {{point}} is not a multiple of 1/{self.scale}{{unit}}", t)
             v = v.numerator
         elif type(v) is float and not v.is_integer():
             # a float time point (a head interval term computed from a float)
             # is on no grid: int() would cut 1.2 to 1
-            raise Fallback(f"time point {t} is a float")
+            raise Fallback("time point {point} is a float", t)
         if not -LIMIT < 2 * v < LIMIT:
-            raise Fallback(f"time point {t} is outside 64-bit codes")
+            raise Fallback("time point {point} is outside 64-bit codes", t)
         return int(v)

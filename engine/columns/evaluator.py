@@ -151,7 +151,7 @@ class HybridEvaluator(Evaluator):
                     if self.progress is not None:
                         self._report_columns(stratum, self.stats["rounds"] - rounds_before)
                 except Fallback as e:
-                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e}")
+                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e.text(self.plan.program.calendar)}")
                     for pred in set(self._tables) - built_before:  # (frames of given facts coded by the attempt)
                         self._tables.pop(pred, None)
             if ran == "rows":
@@ -334,7 +334,7 @@ class HybridEvaluator(Evaluator):
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
                 self.stats.update(rounds=counted["rounds"], derivations=counted["derivations"])  # (the rows count it again)
                 self.store.restore(relations)
-                why = str(e)
+                why = e.text(self.plan.program.calendar)
             else:
                 self.maintained_on = "columns"
                 self.maintain_cpu += time.process_time() - started

@@ -49,7 +49,7 @@ def _units(values, scale, ints=None):
         elif type(v) is int or type(v) is Fraction:
             u = unit(v)
             if not -LIMIT < 2 * u < LIMIT:
-                raise Fallback(f"time point {v} is outside 64-bit codes")
+                raise Fallback("time point {point} is outside 64-bit codes", v)
             out[i] = u
         else:  # never a float on the exact grid
             raise Fallback(f"time point {v!r} is not exact")

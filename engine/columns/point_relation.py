@@ -122,7 +122,7 @@ def values_refusal(ev, retracted: dict, added: dict):
                 for iv in ivs:
                     ev._scale.codes(iv)
     except Fallback as e:
-        return str(e)
+        return e.text(ev.plan.program.calendar)
     return None
 
 

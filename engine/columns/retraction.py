@@ -32,6 +32,7 @@ def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
     and ``rows`` (FactRows), ``arities`` their predicates' arities."""
     memo: dict = {}
     known = {}
+    unknown = 0  # rows naming a value the model never had: they meet nothing
     for pred, arity in arities.items():
         parts = []
         for fc in columns:
@@ -42,26 +43,39 @@ def hole_frames(columns: list, rows, arities: dict, terms, scale) -> dict:
                 parts.append(_rows_codes(fc.slow[pred], arity, terms, scale))
         if rows.get(pred):
             parts.append(_rows_codes(rows[pred], arity, terms, scale))
-        known[pred] = _known(parts, arity)
-    return _coalesced(known, arities)
+        *known[pred], dropped = _known(parts, arity)
+        unknown += dropped
+    return HoleFrames(_coalesced(known, arities), unknown=unknown)
+
+
+class HoleFrames(dict):
+    """``{pred: coalesced frame}``, and how many retraction rows named a
+    value the model never had (left out: they meet nothing)."""
+
+    def __init__(self, frames: dict, unknown: int = 0):
+        super().__init__(frames)
+        self.unknown = unknown
 
 
 def _known(parts: list, arity: int):
-    """``(term codes, s, e)`` of the parts' rows whose every term has a code."""
+    """``(term codes, s, e, rows left out)`` of the parts' rows whose every
+    term has a code."""
     import numpy as np
 
     parts = [p for p in parts if len(p[1])]
     if not parts:
-        return [np.zeros(0, dtype=np.int64) for _ in range(arity)], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return [np.zeros(0, dtype=np.int64) for _ in range(arity)], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     cols = [np.concatenate([p[0][i] for p in parts]) for i in range(arity)]
     s = np.concatenate([p[1] for p in parts])
     e = np.concatenate([p[2] for p in parts])
     known = np.ones(len(s), dtype=bool)
     for c in cols:
         known &= c >= 0
+    dropped = 0
     if not known.all():
+        dropped = len(s) - int(known.sum())
         cols, s, e = [c[known] for c in cols], s[known], e[known]
-    return cols, s, e
+    return cols, s, e, dropped
 
 
 def _coalesced(known: dict, arities: dict) -> dict:

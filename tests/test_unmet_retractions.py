@@ -1,0 +1,116 @@
+"""A retraction that takes nothing away is said, as RDFox reports counts:
+``stats["retracted facts that met nothing"]`` after each update and one
+warning naming the first such fact, on both executors and on each way the
+retraction is read (lines by atoms, dicts and tables as frames of codes).
+The oracle is the given facts themselves: a retracted fact meets nothing
+when none of its points was given."""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from budget import examples
+
+KEY = "retracted facts that met nothing"
+ENGINES = ["rows", "columns"]
+
+
+def _update(reasoner, retract):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reasoner.retract(retract)
+    return reasoner.model.stats[KEY], [str(w.message) for w in caught if "met no given fact" in str(w.message)]
+
+
+def _as(form, facts):
+    if form == "lines":
+        return [f"p({a})@{t}" for a, t in facts]
+    if form == "dict":
+        return {"p": [((a,), t) for a, t in facts]}
+    return {"p": pd.DataFrame({"a": [a for a, _ in facts], "start": [t for _, t in facts], "end": [t for _, t in facts]})}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["lines", "dict", "table"])
+def test_a_retraction_that_meets_nothing_is_counted_and_named(engine, form):
+    # it was silent: p(zz)@1 (a value never given) and p(b)@7 (a point never given) took nothing away
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,5]\np(b)@1\np(c)@2\n", engine=engine)
+    count, said = _update(r, _as(form, [("a", 3), ("b", 7), ("zz", 1), ("c", 2)]))
+    assert count == 2 and len(said) == 1
+    assert "p(zz)@" in said[0] and "(and 1 more)" in said[0]
+    assert sorted(r.model.facts("q")) == [(("a",), (0, 3, True, False)), (("a",), (3, 5, False, True)), (("b",), (1, 1, True, True))]
+    count, said = _update(r, _as(form, [("a", 4)]))
+    assert (count, said) == (0, [])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float_that_prints_as_the_text_says_how_to_retract_it(engine):
+    # a pandas float column's 0.1 prints 0.1, but the text 0.1 reads the exact 1/10: the retraction met nothing, silently
+    r = chronolog.Reasoner("q(X) :- p(X).", {"p": pd.DataFrame({"x": [0.1, 0.2], "start": [0, 0], "end": [0, 0]})}, engine=engine)
+    count, said = _update(r, "p(0.1)@0")
+    assert count == 1 and "floats" in said[0] and "retract({'p': [((0.1,), 0)]})" in said[0]
+    assert r.model.facts("q") == [((0.1,), (0, 0, True, True)), ((0.2,), (0, 0, True, True))]
+    count, said = _update(r, {"p": [((0.1,), 0)]})  # as the warning says
+    assert (count, said) == (0, []) and r.model.facts("q") == [((0.2,), (0, 0, True, True))]
+
+
+facts = st.lists(st.tuples(st.sampled_from("abcd"), st.integers(0, 6)), min_size=1, max_size=8)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(given_facts=facts, retracted=facts, engine=st.sampled_from(ENGINES), form=st.sampled_from(["lines", "dict", "table"]))
+def test_the_count_is_the_retracted_facts_none_of_whose_points_was_given(given_facts, retracted, engine, form):
+    r = chronolog.Reasoner("q(X) :- p(X).", "\n".join(f"p({a})@{t}" for a, t in given_facts), engine=engine)
+    count, said = _update(r, _as(form, retracted))
+    # from scratch: punctual facts on distinct points never touch, so each distinct one counts on its own
+    assert count == len(set(retracted) - set(given_facts))
+    assert len(said) == (count > 0)
+
+
+def test_a_large_retraction_on_frames_counts_as_the_given_facts_say():
+    # past POINT_ATOMS the columnar update reads the retraction as frames of codes and takes pieces as frames
+    from chronolog.engine.columns.evaluator import POINT_ATOMS
+
+    n = 4 * POINT_ATOMS
+    given = {(f"a{i}", t) for i in range(n) for t in (i, i + 3)}
+    retracted = [(f"a{i}", i + (i % 3)) for i in range(n)] + [("zz", 1)]
+    r = chronolog.Reasoner("q(X) :- p(X).", "\n".join(f"p({a})@{t}" for a, t in sorted(given)), engine="columns")
+    count, said = _update(r, _as("dict", retracted))
+    assert r.model.stats["maintenance"][0]["path"] == "frames"
+    assert count == len(set(retracted) - given) and len(said) == 1
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
+def test_a_streams_retraction_that_meets_nothing_is_counted_and_named(reach_back):
+    # the stream's retract was silent too; the oracle: what was pushed and not taken back
+    s = chronolog.Stream("q(X) :- p(X).", reach_back=reach_back)
+    s.push("p(a)@1\np(b)@2")
+    if reach_back:
+        s.take()  # (processed: the correction replays)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s.retract("p(c)@1\np(a)@5\np(b)@2")
+        s.retract("p(b)@2")  # taken back already
+    said = [str(w.message) for w in caught]
+    assert s.stats[KEY] == 3 and len(said) == 2
+    assert "p(c)@" in said[0] and "met no pushed fact (and 1 more)" in said[0] and "p(b)@" in said[1]
+
+
+def test_the_stream_command_counts_them_with_stats(tmp_path):
+    import subprocess
+    import sys
+
+    prog = tmp_path / "s.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--stats", "--reach-back", "10"],
+                       input="p(a)@1\np(b)@2\n-p(c)@1\np(a)@3\n-p(a)@9\n-p(b)@2\n", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # (-p(a)@9 and -p(b)@2 in a row are one correction)
+    assert "2 corrections, 1 retracted" in r.stderr and "2 retracted facts met nothing" in r.stderr
+    assert "note: retract(): p(c)@" in r.stderr

@@ -562,6 +562,10 @@ def _prepared(blocks, dialect: str, program: bool = False):
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
+    if isinstance(blocks, list) and len(blocks) <= 1:  # (a text read whole: nothing to overlap, and
+        # a pool's start and hand-over cost 1.5-2 ms, a tenth of a 1% retraction's reading)
+        yield from (_kernels(data, dialect, program) for data in blocks)
+        return
     with ThreadPoolExecutor(AHEAD, thread_name_prefix="chronolog-read") as pool:
         ahead: deque = deque()
         for data in blocks:
@@ -635,6 +639,7 @@ def _kernels(data: bytes, dialect: str, program: bool = False):
         else:
             fields = _Fields(cut.filter(_pl().Series(matched)) if len(slow) else cut, blanks)
         fields.encode(dialect, quotes)
+        fields.quoted = quotes  # (no quote in the block: its names are kept as cut, not stripped of quotes)
         if masked is not None:
             fields.fdict = _unmask(fields.fdict)
     return lines, fields, slow, keep
@@ -1060,7 +1065,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
             tok = ftok[starts[rows_k] + j]
             if is_name is not None and is_name[tok].all():
                 if kept_names is None:  # (a quoted string's value: without its quotes)
-                    kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"'))
+                    kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"') if m.quoted else fdict)
                 cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
                 names_pending = True
                 continue

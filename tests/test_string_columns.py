@@ -5,6 +5,9 @@ against plain Python on the same bytes."""
 import numpy as np
 import polars as pl
 import pytest
+from budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chronolog.language import string_columns as sc
 
@@ -40,6 +43,20 @@ def test_encode_gives_the_distinct_values_in_order_of_first_appearance(n):
     indices, distinct = _first_appearance(values)
     assert got.indices.dtype == np.int32
     assert got.indices.tolist() == indices and got.dictionary.to_list() == distinct
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(max_size=4), max_size=400), st.integers(1, 400))
+def test_encode_agrees_with_arrows_dictionary_encode(pool, n):
+    """Few distinct values (an Enum) or mostly distinct (a join): Arrow's
+    dictionary_encode gives the same indices and distinct values."""
+    import pyarrow as pa
+
+    values = [pool[k % len(pool)] for k in range(n)] if pool else []
+    got = sc.encode(pl.Series(values, dtype=pl.String))
+    want = pa.array(values, type=pa.string()).dictionary_encode()
+    assert got.indices.tolist() == want.indices.to_pylist()
+    assert got.dictionary.to_list() == want.dictionary.to_pylist()
 
 
 def test_equal_hashes_of_different_strings_fall_back_to_the_exact_way(monkeypatch):

@@ -84,6 +84,7 @@ def _coalesced(known: dict, arities: dict) -> dict:
     zero (numpy's calls, not polars': a predicate's own coalescing cost
     ~0.1 ms of fixed costs, a retraction's 24 predicates 2.5 ms)."""
     import numpy as np
+    import polars as pl
 
     preds = list(known)
     width = max(arities.values(), default=0)
@@ -94,7 +95,10 @@ def _coalesced(known: dict, arities: dict) -> dict:
     e = np.concatenate([known[p][2] for p in preds] or [of[:0]])
     (of, *cols), s, e = coalesce_arrays([of, *cols], s, e)
     at = of.searchsorted(np.arange(len(preds) + 1))
-    return {p: _frame([c[a:b] for c in cols[: arities[p]]], s[a:b], e[a:b]) if b > a else empty(arities[p])
+    # (one frame of them all, sliced per predicate: a frame built per predicate cost ~25 us, 0.4 ms of 24)
+    whole = _frame(cols, s, e)
+    series = {c: whole[c] for c in whole.columns}
+    return {p: pl.DataFrame([series[c].slice(a, b - a) for c in (*term_columns(arities[p]), "s", "e")]) if b > a else empty(arities[p])
             for p, a, b in zip(preds, at[:-1].tolist(), at[1:].tolist())}
 
 

@@ -9,13 +9,19 @@ from ..node import Node
 
 class ColumnMapNode(Node):
     """A node that turns each input batch into one output batch (or none).
-    A columnar pipeline is built for one pull (lowering.py), never reset,
+    A columnar pipeline is built for one pull (lowering.py), or reset
+    for the next (a maintenance round's, kept a session: maintenance.py),
     and described by the plan's operators (planner/physical.py), not by its nodes."""
 
     def __init__(self, child):
         self.child = child
         self.children = (child,)
         self._batch = None
+
+    def reset(self) -> None:
+        """Ready for another pull; no frame of the last one held."""
+        self._batch = None
+        super().reset()
 
     def next(self) -> bool:
         while self.child.next():

@@ -127,8 +127,13 @@ def kept_rows(df, keep):
     holds, gathered in numpy: a polars filter is a query, whose thread
     pool waits its turn on a loaded machine (a few ms at load 10 on two
     cores, where the gathers take ~20 us a column)."""
-    if keep.all():
+    import numpy as np
+
+    kept = int(np.count_nonzero(keep))
+    if kept == len(keep):
         return df
+    if kept * 8 < len(keep):  # (a few rows of a relation: their positions once, then a gather per column, 2.5x faster)
+        keep = np.flatnonzero(keep)
     return frame({c: df[c].to_numpy()[keep] for c in df.columns})
 
 

@@ -17,6 +17,11 @@ class DifferenceNode(ColumnMapNode):
         self.holes_scan = holes_scan
         self._holes = None
 
+    def reset(self) -> None:
+        self._holes = None
+        self.holes_scan.reset()
+        super().reset()
+
     def process(self, df):
         if self._holes is None:
             h = drain(self.holes_scan)

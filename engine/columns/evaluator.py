@@ -109,6 +109,7 @@ class HybridEvaluator(Evaluator):
         self._units = {}  # (given.py: time units per block of the given columns, on this run's scale)
         self._texts = {}
         self._shared_body = None  # (aggregate.py: segments shared by aggregations of one body)
+        self.kept_pipelines = None  # (maintenance.py: the rule variants' pipelines of the updates, lowered once)
         self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
         self._table_size = sum(fc.count(p) for fc in self.given_columns if fc.in_memory for p in self._column_preds)
         self._given_size = (

@@ -18,6 +18,11 @@ class JoinNode(ColumnMapNode):
         self.right = right
         self._table = None
 
+    def reset(self) -> None:
+        self._table = None
+        self.right.reset()
+        super().reset()
+
     def process(self, df):
         import polars as pl
 

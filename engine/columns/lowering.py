@@ -40,11 +40,9 @@ def _atom(ev, op, view):
     return _ATOMS[type(op)](ev, op, _atom(ev, op.input, view))
 
 
-def body_pipeline(ev, body, rule, driver=None):
-    """A conjunction, its joins ordered by the relations' sizes (the rows'
-    order_body); each step lowered by :data:`_STEPS`."""
-    from .scan import DELTA, FULL, OLD
-
+def join_order(ev, rule, driver=None) -> list:
+    """``(position, literal)`` of ``rule``'s body in the order its joins run:
+    by the relations' sizes (the rows' order_body)."""
     ordering = getattr(ev, "join_sizes", {})  # (maintenance.py: the sizes before a semi-join reduction)
 
     def size(pred):
@@ -52,6 +50,14 @@ def body_pipeline(ev, body, rule, driver=None):
         if growing is not None:
             return growing.height
         return ordering[pred] if pred in ordering else ev.table(pred).height
+
+    return order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
+
+
+def body_pipeline(ev, body, rule, driver=None):
+    """A conjunction, its joins in :func:`join_order`; each step lowered
+    by :data:`_STEPS`."""
+    from .scan import DELTA, FULL, OLD
 
     def view(pos, lit):
         # non-repetition: atoms before the delta's one read the old facts
@@ -61,7 +67,7 @@ def body_pipeline(ev, body, rule, driver=None):
             return DELTA
         return OLD if pos < driver and lit.pred in ev._delta else FULL
 
-    order = order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
+    order = join_order(ev, rule, driver)
     node = None
     bound: set = set()
     for pos, lit in order:

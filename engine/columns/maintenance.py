@@ -580,9 +580,7 @@ class ColumnMaintenance:
                     df = self._run(rp, None, {}, right)
                 else:
                     name = f"$rederive:{p}"
-                    narrowed = PlanRule(p, rule.head_terms, [Scan(name, rule.head_terms)] + list(rule.body), rule.head_shift,
-                                        rule.source, rule.fresh)
-                    df = self._run(ph.rule_plan(narrowed), 0, {name: atoms}, {})
+                    df = self._run(self._kept().narrowed(rp, name), 0, {name: atoms}, {})
                 if df is not None:
                     parts.append(df)
             new = self._merge(p, parts)
@@ -654,16 +652,81 @@ class ColumnMaintenance:
     def _run(self, rp, driver, delta, overrides, old=lambda p: None):
         """One variant of a rule (its plan ``rp``): the driving atom at body
         position ``driver`` reads ``delta``; ``overrides`` replace whole
-        relations (a Since/Until's driving operand)."""
+        relations (a Since/Until's driving operand).  A variant with a
+        driving atom runs through its pipeline kept a session
+        (:class:`KeptPipelines`), reset after each pull."""
         from .base import drain
-        from .lowering import rule_pipeline
+        from .lowering import join_order, rule_pipeline
 
-        tables = _Tables(self, delta, overrides, old)
-        if driver is not None:
+        if driver is None:  # (a Since/Until: one pull)
+            tables = _Tables(self, delta, overrides, old)
+            if overrides:
+                tables.cut_down_since(rp.rule, overrides)
+            return drain(rule_pipeline(tables, rp, driver))
+        tables, pipelines = self._kept().variant(rp, driver)
+        tables.use(self, delta, overrides, old)
+        try:
             tables.cut_down(rp.rule, driver)
-        elif overrides:
-            tables.cut_down_since(rp.rule, overrides)
-        return drain(rule_pipeline(tables, rp, driver))
+            order = join_order(tables, rp.rule, driver)
+            key = (tuple(pos for pos, _ in order), frozenset({getattr(lit, "pred", None) for _, lit in order} & delta.keys()))  # (its views)
+            pipe = pipelines.get(key)
+            if pipe is None:
+                pipe = pipelines[key] = rule_pipeline(tables, rp, driver)
+            try:
+                return drain(pipe)
+            finally:
+                pipe.reset()
+        finally:
+            tables.release()
+
+    def _kept(self):
+        """The session's :class:`KeptPipelines`, emptied when what the nodes
+        captured (plan, time scale, codes) is no longer the evaluator's."""
+        ev = self.ev
+        kept = ev.kept_pipelines
+        if kept is None or not kept.fits(ev):
+            kept = ev.kept_pipelines = KeptPipelines(ev)
+        return kept
+
+
+class KeptPipelines:
+    """The pipelines of the rule variants a column maintenance runs, lowered
+    once a session and reset between pulls, as the rows' re-derivation keeps
+    its own (Evaluator.rederive_rules): the recursive strata's over-deletion
+    rounds on deltas of a few rows ran a lowering each (~0.1 ms, LUBM rec:
+    ~40 a 1% retraction).  Keyed by the variant's plan, driving atom and
+    join order (the order follows the cut relations' sizes); each variant's
+    nodes read one :class:`_Tables`, bound to each run's frames in turn."""
+
+    def __init__(self, ev):
+        self._for = self._captured(ev)
+        self._variants: dict = {}  # id(rule plan), driver -> (rule plan, _Tables, {join order: pipeline})
+        self._narrowed: dict = {}  # id(rule plan), name -> (rule plan, its re-derivation's plan)
+
+    @staticmethod
+    def _captured(ev) -> tuple:
+        return (ev.plan, ev.plan.physical, ev._scale, ev.terms, ev.values, ev.horizon)
+
+    def fits(self, ev) -> bool:
+        return all(a is b for a, b in zip(self._for, self._captured(ev)))
+
+    def variant(self, rp, driver):
+        """``(tables, {join order: pipeline})`` of a rule variant."""
+        got = self._variants.get((id(rp), driver))
+        if got is None:
+            got = self._variants[id(rp), driver] = (rp, _Tables(None, {}, {}, None), {})
+        return got[1], got[2]
+
+    def narrowed(self, rp, name: str):
+        """The plan of ``rp``'s rule with a scan ``name`` of its head's atoms
+        first (a re-derivation: the over-deleted atoms drive it)."""
+        got = self._narrowed.get((id(rp), name))
+        if got is None:
+            rule = rp.rule
+            narrowed = PlanRule(rule.head_pred, rule.head_terms, [Scan(name, rule.head_terms)] + list(rule.body),
+                                rule.head_shift, rule.source, rule.fresh)
+            got = self._narrowed[id(rp), name] = (rp, ph.rule_plan(narrowed))
+        return got[1]
 
 
 class _ReadOut(NamedTuple):
@@ -770,8 +833,13 @@ class _Tables:
     can join the driving one."""
 
     def __init__(self, upkeep, delta, overrides, old):
+        self._ev = upkeep.ev if upkeep is not None else None
+        self.use(upkeep, delta, overrides, old)
+
+    def use(self, upkeep, delta, overrides, old) -> None:
+        """Bound to one run's frames (a kept pipeline's nodes read this object)."""
         self._upkeep = upkeep
-        self._ev = upkeep.ev
+        self._ev = upkeep.ev if upkeep is not None else self._ev
         self._delta = delta
         self._overrides = overrides
         self._old = old
@@ -779,6 +847,10 @@ class _Tables:
         self._growing: dict = {}
         self._shared_body = None
         self.join_sizes: dict = {}  # (the joins' order: by the sizes the driving atom's cuts left)
+
+    def release(self) -> None:
+        """No frame of the last run held between runs (nor the update's upkeep)."""
+        self.use(None, {}, {}, None)
 
     def __getattr__(self, name):
         return getattr(self._ev, name)

@@ -26,6 +26,9 @@ class ScanNode(Node):
                 self.new_vars.append(t.name)
         self._done = False
 
+    def reset(self) -> None:
+        self._done, self._batch = False, None
+
     def next(self) -> bool:
         if self._done:
             return False

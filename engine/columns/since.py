@@ -41,6 +41,11 @@ class SinceNode(ColumnMapNode):
         self.offset = scale.window(since_offset(op, window))
         self._table = None
 
+    def reset(self) -> None:
+        self._table = None
+        self.left.reset()
+        super().reset()
+
     def process(self, df):
         import polars as pl
 

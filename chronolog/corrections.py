@@ -104,13 +104,41 @@ def unmet_count(evaluator, gone: dict, removed: dict) -> int:
         elif isinstance(got, dict):  # (taken on rows after all)
             n += len(unmet({pred: as_atoms(evaluator, by)}, {pred: got}))
         else:  # the pieces' frame: a hole met something when a piece starts in it (pieces lie in holes)
-            import polars as pl
-
             names = term_columns(by.width - 2)
-            starts = got.df.select(*names, pl.col("s").alias("piece"))
-            met = (by.join(starts, on=names) if names else by.join(starts, how="cross")).filter(pl.col("piece").is_between(pl.col("s"), pl.col("e")))
-            n += by.height - met.select(*names, "s").unique().height
+            holes = [by[c].to_numpy() for c in names], by["s"].to_numpy(), by["e"].to_numpy()
+            n += by.height - holes_met(holes, [got.df[c].to_numpy() for c in names], got.df["s"].to_numpy())
     return n
+
+
+def holes_met(holes, piece_terms: list, piece_starts) -> int:
+    """How many of ``holes`` (term code columns, s, e: one atom's holes
+    apart, as a coalesced retraction's are) hold the start of a piece of the
+    same atom (``piece_terms``, ``piece_starts``). One sort of holes and
+    pieces together, each piece after the holes of its atom that start at or
+    before it, so its hole is the last hole before it: numpy, as a polars
+    join, filter and distinct per predicate cost ~0.4 ms (24 predicates a
+    retraction on LUBM)."""
+    import numpy as np
+
+    terms, s, e = holes
+    if not len(s) or not len(piece_starts):
+        return 0
+    cols = [np.concatenate([h, p]) for h, p in zip(terms, piece_terms)]
+    starts = np.concatenate([s, piece_starts])
+    is_piece = np.concatenate([np.zeros(len(s), dtype=np.int8), np.ones(len(piece_starts), dtype=np.int8)])
+    order = np.lexsort((is_piece, starts, *reversed(cols)))
+    at = np.arange(len(order))
+    hole_at = np.maximum.accumulate(np.where(is_piece[order] == 0, at, -1))  # (the last hole at or before each row)
+    pieces = at[is_piece[order] == 1]
+    h = hole_at[pieces]
+    ok = h >= 0
+    pieces, h = pieces[ok], h[ok]
+    rows_p, rows_h = order[pieces], order[h]  # (rows of the concatenation: a hole's row is its index)
+    for c in cols:
+        ok = c[rows_p] == c[rows_h]
+        rows_p, rows_h = rows_p[ok], rows_h[ok]
+    inside = starts[rows_p] <= e[rows_h]
+    return len(np.unique(rows_h[inside]))
 
 
 def unmet_message(first, count: int, format_fact, held, given: str = "given") -> str:

@@ -114,3 +114,25 @@ def test_the_stream_command_counts_them_with_stats(tmp_path):
     # (-p(a)@9 and -p(b)@2 in a row are one correction)
     assert "2 corrections, 1 retracted" in r.stderr and "2 retracted facts met nothing" in r.stderr
     assert "note: retract(): p(c)@" in r.stderr
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(-4, 20), st.integers(0, 6)), max_size=12),
+       st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(-6, 30)), max_size=20))
+def test_holes_met_counts_as_a_scan_of_every_pair(raw_holes, pieces):
+    """corrections.holes_met against its definition: a hole is met when a
+    piece of its atom starts within it (holes of one atom kept apart, as a
+    coalesced retraction's are)."""
+    import numpy as np
+
+    from chronolog.corrections import holes_met
+
+    holes, last = [], {}
+    for a, b, s, w in sorted(raw_holes, key=lambda h: (h[0], h[1], h[2])):
+        s = max(s, last.get((a, b), -10**9) + 1)
+        holes.append((a, b, s, s + w))
+        last[(a, b)] = s + w
+    want = sum(any((pa, pb) == (a, b) and s <= ps <= e for pa, pb, ps in pieces) for a, b, s, e in holes)
+    arr = lambda rows, i: np.array([r[i] for r in rows], dtype=np.int64)
+    got = holes_met(([arr(holes, 0), arr(holes, 1)], arr(holes, 2), arr(holes, 3)), [arr(pieces, 0), arr(pieces, 1)], arr(pieces, 2))
+    assert got == want

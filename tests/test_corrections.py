@@ -310,3 +310,18 @@ def test_an_update_joins_no_added_fact_with_a_retracted_one(engine, program):
     r.update(retract="s0(0, 0)@[0,1]", add="p0(0, a)@[0,1]\np0(1, 5)@[0,1]\ns0(1, 7)@[1,2]")
     after = "p0(0, a)@[0,1]\np0(1, 5)@[0,1]\ns0(1, 7)@[1,2]"
     assert r.model.to_text() == chronolog.reason(program, after, engine="rows").to_text() != ""
+
+
+@pytest.mark.xfail(strict=True, reason="open: the columns' frames path loses until(a)@[11,11] (hunt2's report)")
+def test_an_until_on_frames_keeps_what_an_added_left_operand_derives(monkeypatch):
+    """Adding w(a, 2)@(11,12] and retracting blocked(a)@[10,11) in one
+    update on frames: the rows and reasoning from scratch give
+    until(a)@[10,10] and until(a)@[11,11]; the frames path only the first."""
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
+    program = "until(X) :- w(X, V) <U>[1,3] blocked(X)."
+    r = chronolog.Reasoner(program, "w(a, -1)@(10,11]\nblocked(a)@[10,16)", engine="columns")
+    r.update(add="w(a, 2)@(11,12]", retract="blocked(a)@[10,11)")
+    after = "w(a, -1)@(10,11]\nblocked(a)@[11,16)\nw(a, 2)@(11,12]"
+    assert r.model.to_text() == chronolog.reason(program, after, engine="rows").to_text()

@@ -406,21 +406,28 @@ def _interval_of(lb, lo_s, hi_s, rb, pt):
     return make(lo, hi, lb == "[", rb == "]")
 
 
+# a line's text before a % comment (strings as the grammar's STRING: a % in one stays)
+_BEFORE_COMMENT = re.compile(r'(?:[^"%]|"(?:[^"\\]|\\.)*")*')
+
+
 def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
     from . import dates, vadalog
     from .errors import ChronologError
 
     text = line.rstrip().rstrip("\n")
-    if not text.rstrip().endswith("."):
-        text = text.rstrip() + "."
+    code = _BEFORE_COMMENT.match(text).end()
+    if text[code:code + 1] == "%":  # (the optional final '.' goes before the comment, not in it)
+        text = text[:code]
+    written = text.rstrip()  # (what the line says, without its comment)
+    text = written if written.endswith(".") else written + "."
     try:
         prog = vadalog.parse(text, source, calendar if calendar is not None else dates.NUMERIC)
     except SyntaxError_ as e:
         col = e.pos.column if e.pos else 0
         message = e.message
-        if col > len(line.rstrip()):  # at the '.' added above: the fact ends early
+        if col > len(written):  # at the '.' added above: the fact ends early
             expected = message.partition("; ")[2]
-            col, message = len(line.rstrip()) + 1, "the fact ends early" + (f"; {expected}" if expected else "")
+            col, message = len(written) + 1, "the fact ends early" + (f"; {expected}" if expected else "")
         pos = ast.Pos(source, lineno, col)
         from .source_text import csv_hint
 

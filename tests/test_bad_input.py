@@ -696,3 +696,19 @@ def test_a_repeating_fact_in_a_stream_is_refused_with_its_line(tmp_path, line):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("rule, says", [
+    # they said "datetime.datetime(2024, 1, 5, 0, 0)" and "Fraction(1, 3)": Python's words, not the program's
+    ("late(X) :- e(X)@[S, E], S > 2024-01-05.", "cannot compare 19728 and 2024-01-05 in 'S > 2024-01-05'"),
+    ("w(X, Y) :- e(X), d(X, D), Y = D + 1.", "cannot compute (D + 1) with 2024-01-05 and 1: both must be numbers"),
+    ("w(X) :- e(X), f(X, V), V > \"a\".", "cannot compare 1/3 and 'a' in "),
+])
+def test_a_value_in_a_type_error_is_written_as_the_program_writes_it(engine, rule, says):
+    facts = "e(a)@2024-01-06.\nd(a, 2024-01-05)@2024-01-06.\nf(a, 1/3)@2024-01-06.\n"
+    with pytest.raises(ChronologError) as e:
+        reason(rule + "\n" + facts, engine=engine)
+    assert says in str(e.value) and "<program>:1:" in str(e.value), str(e.value)
+    if "@[S, E]" in rule:  # (the end is a day number: the hint says why)
+        assert "granularity units since 1970-01-01" in str(e.value)

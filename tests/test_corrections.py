@@ -294,3 +294,34 @@ def test_after_an_update_that_failed_midway_the_session_says_so(engine):
         with pytest.raises(chronolog.ChronologError) as e:
             again()
         assert e.value.message.startswith("an earlier update of this session failed (division by zero")
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("program", [
+    "q0(V) :- p0(X, V), s0(X, W), V < W.",
+    "q0(V) :- p0(X, V), s0(X, W), V < W.\nb0(X) :- q0(X), not t(X).\nq1(V) :- p1(X, V), s1(X, W), V < W.",
+])
+def test_an_update_joins_no_added_fact_with_a_retracted_one(engine, program):
+    """Found by test_same_shape's hunt: the over-deletion read the lower
+    relations with the added facts in them, so p0(0, a) met the retracted
+    s0(0, 0) and 'a' < 0 was refused (a DataError, the session failed),
+    where reasoning from scratch on the facts after derives nothing."""
+    r = chronolog.Reasoner(program, "s0(0, 0)@[0,1]", engine=engine)
+    r.update(retract="s0(0, 0)@[0,1]", add="p0(0, a)@[0,1]\np0(1, 5)@[0,1]\ns0(1, 7)@[1,2]")
+    after = "p0(0, a)@[0,1]\np0(1, 5)@[0,1]\ns0(1, 7)@[1,2]"
+    assert r.model.to_text() == chronolog.reason(program, after, engine="rows").to_text() != ""
+
+
+@pytest.mark.xfail(strict=True, reason="open: the columns' frames path loses until(a)@[11,11] (hunt2's report)")
+def test_an_until_on_frames_keeps_what_an_added_left_operand_derives(monkeypatch):
+    """Adding w(a, 2)@(11,12] and retracting blocked(a)@[10,11) in one
+    update on frames: the rows and reasoning from scratch give
+    until(a)@[10,10] and until(a)@[11,11]; the frames path only the first."""
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
+    program = "until(X) :- w(X, V) <U>[1,3] blocked(X)."
+    r = chronolog.Reasoner(program, "w(a, -1)@(10,11]\nblocked(a)@[10,16)", engine="columns")
+    r.update(add="w(a, 2)@(11,12]", retract="blocked(a)@[10,11)")
+    after = "w(a, -1)@(10,11]\nblocked(a)@[11,16)\nw(a, 2)@(11,12]"
+    assert r.model.to_text() == chronolog.reason(program, after, engine="rows").to_text()

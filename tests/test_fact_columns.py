@@ -314,3 +314,21 @@ def test_a_second_final_dot_is_refused_by_the_line_reader_too(line):
     once read it as ``p(a)@1``."""
     with pytest.raises(ChronologError, match=r"<facts>:1:\d+: syntax error"):
         read_fact_rows([line])
+
+
+@pytest.mark.parametrize("line, read", [
+    ("p(a)@1 % a reading", ("a",)),  # the final '.' is optional, a comment may follow: "the fact ends early"
+    ('p("x % y")@1 % c "q"', ("x % y",)),
+    ("p(a)@1. % c.", ("a",)),
+])
+def test_a_fact_line_without_its_final_dot_may_end_with_a_comment(line, read, tmp_path):
+    import chronolog
+
+    assert [t for t, _ in read_fact_rows([line])["p"]] == [read]
+    big = tmp_path / "f.facts"  # (read by the kernels)
+    big.write_text(line + "\n" + "".join(f"p(n{i})@{i}\n" for i in range(20000)))
+    assert read in [t for t, _ in chronolog.reason("q(X) :- p(X).", [big], engine="columns").facts("q")]
+    stream = chronolog.Stream("q(X) :- p(X).")
+    stream.push(line)
+    stream.close()
+    assert [f.terms for f in stream] == [read]

@@ -14,6 +14,7 @@ from chronolog.language.nulls import Null
 from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError, check_arity, is_number
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import normalize
+from chronolog.language.text import format_term
 
 
 _is_number = is_number
@@ -94,7 +95,7 @@ def _compile(expr, slots: dict, where):
             if expr.op == "+" and isinstance(x, str) and isinstance(y, str):
                 return x + y
             if not (_is_number(x) and _is_number(y)):
-                raise _type_error(f"cannot compute {text} with {x!r} and {y!r}: both must be numbers", where)
+                raise _type_error(f"cannot compute {text} with {_shown(x)} and {_shown(y)}: both must be numbers", where)
             try:
                 r = normalize(f(x, y))
             except ZeroDivisionError:
@@ -142,7 +143,7 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
                               hint="a null is an unknown value: only == and != apply to it")
         if ordered and (_is_number(x) != _is_number(y) or type(x) is Boolean or type(y) is Boolean
                         or (not _is_number(x) and type(x) is not type(y))):  # e.g. a date and a string
-            raise _type_error(f"cannot compare {x!r} and {y!r} in '{cmp}'", cmp, hint="compare numbers with numbers and strings with strings")
+            raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp, hint=_compare_hint(x, y))
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="
         return f(x, y)
@@ -152,9 +153,22 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
 
 def _not_a_number(text, operands, where):
     """NaN is refused as a value in the input; computed, it is refused too."""
-    vals = ", ".join(repr(v) for v in operands)
+    vals = ", ".join(_shown(v) for v in operands)
     return _type_error(f"{text} is not a number (NaN) for {vals}", where,
                        hint="an infinite float met an operation without a value (inf - inf, inf * 0, mod(inf, y)); keep infinite values out of it with a condition")
+
+
+def _shown(v) -> str:
+    """A value in an error as the program writes it (a date as 2024-01-05,
+    1/3 as 1/3), a string quoted so that it reads as one."""
+    return repr(v) if type(v) is str else format_term(v)
+
+
+def _compare_hint(x, y) -> str:
+    if hasattr(x, "isoformat") != hasattr(y, "isoformat") and (_is_number(x) or _is_number(y)):
+        return ("compare dates with dates; on a date timeline an interval term's ends (p(X)@[S,E]) and a time capture "
+                "(p(X)@T) are numbers, the granularity units since 1970-01-01")
+    return "compare numbers with numbers and strings with strings"
 
 
 def _type_error(msg, where, hint=""):

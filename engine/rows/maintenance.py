@@ -289,7 +289,7 @@ class Maintenance:
 
     # ------------------------------------------------------------ DRed
     def _dred(self, stratum, gone_in, new_in, seeds, own_added) -> None:
-        restore = self._put_back(gone_in)
+        restore = self._put_back(set(gone_in) | set(new_in))
         try:
             over = self._over_delete(stratum, gone_in, seeds)
         finally:
@@ -307,18 +307,18 @@ class Maintenance:
             for p, ch in self.ev.run_stratum(stratum, pending).items():
                 _union(self.new, p, ch)  # (inserts lose no points)
 
-    def _put_back(self, gone_in) -> list:
-        """Merge the lost old intervals back into the lower relations while
-        over-deleting (its other literals read the old facts; a superset of
-        them is safe: it only over-deletes more).  Returns what undoes it."""
+    def _put_back(self, changed) -> list:
+        """Give the lower relations ``changed`` their old facts while
+        over-deleting (its other literals read the old facts: with the added
+        ones too, a rule would join facts that no model holds together, and
+        a condition refuse a pair of values neither model has).  Returns
+        what undoes it."""
         undo = []
-        for p, by in gone_in.items():
+        for p in changed:
             rel = self.store.relation(p)
-            saved = {t: list(rel.atoms.get(t, ())) for t in by}
-            for terms, ivs in by.items():
-                for iv in ivs:
-                    rel.add(terms, iv)
-            undo.append((rel, saved))
+            old = self.change.before.get(p, {})
+            undo.append((rel, {t: list(rel.atoms.get(t, ())) for t in old}))
+            apply_intervals(rel, {t: list(ivs) for t, ivs in old.items()}, self.emptied)
         return undo
 
     def _take_out(self, undo) -> None:

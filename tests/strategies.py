@@ -20,7 +20,9 @@ Shape of a program (see :func:`cases`):
   bounds, occasionally ``+inf``;
 * safety by construction: head variables, variables under ``not`` and on
   the left of S/U all occur in a positive atom (plain, under a unary operator,
-  or on the right of S/U); otherwise they are replaced by constants.
+  or on the right of S/U); otherwise they are replaced by constants.  With
+  ``left_only_vars`` a variable the left of S/U alone has stays (the
+  language reads it as existential: ``w(X, V) <U> b(X)``), never in a head.
 
 Data: for extensional predicates (and, with ``idb_data``, for derived
 ones too: data facts are never clipped by the horizon); small integer/half-integer endpoints
@@ -213,6 +215,7 @@ def cases(
     horizon: Optional[tuple] = None,
     max_arity: int = 2,
     idb_data: bool = False,
+    left_only_vars: bool = False,
 ):
     unary_ops = [o for o in ops if o in UNARY_OPS]
     binary_ops = [o for o in ops if o in BINARY_OPS]
@@ -289,7 +292,7 @@ def cases(
         if any(l[0] == "asg" for l in body):
             bound.add("M")
         pick = lambda v: CONSTS[VARS.index(v)] if v in VARS else "a"  # noqa: E731
-        body = [ground_unbound(l, bound, pick) if l[0] in ("not", "bin") else l for l in body]
+        body = [ground_unbound(l, bound, pick) if l[0] == "not" or l[0] == "bin" and not left_only_vars else l for l in body]
         # a positive literal somewhere in a binding position is not required:
         # `p0 :- not e0.` is safe when no variables are involved.
         if all(l[0] == "not" for l in body):

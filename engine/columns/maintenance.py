@@ -558,8 +558,12 @@ class ColumnMaintenance:
     def _rederive(self, stratum, over) -> dict:
         """Put back the facts of the over-deleted atoms ``over`` (``{pred:
         atoms}``) that still hold: each rule of their predicate with a scan
-        of the atoms first, over what is left, and their given facts.
-        Returns the merges' new maximal intervals."""
+        of the atoms first, over what is left, and their given facts.  Only
+        those atoms (as the rows' re-derivation): another one a Since/Until's
+        operand gives is the insertion's, which records it as new (merged
+        here, it would be in the relation and in no ``new``: the strata
+        above would not hear of it).  Returns the merges' new maximal
+        intervals."""
         import polars as pl
 
         out = {}
@@ -578,6 +582,8 @@ class ColumnMaintenance:
                 if isinstance(rp.operator, ph.SinceUntil):
                     right = {rule.right.pred: self._matching_right(rule, atoms)}
                     df = self._run(rp, None, {}, right)
+                    if df is not None and names:  # (a left operand's own variable gives other atoms: the insertion's)
+                        df = semi(df, keys, names, self.ev.values)
                 else:
                     name = f"$rederive:{p}"
                     df = self._run(self._kept().narrowed(rp, name), 0, {name: atoms}, {})

@@ -251,7 +251,7 @@ def test_a_nan_never_reaches_an_interval_end(tmp_path):
     (tmp_path / "m.csv").write_text("k,v,start,end\na,0.5,0,1\nb,inf,1,2\n")
     program = program.replace("q(K)@[S, V] :- m(K, V)@[S, E].", "q(K)@[S, W] :- m(K, V)@[S, E], W = V * 0.0.")
     for engine in ("rows", "columns"):
-        with pytest.raises(chronolog.DataError, match=r"<program>:3:32: .*\(V \* 0\) is not a number \(NaN\) for inf, 0"):
+        with pytest.raises(chronolog.DataError, match=r"<program>:3:32: .*\(V \* 0\) is not a number \(NaN\) for \+inf, 0"):
             chronolog.reason(program, engine=engine)
 
 

@@ -171,15 +171,23 @@ class _Line(LineCursor):
             raise Unread
         return m.group()
 
+    def temporal(self, pattern, at: int, operand):
+        """A unary temporal operator of ``pattern`` at ``at``, its window
+        and ``operand()`` (a head's box or a body's diamond or box), or None."""
+        m = pattern(self.text, at)
+        if m is None:
+            return None
+        self.i = m.end()
+        self.deeper()
+        window = self.window()
+        return ast.Temporal(m.group(), window, operand(), self.pos(at))
+
     def head(self):
         self.skip()
         at = self.i
-        m = _BOX_OP(self.text, at)
-        if m is not None:
-            self.i = m.end()
-            self.deeper()
-            window = self.window()
-            return ast.Temporal(m.group(), window, self.head(), self.pos(at))
+        box = self.temporal(_BOX_OP, at, self.head)
+        if box is not None:
+            return box
         if self.text.startswith("⊥", at):
             self.i += 1
             return ast.Truth(False, self.pos(at))
@@ -245,12 +253,9 @@ class _Line(LineCursor):
         :class:`_Sum` when it is neither: a comparison's left side)."""
         self.skip()
         at = self.i
-        m = _TEMP_OR_BOX(self.text, at)
-        if m is not None:
-            self.i = m.end()
-            self.deeper()
-            window = self.window()
-            return ast.Temporal(m.group(), window, self.operand(), self.pos(at))
+        op = self.temporal(_TEMP_OR_BOX, at, self.operand)
+        if op is not None:
+            return op
         if self.text.startswith(_GROUP_OPS, at):  # /\[months] p(X)
             self.i = at + (2 if self.text[at] == "/" else 1)
             self.deeper()

@@ -6,7 +6,6 @@ every node's type, value and position included."""
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import public_suites
 from chronolog.language import meteor
 from chronolog.language.errors import ChronologError
 from chronolog.language.meteor_rules import read_rule
+from test_vadalog_rules import _same  # (one field-by-field comparison of ASTs for both readers' tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,17 +34,6 @@ def _lark(line: str, lineno: int = 1):
 
 def _fast(line: str, lineno: int = 1):
     return read_rule(line, lineno, "<p>", meteor.DIALECT.is_variable)
-
-
-def _same(a, b) -> bool:
-    """Equal with every field compared (positions too) and numbers of the same type."""
-    if type(a) is not type(b):
-        return False
-    if dataclasses.is_dataclass(a):
-        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def _agree(line: str, lineno: int = 1) -> bool:

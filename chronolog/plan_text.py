@@ -9,6 +9,7 @@ from __future__ import annotations
 from chronolog.language.timeline import format_interval
 from chronolog.planner.backend_choice import BY_SIZE, COLUMNS_FALLBACK, ROWS, choose
 from chronolog.planner.explain import coalesce_tree, describe_fragment, operator_tree
+from chronolog.planner.same_shape import batches
 
 
 def describe_partitioning(plan) -> str:
@@ -52,6 +53,7 @@ def describe_plan(plan, engine: str = "auto") -> str:
     out.append(describe_partitioning(plan))
     out.extend(describe_spark(placement.spark))
     out.extend(describe_columns(placement))
+    batch_of = {m: b for b in batches(plan).values() for m in b.members}
     for st, choice in zip(plan.physical.strata, placement.strata):
         ir = st.stratum
         tag = "recursive" if st.recursive else "non-recursive"
@@ -62,6 +64,11 @@ def describe_plan(plan, engine: str = "auto") -> str:
         else:
             out.append(f"  runs on {choice.backend} ({choice.why})")
         out += [f"  may fall back to rows if {f}" for f in choice.fallbacks]
+        batch = batch_of.get(st.index)
+        if batch is not None and choice.backend != ROWS:
+            others = ", ".join(str(m) for m in batch.members if m != st.index)
+            out.append(f"  on columns, runs as one rule with strata {others} (the same rule but for its predicates); "
+                       "a fallback or an error runs each alone")
         if placement.spark.path in ("rounds", "one task"):
             if choice.spark_refusal is not None:
                 out.append(f"  spark rounds cannot run it: {choice.spark_refusal.why}")

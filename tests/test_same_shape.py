@@ -228,3 +228,16 @@ def test_a_batch_refused_runs_its_members_in_their_places(monkeypatch, refused):
     assert got.to_text() == chronolog.reason(program, facts, engine="rows").to_text()
     assert set(got.stats["executors"].values()) == {"columns"}
     assert ran == ([] if "a" in refused else ["a"] if "b" in refused else ["a", "b"])
+
+
+def test_chronolog_plan_says_which_strata_run_as_one():
+    """EXPLAIN shows the batch the columns will run (and not on rows)."""
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan
+
+    program = "".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2.\n" for j in range(3)) + "r(N) :- q0(N, Y), not p1(N, Y).\n"
+    p = plan(parse(program))
+    text = describe_plan(p)
+    lines = [line for line in text.splitlines() if "runs as one rule" in line]
+    assert len(lines) == 3 and "strata 1, 2 (" in lines[0] and "strata 0, 1 (" in lines[2], text
+    assert "runs as one rule" not in describe_plan(p, "rows")

@@ -834,15 +834,15 @@ class Reasoner:
             return
         if not all(isinstance(by, dict) for by in gone.values()) or getattr(gone, "unknown", 0):
             # to name it, read again as atoms (and count again: the rows naming unknown values may repeat)
-            gone = holes_of(self._read_new(retract, "retract()"), "retract()")
+            gone = holes_of(self._read_retracted(retract), "retract()")
         met_nothing = unmet(gone, removed)
         count = self.model.stats["retracted facts that met nothing"] = len(met_nothing)
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar),
-                                         lambda p: (t for t, _ in self.model.facts(p)))), stacklevel=3)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar))),
+                      stacklevel=3)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken
@@ -899,7 +899,14 @@ class Reasoner:
         frames = None if few is not None and few(facts) else retraction_frames(self, facts)
         if frames is not None:
             return frames
-        return holes_of(self._read_new(facts, "retract()"), "retract()")
+        return holes_of(self._read_retracted(facts), "retract()")
+
+    def _read_retracted(self, facts) -> FactRows:
+        """Facts to take back, read as :meth:`_read_new` reads them, their
+        numbers matching the model's floats (chronolog/float_terms.py)."""
+        rows = self._read_new(facts, "retract()")
+        self.model._float_columns("retract()").read_rows(rows)
+        return rows
 
     def _take_back(self, gone: dict) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
@@ -1104,7 +1111,20 @@ class Model:
             from chronolog.language.lars import from_ticks
 
             f.interval = from_ticks(f.interval)
+        f.terms = self._float_columns(what).read(f.pred, f.terms, lambda: query.strip())
         return f
+
+    def _float_columns(self, what: str):
+        """The model's arguments as text numbers are read against them
+        (chronolog/float_terms.py: a float's printed line reads back)."""
+        from chronolog.float_terms import FloatColumns
+
+        def held(pred):
+            rel = self._relation(pred)
+            yield from rel.atoms if rel is not None else ()
+            yield from self._repeating.get(pred, {})
+
+        return FloatColumns(held, what)
 
     def _time_format(self):
         """What formats the model's intervals: the calendar of a dated

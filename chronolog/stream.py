@@ -290,12 +290,15 @@ class Stream:
         replays from before them, as for a retraction of processed input,
         within ``reach_back``; without it such an addition is refused."""
         from chronolog.corrections import holes_of
+        from chronolog.float_terms import FloatColumns
         from chronolog.stream_corrections import before
 
         self._check_usable()
         holes = {}
         if retract is not None:
-            holes = holes_of(self._rows_of(retract), "retract()")
+            taken_back = self._rows_of(retract)
+            FloatColumns(self._pushed_terms, "retract()").read_rows(taken_back)  # (a float's printed line reads back)
+            holes = holes_of(taken_back, "retract()")
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
             self._refuse_unknown(holes)
             for p, by in holes.items():
@@ -446,9 +449,8 @@ class Stream:
         warn naming the first, as Reasoner.update does (corrections.py)."""
         from chronolog.corrections import taken, unmet, unmet_message
 
-        inputs = [self._buffer] + ([rows for cp in self._log.checkpoints for rows, *_ in cp.steps] if self._log else [])
         met: dict = {}
-        for rows in inputs:
+        for rows in self._inputs():
             for pred, by in holes.items():
                 for terms, iv in rows.get(pred, ()):
                     if terms in by:
@@ -459,11 +461,16 @@ class Stream:
         self.stats["retracted facts that met nothing"] = self.stats.get("retracted facts that met nothing", 0) + len(met_nothing)
         import warnings
 
-        def held(pred):
-            return (terms for rows in inputs for terms, _ in rows.get(pred, ()))
-
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
-        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, held, "pushed")), stacklevel=4)
+        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, "pushed")), stacklevel=4)
+
+    def _inputs(self) -> list:
+        """The input the stream still has: ``{pred: [(terms, interval)]}`` per step."""
+        return [self._buffer] + ([rows for cp in self._log.checkpoints for rows, *_ in cp.steps] if self._log else [])
+
+    def _pushed_terms(self, pred: str):
+        """The terms of the facts of ``pred`` the stream still has."""
+        return (terms for rows in self._inputs() for terms, _ in rows.get(pred, ()))
 
     def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in

@@ -140,12 +140,12 @@ def holes_met(holes, piece_terms: list, piece_starts) -> int:
     return len(np.unique(rows_h[inside]))
 
 
-def unmet_message(first, count: int, format_fact, given: str = "given") -> str:
-    """The warning of an update whose retraction met nothing: the count and
-    the first such fact."""
+def unmet_message(first, count: int, format_fact, call: str, given: str = "given") -> str:
+    """The warning of an update (``call``: the method called) whose
+    retraction met nothing: the count and the first such fact."""
     pred, terms, iv = first
     others = f" (and {count - 1} more)" if count > 1 else ""
-    return f"retract(): {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
+    return f"{call}: {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
 
 
 def as_atoms(evaluator, frame) -> dict:
@@ -174,7 +174,7 @@ def without_holes(rows, holes: dict) -> list:
 
 
 
-def retraction_frames(reasoner, facts):
+def retraction_frames(reasoner, facts, call: str):
     """``{pred: frame}`` of retraction facts, coded by the model's own
     dictionaries (engine/columns/retraction.py), when the update will run on
     columns and each predicate is the program's with its arity; else None,
@@ -197,7 +197,7 @@ def retraction_frames(reasoner, facts):
     if read is None:
         return None
     columns, rows = read
-    reasoner.model._float_columns("retract()").read_rows(rows)  # (the kernels' columns hold no fraction: _column_codes)
+    reasoner.model._float_columns(call).read_rows(rows)  # (the kernels' columns hold no fraction: _column_codes)
     if rows.repeating or any(fc.slow.repeating for fc in columns):
         return None  # (refused, with its place, by holes_of)
     widths = {p: len(r[0][0]) for p, r in rows.items() if r}

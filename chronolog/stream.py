@@ -276,12 +276,12 @@ class Stream:
         before what the stream keeps (``reach_back``) is refused; so is,
         with corrections off (no ``reach_back``), one that may meet input
         already processed."""
-        self.update(retract=facts)
+        self._update(None, facts, "retract()")
 
     def amend(self, old, new) -> None:
         """Replace facts pushed before: retract ``old`` and add ``new`` in one
         correction, so only the net change of the answers comes out."""
-        self.update(add=new, retract=old)
+        self._update(new, old, "amend()")
 
     def update(self, add=None, retract=None) -> None:
         """One correction: retract, then add (the forms :meth:`push` takes).
@@ -289,6 +289,10 @@ class Stream:
         that came late, or the new version of a retracted one): the stream
         replays from before them, as for a retraction of processed input,
         within ``reach_back``; without it such an addition is refused."""
+        self._update(add, retract, "update()")
+
+    def _update(self, add, retract, call: str) -> None:
+        """:meth:`update`, its messages naming ``call``, the method the user called."""
         from chronolog.corrections import holes_of
         from chronolog.float_terms import FloatColumns
         from chronolog.stream_corrections import before
@@ -297,10 +301,10 @@ class Stream:
         holes = {}
         if retract is not None:
             taken_back = self._rows_of(retract)
-            FloatColumns(self._pushed_terms, "retract()").read_rows(taken_back)  # (a float's printed line reads back)
-            holes = holes_of(taken_back, "retract()")
+            FloatColumns(self._pushed_terms, call).read_rows(taken_back)  # (a float's printed line reads back)
+            holes = holes_of(taken_back, call)
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
-            self._refuse_unknown(holes)
+            self._refuse_unknown(holes, call)
             for p, by in holes.items():
                 for t in by:
                     self._check_arities({p: [(t, None)]})
@@ -328,7 +332,7 @@ class Stream:
         if self._log is None:
             self._refuse_processed(holes)
             self._refuse_late(late)
-            self._correct_unprocessed(holes, fresh, rows)
+            self._correct_unprocessed(holes, fresh, rows, call)
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
@@ -342,7 +346,7 @@ class Stream:
             added = (first[2][0], first[2][2])
             if not self._log.can_rewind(met, added):
                 self._refuse_too_old(first, adding=True)
-        self._correct_unprocessed(holes, fresh, rows)
+        self._correct_unprocessed(holes, fresh, rows, call)
         if met is not None or added is not None:
             with self._failing():
                 self._replay(holes, late, met, added)
@@ -401,7 +405,7 @@ class Stream:
             return "nothing"
         return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
-    def _refuse_unknown(self, holes: dict) -> None:
+    def _refuse_unknown(self, holes: dict, call: str) -> None:
         """A retraction of a predicate neither the program nor a pushed fact
         names: a typo, most likely, as Reasoner.retract says; skipped, the
         fact meant would stay."""
@@ -409,7 +413,7 @@ class Stream:
 
         for pred in holes:
             if pred not in self.plan.arities and self._pushed is not None and pred not in self._pushed:
-                refuse_unknown_predicate(pred, self.plan.arities, "retract()", "the facts pushed to the stream")
+                refuse_unknown_predicate(pred, self.plan.arities, call, "the facts pushed to the stream")
 
     def _refuse_unpushed(self, holes: dict) -> None:
         """A retraction of a predicate the rules derive and none of whose
@@ -443,7 +447,7 @@ class Stream:
                             "instead of writing them in the program",
                         )
 
-    def _say_unmet(self, holes: dict) -> None:
+    def _say_unmet(self, holes: dict, call: str) -> None:
         """Count the retracted facts that meet no input the stream still has
         (``stats["retracted facts that met nothing"]``, over the stream) and
         warn naming the first, as Reasoner.update does (corrections.py)."""
@@ -462,7 +466,7 @@ class Stream:
         import warnings
 
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
-        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, "pushed")), stacklevel=4)
+        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, call, "pushed")), stacklevel=5)
 
     def _inputs(self) -> list:
         """The input the stream still has: ``{pred: [(terms, interval)]}`` per step."""
@@ -472,13 +476,13 @@ class Stream:
         """The terms of the facts of ``pred`` the stream still has."""
         return (terms for rows in self._inputs() for terms, _ in rows.get(pred, ()))
 
-    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
+    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
         (``added``: every added fact, counted as input)."""
         from chronolog.stream_corrections import corrected
 
         if holes:
-            self._say_unmet(holes)
+            self._say_unmet(holes, call)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

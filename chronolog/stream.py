@@ -23,6 +23,7 @@ that range.  Only forward-propagating programs can be streamed
 from __future__ import annotations
 
 import contextlib
+import math
 from itertools import chain, islice
 from typing import NamedTuple, Optional
 
@@ -200,14 +201,23 @@ class Stream:
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
         (A watermark at or before the current one changes nothing.)  On a
+        LARS stream every tick before ``floor(t)`` is then final.  On a
         date timeline ``t`` is a date: ``datetime.date``/``datetime`` or ISO
         text (``"2024-01-05"``)."""
         from chronolog.arguments import time_point
 
         t = time_point(t, self.calendar, "advance()")
+        promise = (t, True)
+        if self.dialect == "lars" and t not in (NEG_INF, POS_INF):
+            # a step closes whole ticks (pieces print as ticks, as a batch run
+            # does): those before floor(t); tick floor(t) closes with the next
+            # push or advance (closing it now would let a head placed in the
+            # past by the next tick's facts fall behind the look-back, where
+            # the stream cannot refuse it: docs/streaming.md)
+            promise = (math.floor(t), False)
         v, closed = self._promised
-        if t > v or (t == v and not closed):  # an earlier watermark says nothing new
-            self._promised = (t, True)
+        if promise[0] > v or (promise[0] == v and promise[1] and not closed):  # an earlier watermark says nothing new
+            self._promised = promise
         self._evaluate()
 
     def close(self) -> None:

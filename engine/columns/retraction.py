@@ -134,7 +134,7 @@ def _column_codes(col, terms):
     if not isinstance(col, _Column) or col.values.dtype != object:
         raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
     values = col.values.tolist()
-    if any(type(v) is Fraction for v in values):  # (it may name a float of the model: chronolog/float_terms.py)
+    if Fraction in set(map(type, values)):  # (it may name a float of the model: chronolog/float_terms.py)
         raise Fallback("a fraction, read against the model's floats on rows")
     return lookup(values, terms, absent_ints=False)[col.indices]
 

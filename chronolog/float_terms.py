@@ -3,7 +3,7 @@ lines a model prints read back (docs/language.md, "Floats").
 
 Text reads numbers exactly (``0.1`` is 1/10), while a float term prints
 its shortest text (the float 0.1 prints ``0.1``).  Text that names facts
-to find in a model (``holds``, ``proof``, the facts ``retract``, ``amend``
+to find in a model (``holds``, ``query``, ``proof``, the facts ``retract``, ``amend``
 and ``update`` take back) is therefore read argument by argument against
 the model: a number that a float prints as matches that float where the
 predicate's argument holds it; where the argument holds both the float and

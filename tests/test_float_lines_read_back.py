@@ -1,5 +1,5 @@
 """A model's printed line of a float term reads back (docs/language.md,
-"Floats"): text that names facts to find -- holds(), proof(), the facts
+"Floats"): text that names facts to find -- holds(), query(), proof(), the facts
 retract(), amend() and update() take back, a stream's retractions, a fact
 file of them -- matches a float term by the float that prints as its
 number; a number no float prints as stays exact, and an argument holding
@@ -36,6 +36,9 @@ def test_every_printed_line_holds_and_retracts(engine, values):
     r = chronolog.Reasoner(PROGRAM, {"p": rows}, engine=engine)
     lines = r.model.to_text().splitlines()
     assert all(r.model.holds(line) for line in lines)
+    for pred, terms in {(line.split("(")[0], line.split("(")[1].split(",")[0]) for line in lines}:
+        answers = r.model.query(f"{pred}({terms}, V)")  # (a constant of a query, read alike)
+        assert answers and all(a.binding["V"] in values or a.binding["V"] in [3 * v for v in values] for a in answers)
     given_lines = r.model.to_text(["p"]).splitlines()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (a retraction that met nothing warns)
@@ -52,6 +55,7 @@ def test_the_float_line_of_a_model_before_the_fix(engine):
     assert r.model.to_text() == "q(0.1)@[0,5]"
     assert r.model.holds("q(0.1)@[0,5]") and r.model.holds("p(0.1)@[1,2]")
     assert "q(0.1)" in str(r.model.proof("q(0.1)@[0,5]"))
+    assert r.model.query("q(0.1)@[0,5]") is True
     r.amend("p(0.1)@[0,5]", "p(0.2)@[0,1]")
     assert r.model.facts("p") == [((Fraction(1, 5),), (0, 1, True, True))]  # (an added fact is read as written: exact)
 

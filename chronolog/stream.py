@@ -201,7 +201,7 @@ class Stream:
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
         (A watermark at or before the current one changes nothing.)  On a
-        LARS stream every tick before ``floor(t)`` is then final.  On a
+        LARS stream every tick through ``floor(t)`` is then final.  On a
         date timeline ``t`` is a date: ``datetime.date``/``datetime`` or ISO
         text (``"2024-01-05"``)."""
         from chronolog.arguments import time_point
@@ -209,12 +209,10 @@ class Stream:
         t = time_point(t, self.calendar, "advance()")
         promise = (t, True)
         if self.dialect == "lars" and t not in (NEG_INF, POS_INF):
-            # a step closes whole ticks (pieces print as ticks, as a batch run
-            # does): those before floor(t); tick floor(t) closes with the next
-            # push or advance (closing it now would let a head placed in the
-            # past by the next tick's facts fall behind the look-back, where
-            # the stream cannot refuse it: docs/streaming.md)
-            promise = (math.floor(t), False)
+            # LARS facts start at whole ticks: none starts before the next one,
+            # so every tick through floor(t) is final, and each step closes
+            # whole ticks (pieces print as ticks, as a batch run does)
+            promise = (math.floor(t) + 1, False)
         v, closed = self._promised
         if promise[0] > v or (promise[0] == v and promise[1] and not closed):  # an earlier watermark says nothing new
             self._promised = promise
@@ -607,6 +605,7 @@ class Stream:
             "due": {p: tuple(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
+            "hold": {k: dict(v) for k, v in ev._hold.items()},  # (placed heads kept to tell them from new ones: engine/rows/stream_eval.py)
         }
 
     def _load_evaluator_state(self, snap: dict) -> None:
@@ -627,6 +626,7 @@ class Stream:
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
+        ev._hold = {k: dict(v) for k, v in snap.get("hold", {}).items()}
         ev.reschedule()  # (not copied: half of what a checkpoint would hold)
 
     @property

@@ -223,9 +223,9 @@ def test_random_lars_programs_agree_with_their_datalogmtl_translation(seed):
 def test_a_stream_advanced_inside_ticks_prints_the_batch_answers_in_ticks(seed, cuts):
     """Advanced in the middle of a tick (advance(4.5)), a LARS stream gave
     pieces such as q(x)@[5,5.5] and q(x)@(7.25,9), real time where every
-    LARS output is ticks; now each step closes whole ticks (those before
-    floor(t)), so every piece prints as ticks and the pieces together are
-    the batch run's answers."""
+    LARS output is ticks; now each step closes whole ticks (every tick
+    through floor(t): the next fact starts at a whole tick), so every piece
+    prints as ticks and the pieces together are the batch run's answers."""
     from chronolog.language.lars import from_ticks
     from chronolog.language.timeline import coalesce
 

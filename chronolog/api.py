@@ -777,7 +777,7 @@ class Reasoner:
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
-        return self.update(add=facts)
+        return self._update(facts, None, "add()")
 
     def retract(self, facts) -> "Model":
         """Take back given facts (any form :func:`reason` accepts) and update
@@ -785,11 +785,11 @@ class Reasoner:
         leaves ``p(a)@[0,3)`` and ``p(a)@(5,10]``.  Time points that were not
         given are skipped; a fact only the rules derive cannot be retracted
         (an error says so).  docs/api.md, "Corrections"."""
-        return self.update(retract=facts)
+        return self._update(None, facts, "retract()")
 
     def amend(self, old, new) -> "Model":
         """Replace given facts: retract ``old``, then add ``new``."""
-        return self.update(add=new, retract=old)
+        return self._update(new, old, "amend()")
 
     def update(self, add=None, retract=None) -> "Model":
         """Retract, then add, given facts in one update of the model, kept up
@@ -797,6 +797,10 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
+        return self._update(add, retract, "update()")
+
+    def _update(self, add, retract, call: str) -> "Model":
+        """:meth:`update`, its messages naming ``call``, the method the user called."""
         if getattr(self, "_failed", None):
             raise ProgramError(
                 f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
@@ -806,11 +810,11 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
-        gone = self._read_retraction(retract) if retract is not None else {}
-        rows = self._read_new(add) if add is not None else FactRows()
+        gone = self._read_retraction(retract, call) if retract is not None else {}
+        rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone)  # (its refusals come before any change)
+        removed = self._take_back(gone, call)  # (its refusals come before any change)
         stats = self.model.stats
         before = {k: stats.get(k, 0) for k in _COUNTERS}
         try:
@@ -819,10 +823,10 @@ class Reasoner:
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
-        self._say_unmet(retract, gone, removed)
+        self._say_unmet(retract, gone, removed, call)
         return self.model
 
-    def _say_unmet(self, retract, gone: dict, removed: dict) -> None:
+    def _say_unmet(self, retract, gone: dict, removed: dict, call: str) -> None:
         """``stats["retracted facts that met nothing"]``, and a warning naming
         the first such fact (corrections.py, :func:`unmet_count`)."""
         from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
@@ -834,15 +838,15 @@ class Reasoner:
             return
         if not all(isinstance(by, dict) for by in gone.values()) or getattr(gone, "unknown", 0):
             # to name it, read again as atoms (and count again: the rows naming unknown values may repeat)
-            gone = holes_of(self._read_new(retract, "retract()"), "retract()")
+            gone = holes_of(self._read_retracted(retract, call), call)
         met_nothing = unmet(gone, removed)
         count = self.model.stats["retracted facts that met nothing"] = len(met_nothing)
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar),
-                                         lambda p: (t for t, _ in self.model.facts(p)))), stacklevel=3)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call)),
+                      stacklevel=4)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken
@@ -885,7 +889,7 @@ class Reasoner:
         stats["session"] = {"updates": session["updates"] + 1, **{k: session[k] + own[k] for k in _COUNTERS}}
         stats.update(own)
 
-    def _read_retraction(self, facts) -> dict:
+    def _read_retraction(self, facts, call: str) -> dict:
         """``{pred: holes}`` of retraction facts: frames coded by the model's
         dictionaries where the update runs on columns (corrections.py,
         :func:`retraction_frames`), else ``{terms: maximal intervals}``."""
@@ -896,12 +900,19 @@ class Reasoner:
         if isinstance(facts, Iterator):
             facts = list(facts)  # (read once: the general path may read them again)
         few = getattr(self.evaluator, "few_facts", None)
-        frames = None if few is not None and few(facts) else retraction_frames(self, facts)
+        frames = None if few is not None and few(facts) else retraction_frames(self, facts, call)
         if frames is not None:
             return frames
-        return holes_of(self._read_new(facts, "retract()"), "retract()")
+        return holes_of(self._read_retracted(facts, call), call)
 
-    def _take_back(self, gone: dict) -> dict:
+    def _read_retracted(self, facts, call: str) -> FactRows:
+        """Facts to take back, read as :meth:`_read_new` reads them, their
+        numbers matching the model's floats (chronolog/float_terms.py)."""
+        rows = self._read_new(facts, call)
+        self.model._float_columns(call).read_rows(rows)
+        return rows
+
+    def _take_back(self, gone: dict, call: str) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
         pieces}}`` of what was given and is now taken back."""
         from chronolog.arguments import check_known_predicate
@@ -918,7 +929,7 @@ class Reasoner:
         derived = self.plan.derived_predicates()
         removed: dict = {}
         for pred, by in gone.items():
-            check_known_predicate(self.model, pred, "retract()")
+            check_known_predicate(self.model, pred, call)
             repeating = self._repeating_given.get(pred, {})
             if not isinstance(by, dict):  # a frame of codes (retraction_frames)
                 if not by.height:
@@ -932,7 +943,7 @@ class Reasoner:
             for terms in by:
                 if terms in repeating:
                     raise DataError(
-                        f"retract(): {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
+                        f"{call}: {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
                         hint="give a horizon to reason on, so that repeating facts become intervals that can be retracted",
                     )
             if self.terminating:
@@ -1104,7 +1115,20 @@ class Model:
             from chronolog.language.lars import from_ticks
 
             f.interval = from_ticks(f.interval)
+        f.terms = self._float_columns(what).read(f.pred, f.terms, lambda: query.strip())
         return f
+
+    def _float_columns(self, what: str):
+        """The model's arguments as text numbers are read against them
+        (chronolog/float_terms.py: a float's printed line reads back)."""
+        from chronolog.float_terms import FloatColumns
+
+        def held(pred):
+            rel = self._relation(pred)
+            yield from rel.atoms if rel is not None else ()
+            yield from self._repeating.get(pred, {})
+
+        return FloatColumns(held, what)
 
     def _time_format(self):
         """What formats the model's intervals: the calendar of a dated

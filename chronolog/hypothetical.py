@@ -134,6 +134,9 @@ class Hypothetical:
             raise ProgramError("hypothetical answers take numeric time points, but this program's timeline is dates",
                                hint="stream it without --hypothetical, or write its time points as numbers")
         self.program = prog
+        from chronolog.planner.validate import collect_arities
+
+        self._arities = collect_arities(prog)  # (a streamed fact of another arity would meet no rule: refused)
         unfolder = Unfolder(prog, window=window, delay=delay)
         self.rules = unfolder.rules
         self._given = _GivenFacts(prog, program, self.rules)
@@ -198,6 +201,11 @@ class Hypothetical:
                         hint="hypothetical answers take punctual facts, one time point per step",
                     )
                 _refuse_derived(pred, f"the fact {format_fact(pred, terms, iv)}", self.rules)
+                known = self._arities.get(pred)
+                if known is not None and len(terms) != known[0]:  # (as Stream refuses it; a predicate no rule reads is kept)
+                    raise DataError(f"{pred} has {len(terms)} arguments here but {known[0]} in the program: the fact "
+                                    f"{format_fact(pred, terms, iv)} would meet no rule",
+                                    hint=f"use {pred} with the same number of arguments everywhere")
                 delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1
         return delta
 

@@ -160,11 +160,24 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     q = parse_query(text, model.calendar, dialect or model.dialect)
     q = Query(q.pred, model_nulls(model).adopt_terms(q.terms), q.window)
     check_known_predicate(model, q.pred, "query()")  # a typo answers nothing otherwise
+    q = _float_constants(model, q, text)
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 
         return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
     return answer(model, q)
+
+
+def _float_constants(model, q, text: str):
+    """``q`` with each number constant read against the model's floats, as
+    :meth:`Model.holds` reads a fact (chronolog/float_terms.py)."""
+    from chronolog.language.ast import Const
+
+    values = tuple(t.value if type(t) is Const else t for t in q.terms)
+    read = model._float_columns("query()").read(q.pred, values, lambda: text.strip())
+    if read is values:
+        return q
+    return Query(q.pred, tuple(Const(r) if r is not v else t for t, v, r in zip(q.terms, values, read)), q.window)
 
 
 def format_answers(answers, calendar=None) -> list:

@@ -361,3 +361,23 @@ def test_a_streamed_fact_of_a_derived_predicate_is_refused():
     h = Hypothetical(TURBINES)
     with pytest.raises(chronolog.DataError, match=r"the fact flag\(wt25\)@.* is of flag, which rules derive"):
         h.step(0, "flag(wt25)@0")
+
+
+def test_a_streamed_fact_no_rule_reads_is_kept_and_one_of_another_arity_refused():
+    """Docs (streaming.md): a fact of a predicate no rule reads is taken and
+    changes no answer (an input may carry other streams' predicates), as
+    Stream takes it; a fact whose predicate the rules read with another
+    number of arguments would meet no rule, and is refused as Stream refuses
+    it (temp(wt25)@0 answered [] where temp(wt25,high)@0 answers)."""
+    stream = ["temp(wt25,high)@0", "temp(wt25,high)@1", "temp(wt25,high)@2"]
+    plain, mixed = Hypothetical(TURBINES), Hypothetical(TURBINES)
+    for t, facts in enumerate(stream):
+        extra = f"\nwind(wt25,{t})@{t}\nlog(\"start\")@{t}"
+        assert [str(a) for a in mixed.step(t, facts + extra)] == [str(a) for a in plain.step(t, facts)]
+    s = chronolog.Stream("flag(X) :- temp(X,high).")
+    with pytest.raises(chronolog.DataError, match="temp has 1 arguments here but 2 in the program") as by_stream:
+        s.push("temp(wt25)@0")
+    with pytest.raises(chronolog.DataError) as by_hypothetical:
+        Hypothetical(TURBINES).step(0, "temp(wt25)@0")
+    assert by_hypothetical.value.message.startswith(by_stream.value.message)
+    assert "the fact temp(wt25)@[0,0] would meet no rule" in by_hypothetical.value.message

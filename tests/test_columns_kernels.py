@@ -297,3 +297,21 @@ def test_integer_functions_run_on_columns_as_on_rows(facts):
     g(K) :- p(K, A, B), min(A, B) * 2 > max(A, 0) - 20.
     """
     both(program, {"p": facts})
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(facts_of(st.just(())), st.lists(st.tuples(keys, st.integers(-12, 12), st.integers(-12, 12)), max_size=6),
+       st.sampled_from("[("), st.sampled_from("])"))
+def test_heads_placed_from_exact_pairs_floats_and_infinities_run_on_columns(a, ends, lb, rb):
+    """Interval ends of every kind the columns hold: exact pairs (a quotient
+    of integers), float values, and the ends of maximal intervals (±inf
+    among them) turned into codes by engine/interval_terms.py, as the rows
+    place them; the run's grid has quarters (the ``a`` facts' points)."""
+    program = (
+        f"q(K){'@'}{lb}A, B{rb} :- p(K, S, E), A = S / 4, B = E / 2.  "
+        f"f(K){'@'}{lb}A, B{rb} :- p(K, S, E), A = float(S) / 2.0, B = float(E) / 4.0.  "
+        f"w(K){'@'}{lb}S, E{rb} :- a(K)@[S, E].  r(K) :- quarter(K)."
+    )
+    data = {"a": [((k,), iv) for (k, _), iv in a], "p": [((k, s, e), (0, 1, True, True)) for k, s, e in ends],
+            "quarter": [(("x",), (Fraction(1, 4), 1, True, True))]}
+    both(program, data)

@@ -66,8 +66,9 @@ def data(n: int, kind: str = "ints") -> Path:
         return _write(path, csv_rows(n, value=lambda v: f"{v}.0" if v % 10 == 0 else str(v)))
     if kind == "floats":
         return _write(path, csv_rows(n, value=lambda v: f"{v}.5"))
-    if kind == "binary_floats":  # values of three decimals, read as binary floats (FLOAT_BIND)
-        return _write(path, csv_rows(n, value=lambda v: f"{v}.{v * 37 % 1000:03d}"))
+    if kind == "binary_floats":  # values of three decimals, most of them distinct, read as binary floats (FLOAT_BIND)
+        row = iter(range(n))
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.{next(row) * 37 % 1000:03d}"))
     if kind == "float_times":  # times of three decimals, off the integer grid
         return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
     if kind == "dates":

@@ -8,7 +8,7 @@ without it: the whole ``chronolog run`` command, side by side in one run
 The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
-times off the integer grid, labelled nulls, dates).  Each case is a pair
+binary floats, times off the integer grid, labelled nulls, dates).  Each case is a pair
 of commands, ``with`` (the form) and ``without`` (the same program and
 data without it); each runs ``--repeat`` times, the pair alternating and
 the order flipping every round, and the median wall and CPU seconds of the
@@ -35,6 +35,7 @@ from four_rules import _peak  # noqa: E402  (one way to measure a child process)
 
 DATA = HERE / "data" / "cliffs"
 BIND = '@bind("p","csv","","{file}"). @timeMapping("p",2,3).\n'
+FLOAT_BIND = '@bind("p","csv","","{file}"). @mapping("p",1,"val","float"). @timeMapping("p",2,3).\n'
 ARITH = "q(N, Y) :- p(N, V), Y = V * 2 + 1.\n"
 
 
@@ -65,6 +66,9 @@ def data(n: int, kind: str = "ints") -> Path:
         return _write(path, csv_rows(n, value=lambda v: f"{v}.0" if v % 10 == 0 else str(v)))
     if kind == "floats":
         return _write(path, csv_rows(n, value=lambda v: f"{v}.5"))
+    if kind == "binary_floats":  # values of three decimals, most of them distinct, read as binary floats (FLOAT_BIND)
+        row = iter(range(n))
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.{next(row) * 37 % 1000:03d}"))
     if kind == "float_times":  # times of three decimals, off the integer grid
         return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
     if kind == "dates":
@@ -144,6 +148,12 @@ def cases(n: int) -> dict:
         "float_times": ("times with three decimals against integer times",
                         (BIND.format(file=data(n, "float_times").name) + "q(N, V) :- <->[0,5] p(N, V).\n", []),
                         (BIND.format(file=ints) + "q(N, V) :- <->[0,5] p(N, V).\n", [])),
+        "float_compare": ("binary floats against the decimal 500.25 (compared exactly) against the integer 500",
+                          (FLOAT_BIND.format(file=data(n, "binary_floats").name) + "q(N, V) :- p(N, V), V > 500.25.\n", []),
+                          (FLOAT_BIND.format(file=data(n, "binary_floats").name) + "q(N, V) :- p(N, V), V > 500.\n", [])),
+        "interval_terms": ("ends of maximal intervals as terms and a head placed on them (times with three decimals) against plain rules",
+                           (BIND.format(file=data(n, "float_times").name) + "w(N, S, E) :- p(N, V)@[S, E].\nq(N)@[S, E] :- w(N, S, E).\n", []),
+                           (BIND.format(file=data(n, "float_times").name) + "w(N, V) :- p(N, V).\nq(N) :- w(N, V).\n", [])),
         "nulls": ("every tenth name a labelled null, against names (fact files)",
                   ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, True))]),
                   ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, False))])),

@@ -442,16 +442,62 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         return np.asarray(c.values.take(c.indices), dtype=bool)
 
     lc, hc = closed("start_closed", sc), closed("end_closed", ec)
-    ints = lo.ints if lo.ints is not None else _all_ints(lo.values)  # (start and end share their values)
-    if ints is not None:  # finite integer times (days, seconds): the checks by numpy
-        a, b = ints[lo.indices], ints[hi.indices]
-        if not np.all((a < b) | ((a == b) & lc & hc)):
-            return None  # an empty interval: the row reader names the first
-        return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
+    got = _time_keys(lo)  # (start and end share their values)
+    if got is None:  # a time the keys cannot order: every distinct interval checked by make
+        return _checked_slowly(pred, cols, lo, hi, lc, hc, where)
+    keys, finite = got
+    lc, hc = lc & finite[lo.indices], hc & finite[hi.indices]  # an infinite end is open
+    a, b = keys[lo.indices], keys[hi.indices]
+    if not np.all((a < b) | ((a == b) & lc & hc)):
+        return None  # an empty interval: the row reader names the first
+    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
+
+
+def _time_keys(col):
+    """int64 keys in the order of ``col``'s distinct time values (exact:
+    each scaled by the values' common denominator; -inf below and +inf
+    above every finite one), and which values are finite; None for a value
+    that is none of int, Fraction, ±inf, or keys beyond 62 bits.  Times with
+    decimals were checked one distinct interval at a time by ``make`` (a
+    Fraction compared with ±inf four times each): 0.1 s for the 50,000
+    intervals of 200,000 rows, where integer times took 1 ms."""
+    import math
+
+    import numpy as np
+
+    ints = col.ints if getattr(col, "ints", None) is not None else _all_ints(col.values)
+    if ints is not None:
+        return ints, np.ones(len(ints), dtype=bool)
+    vals = col.values.tolist()
+    finite = [type(v) is int or type(v) is Fraction for v in vals]
+    if not all(f or v in (NEG_INF, POS_INF) for f, v in zip(finite, vals)):
+        return None
+    rats = [v for f, v in zip(finite, vals) if f]
+    dens = [v.denominator for v in rats]
+    common = math.lcm(*set(dens)) if dens else 1
+    try:
+        num = np.array([v.numerator for v in rats], dtype=np.int64)
+        factor = np.array([common // d for d in dens], dtype=np.int64)
+    except OverflowError:
+        return None
+    if num.size and float(np.abs(num.astype(np.float64) * factor).max()) >= 2.0**62:
+        return None
+    finite = np.array(finite, dtype=bool)
+    keys = np.where(np.array([v == POS_INF for v in vals], dtype=bool), np.iinfo(np.int64).max, np.iinfo(np.int64).min)
+    keys[finite] = num * factor
+    return keys, finite
+
+
+def _checked_slowly(pred, cols, lo, hi, lc, hc, where):
+    """The FactColumns, or None for an empty interval, each distinct
+    interval checked by ``make`` (times :func:`_time_keys` cannot order)."""
+    import numpy as np
+
+    from chronolog.language.fact_columns import FactColumns
+
     lo_fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)[lo.indices]
     hi_fin = np.array([v not in (NEG_INF, POS_INF) for v in hi.values.tolist()], dtype=bool)[hi.indices]
     lc, hc = lc & lo_fin, hc & hi_fin  # an infinite end is open
-    # every distinct interval must be non-empty (the row reader names the first that is not)
     m = len(hi.values)
     key = (lo.indices * m + hi.indices) * 4 + lc.astype(np.int64) * 2 + hc
     for kk in np.unique(key).tolist():

@@ -315,3 +315,34 @@ def test_string_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path, ce
     path = tmp_path / "p.csv"
     write(path, ["k", "v", "start", "end"], [(cell if i % 3 else "x", str(i % 4), str(i), str(i + 1)) for i in range(40)])
     _same_rows(path, {0: ("k", "string"), 1: ("v", "float")})
+
+
+time_cells = st.one_of(
+    st.integers(-3, 3).map(str),
+    st.tuples(st.integers(-3, 3), st.integers(0, 999)).map(lambda p: f"{p[0]}.{p[1]:03d}"),
+    st.sampled_from(["-inf", "+inf", "inf", "1/3", "-2/7", "0.5", "0.50", "9" * 25, "-" + "9" * 25, "1e2"]),
+)
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(time_cells, time_cells, st.booleans(), st.booleans()), min_size=1, max_size=25))
+def test_times_off_the_integer_grid_read_as_the_row_reader(tmp_path_factory, rows):
+    """Decimal, rational, huge and infinite times, intervals empty or not:
+    the interval checks by exact keys (csv_columns._time_keys, or make
+    where the keys do not fit) keep or decline what the row reader does."""
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    write(path, ["k", "start", "end", "start_closed", "end_closed"],
+          [(f"n{i % 3}", s, e, str(c1).lower(), str(c2).lower()) for i, (s, e, c1, c2) in enumerate(rows)])
+    _same_rows(path, {})
+
+
+def test_time_keys_order_exactly():
+    """Keys of times 1e-15 apart, ±inf and ints beside Fractions order as the values do."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    vals = [Fraction(1, 3), 0, float("inf"), Fraction(10**15 + 1, 10**15), float("-inf"), 1, Fraction(-7, 2)]
+    keys, finite = csv_columns._time_keys(SimpleNamespace(values=np.array(vals, dtype=object), ints=None))
+    assert sorted(range(len(vals)), key=keys.__getitem__) == sorted(range(len(vals)), key=vals.__getitem__)
+    assert finite.tolist() == [True, True, False, True, False, True, True]
+    assert csv_columns._time_keys(SimpleNamespace(values=np.array([Fraction(1, 3), 2**70], dtype=object), ints=None)) is None

@@ -11,7 +11,8 @@ a row stratum or the Python API gets rows from the same columns.
 
 Same answers and the same errors as the row reader
 (connectors/csv_files.py): whatever the kernels cannot take exactly as it
-does -- a quote character (quoted cells, embedded newlines), a blank line,
+does -- a quote anywhere but around a whole cell of one line (an escaped
+quote, an embedded newline: :func:`_plain_quotes`), a blank line,
 ragged rows, a cell that does not convert, an empty interval -- returns
 None, and the row reader reads the file and reports the first bad cell with
 its file:line:column.  Small files are left to the row reader too (no
@@ -20,6 +21,7 @@ pyarrow import for them).
 
 from __future__ import annotations
 
+import csv
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -45,12 +47,36 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
         return None
     if min_rows and data.count(b"\n") < min_rows:
         return None
-    if b'"' in data or data.startswith(b"\xef\xbb\xbf"):
-        return None  # quoting and a byte order mark: the csv module's reading
+    if data.startswith(b"\xef\xbb\xbf") or (b'"' in data and not _plain_quotes(data)):
+        return None  # a byte order mark, quotes Arrow might read otherwise: the csv module's reading
     try:
         return _read(data, path, pred, options, mapping, time_mapping, calendar)
     except ChronologError:
         return None  # the row reader reports it at its first place
+
+
+def _plain_quotes(data: bytes) -> bool:
+    """Whether every ``"`` of ``data`` opens or closes a whole quoted cell
+    on one line with no quote inside (``"n1",5``): Arrow's reader and the
+    csv module read such cells alike, their text between the quotes.  An
+    escaped quote, a quote inside a cell or a newline inside quotes: False
+    (the csv module reads the file).  Every quoted file went to the row
+    reader: 10x the CPU of the same file unquoted (issue 37)."""
+    import numpy as np
+
+    b = np.frombuffer(data, dtype=np.uint8)
+    q = np.flatnonzero(b == ord('"'))
+    if len(q) % 2:
+        return False
+    opening, closing = q[0::2], q[1::2]
+    before = b[np.maximum(opening - 1, 0)]
+    after = b[np.minimum(closing + 1, len(b) - 1)]
+    if not (np.isin(before, (ord(","), ord("\n"))) | (opening == 0)).all():
+        return False
+    if not (np.isin(after, (ord(","), ord("\n"), ord("\r"))) | (closing == len(b) - 1)).all():
+        return False
+    lines = np.flatnonzero(b == ord("\n"))
+    return bool((np.searchsorted(lines, opening) == np.searchsorted(lines, closing)).all())
 
 
 _EXACT_KINDS = ("auto", "int", "double", "number", "decimal")
@@ -319,7 +345,8 @@ def _arrow_types(kinds: dict, times, calendar, data: bytes) -> dict:
 def _arrow_csv(data: bytes, ncols: int, use_headers: bool, types: dict):
     """The rows of ``data`` as an Arrow table (columns ``c0..``): the
     columns of ``types`` converted, the others strings; None when the reader
-    refuses the file or a cell."""
+    refuses the file or a cell.  Quotes are read only where the file has
+    them (:func:`_plain_quotes` checked them)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -330,7 +357,8 @@ def _arrow_csv(data: bytes, ncols: int, use_headers: bool, types: dict):
             read_options=pcsv.ReadOptions(
                 column_names=names, skip_rows=1 if use_headers else 0, use_threads=False, block_size=max(len(data), 1 << 20)
             ),  # (one block: one chunk, one dictionary per column)
-            parse_options=pcsv.ParseOptions(quote_char=False, newlines_in_values=False, ignore_empty_lines=False),
+            parse_options=pcsv.ParseOptions(quote_char='"' if b'"' in data else False, double_quote=False,
+                                            newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(
                 column_types={c: types.get(i, pa.string()) for i, c in enumerate(names)},
                 strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
@@ -357,8 +385,9 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         first = data[: end if end >= 0 else len(data)].decode("utf-8").rstrip("\r")
     except UnicodeDecodeError:
         return None
-    ncols = first.count(",") + 1  # no quotes: a comma always separates
-    header = [h.strip() for h in first.split(",")] if use_headers else None
+    cells = next(csv.reader([first])) if '"' in first else first.split(",")  # (plain quotes: _plain_quotes)
+    ncols = len(cells)
+    header = [h.strip() for h in cells] if use_headers else None
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)

@@ -121,7 +121,11 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
 
 def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
     p = tmp_path / "p.csv"
-    p.write_text('k,start,end\n"a,b",1,2\n')
+    p.write_text('k,start,end\n"a,b",1,2\n')  # a whole cell quoted: the kernels read it as the csv module does
+    assert read_csv_columns(p, "p", {}, {}, None).pred_rows("p") == [(("a,b",), (1, 2, True, True))]
+    p.write_text('k,start,end\n"a\nb",1,2\n')  # a newline inside quotes: the row reader
+    assert read_csv_columns(p, "p", {}, {}, None) is None
+    p.write_text('k,start,end\n"say ""hi""",1,2\n')  # an escaped quote: the row reader
     assert read_csv_columns(p, "p", {}, {}, None) is None
     p.write_text("k,start,end\na,1,2\n\nb,1,2\n")
     assert read_csv_columns(p, "p", {}, {}, None) is None
@@ -346,3 +350,48 @@ def test_time_keys_order_exactly():
     assert sorted(range(len(vals)), key=keys.__getitem__) == sorted(range(len(vals)), key=vals.__getitem__)
     assert finite.tolist() == [True, True, False, True, False, True, True]
     assert csv_columns._time_keys(SimpleNamespace(values=np.array([Fraction(1, 3), 2**70], dtype=object), ints=None)) is None
+
+
+quoted_cells = st.one_of(
+    st.sampled_from(["a", "n1", "7", "-2.5", "1/3", "x y", "", " b"]).map(lambda c: f'"{c}"'),
+    st.sampled_from(['"a,b"', '"say ""hi"""', 'a"b', '"a"b', ' "a"', '"a" ', '"two\nlines"', '"', "7", "n2"]),
+)
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(quoted_cells, st.integers(0, 9), st.integers(1, 5), st.booleans()), min_size=1, max_size=20),
+       st.booleans())
+def test_quoted_cells_read_as_the_row_reader(tmp_path_factory, rows, quote_header):
+    """Cells in quotes: the kernels read a file whose quotes each wrap a
+    whole cell of one line (the csv module's reading: the text between
+    them), and decline any other quote (an escaped one, one inside a cell,
+    a newline inside quotes) for the row reader."""
+    from chronolog.language.errors import DataError
+
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    header = ['"k"', '"start"', "end"] if quote_header else ["k", "start", "end"]
+    text = "\n".join([",".join(header)] + [f'{c},{s},{"%s" % (s + d) if not q else chr(34) + str(s + d) + chr(34)}' for c, s, d, q in rows]) + "\n"
+    path.write_text(text)
+    plain = all(c.startswith('"') and c.endswith('"') and '"' not in c[1:-1] and "\n" not in c and len(c) > 1 or '"' not in c
+                for c, *_ in rows)
+    got = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, None)
+    try:
+        want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, None)]
+    except DataError:
+        assert got is None
+        return
+    if plain:
+        assert got is not None
+    if got is not None:
+        rows_got = got.pred_rows("p")
+        assert [(tuple(map(repr, t)), iv) for t, iv in rows_got] == [(tuple(map(repr, t)), iv) for t, iv in want]
+
+
+def test_a_quoted_file_stays_on_the_kernels(tmp_path):
+    """A file whose string cells are all quoted, as many exporters write it, is read by the kernels."""
+    path = tmp_path / "p.csv"
+    path.write_text('"name","val","s","e"\n' + "".join(f'"n{i % 7}",{i},{i},{i + 3}\n' for i in range(50)))
+    got = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, (2, 3, True, True))
+    want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, (2, 3, True, True))]
+    assert got is not None and got.pred_rows("p") == want
+    assert want[0] == (("n0", 0), (0, 3, True, True))

@@ -69,6 +69,16 @@ def test_byte_order_mark_is_accepted(tmp_path):
     assert reason("\ufeffp(X) :- q(X).  q(a)@1.").to_text() == "p(a)@[1,1]"
 
 
+def test_byte_order_mark_is_accepted_on_standard_input(tmp_path):
+    """Windows tools write a BOM on pipes too; `stream --input` skipped it, stdin refused it."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(X) :- q(X).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog)],
+                       input="\ufeffq(a)@1.\r\nq(b)@2.\r\n".encode(), capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().splitlines() == ["p(a)@[1,1]", "p(b)@[2,2]"]
+
+
 def test_deep_nesting(tmp_path):
     refused(tmp_path, "p(X) :- " + "<->[0,1] " * 500 + "q(X).\nq(a)@1.\n", where="1:1", says="nested too deeply")
 

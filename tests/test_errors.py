@@ -26,6 +26,19 @@ def test_missing_final_dot():
     assert "ends in the middle" in str(e) and "'.'" in e.hint
 
 
+@pytest.mark.parametrize("body, column", [
+    ("p(X), not q(X) <S>[0,2] r(X)", 24),
+    ("p(X), <->[0,1] (q(X) <U>[0,2] r(X))", 30),
+    ("q(X) <S>[0,2] r(X) <S>[0,1] p(X)", 28),
+])
+def test_since_until_where_only_an_atom_goes_says_how_to_write_it(body, column):
+    """A Since/Until under not, in an operator's operand or chained was
+    refused with "unexpected '<S>'; expected ',', '.'" and no way out."""
+    e = err(f"n(X) :- {body}.")
+    assert (e.pos.line, e.pos.column) == (1, column)
+    assert "rule of its own" in e.hint, e
+
+
 def test_uppercase_predicate_hint():
     e = err("p(X) :- Q(X).")
     assert e.pos.line == 1 and e.pos.column == 10

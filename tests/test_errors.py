@@ -144,6 +144,15 @@ def test_unknown_predicate_in_annotation():
     assert e.pos.line == 1
 
 
+def test_a_question_to_an_empty_program_says_it_names_no_predicate():
+    """`chronolog explain empty.vada 'p(a)@1'` hinted "known predicates: " and nothing after it."""
+    model = chronolog.reason("% only a comment\n")
+    with pytest.raises(ChronologError) as e:
+        model.holds("p(a)@1")
+    assert "'p' does not occur" in str(e.value)
+    assert e.value.hint == "the program and its facts name no predicate (is the file empty?)"
+
+
 def test_unknown_annotation():
     e = err('@outptu("p").\np(X) :- q(X).\n')
     assert "unknown annotation @outptu" in str(e)

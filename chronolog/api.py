@@ -687,14 +687,15 @@ class Reasoner:
         if self.terminating:
             # no horizon and a recursion that moves time: find where the
             # model repeats (engine/termination.py)
-            if explain:
-                raise ProgramError(
-                    "explanations are not recorded for models that repeat forever",
-                    hint="give a horizon to record explanations",
-                )
             self._rows = {p: [(t, iv) for t, ivs in rel.atoms.items() for iv in ivs] for p, rel in store.relations.items()}
             self.evaluator = None
             self.model = self._terminate()
+            if self.model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
+                self.model._given, self.model._strategy = self._given, strategy
+            if explain:
+                from chronolog.explain_tree import recorded
+
+                recorded(self.model)  # (refused for a model that repeats forever)
             return
         self._finish(store, hz, strategy, explain, base)
 

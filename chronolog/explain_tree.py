@@ -380,7 +380,12 @@ def recorded(model):
         store.relation(pred).bulk_add(rows)
         if pred in derived:
             base[pred] = list(rows)
-    ev = Evaluator(model.plan, store, model.horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
+    horizon = model.horizon
+    if horizon is None and model.plan.infinite_strata():
+        # a recursion through time that stops (the search for a repetition
+        # found none): the whole line confines nothing, and rounds reach it
+        horizon = (NEG_INF, POS_INF, False, False)
+    ev = Evaluator(model.plan, store, horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
     from chronolog.language.nulls import NullFactory, run_scope
 
     with run_scope(getattr(model, "_nulls", None) or NullFactory()):

@@ -166,6 +166,21 @@ def test_a_recursion_through_time_has_a_proof_that_grows_with_its_rounds_not_dou
     assert nodes <= 40, nodes
 
 
+@pytest.mark.parametrize("explain", [False, True])
+def test_a_recursion_through_time_that_stops_without_a_horizon_has_proofs(explain):
+    """With no horizon such a program runs on the search for a repetition
+    (engine/termination.py); its model was finite, yet proof() said "this
+    model cannot be explained" (hint: explain=True, which chronolog explain
+    cannot give) and explain=True "not recorded for models that repeat
+    forever"."""
+    program = "c(X) :- <->[1,1] c(X), ok(X).\nc(a)@0.\nok(a)@[0,5]."
+    model = chronolog.reason(program, explain=explain)
+    assert model.is_finite and model.to_text().splitlines() == [f"c(a)@[{t},{t}]" for t in range(6)]
+    assert check_proofs(model, ["c"]) == 4
+    proof = model.proof("c(a)@[5,5]")
+    assert sum(1 for _ in leaves(proof.root)) == 6  # c(a)@0 and ok(a) at each of 5 rounds
+
+
 def _leaves(node) -> set:
     """The given facts a proof tree ends in, as text."""
     out = {f"{node.pred}{node.terms}"} if node.given else set()

@@ -145,9 +145,12 @@ def answer(model, q: Query) -> list:
             continue
         key = tuple(b[v] for v in q.variables)
         by.setdefault(key, []).append(iv)
+    from chronolog.language.timeline import coalesce
+
     out = []
     for key in sorted(by, key=lambda k: tuple(term_sort_key(v) for v in k)):
-        out.append(Answer(dict(zip(q.variables, map(public, key))), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
+        # (several atoms give one binding where a `_` stands for what tells them apart)
+        out.append(Answer(dict(zip(q.variables, map(public, key))), coalesce(by[key])))
     return out
 
 

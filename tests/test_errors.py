@@ -153,6 +153,22 @@ def test_a_question_to_an_empty_program_says_it_names_no_predicate():
     assert e.value.hint == "the program and its facts name no predicate (is the file empty?)"
 
 
+@pytest.mark.parametrize("ask, what", [
+    (lambda m: m.to_text(["q", "qq"]), "to_text()"),
+    (lambda m: m.lines(["qq"]), "lines()"),
+    (lambda m: m.write_text(__import__("io").StringIO(), ["qq"]), "write_text()"),
+    (lambda m: m.facts_within("qq", (0, 5)), "facts_within()"),
+])
+def test_a_typo_in_a_predicate_asked_for_is_named_not_answered_empty(ask, what):
+    """facts("qq") and to_arrow("qq") refused a predicate the program never
+    names; to_text(["qq"]) and the others answered nothing."""
+    model = chronolog.reason("q(X) :- p(X).\np(a)@1.")
+    with pytest.raises(ChronologError) as e:
+        ask(model)
+    assert e.value.message == f"{what}: the predicate 'qq' does not occur in the program or its facts"
+    assert e.value.hint == "did you mean q?"
+
+
 def test_unknown_annotation():
     e = err('@outptu("p").\np(X) :- q(X).\n')
     assert "unknown annotation @outptu" in str(e)

@@ -167,8 +167,9 @@ class _ToAst(AstBuilder):
         values = []
         for t in atom.terms:
             if isinstance(t, ast.Var):
+                written = "_" if t.name[1:].isdigit() else t.name  # (the reader names each _ apart: _1, _2)
                 raise self._err(
-                    f"a fact cannot contain the variable {t.name}",
+                    f"a fact cannot contain the variable {written}",
                     atom.pos,
                     "constants start with a lowercase letter or are quoted strings or numbers",
                 )

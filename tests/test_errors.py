@@ -169,6 +169,12 @@ def test_a_typo_in_a_predicate_asked_for_is_named_not_answered_empty(ask, what):
     assert e.value.hint == "did you mean q?"
 
 
+def test_an_anonymous_variable_in_a_fact_is_named_as_written():
+    """p(_)@1. was refused as containing "the variable _1", which nobody wrote."""
+    e = err("p(_)@1.")
+    assert e.message == "a fact cannot contain the variable _" and (e.pos.line, e.pos.column) == (1, 1)
+
+
 def test_unknown_annotation():
     e = err('@outptu("p").\np(X) :- q(X).\n')
     assert "unknown annotation @outptu" in str(e)

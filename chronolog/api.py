@@ -690,8 +690,6 @@ class Reasoner:
             self._rows = {p: [(t, iv) for t, ivs in rel.atoms.items() for iv in ivs] for p, rel in store.relations.items()}
             self.evaluator = None
             self.model = self._terminate()
-            if self.model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
-                self.model._given, self.model._strategy = self._given, strategy
             if explain:
                 from chronolog.explain_tree import recorded
 
@@ -745,6 +743,8 @@ class Reasoner:
         stats = dict(out.stats, components=out.components)
         model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
+        if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
+            model._given, model._strategy = self._given, self.strategy
         return model
 
     def _read_new(self, facts, what: str = "add()") -> FactRows:

@@ -179,6 +179,10 @@ def test_a_recursion_through_time_that_stops_without_a_horizon_has_proofs(explai
     assert check_proofs(model, ["c"]) == 4
     proof = model.proof("c(a)@[5,5]")
     assert sum(1 for _ in leaves(proof.root)) == 6  # c(a)@0 and ok(a) at each of 5 rounds
+    session = chronolog.Reasoner(program, explain=explain)
+    model = session.add("ok(a)@[5,7].")  # (reasoned again: still no horizon)
+    assert model.to_text().splitlines() == [f"c(a)@[{t},{t}]" for t in range(8)]
+    assert check_proofs(model, ["c"]) == 4 and sum(1 for _ in leaves(model.proof("c(a)@[7,7]").root)) == 8
 
 
 def test_a_proof_too_deep_to_print_is_cut_where_it_says_so():

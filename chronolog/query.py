@@ -176,7 +176,9 @@ def format_answers(answers, calendar=None) -> list:
     from chronolog.language.timeline import format_interval
 
     fmt = calendar.format_interval if calendar is not None else format_interval
-    return [
-        ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items()) + ": " + ", ".join(fmt(iv) for iv in a.intervals)
-        for a in answers
-    ]
+    out = []
+    for a in answers:
+        binding = ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items())
+        intervals = ", ".join(fmt(iv) for iv in a.intervals)
+        out.append(f"{binding}: {intervals}" if binding else intervals)  # (only `_`: the intervals alone)
+    return out

@@ -140,6 +140,9 @@ def test_cli_query(tmp_path):
     assert run("controls(X, b)", "--format", "csv").stdout == "X,start,end,start_closed,end_closed\na,0,8,true,true\nc,5,20,true,true\n"
     assert json.loads(run("controls(X, b)@3", "--format", "json").stdout) == {"binding": {"X": "a"}, "intervals": ["[3,3]"]}
     assert run("controls(a, b)@[1,2]").stdout == "true\n"
+    # only anonymous variables: the intervals alone (the line began ": ")
+    assert run("controls(_, b)@[0,10]").stdout == "[0,10]\n"
+    assert run("controls(_, b)", "--format", "csv").stdout == "start,end,start_closed,end_closed\n0,20,true,true\n"
     bad = run("controls(X")
     assert bad.returncode == 2 and "cannot read the query" in bad.stderr
 

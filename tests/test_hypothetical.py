@@ -361,3 +361,23 @@ def test_a_streamed_fact_of_a_derived_predicate_is_refused():
     h = Hypothetical(TURBINES)
     with pytest.raises(chronolog.DataError, match=r"the fact flag\(wt25\)@.* is of flag, which rules derive"):
         h.step(0, "flag(wt25)@0")
+
+
+def test_a_step_far_ahead_skips_the_quiet_points_and_answers_as_every_step_would():
+    """step(10**12) after step(0) stepped each point in between (a loop a
+    user never saw end); where nothing is pending and no given fact holds,
+    the points in between change nothing."""
+    program = TURBINES + "r(X) :- temp(X,high), not temp(X,low).\n@output(\"r\").\n" \
+        "temp(wt9,high)@[40,42].\ntemp(wt9,low)@41.\ntemp(wt9,high)@1000000000000.\n"
+    every = Hypothetical(program)
+    want = every.step(0, "temp(wt25,high)@0")
+    for t in range(1, 60):
+        want += every.step(t)
+    jumping = Hypothetical(program)
+    got = jumping.step(0, "temp(wt25,high)@0") + jumping.step(59)
+    # (a step reports the hypothetical answers at its own point; points passed over, the definite ones)
+    definite = lambda answers: triples(a for a in answers if a.definite)  # noqa: E731
+    assert definite(got) == definite(want) and any(a.pred == "malf" for a in got)
+    assert {a.time for a in got if a.pred == "r"} == {0, 40, 42}
+    far = jumping.step(10**12 + 5)  # (the given fact at 10**12 is reached, not every point before it)
+    assert {(a.pred, a.terms, a.time) for a in far if a.definite} >= {("r", ("wt9",), 10**12)}

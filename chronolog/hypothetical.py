@@ -170,7 +170,7 @@ class Hypothetical:
             raise DataError(f"hypothetical answers need integer time points, not {t!r}")
         if self.time is not None and t <= self.time:
             raise DataError(
-                f"time point {t} comes after {self.time}: the stream must be in time order",
+                f"time point {t} is not after {self.time}, the last step: the stream must be in time order",
                 hint="each step is a later time point; nothing already reported changes",
             )
         delta = self._given.at(t, self._facts_at(t, facts))

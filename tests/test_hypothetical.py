@@ -87,8 +87,9 @@ def test_non_punctual_operator_is_refused():
 def test_out_of_order_and_non_punctual_facts():
     h = Hypothetical(TURBINES)
     h.step(3, "temp(a,high)@3")
-    with pytest.raises(chronolog.DataError, match="time order"):
+    with pytest.raises(chronolog.DataError, match="time order") as e:
         h.step(2, "temp(a,high)@2")
+    assert e.value.message == "time point 2 is not after 3, the last step: the stream must be in time order"  # (it said "2 comes after 3")
     with pytest.raises(chronolog.DataError, match="not a fact at time point 4"):
         h.step(4, "temp(a,high)@[4,5]")
 

@@ -692,14 +692,13 @@ class Reasoner:
         if self.terminating:
             # no horizon and a recursion that moves time: find where the
             # model repeats (engine/termination.py)
-            if explain:
-                raise ProgramError(
-                    "explanations are not recorded for models that repeat forever",
-                    hint="give a horizon to record explanations",
-                )
             self._rows = {p: [(t, iv) for t, ivs in rel.atoms.items() for iv in ivs] for p, rel in store.relations.items()}
             self.evaluator = None
             self.model = self._terminate()
+            if explain:
+                from chronolog.explain_tree import recorded
+
+                recorded(self.model)  # (refused for a model that repeats forever)
             return
         self._finish(store, hz, strategy, explain, base)
 
@@ -749,6 +748,8 @@ class Reasoner:
         stats = dict(out.stats, components=out.components)
         model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
+        if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
+            model._given, model._strategy = self._given, self.strategy
         return model
 
     def _read_new(self, facts, what: str = "add()") -> FactRows:
@@ -1292,8 +1293,18 @@ class Model:
         time points are dates (printed as dates), else None."""
         return getattr(self.plan.program, "calendar", None)
 
+    def _known(self, preds, what: str) -> list:
+        """``preds`` the caller named, each one the program or its facts name
+        (a typo is said, not answered with nothing)."""
+        from chronolog.arguments import check_known_predicate
+
+        preds = list(preds)
+        for p in preds:
+            check_known_predicate(self, p, what)
+        return preds
+
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
-        preds = self.output_predicates if preds is None else list(preds)
+        preds = self.output_predicates if preds is None else self._known(preds, "lines()")
         out = []
         from chronolog.language.reader import Dialect, dialect
 
@@ -1343,7 +1354,7 @@ class Model:
 
         printer = dialect(self.dialect)
         plain_intervals = type(printer).format_fact is Dialect.format_fact
-        preds = self.output_predicates if preds is None else list(preds)
+        preds = self.output_predicates if preds is None else self._known(preds, "write_text()")
         for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 from chronolog.connectors.text_out import write_arrays
@@ -1360,11 +1371,12 @@ class Model:
 
     def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
-        return "\n".join(self.lines(preds))
+        return "\n".join(self.lines(preds if preds is None else self._known(preds, "to_text()")))
 
     def facts_within(self, pred: str, window) -> list:
         """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
+        self._known([pred], "facts_within()")
         return self._clipped(pred, self._given_interval(_interval(window, self.calendar, "window")))
 
     def _clipped(self, pred: str, w) -> list:

@@ -145,9 +145,12 @@ def answer(model, q: Query) -> list:
             continue
         key = tuple(b[v] for v in q.variables)
         by.setdefault(key, []).append(iv)
+    from chronolog.language.timeline import coalesce
+
     out = []
     for key in sorted(by, key=lambda k: tuple(term_sort_key(v) for v in k)):
-        out.append(Answer(dict(zip(q.variables, map(public, key))), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
+        # (several atoms give one binding where a `_` stands for what tells them apart)
+        out.append(Answer(dict(zip(q.variables, map(public, key))), coalesce(by[key])))
     return out
 
 
@@ -186,7 +189,9 @@ def format_answers(answers, calendar=None) -> list:
     from chronolog.language.timeline import format_interval
 
     fmt = calendar.format_interval if calendar is not None else format_interval
-    return [
-        ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items()) + ": " + ", ".join(fmt(iv) for iv in a.intervals)
-        for a in answers
-    ]
+    out = []
+    for a in answers:
+        binding = ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items())
+        intervals = ", ".join(fmt(iv) for iv in a.intervals)
+        out.append(f"{binding}: {intervals}" if binding else intervals)  # (only `_`: the intervals alone)
+    return out

@@ -69,8 +69,45 @@ def test_byte_order_mark_is_accepted(tmp_path):
     assert reason("\ufeffp(X) :- q(X).  q(a)@1.").to_text() == "p(a)@[1,1]"
 
 
+def test_byte_order_mark_is_accepted_on_standard_input(tmp_path):
+    """Windows tools write a BOM on pipes too; `stream --input` skipped it, stdin refused it."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("p(X) :- q(X).\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog)],
+                       input="\ufeffq(a)@1.\r\nq(b)@2.\r\n".encode(), capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().splitlines() == ["p(a)@[1,1]", "p(b)@[2,2]"]
+
+
 def test_deep_nesting(tmp_path):
     refused(tmp_path, "p(X) :- " + "<->[0,1] " * 500 + "q(X).\nq(a)@1.\n", where="1:1", says="nested too deeply")
+
+
+def _long_body(n: int) -> str:
+    body = ", ".join(f"p{i}(X), X != c{i}" for i in range(n // 2))
+    return f"q(X) :- {body}.\n" + "".join(f"p{i}(a)@[0,{n - i}].\n" for i in range(n // 2))
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_rule_body_too_long_to_evaluate_is_refused(tmp_path, command):
+    """A body of 1000 literals failed with an internal RecursionError (the
+    executors' nodes and the plan's printers call one another per literal)."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(_long_body(1000))
+    r = run(command, prog)
+    assert r.exit_code == 2, r.output
+    assert f"{prog}:1:1:" in r.output and "has 1000 literals, more than the 500" in r.output, r.output
+    assert "hint: give part of the body a rule of its own" in r.output
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_rule_body_of_500_literals_runs_and_explains(tmp_path, engine):
+    prog = tmp_path / "p.vada"
+    prog.write_text(_long_body(500))  # p0(a)@[0,500] ... p249(a)@[0,251]: all hold on [0,251]
+    r = run("run", prog, "--engine", engine)
+    assert r.exit_code == 0 and r.output == "q(a)@[0,251]\n", r.output
+    r = run("explain", prog, "q(a)@[0,251]")
+    assert r.exit_code == 0 and "p249(a)@[0,251]   [given]" in r.output, r.output
 
 
 def test_deep_nesting_meteor(tmp_path):

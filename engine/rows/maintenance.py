@@ -104,6 +104,9 @@ class GivenAtoms:
                 else:
                     del self.atoms[terms]
 
+    def read_atoms(self, many) -> None:
+        """Relation.read_atoms: held already."""
+
     def __iter__(self):
         for terms, ivs in self.atoms.items():
             for iv in ivs:
@@ -352,6 +355,7 @@ class Maintenance:
             delta = {}
             for p, by in found.items():
                 rel = self.store.relation(p)
+                rel.read_atoms(by)
                 hit = {}
                 for terms, pieces in by.items():
                     ivs = rel.atoms.get(terms)
@@ -393,7 +397,9 @@ class Maintenance:
                 continue
             rel = self.store.relation(p)
             merge = MergeNode(rel)
-            given = given_atoms(ev, p).atoms
+            given = given_atoms(ev, p)
+            given.read_atoms(by)
+            given = given.atoms
             merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
             name = f"$rederive:{p}"
             for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):

@@ -30,10 +30,10 @@ from ..store import Relation
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
 
 # Below this many keys not read yet, a probe each is cheaper than one search
-# for all (numpy's fixed costs: on LUBM 1M's relations a probe each is
-# ~2.2 us a key, batched 7 us for one key, 2.8 us a key for 3, 1.9 for 5,
-# 0.7 for 50).
-FEW_KEYS = 4
+# for all (numpy's fixed costs; on LUBM 1M's relations, an atom: a probe each
+# ~2.6 us, together 3.0 us an atom for 4, 2.1 for 10, 1.6 for 50; a key of a
+# term's index: 5.3-7.8 us, together 4.7-5.3 for 4, 2.5-4.2 for 50).
+FEW_KEYS = 5
 
 
 class SortedKeys:
@@ -206,6 +206,14 @@ class ColumnRelation(Relation):
             keys = self._atom_keys = self.keys(self._all)
         return keys.rows(codes)
 
+    @staticmethod
+    def row_array(rows):
+        """Row numbers as numpy takes them, made an array once for the
+        columns they gather (a list is converted by each gather)."""
+        import numpy as np
+
+        return np.asarray(rows, dtype=np.int64)
+
     def decode_terms(self, row: int) -> tuple:
         value = self.terms.value
         return tuple([value(c.item(row)) for c in self.cols])
@@ -218,8 +226,7 @@ class ColumnRelation(Relation):
     def decode_buckets(self, rows, counts) -> list:
         """:meth:`decode_atoms` of each run of ``rows`` in turn (``counts``
         rows each: :meth:`SortedKeys.spans`), the rows decoded together."""
-        if type(rows) is range:
-            rows = slice(rows.start, rows.stop)
+        rows = slice(rows.start, rows.stop) if type(rows) is range else self.row_array(rows)
         s, e = self.s[rows].tolist(), self.e[rows].tolist()
         atoms = list(zip(*[c[rows].tolist() for c in self.cols])) if self.cols else [()] * len(s)
         interval, value = self.scale.interval, self.terms.value
@@ -384,10 +391,11 @@ class LazyAtoms(MutableMapping):
         if len(want) < FEW_KEYS:
             return
         rel = self.rel
+        get = rel._code_of
         coded, codes = [], []
         for terms in want:
-            c = rel.codes(terms)
-            if c is None:
+            c = [get(v) for v in terms]
+            if None in c:
                 in_base[terms] = False
             else:
                 coded.append(terms)
@@ -395,15 +403,15 @@ class LazyAtoms(MutableMapping):
         if not coded:
             return
         rows, counts = rel.keys(rel._all).spans(codes)
-        s, e = rel.s[rows].tolist(), rel.e[rows].tolist()  # (a list of rows: numpy gathers them)
+        at = rel.row_array(rows)
+        s, e = rel.s[at].tolist(), rel.e[at].tolist()
         interval, at = rel.scale.interval, 0
         for terms, n in zip(coded, counts):
             in_base[terms] = n > 0
             if n:
-                ivs = [interval(s[i], e[i]) for i in range(at, at + n)]
                 # under the atom's own terms, as _from_base keeps it
-                own = terms if all(type(t) is str for t in terms) else rel.decode_terms(rows[at])
-                known[own] = sorted(ivs) if n > 1 else ivs
+                own = terms if all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
+                known[own] = [interval(s[at], e[at])] if n == 1 else sorted([interval(s[i], e[i]) for i in range(at, at + n)])
                 at += n
 
     def learn(self, found: dict) -> None:

@@ -413,13 +413,8 @@ class Maintenance:
                         merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
                 ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
-                scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
-                terms = tuple(
-                    t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
-                    for i, t in enumerate(rule.head_terms)
-                )
-                order = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
-                pipe = self._narrowed(stratum, at, order, Scan(name, terms))
+                driver, bound = self._driver(stratum, at, name, rule)
+                pipe = self._narrowed(stratum, at, self._join_order(rule.body, bound), driver)
                 while pipe.next():
                     merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
@@ -428,12 +423,27 @@ class Maintenance:
                 changes[p] = ch
         return changes
 
+    def _driver(self, stratum, at: int, name: str, rule):
+        """The scan ``name`` of the over-deleted atoms that drives rule
+        ``at``'s re-derivation (a head variable no scan binds left free),
+        and the variables it binds: made once a session."""
+        key = (stratum.index, at)
+        got = self.ev.rederive_drivers.get(key)
+        if got is None:
+            scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+            terms = tuple(
+                t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
+                for i, t in enumerate(rule.head_terms)
+            )
+            got = self.ev.rederive_drivers[key] = (Scan(name, terms), frozenset(t.name for t in terms if isinstance(t, ast.Var)))
+        return got
+
     def _narrowed(self, stratum, at: int, order: tuple, driver):
         """The pipeline of rule ``at`` of the stratum driven by ``driver``
         (the over-deleted atoms), its body in ``order``: built once a
         session (the same few each update) and reset, as the evaluator's."""
         ev = self.ev
-        key = (stratum.index, at, order, driver)
+        key = (stratum.index, at, order)  # (the driver is the rule's: _driver)
         pipe = ev.rederive_rules.get(key)
         if pipe is not None:
             pipe.reset()

@@ -414,7 +414,7 @@ class Maintenance:
                     continue
                 ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
                 driver, bound = self._driver(stratum, at, name, rule)
-                pipe = self._narrowed(stratum, at, self._join_order(rule.body, bound), driver)
+                pipe = self._narrowed(stratum, at, self._kept_order(stratum, at, rule.body, bound), driver)
                 while pipe.next():
                     merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
@@ -454,6 +454,19 @@ class Maintenance:
         pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),
                                                      None if rule.fresh else ev.horizon, scans_first=True)
         return pipe
+
+    def _kept_order(self, stratum, at: int, body, bound) -> tuple:
+        """:meth:`_join_order` of rule ``at``, kept while each relation its
+        atoms read keeps its size within a power of two (most updates
+        change a few atoms: the order stays, ~10 us a rule saved)."""
+        store = self.store
+        sizes = tuple(len(rel.atoms).bit_length() if (rel := store.get(lit.pred)) is not None else 0
+                      for lit in body if isinstance(lit, Scan))
+        key = (stratum.index, at, bound)
+        got = self.ev.rederive_drivers.get(key)
+        if got is None or got[0] != sizes:
+            got = self.ev.rederive_drivers[key] = (sizes, self._join_order(body, bound))
+        return got[1]
 
     def _join_order(self, body, bound: set) -> tuple:
         """The positions of ``body`` in the order a re-derivation joins them:

@@ -958,7 +958,9 @@ class Reasoner:
                     if t in by:
                         given.setdefault(t, []).append(iv)
             elif pred in derived:
-                given = given_atoms(self.evaluator, pred).atoms
+                given = given_atoms(self.evaluator, pred)
+                given.read_atoms(by)
+                given = given.atoms
             elif (on_columns := getattr(self.evaluator, "given_pieces", None)) and (got := on_columns(pred, by)) is not None:
                 if got:
                     removed[pred] = got
@@ -967,6 +969,7 @@ class Reasoner:
                 rel = self.evaluator.store.get(pred)
                 if rel is not None:
                     coalesce_relation(rel)
+                    rel.read_atoms(by)
                 given = rel.atoms if rel is not None else {}
             for terms, holes in by.items():
                 ivs = given.get(terms, ())

@@ -158,7 +158,7 @@ def as_atoms(evaluator, frame) -> dict:
 def taken(given_ivs, holes) -> list:
     """The pieces of ``given_ivs`` that ``holes`` take away (what goes)."""
     out = [x for g in given_ivs for h in holes if (x := intersect(g, h)) is not None]
-    return coalesce(out)
+    return out if len(out) < 2 else coalesce(out)  # (one piece, the usual: maximal as it is)
 
 
 def without_holes(rows, holes: dict) -> list:

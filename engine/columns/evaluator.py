@@ -385,9 +385,11 @@ class HybridEvaluator(Evaluator):
         read off its columns (made rows only if read); None when the update
         will not run on columns, or when a hole of a derived predicate meets
         only what the rules derive (the general path refuses it)."""
+        if self.by_atoms:  # (first: an update by atoms asks this of each predicate it retracts from)
+            return None
         from .maintenance import ColumnMaintenance, overlap, refusal
 
-        if self.by_atoms or refusal(self) is not None:
+        if refusal(self) is not None:
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits

@@ -328,6 +328,47 @@ def _has_existentials(prog) -> bool:
     return any(existential_variables(r) for r in prog.rules)
 
 
+class _Changes:
+    """A predicate's changes waiting for its rows, folded into one form:
+    the rows minus ``holes``, plus ``added`` (both terms -> coalesced
+    intervals).  A hole arriving after an addition is cut from the
+    addition too, so the form is the sequence's net effect and stays the
+    size of the atoms changed, however many updates a session makes (a
+    list of every update's changes grew with each amend of one fact)."""
+
+    __slots__ = ("holes", "added")
+
+    def __init__(self):
+        self.holes: dict = {}
+        self.added: dict = {}
+
+    def take_back(self, holes: dict) -> None:
+        from chronolog.language.timeline import coalesce, subtract
+
+        for terms, ivs in holes.items():
+            terms = tuple(terms)
+            self.holes[terms] = coalesce([*self.holes.get(terms, ()), *ivs])
+            kept = self.added.get(terms)
+            if kept:
+                left = [x for iv in kept for x in subtract(iv, ivs)]
+                if left:
+                    self.added[terms] = left
+                else:
+                    del self.added[terms]
+
+    def add(self, rows) -> None:
+        from chronolog.language.timeline import coalesce
+
+        grown: dict = {}
+        for terms, iv in rows:
+            grown.setdefault(tuple(terms), []).append(iv)
+        for terms, ivs in grown.items():
+            self.added[terms] = coalesce([*self.added.get(terms, ()), *ivs])
+
+    def added_rows(self) -> list:
+        return [(terms, iv) for terms, ivs in self.added.items() for iv in ivs]
+
+
 class _GivenRows(dict):
     """The given facts as rows (``pred -> [(terms, interval)]``), for a
     proof's re-run or an update that recomputes; facts still in the kernel
@@ -340,7 +381,7 @@ class _GivenRows(dict):
         super().__init__(rows)
         self._columns = columns
         self._filled: set = set()
-        self._pending: dict = {}  # pred -> [("holes", {terms: intervals}) | ("rows", rows)] not applied yet, in order
+        self._pending: dict = {}  # pred -> _Changes not applied yet
 
     def _fill_one(self, pred):
         if self._columns and pred not in self._filled:
@@ -353,13 +394,12 @@ class _GivenRows(dict):
             from chronolog.corrections import without_holes
 
             rows = dict.get(self, pred) or []
+            added = pending.added_rows()
             if hasattr(rows, "take_back"):  # (a GivenAtoms: by atom, in place; a GivenColumns stays one)
-                for kind, x in pending:
-                    rows.take_back(x) if kind == "holes" else rows.extend(x)
+                rows.take_back(pending.holes)
+                rows.extend(added)
                 return
-            for kind, x in pending:
-                rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
-            dict.__setitem__(self, pred, rows)
+            dict.__setitem__(self, pred, without_holes(rows, pending.holes) + added)
 
     def columns_only(self, pred) -> bool:
         """Whether ``pred``'s rows are the fact columns' alone, not made yet
@@ -384,11 +424,11 @@ class _GivenRows(dict):
 
     def take_back(self, pred, holes) -> None:
         """Retract ``holes`` (terms -> intervals) from ``pred``'s rows."""
-        self._pending.setdefault(pred, []).append(("holes", holes))
+        self._pending.setdefault(pred, _Changes()).take_back(holes)
 
     def add_rows(self, pred, rows) -> None:
         """Add ``rows`` (``(terms, interval)``) to ``pred``'s rows."""
-        self._pending.setdefault(pred, []).append(("rows", rows))
+        self._pending.setdefault(pred, _Changes()).add(rows)
 
     def __getitem__(self, k):
         self._fill_one(k)

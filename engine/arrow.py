@@ -233,7 +233,9 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     for n in term_names:
         if table.column(n).null_count:
             _null_term(table, n, pred)
-        _refuse_nested(table.column(n).type, n, pred)
+        _refuse_non_constant(table.column(n).type, n, pred)
+    for n in ("start", "end"):
+        _refuse_non_constant(table.column(n).type, n, pred, time=True)
     reader = _ExactColumns(table, pred, calendar)
     cols = [reader.column(n, False) for n in term_names]
     n = table.num_rows
@@ -453,17 +455,41 @@ def refuse_nan_times(frame, pred: str) -> None:
             raise _nan_time(pred, name, i, " (in pandas, a nullable Int64 or object column holds None for an unbounded end)")
 
 
-def _refuse_nested(typ, name: str, pred: str) -> None:
-    """Lists, structs, maps and bytes are no constants of the engine."""
+def _is_constant_type(typ, time: bool) -> bool:
+    """Whether an Arrow column of type ``typ`` holds what the engine reads:
+    strings, numbers and instants (arguments also booleans, time columns
+    also number text).  Durations, times of day, intervals, bytes and nested
+    values are no constants and no time points (pandas' timedelta would
+    otherwise pass through as an opaque object, and True as the time 1)."""
     import pyarrow as pa
 
+    if pa.types.is_dictionary(typ):
+        typ = typ.value_type
+    t = pa.types
+    text = t.is_string(typ) or t.is_large_string(typ) or t.is_string_view(typ)
+    number = t.is_integer(typ) or t.is_floating(typ) or t.is_decimal(typ)
+    instant = t.is_date(typ) or t.is_timestamp(typ)
+    return text or number or instant or t.is_null(typ) or (t.is_boolean(typ) and not time)
+
+
+def _refuse_non_constant(typ, name: str, pred: str, time: bool = False) -> None:
+    """A column of a type the engine does not read: one sentence naming
+    the column, its type and what it takes."""
     from chronolog.language.errors import DataError
 
-    if pa.types.is_nested(typ) or pa.types.is_binary(typ) or pa.types.is_large_binary(typ) or pa.types.is_fixed_size_binary(typ):
+    if _is_constant_type(typ, time):
+        return
+    if time:
         raise DataError(
-            f"{pred}: the column {name} holds values of type {typ}, which are not constants",
-            hint="an argument is a string, a number, a boolean or a date: convert or drop the column",
+            f"{pred}: the column {name} holds values of type {typ}, which are not time points",
+            hint=f"give {name} as numbers (a duration as its count of time units), or as dates or timestamps "
+            'in a program that declares @timeGranularity("days") (or hours, minutes, seconds)',
         )
+    raise DataError(
+        f"{pred}: the column {name} holds values of type {typ}, which are not constants",
+        hint="an argument is a string, a number, a boolean or a date: convert or drop the column "
+        "(a duration as a number, such as its seconds; a time of day as its text)",
+    )
 
 
 def _null_term(table, name: str, pred: str):

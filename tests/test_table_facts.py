@@ -403,6 +403,34 @@ def test_a_column_of_values_of_several_kinds_is_named():
     assert "c1_exact" in e.value.hint
 
 
+@pytest.mark.parametrize(
+    "column, values, says",
+    [
+        ("c0", dt.timedelta(seconds=1), "c0 holds values of type duration[us], which are not constants"),
+        ("c0", dt.time(1, 2), "c0 holds values of type time64[us], which are not constants"),
+        ("start", dt.timedelta(days=1), "start holds values of type duration[us], which are not time points"),
+        ("end", True, "end holds values of type bool, which are not time points"),
+    ],
+)
+def test_durations_times_of_day_and_boolean_times_are_refused(column, values, says):
+    """A pandas or Polars timedelta argument passed through as an opaque
+    Python object (``q(0:00:01)``, a term no program can write); timedelta
+    ends gave ``q(a)@[1 day, 0:00:00,...]`` on rows and a TypeError on
+    columns, and a boolean end the time 1 on columns but ``#T`` on rows."""
+    cols = {"c0": ["a", "b"], "start": [0, 1], "end": [2, 3]}
+    cols[column] = [values, values]
+    if column == "end":
+        cols["start"] = [0, 0]
+    for frame in (pd.DataFrame(cols), pl.DataFrame(cols), pa.table(cols)):
+        for engine in ("rows", "columns"):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason("q(X) :- p(X).", {"p": frame}, engine=engine)
+            message = e.value.message.replace("duration[ns]", "duration[us]").replace("time64[ns]", "time64[us]")
+            assert message == f"p: the column {says}", (type(frame), engine, e.value.message)
+            with pytest.raises(chronolog.ChronologError):
+                chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]", engine=engine).retract({"p": frame})
+
+
 def test_nan_times_of_a_pandas_frame():
     df = _bad("null term").to_pandas()
     df["k"] = "k"

@@ -34,6 +34,10 @@ def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0
     from a file (the executor's choice counts them apart, FactColumns.in_memory)."""
     import pyarrow as pa
 
+    from chronolog.engine.arrow import term_text_names
+
+    if term_text_names(table):
+        return None  # columns of term text (several kinds of constants), parsed by the row reader
     try:
         fc = _read(table, pred, where, calendar, min_rows)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):

@@ -168,6 +168,52 @@ def _column(values):
     return pa.array([None if v is None else format_term(v) for v in values], type=pa.string())
 
 
+# schema metadata: the term columns written as canonical term text (a
+# column of several kinds of constants, which no Arrow type holds)
+TERM_TEXT = b"chronolog.term_text"
+
+
+def holds_term_text(column, values) -> bool:
+    """Whether ``_column(values)`` gave ``column`` as canonical term text:
+    strings, but not every value a string."""
+    import pyarrow as pa
+
+    return column.type == pa.string() and not all(v is None or type(v) is str for v in values)
+
+
+def with_term_text(table, names):
+    """``table`` with its columns ``names`` marked as term text, so reading
+    it back (:func:`table_to_rows`) parses them: ``1``, ``#T`` and
+    ``"x,y"`` come back a number, a boolean and a string."""
+    if not names:
+        return table
+    import json
+
+    meta = dict(table.schema.metadata or {})
+    meta[TERM_TEXT] = json.dumps(list(names)).encode()
+    return table.replace_schema_metadata(meta)
+
+
+def term_text_names(table) -> list:
+    """The columns of ``table`` marked by :func:`with_term_text`."""
+    import json
+
+    marked = (table.schema.metadata or {}).get(TERM_TEXT)
+    return json.loads(marked) if marked else []
+
+
+def _parse_term_texts(texts, calendar):
+    """Canonical term texts to terms, by the language's own fact reader
+    (each distinct text once)."""
+    from chronolog.language.facts import read_fact_rows
+
+    distinct = list(dict.fromkeys(t for t in texts if t is not None))
+    at = calendar.format_point(0) if calendar is not None else "0"
+    rows = read_fact_rows([f"t({i},{text})@{at}" for i, text in enumerate(distinct)], "<a column of term text>", calendar)
+    term = {distinct[t[0]]: t[1] for t, _ in rows.get("t", [])}
+    return [None if t is None else term[t] for t in texts]
+
+
 def facts_to_arrow(facts, names, calendar=None):
     import pyarrow as pa
 
@@ -182,12 +228,14 @@ def facts_to_arrow(facts, names, calendar=None):
         sc.append(lc)
         ec.append(hc)
     arrays = [_column(cols[n]) for n in names[:arity]]
+    text = [n for n, a in zip(names, arrays) if holds_term_text(a, cols[n])]
     if calendar is not None:
         arrays += [_time_column(starts, calendar), _time_column(ends, calendar)]
     else:
         arrays += [_column(starts), _column(ends)]
     arrays += [pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]
-    return pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    table = pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    return with_term_text(table, text)
 
 
 def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "error"):
@@ -237,7 +285,8 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     for n in ("start", "end"):
         _refuse_non_constant(table.column(n).type, n, pred, time=True)
     reader = _ExactColumns(table, pred, calendar)
-    cols = [reader.column(n, False) for n in term_names]
+    text = term_text_names(table)
+    cols = [_parse_term_texts(reader.column(n, False), calendar) if n in text else reader.column(n, False) for n in term_names]
     n = table.num_rows
     terms = list(zip(*cols)) if cols else [()] * n
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n

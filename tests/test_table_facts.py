@@ -632,3 +632,30 @@ def test_a_polars_lazy_frame_is_read_as_its_result():
     assert chronolog.reason("q(X) :- p(X).", {"p": lazy}).to_text() == "q(a)@[3,5]"
     r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
     assert r.retract({"p": lazy}).to_text() == "q(a)@[0,3)\nq(a)@(5,10]"
+
+
+MIXED = 'q(X) :- p(X).  p(1)@[0,1].  p(a)@[0,1].  p(#T)@[0,2].  p(1/3)@[3,4].  p(2024-01-01)@[0,1].  p("x,y")@[0,1].  p("1")@[5,6].'
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_column_of_several_kinds_of_constants_reads_back_unchanged(tmp_path, engine):
+    """An output column holding numbers, strings, booleans and dates (no
+    Arrow type holds them all) is written as canonical term text; read back
+    from to_arrow, Parquet or an Arrow file it gave strings: q(1) became
+    r("1"), q("x,y") became r("\\"x,y\\""), q(#T) became r("#T")."""
+    from chronolog.connectors.files import write_table
+
+    m = chronolog.reason(MIXED, engine=engine)
+    want = m.to_text(["q"]).replace("q(", "r(")
+    table = m.to_arrow("q")
+    assert chronolog.reason("r(X) :- q(X).", {"q": table}, engine=engine).to_text() == want
+    big = pa.concat_tables([table] * 2_000)  # (past the table threshold: the columns' reader defers to the rows')
+    assert chronolog.reason("r(X) :- q(X).", {"q": big}, engine=engine).to_text() == want
+    for name in ("q.parquet", "q.arrow"):
+        write_table(table, tmp_path / name)
+        program = f'@bind("q", "{name.split(".")[1]}", "{tmp_path}", "{name}").  r(X) :- q(X).'
+        assert chronolog.reason(program, engine=engine).to_text() == want, name
+    m = chronolog.reason(MIXED + "  s(#F)@[0,1].  s(2.5)@[0,1].  u(1/3)@[0,1].  u(2)@[0,1].", engine=engine)
+    preds = ["p", "s", "u"]  # (one frame of several predicates: its c0 mixes their kinds)
+    for frame in (m.to_arrow(preds), m.to_pandas(preds), m.to_polars(preds)):
+        assert chronolog.reason("", frame, engine=engine).to_text(preds) == m.to_text(preds), type(frame)

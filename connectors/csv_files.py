@@ -118,6 +118,8 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                     ast.Pos(str(path), row_no, len(header) + 1),
                     hint="one cell per column of the header (quote a cell that has a comma)",
                 )
+            if time_mapping is None and len(row) < 2:
+                _refuse_one_column(row, where)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
@@ -152,6 +154,20 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts
+
+
+def _refuse_one_column(row, where) -> None:
+    """A row of one cell has no start and end: most often a file separated
+    by semicolons or tabs (a spreadsheet's export), which this reader,
+    reading commas, sees as one column."""
+    cell = row[0] if row else ""
+    sep = next((name for c, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")) if c in cell), None)
+    raise DataError(
+        "the row has one column, but a fact needs at least a start and an end column"
+        + (f" (the cells look separated by {sep})" if sep else ""),
+        where,
+        hint="write the file with commas between the cells (chronolog reads comma-separated CSV)",
+    )
 
 
 def _is_closed_col(header, i) -> bool:

@@ -740,3 +740,19 @@ def test_a_date_beside_an_interval_terms_end_is_refused_when_the_program_loads(e
         facts = "e(a)@[2024-01-06, 2024-01-09].\ne(b)@[2024-01-02, 2024-01-09].\n"
         fixed = rule.replace("2024-01-05", str(number))
         assert reason(head + fixed + "\n" + facts, engine=engine).to_text() == "late(a)@[2024-01-06,2024-01-09]"
+
+
+@pytest.mark.parametrize("sep, says", [(";", " (the cells look separated by semicolons)"), ("\t", " (the cells look separated by tabs)")])
+@pytest.mark.parametrize("rows", [1, 20_000])
+def test_a_csv_separated_by_semicolons_or_tabs_says_so(tmp_path, sep, says, rows):
+    """A spreadsheet's export separated by semicolons was read as one
+    column, reported as "column start: 'x;1;0;2' is not a number" on a
+    file whose header names start."""
+    lines = sep.join(["sensor", "value", "start", "end"]) + "\n"
+    lines += "".join(sep.join([f"s{i}", "1", str(i), str(i + 1)]) + "\n" for i in range(rows))
+    (tmp_path / "r.csv").write_text(lines)
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).', engine=engine)
+        assert e.value.message == "the row has one column, but a fact needs at least a start and an end column" + says
+        assert (e.value.pos.line, e.value.pos.column) == (2, 1) and "commas" in e.value.hint

@@ -58,6 +58,19 @@ def test_fact_file_not_utf8(tmp_path):
     assert f"{facts}:2:6:" in out
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_csv_says_so(tmp_path, encoding):
+    """A CSV saved as UTF-16 (a spreadsheet's "Unicode text") was reported
+    as "not UTF-8 text (byte 0xff)" with the hint to convert from latin1."""
+    text = "sensor,value,start,end\ns1,1,0,1\n"
+    data = text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding)
+    (tmp_path / "r.csv").write_bytes(data)
+    with pytest.raises(ChronologError) as e:
+        reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).')
+    assert e.value.message == "the CSV file (bound to r) is UTF-16 text, not UTF-8"
+    assert "iconv -f utf-16 -t utf-8" in e.value.hint and e.value.pos.line == 1
+
+
 def test_byte_order_mark_is_accepted(tmp_path):
     prog = tmp_path / "p.vada"
     prog.write_bytes("\ufeffp(X) :- q(X).\nq(a)@1.\n".encode())

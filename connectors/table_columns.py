@@ -114,6 +114,8 @@ def _term_column(col):
         if pairs is None:
             return None
         return _ExactColumn(np.arange(len(col), dtype=np.int64), *pairs)
+    if pa.types.is_timestamp(typ) and typ.unit == "ns":
+        return None  # (nanoseconds: the row reader keeps whole microseconds, or names the row that has finer)
     if is_instant_type(typ):  # each distinct date or timestamp as its instant (engine/term_types.py)
         enc = col.dictionary_encode()
         return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), [instant(v) for v in enc.dictionary.to_pylist()])

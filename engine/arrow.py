@@ -270,6 +270,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         from chronolog.engine.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)  # time columns: exact seconds
+    table = _microsecond_timestamps(table, pred)
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:
@@ -293,6 +294,35 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
     ivs = _intervals(reader.column("start", True), reader.column("end", True), sc, ec, table, pred)
     return list(zip(terms, ivs))
+
+
+def _microsecond_timestamps(table, pred: str):
+    """``table`` with its nanosecond timestamp columns as microseconds, the
+    precision of the engine's dates and instants (a Python ``datetime``);
+    a value between microseconds is refused with its row rather than
+    truncated (pandas' ``Timestamp``, which keeps nanoseconds, is not the
+    engine's instant: it equalled no ``datetime`` and read back as text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.language.errors import DataError
+
+    for i, (name, col) in enumerate(zip(table.schema.names, table.columns)):
+        typ = col.type
+        if not (pa.types.is_timestamp(typ) and typ.unit == "ns"):
+            continue
+        try:
+            col = col.cast(pa.timestamp("us", typ.tz))
+        except pa.ArrowInvalid:
+            finer = pc.not_equal(pc.cast(pc.cast(col, pa.timestamp("us", typ.tz), safe=False), typ), col)
+            row = pc.index(finer, True).as_py()
+            raise DataError(
+                f"{pred}: the column {name} holds {pc.cast(col[row:row + 1], pa.string())[0]} (row {row}), "
+                "finer than a microsecond, the precision of chronolog's dates",
+                hint="round the column to microseconds (pandas: .dt.floor('us'); Polars: .dt.cast_time_unit('us'))",
+            ) from None
+        table = table.set_column(i, name, col)
+    return table
 
 
 def _intervals(starts, ends, sc, ec, table, pred: str) -> list:

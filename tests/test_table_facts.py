@@ -659,3 +659,26 @@ def test_a_column_of_several_kinds_of_constants_reads_back_unchanged(tmp_path, e
     preds = ["p", "s", "u"]  # (one frame of several predicates: its c0 mixes their kinds)
     for frame in (m.to_arrow(preds), m.to_pandas(preds), m.to_polars(preds)):
         assert chronolog.reason("", frame, engine=engine).to_text(preds) == m.to_text(preds), type(frame)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_nanosecond_timestamps_are_whole_microseconds_or_refused(engine):
+    """Nanosecond timestamps (pandas' default unit) were read as they came:
+    an argument became a pandas Timestamp (no datetime instant of the
+    engine, written back as text) and a time column on a dated timeline
+    dropped its nanoseconds silently, so 1 ns and 2 ns were one time point."""
+    import datetime as dt
+
+    stamps = pd.Series(pd.to_datetime(["2024-01-01 10:00:00.000001", "2024-01-02 00:00:00.000000"]), dtype="datetime64[ns]")
+    df = pd.DataFrame({"c0": stamps, "start": [0, 1], "end": [1, 2]})
+    m = chronolog.reason("q(X) :- p(X).  r(X) :- p(X), X = 2024-01-01T10:00:00.000001.", {"p": df}, engine=engine)
+    assert m.to_text() == "q(2024-01-01T10:00:00.000001)@[0,1]\nq(2024-01-02)@[1,2]\nr(2024-01-01T10:00:00.000001)@[0,1]"
+    assert [type(t[0]) for t, _ in m.facts("q")] == [dt.datetime, dt.datetime]
+    finer = pa.array([1_700_000_000_000_000_001, 1_700_000_000_000_000_002], pa.timestamp("ns"))
+    for program, table, column in [
+        ('@timeGranularity("seconds"). q(X) :- p(X).', pa.table({"c0": ["a", "b"], "start": finer, "end": finer}), "start"),
+        ("q(X) :- p(X).", pa.table({"c0": finer, "start": [0, 0], "end": [1, 1]}), "c0"),
+    ]:
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason(program, {"p": table}, engine=engine)
+        assert e.value.message == f"p: the column {column} holds 2023-11-14 22:13:20.000000001 (row 0), finer than a microsecond, the precision of chronolog's dates"

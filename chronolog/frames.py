@@ -222,6 +222,7 @@ def as_table(frame, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
+        _refuse_repeated_names(frame.schema.names, pred)
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
         table = (frame.collect() if hasattr(frame, "collect") else frame).to_arrow()  # (a LazyFrame: its query run)
@@ -229,6 +230,7 @@ def as_table(frame, pred: str = "?"):
         from chronolog.engine.arrow import refuse_nan_times
 
         if hasattr(frame, "columns"):
+            _refuse_repeated_names(list(frame.columns), pred)
             refuse_nan_times(frame, pred)
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -255,6 +257,19 @@ def as_table(frame, pred: str = "?"):
     # term columns of exact rationals, or of several kinds of constants, as
     # their canonical text: parsed when read (engine/arrow.py), not strings
     return with_term_text(table, sorted(text))
+
+
+def _refuse_repeated_names(names, pred: str) -> None:
+    """Two columns of one name (pandas and Arrow allow them): which one is
+    the argument, or the start, cannot be told."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise DataError(
+                f"the table for {pred} has two columns named {name!r}",
+                hint="give each column its own name (arguments are read in column order, whatever their names)",
+            )
+        seen.add(name)
 
 
 def _refuse_mixed_column(frame, pred: str) -> None:

@@ -682,3 +682,15 @@ def test_nanosecond_timestamps_are_whole_microseconds_or_refused(engine):
         with pytest.raises(chronolog.ChronologError) as e:
             chronolog.reason(program, {"p": table}, engine=engine)
         assert e.value.message == f"p: the column {column} holds 2023-11-14 22:13:20.000000001 (row 0), finer than a microsecond, the precision of chronolog's dates"
+
+
+def test_two_columns_of_one_name_are_refused():
+    """pandas and Arrow allow two columns named alike: pandas' frame gave
+    a KeyError from pyarrow's conversion (a traceback, no sentence)."""
+    pandas_frame = pd.DataFrame([["a", "b", 0, 1]], columns=["c0", "c0", "start", "end"])
+    arrow_table = pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"]), pa.array([0]), pa.array([1])], names=["c0", "c0", "start", "end"])
+    for facts in ({"p": pandas_frame}, {"p": arrow_table}, pandas_frame.assign(pred="p")):
+        for engine in ("rows", "columns"):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason("q(X) :- p(X, Y).", facts, engine=engine)
+            assert e.value.message.startswith("the table for ") and e.value.message.endswith(" has two columns named 'c0'"), e.value.message

@@ -331,10 +331,10 @@ def split_by_pred(frame) -> dict:
     import pyarrow.compute as pc
 
     table = as_table(frame)
+    if table.column("pred").null_count:  # (before sorting: None does not sort beside names)
+        raise DataError("a row of the facts table has no pred", hint="fill the pred column")
     out = {}
     for p in sorted(set(table.column("pred").to_pylist())):
-        if p is None:
-            raise DataError("a row of the facts table has no pred", hint="fill the pred column")
         part = table.filter(pc.equal(table.column("pred"), p)).drop_columns(["pred"])
         terms = [n for n in part.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
         while terms and part.column(terms[-1]).null_count == part.num_rows:

@@ -694,3 +694,14 @@ def test_two_columns_of_one_name_are_refused():
             with pytest.raises(chronolog.ChronologError) as e:
                 chronolog.reason("q(X) :- p(X, Y).", facts, engine=engine)
             assert e.value.message.startswith("the table for ") and e.value.message.endswith(" has two columns named 'c0'"), e.value.message
+
+
+def test_a_row_without_pred_in_a_frame_of_every_predicate_says_so():
+    """A null in the ``pred`` column was sorted beside the names first: a
+    TypeError ('<' between NoneType and str) instead of the error written
+    for it."""
+    frame = pd.DataFrame({"pred": ["p", None], "c0": ["a", "b"], "start": [0, 0], "end": [1, 1]})
+    for facts in (frame, pl.from_pandas(frame), pa.Table.from_pandas(frame)):
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason("q(X) :- p(X).", facts)
+        assert e.value.message == "a row of the facts table has no pred" and e.value.hint == "fill the pred column"

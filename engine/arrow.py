@@ -274,10 +274,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:
-            raise DataError(
-                f"the table for {pred} has no '{needed}' column",
-                hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
-            )
+            raise missing_time_column(names, needed, f"the table for {pred}")
     term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
     for n in term_names:
         if table.column(n).null_count:
@@ -294,6 +291,19 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
     ivs = _intervals(reader.column("start", True), reader.column("end", True), sc, ec, table, pred)
     return list(zip(terms, ivs))
+
+
+def missing_time_column(names, needed: str, what: str):
+    """The error for a table without its ``start`` or ``end`` column,
+    naming a column that differs only in case or spaces (``Start``, a CSV
+    header's `` end``), which is read as an argument otherwise."""
+    from chronolog.language.errors import DataError
+
+    near = [n for n in names if str(n).strip().lower() == needed]
+    hint = "columns: one per argument, then start, end (and optionally start_closed, end_closed)"
+    if near:
+        hint = f"rename the column {near[0]!r} to {needed!r} (the names are read exactly); " + hint
+    return DataError(f"{what} has no '{needed}' column", hint=hint)
 
 
 def _microsecond_timestamps(table, pred: str):

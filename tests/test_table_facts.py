@@ -705,3 +705,16 @@ def test_a_row_without_pred_in_a_frame_of_every_predicate_says_so():
         with pytest.raises(chronolog.ChronologError) as e:
             chronolog.reason("q(X) :- p(X).", facts)
         assert e.value.message == "a row of the facts table has no pred" and e.value.hint == "fill the pred column"
+
+
+def test_a_start_column_named_in_another_case_is_named_in_the_hint():
+    """``Start``/``End`` (a spreadsheet's header) were reported only as "no
+    'start' column", with the column there under the engineer's eyes."""
+    frame = pd.DataFrame({"c0": ["a"], "Start": [0], " end": [1]})
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": frame})
+    assert e.value.message == "the table for p has no 'start' column"
+    assert e.value.hint.startswith("rename the column 'Start' to 'start' (the names are read exactly); ")
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": frame.rename(columns={"Start": "start"})})
+    assert e.value.hint.startswith("rename the column ' end' to 'end' ")

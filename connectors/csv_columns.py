@@ -359,6 +359,8 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         return None
     ncols = first.count(",") + 1  # no quotes: a comma always separates
     header = [h.strip() for h in first.split(",")] if use_headers else None
+    if header is not None and not all(header) and time_mapping is None:
+        return None  # a column without a name: the row reader says where
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)

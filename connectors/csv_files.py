@@ -108,6 +108,7 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             else:
                 return []
             header = [h.strip() for h in header]
+            refuse_unnamed_columns(header, ast.Pos(str(path), first_row - 1, 1), time_mapping)
         for row_no, row in enumerate(reader, first_row):
             if not row or all(not c.strip() for c in row):
                 continue
@@ -154,6 +155,21 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts
+
+
+def refuse_unnamed_columns(header, where, time_mapping) -> None:
+    """A header cell without a name (without @timeMapping, which names the
+    time columns by position): pandas' ``to_csv`` writes its index under
+    one, and a trailing comma makes one; read as arguments they shift every
+    other one, an answer that may be silently wrong."""
+    if time_mapping is not None or all(header):
+        return
+    i = header.index("")
+    raise DataError(
+        f"column {i + 1} of the header has no name",
+        ast.Pos(where.file, where.line, sum(len(h) + 1 for h in header[:i]) + 1),
+        hint="name every column, or drop that one (pandas: to_csv(..., index=False); a comma at the end of each line makes an empty last column)",
+    )
 
 
 def _refuse_one_column(row, where) -> None:

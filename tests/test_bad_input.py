@@ -769,3 +769,24 @@ def test_a_csv_separated_by_semicolons_or_tabs_says_so(tmp_path, sep, says, rows
             reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).', engine=engine)
         assert e.value.message == "the row has one column, but a fact needs at least a start and an end column" + says
         assert (e.value.pos.line, e.value.pos.column) == (2, 1) and "commas" in e.value.hint
+
+
+@pytest.mark.parametrize("rows", [1, 20_000])
+def test_a_csv_header_cell_without_a_name_is_refused(tmp_path, rows):
+    """pandas' ``to_csv`` writes its index under a header cell without a
+    name; it was read as the first argument, so ``q(S, V) :- p(S, V).`` over
+    a file of sensors and values silently gave q(0,s0) (the row number and
+    the sensor).  A trailing comma made the same empty-named last column."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"sensor": [f"s{i}" for i in range(rows)], "start": range(rows), "end": range(1, rows + 1)})
+    df.to_csv(tmp_path / "p.csv")  # (index=True, pandas' default)
+    assert list(pd.read_csv(tmp_path / "p.csv").columns) == ["Unnamed: 0", "sensor", "start", "end"]  # (pandas' own reading)
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(f'@bind("p", "csv", "{tmp_path}", "p.csv").  q(S, V) :- p(S, V).', engine=engine)
+        assert e.value.message == "column 1 of the header has no name" and "index=False" in e.value.hint
+        assert (e.value.pos.line, e.value.pos.column) == (1, 1)
+    (tmp_path / "t.csv").write_text("sensor,start,end,\n" + "".join(f"s{i},{i},{i + 1},\n" for i in range(rows)))
+    with pytest.raises(ChronologError) as e:
+        reason(f'@bind("p", "csv", "{tmp_path}", "t.csv").  q(S) :- p(S).')
+    assert e.value.message == "column 4 of the header has no name" and (e.value.pos.line, e.value.pos.column) == (1, 18)

@@ -303,8 +303,6 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
 def _table_columns(table, pred: str, calendar, min_rows: int):
     """One table (:func:`chronolog.frames.as_table`'s) as a FactColumns, or
     None when the rows' reading applies."""
-    if (table.schema.metadata or {}).get(b"chronolog.numeric_text"):
-        return None  # exact rationals as text, read as numbers: the rows' reading
     from chronolog.connectors.table_columns import read_table_columns
 
     return read_table_columns(table, pred, ast.Pos(f"facts[{pred!r}]"), calendar, min_rows, in_memory=True)

@@ -104,12 +104,16 @@ def _rows(model, pred, window):
 
 
 def _split_exact(table):
-    """Decimal and rational-text columns -> (float column, exact text column);
-    ``(name, float array, text array)`` per such column."""
+    """Decimal and rational-text columns -> (float column, exact text column),
+    term-text columns (several kinds of constants) -> (the text, the text);
+    ``(name, float or text array, text array)`` per such column."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from chronolog.engine.arrow import term_text_names
+
     out = []
+    marked = term_text_names(table)
     for name in table.schema.names:
         if name in ("pred", "start_closed", "end_closed"):
             continue
@@ -127,6 +131,8 @@ def _split_exact(table):
             except (ValueError, ZeroDivisionError):
                 continue
             out.append((name, pa.array(floats, pa.float64()), col))
+        elif name in marked:  # constants of several kinds: the text, and again as the exact text read back
+            out.append((name, col, col))
     return out
 
 
@@ -216,6 +222,7 @@ def as_table(frame, pred: str = "?"):
     import pyarrow as pa
 
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
+        _refuse_repeated_names(frame.schema.names, pred)
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
         table = (frame.collect() if hasattr(frame, "collect") else frame).to_arrow()  # (a LazyFrame: its query run)
@@ -223,6 +230,7 @@ def as_table(frame, pred: str = "?"):
         from chronolog.engine.arrow import refuse_nan_times
 
         if hasattr(frame, "columns"):
+            _refuse_repeated_names(list(frame.columns), pred)
             refuse_nan_times(frame, pred)
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -232,8 +240,10 @@ def as_table(frame, pred: str = "?"):
             raise DataError(
                 f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
             ) from None
+    from chronolog.engine.arrow import term_text_names, with_term_text
+
     names = table.schema.names
-    numeric: set = set()
+    text = set(term_text_names(table))
     for name in list(names):
         if name.endswith(EXACT) and name[: -len(EXACT)] in names:
             base = name[: -len(EXACT)]
@@ -241,14 +251,25 @@ def as_table(frame, pred: str = "?"):
             if base not in ("start", "end"):
                 col = _exact_terms(col)
                 if pa.types.is_string(col.type):
-                    numeric.add(base)
+                    text.add(base)
             table = table.set_column(table.schema.get_field_index(base), base, col)
             table = table.drop_columns([name])
-    if numeric:  # term columns of exact rationals as text: read as numbers, not strings
-        meta = dict(table.schema.metadata or {})
-        meta[b"chronolog.numeric_text"] = ",".join(sorted(numeric)).encode()
-        table = table.replace_schema_metadata(meta)
-    return table
+    # term columns of exact rationals, or of several kinds of constants, as
+    # their canonical text: parsed when read (engine/arrow.py), not strings
+    return with_term_text(table, sorted(text))
+
+
+def _refuse_repeated_names(names, pred: str) -> None:
+    """Two columns of one name (pandas and Arrow allow them): which one is
+    the argument, or the start, cannot be told."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise DataError(
+                f"the table for {pred} has two columns named {name!r}",
+                hint="give each column its own name (arguments are read in column order, whatever their names)",
+            )
+        seen.add(name)
 
 
 def _refuse_mixed_column(frame, pred: str) -> None:
@@ -280,23 +301,8 @@ def has_exact_columns(table) -> bool:
 def table_rows(frame, pred: str, calendar=None) -> list:
     """``(terms, interval)`` rows of a frame given as facts (see :func:`as_table`)."""
     from chronolog.engine.arrow import table_to_rows
-    from chronolog.language.timeline import parse_number
 
-    table = as_table(frame, pred)
-    rows = table_to_rows(table, pred, calendar)
-    marked = (table.schema.metadata or {}).get(b"chronolog.numeric_text")
-    if not marked:
-        return rows
-    terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
-    idx = [terms.index(n) for n in marked.decode().split(",")]
-    out = []
-    for t, iv in rows:
-        t = list(t)
-        for i in idx:
-            if isinstance(t[i], str):
-                t[i] = parse_number(t[i])
-        out.append((tuple(t), iv))
-    return out
+    return table_to_rows(as_table(frame, pred), pred, calendar)
 
 
 def _exact_terms(col):
@@ -325,10 +331,10 @@ def split_by_pred(frame) -> dict:
     import pyarrow.compute as pc
 
     table = as_table(frame)
+    if table.column("pred").null_count:  # (before sorting: None does not sort beside names)
+        raise DataError("a row of the facts table has no pred", hint="fill the pred column")
     out = {}
     for p in sorted(set(table.column("pred").to_pylist())):
-        if p is None:
-            raise DataError("a row of the facts table has no pred", hint="fill the pred column")
         part = table.filter(pc.equal(table.column("pred"), p)).drop_columns(["pred"])
         terms = [n for n in part.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
         while terms and part.column(terms[-1]).null_count == part.num_rows:

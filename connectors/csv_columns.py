@@ -388,6 +388,8 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     cells = next(csv.reader([first])) if '"' in first else first.split(",")  # (plain quotes: _plain_quotes)
     ncols = len(cells)
     header = [h.strip() for h in cells] if use_headers else None
+    if header is not None and not all(header) and time_mapping is None:
+        return None  # a column without a name: the row reader says where
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)

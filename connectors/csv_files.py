@@ -108,6 +108,7 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             else:
                 return []
             header = [h.strip() for h in header]
+            refuse_unnamed_columns(header, ast.Pos(str(path), first_row - 1, 1), time_mapping)
         for row_no, row in enumerate(reader, first_row):
             if not row or all(not c.strip() for c in row):
                 continue
@@ -118,6 +119,8 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                     ast.Pos(str(path), row_no, len(header) + 1),
                     hint="one cell per column of the header (quote a cell that has a comma)",
                 )
+            if time_mapping is None and len(row) < 2:
+                _refuse_one_column(row, where)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
@@ -152,6 +155,35 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts
+
+
+def refuse_unnamed_columns(header, where, time_mapping) -> None:
+    """A header cell without a name (without @timeMapping, which names the
+    time columns by position): pandas' ``to_csv`` writes its index under
+    one, and a trailing comma makes one; read as arguments they shift every
+    other one, an answer that may be silently wrong."""
+    if time_mapping is not None or all(header):
+        return
+    i = header.index("")
+    raise DataError(
+        f"column {i + 1} of the header has no name",
+        ast.Pos(where.file, where.line, sum(len(h) + 1 for h in header[:i]) + 1),
+        hint="name every column, or drop that one (pandas: to_csv(..., index=False); a comma at the end of each line makes an empty last column)",
+    )
+
+
+def _refuse_one_column(row, where) -> None:
+    """A row of one cell has no start and end: most often a file separated
+    by semicolons or tabs (a spreadsheet's export), which this reader,
+    reading commas, sees as one column."""
+    cell = row[0] if row else ""
+    sep = next((name for c, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")) if c in cell), None)
+    raise DataError(
+        "the row has one column, but a fact needs at least a start and an end column"
+        + (f" (the cells look separated by {sep})" if sep else ""),
+        where,
+        hint="write the file with commas between the cells (chronolog reads comma-separated CSV)",
+    )
 
 
 def _is_closed_col(header, i) -> bool:

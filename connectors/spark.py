@@ -723,10 +723,9 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         terms = [c for c in types if c not in TIME_COLUMNS]
         for needed in ("start", "end"):
             if needed not in types:
-                raise DataError(
-                    f"the DataFrame for {pred} has no '{needed}' column",
-                    hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
-                )
+                from chronolog.engine.arrow import missing_time_column
+
+                raise missing_time_column(list(types), needed, f"the DataFrame for {pred}")
         if csv:
             csv_preds[pred] = dist.csv_kinds(prog, pred)
         # SQL text, not Columns built in Python: each of those costs a

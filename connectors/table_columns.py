@@ -34,6 +34,10 @@ def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0
     from a file (the executor's choice counts them apart, FactColumns.in_memory)."""
     import pyarrow as pa
 
+    from chronolog.engine.arrow import term_text_names
+
+    if term_text_names(table):
+        return None  # columns of term text (several kinds of constants), parsed by the row reader
     try:
         fc = _read(table, pred, where, calendar, min_rows)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
@@ -110,6 +114,8 @@ def _term_column(col):
         if pairs is None:
             return None
         return _ExactColumn(np.arange(len(col), dtype=np.int64), *pairs)
+    if pa.types.is_timestamp(typ) and typ.unit == "ns":
+        return None  # (nanoseconds: the row reader keeps whole microseconds, or names the row that has finer)
     if is_instant_type(typ):  # each distinct date or timestamp as its instant (engine/term_types.py)
         enc = col.dictionary_encode()
         return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), [instant(v) for v in enc.dictionary.to_pylist()])

@@ -510,19 +510,25 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     converted once, then ``take``)."""
     import pyarrow as pa
 
-    from chronolog.engine.arrow import _column, _time_column
+    from chronolog.engine.arrow import _column, _time_column, holds_term_text, with_term_text
     from chronolog.language.timeline import NEG_INF, POS_INF
+
+    text = []
 
     def times(ends):
         vals = [None if t in (NEG_INF, POS_INF) else t for t, _ in ends]
         return _time_column(vals, calendar) if calendar is not None else _column(vals)
 
-    def terms_array(codes, vals):
+    def terms_array(codes, vals):  # (called once per term column, in order)
         if isinstance(vals, Rows):  # exact values: int64 / decimal128 by numpy, as _column types them
-            return arrow_array(vals.num, vals.den)
-        if codes is None:  # finite floats: a float64 column, as _column gives floats
-            return pa.array(vals, pa.float64())
-        return _column(vals)
+            column, marked = arrow_array(vals.num, vals.den), False
+        elif codes is None:  # finite floats: a float64 column, as _column gives floats
+            column, marked = pa.array(vals, pa.float64()), False
+        else:
+            column = _column(vals)
+            marked = holds_term_text(column, vals)
+        text.append(marked)
+        return column
 
     def whole(codes, lim):
         return _whole_times(codes, lim, scale, calendar)
@@ -534,7 +540,8 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     if order is not None:
         s, e = s[order], e[order]
     sc, ec = (pa.array(to_numpy(x, {"s": s, "e": e}), pa.bool_()) for x in closed_ends())
-    return pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    table = pa.Table.from_arrays(arrays + [sc, ec], names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    return with_term_text(table, [n for n, marked in zip(names, text) if marked])
 
 
 def _whole_times(codes, lim, scale, calendar):

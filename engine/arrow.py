@@ -168,6 +168,52 @@ def _column(values):
     return pa.array([None if v is None else format_term(v) for v in values], type=pa.string())
 
 
+# schema metadata: the term columns written as canonical term text (a
+# column of several kinds of constants, which no Arrow type holds)
+TERM_TEXT = b"chronolog.term_text"
+
+
+def holds_term_text(column, values) -> bool:
+    """Whether ``_column(values)`` gave ``column`` as canonical term text:
+    strings, but not every value a string."""
+    import pyarrow as pa
+
+    return column.type == pa.string() and not all(v is None or type(v) is str for v in values)
+
+
+def with_term_text(table, names):
+    """``table`` with its columns ``names`` marked as term text, so reading
+    it back (:func:`table_to_rows`) parses them: ``1``, ``#T`` and
+    ``"x,y"`` come back a number, a boolean and a string."""
+    if not names:
+        return table
+    import json
+
+    meta = dict(table.schema.metadata or {})
+    meta[TERM_TEXT] = json.dumps(list(names)).encode()
+    return table.replace_schema_metadata(meta)
+
+
+def term_text_names(table) -> list:
+    """The columns of ``table`` marked by :func:`with_term_text`."""
+    import json
+
+    marked = (table.schema.metadata or {}).get(TERM_TEXT)
+    return json.loads(marked) if marked else []
+
+
+def _parse_term_texts(texts, calendar):
+    """Canonical term texts to terms, by the language's own fact reader
+    (each distinct text once)."""
+    from chronolog.language.facts import read_fact_rows
+
+    distinct = list(dict.fromkeys(t for t in texts if t is not None))
+    at = calendar.format_point(0) if calendar is not None else "0"
+    rows = read_fact_rows([f"t({i},{text})@{at}" for i, text in enumerate(distinct)], "<a column of term text>", calendar)
+    term = {distinct[t[0]]: t[1] for t, _ in rows.get("t", [])}
+    return [None if t is None else term[t] for t in texts]
+
+
 def facts_to_arrow(facts, names, calendar=None):
     import pyarrow as pa
 
@@ -182,12 +228,14 @@ def facts_to_arrow(facts, names, calendar=None):
         sc.append(lc)
         ec.append(hc)
     arrays = [_column(cols[n]) for n in names[:arity]]
+    text = [n for n, a in zip(names, arrays) if holds_term_text(a, cols[n])]
     if calendar is not None:
         arrays += [_time_column(starts, calendar), _time_column(ends, calendar)]
     else:
         arrays += [_column(starts), _column(ends)]
     arrays += [pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]
-    return pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    table = pa.Table.from_arrays(arrays, names=list(names) + ["start", "end", "start_closed", "end_closed"])
+    return with_term_text(table, text)
 
 
 def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "error"):
@@ -222,26 +270,69 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         from chronolog.engine.timestamps import numbers_for_times
 
         table = numbers_for_times(table, pred)  # time columns: exact seconds
+    table = _microsecond_timestamps(table, pred)
     names = list(table.schema.names)
     for needed in ("start", "end"):
         if needed not in names:
-            raise DataError(
-                f"the table for {pred} has no '{needed}' column",
-                hint="columns: one per argument, then start, end (and optionally start_closed, end_closed)",
-            )
+            raise missing_time_column(names, needed, f"the table for {pred}")
     term_names = [n for n in names if n not in ("start", "end", "start_closed", "end_closed")]
     for n in term_names:
         if table.column(n).null_count:
             _null_term(table, n, pred)
-        _refuse_nested(table.column(n).type, n, pred)
+        _refuse_non_constant(table.column(n).type, n, pred)
+    for n in ("start", "end"):
+        _refuse_non_constant(table.column(n).type, n, pred, time=True)
     reader = _ExactColumns(table, pred, calendar)
-    cols = [reader.column(n, False) for n in term_names]
+    text = term_text_names(table)
+    cols = [_parse_term_texts(reader.column(n, False), calendar) if n in text else reader.column(n, False) for n in term_names]
     n = table.num_rows
     terms = list(zip(*cols)) if cols else [()] * n
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n
     ec = table.column("end_closed").to_pylist() if "end_closed" in names else [True] * n
     ivs = _intervals(reader.column("start", True), reader.column("end", True), sc, ec, table, pred)
     return list(zip(terms, ivs))
+
+
+def missing_time_column(names, needed: str, what: str):
+    """The error for a table without its ``start`` or ``end`` column,
+    naming a column that differs only in case or spaces (``Start``, a CSV
+    header's `` end``), which is read as an argument otherwise."""
+    from chronolog.language.errors import DataError
+
+    near = [n for n in names if str(n).strip().lower() == needed]
+    hint = "columns: one per argument, then start, end (and optionally start_closed, end_closed)"
+    if near:
+        hint = f"rename the column {near[0]!r} to {needed!r} (the names are read exactly); " + hint
+    return DataError(f"{what} has no '{needed}' column", hint=hint)
+
+
+def _microsecond_timestamps(table, pred: str):
+    """``table`` with its nanosecond timestamp columns as microseconds, the
+    precision of the engine's dates and instants (a Python ``datetime``);
+    a value between microseconds is refused with its row rather than
+    truncated (pandas' ``Timestamp``, which keeps nanoseconds, is not the
+    engine's instant: it equalled no ``datetime`` and read back as text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from chronolog.language.errors import DataError
+
+    for i, (name, col) in enumerate(zip(table.schema.names, table.columns)):
+        typ = col.type
+        if not (pa.types.is_timestamp(typ) and typ.unit == "ns"):
+            continue
+        try:
+            col = col.cast(pa.timestamp("us", typ.tz))
+        except pa.ArrowInvalid:
+            finer = pc.not_equal(pc.cast(pc.cast(col, pa.timestamp("us", typ.tz), safe=False), typ), col)
+            row = pc.index(finer, True).as_py()
+            raise DataError(
+                f"{pred}: the column {name} holds {pc.cast(col[row:row + 1], pa.string())[0]} (row {row}), "
+                "finer than a microsecond, the precision of chronolog's dates",
+                hint="round the column to microseconds (pandas: .dt.floor('us'); Polars: .dt.cast_time_unit('us'))",
+            ) from None
+        table = table.set_column(i, name, col)
+    return table
 
 
 def _intervals(starts, ends, sc, ec, table, pred: str) -> list:
@@ -453,17 +544,41 @@ def refuse_nan_times(frame, pred: str) -> None:
             raise _nan_time(pred, name, i, " (in pandas, a nullable Int64 or object column holds None for an unbounded end)")
 
 
-def _refuse_nested(typ, name: str, pred: str) -> None:
-    """Lists, structs, maps and bytes are no constants of the engine."""
+def _is_constant_type(typ, time: bool) -> bool:
+    """Whether an Arrow column of type ``typ`` holds what the engine reads:
+    strings, numbers and instants (arguments also booleans, time columns
+    also number text).  Durations, times of day, intervals, bytes and nested
+    values are no constants and no time points (pandas' timedelta would
+    otherwise pass through as an opaque object, and True as the time 1)."""
     import pyarrow as pa
 
+    if pa.types.is_dictionary(typ):
+        typ = typ.value_type
+    t = pa.types
+    text = t.is_string(typ) or t.is_large_string(typ) or t.is_string_view(typ)
+    number = t.is_integer(typ) or t.is_floating(typ) or t.is_decimal(typ)
+    instant = t.is_date(typ) or t.is_timestamp(typ)
+    return text or number or instant or t.is_null(typ) or (t.is_boolean(typ) and not time)
+
+
+def _refuse_non_constant(typ, name: str, pred: str, time: bool = False) -> None:
+    """A column of a type the engine does not read: one sentence naming
+    the column, its type and what it takes."""
     from chronolog.language.errors import DataError
 
-    if pa.types.is_nested(typ) or pa.types.is_binary(typ) or pa.types.is_large_binary(typ) or pa.types.is_fixed_size_binary(typ):
+    if _is_constant_type(typ, time):
+        return
+    if time:
         raise DataError(
-            f"{pred}: the column {name} holds values of type {typ}, which are not constants",
-            hint="an argument is a string, a number, a boolean or a date: convert or drop the column",
+            f"{pred}: the column {name} holds values of type {typ}, which are not time points",
+            hint=f"give {name} as numbers (a duration as its count of time units), or as dates or timestamps "
+            'in a program that declares @timeGranularity("days") (or hours, minutes, seconds)',
         )
+    raise DataError(
+        f"{pred}: the column {name} holds values of type {typ}, which are not constants",
+        hint="an argument is a string, a number, a boolean or a date: convert or drop the column "
+        "(a duration as a number, such as its seconds; a time of day as its text)",
+    )
 
 
 def _null_term(table, name: str, pred: str):

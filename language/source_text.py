@@ -32,6 +32,8 @@ def not_utf8(data: bytes, offset: int, source: str, what: str):
     end = data.find(b"\n", offset)
     shown = data[start : end if end >= 0 else len(data)][:200].decode("utf-8", "replace")
     cls = ProgramError if what == "program" else DataError
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16's byte-order mark (a spreadsheet's "Unicode text")
+        return cls(f"the {what} is UTF-16 text, not UTF-8", Pos(source, 1, 1), hint="save the file as UTF-8 (e.g. iconv -f utf-16 -t utf-8 FILE)")
     return cls(
         f"the {what} is not UTF-8 text (byte 0x{data[offset]:02x})",
         Pos(source, line, column),

@@ -58,6 +58,19 @@ def test_fact_file_not_utf8(tmp_path):
     assert f"{facts}:2:6:" in out
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_csv_says_so(tmp_path, encoding):
+    """A CSV saved as UTF-16 (a spreadsheet's "Unicode text") was reported
+    as "not UTF-8 text (byte 0xff)" with the hint to convert from latin1."""
+    text = "sensor,value,start,end\ns1,1,0,1\n"
+    data = text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding)
+    (tmp_path / "r.csv").write_bytes(data)
+    with pytest.raises(ChronologError) as e:
+        reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).')
+    assert e.value.message == "the CSV file (bound to r) is UTF-16 text, not UTF-8"
+    assert "iconv -f utf-16 -t utf-8" in e.value.hint and e.value.pos.line == 1
+
+
 def test_byte_order_mark_is_accepted(tmp_path):
     prog = tmp_path / "p.vada"
     prog.write_bytes("\ufeffp(X) :- q(X).\nq(a)@1.\n".encode())
@@ -777,3 +790,40 @@ def test_a_date_beside_an_interval_terms_end_is_refused_when_the_program_loads(e
         facts = "e(a)@[2024-01-06, 2024-01-09].\ne(b)@[2024-01-02, 2024-01-09].\n"
         fixed = rule.replace("2024-01-05", str(number))
         assert reason(head + fixed + "\n" + facts, engine=engine).to_text() == "late(a)@[2024-01-06,2024-01-09]"
+
+
+@pytest.mark.parametrize("sep, says", [(";", " (the cells look separated by semicolons)"), ("\t", " (the cells look separated by tabs)")])
+@pytest.mark.parametrize("rows", [1, 20_000])
+def test_a_csv_separated_by_semicolons_or_tabs_says_so(tmp_path, sep, says, rows):
+    """A spreadsheet's export separated by semicolons was read as one
+    column, reported as "column start: 'x;1;0;2' is not a number" on a
+    file whose header names start."""
+    lines = sep.join(["sensor", "value", "start", "end"]) + "\n"
+    lines += "".join(sep.join([f"s{i}", "1", str(i), str(i + 1)]) + "\n" for i in range(rows))
+    (tmp_path / "r.csv").write_text(lines)
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).', engine=engine)
+        assert e.value.message == "the row has one column, but a fact needs at least a start and an end column" + says
+        assert (e.value.pos.line, e.value.pos.column) == (2, 1) and "commas" in e.value.hint
+
+
+@pytest.mark.parametrize("rows", [1, 20_000])
+def test_a_csv_header_cell_without_a_name_is_refused(tmp_path, rows):
+    """pandas' ``to_csv`` writes its index under a header cell without a
+    name; it was read as the first argument, so ``q(S, V) :- p(S, V).`` over
+    a file of sensors and values silently gave q(0,s0) (the row number and
+    the sensor).  A trailing comma made the same empty-named last column."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"sensor": [f"s{i}" for i in range(rows)], "start": range(rows), "end": range(1, rows + 1)})
+    df.to_csv(tmp_path / "p.csv")  # (index=True, pandas' default)
+    assert list(pd.read_csv(tmp_path / "p.csv").columns) == ["Unnamed: 0", "sensor", "start", "end"]  # (pandas' own reading)
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(f'@bind("p", "csv", "{tmp_path}", "p.csv").  q(S, V) :- p(S, V).', engine=engine)
+        assert e.value.message == "column 1 of the header has no name" and "index=False" in e.value.hint
+        assert (e.value.pos.line, e.value.pos.column) == (1, 1)
+    (tmp_path / "t.csv").write_text("sensor,start,end,\n" + "".join(f"s{i},{i},{i + 1},\n" for i in range(rows)))
+    with pytest.raises(ChronologError) as e:
+        reason(f'@bind("p", "csv", "{tmp_path}", "t.csv").  q(S) :- p(S).')
+    assert e.value.message == "column 4 of the header has no name" and (e.value.pos.line, e.value.pos.column) == (1, 18)

@@ -317,3 +317,29 @@ only(K) :- p(K, V), not c(K).
             want = embedded.to_arrow(p)
             assert got.schema.types[0] == want.schema.types[0] == pa.date32(), p
             assert _table_rows(got.select(want.schema.names)) == _table_rows(want), p
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+def test_durations_and_boolean_times_are_refused_through_spark(spark, distributed):
+    """A Spark interval (day to second) argument or a boolean end went in as
+    an opaque timedelta or as #T/1 depending on the path; every path now
+    gives the embedded engine's one sentence."""
+    from chronolog import spark as cs
+
+    cases = [
+        (spark.createDataFrame([(dt.timedelta(1), 0, 1)], "c0 interval day to second, start long, end long"), "c0 holds values of type duration[us], which are not constants"),
+        (spark.createDataFrame([("a", 0, True)], "c0 string, start long, end boolean"), "end holds values of type bool, which are not time points"),
+    ]
+    for frame, says in cases:
+        with pytest.raises(chronolog.ChronologError) as e:
+            cs.reason(spark, 'q(X) :- p(X). @output("q").', {"p": frame}, distributed=distributed, arrow=True)
+        assert f"p: the column {says}" in e.value.message, e.value.message
+
+
+def test_a_start_column_named_in_another_case_is_named_through_spark(spark):
+    from chronolog import spark as cs
+
+    frame = spark.createDataFrame([("a", 0, 1)], "c0 string, Start long, end long")
+    with pytest.raises(chronolog.ChronologError) as e:
+        cs.reason(spark, 'q(X) :- p(X). @output("q").', {"p": frame}, arrow=True)
+    assert "has no 'start' column" in e.value.message and e.value.hint.startswith("rename the column 'Start' to 'start'")

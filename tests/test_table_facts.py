@@ -403,6 +403,34 @@ def test_a_column_of_values_of_several_kinds_is_named():
     assert "c1_exact" in e.value.hint
 
 
+@pytest.mark.parametrize(
+    "column, values, says",
+    [
+        ("c0", dt.timedelta(seconds=1), "c0 holds values of type duration[us], which are not constants"),
+        ("c0", dt.time(1, 2), "c0 holds values of type time64[us], which are not constants"),
+        ("start", dt.timedelta(days=1), "start holds values of type duration[us], which are not time points"),
+        ("end", True, "end holds values of type bool, which are not time points"),
+    ],
+)
+def test_durations_times_of_day_and_boolean_times_are_refused(column, values, says):
+    """A pandas or Polars timedelta argument passed through as an opaque
+    Python object (``q(0:00:01)``, a term no program can write); timedelta
+    ends gave ``q(a)@[1 day, 0:00:00,...]`` on rows and a TypeError on
+    columns, and a boolean end the time 1 on columns but ``#T`` on rows."""
+    cols = {"c0": ["a", "b"], "start": [0, 1], "end": [2, 3]}
+    cols[column] = [values, values]
+    if column == "end":
+        cols["start"] = [0, 0]
+    for frame in (pd.DataFrame(cols), pl.DataFrame(cols), pa.table(cols)):
+        for engine in ("rows", "columns"):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason("q(X) :- p(X).", {"p": frame}, engine=engine)
+            message = e.value.message.replace("duration[ns]", "duration[us]").replace("time64[ns]", "time64[us]")
+            assert message == f"p: the column {says}", (type(frame), engine, e.value.message)
+            with pytest.raises(chronolog.ChronologError):
+                chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]", engine=engine).retract({"p": frame})
+
+
 def test_nan_times_of_a_pandas_frame():
     df = _bad("null term").to_pandas()
     df["k"] = "k"
@@ -604,3 +632,89 @@ def test_a_polars_lazy_frame_is_read_as_its_result():
     assert chronolog.reason("q(X) :- p(X).", {"p": lazy}).to_text() == "q(a)@[3,5]"
     r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
     assert r.retract({"p": lazy}).to_text() == "q(a)@[0,3)\nq(a)@(5,10]"
+
+
+MIXED = 'q(X) :- p(X).  p(1)@[0,1].  p(a)@[0,1].  p(#T)@[0,2].  p(1/3)@[3,4].  p(2024-01-01)@[0,1].  p("x,y")@[0,1].  p("1")@[5,6].'
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_column_of_several_kinds_of_constants_reads_back_unchanged(tmp_path, engine):
+    """An output column holding numbers, strings, booleans and dates (no
+    Arrow type holds them all) is written as canonical term text; read back
+    from to_arrow, Parquet or an Arrow file it gave strings: q(1) became
+    r("1"), q("x,y") became r("\\"x,y\\""), q(#T) became r("#T")."""
+    from chronolog.connectors.files import write_table
+
+    m = chronolog.reason(MIXED, engine=engine)
+    want = m.to_text(["q"]).replace("q(", "r(")
+    table = m.to_arrow("q")
+    assert chronolog.reason("r(X) :- q(X).", {"q": table}, engine=engine).to_text() == want
+    big = pa.concat_tables([table] * 2_000)  # (past the table threshold: the columns' reader defers to the rows')
+    assert chronolog.reason("r(X) :- q(X).", {"q": big}, engine=engine).to_text() == want
+    for name in ("q.parquet", "q.arrow"):
+        write_table(table, tmp_path / name)
+        program = f'@bind("q", "{name.split(".")[1]}", "{tmp_path}", "{name}").  r(X) :- q(X).'
+        assert chronolog.reason(program, engine=engine).to_text() == want, name
+    m = chronolog.reason(MIXED + "  s(#F)@[0,1].  s(2.5)@[0,1].  u(1/3)@[0,1].  u(2)@[0,1].", engine=engine)
+    preds = ["p", "s", "u"]  # (one frame of several predicates: its c0 mixes their kinds)
+    for frame in (m.to_arrow(preds), m.to_pandas(preds), m.to_polars(preds)):
+        assert chronolog.reason("", frame, engine=engine).to_text(preds) == m.to_text(preds), type(frame)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_nanosecond_timestamps_are_whole_microseconds_or_refused(engine):
+    """Nanosecond timestamps (pandas' default unit) were read as they came:
+    an argument became a pandas Timestamp (no datetime instant of the
+    engine, written back as text) and a time column on a dated timeline
+    dropped its nanoseconds silently, so 1 ns and 2 ns were one time point."""
+    import datetime as dt
+
+    stamps = pd.Series(pd.to_datetime(["2024-01-01 10:00:00.000001", "2024-01-02 00:00:00.000000"]), dtype="datetime64[ns]")
+    df = pd.DataFrame({"c0": stamps, "start": [0, 1], "end": [1, 2]})
+    m = chronolog.reason("q(X) :- p(X).  r(X) :- p(X), X = 2024-01-01T10:00:00.000001.", {"p": df}, engine=engine)
+    assert m.to_text() == "q(2024-01-01T10:00:00.000001)@[0,1]\nq(2024-01-02)@[1,2]\nr(2024-01-01T10:00:00.000001)@[0,1]"
+    assert [type(t[0]) for t, _ in m.facts("q")] == [dt.datetime, dt.datetime]
+    finer = pa.array([1_700_000_000_000_000_001, 1_700_000_000_000_000_002], pa.timestamp("ns"))
+    for program, table, column in [
+        ('@timeGranularity("seconds"). q(X) :- p(X).', pa.table({"c0": ["a", "b"], "start": finer, "end": finer}), "start"),
+        ("q(X) :- p(X).", pa.table({"c0": finer, "start": [0, 0], "end": [1, 1]}), "c0"),
+    ]:
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason(program, {"p": table}, engine=engine)
+        assert e.value.message == f"p: the column {column} holds 2023-11-14 22:13:20.000000001 (row 0), finer than a microsecond, the precision of chronolog's dates"
+
+
+def test_two_columns_of_one_name_are_refused():
+    """pandas and Arrow allow two columns named alike: pandas' frame gave
+    a KeyError from pyarrow's conversion (a traceback, no sentence)."""
+    pandas_frame = pd.DataFrame([["a", "b", 0, 1]], columns=["c0", "c0", "start", "end"])
+    arrow_table = pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"]), pa.array([0]), pa.array([1])], names=["c0", "c0", "start", "end"])
+    for facts in ({"p": pandas_frame}, {"p": arrow_table}, pandas_frame.assign(pred="p")):
+        for engine in ("rows", "columns"):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason("q(X) :- p(X, Y).", facts, engine=engine)
+            assert e.value.message.startswith("the table for ") and e.value.message.endswith(" has two columns named 'c0'"), e.value.message
+
+
+def test_a_row_without_pred_in_a_frame_of_every_predicate_says_so():
+    """A null in the ``pred`` column was sorted beside the names first: a
+    TypeError ('<' between NoneType and str) instead of the error written
+    for it."""
+    frame = pd.DataFrame({"pred": ["p", None], "c0": ["a", "b"], "start": [0, 0], "end": [1, 1]})
+    for facts in (frame, pl.from_pandas(frame), pa.Table.from_pandas(frame)):
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason("q(X) :- p(X).", facts)
+        assert e.value.message == "a row of the facts table has no pred" and e.value.hint == "fill the pred column"
+
+
+def test_a_start_column_named_in_another_case_is_named_in_the_hint():
+    """``Start``/``End`` (a spreadsheet's header) were reported only as "no
+    'start' column", with the column there under the engineer's eyes."""
+    frame = pd.DataFrame({"c0": ["a"], "Start": [0], " end": [1]})
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": frame})
+    assert e.value.message == "the table for p has no 'start' column"
+    assert e.value.hint.startswith("rename the column 'Start' to 'start' (the names are read exactly); ")
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": frame.rename(columns={"Start": "start"})})
+    assert e.value.hint.startswith("rename the column ' end' to 'end' ")

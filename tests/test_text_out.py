@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from fractions import Fraction
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from budget import examples
@@ -113,6 +115,25 @@ def test_csv_output_as_cell_by_cell(tmp_path_factory, atoms):
     for t, (lo, hi, lc, hc) in facts:
         w.writerow([_cell(v) for v in t] + [format_number(lo), format_number(hi), str(lc).lower(), str(hc).lower()])
     assert path.read_bytes().decode("utf-8") == want.getvalue()
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_boolean_beside_the_equal_number_is_written_as_a_boolean(tmp_path, order):
+    """``Model.facts`` gives #T as Python's True, which equals 1 as a key:
+    the CSV writer's cache of formatted cells wrote ``q(#T)`` as ``1`` after
+    ``q(1)`` (or ``q(1)`` as ``true`` after it), so ``chronolog run --output``
+    changed the model."""
+    import csv
+
+    from chronolog.connectors.files import write_facts
+
+    m = chronolog.reason("q(X) :- p(X).  p(1)@[0,1].  p(#T)@[0,2].  p(0)@[0,3].  p(#F)@[0,4].")
+    facts = m.facts("q")[::order]
+    write_facts(tmp_path / "q.csv", facts, ["c0"], "q")
+    with open(tmp_path / "q.csv", newline="") as fh:
+        cells = [[row[0], row[2]] for row in csv.reader(fh)][1:]
+    want = {(1, 1): "1", (True, 2): "true", (0, 3): "0", (False, 4): "false"}
+    assert cells == [[want[t[0], iv[1]], str(iv[1])] for t, iv in facts], cells
 
 
 def test_a_boolean_beside_the_equal_number_sorts_as_a_boolean():

@@ -197,7 +197,8 @@ def _csv_rows(facts, fmt):
     for terms, (lo, hi, lc, hc) in facts:
         row = []
         for v in terms:
-            if type(v) is tuple or type(v) is Boolean or type(v) is bool:  # (a munion set; a boolean, one key with 1 in a dict)
+            if type(v) is tuple or type(v) is Boolean or type(v) is bool or type(v) is float:
+                # (a munion set; a boolean or a float, one key with 1 in a dict, where 1.0 was written "1")
                 row.append(_cell(v))
                 continue
             c = cells.get(v)

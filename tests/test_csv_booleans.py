@@ -162,6 +162,7 @@ def test_every_fact_written_to_csv_reads_back_equal(tmp_path_factory, rows):
 
         write_outputs(model, prog, tmp / engine, overwrite=False, window=None)
         written[engine] = (tmp / engine / "q.csv").read_bytes()
+    assert written["rows"] == written["columns"]
     back = tmp / "back.vada"
     back.write_text('@bind("q", "csv", "rows", "q.csv").\n'
                     '@mapping("q", 1, "c1", "float"). @mapping("q", 2, "c2", "date"). @mapping("q", 3, "c3", "string").\n'
@@ -173,3 +174,18 @@ def test_every_fact_written_to_csv_reads_back_equal(tmp_path_factory, rows):
             assert csv_columns.read_csv_columns(tmp / "rows" / "q.csv", "q", {}, {1: ("c1", "float"), 2: ("c2", "date"),
                                                                                      3: ("c3", "string")}, None) is not None
             assert _comparable(chronolog.reason(back, engine="columns").facts("r")) == want
+
+
+def test_the_rows_writer_writes_a_float_after_its_equal_integer_as_the_columns_do(tmp_path):
+    """The rows' writer formatted each distinct value once, in a dict where
+    0 and 0.0 are one key: the float after the integer was written ``0``
+    (the same value read back, but not the columns' bytes, ``0.0``)."""
+    from chronolog.outputs import write_outputs
+
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(A, B) :- v(A, B).\n@output("q").\n')
+    rows = [(("a", 0), (0, 1, True, True)), (("b", 0.0), (0, 1, True, True)), (("c", 2.0), (0, 1, True, True)), (("d", 2), (0, 1, True, True))]
+    for engine in ("rows", "columns"):
+        write_outputs(chronolog.reason(prog, {"v": rows}, engine=engine), prog, tmp_path / engine, overwrite=False, window=None)
+        lines = (tmp_path / engine / "q.csv").read_text().splitlines()[1:]
+        assert [line.split(",")[:2] for line in lines] == [["a", "0"], ["b", "0.0"], ["c", "2.0"], ["d", "2"]], engine

@@ -189,3 +189,48 @@ def test_the_rows_writer_writes_a_float_after_its_equal_integer_as_the_columns_d
         write_outputs(chronolog.reason(prog, {"v": rows}, engine=engine), prog, tmp_path / engine, overwrite=False, window=None)
         lines = (tmp_path / engine / "q.csv").read_text().splitlines()[1:]
         assert [line.split(",")[:2] for line in lines] == [["a", "0"], ["b", "0.0"], ["c", "2.0"], ["d", "2"]], engine
+
+
+# ------------------------------------------------------------ Spark
+
+
+@pytest.mark.spark
+def test_spark_reads_and_writes_booleans_as_chronolog_does(spark, tmp_path):
+    """The file ``--output`` wrote, bound as ``spark csv``: the tasks read
+    ``#T`` as the boolean, and the keyed path keys it with a column mapped
+    ``bool`` (``true``) in one task; Spark's own CSV output of a boolean
+    column writes ``#T`` too, which reads back as the boolean."""
+    from chronolog import spark as cs
+
+    n = 40
+    _write_q(tmp_path, "rows", n)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "m.csv").write_text("j,f,start,end\nx,true,0,5\ny,#F,1,5\n")
+    rules = ('@bind("q", "spark csv", "out", "q.csv").\n@bind("m", "spark csv", "m", "").\n@mapping("m", 1, "f", "bool").\n'
+             "same(X, J, F) :- q(X, F), m(J, F).\n@output(\"same\").\n")
+    (tmp_path / "join.vada").write_text(rules)
+    (tmp_path / "t.vada").write_text('@bind("q", "spark csv", "out", "q.csv").\n' + READ_BACK)
+    want = sorted([(x, "x", 0, 2) for x in _names(n, "#T")] + [(x, "y", 1, 2) for x in _names(n, "#F")])
+    for distributed in (False, True):
+        stats = {}
+        keyed = {"key": {"q": 1, "m": 1}, "one_task_bytes": -1} if distributed else {}  # (small inputs: one task unless told)
+        t = cs.reason(spark, tmp_path / "join.vada", distributed=distributed, partitions=4, stats=stats, **keyed)["same"].toArrow()
+        assert sorted(zip(*(t.column(c).to_pylist() for c in ("c0", "c1", "start", "end")))) == want, distributed
+        if distributed:
+            assert stats["path"] == "keyed", stats["why"]
+        out = cs.reason(spark, tmp_path / "t.vada", distributed=distributed, partitions=4)
+        got = {p: sorted(df.toArrow().column(0).to_pylist()) for p, df in out.items()}
+        assert got == {"t": _names(n, "#T"), "f": _names(n, "#F"), "one": _names(n, "1"), "name": []}
+    # Spark's CSV writer: a column of booleans only, and one mixed with names
+    (tmp_path / "w.vada").write_text('@bind("q", "spark csv", "out", "q.csv").\n'
+                                     '@bind("b", "spark csv", "sb", "").\n@bind("mix", "spark csv", "smix", "").\n'
+                                     "b(X, F) :- q(X, F), F == #T.\nmix(X, F) :- q(X, F), F != 1, F != 0.\n"
+                                     "mix(X, X) :- q(X, 1).\n@output(\"b\"). @output(\"mix\").\n")
+    cs.run_program(spark, tmp_path / "w.vada")
+    cells = {d: {line.split(",")[1] for f in (tmp_path / d).glob("*.csv") for line in f.read_text().splitlines()[1:]}
+             for d in ("sb", "smix")}
+    assert cells == {"sb": {"#T"}, "smix": {"#T", "#F"} | set(_names(n, "1"))}
+    (tmp_path / "again.vada").write_text('@bind("b", "spark csv", "sb", "").\n@bind("mix", "spark csv", "smix", "").\n'
+                                         "t(X) :- b(X, #T).\nf(X) :- mix(X, #F).\n@output(\"t\"). @output(\"f\").\n")
+    out = cs.reason(spark, tmp_path / "again.vada")
+    assert {p: sorted(df.toArrow().column(0).to_pylist()) for p, df in out.items()} == {"t": _names(n, "#T"), "f": _names(n, "#F")}

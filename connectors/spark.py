@@ -649,9 +649,11 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
         # a name is its text without the blanks around it, as the tasks read
-        # it; #T and #F are booleans, keyed as a boolean column is
+        # it; #T and #F are booleans, keyed as a boolean column is (the
+        # trimming, a regular expression, runs once for a text with no #)
         text = _trimmed(col)
-        return f"coalesce(CAST(({number}) + 0.0D AS STRING), CASE {text} WHEN '#T' THEN 'true' WHEN '#F' THEN 'false' ELSE {text} END)"
+        boolean = f"CASE {text} WHEN '#T' THEN 'true' WHEN '#F' THEN 'false' ELSE {text} END"
+        return f"coalesce(CAST(({number}) + 0.0D AS STRING), CASE WHEN instr({col}, '#') > 0 THEN {boolean} ELSE {text} END)"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0

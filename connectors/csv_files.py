@@ -1,9 +1,10 @@
 """CSV files in and out, with exact values.
 
 Reading: each cell becomes an exact number when it looks like one (integer,
-decimal, ``p/q``), ``#T``/``#F``/true/false booleans where the mapping says
-so, otherwise a string.  Writing: the canonical number text, so a written
-file reads back to the same facts.  Uses the standard library's ``csv``:
+decimal, ``p/q``), a boolean when it is ``#T``/``#F`` (or, where the mapping
+says ``bool``, true/false/1/0/yes/no too), otherwise a string.  Writing: the
+canonical number text and ``#T``/``#F``, so a written file reads back to the
+same facts.  Uses the standard library's ``csv``:
 pyarrow's reader would turn decimals into binary floats.
 """
 
@@ -19,6 +20,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, p
 
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
+_BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
 
 
 def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
@@ -84,6 +86,8 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
                 where,
                 hint="numbers are written like 3, -1.25 or 2/3" + ("; an infinite end is -inf or +inf" if kind == "time" else ""),
             ) from None
+        if cell in _BOOLEAN_CELLS:  # as the language writes them (#t is a name; true stays a name: existing data)
+            return _BOOLEAN_CELLS[cell]
         return cell
 
 
@@ -225,7 +229,8 @@ def _csv_rows(facts, fmt):
     for terms, (lo, hi, lc, hc) in facts:
         row = []
         for v in terms:
-            if type(v) is tuple or type(v) is Boolean or type(v) is bool:  # (a munion set; a boolean, one key with 1 in a dict)
+            if type(v) is tuple or type(v) is Boolean or type(v) is bool or type(v) is float:
+                # (a munion set; a boolean or a float, one key with 1 in a dict, where 1.0 was written "1")
                 row.append(_cell(v))
                 continue
             c = cells.get(v)
@@ -246,7 +251,7 @@ def _cell(v) -> str:
     if type(v) is str:
         return v
     if type(v) is Boolean or type(v) is bool:
-        return "true" if v else "false"
+        return "#T" if v else "#F"  # (an untyped cell reads them back as booleans; true would be a name)
     if type(v) is tuple or hasattr(v, "isoformat"):  # a munion set, or a date
         from chronolog.language.text import format_term
 

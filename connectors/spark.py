@@ -258,13 +258,17 @@ def write_binding(df, b: dict, overwrite: bool, staging=None) -> None:
     directly: call this for them after ``staging.publish()``)."""
     fmt = b["format"] or "parquet"
     mode = "overwrite" if overwrite else "errorifexists"
+    options = dict(b["options"])
+    if fmt == "csv":
+        df = _booleans_as_terms(df)
+        options.setdefault("header", "true")  # as read_binding reads it: without, each part's first fact was read as a header
     if staging is not None and stageable(b):
         tmp = staging.temp_path(Path(str(b["location"])), overwrite, is_dir=True)
         if fmt == "chronolog":
             tmp.rmdir()  # the chronolog source creates its directory itself
             df.write.format("chronolog").option("predicate", b["pred"]).mode("append").save(str(tmp))
         else:
-            df.write.format(fmt).options(**b["options"]).mode("overwrite").save(str(tmp))
+            df.write.format(fmt).options(**options).mode("overwrite").save(str(tmp))
         return
     if fmt == "table":
         df.write.mode(mode).saveAsTable(str(b["location"]))
@@ -272,7 +276,24 @@ def write_binding(df, b: dict, overwrite: bool, staging=None) -> None:
         w = df.write.format("chronolog").option("predicate", b["pred"])
         w.mode("overwrite" if overwrite else "append").save(str(b["location"]))
     else:
-        df.write.format(fmt).options(**b["options"]).mode(mode).save(str(b["location"]))
+        df.write.format(fmt).options(**options).mode(mode).save(str(b["location"]))
+
+
+def _booleans_as_terms(df):
+    """``df`` with its boolean argument columns as the text ``#T``/``#F``
+    for Spark's CSV writer, which writes ``true``: an untyped CSV cell reads
+    that back as a name, ``#T`` as the boolean (connectors/csv_files.py).
+    The closedness columns stay ``true``/``false``."""
+    from pyspark.sql import types as T
+
+    fields = df.schema.fields
+    if not any(isinstance(f.dataType, T.BooleanType) and f.name not in TIME_COLUMNS for f in fields):
+        return df
+    return df.selectExpr(*(
+        f"CASE WHEN {c} THEN '#T' WHEN NOT {c} THEN '#F' END AS {c}"
+        if isinstance(f.dataType, T.BooleanType) and f.name not in TIME_COLUMNS else c
+        for f in fields for c in [_sql_name(f.name)]
+    ))
 
 
 def stageable(b: dict) -> bool:
@@ -563,7 +584,7 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
 
     The engine compares terms by engine/term_types.py's rule: exact
     numbers by value (``1`` = ``1.0``; a boolean is never a number: its
-    key is ``true``/``false``, the key of a CSV cell ``true`` too), and
+    key is ``true``/``false``, the key of CSV cells ``#T`` and ``true`` too), and
     dates and timestamps as instants, keyed by their UTC microseconds
     whatever the session's time zone.  Every number goes through a
     double: the conversion is correctly rounded, so equal exact values give
@@ -627,8 +648,12 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
                    f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({bare}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
-        # a name is its text without the blanks around it, as the tasks read it
-        return f"coalesce(CAST(({number}) + 0.0D AS STRING), {_trimmed(col)})"
+        # a name is its text without the blanks around it, as the tasks read
+        # it; #T and #F are booleans, keyed as a boolean column is (the
+        # trimming, a regular expression, runs once for a text with no #)
+        text = _trimmed(col)
+        boolean = f"CASE {text} WHEN '#T' THEN 'true' WHEN '#F' THEN 'false' ELSE {text} END"
+        return f"coalesce(CAST(({number}) + 0.0D AS STRING), CASE WHEN instr({col}, '#') > 0 THEN {boolean} ELSE {text} END)"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0

@@ -269,7 +269,7 @@ def test_hypothetical_answers_keep_booleans_apart():
 @pytest.mark.parametrize("engine", ["rows", "columns"])
 def test_an_output_csv_writes_a_boolean_and_a_number_apart(tmp_path, engine):
     """The rows' CSV writer formatted each distinct value once, in a dict
-    where #T and 1 are one key: 1 and 1.0 after #T were written "true"."""
+    where #T and 1 are one key: 1 and 1.0 after #T were written as #T."""
     from click.testing import CliRunner
 
     from chronolog.cli import cli
@@ -279,4 +279,4 @@ def test_an_output_csv_writes_a_boolean_and_a_number_apart(tmp_path, engine):
     r = CliRunner().invoke(cli, ["run", str(prog), "--output", str(tmp_path / "out"), "--engine", engine])
     assert r.exit_code == 0, r.output
     cells = [line.split(",")[:2] for line in (tmp_path / "out" / "q.csv").read_text().splitlines()[1:]]
-    assert cells == [["a", "true"], ["b", "1"], ["c", "false"], ["d", "0"], ["e", "1"]]
+    assert cells == [["a", "#T"], ["b", "1"], ["c", "#F"], ["d", "0"], ["e", "1"]]  # (#T: tests/test_csv_booleans.py)

@@ -500,8 +500,10 @@ def _like(df, names: list, cols: list, s, e):
     """A frame of ``df``'s columns (term columns ``names`` of codes) from numpy arrays."""
     import polars as pl
 
+    from .code_frames import codes_series
+
     got = {n: c for n, c in zip(names, cols)} | {"s": s, "e": e}
-    return pl.DataFrame([pl.Series(n, got[n], dtype=pl.Int64) for n in df.columns])
+    return pl.DataFrame([codes_series(n, got[n]) for n in df.columns])
 
 
 # id(frame) -> (a weak reference to it, its key or None when it is not in

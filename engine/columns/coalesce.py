@@ -54,6 +54,7 @@ def _rebuild(df, keys, arrays, s, e):
     """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
     import polars as pl
 
+    from .base import frame_of
     from .code_frames import codes_series
     from .exact_columns import is_exact
 
@@ -64,7 +65,7 @@ def _rebuild(df, keys, arrays, s, e):
             out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
         else:
             out.append(codes_series(k, next(it)))
-    return pl.DataFrame([*out, codes_series("s", s), codes_series("e", e)])
+    return frame_of([*out, codes_series("s", s), codes_series("e", e)])
 
 
 def coalesce_arrays(cols: list, s, e):
@@ -389,8 +390,7 @@ def merge_owned(cols: list, s, e, n_old: int):
 
 
 def _frame(keys, cols, s, e):
-    import polars as pl
-
+    from .base import frame_of
     from .code_frames import codes_series
 
-    return pl.DataFrame([*(codes_series(k, c) for k, c in zip(keys, cols)), codes_series("s", s), codes_series("e", e)])
+    return frame_of([*(codes_series(k, c) for k, c in zip(keys, cols)), codes_series("s", s), codes_series("e", e)])

@@ -41,6 +41,26 @@ def path(*frames, python: bool = True) -> str:
     return way
 
 
+# Rows (all frames together) up to which a join or a difference of rows,
+# operations by a sort of keys (numpy's default sort: ~0.25 ms of CPU at
+# 27,000 keys), stays in numpy: a polars join is five queries, ~1-3 ms of
+# CPU each in an update's rounds under load (LUBM's transitive
+# re-derivation joins a few hundred rows with 27,000).
+SORT_ROWS = 1 << 15
+
+
+def sorted_path(*frames) -> str:
+    """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
+    from . import small_frames
+
+    way = path(*frames)
+    if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
+        small_frames.TALLY["polars"] -= 1
+        small_frames.TALLY["numpy"] += 1
+        way = "numpy"
+    return way
+
+
 def codes_only(*frames, cols=None) -> bool:
     """Whether every column of ``frames`` (or only ``cols``: no select) is
     Int64 without nulls."""
@@ -59,9 +79,9 @@ def _arrays(df, cols: list) -> list:
 def frame(cols: dict):
     """A frame of Int64 columns from numpy arrays (``{name: array}``), built
     from Series: a dict of arrays costs 2-3x as much."""
-    import polars as pl
+    from .base import frame_of
 
-    return pl.DataFrame([codes_series(n, a) for n, a in cols.items()])
+    return frame_of([codes_series(n, a) for n, a in cols.items()])
 
 
 def codes_series(name: str, a):

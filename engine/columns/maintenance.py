@@ -413,7 +413,7 @@ class ColumnMaintenance:
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        way = code_frames.path(before, after)
+        way = code_frames.sorted_path(before, after)
         if way == "python":
             gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
         elif way == "numpy":
@@ -1152,7 +1152,7 @@ def met_in_order(df, other, names: list):
 def anti(df, other):
     """The rows of ``df`` that are not rows of ``other`` (the same columns):
     in Python, numpy or polars by their size (code_frames.path)."""
-    way = code_frames.path(df, other)
+    way = code_frames.sorted_path(df, other)
     if way == "python":
         return small_frames.anti(df, other)
     if way == "numpy":

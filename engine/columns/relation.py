@@ -45,6 +45,7 @@ def term_columns(arity: int) -> list:
 def _frame(cols: list, s, e):
     import polars as pl
 
+    from .base import frame_of
     from .code_frames import codes_series
 
     names = term_columns(len(cols))
@@ -54,7 +55,7 @@ def _frame(cols: list, s, e):
         _exact(n, c) if getattr(c, "ndim", 1) == 2 else codes_series(n, c) if k == pl.Int64 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
         for n, c, k in zip(names, cols, kinds)
     ]
-    return pl.DataFrame([*series, codes_series("s", s), codes_series("e", e)])
+    return frame_of([*series, codes_series("s", s), codes_series("e", e)])
 
 
 def _exact(name, pairs):

@@ -51,12 +51,14 @@ def test_a_retraction_is_maintained_on_columns():
 @pytest.mark.parametrize("code_rows, way", [(10**9, "numpy"), (-1, "polars")])
 def test_a_change_past_the_small_frames_takes_numpy_or_polars(monkeypatch, code_rows, way):
     """Past small_frames.SMALL_ROWS rows the interval operations run in
-    numpy on frames of codes up to code_frames.CODE_ROWS rows, in polars
-    past them, and the report says so; the model is the same."""
+    numpy on frames of codes up to code_frames.CODE_ROWS rows (joins and
+    differences of rows up to SORT_ROWS), in polars past them, and the
+    report says so; the model is the same."""
     from chronolog.engine.columns import code_frames, small_frames
 
     monkeypatch.setattr(small_frames, "SMALL_ROWS", 2)
     monkeypatch.setattr(code_frames, "CODE_ROWS", code_rows)
+    monkeypatch.setattr(code_frames, "SORT_ROWS", code_rows)
     program = "q(X) :- <->[0,2] p(X).\nr(X) :- q(X), not s(X)."
     facts = "\n".join(f"p(a{i})@[0,10]\ns(a{i})@[{i},{i + 1}]" for i in range(8))
     r = chronolog.Reasoner(program, facts, engine="columns")

@@ -231,12 +231,12 @@ class ColumnMaintenance:
         self.own_added = {p: a for p, a in adds.items() if p in derived}
         for p in set(self.seeds) | set(self.own_added):
             given = self.given_frame(p)
-            if p in self.seeds:
-                given = minus(given, self.seeds[p], self.names(p), ev.values)
+            if p in self.seeds:  # (hidden, as a given relation's: memberOf's 120,257 given rows were copied each update)
+                given = minus(given, self.seeds[p], self.names(p), ev.values, after="hidden")
             if p in self.own_added:
                 from .value_columns import same_kinds
 
-                old, new = same_kinds([given, self.own_added[p]], self.names(p), ev.values)
+                old, new = same_kinds([as_frame(given), self.own_added[p]], self.names(p), ev.values)
                 given = merge_new(old, [new], self.names(p))[0]
             self.given[p] = given
         self._given_rows = (retracted, added)
@@ -428,8 +428,9 @@ class ColumnMaintenance:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
     def given_frame(self, pred):
-        """The given facts of a derived predicate as a frame (encoded from
-        the rows once a session, then kept up to date with them)."""
+        """The given facts of a derived predicate as a frame, or a hidden
+        one after a retraction (sorted_given.Hidden: probed, not copied),
+        encoded from the rows once a session, then kept up to date with them."""
         got = self.given.get(pred)
         if got is None:
             got = self.ev.given_frames.get(pred)
@@ -441,7 +442,7 @@ class ColumnMaintenance:
         """The stratum from its given facts and the corrected strata below."""
         ev = self.ev
         for p in stratum.preds:
-            self._set(p, self.given_frame(p))
+            self._set(p, as_frame(self.given_frame(p)))
         ev._run_columns(stratum)
         return {}
 
@@ -577,7 +578,7 @@ class ColumnMaintenance:
             parts = []
             given = self.given_frame(p)
             if given.height:
-                parts.append(semi(given, atoms, names, self.ev.values) if names else given)  # (by kind: given coded, atoms exact)
+                parts.append(semi(given, atoms, names, self.ev.values) if names else as_frame(given))  # (by kind: given coded, atoms exact)
             for rp in self.ev.plan.physical.stratum(stratum.index).rules:
                 rule = rp.rule
                 if rule.head_pred != p:
@@ -1076,17 +1077,18 @@ def with_rows(rest, rows, names: list, values):
     return pl.concat([f.select(rest.columns) for f in same_kinds([rest, rows], names, values)], how="vertical_relaxed")
 
 
-def minus(df, holes, names: list, values):
+def minus(df, holes, names: list, values, after: str = "frame"):
     """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
     atoms, coalesced (both are).  Terms of codes on both sides: by their
-    sorted codes, in numpy whatever the size (sorted_given.take_back);
+    sorted codes, in numpy whatever the size (sorted_given.take_back; with
+    ``after="hidden"`` the rows met hidden, not a copy of ``df``);
     else each term column of one kind first (floats or exact values on one
     side, codes on the other): subtract joins on them."""
     from .sorted_given import take_back
 
-    if (got := take_back(df, holes, names)) is not None:
+    if (got := take_back(df, holes, names, after=after)) is not None:
         return got.after
-    df, holes = same_kinds([df, holes], names, values)
+    df, holes = same_kinds([as_frame(df), holes], names, values)
     return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 

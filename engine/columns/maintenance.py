@@ -45,7 +45,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
-from .sorted_given import as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
+from .sorted_given import Hidden, as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -1003,6 +1003,10 @@ def semi(df, keys, cols: list, values):
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
+    if isinstance(df, Hidden) and code_frames.codes_only(df.base[0]):
+        mask = code_frames.matches(df.base[0], keys, cols)
+        if mask is not None:  # (its rows filtered as they are: no frame of the whole relation)
+            return df.rows_where(mask)
     df = as_frame(df)
     mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
     if mask is not None:  # (in numpy: no query)

@@ -195,6 +195,24 @@ class Hidden:
     def hidden_share(self) -> float:
         return (self._hidden + len(self.beside[0])) / max(1, len(self.dead))
 
+    def rows_where(self, keep):
+        """The relation's rows that the numpy mask ``keep`` over its base
+        frame's rows marks: those shown, and the pieces beside of the rows
+        it marks (not in key order); a filter without :meth:`frame`'s copy
+        of the whole relation (a rule's cut on a column not the key's first:
+        LUBM rec's 1% update made two given relations of 25,000 and 50,000
+        rows one frame each)."""
+        import numpy as np
+
+        from .relation import _frame
+
+        _, cols, s, e, _ = self.base
+        orig, bs, be = self.beside
+        rows, near = np.flatnonzero(keep & ~self.dead), keep[orig]
+        at = orig[near]
+        return _frame([np.concatenate([c[rows], c[at]]) for c in cols], np.concatenate([s[rows], bs[near]]),
+                      np.concatenate([e[rows], be[near]]))
+
     def frame(self):
         """The relation as one frame in key order (made once): the rows
         shown and the pieces beside, each in its row's place, by one gather

@@ -8,7 +8,8 @@ same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
 rows, where Python loops stop paying, the callers (join.py, temporal.py,
 difference.py, maintenance.py, in any columnar run) come here for frames
 whose columns are all Int64 codes without nulls (:func:`codes_only`) and
-that hold at most :data:`CODE_ROWS` rows together; value columns and larger
+that hold at most :data:`CODE_ROWS` rows together (a join or a difference
+of rows, a sort of keys: :data:`SORT_ROWS`); value columns and larger
 frames keep the polars paths.  Same answers as those paths up to row order
 (tests/test_small_frames.py, tests/test_code_frames.py).
 """

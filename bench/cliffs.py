@@ -8,7 +8,10 @@ without it: the whole ``chronolog run`` command, side by side in one run
 The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
-times off the integer grid, labelled nulls, dates).  Each case is a pair
+binary floats, times off the integer grid, labelled nulls, dates, quoted cells), and fact
+files of the same draws in the forms users write (open and infinite ends,
+negative and 64-bit-overflowing integers, decimal times, 12 arguments,
+80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each).  Each case is a pair
 of commands, ``with`` (the form) and ``without`` (the same program and
 data without it); each runs ``--repeat`` times, the pair alternating and
 the order flipping every round, and the median wall and CPU seconds of the
@@ -35,6 +38,7 @@ from four_rules import _peak  # noqa: E402  (one way to measure a child process)
 
 DATA = HERE / "data" / "cliffs"
 BIND = '@bind("p","csv","","{file}"). @timeMapping("p",2,3).\n'
+FLOAT_BIND = '@bind("p","csv","","{file}"). @mapping("p",1,"val","float"). @timeMapping("p",2,3).\n'
 ARITH = "q(N, Y) :- p(N, V), Y = V * 2 + 1.\n"
 
 
@@ -47,12 +51,12 @@ def _write(path: Path, lines) -> Path:
     return path
 
 
-def csv_rows(n: int, value=str, time=str, seed: int = 1):
+def csv_rows(n: int, value=str, time=str, seed: int = 1, name="n{}".format, header="name,val,s,e\n"):
     rnd = random.Random(seed)
-    yield "name,val,s,e\n"
+    yield header
     for _ in range(n):
         s = rnd.randint(0, 1000)
-        yield f"n{rnd.randint(0, 4999)},{value(rnd.randint(0, 1000))},{time(s)},{time(s + rnd.randint(1, 50))}\n"
+        yield f"{name(rnd.randint(0, 4999))},{value(rnd.randint(0, 1000))},{time(s)},{time(s + rnd.randint(1, 50))}\n"
 
 
 def data(n: int, kind: str = "ints") -> Path:
@@ -65,8 +69,13 @@ def data(n: int, kind: str = "ints") -> Path:
         return _write(path, csv_rows(n, value=lambda v: f"{v}.0" if v % 10 == 0 else str(v)))
     if kind == "floats":
         return _write(path, csv_rows(n, value=lambda v: f"{v}.5"))
+    if kind == "binary_floats":  # values of three decimals, most of them distinct, read as binary floats (FLOAT_BIND)
+        row = iter(range(n))
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.{next(row) * 37 % 1000:03d}"))
     if kind == "float_times":  # times of three decimals, off the integer grid
         return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
+    if kind == "quoted":  # strings and the header quoted, as many exporters write them
+        return _write(path, csv_rows(n, name='"n{}"'.format, header='"name","val","s","e"\n'))
     if kind == "dates":
         import datetime
 
@@ -87,6 +96,43 @@ def facts_file(n: int, nulls: bool) -> Path:
             yield f"p({name},{rnd.randint(0, 1000)})@[{s},{s + rnd.randint(1, 50)}]\n"
 
     return _write(DATA / f"p_{n}_{'nulls' if nulls else 'names'}.facts", lines())
+
+
+def fact_lines(n: int, kind: str) -> Path:
+    """``n`` facts of ``p`` in a fact file, of a form a user may write
+    (``kind``), each line from the same random draws as ``p_{n}_names``."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(1)
+
+    def interval(i, s, e):
+        if kind == "open_ends":  # a tenth from -inf, a tenth to +inf, the others open on one or both sides
+            return f"(-inf,{e}]" if i % 10 == 0 else f"[{s},+inf)" if i % 10 == 5 else f"({s},{e})" if i % 2 else f"[{s},{e})"
+        if kind == "float_times":
+            return f"[{s}.{s * 37 % 1000:03d},{e}.{e * 37 % 1000:03d}]"
+        return f"[{s},{e}]"
+
+    def lines():
+        for i in range(n):
+            s, name, v = rnd.randint(0, 1000), rnd.randint(0, 4999), rnd.randint(0, 1000)
+            e = s + rnd.randint(1, 50)
+            if kind == "wide":  # 12 arguments
+                args = f"n{name},{v}," + ",".join(f"c{(name * 7 + k) % 97}" for k in range(10))
+            elif kind == "long_strings":  # quoted strings of 80 characters
+                args = f'"{"x" * 72}-n{name:05d}",{v}'
+            elif kind == "big_ints":  # negative values, and every third beyond 64 bits
+                args = f"n{name},{(v - 500) * 10**15 + (7 if v % 3 else 10**20)}"
+            else:
+                args = f"n{name},{v}"
+            yield f"p({args})@{interval(i, s, e)}\n"
+
+    return _write(DATA / f"p_{n}_{kind}.facts", lines())
+
+
+def split_files(path: Path, k: int) -> list:
+    """The lines of ``path`` cut into ``k`` files of consecutive lines."""
+    lines = path.read_text().splitlines(keepends=True)
+    per = -(-len(lines) // k)
+    return [_write(DATA / f"{path.stem}_{j}_of_{k}.facts", lines[j * per : (j + 1) * per]) for j in range(k)]
 
 
 def small_predicates(n: int, k: int) -> tuple:
@@ -144,6 +190,12 @@ def cases(n: int) -> dict:
         "float_times": ("times with three decimals against integer times",
                         (BIND.format(file=data(n, "float_times").name) + "q(N, V) :- <->[0,5] p(N, V).\n", []),
                         (BIND.format(file=ints) + "q(N, V) :- <->[0,5] p(N, V).\n", [])),
+        "float_compare": ("binary floats against the decimal 500.25 (compared exactly) against the integer 500",
+                          (FLOAT_BIND.format(file=data(n, "binary_floats").name) + "q(N, V) :- p(N, V), V > 500.25.\n", []),
+                          (FLOAT_BIND.format(file=data(n, "binary_floats").name) + "q(N, V) :- p(N, V), V > 500.\n", [])),
+        "interval_terms": ("ends of maximal intervals as terms and a head placed on them (times with three decimals) against plain rules",
+                           (BIND.format(file=data(n, "float_times").name) + "w(N, S, E) :- p(N, V)@[S, E].\nq(N)@[S, E] :- w(N, S, E).\n", []),
+                           (BIND.format(file=data(n, "float_times").name) + "w(N, V) :- p(N, V).\nq(N) :- w(N, V).\n", [])),
         "nulls": ("every tenth name a labelled null, against names (fact files)",
                   ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, True))]),
                   ("q(N, Y) :- p(N, V), Y = V * 2 + 1.\n", ["--facts", str(facts_file(n, False))])),
@@ -166,6 +218,28 @@ def cases(n: int) -> dict:
     out["wide_rule"] = ("a chain of 8 atoms against a chain of 2 (the same 8 predicates given)",
                         ("w(A, I) :- " + ", ".join(f"e{j}({chr(65 + j)}, {chr(66 + j)})" for j in range(8)) + ".\n", ["--facts", str(wide)]),
                         ("w(A, C) :- e0(A, B), e1(B, C).\n", ["--facts", str(wide)]))
+    names = facts_file(n, False)
+    for kind, what in (("open_ends", "intervals from -inf, to +inf, open on one or both sides, against closed ones"),
+                       ("big_ints", "negative values, every third beyond 64 bits, against values 0..1000"),
+                       ("float_times", "fact-file times with three decimals against integer times")):
+        rule = "q(N, V) :- <->[0,5] p(N, V).\n" if kind == "float_times" else ARITH
+        out[f"{kind}_facts" if kind == "float_times" else kind] = (what, (rule, ["--facts", str(fact_lines(n, kind))]), (rule, ["--facts", str(names)]))
+    out["wide"] = ("12 arguments against 2 (2.7x the bytes; the rule reads two)",
+                   ("q(N, Y) :- p(N, V, A, B, C, D, E, F, G, H, I, J), Y = V * 2 + 1.\n", ["--facts", str(fact_lines(n, "wide"))]),
+                   (ARITH, ["--facts", str(names)]))
+    out["long_strings"] = ("quoted strings of 80 characters against names of 5 (4.3x the bytes)",
+                           (ARITH, ["--facts", str(fact_lines(n, "long_strings"))]), (ARITH, ["--facts", str(names)]))
+    out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
+                         (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["many_files"] = ("the facts in 200 files against one file",
+                         (ARITH, [a for f in split_files(names, 200) for a in ("--facts", str(f))]), (ARITH, ["--facts", str(names)]))
+    many_k, one_k = small_predicates(n, 2000)
+    out["rules_2000"] = ("2,000 predicates with a rule each against one predicate and one rule (the same facts)",
+                         (many_rules(2000), ["--facts", str(many_k)]), (ARITH, ["--facts", str(one_k)]))
+    tiny = _write(DATA / "tiny_10000.facts", (f"p{j}(n{j % 5000},{j})@[{j % 1000},{j % 1000 + 5}]\n" for j in range(10_000)))
+    one_tiny = _write(DATA / "one_10000.facts", (f"p(n{j % 5000},{j})@[{j % 1000},{j % 1000 + 5}]\n" for j in range(10_000)))
+    out["predicates_10000"] = ("10,000 predicates of one fact with a rule each against one predicate of the 10,000 facts and one rule",
+                               (many_rules(10_000), ["--facts", str(tiny)]), (ARITH, ["--facts", str(one_tiny)]))
     return out
 
 

@@ -179,7 +179,7 @@ def _quoted_terms(out, rows):
 
 @bench(name="cliffs", args="bench/cliffs.py --rows 200000 --repeat 3", json=True,
        peer="the same program and data without the form (same run, alternating)", target="no input form a user is likely to write slow (issue 37)",
-       what="--stats, functions (in an assignment, an aggregate), strings in order and their max, floats beside exact numbers, float times, nulls, negation, dates, 200 predicates, 8 atoms: whole command each")
+       what="--stats, functions (in an assignment, an aggregate), strings in order and their max, floats beside exact numbers, float times, nulls, negation, dates, 200 predicates, 8 atoms, open ends, big integers, 12 arguments, long strings, a quoted CSV, 200 files, 2,000 and 10,000 predicates: whole command each")
 def _cliffs(out, rows):
     ch = "; ".join(f"{r['case']} {_s(r['with']['wall'])} / {_s(r['with']['cpu'])} CPU" for r in rows)
     pe = "; ".join(f"{r['case']} {_s(r['without']['wall'])} / {_s(r['without']['cpu'])} CPU" for r in rows)

@@ -39,7 +39,7 @@ from lubm_gen import dataset  # noqa: E402
 
 
 def direct(r, lines):
-    return corrections.retraction_frames(r, lines)
+    return corrections.retraction_frames(r, lines, "retract()")
 
 
 def general(r, lines):

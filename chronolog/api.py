@@ -183,7 +183,8 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     from chronolog.connectors.paths import exists
 
     try:
-        if not all(exists(p, "facts file") and p.is_file() and p.stat().st_size >= KERNEL_BYTES for p in paths):
+        # (together: 200 files of 22 KB each went through the line reader and the rows, 7x the CPU of one file)
+        if not all(exists(p, "facts file") and p.is_file() for p in paths) or sum(p.stat().st_size for p in paths) < KERNEL_BYTES:
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
@@ -209,7 +210,9 @@ def _read_columns(paths, dialect: str, calendar=None, terms=None):
 
 
 def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
-    from chronolog.language.fact_columns import _Fallback, read_fact_columns
+    import os
+
+    from chronolog.language.fact_columns import BLOCK, _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary
 
@@ -223,7 +226,9 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
                 if fh.read(3) == b"\xef\xbb\xbf":
                     return None  # (a byte order mark: the rows' reading drops it)
                 fh.seek(0)
-                fc = read_fact_columns(fh, str(p), dialect, calendar, share=False, terms=terms)
+                # one block read whole: no reader threads (a pool per file: 200 files of 22 KB took 1.4 s of CPU more)
+                src = fh.read() if os.fstat(fh.fileno()).st_size <= BLOCK else fh
+                fc = read_fact_columns(src, str(p), dialect, calendar, share=False, terms=terms, memos=out[-1] if out else None)
             for pred in fc.predicates():
                 if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
                     return None  # the rows' reading names both places
@@ -323,6 +328,47 @@ def _has_existentials(prog) -> bool:
     return any(existential_variables(r) for r in prog.rules)
 
 
+class _Changes:
+    """A predicate's changes waiting for its rows, folded into one form:
+    the rows minus ``holes``, plus ``added`` (both terms -> coalesced
+    intervals).  A hole arriving after an addition is cut from the
+    addition too, so the form is the sequence's net effect and stays the
+    size of the atoms changed, however many updates a session makes (a
+    list of every update's changes grew with each amend of one fact)."""
+
+    __slots__ = ("holes", "added")
+
+    def __init__(self):
+        self.holes: dict = {}
+        self.added: dict = {}
+
+    def take_back(self, holes: dict) -> None:
+        from chronolog.language.timeline import coalesce, subtract
+
+        for terms, ivs in holes.items():
+            terms = tuple(terms)
+            self.holes[terms] = coalesce([*self.holes.get(terms, ()), *ivs])
+            kept = self.added.get(terms)
+            if kept:
+                left = [x for iv in kept for x in subtract(iv, ivs)]
+                if left:
+                    self.added[terms] = left
+                else:
+                    del self.added[terms]
+
+    def add(self, rows) -> None:
+        from chronolog.language.timeline import coalesce
+
+        grown: dict = {}
+        for terms, iv in rows:
+            grown.setdefault(tuple(terms), []).append(iv)
+        for terms, ivs in grown.items():
+            self.added[terms] = coalesce([*self.added.get(terms, ()), *ivs])
+
+    def added_rows(self) -> list:
+        return [(terms, iv) for terms, ivs in self.added.items() for iv in ivs]
+
+
 class _GivenRows(dict):
     """The given facts as rows (``pred -> [(terms, interval)]``), for a
     proof's re-run or an update that recomputes; facts still in the kernel
@@ -335,7 +381,7 @@ class _GivenRows(dict):
         super().__init__(rows)
         self._columns = columns
         self._filled: set = set()
-        self._pending: dict = {}  # pred -> [("holes", {terms: intervals}) | ("rows", rows)] not applied yet, in order
+        self._pending: dict = {}  # pred -> _Changes not applied yet
 
     def _fill_one(self, pred):
         if self._columns and pred not in self._filled:
@@ -348,13 +394,12 @@ class _GivenRows(dict):
             from chronolog.corrections import without_holes
 
             rows = dict.get(self, pred) or []
+            added = pending.added_rows()
             if hasattr(rows, "take_back"):  # (a GivenAtoms: by atom, in place; a GivenColumns stays one)
-                for kind, x in pending:
-                    rows.take_back(x) if kind == "holes" else rows.extend(x)
+                rows.take_back(pending.holes)
+                rows.extend(added)
                 return
-            for kind, x in pending:
-                rows = without_holes(rows, x) if kind == "holes" else rows + list(x)
-            dict.__setitem__(self, pred, rows)
+            dict.__setitem__(self, pred, without_holes(rows, pending.holes) + added)
 
     def columns_only(self, pred) -> bool:
         """Whether ``pred``'s rows are the fact columns' alone, not made yet
@@ -379,11 +424,11 @@ class _GivenRows(dict):
 
     def take_back(self, pred, holes) -> None:
         """Retract ``holes`` (terms -> intervals) from ``pred``'s rows."""
-        self._pending.setdefault(pred, []).append(("holes", holes))
+        self._pending.setdefault(pred, _Changes()).take_back(holes)
 
     def add_rows(self, pred, rows) -> None:
         """Add ``rows`` (``(terms, interval)``) to ``pred``'s rows."""
-        self._pending.setdefault(pred, []).append(("rows", rows))
+        self._pending.setdefault(pred, _Changes()).add(rows)
 
     def __getitem__(self, k):
         self._fill_one(k)
@@ -687,14 +732,13 @@ class Reasoner:
         if self.terminating:
             # no horizon and a recursion that moves time: find where the
             # model repeats (engine/termination.py)
-            if explain:
-                raise ProgramError(
-                    "explanations are not recorded for models that repeat forever",
-                    hint="give a horizon to record explanations",
-                )
             self._rows = {p: [(t, iv) for t, ivs in rel.atoms.items() for iv in ivs] for p, rel in store.relations.items()}
             self.evaluator = None
             self.model = self._terminate()
+            if explain:
+                from chronolog.explain_tree import recorded
+
+                recorded(self.model)  # (refused for a model that repeats forever)
             return
         self._finish(store, hz, strategy, explain, base)
 
@@ -744,6 +788,8 @@ class Reasoner:
         stats = dict(out.stats, components=out.components)
         model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
+        if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
+            model._given, model._strategy = self._given, self.strategy
         return model
 
     def _read_new(self, facts, what: str = "add()") -> FactRows:
@@ -777,7 +823,7 @@ class Reasoner:
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""
-        return self.update(add=facts)
+        return self._update(facts, None, "add()")
 
     def retract(self, facts) -> "Model":
         """Take back given facts (any form :func:`reason` accepts) and update
@@ -785,11 +831,11 @@ class Reasoner:
         leaves ``p(a)@[0,3)`` and ``p(a)@(5,10]``.  Time points that were not
         given are skipped; a fact only the rules derive cannot be retracted
         (an error says so).  docs/api.md, "Corrections"."""
-        return self.update(retract=facts)
+        return self._update(None, facts, "retract()")
 
     def amend(self, old, new) -> "Model":
         """Replace given facts: retract ``old``, then add ``new``."""
-        return self.update(add=new, retract=old)
+        return self._update(new, old, "amend()")
 
     def update(self, add=None, retract=None) -> "Model":
         """Retract, then add, given facts in one update of the model, kept up
@@ -797,6 +843,10 @@ class Reasoner:
         ``stats["maintenance"]`` says which strata were maintained and which
         recomputed, and why; ``stats["maintained_on"]`` on which executor
         ("columns" when every stratum ran there: engine/columns/maintenance.py)."""
+        return self._update(add, retract, "update()")
+
+    def _update(self, add, retract, call: str) -> "Model":
+        """:meth:`update`, its messages naming ``call``, the method the user called."""
         if getattr(self, "_failed", None):
             raise ProgramError(
                 f"an earlier update of this session failed ({self._failed}), so its model is not the model of its facts",
@@ -806,11 +856,11 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
-        gone = self._read_retraction(retract) if retract is not None else {}
-        rows = self._read_new(add) if add is not None else FactRows()
+        gone = self._read_retraction(retract, call) if retract is not None else {}
+        rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone)  # (its refusals come before any change)
+        removed = self._take_back(gone, call)  # (its refusals come before any change)
         stats = self.model.stats
         before = {k: stats.get(k, 0) for k in _COUNTERS}
         try:
@@ -819,10 +869,10 @@ class Reasoner:
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
-        self._say_unmet(retract, gone, removed)
+        self._say_unmet(retract, gone, removed, call)
         return self.model
 
-    def _say_unmet(self, retract, gone: dict, removed: dict) -> None:
+    def _say_unmet(self, retract, gone: dict, removed: dict, call: str) -> None:
         """``stats["retracted facts that met nothing"]``, and a warning naming
         the first such fact (corrections.py, :func:`unmet_count`)."""
         from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
@@ -834,15 +884,15 @@ class Reasoner:
             return
         if not all(isinstance(by, dict) for by in gone.values()) or getattr(gone, "unknown", 0):
             # to name it, read again as atoms (and count again: the rows naming unknown values may repeat)
-            gone = holes_of(self._read_new(retract, "retract()"), "retract()")
+            gone = holes_of(self._read_retracted(retract, call), call)
         met_nothing = unmet(gone, removed)
         count = self.model.stats["retracted facts that met nothing"] = len(met_nothing)
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar),
-                                         lambda p: (t for t, _ in self.model.facts(p)))), stacklevel=3)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call)),
+                      stacklevel=4)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken
@@ -885,7 +935,7 @@ class Reasoner:
         stats["session"] = {"updates": session["updates"] + 1, **{k: session[k] + own[k] for k in _COUNTERS}}
         stats.update(own)
 
-    def _read_retraction(self, facts) -> dict:
+    def _read_retraction(self, facts, call: str) -> dict:
         """``{pred: holes}`` of retraction facts: frames coded by the model's
         dictionaries where the update runs on columns (corrections.py,
         :func:`retraction_frames`), else ``{terms: maximal intervals}``."""
@@ -896,12 +946,19 @@ class Reasoner:
         if isinstance(facts, Iterator):
             facts = list(facts)  # (read once: the general path may read them again)
         few = getattr(self.evaluator, "few_facts", None)
-        frames = None if few is not None and few(facts) else retraction_frames(self, facts)
+        frames = None if few is not None and few(facts) else retraction_frames(self, facts, call)
         if frames is not None:
             return frames
-        return holes_of(self._read_new(facts, "retract()"), "retract()")
+        return holes_of(self._read_retracted(facts, call), call)
 
-    def _take_back(self, gone: dict) -> dict:
+    def _read_retracted(self, facts, call: str) -> FactRows:
+        """Facts to take back, read as :meth:`_read_new` reads them, their
+        numbers matching the model's floats (chronolog/float_terms.py)."""
+        rows = self._read_new(facts, call)
+        self.model._float_columns(call).read_rows(rows)
+        return rows
+
+    def _take_back(self, gone: dict, call: str) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
         pieces}}`` of what was given and is now taken back."""
         from chronolog.arguments import check_known_predicate
@@ -918,7 +975,7 @@ class Reasoner:
         derived = self.plan.derived_predicates()
         removed: dict = {}
         for pred, by in gone.items():
-            check_known_predicate(self.model, pred, "retract()")
+            check_known_predicate(self.model, pred, call)
             repeating = self._repeating_given.get(pred, {})
             if not isinstance(by, dict):  # a frame of codes (retraction_frames)
                 if not by.height:
@@ -932,7 +989,7 @@ class Reasoner:
             for terms in by:
                 if terms in repeating:
                     raise DataError(
-                        f"retract(): {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
+                        f"{call}: {format_fact(pred, terms, by[terms][0])} meets a given fact that repeats forever",
                         hint="give a horizon to reason on, so that repeating facts become intervals that can be retracted",
                     )
             if self.terminating:
@@ -941,7 +998,9 @@ class Reasoner:
                     if t in by:
                         given.setdefault(t, []).append(iv)
             elif pred in derived:
-                given = given_atoms(self.evaluator, pred).atoms
+                given = given_atoms(self.evaluator, pred)
+                given.read_atoms(by)
+                given = given.atoms
             elif (on_columns := getattr(self.evaluator, "given_pieces", None)) and (got := on_columns(pred, by)) is not None:
                 if got:
                     removed[pred] = got
@@ -950,6 +1009,7 @@ class Reasoner:
                 rel = self.evaluator.store.get(pred)
                 if rel is not None:
                     coalesce_relation(rel)
+                    rel.read_atoms(by)
                 given = rel.atoms if rel is not None else {}
             for terms, holes in by.items():
                 ivs = given.get(terms, ())
@@ -1104,7 +1164,20 @@ class Model:
             from chronolog.language.lars import from_ticks
 
             f.interval = from_ticks(f.interval)
+        f.terms = self._float_columns(what).read(f.pred, f.terms, lambda: query.strip())
         return f
+
+    def _float_columns(self, what: str):
+        """The model's arguments as text numbers are read against them
+        (chronolog/float_terms.py: a float's printed line reads back)."""
+        from chronolog.float_terms import FloatColumns
+
+        def held(pred):
+            rel = self._relation(pred)
+            yield from rel.atoms if rel is not None else ()
+            yield from self._repeating.get(pred, {})
+
+        return FloatColumns(held, what)
 
     def _time_format(self):
         """What formats the model's intervals: the calendar of a dated
@@ -1263,8 +1336,18 @@ class Model:
         time points are dates (printed as dates), else None."""
         return getattr(self.plan.program, "calendar", None)
 
+    def _known(self, preds, what: str) -> list:
+        """``preds`` the caller named, each one the program or its facts name
+        (a typo is said, not answered with nothing)."""
+        from chronolog.arguments import check_known_predicate
+
+        preds = list(preds)
+        for p in preds:
+            check_known_predicate(self, p, what)
+        return preds
+
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
-        preds = self.output_predicates if preds is None else list(preds)
+        preds = self.output_predicates if preds is None else self._known(preds, "lines()")
         out = []
         from chronolog.language.reader import Dialect, dialect
 
@@ -1314,7 +1397,7 @@ class Model:
 
         printer = dialect(self.dialect)
         plain_intervals = type(printer).format_fact is Dialect.format_fact
-        preds = self.output_predicates if preds is None else list(preds)
+        preds = self.output_predicates if preds is None else self._known(preds, "write_text()")
         for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
                 from chronolog.connectors.text_out import write_arrays
@@ -1331,11 +1414,12 @@ class Model:
 
     def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
-        return "\n".join(self.lines(preds))
+        return "\n".join(self.lines(preds if preds is None else self._known(preds, "to_text()")))
 
     def facts_within(self, pred: str, window) -> list:
         """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""
+        self._known([pred], "facts_within()")
         return self._clipped(pred, self._given_interval(_interval(window, self.calendar, "window")))
 
     def _clipped(self, pred: str, w) -> list:

@@ -201,7 +201,8 @@ def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its fact
     close = difflib.get_close_matches(pred, known, n=3)
     raise ArgumentError(
         f"{what}: the predicate {pred!r} does not occur in the program or {facts}",
-        hint=(f"did you mean {', '.join(close)}?" if close else "known predicates: " + ", ".join(known[:12])),
+        hint=(f"did you mean {', '.join(close)}?" if close else "known predicates: " + ", ".join(known[:12]) if known
+              else "the program and its facts name no predicate (is the file empty?)"),
     )
 
 

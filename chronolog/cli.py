@@ -317,17 +317,17 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
 
 
 def _large(paths) -> bool:
-    """Whether a file among ``paths`` is read by the kernel fact reader
-    (numpy and polars): KERNEL_BYTES or more."""
+    """Whether ``paths`` are read by the kernel fact reader (numpy and
+    polars): KERNEL_BYTES or more together."""
     from chronolog.language.source_text import KERNEL_BYTES
 
+    total = 0
     for p in paths:
         try:
-            if Path(p).stat().st_size >= KERNEL_BYTES:
-                return True
+            total += Path(p).stat().st_size
         except OSError:
             pass  # (reported where it is read)
-    return False
+    return total >= KERNEL_BYTES
 
 
 def _describe_component(c) -> str:

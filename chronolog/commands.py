@@ -129,6 +129,8 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         if hypothetical and ignored:
             raise ChronologError(f"{ignored[0]} does not go with --hypothetical",
                                  hint="hypothetical answers are printed at each time point, and take no corrections")
+        if input_ is None:  # as --input reads a file: UTF-8 whatever the locale, a BOM skipped
+            sys.stdin.reconfigure(encoding="utf-8-sig")
         fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
         source = str(input_) if input_ is not None else "<stdin>"
         try:

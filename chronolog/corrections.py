@@ -6,8 +6,7 @@ removes those points of ``p(a)`` from it: retracting ``[3,5]`` from a given
 ``p(a)@[0,10]`` leaves ``[0,3)`` and ``(5,10]``.  Points that were not given
 are skipped (a retraction of something not there changes nothing), and a
 retracted fact that meets no given point at all is counted and warned of
-(:func:`unmet_count`, as RDFox reports counts: a typo, or a float printed
-as the exact number its text reads); a retraction that meets no given point of a fact the rules derive is
+(:func:`unmet_count`, as RDFox reports counts: a typo); a retraction that meets no given point of a fact the rules derive is
 refused, since only given facts can be taken back, never a conclusion.
 """
 
@@ -141,24 +140,12 @@ def holes_met(holes, piece_terms: list, piece_starts) -> int:
     return len(np.unique(rows_h[inside]))
 
 
-def unmet_message(first, count: int, format_fact, held, given: str = "given") -> str:
-    """The warning of an update whose retraction met nothing: the count, the
-    first such fact and, when a held fact (``held(pred)``: the terms of its
-    facts) prints the same but is a float term (the text ``0.1`` reads the
-    exact 1/10), how to retract that one."""
-    from fractions import Fraction
-
+def unmet_message(first, count: int, format_fact, call: str, given: str = "given") -> str:
+    """The warning of an update (``call``: the method called) whose
+    retraction met nothing: the count and the first such fact."""
     pred, terms, iv = first
-    text = format_fact(pred, terms, iv)
     others = f" (and {count - 1} more)" if count > 1 else ""
-    msg = f"retract(): {text} met no {given} fact{others}, so it took nothing away"
-    as_float = tuple(float(t) if type(t) is Fraction else t for t in terms)
-    if as_float != terms and any(tuple(t) == as_float for t in held(pred)):
-        when = iv[0] if iv[0] == iv[1] else (iv[0], iv[1])
-        msg += (f"; a given fact prints the same, but its terms are floats (from a table or a Python float), while the "
-                f"text reads exact numbers (0.1 is 1/10): retract it as a row with the float, "
-                f"retract({{{pred!r}: [({as_float!r}, {when!r})]}}), or as a table with a float column")
-    return msg
+    return f"{call}: {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
 
 
 def as_atoms(evaluator, frame) -> dict:
@@ -171,7 +158,7 @@ def as_atoms(evaluator, frame) -> dict:
 def taken(given_ivs, holes) -> list:
     """The pieces of ``given_ivs`` that ``holes`` take away (what goes)."""
     out = [x for g in given_ivs for h in holes if (x := intersect(g, h)) is not None]
-    return coalesce(out)
+    return out if len(out) < 2 else coalesce(out)  # (one piece, the usual: maximal as it is)
 
 
 def without_holes(rows, holes: dict) -> list:
@@ -187,7 +174,7 @@ def without_holes(rows, holes: dict) -> list:
 
 
 
-def retraction_frames(reasoner, facts):
+def retraction_frames(reasoner, facts, call: str):
     """``{pred: frame}`` of retraction facts, coded by the model's own
     dictionaries (engine/columns/retraction.py), when the update will run on
     columns and each predicate is the program's with its arity; else None,
@@ -210,6 +197,7 @@ def retraction_frames(reasoner, facts):
     if read is None:
         return None
     columns, rows = read
+    reasoner.model._float_columns(call).read_rows(rows)  # (the kernels' columns hold no fraction: _column_codes)
     if rows.repeating or any(fc.slow.repeating for fc in columns):
         return None  # (refused, with its place, by holes_of)
     widths = {p: len(r[0][0]) for p, r in rows.items() if r}

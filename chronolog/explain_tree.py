@@ -36,6 +36,9 @@ from chronolog.language.timeline import (
 )
 
 MAX_NODES = 2000  # a tree larger than this is cut (the cut nodes say so)
+# and one deeper than this: building, printing and json.dumps take a few
+# levels of Python's stack (about a thousand) per step of the proof
+MAX_DEPTH = 100
 
 
 @dataclass
@@ -87,6 +90,7 @@ class _Builder:
         self.cal = model._time_format()
         self.fmt = self.cal.format_interval if self.cal is not None else format_interval
         self.count = 0
+        self.depth = 0  # of the node being built
 
     def fact_text(self, pred, terms) -> str:
         """An atom as the user wrote it: a predicate the planner made shows
@@ -114,6 +118,18 @@ class _Builder:
                 rest = [r for x in rest for r in subtract(x, [iv])]
         if not rest:
             return n
+        if self.depth >= MAX_DEPTH:
+            n.note = f"not expanded: the proof is more than {MAX_DEPTH} steps deep"
+            return n
+        self.depth += 1
+        try:
+            self._derive(n, pred, terms, rest, limit)
+        finally:
+            self.depth -= 1
+        return n
+
+    def _derive(self, n, pred, terms, rest, limit) -> None:
+        """``n``'s steps: the derivations that cover ``rest``, widest first."""
         entries = sorted((e for e in self.prov.get((pred, terms), ()) if e[4] < limit), key=lambda e: e[4])
         chosen = []
         while rest and entries:
@@ -133,7 +149,6 @@ class _Builder:
             n.steps.extend(_unwrapped(self.step(e), n))
         if rest and not n.given and not n.steps:
             n.note = "no recorded derivation (aggregates and time groupings are not recorded)"
-        return n
 
     def step(self, entry) -> Step:
         piece, rule, binding, body_iv, seq = entry
@@ -380,7 +395,12 @@ def recorded(model):
         store.relation(pred).bulk_add(rows)
         if pred in derived:
             base[pred] = list(rows)
-    ev = Evaluator(model.plan, store, model.horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
+    horizon = model.horizon
+    if horizon is None and model.plan.infinite_strata():
+        # a recursion through time that stops (the search for a repetition
+        # found none): the whole line confines nothing, and rounds reach it
+        horizon = (NEG_INF, POS_INF, False, False)
+    ev = Evaluator(model.plan, store, horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
     from chronolog.language.nulls import NullFactory, run_scope
 
     with run_scope(getattr(model, "_nulls", None) or NullFactory()):

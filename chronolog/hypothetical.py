@@ -134,6 +134,9 @@ class Hypothetical:
             raise ProgramError("hypothetical answers take numeric time points, but this program's timeline is dates",
                                hint="stream it without --hypothetical, or write its time points as numbers")
         self.program = prog
+        from chronolog.planner.validate import collect_arities
+
+        self._arities = collect_arities(prog)  # (a streamed fact of another arity would meet no rule: refused)
         unfolder = Unfolder(prog, window=window, delay=delay)
         self.rules = unfolder.rules
         self._given = _GivenFacts(prog, program, self.rules)
@@ -170,14 +173,20 @@ class Hypothetical:
             raise DataError(f"hypothetical answers need integer time points, not {t!r}")
         if self.time is not None and t <= self.time:
             raise DataError(
-                f"time point {t} comes after {self.time}: the stream must be in time order",
+                f"time point {t} is not after {self.time}, the last step: the stream must be in time order",
                 hint="each step is a later time point; nothing already reported changes",
             )
         delta = self._given.at(t, self._facts_at(t, facts))
         first = self.time + 1 if self.time is not None else min(t, self._given.first)
         closed = []  # answers that became definite at the points closed on the way: reported now
-        for skipped in range(first, t):
+        skipped = first
+        while skipped < t:
+            if not self.state:  # (nothing pending: the points up to the next given fact change nothing)
+                skipped = self._given.next_at(skipped)
+                if skipped >= t:
+                    break
             closed += [a for a in self._advance(skipped, self._given.at(skipped, {})) if a.definite]
+            skipped += 1
         out = self._advance(t, delta)
         self.time = t
         return sorted(closed, key=_answer_key) + out if closed else out
@@ -198,6 +207,11 @@ class Hypothetical:
                         hint="hypothetical answers take punctual facts, one time point per step",
                     )
                 _refuse_derived(pred, f"the fact {format_fact(pred, terms, iv)}", self.rules)
+                known = self._arities.get(pred)
+                if known is not None and len(terms) != known[0]:  # (as Stream refuses it; a predicate no rule reads is kept)
+                    raise DataError(f"{pred} has {len(terms)} arguments here but {known[0]} in the program: the fact "
+                                    f"{format_fact(pred, terms, iv)} would meet no rule",
+                                    hint=f"use {pred} with the same number of arguments everywhere")
                 delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1
         return delta
 
@@ -351,6 +365,11 @@ class _GivenFacts:
             elif first < last:
                 self.spans.append((first, last, f.pred, terms))
         self.first = min([*self.points, *(s[0] for s in self.spans)], default=float("inf"))
+
+    def next_at(self, t):
+        """The first time point from ``t`` on where a given fact holds (inf: none)."""
+        return min([p for p in self.points if p >= t] + [max(first, t) for first, last, _, _ in self.spans if last >= t],
+                   default=math.inf)
 
     def at(self, t, delta) -> dict:
         """``delta`` (the stream's facts at ``t``) with the given ones at ``t``."""

@@ -22,6 +22,8 @@ def describe_partitioning(plan) -> str:
         return f"partitioning: none ({e.message.removeprefix('not partitionable: ')})"
     except Exception as e:  # pragma: no cover - the analysis has a step budget
         return f"partitioning: not analysed ({e})"
+    if not plan.rules and not plan.constraints:
+        return "partitioning: none needed (no rules: the model is the given facts)"
     if not keys:
         return "partitioning: none (no predicate has arguments)"
     return f"partitioning: by key {keys}"

@@ -145,9 +145,12 @@ def answer(model, q: Query) -> list:
             continue
         key = tuple(b[v] for v in q.variables)
         by.setdefault(key, []).append(iv)
+    from chronolog.language.timeline import coalesce
+
     out = []
     for key in sorted(by, key=lambda k: tuple(term_sort_key(v) for v in k)):
-        out.append(Answer(dict(zip(q.variables, map(public, key))), sorted(by[key], key=lambda iv: (iv[0], not iv[2]))))
+        # (several atoms give one binding where a `_` stands for what tells them apart)
+        out.append(Answer(dict(zip(q.variables, map(public, key))), coalesce(by[key])))
     return out
 
 
@@ -160,11 +163,24 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     q = parse_query(text, model.calendar, dialect or model.dialect)
     q = Query(q.pred, model_nulls(model).adopt_terms(q.terms), q.window)
     check_known_predicate(model, q.pred, "query()")  # a typo answers nothing otherwise
+    q = _float_constants(model, q, text)
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 
         return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
     return answer(model, q)
+
+
+def _float_constants(model, q, text: str):
+    """``q`` with each number constant read against the model's floats, as
+    :meth:`Model.holds` reads a fact (chronolog/float_terms.py)."""
+    from chronolog.language.ast import Const
+
+    values = tuple(t.value if type(t) is Const else t for t in q.terms)
+    read = model._float_columns("query()").read(q.pred, values, lambda: text.strip())
+    if read is values:
+        return q
+    return Query(q.pred, tuple(Const(r) if r is not v else t for t, v, r in zip(q.terms, values, read)), q.window)
 
 
 def format_answers(answers, calendar=None) -> list:
@@ -173,7 +189,9 @@ def format_answers(answers, calendar=None) -> list:
     from chronolog.language.timeline import format_interval
 
     fmt = calendar.format_interval if calendar is not None else format_interval
-    return [
-        ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items()) + ": " + ", ".join(fmt(iv) for iv in a.intervals)
-        for a in answers
-    ]
+    out = []
+    for a in answers:
+        binding = ", ".join(f"{k}={format_term(v)}" for k, v in a.binding.items())
+        intervals = ", ".join(fmt(iv) for iv in a.intervals)
+        out.append(f"{binding}: {intervals}" if binding else intervals)  # (only `_`: the intervals alone)
+    return out

@@ -23,6 +23,7 @@ that range.  Only forward-propagating programs can be streamed
 from __future__ import annotations
 
 import contextlib
+import math
 from itertools import chain, islice
 from typing import NamedTuple, Optional
 
@@ -200,14 +201,21 @@ class Stream:
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
         (A watermark at or before the current one changes nothing.)  On a
+        LARS stream every tick through ``floor(t)`` is then final.  On a
         date timeline ``t`` is a date: ``datetime.date``/``datetime`` or ISO
         text (``"2024-01-05"``)."""
         from chronolog.arguments import time_point
 
         t = time_point(t, self.calendar, "advance()")
+        promise = (t, True)
+        if self.dialect == "lars" and t not in (NEG_INF, POS_INF):
+            # LARS facts start at whole ticks: none starts before the next one,
+            # so every tick through floor(t) is final, and each step closes
+            # whole ticks (pieces print as ticks, as a batch run does)
+            promise = (math.floor(t) + 1, False)
         v, closed = self._promised
-        if t > v or (t == v and not closed):  # an earlier watermark says nothing new
-            self._promised = (t, True)
+        if promise[0] > v or (promise[0] == v and promise[1] and not closed):  # an earlier watermark says nothing new
+            self._promised = promise
         self._evaluate()
 
     def close(self) -> None:
@@ -276,12 +284,12 @@ class Stream:
         before what the stream keeps (``reach_back``) is refused; so is,
         with corrections off (no ``reach_back``), one that may meet input
         already processed."""
-        self.update(retract=facts)
+        self._update(None, facts, "retract()")
 
     def amend(self, old, new) -> None:
         """Replace facts pushed before: retract ``old`` and add ``new`` in one
         correction, so only the net change of the answers comes out."""
-        self.update(add=new, retract=old)
+        self._update(new, old, "amend()")
 
     def update(self, add=None, retract=None) -> None:
         """One correction: retract, then add (the forms :meth:`push` takes).
@@ -289,15 +297,22 @@ class Stream:
         that came late, or the new version of a retracted one): the stream
         replays from before them, as for a retraction of processed input,
         within ``reach_back``; without it such an addition is refused."""
+        self._update(add, retract, "update()")
+
+    def _update(self, add, retract, call: str) -> None:
+        """:meth:`update`, its messages naming ``call``, the method the user called."""
         from chronolog.corrections import holes_of
+        from chronolog.float_terms import FloatColumns
         from chronolog.stream_corrections import before
 
         self._check_usable()
         holes = {}
         if retract is not None:
-            holes = holes_of(self._rows_of(retract), "retract()")
+            taken_back = self._rows_of(retract)
+            FloatColumns(self._pushed_terms, call).read_rows(taken_back)  # (a float's printed line reads back)
+            holes = holes_of(taken_back, call)
             holes = {p: by for p, by in _boolean_holes(holes).items() if by}
-            self._refuse_unknown(holes)
+            self._refuse_unknown(holes, call)
             for p, by in holes.items():
                 for t in by:
                     self._check_arities({p: [(t, None)]})
@@ -325,7 +340,7 @@ class Stream:
         if self._log is None:
             self._refuse_processed(holes)
             self._refuse_late(late)
-            self._correct_unprocessed(holes, fresh, rows)
+            self._correct_unprocessed(holes, fresh, rows, call)
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
@@ -339,7 +354,7 @@ class Stream:
             added = (first[2][0], first[2][2])
             if not self._log.can_rewind(met, added):
                 self._refuse_too_old(first, adding=True)
-        self._correct_unprocessed(holes, fresh, rows)
+        self._correct_unprocessed(holes, fresh, rows, call)
         if met is not None or added is not None:
             with self._failing():
                 self._replay(holes, late, met, added)
@@ -398,7 +413,7 @@ class Stream:
             return "nothing"
         return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
-    def _refuse_unknown(self, holes: dict) -> None:
+    def _refuse_unknown(self, holes: dict, call: str) -> None:
         """A retraction of a predicate neither the program nor a pushed fact
         names: a typo, most likely, as Reasoner.retract says; skipped, the
         fact meant would stay."""
@@ -406,7 +421,7 @@ class Stream:
 
         for pred in holes:
             if pred not in self.plan.arities and self._pushed is not None and pred not in self._pushed:
-                refuse_unknown_predicate(pred, self.plan.arities, "retract()", "the facts pushed to the stream")
+                refuse_unknown_predicate(pred, self.plan.arities, call, "the facts pushed to the stream")
 
     def _refuse_unpushed(self, holes: dict) -> None:
         """A retraction of a predicate the rules derive and none of whose
@@ -440,15 +455,14 @@ class Stream:
                             "instead of writing them in the program",
                         )
 
-    def _say_unmet(self, holes: dict) -> None:
+    def _say_unmet(self, holes: dict, call: str) -> None:
         """Count the retracted facts that meet no input the stream still has
         (``stats["retracted facts that met nothing"]``, over the stream) and
         warn naming the first, as Reasoner.update does (corrections.py)."""
         from chronolog.corrections import taken, unmet, unmet_message
 
-        inputs = [self._buffer] + ([rows for cp in self._log.checkpoints for rows, *_ in cp.steps] if self._log else [])
         met: dict = {}
-        for rows in inputs:
+        for rows in self._inputs():
             for pred, by in holes.items():
                 for terms, iv in rows.get(pred, ()):
                     if terms in by:
@@ -459,19 +473,24 @@ class Stream:
         self.stats["retracted facts that met nothing"] = self.stats.get("retracted facts that met nothing", 0) + len(met_nothing)
         import warnings
 
-        def held(pred):
-            return (terms for rows in inputs for terms, _ in rows.get(pred, ()))
-
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
-        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, held, "pushed")), stacklevel=4)
+        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, call, "pushed")), stacklevel=5)
 
-    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict) -> None:
+    def _inputs(self) -> list:
+        """The input the stream still has: ``{pred: [(terms, interval)]}`` per step."""
+        return [self._buffer] + ([rows for cp in self._log.checkpoints for rows, *_ in cp.steps] if self._log else [])
+
+    def _pushed_terms(self, pred: str):
+        """The terms of the facts of ``pred`` the stream still has."""
+        return (terms for rows in self._inputs() for terms, _ in rows.get(pred, ()))
+
+    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
         (``added``: every added fact, counted as input)."""
         from chronolog.stream_corrections import corrected
 
         if holes:
-            self._say_unmet(holes)
+            self._say_unmet(holes, call)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1
@@ -586,6 +605,7 @@ class Stream:
             "due": {p: tuple(h) for p, h in ev._due.items()},
             "seq": ev._seq,
             "background": ev.background,
+            "hold": {k: dict(v) for k, v in ev._hold.items()},  # (placed heads kept to tell them from new ones: engine/rows/stream_eval.py)
         }
 
     def _load_evaluator_state(self, snap: dict) -> None:
@@ -606,6 +626,7 @@ class Stream:
         ev._due = {p: list(h) for p, h in snap.get("due", {}).items()}
         ev._seq = snap["seq"]
         ev.background = snap["background"]
+        ev._hold = {k: dict(v) for k, v in snap.get("hold", {}).items()}
         ev.reschedule()  # (not copied: half of what a checkpoint would hold)
 
     @property

@@ -123,7 +123,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         if first_line is None:
             return
         try:
-            s.update(add=_read(correction["+"]), retract=_read(correction["-"]))
+            s._update(_read(correction["+"]), _read(correction["-"]), "retract()")  # (as the -lines' messages have always said)
         except ChronologError as e:
             raise _at(e, source, first_line) from None
         correction["-"], correction["+"], first_line = {}, {}, None

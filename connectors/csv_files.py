@@ -193,7 +193,7 @@ def _csv_rows(facts, fmt):
     for terms, (lo, hi, lc, hc) in facts:
         row = []
         for v in terms:
-            if type(v) is tuple:  # (a munion set: formatted each time)
+            if type(v) is tuple or type(v) is Boolean or type(v) is bool:  # (a munion set; a boolean, one key with 1 in a dict)
                 row.append(_cell(v))
                 continue
             c = cells.get(v)

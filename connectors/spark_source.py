@@ -12,7 +12,8 @@ first ``samplingFacts`` facts (default 10,000) of the files in order, so the
 driver never parses the whole input.  Each task checks its file against the
 schema; a value the schema cannot hold exactly (a longer decimal, text in a
 number column) is an error naming the file and line, never a rounded or
-re-typed value.
+re-typed value; in a ``double`` column a number is the float that prints as
+it (what a float column wrote reads back: docs/language.md, "Floats").
 
 Writing: each task writes a part file into a hidden staging directory beside
 the target; the driver's commit renames the directory into place only when
@@ -240,7 +241,7 @@ def fits(kind, typ, sampled=None, time: bool = False) -> bool:
         return k == "dec" and kind[2] <= typ.scale and kind[1] <= typ.precision - typ.scale
     if pa.types.is_boolean(typ):
         return k == "bool"
-    if pa.types.is_floating(typ):  # from text only +inf/-inf are floats (other numbers are exact)
+    if pa.types.is_floating(typ):  # (numbers that floats print as are floats by then: _printed_floats)
         return k == "float"
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         if sampled == "mixed":
@@ -268,6 +269,10 @@ def _columns(rows, target, sampled, path, pred):
     arrays = []
     for i, f in enumerate(list(target)[:-2]):
         time = i >= len(names)
+        if not time and pa.types.is_floating(f.type) and kinds[i][0] in ("int", "dec", "mixed"):
+            floats = _printed_floats(cols[i])
+            if floats is not None:
+                cols[i], kinds[i] = floats, dist.value_kind(floats)
         if not fits(kinds[i], f.type, sampled[i], time):
             _refuse(path, pred, i, f, sampled[i], time)
         if time and (pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)):
@@ -283,9 +288,32 @@ def _columns(rows, target, sampled, path, pred):
     return arrays
 
 
+def _printed_floats(values):
+    """A text column read into a floating schema column: each number the
+    float that prints as it (``0.1``, ``2.0``: the lines a float column
+    writes read back, docs/language.md, "Floats"); None when a number no
+    float prints as (``1/3``, a longer decimal) is among them: refused."""
+    from chronolog.language.float_times import printed_float
+
+    out = []
+    for v in values:
+        if v is None or type(v) is float:
+            f = v
+        elif type(v) is int:
+            f = float(v) if abs(v) < 2**53 else None
+        else:
+            f = printed_float(v)
+        if f is None and v is not None:
+            return None
+        out.append(f)
+    return out
+
+
 def _refuse(path, pred, i, field, sampled, time):
     """The error for the first line of ``path`` whose column ``i`` does not
     fit ``field`` (read again line by line: only on this error path)."""
+    import pyarrow as pa
+
     from chronolog.language import ast
     from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
@@ -302,6 +330,8 @@ def _refuse(path, pred, i, field, sampled, time):
                 for terms, iv in rows:
                     v = terms[i] if i < len(terms) else (iv[0] if i == len(terms) else iv[1])
                     if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled, time):
+                        continue
+                    if not time and pa.types.is_floating(field.type) and _printed_floats([v]) is not None:
                         continue
                     raise DataError(
                         f"{format_term(v) if not isinstance(v, str) else repr(v)} in column "

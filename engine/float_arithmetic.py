@@ -18,7 +18,12 @@ Polars adds a scalar zero by returning the other operand, so ``-0.0 +
 
 from __future__ import annotations
 
-from .exprs import Expr, call, checked, when
+import math
+from fractions import Fraction
+
+from .exprs import Expr, call, checked, lit, when
+
+MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}  # x op y is y MIRROR[op] x
 
 
 def finite(value: Expr, text: str, signed_zero: bool = True) -> Expr:
@@ -40,3 +45,30 @@ def whole(name: str, x: Expr, bound: int, text: str) -> Expr:
     integer, refused where the magnitude of ``x`` reaches ``bound`` (read on
     ``x``: Spark's ``floor`` of a double is a ``bigint`` already, saturated)."""
     return checked(call("to_int", call(name, x)), call("abs", x).ge(float(bound)), f"{text} is beyond 64-bit integers")
+
+
+def bracket(c) -> tuple:
+    """``(lo, hi)``: the greatest float <= the exact number ``c`` and the
+    least >= it (equal when ``c`` is a float's value; ±inf beyond them)."""
+    try:
+        f = float(c)
+    except OverflowError:
+        f = math.inf if c > 0 else -math.inf
+    if math.isinf(f):
+        big = math.nextafter(f, 0)
+        return (big, f) if f > 0 else (f, big)
+    x = Fraction(f)
+    if x == c:
+        return f, f
+    return (f, math.nextafter(f, math.inf)) if x < c else (math.nextafter(f, -math.inf), f)
+
+
+def versus_exact(op: str, x: Expr, c) -> Expr:
+    """``x op c`` of the floats ``x`` (finite, no NaN) and the exact number
+    ``c``, exactly, as the engine compares them (a cast of ``c`` to a float
+    would round it): against the floats around ``c`` (:func:`bracket`),
+    between which no float lies."""
+    lo, hi = bracket(c)
+    if op in ("==", "!="):
+        return x.compare(op, lo) if lo == hi else lit(op == "!=")
+    return x.compare(op, hi if op in ("<", ">=") else lo)

@@ -149,6 +149,15 @@ class Relation:
                     del index[key]
         self.version += 1
 
+    def read_atoms(self, many) -> None:
+        """The atoms ``many`` (terms) are about to be read: a row relation
+        holds them already; a column one (engine/columns/point_relation.py)
+        reads them from its frame together, one search for all."""
+
+    def read_ahead(self, positions: tuple, keys) -> None:
+        """A join is about to probe ``index(positions)`` with ``keys``
+        (an iterable, read only where it helps): as :meth:`read_atoms`."""
+
     def index(self, positions: tuple) -> dict:
         """Key -> list of atoms, for the given argument positions.
 

@@ -560,7 +560,7 @@ def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet):
             for t, ivs in atoms.items():
                 rel[t] = coalesce(list(rel.get(t, [])) + ivs)
         found = _search(plan, seg, seg_reps, e, lo, reach, strategy, out,
-                        max_span=None if n == INF else (n - e) / 2)
+                        max_span=None if n == INF else Fraction(n - e) / 2)  # (exact: n - e may pass the float range)
         if found is None:
             j += 1  # no repetition yet: this gap is part of the stretch
             continue

@@ -447,7 +447,57 @@ def resolve(program, calendar=None, lines=None):
     for r in program.rules:
         r.head = _map_windows(r.head, lambda w: interval(w, r.pos, "window"), ast, group)
         r.body = [_map_windows(lit, lambda w: interval(w, r.pos, "window"), ast, group) for lit in r.body]
+        if cal is not None:
+            _refuse_dates_beside_time_points(r, cal, err)
     return program
+
+
+def _refuse_dates_beside_time_points(rule, cal, err) -> None:
+    """An interval term's ends and a time capture bind time points, numbers
+    of granularity units also on a date timeline (docs/language.md,
+    "Interval terms"), so a date constant compared with one (or added to
+    one) would meet a number when the rule runs: refused at its literal,
+    with the number to write instead."""
+    from . import ast
+
+    origin = {}  # a time-point variable -> the literal that binds it
+    for lit in rule.body:
+        if isinstance(lit, ast.Timed):
+            origin.update({x.name: str(lit) for x in (lit.start, lit.end) if isinstance(x, ast.Var)})
+    grew = bool(origin)
+    while grew:  # (F = E + 2 is a time point too, wherever the assignment is written)
+        grew = False
+        for lit in rule.body:
+            if isinstance(lit, ast.Assignment) and lit.var.name not in origin and _date_in(lit.expr) is None:
+                src = next((origin[v] for v in sorted(ast.variables_of(lit.expr)) if v in origin), None)
+                if src is not None:
+                    origin[lit.var.name], grew = src, True
+    for lit in rule.body:
+        if not isinstance(lit, (ast.Comparison, ast.Assignment)):
+            continue
+        names = sorted(ast.variables_of(lit.expr if isinstance(lit, ast.Assignment) else lit) & origin.keys())
+        date = _date_in(lit.expr) if isinstance(lit, ast.Assignment) else _date_in(lit.left) or _date_in(lit.right)
+        if not names or date is None:
+            continue
+        text = cal.format_point(cal.point(date))
+        raise err(
+            f"{names[0]} is a time point (bound by {origin[names[0]]}), a number of {cal.unit} since 1970-01-01 on this "
+            f"timeline, never a date, so '{lit}' would meet the date {text} with a number",
+            lit.pos,
+            f"write the date as its time point: {text} is {format_number(cal.point(date))}",
+        )
+
+
+def _date_in(expr):
+    """The first date constant of an expression, or None."""
+    from . import ast
+
+    if isinstance(expr, ast.Const):
+        return expr.value if _is_datetime(expr.value) else None
+    for part in (getattr(expr, "left", None), getattr(expr, "right", None), *getattr(expr, "args", ())):
+        if part is not None and (d := _date_in(part)) is not None:
+            return d
+    return None
 
 
 def _map_windows(x, fn, ast, group=None):

@@ -215,7 +215,15 @@ class _CodedColumn:
         return arr
 
     def decoded(self) -> list:
-        return self.values.take(self.indices).tolist()
+        if len(self.indices) >= len(self.codes):
+            return self.values.take(self.indices).tolist()
+        # (fewer facts than the block's codes: a predicate's few facts among a
+        # block's many names; decoding every name per predicate was quadratic)
+        codes = self.codes[self.indices]
+        if len(codes) and codes.min() < 0:
+            vals = self.terms.values
+            return [None if c < 0 else vals[c] for c in codes.tolist()]
+        return self.terms.values.take(codes)
 
     def value_at(self, i: int):
         """The value of fact ``i`` (without decoding the column)."""
@@ -380,21 +388,29 @@ def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:
 
 
 def read_fact_columns(
-    fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None, program=None
+    fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None, program=None,
+    memos=None,
 ) -> FactColumns:
-    """Read an open file (text or binary) or a str of facts with kernels.
+    """Read an open file (text or binary), a str or the bytes of facts with kernels.
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time).  ``program``: the file
     is a program (a :class:`~.program_facts.Statements`, which takes every
-    line that is not a fact the kernels read, for the grammar)."""
+    line that is not a fact the kernels read, for the grammar).  ``memos``:
+    the FactColumns of another file of the run, whose tokens' values this
+    one shares (200 files of 1,000 facts converted the same times and
+    numbers 200 times)."""
     from .nulls import reading_file
 
     out = FactColumns()
     out.share = share
     out.terms = terms
+    if memos is not None:
+        out.term_memo, out.time_memo, out.iv_memo = memos.term_memo, memos.time_memo, memos.iv_memo
     lineno = 0
     if isinstance(fh, str):
         blocks = [fh.encode("utf-8")]
+    elif isinstance(fh, bytes):
+        blocks = [fh]
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     from contextlib import closing
@@ -1050,66 +1066,97 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     kept_names = None  # the block's distinct tokens, copied out of it once (string_columns.compact)
     by_pred, bounds = m.by_pred, m.bounds
     term_conv = _meteor_term if dialect == "meteor" else (lambda t: _value(t.strip(), _IDENT.match))
-    preds = []  # (name, rows, width, columns): a column of values is (its distinct tokens, each row's index) until converted
-    for k, name in enumerate(m.preds.to_list()):
-        rows_k = by_pred[bounds[k] : bounds[k + 1]]
-        if dialect == "vadalog" and not _PRED_OK(name):
-            bad[rows_k] = True
-            continue
-        widths = arity[rows_k]
-        width = int(widths[0])
-        if (widths != width).any():
-            raise _Fallback(name)
-        cols_k = []
-        for j in range(width):
-            tok = ftok[starts[rows_k] + j]
-            if is_name is not None and is_name[tok].all():
-                if kept_names is None:  # (a quoted string's value: without its quotes)
-                    kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"') if m.quoted else fdict)
-                cols_k.append((tok, kept_names))  # names only: coded later, with other blocks' (_code_names)
-                names_pending = True
-                continue
-            used, idx = np.unique(tok, return_inverse=True)
-            cols_k.append((idx.reshape(-1), used))
-        preds.append((name, rows_k, width, cols_k))
+    # Every step runs over the rows of all predicates at once, in by_pred's
+    # order (each predicate's rows together), and each predicate's part is
+    # slices of those arrays: a dozen numpy steps per predicate and block
+    # cost 200 predicates of 1,000 facts +25 ms against one predicate (issue 37).
+    names = m.preds.to_list()
+    first = bounds[:-1]
+    fine = np.ones(len(names), dtype=bool)  # predicates of a valid name
+    if dialect == "vadalog":
+        for k, name in enumerate(names):
+            if not _PRED_OK(name):
+                fine[k] = False
+                bad[by_pred[bounds[k] : bounds[k + 1]]] = True
+    widths = arity[by_pred]
+    width_of = widths[first]
+    uneven = (np.maximum.reduceat(widths, first) != np.minimum.reduceat(widths, first)) & fine
+    if uneven.any():
+        raise _Fallback(names[int(np.flatnonzero(uneven)[0])])
+    at = starts[by_pred]
+    last_tok = len(ftok) - 1
+    tokens, named = [], []  # per argument: each row's token (any where the predicate is narrower), names-only per predicate
+    seen = None  # which of the block's tokens a column of values holds
+    for j in range(int(width_of.max()) if len(names) else 0):
+        tok = ftok[np.minimum(at + j, last_tok)]
+        wide = (width_of > j) & fine
+        name_col = np.logical_and.reduceat(is_name[tok], first) & wide if is_name is not None else np.zeros(len(names), dtype=bool)
+        value_col = wide & ~name_col
+        if value_col.any():
+            if seen is None:
+                seen = np.zeros(len(fdict), dtype=bool)
+            seen[tok[np.repeat(value_col, np.diff(bounds))]] = True
+        if name_col.any() and kept_names is None:  # (a quoted string's value: without its quotes)
+            kept_names = compact(fdict.str.strip_prefix('"').str.strip_suffix('"') if m.quoted else fdict)
+            names_pending = True
+        tokens.append(tok)
+        named.append(name_col)
     # the distinct tokens of every predicate's value columns converted in one
-    # pass and coded by the run's Dictionary at once: a pass costs a few
-    # polars queries (~1 ms), which 200 predicates of 1,000 facts paid each (issue 37)
-    value_tokens = [used for *_, cols_k in preds for _, used in cols_k if isinstance(used, np.ndarray)]
-    if value_tokens:
-        every = value_tokens[0] if len(value_tokens) == 1 else np.unique(np.concatenate(value_tokens))
+    # pass and coded by the run's Dictionary at once, each column indexing
+    # them all: a pass costs a few polars queries (~1 ms), then a sort and a
+    # search per column, which 200 predicates of 1,000 facts paid each (issue 37)
+    if seen is not None:
+        every = np.flatnonzero(seen)
+        position = np.cumsum(seen) - 1  # a token's place among every
         every_vals = _terms(fdict.gather(every), dialect, term_conv, out.term_memo, out.share)
         every_bad = np.array([v is None for v in every_vals], dtype=bool)
-        every_codes = _codes(every_vals, out.terms) if out.terms is not None else None
-    for name, rows_k, width, cols_k in preds:
-        for j, (idx, used) in enumerate(cols_k):
-            if isinstance(used, np.ndarray):  # a column of values: where its tokens are among every block's
-                at = np.searchsorted(every, used)
-                vb = every_bad[at]
-                if vb.any():
-                    bad[rows_k[vb[idx]]] = True
-                cols_k[j] = (idx, at)
-        ok = ~bad[rows_k]
-        if not ok.any():
+        if every_bad.any():  # (their rows go to the exact parser)
+            tok_bad = np.zeros(len(fdict), dtype=bool)
+            tok_bad[every[every_bad]] = True
+            for j, tok in enumerate(tokens):
+                value_rows = np.repeat((width_of > j) & fine & ~named[j], np.diff(bounds))
+                bad[by_pred[value_rows & tok_bad[tok]]] = True
+        if out.terms is not None:
+            every_codes = _int32(_codes(every_vals, out.terms))  # (one array the block's columns share)
+        else:
+            every_vals = _Column(every[:0], every_vals).values
+    keep = ~bad[by_pred]
+    rows, kept = by_pred, bounds
+    if not keep.all():
+        rows = by_pred[keep]
+        kept = np.concatenate([[0], np.cumsum(np.add.reduceat(keep.astype(np.int64), first))]) if len(names) else bounds
+        tokens = [tok[keep] for tok in tokens]
+    lo_all, hi_all = _narrow(lo_i[rows], len(tcol)), _narrow(hi_i[rows], len(tcol))
+    lc_all, hc_all = lc[rows], hc[rows]
+    name_idx = [_narrow(tok, len(fdict)) if named[j].any() else None for j, tok in enumerate(tokens)]
+    value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
+    if out.terms is not None:
+        value_idx = [None if v is None else _narrow(v, len(every)) for v in value_idx]
+    for k, name in enumerate(names):
+        a, b = int(kept[k]), int(kept[k + 1])
+        if a == b:
             continue
-        good = rows_k[ok]
+        width = int(width_of[k])
         if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
             columns = [
-                _Names(_narrow(idx[ok], len(at)), at)  # (names: ``at`` is the block's names, a polars Series)
-                if not isinstance(at, np.ndarray)
-                else _CodedColumn(_narrow(idx[ok], len(at)), every_codes[at], out.terms)
-                for idx, at in cols_k
+                _Names(name_idx[j][a:b], kept_names)  # (names: coded later, with other blocks', by _code_names)
+                if named[j][k]
+                else _CodedColumn(value_idx[j][a:b], every_codes, out.terms)
+                for j in range(width)
             ]
-        else:
-            columns = [_Column(_narrow(idx[ok], len(at)), [every_vals[i] for i in at.tolist()]) for idx, at in cols_k]
-        part = (columns, _Column(_narrow(lo_i[good], len(tcol)), tcol), _Column(_narrow(hi_i[good], len(tcol)), tcol), lc[good], hc[good])
+        else:  # (values of their own per column: rows decode them)
+            columns = []
+            for j in range(width):
+                used, idx = np.unique(value_idx[j][a:b], return_inverse=True)
+                columns.append(_Column(_narrow(idx.reshape(-1), len(used)), every_vals[used]))
+        part = (columns, _Column(lo_all[a:b], tcol), _Column(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
         if name in out.parts:
             out.parts[name].append(part)
         else:
             out.parts[name] = [part]
-            first = int(good[0])
-            col = 1 + m.leading_blanks(first) if dialect == "meteor" else 1
-            out.positions[name] = ast.Pos(source, int(where[first]), col)
+            row = int(rows[a])
+            col = 1 + m.leading_blanks(row) if dialect == "meteor" else 1
+            out.positions[name] = ast.Pos(source, int(where[row]), col)
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
             raise _Fallback(name)

@@ -59,6 +59,20 @@ def float_time(x: float):
     return f.numerator if f.denominator == 1 else f
 
 
+def printed_float(t):
+    """The float that prints as the exact fraction ``t`` (the float 0.1 for
+    1/10: :func:`float_time` of it is ``t``), or None where no float does
+    (1/3, 0.1000000000000000001) or ``t`` is not a fraction (whole numbers
+    are one term with their floats already)."""
+    if type(t) is not Fraction or t.denominator == 1:
+        return None
+    try:
+        f = float(t)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) and float_time(f) == t else None
+
+
 def exact_time(v):
     """A time point given from Python as an exact number: floats by
     :func:`float_time`, ``Decimal`` exactly; other values unchanged."""

@@ -96,6 +96,9 @@ class VadalogDialect(Dialect):
                 atom = stmt.strip() if plain else "p(a)"
                 msg = f"a fact needs a time: {atom} ends without '@...'" if plain else "a statement without ':-' is a fact, and a fact needs a time ('@...')"
                 hint = f"write {atom}@5. or {atom}@[1,5]. ({atom}@(-inf,+inf). for all time); a rule is written head :- body."
+            elif tok.type in ("SINCE", "UNTIL"):  # (the grammar takes S/U only as a literal of its own)
+                hint = (f"a {tok} goes between two operands that are atoms or unary operators, never under 'not' or inside "
+                        f"another operator: define it in a rule of its own, e.g. s(X) :- a(X) {tok}[0,2] b(X). and use s(X) here")
             elif tok.type == "VAR" and "NAME" in exc.expected:
                 hint = "predicate names and constants start with a lowercase letter, variables with an uppercase one"
             elif tok.type == "LPAR" and word[:1].isupper():
@@ -164,8 +167,9 @@ class _ToAst(AstBuilder):
         values = []
         for t in atom.terms:
             if isinstance(t, ast.Var):
+                written = "_" if t.name[1:].isdigit() else t.name  # (the reader names each _ apart: _1, _2)
                 raise self._err(
-                    f"a fact cannot contain the variable {t.name}",
+                    f"a fact cannot contain the variable {written}",
                     atom.pos,
                     "constants start with a lowercase letter or are quoted strings or numbers",
                 )

@@ -80,6 +80,9 @@ def analyse(plan, key=None) -> Partitioning:
     """Find a key per predicate (``key`` may fix some: ``{pred: position}``)."""
     rules = list(plan.rules) + list(plan.constraints)
     rule_atoms = [(r, _atoms(r)) for r in rules]
+    # each atom's variable names by position, read once (the search reads them at every step)
+    named_atoms = [(r, [(p, terms, tuple(_var_at(terms, k) for k in range(len(terms)))) for p, terms in atoms])
+                   for r, atoms in rule_atoms]
     for r in rules:
         if getattr(r, "existentials", None):  # planner/existential.py
             raise NotPartitionable(
@@ -105,52 +108,69 @@ def analyse(plan, key=None) -> Partitioning:
     steps = [0]
 
     def fail(keys, rule, why):
+        """No choice left: the deepest failure is the one an error names."""
         if len(keys) > best["depth"]:
             best.update(depth=len(keys), why=why, rule=rule)
-        return None
+        return ()
 
-    def solve(keys):
-        steps[0] += 1
-        if steps[0] > _BUDGET:
-            return None
+    def choices(keys):
+        """None when every rule keeps one key under ``keys``; else the
+        extensions of ``keys`` to try, by one more predicate's position
+        (none when a rule breaks the key)."""
         # the most constrained open rule first: one with a known key variable
         pending = None
-        for r, atoms in rule_atoms:
+        for r, atoms in named_atoms:
             var, where, open_atoms = None, None, []
-            for p, terms in atoms:
+            for p, terms, names in atoms:
                 if p in keys:
-                    v = _var_at(terms, keys[p])
+                    v = names[keys[p]]
                     if v is None:
                         return fail(keys, r, f"{ast.Atom(p, terms)} has no variable in its key position {keys[p]}")
                     if var is None:
-                        var, where = v, ast.Atom(p, terms)
+                        var, where = v, (p, terms)
                     elif v != var:
                         return fail(
                             keys, r,
-                            f"{where} is keyed on {var} but {ast.Atom(p, terms)} on {v}",
+                            f"{ast.Atom(*where)} is keyed on {var} but {ast.Atom(p, terms)} on {v}",
                         )
                 else:
                     open_atoms.append((p, terms))
             if open_atoms and (pending is None or (var is not None and pending[1] is None)):
                 pending = (r, var, where, open_atoms)
         if pending is None:
-            return keys
+            return None
         r, var, where, open_atoms = pending
         p, terms = open_atoms[0]
+        where = where and ast.Atom(*where)
         if var is None:
-            choices = [i for i in range(len(terms)) if _var_at(terms, i) is not None]
+            positions = [i for i in range(len(terms)) if _var_at(terms, i) is not None]
         else:
-            choices = [i for i in range(len(terms)) if _var_at(terms, i) == var]
-        if not choices:
+            positions = [i for i in range(len(terms)) if _var_at(terms, i) == var]
+        if not positions:
             what = f"does not contain the key variable {var} of {where}" if var else "has no variable to key on"
             return fail(keys, r, f"{ast.Atom(p, terms)} {what}")
-        for i in choices:
-            found = solve({**keys, p: i})
-            if found is not None:
-                return found
+        return ({**keys, p: i} for i in positions)
+
+    def search(start):
+        """Depth first over the choices, on a stack of our own: one level per
+        predicate, which a recursion would take from Python's stack (a
+        program of a thousand predicates overflowed it)."""
+        stack = [iter([start])]
+        while stack:
+            keys = next(stack[-1], None)
+            if keys is None:
+                stack.pop()
+                continue
+            steps[0] += 1
+            if steps[0] > _BUDGET:
+                return None
+            more = choices(keys)
+            if more is None:
+                return keys
+            stack.append(iter(more))
         return None
 
-    found = solve(dict(key or {}))
+    found = search(dict(key or {}))
     if found is None:
         if steps[0] > _BUDGET:
             raise NotPartitionable("not partitionable: the search for a key gave up", hint="give the key explicitly: key={pred: position}")

@@ -262,9 +262,26 @@ def _suggest(name: str, known) -> str:
     return f"did you mean {close[0]}?" if close else "check the spelling of the predicate"
 
 
+# The executors pull a rule's body through one node per literal, each
+# calling the next (engine/node.py), and the plan's printers walk it the
+# same way: Python's stack holds about a thousand such calls.
+MAX_BODY_LITERALS = 500
+
+
+def check_body_length(rule: ast.Rule) -> None:
+    """A body too long to evaluate is refused with the way out, not a crash."""
+    if len(rule.body) > MAX_BODY_LITERALS:
+        raise ProgramError(
+            f"this rule's body has {len(rule.body)} literals, more than the {MAX_BODY_LITERALS} chronolog evaluates in one rule",
+            rule.pos,
+            hint="give part of the body a rule of its own, e.g. part(X, Y) :- <some of the literals>. and use part(X, Y) in their place",
+        )
+
+
 def validate(program: ast.Program, extra_facts=None) -> dict:
     arities = collect_arities(program, extra_facts)
     for rule in program.rules:
+        check_body_length(rule)
         check_safety(rule)
     check_annotations(program, arities)
     return arities

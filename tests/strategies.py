@@ -20,9 +20,10 @@ Shape of a program (see :func:`cases`):
   bounds, occasionally ``+inf``;
 * safety by construction: head variables, variables under ``not`` and on
   the left of S/U all occur in a positive atom (plain, under a unary operator,
-  or on the right of S/U); otherwise they are replaced by constants.  With
-  ``left_only_vars`` a variable the left of S/U alone has stays (the
-  language reads it as existential: ``w(X, V) <U> b(X)``), never in a head.
+  or on the right of S/U); otherwise they are replaced by constants.  A
+  variable the left of S/U alone has stays (``left_only_vars``, the default;
+  the language reads it as existential: ``w(X, V) <U> b(X)``), never in a
+  head; ``left_only_vars=False`` grounds it too.
 
 Data: for extensional predicates (and, with ``idb_data``, for derived
 ones too: data facts are never clipped by the horizon); small integer/half-integer endpoints
@@ -215,7 +216,7 @@ def cases(
     horizon: Optional[tuple] = None,
     max_arity: int = 2,
     idb_data: bool = False,
-    left_only_vars: bool = False,
+    left_only_vars: bool = True,
 ):
     unary_ops = [o for o in ops if o in UNARY_OPS]
     binary_ops = [o for o in ops if o in BINARY_OPS]

@@ -264,3 +264,19 @@ def test_hypothetical_answers_keep_booleans_apart():
     ]
     (a,) = h.step(1, {"flag": [(("a", True), 1), (("b", 1), 1)]})[:1]
     assert a.definite and a.evidence == (("flag", ("a", True), 0), ("flag", ("a", True), 1))  # Python bools again
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_output_csv_writes_a_boolean_and_a_number_apart(tmp_path, engine):
+    """The rows' CSV writer formatted each distinct value once, in a dict
+    where #T and 1 are one key: 1 and 1.0 after #T were written "true"."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "b.vada"
+    prog.write_text("q(X, F) :- v(X, F).\n" + DATA + "v(e, 1.0)@[0,2].\n")
+    r = CliRunner().invoke(cli, ["run", str(prog), "--output", str(tmp_path / "out"), "--engine", engine])
+    assert r.exit_code == 0, r.output
+    cells = [line.split(",")[:2] for line in (tmp_path / "out" / "q.csv").read_text().splitlines()[1:]]
+    assert cells == [["a", "true"], ["b", "1"], ["c", "false"], ["d", "0"], ["e", "1"]]

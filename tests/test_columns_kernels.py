@@ -5,6 +5,7 @@ the stratum really ran on columns (no silent fallback to rows)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -297,3 +298,40 @@ def test_integer_functions_run_on_columns_as_on_rows(facts):
     g(K) :- p(K, A, B), min(A, B) * 2 > max(A, 0) - 20.
     """
     both(program, {"p": facts})
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(facts_of(st.just(())), st.lists(st.tuples(keys, st.integers(-12, 12), st.integers(-12, 12)), max_size=6),
+       st.sampled_from("[("), st.sampled_from("])"))
+def test_heads_placed_from_exact_pairs_floats_and_infinities_run_on_columns(a, ends, lb, rb):
+    """Interval ends of every kind the columns hold: exact pairs (a quotient
+    of integers), float values, and the ends of maximal intervals (±inf
+    among them) turned into codes by engine/interval_terms.py, as the rows
+    place them; the run's grid has quarters (the ``a`` facts' points)."""
+    program = (
+        f"q(K){'@'}{lb}A, B{rb} :- p(K, S, E), A = S / 4, B = E / 2.  "
+        f"f(K){'@'}{lb}A, B{rb} :- p(K, S, E), A = float(S) / 2.0, B = float(E) / 4.0.  "
+        f"w(K){'@'}{lb}S, E{rb} :- a(K)@[S, E].  r(K) :- quarter(K)."
+    )
+    data = {"a": [((k,), iv) for (k, _), iv in a], "p": [((k, s, e), (0, 1, True, True)) for k, s, e in ends],
+            "quarter": [(("x",), (Fraction(1, 4), 1, True, True))]}
+    both(program, data)
+
+
+_NEAR = [x for c in (0.1, 1 / 3, 2.5, 1e16, 0.0) for x in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf), -c)]
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(st.lists(st.tuples(keys, st.sampled_from(_NEAR) | st.floats(-4, 4, allow_nan=False)), min_size=1, max_size=8),
+       st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), st.sampled_from(["0.1", "1 / 3", "5 / 2", "10000000000000001", "-0.1"]))
+def test_floats_against_exact_constants_are_compared_in_numpy_as_on_rows(floats, op, c):
+    """``F > 0.1`` of float values: exact as the rows (Python compares a
+    float with a Fraction exactly), through the floats around the constant
+    (float_arithmetic.versus_exact, written once with the Spark rounds), and
+    vectorised: the distinct-value path (distinct_calls.holds) is not taken."""
+    from unittest import mock
+
+    program = f"q(K, F) :- p(K, F), F {op} {c}.  r(K, F) :- p(K, F), {c} {op} F."
+    facts = {"p": [((k, f), (0, 1, True, False)) for k, f in floats]}
+    with mock.patch("chronolog.engine.columns.linear.holds", side_effect=AssertionError("a comparison by distinct values")):
+        both(program, facts)

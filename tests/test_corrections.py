@@ -329,3 +329,34 @@ def test_an_until_on_frames_keeps_what_an_added_left_operand_derives(monkeypatch
     r.update(add="w(a, 2)@(11,12]", retract="blocked(a)@[10,11)")
     after = "w(a, -1)@(10,11]\nblocked(a)@[11,16)\nw(a, 2)@(11,12]"
     assert r.model.to_text() == chronolog.reason(program, after, engine="rows").to_text()
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("call, named", [
+    (lambda x, bad: x.retract(bad), "retract()"),
+    (lambda x, bad: x.amend(bad, "p(b)@1"), "amend()"),
+    (lambda x, bad: x.update(retract=bad), "update()"),
+    (lambda x, bad: x.update(add="p(b)@1", retract=bad), "update()"),
+])
+def test_a_correction_message_names_the_call_the_user_made(engine, call, named):
+    """amend() and update(retract=...) said ``retract():`` in their errors
+    and warnings, a method the user never called; the Reasoner's and the
+    Stream's messages alike name the one called."""
+    import warnings
+
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]", engine=engine)
+    s = chronolog.Stream("q(X) :- p(X).", reach_back=10)
+    s.push("p(a)@[0,10]")
+    for x in (r, s):
+        with pytest.raises(chronolog.ChronologError) as e:
+            call(x, "never(a)@1")
+        assert e.value.message.startswith(f"{named}: the predicate 'never' does not occur"), e.value.message
+        with pytest.raises(chronolog.DataError) as e:
+            call(x, "p(_:n1)@1")
+        assert e.value.message.startswith(f"{named}: p(_:n1)@[1,1] names the labelled null"), e.value.message
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(x, "p(zz)@1")
+        said = [str(w.message) for w in caught if "met no" in str(w.message)]
+        assert len(said) == 1 and said[0].startswith(f"{named}: p(zz)@"), said
+        assert caught[-1].filename == __file__  # (the warning points at the user's line)

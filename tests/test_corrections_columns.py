@@ -427,3 +427,36 @@ def test_given_facts_of_derived_predicates_hidden_across_updates():
     assert m.to_text() == scratch(program, "\n".join(left + back))
     m = r.retract(back[:2])
     assert m.to_text() == scratch(program, "\n".join(left + back[2:]))
+
+
+@pytest.mark.parametrize("path", ["atoms", "frames"])
+def test_a_long_session_keeps_its_waiting_changes_the_size_of_what_changed(monkeypatch, path):
+    """Changes to given facts wait until something reads the predicate's
+    rows (an update costs what it changes); a session of hundreds of amends
+    of the same few facts keeps them folded (their net effect, the size of
+    the atoms changed: a list of every update's changes grew by two entries
+    an amend), and whatever reads them afterwards reads the facts now: the
+    model, a proof and the rows taking over equal reasoning from scratch."""
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "atoms" else -1)
+    program = "q(X) :- <->[0,2] p(X).\nr(X,Y) :- q(X), e(X,Y)."
+    facts = [f"p(n{i})@[{i},{i + 5}]" for i in range(40)] + [f"e(n{i},n{i + 1})@[0,50]" for i in range(40)]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    now = {f"p(n{i})": (i, i + 5) for i in range(40)}
+    rng = random.Random(3)
+    for step in range(examples(300) + 60):
+        atom = f"p(n{rng.randrange(3)})"
+        lo, hi = now[atom]
+        new = (rng.randrange(30), rng.randrange(30, 60))
+        r.amend(f"{atom}@[{lo},{hi}]", f"{atom}@[{new[0]},{new[1]}]")
+        now[atom] = new
+    waiting = r._given._pending.get("p")
+    if waiting is not None:  # (the atoms named: at most 3 retracted, 3 added, one piece each)
+        assert len(waiting.holes) <= 3 and len(waiting.added) <= 3
+        assert all(len(ivs) <= 2 for ivs in [*waiting.holes.values(), *waiting.added.values()])
+    final = "\n".join([f"{a}@[{lo},{hi}]" for a, (lo, hi) in now.items()] + facts[40:])
+    want = scratch(program, final)
+    assert r.model.to_text() == want
+    assert str(r.model.proof("q(n0)@[" + str(now["p(n0)"][0]) + "," + str(now["p(n0)"][0]) + "]")).count("p(n0)") >= 1
+    assert sorted(r._given["p"]) == sorted(chronolog.reason("", final, engine="rows").facts("p"))

@@ -271,10 +271,8 @@ def test_since_until_updates_that_add_and_retract_on_frames(drawn, dict_form):
     """Updates that add and retract at once, on the columns' frames, over
     Since/Until programs whose left operand has a variable of its own
     (``w(X, V) <U>[1,3] blocked(X)``: its atoms carry V), against reasoning
-    from scratch on the rows.  The other tests' programs ground such a
-    variable (strategies.cases without ``left_only_vars``), so the
-    re-derivation of an over-deleted atom never met another atom of the
-    same right operand (test_corrections.py,
+    from scratch on the rows: the re-derivation of an over-deleted atom
+    meets other atoms of the same right operand (test_corrections.py,
     test_an_until_on_frames_keeps_what_an_added_left_operand_derives)."""
     from chronolog.engine.columns import evaluator
 
@@ -287,8 +285,8 @@ def test_since_until_updates_that_add_and_retract_on_frames(drawn, dict_form):
 @settings(max_examples=examples(60), **SETTINGS)
 @given(
     st.one_of(
-        cases(ops=("S", "U"), negation=True, comparisons=True, idb_data=True, left_only_vars=True),
-        cases(recursion=True, nest=2, idb_data=True, left_only_vars=True),
+        cases(ops=("S", "U"), negation=True, comparisons=True, idb_data=True),
+        cases(recursion=True, nest=2, idb_data=True),
     ),
     st.data(),
     st.booleans(),

@@ -121,7 +121,11 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
 
 def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
     p = tmp_path / "p.csv"
-    p.write_text('k,start,end\n"a,b",1,2\n')
+    p.write_text('k,start,end\n"a,b",1,2\n')  # a whole cell quoted: the kernels read it as the csv module does
+    assert read_csv_columns(p, "p", {}, {}, None).pred_rows("p") == [(("a,b",), (1, 2, True, True))]
+    p.write_text('k,start,end\n"a\nb",1,2\n')  # a newline inside quotes: the row reader
+    assert read_csv_columns(p, "p", {}, {}, None) is None
+    p.write_text('k,start,end\n"say ""hi""",1,2\n')  # an escaped quote: the row reader
     assert read_csv_columns(p, "p", {}, {}, None) is None
     p.write_text("k,start,end\na,1,2\n\nb,1,2\n")
     assert read_csv_columns(p, "p", {}, {}, None) is None
@@ -315,3 +319,79 @@ def test_string_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path, ce
     path = tmp_path / "p.csv"
     write(path, ["k", "v", "start", "end"], [(cell if i % 3 else "x", str(i % 4), str(i), str(i + 1)) for i in range(40)])
     _same_rows(path, {0: ("k", "string"), 1: ("v", "float")})
+
+
+time_cells = st.one_of(
+    st.integers(-3, 3).map(str),
+    st.tuples(st.integers(-3, 3), st.integers(0, 999)).map(lambda p: f"{p[0]}.{p[1]:03d}"),
+    st.sampled_from(["-inf", "+inf", "inf", "1/3", "-2/7", "0.5", "0.50", "9" * 25, "-" + "9" * 25, "1e2"]),
+)
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(time_cells, time_cells, st.booleans(), st.booleans()), min_size=1, max_size=25))
+def test_times_off_the_integer_grid_read_as_the_row_reader(tmp_path_factory, rows):
+    """Decimal, rational, huge and infinite times, intervals empty or not:
+    the interval checks by exact keys (csv_columns._time_keys, or make
+    where the keys do not fit) keep or decline what the row reader does."""
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    write(path, ["k", "start", "end", "start_closed", "end_closed"],
+          [(f"n{i % 3}", s, e, str(c1).lower(), str(c2).lower()) for i, (s, e, c1, c2) in enumerate(rows)])
+    _same_rows(path, {})
+
+
+def test_time_keys_order_exactly():
+    """Keys of times 1e-15 apart, ±inf and ints beside Fractions order as the values do."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    vals = [Fraction(1, 3), 0, float("inf"), Fraction(10**15 + 1, 10**15), float("-inf"), 1, Fraction(-7, 2)]
+    keys, finite = csv_columns._time_keys(SimpleNamespace(values=np.array(vals, dtype=object), ints=None))
+    assert sorted(range(len(vals)), key=keys.__getitem__) == sorted(range(len(vals)), key=vals.__getitem__)
+    assert finite.tolist() == [True, True, False, True, False, True, True]
+    assert csv_columns._time_keys(SimpleNamespace(values=np.array([Fraction(1, 3), 2**70], dtype=object), ints=None)) is None
+
+
+quoted_cells = st.one_of(
+    st.sampled_from(["a", "n1", "7", "-2.5", "1/3", "x y", "", " b"]).map(lambda c: f'"{c}"'),
+    st.sampled_from(['"a,b"', '"say ""hi"""', 'a"b', '"a"b', ' "a"', '"a" ', '"two\nlines"', '"', "7", "n2"]),
+)
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(quoted_cells, st.integers(0, 9), st.integers(1, 5), st.booleans()), min_size=1, max_size=20),
+       st.booleans())
+def test_quoted_cells_read_as_the_row_reader(tmp_path_factory, rows, quote_header):
+    """Cells in quotes: the kernels read a file whose quotes each wrap a
+    whole cell of one line (the csv module's reading: the text between
+    them), and decline any other quote (an escaped one, one inside a cell,
+    a newline inside quotes) for the row reader."""
+    from chronolog.language.errors import DataError
+
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    header = ['"k"', '"start"', "end"] if quote_header else ["k", "start", "end"]
+    text = "\n".join([",".join(header)] + [f'{c},{s},{"%s" % (s + d) if not q else chr(34) + str(s + d) + chr(34)}' for c, s, d, q in rows]) + "\n"
+    path.write_text(text)
+    plain = all(c.startswith('"') and c.endswith('"') and '"' not in c[1:-1] and "\n" not in c and len(c) > 1 or '"' not in c
+                for c, *_ in rows)
+    got = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, None)
+    try:
+        want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, None)]
+    except DataError:
+        assert got is None
+        return
+    if plain:
+        assert got is not None
+    if got is not None:
+        rows_got = got.pred_rows("p")
+        assert [(tuple(map(repr, t)), iv) for t, iv in rows_got] == [(tuple(map(repr, t)), iv) for t, iv in want]
+
+
+def test_a_quoted_file_stays_on_the_kernels(tmp_path):
+    """A file whose string cells are all quoted, as many exporters write it, is read by the kernels."""
+    path = tmp_path / "p.csv"
+    path.write_text('"name","val","s","e"\n' + "".join(f'"n{i % 7}",{i},{i},{i + 3}\n' for i in range(50)))
+    got = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, (2, 3, True, True))
+    want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, (2, 3, True, True))]
+    assert got is not None and got.pred_rows("p") == want
+    assert want[0] == (("n0", 0), (0, 3, True, True))

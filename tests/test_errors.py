@@ -26,6 +26,19 @@ def test_missing_final_dot():
     assert "ends in the middle" in str(e) and "'.'" in e.hint
 
 
+@pytest.mark.parametrize("body, column", [
+    ("p(X), not q(X) <S>[0,2] r(X)", 24),
+    ("p(X), <->[0,1] (q(X) <U>[0,2] r(X))", 30),
+    ("q(X) <S>[0,2] r(X) <S>[0,1] p(X)", 28),
+])
+def test_since_until_where_only_an_atom_goes_says_how_to_write_it(body, column):
+    """A Since/Until under not, in an operator's operand or chained was
+    refused with "unexpected '<S>'; expected ',', '.'" and no way out."""
+    e = err(f"n(X) :- {body}.")
+    assert (e.pos.line, e.pos.column) == (1, column)
+    assert "rule of its own" in e.hint, e
+
+
 def test_uppercase_predicate_hint():
     e = err("p(X) :- Q(X).")
     assert e.pos.line == 1 and e.pos.column == 10
@@ -129,6 +142,37 @@ def test_unknown_predicate_in_annotation():
     e = err('@output("cntrols").\ncontrols(X) :- owns(X).\n')
     assert 'cntrols' in str(e) and "did you mean controls?" in e.hint
     assert e.pos.line == 1
+
+
+def test_a_question_to_an_empty_program_says_it_names_no_predicate():
+    """`chronolog explain empty.vada 'p(a)@1'` hinted "known predicates: " and nothing after it."""
+    model = chronolog.reason("% only a comment\n")
+    with pytest.raises(ChronologError) as e:
+        model.holds("p(a)@1")
+    assert "'p' does not occur" in str(e.value)
+    assert e.value.hint == "the program and its facts name no predicate (is the file empty?)"
+
+
+@pytest.mark.parametrize("ask, what", [
+    (lambda m: m.to_text(["q", "qq"]), "to_text()"),
+    (lambda m: m.lines(["qq"]), "lines()"),
+    (lambda m: m.write_text(__import__("io").StringIO(), ["qq"]), "write_text()"),
+    (lambda m: m.facts_within("qq", (0, 5)), "facts_within()"),
+])
+def test_a_typo_in_a_predicate_asked_for_is_named_not_answered_empty(ask, what):
+    """facts("qq") and to_arrow("qq") refused a predicate the program never
+    names; to_text(["qq"]) and the others answered nothing."""
+    model = chronolog.reason("q(X) :- p(X).\np(a)@1.")
+    with pytest.raises(ChronologError) as e:
+        ask(model)
+    assert e.value.message == f"{what}: the predicate 'qq' does not occur in the program or its facts"
+    assert e.value.hint == "did you mean q?"
+
+
+def test_an_anonymous_variable_in_a_fact_is_named_as_written():
+    """p(_)@1. was refused as containing "the variable _1", which nobody wrote."""
+    e = err("p(_)@1.")
+    assert e.message == "a fact cannot contain the variable _" and (e.pos.line, e.pos.column) == (1, 1)
 
 
 def test_unknown_annotation():

@@ -166,6 +166,42 @@ def test_a_recursion_through_time_has_a_proof_that_grows_with_its_rounds_not_dou
     assert nodes <= 40, nodes
 
 
+@pytest.mark.parametrize("explain", [False, True])
+def test_a_recursion_through_time_that_stops_without_a_horizon_has_proofs(explain):
+    """With no horizon such a program runs on the search for a repetition
+    (engine/termination.py); its model was finite, yet proof() said "this
+    model cannot be explained" (hint: explain=True, which chronolog explain
+    cannot give) and explain=True "not recorded for models that repeat
+    forever"."""
+    program = "c(X) :- <->[1,1] c(X), ok(X).\nc(a)@0.\nok(a)@[0,5]."
+    model = chronolog.reason(program, explain=explain)
+    assert model.is_finite and model.to_text().splitlines() == [f"c(a)@[{t},{t}]" for t in range(6)]
+    assert check_proofs(model, ["c"]) == 4
+    proof = model.proof("c(a)@[5,5]")
+    assert sum(1 for _ in leaves(proof.root)) == 6  # c(a)@0 and ok(a) at each of 5 rounds
+    session = chronolog.Reasoner(program, explain=explain)
+    model = session.add("ok(a)@[5,7].")  # (reasoned again: still no horizon)
+    assert model.to_text().splitlines() == [f"c(a)@[{t},{t}]" for t in range(8)]
+    assert check_proofs(model, ["c"]) == 4 and sum(1 for _ in leaves(model.proof("c(a)@[7,7]").root)) == 8
+
+
+def test_a_proof_too_deep_to_print_is_cut_where_it_says_so():
+    """c(a)@[400,400] is 400 rounds of one rule deep: its proof failed with
+    an internal RecursionError (building, printing and json.dumps recurse
+    per step); it is cut at MAX_DEPTH, the cut node saying so."""
+    from chronolog.explain_tree import MAX_DEPTH
+
+    program = "c(X) :- <->[1,1] c(X), ok(X).\nc(a)@0.\nok(a)@[0,400]."
+    proof = chronolog.reason(program, horizon=(0, 400)).proof("c(a)@[400,400]")
+    node, depth = proof.root, 0
+    while node.steps:
+        node, depth = node.steps[0].literals[0].fact, depth + 1
+    assert depth == MAX_DEPTH and (node.pred, node.terms, node.interval) == ("c", ("a",), (300, 300, True, True))
+    assert node.note == f"not expanded: the proof is more than {MAX_DEPTH} steps deep"
+    assert f"c(a)@[300,300]   [not expanded: the proof is more than {MAX_DEPTH} steps deep]" in str(proof)
+    assert json.loads(proof.to_json())["fact"] == "c(a)@[400,400]" and "c(a)@[300,300]" in proof._repr_html_()
+
+
 def _leaves(node) -> set:
     """The given facts a proof tree ends in, as text."""
     out = {f"{node.pred}{node.terms}"} if node.given else set()

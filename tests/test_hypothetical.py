@@ -87,8 +87,9 @@ def test_non_punctual_operator_is_refused():
 def test_out_of_order_and_non_punctual_facts():
     h = Hypothetical(TURBINES)
     h.step(3, "temp(a,high)@3")
-    with pytest.raises(chronolog.DataError, match="time order"):
+    with pytest.raises(chronolog.DataError, match="time order") as e:
         h.step(2, "temp(a,high)@2")
+    assert e.value.message == "time point 2 is not after 3, the last step: the stream must be in time order"  # (it said "2 comes after 3")
     with pytest.raises(chronolog.DataError, match="not a fact at time point 4"):
         h.step(4, "temp(a,high)@[4,5]")
 
@@ -361,3 +362,43 @@ def test_a_streamed_fact_of_a_derived_predicate_is_refused():
     h = Hypothetical(TURBINES)
     with pytest.raises(chronolog.DataError, match=r"the fact flag\(wt25\)@.* is of flag, which rules derive"):
         h.step(0, "flag(wt25)@0")
+
+
+def test_a_streamed_fact_no_rule_reads_is_kept_and_one_of_another_arity_refused():
+    """Docs (streaming.md): a fact of a predicate no rule reads is taken and
+    changes no answer (an input may carry other streams' predicates), as
+    Stream takes it; a fact whose predicate the rules read with another
+    number of arguments would meet no rule, and is refused as Stream refuses
+    it (temp(wt25)@0 answered [] where temp(wt25,high)@0 answers)."""
+    stream = ["temp(wt25,high)@0", "temp(wt25,high)@1", "temp(wt25,high)@2"]
+    plain, mixed = Hypothetical(TURBINES), Hypothetical(TURBINES)
+    for t, facts in enumerate(stream):
+        extra = f"\nwind(wt25,{t})@{t}\nlog(\"start\")@{t}"
+        assert [str(a) for a in mixed.step(t, facts + extra)] == [str(a) for a in plain.step(t, facts)]
+    s = chronolog.Stream("flag(X) :- temp(X,high).")
+    with pytest.raises(chronolog.DataError, match="temp has 1 arguments here but 2 in the program") as by_stream:
+        s.push("temp(wt25)@0")
+    with pytest.raises(chronolog.DataError) as by_hypothetical:
+        Hypothetical(TURBINES).step(0, "temp(wt25)@0")
+    assert by_hypothetical.value.message.startswith(by_stream.value.message)
+    assert "the fact temp(wt25)@[0,0] would meet no rule" in by_hypothetical.value.message
+
+
+def test_a_step_far_ahead_skips_the_quiet_points_and_answers_as_every_step_would():
+    """step(10**12) after step(0) stepped each point in between (a loop a
+    user never saw end); where nothing is pending and no given fact holds,
+    the points in between change nothing."""
+    program = TURBINES + "r(X) :- temp(X,high), not temp(X,low).\n@output(\"r\").\n" \
+        "temp(wt9,high)@[40,42].\ntemp(wt9,low)@41.\ntemp(wt9,high)@1000000000000.\n"
+    every = Hypothetical(program)
+    want = every.step(0, "temp(wt25,high)@0")
+    for t in range(1, 60):
+        want += every.step(t)
+    jumping = Hypothetical(program)
+    got = jumping.step(0, "temp(wt25,high)@0") + jumping.step(59)
+    # (a step reports the hypothetical answers at its own point; points passed over, the definite ones)
+    definite = lambda answers: triples(a for a in answers if a.definite)  # noqa: E731
+    assert definite(got) == definite(want) and any(a.pred == "malf" for a in got)
+    assert {a.time for a in got if a.pred == "r"} == {0, 40, 42}
+    far = jumping.step(10**12 + 5)  # (the given fact at 10**12 is reached, not every point before it)
+    assert {(a.pred, a.terms, a.time) for a in far if a.definite} >= {("r", ("wt9",), 10**12)}

@@ -7,12 +7,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
 from chronolog import reason
 from chronolog.language.errors import ChronologError, SyntaxError_
 from chronolog.language.lars import parse, to_ticks
 from chronolog.stream import Stream
+
+from budget import examples
 
 
 def run(program, facts, preds=None):
@@ -212,6 +216,45 @@ def test_random_lars_programs_agree_with_their_datalogmtl_translation(seed):
     expected = sorted((p, t, to_ticks(iv)) for p in outs for t, iv in batch.facts(p))  # LARS shows ticks
     assert streamed == expected, (lars, mtl)
     assert reason(lars, lars_facts, dialect="lars").lines(outs) == reason(lars, lars_facts, dialect="lars").lines(outs)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cuts=st.lists(st.fractions(0, 1).filter(lambda x: x < 1), min_size=10, max_size=10))
+def test_a_stream_advanced_inside_ticks_prints_the_batch_answers_in_ticks(seed, cuts):
+    """Advanced in the middle of a tick (advance(4.5)), a LARS stream gave
+    pieces such as q(x)@[5,5.5] and q(x)@(7.25,9), real time where every
+    LARS output is ticks; now each step closes whole ticks (every tick
+    through floor(t): the next fact starts at a whole tick), so every piece
+    prints as ticks and the pieces together are the batch run's answers."""
+    from chronolog.language.lars import from_ticks
+    from chronolog.language.timeline import coalesce
+
+    rng = random.Random(seed)
+    lars, _, outs = _random_program(rng)
+    ticks = [(p, c, t) for t in range(10) for p in "ab" for c in "cd" if rng.random() < 0.4]
+    s = Stream(lars, dialect="lars", outputs=outs)
+    pieces: dict = {}
+    for t in range(10):
+        s.push("\n".join(f"{p}({c})@{u}" for p, c, u in ticks if u == t))
+        s.advance(t + cuts[t])  # (inside tick t, or at its start)
+        for f in s.take():
+            lo, hi, lc, hc = f.interval
+            assert lc and hc and int(lo) == lo and int(hi) == hi, f  # (ticks, as every LARS output)
+            pieces.setdefault((f.pred, f.terms), []).append(from_ticks(f.interval))
+    s.close()
+    for f in s.take():
+        pieces.setdefault((f.pred, f.terms), []).append(from_ticks(f.interval) if f.interval[1] != float("inf") else f.interval)
+    batch = reason(lars, "\n".join(f"{p}({c})@{t}" for p, c, t in ticks), dialect="lars")
+    expected = {(p, t): [from_ticks(iv) if iv[1] != float("inf") else iv for _, iv in group]
+                for p in outs for t, group in _by_atom(batch.facts(p))}
+    assert {k: coalesce(v) for k, v in pieces.items()} == expected, lars
+
+
+def _by_atom(facts):
+    out: dict = {}
+    for terms, iv in facts:
+        out.setdefault(terms, []).append((terms, iv))
+    return out.items()
 
 
 @pytest.mark.parametrize("seed", range(20))

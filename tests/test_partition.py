@@ -46,3 +46,15 @@ def test_a_given_key_is_kept_or_refused():
     assert keys("q(X, Y) :- p(X, Y).", {"p": 1}) == {"p": 1, "q": 1}
     with pytest.raises(NotPartitionable):
         keys("q(X) :- p(X, Y), r(Y).", {"p": 0})
+
+
+def test_a_program_of_a_thousand_and_more_predicates_is_searched_without_recursion():
+    """`chronolog plan` on 1,500 chained rules failed with an internal
+    RecursionError: the search recursed once per predicate."""
+    n = 1500
+    chain = "".join(f"p{i + 1}(Y, X) :- p{i}(X, Y).\n" for i in range(n))
+    k = keys(chain)
+    assert all(k[f"p{i + 1}"] == 1 - k[f"p{i}"] for i in range(n))
+    with pytest.raises(NotPartitionable) as e:
+        keys(chain + f"total(V) :- p{n}(S, V), p0(V, S).\n")
+    assert f"total(V) :- p{n}(S, V), p0(V, S)." in e.value.render()

@@ -152,6 +152,12 @@ def test_the_plan_of_an_avg_says_rounds_and_when_one_task_takes_over():
     assert "       └─ Aggregate A = avg(V) (no group) per time segment  → A:number" in lines
 
 
+@pytest.mark.parametrize("src", ["p(a)@1.\n", "% only a comment\n"])
+def test_the_plan_of_a_program_without_rules_says_so(src):
+    """A program of facts said "no predicate has arguments" although p(a) has one."""
+    assert printed(src)[1] == "partitioning: none needed (no rules: the model is the given facts)"
+
+
 def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
     src = "c(X, T) :- on(X)@T.\nd(X) :- c(X, T), T > 2.\n"
     lines = printed(src, engine="columns")

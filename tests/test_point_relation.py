@@ -117,6 +117,53 @@ def test_random_point_changes_read_as_a_plain_relation(relation, data):
     assert to_atoms(rel.frame(), arity, rel.terms, rel.scale) == {t: v for t, v in plain.atoms.items() if v}
 
 
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
+@given(relation=relations(), data=st.data())
+def test_atoms_read_together_as_one_by_one(monkeypatch, relation, data):
+    """Atoms and probe keys read together (one search for all: read_atoms,
+    read_ahead) give what reading them one by one gives (another relation
+    over the same frame), and what the plain relation holds; then reads
+    one by one, writes and deletions go on as before."""
+    from chronolog.engine.columns import point_relation
+
+    monkeypatch.setattr(point_relation, "FEW_KEYS", 1)  # (every batch searched together)
+    arity, atoms = relation
+    plain, together = pair(arity, atoms)
+    _, one_by_one = pair(arity, atoms)
+    values = NAMES + ["new", 7.0]
+    some_terms = st.tuples(*[st.sampled_from(values)] * arity)
+    if atoms:  # (mostly the relation's own atoms: keys that find several)
+        some_terms = st.one_of(st.sampled_from(sorted(atoms, key=repr)), some_terms)
+    for _ in range(data.draw(st.integers(1, 3))):
+        if data.draw(st.booleans()):
+            many = data.draw(st.lists(some_terms, max_size=8))
+            together.read_atoms(many)
+            for terms in many:
+                assert together.atoms.get(terms) == one_by_one.atoms.get(terms) == plain.atoms.get(terms), terms
+        elif arity:
+            ps = tuple(sorted(data.draw(st.sets(st.integers(0, arity - 1), min_size=1))))
+            keys = [t[ps[0]] if len(ps) == 1 else tuple(t[p] for p in ps) for t in data.draw(st.lists(some_terms, max_size=8))]
+            together.read_ahead(ps, keys)
+            for key in keys:
+                got, want = together.index(ps).get(key, ()), one_by_one.index(ps).get(key, ())
+                assert sorted(got, key=repr) == sorted(want, key=repr), key
+                assert all(together.atoms.get(t) == plain.atoms.get(t) for t in got)
+        terms = data.draw(some_terms)  # (a write between reads, to each)
+        if terms in plain.atoms and data.draw(st.booleans()):
+            for rel in (together, one_by_one, plain):
+                del rel.atoms[terms]
+        else:
+            iv = data.draw(intervals())
+            assert together.add(terms, iv) == one_by_one.add(terms, iv) == plain.add(terms, iv)
+    for ps in [tuple(p for p in range(arity) if mask >> p & 1) for mask in range(1, 2**arity)]:  # (every index, after the writes)
+        for terms in set(plain.atoms) | {data.draw(some_terms)}:
+            key = terms[ps[0]] if len(ps) == 1 else tuple(terms[p] for p in ps)
+            want = [t for t in plain.atoms if (t[ps[0]] if len(ps) == 1 else tuple(t[p] for p in ps)) == key]
+            assert sorted(together.index(ps).get(key, ()), key=repr) == sorted(want, key=repr), (ps, key)
+    same(plain, together)
+    assert to_atoms(together.frame(), arity, together.terms, together.scale) == {t: v for t, v in plain.atoms.items() if v}
+
+
 def test_clear_then_add():
     plain, rel = pair(1, {("a",): [(0, 2, True, True)], ("b",): [(1, 1, True, True)]})
     rel.atoms.clear()
@@ -259,6 +306,11 @@ def test_sorted_keys_find_the_rows_a_scan_finds(width, rows, in_order, probe):
     if width == 1:  # (one column: the rows of a code in their order)
         assert list(keys.rows(codes)) == want
     assert keys.distinct() == len({r[:width] for r in rows})
+    # many keys in one search: each key's rows in turn, as rows() gives them
+    many = [codes, tuple(reversed(codes)), codes, tuple(c + 1 for c in codes)]
+    got, counts = keys.spans(many)
+    assert counts == [len(keys.rows(c)) for c in many]
+    assert got == [r for c in many for r in keys.rows(c)]
 
 
 def test_updates_by_atoms_after_updates_on_frames(monkeypatch, tmp_path):

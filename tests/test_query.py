@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.language.timeline import EVERYWHERE, intersect, make
+from chronolog.language.timeline import EVERYWHERE, coalesce, intersect, make
 from strategies import cases
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=examples(40))
@@ -37,7 +37,7 @@ def brute_force(model, pred, pattern, window):
         clipped = intersect(iv, window or EVERYWHERE)
         if clipped is not None:
             out.setdefault(tuple(sorted(binding.items())), []).append(clipped)
-    return {k: sorted(v) for k, v in out.items()}
+    return {k: sorted(coalesce(v)) for k, v in out.items()}  # (a binding's maximal intervals: `_` merges atoms)
 
 
 def as_dict(answers):
@@ -78,6 +78,18 @@ controls(X,Y) :- owns(X,Y,S), S > 0.5.
 controls(X,Z) :- controls(X,Y), controls(Y,Z).
 owns(a,beta,0.6)@[0,8]. owns(b,beta,0.7)@[5,20]. owns(beta,c,0.9)@[2,12].
 """)
+
+
+def test_an_anonymous_variable_gives_each_binding_its_maximal_intervals():
+    """q(_)@1 answered [1,1] three times over, once per atom the _ stood for,
+    and p(X,_) overlapping pieces: an Answer's intervals are maximal."""
+    m = chronolog.reason('q(X) :- p(X, Y).\np(a, b)@[0,2].\np(a, c)@[1,5].\np(b, c)@(-inf,+inf).\np("x y", b)@1.')
+    assert m.query("q(_)@1") == [chronolog.query.Answer({}, [(1, 1, True, True)])]
+    assert m.query("p(X, _)@[0,9]") == [
+        chronolog.query.Answer({"X": "a"}, [(0, 5, True, True)]),
+        chronolog.query.Answer({"X": "b"}, [(0, 9, True, True)]),
+        chronolog.query.Answer({"X": "x y"}, [(1, 1, True, True)]),
+    ]
 
 
 def test_windows_points_and_all_time():
@@ -128,6 +140,9 @@ def test_cli_query(tmp_path):
     assert run("controls(X, b)", "--format", "csv").stdout == "X,start,end,start_closed,end_closed\na,0,8,true,true\nc,5,20,true,true\n"
     assert json.loads(run("controls(X, b)@3", "--format", "json").stdout) == {"binding": {"X": "a"}, "intervals": ["[3,3]"]}
     assert run("controls(a, b)@[1,2]").stdout == "true\n"
+    # only anonymous variables: the intervals alone (the line began ": ")
+    assert run("controls(_, b)@[0,10]").stdout == "[0,10]\n"
+    assert run("controls(_, b)", "--format", "csv").stdout == "start,end,start_closed,end_closed\n0,20,true,true\n"
     bad = run("controls(X")
     assert bad.returncode == 2 and "cannot read the query" in bad.stderr
 

@@ -415,3 +415,67 @@ def test_interval_codes_from_ends_and_back_on_spark(spark, ivs):
     rows = coded.selectExpr("s", "e", *flags).collect()
     assert [(r[0], r[1]) for r in rows] == [grid.codes(iv) for iv in ivs]
     assert [(r[2], r[3]) for r in rows] == [(iv[2], iv[3]) for iv in ivs]
+
+
+# ---------------------------------------------------------------- interval terms' ends
+
+BIG_NUMBERS = st.one_of(st.integers(-(2**20), 2**20), st.integers(-(10**37), 10**37))
+DENS = st.sampled_from([1, 2, 3, 4, 10, 12, 100, 1000, 10**6, 10**18])
+GRIDS = st.sampled_from([1, 2, 4, 10, 60, 1000, 86_400 * 10**6])
+
+
+def placed_code(n: int, den: int, L: int, bit: int, bounds: tuple):
+    """The code of the end ``n / den`` from scratch, None where it is off
+    the grid or outside ``bounds``."""
+    units = Fraction(n, den) * L
+    if units.denominator != 1 or not bounds[0] < 2 * units.numerator + bit < bounds[1]:
+        return None
+    return 2 * units.numerator + bit
+
+
+def end_number(code: int, den: int, L: int):
+    """``q`` with ``q / gcd(L, den)`` the time of the end ``code``, None where that is no integer."""
+    q = Fraction(code >> 1, L) * math.gcd(L, den)
+    return q.numerator if q.denominator == 1 else None
+
+
+def numpy_or_none(e, cols):
+    try:
+        return int(np.asarray(exprs.to_numpy(e, {k: np.array([v], dtype=np.int64) for k, v in cols.items()}))[0])
+    except exprs.Refused:
+        return None
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.integers(-(2**62) + 1, 2**62 - 1) | st.integers(-1000, 1000), DENS, GRIDS, st.integers(0, 1))
+def test_interval_end_codes_on_numpy_are_exact(n, den, L, bit):
+    """engine/interval_terms.code_of of a 64-bit numerator (the columns'),
+    and number_of of a code, against Fraction arithmetic."""
+    from chronolog.engine import interval_terms as it
+
+    bounds = (-(2**60), 2**60)
+    assert numpy_or_none(it.code_of(exprs.col("n"), den, L, bit, bounds), {"n": n}) == placed_code(n, den, L, bit, bounds)
+    code = n >> 1  # (any 62-bit code)
+    assert numpy_or_none(it.number_of(exprs.col("c"), den, L), {"c": code}) == end_number(code, den, L)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(BIG_NUMBERS, st.integers(-(2**58), 2**58)), min_size=1, max_size=8), DENS, GRIDS,
+       st.integers(0, 1))
+def test_interval_end_codes_on_spark_are_exact(spark, rows, den, L, bit):
+    """The same trees as the rounds' SQL: numerators of 38 digits (a
+    ``decimal(38, 0)``'s), a refused row null instead of stopping the job."""
+    from decimal import Decimal
+
+    from chronolog.engine import interval_terms as it
+
+    bounds = (-(2**57), 2**57)
+    lit = lambda v: f"({v}L)" if -(2**63) <= v < 2**63 else f"{min(v, 10**38 - 1)}BD"  # noqa: E731 (the rounds' _literal)
+    null = lambda why: "CAST(NULL AS BIGINT)"  # noqa: E731
+    placed = exprs.to_sql(it.code_of(exprs.col("n"), den, L, bit, bounds), lit, null)
+    number = exprs.to_sql(it.number_of(exprs.col("c"), den, L), lit, null)
+    df = spark.createDataFrame([(Decimal(n), c) for n, c in rows], "n decimal(38, 0), c bigint")
+    got = df.selectExpr(f"{placed} AS p", f"{number} AS q").collect()
+    assert [r[0] for r in got] == [placed_code(n, den, L, bit, bounds) for n, _ in rows]
+    assert [r[1] for r in got] == [end_number(c, den, L) for _, c in rows]

@@ -514,7 +514,7 @@ def test_case_mapping_in_a_turkish_or_lithuanian_jvm_is_pythons(lang):
 def test_bracket_is_the_two_floats_around_an_exact_number(c):
     """What ``F op c`` of an exact constant compares with: every float
     between ``lo`` and ``hi`` is one of them, and the order is exact."""
-    from chronolog.connectors.spark_rounds.functions import bracket
+    from chronolog.engine.float_arithmetic import bracket
 
     lo, hi = bracket(c)
     assert lo <= c <= hi and (lo == hi) == (not math.isinf(lo) and Fraction(lo) == c)

@@ -9,9 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
 from chronolog.language.timeline import coalesce
+
+from budget import examples
 
 
 def merged(facts) -> dict:
@@ -283,6 +287,102 @@ def test_no_recomputation_when_time_advances():
         return s.evaluator.stats["derivations"]
 
     assert derivations(80) == derivations(2) == 300
+
+
+PLACED = "q(X)@[S,E] :- r(X,S,E), s(X)."
+
+
+def test_a_head_placed_further_back_than_the_look_back_is_refused_not_lost():
+    # the stream gave q(a)@[5,7] only, where reason gives q(a)@[1,3] too: placed
+    # behind q's look-back (0), it was left out without a word
+    program = "q(X)@[S,E] :- r(X,S,E)."
+    assert chronolog.reason(program, "r(a,5,7)@1\nr(a,1,3)@20").lines() == ["q(a)@[1,3]", "q(a)@[5,7]"]
+    s = chronolog.Stream(program)
+    s.push("r(a,5,7)@1")
+    s.advance(10)
+    assert texts(s.take()) == {"q(a)@[5,7]"}
+    with pytest.raises(chronolog.DataError, match=re.escape(
+            f"q(a)@[1,3] is placed by {program} before the stream's watermark 10, where its answers are given out for good")):
+        s.push("r(a,1,3)@20")
+        s.close()
+
+
+def test_a_head_placed_again_by_new_input_is_not_refused():
+    """r(a,1,3) holds to 100, so s(a)@50 places q(a)@[1,3] again, 50 steps
+    after it was given out: the stream keeps a placed head while the facts
+    carrying its ends may hold (here r's, to 100), so it tells this from a
+    new head; also across a snapshot and restore."""
+    given = "r(a,1,3)@[0,100]\ns(a)@5\ns(a)@50"
+    want = texts_of_model(chronolog.reason(PLACED, given))
+    s = chronolog.Stream(PLACED)
+    s.push("r(a,1,3)@[0,100]")
+    out = []
+    for t in range(0, 60, 5):
+        if t in (5, 50):
+            s.push(f"s(a)@{t}")
+        s.advance(t)
+        out += s.take()
+        if t == 20:  # (a checkpoint keeps what the stream holds to tell them apart)
+            s = chronolog.Stream(PLACED).restore(s.snapshot())
+    s.close()
+    assert texts(out + s.take()) == want == {"q(a)@[1,3]"}
+
+
+def test_the_same_values_placed_again_by_a_later_fact_are_refused():
+    """The documented limit: r(a,1,3)@5 and r(a,1,3)@50 are two facts; once
+    the first is gone, the stream no longer holds q(a)@[1,3], and the second
+    placing it again behind the watermark is refused (one sentence), never
+    dropped: telling it from a new head would need every head ever placed."""
+    s = chronolog.Stream(PLACED)
+    s.push("r(a,1,3)@5\ns(a)@5")
+    s.advance(10)
+    assert texts(s.take()) == {"q(a)@[1,3]"}
+    with pytest.raises(chronolog.DataError, match=re.escape("q(a)@[1,3] is placed by")):
+        s.push("r(a,1,3)@50\ns(a)@50")
+        s.close()
+
+
+def texts_of_model(model) -> set:
+    return set(model.lines())
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12), st.integers(0, 4), st.booleans()), min_size=3, max_size=8),
+       st.lists(st.integers(0, 30), min_size=1, max_size=4), st.sampled_from([0, 2, 8]))
+def test_heads_placed_by_interval_terms_are_the_batch_answers_or_refused(events, advances, reach):
+    """Random r(a,S,E) facts (distinct S: the limit above aside) and s(a)
+    facts in time order, with watermarks: the stream's answers, coalesced,
+    are reason's on the same facts, or a step refuses a head that is not
+    among what it gave out, which reason derives behind the watermark."""
+    program = f"q(X)@[S,E] :- r(X,S,E), <->[0,{reach}] s(X)."
+    facts, seen = [], set()
+    for t, start, length, is_s in sorted(events):
+        if is_s:
+            facts.append((t, f"s(a)@{t}"))
+        elif start not in seen:
+            seen.add(start)
+            facts.append((t, f"r(a,{start},{start + length})@[{t},{t + 3}]"))
+    marks = sorted(set(advances))
+    s = chronolog.Stream(program)
+    out, done = [], -1
+    try:
+        for t, fact in facts:
+            while marks and marks[0] < t:
+                done = marks.pop(0)
+                s.advance(done)
+            s.push(fact)
+            out += s.take()
+        s.close()
+    except chronolog.DataError as e:
+        placed = re.match(r"data error: (q\(a\)@\S+) is placed by", str(e))
+        assert placed, str(e)
+        got = texts(out)
+        assert placed.group(1) not in got  # (a new head, never one given out)
+        batch = chronolog.reason(program, "\n".join(f for _, f in facts))
+        assert batch.holds(placed.group(1))
+        return
+    out += s.take()
+    assert texts(out) == texts_of_model(chronolog.reason(program, "\n".join(f for _, f in facts)))
 
 
 # ---------------------------------------------------------------- Laser / Ticker window cases

@@ -491,3 +491,15 @@ def test_an_aggregate_or_a_placed_head_with_an_unbounded_diamond_over_a_repeatin
             if iv[1] <= 110:
                 assert model.holds(format_fact(pred, terms, iv)), (pred, terms, iv)
         assert model.facts_within(pred, (-4, 110)) == bounded.facts_within(pred, (-4, 110))
+
+
+def test_a_quiet_stretch_longer_than_the_float_range_is_searched_exactly():
+    """Found by test_fuzz's mutated docs: a fact at 1e400 after a recursion
+    through time's quiet stretch failed with an internal OverflowError
+    (half the stretch was taken as a float)."""
+    model = chronolog.reason("s(Y) :- t(X), r(X,Y).\nt(X) :- <->[1,1] s(X).\n"
+                             "t(a)@0. r(a,b)@0. r(b,c)@0. r(c,a)@1e400.")
+    assert model.is_finite
+    assert model.to_text() == "s(b)@[0,0]\nt(a)@[0,0]\nt(b)@[1,1]"
+    model = chronolog.reason("q :- <->[1,1] q, ok.\nq@0.\nok@[0,3].\nok@[1e400,1e400].")
+    assert model.to_text() == "q@[0,0]\nq@[1,1]\nq@[2,2]\nq@[3,3]"

@@ -101,39 +101,13 @@ def double_literal(f: float) -> str:
     return f"CAST('{f!r}' AS DOUBLE)"
 
 
-def bracket(c) -> tuple:
-    """``(lo, hi)``: the greatest float <= the exact number ``c`` and the
-    least >= it (equal when ``c`` is a float's value; ±inf beyond them)."""
-    try:
-        f = float(c)
-    except OverflowError:
-        f = math.inf if c > 0 else -math.inf
-    if math.isinf(f):
-        big = math.nextafter(f, 0)
-        return (big, f) if f > 0 else (f, big)
-    x = Fraction(f)
-    if x == c:
-        return f, f
-    return (f, math.nextafter(f, math.inf)) if x < c else (math.nextafter(f, -math.inf), f)
-
-
 SQL_OP = {"==": "=", "!=": "<>"}
-MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def float_vs_exact(op: str, d: str, c) -> str:
-    """``d op c`` exactly, of the float SQL ``d`` and the exact number ``c``."""
-    lo, hi = bracket(c)
-    if op == "<":
-        return f"{d} < {double_literal(hi)}"
-    if op == "<=":
-        return f"{d} <= {double_literal(lo)}"
-    if op == ">":
-        return f"{d} > {double_literal(lo)}"
-    if op == ">=":
-        return f"{d} >= {double_literal(hi)}"
-    same = f"{d} = {double_literal(lo)}" if lo == hi else "false"
-    return same if op == "==" else f"NOT ({same})"
+    """``d op c`` exactly, of the float SQL ``d`` and the exact number ``c``
+    (engine/float_arithmetic.versus_exact, the columns' too)."""
+    return to_sql(fa.versus_exact(op, col(d), c), lambda v: double_literal(v) if type(v) is float else str(v).lower(), None)
 
 
 def constant_value(e):
@@ -153,12 +127,13 @@ def constant_value(e):
 def compare_float(op: str, left: tuple, right: tuple, rule) -> str:
     """A comparison with a float side: ``left``, ``right`` are ``(SQL,
     class, expression)``.  Two floats compare directly (no NaN, no -0.0 is
-    ever kept); a float with an exact constant through :func:`bracket`."""
+    ever kept); a float with an exact constant through the floats around
+    it (engine/float_arithmetic.versus_exact)."""
     (a, ca, ea), (b, cb, eb) = left, right
     if ca == cb == FLOAT:
         return f"{a} {SQL_OP.get(op, op)} {b}"
     if ca != FLOAT:  # the float on the left
-        (a, ca, ea), (b, cb, eb), op = (b, cb, eb), (a, ca, ea), MIRROR[op]
+        (a, ca, ea), (b, cb, eb), op = (b, cb, eb), (a, ca, ea), fa.MIRROR[op]
     c = constant_value(eb)
     if c is None:
         raise NotRelational(f"the comparison of a float with the exact number {eb} computed in the row "

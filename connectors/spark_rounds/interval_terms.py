@@ -5,7 +5,8 @@ codes.
 * ``lit@[S,E]`` (a WrapRule): ``$i(vars, S, E)`` holds on each maximal
   interval of ``lit`` with its ends as two more terms.  On the doubled grid
   an end's time in grid units is ``shiftright(code, 1)``; as a term it is
-  that over ``L`` (on a calendar, days or hours since 1970: :func:`_ratio`),
+  that over ``L`` (on a calendar, days or hours since 1970:
+  engine/interval_terms.py, written once with the columns),
   written exactly in the run's number type (digits as text, ``E-k``, then
   the decimal type: a cast of a plain decimal string, never a division).
   An unbounded end (a float infinity in the engine) or a time with more
@@ -23,6 +24,8 @@ codes.
 
 from __future__ import annotations
 
+from chronolog.engine.exprs import col, to_sql
+from chronolog.engine.interval_terms import code_of, number_of, ratio
 from chronolog.language import ast
 from chronolog.planner.ir import PlanRule
 
@@ -36,30 +39,25 @@ from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
 CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more fall back to one task
 
 
-def _ratio(grid, scale: int) -> tuple:
-    """``(d, g)`` with ``g = gcd(L, 10^scale)`` and ``d = L / g``: a time of
-    ``u`` grid units is ``u / L``, a number of the run's scale exactly when
-    ``d`` divides ``u`` (then it is ``(u / d) / g``, and ``g`` divides
-    ``10^scale``).  ``L`` is a power of ten on a numeric timeline, the
-    microseconds of a unit on a calendar (a day's 86,400,000,000, so half a
-    day is the number 0.5 and a microsecond of it is no decimal)."""
-    import math
-
-    g = math.gcd(grid.L, 10**scale)
-    return grid.L // g, g
+def _literal(v: int) -> str:
+    """An integer of the shared trees as SQL: a bigint, or beyond 64 bits
+    (a bound on a number's 38 digits) a ``decimal(38, 0)``, at most
+    ``10^38 - 1`` (no digits reach a larger bound, and a bound of 38 nines
+    refuses only a time far beyond the grid's bounds too)."""
+    if -(2**63) <= v < 2**63:
+        return int64(v)
+    return f"{min(v, 10**38 - 1)}BD"
 
 
 def _term(types, grid, code: str, sentinel: int) -> str:
-    """The time of an end code as an exact term of the run's number type."""
+    """The time of an end code as an exact term of the run's number type
+    (engine/interval_terms.number_of over the run's ``10^S``)."""
     scale = term_decimals(types.num_type) or 0
-    d, g = _ratio(grid, scale)
-    u = f"shiftright({code}, 1)"
-    x = f"({u} div {int64(d)})" if d != 1 else u
-    if scale:  # (u / d) · (10^scale / g) digits after the point: at most 38 (entry.py)
-        x = scaled(f"CAST({x} AS DECIMAL(38, 0)) * {10**scale // g}", scale, types.num_type.simpleString())
-    return (f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} "
-            f"WHEN pmod({u}, {int64(d)}) = 0 THEN {x} "
-            f"ELSE {stop_sql('a time with more decimals than the numbers of the run')} END")
+    k, _ = ratio(grid.L, 10**scale)
+    x = to_sql(number_of(col(code), 10**scale, grid.L), _literal, stop_sql)
+    if scale:  # (u / d) · k digits after the point: at most 38 (entry.py)
+        x = scaled(f"CAST({x} AS DECIMAL(38, 0)) * {k}", scale, types.num_type.simpleString())
+    return f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} ELSE {x} END"
 
 
 def wrap_step(rules, q: Stmt, rule):
@@ -151,19 +149,10 @@ def _var_class(types, rule, var):
     return None
 
 
-def _code(types, grid, col: str, bit: int) -> str:
-    """``2·x·L + bit`` of the number column ``col``, exactly, or the check's
-    error: an end off the grid, or outside the codes an input may have
-    (grid.bounds: on a calendar, inside the years a timestamp holds)."""
+def _code(types, grid, column: str, bit: int) -> str:
+    """``2·x·L + bit`` of the number column ``column``, exactly, or the
+    check's error (engine/interval_terms.code_of: off the grid, or outside
+    the codes an input may have, grid.bounds: on a calendar, inside the
+    years a timestamp holds), ``x`` the digits over the run's ``10^S``."""
     scale = term_decimals(types.num_type) or 0
-    d, g = _ratio(grid, scale)
-    den = 10**scale // g  # x·L = digits · d / den, digits = x·10^scale
-    digits = unscaled(col, scale)
-    big = 2**61 * den // d  # |x·L| below 2^61: its code is a bigint
-    units = f"(CAST({digits} div {den} AS BIGINT) * {int64(d)})"
-    lo, hi = grid.bounds
-    code = f"2 * {units} + {bit}"
-    return (f"CASE WHEN abs({digits}) >= {big} OR {code} <= {int64(lo)} OR {code} >= {int64(hi)} "
-            f"THEN {stop_sql('an interval end beyond the times of the run')} "
-            f"WHEN pmod({digits}, {den}) <> 0 THEN {stop_sql('an interval end off the time grid of the run')} "
-            f"ELSE {code} END")
+    return to_sql(code_of(col(unscaled(column, scale)), 10**scale, grid.L, bit, grid.bounds), _literal, stop_sql)

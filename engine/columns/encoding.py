@@ -73,7 +73,7 @@ class TermValues:
     Indexing gives a Python value (a new string for a name); :meth:`take`
     gives many at once."""
 
-    __slots__ = ("names", "_rest")
+    __slots__ = ("_names", "named", "_rest")
 
     def __init__(self):
         self.names = None  # polars String Series, or None
@@ -84,9 +84,15 @@ class TermValues:
         self.names = names
 
     @property
-    def named(self) -> int:
-        """How many codes the file's names hold (the first ones)."""
-        return 0 if self.names is None else len(self.names)
+    def names(self):
+        return self._names
+
+    @names.setter
+    def names(self, names) -> None:
+        self._names = names
+        # how many codes the file's names hold (the first ones), kept: a
+        # Series' len() costs ~1 us, and every value read asks it
+        self.named = 0 if names is None else len(names)
 
     def __len__(self) -> int:
         return self.named + len(self._rest)
@@ -106,7 +112,7 @@ class TermValues:
         if i < 0:
             i += len(self)
         if 0 <= i < n:
-            return self.names[i]
+            return self._names[i]
         if i < 0:
             raise IndexError(i)
         return self._rest[i - n]

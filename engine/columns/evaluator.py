@@ -29,6 +29,11 @@ ENGINES = ("auto", "rows", "columns")
 # cross between 2,000 and 4,000 facts (bench/retract_lubm.py --point-atoms
 # takes either path at any size; bench/README.md).
 POINT_ATOMS = 2000
+# a batch of at least this many strata of one shape (same_shape.py) runs on
+# columns where the plan allows, however small the input: one columnar rule
+# for them all costs less than a row stratum each (10,000 predicates of one
+# fact with a rule each: 2.6 s of the rows' strata against ~1 s)
+MANY_STRATA = 100
 
 
 def engine_choice(engine) -> str:
@@ -84,14 +89,17 @@ class HybridEvaluator(Evaluator):
             self.store.defer(pred, _rows_of(pred, lambda pred=pred: [r for fc in self.given_columns for r in fc.pred_rows(pred)], self._beside[pred]))
 
     # ------------------------------------------------------------ choice
-    def _use_columns(self, stratum) -> bool:
-        if self.explain or self._under_every_threshold:  # (explanations are recorded by the rows)
+    def _use_columns(self, stratum, batched: bool = False) -> bool:
+        """Whether ``stratum`` runs on columns; ``batched``: as a member of a
+        batch of MANY_STRATA or more, which runs on columns whatever the
+        input's size where the plan allows columns."""
+        if self.explain or (self._under_every_threshold and not batched):  # (explanations are recorded by the rows)
             return False
         from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, embedded_backend
 
         backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine, self._recurrences)
         if backend == BY_SIZE:
-            return input_size.by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
+            return batched or input_size.by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
         return backend == COLUMNS
 
     def run(self) -> None:
@@ -378,9 +386,11 @@ class HybridEvaluator(Evaluator):
         read off its columns (made rows only if read); None when the update
         will not run on columns, or when a hole of a derived predicate meets
         only what the rules derive (the general path refuses it)."""
+        if self.by_atoms:  # (first: an update by atoms asks this of each predicate it retracts from)
+            return None
         from .maintenance import ColumnMaintenance, overlap, refusal
 
-        if self.by_atoms or refusal(self) is not None:
+        if refusal(self) is not None:
             return None
         from .coalesce import coalesce
         from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
@@ -612,17 +622,17 @@ class HybridEvaluator(Evaluator):
         (``done``: the predicates derived so far; a batch before whose
         members ran one by one, at their places, may not have derived them
         yet); whether it ran."""
-        if self.explain or self._under_every_threshold:
+        if self.explain:
             return False
         batch = self._batches().get(stratum.index)
-        if batch is None:
+        if batch is None or (self._under_every_threshold and len(batch.members) < MANY_STRATA):
             return False
         by_index = {s.index: s for s in self.plan.strata}
         members = [by_index[i] for i in batch.members]
         derived = self.plan.derived_predicates()
         if any(p in derived and p not in done for s in members for p in s.reads):
             return False
-        if not all(self._use_columns(s) for s in members):
+        if not all(self._use_columns(s, batched=len(members) >= MANY_STRATA) for s in members):
             return False
         from chronolog.language import allocators
 

@@ -369,13 +369,31 @@ def compare(cmp, df, values):
         if exact is None:
             raise
         return exact
+    if FLOAT in (lk, rk) and lk != rk:
+        return _float_versus_exact(cmp, lk, a, rk, b)
     if EXACT in (lk, rk):
-        if FLOAT in (lk, rk):
-            raise Fallback("an exact number compared with a float")
         return ex.compare(cmp.op, _pair(lk, a), _pair(rk, b))
-    if lk != rk and np.any(np.abs(a if lk == INT else b) > 2**53):
-        raise Fallback("an integer beyond a float's exact range compared with a float")
     return getattr(a, _CMP[cmp.op])(b)
+
+
+def _float_versus_exact(cmp, lk, a, rk, b):
+    """Floats against exact numbers, exactly: an exact constant (``F > 0.1``)
+    through the floats around it (float_arithmetic.versus_exact, the rounds'
+    too), integers within 2^53 as floats; else Fallback (distinct_calls.py)."""
+    import numpy as np
+
+    from ..exprs import col, to_numpy
+
+    op, floats, kind, exact, side = (cmp.op, a, rk, b, cmp.right) if lk == FLOAT else (fa.MIRROR[cmp.op], b, lk, a, cmp.left)
+    if not len(floats):
+        return np.zeros(0, dtype=bool)
+    if not ast.variables_of(side):
+        c = int(exact[0]) if kind == INT else Fraction(int(exact[0][0]), int(exact[1][0]))
+        r = to_numpy(fa.versus_exact(op, col("f"), c), {"f": floats})
+        return r if np.ndim(r) else np.full(len(floats), bool(r))
+    if kind == INT and not np.any(np.abs(exact) > 2**53):
+        return getattr(floats, _CMP[op])(exact)
+    raise Fallback("an exact number computed in the row compared with a float")
 
 
 def _exact_side(x, df, values):

@@ -1,9 +1,11 @@
 """Interval terms on columns (planner/interval_terms.py): time as data and
-back, the rows' engine/rows/interval_terms.py per column.
+back, the rows' engine/rows/interval_terms.py per column, the numbers and
+codes each way engine/interval_terms.py's (written once with the Spark
+rounds), in numpy over the distinct values.
 
 * :class:`WrapNode` (``lit@[S,E]`` in a body) appends the start and end of
-  each row's maximal interval as term columns: the distinct ends are turned
-  into numbers (``±inf`` for an unbounded end) and coded once each.
+  each row's maximal interval as term columns: the distinct ends become
+  numbers (``±inf`` for an unbounded end) and are coded once each.
 * :class:`PlaceNode` (a head ``p(X)@[S,E]``) takes each row's interval from
   two of its values: distinct values become interval codes once each; a
   float is the number its shortest text shows (language/float_times.py),
@@ -14,14 +16,18 @@ Time capture (``lit@T``) stays on rows."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from chronolog.language import ast
 from chronolog.language.float_times import float_time, float_time_values
 from chronolog.language.timeline import NEG_INF, POS_INF
 
+from ..exprs import Refused, col, to_numpy
+from ..interval_terms import code_of, number_of
+from . import exact_columns as ex
 from .base import ColumnMapNode
-from .encoding import NEG, POS, Fallback
+from .encoding import LIMIT, NEG, POS, Fallback
 from .scan import var_column
 
 
@@ -30,21 +36,23 @@ class WrapNode(ColumnMapNode):
         super().__init__(child)
         self.start_var, self.end_var, self.terms, self.scale = start_var, end_var, terms, scale
 
+    def _terms(self, codes, sentinel, inf):
+        """The term codes of the ends ``codes``: each distinct end's time as a
+        number over the grid's ``L`` (engine/interval_terms.py), ``inf`` at
+        the ``sentinel``."""
+        import numpy as np
+
+        uniq, inv = np.unique(codes, return_inverse=True)
+        units = to_numpy(number_of(col("c"), self.scale.L, self.scale.L), {"c": uniq}).tolist()  # (over L: a number always)
+        vals = [inf if c == sentinel else self.scale.point(u) for c, u in zip(uniq.tolist(), units)]
+        return np.asarray(self.terms.code_all(vals), dtype=np.int64)[inv.reshape(-1)]
+
     def process(self, df):
         import polars as pl
 
-        point = self.scale.point
-
-        def values_of(codes, inf, sentinel):
-            import numpy as np
-
-            uniq, inv = np.unique(codes, return_inverse=True)
-            vals = [inf if c == sentinel else point(c >> 1) for c in uniq.tolist()]
-            return np.asarray(self.terms.code_all(vals), dtype=np.int64)[inv.reshape(-1)]
-
         return df.with_columns(
-            pl.Series(var_column(self.start_var), values_of(df["s"].to_numpy(), NEG_INF, NEG)),
-            pl.Series(var_column(self.end_var), values_of(df["e"].to_numpy(), POS_INF, POS)),
+            pl.Series(var_column(self.start_var), self._terms(df["s"].to_numpy(), NEG, NEG_INF)),
+            pl.Series(var_column(self.end_var), self._terms(df["e"].to_numpy(), POS, POS_INF)),
         )
 
 
@@ -53,40 +61,47 @@ class PlaceNode(ColumnMapNode):
         super().__init__(child)
         self.timed, self.terms, self.scale = timed, terms, scale
 
-    def _codes(self, term, df, start):
+    def _values(self, term, df):
+        """The distinct values of ``term`` (a float as the number its shortest
+        text shows) and each row's position among them."""
         import numpy as np
         import polars as pl
 
-        t = self.timed
         if isinstance(term, ast.Const):
-            vals, inv = [term.value], np.zeros(df.height, dtype=np.int64)
-        else:
-            col = df[var_column(term.name)]
-            if isinstance(col.dtype, pl.Struct):  # exact pairs (exact_columns.py): each distinct value once
-                from .exact_columns import distinct, parts, python_values
+            return [term.value], np.zeros(df.height, dtype=np.int64)
+        c = df[var_column(term.name)]
+        if ex.is_exact(c):  # exact pairs (exact_columns.py)
+            un, ud, inv = ex.distinct(*ex.parts(c))
+            return ex.python_values(un, ud), inv
+        if c.dtype != pl.Int64:  # float values (value_columns.py): each distinct float once, exactly
+            floats = c.cast(pl.Float64).to_numpy()
+            if np.isnan(floats).any():
+                raise Fallback(f"an interval end of {term.name} that is NaN")  # (the rows' error, at the rule)
+            uniq, inv = np.unique(floats, return_inverse=True)
+            return float_time_values(uniq), inv.reshape(-1)
+        uniq, inv = np.unique(c.to_numpy(), return_inverse=True)
+        vals = self.terms.values.take(uniq)
+        return [float_time(v) if type(v) is float and math.isfinite(v) else v for v in vals], inv.reshape(-1)
 
-                un, ud, inv = distinct(*parts(col))
-                vals = python_values(un, ud)
-            elif col.dtype != pl.Int64:  # float values (value_columns.py): each distinct float once, exactly
-                floats = col.cast(pl.Float64).to_numpy()
-                if np.isnan(floats).any():
-                    raise Fallback(f"an interval end of {term.name} that is NaN")  # (the rows' error, at the rule)
-                uniq, inv = np.unique(floats, return_inverse=True)
-                vals = float_time_values(uniq)
-            else:
-                uniq, inv = np.unique(col.to_numpy(), return_inverse=True)
-                vals = self.terms.values.take(uniq)
-        out = []
-        for v in vals:
-            if type(v) is float and v == v:  # a coded float: the number its shortest text shows
-                v = float_time(v)
-            if v == (NEG_INF if start else POS_INF):
-                out.append(NEG if start else POS)
-                continue
-            if type(v) not in (int, Fraction):  # the wrong infinity, NaN, strings: rows decide (or report)
-                raise Fallback(f"an interval end {v!r} that is not an exact number")
-            out.append(self.scale.start(v, t.start_closed) if start else self.scale.end(v, t.end_closed))
-        return np.asarray(out, dtype=np.int64)[inv.reshape(-1)]
+    def _codes(self, term, df, start):
+        """Each row's start (end) code: the distinct exact values over their
+        common denominator through engine/interval_terms.code_of, the
+        infinity of the end's side its sentinel."""
+        import numpy as np
+
+        vals, inv = self._values(term, df)
+        inf = NEG_INF if start else POS_INF
+        unbounded = np.array([type(v) is float and v == inf for v in vals], dtype=bool)
+        exact = [0 if u else v for v, u in zip(vals, unbounded.tolist())]
+        if any(type(v) not in (int, Fraction) or abs(v.numerator) >= ex.BOUND or v.denominator >= ex.BOUND for v in exact):
+            raise Fallback("an interval end that is not an exact number of 64 bits")  # (NaN, strings, the other infinity: rows decide or report)
+        n, den = ex.common(np.array([v.numerator for v in exact], dtype=np.int64), np.array([v.denominator for v in exact], dtype=np.int64))
+        bit = (0 if self.timed.start_closed else 1) if start else (1 if self.timed.end_closed else 0)
+        try:
+            codes = to_numpy(code_of(col("n"), den, self.scale.L, bit, (-LIMIT, LIMIT)), {"n": n})
+        except Refused as why:
+            raise Fallback(str(why)) from None
+        return np.where(unbounded, NEG if start else POS, codes)[inv]
 
     def process(self, df):
         import polars as pl
@@ -94,3 +109,4 @@ class PlaceNode(ColumnMapNode):
         s = self._codes(self.timed.start, df, True)
         e = self._codes(self.timed.end, df, False)
         return df.with_columns(pl.Series("s", s), pl.Series("e", e)).filter(pl.col("s") < pl.col("e"))
+

@@ -7,7 +7,10 @@ column frame the run computed (the *base*) until something reads them: a
 lookup of an atom, or of the atoms with given values at some positions,
 probes a sorted index of the base's term codes (:class:`SortedKeys`, numpy
 ``searchsorted``, built the first time it is probed and kept across updates)
-and decodes the few rows it finds.  An atom read or written is kept as rows
+and decodes the few rows it finds; the keys a join is about to probe, or
+the atoms an update is about to read, are searched together (:meth:`SortedKeys.spans`,
+one ``searchsorted`` for all: a probe each costs ~2 us of numpy calls).
+An atom read or written is kept as rows
 (``known``); one written (``dirty``) hides its base rows, as RDFox keeps a
 fact store with tombstones and an overlay of what was added.  :meth:`frame`
 gives the columns back: the base without the dirty atoms' rows, then the
@@ -25,6 +28,12 @@ from ..rows.maintenance import GivenAtoms
 from ..store import Relation
 
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
+
+# Below this many keys not read yet, a probe each is cheaper than one search
+# for all (numpy's fixed costs; on LUBM 1M's relations, an atom: a probe each
+# ~2.6 us, together 3.0 us an atom for 4, 2.1 for 10, 1.6 for 50; a key of a
+# term's index: 5.3-7.8 us, together 4.7-5.3 for 4, 2.5-4.2 for 50).
+FEW_KEYS = 5
 
 
 class SortedKeys:
@@ -67,6 +76,30 @@ class SortedKeys:
                 rows = rows[col[rows] == c]
             return rows
         return range(lo, hi) if self.order is None else self.order[lo:hi]
+
+    def spans(self, codes: list):
+        """The rows of many keys (each as :meth:`rows` takes it) in one
+        search: ``(rows, counts)``, lists: the rows of each key in turn (in
+        :meth:`rows`' order), ``counts[i]`` of them for key ``i``.  (Python
+        lists past the search: a few rows a key, where each numpy call costs
+        about a microsecond.)"""
+        import numpy as np
+
+        ends = []
+        for c in codes:
+            key = 0 if not c else c[0] if len(c) == 1 else c[0] << 32 | c[1]
+            ends += (key, key + 1)  # (keys are integers: left of key + 1 is right of key)
+        bounds = self.sorted.searchsorted(np.array(ends, dtype=np.int64)).tolist()
+        order, rest = self.order, self.cols[2:]
+        rows, counts = [], []
+        for i, c in enumerate(codes):
+            lo, hi = bounds[2 * i], bounds[2 * i + 1]
+            got = range(lo, hi) if order is None else order[lo:hi].tolist()
+            if rest and hi > lo:  # (the columns past two: filtered, as rows() does)
+                got = [r for r in got if all(col.item(r) == x for col, x in zip(rest, c[2:]))]
+            rows += got
+            counts.append(len(got))
+        return rows, counts
 
     def distinct(self) -> int:
         """How many distinct keys the rows have (counted once)."""
@@ -173,6 +206,14 @@ class ColumnRelation(Relation):
             keys = self._atom_keys = self.keys(self._all)
         return keys.rows(codes)
 
+    @staticmethod
+    def row_array(rows):
+        """Row numbers as numpy takes them, made an array once for the
+        columns they gather (a list is converted by each gather)."""
+        import numpy as np
+
+        return np.asarray(rows, dtype=np.int64)
+
     def decode_terms(self, row: int) -> tuple:
         value = self.terms.value
         return tuple([value(c.item(row)) for c in self.cols])
@@ -180,18 +221,27 @@ class ColumnRelation(Relation):
     def decode_atoms(self, rows) -> dict:
         """``{terms: maximal intervals}`` of the atoms of base rows ``rows``
         (all the rows of each: an index's bucket), in row order."""
-        if type(rows) is range:
-            rows = slice(rows.start, rows.stop)
+        return self.decode_buckets(rows, (len(rows),))[0]
+
+    def decode_buckets(self, rows, counts) -> list:
+        """:meth:`decode_atoms` of each run of ``rows`` in turn (``counts``
+        rows each: :meth:`SortedKeys.spans`), the rows decoded together."""
+        rows = slice(rows.start, rows.stop) if type(rows) is range else self.row_array(rows)
         s, e = self.s[rows].tolist(), self.e[rows].tolist()
+        atoms = list(zip(*[c[rows].tolist() for c in self.cols])) if self.cols else [()] * len(s)
         interval, value = self.scale.interval, self.terms.value
-        by: dict = {}
-        for atom, lo, hi in zip(zip(*[c[rows].tolist() for c in self.cols]) if self.cols else [()] * len(s), s, e):
-            ivs = by.get(atom)
-            if ivs is None:
-                by[atom] = [interval(lo, hi)]
-            else:
-                ivs.append(interval(lo, hi))
-        return {tuple([value(c) for c in atom]): sorted(ivs) if len(ivs) > 1 else ivs for atom, ivs in by.items()}
+        out, at = [], 0
+        for n in counts:
+            by: dict = {}
+            for i in range(at, at + n):
+                ivs = by.get(atoms[i])
+                if ivs is None:
+                    by[atoms[i]] = [interval(s[i], e[i])]
+                else:
+                    ivs.append(interval(s[i], e[i]))
+            out.append({tuple([value(c) for c in atom]): sorted(ivs) if len(ivs) > 1 else ivs for atom, ivs in by.items()})
+            at += n
+        return out
 
     def decode_intervals(self, rows) -> list:
         interval = self.scale.interval
@@ -205,6 +255,12 @@ class ColumnRelation(Relation):
         return ivs
 
     # ------------------------------------------------------------ the row API
+    def read_atoms(self, many) -> None:
+        self.atoms.read(many)
+
+    def read_ahead(self, positions: tuple, keys) -> None:
+        self.index(positions).read(keys)
+
     def index(self, positions: tuple):
         idx = self._indexes.get(positions)
         if idx is None:
@@ -309,6 +365,8 @@ class LazyAtoms(MutableMapping):
 
     def _from_base(self, terms):
         """``_load`` of an atom not known yet."""
+        if self.in_base.get(terms) is False:  # (looked up before: the base has none)
+            return None
         rows = self.rel.base_rows(terms)
         n = len(rows)
         self.in_base[terms] = n > 0
@@ -320,6 +378,41 @@ class LazyAtoms(MutableMapping):
         own = terms if all(type(t) is str for t in terms) else self.rel.decode_terms(int(rows[0]))
         ivs = self.known[own] = self.rel.decode_intervals(rows)
         return ivs
+
+    def read(self, many) -> None:
+        """Read the atoms ``many`` (terms) not known yet from the base
+        together, as :meth:`get` reads one (kept in ``known``, and whether
+        the base holds each in ``in_base``), when there are enough of them
+        (``FEW_KEYS``) for one search to beat a probe each."""
+        if self.complete:
+            return
+        known, in_base = self.known, self.in_base
+        want = [t for t in dict.fromkeys(many) if t not in known and t not in in_base]
+        if len(want) < FEW_KEYS:
+            return
+        rel = self.rel
+        get = rel._code_of
+        coded, codes = [], []
+        for terms in want:
+            c = [get(v) for v in terms]
+            if None in c:
+                in_base[terms] = False
+            else:
+                coded.append(terms)
+                codes.append(c)
+        if not coded:
+            return
+        rows, counts = rel.keys(rel._all).spans(codes)
+        at = rel.row_array(rows)
+        s, e = rel.s[at].tolist(), rel.e[at].tolist()
+        interval, at = rel.scale.interval, 0
+        for terms, n in zip(coded, counts):
+            in_base[terms] = n > 0
+            if n:
+                # under the atom's own terms, as _from_base keeps it
+                own = terms if all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
+                known[own] = [interval(s[at], e[at])] if n == 1 else sorted([interval(s[i], e[i]) for i in range(at, at + n)])
+                at += n
 
     def learn(self, found: dict) -> None:
         """Keep the base's atoms ``found`` (``{terms: intervals}``, decoded
@@ -486,6 +579,32 @@ class LazyIndex:
         out.extend(self.extra.get(key, ()))
         return out or default
 
+    def read(self, keys) -> None:
+        """Read the base's atoms of the probe ``keys`` not read yet
+        together (one search, one decode), as :meth:`get` reads a key's,
+        when there are enough of them (``FEW_KEYS``)."""
+        rel, one = self.rel, len(self.positions) == 1
+        if self._whole:
+            rel.atoms.read([(k,) for k in keys] if one else keys)
+            return
+        base = self._base
+        want = [k for k in dict.fromkeys(keys) if k not in base]
+        if len(want) < FEW_KEYS:
+            return
+        coded, codes = [], []
+        for key in want:
+            c = rel.codes((key,) if one else key)
+            if c is None:
+                base[key] = []
+            else:
+                coded.append(key)
+                codes.append(c)
+        if not coded:
+            return
+        for key, found in zip(coded, rel.decode_buckets(*rel.keys(self.positions).spans(codes))):
+            rel.atoms.learn(found)
+            base[key] = list(found)
+
     def _in_base(self, key) -> list:
         got = self._base.get(key)
         if got is None:
@@ -522,3 +641,6 @@ class GivenColumns(GivenAtoms):
         atoms = self.atoms
         for terms, iv in rows:
             atoms[terms] = atoms.get(terms, []) + [iv]  # (a write LazyAtoms sees)
+
+    def read_atoms(self, many) -> None:
+        self.atoms.read(many)

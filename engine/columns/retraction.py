@@ -17,6 +17,8 @@ says so and the caller takes the general path.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from itertools import repeat
 
 from chronolog.language.fact_columns import _CodedColumn, _Column
@@ -131,7 +133,10 @@ def _column_codes(col, terms):
         return col.codes.astype(np.int64)[col.indices]
     if not isinstance(col, _Column) or col.values.dtype != object:
         raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
-    return lookup(col.values.tolist(), terms, absent_ints=False)[col.indices]
+    values = col.values.tolist()
+    if Fraction in set(map(type, values)):  # (it may name a float of the model: chronolog/float_terms.py)
+        raise Fallback("a fraction, read against the model's floats on rows")
+    return lookup(values, terms, absent_ints=False)[col.indices]
 
 
 def _rows_codes(rows: list, arity: int, terms, scale):

@@ -52,6 +52,7 @@ class Evaluator:
         self.stats = {"rounds": 0, "derivations": 0}
         self._pipeline_cache: dict = {}
         self.rederive_rules: dict = {}  # the re-derivation's pipelines, built once (maintenance.py)
+        self.rederive_drivers: dict = {}  # and the scans that drive them, and their join orders
         self.progress = None  # a callback taking a chronolog.progress.Progress, or None
         # a window chronolog chose itself (not the user's horizon) is bounded
         # by max_rounds too: it may be wider than any step could cross

@@ -91,6 +91,8 @@ class TemporalJoinNode(MapNode):
         if rel is None or not rel.atoms:
             return []
         index = rel.index(self.positions)
+        key = self.key
+        rel.read_ahead(self.positions, (key(b) for b, _ in batch))
         atoms = rel.atoms
         delta = self.state.delta_of(self.pred) if self.view == OLD else None
         transform = self.transform
@@ -100,7 +102,6 @@ class TemporalJoinNode(MapNode):
             self._cache_version = rel.version
         by_time = self._by_time
         cache = self._cache
-        key = self.key
         pat = self.pattern
         eq_checks = pat.eq_checks
         newpos = pat.new_positions

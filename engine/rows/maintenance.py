@@ -104,6 +104,9 @@ class GivenAtoms:
                 else:
                     del self.atoms[terms]
 
+    def read_atoms(self, many) -> None:
+        """Relation.read_atoms: held already."""
+
     def __iter__(self):
         for terms, ivs in self.atoms.items():
             for iv in ivs:
@@ -352,6 +355,7 @@ class Maintenance:
             delta = {}
             for p, by in found.items():
                 rel = self.store.relation(p)
+                rel.read_atoms(by)
                 hit = {}
                 for terms, pieces in by.items():
                     ivs = rel.atoms.get(terms)
@@ -393,7 +397,9 @@ class Maintenance:
                 continue
             rel = self.store.relation(p)
             merge = MergeNode(rel)
-            given = given_atoms(ev, p).atoms
+            given = given_atoms(ev, p)
+            given.read_atoms(by)
+            given = given.atoms
             merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
             name = f"$rederive:{p}"
             for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):
@@ -407,13 +413,8 @@ class Maintenance:
                         merge.merge([row for row in pipe.get() if row[0] in by])
                     continue
                 ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
-                scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
-                terms = tuple(
-                    t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
-                    for i, t in enumerate(rule.head_terms)
-                )
-                order = self._join_order(rule.body, {t.name for t in terms if isinstance(t, ast.Var)})
-                pipe = self._narrowed(stratum, at, order, Scan(name, terms))
+                driver, bound = self._driver(stratum, at, name, rule)
+                pipe = self._narrowed(stratum, at, self._kept_order(stratum, at, rule.body, bound), driver)
                 while pipe.next():
                     merge.merge([row for row in pipe.get() if row[0] in by])
             ev.delta = {}
@@ -422,12 +423,27 @@ class Maintenance:
                 changes[p] = ch
         return changes
 
+    def _driver(self, stratum, at: int, name: str, rule):
+        """The scan ``name`` of the over-deleted atoms that drives rule
+        ``at``'s re-derivation (a head variable no scan binds left free),
+        and the variables it binds: made once a session."""
+        key = (stratum.index, at)
+        got = self.ev.rederive_drivers.get(key)
+        if got is None:
+            scanned = {t.name for lit in rule.body if isinstance(lit, Scan) for t in lit.terms if isinstance(t, ast.Var)}
+            terms = tuple(
+                t if isinstance(t, ast.Const) or (isinstance(t, ast.Var) and t.name in scanned) else ast.Var(f"$free{i}")
+                for i, t in enumerate(rule.head_terms)
+            )
+            got = self.ev.rederive_drivers[key] = (Scan(name, terms), frozenset(t.name for t in terms if isinstance(t, ast.Var)))
+        return got
+
     def _narrowed(self, stratum, at: int, order: tuple, driver):
         """The pipeline of rule ``at`` of the stratum driven by ``driver``
         (the over-deleted atoms), its body in ``order``: built once a
         session (the same few each update) and reset, as the evaluator's."""
         ev = self.ev
-        key = (stratum.index, at, order, driver)
+        key = (stratum.index, at, order)  # (the driver is the rule's: _driver)
         pipe = ev.rederive_rules.get(key)
         if pipe is not None:
             pipe.reset()
@@ -438,6 +454,19 @@ class Maintenance:
         pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),
                                                      None if rule.fresh else ev.horizon, scans_first=True)
         return pipe
+
+    def _kept_order(self, stratum, at: int, body, bound) -> tuple:
+        """:meth:`_join_order` of rule ``at``, kept while each relation its
+        atoms read keeps its size within a power of two (most updates
+        change a few atoms: the order stays, ~10 us a rule saved)."""
+        store = self.store
+        sizes = tuple(len(rel.atoms).bit_length() if (rel := store.get(lit.pred)) is not None else 0
+                      for lit in body if isinstance(lit, Scan))
+        key = (stratum.index, at, bound)
+        got = self.ev.rederive_drivers.get(key)
+        if got is None or got[0] != sizes:
+            got = self.ev.rederive_drivers[key] = (sizes, self._join_order(body, bound))
+        return got[1]
 
     def _join_order(self, body, bound: set) -> tuple:
         """The positions of ``body`` in the order a re-derivation joins them:

@@ -54,6 +54,8 @@ class SinceJoinNode(MapNode):
         if rel is None or not rel.atoms:
             return []
         index = rel.index(self.positions)
+        key = self.key
+        rel.read_ahead(self.positions, (key(b) for b, _ in batch))
         delta = self.state.delta_of(self.pred) if self.view == OLD else None
         pat = self.pattern
         newpos = pat.new_positions
@@ -65,7 +67,7 @@ class SinceJoinNode(MapNode):
             self._ends_version = rel.version
         sorted_ivs = not getattr(rel, "raw", False)
         for b, iv in batch:
-            for terms in index.get(self.key(b), ()):
+            for terms in index.get(key(b), ()):
                 if pat.eq_checks and any(terms[i] != terms[j] for i, j in pat.eq_checks):
                     continue
                 nb = b + tuple([terms[p] for p in newpos]) if newpos else b

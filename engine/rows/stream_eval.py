@@ -107,6 +107,10 @@ class StreamEvaluator(Evaluator):
         self.lookback.pop(STEP, None)
         self.lookback.pop(TOP, None)
         self._expiry: list = []  # heap of (forget after, seq, pred, terms)
+        self._max_end: dict = {}  # carrier pred -> the latest end of its facts so far (what a placed head may be carried by)
+        self._hold: dict = {}  # (pred, terms) -> {end: kept until} of heads placed by interval terms (_NotBeforeTheWatermark)
+        self._revisit: dict = {}  # (pred, terms) -> when _forget looks at a held atom again
+        self._placing = {r.head_pred for r in clipped.rules if isinstance(rule_operator(r), PlaceInterval)}  # (heads placed by interval terms)
         self._due: dict = {}  # pred -> heap of (end, seq, terms), for emit="maximal"
         self._seq = 0
         self._live: dict = {p: set() for p in self.outputs}  # atoms not yet emitted to the end
@@ -217,8 +221,9 @@ class StreamEvaluator(Evaluator):
 
     def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
         pipe = super()._build_pipeline(rule, driver, delta_preds, horizon, operator)
-        if isinstance(operator if operator is not None else rule_operator(rule), PlaceInterval):
-            return _NotBeforeTheWatermark(pipe, self, rule)
+        operator = operator if operator is not None else rule_operator(rule)
+        if isinstance(operator, PlaceInterval):
+            return _NotBeforeTheWatermark(pipe, self, rule, operator.timed)
         return pipe
 
     def _pipelines(self, rule, driver, delta_preds, operator=None):
@@ -323,9 +328,12 @@ class StreamEvaluator(Evaluator):
         heap = self._expiry
         lb = self.lookback
         seq = self._seq
+        latest = self._max_end
         for pred, ch in changes.items():
             if pred == STEP or pred == TOP:
                 continue
+            if pred in latest:  # (a carrier of placed heads' ends: _NotBeforeTheWatermark)
+                latest[pred] = max(latest[pred], max((iv[1] for ivs in ch.values() for iv in ivs), default=NEG_INF))
             keep = lb.get(pred, 0)
             if keep == POS_INF:
                 continue
@@ -341,7 +349,7 @@ class StreamEvaluator(Evaluator):
         maximal interval (after a rewind: a stream's checkpoints do not copy
         it; the heap a run builds holds the same entries, and stale ones of
         intervals merged since, which forget nothing)."""
-        self._expiry = []
+        self._expiry, self._revisit = [], {}
         self._schedule({p: r.atoms for p, r in self.store.relations.items()})
 
     def _forget(self, step_iv) -> None:
@@ -349,13 +357,18 @@ class StreamEvaluator(Evaluator):
         heap = self._expiry
         relations = self.store.relations
         lb = self.lookback
+        hold = self._hold
         while heap and heap[0][0] < frontier:
-            _, _, pred, terms = heapq.heappop(heap)
+            _, seq, pred, terms = heapq.heappop(heap)
             rel = relations[pred]
             ivs = rel.atoms.get(terms)
             if not ivs:
                 continue
             threshold = frontier - lb.get(pred, 0)
+            if ivs[0][1] >= threshold:
+                continue  # (nothing of it ended before: nothing to forget)
+            if hold and pred in self._placing and (pred, terms) in hold:
+                threshold = self._held_from((pred, terms), frontier, threshold, seq)
             n = 0
             for iv in ivs:
                 if iv[1] >= threshold:
@@ -375,6 +388,22 @@ class StreamEvaluator(Evaluator):
                     bucket.remove(terms)
                     if not bucket:
                         del index[key]
+
+    def _held_from(self, key, frontier, threshold, seq):
+        """The forgetting threshold of an atom with heads placed by interval
+        terms: not past the end of one a step may still place again
+        (_NotBeforeTheWatermark), and a revisit when that may change."""
+        placed = self._hold[key]
+        for end in [end for end, until in placed.items() if until < frontier]:
+            del placed[end]
+        if not placed:
+            del self._hold[key]
+            self._revisit.pop(key, None)
+            return threshold
+        if self._revisit.get(key, NEG_INF) < frontier:  # (one revisit pending per atom)
+            due = self._revisit[key] = min(placed.values())
+            heapq.heappush(self._expiry, (due, seq, *key))
+        return min(threshold, min(placed))
 
     def facts_in_memory(self) -> int:
         return sum(len(v) for p, r in self.store.relations.items() if p not in (STEP, TOP) for v in r.atoms.values())
@@ -398,34 +427,69 @@ class _NotBeforeTheWatermark(MapNode):
     """A head placed by interval terms (``p(X)@[S,E] :- ...``, LARS's
     ``@T h``) may land before the step, where the stream has given out its
     answers for good: a fact placed there that was not there already is
-    refused, in one sentence, instead of being lost.  Only where the stream
-    still holds what it derived (facts ending within their predicate's
-    look-back of the step): further back a fact placed again (a join with
-    new input re-deriving it) cannot be told from a new one, and is left out
-    as before."""
+    refused, in one sentence, instead of being lost.  To tell a head placed
+    again (a join with new input re-deriving it) from a new one, a placed
+    head is kept as long as the facts that carry its ends may be held: the
+    latest end of the predicates whose terms give its ends (and the
+    assignments computing them), plus their look-back, when it was placed;
+    without such a predicate (constant ends), for good.  A head placed again
+    by a fact arriving after those (the same values again) is refused too."""
 
-    def __init__(self, child, ev, rule):
+    def __init__(self, child, ev, rule, timed):
         super().__init__(child)
         self.ev, self.rule = ev, rule
+        self.carriers = _end_carriers(rule.body, timed)
+        for p in self.carriers:
+            if p not in ev._max_end:
+                ev._max_end[p] = max((iv[1] for ivs in ev.store.relation(p).atoms.values() for iv in ivs), default=NEG_INF)
 
     def process(self, batch):
-        lo, _, lc, _ = self.ev._step_iv
+        ev = self.ev
+        lo, _, lc, _ = ev._step_iv
         closed = make(NEG_INF, lo, False, not lc)  # what the steps before gave out
-        if closed is None:
-            return batch
         pred = self.rule.head_pred
-        atoms = self.ev.store.relation(pred).atoms
-        kept_from = lo - self.ev.lookback.get(pred, 0)  # (what ended before is forgotten: engine's _forget)
-        for terms, iv in batch:
-            late = intersect(iv, closed)
-            if late is not None and iv[1] >= kept_from and not any(contains(have, late) for have in atoms.get(terms, ())):
-                from chronolog.language.text import format_fact
-                from chronolog.language.timeline import format_number
+        atoms = ev.store.relation(pred).atoms
+        if closed is not None:
+            for terms, iv in batch:
+                late = intersect(iv, closed)
+                if late is not None and not any(contains(have, late) for have in atoms.get(terms, ())):
+                    from chronolog.language.text import format_fact
+                    from chronolog.language.timeline import format_number
 
-                raise DataError(
-                    f"{format_fact(self.rule.head_pred, terms, iv)} is placed by {_rule_text(self.rule)} before the "
-                    f"stream's watermark {format_number(lo)}, where its answers are given out for good",
-                    hint="a head placed by interval terms must not reach back before the watermark: advance the "
-                    "watermark only as far as the facts still to come cannot place a head",
-                )
+                    raise DataError(
+                        f"{format_fact(self.rule.head_pred, terms, iv)} is placed by {_rule_text(self.rule)} before the "
+                        f"stream's watermark {format_number(lo)}, where its answers are given out for good",
+                        hint="a head placed by interval terms must not reach back before the watermark: advance the "
+                        "watermark only as far as the facts still to come cannot place a head",
+                    )
+        until = min((ev._max_end.get(p, NEG_INF) + ev.lookback.get(p, 0) for p in self.carriers), default=POS_INF)
+        hold = ev._hold
+        for terms, iv in batch:
+            placed = hold.get((pred, terms))
+            if placed is None:
+                placed = hold[(pred, terms)] = {}  # end -> kept until
+            elif len(placed) > 16:  # (an atom whose interval only grows is never looked at by _forget)
+                for end in [end for end, until in placed.items() if until < lo]:
+                    del placed[end]
+            if placed.get(iv[1], NEG_INF) < until:
+                placed[iv[1]] = until
         return batch
+
+
+def _end_carriers(body, timed) -> set:
+    """The predicates of ``body`` whose facts carry the values of the head
+    interval's ends (``timed``: the head's ``ast.Timed``), through the
+    assignments that compute them: a head is placed again only while a fact
+    of each holds those values."""
+    from chronolog.language import ast
+    from chronolog.planner.ir import Assign
+
+    computed = {lit.var: ast.variables_of(lit.expr) for lit in body if type(lit) is Assign}
+    ends, todo = set(), [t.name for t in (timed.start, timed.end) if type(t) is ast.Var]
+    while todo:
+        v = todo.pop()
+        if v not in ends:
+            ends.add(v)
+            todo.extend(computed.get(v, ()))
+    return {lit.pred for lit in body
+            if type(lit) is Scan and lit.pred != STEP and any(type(t) is ast.Var and t.name in ends for t in lit.terms)}

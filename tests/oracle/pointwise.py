@@ -76,7 +76,7 @@ Semantics implemented
   boxes and on the right of S/U; an atom there that holds nowhere makes the
   literal false everywhere, so this loses nothing), then assignments; any
   variable still unbound ranges over the active domain (constants of data and
-  rules).  Comparisons and assignments are exact (int/Fraction).
+  rules; one unnamed constant when there are none).  Comparisons and assignments are exact (int/Fraction).
 * Heads: ``p`` holds at ``t`` where the body holds; ``[+]ϱ H`` makes ``H``
   hold at every ``t+w`` (``w ∈ ϱ``), i.e. ``H`` holds at ``u`` iff the body
   holds at some ``t ∈ u-ϱ``; ``[-]ϱ H`` the mirror.  ``⊥`` heads record where
@@ -488,7 +488,9 @@ class _Evaluator:
             h = ast.head_atom(r.head)
             if h is not None:
                 dom |= _constants(h)
-        self.domain = sorted(dom, key=lambda v: (0, v, "") if _is_num(v) else (1, 0, str(v)))
+        # a first-order domain is never empty: with no constant at all, one
+        # that nothing names (``e0(X) <S>[0,0] e1`` then holds where e1 does)
+        self.domain = sorted(dom, key=lambda v: (0, v, "") if _is_num(v) else (1, 0, str(v))) or ["_:anyone"]
         self.cache: dict = {}
 
     # -- state --------------------------------------------------------------

@@ -201,3 +201,37 @@ def test_matches_and_kept_rows(df, keys, cols):
 def test_matches_leaves_codes_past_its_table_to_polars():
     df = pl.DataFrame({"a": [1, code_frames.TABLE_CODES], "s": [0, 0], "e": [1, 1]})
     assert code_frames.matches(df, df, ["a"]) is None
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(st.integers(1, 600), st.integers(4097, 15_000), st.integers(1, 3000), st.integers(0, 2**32))
+def test_sorted_path_past_code_rows_as_duckdb(small, large, key_range, seed):
+    """A join or a difference of rows past CODE_ROWS rows (a delta of a few
+    hundred rows on a relation of thousands: an update's re-derivation)
+    runs in numpy up to SORT_ROWS, with DuckDB's answer."""
+    import random
+
+    import duckdb
+
+    rnd = random.Random(seed)
+
+    def frame(n, names):
+        cols = {c: [rnd.randrange(key_range) for _ in range(n)] for c in names}
+        cols["s"] = [rnd.randrange(50) for _ in range(n)]
+        cols["e"] = [s + 1 + rnd.randrange(9) for s in cols["s"]]
+        return pl.DataFrame(cols, schema={c: pl.Int64 for c in cols})
+
+    df, right = frame(small, ["v:X", "v:Y"]), frame(large, ["v:Y", "v:Z"])
+    for a, b in ((df, right), (right, df.rename({"v:X": "v:W"}))):  # (the small side on either side)
+        assert code_frames.sorted_path(a, b) == "numpy"
+        got = code_frames.join(a, b, ["v:Y"])
+        x, y = (c for c in [*a.columns, *b.columns] if c.startswith("v:") and c != "v:Y")
+        expected = duckdb.sql(
+            f'select "{x}", greatest(a.s, b.s), least(a.e, b.e), "{y}" from a join b on a."v:Y" = b."v:Y" '
+            "where greatest(a.s, b.s) < least(a.e, b.e)").fetchall()
+        assert sorted(got.select(x, "s", "e", y).iter_rows()) == sorted(expected)
+    mixed = pl.concat([df.rename({"v:X": "v:Z"}).select(right.columns).head(small // 2), right]).unique()
+    rel = right.unique()
+    assert code_frames.sorted_path(mixed, rel) == "numpy"
+    expected = duckdb.sql("select * from mixed except select * from rel").fetchall()
+    assert rows(code_frames.anti(mixed, rel)) == sorted(expected)

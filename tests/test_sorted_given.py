@@ -298,3 +298,26 @@ def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, ke
     assert sorted(rows(got)) == sorted(expected)
     if cols == names[: len(cols)]:  # (by the sorted codes: in key order)
         assert rows(rows_matching(rel, keys, cols, names)) == expected
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(facts, facts, facts, st.lists(atoms, max_size=6), st.integers(1, 2))
+def test_a_semi_join_of_a_hidden_relation_on_its_last_column(given_rows, hole_rows, more_holes, key_atoms, arity):
+    """maintenance.semi of a relation with hidden rows (two retractions
+    taken back: rows hidden, pieces beside) on its last term column (with
+    two, not the key's first): its rows filtered as they are, not made one
+    frame (Hidden.rows_where), give the points left whose column is a key."""
+    from chronolog.engine.columns.maintenance import semi
+    from chronolog.engine.columns.sorted_given import Hidden
+
+    names = term_columns(arity)
+    df, left = given_frame(given_rows, arity, False), points(given_frame(given_rows, arity, False), arity)
+    for holes in (hole_rows, more_holes):
+        holes = frame_of([(a[:arity], s, e) for a, s, e in holes], arity)
+        df, left = take_back(df, holes, names, after="hidden").after, left - points(holes, arity)
+    assume(isinstance(df, Hidden))
+    col = names[-1]
+    keys = pl.DataFrame({col: sorted({a[arity - 1] for a in key_atoms})}, schema={col: pl.Int64})
+    cut = semi(df, keys, [col], None)
+    assert df._frame is None  # (not made one frame)
+    assert points(cut, arity) == {(a, t) for a, t in left if a[-1] in set(keys[col].to_list())}

@@ -54,6 +54,8 @@ def _rebuild(df, keys, arrays, s, e):
     """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
     import polars as pl
 
+    from .base import frame_of
+    from .code_frames import codes_series
     from .exact_columns import is_exact
 
     out, it = [], iter(arrays)
@@ -62,8 +64,8 @@ def _rebuild(df, keys, arrays, s, e):
             _, n, d = next(it), next(it), next(it)
             out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
         else:
-            out.append(pl.Series(k, next(it), dtype=pl.Int64))
-    return pl.DataFrame([*out, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
+            out.append(codes_series(k, next(it)))
+    return frame_of([*out, codes_series("s", s), codes_series("e", e)])
 
 
 def coalesce_arrays(cols: list, s, e):
@@ -388,6 +390,7 @@ def merge_owned(cols: list, s, e, n_old: int):
 
 
 def _frame(keys, cols, s, e):
-    import polars as pl
+    from .base import frame_of
+    from .code_frames import codes_series
 
-    return pl.DataFrame([*(pl.Series(k, c, dtype=pl.Int64) for k, c in zip(keys, cols)), pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
+    return frame_of([*(codes_series(k, c) for k, c in zip(keys, cols)), codes_series("s", s), codes_series("e", e)])

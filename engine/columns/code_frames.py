@@ -8,7 +8,8 @@ same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
 rows, where Python loops stop paying, the callers (join.py, temporal.py,
 difference.py, maintenance.py, in any columnar run) come here for frames
 whose columns are all Int64 codes without nulls (:func:`codes_only`) and
-that hold at most :data:`CODE_ROWS` rows together; value columns and larger
+that hold at most :data:`CODE_ROWS` rows together (a join or a difference
+of rows, a sort of keys: :data:`SORT_ROWS`); value columns and larger
 frames keep the polars paths.  Same answers as those paths up to row order
 (tests/test_small_frames.py, tests/test_code_frames.py).
 """
@@ -41,6 +42,26 @@ def path(*frames, python: bool = True) -> str:
     return way
 
 
+# Rows (all frames together) up to which a join or a difference of rows,
+# operations by a sort of keys (numpy's default sort: ~0.25 ms of CPU at
+# 27,000 keys), stays in numpy: a polars join is five queries, ~1-3 ms of
+# CPU each in an update's rounds under load (LUBM's transitive
+# re-derivation joins a few hundred rows with 27,000).
+SORT_ROWS = 1 << 15
+
+
+def sorted_path(*frames) -> str:
+    """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
+    from . import small_frames
+
+    way = path(*frames)
+    if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
+        small_frames.TALLY["polars"] -= 1
+        small_frames.TALLY["numpy"] += 1
+        way = "numpy"
+    return way
+
+
 def codes_only(*frames, cols=None) -> bool:
     """Whether every column of ``frames`` (or only ``cols``: no select) is
     Int64 without nulls."""
@@ -59,9 +80,20 @@ def _arrays(df, cols: list) -> list:
 def frame(cols: dict):
     """A frame of Int64 columns from numpy arrays (``{name: array}``), built
     from Series: a dict of arrays costs 2-3x as much."""
+    from .base import frame_of
+
+    return frame_of([codes_series(n, a) for n, a in cols.items()])
+
+
+def codes_series(name: str, a):
+    """An Int64 Series of the codes ``a`` (a numpy array or a list): an
+    int64 array goes in as it is, as ``pl.Series(name, a, pl.Int64)``
+    costs a cast besides (~2.5 us a column; an update on frames makes
+    about a thousand columns)."""
+    import numpy as np
     import polars as pl
 
-    return pl.DataFrame([pl.Series(n, a, pl.Int64) for n, a in cols.items()])
+    return pl.Series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
 
 
 def packed(cols: list, height: int = 0):
@@ -183,7 +215,7 @@ def _pairs(left: list, right: list):
     if mine is None or theirs is None:
         ids = row_ids([np.concatenate([a, b]) for a, b in zip(left, right)])
         mine, theirs = ids[:n], ids[n:]
-    order = np.argsort(theirs, kind="stable")
+    order = np.argsort(theirs)  # (not stable: a third of the time; the pairs of a row come in any order)
     ranked = theirs[order]
     lo = np.searchsorted(ranked, mine, "left")
     counts = np.searchsorted(ranked, mine, "right") - lo

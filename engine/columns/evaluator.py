@@ -279,6 +279,7 @@ class HybridEvaluator(Evaluator):
         atoms 0.1 s after five 1% updates on LUBM 1M)."""
         from .given import given_frame
         from .point_relation import ColumnRelation, GivenColumns, point_ready
+        from .sorted_given import as_frame
 
         columns_only = getattr(self.base, "columns_only", None)
         if columns_only is None:
@@ -288,7 +289,7 @@ class HybridEvaluator(Evaluator):
             if columns_only(pred):
                 df = given_frame(self.given_columns, pred, arity, self.terms, self._scale, self._units)
             elif pred in self.given_frames and self.base.waiting(pred):
-                df = self.given_frames[pred]
+                df = as_frame(self.given_frames[pred])
             else:
                 continue
             if point_ready(df, arity):

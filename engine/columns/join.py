@@ -36,7 +36,7 @@ class JoinNode(ColumnMapNode):
         shared = [c for c in df.columns if c.startswith("v:") and c in right.columns]
         if self.values is not None:
             df, right = match_kinds(df, right, shared, self.values)
-        way = code_frames.path(df, right)
+        way = code_frames.sorted_path(df, right)
         if way == "python":
             return small_frames.join(df, right, shared)
         if way == "numpy":

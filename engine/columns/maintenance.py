@@ -45,7 +45,7 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
 from .scan import DELTA
-from .sorted_given import as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
+from .sorted_given import Hidden, as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -144,7 +144,8 @@ class ColumnMaintenance:
             return empty(self.arity(pred))
         if len(frames) == 1:
             return frames[0]
-        if all(f.schema == frames[0].schema for f in frames):  # (chunks appended: no query)
+        first = frames[0]
+        if all(f.columns == first.columns and f.dtypes == first.dtypes for f in frames):  # (chunks appended: no query; not ``schema``: a Schema built and compared costs 5x)
             out = frames[0]
             for f in frames[1:]:
                 out = out.vstack(f)
@@ -230,12 +231,12 @@ class ColumnMaintenance:
         self.own_added = {p: a for p, a in adds.items() if p in derived}
         for p in set(self.seeds) | set(self.own_added):
             given = self.given_frame(p)
-            if p in self.seeds:
-                given = minus(given, self.seeds[p], self.names(p), ev.values)
+            if p in self.seeds:  # (hidden, as a given relation's: memberOf's 120,257 given rows were copied each update)
+                given = minus(given, self.seeds[p], self.names(p), ev.values, after="hidden")
             if p in self.own_added:
                 from .value_columns import same_kinds
 
-                old, new = same_kinds([given, self.own_added[p]], self.names(p), ev.values)
+                old, new = same_kinds([as_frame(given), self.own_added[p]], self.names(p), ev.values)
                 given = merge_new(old, [new], self.names(p))[0]
             self.given[p] = given
         self._given_rows = (retracted, added)
@@ -413,7 +414,7 @@ class ColumnMaintenance:
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        way = code_frames.path(before, after)
+        way = code_frames.sorted_path(before, after)
         if way == "python":
             gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
         elif way == "numpy":
@@ -427,8 +428,9 @@ class ColumnMaintenance:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
     def given_frame(self, pred):
-        """The given facts of a derived predicate as a frame (encoded from
-        the rows once a session, then kept up to date with them)."""
+        """The given facts of a derived predicate as a frame, or a hidden
+        one after a retraction (sorted_given.Hidden: probed, not copied),
+        encoded from the rows once a session, then kept up to date with them."""
         got = self.given.get(pred)
         if got is None:
             got = self.ev.given_frames.get(pred)
@@ -440,7 +442,7 @@ class ColumnMaintenance:
         """The stratum from its given facts and the corrected strata below."""
         ev = self.ev
         for p in stratum.preds:
-            self._set(p, self.given_frame(p))
+            self._set(p, as_frame(self.given_frame(p)))
         ev._run_columns(stratum)
         return {}
 
@@ -525,20 +527,22 @@ class ColumnMaintenance:
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
-        finds the atoms that may have lost points; their rows are taken out
-        of the relation whole (``_held`` empty), as :meth:`_rederive` gives
-        each of them all its intervals over the inputs as they are now (no
-        recursion: exact), so the pieces to delete are never computed.
-        (Not an :class:`Overlay`: its rules never read their own relation,
-        and its bookkeeping cost more than the copy it saves, LUBM nonrec.)
-        Returns ``{pred: atoms}``."""
+        finds the atoms that may have lost points; their rows are taken
+        whole (``_held`` empty), as :meth:`_rederive` gives each of them all
+        its intervals over the inputs as they are now (no recursion: exact),
+        so the pieces to delete are never computed.  Its rules never read
+        their own relation, so the rows are only read out (:meth:`read_out`:
+        the put back replaces them, one copy of the relation, not a split
+        and a merge: LUBM rec's affiliatedWith, 93,415 rows, copied three
+        times).  (Not an :class:`Overlay`: its bookkeeping cost more than
+        the copy it saves, LUBM nonrec.)  Returns ``{pred: atoms}``."""
         found = self._round(stratum, gone_in, self.before.get) if gone_in else {}
         out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
             parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
             keys = atoms_of(self.concat(p, parts), names)
-            near = self.local(p, keys)
+            near = self.read_out(p, keys)
             if near.height or p in seeds:
                 out[p] = keys
                 self._held[p] = near.clear()
@@ -574,7 +578,7 @@ class ColumnMaintenance:
             parts = []
             given = self.given_frame(p)
             if given.height:
-                parts.append(semi(given, atoms, names, self.ev.values) if names else given)  # (by kind: given coded, atoms exact)
+                parts.append(semi(given, atoms, names, self.ev.values) if names else as_frame(given))  # (by kind: given coded, atoms exact)
             for rp in self.ev.plan.physical.stratum(stratum.index).rules:
                 rule = rp.rule
                 if rule.head_pred != p:
@@ -999,6 +1003,10 @@ def semi(df, keys, cols: list, values):
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
+    if isinstance(df, Hidden) and code_frames.codes_only(df.base[0]):
+        mask = code_frames.matches(df.base[0], keys, cols)
+        if mask is not None:  # (its rows filtered as they are: no frame of the whole relation)
+            return df.rows_where(mask)
     df = as_frame(df)
     mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
     if mask is not None:  # (in numpy: no query)
@@ -1073,17 +1081,18 @@ def with_rows(rest, rows, names: list, values):
     return pl.concat([f.select(rest.columns) for f in same_kinds([rest, rows], names, values)], how="vertical_relaxed")
 
 
-def minus(df, holes, names: list, values):
+def minus(df, holes, names: list, values, after: str = "frame"):
     """``df`` without the intervals of ``holes`` (``s``, ``e``) of the same
     atoms, coalesced (both are).  Terms of codes on both sides: by their
-    sorted codes, in numpy whatever the size (sorted_given.take_back);
+    sorted codes, in numpy whatever the size (sorted_given.take_back; with
+    ``after="hidden"`` the rows met hidden, not a copy of ``df``);
     else each term column of one kind first (floats or exact values on one
     side, codes on the other): subtract joins on them."""
     from .sorted_given import take_back
 
-    if (got := take_back(df, holes, names)) is not None:
+    if (got := take_back(df, holes, names, after=after)) is not None:
         return got.after
-    df, holes = same_kinds([df, holes], names, values)
+    df, holes = same_kinds([as_frame(df), holes], names, values)
     return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 
@@ -1152,7 +1161,7 @@ def met_in_order(df, other, names: list):
 def anti(df, other):
     """The rows of ``df`` that are not rows of ``other`` (the same columns):
     in Python, numpy or polars by their size (code_frames.path)."""
-    way = code_frames.path(df, other)
+    way = code_frames.sorted_path(df, other)
     if way == "python":
         return small_frames.anti(df, other)
     if way == "numpy":

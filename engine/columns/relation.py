@@ -45,14 +45,17 @@ def term_columns(arity: int) -> list:
 def _frame(cols: list, s, e):
     import polars as pl
 
+    from .base import frame_of
+    from .code_frames import codes_series
+
     names = term_columns(len(cols))
     kinds = [pl.Float64 if getattr(c, "dtype", None) == "float64" else pl.Int64 for c in cols]
     # (from Series: a third of the cost of a dict with a schema, ~25 against 70 us a frame)
     series = [
-        _exact(n, c) if getattr(c, "ndim", 1) == 2 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
+        _exact(n, c) if getattr(c, "ndim", 1) == 2 else codes_series(n, c) if k == pl.Int64 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
         for n, c, k in zip(names, cols, kinds)
     ]
-    return pl.DataFrame([*series, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
+    return frame_of([*series, codes_series("s", s), codes_series("e", e)])
 
 
 def _exact(name, pairs):

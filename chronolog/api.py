@@ -328,60 +328,38 @@ def _has_existentials(prog) -> bool:
 
 class _Changes:
     """Small changes waiting for a predicate's rows, folded into their net
-    effect: the rows minus ``holes``, plus ``added`` (both terms ->
-    intervals).  A hole arriving after an addition is cut from the addition
-    too, so a session of many small updates of the same facts (amends, a
-    stream of corrections) keeps them the size of the atoms changed: a list
-    of every update's changes grew by two entries an amend."""
+    effect: the rows minus ``holes`` (terms -> intervals), plus ``added``
+    (by atom, the rows' own GivenAtoms).  A hole arriving after an addition
+    is cut from the addition too, so a session of many small updates of the
+    same facts (amends, a stream of corrections) keeps them the size of the
+    atoms changed: a list of every update's changes grew by two entries an
+    amend."""
 
     __slots__ = ("holes", "added")
-    TIDY = 8  # an atom's intervals coalesced once it has more (repeated updates of one atom)
+    TIDY = 8  # an atom's holes coalesced once it has more (repeated retractions of one atom)
     FOLD = 1000  # changes of at most this many atoms are folded (larger ones wait as they are)
 
     def __init__(self):
+        from chronolog.engine.rows.maintenance import GivenAtoms
+
         self.holes: dict = {}
-        self.added: dict = {}
+        self.added = GivenAtoms()
 
     def take_back(self, holes: dict) -> None:
-        from chronolog.language.timeline import subtract
+        from chronolog.language.timeline import coalesce
 
-        again = {t: _tidy(self.holes[t] + list(holes[t])) for t in _common(self.holes, holes)}
-        self.holes.update(holes)
-        self.holes.update(again)
-        for t in _common(self.added, holes):
-            left = [x for iv in self.added[t] for x in subtract(iv, holes[t])]
-            if left:
-                self.added[t] = left
-            else:
-                del self.added[t]
+        for terms, ivs in holes.items():
+            old = self.holes.get(terms)
+            ivs = list(ivs) if old is None else old + list(ivs)
+            self.holes[terms] = coalesce(ivs) if len(ivs) > _Changes.TIDY else ivs
+        self.added.take_back(holes)
 
     def add(self, rows) -> None:
-        added = self.added
-        for terms, iv in rows:
-            ivs = added.get(terms)
-            if ivs is None:
-                added[terms] = [iv]
-            else:
-                ivs.append(iv)
-                if len(ivs) > _Changes.TIDY:
-                    added[terms] = _tidy(ivs)
+        self.added.extend(rows)
 
     def steps(self) -> list:
         """The net effect as changes to apply in order."""
-        return [("holes", self.holes), ("rows", [(terms, iv) for terms, ivs in self.added.items() for iv in ivs])]
-
-
-def _common(a: dict, b: dict) -> list:
-    """The keys of both, by a walk of the smaller (a keys view's ``&``
-    walks its left side whatever the sizes)."""
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    return [k for k in small if k in large]
-
-
-def _tidy(ivs: list) -> list:
-    from chronolog.language.timeline import coalesce
-
-    return coalesce(ivs) if len(ivs) > _Changes.TIDY else ivs
+        return [("holes", self.holes), ("rows", list(self.added))]
 
 
 class _GivenRows(dict):

@@ -453,8 +453,8 @@ def test_a_long_session_keeps_its_waiting_changes_the_size_of_what_changed(monke
     waiting = r._given._pending.get("p", [])
     assert len(waiting) <= 1  # (one folded entry: the atoms named, at most 3 retracted, 3 added, their pieces coalesced past TIDY)
     for folded in waiting:
-        assert len(folded.holes) <= 3 and len(folded.added) <= 3
-        assert all(len(ivs) <= folded.TIDY + 1 for ivs in [*folded.holes.values(), *folded.added.values()])
+        assert len(folded.holes) <= 3 and len(folded.added.atoms) <= 3
+        assert all(len(ivs) <= folded.TIDY + 1 for ivs in [*folded.holes.values(), *folded.added.atoms.values()])
     final = "\n".join([f"{a}@[{lo},{hi}]" for a, (lo, hi) in now.items()] + facts[40:])
     want = scratch(program, final)
     assert r.model.to_text() == want

@@ -899,9 +899,11 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     got = report.value
     _forget(report)
     if got["errors"]:
-        _, kind, text = min(got["errors"])
-        cls = InconsistencyError if kind == "InconsistencyError" else DataError
-        raise cls(f"in a Spark task: {text}")
+        _, kind, message, pos, hint = min(got["errors"])
+        where = ast.Pos(*pos) if pos else None
+        if kind == "InconsistencyError":
+            raise InconsistencyError(f"in a Spark task: {message}", where)
+        raise DataError(f"in a Spark task: {message}", where, hint=hint)
     if arrow:
         return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
     parts = got["parts"]

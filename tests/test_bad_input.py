@@ -827,3 +827,26 @@ def test_a_csv_header_cell_without_a_name_is_refused(tmp_path, rows):
     with pytest.raises(ChronologError) as e:
         reason(f'@bind("p", "csv", "{tmp_path}", "t.csv").  q(S) :- p(S).')
     assert e.value.message == "column 4 of the header has no name" and (e.value.pos.line, e.value.pos.column) == (1, 18)
+
+
+@pytest.mark.spark
+def test_a_spark_csv_header_cell_without_a_name_is_refused(tmp_path, spark):
+    """Spark names a header cell without a name ``_c<index>``, so the
+    ``"spark csv"`` binding read pandas' index as the first argument (an
+    arity error at best, a wrong answer at worst); it is refused as the
+    embedded CSV reader (the oracle here) refuses it, at the same column."""
+    pd = pytest.importorskip("pandas")
+    from chronolog.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    pd.DataFrame({"sensor": ["s1", "s2"], "start": [1, 2], "end": [3, 4]}).to_csv(tmp_path / "r" / "p.csv")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "p.csv").write_text("sensor,start,end,\ns1,1,3,\n")
+    for folder, rule in (("r", "q(S, V) :- p(S, V)."), ("t", "q(S) :- p(S).")):
+        with pytest.raises(ChronologError) as embedded:
+            reason(f'@bind("p", "csv", "{tmp_path / folder}", "p.csv").  {rule}')
+        with pytest.raises(ChronologError) as e:
+            run_program(spark, _program(tmp_path, f'@bind("p", "spark csv", "{folder}", "").\n{rule}\n'))
+        assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
+        assert (e.value.pos.line, e.value.pos.column) == (embedded.value.pos.line, embedded.value.pos.column)
+        assert e.value.pos.file.endswith(folder)

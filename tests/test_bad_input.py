@@ -829,6 +829,33 @@ def test_a_csv_header_cell_without_a_name_is_refused(tmp_path, rows):
     assert e.value.message == "column 4 of the header has no name" and (e.value.pos.line, e.value.pos.column) == (1, 18)
 
 
+def test_a_pandas_column_read_from_a_header_cell_without_a_name_is_refused(tmp_path):
+    """``pd.read_csv`` of a file written with its index names that column
+    ``Unnamed: 0``; given as facts it was the first argument: an arity
+    error that did not name it, or (with one argument more in the rule)
+    q(0,s0), the row number and the sensor.  The CSV reader refuses the
+    file; the frame is refused naming the column, and the hint's way of
+    dropping it gives what the file written without its index gives."""
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"sensor": ["s0", "s1"], "start": [1, 2], "end": [3, 4]})
+    df.to_csv(tmp_path / "p.csv")  # (index=True, pandas' default)
+    df.to_csv(tmp_path / "n.csv", index=False)
+    read = pd.read_csv(tmp_path / "p.csv")
+    for rule in ("q(S) :- p(S).", "q(S, V) :- p(S, V)."):
+        for facts in (read, pa.Table.from_pandas(read)):
+            for engine in ("rows", "columns"):
+                with pytest.raises(ChronologError) as e:
+                    reason(rule, {"p": facts}, engine=engine)
+                assert e.value.message == ("facts for p: the column 'Unnamed: 0' has no name in its CSV file "
+                                           "(pandas' read_csv named it; to_csv writes its index there)")
+                assert "index_col=0" in e.value.hint and "df.drop(columns=['Unnamed: 0'])" in e.value.hint
+    want = reason(f'@bind("p", "csv", "{tmp_path}", "n.csv").  q(S) :- p(S).').to_text()
+    assert want == "q(s0)@[1,3]\nq(s1)@[2,4]"
+    assert reason("q(S) :- p(S).", {"p": pd.read_csv(tmp_path / "p.csv", index_col=0)}).to_text() == want
+    assert reason("q(S) :- p(S).", {"p": read.drop(columns=["Unnamed: 0"])}).to_text() == want
+
+
 @pytest.mark.spark
 def test_a_spark_csv_header_cell_without_a_name_is_refused(tmp_path, spark):
     """Spark names a header cell without a name ``_c<index>``, so the

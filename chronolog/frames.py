@@ -12,6 +12,7 @@ The Arrow table keeps the exact layout of ``engine/arrow.py``.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from chronolog.language.errors import DataError
@@ -243,6 +244,7 @@ def as_table(frame, pred: str = "?"):
     from chronolog.engine.arrow import term_text_names, with_term_text
 
     names = table.schema.names
+    _refuse_unnamed_columns(names, pred)
     text = set(term_text_names(table))
     for name in list(names):
         if name.endswith(EXACT) and name[: -len(EXACT)] in names:
@@ -270,6 +272,19 @@ def _refuse_repeated_names(names, pred: str) -> None:
                 hint="give each column its own name (arguments are read in column order, whatever their names)",
             )
         seen.add(name)
+
+
+def _refuse_unnamed_columns(names, pred: str) -> None:
+    """pandas' ``read_csv`` names a header cell without a name ``Unnamed:
+    <index>`` (``to_csv`` writes its index under one): read as an argument
+    it shifts every other one, as the CSV reader refuses it for (its
+    ``refuse_unnamed_columns``)."""
+    name = next((n for n in names if re.fullmatch(r"Unnamed: \d+", n)), None)
+    if name is not None:
+        raise DataError(
+            f"facts for {pred}: the column {name!r} has no name in its CSV file (pandas' read_csv named it; to_csv writes its index there)",
+            hint=f"drop it: pd.read_csv(..., index_col=0) reads it as the index, or df.drop(columns=[{name!r}])",
+        )
 
 
 def _refuse_mixed_column(frame, pred: str) -> None:

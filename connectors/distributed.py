@@ -547,8 +547,10 @@ def make_task(job: dict, report, reason):
                 kinds[pred] = kinds_of(fs, len(names))
         except ChronologError as e:
             # a user error (e.g. an inconsistency) travels to the driver in
-            # the report, which raises it as the same chronolog error
-            report.add({"kinds": {}, "errors": [(part, type(e).__name__, e.render())]})
+            # the report, in parts (not rendered: the driver raises it as
+            # the same chronolog error, whose rendering adds the kind)
+            pos = (e.pos.file, e.pos.line, e.pos.column) if e.pos is not None else ()
+            report.add({"kinds": {}, "errors": [(part, type(e).__name__, e.message, pos, e.hint)]})
             return
         got = {"kinds": kinds, "errors": []}
         if budget is not None:

@@ -405,8 +405,13 @@ def reason_with(
             if b["format"] == "csv":
                 if str(b["options"].get("header", "true")).lower() == "true":
                     from chronolog.connectors.bindings import check_mapped_header
+                    from chronolog.connectors.csv_files import refuse_unnamed_columns
 
-                    check_mapped_header(prog, b["pred"], [c.strip() for c in df.columns], b["location"])
+                    header = [c.strip() for c in df.columns]
+                    # Spark names a header cell without a name _c<its index>
+                    named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
+                    refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
+                    check_mapped_header(prog, b["pred"], header, b["location"])
                 df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
@@ -899,9 +904,11 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     got = report.value
     _forget(report)
     if got["errors"]:
-        _, kind, text = min(got["errors"])
-        cls = InconsistencyError if kind == "InconsistencyError" else DataError
-        raise cls(f"in a Spark task: {text}")
+        _, kind, message, pos, hint = min(got["errors"])
+        where = ast.Pos(*pos) if pos else None
+        if kind == "InconsistencyError":
+            raise InconsistencyError(f"in a Spark task: {message}", where)
+        raise DataError(f"in a Spark task: {message}", where, hint=hint)
     if arrow:
         return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
     parts = got["parts"]

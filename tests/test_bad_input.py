@@ -827,3 +827,53 @@ def test_a_csv_header_cell_without_a_name_is_refused(tmp_path, rows):
     with pytest.raises(ChronologError) as e:
         reason(f'@bind("p", "csv", "{tmp_path}", "t.csv").  q(S) :- p(S).')
     assert e.value.message == "column 4 of the header has no name" and (e.value.pos.line, e.value.pos.column) == (1, 18)
+
+
+def test_a_pandas_column_read_from_a_header_cell_without_a_name_is_refused(tmp_path):
+    """``pd.read_csv`` of a file written with its index names that column
+    ``Unnamed: 0``; given as facts it was the first argument: an arity
+    error that did not name it, or (with one argument more in the rule)
+    q(0,s0), the row number and the sensor.  The CSV reader refuses the
+    file; the frame is refused naming the column, and the hint's way of
+    dropping it gives what the file written without its index gives."""
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"sensor": ["s0", "s1"], "start": [1, 2], "end": [3, 4]})
+    df.to_csv(tmp_path / "p.csv")  # (index=True, pandas' default)
+    df.to_csv(tmp_path / "n.csv", index=False)
+    read = pd.read_csv(tmp_path / "p.csv")
+    for rule in ("q(S) :- p(S).", "q(S, V) :- p(S, V)."):
+        for facts in (read, pa.Table.from_pandas(read)):
+            for engine in ("rows", "columns"):
+                with pytest.raises(ChronologError) as e:
+                    reason(rule, {"p": facts}, engine=engine)
+                assert e.value.message == ("facts for p: the column 'Unnamed: 0' has no name in its CSV file "
+                                           "(pandas' read_csv named it; to_csv writes its index there)")
+                assert "index_col=0" in e.value.hint and "df.drop(columns=['Unnamed: 0'])" in e.value.hint
+    want = reason(f'@bind("p", "csv", "{tmp_path}", "n.csv").  q(S) :- p(S).').to_text()
+    assert want == "q(s0)@[1,3]\nq(s1)@[2,4]"
+    assert reason("q(S) :- p(S).", {"p": pd.read_csv(tmp_path / "p.csv", index_col=0)}).to_text() == want
+    assert reason("q(S) :- p(S).", {"p": read.drop(columns=["Unnamed: 0"])}).to_text() == want
+
+
+@pytest.mark.spark
+def test_a_spark_csv_header_cell_without_a_name_is_refused(tmp_path, spark):
+    """Spark names a header cell without a name ``_c<index>``, so the
+    ``"spark csv"`` binding read pandas' index as the first argument (an
+    arity error at best, a wrong answer at worst); it is refused as the
+    embedded CSV reader (the oracle here) refuses it, at the same column."""
+    pd = pytest.importorskip("pandas")
+    from chronolog.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    pd.DataFrame({"sensor": ["s1", "s2"], "start": [1, 2], "end": [3, 4]}).to_csv(tmp_path / "r" / "p.csv")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "p.csv").write_text("sensor,start,end,\ns1,1,3,\n")
+    for folder, rule in (("r", "q(S, V) :- p(S, V)."), ("t", "q(S) :- p(S).")):
+        with pytest.raises(ChronologError) as embedded:
+            reason(f'@bind("p", "csv", "{tmp_path / folder}", "p.csv").  {rule}')
+        with pytest.raises(ChronologError) as e:
+            run_program(spark, _program(tmp_path, f'@bind("p", "spark csv", "{folder}", "").\n{rule}\n'))
+        assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
+        assert (e.value.pos.line, e.value.pos.column) == (embedded.value.pos.line, embedded.value.pos.column)
+        assert e.value.pos.file.endswith(folder)

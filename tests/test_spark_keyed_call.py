@@ -235,3 +235,31 @@ def test_the_command_line_path_writes_file_outputs_from_the_calls_job(spark, tmp
     assert len(jobs) == 2  # the call's job and Spark's write of alarm
     got = spark.read.parquet(str(tmp_path / "out" / "alarm_pq")).toArrow()
     assert sorted(table_to_rows(got, "alarm"), key=repr) == sorted(model.facts("alarm"), key=repr)
+
+
+def test_a_task_error_says_its_kind_once_and_keeps_its_hint(spark):
+    """A user error in a task came to the driver rendered, then wrapped:
+    "data error: in a Spark task: data error: ..." with the hint inside the
+    message.  The driver reasoning the same rows (no tasks) is the oracle
+    for the message and the hint; the task adds only where it happened."""
+    import chronolog
+    from chronolog import spark as cs
+
+    bad = pa.table({"sensor": ["a"], "value": [80], "start": [5], "end": [1]})  # an empty interval
+    with pytest.raises(DataError) as driver:
+        cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(bad)})
+    with pytest.raises(DataError) as task:
+        cs.reason(spark, PROGRAM, {"reading": spark.createDataFrame(bad)}, distributed=True)
+    assert driver.value.message == "reading: the row sensor='a', value=80, start=5, end=1 has an empty interval"
+    assert task.value.message.startswith("in a Spark task: reading: the row sensor='a', value=80, start=5, end=1")
+    assert task.value.message.endswith(" has an empty interval")  # (the task's row also shows its closedness)
+    assert task.value.hint == driver.value.hint != "" and task.value.pos == driver.value.pos
+    assert str(task.value).count("data error") == 1 and str(task.value).count("hint:") == 1
+    violated = "⊥ :- hot(S).\n" + PROGRAM
+    with pytest.raises(chronolog.InconsistencyError) as driver:
+        cs.reason(spark, violated, _inputs(spark))
+    with pytest.raises(chronolog.InconsistencyError) as task:
+        cs.reason(spark, violated, _inputs(spark), distributed=True, key={"reading": 0, "maintenance": 0})
+    said = task.value.message.removeprefix("in a Spark task: ")  # (a task's key groups: some of the violations)
+    assert said != task.value.message and set(said.splitlines()) <= set(driver.value.message.splitlines())
+    assert str(task.value).count("inconsistent") == str(driver.value).count("inconsistent") == 1

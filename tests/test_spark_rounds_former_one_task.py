@@ -252,7 +252,8 @@ def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, r
         return
     stats, got, falls = run_typed(spark, program, {"m": m}, ["mean"])
     assert stats.get("path") != "relational" and "an average with no exact value" in falls[0], falls
-    assert got["mean"] == typed(table_to_rows(model.to_arrow("mean"), "mean"))
+    # (the engine's Arrow marks a column of -1/3 as term text, which a Spark DataFrame does not carry: docs/spark.md)
+    assert got["mean"] == typed(table_to_rows(model.to_arrow("mean").replace_schema_metadata(None), "mean"))
 
 
 EXISTENTIAL = NO_KEY + """

@@ -132,7 +132,7 @@ def test_a_boolean_beside_the_equal_number_is_written_as_a_boolean(tmp_path, ord
     write_facts(tmp_path / "q.csv", facts, ["c0"], "q")
     with open(tmp_path / "q.csv", newline="") as fh:
         cells = [[row[0], row[2]] for row in csv.reader(fh)][1:]
-    want = {(1, 1): "1", (True, 2): "true", (0, 3): "0", (False, 4): "false"}
+    want = {(1, 1): "1", (True, 2): "#T", (0, 3): "0", (False, 4): "#F"}  # (a boolean term's CSV form: docs/cli.md)
     assert cells == [[want[t[0], iv[1]], str(iv[1])] for t, iv in facts], cells
 
 

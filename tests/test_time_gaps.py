@@ -134,7 +134,7 @@ def _gap_property(prog, two_way=False):
     if two_way:
         assume(all("clusters" in c for c in near.stats.get("components", []) if c["direction"] == "both"))
     far = chronolog.reason(program, facts + "\n" + _shift_facts(facts, gap + d))
-    preds = ("p0", "p1", "p2")
+    preds = [p for p in ("p0", "p1", "p2") if p in near.plan.arities]  # (a predicate the program lacks is refused by name)
     assert _window_facts(near, preds, (-40, 40)) == _window_facts(far, preds, (-40, 40))
     assert _window_facts(near, preds, (gap - 40, gap + 40)) == _window_facts(far, preds, (gap - 40, gap + 40), d)
     assert far.stats["rounds"] <= near.stats["rounds"] + 60, (near.stats, far.stats)

@@ -87,13 +87,14 @@ def frame(cols: dict):
 
 def codes_series(name: str, a):
     """An Int64 Series of the codes ``a`` (a numpy array or a list): an
-    int64 array goes in as it is, as ``pl.Series(name, a, pl.Int64)``
-    costs a cast besides (~2.5 us a column; an update on frames makes
-    about a thousand columns)."""
+    int64 array goes in as it is, by polars' own constructor (native.py:
+    an update on frames makes about a thousand columns)."""
     import numpy as np
     import polars as pl
 
-    return pl.Series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
+    from .native import int64_series
+
+    return int64_series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
 
 
 def packed(cols: list, height: int = 0):

@@ -1,0 +1,74 @@
+"""engine/columns/native.py against polars' public constructors: the same
+Series and frames from any int64 array (views, strides, byte orders, empty),
+and polars' own errors for frames of unequal heights or repeated names."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from budget import examples
+from chronolog.engine.columns import native
+from chronolog.engine.columns.base import frame_of
+from chronolog.engine.columns.code_frames import codes_series, frame
+
+INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
+
+
+@st.composite
+def int64_arrays(draw):
+    """An int64 array as the engine's numpy steps leave them: fresh, a
+    gather, a strided or reversed view, big-endian, a slice of a 2-D array."""
+    a = draw(hnp.arrays(np.int64, st.integers(0, 40), elements=INT64))
+    way = draw(st.sampled_from(["as is", "step", "reversed", "big-endian", "column"]))
+    if way == "step":
+        return a[:: draw(st.integers(2, 3))]
+    if way == "reversed":
+        return a[::-1]
+    if way == "big-endian":
+        return a.astype(">i8")
+    if way == "column":
+        return np.stack([a, a]).T[:, 1]
+    return a
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(int64_arrays(), st.text(max_size=3))
+def test_int64_series_is_the_public_series(a, name):
+    got = native.int64_series(name, a)
+    want = pl.Series(name, a)
+    assert got.dtype == pl.Int64 and got.name == name
+    assert got.to_list() == want.to_list() == [int(x) for x in a]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 30), st.integers(1, 5), st.data())
+def test_frame_is_the_public_frame(height, width, data):
+    cols = {f"c{k}": data.draw(hnp.arrays(np.int64, height, elements=INT64)) for k in range(width)}
+    got = frame(cols)
+    want = pl.DataFrame({n: pl.Series(n, a, pl.Int64) for n, a in cols.items()})
+    assert got.schema == want.schema and got.equals(want)
+    assert frame_of([codes_series(n, a) for n, a in cols.items()]).equals(want)
+
+
+def test_frame_of_other_kinds():
+    """frame_of takes Series of any type (value columns beside codes)."""
+    cols = [pl.Series("0", [1.5, 2.0]), pl.Series("1", ["a", "b"]), pl.Series("s", [0, 1]), pl.Series("e", [2, 3])]
+    assert frame_of(cols).equals(pl.DataFrame(cols))
+
+
+def test_frame_errors_are_polars_errors():
+    with pytest.raises(pl.exceptions.ShapeError):
+        native.frame([pl.Series("a", [1, 2]), pl.Series("b", [1])])
+    with pytest.raises(pl.exceptions.DuplicateError):
+        native.frame([pl.Series("a", [1]), pl.Series("a", [2])])
+
+
+def test_bindings_found():
+    """The installed polars has the bindings (else every frame takes the
+    slower public path: a polars upgrade that moved them shows here)."""
+    assert native.bindings() is not None

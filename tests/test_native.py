@@ -1,6 +1,7 @@
-"""engine/columns/native.py against polars' public constructors: the same
+"""engine/columns/native.py against polars' public API: the same
 Series and frames from any int64 array (views, strides, byte orders, empty),
-and polars' own errors for frames of unequal heights or repeated names."""
+polars' own errors for frames of unequal heights or repeated names, and the
+check for Int64 columns without nulls."""
 
 from __future__ import annotations
 
@@ -72,3 +73,27 @@ def test_bindings_found():
     """The installed polars has the bindings (else every frame takes the
     slower public path: a polars upgrade that moved them shows here)."""
     assert native.bindings() is not None
+
+
+@st.composite
+def mixed_frames(draw):
+    """Frames of Int64 columns, some with nulls, some of another type."""
+    height = draw(st.integers(0, 6))
+    cols = {}
+    for k in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["codes", "nulls", "floats", "int32"]))
+        values = draw(st.lists(st.integers(-5, 5), min_size=height, max_size=height))
+        if kind == "nulls" and height:
+            values[draw(st.integers(0, height - 1))] = None
+        dtype = {"floats": pl.Float64, "int32": pl.Int32}.get(kind, pl.Int64)
+        cols[f"c{k}"] = pl.Series(f"c{k}", values, dtype)
+    return pl.DataFrame(list(cols.values()))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(mixed_frames(), st.data())
+def test_int64_without_nulls_is_the_public_check(df, data):
+    cols = data.draw(st.none() | st.lists(st.sampled_from(df.columns), min_size=1, unique=True))
+    named = df.columns if cols is None else cols
+    want = all(df.schema[c] == pl.Int64 and df.get_column(c).null_count() == 0 for c in named)
+    assert native.int64_without_nulls(df, cols) == want

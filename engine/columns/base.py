@@ -5,6 +5,7 @@ DataFrame (one column per bound variable, ``v:NAME``, and the interval codes
 from __future__ import annotations
 
 from ..node import Node
+from .native import frame
 
 
 class ColumnMapNode(Node):
@@ -56,8 +57,6 @@ def frame_of(columns: list):
     than ``pl.DataFrame`` or ``hstack``), which an update on frames pays
     some 500 times (code_frames.frame)."""
     import polars as pl
-
-    from .native import frame
 
     if not columns:
         return pl.DataFrame(columns)

@@ -16,6 +16,10 @@ frames keep the polars paths.  Same answers as those paths up to row order
 
 from __future__ import annotations
 
+from . import small_frames
+from .base import frame_of
+from .native import int64_series, int64_without_nulls
+
 # Term codes are non-negative and under 2**31 (encoding.py): two fit one int64.
 _CODE_LIMIT = 1 << 31
 
@@ -30,8 +34,6 @@ def path(*frames, python: bool = True) -> str:
     not for an operation without a loop there), ``numpy`` (here: frames of
     codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
     counted in small_frames.TALLY."""
-    from . import small_frames
-
     if python and small_frames.fits(*frames):
         way = "python"
     elif sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames):
@@ -52,8 +54,6 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    from . import small_frames
-
     way = path(*frames)
     if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
         small_frames.TALLY["polars"] -= 1
@@ -65,12 +65,7 @@ def sorted_path(*frames) -> str:
 def codes_only(*frames, cols=None) -> bool:
     """Whether every column of ``frames`` (or only ``cols``: no select) is
     Int64 without nulls."""
-    import polars as pl
-
-    if cols is not None:
-        return all((x := f.get_column(c)).dtype == pl.Int64 and not x.null_count() for f in frames for c in cols)
-    # (dtypes, not schema: a Schema is built at each call, 6x the cost)
-    return all(all(t == pl.Int64 for t in f.dtypes) and not any(c.null_count() for c in f.iter_columns()) for f in frames)
+    return all(int64_without_nulls(f, cols) for f in frames)
 
 
 def _arrays(df, cols: list) -> list:
@@ -80,8 +75,6 @@ def _arrays(df, cols: list) -> list:
 def frame(cols: dict):
     """A frame of Int64 columns from numpy arrays (``{name: array}``), built
     from Series: a dict of arrays costs 2-3x as much."""
-    from .base import frame_of
-
     return frame_of([codes_series(n, a) for n, a in cols.items()])
 
 
@@ -91,8 +84,6 @@ def codes_series(name: str, a):
     an update on frames makes about a thousand columns)."""
     import numpy as np
     import polars as pl
-
-    from .native import int64_series
 
     return int64_series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
 

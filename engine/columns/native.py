@@ -85,3 +85,13 @@ def int64_without_nulls(df, cols=None) -> bool:
     if inner is None or not hasattr(inner, "get_column"):
         return not any(df.get_column(c).null_count() for c in cols)
     return not any(inner.get_column(c).null_count() for c in cols)
+
+
+def array(df, col: str):
+    """The column ``col`` of ``df`` as a numpy array (no copy where polars
+    makes none), as ``df[col].to_numpy()`` without the Series made between
+    (~5 us under load; an update on frames reads ~2,500 columns so)."""
+    try:
+        return df._df.get_column(col).to_numpy(writable=False, allow_copy=True)
+    except (AttributeError, TypeError):  # (another polars: its public path)
+        return df[col].to_numpy()

@@ -1,7 +1,7 @@
 """engine/columns/native.py against polars' public API: the same
 Series and frames from any int64 array (views, strides, byte orders, empty),
-polars' own errors for frames of unequal heights or repeated names, and the
-check for Int64 columns without nulls."""
+polars' own errors for frames of unequal heights or repeated names, the
+check for Int64 columns without nulls and the columns read into numpy."""
 
 from __future__ import annotations
 
@@ -97,3 +97,11 @@ def test_int64_without_nulls_is_the_public_check(df, data):
     named = df.columns if cols is None else cols
     want = all(df.schema[c] == pl.Int64 and df.get_column(c).null_count() == 0 for c in named)
     assert native.int64_without_nulls(df, cols) == want
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(mixed_frames())
+def test_array_is_the_public_array(df):
+    for c in df.columns:
+        got, want = native.array(df, c), df.get_column(c).to_numpy()
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)

@@ -105,3 +105,17 @@ def test_array_is_the_public_array(df):
     for c in df.columns:
         got, want = native.array(df, c), df.get_column(c).to_numpy()
         assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(mixed_frames(), min_size=1, max_size=3), st.data())
+def test_all_codes_leaves_frames_as_the_general_path(frames, data):
+    """value_columns.same_kinds's and match_kinds's shortcut (the frames as
+    they are) is taken where every column named is Int64 in every frame,
+    where their general path leaves the frames as they are."""
+    from chronolog.engine.columns.value_columns import all_codes
+
+    cols = data.draw(st.lists(st.sampled_from(["c0", "c1"]), min_size=1, unique=True))
+    frames = [f for f in frames if all(c in f.columns for c in cols)]
+    want = all(f.schema[c] == pl.Int64 for f in frames for c in cols)
+    assert all_codes(frames, cols) == want

@@ -16,6 +16,10 @@ frames keep the polars paths.  Same answers as those paths up to row order
 
 from __future__ import annotations
 
+from . import small_frames
+from .base import frame_of
+from .native import array, int64_series, int64_without_nulls
+
 # Term codes are non-negative and under 2**31 (encoding.py): two fit one int64.
 _CODE_LIMIT = 1 << 31
 
@@ -30,8 +34,6 @@ def path(*frames, python: bool = True) -> str:
     not for an operation without a loop there), ``numpy`` (here: frames of
     codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
     counted in small_frames.TALLY."""
-    from . import small_frames
-
     if python and small_frames.fits(*frames):
         way = "python"
     elif sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames):
@@ -52,8 +54,6 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    from . import small_frames
-
     way = path(*frames)
     if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
         small_frames.TALLY["polars"] -= 1
@@ -65,35 +65,27 @@ def sorted_path(*frames) -> str:
 def codes_only(*frames, cols=None) -> bool:
     """Whether every column of ``frames`` (or only ``cols``: no select) is
     Int64 without nulls."""
-    import polars as pl
-
-    if cols is not None:
-        return all((x := f.get_column(c)).dtype == pl.Int64 and not x.null_count() for f in frames for c in cols)
-    # (dtypes, not schema: a Schema is built at each call, 6x the cost)
-    return all(all(t == pl.Int64 for t in f.dtypes) and not any(c.null_count() for c in f.iter_columns()) for f in frames)
+    return all(int64_without_nulls(f, cols) for f in frames)
 
 
 def _arrays(df, cols: list) -> list:
-    return [df[c].to_numpy() for c in cols]
+    return [array(df, c) for c in cols]
 
 
 def frame(cols: dict):
     """A frame of Int64 columns from numpy arrays (``{name: array}``), built
     from Series: a dict of arrays costs 2-3x as much."""
-    from .base import frame_of
-
     return frame_of([codes_series(n, a) for n, a in cols.items()])
 
 
 def codes_series(name: str, a):
     """An Int64 Series of the codes ``a`` (a numpy array or a list): an
-    int64 array goes in as it is, as ``pl.Series(name, a, pl.Int64)``
-    costs a cast besides (~2.5 us a column; an update on frames makes
-    about a thousand columns)."""
+    int64 array goes in as it is, by polars' own constructor (native.py:
+    an update on frames makes about a thousand columns)."""
     import numpy as np
     import polars as pl
 
-    return pl.Series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
+    return int64_series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
 
 
 def packed(cols: list, height: int = 0):
@@ -166,7 +158,7 @@ def kept_rows(df, keep):
         return df
     if kept * 8 < len(keep):  # (a few rows of a relation: their positions once, then a gather per column, 2.5x faster)
         keep = np.flatnonzero(keep)
-    return frame({c: df[c].to_numpy()[keep] for c in df.columns})
+    return frame({c: array(df, c)[keep] for c in df.columns})
 
 
 def anti(df, other):
@@ -191,7 +183,7 @@ def _both_ids(df, other):
     """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one numbering)."""
     import numpy as np
 
-    ids = row_ids([np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in df.columns])
+    ids = row_ids([np.concatenate([array(df, c), array(other, c)]) for c in df.columns])
     return ids[: df.height], ids[df.height:]
 
 
@@ -242,8 +234,8 @@ def join(df, right, shared: list):
     import numpy as np
 
     i, j = _matched(df, right, shared)
-    s = np.maximum(df["s"].to_numpy()[i], right["s"].to_numpy()[j])
-    e = np.minimum(df["e"].to_numpy()[i], right["e"].to_numpy()[j])
+    s = np.maximum(array(df, "s")[i], array(right, "s")[j])
+    e = np.minimum(array(df, "e")[i], array(right, "e")[j])
     keep = s < e
     return _pair_frame(df, i[keep], right, j[keep], s[keep], e[keep])
 
@@ -252,9 +244,9 @@ def moved(df, transform, w):
     """temporal.apply in numpy: ``df``'s intervals moved by ``transform``
     (interval_shift.shift or box) of the window ``w``, empty ones dropped;
     Fallback where a finite end leaves the codes, as there."""
-    s, e = moved_arrays(df["s"].to_numpy(), df["e"].to_numpy(), transform, w)
+    s, e = moved_arrays(array(df, "s"), array(df, "e"), transform, w)
     keep = s < e
-    cols = {c: s if c == "s" else e if c == "e" else df[c].to_numpy() for c in df.columns}
+    cols = {c: s if c == "s" else e if c == "e" else array(df, c) for c in df.columns}
     if not keep.all():
         cols = {c: a[keep] for c, a in cols.items()}
     return frame(cols)  # (no with_columns and filter: queries)
@@ -264,10 +256,10 @@ def _pair_frame(df, i, right, j, s, e, skip=()):
     """The pairs of rows ``i`` of ``df`` and ``j`` of ``right`` as a frame:
     ``df``'s columns (``s``, ``e`` given), then ``right``'s others but
     ``skip``."""
-    cols = {c: s if c == "s" else e if c == "e" else df[c].to_numpy()[i] for c in df.columns}
+    cols = {c: s if c == "s" else e if c == "e" else array(df, c)[i] for c in df.columns}
     for c in right.columns:
         if c not in cols and c not in skip:
-            cols[c] = right[c].to_numpy()[j]
+            cols[c] = array(right, c)[j]
     return frame(cols)
 
 
@@ -283,8 +275,8 @@ def since(df, left, shared: list, offset):
     from ..interval_shift import clipped, shift
 
     i, j = _matched(df, left, shared)
-    cs, ce = left["cs"].to_numpy()[j], left["ce"].to_numpy()[j]
-    s, e = np.maximum(df["s"].to_numpy()[i], cs), np.minimum(df["e"].to_numpy()[i], ce)
+    cs, ce = array(left, "cs")[j], array(left, "ce")[j]
+    s, e = np.maximum(array(df, "s")[i], cs), np.minimum(array(df, "e")[i], ce)
     keep = s < e
     if not keep.any():
         return None
@@ -306,7 +298,7 @@ def closed(df):
     from ..interval_shift import closure
 
     memo: dict = {}
-    ends = {"s": df["s"].to_numpy(), "e": df["e"].to_numpy()}
+    ends = {"s": array(df, "s"), "e": array(df, "e")}
     cs, ce = (np.broadcast_to(np.asarray(to_numpy(x, ends, memo), dtype=np.int64), ends["s"].shape) for x in closure())
     return pl.DataFrame([*(df.get_column(c) for c in df.columns if c not in ("s", "e")),
                          pl.Series("cs", cs, pl.Int64), pl.Series("ce", ce, pl.Int64)])
@@ -337,8 +329,8 @@ def subtract(df, holes, keys: list):
 
     n = df.height
     i, j = _matched(df, holes, keys)
-    s, e = df["s"].to_numpy(), df["e"].to_numpy()
-    hs, he = holes["hs"].to_numpy()[j], holes["he"].to_numpy()[j]
+    s, e = array(df, "s"), array(df, "e")
+    hs, he = array(holes, "hs")[j], array(holes, "he")[j]
     meet = (hs < e[i]) & (he > s[i])
     if not meet.any():
         return df
@@ -358,7 +350,7 @@ def subtract(df, holes, keys: list):
     e2 = np.concatenate([e[untouched], hs, e[i[last]]])
     keep = s2 < e2
     rows, s2, e2 = rows[keep], s2[keep], e2[keep]
-    return frame({c: s2 if c == "s" else e2 if c == "e" else df[c].to_numpy()[rows] for c in df.columns})
+    return frame({c: s2 if c == "s" else e2 if c == "e" else array(df, c)[rows] for c in df.columns})
 
 
 # Codes up to which :func:`matches` allocates a presence table (16 MB of bools).
@@ -376,7 +368,7 @@ def matches(df, keys, cols: list):
 
     if len(cols) > 2 or not codes_only(df, keys, cols=cols):
         return None
-    first, wanted = df[cols[0]].to_numpy(), keys[cols[0]].to_numpy()
+    first, wanted = array(df, cols[0]), array(keys, cols[0])
     if not len(first) or not len(wanted):
         return np.zeros(len(first), dtype=bool)
     if min(first.min(), wanted.min()) < 0 or max(first.max(), wanted.max()) >= TABLE_CODES:
@@ -386,7 +378,7 @@ def matches(df, keys, cols: list):
     mask = table[first]
     if len(cols) == 2:
         at = np.flatnonzero(mask)
-        probe, mine = packed([wanted, keys[cols[1]].to_numpy()]), packed([first[at], df[cols[1]].to_numpy()[at]])
+        probe, mine = packed([wanted, array(keys, cols[1])]), packed([first[at], array(df, cols[1])[at]])
         if probe is None or mine is None:
             return None
         probe = np.sort(probe)
@@ -402,7 +394,7 @@ def member(df, keys, names: list):
     n = df.height
     if not n or not keys.height:
         return np.zeros(n, dtype=bool)
-    ids = row_ids([np.concatenate([df[c].to_numpy(), keys[c].to_numpy()]) for c in names])
+    ids = row_ids([np.concatenate([array(df, c), array(keys, c)]) for c in names])
     present = np.zeros(len(ids), dtype=bool)  # (ids are dense)
     present[ids[n:]] = True
     return present[ids[:n]]

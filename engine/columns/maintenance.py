@@ -44,6 +44,7 @@ from .difference import subtract
 from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames, small_frames
+from .native import array
 from .scan import DELTA
 from .sorted_given import Hidden, as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
 from .touched import Touched
@@ -1028,10 +1029,10 @@ def _codes_match(df, keys, cols: list):
         df.schema[c] == pl.Int64 and keys.schema[c] == pl.Int64 and not df[c].null_count() and not keys[c].null_count() for c in cols
     ):
         return None
-    probe = keys[cols[0]].to_numpy()
+    probe = array(keys, cols[0])
     row = pl.col(cols[0])
     if len(cols) == 2:
-        probe = probe * (1 << 32) + keys[cols[1]].to_numpy()
+        probe = probe * (1 << 32) + array(keys, cols[1])
         row = row * (1 << 32) + pl.col(cols[1])
     return row.is_in(pl.lit(pl.Series(probe)).implode())
 
@@ -1126,9 +1127,9 @@ def overlap_and_rows(df, other, names: list, values=None):
     from .coalesce import distinct
     from .relation import _frame
 
-    cols = [df[c].to_numpy() for c in names]
+    cols = [array(df, c) for c in names]
     hit = distinct(rows)  # (gathered in numpy: a polars gather is a query, ~0.5 ms under load)
-    return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], df["s"].to_numpy()[hit], df["e"].to_numpy()[hit])
+    return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], array(df, "s")[hit], array(df, "e")[hit])
 
 
 def met_in_order(df, other, names: list):

@@ -26,6 +26,7 @@ from collections.abc import MutableMapping
 
 from ..rows.maintenance import GivenAtoms
 from ..store import Relation
+from .native import array
 
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
 
@@ -170,8 +171,8 @@ class ColumnRelation(Relation):
         from .relation import term_columns
 
         self.base, self.arity, self.terms, self.scale = df, arity, terms, scale
-        self.cols = [df[c].to_numpy() for c in term_columns(arity)]
-        self.s, self.e = df["s"].to_numpy(), df["e"].to_numpy()
+        self.cols = [array(df, c) for c in term_columns(arity)]
+        self.s, self.e = array(df, "s"), array(df, "e")
         self._keys: dict = {}  # positions -> SortedKeys of the base
         self._atom_keys = None  # the one of all positions (the atoms'), once built
         self._all = tuple(range(arity))

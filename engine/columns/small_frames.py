@@ -14,6 +14,8 @@ The callers: difference.py, join.py and maintenance.py.
 
 from __future__ import annotations
 
+from .native import int64_without_nulls
+
 # Rows up to which a loop in Python beats the callers' other paths: numpy
 # (code_frames.py) where the frames are codes, whose fixed cost is lower than
 # polars' (load 5 on 2 cores, Python against numpy, in us: an overlap of 32
@@ -30,10 +32,7 @@ def fits(*frames) -> bool:
     """Whether ``frames`` are all at most :data:`SMALL_ROWS` rows of Int64
     columns only (term codes and times: no value or exact columns), without
     nulls (a polars join matches no null; a Python ``None`` equals itself)."""
-    import polars as pl
-
-    return all(f.height <= SMALL_ROWS and all(t == pl.Int64 for t in f.dtypes) and not any(c.null_count() for c in f.iter_columns())
-               for f in frames)
+    return all(f.height <= SMALL_ROWS and int64_without_nulls(f) for f in frames)
 
 
 def small(*frames) -> bool:

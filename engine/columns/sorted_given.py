@@ -41,11 +41,11 @@ class Retraction(NamedTuple):
 def _arrays(df, names: list):
     """``(term columns, s, e)`` of a frame as numpy arrays (no copy), or
     None when a term column is not codes (values, nulls)."""
-    import polars as pl
+    from .native import array, int64_without_nulls
 
-    if any(df[c].dtype != pl.Int64 or df[c].null_count() for c in names):
+    if not int64_without_nulls(df, names):
         return None
-    return [df[c].to_numpy() for c in names], df["s"].to_numpy(), df["e"].to_numpy()
+    return [array(df, c) for c in names], array(df, "s"), array(df, "e")
 
 
 class Addition(NamedTuple):

@@ -68,6 +68,8 @@ def match_kinds(left, right, cols, values):
     both sides (an empty side is cast instead)."""
     import polars as pl
 
+    if all_codes([left, right], cols):
+        return left, right
     for c in cols:
         lv, rv = is_values(left[c]), is_values(right[c])
         if not (lv or rv):
@@ -85,6 +87,8 @@ def same_kinds(frames, cols, values) -> list:
     from .exact_columns import struct_dtype
 
     frames = list(frames)
+    if all_codes(frames, cols):
+        return frames
     for c in cols:
         full = [f for f in frames if f.height]
         kinds = {kind_of(f[c]) for f in full}
@@ -99,6 +103,19 @@ def same_kinds(frames, cols, values) -> list:
             want = pl.Int64
         frames = [f if f[c].dtype == want else _cast_empty(f, c, want) for f in frames]
     return frames
+
+
+def all_codes(frames, cols) -> bool:
+    """Whether ``cols`` are Int64 in every frame: nothing to make of one kind
+    (an update's operations ask this of a few hundred frames; from their
+    dtypes, without a Series per column)."""
+    import polars as pl
+
+    for f in frames:
+        kinds = dict(zip(f.columns, f.dtypes))
+        if not all(type(kinds.get(c)) is pl.Int64 for c in cols):
+            return False
+    return True
 
 
 def _cast_empty(f, c, want):

@@ -1,0 +1,97 @@
+"""Series and frames of int64 codes made by polars' own constructors,
+without the checks of ``pl.Series(name, array)`` and ``pl.DataFrame``.
+
+An update on frames (maintenance.py) builds about a thousand columns from
+numpy arrays of a few hundred codes, most of them read back into numpy by
+the next operation.  ``pl.Series(name, array)`` spends ~90% of its 3-14 us
+in Python (``np.require``, ``np.ma.getmask``, the dtype's dispatch) before
+it calls the constructor this module calls directly (~1 us); a frame of
+them made with ``pl.DataFrame``/``hstack`` costs as much again.  The
+constructors are polars' internal bindings (their module moved between
+versions, hence the lookup); where they are missing, or an array is not
+one they take as it is (not C-contiguous, aligned, native int64), the
+public constructors run instead.  Same Series as ``pl.Series``
+(tests/test_native.py).
+"""
+
+from __future__ import annotations
+
+
+def _bindings():
+    """``(PySeries, PyDataFrame)`` of the installed polars, or None."""
+    import importlib
+
+    for module in ("polars._plr", "polars.polars"):
+        try:
+            got = importlib.import_module(module)
+        except ImportError:
+            continue
+        series, frame = getattr(got, "PySeries", None), getattr(got, "PyDataFrame", None)
+        if hasattr(series, "new_i64") and frame is not None:
+            return series, frame
+    return None
+
+
+_BINDINGS: list = []  # [the bindings or None], looked up once
+
+
+def bindings():
+    if not _BINDINGS:
+        _BINDINGS.append(_bindings())
+    return _BINDINGS[0]
+
+
+def int64_series(name: str, a):
+    """An Int64 Series of the int64 numpy array ``a`` (1-D), as
+    ``pl.Series(name, a)``."""
+    import polars as pl
+
+    got = bindings()
+    flags = a.flags
+    if got is None or a.ndim != 1 or not (flags.c_contiguous and flags.aligned) or not a.dtype.isnative:
+        return pl.Series(name, a)
+    return pl.Series._from_pyseries(got[0].new_i64(name, a, True))
+
+
+def frame(columns: list):
+    """A frame of the named Series ``columns`` (one height, distinct
+    names: polars checks both and raises as ``pl.DataFrame`` does)."""
+    import polars as pl
+
+    got = bindings()
+    if got is None:
+        return pl.DataFrame(columns)
+    return pl.DataFrame._from_pydf(got[1]([c._s for c in columns]))
+
+
+def int64_without_nulls(df, cols=None) -> bool:
+    """Whether the columns ``cols`` of ``df`` (all when None) are Int64
+    without nulls: the check before each operation on codes (a few hundred
+    an update), from the frame's dtypes and its columns' null counts
+    without a Series made per column (~5 us each under load: the public
+    ``iter_columns`` took 20-60 us a frame)."""
+    import polars as pl
+
+    dtypes = df.dtypes
+    if cols is None:
+        if not all(type(t) is pl.Int64 for t in dtypes):
+            return False
+        cols = df.columns
+    else:
+        kinds = dict(zip(df.columns, dtypes))
+        if not all(type(kinds[c]) is pl.Int64 for c in cols):
+            return False
+    inner = getattr(df, "_df", None)
+    if inner is None or not hasattr(inner, "get_column"):
+        return not any(df.get_column(c).null_count() for c in cols)
+    return not any(inner.get_column(c).null_count() for c in cols)
+
+
+def array(df, col: str):
+    """The column ``col`` of ``df`` as a numpy array (no copy where polars
+    makes none), as ``df[col].to_numpy()`` without the Series made between
+    (~5 us under load; an update on frames reads ~2,500 columns so)."""
+    try:
+        return df._df.get_column(col).to_numpy(writable=False, allow_copy=True)
+    except (AttributeError, TypeError):  # (another polars: its public path)
+        return df[col].to_numpy()

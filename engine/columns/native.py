@@ -27,9 +27,25 @@ def _bindings():
         except ImportError:
             continue
         series, frame = getattr(got, "PySeries", None), getattr(got, "PyDataFrame", None)
-        if hasattr(series, "new_i64") and frame is not None:
+        if hasattr(series, "new_i64") and frame is not None and _works(series, frame):
             return series, frame
     return None
+
+
+def _works(series, frame) -> bool:
+    """Whether the bindings take what this module gives them and make what
+    the public constructors make: an internal signature may change in any
+    polars release, and then the public path must run, not an error."""
+    import numpy as np
+    import polars as pl
+
+    probe = np.array([3, -1, 2**62], dtype=np.int64)
+    try:
+        made = pl.Series._from_pyseries(series.new_i64("p", probe, True))
+        table = pl.DataFrame._from_pydf(frame([made._s]))
+    except Exception:  # noqa: BLE001 (any failure means: not these bindings)
+        return False
+    return made.equals(pl.Series("p", probe)) and table.equals(pl.DataFrame([pl.Series("p", probe)]))
 
 
 _BINDINGS: list = []  # [the bindings or None], looked up once

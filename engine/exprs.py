@@ -11,6 +11,9 @@ rows), in Spark the row stops the run (``raise_error``, then one task).
 A :func:`window` reads the rows of a partition in order (a running
 maximum, lag, lead): numpy kernels over sorted arrays, SQL window
 functions; coalescing.py and interval_difference.py are written with them.
+A :class:`Frame` is a relation made from the caller's rows (events of
+each row, a GROUP BY, columns, a filter): numpy arrays or SQL steps;
+segments.py, an aggregation's time segments, is written with them.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round
@@ -492,14 +495,12 @@ def frame_numpy(f: Frame, cols: dict, memo: dict) -> dict:
         out = cols
     elif op == "group":  # (over an unpivot, from its rows: no doubled copy of the keys)
         out, got = _group_numpy(_cases(a[0], cols, memo), a[1], a[2])
+    elif op == "unpivot":
+        size, cases = _cases(f, cols, memo)
+        out = {c: np.concatenate([np.broadcast_to(case[c], (size,)) for case in cases]) for c in cases[0]}
     else:
         inner = frame_numpy(a[0], cols, memo)
-        n = len(next(iter(inner.values()))) if inner else 0
-        if op == "unpivot":
-            out = {c: np.concatenate([inner[c]] * len(a[2])) for c in a[1]}
-            for name, _ in a[2][0]:
-                out[name] = np.concatenate([np.broadcast_to(to_numpy(dict(case)[name], inner), (n,)) for case in a[2]])
-        elif op == "select":
+        if op == "select":
             sub: dict = {}
             out = {name: to_numpy(x, inner, sub) for name, x in a[1]}
         else:  # where

@@ -116,3 +116,9 @@ def test_aggregates_over_two_group_variables_match_the_rows(rows):
     """Groups of two variables (numbered densely before the sort) and of
     numbers far apart, on the columns against the row executor."""
     both(AGGREGATES, {"p": [((k, g, d, v), iv) for k, g, d, v, iv in rows]})
+
+
+def test_unpivot_in_numpy_gives_each_row_once_per_case():
+    frame = exprs.unpivot(exprs.SOURCE, ["g"], [{"p": exprs.col("s"), "d": exprs.lit(1)}, {"p": exprs.col("e"), "d": exprs.lit(-1)}])
+    got = exprs.frame_numpy(frame, arrays([(7, 0, 2), (8, 1, 3)], ["g", "s", "e"]), {})
+    assert {c: v.tolist() for c, v in got.items()} == {"g": [7, 8, 7, 8], "p": [0, 1, 2, 3], "d": [1, 1, -1, -1]}

@@ -18,8 +18,8 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   each binding spread over the segments it covers (``explode(sequence(first,
   last))``, the ranks of its ends among the group's points; its cost is the
   covered segments, which a long binding under many short ones makes
-  quadratic), then a group by segment; prod and mprod likewise, then an exact product per
-  segment (``_product_sql``);
+  quadratic), then a group by segment; prod and mprod likewise, then an
+  exact product per segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
   values coalesce (a window over the group's segments in time order).
 

@@ -84,8 +84,6 @@ class Segments:
     segment; ``seg`` the segments some row covers, ``n_seg`` how many."""
 
     def __init__(self, df, group):
-        import numpy as np
-
         binding = [c for c in df.columns if c.startswith("v:")]
         self.df = df = coalesce(df, binding)
         self.gcols = gcols = [var_column(g) for g in group]

@@ -15,7 +15,11 @@ Two operators on the same random inputs, both sides in the same run:
 * a temporal shift ``<->[2,5]`` of interval codes (engine/interval_shift.py);
 * float arithmetic ``Z = X * 0.5 + Y / 3.0, W = floor(Z / 7.0)``, one
   operator at a time as the columns' expressions.evaluate runs it, each
-  refused where a result is not finite (engine/float_arithmetic.py).
+  refused where a result is not finite (engine/float_arithmetic.py);
+* an aggregation's time segments (engine/segments.py) of intervals in
+  five groups: the tree's frames emitted in numpy against the same
+  events, GROUP BY and windows written in Polars (``group_by``, ``sort``,
+  ``cum_sum`` and ``shift`` over the group).
 
 Polars: the numpy kernels (the code before, as on the columns then),
 the tree emitted as Polars expressions, narwhals over Polars.  ``--spark``
@@ -178,6 +182,26 @@ def shift_narwhals(native, d1, d2):
     return df.with_columns(s2.alias("s"), e2.alias("e")).to_native()
 
 
+def segments_tree(s, e):
+    import numpy as np
+
+    from chronolog.engine.exprs import frame_numpy
+    from chronolog.engine.segments import segments
+
+    return frame_numpy(segments(["g"]), {"g": np.arange(len(s), dtype=np.int64) % 5, "s": s, "e": e}, {})
+
+
+def segments_polars(s, e):
+    import numpy as np
+    import polars as pl
+
+    df = pl.DataFrame({"g": np.arange(len(s), dtype=np.int64) % 5, "s": s, "e": e})
+    events = pl.concat([df.select("g", pl.col("s").alias("p"), pl.lit(1, pl.Int64).alias("dn")),
+                        df.select("g", pl.col("e").alias("p"), pl.lit(-1, pl.Int64).alias("dn"))])
+    return events.lazy().group_by("g", "p").agg(pl.col("dn").sum()).sort("g", "p").with_columns(
+        pl.col("p").shift(-1).over("g").alias("e"), pl.col("dn").cum_sum().over("g").alias("n")).filter(pl.col("n") > 0).collect()
+
+
 def timed(f, repeat: int) -> tuple:
     out, times = None, []
     for _ in range(repeat):
@@ -222,6 +246,10 @@ def main() -> None:
     t1, (z1, w1) = timed(lambda: float_tree(fx, fy), a.repeat)
     same = z0.tolist() == z1.tolist() and w0.tolist() == w1.tolist()
     print(f"float numpy(before) {t0 * 1e3:.1f} ms  tree->numpy {t1 * 1e3:.1f} ms  same={same}")
+    t0, got = timed(lambda: segments_tree(s, e), a.repeat)
+    t1, out1 = timed(lambda: segments_polars(s, e), a.repeat)
+    same = got["s"].tolist() == out1["p"].to_list() and got["n"].tolist() == out1["n"].to_list()
+    print(f"segments tree->numpy {t0 * 1e3:.1f} ms  polars {t1 * 1e3:.1f} ms  same={same}")
     if a.spark:
         spark_side(df, iv, a.repeat)
 

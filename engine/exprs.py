@@ -11,6 +11,9 @@ rows), in Spark the row stops the run (``raise_error``, then one task).
 A :func:`window` reads the rows of a partition in order (a running
 maximum, lag, lead): numpy kernels over sorted arrays, SQL window
 functions; coalescing.py and interval_difference.py are written with them.
+A :class:`Frame` is a relation made from the caller's rows (events of
+each row, a GROUP BY, columns, a filter): numpy arrays or SQL steps;
+segments.py, an aggregation's time segments, is written with them.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round
@@ -21,6 +24,8 @@ backends", has the figures).
 """
 
 from __future__ import annotations
+
+import math
 
 from chronolog.language.records import record
 
@@ -40,6 +45,9 @@ class Expr:
 
     def _bin(self, op, other):
         return Expr(op, (self, wrap(other)))
+
+    def __neg__(self):
+        return Expr("neg", (self,))
 
     def __add__(self, o):
         return self._bin("+", o)
@@ -176,6 +184,8 @@ def to_polars(e: Expr, checks: list):
         return pl.when(xs[0]).then(xs[1]).otherwise(xs[2])
     if op == ">>1":
         return xs[0] // 2
+    if op == "neg":
+        return -xs[0]
     if op == "floordiv":
         return xs[0] // xs[1]
     if op == "mod":
@@ -218,7 +228,7 @@ def with_values(df, named: dict) -> tuple:
 _NUMPY = {"+": "add", "-": "subtract", "*": "multiply", "divide": "divide", "abs": "abs", "floor": "floor",
           "ceil": "ceil", "rint": "rint", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
           ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or", "&": "bitwise_and",
-          "|": "bitwise_or", "floordiv": "floor_divide", "mod": "mod", "least": "minimum", "greatest": "maximum"}
+          "|": "bitwise_or", "neg": "negative", "floordiv": "floor_divide", "mod": "mod", "least": "minimum", "greatest": "maximum"}
 _EPOCH_MONTH = 1970 * 12  # numpy's datetime64[M] counts months from January 1970
 
 
@@ -299,6 +309,9 @@ def _window_numpy(a, cols, memo):
         if ("starts", partition) not in memo:
             memo[("starts", partition)] = np.flatnonzero(first)
         return memo[("starts", partition)]
+    if func == "row_number":
+        run = np.arange(1, len(x) + 1)
+        return run - np.repeat(run[starts()] - 1, np.diff(np.append(starts(), len(x))))
     if func == "sum_through":
         run = np.cumsum(x)
         return run - np.repeat((run - x)[starts()], np.diff(np.append(starts(), len(x))))
@@ -389,6 +402,8 @@ def to_sql(e: Expr, literal, stop) -> str:
         return f"CASE WHEN {xs[0]} THEN {xs[1]} ELSE {xs[2]} END"
     if op == ">>1":
         return f"shiftright({xs[0]}, 1)"
+    if op == "neg":
+        return f"(- {xs[0]})"
     if op == "floordiv":  # (Spark's div truncates: floor it for a remainder of the other sign)
         return f"({xs[0]} div {xs[1]} - CASE WHEN pmod({xs[0]}, {xs[1]}) <> 0 AND ({xs[0]} < 0) <> ({xs[1]} < 0) THEN 1 ELSE 0 END)"
     if op == "mod" and a[1].op == "lit" and a[1].args[0] > 0:
@@ -409,7 +424,8 @@ def to_sql(e: Expr, literal, stop) -> str:
 
 
 _FRAMES = {"max_before": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"),
-           "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", "")}
+           "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", ""),
+           "row_number": ("row_number", "")}
 
 
 def _window_sql(a, literal, stop) -> str:
@@ -417,5 +433,228 @@ def _window_sql(a, literal, stop) -> str:
     func, x, partition, order, default = a
     name, frame = _FRAMES[func]
     part = f"PARTITION BY {', '.join(partition)} " if partition else ""
-    value = f"{name}({to_sql(x, literal, stop)}) OVER ({part}ORDER BY {', '.join(order)}{frame})"
+    arg = "" if func == "row_number" else to_sql(x, literal, stop)
+    value = f"{name}({arg}) OVER ({part}ORDER BY {', '.join(order)}{frame})"
     return value if default is None else f"coalesce({value}, {to_sql(default, literal, stop)})"
+
+
+# ------------------------------------------------------------------ frames
+
+
+@record(frozen=True)
+class Frame:
+    """A relation made from the caller's rows (:data:`SOURCE`): ``op``
+    over ``args``.  Emitted as numpy arrays (:func:`frame_numpy`) or as
+    the steps of a Spark SQL statement (:func:`frame_sql`); an
+    aggregation's time segments are written with them (engine/segments.py)."""
+
+    op: str
+    args: tuple
+
+
+SOURCE = Frame("source", ())
+
+
+def unpivot(frame: Frame, keep, cases) -> Frame:
+    """Each row of ``frame`` once per case, with the columns ``keep`` and
+    the case's ``{name: Expr}`` (an interval's start event and its end event)."""
+    return Frame("unpivot", (frame, tuple(keep), tuple(tuple(c.items()) for c in cases)))
+
+
+def group(frame: Frame, keys, sums: dict) -> Frame:
+    """One row per distinct ``keys`` (integer columns of ``frame``) with
+    the ``{name: Expr}`` summed over its rows (integers: exact, int64 wraps
+    only in between); a GROUP BY.  On numpy the groups come in the order of
+    their keys (the windows of a :func:`select` after it read that order),
+    and the group of each row of ``frame`` is kept: ``memo[id(node)]["inverse"]``."""
+    return Frame("group", (frame, tuple(keys), tuple(sums.items())))
+
+
+def select(frame: Frame, named: dict) -> Frame:
+    """The columns ``{name: Expr}`` of ``frame``'s rows (windows in its order)."""
+    return Frame("select", (frame, tuple(named.items())))
+
+
+def where(frame: Frame, cond: Expr) -> Frame:
+    """The rows of ``frame`` where ``cond`` holds (on numpy their indices:
+    ``memo[id(node)]["kept"]``)."""
+    return Frame("where", (frame, cond))
+
+
+def frame_numpy(f: Frame, cols: dict, memo: dict) -> dict:
+    """The columns of ``f`` as numpy arrays over ``cols``, the source's;
+    each node's in ``memo[id(node)]["cols"]``, beside what a group or a
+    filter keeps for the caller."""
+    import numpy as np
+
+    if id(f) in memo:
+        return memo[id(f)]["cols"]
+    op, a = f.op, f.args
+    got: dict = {}
+    if op == "source":
+        out = cols
+    elif op == "group":  # (over an unpivot, from its rows: no doubled copy of the keys)
+        out, got = _group_numpy(_cases(a[0], cols, memo), a[1], a[2])
+    elif op == "unpivot":
+        size, cases = _cases(f, cols, memo)
+        out = {c: np.concatenate([np.broadcast_to(case[c], (size,)) for case in cases]) for c in cases[0]}
+    else:
+        inner = frame_numpy(a[0], cols, memo)
+        if op == "select":
+            sub: dict = {}
+            out = {name: to_numpy(x, inner, sub) for name, x in a[1]}
+        else:  # where
+            kept = got["kept"] = np.flatnonzero(to_numpy(a[1], inner))
+            out = {c: v[kept] for c, v in inner.items()}
+    memo[id(f)] = {**got, "cols": out}
+    return out
+
+
+def _cases(f: Frame, cols: dict, memo: dict) -> tuple:
+    """``(size, cases)``: the rows of ``f`` as ``cases`` of ``size`` rows
+    each, one after the other ({column: array, or a number for every row});
+    an unpivot's kept columns are its rows' own arrays in every case."""
+    if f.op != "unpivot":
+        got = frame_numpy(f, cols, memo)
+        return (len(next(iter(got.values()))) if got else 0), [got]
+    inner = frame_numpy(f.args[0], cols, memo)
+    kept = {c: inner[c] for c in f.args[1]}
+    return (len(next(iter(inner.values()))) if inner else 0), [{**kept, **{k: to_numpy(x, inner) for k, x in case}} for case in f.args[2]]
+
+
+def _group_numpy(cases, keys, sums):
+    """A :func:`group` in numpy: one stable sort of a single int64 key,
+    the leading keys' number (:func:`_lead_number`) times the span of the
+    last key, plus it, where that fits 62 bits, else a lexsort; the groups
+    begin where the sorted key changes, which numbers each row's group;
+    sums are scattered to their groups (``add.at``: 3x cheaper than
+    ``reduceat`` over the sorted rows).  The key gives the keys back.  An
+    interval's start and end events come in two sorted runs (a relation
+    sorted by its atoms and start), which the stable sort merges: the
+    columns' aggregation, the rolling windows' hot path."""
+    import numpy as np
+
+    size, cases = cases
+    lead_keys = keys[:-1]
+    if any(c[k] is not cases[0][k] for k in lead_keys for c in cases):  # (a leading key not every case's own: one case)
+        size, cases = size * len(cases), [{k: np.concatenate([np.broadcast_to(c[k], (size,)) for c in cases]) for k in cases[0]}]
+    n = size * len(cases)
+    number, ranges = _lead_number([cases[0][k] for k in lead_keys])
+    points = [np.broadcast_to(c[keys[-1]], (size,)) for c in cases]
+    order, new, key = _sorted_key(number, points, n)
+    starts = np.flatnonzero(new)
+    inverse = np.empty(n, dtype=np.int64)
+    run = np.cumsum(new)
+    run -= 1
+    inverse[order] = run
+    del run
+    out = {}
+    first = None if key is not None else order[starts]
+    if key is not None:
+        key, span, p_lo, g_lo = key
+        picked = key[starts]
+        out[keys[-1]] = picked % span + p_lo
+        picked //= span
+        picked += g_lo
+        for k, lo, r in reversed(ranges or ()):  # the leading keys back from their number
+            out[lead_keys[k]] = picked % r + lo if r else picked
+            picked = picked // r if r else picked
+    else:
+        out[keys[-1]] = np.concatenate(points)[first]
+    if lead_keys and (key is None or ranges is None):  # (numbered densely: the keys of a row of each group)
+        at = (order[starts] if first is None else first) % size
+        out.update({k: cases[0][k][at] for k in lead_keys})
+    for name, x in sums:
+        total = np.zeros(len(starts), dtype=np.int64)
+        for i, c in enumerate(cases):
+            np.add.at(total, inverse[i * size:(i + 1) * size], to_numpy(x, c))
+        out[name] = total
+    return {c: out[c] for c in [*keys, *(nm for nm, _ in sums)]}, {"inverse": inverse}
+
+
+def _lead_number(columns):
+    """``(number, ranges)``: the leading keys of a group as one int64 per
+    row (None for no key): a single key itself (``ranges`` ``[(0, 0,
+    0)]``: no decoding), several combined by their ranges when the product
+    fits 62 bits (``ranges`` their ``(index, least, range)``), else
+    numbered densely (``ranges`` None)."""
+    import numpy as np
+
+    if not columns:
+        return None, ()
+    if len(columns) == 1:
+        return columns[0], [(0, 0, 0)]
+    lows = [int(c.min()) if len(c) else 0 for c in columns]
+    spans = [int(c.max()) - lo + 1 if len(c) else 1 for c, lo in zip(columns, lows)]
+    if all(c.dtype == np.int64 for c in columns) and math.prod(spans) < 1 << 62:
+        number = np.zeros(len(columns[0]), dtype=np.int64)
+        for c, lo, r in zip(columns, lows, spans):
+            number *= r
+            number += c
+            number -= lo
+        return number, list(zip(range(len(columns)), lows, spans))
+    return np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1), None
+
+
+def _sorted_key(gid, points, n):
+    """``(order, new, key)``: the stable order of the rows by ``gid`` (None:
+    one group; the rows of every case) then ``points`` (one array per case,
+    one after the other), ``new`` marking each sorted row unlike the one
+    before; ``key`` (the sorted keys, span, least point, least group) when
+    one int64 holds both, else None (a lexsort)."""
+    import numpy as np
+
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), None
+    p_lo = min(int(x.min()) for x in points)
+    span = max(int(x.max()) for x in points) - p_lo + 1
+    g_lo = int(gid.min()) if gid is not None else 0
+    g_span = int(gid.max()) - g_lo + 1 if gid is not None else 1
+    size = len(points[0])
+    if (gid is None or gid.dtype == np.int64) and g_span * span < 1 << 62:
+        key = np.zeros(n, dtype=np.int64)
+        for at in range(0, n, size):
+            part = key[at:at + size]
+            if gid is not None:
+                part += gid
+                part -= g_lo  # (int64 wraps in between: exact as each key fits)
+                part *= span
+            part += points[at // size]
+            part -= p_lo
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        return order, new, (key, span, p_lo, g_lo)
+    g = np.zeros(n, dtype=np.int64) if gid is None else np.concatenate([gid] * (n // size))
+    p = np.concatenate(points)
+    order = np.lexsort((p, g))
+    gs, ps = g[order], p[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
+    return order, new, None
+
+
+def frame_sql(f: Frame, q, src: str, literal, stop) -> str:
+    """The step of ``f`` in the statement ``q`` (``q.add(sql, columns)``
+    returns a step, ``q.cols[step]`` its columns; the source: ``src``)."""
+    op, a = f.op, f.args
+    if op == "source":
+        return src
+    inner = frame_sql(a[0], q, src, literal, stop)
+
+    def sql(x):
+        return to_sql(x, literal, stop)
+    if op == "unpivot":
+        names = [name for name, _ in a[2][0]]
+        events = ", ".join("named_struct(" + ", ".join(f"'{name}', {sql(dict(case)[name])}" for name in names) + ")"
+                           for case in a[2])
+        return q.add(f"SELECT {''.join(f'{c}, ' for c in a[1])}inline(array({events})) FROM {inner}", [*a[1], *names])
+    if op == "group":
+        keys = ", ".join(a[1])
+        return q.add(f"SELECT {', '.join([*a[1], *(f'sum({sql(x)}) AS {name}' for name, x in a[2])])} FROM {inner} "
+                     f"GROUP BY {keys}", [*a[1], *(name for name, _ in a[2])])
+    if op == "select":
+        return q.add(f"SELECT {', '.join(f'{sql(x)} AS {name}' for name, x in a[1])} FROM {inner}", [name for name, _ in a[1]])
+    return q.add(f"SELECT * FROM {inner} WHERE {sql(a[1])}", q.cols[inner])

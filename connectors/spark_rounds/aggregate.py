@@ -11,14 +11,15 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   once at a point, even through overlapping intervals after a diamond);
 * the starts and ends of a group's bindings cut its timeline into
   segments ``[p_i, p_i+1)`` of the doubled grid (a segment is exactly a run
-  of the elementary pieces the rows' sweep walks);
-* sum, count and avg: a difference array, ``+v`` at each start and ``-v``
-  at each end summed per point, then a running sum over the points (a
-  window); min and max: each binding spread over the segments it covers
-  (``explode(sequence(first, last))``; its cost is the covered segments,
-  which a long binding under many short ones makes quadratic), then a
-  group by segment; prod and mprod likewise, then an exact product per
-  segment (``_product_sql``);
+  of the elementary pieces the rows' sweep walks): engine/segments.py,
+  written once with the columns;
+* sum, count and avg: summed along the segments (``+v`` at each start and
+  ``-v`` at each end summed per point, then a running sum); min and max:
+  each binding spread over the segments it covers (``explode(sequence(first,
+  last))``, the ranks of its ends among the group's points; its cost is the
+  covered segments, which a long binding under many short ones makes
+  quadratic), then a group by segment; prod and mprod likewise, then an
+  exact product per segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
   values coalesce (a window over the group's segments in time order).
 
@@ -57,6 +58,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chronolog.engine.coalescing import continues_equal
+from chronolog.engine.exprs import frame_sql
+from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
@@ -68,7 +71,7 @@ from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
-from .sql import Stmt, coalesce_sql, runs_sql, term_columns
+from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns
 
 SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
 EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
@@ -279,25 +282,17 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
     if not extremes:
-        # a difference array per point, summed to each segment by a running
-        # sum; both events of a binding from one read of the body (why: below)
-        dcols = [f"d_{c}" for c in vcols] + ["d_n"]
-        plus = "".join(f"'d_{c}', CAST({c} AS {wide}), " for c in vcols)
-        minus = "".join(f"'d_{c}', -CAST({c} AS {wide}), " for c in vcols)
-        ev = q.add(f"SELECT {gsel}inline(array(named_struct('p', s, {plus}'d_n', 1L), "
-                   f"named_struct('p', e, {minus}'d_n', -1L))) FROM {body}", [*group, "p", *dcols])
-        pts = q.add(f"SELECT {gsel}p, {', '.join(f'sum({d}) AS {d}' for d in dcols)} FROM {ev} "
-                    f"GROUP BY {', '.join([*group, 'p'])}", [*group, "p", *dcols])
-        w = f"OVER ({part}ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-        segs = q.add(f"SELECT {gsel}p AS s, lead(p) OVER ({part}ORDER BY p) AS e, "
-                     f"{', '.join(f'sum({d}) {w} AS {d[2:]}' for d in dcols)} FROM {pts}",
-                     [*group, "s", "e", *vcols, "n"])
+        # the segments (engine/segments.py, shared with the columns), each
+        # value summed along them in the run's widest decimal (no wrap)
+        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {wide}) AS {c}' for c in vcols)} FROM {body}",
+                            [*group, "s", "e", *vcols])
+        segs = frame_sql(segments(group, vcols), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:
         # each binding spread over the segments it covers, numbered per group.
         # A step is text, inlined wherever it is read (sql.Stmt), so the body
         # is read twice only (its ends ranked, then the bindings with the
-        # ranks of their ends, and the segments' points): joining each
+        # ranks of their ends; and the segments): joining each
         # binding with the numbered points by its start and by its end read
         # it seven times, and 49 times under the fold of a contributor's
         # values (49 broadcasts in one plan of 320 kB; 25-55 s and a driver
@@ -307,14 +302,15 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         ranked = q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"])
         ranks = q.add(f"SELECT {', '.join(bcols)}, min(i) AS a, max(i) AS z FROM {ranked} GROUP BY {', '.join(bcols)}",
                       [*bcols, "a", "z"])
-        idx = q.add(f"SELECT {gsel}i, p, lead(p) OVER ({part}ORDER BY i) AS pn FROM (SELECT DISTINCT {gsel}i, p FROM {ranked})",
-                    [*group, "i", "p", "pn"])
+        # the segments (engine/segments.py, shared with the columns), numbered
+        # as the ranks number their points
+        idx = frame_sql(segments(group, numbered=True), q, body, int64, None)
         read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
         spread = q.add(
             f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
             f"explode(sequence(b.a, b.z - 1)) AS i{read} FROM {ranks} AS b",
             [*group, "i", *vcols])
-        aggs, stats = ["count(*) AS n"], ["n"]
+        aggs, stats = [], []
         for c in vcols:
             fs = ("min", "max") if c in own else ("sum", "min", "max")
             aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
@@ -335,8 +331,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         per = q.add(f"SELECT {gsel}i, {', '.join(aggs)} FROM {spread} GROUP BY {', '.join([*group, 'i'])}",
                     [*group, "i", *stats])
         on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
-        segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.p AS s', 'y.pn AS e', *(f'x.{c} AS {c}' for c in stats)])} "
-                     f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", *stats])
+        segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.s AS s', 'y.e AS e', 'y.n AS n', *(f'x.{c} AS {c}' for c in stats)])} "
+                     f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", "n", *stats])
         funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u", "l")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
@@ -375,8 +371,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             continue
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
-    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t "
-                 f"WHERE t.n > 0", [*group, "s", "e", *(name for name, _, _ in specs)])
+    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t",
+                 [*group, "s", "e", *(name for name, _, _ in specs)])
     # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
     return runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)

@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 
 from chronolog.engine.coalescing import continues_equal
-from chronolog.engine.exprs import to_numpy
+from chronolog.engine.exprs import frame_numpy, to_numpy
+from chronolog.engine.segments import COUNT, E, S, points_of, segments
 from chronolog.language import ast
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
@@ -83,30 +84,21 @@ class Segments:
     segment; ``seg`` the segments some row covers, ``n_seg`` how many."""
 
     def __init__(self, df, group):
-        import numpy as np
-
         binding = [c for c in df.columns if c.startswith("v:")]
         self.df = df = coalesce(df, binding)
         self.gcols = gcols = [var_column(g) for g in group]
         n = df.height
-        gid = _group_ids(df, gcols)
-        # the segment boundaries of each group: the distinct (group, point) of all
-        # starts and ends, numbered in order; each row's first and after-last segment
-        order, new, p = _boundaries(gid, df["s"].to_numpy(), df["e"].to_numpy())
-        number = np.empty(2 * n, dtype=np.int64)
-        run = np.cumsum(new)
-        run -= 1
-        number[order] = run
-        del run
+        # the segments of each group (engine/segments.py, the rounds' too), and
+        # each row's first and after-last segment: its events' point numbers
+        frame, memo = segments(gcols), {}
+        got = frame_numpy(frame, {c: df[c].to_numpy() for c in [*gcols, "s", "e"]}, memo)
+        number = memo[id(points_of(frame))]["inverse"]
         self.i_s, self.i_e = number[:n], number[n:]
-        self.m = m = p.size
-        row_of = order[new]
-        row_of[row_of >= n] -= n  # a row of each boundary's group
-        count = _range_sum(m, self.i_s, self.i_e, np.ones(n, dtype=np.int64))
-        self.seg = seg = np.flatnonzero(count[: m - 1] > 0)  # a segment is [p_i, p_i+1), within one group (count > 0)
-        self.groups = {c: df[c].to_numpy()[row_of[seg]] for c in gcols}
-        self.s, self.e = p[seg], p[seg + 1]
-        self.n_seg = count[seg]
+        self.m = m = len(memo[id(points_of(frame))]["cols"]["p"])
+        self.seg = memo[id(frame)]["kept"]  # a segment is [p_i, p_i+1), within one group (count > 0)
+        self.groups = {c: got[c] for c in gcols}
+        self.s, self.e = got[S], got[E]
+        self.n_seg = count = got[COUNT]
         self.most = int(count.max(initial=1))
         self._count = None
         self._keep = None  # (conditions and the arrays they read, the mask: _kept)
@@ -433,60 +425,6 @@ def _sorted_by(keys) -> bool:
     """Whether the rows are in the order of ``keys`` (the first key first)."""
     greater, equal = ordered_steps(len(keys[0]), key_steps(keys))
     return bool((greater | equal).all())
-
-
-def _boundaries(gid, s, e):
-    """The rows' starts then ends in (group, point) order: ``(order,
-    new, points)``, ``new`` marking each sorted boundary that begins a
-    distinct (group, point) and ``points`` those points.  One stable sort
-    of a single int64 key ``group * span + point`` built in place when it
-    fits (a merge of two runs when the starts and the ends each come
-    sorted, a relation sorted by its atoms and start: the usual case; the
-    key gives the points back, where a gather of the groups and one of the
-    points took 3.2 MB more per 100,000 rows), else a lexsort."""
-    import numpy as np
-
-    n = len(s)
-    if gid.dtype == np.int64 and n:
-        g_lo, g_hi = int(gid.min()), int(gid.max())
-        p_lo, p_hi = min(int(s.min()), int(e.min())), max(int(s.max()), int(e.max()))
-        span = p_hi - p_lo + 1
-        if (g_hi - g_lo + 1) * span < 1 << 62:
-            key = np.empty(2 * n, dtype=np.int64)
-            key[:n] = gid
-            key[n:] = gid
-            key -= g_lo  # (int64 wraps in between: exact as each key fits)
-            key *= span
-            key[:n] += s
-            key[n:] += e
-            key -= p_lo
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            new = np.empty(2 * n, dtype=bool)
-            new[0] = True
-            np.not_equal(key[1:], key[:-1], out=new[1:])
-            points = key[new]
-            points %= span
-            points += p_lo
-            return order, new, points
-    g2 = np.concatenate([gid, gid])
-    p2 = np.concatenate([s, e])
-    order = np.lexsort((p2, g2))
-    gs, ps = g2[order], p2[order]
-    new = np.ones(2 * n, dtype=bool)
-    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
-    return order, new, ps[new]
-
-
-def _group_ids(df, gcols):
-    """A dense integer per group (the code itself for one group variable)."""
-    import numpy as np
-
-    if not gcols:
-        return np.zeros(df.height, dtype=np.int64)
-    if len(gcols) == 1:
-        return df[gcols[0]].to_numpy()
-    return np.unique(np.stack([df[c].to_numpy() for c in gcols], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
 
 
 def _range_sum(m, i_s, i_e, v):

@@ -265,10 +265,13 @@ class HybridEvaluator(Evaluator):
 
     def coded(self, pred: str) -> None:
         """Give ``pred``'s values codes (encoding its frame if none did yet;
-        a ColumnRelation codes what it is given: point_relation.py)."""
+        a ColumnRelation codes what it is given: point_relation.py).  A
+        frame held is coded already, and a given relation with retracted
+        rows hidden stays so (sorted_given.Hidden: :meth:`table` would copy
+        it, at each retraction's reading)."""
         from .point_relation import ColumnRelation
 
-        if not isinstance(self.store.materialised().get(pred), ColumnRelation):
+        if self._tables.get(pred) is None and not isinstance(self.store.materialised().get(pred), ColumnRelation):
             self.table(pred)
 
     def _given_on_columns(self) -> None:

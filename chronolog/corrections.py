@@ -102,6 +102,8 @@ def unmet_count(evaluator, gone: dict, removed: dict) -> int:
             n += by.height
         elif isinstance(got, dict):  # (taken on rows after all)
             n += len(unmet({pred: as_atoms(evaluator, by)}, {pred: got}))
+        elif (met := getattr(got, "holes_met", None)) is not None:  # (counted as the pieces were found: given_pieces)
+            n += by.height - met
         else:  # the pieces' frame: a hole met something when a piece starts in it (pieces lie in holes)
             names = term_columns(by.width - 2)
             holes = [by[c].to_numpy() for c in names], by["s"].to_numpy(), by["e"].to_numpy()

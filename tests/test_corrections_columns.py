@@ -384,6 +384,31 @@ def test_given_relations_with_rows_hidden_through_a_session(monkeypatch):
     assert r.model.facts("p") == [] and r.model.query("p(X)") == []
 
 
+def test_reading_a_retraction_leaves_a_hidden_relation_hidden(monkeypatch):
+    """Reading the next retraction (corrections.retraction_frames: every
+    predicate's values coded first) does not copy a given relation whose
+    retracted rows are hidden (it copied each such relation per retraction),
+    and the session's models stay those of reasoning from scratch."""
+    from chronolog.corrections import retraction_frames
+    from chronolog.engine.columns import sorted_given
+
+    monkeypatch.setattr(sorted_given, "HIDDEN_SHARE", float("inf"))
+    program = "q(X) :- p(X), e(X)."
+    facts = [f"p(a{i})@[0,10]" for i in range(6)] + [f"e(a{i})@[0,10]" for i in range(6)]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    r.retract(["p(a1)@[2,3]", "p(a4)@[0,10]"])
+    hidden = r.evaluator._tables["p"]
+    assert isinstance(hidden, sorted_given.Hidden)
+    assert retraction_frames(r, ["p(a2)@[5,6]", "e(a3)@1"], "retract()") is not None
+    assert r.evaluator._tables["p"] is hidden
+    left = [f for f in facts if f != "p(a4)@[0,10]" and f != "p(a1)@[0,10]"] + ["p(a1)@[0,2)", "p(a1)@(3,10]"]
+    assert r.model.to_text() == scratch(program, "\n".join(left))
+    r.retract(["p(a2)@[5,6]", "e(a3)@1"])
+    left = [f for f in left if f != "p(a2)@[0,10]" and f != "e(a3)@[0,10]"] + ["p(a2)@[0,5)", "p(a2)@(6,10]", "e(a3)@[0,1)", "e(a3)@(1,10]"]
+    assert r.model.to_text() == scratch(program, "\n".join(left))
+    assert r.model.stats["maintained_on"] == "columns"
+
+
 def test_a_time_off_the_grid_of_a_date_timeline_is_said_as_a_date():
     # it said "time point 27835/2 is not a multiple of 1/1": the engine's day number, not the date the model prints
     program = '@timeGranularity("days").\nq(X) :- p(X).'

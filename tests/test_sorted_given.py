@@ -35,6 +35,13 @@ def rows(df) -> list:
     return list(df.iter_rows())
 
 
+def holes_met(holes, have: set, arity) -> int:
+    """How many rows of ``holes`` share a point with the points ``have``."""
+    names = term_columns(arity)
+    return sum(any((tuple(r[:arity]), t) in have for t in range(r[arity], r[arity + 1]))
+               for r in holes.select(*names, "s", "e").iter_rows())
+
+
 def assert_kept(df, arity):
     """Coalesced (no two rows of an atom meet or touch) and in key order."""
     names = term_columns(arity)
@@ -73,6 +80,7 @@ def test_a_retraction_against_the_points(given_rows, hole_rows, arity, shuffled)
            if any(((r[:arity]), t) in gone for t in range(r[arity], r[arity + 1]))}
     assert {(r[:arity], r[arity], r[arity + 1]) for r in rows(got.touched)} == met
     assert got.touched.height == len(met)  # (each row once)
+    assert got.met == holes_met(holes, have, arity)
     for f in (got.relation, got.pieces, got.after, got.touched):
         assert_kept(f, arity)
 
@@ -233,6 +241,7 @@ def test_retractions_one_after_another_with_rows_hidden(given_rows, hole_steps, 
             got, eager = take_back(hidden, holes, names, after="hidden"), take_back(copied, holes, names)
             gone = points(holes, arity)
             assert points(got.pieces, arity) == have & gone
+            assert got.met == eager.met == holes_met(holes, have, arity)
             assert rows(got.pieces) == rows(eager.pieces) and rows(got.touched) == rows(eager.touched)
             for f in (got.pieces, got.touched):
                 assert_kept(f, arity)

@@ -54,8 +54,7 @@ def _rebuild(df, keys, arrays, s, e):
     """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
     import polars as pl
 
-    from .base import frame_of
-    from .code_frames import codes_series
+    from .base import frame_of, int64_series
     from .exact_columns import is_exact
 
     out, it = [], iter(arrays)
@@ -64,8 +63,8 @@ def _rebuild(df, keys, arrays, s, e):
             _, n, d = next(it), next(it), next(it)
             out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
         else:
-            out.append(codes_series(k, next(it)))
-    return frame_of([*out, codes_series("s", s), codes_series("e", e)])
+            out.append(int64_series(k, next(it)))
+    return frame_of([*out, int64_series("s", s), int64_series("e", e)])
 
 
 def coalesce_arrays(cols: list, s, e):
@@ -390,7 +389,6 @@ def merge_owned(cols: list, s, e, n_old: int):
 
 
 def _frame(keys, cols, s, e):
-    from .base import frame_of
-    from .code_frames import codes_series
+    from .base import frame_of, int64_series
 
-    return frame_of([*(codes_series(k, c) for k, c in zip(keys, cols)), codes_series("s", s), codes_series("e", e)])
+    return frame_of([*(int64_series(k, c) for k, c in zip(keys, cols)), int64_series("s", s), int64_series("e", e)])

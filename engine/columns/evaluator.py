@@ -265,10 +265,13 @@ class HybridEvaluator(Evaluator):
 
     def coded(self, pred: str) -> None:
         """Give ``pred``'s values codes (encoding its frame if none did yet;
-        a ColumnRelation codes what it is given: point_relation.py)."""
+        a ColumnRelation codes what it is given: point_relation.py).  A
+        frame held is coded already, and a given relation with retracted
+        rows hidden stays so (sorted_given.Hidden: :meth:`table` would copy
+        it, at each retraction's reading)."""
         from .point_relation import ColumnRelation
 
-        if not isinstance(self.store.materialised().get(pred), ColumnRelation):
+        if self._tables.get(pred) is None and not isinstance(self.store.materialised().get(pred), ColumnRelation):
             self.table(pred)
 
     def _given_on_columns(self) -> None:
@@ -407,7 +410,7 @@ class HybridEvaluator(Evaluator):
         conflations = self.terms.conflations
         try:
             frame = holes if framed else m.atoms_frame(pred, holes)
-            change = None
+            change = met = None
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
@@ -425,7 +428,7 @@ class HybridEvaluator(Evaluator):
                         return None
                     pieces = coalesce(overlap(hit, frame, names, self.values), names)
             else:
-                change = m.retraction(pred, frame)
+                change = met = m.retraction(pred, frame)
                 source = self._tables[pred] = change.relation  # (the same relation, maybe put in key order: sorted_given.py)
                 pieces = change.pieces
         except Fallback:
@@ -434,6 +437,9 @@ class HybridEvaluator(Evaluator):
             self.rows_since = CONFLATION
             return None
         atoms = AtomsLater(pieces, len(names), self.terms, self._scale)
+        # how many of the holes met a given point, counted where they were
+        # found (corrections.unmet_count: else one more sort of holes and pieces)
+        atoms.holes_met = met.met if met is not None and framed else None
         # for the update that takes these pieces back: not encoded nor split again
         # (maintain checks that it is that update and the relation is as it was)
         self.taken[pred] = (atoms, source, pieces, change)

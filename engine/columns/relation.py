@@ -45,17 +45,16 @@ def term_columns(arity: int) -> list:
 def _frame(cols: list, s, e):
     import polars as pl
 
-    from .base import frame_of
-    from .code_frames import codes_series
+    from .base import frame_of, int64_series
 
     names = term_columns(len(cols))
     kinds = [pl.Float64 if getattr(c, "dtype", None) == "float64" else pl.Int64 for c in cols]
     # (from Series: a third of the cost of a dict with a schema, ~25 against 70 us a frame)
     series = [
-        _exact(n, c) if getattr(c, "ndim", 1) == 2 else codes_series(n, c) if k == pl.Int64 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
+        _exact(n, c) if getattr(c, "ndim", 1) == 2 else int64_series(n, c) if k == pl.Int64 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
         for n, c, k in zip(names, cols, kinds)
     ]
-    return frame_of([*series, codes_series("s", s), codes_series("e", e)])
+    return frame_of([*series, int64_series("s", s), int64_series("e", e)])
 
 
 def _exact(name, pairs):

@@ -36,6 +36,7 @@ class Retraction(NamedTuple):
     pieces: object  # the given pieces taken back (maximal, in key order)
     touched: object  # the old maximal intervals that lost a point (whole)
     after: object  # the relation after, in key order
+    met: int | None = None  # how many of the holes met a given point (None: not counted)
 
 
 def _arrays(df, names: list):
@@ -123,7 +124,8 @@ def take_back(df, holes, names: list, after: str = "frame"):
         hole, at, who, cs, ce = hole[order], at[order], who[order], cs[order], ce[order]
     ps, pe = np.maximum(cs, hs[hole]), np.minimum(ce, he[hole])
     meet = ps < pe
-    at, who, cs, ce, ps, pe = at[meet], who[meet], cs[meet], ce[meet], ps[meet], pe[meet]
+    hole, at, who, cs, ce, ps, pe = hole[meet], at[meet], who[meet], cs[meet], ce[meet], ps[meet], pe[meet]
+    met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
     # (holes in key order, each hole's rows in key order: the pieces are too,
     # and maximal: the rows and the holes are)
     pieces = _frame([c[at] for c in cols], ps, pe)
@@ -138,7 +140,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     k = np.lexsort((t_s, t_at)) if len(beside[0]) else slice(None)  # (in key order)
     touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
     if not len(t_who) or after is None:
-        return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None)
+        return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None, met)
     left, left_s, left_e = _left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
     dead = dead.copy() if hidden else dead
     dead[t_who[t_who < len(s)]] = True
@@ -147,7 +149,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
     order = np.lexsort((bs, orig))
     rest = Hidden(df.base if hidden else mine, dead, (orig[order], bs[order], be[order]))
-    return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame())
+    return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
 # A hidden relation is copied (made a frame) once its hidden rows and the
@@ -516,11 +518,10 @@ def _replaced(found, rows, names: list):
 
 def _like(df, names: list, cols: list, s, e):
     """A frame of ``df``'s columns (term columns ``names`` of codes) from numpy arrays."""
-    from .base import frame_of
-    from .code_frames import codes_series
+    from .base import frame_of, int64_series
 
     got = {n: c for n, c in zip(names, cols)} | {"s": s, "e": e}
-    return frame_of([codes_series(n, got[n]) for n in df.columns])
+    return frame_of([int64_series(n, got[n]) for n in df.columns])
 
 
 # id(frame) -> (a weak reference to it, its key or None when it is not in

@@ -1,4 +1,4 @@
-"""engine/columns/base.py's int64_series against ``pl.Series``: the same
+"""engine/columns/native.py's int64_series against ``pl.Series``: the same
 Series for any array or list of codes (views, strides, the other byte
 order, empty), and its fallback when polars' constructor is missing."""
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_series_equal
 
 from budget import examples
-from chronolog.engine.columns import base
-from chronolog.engine.columns.base import int64_series
+from chronolog.engine.columns import native
+from chronolog.engine.columns.native import int64_series
 
 codes = st.lists(st.integers(-(1 << 63), (1 << 63) - 1), max_size=40)
 
@@ -52,9 +52,9 @@ def test_a_series_outlives_its_array_and_reads_it_as_it_was():
 
 
 def test_without_polars_constructor_the_public_one_serves(monkeypatch):
-    monkeypatch.setattr(base, "_NEW_I64", None)
+    monkeypatch.setattr(native, "_BINDINGS", [None])
     s = int64_series("s", np.array([1, 2], dtype=np.int64))
     assert s.to_list() == [1, 2] and s.dtype == pl.Int64
-    monkeypatch.setattr(base, "_NEW_I64", base._UNSET)
+    monkeypatch.setattr(native, "_BINDINGS", [])
     assert int64_series("e", np.array([4], dtype=np.int64)).to_list() == [4]
-    assert base._NEW_I64 is not None  # (found again on first use)
+    assert native._BINDINGS[0] is not None  # (found again on first use)

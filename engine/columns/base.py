@@ -48,46 +48,6 @@ def drain(node):
     return parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed")
 
 
-def int64_series(name: str, a):
-    """An Int64 Series over the numpy int64 array ``a`` (no copy, as
-    ``pl.Series(name, a)`` makes it), by polars' own constructor of one:
-    ``pl.Series`` first spends ~8 us idle (~30 us under load) in Python
-    checks for masked, strided and foreign-order arrays (``np.require``,
-    ``np.ma``), against ~1 us for the constructor, and an update on frames
-    makes about a thousand such columns.  Any other array, or a polars
-    without that constructor, goes through ``pl.Series``."""
-    import numpy as np
-    import polars as pl
-
-    global _NEW_I64
-    if _NEW_I64 is _UNSET:
-        _NEW_I64 = _new_i64()
-    if _NEW_I64 is not None and type(a) is np.ndarray and a.dtype == np.int64 and a.ndim == 1 and a.flags.c_contiguous and a.flags.aligned:
-        return pl.Series._from_pyseries(_NEW_I64(name, a, True))
-    return pl.Series(name, a, dtype=pl.Int64)
-
-
-def _new_i64():
-    """polars' constructor of an Int64 Series from an int64 array, found on
-    a Series of its own (its module's name changed between releases), or
-    None if this polars has none that works as expected."""
-    import numpy as np
-    import polars as pl
-
-    try:
-        new = type(pl.Series([1], dtype=pl.Int64)._s).new_i64
-        probe = np.array([3, -1], dtype=np.int64)
-        got = pl.Series._from_pyseries(new("x", probe, True))
-        ok = got.dtype == pl.Int64 and got.name == "x" and got.to_list() == [3, -1]
-    except Exception:  # (a polars whose internals differ: the public constructor serves)
-        return None
-    return new if ok else None
-
-
-_UNSET = object()
-_NEW_I64 = _UNSET  # (found on first use: polars is imported lazily)
-
-
 def frame_of(columns: list):
     """A batch of the Series ``columns`` (each named already), made without
     a polars query: a ``select`` that only names columns still costs a

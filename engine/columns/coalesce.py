@@ -54,7 +54,8 @@ def _rebuild(df, keys, arrays, s, e):
     """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
     import polars as pl
 
-    from .base import frame_of, int64_series
+    from .base import frame_of
+    from .native import int64_series
     from .exact_columns import is_exact
 
     out, it = [], iter(arrays)
@@ -389,6 +390,7 @@ def merge_owned(cols: list, s, e, n_old: int):
 
 
 def _frame(keys, cols, s, e):
-    from .base import frame_of, int64_series
+    from .base import frame_of
+    from .native import int64_series
 
     return frame_of([*(int64_series(k, c) for k, c in zip(keys, cols)), int64_series("s", s), int64_series("e", e)])

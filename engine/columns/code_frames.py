@@ -82,10 +82,7 @@ def codes_series(name: str, a):
     """An Int64 Series of the codes ``a`` (a numpy array or a list): an
     int64 array goes in as it is, by polars' own constructor (native.py:
     an update on frames makes about a thousand columns)."""
-    import numpy as np
-    import polars as pl
-
-    return int64_series(name, a) if isinstance(a, np.ndarray) and a.dtype == np.int64 else pl.Series(name, a, pl.Int64)
+    return int64_series(name, a)
 
 
 def packed(cols: list, height: int = 0):

@@ -58,14 +58,19 @@ def bindings():
 
 
 def int64_series(name: str, a):
-    """An Int64 Series of the int64 numpy array ``a`` (1-D), as
-    ``pl.Series(name, a)``."""
+    """An Int64 Series of the codes ``a``, as ``pl.Series(name, a,
+    pl.Int64)``: a 1-D native int64 numpy array by the bindings (no copy),
+    anything else (a list, a strided or foreign-order array) by the
+    public constructor."""
+    import numpy as np
     import polars as pl
 
     got = bindings()
+    if got is None or type(a) is not np.ndarray or a.dtype != np.int64 or a.ndim != 1:
+        return pl.Series(name, a, pl.Int64)
     flags = a.flags
-    if got is None or a.ndim != 1 or not (flags.c_contiguous and flags.aligned) or not a.dtype.isnative:
-        return pl.Series(name, a)
+    if not (flags.c_contiguous and flags.aligned) or not a.dtype.isnative:
+        return pl.Series(name, a, pl.Int64)
     return pl.Series._from_pyseries(got[0].new_i64(name, a, True))
 
 

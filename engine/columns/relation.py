@@ -45,7 +45,8 @@ def term_columns(arity: int) -> list:
 def _frame(cols: list, s, e):
     import polars as pl
 
-    from .base import frame_of, int64_series
+    from .base import frame_of
+    from .native import int64_series
 
     names = term_columns(len(cols))
     kinds = [pl.Float64 if getattr(c, "dtype", None) == "float64" else pl.Int64 for c in cols]

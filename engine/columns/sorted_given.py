@@ -518,7 +518,8 @@ def _replaced(found, rows, names: list):
 
 def _like(df, names: list, cols: list, s, e):
     """A frame of ``df``'s columns (term columns ``names`` of codes) from numpy arrays."""
-    from .base import frame_of, int64_series
+    from .base import frame_of
+    from .native import int64_series
 
     got = {n: c for n, c in zip(names, cols)} | {"s": s, "e": e}
     return frame_of([int64_series(n, got[n]) for n in df.columns])

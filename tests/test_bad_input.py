@@ -495,6 +495,26 @@ def test_float_of_a_number_beyond_a_binary_float_is_a_positioned_error():
     assert len(m.facts("s")) == 1
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("fn", ["floor", "ceil", "round", "exact"])
+def test_an_integer_or_exact_value_of_an_infinite_float_names_the_infinity(engine, fn):
+    # floor(+inf) said "gives a value too large for a binary float": the
+    # argument is the problem (no integer is infinite), not a result's size
+    import math
+
+    for v in (math.inf, -math.inf):
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason(f"r(C) :- p(X), C = {fn}(X).", {"p": [((v,), (0, 0))]}, engine=engine)
+        msg = str(e.value)
+        assert f"{fn}() of {'+' if v > 0 else '-'}inf has no value" in msg and "too large" not in msg, msg
+        assert e.value.pos is not None and e.value.pos.line == 1
+    # a finite float is fine, and float() of a huge exact number is still "too large"
+    m = chronolog.reason(f"r(C) :- p(X), C = {fn}(X).", {"p": [((2.5,), (0, 0))]}, engine=engine)
+    assert len(m.facts("r")) == 1
+    with pytest.raises(chronolog.ChronologError, match="too large for a binary float"):
+        chronolog.reason("r(C) :- p(X), C = float(X).\np(1e400/3)@0.\n", engine=engine)
+
+
 # ------------------------------------------------------------ found by the fuzz suite (2)
 
 LONG = "x" * 300  # longer than a file name may be (255 bytes on Linux and macOS)

@@ -515,6 +515,26 @@ def test_an_integer_or_exact_value_of_an_infinite_float_names_the_infinity(engin
         chronolog.reason("r(C) :- p(X), C = float(X).\np(1e400/3)@0.\n", engine=engine)
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("program, expected", [
+    ("p(Y) :- b(X), Y = substr(X, 1/2).\nb(\"abc\")@1.", "substr() needs a whole number, not 0.5"),
+    ("p(Y) :- b(X), Y = round(X, 1/3).\nb(1)@1.", "round() needs a whole number, not 1/3"),
+    ("p(Y) :- b(X), Y = min(X, 2020-01-02).\nb(2020-01-01)@1.",
+     "min() compares numbers with numbers and strings with strings, not 2020-01-01, 2020-01-02"),
+    ("p(Y) :- b(X), Y = sqrt(X).\nb(-1/3)@1.", "sqrt() of a negative number -1/3"),
+    ("p(Y) :- b(X), Y = strlen(X).\nb(2020-01-01T12:00)@1.", "strlen() needs a string, not 2020-01-01T12:00:00"),
+    ("p(S) :- b(X), S = min(X).\nb(1)@1. b(2020-01-01)@1.", "cannot compute min() of [1, 2020-01-01]: the values must be comparable"),
+    ("p(S) :- b(X), S = avg(X).\nb(2020-01-01)@1.", "avg() needs numbers, but a binding gives 2020-01-01"),
+])
+def test_values_in_errors_are_written_as_the_program_writes_them(engine, program, expected):
+    # they were Python's reprs: Fraction(1, 2), datetime.datetime(2020, 1, 1, 0, 0)
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(program, engine=engine)
+    msg = str(e.value)
+    assert expected in msg and "Fraction(" not in msg and "datetime." not in msg, msg
+    assert e.value.pos is not None and e.value.pos.line == 1
+
+
 # ------------------------------------------------------------ found by the fuzz suite (2)
 
 LONG = "x" * 300  # longer than a file name may be (255 bytes on Linux and macOS)

@@ -101,13 +101,17 @@ class ChronologDataSource(DataSource):
 
     def _names(self, arity):
         cols = self.options.get("columns")
-        return [c.strip() for c in cols.split(",")] if cols else [f"c{i}" for i in range(arity)]
+        if not cols:
+            return [f"c{i}" for i in range(arity)]
+        names = [c.strip() for c in cols.split(",")]
+        _check_names(names, arity, f"the columns option {cols!r}")
+        return names
 
     def schema(self):
         from . import distributed as dist
 
         limit = _sampling(self.options)
-        pred, rows = _sample(_files(self.options["path"]), self.options.get("predicate"), limit)
+        pred, rows = _sample(_files(_path(self.options, "load")), self.options.get("predicate"), limit)
         arity = len(rows[0][0]) if rows else 0
         kinds = dist.kinds_of(rows, arity)
         schema = dist.spark_schema(dist.schema_for(self._names(arity), kinds))
@@ -119,17 +123,83 @@ class ChronologDataSource(DataSource):
         return schema
 
     def reader(self, schema):
+        _check_layout(schema)
         return _Reader(self.options, schema)
 
     def writer(self, schema, overwrite):
         from chronolog.language.errors import DataError
 
-        path = self.options.get("path")
-        if not path:
-            raise DataError('the chronolog data source needs a path: df.write.format("chronolog").save(path)')
+        path = _path(self.options, "save")
+        pred = self.options.get("predicate", "p")
+        _check_predicate(pred)
         if Path(path).exists() and not overwrite:
             raise DataError(f"{path} exists already; not overwriting it", hint='use .mode("overwrite") to replace it')
-        return _FactWriter(path, self.options.get("predicate", "p"), overwrite, uuid.uuid4().hex)
+        return _FactWriter(path, pred, overwrite, uuid.uuid4().hex)
+
+
+TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
+
+
+def _path(options, verb: str) -> str:
+    from chronolog.language.errors import DataError
+
+    path = options.get("path")
+    if not path:
+        way = "spark.read.format(\"chronolog\").load(path)" if verb == "load" else "df.write.format(\"chronolog\").save(path)"
+        raise DataError(f"the chronolog data source needs a path: {way}")
+    return path
+
+
+def _check_names(names, arity, what):
+    """The argument columns' names: one per argument, each once, none
+    empty and none a time column's (Spark's Arrow reader crashes on a
+    repeated name; a count off by one shifts every value a column over)."""
+    from chronolog.language.errors import DataError
+
+    hint = f'name each of the {arity} arguments once, e.g. .option("columns", "{",".join(f"c{i}" for i in range(arity))}")'
+    if len(names) != arity:
+        raise DataError(f"{what} names {len(names)} column(s), but the facts have {arity} arguments", hint=hint)
+    for n in names:
+        if not n:
+            raise DataError(f"{what} has an empty column name", hint=hint)
+        if n in TIME_COLUMNS:
+            raise DataError(f"{what} names an argument {n}, the name of a time column ({', '.join(TIME_COLUMNS)})", hint=hint)
+        if names.count(n) > 1:
+            raise DataError(f"{what} names the column {n} more than once", hint=hint)
+
+
+def _check_layout(schema):
+    """A schema (given or inferred) must be the facts' Arrow layout: the
+    argument columns, then the four time columns (without them values
+    were read into the wrong columns; without the closed flags an open end
+    would read as closed)."""
+    from chronolog.language.errors import DataError
+
+    names = [f.name for f in schema.fields]
+    if tuple(names[-4:]) != TIME_COLUMNS:
+        raise DataError(
+            f"the schema ({', '.join(names)}) does not end with the time columns {', '.join(TIME_COLUMNS)}",
+            hint='give one column per argument, then the interval: spark.read.schema("c0 string, c1 decimal(10,3), '
+            'start bigint, end bigint, start_closed boolean, end_closed boolean")',
+        )
+
+
+def _check_predicate(pred):
+    """The predicate a write names must read back from the fact text it
+    writes (a lowercase name: ``Bad Pred(a)@[0,0]`` is no fact)."""
+    from chronolog.language.errors import ChronologError, DataError
+    from chronolog.language.facts import read_fact_rows
+    from chronolog.language.text import format_fact
+
+    try:
+        ok = list(read_fact_rows([format_fact(pred, ("a",), (0, 0, True, True))], "<predicate>")) == [pred]
+    except ChronologError:
+        ok = False
+    if not ok:
+        raise DataError(
+            f"the predicate option {pred!r} is not a name the fact files can hold",
+            hint='a predicate starts with a lowercase letter and has letters, digits and _ only: .option("predicate", "p")',
+        )
 
 
 def _driver() -> Optional[str]:
@@ -155,7 +225,7 @@ def _driver() -> Optional[str]:
 
 class _Reader(DataSourceReader):
     def __init__(self, options, schema):
-        self.path = options["path"]
+        self.path = _path(options, "load")
         self.pred = options.get("predicate")
         self.schema = schema
 
@@ -213,6 +283,13 @@ def _sample(files, pred, limit):
                 line += len(chunk)
         if enough():
             break
+    if pred is not None and pred not in found and found:  # every file read: a typo, not a later fact
+        from chronolog.language.errors import DataError
+
+        raise DataError(
+            f"the files hold no facts of {pred}, only of {', '.join(sorted(found))}",
+            hint='choose one of them with .option("predicate", ...)',
+        )
     pred, rows = _chosen(found, pred)
     return pred, rows[:limit]
 
@@ -260,6 +337,7 @@ def _columns(rows, target, sampled, path, pred):
     from . import distributed as dist
 
     names = [f.name for f in target][:-4]
+    _check_arity(rows, names, path, pred)
     kinds = dist.kinds_of(rows, len(names))
     cols = [[t[i] for t, _ in rows] for i in range(len(names))]
     from chronolog.language.timeline import NEG_INF, POS_INF
@@ -286,6 +364,28 @@ def _columns(rows, target, sampled, path, pred):
     arrays.append(pa.array([iv[2] for _, iv in rows], pa.bool_()))
     arrays.append(pa.array([iv[3] for _, iv in rows], pa.bool_()))
     return arrays
+
+
+def _check_arity(rows, names, path, pred):
+    """Each fact has one argument per argument column of the schema (else
+    its values would fill the wrong columns): an error at the first line
+    that has not."""
+    from chronolog.language import ast
+    from chronolog.language.errors import DataError
+    from chronolog.language.facts import read_fact_rows
+
+    if all(len(terms) == len(names) for terms, _ in rows):
+        return
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            for p, found in read_fact_rows([line], path).items():
+                if pred in (None, p) and any(len(terms) != len(names) for terms, _ in found):
+                    raise DataError(
+                        f"{p} has {len(found[0][0])} arguments here, but the schema has {len(names)} "
+                        f"argument column(s) ({', '.join(names) or 'none'}) before {', '.join(TIME_COLUMNS)}",
+                        ast.Pos(path, n, 1),
+                        hint="give one schema column per argument, then the time columns",
+                    )
 
 
 def _printed_floats(values):

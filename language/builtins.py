@@ -41,28 +41,36 @@ def is_exact(v) -> bool:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
+def shown(v) -> str:
+    """A value in an error as a program writes it (``1/2``, ``2020-01-01``,
+    ``#T``), a string quoted: never Python's repr (``Fraction(1, 2)``)."""
+    from .text import format_term
+
+    return repr(v) if type(v) is str else format_term(v)
+
+
 def _num(name, v):
     if not is_number(v):
-        raise BuiltinTypeError(f"{name}() needs a number, not {v!r}")
+        raise BuiltinTypeError(f"{name}() needs a number, not {shown(v)}")
     return v
 
 
 def _str(name, v):
     if type(v) is not str:
-        raise BuiltinTypeError(f"{name}() needs a string, not {v!r}")
+        raise BuiltinTypeError(f"{name}() needs a string, not {shown(v)}")
     return v
 
 
 def _int(name, v):
     if type(v) is not int:
-        raise BuiltinTypeError(f"{name}() needs a whole number, not {v!r}")
+        raise BuiltinTypeError(f"{name}() needs a whole number, not {shown(v)}")
     return v
 
 
 def _same_kind(name, values):
     if all(is_number(v) for v in values) or all(type(v) is str for v in values):
         return values
-    raise BuiltinTypeError(f"{name}() compares numbers with numbers and strings with strings, not {values!r}")
+    raise BuiltinTypeError(f"{name}() compares numbers with numbers and strings with strings, not {', '.join(map(shown, values))}")
 
 
 MAX_ROUND_DIGITS = 10_000
@@ -104,7 +112,7 @@ def _exact(x):
 def _sqrt(x):
     _num("sqrt", x)
     if x < 0:
-        raise BuiltinTypeError(f"sqrt() of a negative number {x!r}")
+        raise BuiltinTypeError(f"sqrt() of a negative number {shown(x)}")
     if is_exact(x):
         f = Fraction(x)
         n, d = math.isqrt(f.numerator), math.isqrt(f.denominator)
@@ -153,7 +161,7 @@ FUNCTIONS = {
 def _log(x):
     _num("log", x)  # (before x > 0: a string compared with 0 was a TypeError, an internal error)
     if x <= 0:
-        raise BuiltinTypeError(f"log() of a non-positive number {x!r}")
+        raise BuiltinTypeError(f"log() of a non-positive number {shown(x)}")
     return math.log(x)
 
 

@@ -117,7 +117,10 @@ def parse_date(text: str) -> tuple:
     value = _dt.datetime(year - cycles * CYCLE_YEARS, int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
     if tz and tz != "Z":
         sign = 1 if tz[0] == "+" else -1
-        value -= sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+        hours, minutes = int(tz[1:3]), int(tz[4:6])
+        if hours > 23 or minutes > 59:  # +25:00 is no UTC offset (it was taken as one day and an hour)
+            raise ValueError(f"not a UTC offset: {tz!r}")
+        value -= sign * _dt.timedelta(hours=hours, minutes=minutes)
     return value, cycles, hh is None
 
 

@@ -495,6 +495,46 @@ def test_float_of_a_number_beyond_a_binary_float_is_a_positioned_error():
     assert len(m.facts("s")) == 1
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("fn", ["floor", "ceil", "round", "exact"])
+def test_an_integer_or_exact_value_of_an_infinite_float_names_the_infinity(engine, fn):
+    # floor(+inf) said "gives a value too large for a binary float": the
+    # argument is the problem (no integer is infinite), not a result's size
+    import math
+
+    for v in (math.inf, -math.inf):
+        with pytest.raises(chronolog.ChronologError) as e:
+            chronolog.reason(f"r(C) :- p(X), C = {fn}(X).", {"p": [((v,), (0, 0))]}, engine=engine)
+        msg = str(e.value)
+        assert f"{fn}() of {'+' if v > 0 else '-'}inf has no value" in msg and "too large" not in msg, msg
+        assert e.value.pos is not None and e.value.pos.line == 1
+    # a finite float is fine, and float() of a huge exact number is still "too large"
+    m = chronolog.reason(f"r(C) :- p(X), C = {fn}(X).", {"p": [((2.5,), (0, 0))]}, engine=engine)
+    assert len(m.facts("r")) == 1
+    with pytest.raises(chronolog.ChronologError, match="too large for a binary float"):
+        chronolog.reason("r(C) :- p(X), C = float(X).\np(1e400/3)@0.\n", engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("program, expected", [
+    ("p(Y) :- b(X), Y = substr(X, 1/2).\nb(\"abc\")@1.", "substr() needs a whole number, not 0.5"),
+    ("p(Y) :- b(X), Y = round(X, 1/3).\nb(1)@1.", "round() needs a whole number, not 1/3"),
+    ("p(Y) :- b(X), Y = min(X, 2020-01-02).\nb(2020-01-01)@1.",
+     "min() compares numbers with numbers and strings with strings, not 2020-01-01, 2020-01-02"),
+    ("p(Y) :- b(X), Y = sqrt(X).\nb(-1/3)@1.", "sqrt() of a negative number -1/3"),
+    ("p(Y) :- b(X), Y = strlen(X).\nb(2020-01-01T12:00)@1.", "strlen() needs a string, not 2020-01-01T12:00:00"),
+    ("p(S) :- b(X), S = min(X).\nb(1)@1. b(2020-01-01)@1.", "cannot compute min() of [1, 2020-01-01]: the values must be comparable"),
+    ("p(S) :- b(X), S = avg(X).\nb(2020-01-01)@1.", "avg() needs numbers, but a binding gives 2020-01-01"),
+])
+def test_values_in_errors_are_written_as_the_program_writes_them(engine, program, expected):
+    # they were Python's reprs: Fraction(1, 2), datetime.datetime(2020, 1, 1, 0, 0)
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(program, engine=engine)
+    msg = str(e.value)
+    assert expected in msg and "Fraction(" not in msg and "datetime." not in msg, msg
+    assert e.value.pos is not None and e.value.pos.line == 1
+
+
 # ------------------------------------------------------------ found by the fuzz suite (2)
 
 LONG = "x" * 300  # longer than a file name may be (255 bytes on Linux and macOS)

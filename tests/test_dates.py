@@ -91,6 +91,9 @@ def test_plain_number_windows_are_granularity_units():
 def test_utc_offsets_are_converted():
     m = chronolog.reason('@timeGranularity("minutes"). q(X) :- p(X). p(a)@[2020-01-01T10:00+02:00, 2020-01-01T12:00Z).')
     assert m.to_text() == "q(a)@[2020-01-01T08:00:00,2020-01-01T12:00:00)"
+    # the widest offsets there are, across a date line
+    m = chronolog.reason('@timeGranularity("minutes"). q(X) :- p(X). p(a)@[2020-01-01T10:00+14:00, 2020-01-01T10:00-12:00].')
+    assert m.to_text() == "q(a)@[2019-12-31T20:00:00,2020-01-01T22:00:00]"
 
 
 def test_default_granularity_is_days_and_infinite_ends_stay():
@@ -161,6 +164,9 @@ def test_fact_file_with_dates(tmp_path):
     ("q(X) :- <->[0,P1M] p(X).", SyntaxError_, "P1M is not a duration of fixed length"),
     ("p(a)@[2020-02-30, 2020-03-01].", SyntaxError_, "2020-02-30 is not a valid date"),
     ("p(a)@[2020-02-01, 2020-01-01].", ProgramError, "is empty"),
+    # an offset of 25 hours (or 99 minutes) is none: it was taken as a day and an hour
+    ("p(a)@[2020-03-08T02:30+25:00, 2020-03-09].", SyntaxError_, "2020-03-08T02:30+25:00 is not a valid date"),
+    ("p(a)@[2020-03-08T02:30-02:99, 2020-03-09].", SyntaxError_, "2020-03-08T02:30-02:99 is not a valid date"),
     ("q(X) :- <->[0,P3D] p(X). p(a)@[1,2].", ProgramError, "the time point 1 is a number"),
     ("p(a)@P3D.", ProgramError, "P3D is a duration, not a point in time"),
 ])

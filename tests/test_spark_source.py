@@ -129,3 +129,61 @@ def test_float_infinities_as_printed_read_back(spark, tmp_path):
     df = _read(spark, d)
     assert df.schema["c1"].dataType.simpleString() == "double"
     assert _rows(df) == sorted([(("a", math.inf), (0, 1, True, True)), (("b", -math.inf), (0, 1, True, True))], key=repr)
+
+
+def _facts_dir(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("p(a,1)@[1,2]\np(b,2.5)@[3,4)\nq(x)@5\n")
+    return d
+
+
+@pytest.mark.parametrize("names", ["a", "a,b,c", "a,a", "start,end", " ,b"])
+def test_column_names_must_name_each_argument_once(spark, tmp_path, names):
+    """``columns`` names p's two arguments: one name too few or too many
+    shifted every column into the next one's place (the c1 values read as
+    start), a repeated name or a time column's name crashed Spark's Arrow
+    reader; now each is refused, naming what the option must hold."""
+    d = _facts_dir(tmp_path)
+    with pytest.raises(Exception, match=r"columns.*(2 arguments|once|start|empty)"):
+        _read(spark, d, columns=names).collect()
+    assert _read(spark, d, columns="who,value").columns[:2] == ["who", "value"]
+
+
+@pytest.mark.parametrize("ddl", [
+    "c0 string, c1 double",  # no time columns: read as the closed flags
+    "c0 string, start bigint, end bigint, start_closed boolean, end_closed boolean",  # an argument short
+    "c0 string, c1 decimal(3,1), c2 string, start bigint, end bigint, start_closed boolean, end_closed boolean",
+    "c0 string, c1 decimal(3,1), start bigint, end bigint",  # no closed flags: [3,4) would read as [3,4]
+])
+def test_a_given_schema_must_have_the_facts_layout(spark, tmp_path, ddl):
+    """A schema given with ``spark.read.schema`` is the facts' layout: one
+    column per argument, then start, end, start_closed, end_closed.  One
+    without the time columns read values into the wrong columns silently;
+    one with an argument too few or too many failed with an unrelated
+    type error."""
+    d = _facts_dir(tmp_path)
+    with pytest.raises(Exception, match=r"(start_closed, end_closed|2 arguments)"):
+        spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(d)).collect()
+
+
+def test_reading_needs_a_path_and_an_existing_predicate(spark, tmp_path):
+    """No path was a KeyError from deep inside Spark's worker; a predicate
+    the files do not hold (a typo) read as an empty table with no columns."""
+    d = _facts_dir(tmp_path)
+    with pytest.raises(Exception, match=r"needs a path"):
+        spark.read.format("chronolog").option("predicate", "p").load().collect()
+    with pytest.raises(Exception, match=r"no facts of pp.*p, q"):
+        spark.read.format("chronolog").option("predicate", "pp").load(str(d)).collect()
+
+
+@pytest.mark.parametrize("pred", ["Bad Pred", "P", "p(", "_x"])
+def test_a_written_predicate_must_read_back(spark, tmp_path, pred):
+    """The predicate option of a write names the facts' predicate: one the
+    fact readers cannot read (``Bad Pred(a,1)@[1,2]``) was written anyway,
+    a file nothing reads back; now the write is refused before it starts."""
+    df = spark.createDataFrame([("a", 1, 1, 2)], "c0 string, c1 bigint, start bigint, end bigint")
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match=r"predicate.*not a name"):
+        df.write.format("chronolog").option("predicate", pred).mode("append").save(str(out))
+    assert not out.exists()

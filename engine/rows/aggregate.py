@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from chronolog.language.builtins import BuiltinTypeError, is_number
+from chronolog.language.builtins import BuiltinTypeError, is_number, shown
 from chronolog.language.errors import DataError
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
@@ -35,7 +35,7 @@ _LEAST = {"min", "mmin"}
 
 def _number_check(func, v, where):
     if not is_number(v):
-        raise DataError(f"{func}() needs numbers, but a binding gives {v!r}", getattr(where, "pos", None))
+        raise DataError(f"{func}() needs numbers, but a binding gives {shown(v)}", getattr(where, "pos", None))
 
 
 _INFINITE = (math.inf, -math.inf)
@@ -374,9 +374,9 @@ class _Recompute:
 
 
 def _incomparable(spec, vals) -> DataError:
-    shown = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
+    some = sorted(vals, key=term_sort_key)[:5]  # (in term order: the same text whatever the input order)
     return DataError(
-        f"cannot compute {spec.func}() of {shown!r}: the values must be comparable",
+        f"cannot compute {spec.func}() of [{', '.join(map(shown, some))}]: the values must be comparable",
         getattr(spec.where, "pos", None),
     )
 

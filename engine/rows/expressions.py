@@ -5,6 +5,7 @@ result a float (measured values).  Functions are in language/builtins.py."""
 
 from __future__ import annotations
 
+import math
 import operator
 from fractions import Fraction
 
@@ -120,7 +121,13 @@ def _compile(expr, slots: dict, where):
                 r = fn(*xs)
             except BuiltinTypeError as e:
                 raise _type_error(f"{e} in '{where}'", where) from None
-            except OverflowError:  # float() of an exact number beyond a binary float's range
+            except OverflowError:  # float() of an exact number beyond a binary float's range, floor(inf)
+                infinite = next((x for x in xs if type(x) is float and x in (math.inf, -math.inf)), None)
+                if infinite is not None:  # the argument is no number the function maps, not a result too large
+                    raise _type_error(
+                        f"{expr.name}() of {_shown(infinite)} has no value (an infinite float is no integer, no exact number) in '{where}'",
+                        where, hint="keep infinite values out of it with a condition (X < +inf)",
+                    ) from None
                 raise _type_error(f"{expr.name}(...) gives a value too large for a binary float in '{where}'", where) from None
             if r != r:  # mod(inf, 2)
                 raise _not_a_number(str(expr), xs, where)

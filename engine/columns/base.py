@@ -67,7 +67,7 @@ class AgainstTableNode(ColumnMapNode):
         both sides where a value column meets codes."""
         from .value_columns import match_kinds
 
-        shared = [c for c in table.columns if c.startswith("v:") and c in df.columns]
+        shared = [c for c in df.columns if c.startswith("v:") and c in table.columns]
         if self.values is not None:
             df, table = match_kinds(df, table, shared, self.values)
         return df, table, shared

@@ -14,18 +14,14 @@ small job per constraint, its first row.
 
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
-
 from chronolog.language import ast
-from chronolog.language.booleans import boolean
-from chronolog.language.timeline import normalize
 from chronolog.planner.ir import Assign, PlanRule, Scan
 
 from .arithmetic import expr_class
-from .classes import BOOL, DATE
+from .classes import DATE
 from .outputs import decoded
 from .sql import Stmt
+from .udfs import engine_value
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
 
@@ -45,16 +41,13 @@ def body_classes(rule, classes: dict) -> dict:
 
 
 def value(v, c):
-    """A term read back from Spark as the engine's value."""
-    if isinstance(v, Decimal):
-        return normalize(Fraction(v))
-    if c == BOOL:
-        return boolean(v)
-    if c == DATE:  # a Spark DATE: the instant of its midnight (engine/term_types.py)
+    """A term read back from Spark as the engine's value (udfs.engine_value;
+    a Spark DATE: the instant of its midnight, engine/term_types.py)."""
+    if c == DATE:
         from chronolog.engine.term_types import instant
 
         return instant(v)
-    return v
+    return engine_value(v)
 
 
 def check(rounds) -> None:

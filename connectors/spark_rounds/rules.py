@@ -152,12 +152,8 @@ class RuleSql:
 
         drv = choose_driver(rule, size) if driver is None else driver
         order = order_body(rule, drv, size)
-        varcols, varcls = {}, {}
+        varcols, varcls = variable_columns(rule.body), {}
         q.sizes.clear()  # column names are the rule's own: another rule with this head reuses them
-        for lit in rule.body:
-            for t in getattr(lit, "terms", ()):
-                if isinstance(t, ast.Var) and t.name not in varcols:
-                    varcols[t.name] = f"v{len(varcols)}"
         df, n_left, lkey = None, 0, None  # n_left, lkey: rows and partitioning column of df while it is one atom, else None
         for pos, lit in order:
             if isinstance(lit, Scan):
@@ -252,6 +248,13 @@ class RuleSql:
             return df
         lo, hi = self.horizon
         return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+
+
+def variable_columns(lits) -> dict:
+    """Each variable of the atoms of ``lits`` (conditions and assignments
+    have no terms) named ``v0``, ``v1``, ... by its first place."""
+    names = (t.name for lit in lits for t in getattr(lit, "terms", ()) if isinstance(t, ast.Var))
+    return {v: f"v{i}" for i, v in enumerate(dict.fromkeys(names))}
 
 
 def _aggregate_step(rules, q, rule, driver, views):

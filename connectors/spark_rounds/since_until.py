@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from chronolog.engine.exprs import to_sql
 from chronolog.engine.interval_shift import clipped, closure, shift, since_offset
-from chronolog.language import ast
 
 from .arithmetic import stop_sql
 from .grid import NEG, POS
+from .rules import variable_columns
 from .sql import Stmt, coalesce_sql, int64, moved_sql, with_codes
 
 
@@ -52,11 +52,7 @@ def since_step(rules, q: Stmt, rule, views=None):
     ``views``: body position (0: A, 1: B) -> the Rel read instead of the
     full relation in a round of a recursion (only B's delta is read as
     one, when A lies outside the cycle; else A and B are read whole)."""
-    varcols = {}
-    for lit in (rule.left, rule.right):
-        for t in lit.terms:
-            if isinstance(t, ast.Var) and t.name not in varcols:
-                varcols[t.name] = f"v{len(varcols)}"
+    varcols = variable_columns((rule.left, rule.right))
     # B's delta alone only while A cannot change: A outside the rule's cycle
     # (where both change in one round, the round's one variant reads B's)
     fixed = rule.left.pred not in rules.cycle(rule.head_pred)

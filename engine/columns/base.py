@@ -36,6 +36,44 @@ class ColumnMapNode(Node):
         raise NotImplementedError
 
 
+class AgainstTableNode(ColumnMapNode):
+    """A ColumnMapNode that reads each batch against the whole relation of a
+    second pipeline (a join's atom, a negation's holes, Since's left
+    operand), drained at the first batch of a pull and kept until reset."""
+
+    def __init__(self, child, other, values=None):
+        """``values``: codes float value columns that meet codes (value_columns.py)."""
+        super().__init__(child)
+        self.other, self.values = other, values
+        self._table = None
+
+    def reset(self) -> None:
+        self._table = None
+        self.other.reset()
+        super().reset()
+
+    def prepared(self, table):
+        """The drained relation as the node reads it (kept for the pull)."""
+        return table
+
+    def table(self):
+        """The second pipeline's relation, prepared, or None where it holds nothing."""
+        if self._table is None:
+            t = drain(self.other)
+            self._table = False if t is None else self.prepared(t)
+        return None if self._table is False else self._table
+
+    def matched(self, df, table):
+        """``df``, ``table`` and their shared variable columns, as codes on
+        both sides where a value column meets codes."""
+        from .value_columns import match_kinds
+
+        shared = [c for c in df.columns if c.startswith("v:") and c in table.columns]
+        if self.values is not None:
+            df, table = match_kinds(df, table, shared, self.values)
+        return df, table, shared
+
+
 def drain(node):
     """Every batch of ``node`` as one DataFrame, or None when it gives none."""
     import polars as pl

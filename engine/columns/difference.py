@@ -5,33 +5,18 @@ all"); each row keeps the gaps between the holes that meet it."""
 
 from __future__ import annotations
 
-from .base import ColumnMapNode, drain
+from .base import AgainstTableNode
 from .coalesce import coalesce
-from .value_columns import match_kinds
 
 
-class DifferenceNode(ColumnMapNode):
-    def __init__(self, child, holes_scan, values=None):
-        super().__init__(child)
-        self.values = values  # codes float value columns that meet codes (value_columns.py)
-        self.holes_scan = holes_scan
-        self._holes = None
-
-    def reset(self) -> None:
-        self._holes = None
-        self.holes_scan.reset()
-        super().reset()
+class DifferenceNode(AgainstTableNode):
+    """``other``: the scan of the holes' predicate."""
 
     def process(self, df):
-        if self._holes is None:
-            h = drain(self.holes_scan)
-            self._holes = False if h is None else h
-        holes = self._holes
-        if holes is False:
+        holes = self.table()
+        if holes is None:
             return df
-        keys = [c for c in holes.columns if c.startswith("v:") and c in df.columns]
-        if self.values is not None:
-            df, holes = match_kinds(df, holes, keys, self.values)
+        df, holes, keys = self.matched(df, holes)
         holes = coalesce(holes.select(*keys, "s", "e"), keys).rename({"s": "hs", "e": "he"})
         return subtract(df, holes, keys)
 

@@ -43,6 +43,16 @@ def inside(values, bound: int) -> bool:
     return not len(values) or (int(values.min()) > -bound and int(values.max()) < bound)
 
 
+def int64s(values):
+    """The Python ints ``values`` as an int64 array, or None where one does not fit."""
+    import numpy as np
+
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return None
+
+
 class Fallback(Exception):
     """The columnar executor cannot run this stratum exactly; rows will.
     ``point``: the time point the reason names (``{point}`` in it, and

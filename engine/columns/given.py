@@ -16,7 +16,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 from chronolog.language.fact_columns import _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_arrays, coalesce_owned
-from .encoding import LIMIT, NEG, POS, Fallback, inside
+from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
 
@@ -29,10 +29,7 @@ def _units(values, scale, ints=None):
         return ints * scale.scale, np.ones(len(ints), dtype=bool)
     vals = values.tolist()
     if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
-        try:
-            units = np.array(vals, dtype=np.int64)
-        except OverflowError:
-            units = None
+        units = int64s(vals)
         if units is not None and inside(units, LIMIT // (4 * scale.scale)):
             return units * scale.scale, np.ones(len(vals), dtype=bool)
     fast = _rational_units(vals, scale)
@@ -68,10 +65,8 @@ def _rational_units(vals, scale):
     if not exact.all() and not all(v == NEG_INF or v == POS_INF for v, e in zip(vals, exact.tolist()) if not e):
         return None
     rats = [v for v, e in zip(vals, exact.tolist()) if e]
-    try:
-        num = np.array([v.numerator for v in rats], dtype=np.int64)
-        den = np.array([v.denominator for v in rats], dtype=np.int64)
-    except OverflowError:
+    num, den = int64s([v.numerator for v in rats]), int64s([v.denominator for v in rats])
+    if num is None or den is None:
         return None
     if np.any(scale.scale % den):
         return None

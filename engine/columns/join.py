@@ -5,37 +5,19 @@ keep ``s < e``).  No shared variable: a cross join, as in the rows."""
 from __future__ import annotations
 
 from . import code_frames, small_frames
-from .base import ColumnMapNode, drain
-from .value_columns import match_kinds
+from .base import AgainstTableNode
 
 
-class JoinNode(ColumnMapNode):
-    def __init__(self, child, right, values=None):
-        """``right``: the atom's own pipeline (scan, then box/shift);
-        ``values``: codes float value columns that meet codes (value_columns.py)."""
-        super().__init__(child)
-        self.values = values
-        self.right = right
-        self._table = None
-
-    def reset(self) -> None:
-        self._table = None
-        self.right.reset()
-        super().reset()
+class JoinNode(AgainstTableNode):
+    """``other``: the atom's own pipeline (scan, then box/shift)."""
 
     def process(self, df):
         import polars as pl
 
-        if self._table is None:
-            self._table = drain(self.right)
-            if self._table is None:
-                self._table = False
-        right = self._table
-        if right is False:
+        right = self.table()
+        if right is None:
             return None
-        shared = [c for c in df.columns if c.startswith("v:") and c in right.columns]
-        if self.values is not None:
-            df, right = match_kinds(df, right, shared, self.values)
+        df, right, shared = self.matched(df, right)
         way = code_frames.sorted_path(df, right)
         if way == "python":
             return small_frames.join(df, right, shared)

@@ -148,9 +148,7 @@ def _since(ev, op, rule, driver):
         raise Fallback("a Since/Until operand with an operator")
     right = ScanNode(op.right.pred, op.right.terms, FULL, ev)
     left = ScanNode(op.left.pred, op.left.terms, FULL, ev)
-    node = SinceNode(right, left, op.op, op.window, ev._scale)
-    node.values = ev.values  # codes float value columns that meet codes
-    return node
+    return SinceNode(right, left, op.op, op.window, ev._scale, ev.values)
 
 
 def _wrap(ev, op, rule, driver):

@@ -1059,15 +1059,8 @@ def overlap(df, other, names: list, values=None):
 
     from .retraction import pieces_met
 
-    if df.height and other.height and small_frames.small(df, other):
-        return small_frames.overlap(df, other, names)
-    met = pieces_met(df, other, names)  # (term codes on both sides: in numpy)
-    if met is not None:
-        return met
-    m = _meeting(df, other, names, values)
-    if m is None:
-        return df.clear()
-    return m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e")).collect()
+    pieces = (pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
+    return _met(df, other, names, values, small_frames.overlap, pieces_met, lambda m: m.select(*names, *pieces))
 
 
 def with_rows(rest, rows, names: list, values):
@@ -1101,15 +1094,20 @@ def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
     from .retraction import rows_met
 
+    return _met(df, other, names, values, small_frames.overlapping, rows_met, lambda m: m.select(*names, "s", "e").unique())
+
+
+def _met(df, other, names: list, values, in_python, in_numpy, from_pairs):
+    """What ``df`` meets of ``other``: by ``in_python`` for small frames,
+    ``in_numpy`` where the terms are codes on both sides (None: not for
+    it), else ``from_pairs`` of :func:`_meeting`'s query."""
     if df.height and other.height and small_frames.small(df, other):
-        return small_frames.overlapping(df, other, names)
-    got = rows_met(df, other, names)  # (term codes on both sides: in numpy)
+        return in_python(df, other, names)
+    got = in_numpy(df, other, names)
     if got is not None:
         return got
     m = _meeting(df, other, names, values)
-    if m is None:
-        return df.clear()
-    return m.select(*names, "s", "e").unique().collect()
+    return df.clear() if m is None else from_pairs(m).collect()
 
 
 def overlap_and_rows(df, other, names: list, values=None):
@@ -1124,12 +1122,7 @@ def overlap_and_rows(df, other, names: list, values=None):
     if met is None:
         return overlap(df, other, names, values), overlapping(df, other, names, values)
     rows, s, e = met
-    from .coalesce import distinct
-    from .relation import _frame
-
-    cols = [array(df, c) for c in names]
-    hit = distinct(rows)  # (gathered in numpy: a polars gather is a query, ~0.5 ms under load)
-    return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], array(df, "s")[hit], array(df, "e")[hit])
+    return _pieces_and_rows([array(df, c) for c in names], array(df, "s"), array(df, "e"), rows, s, e)
 
 
 def met_in_order(df, other, names: list):
@@ -1140,8 +1133,6 @@ def met_in_order(df, other, names: list):
     over-deletion, ~0.3 ms less).  None when it is not for this path."""
     import numpy as np
 
-    from .coalesce import distinct
-    from .relation import _frame
     from .sorted_given import _order_key, _probe, _ranges  # (the relation's own index: sorted_given.py)
 
     if not names or _order_key(df, names) is None:
@@ -1154,9 +1145,18 @@ def met_in_order(df, other, names: list):
     other_row = np.repeat(np.arange(len(lo)), count)
     ps, pe = np.maximum(s[row], os_[other_row]), np.minimum(e[row], oe[other_row])
     meet = ps < pe
-    row, ps, pe = row[meet], ps[meet], pe[meet]
-    hit = distinct(row)
-    return _frame([c[row] for c in cols], ps, pe), _frame([c[hit] for c in cols], s[hit], e[hit])
+    return _pieces_and_rows(cols, s, e, row[meet], ps[meet], pe[meet])
+
+
+def _pieces_and_rows(cols, s, e, rows, ps, pe):
+    """:func:`overlap_and_rows` from the pairs met: the relation's arrays
+    (``cols``, ``s``, ``e``), the row of each pair and the piece it met
+    (gathered in numpy: a polars gather is a query, ~0.5 ms under load)."""
+    from .coalesce import distinct
+    from .relation import _frame
+
+    hit = distinct(rows)
+    return _frame([c[rows] for c in cols], ps, pe), _frame([c[hit] for c in cols], s[hit], e[hit])
 
 
 def anti(df, other):

@@ -20,7 +20,7 @@ from ..exprs import col, to_numpy
 from ..interval_codes import closed_ends, from_ends
 
 from .coalesce import coalesce
-from .encoding import LIMIT, NEG, POS, Fallback, inside
+from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
 
 
 @contextmanager
@@ -119,10 +119,7 @@ def _encode_list(values: list, terms):
         idx, distinct = encode(pl.Series(values, dtype=pl.String))
         return np.asarray(terms.code_all(distinct.to_list()), dtype=np.int64)[idx]
     if kinds == {int}:
-        try:
-            ints = np.array(values, dtype=np.int64)
-        except OverflowError:
-            ints = None
+        ints = int64s(values)
         if ints is not None:
             distinct, first, inverse = np.unique(ints, return_index=True, return_inverse=True)
             order = np.argsort(first, kind="stable")  # (first appearance, as the values come)
@@ -143,10 +140,7 @@ def _time_units(points, scale, neg_or_pos):
         units = [neg_or_pos if x == inf else x for x in points]
         out = None
         if all(type(x) is int for x in units):  # numpy would truncate a Fraction
-            try:
-                out = np.array(units, dtype=np.int64)
-            except OverflowError:
-                out = None
+            out = int64s(units)
         if out is not None:
             fin = out != neg_or_pos
             if not fin.all() and (~fin).sum() != sum(1 for x in points if x == inf):

@@ -10,11 +10,10 @@ grid closing is one step: an odd (open) start goes down by one, an even
 from __future__ import annotations
 
 from . import code_frames
-from .base import ColumnMapNode, drain
+from .base import AgainstTableNode
 from ..exprs import to_polars
 from ..interval_shift import clipped, closure, shift, since_offset
 from .temporal import moved
-from .value_columns import match_kinds
 
 
 def _codes(df, ends, names=("s", "e")):
@@ -31,33 +30,24 @@ def _closed(df):
     return _codes(df, closure(), ("cs", "ce")).drop("s", "e")
 
 
-class SinceNode(ColumnMapNode):
-    def __init__(self, child, left, op, window, scale):
+class SinceNode(AgainstTableNode):
+    def __init__(self, child, left, op, window, scale, values):
         """``child``: B's scan (the right operand); ``left``: A's scan over
         its stored, coalesced relation."""
-        super().__init__(child)
-        self.values = None  # set by the evaluator: codes float value columns that meet codes
-        self.left, self.op, self.window = left, op, window
+        super().__init__(child, left, values)
+        self.op, self.window = op, window
         self.offset = scale.window(since_offset(op, window))
-        self._table = None
 
-    def reset(self) -> None:
-        self._table = None
-        self.left.reset()
-        super().reset()
+    def prepared(self, table):
+        return _closed(table)
 
     def process(self, df):
         import polars as pl
 
-        if self._table is None:
-            t = drain(self.left)
-            self._table = False if t is None else _closed(t)
-        left = self._table
-        if left is False:
+        left = self.table()
+        if left is None:
             return None
-        shared = [c for c in df.columns if c.startswith("v:") and c in left.columns]
-        if self.values is not None:
-            df, left = match_kinds(df, left, shared, self.values)
+        df, left, shared = self.matched(df, left)
         if code_frames.path(df, left, python=False) == "numpy":
             return code_frames.since(df, left, shared, self.offset)
         j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")

@@ -94,7 +94,7 @@ class Segments:
         got = frame_numpy(frame, {c: df[c].to_numpy() for c in [*gcols, "s", "e"]}, memo)
         number = memo[id(points_of(frame))]["inverse"]
         self.i_s, self.i_e = number[:n], number[n:]
-        self.m = m = len(memo[id(points_of(frame))]["cols"]["p"])
+        self.m = len(memo[id(points_of(frame))]["cols"]["p"])
         self.seg = memo[id(frame)]["kept"]  # a segment is [p_i, p_i+1), within one group (count > 0)
         self.groups = {c: got[c] for c in gcols}
         self.s, self.e = got[S], got[E]

@@ -136,7 +136,7 @@ class HybridEvaluator(Evaluator):
 
             self._recurrences = has_recurrence(self.plan.physical)
         released: dict = {}  # stratum index -> the predicates it reads last
-        for p, i in _last_reads(self.plan.physical).items():
+        for p, i in _last_reads(self.plan).items():
             released.setdefault(i, []).append(p)
         self._printed_or_derived = None
         batched: set = set()  # strata run in a batch of one shape (same_shape.py)
@@ -632,7 +632,7 @@ class HybridEvaluator(Evaluator):
         derived = self.plan.derived_predicates()
         if any(p in derived and p not in done for s in members for p in s.reads):
             return False
-        if not all(self._use_columns(s, batched=len(members) >= MANY_STRATA) for s in members):
+        if not self._use_columns(members[0], batched=len(members) >= MANY_STRATA):  # (one shape: one choice for all)
             return False
         from chronolog.language import allocators
 
@@ -762,9 +762,14 @@ class ColumnRounds(seminaive.Backend):
         return self.ev._merge_round(self.stratum, variants)
 
 
-def _last_reads(physical) -> dict:
-    """Per predicate a rule reads, the index of the last stratum reading it."""
-    return {op.pred: st.index for st in physical.strata for op in st.operators() if isinstance(op, ph.Scan)}
+def _last_reads(plan) -> dict:
+    """Per predicate a rule reads, the index of the last stratum reading it
+    (from the rules' literals, as the physical plan scans them: not a
+    stratum lowered to learn it)."""
+    from chronolog.planner.ir import NegScan, Scan
+
+    return {lit.pred: st.index for st in plan.strata for r in st.rules
+            for lit in (*r.body, *getattr(r, "after", ())) if isinstance(lit, (Scan, NegScan))}
 
 
 def _rows_of_table(pred, table, old):

@@ -134,7 +134,7 @@ class HybridEvaluator(Evaluator):
         if not self._under_every_threshold:
             from chronolog.planner.backend_choice import has_recurrence
 
-            self._recurrences = has_recurrence(self.plan.physical)
+            self._recurrences = has_recurrence(self.plan)
         released: dict = {}  # stratum index -> the predicates it reads last
         for p, i in _last_reads(self.plan).items():
             released.setdefault(i, []).append(p)
@@ -764,12 +764,9 @@ class ColumnRounds(seminaive.Backend):
 
 def _last_reads(plan) -> dict:
     """Per predicate a rule reads, the index of the last stratum reading it
-    (from the rules' literals, as the physical plan scans them: not a
-    stratum lowered to learn it)."""
-    from chronolog.planner.ir import NegScan, Scan
-
-    return {lit.pred: st.index for st in plan.strata for r in st.rules
-            for lit in (*r.body, *getattr(r, "after", ())) if isinstance(lit, (Scan, NegScan))}
+    (the strata's reads, as their physical plans scan them: no stratum
+    lowered to learn it)."""
+    return {p: st.index for st in plan.strata for p in st.reads}
 
 
 def _rows_of_table(pred, table, old):

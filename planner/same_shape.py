@@ -121,17 +121,19 @@ def _key(x):
     constant with its type (``1`` and ``1.0`` are equal in Python, not as
     terms), positions and origins left out."""
     kind = type(x)
+    if kind is str or x is None:  # (equal only to the same)
+        return x
     if kind is tuple or kind is list:
-        return tuple(_key(v) for v in x)
+        return tuple(map(_key, x))
     if kind is ast.Const:
-        return ("Const", type(x.value).__name__, x.value)
+        return (kind, type(x.value), x.value)
     names = _FIELDS.get(kind)
     if names is None:
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
             if dataclasses.is_dataclass(x) else ()
     if names:
-        return (kind.__name__, *(_key(getattr(x, n)) for n in names))
-    return (kind.__name__, x)
+        return (kind, *[_key(getattr(x, n)) for n in names])
+    return (kind, x)
 
 
 _FIELDS: dict = {}  # a record's type -> the fields its key reads

@@ -640,7 +640,10 @@ class Reasoner:
         self.dialect = dialect
         self._progress = progress  # a callback (chronolog/progress.py)
         self.engine = engine_choice(engine)
-        prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
+        from chronolog.language import allocators
+
+        with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
+            prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
         # large fact files stay in the kernel reader's columns (no Python row
@@ -684,7 +687,8 @@ class Reasoner:
                 for terms, iv in rows:
                     extra.add(pred, terms, iv, ast.NOWHERE)
         shapes = _with_shapes(extra, columns)
-        self.plan = make_plan(prog, shapes)
+        with allocators.settled():  # (as the program's)
+            self.plan = make_plan(prog, shapes)
         from chronolog.planner.validate import note_unsupplied
 
         note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating))

@@ -119,7 +119,10 @@ def settled():
     (modules live until the process ends), yet the full collection and the
     middle ones that met them during and after the imports cost 35-60 ms of
     CPU in a command on temporal LUBM 100k (bench/README.md,
-    "Figures behind design choices").  Objects that die
+    "Figures behind design choices").  So too for what a command builds
+    that lives to its end: the program, its plan, the physical plan and
+    the batches of one shape (10,000 one-rule predicates: collections
+    walking their objects were a third of the run's CPU).  Objects that die
     later are freed as usual, by their count of references (a cycle among
     them would not be: a command ends with its run).  Only in a command
     (after :func:`configure`): the Python API leaves a host process's

@@ -331,40 +331,42 @@ def atoms_of(lit) -> list:
 
 def variables_of(x) -> set:
     """Variables occurring in a term, expression, atom or literal."""
-    if isinstance(x, Var):
-        return {x.name}
-    if isinstance(x, Const):
-        return set()
-    if isinstance(x, BinOp):
-        return variables_of(x.left) | variables_of(x.right)
-    if isinstance(x, Call):
-        out = set()
-        for a in x.args:
-            out |= variables_of(a)
-        return out
-    if isinstance(x, Atom):
-        out = set()
+    out: set = set()
+    _add_variables(x, out)
+    return out
+
+
+def _add_variables(x, out: set) -> None:
+    """Add ``x``'s variables to ``out``: one set per call, not one per node
+    (every planner pass walks each rule: 10,000-rule programs, issue 37)."""
+    kind = type(x)
+    if kind is Var:
+        out.add(x.name)
+    elif kind is Const:
+        return
+    elif kind is BinOp or kind is Comparison or kind is Binary:
+        _add_variables(x.left, out)
+        _add_variables(x.right, out)
+    elif kind is Atom:
         for t in x.terms:
-            out |= variables_of(t)
-        return out
-    if isinstance(x, Temporal):
-        return variables_of(x.inner)
-    if isinstance(x, Binary):
-        return variables_of(x.left) | variables_of(x.right)
-    if isinstance(x, Negation):
-        return variables_of(x.inner)
-    if isinstance(x, Comparison):
-        return variables_of(x.left) | variables_of(x.right)
-    if isinstance(x, Assignment):
-        return {x.var.name} | variables_of(x.expr)
-    if isinstance(x, Aggregate):
-        out = set() if x.expr is None else variables_of(x.expr)
+            _add_variables(t, out)
+    elif kind is Call:
+        for a in x.args:
+            _add_variables(a, out)
+    elif isinstance(x, (Temporal, Negation)):  # (TimeGroup is a Temporal)
+        _add_variables(x.inner, out)
+    elif kind is Assignment:
+        out.add(x.var.name)
+        _add_variables(x.expr, out)
+    elif kind is Aggregate:
+        if x.expr is not None:
+            _add_variables(x.expr, out)
         for c in x.contributors:
-            out |= variables_of(c)
-        return out
-    if isinstance(x, Timed):
-        return variables_of(x.inner) | variables_of(x.start) | variables_of(x.end)
-    return set()
+            _add_variables(c, out)
+    elif kind is Timed:
+        _add_variables(x.inner, out)
+        _add_variables(x.start, out)
+        _add_variables(x.end, out)
 
 
 def head_atom(head) -> Optional[Atom]:

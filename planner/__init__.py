@@ -50,9 +50,12 @@ class Plan:
         (again only if the strata are replaced: engine/termination.py mirrors a plan so)."""
         strata, lowered = self.__dict__.get("_physical", (None, None))
         if strata is not self.strata:
+            from chronolog.language import allocators
+
             from .physical import lower
 
-            lowered = lower(self)
+            with allocators.settled():  # (a command: the plan lives to its end, out of the collector's walks)
+                lowered = lower(self)
             self.__dict__["_physical"] = (self.strata, lowered)
         return lowered
 

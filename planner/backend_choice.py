@@ -119,7 +119,7 @@ def choose(plan, engine: str = "auto") -> Placement:
     """The placement of every stratum of ``plan`` (a planner Plan) with
     ``engine`` (auto, rows or columns: ``--engine``)."""
     physical = plan.physical
-    recurrences = has_recurrence(physical)
+    recurrences = has_recurrence(plan)
     strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal) for st in physical.strata)
     return Placement(strata, _spark(plan, strata))
 
@@ -149,14 +149,18 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     return None
 
 
-def has_recurrence(physical: ph.PhysicalPlan) -> bool:
-    """Whether a stratum of the plan is a recurrence the columns sweep
-    (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`)."""
-    return any(_is_recurrence(st) for st in physical.strata)
+def has_recurrence(plan) -> bool:
+    """Whether a stratum of the planner Plan ``plan`` is a recurrence the columns sweep
+    (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`);
+    told from its IR strata, none lowered to learn it."""
+    return any(_ir_recurrence(ir) for ir in plan.strata)
 
 
 def _is_recurrence(st: ph.StratumPlan) -> bool:
-    ir = st.stratum
+    return _ir_recurrence(st.stratum)
+
+
+def _ir_recurrence(ir) -> bool:
     return ir is not None and bool(ir.shifting_rules) and recurrence(ir) is not None
 
 

@@ -49,22 +49,31 @@ def batches(plan) -> dict:
     b{j} :- a{j}.``, strata ordered a3 b3 a2 b2 ...) makes one batch per step."""
     strata, found = plan.__dict__.get("_batches", (None, None))
     if strata is not plan.strata:
-        found = {}
-        runs: dict = {}  # shape -> (position of its first member, [(stratum, shape)]) still open
-        derived_at: dict = {}  # predicate -> the position where it is derived
-        for at, st in enumerate(plan.strata):
-            shape = _shape(st)
-            if shape is not None:
-                run = runs.get(shape[0])
-                if run is None or any(derived_at.get(p, -1) >= run[0] for p in shape[1][1:]):
-                    _close(run, found)
-                    run = runs[shape[0]] = (at, [])
-                run[1].append((st, shape))
-            for p in st.preds:  # (a member's where its batch runs)
-                derived_at[p] = at if shape is None else runs[shape[0]][0]
-        for run in runs.values():
-            _close(run, found)
+        from chronolog.language import allocators
+
+        with allocators.settled():  # (a command: the batches live to its end, out of the collector's walks)
+            found = _find(plan)
         plan.__dict__["_batches"] = (plan.strata, found)
+    return found
+
+
+def _find(plan) -> dict:
+    """The batches of :func:`batches`, found by one pass over the strata."""
+    found = {}
+    runs: dict = {}  # shape -> (position of its first member, [(stratum, shape)]) still open
+    derived_at: dict = {}  # predicate -> the position where it is derived
+    for at, st in enumerate(plan.strata):
+        shape = _shape(st)
+        if shape is not None:
+            run = runs.get(shape[0])
+            if run is None or any(derived_at.get(p, -1) >= run[0] for p in shape[1][1:]):
+                _close(run, found)
+                run = runs[shape[0]] = (at, [])
+            run[1].append((st, shape))
+        for p in st.preds:  # (a member's where its batch runs)
+            derived_at[p] = at if shape is None else runs[shape[0]][0]
+    for run in runs.values():
+        _close(run, found)
     return found
 
 
@@ -112,17 +121,19 @@ def _key(x):
     constant with its type (``1`` and ``1.0`` are equal in Python, not as
     terms), positions and origins left out."""
     kind = type(x)
+    if kind is str or x is None:  # (equal only to the same)
+        return x
     if kind is tuple or kind is list:
-        return tuple(_key(v) for v in x)
+        return tuple(map(_key, x))
     if kind is ast.Const:
-        return ("Const", type(x.value).__name__, x.value)
+        return (kind, type(x.value), x.value)
     names = _FIELDS.get(kind)
     if names is None:
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
             if dataclasses.is_dataclass(x) else ()
     if names:
-        return (kind.__name__, *(_key(getattr(x, n)) for n in names))
-    return (kind.__name__, x)
+        return (kind, *[_key(getattr(x, n)) for n in names])
+    return (kind, x)
 
 
 _FIELDS: dict = {}  # a record's type -> the fields its key reads

@@ -105,3 +105,76 @@ def test_a_batch_of_many_strata_runs_on_columns_however_small_the_input():
         got = chronolog.reason(rules + facts)
         assert set(got.stats["executors"].values()) == where
         assert got.lines() == chronolog.reason(rules + facts, engine="rows").lines()
+
+
+# programs of each kind a stratum may read through: plain joins, negation,
+# Since, aggregates (and conditions after them), a recursion, a recurrence
+_READ_FAMILY = (
+    "a(X) :- p(X), q(X).\nb(X) :- a(X), not q(X).\nc(X) :- a(X) <S>[0,3] p(X).\n"
+    "m(X, S) :- p(X), r(X, V), S = sum(V), S > 1.\nt(X, Y) :- r(X, Y).\nt(X, Z) :- t(X, Y), r(Y, Z).\n"
+    "e(X, V) :- <->[0,2] p(X), r(X, V).\nf(V) :- [-][1,1] f(V), r(n, V).\n",
+    "".join(f"q{j}(N, Y) :- p{j}(N, V), not s{j % 3}(N), Y = V * 2 + 1.\n" for j in range(40)),
+)
+
+
+@pytest.mark.parametrize("text", _READ_FAMILY)
+def test_what_a_run_learns_of_the_plan_is_what_its_lowered_strata_say(text):
+    """Where each predicate is last read and whether a stratum is a
+    recurrence, told from the IR strata, are what every stratum lowered says
+    (the physical plan lowers a stratum only when first asked for)."""
+    from chronolog.engine.columns.evaluator import _last_reads
+    from chronolog.planner import physical as ph
+    from chronolog.planner import plan
+    from chronolog.planner.backend_choice import _is_recurrence, has_recurrence
+
+    p = plan(chronolog.load_program(text))
+    lowered = [ph.lower_stratum(st) for st in p.strata]
+    scans = {op.pred: st.index for st in lowered for op in st.operators() if isinstance(op, ph.Scan)}
+    assert _last_reads(p) == scans
+    assert has_recurrence(p) == any(_is_recurrence(st) for st in lowered)
+    def labels(strata):
+        return [(st.index, st.preds, [op.label() for op in st.operators()], st.coalesce) for st in strata]
+
+    assert labels(p.physical.strata) == labels(lowered)
+    assert all(ph.stratum_plan(p, st) is p.physical.stratum(st.index) for st in p.strata)
+
+
+def test_a_batch_of_thousands_of_strata_lowers_one_of_them(monkeypatch):
+    """2,000 strata of one shape run as their batch's one tagged rule, on
+    columns: one member's stratum lowered (to choose its backend), not
+    each (10,000 such strata lowered cost a fifth of their run); the rows'
+    answers."""
+    from chronolog.planner import physical as ph
+
+    k = 2000
+    facts = "".join(f"r{j}(n{j % 7},{j})@[{j % 10},{j % 10 + 2}].\n" for j in range(k))
+    rules = "".join(f"s{j}(N, Y) :- r{j}(N, V), Y = V * 2 + 1.\n" for j in range(k))
+    lowered = []
+    lower = ph.lower_stratum
+    monkeypatch.setattr(ph, "lower_stratum", lambda st: lowered.append(st.index) or lower(st))
+    got = chronolog.reason(rules + facts)
+    assert set(got.stats["executors"].values()) == {"columns"}
+    assert len(lowered) <= 2, lowered
+    monkeypatch.setattr(ph, "lower_stratum", lower)
+    assert got.lines() == chronolog.reason(rules + facts, engine="rows").lines()
+
+
+@pytest.mark.parametrize("bad, where, what", [
+    ("q7345(N, Y) :- p7345(N, V), Y = W * 2 + 1.\n", ":7346:", "W"),  # an unsafe variable
+    ("q7345(N, Y) :- p7345(N, V), Y = V * 2 +.\n", ":7346:", ""),  # bad syntax
+])
+def test_an_error_in_a_program_of_ten_thousand_rules_names_its_line(tmp_path, bad, where, what):
+    """One bad rule among 10,000 of one shape: the error names its file,
+    line and column, as in a program of one rule."""
+    lines = [f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(10_000)]
+    lines[7345] = bad
+    prog = tmp_path / "many.vada"
+    prog.write_text("".join(lines))
+    alone = tmp_path / "one.vada"
+    alone.write_text(bad)
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(prog)
+    with pytest.raises(chronolog.ChronologError) as one:
+        chronolog.reason(alone)
+    assert f"many.vada{where}" in str(e.value) and what in str(e.value)
+    assert str(e.value).replace(f"many.vada{where}", "one.vada:1:") == str(one.value)

@@ -134,9 +134,9 @@ class HybridEvaluator(Evaluator):
         if not self._under_every_threshold:
             from chronolog.planner.backend_choice import has_recurrence
 
-            self._recurrences = has_recurrence(self.plan.physical)
+            self._recurrences = has_recurrence(self.plan)
         released: dict = {}  # stratum index -> the predicates it reads last
-        for p, i in _last_reads(self.plan.physical).items():
+        for p, i in _last_reads(self.plan).items():
             released.setdefault(i, []).append(p)
         self._printed_or_derived = None
         batched: set = set()  # strata run in a batch of one shape (same_shape.py)
@@ -638,7 +638,7 @@ class HybridEvaluator(Evaluator):
         derived = self.plan.derived_predicates()
         if any(p in derived and p not in done for s in members for p in s.reads):
             return False
-        if not all(self._use_columns(s, batched=len(members) >= MANY_STRATA) for s in members):
+        if not self._use_columns(members[0], batched=len(members) >= MANY_STRATA):  # (one shape: one choice for all)
             return False
         from chronolog.language import allocators
 
@@ -768,9 +768,11 @@ class ColumnRounds(seminaive.Backend):
         return self.ev._merge_round(self.stratum, variants)
 
 
-def _last_reads(physical) -> dict:
-    """Per predicate a rule reads, the index of the last stratum reading it."""
-    return {op.pred: st.index for st in physical.strata for op in st.operators() if isinstance(op, ph.Scan)}
+def _last_reads(plan) -> dict:
+    """Per predicate a rule reads, the index of the last stratum reading it
+    (the strata's reads, as their physical plans scan them: no stratum
+    lowered to learn it)."""
+    return {p: st.index for st in plan.strata for p in st.reads}
 
 
 def _rows_of_table(pred, table, old):

@@ -469,6 +469,32 @@ def test_stream_input_not_utf8(tmp_path):
     assert r.exit_code == 2 and "not UTF-8" in r.output, r.output
 
 
+@pytest.mark.parametrize("via", ["--input", "stdin"])
+def test_stream_input_not_utf8_names_the_line_and_column(tmp_path, via):
+    """As ``run`` names a fact file's bad byte; the stream's input said only
+    its name (its text was decoded ahead, a block at a time), and a UTF-16
+    file was a byte 0xff."""
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    for data, where, says in ((b"q(a)@1\nq(\xe9)@2\n", ":2:3:", "the input is not UTF-8 text (byte 0xe9)"),
+                              ("q(a)@1\n".encode("utf-16"), ":1:1:", "the input is UTF-16 text, not UTF-8")):
+        path = tmp_path / "in.facts"
+        path.write_bytes(data)
+        source = str(path) if via == "--input" else "<stdin>"
+        args = ["stream", str(prog)] + (["--input", str(path)] if via == "--input" else [])
+        r = subprocess.run([sys.executable, "-m", "chronolog", *args], input=data if via == "stdin" else None,
+                           capture_output=True, timeout=120)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and f"{source}{where} data error: {says}" in err and "hint: save the file as UTF-8" in err, err
+
+
+@pytest.mark.parametrize("mode", [[], ["--hypothetical"]])
+def test_stream_input_that_is_a_directory(tmp_path, mode):
+    """Was an internal error (IsADirectoryError)."""
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    r = run("stream", prog, "--input", tmp_path, *mode)
+    assert r.exit_code == 2 and f"cannot read the input file {tmp_path}: it is a directory" in r.output, r.output
+
+
 def test_a_window_wider_than_a_float_over_a_repeating_fact_is_refused_not_crashed():
     # found by the fuzz suite: 1e400 overflowed a float division, and listing
     # the repetitions inside such a window would never end

@@ -18,7 +18,7 @@ import click
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
-from chronolog.ux_cli import FORMATS, _json_term, _number
+from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -220,7 +220,7 @@ def query(program, facts, dialect, horizon, query, fmt):
             w.writerow(names + ["start", "end", "start_closed", "end_closed"])
             for a in res:
                 for lo, hi, lc, hc in a.intervals:
-                    w.writerow([v if isinstance(v, str) else _json_term(v) for v in a.binding.values()]
+                    w.writerow([csv_term(v) for v in a.binding.values()]
                                + [point(lo), point(hi), str(lc).lower(), str(hc).lower()])
     except ChronologError as e:
         _fail(e)

@@ -552,6 +552,17 @@ def test_a_bound_file_name_the_os_cannot_use(tmp_path):
     assert "cannot be used" in out
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("spec", ["csv", "csv useHeaders=true", "csv useHeaders=false"])
+def test_a_bound_csv_file_that_is_a_directory(tmp_path, spec, engine):
+    """With a header (the default) the check of its @mapping columns opened
+    the directory first: an internal error (IsADirectoryError)."""
+    (tmp_path / "q.csv").mkdir()
+    program = f'@input("q").\n@bind("q","{spec}","{tmp_path}","q.csv").\np(X) :- q(X).\n'
+    with pytest.raises(ChronologError, match=r"cannot read the CSV file \(bound to q\) .*q.csv: it is a directory"):
+        reason(program, engine=engine)
+
+
 @pytest.mark.parametrize("digits", [10**8, -(10**8), 10_001])
 def test_round_to_a_huge_number_of_digits_is_refused(digits):
     # found by the fuzz suite: round(1/3, 10**8) computed 10**(10**8) for minutes

@@ -773,6 +773,17 @@ class Reasoner:
             else:
                 margin = program_reach(self.plan.rules) + abs(period) + 1
                 lo, hi = self.horizon[0] - margin, self.horizon[1] + margin
+                if (hi if period > 0 else -lo) == float("inf"):  # (infinitely many instances)
+                    from chronolog.language.reader import dialect
+
+                    from chronolog.language.timeline import format_number
+
+                    fact = f"{dialect(self.dialect).format_fact(pred, terms, iv, self.plan.program.calendar)} every {format_number(period)}"
+                    way = "+inf" if period > 0 else "-inf"
+                    raise ProgramError(f"the horizon reaches {way}, where the given fact {fact} repeats forever: "
+                                       "it has infinitely many instances there",
+                                       hint=f"give the horizon a finite {'end' if period > 0 else 'start'}, or none: "
+                                       "a model that repeats is answered exactly without one")
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
@@ -1445,6 +1456,8 @@ class Model:
         rel = self._relation(pred)
         atoms = dict(rel.atoms) if rel is not None else {}
         rep = self._repeating.get(pred, {})
+        for r in (r for rs in rep.values() for r in rs):
+            r.check_window(w[0], w[1], pred)
         out = []
         for terms in sorted(set(atoms) | set(rep), key=lambda t: tuple(term_sort_key(v) for v in t)):
             public = public_terms(terms)

@@ -18,7 +18,7 @@ import click
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
-from chronolog.ux_cli import FORMATS, _json_term, _number
+from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -129,22 +129,31 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         if hypothetical and ignored:
             raise ChronologError(f"{ignored[0]} does not go with --hypothetical",
                                  hint="hypothetical answers are printed at each time point, and take no corrections")
-        if input_ is None:  # as --input reads a file: UTF-8 whatever the locale, a BOM skipped
-            sys.stdin.reconfigure(encoding="utf-8-sig")
-        fh = input_.open(encoding="utf-8-sig") if input_ is not None else sys.stdin
+        # bytes, one line at a time: each line is decoded as UTF-8 whatever
+        # the locale (stream_cli._facts), a bad byte named by line and column
+        fh = _open_input(input_) if input_ is not None else sys.stdin.buffer
         source = str(input_) if input_ is not None else "<stdin>"
         try:
             if hypothetical:
                 run_hypothetical(program, fh, source, d, window=window, delay=delay)
             else:
                 run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
-        except UnicodeDecodeError as e:
-            raise ChronologError(f"{source}: the input is not UTF-8 text (byte 0x{e.object[e.start]:02x})", hint="convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
         finally:
             if input_ is not None:
                 fh.close()
     except ChronologError as e:
         _fail(e)
+
+
+def _open_input(path: Path):
+    from chronolog.language.errors import DataError
+
+    try:
+        return path.open("rb")
+    except IsADirectoryError:
+        raise DataError(f"cannot read the input file {path}: it is a directory", hint="name a file") from None
+    except OSError as e:
+        raise DataError(f"cannot read the input file {path}: {e.strerror or e}") from None
 
 
 # ---------------------------------------------------------------- query and explain
@@ -211,7 +220,7 @@ def query(program, facts, dialect, horizon, query, fmt):
             w.writerow(names + ["start", "end", "start_closed", "end_closed"])
             for a in res:
                 for lo, hi, lc, hc in a.intervals:
-                    w.writerow([v if isinstance(v, str) else _json_term(v) for v in a.binding.values()]
+                    w.writerow([csv_term(v) for v in a.binding.values()]
                                + [point(lo), point(hi), str(lc).lower(), str(hc).lower()])
     except ChronologError as e:
         _fail(e)

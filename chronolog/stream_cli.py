@@ -30,6 +30,8 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         dialect = "vadalog"
     reader = FactLineReader(source, dialect, calendar)
     for n, line in enumerate(fh, 1):
+        if isinstance(line, bytes):  # (the command line's input: its lines as they come)
+            line = _decoded(line, source, n)
         body = line.lstrip()
         correction = body[:1] if body[:1] in ("-", "+") else ""
         if correction:
@@ -42,6 +44,18 @@ def _facts(fh, source: str, dialect: str, calendar=None):
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
+
+
+def _decoded(line: bytes, source: str, n: int) -> str:
+    """Line ``n`` of the input as UTF-8 text (a byte-order mark on the
+    first line skipped), a byte that is not UTF-8 named by its line."""
+    from chronolog.language.source_text import BOM, not_utf8
+
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _at(not_utf8(line, e.start, source, "input"), source, n) from None
+    return text[1:] if n == 1 and text.startswith(BOM) else text
 
 
 def _check_correction_line(rest: str, source: str, line: int, sign_column: int) -> None:

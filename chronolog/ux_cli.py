@@ -27,7 +27,6 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
             for f in lines_by_pred[p]:
                 out.write(str(f) + "\n")
         return
-    from chronolog.language.text import format_term
 
     cal = model.calendar
     point = cal.format_point if cal is not None else _number
@@ -53,13 +52,23 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
     w.writerow(["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else []))
     for f in rows:
         lo, hi, lc, hc = f.interval
-        terms = [format_term(v) if not isinstance(v, str) else v for v in f.terms] + [""] * (arity - len(f.terms))
+        terms = [csv_term(v) for v in f.terms] + [""] * (arity - len(f.terms))
         extra = []
         if repeating:
             from chronolog.api import _format_period
 
             extra = [_format_period(f.every, cal) if f.every is not None else ""]
         w.writerow([f.pred] + terms + [point(lo), point(hi), str(lc).lower(), str(hc).lower()] + extra)
+
+
+def csv_term(v) -> str:
+    """A term's CSV cell: a string as it is, anything else as the language
+    writes it (``#T``, ``1/3``, a date), which an untyped cell reads back."""
+    if isinstance(v, str):
+        return v
+    from chronolog.language.text import format_term
+
+    return format_term(v)
 
 
 def _number(x) -> str:

@@ -71,8 +71,8 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
     name (iTemporal's ``"0"``, ``"1"``, ...) names the position alone."""
     import csv
 
-    if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes"):
-        return
+    if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes") or Path(path).is_dir():
+        return  # (a directory: the reader says it is one)
     with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
         header = next(csv.reader(fh), None)
     if header:

@@ -186,14 +186,18 @@ class Repeating:
     period: object
 
     def instances(self, lo, hi) -> list:
-        """The instances that meet ``[lo, hi]`` (finite bounds)."""
+        """The instances that meet ``[lo, hi]``: ``lo`` may be -inf when
+        the instances repeat forward, ``hi`` +inf when they repeat back
+        (there are finitely many of them then); a bound infinite the way
+        they repeat is refused (:meth:`check_window`)."""
+        self.check_window(lo, hi)
         p = self.period
         a, b = self.iv[0], self.iv[1]
         if p > 0:
-            k0 = max(0, math.floor(_ratio(lo - b, p)))
+            k0 = max(0, math.floor(_ratio(lo - b, p))) if lo != -INF else 0
             k1 = math.ceil(_ratio(hi - a, p))
         else:
-            k0 = max(0, math.floor(_ratio(b - hi, -p)) if b != INF else 0)
+            k0 = max(0, math.floor(_ratio(b - hi, -p))) if b != INF and hi != INF else 0
             k1 = math.ceil(_ratio(a - lo, -p))
         if k1 - k0 > MAX_INSTANCES:
             from chronolog.language.errors import ProgramError
@@ -209,6 +213,18 @@ class Repeating:
             if iv[1] >= lo and iv[0] <= hi:
                 out.append(iv)
         return out
+
+    def check_window(self, lo, hi, pred: str = "") -> None:
+        """A window that is unbounded the way the instances repeat holds
+        infinitely many of them: an error, naming ``pred`` when given."""
+        end = "+inf" if self.period > 0 and hi == INF else "-inf" if self.period < 0 and lo == -INF else None
+        if end is None:
+            return
+        from chronolog.language.errors import ProgramError
+
+        what = f"{pred} has facts that repeat forever" if pred else f"{self.text()} repeats forever"
+        raise ProgramError(f"{what} toward {end}: a window reaching {end} holds infinitely many of them",
+                           hint=f"give the window a finite {'end' if end == '+inf' else 'start'}")
 
     def text(self) -> str:
         from chronolog.language.timeline import format_number

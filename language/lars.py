@@ -41,7 +41,7 @@ from .lark_runtime import v_args
 from . import ast
 from .errors import ProgramError
 from .reader import Dialect
-from .timeline import POS_INF, format_interval, make
+from .timeline import POS_INF, format_interval, format_number, make
 from .vadalog import _TERMINAL_NAMES, VadalogDialect, _ToAst
 
 _TIME = "T$"  # the time variable of a capture helper (no user variable can be named so)
@@ -146,12 +146,19 @@ class LarsBuilder(_ToAst):
     def time_minus(self, items):
         return ast.BinOp("-", ast.Var(str(items[0])), ast.Const(items[1]))
 
+    @staticmethod
+    def _off_ticks(term):
+        """The number in ``@37`` or ``@T+3`` when it is no whole number of
+        ticks (``@5.5``), else None."""
+        offsets = [term.right.value] if isinstance(term, ast.BinOp) else [term.value] if isinstance(term, ast.Const) else []
+        return next((n for n in offsets if not _is_int(n)), None)
+
     def _check_head_time(self, term, body, pos):
         """A head's ``@T`` names a tick the body gives: refused here in the
         user's words (the safety check would name the compiled assignment)."""
-        offsets = [term.right.value] if isinstance(term, ast.BinOp) else [term.value] if isinstance(term, ast.Const) else []
-        if any(not _is_int(n) for n in offsets):
-            raise self._err(f"a head's time moves by whole ticks, not by {offsets[0]}", pos,
+        off = self._off_ticks(term)
+        if off is not None:
+            raise self._err(f"a head's time moves by whole ticks, not by {off}", pos,
                             "write @T+1 or @T-1 with a whole number of ticks")
         bound = set().union(*(ast.variables_of(lit) for lit in body if not isinstance(lit, ast.Negation)))
         for name in ast.variables_of(term) - bound:
@@ -244,6 +251,10 @@ class LarsBuilder(_ToAst):
         """A variable for ``@term``; a constant or sum is compared with it."""
         if isinstance(term, ast.Var):
             return term, []
+        off = self._off_ticks(term)
+        if off is not None:  # (no atom is at a fraction of a tick: the rule could never hold)
+            raise self._err(f"an atom is captured at whole ticks, not at {format_number(off)}", pos,
+                            "write @37 or @T+1 with whole numbers of ticks")
         v = self._fresh_anonymous()
         return v, [ast.Comparison("==", v, term, pos)]
 

@@ -101,7 +101,7 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     check_aggregate_strata(strata, meanings)
     check_interval_strata(strata)
     check_termination(rules)
-    outputs = [a.args[0] for a in program.annotations if a.name == "output"]
+    outputs = list(dict.fromkeys(a.args[0] for a in program.annotations if a.name == "output"))  # (each once)
     temporal = None
     for a in program.annotations:
         if a.name == "temporal":

@@ -177,7 +177,23 @@ def _is(vs) -> str:
     return "are" if len(vs) > 1 else "is"
 
 
+def _setting(ann):
+    """What an annotation sets, for those that set one thing a single way
+    (``@temporal``, the timeline, the merge or the placement, one column's
+    ``@mapping``, a predicate's ``@timeMapping``), else None."""
+    if ann.name in ("timeGranularity", "temporal"):
+        return (ann.name,)
+    if ann.name == "config" and ann.args[0] in ("merge", "placement"):  # ("coalesce" repeats, one predicate each)
+        return ("config", ann.args[0])
+    if ann.name == "mapping":
+        return ("mapping", ann.args[0], ann.args[1])
+    if ann.name == "timeMapping":
+        return ("timeMapping", ann.args[0])
+    return None
+
+
 def check_annotations(program: ast.Program, arities: dict) -> None:
+    settings: dict = {}
     for ann in program.annotations:
         if ann.name not in KNOWN_ANNOTATIONS:
             raise ProgramError(
@@ -201,6 +217,17 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
                 )
         if ann.name == "mapping":
             check_mapped_position(program, ann, arities[ann.args[0]][0])
+        key = _setting(ann)
+        first = settings.setdefault(key, ann) if key is not None else ann
+        if list(first.args) != list(ann.args):  # (one of them would be dropped without a word)
+            raise ProgramError(f"@{ann.name}({_args(ann)}) contradicts @{ann.name}({_args(first)}) at {_where(first.pos)}",
+                               ann.pos, hint="keep one of them")
+
+
+def _args(ann) -> str:
+    from chronolog.language.text import format_term
+
+    return ", ".join(f'"{a}"' if isinstance(a, str) else format_term(a) for a in ann.args)
 
 
 def check_mapped_position(program: ast.Program, ann, arity: int) -> None:

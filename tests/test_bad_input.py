@@ -469,6 +469,32 @@ def test_stream_input_not_utf8(tmp_path):
     assert r.exit_code == 2 and "not UTF-8" in r.output, r.output
 
 
+@pytest.mark.parametrize("via", ["--input", "stdin"])
+def test_stream_input_not_utf8_names_the_line_and_column(tmp_path, via):
+    """As ``run`` names a fact file's bad byte; the stream's input said only
+    its name (its text was decoded ahead, a block at a time), and a UTF-16
+    file was a byte 0xff."""
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    for data, where, says in ((b"q(a)@1\nq(\xe9)@2\n", ":2:3:", "the input is not UTF-8 text (byte 0xe9)"),
+                              ("q(a)@1\n".encode("utf-16"), ":1:1:", "the input is UTF-16 text, not UTF-8")):
+        path = tmp_path / "in.facts"
+        path.write_bytes(data)
+        source = str(path) if via == "--input" else "<stdin>"
+        args = ["stream", str(prog)] + (["--input", str(path)] if via == "--input" else [])
+        r = subprocess.run([sys.executable, "-m", "chronolog", *args], input=data if via == "stdin" else None,
+                           capture_output=True, timeout=120)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and f"{source}{where} data error: {says}" in err and "hint: save the file as UTF-8" in err, err
+
+
+@pytest.mark.parametrize("mode", [[], ["--hypothetical"]])
+def test_stream_input_that_is_a_directory(tmp_path, mode):
+    """Was an internal error (IsADirectoryError)."""
+    prog = _program(tmp_path, "p(X) :- q(X).")
+    r = run("stream", prog, "--input", tmp_path, *mode)
+    assert r.exit_code == 2 and f"cannot read the input file {tmp_path}: it is a directory" in r.output, r.output
+
+
 def test_a_window_wider_than_a_float_over_a_repeating_fact_is_refused_not_crashed():
     # found by the fuzz suite: 1e400 overflowed a float division, and listing
     # the repetitions inside such a window would never end
@@ -564,6 +590,17 @@ def test_a_bound_file_name_the_os_cannot_use(tmp_path):
     assert e.value.hint == "use a shorter name"
     out = refused(tmp_path, program, where="2:1", says="File name too long")
     assert "cannot be used" in out
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("spec", ["csv", "csv useHeaders=true", "csv useHeaders=false"])
+def test_a_bound_csv_file_that_is_a_directory(tmp_path, spec, engine):
+    """With a header (the default) the check of its @mapping columns opened
+    the directory first: an internal error (IsADirectoryError)."""
+    (tmp_path / "q.csv").mkdir()
+    program = f'@input("q").\n@bind("q","{spec}","{tmp_path}","q.csv").\np(X) :- q(X).\n'
+    with pytest.raises(ChronologError, match=r"cannot read the CSV file \(bound to q\) .*q.csv: it is a directory"):
+        reason(program, engine=engine)
 
 
 @pytest.mark.parametrize("digits", [10**8, -(10**8), 10_001])

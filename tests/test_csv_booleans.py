@@ -80,6 +80,23 @@ def test_a_boolean_written_by_output_reads_back_as_the_boolean(tmp_path, engine)
         assert sorted(t for t, _ in dict(cols.rows())["q"])[:2] == [("n0", TRUE), ("n1", FALSE)]  # (internal terms)
 
 
+def test_query_csv_writes_booleans_as_run_csv_does_and_they_read_back(tmp_path):
+    """``chronolog query --format csv`` wrote a boolean binding as Python's
+    ``True``, which reads back as a name (``run --format csv`` and
+    ``--output`` write ``#T``)."""
+    prog = tmp_path / "q.vada"
+    prog.write_text('q(X, F) :- v(X, F).\nv(a, #T)@[0,2].\nv(b, #F)@[0,2].\nv(c, 1)@[0,2].\nv(d, "x,y")@3.\n')
+    r = CliRunner().invoke(cli, ["query", str(prog), "q(X, F)", "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["X,F,start,end,start_closed,end_closed", "a,#T,0,2,true,true", "b,#F,0,2,true,true",
+                                     "c,1,0,2,true,true", 'd,"x,y",3,3,true,true']
+    (tmp_path / "answers.csv").write_text(r.output)
+    back = tmp_path / "back.vada"
+    back.write_text(f'@bind("w", "csv useHeaders=true", "{tmp_path}", "answers.csv").\nt(X) :- w(X, #T).\nf(X) :- w(X, #F).\n')
+    model = chronolog.reason(back)
+    assert model.to_text() == "f(b)@[0,2]\nt(a)@[0,2]"
+
+
 def test_an_untyped_boolean_cell_meets_a_column_mapped_bool(tmp_path):
     (tmp_path / "u.csv").write_text("k,f,start,end\na,#T,0,5\nb,#F,0,5\nc,true,0,5\nd,1,0,5\ne, #T ,0,5\nf,#t,0,5\n")
     (tmp_path / "m.csv").write_text("j,f,start,end\nx,true,0,5\ny,#F,0,5\nz,yes,0,5\nw,#T,0,5\n")

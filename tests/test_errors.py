@@ -185,6 +185,36 @@ def test_bad_temporal_annotation():
     assert "@temporal" in str(e)
 
 
+@pytest.mark.parametrize("first, second", [
+    ('@timeGranularity("days").', '@timeGranularity("hours").'),  # (the first was taken)
+    ("@temporal(0, 5).", "@temporal(0, 2)."),                       # (the last was taken)
+    ('@config("merge", "blocking").', '@config("merge", "streaming").'),
+    ('@mapping("q", 0, "x", "string").', '@mapping("q", 0, "y", "int").'),
+    ('@timeMapping("q", 1, 2, #T, #F).', '@timeMapping("q", 1, 2, #T, #T).'),
+])
+def test_an_annotation_contradicting_an_earlier_one_is_refused(first, second):
+    """Two annotations setting one thing two ways: one of them was dropped
+    without a word.  The same one written twice is fine."""
+    e = err(f"{first}\n{second}\np(X) :- q(X).\n")
+    assert isinstance(e, ProgramError) and (e.pos.line, e.pos.column) == (2, 1)
+    assert e.message == f"{second[:-1]} contradicts {first[:-1]} at prog.vada:1:1" and e.hint == "keep one of them"
+    assert chronolog.reason(f"{first}\n{first}\np(X) :- q(X).\n") is not None
+
+
+def test_an_output_named_twice_is_printed_once(tmp_path):
+    """Its facts were printed (and tabled) twice, and --output refused to
+    write its file twice."""
+    m = chronolog.reason('@output("p").\n@output("p").\np(X) :- q(X).\nq(a)@1.\n')
+    assert m.output_predicates == ["p"] and m.lines() == ["p(a)@[1,1]"] and len(m.to_pandas()) == 1
+    prog = tmp_path / "p.vada"
+    prog.write_text('@output("p").\n@output("p").\np(X) :- q(X).\nq(a)@1.\n')
+    from click.testing import CliRunner
+    from chronolog.cli import cli
+
+    r = CliRunner().invoke(cli, ["run", str(prog), "--output", str(tmp_path / "out")])
+    assert r.exit_code == 0 and (tmp_path / "out" / "p.csv").read_text().splitlines()[1:] == ["a,1,1,true,true"], r.output
+
+
 def test_recursion_reading_both_ways_through_an_unbounded_box_names_the_rule():
     # both ways is evaluated (engine/two_way.py), unbounded diamonds too; an
     # unbounded box over the recursion's own predicate is not

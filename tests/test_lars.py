@@ -157,6 +157,17 @@ def test_a_head_time_the_body_does_not_give_is_refused_in_the_users_words():
     assert reason("@T-2 q(X) :- [3] @T a(X).", "a(x)@5", dialect="lars").lines() == ["q(x)@[3,3]"]
 
 
+@pytest.mark.parametrize("capture, at", [("[3] @5.5 a(x)", "5.5"), ("[3] @1/2 a(x)", "0.5"), ("[#2] @5.5 a(x)", "5.5"),
+                                         ("[3] @T+0.5 a(x), b(T)", "0.5")])
+def test_an_atom_captured_between_ticks_is_refused(capture, at):
+    """No atom is at a fraction of a tick, so such a rule never held: its
+    answers were silently none (as a head's time between ticks is refused)."""
+    with pytest.raises(SyntaxError_) as e:
+        parse(f"r :- b.\nq :- {capture}.", "p.lars")
+    assert str(e.value).startswith("p.lars:2:6:") and f"captured at whole ticks, not at {at}" in str(e.value)
+    assert reason("q :- [3] @5 a(x).", "a(x)@5", dialect="lars").lines() == ["q@[5,8]"]
+
+
 # ------------------------------------------------------------------ differential
 
 

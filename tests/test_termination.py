@@ -12,6 +12,8 @@ compared inside it.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 from fractions import Fraction
@@ -503,3 +505,46 @@ def test_a_quiet_stretch_longer_than_the_float_range_is_searched_exactly():
     assert model.to_text() == "s(b)@[0,0]\nt(a)@[0,0]\nt(b)@[1,1]"
     model = chronolog.reason("q :- <->[1,1] q, ok.\nq@0.\nok@[0,3].\nok@[1e400,1e400].")
     assert model.to_text() == "q@[0,0]\nq@[1,1]\nq@[2,2]\nq@[3,3]"
+
+
+
+@pytest.mark.parametrize("program, repeats_toward", [
+    ("p(X) :- <->[2,2] p(X).\np(a)@[0,1).", INF),   # forward: a window with a finite end may start at -inf
+    ("p(X) :- <+>[2,2] p(X).\np(a)@[0,1).", -INF),  # into the past: the mirror
+])
+def test_a_window_unbounded_on_one_side_unrolls_or_says_why(program, repeats_toward, tmp_path):
+    """A window unbounded where the facts do not repeat holds finitely many
+    of them; one unbounded where they repeat is refused, naming the
+    predicate.  Both once stopped on an OverflowError (math.floor of an
+    infinite quotient), an internal error on the command line."""
+    m = chronolog.reason(program)
+    if repeats_toward == INF:
+        bounded, unbounded, text, pieces = (-INF, 4), (0, INF), ("(-inf,4]", "[0,+inf)"), [(0, 1), (2, 3), (4, 4)]
+    else:
+        bounded, unbounded, text, pieces = (-4, INF), (-INF, 0), ("[-4,+inf)", "(-inf,0]"), [(-4, -3), (-2, -1), (0, 1)]
+    assert [iv[:2] for _, iv in m.facts_within("p", bounded)] == pieces
+    assert m.to_arrow("p", window=bounded).num_rows == 3
+    assert [iv[:2] for iv in m.query(f"p(X)@{text[0]}")[0].intervals] == pieces
+    end = "+inf" if repeats_toward == INF else "-inf"
+    with pytest.raises(ProgramError, match=f"p has facts that repeat forever toward \\{end}"):
+        m.facts_within("p", unbounded)
+    with pytest.raises(ProgramError, match="repeat forever"):
+        m.to_pandas(window=unbounded)
+    with pytest.raises(ProgramError, match="repeat forever"):
+        m.query(f"p(X)@{text[1]}")
+    path = tmp_path / "p.vada"
+    path.write_text(program)
+    for args in (["run", str(path), f"--window={fmt_num(unbounded[0])},{fmt_num(unbounded[1])}"], ["query", str(path), f"p(X)@{text[1]}"]):
+        r = subprocess.run([sys.executable, "-m", "chronolog", *args], capture_output=True, text=True)
+        assert r.returncode == 2 and "repeat forever toward" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("fact, horizon", [("p@[0,1) every 3.", (0, INF)), ("p@[0,1) every -3.", (-INF, 0))])
+def test_a_horizon_unbounded_where_a_given_fact_repeats_is_refused(fact, horizon):
+    """Unrolling a given repeating fact over a horizon that reaches the
+    infinity it repeats toward once stopped on an OverflowError."""
+    with pytest.raises(ProgramError, match=r"the horizon reaches .inf, where the given fact p@\[0,1\) every -?3 repeats forever"):
+        chronolog.reason("q :- p.\n" + fact, horizon=horizon)
+    # a horizon unbounded the other way holds finitely many instances
+    other = (-INF, 0) if horizon[1] == INF else (0, INF)
+    assert chronolog.reason("q :- p.\n" + fact, horizon=other).to_text(["q"]) == ("q@[0,0]" if horizon[1] == INF else "q@[0,1)")

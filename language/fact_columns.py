@@ -477,7 +477,7 @@ def _code_names(out: FactColumns) -> None:
         names = blocks[0]
         idx = np.arange(len(names), dtype=np.int32)
     else:  # one dictionary for every block's tokens (copied: the blocks' own go with them)
-        idx, names = encode(_pl().concat(blocks, rechunk=False))
+        idx, names = encode(_pl().concat(blocks, rechunk=False), mostly_distinct=True)
         names = compact(names)
     codes = out.terms.code_names(names)
     del names

@@ -123,20 +123,29 @@ def stable_argsort(key):
     import numpy as np
 
     order = np.argsort(key)
-    if len(key) < 2:
-        return order
-    ranked = key[order]
-    tie = ranked[1:] == ranked[:-1]
-    if tie.any():
-        in_run = np.zeros(len(key), dtype=bool)  # the rows of a tied run
-        in_run[1:] = tie
-        in_run[:-1] |= tie
-        at = np.flatnonzero(in_run)
-        tied = ranked[at]
-        run = np.cumsum(np.concatenate(([0], tied[1:] != tied[:-1])))  # a tied run's number, in key order
+    ties = tied_runs(key[order])
+    if ties is not None:
+        at, run = ties
         sub = order[at]
         order[at] = sub[np.argsort(run * len(key) + sub)]  # (unique: no tie left; fits int64 below 3e9 rows)
     return order
+
+
+def tied_runs(ranked):
+    """``(at, run)`` of the sorted keys ``ranked``: where the rows that tie
+    with a neighbour are, and each one's run of equal keys (numbered in key
+    order); None when no key repeats."""
+    import numpy as np
+
+    tie = ranked[1:] == ranked[:-1]
+    if not tie.any():
+        return None
+    in_run = np.zeros(len(ranked), dtype=bool)  # the rows of a tied run
+    in_run[1:] = tie
+    in_run[:-1] |= tie
+    at = np.flatnonzero(in_run)
+    tied = ranked[at]
+    return at, np.cumsum(np.concatenate(([0], tied[1:] != tied[:-1])))
 
 
 def sort_order(cols: list, s, stable: bool = True):
@@ -188,18 +197,10 @@ def lex_order(keys):
     import numpy as np
 
     order = np.argsort(keys[0], kind="stable")
-    if len(keys) == 1:
+    ties = tied_runs(keys[0][order]) if len(keys) > 1 else None
+    if ties is None:
         return order
-    ranked = keys[0][order]
-    tie = ranked[1:] == ranked[:-1]
-    if not tie.any():
-        return order
-    in_run = np.zeros(len(order), dtype=bool)  # the rows of a tied run
-    in_run[1:] = tie
-    in_run[:-1] |= tie
-    at = np.flatnonzero(in_run)
-    tied = ranked[at]
-    run = np.cumsum(np.concatenate(([0], tied[1:] != tied[:-1])))  # a tied run's number, in key order
+    at, run = ties
     sub = order[at]  # (within a run in row order: the argsort is stable)
     rest = [k[sub] for k in keys[1:]]
     key = combined_key([run, *rest])

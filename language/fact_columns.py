@@ -395,7 +395,8 @@ def read_fact_columns(
     """Read an open file (text or binary), a str, the bytes of facts or a
     list of blocks of whole lines (bytes) with kernels.  ``source``: the
     file's name, or the :class:`~.joined_files.FilePlaces` of files joined
-    in the text (errors and positions name each line's own file).  ``rows``: a FactRows that takes the facts block by block (then the
+    in the text (errors and positions name each line's own file).
+    ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time).  ``program``: the file
     is a program (a :class:`~.program_facts.Statements`, which takes every
     line that is not a fact the kernels read, for the grammar).  ``memos``:

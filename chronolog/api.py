@@ -212,6 +212,7 @@ def _read_columns(paths, dialect: str, calendar=None, terms=None):
 def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     import os
 
+    from chronolog.language import joined_files
     from chronolog.language.fact_columns import BLOCK, _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary
@@ -221,14 +222,17 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
     if terms is None:
         terms = Dictionary()  # the run's term codes, shared with the columnar executor
     try:
-        for p in paths:
-            with open(p, "rb") as fh:  # read in blocks: the text is never whole in memory
-                if fh.read(3) == b"\xef\xbb\xbf":
-                    return None  # (a byte order mark: the rows' reading drops it)
-                fh.seek(0)
-                # one block read whole: no reader threads (a pool per file: 200 files of 22 KB took 1.4 s of CPU more)
-                src = fh.read() if os.fstat(fh.fileno()).st_size <= BLOCK else fh
-                fc = read_fact_columns(src, str(p), dialect, calendar, share=False, terms=terms, memos=out[-1] if out else None)
+        # consecutive small files joined into one text (their lines named by file)
+        for source, text in joined_files.inputs(paths):
+            memos = out[-1] if out else None
+            if text is None:
+                with open(source, "rb") as fh:  # read in blocks: the text is never whole in memory
+                    fh.seek(3 if fh.read(3) == joined_files.BOM else 0)  # (a byte order mark: dropped, as the rows' reading does)
+                    # one block read whole: no reader threads
+                    src = fh.read() if os.fstat(fh.fileno()).st_size <= BLOCK else fh
+                    fc = read_fact_columns(src, str(source), dialect, calendar, share=False, terms=terms, memos=memos)
+            else:
+                fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)
             for pred in fc.predicates():
                 if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
                     return None  # the rows' reading names both places

@@ -36,6 +36,7 @@ import re
 from . import ast
 from .errors import ChronologError
 from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .nulls import Null
 from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
@@ -391,7 +392,10 @@ def read_fact_columns(
     fh, source: str = "<facts>", dialect: str = "vadalog", calendar=None, rows=None, share: bool = True, terms=None, program=None,
     memos=None,
 ) -> FactColumns:
-    """Read an open file (text or binary), a str or the bytes of facts with kernels.
+    """Read an open file (text or binary), a str, the bytes of facts or a
+    list of blocks of whole lines (bytes) with kernels.  ``source``: the
+    file's name, or the :class:`~.joined_files.FilePlaces` of files joined
+    in the text (errors and positions name each line's own file).
     ``rows``: a FactRows that takes the facts block by block (then the
     columns of only one block are alive at a time).  ``program``: the file
     is a program (a :class:`~.program_facts.Statements`, which takes every
@@ -411,6 +415,8 @@ def read_fact_columns(
         blocks = [fh.encode("utf-8")]
     elif isinstance(fh, bytes):
         blocks = [fh]
+    elif isinstance(fh, list):
+        blocks = fh
     else:
         blocks = _blocks(getattr(fh, "buffer", fh))
     from contextlib import closing
@@ -472,7 +478,7 @@ def _code_names(out: FactColumns) -> None:
         names = blocks[0]
         idx = np.arange(len(names), dtype=np.int32)
     else:  # one dictionary for every block's tokens (copied: the blocks' own go with them)
-        idx, names = encode(_pl().concat(blocks, rechunk=False))
+        idx, names = encode(_pl().concat(blocks, rechunk=False), mostly_distinct=True)
         names = compact(names)
     codes = out.terms.code_names(names)
     del names
@@ -531,6 +537,11 @@ def _block_size(fh) -> int:
         size = os.fstat(fh.fileno()).st_size - fh.tell()
     except (AttributeError, OSError, ValueError):
         return BLOCK
+    return block_size(size)
+
+
+def block_size(size: int) -> int:
+    """The block of a text of ``size`` bytes (:func:`_block_size`)."""
     return max(BLOCK, -(-size // 2)) if size <= SMALL_FILE * BLOCK else BLOCK
 
 
@@ -1156,7 +1167,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
             out.parts[name] = [part]
             row = int(rows[a])
             col = 1 + m.leading_blanks(row) if dialect == "meteor" else 1
-            out.positions[name] = ast.Pos(source, int(where[row]), col)
+            out.positions[name] = ast.Pos(*_place(source, int(where[row])), col)
         prev = out.slow.get(name) or out.slow.repeating.get(name)
         if prev and len(prev[0][0]) != width:
             raise _Fallback(name)
@@ -1175,12 +1186,15 @@ def _narrow(indices, distinct: int):
 
 
 def _convert(tokens: list, conv, memo: dict) -> list:
+    """The values of ``tokens``, each converted once into ``memo`` (which
+    the files of a run share; a labelled null is not kept there: it is
+    its file's, nulls.py)."""
     out = []
     for t in tokens:
         v = memo.get(t)
         if v is None:
             v = conv(t)
-            if v is not None and len(memo) < 2_000_000:
+            if v is not None and len(memo) < 2_000_000 and type(v) is not Null:
                 memo[t] = v
         out.append(v)
     return out
@@ -1276,12 +1290,19 @@ def restore_line_counts(counts: tuple) -> None:
     kernel_lines, parsed_lines = counts
 
 
+def _place(source, lineno: int) -> tuple:
+    """``(file, line)`` of the text's line ``lineno``: ``source`` names the
+    file, or is the places of the files joined in the text."""
+    return (source, lineno) if isinstance(source, str) else source.place(lineno)
+
+
 def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -> None:
     global parsed_lines
     s = text.strip()
     if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
         return
     parsed_lines += 1
+    source, lineno = _place(source, lineno)
     if dialect == "meteor":
         from .meteor import parse_facts
 

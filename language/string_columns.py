@@ -223,17 +223,18 @@ class Encoded(NamedTuple):
     dictionary: object  # polars String Series of the distinct values
 
 
-HASHED = 1 << 17  # from this many rows on, :func:`encode` groups by hashes (a block has 20-60 thousand tokens per role)
+HASHED = 1 << 17  # from this many rows on, :func:`encode` of mostly distinct values groups by hashes
 
 
-def encode(series) -> Encoded:
+def encode(series, mostly_distinct: bool = False) -> Encoded:
     """``(indices, dictionary)``: the distinct values of a String Series in
     order of first appearance and each row's index among them (numpy
     int32), as Arrow's ``dictionary_encode`` gives them.  A block's tokens
-    (tens of thousands) by a cast to an Enum of polars' ``unique``, or a
-    join on it when most are distinct; a long column (a file's names,
-    500,000 on LUBM 1M) by :func:`_by_hashes`, 1.6x faster there and 2x
-    slower on a block's."""
+    by a cast to an Enum of polars' ``unique``, or a join on it when most
+    are distinct; a long column the caller knows to be ``mostly_distinct``
+    (a file's names, 500,000 on LUBM 1M) by :func:`_by_hashes`,
+    1.6x faster there and 1.5-2x slower on a block's tokens, however many
+    (12 arguments a line: 280,000 tokens of 6,000 values, 36 against 22 ms)."""
     import numpy as np
     import polars as pl
 
@@ -241,7 +242,7 @@ def encode(series) -> Encoded:
         return Encoded(np.zeros(0, dtype=np.int32), series)
     if series.null_count():
         raise ValueError("a null token")  # (never: tokens are cut from text)
-    if len(series) >= HASHED:
+    if mostly_distinct and len(series) >= HASHED:
         got = _by_hashes(series)
         if got is not None:
             return got

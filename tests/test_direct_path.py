@@ -282,7 +282,10 @@ def test_many_blocks_and_name_batches(tmp_path, monkeypatch, dialect):
     assert _text(cols) == _row_text(rows)
 
 
-def test_several_fact_files_share_one_dictionary(tmp_path):
+def test_several_fact_files_share_one_dictionary(tmp_path, monkeypatch):
+    from chronolog.language import fact_columns
+
+    monkeypatch.setattr(fact_columns, "BLOCK", 300)  # each file read on its own (smaller ones are joined in one text)
     lines = fact_file(random.Random(9), "vadalog", 300).splitlines()
     files = []
     for i, part in enumerate((lines[:100], lines[100:])):

@@ -8,6 +8,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from budget import examples
 
 import chronolog
 from chronolog.language import fact_columns
@@ -178,3 +182,159 @@ def test_an_error_in_a_program_of_ten_thousand_rules_names_its_line(tmp_path, ba
         chronolog.reason(alone)
     assert f"many.vada{where}" in str(e.value) and what in str(e.value)
     assert str(e.value).replace(f"many.vada{where}", "one.vada:1:") == str(one.value)
+
+# ------------------------------------------------ small files joined into one text
+
+
+def _read(program, files, engine="auto"):
+    """The model's lines, or the error's message (what a user sees)."""
+    try:
+        return chronolog.reason(program, files, engine=engine).lines()
+    except chronolog.ChronologError as e:
+        return str(e)
+
+
+def _two_hundred_files(tmp_path, bad_file, bad_line, bad):
+    files = []
+    for j in range(200):
+        lines = _facts(60, seed=j)
+        if j == bad_file:
+            lines.insert(bad_line - 1, bad + "\n")
+        f = tmp_path / f"p{j}.facts"
+        f.write_text("".join(lines))
+        files.append(f)
+    return files
+
+
+@pytest.mark.parametrize("bad_file", [0, 100, 199])
+@pytest.mark.parametrize("bad", ["p(n1,7)@[5,3]", "p(n1,7)@[1,2", "p(n1, 7) @ [1,2] junk", 'p("n1,7)@[1,2]', "p(n1,7)@[1,2] every"])
+def test_a_bad_line_in_the_first_middle_or_last_of_200_files(tmp_path, bad_file, bad):
+    """200 small files read as one text by the kernels: a bad line is
+    reported at its own file, line and column, as the line reader (each
+    file alone, the row executor's reading) reports it."""
+    files = _two_hundred_files(tmp_path, bad_file, 31, bad)
+    program = "q(N) :- p(N, V).\n"
+    got = _read(program, files)
+    assert f"p{bad_file}.facts:31:" in got
+    assert got == _read(program, files, engine="rows")
+
+
+def test_files_of_every_ending_are_read_by_the_kernels_as_each_alone(tmp_path):
+    """A file without a final newline, an empty one, one with a byte order
+    mark, one of CRLF lines, one of comments and blank lines: read together
+    by the kernels (every fact line counted there), the model of the line
+    reader's reading of each file and of all the lines in one file."""
+    lines = _facts(6000)
+    forms = {
+        "no_newline": lambda text: text.rstrip("\n"),
+        "empty": lambda text: "",
+        "bom": lambda text: "\ufeff" + text,
+        "crlf": lambda text: text.replace("\n", "\r\n"),
+        "comments": lambda text: "% facts\n\n" + text.replace("\n", "\n\n") + "% end",
+        "plain": lambda text: text,
+    }
+    files = []
+    for j in range(30):
+        name, form = list(forms.items())[j % len(forms)]
+        f = tmp_path / f"f{j}_{name}.facts"
+        f.write_bytes(form("".join(lines[j * 200 : (j + 1) * 200])).encode("utf-8"))
+        files.append(f)
+    kept = [x for j in range(30) if j % len(forms) != 1 for x in lines[j * 200 : (j + 1) * 200]]
+    whole = tmp_path / "all.facts"
+    whole.write_text("".join(kept))
+    assert whole.stat().st_size >= KERNEL_BYTES
+    program = "q(N, Y) :- p(N, V), Y = V * 2.\nr(N) :- <->[0,3] p(N, V).\n"
+    before = fact_columns.kernel_lines
+    got = _read(program, files)
+    assert fact_columns.kernel_lines - before == len(kept)
+    assert got == _read(program, whole) == _read(program, files, engine="rows")
+
+
+@pytest.mark.parametrize("form", ["bom", "crlf", "no_newline"])
+def test_a_bad_line_of_a_file_read_with_others_keeps_its_column(tmp_path, form):
+    """The bad fact on the first or last line of a file with a byte order
+    mark, CRLF lines or no final newline: its place as the line reader's."""
+    files = []
+    for j in range(40):
+        text = "".join(_facts(60, seed=j))
+        if j == 17:
+            text = ("  p(n1,7)@[1,2)) \n" + text) if form != "no_newline" else text + "p(n1,7)@[1,2"
+            text = {"bom": "\ufeff" + text, "crlf": text.replace("\n", "\r\n")}.get(form, text)
+        f = tmp_path / f"p{j}.facts"
+        f.write_bytes(text.encode("utf-8"))
+        files.append(f)
+    got = _read("q(N) :- p(N, V).\n", files)
+    assert "p17.facts:" in got
+    assert got == _read("q(N) :- p(N, V).\n", files, engine="rows")
+
+
+def test_labelled_nulls_of_two_files_are_two_nulls(tmp_path):
+    """``_:x`` in two fact files names two nulls (a null is its file's), as
+    the row executor reads them; the kernels' reading of many files kept
+    the first file's null for the second's token."""
+    lines = _facts(4000)
+    files = []
+    for j in range(2):
+        f = tmp_path / f"n{j}.facts"
+        f.write_text("p(_:x,7)@[0,1]\n" + "".join(lines[j * 2000 : (j + 1) * 2000]))
+        files.append(f)
+    assert sum(f.stat().st_size for f in files) >= KERNEL_BYTES
+    program = "q(N) :- p(N, 7).\n"
+    got = chronolog.reason(program, files)
+    assert [x for x in got.lines() if "_:" in x] == ["q(_:x)@[0,1]", "q(_:x)@[0,1]"]
+    assert got.lines() == chronolog.reason(program, files, engine="rows").lines()
+
+
+def test_one_predicate_of_two_arities_in_two_joined_files(tmp_path):
+    """The line reader's message names both places."""
+    files = []
+    for j in range(40):
+        text = "".join(_facts(60, seed=j))
+        f = tmp_path / f"p{j}.facts"
+        f.write_text(text.replace("(", "(x,") if j == 30 else text)
+        files.append(f)
+    got = _read("q(N) :- p(N, V).\n", files)
+    assert "p30.facts:1:" in got and "p0.facts:1:" in got
+    assert got == _read("q(N) :- p(N, V).\n", files, engine="rows")
+
+
+_FILE = st.fixed_dictionaries({
+    "facts": st.integers(0, 30),
+    "seed": st.integers(0, 1000),
+    "bom": st.booleans(),
+    "crlf": st.booleans(),
+    "final_newline": st.booleans(),
+    "comment": st.booleans(),
+    "bad": st.none() | st.tuples(st.integers(0, 30), st.sampled_from(["p(n1,7)@[5,3]", "p(n1,7)@[1,2", "p(n1)@[1,2]", " p(n1 ,7)@[1,2] % c", "p(n1,7)@3 every 2"])),
+})
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_FILE, min_size=1, max_size=12))
+def test_small_files_read_together_as_the_line_reader_reads_each(tmp_path_factory, monkeypatch, specs):
+    """Random small files (byte order marks, CRLF lines, no final newline,
+    comments, empty ones, a bad line anywhere) read by the kernels as one
+    text: the model, or the error with its file, line and column, of the
+    line reader reading each file (the row executor's reading)."""
+    tmp = tmp_path_factory.mktemp("files")
+    files = []
+    for j, spec in enumerate(specs):
+        lines = _facts(spec["facts"], seed=spec["seed"])
+        if spec["comment"]:
+            lines.insert(len(lines) // 2, "% a comment\n")
+        if spec["bad"] is not None:
+            at, bad = spec["bad"]
+            lines.insert(min(at, len(lines)), bad + "\n")
+        text = "".join(lines)
+        if not spec["final_newline"]:
+            text = text.rstrip("\n")
+        if spec["crlf"]:
+            text = text.replace("\n", "\r\n")
+        f = tmp / f"f{j}.facts"
+        f.write_bytes((("\ufeff" if spec["bom"] else "") + text).encode("utf-8"))
+        files.append(f)
+    program = "q(N, Y) :- p(N, V), Y = V * 2.\nr(N) :- <->[0,3] p(N, V).\n"
+    want = _read(program, files, engine="rows")  # (files under KERNEL_BYTES: the line reader)
+    monkeypatch.setattr(chronolog.api, "KERNEL_BYTES", 0)  # the kernels for these few facts
+    assert _read(program, files) == want
+    monkeypatch.undo()

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 from budget import examples
 from chronolog.engine.columns import native
 from chronolog.engine.columns.base import frame_of
-from chronolog.engine.columns.code_frames import codes_series, frame
+from chronolog.engine.columns.code_frames import frame
 
 INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
 
@@ -53,7 +53,7 @@ def test_frame_is_the_public_frame(height, width, data):
     got = frame(cols)
     want = pl.DataFrame({n: pl.Series(n, a, pl.Int64) for n, a in cols.items()})
     assert got.schema == want.schema and got.equals(want)
-    assert frame_of([codes_series(n, a) for n, a in cols.items()]).equals(want)
+    assert frame_of([native.int64_series(n, a) for n, a in cols.items()]).equals(want)
 
 
 def test_frame_of_other_kinds():
@@ -113,9 +113,7 @@ def test_all_codes_leaves_frames_as_the_general_path(frames, data):
     """value_columns.same_kinds's and match_kinds's shortcut (the frames as
     they are) is taken where every column named is Int64 in every frame,
     where their general path leaves the frames as they are."""
-    from chronolog.engine.columns.value_columns import all_codes
-
     cols = data.draw(st.lists(st.sampled_from(["c0", "c1"]), min_size=1, unique=True))
     frames = [f for f in frames if all(c in f.columns for c in cols)]
     want = all(f.schema[c] == pl.Int64 for f in frames for c in cols)
-    assert all_codes(frames, cols) == want
+    assert all(native.int64_columns(f, cols) for f in frames) == want

@@ -378,9 +378,9 @@ def all_codes(frames, cols) -> bool:
     """Whether every frame's ``cols`` are Int64 (term codes, times) without
     nulls: what :func:`_merge_new_arrays` handles.  (Exact value columns
     keep the frames' path: their order keys are per frame.)"""
-    import polars as pl
+    from .native import int64_without_nulls
 
-    return all(f.schema.get(c) == pl.Int64 and f[c].null_count() == 0 for f in frames for c in cols)
+    return all(int64_without_nulls(f, cols) for f in frames)
 
 
 def _merge_new_arrays(frames, keys):

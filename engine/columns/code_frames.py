@@ -75,14 +75,7 @@ def _arrays(df, cols: list) -> list:
 def frame(cols: dict):
     """A frame of Int64 columns from numpy arrays (``{name: array}``), built
     from Series: a dict of arrays costs 2-3x as much."""
-    return frame_of([codes_series(n, a) for n, a in cols.items()])
-
-
-def codes_series(name: str, a):
-    """An Int64 Series of the codes ``a`` (a numpy array or a list): an
-    int64 array goes in as it is, by polars' own constructor (native.py:
-    an update on frames makes about a thousand columns)."""
-    return int64_series(name, a)
+    return frame_of([int64_series(n, a) for n, a in cols.items()])
 
 
 def packed(cols: list, height: int = 0):

@@ -21,6 +21,8 @@ and fractions that kernels read or compute are exact value columns
 
 from __future__ import annotations
 
+from .native import int64_columns
+
 
 def is_values(series) -> bool:
     """Whether a frame column holds values (floats, or exact pairs), not codes."""
@@ -68,7 +70,7 @@ def match_kinds(left, right, cols, values):
     both sides (an empty side is cast instead)."""
     import polars as pl
 
-    if all_codes([left, right], cols):
+    if int64_columns(left, cols) and int64_columns(right, cols):  # (nothing to make of one kind)
         return left, right
     for c in cols:
         lv, rv = is_values(left[c]), is_values(right[c])
@@ -87,7 +89,7 @@ def same_kinds(frames, cols, values) -> list:
     from .exact_columns import struct_dtype
 
     frames = list(frames)
-    if all_codes(frames, cols):
+    if all(int64_columns(f, cols) for f in frames):
         return frames
     for c in cols:
         full = [f for f in frames if f.height]
@@ -103,19 +105,6 @@ def same_kinds(frames, cols, values) -> list:
             want = pl.Int64
         frames = [f if f[c].dtype == want else _cast_empty(f, c, want) for f in frames]
     return frames
-
-
-def all_codes(frames, cols) -> bool:
-    """Whether ``cols`` are Int64 in every frame: nothing to make of one kind
-    (an update's operations ask this of a few hundred frames; from their
-    dtypes, without a Series per column)."""
-    import polars as pl
-
-    for f in frames:
-        kinds = dict(zip(f.columns, f.dtypes))
-        if not all(type(kinds.get(c)) is pl.Int64 for c in cols):
-            return False
-    return True
 
 
 def _cast_empty(f, c, want):

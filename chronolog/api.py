@@ -777,13 +777,13 @@ class Reasoner:
             else:
                 margin = program_reach(self.plan.rules) + abs(period) + 1
                 lo, hi = self.horizon[0] - margin, self.horizon[1] + margin
-                if (hi if period > 0 else -lo) == float("inf"):  # (infinitely many instances)
+                way = rep.endless_toward(lo, hi)
+                if way is not None:  # (infinitely many instances)
                     from chronolog.language.reader import dialect
 
                     from chronolog.language.timeline import format_number
 
                     fact = f"{dialect(self.dialect).format_fact(pred, terms, iv, self.plan.program.calendar)} every {format_number(period)}"
-                    way = "+inf" if period > 0 else "-inf"
                     raise ProgramError(f"the horizon reaches {way}, where the given fact {fact} repeats forever: "
                                        "it has infinitely many instances there",
                                        hint=f"give the horizon a finite {'end' if period > 0 else 'start'}, or none: "

@@ -214,10 +214,15 @@ class Repeating:
                 out.append(iv)
         return out
 
+    def endless_toward(self, lo, hi):
+        """``"+inf"`` or ``"-inf"`` when ``[lo, hi]`` is unbounded the way
+        the instances repeat (it holds infinitely many), else None."""
+        return "+inf" if self.period > 0 and hi == INF else "-inf" if self.period < 0 and lo == -INF else None
+
     def check_window(self, lo, hi, pred: str = "") -> None:
         """A window that is unbounded the way the instances repeat holds
         infinitely many of them: an error, naming ``pred`` when given."""
-        end = "+inf" if self.period > 0 and hi == INF else "-inf" if self.period < 0 and lo == -INF else None
+        end = self.endless_toward(lo, hi)
         if end is None:
             return
         from chronolog.language.errors import ProgramError

@@ -888,7 +888,7 @@ class Reasoner:
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone, call)  # (its refusals come before any change)
+        removed = self._take_back(gone, call, rows)  # (its refusals come before any change)
         stats = self.model.stats
         before = {k: stats.get(k, 0) for k in _COUNTERS}
         try:
@@ -897,10 +897,10 @@ class Reasoner:
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
-        self._say_unmet(retract, gone, removed, call)
+        self._say_unmet(retract, gone, removed, call, rows)
         return self.model
 
-    def _say_unmet(self, retract, gone: dict, removed: dict, call: str) -> None:
+    def _say_unmet(self, retract, gone: dict, removed: dict, call: str, added=None) -> None:
         """``stats["retracted facts that met nothing"]``, and a warning naming
         the first such fact (corrections.py, :func:`unmet_count`)."""
         from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
@@ -919,8 +919,8 @@ class Reasoner:
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call)),
-                      stacklevel=4)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call,
+                                         added=added)), stacklevel=4)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken
@@ -986,9 +986,11 @@ class Reasoner:
         self.model._float_columns(call).read_rows(rows)
         return rows
 
-    def _take_back(self, gone: dict, call: str) -> dict:
+    def _take_back(self, gone: dict, call: str, adding=()) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
-        pieces}}`` of what was given and is now taken back."""
+        pieces}}`` of what was given and is now taken back.  A predicate
+        neither the program nor its facts name is a typo, unless ``adding``
+        (the same update's added facts) names it."""
         from chronolog.arguments import check_known_predicate
         from chronolog.corrections import as_atoms, check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
@@ -1003,7 +1005,8 @@ class Reasoner:
         derived = self.plan.derived_predicates()
         removed: dict = {}
         for pred, by in gone.items():
-            check_known_predicate(self.model, pred, call)
+            if pred not in adding:
+                check_known_predicate(self.model, pred, call)
             repeating = self._repeating_given.get(pred, {})
             if not isinstance(by, dict):  # a frame of codes (retraction_frames)
                 if not by.height:

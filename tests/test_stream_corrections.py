@@ -374,6 +374,24 @@ def test_retracting_a_predicate_neither_the_program_nor_the_input_names_is_refus
 
 
 @pytest.mark.parametrize("reach_back", [None, 10])
+def test_a_correction_retracts_what_only_its_own_additions_name(reach_back):
+    """Retract, then add, as Reasoner.update: s, named by the correction's
+    additions alone, was refused as a typo."""
+    s = chronolog.Stream("p(X) :- q(X).\np(X) :- s(X).", reach_back=reach_back)
+    s.push("q(a)@3")
+    with pytest.warns(chronolog.Note, match=r"s\(b\)@\[4,4\] met no pushed fact.*update\(\) retracts, then adds"):
+        s.update(add="s(b)@4", retract="s(b)@4")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[3,3]", "p(b)@[4,4]"]
+    s = chronolog.Stream("p(X) :- q(X).", reach_back=reach_back)
+    s.push("q(a)@3")
+    with pytest.warns(chronolog.Note, match="retracts, then adds"):
+        s.update(add="s(b)@4\nq(c)@4", retract="s(b)@4")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[3,3]", "p(c)@[4,4]"]
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
 @pytest.mark.parametrize("when", [1, 100], ids=["processed", "ahead"])
 def test_a_fact_given_with_the_program_is_not_retracted_silently(reach_back, when):
     """A stream takes back the facts pushed to it; a retraction of a fact

@@ -135,6 +135,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
                 where = f"facts[{pred!r}][{i}]"
                 terms = arguments.check_fact_row(row, where)
                 rows.add(pred, terms, _interval(row[1], calendar, where), ast.Pos(where))
+        if dialect == "lars":  # ticks, as LARS fact text is read: (5, 7) is ticks 5 to 7, [5, 8)
+            from chronolog.language.lars import fact_rows
+
+            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
         return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
@@ -664,8 +668,8 @@ class Reasoner:
                 columns = in_program + (columns or [])
                 in_program = []
         # large tables given as facts as columns too (connectors/table_columns.py);
-        # not where LARS tuple windows count the input rows
-        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and not getattr(prog, "tuple_windows", None) else None)
+        # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and dialect != "lars" else None)
         if tables is not None:
             columns, extra = tables
         else:

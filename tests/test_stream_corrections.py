@@ -600,6 +600,19 @@ def test_cli_reach_back_nan_is_refused(tmp_path):
     assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not nan"), r.stderr
 
 
+@pytest.mark.parametrize("span, message", [("-1", "not -1\n"), ("-0.5", "not -0.5\n"), ("1/3", None), ("0.1", None)])
+def test_cli_reach_back_reads_exact_numbers_and_shows_them_as_written(tmp_path, span, message):
+    """1/3 was refused as no number, and -1 was shown as -1.0 with the API's hint (e.g. --reach-back=10)."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", span],
+                       input="signal(a)@1\n", capture_output=True, text=True)
+    if message is None:
+        assert r.returncode == 0, r.stderr
+    else:
+        assert r.returncode == 2 and r.stderr == f"argument error: --reach-back: expected a non-negative number of time units, {message}  hint: e.g. --reach-back 10\n"
+
+
 def test_cli_reach_back_names_its_option_on_a_numeric_timeline(tmp_path):
     """``--reach-back P3D`` on a numeric timeline was refused as the API's
     ``reach_back`` (and ``e.g. reach_back=10``), which the command's user never wrote."""

@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, Note, ProgramError, failure_text
+from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -1232,7 +1232,7 @@ class Model:
     def facts(self, pred: str) -> list:
         """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal
         interval (of a LARS program in ticks: ``(5, 7, True, True)`` is ticks 5 to 7)."""
-        rel = self._relation(pred)
+        rel = self._relation(pred) if isinstance(pred, str) else None  # (a list: refused below, by name)
         if rel is None:
             from chronolog.arguments import check_known_predicate
 
@@ -1373,9 +1373,17 @@ class Model:
 
     def _known(self, preds, what: str) -> list:
         """``preds`` the caller named, each one the program or its facts name
-        (a typo is said, not answered with nothing)."""
+        (a typo is said, not answered with nothing); one name alone is a list
+        of one (``to_text("p")`` read it letter by letter)."""
+        from collections.abc import Iterable
+
         from chronolog.arguments import check_known_predicate
 
+        if isinstance(preds, str):
+            preds = [preds]
+        elif not isinstance(preds, Iterable):
+            raise ArgumentError(f"{what}: expected a predicate name or a list of them, not {preds!r}",
+                                hint=f'e.g. {what[:-1]}"p") or {what[:-1]}["p", "q"])')
         preds = list(preds)
         for p in preds:
             check_known_predicate(self, p, what)

@@ -1564,4 +1564,10 @@ class Model:
         return column_names(self.plan.program, pred, arity)
 
     def __repr__(self) -> str:
-        return f"<chronolog.Model: {len(self)} facts in {len(self.predicates())} predicates>"
+        return f"<chronolog.Model: {self._size_text()}>"
+
+    def _size_text(self) -> str:
+        """``3 facts in 2 predicates`` (``1 fact in 1 predicate``): what the
+        repr and the notebook view say of the model."""
+        facts, preds = len(self), len(self.predicates())
+        return f"{facts} fact{'s' if facts != 1 else ''} in {preds} predicate{'s' if preds != 1 else ''}"

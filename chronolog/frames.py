@@ -376,7 +376,7 @@ def repr_html(model, sample: int = 5) -> str:
         more = f"<br>… {len(fs) - sample} more" if len(fs) > sample else ""
         kind = "derived" if p in model.output_predicates else "given"
         rows.append(f"<tr><td><code>{escape(p)}</code></td><td>{kind}</td><td>{len(fs)}</td><td><code>{shown}</code>{more}</td></tr>")
-    head = f"<b>chronolog model</b>: {len(model)} facts in {len(model.predicates())} predicates"
+    head = f"<b>chronolog model</b>: {model._size_text()}"
     if not model.is_finite:
         head += " (some repeat forever)"
     return (

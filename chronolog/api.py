@@ -707,7 +707,7 @@ class Reasoner:
         from chronolog.planner.config import check_choice, coalesce_hints, read_config
 
         config = read_config(prog)
-        strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
+        strategy = check_choice("merge", strategy or config.get("merge", "blocking"), "strategy")
         placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
         self.strategy, self.placement = strategy, placement
         given: dict = {}

@@ -279,3 +279,11 @@ def test_recursion_inventing_values_stops():
 def test_fact_with_variable():
     e = err("p(X)@1.")
     assert "variable X" in str(e)
+
+
+@pytest.mark.parametrize("argument, choices", [("strategy", "'blocking', 'streaming'"), ("placement", "'always', 'earliest', 'minimal'")])
+def test_a_bad_choice_is_named_as_the_caller_named_it(argument, choices):
+    """reason(strategy="x") said "unknown merge 'x'" (the @config key's name)."""
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason("q(X) :- p(X).", "p(a)@1", **{argument: "x"})
+    assert e.value.message == f"{argument}: 'x' is not one of {choices}"

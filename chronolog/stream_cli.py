@@ -204,8 +204,8 @@ def _read(rows: dict):
 def _reach_back(text):
     """``--reach-back``: a number of time units (granularity units on a date
     timeline), or there an ISO duration such as P3D, which the Stream reads."""
-    if text is None:
-        return None
+    if text is None or not isinstance(text, str):
+        return text  # (a number from Python: the Stream checks it)
     from chronolog.language.errors import ArgumentError
     from chronolog.language.timeline import parse_number
 

@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Union
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, DataError, Note, ProgramError, failure_text
+from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -135,6 +135,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
                 where = f"facts[{pred!r}][{i}]"
                 terms = arguments.check_fact_row(row, where)
                 rows.add(pred, terms, _interval(row[1], calendar, where), ast.Pos(where))
+        if dialect == "lars":  # ticks, as LARS fact text is read: (5, 7) is ticks 5 to 7, [5, 8)
+            from chronolog.language.lars import fact_rows
+
+            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
         return rows
     items = list(facts)
     if items and all(isinstance(x, Path) for x in items):
@@ -674,8 +678,8 @@ class Reasoner:
                 columns = in_program + (columns or [])
                 in_program = []
         # large tables given as facts as columns too (connectors/table_columns.py);
-        # not where LARS tuple windows count the input rows
-        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and not getattr(prog, "tuple_windows", None) else None)
+        # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and dialect != "lars" else None)
         if tables is not None:
             columns, extra = tables
         else:
@@ -713,7 +717,7 @@ class Reasoner:
         from chronolog.planner.config import check_choice, coalesce_hints, read_config
 
         config = read_config(prog)
-        strategy = check_choice("merge", strategy or config.get("merge", "blocking"))
+        strategy = check_choice("merge", strategy or config.get("merge", "blocking"), "strategy")
         placement = check_choice("placement", placement or config.get("placement", DEFAULT_PLACEMENT))
         self.strategy, self.placement = strategy, placement
         given: dict = {}
@@ -898,7 +902,7 @@ class Reasoner:
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):
             self.evaluator.plan_update(gone, rows)  # (atom by atom or on frames: before the given pieces are found)
-        removed = self._take_back(gone, call)  # (its refusals come before any change)
+        removed = self._take_back(gone, call, rows)  # (its refusals come before any change)
         stats = self.model.stats
         before = {k: stats.get(k, 0) for k in _COUNTERS}
         try:
@@ -907,10 +911,10 @@ class Reasoner:
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
             raise
-        self._say_unmet(retract, gone, removed, call)
+        self._say_unmet(retract, gone, removed, call, rows)
         return self.model
 
-    def _say_unmet(self, retract, gone: dict, removed: dict, call: str) -> None:
+    def _say_unmet(self, retract, gone: dict, removed: dict, call: str, added=None) -> None:
         """``stats["retracted facts that met nothing"]``, and a warning naming
         the first such fact (corrections.py, :func:`unmet_count`)."""
         from chronolog.corrections import holes_of, unmet, unmet_count, unmet_message
@@ -929,8 +933,8 @@ class Reasoner:
         printer, calendar = dialect(self.dialect), self.plan.program.calendar
         import warnings
 
-        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call)),
-                      stacklevel=4)
+        warnings.warn(Note(unmet_message(first, count, lambda p, t, iv: printer.format_fact(p, t, iv, calendar), call,
+                                         added=added)), stacklevel=4)
 
     def _apply(self, removed: dict, rows) -> "Model":
         """The rest of :meth:`update`: the given facts ``removed`` (taken
@@ -996,9 +1000,11 @@ class Reasoner:
         self.model._float_columns(call).read_rows(rows)
         return rows
 
-    def _take_back(self, gone: dict, call: str) -> dict:
+    def _take_back(self, gone: dict, call: str, adding=()) -> dict:
         """Remove the retracted points from the given facts: ``{pred: {terms:
-        pieces}}`` of what was given and is now taken back."""
+        pieces}}`` of what was given and is now taken back.  A predicate
+        neither the program nor its facts name is a typo, unless ``adding``
+        (the same update's added facts) names it."""
         from chronolog.arguments import check_known_predicate
         from chronolog.corrections import as_atoms, check_derived_only, taken, without_holes
         from chronolog.engine.placement import coalesce_relation
@@ -1013,7 +1019,8 @@ class Reasoner:
         derived = self.plan.derived_predicates()
         removed: dict = {}
         for pred, by in gone.items():
-            check_known_predicate(self.model, pred, call)
+            if pred not in adding:
+                check_known_predicate(self.model, pred, call)
             repeating = self._repeating_given.get(pred, {})
             if not isinstance(by, dict):  # a frame of codes (retraction_frames)
                 if not by.height:
@@ -1235,7 +1242,7 @@ class Model:
     def facts(self, pred: str) -> list:
         """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal
         interval (of a LARS program in ticks: ``(5, 7, True, True)`` is ticks 5 to 7)."""
-        rel = self._relation(pred)
+        rel = self._relation(pred) if isinstance(pred, str) else None  # (a list: refused below, by name)
         if rel is None:
             from chronolog.arguments import check_known_predicate
 
@@ -1376,9 +1383,17 @@ class Model:
 
     def _known(self, preds, what: str) -> list:
         """``preds`` the caller named, each one the program or its facts name
-        (a typo is said, not answered with nothing)."""
+        (a typo is said, not answered with nothing); one name alone is a list
+        of one (``to_text("p")`` read it letter by letter)."""
+        from collections.abc import Iterable
+
         from chronolog.arguments import check_known_predicate
 
+        if isinstance(preds, str):
+            preds = [preds]
+        elif not isinstance(preds, Iterable):
+            raise ArgumentError(f"{what}: expected a predicate name or a list of them, not {preds!r}",
+                                hint=f'e.g. {what[:-1]}"p") or {what[:-1]}["p", "q"])')
         preds = list(preds)
         for p in preds:
             check_known_predicate(self, p, what)
@@ -1559,4 +1574,10 @@ class Model:
         return column_names(self.plan.program, pred, arity)
 
     def __repr__(self) -> str:
-        return f"<chronolog.Model: {len(self)} facts in {len(self.predicates())} predicates>"
+        return f"<chronolog.Model: {self._size_text()}>"
+
+    def _size_text(self) -> str:
+        """``3 facts in 2 predicates`` (``1 fact in 1 predicate``): what the
+        repr and the notebook view say of the model."""
+        facts, preds = len(self), len(self.predicates())
+        return f"{facts} fact{'s' if facts != 1 else ''} in {preds} predicate{'s' if preds != 1 else ''}"

@@ -242,6 +242,11 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
             f"{'--distributed' if distributed else '--conf'} is an option of a Spark run, and this run has no --spark",
             hint="add --spark local[*] (or your cluster's master URL), or leave the option out",
         ))
+    if output is not None and out_format not in (None, "text"):  # (it was dropped without a word)
+        _fail(ChronologError(
+            f"--format {out_format} is not read with --output, which writes one CSV file per output predicate",
+            hint="leave out --output to print the facts as " + out_format + ", or --format to write the files",
+        ))
     if spark_master is not None:
         # (what the Spark run has no way to take: refused, never dropped)
         unread = [name for name, given in (("--facts", facts), ("--output", output), ("--engine", engine),

@@ -142,12 +142,18 @@ def holes_met(holes, piece_terms: list, piece_starts) -> int:
     return len(np.unique(rows_h[inside]))
 
 
-def unmet_message(first, count: int, format_fact, call: str, given: str = "given") -> str:
+def unmet_message(first, count: int, format_fact, call: str, given: str = "given", added=None) -> str:
     """The warning of an update (``call``: the method called) whose
-    retraction met nothing: the count and the first such fact."""
+    retraction met nothing: the count and the first such fact, and, where
+    the update's ``added`` facts (``{pred: [(terms, interval)]}``) give it,
+    that an update retracts before it adds (RDFox's order: a fact both
+    retracted and added holds afterwards)."""
     pred, terms, iv = first
     others = f" (and {count - 1} more)" if count > 1 else ""
-    return f"{call}: {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
+    message = f"{call}: {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
+    if added and any(t == terms and intersect(a, iv) is not None for t, a in added.get(pred, ())):
+        message += f" ({call} retracts, then adds: its added facts give it)"
+    return message
 
 
 def as_atoms(evaluator, frame) -> dict:

@@ -67,22 +67,14 @@ def iterate(model):
 
 
 # ------------------------------------------------------------ tables
-def _pred_list(model, preds) -> list:
-    if preds is None:
-        return model.output_predicates
-    if isinstance(preds, str):
-        return [preds]
-    return list(preds)
-
-
-def all_facts_table(model, preds=None, window=None):
+def all_facts_table(model, preds=None, window=None, what: str = "to_arrow()"):
     """Facts of several predicates in one Arrow table: ``pred``, the terms as
     ``c0, c1, ...`` (null past a predicate's arity), then the interval."""
     import pyarrow as pa
 
     from chronolog.engine.arrow import facts_to_arrow
 
-    preds = _pred_list(model, preds)
+    preds = model.output_predicates if preds is None else model._known(preds, what)
     if window is not None:
         from chronolog.api import _interval
 
@@ -187,7 +179,7 @@ def to_pandas(model, pred=None, window=None):
     import pandas as pd
     import pyarrow as pa
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window)
+    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_pandas()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)
@@ -205,7 +197,7 @@ def to_polars(model, pred=None, window=None):
     """A typed Polars DataFrame (same columns as :func:`to_pandas`)."""
     import polars as pl
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window)
+    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_polars()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)
@@ -384,7 +376,7 @@ def repr_html(model, sample: int = 5) -> str:
         more = f"<br>… {len(fs) - sample} more" if len(fs) > sample else ""
         kind = "derived" if p in model.output_predicates else "given"
         rows.append(f"<tr><td><code>{escape(p)}</code></td><td>{kind}</td><td>{len(fs)}</td><td><code>{shown}</code>{more}</td></tr>")
-    head = f"<b>chronolog model</b>: {len(model)} facts in {len(model.predicates())} predicates"
+    head = f"<b>chronolog model</b>: {model._size_text()}"
     if not model.is_finite:
         head += " (some repeat forever)"
     return (

@@ -169,7 +169,7 @@ class Hypothetical:
     def step(self, t: int, facts=()) -> list:
         """Process the facts at time point ``t`` (and close every point
         before it); return the supported answers at ``t``."""
-        if not isinstance(t, int):
+        if not isinstance(t, int) or isinstance(t, bool):
             raise DataError(f"hypothetical answers need integer time points, not {t!r}")
         if self.time is not None and t <= self.time:
             raise DataError(
@@ -195,12 +195,10 @@ class Hypothetical:
         from chronolog.api import load_facts
         from chronolog.language.text import format_fact
 
-        rows = load_facts(facts) if not isinstance(facts, dict) else facts
+        rows = load_facts(facts)  # (a dict too: its rows checked, its tables read, as reason() reads them)
         delta: dict = {}
         for pred, rs in rows.items():
             for terms, iv in rs:
-                if not isinstance(iv, tuple):
-                    iv = (iv, iv, True, True)
                 if not (iv[0] == iv[1] == t):
                     raise DataError(
                         f"{format_fact(pred, terms, iv)} is not a fact at time point {t}",

@@ -78,12 +78,16 @@ def parse_query(text: str, calendar=None, dialect: str = "vadalog") -> Query:
         from chronolog.language.facts import parse_fact_lines
 
         try:
-            window = parse_fact_lines([f"w__@{window_text}"], "<query>", calendar=calendar)[0].interval
+            read = parse_fact_lines([f"w__@{window_text}"], "<query>", calendar=calendar)[0]
         except ChronologError as e:
             raise ProgramError(
                 f"cannot read the window {window_text!r} of the query: {_ends_early(e.message, 'window')}",
                 hint="a window is a point (@5) or an interval (@[0,10], @(0,10], @[0,+inf))",
             ) from None
+        if read.every is not None:  # (it was dropped: the answer of the first interval alone)
+            raise ProgramError(f"the window {window_text!r} of the query repeats ('every'), but a query asks about one interval",
+                               hint="ask about each interval, or about one window that covers them")
+        window = read.interval
         if dialect == "lars":  # a window in ticks
             from chronolog.language.lars import from_ticks
 
@@ -167,7 +171,7 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     if q.ground:
         from chronolog.language.timeline import EVERYWHERE
 
-        return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE)
+        return model._holds(q.pred, tuple(t.value for t in q.terms), q.window or EVERYWHERE, "query()")
     return answer(model, q)
 
 

@@ -306,18 +306,6 @@ class Stream:
         from chronolog.stream_corrections import before
 
         self._check_usable()
-        holes = {}
-        if retract is not None:
-            taken_back = self._rows_of(retract)
-            FloatColumns(self._pushed_terms, call).read_rows(taken_back)  # (a float's printed line reads back)
-            holes = holes_of(taken_back, call)
-            holes = {p: by for p, by in _boolean_holes(holes).items() if by}
-            self._refuse_unknown(holes, call)
-            for p, by in holes.items():
-                for t in by:
-                    self._check_arities({p: [(t, None)]})
-            self._refuse_unpushed(holes)
-            self._refuse_program_facts(holes)
         rows = {}
         if add is not None:
             from chronolog.language.facts import refuse_repeating
@@ -326,6 +314,18 @@ class Stream:
             refuse_repeating(rows, "a stream")
             rows = _boolean_terms({p: rs for p, rs in rows.items() if rs})
             self._check_arities(rows)
+        holes = {}
+        if retract is not None:
+            taken_back = self._rows_of(retract)
+            FloatColumns(self._pushed_terms, call).read_rows(taken_back)  # (a float's printed line reads back)
+            holes = holes_of(taken_back, call)
+            holes = {p: by for p, by in _boolean_holes(holes).items() if by}
+            self._refuse_unknown(holes, call, rows)
+            for p, by in holes.items():
+                for t in by:
+                    self._check_arities({p: [(t, None)]})
+            self._refuse_unpushed(holes)
+            self._refuse_program_facts(holes)
         if not holes and not rows:
             return
         if self._tuples is not None:
@@ -413,14 +413,14 @@ class Stream:
             return "nothing"
         return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
-    def _refuse_unknown(self, holes: dict, call: str) -> None:
+    def _refuse_unknown(self, holes: dict, call: str, adding=()) -> None:
         """A retraction of a predicate neither the program nor a pushed fact
-        names: a typo, most likely, as Reasoner.retract says; skipped, the
-        fact meant would stay."""
+        (nor ``adding``, the same correction's added facts) names: a typo,
+        most likely, as Reasoner.retract says; skipped, the fact meant would stay."""
         from chronolog.arguments import refuse_unknown_predicate
 
         for pred in holes:
-            if pred not in self.plan.arities and self._pushed is not None and pred not in self._pushed:
+            if pred not in self.plan.arities and self._pushed is not None and pred not in self._pushed and pred not in adding:
                 refuse_unknown_predicate(pred, self.plan.arities, call, "the facts pushed to the stream")
 
     def _refuse_unpushed(self, holes: dict) -> None:
@@ -455,7 +455,7 @@ class Stream:
                             "instead of writing them in the program",
                         )
 
-    def _say_unmet(self, holes: dict, call: str) -> None:
+    def _say_unmet(self, holes: dict, call: str, added=None) -> None:
         """Count the retracted facts that meet no input the stream still has
         (``stats["retracted facts that met nothing"]``, over the stream) and
         warn naming the first, as Reasoner.update does (corrections.py)."""
@@ -474,7 +474,7 @@ class Stream:
         import warnings
 
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
-        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, call, "pushed")), stacklevel=5)
+        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, call, "pushed", added)), stacklevel=5)
 
     def _inputs(self) -> list:
         """The input the stream still has: ``{pred: [(terms, interval)]}`` per step."""
@@ -490,7 +490,7 @@ class Stream:
         from chronolog.stream_corrections import corrected
 
         if holes:
-            self._say_unmet(holes, call)
+            self._say_unmet(holes, call, added)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

@@ -204,17 +204,21 @@ def _read(rows: dict):
 def _reach_back(text):
     """``--reach-back``: a number of time units (granularity units on a date
     timeline), or there an ISO duration such as P3D, which the Stream reads."""
-    if text is None:
-        return None
-    from chronolog.arguments import check_span
-    from chronolog.language.float_times import exact_time
+    if text is None or not isinstance(text, str):
+        return text  # (a number from Python: the Stream checks it)
+    from chronolog.language.errors import ArgumentError
+    from chronolog.language.timeline import parse_number
 
     try:
-        span = float(text)
+        span = parse_number(text)  # (exact: 0.1 and 1/3 as written)
     except ValueError:
-        return text.strip()
-    check_span(span, "--reach-back")  # (NaN and negative spans)
-    return exact_time(span)
+        try:
+            span = float(text)  # (nan: refused below)
+        except ValueError:
+            return text.strip()  # (a duration, P3D, which the Stream reads on a date timeline)
+    if not span >= 0:
+        raise ArgumentError(f"--reach-back: expected a non-negative number of time units, not {text.strip()}", hint="e.g. --reach-back 10")
+    return span
 
 
 def run_hypothetical(program, fh, source: str, dialect: str, out=None, window=None, delay=None) -> None:

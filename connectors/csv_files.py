@@ -41,22 +41,23 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
     if kind == "time" and calendar is not None:
         try:
             return calendar.parse_point(cell)
-        except ValueError:
-            raise DataError(
-                f"column {column}: {cell!r} is not a date",
-                where,
-                hint="the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)",
-            ) from None
+        except ValueError as e:
+            from chronolog.language.dates import date_problem
+
+            message, hint = date_problem(e, f"{cell!r} is not a date",
+                                         "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
+            raise DataError(f"column {column}: {message}", where, hint=hint) from None
     if kind in ("date", "datetime", "timestamp"):
-        from chronolog.language.dates import DATE_RE, parse_datetime
+        from chronolog.language.dates import DATE_RE, date_problem, parse_datetime
 
         try:
             value, is_date = parse_datetime(cell)
-        except ValueError:
+        except ValueError as e:
             if DATE_RE.match(cell) and int(DATE_RE.match(cell).group(1)) not in range(1, 10000):
                 raise DataError(f"column {column}: {cell!r} is a date no value can hold", where,
                                 hint="a date as a value is in years 1..9999 (a time point, in the interval columns, may be any year)") from None
-            raise DataError(f"column {column}: {cell!r} is not a date", where, hint="write 2020-01-31 or 2020-01-31T12:30:00") from None
+            message, hint = date_problem(e, f"{cell!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
+            raise DataError(f"column {column}: {message}", where, hint=hint) from None
         return value  # a datetime; a midnight prints as a date (language/dates.py)
     if kind in ("bool", "boolean"):
         low = cell.lower()

@@ -335,6 +335,21 @@ def _refuse_tuple_windows(prog) -> None:
                         source_line=rule.text or "")
 
 
+def _refuse_lars_frames(prog, frames) -> None:
+    """A LARS program's facts are given at ticks (language/lars.py,
+    ``fact_rows``); Spark's paths read a DataFrame's rows as real time (a
+    row from 5 to 7 as the closed [5,7], not ticks 5 to 7), so they would
+    answer otherwise than the embedded reasoner: refused."""
+    from chronolog.language.errors import ProgramError
+    from chronolog.language.lars import is_lars
+
+    if frames and is_lars(prog):
+        raise ProgramError(
+            f"the input {frames[0][0]} of a LARS program is not read at ticks through Spark",
+            hint="run the program without Spark: chronolog.reason(program, {pred: df.toArrow()}, dialect=\"lars\") "
+                 "reads tables at ticks (or push them to a chronolog.Stream)")
+
+
 def reason_with(
     spark,
     program,
@@ -415,6 +430,7 @@ def reason_with(
                 df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
+    _refuse_lars_frames(prog, frames)
     local_facts = list(prog.facts) + load_bound_inputs(prog, Path(base_dir), spark_inputs=True)
     from chronolog.language.facts import refuse_repeating
 

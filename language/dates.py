@@ -49,7 +49,7 @@ _ALIASES = {
 # ISO 8601's astronomical years: four digits (0000 is 1 BC), or a sign and
 # four or more (the expanded form: -0030, +10000).
 DATE_RE = re.compile(
-    r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:\d{2})?$"
+    r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:\d{2})?$"
 )
 _DURATION_RE = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
@@ -101,6 +101,20 @@ class NegativeDuration:
         return "-" + self.duration.text
 
 
+class TooFine(ValueError):
+    """A datetime written past the microsecond: a point printed back as a
+    datetime has at most 6 fractional digits, and Arrow's and Spark's
+    timestamps hold microseconds, so a finer one is refused (not rounded)."""
+
+    hint = "a datetime is exact to the microsecond: write at most 6 fractional digits of a second (2020-01-31T12:30:15.123456)"
+
+
+def date_problem(error: ValueError, message: str, hint: str) -> tuple:
+    """``(message, hint)`` of an error about a date that did not read:
+    :class:`TooFine`'s own, else the caller's."""
+    return (str(error), error.hint) if isinstance(error, TooFine) else (message, hint)
+
+
 def parse_date(text: str) -> tuple:
     """``(datetime, cycles, is_date)`` for an ISO date or datetime, any year:
     the instant is ``datetime`` plus ``cycles`` 400-year cycles (0 for years
@@ -110,6 +124,8 @@ def parse_date(text: str) -> tuple:
     if m is None:
         raise ValueError(f"not a date: {text!r}")
     y, mo, d, hh, mi, ss, frac, tz = m.groups()
+    if frac is not None and len(frac) > 6:
+        raise TooFine(f"{text.strip()} has {len(frac)} fractional digits of a second, past the microsecond")
     year = int(y)
     # near Python's year limits, compute in years 2000..2399 so that a UTC offset stays in range
     cycles = 0 if 1 < year < 9999 else (year - 2000) // CYCLE_YEARS
@@ -584,8 +600,10 @@ def horizon_points(h, calendar, what: str = "horizon"):
         parts = h.split(",")
         if len(parts) != 2:
             return h
-        try:
-            return tuple(calendar.parse_point(p) for p in parts)
-        except ValueError:
-            raise _PE(f"bad {what} {h!r}", hint="on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01") from None
-    return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in h)
+    else:
+        parts = h
+    try:
+        return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in parts)
+    except ValueError as e:
+        message, hint = date_problem(e, f"bad {what} {h!r}", "on a calendar timeline, write it as FROM,TO dates: 2020-01-01,2021-01-01")
+        raise _PE(message if message.startswith("bad") else f"bad {what} {h!r}: {message}", hint=hint) from None

@@ -63,7 +63,7 @@ def _value(tok: str, ident_ok):
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"\Z', re.S)
 _EXP = re.compile(r"^[+-]?\d+(?:\.\d+)?[eE][+-]?\d+$")
-_DATE = re.compile(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
+_DATE = re.compile(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
 
 
 def _other_number(tok: str):

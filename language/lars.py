@@ -367,16 +367,28 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
     return DIALECT.read(text, source)
 
 
-def fact_rows(rows):
+def fact_rows(rows, hint: str = None):
     """Input facts read as ticks: ``a@5`` holds on ``[5,6)``, ``a@[5,7]`` on
-    ``[5,8)`` (rows from :func:`~.facts.read_fact_rows`, changed in place)."""
+    ``[5,8)`` (rows from :func:`~.facts.read_fact_rows`, or given in Python,
+    changed in place)."""
     for pred, lst in rows.items():
         for i, (terms, iv) in enumerate(lst):
-            lst[i] = (terms, tick_interval(iv, rows.positions.get(pred)))
+            lst[i] = (terms, tick_interval(iv, rows.positions.get(pred), hint))
     return rows
 
 
-def tick_interval(iv, pos=None):
+def is_lars(program) -> bool:
+    """Whether ``program`` was read as LARS, whose facts are given at ticks."""
+    return getattr(program, "tuple_windows", None) is not None
+
+
+def tick_facts(facts: list) -> list:
+    """:class:`ast.Fact` objects (a bound file's) read at ticks, as fact text is."""
+    hint = "a file bound to a LARS program holds ticks: whole numbers, the range 5 to 7 as start 5, end 7, both closed"
+    return [ast.Fact(f.pred, f.terms, tick_interval(f.interval, f.pos, hint), f.pos) for f in facts]
+
+
+def tick_interval(iv, pos=None, hint: str = None):
     """The interval of a fact read at ticks: ``[5,7]`` -> ``[5,8)``."""
     lo, hi, lc, hc = iv
     if not (_is_int(lo) and _is_int(hi) and lc and hc):
@@ -385,7 +397,7 @@ def tick_interval(iv, pos=None):
         raise DataError(
             f"a LARS fact holds at ticks, not on {format_interval(iv)}",
             pos,
-            hint="write a tick a@5 or a closed range of ticks a@[5,7]",
+            hint=hint or "write a tick a@5 or a closed range of ticks a@[5,7]",
         )
     return _tick(lo, hi)
 

@@ -441,17 +441,19 @@ class _ToAst(AstBuilder):
         # dates and datetimes compare; a midnight prints as a date
         try:
             return ast.Const(dates.parse_datetime(str(items[0]))[0])
-        except ValueError:  # (Python's datetime: years 1..9999)
-            raise self._err(f"{items[0]} is not a date a constant can hold", self._pos(meta),
-                            "a date constant is a valid date in years 1..9999 (a time point after @ may be any year)") from None
+        except ValueError as e:  # (Python's datetime: years 1..9999)
+            message, hint = dates.date_problem(e, f"{items[0]} is not a date a constant can hold",
+                                               "a date constant is a valid date in years 1..9999 (a time point after @ may be any year)")
+            raise self._err(message, self._pos(meta), hint) from None
 
     # ---------------------------------------------------------- dates, durations, grouping
     @v_args(meta=True)
     def date_bound(self, meta, items):
         try:
             return dates.date_point(str(items[0]))
-        except ValueError:
-            raise self._err(f"{items[0]} is not a valid date", self._pos(meta), "dates are written 2020-01-31 or 2020-01-31T12:30:00") from None
+        except ValueError as e:
+            message, hint = dates.date_problem(e, f"{items[0]} is not a valid date", "dates are written 2020-01-31 or 2020-01-31T12:30:00")
+            raise self._err(message, self._pos(meta), hint) from None
 
     @v_args(meta=True)
     def duration_bound(self, meta, items):

@@ -43,10 +43,13 @@ def read_config(program) -> dict:
     return out
 
 
-def check_choice(key: str, value) -> str:
+def check_choice(key: str, value, what: str = None) -> str:
+    """``value`` of the argument ``what`` (named as its caller names it:
+    ``strategy`` is @config's ``merge``)."""
     if value not in CHOICES[key]:
         raise ProgramError(
-            f"unknown {key} {value!r}", hint="use " + " or ".join(repr(v) for v in CHOICES[key])
+            f"{what or key}: {value!r} is not one of " + ", ".join(repr(v) for v in CHOICES[key]),
+            hint="use " + " or ".join(repr(v) for v in CHOICES[key]),
         )
     return value
 

@@ -715,6 +715,13 @@ def test_options_a_spark_run_does_not_read_are_refused(tmp_path, option):
     assert "@bind" in out or "without --spark" in out
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_format_with_output_is_refused_not_dropped(tmp_path, fmt):
+    """run --format json --output DIR wrote CSV files, the format dropped without a word."""
+    refused(tmp_path, P, "--format", fmt, "--output", str(tmp_path / "out"), says=f"--format {fmt} is not read with --output")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     "mapping, says",
     [

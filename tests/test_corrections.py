@@ -91,6 +91,23 @@ def test_update_takes_every_form():
     assert r.model.to_text() == expected.to_text()
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("program", ["q(X) :- p(X).", "q(X) :- p(X).\nq(X) :- s(X)."])
+def test_an_update_retracts_what_only_its_own_additions_name(program, engine):
+    """Retract, then add (RDFox's order): a fact both retracted and added
+    holds afterwards, whether or not the program names its predicate (s
+    alone was refused as a typo); the warning says why nothing was taken."""
+    r = chronolog.Reasoner(program, "p(a)@[0,2]", engine=engine)
+    with pytest.warns(chronolog.Note, match=r"s\(b\)@\[0,1\] met no given fact.*update\(\) retracts, then adds: its added facts give it"):
+        r.update(add="s(b)@[0,1]\np(c)@5", retract="s(b)@[0,1]")
+    assert r.model.to_text() == chronolog.reason(program, "p(a)@[0,2]\ns(b)@[0,1]\np(c)@5").to_text()
+    assert r.model.facts("s") == [(("b",), (0, 1, True, True))]
+    r.update(add="s(b)@[0,1]", retract="s(b)@[0,1]")  # (given now: taken back, then given again)
+    assert r.model.facts("s") == [(("b",), (0, 1, True, True))]
+    with pytest.raises(ChronologError, match="update\\(\\): the predicate 'ss' does not occur"):
+        r.update(add="s(c)@1", retract="ss(c)@1")
+
+
 def test_explanations_stay_right():
     r = chronolog.Reasoner("q(X) :- <->[0,1] p(X).", "p(a)@[0,2]\np(a)@[5,6]", explain=True)
     r.retract("p(a)@[0,2]")

@@ -177,6 +177,31 @@ def test_bad_dates_are_positioned_errors(prog, err, text):
     assert e.value.pos is not None and e.value.pos.line == 1
 
 
+TOO_FINE = "2020-01-01T00:00:00.1234567"  # a tenth of a microsecond: no datetime, Arrow or Spark timestamp holds it
+
+
+@pytest.mark.parametrize("text", [f"p(a)@[{TOO_FINE}, 2020-01-02).", f"p(a)@{TOO_FINE}.", f"p(a, {TOO_FINE})@[0,1]."])
+def test_a_datetime_past_the_microsecond_says_so(text, tmp_path):
+    """It read as a datetime up to the seconds and then an 'unexpected .'."""
+    with pytest.raises(SyntaxError_) as e:
+        chronolog.reason(text + "\nq(X) :- p(X).")
+    assert e.value.message == f"{TOO_FINE} has 7 fractional digits of a second, past the microsecond"
+    assert "at most 6 fractional digits" in e.value.hint and e.value.pos.line == 1
+    facts = tmp_path / "f.facts"
+    facts.write_text(text.removesuffix(".") + "\n")
+    with pytest.raises(SyntaxError_, match="7 fractional digits"):
+        chronolog.reason("q(X) :- p(X).", facts)
+    (tmp_path / "d.csv").write_text(f"s,start,end\na,{TOO_FINE},2020-01-02\n")
+    (tmp_path / "p.vada").write_text('@timeGranularity("days").\n@bind("r", "csv", ".", "d.csv").\nq(X) :- r(X).\n')
+    with pytest.raises(DataError) as e:
+        chronolog.reason(tmp_path / "p.vada")
+    assert e.value.render().startswith(f"{tmp_path}/d.csv:2:2: data error: column start: {TOO_FINE} has 7 fractional digits")
+    for horizon in (f"{TOO_FINE},2020-02-01", (TOO_FINE, "2020-02-01"), ("2020-13-01", "2020-02-01")):
+        with pytest.raises(ProgramError, match="bad horizon"):  # (a pair of strings: a bare ValueError)
+            chronolog.reason('@timeGranularity("days").\nq(X) :- p(X).\np(a)@2020-01-05.', horizon=horizon)
+    assert chronolog.reason("q(X) :- p(X).\np(a)@2020-01-01T00:00:00.123456.").to_text() == "q(a)@[2020-01-01T00:00:00.123456,2020-01-01T00:00:00.123456]"
+
+
 # ------------------------------------------------------------------ CSV and Arrow
 
 def test_csv_dates_round_trip(tmp_path):

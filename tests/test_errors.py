@@ -169,6 +169,23 @@ def test_a_typo_in_a_predicate_asked_for_is_named_not_answered_empty(ask, what):
     assert e.value.hint == "did you mean q?"
 
 
+def test_one_predicate_name_is_one_predicate_and_no_name_is_said():
+    """to_text("recent") read the name letter by letter ('r' does not occur);
+    to_text(5), to_pandas(5) and facts(["q"]) raised Python's TypeError."""
+    model = chronolog.reason("recent(X) :- p(X).\np(a)@1.")
+    assert model.to_text("recent") == model.to_text(["recent"]) == "recent(a)@[1,1]"
+    assert model.lines("recent") == ["recent(a)@[1,1]"]
+    for ask, what in ((model.to_text, "to_text()"), (model.to_pandas, "to_pandas()"), (model.to_polars, "to_polars()"),
+                      (model.to_arrow, "to_arrow()")):
+        with pytest.raises(ChronologError) as e:
+            ask(5)
+        assert e.value.message == f"{what}: expected a predicate name or a list of them, not 5"
+    with pytest.raises(ChronologError, match="facts\\(\\): the predicate must be a name"):
+        model.facts(["recent"])
+    with pytest.raises(ChronologError, match="to_pandas\\(\\): the predicate 'zz' does not occur"):
+        model.to_pandas(["recent", "zz"])
+
+
 def test_an_anonymous_variable_in_a_fact_is_named_as_written():
     """p(_)@1. was refused as containing "the variable _1", which nobody wrote."""
     e = err("p(_)@1.")
@@ -262,3 +279,11 @@ def test_recursion_inventing_values_stops():
 def test_fact_with_variable():
     e = err("p(X)@1.")
     assert "variable X" in str(e)
+
+
+@pytest.mark.parametrize("argument, choices", [("strategy", "'blocking', 'streaming'"), ("placement", "'always', 'earliest', 'minimal'")])
+def test_a_bad_choice_is_named_as_the_caller_named_it(argument, choices):
+    """reason(strategy="x") said "unknown merge 'x'" (the @config key's name)."""
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason("q(X) :- p(X).", "p(a)@1", **{argument: "x"})
+    assert e.value.message == f"{argument}: 'x' is not one of {choices}"

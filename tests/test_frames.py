@@ -124,3 +124,10 @@ def test_rational_text_is_found_in_any_chunk_or_slice():
     assert not _rational_text(pa.array(["1/3", "x", "2"]).slice(1))  # (the buffer has a /, the values none)
     assert _rational_text(pa.array(["x", "1/3", "2"]).slice(1))
     assert not _rational_text(pa.array(["a", "b"])) and not _rational_text(pa.array([], pa.string()))
+
+
+def test_one_fact_is_said_in_the_singular():
+    """The repr and the notebook view said '1 facts in 1 predicates'."""
+    m = chronolog.reason("j :- <->[30,30] j.", "j@0")
+    assert repr(m) == "<chronolog.Model: 1 fact in 1 predicate>"
+    assert "1 fact in 1 predicate (some repeat forever)" in m._repr_html_()

@@ -402,3 +402,23 @@ def test_a_step_far_ahead_skips_the_quiet_points_and_answers_as_every_step_would
     assert {a.time for a in got if a.pred == "r"} == {0, 40, 42}
     far = jumping.step(10**12 + 5)  # (the given fact at 10**12 is reached, not every point before it)
     assert {(a.pred, a.terms, a.time) for a in far if a.definite} >= {("r", ("wt9",), 10**12)}
+
+
+def test_facts_given_as_a_dict_are_read_as_reason_reads_them():
+    """A dict was taken as written: a row without its interval stopped on
+    Python's ValueError, a DataFrame was iterated by its column names, and
+    True passed as a time point."""
+    import pandas as pd
+
+    program = "flag(X) :- temp(X,high).\nmalf(X) :- [+][1,1] flag(X).\n@output(\"malf\")."
+    def answers(at):
+        h = chronolog.Hypothetical(program)
+        return [str(a) for t in range(2) for a in h.step(t, at(t))]
+    expected = answers(lambda t: f"temp(wt25,high)@{t}")
+    assert expected and answers(lambda t: {"temp": [(("wt25", "high"), t)]}) == expected
+    assert answers(lambda t: {"temp": pd.DataFrame({"c0": ["wt25"], "c1": ["high"], "start": [t], "end": [t]})}) == expected
+    h = chronolog.Hypothetical(program)
+    with pytest.raises(chronolog.ChronologError, match=r"facts\['temp'\]\[0\]: expected a pair \(terms, interval\)"):
+        h.step(0, {"temp": [(("wt25", "high"),)]})
+    with pytest.raises(chronolog.ChronologError, match="integer time points, not True"):
+        h.step(True)

@@ -82,7 +82,7 @@ def test_empty_head_interval_gives_nothing():
 def test_head_interval_ends_must_be_numbers():
     with pytest.raises(ChronologError) as e:
         chronolog.reason('q(X)@[S, E] :- r(X, S, E).\nr(a, "x", 1)@0.')
-    assert "<program>:1:" in str(e.value) and "needs numbers" in str(e.value)
+    assert "<program>:1:" in str(e.value) and "needs time points for its ends, not x and 1" in str(e.value)
 
 
 def test_binding_the_interval_inside_its_own_recursion_is_refused():
@@ -149,3 +149,49 @@ def test_time_as_data_over_facts_that_repeat_forever_needs_a_horizon(program, fa
     ds = [f for f in model if f.pred == "d"]
     assert ds and all(f.interval[0] == f.interval[1] == f.terms[1] == f.terms[-1] for f in ds)  # each time its own terms
     assert model.holds(holding)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("rows", [2, 12_000])  # (12,000: a table the columns read whole)
+def test_a_head_placed_by_date_arguments_on_a_date_timeline(engine, rows):
+    """Dates given as data (a pandas datetime64, an Arrow date32 column,
+    fact text) are time points on a date timeline: they were refused as
+    'needs numbers for its ends, not datetime.datetime(2020, 1, 1, 0, 0)'.
+    The oracle: the same ends written as numbers of days since 1970."""
+    import datetime as dt
+
+    import pandas as pd
+    import pyarrow as pa
+
+    program = '@timeGranularity("days").\nspan(X)@[S,E) :- r(X, S, E).\n'
+    starts = [dt.date(2020, 1, 1) + dt.timedelta(days=i % 40) for i in range(rows)]
+    ends = [d + dt.timedelta(days=1 + i % 3) for i, d in enumerate(starts)]
+    names = [f"a{i}" for i in range(rows)]
+    day = lambda d: (d - dt.date(1970, 1, 1)).days
+    expected = chronolog.reason(program.replace("@timeGranularity", "% "), {"r": [((x, day(s), day(e)), (0, 1)) for x, s, e in zip(names, starts, ends)]})
+    expected = sorted((t, (iv[0], iv[1])) for t, iv in ((f[0], f[1]) for f in expected.facts("span")))
+    frames = {
+        "pandas": pd.DataFrame({"c0": names, "c1": pd.to_datetime(starts), "c2": pd.to_datetime(ends), "start": pd.to_datetime(starts), "end": pd.to_datetime(ends)}),
+        "arrow": pa.table({"c0": names, "c1": pa.array(starts, pa.date32()), "c2": pa.array(ends, pa.date32()),
+                           "start": pa.array(starts, pa.date32()), "end": pa.array(ends, pa.date32())}),
+        "text": "\n".join(f"r({x}, {s}, {e})@{s}" for x, s, e in zip(names, starts, ends)),
+    }
+    for form, facts in frames.items():
+        m = chronolog.reason(program, {"r": facts} if form != "text" else facts, engine=engine)
+        got = sorted((t, (iv[0], iv[1])) for t, iv in m.facts("span"))
+        assert got == expected, form
+        assert all(iv[2] and not iv[3] for _, iv in m.facts("span"))
+    assert m.to_text().splitlines()[0] == "span(a0)@[2020-01-01,2020-01-02)"
+
+
+@pytest.mark.parametrize("program, facts, message, hint", [
+    ("span(X)@[S,E) :- r(X, S, E).", "r(a, 2020-01-01, 2020-01-03)@[0,1]",
+     "the interval of span(X) needs time points for its ends, not 2020-01-01 and 2020-01-03", "declare @timeGranularity"),
+    ('@timeGranularity("days").\nspan(X)@[S,E) :- r(X, S, E).', 'r(a, "2020-01-01", 2020-01-03)@2020-01-01',
+     'the interval of span(X) needs time points for its ends, not "2020-01-01" and 2020-01-03', '"date"). reads it as dates'),
+    ("span(X)@[S,E) :- r(X, S, E).", 'r(a, "x", 5)@[0,1]', "needs time points for its ends, not x and 5", "ends are numbers"),
+])
+def test_ends_that_are_no_time_points_are_named_as_written(program, facts, message, hint):
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason(program, facts)
+    assert message in e.value.message and hint in e.value.hint

@@ -374,3 +374,70 @@ def test_an_update_moves_the_tuple_windows_after_it(engine):
         model = getattr(r, method)(*args)
         assert model.to_text() == chronolog.reason(program, "\n".join(now), dialect="lars").to_text(), method
     assert chronolog.reason(program, "\n".join(facts[:1] + facts[2:]), dialect="lars").holds("q(x1,y,w)@[38,39]")
+
+
+LARS_ROWS = "q(X) :- [2] <> a(X).\nn(X) :- [#2] <> b(X).\n"
+LARS_TEXT = "a(x)@[5,7]\na(y)@3\nb(u)@4\nb(v)@5\nb(w)@6"
+
+
+def lars_forms(n=1):
+    """The facts of LARS_TEXT (n copies of a's, under names x0, y0, ...) as
+    Python rows, pandas, Arrow and fact text: ticks, closed ranges."""
+    import pandas as pd
+    import pyarrow as pa
+
+    a = [((f"{c}{i}",), iv) for i in range(n) for c, iv in (("x", (5, 7)), ("y", (3, 3)))]
+    b = [(("u",), (4, 4)), (("v",), (5, 5)), (("w",), (6, 6))]
+    frame = lambda rows: pd.DataFrame({"c0": [t[0] for t, _ in rows], "start": [iv[0] for _, iv in rows], "end": [iv[1] for _, iv in rows]})
+    return {
+        "text": "\n".join(f"a({t[0]})@[{iv[0]},{iv[1]}]" for t, iv in a) + "\nb(u)@4\nb(v)@5\nb(w)@6",
+        "rows": {"a": a, "b": b},
+        "pandas": {"a": frame(a), "b": frame(b)},
+        "arrow": {"a": pa.Table.from_pandas(frame(a)), "b": pa.Table.from_pandas(frame(b))},
+    }
+
+
+@pytest.mark.parametrize("n", [1, 6_000])  # (12,000 rows: a table the columns would read whole)
+def test_rows_and_tables_are_read_at_ticks_as_fact_text_is(n):
+    """Rows given from Python were taken as real time: (5, 7) as the closed
+    [5,7] instead of ticks 5 to 7, (5.5, 5.5) as a point between ticks, and
+    tuple windows over them counted nothing."""
+    forms = lars_forms(n)
+    expected = reason(LARS_ROWS, forms.pop("text"), dialect="lars")
+    assert "n(w)@[6,+inf)" in expected.to_text() and "q(x0)@[5,9]" in expected.to_text()
+    for form, facts in forms.items():
+        m = reason(LARS_ROWS, facts, dialect="lars")
+        assert m.to_text() == expected.to_text(), form
+        assert m.holds("q(x0)@[9.5,9.5]"), form  # (tick 9 is [9,10))
+        assert streamed(facts) == streamed(lars_forms(n)["text"]), form
+
+
+def streamed(facts) -> list:
+    s = Stream(LARS_ROWS, dialect="lars")
+    s.push(facts)
+    s.advance(20)
+    return sorted(str(f) for f in s)
+
+
+@pytest.mark.parametrize("rows", [[(("x",), (5.5, 5.5))], [(("x",), (5, 7, True, False))], [(("x",), (float("-inf"), 3))]])
+def test_rows_off_the_ticks_are_refused_as_fact_text_is(rows):
+    with pytest.raises(ChronologError, match=r"facts\['a'\]\[0\]: data error: a LARS fact holds at ticks"):
+        reason(LARS_ROWS, {"a": rows}, dialect="lars")
+    s = Stream(LARS_ROWS, dialect="lars")
+    with pytest.raises(ChronologError, match="a LARS fact holds at ticks"):
+        s.push({"a": rows})
+
+
+def test_bound_files_are_read_at_ticks(tmp_path):
+    """A CSV or fact file bound to a LARS program was read as real time;
+    what `run --output` writes (ticks) reads back."""
+    (tmp_path / "a.csv").write_text("c0,start,end\nx,5,7\n")
+    (tmp_path / "a.facts").write_text("b(y)@[5,7]\n")
+    program = '@bind("a", "csv", ".", "a.csv").\n@bind("b", "facts", ".", "a.facts").\nq(X) :- [2] <> a(X).\nr(X) :- [2] <> b(X).\n'
+    (tmp_path / "p.lars").write_text(program)
+    m = reason(tmp_path / "p.lars", dialect="lars")
+    assert m.to_text() == reason("q(X) :- [2] <> a(X).\nr(X) :- [2] <> b(X).\n", "a(x)@[5,7]\nb(y)@[5,7]", dialect="lars").to_text()
+    assert m.holds("q(x)@[9.5,9.5]") and m.holds("r(y)@[9.5,9.5]")
+    (tmp_path / "a.csv").write_text("c0,start,end\nx,5.5,7\n")
+    with pytest.raises(ChronologError, match="a.csv:2:1: data error: a LARS fact holds at ticks, not on \\[5.5,7\\]"):
+        reason(tmp_path / "p.lars", dialect="lars")

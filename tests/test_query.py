@@ -175,3 +175,19 @@ def test_a_fact_with_a_variable_given_to_holds_points_to_query(ask):
     with pytest.raises(chronolog.ChronologError) as e:
         ask(M)
     assert "cannot contain the variable X" in e.value.message and "chronolog query" in e.value.hint
+
+
+@pytest.mark.parametrize("query", ["d(a)@[15,15.5] every 5", "d(X)@[15,15.5] every 5"])
+def test_a_repeating_window_is_refused_not_cut_to_its_first_interval(query):
+    """query() read the window as a fact and kept its first interval: True
+    for d(a) although d(a) does not hold at 20; holds() refused it."""
+    m = chronolog.reason("d(X) :- g(X).", "g(a)@[15,16)")
+    with pytest.raises(chronolog.ChronologError, match=r"the window '\[15,15.5\] every 5' of the query repeats"):
+        m.query(query)
+
+
+def test_a_ground_query_names_query_in_its_errors():
+    m = chronolog.reason("d(X) :- g(X).", "g(a)@[15,16)")
+    with pytest.raises(chronolog.ChronologError) as e:
+        m.query("d@15")
+    assert e.value.message == "query(): d has 1 arguments, the fact gives 0"

@@ -307,6 +307,20 @@ def test_a_lars_tuple_window_is_refused_on_spark_not_answered_empty(spark, distr
     assert "tuple window [#1] over b does not run on Spark" in str(e.value) and "<program>:1:1" in str(e.value)
 
 
+@pytest.mark.parametrize("distributed", [False, True])
+def test_a_lars_programs_dataframes_are_refused_not_read_as_real_time(spark, distributed):
+    """A row from 5 to 5 is tick 5, [5,6), as the embedded reasoner reads it
+    (two adjacent ticks make [1] [] a hold at 6); Spark's paths read the
+    closed [5,5] and answered no q at all."""
+    program = "q(X) :- [1] [] a(X).\n"
+    assert chronolog.reason(program, "a(x)@5\na(x)@6", dialect="lars").to_text() == "q(x)@[6,6]"
+    a = spark.createDataFrame([("x", 5, 5), ("x", 6, 6)], "c0 string, start long, end long")
+    with pytest.raises(chronolog.ChronologError) as e:
+        cs().reason(spark, program, {"a": a}, dialect="lars", distributed=distributed)
+    assert "the input a of a LARS program is not read at ticks through Spark" in str(e.value)
+    assert chronolog.reason(program, {"a": a.toArrow()}, dialect="lars").to_text() == "q(x)@[6,6]"  # (what the hint says)
+
+
 def test_a_missing_fact_file_bound_through_spark_says_so_without_a_traceback(spark, tmp_path):
     # the message was Spark's first line: "... Failed to create Python data
     # source instance: Traceback (most recent call last):", with no reason

@@ -374,6 +374,24 @@ def test_retracting_a_predicate_neither_the_program_nor_the_input_names_is_refus
 
 
 @pytest.mark.parametrize("reach_back", [None, 10])
+def test_a_correction_retracts_what_only_its_own_additions_name(reach_back):
+    """Retract, then add, as Reasoner.update: s, named by the correction's
+    additions alone, was refused as a typo."""
+    s = chronolog.Stream("p(X) :- q(X).\np(X) :- s(X).", reach_back=reach_back)
+    s.push("q(a)@3")
+    with pytest.warns(chronolog.Note, match=r"s\(b\)@\[4,4\] met no pushed fact.*update\(\) retracts, then adds"):
+        s.update(add="s(b)@4", retract="s(b)@4")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[3,3]", "p(b)@[4,4]"]
+    s = chronolog.Stream("p(X) :- q(X).", reach_back=reach_back)
+    s.push("q(a)@3")
+    with pytest.warns(chronolog.Note, match="retracts, then adds"):
+        s.update(add="s(b)@4\nq(c)@4", retract="s(b)@4")
+    s.close()
+    assert [str(f) for f in s] == ["p(a)@[3,3]", "p(c)@[4,4]"]
+
+
+@pytest.mark.parametrize("reach_back", [None, 10])
 @pytest.mark.parametrize("when", [1, 100], ids=["processed", "ahead"])
 def test_a_fact_given_with_the_program_is_not_retracted_silently(reach_back, when):
     """A stream takes back the facts pushed to it; a retraction of a fact
@@ -580,6 +598,19 @@ def test_cli_reach_back_nan_is_refused(tmp_path):
                        input="signal(a)@1\n", capture_output=True, text=True)
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("argument error: --reach-back: expected a non-negative number of time units, not nan"), r.stderr
+
+
+@pytest.mark.parametrize("span, message", [("-1", "not -1\n"), ("-0.5", "not -0.5\n"), ("1/3", None), ("0.1", None)])
+def test_cli_reach_back_reads_exact_numbers_and_shows_them_as_written(tmp_path, span, message):
+    """1/3 was refused as no number, and -1 was shown as -1.0 with the API's hint (e.g. --reach-back=10)."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "stream", str(prog), "--reach-back", span],
+                       input="signal(a)@1\n", capture_output=True, text=True)
+    if message is None:
+        assert r.returncode == 0, r.stderr
+    else:
+        assert r.returncode == 2 and r.stderr == f"argument error: --reach-back: expected a non-negative number of time units, {message}  hint: e.g. --reach-back 10\n"
 
 
 def test_cli_reach_back_names_its_option_on_a_numeric_timeline(tmp_path):

@@ -61,9 +61,12 @@ class CaptureNode(MapNode):
 
 
 class PlacedOutputNode(OutputNode):
-    def __init__(self, child, head_pred, head_terms, slots, timed: ast.Timed, horizon=None):
+    """``calendar``: the program's, on a date timeline, where a date or
+    datetime end (a date argument of the data) is its time point."""
+
+    def __init__(self, child, head_pred, head_terms, slots, timed: ast.Timed, horizon=None, calendar=None):
         super().__init__(child, head_pred, head_terms, slots, None, horizon)
-        self.timed = timed
+        self.timed, self.calendar = timed, calendar
 
         def getter(t):
             if isinstance(t, ast.Const):
@@ -85,10 +88,7 @@ class PlacedOutputNode(OutputNode):
         for b, _ in batch:
             lo, hi = self.start(b), self.end(b)
             if not (is_number(lo) and is_number(hi)):
-                raise DataError(
-                    f"the interval of {t.inner} needs numbers for its ends, not {lo!r} and {hi!r}",
-                    t.pos if t.pos.line else None,
-                )
+                lo, hi = self._time_points(lo, hi)
             if type(lo) is not int or type(hi) is not int:
                 lo, hi = self._exact(lo, b), self._exact(hi, b)
             iv = make(lo, hi, lc, hc)
@@ -100,6 +100,28 @@ class PlacedOutputNode(OutputNode):
                     continue
             out.append((b if build is None else build(b), iv))
         return out
+
+    def _time_points(self, lo, hi) -> tuple:
+        """Ends that are not numbers: dates on a date timeline become their
+        time points; anything else is an error naming the values as written."""
+        import datetime as dt
+
+        from chronolog.language.dates import DATE_RE
+
+        t = self.timed
+        dated = [isinstance(v, dt.date) for v in (lo, hi)]
+        if self.calendar is not None and all(d or is_number(v) for d, v in zip(dated, (lo, hi))):
+            return tuple(self.calendar.point(v) if d else v for d, v in zip(dated, (lo, hi)))
+        if any(dated) and self.calendar is None:
+            hint = 'dates are time points on a date timeline: declare @timeGranularity("days"). (or the unit of the data)'
+        elif self.calendar is not None and any(isinstance(v, str) and DATE_RE.match(v) for v in (lo, hi)):
+            hint = 'a CSV column holds text unless mapped: @mapping("p", K, "NAME", "date"). reads it as dates'
+        else:
+            hint = "an interval's ends are numbers (on a date timeline, dates)"
+        raise DataError(
+            f"the interval of {t.inner} needs time points for its ends, not {format_term(lo)} and {format_term(hi)}",
+            t.pos if t.pos.line else None, hint=hint,
+        )
 
     def _exact(self, v, binding):
         """A float end as the number its shortest text shows (``S + 0.1``
@@ -164,6 +186,7 @@ def timed_head_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), h
 
     body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
     cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
-    out = cls(body, rule.head_pred, rule.head_terms, slots, op.timed, horizon)
+    program = getattr(getattr(state, "plan", None), "program", None)
+    out = cls(body, rule.head_pred, rule.head_terms, slots, op.timed, horizon, getattr(program, "calendar", None))
     out.slots, out.rule = slots, rule
     return out

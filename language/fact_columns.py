@@ -37,7 +37,7 @@ from . import ast
 from .errors import ChronologError
 from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
 from .nulls import Null
-from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
+from .string_columns import _pl, compact, encode, encode_ranges, matches, ranges, strings  # (numpy and polars: imported on first use)
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
 BLOCK = 1 << 20  # bytes of text per kernel pass: bounds the memory of the pass (1 MB: as fast as 4 or 16 MB, lower peak)
@@ -1012,8 +1012,8 @@ class _TightFields(_Fields):
         a_starts[slot + 1] = head_commas + 1
         a_ends[slot] = head_commas
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
-        pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
-        self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
+        pidx, self.preds = encode_ranges(text, line_start, pend)  # (the block is UTF-8, cut at ASCII bytes)
+        self.ftok, self.fdict = encode_ranges(text, a_starts, a_ends)
         self.is_name = _names(self.fdict, dialect, quotes)
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
@@ -1028,7 +1028,7 @@ class _TightFields(_Fields):
         iv = first_t[~point] + 1
         t_starts[iv] = comma[~point] + 1
         t_ends[iv] = end[~point] - 1
-        self.times = encode(ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)]), checked=True))
+        self.times = encode_ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)]))
         # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)
         self.by_pred = np.argsort(pidx.astype(np.uint16) if len(self.preds) <= 1 << 16 else pidx, kind="stable")
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])

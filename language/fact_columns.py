@@ -144,6 +144,14 @@ class _Column:
             values = arr
         self.values = values
 
+    @classmethod
+    def of(cls, indices, values) -> "_Column":
+        """A column of ``values`` that are a numpy array already (a part per
+        predicate and block: no checks)."""
+        col = cls.__new__(cls)
+        col.indices, col.values, col.ints = indices, values, None
+        return col
+
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
@@ -201,6 +209,14 @@ class _CodedColumn:
     def __init__(self, indices, codes, terms):
         codes = _int32(codes)  # kept until the run ends: 4 bytes a code
         self.indices, self.codes, self.terms = indices, codes, terms
+
+    @classmethod
+    def of(cls, indices, codes, terms) -> "_CodedColumn":
+        """A column of ``codes`` that are :func:`_int32` already (a part per
+        predicate and block: no checks)."""
+        col = cls.__new__(cls)
+        col.indices, col.codes, col.terms = indices, codes, terms
+        return col
 
     @property
     def values(self):
@@ -490,7 +506,7 @@ def _code_names(out: FactColumns) -> None:
         at += len(b)
     del idx
     for cols, j in pending:
-        cols[j] = _CodedColumn(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
+        cols[j] = _CodedColumn.of(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
 
 def _blocks(fh):
@@ -1143,16 +1159,20 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
     if out.terms is not None:
         value_idx = [None if v is None else _narrow(v, len(every)) for v in value_idx]
+    # (one part per predicate and block: its columns are slices of the
+    # block's arrays, made by plain Python per predicate, 200 predicates a block or 2,000)
+    kept_at, widths_of, named_at = kept.tolist(), width_of.tolist(), [c.tolist() for c in named]
+    terms, parts, slow = out.terms, out.parts, out.slow
     for k, name in enumerate(names):
-        a, b = int(kept[k]), int(kept[k + 1])
+        a, b = kept_at[k], kept_at[k + 1]
         if a == b:
             continue
-        width = int(width_of[k])
-        if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
+        width = widths_of[k]
+        if terms is not None:  # coded by the run's term dictionary now: no value kept per block
             columns = [
                 _Names(name_idx[j][a:b], kept_names)  # (names: coded later, with other blocks', by _code_names)
-                if named[j][k]
-                else _CodedColumn(value_idx[j][a:b], every_codes, out.terms)
+                if named_at[j][k]
+                else _CodedColumn.of(value_idx[j][a:b], every_codes, terms)
                 for j in range(width)
             ]
         else:  # (values of their own per column: rows decode them)
@@ -1160,17 +1180,18 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
             for j in range(width):
                 used, idx = np.unique(value_idx[j][a:b], return_inverse=True)
                 columns.append(_Column(_narrow(idx.reshape(-1), len(used)), every_vals[used]))
-        part = (columns, _Column(lo_all[a:b], tcol), _Column(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
-        if name in out.parts:
-            out.parts[name].append(part)
+        part = (columns, _Column.of(lo_all[a:b], tcol), _Column.of(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
+        if name in parts:
+            parts[name].append(part)
         else:
-            out.parts[name] = [part]
+            parts[name] = [part]
             row = int(rows[a])
             col = 1 + m.leading_blanks(row) if dialect == "meteor" else 1
             out.positions[name] = ast.Pos(*_place(source, int(where[row])), col)
-        prev = out.slow.get(name) or out.slow.repeating.get(name)
-        if prev and len(prev[0][0]) != width:
-            raise _Fallback(name)
+        if slow or slow.repeating:
+            prev = slow.get(name) or slow.repeating.get(name)
+            if prev and len(prev[0][0]) != width:
+                raise _Fallback(name)
     if names_pending:
         out.pending_names += len(fdict)
     return np.nonzero(bad)[0]

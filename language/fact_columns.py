@@ -37,7 +37,7 @@ from . import ast
 from .errors import ChronologError
 from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
 from .nulls import Null
-from .string_columns import _pl, compact, encode, matches, ranges, strings  # (numpy and polars: imported on first use)
+from .string_columns import _pl, compact, encode, encode_ranges, matches, ranges, strings  # (numpy and polars: imported on first use)
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
 BLOCK = 1 << 20  # bytes of text per kernel pass: bounds the memory of the pass (1 MB: as fast as 4 or 16 MB, lower peak)
@@ -144,6 +144,14 @@ class _Column:
             values = arr
         self.values = values
 
+    @classmethod
+    def of(cls, indices, values) -> "_Column":
+        """A column of ``values`` that are a numpy array already (a part per
+        predicate and block: no checks)."""
+        col = cls.__new__(cls)
+        col.indices, col.values, col.ints = indices, values, None
+        return col
+
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
@@ -201,6 +209,14 @@ class _CodedColumn:
     def __init__(self, indices, codes, terms):
         codes = _int32(codes)  # kept until the run ends: 4 bytes a code
         self.indices, self.codes, self.terms = indices, codes, terms
+
+    @classmethod
+    def of(cls, indices, codes, terms) -> "_CodedColumn":
+        """A column of ``codes`` that are :func:`_int32` already (a part per
+        predicate and block: no checks)."""
+        col = cls.__new__(cls)
+        col.indices, col.codes, col.terms = indices, codes, terms
+        return col
 
     @property
     def values(self):
@@ -490,7 +506,7 @@ def _code_names(out: FactColumns) -> None:
         at += len(b)
     del idx
     for cols, j in pending:
-        cols[j] = _CodedColumn(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
+        cols[j] = _CodedColumn.of(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
 
 def _blocks(fh):
@@ -1012,8 +1028,8 @@ class _TightFields(_Fields):
         a_starts[slot + 1] = head_commas + 1
         a_ends[slot] = head_commas
         a_ends[starts[has_args] + self.arity[has_args] - 1] = at[has_args] - 1
-        pidx, self.preds = encode(ranges(text, line_start, pend, checked=True))  # (the block is UTF-8, cut at ASCII bytes)
-        self.ftok, self.fdict = encode(ranges(text, a_starts, a_ends, checked=True))
+        pidx, self.preds = encode_ranges(text, line_start, pend)  # (the block is UTF-8, cut at ASCII bytes)
+        self.ftok, self.fdict = encode_ranges(text, a_starts, a_ends)
         self.is_name = _names(self.fdict, dialect, quotes)
         # time tokens: lo of every line, then hi (a point is both): the
         # distinct ranges (an interval's two ends, a point once) taken in that order
@@ -1028,7 +1044,7 @@ class _TightFields(_Fields):
         iv = first_t[~point] + 1
         t_starts[iv] = comma[~point] + 1
         t_ends[iv] = end[~point] - 1
-        self.times = encode(ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)]), checked=True))
+        self.times = encode_ranges(text, t_starts, t_ends, np.concatenate([first_t, first_t + (~point)]))
         # (as 16-bit numbers numpy's stable sort is a radix sort: 3x faster)
         self.by_pred = np.argsort(pidx.astype(np.uint16) if len(self.preds) <= 1 << 16 else pidx, kind="stable")
         self.bounds = np.concatenate([[0], np.cumsum(np.bincount(pidx, minlength=len(self.preds)))])
@@ -1143,16 +1159,20 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
     if out.terms is not None:
         value_idx = [None if v is None else _narrow(v, len(every)) for v in value_idx]
+    # (one part per predicate and block: its columns are slices of the
+    # block's arrays, made by plain Python per predicate, 200 predicates a block or 2,000)
+    kept_at, widths_of, named_at = kept.tolist(), width_of.tolist(), [c.tolist() for c in named]
+    terms, parts, slow = out.terms, out.parts, out.slow
     for k, name in enumerate(names):
-        a, b = int(kept[k]), int(kept[k + 1])
+        a, b = kept_at[k], kept_at[k + 1]
         if a == b:
             continue
-        width = int(width_of[k])
-        if out.terms is not None:  # coded by the run's term dictionary now: no value kept per block
+        width = widths_of[k]
+        if terms is not None:  # coded by the run's term dictionary now: no value kept per block
             columns = [
                 _Names(name_idx[j][a:b], kept_names)  # (names: coded later, with other blocks', by _code_names)
-                if named[j][k]
-                else _CodedColumn(value_idx[j][a:b], every_codes, out.terms)
+                if named_at[j][k]
+                else _CodedColumn.of(value_idx[j][a:b], every_codes, terms)
                 for j in range(width)
             ]
         else:  # (values of their own per column: rows decode them)
@@ -1160,17 +1180,18 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
             for j in range(width):
                 used, idx = np.unique(value_idx[j][a:b], return_inverse=True)
                 columns.append(_Column(_narrow(idx.reshape(-1), len(used)), every_vals[used]))
-        part = (columns, _Column(lo_all[a:b], tcol), _Column(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
-        if name in out.parts:
-            out.parts[name].append(part)
+        part = (columns, _Column.of(lo_all[a:b], tcol), _Column.of(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
+        if name in parts:
+            parts[name].append(part)
         else:
-            out.parts[name] = [part]
+            parts[name] = [part]
             row = int(rows[a])
             col = 1 + m.leading_blanks(row) if dialect == "meteor" else 1
             out.positions[name] = ast.Pos(*_place(source, int(where[row])), col)
-        prev = out.slow.get(name) or out.slow.repeating.get(name)
-        if prev and len(prev[0][0]) != width:
-            raise _Fallback(name)
+        if slow or slow.repeating:
+            prev = slow.get(name) or slow.repeating.get(name)
+            if prev and len(prev[0][0]) != width:
+                raise _Fallback(name)
     if names_pending:
         out.pending_names += len(fdict)
     return np.nonzero(bad)[0]

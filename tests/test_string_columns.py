@@ -149,3 +149,69 @@ def test_polars_takes_the_views_without_a_copy_and_keeps_the_data_alive():
     del kept
     gc.collect()
     assert alive() is None  # polars released the array: nothing of it is kept
+
+
+# tokens of at most SHORT bytes (keyed as one word), longer ones (strings),
+# empty ones, non-ASCII, and bytes that a zero-padded word could confuse
+_TOKENS = ["", "a", "ab", "a\0", "1234567", "12345678", "n4662", "é", "éé", "ééé", "ééééé", '"x"', "x" * 20, "c42", "0", "00"]
+
+
+def _token_text(draw_tokens):
+    """A text of ``draw_tokens`` joined by ',' and their ranges."""
+    text = ",".join(draw_tokens).encode()
+    starts, at = [], 0
+    for t in draw_tokens:
+        starts.append(at)
+        at += len(t.encode()) + 1
+    starts = np.array(starts, dtype=np.int32)
+    ends = starts + np.array([len(t.encode()) for t in draw_tokens], dtype=np.int32)
+    return np.frombuffer(text, np.uint8), starts, ends
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS) | st.text(alphabet="ab0é,", max_size=9), max_size=300), st.data())
+def test_encode_ranges_is_encode_of_the_ranges(tokens, data):
+    """The keyed encoding of short tokens, the strings' of long ones and the
+    two merged: the indices and distinct values (in order of first
+    appearance) of :func:`encode` of the same ranges as strings."""
+    tokens = [t.replace(",", "") for t in tokens]
+    text, starts, ends = _token_text(tokens)
+    pick = data.draw(st.none() | st.lists(st.integers(0, max(len(tokens) - 1, 0)), max_size=40)) if tokens else None
+    got = sc.encode_ranges(text, starts, ends, pick)
+    chosen = tokens if pick is None else [tokens[k] for k in pick]
+    indices, distinct = _first_appearance(chosen)
+    assert got.indices.dtype == np.int32
+    assert got.indices.tolist() == indices and got.dictionary.to_list() == distinct
+
+
+def test_encode_ranges_of_a_text_shorter_than_a_word():
+    for text in (b"a", b"ab,c", b"1234567"):
+        data = np.frombuffer(text, np.uint8)
+        tokens = text.split(b",")
+        starts = np.cumsum([0] + [len(t) + 1 for t in tokens[:-1]]).astype(np.int32)
+        got = sc.encode_ranges(data, starts, starts + [len(t) for t in tokens])
+        assert got.dictionary.to_list() == [t.decode() for t in tokens]
+
+
+@pytest.mark.parametrize("distinct", [1, 2, 60, 6_000, 100_000])
+def test_positions_of_keys_among_the_distinct_ones(distinct):
+    rng = np.random.default_rng(distinct)
+    keys = rng.integers(0, 1 << 63, distinct, dtype=np.int64).astype(np.uint64) << np.uint64(1)
+    rows = rng.integers(0, distinct, 5 * distinct)
+    assert np.array_equal(sc._positions(keys, keys[rows]), rows)
+
+
+def test_keys_no_round_separates_are_placed_by_a_join(monkeypatch):
+    """Keys that share their slot under every multiplier (all multiples of
+    2^58, with multipliers that keep them so) are left to the join."""
+    monkeypatch.setattr(sc, "_MULTIPLIERS", (1, 3))
+    keys = (np.arange(16, dtype=np.uint64) << np.uint64(40))  # (the slot is the top bits: zero for each)
+    rows = np.array([3, 0, 15, 15, 7, 3], dtype=np.int64)
+    assert np.array_equal(sc._positions(keys, keys[rows]), rows)
+
+
+def test_encode_ranges_tells_tokens_apart_by_their_length_too():
+    """"a" and "a\\0" have the same bytes in a zero-padded word."""
+    tokens = ["a", "a\0", "", "\0", "\0\0", "a", "\0"]
+    got = sc.encode_ranges(*_token_text(tokens))
+    assert got.dictionary.to_list() == ["a", "a\0", "", "\0", "\0\0"] and got.indices.tolist() == [0, 1, 2, 3, 4, 0, 3]

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
-from chronolog.language.fact_columns import _Column, _ExactColumn
+from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_arrays, coalesce_owned
 from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
@@ -102,6 +102,8 @@ def _term_codes(c, terms):
     """A block's term column as codes of the run's Dictionary (coded by the
     reader, or now); None for exact decimals and a column of floats (value
     columns)."""
+    if type(c) is _CodedColumn and c.terms is terms:  # (the reader's term columns: the common case, a part per predicate and block)
+        return c.codes[c.indices]
     import numpy as np
 
     if isinstance(c, _ExactColumn) or (isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all()):
@@ -176,10 +178,9 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
     arrays: list = [[] for _ in range(arity + 3)]  # tag, term codes, s, e: pieces per block
     for parts in blocks.values():
         lo, hi = parts[0][2], parts[0][3]
-        for j, codes, lo_j, *_ in parts:
-            arrays[0].append(np.full(len(lo_j.indices), j, dtype=np.int64))
-            for i, c in enumerate(codes):
-                arrays[1 + i].append(c)
+        arrays[0].append(np.repeat(np.array([p[0] for p in parts], dtype=np.int64), [len(p[2].indices) for p in parts]))
+        for i in range(arity):
+            arrays[1 + i].extend(p[1][i] for p in parts)
         both = [np.concatenate([p[k].indices for p in parts]) for k in (2, 3)]
         s, e = interval_columns(SimpleNamespace(values=lo.values, indices=both[0], ints=getattr(lo, "ints", None)),
                                 SimpleNamespace(values=hi.values, indices=both[1], ints=getattr(hi, "ints", None)),

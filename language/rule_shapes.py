@@ -74,26 +74,38 @@ def shape(line: str):
     return key, names, places
 
 
+TRIED = 200  # lines keyed before the share of rules built by shape decides whether keying goes on
+
+
 class Shapes:
-    """The shapes of one program's rules read so far (key -> :class:`_Shape`)."""
+    """The shapes of one program's rules read so far (key -> :class:`_Shape`,
+    or the first rule of its shape as read, its names and their places)."""
 
     def __init__(self, source: str, seen: dict):
         self.source, self.seen, self.known = source, seen, {}
+        self.tried = self.built = 0  # lines keyed, and rules built by shape
 
     def rule(self, line: str, lineno: int, read):
         """The rule on ``line`` (line ``lineno``): built from its shape's
         first reading, else ``read()`` (the reader's, which may raise) and
-        its shape kept."""
+        its shape kept.  Once TRIED lines found fewer than half their shapes
+        read before (a hand-written program: keying them costs more than
+        it saves), the program's other lines are read, not keyed."""
+        if self.tried >= TRIED and 2 * self.built < self.tried:
+            return read()
+        self.tried += 1
         got = shape(line)
         if got is None:
             return read()
         key, names, places = got
         known = self.known.get(key)
-        if known is not None:
-            return known.instance(line, lineno, names, self.seen)
-        rule = read()
-        self.known[key] = _Shape(rule, names, places, self.source)
-        return rule
+        if known is None:  # (the first of its shape: kept as read, its makers built when a second comes)
+            rule = self.known[key] = read(), names, places
+            return rule[0]
+        if type(known) is tuple:
+            known = self.known[key] = _Shape(*known, self.source)
+        self.built += 1
+        return known.instance(line, lineno, names, self.seen)
 
 
 class _Shape:

@@ -188,3 +188,14 @@ def test_errors_in_the_middle_of_a_large_program(bad, column, words):
     small = _error(_lark_alone, _program(bad, 4, 6))
     assert (small.pos.line, small.pos.column) == (4, column)
     assert str(small).replace("many.vada:4:", "many.vada:5002:") == str(err)
+
+
+def test_keying_stops_where_few_shapes_repeat(built):
+    """A program whose first lines are of shapes of their own (hand-written
+    rules): keying stops after rule_shapes.TRIED of them, the rest is read
+    as it was, and the program reads as lark reads it."""
+    distinct = "".join(f"p{i}(X{i}) :- q(X{i}, Y), r{i % 3}(X{i}){', X > 1' * (i % 5)}.\n"  # (variables stay in a shape)
+                       for i in range(2 * rule_shapes.TRIED))
+    text = distinct + "".join(f"a{i}(X) :- b{i}(X).\n" for i in range(50))
+    assert _same(_both(text), _lark(text))
+    assert built[0] < rule_shapes.TRIED // 2

@@ -74,7 +74,7 @@ def shape(line: str):
     return key, names, places
 
 
-TRIED = 200  # lines keyed before the share of rules built by shape decides whether keying goes on
+TRIED = 32  # lines keyed before the share of rules built by shape decides whether keying goes on
 
 
 class Shapes:

@@ -696,6 +696,7 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
     (issue 37)."""
     term_text = term_text or format_term
     run: list = []
+    layout = None  # the run's columns' names and dtypes
 
     def flush():
         import numpy as np
@@ -715,10 +716,13 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
     for p in preds:
         out = ev.output_columns(p) if held is None or held(p) else None
         small = out is not None and out[0].height <= SMALL_RELATION
-        # (names and dtypes compared, not schemas: 15 against 4 us, 10,000 relations)
-        if run and not (small and out[0].columns == run[0][1][0].columns and out[0].dtypes == run[0][1][0].dtypes):
+        # (names and dtypes compared, not schemas: 15 against 4 us, 10,000 relations; the run's once)
+        mine = (out[0].columns, out[0].dtypes) if small else None
+        if run and mine != layout:
             yield flush()
         if small:
+            if not run:
+                layout = mine
             run.append((p, out))
         elif out is None:
             yield [p], None

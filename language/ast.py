@@ -348,8 +348,9 @@ def _add_variables(x, out: set) -> None:
         _add_variables(x.left, out)
         _add_variables(x.right, out)
     elif kind is Atom:
-        for t in x.terms:
-            _add_variables(t, out)
+        for t in x.terms:  # (terms: variables and constants, no call each)
+            if type(t) is Var:
+                out.add(t.name)
     elif kind is Call:
         for a in x.args:
             _add_variables(a, out)

@@ -36,6 +36,7 @@ from . import ast, dates
 from .booleans import boolean
 from .errors import ChronologError
 from .rule_lines import BLANKS, LineCursor, Unread, terminals
+from .rule_shapes import Shapes
 from .text import unquote
 from .time_grouping import make_group
 
@@ -458,6 +459,7 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     lines = text.split("\n")
     rules, annotations = [], []
     seen: dict = {}
+    shapes = Shapes(source, seen)
     ended = True  # (the program starts between statements)
     anon, numbered = 0, False  # the '_' so far; whether one was numbered here
     n = 0
@@ -465,7 +467,7 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
         line = lines[n]
         ends = _ends(line)
         if ended and (":-" in line or ends == _OPEN or line.lstrip(BLANKS).startswith("@")):
-            r, upto = _statement(lines, n, ends, source, seen, build, anon if anonymous else None)
+            r, upto = _statement(lines, n, ends, source, seen, build, anon if anonymous else None, shapes)
             if r is not None:
                 (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
                 if anonymous:
@@ -490,12 +492,14 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     return rules, annotations, "\n".join(lines)
 
 
-def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon):
+def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon, shapes):
     """The reader of the statement starting on line ``n`` (its index in
     ``lines``, ``ends`` its :func:`_ends`; the statement before has ended),
     over lines up to the first that ends a statement, and the line after
     it; or ``(None, n)``.  The reader holds the statement read (a rule or an
-    annotation) and the program's count of ``_`` after it."""
+    annotation) and the program's count of ``_`` after it; a rule on one
+    line is built from the program's ``shapes`` where its shape was read
+    (language/rule_shapes.py)."""
     upto = n + 1
     while ends != _ENDED:
         if ends is None or upto == len(lines) or upto - n == _LONGEST:
@@ -509,7 +513,7 @@ def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon):
             r.statement = r.annotation()
             return r, upto
         if ":-" in text:
-            r.statement = r.rule()
+            r.statement = r.rule() if upto > n + 1 else shapes.rule(text, n + 1, r.rule)
             return r, upto
     except (Unread, ChronologError):
         pass

@@ -46,14 +46,20 @@ def existential_variables(rule: ast.Rule) -> list:
     head = ast.head_atom(rule.head)
     if head is None:
         return []
-    body_vars: set = set()
-    for lit in rule.body:
-        body_vars |= ast.variables_of(lit)
-    out = []
-    for t in head.terms:
-        if isinstance(t, ast.Var) and t.name not in body_vars and t.name not in out:
-            out.append(t.name)
-    return out
+    missing = {t.name for t in head.terms if type(t) is ast.Var}
+    for lit in rule.body:  # (first the body's atoms and assigned variables: no walk of expressions, most rules)
+        kind = type(lit)
+        if kind is ast.Atom:
+            missing.difference_update(t.name for t in lit.terms if type(t) is ast.Var)
+        elif kind is ast.Assignment:
+            missing.discard(lit.var.name)
+    if missing:
+        for lit in rule.body:
+            if type(lit) is not ast.Atom:
+                missing -= ast.variables_of(lit)
+    if not missing:
+        return []
+    return list(dict.fromkeys(t.name for t in head.terms if type(t) is ast.Var and t.name in missing))
 
 
 def _temporal_literal(lit):

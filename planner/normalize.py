@@ -96,6 +96,11 @@ class Normalizer:
     # ------------------------------------------------------------ literals
     def literal(self, lit, rule) -> list:
         """The alternatives (usually one) of IR literals for one body literal."""
+        kind = type(lit)
+        if kind is ast.Atom:  # (the most common literals first: 10,000-rule programs)
+            return [[Scan(lit.pred, lit.terms, origin=lit)]]
+        if kind is ast.Assignment:
+            return [[Assign(lit.var.name, lit.expr)]]
         if isinstance(lit, ast.Truth):
             if not lit.value:
                 raise _Impossible()

@@ -62,8 +62,9 @@ def _find(plan) -> dict:
     found = {}
     runs: dict = {}  # shape -> (position of its first member, [(stratum, shape)]) still open
     derived_at: dict = {}  # predicate -> the position where it is derived
+    key_of = _Keys()
     for at, st in enumerate(plan.strata):
-        shape = _shape(st)
+        shape = _shape(st, key_of)
         if shape is not None:
             run = runs.get(shape[0])
             if run is None or any(derived_at.get(p, -1) >= run[0] for p in shape[1][1:]):
@@ -86,7 +87,7 @@ def _close(run, found: dict) -> None:
             found[batch.members[0]] = batch
 
 
-def _shape(st) -> Optional[tuple]:
+def _shape(st, key_of) -> Optional[tuple]:
     """``(the rule with its predicates numbered in order of appearance, its
     predicates: the head's first)`` of a stratum that may join a batch:
     no recursion, one rule of a plain body (atoms, negations, conditions,
@@ -104,36 +105,49 @@ def _shape(st) -> Optional[tuple]:
                 return None
             if lit.pred not in preds:
                 preds.append(lit.pred)
-            body.append((type(lit).__name__, preds.index(lit.pred), _key(lit.terms),
-                         _key(getattr(lit, "box", None)), _key(getattr(lit, "shift", None))))
+            body.append((type(lit).__name__, preds.index(lit.pred), key_of(lit.terms),
+                         key_of(getattr(lit, "box", None)), key_of(getattr(lit, "shift", None))))
         elif isinstance(lit, (Condition, Assign)):
-            body.append(_key(lit))
+            body.append(key_of(lit))
         else:  # pragma: no cover - the IR has no other literal
             return None
-    key = (_key(rule.head_terms), _key(rule.head_shift), rule.fresh, tuple(body))
+    key = (key_of(rule.head_terms), key_of(rule.head_shift), rule.fresh, tuple(body))
     if type(rule) is AggregateRule:
-        key += (_key(rule.aggregates), _key(rule.after), tuple(rule.group))
+        key += (key_of(rule.aggregates), key_of(rule.after), tuple(rule.group))
     return key, tuple(preds)
 
 
-def _key(x):
+class _Keys:
     """``x`` as a hashable value equal only for the same rule text: every
     constant with its type (``1`` and ``1.0`` are equal in Python, not as
-    terms), positions and origins left out."""
-    kind = type(x)
-    if kind is str or x is None:  # (equal only to the same)
-        return x
-    if kind is tuple or kind is list:
-        return tuple(map(_key, x))
-    if kind is ast.Const:
-        return (kind, type(x.value), x.value)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
-            if dataclasses.is_dataclass(x) else ()
-    if names:
-        return (kind, *[_key(getattr(x, n)) for n in names])
-    return (kind, x)
+    terms), positions and origins left out.  Each object is keyed once per
+    pass (its id, the object held): rules read by shape share their terms
+    and expressions (language/rule_shapes.py), 10,000 rules walked each
+    were 8% of such a program's run."""
+
+    def __init__(self):
+        self.known: dict = {}  # id -> (object, key)
+
+    def __call__(self, x):
+        kind = type(x)
+        if kind is str or x is None:  # (equal only to the same)
+            return x
+        got = self.known.get(id(x))
+        if got is not None and got[0] is x:
+            return got[1]
+        if kind is tuple or kind is list:
+            key = tuple(map(self, x))
+        elif kind is ast.Const:
+            key = (kind, type(x.value), x.value)
+        else:
+            names = _FIELDS.get(kind)
+            if names is None:
+                names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
+                    if dataclasses.is_dataclass(x) else ()
+            key = (kind, *[self(getattr(x, n)) for n in names]) if names else (kind, x)
+        if kind is not list:  # (a list may change)
+            self.known[id(x)] = (x, key)
+        return key
 
 
 _FIELDS: dict = {}  # a record's type -> the fields its key reads

@@ -136,12 +136,17 @@ def stratify(rules, meanings=None) -> list:
             by_head.setdefault(r.head_pred, []).append(r)
     self_loops = {a for a, b, _, _ in edges if a == b}  # (a scan of every edge per component: 27 s for 10,000 rules)
     strata = []
-    for i, comp in enumerate(comps):
+    for comp in comps:
+        if len(comp) == 1:  # (most components: one predicate, half of them given, with no rule)
+            comp_rules = by_head.get(comp[0])
+            if not comp_rules:
+                continue
+        else:
+            comp_rules = [r for p in comp for r in by_head.get(p, [])]
+            if not comp_rules:
+                continue
         preds = set(comp)
-        comp_rules = [r for p in comp for r in by_head.get(p, [])]
-        if not comp_rules:
-            continue
-        recursive = len(comp) > 1 or any(p in self_loops for p in comp)
+        recursive = len(comp) > 1 or comp[0] in self_loops
         st = Stratum(len(strata), preds, comp_rules, recursive)
         st.reads = {l.pred for r in comp_rules for l in r.body if isinstance(l, (Scan, NegScan))}
         if recursive:

@@ -76,16 +76,16 @@ def check_safety(rule: ast.Rule) -> None:
     bound: set = set()
     for lit in rule.body:
         bound |= _binding_vars(lit)
-    assignments = [lit for lit in rule.body if isinstance(lit, ast.Assignment)]
+    assignments = [(lit, ast.variables_of(lit.expr)) for lit in rule.body if isinstance(lit, ast.Assignment)]
     changed = True
     while changed:
         changed = False
-        for a in assignments:
-            if a.var.name not in bound and ast.variables_of(a.expr) <= bound:
+        for a, uses in assignments:
+            if a.var.name not in bound and uses <= bound:
                 bound.add(a.var.name)
                 changed = True
-    for a in assignments:
-        missing = ast.variables_of(a.expr) - bound
+    for a, uses in assignments:
+        missing = uses - bound
         if missing:
             raise ProgramError(
                 f"unsafe rule: {_names(missing)} in the assignment '{_as_written(a)}' {_is(missing)} not bound by a positive atom",
@@ -118,7 +118,7 @@ def check_safety(rule: ast.Rule) -> None:
     head = ast.head_atom(rule.head)
     if head is not None:
         missing = ast.variables_of(head) - bound
-        existentials = [v for v in existential_variables(rule) if v in missing]
+        existentials = [v for v in existential_variables(rule) if v in missing] if missing else []  # (existentials are missing)
         if existentials:  # occur nowhere in the body: invented by the chase
             check_existential_rule(rule, existentials)
             missing -= set(existentials)

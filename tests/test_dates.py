@@ -64,6 +64,20 @@ def test_dates_give_the_numeric_answers_printed_as_dates():
     assert "recent(b)@[2019-12-30T06:00:00,2020-01-05)" in text
 
 
+def test_duration_windows_under_interval_terms_and_time_capture():
+    """A duration window inside ``lit@[S,E]`` or ``lit@T`` is resolved as
+    everywhere else (it was left a Duration: a TypeError): the same
+    answers as the numeric program on days since 1970."""
+    rules = "w(X, S, E) :- <->[0, {w}] q(X)@[S,E].\nc(X, T) :- [-][0, {v}] r(X)@T.\n"
+    dated = '@timeGranularity("days").\n' + rules.format(w="P3D", v="P1D") + "q(a)@[2020-01-01, 2020-01-02].\nr(b)@[2020-01-01, 2020-01-04).\n"
+    numeric = rules.format(w=3, v=1) + f"q(a)@[{num(days('2020-01-01'))}, {num(days('2020-01-02'))}].\n" \
+        f"r(b)@[{num(days('2020-01-01'))}, {num(days('2020-01-04'))}).\n"
+    m_dates, m_num = chronolog.reason(dated), chronolog.reason(numeric)
+    for pred in ("w", "c"):
+        assert m_num.facts(pred)
+        assert m_dates.facts(pred) == m_num.facts(pred)
+
+
 def test_datetime_at_day_granularity_is_an_exact_fraction():
     m = chronolog.reason('@timeGranularity("days"). q(X) :- p(X). p(a)@[2020-01-01T08:00, 2020-01-01T16:00].')
     (terms, iv), = m.facts("q")

@@ -1,0 +1,193 @@
+"""Rules of one shape read once per program.
+
+Generated programs (ontologies, rule generators) write thousands of rules
+that differ only in their names: ``q0(N, Y) :- p0(N, V), Y = V * 2 + 1.``,
+then ``q1 ... p1``, and so on.  The rule reader (language/vadalog_rules.py)
+walks each at 40-110 µs; here a rule's *shape* is its line with every name
+replaced by a placeholder numbered by the name's first place in the line,
+the reader reads the first rule of a shape, and every later rule of that
+shape is built from that reading with its own names and its positions
+moved by the lengths of the names before them (rule text included).
+
+A name is a word of a lowercase first letter (the grammar's NAME) outside
+strings and comments and not right after a word character, ``:`` or ``#``
+(the letters of a number, a labelled null, a boolean); words that the
+reader reads as more than a name (keywords, infinities, aggregates) stay in
+the shape as they are.  Lines the reader may read differently for other
+names are read whole, never by shape: an anonymous variable or a labelled
+null (``_``, numbered over the program), time grouping (its unit is a word),
+a string equal to one of the line's names (built as the same constant), a
+rule over several lines.  Anything the reader leaves to lark has no shape
+kept, so lark still reads it and its error is lark's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from bisect import bisect_left
+
+from . import ast
+from .builtins import AGGREGATES
+from .text import unquote
+
+# words the reader reads as more than a name (keywords, the grammar's INF, aggregates)
+RESERVED = frozenset(("not", "every", "inf", "infty", "infinity")) | frozenset(AGGREGATES)
+
+# a string, a comment, a name (group 1), an anonymous variable or labelled null's '_' (group 2)
+_WORDS = re.compile(r'"(?:\\.|[^"\\\n])*"|%[^\n]*|(?<![A-Za-z0-9_:#])([a-z][A-Za-z0-9_]*)|(?<![A-Za-z0-9_])(_)(?![A-Za-z0-9_])')
+_UNSHAPED = ("/\\", "△", "\x00")  # time grouping; the placeholder's byte
+
+
+def shape(line: str):
+    """``(key, names, places)`` of a one-line rule: the line with its names
+    replaced by placeholders, its distinct names in order, and each name it
+    replaced as (where it starts, its number in ``names``); None when the
+    line is read whole."""
+    if any(u in line for u in _UNSHAPED):
+        return None
+    names: list = []
+    slots: dict = {}
+    places: list = []
+    strings: list = []
+
+    def placeholder(m):
+        word = m.group(1)
+        if word is None:
+            if m.group(2) is not None:
+                strings.append(None)  # (an anonymous variable or a labelled null: no shape)
+            elif m.group().startswith('"'):
+                strings.append(m.group())
+            return m.group()
+        if word in RESERVED:
+            return word
+        k = slots.get(word)
+        if k is None:
+            k = slots[word] = len(names)
+            names.append(word)
+        places.append((m.start(), k))
+        return f"\x00{k}"
+
+    key = _WORDS.sub(placeholder, line)
+    if strings and (None in strings or any(unquote(s) in slots for s in strings)):
+        return None
+    return key, names, places
+
+
+TRIED = 32  # lines keyed before the share of rules built by shape decides whether keying goes on
+
+
+class Shapes:
+    """The shapes of one program's rules read so far (key -> :class:`_Shape`,
+    or the first rule of its shape as read, its names and their places)."""
+
+    def __init__(self, source: str, seen: dict):
+        self.source, self.seen, self.known = source, seen, {}
+        self.tried = self.built = 0  # lines keyed, and rules built by shape
+
+    def rule(self, line: str, lineno: int, read):
+        """The rule on ``line`` (line ``lineno``): built from its shape's
+        first reading, else ``read()`` (the reader's, which may raise) and
+        its shape kept.  Once TRIED lines found fewer than half their shapes
+        read before (a hand-written program: keying them costs more than
+        it saves), the program's other lines are read, not keyed."""
+        if self.tried >= TRIED and 2 * self.built < self.tried:
+            return read()
+        self.tried += 1
+        got = shape(line)
+        if got is None:
+            return read()
+        key, names, places = got
+        known = self.known.get(key)
+        if known is None:  # (the first of its shape: kept as read, its makers built when a second comes)
+            rule = self.known[key] = read(), names, places
+            return rule[0]
+        if type(known) is tuple:
+            known = self.known[key] = _Shape(*known, self.source)
+        self.built += 1
+        return known.instance(line, lineno, names, self.seen)
+
+
+class _Shape:
+    """One reading of a rule and how to build it for other names: a maker
+    (a function of an :class:`_Instance`) per node that differs between
+    rules of the shape; a node that does not is shared."""
+
+    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end")
+
+    def __init__(self, rule: ast.Rule, names: list, places: list, source: str):
+        self.lengths = [len(n) for n in names]
+        self.slots = [k for _, k in places]  # the number of each replaced name, in order
+        self.source = source
+        starts = [at for at, _ in places]
+        make = _Makers({n: k for k, n in enumerate(names)}, starts, source)
+        self.head, self.body = rule.head, list(rule.body)
+        self.make_head = make(rule.head)
+        self.make_body = [make(lit) for lit in rule.body]
+        at = rule.pos.column - 1  # the rule's text: where it starts and ends, and the names before each
+        end = at + len(rule.text)
+        self.at, self.end = (at, bisect_left(starts, at)), (end, bisect_left(starts, end))
+
+    def instance(self, line: str, lineno: int, names: list, seen: dict) -> ast.Rule:
+        shift = [0]
+        total = 0
+        lengths = self.lengths
+        for k in self.slots:
+            total += len(names[k]) - lengths[k]
+            shift.append(total)
+        i = _Instance(names, seen, lineno, shift)
+        head = self.head if self.make_head is None else self.make_head(i)
+        body = [lit if make is None else make(i) for lit, make in zip(self.body, self.make_body)]
+        (at, before_at), (end, before_end) = self.at, self.end
+        at += shift[before_at]
+        return ast.Rule(head, body, ast.Pos(self.source, lineno, at + 1), line[at : end + shift[before_end]])
+
+
+class _Instance:
+    """What differs in one rule of a shape: its names (by slot), the
+    program's constants (one object per name), its line and the shift of
+    each column (by the count of replaced names before it)."""
+
+    __slots__ = ("names", "seen", "line", "shift")
+
+    def __init__(self, names, seen, line, shift):
+        self.names, self.seen, self.line, self.shift = names, seen, line, shift
+
+    def const(self, k: int) -> ast.Const:
+        name = self.names[k]
+        term = self.seen.get(name)
+        if term is None:
+            term = self.seen[name] = ast.Const(name)
+        return term
+
+
+class _Makers:
+    """Makes a node's maker: None for a node every rule of the shape shares,
+    else a function of an :class:`_Instance` that builds it."""
+
+    def __init__(self, slot_of: dict, starts: list, source: str):
+        self.slot_of, self.starts, self.source = slot_of, starts, source
+
+    def __call__(self, x):
+        kind = type(x)
+        if kind is ast.Pos:
+            column, before, source = x.column, bisect_left(self.starts, x.column - 1), self.source
+            return lambda i: ast.Pos(source, i.line, column + i.shift[before])
+        if kind is str:
+            k = self.slot_of.get(x)
+            return None if k is None else (lambda i: i.names[k])
+        if kind is ast.Const:
+            k = self.slot_of.get(x.value) if type(x.value) is str else None
+            return None if k is None else (lambda i: i.const(k))
+        if kind is tuple or kind is list:
+            parts = [(e, self(e)) for e in x]
+            if all(make is None for _, make in parts):
+                return None
+            return lambda i: kind([e if make is None else make(i) for e, make in parts])
+        if dataclasses.is_dataclass(x) and kind is not ast.Rule:
+            parts = [(v, self(v)) for v in (getattr(x, f.name) for f in dataclasses.fields(x))]
+            if all(make is None for _, make in parts):
+                return None
+            return lambda i: kind(*[v if make is None else make(i) for v, make in parts])
+        return None  # (numbers, booleans, None)
+

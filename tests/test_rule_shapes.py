@@ -1,0 +1,201 @@
+"""Rules of one shape read once (language/rule_shapes.py) against lark's
+reading of the same program (``DIALECT.read``): programs of many rules that
+differ only in their names, random lines renamed, and errors in the middle
+of a 10,000-rule program: the same rules (every node's type, value and
+position, each rule's text) and the same errors, file, line and column."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.language import rule_shapes
+from chronolog.language.errors import ChronologError
+from test_vadalog_rules import _both, _lark, _lines, _same
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_NAME = re.compile(r'"(?:\\.|[^"\\\n])*"|%[^\n]*|(?<![A-Za-z0-9_:#])([a-z][A-Za-z0-9_]*)')
+
+
+# words the grammar reads as more than a name (keywords, infinities, aggregates), and a function
+_SPECIAL = ["not", "every", "inf", "infty", "infinity", "sum", "count", "max", "min", "msum", "mcount", "avg", "abs"]
+
+
+def _renamed(line: str, rng: random.Random) -> str:
+    """``line`` with each of its words of a lowercase first letter (outside
+    strings and comments) replaced, the same word alike, by one of another
+    length, or one in four by a word the grammar reads as more than a name."""
+    new: dict = {}
+
+    def rename(m):
+        word = m.group(1)
+        if word is None:
+            return m.group()
+        if word not in new:
+            new[word] = rng.choice(_SPECIAL) if rng.random() < 0.25 else \
+                rng.choice("abcdefghijklmnopqrstuvwxyz") + "".join(rng.choice("az09_X") for _ in range(rng.randint(0, 12)))
+        return new[word]
+
+    return _NAME.sub(rename, line)
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """How many rules were built from their shape's reading."""
+    count = [0]
+    instance = rule_shapes._Shape.instance
+
+    def counted(self, *args):
+        count[0] += 1
+        return instance(self, *args)
+
+    monkeypatch.setattr(rule_shapes._Shape, "instance", counted)
+    return count
+
+
+def test_generated_rules_are_built_by_shape_and_read_alike(built):
+    sys.path.insert(0, str(ROOT / "bench"))
+    from cliffs import many_rules
+
+    text = many_rules(300)
+    assert _same(_both(text), _lark(text))
+    assert built[0] == 299
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "q{i}(N, Y) :- p{i}(N, V), Y = V * 2 + 1.",
+        '  [+][0,1] {n}(X,-3,"a\\"b") :- q(X) <S>[0,1] r{i}(X), <->[0,2] s  .  % c {n}',
+        "{n}(X) :- q{i}(X, {n}, c), not <->[0,1] r(X, {n}), X > 1.5e3, Y = abs(X - 3) / 2, Z = sum(Y).",
+        "{n}(X) :- q{i}(X, \"{n}x\"), r(inf, #T), X <> c{i}, X == 2, M = max(X), A = min(X, Y).",
+        "⊥ :- a{i}(X), b(X, {n}).",
+        "{n}(X, S, N) :- q(X, Y, C)@[S,E], S = msum(Y, <C>), N = mcount(<C>), r{i}(X)@T.",
+        "late{i}(T, D) :- due(T, D), D < 2020-02-01, q{n}(1999-01-01T00:00:00Z), <->[0, P3D] s(T).",
+        "{n}(X):-q{i}(X),not<->[0,1]r{n}(X),X>=-3.",
+    ],
+)
+def test_lines_of_one_shape_read_alike(line, built):
+    """Rules of one shape with names of other lengths: positions moved by
+    the names before them, on lines between lark's."""
+    names = ["a", "bb", "c_1", "longer_name", "x9", "n"]
+    rows = [line.format(i=i, n=names[i % len(names)]) for i in range(12)]
+    text = "\n".join(rows[:4]) + "\nr(X) :- s(X, _).\n" + "\n".join(rows[4:]) + "\nb(x)@[1,2].\n"
+    assert _same(_both(text), _lark(text)), text
+    assert built[0] >= 6
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'p{i}(X) :- q(X, "p{i}").',  # a string equal to one of the line's names: read whole
+        'p{i}(X) :- q(X, "a"), a(X).',
+        "p{i}(X) :- q(X, _), r(_).",  # anonymous variables: numbered over the program
+        "p{i}(X) :- q(X, _:n1).",  # labelled nulls: lark's
+        "p{i}(X) :- /\\[months] q(X), /\\[weeks] r{i}(X).",  # time grouping: its unit is a word
+    ],
+)
+def test_lines_read_whole(line, built):
+    text = "\n".join(line.format(i=i) for i in range(5))
+    assert _same(_both(text), _lark(text)), text
+    assert built[0] == 0
+
+
+@pytest.mark.parametrize("word", _SPECIAL)
+def test_special_words_in_names_places(word):
+    """A word the grammar reads as more than a name where other rules of the
+    line's form have a name: not built from their reading."""
+    forms = ["p{i}(X) :- q(X), S = {w}(X).", "p{i}(X) :- q(X, {w}).", "p{i}(X) :- {w}(X).", "p{i}(X) :- q(X), Y = -{w}.",
+             "{w}(X) :- q{i}(X).", "p{i}(X) :- {w} q(X)."]
+    for form in forms:
+        text = "\n".join(form.format(i=i, w=w) for i, w in enumerate(["a", "bb", word, "c", word]))
+        assert _same(_both(text), _lark(text)), text
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_lines(), st.integers(0, 2**32 - 1))
+def test_random_lines_renamed_read_alike(line, seed):
+    """A random rule line (most of the common forms, some odd) and copies of
+    it with other names: the program reads as lark reads it, rule for rule
+    or error for error."""
+    rng = random.Random(seed)
+    line = line.replace("\n", " ")  # (one line: a shape is a line's)
+    copies = [line] + [_renamed(line, rng) for _ in range(4)]
+    text = "\n".join(copies) + "\n"
+    assert _same(_both(text), _lark(text)), text
+
+
+# ------------------------------------------------------------------ errors in a large program
+
+
+def _program(bad: str, at: int, k: int) -> str:
+    """``k`` rules of one shape after ``s(X) :- t(X).``, the one on line ``at`` ``bad``."""
+    rules = ["s(X) :- t(X).\n"] + [f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(k)]
+    rules[at - 1] = bad
+    return "".join(rules)
+
+
+def _error(read, text: str) -> ChronologError:
+    """The error of reading and planning ``text`` (``read``: a reader of the program)."""
+    from chronolog.api import make_plan
+
+    with pytest.raises(ChronologError) as e:
+        make_plan(read(text))
+    return e.value
+
+
+def _both_readers(text):
+    from chronolog.api import load_program
+
+    return load_program(text, source="many.vada")
+
+
+def _lark_alone(text):
+    from chronolog.language import dates, vadalog
+
+    return dates.resolve(vadalog.DIALECT.read(text, "many.vada"), None)
+
+
+@pytest.mark.parametrize(
+    "bad,column,words",
+    [
+        # a name: a predicate of another arity than on line 1 (the rule's shape is the others')
+        ("q5000xyz(N, Y) :- t(N, V), Y = V * 2 + 1.\n", 19, "t has 2 arguments here but 1 at many.vada:1:9"),
+        # a name: a predicate written as a variable (a syntax error: lark's, on the whole text, 8-10 s)
+        pytest.param("Q5000(N, Y) :- p5000(N, V), Y = V * 2 + 1.\n", 6, "unexpected '('", marks=pytest.mark.slow),
+        # a variable: unbound in the assignment (the assignment's column)
+        ("q5000abc(N, Y) :- p5000(N, W), Y = V * 2 + 1.\n", 32, "unsafe rule: V in the assignment"),
+        # a syntax error: a missing comma
+        pytest.param("q5000(N, Y) :- p5000(N, V) Y = V * 2 + 1.\n", 28, "unexpected 'Y'", marks=pytest.mark.slow),
+    ],
+)
+def test_errors_in_the_middle_of_a_large_program(bad, column, words):
+    """A bad rule in the middle of 10,000 of one shape: its error names the
+    file, line and column, as lark's reading of a small program with the
+    same line names them."""
+    err = _error(_both_readers, _program(bad, 5002, 10_000))
+    assert (err.pos.file, err.pos.line, err.pos.column) == ("many.vada", 5002, column), str(err)
+    assert words in str(err)
+    small = _error(_lark_alone, _program(bad, 4, 6))
+    assert (small.pos.line, small.pos.column) == (4, column)
+    assert str(small).replace("many.vada:4:", "many.vada:5002:") == str(err)
+
+
+def test_keying_stops_where_few_shapes_repeat(built):
+    """A program whose first lines are of shapes of their own (hand-written
+    rules): keying stops after rule_shapes.TRIED of them, the rest is read
+    as it was, and the program reads as lark reads it."""
+    distinct = "".join(f"p{i}(X{i}) :- q(X{i}, Y), r{i % 3}(X{i}){', X > 1' * (i % 5)}.\n"  # (variables stay in a shape)
+                       for i in range(2 * rule_shapes.TRIED))
+    text = distinct + "".join(f"a{i}(X) :- b{i}(X).\n" for i in range(50))
+    assert _same(_both(text), _lark(text))
+    assert built[0] < rule_shapes.TRIED // 2

@@ -182,27 +182,33 @@ class Dialect:
     def parser(self) -> lark.Lark:
         return _lark(self.grammar)
 
-    def read(self, text: str, source: str, lines=None, first_line: int = 1, **context):
+    def read(self, text: str, source: str, lines=None, first_line: int = 1, whole=None, **context):
         """Parse ``text`` and build its AST; every error is a positioned
         :class:`~.errors.SyntaxError_`.  ``lines``/``first_line``: see
-        :class:`AstBuilder`; ``context`` goes to :meth:`syntax_error`."""
+        :class:`AstBuilder`; ``context`` goes to :meth:`syntax_error`.
+        ``whole``: the program ``text`` is the rest of, every line at its
+        place (:func:`.vadalog._read`): a syntax error is worded against it."""
         lines = text.splitlines() if lines is None else lines
         try:
             tree = self.parser().parse(text)
         except lark.UnexpectedInput as exc:
+            if whole is not None:
+                if isinstance(exc.line, int) and exc.line > 0:
+                    exc.pos_in_stream = offset(whole, exc.line, exc.column)
+                text = whole
             raise self.syntax_error(exc, text, source, first_line, **context) from None
         except RecursionError:  # lark recurses once per nesting level
-            raise too_deep(text, source, first_line) from None
+            raise too_deep(whole or text, source, first_line) from None
         try:
             return self.builder(self, source, lines, first_line).transform(tree)
         except lark.VisitError as exc:
             if isinstance(exc.orig_exc, ChronologError):
                 raise exc.orig_exc from None
             if isinstance(exc.orig_exc, RecursionError):
-                raise too_deep(text, source, first_line) from None
+                raise too_deep(whole or text, source, first_line) from None
             raise
         except RecursionError:
-            raise too_deep(text, source, first_line) from None
+            raise too_deep(whole or text, source, first_line) from None
 
     def describe_expected(self, expected) -> str:
         """The expected tokens in words, the structurally important ones first."""
@@ -279,6 +285,15 @@ def dialect(name: str) -> Dialect:
         names = [repr(n) for n in modules]
         raise ProgramError(f"unknown dialect {name!r}", hint=f"use {', '.join(names[:-1])} or {names[-1]}")
     return importlib.import_module(f"{__package__}.{name}").DIALECT
+
+
+def offset(text: str, line: int, column: int) -> int:
+    """The offset in ``text`` of ``line`` (counted by '\\n', as lark counts)
+    and ``column`` (1-based both)."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.index("\n", at) + 1
+    return at + column - 1
 
 
 def _number_hint(e) -> str:

@@ -423,3 +423,76 @@ def test_deep_nesting_goes_to_lark():
     assert _fast_rules("p(X) :- q(X), Y = X" + " + 1" * 33 + ".") == 0
     text = "p(X) :- " + "<->[0,1] " * 2000 + "q(X).\na(X) :- b(X).\n"
     assert _agree(text)
+
+
+# ------------------------------------------------------------------ one corrupted statement among many
+
+# statements of a program: rules read here (shapes repeated, over lines, with comments that
+# quote '.' and ':-'), and what lark reads (facts, strings, labelled nulls, annotations)
+_STATEMENTS = [
+    "q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.",
+    "r{j}(X) :- <->[0,{j}] s{j}(X), not t(X).",
+    "u{j}(X) :- v(X, Y), Y > {j}. % see a. then b :- c",
+    "m{j}(X) :-\n  n(X), % a. b :- c\n  o(X).",
+    "% note. x :- y",
+    "",
+    '@output("q{j}").',
+    "p{j}(a, 2)@[1,5).",
+    'k("s. t", {j})@3.',
+    'h{j}(X) :- g(X, "a.b"), X != "c(".',
+    "a{j}(X) :- b(X, _).",
+    "n{j}(X) :- m(X, _:n1).",
+    "[+][0,1] w{j}(X) :- z(X) <S>[0,2] y(X).",
+]
+# what a corruption writes: characters of the grammar, and tokens out of place
+_INSERTED = list('()[],.:-@"%<>= \nXa1_#/\\') + ["(", '"', "%", ":-", "Q", "..", "not", "1/0", "[0,1]", "@[1,2]", "P3M", "_:n1"]
+
+
+@st.composite
+def _corrupted(draw):
+    """A program of many statements with one corrupted at a random place:
+    a character deleted or inserted, a token replaced, or an unclosed
+    parenthesis, string or comment that swallows the lines after it."""
+    k = draw(st.integers(3, 40))
+    picks = draw(st.lists(st.integers(0, len(_STATEMENTS) - 1), min_size=k, max_size=k))
+    text = "".join(_STATEMENTS[i].format(j=j) + "\n" for j, i in enumerate(picks))
+    at = draw(st.integers(0, len(text) - 1))
+    kind = draw(st.sampled_from(["delete", "insert", "replace", "unclosed"]))
+    if kind == "delete":
+        return text[:at] + text[at + 1 :]
+    if kind == "unclosed":
+        return text[:at] + draw(st.sampled_from(["(", '"', "%", "[", "<->[0,"])) + text[at:]
+    new = draw(st.sampled_from(_INSERTED))
+    if kind == "insert":
+        return text[:at] + new + text[at:]
+    end = at + draw(st.integers(1, 6))  # (a few characters: a token or part of one)
+    return text[:at] + new + text[end:]
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(_corrupted())
+def test_a_corrupted_statement_among_many_reads_as_the_whole_text_reads(text):
+    """The error of a program with one statement corrupted, its rules read
+    here and the rest by lark, is the one lark gives reading the whole text
+    (file, line, column and words); where the program still reads, the same
+    program."""
+    assert _agree(text), text
+
+
+def test_corruptions_fail_after_rules_read_here():
+    """Programs like those above, corrupted in their second half, mostly
+    fail after rules read here (the case of an error worded against the
+    whole text), unclosed strings and comments included."""
+    rng = random.Random(7)
+    failed = after = 0
+    for _ in range(examples(300)):
+        picks = [rng.randrange(len(_STATEMENTS)) for _ in range(30)]
+        text = "".join(_STATEMENTS[i].format(j=j) + "\n" for j, i in enumerate(picks))
+        at = rng.randrange(len(text) // 2, len(text))
+        text = text[:at] + rng.choice(["(", '"', "%", "Q", "..", ":-"]) + text[at:]
+        got, lark_ = _both(text), _lark(text)
+        assert got == lark_ if isinstance(got, str) else _same(got, lark_), text
+        if isinstance(got, str):
+            failed += 1
+            after += _fast_rules(text) > 0
+    assert failed > examples(300) // 2 and after > failed // 2, (failed, after)

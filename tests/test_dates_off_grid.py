@@ -8,7 +8,10 @@ import datetime as dt
 from fractions import Fraction
 
 import pytest
+from budget import examples
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
 from chronolog.cli import cli
@@ -162,3 +165,22 @@ def test_a_time_on_the_grid_from_arithmetic_prints_as_a_date():
     m = chronolog.reason(HEAD + "q(X)@[S, E] :- p(X)@[S, E0], E = S + 1/8.\n@output(\"q\").\n")
     assert m.to_text() == "q(a)@[2020-01-01,2020-01-01T03:00:00]"
     assert m.to_arrow("q").column("end").to_pylist() == [dt.datetime(2020, 1, 1, 3)]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(num=st.integers(0, 50), den=st.sampled_from([1, 2, 3, 7, 8, 1000, 3 * 10**6, 2**7 * 10**9]),
+       op=st.sampled_from(["<->", "<+>", "[-]", "[+]"]))
+def test_a_window_is_refused_exactly_when_it_leaves_the_grid(num, den, op):
+    """Refused iff the window's seconds are no whole number of microseconds;
+    otherwise every answer prints as dates that read back as the same facts."""
+    w = Fraction(num, den)
+    prog = HEAD + f"q(X) :- {op}[0, {w}] p(X).\n@output(\"q\").\n"
+    if (w * 86400 * 10**6).denominator != 1:
+        with pytest.raises(chronolog.ProgramError, match="is not a whole number of microseconds"):
+            chronolog.reason(prog)
+        return
+    m = chronolog.reason(prog)
+    text = m.to_text()
+    back = chronolog.reason('@timeGranularity("days").\n@input("q").\n@output("q").\n'
+                            + "".join(f"{line}.\n" for line in text.splitlines()))
+    assert back.facts("q") == m.facts("q")

@@ -1402,33 +1402,45 @@ class Model:
     def lines(self, preds: Optional[Iterable[str]] = None) -> list:
         preds = self.output_predicates if preds is None else self._known(preds, "lines()")
         out = []
+        from chronolog.language.dates import OffGrid, naming
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)  # each dialect prints what it reads back
-        format_dated = printer.format_fact
         # a dialect that prints time its own way (LARS: ticks) formats fact by fact
         plain_intervals = type(printer).format_fact is Dialect.format_fact
-        cal = self.calendar
         for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
             if arrays is not None:
-                for arr in arrays:
-                    out.extend(s[:-1] for s in arr.to_list())
+                try:
+                    for arr in arrays:
+                        out.extend(s[:-1] for s in arr.to_list())
+                except OffGrid as e:  # a time no date holds: the relation that holds it names itself
+                    if len(names) == 1:
+                        raise e.of(names[0]) from None
+                    for p in names:
+                        self.lines([p])
+                    raise
                 continue
             (p,) = names
-            if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
-                from chronolog.connectors.text_out import relation_lines
-
-                rel = self._relation(p)
-                out.extend(relation_lines(p, rel.atoms, cal, printer.format_term) if rel is not None else ())
-                continue
-            rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
-            rows += [
-                (tuple(term_sort_key(v) for v in t), iv[0], f"{format_dated(p, t, iv, cal)} every {_format_period(per, cal)}")
-                for t, iv, per in self.repeating(p)
-            ]
-            rows.sort(key=lambda r: (r[0], r[1]))
-            out.extend(r[2] for r in rows)
+            with naming(p):
+                out.extend(self._relation_lines(p, printer, plain_intervals))
         return out
+
+    def _relation_lines(self, p: str, printer, plain_intervals: bool) -> list:
+        """The lines of the relation ``p`` (its facts held as rows)."""
+        cal = self.calendar
+        if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
+            from chronolog.connectors.text_out import relation_lines
+
+            rel = self._relation(p)
+            return relation_lines(p, rel.atoms, cal, printer.format_term) if rel is not None else []
+        format_dated = printer.format_fact
+        rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
+        rows += [
+            (tuple(term_sort_key(v) for v in t), iv[0], f"{format_dated(p, t, iv, cal)} every {_format_period(per, cal)}")
+            for t, iv, per in self.repeating(p)
+        ]
+        rows.sort(key=lambda r: (r[0], r[1]))
+        return [r[2] for r in rows]
 
     def _text_runs(self, preds: list, printer):
         """``(names, arrays)`` in the order of ``preds``: the lines of the
@@ -1502,13 +1514,19 @@ class Model:
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
         from chronolog.arguments import check_known_predicate
-        from chronolog.engine.arrow import facts_to_arrow
+        from chronolog.language.dates import naming
 
         if not isinstance(pred, str):
             from chronolog.frames import all_facts_table
 
             return all_facts_table(self, pred, window)
         check_known_predicate(self, pred, "to_arrow()")
+        with naming(pred):  # (a time off the microsecond grid names the predicate)
+            return self._arrow_table(pred, window)
+
+    def _arrow_table(self, pred: str, window):
+        from chronolog.engine.arrow import facts_to_arrow
+
         if window is not None:
             return facts_to_arrow(self.facts_within(pred, window), self.column_names(pred), self.calendar)
         if self._repeating.get(pred):

@@ -73,6 +73,7 @@ def all_facts_table(model, preds=None, window=None, what: str = "to_arrow()"):
     import pyarrow as pa
 
     from chronolog.engine.arrow import facts_to_arrow
+    from chronolog.language.dates import OffGrid
 
     preds = model.output_predicates if preds is None else model._known(preds, what)
     if window is not None:
@@ -85,7 +86,11 @@ def all_facts_table(model, preds=None, window=None, what: str = "to_arrow()"):
             rows.append((p, terms, iv))
     arity = max((len(t) for _, t, _ in rows), default=0)
     cols = [f"c{i}" for i in range(arity)]
-    table = facts_to_arrow([(t + (None,) * (arity - len(t)), iv) for _, t, iv in rows], cols, model.calendar)
+    try:
+        table = facts_to_arrow([(t + (None,) * (arity - len(t)), iv) for _, t, iv in rows], cols, model.calendar)
+    except OffGrid as e:  # (named by the predicate whose fact holds the time)
+        t = e.seconds / model.calendar.unit_seconds
+        raise e.of(next(p for p, _, iv in rows if t in iv[:2])) from None
     names = [p for p, _, _ in rows]
     return table.add_column(0, "pred", pa.array(names, pa.string()))
 

@@ -49,20 +49,23 @@ def write_outputs(model, program: Path, output, overwrite: bool, window) -> None
         check_output_dir(output)
     from chronolog.connectors.files import write_facts
     from chronolog.connectors.staging import Staging
+    from chronolog.language.dates import naming
 
     rows = output_rows(model, window)
     with Staging() as staging:
         if output is not None:
             for pred in model.output_predicates:
-                if window is None and write_from_columns(model, output / f"{pred}.csv", pred, "csv", overwrite, staging):
-                    continue
-                write_facts(output / f"{pred}.csv", rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar)
+                with naming(pred):
+                    if window is None and write_from_columns(model, output / f"{pred}.csv", pred, "csv", overwrite, staging):
+                        continue
+                    write_facts(output / f"{pred}.csv", rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar)
         for b in specs:
             p, fmt = b["pred"], FILE_KINDS[b["kind"]]
-            if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging):
-                continue
-            what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
-            write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar)
+            with naming(p):
+                if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging):
+                    continue
+                what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
+                write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar)
         staging.publish()
 
 

@@ -29,27 +29,38 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
         return
 
     cal = model.calendar
-    point = cal.format_point if cal is not None else _number
     rows = [f for p in sorted(lines_by_pred) for f in lines_by_pred[p]]
+    if cal is not None:
+        from chronolog.language.dates import OffGrid
+
+        def point(t, f=None):
+            try:
+                return cal.format_point(t)
+            except OffGrid as e:  # (named by its fact's predicate; nothing written yet: the rows are formatted first)
+                raise e.of(f.pred) from None
+    else:
+        def point(t, f=None):
+            return _number(t)
     if fmt == "json":
+        records = []
         for f in rows:
             lo, hi, lc, hc = f.interval
             rec = {
                 "pred": f.pred,
                 "terms": [_json_term(v) for v in f.terms],
-                "start": _json_point(lo, point), "end": _json_point(hi, point), "start_closed": lc, "end_closed": hc,
+                "start": _json_point(lo, lambda t: point(t, f)), "end": _json_point(hi, lambda t: point(t, f)), "start_closed": lc, "end_closed": hc,
                 "text": str(f),
             }
             if f.every is not None:
                 from chronolog.api import _format_period
 
                 rec["every"] = _format_period(f.every, cal)
-            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            records.append(json.dumps(rec, ensure_ascii=False) + "\n")
+        out.writelines(records)
         return
     arity = max((len(f.terms) for f in rows), default=0)
-    w = csv.writer(out, lineterminator="\n")
     repeating = any(f.every is not None for f in rows)
-    w.writerow(["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else []))
+    cells = []
     for f in rows:
         lo, hi, lc, hc = f.interval
         terms = [csv_term(v) for v in f.terms] + [""] * (arity - len(f.terms))
@@ -58,7 +69,10 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
             from chronolog.api import _format_period
 
             extra = [_format_period(f.every, cal) if f.every is not None else ""]
-        w.writerow([f.pred] + terms + [point(lo), point(hi), str(lc).lower(), str(hc).lower()] + extra)
+        cells.append([f.pred] + terms + [point(lo, f), point(hi, f), str(lc).lower(), str(hc).lower()] + extra)
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else []))
+    w.writerows(cells)
 
 
 def csv_term(v) -> str:

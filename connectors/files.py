@@ -162,18 +162,18 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
 
         return write_csv_facts(Path(path), facts, names, overwrite, calendar, staging)
     if kind == "facts":
-        from chronolog.language.text import format_fact
+        from chronolog.language.dates import format_fact
 
         def write(tmp):
             with open(tmp, "w", encoding="utf-8") as fh:
                 for terms, iv in facts:
-                    fh.write(format_fact(pred, terms, iv))
+                    fh.write(format_fact(pred, terms, iv, calendar))
                     fh.write("\n")
 
         return atomic_write(path, write, overwrite, staging)
     from chronolog.engine.arrow import facts_to_arrow
 
-    table = facts_to_arrow(facts, names)
+    table = facts_to_arrow(facts, names, calendar)  # (dates as to_arrow gives them)
     if timestamps:
         from chronolog.engine.timestamps import to_timestamps
 

@@ -49,15 +49,21 @@ def _time_column(values, calendar):
     """Time points on a calendar timeline: ``date32`` when every point is a
     midnight, else ``timestamp[us]``, from the points' microseconds since
     1970 (no Python datetime in between: its years stop at 1..9999, Arrow's
-    do not); canonical unit counts as strings if a point falls between
-    microseconds or beyond 64-bit microseconds (nothing is rounded)."""
+    do not); canonical unit counts as strings if a point falls beyond
+    64-bit microseconds (nothing is rounded).  A point between two
+    microseconds is no date or timestamp: :class:`~.dates.OffGrid`."""
     import pyarrow as pa
+
+    from chronolog.language.dates import OffGrid
 
     days = _whole_days(values, calendar)
     if days is not None:
         return days
     micros = [None if v is None else Fraction(v) * calendar.unit_seconds * 1_000_000 for v in values]
-    if any(u is not None and (u.denominator != 1 or not -(2**63) <= u < 2**63) for u in micros):
+    off = next((u for u in micros if u is not None and u.denominator != 1), None)
+    if off is not None:
+        raise OffGrid(off / 1_000_000)
+    if any(u is not None and not -(2**63) <= u < 2**63 for u in micros):
         return pa.array([None if v is None else format_number(v) for v in values], type=pa.string())
     micros = [None if u is None else int(u) for u in micros]
     if all(u is None or u % _DAY_MICROS == 0 for u in micros):

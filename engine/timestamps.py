@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from chronolog.language.dates import OffGrid
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import normalize
 
@@ -85,11 +86,8 @@ def to_timestamps(table, columns=("start", "end"), pred: str = "?"):
                         f"{pred}: the time {v} (seconds since 1970) is outside the years 1 to 9999 that a timestamp holds",
                         hint="keep number time columns (the default), or give a horizon or window inside those years",
                     )
-                if us.denominator != 1:
-                    raise DataError(
-                        f"{pred}: the time {v} is not a whole number of microseconds, so a timestamp cannot hold it exactly",
-                        hint="keep number time columns (the default) or use times on a microsecond grid",
-                    )
+                if us.denominator != 1:  # (the message the embedded outputs give: language/dates.py)
+                    raise OffGrid(x, pred, hint="keep number time columns (the default) or use times on a microsecond grid")
                 out.append(int(us))
             col = pa.array(out, type=pa.timestamp("us", tz="UTC"))
         cols.append(col)

@@ -17,13 +17,14 @@ them once the whole program (and so its granularity) is known.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 import re
 from fractions import Fraction
 from typing import Optional
 
-from .errors import Note, ProgramError
+from .errors import DataError, Note, ProgramError
 from .records import record
 from .timeline import NEG_INF, POS_INF, format_number, make, normalize
 
@@ -166,6 +167,42 @@ def parse_duration(text: str) -> Duration:
     return Duration(text, secs)
 
 
+class OffGrid(DataError):
+    """A time between two microseconds met on its way out (text, a table, a
+    file): computed by a rule's arithmetic (``E = S + 1/7`` on days), it
+    is no date or timestamp, and printing it as a number among dates would
+    read back as something else.  ``seconds``: the time since 1970."""
+
+    def __init__(self, seconds, pred: Optional[str] = None, hint: str = ""):
+        self.seconds, self.pred = seconds, pred
+        micros = Fraction(seconds) * 1_000_000
+        around = ""
+        try:
+            lo = EPOCH + _dt.timedelta(microseconds=math.floor(micros))
+            around = f" (between {lo.isoformat()} and {(lo + _dt.timedelta(microseconds=1)).isoformat()})"
+        except OverflowError:  # (beyond Python's years: the seconds say it)
+            pass
+        super().__init__(
+            f"{pred + ': ' if pred else ''}the time {format_number(normalize(Fraction(seconds)))} is not a whole number "
+            f"of microseconds, so a timestamp cannot hold it exactly{around}",
+            hint=hint or "on a date timeline the rules' arithmetic must keep times on whole microseconds "
+                         "(Model.facts() and query() give the exact numbers)",
+        )
+
+    def of(self, pred: str) -> "OffGrid":
+        """The same error naming the predicate whose fact holds the time."""
+        return self if self.pred is not None else OffGrid(self.seconds, pred, self.hint)
+
+
+@contextlib.contextmanager
+def naming(pred: str):
+    """An :class:`OffGrid` raised within names ``pred``, whose output met it."""
+    try:
+        yield
+    except OffGrid as e:
+        raise e.of(pred) from None
+
+
 # ---------------------------------------------------------------- calendar
 
 
@@ -250,8 +287,8 @@ class Calendar:
         if dt is None:  # beyond Python's years, or between microseconds
             cycles = math.floor(Fraction(t) * self.unit_seconds / CYCLE_SECONDS)
             dt = self.datetime(Fraction(t) - cycles * CYCLE_SECONDS / self.unit_seconds)
-        if dt is None:  # not on the microsecond grid: the exact number of units
-            return format_number(t)
+        if dt is None:  # not on the microsecond grid: no date holds it
+            raise OffGrid(Fraction(t) * self.unit_seconds)
         text = dt.date().isoformat() if dt.hour == dt.minute == dt.second == dt.microsecond == 0 else dt.isoformat()
         return _iso_year(dt.year + cycles * CYCLE_YEARS) + text[4:] if cycles else text
 
@@ -272,7 +309,8 @@ def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:
 
     if calendar is None:
         return plain(pred, terms, iv)
-    return f"{format_atom(pred, terms)}@{calendar.format_interval(iv)}"
+    with naming(pred):
+        return f"{format_atom(pred, terms)}@{calendar.format_interval(iv)}"
 
 
 # ---------------------------------------------------------------- resolution
@@ -470,6 +508,8 @@ def resolve(program, calendar=None, lines=None):
             return -point(x.duration, pos, "window")
         return point(x, pos, "window")
 
+    if cal is not None:
+        _refuse_windows_off_the_grid(program, cal, err, lines)
     for f in program.facts:
         f.interval = interval(f.interval, f.pos, "fact")
         if f.every is not None:
@@ -491,6 +531,90 @@ def resolve(program, calendar=None, lines=None):
         for r in program.rules:
             _refuse_dates_beside_time_points(r, cal, err)
     return program
+
+
+def _refuse_windows_off_the_grid(program, cal, err, lines) -> None:
+    """A window, time grouping or ``every`` period that is no whole number
+    of microseconds (``<->[0,1/7]`` on days, ``PT0.0000005S``) would move
+    time points between the ones a date or timestamp holds, which no output
+    can print: refused where it is written, with the microseconds on either
+    side of it to write instead."""
+    from . import ast
+
+    def lengths(x):  # (the node, the lengths it moves time by) of a literal or head
+        if isinstance(x, ast.TimeGroup):
+            if x.unit is None:  # (a named unit is whole seconds)
+                yield x, (x.count,)
+            yield from lengths(x.inner)
+        elif isinstance(x, ast.Temporal):
+            yield x, x.window[:2]
+            yield from lengths(x.inner)
+        elif isinstance(x, ast.Binary):
+            yield x, x.window[:2]
+            yield from lengths(x.left)
+            yield from lengths(x.right)
+        elif isinstance(x, ast.Negation):
+            yield from lengths(x.inner)
+
+    found = [(f, (f.every.duration if isinstance(f.every, NegativeDuration) else f.every,))
+             for f in program.facts if f.every is not None]
+    for r in program.rules:
+        found += [hit for lit in (r.head, *r.body) for hit in lengths(lit)]
+    for node, ends in found:
+        for x in ends:
+            seconds = x.seconds if isinstance(x, Duration) else None
+            if seconds is None and x not in (POS_INF, NEG_INF) and not isinstance(x, DatePoint):
+                seconds = Fraction(x) * cal.unit_seconds
+            if seconds is None or (seconds * 1_000_000).denominator == 1:
+                continue
+            written = x.text if isinstance(x, Duration) else f"{format_number(x)} {cal.unit}"
+            micros = seconds * 1_000_000
+            lo, hi = (iso_duration(Fraction(math.floor(micros), 1_000_000)),
+                      iso_duration(Fraction(math.ceil(micros), 1_000_000)))
+            what = "the period" if isinstance(node, (ast.Fact, ast.TimeGroup)) else "the window"
+            raise err(
+                f"{what} {written} is not a whole number of microseconds, the precision of a date timeline's "
+                "times, so it would move time points between the ones a date or timestamp holds",
+                _window_pos(node, lines),
+                f"write it in whole microseconds: {written} lies between {lo} and {hi}",
+            )
+
+
+def iso_duration(seconds: Fraction) -> str:
+    """``seconds`` (a whole number of microseconds, >= 0) as an ISO 8601
+    duration: ``P1DT3H25M42.857142S``, ``PT0S``."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, rest = divmod(rest, 60)
+    text = "P" + (f"{days}D" if days else "")
+    clock = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if rest or not (days or clock):
+        clock += f"{format_number(normalize(rest))}S"
+    return text + ("T" + clock if clock else "")
+
+
+def _window_pos(node, lines):
+    """Where ``node``'s window is written: the bracket after its operator
+    (``<->``, ``[-]``, ``<S>``, ``/\\``), or a fact's period after
+    ``every``, on the node's line; else the node's position."""
+    from . import ast
+
+    pos = node.pos
+    if lines is None or not 0 < pos.line <= len(lines) or not pos.column:
+        return pos
+    line, start = lines[pos.line - 1], pos.column - 1
+    if isinstance(node, ast.Fact):
+        m = re.compile(r"\bevery\s*").search(line, start)
+        return pos if m is None else ast.Pos(pos.file, pos.line, m.end() + 1)
+    if isinstance(node, ast.Binary):
+        m = re.compile(r"<\s*[SU]\s*>").search(line, start)
+        if m is None:
+            return pos
+        start = m.end()
+    else:
+        start += len(node.op)
+    m = re.compile(r"[\[(]").search(line, start)
+    return pos if m is None else ast.Pos(pos.file, pos.line, m.start() + 1)
 
 
 def _refuse_dates_beside_time_points(rule, cal, err) -> None:

@@ -270,8 +270,12 @@ class Dialect:
         return f"{pred}({','.join(self.format_term(t) for t in terms)})"
 
     def format_fact(self, pred: str, terms, interval, calendar=None) -> str:
-        when = format_interval(interval) if calendar is None else calendar.format_interval(interval)
-        return f"{self.format_atom(pred, terms)}@{when}"
+        if calendar is None:
+            return f"{self.format_atom(pred, terms)}@{format_interval(interval)}"
+        from .dates import naming
+
+        with naming(pred):  # (a time no date holds names its predicate)
+            return f"{self.format_atom(pred, terms)}@{calendar.format_interval(interval)}"
 
 
 def dialect(name: str) -> Dialect:

@@ -271,10 +271,6 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
     run every rule; the inputs may still refuse: run-time fallbacks);
     ``horizon``: the run's (``(lo, hi, ...)``), else the program's ``@temporal``."""
     horizon = horizon if horizon is not None else plan.temporal
-    if plan.program.calendar is not None:
-        refused = _calendar_refusal(plan)
-        if refused is not None:
-            return refused
     for rp in plan.physical.constraints:
         refused = _constraint_refusal(rp)
         if refused is not None:
@@ -454,16 +450,6 @@ def through_time(rule, stratum) -> bool:
         return left_in
     left = rule.left
     return left.shift is not None or left.group is not None or (left.box is not None and not contains_point(left.box, 0))
-
-
-def _calendar_refusal(plan) -> Optional[Refusal]:
-    """Spark's rounds run a calendar on a microsecond grid: every window must lie on it."""
-    cal = plan.program.calendar
-    micros = Fraction(cal.unit_seconds) * 1_000_000
-    for p in ph.window_points(plan, None):
-        if (Fraction(p) * micros).denominator != 1:
-            return Refusal(f"a window of {abs(p)} {cal.unit}, not a whole number of microseconds")
-    return None
 
 
 def _spark_fallbacks(st, horizon=None) -> tuple:

@@ -102,13 +102,37 @@ def test_hours_granularity_and_a_horizon(spark):
     check(spark, prog, {"e": dated()}, unit="hours", horizon=("2020-01-01", "2020-01-04"))
 
 
-def test_a_window_off_the_microsecond_grid_goes_to_one_task(spark):
-    """Half a microsecond: the rounds do not round it; the engine computes
-    exactly and then reports the answer a timestamp cannot hold."""
+def test_a_window_off_the_microsecond_grid_is_refused_at_load(spark):
+    """Half a microsecond: no run starts (neither the rounds nor one task),
+    the window is named where it is written, with the microseconds on
+    either side of it."""
     prog = PROGRAM.replace("PT12H", "PT0.0000005S")
-    with pytest.warns(cs().DriverFallback, match="a window of 1/172800000000 days, not a whole number of microseconds"):
-        with pytest.raises(chronolog.DataError, match="held: the time 1577836800.0000005 is not a whole number of microseconds"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().DriverFallback)
+        with pytest.raises(chronolog.ProgramError, match="the window PT0.0000005S is not a whole number of microseconds") as e:
             cs().reason(spark, prog, inputs={"e": dated(), "late": stamped()}, distributed=True)
+    assert (e.value.pos.line, e.value.pos.column) == (6, 18)  # held(X, Y) :- [-][0,PT0.0000005S] r(X, Y).
+    assert e.value.hint == "write it in whole microseconds: PT0.0000005S lies between PT0S and PT0.000001S"
+
+
+def test_a_time_computed_off_the_microsecond_grid_is_a_data_error(spark):
+    """A head interval computed by arithmetic (a seventh of a day): the
+    answer Spark gives as a timestamp fails with the embedded outputs'
+    message, naming the predicate and the microseconds around the time."""
+    prog = """
+    @timeGranularity("days").
+    q(X)@[S, E] :- e(X, Y)@[S, E0], E = S + 1/7.
+    @output("q").
+    """
+    e = pa.table({"x": ["a"], "y": ["b"], "start": pa.array([dt.date(2020, 1, 1)], pa.date32()),
+                  "end": pa.array([dt.date(2020, 1, 3)], pa.date32())})
+    with pytest.raises(chronolog.DataError, match=r"q: the time 11044944000/7 is not a whole number of microseconds, "
+                       r"so a timestamp cannot hold it exactly \(between 2020-01-01T03:25:42.857142 and 2020-01-01T03:25:42.857143\)"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cs().DriverFallback)
+            out = cs().reason(spark, prog, inputs={"e": e}, distributed=True)
+            for df in out.values():
+                df.collect()
 
 
 def test_times_as_numbers_on_a_calendar_go_to_one_task(spark):
@@ -136,7 +160,8 @@ def test_plan_names_the_path_for_a_calendar(tmp_path):
     from chronolog.planner import plan
 
     assert describe(plan(load_program(PROGRAM))).startswith("seminaive rounds")
-    assert "not a whole number of microseconds" in describe(plan(load_program(PROGRAM.replace("PT12H", "PT0.0000005S"))))
+    with pytest.raises(chronolog.ProgramError, match="the window PT0.0000005S is not a whole number of microseconds"):
+        load_program(PROGRAM.replace("PT12H", "PT0.0000005S"))
 
 
 @st.composite

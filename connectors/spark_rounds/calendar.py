@@ -8,11 +8,12 @@ a unit is ``L = unit_seconds * 10^6`` codes' worth of points (a day is
 86,400,000,000), a date column's point is ``unix_date * 86400 * 10^6``, a
 timestamp's ``unix_micros``, and an output end is ``timestamp_micros`` of
 it, the UTC instants the engine's answers hold.  Nothing is rounded: a
-window or horizon that is not a whole number of microseconds (a seventh
-of a day) does not fit the grid and falls back to one task, as does a time
-column of numbers or text (the engine reads ISO text and reports numbers)
-and an input time too near the years 1 or 9999 for the program's windows
-to keep its answers inside the years a timestamp holds.
+window that is not a whole number of microseconds (a seventh of a day)
+never gets here (language/dates.py refuses it when the program loads); a
+time column of numbers or text (the engine reads ISO text and reports
+numbers) and an input time too near the years 1 or 9999 for the program's
+windows to keep its answers inside the years a timestamp holds fall back
+to one task.
 """
 
 from __future__ import annotations

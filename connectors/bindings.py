@@ -147,10 +147,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
     list): large CSV files are read by kernels into FactColumns appended to
     it (connectors/csv_columns.py) instead of rows, from ``min_rows`` lines,
     and so are Parquet and Arrow IPC tables (connectors/table_columns.py)."""
-    from chronolog.language.lars import is_lars, tick_facts
-
     facts = []
-    lars = is_lars(program)
+    lars = ast.is_lars(program)
     if lars:
         columns = None  # (ticks: read as rows, then as ticks)
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
@@ -210,7 +208,11 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
 
             pos = ast.Pos(str(path), 0, 0)
             facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in read_facts(path, pred, FILE_KINDS[kind], program))
-    return tick_facts(facts) if lars else facts
+    if lars:
+        from chronolog.language.lars import tick_facts
+
+        return tick_facts(facts)
+    return facts
 
 
 # @bind kinds read and written without Spark, and their file format

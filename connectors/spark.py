@@ -341,7 +341,7 @@ def _refuse_lars_frames(prog, frames) -> None:
     row from 5 to 7 as the closed [5,7], not ticks 5 to 7), so they would
     answer otherwise than the embedded reasoner: refused."""
     from chronolog.language.errors import ProgramError
-    from chronolog.language.lars import is_lars
+    from chronolog.language.ast import is_lars
 
     if frames and is_lars(prog):
         raise ProgramError(

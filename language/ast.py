@@ -396,3 +396,9 @@ def substitute(x, values: dict, atoms=None):
         if atoms is not None and isinstance(x, Atom):
             return atoms(x) or x
     return x
+
+
+def is_lars(program) -> bool:
+    """Whether ``program`` was read as LARS (language/lars.py), whose facts
+    are given at ticks: here, so that asking does not import the LARS reader."""
+    return getattr(program, "tuple_windows", None) is not None

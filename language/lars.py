@@ -377,11 +377,6 @@ def fact_rows(rows, hint: str = None):
     return rows
 
 
-def is_lars(program) -> bool:
-    """Whether ``program`` was read as LARS, whose facts are given at ticks."""
-    return getattr(program, "tuple_windows", None) is not None
-
-
 def tick_facts(facts: list) -> list:
     """:class:`ast.Fact` objects (a bound file's) read at ticks, as fact text is."""
     hint = "a file bound to a LARS program holds ticks: whole numbers, the range 5 to 7 as start 5, end 7, both closed"

@@ -120,7 +120,8 @@ def choose(plan, engine: str = "auto") -> Placement:
     ``engine`` (auto, rows or columns: ``--engine``)."""
     physical = plan.physical
     recurrences = has_recurrence(plan)
-    strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal) for st in physical.strata)
+    rows_only = ast.is_lars(plan.program)  # (a LARS program's files and tables are read as rows: language/lars.py)
+    strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal, rows_only) for st in physical.strata)
     return Placement(strata, _spark(plan, strata))
 
 
@@ -164,10 +165,12 @@ def _ir_recurrence(ir) -> bool:
     return ir is not None and bool(ir.shifting_rules) and recurrence(ir) is not None
 
 
-def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False) -> tuple:
+def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, rows_only: bool = False) -> tuple:
     """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
     or :data:`BY_SIZE` (auto: :func:`.input_size.by_size` decides when the run starts;
-    ``recurrences``: the plan has a recurrence, :func:`has_recurrence`)."""
+    ``recurrences``: the plan has a recurrence, :func:`has_recurrence`;
+    ``rows_only``: its fact files and tables are read as rows, so only the
+    count of facts decides)."""
     refused = columns_refusal(st)
     if refused is not None:
         return ROWS, refused
@@ -181,12 +184,15 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
         return engine, "forced"
     if recurrences:
         return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's recurrence), else rows"
+    if rows_only:
+        return BY_SIZE, f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given, else rows"
     return BY_SIZE, (f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given ({size.AUTO_MIN_FILE_FACTS:,}+ from fact files, "
                      f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
-def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, horizon=None) -> StratumChoice:
-    backend, why = embedded_backend(st, engine, recurrences)
+def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, horizon=None,
+                   rows_only: bool = False) -> StratumChoice:
+    backend, why = embedded_backend(st, engine, recurrences, rows_only)
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
                          _spark_fallbacks(st, horizon), spark_form(st))

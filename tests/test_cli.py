@@ -155,6 +155,24 @@ def test_plan_prints_strata_and_nodes(tmp_path):
     assert "Temporal box[-3,0]" in out and "Temporal shift[0,0.5]" in out
 
 
+def test_plan_of_a_lars_program_names_only_the_count_of_facts(tmp_path):
+    """A LARS program's fact files and tables are read as rows (ticks), so
+    neither the fact files' nor the tables' threshold decides where it runs:
+    the plan says so, as a Vadalog program's plan names both."""
+    lars = tmp_path / "p.lars"
+    lars.write_text("q(X) :- [3] <> p(X).\n")
+    vada = tmp_path / "p.vada"
+    vada.write_text("q(X) :- <->[0,3] p(X).\n")
+    out = {}
+    for prog in (lars, vada):
+        r = cli("plan", prog)
+        assert r.returncode == 0, r.stderr
+        out[prog.suffix] = r.stdout
+    assert "runs on columns when 300,000+ facts are given, else rows" in out[".lars"]
+    assert "from fact files" not in out[".lars"] and "in given tables" not in out[".lars"]
+    assert "from fact files" in out[".vada"] and "in given tables" in out[".vada"]
+
+
 def test_example_program_runs():
     r = cli("run", ROOT / "examples" / "ownership.vada")
     assert r.returncode == 0, r.stderr

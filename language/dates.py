@@ -368,16 +368,7 @@ def _changes(x) -> bool:
     of a date or a duration, or time grouping."""
     from . import ast
 
-    kind = type(x)
-    if kind is ast.TimeGroup:
-        return True
-    if kind is ast.Temporal:
-        return _dated(x.window) or _changes(x.inner)
-    if kind is ast.Binary:
-        return _dated(x.window) or _changes(x.left) or _changes(x.right)
-    if kind is ast.Negation or kind is ast.Timed:
-        return _changes(x.inner)
-    return False
+    return any(type(n) is ast.TimeGroup or _dated(n.window) for n in _temporal_nodes(x))
 
 
 def _date_columns(program):
@@ -398,27 +389,31 @@ def _date_columns(program):
     return None
 
 
+def _temporal_nodes(x):
+    """The time grouping, temporal and binary (Since/Until) nodes of the
+    literal or head ``x``, outermost first, through negation and interval
+    terms: the one walk over what resolving dates reads and changes."""
+    from . import ast
+
+    if isinstance(x, ast.TimeGroup):
+        yield x
+        yield from _temporal_nodes(x.inner)
+    elif isinstance(x, ast.Temporal):
+        yield x
+        yield from _temporal_nodes(x.inner)
+    elif isinstance(x, ast.Binary):
+        yield x
+        yield from _temporal_nodes(x.left)
+        yield from _temporal_nodes(x.right)
+    elif isinstance(x, (ast.Negation, ast.Timed)):
+        yield from _temporal_nodes(x.inner)
+
+
 def _windows(rule):
     from . import ast
 
-    out = []
-
-    def walk(x):
-        if isinstance(x, ast.Temporal):
-            if x.window is not None:
-                out.append(x.window)
-            walk(x.inner)
-        elif isinstance(x, ast.Binary):
-            out.append(x.window)
-            walk(x.left)
-            walk(x.right)
-        elif isinstance(x, (ast.Negation, ast.Timed)):
-            walk(x.inner)
-
-    walk(rule.head)
-    for lit in rule.body:
-        walk(lit)
-    return out
+    return [n.window for lit in (rule.head, *rule.body) for n in _temporal_nodes(lit)
+            if type(n) is not ast.TimeGroup and n.window is not None]
 
 
 def resolve(program, calendar=None, lines=None):
@@ -542,19 +537,12 @@ def _refuse_windows_off_the_grid(program, cal, err, lines) -> None:
     from . import ast
 
     def lengths(x):  # (the node, the lengths it moves time by) of a literal or head
-        if isinstance(x, ast.TimeGroup):
-            if x.unit is None:  # (a named unit is whole seconds)
-                yield x, (x.count,)
-            yield from lengths(x.inner)
-        elif isinstance(x, ast.Temporal):
-            yield x, x.window[:2]
-            yield from lengths(x.inner)
-        elif isinstance(x, ast.Binary):
-            yield x, x.window[:2]
-            yield from lengths(x.left)
-            yield from lengths(x.right)
-        elif isinstance(x, ast.Negation):
-            yield from lengths(x.inner)
+        for n in _temporal_nodes(x):
+            if type(n) is not ast.TimeGroup:
+                if n.window is not None:
+                    yield n, n.window[:2]
+            elif n.unit is None:  # (a named unit is whole seconds)
+                yield n, (n.count,)
 
     found = [(f, (f.every.duration if isinstance(f.every, NegativeDuration) else f.every,))
              for f in program.facts if f.every is not None]

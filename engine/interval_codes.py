@@ -54,6 +54,15 @@ class DoubledGrid:
         hi = POS_INF if e == POS else self.point(e >> 1)
         return lo, hi, s != NEG and not s & 1, e != POS and bool(e & 1)
 
+    def intervals(self, starts: list, ends: list) -> list:
+        """:meth:`interval` of each pair of codes, in one comprehension on
+        a grid of whole units (an update by atoms decodes a few hundred:
+        half the cost of a call each)."""
+        if self.L != 1:
+            return [self.interval(s, e) for s, e in zip(starts, ends)]
+        return [(NEG_INF if s == NEG else s >> 1, POS_INF if e == POS else e >> 1, s != NEG and not s & 1, e != POS and e & 1 == 1)
+                for s, e in zip(starts, ends)]
+
 
 def from_ends(lo, lo_finite, lo_closed, hi, hi_finite, hi_closed) -> tuple:
     """``(s, e)`` as engine/exprs.py trees of ends given as trees: a time in

@@ -228,30 +228,49 @@ class ColumnRelation(Relation):
         """:meth:`decode_atoms` of each run of ``rows`` in turn (``counts``
         rows each: :meth:`SortedKeys.spans`), the rows decoded together."""
         rows = slice(rows.start, rows.stop) if type(rows) is range else self.row_array(rows)
-        s, e = self.s[rows].tolist(), self.e[rows].tolist()
-        atoms = list(zip(*[c[rows].tolist() for c in self.cols])) if self.cols else [()] * len(s)
-        interval, value = self.scale.interval, self.terms.value
+        ivs = self.scale.intervals(self.s[rows].tolist(), self.e[rows].tolist())
+        value = self.terms.value
+        cols = [c[rows].tolist() for c in self.cols]
+        # each row's terms decoded in one comprehension (most atoms have one
+        # interval: a bucket of one row is the common case, taken first)
+        if len(cols) == 1:
+            codes = cols[0]
+            atoms = [(value(a),) for a in codes]
+        elif len(cols) == 2:
+            codes = list(zip(*cols))
+            atoms = [(value(a), value(b)) for a, b in codes]
+        else:
+            codes = list(zip(*cols)) if cols else [()] * len(ivs)
+            atoms = [tuple([value(c) for c in atom]) for atom in codes]
         out, at = [], 0
         for n in counts:
-            by: dict = {}
+            if n == 1:
+                out.append({atoms[at]: [ivs[at]]})
+                at += 1
+                continue
+            by: dict = {}  # codes -> (terms, intervals)
             for i in range(at, at + n):
-                ivs = by.get(atoms[i])
-                if ivs is None:
-                    by[atoms[i]] = [interval(s[i], e[i])]
+                got = by.get(codes[i])
+                if got is None:
+                    by[codes[i]] = (atoms[i], [ivs[i]])
                 else:
-                    ivs.append(interval(s[i], e[i]))
-            out.append({tuple([value(c) for c in atom]): sorted(ivs) if len(ivs) > 1 else ivs for atom, ivs in by.items()})
+                    got[1].append(ivs[i])
             at += n
+            bucket = {}
+            for terms, found in by.values():
+                if len(found) > 1:
+                    found.sort()
+                bucket[terms] = found
+            out.append(bucket)
         return out
 
     def decode_intervals(self, rows) -> list:
-        interval = self.scale.interval
         if len(rows) == 1:
             r = rows[0]
-            return [interval(self.s.item(r), self.e.item(r))]
+            return [self.scale.interval(self.s.item(r), self.e.item(r))]
         if type(rows) is range:
             rows = slice(rows.start, rows.stop)
-        ivs = [interval(s, e) for s, e in zip(self.s[rows].tolist(), self.e[rows].tolist())]
+        ivs = self.scale.intervals(self.s[rows].tolist(), self.e[rows].tolist())
         ivs.sort()
         return ivs
 
@@ -388,14 +407,14 @@ class LazyAtoms(MutableMapping):
         if self.complete:
             return
         known, in_base = self.known, self.in_base
-        want = [t for t in dict.fromkeys(many) if t not in known and t not in in_base]
+        want = [t for t in (many if type(many) is dict else dict.fromkeys(many)) if t not in known and t not in in_base]
         if len(want) < FEW_KEYS:
             return
         rel = self.rel
         get = rel._code_of
         coded, codes = [], []
         for terms in want:
-            c = [get(v) for v in terms]
+            c = list(map(get, terms))
             if None in c:
                 in_base[terms] = False
             else:
@@ -405,14 +424,14 @@ class LazyAtoms(MutableMapping):
             return
         rows, counts = rel.keys(rel._all).spans(codes)
         at = rel.row_array(rows)
-        s, e = rel.s[at].tolist(), rel.e[at].tolist()
-        interval, at = rel.scale.interval, 0
+        ivs = rel.scale.intervals(rel.s[at].tolist(), rel.e[at].tolist())
+        at = 0
         for terms, n in zip(coded, counts):
             in_base[terms] = n > 0
             if n:
                 # under the atom's own terms, as _from_base keeps it
                 own = terms if all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
-                known[own] = [interval(s[at], e[at])] if n == 1 else sorted([interval(s[i], e[i]) for i in range(at, at + n)])
+                known[own] = [ivs[at]] if n == 1 else sorted(ivs[at : at + n])
                 at += n
 
     def learn(self, found: dict) -> None:
@@ -434,12 +453,17 @@ class LazyAtoms(MutableMapping):
         return default if got is _GONE else got
 
     def __getitem__(self, terms):
-        got = self.get(terms)
-        if got is None:
-            raise KeyError(terms)
+        got = self.known.get(terms)  # (a join reads each atom of a bucket: the known ones without a call)
+        if got is None or got is _GONE:
+            got = self.get(terms)
+            if got is None:
+                raise KeyError(terms)
         return got
 
     def __contains__(self, terms) -> bool:
+        got = self.known.get(terms)
+        if got is not None:
+            return got is not _GONE
         return self.get(terms) is not None
 
     def __setitem__(self, terms, ivs) -> None:
@@ -545,9 +569,12 @@ class LazyIndex:
 
     def reset(self) -> None:
         self.extra: dict = {}
+        self.dropped: set = set()  # keys with an atom deleted since the base (get filters their bucket)
         atoms = self.rel.atoms
         for terms, v in atoms.known.items():
-            if v is not _GONE and (atoms.cleared or not atoms.in_base.get(terms, True)):
+            if v is _GONE:
+                self.dropped.add(self._key(terms))
+            elif atoms.cleared or not atoms.in_base.get(terms, True):
                 self.added(terms)
 
     def _key(self, terms):
@@ -560,7 +587,9 @@ class LazyIndex:
             self.extra.setdefault(self._key(terms), []).append(terms)
 
     def removed(self, terms) -> None:
-        bucket = self.extra.get(self._key(terms))
+        key = self._key(terms)
+        self.dropped.add(key)
+        bucket = self.extra.get(key)
         if bucket and terms in bucket:
             bucket.remove(terms)
 
@@ -570,13 +599,18 @@ class LazyIndex:
             terms = (key,) if len(self.positions) == 1 else key
             if all([type(t) is str for t in terms]):
                 return [terms] if atoms.get(terms) is not None else default
-        out = []
-        if not atoms.cleared:  # the base's atoms with the key, less those deleted since
-            known, complete = atoms.known, atoms.complete
-            for terms in self._in_base(key):
-                v = known.get(terms)
-                if v is not _GONE and (v is not None or not complete):
-                    out.append(terms)
+        if atoms.cleared:
+            return self.extra.get(key) or default
+        base = self._in_base(key)
+        if not atoms.complete and key not in self.dropped:  # (none of the key's base atoms deleted: the bucket as it is)
+            extra = self.extra.get(key)
+            return (base + extra if extra else base) or default
+        out = []  # the base's atoms with the key, less those deleted since
+        known, complete = atoms.known, atoms.complete
+        for terms in base:
+            v = known.get(terms)
+            if v is not _GONE and (v is not None or not complete):
+                out.append(terms)
         out.extend(self.extra.get(key, ()))
         return out or default
 

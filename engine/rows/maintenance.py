@@ -57,8 +57,9 @@ def apply_intervals(rel, lists: dict, emptied: dict) -> None:
 
 def drop_emptied(emptied: dict) -> None:
     for rel, terms in emptied.items():
+        get = rel.atoms.get
+        gone = {t for t in terms if not get(t, True)}  # (left with no interval)
         atoms = rel.atoms
-        gone = {t for t in terms if t in atoms and not atoms[t]}
         for t in gone:
             del atoms[t]
         if gone:
@@ -239,6 +240,7 @@ class Maintenance:
             for terms, _ in rows:
                 self.change.touch(rel, terms)
             MergeNode(rel).merge(rows)
+        self._read = {p for stratum in ev.plan.strata for p in stratum.reads}
         for pred in set(retracted) | set(added):
             if pred not in derived:
                 self._record(pred)
@@ -250,6 +252,11 @@ class Maintenance:
         return self.report
 
     def _record(self, pred: str) -> None:
+        """Note ``pred``'s ``gone`` and ``new`` for the strata that read it
+        (none for a predicate no rule reads: most of a retraction's lines
+        on LUBM: takesCourse, publicationAuthor)."""
+        if pred not in self._read:
+            return
         gone, new = self.change.diff(self.store, pred)
         _union(self.gone, pred, gone)
         _union(self.new, pred, new)

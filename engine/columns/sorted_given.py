@@ -326,23 +326,48 @@ def _rows_probed(key, probe, prefix: bool = False):
     return _ranges(lo, hi - lo)
 
 
-def _splice(cols, s, e, removed, at, extra):
+def _splice(cols, s, e, removed, at, extra, key=None):
     """A frame of the columns without the rows ``removed`` and with the rows
-    ``extra`` (term columns, s, e) put before the positions ``at`` of the
-    rows left (a column each: one copy, and one more where rows go in: an
-    addition's merged rows)."""
-    import numpy as np
-
+    ``extra`` (term columns, s, e; and ``key``'s: ``(key, extra key)``,
+    the frame's key remembered) put before the positions ``at`` of the rows
+    left (:func:`spliced`: the masks once for every column)."""
     from .relation import _frame
 
-    kept = np.ones(len(s), dtype=bool)
-    kept[removed] = False
+    arrays, extras = [*cols, s, e], [*extra[0], extra[1], extra[2]]
+    if key is not None:
+        arrays, extras = [*arrays, key[0]], [*extras, key[1]]
+    out = spliced(arrays, removed, at, extras)
+    df = _frame(out[: len(cols)], out[len(cols)], out[len(cols) + 1])
+    return df if key is None else _remember(df, out[-1])
 
-    def spliced(a, b):
-        a = a[kept]
-        return np.insert(a, at, b) if len(at) else a
 
-    return _frame([spliced(c, x) for c, x in zip(cols, extra[0])], spliced(s, extra[1]), spliced(e, extra[2]))
+def spliced(arrays: list, removed, at, extras: list) -> list:
+    """Each array of ``arrays`` (one length) without its items ``removed``
+    and with those of its ``extras`` put before the positions ``at`` (sorted)
+    of the items left, as ``np.insert`` would: which items stay and where
+    they go found once for all (``np.insert`` finds them per array, and
+    each array is a copy of a relation's column: memberOf's five, 258,460
+    rows, ~1.5x the time that way)."""
+    import numpy as np
+
+    n = len(arrays[0]) if arrays else 0
+    kept = None
+    if len(removed):
+        kept = np.ones(n, dtype=bool)
+        kept[removed] = False
+    if not len(at):
+        return [a[kept] if kept is not None else a for a in arrays]
+    size = (int(np.count_nonzero(kept)) if kept is not None else n) + len(at)
+    new_at = np.asarray(at, dtype=np.int64) + np.arange(len(at))
+    old = np.ones(size, dtype=bool)
+    old[new_at] = False
+    out = []
+    for a, b in zip(arrays, extras):
+        o = np.empty(size, dtype=a.dtype)
+        o[old] = a[kept] if kept is not None else a
+        o[new_at] = b
+        out.append(o)
+    return out
 
 
 def _left_over(row, ps, pe, s, e):
@@ -457,9 +482,8 @@ def put_in_order(rest, rows, names: list):
     add_key = add_key[order]
     at = key.searchsorted(add_key, "left")
     add_cols, add_s, add_e = [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order]
-    out = _like(rest, names, [np.insert(c, at, x) for c, x in zip(cols, add_cols)], np.insert(s, at, add_s), np.insert(e, at, add_e))
-    _remember(out, np.insert(key, at, add_key))
-    return out
+    *out_cols, out_s, out_e, out_key = spliced([*cols, s, e, key], (), at, [*add_cols, add_s, add_e, add_key])
+    return _remember(_like(rest, names, out_cols, out_s, out_e), out_key)
 
 
 def rows_in_order(df, keys, names: list):
@@ -512,10 +536,7 @@ def _replaced(found, rows, names: list):
     r_key = r_key[order]
     at = key.searchsorted(r_key, "left")
     at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    after = _splice(cols, s, e, old_rows, at, ([c[order] for c in r_cols], r_s[order], r_e[order]))
-    kept = np.ones(len(key), dtype=bool)
-    kept[old_rows] = False
-    return _remember(after, np.insert(key[kept], at, r_key))
+    return _splice(cols, s, e, old_rows, at, ([c[order] for c in r_cols], r_s[order], r_e[order]), (key, r_key))
 
 
 def _like(df, names: list, cols: list, s, e):

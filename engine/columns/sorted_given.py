@@ -487,27 +487,29 @@ def put_in_order(rest, rows, names: list):
 
 
 def rows_in_order(df, keys, names: list):
-    """The rows of the relation ``df`` of the atoms ``keys`` (a frame of its
-    term columns) when ``df`` is in key order (no copy of the rest:
-    :func:`put_rows` puts their new rows in their place); else None."""
+    """``(rows, found)``: the rows of the relation ``df`` of the atoms
+    ``keys`` (a frame of its term columns) when ``df`` is in key order (no
+    copy of the rest: :func:`put_rows` puts their new rows in their place,
+    given ``found``, where they are, so as not to probe for them again);
+    else None."""
     found = _keyed_rows(df, keys, names) if names else None
     if found is None:
         return None
     cols, s, e, _, rows = found
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows])
+    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), found
 
 
-def put_rows(df, keys, rows, names: list):
+def put_rows(df, keys, rows, names: list, found=None):
     """The relation ``df`` (in key order) with the rows of the atoms
     ``keys`` (a frame of its term columns) replaced by ``rows`` (rows of
     those atoms, coalesced) in one splice, where a split of the relation
     and a put back copied each column twice more; None when it is not for
-    this path."""
-    got = swap_rows(df, keys, rows, names)
+    this path.  ``found``: :func:`rows_in_order`'s, of this ``df``."""
+    got = swap_rows(df, keys, rows, names, found)
     return None if got is None else got[1]
 
 
-def swap_rows(df, keys, rows, names: list):
+def swap_rows(df, keys, rows, names: list, found=None):
     """``(was, after)``: :func:`put_rows`'s relation after, and the rows
     of the atoms it replaced (one probe for both: a stratum's change is
     its atoms' rows before and after, touched.py)."""
@@ -516,7 +518,7 @@ def swap_rows(df, keys, rows, names: list):
     theirs = _arrays(rows, names)
     if theirs is None or packed(theirs[0], rows.height) is None:
         return None
-    found = _keyed_rows(df, keys, names)
+    found = found or _keyed_rows(df, keys, names)
     if found is None:
         return None
     cols, s, e, _, old_rows = found

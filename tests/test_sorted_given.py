@@ -335,3 +335,20 @@ def test_a_semi_join_of_a_hidden_relation_on_its_last_column(given_rows, hole_ro
     cut = semi(df, keys, [col], None)
     assert df._frame is None  # (not made one frame)
     assert points(cut, arity) == {(a, t) for a, t in left if a[-1] in set(keys[col].to_list())}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.data(), st.integers(0, 25), st.integers(1, 4))
+def test_spliced_as_np_insert(data, n, width):
+    """sorted_given.spliced (a splice of every column by one set of masks)
+    against numpy's own delete and insert, column by column."""
+    from chronolog.engine.columns.sorted_given import spliced
+
+    arrays = [np.array(data.draw(st.lists(st.integers(-9, 9), min_size=n, max_size=n)), dtype=np.int64) for _ in range(width)]
+    removed = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=n))) if n else [], dtype=np.int64)
+    left = n - len(removed)
+    at = np.array(sorted(data.draw(st.lists(st.integers(0, left), max_size=6))), dtype=np.int64)
+    extras = [np.array(data.draw(st.lists(st.integers(-9, 9), min_size=len(at), max_size=len(at))), dtype=np.int64) for _ in range(width)]
+    got = spliced(arrays, removed, at, extras)
+    for a, x, g in zip(arrays, extras, got):
+        assert g.tolist() == np.insert(np.delete(a, removed), at, x).tolist()

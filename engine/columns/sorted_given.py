@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import packed
+from .code_frames import packed, previous
 from .coalesce import distinct
 
 
@@ -383,7 +383,7 @@ def _left_over(row, ps, pe, s, e):
     last = np.ones(len(row), dtype=bool)
     last[:-1] = first[1:]
     # before each piece: from the row's start or the piece before's end; after the last: up to the row's end
-    gap_s = np.where(first, s[row], np.roll(pe, 1))
+    gap_s = np.where(first, s[row], previous(pe))
     gap_e = ps
     out_row = np.concatenate([row, row[last]])
     out_s = np.concatenate([gap_s, pe[last]])

@@ -235,3 +235,36 @@ def test_sorted_path_past_code_rows_as_duckdb(small, large, key_range, seed):
     assert code_frames.sorted_path(mixed, rel) == "numpy"
     expected = duckdb.sql("select * from mixed except select * from rel").fetchall()
     assert rows(code_frames.anti(mixed, rel)) == sorted(expected)
+
+
+def _same_rows_same_ids(ids, cols):
+    """Whether ``ids`` number the rows of ``cols`` densely from 0, equal
+    rows alike and different rows apart (Python tuples the oracle)."""
+    tuples = list(zip(*(c.tolist() for c in cols)))
+    by_row, by_id = {}, {}
+    for t, i in zip(tuples, ids.tolist()):
+        if by_row.setdefault(t, i) != i or by_id.setdefault(i, t) != t:
+            return False
+    return sorted(by_id) == list(range(len(by_id)))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.integers(1, 5), st.lists(st.lists(st.sampled_from([0, 1, 2, -1, BIG, -BIG, (1 << 63) - 1]), min_size=5, max_size=5), max_size=30),
+       st.booleans())
+def test_row_ids_number_equal_rows_alike(width, table, collide):
+    """code_frames.row_ids of one to five int64 columns (three and more by
+    a hash of the row, checked; a collision, forced here, by np.lexsort):
+    equal rows one id, different rows different ids, dense from 0."""
+    import numpy as np
+
+    cols = [np.array([r[k] for r in table], dtype=np.int64) for k in range(width)]
+    if not table:
+        return
+    hashed = code_frames._hashed_order
+    if collide:
+        code_frames._hashed_order = lambda cols: (None, None)
+    try:
+        ids = code_frames.row_ids(cols)
+    finally:
+        code_frames._hashed_order = hashed
+    assert _same_rows_same_ids(ids, cols)

@@ -185,21 +185,26 @@ def test_the_rows_of_some_atoms_replaced_in_one_splice(given_rows, key_atoms, ne
     the rows of some atoms read without a split (rows_in_order), then
     replaced by other rows of those atoms (put_rows), against a filter of
     Python tuples; every row once, in key order, the remembered key right;
-    a relation out of key order is not for this path (None)."""
+    a relation out of key order is not for this path (None).  put_rows
+    given where rows_in_order found the rows gives the same relation."""
     df = given_frame(given_rows, arity, shuffled)
     names = term_columns(arity)
     in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
     keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
     chosen = set(keys.iter_rows())
     back = frame_of([(a[:arity], s, e) for a, s, e in new_rows if a[:arity] in chosen], arity)
-    hit, got = rows_in_order(df, keys, names), put_rows(df, keys, back, names)
+    read, got = rows_in_order(df, keys, names), put_rows(df, keys, back, names)
     if not in_order:
-        assert hit is None and got is None
+        assert read is None and got is None
         return
+    hit, found = read
     assert as_set(hit) == {r for r in as_set(df) if r[:arity] in chosen}
     assert_kept(hit, arity)
     assert sorted(rows(got)) == sorted([r for r in rows(df) if r[:arity] not in chosen] + rows(back))
     assert_kept(got, arity)
+    again = put_rows(df, keys, back, names, found)
+    assert rows(again) == rows(got)
+    assert_kept(again, arity)
     first = got.select(names[:1]).unique().head(3)
     again = rows_matching(got, first, names[:1], names)  # (by the remembered key)
     assert as_set(again) == {r for r in as_set(got) if r[:1] in set(first.iter_rows())}
@@ -330,3 +335,20 @@ def test_a_semi_join_of_a_hidden_relation_on_its_last_column(given_rows, hole_ro
     cut = semi(df, keys, [col], None)
     assert df._frame is None  # (not made one frame)
     assert points(cut, arity) == {(a, t) for a, t in left if a[-1] in set(keys[col].to_list())}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.data(), st.integers(0, 25), st.integers(1, 4))
+def test_spliced_as_np_insert(data, n, width):
+    """sorted_given.spliced (a splice of every column by one set of masks)
+    against numpy's own delete and insert, column by column."""
+    from chronolog.engine.columns.sorted_given import spliced
+
+    arrays = [np.array(data.draw(st.lists(st.integers(-9, 9), min_size=n, max_size=n)), dtype=np.int64) for _ in range(width)]
+    removed = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=n))) if n else [], dtype=np.int64)
+    left = n - len(removed)
+    at = np.array(sorted(data.draw(st.lists(st.integers(0, left), max_size=6))), dtype=np.int64)
+    extras = [np.array(data.draw(st.lists(st.integers(-9, 9), min_size=len(at), max_size=len(at))), dtype=np.int64) for _ in range(width)]
+    got = spliced(arrays, removed, at, extras)
+    for a, x, g in zip(arrays, extras, got):
+        assert g.tolist() == np.insert(np.delete(a, removed), at, x).tolist()

@@ -165,10 +165,12 @@ class ColumnMaintenance:
         """:meth:`local`'s rows of the atoms ``keys``; a relation in key
         order is only read, not split (:meth:`put_back` then splices the
         atoms' new rows in: one copy of the relation, not three)."""
-        hit = rows_in_order(self.current(pred), keys, self.names(pred))
-        if hit is None:
+        df = self.current(pred)
+        got = rows_in_order(df, keys, self.names(pred))
+        if got is None:
             return self.local(pred, keys)
-        self._rest[pred] = _ReadOut(keys)
+        hit, found = got
+        self._rest[pred] = _ReadOut(keys, df, found)
         self.touched(pred).took(keys, hit)
         return hit
 
@@ -186,7 +188,9 @@ class ColumnMaintenance:
         rest = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
         if isinstance(rest, _ReadOut):  # (the atoms' rows are still in the relation)
-            if (got := put_rows(self.current(pred), rest.keys, rows, self.names(pred))) is not None:
+            df = self.current(pred)
+            found = rest.found if df is rest.relation else None  # (the relation read out, unchanged: not probed again)
+            if (got := put_rows(df, rest.keys, rows, self.names(pred), found)) is not None:
                 return self._set(pred, got)
             rest = split(self.current(pred), rest.keys, self.names(pred), self.ev.values)[1]
         if rows.height and (kept := put_in_order(rest, rows, self.names(pred))) is not None:
@@ -744,6 +748,8 @@ class _ReadOut(NamedTuple):
     """A relation's atoms :meth:`ColumnMaintenance.read_out` read, left in it."""
 
     keys: object
+    relation: object  # the relation they were read from
+    found: tuple  # where their rows are in it (sorted_given.rows_in_order)
 
 
 class AtomsLater(Mapping):

@@ -725,6 +725,16 @@ def _finite_number(x) -> bool:
     return not isinstance(x, (float, Decimal)) or math.isfinite(x)
 
 
+def _is_number_text(text: str) -> bool:
+    """Whether ``text`` spells a finite number (``5``, ``1/2``, ``-0.5``)."""
+    from .timeline import parse_number
+
+    try:
+        return parse_number(text) not in (POS_INF, NEG_INF)
+    except ValueError:
+        return False
+
+
 def horizon_points(h, calendar, what: str = "horizon"):
     """A horizon ``(from, to)`` or ``"from,to"`` given as dates, as numbers
     (``what`` names it in errors: ``--window``)."""
@@ -736,6 +746,10 @@ def horizon_points(h, calendar, what: str = "horizon"):
             return h
     else:
         parts = h
+    for x in parts:
+        if isinstance(x, str) and _is_number_text(x):  # (calendar.parse_point's error said only "bad horizon")
+            raise _PE(f"bad {what} {h!r}: {x.strip()} is a number, but this program's timeline is dates",
+                      hint="write both ends as dates: 2020-01-01,2020-12-31 (inf for no end)")
     try:
         return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in parts)
     except ValueError as e:

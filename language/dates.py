@@ -511,6 +511,10 @@ def resolve(program, calendar=None, lines=None):
             f.every = period(f.every, f.pos)
     for a in program.annotations:
         if a.name == "temporal":
+            if cal is not None and any(isinstance(x, str) for x in a.args):  # (point() called inf and "2020-01-01" numbers)
+                raise err("@temporal(from, to) needs two dates on this program's date timeline", a.pos,
+                          "write them unquoted, e.g. @temporal(2020-01-01, 2020-12-31).; for no end, leave @temporal out "
+                          'or pass the horizon ("2020-01-01", float("inf")) to reason()')
             a.args = [point(x, a.pos, "horizon") for x in a.args]
         elif any(isinstance(x, (DatePoint, Duration)) for x in a.args):
             raise err(f"@{a.name} does not take dates", a.pos, "")

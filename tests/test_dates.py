@@ -410,3 +410,13 @@ def test_strategies_agree_on_dates_and_grouping(strategy):
     m = chronolog.reason(prog, strategy=strategy)
     assert m.to_text() == ("g(a)@[2020-01-01,2020-01-02)\ng(a)@[2020-01-02T01:00:00,2020-01-03)\n"
                            "h(a)@[2020-01-01T16:00:00,2020-01-02T03:00:00)")
+
+
+@pytest.mark.parametrize("args", ["2020-01-01, inf", '"2020-01-01", "2020-02-01"'])
+def test_a_temporal_annotation_of_words_on_a_date_timeline_says_so(args):
+    """``inf`` and quoted dates are words in an annotation: the message
+    called them numbers ("the time point inf is a number")."""
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(f'@timeGranularity("days").\n@temporal({args}).\np(a)@2020-01-05.\nq(X) :- p(X).')
+    assert e.value.message == "@temporal(from, to) needs two dates on this program's date timeline"
+    assert e.value.pos.line == 2 and "@temporal(2020-01-01, 2020-12-31)" in e.value.hint

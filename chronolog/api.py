@@ -551,9 +551,14 @@ def parse_horizon(h, calendar=None, what="horizon"):
 
         h = horizon_points(h, calendar, what)
     if isinstance(h, str):
+        from chronolog.language.dates import DATE_RE
+
         parts = h.split(",")
         if len(parts) != 2:
             raise ProgramError(f"bad {what} {h!r}", hint="write it as FROM,TO, e.g. 0,1000")
+        if dated := [p.strip() for p in parts if DATE_RE.match(p.strip())]:
+            raise ProgramError(f"bad {what} {h!r}: {dated[0]} is a date, but this program's timeline is numeric",
+                               hint='write both ends as numbers, e.g. 0,1000, or declare @timeGranularity("days"). in the program')
         try:
             h = tuple(parse_number(p) for p in parts)
         except ValueError:

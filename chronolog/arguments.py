@@ -147,6 +147,23 @@ def check_horizon(h, what: str = "horizon", calendar=None) -> None:
         )
     for v in h:
         _point(v, what, text_dates=calendar is not None)
+        _on_the_timeline(v, what, calendar)
+
+
+def _on_the_timeline(v, what: str, calendar) -> None:
+    """A horizon's end of the program's kind: on a date timeline a number
+    is no date (5 was taken as the 5th day after 1970-01-01), on a numeric
+    one a date no number (it met a number in a bare TypeError)."""
+    if calendar is not None and is_number(v) and v not in (math.inf, -math.inf):
+        raise ArgumentError(
+            f"{what}: {v!r} is a number, but this program's timeline is dates",
+            hint=f'give both ends as dates, e.g. {what}=("2020-01-01", "2020-12-31"); float("inf") for no end',
+        )
+    if calendar is None and isinstance(v, (date, datetime)):
+        raise ArgumentError(
+            f"{what}: {v!r} is a date, but this program's timeline is numeric",
+            hint=f'give numbers, e.g. {what}=(0, 1000), or declare @timeGranularity("days"). in the program',
+        )
 
 
 def check_span(v, what: str) -> None:

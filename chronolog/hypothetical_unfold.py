@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import dataclasses
 from dataclasses import dataclass
 
 from chronolog.language import ast
@@ -443,7 +444,7 @@ def _rename_rule(rule, suffix):
         if isinstance(x, ast.Atom):
             return ast.Atom(x.pred, tuple(term(t) for t in x.terms), x.pos)
         if isinstance(x, ast.Temporal):
-            return ast.Temporal(x.op, x.window, lit(x.inner), x.pos)
+            return dataclasses.replace(x, inner=lit(x.inner))
         if isinstance(x, ast.Negation):
             return ast.Negation(lit(x.inner), x.pos)
         if isinstance(x, ast.Comparison):

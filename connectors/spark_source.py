@@ -236,6 +236,8 @@ class _Reader(DataSourceReader):
         import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_schema
 
+        if partition is None or partition.value is None:  # no files (an empty write's output): Spark's one empty partition
+            return
         target = to_arrow_schema(self.schema)
         kinds = [f.metadata.get(KIND_KEY) for f in self.schema.fields]
         _, rows = _facts([partition.value], self.pred)

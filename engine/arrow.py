@@ -414,9 +414,9 @@ class _ExactColumns:
                 hint="give start/end as date32 or timestamp columns (or ISO strings)",
             )
         if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
-            return float_terms(col, name, pred).tolist()
+            return float_terms(col, name, pred, self.table).tolist()
         if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
-            return float_time_column(col, name, pred)
+            return float_time_column(col, name, pred, self.table)
         if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
             return [None if v is None else self.value(v, name, time) for v in col.to_pylist()]
         if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
@@ -457,9 +457,10 @@ class _ExactColumns:
         return v
 
 
-def float_terms(col, name: str, pred: str):
+def float_terms(col, name: str, pred: str, table=None):
     """A float term column as a numpy float64 array; NaN (pandas' mark of
-    a missing value, and equal to nothing) is refused with its row."""
+    a missing value, and equal to nothing) is refused with its row (its
+    values when the ``table`` it is a column of is given)."""
     import numpy as np
     import pyarrow as pa
 
@@ -471,13 +472,13 @@ def float_terms(col, name: str, pred: str):
     if np.isnan(v).any():
         i = int(np.flatnonzero(np.isnan(v))[0])
         raise DataError(
-            f"{pred}: the column {name} is NaN in row {i}",
+            f"{pred}: the column {name} is NaN in " + (f"the row {row_values(table, i)}" if table is not None else f"row {i}"),
             hint=f"NaN marks a missing value: drop or fill those rows of {pred} (e.g. DataFrame.dropna())",
         )
     return v
 
 
-def float_time_column(col, name: str, pred: str) -> list:
+def float_time_column(col, name: str, pred: str, table=None) -> list:
     """A float start or end column as exact time points (language/
     float_times.py), each distinct float converted once; null is unbounded
     (None), NaN refused with its row."""
@@ -489,12 +490,12 @@ def float_time_column(col, name: str, pred: str) -> list:
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     if col.type != pa.float64():
-        return _narrow_float_times(col, name, pred)
+        return _narrow_float_times(col, name, pred, table)
     nulls = col.null_count
     v = col.fill_null(0.0).to_numpy(zero_copy_only=False) if nulls else col.to_numpy(zero_copy_only=False)
     if np.isnan(v).any():
         i = int(np.flatnonzero(np.isnan(v))[0])
-        raise _nan_time(pred, name, i)
+        raise _nan_time(pred, name, i, table=table)
     uniq, inv = np.unique(v, return_inverse=True)
     values = np.empty(len(uniq), dtype=object)
     values[:] = float_time_values(uniq)
@@ -504,7 +505,7 @@ def float_time_column(col, name: str, pred: str) -> list:
     return out.tolist()
 
 
-def _narrow_float_times(col, name: str, pred: str) -> list:
+def _narrow_float_times(col, name: str, pred: str, table=None) -> list:
     """A float32 (or float16) time column: the number each float shows in
     its own width (a float32 0.1 is 1/10, not the float64 text of its
     value), by Arrow's cast to text (float32's shortest digits; a float16
@@ -520,16 +521,18 @@ def _narrow_float_times(col, name: str, pred: str) -> list:
             values.append(parse_number(text))
         except ValueError:  # nan
             i = enc.indices.to_pylist().index(len(values))
-            raise _nan_time(pred, name, i) from None
+            raise _nan_time(pred, name, i, table=table) from None
     return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
 
-def _nan_time(pred: str, name: str, i: int, hint: str = ""):
-    """The error for a NaN in a float time column (row ``i``)."""
+def _nan_time(pred: str, name: str, i: int, hint: str = "", table=None):
+    """The error for a NaN in a float time column (row ``i`` of ``table``,
+    named by its values when given)."""
     from chronolog.language.errors import DataError
     from chronolog.language.float_times import NAN_HINT
 
-    return DataError(f"{pred}: the column {name} is NaN in row {i}, which is not a time point", hint=NAN_HINT + hint)
+    row = f"the row {row_values(table, i)}" if table is not None else f"row {i}"
+    return DataError(f"{pred}: the column {name} is NaN in {row}, which is not a time point", hint=NAN_HINT + hint)
 
 
 def refuse_nan_times(frame, pred: str) -> None:
@@ -587,6 +590,13 @@ def _refuse_non_constant(typ, name: str, pred: str, time: bool = False) -> None:
     )
 
 
+def row_values(table, i: int) -> str:
+    """Row ``i`` of ``table`` as ``name=value, ...``: a row named by its
+    values, which a Spark task's slice of the input (whose row numbers are
+    not the input's) names as well as the whole table."""
+    return ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names)
+
+
 def _null_term(table, name: str, pred: str):
     """A null argument has no value to reason with (the engine's terms are
     constants): refuse it, showing the row, on the driver and in Spark
@@ -595,9 +605,8 @@ def _null_term(table, name: str, pred: str):
 
     col = table.column(name)
     i = col.is_null().to_pylist().index(True)
-    values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names)
     raise DataError(
-        f"{pred}: the column {name} is empty (null) in the row {values}",
+        f"{pred}: the column {name} is empty (null) in the row {row_values(table, i)}",
         hint=f"every argument of {pred} needs a value: filter or fill the nulls (only start and end may be null: unbounded)",
     )
 

@@ -112,10 +112,13 @@ class Temporal:
     window: tuple
     inner: "Literal"
     pos: Pos = field(default=NOWHERE, compare=False)
+    meteor: bool = field(default=False, compare=False)  # read in the MeTeoR dialect: printed in it
 
     def __str__(self) -> str:
         from .timeline import format_interval
 
+        if self.meteor:
+            return f"{METEOR_OPERATORS[self.op]}{format_interval(self.window)}{_meteor_operand(self.inner)}"
         return f"{self.op}{format_interval(self.window)} {self.inner}"
 
 
@@ -143,11 +146,26 @@ class Binary:
     left: "Literal"
     right: "Literal"
     pos: Pos = field(default=NOWHERE, compare=False)
+    meteor: bool = field(default=False, compare=False)  # read in the MeTeoR dialect: printed in it
 
     def __str__(self) -> str:
         from .timeline import format_interval
 
+        if self.meteor:
+            return f"{_meteor_operand(self.left)} {METEOR_OPERATORS[self.op]}{format_interval(self.window)} {self.right}"
         return f"{self.left} <{self.op}>{format_interval(self.window)} {self.right}"
+
+
+# an operator's MeTeoR name: a formula read in that dialect (proofs, messages)
+# prints as a MeTeoR program writes it and reads back in it
+METEOR_OPERATORS = {"<->": "Diamondminus", "<+>": "Diamondplus", "[-]": "Boxminus", "[+]": "Boxplus", "S": "Since", "U": "Until"}
+
+
+def _meteor_operand(x) -> str:
+    """A unary operator's operand, or a Since/Until's left one, in MeTeoR:
+    a Since/Until there is parenthesised (MeTeoR's Since/Until take the
+    rest of the literal as their right operand)."""
+    return f"({x})" if isinstance(x, Binary) else str(x)
 
 
 @record(frozen=True)

@@ -511,6 +511,10 @@ def resolve(program, calendar=None, lines=None):
             f.every = period(f.every, f.pos)
     for a in program.annotations:
         if a.name == "temporal":
+            if cal is not None and any(isinstance(x, str) for x in a.args):  # (point() called inf and "2020-01-01" numbers)
+                raise err("@temporal(from, to) needs two dates on this program's date timeline", a.pos,
+                          "write them unquoted, e.g. @temporal(2020-01-01, 2020-12-31).; for no end, leave @temporal out "
+                          'or pass the horizon ("2020-01-01", float("inf")) to reason()')
             a.args = [point(x, a.pos, "horizon") for x in a.args]
         elif any(isinstance(x, (DatePoint, Duration)) for x in a.args):
             raise err(f"@{a.name} does not take dates", a.pos, "")
@@ -725,6 +729,16 @@ def _finite_number(x) -> bool:
     return not isinstance(x, (float, Decimal)) or math.isfinite(x)
 
 
+def _is_number_text(text: str) -> bool:
+    """Whether ``text`` spells a finite number (``5``, ``1/2``, ``-0.5``)."""
+    from .timeline import parse_number
+
+    try:
+        return parse_number(text) not in (POS_INF, NEG_INF)
+    except ValueError:
+        return False
+
+
 def horizon_points(h, calendar, what: str = "horizon"):
     """A horizon ``(from, to)`` or ``"from,to"`` given as dates, as numbers
     (``what`` names it in errors: ``--window``)."""
@@ -736,6 +750,10 @@ def horizon_points(h, calendar, what: str = "horizon"):
             return h
     else:
         parts = h
+    for x in parts:
+        if isinstance(x, str) and _is_number_text(x):  # (calendar.parse_point's error said only "bad horizon")
+            raise _PE(f"bad {what} {h!r}: {x.strip()} is a number, but this program's timeline is dates",
+                      hint="write both ends as dates: 2020-01-01,2020-12-31 (inf for no end)")
     try:
         return tuple(calendar.point(x) if _is_datetime(x) else calendar.parse_point(x) if isinstance(x, str) else x for x in parts)
     except ValueError as e:

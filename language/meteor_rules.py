@@ -54,7 +54,7 @@ class _Line(LineCursor):
             name, window = _OPS[m.group()], self.window()
             if name not in _BOXES:
                 raise Unread  # (lark's transformer explains why a diamond head is refused)
-            return ast.Temporal(name, window, self.head(), self.pos(at))
+            return ast.Temporal(name, window, self.head(), self.pos(at), meteor=True)
         return self.atom()
 
     def body(self) -> list:
@@ -81,7 +81,7 @@ class _Line(LineCursor):
         self.i = m.end()
         self.deeper()
         window = self.window()
-        return ast.Binary("S" if m.group() == "Since" else "U", window, left, self.literal(), self.pos(at))
+        return ast.Binary("S" if m.group() == "Since" else "U", window, left, self.literal(), self.pos(at), meteor=True)
 
     def unary(self):
         self.skip()
@@ -94,7 +94,7 @@ class _Line(LineCursor):
         self.i = m.end()
         self.deeper()
         name, window = _OPS[m.group()], self.window()
-        return ast.Temporal(name, window, self.unary(), self.pos(at))
+        return ast.Temporal(name, window, self.unary(), self.pos(at), meteor=True)
 
     def atom(self):
         m = self.take(_WORD)

@@ -53,7 +53,7 @@ def make_group(count, unit, inner, pos, err):
         raise err("the period of a time grouping must be positive", pos, "e.g. /\\[7] p(X) or /\\[months] p(X)")
     if not isinstance(inner, (ast.Atom, ast.Temporal, ast.Binary)):
         inner = _atom(inner, pos, err)
-    return ast.TimeGroup("/\\", None, inner, pos, unit, count)
+    return ast.TimeGroup("/\\", None, inner, pos, unit=unit, count=count)
 
 
 def _atom(x, pos, err):

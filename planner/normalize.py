@@ -20,6 +20,7 @@ incomplete there).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Optional
 
@@ -150,7 +151,7 @@ class Normalizer:
             name = self._fresh("s" if lit.op == "S" else "u")
             terms = tuple(ast.Var(v) for v in variables)
             self.rules.append(SinceRule(name, terms, lit.op, window, left, right, rule))
-            self.meanings[name] = (terms, ast.Binary(lit.op, window, lit.left, lit.right, lit.pos))
+            self.meanings[name] = (terms, dataclasses.replace(lit, window=window))
             alternatives.append([Scan(name, terms, origin=lit)])
         if not alternatives:
             raise _Impossible()

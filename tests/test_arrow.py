@@ -60,7 +60,7 @@ def test_float_time_columns_are_the_numbers_they_show():
     t = pa.table({"c0": ["a"], "start": pa.array([0.1]), "end": pa.array([1.0])})
     assert chronolog.reason("r(X) :- q(X).", {"q": t}).facts("r") == [(("a",), (Fraction(1, 10), 1, True, True))]
     t = pa.table({"c0": ["a"], "start": pa.array([0.1]), "end": pa.array([float("nan")])})
-    with pytest.raises(chronolog.DataError, match="column end is NaN in row 0"):
+    with pytest.raises(chronolog.DataError, match=r"column end is NaN in the row c0='a', start=0\.1, end=nan, which"):
         chronolog.reason("r(X) :- q(X).", {"q": t})
 
 

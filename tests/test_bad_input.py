@@ -405,6 +405,7 @@ def test_window_errors_name_the_window(tmp_path):
     ("--horizon", "2020-01-10,2020-01-05", "bad horizon: 2020-01-10 > 2020-01-05"),
     ("--window", "2020-01-10,2020-01-05", "bad --window: 2020-01-10 > 2020-01-05"),
     ("--window", "2020-13-01,2020-01-05", "bad --window '2020-13-01,2020-01-05'"),
+    ("--horizon", "2020-01-01,5", "bad horizon '2020-01-01,5': 5 is a number, but this program's timeline is dates"),
 ])
 def test_date_windows_are_named_and_shown_as_dates(tmp_path, option, value, says):
     """On a calendar timeline a reversed window was shown in day numbers

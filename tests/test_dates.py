@@ -216,6 +216,49 @@ def test_a_datetime_past_the_microsecond_says_so(text, tmp_path):
     assert chronolog.reason("q(X) :- p(X).\np(a)@2020-01-01T00:00:00.123456.").to_text() == "q(a)@[2020-01-01T00:00:00.123456,2020-01-01T00:00:00.123456]"
 
 
+DATED = '@timeGranularity("days").\nq(X) :- p(X).\np(a)@[2020-01-01, 2020-01-10).'
+
+
+@pytest.mark.parametrize("horizon", [(dt.date(2020, 1, 1), 5), ("2020-01-01", 20000), (18262, 18270), (dt.date(2020, 1, 1), Fraction(1, 2))])
+def test_a_number_in_a_date_horizon_is_refused(horizon):
+    """A number was taken as a count of days since 1970-01-01: ``(date, 5)``
+    was "2020-01-01 > 1970-01-06", ``("2020-01-01", 20000)`` confined the
+    model to 2024-10-04 without a word. The reference reads a date
+    timeline's time points as dates only; ``@temporal(2020-01-01, 5)`` is
+    refused so already."""
+    with pytest.raises(chronolog.ArgumentError) as e:
+        chronolog.reason(DATED, horizon=horizon)
+    assert "is a number, but this program's timeline is dates" in e.value.message
+    assert e.value.message.startswith("horizon: ") and "2020-01-01" in e.value.hint
+
+
+def test_infinity_ends_a_date_horizon():
+    assert chronolog.reason(DATED, horizon=("2020-01-05", float("inf"))).to_text() == "q(a)@[2020-01-05,2020-01-10)"
+    assert chronolog.reason(DATED, horizon="-inf,2020-01-05").to_text() == "q(a)@[2020-01-01,2020-01-05]"
+
+
+@pytest.mark.parametrize("horizon, says", [
+    ("2020-01-01,5", "bad horizon '2020-01-01,5': 5 is a number, but this program's timeline is dates"),
+    ("0, 2020-01-05", "bad horizon '0, 2020-01-05': 0 is a number, but this program's timeline is dates"),
+])
+def test_a_number_in_a_date_horizon_text_is_named(horizon, says):
+    """The text form said only "bad horizon '2020-01-01,5'"."""
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(DATED, horizon=horizon)
+    assert says in str(e.value)
+
+
+def test_a_date_in_a_numeric_horizon_is_refused():
+    """``horizon=(date, 20)`` on a numeric timeline was a bare TypeError
+    ('>' between date and int); its text form said only "bad horizon"."""
+    numeric = "q(X) :- p(X).\np(a)@[1, 10)."
+    with pytest.raises(chronolog.ArgumentError, match=r"horizon: datetime.date\(2020, 1, 1\) is a date, but this program's timeline is numeric"):
+        chronolog.reason(numeric, horizon=(dt.date(2020, 1, 1), 20))
+    with pytest.raises(ProgramError, match="2020-01-01 is a date, but this program's timeline is numeric") as e:
+        chronolog.reason(numeric, horizon="2020-01-01,2020-02-01")
+    assert "@timeGranularity" in e.value.hint
+
+
 # ------------------------------------------------------------------ CSV and Arrow
 
 def test_csv_dates_round_trip(tmp_path):
@@ -367,3 +410,13 @@ def test_strategies_agree_on_dates_and_grouping(strategy):
     m = chronolog.reason(prog, strategy=strategy)
     assert m.to_text() == ("g(a)@[2020-01-01,2020-01-02)\ng(a)@[2020-01-02T01:00:00,2020-01-03)\n"
                            "h(a)@[2020-01-01T16:00:00,2020-01-02T03:00:00)")
+
+
+@pytest.mark.parametrize("args", ["2020-01-01, inf", '"2020-01-01", "2020-02-01"'])
+def test_a_temporal_annotation_of_words_on_a_date_timeline_says_so(args):
+    """``inf`` and quoted dates are words in an annotation: the message
+    called them numbers ("the time point inf is a number")."""
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(f'@timeGranularity("days").\n@temporal({args}).\np(a)@2020-01-05.\nq(X) :- p(X).')
+    assert e.value.message == "@temporal(from, to) needs two dates on this program's date timeline"
+    assert e.value.pos.line == 2 and "@temporal(2020-01-01, 2020-12-31)" in e.value.hint

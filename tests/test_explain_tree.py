@@ -306,3 +306,61 @@ def test_an_until_step_says_its_left_operand_held_until_the_event():
     model = chronolog.reason("cool(X) :- hot(X) <U>(0,1] calm(X).\nhot(a)@[0,10]. calm(a)@8.")
     text = str(model.proof("cool(a)@[7,8)"))
     assert "hot(a) (held throughout until the event, until (0,1])" in text and "since" not in text, text
+
+
+def _shown_formulas(node):
+    """Every formula a proof shows for a predicate the planner made."""
+    if node.shown:
+        yield node.shown
+    for s in node.steps:
+        for lit in s.literals:
+            if lit.fact is not None:
+                yield from _shown_formulas(lit.fact)
+
+
+METEOR_PROOFS = """A(X) :- B(X)Since[1,2]C(X)
+D(X) :- B(X)Until[1,2]C(X)
+E(X) :- Boxminus[0,1]Diamondminus[0,1]C(X)
+F(X) :- Boxplus[0,1]Diamondplus[0,1]C(X)
+G(X) :- Boxminus[0,1](B(X)Since[1,2]C(X))
+H(X) :- (B(X)Since[0,1]C(X))Since[1,2]C(X)
+I(X) :- B(X)Since[0,2]C(X), Diamondminus[0,1]Boxplus[0,1]B(X)
+B(a)@[0,10]
+C(a)@[2,3]"""
+
+
+@pytest.mark.parametrize("fact, shown", [
+    ("A(a)@[3,5]", "B(a) Since[1,2] C(a) on [3,5]"),
+    ("D(a)@[0,2]", "B(a) Until[1,2] C(a) on [0,2]"),
+    ("E(a)@[3,4]", "Diamondminus[0,1]C(a) on [2,4]"),
+    ("F(a)@[1,2]", "Diamondplus[0,1]C(a) on [1,3]"),
+    ("G(a)@[4,5]", "B(a) Since[1,2] C(a) on [3,5]"),
+    ("H(a)@[3,4]", "(B(a) Since[0,1] C(a)) Since[1,2] C(a) on [3,4]"),
+    ("I(a)@[2,5]", "B(a) Since(0,2] C(a) on (2,5]"),
+])
+def test_a_meteor_proof_shows_formulas_as_meteor_writes_them_and_they_read_back(fact, shown):
+    """MeTeoR programs' proofs showed Vadalog's operators (``B(a) <S>[1,2]
+    C(a)``, ``<->[0,1] C(a)``), which the MeTeoR reader refuses."""
+    from chronolog.api import load_program
+
+    model = chronolog.reason(METEOR_PROOFS, dialect="meteor")
+    proof = model.proof(fact)
+    text = str(proof)
+    assert shown in text, text
+    assert "<S>" not in text and "<U>" not in text and "<->" not in text and "<+>" not in text, text
+    formulas = set(_shown_formulas(proof.root))
+    assert formulas, text
+    for formula in formulas:  # each reads back in MeTeoR as the same formula
+        rule = load_program(f"Z :- {formula}", dialect="meteor").rules[0]
+        assert str(rule.body[0]) == formula, formula
+
+
+def test_a_vadalog_proof_shows_vadalog_formulas_that_read_back():
+    from chronolog.api import load_program
+
+    model = chronolog.reason("a(X) :- b(X) <S>[1,2] c(X).\nd(X) :- b(X) <U>[1,2] c(X).\ne(X) :- [-][0,1] <->[0,1] c(X).\n"
+                             "b(a)@[0,10].\nc(a)@[2,3].")
+    for fact, shown in (("a(a)@[3,5]", "b(a) <S>[1,2] c(a)"), ("d(a)@[0,2]", "b(a) <U>[1,2] c(a)"), ("e(a)@[3,4]", "<->[0,1] c(a)")):
+        formulas = set(_shown_formulas(model.proof(fact).root))
+        assert formulas == {shown}, formulas
+        assert str(load_program(f"z :- {shown}.").rules[0].body[0]) == shown

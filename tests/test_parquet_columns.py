@@ -78,7 +78,7 @@ def _bad(tmp_path, **change):
 
 
 def test_bad_values_are_reported_by_the_row_reader(tmp_path):
-    with pytest.raises(chronolog.DataError, match="NaN in row 7"):
+    with pytest.raises(chronolog.DataError, match=r"the column v is NaN in the row k='s0', d=7, v=nan, start=7, end=8"):
         chronolog.reason(_bad(tmp_path, v=(7, math.nan, pa.float64())), engine="columns")
     with pytest.raises(chronolog.DataError, match="empty interval"):
         chronolog.reason(_bad(tmp_path, start=(3, 9, pa.int64())), engine="columns")

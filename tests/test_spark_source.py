@@ -187,3 +187,14 @@ def test_a_written_predicate_must_read_back(spark, tmp_path, pred):
     with pytest.raises(Exception, match=r"predicate.*not a name"):
         df.write.format("chronolog").option("predicate", pred).mode("append").save(str(out))
     assert not out.exists()
+
+
+def test_an_empty_write_reads_back_as_no_facts(spark, tmp_path):
+    """An empty DataFrame writes an empty directory; reading it was a
+    TypeError in Spark's worker (no file for its one partition)."""
+    out = tmp_path / "out"
+    empty = spark.createDataFrame([], "c0 string, start bigint, end bigint")
+    empty.write.format("chronolog").option("predicate", "q").mode("append").save(str(out))
+    assert spark.read.format("chronolog").option("predicate", "q").load(str(out)).collect() == []
+    schema = "c0 string, start bigint, end bigint, start_closed boolean, end_closed boolean"
+    assert spark.read.format("chronolog").option("predicate", "q").schema(schema).load(str(out)).collect() == []

@@ -343,3 +343,24 @@ def test_a_start_column_named_in_another_case_is_named_through_spark(spark):
     with pytest.raises(chronolog.ChronologError) as e:
         cs.reason(spark, 'q(X) :- p(X). @output("q").', {"p": frame}, arrow=True)
     assert "has no 'start' column" in e.value.message and e.value.hint.startswith("rename the column 'Start' to 'start'")
+
+
+@pytest.mark.parametrize("column", ["v", "end"])
+def test_a_nan_in_a_spark_task_names_its_row_by_its_values(spark, column):
+    """A task reads a slice of the input, so its row numbers are not the
+    DataFrame's: a NaN in the second row was "NaN in row 0". The row is
+    named by its values, as a null one is, on the driver and in tasks."""
+    from chronolog import spark as cs
+
+    rows = [("a", 1.5, 0, 5.0), ("b", 2.5, 0, 5.0)]
+    rows[1] = ("b", float("nan"), 0, 5.0) if column == "v" else ("b", 2.5, 0, float("nan"))
+    frame = spark.createDataFrame(rows, "k string, v double, start long, end double")
+    program = 'q(K, V) :- m(K, V). @output("q").'
+    says = "the row k='b', v=nan, start=0, end=5.0" if column == "v" else "the row k='b', v=2.5, start=0, end=nan"
+    with pytest.raises(chronolog.DataError) as e:
+        chronolog.reason(program, {"m": frame.toArrow()})
+    assert f"m: the column {column} is NaN in {says}" in e.value.message, e.value.message
+    for distributed in (False, True):
+        with pytest.raises(chronolog.DataError) as e:
+            cs.reason(spark, program, {"m": frame}, distributed=distributed, arrow=True)
+        assert f"m: the column {column} is NaN in {says}" in e.value.message, (distributed, e.value.message)

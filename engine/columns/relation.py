@@ -257,7 +257,7 @@ def _to_atoms(df, arity, terms, scale):
     return atoms
 
 
-def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
+def _value_or_codes(arr, terms, name: str = "?", pred: str = "?", table=None):
     """A float64 column of finite floats stays float values
     (value_columns.py), a decimal128 one exact pairs; any other column is coded."""
     import numpy as np
@@ -272,7 +272,7 @@ def _value_or_codes(arr, terms, name: str = "?", pred: str = "?"):
     if pa.types.is_floating(arr.type) and not arr.null_count:
         from chronolog.engine.arrow import float_terms
 
-        v = float_terms(arr, name, pred)  # (NaN refused, as the row reader refuses it)
+        v = float_terms(arr, name, pred, table)  # (NaN refused, as the row reader refuses it)
         if np.all(np.isfinite(v)):
             return v
         return encode_column(list(v.tolist()), terms)
@@ -302,7 +302,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         lo, hi, lc, hc = zip(*[iv for _, iv in rows])
         s, e = interval_codes(lo, hi, lc, hc, scale)
         return coalesce(_frame(cols, s, e), term_columns(arity))
-    cols = [_value_or_codes(table.column(c), terms, c, pred) for c in term_names]
+    cols = [_value_or_codes(table.column(c), terms, c, pred, table) for c in term_names]
 
     def ends(col):
         c = table.column(col).combine_chunks().cast(pa.int64())

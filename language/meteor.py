@@ -118,16 +118,9 @@ _TERMINAL_NAMES = {
     "$END": "end of line",
 }
 
-_OPS = {
-    "Diamondminus": "<->",
-    "Diamondplus": "<+>",
-    "Boxminus": "[-]",
-    "Boxplus": "[+]",
-    "<->": "<->",
-    "<+>": "<+>",
-    "[-]": "[-]",
-    "[+]": "[+]",
-}
+# a unary operator by its MeTeoR name or its Vadalog symbol (both read)
+_OPS = {**{name: op for op, name in ast.METEOR_OPERATORS.items() if op not in ("S", "U")},
+        **{op: op for op in ("<->", "<+>", "[-]", "[+]")}}
 
 _OP_HINT = (
     "MeTeoR's temporal operators are Diamondminus, Diamondplus, Boxminus, Boxplus, "

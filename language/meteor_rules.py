@@ -27,7 +27,8 @@ from .text import unquote
 
 __all__ = ["read_rule"]
 
-_OPS = {"Diamondminus": "<->", "Diamondplus": "<+>", "Boxminus": "[-]", "Boxplus": "[+]"}
+# MeTeoR's unary operators by name (ast.METEOR_OPERATORS, which prints them, read backwards)
+_OPS = {name: op for op, name in ast.METEOR_OPERATORS.items() if op not in ("S", "U")}
 _BOXES = ("[-]", "[+]")
 
 

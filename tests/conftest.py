@@ -49,6 +49,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 
+_LOST_GROUP: list = []
+
+
+def pytest_collection_finish(session):
+    """Notes Spark tests that lost their group: pytest-xdist marks a group
+    by a suffix of the node id, which some pytest releases drop
+    (pyproject.toml pins below them), and the Spark tests would then run
+    on both workers, each starting a JVM of its own; the ``spark`` fixture
+    then fails every Spark test with the reason."""
+    if getattr(session.config.option, "loadgroup", False):
+        _LOST_GROUP[:] = [i.nodeid for i in session.items if _uses_spark(i) and not i.nodeid.endswith("@spark")]
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session for every Spark test (startup takes seconds):
@@ -56,6 +69,13 @@ def spark():
     import os
     import shutil
 
+    if _LOST_GROUP:
+        pytest.fail(
+            f"pytest-xdist's loadgroup did not put the {len(_LOST_GROUP)} Spark tests on one worker: "
+            "this pytest and pytest-xdist do not work together; install the versions "
+            "pyproject.toml's test extra names (bash test.sh does)",
+            pytrace=False,
+        )
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("CI"):
         pytest.skip("no Java runtime (pyspark needs Java 17 or 21); .ci/run installs one")

@@ -47,13 +47,16 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
         else:
             arities[pred] = (n, pos)
 
+    Atom = ast.Atom
     for rule in program.rules:
-        head = ast.head_atom(rule.head)
+        head = rule.head if type(rule.head) is Atom else ast.head_atom(rule.head)
         if head is not None:
             see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
         for lit in rule.body:
-            for atom in ast.atoms_of(lit):
-                see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
+            for atom in (lit,) if type(lit) is Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
+                known = arities.get(atom.pred)
+                if known is None or known[0] != len(atom.terms):
+                    see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
     for fact in program.facts:
         see(fact.pred, len(fact.terms), fact.pos)
     # extra facts come as FactRows (pred -> rows, all of one arity)

@@ -265,11 +265,11 @@ def note_unsupplied(program: ast.Program, given) -> None:
 
     supplied = set(given) | {f.pred for f in program.facts}
     supplied |= {a.args[0] for a in program.annotations if a.name in ("input", "bind") and a.args}
-    supplied |= {ast.head_atom(r.head).pred for r in program.rules if ast.head_atom(r.head) is not None}
+    supplied |= {head.pred for head in map(ast.head_atom, (r.head for r in program.rules)) if head is not None}
     seen = set()
     for rule in program.rules:
         for lit in rule.body:
-            for atom in ast.atoms_of(lit):
+            for atom in (lit,) if type(lit) is ast.Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
                 p = atom.pred
                 if p in supplied or p in seen or p.startswith("$"):  # $: the dialects' helpers
                     continue

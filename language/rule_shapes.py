@@ -19,6 +19,13 @@ null (``_``, numbered over the program), time grouping (its unit is a word),
 a string equal to one of the line's names (built as the same constant), a
 rule over several lines.  Anything the reader leaves to lark has no shape
 kept, so lark still reads it and its error is lark's.
+
+The rules of one shape also share what the planner decides from a rule's
+structure alone (safety, existential variables: planner/validate.py,
+planner/normalize.py): :func:`decisions` gives a rule its shape's table of
+them, and only while the rule holds the very head and body literals it was
+read with, so a rule rewritten since (``dataclasses.replace``, windows of
+dates mapped in place) is decided on its own.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from bisect import bisect_left
+from operator import is_
 
 from . import ast
 from .builtins import AGGREGATES
@@ -100,12 +108,39 @@ class Shapes:
         key, names, places = got
         known = self.known.get(key)
         if known is None:  # (the first of its shape: kept as read, its makers built when a second comes)
-            rule = self.known[key] = read(), names, places
-            return rule[0]
+            rule = read()
+            self.known[key] = rule, names, places, _tag(rule, {})
+            return rule
         if type(known) is tuple:
             known = self.known[key] = _Shape(*known, self.source)
         self.built += 1
-        return known.instance(line, lineno, names, self.seen)
+        rule = known.instance(line, lineno, names, self.seen)
+        _tag(rule, known.decided)
+        return rule
+
+
+_TAG = "_shape_decisions"  # a rule's attribute (not a field: dataclasses.replace makes a rule without it)
+
+
+def _tag(rule: ast.Rule, decided: dict) -> dict:
+    """Give ``rule`` its shape's table of decisions, with the head and body
+    literals it is valid for."""
+    rule.__dict__[_TAG] = (rule.head, tuple(rule.body), decided)
+    return decided
+
+
+def decisions(rule: ast.Rule):
+    """The table (a dict the planner fills) of what the rules of ``rule``'s
+    shape share, or None: a rule not built by shape, or one whose head or
+    body literals are no longer those it was read with (its structure may
+    differ from its shape's)."""
+    tag = rule.__dict__.get(_TAG)
+    if tag is None:
+        return None
+    head, body, decided = tag
+    if rule.head is not head or len(rule.body) != len(body) or not all(map(is_, rule.body, body)):
+        return None
+    return decided
 
 
 class _Shape:
@@ -113,9 +148,10 @@ class _Shape:
     (a function of an :class:`_Instance`) per node that differs between
     rules of the shape; a node that does not is shared."""
 
-    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end")
+    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end", "decided")
 
-    def __init__(self, rule: ast.Rule, names: list, places: list, source: str):
+    def __init__(self, rule: ast.Rule, names: list, places: list, decided: dict, source: str):
+        self.decided = decided  # (what the planner decided for the shape: shared by its rules)
         self.lengths = [len(n) for n in names]
         self.slots = [k for _, k in places]  # the number of each replaced name, in order
         self.source = source

@@ -34,6 +34,7 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
 from chronolog.language.records import record
+from chronolog.language.rule_shapes import decisions
 
 from .ir import PlanRule, Scan
 
@@ -42,7 +43,18 @@ from .ir import PlanRule, Scan
 
 
 def existential_variables(rule: ast.Rule) -> list:
-    """Head variables that occur nowhere in the body, in head order."""
+    """Head variables that occur nowhere in the body, in head order (found
+    once for the rules of one shape: language/rule_shapes.py)."""
+    shared = decisions(rule)
+    if shared is None:
+        return _existential_variables(rule)
+    found = shared.get("existentials")
+    if found is None:
+        found = shared["existentials"] = tuple(_existential_variables(rule))
+    return list(found)
+
+
+def _existential_variables(rule: ast.Rule) -> list:
     head = ast.head_atom(rule.head)
     if head is None:
         return []

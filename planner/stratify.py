@@ -108,20 +108,21 @@ def stratify(rules, meanings=None) -> list:
     """Group the (non-constraint) rules into strata in evaluation order
     (``meanings``: the formulas the planner's predicates stand for, for messages)."""
     edges = dependency_edges(rules)
-    nodes = []
-    seen = set()
+    nodes: dict = {}  # (a dict: the predicates in order of appearance, each once)
     for r in rules:
-        for p in [r.head_pred] + [l.pred for l in r.body if isinstance(l, (Scan, NegScan))]:
-            if p is not None and p not in seen:
-                seen.add(p)
-                nodes.append(p)
+        if r.head_pred is not None:
+            nodes[r.head_pred] = None
+        for l in r.body:
+            if isinstance(l, (Scan, NegScan)):
+                nodes[l.pred] = None
     succ: dict = {}
     for a, b, _, _ in edges:
         succ.setdefault(a, []).append(b)
     comps = strongly_connected_components(nodes, succ)
-    comp_of = {p: i for i, c in enumerate(comps) for p in c}
-    for a, b, negative, rule in edges:
-        if negative and comp_of[a] == comp_of[b]:
+    negative_edges = [e for e in edges if e[2]]
+    comp_of = {p: i for i, c in enumerate(comps) for p in c} if negative_edges else {}
+    for a, b, _, rule in negative_edges:
+        if comp_of[a] == comp_of[b]:
             src = rule.source
             raise ProgramError(
                 f"the program is not stratifiable: {spelled(b, meanings or {})} depends negatively on "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
+from chronolog.language.rule_shapes import decisions
 
 from .existential import check_existential_rule, existential_variables
 
@@ -46,13 +47,16 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
         else:
             arities[pred] = (n, pos)
 
+    Atom = ast.Atom
     for rule in program.rules:
-        head = ast.head_atom(rule.head)
+        head = rule.head if type(rule.head) is Atom else ast.head_atom(rule.head)
         if head is not None:
             see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
         for lit in rule.body:
-            for atom in ast.atoms_of(lit):
-                see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
+            for atom in (lit,) if type(lit) is Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
+                known = arities.get(atom.pred)
+                if known is None or known[0] != len(atom.terms):
+                    see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
     for fact in program.facts:
         see(fact.pred, len(fact.terms), fact.pos)
     # extra facts come as FactRows (pred -> rows, all of one arity)
@@ -261,11 +265,11 @@ def note_unsupplied(program: ast.Program, given) -> None:
 
     supplied = set(given) | {f.pred for f in program.facts}
     supplied |= {a.args[0] for a in program.annotations if a.name in ("input", "bind") and a.args}
-    supplied |= {ast.head_atom(r.head).pred for r in program.rules if ast.head_atom(r.head) is not None}
+    supplied |= {head.pred for head in map(ast.head_atom, (r.head for r in program.rules)) if head is not None}
     seen = set()
     for rule in program.rules:
         for lit in rule.body:
-            for atom in ast.atoms_of(lit):
+            for atom in (lit,) if type(lit) is ast.Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
                 p = atom.pred
                 if p in supplied or p in seen or p.startswith("$"):  # $: the dialects' helpers
                     continue
@@ -308,7 +312,12 @@ def check_body_length(rule: ast.Rule) -> None:
 def validate(program: ast.Program, extra_facts=None) -> dict:
     arities = collect_arities(program, extra_facts)
     for rule in program.rules:
+        shared = decisions(rule)
+        if shared is not None and shared.get("safe"):  # (its structure is one found safe: language/rule_shapes.py)
+            continue
         check_body_length(rule)
         check_safety(rule)
+        if shared is not None and not existential_variables(rule):  # (an existential rule's note names each rule)
+            shared["safe"] = True
     check_annotations(program, arities)
     return arities

@@ -231,14 +231,14 @@ class LarsBuilder(_ToAst):
             t, extra = self._bind_time(term, pos)
             return [self._tuple_atom(atom, n, t, pos)] + extra
         if op == "<>":
-            return ast.Temporal("<->", span, atom, pos)
+            return ast.Temporal("<->", span, atom, pos, dialect="lars")
         if op == "[]":
-            box = ast.Temporal("[-]", span, atom, pos)
+            box = ast.Temporal("[-]", span, atom, pos, dialect="lars")
             self._boxes[id(box)] = box  # clipped in start() under @streamStart
             return box
         t, extra = self._bind_time(term, pos)
         captured = self._capture(atom, t, pos)
-        return [ast.Temporal("<->", span, captured, pos)] + extra
+        return [ast.Temporal("<->", span, captured, pos, dialect="lars")] + extra
 
     def _clip(self, lit):
         if isinstance(lit, ast.Negation):
@@ -275,8 +275,9 @@ class LarsBuilder(_ToAst):
 
         def rules(name):
             head = ast.Atom(name, vs + (ast.Var(_TIME),), pos)
-            self.helper_meanings[name] = (head.terms, ast.Timed(atom, ast.Var(_TIME), None, True, True, pos))
-            return [ast.Rule(head, [ast.Timed(atom, ast.Var(_TIME), None, True, True, pos)], pos, f"{head} :- {atom}@{_TIME}.")]
+            captured = ast.Timed(atom, ast.Var(_TIME), None, True, True, pos, dialect="lars")
+            self.helper_meanings[name] = (head.terms, captured)
+            return [ast.Rule(head, [captured], pos, f"{head} :- {captured}.")]
 
         name = self._helper(("at", atom.pred, atom.terms), rules)
         return ast.Atom(name, vs + (t,), pos)
@@ -290,10 +291,10 @@ class LarsBuilder(_ToAst):
             head = ast.Atom(name, vs, pos)
             first = ast.Atom(name + "_first", vs, pos)
             start = ast.Atom("$lars_start", (), pos)
-            self.helper_meanings[name] = (vs, ast.Temporal("[-]", span, atom, pos))
+            self.helper_meanings[name] = (vs, ast.Temporal("[-]", span, atom, pos, dialect="lars"))
             self.helper_meanings[first.pred] = (vs, ast.Described("{atom} at the stream's start", atom))
             return [
-                ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
+                ast.Rule(head, [ast.Temporal("[-]", span, atom, pos, dialect="lars")], pos, ""),
                 # a itself at t too: the since alone holds at the point where a stops
                 ast.Rule(head, [atom, ast.Binary("S", span, atom, first, pos)], pos, ""),
                 ast.Rule(first, [atom, start], pos, ""),

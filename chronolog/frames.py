@@ -345,7 +345,10 @@ def _exact_terms(col):
     scale = max((-d.as_tuple().exponent for d in decs if d is not None), default=0)
     scale = max(scale, 0)
     digits = max((len(d.as_tuple().digits) for d in decs if d is not None), default=1)
-    return pa.array(decs, pa.decimal128(min(38, max(digits, scale + 1) + scale), scale))
+    precision = max(digits, scale + 1) + scale
+    if precision > 38:  # (past decimal128: the text, read as the same exact numbers)
+        return col
+    return pa.array(decs, pa.decimal128(precision, scale))
 
 
 def split_by_pred(frame) -> dict:

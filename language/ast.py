@@ -374,6 +374,33 @@ def atoms_of(lit) -> list:
     return []
 
 
+def nesting(x) -> int:
+    """How deeply operators, calls and arithmetic nest in ``x`` (a literal,
+    expression or rule): walked with a stack of its own, so that a formula
+    too deep for the recursive passes after the reader is measured, not
+    recursed into."""
+    deepest, stack = 0, [(x, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        kind = type(node)
+        if kind is Rule:
+            stack += [(node.head, depth)] + [(lit, depth) for lit in node.body]
+        elif kind is Comparison:
+            stack += [(node.left, depth), (node.right, depth)]
+        elif kind is BinOp or kind is Binary:
+            stack += [(node.left, depth + 1), (node.right, depth + 1)]
+        elif kind is Call:
+            stack += [(a, depth + 1) for a in node.args]
+        elif isinstance(node, (Temporal, Negation, Timed)):
+            stack.append((node.inner, depth + 1))
+        elif kind is Assignment:
+            stack.append((node.expr, depth))
+        elif kind is Aggregate and node.expr is not None:
+            stack.append((node.expr, depth + 1))
+    return deepest
+
+
 def variables_of(x) -> set:
     """Variables occurring in a term, expression, atom or literal."""
     out: set = set()

@@ -67,6 +67,7 @@ class LarsBuilder(_ToAst):
         # helper pred -> (its terms, the LARS formula it stands for): what proofs show
         self.helper_meanings: dict = {"$lars_start": ((), ast.Described("the stream's start"))}
         self._unowned: list = []  # helper rules made since the last rule was read
+        self._rule_no = 0  # the rule being read: each rule has helpers of its own, so its proofs name it
 
     # ---------------------------------------------------------- statements
     def start(self, items):
@@ -80,7 +81,7 @@ class LarsBuilder(_ToAst):
             keep.append(it)
         prog = super().start(keep)
         if self.clip_start is not None:
-            for rule in prog.rules:
+            for self._rule_no, rule in enumerate(prog.rules):
                 rule.body = [self._clip(lit) for lit in rule.body]
                 self._owned_by(rule)
         prog.rules.extend(self.helpers)
@@ -114,6 +115,7 @@ class LarsBuilder(_ToAst):
             head = ast.Timed(head.atom, start, end, True, False, pos)
         rule = ast.Rule(head, body, pos, self._lines_text(meta))
         self._owned_by(rule)
+        self._rule_no += 1
         return rule
 
     @v_args(meta=True)
@@ -260,6 +262,7 @@ class LarsBuilder(_ToAst):
 
     # ---------------------------------------------------------- helpers
     def _helper(self, key, make_rules):
+        key += (self._rule_no,)  # (shared by two rules, a helper's proof steps named the first one)
         name = self._made.get(key)
         if name is None:
             name = f"$lars{len(self._made) + 1}_{key[1]}"

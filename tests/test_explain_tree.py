@@ -411,3 +411,15 @@ def test_a_vadalog_proof_shows_vadalog_formulas_that_read_back():
         formulas = set(_shown_formulas(model.proof(fact).root))
         assert formulas == {shown}, formulas
         assert str(load_program(f"z :- {shown}.").rules[0].body[0]) == shown
+
+
+def test_a_lars_window_two_rules_share_is_derived_by_each_rule_in_its_proofs():
+    """The helper predicate of a time capture or of a box clipped at the
+    stream's start was made once for the first rule that wrote the window:
+    the proof of the second rule's answer named the first rule for it."""
+    program = "@T r(X) :- [3] @T a(X).\nw(X) :- [2] @T a(X), T > 39.\nu(X) :- [2] [] a(X).\nv(X) :- [2] [] a(X), b(X).\n@streamStart(40)."
+    model = chronolog.reason(program, "a(x)@40\na(x)@41\na(x)@42\nb(x)@42", dialect="lars")
+    lines = program.splitlines()
+    for fact, rule in (("w(x)@[40,42]", lines[1]), ("v(x)@[42,42]", lines[3]), ("r(x)@[40,40]", lines[0]), ("u(x)@[42,42]", lines[2])):
+        proof = model.proof(fact)
+        assert {step.rule for step in _steps(proof.root)} == {rule}, str(proof)

@@ -184,7 +184,7 @@ def to_pandas(model, pred=None, window=None):
     import pandas as pd
     import pyarrow as pa
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_pandas()")
+    table = model._table(pred, window, "to_pandas()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)
@@ -202,7 +202,7 @@ def to_polars(model, pred=None, window=None):
     """A typed Polars DataFrame (same columns as :func:`to_pandas`)."""
     import polars as pl
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_polars()")
+    table = model._table(pred, window, "to_polars()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)

@@ -23,7 +23,7 @@ becomes a fact at time 0, and a derived fact holds at 0.  The translation:
   term, the aggregated value, the rest of its arguments) in a predicate
   ``xaN``, whose distinct facts are aggregated in ``xgN``, and the head's
   term computed from the result (``?Z * #sum(?Y)``) in a last rule;
-  ``MAX``/``MIN`` of numbers are chronolog's ``max``/``min``.
+  ``MAX``/``MIN``/``ABS`` of numbers are chronolog's ``max``/``min``/``abs``.
 
 Anything else (other functions, IRIs, typed literals, other formats,
 import options) is outside what is translated: :class:`Unsupported`.
@@ -84,7 +84,7 @@ def term(t) -> str:
     raise Unsupported(f"the term {text}")
 
 
-FUNCTIONS = {"MAX": "max", "MIN": "min"}  # Nemo's functions chronolog has, with the same meaning on numbers
+FUNCTIONS = {"MAX": "max", "MIN": "min", "ABS": "abs"}  # Nemo's functions chronolog has, with the same meaning on numbers
 AGGREGATES = {"count", "sum", "min", "max"}
 
 

@@ -60,6 +60,9 @@ def _shallow(prog):
     from .errors import SyntaxError_
 
     for rule in prog.rules:
+        text = rule.text
+        if text and sum(map(text.count, "([<+-*/@")) + text.count("not") <= DEEPEST // 2:
+            continue  # (each such character opens at most two levels: too few to nest that deep, no walk)
         if ast.nesting(rule) > DEEPEST:
             raise SyntaxError_(
                 f"operators are nested too deeply to read (more than {DEEPEST} levels)",

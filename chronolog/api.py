@@ -1518,18 +1518,23 @@ class Model:
 
         ``window=(from, to)`` clips the facts to it and unrolls the ones that
         repeat forever; without a window such facts are an error."""
+        return self._table(pred, window, "to_arrow()")
+
+    def _table(self, pred, window, call: str):
+        """:meth:`to_arrow`, its messages naming ``call`` (to_pandas() and
+        to_polars() read their tables here: they named to_arrow())."""
         from chronolog.arguments import check_known_predicate
         from chronolog.language.dates import naming
 
         if not isinstance(pred, str):
             from chronolog.frames import all_facts_table
 
-            return all_facts_table(self, pred, window)
-        check_known_predicate(self, pred, "to_arrow()")
+            return all_facts_table(self, pred, window, call)
+        check_known_predicate(self, pred, call)
         with naming(pred):  # (a time off the microsecond grid names the predicate)
-            return self._arrow_table(pred, window)
+            return self._arrow_table(pred, window, call)
 
-    def _arrow_table(self, pred: str, window):
+    def _arrow_table(self, pred: str, window, call: str = "to_arrow()"):
         from chronolog.engine.arrow import facts_to_arrow
 
         if window is not None:
@@ -1537,7 +1542,7 @@ class Model:
         if self._repeating.get(pred):
             raise ProgramError(
                 f"{pred} has facts that repeat forever, which a table cannot hold",
-                hint=f"pass a window: to_arrow({pred!r}, window=(0, 1000))",
+                hint=f"pass a window: {call[:-1]}{pred!r}, window=(0, 1000))",
             )
         if self._columns is not None and self.dialect != "lars":  # straight from the columns the run left (LARS: in ticks)
             from chronolog.connectors.text_out import columns_arrow_table

@@ -184,7 +184,7 @@ def to_pandas(model, pred=None, window=None):
     import pandas as pd
     import pyarrow as pa
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_pandas()")
+    table = model._table(pred, window, "to_pandas()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)
@@ -202,7 +202,7 @@ def to_polars(model, pred=None, window=None):
     """A typed Polars DataFrame (same columns as :func:`to_pandas`)."""
     import polars as pl
 
-    table = model.to_arrow(pred, window=window) if isinstance(pred, str) else all_facts_table(model, pred, window, "to_polars()")
+    table = model._table(pred, window, "to_polars()")
     exact = _split_exact(table)
     for name, floats, _ in exact:
         table = table.set_column(table.schema.get_field_index(name), name, floats)
@@ -219,11 +219,12 @@ def as_table(frame, pred: str = "?"):
     read, never the rounded one)."""
     import pyarrow as pa
 
+    wide = []  # Polars' 128-bit integer columns, read as their text
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
         _refuse_repeated_names(frame.schema.names, pred)
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
-        table = (frame.collect() if hasattr(frame, "collect") else frame).to_arrow()  # (a LazyFrame: its query run)
+        table, wide = _polars_table(frame.collect() if hasattr(frame, "collect") else frame)  # (a LazyFrame: its query run)
     else:
         from chronolog.engine.arrow import refuse_nan_times
 
@@ -242,7 +243,7 @@ def as_table(frame, pred: str = "?"):
 
     names = table.schema.names
     _refuse_unnamed_columns(names, pred)
-    text = set(term_text_names(table))
+    text = set(term_text_names(table)) | {n for n in wide if n not in ("start", "end")}
     for name in list(names):
         if name.endswith(EXACT) and name[: -len(EXACT)] in names:
             base = name[: -len(EXACT)]
@@ -256,6 +257,17 @@ def as_table(frame, pred: str = "?"):
     # term columns of exact rationals, or of several kinds of constants, as
     # their canonical text: parsed when read (engine/arrow.py), not strings
     return with_term_text(table, sorted(text))
+
+
+def _polars_table(frame):
+    """(the Arrow table of a Polars frame, the names of its 128-bit integer
+    columns): Arrow has no such integers (pyarrow refuses the frame), so
+    those columns go as their decimal text, read back as the same exact
+    integers."""
+    import polars as pl
+
+    wide = [n for n, t in frame.schema.items() if t in (pl.Int128, getattr(pl, "UInt128", pl.Int128))]
+    return frame.with_columns(pl.col(wide).cast(pl.String)).to_arrow(), wide
 
 
 def _refuse_repeated_names(names, pred: str) -> None:
@@ -333,7 +345,10 @@ def _exact_terms(col):
     scale = max((-d.as_tuple().exponent for d in decs if d is not None), default=0)
     scale = max(scale, 0)
     digits = max((len(d.as_tuple().digits) for d in decs if d is not None), default=1)
-    return pa.array(decs, pa.decimal128(min(38, max(digits, scale + 1) + scale), scale))
+    precision = max(digits, scale + 1) + scale
+    if precision > 38:  # (past decimal128: the text, read as the same exact numbers)
+        return col
+    return pa.array(decs, pa.decimal128(precision, scale))
 
 
 def split_by_pred(frame) -> dict:

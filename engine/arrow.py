@@ -208,16 +208,40 @@ def term_text_names(table) -> list:
     return json.loads(marked) if marked else []
 
 
-def _parse_term_texts(texts, calendar):
+def _parse_term_texts(texts, calendar, pred="?", name="?"):
     """Canonical term texts to terms, by the language's own fact reader
     (each distinct text once)."""
+    from chronolog.language.errors import ChronologError
     from chronolog.language.facts import read_fact_rows
 
     distinct = list(dict.fromkeys(t for t in texts if t is not None))
     at = calendar.format_point(0) if calendar is not None else "0"
-    rows = read_fact_rows([f"t({i},{text})@{at}" for i, text in enumerate(distinct)], "<a column of term text>", calendar)
+    try:
+        rows = read_fact_rows([f"t({i},{text})@{at}" for i, text in enumerate(distinct)], "<a column of term text>", calendar)
+    except ChronologError:
+        _refuse_term_text(distinct, at, calendar, pred, name)
+        raise
     term = {distinct[t[0]]: t[1] for t, _ in rows.get("t", [])}
     return [None if t is None else term[t] for t in texts]
+
+
+def _refuse_term_text(texts, at, calendar, pred, name):
+    """The first of ``texts`` that reads as no constant, named with its
+    column (the reader's error quoted a line of its own, ``t(0,{a,b})@0``):
+    a set of values, which munion gives and prints, is no constant."""
+    from chronolog.language.errors import ChronologError, DataError
+    from chronolog.language.facts import read_fact_rows
+
+    for text in texts:
+        try:
+            read_fact_rows([f"t(0,{text})@{at}"], "<a column of term text>", calendar)
+        except ChronologError:
+            hint = (
+                "a set of values (what munion gives) is no constant chronolog reads: give its members as facts of their own"
+                if text.startswith("{")
+                else "a column of term text holds constants as chronolog prints them (a name, a number, a quoted string, #T, #F, a date)"
+            )
+            raise DataError(f"{pred}: the column {name} holds {text}, which is no constant", hint=hint) from None
 
 
 def facts_to_arrow(facts, names, calendar=None):
@@ -290,7 +314,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         _refuse_non_constant(table.column(n).type, n, pred, time=True)
     reader = _ExactColumns(table, pred, calendar)
     text = term_text_names(table)
-    cols = [_parse_term_texts(reader.column(n, False), calendar) if n in text else reader.column(n, False) for n in term_names]
+    cols = [_parse_term_texts(reader.column(n, False), calendar, pred, n) if n in text else reader.column(n, False) for n in term_names]
     n = table.num_rows
     terms = list(zip(*cols)) if cols else [()] * n
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n

@@ -112,13 +112,16 @@ class Temporal:
     window: tuple
     inner: "Literal"
     pos: Pos = field(default=NOWHERE, compare=False)
-    meteor: bool = field(default=False, compare=False)  # read in the MeTeoR dialect: printed in it
+    dialect: str = field(default="vadalog", compare=False)  # the dialect it was read in: printed in it
 
     def __str__(self) -> str:
         from .timeline import format_interval
 
-        if self.meteor:
+        if self.dialect == "meteor":
             return f"{METEOR_OPERATORS[self.op]}{format_interval(self.window)}{_meteor_operand(self.inner)}"
+        window = lars_window(self.op, self.window, self.inner) if self.dialect == "lars" else None
+        if window is not None:
+            return f"{window}{self.inner}"
         return f"{self.op}{format_interval(self.window)} {self.inner}"
 
 
@@ -146,12 +149,12 @@ class Binary:
     left: "Literal"
     right: "Literal"
     pos: Pos = field(default=NOWHERE, compare=False)
-    meteor: bool = field(default=False, compare=False)  # read in the MeTeoR dialect: printed in it
+    dialect: str = field(default="vadalog", compare=False)  # the dialect it was read in: printed in it
 
     def __str__(self) -> str:
         from .timeline import format_interval
 
-        if self.meteor:
+        if self.dialect == "meteor":
             return f"{_meteor_operand(self.left)} {METEOR_OPERATORS[self.op]}{format_interval(self.window)} {self.right}"
         return f"{self.left} <{self.op}>{format_interval(self.window)} {self.right}"
 
@@ -159,6 +162,29 @@ class Binary:
 # an operator's MeTeoR name: a formula read in that dialect (proofs, messages)
 # prints as a MeTeoR program writes it and reads back in it
 METEOR_OPERATORS = {"<->": "Diamondminus", "<+>": "Diamondplus", "[-]": "Boxminus", "[+]": "Boxplus", "S": "Since", "U": "Until"}
+
+
+def lars_window(op: str, window: tuple, inner=None):
+    """The LARS spelling of a diamond-minus or box-minus with ``window``
+    before ``inner`` (``[3] <> ``, ``[] ``, ``[3] `` before a time capture
+    ``@T a``), or None where LARS writes no such window (one not starting
+    at 0, or open): a formula a LARS program wrote prints as LARS writes it
+    and reads back in it."""
+    from .timeline import POS_INF
+
+    modal = {"<->": "<> ", "[-]": "[] "}.get(op)
+    if modal is None or window is None:
+        return None
+    if op == "<->" and isinstance(inner, Timed) and inner.end is None:
+        modal = ""  # ([3] @T a: the window's diamond is the capture's)
+    lo, hi, lc, hc = window
+    if lo != 0 or not lc:
+        return None
+    if hi == POS_INF:
+        return modal
+    if hc and hi == int(hi):
+        return f"[{int(hi)}] {modal}"
+    return None
 
 
 def _meteor_operand(x) -> str:
@@ -248,10 +274,11 @@ class Timed:
     start_closed: bool = True
     end_closed: bool = True
     pos: Pos = field(default=NOWHERE, compare=False)
+    dialect: str = field(default="vadalog", compare=False)  # the dialect it was read in: printed in it
 
     def __str__(self) -> str:
         if self.end is None:
-            return f"{self.inner}@{self.start}"
+            return f"@{self.start} {self.inner}" if self.dialect == "lars" else f"{self.inner}@{self.start}"
         lb = "[" if self.start_closed else "("
         rb = "]" if self.end_closed else ")"
         return f"{self.inner}@{lb}{self.start},{self.end}{rb}"
@@ -345,6 +372,33 @@ def atoms_of(lit) -> list:
     if isinstance(lit, Timed):
         return atoms_of(lit.inner)
     return []
+
+
+def nesting(x) -> int:
+    """How deeply operators, calls and arithmetic nest in ``x`` (a literal,
+    expression or rule): walked with a stack of its own, so that a formula
+    too deep for the recursive passes after the reader is measured, not
+    recursed into."""
+    deepest, stack = 0, [(x, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        kind = type(node)
+        if kind is Rule:
+            stack += [(node.head, depth)] + [(lit, depth) for lit in node.body]
+        elif kind is Comparison:
+            stack += [(node.left, depth), (node.right, depth)]
+        elif kind is BinOp or kind is Binary:
+            stack += [(node.left, depth + 1), (node.right, depth + 1)]
+        elif kind is Call:
+            stack += [(a, depth + 1) for a in node.args]
+        elif isinstance(node, (Temporal, Negation, Timed)):
+            stack.append((node.inner, depth + 1))
+        elif kind is Assignment:
+            stack.append((node.expr, depth))
+        elif kind is Aggregate and node.expr is not None:
+            stack.append((node.expr, depth + 1))
+    return deepest
 
 
 def variables_of(x) -> set:

@@ -67,6 +67,7 @@ class LarsBuilder(_ToAst):
         # helper pred -> (its terms, the LARS formula it stands for): what proofs show
         self.helper_meanings: dict = {"$lars_start": ((), ast.Described("the stream's start"))}
         self._unowned: list = []  # helper rules made since the last rule was read
+        self._rule_no = 0  # the rule being read: each rule has helpers of its own, so its proofs name it
 
     # ---------------------------------------------------------- statements
     def start(self, items):
@@ -80,7 +81,7 @@ class LarsBuilder(_ToAst):
             keep.append(it)
         prog = super().start(keep)
         if self.clip_start is not None:
-            for rule in prog.rules:
+            for self._rule_no, rule in enumerate(prog.rules):
                 rule.body = [self._clip(lit) for lit in rule.body]
                 self._owned_by(rule)
         prog.rules.extend(self.helpers)
@@ -114,6 +115,7 @@ class LarsBuilder(_ToAst):
             head = ast.Timed(head.atom, start, end, True, False, pos)
         rule = ast.Rule(head, body, pos, self._lines_text(meta))
         self._owned_by(rule)
+        self._rule_no += 1
         return rule
 
     @v_args(meta=True)
@@ -231,14 +233,14 @@ class LarsBuilder(_ToAst):
             t, extra = self._bind_time(term, pos)
             return [self._tuple_atom(atom, n, t, pos)] + extra
         if op == "<>":
-            return ast.Temporal("<->", span, atom, pos)
+            return ast.Temporal("<->", span, atom, pos, dialect="lars")
         if op == "[]":
-            box = ast.Temporal("[-]", span, atom, pos)
+            box = ast.Temporal("[-]", span, atom, pos, dialect="lars")
             self._boxes[id(box)] = box  # clipped in start() under @streamStart
             return box
         t, extra = self._bind_time(term, pos)
         captured = self._capture(atom, t, pos)
-        return [ast.Temporal("<->", span, captured, pos)] + extra
+        return [ast.Temporal("<->", span, captured, pos, dialect="lars")] + extra
 
     def _clip(self, lit):
         if isinstance(lit, ast.Negation):
@@ -260,6 +262,7 @@ class LarsBuilder(_ToAst):
 
     # ---------------------------------------------------------- helpers
     def _helper(self, key, make_rules):
+        key += (self._rule_no,)  # (shared by two rules, a helper's proof steps named the first one)
         name = self._made.get(key)
         if name is None:
             name = f"$lars{len(self._made) + 1}_{key[1]}"
@@ -275,8 +278,9 @@ class LarsBuilder(_ToAst):
 
         def rules(name):
             head = ast.Atom(name, vs + (ast.Var(_TIME),), pos)
-            self.helper_meanings[name] = (head.terms, ast.Timed(atom, ast.Var(_TIME), None, True, True, pos))
-            return [ast.Rule(head, [ast.Timed(atom, ast.Var(_TIME), None, True, True, pos)], pos, f"{head} :- {atom}@{_TIME}.")]
+            captured = ast.Timed(atom, ast.Var(_TIME), None, True, True, pos, dialect="lars")
+            self.helper_meanings[name] = (head.terms, captured)
+            return [ast.Rule(head, [captured], pos, f"{head} :- {captured}.")]
 
         name = self._helper(("at", atom.pred, atom.terms), rules)
         return ast.Atom(name, vs + (t,), pos)
@@ -290,10 +294,10 @@ class LarsBuilder(_ToAst):
             head = ast.Atom(name, vs, pos)
             first = ast.Atom(name + "_first", vs, pos)
             start = ast.Atom("$lars_start", (), pos)
-            self.helper_meanings[name] = (vs, ast.Temporal("[-]", span, atom, pos))
+            self.helper_meanings[name] = (vs, ast.Temporal("[-]", span, atom, pos, dialect="lars"))
             self.helper_meanings[first.pred] = (vs, ast.Described("{atom} at the stream's start", atom))
             return [
-                ast.Rule(head, [ast.Temporal("[-]", span, atom, pos)], pos, ""),
+                ast.Rule(head, [ast.Temporal("[-]", span, atom, pos, dialect="lars")], pos, ""),
                 # a itself at t too: the since alone holds at the point where a stops
                 ast.Rule(head, [atom, ast.Binary("S", span, atom, first, pos)], pos, ""),
                 ast.Rule(first, [atom, start], pos, ""),

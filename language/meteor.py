@@ -267,7 +267,7 @@ class _ToAst(AstBuilder):
                 "a head may carry Boxminus/Boxplus (or ALWAYS, [-], [+]); "
                 "move a diamond into the body of the rules that use this predicate",
             )
-        return ast.Temporal(name, window, inner, pos, meteor=True)
+        return ast.Temporal(name, window, inner, pos, dialect="meteor")
 
     @v_args(meta=True)
     def head_bottom(self, meta, items):
@@ -308,7 +308,7 @@ class _ToAst(AstBuilder):
         (kind, tok), window, inner = items
         pos = self._tok_pos(tok)
         name, window = self._resolve_op(kind, tok, window, pos)
-        return ast.Temporal(name, window, inner, pos, meteor=True)
+        return ast.Temporal(name, window, inner, pos, dialect="meteor")
 
     @v_args(meta=True)
     def binary(self, meta, items):
@@ -323,7 +323,7 @@ class _ToAst(AstBuilder):
             else:
                 raise self._mixed(tok, window, pos)
         self._check_window(tok, window, pos)
-        return ast.Binary("S" if kind == "SINCE" else "U", window, left, right, pos, meteor=True)
+        return ast.Binary("S" if kind == "SINCE" else "U", window, left, right, pos, dialect="meteor")
 
     def op(self, items):
         tok = items[0]

@@ -55,7 +55,7 @@ class _Line(LineCursor):
             name, window = _OPS[m.group()], self.window()
             if name not in _BOXES:
                 raise Unread  # (lark's transformer explains why a diamond head is refused)
-            return ast.Temporal(name, window, self.head(), self.pos(at), meteor=True)
+            return ast.Temporal(name, window, self.head(), self.pos(at), dialect="meteor")
         return self.atom()
 
     def body(self) -> list:
@@ -82,7 +82,7 @@ class _Line(LineCursor):
         self.i = m.end()
         self.deeper()
         window = self.window()
-        return ast.Binary("S" if m.group() == "Since" else "U", window, left, self.literal(), self.pos(at), meteor=True)
+        return ast.Binary("S" if m.group() == "Since" else "U", window, left, self.literal(), self.pos(at), dialect="meteor")
 
     def unary(self):
         self.skip()
@@ -95,7 +95,7 @@ class _Line(LineCursor):
         self.i = m.end()
         self.deeper()
         name, window = _OPS[m.group()], self.window()
-        return ast.Temporal(name, window, self.unary(), self.pos(at), meteor=True)
+        return ast.Temporal(name, window, self.unary(), self.pos(at), dialect="meteor")
 
     def atom(self):
         m = self.take(_WORD)

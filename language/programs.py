@@ -31,7 +31,7 @@ def read_program(program, dialect: str = "vadalog", source: Optional[str] = None
     if isinstance(program, Path):
         from .source_text import read_text
 
-        return find_dialect(dialect).parse(read_text(program, "program"), source or str(program))
+        return _shallow(find_dialect(dialect).parse(read_text(program, "program"), source or str(program)))
     check_program(program)
     from .source_text import strip_bom
 
@@ -39,13 +39,38 @@ def read_program(program, dialect: str = "vadalog", source: Optional[str] = None
     key = (dialect, source or "<program>", text)
     prog = _PARSED.get(key)
     if prog is None:
-        prog = find_dialect(dialect).parse(text, key[1])
+        prog = _shallow(find_dialect(dialect).parse(text, key[1]))
         if len(text) <= CACHED_CHARS and not _noted(prog):
             with _KEEPING:
                 _PARSED[key] = prog
                 while len(_PARSED) > 32:
                     del _PARSED[next(iter(_PARSED))]  # (the oldest)
     return _copy(prog)
+
+
+DEEPEST = 100  # operators, calls and arithmetic nested in one literal (the passes after the reader recurse per level)
+
+
+def _shallow(prog):
+    """``prog``, or the error that a rule nests deeper than :data:`DEEPEST`:
+    the reader may read a few hundred levels, and the planner, executors and
+    printers after it would stop on Python's RecursionError somewhere there
+    (a call of calls at 200 levels, a sum at 400)."""
+    from . import ast
+    from .errors import SyntaxError_
+
+    for rule in prog.rules:
+        text = rule.text
+        if text and sum(map(text.count, "([<+-*/@")) + text.count("not") <= DEEPEST // 2:
+            continue  # (each such character opens at most two levels: too few to nest that deep, no walk)
+        if ast.nesting(rule) > DEEPEST:
+            raise SyntaxError_(
+                f"operators are nested too deeply to read (more than {DEEPEST} levels)",
+                rule.pos,
+                hint="split the nesting into rules with intermediate predicates, or a long sum into partial sums",
+                source_line=(rule.text or str(rule)).splitlines()[0][:200],
+            )
+    return prog
 
 
 # The parses of program texts within the process: the same text reasoned on

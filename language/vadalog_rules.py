@@ -368,6 +368,7 @@ class _Line(LineCursor):
                 return _vadalog._Call(word, list(map(self.name, names.group(1).split(","))), self.pos(at))
             if not self.char("("):
                 return _vadalog._Name(word, self.pos(at))
+            self.deeper()  # (a call's arguments nest as brackets do)
             args = []
             if not self.char(")"):
                 args.append(self.argument())

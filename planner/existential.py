@@ -85,22 +85,23 @@ def _temporal_literal(lit):
     return None
 
 
-def check_existential_rule(rule: ast.Rule, existentials: list) -> None:
+def check_existential_rule(rule: ast.Rule, existentials: list, meanings=None) -> None:
     """Existential variables only in rules the chase can run: no temporal
-    operator, no aggregate, no interval from terms in the head."""
+    operator, no aggregate, no interval from terms in the head.  ``meanings``
+    (a dialect's helper predicates, see normalize.meaning_of) spell a
+    formula the message quotes as the user wrote it."""
     names = ", ".join(existentials)
     plural = "s" if len(existentials) > 1 else ""
     why, where = None, rule.pos
     if isinstance(rule.head, ast.Temporal):
-        why = f"its head has the temporal operator {rule.head.op}"
+        why = f"its head has a temporal operator: {rule.head}"  # (the formula as its dialect writes it)
     elif isinstance(rule.head, ast.Timed):
         why = "its head takes its interval from terms (@[S,E])"
     else:
         for lit in rule.body:
             found = _temporal_literal(lit)
             if found is not None:
-                op = f"<{found.op}>" if isinstance(found, ast.Binary) else found.op
-                why = f"its body uses the temporal operator {op}"
+                why = f"its body uses a temporal operator: {_as_written(found, meanings or {})}"
                 where = getattr(found, "pos", None) or rule.pos
                 if not where.line:
                     where = rule.pos
@@ -119,6 +120,14 @@ def check_existential_rule(rule: ast.Rule, existentials: list) -> None:
         "without temporal operators; derive the fact with a plain rule and apply the operator in another rule",
         source_line=rule.text,
     )
+
+
+def _as_written(formula, meanings: dict):
+    """``formula`` as its dialect writes it, a helper predicate a dialect
+    made (a LARS time capture) as the formula it stands for."""
+    from .normalize import meaning_of
+
+    return ast.substitute(formula, {}, lambda atom: meaning_of(meanings, atom))
 
 
 def _note_existential(rule: ast.Rule, existentials: list) -> None:

@@ -92,10 +92,11 @@ def check_interval_strata(strata) -> None:
                 origin = rule.body[0].origin
                 if origin is not None and not shown.startswith("$"):
                     shown = str(origin)
+                what = f"the time of {shown} is captured with @T" if rule.capture else f"the interval of {shown} is bound with @[S,E]"
                 raise ProgramError(
-                    f"the interval of {shown} is bound with @[S,E] inside a recursion through it",
+                    f"{what} inside a recursion through it",
                     src.pos if src is not None else None,
                     hint="a maximal interval is only known once its predicate is complete: "
-                    "bind interval ends only of predicates from lower strata",
+                    "bind interval ends (or capture times) only of predicates from lower strata",
                     source_line=src.text if src is not None else "",
                 )

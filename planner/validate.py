@@ -70,7 +70,7 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     return arities
 
 
-def check_safety(rule: ast.Rule) -> None:
+def check_safety(rule: ast.Rule, meanings=None) -> None:
     """Every head variable, compared variable and assignment input must be
     bound by a positive atom (not only under ``not``, not only on the left
     of an S/U whose window holds 0), or by an assignment from bound
@@ -124,7 +124,7 @@ def check_safety(rule: ast.Rule) -> None:
         missing = ast.variables_of(head) - bound
         existentials = [v for v in existential_variables(rule) if v in missing] if missing else []  # (existentials are missing)
         if existentials:  # occur nowhere in the body: invented by the chase
-            check_existential_rule(rule, existentials)
+            check_existential_rule(rule, existentials, meanings)
             missing -= set(existentials)
         if missing:
             raise ProgramError(
@@ -316,7 +316,7 @@ def validate(program: ast.Program, extra_facts=None) -> dict:
         if shared is not None and shared.get("safe"):  # (its structure is one found safe: language/rule_shapes.py)
             continue
         check_body_length(rule)
-        check_safety(rule)
+        check_safety(rule, getattr(program, "helper_meanings", None))
         if shared is not None and not existential_variables(rule):  # (an existential rule's note names each rule)
             shared["safe"] = True
     check_annotations(program, arities)

@@ -15,7 +15,17 @@ becomes a fact at time 0, and a derived fact holds at 0.  The translation:
   ``xhN :- body``, each head atom from ``xhN``, and ``xhN :- head atoms`` so
   that the restricted chase fires only where the whole head does not hold.
 
-Anything else (aggregates, functions, IRIs, typed literals, other formats,
+* an aggregate ``#count``, ``#sum``, ``#min``, ``#max`` in a head: Nemo
+  aggregates the *distinct* tuples of its arguments (``#sum(?Y, ?Z)`` sums
+  ``?Y`` over the distinct pairs ``?Y, ?Z``) per group of the head's other
+  terms' values, and chronolog the bindings of a body: so the body is
+  first projected onto (group, the variables outside the aggregate in its
+  term, the aggregated value, the rest of its arguments) in a predicate
+  ``xaN``, whose distinct facts are aggregated in ``xgN``, and the head's
+  term computed from the result (``?Z * #sum(?Y)``) in a last rule;
+  ``MAX``/``MIN``/``ABS`` of numbers are chronolog's ``max``/``min``/``abs``.
+
+Anything else (other functions, IRIs, typed literals, other formats,
 import options) is outside what is translated: :class:`Unsupported`.
 """
 
@@ -74,8 +84,77 @@ def term(t) -> str:
     raise Unsupported(f"the term {text}")
 
 
+FUNCTIONS = {"MAX": "max", "MIN": "min", "ABS": "abs"}  # Nemo's functions chronolog has, with the same meaning on numbers
+AGGREGATES = {"count", "sum", "min", "max"}
+
+
 def expression(toks: list) -> str:
-    return shared_expression(toks, term)
+    if not any(t[0] == "name" and t[1] in FUNCTIONS for t in toks):
+        return shared_expression(toks, term)
+    parts = []  # (a function's arguments: each an expression)
+    for i, t in enumerate(toks):
+        if t[0] == "name" and i + 1 < len(toks) and toks[i + 1] == ("op", "(") and t[1] in FUNCTIONS:
+            parts.append(FUNCTIONS[t[1]])
+        elif t == ("op", ","):
+            parts.append(",")
+        else:
+            parts.append(shared_expression([t], term))
+    return " ".join(parts)
+
+
+def aggregate_rule(head: list, body: list, n: int) -> list:
+    """The rules of a head with an aggregate (see the module's docstring)."""
+    if len(head) < 3 or head[0][0] != "name" or head[1] != ("op", "(") or head[-1] != ("op", ")"):
+        raise Unsupported("an atom of another form: " + " ".join(t[1] for t in head))
+    key, assigns, out, agg = [], [], [], None
+    for arg in split_top(head[2:-1]):
+        at = [i for i, t in enumerate(arg) if t == ("op", "#")]
+        if not at:
+            if len(arg) == 1:
+                out.append(term(arg[0]))
+                key += [v for v in variables([out[-1]]) if v not in key]
+            else:
+                out.append(f"Ug{len(assigns)}")
+                assigns.append(f"{out[-1]} = {expression(arg)}")
+                key.append(out[-1])
+            continue
+        if agg is not None or len(at) != 1 or len(arg) < at[0] + 4 or arg[at[0] + 2] != ("op", "("):
+            raise Unsupported("two aggregates in a head")
+        i = at[0]
+        func = arg[i + 1][1].lower()
+        if func not in AGGREGATES:
+            raise Unsupported(f"the aggregate #{arg[i + 1][1]}")
+        depth, j = 0, i + 2
+        while True:  # the aggregate's closing bracket
+            depth += {"(": 1, ")": -1}.get(arg[j][1], 0) if arg[j][0] == "op" else 0
+            if depth == 0:
+                break
+            j += 1
+        args = split_top(arg[i + 3 : j])
+        if any(len(a) != 1 or a[0][0] != "var" for a in args[1:]):
+            raise Unsupported("an aggregate's distinct argument that is not a variable")
+        value = expression(args[0])
+        agg = (func, value, [term(a[0]) for a in args[1:]])
+        outer = arg[:i] + [("var", "?$")] + arg[j + 1 :]
+        result = expression(outer).replace("V$", "Ua")
+        out.append(result if result == "Ua" else "Ur")
+        if result != "Ua":
+            assigns.append(f"Ur = {result}")  # (in the last rule: over the group and the result)
+    func, value, distinct = agg
+    outside = [v for v in variables([a for a in assigns if a.startswith("Ur")]) if v not in key]
+    if not re.fullmatch(r"[VW]\w*", value):
+        body = body + [f"Uv = {value}"]
+        value = "Uv"
+    group = key + outside
+    first = [a for a in assigns if not a.startswith("Ur")]
+    projected = f"xa{n}({', '.join(group + [value] + distinct)})"
+    grouped = f"xg{n}({', '.join(group + ['Ua'])})"
+    last = [a for a in assigns if a.startswith("Ur")]
+    return [
+        f"{projected} :- {', '.join(body + first)}.",
+        f"{grouped} :- {projected}, Ua = {func}({'' if func == 'count' else value}).",
+        f"{pred(head[0][1])}({', '.join(out)}) :- {', '.join([grouped] + last)}.",
+    ]
 
 
 def atom(toks: list, assigns=None) -> tuple:
@@ -200,11 +279,18 @@ def translate(path: Path) -> tuple:
         if len(parts) != 2:
             raise Unsupported("a rule with two ':-'")
         assigns: list = []
-        heads = [atom(h, assigns) for h in split_top(parts[0])]
+        head_toks = split_top(parts[0])
+        aggregated = [h for h in head_toks if ("op", "#") in h]
+        heads = [atom(h, assigns) for h in head_toks if h not in aggregated]
         body = [literal(b) for b in split_top(parts[1])] + assigns
         body_vars = variables(body)
         bound = variables(x for x in body if not x.startswith("not ") and re.match(r"n\w*\(", x))
         body = [equality(b, bound) for b in body]
+        for h in aggregated:
+            aux += 1
+            lines += aggregate_rule(h, body, aux)
+        if not heads:
+            continue
         head_texts = [atom_text(h) for h in heads]
         existential = [v for v in variables(head_texts) if v.startswith("W")]
         if len(heads) == 1 or not existential:

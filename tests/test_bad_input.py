@@ -96,6 +96,21 @@ def test_deep_nesting(tmp_path):
     refused(tmp_path, "p(X) :- " + "<->[0,1] " * 500 + "q(X).\nq(a)@1.\n", where="1:1", says="nested too deeply")
 
 
+@pytest.mark.parametrize("levels, nested", [
+    (200, lambda n: "q(Y) :- p(X), Y = " + "abs(" * n + "X" + ")" * n + "."),  # (read by both readers, then RecursionError)
+    (400, lambda n: "q(Y) :- p(X), Y = X" + " + 1" * n + "."),
+    (400, lambda n: "q(X) :- p(X), X < " + "(" * n + "1" + " + 1)" * n + "."),
+])
+def test_nesting_too_deep_for_the_passes_after_the_reader_is_refused(tmp_path, levels, nested):
+    """Calls of calls 200 deep, or a sum of 400 terms, were read and then
+    stopped the planner or an executor with Python's RecursionError, a
+    traceback; 100 levels run."""
+    refused(tmp_path, "a(X) :- b(X).\n" + nested(levels) + "\np(1)@0.\n", where="2:1", says="nested too deeply to read (more than 100 levels)")
+    for engine in ("rows", "columns"):
+        model = chronolog.reason(nested(100) + "\np(1)@0.", engine=engine, explain=True)
+        assert model.facts("q") and str(model.proof(model.lines()[0])), engine
+
+
 def _long_body(n: int) -> str:
     body = ", ".join(f"p{i}(X), X != c{i}" for i in range(n // 2))
     return f"q(X) :- {body}.\n" + "".join(f"p{i}(a)@[0,{n - i}].\n" for i in range(n // 2))

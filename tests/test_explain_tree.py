@@ -275,9 +275,9 @@ def test_a_since_step_says_how_its_body_interval_comes_not_a_false_intersection(
     ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@[0,3]", "vadalog", "p(a)@[0,3]", ["q(a)@[S,E]: [0,3]", "└─ q(a)@[S,E] on [0,3]"]),
     ("p(X) :- q(X)@[S,E], E > 2.", "q(a)@(0,3]", "vadalog", "p(a)@(0,3]", ["q(a)@[S,E]: (0,3]", "└─ q(a)@[S,E] on (0,3]"]),
     # LARS: a time capture ($lars1_a, $i1), a tuple window ($tuple3_b), a box clipped at the stream's start ($lars1_a)
-    ("@T r(X) :- [3] @T a(X).", "a(x)@40", "lars", "r(x)@[40,40]", ["diamond [0,3] a(x)@40: [40,40] ⊕ [0,3] = [40,43]", "└─ a(x)@40 on [40,40]"]),
+    ("@T r(X) :- [3] @T a(X).", "a(x)@40", "lars", "r(x)@[40,40]", ["diamond [0,3] @40 a(x): [40,40] ⊕ [0,3] = [40,43]", "└─ @40 a(x) on [40,40]"]),
     ("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).", "a(x3,y)@40\nb(y,z)@38", "lars", "q(x3,y,z)@[40,43]", ["[#3] @38 b(y,z): [38,+inf)"]),
-    ("s(X) :- [2] [] a(X).\n@streamStart(40).", "a(x)@40\na(x)@41\na(x)@42", "lars", "s(x)@[42,42]", ["[-][0,2] a(x): [40,42]", "└─ [-][0,2] a(x) on [40,42]", "a(x) <S>(0,2] a(x) at the stream's start: (40,43)", "└─ the stream's start on [40,40]   [given]"]),
+    ("s(X) :- [2] [] a(X).\n@streamStart(40).", "a(x)@40\na(x)@41\na(x)@42", "lars", "s(x)@[42,42]", ["[2] [] a(x): [40,42]", "└─ [2] [] a(x) on [40,42]", "a(x) <S>(0,2] a(x) at the stream's start: (40,43)", "└─ the stream's start on [40,40]   [given]"]),
 ])
 def test_a_proof_shows_the_users_formulas_not_the_names_the_planner_made(program, facts, dialect, fact, shown):
     # the steps read "box [-2,0] $t1(a)", "└─ $s1(a)@(2,5]", "$top: (-inf,+inf)",
@@ -355,6 +355,53 @@ def test_a_meteor_proof_shows_formulas_as_meteor_writes_them_and_they_read_back(
         assert str(rule.body[0]) == formula, formula
 
 
+LARS_PROOFS = """@T r(X) :- [3] @T a(X).
+s(X) :- [2] [] a(X), [3] <> b(X).
+u(X) :- a(X), not [1] [] c(X).
+v(X) :- <> b(X), @T a(X).
+w(X) :- a(X), [] a(X).
+@streamStart(40)."""
+
+
+@pytest.mark.parametrize("fact, shown", [
+    ("r(x)@[40,40]", "@40 a(x) on [40,40]"),
+    ("s(x)@[42,42]", "[2] [] a(x) on [41,42]"),
+    ("s(x)@[42,42]", "[2] [] a(x): [40,42]"),
+    ("u(x)@[40,40]", "not [1] [] c(x): [1] [] c(x) holds nowhere"),
+    ("v(x)@[41,41]", "@40 a(x) on [40,40]"),
+    ("w(x)@[40,40]", "[] a(x)"),
+])
+def test_a_lars_proof_shows_formulas_as_lars_writes_them_and_they_read_back(fact, shown):
+    """LARS programs' proofs showed the operators their windows compile into
+    (``[-][0,2] a(x)``, ``a(x)@40``), which the LARS reader refuses.  (The
+    Since of a box clipped at the stream's start has no LARS form: it shows
+    as the LARS section of language.md writes it.)"""
+    from chronolog.language.lars import parse as parse_lars
+
+    facts = "a(x)@[40,42]\nb(x)@41"
+    model = chronolog.reason(LARS_PROOFS, facts, dialect="lars")
+    proof = model.proof(fact)
+    text = str(proof)
+    assert shown in text, text
+    assert "$" not in text and "<->" not in text and "[-]" not in text, text
+    for node in [n for n in _shown_nodes(proof.root) if "the stream's start" not in n.shown]:  # (not the clipping's steps)  # each reads back in LARS and holds where the proof says
+        rule = parse_lars(f"z :- {node.shown}.").rules[0]
+        if "@" not in node.shown:
+            assert str(rule.body[0]) == node.shown
+        lo, hi, _, _ = node.interval
+        again = chronolog.reason(f"z :- {node.shown}.\n@streamStart(40).", facts, dialect="lars")
+        assert again.holds(f"z@[{lo},{hi - 1}]"), node.shown
+
+
+def _shown_nodes(node):
+    if node.shown:
+        yield node
+    for s in node.steps:
+        for lit in s.literals:
+            if lit.fact is not None:
+                yield from _shown_nodes(lit.fact)
+
+
 def test_a_vadalog_proof_shows_vadalog_formulas_that_read_back():
     from chronolog.api import load_program
 
@@ -364,3 +411,15 @@ def test_a_vadalog_proof_shows_vadalog_formulas_that_read_back():
         formulas = set(_shown_formulas(model.proof(fact).root))
         assert formulas == {shown}, formulas
         assert str(load_program(f"z :- {shown}.").rules[0].body[0]) == shown
+
+
+def test_a_lars_window_two_rules_share_is_derived_by_each_rule_in_its_proofs():
+    """The helper predicate of a time capture or of a box clipped at the
+    stream's start was made once for the first rule that wrote the window:
+    the proof of the second rule's answer named the first rule for it."""
+    program = "@T r(X) :- [3] @T a(X).\nw(X) :- [2] @T a(X), T > 39.\nu(X) :- [2] [] a(X).\nv(X) :- [2] [] a(X), b(X).\n@streamStart(40)."
+    model = chronolog.reason(program, "a(x)@40\na(x)@41\na(x)@42\nb(x)@42", dialect="lars")
+    lines = program.splitlines()
+    for fact, rule in (("w(x)@[40,42]", lines[1]), ("v(x)@[42,42]", lines[3]), ("r(x)@[40,40]", lines[0]), ("u(x)@[42,42]", lines[2])):
+        proof = model.proof(fact)
+        assert {step.rule for step in _steps(proof.root)} == {rule}, str(proof)

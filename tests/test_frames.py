@@ -131,3 +131,20 @@ def test_one_fact_is_said_in_the_singular():
     m = chronolog.reason("j :- <->[30,30] j.", "j@0")
     assert repr(m) == "<chronolog.Model: 1 fact in 1 predicate>"
     assert "1 fact in 1 predicate (some repeat forever)" in m._repr_html_()
+
+
+def test_to_pandas_and_to_polars_name_themselves_in_their_errors():
+    """An unknown predicate, or facts that repeat forever without a window,
+    given to to_pandas() or to_polars() was reported as to_arrow()'s, a
+    method the user had not called (its hint: "to_arrow('r', window=...)")."""
+    import pytest
+
+    model = chronolog.reason("r(X) :- <->[7,7] r(X).  r(a)@[0,1].")
+    for call in ("to_pandas", "to_polars", "to_arrow"):
+        with pytest.raises(chronolog.ChronologError) as e:
+            getattr(model, call)("zzz")
+        assert e.value.message.startswith(f"{call}(): the predicate 'zzz' does not occur"), e.value.message
+        with pytest.raises(chronolog.ChronologError) as e:
+            getattr(model, call)("r")
+        assert e.value.hint == f"pass a window: {call}('r', window=(0, 1000))", e.value.hint
+        assert len(getattr(model, call)("r", window=(0, 20))) == 3

@@ -441,3 +441,20 @@ def test_bound_files_are_read_at_ticks(tmp_path):
     (tmp_path / "a.csv").write_text("c0,start,end\nx,5.5,7\n")
     with pytest.raises(ChronologError, match="a.csv:2:1: data error: a LARS fact holds at ticks, not on \\[5.5,7\\]"):
         reason(tmp_path / "p.lars", dialect="lars")
+
+
+@pytest.mark.parametrize("program, said", [
+    ("q(X) :- a(X), not [3] [] q(X).", "q depends negatively on [3] [] q(X), which depends on q"),
+    ("q(X) :- [3] <> a(Y).", "its body uses a temporal operator: [3] <> a(Y)"),
+    ("q(X) :- [3] @T a(Y).", "its body uses a temporal operator: [3] @T a(Y)"),
+    ("q(X) :- @T a(Y).", "its body uses a temporal operator: @T a(Y)"),
+    ("@T q(X) :- [3] @T q(X).", "the time of q(X) is captured with @T inside a recursion through it"),
+])
+def test_a_lars_programs_errors_quote_its_formulas_as_lars_writes_them(program, said):
+    """They quoted the compiled operators (``[-][0,3] q(X)``, ``<->``, a
+    helper predicate ``$lars1_a(Y,T)``) and called a time capture an
+    interval bound with ``@[S,E]``."""
+    with pytest.raises(ChronologError) as e:
+        reason(program, "", dialect="lars")
+    assert said in str(e.value), str(e.value)
+    assert "$" not in str(e.value) and "<->" not in str(e.value) and "[-]" not in str(e.value), str(e.value)

@@ -51,3 +51,31 @@ def test_date_and_timestamp_arguments_of_a_bound_parquet_file_stay_dates(tmp_pat
     pq.write_table(timed, tmp_path / "r.parquet")
     (tmp_path / "r.vada").write_text('@bind("r", "parquet", ".", "r.parquet").\ns(X) :- r(X).\n')
     assert chronolog.reason(tmp_path / "r.vada").facts("s") == [(("a",), (1580428800, 1580515200, True, True))]
+
+
+def test_exact_numbers_past_decimal128_go_back_in_from_pandas_and_polars():
+    """A column of exact numbers needing more than 38 digits (10^300, 10^-40)
+    came out of to_pandas/to_polars with its exact text, and reading that
+    frame back stopped on pyarrow's ArrowInvalid ("precision 301 does not
+    fit"), a traceback; it is read as the same exact numbers."""
+    m = chronolog.reason("q(X) :- p(X).  p(0.1)@[0,1].  p(1e300)@[0,1].  p(1e-40)@[1,2].  p(-7)@[0,1].")
+    want = m.to_text(["q"])
+    for frame in (m.to_pandas("q"), m.to_polars("q"), m.to_arrow("q")):
+        assert chronolog.reason("r(X) :- q(X).", {"q": frame}).to_text(["q"]) == want, type(frame)
+    for frame in (m.to_pandas(["p", "q"]), m.to_polars(["p", "q"]), m.to_arrow(["p", "q"])):
+        assert chronolog.reason("", frame).to_text(["p", "q"]) == m.to_text(["p", "q"]), type(frame)
+
+
+def test_a_set_of_values_going_back_in_is_named_with_its_column():
+    """munion's sets come out as term text ``{a,b}``, which no reader takes
+    as a constant; reading the table back said "<a column of term text>:1:5:
+    syntax error" about a line ``t(0,{a,b})@0`` the user never wrote."""
+    import pytest
+
+    m = chronolog.reason("q(S) :- p(X), S = munion(X).  p(a)@[0,1].  p(b)@[0,2].")
+    for frame in (m.to_arrow("q"), m.to_pandas("q"), m.to_polars("q")):
+        for engine in ("rows", "columns"):
+            with pytest.raises(chronolog.ChronologError) as e:
+                chronolog.reason("", {"q": frame}, engine=engine)
+            assert e.value.message == "q: the column c0 holds {a,b}, which is no constant", e.value.message
+            assert "munion" in e.value.hint

@@ -718,3 +718,17 @@ def test_a_start_column_named_in_another_case_is_named_in_the_hint():
     with pytest.raises(chronolog.ChronologError) as e:
         chronolog.reason("q(X) :- p(X).", {"p": frame.rename(columns={"Start": "start"})})
     assert e.value.hint.startswith("rename the column ' end' to 'end' ")
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_polars_128_bit_integers_are_read_as_the_same_integers(engine):
+    """A Polars Int128 or UInt128 column stopped on pyarrow's ArrowInvalid
+    ("unsupported format string '_pli128'"), a traceback: Arrow has no
+    128-bit integers.  They are read as the exact integers they hold."""
+    big = 2**100
+    for dtype in (pl.Int128, pl.UInt128):
+        for rows in (2, 12_000):  # (small, and past the table threshold)
+            df = pl.DataFrame({"c0": pl.Series([big, 5] * (rows // 2), dtype=dtype), "start": pl.Series(list(range(rows)), dtype=dtype), "end": list(range(1, rows + 1))})
+            m = chronolog.reason("q(X) :- p(X), X > 10.", {"p": df}, engine=engine)
+            assert m.facts("q")[0] == ((big,), (0, 1, True, True)), dtype
+            assert len(m.facts("q")) == rows // 2

@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .code_frames import packed, previous
-from .code_offsets import bounds, carry, ranges as _ranges
 from .coalesce import distinct
 
 
@@ -105,7 +104,8 @@ def take_back(df, holes, names: list, after: str = "frame"):
     # shown, or a piece beside standing in for its hidden row; ``at``: the
     # row it is or stands in for, ``who``: that row's number, or past the
     # rows its piece's
-    lo, count = bounds(key, other_key, len(names) == 2)  # (by the key's offsets table when it is long: code_offsets.py)
+    lo = key.searchsorted(other_key, "left")
+    count = key.searchsorted(other_key, "right") - lo
     hole, at = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
     if hidden:
         shown = ~dead[at]
@@ -232,9 +232,7 @@ class Hidden:
             cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
             at = place + np.arange(len(orig))
             s[at], e[at] = bs, be
-            new_key = key.take(rows) if len(cols) > 1 else packed(cols, len(s))
-            carry(key, new_key, self.dead, key[orig])  # (its offsets table, if probed so: code_offsets.py)
-            self._frame = _remember(_frame(cols, s, e), new_key)
+            self._frame = _remember(_frame(cols, s, e), key.take(rows) if len(cols) > 1 else packed(cols, len(s)))
         return self._frame
 
 
@@ -271,7 +269,8 @@ def _probe(df, other, names: list):
     other_key = packed(theirs[0], len(theirs[1]))
     if other_key is None:
         return None
-    return df, cols, s, e, key, theirs, *bounds(key, other_key, len(names) == 2)
+    lo = key.searchsorted(other_key, "left")
+    return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
 
 
 def _rows_of_atoms(df, other, names: list):
@@ -301,19 +300,30 @@ def add(df, added, names: list):
     return Addition(new, _replaced(found, merged, names) if new.height else df)
 
 
-def _rows_probed(key, probe, two: bool, prefix: bool = False, kept: bool = True):
-    """The rows of the sorted ``key`` (of two codes or one: ``two``) equal
-    to a probe of ``probe`` (packed keys; with ``prefix``, the first codes
-    of two-code keys: every key from ``a << 32`` up to ``(a + 1) << 32``),
-    each row once and in order.  The probes are made sorted and distinct
-    first (a sort of the few probes, not of the rows met): their ranges
-    are then apart and in order, and the searches walk the key in order
-    (random probes miss the cache: 4,000 among 258,000 rows 2-3x the CPU).
-    ``kept``: ``key`` is a relation's, kept (not a temporary array: no
-    offsets table is made for it, code_offsets.py)."""
+def _ranges(lo, count):
+    """The row numbers ``lo[i] .. lo[i] + count[i] - 1``, one range after another."""
+    import numpy as np
+
+    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+
+
+def _rows_probed(key, probe, prefix: bool = False):
+    """The rows of the sorted ``key`` equal to a probe of ``probe``
+    (packed keys; with ``prefix``, the first codes of two-code keys: every
+    key from ``a << 32`` up to ``(a + 1) << 32``), each row once and in
+    order.  The probes are made sorted and distinct first (a sort of the
+    few probes, not of the rows met): their ranges are then apart and in
+    order, and the binary searches walk the key in order (random probes
+    miss the cache: 4,000 among 258,000 rows 2-3x the CPU)."""
+    import numpy as np
+
     if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
         probe = distinct(probe)
-    return _ranges(*bounds(key, probe, two, prefix, kept))
+    if prefix:
+        lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted((probe + 1) << 32, "left")
+    else:
+        lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
+    return _ranges(lo, hi - lo)
 
 
 def _splice(cols, s, e, removed, at, extra, key=None):
@@ -328,10 +338,7 @@ def _splice(cols, s, e, removed, at, extra, key=None):
         arrays, extras = [*arrays, key[0]], [*extras, key[1]]
     out = spliced(arrays, removed, at, extras)
     df = _frame(out[: len(cols)], out[len(cols)], out[len(cols) + 1])
-    if key is None:
-        return df
-    carry(key[0], out[-1], removed, key[1])
-    return _remember(df, out[-1])
+    return df if key is None else _remember(df, out[-1])
 
 
 def spliced(arrays: list, removed, at, extras: list) -> list:
@@ -409,13 +416,13 @@ def rows_matching(df, keys, cols: list, names: list):
         return None
     tcols, s, e = df.base[1:4] if hidden else _arrays(df, names)
 
-    prefix, two = len(cols) < len(names), len(names) == 2
-    rows = _rows_probed(key, probe, two, prefix)
+    prefix = len(cols) < len(names)
+    rows = _rows_probed(key, probe, prefix)
     if not hidden:
         return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
     orig, bs, be = df.beside
     rows = rows[~df.dead[rows]]
-    near = _rows_probed(key[orig], probe, two, prefix, kept=False) if len(orig) else orig
+    near = _rows_probed(key[orig], probe, prefix) if len(orig) else orig
     if not len(near):
         return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
     at, ms, me = np.concatenate([rows, orig[near]]), np.concatenate([s[rows], bs[near]]), np.concatenate([e[rows], be[near]])
@@ -439,7 +446,6 @@ def split_rows(df, keys, names: list):
     kept[rows] = False
     rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
     _remember(rest, key[kept])
-    carry(key, _order_key(rest, names), rows, key[:0])
     return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
 
 
@@ -455,7 +461,7 @@ def _keyed_rows(df, keys, names: list):
     if probe is None:
         return None
     cols, s, e = _arrays(df, names)
-    return cols, s, e, key, _rows_probed(key, probe, len(names) == 2)
+    return cols, s, e, key, _rows_probed(key, probe)
 
 
 def put_in_order(rest, rows, names: list):
@@ -477,7 +483,6 @@ def put_in_order(rest, rows, names: list):
     at = key.searchsorted(add_key, "left")
     add_cols, add_s, add_e = [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order]
     *out_cols, out_s, out_e, out_key = spliced([*cols, s, e, key], (), at, [*add_cols, add_s, add_e, add_key])
-    carry(key, out_key, at[:0], add_key)
     return _remember(_like(rest, names, out_cols, out_s, out_e), out_key)
 
 

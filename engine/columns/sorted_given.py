@@ -310,7 +310,7 @@ def _ranges(lo, count):
 def _rows_probed(key, probe, prefix: bool = False):
     """The rows of the sorted ``key`` equal to a probe of ``probe``
     (packed keys; with ``prefix``, the first codes of two-code keys: every
-    key from ``a << 32`` up to ``(a + 1) << 32``), each row once and in
+    key from ``a << 32`` through ``a << 32 | 0xFFFFFFFF``), each row once and in
     order.  The probes are made sorted and distinct first (a sort of the
     few probes, not of the rows met): their ranges are then apart and in
     order, and the binary searches walk the key in order (random probes
@@ -320,7 +320,8 @@ def _rows_probed(key, probe, prefix: bool = False):
     if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
         probe = distinct(probe)
     if prefix:
-        lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted((probe + 1) << 32, "left")
+        # (not ``(a + 1) << 32``: past int64 at the last code, 2**31 - 1)
+        lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted(probe << 32 | 0xFFFFFFFF, "right")
     else:
         lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
     return _ranges(lo, hi - lo)

@@ -426,11 +426,12 @@ class LazyAtoms(MutableMapping):
         at = rel.row_array(rows)
         ivs = rel.scale.intervals(rel.s[at].tolist(), rel.e[at].tolist())
         at = 0
+        names = all([type(t) is str for terms in coded for t in terms])  # (the common case: names only)
         for terms, n in zip(coded, counts):
             in_base[terms] = n > 0
             if n:
                 # under the atom's own terms, as _from_base keeps it
-                own = terms if all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
+                own = terms if names or all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
                 known[own] = [ivs[at]] if n == 1 else sorted(ivs[at : at + n])
                 at += n
 
@@ -660,8 +661,10 @@ class LazyIndex:
                 terms = key
                 names = all([type(t) is str for t in key])
             if names:
-                got = atoms.known.get(terms)  # (most probes: an atom read before, without a call)
+                got = atoms.known.get(terms)  # (most probes: an atom read before, or known absent, without a call)
                 if got is None:
+                    if atoms.complete or atoms.in_base.get(terms) is False:
+                        return default
                     got = atoms.get(terms)
                 return [terms] if got is not None and got is not _GONE else default
         if atoms.cleared:

@@ -21,9 +21,10 @@ from .time_index import BIG, shared_bucket
 
 
 def key_function(pattern: AtomPattern):
-    """Build (positions, fn binding -> index key, slot) for a probe: ``slot``
-    the binding's position that is the key when one is (else None), a
-    batch's keys then read without a call a row (:func:`batch_keys`)."""
+    """Build (positions, fn binding -> index key, slots) for a probe:
+    ``slots`` the binding's position that is the key, or the tuple of
+    positions whose values are, when no constant is part of it (else
+    None): a batch's keys then read without a call a row (:func:`batch_keys`)."""
     parts = sorted([(i, ("const", v)) for i, v in pattern.const_checks] + [(i, ("slot", s)) for i, s in pattern.bound_checks])
     positions = tuple(i for i, _ in parts)
     sources = [src for _, src in parts]
@@ -34,7 +35,7 @@ def key_function(pattern: AtomPattern):
         return positions, (lambda b, _s=x: b[_s]), x
     if all(kind == "slot" for kind, _ in sources):
         slots = tuple(x for _, x in sources)
-        return positions, (lambda b: tuple([b[s] for s in slots])), None
+        return positions, (lambda b: tuple([b[s] for s in slots])), slots
 
     def key(b):
         return tuple([x if kind == "const" else b[x] for kind, x in sources])
@@ -44,8 +45,11 @@ def key_function(pattern: AtomPattern):
 
 def batch_keys(batch, key, slot) -> list:
     """The probe key of each row of ``batch`` (made once: read ahead, then probed)."""
-    if slot is not None:
+    if type(slot) is int:
         return [b[slot] for b, _ in batch]
+    if slot is not None and len(slot) == 2:
+        i, j = slot
+        return [(b[i], b[j]) for b, _ in batch]
     return [key(b) for b, _ in batch]
 
 

@@ -157,9 +157,15 @@ class Change:
     def diff(self, store, pred):
         """``(gone, new)`` of ``pred``: ``{terms: set of intervals}`` each."""
         gone, new = {}, {}
-        rel = store.relation(pred)
+        get = store.relation(pred).atoms.get
         for terms, old in self.before.get(pred, {}).items():
-            now = rel.atoms.get(terms, ())
+            now = get(terms, ())
+            if not now:  # (the common cases first: an atom deleted, or as it was)
+                if old:
+                    gone[terms] = set(old)
+                continue
+            if len(now) == len(old) and tuple(now) == old:
+                continue
             nowset, oldset = set(now), set(old)
             lost = {iv for iv in old if iv not in nowset and not any(contains(x, iv) for x in now)}
             if lost:

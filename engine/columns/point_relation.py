@@ -229,19 +229,16 @@ class ColumnRelation(Relation):
         rows each: :meth:`SortedKeys.spans`), the rows decoded together."""
         rows = slice(rows.start, rows.stop) if type(rows) is range else self.row_array(rows)
         ivs = self.scale.intervals(self.s[rows].tolist(), self.e[rows].tolist())
-        value = self.terms.value
+        values = self.terms.values_of
         cols = [c[rows].tolist() for c in self.cols]
-        # each row's terms decoded in one comprehension (most atoms have one
+        # each column's terms decoded in one pass (most atoms have one
         # interval: a bucket of one row is the common case, taken first)
         if len(cols) == 1:
             codes = cols[0]
-            atoms = [(value(a),) for a in codes]
-        elif len(cols) == 2:
-            codes = list(zip(*cols))
-            atoms = [(value(a), value(b)) for a, b in codes]
+            atoms = [(v,) for v in values(codes)]
         else:
             codes = list(zip(*cols)) if cols else [()] * len(ivs)
-            atoms = [tuple([value(c) for c in atom]) for atom in codes]
+            atoms = list(zip(*[values(c) for c in cols])) if cols else codes
         out, at = [], 0
         for n in counts:
             if n == 1:

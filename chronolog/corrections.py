@@ -165,6 +165,8 @@ def as_atoms(evaluator, frame) -> dict:
 
 def taken(given_ivs, holes) -> list:
     """The pieces of ``given_ivs`` that ``holes`` take away (what goes)."""
+    if len(given_ivs) == 1 and given_ivs[0] in holes:  # (all of it: a retracted line's own interval, the usual)
+        return list(given_ivs)
     out = [x for g in given_ivs for h in holes if (x := intersect(g, h)) is not None]
     return out if len(out) < 2 else coalesce(out)  # (one piece, the usual: maximal as it is)
 

@@ -16,6 +16,7 @@ import chronolog
 from chronolog.engine.columns.encoding import Dictionary, TimeScale
 from chronolog.engine.columns.point_relation import ColumnRelation
 from chronolog.engine.columns.relation import from_relation, to_atoms
+from chronolog.engine.rows.maintenance import apply_intervals, drop_emptied
 from chronolog.engine.store import Relation
 from chronolog.language.timeline import coalesce
 
@@ -53,8 +54,9 @@ def pair(arity, atoms):
     return plain, ColumnRelation("p", df, arity, terms, scale)
 
 
-def operations(arity):
+def operations(arity, atoms=()):
     some_terms = st.tuples(*[st.sampled_from(NAMES + ["new"])] * arity)
+    held = st.one_of(some_terms, st.sampled_from(sorted(atoms, key=repr))) if atoms else some_terms  # (an update's atoms are mostly held)
     positions = st.lists(st.integers(0, max(0, arity - 1)), unique=True, max_size=arity).map(lambda ps: tuple(sorted(ps)))
     return st.lists(
         st.one_of(
@@ -66,6 +68,9 @@ def operations(arity):
             st.tuples(st.just("len"),),
             st.tuples(st.just("frame"),),
             st.tuples(st.just("bulk"), st.lists(st.tuples(some_terms, intervals()), max_size=3)),
+            # the rows' DRed: many atoms' intervals set at once (some left with none), the emptied ones dropped
+            st.tuples(st.just("apply"), st.dictionaries(held, st.lists(intervals(), max_size=2).map(coalesce), max_size=4)),
+            st.tuples(st.just("drop"),),
         ),
         max_size=25,
     )
@@ -81,9 +86,22 @@ def same(plain, rel):
 def test_random_point_changes_read_as_a_plain_relation(relation, data):
     arity, atoms = relation
     plain, rel = pair(arity, atoms)
-    for op in data.draw(operations(arity)):
+    for p in range(arity):
+        rel.index((p,))
+    emptied = {}
+    for op in data.draw(operations(arity, atoms)):
         kind = op[0]
-        if kind == "get":
+        if kind == "apply":  # (a ColumnRelation's in one pass a relation, the plain one's an atom at a time)
+            for r in (rel, plain):
+                apply_intervals(r, {t: list(ivs) for t, ivs in op[1].items()}, emptied)
+        elif kind == "drop":  # (the indexes made before it drop the atoms too)
+            drop_emptied(emptied)
+            emptied = {}
+            for ps in [(p,) for p in range(arity)]:
+                for key in NAMES + ["new"]:
+                    got = rel.index(ps).get(key, ())
+                    assert sorted(got, key=repr) == sorted((t for t in plain.atoms if t[ps[0]] == key), key=repr)
+        elif kind == "get":
             assert rel.atoms.get(op[1]) == plain.atoms.get(op[1])
             assert (op[1] in rel.atoms) == (op[1] in plain.atoms)
         elif kind == "set":

@@ -237,6 +237,16 @@ class Dictionary:
             got = self._decoded[code] = self.values[code]
         return got
 
+    def values_of(self, codes: list) -> list:
+        """:meth:`value` of each of ``codes`` (a list), those fetched before
+        read in one pass (an update by atoms decodes a few hundred terms
+        an update, most of them read before)."""
+        out = list(map(self._decoded.get, codes))
+        if None in out:  # (fetched for the first time; or a value that is None, fetched again)
+            value = self.value
+            out = [value(c) if v is None else v for c, v in zip(codes, out)]
+        return out
+
     def code(self, value) -> int:
         codes = self.codes
         c = codes.get(value)

@@ -82,14 +82,16 @@ class LazyStore(Store):
         self._relations = value
 
     def relation(self, pred: str) -> Relation:
-        self._materialise(pred)
+        if pred in self._pending:  # (checked here: the rows' DRed asks a few hundred times an update)
+            self._materialise(pred)
         rel = self._relations.get(pred)
         if rel is None:
             rel = self._relations[pred] = Relation(pred)
         return rel
 
     def get(self, pred: str):
-        self._materialise(pred)
+        if pred in self._pending:
+            self._materialise(pred)
         return self._relations.get(pred)
 
     def pending(self, pred: str) -> bool:

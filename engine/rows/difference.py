@@ -21,7 +21,7 @@ class DifferenceNode(MapNode):
         super().__init__(child)
         self.pred, self.terms, self.state = pred, terms, state
         self.pattern = AtomPattern(terms, bound_slots)
-        self.positions, self.key = key_function(self.pattern)
+        self.positions, self.key, _ = key_function(self.pattern)
         self._holes = {}
         self._version = None
 

@@ -21,23 +21,36 @@ from .time_index import BIG, shared_bucket
 
 
 def key_function(pattern: AtomPattern):
-    """Build (positions, fn binding -> index key) for a probe."""
+    """Build (positions, fn binding -> index key, slots) for a probe:
+    ``slots`` the binding's position that is the key, or the tuple of
+    positions whose values are, when no constant is part of it (else
+    None): a batch's keys then read without a call a row (:func:`batch_keys`)."""
     parts = sorted([(i, ("const", v)) for i, v in pattern.const_checks] + [(i, ("slot", s)) for i, s in pattern.bound_checks])
     positions = tuple(i for i, _ in parts)
     sources = [src for _, src in parts]
     if len(sources) == 1:
         kind, x = sources[0]
         if kind == "const":
-            return positions, (lambda b, _x=x: _x)
-        return positions, (lambda b, _s=x: b[_s])
+            return positions, (lambda b, _x=x: _x), None
+        return positions, (lambda b, _s=x: b[_s]), x
     if all(kind == "slot" for kind, _ in sources):
         slots = tuple(x for _, x in sources)
-        return positions, (lambda b: tuple([b[s] for s in slots]))
+        return positions, (lambda b: tuple([b[s] for s in slots])), slots
 
     def key(b):
         return tuple([x if kind == "const" else b[x] for kind, x in sources])
 
-    return positions, key
+    return positions, key, None
+
+
+def batch_keys(batch, key, slot) -> list:
+    """The probe key of each row of ``batch`` (made once: read ahead, then probed)."""
+    if type(slot) is int:
+        return [b[slot] for b, _ in batch]
+    if slot is not None and len(slot) == 2:
+        i, j = slot
+        return [(b[i], b[j]) for b, _ in batch]
+    return [key(b) for b, _ in batch]
 
 
 LONG = 32  # an atom with this many intervals is probed by bisection, not scanned
@@ -66,7 +79,7 @@ class TemporalJoinNode(MapNode):
         super().__init__(child)
         self.pred, self.terms, self.view, self.state = pred, terms, view, state
         self.pattern = AtomPattern(terms, bound_slots)
-        self.positions, self.key = key_function(self.pattern)
+        self.positions, self.key, self.slot = key_function(self.pattern)
         self.box_w, self.shift_w, self.group = box_w, shift_w, group
         self.transform = interval_transform(box_w, shift_w, group)
         self._cache = {}
@@ -91,8 +104,8 @@ class TemporalJoinNode(MapNode):
         if rel is None or not rel.atoms:
             return []
         index = rel.index(self.positions)
-        key = self.key
-        rel.read_ahead(self.positions, (key(b) for b, _ in batch))
+        keys = batch_keys(batch, self.key, self.slot)
+        rel.read_ahead(self.positions, keys)
         atoms = rel.atoms
         delta = self.state.delta_of(self.pred) if self.view == OLD else None
         transform = self.transform
@@ -114,8 +127,7 @@ class TemporalJoinNode(MapNode):
         if self._ends_version is not rel.version:
             ends_cache.clear()
             self._ends_version = rel.version
-        for b, iv in batch:
-            k = key(b)
+        for (b, iv), k in zip(batch, keys):
             bucket = index.get(k)
             if not bucket:
                 continue

@@ -43,20 +43,29 @@ def apply_intervals(rel, lists: dict, emptied: dict) -> None:
     (relation -> terms), until :func:`drop_emptied` removes it from the
     relation and its indexes once, at the end of the update (an atom the
     over-deletion puts back for a while costs no index edit)."""
+    empty = [terms for terms, ivs in lists.items() if not ivs]
+    if empty:
+        emptied.setdefault(rel, set()).update(empty)
     atoms = rel.atoms
+    held = getattr(atoms, "replace_held", None)  # (a column relation's: those it holds set in one pass)
+    if held is not None:
+        lists = held(lists)
     for terms, ivs in lists.items():
         if terms in atoms:
             atoms[terms] = ivs
         elif ivs:
             rel.add(terms, ivs[0])  # (indexes the new atom)
             atoms[terms] = ivs
-        if not ivs:
-            emptied.setdefault(rel, set()).add(terms)
     rel.version += 1
 
 
 def drop_emptied(emptied: dict) -> None:
     for rel, terms in emptied.items():
+        drop = getattr(rel.atoms, "drop_empty", None)  # (a column relation's atoms, in one pass: point_relation.py)
+        if drop is not None:
+            if drop(terms):
+                rel.version += 1
+            continue
         get = rel.atoms.get
         gone = {t for t in terms if not get(t, True)}  # (left with no interval)
         atoms = rel.atoms
@@ -71,6 +80,8 @@ def without(ivs: list, holes) -> list:
     removing points never joins two intervals)."""
     out = []
     for iv in ivs:
+        if iv in holes:  # (the whole interval: a retracted line's own, the common case)
+            continue
         hit = [h for h in holes if intersect(iv, h) is not None]
         out.extend(subtract(iv, hit) if hit else (iv,))
     return out
@@ -137,12 +148,24 @@ class Change:
         if terms not in seen:
             seen[terms] = tuple(rel.atoms.get(terms, ()))
 
+    def of(self, rel) -> dict:
+        """``rel``'s atoms touched so far (terms -> old intervals), for a
+        caller that notes atoms it has read already: ``if terms not in
+        seen: seen[terms] = tuple(ivs)``, as :meth:`touch` does."""
+        return self.before.setdefault(rel.name, {})
+
     def diff(self, store, pred):
         """``(gone, new)`` of ``pred``: ``{terms: set of intervals}`` each."""
         gone, new = {}, {}
-        rel = store.relation(pred)
+        get = store.relation(pred).atoms.get
         for terms, old in self.before.get(pred, {}).items():
-            now = rel.atoms.get(terms, ())
+            now = get(terms, ())
+            if not now:  # (the common cases first: an atom deleted, or as it was)
+                if old:
+                    gone[terms] = set(old)
+                continue
+            if len(now) == len(old) and tuple(now) == old:
+                continue
             nowset, oldset = set(now), set(old)
             lost = {iv for iv in old if iv not in nowset and not any(contains(x, iv) for x in now)}
             if lost:
@@ -205,10 +228,12 @@ class Maintenance:
     def _remove(self, rel, holes: dict) -> None:
         """Take ``holes`` (terms -> intervals) out of relation ``rel``."""
         lists = {}
+        get, seen = rel.atoms.get, self.change.of(rel)
         for terms, hs in holes.items():
-            ivs = rel.atoms.get(terms)
+            ivs = get(terms)
             if ivs:
-                self.change.touch(rel, terms)
+                if terms not in seen:
+                    seen[terms] = tuple(ivs)
                 lists[terms] = without(ivs, hs)
         apply_intervals(rel, lists, self.emptied)
 
@@ -355,12 +380,19 @@ class Maintenance:
             for rp, v in planned.delta_variants(changed):
                 rule = rp.rule
                 pipe = ev._pipelines(rule, v.position, changed, rp.operator)  # (the insertion's, reset: built once a session)
+                into = found.setdefault(rule.head_pred, {})
                 while pipe.next():
-                    for row in pipe.get():
-                        found.setdefault(rule.head_pred, {}).setdefault(row[0], []).append(row[1])
+                    for terms, iv in pipe.get():
+                        got = into.get(terms)
+                        if got is None:
+                            into[terms] = [iv]
+                        else:
+                            got.append(iv)
             ev.delta = {}
             delta = {}
             for p, by in found.items():
+                if not by:
+                    continue
                 rel = self.store.relation(p)
                 rel.read_atoms(by)
                 hit = {}
@@ -384,7 +416,7 @@ class Maintenance:
         for terms, hs in pieces.items():
             seen = done.setdefault(terms, set())
             for old in rel.atoms.get(terms, ()):
-                if old not in seen and any(intersect(old, h) is not None for h in hs):
+                if old not in seen and (old in hs or any(intersect(old, h) is not None for h in hs)):
                     seen.add(old)
                     delta.setdefault(rel.name, {}).setdefault(terms, set()).add(old)
 

@@ -18,7 +18,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_interval, inter
 
 from .input import OLD, AtomPattern
 from . import join as _join
-from .join import intervals_meeting, key_function
+from .join import batch_keys, intervals_meeting, key_function
 from ..node import MapNode
 
 
@@ -29,7 +29,7 @@ class SinceJoinNode(MapNode):
         self.driving_left = driving_left
         self.pred, self.terms, self.view, self.state = pred, terms, view, state
         self.pattern = AtomPattern(terms, bound_slots)
-        self.positions, self.key = key_function(self.pattern)
+        self.positions, self.key, self.slot = key_function(self.pattern)
         r1, r2, c1, c2 = window
         self.offset = window if op == "S" else (-r2, -r1, c2, c1)
         self._ends = {}  # see join.intervals_meeting
@@ -54,8 +54,8 @@ class SinceJoinNode(MapNode):
         if rel is None or not rel.atoms:
             return []
         index = rel.index(self.positions)
-        key = self.key
-        rel.read_ahead(self.positions, (key(b) for b, _ in batch))
+        keys = batch_keys(batch, self.key, self.slot)
+        rel.read_ahead(self.positions, keys)
         delta = self.state.delta_of(self.pred) if self.view == OLD else None
         pat = self.pattern
         newpos = pat.new_positions
@@ -66,8 +66,8 @@ class SinceJoinNode(MapNode):
             ends_cache.clear()
             self._ends_version = rel.version
         sorted_ivs = not getattr(rel, "raw", False)
-        for b, iv in batch:
-            for terms in index.get(key(b), ()):
+        for (b, iv), k in zip(batch, keys):
+            for terms in index.get(k, ()):
                 if pat.eq_checks and any(terms[i] != terms[j] for i, j in pat.eq_checks):
                     continue
                 nb = b + tuple([terms[p] for p in newpos]) if newpos else b

@@ -11,6 +11,7 @@ for a in "$@"; do
 done
 source scripts/ensure-venv.sh
 source scripts/public-suites.sh
-# two workers: the Spark tests (one session) on one, everything else on the
-# other (tests/conftest.py); `-n 0` after these runs in one process
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup ${args[@]+"${args[@]}"}
+# two workers sharing the tests as each comes free, each starting one Spark
+# session at its first Spark test (tests/conftest.py); `-n 0` after these
+# runs in one process
+exec .venv/bin/python -m pytest -n 2 --dist load ${args[@]+"${args[@]}"}

@@ -26,56 +26,27 @@ def pytest_report_header(config):
     return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE=ci|thorough|hunt)"
 
 
-def _uses_spark(item) -> bool:
-    return item.get_closest_marker("spark") is not None or "spark" in getattr(item, "fixturenames", ())
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow run only under the thorough and hunt profiles
-    (``bash test.sh --thorough``), unless -m selects them by name.
-
-    Under pytest-xdist (test.sh passes ``-n 2 --dist loadgroup``) the Spark
-    tests form one group, so they share one worker and its one Spark
-    session; the largest group is handed out first, so that worker starts
-    on them at once while the other runs everything else."""
+    (``bash test.sh --thorough``), unless -m selects them by name."""
     if PROFILE == "ci" and not config.getoption("markexpr"):
         slow = [item for item in items if item.get_closest_marker("slow")]
         if slow:
             config.hook.pytest_deselected(items=slow)
             items[:] = [item for item in items if not item.get_closest_marker("slow")]
-    for item in items:
-        if _uses_spark(item):
-            item.add_marker(pytest.mark.xdist_group("spark"))
-
-
-_LOST_GROUP: list = []
-
-
-def pytest_collection_finish(session):
-    """Notes Spark tests that lost their group: pytest-xdist marks a group
-    by a suffix of the node id, which some pytest releases drop
-    (pyproject.toml pins below them), and the Spark tests would then run
-    on both workers, each starting a JVM of its own; the ``spark`` fixture
-    then fails every Spark test with the reason."""
-    if getattr(session.config.option, "loadgroup", False):
-        _LOST_GROUP[:] = [i.nodeid for i in session.items if _uses_spark(i) and not i.nodeid.endswith("@spark")]
 
 
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session for every Spark test (startup takes seconds):
-    two cores, up to three attempts per task so retries can be tested."""
+    """One local Spark session for every Spark test a process runs (startup
+    takes seconds): two cores, up to three attempts per task so retries can
+    be tested.  Under test.sh each of the two pytest-xdist workers starts
+    its own at its first Spark test: the Spark tests are most of the
+    suite's time, and on one worker alone they took about twice as long as
+    the whole suite does on both."""
     import os
     import shutil
 
-    if _LOST_GROUP:
-        pytest.fail(
-            f"pytest-xdist's loadgroup did not put the {len(_LOST_GROUP)} Spark tests on one worker: "
-            "this pytest and pytest-xdist do not work together; install the versions "
-            "pyproject.toml's test extra names (bash test.sh does)",
-            pytrace=False,
-        )
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("CI"):
         pytest.skip("no Java runtime (pyspark needs Java 17 or 21); .ci/run installs one")

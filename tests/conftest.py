@@ -42,8 +42,8 @@ def spark():
     takes seconds): two cores, up to three attempts per task so retries can
     be tested.  Under test.sh each of the two pytest-xdist workers starts
     its own at its first Spark test: the Spark tests are most of the
-    suite's time, and on one worker alone they took about twice as long as
-    the whole suite does on both."""
+    suite's time, and on one worker alone they were on course for about
+    twice as long as the whole suite takes on both."""
     import os
     import shutil
 

@@ -46,6 +46,19 @@ class _Impossible(Exception):
     """A literal that can never hold (``Bottom``): the rule is dropped."""
 
 
+def _plain_literal(lit):
+    """The one IR literal of an atom, an assignment or a comparison (what
+    most bodies hold), or None for any other literal."""
+    kind = type(lit)
+    if kind is ast.Atom:
+        return Scan(lit.pred, lit.terms, origin=lit)
+    if kind is ast.Assignment:
+        return Assign(lit.var.name, lit.expr)
+    if kind is ast.Comparison:
+        return Condition(lit)
+    return None
+
+
 class Normalizer:
     def __init__(self):
         self.rules: list = []
@@ -104,19 +117,10 @@ class Normalizer:
         head = rule.head
         if type(head) is not ast.Atom:
             return None
-        body = []
-        scans = False
-        for lit in rule.body:
-            kind = type(lit)
-            if kind is ast.Atom:
-                body.append(Scan(lit.pred, lit.terms, origin=lit))
-                scans = True
-            elif kind is ast.Assignment:
-                body.append(Assign(lit.var.name, lit.expr))
-            elif kind is ast.Comparison:
-                body.append(Condition(lit))
-            else:
-                return None
+        body = [_plain_literal(lit) for lit in rule.body]
+        if any(lit is None for lit in body):
+            return None
+        scans = any(type(lit) is Scan for lit in body)
         if existential_variables(rule):
             return None
         if not scans:
@@ -126,11 +130,9 @@ class Normalizer:
     # ------------------------------------------------------------ literals
     def literal(self, lit, rule) -> list:
         """The alternatives (usually one) of IR literals for one body literal."""
-        kind = type(lit)
-        if kind is ast.Atom:  # (the most common literals first: 10,000-rule programs)
-            return [[Scan(lit.pred, lit.terms, origin=lit)]]
-        if kind is ast.Assignment:
-            return [[Assign(lit.var.name, lit.expr)]]
+        plain = _plain_literal(lit)  # (the most common literals first: 10,000-rule programs)
+        if plain is not None:
+            return [[plain]]
         if isinstance(lit, ast.Truth):
             if not lit.value:
                 raise _Impossible()

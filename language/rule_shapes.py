@@ -18,7 +18,10 @@ names are read whole, never by shape: an anonymous variable or a labelled
 null (``_``, numbered over the program), time grouping (its unit is a word),
 a string equal to one of the line's names (built as the same constant), a
 rule over several lines.  Anything the reader leaves to lark has no shape
-kept, so lark still reads it and its error is lark's.
+kept, so lark still reads it and its error is lark's.  A line with no
+string, comment, ``_`` or reserved word (most generated rules) is keyed by
+the regular expression engine alone (:func:`quick_key`); where its names
+are is found only for the first line of its shape.
 
 The rules of one shape also share what the planner decides from a rule's
 structure alone (safety, existential variables: planner/validate.py,
@@ -82,6 +85,29 @@ def shape(line: str):
     return key, names, places
 
 
+# a name where the line has no string, comment or '_' (then _WORDS' other branches find nothing)
+_PLAIN_NAME = re.compile(r"(?<![A-Za-z0-9_:#])[a-z][A-Za-z0-9_]*")
+_NOT_PLAIN = ('"', "%", "_") + _UNSHAPED
+
+
+def quick_key(line: str):
+    """``(key, names)`` of a one-line rule with no string, comment, ``_`` or
+    reserved word, found by the regular expression engine alone (no Python
+    call per name, as :func:`shape`'s substitution makes): the line with
+    each name replaced by one placeholder, with the names' numbers in
+    order, and its distinct names in order; None for any other line (read
+    by :func:`shape`).  Two such lines share a key exactly when their
+    :func:`shape` keys are equal."""
+    if any(u in line for u in _NOT_PLAIN):
+        return None
+    found = _PLAIN_NAME.findall(line)
+    if not RESERVED.isdisjoint(found):
+        return None
+    slots: dict = {}
+    numbers = tuple([slots.setdefault(w, len(slots)) for w in found])
+    return (_PLAIN_NAME.sub("\x00", line), numbers), list(slots)
+
+
 TRIED = 32  # lines keyed before the share of rules built by shape decides whether keying goes on
 
 
@@ -102,13 +128,19 @@ class Shapes:
         if self.tried >= TRIED and 2 * self.built < self.tried:
             return read()
         self.tried += 1
-        got = shape(line)
+        got = quick_key(line)
         if got is None:
-            return read()
-        key, names, places = got
+            got = shape(line)
+            if got is None:
+                return read()
+            key, names, places = got
+        else:
+            (key, names), places = got, None
         known = self.known.get(key)
         if known is None:  # (the first of its shape: kept as read, its makers built when a second comes)
             rule = read()
+            if places is None:  # (where its names are: from the full keying, once a shape)
+                places = shape(line)[2]
             self.known[key] = rule, names, places, _tag(rule, {})
             return rule
         if type(known) is tuple:

@@ -536,10 +536,13 @@ def _ends(line: str):
     """Whether ``line`` ends a statement (its code before a comment ends in
     '.'), leaves one open, or holds none; None when a string in it does not
     close on it."""
-    code = _CODE(line)
-    if line.startswith('"', code.end()):
-        return None
-    code = code.group().rstrip(BLANKS)
+    if '"' in line or "%" in line:
+        code = _CODE(line)
+        if line.startswith('"', code.end()):
+            return None
+        code = code.group().rstrip(BLANKS)
+    else:  # (no string, no comment: the whole line is code; _CODE's walk was a third of a rule line's keying)
+        code = line.rstrip(BLANKS)
     return _NOTHING if not code else _ENDED if code[-1] == "." else _OPEN
 
 

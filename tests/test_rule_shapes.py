@@ -237,3 +237,50 @@ def test_keying_stops_where_few_shapes_repeat(built):
     text = distinct + "".join(f"a{i}(X) :- b{i}(X).\n" for i in range(50))
     assert _same(_both(text), _lark(text))
     assert built[0] < rule_shapes.TRIED // 2
+
+
+# ------------------------------------------------------------------ the quick key against the full keying
+
+
+def _agree(lines) -> None:
+    """Every line ``quick_key`` keys has the names :func:`rule_shapes.shape`
+    finds, and two such lines share a quick key exactly when they share a
+    full key (a key that dropped the names' numbers, or took a reserved
+    word for a name, fails here)."""
+    keyed = [(line, rule_shapes.quick_key(line), rule_shapes.shape(line)) for line in lines]
+    keyed = [(line, q, full) for line, q, full in keyed if q is not None]
+    for line, (key, names), full in keyed:
+        assert full is not None and names == full[1], line
+    for a, qa, fa in keyed:
+        for b, qb, fb in keyed:
+            assert (qa[0] == qb[0]) == (fa[0] == fb[0]), (a, b)
+
+
+def test_quick_keys_agree_with_full_keys():
+    lines = ["q0(N, Y) :- p0(N, V), Y = V * 2 + 1.", "q1(N, Y) :- p1(N, V), Y = V * 2 + 1.",
+             "q0(N, Y) :- p0(N, V), p0(V, Y).", "q0(N, Y) :- p0(N, V), p1(V, Y).",  # (same words, other numbering)
+             "q0(X) :- a(X), b(X, c).", "q0(X) :- a(X), b(X, a).", "q1(X) :- c(X), d(X, e).",
+             "q0(X) :- p(X), S = sum(X).", "q0(X) :- p(X), S = sums(X).",  # (a reserved word: not keyed quickly)
+             "q0(X) :- p(X), Y = X * 1e3.", "q0(X) :- p(X), Y = X * 1e4.", "q0(X) :- p(X, #t).", "q0(X) :- p(X, #u)."]
+    _agree(lines)
+    assert rule_shapes.quick_key("q0(X) :- p(X), S = sum(X).") is None
+    assert rule_shapes.quick_key('q0(X) :- p(X, "a").') is None and rule_shapes.quick_key("q0(X) :- p(X, _).") is None
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(_lines(), st.integers(0, 2**32 - 1))
+def test_random_lines_quick_keys_agree_with_full_keys(line, seed):
+    rng = random.Random(seed)
+    line = line.replace("\n", " ")
+    _agree([line] + [_renamed(line, rng) for _ in range(4)])
+
+
+def test_lines_keyed_quickly_read_as_keyed_fully(monkeypatch):
+    """The same program read with the quick key and with the full keying
+    alone: the same rules (every node and position) and the same errors."""
+    text = "".join(f"q{j}{'x' * (j % 3)}(N, Y) :- p{j}(N, V), r(V, c{j % 2}), Y = V * 2 + 1.\n" for j in range(40))
+    bad = text + "q9(N, Y) :- p9(N, V), Y = W * 2 + 1.\n"
+    quick, quick_err = _both(text), _error(_both_readers, bad)
+    monkeypatch.setattr(rule_shapes, "quick_key", lambda line: None)
+    assert _same(quick, _both(text)) and _same(quick, _lark(text))
+    assert str(quick_err) == str(_error(_both_readers, bad)) and (quick_err.pos.line, quick_err.pos.column) == (41, 23)

@@ -368,11 +368,13 @@ class FactColumns:
         """One row per predicate, with its first position, and the repeating
         facts: what planning needs to check arities, without every row."""
         out = FactRows()
+        slow, repeating = self.slow, self.slow.repeating
         for pred in self.predicates():
-            self.width(pred)
+            if slow.get(pred) or repeating.get(pred):  # (kernel-read facts alone: one arity, nothing to check)
+                self.width(pred)
             if pred in self.parts:
                 cols, lo, hi, lc, hc = self.parts[pred][0]
-                terms = tuple(c.value_at(0) for c in cols)
+                terms = tuple([c.value_at(0) for c in cols])
                 out[pred] = [(terms, (lo.value_at(0), hi.value_at(0), bool(lc[0]), bool(hc[0])))]
                 out.positions[pred] = self.positions[pred]
             elif self.slow.get(pred):

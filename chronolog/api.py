@@ -238,7 +238,8 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
             else:
                 fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)
             for pred in fc.predicates():
-                if widths.setdefault(pred, fc.width(pred)) != fc.width(pred):
+                width = fc.width(pred)
+                if widths.setdefault(pred, width) != width:
                     return None  # the rows' reading names both places
             out.append(fc)
     except (_Fallback, OSError):

@@ -87,7 +87,7 @@ def shape(line: str):
 
 # a name where the line has no string, comment or '_' (then _WORDS' other branches find nothing)
 _PLAIN_NAME = re.compile(r"(?<![A-Za-z0-9_:#])[a-z][A-Za-z0-9_]*")
-_NOT_PLAIN = ('"', "%", "_") + _UNSHAPED
+_NOT_PLAIN = re.compile("[\"%_\x00△]|/\\\\").search  # (a string, a comment, '_', _UNSHAPED)
 
 
 def quick_key(line: str):
@@ -98,7 +98,7 @@ def quick_key(line: str):
     order, and its distinct names in order; None for any other line (read
     by :func:`shape`).  Two such lines share a key exactly when their
     :func:`shape` keys are equal."""
-    if any(u in line for u in _NOT_PLAIN):
+    if _NOT_PLAIN(line):
         return None
     found = _PLAIN_NAME.findall(line)
     if not RESERVED.isdisjoint(found):

@@ -65,17 +65,29 @@ def _find(plan) -> dict:
     key_of = _Keys()
     for at, st in enumerate(plan.strata):
         shape = _shape(st, key_of)
-        if shape is not None:
-            run = runs.get(shape[0])
-            if run is None or any(derived_at.get(p, -1) >= run[0] for p in shape[1][1:]):
-                _close(run, found)
-                run = runs[shape[0]] = (at, [])
-            run[1].append((st, shape))
+        if shape is None:
+            for p in st.preds:
+                derived_at[p] = at
+            continue
+        run = runs.get(shape[0])
+        if run is None or _derived_since(derived_at, shape[1], run[0]):
+            _close(run, found)
+            run = runs[shape[0]] = (at, [])
+        run[1].append((st, shape))
         for p in st.preds:  # (a member's where its batch runs)
-            derived_at[p] = at if shape is None else runs[shape[0]][0]
+            derived_at[p] = run[0]
     for run in runs.values():
         _close(run, found)
     return found
+
+
+def _derived_since(derived_at: dict, preds: tuple, first: int) -> bool:
+    """Whether a body predicate of ``preds`` (the head's first) is derived
+    at or after position ``first``."""
+    for p in preds[1:]:
+        if derived_at.get(p, -1) >= first:
+            return True
+    return False
 
 
 def _close(run, found: dict) -> None:
@@ -95,19 +107,24 @@ def _shape(st, key_of) -> Optional[tuple]:
     if st is None or st.recursive or len(st.rules) != 1:
         return None
     rule = st.rules[0]
-    if type(rule) not in (PlanRule, AggregateRule) or rule.head_pred is None:
+    kind = type(rule)
+    if (kind is not PlanRule and kind is not AggregateRule) or rule.head_pred is None:
         return None
     preds = [rule.head_pred]
     body = []
-    for lit in rule.body:
-        if isinstance(lit, (Scan, NegScan)):
-            if getattr(lit, "group", None) is not None:
-                return None
+    for lit in rule.body:  # (types compared, not isinstance: the IR's literals have no subclasses; 10,000 strata)
+        kind = type(lit)
+        if kind is Scan or kind is NegScan:
+            box = shift = None
+            if kind is Scan:
+                if lit.group is not None:
+                    return None
+                box, shift = lit.box, lit.shift
             if lit.pred not in preds:
                 preds.append(lit.pred)
-            body.append((type(lit).__name__, preds.index(lit.pred), key_of(lit.terms),
-                         key_of(getattr(lit, "box", None)), key_of(getattr(lit, "shift", None))))
-        elif isinstance(lit, (Condition, Assign)):
+            body.append((kind.__name__, preds.index(lit.pred), key_of(lit.terms),
+                         None if box is None else key_of(box), None if shift is None else key_of(shift)))
+        elif kind is Condition or kind is Assign:
             body.append(key_of(lit))
         else:  # pragma: no cover - the IR has no other literal
             return None

@@ -332,3 +332,19 @@ def test_a_fact_line_without_its_final_dot_may_end_with_a_comment(line, read, tm
     stream.push(line)
     stream.close()
     assert [f.terms for f in stream] == [read]
+
+
+@pytest.mark.parametrize("odd", ["p(b, c)@[1,2] .  % x\n", "p(b,\n c)@[1,2].\n", "p(b, _:n1)@[1,2].\n"])
+def test_an_arity_between_kernel_read_and_parsed_facts_of_a_program_is_an_error(odd):
+    """Facts in a program's text, most read by kernels and one of another
+    arity left to the parser: the error names its line and column, and the
+    first fact's place (the given facts' shapes check no arity of a
+    predicate the kernels alone read; this is checked where they meet)."""
+    import chronolog
+    from chronolog.language.errors import ChronologError
+
+    facts = "".join(f"p(a{i})@[{i},{i + 1}].\n" for i in range(50))
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).\n" + facts + odd + facts.replace("a", "z"))
+    assert (e.value.pos.line, e.value.pos.column) == (52, 1)
+    assert "p has 2 arguments here but 1 at <program>:1:9" in str(e.value)

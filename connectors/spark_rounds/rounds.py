@@ -90,6 +90,14 @@ _GROUPS = count(1)  # job group numbers, unique within the process (one group pe
 # the probe's one job.  A round that still finds new facts pays one job
 # more.  0: never (bench/README.md, "Figures behind design choices").
 PROBE_RATIO = 50
+# A round whose relations hold at most this many rows in all broadcasts
+# nothing: its joins move their sides by shuffles inside the round's one
+# job, Spark's size estimates broadcast nothing either
+# (``autoBroadcastJoinThreshold`` -1 meanwhile).  A broadcast is a Spark job
+# of its own, as long as the round's action on small inputs (0.1-0.3 s in
+# a warm session), while so few rows shuffle at no cost (bench/spark_jobs.py).
+SHUFFLE_ROWS = 10_000
+BROADCAST_CONF = "spark.sql.autoBroadcastJoinThreshold"
 
 
 @dataclass
@@ -134,6 +142,7 @@ class Rounds(seminaive.Backend):
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
+        self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -206,6 +215,7 @@ class Rounds(seminaive.Backend):
         """The variants' statements, then one action (a probe first when the deltas are small)."""
         st = self._stratum
         self._number += 1
+        self.broadcasts(sum(r.count for r in self.relations.rels.values()) > SHUFFLE_ROWS)
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
         sc.setJobGroup(group, f"stratum {st.index} round {self._number}")
@@ -246,6 +256,15 @@ class Rounds(seminaive.Backend):
         self.stats.rounds.append(RoundStat(st.index, self._number, time.perf_counter() - t0, n, group, jobs, t_plan, started))
         sc.setJobGroup("chronolog", "")
         return new_deltas
+
+    def broadcasts(self, on: bool) -> None:
+        """Let the next statements broadcast small sides (the session's
+        threshold, and the rules' hints) or not (see :data:`SHUFFLE_ROWS`)."""
+        if on == self.rules.broadcasts:
+            return
+        self.rules.broadcasts = on
+        if self._threshold is not None:
+            self.spark.conf.set(BROADCAST_CONF, self._threshold if on else "-1")
 
     def load(self, inputs) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
@@ -292,6 +311,7 @@ class Rounds(seminaive.Backend):
             # not chosen by the user: two partitions per task slot (Spark's
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
+        self._threshold = settings[BROADCAST_CONF] = conf.get(BROADCAST_CONF)  # (restored after: broadcasts)
         values = {}
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None

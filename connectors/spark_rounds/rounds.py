@@ -9,7 +9,8 @@ and ONE Spark action: every merged relation is ``localCheckpoint``-ed
 (lineage cut each round) and one union of global aggregates writes them
 all and returns their counts (catalog.py); adaptive execution is off
 meanwhile (with it every shuffle stage and broadcast is a job of its own:
-14-21 jobs per round, against 1-3 now); the loop ends when the delta count
+14-21 jobs per round, against 1-3 now: one per broadcast, none in a round
+over small relations, ``SHUFFLE_ROWS``); the loop ends when the delta count
 is 0.
 """
 
@@ -298,13 +299,15 @@ class Rounds(seminaive.Backend):
             self._old_facts.pop(pred, None)
             self._released.add(pred)
 
-    def run(self, inputs=(), keep=None) -> None:
+    def run(self, inputs=(), keep=None, after=None) -> None:
         """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
         order, all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too).  ``keep``: the
         predicates whose relations outlive the run (the outputs); every
         other relation's checkpoint is dropped after the last stratum that
-        reads it (None: keep all)."""
+        reads it (None: keep all).  ``after``: called last under the same
+        settings (the constraints' checks: one job each, where adaptive
+        execution made a job of every shuffle stage)."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
         if not is_set(self.spark, PARTITIONS):
@@ -323,6 +326,8 @@ class Rounds(seminaive.Backend):
                 self.run_stratum(st)
                 if keep is not None:
                     self.release_unread(st.index, set(keep))
+            if after is not None:
+                after()
 
 
 @contextmanager

@@ -37,6 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from test_golden import JOB_REPORT, LONG_TIME_INVESTOR, MATINEE, METEOR_41, METEOR_41_DATA  # noqa: E402
+from test_spark_jobs import facts as answers  # noqa: E402  ({pred: sorted facts} of Arrow tables, coalesced per atom)
 
 EDGES = "e(a,b)@[0,5]. e(b,c)@[1,6]. e(c,d)@[2,3]. e(d,a)@[4,8]. f(b,x)@[0,9]. f(c,y)@[2,4]. g(a)@[1,2]."
 STREAM = """
@@ -86,20 +87,6 @@ def job_counter(spark):
     inference takes one)."""
     scheduler = spark.sparkContext._jsc.sc().dagScheduler()
     return lambda: int(scheduler.nextJobId())
-
-
-def answers(tables: dict) -> dict:
-    """``{pred: sorted facts}`` of Arrow tables in the layout, coalesced per atom."""
-    from chronolog.engine.arrow import table_to_rows
-    from chronolog.language.timeline import coalesce
-
-    out = {}
-    for p, t in tables.items():
-        atoms: dict = {}
-        for terms, iv in table_to_rows(t, p):
-            atoms.setdefault(terms, []).append(iv)
-        out[p] = sorted((terms, iv) for terms, ivs in atoms.items() for iv in coalesce(ivs))
-    return out
 
 
 def embedded(program: str, options: dict):

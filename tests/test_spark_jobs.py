@@ -70,6 +70,20 @@ def test_a_small_program_on_the_rounds_costs_a_job_per_round_and_no_broadcast(sp
     assert jobs <= most
 
 
+def test_a_constraint_that_holds_nowhere_costs_one_job(spark):
+    """A constraint is checked under the rounds' settings: one job (its
+    first rows), where adaptive execution made each shuffle stage a job."""
+    from chronolog import spark as cs
+
+    program = ONE_RULE + " ⊥ :- q(X,Z), e(Z,W)."
+    (tables, stats), jobs = jobs_of(spark, lambda: collected(spark, program, distributed=True, one_task_bytes=-1))
+    assert stats["path"] == "relational", stats["why"]
+    assert facts(tables) == embedded(program, tables)
+    assert jobs == stats["load"].jobs + sum(r.jobs for r in stats["rounds"]) + 1 + len(tables) == 4
+    with pytest.raises(chronolog.InconsistencyError):  # and one that holds is still the engine's error
+        cs.reason(spark, ONE_RULE + " ⊥ :- q(X,Z), e(X,W).", distributed=True, one_task_bytes=-1)
+
+
 def test_a_large_round_still_broadcasts_small_sides(spark, monkeypatch):
     """Past ``SHUFFLE_ROWS`` a small side is broadcast again (a job of its
     own, a hash table per task instead of moving the large side)."""

@@ -627,7 +627,9 @@ def _spark_jobs(out, rows):
         got[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(4)), int(m.group(5)))
     r, d = got["rounds"], got["driver"]
     n = r[3]
-    return Figures(f"{n} programs: rounds {r[0] / n:.1f} jobs, {_s(r[1] / n)} per call; driver {d[0] / n:.1f} jobs, {_s(d[1] / n)}",
+    load = re.search(r"^program .* load ([\d.]+)$", out, re.M)  # (the machine's load when the run began)
+    return Figures(f"{n} programs: rounds {r[0] / n:.1f} jobs, {_s(r[1] / n)} per call; driver {d[0] / n:.1f} jobs, {_s(d[1] / n)}"
+                   + (f" (load {load.group(1)})" if load else ""),
                    f"embedded {_ms(r[2] / n)} per call", f"rounds {_x(r[1], r[2])}, driver {_x(d[1], d[2])}",
                    ok="the same answers as the embedded engine" in out)
 

@@ -173,6 +173,7 @@ def test_joins_read_a_partitioned_relation_in_place(spark, monkeypatch):
     from chronolog.connectors.spark_rounds import rounds, rules
 
     monkeypatch.setattr(rounds, "PROBE_RATIO", 0)  # rounds of one action each, to count broadcasts alone
+    monkeypatch.setattr(rounds, "SHUFFLE_ROWS", 0)  # relations past the size whose rounds broadcast nothing
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )

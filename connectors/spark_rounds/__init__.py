@@ -29,8 +29,9 @@ sentinels ±2^62), always coalesced to maximal intervals.
   ``localCheckpoint``-ed (lineage cut each round) and one union of global
   aggregates writes them all and returns their counts; adaptive execution
   is off meanwhile (with it every shuffle stage and broadcast is a job of
-  its own: 14-21 jobs per round, against 1-3 now); the loop ends when the
-  delta count is 0;
+  its own: 14-21 jobs per round, against 1-3 now, and 1 on small
+  relations, whose joins shuffle rather than broadcast); the loop ends
+  when the delta count is 0;
 * a round's plans are SQL text built in Python, one statement per merged
   relation over temporary views of the checkpoints (see ``sql.Stmt``): a
   few dozen py4j round trips per round instead of the thousands that
@@ -96,8 +97,8 @@ The modules, one concept each:
 * ``constraints``: constraints checked after the strata, the engine's error;
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 
-The tunables live where they are read (patch them there): ``PROBE_RATIO``
-and ``ROUND_CONF`` in ``rounds``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
+The tunables live where they are read (patch them there): ``PROBE_RATIO``,
+``SHUFFLE_ROWS`` and ``ROUND_CONF`` in ``rounds``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
 in ``rules``, ``STRING_CODES`` and ``HASH`` in ``string_codes``,
 ``DICT_BROADCAST_ROWS`` in ``outputs``, ``MAX_DIGITS`` in ``entry``.
 """

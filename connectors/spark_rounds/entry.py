@@ -11,6 +11,7 @@ reasoning.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 from chronolog.planner.ir import NegScan, Scan
@@ -155,8 +156,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     try:
         try:
             with expected_failures():  # an overflow or a row check: one task runs it instead
-                rounds.run(inputs, keep=kept(plan, outputs))
-            check_constraints(rounds)  # the engine's error for a violated constraint (constraints.py)
+                # then the engine's error for a violated constraint (constraints.py)
+                rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds))
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({e.getCondition()})") from None
         except Exception as e:  # a row check inside a statement: no exact value in the run's types

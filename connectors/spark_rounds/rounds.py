@@ -9,7 +9,8 @@ and ONE Spark action: every merged relation is ``localCheckpoint``-ed
 (lineage cut each round) and one union of global aggregates writes them
 all and returns their counts (catalog.py); adaptive execution is off
 meanwhile (with it every shuffle stage and broadcast is a job of its own:
-14-21 jobs per round, against 1-3 now); the loop ends when the delta count
+14-21 jobs per round, against 1-3 now: one per broadcast, none in a round
+over small relations, ``SHUFFLE_ROWS``); the loop ends when the delta count
 is 0.
 """
 
@@ -90,6 +91,14 @@ _GROUPS = count(1)  # job group numbers, unique within the process (one group pe
 # the probe's one job.  A round that still finds new facts pays one job
 # more.  0: never (bench/README.md, "Figures behind design choices").
 PROBE_RATIO = 50
+# A round whose relations hold at most this many rows in all broadcasts
+# nothing: its joins move their sides by shuffles inside the round's one
+# job, Spark's size estimates broadcast nothing either
+# (``autoBroadcastJoinThreshold`` -1 meanwhile).  A broadcast is a Spark job
+# of its own, as long as the round's action on small inputs (0.1-0.3 s in
+# a warm session), while so few rows shuffle at no cost (bench/spark_jobs.py).
+SHUFFLE_ROWS = 10_000
+BROADCAST_CONF = "spark.sql.autoBroadcastJoinThreshold"
 
 
 @dataclass
@@ -134,6 +143,7 @@ class Rounds(seminaive.Backend):
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
+        self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -206,6 +216,7 @@ class Rounds(seminaive.Backend):
         """The variants' statements, then one action (a probe first when the deltas are small)."""
         st = self._stratum
         self._number += 1
+        self.broadcasts(sum(r.count for r in self.relations.rels.values()) > SHUFFLE_ROWS)
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
         sc.setJobGroup(group, f"stratum {st.index} round {self._number}")
@@ -247,6 +258,15 @@ class Rounds(seminaive.Backend):
         sc.setJobGroup("chronolog", "")
         return new_deltas
 
+    def broadcasts(self, on: bool) -> None:
+        """Let the next statements broadcast small sides (the session's
+        threshold, and the rules' hints) or not (see :data:`SHUFFLE_ROWS`)."""
+        if on == self.rules.broadcasts:
+            return
+        self.rules.broadcasts = on
+        if self._threshold is not None:
+            self.spark.conf.set(BROADCAST_CONF, self._threshold if on else "-1")
+
     def load(self, inputs) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
         own, timed like a round (stratum -1) in ``stats.load``."""
@@ -279,19 +299,22 @@ class Rounds(seminaive.Backend):
             self._old_facts.pop(pred, None)
             self._released.add(pred)
 
-    def run(self, inputs=(), keep=None) -> None:
+    def run(self, inputs=(), keep=None, after=None) -> None:
         """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
         order, all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too).  ``keep``: the
         predicates whose relations outlive the run (the outputs); every
         other relation's checkpoint is dropped after the last stratum that
-        reads it (None: keep all)."""
+        reads it (None: keep all).  ``after``: called last under the same
+        settings (the constraints' checks: one job each, where adaptive
+        execution made a job of every shuffle stage)."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
         if not is_set(self.spark, PARTITIONS):
             # not chosen by the user: two partitions per task slot (Spark's
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
+        self._threshold = settings[BROADCAST_CONF] = conf.get(BROADCAST_CONF)  # (restored after: broadcasts)
         values = {}
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None
@@ -303,6 +326,8 @@ class Rounds(seminaive.Backend):
                 self.run_stratum(st)
                 if keep is not None:
                     self.release_unread(st.index, set(keep))
+            if after is not None:
+                after()
 
 
 @contextmanager

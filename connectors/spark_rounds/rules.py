@@ -45,6 +45,7 @@ class RuleSql:
         self.grid = grid
         self.horizon = horizon
         self.arith = Arithmetic(self.types, self.catalog.spark)  # expressions, exact or refused (arithmetic.py)
+        self.broadcasts = True  # False: the round's relations are small, its joins shuffle (rounds.SHUFFLE_ROWS)
 
     def atom(self, q: Stmt, lit, view: dict, varcols: dict):
         """A body atom's bindings: constants and repeated variables filtered,
@@ -122,7 +123,7 @@ class RuleSql:
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)
         holes = q.add(f"SELECT {', '.join([*keys, 's AS hs', 'e AS he'])} FROM {holes}", keys + ["hs", "he"])
-        hint = "/*+ BROADCAST(h) */ " if rel.count <= BROADCAST_ROWS else ""
+        hint = "/*+ BROADCAST(h) */ " if self.broadcasts and rel.count <= BROADCAST_ROWS else ""
         on = " AND ".join([*(f"x.{k} = h.{k}" for k in keys), "h.hs < x.e", "h.he > x.s"])
         others = [c for c in rowcols if c not in ("s", "e")]
         m = q.add(f"SELECT {hint}{', '.join([*(f'x.{c}' for c in rowcols), 'h.hs', 'h.he'])} FROM {src} AS x LEFT JOIN {holes} AS h ON {on}",
@@ -183,10 +184,11 @@ class RuleSql:
                 # of the round's own job; a broadcast is a job of its own and
                 # its hash table is built on the driver, with no task running)
                 hint = ""
+                moved = "BROADCAST" if self.broadcasts else "SHUFFLE_HASH"  # (a small round: no job of its own)
                 if n_left is not None and n_left < n and n_left <= BROADCAST_ROWS:
-                    hint = "SHUFFLE_HASH(l)" if in_place_r else "BROADCAST(l)"
+                    hint = "SHUFFLE_HASH(l)" if in_place_r else f"{moved}(l)"
                 elif n <= BROADCAST_ROWS:
-                    hint = "SHUFFLE_HASH(r)" if in_place_l else "BROADCAST(r)"
+                    hint = "SHUFFLE_HASH(r)" if in_place_l else f"{moved}(r)"
                 elif n_left is not None and shared:
                     # both large: a hash table of the smaller side per task, the
                     # larger streamed past it (a sort-merge join sorted the
@@ -203,6 +205,8 @@ class RuleSql:
                 cols = shared + [c for c in lcols if c not in shared and c not in ("s", "e")]
                 cols += [c for c in rvars if c not in shared]
                 on = f"JOIN {right} AS r USING ({', '.join(shared)})" if shared else f"CROSS JOIN {right} AS r"
+                if not shared and not self.broadcasts:
+                    hint = ""  # (a cross join of small sides: a cartesian product in the round's job)
                 hint = f"/*+ {hint} */ " if hint else ""
                 j = q.add(f"SELECT {hint}{', '.join([*cols, 'greatest(s, _s) AS s', 'least(e, _e) AS e'])} FROM {df} AS l {on}",
                           cols + ["s", "e"])

@@ -1,0 +1,141 @@
+"""How many Spark jobs a small call costs, pinned: on small inputs each job
+(an action, a broadcast) costs 0.1-0.25 s in a warm session whatever its
+rows, so the count sets both the Spark tests' time and a cluster call's
+fixed cost (bench/spark_jobs.py).  Every call's answers are the embedded
+engine's."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+from chronolog.language.timeline import coalesce
+
+pytestmark = pytest.mark.spark
+
+EDGES = "e(a,b)@[0,5]. e(b,c)@[1,6]. e(c,d)@[2,3]. e(d,a)@[4,8]. f(b,x)@[0,9]. f(c,y)@[2,4]. g(a)@[1,2]."
+ONE_RULE = "q(X,Z) :- e(X,Y), f(Y,Z). " + EDGES  # no key: the join is across keys
+RECURSION = "r(X,Y) :- e(X,Y). r(X,Z) :- r(X,Y), e(Y,Z). " + EDGES
+NEGATION = "n(X,Z) :- e(X,Y), f(Y,Z), not g(X). " + EDGES
+
+
+def jobs_of(spark, call):
+    """``call()``'s result and the Spark jobs it submitted (the scheduler's
+    next job id before and after: the rounds set job groups of their own)."""
+    scheduler = spark.sparkContext._jsc.sc().dagScheduler()
+    before = int(scheduler.nextJobId())
+    got = call()
+    return got, int(scheduler.nextJobId()) - before
+
+
+def facts(tables: dict) -> dict:
+    out = {}
+    for p, t in tables.items():
+        atoms: dict = {}
+        for terms, iv in table_to_rows(t, p):
+            atoms.setdefault(terms, []).append(iv)
+        out[p] = sorted((terms, iv) for terms, ivs in atoms.items() for iv in coalesce(ivs))
+    return out
+
+
+def embedded(program: str, preds) -> dict:
+    model = chronolog.reason(program)
+    return facts({p: model.to_arrow(p) for p in preds})
+
+
+def collected(spark, program: str, **options):
+    """Every output of ``reason`` collected, as a caller does: ``(tables, stats)``."""
+    from chronolog import spark as cs
+
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.DriverFallback)
+        out = cs.reason(spark, program, stats=stats, **options)
+        return {p: df.toArrow() for p, df in out.items()}, stats
+
+
+@pytest.mark.parametrize("program,most", [(ONE_RULE, 3), (NEGATION, 3), (RECURSION, 6)], ids=["one_rule", "negation", "recursion"])
+def test_a_small_program_on_the_rounds_costs_a_job_per_round_and_no_broadcast(spark, program, most):
+    """The load, one action per round, the output's collection: a small
+    round's joins shuffle inside its job rather than broadcast (a job of
+    its own each: one rule 4 jobs before, negation 5, recursion 9)."""
+    (tables, stats), jobs = jobs_of(spark, lambda: collected(spark, program, distributed=True, one_task_bytes=-1))
+    assert stats["path"] == "relational", stats["why"]
+    assert facts(tables) == embedded(program, tables)
+    assert jobs == stats["load"].jobs + sum(r.jobs for r in stats["rounds"]) + len(tables)
+    assert all(r.jobs == 1 for r in stats["rounds"]), [r.jobs for r in stats["rounds"]]
+    assert jobs <= most
+
+
+def test_a_constraint_that_holds_nowhere_costs_one_job(spark):
+    """A constraint is checked under the rounds' settings: one job (its
+    first rows), where adaptive execution made each shuffle stage a job."""
+    from chronolog import spark as cs
+
+    program = ONE_RULE + " ⊥ :- q(X,Z), e(Z,W)."
+    (tables, stats), jobs = jobs_of(spark, lambda: collected(spark, program, distributed=True, one_task_bytes=-1))
+    assert stats["path"] == "relational", stats["why"]
+    assert facts(tables) == embedded(program, tables)
+    assert jobs == stats["load"].jobs + sum(r.jobs for r in stats["rounds"]) + 1 + len(tables) == 4
+    with pytest.raises(chronolog.InconsistencyError):  # and one that holds is still the engine's error
+        cs.reason(spark, ONE_RULE + " ⊥ :- q(X,Z), e(X,W).", distributed=True, one_task_bytes=-1)
+
+
+def test_a_large_round_still_broadcasts_small_sides(spark, monkeypatch):
+    """Past ``SHUFFLE_ROWS`` a small side is broadcast again (a job of its
+    own, a hash table per task instead of moving the large side)."""
+    from chronolog.connectors.spark_rounds import rounds
+
+    monkeypatch.setattr(rounds, "SHUFFLE_ROWS", 0)
+    (tables, stats), _ = jobs_of(spark, lambda: collected(spark, ONE_RULE, distributed=True, one_task_bytes=-1))
+    assert facts(tables) == embedded(ONE_RULE, tables)
+    assert [r.jobs for r in stats["rounds"]] == [2]  # the broadcast and the action
+
+
+def test_the_session_keeps_its_broadcast_threshold(spark):
+    before = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    collected(spark, ONE_RULE, distributed=True, one_task_bytes=-1)
+    assert spark.conf.get("spark.sql.autoBroadcastJoinThreshold") == before
+
+
+def test_one_task_is_one_job(spark):
+    (tables, stats), jobs = jobs_of(spark, lambda: collected(spark, RECURSION, distributed=True))
+    assert stats["path"] == "one task"
+    assert facts(tables) == embedded(RECURSION, tables)
+    assert jobs == 1
+
+
+DRIVER_PROGRAMS = {
+    "terms": ('q(X,N,F,B) :- p(X,N,F,B). p(a, 2.5, 1.0e0, #T)@[0,1). p("b c", -3, 0.25e0, #F)@(1,2]. p(c, 7, 2.0e0, #T)@[2,+inf).', {}),
+    "empty": ("q(X) :- p(X), not p(X). p(a)@[0,1].", {}),
+    "dates": ('@timeGranularity("days"). q(X) :- <->[0, P3D] p(X). p(a)@[2020-01-30, 2020-02-01).', {}),
+    "timestamps": ("q(X) :- <->[0,2] p(X). p(a)@[0,1]. p(b)@[10,11).", {"timestamps": True}),
+    "job_report": ('jobReport :- <->[30,30] jobReport. priceEvent(X) :- stockPriceChange(X,V), V > 5. '
+                   'possibleCause(X,"JR") :- priceEvent(X), <->[0,1] jobReport. jobReport@[0,0]. stockPriceChange(a,6)@[121,121].',
+                   {"horizon": (0, 200)}),
+}
+
+
+@pytest.mark.parametrize("name", list(DRIVER_PROGRAMS))
+def test_the_driver_path_answers_toArrow_with_spark_own_table_and_no_job(spark, name):
+    """On the driver (``distributed=False``) each output's first
+    ``toArrow()`` is the table the engine made, typed as Spark's
+    ``toArrow()`` of that DataFrame types it (schema and values), with no
+    job; before, each was a job.  Spark's own collection is the oracle."""
+    from chronolog import spark as cs
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    program, options = DRIVER_PROGRAMS[name]
+    out, jobs = jobs_of(spark, lambda: cs.reason(spark, program, **options))
+    tables, more = jobs_of(spark, lambda: {p: df.toArrow() for p, df in out.items()})
+    assert jobs + more == 0
+    for p, df in out.items():
+        spark_own = DataFrame.toArrow(df)  # a job: Spark collects the DataFrame itself
+        assert tables[p].schema == spark_own.schema, p
+        assert tables[p].equals(spark_own), p
+        assert df.toArrow().equals(spark_own)  # a second collection is Spark's
+    if not options and "@timeGranularity" not in program:  # (numbers: the engine's facts read back as they are)
+        assert facts(tables) == embedded(program, tables)

@@ -516,3 +516,73 @@ def test_a_session_of_updates_leaves_no_tracked_object_per_atom_added():
     grown = len(gc.get_objects()) - before
     assert grown < 600, grown  # (a list per atom added: ~600 an update, 1,839 here; now ~30)
     assert r.model.to_text() == scratch(program, "\n".join(facts))
+
+
+def test_a_variant_whose_cut_atom_keeps_no_row_is_not_pulled(monkeypatch):
+    """The re-derivation of st(a0..) through ``st(X) :- u(X)`` cuts u to the
+    rows of the over-deleted atoms, none: the conjunction is empty, so the
+    variant's pipeline is not pulled (maintenance._Tables.no_rows); the
+    model is reasoning's from scratch on the rows."""
+    from chronolog.engine.columns import base, maintenance
+
+    pulls, runs = [], []
+    drain, run = base.drain, maintenance.ColumnMaintenance._run
+
+    def counting(node):
+        pulls.append(node)
+        return drain(node)
+
+    def spy(self, rp, driver, *args, **kw):
+        before = len(pulls)
+        out = run(self, rp, driver, *args, **kw)
+        runs.append(([getattr(lit, "pred", None) for lit in rp.rule.body], len(pulls) - before, out))
+        return out
+
+    monkeypatch.setattr(base, "drain", counting)
+    monkeypatch.setattr(maintenance.ColumnMaintenance, "_run", spy)
+    program = "st(X) :- g(X).\nst(X) :- u(X).\nen(X) :- st(X), <->[0,2] c(X)."
+    facts = [f"g(a{i})@[{i},{i + 5}]" for i in range(30)] + [f"u(b{i})@[0,9]" for i in range(10)]
+    facts += [f"c(a{i})@[0,40]" for i in range(0, 30, 3)]
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    gone = [f"g(a{i})@[{i},{i + 5}]" for i in range(0, 12)]
+    m = r.retract(gone)
+    assert m.to_text() == scratch(program, "\n".join(f for f in facts if f not in gone))
+    assert m.stats["maintained_on"] == "columns"
+    through_u = [(pulled, out) for body, pulled, out in runs if body == ["$rederive:st", "u"]]
+    assert through_u and all(out is None for _, out in through_u)
+    assert all(pulled == 0 for pulled, _ in through_u), through_u  # (u cut to no row: not pulled)
+
+
+def test_a_derived_predicates_given_facts_are_probed_once_a_retraction(monkeypatch):
+    """A retraction read into frames (a text past the kernels' size) of a
+    derived predicate's given facts finds its pieces once (given_pieces'
+    take_back, its relation after kept for the update): not a second
+    take_back of the same pieces from the same given facts; the model is
+    reasoning's from scratch after each of two retractions."""
+    from chronolog.engine.columns import sorted_given
+
+    calls = []
+    take_back = sorted_given.take_back
+
+    def spy(df, holes, names, after="frame"):
+        if df is evaluator_of[0].given_frames.get("m"):
+            calls.append(after)
+        return take_back(df, holes, names, after=after)
+
+    monkeypatch.setattr(sorted_given, "take_back", spy)
+    program = "m(X,Z) :- m(X,Y), s(Y,Z).\nm(X,Y) :- w(X,Y).\nu(X) :- m(X,c3)."
+    given = [f"m(a{i},c{i % 4})@[{i % 50},{i % 50 + 20}]" for i in range(7000)]
+    given += [f"w(a{i},c{i % 3})@[{i + 5},{i + 9}]" for i in range(40)] + [f"s(c{i},c{i + 1})@[0,50]" for i in range(3)]
+    r = chronolog.Reasoner(program, "\n".join(given), engine="columns")
+    evaluator_of = [r.evaluator]
+    rng = random.Random(5)
+    left = list(given)
+    for step in range(2):
+        gone = rng.sample([g for g in left if g.startswith("m(")], 3500)
+        assert len("\n".join(gone)) >= 1 << 16  # (read by the kernels into frames: the path of this test)
+        calls.clear()
+        m = r.retract(gone)
+        left = [g for g in left if g not in set(gone)]
+        assert m.to_text() == scratch(program, "\n".join(left)), step
+        assert m.stats["maintained_on"] == "columns"
+        assert len(calls) == 1, calls

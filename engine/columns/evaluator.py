@@ -414,12 +414,14 @@ class HybridEvaluator(Evaluator):
             if framed and pred in self.plan.derived_predicates():
                 model = m.current(pred)
                 source = self._tables.get(pred)  # (its given facts are a frame apart: maintenance.py)
-                met = take_back(m.given_frame(pred), frame, names, after=None)  # (by their sorted codes: sorted_given.py)
+                # (by their sorted codes, sorted_given.py; the given facts after, kept
+                # for the update: maintenance.py takes these pieces from them so)
+                met = take_back(m.given_frame(pred), frame, names, after="hidden")
                 if met is not None:  # (only the holes of atoms with no given piece met can be of conclusions)
                     doubt = atoms_missing(frame, met.touched, names)
                     if doubt.height and conclusions_only(doubt, met.touched.clear(), model, names, self.values):
                         return None
-                    pieces = met.pieces
+                    pieces, change = met.pieces, met
                 else:
                     # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
                     keys = frame.select(names) if names else atoms_of(frame, names)

@@ -254,7 +254,10 @@ def atoms_missing(df, rows, names: list):
         return None
     at = np.minimum(other.searchsorted(key), max(len(other) - 1, 0))
     missing = np.flatnonzero(other[at] != key) if len(other) else np.arange(df.height)
-    return df[missing]
+    if sorted(df.columns) != sorted([*names, "s", "e"]):
+        return df[missing]
+    cols, s, e = mine
+    return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
 
 
 def _probe(df, other, names: list):

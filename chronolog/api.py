@@ -125,7 +125,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         facts = frames.split_by_pred(facts)
     if isinstance(facts, dict):
         for pred, items in facts.items():
-            arguments.check_predicate_name(pred)
+            arguments.check_predicate_name(pred, dialect=dialect)
             pos = ast.Pos(f"facts[{pred!r}]")
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 for terms, iv in frames.table_rows(items, pred, calendar):
@@ -296,7 +296,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
             rest.merge(items)
             continue
         if min_rows is not None and frames.is_table(items):
-            arguments.check_predicate_name(pred)
+            arguments.check_predicate_name(pred, dialect=dialect)
             table = frames.as_table(items, pred)
             fc = _table_columns(table, pred, calendar, min_rows)
             if fc is not None:

@@ -744,6 +744,9 @@ def test_a_format_with_output_is_refused_not_dropped(tmp_path, fmt):
     [
         ('@mapping("p", 0, "symbol", "string").', 'names the column "symbol", which'),
         ('@mapping("p", 2, "price", "int").', "names argument 2, but"),
+        # (read in the file's order, each argument had the other's column: q(3, acme) had the two swapped)
+        ('@mapping("p", 0, "price", "string"). @mapping("p", 1, "ticker", "string").',
+         'names argument 0 "price", but "price" is value column 1 of'),
     ],
 )
 def test_a_mapping_naming_a_column_the_csv_lacks_is_refused(tmp_path, mapping, says):
@@ -1011,3 +1014,25 @@ def test_meteor_facts_from_python_take_its_names():
     model = reason("B(X) :- a1:Lecturer(X)\nC(X) :- _p(X)", {"a1:Lecturer": [(("a",), (0, 5, True, True))],
                                                            "_p": [(("b",), (1, 2, True, True))]}, dialect="meteor")
     assert model.to_text() == "B(a)@[0,5]\nC(b)@[1,2]"
+
+
+def test_a_table_whose_columns_the_mapping_names_in_another_order_is_refused():
+    """A table is read in its column order: with the columns ``n, who`` and
+    the arguments mapped ``who, n``, each argument took the other's values
+    (q(1, a)) without a word; columns in the mapping's order, or not named
+    by it, read as before."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog import Reasoner
+
+    program = '@mapping("p", 0, "who", "string"). @mapping("p", 1, "n", "int").\nq(X, Y) :- p(X, Y).\n'
+    swapped = pd.DataFrame({"n": [1], "who": ["a"], "start": [0], "end": [5]})
+    for table in (swapped, pl.from_pandas(swapped), pa.Table.from_pandas(swapped, preserve_index=False)):
+        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table})):
+            with pytest.raises(ChronologError, match='names argument 0 "who", but "who" is value column 1 of the table for p') as e:
+                call()
+            assert "are n, who" in e.value.hint
+    for table in (swapped[["who", "n", "start", "end"]], swapped.rename(columns={"n": "c1", "who": "c0"})[["c0", "c1", "start", "end"]]):
+        assert reason(program, {"p": table}).to_text() == "q(a,1)@[0,5]"

@@ -125,7 +125,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         facts = frames.split_by_pred(facts)
     if isinstance(facts, dict):
         for pred, items in facts.items():
-            arguments.check_predicate_name(pred)
+            arguments.check_predicate_name(pred, dialect=dialect)
             pos = ast.Pos(f"facts[{pred!r}]")
             if not isinstance(items, (list, tuple)):  # an Arrow table or DataFrame
                 for terms, iv in frames.table_rows(items, pred, calendar):
@@ -258,6 +258,22 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
+def _check_mapped_tables(program, facts) -> None:
+    """Tables given as ``{pred: table}`` whose columns the program's
+    ``@mapping`` names in another order: arguments are read in the
+    table's column order, so each would take another's values."""
+    from chronolog import frames
+
+    if not isinstance(facts, dict) or not any(a.name == "mapping" for a in program.annotations):
+        return
+    from chronolog.connectors.bindings import check_mapped_header
+
+    for pred, items in facts.items():
+        if frames.is_table(items):
+            names = items.column_names if hasattr(items, "column_names") else items.columns  # (Arrow; pandas, Polars)
+            check_mapped_header(program, pred, [str(c) for c in names], None)
+
+
 def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     """``{pred: table}`` facts (Arrow tables and record batches, pandas and
     Polars DataFrames; or one frame with a ``pred`` column) read straight
@@ -297,7 +313,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
             rest.merge(items)
             continue
         if min_rows is not None and frames.is_table(items):
-            arguments.check_predicate_name(pred)
+            arguments.check_predicate_name(pred, dialect=dialect)
             table = frames.as_table(items, pred)
             fc = _table_columns(table, pred, calendar, min_rows)
             if fc is not None:
@@ -670,6 +686,7 @@ class Reasoner:
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
+        _check_mapped_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
         # (not for existential rules: their chase runs on rows and names its

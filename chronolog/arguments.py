@@ -51,11 +51,28 @@ def _is_table(x) -> bool:
     return type(x).__name__ in ("Table", "DataFrame")
 
 
-def check_predicate_name(pred, what: str = "facts") -> None:
-    if not isinstance(pred, str) or not _NAME.match(pred):
+# A predicate name as each dialect's rules write it (language/*.lark): in the
+# Temporal Vadalog syntax and LARS, a lowercase letter first (``Foo`` or
+# ``_p`` is a variable there, so no rule could read facts given for it);
+# MeTeoR's names take either case and namespaces (``a1:Lecturer``).
+_PREDICATE_NAMES = {
+    "meteor": (re.compile(r"[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_]+)*"),
+               "a letter or _ followed by letters, digits or _, with namespaces after ':' (e.g. q, a1:Lecturer)"),
+}
+_LOWERCASE_NAME = (re.compile(r"[a-z][A-Za-z0-9_]*"), "a lowercase letter followed by letters, digits or _ (e.g. q, sensorReading)")
+
+
+def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") -> None:
+    """A predicate name of ``dialect``: facts given from Python for any
+    other name could never be read by a rule (nor retracted as text)."""
+    pattern, form = _PREDICATE_NAMES.get(dialect, _LOWERCASE_NAME)
+    if not isinstance(pred, str) or not pattern.fullmatch(pred):
+        meteor = isinstance(pred, str) and _PREDICATE_NAMES["meteor"][0].fullmatch(pred) is not None
+        why = f" of the {dialect} dialect, whose rules read {pred} as a variable" if meteor and pred[0].isupper() else ""
         raise ArgumentError(
-            f"{what}: {pred!r} is not a predicate name",
-            hint="a predicate name is a letter or _ followed by letters, digits or _ (e.g. q, sensor_reading)",
+            f"{what}: {pred!r} is not a predicate name{why}",
+            hint=f"a predicate name is {form}" + (f"; write {pred[0].lower() + pred[1:]}" if why else "")
+                 + ("; MeTeoR's names take either case (dialect='meteor')" if meteor else ""),
         )
 
 

@@ -147,12 +147,13 @@ def unmet_message(first, count: int, format_fact, call: str, given: str = "given
     retraction met nothing: the count and the first such fact, and, where
     the update's ``added`` facts (``{pred: [(terms, interval)]}``) give it,
     that an update retracts before it adds (RDFox's order: a fact both
-    retracted and added holds afterwards)."""
+    retracted and added holds afterwards).  ``call`` None: no method was
+    called (the stream command's correction lines, which say their place)."""
     pred, terms, iv = first
     others = f" (and {count - 1} more)" if count > 1 else ""
-    message = f"{call}: {format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
+    message = f"{call + ': ' if call else ''}{format_fact(pred, terms, iv)} met no {given} fact{others}, so it took nothing away"
     if added and any(t == terms and intersect(a, iv) is not None for t, a in added.get(pred, ())):
-        message += f" ({call} retracts, then adds: its added facts give it)"
+        message += f" ({call or 'a correction'} retracts, then adds: its added facts give it)"
     return message
 
 

@@ -299,8 +299,11 @@ class Stream:
         within ``reach_back``; without it such an addition is refused."""
         self._update(add, retract, "update()")
 
-    def _update(self, add, retract, call: str) -> None:
-        """:meth:`update`, its messages naming ``call``, the method the user called."""
+    def _update(self, add, retract, call: str, place=None) -> None:
+        """:meth:`update`, its messages naming ``call``, the method the user
+        called; ``place``: where a retracted fact ``(pred, terms, interval)``
+        was written, for a note on one that met nothing (the stream
+        command's input lines), or None."""
         from chronolog.corrections import holes_of
         from chronolog.float_terms import FloatColumns
         from chronolog.stream_corrections import before
@@ -340,7 +343,7 @@ class Stream:
         if self._log is None:
             self._refuse_processed(holes)
             self._refuse_late(late)
-            self._correct_unprocessed(holes, fresh, rows, call)
+            self._correct_unprocessed(holes, fresh, rows, call, place)
             return
         retracted = [(p, t, iv) for p, by in holes.items() for t, ivs in by.items() for iv in ivs]
         met = self._log.first_met(holes, min(iv[0] for _, _, iv in retracted)) if holes else None
@@ -354,7 +357,7 @@ class Stream:
             added = (first[2][0], first[2][2])
             if not self._log.can_rewind(met, added):
                 self._refuse_too_old(first, adding=True)
-        self._correct_unprocessed(holes, fresh, rows, call)
+        self._correct_unprocessed(holes, fresh, rows, call, place)
         if met is not None or added is not None:
             with self._failing():
                 self._replay(holes, late, met, added)
@@ -455,7 +458,7 @@ class Stream:
                             "instead of writing them in the program",
                         )
 
-    def _say_unmet(self, holes: dict, call: str, added=None) -> None:
+    def _say_unmet(self, holes: dict, call: str, added=None, place=None) -> None:
         """Count the retracted facts that meet no input the stream still has
         (``stats["retracted facts that met nothing"]``, over the stream) and
         warn naming the first, as Reasoner.update does (corrections.py)."""
@@ -474,7 +477,8 @@ class Stream:
         import warnings
 
         first = min(met_nothing, key=lambda f: (f[0], f[2][0], str(f[1])))
-        warnings.warn(Note(unmet_message(first, len(met_nothing), self._fact_text, call, "pushed", added)), stacklevel=5)
+        message = unmet_message(first, len(met_nothing), self._fact_text, None if place else call, "pushed", added)
+        warnings.warn(Note(f"{place(first)}: {message}" if place else message), stacklevel=5)
 
     def _inputs(self) -> list:
         """The input the stream still has: ``{pred: [(terms, interval)]}`` per step."""
@@ -484,13 +488,13 @@ class Stream:
         """The terms of the facts of ``pred`` the stream still has."""
         return (terms for rows in self._inputs() for terms, _ in rows.get(pred, ()))
 
-    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str) -> None:
+    def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str, place=None) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
         (``added``: every added fact, counted as input)."""
         from chronolog.stream_corrections import corrected
 
         if holes:
-            self._say_unmet(holes, call, added)
+            self._say_unmet(holes, call, added, place)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

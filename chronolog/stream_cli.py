@@ -37,10 +37,13 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         if correction:
             _check_correction_line(body[1:], source, n, len(line) - len(body) + 1)
         try:
-            facts = reader.read(" " + body[1:] if correction else line)  # (the column stays that of the line)
+            # (the sign read as a blank: a column stays that of the line)
+            facts = reader.read(line[: len(line) - len(body)] + " " + body[1:] if correction else line)
             if ticks is not None:
                 facts = [(pred, terms, ticks(iv)) for pred, terms, iv in facts]
         except ChronologError as e:
+            if correction and e.source_line:
+                e.source_line = line  # (the line as written, its sign too: the reader read it with a blank for the sign)
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
@@ -131,16 +134,27 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     # only the net change of the answers comes out.
     correction: dict = {"-": {}, "+": {}}
     first_line = None
+    retracted_at: list = []  # (line, pred, terms, interval) of the correction's -lines
+
+    def place(fact):
+        """The first -line of the correction that retracted ``fact``
+        (``pred, terms, interval``: pieces of -lines that touch are one)."""
+        from chronolog.language.timeline import intersect
+
+        pred, terms, iv = fact
+        n = next((n for n, p, t, i in retracted_at if p == pred and t == terms and intersect(i, iv)), first_line)
+        return f"{source}:{n}"
 
     def correct():
         nonlocal first_line
         if first_line is None:
             return
         try:
-            s._update(_read(correction["+"]), _read(correction["-"]), "retract()")  # (as the -lines' messages have always said)
+            s._update(_read(correction["+"]), _read(correction["-"]), "retract()", place)  # (errors name retract(); a note the line)
         except ChronologError as e:
             raise _at(e, source, first_line) from None
         correction["-"], correction["+"], first_line = {}, {}, None
+        retracted_at.clear()
         emit()
 
     # The facts of one time point go in as one batch: the first fact of a
@@ -155,6 +169,8 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             push(batch, lines)
             batch, lines = {}, {}
             correction[kind].setdefault(pred, []).append((terms, iv))
+            if kind == "-":
+                retracted_at.append((n, pred, terms, iv))
             first_line = n if first_line is None else first_line
             continue
         correct()

@@ -65,7 +65,8 @@ def mappings(program: ast.Program, pred: str) -> dict:
 
 def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: dict) -> None:
     """Refuse a ``@mapping`` that names a column a CSV file with a header
-    lacks (a misspelling, or an argument past the file's value columns):
+    lacks (a misspelling, or an argument past the file's value columns) or
+    has at another argument's place (columns in another order):
     the reader takes argument K from the K-th value column, so the mistake
     would read another column, or none, without a word.  A number as the
     name (iTemporal's ``"0"``, ``"1"``, ...) names the position alone."""
@@ -81,11 +82,15 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
 
 def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> None:
     """:func:`check_mapped_columns` against the ``header`` of ``path``
-    (the Spark CSV reader gives it as its DataFrame's columns)."""
+    (the Spark CSV reader gives it as its DataFrame's columns); ``path``
+    None: the columns of a table given from Python, whose ``@mapping``
+    names only name output columns (one it lacks is no mistake) but may
+    not sit at another argument's place."""
     from .csv_files import _is_closed_col, _time_columns
 
-    path = Path(str(path))
-    start, end, _, _ = _time_columns(header, len(header), time_mapping(program, pred), None)
+    table = path is None
+    path = f"the table for {pred}" if table else Path(str(path))
+    start, end, _, _ = _time_columns(header, len(header), None if table else time_mapping(program, pred), None)
     values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
     for a in program.annotations:
         if a.name != "mapping" or not a.args or a.args[0] != pred or len(a.args) < 3:
@@ -93,13 +98,21 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
         pos, name = a.args[1], str(a.args[2])
         if name.isdigit() or not isinstance(pos, int):
             continue
-        hint = (f"the value columns of {path.name}, in argument order, are {', '.join(values) or '(none)'}: "
-                f'name one of them, or write the position alone ("{pos}")')
+        hint = (f"the value columns of {path if table else path.name}, in argument order, are {', '.join(values) or '(none)'}: "
+                + ("put them in the order of the @mapping annotations" if table else f'name one of them, or write the position alone ("{pos}")'))
+        if table and (name not in values or pos >= len(values)):
+            continue
         if name not in header:
             raise ProgramError(f'@mapping of {pred} names the column "{name}", which {path} does not have', a.pos, hint=hint)
         if pos >= len(values):
             raise ProgramError(
                 f"@mapping of {pred} names argument {pos}, but {path} has {len(values)} value column{'s' if len(values) != 1 else ''}",
+                a.pos, hint=hint,
+            )
+        if name in values and values.index(name) != pos:  # (columns in another order: each argument would read another's)
+            raise ProgramError(
+                f'@mapping of {pred} names argument {pos} "{name}", but "{name}" is value column {values.index(name)} of {path} '
+                f'and argument {pos} is read from column "{values[pos]}"',
                 a.pos, hint=hint,
             )
 

@@ -59,8 +59,9 @@ def _plain_quotes(data: bytes) -> bool:
     """Whether every ``"`` of ``data`` opens or closes a whole quoted cell
     on one line with no quote inside (``"n1",5``): Arrow's reader and the
     csv module read such cells alike, their text between the quotes.  An
-    escaped quote, a quote inside a cell or a newline inside quotes: False
-    (the csv module reads the file).  Every quoted file went to the row
+    escaped quote, a quote inside a cell, a newline inside quotes or a
+    quoted cell with a blank at either end inside its quotes (kept, where a
+    bare cell's are trimmed): False (the csv module reads the file).  Every quoted file went to the row
     reader: 10x the CPU of the same file unquoted (issue 37)."""
     import numpy as np
 
@@ -75,8 +76,34 @@ def _plain_quotes(data: bytes) -> bool:
         return False
     if not (np.isin(after, (ord(","), ord("\n"), ord("\r"))) | (closing == len(b) - 1)).all():
         return False
+    if _blank_inside_quotes(data, b, opening, closing):
+        return False  # a quoted cell keeps blanks at its ends, a bare one's are trimmed
     lines = np.flatnonzero(b == ord("\n"))
     return bool((np.searchsorted(lines, opening) == np.searchsorted(lines, closing)).all())
+
+
+def _blank_inside_quotes(data: bytes, b, opening, closing) -> bool:
+    """Whether a quoted cell (quotes at ``opening``/``closing`` of the bytes
+    ``b``) starts or ends with a blank (``str.isspace``) inside its quotes."""
+    import numpy as np
+
+    first, last = b[np.minimum(opening + 1, len(b) - 1)], b[np.maximum(closing - 1, 0)]
+    if np.isin(first, _BLANK_BYTES).any() or np.isin(last, _BLANK_BYTES).any():
+        return True
+    # past ASCII: the character decoded (a few cells: Unicode blanks such as U+3000 are rare)
+    for o in opening[first >= 0x80].tolist():
+        if data[o + 1 : o + 5].decode("utf-8", "ignore")[:1].isspace():
+            return True
+    for c in closing[last >= 0x80].tolist():
+        start = c - 1
+        while start > 0 and b[start] & 0xC0 == 0x80:  # (back over UTF-8 continuation bytes)
+            start -= 1
+        if data[start:c].decode("utf-8", "ignore").isspace():
+            return True
+    return False
+
+
+_BLANK_BYTES = tuple(b" \t\v\f\x1c\x1d\x1e\x1f")  # (what str.isspace reads as blank in ASCII, but the line ends)
 
 
 _EXACT_KINDS = ("auto", "int", "double", "number", "decimal")

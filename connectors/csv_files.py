@@ -23,10 +23,15 @@ _FALSE = {"#f", "false", "f", "0", "no"}
 _BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
 
 
-def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
+def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, quoted: bool = False):
+    """The term a CSV cell holds.  A number, boolean or time is read
+    without the blanks around it (as pandas and DuckDB read one); a string
+    too unless the cell was ``quoted`` (``" a "``: quotes say the spaces are
+    part of the value, as every CSV reader keeps them)."""
+    text = cell
     cell = cell.strip()
     if kind in ("string", "str"):
-        return cell
+        return text if quoted else cell
     if kind == "float":  # a measured value: binary floating point on purpose
         try:
             value = float(cell)
@@ -89,7 +94,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None):
             ) from None
         if cell in _BOOLEAN_CELLS:  # as the language writes them (#t is a name; true stays a name: existing data)
             return _BOOLEAN_CELLS[cell]
-        return cell
+        return text if quoted else cell
 
 
 def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
@@ -102,7 +107,8 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
     text = read_text(path, f"CSV file (bound to {pred})")
     facts = []
     with io.StringIO(text, newline="") as fh:
-        reader = csv.reader(fh)
+        lines = fh.readlines()  # (as the csv module reads them: its line_num says which lines made a row)
+        reader = csv.reader(lines)
         header = None
         first_row = 1
         if use_headers:
@@ -114,7 +120,9 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 return []
             header = [h.strip() for h in header]
             refuse_unnamed_columns(header, ast.Pos(str(path), first_row - 1, 1), time_mapping)
-        for row_no, row in enumerate(reader, first_row):
+        done = reader.line_num  # (lines read so far: a row's first line is the next)
+        for row in reader:
+            row_no, record, done = done + 1, lines[done : reader.line_num], reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue
             where = ast.Pos(str(path), row_no, 1)
@@ -140,10 +148,11 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                     where,
                     hint="one column per argument plus start and end",
                 )
+            quoted = _quoted_cells("".join(record)) if any(c[:1].isspace() or c[-1:].isspace() for c in row) else ()
             terms = []
             for k, i in enumerate(term_cols):
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
-                terms.append(convert(row[i], kind, ast.Pos(str(path), row_no, i + 1), name))
+                terms.append(convert(row[i], kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
             lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
             hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
             if header is not None and "start_closed" in header:
@@ -160,6 +169,28 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts
+
+
+def _quoted_cells(record: str) -> set:
+    """The indices of the quoted cells of one CSV record, read as the csv
+    module reads it (a cell is quoted when it starts with ``"``; ``""`` in
+    it is a quote; text after its closing quote runs to the next comma).
+    The csv module does not say which cells were quoted, and only a quoted
+    cell keeps the blanks at its ends."""
+    quoted, i, k = set(), 0, 0
+    while True:
+        if record.startswith('"', i):
+            quoted.add(k)
+            i += 1
+            while (j := record.find('"', i)) >= 0 and record.startswith('"', j + 1):
+                i = j + 2
+            if j < 0:
+                return quoted
+            i = j + 1
+        i = record.find(",", i)
+        if i < 0:
+            return quoted
+        i, k = i + 1, k + 1
 
 
 def refuse_unnamed_columns(header, where, time_mapping) -> None:
@@ -216,7 +247,11 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
-            w.writerows(_csv_rows(facts, calendar.format_point if calendar is not None else format_number))
+            for row in _csv_rows(facts, calendar.format_point if calendar is not None else format_number):
+                if type(row) is list:
+                    w.writerow(row)
+                else:  # (a row with a string that starts or ends with a blank: its cells quoted here)
+                    fh.write(",".join(map(quoted_cell, row)) + "\r\n")
 
     atomic_write(Path(path), write, overwrite, staging)
 
@@ -226,6 +261,7 @@ def _csv_rows(facts, fmt):
     formatted once (columns repeat values)."""
     cells: dict = {}
     points: dict = {}
+    blank_ended: set = set()  # cells that must be quoted to keep their blanks: such rows come as tuples
     flag = {True: "true", False: "false"}
     for terms, (lo, hi, lc, hc) in facts:
         row = []
@@ -237,6 +273,8 @@ def _csv_rows(facts, fmt):
             c = cells.get(v)
             if c is None:
                 c = cells[v] = _cell(v)
+                if c[:1].isspace() or c[-1:].isspace():
+                    blank_ended.add(c)
             row.append(c)
         a = points.get(lo)
         if a is None:
@@ -245,7 +283,22 @@ def _csv_rows(facts, fmt):
         if b is None:
             b = points[hi] = fmt(hi)
         row += (a, b, flag[lc], flag[hc])
-        yield row
+        yield tuple(row) if blank_ended and not blank_ended.isdisjoint(row) else row
+
+
+BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, as an Arrow (RE2) pattern
+
+
+def quoted_cell(cell: str) -> str:
+    """``cell`` as a CSV file holds it: the csv module's minimal quoting,
+    and quoted too where it starts or ends with a blank, which the readers
+    trim from a bare cell (the csv module has no option for that)."""
+    import io
+
+    buf = io.StringIO()
+    blank_ended = cell[:1].isspace() or cell[-1:].isspace()
+    csv.writer(buf, quoting=csv.QUOTE_ALL if blank_ended else csv.QUOTE_MINIMAL).writerow([cell, ""])
+    return buf.getvalue()[: -len(",\r\n") - (2 if blank_ended else 0)]  # (a lone empty cell would be written "")
 
 
 def _cell(v) -> str:

@@ -137,7 +137,8 @@ def _cells(col, kind: str, where, name: str, calendar=None) -> list:
     if hasattr(col, "combine_chunks"):
         col = col.combine_chunks()
     enc = col.dictionary_encode()
-    values = [convert(v, kind, where, name, calendar) for v in enc.dictionary.to_pylist()]
+    # (quoted: a string as Spark's reader gave it, which trimmed a bare cell: spark.read_binding)
+    values = [convert(v, kind, where, name, calendar, quoted=True) for v in enc.dictionary.to_pylist()]
     return [None if i is None else values[i] for i in enc.indices.to_pylist()]
 
 

@@ -113,6 +113,8 @@ def read_binding(spark, b: dict):
     if fmt == "csv":
         opts.setdefault("header", "true")
         opts["inferSchema"] = "false"  # Spark would read decimals as doubles
+        for trim in ("ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"):
+            opts.setdefault(trim, "true")  # a bare cell trimmed, a quoted one kept, as the CSV reader reads them
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
     reader = spark.read.format(fmt).options(**opts)
@@ -644,7 +646,7 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     the key: a failed cast is an exception per row).  Literals are doubles
     (``D``): a plain ``0.0`` in Spark SQL is a decimal.  A CSV column the
     program maps to a ``kind`` (``@mapping``) is keyed as the tasks read
-    it: ``string`` by its trimmed text, ``bool`` by ``true``/``false``,
+    it: ``string`` by its text, ``bool`` by ``true``/``false``,
     dates by their instant; a kind whose reading SQL cannot follow
     (``time`` on a calendar) sends every row to one task (right, slower)."""
     from pyspark.sql import types as T
@@ -654,9 +656,9 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     from .spark_rounds.sql import hex_string
 
     if csv and kind != "auto" and isinstance(typ, T.StringType):
-        text = _trimmed(col)
         if kind in ("string", "str"):
-            return text
+            return col  # (Spark's reader trimmed a bare cell, kept a quoted one's blanks, as the CSV reader: read_binding)
+        text = _trimmed(col)
         if kind in ("bool", "boolean"):
             return f"CASE WHEN {_csv_true(text)} THEN 'true' WHEN {_csv_true(text, False)} THEN 'false' ELSE {text} END"
         if kind in ("date", "datetime", "timestamp"):  # text Spark SQL does not read as the CSV reader does: one task
@@ -696,12 +698,11 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
                    f"WHEN {col} RLIKE '{_NUMBER}' AND (length({col}) <= {MAX_DIGITS} OR length({bare}) <= {MAX_DIGITS}) "
                    f"THEN try_cast({col} AS DOUBLE) "
                    f"WHEN {col} RLIKE '{_PAST_ASCII}' THEN {stop('a number with characters past ASCII')} END END")
-        # a name is its text without the blanks around it, as the tasks read
-        # it; #T and #F are booleans, keyed as a boolean column is (the
-        # trimming, a regular expression, runs once for a text with no #)
-        text = _trimmed(col)
-        boolean = f"CASE {text} WHEN '#T' THEN 'true' WHEN '#F' THEN 'false' ELSE {text} END"
-        return f"coalesce(CAST(({number}) + 0.0D AS STRING), CASE WHEN instr({col}, '#') > 0 THEN {boolean} ELSE {text} END)"
+        # a name is its text (Spark's reader trimmed a bare cell's blanks, as
+        # the CSV reader does: read_binding); #T and #F are booleans, keyed
+        # as a boolean column is, with blanks around them in a quoted cell
+        boolean = f"CASE {_trimmed(col)} WHEN '#T' THEN 'true' WHEN '#F' THEN 'false' ELSE {col} END"
+        return f"coalesce(CAST(({number}) + 0.0D AS STRING), CASE WHEN instr({col}, '#') > 0 THEN {boolean} ELSE {col} END)"
     else:
         return f"CAST({col} AS STRING)"
     # + 0.0 makes -0.0 the same key as 0.0
@@ -734,7 +735,7 @@ def spark_kind(typ):
 
 def _trimmed(col: str) -> str:
     """SQL: CSV text without the blanks around it, as the CSV reader
-    strips a cell."""
+    strips a cell it reads as a number or a boolean."""
     return f"regexp_replace({col}, '(?U)^{_BLANK}+|{_BLANK}+$', '')"
 
 
@@ -808,7 +809,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
             if c not in types:
                 src = "true"
             elif csv:
-                src = _csv_true(_sql_name(c))
+                src = _csv_true(_trimmed(_sql_name(c)))
             else:
                 src = f"CAST({_sql_name(c)} AS BOOLEAN)"
             exprs.append(f"{src} AS {slot}")

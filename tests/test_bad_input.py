@@ -17,6 +17,7 @@ from click.testing import CliRunner
 import chronolog
 from chronolog import ChronologError, Stream, reason
 from chronolog.cli import cli
+from chronolog.language.errors import ArgumentError
 
 
 def run(*args):
@@ -743,6 +744,9 @@ def test_a_format_with_output_is_refused_not_dropped(tmp_path, fmt):
     [
         ('@mapping("p", 0, "symbol", "string").', 'names the column "symbol", which'),
         ('@mapping("p", 2, "price", "int").', "names argument 2, but"),
+        # (read in the file's order, each argument had the other's column: q(3, acme) had the two swapped)
+        ('@mapping("p", 0, "price", "string"). @mapping("p", 1, "ticker", "string").',
+         'names argument 0 "price", but "price" is value column 1 of'),
     ],
 )
 def test_a_mapping_naming_a_column_the_csv_lacks_is_refused(tmp_path, mapping, says):
@@ -977,3 +981,58 @@ def test_a_spark_csv_header_cell_without_a_name_is_refused(tmp_path, spark):
         assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
         assert (e.value.pos.line, e.value.pos.column) == (embedded.value.pos.line, embedded.value.pos.column)
         assert e.value.pos.file.endswith(folder)
+
+
+@pytest.mark.parametrize("dialect, program, pred, says", [
+    ("vadalog", "q(X) :- p(X).", "Foo", "'Foo' is not a predicate name of the vadalog dialect, whose rules read Foo as a variable"),
+    ("vadalog", "q(X) :- p(X).", "_p", "'_p' is not a predicate name"),
+    ("lars", "q(X) :- p(X).", "Foo", "'Foo' is not a predicate name of the lars dialect"),
+    ("vadalog", "q(X) :- p(X).", "a1:Lecturer", "'a1:Lecturer' is not a predicate name"),
+])
+def test_facts_from_python_for_a_name_no_rule_can_read_are_refused(dialect, program, pred, says):
+    """Facts given from Python for ``Foo`` or ``_p`` were taken (with at
+    most a note), though no Vadalog or LARS rule can name them, and fact
+    text for them is a syntax error; in every form facts come in."""
+    import pyarrow as pa
+
+    from chronolog import Reasoner
+
+    rows = [(("a",), (0, 5, True, True))]
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    for call in (lambda: reason(program, {pred: rows}, dialect=dialect), lambda: reason(program, {pred: table}, dialect=dialect),
+                 lambda: Reasoner(program, dialect=dialect).add({pred: rows}),
+                 lambda: Stream(program, dialect=dialect).push({pred: rows})):
+        with pytest.raises(ArgumentError) as e:
+            call()
+        assert says in e.value.message
+
+
+def test_meteor_facts_from_python_take_its_names():
+    """MeTeoR's names (either case, namespaces) given from Python: ``a1:Lecturer``
+    was refused as no predicate name, though the dialect's rules and
+    datasets name it."""
+    model = reason("B(X) :- a1:Lecturer(X)\nC(X) :- _p(X)", {"a1:Lecturer": [(("a",), (0, 5, True, True))],
+                                                           "_p": [(("b",), (1, 2, True, True))]}, dialect="meteor")
+    assert model.to_text() == "B(a)@[0,5]\nC(b)@[1,2]"
+
+
+def test_a_table_whose_columns_the_mapping_names_in_another_order_is_refused():
+    """A table is read in its column order: with the columns ``n, who`` and
+    the arguments mapped ``who, n``, each argument took the other's values
+    (q(1, a)) without a word; columns in the mapping's order, or not named
+    by it, read as before."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog import Reasoner
+
+    program = '@mapping("p", 0, "who", "string"). @mapping("p", 1, "n", "int").\nq(X, Y) :- p(X, Y).\n'
+    swapped = pd.DataFrame({"n": [1], "who": ["a"], "start": [0], "end": [5]})
+    for table in (swapped, pl.from_pandas(swapped), pa.Table.from_pandas(swapped, preserve_index=False)):
+        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table})):
+            with pytest.raises(ChronologError, match='names argument 0 "who", but "who" is value column 1 of the table for p') as e:
+                call()
+            assert "are n, who" in e.value.hint
+    for table in (swapped[["who", "n", "start", "end"]], swapped.rename(columns={"n": "c1", "who": "c0"})[["c0", "c1", "start", "end"]]):
+        assert reason(program, {"p": table}).to_text() == "q(a,1)@[0,5]"

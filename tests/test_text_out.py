@@ -151,7 +151,8 @@ def test_a_boolean_beside_the_equal_number_sorts_as_a_boolean():
 def test_columns_csv_quotes_as_the_csv_module(rows):
     """A relation held as columns is written to CSV cell by cell as the csv
     module writes it: cells with a comma, a quote or a line break quoted,
-    the others as they are (those are not passed through the module)."""
+    and those with a blank at an end, the others as they are (those are
+    not passed through the module)."""
     import csv
     import io
 
@@ -169,7 +170,12 @@ def test_columns_csv_quotes_as_the_csv_module(rows):
     want = io.StringIO(newline="")
     facts = chronolog.reason("", {"p": [((t,), (lo, lo + n, True, False)) for t, lo, n in rows]}).facts("p")
     for (t,), (lo, hi, lc, hc) in sorted(facts, key=lambda f: (term_sort_key(f[0][0]), f[1][0])):
-        csv.writer(want).writerow([t, lo, hi, str(lc).lower(), str(hc).lower()])
+        if t[:1].isspace() or t[-1:].isspace():  # quoted too: a bare cell's blanks are trimmed when it is read
+            csv.writer(want, quoting=csv.QUOTE_ALL).writerow([t])
+            want.seek(want.tell() - 2)  # (its line end: the other cells follow)
+            csv.writer(want).writerow(["", lo, hi, str(lc).lower(), str(hc).lower()])
+        else:
+            csv.writer(want).writerow([t, lo, hi, str(lc).lower(), str(hc).lower()])
     assert got == want.getvalue()
 
 

@@ -114,7 +114,27 @@ def test_the_stream_command_counts_them_with_stats(tmp_path):
     assert r.returncode == 0, r.stderr
     # (-p(a)@9 and -p(b)@2 in a row are one correction)
     assert "2 corrections, 1 retracted" in r.stderr and "2 retracted facts met nothing" in r.stderr
-    assert "note: retract(): p(c)@" in r.stderr
+    assert "note: <stdin>:3: p(c)@[1,1] met no pushed fact, so it took nothing away" in r.stderr
+    # (the note named retract(), which the command's user never called, and no line)
+    assert "note: <stdin>:5: p(a)@[9,9] met no pushed fact, so" in r.stderr and "retract()" not in r.stderr
+
+
+def test_the_stream_command_names_a_correction_lines_place_and_shows_it_as_written(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "s.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    with pytest.warns(chronolog.Note) as said:
+        r = CliRunner().invoke(cli, ["stream", str(prog), "--reach-back", "5"], input="p(a)@1\n-p(b)@1\n-p(a)@7\n-p(c)@[2,3]\n")
+    assert r.exit_code == 0, r.output
+    assert [str(w.message) for w in said] == ["<stdin>:2: p(b)@[1,1] met no pushed fact (and 2 more), so it took nothing away"]
+    r = CliRunner().invoke(cli, ["stream", str(prog)], input="p(a)@1\n  -p(a\n")
+    assert r.exit_code == 2
+    # (the line was shown with a blank for its sign and the column was 2 short of an indented line's)
+    assert r.output.splitlines()[:3] == ["<stdin>:2:7: syntax error: the fact ends early; expected ',', ')', '-', '+'",
+                                         "      -p(a", "          ^"]
 
 
 @settings(max_examples=examples(200), deadline=None)

@@ -101,6 +101,23 @@ def test_the_session_keeps_its_broadcast_threshold(spark):
     assert spark.conf.get("spark.sql.autoBroadcastJoinThreshold") == before
 
 
+@pytest.mark.parametrize("mine", [None, "my-etl"])
+def test_the_callers_job_group_is_kept(spark, mine):
+    """The rounds name a job group per round; the caller's own (or none)
+    is the thread's again after the call, not "chronolog"."""
+    sc = spark.sparkContext
+    if mine is not None:
+        sc.setJobGroup(mine, "the caller's jobs")
+    try:
+        collected(spark, ONE_RULE, distributed=True, one_task_bytes=-1)
+        assert sc.getLocalProperty("spark.jobGroup.id") == mine
+        assert sc.getLocalProperty("spark.job.description") == (None if mine is None else "the caller's jobs")
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
+        sc.setLocalProperty("spark.job.interruptOnCancel", None)
+
+
 def test_one_task_is_one_job(spark):
     (tables, stats), jobs = jobs_of(spark, lambda: collected(spark, RECURSION, distributed=True))
     assert stats["path"] == "one task"

@@ -319,7 +319,8 @@ class Rounds(seminaive.Backend):
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None
             values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
-        with _session_conf(self.spark, values, unset_after={PARTITIONS}), _quiet_task_failures(self.spark):
+        with _session_conf(self.spark, values, unset_after={PARTITIONS}), _quiet_task_failures(self.spark), \
+                _callers_job_group(self.spark.sparkContext):
             if inputs:
                 self.load(inputs)
             for st in self.plan.strata:
@@ -328,6 +329,23 @@ class Rounds(seminaive.Backend):
                     self.release_unread(st.index, set(keep))
             if after is not None:
                 after()
+
+
+# the thread's job group as SparkContext.setJobGroup sets it
+_JOB_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+
+
+@contextmanager
+def _callers_job_group(sc):
+    """The caller's job group back after the run (the rounds name a group
+    of their own per round, and it was left set to "chronolog" after the
+    call: the caller's later jobs went under it in Spark's UI)."""
+    saved = {k: sc.getLocalProperty(k) for k in _JOB_GROUP_PROPERTIES}
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            sc.setLocalProperty(k, v)  # (None removes it)
 
 
 @contextmanager

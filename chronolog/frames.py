@@ -226,11 +226,11 @@ def as_table(frame, pred: str = "?"):
     elif type(frame).__module__.startswith("polars"):
         table, wide = _polars_table(frame.collect() if hasattr(frame, "collect") else frame)  # (a LazyFrame: its query run)
     else:
-        from chronolog.engine.arrow import refuse_nan_times
+        from chronolog.engine.arrow import check_pandas_frame
 
         if hasattr(frame, "columns"):
             _refuse_repeated_names(list(frame.columns), pred)
-            refuse_nan_times(frame, pred)
+            check_pandas_frame(frame, pred)
         try:
             table = pa.Table.from_pandas(frame, preserve_index=False)
         except Exception:

@@ -544,9 +544,9 @@ def _arrow(df, pred: str = "?"):
         return df
     if hasattr(df, "toArrow"):
         return df.toArrow()
-    from chronolog.engine.arrow import refuse_nan_times
+    from chronolog.engine.arrow import check_pandas_frame
 
-    refuse_nan_times(df, pred)
+    check_pandas_frame(df, pred)
     return pa.Table.from_pandas(df, preserve_index=False)
 
 
@@ -612,9 +612,9 @@ def _spark_df(spark, x, pred: str = "?"):
         return arrow_frame(spark, x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
-    from chronolog.engine.arrow import refuse_nan_times
+    from chronolog.engine.arrow import check_pandas_frame
 
-    refuse_nan_times(x, pred)
+    check_pandas_frame(x, pred)
     return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
 
 

@@ -291,7 +291,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     from chronolog.language.errors import DataError
 
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
-        refuse_nan_times(table, pred)  # (a pandas DataFrame's NaN times: an error, not unbounded ends)
+        check_pandas_frame(table, pred)  # (NaN times: an error, not unbounded ends; a named index)
         try:  # pandas DataFrame
             table = pa.Table.from_pandas(table, preserve_index=False)
         except Exception:
@@ -557,6 +557,29 @@ def _nan_time(pred: str, name: str, i: int, hint: str = "", table=None):
 
     row = f"the row {row_values(table, i)}" if table is not None else f"row {i}"
     return DataError(f"{pred}: the column {name} is NaN in {row}, which is not a time point", hint=NAN_HINT + hint)
+
+
+def check_pandas_frame(frame, pred: str) -> None:
+    """What a pandas DataFrame must hold before Arrow reads it without its
+    index: no NaN times (:func:`refuse_nan_times`), no named index."""
+    refuse_named_index(frame, pred)
+    refuse_nan_times(frame, pred)
+
+
+def refuse_named_index(frame, pred: str) -> None:
+    """A pandas frame whose index is named (``df.set_index("c0")``): an
+    error naming it.  Its columns are the arguments and the index is not
+    read (as DuckDB and Polars read a DataFrame), so the facts came one
+    argument short with only an arity error to say so."""
+    names = [n for n in getattr(getattr(frame, "index", None), "names", ()) if n is not None]
+    if names:
+        from chronolog.language.errors import DataError
+
+        shown = ", ".join(map(str, names))
+        raise DataError(
+            f"facts for {pred}: the DataFrame's index ({shown}) is not read: its columns are the arguments",
+            hint="call df.reset_index() to read the index as columns, or df.reset_index(drop=True) to drop it",
+        )
 
 
 def refuse_nan_times(frame, pred: str) -> None:

@@ -1036,3 +1036,32 @@ def test_a_table_whose_columns_the_mapping_names_in_another_order_is_refused():
             assert "are n, who" in e.value.hint
     for table in (swapped[["who", "n", "start", "end"]], swapped.rename(columns={"n": "c1", "who": "c0"})[["c0", "c1", "start", "end"]]):
         assert reason(program, {"p": table}).to_text() == "q(a,1)@[0,5]"
+
+
+def test_a_pandas_frame_with_a_named_index_is_refused_naming_it():
+    """``df.set_index("sensor")`` or a ``groupby`` result: the index is not
+    read (its columns are the arguments, as DuckDB and Polars read a
+    DataFrame), so the facts came one argument short with only an arity
+    error, or, where the rule's arity matched the rest, silently the wrong
+    column as the first argument (q(5) for sensor s0 below).  Refused
+    naming the index, on every way in; the hint's reset_index() gives the
+    answers of the frame without an index."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"sensor": ["s0", "s1"], "v": [5, 6], "start": [1, 2], "end": [3, 4]})
+    want = reason("q(S) :- p(S, V).", {"p": df}).to_text()
+    assert want == "q(s0)@[1,3]\nq(s1)@[2,4]"
+    indexed = df.set_index("sensor")
+    for rule in ("q(S) :- p(S, V).", "q(V) :- p(V)."):
+        for engine in ("rows", "columns"):
+            with pytest.raises(ChronologError) as e:
+                reason(rule, {"p": indexed}, engine=engine)
+            assert e.value.message == "facts for p: the DataFrame's index (sensor) is not read: its columns are the arguments"
+            assert "df.reset_index()" in e.value.hint
+    r = chronolog.Reasoner("q(S) :- p(S, V).")
+    with pytest.raises(ChronologError, match=r"the DataFrame's index \(sensor\) is not read"):
+        r.add({"p": indexed})
+    two = df.set_index(["sensor", "v"])
+    with pytest.raises(ChronologError, match=r"index \(sensor, v\) is not read"):
+        reason("q(S) :- p(S, V).", {"p": two})
+    assert reason("q(S) :- p(S, V).", {"p": indexed.reset_index()}).to_text() == want
+    assert reason("q(S) :- p(S, V).", {"p": df[df.v > 0]}).to_text() == want  # (an unnamed index: row labels, not read)

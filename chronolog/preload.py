@@ -55,7 +55,7 @@ MODULES = (
     "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
     "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape", "chronolog.language.vadalog_rules",
-    "chronolog.language.rule_lines",
+    "chronolog.language.rule_lines", "chronolog.language.vadalog_terminals",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
     "small_frames", "code_frames", "same_shape"))

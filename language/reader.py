@@ -19,10 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import ast
-from . import lark_runtime as lark
 from .errors import ChronologError, SyntaxError_, too_deep
 from .interval_tokens import IntervalTokens
-from .lark_runtime import Token, Transformer
 from .text import format_term as _format_term
 from .text import unquote
 from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number
@@ -31,7 +29,7 @@ _HERE = Path(__file__).parent
 
 
 @lru_cache(maxsize=None)
-def _lark(grammar: str) -> lark.Lark:
+def _lark(grammar: str) -> "lark.Lark":
     """The LALR parser of a grammar file, from the tables generated from it
     (language/<dialect>_tables.py, by scripts/generate_parsers.py) on lark's
     standalone runtime (language/lark_runtime.py): a command imports
@@ -41,11 +39,13 @@ def _lark(grammar: str) -> lark.Lark:
     lark makes of the grammar)."""
     import importlib
 
+    from . import lark_runtime as lark
+
     tables = importlib.import_module(f"{__package__}.{Path(grammar).stem}_tables")
     return lark.Lark._load_from_dict(tables.DATA, tables.MEMO)
 
 
-def build_lexers(parser: lark.Lark) -> None:
+def build_lexers(parser) -> None:
     """Build every parser state's lexer now: lark builds each one (a regular
     expression over that state's terminals, ~0.3 ms) the first time a
     program reaches that state, so a first program with operators not seen
@@ -59,9 +59,34 @@ def interval_text(lo, hi, lc, hc) -> str:
     return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
 
 
-class AstBuilder(IntervalTokens, Transformer):
-    """The lark transformer every dialect's builder extends: positions,
-    errors, intervals, time points and terms.
+def with_meta(method):
+    """A builder's method that lark calls with the production's positions
+    (``meta``) and its children: lark's ``v_args(meta=True)``, applied by
+    :func:`transformer` (a builder is defined without lark's runtime)."""
+    method.with_meta = True
+    return method
+
+
+@lru_cache(maxsize=None)
+def transformer(builder: type) -> type:
+    """``builder`` as the lark Transformer that turns lark's trees into the
+    AST, made when lark first reads a text: a program whose statements
+    the readers without lark take (language/vadalog_rules.py) never
+    imports lark's runtime (with logging, dataclasses and inspect: 15-20
+    ms of a 10-fact ``chronolog run``)."""
+    from . import lark_runtime as lark
+
+    wrapped = {}
+    for name in {n for klass in builder.__mro__ for n in vars(klass)}:
+        f = next(vars(klass)[name] for klass in builder.__mro__ if name in vars(klass))  # (the one the builder has)
+        if getattr(f, "with_meta", False):
+            wrapped[name] = lark.v_args(meta=True)(f)
+    return type(builder.__name__, (builder, lark.Transformer), wrapped)
+
+
+class AstBuilder(IntervalTokens):
+    """What every dialect's builder of the AST extends: positions, errors,
+    intervals, time points and terms (lark's transformer: :func:`transformer`).
 
     ``lines``: the source lines the parsed text starts with; ``first_line``:
     the line number of ``lines[0]`` (a dialect read line by line parses each
@@ -81,7 +106,7 @@ class AstBuilder(IntervalTokens, Transformer):
     def _pos(self, meta) -> ast.Pos:
         return ast.Pos(self.source, self.first_line - 1 + (getattr(meta, "line", 1) or 1), getattr(meta, "column", 0) or 0)
 
-    def _tok_pos(self, tok: Token) -> ast.Pos:
+    def _tok_pos(self, tok) -> ast.Pos:
         return ast.Pos(self.source, self.first_line - 1 + (tok.line or 1), tok.column or 0)
 
     def _source_line(self, lineno: int) -> str:
@@ -179,7 +204,7 @@ class Dialect:
         """A whole program in this dialect."""
         raise NotImplementedError
 
-    def parser(self) -> lark.Lark:
+    def parser(self) -> "lark.Lark":
         return _lark(self.grammar)
 
     def read(self, text: str, source: str, lines=None, first_line: int = 1, whole=None, **context):
@@ -188,6 +213,8 @@ class Dialect:
         :class:`AstBuilder`; ``context`` goes to :meth:`syntax_error`.
         ``whole``: the program ``text`` is the rest of, every line at its
         place (:func:`.vadalog._read`): a syntax error is worded against it."""
+        from . import lark_runtime as lark
+
         lines = text.splitlines() if lines is None else lines
         try:
             tree = self.parser().parse(text)
@@ -200,7 +227,7 @@ class Dialect:
         except RecursionError:  # lark recurses once per nesting level
             raise too_deep(whole or text, source, first_line) from None
         try:
-            return self.builder(self, source, lines, first_line).transform(tree)
+            return transformer(self.builder)(self, source, lines, first_line).transform(tree)
         except lark.VisitError as exc:
             if isinstance(exc.orig_exc, ChronologError):
                 raise exc.orig_exc from None
@@ -228,6 +255,8 @@ class Dialect:
     def syntax_error(self, exc, text: str, source: str, first_line: int = 1, **context) -> SyntaxError_:
         """A lark error as a SyntaxError_ naming file, line, column and what
         was expected; :meth:`explain` gives the dialect's message and hint."""
+        from . import lark_runtime as lark
+
         lines = text.splitlines()
         line = getattr(exc, "line", 0) or 0
         column = getattr(exc, "column", 0) or 0
@@ -242,6 +271,8 @@ class Dialect:
 
     def explain(self, exc, text: str, src_line: str, column: int, **context):
         """(message, hint, column) for a lark error; dialects add hints."""
+        from . import lark_runtime as lark
+
         if isinstance(exc, lark.UnexpectedCharacters):
             ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
             msg = f"unexpected character {ch!r}"

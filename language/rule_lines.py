@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from . import ast
-from .reader import _lark
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
 DEEPEST = 32  # operators nested in one line (lark's recursion gives out somewhere in the hundreds)
@@ -24,8 +23,16 @@ class Unread(Exception):
 
 
 def terminals(grammar: str) -> dict:
-    """A grammar file's terminals as compiled regular expressions, by name."""
-    return {t.name: re.compile(t.pattern.to_regexp()) for t in _lark(grammar).terminals}
+    """A grammar file's terminals as compiled regular expressions, by name,
+    as lark's lexer has them (language/<dialect>_terminals.py, generated
+    beside its tables by scripts/generate_parsers.py): a program whose
+    statements this reader and the fact lines' take never loads lark's
+    runtime, its tables nor builds its lexers (40-60 ms of a 10-fact
+    ``chronolog run``)."""
+    import importlib
+
+    module = importlib.import_module(f"{__package__}.{grammar.partition('.')[0]}_terminals")
+    return {name: re.compile(regexp) for name, regexp in module.TERMINALS.items()}
 
 
 class LineCursor:

@@ -13,13 +13,10 @@ import heapq
 import math
 import re
 
-from . import lark_runtime as lark
-from .lark_runtime import Token, v_args
-
 from . import ast, dates
 from .booleans import Boolean, boolean
 from .errors import SyntaxError_
-from .reader import AstBuilder, Dialect
+from .reader import AstBuilder, Dialect, with_meta
 from .text import unquote
 
 # Friendly names for grammar terminals in "expected ..." messages.
@@ -77,6 +74,8 @@ class VadalogDialect(Dialect):
         return parse(text, source)
 
     def explain(self, exc, text, src_line, column, **context):
+        from . import lark_runtime as lark
+
         if isinstance(exc, lark.UnexpectedEOF) or (
             isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"
         ):
@@ -114,7 +113,7 @@ class VadalogDialect(Dialect):
         return msg, hint, column
 
 
-def syntax_error(exc: lark.UnexpectedInput, text: str, source: str) -> SyntaxError_:
+def syntax_error(exc, text: str, source: str) -> SyntaxError_:
     """Turn a lark error into one that names file, line, column and what was expected."""
     return DIALECT.syntax_error(exc, text, source)
 
@@ -151,14 +150,14 @@ class _ToAst(AstBuilder):
                 prog.annotations.append(it)
         return prog
 
-    @v_args(meta=True)
+    @with_meta
     def rule(self, meta, items):
         head, _, body = items
         if isinstance(head, (_Call, _Name, ast.Const, ast.Var)):
             head = self._as_atom(head, self._pos(meta))
         return ast.Rule(head, body, self._pos(meta), self._lines_text(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def fact(self, meta, items):
         prim, interval = items[0], items[1]
         every = items[2] if len(items) > 2 else None
@@ -176,7 +175,7 @@ class _ToAst(AstBuilder):
             values.append(t.value)
         return ast.Fact(atom.pred, tuple(values), interval, pos, every)
 
-    @v_args(meta=True)
+    @with_meta
     def every(self, meta, items):
         period = items[0]
         if not isinstance(period, (dates.Duration, dates.NegativeDuration)) and period == 0:
@@ -189,15 +188,15 @@ class _ToAst(AstBuilder):
     def period_negative(self, items):
         return -items[0]
 
-    @v_args(meta=True)
+    @with_meta
     def period_duration(self, meta, items):
         return self.duration_bound(meta, items)
 
-    @v_args(meta=True)
+    @with_meta
     def period_negative_duration(self, meta, items):
         return dates.NegativeDuration(self.duration_bound(meta, items))
 
-    @v_args(meta=True)
+    @with_meta
     def annotation(self, meta, items):
         name = str(items[0])
         return ast.Annotation(name, list(items[1:]), self._pos(meta))
@@ -218,11 +217,11 @@ class _ToAst(AstBuilder):
         return str(items[0])
 
     # ---------------------------------------------------------- heads
-    @v_args(meta=True)
+    @with_meta
     def head_atom(self, meta, items):
         return self._as_atom(items[0], self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def head_box(self, meta, items):
         op, window, inner = items
         self._check_window(op, window, meta)
@@ -230,7 +229,7 @@ class _ToAst(AstBuilder):
             inner = self._as_atom(inner, self._pos(meta))
         return ast.Temporal(str(op), window, inner, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def head_bottom(self, meta, items):
         return ast.Truth(False, self._pos(meta))
 
@@ -238,7 +237,7 @@ class _ToAst(AstBuilder):
     def body(self, items):
         return list(items)
 
-    @v_args(meta=True)
+    @with_meta
     def plain(self, meta, items):
         x = items[0]
         pos = self._pos(meta)
@@ -246,29 +245,29 @@ class _ToAst(AstBuilder):
             return ast.Truth(x.value.value, pos)
         return self._as_atom(x, pos)
 
-    @v_args(meta=True)
+    @with_meta
     def temporal(self, meta, items):
         op, window, inner = items
         self._check_window(op, window, meta)
         return ast.Temporal(str(op), window, inner, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def since(self, meta, items):
         left, op, window, right = items
         self._check_window(op, window, meta)
         return ast.Binary("S", window, left, right, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def until(self, meta, items):
         left, op, window, right = items
         self._check_window(op, window, meta)
         return ast.Binary("U", window, left, right, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def negation(self, meta, items):
         return ast.Negation(items[0], self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def comparison(self, meta, items):
         left, op, right = items
         op = str(op)
@@ -276,7 +275,7 @@ class _ToAst(AstBuilder):
             op = "!="
         return ast.Comparison(op, self._expr(left), self._expr(right), self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def assignment(self, meta, items):
         var, expr = items
         pos = self._pos(meta)
@@ -313,7 +312,7 @@ class _ToAst(AstBuilder):
             )
         return _Contributors(tuple(self._expr(i) for i in terms))
 
-    @v_args(meta=True)
+    @with_meta
     def timed(self, meta, items):
         inner, (lc, start, end, hc) = items
         pos = self._pos(meta)
@@ -321,7 +320,7 @@ class _ToAst(AstBuilder):
             raise self._err("an interval can only be bound for an atom or a temporal literal", pos)
         return ast.Timed(inner, start, end, lc, hc, pos)
 
-    @v_args(meta=True)
+    @with_meta
     def head_timed(self, meta, items):
         prim, (lc, start, end, hc) = items
         pos = self._pos(meta)
@@ -331,7 +330,7 @@ class _ToAst(AstBuilder):
                 raise self._err("the interval of a head needs named variables for its ends", pos)
         return ast.Timed(atom, start, end, lc, hc, pos)
 
-    @v_args(meta=True)
+    @with_meta
     def captured(self, meta, items):
         """``lit@T``: time capture (see ast.Timed)."""
         inner, var = items
@@ -407,13 +406,13 @@ class _ToAst(AstBuilder):
             return ast.Const(-x.value)
         return ast.BinOp("-", ast.Const(0), x)
 
-    @v_args(meta=True)
+    @with_meta
     def call(self, meta, items):
         name = str(items[0])
         args = [a if isinstance(a, _Contributors) else self._expr(a) for a in items[1:]]
         return _Call(name, args, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def name(self, meta, items):
         return _Name(str(items[0]), self._pos(meta))
 
@@ -435,7 +434,7 @@ class _ToAst(AstBuilder):
     def boolean(self, items):
         return ast.Const(boolean(str(items[0]) == "#T"))
 
-    @v_args(meta=True)
+    @with_meta
     def date(self, meta, items):
         # every date constant is a datetime (a date is its midnight), so that
         # dates and datetimes compare; a midnight prints as a date
@@ -447,7 +446,7 @@ class _ToAst(AstBuilder):
             raise self._err(message, self._pos(meta), hint) from None
 
     # ---------------------------------------------------------- dates, durations, grouping
-    @v_args(meta=True)
+    @with_meta
     def date_bound(self, meta, items):
         try:
             return dates.date_point(str(items[0]))
@@ -455,7 +454,7 @@ class _ToAst(AstBuilder):
             message, hint = dates.date_problem(e, f"{items[0]} is not a valid date", "dates are written 2020-01-31 or 2020-01-31T12:30:00")
             raise self._err(message, self._pos(meta), hint) from None
 
-    @v_args(meta=True)
+    @with_meta
     def duration_bound(self, meta, items):
         try:
             return dates.parse_duration(str(items[0]))
@@ -469,13 +468,13 @@ class _ToAst(AstBuilder):
         items = [i for i in items if i is not None]
         count, unit = 1, None
         for i in items:
-            if isinstance(i, Token):
+            if isinstance(i, str):  # (lark's Token of the unit's name; the count is a number)
                 unit = str(i)
             else:
                 count = i
         return count, unit
 
-    @v_args(meta=True)
+    @with_meta
     def time_group(self, meta, items):
         from .time_grouping import make_group
 
@@ -489,14 +488,14 @@ class _ToAst(AstBuilder):
     def positive(self, items):
         return items[0]
 
-    @v_args(meta=True)
+    @with_meta
     def interval(self, meta, items):
         lc, lo, hi, hc = items
         if isinstance(lo, (dates.DatePoint, dates.Duration)) or isinstance(hi, (dates.DatePoint, dates.Duration)):
             return (lo, hi, lc, hc)  # resolved once the granularity is known (dates.resolve)
         return self._interval(lo, hi, lc, hc, self._pos(meta))
 
-    @v_args(meta=True)
+    @with_meta
     def punctual(self, meta, items):
         return self._point(items[0], self._pos(meta))
 
@@ -574,16 +573,17 @@ def _read(text: str, source: str) -> ast.Program:
     the same states, between statements alike, and stops at the same one;
     the words, which quote the statement's text before it and the
     program's last line, are made against the whole text."""
-    from .vadalog_rules import read_statements
+    from .vadalog_rules import read_fact_lines, read_statements
 
     fast = read_statements(text, source, _ToAst(DIALECT, source, []))
-    if fast is None:
+    rules, annotations, rest = fast if fast is not None else ([], [], text)
+    facts, rest = read_fact_lines(rest, source)
+    if not rules and not facts:
         return DIALECT.read(text, source)
-    rules, annotations, rest = fast
     if not rest.strip():
-        return ast.Program(rules=rules, annotations=annotations, source=source)
+        return ast.Program(rules=rules, facts=facts, annotations=annotations, source=source)
     prog = DIALECT.read(rest, source, whole=text)
     prog.rules = list(heapq.merge(rules, prog.rules, key=lambda r: r.pos.line))
+    prog.facts = list(heapq.merge(facts, prog.facts, key=lambda f: f.pos.line))
     prog.annotations = list(heapq.merge(annotations, prog.annotations, key=lambda a: a.pos.line))
     return prog
-

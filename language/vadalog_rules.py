@@ -39,8 +39,9 @@ from .rule_lines import BLANKS, LineCursor, Unread, terminals
 from .rule_shapes import Shapes
 from .text import unquote
 from .time_grouping import make_group
+from .timeline import NEG_INF, POS_INF, make, parse_number
 
-__all__ = ["read_statements"]
+__all__ = ["read_statements", "read_fact_lines"]
 
 _KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
 
@@ -493,6 +494,95 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
     return rules, annotations, "\n".join(lines)
 
 
+def read_fact_lines(text: str, source: str):
+    """``(facts, rest)``: the facts of ``text`` written one to a line in
+    the common shape (``p(a, 1, 2.5)@[1,5).``: names, unsigned numbers and
+    ``#T``/``#F`` as terms, an interval or a time point of numbers) that
+    start where the statement before has ended, as the grammar builds them,
+    in order; and ``text`` with their lines emptied, for lark (every other
+    line keeps its number).  Any other line, or a text with line breaks
+    lark counts apart, is left to lark, which reads it or says what is
+    wrong: a small program read here whole never loads lark's parser."""
+    if "@" not in text or _OTHER_BREAKS(text):
+        return [], text
+    lines = text.split("\n")
+    facts = []
+    ended = True
+    values: dict = {}  # a term's text -> its value
+    intervals: dict = {}  # a time's text -> its interval (None: lark reads it)
+    for n, line in enumerate(lines):
+        m = _FACT_LINE(line) if ended else None
+        if m is not None and m.group(1) not in _KEYWORDS:
+            time = m.group(3)
+            interval = intervals[time] if time in intervals else intervals.setdefault(time, _plain_time(time))
+            terms = _plain_terms(m.group(2), values) if interval is not None else None
+            if terms is not None:
+                column = len(line) - len(line.lstrip(" \t")) + 1
+                facts.append(ast.Fact(m.group(1), terms, interval, ast.Pos(source, n + 1, column)))
+                lines[n] = ""
+                continue
+        ends = _ends(line)
+        if ends is None:
+            break  # a string over several lines: lark reads the rest as it is
+        if ends != _NOTHING:
+            ended = ends == _ENDED
+    if not facts:
+        return [], text
+    return facts, "\n".join(lines)
+
+
+def _plain_time(text: str):
+    """The interval of a fact's time ``text`` (``[1, 5)``, ``(-inf,3]``,
+    ``7``) as the grammar reads it; None for anything else (dates, an empty
+    interval, an infinite time point): lark reads it or says what is wrong."""
+    m = _PLAIN_TIME(text)
+    if m is None:
+        return None
+    left, lo, hi, right, point = m.groups()
+    try:
+        if point is not None:
+            t = _bound(point)
+            return None if t in (POS_INF, NEG_INF) else (t, t, True, True)
+        return make(_bound(lo), _bound(hi), left == "[", right == "]")
+    except ValueError:  # (beyond the digits an exact number may have)
+        return None
+
+
+def _bound(text: str):
+    """A signed number or infinity, as the grammar's ``bound``."""
+    if text[0] in "+-":
+        v = parse_number(text[1:])
+        return -v if text[0] == "-" else v
+    return parse_number(text)
+
+
+def _plain_terms(args, values: dict):
+    """The terms of a fact's ``args`` text (None: no parentheses), each a
+    name, an unsigned integer, decimal or fraction or a boolean, as the
+    grammar reads them; None when one is anything else."""
+    if args is None:
+        return ()
+    terms = []
+    for tok in args.split(","):
+        v = values.get(tok)
+        if v is None:
+            word = tok.strip(" \t")
+            if not _PLAIN_TERM(word) or word in _KEYWORDS:
+                return None
+            if word[0] == "#":
+                v = boolean(word == "#T")
+            elif word[0].isalpha():
+                v = word
+            else:
+                try:
+                    v = parse_number(word)
+                except ValueError:  # (a fraction over 0, too many digits)
+                    return None
+            values[tok] = v
+        terms.append(v)
+    return tuple(terms)
+
+
 def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon, shapes):
     """The reader of the statement starting on line ``n`` (its index in
     ``lines``, ``ends`` its :func:`_ends`; the statement before has ended),
@@ -555,6 +645,12 @@ _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)").se
 _PLAIN = r"[A-Za-z][A-Za-z0-9_]*"
 _NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}]*{_PLAIN}[{BLANKS}]*)*)\)").match
 _SKIPPED = BLANKS + "%"
+# a fact on a line of its own, printable ASCII: predicate, arguments' text, time (no string, comment or second '@')
+_FACT_LINE = re.compile(r"(?=[\t -~]*\r?\Z)[ \t]*([a-z][A-Za-z0-9_]*)[ \t]*(?:\(([^()\"%@]*)\))?[ \t]*@([^\"%@]*)\.[ \t]*\r?").fullmatch
+_PLAIN_NUMBER = r"[0-9]+(?:\.[0-9]+|/[0-9]+)?"
+_PLAIN_BOUND = rf"[+-]?(?:inf|infty|infinity|{_PLAIN_NUMBER})"
+_PLAIN_TIME = re.compile(rf"[ \t]*(?:([\[(])[ \t]*({_PLAIN_BOUND})[ \t]*,[ \t]*({_PLAIN_BOUND})[ \t]*([\])])|([+-]?{_PLAIN_NUMBER}))[ \t]*").fullmatch
+_PLAIN_TERM = re.compile(r"[a-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+|/[0-9]+)?|#[TF]").fullmatch
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
 _GROUP_OPS = ("/\\", "△")
 _DATED = (dates.DatePoint, dates.Duration)

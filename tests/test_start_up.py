@@ -207,8 +207,8 @@ finally:
 """
 
 
-def _imported_by_command(args) -> tuple:
-    script = _IMPORTED_AFTER.replace("ARGS", repr(args)).replace("NAMES", repr(_NOT_AT_START))
+def _imported_by_command(args, names=_NOT_AT_START) -> tuple:
+    script = _IMPORTED_AFTER.replace("ARGS", repr(args)).replace("NAMES", repr(names))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     return out.stdout, out.stderr.rsplit("imported: ", 1)[1].strip()
 
@@ -231,6 +231,27 @@ def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
     assert "seen(a)@[0,12]" in out.splitlines()  # (node(a) on [0,10], seen up to 2 later)
     _, imported = _imported_by_command(["--help"])
     assert imported == "[]"
+
+
+def test_a_ten_fact_run_loads_no_parser(tmp_path):
+    """The 10-fact program's rules and facts are all of the forms read
+    without lark (language/vadalog_rules.py): lark's runtime, with its
+    logging, is not imported and no lexer is built (the first parse was
+    half of a 10-fact run: bench/startup.py); a fact line of another form
+    still is lark's."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from startup import TEN_FACTS
+    finally:
+        sys.path.pop(0)
+    parser = ("chronolog.language.lark_runtime", "chronolog.language.vadalog_tables", "logging")
+    program = tmp_path / "ten.vada"
+    program.write_text(TEN_FACTS)
+    out, imported = _imported_by_command(["run", str(program)], parser)
+    assert imported == "[]" and "seen(a)@[0,12]" in out.splitlines()
+    program.write_text(TEN_FACTS + 'node("f g")@[0,10].\n')
+    out, imported = _imported_by_command(["run", str(program)], parser)
+    assert "lark_runtime" in imported and 'seen("f g")@[0,12]' in out.splitlines()
 
 
 def test_import_chronolog_and_a_small_reason_import_no_column_library():

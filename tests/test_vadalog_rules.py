@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from chronolog.language import vadalog
 from chronolog.language.errors import ChronologError
 from chronolog.language.nulls import Null, reading_file
-from chronolog.language.vadalog_rules import read_statements
+from chronolog.language.vadalog_rules import read_fact_lines, read_statements
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -496,3 +496,66 @@ def test_corruptions_fail_after_rules_read_here():
             failed += 1
             after += _fast_rules(text) > 0
     assert failed > examples(300) // 2 and after > failed // 2, (failed, after)
+
+
+# ------------------------------------------------------------------ fact lines
+
+
+def _fast_facts(text: str) -> int:
+    """How many facts of ``text`` are read without lark (read_fact_lines)."""
+    return len(read_fact_lines(text, "<p>")[0])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["p(a)@1.", "p(a, b_2, 7, 1.5, 2/4, #T)@[1,5).", "  p ( a ,b )\t@ ( -inf , +3/2 ] .  ", "p@[0,infinity).",
+     "edge(a,b)@[0,5].\r\nnode(a)@1.\r\n", "p(inf, infty, nothing)@-2.", "p(007, 0.50)@[1.0, 2]."],
+)
+def test_fact_lines_read_fast_and_alike(text):
+    """A fact on a line of its own: the very fact lark builds (types, values,
+    interval, position), with rules, annotations and lark's lines around it."""
+    for padded in (text, "q(X) :- r(X).\n\n" + text + "\ns(X) :- t(X).\n@output(\"q\").\n", "a(b)@[1,2).\n" + text + "\n"):
+        assert _fast_facts(padded) == padded.count("@") - padded.count("@output"), padded
+        assert _agree(padded), padded
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["p(a)@1", "p(a)@1..", "p(a)@[2,1].", "p(a)@inf.", "p(X)@1.", "p(_)@1.", "p(_:n1)@1.", 'p("a")@1.', "p(a)@1. % c",
+     "p(-1)@1.", "p(1e3)@1.", "p(2020-01-01)@1.", "p(a)@[2020-01-01,2020-02-01).", "p(a)@[0,0] every 7.", "p(a)@- 1.",
+     "not(a)@1.", "p(not)@1.", "p(every)@1.", "p(1/0)@1.", "p(a)@[0,1/0].", "p(a)@1. q(b)@2.", "p(\u0663)@1.", "p(a)@\u0663.",
+     "p(a\u00a0)@1.", "p(a)@1.\x0b", "p(a)\r@1.", "p(" + "9" * 1001 + ")@1.", "p(a)@" + "9" * 1001 + ".", "p(a,)@1.", "p()@1.",
+     "P(a)@1.", "p(a)(b)@1.", "p(a)@@1.", "p(a)@[1,2]@3."],
+)
+def test_fact_lines_left_to_lark(text):
+    """Facts of any other form, and bad ones: lark reads them or gives its
+    error (the line, column and words it gives on the whole program)."""
+    for padded in (text, "q(X) :- r(X).\n" + text + "\n"):
+        assert _fast_facts(padded) == 0, padded
+        assert _agree(padded), padded
+
+
+def test_a_fact_line_inside_an_unended_statement_goes_to_lark():
+    """A line that reads as a fact but continues a statement (a rule's body
+    literal with its interval): lark reads it as part of that statement."""
+    for text in ["q(X) :- r(X),\np(a)@[1,2].", "q(X) :- r(X), % c.\n  p(a)@1.\np(b)@2.", '@output("a\np(a)@1.\n").\np(b)@2.']:
+        assert _agree(text), text
+    assert _fast_facts("q(X) :- r(X),\np(a)@[1,2].") == 0
+    assert _fast_facts("q(X) :- r(X), % c.\n  p(a)@1.\np(b)@2.") == 1
+
+
+_FACT_TERMS = ["a", "b_2", "1", "0.5", "1/3", "3/0", "#T", "#F", "inf", "infinity", "not", "every", "X", "_", "_:n1", "-2",
+               '"s"', "1e3", "2020-01-01", "007", "", " a", "a b", "9" * 1001]
+_FACT_TIMES = ["1", "-1", "+1", "1.5", "1/3", "inf", ".5", "1.", "[0,1]", "(0, 1)", "[1,0]", "[1,1)", "(-inf,+inf)", "[0,infty)",
+               "[2020-01-01,2020-01-02]", "[0,1] every 2", "[0,1,2]", "[0;1]", " [ 0 , 1 ] ", "[-inf,-inf]", "[1/0,2]"]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(st.sampled_from(["p", "q1", "not", "inf", "P", "p q"]), st.lists(st.sampled_from(_FACT_TERMS), max_size=3),
+       st.booleans(), st.sampled_from(_FACT_TIMES), st.sampled_from(["", " ", "\t", "  "]), st.sampled_from([".", "", "..", ". ", ".\r"]),
+       st.sampled_from(["", "q(a)@1.\n", "p(X) :- q(X).\n", "p(X) :-\n", "p(X) :- q(X), % c\n"]),
+       st.sampled_from(["", "\nr(X) :- s(X).", "\nq(b)@2.", "\n."]))
+def test_random_fact_lines_read_alike(pred, terms, parens, time, gap, end, before, after):
+    args = f"({','.join(terms)})" if parens or terms else ""
+    text = f"{before}{gap}{pred}{gap}{args}{gap}@{gap}{time}{end}{after}"
+    assert _agree(text), text

@@ -174,17 +174,17 @@ def _load() -> None:
     t = terminals("meteor.lark")
 
     def either(*names):
-        return re.compile("|".join(f"(?:{t[n].pattern})" for n in names)).match
+        return re.compile("|".join(f"(?:{t[n]})" for n in names)).match
 
     # The priority-3 keywords lark tries before a name: the four named
     # operators are read here, the others (and the symbolic operators and a
     # parenthesised literal, which a name cannot start with) go to lark.
     _OP = either("DMINUS", "DPLUS", "BMINUS", "BPLUS")
     _PREFIX_OTHER = re.compile(
-        "|".join(f"(?:{t[n].pattern})" for n in ("SOMETIME", "ALWAYS", "TOP", "BOTTOM", "SYM_OP")) + r"|\("
+        "|".join(f"(?:{t[n]})" for n in ("SOMETIME", "ALWAYS", "TOP", "BOTTOM", "SYM_OP")) + r"|\("
     ).match
     _BINOP = either("SINCE", "UNTIL")
-    _UNTIL_ALIAS = t["UNTIL_ALIAS"].match
-    _Line.INF, _Line.NUMBER, _Line.WS = t["INF"].match, t["NUMBER"].match, t["WS"].match
-    _WORD, _STRING = t["WORD"].match, t["STRING"].match
-    _IF, _NEG, _DOT = t["IF"].match, t["NEG"].match, t["DOT"].match
+    _UNTIL_ALIAS = re.compile(t["UNTIL_ALIAS"]).match
+    _Line.INF, _Line.NUMBER, _Line.WS = re.compile(t["INF"]).match, re.compile(t["NUMBER"]).match, re.compile(t["WS"]).match
+    _WORD, _STRING = re.compile(t["WORD"]).match, re.compile(t["STRING"]).match
+    _IF, _NEG, _DOT = re.compile(t["IF"]).match, re.compile(t["NEG"]).match, re.compile(t["DOT"]).match

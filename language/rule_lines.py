@@ -23,16 +23,15 @@ class Unread(Exception):
 
 
 def terminals(grammar: str) -> dict:
-    """A grammar file's terminals as compiled regular expressions, by name,
-    as lark's lexer has them (language/<dialect>_terminals.py, generated
-    beside its tables by scripts/generate_parsers.py): a program whose
-    statements this reader and the fact lines' take never loads lark's
-    runtime, its tables nor builds its lexers (40-60 ms of a 10-fact
-    ``chronolog run``)."""
+    """A grammar file's terminals, the text of their regular expressions by
+    name, as lark's lexer has them (language/<dialect>_terminals.py,
+    generated beside its tables by scripts/generate_parsers.py; a reader
+    compiles those it uses): a program whose statements this reader and the
+    fact lines' take never loads lark's runtime, its tables nor builds its
+    lexers (40-60 ms of a 10-fact ``chronolog run``)."""
     import importlib
 
-    module = importlib.import_module(f"{__package__}.{grammar.partition('.')[0]}_terminals")
-    return {name: re.compile(regexp) for name, regexp in module.TERMINALS.items()}
+    return importlib.import_module(f"{__package__}.{grammar.partition('.')[0]}_terminals").TERMINALS
 
 
 class LineCursor:

@@ -670,16 +670,16 @@ def _load() -> None:
     t = terminals("vadalog.lark")
 
     def either(*names):
-        return re.compile("|".join(f"(?:{t[n].pattern})" for n in names)).match
+        return re.compile("|".join(f"(?:{t[n]})" for n in names)).match
 
-    _Line.WS = t["WS"].match
-    _Line.INF = _INF = t["INF"].match
+    _Line.WS = re.compile(t["WS"]).match
+    _Line.INF = _INF = re.compile(t["INF"]).match
     # lark tries FRACTION (priority 2) before DECIMAL before INT
     _Line.NUMBER = either("FRACTION", "DECIMAL", "INT")
-    _NAME, _VAR, _STRING, _BOOL, _DATE, _DURATION = (t[n].match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE", "DURATION"))
-    _CMP, _IF, _BOX_OP = t["CMP"].match, t["IF"].match, t["BOX_OP"].match
+    _NAME, _VAR, _STRING, _BOOL, _DATE, _DURATION = (re.compile(t[n]).match for n in ("NAME", "VAR", "STRING", "BOOL", "DATE", "DURATION"))
+    _CMP, _IF, _BOX_OP = re.compile(t["CMP"]).match, re.compile(t["IF"]).match, re.compile(t["BOX_OP"]).match
     _TEMP_OR_BOX = either("TEMP_OP", "BOX_OP")
     # a variable where lark may read a duration (P, P3D): left to lark
-    _VAR_NOT_DURATION = re.compile(f"(?!{t['DURATION'].pattern})(?:{t['VAR'].pattern})").match
+    _VAR_NOT_DURATION = re.compile(f"(?!{t['DURATION']})(?:{t['VAR']})").match
     _BINARY = either("SINCE", "UNTIL")
     _vadalog, _Boolean = vadalog, Boolean

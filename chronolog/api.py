@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
 
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
@@ -71,7 +71,7 @@ def _parse_large(path: Path, source: str):
         return _parse_apart(fh, source)
 
 
-def load_program(program, *, dialect: str = "vadalog", source: Optional[str] = None, facts_apart: bool = False) -> ast.Program:
+def load_program(program, *, dialect: str = "vadalog", source: str | None = None, facts_apart: bool = False) -> ast.Program:
     """Parse program text, or read and parse a file given as a ``Path``.
     ``facts_apart``: a large program's fact lines may be read by the kernel
     fact reader, into ``prog.fact_columns`` (for reason(), which takes them)."""
@@ -592,19 +592,19 @@ def parse_horizon(h, calendar=None, what="horizon"):
 
 
 def reason(
-    program: Union[str, Path, ast.Program],
+    program: str | Path | ast.Program,
     facts=None,
     *,
     dialect: str = "vadalog",
     horizon=None,
-    source: Optional[str] = None,
-    strategy: Optional[str] = None,
-    placement: Optional[str] = None,
+    source: str | None = None,
+    strategy: str | None = None,
+    placement: str | None = None,
     explain: bool = False,
-    base_dir: Optional[Path] = None,
-    max_rounds: Optional[int] = None,
+    base_dir: Path | None = None,
+    max_rounds: int | None = None,
     progress=None,
-    engine: Optional[str] = None,
+    engine: str | None = None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -662,14 +662,14 @@ class Reasoner:
         *,
         dialect: str = "vadalog",
         horizon=None,
-        source: Optional[str] = None,
-        strategy: Optional[str] = None,
-        placement: Optional[str] = None,
+        source: str | None = None,
+        strategy: str | None = None,
+        placement: str | None = None,
         explain: bool = False,
-        base_dir: Optional[Path] = None,
-        max_rounds: Optional[int] = None,
+        base_dir: Path | None = None,
+        max_rounds: int | None = None,
         progress=None,
-        engine: Optional[str] = None,
+        engine: str | None = None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
         from chronolog.engine.columns.evaluator import engine_choice
@@ -1193,7 +1193,7 @@ class Model:
             raise ProgramError(f"{query} does not hold in the model, {so}", hint=f"{shows} the intervals on which a fact holds")
         return f
 
-    def _read_fact(self, query, what: str, dialect: Optional[str] = None):
+    def _read_fact(self, query, what: str, dialect: str | None = None):
         """The fact ``query`` names (``"p(a)@[1,2]"``), in the program's
         dialect, its interval on the model's timeline."""
         if not isinstance(query, str):
@@ -1308,7 +1308,7 @@ class Model:
                 n += known if known is not None else self._relation(p).fact_count()
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
-    def holds(self, query, terms=None, interval=None, dialect: Optional[str] = None) -> bool:
+    def holds(self, query, terms=None, interval=None, dialect: str | None = None) -> bool:
         """Whether a fact holds throughout an interval, however far in time.
 
         ``holds("p(a)@[1,2]")`` or ``holds("p", ("a",), (1, 2))``.
@@ -1345,7 +1345,7 @@ class Model:
             return covers(ivs, rep, iv)
         return any(contains(x, iv) for x in ivs)
 
-    def query(self, query: str, dialect: Optional[str] = None):
+    def query(self, query: str, dialect: str | None = None):
         """Every binding of the variables of ``query`` (``"controls(X, beta)@[0,10]"``;
         the window may be a point or left out) with the intervals, within the
         window, on which it holds: a list of ``Answer(binding, intervals)``.
@@ -1422,7 +1422,7 @@ class Model:
             check_known_predicate(self, p, what)
         return preds
 
-    def lines(self, preds: Optional[Iterable[str]] = None) -> list:
+    def lines(self, preds: Iterable[str] | None = None) -> list:
         preds = self.output_predicates if preds is None else self._known(preds, "lines()")
         out = []
         from chronolog.language.dates import OffGrid, naming
@@ -1478,7 +1478,7 @@ class Model:
         return columns_text_runs(self._columns, preds, self.calendar, printer.format_term,
                                  held=lambda p: not self._repeating.get(p))
 
-    def write_text(self, fh, preds: Optional[Iterable[str]] = None) -> None:
+    def write_text(self, fh, preds: Iterable[str] | None = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
         empty); relations held as columns go from the columns to the bytes."""
         from chronolog.language.reader import Dialect, dialect
@@ -1500,7 +1500,7 @@ class Model:
                 fh.write("\n".join(lines[i : i + 10_000]))
                 fh.write("\n")
 
-    def to_text(self, preds: Optional[Iterable[str]] = None) -> str:
+    def to_text(self, preds: Iterable[str] | None = None) -> str:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
         return "\n".join(self.lines(preds if preds is None else self._known(preds, "to_text()")))
 
@@ -1529,7 +1529,7 @@ class Model:
                 out.append((public, self._shown(iv)))
         return out
 
-    def to_arrow(self, pred: Optional[str] = None, window=None):
+    def to_arrow(self, pred: str | None = None, window=None):
         """The facts of ``pred`` as a ``pyarrow.Table`` (layout in docs/api.md);
         of every output predicate (or a list of them) with a ``pred`` column
         when ``pred`` is None or a list.
@@ -1570,7 +1570,7 @@ class Model:
                 return table
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
-    def to_pandas(self, pred: Optional[str] = None, window=None):
+    def to_pandas(self, pred: str | None = None, window=None):
         """The facts of ``pred`` (or of all output predicates, with a ``pred``
         column) as a typed DataFrame: ``Int64`` integers (an unbounded end is
         ``<NA>``), datetimes on a date timeline, rationals as floats with the
@@ -1579,13 +1579,13 @@ class Model:
 
         return to_pandas(self, pred, window)
 
-    def to_polars(self, pred: Optional[str] = None, window=None):
+    def to_polars(self, pred: str | None = None, window=None):
         """As :meth:`to_pandas`, a Polars DataFrame."""
         from chronolog.frames import to_polars
 
         return to_polars(self, pred, window)
 
-    def plot(self, preds=None, window=None, by=None, title: Optional[str] = None):
+    def plot(self, preds=None, window=None, by=None, title: str | None = None):
         """A timeline (matplotlib ``Figure``): one row per ground atom, one bar
         per maximal interval; ``window=(from, to)`` bounds it (facts that
         repeat forever are drawn over it); ``by``: colour by the argument at

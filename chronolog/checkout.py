@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
 
 
 def subpackage_dirs(package_dir: str) -> list:
@@ -19,7 +18,7 @@ def subpackage_dirs(package_dir: str) -> list:
     return [root]
 
 
-def missing_dependency(e: BaseException) -> Optional[str]:
+def missing_dependency(e: BaseException) -> str | None:
     """The sentence for an import of a package chronolog needs and this
     Python does not have; None for anything else."""
     if not isinstance(e, ModuleNotFoundError) or (e.name or "chronolog").partition(".")[0] == "chronolog":

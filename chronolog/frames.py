@@ -13,22 +13,20 @@ The Arrow table keeps the exact layout of ``engine/arrow.py``.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
 from chronolog.language.errors import DataError
 
 EXACT = "_exact"
 
 
-class Fact(NamedTuple):
+class Fact(namedtuple("Fact", "pred terms interval every calendar", defaults=(None, None))):
     """One fact of a model; ``every`` is the period of a fact that repeats
-    forever (None otherwise).  ``str(fact)`` is its canonical text."""
+    forever (None otherwise).  ``str(fact)`` is its canonical text.
+    (collections' namedtuple, not typing's NamedTuple: a command imports
+    no typing.)"""
 
-    pred: str
-    terms: tuple
-    interval: tuple
-    every: object = None
-    calendar: object = None
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return f"Fact({str(self)!r})"

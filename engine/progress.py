@@ -4,20 +4,16 @@ it as a bar and re-exports it as ``chronolog.progress.Progress``)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
 
-class Progress(NamedTuple):
+class Progress(namedtuple("Progress", "stratum strata round derivations predicates done")):
     """Where an evaluation is: ``stratum`` (1-based) of ``strata``, its
     ``round``, ``derivations`` so far, the stratum's predicates, and whether
-    the stratum is ``done``."""
+    the stratum is ``done``.  (collections' namedtuple, not typing's
+    NamedTuple: a command imports no typing.)"""
 
-    stratum: int
-    strata: int
-    round: int
-    derivations: int
-    predicates: tuple
-    done: bool
+    __slots__ = ()
 
     def __str__(self) -> str:
         preds = ", ".join(self.predicates[:3]) + (", …" if len(self.predicates) > 3 else "")

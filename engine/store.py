@@ -13,12 +13,11 @@ keeps inserts logarithmic for the atoms that do have long histories.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Optional
 
 from chronolog.language.timeline import start_key
 
 
-def merge_into(intervals: list, iv) -> Optional[tuple]:
+def merge_into(intervals: list, iv) -> tuple | None:
     """Coalesce ``iv`` into the sorted maximal list ``intervals`` in place.
 
     Returns ``None`` when ``iv`` adds nothing (it is covered already),
@@ -84,7 +83,7 @@ class Relation:
     def fact_count(self) -> int:
         return sum(len(v) for v in self.atoms.values())
 
-    def add(self, terms: tuple, iv) -> Optional[tuple]:
+    def add(self, terms: tuple, iv) -> tuple | None:
         """Insert one fact; returns what :func:`merge_into` returns."""
         lst = self.atoms.get(terms)
         if lst is None:
@@ -196,12 +195,12 @@ class Store:
             rel = self.relations[pred] = Relation(pred)
         return rel
 
-    def get(self, pred: str) -> Optional[Relation]:
+    def get(self, pred: str) -> Relation | None:
         return self.relations.get(pred)
 
     def predicates(self) -> list:
         return list(self.relations)
 
-    def known_count(self, pred: str) -> Optional[int]:
+    def known_count(self, pred: str) -> int | None:
         """A fact count known without reading the relation (LazyStore's)."""
         return None

@@ -11,7 +11,6 @@ Operator windows are interval tuples (see :mod:`chronolog.language.timeline`).
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Optional, Union
 
 from .records import record
 
@@ -55,7 +54,7 @@ class Const:
         return format_term(self.value)
 
 
-Term = Union[Var, Const]
+Term = Var | Const
 
 
 @record(frozen=True)
@@ -81,7 +80,7 @@ class Call:
         return f"{self.name}({', '.join(map(str, self.args))})"
 
 
-Expr = Union[Var, Const, BinOp, Call]
+Expr = Var | Const | BinOp | Call
 
 
 # ---------------------------------------------------------------- literals
@@ -131,7 +130,7 @@ class TimeGroup(Temporal):
     holds on the whole period (of ``count`` units) around every point where
     ``inner`` holds.  ``op`` is ``"/\\"`` and ``window`` is None."""
 
-    unit: Optional[str] = None
+    unit: str | None = None
     count: object = 1
     grouping: object = None  # the time_grouping.Grouping, set once the timeline is known
 
@@ -284,7 +283,7 @@ class Timed:
         return f"{self.inner}@{lb}{self.start},{self.end}{rb}"
 
 
-Literal = Union[Atom, Temporal, Binary, Negation, Comparison, Assignment, Truth, Timed]
+Literal = Atom | Temporal | Binary | Negation | Comparison | Assignment | Truth | Timed
 
 
 @record(frozen=True)
@@ -309,7 +308,7 @@ class Rule:
     with a box (``[-]``/``[+]``) around a head, or ``Truth(False)`` for a
     constraint (``⊥``)."""
 
-    head: Union[Atom, Temporal, Truth]
+    head: Atom | Temporal | Truth
     body: list
     pos: Pos = NOWHERE
     text: str = ""
@@ -442,7 +441,7 @@ def _add_variables(x, out: set) -> None:
         _add_variables(x.end, out)
 
 
-def head_atom(head) -> Optional[Atom]:
+def head_atom(head) -> Atom | None:
     """The atom under any head boxes, or None for a constraint."""
     while isinstance(head, (Temporal, Timed)):
         head = head.inner

@@ -22,7 +22,6 @@ import datetime as _dt
 import math
 import re
 from fractions import Fraction
-from typing import Optional
 
 from .errors import DataError, Note, ProgramError
 from .records import record
@@ -173,7 +172,7 @@ class OffGrid(DataError):
     is no date or timestamp, and printing it as a number among dates would
     read back as something else.  ``seconds``: the time since 1970."""
 
-    def __init__(self, seconds, pred: Optional[str] = None, hint: str = ""):
+    def __init__(self, seconds, pred: str | None = None, hint: str = ""):
         self.seconds, self.pred = seconds, pred
         micros = Fraction(seconds) * 1_000_000
         around = ""
@@ -256,7 +255,7 @@ class Calendar:
         return normalize(Fraction(seconds) / self.unit_seconds)
 
     # points -> datetimes
-    def datetime(self, t) -> Optional[_dt.datetime]:
+    def datetime(self, t) -> _dt.datetime | None:
         """The datetime of a finite point, or None if it falls between microseconds."""
         micros = Fraction(t) * self.unit_seconds * 1_000_000
         if micros.denominator != 1:
@@ -304,7 +303,7 @@ def _iso_year(year: int) -> str:
     return f"+{year}" if year > 0 else f"-{-year:04d}"
 
 
-def format_fact(pred: str, terms, iv, calendar: Optional[Calendar]) -> str:
+def format_fact(pred: str, terms, iv, calendar: Calendar | None) -> str:
     from .text import format_atom, format_fact as plain
 
     if calendar is None:

@@ -5,7 +5,6 @@ the command line prints its message and exits non-zero, never a traceback."""
 from __future__ import annotations
 
 import warnings
-from typing import Optional
 
 from .ast import Pos
 
@@ -15,7 +14,7 @@ class ChronologError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, pos: Optional[Pos] = None, hint: str = "", source_line: str = ""):
+    def __init__(self, message: str, pos: Pos | None = None, hint: str = "", source_line: str = ""):
         self.message = message
         self.pos = pos
         self.hint = hint
@@ -86,7 +85,7 @@ class InconsistencyError(ChronologError):
 
     kind = "inconsistent"
 
-    def __init__(self, message: str, pos: Optional[Pos] = None, violations=None):
+    def __init__(self, message: str, pos: Pos | None = None, violations=None):
         self.violations = violations or []
         super().__init__(message, pos)
 

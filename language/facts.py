@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import ast
 from .errors import SyntaxError_

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import threading
 from pathlib import Path
-from typing import Optional
 
 from . import ast
 from .errors import ArgumentError
@@ -21,7 +20,7 @@ def check_program(program) -> None:
         )
 
 
-def read_program(program, dialect: str = "vadalog", source: Optional[str] = None) -> ast.Program:
+def read_program(program, dialect: str = "vadalog", source: str | None = None) -> ast.Program:
     """Parse program text, or read and parse a file given as a ``Path``;
     a parsed Program is returned as it is."""
     if isinstance(program, ast.Program):

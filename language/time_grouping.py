@@ -24,7 +24,6 @@ import datetime as _dt
 import functools
 import math
 from fractions import Fraction
-from typing import Optional
 
 from .dates import EPOCH, Calendar, unit_name
 from .records import record
@@ -76,8 +75,8 @@ class Grouping:
     """The interval transform of one time grouping."""
 
     count: object
-    unit: Optional[str]
-    calendar: Optional[Calendar]
+    unit: str | None
+    calendar: Calendar | None
 
     def describe(self) -> str:
         u = f" {self.unit}" if self.unit else ""

@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
 
-Number = Union[int, Fraction]
+Number = int | Fraction
 NEG_INF = -math.inf
 POS_INF = math.inf
 
@@ -154,7 +154,7 @@ _CHUNK = 4000
 # intervals
 
 
-def make(lo, hi, lc=True, hc=True) -> Optional[Interval]:
+def make(lo, hi, lc=True, hc=True) -> Interval | None:
     """Build an interval, or ``None`` if it is empty. Infinite ends are open;
     whole Fractions become ints (the fast path, and one value per number)."""
     if type(lo) is Fraction and lo.denominator == 1:
@@ -194,7 +194,7 @@ def contains(outer: Interval, inner: Interval) -> bool:
     return True
 
 
-def intersect(a: Interval, b: Interval) -> Optional[Interval]:
+def intersect(a: Interval, b: Interval) -> Interval | None:
     alo, ahi, alc, ahc = a
     blo, bhi, blc, bhc = b
     if alo > blo:
@@ -306,7 +306,7 @@ def add_windows(a: Interval, b: Interval) -> Interval:
     return (plus(a[0], b[0]), plus(a[1], b[1]), a[2] and b[2], a[3] and b[3])
 
 
-def shift(iv: Interval, d: Interval) -> Optional[Interval]:
+def shift(iv: Interval, d: Interval) -> Interval | None:
     """Apply the shift ``D<d1,d2>``: ``<a,b>`` becomes ``<a+d1, b+d2>``.
 
     An end is closed only when both contributing ends are closed.
@@ -323,7 +323,7 @@ def shift(iv: Interval, d: Interval) -> Optional[Interval]:
     return make(lo, hi, ac and dc1, bc and dc2)
 
 
-def box(iv: Interval, w: Interval) -> Optional[Interval]:
+def box(iv: Interval, w: Interval) -> Interval | None:
     """Apply the box ``B<w1,w2>`` to one *maximal* interval of the operand.
 
     ``t`` qualifies when ``<t+w1, t+w2>`` lies inside ``<a,b>``, so the result
@@ -352,7 +352,7 @@ def format_interval(iv: Interval) -> str:
     return f"{'[' if lc else '('}{format_number(lo)},{format_number(hi)}{']' if hc else ')'}"
 
 
-def without_zero(w: Interval) -> Optional[Interval]:
+def without_zero(w: Interval) -> Interval | None:
     """The window minus the point 0 (operator windows are non-negative, so 0
     can only be their start)."""
     lo, hi, lc, hc = w

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import field
-from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.records import record
@@ -30,8 +29,8 @@ from chronolog.language.records import record
 class Scan:
     pred: str
     terms: tuple  # ast.Var | ast.Const
-    box: Optional[tuple] = None  # generic box window B<w1,w2>, applied first
-    shift: Optional[tuple] = None  # generic shift D<d1,d2>, applied after the box
+    box: tuple | None = None  # generic box window B<w1,w2>, applied first
+    shift: tuple | None = None  # generic shift D<d1,d2>, applied after the box
     origin: object = None  # the ast literal it came from
     group: object = None  # a time_grouping.Grouping, applied last (only in a fresh rule's single scan)
 
@@ -82,11 +81,11 @@ class PlanRule:
     them), for messages and explanations.
     """
 
-    head_pred: Optional[str]
+    head_pred: str | None
     head_terms: tuple
     body: list
-    head_shift: Optional[tuple] = None
-    source: Optional[ast.Rule] = None
+    head_shift: tuple | None = None
+    source: ast.Rule | None = None
     fresh: bool = False
 
     def positive(self) -> list:
@@ -123,9 +122,9 @@ class SinceRule:
     window: tuple
     left: Scan
     right: Scan
-    source: Optional[ast.Rule] = None
+    source: ast.Rule | None = None
     fresh: bool = True
-    head_shift: Optional[tuple] = None
+    head_shift: tuple | None = None
 
     @property
     def body(self) -> list:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.timeline import (
@@ -109,7 +108,7 @@ class Normalizer:
                 plan_rule = ExistentialRule.of(plan_rule, existentials)
             self.rules.append(plan_rule)
 
-    def _plain(self, rule: ast.Rule) -> Optional[PlanRule]:
+    def _plain(self, rule: ast.Rule) -> PlanRule | None:
         """The one plan rule of a rule whose head is an atom and whose body
         holds only atoms, assignments and conditions (what :meth:`add` makes
         of it, without its walk: most rules are such, and programs of 10,000
@@ -188,7 +187,7 @@ class Normalizer:
             raise _Impossible()
         return alternatives
 
-    def plain_scan(self, lit, rule) -> Optional[Scan]:
+    def plain_scan(self, lit, rule) -> Scan | None:
         """A Scan with no operators on it (fresh predicate when needed)."""
         if isinstance(lit, ast.Truth):
             return self._top() if lit.value else None

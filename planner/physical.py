@@ -27,7 +27,6 @@ the order of the program text, bound variables first).
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.records import record
@@ -92,8 +91,8 @@ class TemporalShift(Unary):
     (diamonds: widen and move it), on the input's maximal intervals."""
 
     input: Operator
-    box: Optional[tuple]
-    shift: Optional[tuple]
+    box: tuple | None
+    shift: tuple | None
 
     @property
     def schema(self) -> tuple:
@@ -291,9 +290,9 @@ class Output(Unary):
     by a head box, clipped to the horizon unless the predicate is fresh."""
 
     input: Operator
-    pred: Optional[str]
+    pred: str | None
     terms: tuple
-    shift: Optional[tuple]
+    shift: tuple | None
     clip: bool
     schema: tuple
 
@@ -359,7 +358,7 @@ class StratumPlan:
     stratum: object = field(repr=False, default=None)  # the IR Stratum
     # a transitive closure (planner/closure.py): the same stratum with its
     # recursive rule doubled, for a backend whose rounds cost more than their joins
-    doubled: Optional["StratumPlan"] = field(repr=False, default=None)
+    doubled: StratumPlan | None = field(repr=False, default=None)
     _variants: dict = field(repr=False, compare=False, default_factory=dict)
 
     def operators(self):
@@ -410,7 +409,7 @@ class PhysicalPlan:
             found = self._lowered[index] = lower_stratum(self._ir[index])
         return found
 
-    def of(self, stratum) -> Optional[StratumPlan]:
+    def of(self, stratum) -> StratumPlan | None:
         """The plan of IR ``stratum`` when it is one of the plan's strata, else None."""
         return self.stratum(stratum.index) if self._ir.get(stratum.index) is stratum else None
 

@@ -20,7 +20,6 @@ term of every atom it joins, so no member's facts meet another's.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.records import record
@@ -99,7 +98,7 @@ def _close(run, found: dict) -> None:
             found[batch.members[0]] = batch
 
 
-def _shape(st, key_of) -> Optional[tuple]:
+def _shape(st, key_of) -> tuple | None:
     """``(the rule with its predicates numbered in order of appearance, its
     predicates: the head's first)`` of a stratum that may join a batch:
     no recursion, one rule of a plain body (atoms, negations, conditions,
@@ -170,7 +169,7 @@ class _Keys:
 _FIELDS: dict = {}  # a record's type -> the fields its key reads
 
 
-def _batch(run, number: int) -> Optional[Batch]:
+def _batch(run, number: int) -> Batch | None:
     """The batch of the strata ``run`` (of one shape), or None when no
     positive atom differs from member to member (nothing would bind the tag)."""
     from .physical import rule_plan

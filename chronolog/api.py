@@ -264,7 +264,7 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
-def _check_mapped_tables(program, facts) -> None:
+def check_mapped_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
     table's column order, so each would take another's values."""
@@ -692,7 +692,7 @@ class Reasoner:
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
-        _check_mapped_tables(prog, facts)
+        check_mapped_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
         # (not for existential rules: their chase runs on rows and names its
@@ -927,6 +927,8 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
+        for facts in (retract, add):  # (tables read by column order, as reason() checks them)
+            check_mapped_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):

@@ -1020,22 +1020,31 @@ def test_a_table_whose_columns_the_mapping_names_in_another_order_is_refused():
     """A table is read in its column order: with the columns ``n, who`` and
     the arguments mapped ``who, n``, each argument took the other's values
     (q(1, a)) without a word; columns in the mapping's order, or not named
-    by it, read as before."""
+    by it, read as before.  The same for a table added to a Reasoner, taken
+    back from it, or pushed to a Stream (they read it in column order too)."""
     import pandas as pd
     import polars as pl
     import pyarrow as pa
 
-    from chronolog import Reasoner
+    from chronolog import Reasoner, Stream
 
     program = '@mapping("p", 0, "who", "string"). @mapping("p", 1, "n", "int").\nq(X, Y) :- p(X, Y).\n'
     swapped = pd.DataFrame({"n": [1], "who": ["a"], "start": [0], "end": [5]})
     for table in (swapped, pl.from_pandas(swapped), pa.Table.from_pandas(swapped, preserve_index=False)):
-        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table})):
+        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table}),
+                     lambda: Reasoner(program).add({"p": table}), lambda: Reasoner(program, "p(a, 1)@[0,5]").retract({"p": table}),
+                     lambda: Reasoner(program).amend("p(a, 1)@[0,5]", {"p": table}), lambda: Stream(program).push({"p": table}),
+                     lambda: Stream(program).update(add={"p": table})):
             with pytest.raises(ChronologError, match='names argument 0 "who", but "who" is value column 1 of the table for p') as e:
                 call()
             assert "are n, who" in e.value.hint
     for table in (swapped[["who", "n", "start", "end"]], swapped.rename(columns={"n": "c1", "who": "c0"})[["c0", "c1", "start", "end"]]):
         assert reason(program, {"p": table}).to_text() == "q(a,1)@[0,5]"
+        assert Reasoner(program).add({"p": table}).to_text() == "q(a,1)@[0,5]"
+        stream = Stream(program)
+        stream.push({"p": table})
+        stream.close()
+        assert [str(f) for f in stream.take()] == ["q(a,1)@[0,5]"]
 
 
 def test_a_pandas_frame_with_a_named_index_is_refused_naming_it():

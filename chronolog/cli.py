@@ -274,6 +274,9 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
 
+        if output is not None and is_stdin(output):
+            raise ChronologError("--output takes a directory (one CSV file per output predicate), not - (standard output)",
+                                 hint="print every output as one CSV table on standard output with --format csv")
         if output is not None:
             check_output_dir(output)
         if plot_to is not None:

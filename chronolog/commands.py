@@ -119,6 +119,8 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
 
     try:
         _check_program_file(program)
+        if is_stdin(input_):
+            input_ = None  # (standard input, as without --input)
         if input_ is not None and not exists(input_, "the input file"):
             raise ChronologError(f"the input file {input_} does not exist", hint="check the path (relative paths start at the current directory)")
         d = _dialect_for(program, dialect)

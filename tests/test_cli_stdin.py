@@ -66,3 +66,15 @@ def test_stdin_read_once(tmp_path):
     assert (r.returncode, r.stdout) == (0, "recentlyOpened(a)@[5,17]\n"), r.stderr
     r = cli("run", "-", "--spark", "local[1]", stdin=RULES, cwd=tmp_path)
     assert r.returncode == 2 and "not from standard input" in r.stderr, r.stderr
+
+
+def test_stream_input_dash_and_output_dash(tmp_path):
+    """``stream --input -`` said "the input file - does not exist";
+    ``run --output -`` wrote a directory named ``-``."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(RULES)
+    r = cli("stream", prog, "--input", "-", stdin="inauguration(a)@5\n")
+    assert (r.returncode, r.stdout) == (0, "recentlyOpened(a)@[5,17]\n"), r.stderr
+    r = cli("run", prog, "--output", "-", stdin="", cwd=tmp_path)
+    assert r.returncode == 2 and "--output takes a directory" in r.stderr and "--format csv" in r.stderr, r.stderr
+    assert not (tmp_path / "-").exists()

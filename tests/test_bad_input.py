@@ -1074,3 +1074,20 @@ def test_a_pandas_frame_with_a_named_index_is_refused_naming_it():
         reason("q(S) :- p(S, V).", {"p": two})
     assert reason("q(S) :- p(S, V).", {"p": indexed.reset_index()}).to_text() == want
     assert reason("q(S) :- p(S, V).", {"p": df[df.v > 0]}).to_text() == want  # (an unnamed index: row labels, not read)
+
+
+def test_a_misspelt_annotation_or_mapping_type_says_what_was_meant(tmp_path):
+    """``@outptu`` listed the annotations without naming the one meant;
+    ``@mapping(..., "strng")`` read the column as no type at all, so the
+    string ``007`` became the number 7 without a word."""
+    with pytest.raises(ChronologError) as e:
+        reason('@outptu("p").\np(X) :- q(X).')
+    assert e.value.message == "unknown annotation @outptu" and e.value.hint.startswith("did you mean @output?")
+    (tmp_path / "s.csv").write_text("k,start,end\n007,0,1\n")
+    bound = f'@bind("s", "csv useHeaders=true", "{tmp_path}", "s.csv").\nq(K) :- s(K).\n'
+    with pytest.raises(ChronologError) as e:
+        reason(bound + '@mapping("s", 0, "k", "strng").\n')
+    assert (e.value.message, e.value.pos.line) == ('@mapping of s: "strng" is not a type chronolog reads', 3)
+    assert e.value.hint.startswith('did you mean "string"?')
+    assert reason(bound + '@mapping("s", 0, "k", "String").\n').to_text() == 'q("007")@[0,1]'
+    assert reason(bound + '@mapping("s", 0, "k", "integer").\n').to_text() == "q(7)@[0,1]"  # (no type: read as numbers)

@@ -78,3 +78,9 @@ def test_stream_input_dash_and_output_dash(tmp_path):
     r = cli("run", prog, "--output", "-", stdin="", cwd=tmp_path)
     assert r.returncode == 2 and "--output takes a directory" in r.stderr and "--format csv" in r.stderr, r.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_a_program_from_stdin_binds_files_from_the_current_directory(tmp_path):
+    (tmp_path / "s.csv").write_text("k,start,end\na,0,1\n")
+    r = cli("run", "-", stdin='@bind("s", "csv useHeaders=true", ".", "s.csv").\nq(K) :- s(K).\n', cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "q(a)@[0,1]\n"), r.stderr

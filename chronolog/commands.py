@@ -198,7 +198,6 @@ def query(program, facts, dialect, horizon, query, fmt):
     """Print every binding of the variables of QUERY (e.g. "controls(X, beta)@[0,10]";
     the window may be a point or left out) with the intervals, within the
     window, on which it holds.  A ground query prints true or false."""
-    import csv
     import json
 
     from chronolog.query import format_answers
@@ -222,14 +221,13 @@ def query(program, facts, dialect, horizon, query, fmt):
                     "intervals": [(fmt_iv or format_interval)(iv) for iv in a.intervals],
                 }, ensure_ascii=False))
         else:
+            from chronolog.connectors.csv_files import write_rows
+
             point = model.calendar.format_point if model.calendar is not None else _number
             names = list(res[0].binding) if res else []
-            w = csv.writer(sys.stdout, lineterminator="\n")
-            w.writerow(names + ["start", "end", "start_closed", "end_closed"])
-            for a in res:
-                for lo, hi, lc, hc in a.intervals:
-                    w.writerow([csv_term(v) for v in a.binding.values()]
-                               + [point(lo), point(hi), str(lc).lower(), str(hc).lower()])
+            write_rows(sys.stdout, [names + ["start", "end", "start_closed", "end_closed"]] + [
+                [csv_term(v) for v in a.binding.values()] + [point(lo), point(hi), str(lc).lower(), str(hc).lower()]
+                for a in res for lo, hi, lc, hc in a.intervals])
     except ChronologError as e:
         _fail(e)
 

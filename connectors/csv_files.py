@@ -302,6 +302,18 @@ def _csv_rows(facts, fmt):
 BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, as an Arrow (RE2) pattern
 
 
+def write_rows(out, rows, lineterminator: str = "\n") -> None:
+    """``rows`` (lists of cell text) as CSV on ``out``: the csv module's
+    minimal quoting, and a row with a cell that starts or ends with a blank
+    written by :func:`quoted_cell` (a reader trims a bare cell's blanks)."""
+    w = csv.writer(out, lineterminator=lineterminator)
+    for row in rows:
+        if any(c[:1].isspace() or c[-1:].isspace() for c in row):
+            out.write(",".join(map(quoted_cell, row)) + lineterminator)
+        else:
+            w.writerow(row)
+
+
 def quoted_cell(cell: str) -> str:
     """``cell`` as a CSV file holds it: the csv module's minimal quoting,
     and quoted too where it starts or ends with a blank, which the readers

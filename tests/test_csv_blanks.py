@@ -171,3 +171,19 @@ def test_spark_writes_blanks_and_quotes_that_read_back(spark, tmp_path):
     (tmp_path / "a.vada").write_text('@bind("s", "spark csv", ".", "s.csv").\nq(K) :- s(K).\n@output("q").\n')
     got = cs.reason(spark, tmp_path / "a.vada")["q"].toArrow().column("c0").to_pylist()
     assert sorted(got) == AROUND_READ
+
+
+def test_csv_printed_by_run_and_query_keeps_blanks(tmp_path):
+    """``run --format csv`` and ``query --format csv`` wrote `` a `` bare,
+    which chronolog's reader (and DuckDB's) read back as ``a``."""
+    pd = pytest.importorskip("pandas")
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(X) :- s(X).\ns(" a ")@[0,1].\ns("b\\t")@[0,1].\ns("c")@[0,1].\n')
+    for args, column in ((["run", str(prog), "--format", "csv"], "c0"), (["query", str(prog), "q(X)", "--format", "csv"], "X")):
+        r = CliRunner().invoke(cli, args)
+        assert r.exit_code == 0, r.output
+        (tmp_path / "out.csv").write_text(r.output)
+        assert sorted(pd.read_csv(tmp_path / "out.csv", dtype=str)[column]) == [" a ", "b\t", "c"]  # (pandas as a peer)
+        back = chronolog.reason(f'@bind("o", "csv useHeaders=true", "{tmp_path}", "out.csv").\n'
+                                f'@mapping("o", {int(column == "c0")}, "{column}", "string").\nr(X) :- o({"P, " if column == "c0" else ""}X).\n')
+        assert sorted(t for (t,), _ in back.facts("r")) == [" a ", "b\t", "c"], args[0]

@@ -19,7 +19,7 @@ from chronolog.language.errors import ArgumentError, ChronologError, DataError, 
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
-from chronolog.language.source_text import KERNEL_BYTES
+from chronolog.language.source_text import KERNEL_BYTES, NamedText
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.input_size import direct_min_rows
@@ -118,7 +118,13 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if isinstance(facts, str):
         from chronolog.language.source_text import strip_bom
 
-        return read_dialect_facts(strip_bom(facts).splitlines(), "<facts>", dialect, calendar)
+        named = isinstance(facts, NamedText)  # (standard input's text, naming <stdin>: chronolog/standard_input.py)
+        source = facts.source if named else "<facts>"
+        if named and len(facts) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # (as a large file's)
+            from chronolog.language.fact_columns import read_facts_text
+
+            return read_facts_text(str(facts), source, dialect, calendar)
+        return read_dialect_facts(strip_bom(facts).splitlines(), source, dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
@@ -141,7 +147,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
         return rows
     items = list(facts)
-    if items and all(isinstance(x, Path) for x in items):
+    if items and all(isinstance(x, (Path, NamedText)) for x in items):  # (files, and standard input's text)
         for p in items:
             rows.merge(load_facts(p, dialect, calendar))
         return rows
@@ -258,7 +264,7 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
-def _check_mapped_tables(program, facts) -> None:
+def check_mapped_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
     table's column order, so each would take another's values."""
@@ -686,7 +692,7 @@ class Reasoner:
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         if base_dir is None and isinstance(program, Path):
             base_dir = program.parent
-        _check_mapped_tables(prog, facts)
+        check_mapped_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
         # (not for existential rules: their chase runs on rows and names its
@@ -921,6 +927,8 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
+        for facts in (retract, add):  # (tables read by column order, as reason() checks them)
+            check_mapped_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):

@@ -267,11 +267,16 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
 
     t0 = time.perf_counter()
     try:
-        if not exists(program, "the program file"):
+        from chronolog.standard_input import command_inputs, is_stdin
+
+        if not is_stdin(program) and not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
 
+        if output is not None and is_stdin(output):
+            raise ChronologError("--output takes a directory (one CSV file per output predicate), not - (standard output)",
+                                 hint="print every output as one CSV table on standard output with --format csv")
         if output is not None:
             check_output_dir(output)
         if plot_to is not None:
@@ -283,9 +288,10 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
             from chronolog.preload import import_in_background
 
             import_in_background(pyarrow=False, modules=False)
+        given, given_facts = command_inputs(program, facts, d)
         with _notes():
             model = reason(
-                program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, strategy=strategy,
+                given, given_facts, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
         win = model._given_interval(parse_horizon(window, model.calendar, "--window")) if window is not None else None  # LARS: ticks
@@ -359,6 +365,9 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
             if not eq or not k.strip():
                 raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
             settings[k.strip()] = v.strip()
+        if str(program) == "-":
+            raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
+                                 hint="save the program to a file and name it")
         if not exists(program, "the program file"):
             raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
         if plot_to is not None:

@@ -18,6 +18,7 @@ import click
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
+from chronolog.standard_input import command_inputs, is_stdin
 from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
@@ -71,10 +72,10 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
     from chronolog.api import reason
 
     try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+        _check_program_file(program)
         d = _dialect_for(program, dialect)
-        model = reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, max_rounds=max_rounds)
+        given, given_facts = command_inputs(program, facts, d)
+        model = reason(given, given_facts, dialect=d, horizon=horizon, max_rounds=max_rounds)
         click.echo("true" if model.holds(query, dialect=d) else "false")
     except ChronologError as e:
         _fail(e)
@@ -91,9 +92,9 @@ def plan(program, dialect, engine):
     from chronolog.planner import plan as make_plan
 
     try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
-        prog = load_program(program, dialect=_dialect_for(program, dialect))
+        _check_program_file(program)
+        prog, _ = command_inputs(program, (), _dialect_for(program, dialect))
+        prog = load_program(prog, dialect=_dialect_for(program, dialect))
         click.echo(describe_plan(make_plan(prog), engine))
     except ChronologError as e:
         _fail(e)
@@ -117,11 +118,13 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
     from chronolog.stream_cli import run_hypothetical, run_stream
 
     try:
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+        _check_program_file(program)
+        if is_stdin(input_):
+            input_ = None  # (standard input, as without --input)
         if input_ is not None and not exists(input_, "the input file"):
             raise ChronologError(f"the input file {input_} does not exist", hint="check the path (relative paths start at the current directory)")
         d = _dialect_for(program, dialect)
+        program, _ = command_inputs(program, (), d, stdin_taken=None if input_ is not None else "the stream's facts (no --input)")
         if (window is not None or delay is not None) and not hypothetical:
             raise ChronologError("--window and --delay go with --hypothetical",
                                  hint="a plain stream's memory is bounded by the program's own operators")
@@ -162,10 +165,15 @@ def _open_input(path: Path):
 def _load(program, facts, dialect, horizon, progress=None):
     from chronolog.api import reason
 
-    if not exists(program, "the program file"):
-        raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+    _check_program_file(program)
     d = _dialect_for(program, dialect)
-    return reason(program, [Path(f) for f in facts] or None, dialect=d, horizon=horizon, progress=progress), d
+    given, given_facts = command_inputs(program, facts, d)
+    return reason(given, given_facts, dialect=d, horizon=horizon, progress=progress), d
+
+
+def _check_program_file(program: Path) -> None:
+    if not is_stdin(program) and not exists(program, "the program file"):
+        raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
 
 
 _common = [
@@ -190,7 +198,6 @@ def query(program, facts, dialect, horizon, query, fmt):
     """Print every binding of the variables of QUERY (e.g. "controls(X, beta)@[0,10]";
     the window may be a point or left out) with the intervals, within the
     window, on which it holds.  A ground query prints true or false."""
-    import csv
     import json
 
     from chronolog.query import format_answers
@@ -214,14 +221,13 @@ def query(program, facts, dialect, horizon, query, fmt):
                     "intervals": [(fmt_iv or format_interval)(iv) for iv in a.intervals],
                 }, ensure_ascii=False))
         else:
+            from chronolog.connectors.csv_files import write_rows
+
             point = model.calendar.format_point if model.calendar is not None else _number
             names = list(res[0].binding) if res else []
-            w = csv.writer(sys.stdout, lineterminator="\n")
-            w.writerow(names + ["start", "end", "start_closed", "end_closed"])
-            for a in res:
-                for lo, hi, lc, hc in a.intervals:
-                    w.writerow([csv_term(v) for v in a.binding.values()]
-                               + [point(lo), point(hi), str(lc).lower(), str(hc).lower()])
+            write_rows(sys.stdout, [names + ["start", "end", "start_closed", "end_closed"]] + [
+                [csv_term(v) for v in a.binding.values()] + [point(lo), point(hi), str(lc).lower(), str(hc).lower()]
+                for a in res for lo, hi, lc, hc in a.intervals])
     except ChronologError as e:
         _fail(e)
 

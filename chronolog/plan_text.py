@@ -87,7 +87,8 @@ def describe_plan(plan, engine: str = "auto") -> str:
             out.extend(_rule(rp, schemas.get(rp.rule.head_pred, ())))
     if plan.physical.constraints:
         out.append("")
-        out.append("constraints (checked after the last stratum):")
+        # (on rows whichever executor ran the strata: engine/rows/evaluator.py, check_constraints)
+        out.append("constraints (checked after the last stratum, on rows):")
         for rp in plan.physical.constraints:
             out.append(f"  rule {rp.rule.describe()}")
             out.extend(operator_tree(rp.root))

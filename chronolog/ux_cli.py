@@ -18,7 +18,6 @@ def show_progress(flag) -> bool:
 def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
     """The facts as text (canonical lines), CSV (``pred``, the terms as
     ``c0..``, ``start``, ``end``, closedness, ``every``) or JSON lines."""
-    import csv
     import json
 
     out = out or sys.stdout
@@ -70,9 +69,10 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
 
             extra = [_format_period(f.every, cal) if f.every is not None else ""]
         cells.append([f.pred] + terms + [point(lo, f), point(hi, f), str(lc).lower(), str(hc).lower()] + extra)
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else []))
-    w.writerows(cells)
+    from chronolog.connectors.csv_files import write_rows
+
+    header = ["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else [])
+    write_rows(out, [header] + cells)  # (a string with a blank at an end quoted: it reads back whole)
 
 
 def csv_term(v) -> str:

@@ -108,7 +108,10 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
     facts = []
     with io.StringIO(text, newline="") as fh:
         lines = fh.readlines()  # (as the csv module reads them: its line_num says which lines made a row)
-        reader = csv.reader(lines)
+        # (blanks before a quoted cell skipped: `a, "b"` reads b, as DuckDB and
+        # Spark's reader as chronolog sets it read it -- the readers that, as
+        # chronolog, drop the blanks around a cell; see _quoted_cells)
+        reader = csv.reader(lines, skipinitialspace=True)
         header = None
         first_row = 1
         if use_headers:
@@ -148,11 +151,12 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                     where,
                     hint="one column per argument plus start and end",
                 )
-            quoted = _quoted_cells("".join(record)) if any(c[:1].isspace() or c[-1:].isspace() for c in row) else ()
+            quoted = _quoted_cells("".join(record)) if any(c[:1].isspace() or c[-1:].isspace() for c in row) else {}
             terms = []
             for k, i in enumerate(term_cols):
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
-                terms.append(convert(row[i], kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
+                cell = row[i][: len(row[i]) - quoted[i]] if quoted.get(i) else row[i]  # (`"c" ` is c)
+                terms.append(convert(cell, kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
             lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
             hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
             if header is not None and "start_closed" in header:
@@ -171,22 +175,31 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
     return facts
 
 
-def _quoted_cells(record: str) -> set:
-    """The indices of the quoted cells of one CSV record, read as the csv
-    module reads it (a cell is quoted when it starts with ``"``; ``""`` in
-    it is a quote; text after its closing quote runs to the next comma).
-    The csv module does not say which cells were quoted, and only a quoted
-    cell keeps the blanks at its ends."""
-    quoted, i, k = set(), 0, 0
+def _quoted_cells(record: str) -> dict:
+    """The quoted cells of one CSV record, read as the csv module reads it
+    with ``skipinitialspace`` (a cell is quoted when it starts with ``"``
+    after blanks; ``""`` in it is a quote; text after its closing quote
+    runs to the next comma): ``{index: how many blanks follow its closing
+    quote}``, blanks the csv module keeps and chronolog drops (``"c" `` is
+    ``c``, as DuckDB and Spark read it).  The csv module does not say which
+    cells were quoted, and only a quoted cell keeps the blanks inside its
+    quotes."""
+    quoted, i, k = {}, 0, 0
     while True:
-        if record.startswith('"', i):
-            quoted.add(k)
-            i += 1
+        j = i
+        while record.startswith(" ", j):
+            j += 1
+        if record.startswith('"', j):
+            i = j + 1
             while (j := record.find('"', i)) >= 0 and record.startswith('"', j + 1):
                 i = j + 2
             if j < 0:
+                quoted[k] = 0
                 return quoted
             i = j + 1
+            end = record.find(",", i)
+            after = record[i : end if end >= 0 else len(record)].rstrip("\r\n")
+            quoted[k] = len(after) if not after.strip() else 0
         i = record.find(",", i)
         if i < 0:
             return quoted
@@ -287,6 +300,18 @@ def _csv_rows(facts, fmt):
 
 
 BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, as an Arrow (RE2) pattern
+
+
+def write_rows(out, rows, lineterminator: str = "\n") -> None:
+    """``rows`` (lists of cell text) as CSV on ``out``: the csv module's
+    minimal quoting, and a row with a cell that starts or ends with a blank
+    written by :func:`quoted_cell` (a reader trims a bare cell's blanks)."""
+    w = csv.writer(out, lineterminator=lineterminator)
+    for row in rows:
+        if any(c[:1].isspace() or c[-1:].isspace() for c in row):
+            out.write(",".join(map(quoted_cell, row)) + lineterminator)
+        else:
+            w.writerow(row)
 
 
 def quoted_cell(cell: str) -> str:

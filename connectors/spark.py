@@ -115,6 +115,7 @@ def read_binding(spark, b: dict):
         opts["inferSchema"] = "false"  # Spark would read decimals as doubles
         for trim in ("ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"):
             opts.setdefault(trim, "true")  # a bare cell trimmed, a quoted one kept, as the CSV reader reads them
+        opts.setdefault("escape", '"')  # a quote in a quoted cell doubled (RFC 4180: "a""b" is a"b), as every writer writes it
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
     reader = spark.read.format(fmt).options(**opts)
@@ -264,6 +265,13 @@ def write_binding(df, b: dict, overwrite: bool, staging=None) -> None:
     if fmt == "csv":
         df = _booleans_as_terms(df)
         options.setdefault("header", "true")  # as read_binding reads it: without, each part's first fact was read as a header
+        # a string's blanks kept (Spark trims them by default) and every cell
+        # quoted, since a reader trims a bare cell's (Spark quotes no cell for
+        # its blanks alone); a quote doubled, as read_binding and the embedded
+        # reader read it (Spark writes \" by default)
+        for key, value in (("ignoreLeadingWhiteSpace", "false"), ("ignoreTrailingWhiteSpace", "false"),
+                           ("quoteAll", "true"), ("escape", '"')):
+            options.setdefault(key, value)
     if staging is not None and stageable(b):
         tmp = staging.temp_path(Path(str(b["location"])), overwrite, is_dir=True)
         if fmt == "chronolog":

@@ -702,12 +702,13 @@ def to_points(iv, calendar):
     from .errors import DataError
 
     items = iv if isinstance(iv, tuple) else (iv,)
+    if calendar is not None and any(_finite_number(x) for x in items[:2]):  # (beside a date too: (date, 5) read 5 as day 5 of 1970)
+        raise DataError(
+            f"the interval {iv!r} has numbers as time points, but the program's timeline is dates",
+            hint="give datetime.date / datetime.datetime ends (None is not allowed: use float('inf')); "
+                 "for a date and a length, add a datetime.timedelta to the date",
+        )
     if not any(_is_datetime(x) for x in items[:2]):
-        if calendar is not None and any(_finite_number(x) for x in items[:2]):
-            raise DataError(
-                f"the interval {iv!r} has numbers as time points, but the program's timeline is dates",
-                hint="give datetime.date / datetime.datetime ends (None is not allowed: use float('inf'))",
-            )
         return iv
     if calendar is None:
         raise DataError(

@@ -15,6 +15,18 @@ BOM = "\ufeff"
 KERNEL_BYTES = 1 << 16
 
 
+class NamedText(str):
+    """Text that names where it came from in its errors (``<stdin>``):
+    ``reason`` reads facts given so as it reads a facts file."""
+
+    source: str
+
+    def __new__(cls, text: str, source: str):
+        self = super().__new__(cls, text)
+        self.source = source
+        return self
+
+
 def decode(data: bytes, source: str, what: str = "file") -> str:
     """``data`` as text; a byte-order mark is dropped."""
     try:

@@ -89,8 +89,13 @@ class Normalizer:
             head_pred, head_terms = head.pred, head.terms
         head_shift = _drop_identity(head_shift)
         existentials = existential_variables(rule)
+        # an aggregate is over the union of a split Since/Until's two cases
+        # (one rule each would aggregate each case alone and union the
+        # results): the literal goes whole into a predicate of its own
+        aggregates = any(isinstance(lit, ast.Assignment) and isinstance(lit.expr, ast.Aggregate) for lit in rule.body)
         try:
-            alternatives = [self.literal(lit, rule) for lit in rule.body]
+            alternatives = [[[self.scan(lit, rule)]] if aggregates and _splits(lit) else self.literal(lit, rule)
+                            for lit in rule.body]
         except _Impossible:
             return
         for combo in itertools.product(*alternatives):
@@ -255,6 +260,14 @@ class Normalizer:
 
     def _fresh(self, kind: str) -> str:
         return f"{FRESH_PREFIX}{kind}{next(self._counter)}"
+
+
+def _splits(lit) -> bool:
+    """Whether :meth:`Normalizer.binary` makes two alternatives of ``lit``:
+    a Since/Until whose window holds 0 and more, its left side not ⊥."""
+    if not isinstance(lit, ast.Binary) or not contains_point(lit.window, 0) or without_zero(lit.window) is None:
+        return False
+    return not (isinstance(lit.left, ast.Truth) and not lit.left.value)
 
 
 def _drop_identity(w):

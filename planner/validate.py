@@ -200,10 +200,11 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
     settings: dict = {}
     for ann in program.annotations:
         if ann.name not in KNOWN_ANNOTATIONS:
+            close = _close(ann.name, KNOWN_ANNOTATIONS)
             raise ProgramError(
                 f"unknown annotation @{ann.name}",
                 ann.pos,
-                hint="known annotations: " + ", ".join("@" + k for k in KNOWN_ANNOTATIONS),
+                hint=(f"did you mean @{close}? " if close else "") + "known annotations: " + ", ".join("@" + k for k in KNOWN_ANNOTATIONS),
             )
         lo, hi = KNOWN_ANNOTATIONS[ann.name]
         if not lo <= len(ann.args) <= hi:
@@ -221,6 +222,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
                 )
         if ann.name == "mapping":
             check_mapped_position(program, ann, arities[ann.args[0]][0])
+            check_mapped_type(ann)
         key = _setting(ann)
         first = settings.setdefault(key, ann) if key is not None else ann
         if list(first.args) != list(ann.args):  # (one of them would be dropped without a word)
@@ -232,6 +234,31 @@ def _args(ann) -> str:
     from chronolog.language.text import format_term
 
     return ", ".join(f'"{a}"' if isinstance(a, str) else format_term(a) for a in ann.args)
+
+
+# the @mapping types the readers read (connectors/csv_files.py, csv_columns.py,
+# spark.py); any other reads as numbers, #T/#F and names (docs/language.md)
+MAPPING_TYPES = ("string", "str", "int", "double", "number", "decimal", "float", "bool", "boolean",
+                 "date", "datetime", "timestamp")
+
+
+def check_mapped_type(ann) -> None:
+    """A ``@mapping`` type spelt like one of MAPPING_TYPES but not one
+    (``"strng"``): it read as no type at all, so ``007`` became 7 without a word."""
+    if len(ann.args) < 4 or not isinstance(ann.args[3], str):
+        return
+    kind = ann.args[3].lower()
+    close = _close(kind, MAPPING_TYPES) if kind not in MAPPING_TYPES else None
+    if close is not None:
+        raise ProgramError(f'@mapping of {ann.args[0]}: "{ann.args[3]}" is not a type chronolog reads', ann.pos,
+                           hint=f'did you mean "{close}"? (types: {", ".join(MAPPING_TYPES)})')
+
+
+def _close(name: str, known):
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def check_mapped_position(program: ast.Program, ann, arity: int) -> None:

@@ -383,6 +383,21 @@ def test_random_aggregates_match_the_oracle(seed):
     assert sorted(m.facts("out")) == sorted(o.facts("out")), f"{rule}\n{data}"
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_aggregate_over_since_or_until_whose_window_holds_0_matches_the_oracle(engine):
+    """``A U[0,2] B`` is split into B (distance 0) and ``A U(0,2] B``: one
+    rule each aggregated each case alone and unioned the results, so
+    g(1)@[4,6] stood beside g(2)@(3,6), two counts at one time."""
+    data = "q(a)@[4,6).\nr(a)@(3,6).\nr(b)@(3,6].\nq(b)@[5,5].\nr(c)@[0,1)."
+    for rule in ("g(N) :- q(X) <U>[0,2] r(X), N = count().", "g(N) :- q(X) <S>[0,2] r(X), N = count().",
+                 "g(X, S) :- q(X) <U>[0,1] r(X), r(Y), S = count().", "g(S) :- q(X) <U>[0,2] r(X), S = sum(1), S > 1."):
+        m = chronolog.reason(rule + "\n" + data, engine=engine)
+        o = evaluate_text(rule, data, paranoid=True)
+        assert sorted(m.facts("g")) == sorted(o.facts("g")), rule
+    m = chronolog.reason("g(N) :- q(X) <U>[0,2] r(X), N = count().\n" + data, engine=engine)
+    assert m.to_text() == "g(1)@[0,1)\ng(1)@[6,6]\ng(2)@(3,6)"
+
+
 def test_explain_names_the_group_and_the_value():
     m = chronolog.reason("s(X, S) :- p(X, V), S = sum(V).\np(a, 1)@[0,2]. p(a, 2)@[1,3].", explain=True)
     (why,) = m.explain("s(a,3)@[1,2]")

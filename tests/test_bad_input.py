@@ -1020,22 +1020,31 @@ def test_a_table_whose_columns_the_mapping_names_in_another_order_is_refused():
     """A table is read in its column order: with the columns ``n, who`` and
     the arguments mapped ``who, n``, each argument took the other's values
     (q(1, a)) without a word; columns in the mapping's order, or not named
-    by it, read as before."""
+    by it, read as before.  The same for a table added to a Reasoner, taken
+    back from it, or pushed to a Stream (they read it in column order too)."""
     import pandas as pd
     import polars as pl
     import pyarrow as pa
 
-    from chronolog import Reasoner
+    from chronolog import Reasoner, Stream
 
     program = '@mapping("p", 0, "who", "string"). @mapping("p", 1, "n", "int").\nq(X, Y) :- p(X, Y).\n'
     swapped = pd.DataFrame({"n": [1], "who": ["a"], "start": [0], "end": [5]})
     for table in (swapped, pl.from_pandas(swapped), pa.Table.from_pandas(swapped, preserve_index=False)):
-        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table})):
+        for call in (lambda: reason(program, {"p": table}), lambda: Reasoner(program, {"p": table}),
+                     lambda: Reasoner(program).add({"p": table}), lambda: Reasoner(program, "p(a, 1)@[0,5]").retract({"p": table}),
+                     lambda: Reasoner(program).amend("p(a, 1)@[0,5]", {"p": table}), lambda: Stream(program).push({"p": table}),
+                     lambda: Stream(program).update(add={"p": table})):
             with pytest.raises(ChronologError, match='names argument 0 "who", but "who" is value column 1 of the table for p') as e:
                 call()
             assert "are n, who" in e.value.hint
     for table in (swapped[["who", "n", "start", "end"]], swapped.rename(columns={"n": "c1", "who": "c0"})[["c0", "c1", "start", "end"]]):
         assert reason(program, {"p": table}).to_text() == "q(a,1)@[0,5]"
+        assert Reasoner(program).add({"p": table}).to_text() == "q(a,1)@[0,5]"
+        stream = Stream(program)
+        stream.push({"p": table})
+        stream.close()
+        assert [str(f) for f in stream.take()] == ["q(a,1)@[0,5]"]
 
 
 def test_a_pandas_frame_with_a_named_index_is_refused_naming_it():
@@ -1065,3 +1074,20 @@ def test_a_pandas_frame_with_a_named_index_is_refused_naming_it():
         reason("q(S) :- p(S, V).", {"p": two})
     assert reason("q(S) :- p(S, V).", {"p": indexed.reset_index()}).to_text() == want
     assert reason("q(S) :- p(S, V).", {"p": df[df.v > 0]}).to_text() == want  # (an unnamed index: row labels, not read)
+
+
+def test_a_misspelt_annotation_or_mapping_type_says_what_was_meant(tmp_path):
+    """``@outptu`` listed the annotations without naming the one meant;
+    ``@mapping(..., "strng")`` read the column as no type at all, so the
+    string ``007`` became the number 7 without a word."""
+    with pytest.raises(ChronologError) as e:
+        reason('@outptu("p").\np(X) :- q(X).')
+    assert e.value.message == "unknown annotation @outptu" and e.value.hint.startswith("did you mean @output?")
+    (tmp_path / "s.csv").write_text("k,start,end\n007,0,1\n")
+    bound = f'@bind("s", "csv useHeaders=true", "{tmp_path}", "s.csv").\nq(K) :- s(K).\n'
+    with pytest.raises(ChronologError) as e:
+        reason(bound + '@mapping("s", 0, "k", "strng").\n')
+    assert (e.value.message, e.value.pos.line) == ('@mapping of s: "strng" is not a type chronolog reads', 3)
+    assert e.value.hint.startswith('did you mean "string"?')
+    assert reason(bound + '@mapping("s", 0, "k", "String").\n').to_text() == 'q("007")@[0,1]'
+    assert reason(bound + '@mapping("s", 0, "k", "integer").\n').to_text() == "q(7)@[0,1]"  # (no type: read as numbers)

@@ -155,6 +155,15 @@ def test_plan_prints_strata_and_nodes(tmp_path):
     assert "Temporal box[-3,0]" in out and "Temporal shift[0,0.5]" in out
 
 
+def test_plan_names_where_constraints_are_checked(tmp_path):
+    """Every stratum's executor was named, the constraints' was not."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("⊥ :- employed(X), retired(X).\nemployed(ann)@[0,10].\n")
+    for engine in ("auto", "columns"):
+        r = cli("plan", prog, "--engine", engine)
+        assert r.returncode == 0 and "constraints (checked after the last stratum, on rows):" in r.stdout, r.stderr
+
+
 def test_plan_of_a_lars_program_names_only_the_count_of_facts(tmp_path):
     """A LARS program's fact files and tables are read as rows (ticks), so
     neither the fact files' nor the tables' threshold decides where it runs:

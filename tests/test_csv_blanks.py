@@ -70,7 +70,7 @@ def test_which_cells_are_quoted_as_the_csv_module_reads_them(cells):
     for quoting in (csv.QUOTE_ALL, csv.QUOTE_MINIMAL):
         record = written(row, quoting)
         assert next(csv.reader([record])) == row
-        assert _quoted_cells(record) == {i for i, c in enumerate(row) if written([c, "x"], quoting).startswith('"')}
+        assert set(_quoted_cells(record)) == {i for i, c in enumerate(row) if written([c, "x"], quoting).startswith('"')}
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])
@@ -119,3 +119,71 @@ def test_spark_reads_blanks_as_the_csv_reader_does(spark, tmp_path):
             t = out[pred].toArrow()
             got = sorted(zip(*(t.column(c).to_pylist() for c in t.column_names[:2])))
             assert got == sorted(t for t, _ in want.facts(pred)), (pred, distributed)
+
+
+# cells with blanks around their quotes: pandas, Polars and Arrow keep the
+# blanks (and then read ` "b"` with its quotes, the quote not being the
+# cell's first character); the readers that drop the blanks around a cell,
+# as chronolog does, read them as quoted cells: DuckDB, and Spark's reader
+# trimming blanks (as chronolog sets it)
+AROUND = 'k,start,end\n "b",0,1\n"c" ,0,1\n " d ",0,1\n"a""b",0,1\ne,0,1\n'
+AROUND_READ = sorted(["a\"b", "b", "c", " d ", "e"])
+
+
+@pytest.mark.parametrize("kernels", [False, True])
+def test_blanks_around_a_quoted_cell_are_dropped_as_duckdb_drops_them(tmp_path, monkeypatch, kernels):
+    """`` "b"`` was read as ``"b"`` with its quotes, ``"c" `` as ``c ``."""
+    duckdb = pytest.importorskip("duckdb")
+    if kernels:
+        monkeypatch.setattr(csv_columns, "KERNEL_BYTES", 0)
+    (tmp_path / "s.csv").write_text(AROUND)
+    oracle = duckdb.sql(f"select k from read_csv('{tmp_path / 's.csv'}', all_varchar=true)").fetchall()
+    assert sorted(k for k, in oracle) == AROUND_READ
+    program = f'@bind("s", "csv useHeaders=true", "{tmp_path}", "s.csv").\nq(K) :- s(K).\n'
+    cols, _ = on_both_executors(program, "q")
+    assert sorted(k for (k,), _ in cols.facts("q")) == AROUND_READ
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_writes_blanks_and_quotes_that_read_back(spark, tmp_path):
+    """Spark's CSV writer trimmed a string's blanks (`` a `` written ``a``,
+    ``"  "`` an empty cell) and wrote a quote as ``\\"``, which no other
+    reader reads as a quote; its reader read ``"a""b"`` (RFC 4180, as the
+    embedded writer writes it) with its quotes doubled, and `` "b"`` and
+    ``"c" `` unlike the embedded reader."""
+    import csv
+
+    from chronolog import spark as cs
+    from chronolog.language.dates import format_fact
+
+    strings = [" a ", "b\t", "  ", 'say "hi"', "x,y", "\u3000c", "d"]
+    facts = "".join(format_fact("s", (x,), (0, 1, True, True), None) + ".\n" for x in strings)
+    (tmp_path / "w.vada").write_text(facts + '@bind("q", "spark csv", "out", "").\nq(X) :- s(X).\n@output("q").\n')
+    cs.run_program(spark, tmp_path / "w.vada")
+    written = [row[0] for f in sorted((tmp_path / "out").glob("*.csv")) for row in list(csv.reader(f.open(newline="")))[1:]]
+    assert sorted(written) == sorted(strings)  # (Python's csv module as a peer)
+    (tmp_path / "r.vada").write_text('@bind("q", "spark csv", "out", "").\nr(X) :- q(X).\n@output("r").\n')
+    for distributed in (False, True):
+        got = cs.reason(spark, tmp_path / "r.vada", distributed=distributed)["r"].toArrow().column("c0").to_pylist()
+        assert sorted(got) == sorted(strings), distributed
+    (tmp_path / "s.csv").write_text(AROUND)
+    (tmp_path / "a.vada").write_text('@bind("s", "spark csv", ".", "s.csv").\nq(K) :- s(K).\n@output("q").\n')
+    got = cs.reason(spark, tmp_path / "a.vada")["q"].toArrow().column("c0").to_pylist()
+    assert sorted(got) == AROUND_READ
+
+
+def test_csv_printed_by_run_and_query_keeps_blanks(tmp_path):
+    """``run --format csv`` and ``query --format csv`` wrote `` a `` bare,
+    which chronolog's reader (and DuckDB's) read back as ``a``."""
+    pd = pytest.importorskip("pandas")
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(X) :- s(X).\ns(" a ")@[0,1].\ns("b\\t")@[0,1].\ns("c")@[0,1].\n')
+    for args, column in ((["run", str(prog), "--format", "csv"], "c0"), (["query", str(prog), "q(X)", "--format", "csv"], "X")):
+        r = CliRunner().invoke(cli, args)
+        assert r.exit_code == 0, r.output
+        (tmp_path / "out.csv").write_text(r.output)
+        assert sorted(pd.read_csv(tmp_path / "out.csv", dtype=str)[column]) == [" a ", "b\t", "c"]  # (pandas as a peer)
+        back = chronolog.reason(f'@bind("o", "csv useHeaders=true", "{tmp_path}", "out.csv").\n'
+                                f'@mapping("o", {int(column == "c0")}, "{column}", "string").\nr(X) :- o({"P, " if column == "c0" else ""}X).\n')
+        assert sorted(t for (t,), _ in back.facts("r")) == [" a ", "b\t", "c"], args[0]

@@ -241,7 +241,9 @@ def test_spark_reads_and_writes_booleans_as_chronolog_does(spark, tmp_path):
                                      "b(X, F) :- q(X, F), F == #T.\nmix(X, F) :- q(X, F), F != 1, F != 0.\n"
                                      "mix(X, X) :- q(X, 1).\n@output(\"b\"). @output(\"mix\").\n")
     cs.run_program(spark, tmp_path / "w.vada")
-    cells = {d: {line.split(",")[1] for f in (tmp_path / d).glob("*.csv") for line in f.read_text().splitlines()[1:]}
+    import csv
+
+    cells = {d: {row[1] for f in (tmp_path / d).glob("*.csv") for row in list(csv.reader(f.open(newline="")))[1:]}
              for d in ("sb", "smix")}
     assert cells == {"sb": {"#T"}, "smix": {"#T", "#F"} | set(_names(n, "1"))}
     (tmp_path / "again.vada").write_text('@bind("b", "spark csv", "sb", "").\n@bind("mix", "spark csv", "smix", "").\n'

@@ -420,3 +420,18 @@ def test_a_temporal_annotation_of_words_on_a_date_timeline_says_so(args):
         chronolog.reason(f'@timeGranularity("days").\n@temporal({args}).\np(a)@2020-01-05.\nq(X) :- p(X).')
     assert e.value.message == "@temporal(from, to) needs two dates on this program's date timeline"
     assert e.value.pos.line == 2 and "@temporal(2020-01-01, 2020-12-31)" in e.value.hint
+
+
+def test_a_date_beside_a_number_in_a_python_interval_is_refused():
+    """``(date(1970, 1, 2), 5)`` read 5 as day 5 of 1970 (the timeline's
+    count of days) without a word: p(a)@[1970-01-02,1970-01-06]; two numbers
+    were refused, a date and a number not.  The same on every way in."""
+    prog = '@timeGranularity("days").\np(X) :- q(X).\n'
+    for iv in ((dt.date(1970, 1, 2), 5), (3, dt.date(2024, 2, 29)), (dt.date(2024, 2, 28), 3.0, True, False)):
+        for call in (lambda: chronolog.reason(prog, {"q": [(("a",), iv)]}),
+                     lambda: chronolog.Reasoner(prog).add({"q": [(("a",), iv)]}),
+                     lambda: chronolog.Stream(prog).push({"q": [(("a",), iv)]})):
+            with pytest.raises(ChronologError, match="has numbers as time points, but the program's timeline is dates"):
+                call()
+    leap = (dt.date(2024, 2, 28), dt.date(2024, 2, 28) + dt.timedelta(days=2))  # (what the hint says to write)
+    assert chronolog.reason(prog, {"q": [(("a",), leap)]}).to_text() == "p(a)@[2024-02-28,2024-03-01]"

@@ -606,3 +606,22 @@ def test_an_existential_rule_is_said_aloud():
         chronolog.reason("company(a)@1.\ncontroller(Y, C) :- company(C).\n")
     notes = [str(w.message) for w in caught if issubclass(w.category, chronolog.Note)]
     assert len(notes) == 1 and "<program>:2:1" in notes[0] and "Y occurs in the head of controller" in notes[0]
+
+
+def test_nulls_written_to_files_read_back_as_the_docs_say(tmp_path):
+    """Parquet and Arrow mark a column of nulls as fact text, so a null
+    comes back a null; CSV has no mark and reads the text ``_:n1`` as a
+    string (docs/language.md, "Nulls as text")."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+    from chronolog.language.nulls import Null
+
+    rules = "@output(\"controller\").\ncontroller(Y, C) :- company(C).\ncompany(acme)@[0,10].\n"
+    for kind, name in (("parquet", "c.parquet"), ("arrow", "c.arrow"), ("csv", "c.csv")):
+        (tmp_path / "w.vada").write_text(f'@bind("controller", "{kind}", "{tmp_path}", "{name}").\n' + rules)
+        r = CliRunner().invoke(cli, ["run", str(tmp_path / "w.vada")])
+        assert r.exit_code == 0, r.output
+        back = chronolog.reason(f'@bind("controller", "{kind}", "{tmp_path}", "{name}").\nk(Y) :- controller(Y, C).\n')
+        [((y,), _)] = back.facts("k")
+        assert isinstance(y, Null) == (kind != "csv") and str(y) == "_:n1", kind

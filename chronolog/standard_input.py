@@ -1,0 +1,50 @@
+"""``-`` on the command line: the program, or a facts file, read from
+standard input, as Unix tools read ``-`` (``cat rules.vada | chronolog run -``,
+``grep ... | chronolog run rules.vada --facts -``).  Errors name
+``<stdin>`` with their line and column.  Standard input is read once, so
+``-`` may stand for one of them only (a file named ``-`` is named by a
+path with a directory in it, e.g. ``$PWD/-``: a command line's paths are
+read as ``pathlib.Path``, which reads ``./-`` as ``-``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from chronolog.language.errors import ChronologError
+from chronolog.language.source_text import NamedText
+
+SOURCE = "<stdin>"
+
+
+def is_stdin(path) -> bool:
+    return path is not None and str(path) == "-"
+
+
+def _read(what: str) -> str:
+    from chronolog.language.source_text import decode
+
+    if sys.stdin is None or sys.stdin.isatty():  # (a terminal: it would wait for typed input without a word)
+        raise ChronologError(f"the {what} is `-` (standard input), but standard input is a terminal",
+                             hint="pipe it in (cat FILE | chronolog ...) or give a file name")
+    return decode(sys.stdin.buffer.read(), SOURCE, what)
+
+
+def command_inputs(program: Path, facts=(), dialect: str = "vadalog", stdin_taken: str | None = None):
+    """``(program, facts)`` for ``reason``: ``-`` replaced by what standard
+    input holds (the program parsed, naming ``<stdin>``; fact text as a
+    NamedText), other paths as they are.  ``stdin_taken``: what else of the
+    command reads standard input (``stream``'s facts), refused with ``-``."""
+    named = [what for what, p in [("the program", program), *(("--facts", f) for f in facts)] if is_stdin(p)]
+    if stdin_taken is not None and named:
+        named.insert(0, stdin_taken)
+    if len(named) > 1:
+        both = "--facts - is given twice" if named[0] == named[1] else f"{named[0]} and {named[1]} both read it"
+        raise ChronologError(f"standard input (`-`) can be read once, and {both}",
+                             hint="give one of them as a file (a file named - by a path with its directory, e.g. $PWD/-)")
+    if is_stdin(program):
+        from chronolog.api import load_program
+
+        program = load_program(_read("program"), dialect=dialect, source=SOURCE)
+    facts = [NamedText(_read("facts file"), SOURCE) if is_stdin(f) else Path(f) for f in facts]
+    return program, facts or None

@@ -62,11 +62,11 @@ from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
+from chronolog.planner.ir import Assign, Condition, PlanRule
 
 from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import BOOL, FLOAT, NUM, SET, STR
+from .classes import BOOL, FLOAT, NUM, SET, STR, body_classes
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -142,7 +142,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     # aggregated expressions among them), as the columns of a fresh
     # predicate, through the plain rule machinery
     lits, aggregates = lowered(rule)
-    variables = _body_variables(lits, types.classes)
+    variables = list(body_classes(lits, types.classes).items())
     names, cls = [n for n, _ in variables], [c for _, c in variables]
     pred = f"$aggregate-body-{id(rule)}"
     types.classes[pred] = cls
@@ -213,23 +213,6 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
         df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
-
-
-def _body_variables(body, classes: dict) -> list:
-    """``(name, class)`` of each variable ``body`` (``rule``'s, lowered)
-    binds, in body order: where an atom first binds it (its argument's
-    class in ``classes``), then each assignment's (its expression's)."""
-    env = {}
-    for lit in body:
-        if isinstance(lit, Scan):
-            pcls = classes.get(lit.pred) or ()
-            for i, t in enumerate(lit.terms):
-                if isinstance(t, ast.Var) and t.name not in env:
-                    env[t.name] = pcls[i] if i < len(pcls) else None
-    for lit in body:
-        if isinstance(lit, Assign) and lit.var not in env:  # (bound already: an equality)
-            env[lit.var] = expr_class(lit.expr, env)
-    return list(env.items())
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:

@@ -31,7 +31,7 @@ from chronolog.planner.ir import PlanRule
 
 from .arithmetic import scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import NUM
+from .classes import NUM, body_classes
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
@@ -119,7 +119,7 @@ def placed_step(rules, q: Stmt, rule, driver, views):
     for x in ends:
         c = NUM if isinstance(x, ast.Const) and type(x.value) is int else None
         if isinstance(x, ast.Var):
-            c = _var_class(types, rule, x.name)
+            c = body_classes(rule.body, types.classes).get(x.name)
         if c != NUM:
             raise NotRelational(f"an interval end {x} that is not a number known to the run", rule)
     name = f"$placed-body-{id(rule)}"
@@ -135,18 +135,6 @@ def placed_step(rules, q: Stmt, rule, driver, views):
     e = _code(types, grid, f"c{n + 1}", 1 if t.end_closed else 0)
     df = q.add(f"SELECT {', '.join([*terms, f'{s} AS s', f'{e} AS e'])} FROM {distinct}", [*terms, "s", "e"])
     return rules.clip(q, with_codes(q, df, "s", "e"), rule)
-
-
-def _var_class(types, rule, var):
-    from chronolog.planner.ir import Scan
-
-    for lit in rule.body:
-        if isinstance(lit, Scan):
-            cls = types.classes.get(lit.pred) or []
-            for i, x in enumerate(lit.terms):
-                if isinstance(x, ast.Var) and x.name == var and i < len(cls) and cls[i] is not None:
-                    return cls[i]
-    return None
 
 
 def _code(types, grid, column: str, bit: int) -> str:

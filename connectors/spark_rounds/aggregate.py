@@ -62,7 +62,7 @@ from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, Condition, PlanRule
+from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
@@ -144,10 +144,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     lits, aggregates = lowered(rule)
     variables = list(body_classes(lits, types.classes).items())
     names, cls = [n for n, _ in variables], [c for _, c in variables]
-    pred = f"$aggregate-body-{id(rule)}"
-    types.classes[pred] = cls
-    body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), lits, None, rule.source, fresh=True)
-    body = rules.step(q, body_rule, None, {})
+    body = rules.fresh_step(q, f"$aggregate-body-{id(rule)}", map(ast.Var, names), cls, lits, rule)
     if body is None:
         return None
     col = {n: f"c{i}" for i, n in enumerate(names)}
@@ -232,10 +229,8 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     fact reaches: per changed atom, its delta joined with the full rest of
     the ``body`` (lowered, see :func:`lowered`; a superset of the new bindings' groups, which is all that
     matters here); None when there is none."""
-    pred = f"$aggregate-groups-{id(rule)}"
-    rules.types.classes[pred] = classes
-    keys_rule = PlanRule(pred, tuple(ast.Var(g) for g in rule.group), body, None, rule.source, fresh=True)
-    parts = [p for i, rel in deltas.items() if (p := rules.step(q, keys_rule, i, {i: rel})) is not None]
+    name, keys = f"$aggregate-groups-{id(rule)}", [ast.Var(g) for g in rule.group]
+    parts = [p for i, rel in deltas.items() if (p := rules.fresh_step(q, name, keys, classes, body, rule, i, {i: rel})) is not None]
     if not parts:
         return None
     cols = term_columns(len(rule.group))

@@ -15,7 +15,6 @@ small job per constraint, its first row.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import PlanRule
 
 from .classes import DATE, body_classes
 from .outputs import decoded
@@ -45,10 +44,8 @@ def check(rounds) -> None:
         env = body_classes(rule.body, types.classes)
         names = sorted(env)
         pred = f"$violation{k}"
-        types.classes[pred] = [env[v] for v in names]
-        probe = PlanRule(pred, tuple(ast.Var(v) for v in names), rule.body, None, rule.source, fresh=True)
         q = Stmt()
-        step = rounds.rules.step(q, probe, None, {})
+        step = rounds.rules.fresh_step(q, pred, map(ast.Var, names), [env[v] for v in names], rule.body, rule)
         if step is None:  # an atom of the body holds nowhere
             continue
         step = decoded(q, step, pred, rounds.relations, rounds.dictionary)

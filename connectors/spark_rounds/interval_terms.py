@@ -27,7 +27,6 @@ from __future__ import annotations
 from chronolog.engine.exprs import col, to_sql
 from chronolog.engine.interval_terms import code_of, number_of, ratio
 from chronolog.language import ast
-from chronolog.planner.ir import PlanRule
 
 from .arithmetic import scaled, stop_sql, unscaled
 from .calendar import term_decimals
@@ -64,12 +63,11 @@ def wrap_step(rules, q: Stmt, rule):
     """The step of the WrapRule ``rule``: the scan's maximal intervals with
     their ends appended as terms (time capture: :func:`_capture`)."""
     types = rules.types
-    inner = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, fresh=True)
     cls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
     n = len(rule.inner_terms)
     if cls[n:] != [NUM] * (len(cls) - n):  # pragma: no cover - classes.infer_classes sets them
         raise NotRelational("interval ends of an unknown class", rule)
-    body = _inner(rules, q, inner, cls[:n])
+    body = rules.fresh_step(q, f"$interval-body-{id(rule)}", rule.inner_terms, cls[:n], rule.body, rule)
     if body is None:
         return None
     terms = term_columns(n)
@@ -101,14 +99,6 @@ def _capture(types, grid, q: Stmt, body: str, n: int):
     return q.add(f"SELECT * FROM {parts} WHERE s < e", [*term_columns(n + 1), "s", "e"])
 
 
-def _inner(rules, q, plain, cls):
-    """``plain``'s step with its head's own classes (a fresh name for them)."""
-    name = f"$interval-body-{id(plain)}"
-    rules.types.classes[name] = list(cls)
-    plain.head_pred = name
-    return rules.step(q, plain, None, {})
-
-
 def placed_step(rules, q: Stmt, rule, driver, views):
     """The step of the TimedHeadRule ``rule`` (a variant reading ``views``):
     its head on the interval its terms give."""
@@ -122,10 +112,8 @@ def placed_step(rules, q: Stmt, rule, driver, views):
             c = body_classes(rule.body, types.classes).get(x.name)
         if c != NUM:
             raise NotRelational(f"an interval end {x} that is not a number known to the run", rule)
-    name = f"$placed-body-{id(rule)}"
-    types.classes[name] = [*hcls, NUM, NUM]
-    body_rule = PlanRule(name, (*rule.head_terms, *ends), rule.body, None, rule.source, True)
-    body = rules.step(q, body_rule, driver, views)
+    body = rules.fresh_step(q, f"$placed-body-{id(rule)}", (*rule.head_terms, *ends), [*hcls, NUM, NUM], rule.body, rule,
+                            driver, views)
     if body is None:
         return None
     n = len(rule.head_terms)

@@ -62,11 +62,11 @@ from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, Condition, PlanRule, Scan
+from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import BOOL, FLOAT, NUM, SET, STR
+from .classes import BOOL, FLOAT, NUM, SET, STR, body_classes
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -142,12 +142,9 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     # aggregated expressions among them), as the columns of a fresh
     # predicate, through the plain rule machinery
     lits, aggregates = lowered(rule)
-    variables = _body_variables(lits, types.classes)
+    variables = list(body_classes(lits, types.classes).items())
     names, cls = [n for n, _ in variables], [c for _, c in variables]
-    pred = f"$aggregate-body-{id(rule)}"
-    types.classes[pred] = cls
-    body_rule = PlanRule(pred, tuple(ast.Var(n) for n in names), lits, None, rule.source, fresh=True)
-    body = rules.step(q, body_rule, None, {})
+    body = rules.fresh_step(q, f"$aggregate-body-{id(rule)}", map(ast.Var, names), cls, lits, rule)
     if body is None:
         return None
     col = {n: f"c{i}" for i, n in enumerate(names)}
@@ -215,23 +212,6 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     return rules.head(q, df, rule, varcols)
 
 
-def _body_variables(body, classes: dict) -> list:
-    """``(name, class)`` of each variable ``body`` (``rule``'s, lowered)
-    binds, in body order: where an atom first binds it (its argument's
-    class in ``classes``), then each assignment's (its expression's)."""
-    env = {}
-    for lit in body:
-        if isinstance(lit, Scan):
-            pcls = classes.get(lit.pred) or ()
-            for i, t in enumerate(lit.terms):
-                if isinstance(t, ast.Var) and t.name not in env:
-                    env[t.name] = pcls[i] if i < len(pcls) else None
-    for lit in body:
-        if isinstance(lit, Assign) and lit.var not in env:  # (bound already: an equality)
-            env[lit.var] = expr_class(lit.expr, env)
-    return list(env.items())
-
-
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:
     """``src`` moved to partitions by its first column ``cols[0]`` (by
     nothing: one partition): a stage boundary.  Each sort, window and hash
@@ -249,10 +229,8 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     fact reaches: per changed atom, its delta joined with the full rest of
     the ``body`` (lowered, see :func:`lowered`; a superset of the new bindings' groups, which is all that
     matters here); None when there is none."""
-    pred = f"$aggregate-groups-{id(rule)}"
-    rules.types.classes[pred] = classes
-    keys_rule = PlanRule(pred, tuple(ast.Var(g) for g in rule.group), body, None, rule.source, fresh=True)
-    parts = [p for i, rel in deltas.items() if (p := rules.step(q, keys_rule, i, {i: rel})) is not None]
+    name, keys = f"$aggregate-groups-{id(rule)}", [ast.Var(g) for g in rule.group]
+    parts = [p for i, rel in deltas.items() if (p := rules.fresh_step(q, name, keys, classes, body, rule, i, {i: rel})) is not None]
     if not parts:
         return None
     cols = term_columns(len(rule.group))

@@ -164,6 +164,25 @@ def infer_classes(plan, given: dict) -> dict:
     return classes
 
 
+def body_classes(lits, classes: dict) -> dict:
+    """The class of each variable the body ``lits`` binds, in the order it
+    first binds them: a positive atom's argument's (the first known of
+    them), then each assignment's (its expression's; None: not known)."""
+    from .arithmetic import expr_class
+
+    env = {}
+    for lit in lits:
+        if isinstance(lit, Scan):
+            cls = classes.get(lit.pred) or ()
+            for i, t in enumerate(lit.terms):
+                if isinstance(t, ast.Var) and env.get(t.name) is None:
+                    env[t.name] = cls[i] if i < len(cls) else None
+    for lit in lits:
+        if isinstance(lit, Assign) and lit.var not in env:  # (bound already: an equality)
+            env[lit.var] = expr_class(lit.expr, env)
+    return env
+
+
 def _assigned(lits, env: dict) -> None:
     """Each assignment's variable of ``lits`` into ``env`` with its
     expression's class (arithmetic.py), where that is known."""

@@ -15,29 +15,13 @@ small job per constraint, its first row.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Assign, PlanRule, Scan
 
-from .arithmetic import expr_class
-from .classes import DATE
+from .classes import DATE, body_classes
 from .outputs import decoded
 from .sql import Stmt
 from .udfs import engine_value
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
-
-
-def body_classes(rule, classes: dict) -> dict:
-    """The class of each body variable (positive atoms, then assignments)."""
-    env = {}
-    for lit in rule.body:
-        if isinstance(lit, Scan):
-            for t, c in zip(lit.terms, classes.get(lit.pred) or []):
-                if isinstance(t, ast.Var):
-                    env.setdefault(t.name, c)
-    for lit in rule.body:
-        if isinstance(lit, Assign):
-            env.setdefault(lit.var, expr_class(lit.expr, env))
-    return env
 
 
 def value(v, c):
@@ -57,13 +41,11 @@ def check(rounds) -> None:
 
     types, violations = rounds.types, []
     for k, rule in enumerate(rounds.plan.constraints):
-        env = body_classes(rule, types.classes)
+        env = body_classes(rule.body, types.classes)
         names = sorted(env)
         pred = f"$violation{k}"
-        types.classes[pred] = [env[v] for v in names]
-        probe = PlanRule(pred, tuple(ast.Var(v) for v in names), rule.body, None, rule.source, fresh=True)
         q = Stmt()
-        step = rounds.rules.step(q, probe, None, {})
+        step = rounds.rules.fresh_step(q, pred, map(ast.Var, names), [env[v] for v in names], rule.body, rule)
         if step is None:  # an atom of the body holds nowhere
             continue
         step = decoded(q, step, pred, rounds.relations, rounds.dictionary)

@@ -27,11 +27,10 @@ from __future__ import annotations
 from chronolog.engine.exprs import col, to_sql
 from chronolog.engine.interval_terms import code_of, number_of, ratio
 from chronolog.language import ast
-from chronolog.planner.ir import PlanRule
 
 from .arithmetic import scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import NUM
+from .classes import NUM, body_classes
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
@@ -64,12 +63,11 @@ def wrap_step(rules, q: Stmt, rule):
     """The step of the WrapRule ``rule``: the scan's maximal intervals with
     their ends appended as terms (time capture: :func:`_capture`)."""
     types = rules.types
-    inner = PlanRule(rule.head_pred, rule.inner_terms, rule.body, None, rule.source, fresh=True)
     cls = types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
     n = len(rule.inner_terms)
     if cls[n:] != [NUM] * (len(cls) - n):  # pragma: no cover - classes.infer_classes sets them
         raise NotRelational("interval ends of an unknown class", rule)
-    body = _inner(rules, q, inner, cls[:n])
+    body = rules.fresh_step(q, f"$interval-body-{id(rule)}", rule.inner_terms, cls[:n], rule.body, rule)
     if body is None:
         return None
     terms = term_columns(n)
@@ -101,14 +99,6 @@ def _capture(types, grid, q: Stmt, body: str, n: int):
     return q.add(f"SELECT * FROM {parts} WHERE s < e", [*term_columns(n + 1), "s", "e"])
 
 
-def _inner(rules, q, plain, cls):
-    """``plain``'s step with its head's own classes (a fresh name for them)."""
-    name = f"$interval-body-{id(plain)}"
-    rules.types.classes[name] = list(cls)
-    plain.head_pred = name
-    return rules.step(q, plain, None, {})
-
-
 def placed_step(rules, q: Stmt, rule, driver, views):
     """The step of the TimedHeadRule ``rule`` (a variant reading ``views``):
     its head on the interval its terms give."""
@@ -119,13 +109,11 @@ def placed_step(rules, q: Stmt, rule, driver, views):
     for x in ends:
         c = NUM if isinstance(x, ast.Const) and type(x.value) is int else None
         if isinstance(x, ast.Var):
-            c = _var_class(types, rule, x.name)
+            c = body_classes(rule.body, types.classes).get(x.name)
         if c != NUM:
             raise NotRelational(f"an interval end {x} that is not a number known to the run", rule)
-    name = f"$placed-body-{id(rule)}"
-    types.classes[name] = [*hcls, NUM, NUM]
-    body_rule = PlanRule(name, (*rule.head_terms, *ends), rule.body, None, rule.source, True)
-    body = rules.step(q, body_rule, driver, views)
+    body = rules.fresh_step(q, f"$placed-body-{id(rule)}", (*rule.head_terms, *ends), [*hcls, NUM, NUM], rule.body, rule,
+                            driver, views)
     if body is None:
         return None
     n = len(rule.head_terms)
@@ -135,18 +123,6 @@ def placed_step(rules, q: Stmt, rule, driver, views):
     e = _code(types, grid, f"c{n + 1}", 1 if t.end_closed else 0)
     df = q.add(f"SELECT {', '.join([*terms, f'{s} AS s', f'{e} AS e'])} FROM {distinct}", [*terms, "s", "e"])
     return rules.clip(q, with_codes(q, df, "s", "e"), rule)
-
-
-def _var_class(types, rule, var):
-    from chronolog.planner.ir import Scan
-
-    for lit in rule.body:
-        if isinstance(lit, Scan):
-            cls = types.classes.get(lit.pred) or []
-            for i, x in enumerate(lit.terms):
-                if isinstance(x, ast.Var) and x.name == var and i < len(cls) and cls[i] is not None:
-                    return cls[i]
-    return None
 
 
 def _code(types, grid, column: str, bit: int) -> str:

@@ -17,7 +17,7 @@ from chronolog.engine.interval_difference import gap_start, last_hole
 from chronolog.engine.interval_shift import box, shift
 from chronolog.language import ast
 from chronolog.planner import physical as ph
-from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .arithmetic import Arithmetic, inlined_size
 from .classes import BOOL, FLOAT, NUM, SET, value_class
@@ -240,6 +240,13 @@ class RuleSql:
             x = self.types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
         return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+
+    def fresh_step(self, q: Stmt, name: str, terms, classes, body, rule, driver=None, views=None):
+        """The step of a rule of ``rule``'s own, ``name(terms) :- body``, its
+        head's columns of ``classes`` (an aggregation's bindings, a
+        constraint's violations, an interval term's ends)."""
+        self.types.classes[name] = list(classes)
+        return self.step(q, PlanRule(name, tuple(terms), body, None, rule.source, fresh=True), driver, views or {})
 
     def cycle(self, pred: str) -> set:
         """The predicates of ``pred``'s recursion (empty: not recursive)."""

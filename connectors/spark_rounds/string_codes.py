@@ -12,13 +12,13 @@ constant as SQL, and the dictionary's statement.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner.ir import Assign, Condition, Scan
+from chronolog.planner.ir import Assign, Condition
 from chronolog.planner.physical import Aggregate, rule_operator
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .aggregate import EXTREMES, literals, program_constants
 from .arithmetic import expr_class
-from .classes import STR, value_class
+from .classes import STR, body_classes, value_class
 from .sql import hex_string
 
 # String terms as 64-bit codes during the rounds (see dictionary_sql).  Off:
@@ -61,15 +61,7 @@ def orders_strings(plan, classes: dict) -> bool:
     functions.py), which codes would not keep: then the rounds run on the
     strings."""
     for r in plan.rules:
-        env = {}
-        for lit in r.body:
-            if isinstance(lit, Scan):
-                for t, c in zip(lit.terms, classes.get(lit.pred) or []):
-                    if isinstance(t, ast.Var) and c is not None:
-                        env[t.name] = c
-        for lit in r.body:
-            if isinstance(lit, Assign):  # Z = W of a string W is a string too
-                env.setdefault(lit.var, expr_class(lit.expr, env))
+        env = body_classes(r.body, classes)  # (Z = W of a string W is a string too)
         op = rule_operator(r)
         for _, a in op.aggregates if isinstance(op, Aggregate) else ():
             if (a.func in EXTREMES or a.func == "munion") and expr_class(a.expr, env) == STR:  # (a set prints its strings)

@@ -89,30 +89,6 @@ class Values:
             self.kind = np.concatenate([self.kind, kind])
         self._n = n
 
-    def rational(self, codes):
-        """Exact numbers (ints and Fractions) as ``(integers, L)``: the values
-        are ``integers / L``, L the least common denominator (int64 bounded)."""
-        import math
-
-        import numpy as np
-
-        if self._n != len(self.terms.values):
-            self._build()
-        k = self.kind[codes]
-        if k.size and not np.all((k == 1) | (k == 3)):
-            raise Fallback("a value that is not an exact number")
-        dens = np.unique(self.dens[codes])
-        big = 1
-        for d in dens.tolist():
-            big = math.lcm(big, d)
-            if big > 2**31:
-                raise Fallback("rationals with a large common denominator")
-        num = self.ints[codes]
-        factor = big // self.dens[codes]
-        if num.size and float(np.abs(num).max()) * float(factor.max()) >= _BOUND:
-            raise Fallback("a rational beyond 64 bits when scaled")
-        return num * factor, big
-
     def exact_pairs(self, codes):
         """``(num, den)`` of coded exact numbers (ints and Fractions, at least
         one Fraction), or None when another kind is among them."""
@@ -361,14 +337,8 @@ def compare(cmp, df, values):
         if a is None or b is None:  # a constant no fact has: never equal
             return np.full(df.height, cmp.op == "!=")
         return (a == b) if cmp.op == "==" else (a != b)
-    try:
-        lk, a = evaluate(cmp.left, df, values)
-        rk, b = evaluate(cmp.right, df, values)
-    except Fallback:
-        exact = _exact_compare(cmp, df, values)  # decimals and fractions
-        if exact is None:
-            raise
-        return exact
+    lk, a = evaluate(cmp.left, df, values)
+    rk, b = evaluate(cmp.right, df, values)
     if FLOAT in (lk, rk) and lk != rk:
         return _float_versus_exact(cmp, lk, a, rk, b)
     if EXACT in (lk, rk):
@@ -394,42 +364,6 @@ def _float_versus_exact(cmp, lk, a, rk, b):
     if kind == INT and not np.any(np.abs(exact) > 2**53):
         return getattr(floats, _CMP[op])(exact)
     raise Fallback("an exact number computed in the row compared with a float")
-
-
-def _exact_side(x, df, values):
-    """A variable of exact numbers or a number constant as ``(integers, L)``
-    (the values are ``integers / L``), or None."""
-    import numpy as np
-
-    if isinstance(x, ast.Var):
-        col = df[var_column(x.name)]
-        if ex.is_exact(col):
-            return ex.common(*ex.parts(col))
-        if is_values(col):
-            return None
-        return values.rational(col.to_numpy())
-    if isinstance(x, ast.Const) and type(x.value) in (int, Fraction) and abs(x.value.numerator) < _BOUND and x.value.denominator < 2**31:
-        v = Fraction(x.value)
-        return np.full(df.height, v.numerator, dtype=np.int64), v.denominator
-    return None
-
-
-def _exact_compare(cmp, df, values):
-    """``cmp`` between exact numbers (ints, decimals, fractions) as integers
-    over a common denominator: ``a/L < b/M`` is ``a*M < b*L`` (bounds checked)."""
-    import numpy as np
-
-    sides = []
-    for x in (cmp.left, cmp.right):
-        got = _exact_side(x, df, values)
-        if got is None:
-            return None
-        sides.append(got)
-    (a, la), (b, lb) = sides
-    big = max(float(np.abs(a).max(initial=0)) * lb, float(np.abs(b).max(initial=0)) * la)
-    if big >= _BOUND:
-        raise Fallback("a comparison of rationals beyond 64 bits")
-    return getattr(a * lb, _CMP[cmp.op])(b * la)
 
 
 def _codes(x, df, values):

@@ -18,7 +18,7 @@ from budget import examples
 import chronolog
 
 from test_spark_rounds import cs
-from test_spark_rounds_functions import check, refused, run
+from test_spark_rounds_functions import check, check_folded, refused, run
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
@@ -180,7 +180,7 @@ def test_float_means_near_the_range_ends_are_the_exact_means(spark):
     from fractions import Fraction
 
     program = '@output("mean").\nmean(A) :- m(K, V), A = avg(V).\n'
-    for values in ([1e308, 1e308], [-1.7e308, -1.7e308, 1.0], [1.5e308, 1.7e308, -1e-300, 3.0]):
-        keys = [f"k{i}" for i in range(len(values))]
-        model = check(spark, program, {"m": table(keys, values, [(0, 1)] * len(values))}, ["mean"])
-        assert [t for t, _ in model.facts("mean")] == [(float(sum(map(Fraction, values)) / len(values)),)]
+    cases = {values: (program, {"m": table([f"k{i}" for i in range(len(values))], values, [(0, 1)] * len(values))}, ["mean"])
+             for values in ((1e308, 1e308), (-1.7e308, -1.7e308, 1.0), (1.5e308, 1.7e308, -1e-300, 3.0))}
+    for values, model in check_folded(spark, cases).items():  # (one Spark call: tests/folded.py)
+        assert [t for t, _ in model.facts("mean")] == [(float(sum(map(Fraction, values)) / len(values)),)], values

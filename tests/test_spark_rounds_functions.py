@@ -20,6 +20,7 @@ from budget import examples
 import chronolog
 from chronolog.engine.arrow import facts_to_arrow, table_to_rows
 
+from folded import fold
 from test_spark_rounds import canon, cs
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
@@ -62,6 +63,22 @@ def check(spark, program, tables: dict, outputs):
     for p in outputs:
         assert got[p] == typed(model.facts(p)), p
     return model
+
+
+def check_folded(spark, cases: dict) -> dict:
+    """:func:`check` of several cases, ``{name: (program, tables, outputs)}``,
+    in ONE Spark call (tests/folded.py): the rounds ran, and each case's
+    answers are the engine's for that case alone, a difference named by its
+    case; returns the engine's model of each."""
+    models = {name: chronolog.reason(prog, {p: table_to_rows(t, p) for p, t in tables.items()})
+              for name, (prog, tables, _) in cases.items()}
+    folded = fold(cases.values())
+    stats, got, falls = run(spark, folded.program, folded.tables, folded.outputs)
+    assert not falls and stats.get("path") == "relational", falls
+    for (name, (_, _, outputs)), answers in zip(cases.items(), folded.split(got)):
+        for p in outputs:
+            assert answers[p] == typed(models[name].facts(p)), (name, p)
+    return models
 
 
 def refused(spark, program, tables: dict, outputs, why: str):
@@ -125,9 +142,9 @@ def test_upper_beyond_the_safe_letters_runs_the_engines_mapping(spark):
     """ﬁ (U+FB01) and an astral letter: Spark's mapping may be another
     Unicode version's; those rows are mapped by the engine's own upper
     and lower in a UDF (udfs.py), in the rounds."""
-    for s in ("ﬁx", "𐐨", "ƛა"):
-        rows = [((1, "abc"), (0, 4, True, False)), ((2, s), (2, 6, True, True))]
-        check(spark, CASES, {"w": words(rows)}, ["up", "same"])
+    cases = {s: (CASES, {"w": words([((1, "abc"), (0, 4, True, False)), ((2, s), (2, 6, True, True))])}, ["up", "same"])
+             for s in ("ﬁx", "𐐨", "ƛა")}
+    check_folded(spark, cases)
 
 
 def test_string_functions_on_decimal_numbers(spark):
@@ -185,6 +202,36 @@ def agree(spark, program, tables: dict, outputs, stops=()):
     for p in outputs:
         assert got[p] == typed(model.facts(p)), p
     return stats.get("path")
+
+
+def agree_all(spark, program, cases: list, outputs, stops=()) -> list:
+    """:func:`agree` of ``program`` on each of ``cases`` (its tables),
+    those of one schema (so one number type) in ONE Spark call
+    (tests/folded.py), each case's answers compared with the engine's for
+    that case alone; alone as :func:`agree` runs them: a case the engine
+    refuses (its error would stop the others), and every case of a folded
+    call that a row stopped.  Returns each case's path."""
+    paths, models, groups = [None] * len(cases), {}, {}
+    for i, tables in enumerate(cases):
+        try:
+            models[i] = chronolog.reason(program, {p: table_to_rows(t, p) for p, t in tables.items()})
+        except chronolog.ChronologError:
+            paths[i] = agree(spark, program, tables, outputs, stops)
+            continue
+        groups.setdefault(tuple((p, str(t.schema)) for p, t in sorted(tables.items())), []).append(i)
+    for group in groups.values():
+        if len(group) > 1:
+            folded = fold([(program, cases[i], outputs) for i in group])
+            stats, got, falls = run(spark, folded.program, folded.tables, folded.outputs)
+            if not falls:
+                for i, answers in zip(group, folded.split(got)):
+                    for p in outputs:
+                        assert answers[p] == typed(models[i].facts(p)), (f"case {i}", p, cases[i])
+                    paths[i] = stats.get("path")
+                continue
+        for i in group:  # alone (or a row stopped the folded run: each case on its own path)
+            paths[i] = agree(spark, program, cases[i], outputs, stops)
+    return paths
 
 
 WEIRD = ["", "ß", "İ", "ﬁ", "e\u0301", "😀", "ΟΔΟΣ", "a\x00b", "\U0010ffff", "ǅ", "ς"]
@@ -245,15 +292,17 @@ def test_case_mapping_equals_python_on_every_safe_code_point(spark):
     assert not bad, bad[:10]
 
 
-@pytest.mark.parametrize("s", ["ﬁ", "𐐨", "ƛ", "ა", "Ⱥ", "\u1c89"])
-def test_case_mapping_beyond_the_safe_code_points_is_pythons(spark, s):
+def test_case_mapping_beyond_the_safe_code_points_is_pythons(spark):
     """Letters whose mapping differs between Unicode versions (ƛ got an
     upper case in Unicode 16, ა in 11) or that lie beyond the ranges are
     mapped by Python (the engine's own function in a UDF), whatever this
-    Spark does with them."""
-    df = spark.createDataFrame([("a" + s,), ("b",)], "s string")
+    Spark does with them (each letter in a row of its own, one query)."""
+    strs = [x for s in ("ﬁ", "𐐨", "ƛ", "ა", "Ⱥ", "\u1c89") for x in ("a" + s, "b")]
+    df = spark.createDataFrame([(x,) for x in strs], "s string")
     got = df.selectExpr("s", f"{case_sql(spark, 'upper')} AS u", f"{case_sql(spark, 'lower')} AS l").collect()
-    assert [(r.u, r.l) for r in got] == [(r.s.upper(), r.s.lower()) for r in got]
+    assert sorted(r.s for r in got) == sorted(strs)
+    for r in got:
+        assert (r.u, r.l) == (r.s.upper(), r.s.lower()), r.s
 
 
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
@@ -281,14 +330,15 @@ def number_facts(draw):
     return [((k, draw(numbers), draw(numbers)), (draw(st.integers(0, 3)), draw(st.integers(3, 6)), True, True)) for k in range(n)]
 
 
-@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
-@given(number_facts())
-def test_random_floats_equal_the_engine(spark, rows):
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(number_facts(), min_size=3, max_size=3))
+def test_random_floats_equal_the_engine(spark, cases):
     """Floats from random integers (zero, negative, beyond 2^53 and up to
     2^62) and decimals: division (by zero: the engine's error), products,
     sqrt, floor, round, mod, comparisons with floats and with exact
-    constants; the run stops only for the named reasons."""
-    agree(spark, ROUNDED, {"w": facts_to_arrow(rows, ["k", "a", "b"])}, ["f", "g", "c"], FLOAT_STOPS)
+    constants; the run stops only for the named reasons (three cases an
+    example, folded where they can be: agree_all)."""
+    agree_all(spark, ROUNDED, [{"w": facts_to_arrow(rows, ["k", "a", "b"])} for rows in cases], ["f", "g", "c"], FLOAT_STOPS)
 
 
 def test_floats_and_strings_in_a_recursion(spark):
@@ -393,13 +443,15 @@ g(X, E, L) :- w(X, A, B), A > 0, A < 700, L = log(A), E = exp(A).
 """
 
 
-@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
-@given(float_facts())
-def test_random_exp_and_log_equal_the_engine(spark, rows):
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(float_facts(), min_size=3, max_size=3))
+def test_random_exp_and_log_equal_the_engine(spark, cases):
     """exp and log of random floats and exact numbers (0, ±1, the edges of
     overflow at 709.78 and of underflow near -745, up to 2^62): the
-    engine's bits in the rounds, or its error (exp overflows) reported."""
-    assert agree(spark, EXP_LOG, {"w": facts_to_arrow(rows, ["k", "a", "b"])}, ["f", "g"]) in ("relational", "error")
+    engine's bits in the rounds, or its error (exp overflows) reported
+    (three cases an example, folded where they can be: agree_all)."""
+    paths = agree_all(spark, EXP_LOG, [{"w": facts_to_arrow(rows, ["k", "a", "b"])} for rows in cases], ["f", "g"])
+    assert all(p in ("relational", "error") for p in paths), paths
 
 
 ROUND_DIGITS = PAIRS + "f(X, F) :- w(X, A, B), F = float(A) / B.\n" + "".join(

@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 from chronolog.language.errors import ChronologError
-from chronolog.connectors.paths import exists
 
 # ``run``'s options as click reads them: option -> (parameter, kind, choices
 # or a flag's value); kinds: "path", "text", "choice", "positive" (an
@@ -267,10 +266,9 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
 
     t0 = time.perf_counter()
     try:
-        from chronolog.standard_input import command_inputs, is_stdin
+        from chronolog.standard_input import check_program_file, command_inputs, is_stdin
 
-        if not is_stdin(program) and not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+        check_program_file(program)
         from chronolog import ux_cli
         from chronolog.outputs import check_output_dir, output_rows, write_outputs
 
@@ -368,8 +366,9 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         if str(program) == "-":
             raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
                                  hint="save the program to a file and name it")
-        if not exists(program, "the program file"):
-            raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+        from chronolog.standard_input import check_program_file
+
+        check_program_file(program)  # (not `-`: refused above)
         if plot_to is not None:
             from chronolog.plot import check_path
 

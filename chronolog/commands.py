@@ -18,7 +18,7 @@ import click
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
-from chronolog.standard_input import command_inputs, is_stdin
+from chronolog.standard_input import check_program_file, command_inputs, is_stdin
 from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
@@ -72,7 +72,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
     from chronolog.api import reason
 
     try:
-        _check_program_file(program)
+        check_program_file(program)
         d = _dialect_for(program, dialect)
         given, given_facts = command_inputs(program, facts, d)
         model = reason(given, given_facts, dialect=d, horizon=horizon, max_rounds=max_rounds)
@@ -92,7 +92,7 @@ def plan(program, dialect, engine):
     from chronolog.planner import plan as make_plan
 
     try:
-        _check_program_file(program)
+        check_program_file(program)
         prog, _ = command_inputs(program, (), _dialect_for(program, dialect))
         prog = load_program(prog, dialect=_dialect_for(program, dialect))
         click.echo(describe_plan(make_plan(prog), engine))
@@ -118,7 +118,7 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
     from chronolog.stream_cli import run_hypothetical, run_stream
 
     try:
-        _check_program_file(program)
+        check_program_file(program)
         if is_stdin(input_):
             input_ = None  # (standard input, as without --input)
         if input_ is not None and not exists(input_, "the input file"):
@@ -165,15 +165,10 @@ def _open_input(path: Path):
 def _load(program, facts, dialect, horizon, progress=None):
     from chronolog.api import reason
 
-    _check_program_file(program)
+    check_program_file(program)
     d = _dialect_for(program, dialect)
     given, given_facts = command_inputs(program, facts, d)
     return reason(given, given_facts, dialect=d, horizon=horizon, progress=progress), d
-
-
-def _check_program_file(program: Path) -> None:
-    if not is_stdin(program) and not exists(program, "the program file"):
-        raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
 
 
 _common = [

@@ -21,6 +21,14 @@ def is_stdin(path) -> bool:
     return path is not None and str(path) == "-"
 
 
+def check_program_file(program) -> None:
+    """The program named on a command line is ``-`` or a file that exists."""
+    from chronolog.connectors.paths import exists
+
+    if not is_stdin(program) and not exists(program, "the program file"):
+        raise ChronologError(f"the program file {program} does not exist", hint="check the path (relative paths start at the current directory)")
+
+
 def _read(what: str) -> str:
     from chronolog.language.source_text import decode
 

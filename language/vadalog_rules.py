@@ -502,7 +502,10 @@ def read_fact_lines(text: str, source: str):
     in order; and ``text`` with their lines emptied, for lark (every other
     line keeps its number).  Any other line, or a text with line breaks
     lark counts apart, is left to lark, which reads it or says what is
-    wrong: a small program read here whole never loads lark's parser."""
+    wrong: a small program read here whole never loads lark's parser.
+    Not facts.py's line reader: fact files read more than the grammar
+    (signed terms, strings, nulls, ``INF`` in any case), and here a line
+    read must be exactly what lark would make of it, or lark's to refuse."""
     if "@" not in text or _OTHER_BREAKS(text):
         return [], text
     lines = text.split("\n")

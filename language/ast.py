@@ -10,9 +10,8 @@ Operator windows are interval tuples (see :mod:`chronolog.language.timeline`).
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from .records import record
+from . import records
+from .records import field, record
 
 
 @record(frozen=True)
@@ -453,8 +452,6 @@ def substitute(x, values: dict, atoms=None):
     names replaced (by terms, or constants of the values given): a formula
     shown for one binding.  ``atoms(atom)``, where it returns a formula,
     replaces an atom (a helper predicate shown as what it stands for)."""
-    import dataclasses
-
     if isinstance(x, Var):
         if x.name not in values:
             return x
@@ -463,7 +460,7 @@ def substitute(x, values: dict, atoms=None):
     if isinstance(x, (tuple, list)):
         return type(x)(substitute(e, values, atoms) for e in x)
     if isinstance(x, (Atom, Temporal, Binary, Negation, Comparison, Assignment, Timed, Described, BinOp, Call, Aggregate)):
-        x = dataclasses.replace(x, **{f.name: substitute(getattr(x, f.name), values, atoms) for f in dataclasses.fields(x) if f.init})
+        x = records.replace(x, **{f.name: substitute(getattr(x, f.name), values, atoms) for f in records.fields(x) if f.init})
         if atoms is not None and isinstance(x, Atom):
             return atoms(x) or x
     return x

@@ -659,7 +659,7 @@ def _date_in(expr):
 def _map_windows(x, fn, ast, group=None):
     """``x`` with its windows mapped by ``fn`` (a node whose windows stay
     the same is kept: a numeric program's rules are not copied)."""
-    from dataclasses import replace
+    from .records import replace
 
     if isinstance(x, ast.TimeGroup):
         return replace(x, grouping=group(x), inner=_map_windows(x.inner, fn, ast, group))

@@ -33,12 +33,11 @@ dates mapped in place) is decided on its own.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from bisect import bisect_left
 from operator import is_
 
-from . import ast
+from . import ast, records
 from .builtins import AGGREGATES
 from .text import unquote
 
@@ -252,8 +251,8 @@ class _Makers:
             if all(make is None for _, make in parts):
                 return None
             return lambda i: kind([e if make is None else make(i) for e, make in parts])
-        if dataclasses.is_dataclass(x) and kind is not ast.Rule:
-            parts = [(v, self(v)) for v in (getattr(x, f.name) for f in dataclasses.fields(x))]
+        if records.is_record(x) and kind is not ast.Rule:
+            parts = [(v, self(v)) for v in (getattr(x, f.name) for f in records.fields(x))]
             if all(make is None for _, make in parts):
                 return None
             return lambda i: kind(*[v if make is None else make(i) for v, make in parts])

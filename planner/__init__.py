@@ -6,11 +6,9 @@
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError
-from chronolog.language.records import record
+from chronolog.language.records import field, record
 
 from .aggregates import check_aggregate_strata, lift_aggregates
 from .existential import check_termination

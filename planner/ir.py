@@ -19,10 +19,8 @@ predicate provides).
 from __future__ import annotations
 
 import copy
-from dataclasses import field
-
 from chronolog.language import ast
-from chronolog.language.records import record
+from chronolog.language.records import field, record
 
 
 @record(frozen=True)

@@ -20,10 +20,9 @@ incomplete there).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 
-from chronolog.language import ast
+from chronolog.language import ast, records
 from chronolog.language.timeline import (
     add_windows,
     box_window,
@@ -186,7 +185,7 @@ class Normalizer:
             name = self._fresh("s" if lit.op == "S" else "u")
             terms = tuple(ast.Var(v) for v in variables)
             self.rules.append(SinceRule(name, terms, lit.op, window, left, right, rule))
-            self.meanings[name] = (terms, dataclasses.replace(lit, window=window))
+            self.meanings[name] = (terms, records.replace(lit, window=window))
             alternatives.append([Scan(name, terms, origin=lit)])
         if not alternatives:
             raise _Impossible()

@@ -26,10 +26,8 @@ the order of the program text, bound variables first).
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from chronolog.language import ast
-from chronolog.language.records import record
+from chronolog.language.records import field, record
 
 from .closure import closure
 from .ir import Assign as IRAssign

@@ -19,9 +19,7 @@ term of every atom it joins, so no member's facts meet another's.
 
 from __future__ import annotations
 
-import dataclasses
-
-from chronolog.language import ast
+from chronolog.language import ast, records
 from chronolog.language.records import record
 
 from .aggregates import AggregateRule
@@ -158,8 +156,8 @@ class _Keys:
         else:
             names = _FIELDS.get(kind)
             if names is None:
-                names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
-                    if dataclasses.is_dataclass(x) else ()
+                names = _FIELDS[kind] = tuple(f.name for f in records.fields(x) if f.compare and f.name not in ("origin", "source", "pos")) \
+                    if records.is_record(x) else ()
             key = (kind, *[self(getattr(x, n)) for n in names]) if names else (kind, x)
         if kind is not list:  # (a list may change)
             self.known[id(x)] = (x, key)
@@ -182,7 +180,7 @@ def _batch(run, number: int) -> Batch | None:
     body = []
     for lit in first.body:
         if isinstance(lit, (Scan, NegScan)) and order.index(lit.pred) in tagged:
-            lit = dataclasses.replace(lit, pred=tagged[order.index(lit.pred)], terms=(ast.Var(TAG), *lit.terms))
+            lit = records.replace(lit, pred=tagged[order.index(lit.pred)], terms=(ast.Var(TAG), *lit.terms))
         body.append(lit)
     if not any(isinstance(lit, Scan) and lit.pred in tagged.values() for lit in body):
         return None

@@ -78,7 +78,6 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
 
 
 _FIELDS = "__record_fields__"  # a record class's fields, its bases' first: a tuple of Field
-_NOT_TAKEN = ("ClassVar", "InitVar", "KW_ONLY")  # (annotations the standard library reads as no field or as special)
 
 
 def fields(class_or_instance) -> tuple:
@@ -138,14 +137,15 @@ def _class_fields(cls) -> tuple:
 
             found.update((f.name, _own(f)) for f in dataclasses.fields(base))
     annotations = cls.__dict__.get("__annotations__", {})
+    theirs = getattr(sys.modules.get("dataclasses"), "Field", Field)  # (dataclasses.field() in a class body, if imported)
     for name, kind in annotations.items():
-        text = kind if isinstance(kind, str) else repr(kind)
-        if any(word in text for word in _NOT_TAKEN):
+        text = kind if type(kind) is str else repr(kind)
+        if "ClassVar" in text or "InitVar" in text or "KW_ONLY" in text:
             raise TypeError(f"record {cls.__name__}: field {name} is {text}, which records do not take (use dataclasses)")
         default = getattr(cls, name, MISSING)
-        if isinstance(default, Field):
+        if type(default) is Field:
             f = default
-        elif _is_dataclass_field(default):
+        elif isinstance(default, theirs):
             f = _own(default)
         else:
             if type(default).__name__ == "member_descriptor":  # (a __slots__ entry: no default)
@@ -157,13 +157,13 @@ def _class_fields(cls) -> tuple:
         if f.default.__class__.__hash__ is None:  # (the standard library's proxy for mutable)
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
         found[name] = f
-        if isinstance(cls.__dict__.get(name), Field) or _is_dataclass_field(cls.__dict__.get(name)):
+        if isinstance(cls.__dict__.get(name), (Field, theirs)):
             if f.default is MISSING:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
     for name, value in cls.__dict__.items():
-        if (isinstance(value, Field) or _is_dataclass_field(value)) and name not in annotations:
+        if isinstance(value, (Field, theirs)) and name not in annotations:
             raise TypeError(f"{name!r} is a field but has no type annotation")
     got = tuple(found.values())
     seen_default = False
@@ -174,11 +174,6 @@ def _class_fields(cls) -> tuple:
             elif seen_default:
                 raise TypeError(f"non-default argument {f.name!r} follows default argument")
     return got
-
-
-def _is_dataclass_field(value) -> bool:
-    dataclasses = sys.modules.get("dataclasses")
-    return dataclasses is not None and isinstance(value, dataclasses.Field)
 
 
 def _own(f) -> Field:
@@ -271,6 +266,8 @@ def _signature(f) -> str:
 
 def _annotation_text(annotation) -> str:
     """``inspect.formatannotation`` (inspect itself is not imported: see the module's doc)."""
+    if type(annotation) is str:  # (``from __future__ import annotations``: every record's)
+        return repr(annotation)
     if getattr(annotation, "__module__", None) == "typing":
         return repr(annotation).replace("typing.", "")
     if isinstance(annotation, type) and type(annotation).__name__ != "GenericAlias":

@@ -268,10 +268,9 @@ def check_mapped_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
     table's column order, so each would take another's values."""
-    from chronolog import frames
-
     if not isinstance(facts, dict) or not any(a.name == "mapping" for a in program.annotations):
         return
+    from chronolog import frames
     from chronolog.connectors.bindings import check_mapped_header
 
     for pred, items in facts.items():
@@ -678,7 +677,7 @@ class Reasoner:
         engine: str | None = None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
-        from chronolog.engine.columns.evaluator import engine_choice
+        from chronolog.planner.input_size import engine_choice
 
         check_choice("dialect", dialect, DIALECTS)
         check_max_rounds(max_rounds)
@@ -720,13 +719,14 @@ class Reasoner:
                 given_rows.merge(fc.rows())
             given_rows.merge(extra)
             extra = given_rows
-        from chronolog.connectors.bindings import load_bound_inputs
+        if any(a.name == "bind" for a in prog.annotations):  # (else nor the connectors imported)
+            from chronolog.connectors.bindings import load_bound_inputs
 
-        # large bound CSV files as columns too (connectors/csv_columns.py)
-        bound = [] if direct else None
-        extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
-        if bound:
-            columns = (columns or []) + bound
+            # large bound CSV files as columns too (connectors/csv_columns.py)
+            bound = [] if direct else None
+            extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
+            if bound:
+                columns = (columns or []) + bound
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
             from chronolog.language.lars import tuple_window_rows
 
@@ -1279,7 +1279,7 @@ class Model:
 
             check_known_predicate(self, pred, "facts()")
             return []
-        from chronolog.connectors.text_out import sorted_atoms
+        from chronolog.connectors.text_rows import sorted_atoms
 
         out = []
         keys = sorted_atoms(rel.atoms)
@@ -1459,8 +1459,8 @@ class Model:
     def _relation_lines(self, p: str, printer, plain_intervals: bool) -> list:
         """The lines of the relation ``p`` (its facts held as rows)."""
         cal = self.calendar
-        if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_out.py)
-            from chronolog.connectors.text_out import relation_lines
+        if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_rows.py)
+            from chronolog.connectors.text_rows import relation_lines
 
             rel = self._relation(p)
             return relation_lines(p, rel.atoms, cal, printer.format_term) if rel is not None else []
@@ -1479,7 +1479,7 @@ class Model:
         or None for one predicate the rows hold (or whose facts repeat
         forever, or every one when ``printer`` is None: a dialect that
         prints time its own way)."""
-        if self._columns is None or printer is None:
+        if self._columns is None or printer is None or not self._columns.holds_columns():
             return (([p], None) for p in preds)
         from chronolog.connectors.text_out import columns_text_runs
 

@@ -37,6 +37,8 @@ def check_output_dir(output: Path) -> None:
 
 def write_outputs(model, program: Path, output, overwrite: bool, window) -> None:
     """Write ``--output DIR`` and the file bindings of ``program``, all or none."""
+    if output is None and not any(a.name == "bind" for a in model.plan.program.annotations):
+        return  # (nor the connectors imported)
     from chronolog.connectors.bindings import FILE_KINDS, binding_specs
 
     specs = [b for b in binding_specs(model.plan.program, program.parent) if b["output"]]

@@ -214,8 +214,8 @@ def direct_min_rows(engine):
     """From how many rows a task reads a typed input table straight into
     columns, as ``reason`` reads a table given as facts (chronolog/api.py):
     None when the task runs on rows (``CHRONOLOG_ENGINE=rows``)."""
-    from chronolog.engine.columns.evaluator import engine_choice
     from chronolog.planner.input_size import direct_min_rows as for_engine
+    from chronolog.planner.input_size import engine_choice
 
     return for_engine(engine_choice(engine))
 

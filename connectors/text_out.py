@@ -14,7 +14,8 @@ each fact on its own cost about half of a run on a large model.  Here:
   loads it); the Arrow table and CSV writers here use Arrow's.
 
 The text is byte-identical to :func:`chronolog.language.dates.format_fact`
-applied fact by fact.
+applied fact by fact.  Relations held as rows print by connectors/text_rows.py,
+which a run on rows imports without this module's column libraries' helpers.
 """
 
 from __future__ import annotations
@@ -27,64 +28,7 @@ from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
-
-def _ranks(column: list):
-    """Per value of ``column``, the rank of its distinct value in term order."""
-    import numpy as np
-
-    distinct = sorted(set(column), key=term_sort_key)
-    rank = {v: i for i, v in enumerate(distinct)}
-    return np.fromiter(map(rank.__getitem__, column), dtype=np.int64, count=len(column))
-
-
-def sorted_atoms(atoms) -> list:
-    """The terms tuples of ``atoms`` in the order of the text output."""
-    keys = list(atoms)
-    if len(keys) < 2 or not keys[0]:
-        return keys
-    if len(keys) < 64:  # (no numpy import for a small model)
-        return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
-    import numpy as np
-
-    width = len(keys[0])
-    cols = list(zip(*keys))  # (#T/#F are terms of their own, never equal to 1/0: language/booleans.py)
-    order = np.lexsort([_ranks(list(cols[j])) for j in reversed(range(width))])
-    return [keys[i] for i in order.tolist()]
-
-
-def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> list:
-    """The lines of one relation (``terms -> sorted maximal intervals``);
-    ``term_text``: the dialect's printing of a constant."""
-    point = calendar.format_point if calendar is not None else format_number
-    points: dict = {}
-    ivs: dict = {}
-    terms_text: dict = {}
-    out = []
-    append = out.append
-    for terms in sorted_atoms(atoms):
-        if terms:
-            parts = []
-            for v in terms:
-                t = terms_text.get(v)
-                if t is None:
-                    t = terms_text[v] = term_text(v)
-                parts.append(t)
-            prefix = f"{pred}({','.join(parts)})@"
-        else:
-            prefix = pred + "@"
-        for iv in atoms[terms]:
-            s = ivs.get(iv)
-            if s is None:
-                lo, hi, lc, hc = iv
-                a = points.get(lo)
-                if a is None:
-                    a = points[lo] = point(lo)
-                b = points.get(hi)
-                if b is None:
-                    b = points[hi] = point(hi)
-                s = ivs[iv] = f"{'[' if lc else '('}{a},{b}{']' if hc else ')'}"
-            append(prefix + s)
-    return out
+from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (the relations held as rows: their own module)
 
 
 def frame_columns(

@@ -1,4 +1,4 @@
-"""auto's run-time half: from how many given facts (or rows of a table) a run goes to columns.
+"""The engine a run asks for, and auto's run-time half: from how many given facts (or rows of a table) a run goes to columns.
 
 The plan (planner/backend_choice.py) says which strata columns may run;
 these thresholds on the inputs, known only when the run starts, say
@@ -6,6 +6,8 @@ whether they do.  Kept apart from the plan so that a run under every
 threshold decides "rows" without lowering the physical plan or importing
 it (a small ``chronolog run`` pays no more than it uses).
 """
+
+ENGINES = ("auto", "rows", "columns")
 
 # auto: columns when the run is given this many facts (bench/README.md,
 # "Figures behind design choices": temporal LUBM at 100k facts reasons 2x
@@ -34,6 +36,18 @@ AUTO_MIN_RECURRENCE_FACTS = 10_000
 # 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
 # importing numpy and pyarrow costs 0.15 s once
 AUTO_MIN_ROWS = 10_000
+
+
+def engine_choice(engine) -> str:
+    """The engine a run asks for: ``engine``, else ``CHRONOLOG_ENGINE``, else auto."""
+    import os
+
+    from chronolog.language.errors import ProgramError
+
+    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
+    if choice not in ENGINES:
+        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
+    return choice
 
 
 def direct_min_rows(engine: str):

@@ -22,7 +22,6 @@ from ..store import Relation
 from .encoding import Dictionary, Fallback, TimeScale
 from .store import LazyStore
 
-ENGINES = ("auto", "rows", "columns")
 # An update of at most this many retracted pieces and added facts runs atom
 # by atom (plan_update); a larger one on frames: on temporal LUBM 1M the two
 # cross between 2,000 and 4,000 facts (bench/retract_lubm.py --point-atoms
@@ -33,18 +32,6 @@ POINT_ATOMS = 2000
 # for them all costs less than a row stratum each (10,000 predicates of one
 # fact with a rule each: 2.6 s of the rows' strata against ~1 s)
 MANY_STRATA = 100
-
-
-def engine_choice(engine) -> str:
-    """The engine a run asks for: ``engine``, else ``CHRONOLOG_ENGINE``, else auto."""
-    import os
-
-    from chronolog.language.errors import ProgramError
-
-    choice = engine if engine is not None else os.environ.get("CHRONOLOG_ENGINE") or "auto"
-    if choice not in ENGINES:
-        raise ProgramError(f"unknown engine {choice!r}", hint="use engine='auto', 'rows' or 'columns'")
-    return choice
 
 
 class HybridEvaluator(Evaluator):
@@ -546,6 +533,12 @@ class HybridEvaluator(Evaluator):
 
         return table_to_rows(self.given_tables[pred], pred)
 
+    def holds_columns(self) -> bool:
+        """Whether :meth:`output_columns` may give a relation: not after a
+        run on rows alone (then the model prints without importing the
+        columns' printer, connectors/text_out.py)."""
+        return bool(self._tables) or _by_atoms_imported()
+
     def output_columns(self, pred: str):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
         columns computed it, else None: connectors/text_out.py prints and
@@ -813,6 +806,13 @@ def _drain(node):
     from .base import drain
 
     return drain(node)
+
+
+def _by_atoms_imported() -> bool:
+    """Whether an update by atoms ran in this process (it imports point_relation.py)."""
+    import sys
+
+    return __package__ + ".point_relation" in sys.modules
 
 
 def _by_atoms(rel) -> bool:

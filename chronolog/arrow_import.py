@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
+from _thread import get_ident  # (not threading: a small command imports none of it)
 
 
 class _Hide:
@@ -33,10 +33,10 @@ class _Hide:
     check there)."""
 
     def __init__(self):
-        self.thread = threading.get_ident()
+        self.thread = get_ident()
 
     def find_spec(self, name, path=None, target=None):
-        if name == "pandas" and threading.get_ident() == self.thread:
+        if name == "pandas" and get_ident() == self.thread:
             raise ImportError("hidden while pyarrow checks for it")
         return None
 

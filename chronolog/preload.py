@@ -14,7 +14,7 @@ than reasoning over 100,000 facts takes once they are loaded)::
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # (threading itself only to start the thread: 4M instructions of a small command)
 
 
 def preload(background: bool = False):
@@ -109,7 +109,7 @@ def _import_libraries(pyarrow: bool = True, modules: bool = False) -> None:
 
 
 _thread = None
-_starting = threading.Lock()
+_starting = allocate_lock()
 
 
 def import_in_background(pyarrow: bool = True, modules: bool = True) -> threading.Thread:
@@ -128,6 +128,11 @@ def import_in_background(pyarrow: bool = True, modules: bool = True) -> threadin
 
     with _starting:
         if _thread is None:
+            import threading
+
+            from chronolog.language import allocators
+
+            allocators.before_threads()
             _thread = threading.Thread(target=run, name="chronolog-preload", daemon=True)
             _thread.start()
     return _thread

@@ -35,20 +35,54 @@ _configured = False
 
 def configure() -> None:
     """Arrow on the system allocator, jemalloc purging at once, glibc with
-    one arena, OpenBLAS on one thread (each unless set)."""
-    global _configured
+    one arena (from before the first thread: :func:`before_threads`),
+    OpenBLAS on one thread (each unless set)."""
+    global _configured, _arena_pending
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     os.environ.setdefault("_RJEM_MALLOC_CONF", JEMALLOC_CONF)
     # numpy's OpenBLAS starts a thread per core when numpy is imported; a
     # command does no linear algebra, and one thread saves 40-50 ms of that
     # import's CPU (0.07-0.09 s instead of 0.12-0.15 s on this 2-core machine)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if "MALLOC_ARENA_MAX" not in os.environ:
-        one_arena()
+    _arena_pending = "MALLOC_ARENA_MAX" not in os.environ
+    if _arena_pending:  # (one_arena before the first thread: before_threads)
+        import sys
+
+        sys.meta_path.insert(0, _BeforeThreads())
     _configured = True
 
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter
+# the libraries whose import comes before any thread of a command but the
+# background import's (chronolog/preload.py): their own threads, and the
+# fact reader's workers, which run their kernels
+THREADED = ("numpy", "polars", "pyarrow", "pandas", "pyspark")
+_arena_pending = False  # (one_arena is the command's to call, and not called yet)
+
+
+class _BeforeThreads:
+    """A finder that calls :func:`one_arena` before the first of the
+    THREADED libraries is imported, then leaves; it finds nothing itself.
+    (ctypes, which calls mallopt, is 8M instructions of a 10-fact run that
+    never starts a thread.)"""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in THREADED:
+            before_threads()
+        return None
+
+
+def before_threads() -> None:
+    """:func:`one_arena` once, in a command whose user left the arenas to
+    it (:func:`configure`), before its first thread starts."""
+    import sys
+
+    global _arena_pending
+    for finder in [f for f in sys.meta_path if isinstance(f, _BeforeThreads)]:
+        sys.meta_path.remove(finder)
+    if _arena_pending:
+        _arena_pending = False
+        one_arena()
 
 
 def one_arena() -> None:

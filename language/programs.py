@@ -5,7 +5,7 @@ language's work, so the connectors read programs here, not through the API."""
 from __future__ import annotations
 
 import copy
-import threading
+from _thread import allocate_lock  # (threading's Lock, without importing threading)
 from pathlib import Path
 
 from . import ast
@@ -76,7 +76,7 @@ def _shallow(prog):
 # again (a notebook cell, a service, a benchmark's repeats) skips the grammar
 # (3 ms of a 20-day rolling window's 60).  Callers get a copy (_copy).
 _PARSED: dict = {}  # (dialect, source, text) -> Program
-_KEEPING = threading.Lock()
+_KEEPING = allocate_lock()
 CACHED_CHARS = 1 << 16  # programs of rules (a large one is mostly facts: not kept)
 
 

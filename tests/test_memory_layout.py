@@ -223,19 +223,39 @@ def test_a_command_loads_no_libcrypto(tmp_path):
 
 
 def test_a_command_keeps_glibc_to_one_arena_unless_told_otherwise(monkeypatch):
+    """Set once, before the command's first thread (allocators.before_threads:
+    the background import's thread, or the first import of a library that
+    starts threads), not at start: ctypes is not imported by a run that
+    starts none."""
     from chronolog.language import allocators
 
     calls = []
     monkeypatch.setattr(allocators, "one_arena", lambda: calls.append(1))
     monkeypatch.setattr(allocators, "_configured", False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     for var in ("ARROW_DEFAULT_MEMORY_POOL", "_RJEM_MALLOC_CONF", "OPENBLAS_NUM_THREADS"):
         monkeypatch.setenv(var, "x")  # (configure would otherwise set them for the rest of the tests)
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's setting is kept
     allocators.configure()
+    allocators.before_threads()
     assert calls == []
     monkeypatch.delenv("MALLOC_ARENA_MAX")
     allocators.configure()
+    assert calls == []
+    allocators.before_threads()
+    allocators.before_threads()
     assert calls == [1]
+
+
+def test_one_arena_is_set_when_the_first_threaded_library_is_imported():
+    code = (
+        "import sys; from chronolog.language import allocators; allocators.configure(); "
+        "print('ctypes' in sys.modules, allocators._arena_pending); import numpy; "
+        "print('ctypes' in sys.modules, allocators._arena_pending, any(isinstance(f, allocators._BeforeThreads) for f in sys.meta_path))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["False True", "True False False"]
 
 
 def test_a_command_imports_numpy_with_one_blas_thread_unless_told_otherwise():

@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 import re
 from contextlib import contextmanager
-from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language.booleans import Boolean
+from chronolog.language.dates import is_date
 from chronolog.language.errors import ArgumentError
 from chronolog.language.programs import check_program  # noqa: F401 (the API's checks, here with the rest)
 
@@ -78,7 +78,7 @@ def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") ->
 
 def check_term(v, where: str) -> None:
     """A constant of a fact: string, number, boolean, date or datetime."""
-    if isinstance(v, (str, bool, Boolean, date, datetime)) or is_number(v):
+    if isinstance(v, (str, bool, Boolean)) or is_date(v) or is_number(v):
         if isinstance(v, float) and math.isnan(v):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return
@@ -113,11 +113,11 @@ def engine_terms(terms) -> tuple:
     from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
 
-    return as_terms(tuple(instant(v) if isinstance(v, date) else v for v in terms))
+    return as_terms(tuple(instant(v) if is_date(v) else v for v in terms))
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:
-    if isinstance(v, (date, datetime)):  # resolved by the program's calendar
+    if is_date(v):  # resolved by the program's calendar
         return
     if isinstance(v, str):
         from chronolog.language.dates import DATE_RE
@@ -176,7 +176,7 @@ def _on_the_timeline(v, what: str, calendar) -> None:
             f"{what}: {v!r} is a number, but this program's timeline is dates",
             hint=f'give both ends as dates, e.g. {what}=("2020-01-01", "2020-12-31"); float("inf") for no end',
         )
-    if calendar is None and isinstance(v, (date, datetime)):
+    if calendar is None and is_date(v):
         raise ArgumentError(
             f"{what}: {v!r} is a date, but this program's timeline is numeric",
             hint=f'give numbers, e.g. {what}=(0, 1000), or declare @timeGranularity("days"). in the program',
@@ -251,7 +251,7 @@ def time_point(t, calendar, what: str):
     from chronolog.language.float_times import exact_time
 
     _point(t, what, text_dates=calendar is not None)
-    dated = isinstance(t, (date, datetime, str))
+    dated = isinstance(t, str) or is_date(t)
     if calendar is None and dated:
         raise ArgumentError(f"{what}: {t} is a date, but this program's timeline is numeric",
                             hint='give a number, or declare @timeGranularity("days"). in the program')

@@ -20,12 +20,11 @@ applies it like a shift (``Scan.group``).  An unbounded end stays unbounded.
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import math
 from fractions import Fraction
 
-from .dates import EPOCH, Calendar, unit_name
+from .dates import Calendar, epoch, unit_name
 from .records import record
 from .timeline import NEG_INF, POS_INF, format_number, normalize
 
@@ -98,6 +97,8 @@ class Grouping:
         got = _CONSTANTS.get(self)
         if got is None:
             c = self._cycle()
+            import datetime as _dt  # (here, where a grouping of months or years meets a date: language/dates.py)
+
             lo = self.calendar.point(_dt.datetime(_REF_YEAR, 1, 1)) if self.calendar is not None else 0
             got = _CONSTANTS[self] = (c, lo)
         return got
@@ -146,7 +147,9 @@ class Grouping:
             s = math.floor((secs - off) / size) * size + off
             return normalize(Fraction(s) / self.calendar.unit_seconds)
         t, shift = self._reduce(t)
-        dt = EPOCH + _dt.timedelta(seconds=self._floor_seconds(t))
+        import datetime as _dt
+
+        dt = epoch() + _dt.timedelta(seconds=self._floor_seconds(t))
         if self.unit == "months":
             idx = (dt.year * 12 + dt.month - 1) // self.count * self.count
             return normalize(_month_point(self.calendar, idx) + shift)
@@ -160,7 +163,9 @@ class Grouping:
         if self.unit in _FIXED:
             return normalize(start + Fraction(self.count * _FIXED[self.unit]) / self.calendar.unit_seconds)
         start, shift = self._reduce(start)
-        dt = EPOCH + _dt.timedelta(seconds=self._floor_seconds(start))
+        import datetime as _dt
+
+        dt = epoch() + _dt.timedelta(seconds=self._floor_seconds(start))
         if self.unit == "months":
             idx = dt.year * 12 + dt.month - 1 + self.count
             return normalize(_month_point(self.calendar, idx) + shift)
@@ -202,6 +207,8 @@ _CONSTANTS: dict = {}  # Grouping -> (cycle, reference start)
 @functools.lru_cache(maxsize=1 << 16)
 def _month_point(calendar, idx):
     """The time point where month ``idx`` (year * 12 + month - 1) starts."""
+    import datetime as _dt
+
     return calendar.point(_dt.datetime(idx // 12, idx % 12 + 1, 1))
 
 

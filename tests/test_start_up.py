@@ -233,6 +233,56 @@ def test_a_ten_fact_run_and_help_import_no_column_library(tmp_path):
     assert imported == "[]"
 
 
+# what a 10-fact run leaves out beside _NOT_AT_START (bench/startup.py: 283M
+# -> 215M instructions): dataclasses, with inspect, ast, dis and tokenize
+# (language/records.py), threading and ctypes (language/allocators.py:
+# before_threads), datetime (language/dates.py), the @bind connectors with
+# csv, the columns' printer (connectors/text_rows.py prints rows) and frames
+_NOT_ON_A_SMALL_RUN = ("dataclasses", "inspect", "ast", "dis", "tokenize", "threading", "ctypes", "datetime", "csv",
+                       "chronolog.connectors.bindings", "chronolog.connectors.text_out", "chronolog.frames")
+
+
+def _ten_facts() -> str:
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from startup import TEN_FACTS
+    finally:
+        sys.path.pop(0)
+    return TEN_FACTS
+
+
+def test_a_ten_fact_run_imports_only_what_it_uses(tmp_path):
+    """None of _NOT_ON_A_SMALL_RUN on a 10-fact run, nor engine.columns on
+    rows; a program that uses them imports them and answers: a date
+    timeline (a node on the 1st to the 3rd of January, seen up to two days
+    later), a CSV file bound with @bind (q holds where p does)."""
+    program = tmp_path / "ten.vada"
+    program.write_text(_ten_facts())
+    out, imported = _imported_by_command(["run", str(program)], _NOT_ON_A_SMALL_RUN)
+    assert imported == "[]" and "seen(a)@[0,12]" in out.splitlines()
+    rows, imported = _imported_by_command(["run", str(program), "--engine", "rows"], _NOT_ON_A_SMALL_RUN + ("chronolog.engine.columns",))
+    assert imported == "[]" and rows == out
+    dated = tmp_path / "dated.vada"
+    dated.write_text('@timeGranularity("days").\nseen(X) :- <->[0,2] node(X).\nnode(a)@[2020-01-01,2020-01-03].\n')
+    out, imported = _imported_by_command(["run", str(dated)], _NOT_ON_A_SMALL_RUN)
+    assert "datetime" in imported and out == "seen(a)@[2020-01-01,2020-01-05]\n"  # (lark reads the annotation: its runtime's own imports too)
+    (tmp_path / "p.csv").write_text("name,start,end\na,1,2\nb,4,6\n")
+    bound = tmp_path / "bound.vada"
+    bound.write_text('@bind("p", "csv useHeaders=true", ".", "p.csv").\nq(X) :- p(X).\n@output("q").\n')
+    out, imported = _imported_by_command(["run", str(bound)], _NOT_ON_A_SMALL_RUN)
+    assert "chronolog.connectors.bindings" in imported and "csv" in imported
+    assert out == "q(a)@[1,2]\nq(b)@[4,6]\n"
+
+
+def test_importing_chronolog_leaves_the_collector_as_it_found_it():
+    """The package imports with the collector paused (chronolog/__init__.py),
+    then restores the host's setting, on or off."""
+    script = "import gc, sys\nif sys.argv[1] == 'off':\n    gc.disable()\nimport chronolog\nprint(gc.isenabled())\n"
+    got = [subprocess.run([sys.executable, "-c", script, way], capture_output=True, text=True, check=True).stdout.strip()
+           for way in ("on", "off")]
+    assert got == ["True", "False"]
+
+
 def test_a_ten_fact_run_loads_no_parser(tmp_path):
     """The 10-fact program's rules and facts are all of the forms read
     without lark (language/vadalog_rules.py): lark's runtime, with its

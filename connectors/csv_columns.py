@@ -49,8 +49,11 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
         return None
     if data.startswith(b"\xef\xbb\xbf") or (b'"' in data and not _plain_quotes(data)):
         return None  # a byte order mark, quotes Arrow might read otherwise: the csv module's reading
+    from chronolog.language.nulls import reading_file
+
     try:
-        return _read(data, path, pred, options, mapping, time_mapping, calendar)
+        with reading_file():  # one scope for the file's labelled nulls (csv_files.convert reads them)
+            return _read(data, path, pred, options, mapping, time_mapping, calendar)
     except ChronologError:
         return None  # the row reader reports it at its first place
 

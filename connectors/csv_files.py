@@ -2,25 +2,29 @@
 
 Reading: each cell becomes an exact number when it looks like one (integer,
 decimal, ``p/q``), a boolean when it is ``#T``/``#F`` (or, where the mapping
-says ``bool``, true/false/1/0/yes/no too), otherwise a string.  Writing: the
-canonical number text and ``#T``/``#F``, so a written file reads back to the
-same facts.  Uses the standard library's ``csv``:
+says ``bool``, true/false/1/0/yes/no too), a labelled null when it is
+``_:label`` (one null per label in one file, as in a fact file), otherwise a
+string.  Writing: the canonical number text, ``#T``/``#F`` and ``_:n1``, so a
+written file reads back to the same facts.  Uses the standard library's ``csv``:
 pyarrow's reader would turn decimals into binary floats.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean
 from chronolog.language.errors import DataError
+from chronolog.language.nulls import current_table, reading_file
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
 _BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
+_NULL_CELL = re.compile(r"_:[A-Za-z0-9_]+")  # an untyped cell's labelled null: the language's spelling (the grammar's NULL)
 
 
 def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, quoted: bool = False):
@@ -94,11 +98,20 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             ) from None
         if cell in _BOOLEAN_CELLS:  # as the language writes them (#t is a name; true stays a name: existing data)
             return _BOOLEAN_CELLS[cell]
+        if cell[:2] == "_:" and _NULL_CELL.fullmatch(cell):  # as the writer writes a null; a column mapped string keeps the text
+            table = current_table()
+            if table is not None:
+                return table.get(cell[2:])
         return text if quoted else cell
 
 
 def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
     """Facts of ``pred`` from a CSV file.  See docs/language.md (@bind)."""
+    with reading_file():  # one scope for the file's labelled nulls
+        return _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
+
+
+def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar) -> list:
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
     import io
 

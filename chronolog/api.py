@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, failure_text
+from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, counted, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -873,7 +873,7 @@ class Reasoner:
             known = self.plan.arities.get(pred)
             if known is not None and r and len(r[0][0]) != known[0]:
                 raise DataError(
-                    f"{what}: {pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
+                    f"{what}: {pred} has {counted(len(r[0][0]), 'argument')} here but {known[0]} in the program",
                     rows.positions.get(pred),
                 )
         return rows
@@ -1343,7 +1343,7 @@ class Model:
         if arity is not None and arity != len(terms):
             from chronolog.arguments import ArgumentError
 
-            raise ArgumentError(f"{what}: {pred} has {arity} arguments, the fact gives {len(terms)}")
+            raise ArgumentError(f"{what}: {pred} has {counted(arity, 'argument')}, the fact gives {len(terms)}")
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -1634,4 +1634,4 @@ class Model:
         """``3 facts in 2 predicates`` (``1 fact in 1 predicate``): what the
         repr and the notebook view say of the model."""
         facts, preds = len(self), len(self.predicates())
-        return f"{facts} fact{'s' if facts != 1 else ''} in {preds} predicate{'s' if preds != 1 else ''}"
+        return f"{counted(facts, 'fact')} in {counted(preds, 'predicate')}"

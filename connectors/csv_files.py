@@ -17,7 +17,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean
-from chronolog.language.errors import DataError
+from chronolog.language.errors import DataError, counted
 from chronolog.language.nulls import current_table, reading_file
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
@@ -144,7 +144,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
             where = ast.Pos(str(path), row_no, 1)
             if header is not None and len(row) > len(header):
                 raise DataError(
-                    f"the row has {len(row)} columns but the header names {len(header)}",
+                    f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
                     ast.Pos(str(path), row_no, len(header) + 1),
                     hint="one cell per column of the header (quote a cell that has a comma)",
                 )
@@ -153,14 +153,14 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
-                    f"the row has {len(row)} columns but the interval is expected in columns {start_pos} and {end_pos}",
+                    f"the row has {counted(len(row), 'column')} but the interval is expected in columns {start_pos} and {end_pos}",
                     where,
                     hint="check @timeMapping or the file's columns",
                 )
             term_cols = [i for i in range(len(row)) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
             if arity is not None and len(term_cols) != arity:
                 raise DataError(
-                    f"{pred} has {arity} arguments but this row has {len(term_cols)} value columns besides the interval",
+                    f"{pred} has {counted(arity, 'argument')} but this row has {counted(len(term_cols), 'value column')} besides the interval",
                     where,
                     hint="one column per argument plus start and end",
                 )

@@ -25,7 +25,7 @@ from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import DataError, InconsistencyError, ProgramError
+from chronolog.language.errors import DataError, InconsistencyError, ProgramError, counted
 from chronolog.language.timeline import MAX_DIGITS
 
 from . import distributed as dist
@@ -140,7 +140,7 @@ def _time_mapped(df, mapping, b: dict):
     cols = df.columns
     if max(start, end) >= len(cols):
         raise ProgramError(
-            f"@timeMapping of {b['pred']}: {b['location']} has {len(cols)} columns, no column {max(start, end)}",
+            f"@timeMapping of {b['pred']}: {b['location']} has {counted(len(cols), 'column')}, no column {max(start, end)}",
             b["pos"],
             hint="positions count from 0, in the file's column order",
         )

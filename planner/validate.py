@@ -4,7 +4,7 @@ annotations.  Each failure is a :class:`ProgramError` at the offending place."""
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 from chronolog.language.rule_shapes import decisions
 
 from .existential import check_existential_rule, existential_variables
@@ -40,7 +40,7 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
             want, first = arities[pred]
             if want != n:
                 raise ProgramError(
-                    f"{pred} has {n} argument{'s' if n != 1 else ''} here but {want} at {_where(first)}",
+                    f"{pred} has {counted(n, 'argument')} here but {want} at {_where(first)}",
                     pos,
                     hint=f"use {pred} with the same number of arguments everywhere",
                 )
@@ -209,7 +209,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
         lo, hi = KNOWN_ANNOTATIONS[ann.name]
         if not lo <= len(ann.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ProgramError(f"@{ann.name} takes {want} arguments, not {len(ann.args)}", ann.pos)
+            raise ProgramError(f"@{ann.name} takes {counted(want, 'argument')}, not {len(ann.args)}", ann.pos)
         if ann.name in ("input", "output", "bind", "mapping", "timeMapping", "temporalType"):
             pred = ann.args[0]
             if not isinstance(pred, str):
@@ -274,7 +274,7 @@ def check_mapped_position(program: ast.Program, ann, arity: int) -> None:
                            hint=f'e.g. @mapping("{pred}", 0, "name", "string").')
     last = f"0 to {arity - 1}" if arity > 1 else "0" if arity else "none: it has no arguments"
     raise ProgramError(
-        f"@mapping of {pred} names argument {pos}, but {pred} has {arity} argument{'s' if arity != 1 else ''}",
+        f"@mapping of {pred} names argument {pos}, but {pred} has {counted(arity, 'argument')}",
         ann.pos,
         hint=f"argument positions count from 0 (for {pred}: {last}), or name a time column of its @timeMapping",
     )

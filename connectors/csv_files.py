@@ -18,6 +18,7 @@ from pathlib import Path
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean
 from chronolog.language.errors import DataError, counted
+from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
 
@@ -34,7 +35,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
     part of the value, as every CSV reader keeps them)."""
     text = cell
     cell = cell.strip()
-    if kind in ("string", "str"):
+    if kind in STRING_TYPES:
         return text if quoted else cell
     if kind == "float":  # a measured value: binary floating point on purpose
         try:
@@ -56,7 +57,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             message, hint = date_problem(e, f"{cell!r} is not a date",
                                          "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
-    if kind in ("date", "datetime", "timestamp"):
+    if kind in DATE_TYPES:
         from chronolog.language.dates import DATE_RE, date_problem, parse_datetime
 
         try:
@@ -68,7 +69,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             message, hint = date_problem(e, f"{cell!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
         return value  # a datetime; a midnight prints as a date (language/dates.py)
-    if kind in ("bool", "boolean"):
+    if kind in BOOLEAN_TYPES:
         low = cell.lower()
         if low in _TRUE:
             return TRUE  # #T: a term of its own, never the number 1 (language/booleans.py)
@@ -90,7 +91,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
                     where,
                     hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
                 ) from None
-        if kind in ("int", "double", "number", "decimal", "time"):
+        if kind in NUMBER_TYPES or kind == "time":
             raise DataError(
                 f"column {column}: {cell!r} is not a number",
                 where,

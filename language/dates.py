@@ -373,15 +373,17 @@ def _changes(x) -> bool:
 def _date_columns(program):
     """``@bind of p`` when a bound input maps a time column as a date (and
     no ``@temporalType`` says its times are numbers), else None."""
+    from .mapping_types import DATE_TYPES
+
     numeric = {a.args[0] for a in program.annotations if a.name == "temporalType" and len(a.args) == 2
-               and str(a.args[1]).lower() not in ("date", "datetime", "timestamp")}
+               and str(a.args[1]).lower() not in DATE_TYPES}
     bound = {a.args[0] for a in program.annotations if a.name == "bind" and a.args}
     times = {}
     for a in program.annotations:
         if a.name == "timeMapping" and len(a.args) >= 3:
             times[a.args[0]] = {a.args[1], a.args[2]}
     for a in program.annotations:
-        if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in ("date", "datetime", "timestamp"):
+        if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in DATE_TYPES:
             pred = a.args[0]
             if pred in bound and pred not in numeric and a.args[1] in times.get(pred, ()):
                 return f"@bind of {pred}"

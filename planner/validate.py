@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError, counted
+from chronolog.language.mapping_types import MAPPING_TYPES
 from chronolog.language.rule_shapes import decisions
 
 from .existential import check_existential_rule, existential_variables
@@ -236,15 +237,11 @@ def _args(ann) -> str:
     return ", ".join(f'"{a}"' if isinstance(a, str) else format_term(a) for a in ann.args)
 
 
-# the @mapping types the readers read (connectors/csv_files.py, csv_columns.py,
-# spark.py); any other reads as numbers, #T/#F and names (docs/language.md)
-MAPPING_TYPES = ("string", "str", "int", "double", "number", "decimal", "float", "bool", "boolean",
-                 "date", "datetime", "timestamp")
-
-
 def check_mapped_type(ann) -> None:
-    """A ``@mapping`` type spelt like one of MAPPING_TYPES but not one
-    (``"strng"``): it read as no type at all, so ``007`` became 7 without a word."""
+    """A ``@mapping`` type spelt like one of MAPPING_TYPES (the readers'
+    list, language/mapping_types.py) but not one (``"strng"``): it read as
+    no type at all, so ``007`` became 7 without a word.  Any other type
+    reads as numbers, #T/#F and names (docs/language.md)."""
     if len(ann.args) < 4 or not isinstance(ann.args[3], str):
         return
     kind = ann.args[3].lower()

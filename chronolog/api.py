@@ -524,7 +524,7 @@ def _repeating_rows(rows) -> list:
 
 def _interval(iv, calendar=None, where="interval"):
     from chronolog.arguments import check_interval
-    from chronolog.language.timeline import make
+    from chronolog.language.timeline import make, why_empty
 
     from chronolog.language.dates import to_points
     from chronolog.language.float_times import exact_interval
@@ -534,13 +534,15 @@ def _interval(iv, calendar=None, where="interval"):
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
     iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
-        r = make(*iv)
+        ends = iv
     elif isinstance(iv, tuple) and len(iv) == 2:
-        r = make(iv[0], iv[1], True, True)
+        ends = (iv[0], iv[1], True, True)
     else:
-        r = make(iv, iv, True, True)
+        ends = (iv, iv, True, True)
+    r = make(*ends)
     if r is None:
-        raise DataError(f"{where}: the interval {iv!r} is empty", hint="intervals are (start, end) or (start, end, start_closed, end_closed)")
+        raise DataError(f"{where}: the interval {iv!r} is empty",
+                        hint=why_empty(*ends) + "; intervals are (start, end) or (start, end, start_closed, end_closed)")
     return r
 
 

@@ -20,7 +20,7 @@ from chronolog.language.booleans import FALSE, TRUE, Boolean
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
-from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number, why_empty
 
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
@@ -183,7 +183,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
                 raise DataError(
                     f"the interval from {fmt(lo)} to {fmt(hi)} is empty",
                     where,
-                    hint="the start must not be after the end",
+                    hint=why_empty(lo, hi, sc, ec),
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from .errors import DataError, Note, ProgramError
 from .records import record
-from .timeline import NEG_INF, POS_INF, format_number, make, normalize
+from .timeline import NEG_INF, POS_INF, format_number, make, normalize, why_empty
 
 EPOCH = _dt.datetime(1970, 1, 1)
 
@@ -496,7 +496,7 @@ def resolve(program, calendar=None, lines=None):
         lo, hi = point(lo, pos, what), point(hi, pos, what)
         r = make(lo, hi, lc, hc)
         if r is None:
-            raise err(f"the interval {_text(iv)} is empty", pos, "the start must not be after the end")
+            raise err(f"the interval {_text(iv)} is empty", pos, why_empty(lo, hi, lc, hc))
         return r
 
     def period(x, pos):

@@ -25,6 +25,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, p
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
 _BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
+_NUMBER_SHAPE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z|[+-]?\d+\s*/\s*\d+\Z")  # (parse_number's shapes)
 _NULL_CELL = re.compile(r"_:[A-Za-z0-9_]+")  # an untyped cell's labelled null: the language's spelling (the grammar's NULL)
 
 
@@ -81,7 +82,10 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
         if v in (POS_INF, NEG_INF) and kind not in ("time",):
             return cell
         return v
-    except ValueError:
+    except ValueError as e:
+        if _NUMBER_SHAPE.match(cell):  # a number's shape, but no exact value (1/0, 1e99999): as the program's reader says
+            raise DataError(f"column {column}: {e}", where,
+                            hint="write a number chronolog holds exactly, or map the column as string" if kind == "auto" else "") from None
         if kind == "time":
             from chronolog.language.dates import DATE_RE
 

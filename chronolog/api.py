@@ -594,9 +594,12 @@ def parse_horizon(h, calendar=None, what="horizon"):
     if lo > hi:
         shown = (calendar.format_point(lo), calendar.format_point(hi)) if calendar is not None else (lo, hi)
         raise ProgramError(f"bad {what}: {shown[0]} > {shown[1]}", hint="FROM must not be after TO")
-    from chronolog.language.timeline import make
+    from chronolog.language.timeline import format_number, make, why_empty
 
-    return make(lo, hi, True, True)
+    iv = make(lo, hi, True, True)
+    if iv is None:  # [+inf,+inf]: no time point (None would read as no horizon at all)
+        raise ProgramError(f"bad {what}: from {format_number(lo)} to {format_number(hi)} holds no time point", hint=why_empty(lo, hi))
+    return iv
 
 
 def reason(

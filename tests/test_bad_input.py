@@ -1115,3 +1115,21 @@ def test_an_empty_interval_says_why_it_is_empty(tmp_path, interval, why):
         with pytest.raises(chronolog.ChronologError) as e:
             read()
         assert "is empty" in e.value.message and why in e.value.hint, (e.value.message, e.value.hint)
+
+
+def test_a_horizon_at_infinity_is_refused_not_read_as_no_horizon(tmp_path):
+    """``horizon=(inf, inf)`` (``--horizon inf,inf``) holds no time point;
+    the empty interval read as None, no horizon at all, and the whole model
+    came out as if none had been asked for."""
+    import math
+
+    prog = "q(X) :- <->[0,2] p(X).\np(a)@[0,5].\n"
+    for h in [(math.inf, math.inf), (-math.inf, -math.inf), "+inf,+inf"]:
+        with pytest.raises(chronolog.ProgramError) as e:
+            chronolog.reason(prog, horizon=h)
+        assert "holds no time point" in e.value.message and "inf is no time point" in e.value.hint
+    assert chronolog.reason(prog, horizon=(5, math.inf)).lines() == ["q(a)@[5,7]"]
+    (tmp_path / "h.vada").write_text(prog)
+    for option in ("--horizon", "--window"):
+        r = CliRunner().invoke(cli, ["run", str(tmp_path / "h.vada"), option, "inf,inf"])
+        assert r.exit_code != 0 and "holds no time point" in r.output and "Traceback" not in r.output, r.output

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
-from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, failure_text
+from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, counted, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
@@ -523,7 +523,7 @@ def _repeating_rows(rows) -> list:
 
 def _interval(iv, calendar=None, where="interval"):
     from chronolog.arguments import check_interval
-    from chronolog.language.timeline import make
+    from chronolog.language.timeline import make, why_empty
 
     from chronolog.language.dates import to_points
     from chronolog.language.float_times import exact_interval
@@ -533,13 +533,15 @@ def _interval(iv, calendar=None, where="interval"):
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
     iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
-        r = make(*iv)
+        ends = iv
     elif isinstance(iv, tuple) and len(iv) == 2:
-        r = make(iv[0], iv[1], True, True)
+        ends = (iv[0], iv[1], True, True)
     else:
-        r = make(iv, iv, True, True)
+        ends = (iv, iv, True, True)
+    r = make(*ends)
     if r is None:
-        raise DataError(f"{where}: the interval {iv!r} is empty", hint="intervals are (start, end) or (start, end, start_closed, end_closed)")
+        raise DataError(f"{where}: the interval {iv!r} is empty",
+                        hint=why_empty(*ends) + "; intervals are (start, end) or (start, end, start_closed, end_closed)")
     return r
 
 
@@ -591,9 +593,12 @@ def parse_horizon(h, calendar=None, what="horizon"):
     if lo > hi:
         shown = (calendar.format_point(lo), calendar.format_point(hi)) if calendar is not None else (lo, hi)
         raise ProgramError(f"bad {what}: {shown[0]} > {shown[1]}", hint="FROM must not be after TO")
-    from chronolog.language.timeline import make
+    from chronolog.language.timeline import format_number, make, why_empty
 
-    return make(lo, hi, True, True)
+    iv = make(lo, hi, True, True)
+    if iv is None:  # [+inf,+inf]: no time point (None would read as no horizon at all)
+        raise ProgramError(f"bad {what}: from {format_number(lo)} to {format_number(hi)} holds no time point", hint=why_empty(lo, hi))
+    return iv
 
 
 def reason(
@@ -873,7 +878,7 @@ class Reasoner:
             known = self.plan.arities.get(pred)
             if known is not None and r and len(r[0][0]) != known[0]:
                 raise DataError(
-                    f"{what}: {pred} has {len(r[0][0])} arguments here but {known[0]} in the program",
+                    f"{what}: {pred} has {counted(len(r[0][0]), 'argument')} here but {known[0]} in the program",
                     rows.positions.get(pred),
                 )
         return rows
@@ -1343,7 +1348,7 @@ class Model:
         if arity is not None and arity != len(terms):
             from chronolog.arguments import ArgumentError
 
-            raise ArgumentError(f"{what}: {pred} has {arity} arguments, the fact gives {len(terms)}")
+            raise ArgumentError(f"{what}: {pred} has {counted(arity, 'argument')}, the fact gives {len(terms)}")
         rel = self._relation(pred)
         ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
@@ -1634,4 +1639,4 @@ class Model:
         """``3 facts in 2 predicates`` (``1 fact in 1 predicate``): what the
         repr and the notebook view say of the model."""
         facts, preds = len(self), len(self.predicates())
-        return f"{facts} fact{'s' if facts != 1 else ''} in {preds} predicate{'s' if preds != 1 else ''}"
+        return f"{counted(facts, 'fact')} in {counted(preds, 'predicate')}"

@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from chronolog.language.errors import ChronologError
+from chronolog.language.errors import ChronologError, counted
 
 # ``run``'s options as click reads them: option -> (parameter, kind, choices
 # or a flag's value); kinds: "path", "text", "choice", "positive" (an
@@ -314,8 +314,8 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         _fail(e)
     if stats:
         _echo(
-            f"{len(model)} facts, {model.stats.get('derivations', 0)} derivations, "
-            f"{model.stats.get('rounds', 0)} rounds, {time.perf_counter() - t0:.3f} s",
+            f"{counted(len(model), 'fact')}, {counted(model.stats.get('derivations', 0), 'derivation')}, "
+            f"{counted(model.stats.get('rounds', 0), 'round')}, {time.perf_counter() - t0:.3f} s",
             err=True,
         )
         for c in model.stats.get("components", []):

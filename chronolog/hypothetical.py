@@ -52,7 +52,7 @@ from typing import Optional
 
 from chronolog.language import ast
 from chronolog.language.booleans import any_boolean, public_terms, terms as as_terms
-from chronolog.language.errors import DataError, ProgramError
+from chronolog.language.errors import DataError, ProgramError, counted
 from chronolog.language.text import format_atom, format_number
 from chronolog.hypothetical_unfold import Unfolder
 
@@ -207,7 +207,7 @@ class Hypothetical:
                 _refuse_derived(pred, f"the fact {format_fact(pred, terms, iv)}", self.rules)
                 known = self._arities.get(pred)
                 if known is not None and len(terms) != known[0]:  # (as Stream refuses it; a predicate no rule reads is kept)
-                    raise DataError(f"{pred} has {len(terms)} arguments here but {known[0]} in the program: the fact "
+                    raise DataError(f"{pred} has {counted(len(terms), 'argument')} here but {known[0]} in the program: the fact "
                                     f"{format_fact(pred, terms, iv)} would meet no rule",
                                     hint=f"use {pred} with the same number of arguments everywhere")
                 delta.setdefault(pred, set()).add(as_terms(terms))  # a Python bool is #T, never 1

@@ -29,7 +29,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,7 @@ class Unfolder:
 
 
 def _points(n):
-    return f"{n} time point" + ("" if n == 1 else "s")
+    return counted(n, "time point")
 
 
 def _longest(edges, src) -> dict:

@@ -17,6 +17,7 @@ import sys
 import time
 
 from chronolog.engine.progress import Progress  # (the executors make it; public here as chronolog.progress.Progress)
+from chronolog.language.errors import counted
 
 
 class _Bar:
@@ -51,7 +52,7 @@ class _Bar:
         preds = ", ".join(p.predicates[:3]) + (", …" if len(p.predicates) > 3 else "")
         self.bar.update(
             self.task, total=p.strata, completed=p.stratum if p.done else p.stratum - 1,
-            description=f"{preds}: round {p.round}, {p.derivations:,} derivations",
+            description=f"{preds}: round {p.round}, {counted(f'{p.derivations:,}', 'derivation')}",
         )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional
 
 from chronolog.language import ast
-from chronolog.language.errors import ChronologError, ProgramError
+from chronolog.language.errors import ChronologError, ProgramError, counted
 
 
 class Query(NamedTuple):
@@ -132,7 +132,7 @@ def answer(model, q: Query) -> list:
 
     arity = model.plan.arities.get(q.pred, (None,))[0]
     if arity is not None and arity != len(q.terms):
-        raise ProgramError(f"{q.pred} has {arity} arguments, the query gives {len(q.terms)}")
+        raise ProgramError(f"{q.pred} has {counted(arity, 'argument')}, the query gives {len(q.terms)}")
     if q.window is not None:
         rows = model._clipped(q.pred, q.window)  # (clipped to it, as the model shows intervals)
     else:

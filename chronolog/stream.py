@@ -30,7 +30,7 @@ from typing import NamedTuple, Optional
 from chronolog.api import check_mapped_tables, load_facts, load_program
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
-from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, failure_text
+from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, counted, failure_text
 from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
@@ -196,7 +196,7 @@ class Stream:
         for pred, rs in rows.items():
             known = arities.get(pred)
             if known is not None and rs and len(rs[0][0]) != known[0]:
-                raise DataError(f"{pred} has {len(rs[0][0])} arguments here but {known[0]} in the program")
+                raise DataError(f"{pred} has {counted(len(rs[0][0]), 'argument')} here but {known[0]} in the program")
 
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.

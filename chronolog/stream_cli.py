@@ -9,7 +9,7 @@ import dataclasses
 import sys
 import time
 
-from chronolog.language.errors import ChronologError, DataError
+from chronolog.language.errors import ChronologError, DataError, counted
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import format_number
 
@@ -114,11 +114,11 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
         n = st.get("corrections", 0)
         replayed = st.get("replayed steps", 0)
         unmet = st.get("retracted facts that met nothing", 0)
-        corrected = (f", {n} correction{'s' * (n != 1)}, {st.get('retracted outputs', 0)} retracted"
-                     + (f", {replayed} step{'s' * (replayed != 1)} replayed" if replayed else "")
-                     + (f", {unmet} retracted fact{'s' * (unmet != 1)} met nothing" if unmet else "")) if n else ""
+        corrected = (f", {counted(n, 'correction')}, {st.get('retracted outputs', 0)} retracted"
+                     + (f", {counted(replayed, 'step')} replayed" if replayed else "")
+                     + (f", {counted(unmet, 'retracted fact')} met nothing" if unmet else "")) if n else ""
         sys.stderr.write(
-            f"{'end' if final else 'stream'}: watermark {point(s.watermark)}, {st['input facts']} facts in "
+            f"{'end' if final else 'stream'}: watermark {point(s.watermark)}, {counted(st['input facts'], 'fact')} in "
             f"({rate:.0f}/s), {st['output facts']} out{corrected}, {s.facts_in_memory()} in memory "
             f"(peak {st['peak facts in memory']}), {el:.2f} s\n"
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 
 from .csv_files import read_csv_facts
 from .paths import exists
@@ -106,7 +106,7 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
             raise ProgramError(f'@mapping of {pred} names the column "{name}", which {path} does not have', a.pos, hint=hint)
         if pos >= len(values):
             raise ProgramError(
-                f"@mapping of {pred} names argument {pos}, but {path} has {len(values)} value column{'s' if len(values) != 1 else ''}",
+                f"@mapping of {pred} names argument {pos}, but {path} has {counted(len(values), 'value column')}",
                 a.pos, hint=hint,
             )
         if name in values and values.index(name) != pos:  # (columns in another order: each argument would read another's)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError
+from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 from chronolog.language.timeline import NEG_INF, POS_INF, make
 
@@ -49,8 +50,11 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
         return None
     if data.startswith(b"\xef\xbb\xbf") or (b'"' in data and not _plain_quotes(data)):
         return None  # a byte order mark, quotes Arrow might read otherwise: the csv module's reading
+    from chronolog.language.nulls import reading_file
+
     try:
-        return _read(data, path, pred, options, mapping, time_mapping, calendar)
+        with reading_file():  # one scope for the file's labelled nulls (csv_files.convert reads them)
+            return _read(data, path, pred, options, mapping, time_mapping, calendar)
     except ChronologError:
         return None  # the row reader reports it at its first place
 
@@ -106,7 +110,7 @@ def _blank_inside_quotes(data: bytes, b, opening, closing) -> bool:
 _BLANK_BYTES = tuple(b" \t\v\f\x1c\x1d\x1e\x1f")  # (what str.isspace reads as blank in ASCII, but the line ends)
 
 
-_EXACT_KINDS = ("auto", "int", "double", "number", "decimal")
+_EXACT_KINDS = ("auto",) + NUMBER_TYPES
 _DECIMAL = re.compile(r"-?(\d{1,17})(?:\.(\d{1,17}))?")
 
 
@@ -361,7 +365,7 @@ def _arrow_types(kinds: dict, times, calendar, data: bytes) -> dict:
             types[i] = pa.float64()
         elif kind == "int" and b"x" not in data and b"X" not in data:  # (one byte: memchr; "0x" took 5 ms per 4 MB)
             types[i] = pa.int64()
-        elif kind in ("string", "str"):
+        elif kind in STRING_TYPES:
             types[i] = pa.dictionary(pa.int32(), pa.string())
     if calendar is not None and (Fraction(86400) / calendar.unit_seconds).denominator == 1:
         for i in times:

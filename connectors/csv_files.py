@@ -2,25 +2,31 @@
 
 Reading: each cell becomes an exact number when it looks like one (integer,
 decimal, ``p/q``), a boolean when it is ``#T``/``#F`` (or, where the mapping
-says ``bool``, true/false/1/0/yes/no too), otherwise a string.  Writing: the
-canonical number text and ``#T``/``#F``, so a written file reads back to the
-same facts.  Uses the standard library's ``csv``:
+says ``bool``, true/false/1/0/yes/no too), a labelled null when it is
+``_:label`` (one null per label in one file, as in a fact file), otherwise a
+string.  Writing: the canonical number text, ``#T``/``#F`` and ``_:n1``, so a
+written file reads back to the same facts.  Uses the standard library's ``csv``:
 pyarrow's reader would turn decimals into binary floats.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean
-from chronolog.language.errors import DataError
-from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number
+from chronolog.language.errors import DataError, counted
+from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
+from chronolog.language.nulls import current_table, reading_file
+from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number, why_empty
 
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
 _BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
+_NUMBER_SHAPE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z|[+-]?\d+\s*/\s*\d+\Z")  # (parse_number's shapes)
+_NULL_CELL = re.compile(r"_:[A-Za-z0-9_]+")  # an untyped cell's labelled null: the language's spelling (the grammar's NULL)
 
 
 def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, quoted: bool = False):
@@ -30,7 +36,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
     part of the value, as every CSV reader keeps them)."""
     text = cell
     cell = cell.strip()
-    if kind in ("string", "str"):
+    if kind in STRING_TYPES:
         return text if quoted else cell
     if kind == "float":  # a measured value: binary floating point on purpose
         try:
@@ -52,7 +58,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             message, hint = date_problem(e, f"{cell!r} is not a date",
                                          "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
-    if kind in ("date", "datetime", "timestamp"):
+    if kind in DATE_TYPES:
         from chronolog.language.dates import DATE_RE, date_problem, parse_datetime
 
         try:
@@ -64,7 +70,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             message, hint = date_problem(e, f"{cell!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
         return value  # a datetime; a midnight prints as a date (language/dates.py)
-    if kind in ("bool", "boolean"):
+    if kind in BOOLEAN_TYPES:
         low = cell.lower()
         if low in _TRUE:
             return TRUE  # #T: a term of its own, never the number 1 (language/booleans.py)
@@ -76,7 +82,10 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
         if v in (POS_INF, NEG_INF) and kind not in ("time",):
             return cell
         return v
-    except ValueError:
+    except ValueError as e:
+        if _NUMBER_SHAPE.match(cell):  # a number's shape, but no exact value (1/0, 1e99999): as the program's reader says
+            raise DataError(f"column {column}: {e}", where,
+                            hint="write a number chronolog holds exactly, or map the column as string" if kind == "auto" else "") from None
         if kind == "time":
             from chronolog.language.dates import DATE_RE
 
@@ -86,7 +95,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
                     where,
                     hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program',
                 ) from None
-        if kind in ("int", "double", "number", "decimal", "time"):
+        if kind in NUMBER_TYPES or kind == "time":
             raise DataError(
                 f"column {column}: {cell!r} is not a number",
                 where,
@@ -94,11 +103,20 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             ) from None
         if cell in _BOOLEAN_CELLS:  # as the language writes them (#t is a name; true stays a name: existing data)
             return _BOOLEAN_CELLS[cell]
+        if cell[:2] == "_:" and _NULL_CELL.fullmatch(cell):  # as the writer writes a null; a column mapped string keeps the text
+            table = current_table()
+            if table is not None:
+                return table.get(cell[2:])
         return text if quoted else cell
 
 
 def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
     """Facts of ``pred`` from a CSV file.  See docs/language.md (@bind)."""
+    with reading_file():  # one scope for the file's labelled nulls
+        return _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
+
+
+def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar) -> list:
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
     import io
 
@@ -131,7 +149,7 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             where = ast.Pos(str(path), row_no, 1)
             if header is not None and len(row) > len(header):
                 raise DataError(
-                    f"the row has {len(row)} columns but the header names {len(header)}",
+                    f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
                     ast.Pos(str(path), row_no, len(header) + 1),
                     hint="one cell per column of the header (quote a cell that has a comma)",
                 )
@@ -140,14 +158,14 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
-                    f"the row has {len(row)} columns but the interval is expected in columns {start_pos} and {end_pos}",
+                    f"the row has {counted(len(row), 'column')} but the interval is expected in columns {start_pos} and {end_pos}",
                     where,
                     hint="check @timeMapping or the file's columns",
                 )
             term_cols = [i for i in range(len(row)) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
             if arity is not None and len(term_cols) != arity:
                 raise DataError(
-                    f"{pred} has {arity} arguments but this row has {len(term_cols)} value columns besides the interval",
+                    f"{pred} has {counted(arity, 'argument')} but this row has {counted(len(term_cols), 'value column')} besides the interval",
                     where,
                     hint="one column per argument plus start and end",
                 )
@@ -169,7 +187,7 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
                 raise DataError(
                     f"the interval from {fmt(lo)} to {fmt(hi)} is empty",
                     where,
-                    hint="the start must not be after the end",
+                    hint=why_empty(lo, hi, sc, ec),
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts

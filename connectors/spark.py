@@ -25,7 +25,7 @@ from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import DataError, InconsistencyError, ProgramError
+from chronolog.language.errors import DataError, InconsistencyError, ProgramError, counted
 from chronolog.language.timeline import MAX_DIGITS
 
 from . import distributed as dist
@@ -140,7 +140,7 @@ def _time_mapped(df, mapping, b: dict):
     cols = df.columns
     if max(start, end) >= len(cols):
         raise ProgramError(
-            f"@timeMapping of {b['pred']}: {b['location']} has {len(cols)} columns, no column {max(start, end)}",
+            f"@timeMapping of {b['pred']}: {b['location']} has {counted(len(cols), 'column')}, no column {max(start, end)}",
             b["pos"],
             hint="positions count from 0, in the file's column order",
         )
@@ -660,16 +660,17 @@ def _key_sql(typ, col: str, csv: bool = False, kind: str = "auto") -> str:
     from pyspark.sql import types as T
 
     from chronolog.engine.term_types import instant_micros_sql, text_instant_micros_sql
+    from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, STRING_TYPES
 
     from .spark_rounds.sql import hex_string
 
     if csv and kind != "auto" and isinstance(typ, T.StringType):
-        if kind in ("string", "str"):
+        if kind in STRING_TYPES:
             return col  # (Spark's reader trimmed a bare cell, kept a quoted one's blanks, as the CSV reader: read_binding)
         text = _trimmed(col)
-        if kind in ("bool", "boolean"):
+        if kind in BOOLEAN_TYPES:
             return f"CASE WHEN {_csv_true(text)} THEN 'true' WHEN {_csv_true(text, False)} THEN 'false' ELSE {text} END"
-        if kind in ("date", "datetime", "timestamp"):  # text Spark SQL does not read as the CSV reader does: one task
+        if kind in DATE_TYPES:  # text Spark SQL does not read as the CSV reader does: one task
             unread = f"raise_error(concat({hex_string(UNKEYABLE)}, {text}, ' (a date Spark SQL does not read)'))"
             return f"coalesce(CAST({text_instant_micros_sql(text)} AS STRING), {unread})"
         if kind == "time":  # (points of the program's calendar: not followed in SQL)

@@ -154,11 +154,11 @@ def _check_names(names, arity, what):
     """The argument columns' names: one per argument, each once, none
     empty and none a time column's (Spark's Arrow reader crashes on a
     repeated name; a count off by one shifts every value a column over)."""
-    from chronolog.language.errors import DataError
+    from chronolog.language.errors import DataError, counted
 
     hint = f'name each of the {arity} arguments once, e.g. .option("columns", "{",".join(f"c{i}" for i in range(arity))}")'
     if len(names) != arity:
-        raise DataError(f"{what} names {len(names)} column(s), but the facts have {arity} arguments", hint=hint)
+        raise DataError(f"{what} names {counted(len(names), 'column')}, but the facts have {counted(arity, 'argument')}", hint=hint)
     for n in names:
         if not n:
             raise DataError(f"{what} has an empty column name", hint=hint)
@@ -373,7 +373,7 @@ def _check_arity(rows, names, path, pred):
     its values would fill the wrong columns): an error at the first line
     that has not."""
     from chronolog.language import ast
-    from chronolog.language.errors import DataError
+    from chronolog.language.errors import DataError, counted
     from chronolog.language.facts import read_fact_rows
 
     if all(len(terms) == len(names) for terms, _ in rows):
@@ -383,7 +383,7 @@ def _check_arity(rows, names, path, pred):
             for p, found in read_fact_rows([line], path).items():
                 if pred in (None, p) and any(len(terms) != len(names) for terms, _ in found):
                     raise DataError(
-                        f"{p} has {len(found[0][0])} arguments here, but the schema has {len(names)} "
+                        f"{p} has {counted(len(found[0][0]), 'argument')} here, but the schema has {len(names)} "
                         f"argument column(s) ({', '.join(names) or 'none'}) before {', '.join(TIME_COLUMNS)}",
                         ast.Pos(path, n, 1),
                         hint="give one schema column per argument, then the time columns",

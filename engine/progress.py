@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from chronolog.language.errors import counted
+
 
 class Progress(namedtuple("Progress", "stratum strata round derivations predicates done")):
     """Where an evaluation is: ``stratum`` (1-based) of ``strata``, its
@@ -19,5 +21,5 @@ class Progress(namedtuple("Progress", "stratum strata round derivations predicat
         preds = ", ".join(self.predicates[:3]) + (", …" if len(self.predicates) > 3 else "")
         return (
             f"stratum {self.stratum}/{self.strata} ({preds}) round {self.round}, "
-            f"{self.derivations:,} derivations"
+            f"{counted(f'{self.derivations:,}', 'derivation')}"
         )

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
 
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 
 MAX_BITS = 1024  # about 10**308: far beyond any value a program reads in
 MAX_CHARS = 100_000
@@ -45,7 +45,7 @@ def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
                     rule = next((r for r in rules if r.head_pred == pred), rules[0])
                     raise ProgramError(
                         f"the recursion through {describe(rule)} keeps inventing values: "
-                        f"after {rounds} rounds {pred} holds {what}, and it would not stop",
+                        f"after {counted(rounds, 'round')} {pred} holds {what}, and it would not stop",
                         where(rule),
                         hint="bound the recursion with a condition (e.g. X < 1000); "
                         "--max-rounds N (max_rounds=N in Python) caps the rounds of a recursion",

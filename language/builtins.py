@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .errors import counted
 from .timeline import normalize
 
 # stratified aggregates need their body complete (a lower stratum); the
@@ -173,5 +174,5 @@ def check_arity(name: str, n: int):
     lo, hi, _ = spec
     if n < lo or (hi is not None and n > hi):
         want = str(lo) if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
-        return f"{name}() takes {want} argument{'s' if want != '1' else ''}, not {n}"
+        return f"{name}() takes {counted(want, 'argument')}, not {n}"
     return None

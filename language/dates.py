@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from .errors import DataError, Note, ProgramError
 from .records import record
-from .timeline import NEG_INF, POS_INF, format_number, make, normalize
+from .timeline import NEG_INF, POS_INF, format_number, make, normalize, why_empty
 
 
 
@@ -388,15 +388,17 @@ def _changes(x) -> bool:
 def _date_columns(program):
     """``@bind of p`` when a bound input maps a time column as a date (and
     no ``@temporalType`` says its times are numbers), else None."""
+    from .mapping_types import DATE_TYPES
+
     numeric = {a.args[0] for a in program.annotations if a.name == "temporalType" and len(a.args) == 2
-               and str(a.args[1]).lower() not in ("date", "datetime", "timestamp")}
+               and str(a.args[1]).lower() not in DATE_TYPES}
     bound = {a.args[0] for a in program.annotations if a.name == "bind" and a.args}
     times = {}
     for a in program.annotations:
         if a.name == "timeMapping" and len(a.args) >= 3:
             times[a.args[0]] = {a.args[1], a.args[2]}
     for a in program.annotations:
-        if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in ("date", "datetime", "timestamp"):
+        if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in DATE_TYPES:
             pred = a.args[0]
             if pred in bound and pred not in numeric and a.args[1] in times.get(pred, ()):
                 return f"@bind of {pred}"
@@ -509,7 +511,7 @@ def resolve(program, calendar=None, lines=None):
         lo, hi = point(lo, pos, what), point(hi, pos, what)
         r = make(lo, hi, lc, hc)
         if r is None:
-            raise err(f"the interval {_text(iv)} is empty", pos, "the start must not be after the end")
+            raise err(f"the interval {_text(iv)} is empty", pos, why_empty(lo, hi, lc, hc))
         return r
 
     def period(x, pos):

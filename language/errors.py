@@ -34,6 +34,12 @@ class ChronologError(Exception):
         return text
 
 
+def counted(n, noun: str) -> str:
+    """``1 argument``, ``2 arguments``: a count in a message, with the noun's
+    number agreeing (``noun`` is singular and takes an ``s``)."""
+    return f"{n} {noun}" if n == 1 or n == "1" else f"{n} {noun}s"
+
+
 def failure_text(e: BaseException) -> str:
     """What an error said, in one phrase: a ChronologError's message without
     its place, else the exception's text or its class (a session or stream

@@ -13,7 +13,7 @@ from fractions import Fraction
 from collections.abc import Iterable
 
 from . import ast
-from .errors import SyntaxError_
+from .errors import SyntaxError_, counted
 from .nulls import current_table, reading_file
 from .booleans import boolean
 from .text import unquote
@@ -176,7 +176,7 @@ def refuse_repeating(facts, where: str) -> None:
 
 def _arity_error(pred, n, want, pos, first):
     raise SyntaxError_(
-        f"{pred} has {n} argument{'s' if n != 1 else ''} here but {want} at {first}",
+        f"{pred} has {counted(n, 'argument')} here but {want} at {first}",
         pos,
         hint=f"use {pred} with the same number of arguments everywhere",
     )

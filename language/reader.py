@@ -23,7 +23,7 @@ from .errors import ChronologError, SyntaxError_, too_deep
 from .interval_tokens import IntervalTokens
 from .text import format_term as _format_term
 from .text import unquote
-from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number
+from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number, why_empty
 
 _HERE = Path(__file__).parent
 
@@ -138,7 +138,7 @@ class AstBuilder(IntervalTokens):
             raise self._err(
                 f"the {what} {interval_text(lo, hi, lc, hc)} is empty",
                 pos,
-                "an interval goes from its start to its end, start <= end (a punctual interval is [t,t])",
+                why_empty(lo, hi, lc, hc),
             )
         return iv
 

@@ -174,6 +174,19 @@ def make(lo, hi, lc=True, hc=True) -> Interval | None:
     return None
 
 
+def why_empty(lo, hi, lc=True, hc=True) -> str:
+    """Why :func:`make` found the interval empty, as an error's hint: the
+    three ways differ ([+inf,+inf] has its start equal to its end, and "the
+    start must not be after the end" sent the reader looking elsewhere)."""
+    if lo == POS_INF:
+        return "+inf is no time point (an infinite end is always open): an interval from +inf holds none; write [t, +inf) for one that never ends"
+    if hi == NEG_INF:
+        return "-inf is no time point (an infinite end is always open): an interval up to -inf holds none; write (-inf, t] for one that never began"
+    if lo == hi:
+        return "a single time point needs both ends closed: [t,t] (or @t)"
+    return "an interval goes from its start to its end: the start must not be after the end"
+
+
 def point(t) -> Interval:
     return (t, t, True, True)
 

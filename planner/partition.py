@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 
 from .ir import NegScan, Scan
 from .normalize import TOP, is_fresh
@@ -102,7 +102,7 @@ def analyse(plan, key=None) -> Partitioning:
     arities = {p: len(t) for _, atoms in rule_atoms for p, t in atoms}
     for p, k in (key or {}).items():
         if p in arities and not (0 <= k < arities[p]):
-            raise ProgramError(f"key position {k} of {p} is out of range (it has {arities[p]} arguments)")
+            raise ProgramError(f"key position {k} of {p} is out of range (it has {counted(arities[p], 'argument')})")
 
     best = {"depth": -1, "why": None, "rule": None}
     steps = [0]

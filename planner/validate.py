@@ -4,7 +4,8 @@ annotations.  Each failure is a :class:`ProgramError` at the offending place."""
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
+from chronolog.language.mapping_types import MAPPING_TYPES
 from chronolog.language.rule_shapes import decisions
 
 from .existential import check_existential_rule, existential_variables
@@ -40,7 +41,7 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
             want, first = arities[pred]
             if want != n:
                 raise ProgramError(
-                    f"{pred} has {n} argument{'s' if n != 1 else ''} here but {want} at {_where(first)}",
+                    f"{pred} has {counted(n, 'argument')} here but {want} at {_where(first)}",
                     pos,
                     hint=f"use {pred} with the same number of arguments everywhere",
                 )
@@ -209,7 +210,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
         lo, hi = KNOWN_ANNOTATIONS[ann.name]
         if not lo <= len(ann.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ProgramError(f"@{ann.name} takes {want} arguments, not {len(ann.args)}", ann.pos)
+            raise ProgramError(f"@{ann.name} takes {counted(want, 'argument')}, not {len(ann.args)}", ann.pos)
         if ann.name in ("input", "output", "bind", "mapping", "timeMapping", "temporalType"):
             pred = ann.args[0]
             if not isinstance(pred, str):
@@ -236,15 +237,11 @@ def _args(ann) -> str:
     return ", ".join(f'"{a}"' if isinstance(a, str) else format_term(a) for a in ann.args)
 
 
-# the @mapping types the readers read (connectors/csv_files.py, csv_columns.py,
-# spark.py); any other reads as numbers, #T/#F and names (docs/language.md)
-MAPPING_TYPES = ("string", "str", "int", "double", "number", "decimal", "float", "bool", "boolean",
-                 "date", "datetime", "timestamp")
-
-
 def check_mapped_type(ann) -> None:
-    """A ``@mapping`` type spelt like one of MAPPING_TYPES but not one
-    (``"strng"``): it read as no type at all, so ``007`` became 7 without a word."""
+    """A ``@mapping`` type spelt like one of MAPPING_TYPES (the readers'
+    list, language/mapping_types.py) but not one (``"strng"``): it read as
+    no type at all, so ``007`` became 7 without a word.  Any other type
+    reads as numbers, #T/#F and names (docs/language.md)."""
     if len(ann.args) < 4 or not isinstance(ann.args[3], str):
         return
     kind = ann.args[3].lower()
@@ -274,7 +271,7 @@ def check_mapped_position(program: ast.Program, ann, arity: int) -> None:
                            hint=f'e.g. @mapping("{pred}", 0, "name", "string").')
     last = f"0 to {arity - 1}" if arity > 1 else "0" if arity else "none: it has no arguments"
     raise ProgramError(
-        f"@mapping of {pred} names argument {pos}, but {pred} has {arity} argument{'s' if arity != 1 else ''}",
+        f"@mapping of {pred} names argument {pos}, but {pred} has {counted(arity, 'argument')}",
         ann.pos,
         hint=f"argument positions count from 0 (for {pred}: {last}), or name a time column of its @timeMapping",
     )
@@ -336,9 +333,41 @@ def check_body_length(rule: ast.Rule) -> None:
         )
 
 
+def check_calls(rule: ast.Rule) -> None:
+    """A function a condition or an assignment calls that does not exist or
+    takes other arguments (``abs(X, 1)``, ``foo(X)``): refused when the
+    program loads.  The row executor said so only when the rule first
+    matched a fact, the columnar one never, so a rule over data that had
+    not arrived yet ran silently on one executor and failed on the other."""
+    from chronolog.language.builtins import FUNCTIONS, check_arity
+
+    def walk(e, lit):
+        if isinstance(e, ast.BinOp):
+            walk(e.left, lit)
+            walk(e.right, lit)
+        elif isinstance(e, ast.Call):
+            problem = check_arity(e.name, len(e.args))
+            if problem is not None:
+                close = _close(e.name, list(FUNCTIONS)) if e.name not in FUNCTIONS else None
+                raise ProgramError(f"{problem}, in {lit}", getattr(lit, "pos", None) or rule.pos,
+                                   hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS)))
+            for a in e.args:
+                walk(a, lit)
+        elif isinstance(e, ast.Aggregate) and e.expr is not None:
+            walk(e.expr, lit)
+
+    for lit in rule.body:
+        if isinstance(lit, ast.Comparison):
+            walk(lit.left, lit)
+            walk(lit.right, lit)
+        elif isinstance(lit, ast.Assignment):
+            walk(lit.expr, lit)
+
+
 def validate(program: ast.Program, extra_facts=None) -> dict:
     arities = collect_arities(program, extra_facts)
     for rule in program.rules:
+        check_calls(rule)
         shared = decisions(rule)
         if shared is not None and shared.get("safe"):  # (its structure is one found safe: language/rule_shapes.py)
             continue

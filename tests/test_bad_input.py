@@ -1091,3 +1091,45 @@ def test_a_misspelt_annotation_or_mapping_type_says_what_was_meant(tmp_path):
     assert e.value.hint.startswith('did you mean "string"?')
     assert reason(bound + '@mapping("s", 0, "k", "String").\n').to_text() == 'q("007")@[0,1]'
     assert reason(bound + '@mapping("s", 0, "k", "integer").\n').to_text() == "q(7)@[0,1]"  # (no type: read as numbers)
+
+
+@pytest.mark.parametrize("interval, why", [
+    ("[+inf,+inf]", "+inf is no time point"), ("(-inf,-inf)", "-inf is no time point"),
+    ("(5,5]", "a single time point needs both ends closed"), ("[6,5]", "the start must not be after the end")])
+def test_an_empty_interval_says_why_it_is_empty(tmp_path, interval, why):
+    """``p(a)@[+inf,+inf]`` was refused with the hint "start <= end (a
+    punctual interval is [t,t])", which it keeps (its start is its end):
+    an infinite end is open, so no point is there.  Each reader (program,
+    fact file, CSV file, Python rows) says which of the three ways it is."""
+    (tmp_path / "p.facts").write_text(f"p(a)@{interval}\n")
+    lo, hi = interval[1:-1].split(",")
+    (tmp_path / "p.csv").write_text(f"v,start,end,start_closed,end_closed\na,{lo},{hi},{interval[0] == '['},{interval[-1] == ']'}\n")
+    (tmp_path / "c.vada").write_text('@bind("p", "csv", ".", "p.csv").\nq(X) :- p(X).\n')
+    from chronolog.language.timeline import parse_number
+
+    row = {"p": [(("a",), (parse_number(lo), parse_number(hi), interval[0] == "[", interval[-1] == "]"))]}
+    for read in (lambda: chronolog.reason(f"q(X) :- p(X).\np(a)@{interval}."),
+                 lambda: chronolog.reason("q(X) :- p(X).", (tmp_path / "p.facts").read_text()),
+                 lambda: chronolog.reason(tmp_path / "c.vada"),
+                 lambda: chronolog.reason("q(X) :- p(X).", row)):
+        with pytest.raises(chronolog.ChronologError) as e:
+            read()
+        assert "is empty" in e.value.message and why in e.value.hint, (e.value.message, e.value.hint)
+
+
+def test_a_horizon_at_infinity_is_refused_not_read_as_no_horizon(tmp_path):
+    """``horizon=(inf, inf)`` (``--horizon inf,inf``) holds no time point;
+    the empty interval read as None, no horizon at all, and the whole model
+    came out as if none had been asked for."""
+    import math
+
+    prog = "q(X) :- <->[0,2] p(X).\np(a)@[0,5].\n"
+    for h in [(math.inf, math.inf), (-math.inf, -math.inf), "+inf,+inf"]:
+        with pytest.raises(chronolog.ProgramError) as e:
+            chronolog.reason(prog, horizon=h)
+        assert "holds no time point" in e.value.message and "inf is no time point" in e.value.hint
+    assert chronolog.reason(prog, horizon=(5, math.inf)).lines() == ["q(a)@[5,7]"]
+    (tmp_path / "h.vada").write_text(prog)
+    for option in ("--horizon", "--window"):
+        r = CliRunner().invoke(cli, ["run", str(tmp_path / "h.vada"), option, "inf,inf"])
+        assert r.exit_code != 0 and "holds no time point" in r.output and "Traceback" not in r.output, r.output

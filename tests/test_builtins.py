@@ -96,3 +96,19 @@ def test_float_csv_column(tmp_path):
     """
     ((terms, _),) = chronolog.reason(prog).facts("r")
     assert terms == (0.1 * 3,) and type(terms[0]) is float
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("rule, problem", [
+    ("q(X, Y) :- p(X), Y = abs(X, X).", "abs() takes 1 argument, not 2, in Y = abs(X, X)"),
+    ("q(X) :- p(X), sbstr(X, 1) > 0.", "unknown function sbstr(), in sbstr(X, 1) > 0"),
+    ("q(S) :- p(X), S = sum(substr(X)).", "substr() takes 2 to 3 arguments, not 1, in S = sum(substr(X))")])
+def test_a_call_of_no_function_is_refused_when_the_program_loads(engine, rule, problem):
+    """The row executor said so only once the rule met a fact and the
+    columnar one never: over a predicate with no facts yet (a stream, an
+    input to come) the program ran, silently on one executor."""
+    for facts in ("p(1)@0.", "r(1)@0."):
+        with pytest.raises(chronolog.ProgramError) as e:
+            chronolog.reason(f"{rule}\n{facts}", engine=engine)
+        assert e.value.message == problem and e.value.pos.line == 1
+        assert ("did you mean substr()?" in e.value.hint) == ("sbstr" in rule) and "available functions: abs" in e.value.hint

@@ -395,3 +395,54 @@ def test_a_quoted_file_stays_on_the_kernels(tmp_path):
     want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, (2, 3, True, True))]
     assert got is not None and got.pred_rows("p") == want
     assert want[0] == (("n0", 0), (0, 3, True, True))
+
+
+def test_every_mapping_type_the_program_accepts_is_one_the_readers_read():
+    """The program check (planner/validate.py) kept its own list of the
+    @mapping types beside the readers' tuples: one list now
+    (language/mapping_types.py); each type in it reads cells its own way."""
+    import datetime as dt
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+    from chronolog.language.booleans import TRUE
+    from chronolog.language.errors import DataError
+    from chronolog.language.mapping_types import MAPPING_TYPES
+
+    at = ast.Pos("t.csv", 2, 1)
+    read = {kind: convert("007", kind, at, "c0") if kind not in ("bool", "boolean", "date", "datetime", "timestamp") else None
+            for kind in MAPPING_TYPES}
+    assert {k: v for k, v in read.items() if v == "007"} == {"string": "007", "str": "007"}
+    assert {k for k, v in read.items() if type(v) is int and v == 7} == {"int", "double", "number", "decimal"}
+    assert type(read["float"]) is float and read["float"] == 7.0
+    for kind in ("int", "double", "number", "decimal", "float"):
+        with pytest.raises(DataError, match="is not a number"):
+            convert("x", kind, at, "c0")
+    assert [convert("yes", k, at, "c0") for k in ("bool", "boolean")] == [TRUE, TRUE]
+    assert {convert("2020-01-31", k, at, "c0") for k in ("date", "datetime", "timestamp")} == {dt.datetime(2020, 1, 31)}
+    assert convert("007", "strng", at, "c0") == 7  # (not a type: read as untyped, and the program check refuses it)
+
+
+@pytest.mark.parametrize("cell, why", [("1/0", "division by zero in '1/0'"),
+                                       ("1e99999", "the exponent of '1e99999' is beyond ±1000"),
+                                       ("9" * 1200, "has more than 1000 digits")])
+def test_a_number_no_exact_value_holds_is_refused_not_read_as_a_name(tmp_path, cell, why):
+    """An untyped cell ``1/0`` or ``1e99999`` read as the string "1/0"
+    (a name that no number in a rule would ever meet), and in a time column
+    said only "is not a number": both readers say what the program's reader
+    says of the same text; a column mapped string keeps it."""
+    from unittest import mock
+
+    rows = "".join(f"{cell},{i},{i + 1}\n" if i == 7 else f"a{i},{i},{i + 1}\n" for i in range(10))
+    (tmp_path / "p.csv").write_text("v,start,end\n" + rows)
+    (tmp_path / "t.csv").write_text("v,start,end\n" + rows.replace(f"{cell},7,", f"a,{cell},"))
+    prog = '@bind("p", "csv", ".", "p.csv"). @bind("t", "csv", ".", "t.csv"). q(X) :- p(X). r(X) :- t(X).\n'
+    (tmp_path / "p.vada").write_text(prog)
+    for kernel in (csv_columns.KERNEL_BYTES, 0):
+        with mock.patch.object(csv_columns, "KERNEL_BYTES", kernel):
+            for engine in ("rows", "columns"):
+                with pytest.raises(chronolog.DataError) as e:
+                    chronolog.reason(tmp_path / "p.vada", engine=engine)
+                assert why in e.value.message and e.value.pos.line == 9, e.value
+    (tmp_path / "s.vada").write_text('@bind("p", "csv", ".", "p.csv"). @mapping("p", 0, "v", "string"). q(X) :- p(X).\n')
+    assert ((cell,), (7, 8, True, True)) in chronolog.reason(tmp_path / "s.vada").facts("q")

@@ -287,3 +287,33 @@ def test_a_bad_choice_is_named_as_the_caller_named_it(argument, choices):
     with pytest.raises(chronolog.ProgramError) as e:
         chronolog.reason("q(X) :- p(X).", "p(a)@1", **{argument: "x"})
     assert e.value.message == f"{argument}: 'x' is not one of {choices}"
+
+
+def test_a_count_of_one_is_worded_in_the_singular(tmp_path):
+    """Messages said "p has 1 arguments", "1 derivations, 1 rounds": every
+    count goes through one helper that words 1 argument / 2 arguments."""
+    from chronolog.language.errors import counted
+
+    assert [counted(1, "argument"), counted(2, "argument"), counted(0, "value column"), counted("1", "fact")] == [
+        "1 argument", "2 arguments", "0 value columns", "1 fact"]
+    m = chronolog.reason("p(a)@1.")
+    with pytest.raises(ProgramError) as e:
+        m.query("p(X, Y)@1")
+    assert "p has 1 argument, the query gives 2" in e.value.message
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason('@output("p", "x").\np(a)@1.')
+    assert e.value.message == "@output takes 1 argument, not 2"
+    with pytest.raises(ChronologError) as e:
+        chronolog.reason("q(X) :- p(X), Y = abs(X, X).\np(1)@1.")
+    assert "abs() takes 1 argument, not 2" in e.value.message
+    (tmp_path / "p.csv").write_text("a,b,start,end\nx,y,0,1\n")
+    (tmp_path / "p.vada").write_text('@bind("p", "csv", ".", "p.csv"). @mapping("p", 2, "2", "string").\nq(X) :- p(X, Y).\n')
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(tmp_path / "p.vada")
+    assert e.value.message == "@mapping of p names argument 2, but p has 2 arguments"
+    (tmp_path / "one.csv").write_text("a,start,end\nx,0,1\n")
+    (tmp_path / "one.vada").write_text('@bind("p", "csv", ".", "one.csv"). @mapping("p", 1, "1", "string").\nq(X) :- p(X).\n')
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(tmp_path / "one.vada")
+    assert e.value.message == "@mapping of p names argument 1, but p has 1 argument"
+    assert str(chronolog.progress.Progress(1, 1, 1, 1, ("p",), False)).endswith(", 1 derivation")

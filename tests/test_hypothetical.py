@@ -376,7 +376,7 @@ def test_a_streamed_fact_no_rule_reads_is_kept_and_one_of_another_arity_refused(
         extra = f"\nwind(wt25,{t})@{t}\nlog(\"start\")@{t}"
         assert [str(a) for a in mixed.step(t, facts + extra)] == [str(a) for a in plain.step(t, facts)]
     s = chronolog.Stream("flag(X) :- temp(X,high).")
-    with pytest.raises(chronolog.DataError, match="temp has 1 arguments here but 2 in the program") as by_stream:
+    with pytest.raises(chronolog.DataError, match="temp has 1 argument here but 2 in the program") as by_stream:
         s.push("temp(wt25)@0")
     with pytest.raises(chronolog.DataError) as by_hypothetical:
         Hypothetical(TURBINES).step(0, "temp(wt25)@0")

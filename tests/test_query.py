@@ -160,7 +160,7 @@ def test_holds_reads_a_fact_as_query_and_proof_read_it():
     for bad in ("q(a)@1", "r(a, b)@1"):
         with pytest.raises(chronolog.ChronologError):
             m.query(bad)
-        with pytest.raises(chronolog.ChronologError, match="arguments"):
+        with pytest.raises(chronolog.ChronologError, match=r"has \d argument"):
             m.holds(bad)
     with pytest.raises(chronolog.ChronologError, match="every"):
         m.holds("r(a)@[1,2] every 3")
@@ -190,4 +190,4 @@ def test_a_ground_query_names_query_in_its_errors():
     m = chronolog.reason("d(X) :- g(X).", "g(a)@[15,16)")
     with pytest.raises(chronolog.ChronologError) as e:
         m.query("d@15")
-    assert e.value.message == "query(): d has 1 arguments, the fact gives 0"
+    assert e.value.message == "query(): d has 1 argument, the fact gives 0"

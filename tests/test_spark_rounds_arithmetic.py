@@ -229,3 +229,28 @@ def test_wide_programs_with_arithmetic_equal_rows(spark, case):
     for p, df in out.items():
         got = canon_rows(table_to_rows(df.toArrow(), p))
         assert got == canon_rows(table_to_rows(model.to_arrow(p), p)), f"{case}\n{p}"
+
+
+# A variable assigned twice, first from a value of no known class (z holds
+# nothing, so its column has none) and then from a number or a string:
+# infer_classes skipped the unknown class and took the second, body_classes
+# kept None; they share one rule now (classes._assigned), and on every use
+# of the classes (aggregates, string codes, head intervals, joins,
+# negation) the rounds give the embedded engine's answers.
+TWICE_ASSIGNED = [
+    "z(X, W) :- e(X, W), X > 100.\nq(X, Y) :- e(X, A), e(A, C), z(C, B), Y = B + 1, Y = 3.\nr(X, Y) :- e(X, A), e(A, C), Y = C * 1, Y = 2.",
+    "s(X, N) :- e(X, A), e(A, C), Y = C + 1, Y = 3, N = count().\nt(X) :- e(X, A), e(A, C), Y = C * 2, Y > 2.",
+    "z(X, W) :- e(X, W), X > 100.\nu(X, S) :- e(X, A), e(A, C), not z(X, A), Y = C + 1, Y = 3, S = sum(Y).",
+    "z(X, W) :- e(X, W), X > 100.\nu(X, S) :- e(X, A), e(A, C), z(C, B), Y = B, Y = 3, S = sum(Y).",
+    "z(X, W) :- e(X, W), X > 100.\nv(X, Y) :- e(X, A), e(A, C), z(C, B), Y = B, Y = \"a\".",
+    "z(X, W) :- e(X, W), X > 100.\nw(X, S) :- e(X, A), e(A, C), z(C, B), Y = B + 1, Y = 3, S = max(Y).",
+    "w(X, S) :- e(X, A), e(A, C), Y = C, Y = A, S = count().",
+    "z(X, W) :- e(X, W), X > 100.\nh(X)@[S, E] :- e(X, A), e(A, C), z(C, B), S = B, S = 1, E = 4.",
+    "h(X)@[S, E] :- e(X, A), e(A, C), S = A * 1, S = C - C + A, E = S + 3.",
+]
+
+
+@pytest.mark.parametrize("program", TWICE_ASSIGNED)
+def test_a_variable_assigned_first_from_no_known_class(spark, program):
+    e = facts_to_arrow([((1, 2), (0, 5, True, True)), ((2, 3), (2, 8, True, False)), ((3, 1), (1, 9, True, True))], ["x", "y"])
+    check(spark, program, {"e": e})

@@ -168,8 +168,6 @@ def body_classes(lits, classes: dict) -> dict:
     """The class of each variable the body ``lits`` binds, in the order it
     first binds them: a positive atom's argument's (the first known of
     them), then each assignment's (its expression's; None: not known)."""
-    from .arithmetic import expr_class
-
     env = {}
     for lit in lits:
         if isinstance(lit, Scan):
@@ -177,19 +175,21 @@ def body_classes(lits, classes: dict) -> dict:
             for i, t in enumerate(lit.terms):
                 if isinstance(t, ast.Var) and env.get(t.name) is None:
                     env[t.name] = cls[i] if i < len(cls) else None
-    for lit in lits:
-        if isinstance(lit, Assign) and lit.var not in env:  # (bound already: an equality)
-            env[lit.var] = expr_class(lit.expr, env)
+    _assigned(lits, env, unknown=True)
     return env
 
 
-def _assigned(lits, env: dict) -> None:
+def _assigned(lits, env: dict, unknown: bool = False) -> None:
     """Each assignment's variable of ``lits`` into ``env`` with its
-    expression's class (arithmetic.py), where that is known."""
+    expression's class (arithmetic.py), where that is known: an assignment
+    to a variable whose class is known already is an equality, and one of
+    unknown class (None) leaves it to a later one (``Y = A + B, Y = 3``:
+    a number, as :func:`infer_classes` and :func:`body_classes` both say).
+    ``unknown``: a variable no assignment gives a class is in ``env`` as None."""
     from .arithmetic import expr_class
 
     for lit in lits:
-        if isinstance(lit, Assign) and lit.var not in env:
+        if isinstance(lit, Assign) and env.get(lit.var) is None:
             c = expr_class(lit.expr, env)
-            if c is not None:
+            if c is not None or (unknown and lit.var not in env):
                 env[lit.var] = c

@@ -27,7 +27,7 @@ each other's facts.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import ProgramError, counted
 from chronolog.language.nulls import Null, NullFactory, current_factory, null_labels
 from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
 
@@ -156,7 +156,7 @@ class ChaseNode(MapNode):
         cycle = self.rule.watched
         raise ProgramError(
             f"the chase may not terminate: the rule makes a new null at argument {i + 1} of {self.head_pred} "
-            f"nested {depth} deep in its own nulls, deeper than the {factory.limit} fact{'' if factory.limit == 1 else 's'} "
+            f"nested {depth} deep in its own nulls, deeper than the {counted(factory.limit, 'fact')} "
             "without nulls, and values from that position can flow back into the rule's body" + (f" (through: {cycle})" if cycle else ""),
             src.pos if src is not None else None,
             hint="a chase whose nulls feed back into the rule that makes them runs only while they nest no deeper "

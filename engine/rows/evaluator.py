@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from chronolog.engine.runaway import MAX_ROUNDS, check_round
 from chronolog.language import ast
-from chronolog.language.errors import InconsistencyError, ProgramError
+from chronolog.language.errors import InconsistencyError, ProgramError, counted
 from chronolog.language.text import format_fact
 from chronolog.language.timeline import EVERYWHERE, format_interval, intersect
 from chronolog.planner import physical as ph
@@ -223,7 +223,7 @@ class RowRounds(seminaive.Backend):
             why = " keeps creating new values" if stratum.inventing_rules else (
                 " moves through time a little in every round, over a stretch that long")
             raise ProgramError(
-                f"no fixpoint after {ev.max_rounds} rounds: the recursion through "
+                f"no fixpoint after {counted(ev.max_rounds, 'round')}: the recursion through "
                 + "; ".join(_rule_text(r) for r in rules[:3])
                 + why,
                 _rule_pos(rules[0]),

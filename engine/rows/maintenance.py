@@ -356,20 +356,13 @@ class Maintenance:
         before deleting it; a piece still derived is never deleted and put
         back (nor heard of by the strata above).  Per time piece: what the
         derivations left cover of a candidate piece stays."""
-        held: dict = {}
         given = given_atoms(self.ev, pred)
         given.read_atoms(over)
-        for terms in over:
-            ivs = given.atoms.get(terms)
-            if ivs:
-                held[terms] = list(ivs)
+        given = given.atoms
+        held = GivenAtoms((terms, iv) for terms in over for iv in given.get(terms, ()))  # (what still holds, by atom)
         for rows in self._derivations(stratum, pred, over):
-            for terms, iv in rows:
-                got = held.get(terms)
-                if got is None:
-                    held[terms] = [iv]
-                else:
-                    got.append(iv)
+            held.extend(rows)
+        held = held.atoms
         lost = {}
         for terms, pieces in over.items():
             left = without(pieces, held[terms]) if terms in held else pieces

@@ -329,11 +329,15 @@ class Maintenance:
             over = self._over_delete(stratum, gone_in, seeds)
         finally:
             self._take_out(restore)
-        for p, by in over.items():
-            self._remove(self.store.relation(p), by)
         pending = {p: dict(d) for p, d in new_in.items()}
-        for p, ch in self._rederive(stratum, over).items():
-            _union(pending, p, ch)
+        if stratum.recursive:
+            for p, by in over.items():
+                self._remove(self.store.relation(p), by)
+            for p, ch in self._rederive(stratum, over).items():
+                _union(pending, p, ch)
+        else:
+            for p, by in over.items():
+                self._remove(self.store.relation(p), self._underived(stratum, p, by))
         for p, rows in own_added.items():  # (after the over-deletion: what they join holds)
             merge = MergeNode(self.store.relation(p))
             merge.merge(rows)
@@ -341,6 +345,30 @@ class Maintenance:
         if pending:
             for p, ch in self.ev.run_stratum(stratum, pending).items():
                 _union(self.new, p, ch)  # (inserts lose no points)
+
+    def _underived(self, stratum, pred: str, over: dict) -> dict:
+        """The pieces of ``over`` (terms -> candidate pieces of ``pred``, a
+        predicate of a stratum without recursion) that no derivation left
+        gives, nor a given fact: those alone go.  Its rules read only lower
+        strata, final already, so the derivations left are found directly,
+        as the backward/forward algorithm of "Incremental Update of Datalog
+        Materialisation: the Backward/Forward Algorithm" checks a fact
+        before deleting it; a piece still derived is never deleted and put
+        back (nor heard of by the strata above).  Per time piece: what the
+        derivations left cover of a candidate piece stays."""
+        given = given_atoms(self.ev, pred)
+        given.read_atoms(over)
+        given = given.atoms
+        held = GivenAtoms((terms, iv) for terms in over for iv in given.get(terms, ()))  # (what still holds, by atom)
+        for rows in self._derivations(stratum, pred, over):
+            held.extend(rows)
+        held = held.atoms
+        lost = {}
+        for terms, pieces in over.items():
+            left = without(pieces, held[terms]) if terms in held else pieces
+            if left:
+                lost[terms] = left
+        return lost
 
     def _put_back(self, changed) -> list:
         """Give the lower relations ``changed`` their old facts while
@@ -429,38 +457,46 @@ class Maintenance:
         records it as new (merged here, it would be in the relation and in
         no ``new``: the strata above would not hear of it).  Returns the
         merges' new maximal intervals."""
-        ev = self.ev
         changes: dict = {}
         for p, by in over.items():
             if not by:
                 continue
-            rel = self.store.relation(p)
-            merge = MergeNode(rel)
-            given = given_atoms(ev, p)
+            merge = MergeNode(self.store.relation(p))
+            given = given_atoms(self.ev, p)
             given.read_atoms(by)
             given = given.atoms
             merge.merge([(t, iv) for t in by for iv in given.get(t, ())])
-            name = f"$rederive:{p}"
-            for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):
-                rule = rp.rule
-                if rule.head_pred != p:
-                    continue
-                if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
-                    ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
-                    pipe = ev._pipelines(rule, 1, frozenset([rule.right.pred]), rp.operator)
-                    while pipe.next():
-                        merge.merge([row for row in pipe.get() if row[0] in by])
-                    continue
-                ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
-                driver, bound = self._driver(stratum, at, name, rule)
-                pipe = self._narrowed(stratum, at, self._kept_order(stratum, at, rule.body, bound), driver)
-                while pipe.next():
-                    merge.merge([row for row in pipe.get() if row[0] in by])
-            ev.delta = {}
+            for rows in self._derivations(stratum, p, by):
+                merge.merge(rows)
             ch = merge.take_changes()
             if ch:
                 changes[p] = ch
         return changes
+
+    def _derivations(self, stratum, pred: str, by) -> object:
+        """The facts of the atoms ``by`` of ``pred`` that the stratum's rules
+        derive from the relations as they are now, in batches of ``(terms,
+        interval)`` rows: each rule run for just those atoms (a scan of them
+        first in the body; a head variable no scan binds is left free; a
+        Since/Until driven by its right operand's atoms)."""
+        ev = self.ev
+        name = f"$rederive:{pred}"
+        try:
+            for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):
+                rule = rp.rule
+                if rule.head_pred != pred:
+                    continue
+                if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
+                    ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
+                    pipe = ev._pipelines(rule, 1, frozenset([rule.right.pred]), rp.operator)
+                else:
+                    ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
+                    driver, bound = self._driver(stratum, at, name, rule)
+                    pipe = self._narrowed(stratum, at, self._kept_order(stratum, at, rule.body, bound), driver)
+                while pipe.next():
+                    yield [row for row in pipe.get() if row[0] in by]
+        finally:
+            ev.delta = {}
 
     def _driver(self, stratum, at: int, name: str, rule):
         """The scan ``name`` of the over-deleted atoms that drives rule

@@ -36,14 +36,30 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
+# How the tests' Spark sessions run their tiny queries, never what the
+# queries mean: expressions and operators evaluated by Spark's interpreter
+# instead of Java source generated and compiled (Janino, then the JIT) for
+# each new statement.  The tests run hundreds of different programs of a
+# few rows each, so compiling cost more than it saved (a few thousand
+# classes per worker).  Production keeps Spark's code generation: the
+# tests marked ``chronolog_conf`` (the golden examples and the differential
+# test on Spark) run on chronolog's own settings, and
+# CHRONOLOG_TEST_SPARK_CONF=chronolog runs every Spark test so.
+FAST_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session for every Spark test a process runs (startup
     takes seconds): two cores, up to three attempts per task so retries can
-    be tested.  Under test.sh each of the two pytest-xdist workers starts
-    its own at its first Spark test: the Spark tests are most of the
-    suite's time, and on one worker alone they were on course for about
-    twice as long as the whole suite takes on both."""
+    be tested, :data:`FAST_CONF` on its session settings.  Under test.sh
+    each of the two pytest-xdist workers starts its own at its first Spark
+    test: the Spark tests are most of the suite's time, and on one worker
+    alone they were on course for about twice as long as the whole suite
+    takes on both."""
     import os
     import shutil
 
@@ -68,8 +84,24 @@ def spark():
         },
     )
     s.sparkContext.setLogLevel("ERROR")
+    if os.environ.get("CHRONOLOG_TEST_SPARK_CONF") != "chronolog":
+        for k, v in FAST_CONF.items():  # session settings: a newSession() starts without them
+            s.conf.set(k, v)
     yield s
     s.stop()
+
+
+@pytest.fixture(scope="module")
+def chronolog_conf(spark):
+    """The shared session on chronolog's own settings (:data:`FAST_CONF`
+    unset) for a module's tests: what users run stays checked."""
+    saved = {k: spark.conf.get(k, None) for k in FAST_CONF}
+    for k in FAST_CONF:
+        spark.conf.unset(k)
+    yield spark
+    for k, v in saved.items():
+        if v is not None:
+            spark.conf.set(k, v)
 
 
 @pytest.fixture(scope="module")

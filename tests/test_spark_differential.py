@@ -21,7 +21,7 @@ from chronolog.language.booleans import terms as as_terms
 from chronolog.language.timeline import coalesce
 from strategies_wide import wide_cases
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("chronolog_conf")]  # chronolog's own settings (conftest.py)
 
 
 def _decimal(t) -> bool:

@@ -17,7 +17,7 @@ from chronolog.language.text import format_fact
 from chronolog.language.timeline import coalesce
 from test_golden import JOB_REPORT, LONG_TIME_INVESTOR, MATINEE, METEOR_41, METEOR_41_DATA, MICRO
 
-pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds", "chronolog_conf")]  # chronolog's own settings (conftest.py)
 
 
 def spark_text(spark, program, preds, **options) -> dict:
@@ -95,3 +95,10 @@ def test_job_report_within_a_horizon(spark):
 def test_micro_cases(spark, rule, data, expected):
     pred = "q" if "q" in rule.split(":-")[0] else "p"
     assert spark_text(spark, rule + "\n" + data, [pred]) == {pred: expected}
+
+
+def test_runs_on_chronolog_settings(spark):
+    """These examples run on the settings users get (conftest.py's
+    chronolog_conf): Spark's code generation, not the tests' interpreter."""
+    assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
+    assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"

@@ -7,8 +7,8 @@ statistics, the session's settings while they run).
 A level's strata run as one stratum (physical.level_plan): round 1 of all
 of them is one action, then the recursive ones' later rounds together
 while any of them has new facts.  A round's cost is mostly fixed (an
-action, Spark's analysis of its plans: 0.2-1 s on small inputs), so
-independent strata run one after the other cost that per stratum.
+action, Spark's analysis of its plans: 0.2-1 s on small inputs), which
+independent strata run one after the other paid per stratum.
 
 A round runs the loop's variants (a delta, the old facts before it); what
 is new is merged into the relation (merge.py).  A round is lazy plans
@@ -193,6 +193,9 @@ class Rounds(seminaive.Backend):
         (physical.level_plan): a round is one SQL statement per head
         predicate and ONE action (merge, checkpoint and counts of every head
         predicate of the level together)."""
+        # No form needs rounds of its own: a doubled closure is chosen per
+        # stratum before the union, an aggregate or a Since/Until is
+        # recomputed per rule, the probe is decided per stratum (_probing).
         parts = [self.form(ph.stratum_plan(self.plan, st)) for st in strata]
         self._owner = {p: (st, part.index) for st, part in zip(strata, parts) for p in part.preds}
         self._number = 0

@@ -623,12 +623,14 @@ def _spark_float_sums(out, rows):
        what="Spark jobs and wall per small call (golden examples and program shapes): rounds and driver paths")
 def _spark_jobs(out, rows):
     got = {}
-    for m in _lines(out, r"^total (\w+(?: task)?): ([\d.]+) jobs, ([\d.]+) s wall \(embedded ([\d.]+) s\) over (\d+) programs"):
-        got[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(4)), int(m.group(5)))
+    for m in _lines(out, r"^total (\w+(?: task)?): ([\d.]+) jobs, ([\d.]+) s wall ([\d.]+) s CPU \(embedded ([\d.]+) s\) "
+                         r"over (\d+) programs"):
+        got[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(5)), int(m.group(6)), float(m.group(4)))
     r, d = got["rounds"], got["driver"]
     n = r[3]
     load = re.search(r"^program .* load ([\d.]+)$", out, re.M)  # (the machine's load when the run began)
-    return Figures(f"{n} programs: rounds {r[0] / n:.1f} jobs, {_s(r[1] / n)} per call; driver {d[0] / n:.1f} jobs, {_s(d[1] / n)}"
+    return Figures(f"{n} programs: rounds {r[0] / n:.1f} jobs, {_s(r[1] / n)} wall, {_s(r[4] / n)} CPU per call; "
+                   f"driver {d[0] / n:.1f} jobs, {_s(d[1] / n)}"
                    + (f" (load {load.group(1)})" if load else ""),
                    f"embedded {_ms(r[2] / n)} per call", f"rounds {_x(r[1], r[2])}, driver {_x(d[1], d[2])}",
                    ok="the same answers as the embedded engine" in out)

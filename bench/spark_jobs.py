@@ -14,7 +14,8 @@ program that has a key runs on the keyed path instead of the rounds.
 Every output is collected (``toArrow``), as a caller or a test does, and
 the call's jobs are counted from the session's job ids, that collection
 included.  A warm-up call per program and path first (Spark compiles
-code), then ``--repeat`` calls: the median wall and the jobs per call.
+code), then ``--repeat`` calls: the median wall, CPU (the driver's Python
+and Spark's JVM) and the jobs per call.
 The embedded engine runs the same program (``chronolog.reason``, every
 output as Arrow).  Every call's answers are checked against the
 embedded engine's.  The session is the test suite's (``local[2]``, two
@@ -47,6 +48,13 @@ flag(X,Z) :- monit(X,Z), p2(Z).
 nested(X,Z) :- monit(X,Z), [-][0,4] <->[0,2] signal(Z).
 signal(s1)@96.3.  signal(s1)@98.  signal(s1)@100.  monit(n,s1)@101.
 """
+# six strata that read none of each other's predicates (one dependency
+# level, one round on Spark), then one that reads three of them
+LEVELS = """
+a(X) :- e(X,Y).  b(Y) :- e(X,Y).  c(X,Z) :- e(X,Y), e(Y,Z).
+d(X) :- <->[0,2] g(X).  h(X) :- [-][0,1] f(X,Y).  k(X, N) :- e(X,Y), N = count().
+m(X) :- a(X), not b(X), d(X).
+"""
 # name -> (program, reason's options); the shapes have no key (a join across keys)
 PROGRAMS = {
     "golden_recently_opened": ("recentlyOpened(X) :- <->[0,12] inauguration(X).  inauguration(a)@[5,6].", {}),
@@ -60,6 +68,7 @@ PROGRAMS = {
     "negation": ("n(X,Z) :- e(X,Y), f(Y,Z), not g(X). " + EDGES, {}),
     "aggregation": ("c(Z, N) :- e(X,Y), f(Y,Z), N = count(). " + EDGES, {}),
     "since": ("s(X,Z) :- e(X,Y), g(Y) <S>[0,3] f(Y,Z). " + EDGES, {}),
+    "independent_strata": (LEVELS + EDGES, {}),
 }
 PATHS = {  # path -> reason's options
     "rounds": {"distributed": True, "one_task_bytes": -1},
@@ -89,6 +98,23 @@ def job_counter(spark):
     return lambda: int(scheduler.nextJobId())
 
 
+def cpu_counter(spark):
+    """A function giving the CPU seconds so far of this process and of
+    Spark's JVM (local mode: a child process, read from /proc)."""
+    proc = getattr(spark.sparkContext._gateway, "proc", None)
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def jvm() -> float:
+        try:
+            with open(f"/proc/{proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        except (AttributeError, OSError):
+            return 0.0
+
+    return lambda: time.process_time() + jvm()
+
+
 def embedded(program: str, options: dict):
     import chronolog
 
@@ -99,17 +125,17 @@ def embedded(program: str, options: dict):
     return time.perf_counter() - t0, tables
 
 
-def on_spark(spark, jobs, program: str, options: dict, path: str):
+def on_spark(spark, jobs, cpu, program: str, options: dict, path: str):
     from chronolog import spark as cs
 
     stats: dict = {}
     before = jobs()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = cs.reason(spark, program, stats=stats, **options, **PATHS[path])
         tables = {p: df.toArrow() for p, df in out.items()}
-    return time.perf_counter() - t0, jobs() - before, stats, tables
+    return time.perf_counter() - t0, cpu() - c0, jobs() - before, stats, tables
 
 
 def main(argv=None) -> int:
@@ -122,11 +148,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = session(args.master)
-    jobs = job_counter(spark)
+    jobs, cpu = job_counter(spark), cpu_counter(spark)
     spark.sql("SELECT 1").collect()
     ok = True
     lines = []
-    print(f"{'program':28} {'path':9} {'taken':10} {'jobs':>4} {'rounds':>6} {'wall':>8} {'embedded':>9} {'ratio':>6}  load {os.getloadavg()[0]:.1f}")
+    print(f"{'program':28} {'path':9} {'taken':10} {'jobs':>4} {'rounds':>6} {'wall':>8} {'cpu':>8} {'embedded':>9} {'ratio':>6}  "
+          f"load {os.getloadavg()[0]:.1f}")
     for name in args.programs:
         program, options = PROGRAMS[name]
         embedded(program, options)  # warm
@@ -136,11 +163,12 @@ def main(argv=None) -> int:
             e_walls.append(w)
         e_wall = statistics.median(e_walls)
         for path in args.paths:
-            on_spark(spark, jobs, program, options, path)  # warm
-            walls, counts, same = [], [], True
+            on_spark(spark, jobs, cpu, program, options, path)  # warm
+            walls, cpus, counts, same = [], [], [], True
             for _ in range(args.repeat):
-                w, n, stats, tables = on_spark(spark, jobs, program, options, path)
+                w, c, n, stats, tables = on_spark(spark, jobs, cpu, program, options, path)
                 walls.append(w)
+                cpus.append(c)
                 counts.append(n)
                 got = answers(tables)
                 same = same and got == {p: v for p, v in answers(expected).items() if p in got}
@@ -148,16 +176,17 @@ def main(argv=None) -> int:
             wall = statistics.median(walls)
             n_rounds = len(stats.get("rounds", []))
             line = {"program": name, "path": path, "taken": stats.get("path"), "jobs": statistics.median(counts),
-                    "jobs_max": max(counts), "rounds": n_rounds, "wall": wall, "embedded": e_wall, "same_model": same,
+                    "jobs_max": max(counts), "rounds": n_rounds, "wall": wall, "cpu": statistics.median(cpus),
+                    "embedded": e_wall, "same_model": same,
                     "load": os.getloadavg()[0]}
             lines.append(line)
             mark = "" if same else "  DIFFERENT ANSWERS"
             print(f"{name:28} {path:9} {stats.get('path', '?'):10} {line['jobs']:>4g} {n_rounds:>6} {wall:>7.3f}s "
-                  f"{e_wall:>8.4f}s {wall / e_wall:>5.0f}x{mark}", flush=True)
+                  f"{line['cpu']:>7.3f}s {e_wall:>8.4f}s {wall / e_wall:>5.0f}x{mark}", flush=True)
     for path in args.paths:
         mine = [x for x in lines if x["path"] == path]
         print(f"total {path}: {sum(x['jobs'] for x in mine):g} jobs, {sum(x['wall'] for x in mine):.2f} s wall "
-              f"(embedded {sum(x['embedded'] for x in mine):.3f} s) over {len(mine)} programs")
+              f"{sum(x['cpu'] for x in mine):.2f} s CPU (embedded {sum(x['embedded'] for x in mine):.3f} s) over {len(mine)} programs")
     print("the same answers as the embedded engine" if ok else "ANSWERS DIFFER from the embedded engine")
     if args.json:
         with open(args.json, "a") as f:

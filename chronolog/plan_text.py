@@ -56,6 +56,7 @@ def describe_plan(plan, engine: str = "auto") -> str:
     out.extend(describe_spark(placement.spark))
     out.extend(describe_columns(placement))
     batch_of = {m: b for b in batches(plan).values() for m in b.members}
+    level_of = {i: (n, level) for n, level in enumerate(plan.physical.levels) for i in level}
     for st, choice in zip(plan.physical.strata, placement.strata):
         ir = st.stratum
         tag = "recursive" if st.recursive else "non-recursive"
@@ -77,6 +78,11 @@ def describe_plan(plan, engine: str = "auto") -> str:
             elif placement.spark.path == "rounds":
                 if choice.spark_form:
                     out.append(f"  on spark rounds: {choice.spark_form}")
+                n, level = level_of[st.index]
+                if len(level) > 1:
+                    others = ", ".join(str(i) for i in level if i != st.index)
+                    out.append(f"  on spark rounds, runs together with stratum{'s' if len(level) > 2 else ''} {others} "
+                               f"(dependency level {n}: none reads another's predicates)")
                 out += [f"  on spark rounds, may fall back to one Spark task if {f}" for f in choice.spark_fallbacks]
         if ir is not None and ir.shifting_rules:
             out.append("  moves time inside its cycle through:")

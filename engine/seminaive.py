@@ -42,7 +42,8 @@ class Backend:
 
 
 def run(backend: Backend, planned, deltas: dict = None) -> int:
-    """Run the stratum ``planned`` (a StratumPlan) to its fixpoint on
+    """Run the stratum ``planned`` (a StratumPlan: a stratum, or a
+    dependency level's strata as one, physical.level_plan) to its fixpoint on
     ``backend``; ``deltas``: the changes of the predicates it reads (only
     what they derive is computed).  Returns the number of rounds."""
     if deltas is None:
@@ -51,7 +52,7 @@ def run(backend: Backend, planned, deltas: dict = None) -> int:
         variants = backend.variants(planned, deltas)
     deltas = backend.settle(backend.round(variants, deltas))
     rounds = 1
-    while deltas and planned.recursive:
+    while deltas := planned.recursion(deltas):
         rounds += 1
         backend.before_round(rounds, deltas)
         deltas = backend.settle(backend.round(backend.variants(planned, deltas), deltas))

@@ -268,7 +268,8 @@ def unkeyed_spark(plan, horizon=None) -> SparkChoice:
     refused = spark_rounds_refusal(plan, horizon)
     if refused is not None:
         return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")
-    return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum (the driver holds plans and counts only); "
+    return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum, independent strata as one "
+                                 "(the driver holds plans and counts only); "
                                  f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
 
 

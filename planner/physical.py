@@ -357,7 +357,19 @@ class StratumPlan:
     # a transitive closure (planner/closure.py): the same stratum with its
     # recursive rule doubled, for a backend whose rounds cost more than their joins
     doubled: StratumPlan | None = field(repr=False, default=None)
+    # a dependency level's strata run as one (:func:`level_plan`); empty: a stratum
+    parts: tuple = field(repr=False, default=())
     _variants: dict = field(repr=False, compare=False, default_factory=dict)
+
+    def recursion(self, deltas: dict) -> dict:
+        """What a round's new facts (``deltas``) give the next round: all
+        of them in a recursive stratum (its rules read every predicate of
+        its cycle), none in a non-recursive one; in a level, those of its
+        recursive strata (no stratum of a level reads another's)."""
+        if not self.parts:
+            return deltas if self.recursive else {}
+        looping = {p for st in self.parts if st.recursive for p in st.preds}
+        return {p: d for p, d in deltas.items() if p in looping}
 
     def operators(self):
         """Every operator of the stratum, each rule's tree top-down."""
@@ -407,6 +419,14 @@ class PhysicalPlan:
             found = self._lowered[index] = lower_stratum(self._ir[index])
         return found
 
+    @property
+    def levels(self) -> tuple:
+        """The strata's indexes by dependency level (:func:`dependency_levels`)."""
+        found = self.__dict__.get("_levels")
+        if found is None:
+            found = self.__dict__["_levels"] = dependency_levels(self._ir.values())
+        return found
+
     def of(self, stratum) -> StratumPlan | None:
         """The plan of IR ``stratum`` when it is one of the plan's strata, else None."""
         return self.stratum(stratum.index) if self._ir.get(stratum.index) is stratum else None
@@ -441,6 +461,42 @@ def lower_stratum(st) -> StratumPlan:
     )
     tc = closure(st) if st.recursive else None
     return StratumPlan(st.index, preds, st.recursive, rules, merge, st, lower_stratum(tc.doubled) if tc else None)
+
+
+def dependency_levels(strata) -> tuple:
+    """IR ``strata`` (in evaluation order) grouped by dependency level, as
+    tuples of stratum indexes: a stratum's level is 1 + the highest level of
+    the strata whose predicates it reads (0: it reads given facts only).
+    No stratum of a level reads another's predicates, directly or through
+    others, so a backend whose rounds cost more than their joins (Spark's)
+    runs a level's strata as one (:func:`level_plan`); what a stratum
+    negates or aggregates lies in a lower level, as it lay in an earlier
+    stratum."""
+    level_of: dict = {}  # predicate -> the level of the stratum deriving it
+    levels: list = []
+    for st in strata:
+        reads = {lit.pred for r in st.rules for lit in r.body if isinstance(lit, (IRScan, NegScan))}
+        level = 1 + max((level_of[p] for p in reads if p in level_of and p not in st.preds), default=-1)
+        level_of.update(dict.fromkeys(st.preds, level))
+        if level == len(levels):
+            levels.append([])
+        levels[level].append(st.index)
+    return tuple(map(tuple, levels))
+
+
+def level_plan(parts) -> StratumPlan:
+    """One plan for strata of one dependency level (``parts``, each in the
+    form it runs in): their rules, predicates and merges together, so one
+    seminaive loop runs them all.  Its round 1 runs every rule; a later
+    round the variants of what changed, which are each recursive stratum's
+    own (their predicates are disjoint and no stratum reads another's), so
+    the loop over the union is each one's loop (:meth:`StratumPlan.recursion`
+    drops the non-recursive strata's new facts)."""
+    if len(parts) == 1:
+        return parts[0]
+    return StratumPlan(parts[0].index, tuple(p for st in parts for p in st.preds), any(st.recursive for st in parts),
+                       tuple(rp for st in parts for rp in st.rules), tuple(c for st in parts for c in st.coalesce),
+                       parts=tuple(parts))
 
 
 def stratum_plan(plan, stratum) -> StratumPlan:

@@ -1,7 +1,14 @@
 """The Spark rounds as a backend of the seminaive loop (engine/seminaive.py):
-per stratum, rounds of SQL statements until no relation changes, and their
-bookkeeping (deltas, old facts, statistics, the session's settings while
-they run).
+per dependency level (the strata that read none of each other's
+predicates, planner/physical.dependency_levels), rounds of SQL statements
+until no relation changes, and their bookkeeping (deltas, old facts,
+statistics, the session's settings while they run).
+
+A level's strata run as one stratum (physical.level_plan): round 1 of all
+of them is one action, then the recursive ones' later rounds together
+while any of them has new facts.  A round's cost is mostly fixed (an
+action, Spark's analysis of its plans: 0.2-1 s on small inputs), which
+independent strata run one after the other paid per stratum.
 
 A round runs the loop's variants (a delta, the old facts before it); what
 is new is merged into the relation (merge.py).  A round is lazy plans
@@ -103,7 +110,7 @@ BROADCAST_CONF = "spark.sql.autoBroadcastJoinThreshold"
 
 @dataclass
 class RoundStat:
-    stratum: int
+    stratum: int  # the first of ``strata``
     round: int
     seconds: float
     delta: int
@@ -111,6 +118,7 @@ class RoundStat:
     jobs: int = 0  # Spark jobs the round submitted (its job group)
     plan_seconds: float = 0.0  # the driver building the round's plans, before its action
     started: float = 0.0  # wall clock (epoch seconds) at the round's start, to place it among Spark's task times
+    strata: tuple = ()  # the strata whose rules ran in the round (of one dependency level)
 
 
 @dataclass
@@ -178,13 +186,20 @@ class Rounds(seminaive.Backend):
                 self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
         return deltas
 
-    def run_stratum(self, st) -> None:
-        """The stratum's rounds in the seminaive loop (engine/seminaive.py),
-        this object its backend: a round is one SQL statement per head
+    def run_level(self, strata) -> None:
+        """The rounds of ``strata`` (IR strata of one dependency level) in
+        the seminaive loop (engine/seminaive.py), this object its backend,
+        each stratum in its form (:meth:`form`), all as one
+        (physical.level_plan): a round is one SQL statement per head
         predicate and ONE action (merge, checkpoint and counts of every head
-        predicate together)."""
-        self._stratum, self._number = st, 0
-        seminaive.run(self, self.form(ph.stratum_plan(self.plan, st)))
+        predicate of the level together)."""
+        # No form needs rounds of its own: a doubled closure is chosen per
+        # stratum before the union, an aggregate or a Since/Until is
+        # recomputed per rule, the probe is decided per stratum (_probing).
+        parts = [self.form(ph.stratum_plan(self.plan, st)) for st in strata]
+        self._owner = {p: (st, part.index) for st, part in zip(strata, parts) for p in part.preds}
+        self._number = 0
+        seminaive.run(self, ph.level_plan(parts))
 
     def form(self, planned):
         """``planned`` or its doubled form, a transitive closure's
@@ -197,8 +212,9 @@ class Rounds(seminaive.Backend):
         return planned if given is not None and given.count else planned.doubled
 
     def before_round(self, number: int, deltas: dict) -> None:
-        if number > MAX_ROUNDS.get():
-            raise NotRelational(f"no fixpoint after {number - 1} rounds", self._stratum.rules[0])  # the engine reports it
+        if number > MAX_ROUNDS.get():  # (named: a rule of a stratum of the level still deriving)
+            stratum = self._owner[next(iter(deltas))][0]
+            raise NotRelational(f"no fixpoint after {number - 1} rounds", stratum.rules[0])  # the engine reports it
 
     def _views(self, rp, variant, deltas: dict) -> dict:
         """Body position -> the Rel a variant reads instead of the full relation:
@@ -214,12 +230,12 @@ class Rounds(seminaive.Backend):
 
     def round(self, variants, deltas: dict) -> dict:
         """The variants' statements, then one action (a probe first when the deltas are small)."""
-        st = self._stratum
         self._number += 1
         self.broadcasts(sum(r.count for r in self.relations.rels.values()) > SHUFFLE_ROWS)
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
-        sc.setJobGroup(group, f"stratum {st.index} round {self._number}")
+        strata = tuple(sorted({self._owner[rp.rule.head_pred][1] for rp, _ in variants}))
+        sc.setJobGroup(group, f"strata {', '.join(map(str, strata))} round {self._number}")
         t0, started = time.perf_counter(), time.time()
         stmts: dict = {}
         outs: dict = {}
@@ -230,17 +246,16 @@ class Rounds(seminaive.Backend):
             if step is not None:
                 outs.setdefault(rule.head_pred, []).append(step)
         probed, t_probe = {}, 0.0
-        incoming = sum(d.count for d in deltas.values())
-        if outs and deltas and PROBE_RATIO and incoming * PROBE_RATIO <= sum(self.relations.rel(p).count for p in outs):
-            # few new facts against large relations: likely the last
-            # round, whose merge would rewrite every relation to find
+        probing = self._probing(outs, deltas)
+        if probing:
+            # few new facts against large relations: likely a stratum's
+            # last round, whose merge would rewrite every relation to find
             # nothing new; first the new facts not held yet (one job
             # over the new facts, the relations read in place), then a
             # merge of those only, if any (see PROBE_RATIO)
             t1 = time.perf_counter()
-            probed = self.probe(stmts, outs)
+            probed = self.probe(stmts, {p: outs.pop(p) for p in probing})
             t_probe = time.perf_counter() - t1  # an action: not plan building
-            stmts, outs = {}, {}
             for p, rel in probed.items():
                 q = stmts[p] = Stmt()
                 outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
@@ -254,9 +269,27 @@ class Rounds(seminaive.Backend):
             self.catalog.discard(rel.df)
         n = sum(d.count for d in new_deltas.values())
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))
-        self.stats.rounds.append(RoundStat(st.index, self._number, time.perf_counter() - t0, n, group, jobs, t_plan, started))
+        self.stats.rounds.append(RoundStat(strata[0] if strata else -1, self._number, time.perf_counter() - t0, n, group, jobs,
+                                           t_plan, started, strata))
         sc.setJobGroup("chronolog", "")
         return new_deltas
+
+    def _probing(self, outs: dict, deltas: dict) -> list:
+        """The head predicates of ``outs`` to probe first (see
+        :data:`PROBE_RATIO`): those of each stratum of the level whose
+        incoming deltas are few against the relations it derives into, as
+        if it ran alone."""
+        if not (deltas and PROBE_RATIO):
+            return []
+        by_stratum: dict = {}
+        for p in outs:
+            by_stratum.setdefault(self._owner[p][1], []).append(p)
+        incoming: dict = {}
+        for p, d in deltas.items():
+            k = self._owner[p][1]
+            incoming[k] = incoming.get(k, 0) + d.count
+        return [p for k, preds in by_stratum.items() if k in incoming
+                and incoming[k] * PROBE_RATIO <= sum(self.relations.rel(p).count for p in preds) for p in preds]
 
     def broadcasts(self, on: bool) -> None:
         """Let the next statements broadcast small sides (the session's
@@ -281,16 +314,16 @@ class Rounds(seminaive.Backend):
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))
         self.stats.load = RoundStat(-1, 0, time.perf_counter() - t0, 0, group, jobs, 0.0, started)
 
-    def release_unread(self, done: int, keep) -> None:
-        """Drop the checkpoints of the relations that no stratum after
-        ``done`` reads and that are not among ``keep`` (the outputs, which
+    def release_unread(self, done: set, keep) -> None:
+        """Drop the checkpoints of the relations that no stratum but those
+        ``done`` (indexes) reads and that are not among ``keep`` (the outputs, which
         read their relation's checkpoint lazily).  Their blocks otherwise
         stayed in the block manager until the JVM's collector freed their
         plans, after the run: about 130 MB of deserialized rows for the
         coalesced input at 1M ownership facts (storage memory after a warm
         run 120-199 MB instead of 348-426 MB; bench/README.md,
         "Figures behind design choices")."""
-        later = {lit.pred for st in self.plan.strata if st.index > done for r in st.rules for lit in r.body
+        later = {lit.pred for st in self.plan.strata if st.index not in done for r in st.rules for lit in r.body
                  if isinstance(lit, (Scan, NegScan))}
         for pred, rel in self.relations.rels.items():
             if pred in keep or pred in later or rel.df is None or pred in self._released:
@@ -300,12 +333,12 @@ class Rounds(seminaive.Backend):
             self._released.add(pred)
 
     def run(self, inputs=(), keep=None, after=None) -> None:
-        """Load ``inputs`` (see :func:`inputs.load_inputs`), then every stratum in
-        order, all under :data:`ROUND_CONF` (restored after: the inputs'
+        """Load ``inputs`` (see :func:`inputs.load_inputs`), then every
+        dependency level in order (:meth:`run_level`), all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too).  ``keep``: the
         predicates whose relations outlive the run (the outputs); every
-        other relation's checkpoint is dropped after the last stratum that
-        reads it (None: keep all).  ``after``: called last under the same
+        other relation's checkpoint is dropped after the level of the last
+        stratum that reads it (None: keep all).  ``after``: called last under the same
         settings (the constraints' checks: one job each, where adaptive
         execution made a job of every shuffle stage)."""
         conf = self.spark.conf
@@ -323,10 +356,13 @@ class Rounds(seminaive.Backend):
                 _callers_job_group(self.spark.sparkContext):
             if inputs:
                 self.load(inputs)
-            for st in self.plan.strata:
-                self.run_stratum(st)
+            ir = {st.index: st for st in self.plan.strata}
+            done: set = set()
+            for level in self.plan.physical.levels:
+                self.run_level([ir[i] for i in level])
+                done.update(level)
                 if keep is not None:
-                    self.release_unread(st.index, set(keep))
+                    self.release_unread(done, set(keep))
             if after is not None:
                 after()
 

@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 import chronolog
-from chronolog.language.dates import TimelineNote, parse_datetime, EPOCH
+from chronolog.language.dates import TimelineNote, epoch, parse_datetime
 from chronolog.language.timeline import format_number, parse_number
 from meteor_oracle import chronolog_model, meteor_model, restrict
+
+EPOCH = epoch()  # 1970-01-01, the timelines' origin
 
 DATA = Path(__file__).parent / "data" / "itemporal"
 

@@ -691,7 +691,10 @@ def test_rounds_leave_no_views_and_few_py4j_calls(spark, monkeypatch):
     rounds = len(stats["rounds"])
     assert rounds >= 4
     assert n < 300 + 60 * rounds, (n, rounds)
-    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("__chronolog")]
+    # (SHOW TABLES, not spark.catalog.listTables(): under the test session's
+    # interpreted expressions, conftest.FAST_CONF, Spark cannot decode the
+    # catalog's Table rows once any view exists: EXPRESSION_DECODING_FAILED)
+    assert not [r.tableName for r in spark.sql("SHOW TABLES").collect() if r.tableName.startswith("__chronolog")]
     assert {k: spark.conf.get(k, None) for k in settings} == settings
     assert out["control"].count() > 12  # the outputs outlive the views they were read from
 

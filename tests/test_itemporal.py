@@ -45,10 +45,13 @@ def _dir(name, size=10):
     if not list(d.glob("xxxx/*.csv.xz")):
         return d
     if d not in _UNPACKED:
+        import atexit
         import lzma
         import tempfile
 
-        out = Path(tempfile.mkdtemp(prefix="itemporal-")) / name
+        scratch = Path(tempfile.mkdtemp(prefix="itemporal-"))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # no directory left behind
+        out = scratch / name
         (out / "xxxx").mkdir(parents=True)
         shutil.copy(d / f"{name}.vada", out)
         for f in d.glob("xxxx/*"):

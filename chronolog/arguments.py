@@ -6,11 +6,11 @@ never a bare ``TypeError`` from deep inside, never a silently odd answer."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 from chronolog.language.booleans import Boolean
 from chronolog.language.dates import is_date
@@ -26,7 +26,7 @@ def is_number(v) -> bool:
 
 def check_facts(facts) -> None:
     """The forms ``reason(program, facts)`` accepts (docs/api.md)."""
-    if facts is None or isinstance(facts, (str, Path, dict)):
+    if facts is None or isinstance(facts, (str, os.PathLike, dict)):
         return
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")

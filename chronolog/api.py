@@ -22,7 +22,7 @@ from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
-from chronolog.planner.input_size import direct_min_rows
+from chronolog.planner.input_size import direct_min_rows, rows_alone
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
@@ -657,7 +657,7 @@ def reason(
     from chronolog.progress import reporter
 
     with reporter(progress) as report, without_pandas():  # (pyarrow's first import, if any, without pandas')
-        return Reasoner(
+        return _Answer(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
             max_rounds=max_rounds, progress=report, engine=engine,
@@ -850,8 +850,10 @@ class Reasoner:
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
-        if self.engine == "rows":
+        if self.engine == "rows" or self._rows_alone(store):
             self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+            if self.engine != "rows":  # (what the columnar executor reports of a run on rows alone)
+                self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}
         else:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
@@ -865,6 +867,16 @@ class Reasoner:
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
         self.model._columns = self.evaluator if hasattr(self.evaluator, "output_columns") else None
+
+    # whether updates may follow the first model (not for reason()'s _Answer)
+    updates_follow = True
+
+    def _rows_alone(self, store) -> bool:
+        """Whether auto runs every stratum of this run on rows and nothing
+        asks for the columnar executor after it (planner/input_size.py)."""
+        if self.engine != "auto" or self.updates_follow or self._columns:
+            return False
+        return rows_alone(len(self.plan.strata), sum(r.fact_count() for r in store.relations.values()))
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -1149,6 +1161,14 @@ class Reasoner:
         with run_scope(nulls or NullFactory()):
             self._finish(store, self.horizon, self.strategy, self.evaluator.explain, base)
         self.model._nulls = nulls
+
+
+
+class _Answer(Reasoner):
+    """The session of one ``reason()`` call: its model is the answer and no
+    update follows, so a small run on auto builds the row executor alone."""
+
+    updates_follow = False
 
 
 class Model:

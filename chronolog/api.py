@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from collections.abc import Iterable
 
 from chronolog.engine.rows.evaluator import Evaluator
@@ -22,7 +22,7 @@ from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
 from chronolog.language.timeline import contains, parse_number
 from chronolog.planner import plan as make_plan
-from chronolog.planner.input_size import direct_min_rows
+from chronolog.planner.input_size import direct_min_rows, rows_alone
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
@@ -58,11 +58,11 @@ def _parse_apart(fh, source: str):
     return prog
 
 
-def _parse_large(path: Path, source: str):
+def _parse_large(path, source: str):
     """:func:`_parse_apart` of a program file of KERNEL_BYTES or more, read
     block by block; None otherwise (or when it is read whole)."""
     try:
-        if path.stat().st_size < KERNEL_BYTES:
+        if os.stat(path).st_size < KERNEL_BYTES:
             return None
         fh = open(path, "rb")
     except OSError:
@@ -72,13 +72,13 @@ def _parse_large(path: Path, source: str):
 
 
 def load_program(program, *, dialect: str = "vadalog", source: str | None = None, facts_apart: bool = False) -> ast.Program:
-    """Parse program text, or read and parse a file given as a ``Path``.
+    """Parse program text, or read and parse a file given as a ``Path`` (any ``os.PathLike``).
     ``facts_apart``: a large program's fact lines may be read by the kernel
     fact reader, into ``prog.fact_columns`` (for reason(), which takes them)."""
     if facts_apart and dialect == "vadalog":  # (a large program's bytes: no text of them all)
         prog = None
-        if isinstance(program, Path):
-            prog = _parse_large(program, source or str(program))
+        if isinstance(program, os.PathLike):
+            prog = _parse_large(program, source or os.fspath(program))
         elif isinstance(program, str):
             from chronolog.language.source_text import strip_bom
 
@@ -106,15 +106,15 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     rows = FactRows()
     if facts is None:
         return rows
-    if isinstance(facts, Path):
+    if isinstance(facts, os.PathLike):
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
         if len(text) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # kernels; small files skip importing polars
             from chronolog.language.fact_columns import read_facts_text
 
-            return read_facts_text(text, str(facts), dialect, calendar)
-        return read_dialect_facts(text.splitlines(), str(facts), dialect, calendar)
+            return read_facts_text(text, os.fspath(facts), dialect, calendar)
+        return read_dialect_facts(text.splitlines(), os.fspath(facts), dialect, calendar)
     if isinstance(facts, str):
         from chronolog.language.source_text import strip_bom
 
@@ -147,7 +147,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
         return rows
     items = list(facts)
-    if items and all(isinstance(x, (Path, NamedText)) for x in items):  # (files, and standard input's text)
+    if items and all(isinstance(x, (os.PathLike, NamedText)) for x in items):  # (files, and standard input's text)
         for p in items:
             rows.merge(load_facts(p, dialect, calendar))
         return rows
@@ -159,6 +159,16 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             raise DataError(f"<facts>[{i}]: {x!r} ({type(x).__name__}) is not a fact",
                             hint="give fact lines as text (\"p(a)@[1,5]\"), or a dict of rows {\"p\": [((\"a\",), (1, 5))]}")
     return read_dialect_facts([str(x) for x in items], "<facts>", dialect, calendar)
+
+
+def _base_dir(base_dir, program):
+    """Where a program's @bind paths start: ``base_dir``, else the program
+    file's directory, else the current one."""
+    from pathlib import Path
+
+    if base_dir is not None:
+        return Path(base_dir)
+    return Path(program).parent if isinstance(program, os.PathLike) else Path.cwd()
 
 
 def _terms_of(prog):
@@ -187,17 +197,20 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     :func:`_repeating_apart` hands them to the rows."""
     if dialect not in ("vadalog", "meteor"):
         return None
-    paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
-    if not paths or not all(isinstance(p, Path) for p in paths):
+    paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else None
+    if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None
     from chronolog.connectors.paths import exists
 
     try:
         # (together: 200 files of 22 KB each went through the line reader and the rows, 7x the CPU of one file)
-        if not all(exists(p, "facts file") and p.is_file() for p in paths) or sum(p.stat().st_size for p in paths) < KERNEL_BYTES:
+        if not all(exists(p, "facts file") and os.path.isfile(p) for p in paths) or sum(os.stat(p).st_size for p in paths) < KERNEL_BYTES:
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it
+    from pathlib import Path
+
+    paths = [Path(p) for p in paths]  # (the kernel reader's; a small run imports no pathlib)
     from chronolog.language import allocators
 
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
@@ -602,7 +615,7 @@ def parse_horizon(h, calendar=None, what="horizon"):
 
 
 def reason(
-    program: str | Path | ast.Program,
+    program: str | os.PathLike | ast.Program,
     facts=None,
     *,
     dialect: str = "vadalog",
@@ -611,7 +624,7 @@ def reason(
     strategy: str | None = None,
     placement: str | None = None,
     explain: bool = False,
-    base_dir: Path | None = None,
+    base_dir: os.PathLike | None = None,
     max_rounds: int | None = None,
     progress=None,
     engine: str | None = None,
@@ -644,7 +657,7 @@ def reason(
     from chronolog.progress import reporter
 
     with reporter(progress) as report, without_pandas():  # (pyarrow's first import, if any, without pandas')
-        return Reasoner(
+        return _Answer(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
             max_rounds=max_rounds, progress=report, engine=engine,
@@ -676,7 +689,7 @@ class Reasoner:
         strategy: str | None = None,
         placement: str | None = None,
         explain: bool = False,
-        base_dir: Path | None = None,
+        base_dir: os.PathLike | None = None,
         max_rounds: int | None = None,
         progress=None,
         engine: str | None = None,
@@ -694,8 +707,6 @@ class Reasoner:
 
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
-        if base_dir is None and isinstance(program, Path):
-            base_dir = program.parent
         check_mapped_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
@@ -729,7 +740,7 @@ class Reasoner:
 
             # large bound CSV files as columns too (connectors/csv_columns.py)
             bound = [] if direct else None
-            extra.extend_facts(load_bound_inputs(prog, base_dir or Path.cwd(), columns=bound, min_rows=min_rows))
+            extra.extend_facts(load_bound_inputs(prog, _base_dir(base_dir, program), columns=bound, min_rows=min_rows))
             if bound:
                 columns = (columns or []) + bound
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
@@ -839,8 +850,10 @@ class Reasoner:
                 given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
-        if self.engine == "rows":
+        if self.engine == "rows" or self._rows_alone(store):
             self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+            if self.engine != "rows":  # (what the columnar executor reports of a run on rows alone)
+                self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}
         else:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
@@ -854,6 +867,16 @@ class Reasoner:
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
         self.model._columns = self.evaluator if hasattr(self.evaluator, "output_columns") else None
+
+    # whether updates may follow the first model (not for reason()'s _Answer)
+    updates_follow = True
+
+    def _rows_alone(self, store) -> bool:
+        """Whether auto runs every stratum of this run on rows and nothing
+        asks for the columnar executor after it (planner/input_size.py)."""
+        if self.engine != "auto" or self.updates_follow or self._columns:
+            return False
+        return rows_alone(len(self.plan.strata), sum(r.fact_count() for r in store.relations.values()))
 
     def _terminate(self) -> "Model":
         from chronolog.engine.runaway import round_limit
@@ -1138,6 +1161,14 @@ class Reasoner:
         with run_scope(nulls or NullFactory()):
             self._finish(store, self.horizon, self.strategy, self.evaluator.explain, base)
         self.model._nulls = nulls
+
+
+
+class _Answer(Reasoner):
+    """The session of one ``reason()`` call: its model is the answer and no
+    update follows, so a small run on auto builds the row executor alone."""
+
+    updates_follow = False
 
 
 class Model:

@@ -6,18 +6,18 @@ never a bare ``TypeError`` from deep inside, never a silently odd answer."""
 from __future__ import annotations
 
 import math
-import re
+import os
 from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 from chronolog.language.booleans import Boolean
 from chronolog.language.dates import is_date
 from chronolog.language.errors import ArgumentError
 from chronolog.language.programs import check_program  # noqa: F401 (the API's checks, here with the rest)
+from chronolog.language.patterns import LazyPattern
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def is_number(v) -> bool:
@@ -26,7 +26,7 @@ def is_number(v) -> bool:
 
 def check_facts(facts) -> None:
     """The forms ``reason(program, facts)`` accepts (docs/api.md)."""
-    if facts is None or isinstance(facts, (str, Path, dict)):
+    if facts is None or isinstance(facts, (str, os.PathLike, dict)):
         return
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
@@ -56,10 +56,10 @@ def _is_table(x) -> bool:
 # ``_p`` is a variable there, so no rule could read facts given for it);
 # MeTeoR's names take either case and namespaces (``a1:Lecturer``).
 _PREDICATE_NAMES = {
-    "meteor": (re.compile(r"[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_]+)*"),
+    "meteor": (LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_]+)*"),
                "a letter or _ followed by letters, digits or _, with namespaces after ':' (e.g. q, a1:Lecturer)"),
 }
-_LOWERCASE_NAME = (re.compile(r"[a-z][A-Za-z0-9_]*"), "a lowercase letter followed by letters, digits or _ (e.g. q, sensorReading)")
+_LOWERCASE_NAME = (LazyPattern(r"[a-z][A-Za-z0-9_]*"), "a lowercase letter followed by letters, digits or _ (e.g. q, sensorReading)")
 
 
 def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") -> None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from pathlib import Path
 
 from chronolog.language.errors import ChronologError, counted
+from chronolog.standard_input import FileName
 
 # ``run``'s options as click reads them: option -> (parameter, kind, choices
 # or a flag's value); kinds: "path", "text", "choice", "positive" (an
@@ -92,7 +92,7 @@ def run_arguments(args: list):
                 return None
             value = int(value)
         if kind == "path":
-            value = Path(value)
+            value = FileName(value)
         if param in MULTIPLE:
             values[param].append(value)
         else:
@@ -101,7 +101,7 @@ def run_arguments(args: list):
     if program is None:
         return None
     values["facts"], values["spark_conf"] = tuple(values["facts"]), tuple(values["spark_conf"])
-    return dict(values, program=Path(program))
+    return dict(values, program=FileName(program))
 
 
 def plain_run(args: list):
@@ -223,10 +223,10 @@ def _fail(err: ChronologError):
     sys.exit(2)
 
 
-def _dialect_for(path: Path, dialect: str | None) -> str:
+def _dialect_for(path, dialect: str | None) -> str:
     if dialect:
         return dialect
-    suffix = path.suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
     return "meteor" if suffix in (".meteor", ".mtl") else "lars" if suffix == ".lars" else "vadalog"
 
 
@@ -235,6 +235,12 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         progress=None, engine=None):
     """``chronolog run`` (its options and help: chronolog/commands.py)."""
     import time
+
+    if output is not None or plot_to is not None or spark_master is not None:  # (their writers take pathlib's paths)
+        from pathlib import Path
+
+        output, plot_to = (None if p is None else Path(p) for p in (output, plot_to))
+        program = program if spark_master is None else Path(program)
 
     if spark_master is None and (distributed or spark_conf):
         _fail(ChronologError(
@@ -333,7 +339,7 @@ def _large(paths) -> bool:
     total = 0
     for p in paths:
         try:
-            total += Path(p).stat().st_size
+            total += os.stat(p).st_size
         except OSError:
             pass  # (reported where it is read)
     return total >= KERNEL_BYTES

@@ -18,7 +18,7 @@ import click
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
-from chronolog.standard_input import check_program_file, command_inputs, is_stdin
+from chronolog.standard_input import FileName, check_program_file, command_inputs, is_stdin
 from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
@@ -29,11 +29,11 @@ def cli():
 
 
 @cli.command()
-@click.argument("program", type=click.Path(path_type=Path))
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
+@click.argument("program", type=click.Path(path_type=FileName))
+@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=FileName), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
-@click.option("--output", "output", type=click.Path(path_type=Path), default=None, help="Write one CSV per output predicate into this directory.")
+@click.option("--output", "output", type=click.Path(path_type=FileName), default=None, help="Write one CSV per output predicate into this directory.")
 @click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
 @click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default=None, help="Merge strategy (default: @config(\"merge\", ...) or blocking).")
 @click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
@@ -44,7 +44,7 @@ def cli():
 @click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting, e.g. spark.chronolog.oneTaskBytes=-1 (repeatable).")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
 @click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
-@click.option("--plot", "plot_to", type=click.Path(path_type=Path), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
+@click.option("--plot", "plot_to", type=click.Path(path_type=FileName), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
 def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, spark_conf, max_rounds, out_format, plot_to, progress, engine):

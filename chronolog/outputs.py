@@ -4,7 +4,7 @@ published together (connectors/staging.py), so a failed run writes nothing."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
@@ -30,18 +30,20 @@ def output_rows(model, window):
     return rows
 
 
-def check_output_dir(output: Path) -> None:
-    if exists(output, "--output") and not output.is_dir():
+def check_output_dir(output) -> None:
+    if exists(output, "--output") and not os.path.isdir(output):
         raise ChronologError(f"--output {output} is not a directory", hint="name a directory (it is created if missing)")
 
 
-def write_outputs(model, program: Path, output, overwrite: bool, window) -> None:
+def write_outputs(model, program, output, overwrite: bool, window) -> None:
     """Write ``--output DIR`` and the file bindings of ``program``, all or none."""
     if output is None and not any(a.name == "bind" for a in model.plan.program.annotations):
         return  # (nor the connectors imported)
+    from pathlib import Path
+
     from chronolog.connectors.bindings import FILE_KINDS, binding_specs
 
-    specs = [b for b in binding_specs(model.plan.program, program.parent) if b["output"]]
+    specs = [b for b in binding_specs(model.plan.program, Path(program).parent) if b["output"]]
     for b in specs:
         if FILE_KINDS.get(b["kind"]) is None:
             raise ChronologError(f"the output {b['pred']} is bound to Spark", b["pos"], hint="run with --spark local[*]")
@@ -94,6 +96,8 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
             with open(tmp, "w", newline="", encoding="utf-8") as fh:
                 csv.writer(fh).writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
                 write_arrays(fh, arrays)
+
+        from pathlib import Path
 
         atomic_write(Path(path), write, overwrite, staging)
         return True

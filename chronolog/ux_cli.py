@@ -5,7 +5,6 @@ chronolog/commands.py)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 FORMATS = ("text", "csv", "json")
 
@@ -117,7 +116,7 @@ def model_facts(model, preds, window) -> dict:
     return {p: [Fact(p, t, iv, None, model.calendar) for t, iv in model._clipped(p, window)] for p in preds}
 
 
-def save_plot(model, path: Path, window, overwrite: bool) -> None:
+def save_plot(model, path, window, overwrite: bool) -> None:
     """``--plot``: ``window`` is ``--window`` on the program's timeline."""
     from chronolog.plot import draw, save
 

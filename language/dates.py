@@ -25,6 +25,7 @@ from fractions import Fraction
 from .errors import DataError, Note, ProgramError
 from .records import record
 from .timeline import NEG_INF, POS_INF, format_number, make, normalize, why_empty
+from .patterns import LazyPattern
 
 
 
@@ -55,10 +56,10 @@ _ALIASES = {
 
 # ISO 8601's astronomical years: four digits (0000 is 1 BC), or a sign and
 # four or more (the expanded form: -0030, +10000).
-DATE_RE = re.compile(
+DATE_RE = LazyPattern(
     r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:\d{2})?$"
 )
-_DURATION_RE = re.compile(
+_DURATION_RE = LazyPattern(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
 )
 

@@ -18,12 +18,13 @@ from .nulls import current_table, reading_file
 from .booleans import boolean
 from .text import unquote
 from .timeline import NEG_INF, POS_INF, make, normalize
+from .patterns import LazyPattern
 
-_INT = re.compile(r"^[+-]?\d+$")
-_DEC = re.compile(r"^[+-]?\d+\.\d+$")  # (the grammar's DECIMAL: no ".5", no "5.")
-_FRAC = re.compile(r"^[+-]?\d+/\d+$")
-_IDENT = re.compile(r"^[a-z][A-Za-z0-9_]*$")
-_NULL = re.compile(r"^_:[A-Za-z0-9_]+$")
+_INT = LazyPattern(r"^[+-]?\d+$")
+_DEC = LazyPattern(r"^[+-]?\d+\.\d+$")  # (the grammar's DECIMAL: no ".5", no "5.")
+_FRAC = LazyPattern(r"^[+-]?\d+/\d+$")
+_IDENT = LazyPattern(r"^[a-z][A-Za-z0-9_]*$")
+_NULL = LazyPattern(r"^_:[A-Za-z0-9_]+$")
 
 _INFS = {"inf": POS_INF, "+inf": POS_INF, "infty": POS_INF, "+infty": POS_INF, "-inf": NEG_INF, "-infty": NEG_INF}
 
@@ -61,9 +62,9 @@ def _value(tok: str, ident_ok):
     return None
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"\Z', re.S)
-_EXP = re.compile(r"^[+-]?\d+(?:\.\d+)?[eE][+-]?\d+$")
-_DATE = re.compile(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
+_STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"\Z', re.S)
+_EXP = LazyPattern(r"^[+-]?\d+(?:\.\d+)?[eE][+-]?\d+$")
+_DATE = LazyPattern(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
 
 
 def _other_number(tok: str):
@@ -351,7 +352,7 @@ def _dated_interval(tspec: str, calendar, memo=None):
         return None
 
 
-_TSPEC = re.compile(r"^\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$")
+_TSPEC = LazyPattern(r"^\s*(?:([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])|([^\s\[(.][^\s]*?))\s*\.?\s*$")
 
 
 def _interval_fast(tspec: str, memo: dict):
@@ -407,7 +408,7 @@ def _interval_of(lb, lo_s, hi_s, rb, pt):
 
 
 # a line's text before a % comment (strings as the grammar's STRING: a % in one stays)
-_BEFORE_COMMENT = re.compile(r'(?:[^"%]|"(?:[^"\\]|\\.)*")*')
+_BEFORE_COMMENT = LazyPattern(r'(?:[^"%]|"(?:[^"\\]|\\.)*")*')
 
 
 def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:

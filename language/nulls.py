@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import re
 
-_DIGITS = re.compile(r"(\d+)")
+from .patterns import LazyPattern
+
+_DIGITS = LazyPattern(r"(\d+)")
 
 
 class Null:

@@ -4,16 +4,16 @@ language's work, so the connectors read programs here, not through the API."""
 
 from __future__ import annotations
 
-import copy
+import os
 from _thread import allocate_lock  # (threading's Lock, without importing threading)
-from pathlib import Path
 
 from . import ast
 from .errors import ArgumentError
+from .records import copied
 
 
 def check_program(program) -> None:
-    if not isinstance(program, (str, Path, ast.Program)):
+    if not isinstance(program, (str, os.PathLike, ast.Program)):
         raise ArgumentError(
             f"program: expected the program's text, a pathlib.Path or a parsed Program, not {type(program).__name__}",
             hint='reason("p(X) :- q(X).  q(a)@1.") or reason(Path("rules.vada"))',
@@ -21,16 +21,16 @@ def check_program(program) -> None:
 
 
 def read_program(program, dialect: str = "vadalog", source: str | None = None) -> ast.Program:
-    """Parse program text, or read and parse a file given as a ``Path``;
+    """Parse program text, or read and parse a file given as a ``Path`` (any ``os.PathLike``);
     a parsed Program is returned as it is."""
     if isinstance(program, ast.Program):
         return program
     from .reader import dialect as find_dialect
 
-    if isinstance(program, Path):
+    if isinstance(program, os.PathLike):
         from .source_text import read_text
 
-        return _shallow(find_dialect(dialect).parse(read_text(program, "program"), source or str(program)))
+        return _shallow(find_dialect(dialect).parse(read_text(program, "program"), source or os.fspath(program)))
     check_program(program)
     from .source_text import strip_bom
 
@@ -92,18 +92,22 @@ def _noted(prog) -> bool:
 def _copy(prog: ast.Program) -> ast.Program:
     """A Program of its own: its lists and statements copied (the run
     reassigns and appends to them), the frozen terms and literals shared."""
-    out = copy.copy(prog)
+    out = copied(prog)
     for name, value in vars(prog).items():
-        if isinstance(value, (list, dict)):
+        if type(value) in (list, dict):
+            setattr(out, name, value.copy())
+        elif isinstance(value, (list, dict)):
+            import copy
+
             setattr(out, name, copy.copy(value))
     out.rules = [_with(r, body=list(r.body)) for r in prog.rules]
-    out.facts = [copy.copy(f) for f in prog.facts]
+    out.facts = [copied(f) for f in prog.facts]
     out.annotations = [_with(a, args=list(a.args)) for a in prog.annotations]
     return out
 
 
 def _with(obj, **changes):
-    out = copy.copy(obj)
+    out = copied(obj)
     for name, value in changes.items():
         setattr(out, name, value)
     return out

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 from . import ast
 from .errors import ChronologError, SyntaxError_, too_deep
@@ -24,9 +23,6 @@ from .interval_tokens import IntervalTokens
 from .text import format_term as _format_term
 from .text import unquote
 from .timeline import NEG_INF, POS_INF, format_interval, format_number, make, parse_number, why_empty
-
-_HERE = Path(__file__).parent
-
 
 @lru_cache(maxsize=None)
 def _lark(grammar: str) -> "lark.Lark":
@@ -38,10 +34,12 @@ def _lark(grammar: str) -> "lark.Lark":
     modules' 90M; tests/test_generated_parsers.py keeps them equal to what
     lark makes of the grammar)."""
     import importlib
+    import os
 
     from . import lark_runtime as lark
 
-    tables = importlib.import_module(f"{__package__}.{Path(grammar).stem}_tables")
+    stem = os.path.splitext(os.path.basename(grammar))[0]
+    tables = importlib.import_module(f"{__package__}.{stem}_tables")
     return lark.Lark._load_from_dict(tables.DATA, tables.MEMO)
 
 

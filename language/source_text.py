@@ -4,7 +4,7 @@ line and column instead of a ``UnicodeDecodeError``."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from .ast import Pos
 from .errors import DataError, ProgramError
@@ -60,10 +60,11 @@ _TABLE_FILES = ((b"PAR1", "a Parquet file", "parquet"), (b"ARROW1", "an Arrow fi
 
 def read_text(path, what: str = "file") -> str:
     """The text of the file ``path`` (``what``: "program", "facts file", ...)."""
-    path = Path(path)
+    path = os.fspath(path)
     cls = ProgramError if what == "program" else DataError
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except IsADirectoryError:
         raise cls(f"cannot read the {what} {path}: it is a directory", hint="name a file") from None
     except OSError as e:
@@ -71,7 +72,7 @@ def read_text(path, what: str = "file") -> str:
     for magic, name, kind in _TABLE_FILES:
         if data.startswith(magic):  # (not a bad byte of a text at 'line 2', its bytes shown)
             raise cls(f"the {what} {path} is {name}, not {'fact ' if what == 'facts file' else ''}text",
-                      hint=f'bind it in the program: @bind("pred", "{kind}", "{path.parent}", "{path.name}"). '
+                      hint=f'bind it in the program: @bind("pred", "{kind}", "{_parent(path)}", "{os.path.basename(path)}"). '
                       '(from Python, a table also goes as facts: {"pred": table})')
     return decode(data, str(path), what)
 
@@ -81,9 +82,13 @@ def csv_hint(source: str, line: int):
     file named .csv (its header): how a CSV file is read; else None."""
     if line != 1 or not source.lower().endswith(".csv"):
         return None
-    path = Path(source)
     return (f'this reads fact text, one fact a line; a CSV file is read by @bind("pred", "csv useHeaders=true", '
-            f'"{path.parent}", "{path.name}"). in the program (from Python, a table also goes as facts: {{"pred": table}})')
+            f'"{_parent(source)}", "{os.path.basename(source)}"). in the program (from Python, a table also goes as facts: {{"pred": table}})')
+
+
+def _parent(path: str) -> str:
+    """The directory of ``path`` as ``pathlib`` names it (``.`` for none)."""
+    return os.path.dirname(path) or "."
 
 
 def strip_bom(text: str) -> str:

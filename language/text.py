@@ -5,23 +5,23 @@
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from .booleans import Boolean
 from .nulls import Null
 from .timeline import format_interval, format_number
+from .patterns import LazyPattern
 
 # matched whole (fullmatch: Python's $ also matches before a final newline,
 # which printed "abc\n" bare over two lines); the pattern is also polars'
 # (connectors/text_out.py), whose $ is the end of the text only
-_BARE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+_BARE = LazyPattern(r"^[a-z][A-Za-z0-9_]*$")
 _RESERVED = ("not", "inf", "infty")  # bare-looking names printed quoted
 
 
 _UNESCAPE = {"n": "\n", "t": "\t", "r": "\r"}
 # every character str.splitlines() breaks at, and the tab
-_BREAKS = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAKS = LazyPattern("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _escape_break(m) -> str:

@@ -25,9 +25,10 @@ engine works with two generic operators (the Temporal Vadalog paper):
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 from collections.abc import Iterable
+
+from .patterns import LazyPattern
 
 Number = int | Fraction
 NEG_INF = -math.inf
@@ -51,8 +52,8 @@ def normalize(x):
     return x
 
 
-_NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_FRACTION_RE = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+_NUMBER_RE = LazyPattern(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_FRACTION_RE = LazyPattern(r"^[+-]?\d+\s*/\s*\d+$")
 
 
 MAX_DIGITS = 1000  # exact numbers stay printable (Python refuses to print ints beyond 4300 digits)

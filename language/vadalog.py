@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import heapq
 import math
 import re
 
@@ -583,6 +582,8 @@ def _read(text: str, source: str) -> ast.Program:
     if not rest.strip():
         return ast.Program(rules=rules, facts=facts, annotations=annotations, source=source)
     prog = DIALECT.read(rest, source, whole=text)
+    import heapq  # (here: a program read without lark whole never merges, 1M instructions of a 10-fact run)
+
     prog.rules = list(heapq.merge(rules, prog.rules, key=lambda r: r.pos.line))
     prog.facts = list(heapq.merge(facts, prog.facts, key=lambda f: f.pos.line))
     prog.annotations = list(heapq.merge(annotations, prog.annotations, key=lambda a: a.pos.line))

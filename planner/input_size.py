@@ -36,6 +36,12 @@ AUTO_MIN_RECURRENCE_FACTS = 10_000
 # 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
 # importing numpy and pyarrow costs 0.15 s once
 AUTO_MIN_ROWS = 10_000
+# a batch of at least this many strata of one shape (planner/same_shape.py)
+# runs on columns where the plan allows, however small the input: one
+# columnar rule for them all costs less than a row stratum each (10,000
+# predicates of one fact with a rule each: 2.6 s of the rows' strata
+# against ~1 s)
+MANY_STRATA = 100
 
 
 def engine_choice(engine) -> str:
@@ -64,3 +70,12 @@ def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = F
     if recurrences and given >= AUTO_MIN_RECURRENCE_FACTS:
         return True
     return given >= AUTO_MIN_FACTS or file_facts >= AUTO_MIN_FILE_FACTS or table_facts >= AUTO_MIN_TABLE_FACTS
+
+
+def rows_alone(strata: int, given: int) -> bool:
+    """Whether auto runs every stratum on rows, for a plan of ``strata``
+    strata given ``given`` facts all as rows (no file columns, no tables):
+    under every threshold, and too few strata for a batch of MANY_STRATA.
+    Then a run that no update follows (reason()) builds the row executor
+    alone: a 10-fact run imported and built the columnar one for nothing."""
+    return not by_size(given, 0, 0, recurrences=True) and strata < MANY_STRATA

@@ -18,9 +18,8 @@ predicate provides).
 
 from __future__ import annotations
 
-import copy
 from chronolog.language import ast
-from chronolog.language.records import field, record
+from chronolog.language.records import copied, field, record
 
 
 @record(frozen=True)
@@ -93,7 +92,7 @@ class PlanRule:
         """A copy with other ``body``/``head_shift`` (``dataclasses.replace``
         builds through ``__init__``, which the rules of aggregates, interval
         terms and existentials take other arguments for)."""
-        out = copy.copy(self)
+        out = copied(self)
         for name, value in changes.items():
             setattr(out, name, value)
         return out

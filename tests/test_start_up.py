@@ -534,3 +534,95 @@ def test_a_first_call_on_an_arrow_table_leaves_html_for_notebooks(tmp_path):
             end = i + 2
     first, view = out.splitlines()
     assert first == f"False {pieces}" and view == "True"
+
+
+# what a 10-fact run also leaves out (bench/startup.py: 215M -> 181M
+# instructions): pathlib, with urllib.parse, ipaddress and fnmatch (the
+# command names its files by standard_input.FileName, an os.PathLike), copy
+# with weakref (language/records.py: copied), and on auto the columnar
+# executor (planner/input_size.py: rows_alone)
+_NOT_ON_A_SMALL_RUN_EITHER = ("pathlib", "urllib", "urllib.parse", "ipaddress", "fnmatch", "copy", "weakref",
+                              "chronolog.engine.columns", "chronolog.engine.columns.evaluator")
+
+
+def test_a_ten_fact_run_imports_neither_pathlib_nor_copy_nor_the_columnar_executor(tmp_path):
+    program = tmp_path / "ten.vada"
+    program.write_text(_ten_facts())
+    for engine in ([], ["--engine", "rows"], ["--engine", "auto"]):
+        out, imported = _imported_by_command(["run", str(program)] + engine, _NOT_ON_A_SMALL_RUN_EITHER)
+        assert imported == "[]", engine
+        assert "seen(a)@[0,12]" in out.splitlines() and "path(a,f)@[4,5]" in out.splitlines()
+
+
+def test_a_ten_fact_run_compiles_no_pattern_it_does_not_use(tmp_path):
+    """The readers' and checks' regular expressions are compiled on first
+    use (language/patterns.py): after a 10-fact run the fact-line reader's
+    and the dates' are not compiled; a date compiles the date's."""
+    program = tmp_path / "ten.vada"
+    program.write_text(_ten_facts())
+    script = _IMPORTED_AFTER.replace("ARGS", repr(["run", str(program)])).replace("NAMES", "()") + (
+        "from chronolog.language import dates, facts\n"
+        "lazy = [(n, v) for m in (dates, facts) for n, v in sorted(vars(m).items()) if type(v).__name__ == 'LazyPattern']\n"
+        "sys.stderr.write('compiled: %s of %s\\n' % ([n for n, v in lazy if 'match' in vars(v)], len(lazy)))\n"
+        "print(bool(dates.DATE_RE.match('2020-01-31')), dates.DATE_RE.match('2020-01-31').group(2), 'match' in vars(dates.DATE_RE))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "compiled: [] of 12" in out.stderr, out.stderr
+    assert out.stdout.splitlines()[-1] == "True 01 True"
+
+
+def test_a_program_and_facts_given_as_a_path_of_any_kind_or_as_text(tmp_path):
+    """reason() reads a ``pathlib.Path``, the command line's FileName and
+    any other ``os.PathLike`` as a file, and a ``str`` as text; @bind paths
+    start at the program file's directory whichever names it."""
+    import os
+    from pathlib import Path
+
+    import pytest
+
+    import chronolog
+    from chronolog.standard_input import FileName
+
+    class Named(os.PathLike):
+        def __init__(self, path):
+            self.path = str(path)
+
+        def __fspath__(self):
+            return self.path
+
+    (tmp_path / "q.csv").write_text("name,start,end\na,1,2\n")
+    (tmp_path / "rules.vada").write_text('@bind("q", "csv useHeaders=true", ".", "q.csv").\np(X) :- <->[0,2] q(X).\nq(b)@[5,6].\n')
+    (tmp_path / "facts.vada").write_text("q(c)@[7,7].\n")
+    want = "p(a)@[1,4]\np(b)@[5,8]\np(c)@[7,9]"
+    for kind in (Path, FileName, Named):
+        m = chronolog.reason(kind(tmp_path / "rules.vada"), kind(tmp_path / "facts.vada"))
+        assert m.to_text() == want, kind
+        m = chronolog.reason(kind(tmp_path / "rules.vada"), [kind(tmp_path / "facts.vada")], engine="rows")
+        assert m.to_text() == want, kind
+    text = "p(X) :- <->[0,2] q(X).\nq(b)@[5,6].\n"
+    assert chronolog.reason(text, "q(c)@[7,7]").to_text() == "p(b)@[5,8]\np(c)@[7,9]"
+    with pytest.raises(chronolog.ChronologError) as e:  # (a str is text: a file's name reads as a fact without '@')
+        chronolog.reason(str(tmp_path / "rules.vada"))
+    assert "<program>:1:" in str(e.value)
+
+
+def test_the_command_line_names_files_as_pathlib_spells_them(tmp_path):
+    """A missing program, a bad fact line: the file named as before
+    (``./x`` as ``x``, ``a//b`` as ``a/b``), through the plain reading and
+    click's alike."""
+    import os
+    from pathlib import Path
+
+    from chronolog.standard_input import FileName
+
+    for name in ("", ".", "./", "./-", "-", "a//b/", "//a", "///a", "/", "//", "a/./b", "../x", "a/..", "x/.", ".vada"):
+        assert str(FileName(name)) == str(Path(name)), name
+    assert FileName("./p.vada") == FileName("p.vada") and hash(FileName("./p.vada")) == hash(FileName("p.vada"))
+    assert isinstance(FileName("p"), os.PathLike) and os.fspath(FileName("a//p")) == "a/p"
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "p.vada").write_text("q(X) :- p(X).\np(a)@[1,2\n")
+    for extra in ([], ["--format", "text", "--format", "text"]):  # (an option twice: click reads the line)
+        r = subprocess.run([sys.executable, "-m", "chronolog", "run", "./d//p.vada"] + extra, capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr.startswith("d/p.vada:2:"), (extra, r.stderr)
+        r = subprocess.run([sys.executable, "-m", "chronolog", "run", "./nope.vada"] + extra, capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 2 and "the program file nope.vada does not exist" in r.stderr, (extra, r.stderr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from chronolog.planner import input_size
 from chronolog.planner import physical as ph
+from chronolog.planner.input_size import MANY_STRATA  # (a batch of this many strata runs on columns however small)
 from chronolog.planner.normalize import TOP
 
 from .. import seminaive
@@ -27,11 +28,6 @@ from .store import LazyStore
 # cross between 2,000 and 4,000 facts (bench/retract_lubm.py --point-atoms
 # takes either path at any size; bench/README.md).
 POINT_ATOMS = 2000
-# a batch of at least this many strata of one shape (same_shape.py) runs on
-# columns where the plan allows, however small the input: one columnar rule
-# for them all costs less than a row stratum each (10,000 predicates of one
-# fact with a rule each: 2.6 s of the rows' strata against ~1 s)
-MANY_STRATA = 100
 
 
 class HybridEvaluator(Evaluator):

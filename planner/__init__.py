@@ -104,10 +104,14 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     for a in program.annotations:
         if a.name == "temporal":
             lo, hi = a.args
-            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)) or lo > hi:
-                raise ProgramError(
-                    "@temporal(from, to) needs two numbers with from <= to", a.pos, hint="e.g. @temporal(0, 1000)."
-                )
+            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)):
+                raise ProgramError("@temporal(from, to) needs two numbers", a.pos,
+                                   hint="e.g. @temporal(0, 1000). or, for no end, @temporal(0, inf).")
+            from chronolog.language.timeline import format_number, make, why_empty
+
+            if lo > hi or make(lo, hi, True, True) is None:
+                raise ProgramError(f"@temporal({format_number(lo)}, {format_number(hi)}) holds no time point", a.pos,
+                                   hint="from must not be after to" if lo > hi else why_empty(lo, hi))
             temporal = (lo, hi)
     return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal, meanings)
 

@@ -1,0 +1,49 @@
+"""A horizon's ends as the language's intervals write them: signed numbers
+and infinite ends in ``@temporal`` (in each dialect that has annotations)."""
+
+import pytest
+
+import chronolog
+from chronolog import ProgramError
+
+FACTS = "q(X) :- p(X).\np(a)@[-20,20].\n"
+
+
+@pytest.mark.parametrize("annotation, answer", [
+    ("@temporal(-10, 10).", [(("a",), (-10, 10, True, True))]),
+    ("@temporal(- 10, +10).", [(("a",), (-10, 10, True, True))]),
+    ("@temporal(0, inf).", [(("a",), (0, 20, True, True))]),
+    ("@temporal(-inf, -5).", [(("a",), (-20, -5, True, True))]),
+    ("@temporal(-infinity, +inf).", [(("a",), (-20, 20, True, True))]),
+    ("@temporal(-1/2, 0.5).", [(("a",), (-0.5, 0.5, True, True))]),
+])
+def test_temporal_takes_signed_and_infinite_ends(executor, annotation, answer):
+    """``@temporal(-10, 10).`` was a syntax error at '-', ``@temporal(0, inf).``
+    an error saying it needs two numbers."""
+    for program in (FACTS + annotation, annotation + "\n" + FACTS):  # (after rules: the reader without lark)
+        assert chronolog.reason(program).facts("q") == answer, program
+
+
+def test_temporal_on_dates_takes_an_infinite_end(executor):
+    program = '@timeGranularity("days").\nq(X) :- p(X).\np(a)@[2020-01-01,2020-01-05].\n'
+    assert chronolog.reason(program + "@temporal(2020-01-03, inf).").to_text() == "q(a)@[2020-01-03,2020-01-05]"
+    assert chronolog.reason(program + "@temporal(-inf, 2020-01-03).").to_text() == "q(a)@[2020-01-01,2020-01-03]"
+
+
+def test_lars_temporal_takes_signed_and_infinite_ends():
+    program = "q(X) :- [3] <> p(X).\np(a)@5.\n"
+    assert chronolog.reason(program + "@temporal(-2, inf).", dialect="lars").to_text() == "q(a)@[5,8]"
+    assert chronolog.reason(program + "@temporal(-2, 6).", dialect="lars").to_text() == "q(a)@[5,6]"
+
+
+@pytest.mark.parametrize("annotation, says", [
+    ("@temporal(3, -1).", "@temporal(3, -1) holds no time point"),
+    ("@temporal(inf, inf).", "@temporal(+inf, +inf) holds no time point"),
+    ("@temporal(a, 3).", "@temporal(from, to) needs two numbers"),
+])
+def test_a_temporal_holding_no_point_is_refused_where_it_is_written(annotation, says):
+    """``@temporal(inf, inf).`` was refused with no file, line or column."""
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(FACTS + annotation, source="prog.vada")
+    assert says in str(e.value)
+    assert (e.value.pos.file, e.value.pos.line) == ("prog.vada", 3)

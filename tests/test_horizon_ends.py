@@ -1,5 +1,9 @@
 """A horizon's ends as the language's intervals write them: signed numbers
-and infinite ends in ``@temporal`` (in each dialect that has annotations)."""
+and infinite ends in ``@temporal`` (in each dialect that has annotations),
+and a horizon open on one side, which bounds a recursion only on the other."""
+
+import subprocess
+import sys
 
 import pytest
 
@@ -47,3 +51,45 @@ def test_a_temporal_holding_no_point_is_refused_where_it_is_written(annotation, 
         chronolog.reason(FACTS + annotation, source="prog.vada")
     assert says in str(e.value)
     assert (e.value.pos.file, e.value.pos.line) == ("prog.vada", 3)
+
+
+FORWARD = "jobReport :- <->[30,30] jobReport.\njobReport@0.\n"
+BACKWARD = "p :- <+>[30,30] p.\np@100.\n"
+
+
+@pytest.mark.parametrize("program, horizon", [
+    (FORWARD, (0, float("inf"))),
+    (FORWARD, "0,inf"),
+    (BACKWARD, (float("-inf"), 200)),
+    (FORWARD + "@temporal(0, inf).", None),
+])
+def test_a_horizon_open_where_the_recursion_moves_is_refused(executor, program, horizon):
+    """The run never ended (the recursion ran toward the open end, round
+    after round): now an error naming the rule."""
+    with pytest.raises(ProgramError) as e:
+        chronolog.reason(program, horizon=horizon)
+    assert "is open on the side where this program's recursion" in str(e.value)
+    assert "<->[30,30] jobReport" in str(e.value) or "<+>[30,30] p" in str(e.value)
+
+
+def test_a_horizon_open_the_other_way_bounds_the_recursion(executor):
+    assert chronolog.reason(FORWARD, horizon=(float("-inf"), 100)).to_text().splitlines() == [
+        "jobReport@[0,0]", "jobReport@[30,30]", "jobReport@[60,60]", "jobReport@[90,90]"]
+    assert chronolog.reason(BACKWARD, horizon=(0, float("inf"))).to_text().splitlines() == [
+        "p@[10,10]", "p@[40,40]", "p@[70,70]", "p@[100,100]"]
+
+
+def test_a_horizon_open_at_both_ends_confines_nothing(executor):
+    """(-inf, +inf) is the model itself: the one found where it repeats."""
+    for h in ((float("-inf"), float("inf")), "-inf,inf"):
+        assert chronolog.reason(FORWARD, horizon=h).to_text() == "jobReport@[0,0] every 30"
+
+
+def test_the_command_line_says_so_too(tmp_path):
+    path = tmp_path / "job.vada"
+    path.write_text(FORWARD)
+    out = subprocess.run([sys.executable, "-m", "chronolog", "run", str(path), "--horizon=0,inf"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out
+    assert f"{path}:1:1: program error: the horizon [0,+inf) is open" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -116,6 +116,9 @@ def read_binding(spark, b: dict):
         for trim in ("ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"):
             opts.setdefault(trim, "true")  # a bare cell trimmed, a quoted one kept, as the CSV reader reads them
         opts.setdefault("escape", '"')  # a quote in a quoted cell doubled (RFC 4180: "a""b" is a"b), as every writer writes it
+        # a line break in a quoted cell is part of it, as chronolog writes a string with one (without
+        # this, Spark ends the row there: its rest was other rows, or an unbounded interval's row)
+        opts.setdefault("multiLine", "true")
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
     reader = spark.read.format(fmt).options(**opts)

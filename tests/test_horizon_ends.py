@@ -93,3 +93,18 @@ def test_the_command_line_says_so_too(tmp_path):
     assert out.returncode == 2, out
     assert f"{path}:1:1: program error: the horizon [0,+inf) is open" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.spark
+def test_spark_refuses_an_open_horizon_as_a_program_error_before_any_task(spark):
+    """Through Spark's tasks the refusal came back as a data error "in a
+    Spark task", after the job had started."""
+    from chronolog import spark as cs
+
+    program = "jobReport(X) :- <->[30,30] jobReport(X).\njobReport(a)@0.\n"
+    for distributed in (False, True):
+        with pytest.raises(ProgramError) as e:
+            cs.reason(spark, program, horizon=(0, float("inf")), distributed=distributed)
+        assert "Spark task" not in str(e.value) and "is open on the side where" in str(e.value), distributed
+    out = cs.reason(spark, program, horizon=(float("-inf"), 100), distributed=True)
+    assert sorted(map(tuple, out["jobReport"].collect())) == [("a", t, t, True, True) for t in (0, 30, 60, 90)]

@@ -87,7 +87,7 @@ class Plan:
         if open_toward:
             _refuse(open_toward, f"the horizon {format_interval(horizon)} is open on the side where this program's "
                     "recursion through a temporal operator moves time, so it does not bound it:",
-                    "give the horizon a finite end there (e.g. @temporal(0, 1000).), or none: without a horizon "
+                    "give the horizon a finite end on that side, or none: without a horizon "
                     "the model is found where it repeats and answered exactly")
 
 

@@ -20,7 +20,7 @@ from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_fa
 from chronolog.language.booleans import any_boolean, public, public_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
-from chronolog.language.timeline import contains, parse_number
+from chronolog.language.timeline import EVERYWHERE, contains, parse_number
 from chronolog.planner import plan as make_plan
 from chronolog.planner.input_size import direct_min_rows, rows_alone
 from chronolog.planner.normalize import is_fresh
@@ -758,6 +758,8 @@ class Reasoner:
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)
+        if hz == EVERYWHERE:
+            hz = None  # (it confines nothing: a model that repeats is then found and answered exactly)
         from chronolog.engine.placement import load_raw, predicates_to_coalesce
         from chronolog.planner.config import check_choice, coalesce_hints, read_config
 

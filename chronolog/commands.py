@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from chronolog.arguments import as_option
 from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
@@ -76,7 +77,9 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
         d = _dialect_for(program, dialect)
         given, given_facts = command_inputs(program, facts, d)
         model = reason(given, given_facts, dialect=d, horizon=horizon, max_rounds=max_rounds)
-        click.echo("true" if model.holds(query, dialect=d) else "false")
+        with as_option("holds()", "QUERY"):  # (the command line's user wrote no holds())
+            held = model.holds(query, dialect=d)
+        click.echo("true" if held else "false")
     except ChronologError as e:
         _fail(e)
 
@@ -199,7 +202,8 @@ def query(program, facts, dialect, horizon, query, fmt):
 
     try:
         model, d = _load(program, facts, dialect, horizon)
-        res = model.query(query, dialect=d)
+        with as_option("query()", "QUERY"):
+            res = model.query(query, dialect=d)
         if isinstance(res, bool):
             click.echo(json.dumps(res) if fmt == "json" else "true" if res else "false")
             return
@@ -237,7 +241,8 @@ def explain(program, facts, dialect, horizon, fact, fmt):
     arithmetic that gives the head's interval, down to the given facts."""
     try:
         model, _ = _load(program, facts, dialect, horizon)
-        proof = model.proof(fact)
+        with as_option("proof()", "FACT"):
+            proof = model.proof(fact)
         click.echo({"text": str, "json": lambda p: p.to_json(), "html": lambda p: p._repr_html_()}[fmt](proof))
     except ChronologError as e:
         _fail(e)

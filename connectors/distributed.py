@@ -192,10 +192,12 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     (typing it as text would make ``4.0`` a string in Spark and a number
     embedded: different answers)."""
     from chronolog.engine.arrow import table_to_rows
+    from chronolog.language.nulls import reading_file
 
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
-    table, mixed = auto_values(table, columns, by_name, calendar)
+    with reading_file():  # (one source's _:n1 cells: one labelled null, as the CSV reader reads a file)
+        table, mixed = auto_values(table, columns, by_name, calendar)
     rows = table_to_rows(table, pred, calendar, timestamps="times")  # (one per table row, in order)
     if not mixed:
         return rows

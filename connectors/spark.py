@@ -26,7 +26,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import DataError, InconsistencyError, ProgramError, counted
-from chronolog.language.timeline import MAX_DIGITS
+from chronolog.language.timeline import EVERYWHERE, MAX_DIGITS
 
 from . import distributed as dist
 
@@ -116,6 +116,9 @@ def read_binding(spark, b: dict):
         for trim in ("ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace"):
             opts.setdefault(trim, "true")  # a bare cell trimmed, a quoted one kept, as the CSV reader reads them
         opts.setdefault("escape", '"')  # a quote in a quoted cell doubled (RFC 4180: "a""b" is a"b), as every writer writes it
+        # a line break in a quoted cell is part of it, as chronolog writes a string with one (without
+        # this, Spark ends the row there: its rest was other rows, or an unbounded interval's row)
+        opts.setdefault("multiLine", "true")
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
     reader = spark.read.format(fmt).options(**opts)
@@ -462,6 +465,13 @@ def reason_with(
     if distributed:
         from chronolog.planner.partition import NotPartitionable, analyse
 
+        hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+        if hz is None and plan.temporal is not None:
+            hz = parse_horizon(plan.temporal)
+        if hz == EVERYWHERE:
+            hz = None  # (it confines nothing, as in reason())
+        if hz is not None:
+            plan.check_horizon(hz)  # (one open where a recursion runs: refused before any task, as a program error)
         try:
             keys = analyse(plan, _key_positions(key, frames)).keys
         except NotPartitionable as e:
@@ -469,9 +479,6 @@ def reason_with(
 
             # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
             # or one task when the inputs are small or the rounds cannot run it
-            hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
-            if hz is None and plan.temporal is not None:
-                hz = parse_horizon(plan.temporal)
             path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes, hz)
             no_key = f"no key ({e.why})"
             if path == "relational":
@@ -961,7 +968,7 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         where = ast.Pos(*pos) if pos else None
         if kind == "InconsistencyError":
             raise InconsistencyError(f"in a Spark task: {message}", where)
-        raise DataError(f"in a Spark task: {message}", where, hint=hint)
+        raise (ProgramError if kind == "ProgramError" else DataError)(f"in a Spark task: {message}", where, hint=hint)
     if arrow:
         return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
     parts = got["parts"]

@@ -149,7 +149,8 @@ class _Line(LineCursor):
         return ast.Annotation(name, args, self.pos(at))
 
     def annotation_argument(self):
-        """A string, number, boolean (``#T``: True) or name, as ``ann_*`` make them."""
+        """A string, number (signed or infinite, as a bound), boolean (``#T``:
+        True) or name, as ``ann_*`` make them."""
         self.skip()
         c = self.text[self.i : self.i + 1]
         if c == '"':
@@ -162,8 +163,8 @@ class _Line(LineCursor):
             if m is None:
                 raise Unread
             return m.group() == "#T"
-        if c.isdigit():
-            return self.number()
+        if c.isdigit() or c in "+-" or self.INF(self.text, self.i):
+            return LineCursor.bound(self)  # (the grammar's bound_number: no duration here)
         return self.word()
 
     def word(self) -> str:

@@ -65,28 +65,44 @@ class Plan:
         return [s for s in self.strata if s.recursive and s.shifting_rules]
 
     def check_horizon(self, horizon) -> None:
-        """Refuse, before any work, to run a possibly infinite model without a horizon."""
-        if horizon is not None:
-            return
+        """Refuse, before any work, to run a possibly infinite model without a
+        horizon, or with one open on the side its recursion moves time to
+        (``[0, +inf)`` on a recursion into the future: the run would not end)."""
         bad = self.infinite_strata()
         if not bad:
             return
-        rules = []
-        for s in bad:
-            for r in s.shifting_rules:
-                src = r.source
-                text = src.text if src is not None and src.text else r.describe()
-                where = f"{src.pos}: " if src is not None and src.pos.line else ""
-                if f"{where}{text}" not in rules:
-                    rules.append(f"{where}{text}")
-        first = bad[0].shifting_rules[0].source
-        raise ProgramError(
-            "the model of this program may be infinite: it is recursive through a temporal operator in\n  "
-            + "\n  ".join(rules),
-            first.pos if first is not None else None,
-            hint="give an evaluation horizon: @temporal(0, 1000). in the program, "
-            "--horizon 0,1000 on the command line, or horizon=(0, 1000) in reason()",
-        )
+        if horizon is None:
+            _refuse(bad, "the model of this program may be infinite: it is recursive through a temporal operator in",
+                    "give an evaluation horizon: @temporal(0, 1000). in the program, "
+                    "--horizon 0,1000 on the command line, or horizon=(0, 1000) in reason()")
+        from chronolog.language.timeline import NEG_INF, POS_INF, format_interval
+
+        from .fragment import direction
+
+        lo, hi = horizon[0], horizon[1]
+        if lo != NEG_INF and hi != POS_INF:
+            return
+        ways = {"forward": {POS_INF}, "backward": {NEG_INF}, "mixed": {POS_INF, NEG_INF}}
+        open_toward = [s for s in bad if {lo, hi} & ways.get(direction(s.rules, set(s.preds)).kind, set())]
+        if open_toward:
+            _refuse(open_toward, f"the horizon {format_interval(horizon)} is open on the side where this program's "
+                    "recursion through a temporal operator moves time, so it does not bound it:",
+                    "give the horizon a finite end on that side, or none: without a horizon "
+                    "the model is found where it repeats and answered exactly")
+
+
+def _refuse(strata, message: str, hint: str):
+    """A :class:`ProgramError` naming the rules that move time in ``strata``."""
+    rules = []
+    for s in strata:
+        for r in s.shifting_rules:
+            src = r.source
+            text = src.text if src is not None and src.text else r.describe()
+            where = f"{src.pos}: " if src is not None and src.pos.line else ""
+            if f"{where}{text}" not in rules:
+                rules.append(f"{where}{text}")
+    first = strata[0].shifting_rules[0].source
+    raise ProgramError(message + "\n  " + "\n  ".join(rules), first.pos if first is not None else None, hint=hint)
 
 
 def plan(program: ast.Program, extra_facts=None) -> Plan:
@@ -104,10 +120,14 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     for a in program.annotations:
         if a.name == "temporal":
             lo, hi = a.args
-            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)) or lo > hi:
-                raise ProgramError(
-                    "@temporal(from, to) needs two numbers with from <= to", a.pos, hint="e.g. @temporal(0, 1000)."
-                )
+            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)):
+                raise ProgramError("@temporal(from, to) needs two numbers", a.pos,
+                                   hint="e.g. @temporal(0, 1000). or, for no end, @temporal(0, inf).")
+            from chronolog.language.timeline import format_number, make, why_empty
+
+            if lo > hi or make(lo, hi, True, True) is None:
+                raise ProgramError(f"@temporal({format_number(lo)}, {format_number(hi)}) holds no time point", a.pos,
+                                   hint="from must not be after to" if lo > hi else why_empty(lo, hi))
             temporal = (lo, hi)
     return Plan(program, rules, strata, constraints, uses_top, arities, outputs, temporal, meanings)
 

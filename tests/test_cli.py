@@ -243,3 +243,16 @@ def test_help_summaries_are_whole_sentences_and_every_option_has_help():
         for p in command.params:
             if isinstance(p, click.Option):
                 assert p.help, f"chronolog {name} {p.opts[0]} has no help"
+
+
+def test_a_query_naming_no_predicate_of_the_program_names_the_argument_typed(tmp_path):
+    """``chronolog entails PROGRAM "zz(a)@1"`` said "holds(): the predicate
+    'zz' ...", naming a Python method the command line's user never called."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X).\np(a)@1.\n")
+    for args, name in ((["entails", str(prog), "zz(a)@1"], "QUERY"), (["query", str(prog), "zz(X)@[0,1]"], "QUERY"),
+                       (["explain", str(prog), "zz(a)@1"], "FACT"), (["entails", str(prog), "q(a,b)@1"], "QUERY")):
+        r = cli(*args)
+        assert r.returncode == 2, r
+        assert r.stderr.startswith(f"argument error: {name}: "), r.stderr
+        assert "()" not in r.stderr and "Traceback" not in r.stderr

@@ -121,6 +121,23 @@ def test_spark_reads_blanks_as_the_csv_reader_does(spark, tmp_path):
             assert got == sorted(t for t, _ in want.facts(pred)), (pred, distributed)
 
 
+@pytest.mark.spark
+def test_spark_reads_a_line_break_in_a_quoted_cell_as_the_csv_reader_does(spark, tmp_path):
+    """``"a\nb"`` (as chronolog writes a string with a line break) ended
+    Spark's row at the break: ``a`` with no start or end (an interval
+    unbounded both ways) and a second row ``b"``; DuckDB reads the cell whole."""
+    duckdb = pytest.importorskip("duckdb")
+    from chronolog import spark as cs
+
+    (tmp_path / "s.csv").write_text('k,start,end\n"a\nb",0,1\nc,2,3\n')
+    oracle = duckdb.sql(f"select k, start, \"end\" from read_csv('{tmp_path / 's.csv'}', all_varchar=true)").fetchall()
+    want = sorted((k, int(s), int(e), True, True) for k, s, e in oracle)
+    assert want == [("a\nb", 0, 1, True, True), ("c", 2, 3, True, True)]
+    prog = tmp_path / "p.vada"
+    prog.write_text('@bind("s", "spark csv", ".", "s.csv").\nq(K) :- s(K).\n@output("q").\n')
+    assert sorted(map(tuple, cs.reason(spark, prog)["q"].collect())) == want
+
+
 # cells with blanks around their quotes: pandas, Polars and Arrow keep the
 # blanks (and then read ` "b"` with its quotes, the quote not being the
 # cell's first character); the readers that drop the blanks around a cell,

@@ -212,6 +212,8 @@ def test_lines_left_to_lark(text):
         "@relaxedSafety.",
         '@bind("p", "csv", "", "data/p.csv").',
         "@f(1.5, 1/3, 2e3, #T, #F, name, inf).",
+        "@temporal(-10, +inf).",
+        "@f(-1, +2, -inf, - 1/2).",
         "@ g ( ) .",
         '@mapping("p", 0, "c", "date").',
         '@h(\n  "a%b",\n  % c\n  7).',
@@ -226,8 +228,8 @@ def test_annotations_read_fast_and_alike(text):
 
 @pytest.mark.parametrize(
     "text",
-    ['@temporal(2020-01-01, 2020-02-01).', "@f(-1).", "@f(not).", "@Output(\"p\").", '@output("p")', "@f(X).",
-     "@f(1,).", "@f(_:n1).", '@output("p"). @input("q").', "@ .", "@f(+inf)."],
+    ['@temporal(2020-01-01, 2020-02-01).', "@f(-2020-01-01).", "@f(not).", "@Output(\"p\").", '@output("p")', "@f(X).",
+     "@f(1,).", "@f(_:n1).", '@output("p"). @input("q").', "@ .", "@f(--1).", "@f(-x)."],
 )
 def test_annotations_left_to_lark(text):
     rules = "p(X) :- q(X).\n"

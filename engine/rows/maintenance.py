@@ -324,7 +324,8 @@ class Maintenance:
 
     # ------------------------------------------------------------ DRed
     def _dred(self, stratum, gone_in, new_in, seeds, own_added) -> None:
-        restore = self._put_back(set(gone_in) | set(new_in))
+        drivers = {*gone_in, *seeds, *(stratum.preds if stratum.recursive else ())}
+        restore = self._put_back((gone_in.keys() | new_in.keys()) & self._read_beside(stratum, frozenset(drivers)))
         try:
             over = self._over_delete(stratum, gone_in, seeds)
         finally:
@@ -369,6 +370,24 @@ class Maintenance:
             if left:
                 lost[terms] = left
         return lost
+
+    def _read_beside(self, stratum, drivers: frozenset) -> frozenset:
+        """The predicates the stratum's over-deletion driven by ``drivers``
+        reads as relations: those a rule reads beside an atom of a driver
+        (its own delta read the driving atom).  The others need no old facts
+        put back (most changed predicates on LUBM: a rule reads them alone,
+        or beside an unchanged one).  Found once a session per drivers."""
+        key = (stratum.index, drivers)
+        got = self.ev.read_beside.get(key)
+        if got is None:
+            got = set()
+            for rp in ph.stratum_plan(self.ev.plan, stratum).rules:
+                preds = [op.pred for op in ph.walk(rp.root) if isinstance(op, ph.Scan)]
+                for i, p in enumerate(preds):
+                    if any(q in drivers for j, q in enumerate(preds) if j != i):
+                        got.add(p)
+            got = self.ev.read_beside[key] = frozenset(got)
+        return got
 
     def _put_back(self, changed) -> list:
         """Give the lower relations ``changed`` their old facts while

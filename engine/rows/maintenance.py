@@ -287,19 +287,20 @@ class Maintenance:
         _union(self.new, pred, new)
 
     def _stratum(self, stratum) -> None:
-        reads = stratum.reads
-        gone_in = {p: self.gone[p] for p in reads if p in self.gone and p not in stratum.preds}
-        new_in = {p: self.new[p] for p in reads if p in self.new and p not in stratum.preds}
-        seeds = {p: self._seed[p] for p in stratum.preds if p in self._seed}
-        own_added = {p: self._own_added[p] for p in stratum.preds if p in self._own_added}
+        facts = self._facts(stratum)
+        lower = facts["lower"]
+        gone_in = {p: self.gone[p] for p in lower if p in self.gone}
+        new_in = {p: self.new[p] for p in lower if p in self.new}
+        seeds = {p: self._seed[p] for p in stratum.preds if p in self._seed} if self._seed else {}
+        own_added = {p: self._own_added[p] for p in stratum.preds if p in self._own_added} if self._own_added else {}
         for p, rows in own_added.items():
             rel = self.store.relation(p)
             for terms, _ in rows:
                 self.change.touch(rel, terms)
         if not (gone_in or new_in or seeds or own_added):
-            return
+            return  # (nothing it reads lost or gained a piece: nothing built, nothing read)
         index = stratum.index
-        why = why_recompute(ph.stratum_plan(self.ev.plan, stratum), set(gone_in) | set(new_in))
+        why = None if facts["monotone"] else why_recompute(facts["planned"], set(gone_in) | set(new_in))
         if why is not None:
             self._recompute(stratum)
             self.report.append({"stratum": index, "maintained": False, "why": why})
@@ -308,6 +309,20 @@ class Maintenance:
             self.report.append({"stratum": index, "maintained": True})
         for p in stratum.preds:
             self._record(p)
+
+    def _facts(self, stratum) -> dict:
+        """What an update asks of ``stratum`` that no update changes, found
+        once a session: its physical plan, the predicates of lower strata
+        it reads, whether DRed maintains it whatever changed (no negation),
+        and (``beside``) :meth:`_read_beside`'s answers."""
+        got = self.ev.strata_facts.get(stratum.index)
+        if got is None or got["stratum"] is not stratum:
+            planned = ph.stratum_plan(self.ev.plan, stratum)
+            negated = {op.negated.pred for op in planned.operators() if isinstance(op, ph.Difference)}
+            got = self.ev.strata_facts[stratum.index] = {
+                "stratum": stratum, "planned": planned, "lower": tuple(sorted(set(stratum.reads) - set(stratum.preds))),
+                "monotone": why_recompute(planned, negated) is None, "beside": {}}
+        return got
 
     # ------------------------------------------------------------ recompute
     def _recompute(self, stratum) -> None:
@@ -324,7 +339,8 @@ class Maintenance:
 
     # ------------------------------------------------------------ DRed
     def _dred(self, stratum, gone_in, new_in, seeds, own_added) -> None:
-        restore = self._put_back(set(gone_in) | set(new_in))
+        drivers = {*gone_in, *seeds, *(stratum.preds if stratum.recursive else ())}
+        restore = self._put_back((gone_in.keys() | new_in.keys()) & self._read_beside(stratum, frozenset(drivers)))
         try:
             over = self._over_delete(stratum, gone_in, seeds)
         finally:
@@ -370,6 +386,24 @@ class Maintenance:
                 lost[terms] = left
         return lost
 
+    def _read_beside(self, stratum, drivers: frozenset) -> frozenset:
+        """The predicates the stratum's over-deletion driven by ``drivers``
+        reads as relations: those a rule reads beside an atom of a driver
+        (its own delta read the driving atom).  The others need no old facts
+        put back (most changed predicates on LUBM: a rule reads them alone,
+        or beside an unchanged one).  Found once a session per drivers."""
+        facts = self._facts(stratum)
+        got = facts["beside"].get(drivers)
+        if got is None:
+            got = set()
+            for rp in facts["planned"].rules:
+                preds = [op.pred for op in ph.walk(rp.root) if isinstance(op, ph.Scan)]
+                for i, p in enumerate(preds):
+                    if any(q in drivers for j, q in enumerate(preds) if j != i):
+                        got.add(p)
+            got = facts["beside"][drivers] = frozenset(got)
+        return got
+
     def _put_back(self, changed) -> list:
         """Give the lower relations ``changed`` their old facts while
         over-deleting (its other literals read the old facts: with the added
@@ -392,7 +426,7 @@ class Maintenance:
         """The pieces of the stratum's facts that may have depended on what
         is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint."""
         ev = self.ev
-        planned = ph.stratum_plan(ev.plan, stratum)
+        planned = self._facts(stratum)["planned"]
         over: dict = {}
         used: dict = {}  # pred -> {terms: old maximal intervals already driven}
         delta = {p: {t: set(ivs) for t, ivs in by.items()} for p, by in gone_in.items()}
@@ -482,7 +516,7 @@ class Maintenance:
         ev = self.ev
         name = f"$rederive:{pred}"
         try:
-            for at, rp in enumerate(ph.stratum_plan(ev.plan, stratum).rules):
+            for at, rp in enumerate(self._facts(stratum)["planned"].rules):
                 rule = rp.rule
                 if rule.head_pred != pred:
                     continue
@@ -523,7 +557,7 @@ class Maintenance:
         if pipe is not None:
             pipe.reset()
             return pipe
-        rule = ph.stratum_plan(ev.plan, stratum).rules[at].rule
+        rule = self._facts(stratum)["planned"].rules[at].rule
         narrowed = PlanRule(rule.head_pred, rule.head_terms, [driver] + [rule.body[i] for i in order],
                             rule.head_shift, rule.source, rule.fresh)
         pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),

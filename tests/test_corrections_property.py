@@ -252,17 +252,24 @@ def left_own_variable_updates(draw):
             fact = ("l", (key, v % 3), make(lo, hi, draw(st.booleans()), draw(st.booleans())) or make(lo, lo))
             (start if v == 0 or draw(st.integers(0, 3)) == 0 else later).append(fact)
         start += [("r", (key,), iv) for iv in draw(pooled_intervals(pool))]
+    return "\n".join(rules), start, drawn_steps(draw, start, later, pool, "r", 2)  # (mostly the right's)
+
+
+def drawn_steps(draw, start, later, pool, mostly: str, most: int) -> list:
+    """1 to ``most`` steps, each adding some of the facts ``later`` (one at
+    least) and retracting 1 to ``most`` pieces of given facts (mostly of
+    the predicate ``mostly``), from points of ``pool``."""
     steps = []
-    for _ in range(draw(st.integers(1, 2))):
+    for _ in range(draw(st.integers(1, most))):
         adds = [f for f in later if draw(st.booleans())] or later[:1]
         later = [f for f in later if f not in adds]
         gone = []
-        for _ in range(draw(st.integers(1, 2))):
-            p, t, iv = draw(st.sampled_from([f for f in start if f[0] == "r"] * 3 + start))  # (mostly the right's)
+        for _ in range(draw(st.integers(1, most))):
+            p, t, iv = draw(st.sampled_from([f for f in start if f[0] == mostly] * 3 + start))
             lo = draw(st.sampled_from(pool))
             gone.append((p, t, make(lo, lo + draw(st.sampled_from([0, HALF, 1, 2])), draw(st.booleans()), draw(st.booleans())) or make(lo, lo)))
         steps.append((adds, gone))
-    return "\n".join(rules), start, steps
+    return steps
 
 
 @settings(max_examples=examples(100), **SETTINGS)
@@ -578,17 +585,7 @@ def projected_join_updates(draw):
             terms = tuple(draw(st.sampled_from(names)) for _ in range(arity))
             for iv in draw(pooled_intervals(pool)):
                 (later if start and not draw(st.integers(0, 4)) else start).append((pred, terms, iv))
-    steps = []
-    for _ in range(draw(st.integers(1, 3))):
-        adds = [f for f in later if draw(st.booleans())]
-        later = [f for f in later if f not in adds]
-        gone = []
-        for _ in range(draw(st.integers(1, 4))):
-            p, t, _ = draw(st.sampled_from([f for f in start if f[0] == "a"] * 3 + start))
-            lo = draw(st.sampled_from(pool))
-            gone.append((p, t, make(lo, lo + draw(st.sampled_from([0, HALF, 1, 3])), draw(st.booleans()), draw(st.booleans())) or make(lo, lo)))
-        steps.append((adds, gone))
-    return "\n".join(rules), start, steps
+    return "\n".join(rules), start, drawn_steps(draw, start, later, pool, "a", 3)
 
 
 @settings(max_examples=examples(100), **SETTINGS)

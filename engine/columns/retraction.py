@@ -86,7 +86,8 @@ def _coalesced(known: dict, arities: dict) -> dict:
     zero (numpy's calls, not polars': a predicate's own coalescing cost
     ~0.1 ms of fixed costs, a retraction's 24 predicates 2.5 ms)."""
     import numpy as np
-    import polars as pl
+
+    from .base import frame_of
 
     preds = list(known)
     width = max(arities.values(), default=0)
@@ -100,7 +101,7 @@ def _coalesced(known: dict, arities: dict) -> dict:
     # (one frame of them all, sliced per predicate: a frame built per predicate cost ~25 us, 0.4 ms of 24)
     whole = _frame(cols, s, e)
     series = {c: whole[c] for c in whole.columns}
-    return {p: pl.DataFrame([series[c].slice(a, b - a) for c in (*term_columns(arities[p]), "s", "e")]) if b > a else empty(arities[p])
+    return {p: frame_of([series[c].slice(a, b - a) for c in (*term_columns(arities[p]), "s", "e")]) if b > a else empty(arities[p])
             for p, a, b in zip(preds, at[:-1].tolist(), at[1:].tolist())}
 
 

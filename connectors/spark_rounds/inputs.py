@@ -2,7 +2,8 @@
 (terms in their run's types, times as codes), coalesced, partitioned on
 its first term and checkpointed, all inputs in one action that also counts
 the rows the driver must report and, with string codes, builds their
-dictionary.
+dictionary; or, when the inputs are only the program's own facts, in the
+first round's action (:func:`deferred_inputs`).
 """
 
 from __future__ import annotations

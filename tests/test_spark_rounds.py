@@ -523,6 +523,20 @@ def test_decimal_terms_and_window(spark):
     assert got == {((1, 3), (2, 3, True, True))}
 
 
+def test_a_program_fact_beyond_the_codes_goes_to_one_task(spark):
+    """The program's own facts are loaded by the first round's action (no
+    job of their own): a fact past the codes' bounds is still found there,
+    before any answer, and the run falls back to one task, whose answers
+    are the embedded engine's."""
+    program = "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\ne(a, b)@[0, 100000000000000000].  e(b, c)@[1, 3].\n"
+    stats: dict = {}
+    with pytest.warns(cs().DriverFallback, match="an input row of e the engine must report"):
+        out = cs().reason(spark, program, distributed=True, one_task_bytes=-1, stats=stats)
+    model = chronolog.reason(program)
+    assert stats["path"] != "relational"
+    assert canon(table_to_rows(out["r"].toArrow(), "r")) == canon(model.facts("r")) != set()
+
+
 @pytest.mark.parametrize("codes", [False, True])
 @pytest.mark.parametrize("bad", ["null term", "empty interval"])
 def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):

@@ -132,20 +132,31 @@ class Catalog:
             cat.dropTempView(name)
         self._views.clear()
 
+    def checkpoint(self, text: str):
+        """The statement ``text`` as a lazy local checkpoint: written by the
+        first job that computes it (:meth:`materialize`'s, or a later
+        statement's that reads it in the same job)."""
+        df = self.sql(text)
+        return type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
+
     def materialize(self, items: list) -> list:
-        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``)
-        and count its rows and, when ``flag`` names a boolean column, its
-        rows where it holds, all in ONE Spark action: a union of one global
-        aggregate per statement.  Returns ``[(DataFrame, rows, flagged
-        rows)]``.  A lazy local checkpoint is written by the first job that
-        computes it, which is this one."""
+        """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``;
+        a DataFrame instead of SQL: a checkpoint made already, by
+        :meth:`checkpoint`) and count its rows and, when ``flag`` names a
+        boolean column, its rows where it holds, all in ONE Spark action: a
+        union of one global aggregate per statement.  Returns
+        ``[(DataFrame, rows, flagged rows)]``.  A lazy local checkpoint is
+        written by the first job that computes it, which is this one."""
         if not items:
             return []
         out, aggs = [], []
         for i, (text, cp, flag) in enumerate(items):
-            df = self.sql(text)
-            if cp:
-                df = type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
+            if not isinstance(text, str):
+                df = text
+            elif cp:
+                df = self.checkpoint(text)
+            else:
+                df = self.sql(text)
             out.append(df)
             fresh = f"sum(CAST({flag} AS BIGINT))" if flag else "0L"
             aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")

@@ -157,7 +157,9 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         try:
             with expected_failures():  # an overflow or a row check: one task runs it instead
                 # then the engine's error for a violated constraint (constraints.py)
-                rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds))
+                # only the program's own facts: their rows are known here, the first round's action loads them
+                rows = None if frames else {pred: len(r) for pred, r in local.items()}
+                rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds), rows=rows)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({e.getCondition()})") from None
         except Exception as e:  # a row check inside a statement: no exact value in the run's types

@@ -2,7 +2,8 @@
 (terms in their run's types, times as codes), coalesced, partitioned on
 its first term and checkpointed, all inputs in one action that also counts
 the rows the driver must report and, with string codes, builds their
-dictionary.
+dictionary; or, when the inputs are only the program's own facts, in the
+first round's action (:func:`deferred_inputs`).
 """
 
 from __future__ import annotations
@@ -61,23 +62,18 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     return q.add(f"SELECT {', '.join(out)} FROM {relations.catalog.view(df)}", [*term_columns(len(terms)), "s", "e"])
 
 
-def load_inputs(relations, grid, constants: list, inputs: list):
-    """Encode and coalesce every input (``[(pred, DataFrame)]``) into
-    ``relations``; refuse (to one task, whose engine names the row) nulls, empty
-    intervals, NaN terms and times beyond 64-bit codes.  With string codes, the same
-    action builds their dictionary (of the inputs' strings and the
-    program's ``constants``), which is returned (else None); on a collision
-    the inputs are loaded again with the strings themselves."""
+def _statements(relations, grid, inputs: list) -> dict:
+    """``{pred: SQL}``: each predicate's inputs (``[(pred, DataFrame)]``)
+    encoded, coalesced and partitioned on the first term, its bad rows
+    flagged ``_bad`` in the same pass (a group of the coalescing flags
+    whether it holds one: a second query read every input again)."""
     from chronolog.connectors.spark import _term_columns
 
-    catalog, types = relations.catalog, relations.types
+    types = relations.types
     by_pred: dict = {}
     for pred, df in inputs:
         by_pred.setdefault(pred, []).append((df, _term_columns(df)))
-    # one action: every input coalesced and checkpointed, its bad rows
-    # counted in the same pass (a group of the coalescing flags whether it
-    # holds one: a second query read every input again)
-    rels = []
+    texts = {}
     lo, hi = grid.bounds
     for pred, parts in by_pred.items():
         terms = term_columns(types.arity(pred))
@@ -96,14 +92,32 @@ def load_inputs(relations, grid, constants: list, inputs: list):
         cols = ", ".join([*terms, "s", "e", "_bad"])
         both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
                                                        [*terms, "s", "e", "_bad"])
-        rels.append(q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")])))
-    items = [(r, True, "_bad") for r in rels]
+        texts[pred] = q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")]))
+    return texts
+
+
+def refuse_bad(pred: str, bad: int) -> None:
+    """Refuse (to one task, whose engine names the row) an input of ``pred`` with ``bad`` rows."""
+    if bad:
+        raise NotRelational(f"an input row of {pred} the engine must report (a null, a NaN, an empty interval or a time beyond 64-bit codes)")
+
+
+def load_inputs(relations, grid, constants: list, inputs: list):
+    """Encode and coalesce every input (``[(pred, DataFrame)]``) into
+    ``relations``, in one action that also counts each relation's rows;
+    refuse (:func:`refuse_bad`) nulls, empty intervals, NaN terms and times
+    beyond 64-bit codes.  With string codes, the same action builds their
+    dictionary (of the inputs' strings and the program's ``constants``),
+    which is returned (else None); on a collision the inputs are loaded
+    again with the strings themselves."""
+    catalog, types = relations.catalog, relations.types
+    texts = _statements(relations, grid, inputs)
+    items = [(t, True, "_bad") for t in texts.values()]
     if types.str_codes:
         items.append((dictionary_sql(catalog, types.classes, constants, inputs), True, "_collides"))
     got = catalog.materialize(items)
-    for pred, (_, _, bad) in zip(by_pred, got):
-        if bad:
-            raise NotRelational(f"an input row of {pred} the engine must report (a null, a NaN, an empty interval or a time beyond 64-bit codes)")
+    for pred, (_, _, bad) in zip(texts, got):
+        refuse_bad(pred, bad)
     dictionary = None
     if types.str_codes:
         df, n, collisions = got[-1]
@@ -113,6 +127,25 @@ def load_inputs(relations, grid, constants: list, inputs: list):
             types.str_codes = False
             return load_inputs(relations, grid, constants, inputs)
         dictionary = Rel(df, n, ("code", "name"))
-    for pred, (df, n, _) in zip(by_pred, got):
+    for pred, (df, n, _) in zip(texts, got):
         relations.rels[pred] = Rel(df, n, relations.columns(pred))
     return dictionary
+
+
+def deferred_inputs(relations, grid, inputs: list, rows: dict) -> list:
+    """The inputs as :func:`load_inputs` loads them, with no action of their
+    own: each a lazy checkpoint that the first round's action writes, counts
+    and checks (:func:`refuse_bad`) beside the round's relations, counted
+    meanwhile by ``rows`` (``{pred: input rows}``, known on the driver: the
+    program's own facts), an upper bound of the coalesced rows that is 0
+    only when they are, which is all a round's plans need of a count (a
+    join's order and strategy, an empty relation skipped).  A small call's
+    load was an action of its own (a job, and the statement of its
+    counts); the round's action computes the inputs' stages beside its
+    own.  Returns the pending ``[(pred, DataFrame)]`` for it (rounds.py)."""
+    pending = []
+    for pred, text in _statements(relations, grid, inputs).items():
+        df = relations.catalog.checkpoint(text)
+        relations.rels[pred] = Rel(df, rows[pred], relations.columns(pred))
+        pending.append((pred, df))
+    return pending

@@ -4,7 +4,7 @@ hash-partitioned on its first term, and known to the driver by its count.
 A relation is a DataFrame with one column per argument (``c0``, ``c1``, …)
 and the interval as two codes ``s``, ``e`` (grid.py), always coalesced to
 maximal intervals.  A predicate that nothing holds yet reads as an empty
-relation; the one-row relation of facts that always hold is fixed text.
+relation, and the one-row relation of facts that always hold: both fixed text.
 """
 
 from __future__ import annotations
@@ -46,9 +46,12 @@ class Relations:
         return (*term_columns(self.types.arity(pred)), "s", "e")
 
     def empty(self, pred: str) -> Rel:
+        """``pred`` holding nothing: fixed text, no DataFrame (a statement of
+        its own, analysed, for every head predicate of a call before its
+        first merge, which reads only its count)."""
         cols = [f"CAST(NULL AS {self.types.sql_type(c)}) AS c{i}" for i, c in enumerate(self.types.classes.get(pred) or [])]
-        df = self.catalog.sql(f"SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false")
-        return Rel(df, 0, self.columns(pred))
+        sql = f"(SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false)"
+        return Rel(None, 0, self.columns(pred), sql=sql)
 
     def rel(self, pred: str) -> Rel:
         r = self.rels.get(pred)

@@ -38,7 +38,7 @@ from ..spark import _session_conf
 from .catalog import Catalog, is_set
 from .fragment import NotRelational
 from .grid import Grid
-from .inputs import load_inputs
+from .inputs import deferred_inputs, load_inputs, refuse_bad
 from .merge import merged, new_facts, uncovered
 from .relations import PARTITIONS, Rel, Relations
 from .rules import RuleSql
@@ -152,6 +152,7 @@ class Rounds(seminaive.Backend):
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
         self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
+        self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -172,10 +173,17 @@ class Rounds(seminaive.Backend):
 
     def commit(self, flagged: dict) -> dict:
         """Materialize this round's merged relations (``{pred: SQL}``) in one
-        action; return the deltas ``{pred: Rel}`` that are not empty."""
+        action, with the inputs still pending (see :meth:`load`); return the
+        deltas ``{pred: Rel}`` that are not empty."""
         preds = list(flagged)
+        pending, self._pending = self._pending, []
+        got = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(flagged[p], True, "_fresh") for p in preds])
+        for (pred, _), (_, _, bad) in zip(pending, got):
+            refuse_bad(pred, bad)
+        for (pred, _), (df, n, _) in zip(pending, got):
+            self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
         deltas = {}
-        for pred, (df, n, fresh) in zip(preds, self.catalog.materialize([(flagged[p], True, "_fresh") for p in preds])):
+        for pred, (df, n, fresh) in zip(preds, got[len(pending):]):
             old = self.relations.rels.get(pred)
             cols = self.relations.columns(pred)
             self.relations.rels[pred] = Rel(df, n, cols)
@@ -264,7 +272,7 @@ class Rounds(seminaive.Backend):
             q = stmts[p]
             flagged[p] = q.text(merged(q, self.relations, p, parts, touched=p in probed))
         t_plan = time.perf_counter() - t0 - t_probe
-        new_deltas = self.commit(flagged) if flagged else {}
+        new_deltas = self.commit(flagged) if flagged or self._pending else {}
         for rel in probed.values():  # merged: the probe's checkpoints are read no more
             self.catalog.discard(rel.df)
         n = sum(d.count for d in new_deltas.values())
@@ -300,15 +308,22 @@ class Rounds(seminaive.Backend):
         if self._threshold is not None:
             self.spark.conf.set(BROADCAST_CONF, self._threshold if on else "-1")
 
-    def load(self, inputs) -> None:
+    def load(self, inputs, rows=None) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
-        own, timed like a round (stratum -1) in ``stats.load``."""
+        own, timed like a round (stratum -1) in ``stats.load``.  ``rows``:
+        ``{pred: input rows}`` when the driver knows them all (the
+        program's own facts, with no string codes): then the load has no
+        action of its own, the first round's writes and counts the inputs
+        (:func:`inputs.deferred_inputs`)."""
         sc = self.spark.sparkContext
         group = f"chronolog-load-{next(_GROUPS)}"
         sc.setJobGroup(group, "load the inputs")
         t0, started = time.perf_counter(), time.time()
         try:
-            self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
+            if rows is not None and not self.types.str_codes:
+                self._pending = deferred_inputs(self.relations, self.grid, inputs, rows)
+            else:
+                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
         finally:
             sc.setJobGroup("chronolog", "")
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))
@@ -332,7 +347,7 @@ class Rounds(seminaive.Backend):
             self._old_facts.pop(pred, None)
             self._released.add(pred)
 
-    def run(self, inputs=(), keep=None, after=None) -> None:
+    def run(self, inputs=(), keep=None, after=None, rows=None) -> None:
         """Load ``inputs`` (see :func:`inputs.load_inputs`), then every
         dependency level in order (:meth:`run_level`), all under :data:`ROUND_CONF` (restored after: the inputs'
         checkpoints must keep their partitioning too).  ``keep``: the
@@ -340,7 +355,7 @@ class Rounds(seminaive.Backend):
         other relation's checkpoint is dropped after the level of the last
         stratum that reads it (None: keep all).  ``after``: called last under the same
         settings (the constraints' checks: one job each, where adaptive
-        execution made a job of every shuffle stage)."""
+        execution made a job of every shuffle stage).  ``rows``: see :meth:`load`."""
         conf = self.spark.conf
         settings = dict(ROUND_CONF)
         if not is_set(self.spark, PARTITIONS):
@@ -355,7 +370,7 @@ class Rounds(seminaive.Backend):
         with _session_conf(self.spark, values, unset_after={PARTITIONS}), _quiet_task_failures(self.spark), \
                 _callers_job_group(self.spark.sparkContext):
             if inputs:
-                self.load(inputs)
+                self.load(inputs, rows)
             ir = {st.index: st for st in self.plan.strata}
             done: set = set()
             for level in self.plan.physical.levels:
@@ -363,6 +378,8 @@ class Rounds(seminaive.Backend):
                 done.update(level)
                 if keep is not None:
                     self.release_unread(done, set(keep))
+            if self._pending:  # no round ran: the inputs' own action
+                self.commit({})
             if after is not None:
                 after()
 

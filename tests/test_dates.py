@@ -412,9 +412,18 @@ def test_strategies_agree_on_dates_and_grouping(strategy):
                            "h(a)@[2020-01-01T16:00:00,2020-01-02T03:00:00)")
 
 
-@pytest.mark.parametrize("args", ["2020-01-01, inf", '"2020-01-01", "2020-02-01"'])
+def test_a_temporal_annotation_from_a_date_to_inf_is_a_horizon_open_on_one_side():
+    """``inf`` in an annotation is an infinite end, as in an interval (it
+    was read as a word and refused): the derived facts are clipped at the
+    annotation's date, and nothing bounds them after it."""
+    m = chronolog.reason('@timeGranularity("days").\n@temporal(2020-01-01, inf).\n'
+                         'p(a)@2019-01-05.\nq(X) :- <->[0,P400D] p(X).')
+    assert m.to_text() == "q(a)@[2020-01-01,2020-02-09]"
+
+
+@pytest.mark.parametrize("args", ['"2020-01-01", "2020-02-01"', "2020-01-01, x"])
 def test_a_temporal_annotation_of_words_on_a_date_timeline_says_so(args):
-    """``inf`` and quoted dates are words in an annotation: the message
+    """Quoted dates and names are words in an annotation: the message
     called them numbers ("the time point inf is a number")."""
     with pytest.raises(ProgramError) as e:
         chronolog.reason(f'@timeGranularity("days").\n@temporal({args}).\np(a)@2020-01-05.\nq(X) :- p(X).')

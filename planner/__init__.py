@@ -80,10 +80,10 @@ class Plan:
         from .fragment import direction
 
         lo, hi = horizon[0], horizon[1]
-        if lo != NEG_INF and hi != POS_INF:
+        if (lo == NEG_INF) == (hi == POS_INF):
+            # both ends finite, or the whole line: a caller's "no bound" for a
+            # model known to stop (explain's re-run; a user's reads as none before here)
             return
-        if lo == NEG_INF and hi == POS_INF:
-            return  # (the whole line: a caller's "no bound" for a model known to stop, explain's re-run; a user's reads as none before here)
         ways = {"forward": {POS_INF}, "backward": {NEG_INF}, "mixed": {POS_INF, NEG_INF}}
         open_toward = [s for s in bad if {lo, hi} & ways.get(direction(s.rules, set(s.preds)).kind, set())]
         if open_toward:

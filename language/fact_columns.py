@@ -340,6 +340,11 @@ class FactColumns:
     def count(self, pred: str) -> int:
         return sum(len(p[3]) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
 
+    def size(self) -> int:
+        """The facts of every predicate: :meth:`count` summed over :meth:`predicates`
+        (one pass, not a call per predicate: 10,000 predicates of one fact)."""
+        return sum([len(p[3]) for parts in self.parts.values() for p in parts]) + sum(map(len, self.slow.values()))
+
     def pred_rows(self, pred: str) -> list:
         """The ``(terms, interval)`` rows of ``pred`` (the columns stay)."""
         out = []

@@ -152,9 +152,7 @@ class HybridEvaluator(Evaluator):
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
             done.update(stratum.preds)
-            last = released.get(stratum.index)
-            if last:  # (most strata are no predicate's last reader: no call)
-                self._release_given(last)
+            self._release_given(released.get(stratum.index, []))
             if ran == "columns" and stratum.index not in batched:
                 from chronolog.language import allocators
 

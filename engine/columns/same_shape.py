@@ -124,8 +124,6 @@ def _holds_facts(ev, pred: str) -> bool:
 def _keep(ev, batch, strata, derived, merged) -> None:
     """Each member's relation out of the tagged ``merged``, and its stratum's
     counts: derivations (the rows it derived) and one round."""
-    from functools import partial
-
     import numpy as np
 
     from .relation import to_atoms
@@ -143,20 +141,16 @@ def _keep(ev, batch, strata, derived, merged) -> None:
     body.columns = names  # (once: each slice has them; a rename per slice was ~7 us, 10,000 members)
     terms, scale = ev.terms, ev._scale
     members = Members(body, tag, bounds)
-    tables, slices, defer, stats = ev._tables, ev._slices, ev.store.defer, ev.stats
+    slices = ev._slices
     for j, pred in enumerate(batch.heads):
-        a, n = bounds[j], bounds[j + 1] - bounds[j]
-        df = body.slice(a, n)
-        tables[pred] = df
+        df = body.slice(bounds[j], bounds[j + 1] - bounds[j])
+        ev._tables[pred] = df
         slices[pred] = (members, j, df)
-        defer(pred, partial(to_atoms, df, arity, terms, scale), n)
-        if ev.progress is not None:  # (each member reports its own stratum, its counts added before)
-            stats["derivations"] += counts[j]
-            stats["rounds"] += 1
+        ev.store.defer(pred, lambda df=df: to_atoms(df, arity, terms, scale), df.height)
+        ev.stats["derivations"] += counts[j]
+        ev.stats["rounds"] += 1
+        if ev.progress is not None:
             ev._report_columns(strata[j], 1)
-    if ev.progress is None:  # (the counts at once: 10,000 members)
-        stats["derivations"] += sum(counts)
-        stats["rounds"] += k
 
 
 class Members:

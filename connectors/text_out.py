@@ -630,13 +630,20 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
     (issue 37)."""
     term_text = term_text or format_term
     run: list = []
-    layout = None  # the run's columns' names and dtypes
+    layout = None  # the run's columns' names and dtypes, or the batch's frame (its members': one layout)
+    slice_of = getattr(ev, "output_slice", None)
 
     def flush():
         import numpy as np
         import polars as pl
 
         names = [p for p, _ in run]
+        if type(layout) is not tuple:  # (members of one batch: their rows out of its frame, no frame each stacked)
+            _, arity, terms, scale, texts = ev.output_columns(names[0])
+            whole, groups = layout.rows_of([j for _, j in run])
+            run.clear()
+            memo = texts.setdefault(term_text, TermTexts())
+            return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups)
         frames = [out[0] for _, out in run]
         df, arity, terms, scale, texts = run[0][1]
         memo = texts.setdefault(term_text, TermTexts())
@@ -648,6 +655,14 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
         return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups)
 
     for p in preds:
+        member = slice_of(p) if slice_of is not None and (held is None or held(p)) else None
+        if member is not None and member[0].size(member[1]) <= SMALL_RELATION:
+            if run and member[0] is not layout:
+                yield flush()
+            if not run:
+                layout = member[0]
+            run.append((p, member[1]))
+            continue
         out = ev.output_columns(p) if held is None or held(p) else None
         small = out is not None and out[0].height <= SMALL_RELATION
         # (names and dtypes compared, not schemas: 15 against 4 us, 10,000 relations; the run's once)

@@ -340,6 +340,11 @@ class FactColumns:
     def count(self, pred: str) -> int:
         return sum(len(p[3]) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
 
+    def size(self) -> int:
+        """The facts of every predicate: :meth:`count` summed over :meth:`predicates`
+        (one pass, not a call per predicate: 10,000 predicates of one fact)."""
+        return sum([len(p[3]) for parts in self.parts.values() for p in parts]) + sum(map(len, self.slow.values()))
+
     def pred_rows(self, pred: str) -> list:
         """The ``(terms, interval)`` rows of ``pred`` (the columns stay)."""
         out = []
@@ -366,17 +371,26 @@ class FactColumns:
 
     def shape(self) -> FactRows:
         """One row per predicate, with its first position, and the repeating
-        facts: what planning needs to check arities, without every row."""
+        facts: what planning needs to check arities, without every row.  A
+        kernel-read predicate's row is a placeholder of its width, terms
+        None and no interval (planning reads a row's width and where the
+        predicate is, not its values: 10,000 predicates' first facts
+        decoded were 2% of their run)."""
         out = FactRows()
         slow, repeating = self.slow, self.slow.repeating
+        parts, positions, out_positions = self.parts, self.positions, out.positions
+        blanks: dict = {}  # width -> the placeholder row
         for pred in self.predicates():
-            if slow.get(pred) or repeating.get(pred):  # (kernel-read facts alone: one arity, nothing to check)
+            if (slow or repeating) and (slow.get(pred) or repeating.get(pred)):  # (kernel-read facts alone: one arity, nothing to check)
                 self.width(pred)
-            if pred in self.parts:
-                cols, lo, hi, lc, hc = self.parts[pred][0]
-                terms = tuple([c.value_at(0) for c in cols])
-                out[pred] = [(terms, (lo.value_at(0), hi.value_at(0), bool(lc[0]), bool(hc[0])))]
-                out.positions[pred] = self.positions[pred]
+            got = parts.get(pred)
+            if got is not None:
+                w = len(got[0][0])
+                row = blanks.get(w)
+                if row is None:
+                    row = blanks[w] = ((None,) * w, None)
+                out[pred] = [row]
+                out_positions[pred] = positions[pred]
             elif self.slow.get(pred):
                 out[pred] = [self.slow[pred][0]]
                 out.positions[pred] = self.slow.positions[pred]

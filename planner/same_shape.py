@@ -121,8 +121,10 @@ def _shape(st, key_of) -> tuple | None:
                 preds.append(lit.pred)
             body.append((kind.__name__, preds.index(lit.pred), key_of(lit.terms),
                          None if box is None else key_of(box), None if shift is None else key_of(shift)))
-        elif kind is Condition or kind is Assign:
-            body.append(key_of(lit))
+        elif kind is Assign:  # (key_of's key of it, without keeping each rule's own literal by its id)
+            body.append((Assign, lit.var, key_of(lit.expr)))
+        elif kind is Condition:
+            body.append((Condition, key_of(lit.comparison)))
         else:  # pragma: no cover - the IR has no other literal
             return None
     key = (key_of(rule.head_terms), key_of(rule.head_shift), rule.fresh, tuple(body))

@@ -333,41 +333,53 @@ def check_body_length(rule: ast.Rule) -> None:
         )
 
 
-def check_calls(rule: ast.Rule) -> None:
+def check_calls(rule: ast.Rule, checked: dict | None = None) -> None:
     """A function a condition or an assignment calls that does not exist or
     takes other arguments (``abs(X, 1)``, ``foo(X)``): refused when the
     program loads.  The row executor said so only when the rule first
     matched a fact, the columnar one never, so a rule over data that had
-    not arrived yet ran silently on one executor and failed on the other."""
-    from chronolog.language.builtins import FUNCTIONS, check_arity
-
-    def walk(e, lit):
-        if isinstance(e, ast.BinOp):
-            walk(e.left, lit)
-            walk(e.right, lit)
-        elif isinstance(e, ast.Call):
-            problem = check_arity(e.name, len(e.args))
-            if problem is not None:
-                close = _close(e.name, list(FUNCTIONS)) if e.name not in FUNCTIONS else None
-                raise ProgramError(f"{problem}, in {lit}", getattr(lit, "pos", None) or rule.pos,
-                                   hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS)))
-            for a in e.args:
-                walk(a, lit)
-        elif isinstance(e, ast.Aggregate) and e.expr is not None:
-            walk(e.expr, lit)
-
+    not arrived yet ran silently on one executor and failed on the other.
+    ``checked``: id -> expression of the expressions found right so far
+    (rules read by shape share them: language/rule_shapes.py; 10,000 rules
+    walked the same expression each)."""
     for lit in rule.body:
         if isinstance(lit, ast.Comparison):
-            walk(lit.left, lit)
-            walk(lit.right, lit)
+            exprs = (lit.left, lit.right)
         elif isinstance(lit, ast.Assignment):
-            walk(lit.expr, lit)
+            exprs = (lit.expr,)
+        else:
+            continue
+        for e in exprs:
+            if checked is None or checked.get(id(e)) is not e:
+                check_expression(e, lit, rule)
+                if checked is not None:
+                    checked[id(e)] = e  # (the object held: its id names no other while the dict lives)
+
+
+def check_expression(e, lit, rule: ast.Rule) -> None:
+    """:func:`check_calls` of one expression ``e`` of ``lit`` in ``rule``."""
+    if isinstance(e, ast.BinOp):
+        check_expression(e.left, lit, rule)
+        check_expression(e.right, lit, rule)
+    elif isinstance(e, ast.Call):
+        from chronolog.language.builtins import FUNCTIONS, check_arity
+
+        problem = check_arity(e.name, len(e.args))
+        if problem is not None:
+            close = _close(e.name, list(FUNCTIONS)) if e.name not in FUNCTIONS else None
+            raise ProgramError(f"{problem}, in {lit}", getattr(lit, "pos", None) or rule.pos,
+                               hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS)))
+        for a in e.args:
+            check_expression(a, lit, rule)
+    elif isinstance(e, ast.Aggregate) and e.expr is not None:
+        check_expression(e.expr, lit, rule)
 
 
 def validate(program: ast.Program, extra_facts=None) -> dict:
     arities = collect_arities(program, extra_facts)
+    checked: dict = {}
     for rule in program.rules:
-        check_calls(rule)
+        check_calls(rule, checked)
         shared = decisions(rule)
         if shared is not None and shared.get("safe"):  # (its structure is one found safe: language/rule_shapes.py)
             continue

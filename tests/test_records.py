@@ -189,3 +189,32 @@ def test_ast_nodes_compare_and_hash_as_tuples_of_their_fields(a, b, c, d):
     assert repr(x) == f"Atom(pred={a!r}, terms={(b,)!r}, pos=Pos(file='f', line=1, column=2))"
     with pytest.raises(dataclasses.FrozenInstanceError):
         x.pred = 1
+
+
+def test_a_frozen_record_with_a_dict_stores_its_fields_there():
+    """A frozen record whose instances have a ``__dict__`` sets its fields
+    in it, not by a call of ``object.__setattr__`` each (ast.Pos, Var,
+    Atom: made by the tens of thousands reading 10,000 rules); a field
+    that a data descriptor of the class takes goes through
+    ``object.__setattr__``, as dataclasses sets it."""
+    from chronolog.language.records import _init_source
+
+    pos = ast.Pos("f", 3, 4)
+    assert vars(pos) == {"file": "f", "line": 3, "column": 4} and pos == ast.Pos("f", 3, 4)
+    text, _ = _init_source(ast.Pos, ast.Pos.__record_fields__, True)
+    assert "__d['line'] = line" in text and "__set__" not in text
+
+    class Slot:
+        __slots__ = ("a",)  # (a member descriptor: a data descriptor the subclass's field a is set through)
+
+    @record(frozen=True)
+    class Shadowed(Slot):
+        a: object
+        b: object = None
+
+    text, _ = _init_source(Shadowed, Shadowed.__record_fields__, True)
+    assert "__set__(self, 'a', a)" in text
+    made = Shadowed(1, 2)
+    assert (made.a, made.b) == (1, 2) and vars(made) == {"b": 2}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pos.line = 5

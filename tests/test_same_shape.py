@@ -6,6 +6,7 @@ without batches give them."""
 
 from __future__ import annotations
 
+import io
 import tempfile
 from pathlib import Path
 
@@ -112,6 +113,8 @@ def test_a_batch_gives_each_member_its_own_facts(case, in_a_file):
     for pred in heads:
         assert typed_facts(got, pred) == typed_facts(rows, pred) == typed_facts(alone, pred), f"{where}\n{pred}"
     assert got.to_text() == rows.to_text(), where
+    for preds in (None, heads[::2], heads[1::3]):  # (the printer: members out of the batch's frame, some of them, others between)
+        assert _printed(got, preds) == _printed(rows, preds), f"{where}\n{preds}"
     assert got.stats["derivations"] == alone.stats["derivations"] and got.stats["rounds"] == alone.stats["rounds"], where
     try:
         oracle = evaluate(parse(program + "\n" + "\n".join(facts)))
@@ -120,6 +123,33 @@ def test_a_batch_gives_each_member_its_own_facts(case, in_a_file):
     for pred in heads:
         want = sorted((tuple(_typed(t) for t in terms), _iv(iv)) for terms, iv in oracle.facts(pred))
         assert typed_facts(got, pred) == want, f"the oracle and the batch disagree on {pred}:\n{where}"
+
+
+def _printed(model, preds=None) -> str:
+    buf = io.StringIO()
+    model.write_text(buf, preds)
+    return buf.getvalue()
+
+
+def test_a_batchs_members_print_from_its_frame(monkeypatch):
+    """The printer takes a batch's members' rows out of the batch's frame
+    (same_shape.Members), in the order of their names, not a frame per
+    member stacked again (10,000 members: 10,000 frames concatenated);
+    every member, some, and others' relations between them print as the
+    rows print them."""
+    from chronolog.engine.columns.same_shape import Members
+
+    taken = []
+    real = Members.rows_of
+    monkeypatch.setattr(Members, "rows_of", lambda self, js: taken.append(list(js)) or real(self, js))
+    program = "\n".join(f"q{j}(X, Y) :- p{j}(X, V), Y = V * 2 + 1." for j in range(12)) + "\nq5b(X) :- p3(X, V).\n"
+    facts = "\n".join(f"p{j}(n{i}, {i * j})@[{i},{i + j}]." for j in range(12) if j != 7 for i in range(j % 4))
+    got, rows = (chronolog.reason(program, facts, engine=e) for e in ("columns", "rows"))
+    for preds in (None, ["q1", "q11", "q3"], ["q10", "q5", "q5b", "q6", "q7"]):
+        taken.clear()
+        assert _printed(got, preds) == _printed(rows, preds)
+        assert taken and all(js for js in taken)
+    assert [len(js) for js in taken] == [2, 2]  # (q10 and q5, then q6 and q7: q5b, no member, between them)
 
 
 def _batches(program: str) -> dict:

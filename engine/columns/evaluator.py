@@ -54,6 +54,7 @@ class HybridEvaluator(Evaluator):
         self._indexed = False  # the column relations and their indexes made (_index_all)
         self._strata_refusal = False  # why no update may (point_relation.strata_refusal; False: not asked yet)
         self._tables: dict = {}
+        self._slices: dict = {}  # pred -> (its batch's Members, its index there, its frame): same_shape._keep
         self._arities = None  # (rules, their count, pred -> arity): _rule_arities
         self._printed_or_derived = None  # what _release_given keeps, found once a run
         self.given_tables = dict(tables or {})
@@ -92,6 +93,7 @@ class HybridEvaluator(Evaluator):
         if self.plan.uses_top:
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
         self._tables = {}
+        self._slices = {}
         self._delta = {}
         # the term codes the fact reader gave the given columns (append-only)
         self._terms = next((fc.terms for fc in self.given_columns if fc.terms is not None), None)
@@ -100,8 +102,8 @@ class HybridEvaluator(Evaluator):
         self._texts = {}
         self._shared_body = None  # (aggregate.py: segments shared by aggregations of one body)
         self.kept_pipelines = None  # (maintenance.py: the rule variants' pipelines of the updates, lowered once)
-        self._file_size = sum(fc.count(p) for fc in self.given_columns for p in self._column_preds)
-        self._table_size = sum(fc.count(p) for fc in self.given_columns if fc.in_memory for p in self._column_preds)
+        self._file_size = sum(fc.size() for fc in self.given_columns)  # (each of _column_preds' facts: they are the files')
+        self._table_size = sum(fc.size() for fc in self.given_columns if fc.in_memory)
         self._given_size = (
             sum(t.num_rows for t in self.given_tables.values())
             + self._file_size
@@ -545,6 +547,16 @@ class HybridEvaluator(Evaluator):
         if df is None:
             return None
         return df, self._arity(pred), self.terms, self._scale, self._texts
+
+    def output_slice(self, pred: str):
+        """``(members, j)`` when ``pred``'s relation is still the ``j``-th
+        member's slice of the frame of a batch of strata of one shape
+        (same_shape.Members, ``_keep``): the printer prints a batch's
+        members from that one frame, not a frame each stacked again."""
+        got = self._slices.get(pred)
+        if got is not None and self._tables.get(pred) is got[2]:
+            return got[0], got[1]
+        return None
 
     def _arity(self, pred: str) -> int:
         if pred == TOP:

@@ -140,14 +140,46 @@ def _keep(ev, batch, strata, derived, merged) -> None:
     body = merged.drop("0")
     body.columns = names  # (once: each slice has them; a rename per slice was ~7 us, 10,000 members)
     terms, scale = ev.terms, ev._scale
+    members = Members(body, tag, bounds)
+    slices = ev._slices
     for j, pred in enumerate(batch.heads):
         df = body.slice(bounds[j], bounds[j + 1] - bounds[j])
         ev._tables[pred] = df
+        slices[pred] = (members, j, df)
         ev.store.defer(pred, lambda df=df: to_atoms(df, arity, terms, scale), df.height)
         ev.stats["derivations"] += counts[j]
         ev.stats["rounds"] += 1
         if ev.progress is not None:
             ev._report_columns(strata[j], 1)
+
+
+class Members:
+    """The frame of a batch's members' relations (``body``, tag dropped),
+    each row's member (``tag``, non-decreasing) and where each member's rows
+    start (``bounds``): the printer's view of them (evaluator.output_slice)."""
+
+    __slots__ = ("body", "tag", "bounds")
+
+    def __init__(self, body, tag, bounds):
+        self.body, self.tag, self.bounds = body, tag, bounds
+
+    def size(self, j: int) -> int:
+        return self.bounds[j + 1] - self.bounds[j]
+
+    def rows_of(self, js):
+        """``(frame, groups)``: the rows of the members ``js`` (indices), the
+        first's rows first, then the second's, ...; ``groups`` each row's
+        place in ``js``."""
+        import numpy as np
+
+        bounds = self.bounds
+        if list(js) == list(range(len(bounds) - 1)):  # (every member, in order: the frame as it is)
+            return self.body, self.tag.astype(np.int32)
+        starts = np.array([bounds[j] for j in js], dtype=np.int64)
+        sizes = np.array([bounds[j + 1] - bounds[j] for j in js], dtype=np.int64)
+        groups = np.repeat(np.arange(len(js), dtype=np.int32), sizes)
+        at = np.arange(len(groups), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(starts, sizes)
+        return self.body[at], groups
 
 
 def _undo(ev, built_before) -> bool:

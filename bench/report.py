@@ -191,7 +191,7 @@ def _cliffs(out, rows):
 
 @bench(name="startup", args="bench/startup.py --runs 25 --calls 4 --processes 3", json=True,
        peer="the interpreter alone (python -c pass); the same call warm", target="run 120 ms median, first call 1.5x warm (issue 37)",
-       what="`chronolog run` on 10 facts and --help against the interpreter; first calls on 100k rows (CSV, Arrow, pandas) against warm ones")
+       what="`chronolog run` on 10 facts and --help against the interpreter; first calls on 100k rows (CSV, Arrow, pandas, `chronolog run` on a fact file) against warm ones")
 def _startup(out, rows):
     r = rows[-1]
     c = r["commands"]
@@ -212,7 +212,8 @@ def _startup(out, rows):
         if all("imported" in v for v in r["calls"].values()):
             ra += "; with its imports done before (cold minus import time, " + ", ".join(
                 f"{v['imported']['libraries_s']:.2f} s" for v in r["calls"].values()) + ") " + ", ".join(
-                f"{v['imported']['ratio']:.1f}x" for v in r["calls"].values())
+                f"{v['imported']['ratio']:.1f}x" for v in r["calls"].values()) + " (CPU " + ", ".join(
+                f"{v['imported']['first_cpu'] / v['imported']['later_cpu']:.2f}x" for v in r["calls"].values()) + ")"
     return Figures(ch, pe, ra, ok=not run["heavy_imports"])
 
 

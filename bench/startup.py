@@ -23,16 +23,23 @@ same under load.
 First call against later ones: fresh processes that run as a script
 does -- ``import chronolog``, the user's own preparation (the sensor
 table built), then ``--calls`` calls, every output taken as a table --
-on three inputs of 100,000 rows: a 20-day rolling sum, mean, min and max
+on four inputs of 100,000 rows: a 20-day rolling sum, mean, min and max
 over 5 series x 20,000 days from a CSV file (``@bind``;
-``bench/timeseries.py``'s program), and the keyed sensor program of
+``bench/timeseries.py``'s program), the keyed sensor program of
 ``bench/spark_sensors.py`` over an Arrow table and over a pandas
-DataFrame.  Each runs three ways, in turns: ``cold`` (nothing more),
-``background`` (``chronolog.preload(background=True)`` right after the
-import: the column libraries imported in a thread during the
-preparation), and ``imported`` (numpy, polars, pyarrow and chronolog's modules for
-them imported right after chronolog, timed apart: the first call without
-its imports, the part of a cold call that is not module code).
+DataFrame, and ``command``: ``chronolog run`` (the command's ``main``,
+its text to /dev/null) of that program with its readings as a fact file
+(2.6 MB, read by the kernels; the command imports numpy and polars in a
+thread while it reads the program).  Each runs three ways, in turns:
+``cold`` (nothing more), ``background``
+(``chronolog.preload(background=True)`` right after the import: the
+column libraries imported in a thread during the preparation), and
+``imported`` (what that thread does, done right after chronolog and timed
+apart: numpy, polars, pyarrow and chronolog's modules for them imported,
+and what a first call did once per process beside them (the reader's
+patterns, the records' methods, polars' first lazy queries:
+``chronolog/preload.py``); the first call without its imports, the part
+of a cold call that is not module code).
 Reported, medians over ``--processes``: the first call against the later
 ones, and the whole script up to the first answer.
 
@@ -172,11 +179,46 @@ def sensors_call(frames: dict):
     return {p: model.to_arrow(p) for p in ("alarm", "warn", "quiet")}
 
 
+def command_call(paths: tuple):
+    """``chronolog run PROGRAM --facts FILE`` as the command runs it (its
+    ``main``), the text printed to /dev/null."""
+    from chronolog.cli import main
+
+    program, facts = paths
+    out, sys.stdout = sys.stdout, open(os.devnull, "w")
+    try:
+        main(["run", program, "--facts", facts])
+    finally:
+        sys.stdout.close()
+        sys.stdout = out
+
+
+def write_sensor_facts(tmp: Path) -> tuple:
+    """The sensor program of bench/spark_sensors.py and its 100,000
+    readings (1,000 sensors x 100) with the maintenance windows as a fact
+    file (3.6 MB: read by the kernels)."""
+    from spark_sensors import PROGRAM, data
+
+    reading, maint = data(1000, 100)
+    r, m = reading.to_pydict(), maint.to_pydict()
+    facts = tmp / "sensors.vada"
+    with facts.open("w") as fh:
+        fh.writelines(f"reading({s},{v})@[{a},{b}).\n" for s, v, a, b in zip(r["sensor"], r["value"], r["start"], r["end"]))
+        fh.writelines(f"maintenance({s})@[{a},{b}].\n" for s, a, b in zip(m["sensor"], m["start"], m["end"]))
+    program = tmp / "sensors_program.vada"
+    program.write_text(PROGRAM)
+    return str(program), str(facts)
+
+
 def prepare(kind: str, data: str):
     """A user's own work before the first call: the CSV file is there;
-    the sensor table is built (a Python loop, then Arrow or pandas)."""
+    the sensor table is built (a Python loop, then Arrow or pandas); the
+    command's program and fact file are there (``data``: both, joined by
+    ``os.pathsep``)."""
     if kind == "rolling":
         return Path(data), rolling_call
+    if kind == "command":
+        return tuple(data.split(os.pathsep)), command_call
     from api_tables import sensor_frames
 
     return sensor_frames(1000, 100, kind), sensors_call
@@ -190,11 +232,15 @@ def worker(kind: str, data: str, calls: int, mode: str) -> dict:
     t0 = time.perf_counter()
     import chronolog
 
+    if kind == "command":  # (the command's first act, before the libraries allocate)
+        from chronolog.language import allocators
+
+        allocators.configure()
     if mode == "background":
         chronolog.preload(background=True)
     t1 = time.perf_counter()
     libraries = 0.0
-    if mode == "imported":  # every module a first call imports: numpy, polars, pyarrow, chronolog's for them
+    if mode == "imported":  # what preload(background=True)'s thread does: every module a first call imports, its first uses
         from chronolog.preload import _import_libraries
 
         _import_libraries(modules=True)
@@ -211,7 +257,7 @@ def worker(kind: str, data: str, calls: int, mode: str) -> dict:
     return out
 
 
-KINDS = ("rolling", "arrow", "pandas")
+KINDS = ("rolling", "arrow", "pandas", "command")
 MODES = ("cold", "background", "imported")
 
 
@@ -224,10 +270,11 @@ def first_calls(tmp: Path, calls: int, processes: int) -> dict:
 
     csv = tmp / "prices.csv"
     write_csv(csv, 5, 20_000)
+    data = {"rolling": str(csv), "command": os.pathsep.join(write_sensor_facts(tmp))}
     runs: dict = {(k, m): [] for k in KINDS for m in MODES}
     for _ in range(processes):
         for (kind, mode), got in runs.items():
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, "--data", str(csv), "--calls", str(calls)]
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, "--data", data.get(kind, ""), "--calls", str(calls)]
             cmd += ["--mode", mode]
             p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), cwd=ROOT)
             if p.returncode != 0:

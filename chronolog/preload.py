@@ -24,9 +24,11 @@ def preload(background: bool = False):
     own modules and first calls) and one over a generated file of ~1.5 MB
     (the reader's threads and the allocators' first memory).
 
-    ``background=True``: only the imports, in a thread, and return it at
-    once (``join()`` waits for it); a :func:`reason` meanwhile waits for a
-    module the thread is importing rather than importing it twice.  Worth
+    ``background=True``: the imports and what a first call does once per
+    process beside them (:func:`_first_uses`: no run of a program), in a
+    thread, and return it at once (``join()`` waits for it); a
+    :func:`reason` meanwhile waits for a module the thread is importing
+    rather than importing it twice.  Worth
     it where the caller's own work between here and the first call leaves
     a core and the interpreter free (reading files, waiting): module code
     holds the interpreter's lock, so Python work on both sides takes turns
@@ -55,10 +57,23 @@ MODULES = (
     "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
     "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape", "chronolog.language.vadalog_rules",
-    "chronolog.language.rule_lines", "chronolog.language.vadalog_terminals",
+    "chronolog.language.rule_lines", "chronolog.language.vadalog_terminals", "encodings.utf_8_sig",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
-    "small_frames", "code_frames", "same_shape"))
+    "small_frames", "code_frames", "same_shape", "float_mean"))
+
+# the modules whose records a first large run builds (their methods compile
+# at first call: language/records.py; 28-36 methods, ~2 ms of a first call)
+RECORD_MODULES = ("chronolog.language.ast", "chronolog.planner", "chronolog.planner.ir", "chronolog.planner.physical",
+                  "chronolog.engine.exprs")
+
+# a program of the forms the rule reader reads without lark (its patterns
+# compile on a first reading: ~1 ms); no predicate or constant of any user's
+WARM_PROGRAM = """@output("p"). @input("q").
+p(X, Y) :- <->[0, 1.5] q(X, Y), not [-][0,2] r(X), Y >= 2, Z = Y * 2 + 1.
+r(X) :- q(X, Y) <S>[0, 3] s(X), [+][0,1] s(X), <+>[1/2,inf) s(X), X != c.
+t(X, N) :- q(X, Y), N = sum(Y), M = count(), M == 2.
+"""
 
 
 WARM_FACTS = 60_000  # a warm-up file of ~1.5 MB: two of the reader's blocks
@@ -106,6 +121,37 @@ def _import_libraries(pyarrow: bool = True, modules: bool = False) -> None:
         from chronolog.language.vadalog import DIALECT
 
         build_lexers(DIALECT.parser())
+        _first_uses()
+
+
+def _first_uses() -> None:
+    """What a first columnar call does once per process beside its imports,
+    done now, none of it a run (a thread may do it while a call runs):
+    the rule reader's patterns compiled (a reading of WARM_PROGRAM), the
+    records' methods (RECORD_MODULES), the check of polars' bindings
+    (``engine/columns/native.py``), polars' thread pool started and its
+    first lazy filter, join, group-by and sort (a first call's polars was
+    2-4 ms slower than a later one's, measured in bench/startup.py)."""
+    import importlib
+
+    import numpy as np
+    import polars as pl
+
+    from chronolog.api import load_program
+    from chronolog.engine.columns import native
+    from chronolog.language.records import compile_methods
+    from chronolog.language.timeline import parse_number
+
+    load_program(WARM_PROGRAM)
+    parse_number("1.5")
+    for name in RECORD_MODULES:
+        compile_methods(importlib.import_module(name))
+    native.bindings()
+    a = np.arange(2048, dtype=np.int64)
+    left = pl.DataFrame({"k": a % 97, "v": a}).lazy()
+    right = pl.DataFrame({"k": np.arange(97, dtype=np.int64), "w": np.arange(97, dtype=np.int64)}).lazy()
+    (left.filter(pl.col("v") > 3).join(right, on="k").with_columns(x=pl.col("v") + pl.col("w"))
+     .group_by("k").agg(pl.col("x").sum(), pl.len()).sort("k").collect())
 
 
 _thread = None

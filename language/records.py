@@ -302,15 +302,41 @@ def _on_first_call(cls, name: str, source):
     (its text and the names it uses), puts it on ``cls`` and calls it."""
 
     def first_call(self, *args, **kwargs):
-        text, names = source()
-        scope: dict = {}
-        exec(text, {"__builtins__": __builtins__, **names}, scope)
-        method = scope[name]
-        if cls.__dict__.get(name) is first_call:  # (not replaced since)
-            _set(cls, name, method)
-        return method(self, *args, **kwargs)
+        return _compiled(cls, name, first_call)(self, *args, **kwargs)
 
+    first_call.source = source
     return first_call
+
+
+def _compiled(cls, name: str, stand_in):
+    """Method ``name`` compiled from its ``stand_in``'s source, put on
+    ``cls`` in its place (unless replaced since)."""
+    text, names = stand_in.source()
+    scope: dict = {}
+    exec(text, {"__builtins__": __builtins__, **names}, scope)
+    method = scope[name]
+    if cls.__dict__.get(name) is stand_in:  # (not replaced since)
+        _set(cls, name, method)
+    return method
+
+
+def compile_methods(module) -> int:
+    """The methods of ``module``'s records compiled now rather than at
+    their first call (``chronolog.preload``: for a first large call);
+    how many."""
+    return sum(compile_class(cls) for cls in list(vars(module).values())
+               if isinstance(cls, type) and cls.__module__ == module.__name__)
+
+
+def compile_class(cls) -> int:
+    """The methods of record ``cls`` still waiting for their first call
+    compiled now; how many."""
+    n = 0
+    for name, method in list(vars(cls).items()):
+        if getattr(method, "__name__", None) == "first_call" and hasattr(method, "source"):
+            _compiled(cls, name, method)
+            n += 1
+    return n
 
 
 def _init_source(cls, fields: tuple, frozen: bool) -> tuple:

@@ -572,14 +572,14 @@ def _read(text: str, source: str) -> ast.Program:
     the same states, between statements alike, and stops at the same one;
     the words, which quote the statement's text before it and the
     program's last line, are made against the whole text."""
-    from .vadalog_rules import read_fact_lines, read_statements
+    from .vadalog_rules import nothing_to_read, read_fact_lines, read_statements
 
     fast = read_statements(text, source, _ToAst(DIALECT, source, []))
     rules, annotations, rest = fast if fast is not None else ([], [], text)
     facts, rest = read_fact_lines(rest, source)
     if not rules and not facts:
         return DIALECT.read(text, source)
-    if not rest.strip():
+    if not rest.strip() or nothing_to_read(rest):  # (blanks and comments: nothing for lark)
         return ast.Program(rules=rules, facts=facts, annotations=annotations, source=source)
     prog = DIALECT.read(rest, source, whole=text)
     import heapq  # (here: a program read without lark whole never merges, 1M instructions of a 10-fact run)

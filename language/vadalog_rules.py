@@ -41,7 +41,7 @@ from .text import unquote
 from .time_grouping import make_group
 from .timeline import NEG_INF, POS_INF, make, parse_number
 
-__all__ = ["read_statements", "read_fact_lines"]
+__all__ = ["read_statements", "read_fact_lines", "nothing_to_read"]
 
 _KEYWORDS = frozenset(("not", "every"))  # names the grammar reads as keywords
 
@@ -130,8 +130,18 @@ class _Line(LineCursor):
             raise Unread
         return end
 
+    def annotations(self) -> list:
+        """The annotations of a statement's lines: one, or several beside
+        each other (``@output("a"). @output("b").``); anything else after
+        one is left to lark."""
+        out = [self.annotation()]
+        while self.i < len(self.text):
+            out.append(self.annotation())
+        return out
+
     def annotation(self) -> ast.Annotation:
-        """``@output("p").``, ``@temporal(0, 100).``, ``@relaxedSafety.``"""
+        """``@output("p").``, ``@temporal(0, 100).``, ``@relaxedSafety.``:
+        up to its '.' and the blanks and comments after it."""
         self.skip()
         at = self.i
         if not self.char("@"):
@@ -145,7 +155,9 @@ class _Line(LineCursor):
                     args.append(self.annotation_argument())
                 if not self.char(")"):
                     raise Unread
-        self.end()
+        if not self.char("."):
+            raise Unread
+        self.skip()
         return ast.Annotation(name, args, self.pos(at))
 
     def annotation_argument(self):
@@ -472,7 +484,10 @@ def read_statements(text: str, source: str, build, anonymous: bool = True):
         if ended and (":-" in line or ends == _OPEN or line.lstrip(BLANKS).startswith("@")):
             r, upto = _statement(lines, n, ends, source, seen, build, anon if anonymous else None, shapes)
             if r is not None:
-                (annotations if type(r.statement) is ast.Annotation else rules).append(r.statement)
+                if type(r.statement) is list:  # (the annotations of its lines)
+                    annotations += r.statement
+                else:
+                    rules.append(r.statement)
                 if anonymous:
                     numbered, anon = numbered or r.anon != anon, r.anon
                 lines[n:upto] = [""] * (upto - n)
@@ -535,6 +550,15 @@ def read_fact_lines(text: str, source: str):
     return facts, "\n".join(lines)
 
 
+def nothing_to_read(text: str) -> bool:
+    """Whether ``text`` (what the readers here left to lark) holds blanks
+    and comments alone, which the grammar ignores: a program whose every
+    statement was read here but that has comments (as most do) needs no
+    lark, whose runtime's import and lexers were most of a first parse."""
+    m = _BLANKS_AND_COMMENTS(text)
+    return not text or (m is not None and m.end() == len(text))
+
+
 def _plain_time(text: str):
     """The interval of a fact's time ``text`` (``[1, 5)``, ``(-inf,3]``,
     ``7``) as the grammar reads it; None for anything else (dates, an empty
@@ -592,7 +616,7 @@ def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon, 
     ``lines``, ``ends`` its :func:`_ends`; the statement before has ended),
     over lines up to the first that ends a statement, and the line after
     it; or ``(None, n)``.  The reader holds the statement read (a rule or an
-    annotation) and the program's count of ``_`` after it; a rule on one
+    list of annotations) and the program's count of ``_`` after it; a rule on one
     line is built from the program's ``shapes`` where its shape was read
     (language/rule_shapes.py)."""
     upto = n + 1
@@ -605,7 +629,7 @@ def _statement(lines: list, n: int, ends, source: str, seen: dict, build, anon, 
     r = _Line(text, n + 1, source, seen, build, anon)
     try:
         if text.lstrip(BLANKS).startswith("@"):
-            r.statement = r.annotation()
+            r.statement = r.annotations()
             return r, upto
         if ":-" in text:
             r.statement = r.rule() if upto > n + 1 else shapes.rule(text, n + 1, r.rule)

@@ -229,12 +229,41 @@ def test_annotations_read_fast_and_alike(text):
 @pytest.mark.parametrize(
     "text",
     ['@temporal(2020-01-01, 2020-02-01).', "@f(-2020-01-01).", "@f(not).", "@Output(\"p\").", '@output("p")', "@f(X).",
-     "@f(1,).", "@f(_:n1).", '@output("p"). @input("q").', "@ .", "@f(--1).", "@f(-x)."],
+     "@f(1,).", "@f(_:n1).", "@ .", "@f(--1).", "@f(-x).", '@output("p"). q(X) :- p(X).', '@output("p"). @f(X).',
+     '@output("p"). q(a)@1.'],
 )
 def test_annotations_left_to_lark(text):
     rules = "p(X) :- q(X).\n"
     assert _fast(rules + text)[1] == []
     assert _agree(rules + text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['@output("p"). @input("q").', '@output("p").@input("q").', '@output("p"). % c\n  @input("q"). % d',
+     '@output("p"). @input("q"). @temporal(0, 10).', '@output("p"). @bind("q", "csv",\n  "d", "q.csv").'],
+)
+def test_annotations_beside_each_other_read_fast_and_alike(text):
+    """Several annotations on a line (``@output("a"). @output("b").``)
+    are read here, each at its column, as lark reads them."""
+    rules = "p(X) :- q(X).\n"
+    for padded in (rules + text, text + "\n" + rules):
+        assert len(_fast(padded)[1]) == text.count("@"), padded
+        assert _agree(padded), padded
+
+
+def test_a_program_with_comments_needs_no_lark():
+    """Once every statement is read here, what is left is blanks and
+    comments (most programs have comments): lark is not asked to read it
+    (its runtime's import and first parse were most of a first call's
+    reading), and the program is lark's."""
+    import subprocess
+
+    text = "% rolling sums\n@output(\"p\").\n\n% the rule\np(X) :- <->[0,2] q(X). % a window\n  % more\n"
+    assert _agree(text)
+    script = f"import sys\nfrom chronolog.api import load_program\nload_program({text!r})\nprint('chronolog.language.lark_runtime' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out == "False\n"
 
 
 def test_anonymous_variables_numbered_as_lark_numbers_them():

@@ -380,7 +380,17 @@ def recorded(model):
     if not model.is_finite:
         raise ProgramError(
             "explanations are not recorded for models that repeat forever",
-            hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact",
+            hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact"
+            if model.horizon is None else "give the horizon two finite ends to explain a fact",
+        )
+    if model.horizon is not None and model.plan.open_toward(model.horizon):
+        from chronolog.language.timeline import format_interval
+
+        raise ProgramError(
+            f"explanations are not recorded within the horizon {format_interval(model.horizon)}: it is open on the side "
+            "where this program's recursion through a temporal operator moves time, so its model is found where it "
+            "repeats, not by rounds a proof can record",
+            hint="give the horizon a finite end on that side to explain a fact",
         )
     given = getattr(model, "_given", None)
     if given is None:

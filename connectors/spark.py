@@ -470,8 +470,6 @@ def reason_with(
             hz = parse_horizon(plan.temporal)
         if hz == EVERYWHERE:
             hz = None  # (it confines nothing, as in reason())
-        if hz is not None:
-            plan.check_horizon(hz)  # (one open where a recursion runs: refused before any task, as a program error)
         try:
             keys = analyse(plan, _key_positions(key, frames)).keys
         except NotPartitionable as e:

@@ -1166,3 +1166,19 @@ def test_a_horizon_at_infinity_is_refused_not_read_as_no_horizon(tmp_path):
     for option in ("--horizon", "--window"):
         r = CliRunner().invoke(cli, ["run", str(tmp_path / "h.vada"), option, "inf,inf"])
         assert r.exit_code != 0 and "holds no time point" in r.output and "Traceback" not in r.output, r.output
+
+
+@pytest.mark.parametrize("program, dialect, column", [
+    ("überwacht(X) :- p(X).\np(a)@1.\n", "vadalog", 1),
+    ("q(X) :- p(X).\np(café)@1.\n", "vadalog", 6),
+    ("q(X) :- [3] <> pé(X).\n", "lars", 17),
+])
+def test_a_name_with_a_letter_outside_ascii_says_names_are_ascii(program, dialect, column):
+    """'unexpected character 'ü'; expected ... a name (lowercase first
+    letter)': ü is a lowercase letter, so the message alone misled."""
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(program, dialect=dialect)
+    assert e.value.pos.column == column, str(e.value)
+    assert "names of predicates, constants and variables are written with ASCII letters" in e.value.hint
+    assert 'a quoted string, e.g. "café"' in e.value.hint
+    assert chronolog.reason('q(X) :- p(X).\np("café")@1.\n').to_text() == 'q("café")@[1,1]'

@@ -236,3 +236,17 @@ def test_closing_a_stream_under_an_open_temporal_says_why_not(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "answers are final up to 45" in out.stderr, out
     assert out.stdout.splitlines() == ["jobReport@[0,0]", "jobReport@[30,30]"]
+
+
+@pytest.mark.parametrize("program, says", [
+    ("@temporal(0, inf).\n" + FORWARD, "horizon: [0,+inf)"),
+    ("@temporal(-5, 5).\n" + FORWARD, "horizon: [-5,5]"),
+    ('@timeGranularity("days").\n@temporal(2020-01-01, inf).\np(X) :- q(X).\nq(a)@2020-01-03.\n',
+     "horizon: [2020-01-01,+inf)"),
+])
+def test_the_plan_prints_the_horizon_as_an_interval_of_the_timeline(program, says):
+    """``chronolog plan`` printed [0,+inf] (an infinite end closed) and a date
+    horizon in day numbers ([18262,+inf))."""
+    from chronolog.plan_text import describe_plan
+
+    assert says in describe_plan(chronolog.reason(program).plan).splitlines()

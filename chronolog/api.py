@@ -774,10 +774,16 @@ class Reasoner:
         for pred, rows in extra.items():
             given.setdefault(pred, []).extend(rows)
         self.horizon = hz
+        # a horizon open where a recursion moves time (or where a given fact
+        # repeats) bounds no rounds there: the model is found where it
+        # repeats, as without one, confined to it (planner/confine.py)
+        self._open_horizon = hz if hz is not None and self.plan.open_toward(hz) else None
         self._repeating_given: dict = {}  # pred -> {terms: [Repeating]}
-        self._add_repeating_given([(f.pred, f.terms, f.interval, f.every) for f in prog.facts if f.every is not None], given)
-        self._add_repeating_given(_repeating_rows(extra), given)
-        self.terminating = hz is None and (bool(self.plan.infinite_strata()) or bool(self._repeating_given))
+        self._repetitions: list = []  # every given fact that repeats forever, (pred, terms, Repeating)
+        self._add_repeating_given([(f.pred, f.terms, f.interval, f.every) for f in prog.facts if f.every is not None]
+                                  + _repeating_rows(extra), given)
+        self.terminating = (hz is None or self._open_horizon is not None) and (
+            bool(self.plan.infinite_strata()) or bool(self._repeating_given))
         derived = self.plan.derived_predicates()
         if columns and self.terminating:
             for fc in columns:  # rows after all: the row-only paths read them
@@ -829,27 +835,28 @@ class Reasoner:
         from chronolog.engine.periodic import given_repetition
         from chronolog.planner.fragment import program_reach
 
+        reps = []
         for pred, terms, iv, period in facts:
             core, rep = given_repetition(iv, period)
             if core is not None:
                 given.setdefault(pred, []).append((terms, core))
-            elif self.horizon is None:
-                self._repeating_given.setdefault(pred, {}).setdefault(terms, []).append(rep)
             else:
-                margin = program_reach(self.plan.rules) + abs(period) + 1
-                lo, hi = self.horizon[0] - margin, self.horizon[1] + margin
-                way = rep.endless_toward(lo, hi)
-                if way is not None:  # (infinitely many instances)
-                    from chronolog.language.reader import dialect
-
-                    from chronolog.language.timeline import format_number
-
-                    fact = f"{dialect(self.dialect).format_fact(pred, terms, iv, self.plan.program.calendar)} every {format_number(period)}"
-                    raise ProgramError(f"the horizon reaches {way}, where the given fact {fact} repeats forever: "
-                                       "it has infinitely many instances there",
-                                       hint=f"give the horizon a finite {'end' if period > 0 else 'start'}, or none: "
-                                       "a model that repeats is answered exactly without one")
-                given.setdefault(pred, []).extend((terms, x) for x in rep.instances(lo, hi))
+                reps.append((pred, terms, rep))
+        if not reps:
+            return
+        self._repetitions.extend(reps)
+        if self.horizon is not None and self._open_horizon is None:
+            reach, (lo, hi) = program_reach(self.plan.rules), self.horizon[:2]
+            around = [(lo - reach - abs(rep.period) - 1, hi + reach + abs(rep.period) + 1) for _, _, rep in reps]
+            if all(rep.endless_toward(*ends) is None for (_, _, rep), ends in zip(reps, around)):
+                for (pred, terms, rep), ends in zip(reps, around):
+                    given.setdefault(pred, []).extend((terms, x) for x in rep.instances(*ends))
+                return
+            # infinitely many instances: the model is found where it repeats,
+            # confined to the horizon, from every repeating fact given so far
+            self._open_horizon, reps = self.horizon, self._repetitions
+        for pred, terms, rep in reps:
+            self._repeating_given.setdefault(pred, {}).setdefault(terms, []).append(rep)
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
         if self.engine == "rows" or self._rows_alone(store):
@@ -885,9 +892,9 @@ class Reasoner:
         from chronolog.engine.termination import evaluate
 
         with round_limit(self.max_rounds):
-            out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given)
+            out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon)
         stats = dict(out.stats, components=out.components)
-        model = Model(out.store, self.plan, None, stats, None, repeating=out.repeating)
+        model = Model(out.store, self.plan, self._open_horizon, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
         if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)
             model._given, model._strategy = self._given, self.strategy

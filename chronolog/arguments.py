@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
 from chronolog.language.dates import is_date
-from chronolog.language.errors import ArgumentError
+from chronolog.language.errors import ArgumentError, ChronologError
 from chronolog.language.programs import check_program  # noqa: F401 (the API's checks, here with the rest)
 from chronolog.language.patterns import LazyPattern
 
@@ -191,16 +191,23 @@ def check_span(v, what: str) -> None:
 
 @contextmanager
 def as_option(argument: str, option: str):
-    """An :class:`ArgumentError` about the API's ``argument`` raised within
-    names the command's ``option`` instead (``reach_back=10`` becomes
-    ``--reach-back 10``): the command line's user never wrote the former."""
+    """An error about the API's ``argument`` raised within names the
+    command's ``option`` instead (``reach_back=10`` becomes ``--reach-back
+    10``, "bad horizon '0'" "bad --horizon '0'"): the command line's user
+    never wrote the former."""
     try:
         yield
-    except ArgumentError as e:
-        if not e.message.startswith(f"{argument}:"):
-            raise
-        raise ArgumentError(option + e.message[len(argument):], e.pos, e.hint.replace(f"{argument}=", f"{option} "),
-                            e.source_line) from None
+    except ChronologError as e:
+        for start in (f"{argument}:", f"bad {argument} ", f"bad {argument}:"):
+            if e.message.startswith(start):
+                import copy
+
+                named = copy.copy(e)
+                named.message = start.replace(argument, option) + e.message[len(start):]
+                named.hint = e.hint.replace(f"{argument}=", f"{option} ")
+                named.args = (named.render(),)
+                raise named from None
+        raise
 
 
 def check_max_rounds(n) -> None:

@@ -286,14 +286,16 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         if plot_to is not None:
             from chronolog.plot import check_path
 
-            check_path(plot_to, overwrite)
+            check_path(plot_to, overwrite, "--plot")
         d = _dialect_for(program, dialect)
         if d != "lars" and _large([program, *facts]):  # numpy and polars imported while the program is read and planned
             from chronolog.preload import import_in_background
 
             import_in_background(pyarrow=False, modules=False)
         given, given_facts = command_inputs(program, facts, d)
-        with _notes():
+        from chronolog.arguments import as_option
+
+        with _notes(), as_option("horizon", "--horizon"):
             model = reason(
                 given, given_facts, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
@@ -378,7 +380,7 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         if plot_to is not None:
             from chronolog.plot import check_path
 
-            check_path(plot_to, overwrite)
+            check_path(plot_to, overwrite, "--plot")
         import warnings
 
         from chronolog import spark as cs
@@ -388,14 +390,20 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
         # path passes its tests with pandas 3 (data crosses as Arrow), so on
         # the command line the warning is only noise
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-        session = cs.session(master, **settings)
+        from chronolog.arguments import as_option
+
+        with as_option("master", "--spark"):
+            session = cs.session(master, **settings)
         session.sparkContext.setLogLevel("ERROR")
         try:
             taken, bound = {}, {}
-            out = cs.run_program(
-                session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
-                distributed=distributed, overwrite=overwrite, window=window, stats=taken, written_out=bound,
-            )
+            from chronolog.arguments import as_option
+
+            with as_option("horizon", "--horizon"), as_option("window", "--window"):
+                out = cs.run_program(
+                    session, program, horizon=horizon, dialect=_dialect_for(program, dialect),
+                    distributed=distributed, overwrite=overwrite, window=window, stats=taken, written_out=bound,
+                )
             if stats:
                 _echo(f"spark path: {taken.get('path')} ({taken.get('why')})", err=True)
             from chronolog.api import load_program

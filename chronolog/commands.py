@@ -76,7 +76,8 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
         check_program_file(program)
         d = _dialect_for(program, dialect)
         given, given_facts = command_inputs(program, facts, d)
-        model = reason(given, given_facts, dialect=d, horizon=horizon, max_rounds=max_rounds)
+        with as_option("horizon", "--horizon"):
+            model = reason(given, given_facts, dialect=d, horizon=horizon, max_rounds=max_rounds)
         with as_option("holds()", "QUERY"):  # (the command line's user wrote no holds())
             held = model.holds(query, dialect=d)
         click.echo("true" if held else "false")
@@ -171,7 +172,8 @@ def _load(program, facts, dialect, horizon, progress=None):
     check_program_file(program)
     d = _dialect_for(program, dialect)
     given, given_facts = command_inputs(program, facts, d)
-    return reason(given, given_facts, dialect=d, horizon=horizon, progress=progress), d
+    with as_option("horizon", "--horizon"):
+        return reason(given, given_facts, dialect=d, horizon=horizon, progress=progress), d
 
 
 _common = [

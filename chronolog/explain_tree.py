@@ -380,7 +380,17 @@ def recorded(model):
     if not model.is_finite:
         raise ProgramError(
             "explanations are not recorded for models that repeat forever",
-            hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact",
+            hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact"
+            if model.horizon is None else "give the horizon two finite ends to explain a fact",
+        )
+    if model.horizon is not None and model.plan.open_toward(model.horizon):
+        from chronolog.language.timeline import format_interval
+
+        raise ProgramError(
+            f"explanations are not recorded within the horizon {format_interval(model.horizon)}: it is open on the side "
+            "where this program's recursion through a temporal operator moves time, so its model is found where it "
+            "repeats, not by rounds a proof can record",
+            hint="give the horizon a finite end on that side to explain a fact",
         )
     given = getattr(model, "_given", None)
     if given is None:
@@ -396,17 +406,38 @@ def recorded(model):
         if pred in derived:
             base[pred] = list(rows)
     horizon = model.horizon
-    if horizon is None and model.plan.infinite_strata():
-        # a recursion through time that stops (the search for a repetition
-        # found none): the whole line confines nothing, and rounds reach it
+    searched = horizon is None and bool(model.plan.infinite_strata())
+    if searched:
+        # a recursion through time found to stop repeating (no fact repeats):
+        # the whole line confines nothing, and rounds reach the model
         horizon = (NEG_INF, POS_INF, False, False)
     ev = Evaluator(model.plan, store, horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
+    if searched:
+        # unless a fact holds for good from some time on, grown a little in
+        # every round (b :- <->[0,1] b. over b@0): the search saw where it
+        # stops changing, rounds never get there; they are bounded by the
+        # search's own work, not run forever
+        ev.rounds_bounded = True
+        ev.max_rounds = min(ev.max_rounds, max(SEARCHED_ROUNDS, 4 * model.stats.get("rounds", 0)))
     from chronolog.language.nulls import NullFactory, run_scope
 
-    with run_scope(getattr(model, "_nulls", None) or NullFactory()):
-        ev.run()
+    try:
+        with run_scope(getattr(model, "_nulls", None) or NullFactory()):
+            ev.run()
+    except ProgramError as e:
+        if not (searched and e.message.startswith("no fixpoint after")):
+            raise
+        raise ProgramError(
+            f"explanations are not recorded for this model: a fact of its recursion through time holds for good from "
+            f"some time on, which rounds reach only in the limit (none after {ev.max_rounds:,} rounds)",
+            e.pos, hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact within it",
+        ) from None
     model._provenance = ev.provenance
     return model._provenance
+
+
+# rounds a proof's re-run of a model found without a horizon may take at least
+SEARCHED_ROUNDS = 2_000
 
 
 def explain_tree(model, query: str) -> Node:

@@ -49,7 +49,12 @@ def describe_plan(plan, engine: str = "auto") -> str:
     out = []
     out.extend(describe_fragment(plan))
     if plan.temporal is not None:
-        out.append(f"horizon: {format_interval((plan.temporal[0], plan.temporal[1], True, True))}")
+        from chronolog.language.timeline import make
+
+        calendar = plan.program.calendar  # (an infinite end open; on a date timeline, dates)
+        shown = (calendar.format_interval if calendar is not None else format_interval)(
+            make(plan.temporal[0], plan.temporal[1], True, True))
+        out.append(f"horizon: {shown}")
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))
     out.append(describe_partitioning(plan))

@@ -193,15 +193,17 @@ def draw(model, preds=None, win=None, by=None, title: Optional[str] = None):
     return fig
 
 
-def check_path(path: Path, overwrite: bool = False) -> str:
+def check_path(path: Path, overwrite: bool = False, option: str = "") -> str:
     """The format of a plot file named ``path`` (by its suffix), or a clear
-    error before any work when it cannot be written there."""
+    error before any work when it cannot be written there (naming the
+    command line's ``option`` when given)."""
     from chronolog.connectors.staging import check_destination
 
     path = Path(path)
     kind = path.suffix.lower().lstrip(".")
     if kind not in FORMATS:
-        raise ChronologError(f"cannot write a plot as {path.name}", hint="name the file .png, .svg or .html")
+        raise ChronologError(f"{option} {path}: " * bool(option) + f"cannot write a plot as {path.name}",
+                             hint="name the file .png, .svg or .html")
     check_destination(path, overwrite)
     return kind
 

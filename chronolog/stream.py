@@ -220,7 +220,7 @@ class Stream:
 
     def close(self) -> None:
         """The end of the stream: everything becomes final."""
-        bad = self.plan.infinite_strata() if self.plan.temporal is None else []  # (@temporal: finite)
+        bad = self.plan.unbounded_by(self.plan.temporal)  # (@temporal with two finite ends bounds them)
         if bad:
             rule = bad[0].shifting_rules[0].source
             raise ProgramError(

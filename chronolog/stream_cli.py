@@ -195,7 +195,7 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
                 last = now
     push(batch, lines)
     correct()
-    if s.plan.infinite_strata() and s.plan.temporal is None:
+    if s.plan.unbounded_by(s.plan.temporal):
         # a recursion through time: answers are final up to the last fact
         sys.stderr.write(
             f"note: the model of this program continues for ever; answers are final up to {point(s.watermark)}\n"

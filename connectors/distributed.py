@@ -598,10 +598,10 @@ def output_facts(model, pred: str, window=None) -> list:
     if model.repeating(pred):
         from chronolog.language.errors import DataError
 
+        first = next(line for line in model.lines([pred]) if " every " in line)  # (as the model prints it)
         raise DataError(
-            f"{pred} has facts that repeat forever (e.g. {pred}{model.repeating(pred)[0][0]!r} every "
-            f"{model.repeating(pred)[0][2]}), which a table cannot hold",
+            f"{pred} has facts that repeat forever (e.g. {first}), which a table cannot hold",
             hint="give a window (window=(FROM, TO) in reason(), --window FROM,TO on the command line) "
-            "or a horizon",
+            "or a horizon with two finite ends",
         )
     return model.facts(pred)

@@ -74,6 +74,7 @@ def session(master: str | None = "local[*]", app_name: str = "chronolog", tuned:
     source registered.  ``conf``: extra Spark settings.  ``tuned``: start
     the JVM with :data:`SESSION_DEFAULTS` (``conf`` overrides them; a JVM
     already running keeps its own)."""
+    check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -92,6 +93,22 @@ def session(master: str | None = "local[*]", app_name: str = "chronolog", tuned:
     spark = b.getOrCreate()
     register(spark)
     return spark
+
+
+def check_master(master) -> None:
+    """A master URL of the forms Spark's launcher takes (yarn, or one
+    starting spark, k8s or local), refused before the JVM starts: Spark
+    printed its stack trace and the gateway died ("JAVA_GATEWAY_EXITED")."""
+    import re
+
+    if master is None or master == "yarn" or (isinstance(master, str) and (
+            master.startswith(("spark", "k8s")) if not master.startswith("local") else re.fullmatch(
+                r"local(\[([0-9]+|\*)(\s*,\s*[0-9]+)?\])?|local-cluster\[\s*[0-9]+\s*,\s*[0-9]+\s*,\s*[0-9]+\s*\]", master))):
+        return  # (SparkSubmit's prefixes; the local forms SparkContext parses)
+    from chronolog.language.errors import ArgumentError
+
+    raise ArgumentError(f"master: {master!r} is not a Spark master URL",
+                        hint="e.g. master=\"local[*]\" (every core of this machine), local[2], spark://HOST:7077, yarn or k8s://HOST:443")
 
 
 def register(spark) -> None:
@@ -470,8 +487,6 @@ def reason_with(
             hz = parse_horizon(plan.temporal)
         if hz == EVERYWHERE:
             hz = None  # (it confines nothing, as in reason())
-        if hz is not None:
-            plan.check_horizon(hz)  # (one open where a recursion runs: refused before any task, as a program error)
         try:
             keys = analyse(plan, _key_positions(key, frames)).keys
         except NotPartitionable as e:

@@ -69,11 +69,34 @@ class Outcome:
     stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
 
 
-def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None) -> Outcome:
+def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horizon=None) -> Outcome:
     """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``)
     and given facts that repeat forever (``repeating``: ``{pred: {terms:
     [Repeating]}}``), stratum by stratum: each one reads the exact (possibly
-    repeating) facts of the strata before it."""
+    repeating) facts of the strata before it.  ``horizon``: an interval
+    derived facts are confined to, open where a recursion moves time (a
+    join with it in the program: planner/confine.py)."""
+    if horizon is not None:
+        from chronolog.planner.confine import confined, is_confinement
+
+        plan, fact = confined(plan, horizon)
+        try:
+            out = evaluate(plan, {**rows, **fact}, strategy, repeating)
+        except ProgramError as e:
+            if not e.hint.startswith("give an evaluation horizon"):
+                raise
+            from chronolog.language.timeline import format_interval
+
+            end = "end" if horizon[1] == INF else "start"
+            e.hint = f"give the horizon {format_interval(horizon)} a finite {end} (it is open where the recursion moves time)"
+            e.args = (e.render(),)
+            raise
+        for p in [p for p in out.store.relations if is_confinement(p)]:
+            del out.store.relations[p]
+        for kept in (out.repeating, out.quiet):
+            for p in [p for p in kept if is_confinement(p)]:
+                del kept[p]
+        return out
     out = Outcome(Store())
     for p, r in rows.items():
         out.store.relation(p).bulk_add(list(r))

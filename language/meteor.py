@@ -190,6 +190,10 @@ class MeteorDialect(Dialect):
                 hint = "separate body literals with ','"
             elif ch in "{}<>=!~":
                 hint = _OP_HINT
+            else:
+                from .reader import non_ascii_hint
+
+                hint = non_ascii_hint(ch) or hint
         elif isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             expected = set(exc.expected)

@@ -277,7 +277,7 @@ class Dialect:
             allowed = getattr(exc, "allowed", None)
             if allowed:
                 msg += f"; expected {self.describe_expected(allowed)}"
-            return msg, "", column
+            return msg, non_ascii_hint(ch), column
         if isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             what = "end of input" if tok.type == "$END" else repr(str(tok))
@@ -305,6 +305,16 @@ class Dialect:
 
         with naming(pred):  # (a time no date holds names its predicate)
             return f"{self.format_atom(pred, terms)}@{calendar.format_interval(interval)}"
+
+
+def non_ascii_hint(ch: str) -> str:
+    """The hint for a letter outside ASCII where a name may stand: names
+    (predicates, constants, variables) are ASCII letters, digits and ``_``
+    ('é' is a lowercase letter, yet no name starts with it)."""
+    if ch.isascii() or not (ch.isalpha() or ch.isdigit()):
+        return ""
+    return ('names of predicates, constants and variables are written with ASCII letters, digits and _; '
+            'a constant with other characters is a quoted string, e.g. "café"')
 
 
 def dialect(name: str) -> Dialect:

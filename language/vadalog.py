@@ -79,8 +79,7 @@ class VadalogDialect(Dialect):
             isinstance(exc, lark.UnexpectedToken) and exc.token.type == "$END"
         ):
             return "the program ends in the middle of a statement", "every rule, fact and annotation ends with '.'", column
-        msg, _, column = super().explain(exc, text, src_line, column)
-        hint = ""
+        msg, hint, column = super().explain(exc, text, src_line, column)
         if isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             line = getattr(exc, "line", 0) or 0

@@ -67,7 +67,8 @@ class Plan:
     def check_horizon(self, horizon) -> None:
         """Refuse, before any work, to run a possibly infinite model without a
         horizon, or with one open on the side its recursion moves time to
-        (``[0, +inf)`` on a recursion into the future: the run would not end)."""
+        (``[0, +inf)`` on a recursion into the future: the rounds would not
+        end; chronolog.api finds such a model where it repeats instead)."""
         bad = self.infinite_strata()
         if not bad:
             return
@@ -75,22 +76,34 @@ class Plan:
             _refuse(bad, "the model of this program may be infinite: it is recursive through a temporal operator in",
                     "give an evaluation horizon: @temporal(0, 1000). in the program, "
                     "--horizon 0,1000 on the command line, or horizon=(0, 1000) in reason()")
-        from chronolog.language.timeline import NEG_INF, POS_INF, format_interval
+        open_toward = self.open_toward(horizon)
+        if open_toward:
+            from chronolog.language.timeline import format_interval
+
+            _refuse(open_toward, f"the horizon {format_interval(horizon)} is open on the side where this program's "
+                    "recursion through a temporal operator moves time, so it does not bound it:",
+                    "give the horizon a finite end on that side, or none: without a horizon "
+                    "the model is found where it repeats and answered exactly")
+
+    def unbounded_by(self, horizon) -> list:
+        """The strata whose recursion moves time where ``horizon`` (None:
+        none) does not bound it: rounds over them may not end."""
+        return self.infinite_strata() if horizon is None else self.open_toward(horizon)
+
+    def open_toward(self, horizon) -> list:
+        """The strata whose recursion moves time toward an infinite end of
+        ``horizon`` (which then bounds nothing there); none when both ends
+        are finite, or for the whole line (a caller's "no bound" for a model
+        known to stop: explain's re-run; a user's reads as none before here)."""
+        from chronolog.language.timeline import NEG_INF, POS_INF
 
         from .fragment import direction
 
         lo, hi = horizon[0], horizon[1]
         if (lo == NEG_INF) == (hi == POS_INF):
-            # both ends finite, or the whole line: a caller's "no bound" for a
-            # model known to stop (explain's re-run; a user's reads as none before here)
-            return
+            return []
         ways = {"forward": {POS_INF}, "backward": {NEG_INF}, "mixed": {POS_INF, NEG_INF}}
-        open_toward = [s for s in bad if {lo, hi} & ways.get(direction(s.rules, set(s.preds)).kind, set())]
-        if open_toward:
-            _refuse(open_toward, f"the horizon {format_interval(horizon)} is open on the side where this program's "
-                    "recursion through a temporal operator moves time, so it does not bound it:",
-                    "give the horizon a finite end on that side, or none: without a horizon "
-                    "the model is found where it repeats and answered exactly")
+        return [s for s in self.infinite_strata() if {lo, hi} & ways.get(direction(s.rules, set(s.preds)).kind, set())]
 
 
 def _refuse(strata, message: str, hint: str):

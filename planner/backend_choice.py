@@ -306,7 +306,12 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     if st.recursive and ir is not None:
         moving = [r for r in ir.shifting_rules if through_time(r, ir)]
         if moving and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
-            return Refusal(THROUGH_TIME, moving[0])
+            from chronolog.language.timeline import NEG_INF, POS_INF
+
+            if horizon is None or (horizon[0], horizon[1]) == (NEG_INF, POS_INF):
+                return Refusal(THROUGH_TIME, moving[0])
+            end = "+inf" if horizon[1] == POS_INF else "-inf"
+            return Refusal(f"recursion through time with a horizon open at {end} (rounds may not end there)", moving[0])
         if moving:
             steps = time_steps(moving, horizon)
             if steps > ROUNDS_THROUGH_TIME:

@@ -417,11 +417,44 @@ def test_window_errors_name_the_window(tmp_path):
     assert "bad --window" in out and "horizon" not in out
 
 
+@pytest.mark.parametrize("command", ["run", "entails", "query", "explain"])
+@pytest.mark.parametrize("value, says, hint", [
+    ("0", "bad --horizon '0'", "write it as FROM,TO"),
+    ("a,b", "bad --horizon 'a,b'", "write it as FROM,TO with numbers"),
+    ("5,1", "bad --horizon: 5 > 1", "FROM must not be after TO"),
+    ("0,1,2", "bad --horizon '0,1,2'", "write it as FROM,TO"),
+])
+def test_horizon_errors_name_the_option(tmp_path, command, value, says, hint):
+    """``chronolog run --horizon 0 P`` said "bad horizon '0'": the user
+    wrote no horizon argument but the --horizon option."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(P)
+    r = run(command, prog, *(["p(a)@[1,2]"] if command != "run" else []), "--horizon", value)
+    assert r.exit_code == 2, r.output
+    assert says in r.output and f"hint: {hint}" in r.output, r.output
+    assert "Traceback" not in r.output and "internal error" not in r.output
+
+
+def test_a_plot_file_of_no_plot_format_names_the_option(tmp_path):
+    out = refused(tmp_path, P, "--plot", tmp_path / "out.txt")
+    assert f"--plot {tmp_path / 'out.txt'}: cannot write a plot as out.txt" in out
+
+
+@pytest.mark.parametrize("master", ["nonsense://x", "local[abc]", "yarn-cluster"])
+def test_a_spark_master_spark_does_not_take_is_refused_before_the_jvm_starts(tmp_path, master):
+    """Spark's launcher printed its Java stack trace and chronolog reported
+    an internal error (JAVA_GATEWAY_EXITED)."""
+    pytest.importorskip("pyspark")
+    out = refused(tmp_path, P, "--spark", master)
+    assert f"--spark: {master!r} is not a Spark master URL" in out
+    assert "Exception" not in out
+
+
 @pytest.mark.parametrize("option, value, says", [
-    ("--horizon", "2020-01-10,2020-01-05", "bad horizon: 2020-01-10 > 2020-01-05"),
+    ("--horizon", "2020-01-10,2020-01-05", "bad --horizon: 2020-01-10 > 2020-01-05"),
     ("--window", "2020-01-10,2020-01-05", "bad --window: 2020-01-10 > 2020-01-05"),
     ("--window", "2020-13-01,2020-01-05", "bad --window '2020-13-01,2020-01-05'"),
-    ("--horizon", "2020-01-01,5", "bad horizon '2020-01-01,5': 5 is a number, but this program's timeline is dates"),
+    ("--horizon", "2020-01-01,5", "bad --horizon '2020-01-01,5': 5 is a number, but this program's timeline is dates"),
 ])
 def test_date_windows_are_named_and_shown_as_dates(tmp_path, option, value, says):
     """On a calendar timeline a reversed window was shown in day numbers
@@ -1133,3 +1166,19 @@ def test_a_horizon_at_infinity_is_refused_not_read_as_no_horizon(tmp_path):
     for option in ("--horizon", "--window"):
         r = CliRunner().invoke(cli, ["run", str(tmp_path / "h.vada"), option, "inf,inf"])
         assert r.exit_code != 0 and "holds no time point" in r.output and "Traceback" not in r.output, r.output
+
+
+@pytest.mark.parametrize("program, dialect, column", [
+    ("überwacht(X) :- p(X).\np(a)@1.\n", "vadalog", 1),
+    ("q(X) :- p(X).\np(café)@1.\n", "vadalog", 6),
+    ("q(X) :- [3] <> pé(X).\n", "lars", 17),
+])
+def test_a_name_with_a_letter_outside_ascii_says_names_are_ascii(program, dialect, column):
+    """'unexpected character 'ü'; expected ... a name (lowercase first
+    letter)': ü is a lowercase letter, so the message alone misled."""
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason(program, dialect=dialect)
+    assert e.value.pos.column == column, str(e.value)
+    assert "names of predicates, constants and variables are written with ASCII letters" in e.value.hint
+    assert 'a quoted string, e.g. "café"' in e.value.hint
+    assert chronolog.reason('q(X) :- p(X).\np("café")@1.\n').to_text() == 'q("café")@[1,1]'

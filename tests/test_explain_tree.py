@@ -423,3 +423,24 @@ def test_a_lars_window_two_rules_share_is_derived_by_each_rule_in_its_proofs():
     for fact, rule in (("w(x)@[40,42]", lines[1]), ("v(x)@[42,42]", lines[3]), ("r(x)@[40,40]", lines[0]), ("u(x)@[42,42]", lines[2])):
         proof = model.proof(fact)
         assert {step.rule for step in _steps(proof.root)} == {rule}, str(proof)
+
+
+HOLDS_FOR_GOOD = """
+import chronolog
+try:
+    chronolog.reason("b :- <->[0,1] b.\\nb@0.\\nc :- b, d.\\nd@[0,3].\\n", explain=True)
+except chronolog.ProgramError as e:
+    print(e)
+"""
+
+
+def test_explaining_a_fact_grown_for_good_by_a_recursion_says_why_not():
+    """b :- <->[0,1] b. over b@0 is b@[0,+inf) (found where it stops
+    changing); the proof's re-run grew b by 1 a round, forever (explain=True
+    and chronolog explain hung).  In a subprocess: it hung before."""
+    out = subprocess.run([sys.executable, "-c", HOLDS_FOR_GOOD], capture_output=True, text=True, timeout=120)
+    assert "explanations are not recorded for this model: a fact of its recursion through time holds for good" in out.stdout, out
+    assert "give a horizon" in out.stdout
+    # a recursion that stops is explained by the rounds, as before
+    m = chronolog.reason("b :- <->[1,1] b, g.\ng@[0,5].\nb@0.\n", explain=True)
+    assert "└─ b@[0,0]   [given]" in str(m.proof("b@5"))

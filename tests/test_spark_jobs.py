@@ -73,6 +73,34 @@ def test_a_small_program_on_the_rounds_costs_a_job_per_round_and_no_broadcast(sp
     assert jobs <= most
 
 
+@pytest.mark.parametrize("program", [ONE_RULE, NEGATION, RECURSION], ids=["one_rule", "negation", "recursion"])
+def test_a_small_program_analyses_a_statement_per_round_and_output_and_checkpoints_nothing(spark, monkeypatch, program):
+    """A small call's fixed cost is also the statements Spark analyses and
+    the plans it optimizes for checkpoints: the program's few facts are
+    literal relations (no DataFrame, statement or checkpoint of their
+    own), and each round's merged relations come to the driver in its
+    action and are held there (no checkpoint, no statement of counts).
+    One rule analysed 6 statements and made 4 checkpoints and 3
+    DataFrames of facts; now a statement per round and per output."""
+    from chronolog.connectors.spark_rounds import catalog
+
+    made = {"sql": 0, "checkpoint": 0, "createDataFrame": 0}
+
+    def counted(name, f):
+        def g(*args, **kwargs):
+            made[name] += 1
+            return f(*args, **kwargs)
+        return g
+
+    monkeypatch.setattr(catalog.Catalog, "sql", counted("sql", catalog.Catalog.sql))
+    monkeypatch.setattr(catalog.Catalog, "checkpoint", counted("checkpoint", catalog.Catalog.checkpoint))
+    monkeypatch.setattr(type(spark), "createDataFrame", counted("createDataFrame", type(spark).createDataFrame))
+    tables, stats = collected(spark, program, distributed=True, one_task_bytes=-1)
+    assert stats["path"] == "relational", stats["why"]
+    assert facts(tables) == embedded(program, tables)
+    assert made == {"sql": len(stats["rounds"]) + len(tables), "checkpoint": 0, "createDataFrame": 0}, made
+
+
 def test_a_constraint_that_holds_nowhere_costs_one_job(spark):
     """A constraint is checked under the rounds' settings: one job (its
     first rows), where adaptive execution made each shuffle stage a job."""

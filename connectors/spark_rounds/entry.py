@@ -24,6 +24,7 @@ from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
+from .inputs import literal_facts
 from .outputs import output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -147,7 +148,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
-        inputs.append((pred, spark.createDataFrame(table)))
+        inputs.append((pred, literal_facts(spark, table, rows, local_classes[pred])))
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures

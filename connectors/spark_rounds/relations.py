@@ -34,6 +34,7 @@ class Rel:
     cols: tuple = ()
     where: str = ""
     sql: str = ""
+    table: object = None  # the rows held on the driver (a round's collected relation, with ``_fresh``: Relations.held)
 
 
 class Relations:
@@ -80,10 +81,12 @@ class Relations:
         cols = self.columns(pred)
         if n > LITERAL_ROWS:
             df = self.catalog.spark.createDataFrame(table)
-            return Rel(df, n, cols), Rel(df, k, cols, "_fresh"), Rel(df, n - k, cols, "NOT _fresh")
+            return Rel(df, n, cols, table=table), Rel(df, k, cols, "_fresh"), Rel(df, n - k, cols, "NOT _fresh")
         rows = list(zip(*(map(_literal, c.to_pylist(), [c.type] * n) for c in table.select(list(cols)).columns)))
         flags = fresh.to_pylist()
-        return (self.literal(pred, rows), self.literal(pred, [r for r, f in zip(rows, flags) if f]),
+        rel = self.literal(pred, rows)
+        rel.table = table
+        return (rel, self.literal(pred, [r for r, f in zip(rows, flags) if f]),
                 self.literal(pred, [r for r, f in zip(rows, flags) if not f]))
 
     def rel(self, pred: str) -> Rel:

@@ -192,7 +192,7 @@ class Rounds(seminaive.Backend):
                                ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p in preds]
         got = self.catalog.collect(items, HELD_ROWS)
         if got is None:
-            self.held = False
+            self.held = self.relations.partitioned = False
             return None
         deltas = {}
         for pred, table in zip(preds, got):
@@ -368,6 +368,7 @@ class Rounds(seminaive.Backend):
                 literal, framed = [], [(p, x.frame() if isinstance(x, ProgramFacts) else x) for p, x in inputs]
             literal_inputs(self.relations, self.grid, literal)
             self.held = not framed
+            self.relations.partitioned = not self.held
             if framed and rows is not None and not self.types.str_codes:
                 self._pending = deferred_inputs(self.relations, self.grid, framed, rows)
             elif framed:

@@ -103,6 +103,31 @@ def test_a_small_program_analyses_a_statement_per_round_and_output_and_checkpoin
     assert made == {"sql": len(stats["rounds"]) + len(tables), "checkpoint": 0, "createDataFrame": 0}, made
 
 
+@pytest.mark.parametrize("literal,held", [(1, 10_000), (100, 3), (4, 10_000)], ids=["facts_mixed", "held_then_checkpointed", "held_as_frames"])
+def test_held_relations_past_their_limits(spark, monkeypatch, literal, held):
+    """The held run's other forms give the engine's answers: predicates of
+    more facts than ``LITERAL_ROWS`` loaded by the first round's action
+    beside literal ones (the run then checkpoints); a round whose relation has more rows than
+    ``HELD_ROWS`` run again to checkpoints, and the run checkpointed from
+    then on; a held relation of more rows than ``LITERAL_ROWS`` read as a
+    DataFrame of its rows."""
+    from chronolog.connectors.spark_rounds import inputs, rounds
+
+    monkeypatch.setattr(inputs, "LITERAL_ROWS", literal)
+    monkeypatch.setattr(rounds, "HELD_ROWS", held)
+    program = RECURSION + " @output(\"r\"). @output(\"n\"). n(X,Z) :- r(X,Y), f(Y,Z), not g(X)."
+    tables, stats = collected(spark, program, distributed=True, one_task_bytes=-1)
+    assert stats["path"] == "relational", stats["why"]
+    assert facts(tables) == embedded(program, tables)
+    r = stats["relations"]["r"]
+    if held < 10_000:
+        assert r.df is not None and r.table is None  # a checkpoint
+    elif literal == 4:
+        assert r.df is not None and r.table is not None and r.count > 4  # a DataFrame of the held rows
+    else:  # e (4 facts) loaded beside g (1) literal: the run is not held
+        assert r.table is None and stats["relations"]["e"].df is not None and stats["relations"]["g"].df is None
+
+
 def test_a_constraint_that_holds_nowhere_costs_one_job(spark):
     """A constraint is checked under the rounds' settings: one job (its
     first rows), where adaptive execution made each shuffle stage a job."""

@@ -18,7 +18,8 @@ all and returns their counts (catalog.py); adaptive execution is off
 meanwhile (with it every shuffle stage and broadcast is a job of its own:
 14-21 jobs per round, against 1-3 now: one per broadcast, none in a round
 over small relations, ``SHUFFLE_ROWS``); the loop ends when the delta count
-is 0.
+is 0.  A small call's relations are held on the driver instead of
+checkpointed (``HELD_ROWS``): the action collects them.
 """
 
 from __future__ import annotations

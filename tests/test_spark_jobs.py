@@ -194,7 +194,21 @@ DRIVER_PROGRAMS = {
 }
 
 
-@pytest.mark.parametrize("name", [*DRIVER_PROGRAMS, "window", "decimals"])
+# programs with no key (a join across keys: p(Y)), so that they run on the rounds
+HELD_PROGRAMS = {
+    "terms": ('q(X,N,F,B) :- p(X,N,F,B), p(Y,M,G,C). p(a, 2.5, 1.0e0, #T)@[0,1). p("b c", -3, 0.25e0, #F)@(1,2]. '
+              'p(c, 7, 2.0e0, #T)@[2,+inf).', {}),
+    "empty": ("q(X) :- p(X), r(Y). p(a)@[0,1]. r(b)@[5,6].", {}),
+    "window_empty": (ONE_RULE, {"window": (20, 30)}),
+    "dates": ('@timeGranularity("days"). q(X) :- <->[0, P3D] p(X), p(Y). p(a)@[2020-01-30, 2020-02-01). p(b)@2020-01-02.', {}),
+    "timestamps": ("q(X) :- <->[0,2] p(X), p(Y). p(a)@[0,1]. p(b)@[10,11).", {"timestamps": True}),
+    "decimals": ("q(X) :- <->[0,0.5] p(X), p(Y). p(1.25)@[0,1.5). p(2)@(-inf,0].", {}),
+    "window": (ONE_RULE, {"window": (1, 4)}),
+    "job_report": DRIVER_PROGRAMS["job_report"],
+}
+
+
+@pytest.mark.parametrize("name", list(HELD_PROGRAMS))
 def test_a_held_output_answers_toArrow_with_spark_own_table_and_no_job(spark, name):
     """On the rounds, an output whose relation is held on the driver
     answers its first ``toArrow()`` there, typed as Spark's ``toArrow()``
@@ -203,9 +217,10 @@ def test_a_held_output_answers_toArrow_with_spark_own_table_and_no_job(spark, na
     from chronolog import spark as cs
     from pyspark.sql.classic.dataframe import DataFrame
 
-    program, options = {"window": (ONE_RULE, {"window": (1, 4)}), "decimals": ("q(X) :- <->[0,0.5] p(X). p(1.25)@[0,1.5).", {}),
-                        **DRIVER_PROGRAMS}[name]
-    out, _ = jobs_of(spark, lambda: cs.reason(spark, program, distributed=True, one_task_bytes=-1, **options))
+    program, options = HELD_PROGRAMS[name]
+    stats: dict = {}
+    out, _ = jobs_of(spark, lambda: cs.reason(spark, program, distributed=True, one_task_bytes=-1, stats=stats, **options))
+    assert stats["path"] == "relational", stats["why"]
     tables, jobs = jobs_of(spark, lambda: {p: df.toArrow() for p, df in out.items()})
     assert jobs == 0
     for p, df in out.items():

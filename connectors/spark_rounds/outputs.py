@@ -102,7 +102,7 @@ def held_answer(rel, grid, names: list, window, schema, large: bool):
         return pa.array([None if u is None else decimal.Decimal(u).scaleb(-grid.digits) for u in units],
                         pa.decimal128(38, grid.digits))
 
-    terms = [table.column(f"c{i}").take(keep) for i in range(len(names))]
+    terms = [table.column(f"c{i}").take(pa.array(keep, pa.int64())) for i in range(len(names))]
     cols = [*terms, ends(s, NEG), ends(e, POS), pa.array([x != NEG and not x & 1 for x in s], pa.bool_()),
             pa.array([x != POS and bool(x & 1) for x in e], pa.bool_())]
     arrow = to_arrow_schema(schema, timezone="UTC", prefers_large_types=large)

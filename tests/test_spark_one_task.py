@@ -126,8 +126,9 @@ def test_a_spark_dataframe_read_from_parquet(spark, tmp_path):
     sc.setJobGroup("one-task-size", "the size estimate")
     try:
         n = input_bytes([("owns", df, False)], [])
-    finally:
+    finally:  # (the job group and its description: a later test in this process reads the thread's)
         sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
     assert n == os.path.getsize(tmp_path / "owns.parquet")
     assert list(sc.statusTracker().getJobIdsForGroup("one-task-size")) == []
     model = chronolog.reason(TOTALS, {"owns": owns()})

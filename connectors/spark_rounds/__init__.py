@@ -32,6 +32,11 @@ sentinels ±2^62), always coalesced to maximal intervals.
   its own: 14-21 jobs per round, against 1-3 now, and 1 on small
   relations, whose joins shuffle rather than broadcast); the loop ends
   when the delta count is 0;
+* a small call's relations are held on the driver: a predicate of at
+  most ``inputs.LITERAL_ROWS`` facts of the program is a literal relation,
+  coalesced on the driver, and while every relation is held, a small
+  round's action collects its merged relations instead of checkpointing
+  them (``rounds.HELD_ROWS``): no checkpoint, view or statement of counts;
 * a round's plans are SQL text built in Python, one statement per merged
   relation over temporary views of the checkpoints (see ``sql.Stmt``): a
   few dozen py4j round trips per round instead of the thousands that
@@ -98,7 +103,7 @@ The modules, one concept each:
 * ``entry``: ``prepare`` and ``reason``, the entry point.
 
 The tunables live where they are read (patch them there): ``PROBE_RATIO``,
-``SHUFFLE_ROWS`` and ``ROUND_CONF`` in ``rounds``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
+``SHUFFLE_ROWS``, ``HELD_ROWS`` and ``ROUND_CONF`` in ``rounds``, ``LITERAL_ROWS`` in ``inputs``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
 in ``rules``, ``STRING_CODES`` and ``HASH`` in ``string_codes``,
 ``DICT_BROADCAST_ROWS`` in ``outputs``, ``MAX_DIGITS`` in ``entry``.
 """

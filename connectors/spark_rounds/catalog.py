@@ -82,6 +82,13 @@ def unestimated(spark, jdf):
         return jdf
 
 
+def pa_table(structs):
+    """The Arrow table of a struct array's fields."""
+    import pyarrow as pa
+
+    return pa.Table.from_arrays(structs.flatten(), names=[f.name for f in structs.type])
+
+
 class Catalog:
     """The statements and temporary views of one run on ``spark``."""
 
@@ -162,6 +169,29 @@ class Catalog:
             aggs.append(f"SELECT {i} AS i, count(1) AS n, {fresh} AS f FROM {self.view(df)}")
         got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
         return [(df, *got[i]) for i, df in enumerate(out)]
+
+    def collect(self, items: list, cap: int):
+        """The rows of each statement of ``items`` (``(SQL, [(column, SQL
+        type)])``) on the driver, in ONE Spark action with no checkpoint: a
+        union of each statement's rows as a struct column of its own, with
+        the statement's number; ``[pyarrow.Table]``, or None when a
+        statement has more than ``cap`` rows (each is read up to ``cap + 1``)."""
+        import pyarrow.compute as pc
+
+        structs = [f"STRUCT<{', '.join(f'`{c}`: {t}' for c, t in cols)}>" for _, cols in items]
+        parts = []
+        for i, (text, cols) in enumerate(items):
+            row = "named_struct(" + ", ".join(f"'{c}', {c}" for c, _ in cols) + ")"
+            sel = [f"{i} AS _i", *(f"{row if j == i else f'CAST(NULL AS {st})'} AS _r{j}" for j, st in enumerate(structs))]
+            parts.append(f"SELECT {', '.join(sel)} FROM (SELECT * FROM ({text}) AS _m LIMIT {cap + 1}) AS _c")
+        got = self.sql("\nUNION ALL\n".join(parts)).toArrow()
+        out = []
+        for i in range(len(items)):
+            rows = got.filter(pc.equal(got.column("_i"), i)).column(f"_r{i}").combine_chunks()
+            if len(rows) > cap:
+                return None
+            out.append(pa_table(rows))
+        return out
 
     def broadcastable(self, text: str) -> bool:
         """Whether Spark's size estimate of the statement ``text`` is under its broadcast threshold."""

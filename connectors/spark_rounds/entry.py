@@ -24,7 +24,8 @@ from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
-from .outputs import output
+from .inputs import literal_facts
+from .outputs import held_answer, output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
 
@@ -147,7 +148,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
-        inputs.append((pred, spark.createDataFrame(table)))
+        inputs.append((pred, literal_facts(spark, table, rows, local_classes[pred])))
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
@@ -174,6 +175,29 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
             stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
         w = rounds.grid.codes(window) if window is not None else None
-        return {p: output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], w) for p in outputs}
+        return outputs_of(spark, rounds, outputs, names, w)
     finally:
         rounds.catalog.close()  # the outputs keep their analysed plans
+
+
+def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
+    """``{pred: DataFrame}`` of the outputs; one whose relation is held on
+    the driver (rounds.HELD_ROWS) answers its first ``toArrow()`` with the
+    table Spark would collect, made on the driver (no job: a small call's
+    collection of its outputs was a job each)."""
+    from chronolog.connectors.spark import _keyed_output, _Tables
+
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    out, tables = {}, {}
+    served = _Tables(tables)
+    for p in outputs:
+        df = output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
+        answer = None
+        if not rounds.types.str_codes:
+            answer = held_answer(rounds.relations.rels.get(p), rounds.grid, names[p], window, df.schema, large)
+        if answer is None:
+            out[p] = df
+        else:
+            tables[p] = answer
+            out[p] = _keyed_output(spark, lambda jdf=df._jdf: jdf, served, p)
+    return out

@@ -3,7 +3,10 @@
 its first term and checkpointed, all inputs in one action that also counts
 the rows the driver must report and, with string codes, builds their
 dictionary; or, when the inputs are only the program's own facts, in the
-first round's action (:func:`deferred_inputs`).
+first round's action (:func:`deferred_inputs`).  A predicate of at most
+``LITERAL_ROWS`` facts of the program is encoded and coalesced on the
+driver instead, a literal relation in the statements that read it
+(:func:`literal_inputs`): no statement, checkpoint or view of its own.
 """
 
 from __future__ import annotations
@@ -13,12 +16,83 @@ from chronolog.engine.interval_codes import from_ends
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
-from .classes import FLOAT, STR
+from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, coalesce_sql, int64, term_columns
 from .string_codes import code_sql, dictionary_sql
+
+
+# A predicate with at most this many facts in the program (and no input
+# DataFrame) is a literal relation, coalesced on the driver: a small call's
+# load was a statement, a DataFrame of the facts, a view and a checkpoint
+# per predicate (0.05-0.1 s each warm).  A literal's rows are parsed and
+# analysed in every statement that reads it, about as much as a view's
+# DataFrame at a few hundred rows.
+LITERAL_ROWS = 100
+_LITERAL_CLASSES = {NUM, STR, BOOL, FLOAT}  # the term classes a literal writes (TermTypes.const)
+
+
+class ProgramFacts:
+    """The program's own facts of one predicate, kept on the driver: ``rows``
+    (``[(terms, interval)]``) and ``table`` (their Arrow table), with the
+    ``columns`` and ``schema`` their DataFrame would have (what
+    entry.prepare reads of an input), made a DataFrame only where a load
+    reads it (:meth:`frame`)."""
+
+    def __init__(self, spark, table, rows):
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        self.spark, self.table, self.rows = spark, table, rows
+        self.columns = list(table.schema.names)
+        self.schema = from_arrow_schema(table.schema)
+
+    def frame(self):
+        return self.spark.createDataFrame(self.table)
+
+
+def literal_facts(spark, table, rows, classes: list):
+    """A :class:`ProgramFacts` of ``rows`` when they can be a literal
+    relation (few, each term of a class a literal writes: ``classes``, the
+    value classes of each argument), else their DataFrame."""
+    import pyarrow as pa
+
+    if len(rows) <= LITERAL_ROWS and all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes) \
+            and not any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types):
+        return ProgramFacts(spark, table, rows)
+    return spark.createDataFrame(table)
+
+
+def literal_inputs(relations, grid, facts: list) -> None:
+    """Each :class:`ProgramFacts` of ``facts`` (``[(pred, ProgramFacts)]``)
+    into ``relations`` as the statements' literal of its rows: terms as
+    literals of the run's types (TermTypes.const), intervals as codes,
+    coalesced per atom as the load's statement coalesces them (a row joins
+    the atom's interval when it starts within its running end); refused
+    (:func:`refuse_bad`) as the load refuses an empty interval or a time
+    beyond 64-bit codes."""
+    types = relations.types
+    lo, hi = grid.bounds
+    for pred, f in facts:
+        atoms: dict = {}
+        for terms, iv in f.rows:
+            s, e = grid.codes(iv)
+            if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
+                refuse_bad(pred, 1)
+            atoms.setdefault(tuple(types.const(v) for v in terms), []).append((s, e))
+        out = []
+        for key, ivs in atoms.items():
+            ivs.sort()
+            s, e = ivs[0]
+            for s2, e2 in ivs[1:]:
+                if s2 <= e:
+                    e = max(e, e2)
+                else:
+                    out.append((*key, int64(s), int64(e)))
+                    s, e = s2, e2
+            out.append((*key, int64(s), int64(e)))
+        relations.rels[pred] = relations.literal(pred, out)
 
 
 def float_sql(x: str) -> str:

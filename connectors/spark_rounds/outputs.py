@@ -3,7 +3,9 @@ columns by name, ``start``/``end`` as numbers with null for ±∞, whether
 each end is closed), clipped to the caller's window, string codes decoded.
 
 Each output is a lazy DataFrame over the run's last checkpoint of the
-relation; nothing is computed until the caller reads it.
+relation; nothing is computed until the caller reads it.  A relation held
+on the driver (rounds.HELD_ROWS) also gives its output's first
+``toArrow()`` with no job (:func:`held_answer`).
 """
 
 from __future__ import annotations
@@ -67,3 +69,41 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
         *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
     ]
     return relations.catalog.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))
+
+
+def held_answer(rel, grid, names: list, window, schema, large: bool):
+    """The table Spark's ``toArrow()`` of ``pred``'s output DataFrame (of
+    Spark ``schema``) gives, made on the driver from its relation held
+    there (``rel.table``, the round's collected rows), as :func:`output`'s
+    statement computes it (window clipped, ends decoded, closedness); None
+    where that relation is not held or lacks a term column."""
+    import decimal
+
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    table = rel.table if rel is not None else None
+    if table is None or any(f"c{i}" not in table.column_names for i in range(len(names))):
+        return None
+    s, e = table.column("s").to_pylist(), table.column("e").to_pylist()
+    keep = list(range(len(s)))
+    if window is not None:
+        s, e = [max(x, window[0]) for x in s], [min(x, window[1]) for x in e]
+        keep = [i for i in keep if s[i] < e[i]]
+        s, e = [s[i] for i in keep], [e[i] for i in keep]
+
+    def ends(codes, inf):
+        units = [None if c == inf else c >> 1 for c in codes]
+        if grid.calendar is not None or grid.timestamps:  # UTC timestamps (calendar.point_sql, timestamp_sql)
+            k = 1 if grid.calendar is not None else 10 ** (6 - grid.digits)
+            return pa.array([None if u is None else u * k for u in units], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+        if grid.digits == 0:
+            return pa.array(units, pa.int64())
+        return pa.array([None if u is None else decimal.Decimal(u).scaleb(-grid.digits) for u in units],
+                        pa.decimal128(38, grid.digits))
+
+    terms = [table.column(f"c{i}").take(pa.array(keep, pa.int64())) for i in range(len(names))]
+    cols = [*terms, ends(s, NEG), ends(e, POS), pa.array([x != NEG and not x & 1 for x in s], pa.bool_()),
+            pa.array([x != POS and bool(x & 1) for x in e], pa.bool_())]
+    arrow = to_arrow_schema(schema, timezone="UTC", prefers_large_types=large)
+    return pa.Table.from_arrays(cols, names=arrow.names).cast(arrow)

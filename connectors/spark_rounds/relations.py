@@ -4,7 +4,8 @@ hash-partitioned on its first term, and known to the driver by its count.
 A relation is a DataFrame with one column per argument (``c0``, ``c1``, …)
 and the interval as two codes ``s``, ``e`` (grid.py), always coalesced to
 maximal intervals.  A predicate that nothing holds yet reads as an empty
-relation, and the one-row relation of facts that always hold: both fixed text.
+relation, and the one-row relation of facts that always hold: both fixed
+text, as is a literal relation of a few facts held on the driver.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ class Rel:
     its row count, the only figure the driver keeps of it.  ``df``: its
     checkpointed DataFrame, of which statements read ``cols`` where
     ``where`` holds (see :meth:`Catalog.read`); ``sql``: fixed text instead
-    (the one-row relation of facts that always hold)."""
+    (an empty relation, the one-row relation of facts that always hold, a
+    literal of a few facts: :meth:`Relations.literal`)."""
 
     df: object
     count: int
     cols: tuple = ()
     where: str = ""
     sql: str = ""
+    table: object = None  # the rows held on the driver (a round's collected relation, with ``_fresh``: Relations.held)
 
 
 class Relations:
@@ -40,6 +43,10 @@ class Relations:
     def __init__(self, catalog, types):
         self.catalog, self.types = catalog, types
         self.rels: dict = {}
+        # kept partitioned on the first term (keyed); off while every
+        # relation is held on the driver (rounds.HELD_ROWS), where nothing
+        # lies partitioned and a window shuffled the moved rows once more
+        self.partitioned = True
 
     def columns(self, pred: str) -> tuple:
         """The columns of ``pred``'s relation: its terms, ``s``, ``e``."""
@@ -52,6 +59,39 @@ class Relations:
         cols = [f"CAST(NULL AS {self.types.sql_type(c)}) AS c{i}" for i, c in enumerate(self.types.classes.get(pred) or [])]
         sql = f"(SELECT {', '.join([*cols, 'CAST(NULL AS BIGINT) AS s', 'CAST(NULL AS BIGINT) AS e'])} WHERE false)"
         return Rel(None, 0, self.columns(pred), sql=sql)
+
+    def literal(self, pred: str, rows: list) -> Rel:
+        """``pred`` holding ``rows`` (tuples of SQL literals of its columns,
+        coalesced), held on the driver: the statements read them as text."""
+        if not rows:
+            return self.empty(pred)
+        cols = self.columns(pred)
+        values = ", ".join(f"({', '.join(r)})" for r in rows)
+        return Rel(None, len(rows), cols, sql=f"(SELECT * FROM VALUES {values} AS _l({', '.join(cols)}))")
+
+    def held(self, pred: str, table) -> tuple:
+        """``pred``'s merged relation collected to the driver (``table``: its
+        columns and ``_fresh``, Spark's Arrow types) as literal relations:
+        ``(relation, delta, old facts)``.  A relation of at most
+        ``inputs.LITERAL_ROWS`` rows is written as its rows' literals, a
+        larger one is a DataFrame of the table (a local relation, read
+        through a view)."""
+        import pyarrow.compute as pc
+
+        from .inputs import LITERAL_ROWS
+
+        fresh = table.column("_fresh")
+        n, k = table.num_rows, pc.sum(pc.cast(fresh, "int64")).as_py() or 0
+        cols = self.columns(pred)
+        if n > LITERAL_ROWS:
+            df = self.catalog.spark.createDataFrame(table)
+            return Rel(df, n, cols, table=table), Rel(df, k, cols, "_fresh"), Rel(df, n - k, cols, "NOT _fresh")
+        rows = list(zip(*(map(_literal, c.to_pylist(), [c.type] * n) for c in table.select(list(cols)).columns)))
+        flags = fresh.to_pylist()
+        rel = self.literal(pred, rows)
+        rel.table = table
+        return (rel, self.literal(pred, [r for r, f in zip(rows, flags) if f]),
+                self.literal(pred, [r for r, f in zip(rows, flags) if not f]))
 
     def rel(self, pred: str) -> Rel:
         r = self.rels.get(pred)
@@ -69,7 +109,34 @@ class Relations:
         children partitioned alike keeps theirs, so a merge's window (per
         atom, which the first column clusters) and a join on that column read
         the old relation where it lies, and only the new facts move."""
-        if not terms:
+        if not (terms and self.partitioned):
             return src
         n = int(self.catalog.spark.conf.get(PARTITIONS))
         return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
+
+
+def _literal(v, typ) -> str:
+    """A value of a collected column (of Arrow type ``typ``, as Spark's
+    ``toArrow`` types it) as an SQL literal of the same Spark type."""
+    import pyarrow as pa
+
+    from .functions import double_literal
+    from .sql import hex_string
+
+    if v is None:
+        from pyspark.sql.pandas.types import from_arrow_type
+
+        return f"CAST(NULL AS {from_arrow_type(typ).simpleString()})"
+    if pa.types.is_boolean(typ):
+        return "true" if v else "false"
+    if pa.types.is_integer(typ):
+        return int64(v)
+    if pa.types.is_decimal(typ):
+        return f"CAST({format(v, 'f')}BD AS DECIMAL({typ.precision}, {typ.scale}))"
+    if pa.types.is_floating(typ):
+        return double_literal(v)
+    if pa.types.is_date(typ):
+        return f"DATE'{v.isoformat()}'"
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        return hex_string(v)
+    raise TypeError(f"no literal of {typ}")  # pragma: no cover - the rounds' columns are of the types above

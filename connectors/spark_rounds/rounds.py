@@ -18,7 +18,8 @@ all and returns their counts (catalog.py); adaptive execution is off
 meanwhile (with it every shuffle stage and broadcast is a job of its own:
 14-21 jobs per round, against 1-3 now: one per broadcast, none in a round
 over small relations, ``SHUFFLE_ROWS``); the loop ends when the delta count
-is 0.
+is 0.  A small call's relations are held on the driver instead of
+checkpointed (``HELD_ROWS``): the action collects them.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from ..spark import _session_conf
 from .catalog import Catalog, is_set
 from .fragment import NotRelational
 from .grid import Grid
-from .inputs import deferred_inputs, load_inputs, refuse_bad
+from .inputs import ProgramFacts, deferred_inputs, literal_inputs, load_inputs, refuse_bad
 from .merge import merged, new_facts, uncovered
 from .relations import PARTITIONS, Rel, Relations
 from .rules import RuleSql
@@ -106,6 +107,15 @@ PROBE_RATIO = 50
 # a warm session), while so few rows shuffle at no cost (bench/spark_jobs.py).
 SHUFFLE_ROWS = 10_000
 BROADCAST_CONF = "spark.sql.autoBroadcastJoinThreshold"
+# A run whose inputs are all held on the driver (the program's own few
+# facts: inputs.LITERAL_ROWS) collects each small round's merged relations
+# (a round under SHUFFLE_ROWS) to the driver in its one action, at most
+# this many rows each, and holds them there as literal relations for the
+# next statements: no checkpoint (Spark optimizes and plans each statement
+# once more for it), no view and no statement of counts, which the driver
+# reads off the rows.  A larger relation, and every round after it, goes
+# to checkpoints (the round's action runs again).
+HELD_ROWS = 10_000
 
 
 @dataclass
@@ -153,6 +163,7 @@ class Rounds(seminaive.Backend):
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
         self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
         self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
+        self.held = False  # every relation is held on the driver (the program's few facts, rounds collected: see HELD_ROWS)
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -171,10 +182,41 @@ class Rounds(seminaive.Backend):
                 self.catalog.discard(df)
         return left
 
+    def collect(self, flagged: dict):
+        """This round's merged relations (``{pred: SQL}``) collected to the
+        driver in its one action and held there (see :data:`HELD_ROWS`):
+        the deltas ``{pred: Rel}`` that are not empty, or None when a
+        relation has more rows (from then on the run checkpoints)."""
+        types = self.types
+        preds = list(flagged)
+        items = [(flagged[p], [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                               ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p in preds]
+        got = self.catalog.collect(items, HELD_ROWS)
+        if got is None:
+            self.held = self.relations.partitioned = False
+            return None
+        deltas = {}
+        for pred, table in zip(preds, got):
+            old = self.relations.rels.get(pred)
+            rel, delta, older = self.relations.held(pred, table)
+            self.relations.rels[pred] = rel
+            if old is not None and old.df is not None:
+                self.catalog.discard(old.df)
+            if delta.count:
+                deltas[pred] = delta
+                self._old_facts[pred] = older
+        return deltas
+
     def commit(self, flagged: dict) -> dict:
         """Materialize this round's merged relations (``{pred: SQL}``) in one
         action, with the inputs still pending (see :meth:`load`); return the
-        deltas ``{pred: Rel}`` that are not empty."""
+        deltas ``{pred: Rel}`` that are not empty.  A run whose relations
+        are all held on the driver keeps them there while the round's
+        relations read few rows (:meth:`collect`)."""
+        if self.held and not self._pending and flagged and not self.rules.broadcasts:
+            deltas = self.collect(flagged)
+            if deltas is not None:
+                return deltas
         preds = list(flagged)
         pending, self._pending = self._pending, []
         got = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(flagged[p], True, "_fresh") for p in preds])
@@ -320,10 +362,18 @@ class Rounds(seminaive.Backend):
         sc.setJobGroup(group, "load the inputs")
         t0, started = time.perf_counter(), time.time()
         try:
-            if rows is not None and not self.types.str_codes:
-                self._pending = deferred_inputs(self.relations, self.grid, inputs, rows)
-            else:
-                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, inputs)
+            literal = [(p, x) for p, x in inputs if isinstance(x, ProgramFacts)]
+            framed = [(p, x) for p, x in inputs if not isinstance(x, ProgramFacts)]
+            if self.types.str_codes or {p for p, _ in literal} & {p for p, _ in framed}:
+                # (the dictionary reads every input; a predicate's DataFrames are coalesced as one)
+                literal, framed = [], [(p, x.frame() if isinstance(x, ProgramFacts) else x) for p, x in inputs]
+            literal_inputs(self.relations, self.grid, literal)
+            self.held = not framed
+            self.relations.partitioned = not self.held
+            if framed and rows is not None and not self.types.str_codes:
+                self._pending = deferred_inputs(self.relations, self.grid, framed, rows)
+            elif framed:
+                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, framed)
         finally:
             sc.setJobGroup("chronolog", "")
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))

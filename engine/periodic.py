@@ -171,11 +171,23 @@ def find_repetition(store, t_data, hi, reach, multiple_of=None, constant_ok=None
 MAX_INSTANCES = 10_000_000  # a window spanning more repetitions than this is refused, not listed
 
 
-def _ratio(x, y):
-    """x / y exactly (a float quotient overflows for numbers beyond 1e308)."""
+def _floor_ratio(x, y) -> int:
+    """floor(x / y), y > 0, exactly: integers and fractions by floor
+    division (a float quotient overflows for numbers beyond 1e308; a
+    Fraction built for each instance made a query of a model with
+    thousands of repeating pieces seconds long), a float end as a float."""
     if isinstance(x, float) or isinstance(y, float):  # an infinite end
-        return x / y
-    return Fraction(x) / Fraction(y)
+        return math.floor(x / y)
+    if isinstance(x, (int, Fraction)) and isinstance(y, (int, Fraction)):
+        return x // y  # exact for int and Fraction (and bool, an int)
+    return math.floor(Fraction(x) / Fraction(y))
+
+
+def _ceil_ratio(x, y) -> int:
+    """ceil(x / y), y > 0, exactly (:func:`_floor_ratio`)."""
+    if isinstance(x, float) or isinstance(y, float):
+        return math.ceil(x / y)
+    return -_floor_ratio(-x, y)
 
 
 @dataclass(frozen=True)
@@ -194,11 +206,11 @@ class Repeating:
         p = self.period
         a, b = self.iv[0], self.iv[1]
         if p > 0:
-            k0 = max(0, math.floor(_ratio(lo - b, p))) if lo != -INF else 0
-            k1 = math.ceil(_ratio(hi - a, p))
+            k0 = max(0, _floor_ratio(lo - b, p)) if lo != -INF else 0
+            k1 = _ceil_ratio(hi - a, p)
         else:
-            k0 = max(0, math.floor(_ratio(b - hi, -p))) if b != INF and hi != INF else 0
-            k1 = math.ceil(_ratio(a - lo, -p))
+            k0 = max(0, _floor_ratio(b - hi, -p)) if b != INF and hi != INF else 0
+            k1 = _ceil_ratio(a - lo, -p)
         if k1 - k0 > MAX_INSTANCES:
             from chronolog.language.errors import ProgramError
 

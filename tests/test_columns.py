@@ -99,6 +99,28 @@ def test_coalesce_kernel_matches_the_rows(rows):
 
 
 @settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 2), st.integers(0, 3), st.booleans(), st.booleans(), st.integers(0, 9)), max_size=10))
+def test_rows_coalesce_is_the_union_in_sorted_maximal_intervals(drawn):
+    """The rows' coalesce by its definition, point by point: few distinct
+    ends (many intervals starting or ending at one point, open and closed),
+    an unbounded end now and then."""
+    ivs = []
+    for lo, n, lc, hc, inf in drawn:
+        iv = tl.make(tl.NEG_INF if inf == 0 else lo, tl.POS_INF if inf == 1 else lo + n, lc, hc)
+        if iv is not None:
+            ivs.append(iv)
+    got = tl.coalesce(ivs)
+    ends = sorted({x for iv in ivs for x in iv[:2] if abs(x) != tl.POS_INF} | {0})
+    probes = ends + [Fraction(a + b, 2) for a, b in zip(ends, ends[1:])] + [ends[0] - 1, ends[-1] + 1]
+    for t in probes:
+        assert any(tl.contains_point(iv, t) for iv in got) == any(tl.contains_point(iv, t) for iv in ivs), (t, got)
+    for a, b in zip(got, got[1:]):  # sorted, apart: neither overlapping nor touching
+        assert a[1] < b[0] or (a[1] == b[0] and not (a[3] or b[2])), (a, b)
+    for iv in got:  # each end is an end of an interval given (maximal, not widened)
+        assert any(iv[0] == x[0] and iv[2] == x[2] for x in ivs) and any(iv[1] == x[1] and iv[3] == x[3] for x in ivs), iv
+
+
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=6), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8))
 def test_difference_kernel_matches_the_rows(rows, holes):
     from chronolog.engine.columns.coalesce import coalesce

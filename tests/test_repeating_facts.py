@@ -8,11 +8,13 @@ them repeat means, with or without a horizon.
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
@@ -138,3 +140,43 @@ def test_cli_reads_repeating_facts(tmp_path):
     r = subprocess.run(ask, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "true"
+
+
+def _instances_by_definition(rep, lo, hi):
+    """Every shift of ``rep.iv`` by ``k * period``, k >= 0, that meets
+    [lo, hi], found by stepping k from 0 (the windows drawn are small)."""
+    a, b, lc, hc = rep.iv
+    out = []
+    for k in range(0, 400):
+        iv = (a + k * rep.period, b + k * rep.period, lc, hc)
+        if iv[1] >= lo and iv[0] <= hi:
+            out.append(iv)
+    return out
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_instances_of_a_repeating_interval_are_its_shifts_that_meet_the_window(data):
+    """The instances ``Repeating.instances`` lists (its numbers of periods
+    by exact floor and ceiling divisions of integers and fractions, a float
+    only for an infinite end) are those the definition gives: whole and
+    fractional times, both directions, windows before, inside and after
+    the first instance, an infinite end the other way; an interval shorter
+    than its period, as every repetition is (``given_repetition``)."""
+    from fractions import Fraction
+
+    from chronolog.engine.periodic import Repeating
+
+    num = st.one_of(st.integers(-30, 30), st.fractions(-30, 30, max_denominator=6))
+    a = data.draw(num)
+    period = data.draw(st.one_of(st.integers(1, 9), st.fractions(Fraction(1, 3), 9, max_denominator=6)))
+    # shorter than the period: a repetition leaves a gap in every period
+    b = a + period * data.draw(st.fractions(0, 1, max_denominator=7).filter(lambda x: x < 1))
+    period = period if data.draw(st.booleans()) else -period
+    rep = Repeating((a, b, True, data.draw(st.booleans())), period)
+    lo = data.draw(num)
+    hi = lo + data.draw(st.one_of(st.integers(0, 40), st.fractions(0, 40, max_denominator=6)))
+    if data.draw(st.booleans()):  # an infinite end the way the instances do not repeat
+        lo, hi = (-math.inf, hi) if period > 0 else (lo, math.inf)
+    want = _instances_by_definition(rep, lo, hi)
+    assert rep.instances(lo, hi) == want, (rep, lo, hi)

@@ -27,14 +27,17 @@ An assignment's value is also kept by a filter (``IS NOT NULL``), so that
 Spark cannot prune a column nothing reads and skip the row's check where
 the engine would report the row.
 
-Each checked operation repeats its operands (the value, and the test that
-stops the row), so an expression's SQL doubles or triples with every
-level of nesting, and Spark's optimizer puts an assignment's value into
-every filter and projection that reads its column: a sum of twelve terms
-ran Spark's parser out of memory, and six squarings chained through
-assignments planned for minutes.  An expression whose SQL would exceed
-:data:`LARGEST_SQL` characters once so inlined is refused (one task runs
-the program) before Spark sees it.
+Each checked operation reads its operands up to four times (the value,
+and the tests that stop the row); a compound operand is written once, as
+the argument of a lambda the operation reads (:class:`Bound`), so an
+expression's SQL grows linearly with its nesting (written in place it
+multiplied by 3-4 a level: ``substr("abc", A * 0.5)`` made a statement of
+67,674 characters that Spark parsed and analysed in 12 s).  Spark's
+optimizer still puts an assignment's value into every filter and
+projection that reads its column, once per reference: six float
+squarings chained through assignments planned for minutes.  An
+expression whose SQL would exceed :data:`LARGEST_SQL` characters once so
+inlined is refused (one task runs the program) before Spark sees it.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
 LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
+UDF_PREFIX = "chronolog_"  # of the SQL name of every UDF (udfs.py)
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 
@@ -177,16 +181,18 @@ class Arithmetic:
             return varcols[e.name], varcls.get(e.name)
         if isinstance(e, ast.Const):
             return self.types.const(e.value), value_class(e.value)
+        bound = Bound()
         operands: dict = {}  # each operand's (SQL, class), computed once
 
         def operand(x):
             if id(x) not in operands:
-                operands[id(x)] = self.sql(x, varcols, varcls, rule)
+                sql, c = self.sql(x, varcols, varcls, rule)
+                operands[id(x)] = (sql if isinstance(x, (ast.Var, ast.Const)) else bound.name(sql), c)
             return operands[id(x)]
 
         if self.scale is None and not (isinstance(e, ast.Call) and e.name == "round"):
             try:  # 64-bit integers: the lowering shared with the columns
-                return self.integers(e, lambda x: _number(x, operand(x))), NUM
+                return bound.wrap(self.integers(e, lambda x: _number(x, operand(x)))), NUM
             except NotInteger:
                 pass
         if isinstance(e, ast.BinOp):
@@ -195,13 +201,14 @@ class Arithmetic:
             args = [operand(x) for x in e.args[:1 if e.name == "round" else None]]
         text = str(e)
         if any(c != NUM for _, c in args) or (isinstance(e, ast.Call) and e.name not in FUNCTIONS):
-            return self.functions.call(e, args, text, rule)  # strings, floats (functions.py)
+            value, c = self.functions.call(e, args, text, rule)  # strings, floats (functions.py)
+            return bound.wrap(value), c
         xs = [a for a, _ in args]
         if isinstance(e, ast.BinOp):
-            return self.binop(e.op, xs[0], xs[1], text), NUM
+            return bound.wrap(self.binop(e.op, xs[0], xs[1], text)), NUM
         if e.name == "round":
-            return self.round(xs[0], round_digits(e), text), NUM
-        return self.call(e.name, xs, text), NUM
+            return bound.wrap(self.round(xs[0], round_digits(e), text)), NUM
+        return bound.wrap(self.call(e.name, xs, text)), NUM
 
     def integers(self, e, sub) -> str:
         """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the
@@ -273,6 +280,35 @@ class Arithmetic:
                      q.cols[src] + [col])
 
 
+class Bound:
+    """The operands of one operation, each written once: a checked
+    operation reads an operand up to four times (its value and the tests
+    that stop the row), so written in place an expression's SQL would
+    multiply with every level of nesting.  Each operand that is not a
+    column or a constant is the argument of a lambda (``transform`` of a
+    one-element array, its fields ``_o._0``, ``_o._1``, ...), which Spark's
+    optimizer does not inline back; the operation reads the lambda's
+    variable.  A Python UDF cannot read a lambda's variable: an operation
+    that calls one (udfs.py) has its operands written in place."""
+
+    def __init__(self):
+        self.sqls: list = []
+
+    def name(self, sql: str) -> str:
+        self.sqls.append(sql)
+        return f"_o._{len(self.sqls) - 1}"
+
+    def wrap(self, body: str) -> str:
+        """``body`` (of the names) as SQL of the operands."""
+        used = [i for i in range(len(self.sqls)) if re.search(rf"\b_o\._{i}\b", body)]
+        if not used:
+            return body
+        if UDF_PREFIX in body:  # written in place
+            return re.sub(r"\b_o\._(\d+)\b", lambda m: self.sqls[int(m.group(1))], body)
+        fields = ", ".join(f"'_{i}', {self.sqls[i]}" for i in used)
+        return f"transform(array(named_struct({fields})), _o -> {body})[0]"
+
+
 def _number(x, operand: tuple):
     """An operand ``(SQL, class)`` as an Expr of the shared lowering, when it is a number."""
     sql, c = operand
@@ -282,8 +318,8 @@ def _number(x, operand: tuple):
 
 
 def too_large(n: int, e, rule) -> NotRelational:
-    return NotRelational(f"an expression whose Spark SQL grows to {n:,} characters ({e}; each checked operation "
-                         f"repeats its operands): split it into fewer nested operations", rule)
+    return NotRelational(f"an expression whose Spark SQL grows to {n:,} characters ({e}, with the assigned "
+                         f"values it reads in place): split it into fewer nested operations", rule)
 
 
 def inlined_size(q: Stmt, sql: str, e, rule) -> int:

@@ -24,7 +24,7 @@ from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
-from .inputs import literal_facts
+from .inputs import LITERAL_ROWS, input_facts, literal_facts
 from .outputs import held_answer, output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -101,6 +101,28 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     return rounds
 
 
+def held_table(spark, df, pred: str, calendar):
+    """An input given as an Arrow table or a pandas frame (not a Spark
+    DataFrame) held on the driver when it is small (:func:`inputs.input_facts`),
+    else None."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):
+        return None
+    if isinstance(df, pa.RecordBatch):
+        df = pa.Table.from_batches([df])
+    elif not isinstance(df, pa.Table):
+        from chronolog.engine.arrow import check_pandas_frame
+
+        if len(df) > LITERAL_ROWS:
+            return None
+        check_pandas_frame(df, pred)
+        df = pa.Table.from_pandas(df, preserve_index=False)
+    if not {"start", "end"} <= set(df.schema.names):
+        return None  # (refused with its DataFrame's message)
+    return input_facts(spark, df, pred, calendar)
+
+
 def kept(plan, outputs) -> set:
     """The relations a run must hold to its end: the outputs and what the
     constraints read after the last stratum (the others are released after
@@ -120,16 +142,23 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from chronolog.engine.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
-    inputs = []
+    inputs, local = [], {}  # local: {pred: rows} of what the driver holds
+    framed = False  # an input only Spark can count (a DataFrame, or a table not held)
     for pred, df, csv in frames:
         if csv:
             raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
+        held = held_table(spark, df, pred, plan.program.calendar)
+        if held is not None:
+            inputs.append((pred, held))
+            local.setdefault(pred, []).extend(held.rows)
+            continue
+        framed = True
         df = _spark_df(spark, df, pred)
         for needed in ("start", "end"):
             if needed not in df.columns:
                 raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
         inputs.append((pred, df))
-    local, local_classes = {}, {}
+    local_classes, program = {}, {}
     for f in local_facts:
         cols = local_classes.setdefault(f.pred, [set() for _ in f.terms])
         if len(cols) != len(f.terms):
@@ -139,8 +168,9 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             if len(cols[i]) > 1:  # (facts_to_arrow would make the column text)
                 a, b = sorted(cols[i])
                 raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
-        local.setdefault(f.pred, []).append((f.terms, f.interval))
-    for pred, rows in local.items():
+        program.setdefault(f.pred, []).append((f.terms, f.interval))
+    for pred, rows in program.items():
+        local.setdefault(pred, []).extend(rows)
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
         for i, cls in enumerate(local_classes[pred]):
             if cls == {NUM} and pa.types.is_string(table.column(i).type):  # (text would carry it as a name)
@@ -159,7 +189,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             with expected_failures():  # an overflow or a row check: one task runs it instead
                 # then the engine's error for a violated constraint (constraints.py)
                 # only the program's own facts: their rows are known here, the first round's action loads them
-                rows = None if frames else {pred: len(r) for pred, r in local.items()}
+                # and small input tables: their rows are known here, the first round's action loads them
+                rows = None if framed else {pred: len(r) for pred, r in local.items()}
                 rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds), rows=rows)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({e.getCondition()})") from None

@@ -35,20 +35,23 @@ _LITERAL_CLASSES = {NUM, STR, BOOL, FLOAT}  # the term classes a literal writes 
 
 
 class ProgramFacts:
-    """The program's own facts of one predicate, kept on the driver: ``rows``
-    (``[(terms, interval)]``) and ``table`` (their Arrow table), with the
-    ``columns`` and ``schema`` their DataFrame would have (what
-    entry.prepare reads of an input), made a DataFrame only where a load
-    reads it (:meth:`frame`)."""
+    """Facts of one predicate kept on the driver (the program's own, or a
+    small input table: :func:`input_facts`): ``rows`` (``[(terms,
+    interval)]``) and ``table`` (their Arrow table), with the ``columns``
+    and ``schema`` their DataFrame would have (what entry.prepare reads of
+    an input), made a DataFrame only where a load reads it (:meth:`frame`,
+    by ``make``: the connector's own for an input table)."""
 
-    def __init__(self, spark, table, rows):
+    def __init__(self, spark, table, rows, make=None):
         from pyspark.sql.pandas.types import from_arrow_schema
 
-        self.spark, self.table, self.rows = spark, table, rows
+        self.spark, self.table, self.rows, self.make = spark, table, rows, make
         self.columns = list(table.schema.names)
         self.schema = from_arrow_schema(table.schema)
 
     def frame(self):
+        if self.make is not None:
+            return self.make(self.spark, self.table)
         return self.spark.createDataFrame(self.table)
 
 
@@ -64,6 +67,32 @@ def literal_facts(spark, table, rows, classes: list):
     return spark.createDataFrame(table)
 
 
+def input_facts(spark, table, pred: str, calendar):
+    """A small input ``table`` (an Arrow table or a pandas frame given as an
+    input) held as the program's facts are (:func:`literal_facts`): its
+    rows as the engine reads them (engine/arrow.py: exact times of any
+    time type, the wall clock of a timestamp without a zone read as UTC),
+    its size known on the driver with no job.  None (the input goes by
+    its DataFrame, as before) past ``LITERAL_ROWS`` rows, when a term
+    column holds a class a literal does not write (dates, timestamps), or
+    when the engine refuses a row (a null, a NaN: the load reports it)."""
+    from chronolog.engine.arrow import table_to_rows
+
+    from ..spark import arrow_frame
+    from .classes import value_class
+
+    if table.num_rows > LITERAL_ROWS:
+        return None
+    try:
+        rows = table_to_rows(table, pred, calendar, timestamps="times")
+        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
+    except Exception:  # noqa: BLE001 - the engine's error, reported by the load's checks or one task
+        return None
+    if not all(c <= _LITERAL_CLASSES for c in classes) or any(len(c) > 1 for c in classes):
+        return None
+    return ProgramFacts(spark, table, rows, arrow_frame)
+
+
 def literal_inputs(relations, grid, facts: list) -> None:
     """Each :class:`ProgramFacts` of ``facts`` (``[(pred, ProgramFacts)]``)
     into ``relations`` as the statements' literal of its rows: terms as
@@ -74,9 +103,12 @@ def literal_inputs(relations, grid, facts: list) -> None:
     beyond 64-bit codes."""
     types = relations.types
     lo, hi = grid.bounds
+    by_pred: dict = {}  # (a predicate's facts and its input tables coalesced as one)
     for pred, f in facts:
+        by_pred.setdefault(pred, []).extend(f.rows)
+    for pred, facts_rows in by_pred.items():
         atoms: dict = {}
-        for terms, iv in f.rows:
+        for terms, iv in facts_rows:
             s, e = grid.codes(iv)
             if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
                 refuse_bad(pred, 1)

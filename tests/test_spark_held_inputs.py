@@ -89,25 +89,52 @@ def _embedded(program, tables, **options):
     return facts({"q": model.to_arrow("q")})
 
 
+def _given(spark, table, form: str):
+    """``table`` as the caller gives it: an Arrow table, a pandas frame or a
+    Spark DataFrame of it (local data: a LocalRelation; timestamps without a
+    zone kept as ``TIMESTAMP_NTZ``)."""
+    if form == "pandas":
+        return table.to_pandas()
+    if form == "spark":
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        return spark.createDataFrame(table, schema=from_arrow_schema(table.schema))
+    return table
+
+
+@pytest.mark.parametrize("form", ["arrow", "spark"])
 @pytest.mark.parametrize("kind", ["int", "decimal", "date", "timestamp_utc", "timestamp_naive"])
 @pytest.mark.parametrize("n", [LITERAL_ROWS, LITERAL_ROWS + 1], ids=["at_the_limit", "past_it"])
-def test_small_input_tables_are_held_and_give_the_engines_answers(spark, kind, n):
+def test_small_input_tables_are_held_and_give_the_engines_answers(spark, kind, n, form):
     """At most ``LITERAL_ROWS`` rows: held (a literal relation, no DataFrame);
-    one more: a DataFrame loaded by Spark, as before.  Both the engine's answers."""
+    one more: a DataFrame loaded by Spark, as before.  Both the engine's
+    answers.  A Spark DataFrame of local data is held too, but for one
+    with a zoned timestamp (pyspark collects it in the driver's zone)."""
     from chronolog.engine.timestamps import numbers_for_times
 
     table = _table(kind, n)
-    got, stats, _ = _run(spark, PROGRAM, {"p": table})
+    got, stats, _ = _run(spark, PROGRAM, {"p": _given(spark, table, form)})
     assert stats["path"] == "relational", stats["why"]
     # (the engine reads time columns of dates and timestamps as seconds, as the Spark connectors do, by this)
     assert facts(got) == _embedded(PROGRAM, {"p": numbers_for_times(table, "p")})
     held = stats["relations"]["p"]
-    assert (held.df is None) == (n <= LITERAL_ROWS), (held, n)
+    assert (held.df is None) == (n <= LITERAL_ROWS and not (form == "spark" and kind == "timestamp_utc")), (held, n)
+
+
+def test_a_spark_dataframe_not_of_local_data_is_not_held(spark):
+    """A DataFrame whose plan is not a local relation (a filter of one) is
+    loaded by Spark: only a job could count it."""
+    table = _table("int", 10)
+    df = _given(spark, table, "spark").filter("N >= 0")
+    got, stats, _ = _run(spark, PROGRAM, {"p": df})
+    assert stats["relations"]["p"].df is not None
+    kept = table.filter(pa.compute.greater_equal(table.column("N"), 0))
+    assert facts(got) == _embedded(PROGRAM, {"p": kept})
 
 
 def test_a_held_pandas_input_costs_one_job_and_no_load(spark, monkeypatch):
-    """A pandas frame (and an Arrow table) of a few rows given as an input
-    is held as the program's facts are: one rule is one job and a statement
+    """A pandas frame (and an Arrow table, a Spark DataFrame of local data)
+    of a few rows given as an input is held as the program's facts are: one rule is one job and a statement
     per round and output, no checkpoint and no DataFrame (on main: a load
     job of its own, two jobs in all, with checkpoints and a DataFrame)."""
     from chronolog.connectors.spark_rounds import catalog
@@ -122,7 +149,7 @@ def test_a_held_pandas_input_costs_one_job_and_no_load(spark, monkeypatch):
 
     program = 'q(X,Z) :- e(X,Y), f(Y,Z). f(b,x)@[0,9]. f(c,y)@[2,4]. @output("q").'
     e = pa.table({"X": ["a", "b", "c", "d"], "Y": ["b", "c", "d", "a"], "start": [0, 1, 2, 4], "end": [5, 6, 3, 8]})
-    for given in (e, e.to_pandas()):
+    for given in (e, e.to_pandas(), spark.createDataFrame(e)):
         for k in made:
             made[k] = 0
         monkeypatch.setattr(catalog.Catalog, "sql", counted("sql", catalog.Catalog.sql))

@@ -24,7 +24,7 @@ from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
-from .inputs import LITERAL_ROWS, input_facts, literal_facts
+from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
 from .outputs import held_answer, output
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
@@ -102,13 +102,16 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
 
 
 def held_table(spark, df, pred: str, calendar):
-    """An input given as an Arrow table or a pandas frame (not a Spark
-    DataFrame) held on the driver when it is small (:func:`inputs.input_facts`),
-    else None."""
+    """An input held on the driver when it is small (:func:`inputs.input_facts`),
+    else None: an Arrow table or a pandas frame, or a Spark DataFrame of
+    local data (:func:`inputs.local_rows`)."""
     import pyarrow as pa
 
-    if hasattr(df, "toArrow"):
-        return None
+    if hasattr(df, "toArrow"):  # a Spark DataFrame: held when it is a small local relation
+        table = local_rows(df)
+        if table is None or not {"start", "end"} <= set(table.schema.names):
+            return None
+        return input_facts(spark, table, pred, calendar, frame=df)
     if isinstance(df, pa.RecordBatch):
         df = pa.Table.from_batches([df])
     elif not isinstance(df, pa.Table):

@@ -42,12 +42,12 @@ class ProgramFacts:
     an input), made a DataFrame only where a load reads it (:meth:`frame`,
     by ``make``: the connector's own for an input table)."""
 
-    def __init__(self, spark, table, rows, make=None):
+    def __init__(self, spark, table, rows, make=None, schema=None):
         from pyspark.sql.pandas.types import from_arrow_schema
 
         self.spark, self.table, self.rows, self.make = spark, table, rows, make
         self.columns = list(table.schema.names)
-        self.schema = from_arrow_schema(table.schema)
+        self.schema = schema if schema is not None else from_arrow_schema(table.schema)
 
     def frame(self):
         if self.make is not None:
@@ -67,7 +67,7 @@ def literal_facts(spark, table, rows, classes: list):
     return spark.createDataFrame(table)
 
 
-def input_facts(spark, table, pred: str, calendar):
+def input_facts(spark, table, pred: str, calendar, frame=None):
     """A small input ``table`` (an Arrow table or a pandas frame given as an
     input) held as the program's facts are (:func:`literal_facts`): its
     rows as the engine reads them (engine/arrow.py: exact times of any
@@ -75,7 +75,9 @@ def input_facts(spark, table, pred: str, calendar):
     its size known on the driver with no job.  None (the input goes by
     its DataFrame, as before) past ``LITERAL_ROWS`` rows, when a term
     column holds a class a literal does not write (dates, timestamps), or
-    when the engine refuses a row (a null, a NaN: the load reports it)."""
+    when the engine refuses a row (a null, a NaN: the load reports it).
+    ``frame``: the input's own Spark DataFrame, when it is one (its rows
+    collected from a local relation: :func:`local_rows`)."""
     from chronolog.engine.arrow import table_to_rows
 
     from ..spark import arrow_frame
@@ -90,7 +92,34 @@ def input_facts(spark, table, pred: str, calendar):
         return None
     if not all(c <= _LITERAL_CLASSES for c in classes) or any(len(c) > 1 for c in classes):
         return None
+    if frame is not None:
+        return ProgramFacts(spark, table, rows, lambda spark, table: frame, frame.schema)
     return ProgramFacts(spark, table, rows, arrow_frame)
+
+
+def local_rows(df):
+    """The Arrow table of a Spark DataFrame ``df`` of local data (its plan a
+    ``LocalRelation``: made from a pandas frame or an Arrow table) of at
+    most ``LITERAL_ROWS`` rows, with no job (Spark collects a local
+    relation on the driver; its size is read off the plan); else None (any
+    other plan, which only a job could count, a timestamp with a time zone,
+    which pyspark collects in the driver's local zone, a nested type)."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() != "LocalRelation" or plan.data().size() > LITERAL_ROWS:
+            return None
+    except Exception:  # noqa: BLE001 - not a classic DataFrame (Spark Connect): by its DataFrame
+        return None
+    fields = df.schema.fields
+    if any(isinstance(f.dataType, (T.TimestampType, T.ArrayType, T.MapType, T.StructType, T.BinaryType)) for f in fields):
+        return None
+    rows = df.collect()
+    return pa.Table.from_arrays([pa.array([r[i] for r in rows], to_arrow_type(f.dataType)) for i, f in enumerate(fields)],
+                                names=[f.name for f in fields])
 
 
 def literal_inputs(relations, grid, facts: list) -> None:

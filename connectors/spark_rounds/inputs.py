@@ -4,9 +4,11 @@ its first term and checkpointed, all inputs in one action that also counts
 the rows the driver must report and, with string codes, builds their
 dictionary; or, when the inputs are only the program's own facts, in the
 first round's action (:func:`deferred_inputs`).  A predicate of at most
-``LITERAL_ROWS`` facts of the program is encoded and coalesced on the
-driver instead, a literal relation in the statements that read it
-(:func:`literal_inputs`): no statement, checkpoint or view of its own.
+``LITERAL_ROWS`` facts of the program, or an input table of at most as
+many rows (:func:`input_facts`, :func:`local_rows`), is encoded and
+coalesced on the driver instead, a literal relation in the statements
+that read it (:func:`literal_inputs`): no statement, checkpoint or view
+of its own.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import pytest
 import chronolog
 from chronolog.connectors.spark_rounds.inputs import LITERAL_ROWS
 
-from test_spark_jobs import facts, jobs_of
+from test_spark_jobs import counted_calls, facts, jobs_of
 
 pytestmark = pytest.mark.spark
 
@@ -137,24 +137,10 @@ def test_a_held_pandas_input_costs_one_job_and_no_load(spark, monkeypatch):
     of a few rows given as an input is held as the program's facts are: one rule is one job and a statement
     per round and output, no checkpoint and no DataFrame (on main: a load
     job of its own, two jobs in all, with checkpoints and a DataFrame)."""
-    from chronolog.connectors.spark_rounds import catalog
-
-    made = {"sql": 0, "checkpoint": 0, "createDataFrame": 0}
-
-    def counted(name, f):
-        def g(*args, **kwargs):
-            made[name] += 1
-            return f(*args, **kwargs)
-        return g
-
     program = 'q(X,Z) :- e(X,Y), f(Y,Z). f(b,x)@[0,9]. f(c,y)@[2,4]. @output("q").'
     e = pa.table({"X": ["a", "b", "c", "d"], "Y": ["b", "c", "d", "a"], "start": [0, 1, 2, 4], "end": [5, 6, 3, 8]})
     for given in (e, e.to_pandas(), spark.createDataFrame(e)):
-        for k in made:
-            made[k] = 0
-        monkeypatch.setattr(catalog.Catalog, "sql", counted("sql", catalog.Catalog.sql))
-        monkeypatch.setattr(catalog.Catalog, "checkpoint", counted("checkpoint", catalog.Catalog.checkpoint))
-        monkeypatch.setattr(type(spark), "createDataFrame", counted("createDataFrame", type(spark).createDataFrame))
+        made = counted_calls(spark, monkeypatch)
         got, stats, jobs = _run(spark, program, {"e": given})
         monkeypatch.undo()
         assert stats["path"] == "relational", stats["why"]

@@ -25,7 +25,7 @@ from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
-from .outputs import held_answer, output
+from .outputs import held_answer, held_schema, output_sql
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
 
@@ -225,13 +225,20 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:
-        df = output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
-        answer = None
-        if not rounds.types.str_codes:
-            answer = held_answer(rounds.relations.rels.get(p), rounds.grid, names[p], window, df.schema, large)
-        if answer is None:
-            out[p] = df
+        text = output_sql(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
+        rel, answer = rounds.relations.rels.get(p), None
+        schema = None if rounds.types.str_codes else held_schema(rel, rounds.grid, names[p])
+        if schema is not None:  # a literal: its statement analysed only where the caller uses the DataFrame
+            answer = held_answer(rel, rounds.grid, names[p], window, schema, large)
+            make = partial(lambda t: rounds.catalog.sql(t)._jdf, text)
         else:
-            tables[p] = answer
-            out[p] = _keyed_output(spark, lambda jdf=df._jdf: jdf, served, p)
+            df = rounds.catalog.sql(text)
+            if not rounds.types.str_codes:
+                answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
+            if answer is None:
+                out[p] = df
+                continue
+            make = partial(lambda jdf: jdf, df._jdf)
+        tables[p] = answer
+        out[p] = _keyed_output(spark, make, served, p)
     return out

@@ -69,7 +69,22 @@ PROGRAMS = {
     "aggregation": ("c(Z, N) :- e(X,Y), f(Y,Z), N = count(). " + EDGES, {}),
     "since": ("s(X,Z) :- e(X,Y), g(Y) <S>[0,3] f(Y,Z). " + EDGES, {}),
     "independent_strata": (LEVELS + EDGES, {}),
+    # the edges given as an input table (a caller's small Arrow table, not facts of the program)
+    "arrow_input": ("q(X,Z) :- e(X,Y), f(Y,Z). f(b,x)@[0,9]. f(c,y)@[2,4].", {"inputs": "edges"}),
 }
+TABLES = {  # an input table by name (built when run: pyarrow)
+    "edges": lambda pa: {"e": pa.table({"X": ["a", "b", "c", "d"], "Y": ["b", "c", "d", "a"],
+                                        "start": [0, 1, 2, 4], "end": [5, 6, 3, 8]})},
+}
+
+
+def with_inputs(options: dict) -> dict:
+    """``options`` with an input table's name replaced by its tables."""
+    import pyarrow as pa
+
+    if "inputs" not in options:
+        return options
+    return {**options, "inputs": TABLES[options["inputs"]](pa)}
 PATHS = {  # path -> reason's options
     "rounds": {"distributed": True, "one_task_bytes": -1},
     "one task": {"distributed": True},
@@ -120,7 +135,7 @@ def embedded(program: str, options: dict):
 
     kw = {k: v for k, v in options.items() if k in ("dialect", "horizon")}
     t0 = time.perf_counter()
-    model = chronolog.reason(program, **kw)
+    model = chronolog.reason(program, with_inputs(options).get("inputs"), **kw)
     tables = {p: model.to_arrow(p) for p in model.predicates() if not p.startswith("$")}
     return time.perf_counter() - t0, tables
 
@@ -133,7 +148,7 @@ def on_spark(spark, jobs, cpu, program: str, options: dict, path: str):
     t0, c0 = time.perf_counter(), cpu()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = cs.reason(spark, program, stats=stats, **options, **PATHS[path])
+        out = cs.reason(spark, program, stats=stats, **with_inputs(options), **PATHS[path])
         tables = {p: df.toArrow() for p, df in out.items()}
     return time.perf_counter() - t0, cpu() - c0, jobs() - before, stats, tables
 

@@ -118,8 +118,19 @@ def test_ownership_chain_equals_embedded(spark):
     assert spark.conf.get("spark.sql.adaptive.enabled") == before  # the session's setting is restored
 
 
+@pytest.fixture
+def checkpointed(monkeypatch):
+    """The rounds' checkpointed run on these small input tables: none held
+    on the driver as a literal relation (inputs.LITERAL_ROWS), which the
+    tests that read the checkpoints, their partitioning and their release
+    would not see."""
+    from chronolog.connectors.spark_rounds import inputs
+
+    monkeypatch.setattr(inputs, "LITERAL_ROWS", 0)
+
+
 @pytest.mark.parametrize("codes", [False, True])
-def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, codes):
+def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, codes, checkpointed):
     """Every relation is kept hash-partitioned on its first term across
     rounds (a checkpoint keeps its plan's partitioning, a union of children
     partitioned alike keeps theirs), so a round's merge and a join on that
@@ -221,7 +232,7 @@ def reach_probed(spark, rows):
     return model, oracle, plans
 
 
-def test_probed_merges_recoalesce_only_the_touched_atoms(spark):
+def test_probed_merges_recoalesce_only_the_touched_atoms(spark, checkpointed):
     """A probed round (few new facts against a large relation) recoalesces
     only the atoms its new facts name and copies the others through an
     anti join: every probed merge's plan splits the old relation so
@@ -345,7 +356,7 @@ def test_last_round_probes_without_merging(spark, monkeypatch, program):
     assert len(merges) < len(rounds), (len(merges), len(rounds))
 
 
-def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
+def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark, checkpointed):
     """A session whose shuffle partitions nobody set (Spark's default, 200)
     runs the rounds on two partitions per task slot, and still has no
     setting afterwards; the same facts as the embedded engine."""
@@ -367,7 +378,7 @@ def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark):
     assert other.conf.get("spark.sql.codegen.useIdInClassName") == "true"
 
 
-def test_replaced_checkpoints_are_released(spark):
+def test_replaced_checkpoints_are_released(spark, checkpointed):
     """Each round's merged relation replaces the last one; the replaced
     checkpoint's blocks are dropped then, so after a run only the current
     relations (inputs and heads) and the dictionary of string codes hold
@@ -385,7 +396,7 @@ def test_replaced_checkpoints_are_released(spark):
     assert 0 < len(new) <= len(stats["relations"]) + extra, (len(new), list(stats["relations"]))
 
 
-def test_relations_no_later_stratum_reads_are_released(spark):
+def test_relations_no_later_stratum_reads_are_released(spark, checkpointed):
     """A relation that is not an output drops its checkpoint after the last
     stratum that reads it (here the input after the recursion, and control,
     read by a negation in the last stratum, only then): after the run only

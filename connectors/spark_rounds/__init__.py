@@ -33,8 +33,10 @@ sentinels ±2^62), always coalesced to maximal intervals.
   relations, whose joins shuffle rather than broadcast); the loop ends
   when the delta count is 0;
 * a small call's relations are held on the driver: a predicate of at
-  most ``inputs.LITERAL_ROWS`` facts of the program is a literal relation,
-  coalesced on the driver, and while every relation is held, a small
+  most ``inputs.LITERAL_ROWS`` facts of the program, or an input of at
+  most as many rows given as an Arrow table, a pandas frame or a Spark
+  DataFrame of local data, is a literal relation, coalesced on the
+  driver, and while every relation is held, a small
   round's action collects its merged relations instead of checkpointing
   them (``rounds.HELD_ROWS``): no checkpoint, view or statement of counts;
 * a round's plans are SQL text built in Python, one statement per merged

@@ -24,8 +24,8 @@ from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
-from .inputs import literal_facts
-from .outputs import held_answer, output
+from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
+from .outputs import held_answer, held_schema, output_sql
 from .rounds import Rounds
 from .string_codes import string_constants, use_codes
 
@@ -101,6 +101,31 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     return rounds
 
 
+def held_table(spark, df, pred: str, calendar):
+    """An input held on the driver when it is small (:func:`inputs.input_facts`),
+    else None: an Arrow table or a pandas frame, or a Spark DataFrame of
+    local data (:func:`inputs.local_rows`)."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):  # a Spark DataFrame: held when it is a small local relation
+        table = local_rows(df)
+        if table is None or not {"start", "end"} <= set(table.schema.names):
+            return None
+        return input_facts(spark, table, pred, calendar, frame=df)
+    if isinstance(df, pa.RecordBatch):
+        df = pa.Table.from_batches([df])
+    elif not isinstance(df, pa.Table):
+        from chronolog.engine.arrow import check_pandas_frame
+
+        if len(df) > LITERAL_ROWS:
+            return None
+        check_pandas_frame(df, pred)
+        df = pa.Table.from_pandas(df, preserve_index=False)
+    if not {"start", "end"} <= set(df.schema.names):
+        return None  # (refused with its DataFrame's message)
+    return input_facts(spark, df, pred, calendar)
+
+
 def kept(plan, outputs) -> set:
     """The relations a run must hold to its end: the outputs and what the
     constraints read after the last stratum (the others are released after
@@ -120,16 +145,23 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from chronolog.engine.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df
 
-    inputs = []
+    inputs, local = [], {}  # local: {pred: rows} of what the driver holds
+    framed = False  # an input only Spark can count (a DataFrame, or a table not held)
     for pred, df, csv in frames:
         if csv:
             raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
+        held = held_table(spark, df, pred, plan.program.calendar)
+        if held is not None:
+            inputs.append((pred, held))
+            local.setdefault(pred, []).extend(held.rows)
+            continue
+        framed = True
         df = _spark_df(spark, df, pred)
         for needed in ("start", "end"):
             if needed not in df.columns:
                 raise NotRelational(f"the DataFrame for {pred} has no '{needed}' column")
         inputs.append((pred, df))
-    local, local_classes = {}, {}
+    local_classes, program = {}, {}
     for f in local_facts:
         cols = local_classes.setdefault(f.pred, [set() for _ in f.terms])
         if len(cols) != len(f.terms):
@@ -139,8 +171,9 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             if len(cols[i]) > 1:  # (facts_to_arrow would make the column text)
                 a, b = sorted(cols[i])
                 raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
-        local.setdefault(f.pred, []).append((f.terms, f.interval))
-    for pred, rows in local.items():
+        program.setdefault(f.pred, []).append((f.terms, f.interval))
+    for pred, rows in program.items():
+        local.setdefault(pred, []).extend(rows)
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
         for i, cls in enumerate(local_classes[pred]):
             if cls == {NUM} and pa.types.is_string(table.column(i).type):  # (text would carry it as a name)
@@ -159,7 +192,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             with expected_failures():  # an overflow or a row check: one task runs it instead
                 # then the engine's error for a violated constraint (constraints.py)
                 # only the program's own facts: their rows are known here, the first round's action loads them
-                rows = None if frames else {pred: len(r) for pred, r in local.items()}
+                # and small input tables: their rows are known here, the first round's action loads them
+                rows = None if framed else {pred: len(r) for pred, r in local.items()}
                 rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds), rows=rows)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({e.getCondition()})") from None
@@ -191,13 +225,20 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:
-        df = output(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
-        answer = None
-        if not rounds.types.str_codes:
-            answer = held_answer(rounds.relations.rels.get(p), rounds.grid, names[p], window, df.schema, large)
-        if answer is None:
-            out[p] = df
+        text = output_sql(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
+        rel, answer = rounds.relations.rels.get(p), None
+        schema = None if rounds.types.str_codes else held_schema(rel, rounds.grid, names[p])
+        if schema is not None:  # a literal: its statement analysed only where the caller uses the DataFrame
+            answer = held_answer(rel, rounds.grid, names[p], window, schema, large)
+            make = partial(lambda t: rounds.catalog.sql(t)._jdf, text)
         else:
-            tables[p] = answer
-            out[p] = _keyed_output(spark, lambda jdf=df._jdf: jdf, served, p)
+            df = rounds.catalog.sql(text)
+            if not rounds.types.str_codes:
+                answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
+            if answer is None:
+                out[p] = df
+                continue
+            make = partial(lambda jdf: jdf, df._jdf)
+        tables[p] = answer
+        out[p] = _keyed_output(spark, make, served, p)
     return out

@@ -4,9 +4,11 @@ its first term and checkpointed, all inputs in one action that also counts
 the rows the driver must report and, with string codes, builds their
 dictionary; or, when the inputs are only the program's own facts, in the
 first round's action (:func:`deferred_inputs`).  A predicate of at most
-``LITERAL_ROWS`` facts of the program is encoded and coalesced on the
-driver instead, a literal relation in the statements that read it
-(:func:`literal_inputs`): no statement, checkpoint or view of its own.
+``LITERAL_ROWS`` facts of the program, or an input table of at most as
+many rows (:func:`input_facts`, :func:`local_rows`), is encoded and
+coalesced on the driver instead, a literal relation in the statements
+that read it (:func:`literal_inputs`): no statement, checkpoint or view
+of its own.
 """
 
 from __future__ import annotations
@@ -35,20 +37,23 @@ _LITERAL_CLASSES = {NUM, STR, BOOL, FLOAT}  # the term classes a literal writes 
 
 
 class ProgramFacts:
-    """The program's own facts of one predicate, kept on the driver: ``rows``
-    (``[(terms, interval)]``) and ``table`` (their Arrow table), with the
-    ``columns`` and ``schema`` their DataFrame would have (what
-    entry.prepare reads of an input), made a DataFrame only where a load
-    reads it (:meth:`frame`)."""
+    """Facts of one predicate kept on the driver (the program's own, or a
+    small input table: :func:`input_facts`): ``rows`` (``[(terms,
+    interval)]``) and ``table`` (their Arrow table), with the ``columns``
+    and ``schema`` their DataFrame would have (what entry.prepare reads of
+    an input), made a DataFrame only where a load reads it (:meth:`frame`,
+    by ``make``: the connector's own for an input table)."""
 
-    def __init__(self, spark, table, rows):
+    def __init__(self, spark, table, rows, make=None, schema=None):
         from pyspark.sql.pandas.types import from_arrow_schema
 
-        self.spark, self.table, self.rows = spark, table, rows
+        self.spark, self.table, self.rows, self.make = spark, table, rows, make
         self.columns = list(table.schema.names)
-        self.schema = from_arrow_schema(table.schema)
+        self.schema = schema if schema is not None else from_arrow_schema(table.schema)
 
     def frame(self):
+        if self.make is not None:
+            return self.make(self.spark, self.table)
         return self.spark.createDataFrame(self.table)
 
 
@@ -64,6 +69,61 @@ def literal_facts(spark, table, rows, classes: list):
     return spark.createDataFrame(table)
 
 
+def input_facts(spark, table, pred: str, calendar, frame=None):
+    """A small input ``table`` (an Arrow table or a pandas frame given as an
+    input) held as the program's facts are (:func:`literal_facts`): its
+    rows as the engine reads them (engine/arrow.py: exact times of any
+    time type, the wall clock of a timestamp without a zone read as UTC),
+    its size known on the driver with no job.  None (the input goes by
+    its DataFrame, as before) past ``LITERAL_ROWS`` rows, when a term
+    column holds a class a literal does not write (dates, timestamps), or
+    when the engine refuses a row (a null, a NaN: the load reports it).
+    ``frame``: the input's own Spark DataFrame, when it is one (its rows
+    collected from a local relation: :func:`local_rows`)."""
+    from chronolog.engine.arrow import table_to_rows
+
+    from ..spark import arrow_frame
+    from .classes import value_class
+
+    if table.num_rows > LITERAL_ROWS:
+        return None
+    try:
+        rows = table_to_rows(table, pred, calendar, timestamps="times")
+        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
+    except Exception:  # noqa: BLE001 - the engine's error, reported by the load's checks or one task
+        return None
+    if not all(c <= _LITERAL_CLASSES for c in classes) or any(len(c) > 1 for c in classes):
+        return None
+    if frame is not None:
+        return ProgramFacts(spark, table, rows, lambda spark, table: frame, frame.schema)
+    return ProgramFacts(spark, table, rows, arrow_frame)
+
+
+def local_rows(df):
+    """The Arrow table of a Spark DataFrame ``df`` of local data (its plan a
+    ``LocalRelation``: made from a pandas frame or an Arrow table) of at
+    most ``LITERAL_ROWS`` rows, with no job (Spark collects a local
+    relation on the driver; its size is read off the plan); else None (any
+    other plan, which only a job could count, a timestamp with a time zone,
+    which pyspark collects in the driver's local zone, a nested type)."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() != "LocalRelation" or plan.data().size() > LITERAL_ROWS:
+            return None
+    except Exception:  # noqa: BLE001 - not a classic DataFrame (Spark Connect): by its DataFrame
+        return None
+    fields = df.schema.fields
+    if any(isinstance(f.dataType, (T.TimestampType, T.ArrayType, T.MapType, T.StructType, T.BinaryType)) for f in fields):
+        return None
+    rows = df.collect()
+    return pa.Table.from_arrays([pa.array([r[i] for r in rows], to_arrow_type(f.dataType)) for i, f in enumerate(fields)],
+                                names=[f.name for f in fields])
+
+
 def literal_inputs(relations, grid, facts: list) -> None:
     """Each :class:`ProgramFacts` of ``facts`` (``[(pred, ProgramFacts)]``)
     into ``relations`` as the statements' literal of its rows: terms as
@@ -74,10 +134,18 @@ def literal_inputs(relations, grid, facts: list) -> None:
     beyond 64-bit codes."""
     types = relations.types
     lo, hi = grid.bounds
+    by_pred: dict = {}  # (a predicate's facts and its input tables coalesced as one)
     for pred, f in facts:
+        by_pred.setdefault(pred, []).extend((r, f.make is not None) for r in f.rows)
+    for pred, facts_rows in by_pred.items():
         atoms: dict = {}
-        for terms, iv in f.rows:
-            s, e = grid.codes(iv)
+        for (terms, iv), given in facts_rows:
+            try:
+                s, e = grid.codes(iv)
+            except NotRelational:
+                if not given:
+                    raise
+                refuse_bad(pred, 1)  # (an input table's row: refused as its DataFrame's load refuses it)
             if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
                 refuse_bad(pred, 1)
             atoms.setdefault(tuple(types.const(v) for v in terms), []).append((s, e))

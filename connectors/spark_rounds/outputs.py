@@ -5,7 +5,9 @@ each end is closed), clipped to the caller's window, string codes decoded.
 Each output is a lazy DataFrame over the run's last checkpoint of the
 relation; nothing is computed until the caller reads it.  A relation held
 on the driver (rounds.HELD_ROWS) also gives its output's first
-``toArrow()`` with no job (:func:`held_answer`).
+``toArrow()`` with no job (:func:`held_answer`), and one held as a literal
+has its statement analysed only where the caller uses the DataFrame
+otherwise (its schema known on the driver: :func:`held_schema`).
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ def decoded(q: Stmt, src: str, pred: str, relations, dictionary) -> str:
     return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
 
 
-def output(relations, grid, dictionary, pred: str, names: list, window=None):
-    """``pred`` in the layout of engine/arrow.py (``names`` for the
-    term columns), clipped to ``window`` codes when given."""
+def output_sql(relations, grid, dictionary, pred: str, names: list, window=None) -> str:
+    """The statement of ``pred``'s output in the layout of engine/arrow.py
+    (``names`` for the term columns), clipped to ``window`` codes when
+    given."""
     q = Stmt()
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
     if window is not None:
@@ -68,7 +71,33 @@ def output(relations, grid, dictionary, pred: str, names: list, window=None):
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
         *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
     ]
-    return relations.catalog.sql(q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"])))
+    return q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"]))
+
+
+def held_schema(rel, grid, names: list):
+    """The Spark schema of :func:`output_sql`'s statement over a relation held
+    as a literal (``VALUES``, or the empty relation), known without
+    analysing the statement (one analysis per output): the terms' types
+    those of the collected columns, not null unless the relation is empty
+    (a literal's values are never null); ``start``/``end`` nullable (±∞);
+    the closedness flags not null unless empty.  None for a relation not
+    held as a literal (a DataFrame of held rows, a checkpoint)."""
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    table = rel.table if rel is not None else None
+    if table is None or rel.df is not None or any(f"c{i}" not in table.column_names for i in range(len(names))):
+        return None
+    empty = rel.count == 0
+    if grid.calendar is not None or grid.timestamps:
+        point = T.TimestampType()
+    elif grid.digits == 0:
+        point = T.LongType()
+    else:
+        point = T.DecimalType(38, grid.digits)
+    terms = [T.StructField(n, from_arrow_type(table.schema.field(f"c{i}").type), empty) for i, n in enumerate(names)]
+    return T.StructType([*terms, T.StructField("start", point, True), T.StructField("end", point, True),
+                         T.StructField("start_closed", T.BooleanType(), empty), T.StructField("end_closed", T.BooleanType(), empty)])
 
 
 def held_answer(rel, grid, names: list, window, schema, large: bool):

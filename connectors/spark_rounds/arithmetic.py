@@ -56,7 +56,7 @@ from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
 LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (40,000) plan in seconds; literal SQL of ~600,000 ran the driver's parser out of memory
-UDF_PREFIX = "chronolog_"  # of the SQL name of every UDF (udfs.py)
+UDF_PREFIX = "chronolog_"  # of the SQL name of every UDF udfs.py registers (Bound.wrap finds them by it)
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from chronolog.engine.exprs import col, to_sql
 from chronolog.engine.interval_codes import from_ends
+from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
@@ -128,8 +129,8 @@ def literal_inputs(relations, grid, facts: list) -> None:
     """Each :class:`ProgramFacts` of ``facts`` (``[(pred, ProgramFacts)]``)
     into ``relations`` as the statements' literal of its rows: terms as
     literals of the run's types (TermTypes.const), intervals as codes,
-    coalesced per atom as the load's statement coalesces them (a row joins
-    the atom's interval when it starts within its running end); refused
+    coalesced per atom (timeline.coalesce, as the load's statement
+    coalesces them); refused
     (:func:`refuse_bad`) as the load refuses an empty interval or a time
     beyond 64-bit codes."""
     types = relations.types
@@ -148,18 +149,8 @@ def literal_inputs(relations, grid, facts: list) -> None:
                 refuse_bad(pred, 1)  # (an input table's row: refused as its DataFrame's load refuses it)
             if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
                 refuse_bad(pred, 1)
-            atoms.setdefault(tuple(types.const(v) for v in terms), []).append((s, e))
-        out = []
-        for key, ivs in atoms.items():
-            ivs.sort()
-            s, e = ivs[0]
-            for s2, e2 in ivs[1:]:
-                if s2 <= e:
-                    e = max(e, e2)
-                else:
-                    out.append((*key, int64(s), int64(e)))
-                    s, e = s2, e2
-            out.append((*key, int64(s), int64(e)))
+            atoms.setdefault(tuple(types.const(v) for v in terms), []).append(iv)
+        out = [(*key, *map(int64, grid.codes(iv))) for key, ivs in atoms.items() for iv in coalesce(ivs)]
         relations.rels[pred] = relations.literal(pred, out)
 
 

@@ -43,10 +43,11 @@ class Relations:
     def __init__(self, catalog, types):
         self.catalog, self.types = catalog, types
         self.rels: dict = {}
-        # kept partitioned on the first term (keyed); off while every
-        # relation is held on the driver (rounds.HELD_ROWS), where nothing
-        # lies partitioned and a window shuffled the moved rows once more
-        self.partitioned = True
+        # every relation held on the driver (rounds.HELD_ROWS): none is
+        # repartitioned then (nothing lies partitioned, and a window
+        # shuffled the moved rows once more); else each is kept partitioned
+        # on its first term
+        self.on_driver = False
 
     def columns(self, pred: str) -> tuple:
         """The columns of ``pred``'s relation: its terms, ``s``, ``e``."""
@@ -109,7 +110,7 @@ class Relations:
         children partitioned alike keeps theirs, so a merge's window (per
         atom, which the first column clusters) and a join on that column read
         the old relation where it lies, and only the new facts move."""
-        if not (terms and self.partitioned):
+        if not terms or self.on_driver:
             return src
         n = int(self.catalog.spark.conf.get(PARTITIONS))
         return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])

@@ -163,7 +163,12 @@ class Rounds(seminaive.Backend):
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
         self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
         self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
-        self.held = False  # every relation is held on the driver (the program's few facts, rounds collected: see HELD_ROWS)
+
+    @property
+    def held(self) -> bool:
+        """Every relation is held on the driver (the program's few facts,
+        rounds collected: see :data:`HELD_ROWS`)."""
+        return self.relations.on_driver
 
     def probe(self, stmts: dict, outs: dict) -> dict:
         """The round's new facts that are not held yet, per head predicate,
@@ -193,7 +198,7 @@ class Rounds(seminaive.Backend):
                                ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p in preds]
         got = self.catalog.collect(items, HELD_ROWS)
         if got is None:
-            self.held = self.relations.partitioned = False
+            self.relations.on_driver = False
             return None
         deltas = {}
         for pred, table in zip(preds, got):
@@ -368,8 +373,7 @@ class Rounds(seminaive.Backend):
                 # (the dictionary reads every input; a predicate's DataFrames are coalesced as one)
                 literal, framed = [], [(p, x.frame() if isinstance(x, ProgramFacts) else x) for p, x in inputs]
             literal_inputs(self.relations, self.grid, literal)
-            self.held = not framed
-            self.relations.partitioned = not self.held
+            self.relations.on_driver = not framed
             if framed and rows is not None and not self.types.str_codes:
                 self._pending = deferred_inputs(self.relations, self.grid, framed, rows)
             elif framed:

@@ -35,7 +35,7 @@ import warnings
 from decimal import Decimal
 from fractions import Fraction
 
-from .arithmetic import MARKER
+from .arithmetic import MARKER, UDF_PREFIX
 
 
 class RowStop(Exception):
@@ -156,7 +156,7 @@ def registered(spark, name: str, num_type=None, result: str = "double") -> str:
     else:
         typ, scale = (T.DoubleType() if result == "double" else T.StringType()), None
     text = typ.simpleString()
-    sql_name = f"chronolog_{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
+    sql_name = f"{UDF_PREFIX}{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
     return _register(spark, sql_name, lambda: udf(EngineCall(name, text, scale), typ, useArrow=True))
 
 
@@ -169,7 +169,7 @@ def fold_sql(spark, func: str, values: str, result: str) -> str:
 
     spark = spark or SparkSession.getActiveSession()
     typ = T.DoubleType() if result == "double" else T.StringType()
-    name = _register(spark, f"chronolog_fold_{func}_{result}", lambda: udf(EngineFold(func, result), typ, useArrow=True))
+    name = _register(spark, f"{UDF_PREFIX}fold_{func}_{result}", lambda: udf(EngineFold(func, result), typ, useArrow=True))
     return f"{name}({values})"
 
 

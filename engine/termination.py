@@ -36,7 +36,7 @@ import math
 from fractions import Fraction
 from dataclasses import dataclass, field
 
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import HORIZON_HINT, HorizonNeeded
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan
@@ -82,9 +82,7 @@ def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horiz
         plan, fact = confined(plan, horizon)
         try:
             out = evaluate(plan, {**rows, **fact}, strategy, repeating)
-        except ProgramError as e:
-            if not e.hint.startswith("give an evaluation horizon"):
-                raise
+        except HorizonNeeded as e:
             from chronolog.language.timeline import format_interval
 
             end = "end" if horizon[1] == INF else "start"
@@ -211,13 +209,12 @@ def _check_time_grouping(stratum, moving) -> bool:
         rule = e.args[0]
         src = rule.source
         why = "inside a recursion through time" if moving else "over facts that repeat forever"
-        raise ProgramError(
+        raise HorizonNeeded(
             f"a time grouping {why} needs a horizon: its calendar periods repeat only after more than "
             "8,000 years, so chronolog cannot find where such a model repeats\n  "
             + (src.text if src is not None and src.text else rule.describe()),
             src.pos if src is not None else None,
-            hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-            "or horizon=(0, 1000) in reason()), or group by a count of months that divides 4,800",
+            hint=HORIZON_HINT + ", or group by a count of months that divides 4,800",
         ) from None
 
 
@@ -232,12 +229,10 @@ def _refuse_time_as_data(stratum, reps) -> None:
         read = [lit.pred for lit in rule.body if isinstance(lit, Scan) and lit.pred in reps]
         if read:
             src = rule.source
-            raise ProgramError(
+            raise HorizonNeeded(
                 f"{rule_text_of(rule)} turns the time of facts that repeat forever into data, which gives "
                 "infinitely many different facts: the model does not repeat, so it needs a horizon",
                 src.pos if src is not None else None,
-                hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-                "or horizon=(0, 1000) in reason())",
                 source_line=src.text if src is not None and src.pos.column == 1 and "\n" not in src.text else "",
             )
 
@@ -491,13 +486,11 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
         return None
     rule = plan.strata[0].shifting_rules[0]
     src = rule.source
-    raise ProgramError(
+    raise HorizonNeeded(
         f"no repeating pattern in the model up to time {_fmt(hi)}: the recursion through\n  "
         + (src.text if src is not None and src.text else rule.describe())
         + "\nkeeps changing (it may create new values at every step)",
         src.pos if src is not None else None,
-        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-        "or horizon=(0, 1000) in reason())",
     )
 
 
@@ -913,13 +906,11 @@ class _LeftSteadyState:
             if ev.stats["derivations"] > MAX_DERIVATIONS or k > 2**12:
                 rule = self.plan.strata[0].shifting_rules[0]
                 src = rule.source
-                raise ProgramError(
+                raise HorizonNeeded(
                     "no steady state found for the recursion through\n  "
                     + (src.text if src is not None and src.text else rule.describe())
                     + "\nover the facts it reads that repeat into the past",
                     src.pos if src is not None else None,
-                    hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-                    "or horizon=(0, 1000) in reason())",
                 )
             before, k = state, 2 * k
 

@@ -46,7 +46,7 @@ import itertools
 import math
 from fractions import Fraction
 
-from chronolog.language.errors import ProgramError
+from chronolog.language.errors import HorizonNeeded
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import program_reach
 from chronolog.planner.ir import NegScan, SinceRule
@@ -132,13 +132,11 @@ def _one(plan, core, reps, own, strategy, out, fast=None):
         span *= 2
     rule = next((r for st in plan.strata for r in st.inventing_rules + st.shifting_rules), plan.rules[0])
     src = rule.source
-    raise ProgramError(
+    raise HorizonNeeded(
         f"no repeating pattern found in the model between times {tm._fmt(lo)} and {tm._fmt(hi)}: the recursion "
         "through\n  " + (src.text if src is not None and src.text else rule.describe())
         + "\nreads both the past and the future and keeps changing (it may create new values at every step)",
         src.pos if src is not None else None,
-        hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-        "or horizon=(0, 1000) in reason())",
     )
 
 
@@ -613,11 +611,9 @@ def _refuse_unbounded(plan, own) -> None:
                     bad = True
         if bad:
             src = rule.source
-            raise ProgramError(
+            raise HorizonNeeded(
                 "this recursion looks both into the future and into the past and reads its own predicates "
                 "through an unbounded box, so chronolog cannot yet find where its model repeats:\n  "
                 + (src.text if src is not None and src.text else rule.describe()),
                 src.pos if src is not None else None,
-                hint="give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
-                "or horizon=(0, 1000) in reason())",
             )

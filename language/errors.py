@@ -76,6 +76,19 @@ class ProgramError(ChronologError):
     kind = "program error"
 
 
+HORIZON_HINT = ("give an evaluation horizon (@temporal(0, 1000). in the program, --horizon 0,1000, "
+                "or horizon=(0, 1000) in reason())")
+
+
+class HorizonNeeded(ProgramError):
+    """A model chronolog cannot find where it repeats: it needs a horizon
+    (the hint says how to give one).  Its own class, so that a caller that
+    gave a horizon open on one side can say which end to close."""
+
+    def __init__(self, message: str, pos: Pos | None = None, hint: str = HORIZON_HINT, source_line: str = ""):
+        super().__init__(message, pos, hint, source_line)
+
+
 class DataError(ChronologError):
     kind = "data error"
 

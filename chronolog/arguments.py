@@ -79,7 +79,7 @@ def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") ->
 def check_term(v, where: str) -> None:
     """A constant of a fact: string, number, boolean, date or datetime."""
     if isinstance(v, (str, bool, Boolean)) or is_date(v) or is_number(v):
-        if isinstance(v, float) and math.isnan(v):
+        if (isinstance(v, float) and math.isnan(v)) or (isinstance(v, Decimal) and v.is_nan()):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return
     if isinstance(v, tuple) and all(isinstance(x, (str, int, Fraction)) for x in v):  # a munion set
@@ -108,12 +108,14 @@ def check_fact_row(row, where: str):
 
 def engine_terms(terms) -> tuple:
     """Terms given as Python values, as the engine's: a bool is #T/#F (never
-    the number 1/0), a date or datetime the instant term (naive UTC), as a
-    table's cell and the fact text are."""
+    the number 1/0), a date or datetime the instant term (naive UTC), a
+    ``Decimal`` the exact number it writes (``Decimal("1.50")`` is 3/2, as a
+    table's decimal cell and the fact text ``1.50`` are)."""
     from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
+    from chronolog.language.float_times import exact_time
 
-    return as_terms(tuple(instant(v) if is_date(v) else v for v in terms))
+    return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else v for v in terms))
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:

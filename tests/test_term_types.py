@@ -131,3 +131,32 @@ def test_a_stream_checks_the_rows_it_is_given_as_reason_does():
     s.push({"p": [(("a", dt.date(2024, 1, 1)), 1)]})
     s.close()
     assert [str(f) for f in s] == ["q(a)@[1,1]"]
+
+
+def test_a_decimal_given_in_rows_is_the_exact_number_its_text_writes():
+    """A ``Decimal`` in a dict of rows was kept as Python's value: sums and
+    averages refused it ("sum() needs numbers, but a binding gives 1.50"),
+    comparisons with a number did too, and it printed as ``1.50``.  The
+    oracle: the same facts as text, read by the parser (and a decimal
+    NaN is refused as a float NaN is)."""
+    from decimal import Decimal
+
+    import pytest
+
+    import chronolog
+
+    program = "s(S) :- p(X, V), S = sum(V). a(A) :- p(X, V), A = avg(V). b(X, V) :- p(X, V), V > 1. w(X, W) :- p(X, V), W = V * 2."
+    values = ["1.50", "-0.00", "2", "12345678901234567890.125", "-7.3"]
+    rows = {"p": [((f"x{i}", Decimal(v)), (i, i + 3)) for i, v in enumerate(values)]}
+    text = "\n".join(f"p(x{i}, {v})@[{i},{i + 3}]" for i, v in enumerate(values))
+    for engine in ("rows", "columns"):
+        expected = chronolog.reason(program, text, engine=engine)
+        assert "b(x0,1.5)" in expected.to_text()
+        model = chronolog.reason(program, rows, engine=engine)
+        assert model.to_text() == expected.to_text()
+        assert model.holds("b", ("x0", Decimal("1.5")), (0, 3))
+        r = chronolog.Reasoner(program, text, engine=engine)
+        assert r.retract(rows).to_text() == ""  # the same atoms, taken back
+    for nan in (Decimal("NaN"), Decimal("sNaN")):
+        with pytest.raises(chronolog.ChronologError, match="NaN is not a value"):
+            chronolog.reason(program, {"p": [(("x", nan), (0, 1))]})

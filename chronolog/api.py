@@ -535,12 +535,13 @@ def _repeating_rows(rows) -> list:
 
 
 def _interval(iv, calendar=None, where="interval"):
-    from chronolog.arguments import check_interval
+    from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
 
     from chronolog.language.dates import to_points
     from chronolog.language.float_times import exact_interval
 
+    iv = plain_interval(iv)  # (numpy numbers: a DataFrame row's cells)
     check_interval(iv, where)
 
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)

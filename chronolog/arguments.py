@@ -100,10 +100,26 @@ def check_fact_row(row, where: str):
     terms, iv = row
     if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)):
         raise ArgumentError(f"{where}: the terms {terms!r} are not a tuple", hint='write one-argument terms as ("a",)')
+    terms = [plain(v) for v in terms]
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
-    check_interval(iv, f"{where}, interval")
+    check_interval(plain_interval(iv), f"{where}, interval")
     return engine_terms(terms)
+
+
+def plain(v):
+    """A numpy number or boolean (a cell of a DataFrame's row, ``np.int64(3)``)
+    as the Python value it holds; anything else unchanged (numpy is not
+    imported for it)."""
+    if type(v).__module__ == "numpy" and getattr(v, "shape", None) == () and getattr(v, "dtype", None) is not None \
+            and v.dtype.kind in "biuf":
+        return v.item()
+    return v
+
+
+def plain_interval(iv):
+    """:func:`plain` on each part of an interval (or a point)."""
+    return type(iv)(plain(x) for x in iv) if isinstance(iv, (tuple, list)) else plain(iv)
 
 
 def engine_terms(terms) -> tuple:

@@ -160,3 +160,29 @@ def test_a_decimal_given_in_rows_is_the_exact_number_its_text_writes():
     for nan in (Decimal("NaN"), Decimal("sNaN")):
         with pytest.raises(chronolog.ChronologError, match="NaN is not a value"):
             chronolog.reason(program, {"p": [(("x", nan), (0, 1))]})
+
+
+def test_numpy_numbers_given_in_rows_are_the_python_values_they_hold():
+    """Rows built from a DataFrame's column arrays hold numpy scalars: ``np.int64(3)`` was refused as "not a constant" (the hint
+    said constants are numbers), an ``np.int64`` end as "not a time
+    point" and numpy booleans as closedness flags.  The oracle: the same
+    rows of Python's own values."""
+    import numpy as np
+    import pandas as pd
+
+    import chronolog
+
+    program = "s(X, S) :- p(X, V, F, B), S = sum(V). w(X, W) :- p(X, V, F, B), W = V * F. t(X, B) :- p(X, V, F, B), B == #T."
+    frame = pd.DataFrame({"x": ["a", "b", "a"], "v": np.array([3, -2**40, 7], np.int64), "f": np.array([0.5, 2.0, 1.25], np.float32),
+                          "b": [True, False, True], "start": np.array([0, 2, 1], np.int32), "end": [4, 5, 9],
+                          "start_closed": [True, False, True], "end_closed": [False, True, True]})
+    cells = zip(*(frame[c].to_numpy() for c in frame.columns))
+    rows = {"p": [((x, v, f, b), (s, e, sc, ec)) for x, v, f, b, s, e, sc, ec in cells]}
+    assert type(rows["p"][0][0][1]).__module__ == "numpy" and type(rows["p"][0][1][2]).__module__ == "numpy"
+    python = {"p": [((x, int(v), float(f), bool(b)), (int(s), int(e), bool(sc), bool(ec))) for (x, v, f, b), (s, e, sc, ec) in rows["p"]]}
+    for engine in ("rows", "columns"):
+        expected = chronolog.reason(program, python, engine=engine)
+        assert "t(a,#T)@[0,9]" in expected.to_text()
+        assert chronolog.reason(program, rows, engine=engine).to_text() == expected.to_text()
+        r = chronolog.Reasoner(program, python, engine=engine)
+        assert r.retract(rows).to_text() == ""  # the same atoms, taken back

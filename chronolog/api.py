@@ -581,8 +581,10 @@ def parse_horizon(h, calendar=None, what="horizon"):
     calendar timeline); ``what`` names it in errors (``--window``)."""
     if h is None:
         return None
-    from chronolog.arguments import check_horizon
+    from chronolog.arguments import check_horizon, plain_interval
 
+    if isinstance(h, (tuple, list)):
+        h = plain_interval(h)  # (numpy numbers: the values they hold)
     check_horizon(h, what, calendar)
     if calendar is not None:
         from chronolog.language.dates import horizon_points

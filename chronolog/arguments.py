@@ -275,6 +275,7 @@ def time_point(t, calendar, what: str):
     text (±inf as ``float('inf')``), on a numeric one a number."""
     from chronolog.language.float_times import exact_time
 
+    t = plain(t)  # (a numpy number: the value it holds)
     _point(t, what, text_dates=calendar is not None)
     dated = isinstance(t, str) or is_date(t)
     if calendar is None and dated:

@@ -186,3 +186,13 @@ def test_numpy_numbers_given_in_rows_are_the_python_values_they_hold():
         assert chronolog.reason(program, rows, engine=engine).to_text() == expected.to_text()
         r = chronolog.Reasoner(program, python, engine=engine)
         assert r.retract(rows).to_text() == ""  # the same atoms, taken back
+        # a horizon's ends and a stream's watermark too ("np.int64(1) is not a time point")
+        assert (chronolog.reason(program, rows, engine=engine, horizon=(np.int64(1), np.int32(4))).to_text()
+                == chronolog.reason(program, python, engine=engine, horizon=(1, 4)).to_text())
+    streams = []
+    for t in (np.int64(3), 3):
+        s = chronolog.Stream("q(X) :- <->[0,1] p(X).")
+        s.push("p(a)@1")
+        s.advance(t)
+        streams.append([str(f) for f in s])
+    assert streams[0] == streams[1] == ["q(a)@[1,2]"]

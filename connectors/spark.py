@@ -648,11 +648,35 @@ def _spark_df(spark, x, pred: str = "?"):
     return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
 
 
+def spark_typed(table):
+    """``table`` with the columns of types Spark has none for in types that
+    hold the same values: unsigned integers as ``int64`` (``decimal(20,0)``
+    for a ``uint64`` column beyond it), half floats as ``float64``, as the
+    engine reads them (pyspark refused them: "uint8 is not supported in
+    conversion to Arrow")."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    types = []
+    for f in table.schema:
+        t = f.type
+        if pa.types.is_unsigned_integer(t):
+            big = t == pa.uint64() and len(table) and (pc.max(table.column(f.name)).as_py() or 0) > 2**63 - 1
+            t = pa.decimal128(20, 0) if big else pa.int64()
+        elif pa.types.is_float16(t):
+            t = pa.float64()
+        types.append(t)
+    if types == table.schema.types:
+        return table
+    return table.cast(pa.schema([f.with_type(t) for f, t in zip(table.schema, types)], metadata=table.schema.metadata))
+
+
 def arrow_frame(spark, table):
     """A DataFrame of an Arrow ``table`` with a timestamp without a zone
     kept as ``TIMESTAMP_NTZ``, the wall clock read as UTC as the engine
     reads it (engine/term_types.py): Spark's own choice, ``TIMESTAMP``,
     would read it in the session's time zone and move the instant."""
+    table = spark_typed(table)
     schema = dist.spark_schema(table.schema)
     return spark.createDataFrame(table, schema=schema) if table.num_rows else spark.createDataFrame([], schema)
 

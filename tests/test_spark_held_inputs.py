@@ -175,3 +175,30 @@ def test_a_null_term_in_a_held_input_is_the_engines_error(spark):
         {p: df.toArrow() for p, df in cs.reason(spark, program, {"p": table}, distributed=True, one_task_bytes=-1).items()}
     assert "p: the column X is empty (null)" in str(want.value)
     assert "p: the column X is empty (null)" in str(got.value)
+
+
+@pytest.mark.parametrize("n", [3, LITERAL_ROWS + 1], ids=["held", "past_the_limit"])
+def test_unsigned_and_half_float_columns_give_the_engines_answers(spark, n):
+    """Columns of types Spark has none for (unsigned integers, a ``uint64``
+    beyond ``int64``, half floats), as pandas and numpy make them: the
+    engine's answers, held or by a DataFrame, on the rounds and keyed (on
+    main pyspark refused them: "uint8 is not supported in conversion to
+    Arrow")."""
+    import numpy as np
+
+    def column(values, typ):
+        return pa.array(np.array([values[i % len(values)] for i in range(n)], typ))
+
+    table = pa.table({
+        "X": pa.array([f"x{i % 5}" for i in range(n)]),
+        "A": column([0, 7, 255], np.uint8), "B": column([1, 65535], np.uint16), "C": column([2, 2**32 - 1], np.uint32),
+        "D": column([3, 2**64 - 1, 2**63], np.uint64), "F": column([0.5, -2.25, 65504.0], np.float16),
+        "start": column([0, 1, 2, 3], np.uint32), "end": column([4, 9, 6], np.uint64),
+    })
+    rounds = 'q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), r(Y), D > 2, F < 1. r(k)@[0,50]. @output("q").'
+    keyed = 'q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), D > 2, F < 1. @output("q").'
+    for program, form in ((rounds, table), (rounds, table.to_pandas()), (keyed, table.to_pandas())):
+        got, stats, _ = _run(spark, program, {"p": form})
+        want = _embedded(program, {"p": table})
+        assert want["q"] and facts(got) == want
+    assert stats["path"] == "keyed"

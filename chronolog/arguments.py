@@ -30,6 +30,10 @@ def check_facts(facts) -> None:
         return
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
+    if type(facts).__module__.startswith("pyspark"):
+        raise ArgumentError("facts: a Spark DataFrame is read by chronolog.spark.reason(), not by reason()",
+                            hint='chronolog.spark.reason(spark, program, {"q": df}); or give reason() its Arrow '
+                            'table in a dict: {"q": df.toArrow()}')
     if _is_table(facts):
         # (an Arrow table's ``columns`` are its arrays, not their names)
         names = facts.schema.names if type(facts).__module__.startswith("pyarrow") else facts.columns

@@ -202,3 +202,18 @@ def test_unsigned_and_half_float_columns_give_the_engines_answers(spark, n):
         want = _embedded(program, {"p": table})
         assert want["q"] and facts(got) == want
     assert stats["path"] == "keyed"
+
+
+def test_a_spark_dataframe_given_to_the_embedded_reason_is_refused_with_the_call_that_reads_it(spark):
+    """``chronolog.reason(program, {"p": spark_df})`` stopped on pyspark's
+    "Cannot convert column into bool" (the DataFrame taken for a pandas
+    frame); now an error names chronolog.spark.reason and df.toArrow(),
+    for one predicate's DataFrame and for a DataFrame given whole."""
+    table = pa.table({"X": ["a"], "start": [0], "end": [2]})
+    df = spark.createDataFrame(table)
+    program = 'q(X) :- p(X).'
+    for given in ({"p": df}, df):
+        with pytest.raises(chronolog.ChronologError, match=r"Spark DataFrame is read by chronolog\.spark\.reason\(\)") as e:
+            chronolog.reason(program, given)
+        assert "df.toArrow()" in e.value.hint
+    assert chronolog.reason(program, {"p": df.toArrow()}).to_text() == "q(a)@[0,2]"  # (what the hint says)

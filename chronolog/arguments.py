@@ -127,14 +127,16 @@ def plain_interval(iv):
 
 
 def engine_terms(terms) -> tuple:
-    """Terms given as Python values, as the engine's: a bool is #T/#F (never
-    the number 1/0), a date or datetime the instant term (naive UTC), a
-    ``Decimal`` the exact number it writes (``Decimal("1.50")`` is 3/2, as a
+    """Terms given as Python values, as the engine's: a bool (numpy's too)
+    is #T/#F (never the number 1/0), a date or datetime the instant term
+    (naive UTC), a numpy number the value it holds, a ``Decimal`` the exact
+    number it writes (``Decimal("1.50")`` is 3/2, as a
     table's decimal cell and the fact text ``1.50`` are)."""
     from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
     from chronolog.language.float_times import exact_time
 
+    terms = [plain(v) for v in terms]  # (numpy numbers and booleans: the values they hold)
     return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else v for v in terms))
 
 

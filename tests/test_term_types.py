@@ -184,6 +184,9 @@ def test_numpy_numbers_given_in_rows_are_the_python_values_they_hold():
         expected = chronolog.reason(program, python, engine=engine)
         assert "t(a,#T)@[0,9]" in expected.to_text()
         assert chronolog.reason(program, rows, engine=engine).to_text() == expected.to_text()
+        model = chronolog.reason(program, rows, engine=engine)
+        assert model.holds("t", (np.str_("a"), np.True_), (np.int64(0), np.int64(9)))  # (np.True_ was not #T: False)
+        assert not model.holds("t", ("a", np.int64(1)), (0, 9))  # (#T is never the number 1)
         r = chronolog.Reasoner(program, python, engine=engine)
         assert r.retract(rows).to_text() == ""  # the same atoms, taken back
         # a horizon's ends and a stream's watermark too ("np.int64(1) is not a time point")

@@ -196,9 +196,17 @@ def test_unsigned_and_half_float_columns_give_the_engines_answers(spark, n):
         "D": column([3, 2**64 - 1, 2**63], np.uint64), "F": column([0.5, -2.25, 65504.0], np.float16),
         "start": column([0, 1, 2, 3], np.uint32), "end": column([4, 9, 6], np.uint64),
     })
-    rounds = 'q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), r(Y), D > 2, F < 1. r(k)@[0,50]. @output("q").'
-    keyed = 'q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), D > 2, F < 1. @output("q").'
-    for program, form in ((rounds, table), (rounds, table.to_pandas()), (keyed, table.to_pandas())):
+    _on_rounds_and_keyed(spark, "q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), {} D > 2, F < 1.", table,
+                         (table, table.to_pandas(), table.to_pandas()))
+
+
+def _on_rounds_and_keyed(spark, rule: str, table, forms) -> None:
+    """``rule`` (``{}`` where a join across keys goes) over ``forms`` of
+    ``table`` as ``p``: the first two on the rounds, the last keyed, each
+    the embedded engine's answers over ``table``."""
+    rounds = rule.format("r(Y),") + ' r(k)@[0,500]. @output("q").'
+    keyed = rule.format("") + ' @output("q").'
+    for program, form in zip((rounds, rounds, keyed), forms):
         got, stats, _ = _run(spark, program, {"p": form})
         want = _embedded(program, {"p": table})
         assert want["q"] and facts(got) == want
@@ -229,13 +237,7 @@ def test_polars_inputs_give_the_engines_answers(spark, n):
 
     frame = pl.DataFrame({"X": [f"x{i % 7}" for i in range(n)], "V": list(range(n)), "start": list(range(n)),
                           "end": [i + 2 for i in range(n)]})
-    rounds = 'q(X, V) :- p(X, V), r(Y), V > 1. r(k)@[0,500]. @output("q").'
-    keyed = 'q(X, V) :- <->[0,1] p(X, V), V > 1. @output("q").'
-    for program, given in ((rounds, frame), (rounds, frame.lazy()), (keyed, frame.lazy())):
-        got, stats, _ = _run(spark, program, {"p": given})
-        want = _embedded(program, {"p": frame})
-        assert want["q"] and facts(got) == want
-    assert stats["path"] == "keyed"
+    _on_rounds_and_keyed(spark, "q(X, V) :- <->[0,1] p(X, V), {} V > 1.", frame, (frame, frame.lazy(), frame.lazy()))
 
 
 def test_inputs_of_another_form_are_refused_by_name(spark):

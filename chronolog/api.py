@@ -535,12 +535,13 @@ def _repeating_rows(rows) -> list:
 
 
 def _interval(iv, calendar=None, where="interval"):
-    from chronolog.arguments import check_interval
+    from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
 
     from chronolog.language.dates import to_points
     from chronolog.language.float_times import exact_interval
 
+    iv = plain_interval(iv)  # (numpy numbers: a DataFrame row's cells)
     check_interval(iv, where)
 
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
@@ -580,8 +581,10 @@ def parse_horizon(h, calendar=None, what="horizon"):
     calendar timeline); ``what`` names it in errors (``--window``)."""
     if h is None:
         return None
-    from chronolog.arguments import check_horizon
+    from chronolog.arguments import check_horizon, plain_interval
 
+    if isinstance(h, (tuple, list)):
+        h = plain_interval(h)  # (numpy numbers: the values they hold)
     check_horizon(h, what, calendar)
     if calendar is not None:
         from chronolog.language.dates import horizon_points

@@ -30,6 +30,10 @@ def check_facts(facts) -> None:
         return
     if isinstance(facts, (bytes, bytearray)):
         raise ArgumentError("facts: bytes are not text", hint="decode them first: data.decode('utf-8')")
+    if type(facts).__module__.startswith("pyspark"):
+        raise ArgumentError("facts: a Spark DataFrame is read by chronolog.spark.reason(), not by reason()",
+                            hint='chronolog.spark.reason(spark, program, {"q": df}); or give reason() its Arrow '
+                            'table in a dict: {"q": df.toArrow()}')
     if _is_table(facts):
         # (an Arrow table's ``columns`` are its arrays, not their names)
         names = facts.schema.names if type(facts).__module__.startswith("pyarrow") else facts.columns
@@ -79,7 +83,7 @@ def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") ->
 def check_term(v, where: str) -> None:
     """A constant of a fact: string, number, boolean, date or datetime."""
     if isinstance(v, (str, bool, Boolean)) or is_date(v) or is_number(v):
-        if isinstance(v, float) and math.isnan(v):
+        if (isinstance(v, float) and math.isnan(v)) or (isinstance(v, Decimal) and v.is_nan()):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return
     if isinstance(v, tuple) and all(isinstance(x, (str, int, Fraction)) for x in v):  # a munion set
@@ -100,20 +104,40 @@ def check_fact_row(row, where: str):
     terms, iv = row
     if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)):
         raise ArgumentError(f"{where}: the terms {terms!r} are not a tuple", hint='write one-argument terms as ("a",)')
+    terms = [plain(v) for v in terms]
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
-    check_interval(iv, f"{where}, interval")
+    check_interval(plain_interval(iv), f"{where}, interval")
     return engine_terms(terms)
 
 
+def plain(v):
+    """A numpy number or boolean (a cell of a DataFrame's row, ``np.int64(3)``)
+    as the Python value it holds; anything else unchanged (numpy is not
+    imported for it)."""
+    if type(v).__module__ == "numpy" and getattr(v, "shape", None) == () and getattr(v, "dtype", None) is not None \
+            and v.dtype.kind in "biuf":
+        return v.item()
+    return v
+
+
+def plain_interval(iv):
+    """:func:`plain` on each part of an interval (or a point)."""
+    return type(iv)(plain(x) for x in iv) if isinstance(iv, (tuple, list)) else plain(iv)
+
+
 def engine_terms(terms) -> tuple:
-    """Terms given as Python values, as the engine's: a bool is #T/#F (never
-    the number 1/0), a date or datetime the instant term (naive UTC), as a
-    table's cell and the fact text are."""
+    """Terms given as Python values, as the engine's: a bool (numpy's too)
+    is #T/#F (never the number 1/0), a date or datetime the instant term
+    (naive UTC), a numpy number the value it holds, a ``Decimal`` the exact
+    number it writes (``Decimal("1.50")`` is 3/2, as a
+    table's decimal cell and the fact text ``1.50`` are)."""
     from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
+    from chronolog.language.float_times import exact_time
 
-    return as_terms(tuple(instant(v) if is_date(v) else v for v in terms))
+    terms = [plain(v) for v in terms]  # (numpy numbers and booleans: the values they hold)
+    return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else v for v in terms))
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:
@@ -257,6 +281,7 @@ def time_point(t, calendar, what: str):
     text (±inf as ``float('inf')``), on a numeric one a number."""
     from chronolog.language.float_times import exact_time
 
+    t = plain(t)  # (a numpy number: the value it holds)
     _point(t, what, text_dates=calendar is not None)
     dated = isinstance(t, str) or is_date(t)
     if calendar is None and dated:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 
-from chronolog.language.errors import DataError
+from chronolog.language.errors import ArgumentError, DataError
 
 EXACT = "_exact"
 
@@ -226,6 +226,10 @@ def as_table(frame, pred: str = "?"):
     else:
         from chronolog.engine.arrow import check_pandas_frame
 
+        if type(frame).__module__.startswith("pyspark"):
+            raise ArgumentError(f"facts for {pred}: a Spark DataFrame is read by chronolog.spark.reason(), not by reason()",
+                                hint="chronolog.spark.reason(spark, program, {" + repr(pred) + ": df}); or give reason() "
+                                "its Arrow table: df.toArrow()")
         if hasattr(frame, "columns"):
             _refuse_repeated_names(list(frame.columns), pred)
             check_pandas_frame(frame, pred)

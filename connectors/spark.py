@@ -442,7 +442,7 @@ def reason_with(
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)
     sources = {}  # pred -> where its bound input comes from (for errors)
-    for pred, df in (inputs or {}).items():
+    for pred, df in _checked_inputs(inputs).items():
         frames.append((pred, df, False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
@@ -648,11 +648,66 @@ def _spark_df(spark, x, pred: str = "?"):
     return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
 
 
+def _checked_inputs(inputs) -> dict:
+    """``inputs`` (``{pred: table}``) with a Polars DataFrame or LazyFrame
+    as its Arrow table; any other value than a Spark DataFrame, an Arrow
+    table or a pandas or Polars DataFrame refused by name (it stopped on an
+    AttributeError deep in the load: "'list' object has no attribute
+    'columns'")."""
+    from chronolog.language.errors import ArgumentError
+
+    if inputs is None:
+        return {}
+    if not isinstance(inputs, dict):
+        raise ArgumentError(f"inputs: expected a dict {{predicate: table}}, not {type(inputs).__name__}",
+                            hint='reason(spark, program, {"p": df}); facts as text go in the program')
+    out = {}
+    for pred, df in inputs.items():
+        mod, name = type(df).__module__, type(df).__name__
+        if mod.startswith("polars") and name in ("DataFrame", "LazyFrame"):
+            df = (df.collect() if name == "LazyFrame" else df).to_arrow()
+        elif not (hasattr(df, "toArrow") or (mod.startswith("pyarrow") and name in ("Table", "RecordBatch"))
+                  or (mod.startswith("pandas") and name == "DataFrame")):
+            raise ArgumentError(
+                f"inputs[{pred!r}]: expected a Spark DataFrame, a pyarrow Table or a pandas or Polars DataFrame, "
+                f"not {name}",
+                hint="facts as text or rows go in the program, or in a table: "
+                "pyarrow.table({'c0': [...], 'start': [...], 'end': [...]})")
+        out[pred] = df
+    return out
+
+
+def spark_typed(table):
+    """``table`` with the columns of types Spark has none for in types that
+    hold the same values: unsigned integers as ``int64`` (``decimal(20,0)``
+    for a ``uint64`` column beyond it), half floats as ``float64``, string
+    views as strings, as the engine reads them (pyspark refused them:
+    "uint8 is not supported in conversion to Arrow")."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    types = []
+    for f in table.schema:
+        t = f.type
+        if pa.types.is_unsigned_integer(t):
+            big = t == pa.uint64() and len(table) and (pc.max(table.column(f.name)).as_py() or 0) > 2**63 - 1
+            t = pa.decimal128(20, 0) if big else pa.int64()
+        elif pa.types.is_float16(t):
+            t = pa.float64()
+        elif t == pa.string_view():
+            t = pa.string()
+        types.append(t)
+    if types == table.schema.types:
+        return table
+    return table.cast(pa.schema([f.with_type(t) for f, t in zip(table.schema, types)], metadata=table.schema.metadata))
+
+
 def arrow_frame(spark, table):
     """A DataFrame of an Arrow ``table`` with a timestamp without a zone
     kept as ``TIMESTAMP_NTZ``, the wall clock read as UTC as the engine
     reads it (engine/term_types.py): Spark's own choice, ``TIMESTAMP``,
     would read it in the session's time zone and move the instant."""
+    table = spark_typed(table)
     schema = dist.spark_schema(table.schema)
     return spark.createDataFrame(table, schema=schema) if table.num_rows else spark.createDataFrame([], schema)
 

@@ -57,9 +57,12 @@ def term(t) -> str:
     raise Unsupported(f"the term {text}")
 
 
-def atom(toks: list, assigns=None) -> str:
-    """``name(args)``; with ``assigns`` (a list), an argument that is an
-    arithmetic expression becomes a fresh variable assigned there."""
+def atom(toks: list, assigns=None, tests=None) -> str:
+    """``name(args)``; with ``assigns`` (a list: a head), an argument that is
+    an arithmetic expression becomes a fresh variable assigned there; with
+    ``tests`` (a body atom), a fresh variable the atom binds, equal to the
+    expression (Souffle's ``Fib(n - 1, x)`` matches where the first
+    argument is ``n - 1``)."""
     if len(toks) < 3 or toks[0][0] != "name" or toks[1] != ("op", "(") or toks[-1] != ("op", ")"):
         raise Unsupported("an atom of another form: " + " ".join(t[1] for t in toks))
     args = split_top(toks[2:-1]) if len(toks) > 3 else []
@@ -70,6 +73,9 @@ def atom(toks: list, assigns=None) -> str:
         elif assigns is not None:
             out.append(f"Vexpr{len(assigns)}")
             assigns.append(f"{out[-1]} = {expression(a)}")
+        elif tests is not None:
+            out.append(f"Vmatch{len(tests)}")
+            tests.append(f"{out[-1]} == {expression(a)}")
         else:
             raise Unsupported("an expression or functor as an argument: " + " ".join(t[1] for t in a))
     return f"{pred(toks[0][1])}({', '.join(out)})"
@@ -89,6 +95,7 @@ def rule(text: str) -> str:
     if len(parts) != 2:
         raise Unsupported("a rule with two ':-'")
     assigns: list = []
+    tests: list = []  # (a body atom's expression arguments)
     head = atom(parts[0], assigns)
     body, bound = [], set()
     for lit in split_top(parts[1]):
@@ -104,9 +111,9 @@ def rule(text: str) -> str:
                     text = text.replace(" = ", " == ")
             body.append(text)
         else:
-            body.append(atom(lit))
+            body.append(atom(lit, tests=tests))
             bound |= set(re.findall(r"\bV\w*", body[-1]))
-    return f"{head} :- {', '.join(body + assigns)}."
+    return f"{head} :- {', '.join(body + tests + assigns)}."
 
 
 def translate(case: dict) -> str:

@@ -274,7 +274,14 @@ def translate(path: Path) -> tuple:
             continue
         parts = split_top(st, ":-")
         if len(parts) == 1:
-            facts.append(atom_text(atom(st)) + "@0.")
+            assigns = []
+            fact = atom_text(atom(st, assigns))
+            if assigns:  # arithmetic over constants in a fact: computed by a rule at time 0
+                lines.append(f"{fact} :- xnow, {', '.join(assigns)}.")
+                if "xnow@0." not in facts:
+                    facts.append("xnow@0.")
+            else:
+                facts.append(fact + "@0.")
             continue
         if len(parts) != 2:
             raise Unsupported("a rule with two ':-'")

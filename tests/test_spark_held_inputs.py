@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import re
 import warnings
 
 import pyarrow as pa
@@ -175,3 +176,80 @@ def test_a_null_term_in_a_held_input_is_the_engines_error(spark):
         {p: df.toArrow() for p, df in cs.reason(spark, program, {"p": table}, distributed=True, one_task_bytes=-1).items()}
     assert "p: the column X is empty (null)" in str(want.value)
     assert "p: the column X is empty (null)" in str(got.value)
+
+
+@pytest.mark.parametrize("n", [3, LITERAL_ROWS + 1], ids=["held", "past_the_limit"])
+def test_unsigned_and_half_float_columns_give_the_engines_answers(spark, n):
+    """Columns of types Spark has none for (unsigned integers, a ``uint64``
+    beyond ``int64``, half floats), as pandas and numpy make them: the
+    engine's answers, held or by a DataFrame, on the rounds and keyed (on
+    main pyspark refused them: "uint8 is not supported in conversion to
+    Arrow")."""
+    import numpy as np
+
+    def column(values, typ):
+        return pa.array(np.array([values[i % len(values)] for i in range(n)], typ))
+
+    table = pa.table({
+        "X": pa.array([f"x{i % 5}" for i in range(n)]),
+        "A": column([0, 7, 255], np.uint8), "B": column([1, 65535], np.uint16), "C": column([2, 2**32 - 1], np.uint32),
+        "D": column([3, 2**64 - 1, 2**63], np.uint64), "F": column([0.5, -2.25, 65504.0], np.float16),
+        "start": column([0, 1, 2, 3], np.uint32), "end": column([4, 9, 6], np.uint64),
+    })
+    _on_rounds_and_keyed(spark, "q(X,A,B,C,D,F) :- <->[0,1] p(X,A,B,C,D,F), {} D > 2, F < 1.", table,
+                         (table, table.to_pandas(), table.to_pandas()))
+
+
+def _on_rounds_and_keyed(spark, rule: str, table, forms) -> None:
+    """``rule`` (``{}`` where a join across keys goes) over ``forms`` of
+    ``table`` as ``p``: the first two on the rounds, the last keyed, each
+    the embedded engine's answers over ``table``."""
+    rounds = rule.format("r(Y),") + ' r(k)@[0,500]. @output("q").'
+    keyed = rule.format("") + ' @output("q").'
+    for program, form in zip((rounds, rounds, keyed), forms):
+        got, stats, _ = _run(spark, program, {"p": form})
+        want = _embedded(program, {"p": table})
+        assert want["q"] and facts(got) == want
+    assert stats["path"] == "keyed"
+
+
+def test_a_spark_dataframe_given_to_the_embedded_reason_is_refused_with_the_call_that_reads_it(spark):
+    """``chronolog.reason(program, {"p": spark_df})`` stopped on pyspark's
+    "Cannot convert column into bool" (the DataFrame taken for a pandas
+    frame); now an error names chronolog.spark.reason and df.toArrow(),
+    for one predicate's DataFrame and for a DataFrame given whole."""
+    table = pa.table({"X": ["a"], "start": [0], "end": [2]})
+    df = spark.createDataFrame(table)
+    program = 'q(X) :- p(X).'
+    for given in ({"p": df}, df):
+        with pytest.raises(chronolog.ChronologError, match=r"Spark DataFrame is read by chronolog\.spark\.reason\(\)") as e:
+            chronolog.reason(program, given)
+        assert "df.toArrow()" in e.value.hint
+    assert chronolog.reason(program, {"p": df.toArrow()}).to_text() == "q(a)@[0,2]"  # (what the hint says)
+
+
+@pytest.mark.parametrize("n", [3, LITERAL_ROWS + 1], ids=["held", "past_the_limit"])
+def test_polars_inputs_give_the_engines_answers(spark, n):
+    """A Polars DataFrame or LazyFrame as an input (reason() takes them):
+    the engine's answers on the rounds and keyed (on main: "'list' object
+    has no attribute 'is_unique'", and a LazyFrame "is not subscriptable")."""
+    import polars as pl
+
+    frame = pl.DataFrame({"X": [f"x{i % 7}" for i in range(n)], "V": list(range(n)), "start": list(range(n)),
+                          "end": [i + 2 for i in range(n)]})
+    _on_rounds_and_keyed(spark, "q(X, V) :- <->[0,1] p(X, V), {} V > 1.", frame, (frame, frame.lazy(), frame.lazy()))
+
+
+def test_inputs_of_another_form_are_refused_by_name(spark):
+    """Rows, text or None as an input, or inputs that are not a dict,
+    stopped on an AttributeError in the load ("'list' object has no
+    attribute 'columns'", "'str' object has no attribute 'items'")."""
+    from chronolog import spark as cs
+
+    program = 'q(X) :- p(X). @output("q").'
+    for inputs, says in (({"p": [(("a",), (0, 1))]}, "inputs['p']: expected a Spark DataFrame"),
+                         ({"p": None}, "not NoneType"), ({"p": "p(a)@1"}, "not str"),
+                         ("p(a)@1", "inputs: expected a dict")):
+        for distributed in (False, True):
+            with pytest.raises(chronolog.ChronologError, match=re.escape(says)):
+                cs.reason(spark, program, inputs, distributed=distributed)

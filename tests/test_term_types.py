@@ -131,3 +131,71 @@ def test_a_stream_checks_the_rows_it_is_given_as_reason_does():
     s.push({"p": [(("a", dt.date(2024, 1, 1)), 1)]})
     s.close()
     assert [str(f) for f in s] == ["q(a)@[1,1]"]
+
+
+def test_a_decimal_given_in_rows_is_the_exact_number_its_text_writes():
+    """A ``Decimal`` in a dict of rows was kept as Python's value: sums and
+    averages refused it ("sum() needs numbers, but a binding gives 1.50"),
+    comparisons with a number did too, and it printed as ``1.50``.  The
+    oracle: the same facts as text, read by the parser (and a decimal
+    NaN is refused as a float NaN is)."""
+    from decimal import Decimal
+
+    import pytest
+
+    import chronolog
+
+    program = "s(S) :- p(X, V), S = sum(V). a(A) :- p(X, V), A = avg(V). b(X, V) :- p(X, V), V > 1. w(X, W) :- p(X, V), W = V * 2."
+    values = ["1.50", "-0.00", "2", "12345678901234567890.125", "-7.3"]
+    rows = {"p": [((f"x{i}", Decimal(v)), (i, i + 3)) for i, v in enumerate(values)]}
+    text = "\n".join(f"p(x{i}, {v})@[{i},{i + 3}]" for i, v in enumerate(values))
+    for engine in ("rows", "columns"):
+        expected = chronolog.reason(program, text, engine=engine)
+        assert "b(x0,1.5)" in expected.to_text()
+        model = chronolog.reason(program, rows, engine=engine)
+        assert model.to_text() == expected.to_text()
+        assert model.holds("b", ("x0", Decimal("1.5")), (0, 3))
+        r = chronolog.Reasoner(program, text, engine=engine)
+        assert r.retract(rows).to_text() == ""  # the same atoms, taken back
+    for nan in (Decimal("NaN"), Decimal("sNaN")):
+        with pytest.raises(chronolog.ChronologError, match="NaN is not a value"):
+            chronolog.reason(program, {"p": [(("x", nan), (0, 1))]})
+
+
+def test_numpy_numbers_given_in_rows_are_the_python_values_they_hold():
+    """Rows built from a DataFrame's column arrays hold numpy scalars: ``np.int64(3)`` was refused as "not a constant" (the hint
+    said constants are numbers), an ``np.int64`` end as "not a time
+    point" and numpy booleans as closedness flags.  The oracle: the same
+    rows of Python's own values."""
+    import numpy as np
+    import pandas as pd
+
+    import chronolog
+
+    program = "s(X, S) :- p(X, V, F, B), S = sum(V). w(X, W) :- p(X, V, F, B), W = V * F. t(X, B) :- p(X, V, F, B), B == #T."
+    frame = pd.DataFrame({"x": ["a", "b", "a"], "v": np.array([3, -2**40, 7], np.int64), "f": np.array([0.5, 2.0, 1.25], np.float32),
+                          "b": [True, False, True], "start": np.array([0, 2, 1], np.int32), "end": [4, 5, 9],
+                          "start_closed": [True, False, True], "end_closed": [False, True, True]})
+    cells = zip(*(frame[c].to_numpy() for c in frame.columns))
+    rows = {"p": [((x, v, f, b), (s, e, sc, ec)) for x, v, f, b, s, e, sc, ec in cells]}
+    assert type(rows["p"][0][0][1]).__module__ == "numpy" and type(rows["p"][0][1][2]).__module__ == "numpy"
+    python = {"p": [((x, int(v), float(f), bool(b)), (int(s), int(e), bool(sc), bool(ec))) for (x, v, f, b), (s, e, sc, ec) in rows["p"]]}
+    for engine in ("rows", "columns"):
+        expected = chronolog.reason(program, python, engine=engine)
+        assert "t(a,#T)@[0,9]" in expected.to_text()
+        assert chronolog.reason(program, rows, engine=engine).to_text() == expected.to_text()
+        model = chronolog.reason(program, rows, engine=engine)
+        assert model.holds("t", (np.str_("a"), np.True_), (np.int64(0), np.int64(9)))  # (np.True_ was not #T: False)
+        assert not model.holds("t", ("a", np.int64(1)), (0, 9))  # (#T is never the number 1)
+        r = chronolog.Reasoner(program, python, engine=engine)
+        assert r.retract(rows).to_text() == ""  # the same atoms, taken back
+        # a horizon's ends and a stream's watermark too ("np.int64(1) is not a time point")
+        assert (chronolog.reason(program, rows, engine=engine, horizon=(np.int64(1), np.int32(4))).to_text()
+                == chronolog.reason(program, python, engine=engine, horizon=(1, 4)).to_text())
+    streams = []
+    for t in (np.int64(3), 3):
+        s = chronolog.Stream("q(X) :- <->[0,1] p(X).")
+        s.push("p(a)@1")
+        s.advance(t)
+        streams.append([str(f) for f in s])
+    assert streams[0] == streams[1] == ["q(a)@[1,2]"]

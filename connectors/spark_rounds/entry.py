@@ -123,7 +123,9 @@ def held_table(spark, df, pred: str, calendar):
         df = pa.Table.from_pandas(df, preserve_index=False)
     if not {"start", "end"} <= set(df.schema.names):
         return None  # (refused with its DataFrame's message)
-    return input_facts(spark, df, pred, calendar)
+    from ..spark import spark_typed
+
+    return input_facts(spark, spark_typed(df), pred, calendar)
 
 
 def kept(plan, outputs) -> set:

@@ -174,12 +174,19 @@ def decisions(rule: ast.Rule):
     return decided
 
 
+COMPILED = 64  # rules of a shape built by its makers before one generated function builds the rest
+
+
 class _Shape:
     """One reading of a rule and how to build it for other names: a maker
     (a function of an :class:`_Instance`) per node that differs between
-    rules of the shape; a node that does not is shared."""
+    rules of the shape; a node that does not is shared.  From the
+    COMPILED-th rule of the shape on, one generated function builds the
+    head and the body (the makers' calls and lists were half of such a
+    rule's building; generating the function costs ~40 of them)."""
 
-    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end", "decided")
+    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end", "decided",
+                 "code", "scope", "build", "built")
 
     def __init__(self, rule: ast.Rule, names: list, places: list, decided: dict, source: str):
         self.decided = decided  # (what the planner decided for the shape: shared by its rules)
@@ -189,8 +196,11 @@ class _Shape:
         starts = [at for at, _ in places]
         make = _Makers({n: k for k, n in enumerate(names)}, starts, source)
         self.head, self.body = rule.head, list(rule.body)
-        self.make_head = make(rule.head)
-        self.make_body = [make(lit) for lit in rule.body]
+        head, body = make(rule.head), [make(lit) for lit in rule.body]
+        self.make_head = None if head is None else head[0]
+        self.make_body = [None if made is None else made[0] for made in body]
+        self.code = (make.code(rule.head, head), [make.code(lit, made) for lit, made in zip(rule.body, body)])
+        self.scope, self.build, self.built = make.scope, None, 0
         at = rule.pos.column - 1  # the rule's text: where it starts and ends, and the names before each
         end = at + len(rule.text)
         self.at, self.end = (at, bisect_left(starts, at)), (end, bisect_left(starts, end))
@@ -202,12 +212,29 @@ class _Shape:
         for k in self.slots:
             total += len(names[k]) - lengths[k]
             shift.append(total)
-        i = _Instance(names, seen, lineno, shift)
-        head = self.head if self.make_head is None else self.make_head(i)
-        body = [lit if make is None else make(i) for lit, make in zip(self.body, self.make_body)]
+        build = self.build
+        if build is None:
+            self.built += 1
+            if self.built >= COMPILED:
+                build = self._compile()
+        if build is not None:
+            head, body = build(names, seen, lineno, shift)
+        else:
+            i = _Instance(names, seen, lineno, shift)
+            head = self.head if self.make_head is None else self.make_head(i)
+            body = [lit if make is None else make(i) for lit, make in zip(self.body, self.make_body)]
         (at, before_at), (end, before_end) = self.at, self.end
         at += shift[before_at]
         return ast.Rule(head, body, ast.Pos(self.source, lineno, at + 1), line[at : end + shift[before_end]])
+
+    def _compile(self):
+        """The generated function ``build(names, seen, line, shift)`` of
+        ``(head, body)``, each node built by what its maker does."""
+        head, body = self.code
+        text = f"def build(names, seen, line, shift):\n    return {head}, [{''.join(lit + ', ' for lit in body)}]\n"
+        exec(text, self.scope)  # noqa: S102 - source built by _Makers.code from the shape's nodes: constants of the scope, arguments
+        self.build = self.scope["build"]
+        return self.build
 
 
 class _Instance:
@@ -221,40 +248,60 @@ class _Instance:
         self.names, self.seen, self.line, self.shift = names, seen, line, shift
 
     def const(self, k: int) -> ast.Const:
-        name = self.names[k]
-        term = self.seen.get(name)
-        if term is None:
-            term = self.seen[name] = ast.Const(name)
-        return term
+        return _const(self.names, self.seen, k)
+
+
+def _const(names: list, seen: dict, k: int) -> ast.Const:
+    """The program's constant of the ``k``-th name (one object per name)."""
+    name = names[k]
+    term = seen.get(name)
+    if term is None:
+        term = seen[name] = ast.Const(name)
+    return term
 
 
 class _Makers:
     """Makes a node's maker: None for a node every rule of the shape shares,
-    else a function of an :class:`_Instance` that builds it."""
+    else ``(a function of an :class:`_Instance` that builds it, the
+    expression that builds it in the generated function)``; there ``names``,
+    ``seen``, ``line`` and ``shift`` are the instance's, and a shared node
+    is a constant of ``scope``."""
 
     def __init__(self, slot_of: dict, starts: list, source: str):
         self.slot_of, self.starts, self.source = slot_of, starts, source
+        self.scope = {"_Pos": ast.Pos, "_const": _const, "_source": source}
+
+    def code(self, x, made) -> str:
+        """The expression of ``x`` (``made``: what this makes of it)."""
+        if made is not None:
+            return made[1]
+        name = f"_c{len(self.scope)}"
+        self.scope[name] = x
+        return name
 
     def __call__(self, x):
         kind = type(x)
         if kind is ast.Pos:
             column, before, source = x.column, bisect_left(self.starts, x.column - 1), self.source
-            return lambda i: ast.Pos(source, i.line, column + i.shift[before])
+            return (lambda i: ast.Pos(source, i.line, column + i.shift[before])), f"_Pos(_source, line, {column} + shift[{before}])"
         if kind is str:
             k = self.slot_of.get(x)
-            return None if k is None else (lambda i: i.names[k])
+            return None if k is None else ((lambda i: i.names[k]), f"names[{k}]")
         if kind is ast.Const:
             k = self.slot_of.get(x.value) if type(x.value) is str else None
-            return None if k is None else (lambda i: i.const(k))
+            return None if k is None else ((lambda i: i.const(k)), f"_const(names, seen, {k})")
         if kind is tuple or kind is list:
             parts = [(e, self(e)) for e in x]
-            if all(make is None for _, make in parts):
+            if all(made is None for _, made in parts):
                 return None
-            return lambda i: kind([e if make is None else make(i) for e, make in parts])
+            makers = [(e, None if made is None else made[0]) for e, made in parts]
+            items = "".join(self.code(e, made) + ", " for e, made in parts)
+            return (lambda i: kind([e if make is None else make(i) for e, make in makers])), (f"({items})" if kind is tuple else f"[{items}]")
         if records.is_record(x) and kind is not ast.Rule:
             parts = [(v, self(v)) for v in (getattr(x, f.name) for f in records.fields(x))]
-            if all(make is None for _, make in parts):
+            if all(made is None for _, made in parts):
                 return None
-            return lambda i: kind(*[v if make is None else make(i) for v, make in parts])
+            makers = [(v, None if made is None else made[0]) for v, made in parts]
+            args = ", ".join(self.code(v, made) for v, made in parts)
+            return (lambda i: kind(*[v if make is None else make(i) for v, make in makers])), f"{self.code(kind, None)}({args})"
         return None  # (numbers, booleans, None)
-

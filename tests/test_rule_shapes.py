@@ -84,9 +84,13 @@ def test_generated_rules_are_built_by_shape_and_read_alike(built):
         "{n}(X):-q{i}(X),not<->[0,1]r{n}(X),X>=-3.",
     ],
 )
-def test_lines_of_one_shape_read_alike(line, built):
+@pytest.mark.parametrize("compiled", [rule_shapes.COMPILED, 1, 3])
+def test_lines_of_one_shape_read_alike(line, compiled, built, monkeypatch):
     """Rules of one shape with names of other lengths: positions moved by
-    the names before them, on lines between lark's."""
+    the names before them, on lines between lark's; built by the makers, by
+    the generated function (``compiled``: from the shape's first rule built,
+    or its third), or both."""
+    monkeypatch.setattr(rule_shapes, "COMPILED", compiled)
     names = ["a", "bb", "c_1", "longer_name", "x9", "n"]
     rows = [line.format(i=i, n=names[i % len(names)]) for i in range(12)]
     text = "\n".join(rows[:4]) + "\nr(X) :- s(X, _).\n" + "\n".join(rows[4:]) + "\nb(x)@[1,2].\n"
@@ -122,16 +126,21 @@ def test_special_words_in_names_places(word):
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(_lines(), st.integers(0, 2**32 - 1))
-def test_random_lines_renamed_read_alike(line, seed):
+@given(_lines(), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, rule_shapes.COMPILED]))
+def test_random_lines_renamed_read_alike(line, seed, compiled):
     """A random rule line (most of the common forms, some odd) and copies of
     it with other names: the program reads as lark reads it, rule for rule
-    or error for error."""
+    or error for error, the copies built by the shape's makers or its
+    generated function (``compiled``: from which of them on)."""
     rng = random.Random(seed)
     line = line.replace("\n", " ")  # (one line: a shape is a line's)
     copies = [line] + [_renamed(line, rng) for _ in range(4)]
     text = "\n".join(copies) + "\n"
-    assert _same(_both(text), _lark(text)), text
+    was, rule_shapes.COMPILED = rule_shapes.COMPILED, compiled
+    try:
+        assert _same(_both(text), _lark(text)), text
+    finally:
+        rule_shapes.COMPILED = was
 
 
 # ------------------------------------------------------------------ errors in a large program

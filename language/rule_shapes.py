@@ -107,6 +107,47 @@ def quick_key(line: str):
     return (_PLAIN_NAME.sub("\x00", line), numbers), list(slots)
 
 
+class _Rest:
+    """The quick keys (:func:`quick_key`) of a program's lines from one on,
+    found by one substitution and one findall over their text (not two
+    searches a line): the lines keyed alike, each line's names a slice of
+    the names found, a line's numbers from its names.  Every match of
+    ``_PLAIN_NAME`` lies within a line, and the character before a line's
+    first is a line break, as no character is before the line alone."""
+
+    __slots__ = ("start", "keyed", "names", "at", "unplain", "reserved")
+
+    def __init__(self, lines: list, start: int):
+        from itertools import accumulate
+
+        text = "\n".join(lines[start:])
+        self.start = start
+        self.names = _PLAIN_NAME.findall(text)
+        self.keyed = _PLAIN_NAME.sub("\x00", text).split("\n") if "\x00" not in text else None
+        if self.keyed is not None:  # where each line's names start among them (a placeholder per name)
+            self.at = list(accumulate([k.count("\x00") for k in self.keyed], initial=0))
+        self.unplain = _NOT_PLAIN(text) is not None  # (else no line has a string, comment or '_')
+        self.reserved = not RESERVED.isdisjoint(self.names)
+
+    def key(self, line: str, index: int):
+        """:func:`quick_key` of ``line``, the program's line ``index``."""
+        i = index - self.start
+        keyed = self.keyed
+        if keyed is None or not 0 <= i < len(keyed) or (self.unplain and _NOT_PLAIN(line)):
+            return quick_key(line)
+        found = self.names[self.at[i] : self.at[i + 1]]
+        if self.reserved and not RESERVED.isdisjoint(found):
+            return None
+        if len(set(found)) == len(found):  # (distinct names, most lines: numbered in order)
+            return (keyed[i], _IN_ORDER[len(found)] if len(found) < len(_IN_ORDER) else tuple(range(len(found)))), found
+        slots: dict = {}
+        numbers = tuple([slots.setdefault(w, len(slots)) for w in found])
+        return (keyed[i], numbers), list(slots)
+
+
+_IN_ORDER = [tuple(range(n)) for n in range(32)]
+
+
 TRIED = 32  # lines keyed before the share of rules built by shape decides whether keying goes on
 
 
@@ -114,9 +155,11 @@ class Shapes:
     """The shapes of one program's rules read so far (key -> :class:`_Shape`,
     or the first rule of its shape as read, its names and their places)."""
 
-    def __init__(self, source: str, seen: dict):
+    def __init__(self, source: str, seen: dict, lines=None):
         self.source, self.seen, self.known = source, seen, {}
         self.tried = self.built = 0  # lines keyed, and rules built by shape
+        self.lines = lines  # the program's lines (a line's index its number - 1), for the rest keyed at once
+        self.rest = None  # (_Rest: the quick keys of the lines after the first TRIED keyed)
 
     def rule(self, line: str, lineno: int, read):
         """The rule on ``line`` (line ``lineno``): built from its shape's
@@ -127,7 +170,10 @@ class Shapes:
         if self.tried >= TRIED and 2 * self.built < self.tried:
             return read()
         self.tried += 1
-        got = quick_key(line)
+        rest = self.rest
+        if rest is None and self.tried > TRIED and self.lines is not None:  # (keying goes on: the rest keyed at once)
+            rest = self.rest = _Rest(self.lines, lineno - 1)
+        got = quick_key(line) if rest is None else rest.key(line, lineno - 1)
         if got is None:
             got = shape(line)
             if got is None:

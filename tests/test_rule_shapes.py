@@ -293,3 +293,42 @@ def test_lines_keyed_quickly_read_as_keyed_fully(monkeypatch):
     monkeypatch.setattr(rule_shapes, "quick_key", lambda line: None)
     assert _same(quick, _both(text)) and _same(quick, _lark(text))
     assert str(quick_err) == str(_error(_both_readers, bad)) and (quick_err.pos.line, quick_err.pos.column) == (41, 23)
+
+
+_PLAIN_NAMES = st.sampled_from(["p", "q1", "r_2", "longer_name", "c", "x9Y"])
+_PLAIN_LINES = st.builds("{}(X, Y) :- {}(X, {}), {}(Y){}, Y = X * 2.".format, _PLAIN_NAMES, _PLAIN_NAMES, _PLAIN_NAMES, _PLAIN_NAMES,
+                         st.sampled_from(["", ", not s(Y)", ", X > 1e3", ",#T"]))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.one_of(_PLAIN_LINES, _lines()), st.integers(0, 2**32 - 1), st.integers(1, 3)), min_size=1, max_size=6),
+       st.sampled_from(["", "\r", " % c", ' "s"', " _", "\x00", " sum"]), st.integers(0, 5))
+def test_the_rest_keyed_at_once_as_line_by_line(drawn, odd, start):
+    """Lines keyed together from one on (rule_shapes._Rest: one sub and one
+    findall over their text) get each line's own quick key: lines of names
+    only (some repeated in the line), random lines, copies renamed, a line
+    with a carriage return, a comment, a string, a '_', the placeholder's
+    byte or a reserved word among them."""
+    lines = []
+    for line, seed, copies in drawn:
+        rng = random.Random(seed)
+        line = line.replace("\n", " ")
+        lines += [line] + [_renamed(line, rng) for _ in range(copies)]
+    lines.insert(len(lines) // 2, lines[0] + odd)
+    rest = rule_shapes._Rest(lines, min(start, len(lines)))
+    for i, line in enumerate(lines):
+        assert rest.key(line, i) == rule_shapes.quick_key(line), (i, line)
+
+
+@pytest.mark.parametrize("tried", [2, 3])
+def test_programs_keyed_at_once_read_alike(tried, monkeypatch, built):
+    """Programs whose lines after the first ``tried`` are keyed at once:
+    rules of several shapes (names repeated in a line, other lengths),
+    strings, comments and '_' between them, read as lark reads them."""
+    monkeypatch.setattr(rule_shapes, "TRIED", tried)
+    forms = ["q{i}(N, Y) :- p{i}(N, V), Y = V * 2 + 1.", "r{i}(X) :- r{i}(X), s{j}(X, c{j}).", "t{i}(X) :- u(X, {n}), not v{n}(X).",
+             'w{i}(X) :- p{i}(X, "s"). % c', "x{i}(X) :- p{i}(X, _), X > 1.", "y{i}(X, S) :- p{i}(X, V), S = sum(V)."]
+    names = ["a", "bb", "c_1", "longer_name", "x9", "n"]
+    text = "\n".join(forms[k // 4 % len(forms)].format(i=k, j=k % 3, n=names[k % len(names)]) for k in range(96)) + "\n"
+    assert _same(_both(text), _lark(text)), text
+    assert built[0] >= 50

@@ -52,7 +52,9 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     for rule in program.rules:
         head = rule.head if type(rule.head) is Atom else ast.head_atom(rule.head)
         if head is not None:
-            see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
+            known = arities.get(head.pred)
+            if known is None or known[0] != len(head.terms):  # (else nothing to see: most heads are new)
+                see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
         for lit in rule.body:
             for atom in (lit,) if type(lit) is Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
                 known = arities.get(atom.pred)

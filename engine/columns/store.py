@@ -97,6 +97,10 @@ class LazyStore(Store):
     def pending(self, pred: str) -> bool:
         return pred in self._pending
 
+    def none_pending(self, preds: set) -> bool:
+        """Whether no predicate of the set ``preds`` is :meth:`pending`."""
+        return preds.isdisjoint(self._pending)
+
     def materialised(self) -> dict:
         """The relations that are rows already (building none)."""
         return self._relations

@@ -57,9 +57,9 @@ def _given(ev, preds):
 
     from .given import tagged_given_frame
 
-    beside = ev._beside
-    if not all(p in ev._column_preds and p not in ev.given_tables and p not in ev._tables and ev.store.pending(p)
-               and not getattr(beside.get(p), "atoms", None) for p in preds):
+    beside, every = ev._beside, set(preds)  # (sets met in C, not five look-ups a member: 10,000 members)
+    if not (every <= ev._column_preds and every.isdisjoint(ev.given_tables) and every.isdisjoint(ev._tables)
+            and ev.store.all_pending(every) and not any(getattr(beside[p], "atoms", None) for p in every.intersection(beside))):
         return None
     conflations = ev.terms.conflations
     df = tagged_given_frame(ev.given_columns, preds, ev._arity(preds[0]), ev.terms, ev._scale, ev._units)
@@ -69,8 +69,7 @@ def _given(ev, preds):
     if ev.terms.conflations == conflations:  # (else a code stands for two rows' values)
         import numpy as np
 
-        for p, n in zip(preds, np.bincount(df["0"].to_numpy(), minlength=len(preds)).tolist()):
-            ev.store.counted(p, n)
+        ev.store.counted_all(preds, np.bincount(df["0"].to_numpy(), minlength=len(preds)).tolist())
     return df
 
 

@@ -40,7 +40,6 @@ def _parse_apart(fh, source: str):
     from chronolog.language import allocators, program_facts, vadalog
     from chronolog.engine.columns.encoding import Dictionary
 
-    vadalog.DIALECT.parser()  # (the grammar's tables loaded while the command imports numpy and polars in the background)
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401

@@ -255,8 +255,7 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
                     fc = read_fact_columns(src, str(source), dialect, calendar, share=False, terms=terms, memos=memos)
             else:
                 fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)
-            for pred in fc.predicates():
-                width = fc.width(pred)
+            for pred, width in fc.widths().items():
                 if widths.setdefault(pred, width) != width:
                     return None  # the rows' reading names both places
             out.append(fc)

@@ -40,7 +40,6 @@ def _parse_apart(fh, source: str):
     from chronolog.language import allocators, program_facts, vadalog
     from chronolog.engine.columns.encoding import Dictionary
 
-    vadalog.DIALECT.parser()  # (the grammar's tables loaded while the command imports numpy and polars in the background)
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401
@@ -217,7 +216,8 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
         import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
         import polars  # noqa: F401
 
-    return _read_columns(paths, dialect, calendar, terms)
+    with allocators.settled():  # (as the program's: the reader's parts live to the run's end; 10,000 predicates' parts met two collections)
+        return _read_columns(paths, dialect, calendar, terms)
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):
@@ -256,8 +256,7 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
                     fc = read_fact_columns(src, str(source), dialect, calendar, share=False, terms=terms, memos=memos)
             else:
                 fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)
-            for pred in fc.predicates():
-                width = fc.width(pred)
+            for pred, width in fc.widths().items():
                 if widths.setdefault(pred, width) != width:
                     return None  # the rows' reading names both places
             out.append(fc)

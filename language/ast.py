@@ -359,6 +359,8 @@ class Program:
 
 def atoms_of(lit) -> list:
     """Every atom inside a literal, in order."""
+    if type(lit) in _ATOMLESS:  # (most literals but atoms: no isinstance each)
+        return []
     if isinstance(lit, Atom):
         return [lit]
     if isinstance(lit, Temporal):
@@ -370,6 +372,9 @@ def atoms_of(lit) -> list:
     if isinstance(lit, Timed):
         return atoms_of(lit.inner)
     return []
+
+
+_ATOMLESS = frozenset((Assignment, Comparison))  # (literals that hold no atom)
 
 
 def nesting(x) -> int:

@@ -447,8 +447,9 @@ def resolve(program, calendar=None, lines=None):
 
     # the rules resolving changes, in one walk (most programs write no date:
     # 10,000 rules walked three times were a tenth of their reading)
-    plain = (ast.Atom, ast.Assignment, ast.Comparison)  # (most literals)
-    changed = [r for r in program.rules if any(type(x) not in plain and _changes(x) for x in (r.head, *r.body))]
+    plain = frozenset((ast.Atom, ast.Assignment, ast.Comparison))  # (most literals: a rule of them alone is passed by C loops)
+    changed = [r for r in program.rules if not (type(r.head) in plain and plain.issuperset(map(type, r.body)))
+               and any(type(x) not in plain and _changes(x) for x in (r.head, *r.body))]
     if calendar is None:
         cal = declared_calendar(program)
         if cal == NO_DATE:

@@ -33,6 +33,13 @@ def read(fh, source: str, terms=None):
     if fh.read(3) == b"\xef\xbb\xbf":
         return None
     fh.seek(0)
+    while True:  # (every fact line the kernels read has its '@': a program of rules alone is not read block by block)
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            return None
+        if b"@" in chunk:
+            break
+    fh.seek(0)
     statements = Statements()
     try:
         fc = read_fact_columns(fh, source, "vadalog", None, share=False, terms=terms, program=statements)

@@ -107,6 +107,47 @@ def quick_key(line: str):
     return (_PLAIN_NAME.sub("\x00", line), numbers), list(slots)
 
 
+class _Rest:
+    """The quick keys (:func:`quick_key`) of a program's lines from one on,
+    found by one substitution and one findall over their text (not two
+    searches a line): the lines keyed alike, each line's names a slice of
+    the names found, a line's numbers from its names.  Every match of
+    ``_PLAIN_NAME`` lies within a line, and the character before a line's
+    first is a line break, as no character is before the line alone."""
+
+    __slots__ = ("start", "keyed", "names", "at", "unplain", "reserved")
+
+    def __init__(self, lines: list, start: int):
+        from itertools import accumulate
+
+        text = "\n".join(lines[start:])
+        self.start = start
+        self.names = _PLAIN_NAME.findall(text)
+        self.keyed = _PLAIN_NAME.sub("\x00", text).split("\n") if "\x00" not in text else None
+        if self.keyed is not None:  # where each line's names start among them (a placeholder per name)
+            self.at = list(accumulate([k.count("\x00") for k in self.keyed], initial=0))
+        self.unplain = _NOT_PLAIN(text) is not None  # (else no line has a string, comment or '_')
+        self.reserved = not RESERVED.isdisjoint(self.names)
+
+    def key(self, line: str, index: int):
+        """:func:`quick_key` of ``line``, the program's line ``index``."""
+        i = index - self.start
+        keyed = self.keyed
+        if keyed is None or not 0 <= i < len(keyed) or (self.unplain and _NOT_PLAIN(line)):
+            return quick_key(line)
+        found = self.names[self.at[i] : self.at[i + 1]]
+        if self.reserved and not RESERVED.isdisjoint(found):
+            return None
+        if len(set(found)) == len(found):  # (distinct names, most lines: numbered in order)
+            return (keyed[i], _IN_ORDER[len(found)] if len(found) < len(_IN_ORDER) else tuple(range(len(found)))), found
+        slots: dict = {}
+        numbers = tuple([slots.setdefault(w, len(slots)) for w in found])
+        return (keyed[i], numbers), list(slots)
+
+
+_IN_ORDER = [tuple(range(n)) for n in range(32)]
+
+
 TRIED = 32  # lines keyed before the share of rules built by shape decides whether keying goes on
 
 
@@ -114,9 +155,11 @@ class Shapes:
     """The shapes of one program's rules read so far (key -> :class:`_Shape`,
     or the first rule of its shape as read, its names and their places)."""
 
-    def __init__(self, source: str, seen: dict):
+    def __init__(self, source: str, seen: dict, lines=None):
         self.source, self.seen, self.known = source, seen, {}
         self.tried = self.built = 0  # lines keyed, and rules built by shape
+        self.lines = lines  # the program's lines (a line's index its number - 1), for the rest keyed at once
+        self.rest = None  # (_Rest: the quick keys of the lines after the first TRIED keyed)
 
     def rule(self, line: str, lineno: int, read):
         """The rule on ``line`` (line ``lineno``): built from its shape's
@@ -127,7 +170,10 @@ class Shapes:
         if self.tried >= TRIED and 2 * self.built < self.tried:
             return read()
         self.tried += 1
-        got = quick_key(line)
+        rest = self.rest
+        if rest is None and self.tried > TRIED and self.lines is not None:  # (keying goes on: the rest keyed at once)
+            rest = self.rest = _Rest(self.lines, lineno - 1)
+        got = quick_key(line) if rest is None else rest.key(line, lineno - 1)
         if got is None:
             got = shape(line)
             if got is None:
@@ -174,12 +220,19 @@ def decisions(rule: ast.Rule):
     return decided
 
 
+COMPILED = 64  # rules of a shape built by its makers before one generated function builds the rest
+
+
 class _Shape:
     """One reading of a rule and how to build it for other names: a maker
     (a function of an :class:`_Instance`) per node that differs between
-    rules of the shape; a node that does not is shared."""
+    rules of the shape; a node that does not is shared.  From the
+    COMPILED-th rule of the shape on, one generated function builds the
+    head and the body (the makers' calls and lists were half of such a
+    rule's building; generating the function costs ~40 of them)."""
 
-    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end", "decided")
+    __slots__ = ("lengths", "slots", "source", "head", "body", "make_head", "make_body", "at", "end", "decided",
+                 "code", "scope", "build", "built")
 
     def __init__(self, rule: ast.Rule, names: list, places: list, decided: dict, source: str):
         self.decided = decided  # (what the planner decided for the shape: shared by its rules)
@@ -189,8 +242,11 @@ class _Shape:
         starts = [at for at, _ in places]
         make = _Makers({n: k for k, n in enumerate(names)}, starts, source)
         self.head, self.body = rule.head, list(rule.body)
-        self.make_head = make(rule.head)
-        self.make_body = [make(lit) for lit in rule.body]
+        head, body = make(rule.head), [make(lit) for lit in rule.body]
+        self.make_head = None if head is None else head[0]
+        self.make_body = [None if made is None else made[0] for made in body]
+        self.code = (make.code(rule.head, head), [make.code(lit, made) for lit, made in zip(rule.body, body)])
+        self.scope, self.build, self.built = make.scope, None, 0
         at = rule.pos.column - 1  # the rule's text: where it starts and ends, and the names before each
         end = at + len(rule.text)
         self.at, self.end = (at, bisect_left(starts, at)), (end, bisect_left(starts, end))
@@ -202,12 +258,29 @@ class _Shape:
         for k in self.slots:
             total += len(names[k]) - lengths[k]
             shift.append(total)
-        i = _Instance(names, seen, lineno, shift)
-        head = self.head if self.make_head is None else self.make_head(i)
-        body = [lit if make is None else make(i) for lit, make in zip(self.body, self.make_body)]
+        build = self.build
+        if build is None:
+            self.built += 1
+            if self.built >= COMPILED:
+                build = self._compile()
+        if build is not None:
+            head, body = build(names, seen, lineno, shift)
+        else:
+            i = _Instance(names, seen, lineno, shift)
+            head = self.head if self.make_head is None else self.make_head(i)
+            body = [lit if make is None else make(i) for lit, make in zip(self.body, self.make_body)]
         (at, before_at), (end, before_end) = self.at, self.end
         at += shift[before_at]
         return ast.Rule(head, body, ast.Pos(self.source, lineno, at + 1), line[at : end + shift[before_end]])
+
+    def _compile(self):
+        """The generated function ``build(names, seen, line, shift)`` of
+        ``(head, body)``, each node built by what its maker does."""
+        head, body = self.code
+        text = f"def build(names, seen, line, shift):\n    return {head}, [{''.join(lit + ', ' for lit in body)}]\n"
+        exec(text, self.scope)  # noqa: S102 - source built by _Makers.code from the shape's nodes: constants of the scope, arguments
+        self.build = self.scope["build"]
+        return self.build
 
 
 class _Instance:
@@ -221,40 +294,60 @@ class _Instance:
         self.names, self.seen, self.line, self.shift = names, seen, line, shift
 
     def const(self, k: int) -> ast.Const:
-        name = self.names[k]
-        term = self.seen.get(name)
-        if term is None:
-            term = self.seen[name] = ast.Const(name)
-        return term
+        return _const(self.names, self.seen, k)
+
+
+def _const(names: list, seen: dict, k: int) -> ast.Const:
+    """The program's constant of the ``k``-th name (one object per name)."""
+    name = names[k]
+    term = seen.get(name)
+    if term is None:
+        term = seen[name] = ast.Const(name)
+    return term
 
 
 class _Makers:
     """Makes a node's maker: None for a node every rule of the shape shares,
-    else a function of an :class:`_Instance` that builds it."""
+    else ``(a function of an :class:`_Instance` that builds it, the
+    expression that builds it in the generated function)``; there ``names``,
+    ``seen``, ``line`` and ``shift`` are the instance's, and a shared node
+    is a constant of ``scope``."""
 
     def __init__(self, slot_of: dict, starts: list, source: str):
         self.slot_of, self.starts, self.source = slot_of, starts, source
+        self.scope = {"_Pos": ast.Pos, "_const": _const, "_source": source}
+
+    def code(self, x, made) -> str:
+        """The expression of ``x`` (``made``: what this makes of it)."""
+        if made is not None:
+            return made[1]
+        name = f"_c{len(self.scope)}"
+        self.scope[name] = x
+        return name
 
     def __call__(self, x):
         kind = type(x)
         if kind is ast.Pos:
             column, before, source = x.column, bisect_left(self.starts, x.column - 1), self.source
-            return lambda i: ast.Pos(source, i.line, column + i.shift[before])
+            return (lambda i: ast.Pos(source, i.line, column + i.shift[before])), f"_Pos(_source, line, {column} + shift[{before}])"
         if kind is str:
             k = self.slot_of.get(x)
-            return None if k is None else (lambda i: i.names[k])
+            return None if k is None else ((lambda i: i.names[k]), f"names[{k}]")
         if kind is ast.Const:
             k = self.slot_of.get(x.value) if type(x.value) is str else None
-            return None if k is None else (lambda i: i.const(k))
+            return None if k is None else ((lambda i: i.const(k)), f"_const(names, seen, {k})")
         if kind is tuple or kind is list:
             parts = [(e, self(e)) for e in x]
-            if all(make is None for _, make in parts):
+            if all(made is None for _, made in parts):
                 return None
-            return lambda i: kind([e if make is None else make(i) for e, make in parts])
+            makers = [(e, None if made is None else made[0]) for e, made in parts]
+            items = "".join(self.code(e, made) + ", " for e, made in parts)
+            return (lambda i: kind([e if make is None else make(i) for e, make in makers])), (f"({items})" if kind is tuple else f"[{items}]")
         if records.is_record(x) and kind is not ast.Rule:
             parts = [(v, self(v)) for v in (getattr(x, f.name) for f in records.fields(x))]
-            if all(make is None for _, make in parts):
+            if all(made is None for _, made in parts):
                 return None
-            return lambda i: kind(*[v if make is None else make(i) for v, make in parts])
+            makers = [(v, None if made is None else made[0]) for v, made in parts]
+            args = ", ".join(self.code(v, made) for v, made in parts)
+            return (lambda i: kind(*[v if make is None else make(i) for v, make in makers])), f"{self.code(kind, None)}({args})"
         return None  # (numbers, booleans, None)
-

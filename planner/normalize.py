@@ -120,13 +120,20 @@ class Normalizer:
         head = rule.head
         if type(head) is not ast.Atom:
             return None
-        body = [_plain_literal(lit) for lit in rule.body]
-        if any(lit is None for lit in body):
-            return None
-        scans = any(type(lit) is Scan for lit in body)
+        body = []
+        for lit in rule.body:  # (_plain_literal's cases inline: no call a literal)
+            kind = type(lit)
+            if kind is ast.Atom:
+                body.append(Scan(lit.pred, lit.terms, origin=lit))
+            elif kind is ast.Assignment:
+                body.append(Assign(lit.var.name, lit.expr))
+            elif kind is ast.Comparison:
+                body.append(Condition(lit))
+            else:
+                return None
         if existential_variables(rule):
             return None
-        if not scans:
+        if Scan not in map(type, body):
             body.insert(0, self._top())
         return PlanRule(head.pred, head.terms, body, None, rule)
 

@@ -20,29 +20,24 @@ from .ir import Assign, NegScan, Scan, SinceRule, Stratum
 from .normalize import spelled
 
 
-def dependency_edges(rules) -> list:
-    """``(body_pred, head_pred, negative, rule)`` for every rule."""
-    edges = []
-    for r in rules:
-        if r.head_pred is None:
-            continue
-        for lit in r.body:
-            if isinstance(lit, Scan):
-                edges.append((lit.pred, r.head_pred, False, r))
-            elif isinstance(lit, NegScan):
-                edges.append((lit.pred, r.head_pred, True, r))
-    return edges
-
-
 def strongly_connected_components(nodes, succ) -> list:
     """Tarjan's algorithm, iterative; components in topological order
-    (a component comes before every component it has an edge to)."""
+    (a component comes before every component it has an edge to).  A node
+    with no successors is its own component at once, as the walk would
+    find it (half the predicates of a rule-per-predicate program are such
+    heads: no stack, no iterator each)."""
     index, low, on_stack, stack, out = {}, {}, set(), [], []
     counter = 0
     for root in nodes:
         if root in index:
             continue
-        work = [(root, iter(succ.get(root, ())))]
+        targets = succ.get(root)
+        if not targets:
+            index[root] = low[root] = counter
+            counter += 1
+            out.append([root])
+            continue
+        work = [(root, iter(targets))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -54,9 +49,13 @@ def strongly_connected_components(nodes, succ) -> list:
                 if nxt not in index:
                     index[nxt] = low[nxt] = counter
                     counter += 1
+                    targets = succ.get(nxt)
+                    if not targets:  # (its own component: its low stays its index, above the node's)
+                        out.append([nxt])
+                        continue
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, iter(succ.get(nxt, ()))))
+                    work.append((nxt, iter(targets)))
                     advanced = True
                     break
                 if nxt in on_stack:
@@ -107,21 +106,45 @@ def _invents_values(rule, scc) -> bool:
 def stratify(rules, meanings=None) -> list:
     """Group the (non-constraint) rules into strata in evaluation order
     (``meanings``: the formulas the planner's predicates stand for, for messages)."""
-    edges = dependency_edges(rules)
     nodes: dict = {}  # (a dict: the predicates in order of appearance, each once)
-    for r in rules:
-        if r.head_pred is not None:
-            nodes[r.head_pred] = None
-        for l in r.body:
-            if isinstance(l, (Scan, NegScan)):
-                nodes[l.pred] = None
-    succ: dict = {}
-    for a, b, _, _ in edges:
-        succ.setdefault(a, []).append(b)
+    succ: dict = {}  # body predicate -> the heads it feeds, an edge per literal, in order
+    by_head: dict = {}
+    reads: dict = {}  # head -> the predicates its rules read
+    negative_edges = []
+    self_loops = set()  # (a scan of every edge per component: 27 s for 10,000 rules)
+    for r in rules:  # (one pass; literal types compared, not isinstance: the IR's literals have no subclasses)
+        head = r.head_pred
+        if head is None:  # (a constraint's predicates are nodes, of no edge)
+            for lit in r.body:
+                if type(lit) is Scan or type(lit) is NegScan:
+                    nodes[lit.pred] = None
+            continue
+        nodes[head] = None
+        got = by_head.get(head)
+        if got is None:
+            by_head[head] = [r]
+            read = reads[head] = set()
+        else:
+            got.append(r)
+            read = reads[head]
+        for lit in r.body:
+            kind = type(lit)
+            if kind is Scan or kind is NegScan:
+                p = lit.pred
+                nodes[p] = None
+                read.add(p)
+                feeds = succ.get(p)
+                if feeds is None:
+                    succ[p] = [head]
+                else:
+                    feeds.append(head)
+                if p == head:
+                    self_loops.add(p)
+                if kind is NegScan:
+                    negative_edges.append((p, head, r))
     comps = strongly_connected_components(nodes, succ)
-    negative_edges = [e for e in edges if e[2]]
     comp_of = {p: i for i, c in enumerate(comps) for p in c} if negative_edges else {}
-    for a, b, _, rule in negative_edges:
+    for a, b, rule in negative_edges:
         if comp_of[a] == comp_of[b]:
             src = rule.source
             raise ProgramError(
@@ -131,25 +154,23 @@ def stratify(rules, meanings=None) -> list:
                 hint="negation must not go through recursion: 'not p' needs p complete before the rule runs",
                 source_line=src.text if src else "",
             )
-    by_head: dict = {}
-    for r in rules:
-        if r.head_pred is not None:
-            by_head.setdefault(r.head_pred, []).append(r)
-    self_loops = {a for a, b, _, _ in edges if a == b}  # (a scan of every edge per component: 27 s for 10,000 rules)
     strata = []
     for comp in comps:
         if len(comp) == 1:  # (most components: one predicate, half of them given, with no rule)
-            comp_rules = by_head.get(comp[0])
+            p = comp[0]
+            comp_rules = by_head.get(p)
             if not comp_rules:
                 continue
+            recursive = p in self_loops
+            read = reads[p]
         else:
             comp_rules = [r for p in comp for r in by_head.get(p, [])]
             if not comp_rules:
                 continue
+            recursive = True
+            read = set().union(*[reads[p] for p in comp if p in reads])
         preds = set(comp)
-        recursive = len(comp) > 1 or comp[0] in self_loops
-        st = Stratum(len(strata), preds, comp_rules, recursive)
-        st.reads = {l.pred for r in comp_rules for l in r.body if isinstance(l, (Scan, NegScan))}
+        st = Stratum(len(strata), preds, comp_rules, recursive, [], [], read)
         if recursive:
             st.shifting_rules = [r for r in comp_rules if _moves_time(r, preds)]
             st.inventing_rules = [r for r in comp_rules if _invents_values(r, preds)]

@@ -52,7 +52,9 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     for rule in program.rules:
         head = rule.head if type(rule.head) is Atom else ast.head_atom(rule.head)
         if head is not None:
-            see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
+            known = arities.get(head.pred)
+            if known is None or known[0] != len(head.terms):  # (else nothing to see: most heads are new)
+                see(head.pred, len(head.terms), head.pos if head.pos.line else rule.pos)
         for lit in rule.body:
             for atom in (lit,) if type(lit) is Atom else ast.atoms_of(lit):  # (most literals are atoms: no walk)
                 known = arities.get(atom.pred)
@@ -289,7 +291,14 @@ def note_unsupplied(program: ast.Program, given) -> None:
 
     supplied = set(given) | {f.pred for f in program.facts}
     supplied |= {a.args[0] for a in program.annotations if a.name in ("input", "bind") and a.args}
-    supplied |= {head.pred for head in map(ast.head_atom, (r.head for r in program.rules)) if head is not None}
+    Atom = ast.Atom
+    heads = [r.head for r in program.rules]
+    supplied |= {head.pred for head in heads if type(head) is Atom}  # (most heads: no walk)
+    supplied |= {head.pred for head in map(ast.head_atom, [h for h in heads if type(h) is not Atom]) if head is not None}
+    read = {lit.pred for r in program.rules for lit in r.body if type(lit) is Atom}  # (most literals: one set of them all)
+    read.update(a.pred for r in program.rules for lit in r.body if type(lit) is not Atom for a in ast.atoms_of(lit))
+    if all(p.startswith("$") for p in read - supplied):  # (nothing to say: no walk rule by rule)
+        return
     seen = set()
     for rule in program.rules:
         for lit in rule.body:

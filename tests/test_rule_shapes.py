@@ -84,9 +84,13 @@ def test_generated_rules_are_built_by_shape_and_read_alike(built):
         "{n}(X):-q{i}(X),not<->[0,1]r{n}(X),X>=-3.",
     ],
 )
-def test_lines_of_one_shape_read_alike(line, built):
+@pytest.mark.parametrize("compiled", [rule_shapes.COMPILED, 1, 3])
+def test_lines_of_one_shape_read_alike(line, compiled, built, monkeypatch):
     """Rules of one shape with names of other lengths: positions moved by
-    the names before them, on lines between lark's."""
+    the names before them, on lines between lark's; built by the makers, by
+    the generated function (``compiled``: from the shape's first rule built,
+    or its third), or both."""
+    monkeypatch.setattr(rule_shapes, "COMPILED", compiled)
     names = ["a", "bb", "c_1", "longer_name", "x9", "n"]
     rows = [line.format(i=i, n=names[i % len(names)]) for i in range(12)]
     text = "\n".join(rows[:4]) + "\nr(X) :- s(X, _).\n" + "\n".join(rows[4:]) + "\nb(x)@[1,2].\n"
@@ -122,16 +126,21 @@ def test_special_words_in_names_places(word):
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(_lines(), st.integers(0, 2**32 - 1))
-def test_random_lines_renamed_read_alike(line, seed):
+@given(_lines(), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, rule_shapes.COMPILED]))
+def test_random_lines_renamed_read_alike(line, seed, compiled):
     """A random rule line (most of the common forms, some odd) and copies of
     it with other names: the program reads as lark reads it, rule for rule
-    or error for error."""
+    or error for error, the copies built by the shape's makers or its
+    generated function (``compiled``: from which of them on)."""
     rng = random.Random(seed)
     line = line.replace("\n", " ")  # (one line: a shape is a line's)
     copies = [line] + [_renamed(line, rng) for _ in range(4)]
     text = "\n".join(copies) + "\n"
-    assert _same(_both(text), _lark(text)), text
+    was, rule_shapes.COMPILED = rule_shapes.COMPILED, compiled
+    try:
+        assert _same(_both(text), _lark(text)), text
+    finally:
+        rule_shapes.COMPILED = was
 
 
 # ------------------------------------------------------------------ errors in a large program
@@ -284,3 +293,42 @@ def test_lines_keyed_quickly_read_as_keyed_fully(monkeypatch):
     monkeypatch.setattr(rule_shapes, "quick_key", lambda line: None)
     assert _same(quick, _both(text)) and _same(quick, _lark(text))
     assert str(quick_err) == str(_error(_both_readers, bad)) and (quick_err.pos.line, quick_err.pos.column) == (41, 23)
+
+
+_PLAIN_NAMES = st.sampled_from(["p", "q1", "r_2", "longer_name", "c", "x9Y"])
+_PLAIN_LINES = st.builds("{}(X, Y) :- {}(X, {}), {}(Y){}, Y = X * 2.".format, _PLAIN_NAMES, _PLAIN_NAMES, _PLAIN_NAMES, _PLAIN_NAMES,
+                         st.sampled_from(["", ", not s(Y)", ", X > 1e3", ",#T"]))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.one_of(_PLAIN_LINES, _lines()), st.integers(0, 2**32 - 1), st.integers(1, 3)), min_size=1, max_size=6),
+       st.sampled_from(["", "\r", " % c", ' "s"', " _", "\x00", " sum"]), st.integers(0, 5))
+def test_the_rest_keyed_at_once_as_line_by_line(drawn, odd, start):
+    """Lines keyed together from one on (rule_shapes._Rest: one sub and one
+    findall over their text) get each line's own quick key: lines of names
+    only (some repeated in the line), random lines, copies renamed, a line
+    with a carriage return, a comment, a string, a '_', the placeholder's
+    byte or a reserved word among them."""
+    lines = []
+    for line, seed, copies in drawn:
+        rng = random.Random(seed)
+        line = line.replace("\n", " ")
+        lines += [line] + [_renamed(line, rng) for _ in range(copies)]
+    lines.insert(len(lines) // 2, lines[0] + odd)
+    rest = rule_shapes._Rest(lines, min(start, len(lines)))
+    for i, line in enumerate(lines):
+        assert rest.key(line, i) == rule_shapes.quick_key(line), (i, line)
+
+
+@pytest.mark.parametrize("tried", [2, 3])
+def test_programs_keyed_at_once_read_alike(tried, monkeypatch, built):
+    """Programs whose lines after the first ``tried`` are keyed at once:
+    rules of several shapes (names repeated in a line, other lengths),
+    strings, comments and '_' between them, read as lark reads them."""
+    monkeypatch.setattr(rule_shapes, "TRIED", tried)
+    forms = ["q{i}(N, Y) :- p{i}(N, V), Y = V * 2 + 1.", "r{i}(X) :- r{i}(X), s{j}(X, c{j}).", "t{i}(X) :- u(X, {n}), not v{n}(X).",
+             'w{i}(X) :- p{i}(X, "s"). % c', "x{i}(X) :- p{i}(X, _), X > 1.", "y{i}(X, S) :- p{i}(X, V), S = sum(V)."]
+    names = ["a", "bb", "c_1", "longer_name", "x9", "n"]
+    text = "\n".join(forms[k // 4 % len(forms)].format(i=k, j=k % 3, n=names[k % len(names)]) for k in range(96)) + "\n"
+    assert _same(_both(text), _lark(text)), text
+    assert built[0] >= 50

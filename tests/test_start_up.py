@@ -665,3 +665,28 @@ def test_the_command_line_names_files_as_pathlib_spells_them(tmp_path):
         assert r.returncode == 2 and r.stderr.startswith("d/p.vada:2:"), (extra, r.stderr)
         r = subprocess.run([sys.executable, "-m", "chronolog", "run", "./nope.vada"] + extra, capture_output=True, text=True, cwd=tmp_path)
         assert r.returncode == 2 and "the program file nope.vada does not exist" in r.stderr, (extra, r.stderr)
+
+
+def test_a_large_program_of_rules_read_without_lark_loads_no_parser(tmp_path):
+    """A program of KERNEL_BYTES or more (its fact lines read by the kernel
+    reader: chronolog/api.py's _parse_apart), with fact lines and without,
+    whose rules are all of the forms read without lark: the grammar's tables
+    are not loaded (they were, ahead of any need: ~25 ms of a 10,000-rule
+    command)."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        from cliffs import many_rules
+    finally:
+        sys.path.pop(0)
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    parser = ("chronolog.language.lark_runtime", "chronolog.language.vadalog_tables")
+    rules_alone = "".join(f"q{j}(N, Y) :- s(N, V), Y = V * 2 + {j}.\n" for j in range(2000)) + "s(N, V) :- s(N, V).\n"
+    with_facts = many_rules(2000) + "".join(f"p{j}(n{j}, {j})@[{j}, {j + 5}].\n" for j in range(2000))
+    program = tmp_path / "large.vada"
+    for text, line in ((rules_alone, None), (with_facts, "q7(n7,15)@[7,12]")):
+        assert len(text) >= KERNEL_BYTES
+        program.write_text(text)
+        out, imported = _imported_by_command(["run", str(program)], parser)
+        assert imported == "[]"
+        assert out == "" if line is None else line in out.splitlines()

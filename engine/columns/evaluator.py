@@ -67,9 +67,12 @@ class HybridEvaluator(Evaluator):
         self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
             p for fc in self.given_columns for p in fc.slow
         }
-        for pred in self._column_preds:
-            self._beside[pred] = self.store.materialised().get(pred)
-            self.store.defer(pred, _rows_of(pred, lambda pred=pred: [r for fc in self.given_columns for r in fc.pred_rows(pred)], self._beside[pred]))
+        from functools import partial
+
+        relations, beside, defer = self.store.materialised(), self._beside, self.store.defer
+        for pred in self._column_preds:  # (a partial a predicate, not two closures: 10,000 predicates)
+            old = beside[pred] = relations.get(pred)
+            defer(pred, partial(_column_rows, self.given_columns, pred, old))
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum, batched: bool = False) -> bool:
@@ -792,22 +795,28 @@ def _rows_of_table(pred, table, old):
 def _rows_of(pred, rows, old):
     """A builder of ``pred``'s row atoms from ``rows()``, merged with the
     rows given beside them."""
+    return lambda: _atoms(pred, rows(), old)
 
-    def build():
-        from ..store import Relation
 
-        rel = Relation(pred)
-        if old is not None:
-            rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
-            rel.raw = old.raw
-        rel.bulk_add(rows())
-        if rel.raw:
-            from chronolog.language.timeline import coalesce
+def _column_rows(columns, pred, old):
+    """``pred``'s row atoms from the FactColumns ``columns``, merged with
+    the rows given beside them (``old``)."""
+    return _atoms(pred, [r for fc in columns for r in fc.pred_rows(pred)], old)
 
-            return {t: coalesce(ivs) for t, ivs in rel.atoms.items()}
-        return rel.atoms
 
-    return build
+def _atoms(pred, rows, old):
+    from ..store import Relation
+
+    rel = Relation(pred)
+    if old is not None:
+        rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
+        rel.raw = old.raw
+    rel.bulk_add(rows)
+    if rel.raw:
+        from chronolog.language.timeline import coalesce
+
+        return {t: coalesce(ivs) for t, ivs in rel.atoms.items()}
+    return rel.atoms
 
 
 def _drain(node):

@@ -97,6 +97,22 @@ class LazyStore(Store):
     def pending(self, pred: str) -> bool:
         return pred in self._pending
 
+    def none_pending(self, preds: set) -> bool:
+        """Whether no predicate of the set ``preds`` is :meth:`pending`."""
+        return preds.isdisjoint(self._pending)
+
+    def all_pending(self, preds: set) -> bool:
+        """Whether every predicate of the set ``preds`` is :meth:`pending`."""
+        return self._pending.keys() >= preds
+
+    def counted_all(self, preds, counts) -> None:
+        """:meth:`counted` of each of ``preds`` with its count in ``counts``."""
+        if self._pending.keys() >= set(preds):  # (each pending, as a batch's given members are: one update)
+            self._counts.update(zip(preds, counts))
+            return
+        for pred, count in zip(preds, counts):
+            self.counted(pred, count)
+
     def materialised(self) -> dict:
         """The relations that are rows already (building none)."""
         return self._relations

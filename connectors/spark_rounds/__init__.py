@@ -42,13 +42,7 @@ sentinels ±2^62), always coalesced to maximal intervals.
 * a round's plans are SQL text built in Python, one statement per merged
   relation over temporary views of the checkpoints (see ``sql.Stmt``): a
   few dozen py4j round trips per round instead of the thousands that
-  Column objects cost;
-* string terms can run as 64-bit codes (``string_codes.STRING_CODES``, off
-  by default; ``xxhash64`` of the string): joins, windows and shuffles hash
-  and compare 8 bytes instead of a string; the load's one action also
-  builds the dictionary code -> string and counts its collisions (none: the
-  codes are exact; any: the inputs are loaded again as strings), and the
-  outputs decode by a join with it.
+  Column objects cost.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
@@ -75,7 +69,6 @@ The modules, one concept each:
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants
   (``TermTypes``);
-* ``string_codes``: string terms as 64-bit codes and their dictionary;
 * ``sql``: the statement under construction (``Stmt``), literals, and the
   interval operators (coalescing, new codes, shift, box);
 * ``catalog``: the run's Spark calls: statements, temporary views,
@@ -93,8 +86,8 @@ The modules, one concept each:
 * ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
-* ``inputs``: loading and coalescing the inputs (and the dictionary);
-* ``outputs``: a relation back in the caller's layout, codes decoded;
+* ``inputs``: loading and coalescing the inputs;
+* ``outputs``: a relation back in the caller's layout;
 * ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
 * ``functions``: string functions and floats computed in a rule, the
@@ -106,8 +99,7 @@ The modules, one concept each:
 
 The tunables live where they are read (patch them there): ``PROBE_RATIO``,
 ``SHUFFLE_ROWS``, ``HELD_ROWS`` and ``ROUND_CONF`` in ``rounds``, ``LITERAL_ROWS`` in ``inputs``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
-in ``rules``, ``STRING_CODES`` and ``HASH`` in ``string_codes``,
-``DICT_BROADCAST_ROWS`` in ``outputs``, ``MAX_DIGITS`` in ``entry``.
+in ``rules``, ``MAX_DIGITS`` in ``entry``.
 """
 
 from .entry import prepare, reason

@@ -27,7 +27,6 @@ from .grouping import reaches
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
 from .outputs import held_answer, held_schema, output_sql
 from .rounds import Rounds
-from .string_codes import string_constants, use_codes
 
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
 
@@ -89,8 +88,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
-    rounds.string_consts = string_constants(plan)
-    rounds.types.str_codes = use_codes(plan, classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
@@ -207,7 +204,6 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             stats["rounds"] = rounds.stats.rounds
             stats["load"] = rounds.stats.load  # the load of the inputs: a RoundStat (stratum -1)
             stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
-            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
         w = rounds.grid.codes(window) if window is not None else None
         return outputs_of(spark, rounds, outputs, names, w)
     finally:
@@ -225,16 +221,15 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:
-        text = output_sql(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
+        text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
         rel, answer = rounds.relations.rels.get(p), None
-        schema = None if rounds.types.str_codes else held_schema(rel, rounds.grid, names[p])
+        schema = held_schema(rel, rounds.grid, names[p])
         if schema is not None:  # a literal: its statement analysed only where the caller uses the DataFrame
             answer = held_answer(rel, rounds.grid, names[p], window, schema, large)
             make = partial(lambda t: rounds.catalog.sql(t)._jdf, text)
         else:
             df = rounds.catalog.sql(text)
-            if not rounds.types.str_codes:
-                answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
+            answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
             if answer is None:
                 out[p] = df
                 continue

@@ -1,8 +1,7 @@
 """Loading the inputs: each input DataFrame encoded in a relation's layout
 (terms in their run's types, times as codes), coalesced, partitioned on
 its first term and checkpointed, all inputs in one action that also counts
-the rows the driver must report and, with string codes, builds their
-dictionary; or, when the inputs are only the program's own facts, in the
+the rows the driver must report; or, when the inputs are only the program's own facts, in the
 first round's action (:func:`deferred_inputs`).  A predicate of at most
 ``LITERAL_ROWS`` facts of the program, or an input table of at most as
 many rows (:func:`input_facts`, :func:`local_rows`), is encoded and
@@ -24,7 +23,6 @@ from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, coalesce_sql, int64, term_columns
-from .string_codes import code_sql, dictionary_sql
 
 
 # A predicate with at most this many facts in the program (and no input
@@ -171,8 +169,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     types = relations.types
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
-    cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
-            else f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
+    cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
 
@@ -235,34 +232,16 @@ def refuse_bad(pred: str, bad: int) -> None:
         raise NotRelational(f"an input row of {pred} the engine must report (a null, a NaN, an empty interval or a time beyond 64-bit codes)")
 
 
-def load_inputs(relations, grid, constants: list, inputs: list):
+def load_inputs(relations, grid, inputs: list) -> None:
     """Encode and coalesce every input (``[(pred, DataFrame)]``) into
     ``relations``, in one action that also counts each relation's rows;
     refuse (:func:`refuse_bad`) nulls, empty intervals, NaN terms and times
-    beyond 64-bit codes.  With string codes, the same action builds their
-    dictionary (of the inputs' strings and the program's ``constants``),
-    which is returned (else None); on a collision the inputs are loaded
-    again with the strings themselves."""
-    catalog, types = relations.catalog, relations.types
+    beyond 64-bit codes."""
     texts = _statements(relations, grid, inputs)
-    items = [(t, True, "_bad") for t in texts.values()]
-    if types.str_codes:
-        items.append((dictionary_sql(catalog, types.classes, constants, inputs), True, "_collides"))
-    got = catalog.materialize(items)
-    for pred, (_, _, bad) in zip(texts, got):
+    got = relations.catalog.materialize([(t, True, "_bad") for t in texts.values()])
+    for pred, (df, n, bad) in zip(texts, got):
         refuse_bad(pred, bad)
-    dictionary = None
-    if types.str_codes:
-        df, n, collisions = got[-1]
-        if collisions:  # two strings, one code: the strings themselves, from the start
-            for d, _, _ in got:
-                catalog.discard(d)
-            types.str_codes = False
-            return load_inputs(relations, grid, constants, inputs)
-        dictionary = Rel(df, n, ("code", "name"))
-    for pred, (df, n, _) in zip(texts, got):
         relations.rels[pred] = Rel(df, n, relations.columns(pred))
-    return dictionary
 
 
 def deferred_inputs(relations, grid, inputs: list, rows: dict) -> list:

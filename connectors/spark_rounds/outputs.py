@@ -1,6 +1,6 @@
 """The outputs: a relation back in the layout of engine/arrow.py (term
 columns by name, ``start``/``end`` as numbers with null for ±∞, whether
-each end is closed), clipped to the caller's window, string codes decoded.
+each end is closed), clipped to the caller's window.
 
 Each output is a lazy DataFrame over the run's last checkpoint of the
 relation; nothing is computed until the caller reads it.  A relation held
@@ -17,30 +17,11 @@ from chronolog.engine.interval_codes import closed_ends
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import point_sql, timestamp_sql
-from .classes import STR
 from .grid import NEG, POS
 from .sql import Stmt, int64, with_codes
 
-DICT_BROADCAST_ROWS = 2_000_000  # a dictionary this small is broadcast to the output's decoding join
 
-
-def decoded(q: Stmt, src: str, pred: str, relations, dictionary) -> str:
-    """``src`` with its string codes replaced by the strings (a join with
-    the ``dictionary`` per string column; broadcast when it is small)."""
-    types = relations.types
-    strs = [i for i, c in enumerate(types.classes.get(pred) or []) if c == STR]
-    if not types.str_codes or not strs:
-        return src
-    cols = q.cols[src]
-    sel = [f"d{i}.name AS c{i}" if i in strs else f"x.c{i} AS c{i}" for i in range(types.arity(pred))]
-    joins = "".join(f" LEFT JOIN {relations.catalog.read(dictionary)} AS d{i} ON x.c{i} = d{i}.code" for i in strs)
-    hint = ""
-    if dictionary.count <= DICT_BROADCAST_ROWS:
-        hint = f"/*+ BROADCAST({', '.join(f'd{i}' for i in strs)}) */ "
-    return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
-
-
-def output_sql(relations, grid, dictionary, pred: str, names: list, window=None) -> str:
+def output_sql(relations, grid, pred: str, names: list, window=None) -> str:
     """The statement of ``pred``'s output in the layout of engine/arrow.py
     (``names`` for the term columns), clipped to ``window`` codes when
     given."""
@@ -48,7 +29,6 @@ def output_sql(relations, grid, dictionary, pred: str, names: list, window=None)
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
     if window is not None:
         src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
-    src = decoded(q, src, pred, relations, dictionary)
     if grid.calendar is not None:  # UTC timestamps, as the engine's answers on a calendar
         point = point_sql
     elif grid.timestamps:  # timestamps=True: seconds as UTC timestamps

@@ -154,10 +154,6 @@ class Rounds(seminaive.Backend):
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)
         self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None, plan.strata)
-        # the checkpoint code -> name the outputs decode string codes with
-        # (see string_codes.py; None: strings run as strings)
-        self.dictionary = None
-        self.string_consts: list = []  # the program's string constants: in the dictionary too
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
@@ -359,7 +355,7 @@ class Rounds(seminaive.Backend):
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
         own, timed like a round (stratum -1) in ``stats.load``.  ``rows``:
         ``{pred: input rows}`` when the driver knows them all (the
-        program's own facts, with no string codes): then the load has no
+        program's own facts and small input tables): then the load has no
         action of its own, the first round's writes and counts the inputs
         (:func:`inputs.deferred_inputs`)."""
         sc = self.spark.sparkContext
@@ -369,15 +365,14 @@ class Rounds(seminaive.Backend):
         try:
             literal = [(p, x) for p, x in inputs if isinstance(x, ProgramFacts)]
             framed = [(p, x) for p, x in inputs if not isinstance(x, ProgramFacts)]
-            if self.types.str_codes or {p for p, _ in literal} & {p for p, _ in framed}:
-                # (the dictionary reads every input; a predicate's DataFrames are coalesced as one)
+            if {p for p, _ in literal} & {p for p, _ in framed}:  # (a predicate's DataFrames are coalesced as one)
                 literal, framed = [], [(p, x.frame() if isinstance(x, ProgramFacts) else x) for p, x in inputs]
             literal_inputs(self.relations, self.grid, literal)
             self.relations.on_driver = not framed
-            if framed and rows is not None and not self.types.str_codes:
+            if framed and rows is not None:
                 self._pending = deferred_inputs(self.relations, self.grid, framed, rows)
             elif framed:
-                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, framed)
+                load_inputs(self.relations, self.grid, framed)
         finally:
             sc.setJobGroup("chronolog", "")
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))

@@ -2,8 +2,7 @@
 
 The classes (classes.py) say number, string, boolean or float; a run fixes
 how each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a
-decimal term occurs; strings as strings, or as 64-bit codes
-(string_codes.py); floats as ``double`` whatever the numbers' type.
+decimal term occurs; strings as strings; floats as ``double`` whatever the numbers' type.
 A constant is written in its column's type, so that a comparison never
 goes through one of Spark's implicit casts; a float constant against a
 column of exact numbers is the exact number of its value, or never equal
@@ -21,7 +20,6 @@ from chronolog.language.booleans import Boolean
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
-from .string_codes import code_literal
 
 
 def decimal_text(v) -> str:
@@ -40,9 +38,6 @@ class TermTypes:
     def __init__(self, classes: dict, num_type):
         self.classes = classes
         self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
-        # string terms as codes (see string_codes.py): set by the setup,
-        # cleared by the load when two strings share a code
-        self.str_codes = False
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
@@ -50,8 +45,6 @@ class TermTypes:
     def term_type(self, c):
         from pyspark.sql import types as T
 
-        if c == STR and self.str_codes:
-            return T.LongType()
         return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), DATE: T.DateType(),
                 None: T.StringType()}[c]
 
@@ -76,8 +69,6 @@ class TermTypes:
                     raise NotRelational(f"the number {v} is beyond 64-bit integers")
                 return int64(int(v))
             return f"CAST({decimal_text(v)}BD AS {self.num_type.simpleString()})"
-        if self.str_codes:
-            return code_literal(v)
         return hex_string(v)
 
     def float_equals(self, col: str, f: float) -> str:

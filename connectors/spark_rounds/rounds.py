@@ -186,55 +186,42 @@ class Rounds(seminaive.Backend):
     def collect(self, flagged: dict):
         """This round's merged relations (``{pred: SQL}``) collected to the
         driver in its one action and held there (see :data:`HELD_ROWS`):
-        the deltas ``{pred: Rel}`` that are not empty, or None when a
-        relation has more rows (from then on the run checkpoints)."""
+        ``{pred: (relation, delta, old facts)}``, or None when a relation
+        has more rows (from then on the run checkpoints)."""
         types = self.types
-        preds = list(flagged)
-        items = [(flagged[p], [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                               ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p in preds]
+        items = [(sql, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged.items()]
         got = self.catalog.collect(items, HELD_ROWS)
         if got is None:
             self.relations.on_driver = False
             return None
+        return {p: self.relations.held(p, table) for p, table in zip(flagged, got)}
+
+    def commit(self, flagged: dict) -> dict:
+        """Materialize this round's merged relations (``{pred: SQL}``) in one
+        action, with the inputs still pending (see :meth:`load`), or while
+        every relation is held on the driver and the round's relations read
+        few rows collect them (:meth:`collect`); return the deltas ``{pred:
+        Rel}`` that are not empty."""
+        got = None
+        if self.held and not self._pending and flagged and not self.rules.broadcasts:
+            got = self.collect(flagged)
+        if got is None:
+            pending, self._pending = self._pending, []
+            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()])
+            for (pred, _), (df, n, bad) in zip(pending, done):
+                refuse_bad(pred, bad)
+                self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
+            got = {p: self.relations.flagged(p, *x) for p, x in zip(flagged, done[len(pending):])}
         deltas = {}
-        for pred, table in zip(preds, got):
+        for pred, (rel, delta, older) in got.items():
             old = self.relations.rels.get(pred)
-            rel, delta, older = self.relations.held(pred, table)
             self.relations.rels[pred] = rel
             if old is not None and old.df is not None:
                 self.catalog.discard(old.df)
             if delta.count:
                 deltas[pred] = delta
                 self._old_facts[pred] = older
-        return deltas
-
-    def commit(self, flagged: dict) -> dict:
-        """Materialize this round's merged relations (``{pred: SQL}``) in one
-        action, with the inputs still pending (see :meth:`load`); return the
-        deltas ``{pred: Rel}`` that are not empty.  A run whose relations
-        are all held on the driver keeps them there while the round's
-        relations read few rows (:meth:`collect`)."""
-        if self.held and not self._pending and flagged and not self.rules.broadcasts:
-            deltas = self.collect(flagged)
-            if deltas is not None:
-                return deltas
-        preds = list(flagged)
-        pending, self._pending = self._pending, []
-        got = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(flagged[p], True, "_fresh") for p in preds])
-        for (pred, _), (_, _, bad) in zip(pending, got):
-            refuse_bad(pred, bad)
-        for (pred, _), (df, n, _) in zip(pending, got):
-            self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
-        deltas = {}
-        for pred, (df, n, fresh) in zip(preds, got[len(pending):]):
-            old = self.relations.rels.get(pred)
-            cols = self.relations.columns(pred)
-            self.relations.rels[pred] = Rel(df, n, cols)
-            if old is not None and old.df is not None:
-                self.catalog.discard(old.df)
-            if fresh:
-                deltas[pred] = Rel(df, fresh, cols, "_fresh")
-                self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
         return deltas
 
     def run_level(self, strata) -> None:

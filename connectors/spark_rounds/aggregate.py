@@ -124,7 +124,7 @@ def result_class(a, env: dict):
     return NUM
 
 
-def aggregate_step(rules, q: Stmt, rule, deltas=None):
+def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     """The step of ``q`` with the head facts of the AggregateRule ``rule``
     (None: its body holds nowhere); ``rules``: the run's RuleSql.
     ``deltas``: in a round of a recursion, body position -> the delta (a

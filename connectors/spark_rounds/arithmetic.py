@@ -139,9 +139,9 @@ def refused(e):
 class Arithmetic:
     """SQL of expressions in the run's number type (``types``: terms.py);
     ``spark``: the session where the engine's functions are registered as
-    UDFs (udfs.py; None: the active one)."""
+    UDFs (udfs.py)."""
 
-    def __init__(self, types, spark=None):
+    def __init__(self, types, spark):
         from pyspark.sql import types as T
 
         self.types = types

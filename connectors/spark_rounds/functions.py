@@ -154,12 +154,7 @@ class Functions:
         ``"string"``, ``"num"``) or the row stops the run."""
         from .udfs import registered
 
-        spark = self.arith.spark
-        if spark is None:
-            from pyspark.sql import SparkSession
-
-            spark = SparkSession.getActiveSession()
-        return f"{registered(spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
+        return f"{registered(self.arith.spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
 
     # floats: engine/float_arithmetic.py, the lowering shared with the columns
 

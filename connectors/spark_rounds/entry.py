@@ -178,7 +178,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
-        inputs.append((pred, literal_facts(spark, table, rows, local_classes[pred])))
+        inputs.append((pred, literal_facts(spark, table, rows) or spark.createDataFrame(table)))
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures

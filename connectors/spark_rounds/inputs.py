@@ -43,7 +43,7 @@ class ProgramFacts:
     an input), made a DataFrame only where a load reads it (:meth:`frame`,
     by ``make``: the connector's own for an input table)."""
 
-    def __init__(self, spark, table, rows, make=None, schema=None):
+    def __init__(self, spark, table, rows, make, schema=None):
         from pyspark.sql.pandas.types import from_arrow_schema
 
         self.spark, self.table, self.rows, self.make = spark, table, rows, make
@@ -51,21 +51,23 @@ class ProgramFacts:
         self.schema = schema if schema is not None else from_arrow_schema(table.schema)
 
     def frame(self):
-        if self.make is not None:
-            return self.make(self.spark, self.table)
-        return self.spark.createDataFrame(self.table)
+        return self.make(self.spark, self.table)
 
 
-def literal_facts(spark, table, rows, classes: list):
-    """A :class:`ProgramFacts` of ``rows`` when they can be a literal
-    relation (few, each term of a class a literal writes: ``classes``, the
-    value classes of each argument), else their DataFrame."""
-    import pyarrow as pa
+def literal_facts(spark, table, rows, make=None, schema=None):
+    """A :class:`ProgramFacts` of ``rows`` (of the Arrow ``table``) when
+    they can be a literal relation: at most ``LITERAL_ROWS``, each argument
+    of one class that a literal writes; else None.  ``make``: how its
+    DataFrame is made (the session's of the table: the program's facts)."""
+    from .classes import value_class
 
-    if len(rows) <= LITERAL_ROWS and all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes) \
-            and not any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types):
-        return ProgramFacts(spark, table, rows)
-    return spark.createDataFrame(table)
+    try:
+        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
+    except NotRelational:  # (a term no literal writes: by its DataFrame)
+        return None
+    if len(rows) > LITERAL_ROWS or not all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes):
+        return None
+    return ProgramFacts(spark, table, rows, make or (lambda spark, table: spark.createDataFrame(table)), schema)
 
 
 def input_facts(spark, table, pred: str, calendar, frame=None):
@@ -82,20 +84,16 @@ def input_facts(spark, table, pred: str, calendar, frame=None):
     from chronolog.engine.arrow import table_to_rows
 
     from ..spark import arrow_frame
-    from .classes import value_class
 
     if table.num_rows > LITERAL_ROWS:
         return None
     try:
         rows = table_to_rows(table, pred, calendar, timestamps="times")
-        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
     except Exception:  # noqa: BLE001 - the engine's error, reported by the load's checks or one task
         return None
-    if not all(c <= _LITERAL_CLASSES for c in classes) or any(len(c) > 1 for c in classes):
-        return None
     if frame is not None:
-        return ProgramFacts(spark, table, rows, lambda spark, table: frame, frame.schema)
-    return ProgramFacts(spark, table, rows, arrow_frame)
+        return literal_facts(spark, table, rows, lambda spark, table: frame, frame.schema)
+    return literal_facts(spark, table, rows, arrow_frame)
 
 
 def local_rows(df):

@@ -10,39 +10,11 @@ grid (``s = 2·lo·L + open``, ``e = 2·hi·L + closed``, the range
 ``[s, e)``, ``L`` a power of ten covering every time of the run; ±∞ are the
 sentinels ±2^62), always coalesced to maximal intervals.
 
-* a join is a hash join on the shared variables, then ``greatest(s)``,
-  ``least(e)``, keep ``s < e``; a body atom with no shared variable is a
-  cross join (broadcast when small);
-* box, diamond (shift) and the head shift are column arithmetic on ``s``, ``e``;
-* coalescing: per atom, order by ``s``, a running maximum of ``e`` over the
-  rows before, a new group where a start lies beyond it, min/max per group;
-* ``not p(...)``: interval difference against ``p``'s coalesced intervals
-  projected on the bound variables (a window over each row's holes gives the
-  gaps between them);
-* a round runs, per rule and per body atom whose predicate changed, one
-  variant reading that atom's delta (atoms before it read the old facts);
-  what is new is recoalesced with the relation in one window pass that
-  flags each maximal interval ``_fresh`` unless it is one old interval, so
-  the next delta and old facts are filters, not joins; after a probe (few
-  new facts) only the atoms they name go through that window;
-* a round is lazy plans and ONE Spark action: every merged relation is
-  ``localCheckpoint``-ed (lineage cut each round) and one union of global
-  aggregates writes them all and returns their counts; adaptive execution
-  is off meanwhile (with it every shuffle stage and broadcast is a job of
-  its own: 14-21 jobs per round, against 1-3 now, and 1 on small
-  relations, whose joins shuffle rather than broadcast); the loop ends
-  when the delta count is 0;
-* a small call's relations are held on the driver: a predicate of at
-  most ``inputs.LITERAL_ROWS`` facts of the program, or an input of at
-  most as many rows given as an Arrow table, a pandas frame or a Spark
-  DataFrame of local data, is a literal relation, coalesced on the
-  driver, and while every relation is held, a small
-  round's action collects its merged relations instead of checkpointing
-  them (``rounds.HELD_ROWS``): no checkpoint, view or statement of counts;
-* a round's plans are SQL text built in Python, one statement per merged
-  relation over temporary views of the checkpoints (see ``sql.Stmt``): a
-  few dozen py4j round trips per round instead of the thousands that
-  Column objects cost.
+Each operator is described where its SQL is written (the modules below):
+joins, negation and the head in ``rules``, coalescing and the shifts in
+``sql`` (their time arithmetic shared with the columns, engine/exprs.py),
+a round's merge in ``merge``; a round's one Spark action, and a small
+call's relations held on the driver, in ``rounds``.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time

@@ -64,7 +64,7 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition
 
-from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
+from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, FLOAT, NUM, SET, STR, body_classes
 from .fragment import NotRelational
@@ -106,9 +106,18 @@ def program_constants(plan) -> list:
         for lit in (lowered(r)[0] + tuple(r.after)) if aggregates else r.body:
             out += [t.value for t in getattr(lit, "terms", ()) if isinstance(t, ast.Const)]
             if isinstance(lit, (Condition, Assign)):
-                out += expression_constants(lit)
+                exprs = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else (lit.expr,)
+                out += [v for e in exprs for v in _constants(e)]
         out += [t.value for t in r.head_terms if isinstance(t, ast.Const)]
     return out
+
+
+def _constants(e) -> list:
+    """The constants of the expression ``e``, in order."""
+    if isinstance(e, ast.Const):
+        return [e.value]
+    args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
+    return [v for a in args for v in _constants(a)]
 
 
 def result_class(a, env: dict):

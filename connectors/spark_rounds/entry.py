@@ -222,18 +222,14 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     served = _Tables(tables)
     for p in outputs:
         text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
-        rel, answer = rounds.relations.rels.get(p), None
-        schema = held_schema(rel, rounds.grid, names[p])
-        if schema is not None:  # a literal: its statement analysed only where the caller uses the DataFrame
-            answer = held_answer(rel, rounds.grid, names[p], window, schema, large)
-            make = partial(lambda t: rounds.catalog.sql(t)._jdf, text)
-        else:
-            df = rounds.catalog.sql(text)
-            answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
-            if answer is None:
-                out[p] = df
-                continue
-            make = partial(lambda jdf: jdf, df._jdf)
+        rel = rounds.relations.rels.get(p)
+        schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
+        df = None if schema is not None else rounds.catalog.sql(text)
+        answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
+        if answer is None:
+            out[p] = df
+            continue
+        make = partial(lambda t: rounds.catalog.sql(t)._jdf, text) if df is None else partial(lambda jdf: jdf, df._jdf)
         tables[p] = answer
         out[p] = _keyed_output(spark, make, served, p)
     return out

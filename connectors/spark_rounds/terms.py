@@ -16,19 +16,11 @@ from datetime import datetime
 from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
+from chronolog.language.timeline import format_number
 
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
-
-
-def decimal_text(v) -> str:
-    """The exact decimal text of a rational with a finite expansion."""
-    k = decimal_digits(v)
-    q = Fraction(v) * 10**k
-    digits = str(abs(q.numerator)).rjust(k + 1, "0")
-    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
-    return ("-" if q < 0 else "") + body
 
 
 class TermTypes:
@@ -68,7 +60,8 @@ class TermTypes:
                 if not -(2**63) <= int(v) < 2**63:
                     raise NotRelational(f"the number {v} is beyond 64-bit integers")
                 return int64(int(v))
-            return f"CAST({decimal_text(v)}BD AS {self.num_type.simpleString()})"
+            decimal_digits(v)  # (a finite decimal, or refused)
+            return f"CAST({format_number(v)}BD AS {self.num_type.simpleString()})"
         return hex_string(v)
 
     def float_equals(self, col: str, f: float) -> str:

@@ -16,21 +16,11 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .classes import DATE, body_classes
+from .classes import body_classes
 from .sql import Stmt
 from .udfs import engine_value
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
-
-
-def value(v, c):
-    """A term read back from Spark as the engine's value (udfs.engine_value;
-    a Spark DATE: the instant of its midnight, engine/term_types.py)."""
-    if c == DATE:
-        from chronolog.engine.term_types import instant
-
-        return instant(v)
-    return engine_value(v)
 
 
 def check(rounds) -> None:
@@ -56,7 +46,7 @@ def check(rounds) -> None:
         got = rounds.catalog.sql(f"SELECT {hint}* FROM ({q.text(step)}) AS v ORDER BY {order} LIMIT {MAX_VIOLATIONS - len(violations)}").collect()
         slots = {v: i for i, v in enumerate(names)}
         for row in got:
-            b = tuple(value(row[c], env[v]) for c, v in zip(cols, names))
+            b = tuple(engine_value(row[c]) for c in cols)
             violations.append((rule, b, rounds.grid.interval(row["s"], row["e"]), slots))
         if len(violations) >= MAX_VIOLATIONS:
             break

@@ -83,14 +83,13 @@ class Relations:
         ``inputs.LITERAL_ROWS`` rows is written as its rows' literals (each
         term as the engine's value, TermTypes.const), a larger one is a
         DataFrame of the table (a local relation, read through a view)."""
-        from .constraints import value
         from .inputs import LITERAL_ROWS
+        from .udfs import engine_value
 
         flags = table.column("_fresh").to_pylist()
         if len(flags) > LITERAL_ROWS:
             return self.flagged(pred, self.catalog.spark.createDataFrame(table), len(flags), sum(flags), table)
-        classes = self.types.classes.get(pred) or []
-        terms = [[self.types.const(value(v, c)) for v in table.column(f"c{i}").to_pylist()] for i, c in enumerate(classes)]
+        terms = [[self.types.const(engine_value(v)) for v in table.column(f"c{i}").to_pylist()] for i in range(self.types.arity(pred))]
         rows = [(*(t[k] for t in terms), int64(s), int64(e))
                 for k, (s, e) in enumerate(zip(table.column("s").to_pylist(), table.column("e").to_pylist()))]
         rel = self.literal(pred, rows)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 
@@ -43,12 +44,16 @@ class RowStop(Exception):
 
 
 def engine_value(v):
-    """A value from Spark as the engine holds it."""
+    """A value from Spark as the engine holds it (a DATE: the instant of its
+    midnight, engine/term_types.py)."""
+    from chronolog.engine.term_types import instant
     from chronolog.language.booleans import term
     from chronolog.language.timeline import normalize
 
     if type(v) is Decimal:
         return normalize(Fraction(v))
+    if type(v) is date:
+        return instant(v)
     return term(v)
 
 

@@ -104,12 +104,10 @@ def held_table(spark, df, pred: str, calendar):
     local data (:func:`inputs.local_rows`)."""
     import pyarrow as pa
 
-    if hasattr(df, "toArrow"):  # a Spark DataFrame: held when it is a small local relation
-        table = local_rows(df)
-        if table is None or not {"start", "end"} <= set(table.schema.names):
-            return None
-        return input_facts(spark, table, pred, calendar, frame=df)
-    if isinstance(df, pa.RecordBatch):
+    frame = df if hasattr(df, "toArrow") else None  # a Spark DataFrame: held when it is a small local relation
+    if frame is not None:
+        df = local_rows(frame)
+    elif isinstance(df, pa.RecordBatch):
         df = pa.Table.from_batches([df])
     elif not isinstance(df, pa.Table):
         from chronolog.engine.arrow import check_pandas_frame
@@ -118,9 +116,9 @@ def held_table(spark, df, pred: str, calendar):
             return None
         check_pandas_frame(df, pred)
         df = pa.Table.from_pandas(df, preserve_index=False)
-    if not {"start", "end"} <= set(df.schema.names):
+    if df is None or not {"start", "end"} <= set(df.schema.names):
         return None  # (refused with its DataFrame's message)
-    return input_facts(spark, df, pred, calendar)
+    return input_facts(spark, df, pred, calendar, frame)
 
 
 def kept(plan, outputs) -> set:

@@ -129,8 +129,7 @@ def checkpointed(monkeypatch):
     monkeypatch.setattr(inputs, "LITERAL_ROWS", 0)
 
 
-@pytest.mark.parametrize("codes", [False, True])
-def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, codes, checkpointed):
+def test_relations_stay_partitioned_on_their_first_term(spark, checkpointed):
     """Every relation is kept hash-partitioned on its first term across
     rounds (a checkpoint keeps its plan's partitioning, a union of children
     partitioned alike keeps theirs), so a round's merge and a join on that
@@ -140,15 +139,13 @@ def test_relations_stay_partitioned_on_their_first_term(spark, monkeypatch, code
     own = facts_to_arrow(
         [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(12)], ["owner", "company", "share"]
     )
-    from chronolog.connectors.spark_rounds import catalog, string_codes
+    from chronolog.connectors.spark_rounds import catalog
 
-    monkeypatch.setattr(string_codes, "STRING_CODES", codes)  # codes or strings: partitioned alike
     plans = []
     materialize = catalog.Catalog.materialize
 
-    def record(self, items):  # each relation's physical plan, while the views it reads exist (not the strings' dictionary)
-        plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString()
-                     for text, cp, flag in items if cp and flag != "_collides")
+    def record(self, items):  # each relation's physical plan, while the views it reads exist
+        plans.extend(self.sql(text)._jdf.queryExecution().executedPlan().toString() for text, cp, flag in items if cp)
         return materialize(self, items)
 
     catalog.Catalog.materialize = record
@@ -381,8 +378,7 @@ def test_partitions_chosen_from_the_slots_when_the_user_set_none(spark, checkpoi
 def test_replaced_checkpoints_are_released(spark, checkpointed):
     """Each round's merged relation replaces the last one; the replaced
     checkpoint's blocks are dropped then, so after a run only the current
-    relations (inputs and heads) and the dictionary of string codes hold
-    persisted data."""
+    relations (inputs and heads) hold persisted data."""
     sc = spark.sparkContext
     before = set(sc._jsc.getPersistentRDDs().keySet())
     own = facts_to_arrow(
@@ -392,8 +388,7 @@ def test_replaced_checkpoints_are_released(spark, checkpointed):
     per_stratum = [sum(r.stratum == s for r in stats["rounds"]) for s in {r.stratum for r in stats["rounds"]}]
     assert max(per_stratum) > 2  # control merged several times
     new = set(sc._jsc.getPersistentRDDs().keySet()) - before
-    extra = stats["dictionary"] is not None  # the strings' dictionary when string terms ran as codes
-    assert 0 < len(new) <= len(stats["relations"]) + extra, (len(new), list(stats["relations"]))
+    assert 0 < len(new) <= len(stats["relations"]), (len(new), list(stats["relations"]))
 
 
 def test_relations_no_later_stratum_reads_are_released(spark, checkpointed):
@@ -548,15 +543,11 @@ def test_a_program_fact_beyond_the_codes_goes_to_one_task(spark):
     assert canon(table_to_rows(out["r"].toArrow(), "r")) == canon(model.facts("r")) != set()
 
 
-@pytest.mark.parametrize("codes", [False, True])
 @pytest.mark.parametrize("bad", ["null term", "empty interval"])
-def test_bad_input_rows_go_to_one_task(spark, monkeypatch, bad, codes):
+def test_bad_input_rows_go_to_one_task(spark, bad):
     """A null term or an empty interval in an input is found while the
     inputs are coalesced (a flag per coalesced group, no second pass over
     the input) and the run falls back to one task, which reports the row."""
-    from chronolog.connectors.spark_rounds import string_codes
-
-    monkeypatch.setattr(string_codes, "STRING_CODES", codes)
     x = ["a", None, "c"] if bad == "null term" else ["a", "b", "c"]
     ends = [5, 6, 7] if bad == "null term" else [5, 0, 7]  # [1, 0]: empty
     e = pa.table({"x": x, "y": ["b", "c", "a"], "start": [0, 1, 2], "end": ends})
@@ -639,45 +630,20 @@ def strings_beside_others():
     return {"p": p, "q": q}
 
 
-@pytest.fixture
-def string_codes(monkeypatch):
-    """String terms as 64-bit codes during the rounds (off by default)."""
-    from chronolog.connectors.spark_rounds import string_codes
-
-    monkeypatch.setattr(string_codes, "STRING_CODES", True)
-
-
-def test_string_codes_keep_strings_apart_from_numbers_and_booleans(spark, string_codes):
-    """String terms run as 64-bit codes and are decoded at the output: the
-    model equals the embedded one, strings beside numbers and booleans."""
-    stats, model = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
-    assert stats["dictionary"] is not None and stats["dictionary"].count == 8  # 7 names in p, "x" in q; the constants "1", "zürich ✓" once
+def test_strings_beside_numbers_and_booleans(spark):
+    """String terms beside numbers and booleans: the model equals the embedded one."""
+    _, model = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
     assert all(model.facts(p) for p in ("same", "one", "quoted", "truthy", "tagged"))
-    rel = stats["relations"]["p"].df
-    assert [f.dataType.simpleString() for f in rel.schema.fields][:3] == ["bigint", "bigint", "boolean"]
 
 
-def test_colliding_codes_run_on_the_strings(spark, monkeypatch, string_codes):
-    """Two strings with one code would be one term: the load counts the
-    dictionary's collisions and, on one, loads the inputs again as strings
-    (here every string of one length collides)."""
-    from chronolog.connectors.spark_rounds import string_codes
-
-    monkeypatch.setattr(string_codes, "HASH", "length")
-    stats, _ = check(spark, STRINGS_BESIDE_OTHERS, strings_beside_others())
-    assert stats["dictionary"] is None
-    assert stats["relations"]["p"].df.schema.fields[0].dataType.simpleString() == "string"
-
-
-def test_strings_compared_by_order_stay_strings(spark, string_codes):
-    """Codes do not keep the strings' order: a program that compares
-    strings by ``<`` runs on the strings themselves."""
+def test_strings_compared_by_order(spark):
+    """Strings compared by ``<`` and ``>=``, as the engine compares them."""
     prog = ('r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z), X < Z.\nafter(X) :- r(X, Y), Y >= "b".\n'
             '@output("r"). @output("after").\n')
     e = edges([("a", "b", (0, 5, True, True)), ("b", "c", (2, 9, True, False)), ("c", "a", (1, 3, True, True)),
                ("ä", "z", (1, 3, True, True)), ("b", "ä", (0, 4, True, True))])
-    stats, model = check(spark, prog, {"e": e})
-    assert stats["dictionary"] is None and model.facts("after")
+    _, model = check(spark, prog, {"e": e})
+    assert model.facts("after")
     assert len(model.facts("r")) > 5  # chains where X < Z held
 
 

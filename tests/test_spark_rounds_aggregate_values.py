@@ -115,14 +115,10 @@ after(C, M) :- owns(I, C, P), M = min(I), M > "a".
 
 
 @pytest.mark.slow  # (bash test.sh --thorough)
-@pytest.mark.parametrize("codes", [False, True])
-def test_least_and_greatest_strings_by_hand(spark, monkeypatch, codes):
+def test_least_and_greatest_strings_by_hand(spark):
     """Strings order by code point, as Python's ``<``: "B" < "a", "e" < "é",
     "" first, and U+FF71 before an emoji (whose UTF-16 surrogates would
-    sort first); with string codes on, the run keeps the strings."""
-    from chronolog.connectors.spark_rounds import string_codes
-
-    monkeypatch.setattr(string_codes, "STRING_CODES", codes)
+    sort first)."""
     rows = [((s, "a" if k % 2 else "b", k % 3), (k % 4, k % 4 + 2, True, k % 2 == 0)) for k, s in enumerate(TRAPS)]
     rows += [(("ｱ", "c", 1), (0, 3, True, True)), (("😀", "c", 1), (1, 4, True, True))]
     model = check(spark, STRINGS, {"owns": owns(rows)})

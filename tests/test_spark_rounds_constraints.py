@@ -65,20 +65,15 @@ def test_a_violated_constraint_is_the_engines_error(spark):
         (r, tuple(sorted(b.items())), iv) for r, b, iv in want.violations}
 
 
-def test_a_constraint_with_arithmetic_and_strings(spark, monkeypatch):
-    """The second constraint computes ``X + Y`` in Spark; strings as codes
-    are decoded before they are named."""
-    from chronolog.connectors.spark_rounds import string_codes
-
+def test_a_constraint_with_arithmetic_and_strings(spark):
+    """The second constraint computes ``X + Y`` in Spark and names strings."""
     prog = PROGRAM + '⊥ :- r(X, Y), tag(X, "stop").\n'
     tables = {"e": edges([(1, 2, (0, 5, True, True)), (60, 70, (2, 3, True, True))]),
               "banned": banned([(9, (0, 1, True, True))]),
               "tag": facts_to_arrow([((7, "stop"), (0, 1, True, True))], ["x", "t"])}
-    for codes in (False, True):
-        monkeypatch.setattr(string_codes, "STRING_CODES", codes)
-        want, got = embedded_error(prog, tables), spark_error(spark, prog, tables)
-        assert got.render() == want.render()
-        assert "W > 100. (<program>:5:1) holds on [2,3] with e(60,70)" in got.render()
+    want, got = embedded_error(prog, tables), spark_error(spark, prog, tables)
+    assert got.render() == want.render()
+    assert "W > 100. (<program>:5:1) holds on [2,3] with e(60,70)" in got.render()
     tables["tag"] = pa.table({"x": [1], "t": ["stop"], "start": [4], "end": [8]})
     want, got = embedded_error(prog, tables), spark_error(spark, prog, tables)
     assert got.render() == want.render()

@@ -355,19 +355,6 @@ def test_floats_and_strings_in_a_recursion(spark):
     check(spark, prog, {"e": facts_to_arrow(rows, ["x", "y", "w"])}, ["path", "far"])
 
 
-def test_string_codes_keep_strings_for_functions(spark, monkeypatch):
-    """With string codes on, a program that computes strings runs on the
-    strings (codes would not give their values) and agrees."""
-    from chronolog.connectors.spark_rounds import string_codes
-
-    monkeypatch.setattr(string_codes, "STRING_CODES", True)
-    rows = [((1, "straße"), (0, 4, True, False)), ((2, "a😀b"), (1, 3, True, True)), ((3, ""), (0, 9, True, True))]
-    rows = {"w": words(rows)}
-    check(spark, STRINGS, rows, STRING_OUTPUTS)
-    stats, _, _ = run(spark, STRINGS, rows, STRING_OUTPUTS)
-    assert stats["dictionary"] is None
-
-
 INTS = [((1, 4), (0, 4, True, False)), ((2, -3), (2, 6, True, True)), ((3, 0), (1, 3, True, True))]
 
 

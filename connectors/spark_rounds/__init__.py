@@ -10,45 +10,11 @@ grid (``s = 2·lo·L + open``, ``e = 2·hi·L + closed``, the range
 ``[s, e)``, ``L`` a power of ten covering every time of the run; ±∞ are the
 sentinels ±2^62), always coalesced to maximal intervals.
 
-* a join is a hash join on the shared variables, then ``greatest(s)``,
-  ``least(e)``, keep ``s < e``; a body atom with no shared variable is a
-  cross join (broadcast when small);
-* box, diamond (shift) and the head shift are column arithmetic on ``s``, ``e``;
-* coalescing: per atom, order by ``s``, a running maximum of ``e`` over the
-  rows before, a new group where a start lies beyond it, min/max per group;
-* ``not p(...)``: interval difference against ``p``'s coalesced intervals
-  projected on the bound variables (a window over each row's holes gives the
-  gaps between them);
-* a round runs, per rule and per body atom whose predicate changed, one
-  variant reading that atom's delta (atoms before it read the old facts);
-  what is new is recoalesced with the relation in one window pass that
-  flags each maximal interval ``_fresh`` unless it is one old interval, so
-  the next delta and old facts are filters, not joins; after a probe (few
-  new facts) only the atoms they name go through that window;
-* a round is lazy plans and ONE Spark action: every merged relation is
-  ``localCheckpoint``-ed (lineage cut each round) and one union of global
-  aggregates writes them all and returns their counts; adaptive execution
-  is off meanwhile (with it every shuffle stage and broadcast is a job of
-  its own: 14-21 jobs per round, against 1-3 now, and 1 on small
-  relations, whose joins shuffle rather than broadcast); the loop ends
-  when the delta count is 0;
-* a small call's relations are held on the driver: a predicate of at
-  most ``inputs.LITERAL_ROWS`` facts of the program, or an input of at
-  most as many rows given as an Arrow table, a pandas frame or a Spark
-  DataFrame of local data, is a literal relation, coalesced on the
-  driver, and while every relation is held, a small
-  round's action collects its merged relations instead of checkpointing
-  them (``rounds.HELD_ROWS``): no checkpoint, view or statement of counts;
-* a round's plans are SQL text built in Python, one statement per merged
-  relation over temporary views of the checkpoints (see ``sql.Stmt``): a
-  few dozen py4j round trips per round instead of the thousands that
-  Column objects cost;
-* string terms can run as 64-bit codes (``string_codes.STRING_CODES``, off
-  by default; ``xxhash64`` of the string): joins, windows and shuffles hash
-  and compare 8 bytes instead of a string; the load's one action also
-  builds the dictionary code -> string and counts its collisions (none: the
-  codes are exact; any: the inputs are loaded again as strings), and the
-  outputs decode by a join with it.
+Each operator is described where its SQL is written (the modules below):
+joins, negation and the head in ``rules``, coalescing and the shifts in
+``sql`` (their time arithmetic shared with the columns, engine/exprs.py),
+a round's merge in ``merge``; a round's one Spark action, and a small
+call's relations held on the driver, in ``rounds``.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
@@ -75,7 +41,6 @@ The modules, one concept each:
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants
   (``TermTypes``);
-* ``string_codes``: string terms as 64-bit codes and their dictionary;
 * ``sql``: the statement under construction (``Stmt``), literals, and the
   interval operators (coalescing, new codes, shift, box);
 * ``catalog``: the run's Spark calls: statements, temporary views,
@@ -93,8 +58,8 @@ The modules, one concept each:
 * ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
-* ``inputs``: loading and coalescing the inputs (and the dictionary);
-* ``outputs``: a relation back in the caller's layout, codes decoded;
+* ``inputs``: loading and coalescing the inputs;
+* ``outputs``: a relation back in the caller's layout;
 * ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;
 * ``functions``: string functions and floats computed in a rule, the
@@ -106,8 +71,7 @@ The modules, one concept each:
 
 The tunables live where they are read (patch them there): ``PROBE_RATIO``,
 ``SHUFFLE_ROWS``, ``HELD_ROWS`` and ``ROUND_CONF`` in ``rounds``, ``LITERAL_ROWS`` in ``inputs``, ``BROADCAST_ROWS`` and ``IN_PLACE_JOINS``
-in ``rules``, ``STRING_CODES`` and ``HASH`` in ``string_codes``,
-``DICT_BROADCAST_ROWS`` in ``outputs``, ``MAX_DIGITS`` in ``entry``.
+in ``rules``, ``MAX_DIGITS`` in ``entry``.
 """
 
 from .entry import prepare, reason

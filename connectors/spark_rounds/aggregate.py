@@ -64,7 +64,7 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition
 
-from .arithmetic import constants as expression_constants, expr_class, scaled, stop_sql, unscaled
+from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, FLOAT, NUM, SET, STR, body_classes
 from .fragment import NotRelational
@@ -95,28 +95,29 @@ def lowered(rule) -> tuple:
     return tuple(body), aggregates
 
 
-def literals(rule) -> tuple:
-    """Every body literal of ``rule`` with the aggregated expressions as
-    assignments (:func:`lowered`) and the literals after the aggregate:
-    where the run's constants are (their decimals choose its number type,
-    entry.py; its strings the dictionary, string_codes.py)."""
-    if not isinstance(ph.rule_operator(rule), ph.Aggregate):
-        return tuple(rule.body)
-    return lowered(rule)[0] + tuple(rule.after)
-
-
 def program_constants(plan) -> list:
     """Every constant of ``plan``'s rules, in order: each body literal's
-    (:func:`literals`), inside arithmetic too, then the head's.  The run's
-    number type and its strings' dictionary are made of them."""
+    (an aggregation's expressions as assignments, :func:`lowered`, and the
+    literals after it), inside arithmetic too, then the head's.  Their
+    decimals choose the run's number type (entry.py)."""
     out = []
     for r in plan.rules:
-        for lit in literals(r):
+        aggregates = isinstance(ph.rule_operator(r), ph.Aggregate)
+        for lit in (lowered(r)[0] + tuple(r.after)) if aggregates else r.body:
             out += [t.value for t in getattr(lit, "terms", ()) if isinstance(t, ast.Const)]
             if isinstance(lit, (Condition, Assign)):
-                out += expression_constants(lit)
+                exprs = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else (lit.expr,)
+                out += [v for e in exprs for v in _constants(e)]
         out += [t.value for t in r.head_terms if isinstance(t, ast.Const)]
     return out
+
+
+def _constants(e) -> list:
+    """The constants of the expression ``e``, in order."""
+    if isinstance(e, ast.Const):
+        return [e.value]
+    args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
+    return [v for a in args for v in _constants(a)]
 
 
 def result_class(a, env: dict):
@@ -132,7 +133,7 @@ def result_class(a, env: dict):
     return NUM
 
 
-def aggregate_step(rules, q: Stmt, rule, deltas=None):
+def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     """The step of ``q`` with the head facts of the AggregateRule ``rule``
     (None: its body holds nowhere); ``rules``: the run's RuleSql.
     ``deltas``: in a round of a recursion, body position -> the delta (a
@@ -207,7 +208,7 @@ def aggregate_step(rules, q: Stmt, rule, deltas=None):
     varcls = {g: cls[names.index(g)] for g in rule.group}
     for v, c in agg_cols.items():
         varcols[v], varcls[v] = c, own.get(c, NUM)
-    for lit in rule.after:  # (their constants are among the run's: entry.py, literals)
+    for lit in rule.after:  # (their constants are among the run's: program_constants)
         df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols)
 

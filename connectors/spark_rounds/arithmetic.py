@@ -49,7 +49,6 @@ from chronolog.engine.exprs import col, exact, to_sql
 from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
-from chronolog.planner.ir import Condition
 
 from .classes import NUM, value_class
 from .fragment import NotRelational
@@ -59,26 +58,6 @@ LARGEST_SQL = 100_000  # characters once inlined: two chained float squarings (4
 UDF_PREFIX = "chronolog_"  # of the SQL name of every UDF udfs.py registers (Bound.wrap finds them by it)
 MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found again in Spark's exception
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
-
-
-def constants(lit):
-    """Every constant of a condition's or an assignment's expressions."""
-    exprs = [lit.comparison.left, lit.comparison.right] if isinstance(lit, Condition) else [lit.expr]
-    out = []
-
-    def walk(e):
-        if isinstance(e, ast.Const):
-            out.append(e.value)
-        elif isinstance(e, ast.BinOp):
-            walk(e.left)
-            walk(e.right)
-        elif isinstance(e, ast.Call):
-            for a in e.args:
-                walk(a)
-
-    for e in exprs:
-        walk(e)
-    return out
 
 
 def expr_class(e, env: dict):
@@ -139,9 +118,9 @@ def refused(e):
 class Arithmetic:
     """SQL of expressions in the run's number type (``types``: terms.py);
     ``spark``: the session where the engine's functions are registered as
-    UDFs (udfs.py; None: the active one)."""
+    UDFs (udfs.py)."""
 
-    def __init__(self, types, spark=None):
+    def __init__(self, types, spark):
         from pyspark.sql import types as T
 
         self.types = types

@@ -52,11 +52,6 @@ def micros_sql(name: str, typ) -> str:
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} on a calendar (dates or timestamps only on this path)")
 
 
-def point_sql(code: str) -> str:
-    """The timestamp of an end's code (its microsecond: the code halved)."""
-    return f"timestamp_micros(shiftright({code}, 1))"
-
-
 def code_bounds(drift: int, per_micro=1) -> tuple:
     """The codes an input end may have so that every answer, moved by at
     most ``drift`` codes by the program's windows, stays inside the years
@@ -81,12 +76,6 @@ def seconds_sql(name: str, typ, L: int) -> str:
     if L % MICROS:  # pragma: no cover - time_digits gives timestamps 6 digits
         raise NotRelational("timestamps on a grid coarser than microseconds")
     return f"({micros_sql(name, typ)} * {L // MICROS})"
-
-
-def timestamp_sql(code: str, digits: int) -> str:
-    """The timestamp of an end's code on a numeric timeline (seconds on a
-    grid of ``10^digits``; at most 6 digits, checked by the caller)."""
-    return f"timestamp_micros(shiftright({code}, 1) * {10 ** (6 - digits)})"
 
 
 def utc_times(table):

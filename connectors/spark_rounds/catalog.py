@@ -82,13 +82,6 @@ def unestimated(spark, jdf):
         return jdf
 
 
-def pa_table(structs):
-    """The Arrow table of a struct array's fields."""
-    import pyarrow as pa
-
-    return pa.Table.from_arrays(structs.flatten(), names=[f.name for f in structs.type])
-
-
 class Catalog:
     """The statements and temporary views of one run on ``spark``."""
 
@@ -122,15 +115,12 @@ class Catalog:
         where = f" WHERE {rel.where}" if rel.where else ""
         return f"(SELECT {', '.join(rel.cols)} FROM {self.view(rel.df)}{where})"
 
-    def drop_view(self, df) -> None:
-        got = self._views.pop(id(df), None)
-        if got is not None:
-            self.spark._jsparkSession.catalog().dropTempView(got[0])
-
     def discard(self, df) -> None:
         """A checkpoint read no more: its blocks released, its view dropped."""
         release(df)
-        self.drop_view(df)
+        got = self._views.pop(id(df), None)
+        if got is not None:
+            self.spark._jsparkSession.catalog().dropTempView(got[0])
 
     def close(self) -> None:
         """Drop the run's temporary views (the DataFrames made from them keep their plans)."""
@@ -176,6 +166,7 @@ class Catalog:
         union of each statement's rows as a struct column of its own, with
         the statement's number; ``[pyarrow.Table]``, or None when a
         statement has more than ``cap`` rows (each is read up to ``cap + 1``)."""
+        import pyarrow as pa
         import pyarrow.compute as pc
 
         structs = [f"STRUCT<{', '.join(f'`{c}`: {t}' for c, t in cols)}>" for _, cols in items]
@@ -190,7 +181,7 @@ class Catalog:
             rows = got.filter(pc.equal(got.column("_i"), i)).column(f"_r{i}").combine_chunks()
             if len(rows) > cap:
                 return None
-            out.append(pa_table(rows))
+            out.append(pa.Table.from_arrays(rows.flatten(), names=[f.name for f in rows.type]))
         return out
 
     def broadcastable(self, text: str) -> bool:

@@ -16,22 +16,11 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .classes import DATE, body_classes
-from .outputs import decoded
+from .classes import body_classes
 from .sql import Stmt
 from .udfs import engine_value
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
-
-
-def value(v, c):
-    """A term read back from Spark as the engine's value (udfs.engine_value;
-    a Spark DATE: the instant of its midnight, engine/term_types.py)."""
-    if c == DATE:
-        from chronolog.engine.term_types import instant
-
-        return instant(v)
-    return engine_value(v)
 
 
 def check(rounds) -> None:
@@ -48,7 +37,6 @@ def check(rounds) -> None:
         step = rounds.rules.fresh_step(q, pred, map(ast.Var, names), [env[v] for v in names], rule.body, rule)
         if step is None:  # an atom of the body holds nowhere
             continue
-        step = decoded(q, step, pred, rounds.relations, rounds.dictionary)
         cols = [f"c{i}" for i in range(len(names))]
         order = ", ".join(["s", "e", *cols])
         # held relations (rounds.HELD_ROWS): Spark drops a LIMIT that their
@@ -58,7 +46,7 @@ def check(rounds) -> None:
         got = rounds.catalog.sql(f"SELECT {hint}* FROM ({q.text(step)}) AS v ORDER BY {order} LIMIT {MAX_VIOLATIONS - len(violations)}").collect()
         slots = {v: i for i, v in enumerate(names)}
         for row in got:
-            b = tuple(value(row[c], env[v]) for c, v in zip(cols, names))
+            b = tuple(engine_value(row[c]) for c in cols)
             violations.append((rule, b, rounds.grid.interval(row["s"], row["e"]), slots))
         if len(violations) >= MAX_VIOLATIONS:
             break

@@ -27,7 +27,6 @@ from .grouping import reaches
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
 from .outputs import held_answer, held_schema, output_sql
 from .rounds import Rounds
-from .string_codes import string_constants, use_codes
 
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
 
@@ -89,8 +88,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
-    rounds.string_consts = string_constants(plan)
-    rounds.types.str_codes = use_codes(plan, classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
@@ -107,12 +104,10 @@ def held_table(spark, df, pred: str, calendar):
     local data (:func:`inputs.local_rows`)."""
     import pyarrow as pa
 
-    if hasattr(df, "toArrow"):  # a Spark DataFrame: held when it is a small local relation
-        table = local_rows(df)
-        if table is None or not {"start", "end"} <= set(table.schema.names):
-            return None
-        return input_facts(spark, table, pred, calendar, frame=df)
-    if isinstance(df, pa.RecordBatch):
+    frame = df if hasattr(df, "toArrow") else None  # a Spark DataFrame: held when it is a small local relation
+    if frame is not None:
+        df = local_rows(frame)
+    elif isinstance(df, pa.RecordBatch):
         df = pa.Table.from_batches([df])
     elif not isinstance(df, pa.Table):
         from chronolog.engine.arrow import check_pandas_frame
@@ -121,11 +116,11 @@ def held_table(spark, df, pred: str, calendar):
             return None
         check_pandas_frame(df, pred)
         df = pa.Table.from_pandas(df, preserve_index=False)
-    if not {"start", "end"} <= set(df.schema.names):
+    if df is None or not {"start", "end"} <= set(df.schema.names):
         return None  # (refused with its DataFrame's message)
     from ..spark import spark_typed
 
-    return input_facts(spark, spark_typed(df), pred, calendar)
+    return input_facts(spark, spark_typed(df), pred, calendar, frame)
 
 
 def kept(plan, outputs) -> set:
@@ -183,7 +178,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
-        inputs.append((pred, literal_facts(spark, table, rows, local_classes[pred])))
+        inputs.append((pred, literal_facts(spark, table, rows) or spark.createDataFrame(table)))
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
@@ -209,7 +204,6 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             stats["rounds"] = rounds.stats.rounds
             stats["load"] = rounds.stats.load  # the load of the inputs: a RoundStat (stratum -1)
             stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
-            stats["dictionary"] = rounds.dictionary  # the string codes' Rel (None: strings ran as strings)
         w = rounds.grid.codes(window) if window is not None else None
         return outputs_of(spark, rounds, outputs, names, w)
     finally:
@@ -227,20 +221,15 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:
-        text = output_sql(rounds.relations, rounds.grid, rounds.dictionary, p, names[p], window)
-        rel, answer = rounds.relations.rels.get(p), None
-        schema = None if rounds.types.str_codes else held_schema(rel, rounds.grid, names[p])
-        if schema is not None:  # a literal: its statement analysed only where the caller uses the DataFrame
-            answer = held_answer(rel, rounds.grid, names[p], window, schema, large)
-            make = partial(lambda t: rounds.catalog.sql(t)._jdf, text)
-        else:
-            df = rounds.catalog.sql(text)
-            if not rounds.types.str_codes:
-                answer = held_answer(rel, rounds.grid, names[p], window, df.schema, large)
-            if answer is None:
-                out[p] = df
-                continue
-            make = partial(lambda jdf: jdf, df._jdf)
+        text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
+        rel = rounds.relations.rels.get(p)
+        schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
+        df = None if schema is not None else rounds.catalog.sql(text)
+        answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
+        if answer is None:
+            out[p] = df
+            continue
+        make = partial(lambda t: rounds.catalog.sql(t)._jdf, text) if df is None else partial(lambda jdf: jdf, df._jdf)
         tables[p] = answer
         out[p] = _keyed_output(spark, make, served, p)
     return out

@@ -41,8 +41,7 @@ Python's where their Unicode versions differ, so it runs on strings of
 :data:`CASE_RANGES` only (Latin, Greek and Cyrillic letters and the
 combining accents, whose mappings have not changed since Unicode 5) and
 where a probe in the row finds the root locale's mapping; the engine's
-own function maps the other rows in a UDF.  Strings
-computed here need their values: the run keeps strings (string_codes.py).
+own function maps the other rows in a UDF.
 """
 
 from __future__ import annotations
@@ -155,12 +154,7 @@ class Functions:
         ``"string"``, ``"num"``) or the row stops the run."""
         from .udfs import registered
 
-        spark = self.arith.spark
-        if spark is None:
-            from pyspark.sql import SparkSession
-
-            spark = SparkSession.getActiveSession()
-        return f"{registered(spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
+        return f"{registered(self.arith.spark, name, self.arith.types.num_type, result)}({', '.join(xs)})"
 
     # floats: engine/float_arithmetic.py, the lowering shared with the columns
 

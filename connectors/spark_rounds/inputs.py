@@ -1,8 +1,7 @@
 """Loading the inputs: each input DataFrame encoded in a relation's layout
 (terms in their run's types, times as codes), coalesced, partitioned on
 its first term and checkpointed, all inputs in one action that also counts
-the rows the driver must report and, with string codes, builds their
-dictionary; or, when the inputs are only the program's own facts, in the
+the rows the driver must report; or, when the inputs are only the program's own facts, in the
 first round's action (:func:`deferred_inputs`).  A predicate of at most
 ``LITERAL_ROWS`` facts of the program, or an input table of at most as
 many rows (:func:`input_facts`, :func:`local_rows`), is encoded and
@@ -24,7 +23,6 @@ from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, coalesce_sql, int64, term_columns
-from .string_codes import code_sql, dictionary_sql
 
 
 # A predicate with at most this many facts in the program (and no input
@@ -45,7 +43,7 @@ class ProgramFacts:
     an input), made a DataFrame only where a load reads it (:meth:`frame`,
     by ``make``: the connector's own for an input table)."""
 
-    def __init__(self, spark, table, rows, make=None, schema=None):
+    def __init__(self, spark, table, rows, make, schema=None):
         from pyspark.sql.pandas.types import from_arrow_schema
 
         self.spark, self.table, self.rows, self.make = spark, table, rows, make
@@ -53,21 +51,23 @@ class ProgramFacts:
         self.schema = schema if schema is not None else from_arrow_schema(table.schema)
 
     def frame(self):
-        if self.make is not None:
-            return self.make(self.spark, self.table)
-        return self.spark.createDataFrame(self.table)
+        return self.make(self.spark, self.table)
 
 
-def literal_facts(spark, table, rows, classes: list):
-    """A :class:`ProgramFacts` of ``rows`` when they can be a literal
-    relation (few, each term of a class a literal writes: ``classes``, the
-    value classes of each argument), else their DataFrame."""
-    import pyarrow as pa
+def literal_facts(spark, table, rows, make=None, schema=None):
+    """A :class:`ProgramFacts` of ``rows`` (of the Arrow ``table``) when
+    they can be a literal relation: at most ``LITERAL_ROWS``, each argument
+    of one class that a literal writes; else None.  ``make``: how its
+    DataFrame is made (the session's of the table: the program's facts)."""
+    from .classes import value_class
 
-    if len(rows) <= LITERAL_ROWS and all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes) \
-            and not any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types):
-        return ProgramFacts(spark, table, rows)
-    return spark.createDataFrame(table)
+    try:
+        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
+    except NotRelational:  # (a term no literal writes: by its DataFrame)
+        return None
+    if len(rows) > LITERAL_ROWS or not all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes):
+        return None
+    return ProgramFacts(spark, table, rows, make or (lambda spark, table: spark.createDataFrame(table)), schema)
 
 
 def input_facts(spark, table, pred: str, calendar, frame=None):
@@ -84,20 +84,16 @@ def input_facts(spark, table, pred: str, calendar, frame=None):
     from chronolog.engine.arrow import table_to_rows
 
     from ..spark import arrow_frame
-    from .classes import value_class
 
     if table.num_rows > LITERAL_ROWS:
         return None
     try:
         rows = table_to_rows(table, pred, calendar, timestamps="times")
-        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
     except Exception:  # noqa: BLE001 - the engine's error, reported by the load's checks or one task
         return None
-    if not all(c <= _LITERAL_CLASSES for c in classes) or any(len(c) > 1 for c in classes):
-        return None
     if frame is not None:
-        return ProgramFacts(spark, table, rows, lambda spark, table: frame, frame.schema)
-    return ProgramFacts(spark, table, rows, arrow_frame)
+        return literal_facts(spark, table, rows, lambda spark, table: frame, frame.schema)
+    return literal_facts(spark, table, rows, arrow_frame)
 
 
 def local_rows(df):
@@ -171,8 +167,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     types = relations.types
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
-    cols = [f"{code_sql(f'CAST({_sql_name(t)} AS STRING)')} AS c{i}" if c == STR and types.str_codes
-            else f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
+    cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
 
@@ -235,34 +230,16 @@ def refuse_bad(pred: str, bad: int) -> None:
         raise NotRelational(f"an input row of {pred} the engine must report (a null, a NaN, an empty interval or a time beyond 64-bit codes)")
 
 
-def load_inputs(relations, grid, constants: list, inputs: list):
+def load_inputs(relations, grid, inputs: list) -> None:
     """Encode and coalesce every input (``[(pred, DataFrame)]``) into
     ``relations``, in one action that also counts each relation's rows;
     refuse (:func:`refuse_bad`) nulls, empty intervals, NaN terms and times
-    beyond 64-bit codes.  With string codes, the same action builds their
-    dictionary (of the inputs' strings and the program's ``constants``),
-    which is returned (else None); on a collision the inputs are loaded
-    again with the strings themselves."""
-    catalog, types = relations.catalog, relations.types
+    beyond 64-bit codes."""
     texts = _statements(relations, grid, inputs)
-    items = [(t, True, "_bad") for t in texts.values()]
-    if types.str_codes:
-        items.append((dictionary_sql(catalog, types.classes, constants, inputs), True, "_collides"))
-    got = catalog.materialize(items)
-    for pred, (_, _, bad) in zip(texts, got):
+    got = relations.catalog.materialize([(t, True, "_bad") for t in texts.values()])
+    for pred, (df, n, bad) in zip(texts, got):
         refuse_bad(pred, bad)
-    dictionary = None
-    if types.str_codes:
-        df, n, collisions = got[-1]
-        if collisions:  # two strings, one code: the strings themselves, from the start
-            for d, _, _ in got:
-                catalog.discard(d)
-            types.str_codes = False
-            return load_inputs(relations, grid, constants, inputs)
-        dictionary = Rel(df, n, ("code", "name"))
-    for pred, (df, n, _) in zip(texts, got):
         relations.rels[pred] = Rel(df, n, relations.columns(pred))
-    return dictionary
 
 
 def deferred_inputs(relations, grid, inputs: list, rows: dict) -> list:

@@ -59,7 +59,7 @@ def _term(types, grid, code: str, sentinel: int) -> str:
     return f"CASE WHEN {code} = {int64(sentinel)} THEN {stop_sql('an unbounded end as a term')} ELSE {x} END"
 
 
-def wrap_step(rules, q: Stmt, rule):
+def wrap_step(rules, q: Stmt, rule, driver, views):
     """The step of the WrapRule ``rule``: the scan's maximal intervals with
     their ends appended as terms (time capture: :func:`_capture`)."""
     types = rules.types

@@ -1,6 +1,6 @@
 """The outputs: a relation back in the layout of engine/arrow.py (term
 columns by name, ``start``/``end`` as numbers with null for ±∞, whether
-each end is closed), clipped to the caller's window, string codes decoded.
+each end is closed), clipped to the caller's window.
 
 Each output is a lazy DataFrame over the run's last checkpoint of the
 relation; nothing is computed until the caller reads it.  A relation held
@@ -16,31 +16,24 @@ from chronolog.engine.exprs import to_sql
 from chronolog.engine.interval_codes import closed_ends
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .calendar import point_sql, timestamp_sql
-from .classes import STR
 from .grid import NEG, POS
 from .sql import Stmt, int64, with_codes
 
-DICT_BROADCAST_ROWS = 2_000_000  # a dictionary this small is broadcast to the output's decoding join
+
+def point_type(grid) -> tuple:
+    """How an end's time is written out from its grid units ``u``:
+    ``(Spark type, k)``, UTC timestamps of ``u·k`` microseconds (on a
+    calendar, ``k`` 1: its grid is the microsecond; with timestamps=True,
+    seconds of ``grid.digits`` decimals), else the number ``u / L``, whole
+    or of ``grid.digits`` decimals (``k`` None)."""
+    from pyspark.sql import types as T
+
+    if grid.calendar is not None or grid.timestamps:
+        return T.TimestampType(), 1 if grid.calendar is not None else 10 ** (6 - grid.digits)
+    return (T.LongType() if grid.digits == 0 else T.DecimalType(38, grid.digits)), None
 
 
-def decoded(q: Stmt, src: str, pred: str, relations, dictionary) -> str:
-    """``src`` with its string codes replaced by the strings (a join with
-    the ``dictionary`` per string column; broadcast when it is small)."""
-    types = relations.types
-    strs = [i for i, c in enumerate(types.classes.get(pred) or []) if c == STR]
-    if not types.str_codes or not strs:
-        return src
-    cols = q.cols[src]
-    sel = [f"d{i}.name AS c{i}" if i in strs else f"x.c{i} AS c{i}" for i in range(types.arity(pred))]
-    joins = "".join(f" LEFT JOIN {relations.catalog.read(dictionary)} AS d{i} ON x.c{i} = d{i}.code" for i in strs)
-    hint = ""
-    if dictionary.count <= DICT_BROADCAST_ROWS:
-        hint = f"/*+ BROADCAST({', '.join(f'd{i}' for i in strs)}) */ "
-    return q.add(f"SELECT {hint}{', '.join([*sel, 'x.s AS s', 'x.e AS e'])} FROM {src} AS x{joins}", cols)
-
-
-def output_sql(relations, grid, dictionary, pred: str, names: list, window=None) -> str:
+def output_sql(relations, grid, pred: str, names: list, window=None) -> str:
     """The statement of ``pred``'s output in the layout of engine/arrow.py
     (``names`` for the term columns), clipped to ``window`` codes when
     given."""
@@ -48,19 +41,13 @@ def output_sql(relations, grid, dictionary, pred: str, names: list, window=None)
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
     if window is not None:
         src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
-    src = decoded(q, src, pred, relations, dictionary)
-    if grid.calendar is not None:  # UTC timestamps, as the engine's answers on a calendar
-        point = point_sql
-    elif grid.timestamps:  # timestamps=True: seconds as UTC timestamps
-        def point(x):
-            return timestamp_sql(x, grid.digits)
-    elif grid.digits == 0:
-        def point(x):
-            return f"shiftright({x}, 1)"
-    else:
-        def point(x):
-            return (f"CAST(CAST(shiftright({x}, 1) AS DECIMAL(38, 0)) / CAST({grid.L} AS DECIMAL(38, 0)) "
-                    f"AS DECIMAL(38, {grid.digits}))")
+    typ, k = point_type(grid)
+
+    def point(x):
+        u = f"shiftright({x}, 1)"
+        if k is not None:
+            return f"timestamp_micros({u} * {k})"
+        return u if grid.digits == 0 else f"CAST(CAST({u} AS DECIMAL(38, 0)) / CAST({grid.L} AS DECIMAL(38, 0)) AS {typ.simpleString()})"
 
     # (a predicate no input or rule gives a class holds nothing: its columns
     # are int64, as the engine types an empty table's)
@@ -88,13 +75,7 @@ def held_schema(rel, grid, names: list):
     table = rel.table if rel is not None else None
     if table is None or rel.df is not None or any(f"c{i}" not in table.column_names for i in range(len(names))):
         return None
-    empty = rel.count == 0
-    if grid.calendar is not None or grid.timestamps:
-        point = T.TimestampType()
-    elif grid.digits == 0:
-        point = T.LongType()
-    else:
-        point = T.DecimalType(38, grid.digits)
+    empty, point = rel.count == 0, point_type(grid)[0]
     terms = [T.StructField(n, from_arrow_type(table.schema.field(f"c{i}").type), empty) for i, n in enumerate(names)]
     return T.StructType([*terms, T.StructField("start", point, True), T.StructField("end", point, True),
                          T.StructField("start_closed", T.BooleanType(), empty), T.StructField("end_closed", T.BooleanType(), empty)])
@@ -121,10 +102,11 @@ def held_answer(rel, grid, names: list, window, schema, large: bool):
         keep = [i for i in keep if s[i] < e[i]]
         s, e = [s[i] for i in keep], [e[i] for i in keep]
 
-    def ends(codes, inf):
+    k = point_type(grid)[1]
+
+    def ends(codes, inf):  # (as output_sql writes them)
         units = [None if c == inf else c >> 1 for c in codes]
-        if grid.calendar is not None or grid.timestamps:  # UTC timestamps (calendar.point_sql, timestamp_sql)
-            k = 1 if grid.calendar is not None else 10 ** (6 - grid.digits)
+        if k is not None:
             return pa.array([None if u is None else u * k for u in units], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
         if grid.digits == 0:
             return pa.array(units, pa.int64())

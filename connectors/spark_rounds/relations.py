@@ -70,25 +70,28 @@ class Relations:
         values = ", ".join(f"({', '.join(r)})" for r in rows)
         return Rel(None, len(rows), cols, sql=f"(SELECT * FROM VALUES {values} AS _l({', '.join(cols)}))")
 
+    def flagged(self, pred: str, df, n: int, fresh: int, table=None) -> tuple:
+        """``pred``'s merged relation ``df`` (``n`` rows, ``fresh`` of them
+        flagged ``_fresh``) as ``(relation, delta, old facts)``."""
+        cols = self.columns(pred)
+        return Rel(df, n, cols, table=table), Rel(df, fresh, cols, "_fresh"), Rel(df, n - fresh, cols, "NOT _fresh")
+
     def held(self, pred: str, table) -> tuple:
         """``pred``'s merged relation collected to the driver (``table``: its
         columns and ``_fresh``, Spark's Arrow types) as literal relations:
         ``(relation, delta, old facts)``.  A relation of at most
-        ``inputs.LITERAL_ROWS`` rows is written as its rows' literals, a
-        larger one is a DataFrame of the table (a local relation, read
-        through a view)."""
-        import pyarrow.compute as pc
-
+        ``inputs.LITERAL_ROWS`` rows is written as its rows' literals (each
+        term as the engine's value, TermTypes.const), a larger one is a
+        DataFrame of the table (a local relation, read through a view)."""
         from .inputs import LITERAL_ROWS
+        from .udfs import engine_value
 
-        fresh = table.column("_fresh")
-        n, k = table.num_rows, pc.sum(pc.cast(fresh, "int64")).as_py() or 0
-        cols = self.columns(pred)
-        if n > LITERAL_ROWS:
-            df = self.catalog.spark.createDataFrame(table)
-            return Rel(df, n, cols, table=table), Rel(df, k, cols, "_fresh"), Rel(df, n - k, cols, "NOT _fresh")
-        rows = list(zip(*(map(_literal, c.to_pylist(), [c.type] * n) for c in table.select(list(cols)).columns)))
-        flags = fresh.to_pylist()
+        flags = table.column("_fresh").to_pylist()
+        if len(flags) > LITERAL_ROWS:
+            return self.flagged(pred, self.catalog.spark.createDataFrame(table), len(flags), sum(flags), table)
+        terms = [[self.types.const(engine_value(v)) for v in table.column(f"c{i}").to_pylist()] for i in range(self.types.arity(pred))]
+        rows = [(*(t[k] for t in terms), int64(s), int64(e))
+                for k, (s, e) in enumerate(zip(table.column("s").to_pylist(), table.column("e").to_pylist()))]
         rel = self.literal(pred, rows)
         rel.table = table
         return (rel, self.literal(pred, [r for r, f in zip(rows, flags) if f]),
@@ -115,29 +118,3 @@ class Relations:
         n = int(self.catalog.spark.conf.get(PARTITIONS))
         return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
 
-
-def _literal(v, typ) -> str:
-    """A value of a collected column (of Arrow type ``typ``, as Spark's
-    ``toArrow`` types it) as an SQL literal of the same Spark type."""
-    import pyarrow as pa
-
-    from .functions import double_literal
-    from .sql import hex_string
-
-    if v is None:
-        from pyspark.sql.pandas.types import from_arrow_type
-
-        return f"CAST(NULL AS {from_arrow_type(typ).simpleString()})"
-    if pa.types.is_boolean(typ):
-        return "true" if v else "false"
-    if pa.types.is_integer(typ):
-        return int64(v)
-    if pa.types.is_decimal(typ):
-        return f"CAST({format(v, 'f')}BD AS DECIMAL({typ.precision}, {typ.scale}))"
-    if pa.types.is_floating(typ):
-        return double_literal(v)
-    if pa.types.is_date(typ):
-        return f"DATE'{v.isoformat()}'"
-    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
-        return hex_string(v)
-    raise TypeError(f"no literal of {typ}")  # pragma: no cover - the rounds' columns are of the types above

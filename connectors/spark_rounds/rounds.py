@@ -154,10 +154,6 @@ class Rounds(seminaive.Backend):
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)
         self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None, plan.strata)
-        # the checkpoint code -> name the outputs decode string codes with
-        # (see string_codes.py; None: strings run as strings)
-        self.dictionary = None
-        self.string_consts: list = []  # the program's string constants: in the dictionary too
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
@@ -190,55 +186,42 @@ class Rounds(seminaive.Backend):
     def collect(self, flagged: dict):
         """This round's merged relations (``{pred: SQL}``) collected to the
         driver in its one action and held there (see :data:`HELD_ROWS`):
-        the deltas ``{pred: Rel}`` that are not empty, or None when a
-        relation has more rows (from then on the run checkpoints)."""
+        ``{pred: (relation, delta, old facts)}``, or None when a relation
+        has more rows (from then on the run checkpoints)."""
         types = self.types
-        preds = list(flagged)
-        items = [(flagged[p], [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                               ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p in preds]
+        items = [(sql, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged.items()]
         got = self.catalog.collect(items, HELD_ROWS)
         if got is None:
             self.relations.on_driver = False
             return None
+        return {p: self.relations.held(p, table) for p, table in zip(flagged, got)}
+
+    def commit(self, flagged: dict) -> dict:
+        """Materialize this round's merged relations (``{pred: SQL}``) in one
+        action, with the inputs still pending (see :meth:`load`), or while
+        every relation is held on the driver and the round's relations read
+        few rows collect them (:meth:`collect`); return the deltas ``{pred:
+        Rel}`` that are not empty."""
+        got = None
+        if self.held and not self._pending and flagged and not self.rules.broadcasts:
+            got = self.collect(flagged)
+        if got is None:
+            pending, self._pending = self._pending, []
+            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()])
+            for (pred, _), (df, n, bad) in zip(pending, done):
+                refuse_bad(pred, bad)
+                self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
+            got = {p: self.relations.flagged(p, *x) for p, x in zip(flagged, done[len(pending):])}
         deltas = {}
-        for pred, table in zip(preds, got):
+        for pred, (rel, delta, older) in got.items():
             old = self.relations.rels.get(pred)
-            rel, delta, older = self.relations.held(pred, table)
             self.relations.rels[pred] = rel
             if old is not None and old.df is not None:
                 self.catalog.discard(old.df)
             if delta.count:
                 deltas[pred] = delta
                 self._old_facts[pred] = older
-        return deltas
-
-    def commit(self, flagged: dict) -> dict:
-        """Materialize this round's merged relations (``{pred: SQL}``) in one
-        action, with the inputs still pending (see :meth:`load`); return the
-        deltas ``{pred: Rel}`` that are not empty.  A run whose relations
-        are all held on the driver keeps them there while the round's
-        relations read few rows (:meth:`collect`)."""
-        if self.held and not self._pending and flagged and not self.rules.broadcasts:
-            deltas = self.collect(flagged)
-            if deltas is not None:
-                return deltas
-        preds = list(flagged)
-        pending, self._pending = self._pending, []
-        got = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(flagged[p], True, "_fresh") for p in preds])
-        for (pred, _), (_, _, bad) in zip(pending, got):
-            refuse_bad(pred, bad)
-        for (pred, _), (df, n, _) in zip(pending, got):
-            self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
-        deltas = {}
-        for pred, (df, n, fresh) in zip(preds, got[len(pending):]):
-            old = self.relations.rels.get(pred)
-            cols = self.relations.columns(pred)
-            self.relations.rels[pred] = Rel(df, n, cols)
-            if old is not None and old.df is not None:
-                self.catalog.discard(old.df)
-            if fresh:
-                deltas[pred] = Rel(df, fresh, cols, "_fresh")
-                self._old_facts[pred] = Rel(df, n - fresh, cols, "NOT _fresh")
         return deltas
 
     def run_level(self, strata) -> None:
@@ -359,7 +342,7 @@ class Rounds(seminaive.Backend):
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
         own, timed like a round (stratum -1) in ``stats.load``.  ``rows``:
         ``{pred: input rows}`` when the driver knows them all (the
-        program's own facts, with no string codes): then the load has no
+        program's own facts and small input tables): then the load has no
         action of its own, the first round's writes and counts the inputs
         (:func:`inputs.deferred_inputs`)."""
         sc = self.spark.sparkContext
@@ -369,15 +352,14 @@ class Rounds(seminaive.Backend):
         try:
             literal = [(p, x) for p, x in inputs if isinstance(x, ProgramFacts)]
             framed = [(p, x) for p, x in inputs if not isinstance(x, ProgramFacts)]
-            if self.types.str_codes or {p for p, _ in literal} & {p for p, _ in framed}:
-                # (the dictionary reads every input; a predicate's DataFrames are coalesced as one)
+            if {p for p, _ in literal} & {p for p, _ in framed}:  # (a predicate's DataFrames are coalesced as one)
                 literal, framed = [], [(p, x.frame() if isinstance(x, ProgramFacts) else x) for p, x in inputs]
             literal_inputs(self.relations, self.grid, literal)
             self.relations.on_driver = not framed
-            if framed and rows is not None and not self.types.str_codes:
+            if framed and rows is not None:
                 self._pending = deferred_inputs(self.relations, self.grid, framed, rows)
             elif framed:
-                self.dictionary = load_inputs(self.relations, self.grid, self.string_consts, framed)
+                load_inputs(self.relations, self.grid, framed)
         finally:
             sc.setJobGroup("chronolog", "")
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))

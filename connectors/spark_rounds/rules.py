@@ -19,10 +19,13 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
+from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
 from .classes import BOOL, FLOAT, NUM, SET, value_class
 from .fragment import NotRelational
-from .sql import Stmt, coalesce_sql, int64, moved_sql, term_columns, with_codes
+from .interval_terms import placed_step, wrap_step
+from .since_until import since_step
+from .sql import Stmt, coalesce_sql, int64, moved_sql, term_columns, variable_columns, with_codes
 
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
 # Joins against a relation partitioned on the join column read it in place
@@ -261,43 +264,12 @@ class RuleSql:
         return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
 
 
-def variable_columns(lits) -> dict:
-    """Each variable of the atoms of ``lits`` (conditions and assignments
-    have no terms) named ``v0``, ``v1``, ... by its first place."""
-    names = (t.name for lit in lits for t in getattr(lit, "terms", ()) if isinstance(t, ast.Var))
-    return {v: f"v{i}" for i, v in enumerate(dict.fromkeys(names))}
-
-
-def _aggregate_step(rules, q, rule, driver, views):
-    from .aggregate import aggregate_step
-
-    return aggregate_step(rules, q, rule, views)
-
-
-def _since_step(rules, q, rule, driver, views):
-    from .since_until import since_step
-
-    return since_step(rules, q, rule, views)
-
-
-def _wrap_step(rules, q, rule, driver, views):  # lit@[S,E] and lit@T
-    from .interval_terms import wrap_step
-
-    return wrap_step(rules, q, rule)
-
-
-def _placed_step(rules, q, rule, driver, views):  # p(X)@[S,E]
-    from .interval_terms import placed_step
-
-    return placed_step(rules, q, rule, driver, views)
-
-
 # the table from a rule's physical operator (planner/physical.py) to its
 # step; a plain body is RuleSql.step's own
 _STEPS = {
-    ph.Aggregate: _aggregate_step,
-    ph.SinceUntil: _since_step,
-    ph.WrapInterval: _wrap_step,
-    ph.CaptureTime: _wrap_step,
-    ph.PlaceInterval: _placed_step,
+    ph.Aggregate: aggregate_step,
+    ph.SinceUntil: since_step,
+    ph.WrapInterval: wrap_step,  # lit@[S,E]
+    ph.CaptureTime: wrap_step,  # lit@T
+    ph.PlaceInterval: placed_step,  # p(X)@[S,E]
 }

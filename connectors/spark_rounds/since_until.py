@@ -42,11 +42,10 @@ from chronolog.engine.interval_shift import clipped, closure, shift, since_offse
 
 from .arithmetic import stop_sql
 from .grid import NEG, POS
-from .rules import variable_columns
-from .sql import Stmt, coalesce_sql, int64, moved_sql, with_codes
+from .sql import Stmt, coalesce_sql, int64, moved_sql, variable_columns, with_codes
 
 
-def since_step(rules, q: Stmt, rule, views=None):
+def since_step(rules, q: Stmt, rule, driver, views):
     """The step of ``q`` with the head facts of the SinceRule ``rule``
     (None: an operand holds nowhere); ``rules``: the run's RuleSql;
     ``views``: body position (0: A, 1: B) -> the Rel read instead of the

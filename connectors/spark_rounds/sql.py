@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from chronolog.language import ast
 
 
 def int64(x: int) -> str:
@@ -59,6 +60,13 @@ def expected_failures():
     finally:
         for lg, d in zip(loggers, before):
             lg.disabled = d
+
+
+def variable_columns(lits) -> dict:
+    """Each variable of the atoms of ``lits`` (conditions and assignments
+    have no terms) named ``v0``, ``v1``, ... by its first place."""
+    names = (t.name for lit in lits for t in getattr(lit, "terms", ()) if isinstance(t, ast.Var))
+    return {v: f"v{i}" for i, v in enumerate(dict.fromkeys(names))}
 
 
 def term_columns(arity: int) -> list:

@@ -2,8 +2,7 @@
 
 The classes (classes.py) say number, string, boolean or float; a run fixes
 how each is stored: numbers as ``bigint``, or ``decimal(38, S)`` when a
-decimal term occurs; strings as strings, or as 64-bit codes
-(string_codes.py); floats as ``double`` whatever the numbers' type.
+decimal term occurs; strings as strings; floats as ``double`` whatever the numbers' type.
 A constant is written in its column's type, so that a comparison never
 goes through one of Spark's implicit casts; a float constant against a
 column of exact numbers is the exact number of its value, or never equal
@@ -17,20 +16,11 @@ from datetime import datetime
 from fractions import Fraction
 
 from chronolog.language.booleans import Boolean
+from chronolog.language.timeline import format_number
 
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
-from .string_codes import code_literal
-
-
-def decimal_text(v) -> str:
-    """The exact decimal text of a rational with a finite expansion."""
-    k = decimal_digits(v)
-    q = Fraction(v) * 10**k
-    digits = str(abs(q.numerator)).rjust(k + 1, "0")
-    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
-    return ("-" if q < 0 else "") + body
 
 
 class TermTypes:
@@ -40,9 +30,6 @@ class TermTypes:
     def __init__(self, classes: dict, num_type):
         self.classes = classes
         self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
-        # string terms as codes (see string_codes.py): set by the setup,
-        # cleared by the load when two strings share a code
-        self.str_codes = False
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
@@ -50,8 +37,6 @@ class TermTypes:
     def term_type(self, c):
         from pyspark.sql import types as T
 
-        if c == STR and self.str_codes:
-            return T.LongType()
         return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), DATE: T.DateType(),
                 None: T.StringType()}[c]
 
@@ -75,9 +60,8 @@ class TermTypes:
                 if not -(2**63) <= int(v) < 2**63:
                     raise NotRelational(f"the number {v} is beyond 64-bit integers")
                 return int64(int(v))
-            return f"CAST({decimal_text(v)}BD AS {self.num_type.simpleString()})"
-        if self.str_codes:
-            return code_literal(v)
+            decimal_digits(v)  # (a finite decimal, or refused)
+            return f"CAST({format_number(v)}BD AS {self.num_type.simpleString()})"
         return hex_string(v)
 
     def float_equals(self, col: str, f: float) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 
@@ -43,12 +44,16 @@ class RowStop(Exception):
 
 
 def engine_value(v):
-    """A value from Spark as the engine holds it."""
+    """A value from Spark as the engine holds it (a DATE: the instant of its
+    midnight, engine/term_types.py)."""
+    from chronolog.engine.term_types import instant
     from chronolog.language.booleans import term
     from chronolog.language.timeline import normalize
 
     if type(v) is Decimal:
         return normalize(Fraction(v))
+    if type(v) is date:
+        return instant(v)
     return term(v)
 
 
@@ -148,37 +153,31 @@ def registered(spark, name: str, num_type=None, result: str = "double") -> str:
     of class ``"double"``, ``"string"`` or ``"num"`` (the run's
     ``num_type``), registered in ``spark`` on first use."""
     from pyspark.sql import types as T
-    from pyspark.sql.functions import udf
 
-    if result == "num":
-        typ = num_type
-        scale = None if isinstance(typ, T.LongType) else typ.scale
-    else:
-        typ, scale = (T.DoubleType() if result == "double" else T.StringType()), None
+    typ = num_type if result == "num" else T.DoubleType() if result == "double" else T.StringType()
+    scale = typ.scale if isinstance(typ, T.DecimalType) else None
     text = typ.simpleString()
     sql_name = f"{UDF_PREFIX}{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
-    return _register(spark, sql_name, lambda: udf(EngineCall(name, text, scale), typ, useArrow=True))
+    return _register(spark, sql_name, EngineCall(name, text, scale), typ)
 
 
 def fold_sql(spark, func: str, values: str, result: str) -> str:
     """SQL: the engine's aggregate ``func`` of the array of floats SQL
     ``values`` (:class:`EngineFold`), a ``"double"`` or a ``"string"``."""
-    from pyspark.sql import SparkSession
     from pyspark.sql import types as T
+
+    typ = T.DoubleType() if result == "double" else T.StringType()
+    return f"{_register(spark, f'{UDF_PREFIX}fold_{func}_{result}', EngineFold(func, result), typ)}({values})"
+
+
+def _register(spark, sql_name: str, fn, typ) -> str:
+    """``sql_name``, registered in ``spark`` as the Arrow UDF of ``fn`` (of result type ``typ``) on first use."""
     from pyspark.sql.functions import udf
 
-    spark = spark or SparkSession.getActiveSession()
-    typ = T.DoubleType() if result == "double" else T.StringType()
-    name = _register(spark, f"{UDF_PREFIX}fold_{func}_{result}", lambda: udf(EngineFold(func, result), typ, useArrow=True))
-    return f"{name}({values})"
-
-
-def _register(spark, sql_name: str, make) -> str:
-    """``sql_name``, registered in ``spark`` as the UDF ``make()`` on first use."""
     done = spark.__dict__.setdefault("_chronolog_udfs", set())
     if sql_name not in done:
         with warnings.catch_warnings():  # pyspark's notice on the pandas version, once per UDF
             warnings.simplefilter("ignore", FutureWarning)
-            spark.udf.register(sql_name, make())
+            spark.udf.register(sql_name, udf(fn, typ, useArrow=True))
         done.add(sql_name)
     return sql_name

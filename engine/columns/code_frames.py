@@ -1,22 +1,22 @@
 """Joins, interval moves and set operations on frames of codes, in numpy.
 
-An update on frames (maintenance.py) makes many frames of a few hundred to
-a few thousand rows (the atoms a change touches) and asks of each a join, a
+An update on frames (maintenance.py) makes many frames of a few to a few
+thousand rows (the atoms a change touches) and asks of each a join, a
 temporal move, a distinct set of atoms, a difference of rows or of
 intervals.  As a polars query each costs ~0.2-0.4 ms whatever the size; the
-same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
-rows, where Python loops stop paying, the callers (join.py, temporal.py,
-difference.py, maintenance.py, in any columnar run) come here for frames
-whose columns are all Int64 codes without nulls (:func:`codes_only`) and
-that hold at most :data:`CODE_ROWS` rows together (a join or a difference
-of rows, a sort of keys: :data:`SORT_ROWS`); value columns and larger
-frames keep the polars paths.  Same answers as those paths up to row order
+same in numpy costs 15-140 us at these sizes (a loop in Python over a few
+rows saves ~10 us of a subtraction and loses as much on a join: not worth
+a third path).  The callers (join.py, temporal.py, difference.py,
+maintenance.py, in any columnar run) come here for frames whose columns
+are all Int64 codes without nulls (:func:`codes_only`) and that hold at
+most :data:`CODE_ROWS` rows together (a join or a difference of rows, a
+sort of keys: :data:`SORT_ROWS`); value columns and larger frames keep the
+polars paths.  Same answers as those paths up to row order
 (tests/test_small_frames.py, tests/test_code_frames.py).
 """
 
 from __future__ import annotations
 
-from . import small_frames
 from .base import frame_of
 from .native import array, int64_series, int64_without_nulls
 
@@ -28,19 +28,16 @@ _CODE_LIMIT = 1 << 31
 # 1.7 ms against 0.7, the sort of the larger side losing to polars' threads).
 CODE_ROWS = 4096
 
+# Operations that took each path so far (maintenance.py reports them per stratum).
+TALLY = {"numpy": 0, "polars": 0}
 
-def path(*frames, python: bool = True) -> str:
-    """Where an operation on ``frames`` runs: ``python`` (small_frames.py;
-    not for an operation without a loop there), ``numpy`` (here: frames of
+
+def path(*frames) -> str:
+    """Where an operation on ``frames`` runs: ``numpy`` (here: frames of
     codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
-    counted in small_frames.TALLY."""
-    if python and small_frames.fits(*frames):
-        way = "python"
-    elif sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames):
-        way = "numpy"
-    else:
-        way = "polars"
-    small_frames.TALLY[way] += 1
+    counted in :data:`TALLY`."""
+    way = "numpy" if sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames) else "polars"
+    TALLY[way] += 1
     return way
 
 
@@ -54,11 +51,8 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    way = path(*frames)
-    if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
-        small_frames.TALLY["polars"] -= 1
-        small_frames.TALLY["numpy"] += 1
-        way = "numpy"
+    way = "numpy" if sum(f.height for f in frames) <= max(SORT_ROWS, CODE_ROWS) and codes_only(*frames) else "polars"
+    TALLY[way] += 1
     return way
 
 
@@ -255,6 +249,21 @@ def _matched(df, right, shared: list):
     if shared:
         return _pairs(_arrays(df, shared), _arrays(right, shared))
     return np.repeat(np.arange(df.height), right.height), np.tile(np.arange(right.height), df.height)
+
+
+def meeting(df, other, names: list):
+    """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other``
+    equal on ``names`` whose intervals meet, ``df``'s row and their common
+    piece; None unless those columns are codes on both sides."""
+    import numpy as np
+
+    if not codes_only(df, other, cols=[*names, "s", "e"]):
+        return None
+    i, j = _matched(df, other, names)
+    s = np.maximum(array(df, "s")[i], array(other, "s")[j])
+    e = np.minimum(array(df, "e")[i], array(other, "e")[j])
+    keep = s < e
+    return i[keep], s[keep], e[keep]
 
 
 def join(df, right, shared: list):

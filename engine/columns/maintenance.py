@@ -43,7 +43,7 @@ from .coalesce import coalesce, merge_new
 from .difference import subtract
 from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
-from . import code_frames, small_frames
+from . import code_frames
 from .native import array
 from .scan import DELTA
 from .sorted_given import Hidden, as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
@@ -281,8 +281,8 @@ class ColumnMaintenance:
             return got
         df = self.current(pred)
         hit, rest = split(df, atoms_of(holes, names), names, values)
-        pieces = coalesce(overlap(hit, holes, names, values), names)
-        touched = overlapping(hit, holes, names, values)
+        pieces, touched = overlap_and_rows(hit, holes, names, values)
+        pieces = coalesce(pieces, names)
         if not touched.height:
             return Retraction(df, pieces, touched, df)
         return Retraction(df, pieces, touched, with_rows(rest, minus(hit, holes, names, values), names, values))
@@ -377,7 +377,7 @@ class ColumnMaintenance:
         if not (gone_in or new_in or seeds or added):
             return
         why = self._why_recompute(stratum, set(gone_in) | set(new_in))
-        tally = dict(small_frames.TALLY)
+        tally = dict(code_frames.TALLY)
         if why is None:
             touched = self._dred(stratum, gone_in, new_in, seeds, added)
             entry = {"stratum": stratum.index, "maintained": True}
@@ -386,8 +386,8 @@ class ColumnMaintenance:
             entry = {"stratum": stratum.index, "maintained": False, "why": why}
         for p in own:
             self._record(p, touched.get(p))
-        if why is None:  # (how many of its interval operations ran in Python, on small frames)
-            entry["interval_operations"] = {path: n - tally[path] for path, n in small_frames.TALLY.items()}
+        if why is None:  # (how many of its interval operations ran in numpy, how many in polars)
+            entry["interval_operations"] = {path: n - tally[path] for path, n in code_frames.TALLY.items()}
         self.report.append(entry)
 
     def _why_recompute(self, stratum, changed: set):
@@ -423,10 +423,7 @@ class ColumnMaintenance:
 
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
-        way = code_frames.sorted_path(before, after)
-        if way == "python":
-            gone, new = small_frames.anti(before, after), small_frames.anti(after, before)
-        elif way == "numpy":
+        if code_frames.sorted_path(before, after) == "numpy":
             gone, new = code_frames.differences(before, after)
         else:
             gone = before.join(after, on=cols, how="anti")
@@ -981,9 +978,7 @@ class _Tables:
             return
         import polars as pl
 
-        if small_frames.small(source):
-            keys = small_frames.distinct(source, list(pairs.values()), list(pairs))
-        elif code_frames.codes_only(source, cols=pairs.values()):
+        if code_frames.codes_only(source, cols=pairs.values()):
             keys = code_frames.distinct(source, list(pairs.values()), list(pairs))
         else:
             keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
@@ -1028,8 +1023,6 @@ def atoms_of(df, names: list):
     terms, one row (its one atom) when ``df`` has any, else none."""
     import polars as pl
 
-    if names and small_frames.small(df):
-        return small_frames.distinct(df, names)
     if names and code_frames.codes_only(df, cols=names):
         return code_frames.distinct(df, names)
     if names:
@@ -1126,17 +1119,6 @@ def _matching(df, keys, cols: list, values):
     return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
 
 
-def overlap(df, other, names: list, values=None):
-    """The pieces of ``df``'s intervals that lie in ``other``'s, per atom
-    (not coalesced)."""
-    import polars as pl
-
-    from .retraction import pieces_met
-
-    pieces = (pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
-    return _met(df, other, names, values, small_frames.overlap, pieces_met, lambda m: m.select(*names, *pieces))
-
-
 def with_rows(rest, rows, names: list, values):
     """``rest`` and ``rows`` in one frame (``rest``'s columns), each term
     column of one kind first (codes beside exact values or floats)."""
@@ -1164,39 +1146,34 @@ def minus(df, holes, names: list, values, after: str = "frame"):
     return coalesce(subtract(df, holes.rename({"s": "hs", "e": "he"}), names), names)
 
 
+def overlap_and_rows(df, other, names: list, values=None):
+    """``(pieces, rows)``: the pieces of ``df``'s intervals that lie in
+    ``other``'s of the same atom (not coalesced), and the rows of ``df``
+    (whole, distinct) that meet one; from one pairing of their rows, in
+    numpy where the terms are codes (code_frames.meeting), else a polars
+    join (:func:`_meeting`)."""
+    import polars as pl
+
+    met = code_frames.meeting(df, other, names) if names == term_columns(len(names)) else None
+    if met is not None:
+        rows, s, e = met
+        return _pieces_and_rows([array(df, c) for c in names], array(df, "s"), array(df, "e"), rows, s, e)
+    m = _meeting(df, other, names, values)
+    if m is None:
+        return df.clear(), df.clear()
+    pieces = m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
+    return pieces.collect(), m.select(*names, "s", "e").unique().collect()
+
+
+def overlap(df, other, names: list, values=None):
+    """The pieces of ``df``'s intervals that lie in ``other``'s, per atom
+    (not coalesced)."""
+    return overlap_and_rows(df, other, names, values)[0]
+
+
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
-    from .retraction import rows_met
-
-    return _met(df, other, names, values, small_frames.overlapping, rows_met, lambda m: m.select(*names, "s", "e").unique())
-
-
-def _met(df, other, names: list, values, in_python, in_numpy, from_pairs):
-    """What ``df`` meets of ``other``: by ``in_python`` for small frames,
-    ``in_numpy`` where the terms are codes on both sides (None: not for
-    it), else ``from_pairs`` of :func:`_meeting`'s query."""
-    if df.height and other.height and small_frames.small(df, other):
-        return in_python(df, other, names)
-    got = in_numpy(df, other, names)
-    if got is not None:
-        return got
-    m = _meeting(df, other, names, values)
-    return df.clear() if m is None else from_pairs(m).collect()
-
-
-def overlap_and_rows(df, other, names: list, values=None):
-    """``(overlap(df, other), overlapping(df, other))`` for a frame ``df``
-    of distinct rows (a relation's): from one pairing of their rows where
-    the terms are codes (each round of a recursive over-deletion wants both)."""
-    from .retraction import _meeting
-
-    met = None
-    if df.height and other.height and not small_frames.small(df, other) and names == term_columns(len(names)):
-        met = _meeting(df, other, names)
-    if met is None:
-        return overlap(df, other, names, values), overlapping(df, other, names, values)
-    rows, s, e = met
-    return _pieces_and_rows([array(df, c) for c in names], array(df, "s"), array(df, "e"), rows, s, e)
+    return overlap_and_rows(df, other, names, values)[1]
 
 
 def met_in_order(df, other, names: list):
@@ -1236,10 +1213,7 @@ def _pieces_and_rows(cols, s, e, rows, ps, pe):
 def anti(df, other):
     """The rows of ``df`` that are not rows of ``other`` (the same columns):
     in Python, numpy or polars by their size (code_frames.path)."""
-    way = code_frames.sorted_path(df, other)
-    if way == "python":
-        return small_frames.anti(df, other)
-    if way == "numpy":
+    if code_frames.sorted_path(df, other) == "numpy":
         return code_frames.anti(df, other)
     return df.join(other, on=df.columns, how="anti")
 

@@ -367,7 +367,6 @@ def subtract(df, holes, keys: list):
     apart) of the same ``keys``; a row's pieces keep its other columns."""
     import numpy as np
 
-    n = df.height
     i, j = _matched(df, holes, keys)
     s, e = array(df, "s"), array(df, "e")
     hs, he = array(holes, "hs")[j], array(holes, "he")[j]
@@ -376,21 +375,36 @@ def subtract(df, holes, keys: list):
         return df
     i, hs, he = i[meet], hs[meet], he[meet]
     order = np.lexsort((hs, i))
-    i, hs, he = i[order], hs[order], he[order]
-    first = np.ones(len(i), dtype=bool)
-    first[1:] = i[1:] != i[:-1]
-    last = np.ones(len(i), dtype=bool)
-    last[:-1] = i[1:] != i[:-1]
-    start = np.where(first, s[i], previous(he))  # (the gap before a hole: from the row's start or the hole before)
-    met = np.zeros(n, dtype=bool)
-    met[i[first]] = True
+    rows, s2, e2 = left_over(i[order], hs[order], he[order], s, e)
+    met = np.zeros(df.height, dtype=bool)
+    met[i] = True
     untouched = np.flatnonzero(~met)
-    rows = np.concatenate([untouched, i, i[last]])
-    s2 = np.concatenate([s[untouched], start, he[last]])
-    e2 = np.concatenate([e[untouched], hs, e[i[last]]])
-    keep = s2 < e2
-    rows, s2, e2 = rows[keep], s2[keep], e2[keep]
+    rows, s2, e2 = (np.concatenate([a[untouched], b]) for a, b in ((np.arange(df.height), rows), (s, s2), (e, e2)))
     return frame({c: s2 if c == "s" else e2 if c == "e" else array(df, c)[rows] for c in df.columns})
+
+
+def left_over(row, ps, pe, s, e):
+    """``(row, s, e)`` of what is left of the rows met: each row ``row[k]``
+    (of the intervals ``s``, ``e``) less its holes ``[ps[k], pe[k])``
+    (disjoint, in start order within a row), in row order, then start
+    order within a row."""
+    import numpy as np
+
+    order = np.argsort(row, kind="stable")  # (a row's holes stay in start order)
+    row, ps, pe = row[order], ps[order], pe[order]
+    first = np.ones(len(row), dtype=bool)
+    first[1:] = row[1:] != row[:-1]
+    last = np.ones(len(row), dtype=bool)
+    last[:-1] = first[1:]
+    # before each hole: from the row's start or the hole before's end; after the last: up to the row's end
+    gap_s = np.where(first, s[row], previous(pe))
+    out_row = np.concatenate([row, row[last]])
+    out_s = np.concatenate([gap_s, pe[last]])
+    out_e = np.concatenate([ps, e[row[last]]])
+    keep = out_s < out_e
+    out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
+    order = np.argsort(out_row, kind="stable")  # (the gaps before the holes, then the one after the last)
+    return out_row[order], out_s[order], out_e[order]
 
 
 def previous(a):

@@ -610,21 +610,10 @@ class ColumnMaintenance:
         """The right operand's facts that can give a Since/Until rule's head
         ``atoms``: matched on the head's variables the operand has."""
         right = self.current(rule.right.pred)
-        pairs = {}
-        for i, t in enumerate(rule.head_terms):
-            if isinstance(t, ast.Var):
-                for j, u in enumerate(rule.right.terms):
-                    if isinstance(u, ast.Var) and u.name == t.name:
-                        pairs.setdefault(str(j), str(i))
+        pairs = shared_columns(rule.right.terms, rule.head_terms)
         if not pairs or not atoms.height:
             return right if atoms.height else right.clear()
-        import polars as pl
-
-        if code_frames.codes_only(atoms, cols=pairs.values()):
-            keys = code_frames.distinct(atoms, list(pairs.values()), list(pairs))
-        else:
-            keys = atoms.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
-        return semi(right, keys, list(pairs), self.ev.values)
+        return semi(right, distinct_as(atoms, pairs), list(pairs), self.ev.values)
 
     def _insert(self, stratum, pending) -> dict:
         """Seminaive rounds from the ``pending`` new intervals; returns the
@@ -968,20 +957,10 @@ class _Tables:
     def _cut_one(self, lit, lead, source, skip=frozenset()) -> None:
         """``lit``'s rows that share ``lead``'s values (its rows ``source``) on
         their common variables but those of ``skip``."""
-        pairs = {}
-        for j, u in enumerate(lit.terms):
-            if isinstance(u, ast.Var) and u.name not in skip:
-                for i, t in enumerate(lead.terms):
-                    if isinstance(t, ast.Var) and t.name == u.name:
-                        pairs.setdefault(str(j), str(i))
+        pairs = shared_columns(lit.terms, lead.terms, skip)
         if not pairs:
             return
-        import polars as pl
-
-        if code_frames.codes_only(source, cols=pairs.values()):
-            keys = code_frames.distinct(source, list(pairs.values()), list(pairs))
-        else:
-            keys = source.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
+        keys = distinct_as(source, pairs)
         held = None
         if lit.pred not in self._cut and lit.pred not in self._overrides and self._old(lit.pred) is None:
             held = self._upkeep.held.get(lit.pred)
@@ -990,6 +969,27 @@ class _Tables:
         else:
             self._cut[lit.pred] = semi(self._probed(lit.pred), keys, list(pairs), self._ev.values)
         self.no_rows = not self._cut[lit.pred].height
+
+
+def shared_columns(terms, other, skip=frozenset()) -> dict:
+    """``{column of terms: column of other}`` of the variables they share
+    (but those of ``skip``), the first of each."""
+    pairs: dict = {}
+    for j, u in enumerate(terms):
+        if isinstance(u, ast.Var) and u.name not in skip:
+            for i, t in enumerate(other):
+                if isinstance(t, ast.Var) and t.name == u.name:
+                    pairs.setdefault(str(j), str(i))
+    return pairs
+
+
+def distinct_as(df, pairs: dict):
+    """The distinct rows of ``df``'s columns ``pairs.values()``, named ``pairs``' keys."""
+    import polars as pl
+
+    if code_frames.codes_only(df, cols=pairs.values()):
+        return code_frames.distinct(df, list(pairs.values()), list(pairs))
+    return df.select([pl.col(i).alias(j) for j, i in pairs.items()]).unique()
 
 
 def projected(rp, driver: int, delta):
@@ -1041,19 +1041,10 @@ def split(df, keys, names: list, values):
     got = split_rows(df, keys, names)
     if got is not None:  # (the relation in key order: its own index)
         return got
-    mask = code_frames.matches(df, keys, names) if code_frames.codes_only(df) else None
-    if mask is not None:  # (in numpy: no query)
-        return code_frames.kept_rows(df, mask), code_frames.kept_rows(df, ~mask)
-    match = _codes_match(df, keys, names)
-    if match is not None:  # (the membership once, then two filters by it: half the time of two filters by is_in)
-        mask = df.select(match).to_series()
-        if not mask.any():
-            return df.clear(), df
-        return df.filter(mask), df.filter(~mask)
-    mask = _matching(df, keys, names, values)
+    mask = _matching(df, keys, names, values)  # (the membership once, then two gathers by it)
     if not mask.any():
         return df.clear(), df
-    return df.filter(mask), df.filter(~mask)
+    return _rows_where(df, mask), _rows_where(df, ~mask)
 
 
 def hits(df, keys, names: list, values):
@@ -1076,47 +1067,34 @@ def semi(df, keys, cols: list, values):
         if mask is not None:  # (its rows filtered as they are: no frame of the whole relation)
             return df.rows_where(mask)
     df = as_frame(df)
-    mask = code_frames.matches(df, keys, cols) if code_frames.codes_only(df) else None
-    if mask is not None:  # (in numpy: no query)
-        return code_frames.kept_rows(df, mask)
-    match = _codes_match(df, keys, cols)
-    if match is not None:  # (one query)
-        return df.filter(match)
-    return df.filter(_matching(df, keys, cols, values))
+    return _rows_where(df, _matching(df, keys, cols, values))
 
 
-def _codes_match(df, keys, cols: list):
-    """Whether a row of ``df`` has its ``cols`` in ``keys``, as an expression
-    over ``df`` when ``cols`` are one or two code columns on both sides
-    (codes are non-negative and under 2**31: one int64 key per atom, the
-    keys packed in numpy, so a filter is one query); else None."""
+def _rows_where(df, mask):
+    """The rows of ``df`` where the numpy mask holds: gathered in numpy
+    for a frame of codes (code_frames.kept_rows: no query), else a filter."""
     import polars as pl
 
-    if len(cols) > 2 or not all(
-        df.schema[c] == pl.Int64 and keys.schema[c] == pl.Int64 and not df[c].null_count() and not keys[c].null_count() for c in cols
-    ):
-        return None
-    probe = array(keys, cols[0])
-    row = pl.col(cols[0])
-    if len(cols) == 2:
-        probe = probe * (1 << 32) + array(keys, cols[1])
-        row = row * (1 << 32) + pl.col(cols[1])
-    return row.is_in(pl.lit(pl.Series(probe)).implode())
+    return code_frames.kept_rows(df, mask) if code_frames.codes_only(df) else df.filter(pl.Series(mask))
 
 
 def _matching(df, keys, cols: list, values):
-    """Per row of ``df``, whether its ``cols`` are a row of ``keys`` (value
-    columns on a side: matched as codes)."""
+    """Per row of ``df``, whether its ``cols`` are a row of ``keys`` (a
+    numpy mask): by a presence table of codes (code_frames.matches, in
+    numpy: a polars ``is_in`` is a query), value columns on a side matched
+    as codes first, else a polars join."""
     import polars as pl
 
     from .value_columns import match_kinds
 
-    if any(is_values(df[c]) or is_values(keys[c]) for c in cols):
+    mask = code_frames.matches(df, keys, cols)
+    if mask is None and any(is_values(df[c]) or is_values(keys[c]) for c in cols):
         df, keys = match_kinds(df, keys, cols, values)
-    if len(cols) <= 2 and all(df[c].dtype == pl.Int64 and keys[c].dtype == pl.Int64 for c in cols):
-        return df.select(_codes_match(df, keys, cols)).to_series()
+        mask = code_frames.matches(df, keys, cols)
+    if mask is not None:
+        return mask
     marked = keys.select(cols).unique().with_columns(_k=pl.lit(True))
-    return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null()
+    return df.select(cols).join(marked, on=cols, how="left", maintain_order="left")["_k"].is_not_null().to_numpy()
 
 
 def with_rows(rest, rows, names: list, values):
@@ -1147,9 +1125,9 @@ def minus(df, holes, names: list, values, after: str = "frame"):
 
 
 def overlap_and_rows(df, other, names: list, values=None):
-    """``(pieces, rows)``: the pieces of ``df``'s intervals that lie in
-    ``other``'s of the same atom (not coalesced), and the rows of ``df``
-    (whole, distinct) that meet one; from one pairing of their rows, in
+    """``(pieces, rows)``: the pieces of the intervals of ``df`` (distinct
+    rows: a relation's) that lie in ``other``'s of the same atom (not
+    coalesced), and the rows of ``df`` (whole, once each) that meet one; from one pairing of their rows, in
     numpy where the terms are codes (code_frames.meeting), else a polars
     join (:func:`_meeting`)."""
     import polars as pl

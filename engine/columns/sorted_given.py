@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import packed, previous
+from .code_frames import left_over, packed
 from .coalesce import distinct
 
 
@@ -141,7 +141,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
     if not len(t_who) or after is None:
         return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None, met)
-    left, left_s, left_e = _left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
+    left, left_s, left_e = left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
     dead = dead.copy() if hidden else dead
     dead[t_who[t_who < len(s)]] = True
     kept = np.ones(len(beside[0]), dtype=bool)
@@ -372,30 +372,6 @@ def spliced(arrays: list, removed, at, extras: list) -> list:
         o[new_at] = b
         out.append(o)
     return out
-
-
-def _left_over(row, ps, pe, s, e):
-    """``(row, s, e)`` of what is left of the rows met: each row ``row[k]``
-    less its pieces ``[ps[k], pe[k])`` (disjoint), in row order, then start
-    order within a row."""
-    import numpy as np
-
-    order = np.argsort(row, kind="stable")  # (a row's pieces stay in start order)
-    row, ps, pe = row[order], ps[order], pe[order]
-    first = np.ones(len(row), dtype=bool)
-    first[1:] = row[1:] != row[:-1]
-    last = np.ones(len(row), dtype=bool)
-    last[:-1] = first[1:]
-    # before each piece: from the row's start or the piece before's end; after the last: up to the row's end
-    gap_s = np.where(first, s[row], previous(pe))
-    gap_e = ps
-    out_row = np.concatenate([row, row[last]])
-    out_s = np.concatenate([gap_s, pe[last]])
-    out_e = np.concatenate([gap_e, e[row[last]]])
-    keep = out_s < out_e
-    out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
-    order = np.argsort(out_row, kind="stable")  # (the gaps before the pieces, then the one after the last)
-    return out_row[order], out_s[order], out_e[order]
 
 
 def rows_matching(df, keys, cols: list, names: list):

@@ -38,6 +38,7 @@ from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import PlanRule, Scan
 
+from .. import seminaive
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
@@ -502,23 +503,14 @@ class ColumnMaintenance:
         """The pieces of the stratum's facts that may have depended on what is
         gone: ``{pred: frame}`` (not coalesced), to a fixpoint (a stratum
         with recursion; without, :meth:`_over_delete_once`)."""
-        over: dict = {}
-        used: dict = {}  # pred -> the old maximal intervals already driven
+        rounds = _OverDeletion(self)
         delta = dict(gone_in)
         for p, holes in seeds.items():  # given pieces of the stratum's own predicates
-            over[p], hit = self.met(p, holes)
-            self._widen(p, hit, used, delta)
-        before = self.before
-        while delta:
-            found = self._round(stratum, delta, lambda p: before.get(p))
-            delta = {}
-            for p, derived in found.items():
-                real, hit = self.met(p, derived)
-                if not real.height:
-                    continue
-                over[p] = self.concat(p, [over.get(p), real])
-                self._widen(p, hit, used, delta)
-        return over
+            rounds.over[p], hit = self.met(p, holes)
+            self._widen(p, hit, rounds.used, delta)
+        if delta:
+            seminaive.run(rounds, self._planned(stratum), delta)
+        return rounds.over
 
     def met(self, pred, other):
         """``(pieces, rows)``: the pieces of ``pred``'s intervals that lie in
@@ -543,7 +535,7 @@ class ColumnMaintenance:
         times).  (Not an :class:`Overlay`: its bookkeeping cost more than
         the copy it saves, LUBM nonrec.)  Returns ``{pred: atoms}``."""
         guessed: set = set()  # (heads given candidate atoms by :func:`projected`)
-        found = self._round(stratum, gone_in, self.before.get, guessed) if gone_in else {}
+        found = self._round(self._planned(stratum).delta_variants(frozenset(gone_in)), gone_in, self.before.get, guessed)
         out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
@@ -616,50 +608,37 @@ class ColumnMaintenance:
         return semi(right, distinct_as(atoms, pairs), list(pairs), self.ev.values)
 
     def _insert(self, stratum, pending) -> dict:
-        """Seminaive rounds from the ``pending`` new intervals; returns the
-        new maximal intervals of the stratum's predicates, all rounds."""
-        out: dict = {}
+        """Seminaive rounds (seminaive.run) from the ``pending`` new
+        intervals; returns the new maximal intervals of the stratum's
+        predicates, all rounds."""
         delta = {p: d for p, d in pending.items() if d.height}
-        for p in stratum.preds:
-            if p in delta:
-                out[p] = delta[p]
-        stats = self.ev.stats
-        while delta:
-            found = self._round(stratum, delta, lambda p: None)
-            stats["rounds"] += 1  # (counted as the rows count their insertion: rounds and rows handed to the merge)
-            delta = {}
-            for p, derived in found.items():
-                stats["derivations"] += derived.height
-                new = self._merge(p, [derived])
-                if new.height:
-                    delta[p] = new
-                    out[p] = self.concat(p, [out.get(p), new])
-            if not stratum.recursive:
-                break
-        return out
+        rounds = _Insertion(self, {p: delta[p] for p in stratum.preds if p in delta})
+        if delta:
+            seminaive.run(rounds, self._planned(stratum), delta)
+        return rounds.out
+
+    def _planned(self, stratum):
+        return self.ev.plan.physical.stratum(stratum.index)
 
     # ------------------------------------------------------------ rule variants
-    def _round(self, stratum, delta, old, guessed: set | None = None) -> dict:
-        """Every variant of the stratum's rules driven by a frame of
-        ``delta``; the other atoms read ``old(pred)`` or, when that is None,
-        the relation as it is.  Returns what each head predicate got.
+    def _round(self, variants, delta, old, guessed: set | None = None) -> dict:
+        """The ``variants`` (``(rule plan, DeltaVariant)``) each driven by a
+        frame of ``delta``; the other atoms read ``old(pred)`` or, when that
+        is None, the relation as it is.  Returns what each head predicate got.
         ``guessed``: only the head atoms matter (:meth:`_over_delete_once`),
         so a variant whose driving atom holds the head's every variable
         gives its delta's atoms (:func:`projected`) without running, and
         its head is added to ``guessed``."""
         found: dict = {}
-        changed = frozenset(delta)
-        for rp in self.ev.plan.physical.stratum(stratum.index).rules:
-            since = isinstance(rp.operator, ph.SinceUntil)
-            for v in ph.delta_variants(rp.operator, changed):  # the plan's variants (old: by ``old`` here)
-                if since:  # the driving operand's delta stands for its whole relation
-                    df = self._run(rp, None, {}, {v.pred: delta[v.pred]}, old)
-                elif guessed is not None and (df := projected(rp, v.position, delta[v.pred])) is not None:
-                    guessed.add(rp.rule.head_pred)
-                else:
-                    df = self._run(rp, v.position, delta, {}, old)
-                if df is not None:
-                    found.setdefault(rp.rule.head_pred, []).append(df)
+        for rp, v in variants:  # the plan's variants (old: by ``old`` here)
+            if isinstance(rp.operator, ph.SinceUntil):  # the driving operand's delta stands for its whole relation
+                df = self._run(rp, None, {}, {v.pred: delta[v.pred]}, old)
+            elif guessed is not None and (df := projected(rp, v.position, delta[v.pred])) is not None:
+                guessed.add(rp.rule.head_pred)
+            else:
+                df = self._run(rp, v.position, delta, {}, old)
+            if df is not None:
+                found.setdefault(rp.rule.head_pred, []).append(df)
         return {p: self.concat(p, dfs) for p, dfs in found.items()}
 
     def _run(self, rp, driver, delta, overrides, old=lambda p: None):
@@ -703,6 +682,47 @@ class ColumnMaintenance:
         if kept is None or not kept.fits(ev):
             kept = ev.kept_pipelines = KeptPipelines(ev)
         return kept
+
+
+class _OverDeletion(seminaive.Backend):
+    """The over-deletion's rounds of a recursive stratum: each round's
+    derivations (the other atoms reading the relations before the update)
+    met with the relations, the pieces met collected (``over``), not
+    merged; the next round driven by the old maximal intervals they meet
+    not driven yet (``used``: so the loop ends)."""
+
+    def __init__(self, upkeep):
+        self.upkeep = upkeep
+        self.over: dict = {}  # pred -> the pieces over-deleted (not coalesced)
+        self.used: dict = {}  # pred -> the old maximal intervals already driven
+
+    def round(self, variants, deltas: dict) -> dict:
+        up, delta = self.upkeep, {}
+        for p, derived in up._round(variants, deltas, up.before.get).items():
+            real, hit = up.met(p, derived)
+            if real.height:
+                self.over[p] = up.concat(p, [self.over.get(p), real])
+                up._widen(p, hit, self.used, delta)
+        return delta
+
+
+class _Insertion(seminaive.Backend):
+    """The insertion's rounds: what each variant derives over the relations
+    now merged into them (``out``: the new maximal intervals, all rounds)."""
+
+    def __init__(self, upkeep, out: dict):
+        self.upkeep, self.out = upkeep, out
+
+    def round(self, variants, deltas: dict) -> dict:
+        up, stats, new = self.upkeep, self.upkeep.ev.stats, {}
+        stats["rounds"] += 1  # (counted as the rows count their insertion: rounds and rows handed to the merge)
+        for p, derived in up._round(variants, deltas, lambda p: None).items():
+            stats["derivations"] += derived.height
+            got = up._merge(p, [derived])
+            if got.height:
+                new[p] = got
+                self.out[p] = up.concat(p, [self.out.get(p), got])
+        return new
 
 
 class KeptPipelines:

@@ -47,7 +47,7 @@ from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
 from .scan import DELTA
-from .sorted_given import Hidden, as_frame, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, swap_rows
+from .sorted_given import Hidden, as_frame, put_rows, rows_in_order, rows_matching, swap_rows
 from .touched import Touched
 from .value_columns import is_values, same_kinds
 
@@ -194,8 +194,6 @@ class ColumnMaintenance:
             if (got := put_rows(df, rest.keys, rows, self.names(pred), found)) is not None:
                 return self._set(pred, got)
             rest = split(self.current(pred), rest.keys, self.names(pred), self.ev.values)[1]
-        if rows.height and (kept := put_in_order(rest, rows, self.names(pred))) is not None:
-            return self._set(pred, kept)
         self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
 
     def _set(self, pred: str, df) -> None:
@@ -1058,9 +1056,6 @@ def split(df, keys, names: list, values):
         return (df, df.clear()) if keys.height else (df.clear(), df)
     if not df.height or not keys.height:
         return df.clear(), df
-    got = split_rows(df, keys, names)
-    if got is not None:  # (the relation in key order: its own index)
-        return got
     mask = _matching(df, keys, names, values)  # (the membership once, then two gathers by it)
     if not mask.any():
         return df.clear(), df

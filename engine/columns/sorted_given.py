@@ -411,24 +411,6 @@ def rows_matching(df, keys, cols: list, names: list):
     return _like(df, names, [c[at] for c in tcols], ms[order], me[order])
 
 
-def split_rows(df, keys, names: list):
-    """``(hit, rest)``: the rows of the relation ``df`` whose atom is a row
-    of ``keys`` and the others, by ``searchsorted`` when ``df`` is in key
-    order (``rest`` stays so, its key known: :func:`put_in_order` reads
-    it); None when it is not for this path."""
-    import numpy as np
-
-    found = _keyed_rows(df, keys, names)
-    if found is None:
-        return None
-    cols, s, e, key, rows = found
-    kept = np.ones(len(s), dtype=bool)
-    kept[rows] = False
-    rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
-    _remember(rest, key[kept])
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
-
-
 def _keyed_rows(df, keys, names: list):
     """``(term columns, s, e, key, rows)`` of the relation ``df`` in key
     order, ``rows`` those of the atoms ``keys`` (a frame of its term
@@ -442,28 +424,6 @@ def _keyed_rows(df, keys, names: list):
         return None
     cols, s, e = _arrays(df, names)
     return cols, s, e, key, _rows_probed(key, probe)
-
-
-def put_in_order(rest, rows, names: list):
-    """The relation ``rest`` (in key order, without the atoms of ``rows``)
-    with ``rows`` put in their atoms' places, so a derived relation stays
-    in key order through an update (and :func:`rows_matching` serves it);
-    None when either is not for this path."""
-    import numpy as np
-
-    key, theirs = _order_key(rest, names), _arrays(rows, names)
-    if key is None or theirs is None:
-        return None
-    cols, s, e = _arrays(rest, names)
-    add_key = packed(theirs[0], rows.height)
-    if add_key is None:
-        return None
-    order = np.lexsort((theirs[1], add_key))
-    add_key = add_key[order]
-    at = key.searchsorted(add_key, "left")
-    add_cols, add_s, add_e = [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order]
-    *out_cols, out_s, out_e, out_key = spliced([*cols, s, e, key], (), at, [*add_cols, add_s, add_e, add_key])
-    return _remember(_like(rest, names, out_cols, out_s, out_e), out_key)
 
 
 def rows_in_order(df, keys, names: list):

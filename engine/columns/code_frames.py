@@ -204,11 +204,12 @@ def differences(df, other):
     return kept_rows(df, _absent(mine, theirs)), kept_rows(other, _absent(theirs, mine))
 
 
-def _both_ids(df, other):
-    """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one numbering)."""
+def _both_ids(df, other, cols=None):
+    """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one
+    numbering), by their columns ``cols`` (all when None)."""
     import numpy as np
 
-    ids = row_ids([np.concatenate([array(df, c), array(other, c)]) for c in df.columns])
+    ids = row_ids([np.concatenate([array(df, c), array(other, c)]) for c in cols or df.columns])
     return ids[: df.height], ids[df.height:]
 
 
@@ -457,10 +458,6 @@ def member(df, keys, names: list):
     """Per row of ``df``, whether its columns ``names`` are a row of ``keys``."""
     import numpy as np
 
-    n = df.height
-    if not n or not keys.height:
-        return np.zeros(n, dtype=bool)
-    ids = row_ids([np.concatenate([array(df, c), array(keys, c)]) for c in names])
-    present = np.zeros(len(ids), dtype=bool)  # (ids are dense)
-    present[ids[n:]] = True
-    return present[ids[:n]]
+    if not df.height or not keys.height:
+        return np.zeros(df.height, dtype=bool)
+    return ~_absent(*_both_ids(df, keys, names))

@@ -137,41 +137,21 @@ class ColumnMaintenance:
 
     def concat(self, pred: str, frames: list):
         """``frames`` of ``pred`` as one frame (value columns of one kind)."""
-        import polars as pl
-
-        from .value_columns import same_kinds
-
         frames = [f for f in frames if f is not None and f.height]
-        if not frames:
-            return empty(self.arity(pred))
-        if len(frames) == 1:
-            return frames[0]
-        first = frames[0]
-        if all(f.columns == first.columns and f.dtypes == first.dtypes for f in frames):  # (chunks appended: no query; not ``schema``: a Schema built and compared costs 5x)
-            out = frames[0]
-            for f in frames[1:]:
-                out = out.vstack(f)
-            return out
-        return pl.concat(same_kinds(frames, self.names(pred), self.ev.values), how="vertical_relaxed")
-
-    def local(self, pred: str, keys):
-        """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
-        atoms' new rows in their place."""
-        hit, rest = split(self.current(pred), keys, self.names(pred), self.ev.values)
-        self._rest[pred] = rest
-        self.touched(pred).took(keys, hit)
-        return hit
+        return stacked(frames, self.names(pred), self.ev.values) if frames else empty(self.arity(pred))
 
     def read_out(self, pred: str, keys):
-        """:meth:`local`'s rows of the atoms ``keys``; a relation in key
-        order is only read, not split (:meth:`put_back` then splices the
-        atoms' new rows in: one copy of the relation, not three)."""
+        """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
+        atoms' new rows in their place.  A relation in key order is only
+        read, not split (put_back then splices the atoms' new rows in: one
+        copy of the relation, not three)."""
         df = self.current(pred)
         got = rows_in_order(df, keys, self.names(pred))
         if got is None:
-            return self.local(pred, keys)
-        hit, found = got
-        self._rest[pred] = _ReadOut(keys, df, found)
+            hit, self._rest[pred] = split(df, keys, self.names(pred), self.ev.values)
+        else:
+            hit, found = got
+            self._rest[pred] = _ReadOut(keys, df, found)
         self.touched(pred).took(keys, hit)
         return hit
 
@@ -180,10 +160,6 @@ class ColumnMaintenance:
         if got is None:
             got = self._touched[pred] = Touched(self.names(pred))
         return got
-
-    def hits(self, pred: str, keys):
-        """``pred``'s rows of the atoms ``keys``."""
-        return hits(self.current(pred), keys, self.names(pred), self.ev.values)
 
     def put_back(self, pred: str, rows) -> None:
         rest = self._rest.pop(pred)
@@ -491,10 +467,8 @@ class ColumnMaintenance:
 
     def concat_keys(self, pred, a, b):
         """The atoms of ``a`` and of ``b`` (term columns of ``pred``), each once."""
-        import polars as pl
-
         names = self.names(pred)
-        both = pl.concat(same_kinds([a, b], names, self.ev.values), how="vertical_relaxed")
+        both = stacked([a, b], names, self.ev.values)
         return atoms_of(both, names) if names else both.unique()
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
@@ -519,7 +493,7 @@ class ColumnMaintenance:
         got = met_in_order(self.current(pred), other, names)
         if got is not None:
             return got
-        return overlap_and_rows(self.hits(pred, atoms_of(other, names)), other, names, self.ev.values)
+        return overlap_and_rows(hits(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
@@ -1113,15 +1087,24 @@ def _matching(df, keys, cols: list, values):
 
 
 def with_rows(rest, rows, names: list, values):
-    """``rest`` and ``rows`` in one frame (``rest``'s columns), each term
-    column of one kind first (codes beside exact values or floats)."""
-    import polars as pl
-
+    """``rest`` and ``rows`` in one frame (``rest``'s columns)."""
     if not rows.height:
         return rest
-    if rows.columns == rest.columns and rows.dtypes == rest.dtypes:  # (of one kind already: no select, a query each)
-        return pl.concat([rest, rows]) if rest.height else rows
-    return pl.concat([f.select(rest.columns) for f in same_kinds([rest, rows], names, values)], how="vertical_relaxed")
+    out = stacked([rest, rows] if rest.height else [rows], names, values)
+    return out if out.columns == rest.columns else out.select(rest.columns)
+
+
+def stacked(frames: list, names: list, values):
+    """``frames`` (one at least) in one frame, each term column of one
+    kind first (codes beside exact values or floats)."""
+    import polars as pl
+
+    first = frames[0]
+    if all(f.columns == first.columns and f.dtypes == first.dtypes for f in frames):  # (of one kind already: chunks appended, no query; not ``schema``: a Schema built and compared costs 5x)
+        for f in frames[1:]:
+            first = first.vstack(f)
+        return first
+    return pl.concat([f.select(first.columns) for f in same_kinds(frames, names, values)], how="vertical_relaxed")
 
 
 def minus(df, holes, names: list, values, after: str = "frame"):

@@ -276,16 +276,6 @@ def _probe(df, other, names: list):
     return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
 
 
-def _rows_of_atoms(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, rows)``: the rows of
-    ``df`` whose atoms ``other`` names; None as :func:`_probe`."""
-    probe = _probe(df, other, names)
-    if probe is None:
-        return None
-    df, cols, s, e, key, _, lo, count = probe
-    return df, cols, s, e, key, distinct(_ranges(lo, count))
-
-
 def add(df, added, names: list):
     """:class:`Addition` of the coalesced frame ``added`` to the coalesced
     relation ``df`` (term columns ``names``): only the rows of the atoms it
@@ -294,10 +284,13 @@ def add(df, added, names: list):
     from .coalesce import merge_new
     from .relation import _frame
 
-    found = _rows_of_atoms(df, added, names)
-    if found is None:
+    mine, theirs = _in_key_order(df, names), _arrays(added, names)
+    probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
+    if probe is None:
         return None
-    df, cols, s, e, key, old_rows = found  # (every row of the atoms added)
+    df, cols, s, e, key = mine
+    old_rows = _rows_probed(key, probe)  # (every row of the atoms added)
+    found = (*mine, old_rows)
     old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
     merged, new = merge_new(old, [added], names)
     return Addition(new, _replaced(found, merged, names) if new.height else df)
@@ -466,7 +459,8 @@ def swap_rows(df, keys, rows, names: list, found=None):
 
 
 def _replaced(found, rows, names: list):
-    """The relation of ``found`` (:func:`_rows_of_atoms`) with its rows of
+    """The relation of ``found`` (``(relation in key order, term columns,
+    s, e, key, rows)``) with its rows of
     the atoms replaced by ``rows`` (rows of those atoms, coalesced, of codes;
     in any order), in key order, its key remembered: one :func:`_splice`."""
     import numpy as np

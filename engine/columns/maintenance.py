@@ -218,8 +218,6 @@ class ColumnMaintenance:
                 else:
                     given = minus(given, self.seeds[p], self.names(p), ev.values, after="hidden")
             if p in self.own_added:
-                from .value_columns import same_kinds
-
                 old, new = same_kinds([as_frame(given), self.own_added[p]], self.names(p), ev.values)
                 given = merge_new(old, [new], self.names(p))[0]
             self.given[p] = given
@@ -257,10 +255,8 @@ class ColumnMaintenance:
         df = self.current(pred)
         hit, rest = split(df, atoms_of(holes, names), names, values)
         pieces, touched = overlap_and_rows(hit, holes, names, values)
-        pieces = coalesce(pieces, names)
-        if not touched.height:
-            return Retraction(df, pieces, touched, df)
-        return Retraction(df, pieces, touched, with_rows(rest, minus(hit, holes, names, values), names, values))
+        after = with_rows(rest, minus(hit, holes, names, values), names, values) if touched.height else df
+        return Retraction(df, coalesce(pieces, names), touched, after)
 
     def _add_given(self, pred, rows) -> None:
         from .sorted_given import add
@@ -276,20 +272,17 @@ class ColumnMaintenance:
     def _merge(self, pred, parts) -> object:
         """Merge ``parts`` into ``pred``'s relation (only the atoms they
         name are sorted and merged); returns the new maximal intervals."""
-        from .value_columns import same_kinds
-
         names = self.names(pred)
         parts = [p for p in parts if p.height]
         if not parts:
             return empty(self.arity(pred))
-        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
-        parts = same_kinds(parts, names, self.ev.values)
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
         held, taken = self.held.get(pred), self._held.pop(pred, None)
         if held is not None:
             old = held.rows_now(self.base(pred), keys)
         else:  # (a stratum without recursion: its re-derived atoms are among those taken out)
             old = taken if taken is not None else self.read_out(pred, keys)
+        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
         frames = same_kinds([old, *parts], names, self.ev.values)
         merged, new = merge_new(frames[0], frames[1:], names)
         if held is not None:
@@ -394,8 +387,6 @@ class ColumnMaintenance:
             elif names:
                 before = semi(before, keys, names, self.ev.values)
                 after = semi(after, keys, names, self.ev.values)
-        from .value_columns import same_kinds
-
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
         if code_frames.sorted_path(before, after) == "numpy":

@@ -445,7 +445,7 @@ def put_rows(df, keys, rows, names: list, found=None):
 def swap_rows(df, keys, rows, names: list, found=None):
     """``(was, after)``: :func:`put_rows`'s relation after, and the rows
     of the atoms it replaced (one probe for both: a stratum's change is
-    its atoms' rows before and after, touched.py)."""
+    its atoms' rows before and after, maintenance.Touched)."""
     if not names or df.columns != [*names, "s", "e"]:
         return None
     theirs = _arrays(rows, names)

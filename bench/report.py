@@ -682,7 +682,6 @@ TOOLS = {
     "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
     "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
-    "small_frames.py": "diagnostic: interval operations on small frames in Python against polars, by rows (SMALL_ROWS)",
     "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
 }
 

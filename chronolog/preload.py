@@ -60,7 +60,7 @@ MODULES = (
     "chronolog.language.rule_lines", "chronolog.language.vadalog_terminals", "encodings.utf_8_sig",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",
-    "small_frames", "code_frames", "same_shape", "float_mean"))
+    "code_frames", "same_shape", "float_mean"))
 
 # the modules whose records a first large run builds (their methods compile
 # at first call: language/records.py; 28-36 methods, ~2 ms of a first call)

@@ -1,6 +1,6 @@
 """engine/columns/code_frames.py beyond what test_small_frames.py draws: keys
 of three columns or past the codes' range (not packed into one int64), the
-cross join, a temporal move against the polars path; and touched.py's
+cross join, a temporal move against the polars path; and maintenance.Touched's
 record of an update's atoms against the relation it follows."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from budget import examples
 from chronolog.engine.columns import code_frames
 from chronolog.engine.columns.coalesce import coalesce
 from chronolog.engine.columns.encoding import Fallback
-from chronolog.engine.columns.touched import Touched
+from chronolog.engine.columns.maintenance import Touched
 
 BIG = 1 << 40  # past the codes' 2**31: keys of two such columns are not packed
 

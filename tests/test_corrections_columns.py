@@ -43,20 +43,19 @@ def test_a_retraction_is_maintained_on_columns():
     report = m.stats["maintenance"]
     assert [{k: v for k, v in s.items() if k != "interval_operations"} for s in report] == [
         {"stratum": 0, "maintained": True, "path": "frames"}, {"stratum": 1, "maintained": True, "path": "frames"}]
-    # a change of a few rows: its interval operations all on small frames, in Python
-    assert all(s["interval_operations"]["python"] > 0 and s["interval_operations"]["polars"] == 0 for s in report)
+    # a change of a few rows: its interval operations all on frames of codes, in numpy
+    assert all(s["interval_operations"]["numpy"] > 0 and s["interval_operations"]["polars"] == 0 for s in report)
     assert m.stats["maintained_on"] == "columns"
 
 
 @pytest.mark.parametrize("code_rows, way", [(10**9, "numpy"), (-1, "polars")])
-def test_a_change_past_the_small_frames_takes_numpy_or_polars(monkeypatch, code_rows, way):
-    """Past small_frames.SMALL_ROWS rows the interval operations run in
-    numpy on frames of codes up to code_frames.CODE_ROWS rows (joins and
-    differences of rows up to SORT_ROWS), in polars past them, and the
-    report says so; the model is the same."""
-    from chronolog.engine.columns import code_frames, small_frames
+def test_a_change_takes_numpy_or_polars(monkeypatch, code_rows, way):
+    """The interval operations run in numpy on frames of codes up to
+    code_frames.CODE_ROWS rows (joins and differences of rows up to
+    SORT_ROWS), in polars past them, and the report says so; the model is
+    the same."""
+    from chronolog.engine.columns import code_frames
 
-    monkeypatch.setattr(small_frames, "SMALL_ROWS", 2)
     monkeypatch.setattr(code_frames, "CODE_ROWS", code_rows)
     monkeypatch.setattr(code_frames, "SORT_ROWS", code_rows)
     program = "q(X) :- <->[0,2] p(X).\nr(X) :- q(X), not s(X)."

@@ -349,11 +349,18 @@ def code_frames(draw):
 @settings(max_examples=examples(100), **SETTINGS)
 @given(case=code_frames())
 def test_pieces_met_is_overlap(case):
-    # the numpy pieces of a retraction's atoms, as the polars join of the maintenance finds them
-    from chronolog.engine.columns.maintenance import overlap
-    from chronolog.engine.columns.retraction import pieces_met
+    # the numpy pieces of a retraction's atoms and the rows they meet
+    # (code_frames.meeting), as the polars join of the maintenance finds them
+    import polars as pl
+
+    from chronolog.engine.columns.maintenance import _meeting, overlap_and_rows
     from chronolog.engine.columns.relation import term_columns
 
     arity, df, holes = case
     names = term_columns(arity)
-    assert sorted(pieces_met(df, holes, names).rows()) == sorted(overlap(df, holes, names).rows())
+    pieces, met = overlap_and_rows(df, holes, names)
+    m = _meeting(df, holes, names, None)
+    want = [] if m is None else m.select(*names, pl.max_horizontal("s", "os"), pl.min_horizontal("e", "oe")).collect().rows()
+    assert sorted(pieces.rows()) == sorted(want)
+    # (the rows met as a set: a relation's rows are distinct, these frames' need not be)
+    assert sorted(set(met.rows())) == ([] if m is None else sorted(m.select(*names, "s", "e").unique().collect().rows()))

@@ -69,7 +69,7 @@ def test_an_overlay_reads_as_the_spliced_relation(base, changes, asked):
         was, spliced = swap_rows(base, held.keys, held.rows, NAMES)
         assert points(spliced) == truth
         gone = set(held.keys.iter_rows())
-        assert points(was) == {p for p in points(base) if p[0] in gone}  # (the held atoms' rows before: touched.py)
+        assert points(was) == {p for p in points(base) if p[0] in gone}  # (the held atoms' rows before: maintenance.Touched)
 
 
 def test_a_recursive_relation_is_spliced_once_an_update(monkeypatch):

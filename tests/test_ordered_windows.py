@@ -195,14 +195,14 @@ def test_difference_on_the_columns_is_from_scratch(rows, holes):
 
     import polars as pl
 
-    from chronolog.engine.columns import small_frames
+    from chronolog.engine.columns import code_frames
     from chronolog.engine.columns.coalesce import coalesce
     from chronolog.engine.columns.difference import subtract
 
     schema = {"k": pl.Int64, "s": pl.Int64, "e": pl.Int64}
     df = pl.DataFrame(rows, schema=schema, orient="row")
     h = coalesce(pl.DataFrame(holes, schema=schema, orient="row"), ["k"]).rename({"s": "hs", "e": "he"})
-    with mock.patch.object(small_frames, "small", lambda *frames: False):
+    with mock.patch.object(code_frames, "CODE_ROWS", -1):
         got = subtract(df, h, ["k"])
     assert sorted(got.rows()) == pieces_from_scratch(rows, holes)
 

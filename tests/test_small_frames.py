@@ -1,7 +1,7 @@
-"""engine/columns/small_frames.py and code_frames.py: the interval
-operations on small frames in Python and on frames of codes in numpy give
-what the polars paths give (as multisets of rows) and what reasoning point
-by point gives (the oracle: sets of integer time points)."""
+"""engine/columns/code_frames.py: the interval operations on small frames
+of codes in numpy give what the polars paths give (as multisets of rows)
+and what reasoning point by point gives (the oracle: sets of integer time
+points)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budget import examples
-from chronolog.engine.columns import code_frames, difference, maintenance, small_frames
+from chronolog.engine.columns import code_frames, difference, maintenance
 from chronolog.engine.columns.coalesce import coalesce
 
 KEYS = ["0", "1"]
@@ -40,18 +40,18 @@ def rows(df) -> list:
     return sorted(df.iter_rows())
 
 
-def on_path(fn, *args, small_rows=-1, code_rows=-1):
+def on_path(fn, *args, code_rows=-1):
     """``fn(*args)`` with the paths' thresholds set (by default: the polars path)."""
-    kept = small_frames.SMALL_ROWS, code_frames.CODE_ROWS
-    small_frames.SMALL_ROWS, code_frames.CODE_ROWS = small_rows, code_rows
+    kept = code_frames.CODE_ROWS, code_frames.SORT_ROWS
+    code_frames.CODE_ROWS = code_frames.SORT_ROWS = code_rows
     try:
         return fn(*args)
     finally:
-        small_frames.SMALL_ROWS, code_frames.CODE_ROWS = kept
+        code_frames.CODE_ROWS, code_frames.SORT_ROWS = kept
 
 
 def polars_path(fn, *args):
-    """``fn(*args)`` on the callers' polars path (small frames and numpy turned off)."""
+    """``fn(*args)`` on the callers' polars path (numpy turned off)."""
     return on_path(fn, *args)
 
 
@@ -64,7 +64,7 @@ def numpy_path(fn, *args):
 @given(frames(extra=True), frames())
 def test_subtract(df, holes):
     holes = coalesce(holes, KEYS).rename({"s": "hs", "e": "he"})
-    assert small_frames.small(df, holes)
+    assert code_frames.path(df, holes) == "numpy"
     got = difference.subtract(df, holes, KEYS)
     assert rows(got) == rows(polars_path(difference.subtract, df, holes, KEYS))
     assert rows(got) == rows(numpy_path(difference.subtract, df, holes, KEYS))
@@ -89,11 +89,10 @@ def test_overlap_and_overlapping(df, other):
 @given(frames(), frames())
 def test_distinct_and_anti(df, other):
     assert rows(maintenance.atoms_of(df, KEYS)) == sorted({r[:2] for r in df.iter_rows()})
-    renamed = small_frames.distinct(df, ["1"], ["0"])
+    renamed = code_frames.distinct(df, ["1"], ["0"])
     assert renamed.columns == ["0"] and rows(renamed) == sorted({(r[1],) for r in df.iter_rows()})
     assert rows(code_frames.distinct(df, KEYS)) == sorted({r[:2] for r in df.iter_rows()})
     there = set(other.iter_rows())
-    assert rows(small_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
     assert rows(code_frames.anti(df, other)) == sorted(r for r in df.iter_rows() if r not in there)
     only_df, only_other = code_frames.differences(df, other)
     assert rows(only_df) == sorted(r for r in df.iter_rows() if r not in there)
@@ -104,11 +103,11 @@ def test_distinct_and_anti(df, other):
 
 def test_frames_of_values_or_many_rows_take_polars():
     codes = pl.DataFrame({"0": [1], "s": [0], "e": [2]})
-    assert small_frames.small(codes)
-    assert not small_frames.small(codes.with_columns(pl.col("0").cast(pl.Float64)))
-    many = pl.DataFrame({"0": range(small_frames.SMALL_ROWS + 1), "s": 0, "e": 1})
-    assert not small_frames.small(codes, many)
-    assert not small_frames.small(pl.DataFrame({"0": [1, None], "s": [0, 0], "e": [2, 2]}))
+    assert code_frames.path(codes) == "numpy"
+    assert code_frames.path(codes.with_columns(pl.col("0").cast(pl.Float64))) == "polars"
+    many = pl.DataFrame({"0": range(code_frames.CODE_ROWS + 1), "s": 0, "e": 1})
+    assert code_frames.path(codes, many) == "polars"
+    assert code_frames.path(pl.DataFrame({"0": [1, None], "s": [0, 0], "e": [2, 2]})) == "polars"
 
 
 def join_node(df, right):

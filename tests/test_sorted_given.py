@@ -14,7 +14,8 @@ from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import add, atoms_missing, packed, put_in_order, put_rows, rows_in_order, rows_matching, split_rows, take_back
+from chronolog.engine.columns.maintenance import split
+from chronolog.engine.columns.sorted_given import add, atoms_missing, packed, put_rows, rows_in_order, rows_matching, take_back
 from chronolog.engine.columns.sorted_given import _order_key
 
 
@@ -156,30 +157,12 @@ def test_the_semi_join_and_the_split_by_the_sorted_key(given_rows, key_atoms, ar
     assert as_set(got) == {r for r in as_set(df) if r[: len(cols)] in wanted}
     assert_kept(got, arity)
     atom_keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
-    hit, rest = split_rows(df, atom_keys, names)
+    hit, rest = split(df, atom_keys, names, None)
     chosen = set(atom_keys.iter_rows())
     assert as_set(hit) == {r for r in as_set(df) if r[:arity] in chosen}
     assert as_set(rest) == {r for r in as_set(df) if r[:arity] not in chosen}
     assert hit.height + rest.height == df.height
     assert_kept(rest, arity)
-
-
-@settings(max_examples=examples(300), deadline=None)
-@given(facts, facts, st.integers(1, 2))
-def test_rows_put_back_in_key_order(given_rows, new_rows, arity):
-    """The rows of some atoms taken out (split_rows) and others put in their
-    place: every row once, in key order, and the remembered key right (a
-    semi-join on the result answers as a filter does)."""
-    df = frame_of([(a[:arity], s, e) for a, s, e in given_rows], arity)
-    names = term_columns(arity)
-    back = frame_of([(a[:arity], s, e) for a, s, e in new_rows], arity)
-    _, rest = split_rows(df, back.select(names).unique(), names)
-    got = put_in_order(rest, back, names)
-    assert sorted(rows(got)) == sorted(rows(rest) + rows(back))
-    assert_kept(got, arity)
-    keys = got.select(names[:1]).unique().head(3)
-    again = rows_matching(got, keys, names[:1], names)
-    assert as_set(again) == {r for r in as_set(got) if r[:1] in set(keys.iter_rows())}
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -1,22 +1,22 @@
 """Joins, interval moves and set operations on frames of codes, in numpy.
 
-An update on frames (maintenance.py) makes many frames of a few hundred to
-a few thousand rows (the atoms a change touches) and asks of each a join, a
+An update on frames (maintenance.py) makes many frames of a few to a few
+thousand rows (the atoms a change touches) and asks of each a join, a
 temporal move, a distinct set of atoms, a difference of rows or of
 intervals.  As a polars query each costs ~0.2-0.4 ms whatever the size; the
-same in numpy costs 30-140 us at these sizes.  Past small_frames.SMALL_ROWS
-rows, where Python loops stop paying, the callers (join.py, temporal.py,
-difference.py, maintenance.py, in any columnar run) come here for frames
-whose columns are all Int64 codes without nulls (:func:`codes_only`) and
-that hold at most :data:`CODE_ROWS` rows together (a join or a difference
-of rows, a sort of keys: :data:`SORT_ROWS`); value columns and larger
-frames keep the polars paths.  Same answers as those paths up to row order
+same in numpy costs 15-140 us at these sizes (a loop in Python over a few
+rows saves ~10 us of a subtraction and loses as much on a join: not worth
+a third path).  The callers (join.py, temporal.py, difference.py,
+maintenance.py, in any columnar run) come here for frames whose columns
+are all Int64 codes without nulls (:func:`codes_only`) and that hold at
+most :data:`CODE_ROWS` rows together (a join or a difference of rows, a
+sort of keys: :data:`SORT_ROWS`); value columns and larger frames keep the
+polars paths.  Same answers as those paths up to row order
 (tests/test_small_frames.py, tests/test_code_frames.py).
 """
 
 from __future__ import annotations
 
-from . import small_frames
 from .base import frame_of
 from .native import array, int64_series, int64_without_nulls
 
@@ -28,19 +28,16 @@ _CODE_LIMIT = 1 << 31
 # 1.7 ms against 0.7, the sort of the larger side losing to polars' threads).
 CODE_ROWS = 4096
 
+# Operations that took each path so far (maintenance.py reports them per stratum).
+TALLY = {"numpy": 0, "polars": 0}
 
-def path(*frames, python: bool = True) -> str:
-    """Where an operation on ``frames`` runs: ``python`` (small_frames.py;
-    not for an operation without a loop there), ``numpy`` (here: frames of
+
+def path(*frames) -> str:
+    """Where an operation on ``frames`` runs: ``numpy`` (here: frames of
     codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
-    counted in small_frames.TALLY."""
-    if python and small_frames.fits(*frames):
-        way = "python"
-    elif sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames):
-        way = "numpy"
-    else:
-        way = "polars"
-    small_frames.TALLY[way] += 1
+    counted in :data:`TALLY`."""
+    way = "numpy" if sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames) else "polars"
+    TALLY[way] += 1
     return way
 
 
@@ -54,11 +51,8 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    way = path(*frames)
-    if way == "polars" and sum(f.height for f in frames) <= SORT_ROWS and codes_only(*frames):
-        small_frames.TALLY["polars"] -= 1
-        small_frames.TALLY["numpy"] += 1
-        way = "numpy"
+    way = "numpy" if sum(f.height for f in frames) <= max(SORT_ROWS, CODE_ROWS) and codes_only(*frames) else "polars"
+    TALLY[way] += 1
     return way
 
 
@@ -210,11 +204,12 @@ def differences(df, other):
     return kept_rows(df, _absent(mine, theirs)), kept_rows(other, _absent(theirs, mine))
 
 
-def _both_ids(df, other):
-    """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one numbering)."""
+def _both_ids(df, other, cols=None):
+    """:func:`row_ids` of the rows of ``df``, then of ``other``'s (one
+    numbering), by their columns ``cols`` (all when None)."""
     import numpy as np
 
-    ids = row_ids([np.concatenate([array(df, c), array(other, c)]) for c in df.columns])
+    ids = row_ids([np.concatenate([array(df, c), array(other, c)]) for c in cols or df.columns])
     return ids[: df.height], ids[df.height:]
 
 
@@ -255,6 +250,21 @@ def _matched(df, right, shared: list):
     if shared:
         return _pairs(_arrays(df, shared), _arrays(right, shared))
     return np.repeat(np.arange(df.height), right.height), np.tile(np.arange(right.height), df.height)
+
+
+def meeting(df, other, names: list):
+    """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other``
+    equal on ``names`` whose intervals meet, ``df``'s row and their common
+    piece; None unless those columns are codes on both sides."""
+    import numpy as np
+
+    if not codes_only(df, other, cols=[*names, "s", "e"]):
+        return None
+    i, j = _matched(df, other, names)
+    s = np.maximum(array(df, "s")[i], array(other, "s")[j])
+    e = np.minimum(array(df, "e")[i], array(other, "e")[j])
+    keep = s < e
+    return i[keep], s[keep], e[keep]
 
 
 def join(df, right, shared: list):
@@ -358,7 +368,6 @@ def subtract(df, holes, keys: list):
     apart) of the same ``keys``; a row's pieces keep its other columns."""
     import numpy as np
 
-    n = df.height
     i, j = _matched(df, holes, keys)
     s, e = array(df, "s"), array(df, "e")
     hs, he = array(holes, "hs")[j], array(holes, "he")[j]
@@ -367,21 +376,36 @@ def subtract(df, holes, keys: list):
         return df
     i, hs, he = i[meet], hs[meet], he[meet]
     order = np.lexsort((hs, i))
-    i, hs, he = i[order], hs[order], he[order]
-    first = np.ones(len(i), dtype=bool)
-    first[1:] = i[1:] != i[:-1]
-    last = np.ones(len(i), dtype=bool)
-    last[:-1] = i[1:] != i[:-1]
-    start = np.where(first, s[i], previous(he))  # (the gap before a hole: from the row's start or the hole before)
-    met = np.zeros(n, dtype=bool)
-    met[i[first]] = True
+    rows, s2, e2 = left_over(i[order], hs[order], he[order], s, e)
+    met = np.zeros(df.height, dtype=bool)
+    met[i] = True
     untouched = np.flatnonzero(~met)
-    rows = np.concatenate([untouched, i, i[last]])
-    s2 = np.concatenate([s[untouched], start, he[last]])
-    e2 = np.concatenate([e[untouched], hs, e[i[last]]])
-    keep = s2 < e2
-    rows, s2, e2 = rows[keep], s2[keep], e2[keep]
+    rows, s2, e2 = (np.concatenate([a[untouched], b]) for a, b in ((np.arange(df.height), rows), (s, s2), (e, e2)))
     return frame({c: s2 if c == "s" else e2 if c == "e" else array(df, c)[rows] for c in df.columns})
+
+
+def left_over(row, ps, pe, s, e):
+    """``(row, s, e)`` of what is left of the rows met: each row ``row[k]``
+    (of the intervals ``s``, ``e``) less its holes ``[ps[k], pe[k])``
+    (disjoint, in start order within a row), in row order, then start
+    order within a row."""
+    import numpy as np
+
+    order = np.argsort(row, kind="stable")  # (a row's holes stay in start order)
+    row, ps, pe = row[order], ps[order], pe[order]
+    first = np.ones(len(row), dtype=bool)
+    first[1:] = row[1:] != row[:-1]
+    last = np.ones(len(row), dtype=bool)
+    last[:-1] = first[1:]
+    # before each hole: from the row's start or the hole before's end; after the last: up to the row's end
+    gap_s = np.where(first, s[row], previous(pe))
+    out_row = np.concatenate([row, row[last]])
+    out_s = np.concatenate([gap_s, pe[last]])
+    out_e = np.concatenate([ps, e[row[last]]])
+    keep = out_s < out_e
+    out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
+    order = np.argsort(out_row, kind="stable")  # (the gaps before the holes, then the one after the last)
+    return out_row[order], out_s[order], out_e[order]
 
 
 def previous(a):
@@ -434,10 +458,6 @@ def member(df, keys, names: list):
     """Per row of ``df``, whether its columns ``names`` are a row of ``keys``."""
     import numpy as np
 
-    n = df.height
-    if not n or not keys.height:
-        return np.zeros(n, dtype=bool)
-    ids = row_ids([np.concatenate([array(df, c), array(keys, c)]) for c in names])
-    present = np.zeros(len(ids), dtype=bool)  # (ids are dense)
-    present[ids[n:]] = True
-    return present[ids[:n]]
+    if not df.height or not keys.height:
+        return np.zeros(df.height, dtype=bool)
+    return ~_absent(*_both_ids(df, keys, names))

@@ -26,12 +26,9 @@ def subtract(df, holes, keys):
     with the same ``keys`` (maximal: those meeting a row are apart)."""
     import polars as pl
 
-    from . import code_frames, small_frames
+    from . import code_frames
 
-    way = code_frames.path(df, holes)
-    if way == "python":
-        return small_frames.subtract(df, holes, keys)
-    if way == "numpy":
+    if code_frames.path(df, holes) == "numpy":
         return code_frames.subtract(df, holes, keys)
     rows = df.with_row_index("_r")
     if keys:

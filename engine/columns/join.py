@@ -4,7 +4,7 @@ keep ``s < e``).  No shared variable: a cross join, as in the rows."""
 
 from __future__ import annotations
 
-from . import code_frames, small_frames
+from . import code_frames
 from .base import AgainstTableNode
 
 
@@ -18,10 +18,7 @@ class JoinNode(AgainstTableNode):
         if right is None:
             return None
         df, right, shared = self.matched(df, right)
-        way = code_frames.sorted_path(df, right)
-        if way == "python":
-            return small_frames.join(df, right, shared)
-        if way == "numpy":
+        if code_frames.sorted_path(df, right) == "numpy":
             return code_frames.join(df, right, shared)
         right = right.rename({"s": "s_r", "e": "e_r"})
         j = df.join(right, on=shared, how="inner") if shared else df.join(right, how="cross")

@@ -373,15 +373,8 @@ class LazyAtoms(MutableMapping):
         self._count = None  # atoms now (None: not counted yet)
         self.writes = 0  # how many writes so far (ColumnRelation.frame's cache)
 
-    def _load(self, terms):
-        """``terms``' intervals (None if no such atom), kept in ``known``."""
-        got = self.known.get(terms)
-        if got is not None:
-            return None if got is _GONE else got
-        return None if self.complete else self._from_base(terms)
-
     def _from_base(self, terms):
-        """``_load`` of an atom not known yet."""
+        """:meth:`get` of an atom not known yet."""
         if self.in_base.get(terms) is False:  # (looked up before: the base has none)
             return None
         rows = self.rel.base_rows(terms)
@@ -469,7 +462,7 @@ class LazyAtoms(MutableMapping):
         return self.get(terms) is not None
 
     def __setitem__(self, terms, ivs) -> None:
-        was = self._load(terms)
+        was = self.get(terms)
         self.dirty.add(terms)
         self.writes += 1
         self.known[terms] = ivs
@@ -485,7 +478,7 @@ class LazyAtoms(MutableMapping):
                 idx.added(terms)
 
     def __delitem__(self, terms) -> None:
-        if self._load(terms) is None:
+        if self.get(terms) is None:
             raise KeyError(terms)
         self.dirty.add(terms)
         self.writes += 1
@@ -496,7 +489,7 @@ class LazyAtoms(MutableMapping):
         if self._count is not None:
             self._count -= 1
         for idx in self.rel._indexes.values():
-            idx.removed(terms)
+            idx.removed_many((terms,))
 
     def replace_held(self, lists: dict) -> dict:
         """Set the intervals of the atoms of ``lists`` (terms -> list) held
@@ -625,15 +618,8 @@ class LazyIndex:
         if atoms.cleared or not atoms.in_base.get(terms, True):
             self.extra.setdefault(self._key(terms), []).append(terms)
 
-    def removed(self, terms) -> None:
-        key = self._key(terms)
-        self.dropped.add(key)
-        bucket = self.extra.get(key)
-        if bucket and terms in bucket:
-            bucket.remove(terms)
-
-    def removed_many(self, gone: list) -> None:
-        """:meth:`removed` of each of ``gone``."""
+    def removed_many(self, gone) -> None:
+        """The atoms ``gone`` (terms) deleted."""
         ps = self.positions
         if len(ps) == 1:
             p = ps[0]

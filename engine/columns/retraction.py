@@ -173,73 +173,14 @@ def lookup(values: list, terms, absent_ints: bool = True):
     return out
 
 
-def pieces_met(df, holes, names: list):
-    """The pieces of ``df``'s intervals that lie in ``holes``' of the same
-    atom (not coalesced): maintenance.overlap for frames whose terms are all
-    codes, in numpy, where polars' join costs ~0.7 ms whatever the size (a
-    retraction's few atoms, per predicate); None for value columns."""
-    met = _meeting(df, holes, names) if names == term_columns(len(names)) else None
-    if met is None:
-        return None
-    rows, s, e = met
-    return _frame([df[c].to_numpy()[rows] for c in names], s, e)
-
-
-def rows_met(df, other, names: list):
-    """The distinct rows (``names``, ``s``, ``e``) of ``df`` that meet an
-    interval of ``other``'s of the same atom: maintenance.overlapping in
-    numpy; None for value columns or more rows than code_frames takes."""
-    from .code_frames import CODE_ROWS, distinct
-
-    met = _meeting(df, other, names) if df.height + other.height <= CODE_ROWS and names == term_columns(len(names)) else None
-    if met is None:
-        return None
-    return distinct(df[met[0]], [*names, "s", "e"])
-
-
 def conclusions_only(holes, given, model, names: list, values) -> bool:
     """Whether an atom's ``holes`` meet none of its ``given`` intervals but
     meet the ``model``: a retraction of what only the rules derive."""
     from .maintenance import hits, overlapping, split
 
-    met = _meeting(holes, given, names)
-    ok = holes[met[0]] if met is not None else overlapping(holes, given, names, values)
+    ok = overlapping(holes, given, names, values)
     doubt = split(holes, ok.select(names), names, values)[1] if ok.height and names else holes.clear() if ok.height else holes
     if not doubt.height:
         return False
     near = hits(model, doubt.select(names) if names else doubt, names, values)  # (the doubted atoms' rows: a small frame)
-    met = _meeting(doubt, near, names)
-    return bool(len(met[0]) if met is not None else overlapping(doubt, near, names, values).height)
-
-
-def _meeting(df, other, names: list):
-    """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other`` of
-    the same atom whose intervals meet, ``df``'s row and their common piece
-    (numpy); None unless the terms are codes on both sides."""
-    import numpy as np
-    import polars as pl
-
-    if any(df[c].dtype != pl.Int64 or other[c].dtype != pl.Int64 or df[c].null_count() or other[c].null_count() for c in names):
-        return None  # (a polars join matches no null)
-    n = df.height
-    if not n or not other.height:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if names:  # one id per atom, over both frames
-        cols = [np.concatenate([df[c].to_numpy(), other[c].to_numpy()]) for c in names]
-        if len(cols) <= 2 and all(c.min() >= 0 and c.max() < 1 << 31 for c in cols):  # (codes: one int64 an atom)
-            ids = cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
-        else:
-            ids = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
-        mine, theirs = ids[:n], ids[n:]
-    else:
-        mine, theirs = np.zeros(n, dtype=np.int64), np.zeros(other.height, dtype=np.int64)
-    order = np.argsort(theirs, kind="stable")
-    lo = np.searchsorted(theirs[order], mine, "left")
-    counts = np.searchsorted(theirs[order], mine, "right") - lo
-    left = np.repeat(np.arange(n), counts)
-    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    right = order[np.repeat(lo, counts) + within]
-    s = np.maximum(df["s"].to_numpy()[left], other["s"].to_numpy()[right])
-    e = np.minimum(df["e"].to_numpy()[left], other["e"].to_numpy()[right])
-    keep = s < e
-    return left[keep], s[keep], e[keep]
+    return bool(overlapping(doubt, near, names, values).height)

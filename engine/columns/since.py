@@ -25,7 +25,7 @@ def _closed(df):
     """``df``'s intervals closed, as ``cs``, ``ce`` in place of ``s``, ``e``
     (in numpy on a frame of codes up to code_frames.CODE_ROWS rows: one
     polars query with a ``when`` costs ~0.5 ms)."""
-    if code_frames.path(df, python=False) == "numpy":
+    if code_frames.path(df) == "numpy":
         return code_frames.closed(df)
     return _codes(df, closure(), ("cs", "ce")).drop("s", "e")
 
@@ -48,7 +48,7 @@ class SinceNode(AgainstTableNode):
         if left is None:
             return None
         df, left, shared = self.matched(df, left)
-        if code_frames.path(df, left, python=False) == "numpy":
+        if code_frames.path(df, left) == "numpy":
             return code_frames.since(df, left, shared, self.offset)
         j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
         j = _codes(j, clipped()).filter(pl.col("s") < pl.col("e"))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import packed, previous
+from .code_frames import left_over, packed
 from .coalesce import distinct
 
 
@@ -141,7 +141,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
     if not len(t_who) or after is None:
         return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None, met)
-    left, left_s, left_e = _left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
+    left, left_s, left_e = left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
     dead = dead.copy() if hidden else dead
     dead[t_who[t_who < len(s)]] = True
     kept = np.ones(len(beside[0]), dtype=bool)
@@ -276,16 +276,6 @@ def _probe(df, other, names: list):
     return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
 
 
-def _rows_of_atoms(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, rows)``: the rows of
-    ``df`` whose atoms ``other`` names; None as :func:`_probe`."""
-    probe = _probe(df, other, names)
-    if probe is None:
-        return None
-    df, cols, s, e, key, _, lo, count = probe
-    return df, cols, s, e, key, distinct(_ranges(lo, count))
-
-
 def add(df, added, names: list):
     """:class:`Addition` of the coalesced frame ``added`` to the coalesced
     relation ``df`` (term columns ``names``): only the rows of the atoms it
@@ -294,10 +284,13 @@ def add(df, added, names: list):
     from .coalesce import merge_new
     from .relation import _frame
 
-    found = _rows_of_atoms(df, added, names)
-    if found is None:
+    mine, theirs = _in_key_order(df, names), _arrays(added, names)
+    probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
+    if probe is None:
         return None
-    df, cols, s, e, key, old_rows = found  # (every row of the atoms added)
+    df, cols, s, e, key = mine
+    old_rows = _rows_probed(key, probe)  # (every row of the atoms added)
+    found = (*mine, old_rows)
     old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
     merged, new = merge_new(old, [added], names)
     return Addition(new, _replaced(found, merged, names) if new.height else df)
@@ -374,30 +367,6 @@ def spliced(arrays: list, removed, at, extras: list) -> list:
     return out
 
 
-def _left_over(row, ps, pe, s, e):
-    """``(row, s, e)`` of what is left of the rows met: each row ``row[k]``
-    less its pieces ``[ps[k], pe[k])`` (disjoint), in row order, then start
-    order within a row."""
-    import numpy as np
-
-    order = np.argsort(row, kind="stable")  # (a row's pieces stay in start order)
-    row, ps, pe = row[order], ps[order], pe[order]
-    first = np.ones(len(row), dtype=bool)
-    first[1:] = row[1:] != row[:-1]
-    last = np.ones(len(row), dtype=bool)
-    last[:-1] = first[1:]
-    # before each piece: from the row's start or the piece before's end; after the last: up to the row's end
-    gap_s = np.where(first, s[row], previous(pe))
-    gap_e = ps
-    out_row = np.concatenate([row, row[last]])
-    out_s = np.concatenate([gap_s, pe[last]])
-    out_e = np.concatenate([gap_e, e[row[last]]])
-    keep = out_s < out_e
-    out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
-    order = np.argsort(out_row, kind="stable")  # (the gaps before the pieces, then the one after the last)
-    return out_row[order], out_s[order], out_e[order]
-
-
 def rows_matching(df, keys, cols: list, names: list):
     """The rows of the relation ``df`` (term columns ``names``) whose term
     columns ``cols`` are a row of ``keys``, by ``searchsorted`` when ``df``
@@ -435,24 +404,6 @@ def rows_matching(df, keys, cols: list, names: list):
     return _like(df, names, [c[at] for c in tcols], ms[order], me[order])
 
 
-def split_rows(df, keys, names: list):
-    """``(hit, rest)``: the rows of the relation ``df`` whose atom is a row
-    of ``keys`` and the others, by ``searchsorted`` when ``df`` is in key
-    order (``rest`` stays so, its key known: :func:`put_in_order` reads
-    it); None when it is not for this path."""
-    import numpy as np
-
-    found = _keyed_rows(df, keys, names)
-    if found is None:
-        return None
-    cols, s, e, key, rows = found
-    kept = np.ones(len(s), dtype=bool)
-    kept[rows] = False
-    rest = _like(df, names, [c[kept] for c in cols], s[kept], e[kept])
-    _remember(rest, key[kept])
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), rest
-
-
 def _keyed_rows(df, keys, names: list):
     """``(term columns, s, e, key, rows)`` of the relation ``df`` in key
     order, ``rows`` those of the atoms ``keys`` (a frame of its term
@@ -466,28 +417,6 @@ def _keyed_rows(df, keys, names: list):
         return None
     cols, s, e = _arrays(df, names)
     return cols, s, e, key, _rows_probed(key, probe)
-
-
-def put_in_order(rest, rows, names: list):
-    """The relation ``rest`` (in key order, without the atoms of ``rows``)
-    with ``rows`` put in their atoms' places, so a derived relation stays
-    in key order through an update (and :func:`rows_matching` serves it);
-    None when either is not for this path."""
-    import numpy as np
-
-    key, theirs = _order_key(rest, names), _arrays(rows, names)
-    if key is None or theirs is None:
-        return None
-    cols, s, e = _arrays(rest, names)
-    add_key = packed(theirs[0], rows.height)
-    if add_key is None:
-        return None
-    order = np.lexsort((theirs[1], add_key))
-    add_key = add_key[order]
-    at = key.searchsorted(add_key, "left")
-    add_cols, add_s, add_e = [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order]
-    *out_cols, out_s, out_e, out_key = spliced([*cols, s, e, key], (), at, [*add_cols, add_s, add_e, add_key])
-    return _remember(_like(rest, names, out_cols, out_s, out_e), out_key)
 
 
 def rows_in_order(df, keys, names: list):
@@ -516,7 +445,7 @@ def put_rows(df, keys, rows, names: list, found=None):
 def swap_rows(df, keys, rows, names: list, found=None):
     """``(was, after)``: :func:`put_rows`'s relation after, and the rows
     of the atoms it replaced (one probe for both: a stratum's change is
-    its atoms' rows before and after, touched.py)."""
+    its atoms' rows before and after, maintenance.Touched)."""
     if not names or df.columns != [*names, "s", "e"]:
         return None
     theirs = _arrays(rows, names)
@@ -530,7 +459,8 @@ def swap_rows(df, keys, rows, names: list, found=None):
 
 
 def _replaced(found, rows, names: list):
-    """The relation of ``found`` (:func:`_rows_of_atoms`) with its rows of
+    """The relation of ``found`` (``(relation in key order, term columns,
+    s, e, key, rows)``) with its rows of
     the atoms replaced by ``rows`` (rows of those atoms, coalesced, of codes;
     in any order), in key order, its key remembered: one :func:`_splice`."""
     import numpy as np

@@ -35,7 +35,7 @@ def apply(df, transform, w):
 
     if df.height == 0:
         return df
-    if code_frames.path(df, python=False) == "numpy":
+    if code_frames.path(df) == "numpy":
         return code_frames.moved(df, transform, w)
     return moved(df, transform, w).filter(pl.col("s") < pl.col("e"))
 

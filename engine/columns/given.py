@@ -15,7 +15,7 @@ from chronolog.language.timeline import NEG_INF, POS_INF
 
 from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn
 
-from .coalesce import coalesce, coalesce_arrays, coalesce_owned
+from .coalesce import coalesce, coalesce_owned
 from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
 from .relation import _frame, empty, interval_codes, term_column, term_columns
 
@@ -251,22 +251,6 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         e = np.concatenate([p[2] for p in parts])
     del parts
     cols = [np.asarray(c) for c in cols]
-    if all(c.dtype.kind in "iu" for c in cols):  # exact pairs beside codes: coalesced as arrays, one frame built
-        from .exact_columns import order_key
-
-        # an exact column sorts by its values' key (exact_columns.key_arrays), its pairs ride along
-        flat = [a.astype(np.int64, copy=False) for c in cols for a in ((order_key(c[:, 0], c[:, 1])[0], c[:, 0], c[:, 1]) if c.ndim == 2 else (c,))]
-        flat, s, e = coalesce_arrays(flat, np.asarray(s), np.asarray(e))
-        it = iter(flat)
-        out = []
-        for c in cols:
-            if c.ndim == 2:
-                next(it)  # (the key)
-                out.append(np.stack([next(it), next(it)], axis=1))
-            else:
-                out.append(next(it))
-        cols = out
-        return _frame(cols, s, e)
     frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
     return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

@@ -169,13 +169,13 @@ class GrowingRelation:
         return key
 
     def _decode(self, key, s, e):
-        import polars as pl
+        from .base import frame_of_arrays
 
         cols, rest = [], key
-        for k, r in zip(reversed(self.keys), reversed(self.radix)):
-            cols.append(pl.Series(k, rest % r, dtype=pl.Int64))
+        for r in reversed(self.radix):
+            cols.append(rest % r)
             rest = rest // r
-        return pl.DataFrame([*reversed(cols), pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
+        return frame_of_arrays(self.keys, cols[::-1], s, e)
 
 
 def _product(xs) -> int:

@@ -17,7 +17,7 @@ from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn
 
 from .coalesce import coalesce, coalesce_owned
 from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
-from .relation import _frame, empty, interval_codes, term_column, term_columns
+from .relation import _frame, empty, rows_columns, term_columns
 
 
 def _units(values, scale, ints=None):
@@ -160,11 +160,7 @@ def _given_parts(sources, pred: str, arity: int, terms, scale, memo) -> list:
             parts.append(list(_part_columns(part, terms, scale, memo)))
         slow = fc.slow.get(pred)
         if slow:
-            keys = [t for t, _ in slow]
-            cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
-            lo, hi, lc, hc = zip(*[iv for _, iv in slow])
-            s, e = interval_codes(lo, hi, lc, hc, scale)
-            parts.append([cols, s, e])
+            parts.append(list(rows_columns(slow, arity, terms, scale)))
     return parts
 
 

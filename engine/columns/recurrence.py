@@ -374,21 +374,9 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
 
 def frame_of(atoms, s, e, arity, terms):
     """The swept pieces as a coalesced relation frame (values as the rows
-    would store them: finite floats a value column, the rest codes; the
-    codes in one pass, code_all checking equal numbers' kinds as code()
-    does)."""
-    import numpy as np
-
+    would store them: relation.term_column, finite floats a value column,
+    the rest codes)."""
     from .coalesce import coalesce
-    from .relation import _frame
+    from .relation import _frame, term_column
 
-    cols = []
-    for i in range(arity):
-        vals = [a[i] for a in atoms]
-        col = None
-        if vals and all(type(v) is float for v in vals):
-            col = np.array(vals, dtype=np.float64)
-            if not np.isfinite(col).all():
-                col = None
-        cols.append(col if col is not None else np.asarray(terms.code_all(vals), dtype=np.int64))
-    return coalesce(_frame(cols, s, e), term_columns(arity))
+    return coalesce(_frame([term_column([a[i] for a in atoms], terms) for i in range(arity)], s, e), term_columns(arity))

@@ -148,6 +148,13 @@ def interval_codes(lo, hi, lc, hc, scale):
     return _codes(lo_u, lo_fin, np.asarray(lc, dtype=bool), hi_u, hi_fin, np.asarray(hc, dtype=bool))
 
 
+def rows_columns(rows: list, arity: int, terms, scale) -> tuple:
+    """``(term columns, s, e)`` of ``(terms, interval)`` rows (not none)."""
+    keys = [t for t, _ in rows]
+    cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
+    return (cols, *interval_codes(*zip(*[iv for _, iv in rows]), scale))
+
+
 def _codes(*ends) -> tuple:
     """``s``, ``e`` (numpy) of the arrays ``lo, lo_finite, lo_closed, hi,
     hi_finite, hi_closed`` (interval_codes.from_ends)."""
@@ -281,13 +288,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         from chronolog.engine.arrow import table_to_rows
 
         rows = table_to_rows(table, pred)
-        keys = [t for t, _ in rows]
-        cols = [term_column(list(c), terms) for c in zip(*keys)] if arity and rows else [[] for _ in range(arity)]
-        if not rows:
-            return empty(arity)
-        lo, hi, lc, hc = zip(*[iv for _, iv in rows])
-        s, e = interval_codes(lo, hi, lc, hc, scale)
-        return coalesce(_frame(cols, s, e), term_columns(arity))
+        return coalesce(_frame(*rows_columns(rows, arity, terms, scale)), term_columns(arity)) if rows else empty(arity)
     cols = [_value_or_codes(table.column(c), terms, c, pred, table) for c in term_names]
 
     def ends(col):

@@ -116,29 +116,30 @@ def _cast_empty(f, c, want):
     return f.with_columns(pl.Series(c, [], dtype=want))
 
 
+def _code_kinds(name: str, df, values):
+    """The kind of each row's value of the variable ``name`` (Values.kind:
+    1 an int, 2 a float), or None for a value column."""
+    from .scan import var_column
+
+    col = df[var_column(name)]
+    if is_values(col):
+        return None
+    c = col.to_numpy()
+    values.column(c[:0])  # (brings the kinds of every code up to date)
+    return values.kind[c]
+
+
 def mixed(expr, df, values) -> bool:
     """Whether a variable of ``expr`` is a coded column holding ints beside
     floats.  Such results are computed per row kind and coded, instead of
     a float column that would make every one a float (where a float equals
     an int of the run the stratum goes to the rows: encoding.Dictionary)."""
-    import numpy as np
-
     from chronolog.language import ast
 
-    from .scan import var_column
-
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if is_values(col):
-            return False
-        c = col.to_numpy()
-        values.column(c[:0])  # (brings the kinds of every code up to date)
-        k = values.kind[c]
-        return bool(np.any(k == 1)) and bool(np.any(k == 2))
-    if isinstance(expr, ast.BinOp):
-        return mixed(expr.left, df, values) or mixed(expr.right, df, values)
-    if isinstance(expr, ast.Call):
-        return any(mixed(a, df, values) for a in expr.args)
+    for name in ast.variables_of(expr):
+        k = _code_kinds(name, df, values)
+        if k is not None and bool((k == 1).any()) and bool((k == 2).any()):
+            return True
     return False
 
 
@@ -169,22 +170,10 @@ def float_rows(expr, df, values):
 
     from chronolog.language import ast
 
-    from .scan import var_column
-
     out = np.zeros(df.height, dtype=bool)
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if is_values(col):
-            out[:] = True
-            return out
-        c = col.to_numpy()
-        values.column(c[:0])  # (brings the kinds of every code up to date)
-        return values.kind[c] == 2
-    if isinstance(expr, ast.BinOp):
-        return float_rows(expr.left, df, values) | float_rows(expr.right, df, values)
-    if isinstance(expr, ast.Call):
-        for a in expr.args:
-            out |= float_rows(a, df, values)
+    for name in ast.variables_of(expr):
+        k = _code_kinds(name, df, values)
+        out |= True if k is None else k == 2
     return out
 
 

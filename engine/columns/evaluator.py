@@ -61,7 +61,7 @@ class HybridEvaluator(Evaluator):
         self._beside: dict = {}  # pred -> the rows given beside its table
         for pred, table in self.given_tables.items():
             self._beside[pred] = self.store.materialised().get(pred)
-            self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
+            self.store.defer(pred, _rows_of(pred, lambda table=table, pred=pred: _table_rows(table, pred), self._beside[pred]))
         self._growing: dict = {}  # pred -> its GrowingRelation (None: merged on frames) in a recursive stratum's rounds
         self.given_columns = list(columns or [])
         self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
@@ -527,9 +527,7 @@ class HybridEvaluator(Evaluator):
         return df if _hidden(df) else self.table(pred)
 
     def _table_rows(self, pred):
-        from chronolog.engine.arrow import table_to_rows
-
-        return table_to_rows(self.given_tables[pred], pred)
+        return _table_rows(self.given_tables[pred], pred)
 
     def holds_columns(self) -> bool:
         """Whether :meth:`output_columns` may give a relation: not after a
@@ -591,16 +589,19 @@ class HybridEvaluator(Evaluator):
         return kept[2]
 
     def _run_columns(self, stratum) -> None:
-        """The stratum's rounds in the seminaive loop, on column deltas."""
+        """The stratum on columns: a recurrence in one sweep, else its rounds
+        in the seminaive loop on column deltas; its relations then given to
+        the store, as rows made when read."""
         from .relation import to_atoms
 
-        if stratum.shifting_rules:
-            return self._run_recurrence(stratum)
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
         try:
-            rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
+            if stratum.shifting_rules:
+                rounds = self._run_recurrence(stratum)
+            else:
+                rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
             for pred, growing in self._growing.items():
                 if growing is not None:
                     self._tables[pred] = growing.frame()
@@ -653,35 +654,25 @@ class HybridEvaluator(Evaluator):
                                  + sum(self._tables[p].height for p in batch.heads))
         return True
 
-    def _run_recurrence(self, stratum) -> None:
+    def _run_recurrence(self, stratum) -> int:
         """A recursion through time of the sweep's shape (recurrence.py) in
-        one pass in time order, not one seminaive round per delay."""
+        one pass in time order, not one seminaive round per delay: one round."""
         from chronolog.planner.recurrence import recurrence
 
         from .lowering import rule_pipeline
         from .recurrence import frame_of, sweep
-        from .relation import to_atoms
 
         rec = recurrence(stratum)
         if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
             raise Fallback("a recursion through time without a horizon")
-        self._time_scale()
-        self._delta = {}
-        conflations = self.terms.conflations
         planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
         seeds = [(self.table(rec.pred), 0)] + [(_drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
         atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
-        arity = self._arity(rec.pred)
-        df = frame_of(atoms, s, e, arity, self.terms)
-        if self.terms.conflations != conflations:
-            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
-        self._tables[rec.pred] = df
-        terms, scale = self.terms, self._scale
-        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale), df.height)
-        self.stats["rounds"] += 1
+        self._tables[rec.pred] = frame_of(atoms, s, e, self._arity(rec.pred), self.terms)
         self.stats["derivations"] += derived
+        return 1
 
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (the rule's plan, its DeltaVariant or None), merges
@@ -777,18 +768,6 @@ def _last_reads(plan) -> dict:
     return {p: st.index for st in plan.strata for p in st.reads}
 
 
-def _rows_of_table(pred, table, old):
-    """A builder of ``pred``'s row atoms from its given table (exact reader),
-    merged with rows given beside it."""
-
-    def rows():
-        from chronolog.engine.arrow import table_to_rows
-
-        return table_to_rows(table, pred)
-
-    return _rows_of(pred, rows, old)
-
-
 def _rows_of(pred, rows, old):
     """A builder of ``pred``'s row atoms from ``rows()``, merged with the
     rows given beside them."""
@@ -808,6 +787,13 @@ def _rows_of(pred, rows, old):
         return rel.atoms
 
     return build
+
+
+def _table_rows(table, pred):
+    """``pred``'s rows of its given table (the exact reader)."""
+    from chronolog.engine.arrow import table_to_rows
+
+    return table_to_rows(table, pred)
 
 
 def _drain(node):

@@ -162,12 +162,9 @@ def _driver_frame(step, ev):
 
 def _python(frame, col, ev) -> list:
     """A frame column as the rows' Python values."""
-    from .value_columns import is_values, python_values
+    from .value_columns import python_list
 
-    series = frame[col]
-    if is_values(series):
-        return list(python_values(series, None))
-    return ev.terms.values.take(series.to_numpy())
+    return python_list(frame[col], ev.terms)
 
 
 def _key_getter(positions):

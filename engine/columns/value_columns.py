@@ -48,21 +48,24 @@ def float_series(name: str, arr):
 
 
 def codes(df, cols, values):
-    """``df`` with the float value columns among ``cols`` replaced by codes."""
+    """``df`` with the value columns among ``cols`` replaced by codes."""
     import polars as pl
 
+    out = [pl.Series(c, column_codes(df[c], values), dtype=pl.Int64) for c in cols if c in df.columns and is_values(df[c])]
+    return df.with_columns(out) if out else df
+
+
+def column_codes(series, values):
+    """The term codes of a frame column: its own, or its values' (float
+    values, exact pairs) coded by the Dictionary."""
+    from . import exact_columns
     from .expressions import FLOAT
 
-    from . import exact_columns
-
-    out = []
-    for c in cols:
-        if c in df.columns and is_values(df[c]):
-            if exact_columns.is_exact(df[c]):
-                out.append(pl.Series(c, exact_columns.codes(df[c], values), dtype=pl.Int64))
-            else:
-                out.append(pl.Series(c, values.encode(FLOAT, df[c].to_numpy()), dtype=pl.Int64))
-    return df.with_columns(out) if out else df
+    if exact_columns.is_exact(series):
+        return exact_columns.codes(series, values)
+    if is_values(series):
+        return values.encode(FLOAT, series.to_numpy())
+    return series.to_numpy()
 
 
 def match_kinds(left, right, cols, values):
@@ -158,6 +161,14 @@ def python_values(series, terms_values):
         out[:] = series.to_list()
         return out
     return terms_values[series.to_numpy()]
+
+
+def python_list(series, terms):
+    """A frame column as a list of the row engine's values (codes decoded
+    by the Dictionary ``terms``, value columns read)."""
+    if is_values(series):
+        return list(python_values(series, None))
+    return terms.values.take(series.to_numpy())
 
 
 def float_rows(expr, df, values):

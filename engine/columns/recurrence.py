@@ -180,58 +180,36 @@ def _key_getter(positions):
 def _index(frame, joined, extra, ev) -> dict:
     """``{values of the shared variables (as _key_getter gives them): (starts,
     ends, running max of the ends, other values, [where the sweep's next
-    lookup likely lands])}``, each list in order of start.  Sorted, cut into keys and the running maxima taken by kernels
-    where the shared variables are codes (a dict of codes is Python's
-    equality); float or exact ones group by Python's equality, in a loop."""
+    lookup likely lands])}``, each list in order of start.  Sorted, cut into
+    keys and the running maxima taken by kernels, on the key arrays of the
+    shared variables' columns (codes, floats or exact pairs:
+    exact_columns.key_arrays; equal values, equal keys, as Python's
+    equality groups them)."""
     import numpy as np
 
     from chronolog.engine.exprs import running_max
 
+    from .coalesce import sort_order
+    from .exact_columns import key_arrays
+    from .value_columns import python_list
+
     names = [var_column(v) for v in joined]
-    if not all(frame[c].dtype == frame["s"].dtype for c in names):
-        return _index_by_loop(frame, joined, extra, ev)
-    frame = frame.sort([*names, "s"])
+    keyed = [a for c in names for a in key_arrays(frame[c])]
+    order = sort_order(keyed, frame["s"].to_numpy())
     n = frame.height
     change = np.zeros(n, dtype=bool)
     change[:1] = True
-    for c in names:
-        a = frame[c].to_numpy()
+    for a in keyed:
+        a = a[order]
         change[1:] |= a[1:] != a[:-1]
     firsts = np.flatnonzero(change)
-    atom = np.cumsum(change) - 1
-    s, e = frame["s"].to_numpy(), frame["e"].to_numpy()
-    reach = running_max(atom, e).tolist()
-    s, e = s.tolist(), e.tolist()
-    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * n
-    if len(names) == 1:
-        keys = ev.terms.values.take(frame[names[0]].to_numpy()[firsts])
-    elif names:
-        keys = list(zip(*[ev.terms.values.take(frame[c].to_numpy()[firsts]) for c in names]))
-    else:
-        keys = [()]
+    reach = running_max(np.cumsum(change) - 1, frame["e"].to_numpy()[order]).tolist()
+    s, e = frame["s"].to_numpy()[order].tolist(), frame["e"].to_numpy()[order].tolist()
+    rest = list(zip(*[python_list(frame[var_column(v)].gather(order), ev.terms) for v in extra])) if extra else [()] * n
+    firsts_of = [python_list(frame[c].gather(order[firsts]), ev.terms) for c in names]
+    keys = firsts_of[0] if len(names) == 1 else list(zip(*firsts_of)) if names else [()]
     bounds = [*firsts.tolist(), n]
     return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j], [0]) for k, i, j in zip(keys, bounds, bounds[1:])}
-
-
-def _index_by_loop(frame, joined, extra, ev) -> dict:
-    """:func:`_index` by a Python loop (shared variables that are values)."""
-    frame = frame.sort("s")
-    if len(joined) == 1:
-        keys = _python(frame, var_column(joined[0]), ev)
-    else:
-        keys = list(zip(*[_python(frame, var_column(v), ev) for v in joined])) if joined else [()] * frame.height
-    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * frame.height
-    index: dict = {}
-    for k, s, e, r in zip(keys, frame["s"].to_list(), frame["e"].to_list(), rest):
-        entry = index.get(k)
-        if entry is None:
-            index[k] = ([s], [e], [e], [r], [0])
-        else:
-            entry[0].append(s)
-            entry[1].append(e)
-            entry[2].append(max(e, entry[2][-1]))
-            entry[3].append(r)
-    return index
 
 
 def _head_builder(picks):

@@ -106,8 +106,8 @@ def test_ties_decided_by_a_bit_a_thousand_binades_below():
 
 def test_wide_columns_never_take_the_python_path(monkeypatch):
     """Rolling sums and means over 5,000 readings from 1e-12 to 1e6 and
-    from 1e-300 to 1e300: no segment leaves numpy (no exact division by
-    Python ints) where the result is normal."""
+    from 1e-300 to 1e300: no segment leaves numpy (no Python int sum, no
+    exact division) where the result is normal."""
     calls = []
 
     def counted(*case):
@@ -115,6 +115,7 @@ def test_wide_columns_never_take_the_python_path(monkeypatch):
         return _exact_mean(*case)
 
     monkeypatch.setattr(float_mean, "exact_mean", counted)
+    monkeypatch.setattr(aggregate, "_to_float", lambda *case: calls.append(case))
     rng = random.Random(3)
     for low, high in ((-12, 6), (-300, 300)):
         values = [rng.choice([1, -1]) * rng.uniform(1, 10) * 10.0 ** rng.randint(low, high) for _ in range(5000)]

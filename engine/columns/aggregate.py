@@ -22,6 +22,7 @@ and floats: Fallback to rows.
 
 from __future__ import annotations
 
+import math
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_numpy, to_numpy
@@ -533,9 +534,9 @@ def _exact_float_sums(m, i_s, i_e, v, seg, most):
     ``hi * 2**32 + lo``, summed separately; the carry is moved into ``hi``;
     then ``float(hi) * 2**32 + float(lo)`` is one IEEE addition of two exact
     doubles, which is correctly rounded.  Floats too far apart in magnitude
-    for two limbs (or tiny) take K limbs (:func:`_wide_float_sum`); where a
-    limb could leave int64 (more than 2**28 rows over one segment) the
-    stratum falls back to the rows.  Subnormal results take Python's exact division per segment
+    for two limbs (or tiny) take K limbs (:func:`_wide_float_sum`).  Python
+    ints only where a limb could leave int64 (more than 2**28 rows over one
+    segment); subnormal results take Python's exact division per segment
     (float_mean.py: ``ldexp`` would round them a second time)."""
     import numpy as np
 
@@ -571,9 +572,19 @@ def _exact_float_sums(m, i_s, i_e, v, seg, most):
             return float_means(hi_sum, lo_sum, k, counts)  # (a mean: the exact sum over the count, vectorised)
 
         return rounded
-    if most >= 1 << 28:  # (a limb's sums of 2**33 terms would leave int64)
-        raise Fallback("a float sum over more than 2**28 rows at one point")
-    return lambda counts: _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts)
+    if most < 1 << 28:
+        return lambda counts: _wide_float_sum(m, i_s, i_e, mant, shift, seg, k, counts)
+    scaled = np.array([int(a) << int(b) for a, b in zip(mant.tolist(), shift.tolist())], dtype=object)
+    total = _range_sum(m, i_s, i_e, scaled)[seg].tolist()
+
+    def rounded_by_python(counts):
+        n = [1] * len(total) if counts is None else counts.tolist()
+        if k >= 0:
+            return np.array([_to_float(t << k, c) for t, c in zip(total, n)], dtype=np.float64)
+        d = 1 << -k
+        return np.array([_to_float(t, d * c) for t, c in zip(total, n)], dtype=np.float64)
+
+    return rounded_by_python
 
 
 LIMB = 0xFFFFFFFF
@@ -655,3 +666,12 @@ def _carry(limbs):
     for j in range(len(limbs) - 1):
         limbs[j + 1] += limbs[j] >> 32
         limbs[j] &= LIMB
+
+
+def _to_float(t: int, d: int) -> float:
+    """``t / d`` correctly rounded; beyond the float range an infinity (as
+    the rows' sum gives: 1e308 + 1e308 is +inf)."""
+    try:
+        return t / d
+    except OverflowError:
+        return math.inf if t > 0 else -math.inf

@@ -57,19 +57,16 @@ class HybridEvaluator(Evaluator):
         self._slices: dict = {}  # pred -> (its batch's Members, its index there, its frame): same_shape._keep
         self._arities = None  # (rules, their count, pred -> arity): _rule_arities
         self._printed_or_derived = None  # what _release_given keeps, found once a run
-        self.given_tables = dict(tables or {})
-        self._beside: dict = {}  # pred -> the rows given beside its table
-        for pred, table in self.given_tables.items():
-            self._beside[pred] = self.store.materialised().get(pred)
-            self.store.defer(pred, _rows_of(pred, lambda table=table, pred=pred: _table_rows(table, pred), self._beside[pred]))
         self._growing: dict = {}  # pred -> its GrowingRelation (None: merged on frames) in a recursive stratum's rounds
+        self.given_tables = dict(tables or {})
         self.given_columns = list(columns or [])
-        self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
-            p for fc in self.given_columns for p in fc.slow
-        }
-        for pred in self._column_preds:
-            self._beside[pred] = self.store.materialised().get(pred)
-            self.store.defer(pred, _rows_of(pred, lambda pred=pred: [r for fc in self.given_columns for r in fc.pred_rows(pred)], self._beside[pred]))
+        self._column_preds = {p for fc in self.given_columns for p in (*fc.parts, *fc.slow)}
+        # each given predicate's rows, made when read: of its table (exact reader) or its fact columns
+        rows = {pred: lambda t=table, pred=pred: _table_rows(t, pred) for pred, table in self.given_tables.items()}
+        rows.update({pred: lambda pred=pred: [r for fc in self.given_columns for r in fc.pred_rows(pred)] for pred in self._column_preds})
+        self._beside = {pred: self.store.materialised().get(pred) for pred in rows}  # pred -> the rows given beside them
+        for pred, made in rows.items():
+            self.store.defer(pred, _rows_of(pred, made, self._beside[pred]))
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum, batched: bool = False) -> bool:

@@ -123,11 +123,9 @@ class _Group:
         d1, d2, c1, c2 = ev._scale.window(step.past.shift)
         # interval_shift.shift's terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
         self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
-        past = [t.name for t in step.past.terms]
+        past, driver_vars = _variables(step)
         frame = _driver_frame(step, ev)
-        driver_vars = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
-        join = [past.index(v) for v in driver_vars if v in past]
-        self.key_of = _key_getter(join)
+        self.key_of = _key_getter([past.index(v) for v in driver_vars if v in past])
         joined = [v for v in driver_vars if v in past]
         self.extra = [v for v in driver_vars if v not in past]
         self.index = _index(frame, joined, self.extra, ev) if frame is not None else None
@@ -135,15 +133,20 @@ class _Group:
 
     @staticmethod
     def key(step) -> tuple:
-        past = [t.name for t in step.past.terms]
-        scanned = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
-        join = tuple(past.index(v) if v in past else -1 for v in scanned)
+        past, driver_vars = _variables(step)
+        join = tuple(past.index(v) if v in past else -1 for v in driver_vars)
         return tuple(x.describe() for x in step.driver), step.past.shift, join
 
     def add(self, step, ev, horizon) -> None:
         past = [t.name for t in step.past.terms]
         slots = {v: i for i, v in enumerate(past + self.extra)}
         self.rules.append(_Rule(step, slots, horizon, ev._scale))
+
+
+def _variables(step):
+    """The recursive atom's variables and the driver's scanned ones, in order."""
+    past = [t.name for t in step.past.terms]
+    return past, list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
 
 
 def _driver_frame(step, ev):

@@ -328,7 +328,8 @@ def merge_new(old, parts: list, keys: list):
         return merged, merged
     # handed over in one list that the merge empties: no frame of this
     # call keeps a reference while it sorts (the caller passes its last)
-    frames, n_old, exact = [old, *parts], old.height, _exact_keys(old, keys)
+    frames, n_old = [old, *parts], old.height
+    exact = {k for f in frames for k in _exact_keys(f, keys)}
     del old
     parts.clear()
     if exact:  # (an exact column's order key is per frame: the frames stacked first)

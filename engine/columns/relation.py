@@ -170,7 +170,7 @@ def _rational_units(vals, scale):
     if np.any(scale.scale % den):
         return None
     factor = scale.scale // den
-    if num.size and float(np.abs(num).max()) * float(factor.max()) >= LIMIT // 4:
+    if num.size and not inside(num, LIMIT // (4 * int(factor.max()))):  # (not np.abs: -2**63 is its own abs)
         return None
     out = np.zeros(len(vals), dtype=np.int64)
     out[exact] = num * factor

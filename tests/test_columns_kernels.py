@@ -213,36 +213,75 @@ def test_merge_finds_the_delta_of_the_anti_join(old_rows, parts_rows):
     assert sorted(new.rows()) == sorted(want.join(old, on=[*keys, "s", "e"], how="anti").rows())
 
 
+def _coalesced_by_python(rows):
+    """Maximal intervals of ``(atom, s, e)`` rows by their definition on the
+    doubled grid: an atom's intervals sorted by start, one joining the last
+    when its start is at most the last's end."""
+    by_atom: dict = {}
+    for *atom, s, e in rows:
+        by_atom.setdefault(tuple(atom), []).append((s, e))
+    out = []
+    for atom in sorted(by_atom):
+        merged = []
+        for s, e in sorted(by_atom[atom]):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        out += [(*atom, s, e) for s, e in merged]
+    return out
+
+
 @settings(deadline=None, max_examples=examples(200))
 @given(
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=12),
     st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(-6, 6), st.integers(0, 5), st.booleans()), max_size=8), max_size=3),
+    st.sampled_from(["codes", "float", "exact"]),
 )
-def test_merge_in_numpy_is_the_merge_of_frames(old_rows, parts_rows):
-    """The merge of code columns in numpy (one combined sort key) gives the
-    frames' merge (polars' multi-column sort), unbounded ends included."""
+def test_merge_new_is_coalescing_and_the_rows_not_old(old_rows, parts_rows, kind):
+    """The seminaive merge in numpy (one combined sort key) of code columns,
+    float value columns and exact pairs: the merged relation is every row
+    coalesced (by Python's definition of maximal intervals), the delta its
+    rows that are not rows of the old relation; unbounded ends included."""
+    from fractions import Fraction
+
+    import numpy as np
     import polars as pl
 
     from chronolog.engine.columns import coalesce as co
+    from chronolog.engine.columns.base import column
     from chronolog.engine.columns.encoding import POS
 
+    def value(b):  # the second term as the kind under test (two distinct values never equal)
+        return {"codes": b, "float": b / 4 - 0.25, "exact": Fraction(b, 3) - Fraction(1, 3)}[kind]
+
     def frame(rows):
-        rows = [(a, b, s, POS if inf else s + 1 + d) for a, b, s, d, inf in rows]
-        return pl.DataFrame(rows, schema={"0": pl.Int64, "1": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
+        rows = [(a, value(b), s, POS if inf else s + 1 + d) for a, b, s, d, inf in rows]
+        second = [r[1] for r in rows]
+        if kind == "codes":
+            second = np.array(second, dtype=np.int64)
+        elif kind == "float":
+            second = np.array(second, dtype=np.float64)
+        else:
+            second = (np.array([v.numerator for v in second], dtype=np.int64), np.array([v.denominator for v in second], dtype=np.int64))
+        return pl.DataFrame([column("0", np.array([r[0] for r in rows], dtype=np.int64)), column("1", second),
+                             column("s", np.array([r[2] for r in rows], dtype=np.int64)), column("e", np.array([r[3] for r in rows], dtype=np.int64))])
+
+    def rows_of(df):
+        if kind != "exact":
+            return df.rows()
+        n, d = df["1"].struct.unnest()["n"].to_list(), df["1"].struct.unnest()["d"].to_list()
+        return [(r[0], Fraction(a, b), r[2], r[3]) for r, a, b in zip(df.rows(), n, d)]
 
     keys = ["0", "1"]
     old = co.coalesce(frame(old_rows), keys)
     parts = [frame(p) for p in parts_rows]
-    assert co.all_codes([old, *parts], [*keys, "s", "e"])
-    merged, new = co._merge_new_arrays([old, *parts], keys)
-    saved = co.all_codes
-    co.all_codes = lambda *a: False  # the frames' path
-    try:
-        want, want_new = co.merge_new(old, list(parts), keys)
-    finally:
-        co.all_codes = saved
-    assert merged.rows() == want.rows()
-    assert sorted(new.rows()) == sorted(want_new.rows())
+    old_seen = set(rows_of(old))
+    everything = rows_of(old) + [r for p in parts for r in rows_of(p)]
+    merged, new = co.merge_new(old, list(parts), keys)
+    assert rows_of(old) == _coalesced_by_python(rows_of(old))
+    assert rows_of(merged) == _coalesced_by_python(everything)
+    assert sorted(rows_of(new)) == sorted(r for r in rows_of(merged) if r not in old_seen)
 
 
 @settings(deadline=None, max_examples=examples(200))

@@ -407,3 +407,29 @@ def test_ema_floats_are_the_sequential_evaluations(alpha, values):
         for day in range(int(lo), int(hi)):
             got[day] = x
     assert [(repr(got[d]), type(got[d])) for d in range(len(values))] == [(repr(x), float) for x in expected]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([0.5, -0.0, 2.25, 1e300]), st.sampled_from(["a", "b"]), st.integers(0, 12),
+                       st.integers(1, 5)), min_size=1, max_size=30),
+    st.lists(st.tuples(st.sampled_from([0.5, 0.0, 2.25]), st.sampled_from(["a", "b"]), st.integers(0, 20)), max_size=30),
+)
+def test_float_keys_shared_with_the_driver_are_the_rows(openings, ticks):
+    """A recurrence whose recursive atom meets its driver on a float value
+    column and a name (two shared variables, -0.0 beside 0.0): the sweep's
+    index of the driver groups them as the rows' dicts do.  (No number of
+    the keys equals one of the levels: the rows would print a level 0 as a
+    key's 0.0 seen first, the columns as 0.)"""
+    program = """
+        level(S, K, X) :- opening(S, K, X).
+        level(S, K, Y) :- <->[1,1] level(S, K, X), tick(S, K), Y = X + 1, Y < 30.
+    """
+    data = {
+        "opening": [((s, k, x), (d, d + 1, True, False)) for s, k, d, x in openings],
+        "tick": [((s, k), (d, d + 2, True, False)) for s, k, d in ticks],
+    }
+    cols = chronolog.reason(program, data, engine="columns", horizon=(0, 40))
+    rows = chronolog.reason(program, data, engine="rows", horizon=(0, 40))
+    assert cols.to_text() == rows.to_text()
+    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats

@@ -30,7 +30,7 @@ from chronolog.engine.segments import COUNT, E, S, points_of, segments
 from chronolog.language import ast
 from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
-from .base import ColumnMapNode, drain
+from .base import ColumnMapNode, column, drain, frame_of_arrays
 from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort
 from .encoding import Fallback
 
@@ -188,14 +188,7 @@ def _holds(conditions, columns, values):
     from .expressions import compare
 
     names = {var_column(v) for cmp in conditions for v in ast.variables_of(cmp)}
-    series = []
-    for c in names:
-        v = columns[c]
-        if isinstance(v, tuple):
-            num, den = _pairs(v)
-            series.append(pl.DataFrame({"n": pl.Series(num, dtype=pl.Int64), "d": pl.Series(den, dtype=pl.Int64)}).to_struct(c))
-        else:
-            series.append(pl.Series(c, v, dtype=pl.Float64 if v.dtype == np.float64 else pl.Int64))
+    series = [column(c, _pairs(columns[c]) if isinstance(columns[c], tuple) else columns[c]) for c in names]
     frame = pl.DataFrame(series) if series else pl.DataFrame({"_": np.zeros(len(next(iter(columns.values()))) if columns else 0)})
     keep = np.ones(frame.height, dtype=bool)
     for cmp in conditions:
@@ -354,7 +347,6 @@ def _coalesce_segments(groups: dict, values: dict, s, e, keep=None):
     kept rows gathered first, then merged and sorted, cost 1.4 ms of the
     rolling bench's four rules)."""
     import numpy as np
-    import polars as pl
 
     exact = {c for c, v in values.items() if isinstance(v, tuple)}  # (num, den) pairs, and a key in value order when known
     cols = {**groups}
@@ -411,14 +403,8 @@ def _coalesce_segments(groups: dict, values: dict, s, e, keep=None):
     data = {c: k for c, k in zip(cols, keys) if not c.endswith("\0k")} | dict(zip([c for c, _ in ride], carried))
     for c, den in scaled.items():
         data[c + "\0n"], data[c + "\0d"] = ex.reduce(keys[list(cols).index(c + "\0k")], den)
-    series = []  # (a frame from Series, the pairs as exact value columns in their place: no polars query)
-    for c in [*groups, *values]:
-        if c in exact:
-            pair = {"n": pl.Series(data[c + "\0n"], dtype=pl.Int64), "d": pl.Series(data[c + "\0d"], dtype=pl.Int64)}
-            series.append(pl.DataFrame(pair).to_struct(c))
-        else:
-            series.append(pl.Series(c, data[c], dtype=pl.Float64 if data[c].dtype == np.float64 else pl.Int64))
-    return pl.DataFrame([*series, pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
+    names = [*groups, *values]  # (a frame from Series, the pairs as exact value columns in their place: no polars query)
+    return frame_of_arrays(names, [(data[c + "\0n"], data[c + "\0d"]) if c in exact else data[c] for c in names], s, e)
 
 
 def _sorted_by(keys) -> bool:

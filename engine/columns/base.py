@@ -99,3 +99,29 @@ def frame_of(columns: list):
     if not columns:
         return pl.DataFrame(columns)
     return frame(columns)
+
+
+def column(name: str, a):
+    """A frame column of the numpy array ``a``: an exact value column
+    (exact_columns.py) of reduced pairs, given as ``(num, den)`` or as an
+    ``(n, 2)`` array; Float64 values (value_columns.py) of floats; else Int64
+    codes (a Series, not a query: the one constructor of every kernel's
+    results)."""
+    import numpy as np
+    import polars as pl
+
+    from .native import int64_series
+
+    if isinstance(a, tuple) or getattr(a, "ndim", 1) == 2:
+        num, den = a if isinstance(a, tuple) else (a[:, 0], a[:, 1])
+        return pl.DataFrame({"n": pl.Series(num, dtype=pl.Int64), "d": pl.Series(den, dtype=pl.Int64)}).to_struct(name)
+    if getattr(a, "dtype", None) == np.float64:
+        return pl.Series(name, a, dtype=pl.Float64)
+    return int64_series(name, a)
+
+
+def frame_of_arrays(names, cols, s, e):
+    """A batch of the arrays ``cols`` (as :func:`column` makes them) named
+    ``names``, then ``s``, ``e``."""
+    return frame_of([*map(column, names, cols), column("s", s), column("e", e)])
+

@@ -10,35 +10,20 @@ from __future__ import annotations
 
 def coalesce(df, keys: list):
     """``df`` (columns ``keys`` + ``s``, ``e``) with each atom's intervals
-    merged into maximal ones, sorted by ``keys`` then ``s``."""
-    import numpy as np
-    import polars as pl
-
+    merged into maximal ones, sorted by ``keys`` then ``s``: in numpy, on
+    the key arrays of every kind of column (codes, float values, exact
+    pairs: :func:`_key_arrays`), one frame built (no polars sort, gather,
+    column replacement)."""
     cols = [*keys, "s", "e"]
     if df.columns != cols:  # (a select is a polars query: skipped when it would change nothing)
         df = df.select(*cols)
     if df.height <= 1:
         return df
-    if all((df.schema[c] == pl.Int64 or isinstance(df.schema[c], pl.Struct)) and df[c].null_count() == 0 for c in cols):
-        # codes (and exact pairs, two arrays each): sorted and merged in numpy, one frame built
-        # (no polars sort, gather, column replacement)
-        s, e = df["s"].to_numpy(), df["e"].to_numpy()
-        if _steps_maximal(_steps(df, keys), s, e):
-            return df
-        out_cols, s, e = coalesce_arrays(_key_arrays(df, keys), s, e)
-        return _rebuild(df, keys, out_cols, s, e)
-    if _maximal_already(df, keys):
+    s, e = df["s"].to_numpy(), df["e"].to_numpy()
+    if _steps_maximal(_steps(df, keys), s, e):
         return df
-    df = df.sort([*keys, "s"])
-    s = df["s"].to_numpy()
-    e = df["e"].to_numpy()
-    first = run_starts(_key_arrays(df, keys), s, e)  # (its temporaries gone before the gather copies the rows)
-    starts = np.flatnonzero(first)
-    del first
-    group_e = np.maximum.reduceat(e, starts)
-    out = df[starts]
-    del df, s, e
-    return out.with_columns(pl.Series("e", group_e))
+    out_cols, s, e = coalesce_arrays(_key_arrays(df, keys), s, e)
+    return _rebuild(_exact_keys(df, keys), keys, out_cols, s, e)
 
 
 def _key_arrays(df, keys) -> list:
@@ -50,22 +35,24 @@ def _key_arrays(df, keys) -> list:
     return [a for k in keys for a in key_arrays(df[k])]
 
 
-def _rebuild(df, keys, arrays, s, e):
-    """A frame of ``df``'s kinds from key arrays (:func:`_key_arrays`), ``s``, ``e``."""
-    import polars as pl
-
-    from .base import frame_of
-    from .native import int64_series
+def _exact_keys(df, keys) -> set:
+    """The exact value columns among ``keys`` (three key arrays each)."""
     from .exact_columns import is_exact
+
+    return {k for k in keys if is_exact(df[k])}
+
+
+def _rebuild(exact: set, keys, arrays, s, e):
+    """A frame from key arrays (:func:`_key_arrays`; ``exact``: the keys
+    that gave three), ``s``, ``e``."""
+    from .base import frame_of_arrays
 
     out, it = [], iter(arrays)
     for k in keys:
-        if is_exact(df[k]):
-            _, n, d = next(it), next(it), next(it)
-            out.append(pl.DataFrame({"n": pl.Series(n, dtype=pl.Int64), "d": pl.Series(d, dtype=pl.Int64)}).to_struct(k))
-        else:
-            out.append(int64_series(k, next(it)))
-    return frame_of([*out, int64_series("s", s), int64_series("e", e)])
+        if k in exact:
+            next(it)  # (the order key)
+        out.append((next(it), next(it)) if k in exact else next(it))
+    return frame_of_arrays(keys, out, s, e)
 
 
 def coalesce_arrays(cols: list, s, e):
@@ -294,14 +281,6 @@ def run_starts(cols: list, s, e):
     return np.logical_not(joins, out=joins)
 
 
-def _maximal_already(df, keys) -> bool:
-    """Whether ``df`` is coalesced already (O(n), no sort): each row's atom
-    is greater than the one before, or the same atom with a start beyond the
-    row before's end (sorted, disjoint, not touching).  The aggregation body
-    and the answers of aggregates usually are."""
-    return _steps_maximal(_steps(df, keys), df["s"].to_numpy(), df["e"].to_numpy())
-
-
 def _steps(df, keys):
     """Per key column, ``(greater, equal)`` of each row against the one
     before (an exact column compares its values: exact_columns.steps)."""
@@ -334,7 +313,6 @@ def merge_new(old, parts: list, keys: list):
     relation with the old one (whose hash tables were the peak memory of a
     recursion: the sampled peak of temporal LUBM 10M fell from 1.68 to
     1.15 GB)."""
-    import numpy as np
     import polars as pl
 
     kinds = dict(old.schema)
@@ -348,51 +326,30 @@ def merge_new(old, parts: list, keys: list):
             stacked = stacked.vstack(p)
         merged = coalesce(stacked, keys)
         return merged, merged
-    if all_codes([old, *parts], [*keys, "s", "e"]):
-        # handed over in one list that the merge empties: no frame of this
-        # call keeps a reference while it sorts (the caller passes its last)
-        frames = [old, *parts]
-        del old
-        parts.clear()
-        return _merge_new_arrays(frames, keys)
-    df = pl.concat([old, *parts], how="vertical_relaxed").select(*keys, "s", "e")
-    n_old = old.height
-    del old, parts  # (the caller may pass its last references: freed once sorted)
-    if df.height <= 1 or _maximal_already(df, keys):  # (concatenated as they were: the parts' rows are new)
-        return df, df.slice(n_old)
-    is_old = np.zeros(df.height, dtype=bool)
-    is_old[:n_old] = True
-    df = df.with_columns(pl.Series("_old", is_old)).sort([*keys, "s"])
-    del is_old
-    s = df["s"].to_numpy()
-    e = df["e"].to_numpy()
-    first = run_starts(_key_arrays(df, keys), s, e)
-    starts = np.flatnonzero(first)
-    group_e = np.maximum.reduceat(e, starts)
-    group = np.cumsum(first) - 1
-    same = df["_old"].to_numpy() & (s == s[starts][group]) & (e == group_e[group])
-    del group
-    unchanged = np.logical_or.reduceat(same, starts)
-    del same
-    merged = df[starts].drop("_old").with_columns(pl.Series("e", group_e))
-    del df, s, e  # (the sorted rows, before the delta is filtered out of the merged ones)
-    return merged, merged.filter(pl.Series(~unchanged))
+    # handed over in one list that the merge empties: no frame of this
+    # call keeps a reference while it sorts (the caller passes its last)
+    frames, n_old = [old, *parts], old.height
+    exact = {k for f in frames for k in _exact_keys(f, keys)}
+    del old
+    parts.clear()
+    if exact:  # (an exact column's order key is per frame: the frames stacked first)
+        frames = [pl.concat(frames, how="vertical_relaxed").select(*keys, "s", "e")]
+    return _merge_new_arrays(frames, keys, n_old, exact)
 
 
 def all_codes(frames, cols) -> bool:
     """Whether every frame's ``cols`` are Int64 (term codes, times) without
-    nulls: what :func:`_merge_new_arrays` handles.  (Exact value columns
-    keep the frames' path: their order keys are per frame.)"""
+    nulls: what a GrowingRelation holds."""
     from .native import int64_without_nulls
 
     return all(int64_without_nulls(f, cols) for f in frames)
 
 
-def _merge_new_arrays(frames, keys):
-    """:func:`merge_new` of ``frames`` (the old relation first) in numpy for
-    Int64 columns: each column concatenated once, one argsort of a combined
-    key (:func:`sort_order`) and a gather per column, freed column by
-    column, instead of polars' concatenation, multi-column sort (its
+def _merge_new_arrays(frames, keys, n_old, exact=frozenset()):
+    """:func:`merge_new` of ``frames`` (the old relation's ``n_old`` rows
+    first) in numpy: each key array concatenated once, one argsort of a
+    combined key (:func:`sort_order`) and a gather per column, freed column
+    by column, instead of polars' concatenation, multi-column sort (its
     row-encoded keys) and gather, which were alive together: the peak of
     temporal LUBM 1M's memberOf recursion.  The list is emptied once its
     columns are read: the old relation, which merge_new's own argument kept
@@ -400,17 +357,18 @@ def _merge_new_arrays(frames, keys):
     MiB)."""
     import numpy as np
 
-    n_old = frames[0].height
-    cols = [np.concatenate([f[k].to_numpy() for f in frames]) for k in keys]
+    by_frame = [_key_arrays(f, keys) for f in frames]
+    cols = [np.concatenate(c) for c in zip(*by_frame)]
+    del by_frame
     s = np.concatenate([f["s"].to_numpy() for f in frames])
     e = np.concatenate([f["e"].to_numpy() for f in frames])
     frames.clear()  # (the old relation and the parts: freed here when the caller passed its last references)
     if len(s) <= 1 or _arrays_maximal(cols, s, e):  # (as they were: the parts' rows are new)
-        merged = _frame(keys, cols, s, e)
+        merged = _rebuild(exact, keys, cols, s, e)
         return merged, merged.slice(n_old)
     s, e, fresh = merge_owned(cols, s, e, n_old)
-    merged = _frame(keys, cols, s, e)
-    new = _frame(keys, [c[fresh] for c in cols], s[fresh], e[fresh])  # (a numpy gather: a polars filter is a query)
+    merged = _rebuild(exact, keys, cols, s, e)
+    new = _rebuild(exact, keys, [c[fresh] for c in cols], s[fresh], e[fresh])  # (a numpy gather: a polars filter is a query)
     del cols, s, e
     return merged, new
 
@@ -441,10 +399,3 @@ def merge_owned(cols: list, s, e, n_old: int):
     for i in range(len(cols)):
         cols[i] = cols[i][starts]
     return s[starts], group_e, ~unchanged
-
-
-def _frame(keys, cols, s, e):
-    from .base import frame_of
-    from .native import int64_series
-
-    return frame_of([*(int64_series(k, c) for k, c in zip(keys, cols)), int64_series("s", s), int64_series("e", e)])

@@ -21,7 +21,7 @@ from chronolog.language.errors import DataError
 from .encoding import Fallback
 from .exact_columns import is_exact, parts
 from .scan import var_column
-from .value_columns import float_series, is_values, python_values
+from .value_columns import float_series, is_values, python_list
 
 
 def assigned(expr, where, df, values, name: str):
@@ -80,16 +80,9 @@ def _distinct(names, df, values):
     count, ids = _dense(ids)
     first = np.empty(count, dtype=np.int64)
     first[ids] = np.arange(n)  # (a row of each tuple: any one holds its values)
-    cols = [_python_values(df[var_column(c)].gather(first), values.terms.values) for c in names]
+    cols = [python_list(df[var_column(c)].gather(first), values.terms) for c in names]
     tuples = list(zip(*cols)) if cols else [()] * count
     return {c: i for i, c in enumerate(names)}, tuples, ids
-
-
-def _python_values(col, terms_values) -> list:
-    """The rows' values of a frame column (codes decoded, value columns read)."""
-    if is_values(col):
-        return list(python_values(col, None))
-    return terms_values.take(col.to_numpy())
 
 
 def _keys(col) -> list:

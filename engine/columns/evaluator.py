@@ -57,22 +57,20 @@ class HybridEvaluator(Evaluator):
         self._slices: dict = {}  # pred -> (its batch's Members, its index there, its frame): same_shape._keep
         self._arities = None  # (rules, their count, pred -> arity): _rule_arities
         self._printed_or_derived = None  # what _release_given keeps, found once a run
-        self.given_tables = dict(tables or {})
-        self._beside: dict = {}  # pred -> the rows given beside its table
-        for pred, table in self.given_tables.items():
-            self._beside[pred] = self.store.materialised().get(pred)
-            self.store.defer(pred, _rows_of_table(pred, table, self._beside[pred]))
         self._growing: dict = {}  # pred -> its GrowingRelation (None: merged on frames) in a recursive stratum's rounds
+        self.given_tables = dict(tables or {})
         self.given_columns = list(columns or [])
-        self._column_preds = {p for fc in self.given_columns for p in fc.parts} | {
-            p for fc in self.given_columns for p in fc.slow
-        }
+        self._column_preds = {p for fc in self.given_columns for p in (*fc.parts, *fc.slow)}
         from functools import partial
 
-        relations, beside, defer = self.store.materialised(), self._beside, self.store.defer
-        for pred in self._column_preds:  # (a partial a predicate, not two closures: 10,000 predicates)
-            old = beside[pred] = relations.get(pred)
-            defer(pred, partial(_column_rows, self.given_columns, pred, old))
+        # each given predicate's rows, made when read: of its table (exact reader) or its fact columns
+        # (partials, not closures: 10,000 predicates)
+        rows = {pred: partial(_table_rows, table, pred) for pred, table in self.given_tables.items()}
+        rows.update({pred: partial(_column_rows, self.given_columns, pred) for pred in self._column_preds})
+        relations, defer = self.store.materialised(), self.store.defer
+        self._beside = {pred: relations.get(pred) for pred in rows}  # pred -> the rows given beside them
+        for pred, made in rows.items():
+            defer(pred, partial(_given_atoms, pred, made, self._beside[pred]))
 
     # ------------------------------------------------------------ choice
     def _use_columns(self, stratum, batched: bool = False) -> bool:
@@ -530,9 +528,7 @@ class HybridEvaluator(Evaluator):
         return df if _hidden(df) else self.table(pred)
 
     def _table_rows(self, pred):
-        from chronolog.engine.arrow import table_to_rows
-
-        return table_to_rows(self.given_tables[pred], pred)
+        return _table_rows(self.given_tables[pred], pred)
 
     def holds_columns(self) -> bool:
         """Whether :meth:`output_columns` may give a relation: not after a
@@ -594,16 +590,19 @@ class HybridEvaluator(Evaluator):
         return kept[2]
 
     def _run_columns(self, stratum) -> None:
-        """The stratum's rounds in the seminaive loop, on column deltas."""
+        """The stratum on columns: a recurrence in one sweep, else its rounds
+        in the seminaive loop on column deltas; its relations then given to
+        the store, as rows made when read."""
         from .relation import to_atoms
 
-        if stratum.shifting_rules:
-            return self._run_recurrence(stratum)
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
         try:
-            rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
+            if stratum.shifting_rules:
+                rounds = self._run_recurrence(stratum)
+            else:
+                rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
             for pred, growing in self._growing.items():
                 if growing is not None:
                     self._tables[pred] = growing.frame()
@@ -656,35 +655,25 @@ class HybridEvaluator(Evaluator):
                                  + sum(self._tables[p].height for p in batch.heads))
         return True
 
-    def _run_recurrence(self, stratum) -> None:
+    def _run_recurrence(self, stratum) -> int:
         """A recursion through time of the sweep's shape (recurrence.py) in
-        one pass in time order, not one seminaive round per delay."""
+        one pass in time order, not one seminaive round per delay: one round."""
         from chronolog.planner.recurrence import recurrence
 
         from .lowering import rule_pipeline
         from .recurrence import frame_of, sweep
-        from .relation import to_atoms
 
         rec = recurrence(stratum)
         if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
             raise Fallback("a recursion through time without a horizon")
-        self._time_scale()
-        self._delta = {}
-        conflations = self.terms.conflations
         planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
         seeds = [(self.table(rec.pred), 0)] + [(_drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
         atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
-        arity = self._arity(rec.pred)
-        df = frame_of(atoms, s, e, arity, self.terms)
-        if self.terms.conflations != conflations:
-            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
-        self._tables[rec.pred] = df
-        terms, scale = self.terms, self._scale
-        self.store.defer(rec.pred, lambda: to_atoms(df, arity, terms, scale), df.height)
-        self.stats["rounds"] += 1
+        self._tables[rec.pred] = frame_of(atoms, s, e, self._arity(rec.pred), self.terms)
         self.stats["derivations"] += derived
+        return 1
 
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (the rule's plan, its DeltaVariant or None), merges
@@ -780,43 +769,33 @@ def _last_reads(plan) -> dict:
     return {p: st.index for st in plan.strata for p in st.reads}
 
 
-def _rows_of_table(pred, table, old):
-    """A builder of ``pred``'s row atoms from its given table (exact reader),
-    merged with rows given beside it."""
-
-    def rows():
-        from chronolog.engine.arrow import table_to_rows
-
-        return table_to_rows(table, pred)
-
-    return _rows_of(pred, rows, old)
-
-
-def _rows_of(pred, rows, old):
-    """A builder of ``pred``'s row atoms from ``rows()``, merged with the
-    rows given beside them."""
-    return lambda: _atoms(pred, rows(), old)
-
-
-def _column_rows(columns, pred, old):
-    """``pred``'s row atoms from the FactColumns ``columns``, merged with
-    the rows given beside them (``old``)."""
-    return _atoms(pred, [r for fc in columns for r in fc.pred_rows(pred)], old)
-
-
-def _atoms(pred, rows, old):
+def _given_atoms(pred, rows, old):
+    """``pred``'s row atoms from ``rows()`` (its table's or its fact
+    columns'), merged with the rows given beside them (``old``)."""
     from ..store import Relation
 
     rel = Relation(pred)
     if old is not None:
         rel.atoms = {t: list(ivs) for t, ivs in old.atoms.items()}
         rel.raw = old.raw
-    rel.bulk_add(rows)
+    rel.bulk_add(rows())
     if rel.raw:
         from chronolog.language.timeline import coalesce
 
         return {t: coalesce(ivs) for t, ivs in rel.atoms.items()}
     return rel.atoms
+
+
+def _column_rows(columns, pred):
+    """``pred``'s rows of the FactColumns ``columns``."""
+    return [r for fc in columns for r in fc.pred_rows(pred)]
+
+
+def _table_rows(table, pred):
+    """``pred``'s rows of its given table (the exact reader)."""
+    from chronolog.engine.arrow import table_to_rows
+
+    return table_to_rows(table, pred)
 
 
 def _drain(node):

@@ -41,10 +41,9 @@ def is_exact(series) -> bool:
 
 def exact_series(name: str, num, den):
     """An exact value column of ``num / den`` (reduced here)."""
-    import polars as pl
+    from .base import column
 
-    num, den = reduce(num, den)
-    return pl.DataFrame({"n": pl.Series(num, dtype=pl.Int64), "d": pl.Series(den, dtype=pl.Int64)}).to_struct(name)
+    return column(name, reduce(num, den))
 
 
 def struct_dtype():

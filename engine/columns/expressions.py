@@ -27,7 +27,7 @@ from .. import float_arithmetic as fa
 from .encoding import Fallback
 from .scan import var_column
 from . import exact_columns as ex
-from .value_columns import is_values
+from .value_columns import column_codes, is_values
 
 INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
@@ -369,13 +369,8 @@ def _float_versus_exact(cmp, lk, a, rk, b):
 def _codes(x, df, values):
     import numpy as np
 
-    if isinstance(x, ast.Var):
-        col = df[var_column(x.name)]
-        if ex.is_exact(col):  # equality of terms is equality of codes: code the values
-            return ex.codes(col, values)
-        if is_values(col):
-            return values.encode(FLOAT, col.to_numpy())
-        return col.to_numpy()
+    if isinstance(x, ast.Var):  # equality of terms is equality of codes: the values coded
+        return column_codes(df[var_column(x.name)], values)
     c = values.terms.lookup(x.value)
     if c is None:
         if isinstance(x.value, (int, float, Fraction, str)):

@@ -9,73 +9,11 @@ read (quotes, exponents, ...) are few and join as rows."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from chronolog.language.timeline import NEG_INF, POS_INF
-
 from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn
 
-from .coalesce import coalesce, coalesce_arrays, coalesce_owned
-from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
-from .relation import _frame, empty, interval_codes, term_column, term_columns
-
-
-def _units(values, scale, ints=None):
-    """Per distinct time value: its units (int64) and whether it is finite
-    (``ints``: the values as int64 when the reader has them so)."""
-    import numpy as np
-
-    if ints is not None and inside(ints, LIMIT // (4 * scale.scale)):
-        return ints * scale.scale, np.ones(len(ints), dtype=bool)
-    vals = values.tolist()
-    if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
-        units = int64s(vals)
-        if units is not None and inside(units, LIMIT // (4 * scale.scale)):
-            return units * scale.scale, np.ones(len(vals), dtype=bool)
-    fast = _rational_units(vals, scale)
-    if fast is not None:
-        return fast
-    out = np.zeros(len(vals), dtype=np.int64)
-    fin = np.ones(len(vals), dtype=bool)
-    unit = scale.unit
-    for i, v in enumerate(vals):
-        if v is None:  # a token the kernels could not convert: no kept fact uses it
-            fin[i] = False
-        elif v == NEG_INF or v == POS_INF:
-            fin[i] = False
-        elif type(v) is int or type(v) is Fraction:
-            u = unit(v)
-            if not -LIMIT < 2 * u < LIMIT:
-                raise Fallback("time point {point} is outside 64-bit codes", v)
-            out[i] = u
-        else:  # never a float on the exact grid
-            raise Fallback(f"time point {v!r} is not exact")
-    return out, fin
-
-
-def _rational_units(vals, scale):
-    """:func:`_units` by numpy when every value is an int, a Fraction
-    (decimals, float times: language/float_times.py) or ±inf, each on the
-    scale's grid and within 64-bit codes; else None (the loop decides, and
-    raises Fallback where it must).  A Fraction per value compared with
-    ±inf and scaled one at a time cost 2 s per million distinct times."""
-    import numpy as np
-
-    exact = np.array([type(v) is int or type(v) is Fraction for v in vals], dtype=bool)
-    if not exact.all() and not all(v == NEG_INF or v == POS_INF for v, e in zip(vals, exact.tolist()) if not e):
-        return None
-    rats = [v for v, e in zip(vals, exact.tolist()) if e]
-    num, den = int64s([v.numerator for v in rats]), int64s([v.denominator for v in rats])
-    if num is None or den is None:
-        return None
-    if np.any(scale.scale % den):
-        return None
-    factor = scale.scale // den
-    if num.size and float(np.abs(num).max()) * float(factor.max()) >= LIMIT // 4:
-        return None
-    out = np.zeros(len(vals), dtype=np.int64)
-    out[exact] = num * factor
-    return out, exact
+from .coalesce import coalesce, coalesce_owned
+from .encoding import NEG, POS
+from .relation import _frame, empty, rows_columns, term_columns, time_units
 
 
 def _part_columns(part, terms, scale, units_memo):
@@ -138,10 +76,10 @@ def interval_columns(lo, hi, lc, hc, scale, units_memo):
     key = id(lo.values)
     got = units_memo.get(key)
     if got is None:
-        got = units_memo[key] = (lo.values, *_units(lo.values, scale, getattr(lo, "ints", None)))  # (values kept alive: the id stays theirs)
+        got = units_memo[key] = (lo.values, *time_units(lo.values, scale, getattr(lo, "ints", None)))  # (values kept alive: the id stays theirs)
     _, u, fin = got
     if hi.values is not lo.values:
-        _, hu, hfin = (hi.values, *_units(hi.values, scale, getattr(hi, "ints", None)))
+        _, hu, hfin = (hi.values, *time_units(hi.values, scale, getattr(hi, "ints", None)))
     else:
         hu, hfin = u, fin
     lc = np.asarray(lc, dtype=bool)
@@ -160,11 +98,7 @@ def _given_parts(sources, pred: str, arity: int, terms, scale, memo) -> list:
             parts.append(list(_part_columns(part, terms, scale, memo)))
         slow = fc.slow.get(pred)
         if slow:
-            keys = [t for t, _ in slow]
-            cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
-            lo, hi, lc, hc = zip(*[iv for _, iv in slow])
-            s, e = interval_codes(lo, hi, lc, hc, scale)
-            parts.append([cols, s, e])
+            parts.append(list(rows_columns(slow, arity, terms, scale)))
     return parts
 
 
@@ -251,22 +185,6 @@ def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):
         e = np.concatenate([p[2] for p in parts])
     del parts
     cols = [np.asarray(c) for c in cols]
-    if all(c.dtype.kind in "iu" for c in cols):  # exact pairs beside codes: coalesced as arrays, one frame built
-        from .exact_columns import order_key
-
-        # an exact column sorts by its values' key (exact_columns.key_arrays), its pairs ride along
-        flat = [a.astype(np.int64, copy=False) for c in cols for a in ((order_key(c[:, 0], c[:, 1])[0], c[:, 0], c[:, 1]) if c.ndim == 2 else (c,))]
-        flat, s, e = coalesce_arrays(flat, np.asarray(s), np.asarray(e))
-        it = iter(flat)
-        out = []
-        for c in cols:
-            if c.ndim == 2:
-                next(it)  # (the key)
-                out.append(np.stack([next(it), next(it)], axis=1))
-            else:
-                out.append(next(it))
-        cols = out
-        return _frame(cols, s, e)
     frame = [_frame(cols, s, e)]
     del cols, s, e  # (the blocks' arrays and their concatenation: freed before coalescing sorts a copy)
     return coalesce(frame.pop(), term_columns(arity))  # (handed over: coalesce frees it once sorted)

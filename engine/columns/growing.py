@@ -25,6 +25,8 @@ merged one contains, so it is that interval.
 
 from __future__ import annotations
 
+import math
+
 from .coalesce import all_codes, coalesce_owned, merge_owned, sort_order
 
 _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key where the ranges allow, else it lexsorts)
@@ -56,7 +58,7 @@ class GrowingRelation:
             radix.append(top + 1)
         for grow in (2, 1):
             wanted = [r * grow for r in radix]
-            if _product(wanted) < 2**_KEY_BITS:
+            if math.prod(wanted) < 2**_KEY_BITS:
                 rel = cls(keys, wanted)
                 if frame.height:
                     rel.runs.append(_sorted_run(rel._key(frame), frame["s"].to_numpy(), frame["e"].to_numpy()))
@@ -169,20 +171,13 @@ class GrowingRelation:
         return key
 
     def _decode(self, key, s, e):
-        import polars as pl
+        from .base import frame_of_arrays
 
         cols, rest = [], key
-        for k, r in zip(reversed(self.keys), reversed(self.radix)):
-            cols.append(pl.Series(k, rest % r, dtype=pl.Int64))
+        for r in reversed(self.radix):
+            cols.append(rest % r)
             rest = rest // r
-        return pl.DataFrame([*reversed(cols), pl.Series("s", s, dtype=pl.Int64), pl.Series("e", e, dtype=pl.Int64)])
-
-
-def _product(xs) -> int:
-    p = 1
-    for x in xs:
-        p *= x
-    return p
+        return frame_of_arrays(self.keys, cols[::-1], s, e)
 
 
 def _rows_of(run, touched):

@@ -123,11 +123,9 @@ class _Group:
         d1, d2, c1, c2 = ev._scale.window(step.past.shift)
         # interval_shift.shift's terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
         self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
-        past = [t.name for t in step.past.terms]
+        past, driver_vars = _variables(step)
         frame = _driver_frame(step, ev)
-        driver_vars = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
-        join = [past.index(v) for v in driver_vars if v in past]
-        self.key_of = _key_getter(join)
+        self.key_of = _key_getter([past.index(v) for v in driver_vars if v in past])
         joined = [v for v in driver_vars if v in past]
         self.extra = [v for v in driver_vars if v not in past]
         self.index = _index(frame, joined, self.extra, ev) if frame is not None else None
@@ -135,15 +133,20 @@ class _Group:
 
     @staticmethod
     def key(step) -> tuple:
-        past = [t.name for t in step.past.terms]
-        scanned = list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
-        join = tuple(past.index(v) if v in past else -1 for v in scanned)
+        past, driver_vars = _variables(step)
+        join = tuple(past.index(v) if v in past else -1 for v in driver_vars)
         return tuple(x.describe() for x in step.driver), step.past.shift, join
 
     def add(self, step, ev, horizon) -> None:
         past = [t.name for t in step.past.terms]
         slots = {v: i for i, v in enumerate(past + self.extra)}
         self.rules.append(_Rule(step, slots, horizon, ev._scale))
+
+
+def _variables(step):
+    """The recursive atom's variables and the driver's scanned ones, in order."""
+    past = [t.name for t in step.past.terms]
+    return past, list(dict.fromkeys(t.name for x in step.driver if isinstance(x, Scan) for t in x.terms if isinstance(t, ast.Var)))
 
 
 def _driver_frame(step, ev):
@@ -162,12 +165,9 @@ def _driver_frame(step, ev):
 
 def _python(frame, col, ev) -> list:
     """A frame column as the rows' Python values."""
-    from .value_columns import is_values, python_values
+    from .value_columns import python_list
 
-    series = frame[col]
-    if is_values(series):
-        return list(python_values(series, None))
-    return ev.terms.values.take(series.to_numpy())
+    return python_list(frame[col], ev.terms)
 
 
 def _key_getter(positions):
@@ -183,58 +183,36 @@ def _key_getter(positions):
 def _index(frame, joined, extra, ev) -> dict:
     """``{values of the shared variables (as _key_getter gives them): (starts,
     ends, running max of the ends, other values, [where the sweep's next
-    lookup likely lands])}``, each list in order of start.  Sorted, cut into keys and the running maxima taken by kernels
-    where the shared variables are codes (a dict of codes is Python's
-    equality); float or exact ones group by Python's equality, in a loop."""
+    lookup likely lands])}``, each list in order of start.  Sorted, cut into
+    keys and the running maxima taken by kernels, on the key arrays of the
+    shared variables' columns (codes, floats or exact pairs:
+    exact_columns.key_arrays; equal values, equal keys, as Python's
+    equality groups them)."""
     import numpy as np
 
     from chronolog.engine.exprs import running_max
 
+    from .coalesce import sort_order
+    from .exact_columns import key_arrays
+    from .value_columns import python_list
+
     names = [var_column(v) for v in joined]
-    if not all(frame[c].dtype == frame["s"].dtype for c in names):
-        return _index_by_loop(frame, joined, extra, ev)
-    frame = frame.sort([*names, "s"])
+    keyed = [a for c in names for a in key_arrays(frame[c])]
+    order = sort_order(keyed, frame["s"].to_numpy())
     n = frame.height
     change = np.zeros(n, dtype=bool)
     change[:1] = True
-    for c in names:
-        a = frame[c].to_numpy()
+    for a in keyed:
+        a = a[order]
         change[1:] |= a[1:] != a[:-1]
     firsts = np.flatnonzero(change)
-    atom = np.cumsum(change) - 1
-    s, e = frame["s"].to_numpy(), frame["e"].to_numpy()
-    reach = running_max(atom, e).tolist()
-    s, e = s.tolist(), e.tolist()
-    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * n
-    if len(names) == 1:
-        keys = ev.terms.values.take(frame[names[0]].to_numpy()[firsts])
-    elif names:
-        keys = list(zip(*[ev.terms.values.take(frame[c].to_numpy()[firsts]) for c in names]))
-    else:
-        keys = [()]
+    reach = running_max(np.cumsum(change) - 1, frame["e"].to_numpy()[order]).tolist()
+    s, e = frame["s"].to_numpy()[order].tolist(), frame["e"].to_numpy()[order].tolist()
+    rest = list(zip(*[python_list(frame[var_column(v)].gather(order), ev.terms) for v in extra])) if extra else [()] * n
+    firsts_of = [python_list(frame[c].gather(order[firsts]), ev.terms) for c in names]
+    keys = firsts_of[0] if len(names) == 1 else list(zip(*firsts_of)) if names else [()]
     bounds = [*firsts.tolist(), n]
     return {k: (s[i:j], e[i:j], reach[i:j], rest[i:j], [0]) for k, i, j in zip(keys, bounds, bounds[1:])}
-
-
-def _index_by_loop(frame, joined, extra, ev) -> dict:
-    """:func:`_index` by a Python loop (shared variables that are values)."""
-    frame = frame.sort("s")
-    if len(joined) == 1:
-        keys = _python(frame, var_column(joined[0]), ev)
-    else:
-        keys = list(zip(*[_python(frame, var_column(v), ev) for v in joined])) if joined else [()] * frame.height
-    rest = list(zip(*[_python(frame, var_column(v), ev) for v in extra])) if extra else [()] * frame.height
-    index: dict = {}
-    for k, s, e, r in zip(keys, frame["s"].to_list(), frame["e"].to_list(), rest):
-        entry = index.get(k)
-        if entry is None:
-            index[k] = ([s], [e], [e], [r], [0])
-        else:
-            entry[0].append(s)
-            entry[1].append(e)
-            entry[2].append(max(e, entry[2][-1]))
-            entry[3].append(r)
-    return index
 
 
 def _head_builder(picks):
@@ -374,21 +352,9 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
 
 def frame_of(atoms, s, e, arity, terms):
     """The swept pieces as a coalesced relation frame (values as the rows
-    would store them: finite floats a value column, the rest codes; the
-    codes in one pass, code_all checking equal numbers' kinds as code()
-    does)."""
-    import numpy as np
-
+    would store them: relation.term_column, finite floats a value column,
+    the rest codes)."""
     from .coalesce import coalesce
-    from .relation import _frame
+    from .relation import _frame, term_column
 
-    cols = []
-    for i in range(arity):
-        vals = [a[i] for a in atoms]
-        col = None
-        if vals and all(type(v) is float for v in vals):
-            col = np.array(vals, dtype=np.float64)
-            if not np.isfinite(col).all():
-                col = None
-        cols.append(col if col is not None else np.asarray(terms.code_all(vals), dtype=np.int64))
-    return coalesce(_frame(cols, s, e), term_columns(arity))
+    return coalesce(_frame([term_column([a[i] for a in atoms], terms) for i in range(arity)], s, e), term_columns(arity))

@@ -13,6 +13,7 @@ is in numpy and Arrow kernels."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from fractions import Fraction
 
 from chronolog.language.timeline import NEG_INF, POS_INF
 
@@ -43,26 +44,12 @@ def term_columns(arity: int) -> list:
 
 
 def _frame(cols: list, s, e):
-    import polars as pl
+    """A relation's frame of the arrays ``cols``, ``s``, ``e`` (base.column:
+    from Series, a third of the cost of a dict with a schema, ~25 against 70
+    us a frame)."""
+    from .base import frame_of_arrays
 
-    from .base import frame_of
-    from .native import int64_series
-
-    names = term_columns(len(cols))
-    kinds = [pl.Float64 if getattr(c, "dtype", None) == "float64" else pl.Int64 for c in cols]
-    # (from Series: a third of the cost of a dict with a schema, ~25 against 70 us a frame)
-    series = [
-        _exact(n, c) if getattr(c, "ndim", 1) == 2 else int64_series(n, c) if k == pl.Int64 else pl.Series(n, c, dtype=k)  # (n, 2) pairs: an exact value column
-        for n, c, k in zip(names, cols, kinds)
-    ]
-    return frame_of([*series, int64_series("s", s), int64_series("e", e)])
-
-
-def _exact(name, pairs):
-    """An exact value column (exact_columns.py) of reduced ``(n, 2)`` pairs."""
-    import polars as pl
-
-    return pl.DataFrame({"n": pl.Series(pairs[:, 0], dtype=pl.Int64), "d": pl.Series(pairs[:, 1], dtype=pl.Int64)}).to_struct(name)
+    return frame_of_arrays(term_columns(len(cols)), cols, s, e)
 
 
 def empty(arity: int):
@@ -131,35 +118,79 @@ def _encode_list(values: list, terms):
     return np.fromiter((code(v) for v in values), dtype=np.int64, count=len(values))
 
 
-def _time_units(points, scale, neg_or_pos):
-    """Finite points in units as int64; the infinite one as ``neg_or_pos``."""
+def time_units(values, scale, ints=None):
+    """Per time value (a list, or the fact reader's distinct values): its
+    units (int64) and whether it is finite (``ints``: the values as int64
+    when the reader has them so)."""
     import numpy as np
 
-    inf = NEG_INF if neg_or_pos == NEG else POS_INF
-    if scale.scale == 1:
-        units = [neg_or_pos if x == inf else x for x in points]
-        out = None
-        if all(type(x) is int for x in units):  # numpy would truncate a Fraction
-            out = int64s(units)
-        if out is not None:
-            fin = out != neg_or_pos
-            if not fin.all() and (~fin).sum() != sum(1 for x in points if x == inf):
-                raise Fallback(f"the time point {neg_or_pos} is the code of an infinite end")  # (not taken for one)
-            if not inside(out[fin], LIMIT // 2):
-                raise Fallback("a time point outside 64-bit codes")
-            return out, fin
+    if ints is not None and inside(ints, LIMIT // (4 * scale.scale)):
+        return ints * scale.scale, np.ones(len(ints), dtype=bool)
+    vals = values if isinstance(values, list) else list(values) if isinstance(values, tuple) else values.tolist()
+    if vals and all(type(v) is int for v in vals):  # the usual case (days, seconds): one numpy pass
+        units = int64s(vals)
+        if units is not None and inside(units, LIMIT // (4 * scale.scale)):
+            return units * scale.scale, np.ones(len(vals), dtype=bool)
+    fast = _rational_units(vals, scale)
+    if fast is not None:
+        return fast
+    out = np.zeros(len(vals), dtype=np.int64)
+    fin = np.ones(len(vals), dtype=bool)
     unit = scale.unit
-    out = np.array([neg_or_pos if x == inf else unit(x) for x in points], dtype=np.int64)
-    return out, out != neg_or_pos
+    for i, v in enumerate(vals):
+        if v is None:  # a token the kernels could not convert: no kept fact uses it
+            fin[i] = False
+        elif v == NEG_INF or v == POS_INF:
+            fin[i] = False
+        elif type(v) is int or type(v) is Fraction:
+            u = unit(v)
+            if not -LIMIT < 2 * u < LIMIT:
+                raise Fallback("time point {point} is outside 64-bit codes", v)
+            out[i] = u
+        else:  # never a float on the exact grid
+            raise Fallback(f"time point {v!r} is not exact")
+    return out, fin
+
+
+def _rational_units(vals, scale):
+    """:func:`time_units` by numpy when every value is an int, a Fraction
+    (decimals, float times: language/float_times.py) or ±inf, each on the
+    scale's grid and within 64-bit codes; else None (the loop decides, and
+    raises Fallback where it must).  A Fraction per value compared with
+    ±inf and scaled one at a time cost 2 s per million distinct times."""
+    import numpy as np
+
+    exact = np.array([type(v) is int or type(v) is Fraction for v in vals], dtype=bool)
+    if not exact.all() and not all(v == NEG_INF or v == POS_INF for v, e in zip(vals, exact.tolist()) if not e):
+        return None
+    rats = [v for v, e in zip(vals, exact.tolist()) if e]
+    num, den = int64s([v.numerator for v in rats]), int64s([v.denominator for v in rats])
+    if num is None or den is None:
+        return None
+    if np.any(scale.scale % den):
+        return None
+    factor = scale.scale // den
+    if num.size and not inside(num, LIMIT // (4 * int(factor.max()))):  # (not np.abs: -2**63 is its own abs)
+        return None
+    out = np.zeros(len(vals), dtype=np.int64)
+    out[exact] = num * factor
+    return out, exact
 
 
 def interval_codes(lo, hi, lc, hc, scale):
     """``s``, ``e`` codes (numpy) of sequences of interval ends."""
     import numpy as np
 
-    lo_u, lo_fin = _time_units(lo, scale, NEG)
-    hi_u, hi_fin = _time_units(hi, scale, POS)
+    lo_u, lo_fin = time_units(lo, scale)
+    hi_u, hi_fin = time_units(hi, scale)
     return _codes(lo_u, lo_fin, np.asarray(lc, dtype=bool), hi_u, hi_fin, np.asarray(hc, dtype=bool))
+
+
+def rows_columns(rows: list, arity: int, terms, scale) -> tuple:
+    """``(term columns, s, e)`` of ``(terms, interval)`` rows (not none)."""
+    keys = [t for t, _ in rows]
+    cols = [term_column([k[i] for k in keys], terms) for i in range(arity)]
+    return (cols, *interval_codes(*zip(*[iv for _, iv in rows]), scale))
 
 
 def _codes(*ends) -> tuple:
@@ -295,13 +326,7 @@ def from_arrow(table, arity: int, terms, scale, pred: str = "?"):
         from chronolog.engine.arrow import table_to_rows
 
         rows = table_to_rows(table, pred)
-        keys = [t for t, _ in rows]
-        cols = [term_column(list(c), terms) for c in zip(*keys)] if arity and rows else [[] for _ in range(arity)]
-        if not rows:
-            return empty(arity)
-        lo, hi, lc, hc = zip(*[iv for _, iv in rows])
-        s, e = interval_codes(lo, hi, lc, hc, scale)
-        return coalesce(_frame(cols, s, e), term_columns(arity))
+        return coalesce(_frame(*rows_columns(rows, arity, terms, scale)), term_columns(arity)) if rows else empty(arity)
     cols = [_value_or_codes(table.column(c), terms, c, pred, table) for c in term_names]
 
     def ends(col):

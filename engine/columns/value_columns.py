@@ -48,21 +48,24 @@ def float_series(name: str, arr):
 
 
 def codes(df, cols, values):
-    """``df`` with the float value columns among ``cols`` replaced by codes."""
+    """``df`` with the value columns among ``cols`` replaced by codes."""
     import polars as pl
 
+    out = [pl.Series(c, column_codes(df[c], values), dtype=pl.Int64) for c in cols if c in df.columns and is_values(df[c])]
+    return df.with_columns(out) if out else df
+
+
+def column_codes(series, values):
+    """The term codes of a frame column: its own, or its values' (float
+    values, exact pairs) coded by the Dictionary."""
+    from . import exact_columns
     from .expressions import FLOAT
 
-    from . import exact_columns
-
-    out = []
-    for c in cols:
-        if c in df.columns and is_values(df[c]):
-            if exact_columns.is_exact(df[c]):
-                out.append(pl.Series(c, exact_columns.codes(df[c], values), dtype=pl.Int64))
-            else:
-                out.append(pl.Series(c, values.encode(FLOAT, df[c].to_numpy()), dtype=pl.Int64))
-    return df.with_columns(out) if out else df
+    if exact_columns.is_exact(series):
+        return exact_columns.codes(series, values)
+    if is_values(series):
+        return values.encode(FLOAT, series.to_numpy())
+    return series.to_numpy()
 
 
 def match_kinds(left, right, cols, values):
@@ -116,29 +119,30 @@ def _cast_empty(f, c, want):
     return f.with_columns(pl.Series(c, [], dtype=want))
 
 
+def _code_kinds(name: str, df, values):
+    """The kind of each row's value of the variable ``name`` (Values.kind:
+    1 an int, 2 a float), or None for a value column."""
+    from .scan import var_column
+
+    col = df[var_column(name)]
+    if is_values(col):
+        return None
+    c = col.to_numpy()
+    values.column(c[:0])  # (brings the kinds of every code up to date)
+    return values.kind[c]
+
+
 def mixed(expr, df, values) -> bool:
     """Whether a variable of ``expr`` is a coded column holding ints beside
     floats.  Such results are computed per row kind and coded, instead of
     a float column that would make every one a float (where a float equals
     an int of the run the stratum goes to the rows: encoding.Dictionary)."""
-    import numpy as np
-
     from chronolog.language import ast
 
-    from .scan import var_column
-
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if is_values(col):
-            return False
-        c = col.to_numpy()
-        values.column(c[:0])  # (brings the kinds of every code up to date)
-        k = values.kind[c]
-        return bool(np.any(k == 1)) and bool(np.any(k == 2))
-    if isinstance(expr, ast.BinOp):
-        return mixed(expr.left, df, values) or mixed(expr.right, df, values)
-    if isinstance(expr, ast.Call):
-        return any(mixed(a, df, values) for a in expr.args)
+    for name in ast.variables_of(expr):
+        k = _code_kinds(name, df, values)
+        if k is not None and bool((k == 1).any()) and bool((k == 2).any()):
+            return True
     return False
 
 
@@ -159,6 +163,14 @@ def python_values(series, terms_values):
     return terms_values[series.to_numpy()]
 
 
+def python_list(series, terms):
+    """A frame column as a list of the row engine's values (codes decoded
+    by the Dictionary ``terms``, value columns read)."""
+    if is_values(series):
+        return list(python_values(series, None))
+    return terms.values.take(series.to_numpy())
+
+
 def float_rows(expr, df, values):
     """Per row of ``df``: whether a variable of ``expr`` holds a float there
     (a float value column, or a float-kind code of a coded column).  Python
@@ -169,22 +181,10 @@ def float_rows(expr, df, values):
 
     from chronolog.language import ast
 
-    from .scan import var_column
-
     out = np.zeros(df.height, dtype=bool)
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if is_values(col):
-            out[:] = True
-            return out
-        c = col.to_numpy()
-        values.column(c[:0])  # (brings the kinds of every code up to date)
-        return values.kind[c] == 2
-    if isinstance(expr, ast.BinOp):
-        return float_rows(expr.left, df, values) | float_rows(expr.right, df, values)
-    if isinstance(expr, ast.Call):
-        for a in expr.args:
-            out |= float_rows(a, df, values)
+    for name in ast.variables_of(expr):
+        k = _code_kinds(name, df, values)
+        out |= True if k is None else k == 2
     return out
 
 

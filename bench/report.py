@@ -681,6 +681,7 @@ TOOLS = {
     "first_call.py": "diagnostic: a first reason() call's CPU by phase against later calls",
     "memory_phases.py": "diagnostic: where a run's peak resident memory goes, phase by phase",
     "reader_cpu.py": "diagnostic: CPU and page faults of the fact reader alone",
+    "frame_paths.py": "design study: each interval operation of engine/columns in numpy (code_frames.py) and in polars, 1k-5M rows",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
     "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
 }

@@ -67,9 +67,19 @@ def _arrays(df, cols: list) -> list:
 
 
 def frame(cols: dict):
-    """A frame of Int64 columns from numpy arrays (``{name: array}``), built
-    from Series: a dict of arrays costs 2-3x as much."""
-    return frame_of([int64_series(n, a) for n, a in cols.items()])
+    """A frame of ``{name: column}``: Int64 codes from numpy arrays, built
+    from Series (a dict of arrays costs 2-3x as much), or polars Series
+    (value columns: :func:`_taken`) as they are."""
+    return frame_of([int64_series(n, a) if not hasattr(a, "alias") else a.alias(n) for n, a in cols.items()])
+
+
+def _taken(df, c, rows):
+    """``df``'s column ``c`` at ``rows``: a numpy array of codes, or for a
+    value column (floats, exact pairs) or one with nulls polars' gather of
+    its Series (no query)."""
+    if int64_without_nulls(df, [c]):
+        return array(df, c)[rows]
+    return df.get_column(c).gather(rows)
 
 
 def packed(cols: list, height: int = 0):
@@ -242,14 +252,22 @@ def _pairs(left: list, right: list):
     return i, order[np.repeat(lo, counts) + within]
 
 
-def _matched(df, right, shared: list):
+def _matched(df, right, shared: list, way: str = "numpy"):
     """``(i, j)``: the pairs of rows of ``df`` and ``right`` equal on
-    ``shared`` (every pair when there is none)."""
+    ``shared`` (every pair when there is none): by a sort of the keys in
+    numpy (``way`` "numpy": codes, a few thousand rows), else by a polars
+    hash join of the keys and row numbers, which a sort loses to 3-6x
+    from 100,000 rows; the rest of each operation, on these pairs, runs in
+    numpy either way (as fast as the polars queries it replaced from 100,000
+    to 5M rows: bench/frame_paths.py)."""
     import numpy as np
 
-    if shared:
+    if not shared:
+        return np.repeat(np.arange(df.height), right.height), np.tile(np.arange(right.height), df.height)
+    if way == "numpy":
         return _pairs(_arrays(df, shared), _arrays(right, shared))
-    return np.repeat(np.arange(df.height), right.height), np.tile(np.arange(right.height), df.height)
+    m = df.select(shared).with_row_index("_i").join(right.select(shared).with_row_index("_j"), on=shared, how="inner")
+    return tuple(m.get_column(c).to_numpy().astype(np.int64, copy=False) for c in ("_i", "_j"))
 
 
 def meeting(df, other, names: list):
@@ -267,14 +285,15 @@ def meeting(df, other, names: list):
     return i[keep], s[keep], e[keep]
 
 
-def join(df, right, shared: list):
+def join(df, right, shared: list, way: str = "numpy"):
     """join.JoinNode's join: the pairs of a row of ``df`` and one of
-    ``right`` that agree on ``shared`` (every pair when there is none), with
-    the intersection of their intervals where it is not empty; ``df``'s
-    columns, then ``right``'s others."""
+    ``right`` that agree on ``shared`` (every pair when there is none; found
+    as ``way`` says: :func:`_matched`), with the intersection of their
+    intervals where it is not empty; ``df``'s columns, then ``right``'s
+    others."""
     import numpy as np
 
-    i, j = _matched(df, right, shared)
+    i, j = _matched(df, right, shared, way)
     s = np.maximum(array(df, "s")[i], array(right, "s")[j])
     e = np.minimum(array(df, "e")[i], array(right, "e")[j])
     keep = s < e
@@ -297,25 +316,26 @@ def _pair_frame(df, i, right, j, s, e, skip=()):
     """The pairs of rows ``i`` of ``df`` and ``j`` of ``right`` as a frame:
     ``df``'s columns (``s``, ``e`` given), then ``right``'s others but
     ``skip``."""
-    cols = {c: s if c == "s" else e if c == "e" else array(df, c)[i] for c in df.columns}
+    cols = {c: s if c == "s" else e if c == "e" else _taken(df, c, i) for c in df.columns}
     for c in right.columns:
         if c not in cols and c not in skip:
-            cols[c] = array(right, c)[j]
+            cols[c] = _taken(right, c, j)
     return frame(cols)
 
 
-def since(df, left, shared: list, offset):
-    """since.SinceNode's step in numpy: each row ``J`` of ``df`` (B's) with
-    each row of ``left`` (A's maximal intervals closed, ``cs``, ``ce``)
-    that agrees on ``shared``: ``((Iᶜ ∩ J) ⊕ offset) ∩ Iᶜ`` where it is not
-    empty; ``df``'s columns, then ``left``'s others but ``cs``, ``ce``.
-    None when no pair meets before the shift (as there)."""
+def since(df, left, shared: list, offset, way: str = "numpy"):
+    """since.SinceNode's step: each row ``J`` of ``df`` (B's) with each row
+    of ``left`` (A's maximal intervals closed, ``cs``, ``ce``) that agrees
+    on ``shared`` (pairs found as ``way`` says: :func:`_matched`):
+    ``((Iᶜ ∩ J) ⊕ offset) ∩ Iᶜ`` where it is not empty; ``df``'s columns,
+    then ``left``'s others but ``cs``, ``ce``.  None when no pair meets
+    before the shift."""
     import numpy as np
 
     from ..exprs import to_numpy
     from ..interval_shift import clipped, shift
 
-    i, j = _matched(df, left, shared)
+    i, j = _matched(df, left, shared, way)
     cs, ce = array(left, "cs")[j], array(left, "ce")[j]
     s, e = np.maximum(array(df, "s")[i], cs), np.minimum(array(df, "e")[i], ce)
     keep = s < e
@@ -362,13 +382,14 @@ def moved_arrays(s, e, transform, w):
     return s, e
 
 
-def subtract(df, holes, keys: list):
-    """difference.subtract in numpy: the rows of ``df`` minus the intervals
+def subtract(df, holes, keys: list, way: str = "numpy"):
+    """difference.subtract: the rows of ``df`` minus the intervals
     ``holes`` (``hs``, ``he``; maximal per key, so those meeting a row are
-    apart) of the same ``keys``; a row's pieces keep its other columns."""
+    apart) of the same ``keys`` (pairs found as ``way`` says:
+    :func:`_matched`); a row's pieces keep its other columns."""
     import numpy as np
 
-    i, j = _matched(df, holes, keys)
+    i, j = _matched(df, holes, keys, way)
     s, e = array(df, "s"), array(df, "e")
     hs, he = array(holes, "hs")[j], array(holes, "he")[j]
     meet = (hs < e[i]) & (he > s[i])
@@ -381,7 +402,7 @@ def subtract(df, holes, keys: list):
     met[i] = True
     untouched = np.flatnonzero(~met)
     rows, s2, e2 = (np.concatenate([a[untouched], b]) for a, b in ((np.arange(df.height), rows), (s, s2), (e, e2)))
-    return frame({c: s2 if c == "s" else e2 if c == "e" else array(df, c)[rows] for c in df.columns})
+    return frame({c: s2 if c == "s" else e2 if c == "e" else _taken(df, c, rows) for c in df.columns})
 
 
 def left_over(row, ps, pe, s, e):

@@ -5,6 +5,7 @@ all"); each row keeps the gaps between the holes that meet it."""
 
 from __future__ import annotations
 
+from . import code_frames
 from .base import AgainstTableNode
 from .coalesce import coalesce
 
@@ -23,32 +24,7 @@ class DifferenceNode(AgainstTableNode):
 
 def subtract(df, holes, keys):
     """Rows of ``df`` minus the maximal intervals ``holes`` (``hs``, ``he``)
-    with the same ``keys`` (maximal: those meeting a row are apart)."""
-    import polars as pl
-
-    from chronolog.engine.exprs import to_numpy
-    from chronolog.engine.interval_difference import gap_start, last_hole
-
-    from . import code_frames
-
-    if code_frames.path(df, holes) == "numpy":
-        return code_frames.subtract(df, holes, keys)
-    rows = df.with_row_index("_r")
-    if keys:
-        m = rows.join(holes, on=keys, how="inner")
-    else:
-        m = rows.join(holes, how="cross")
-    m = m.filter((pl.col("hs") < pl.col("e")) & (pl.col("he") > pl.col("s")))
-    if m.height == 0:
-        return df
-    # the gaps between a row's holes (engine/interval_difference.py, as on Spark; as
-    # fast where each row meets one hole as a path of that case alone was)
-    m = m.sort("_r", "hs")
-    arrays = {c: m[c].to_numpy() for c in ("_r", "s", "hs", "he")}
-    start, last = to_numpy(gap_start(["_r"]), arrays), to_numpy(last_hole(["_r"]), arrays)
-    before = m.select(pl.exclude("s", "e", "hs", "he"), pl.Series("s", start), pl.col("hs").alias("e"))
-    after = m.filter(pl.Series(last)).select(pl.exclude("s", "e", "hs", "he"), pl.col("he").alias("s"), "e")
-    untouched = rows.filter(~pl.col("_r").is_in(m["_r"].implode()))
-    cols = untouched.columns
-    pieces = pl.concat([untouched, before.select(cols), after.select(cols)], how="vertical_relaxed")
-    return pieces.filter(pl.col("s") < pl.col("e")).drop("_r")
+    with the same ``keys`` (maximal: those meeting a row are apart), by
+    code_frames.subtract (the row pairs by a sort in numpy or a polars hash
+    join, by their size: code_frames.path)."""
+    return code_frames.subtract(df, holes, keys, code_frames.path(df, holes))

@@ -12,8 +12,7 @@ from __future__ import annotations
 from . import code_frames
 from .base import AgainstTableNode
 from ..exprs import to_polars
-from ..interval_shift import clipped, closure, shift, since_offset
-from .temporal import moved
+from ..interval_shift import closure, since_offset
 
 
 def _codes(df, ends, names=("s", "e")):
@@ -42,17 +41,8 @@ class SinceNode(AgainstTableNode):
         return _closed(table)
 
     def process(self, df):
-        import polars as pl
-
         left = self.table()
         if left is None:
             return None
         df, left, shared = self.matched(df, left)
-        if code_frames.path(df, left) == "numpy":
-            return code_frames.since(df, left, shared, self.offset)
-        j = df.join(left, on=shared, how="inner") if shared else df.join(left, how="cross")
-        j = _codes(j, clipped()).filter(pl.col("s") < pl.col("e"))
-        if j.height == 0:
-            return None
-        j = _codes(moved(j, shift, self.offset), clipped())
-        return j.filter(pl.col("s") < pl.col("e")).drop("cs", "ce")
+        return code_frames.since(df, left, shared, self.offset, code_frames.path(df, left))

@@ -6,12 +6,13 @@ temporal move, a distinct set of atoms, a difference of rows or of
 intervals.  As a polars query each costs ~0.2-0.4 ms whatever the size; the
 same in numpy costs 15-140 us at these sizes (a loop in Python over a few
 rows saves ~10 us of a subtraction and loses as much on a join: not worth
-a third path).  The callers (join.py, temporal.py, difference.py,
-maintenance.py, in any columnar run) come here for frames whose columns
-are all Int64 codes without nulls (:func:`codes_only`) and that hold at
-most :data:`CODE_ROWS` rows together (a join or a difference of rows, a
-sort of keys: :data:`SORT_ROWS`); value columns and larger frames keep the
-polars paths.  Same answers as those paths up to row order
+a third path).  A join, a difference of intervals and Since are written
+here once for every size: their row pairs come from a sort of the keys in
+numpy on frames of Int64 codes without nulls (:func:`codes_only`) of at
+most :data:`CODE_ROWS` rows together (a join: :data:`SORT_ROWS`), else from
+a polars hash join (:func:`_matched`).  A temporal move (temporal.py) and
+a difference of rows (maintenance.py) run here on such frames, in polars
+past them.  Same answers as those paths up to row order
 (tests/test_small_frames.py, tests/test_code_frames.py).
 """
 

@@ -37,12 +37,18 @@ def points(df, cols) -> set:
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(st.data(), st.sampled_from([(["a", "b", "c"], ["a", "b", "c"]), (["a", "b"], ["b", "c"]), (["a"], ["b"])]))
-def test_join(data, names):
+@given(st.data(), st.sampled_from([(["a", "b", "c"], ["a", "b", "c"]), (["a", "b"], ["b", "c"]), (["a"], ["b"])]),
+       st.sampled_from(["numpy", "polars"]), st.booleans())
+def test_join(data, names, way, floats):
+    """The pairs by a sort (``numpy``) or by a polars join (``polars``: any
+    size, value columns: here a float column on the right)."""
     df, right = data.draw(frames(names[0])), data.draw(frames(names[1]))
     shared = [c for c in names[0] if c in names[1]]
+    if floats and way == "polars":
+        right = right.with_columns((pl.col(names[1][-1]) / 3).alias("f"))
+        names = (names[0], [*names[1], "f"])
     extra = [c for c in names[1] if c not in shared]
-    got = code_frames.join(df, right, shared)
+    got = code_frames.join(df, right, shared, way if shared else "numpy")
     expected = []
     for a in df.iter_rows(named=True):
         for b in right.iter_rows(named=True):
@@ -54,14 +60,17 @@ def test_join(data, names):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(frames(["a", "b", "c"]), frames(["a", "b", "c"]))
-def test_subtract_distinct_anti_member(df, other):
+@given(frames(["a", "b", "c"]), frames(["a", "b", "c"]), st.sampled_from(["numpy", "polars"]))
+def test_subtract_distinct_anti_member(df, other, way):
     keys = ["a", "b", "c"]
     df = df.unique()  # (a relation's rows are a set)
     holes = coalesce(other, keys).rename({"s": "hs", "e": "he"})
-    got = code_frames.subtract(df, holes, keys)
+    got = code_frames.subtract(df, holes, keys, way)
     gone = points(other, keys)
     assert points(got, keys) == {p for p in points(df, keys) if p not in gone}
+    if way == "polars":  # (a value column rides along with its row's pieces)
+        floated = code_frames.subtract(df.with_columns((pl.col("c") / 3).alias("f")), holes, keys, way)
+        assert sorted(floated.iter_rows()) == sorted((*r[:5], r[2] / 3) for r in got.iter_rows())
     assert sorted(got.iter_rows()) == sorted(set(got.iter_rows()))  # (pieces of one row apart)
     assert rows(code_frames.distinct(df, keys)) == sorted({r[:3] for r in df.iter_rows()})
     assert rows(code_frames.distinct(df, ["c", "a"], ["x", "y"])) == sorted({(r[2], r[0]) for r in df.iter_rows()})
@@ -145,8 +154,9 @@ def intervals(draw):
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8),
-       st.integers(0, 5), st.integers(0, 6), st.booleans(), st.booleans(), st.sampled_from(["S", "U"]), st.booleans())
-def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
+       st.integers(0, 5), st.integers(0, 6), st.booleans(), st.booleans(), st.sampled_from(["S", "U"]), st.booleans(),
+       st.sampled_from(["numpy", "polars"]))
+def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed, way):
     """since.SinceNode's closure of A and its numpy step against the rows' SinceJoinNode formula
     (``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ``, engine/rows/since.py) on timeline intervals:
     each pair of a B interval ``J`` and an A interval ``I`` sharing ``x``
@@ -179,7 +189,7 @@ def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed):
             got = t and intersect(t, closure(i))
             if got:
                 expected.append((x, *grid.codes(got), *((7,) if keyed else (y,))))
-    got = code_frames.since(b, a, ["v:x"] if keyed else [], grid.window(offset))
+    got = code_frames.since(b, a, ["v:x"] if keyed else [], grid.window(offset), way)
     assert (rows(got) if got is not None else []) == sorted(expected)
     if got is not None:
         assert got.columns == ["v:x", "s", "e", "v:z" if keyed else "v:y"]

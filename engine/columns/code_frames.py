@@ -259,8 +259,8 @@ def _matched(df, right, shared: list, way: str = "numpy"):
     numpy (``way`` "numpy": codes, a few thousand rows), else by a polars
     hash join of the keys and row numbers, which a sort loses to 3-6x
     from 100,000 rows; the rest of each operation, on these pairs, runs in
-    numpy either way (as fast as the polars queries it replaced from 100,000
-    to 5M rows: bench/frame_paths.py)."""
+    numpy either way (the polars queries it replaced cost as much at 1M-5M
+    rows, 2-3 ms less at 100k: bench/frame_paths.py, docs/design.md)."""
     import numpy as np
 
     if not shared:

@@ -125,6 +125,36 @@ def test_a_batch_gives_each_member_its_own_facts(case, in_a_file):
         assert typed_facts(got, pred) == want, f"the oracle and the batch disagree on {pred}:\n{where}"
 
 
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
+@given(batches(), st.randoms(use_true_random=False), st.integers(1, 3))
+def test_a_batch_reads_its_members_from_the_readers_blocks_in_any_order(case, rnd, files):
+    """The kernel reader's parts of a block read by one gather of their rows
+    (given._block_range): the facts' lines shuffled (the block's predicates
+    in another order than the batch's members) and cut into one to three
+    files (a block each), each member's facts as the row executor's."""
+    rules, facts = case
+    program = "\n".join(rules)
+    lines = [f.rstrip(".") + "\n" for f in facts]
+    rnd.shuffle(lines)
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(api, "KERNEL_BYTES", 0)
+        paths = []
+        for k in range(files):
+            paths.append(Path(tmp) / f"given{k}.facts")
+            paths[-1].write_text("".join(lines[k::files]))
+        got = _run(program, paths, "columns")
+        alone = _run(program, paths, "columns", batched=False)
+        rows = _run(program, paths, "rows")
+    where = f"{program}\n{''.join(lines)}"
+    assert isinstance(got, str) == isinstance(rows, str), where
+    if isinstance(rows, str):
+        assert got == rows == alone, where
+        return
+    for pred in sorted({r.split("(")[0] for r in rules}):
+        assert typed_facts(got, pred) == typed_facts(rows, pred) == typed_facts(alone, pred), f"{where}\n{pred}"
+    assert got.to_text() == rows.to_text(), where
+
+
 def _printed(model, preds=None) -> str:
     buf = io.StringIO()
     model.write_text(buf, preds)

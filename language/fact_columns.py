@@ -450,7 +450,9 @@ class FactColumns:
         seen = {}
         for parts in self.parts.values():
             for p in parts:
-                if getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
+                if type(p) is _Part:  # (its block's time values: no column made a part)
+                    seen[id(p.block.times)] = p.block.times
+                elif getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
                     seen[id(p[1].values)] = p[1].values
                     seen[id(p[2].values)] = p[2].values
         out = [v for vals in seen.values() for v in vals.tolist() if v is not None]

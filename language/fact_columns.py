@@ -248,6 +248,88 @@ class _CodedColumn:
         return None if c < 0 else self.terms.values[c]
 
 
+class _Block:
+    """A block's facts coded by the run's dictionary, in predicate order
+    (``at``: where each predicate's rows start; ``width``, ``named``: its
+    width, and per argument whether that column of it is names), for its
+    predicates' :class:`_Part` views: a name column's ``name_idx`` into the
+    block's distinct tokens (``names``, coded later by :func:`_code_names`
+    into ``name_codes``), a value column's ``value_idx`` into
+    ``value_codes``; time indices into ``times``, closedness."""
+
+    __slots__ = ("at", "width", "named", "name_idx", "names", "name_codes", "value_idx", "value_codes", "terms", "times",
+                 "lo", "hi", "lc", "hc")
+
+    def __init__(self, at, width, named, name_idx, names, value_idx, value_codes, terms, times, lo, hi, lc, hc):
+        self.at, self.width, self.named = at, width, named
+        self.name_idx, self.names, self.name_codes = name_idx, names, None
+        self.value_idx, self.value_codes, self.terms = value_idx, value_codes, terms
+        self.times, self.lo, self.hi, self.lc, self.hc = times, lo, hi, lc, hc
+
+    def columns(self, k: int, a: int, b: int) -> list:
+        """The term columns of predicate ``k`` (rows ``a:b``)."""
+        out, named, terms = [], self.named, self.terms
+        for j in range(self.width[k]):
+            if not named[j][k]:
+                out.append(_CodedColumn.of(self.value_idx[j][a:b], self.value_codes, terms))
+            elif self.name_codes is None:  # (names not coded yet: while the file is read)
+                out.append(_Names(self.name_idx[j][a:b], self.names))
+            else:
+                out.append(_CodedColumn.of(self.name_idx[j][a:b], self.name_codes, terms))
+        return out
+
+    def item(self, k: int, i: int):
+        a, b = self.at[k], self.at[k + 1]
+        if i == 0:
+            return self.columns(k, a, b)
+        if i == 1 or i == 2:
+            return _Column.of((self.lo if i == 1 else self.hi)[a:b], self.times)
+        return (self.lc if i == 3 else self.hc)[a:b]
+
+
+class _Part:
+    """One predicate's facts of a :class:`_Block` (its ``k``-th predicate):
+    reads as the tuple ``(term columns, lo, hi, lc, hc)`` of any other part,
+    each item made when read."""
+
+    __slots__ = ("block", "k")
+
+    def __init__(self, block, k):
+        self.block, self.k = block, k
+
+    def __len__(self) -> int:
+        return 5
+
+    def __getitem__(self, i):
+        if not -5 <= i < 5:
+            raise IndexError(i)
+        return self.block.item(self.k, i % 5)
+
+    def __iter__(self):
+        block, k = self.block, self.k
+        a, b = block.at[k], block.at[k + 1]
+        return iter((block.columns(k, a, b), _Column.of(block.lo[a:b], block.times), _Column.of(block.hi[a:b], block.times),
+                     block.lc[a:b], block.hc[a:b]))
+
+    @property
+    def width(self) -> int:
+        return self.block.width[self.k]
+
+    @property
+    def size(self) -> int:
+        return self.block.at[self.k + 1] - self.block.at[self.k]
+
+
+def _width(part) -> int:
+    """How many terms the facts of ``part`` have (a _Part's: no column made)."""
+    return part.width if type(part) is _Part else len(part[0])
+
+
+def _size(part) -> int:
+    """How many facts ``part`` holds."""
+    return part.size if type(part) is _Part else len(part[3])
+
+
 def _int32(codes):
     """``codes`` as int32 when they fit (a copy only when not int32 already)."""
     import numpy as np
@@ -282,6 +364,7 @@ class FactColumns:
         self.term_memo: dict = {}
         self.terms = None  # a run's term Dictionary: term columns are coded as read
         self.pending_names = 0  # name tokens not coded yet (_Names columns)
+        self.name_blocks: list = []  # the _Blocks whose names are not coded yet
         # share one object per distinct name across blocks (for rows built
         # from the columns); the columnar executor codes names without it
         self.share = True
@@ -330,7 +413,7 @@ class FactColumns:
         (the line reader then names both places)."""
         parts = self.parts.get(pred)
         slow = self.slow.get(pred) or [(r[0],) for r in self.slow.repeating.get(pred, [])]
-        w = len(parts[0][0]) if parts else None
+        w = _width(parts[0]) if parts else None
         if slow:
             if w is not None and len(slow[0][0]) != w:
                 raise _Fallback(pred)
@@ -342,16 +425,16 @@ class FactColumns:
         of the kernel-read parts alone, their first part's columns: no list
         of parsed rows looked up a predicate, 10,000 predicates)."""
         if not self.slow and not self.slow.repeating:
-            return {p: len(parts[0][0]) for p, parts in self.parts.items()}
+            return {p: _width(parts[0]) for p, parts in self.parts.items()}
         return {p: self.width(p) for p in self.predicates()}
 
     def count(self, pred: str) -> int:
-        return sum(len(p[3]) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
+        return sum(_size(p) for p in self.parts.get(pred, ())) + len(self.slow.get(pred, ()))
 
     def size(self) -> int:
         """The facts of every predicate: :meth:`count` summed over :meth:`predicates`
         (one pass, not a call per predicate: 10,000 predicates of one fact)."""
-        return sum([len(p[3]) for parts in self.parts.values() for p in parts]) + sum(map(len, self.slow.values()))
+        return sum([_size(p) for parts in self.parts.values() for p in parts]) + sum(map(len, self.slow.values()))
 
     def pred_rows(self, pred: str) -> list:
         """The ``(terms, interval)`` rows of ``pred`` (the columns stay)."""
@@ -367,7 +450,9 @@ class FactColumns:
         seen = {}
         for parts in self.parts.values():
             for p in parts:
-                if getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
+                if type(p) is _Part:  # (its block's time values: no column made a part)
+                    seen[id(p.block.times)] = p.block.times
+                elif getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
                     seen[id(p[1].values)] = p[1].values
                     seen[id(p[2].values)] = p[2].values
         out = [v for vals in seen.values() for v in vals.tolist() if v is not None]
@@ -393,7 +478,7 @@ class FactColumns:
                 self.width(pred)
             got = parts.get(pred)
             if got is not None:
-                w = len(got[0][0])
+                w = _width(got[0])
                 row = blanks.get(w)
                 if row is None:
                     row = blanks[w] = ((None,) * w, None)
@@ -508,10 +593,11 @@ def _code_names(out: FactColumns) -> None:
     import numpy as np
 
     out.pending_names = 0
-    pending = [(cols, j) for parts in out.parts.values() for p in parts for cols in (p[0],) for j in range(len(cols)) if isinstance(cols[j], _Names)]
+    pending = out.name_blocks  # (the reader's parts of names: _Parts of these blocks)
     if not pending:
         return
-    blocks = list({id(cols[j].tokens): cols[j].tokens for cols, j in pending}.values())  # (a block's columns share its tokens)
+    out.name_blocks = []
+    blocks = [b.names for b in pending]
     if len(blocks) == 1 and blocks[0].n_unique() == len(blocks[0]):
         # one block's names: distinct already, and copied out of it by _fast (a
         # retraction's 10,000 lines: 3.5 of its 25 ms of reading went to encoding them again)
@@ -521,16 +607,16 @@ def _code_names(out: FactColumns) -> None:
         idx, names = encode(_pl().concat(blocks, rechunk=False), mostly_distinct=True)
         names = compact(names)
     codes = out.terms.code_names(names)
-    del names
+    del names, blocks
     # one int32 array of codes per block, shared by all its columns (a copy
     # per column was 35 MB of LUBM 1M's 44 MB of reader columns)
-    mine, at = {}, 0
-    for b in blocks:
-        mine[id(b)] = _int32(codes[idx[at : at + len(b)]]) if len(b) else np.zeros(0, dtype=np.int32)
-        at += len(b)
+    at = 0
+    for b in pending:
+        n = len(b.names)
+        b.name_codes = _int32(codes[idx[at : at + n]]) if n else np.zeros(0, dtype=np.int32)
+        b.names = None  # (its tokens: no longer needed)
+        at += n
     del idx
-    for cols, j in pending:
-        cols[j] = _CodedColumn.of(cols[j].indices, mine[id(cols[j].tokens)], out.terms)
 
 
 def _blocks(fh):
@@ -1183,28 +1269,32 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
     if out.terms is not None:
         value_idx = [None if v is None else _narrow(v, len(every)) for v in value_idx]
-    # (one part per predicate and block: its columns are slices of the
-    # block's arrays, made by plain Python per predicate, 200 predicates a block or 2,000)
+    # (one part per predicate and block: coded by the run's dictionary, a
+    # _Part, the predicate's range of the block's arrays, its columns sliced
+    # when read (10,000 predicates of one fact: ~2 us a part, where its five
+    # slices and four columns made were ~4 us); else slices made by plain
+    # Python per predicate)
     kept_at, widths_of, named_at = kept.tolist(), width_of.tolist(), [c.tolist() for c in named]
     terms, parts, slow = out.terms, out.parts, out.slow
+    block = None
+    if terms is not None:
+        block = _Block(kept_at, widths_of, named_at, name_idx, kept_names, value_idx, every_codes if seen is not None else None,
+                       terms, tcol, lo_all, hi_all, lc_all, hc_all)
+        if names_pending:
+            out.name_blocks.append(block)
     for k, name in enumerate(names):
         a, b = kept_at[k], kept_at[k + 1]
         if a == b:
             continue
         width = widths_of[k]
-        if terms is not None:  # coded by the run's term dictionary now: no value kept per block
-            columns = [
-                _Names(name_idx[j][a:b], kept_names)  # (names: coded later, with other blocks', by _code_names)
-                if named_at[j][k]
-                else _CodedColumn.of(value_idx[j][a:b], every_codes, terms)
-                for j in range(width)
-            ]
-        else:  # (values of their own per column: rows decode them)
+        if block is None:  # (values of their own per column: rows decode them)
             columns = []
             for j in range(width):
                 used, idx = np.unique(value_idx[j][a:b], return_inverse=True)
                 columns.append(_Column(_narrow(idx.reshape(-1), len(used)), every_vals[used]))
-        part = (columns, _Column.of(lo_all[a:b], tcol), _Column.of(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
+            part = (columns, _Column.of(lo_all[a:b], tcol), _Column.of(hi_all[a:b], tcol), lc_all[a:b], hc_all[a:b])
+        else:
+            part = _Part(block, k)
         if name in parts:
             parts[name].append(part)
         else:
@@ -1390,7 +1480,7 @@ def _add_slow(out: FactColumns, f, pos, every) -> None:
     once: its first error (this one, or an earlier line's) is the one the
     line reader reports, with the first place of the predicate."""
     parts = out.parts.get(f.pred)
-    if parts and len(parts[0][0]) != len(f.terms):
+    if parts and _width(parts[0]) != len(f.terms):
         raise _Fallback(f.pred)
     out.slow.add(f.pred, f.terms, f.interval, pos, every)
 

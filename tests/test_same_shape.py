@@ -89,16 +89,19 @@ def _run(program: str, facts, engine: str, batched: bool = True):
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
-@given(batches(), st.booleans())
-def test_a_batch_gives_each_member_its_own_facts(case, in_a_file):
+@given(batches(), st.integers(0, 3), st.randoms(use_true_random=False))
+def test_a_batch_gives_each_member_its_own_facts(case, files, rnd):
     rules, facts = case
     program = "\n".join(rules)
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
-        if in_a_file:  # (a fact file of any size read by the kernel reader: its columns stacked at once, given.tagged_given_frame)
+        if files:  # (fact files of any size read by the kernel reader: a block's parts of the members taken at once, given.tagged_given_frame)
             mp.setattr(api, "KERNEL_BYTES", 0)
-            path = Path(tmp) / "given.facts"
-            path.write_text("".join(f.rstrip(".") + "\n" for f in facts))
-            given_facts, text = [path], program
+            lines = [f.rstrip(".") + "\n" for f in facts]
+            if files > 1:  # (lines shuffled and cut into files: a block's predicates in another order than the members, given._block_range)
+                rnd.shuffle(lines)
+            given_facts, text = [Path(tmp) / f"given{k}.facts" for k in range(files)], program
+            for k, path in enumerate(given_facts):
+                path.write_text("".join(lines[k::files]))
         else:
             given_facts, text = None, program + "\n" + "\n".join(facts)
         got = _run(text, given_facts, "columns")
@@ -123,6 +126,21 @@ def test_a_batch_gives_each_member_its_own_facts(case, in_a_file):
     for pred in heads:
         want = sorted((tuple(_typed(t) for t in terms), _iv(iv)) for terms, iv in oracle.facts(pred))
         assert typed_facts(got, pred) == want, f"the oracle and the batch disagree on {pred}:\n{where}"
+
+
+def test_members_whose_facts_follow_each_other_in_a_block_read_as_one_range(tmp_path, monkeypatch):
+    """given._block_range's one slice: the members' predicates one after
+    the other in the file, in the batch's order (the strata's: the last
+    rule's first), with names and values; the facts as the row executor's."""
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)
+    path = tmp_path / "given.facts"
+    path.write_text("".join(f"p{j}(n{j % 3},{j - 5})@[{j % 4},{j % 4 + 3}]\np{j}(m,{j})@{j}\n" for j in reversed(range(10))))
+    program = "".join(f"q{j}(N, Y) :- p{j}(N, V), Y = V * 2 + 1.\n" for j in range(10))
+    got, rows = _run(program, [path], "columns"), _run(program, [path], "rows")
+    assert got.stats["executors"] and set(got.stats["executors"].values()) == {"columns"}
+    for j in range(10):
+        assert typed_facts(got, f"q{j}") == typed_facts(rows, f"q{j}") != [], j
+    assert got.to_text() == rows.to_text()
 
 
 def _printed(model, preds=None) -> str:

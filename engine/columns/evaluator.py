@@ -651,8 +651,8 @@ class HybridEvaluator(Evaluator):
         derived_before = self.stats["derivations"]
         if not run_batch(self, batch, members):
             return False
-        allocators.release_after(self.stats["derivations"] - derived_before
-                                 + sum(self._tables[p].height for p in batch.heads))
+        allocators.release_after(self.stats["derivations"] - derived_before  # (the members' rows: their batch's frame)
+                                 + self._slices[batch.heads[0]][0].body.height)
         return True
 
     def _run_recurrence(self, stratum) -> int:

@@ -9,7 +9,7 @@ read (quotes, exponents, ...) are few and join as rows."""
 
 from __future__ import annotations
 
-from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn
+from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _Part
 
 from .coalesce import coalesce, coalesce_owned
 from .encoding import NEG, POS
@@ -114,15 +114,26 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
     from types import SimpleNamespace
 
     memo = {} if memo is None else memo
-    blocks: dict = {}  # a block's time columns -> its parts of each predicate, in order
+    blocks: dict = {}  # a block (or its time columns) -> its parts of each predicate, in order
     for j, pred in enumerate(preds):
         for fc in sources:
             if fc.slow.get(pred):
                 return None
-            for cols, lo, hi, lc, hc in fc.parts.get(pred, ()):
-                blocks.setdefault((id(lo.values), id(hi.values)), []).append((j, cols, lo, hi, lc, hc))
+            for part in fc.parts.get(pred, ()):
+                if type(part) is _Part:
+                    blocks.setdefault(id(part.block), []).append((j, part))
+                else:
+                    cols, lo, hi, lc, hc = part
+                    blocks.setdefault((id(lo.values), id(hi.values)), []).append((j, cols, lo, hi, lc, hc))
     arrays: list = [[] for _ in range(arity + 3)]  # tag, term codes, s, e: pieces per block
     for parts in blocks.values():
+        if len(parts[0]) == 2:  # (a block's _Parts: one range of its arrays where they follow each other)
+            got = _block_range(parts, arity, terms, scale, memo)
+            if got is not None:
+                for i, a in enumerate(got):
+                    arrays[i].append(a)
+                continue
+            parts = [(j, *part) for j, part in parts]
         lo, hi = parts[0][2], parts[0][3]
         sizes = [len(p[2].indices) for p in parts]
         arrays[0].append(np.repeat(np.array([p[0] for p in parts], dtype=np.int64), sizes))
@@ -140,6 +151,44 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
     arrays = [np.concatenate(a, dtype=np.int64) if a else np.zeros(0, np.int64) for a in arrays]
     coalesce_owned(arrays)
     return _frame(arrays[: arity + 1], arrays[-2], arrays[-1])
+
+
+def _block_range(parts, arity: int, terms, scale, memo):
+    """``[tag, term codes ..., s, e]`` of a block's ``(j, _Part)``
+    ``parts``, each of ``arity`` terms, read from the block's arrays by
+    one gather of their rows (one slice where they follow each other
+    there) when each argument is names in all of them or in none (else
+    None: part by part).  10,000 one-fact predicates in one block: their
+    ranges' slices made and joined again were ~10 ms."""
+    import numpy as np
+
+    block = parts[0][1].block
+    width, ks = block.width, [p.k for _, p in parts]
+    if block.terms is not terms or any(width[k] != arity for k in ks):
+        return None
+    kinds = []
+    for i in range(arity):
+        named = block.named[i]
+        kind = {named[k] for k in ks}
+        if len(kind) != 1 or (True in kind and block.name_codes is None):
+            return None
+        kinds.append(kind.pop())
+    at = np.asarray(block.at, dtype=np.int64)
+    ks = np.array(ks, dtype=np.int64)
+    starts, sizes = at[ks], at[ks + 1] - at[ks]
+    if bool((starts[1:] == starts[:-1] + sizes[:-1]).all()):  # (one range)
+        rows = slice(int(starts[0]), int(starts[-1] + sizes[-1]))
+    else:
+        rows = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+    out = [np.repeat(np.array([j for j, _ in parts], dtype=np.int64), sizes)]
+    for i, names in enumerate(kinds):
+        if names:
+            out.append(block.name_codes[block.name_idx[i][rows]])
+        else:
+            out.append(block.value_codes[block.value_idx[i][rows]])
+    out.extend(interval_columns(_Column.of(block.lo[rows], block.times), _Column.of(block.hi[rows], block.times),
+                                block.lc[rows], block.hc[rows], scale, memo))
+    return out
 
 
 def given_frame(sources, pred: str, arity: int, terms, scale, memo=None):

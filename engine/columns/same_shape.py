@@ -143,17 +143,19 @@ def _keep(ev, batch, strata, derived, merged) -> None:
     body.columns = names  # (once: each slice has them; a rename per slice was ~7 us, 10,000 members)
     terms, scale = ev.terms, ev._scale
     members = Members(body, tag, bounds)
-    slices, tables, defer, stats = ev._slices, ev._tables, ev.store.defer, ev.stats
+    slices, tables, stats = ev._slices, ev._tables, ev.stats
     each = ev.progress is not None  # (a report per member, with the counts so far; else the counts added at once)
+    builds = []
     for j, pred in enumerate(batch.heads):
         a, b = bounds[j], bounds[j + 1]
         df = tables[pred] = body.slice(a, b - a)
         slices[pred] = (members, j, df)
-        defer(pred, lambda df=df: to_atoms(df, arity, terms, scale), b - a)
+        builds.append(lambda df=df: to_atoms(df, arity, terms, scale))
         if each:
             stats["derivations"] += counts[j]
             stats["rounds"] += 1
             ev._report_columns(strata[j], 1)
+    ev.store.defer_all(batch.heads, builds, np.diff(bounds).tolist())
     if not each:
         stats["derivations"] += sum(counts)
         stats["rounds"] += k

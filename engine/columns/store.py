@@ -30,6 +30,17 @@ class LazyStore(Store):
         self._pending[pred] = build
         self.counted(pred, count)
 
+    def defer_all(self, preds, builds, counts) -> None:
+        """:meth:`defer` of each of ``preds`` (distinct) with its build in
+        ``builds`` and its count in ``counts`` (known): a batch's 10,000
+        members in three dict updates, not three calls each."""
+        relations = self._relations
+        if not relations.keys().isdisjoint(preds):
+            for pred in preds:
+                relations.pop(pred, None)
+        self._pending.update(zip(preds, builds))
+        self._counts.update(zip(preds, counts))
+
     def counted(self, pred: str, count) -> None:
         """``pred``'s pending facts number ``count`` (None: unknown)."""
         if count is None or pred not in self._pending:

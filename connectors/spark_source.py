@@ -110,6 +110,7 @@ class ChronologDataSource(DataSource):
     def schema(self):
         from . import distributed as dist
 
+        _check_options(self.options, "load")
         limit = _sampling(self.options)
         pred, rows = _sample(_files(_path(self.options, "load")), self.options.get("predicate"), limit)
         arity = len(rows[0][0]) if rows else 0
@@ -123,12 +124,14 @@ class ChronologDataSource(DataSource):
         return schema
 
     def reader(self, schema):
+        _check_options(self.options, "load")
         _check_layout(schema)
         return _Reader(self.options, schema)
 
     def writer(self, schema, overwrite):
         from chronolog.language.errors import DataError
 
+        _check_options(self.options, "save")
         path = _path(self.options, "save")
         pred = self.options.get("predicate", "p")
         _check_predicate(pred)
@@ -138,6 +141,29 @@ class ChronologDataSource(DataSource):
 
 
 TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
+
+# the options each way takes (Spark hands them over lowercased: options are
+# case-insensitive); a misspelt one is refused, not silently ignored
+OPTIONS = {"load": ("path", "predicate", "columns", "samplingFacts"), "save": ("path", "predicate")}
+
+
+def _check_options(options, verb: str) -> None:
+    import difflib
+
+    from chronolog.language.errors import DataError
+
+    known = OPTIONS[verb]
+    by_lower = {k.lower(): k for k in known}
+    for key in options:
+        if key.lower() in by_lower:
+            continue
+        near = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
+        said = f'did you mean .option("{by_lower[near[0]]}", ...)? ' if near else ""
+        way = "a read" if verb == "load" else "a write"
+        raise DataError(
+            f"the chronolog data source has no option {key!r} for {way}",
+            hint=said + "its options are " + ", ".join(k for k in known if k != "path") + " (and the path)",
+        )
 
 
 def _path(options, verb: str) -> str:

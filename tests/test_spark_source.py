@@ -198,3 +198,23 @@ def test_an_empty_write_reads_back_as_no_facts(spark, tmp_path):
     assert spark.read.format("chronolog").option("predicate", "q").load(str(out)).collect() == []
     schema = "c0 string, start bigint, end bigint, start_closed boolean, end_closed boolean"
     assert spark.read.format("chronolog").option("predicate", "q").schema(schema).load(str(out)).collect() == []
+
+
+def test_a_misspelt_option_is_refused_by_name(spark, tmp_path):
+    """An option the data source does not take was ignored: a read with
+    ``predicte`` said the files hold several predicates and to choose one
+    with .option("predicate"), which the user had (misspelt); a write's
+    ``columns`` did nothing.  Now each is refused naming the option, with
+    the near one; options stay case-insensitive, as Spark's are."""
+    d = _facts_dir(tmp_path)
+    with pytest.raises(Exception, match=r"no option 'predicte'.*\n.*did you mean \.option\(\"predicate\""):
+        spark.read.format("chronolog").option("predicte", "p").load(str(d)).collect()
+    schema = "c0 string, c1 decimal(3,1), start bigint, end bigint, start_closed boolean, end_closed boolean"
+    with pytest.raises(Exception, match=r"no option 'samplingfact'"):
+        spark.read.format("chronolog").option("predicate", "p").option("samplingFact", "9").schema(schema).load(str(d)).collect()
+    assert spark.read.format("chronolog").option("PREDICATE", "p").option("SamplingFacts", "5").load(str(d)).count() > 0
+    df = spark.createDataFrame([("a", 1, 1, 2)], "c0 string, c1 bigint, start bigint, end bigint")
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match=r"no option 'columns' for a write"):
+        df.write.format("chronolog").option("predicate", "q").option("columns", "x,y").mode("append").save(str(out))
+    assert not out.exists()

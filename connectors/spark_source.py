@@ -65,14 +65,34 @@ def _files(path: str) -> list:
     raise DataError(f"{path} does not exist")
 
 
-def _facts(files, pred):
-    """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
+def _fact_rows(lines, source: str, first_line: int = 1):
+    """The facts of fact text on the numeric timeline the data source reads
+    (its time columns are numbers: what it writes of a date or timestamp
+    column is seconds since 1970).  A dated time point is refused as the
+    data source's, not with the hint to declare a program's calendar."""
+    from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
 
+    try:
+        return read_fact_rows(lines, source, first_line=first_line)
+    except DataError as e:
+        if "is a date, but this program's timeline is numeric" not in e.message:
+            raise
+        raise DataError(
+            e.message.replace("this program's timeline is numeric", "the chronolog data source reads numeric time points"),
+            e.pos,
+            hint="write the time points as numbers (the data source writes a date or timestamp column as seconds "
+            "since 1970-01-01 UTC); chronolog.reason and chronolog run read dated fact text",
+            source_line=e.source_line,
+        ) from None
+
+
+def _facts(files, pred):
+    """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
     all_rows = {}
     for f in files:
         with open(f, encoding="utf-8") as fh:
-            for p, rows in read_fact_rows(fh, f).items():
+            for p, rows in _fact_rows(fh, f).items():
                 all_rows.setdefault(p, []).extend(rows)
     return _chosen(all_rows, pred)
 
@@ -295,8 +315,6 @@ def _sample(files, pred, limit):
     only as many lines as it takes."""
     from itertools import islice
 
-    from chronolog.language.facts import read_fact_rows
-
     def enough():
         have = len(found.get(pred, [])) if pred is not None else sum(map(len, found.values()))
         return have >= limit or (pred is None and len(found) > 1)
@@ -306,7 +324,7 @@ def _sample(files, pred, limit):
         with open(f, encoding="utf-8") as fh:
             line = 1
             while not enough() and (chunk := list(islice(fh, 4096))):
-                for p, rows in read_fact_rows(chunk, f, first_line=line).items():
+                for p, rows in _fact_rows(chunk, f, first_line=line).items():
                     found.setdefault(p, []).extend(rows)
                 line += len(chunk)
         if enough():

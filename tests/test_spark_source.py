@@ -218,3 +218,23 @@ def test_a_misspelt_option_is_refused_by_name(spark, tmp_path):
     with pytest.raises(Exception, match=r"no option 'columns' for a write"):
         df.write.format("chronolog").option("predicate", "q").option("columns", "x,y").mode("append").save(str(out))
     assert not out.exists()
+
+
+def test_dated_fact_text_is_refused_as_the_data_source_reads_time(spark, tmp_path):
+    """Fact text with dates for time points (what a program on a calendar
+    prints) was refused with the hint to declare the program's timeline
+    with @timeGranularity: the data source has no program.  Now the error
+    says what the data source reads and how dates travel through it; a
+    date column written reads back as its seconds since 1970."""
+    import datetime as dt
+
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("p(a,1)@[2020-01-01,2020-02-01).\n")
+    with pytest.raises(Exception, match=r"a\.facts:1:1: data error: 2020-01-01 is a date, but the chronolog data source "
+                                         r"reads numeric time points(.|\n)*hint: write the time points as numbers"):
+        spark.read.format("chronolog").load(str(d)).collect()
+    out = tmp_path / "out"
+    spark.createDataFrame([("a", dt.date(2020, 1, 1), dt.date(2020, 2, 1))], "c0 string, start date, `end` date") \
+        .write.format("chronolog").option("predicate", "p").mode("append").save(str(out))
+    assert [tuple(r) for r in spark.read.format("chronolog").load(str(out)).collect()] == [("a", 1577836800, 1580515200, True, True)]

@@ -65,16 +65,26 @@ def _files(path: str) -> list:
     raise DataError(f"{path} does not exist")
 
 
-def _fact_rows(lines, source: str, first_line: int = 1):
+def _fact_rows(lines, source: str, pred, first_line: int = 1):
     """The facts of fact text on the numeric timeline the data source reads
     (its time columns are numbers: what it writes of a date or timestamp
     column is seconds since 1970).  A dated time point is refused as the
-    data source's, not with the hint to declare a program's calendar."""
+    data source's, not with the hint to declare a program's calendar; a
+    fact of ``pred`` (of any predicate when None) that repeats forever
+    (``every``), which no row holds, is refused."""
     from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
 
     try:
-        return read_fact_rows(lines, source, first_line=first_line)
+        rows = read_fact_rows(lines, source, first_line=first_line)
+        for p, lst in rows.repeating.items():  # (kept apart from the rows, it would vanish)
+            if lst and (pred is None or p == pred):
+                raise DataError(
+                    f"the fact of {p} repeats forever (every ...), which the chronolog data source does not take",
+                    lst[0][-1],
+                    hint="give its instances as ordinary facts (chronolog.reason reads it)",
+                )
+        return rows
     except DataError as e:
         if "is a date, but this program's timeline is numeric" not in e.message:
             raise
@@ -92,7 +102,7 @@ def _facts(files, pred):
     all_rows = {}
     for f in files:
         with open(f, encoding="utf-8") as fh:
-            for p, rows in _fact_rows(fh, f).items():
+            for p, rows in _fact_rows(fh, f, pred).items():
                 all_rows.setdefault(p, []).extend(rows)
     return _chosen(all_rows, pred)
 
@@ -324,7 +334,7 @@ def _sample(files, pred, limit):
         with open(f, encoding="utf-8") as fh:
             line = 1
             while not enough() and (chunk := list(islice(fh, 4096))):
-                for p, rows in _fact_rows(chunk, f, first_line=line).items():
+                for p, rows in _fact_rows(chunk, f, pred, first_line=line).items():
                     found.setdefault(p, []).extend(rows)
                 line += len(chunk)
         if enough():

@@ -238,3 +238,16 @@ def test_dated_fact_text_is_refused_as_the_data_source_reads_time(spark, tmp_pat
     spark.createDataFrame([("a", dt.date(2020, 1, 1), dt.date(2020, 2, 1))], "c0 string, start date, `end` date") \
         .write.format("chronolog").option("predicate", "p").mode("append").save(str(out))
     assert [tuple(r) for r in spark.read.format("chronolog").load(str(out)).collect()] == [("a", 1577836800, 1580515200, True, True)]
+
+
+def test_a_fact_that_repeats_forever_is_refused_not_dropped(spark, tmp_path):
+    """``r(a)@[0,0] every 30`` (what a periodic model prints, and fact text
+    reads back) was silently left out of the read: the reader keeps such
+    facts apart from the rows.  Now it is refused at its line; one of
+    another predicate than the one read stays out of the way."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("r(b)@[1,2]\nr(a)@[0,0] every 30\np(c)@3\n")
+    with pytest.raises(Exception, match=r"a\.facts:2:1: data error: the fact of r repeats forever"):
+        spark.read.format("chronolog").option("predicate", "r").load(str(d)).collect()
+    assert [tuple(x) for x in spark.read.format("chronolog").option("predicate", "p").load(str(d)).collect()] == [("c", 3, 3, True, True)]

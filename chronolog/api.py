@@ -1246,7 +1246,22 @@ class Model:
         f.terms = model_nulls(self).adopt(f.terms)
         if not self._holds(f.pred, f.terms, f.interval, caller):
             raise ProgramError(f"{query} does not hold in the model, {so}", hint=f"{shows} the intervals on which a fact holds")
+        f.terms = self._held_terms(f.pred, tuple(f.terms))
         return f
+
+    def _held_terms(self, pred: str, terms: tuple) -> tuple:
+        """The model's own terms of its fact equal to ``terms``: text reads
+        ``1.0`` as the number 1, equal to the float 1.0 (one fact), and a
+        proof prints the fact as the model holds it, ``q(1.0)``."""
+        if not any(type(t) is int or type(t) is float for t in terms):
+            return terms
+        rel = self._relation(pred)
+        atoms = rel.atoms if rel is not None else {}
+        if terms in atoms:
+            for held in atoms:  # (the dict gives no key: one pass, for one fact asked about)
+                if held == terms:
+                    return held
+        return terms
 
     def _read_fact(self, query, what: str, dialect: str | None = None):
         """The fact ``query`` names (``"p(a)@[1,2]"``), in the program's

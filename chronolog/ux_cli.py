@@ -102,6 +102,8 @@ def _json_term(v):
     v = public(v)  # #T/#F: JSON true/false
     if isinstance(v, (bool, int, str)):
         return v
+    if type(v) is float and abs(v) != float("inf"):
+        return v + 0.0  # a float stays a JSON float (1.0 beside the integer 1), -0.0 as 0.0 (format_number)
     from chronolog.language.text import format_term
 
     return format_term(v)

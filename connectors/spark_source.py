@@ -65,14 +65,44 @@ def _files(path: str) -> list:
     raise DataError(f"{path} does not exist")
 
 
-def _facts(files, pred):
-    """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
+def _fact_rows(lines, source: str, pred, first_line: int = 1):
+    """The facts of fact text on the numeric timeline the data source reads
+    (its time columns are numbers: what it writes of a date or timestamp
+    column is seconds since 1970).  A dated time point is refused as the
+    data source's, not with the hint to declare a program's calendar; a
+    fact of ``pred`` (of any predicate when None) that repeats forever
+    (``every``), which no row holds, is refused."""
+    from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
 
+    try:
+        rows = read_fact_rows(lines, source, first_line=first_line)
+        for p, lst in rows.repeating.items():  # (kept apart from the rows, it would vanish)
+            if lst and (pred is None or p == pred):
+                raise DataError(
+                    f"the fact of {p} repeats forever (every ...), which the chronolog data source does not take",
+                    lst[0][-1],
+                    hint="give its instances as ordinary facts (chronolog.reason reads it)",
+                )
+        return rows
+    except DataError as e:
+        if "is a date, but this program's timeline is numeric" not in e.message:
+            raise
+        raise DataError(
+            e.message.replace("this program's timeline is numeric", "the chronolog data source reads numeric time points"),
+            e.pos,
+            hint="write the time points as numbers (the data source writes a date or timestamp column as seconds "
+            "since 1970-01-01 UTC); chronolog.reason and chronolog run read dated fact text",
+            source_line=e.source_line,
+        ) from None
+
+
+def _facts(files, pred):
+    """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
     all_rows = {}
     for f in files:
         with open(f, encoding="utf-8") as fh:
-            for p, rows in read_fact_rows(fh, f).items():
+            for p, rows in _fact_rows(fh, f, pred).items():
                 all_rows.setdefault(p, []).extend(rows)
     return _chosen(all_rows, pred)
 
@@ -110,6 +140,7 @@ class ChronologDataSource(DataSource):
     def schema(self):
         from . import distributed as dist
 
+        _check_options(self.options, "load")
         limit = _sampling(self.options)
         pred, rows = _sample(_files(_path(self.options, "load")), self.options.get("predicate"), limit)
         arity = len(rows[0][0]) if rows else 0
@@ -123,12 +154,14 @@ class ChronologDataSource(DataSource):
         return schema
 
     def reader(self, schema):
+        _check_options(self.options, "load")
         _check_layout(schema)
         return _Reader(self.options, schema)
 
     def writer(self, schema, overwrite):
         from chronolog.language.errors import DataError
 
+        _check_options(self.options, "save")
         path = _path(self.options, "save")
         pred = self.options.get("predicate", "p")
         _check_predicate(pred)
@@ -138,6 +171,29 @@ class ChronologDataSource(DataSource):
 
 
 TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
+
+# the options each way takes (Spark hands them over lowercased: options are
+# case-insensitive); a misspelt one is refused, not silently ignored
+OPTIONS = {"load": ("path", "predicate", "columns", "samplingFacts"), "save": ("path", "predicate")}
+
+
+def _check_options(options, verb: str) -> None:
+    import difflib
+
+    from chronolog.language.errors import DataError
+
+    known = OPTIONS[verb]
+    by_lower = {k.lower(): k for k in known}
+    for key in options:
+        if key.lower() in by_lower:
+            continue
+        near = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
+        said = f'did you mean .option("{by_lower[near[0]]}", ...)? ' if near else ""
+        way = "a read" if verb == "load" else "a write"
+        raise DataError(
+            f"the chronolog data source has no option {key!r} for {way}",
+            hint=said + "its options are " + ", ".join(k for k in known if k != "path") + " (and the path)",
+        )
 
 
 def _path(options, verb: str) -> str:
@@ -269,8 +325,6 @@ def _sample(files, pred, limit):
     only as many lines as it takes."""
     from itertools import islice
 
-    from chronolog.language.facts import read_fact_rows
-
     def enough():
         have = len(found.get(pred, [])) if pred is not None else sum(map(len, found.values()))
         return have >= limit or (pred is None and len(found) > 1)
@@ -280,7 +334,7 @@ def _sample(files, pred, limit):
         with open(f, encoding="utf-8") as fh:
             line = 1
             while not enough() and (chunk := list(islice(fh, 4096))):
-                for p, rows in read_fact_rows(chunk, f, first_line=line).items():
+                for p, rows in _fact_rows(chunk, f, pred, first_line=line).items():
                     found.setdefault(p, []).extend(rows)
                 line += len(chunk)
         if enough():

@@ -44,15 +44,18 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
     points: dict = {}
     ivs: dict = {}
     terms_text: dict = {}
+    # floats apart: 0.0 == 0 and 1.0 == 1 are one dict key, yet print 0.0 and 0
+    float_text: dict = {}
     out = []
     append = out.append
     for terms in sorted_atoms(atoms):
         if terms:
             parts = []
             for v in terms:
-                t = terms_text.get(v)
+                memo = float_text if type(v) is float else terms_text
+                t = memo.get(v)
                 if t is None:
-                    t = terms_text[v] = term_text(v)
+                    t = memo[v] = term_text(v)
                 parts.append(t)
             prefix = f"{pred}({','.join(parts)})@"
         else:

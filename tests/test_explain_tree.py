@@ -444,3 +444,18 @@ def test_explaining_a_fact_grown_for_good_by_a_recursion_says_why_not():
     # a recursion that stops is explained by the rounds, as before
     m = chronolog.reason("b :- <->[1,1] b, g.\ng@[0,5].\nb@0.\n", explain=True)
     assert "└─ b@[0,0]   [given]" in str(m.proof("b@5"))
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_proof_prints_its_fact_as_the_model_holds_it(engine):
+    """Text reads ``1.0`` as the number 1, which equals the float 1.0 the
+    model holds (one fact): the proof's root printed ``q(1,2)``, a fact the
+    model does not print, under a leaf ``p(1.0,2)``.  Now the root is the
+    model's fact, whichever text asked for it."""
+    m = chronolog.reason("q(X, Y) :- p(X, Y).", {"p": [((1.0, 2), (0, 5)), ((0.0, 2.5), (0, 1)), ((3, 4.0), (0, 1))]},
+                         engine=engine)
+    assert m.lines() == ["q(0.0,2.5)@[0,1]", "q(1.0,2)@[0,5]", "q(3,4.0)@[0,1]"]
+    for text, root in [("q(1.0,2)@[0,5]", "q(1.0,2)@[0,5]"), ("q(1,2)@[1,2]", "q(1.0,2)@[1,2]"),
+                       ("q(0,2.5)@[0,1]", "q(0.0,2.5)@[0,1]"), ("q(3.0,4)@[0,1]", "q(3,4.0)@[0,1]")]:
+        assert str(m.proof(text)).splitlines()[0] == root
+        assert json.loads(m.proof(text).to_json())["fact"] == root

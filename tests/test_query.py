@@ -191,3 +191,19 @@ def test_a_ground_query_names_query_in_its_errors():
     with pytest.raises(chronolog.ChronologError) as e:
         m.query("d@15")
     assert e.value.message == "query(): d has 1 argument, the fact gives 0"
+
+
+def test_json_gives_a_float_as_a_json_float(tmp_path):
+    """``--format json`` wrote a float term as its text (``"1.0"``, the
+    same JSON as the name "1.0") beside an integer as a number: the float
+    is a JSON float now (1.0 beside 1), an infinity its text, -0.0 as 0.0."""
+    (tmp_path / "q.csv").write_text("v,w,start,end\n1.0,1,0,2\n-0.0,2,1,3\n2.5,0,0,1\ninf,3,0,1\n")
+    prog = tmp_path / "f.vada"
+    prog.write_text('@bind("q", "csv useHeaders=true", ".", "q.csv").\n@mapping("q", 0, "v", "float").\n'
+                    '@mapping("q", 1, "w", "int").\nl(X,Y) :- q(X,Y).\nl(1,4)@[0,1].\nl("1.0",5)@[0,1].\n')
+    run = lambda *a: subprocess.run([sys.executable, "-m", "chronolog", *a], capture_output=True, text=True, cwd=tmp_path)
+    got = [json.loads(line)["terms"] for line in run("run", str(prog), "--format", "json").stdout.splitlines()]
+    want = [[0.0, 2], [1, 4], [1.0, 1], [2.5, 0], ["+inf", 3], ["1.0", 5]]
+    assert sorted(map(repr, got)) == sorted(map(repr, want))
+    answers = [json.loads(line)["binding"] for line in run("query", str(prog), "l(X, 1)", "--format", "json").stdout.splitlines()]
+    assert [(a["X"], type(a["X"])) for a in answers] == [(1.0, float)]

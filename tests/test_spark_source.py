@@ -198,3 +198,56 @@ def test_an_empty_write_reads_back_as_no_facts(spark, tmp_path):
     assert spark.read.format("chronolog").option("predicate", "q").load(str(out)).collect() == []
     schema = "c0 string, start bigint, end bigint, start_closed boolean, end_closed boolean"
     assert spark.read.format("chronolog").option("predicate", "q").schema(schema).load(str(out)).collect() == []
+
+
+def test_a_misspelt_option_is_refused_by_name(spark, tmp_path):
+    """An option the data source does not take was ignored: a read with
+    ``predicte`` said the files hold several predicates and to choose one
+    with .option("predicate"), which the user had (misspelt); a write's
+    ``columns`` did nothing.  Now each is refused naming the option, with
+    the near one; options stay case-insensitive, as Spark's are."""
+    d = _facts_dir(tmp_path)
+    with pytest.raises(Exception, match=r"no option 'predicte'.*\n.*did you mean \.option\(\"predicate\""):
+        spark.read.format("chronolog").option("predicte", "p").load(str(d)).collect()
+    schema = "c0 string, c1 decimal(3,1), start bigint, end bigint, start_closed boolean, end_closed boolean"
+    with pytest.raises(Exception, match=r"no option 'samplingfact'"):
+        spark.read.format("chronolog").option("predicate", "p").option("samplingFact", "9").schema(schema).load(str(d)).collect()
+    assert spark.read.format("chronolog").option("PREDICATE", "p").option("SamplingFacts", "5").load(str(d)).count() > 0
+    df = spark.createDataFrame([("a", 1, 1, 2)], "c0 string, c1 bigint, start bigint, end bigint")
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match=r"no option 'columns' for a write"):
+        df.write.format("chronolog").option("predicate", "q").option("columns", "x,y").mode("append").save(str(out))
+    assert not out.exists()
+
+
+def test_dated_fact_text_is_refused_as_the_data_source_reads_time(spark, tmp_path):
+    """Fact text with dates for time points (what a program on a calendar
+    prints) was refused with the hint to declare the program's timeline
+    with @timeGranularity: the data source has no program.  Now the error
+    says what the data source reads and how dates travel through it; a
+    date column written reads back as its seconds since 1970."""
+    import datetime as dt
+
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("p(a,1)@[2020-01-01,2020-02-01).\n")
+    with pytest.raises(Exception, match=r"a\.facts:1:1: data error: 2020-01-01 is a date, but the chronolog data source "
+                                         r"reads numeric time points(.|\n)*hint: write the time points as numbers"):
+        spark.read.format("chronolog").load(str(d)).collect()
+    out = tmp_path / "out"
+    spark.createDataFrame([("a", dt.date(2020, 1, 1), dt.date(2020, 2, 1))], "c0 string, start date, `end` date") \
+        .write.format("chronolog").option("predicate", "p").mode("append").save(str(out))
+    assert [tuple(r) for r in spark.read.format("chronolog").load(str(out)).collect()] == [("a", 1577836800, 1580515200, True, True)]
+
+
+def test_a_fact_that_repeats_forever_is_refused_not_dropped(spark, tmp_path):
+    """``r(a)@[0,0] every 30`` (what a periodic model prints, and fact text
+    reads back) was silently left out of the read: the reader keeps such
+    facts apart from the rows.  Now it is refused at its line; one of
+    another predicate than the one read stays out of the way."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.facts").write_text("r(b)@[1,2]\nr(a)@[0,0] every 30\np(c)@3\n")
+    with pytest.raises(Exception, match=r"a\.facts:2:1: data error: the fact of r repeats forever"):
+        spark.read.format("chronolog").option("predicate", "r").load(str(d)).collect()
+    assert [tuple(x) for x in spark.read.format("chronolog").option("predicate", "p").load(str(d)).collect()] == [("c", 3, 3, True, True)]

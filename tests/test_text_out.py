@@ -38,6 +38,7 @@ TERMS = st.one_of(
     st.sampled_from(["a", "b", "B", "x y", 'q"uote', "back\\slash", "not", "inf", "", "1"]),
     st.sampled_from([TRUE, FALSE]),  # the engine's #T/#F (language/booleans.py)
     st.dates(dt.date(1999, 1, 1), dt.date(2030, 1, 1)).map(lambda d: dt.datetime(d.year, d.month, d.day)),
+    st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0]),  # floats equal to ints: 0.0 == 0 yet prints 0.0
 )
 POINTS = st.one_of(st.integers(-50, 50), st.fractions(-20, 20, max_denominator=6))
 
@@ -231,3 +232,45 @@ def test_term_ranks_of_a_few_strings_are_the_rows_order(strings):
             assert text_out._term_ranks(strings).tolist() == [want[v] for v in strings]
         finally:
             text_out.FEW_STRINGS = old
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_an_int_beside_the_equal_float_prints_as_given(engine):
+    """0 == 0.0 and 1 == 1.0 are one dict key: the memo of each term's text
+    printed the int 0 of an atom holding the float 0.0 as ``0.0`` (and the
+    float 1.0 after an int 1 as ``1``).  Each prints as ``Model.facts`` gives it."""
+    data = {"o": [((0.0, "a", 0), (0, 1, True, False)), ((1, "b", 1.0), (0, 1, True, False)), ((-0.0, "c", 2), (0, 1, True, False))]}
+    m = chronolog.reason("l(X,Y,Z) :- o(X,Y,Z).", data, engine=engine)
+    assert m.to_text().splitlines() == ["l(0.0,a,0)@[0,1)", "l(0.0,c,2)@[0,1)", "l(1,b,1.0)@[0,1)"]
+    assert sorted(m.lines()) == sorted(format_fact("l", t, iv, None) for t, iv in m.facts("l"))
+
+
+MIXED_PROGRAMS = [
+    "l(X,Y) :- p(X,Y). m(X,Y) :- q(X,Y).",
+    "j(X,Y) :- p(X,Y), q(X,Y).",
+    "j(X,Y) :- p(X,Y), not q(X,Y).",
+    "l(X,Y) :- p(X,Y). l(X,Y) :- q(X,Y).",
+    "s(X,N) :- q(X,Y), N = count().",
+    "l(X,X,Z) :- p(X,Z), q(Z,X).",
+]
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(MIXED_PROGRAMS),
+    st.lists(st.tuples(st.sampled_from(["p", "q"]), st.sampled_from([0, 0.0, -0.0, 1, 1.0, 2, 2.5, "a"]),
+                       st.sampled_from([0, 0.0, 1, 1.0, 2.5, "a"]), st.integers(0, 4)), min_size=1, max_size=10),
+)
+def test_ints_and_equal_floats_print_alike_on_rows_and_columns(program, given_facts):
+    """Each fact of the text is ``format_fact`` of the fact ``Model.facts``
+    gives (ints as ints, floats in Python's form), and rows and columns print alike."""
+    data = {"p": [], "q": []}
+    for p, x, y, t in given_facts:
+        data[p].append(((x, y), (t, t + 2, True, False)))
+    texts = []
+    for engine in ("rows", "columns"):
+        m = chronolog.reason(program, data, engine=engine)
+        want = sorted(format_fact(p, t, iv, None) for p in m.output_predicates for t, iv in m.facts(p))
+        assert sorted(m.lines()) == want
+        texts.append(sorted(m.lines()))
+    assert texts[0] == texts[1]

@@ -454,7 +454,7 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     converted once, then ``take``)."""
     import pyarrow as pa
 
-    from chronolog.engine.arrow import _column, _time_column, holds_term_text, with_term_text
+    from chronolog.engine.arrow import _column, _time_column, holds_term_text, one_time_type, with_term_text
     from chronolog.language.timeline import NEG_INF, POS_INF
 
     text = []
@@ -479,6 +479,8 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 
     order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times, whole)
     arrays = [_take(d, p, order) for d, p in cols]
+    if calendar is not None:
+        arrays[-2:] = one_time_type(*arrays[-2:])
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
     if order is not None:

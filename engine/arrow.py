@@ -24,6 +24,19 @@ from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 EMPTY_HINT = "start must not be after end, and a point (start == end) needs both ends closed"
 
 
+def one_time_type(start, end) -> list:
+    """``[start, end]`` on a calendar timeline as columns of one type: both
+    timestamps when either holds a time of day (a date32 beside a
+    timestamp made pandas' ``end - start`` fail, datetime64 against
+    Python dates); as they are otherwise."""
+    import pyarrow as pa
+
+    for a, b in ((start, end), (end, start)):
+        if pa.types.is_date32(a.type) and pa.types.is_timestamp(b.type):
+            return [x.cast(b.type) if x is a else x for x in (start, end)]
+    return [start, end]
+
+
 def _whole_days(values, calendar):
     """``date32`` by numpy when every point is an integer on a timeline of
     whole days (int32 days: any year Arrow takes); else None."""
@@ -260,7 +273,7 @@ def facts_to_arrow(facts, names, calendar=None):
     arrays = [_column(cols[n]) for n in names[:arity]]
     text = [n for n, a in zip(names, arrays) if holds_term_text(a, cols[n])]
     if calendar is not None:
-        arrays += [_time_column(starts, calendar), _time_column(ends, calendar)]
+        arrays += one_time_type(_time_column(starts, calendar), _time_column(ends, calendar))
     else:
         arrays += [_column(starts), _column(ends)]
     arrays += [pa.array(sc, pa.bool_()), pa.array(ec, pa.bool_())]

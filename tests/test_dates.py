@@ -444,3 +444,23 @@ def test_a_date_beside_a_number_in_a_python_interval_is_refused():
                 call()
     leap = (dt.date(2024, 2, 28), dt.date(2024, 2, 28) + dt.timedelta(days=2))  # (what the hint says to write)
     assert chronolog.reason(prog, {"q": [(("a",), leap)]}).to_text() == "p(a)@[2024-02-28,2024-03-01]"
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_start_and_end_share_one_type_when_one_has_a_time_of_day(engine):
+    """A date timeline's ``start`` and ``end`` are both timestamps when
+    either holds a time of day (a date32 beside a timestamp made pandas'
+    ``end - start`` fail); both dates when neither does."""
+    program = """@timeGranularity(hours).
+        q(X) :- p(X).
+        p(a)@[2024-01-01, 2024-01-03].
+        p(b)@[2024-01-05T06:00, 2024-01-07].
+    """
+    t = chronolog.reason(program, engine=engine).to_arrow("q")
+    assert t.schema.field("start").type == t.schema.field("end").type == pa.timestamp("us")
+    assert t.column("start").to_pylist() == [dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 5, 6)]
+    assert t.column("end").to_pylist() == [dt.datetime(2024, 1, 3), dt.datetime(2024, 1, 7)]
+    df = t.to_pandas()
+    assert (df["end"] - df["start"]).tolist() == [pd.Timedelta(days=2), pd.Timedelta(hours=42)]
+    both_dates = chronolog.reason(program.replace("T06:00", ""), engine=engine).to_arrow("q")
+    assert both_dates.schema.field("start").type == both_dates.schema.field("end").type == pa.date32()

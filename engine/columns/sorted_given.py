@@ -93,19 +93,17 @@ def take_back(df, holes, names: list, after: str = "frame"):
     from .relation import _frame
 
     hidden = isinstance(df, Hidden)
-    mine, theirs = df.base if hidden else _in_key_order(df, names), _arrays(holes, names)
-    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
-    if other_key is None:
+    probe = _probe(df, holes, names)
+    if probe is None:
         return None
-    relation, cols, s, e, key = (df, *mine[1:]) if hidden else mine
+    mine, (other_key, hs, he), lo, count = probe[:5], *probe[5:]
+    _, cols, s, e, key = mine
+    relation = df if hidden else mine[0]
     dead, beside = (df.dead, df.beside) if hidden else (np.zeros(len(s), dtype=bool), (np.zeros(0, dtype=np.int64),) * 3)
-    _, hs, he = theirs
     # every pair of a hole and a row of its atom whose intervals meet: a row
     # shown, or a piece beside standing in for its hidden row; ``at``: the
     # row it is or stands in for, ``who``: that row's number, or past the
     # rows its piece's
-    lo = key.searchsorted(other_key, "left")
-    count = key.searchsorted(other_key, "right") - lo
     hole, at = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
     if hidden:
         shown = ~dead[at]
@@ -148,7 +146,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     kept[t_who[t_who >= len(s)] - len(s)] = False
     orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
     order = np.lexsort((bs, orig))
-    rest = Hidden(df.base if hidden else mine, dead, (orig[order], bs[order], be[order]))
+    rest = Hidden(mine, dead, (orig[order], bs[order], be[order]))
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
@@ -268,19 +266,19 @@ def atoms_missing(df, rows, names: list):
 
 
 def _probe(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, other's arrays, lo,
+    """``(df in key order, its columns, s, e, key, (other's key, s, e), lo,
     count)``: for each row of ``other``, where its atom's rows start in
-    ``df`` and how many there are (searchsorted of the packed keys); None
-    when either frame is not for this path."""
-    mine, theirs = _in_key_order(df, names), _arrays(other, names)
-    if mine is None or theirs is None:
-        return None
-    df, cols, s, e, key = mine
-    other_key = packed(theirs[0], len(theirs[1]))
+    ``df`` and how many there are (searchsorted of the packed keys; a
+    :class:`Hidden` relation's base frame, its hidden rows among them);
+    None when either frame is not for this path."""
+    mine = df.base if isinstance(df, Hidden) else _in_key_order(df, names)
+    theirs = _arrays(other, names)
+    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
     if other_key is None:
         return None
+    key = mine[4]
     lo = key.searchsorted(other_key, "left")
-    return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
+    return (*mine, (other_key, theirs[1], theirs[2]), lo, key.searchsorted(other_key, "right") - lo)
 
 
 def add(df, added, names: list):

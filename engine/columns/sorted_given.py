@@ -93,19 +93,17 @@ def take_back(df, holes, names: list, after: str = "frame"):
     from .relation import _frame
 
     hidden = isinstance(df, Hidden)
-    mine, theirs = df.base if hidden else _in_key_order(df, names), _arrays(holes, names)
-    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
-    if other_key is None:
+    probe = _probe(df, holes, names)
+    if probe is None:
         return None
-    relation, cols, s, e, key = (df, *mine[1:]) if hidden else mine
+    mine, (other_key, hs, he), lo, count = probe[:5], *probe[5:]
+    _, cols, s, e, key = mine
+    relation = df if hidden else mine[0]
     dead, beside = (df.dead, df.beside) if hidden else (np.zeros(len(s), dtype=bool), (np.zeros(0, dtype=np.int64),) * 3)
-    _, hs, he = theirs
     # every pair of a hole and a row of its atom whose intervals meet: a row
     # shown, or a piece beside standing in for its hidden row; ``at``: the
     # row it is or stands in for, ``who``: that row's number, or past the
     # rows its piece's
-    lo = key.searchsorted(other_key, "left")
-    count = key.searchsorted(other_key, "right") - lo
     hole, at = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
     if hidden:
         shown = ~dead[at]
@@ -148,7 +146,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     kept[t_who[t_who >= len(s)] - len(s)] = False
     orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
     order = np.lexsort((bs, orig))
-    rest = Hidden(df.base if hidden else mine, dead, (orig[order], bs[order], be[order]))
+    rest = Hidden(mine, dead, (orig[order], bs[order], be[order]))
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
@@ -200,40 +198,47 @@ class Hidden:
     def rows_where(self, keep):
         """The relation's rows that the numpy mask ``keep`` over its base
         frame's rows marks: those shown, and the pieces beside of the rows
-        it marks (not in key order); a filter without :meth:`frame`'s copy
-        of the whole relation (a rule's cut on a column not the key's first:
-        LUBM rec's 1% update made two given relations of 25,000 and 50,000
-        rows one frame each)."""
+        it marks; a filter without :meth:`frame`'s copy of the whole
+        relation (a rule's cut on a column not the key's first: LUBM rec's
+        1% update made two given relations of 25,000 and 50,000 rows one
+        frame each)."""
         import numpy as np
 
         from .relation import _frame
 
-        _, cols, s, e, _ = self.base
-        orig, bs, be = self.beside
-        rows, near = np.flatnonzero(keep & ~self.dead), keep[orig]
-        at = orig[near]
-        return _frame([np.concatenate([c[rows], c[at]]) for c in cols], np.concatenate([s[rows], bs[near]]),
-                      np.concatenate([e[rows], be[near]]))
+        return _frame(*self.gathered(np.flatnonzero(keep & ~self.dead), keep[self.beside[0]])[:3])
 
     def frame(self):
-        """The relation as one frame in key order (made once): the rows
-        shown and the pieces beside, each in its row's place, by one gather
-        (``take``) of each column; a one-column key is the column itself."""
+        """The relation as one frame in key order (made once); a one-column
+        key is the column itself."""
         import numpy as np
 
         from .relation import _frame
 
         if self._frame is None:
-            _, cols, s, e, key = self.base
-            orig, bs, be = self.beside
-            shown = np.flatnonzero(~self.dead)
-            place = shown.searchsorted(orig)
-            rows = np.insert(shown, place, orig)  # (a piece takes its row's terms)
-            cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
-            at = place + np.arange(len(orig))
-            s[at], e[at] = bs, be
+            cols, s, e, rows = self.gathered(np.flatnonzero(~self.dead), slice(None))
+            key = self.base[4]
             self._frame = _remember(_frame(cols, s, e), key.take(rows) if len(cols) > 1 else packed(cols, len(s)))
         return self._frame
+
+    def gathered(self, shown, near):
+        """``(term columns, s, e, rows)`` of the base rows ``shown`` (sorted,
+        none hidden) and the pieces beside ``near`` (an index or a mask of
+        them), each piece in its row's place (so in key order where
+        ``shown`` is), by one gather (``take``) of each column: ``rows``,
+        the base row each output row is or stands in for.  What every
+        reading of the relation (whole, by a mask, by probed keys) takes."""
+        import numpy as np
+
+        _, cols, s, e, _ = self.base
+        orig, bs, be = self.beside
+        at = orig[near]
+        place = shown.searchsorted(at)  # (the first row shown past the hidden one: beside is by row, then start)
+        rows = np.insert(shown, place, at)  # (a piece takes its row's terms)
+        cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
+        where = place + np.arange(len(at))
+        s[where], e[where] = bs[near], be[near]
+        return cols, s, e, rows
 
 
 def as_frame(df):
@@ -261,19 +266,19 @@ def atoms_missing(df, rows, names: list):
 
 
 def _probe(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, other's arrays, lo,
+    """``(df in key order, its columns, s, e, key, (other's key, s, e), lo,
     count)``: for each row of ``other``, where its atom's rows start in
-    ``df`` and how many there are (searchsorted of the packed keys); None
-    when either frame is not for this path."""
-    mine, theirs = _in_key_order(df, names), _arrays(other, names)
-    if mine is None or theirs is None:
-        return None
-    df, cols, s, e, key = mine
-    other_key = packed(theirs[0], len(theirs[1]))
+    ``df`` and how many there are (searchsorted of the packed keys; a
+    :class:`Hidden` relation's base frame, its hidden rows among them);
+    None when either frame is not for this path."""
+    mine = df.base if isinstance(df, Hidden) else _in_key_order(df, names)
+    theirs = _arrays(other, names)
+    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
     if other_key is None:
         return None
+    key = mine[4]
     lo = key.searchsorted(other_key, "left")
-    return df, cols, s, e, key, theirs, lo, key.searchsorted(other_key, "right") - lo
+    return (*mine, (other_key, theirs[1], theirs[2]), lo, key.searchsorted(other_key, "right") - lo)
 
 
 def add(df, added, names: list):
@@ -375,7 +380,6 @@ def rows_matching(df, keys, cols: list, names: list):
     :class:`Hidden` relation is probed as it is (its rows shown and the
     pieces beside them), not copied.  None when it is not for this path
     (the caller filters with polars)."""
-    import numpy as np
     import polars as pl
 
     if not cols or cols != names[: len(cols)]:
@@ -387,21 +391,13 @@ def rows_matching(df, keys, cols: list, names: list):
     probe = packed([keys[c].to_numpy() for c in cols], keys.height)
     if key is None or probe is None:
         return None
-    tcols, s, e = df.base[1:4] if hidden else _arrays(df, names)
-
     prefix = len(cols) < len(names)
     rows = _rows_probed(key, probe, prefix)
     if not hidden:
+        tcols, s, e = _arrays(df, names)
         return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
-    orig, bs, be = df.beside
-    rows = rows[~df.dead[rows]]
-    near = _rows_probed(key[orig], probe, prefix) if len(orig) else orig
-    if not len(near):
-        return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
-    at, ms, me = np.concatenate([rows, orig[near]]), np.concatenate([s[rows], bs[near]]), np.concatenate([e[rows], be[near]])
-    order = np.lexsort((ms, at))  # (in key order: a piece in its row's place)
-    at = at[order]
-    return _like(df, names, [c[at] for c in tcols], ms[order], me[order])
+    near = _rows_probed(key[df.beside[0]], probe, prefix)  # (the pieces beside of the rows probed)
+    return _like(df, names, *df.gathered(rows[~df.dead[rows]], near)[:3])
 
 
 def _keyed_rows(df, keys, names: list):

@@ -72,6 +72,7 @@ def _fact_rows(lines, source: str, pred, first_line: int = 1):
     data source's, not with the hint to declare a program's calendar; a
     fact of ``pred`` (of any predicate when None) that repeats forever
     (``every``), which no row holds, is refused."""
+    from chronolog.language.dates import NUMERIC_TIMELINE
     from chronolog.language.errors import DataError
     from chronolog.language.facts import read_fact_rows
 
@@ -86,10 +87,10 @@ def _fact_rows(lines, source: str, pred, first_line: int = 1):
                 )
         return rows
     except DataError as e:
-        if "is a date, but this program's timeline is numeric" not in e.message:
+        if f"is a date, but {NUMERIC_TIMELINE}" not in e.message:
             raise
         raise DataError(
-            e.message.replace("this program's timeline is numeric", "the chronolog data source reads numeric time points"),
+            e.message.replace(NUMERIC_TIMELINE, "the chronolog data source reads numeric time points"),
             e.pos,
             hint="write the time points as numbers (the data source writes a date or timestamp column as seconds "
             "since 1970-01-01 UTC); chronolog.reason and chronolog run read dated fact text",

@@ -80,6 +80,11 @@ def unit_name(text: str) -> str:
 # ---------------------------------------------------------------- placeholders
 
 
+# how a dated point on a numeric timeline is refused (the Spark data source,
+# which reads fact text without a program, rewords it by this phrase)
+NUMERIC_TIMELINE = "this program's timeline is numeric"
+
+
 @record(frozen=True)
 class DatePoint:
     """A date or datetime literal as written, before the granularity is known."""
@@ -484,7 +489,7 @@ def resolve(program, calendar=None, lines=None):
         if isinstance(x, DatePoint):
             if cal is None:
                 raise err(
-                    f"{x.text} is a date, but this program's timeline is numeric",
+                    f"{x.text} is a date, but {NUMERIC_TIMELINE}",
                     pos,
                     'declare the timeline with @timeGranularity("days"). (or hours, minutes, seconds) '
                     "and write every time point as a date",

@@ -3,8 +3,9 @@ Spark rounds as ordered windows (exprs.window): a row (its interval
 ``[s, e)``) joined with each maximal hole ``[hs, he)`` it overlaps keeps,
 over its holes in the order of their starts, the gap before each hole
 (from the hole before's end, or the row's start) and, after its last hole,
-the gap up to its end.  The join is each backend's (a polars join,
-columns/difference.py; a left join, spark_rounds/rules.py).
+the gap up to its end.  The join is each backend's (the row pairs of
+columns/code_frames.py, whose ``left_over`` takes these windows in numpy;
+a left join, spark_rounds/rules.py).
 """
 
 from __future__ import annotations

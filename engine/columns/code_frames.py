@@ -413,14 +413,16 @@ def left_over(row, ps, pe, s, e):
     order within a row."""
     import numpy as np
 
+    from ..exprs import to_numpy
+    from ..interval_difference import gap_start, last_hole
+
     order = np.argsort(row, kind="stable")  # (a row's holes stay in start order)
     row, ps, pe = row[order], ps[order], pe[order]
-    first = np.ones(len(row), dtype=bool)
-    first[1:] = row[1:] != row[:-1]
-    last = np.ones(len(row), dtype=bool)
-    last[:-1] = first[1:]
-    # before each hole: from the row's start or the hole before's end; after the last: up to the row's end
-    gap_s = np.where(first, s[row], previous(pe))
+    # before each hole: from the row's start or the hole before's end; after
+    # the last: up to the row's end (the windows the Spark rounds run too)
+    # (both trees alive while one memo, keyed by their nodes' ids, serves them)
+    arrays, memo, trees = {"_r": row, "s": s[row], "hs": ps, "he": pe}, {}, (gap_start(["_r"]), last_hole(["_r"]))
+    gap_s, last = (to_numpy(t, arrays, memo) for t in trees)
     out_row = np.concatenate([row, row[last]])
     out_s = np.concatenate([gap_s, pe[last]])
     out_e = np.concatenate([ps, e[row[last]]])
@@ -428,18 +430,6 @@ def left_over(row, ps, pe, s, e):
     out_row, out_s, out_e = out_row[keep], out_s[keep], out_e[keep]
     order = np.argsort(out_row, kind="stable")  # (the gaps before the holes, then the one after the last)
     return out_row[order], out_s[order], out_e[order]
-
-
-def previous(a):
-    """Each item's predecessor in ``a`` (the first's is the last item, as
-    ``np.roll(a, 1)``): numpy's ``roll`` costs 8x two slices (~70 against
-    ~9 us under load), and each retraction from a given relation asks it."""
-    import numpy as np
-
-    out = np.empty_like(a)
-    out[1:] = a[:-1]
-    out[:1] = a[-1:]
-    return out
 
 
 # Codes up to which :func:`matches` allocates a presence table (16 MB of bools).

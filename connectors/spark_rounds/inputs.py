@@ -133,16 +133,14 @@ def literal_inputs(relations, grid, facts: list) -> None:
     lo, hi = grid.bounds
     by_pred: dict = {}  # (a predicate's facts and its input tables coalesced as one)
     for pred, f in facts:
-        by_pred.setdefault(pred, []).extend((r, f.make is not None) for r in f.rows)
+        by_pred.setdefault(pred, []).extend(f.rows)
     for pred, facts_rows in by_pred.items():
         atoms: dict = {}
-        for (terms, iv), given in facts_rows:
+        for terms, iv in facts_rows:
             try:
                 s, e = grid.codes(iv)
             except NotRelational:
-                if not given:
-                    raise
-                refuse_bad(pred, 1)  # (an input table's row: refused as its DataFrame's load refuses it)
+                refuse_bad(pred, 1)  # (refused as its DataFrame's load refuses it)
             if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
                 refuse_bad(pred, 1)
             atoms.setdefault(tuple(types.const(v) for v in terms), []).append(iv)

@@ -180,12 +180,11 @@ def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
 
 
 def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
-    from chronolog.connectors.spark_rounds import aggregate as spark_aggregate
     from chronolog.engine.columns import aggregate as column_aggregate
+    from chronolog.engine.segments import FOLDS  # (the rounds' aggregate_step folds each one)
 
-    spark = set(spark_aggregate.SUMS) | set(spark_aggregate.EXTREMES) | set(spark_aggregate.PRODUCTS) | {"munion"}
-    assert bc.SPARK_AGGREGATES == spark
-    assert bc.COLUMN_AGGREGATES is column_aggregate.SUPPORTED
+    assert bc.SPARK_AGGREGATES == set(FOLDS)
+    assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in column_aggregate.COMPUTED}
 
 
 @pytest.mark.spark

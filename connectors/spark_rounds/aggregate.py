@@ -59,7 +59,7 @@ from dataclasses import replace
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_sql
-from chronolog.engine.segments import segments
+from chronolog.engine.segments import FOLDS, segments
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition
@@ -72,11 +72,6 @@ from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns
-
-SUMS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg"}
-EXTREMES = {"min": "min", "mmin": "min", "max": "max", "mmax": "max"}
-PRODUCTS = {"prod": "prod", "mprod": "prod"}  # spread over segments as the extremes are
-
 
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule`` with each aggregated expression
@@ -124,11 +119,12 @@ def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
     (numbers, strings or floats), a set's for munion (sets.py), a float for
     a sum, a mean or a product of floats, else a number (None: not known yet)."""
-    if a.func == "munion":
+    fold = FOLDS[a.func]
+    if fold == "munion":
         return SET
-    if a.func in EXTREMES:
+    if fold in ("min", "max"):
         return expr_class(a.expr, env)
-    if a.func in ("sum", "msum", "avg", "prod", "mprod") and expr_class(a.expr, env) == FLOAT:
+    if fold in ("sum", "avg", "prod") and expr_class(a.expr, env) == FLOAT:
         return FLOAT
     return NUM
 
@@ -165,7 +161,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, floats)
     for k, (v, a) in enumerate(aggregates):
-        f = SUMS.get(a.func) or EXTREMES.get(a.func) or PRODUCTS.get(a.func) or a.func
+        f = FOLDS[a.func]  # (engine/segments.py: the columns' too)
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]

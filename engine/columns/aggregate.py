@@ -15,8 +15,9 @@ are exact value columns (exact_columns.py), integer sums and counts are
 coded.  Exact as the rows: integer and rational sums in int64 over the
 common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
-once at the end -- what the rows' Fraction sum then ``float()`` gives).  Contributors,
-prod and munion run on rows (the plan, planner/backend_choice.py); strings, mixed ints
+once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
+(engine/segments.py's FOLDS) computed here are :data:`COMPUTED`: contributors,
+prod and munion run on rows (the plan refuses them, planner/backend_choice.py); strings, mixed ints
 and floats: Fallback to rows.
 """
 
@@ -26,9 +27,8 @@ import math
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_numpy, to_numpy
-from chronolog.engine.segments import COUNT, E, S, points_of, segments
+from chronolog.engine.segments import COUNT, E, S, FOLDS, points_of, segments
 from chronolog.language import ast
-from chronolog.planner.backend_choice import COLUMN_AGGREGATES as SUPPORTED  # (the plan sends the others to rows)
 
 from .base import ColumnMapNode, column, drain, frame_of_arrays
 from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort
@@ -38,6 +38,8 @@ from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
 from .value_columns import evaluate_by_kind, float_rows, float_series, is_values, mixed
+
+COMPUTED = ("sum", "count", "avg", "min", "max")  # (planner/backend_choice.py's COLUMN_AGGREGATES: their functions)
 
 
 class AggregateNode(ColumnMapNode):
@@ -50,9 +52,6 @@ class AggregateNode(ColumnMapNode):
         self.aggregates = aggregates  # [(var, ast.Aggregate)]
         self.values = values
         self.shared, self.key, self.tables = shared, key, tables  # SharedBody, and what identifies the body
-        for _, a in aggregates:
-            if a.func not in SUPPORTED or a.contributors:
-                raise Fallback(f"the aggregate {a.func}{' with contributors' if a.contributors else ''}")
 
     def next(self) -> bool:
         if self._batch is not None:
@@ -116,8 +115,9 @@ class Segments:
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
         cols = {}
         for var, agg in aggregates:
-            ranked = _string_ranks(agg.expr, df, values) if agg.func in ("min", "mmin", "max", "mmax") else None
-            if agg.func in ("count", "mcount"):
+            fold = FOLDS[agg.func]
+            ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
+            if fold == "count":
                 if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):
                     _evaluated(agg.expr, df, values)  # (only counted, but its errors are the rows': a Fallback to them)
                 if self._count is None:
@@ -126,7 +126,7 @@ class Segments:
             elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
                 ranks, code_of_rank = ranked
                 memo = self._sums.setdefault(("strings", _expr_key(agg.expr)), {})
-                codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, agg.func in ("min", "mmin"), memo)[seg]]
+                codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, fold == "min", memo)[seg]]
             else:
                 memo = self._sums.setdefault(_expr_key(agg.expr), {})
                 got = memo.get("value")
@@ -138,12 +138,12 @@ class Segments:
                         v, den = ex.common(*v)
                     got = memo["value"] = (kind, v, den)  # (a sum, mean, min and max of one expression: evaluated once)
                 kind, v, den = got
-                codes = _fold(agg.func, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most, memo)
+                codes = _fold(fold, kind, v, m, self.i_s, self.i_e, seg, n_seg, values, den, self.most, memo)
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
                     if mixed(agg.expr, df, values):
-                        if agg.func in ("sum", "msum", "avg"):
-                            codes = _exact_where_no_float(self, agg, codes, df, values)
+                        if fold in ("sum", "avg"):
+                            codes = _exact_where_no_float(self, agg, fold, codes, df, values)
                         else:
                             codes = _codes_of_extremes(agg.expr, df, values, codes)
             cols[var_column(var)] = codes
@@ -196,7 +196,7 @@ def _holds(conditions, columns, values):
     return keep
 
 
-def _exact_where_no_float(segments, agg, floats, df, values):
+def _exact_where_no_float(segments, agg, fold, floats, df, values):
     """The codes of a sum or mean over ints beside floats (``floats``: the
     float result of every segment): a segment with no float among its values
     is summed exactly (the rows' sum of ints is an int, their mean a
@@ -220,7 +220,7 @@ def _exact_where_no_float(segments, agg, floats, df, values):
     total = _range_sum(m, segments.i_s, segments.i_e, v)[seg]
     out = np.zeros(len(seg), dtype=np.int64)
     ok = ~has_float  # (only these are coded: a partial sum of a float segment is no value of the run)
-    if agg.func in ("sum", "msum"):
+    if fold == "sum":
         out[ok] = values.encode(INT, total[ok])
     else:
         out[ok] = values.encode_rational(total[ok], n_seg[ok])
@@ -478,14 +478,14 @@ def _range_extreme(m, i_s, i_e, v, least, memo=None):
     return cur
 
 
-def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=None):
-    """The codes of one aggregate per segment (a float aggregate: a Float64
+def _fold(fold, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=None):
+    """The codes of one aggregate (``fold``: sum, avg, min or max) per segment (a float aggregate: a Float64
     value column, value_columns.py); a RATIONAL ``v`` is ``v / den``;
     ``most``: the most rows covering one segment (bounds every sum)."""
     import numpy as np
 
-    if func in ("min", "mmin", "max", "mmax"):
-        r = _range_extreme(m, i_s, i_e, v, func in ("min", "mmin"), memo)[seg]
+    if fold in ("min", "max"):
+        r = _range_extreme(m, i_s, i_e, v, fold == "min", memo)[seg]
         if kind == FLOAT:
             return float_series("", r)
         return (None, None, r, den) if kind == RATIONAL else values.encode(kind, r)  # (r / den, r a key in value order: _pairs)
@@ -498,12 +498,12 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
             if memo is not None:
                 memo["total"] = total  # (a sum and a mean of one expression: summed once)
         if kind == RATIONAL:  # an exact value column (exact_columns.py)
-            if func not in ("sum", "msum") and float(den) * float(n_seg.max(initial=1)) >= ex.BOUND:
+            if fold == "avg" and float(den) * float(n_seg.max(initial=1)) >= ex.BOUND:
                 raise Fallback("a mean's denominator beyond 64 bits")
-            if func in ("sum", "msum"):
+            if fold == "sum":
                 return (None, None, total, den)  # (total / den, total a key in value order: _pairs)
             return ex.reduce(total, den * n_seg)
-        if func in ("sum", "msum"):
+        if fold == "sum":
             return values.encode(INT, total)
         whole = total % n_seg == 0
         if whole.all():
@@ -515,7 +515,7 @@ def _fold(func, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
         if memo is not None:
             memo["exact"] = exact  # (a sum and a mean of one expression: summed once, rounded each)
     # a mean: the exact sum divided by the count, rounded once (as the rows: finite where the mean is)
-    return float_series("", exact(n_seg if func == "avg" else None))
+    return float_series("", exact(n_seg if fold == "avg" else None))
 
 
 def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):

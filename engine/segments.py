@@ -25,13 +25,6 @@ from .exprs import Frame, SOURCE, col, group, lit, select, unpivot, where, windo
 # the columns of the frame: a segment's start and end, and how many bindings hold on it
 S, E, COUNT = "s", "e", "n"
 
-# the fold of each aggregate function over a segment's bindings (a segment
-# with none gives nothing: no fold sees an empty group); a monotonic form
-# folds as its plain one (inside a recursion the planner only keeps its
-# answers accumulating)
-FOLDS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg", "min": "min", "mmin": "min",
-         "max": "max", "mmax": "max", "prod": "prod", "mprod": "prod", "munion": "munion"}
-
 
 def segments(partition, values=(), numbered=False) -> Frame:
     """The segments of the rows (columns ``partition``, ``s``, ``e`` and

@@ -22,6 +22,11 @@ from .timeline import normalize
 # monotonic ones may be used inside recursion (see planner/aggregates.py)
 STRATIFIED_AGGREGATES = {"sum", "prod", "count", "min", "max", "avg"}
 MONOTONIC_AGGREGATES = {"msum", "mprod", "mcount", "mmin", "mmax", "munion"}
+# the fold of each over the bindings holding at a point (none hold: no
+# value); a monotonic form folds as its plain one (inside a recursion its
+# answers only accumulate); the columns and the Spark rounds read it
+FOLDS = {"sum": "sum", "msum": "sum", "count": "count", "mcount": "count", "avg": "avg", "min": "min", "mmin": "min",
+         "max": "max", "mmax": "max", "prod": "prod", "mprod": "prod", "munion": "munion"}
 AGGREGATES = STRATIFIED_AGGREGATES | MONOTONIC_AGGREGATES
 
 

@@ -181,9 +181,9 @@ def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
 
 def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
     from chronolog.engine.columns import aggregate as column_aggregate
-    from chronolog.engine.segments import FOLDS  # (the rounds' aggregate_step folds each one)
+    from chronolog.language.builtins import AGGREGATES, FOLDS  # (the rounds' aggregate_step folds each one)
 
-    assert bc.SPARK_AGGREGATES == set(FOLDS)
+    assert bc.SPARK_AGGREGATES == set(FOLDS) == AGGREGATES
     assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in column_aggregate.COMPUTED}
 
 

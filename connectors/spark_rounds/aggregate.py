@@ -59,8 +59,9 @@ from dataclasses import replace
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_sql
-from chronolog.engine.segments import FOLDS, segments
+from chronolog.engine.segments import segments
 from chronolog.language import ast
+from chronolog.language.builtins import FOLDS
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition
 
@@ -161,7 +162,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, floats)
     for k, (v, a) in enumerate(aggregates):
-        f = FOLDS[a.func]  # (engine/segments.py: the columns' too)
+        f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None
         if f != "count":
             c = cls[names.index(a.expr.name)]

@@ -16,7 +16,7 @@ coded.  Exact as the rows: integer and rational sums in int64 over the
 common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
-(engine/segments.py's FOLDS) computed here are :data:`COMPUTED`: contributors,
+(language/builtins.py's FOLDS) computed here are :data:`COMPUTED`: contributors,
 prod and munion run on rows (the plan refuses them, planner/backend_choice.py); strings, mixed ints
 and floats: Fallback to rows.
 """
@@ -27,8 +27,9 @@ import math
 
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_numpy, to_numpy
-from chronolog.engine.segments import COUNT, E, S, FOLDS, points_of, segments
+from chronolog.engine.segments import COUNT, E, S, points_of, segments
 from chronolog.language import ast
+from chronolog.language.builtins import FOLDS
 
 from .base import ColumnMapNode, column, drain, frame_of_arrays
 from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort

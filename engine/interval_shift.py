@@ -12,6 +12,7 @@ rounds' inputs are bounded so that every sum stays far inside).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 
 from chronolog.language.timeline import NEG_INF, POS_INF
@@ -85,6 +86,23 @@ def periods(n: int, off: int) -> tuple:
     ``off`` plus multiples of ``n`` (:func:`_grouped`)."""
     floor = lambda u: u - call("mod", u - off, n)  # noqa: E731
     return _grouped(floor, lambda u: call("mod", u - off, n).eq(0), lambda u: floor(u) + n)
+
+
+def grouping(g, to_grid, per_day: int, days=None):
+    """``(s, e)`` of the time grouping ``g`` (language/time_grouping.py's
+    Grouping): periods of one length (``/\\[N]``; weeks from 1970-01-05, a
+    Monday; days, hours, ...: ``g.length()``) by :func:`periods`, months and
+    years by :func:`months` (``per_day``, ``days`` as there); ``to_grid(t)``
+    a time in grid units, None where it is not a whole number of them (then
+    None: no period kind here)."""
+    if g.unit in ("months", "years"):
+        return months(g.count * (12 if g.unit == "years" else 1), per_day, days)
+    n = to_grid(g.length())
+    off = to_grid(Fraction(_MONDAY, g.calendar.unit_seconds)) if g.unit == "weeks" else 0
+    return None if n is None or off is None else periods(n, off)
+
+
+_MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch, in seconds (the engine's weeks start there)
 
 
 def months(count: int, per_day: int, days=None) -> tuple:

@@ -25,9 +25,6 @@ from __future__ import annotations
 from .sql import int64
 
 DAY = 86400 * 10**6  # microseconds
-_FIXED = {"weeks": 7 * 86400, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
-_MONDAY = 4 * 86400  # 1970-01-05, the first Monday after the epoch (as the engine's)
-
 
 def reaches(plan) -> list:
     """How far each calendar-unit grouping of ``plan`` may move a time, in
@@ -42,12 +39,6 @@ def group_sql(grid, grouping) -> tuple:
     """New ``(s, e)`` codes as SQL of the old ones (engine/interval_shift.py,
     written once with the columns)."""
     from chronolog.engine.exprs import to_sql
-    from chronolog.engine.interval_shift import months, periods
+    from chronolog.engine.interval_shift import grouping as grouped
 
-    if grouping.unit in ("months", "years"):
-        got = months(grouping.count * (12 if grouping.unit == "years" else 1), DAY)
-    elif grouping.unit is None:
-        got = periods(grid.unit(grouping.count), 0)
-    else:
-        got = periods(grouping.count * _FIXED[grouping.unit] * 10**6, _MONDAY * 10**6 if grouping.unit == "weeks" else 0)
-    return tuple(to_sql(x, int64, None) for x in got)
+    return tuple(to_sql(x, int64, None) for x in grouped(grouping, grid.unit, DAY))

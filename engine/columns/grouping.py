@@ -62,18 +62,12 @@ def _shared(g, scale):
     one length (``/\\[N]``, days and weeks on a day timeline), or months and
     years on a day timeline within the years Python's dates hold (the rows'
     Grouping); None for another grouping."""
-    from ..interval_shift import months, periods
+    from ..interval_shift import grouping
 
-    if g.unit is None:
-        n = g.count * scale.scale
-        return periods(int(n), 0) if getattr(n, "denominator", 1) == 1 else None
-    if not _day_timeline(g, scale) or g.unit not in ("days", "weeks", "months", "years"):
+    if g.unit is not None and not (_day_timeline(g, scale) and g.unit in ("days", "weeks", "months", "years")):
         return None
-    n = int(g.count)
-    if g.unit in ("days", "weeks"):
-        return periods(n, 0) if g.unit == "days" else periods(7 * n, 4)  # 1970-01-05 is a Monday
     lo, hi = (datetime.date(y, 1, 1).toordinal() - _EPOCH for y in _YEARS)
-    return months(n * (12 if g.unit == "years" else 1), 1, (lo, hi - 400))
+    return grouping(g, lambda t: int(n) if getattr(n := t * scale.scale, "denominator", 1) == 1 else None, 1, (lo, hi - 400))
 
 
 def _day_timeline(g, scale) -> bool:

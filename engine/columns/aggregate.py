@@ -216,9 +216,7 @@ def _exact_where_no_float(segments, agg, fold, floats, df, values):
     if kind != INT:
         raise Fallback("a sum of exact numbers beside floats")
     v[~fl] = exact
-    if v.size and float(np.abs(v).max()) * segments.most >= 2**62:
-        raise Fallback("an integer sum that may leave 64 bits")
-    total = _range_sum(m, segments.i_s, segments.i_e, v)[seg]
+    total = _int_sums(m, segments.i_s, segments.i_e, v, seg, segments.most)
     out = np.zeros(len(seg), dtype=np.int64)
     ok = ~has_float  # (only these are coded: a partial sum of a float segment is no value of the run)
     if fold == "sum":
@@ -426,6 +424,16 @@ def _range_sum(m, i_s, i_e, v):
     return np.cumsum(diff, out=diff)[:m]  # (in place: no temporary of -v nor of the sums)
 
 
+def _int_sums(m, i_s, i_e, v, seg, most):
+    """Per segment, the sum of the int64 ``v`` over the rows covering it,
+    refused where one may leave 64 bits (``most`` rows of the largest)."""
+    import numpy as np
+
+    if v.size and float(np.abs(v).max()) * most >= 2**62:
+        raise Fallback("an integer sum that may leave 64 bits")
+    return _range_sum(m, i_s, i_e, v)[seg]
+
+
 def _range_extreme(m, i_s, i_e, v, least, memo=None):
     """Per segment, the max (min when ``least``) of ``v`` over the rows
     covering it, as a sparse table turned around: a row's range [i_s, i_e)
@@ -491,11 +499,9 @@ def _fold(fold, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
             return float_series("", r)
         return (None, None, r, den) if kind == RATIONAL else values.encode(kind, r)  # (r / den, r a key in value order: _pairs)
     if kind in (INT, RATIONAL):
-        if v.size and float(np.abs(v).max()) * most >= 2**62:
-            raise Fallback("an integer sum that may leave 64 bits")
         total = memo.get("total") if memo is not None else None
         if total is None:
-            total = _range_sum(m, i_s, i_e, v)[seg]
+            total = _int_sums(m, i_s, i_e, v, seg, most)
             if memo is not None:
                 memo["total"] = total  # (a sum and a mean of one expression: summed once)
         if kind == RATIONAL:  # an exact value column (exact_columns.py)

@@ -9,8 +9,8 @@ end stays.  One interval to one interval, so it needs no coalescing before
 it (the head's merge coalesces what overlaps), and is applied after the
 scan's box and shift, as the engine applies it.
 
-The codes' new ends are engine/interval_shift.py's ``periods`` and
-``months``, written once with the columns, on the grid's microseconds
+The codes' new ends are engine/interval_shift.py's ``grouping`` (its
+``periods`` and ``months``), written once with the columns, on the grid's microseconds
 since 1970 UTC here (calendar.py): periods of one length (``/\\[N]``: ``N·L``;
 weeks, days, hours, ... : their microseconds, weeks from a Monday) floor
 with ``pmod``; months and years through a time's UTC day as a DATE

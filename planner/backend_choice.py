@@ -122,7 +122,43 @@ def choose(plan, engine: str = "auto") -> Placement:
     recurrences = has_recurrence(plan)
     rows_only = ast.is_lars(plan.program)  # (a LARS program's files and tables are read as rows: language/lars.py)
     strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal, rows_only) for st in physical.strata)
+    if engine == "auto":
+        many = batched_however_small(plan, strata)
+        strata = tuple(_in_batch(s, many[s.index]) if s.index in many else s for s in strata)
     return Placement(strata, _spark(plan, strata))
+
+
+def batched_however_small(plan, strata) -> dict:
+    """``{stratum index: its batch's size}`` of the strata auto runs on
+    columns however small the input: the members of a batch of
+    :data:`.input_size.MANY_STRATA` or more strata of one shape
+    (planner/same_shape.py) that the plan leaves to the input's size and
+    whose reads are derived where the batch runs, the smaller batches
+    before it running member by member at their places on small inputs
+    (as engine/columns/evaluator.py's ``_run_batch`` decides)."""
+    from .same_shape import batches
+
+    found = batches(plan)
+    if not any(len(b.members) >= size.MANY_STRATA for b in found.values()):
+        return {}
+    by_size = {s.index for s in strata if s.backend == BY_SIZE}
+    derived = plan.derived_predicates()
+    by_index = {st.index: st for st in plan.strata}
+    done, out = set(), {}
+    for st in plan.strata:
+        b = found.get(st.index)
+        if (st.index not in out and b is not None and len(b.members) >= size.MANY_STRATA and b.members[0] in by_size
+                and not any(p in derived and p not in done for i in b.members for p in by_index[i].reads)):
+            out.update((i, len(b.members)) for i in b.members)
+            done.update(b.heads)
+        done.update(st.preds)
+    return out
+
+
+def _in_batch(choice: StratumChoice, n: int) -> StratumChoice:
+    why = f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the input's size ({size.MANY_STRATA}+ strata)"
+    return StratumChoice(choice.index, COLUMNS, why, choice.columns_refusal, choice.spark_refusal, choice.fallbacks,
+                         choice.spark_fallbacks, choice.spark_form)
 
 
 # ------------------------------------------------------------------ embedded: rows or columns

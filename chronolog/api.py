@@ -127,7 +127,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
-        facts = frames.split_by_pred(facts)
+        from chronolog.language.nulls import reading_file
+
+        with reading_file():  # (one scope for its labelled nulls, as a file's: every predicate's _:n1 is one null)
+            return load_facts(frames.split_by_pred(facts), dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             arguments.check_predicate_name(pred, dialect=dialect)
@@ -317,7 +320,10 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
 
     arguments.check_facts(facts)
     if not isinstance(facts, dict):
-        facts = frames.split_by_pred(facts)
+        from chronolog.language.nulls import reading_file
+
+        with reading_file():  # (one scope for the frame's labelled nulls, as load_facts reads it)
+            return _table_facts(frames.split_by_pred(facts), dialect, calendar, min_rows)
     columns, rest = [], FactRows()
     for pred, items in facts.items():
         if isinstance(items, FactColumns):

@@ -869,8 +869,7 @@ class Reasoner:
     def _finish(self, store, hz, strategy, explain, base) -> None:
         if self.engine == "rows" or self._rows_alone(store):
             self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
-            if self.engine != "rows":  # (what the columnar executor reports of a run on rows alone)
-                self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}
+            self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}  # (as the columnar executor reports)
         else:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
@@ -901,7 +900,7 @@ class Reasoner:
 
         with round_limit(self.max_rounds):
             out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon)
-        stats = dict(out.stats, components=out.components)
+        stats = dict(out.stats, components=out.components, executors={s.index: "rows" for s in self.plan.strata})
         model = Model(out.store, self.plan, self._open_horizon, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
         if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)

@@ -79,9 +79,9 @@ def load_program(program, *, dialect: str = "vadalog", source: str | None = None
         if isinstance(program, os.PathLike):
             prog = _parse_large(program, source or os.fspath(program))
         elif isinstance(program, str):
-            from chronolog.language.source_text import strip_bom
+            from chronolog.language.source_text import plain_text
 
-            text = strip_bom(program)
+            text = plain_text(program)
             if len(text) >= KERNEL_BYTES:
                 import io
 
@@ -115,7 +115,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             return read_facts_text(text, os.fspath(facts), dialect, calendar)
         return read_dialect_facts(text.splitlines(), os.fspath(facts), dialect, calendar)
     if isinstance(facts, str):
-        from chronolog.language.source_text import strip_bom
+        from chronolog.language.source_text import plain_text
 
         named = isinstance(facts, NamedText)  # (standard input's text, naming <stdin>: chronolog/standard_input.py)
         source = facts.source if named else "<facts>"
@@ -123,7 +123,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(str(facts), source, dialect, calendar)
-        return read_dialect_facts(strip_bom(facts).splitlines(), source, dialect, calendar)
+        return read_dialect_facts(plain_text(facts).splitlines(), source, dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column

@@ -1182,3 +1182,30 @@ def test_a_name_with_a_letter_outside_ascii_says_names_are_ascii(program, dialec
     assert "names of predicates, constants and variables are written with ASCII letters" in e.value.hint
     assert 'a quoted string, e.g. "café"' in e.value.hint
     assert chronolog.reason('q(X) :- p(X).\np("café")@1.\n').to_text() == 'q("café")@[1,1]'
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_lone_carriage_returns_end_lines_in_programs_and_fact_files(tmp_path, end):
+    """An old Mac line end (a lone ``\\r``) ends a line as Python's text files
+    read it, in a program (its errors were placed on line 1, the line shown
+    being another) and in a fact file large enough for the kernel reader
+    (it read the file as one line: "expected one fact on this line"), as a
+    small file's line reader already did."""
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    bad = "p(X) :- q(X).\nq(a)@[0,1].\nq(b)@[0,1.\n".replace("\n", end)
+    with pytest.raises(ChronologError) as e:
+        reason(bad)
+    assert str(e.value).startswith("<program>:3:10: syntax error") and "\n    q(b)@[0,1.\n" in str(e.value)
+    (tmp_path / "p.vada").write_bytes(bad.encode())
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 2 and f"{tmp_path / 'p.vada'}:3:10:" in r.output, r.output
+    lines = [f"q(k{i})@[{i},{i + 1}]." for i in range(KERNEL_BYTES // 15)]
+    (tmp_path / "p.vada").write_text('p(X) :- q(X).\n@output("p").\n')
+    (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
+    assert r.exit_code == 0 and len(r.output.splitlines()) == len(lines), r.output[:300]
+    lines.insert(3000, "q(bad)@[0,1.")
+    (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
+    assert r.exit_code == 2 and f"q.facts:3001:12: syntax error: unexpected '.'" in r.output, r.output[:300]

@@ -130,19 +130,22 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
         # Spark's reader as chronolog sets it read it -- the readers that, as
         # chronolog, drop the blanks around a cell; see _quoted_cells)
         reader = csv.reader(lines, skipinitialspace=True)
+        done = 0  # (lines read so far: a row's first line is the next)
+        rows = _rows(reader, path, lines, lambda: done)
         header = None
-        first_row = 1
         if use_headers:
-            for header in reader:  # (blank lines before it skipped, as between rows)
-                first_row += 1
+            for header in rows:  # (blank lines before it skipped, as between rows)
                 if any(c.strip() for c in header):
                     break
+                done = reader.line_num
             else:
                 return []
+            if reader.line_num == len(lines) and '"' in lines[done]:  # (a quote never closed: the file read as the header)
+                _refuse_open_quote(lines[done:], path, done + 1)
             header = [h.strip() for h in header]
-            refuse_unnamed_columns(header, ast.Pos(str(path), first_row - 1, 1), time_mapping)
-        done = reader.line_num  # (lines read so far: a row's first line is the next)
-        for row in _rows(reader, path, lines, lambda: done):
+            refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
+        done = reader.line_num
+        for row in rows:
             row_no, record, done = done + 1, lines[done : reader.line_num], reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue

@@ -305,6 +305,9 @@ def test_blank_lines_read_as_the_row_reader(tmp_path, text):
         ('k,start,end\na,1,2\nb, "x,1,2\nc,1,2\n', "p.csv:3:4", "a quoted cell is never closed"),
         # ... in a large file past the csv module's field limit (an internal error)
         ('k,start,end\na,1,2\n"b,1,2\n' + "c,1,2\n" * 30_000, "p.csv:3:1", "a quoted cell is never closed"),
+        # ... in the header: the file read as its header, no facts and no word
+        ('"k,start,end\na,1,2\nb,1,2\n', "p.csv:1:1", "a quoted cell is never closed"),
+        ('\n"k,start,end\na,1,2\n' + "c,1,2\n" * 30_000, "p.csv:2:1", "a quoted cell is never closed"),
     ],
 )
 def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message):

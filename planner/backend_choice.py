@@ -148,9 +148,8 @@ def repeats_forever(plan, hz) -> str:
 
 
 def _on_rows(choice: StratumChoice, why: str) -> StratumChoice:
-    placed = choice.backend if choice.backend == BY_SIZE else f"{choice.backend} ({choice.why})"
-    why = (f"{why}: the model is found where it repeats, on rows; with a closed horizon "
-           f"(--horizon, horizon=): {choice.why if choice.backend == BY_SIZE else placed}")
+    placed = choice.why if choice.backend == BY_SIZE else f"{choice.backend} ({choice.why})"
+    why = f"{why}: the model is found where it repeats, on rows; with a closed horizon (--horizon, horizon=): {placed}"
     return StratumChoice(choice.index, ROWS, why, choice.columns_refusal, choice.spark_refusal, (),
                          choice.spark_fallbacks, choice.spark_form)
 

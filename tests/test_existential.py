@@ -650,3 +650,20 @@ def test_one_table_given_back_is_one_scope_for_its_nulls(kind, engine, tmp_path)
     pq.write_table(model.to_arrow("k"), path)
     back = chronolog.reason(f'@bind("k", "parquet", "{tmp_path}", "k.parquet").\n' + rules, engine=engine)
     assert back.to_text() == "same(a)@[0,5]"
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_models_facts_with_nulls_go_back_in_as_rows(engine):
+    """``model.facts()`` gives a null as its object; given back in a dict of
+    rows (to ``reason`` or a session's ``add``) it is that null, the same in
+    every row (it was refused: "_:n1 (Null) is not a constant"), and the
+    chase's new nulls skip its label."""
+    model = chronolog.reason("ctrl(Y, C) :- company(C).\nboss(Y, N) :- ctrl(Y, C), size(C, N).\n"
+                             "company(a)@[0,5].\nsize(a, 3)@[0,9].\n")
+    rules = "j(Y, C, N) :- ctrl(Y, C), boss(Y, N).\nk(Y, C) :- company(C).\nl(Y) :- ctrl(Y, C), not boss(Y, 4).\n"
+    given = {"ctrl": model.facts("ctrl"), "boss": model.facts("boss"), "company": [(("b",), (0, 1))]}
+    want = "j(_:n1,a,3)@[0,5]\nk(_:n2,b)@[0,1]\nl(_:n1)@[0,5]"
+    assert chronolog.reason(rules, given, engine=engine).to_text() == want
+    session = chronolog.Reasoner(rules, {"ctrl": given["ctrl"], "company": given["company"]}, engine=engine)
+    session.add({"boss": given["boss"]})
+    assert session.model.to_text() == want

@@ -1209,3 +1209,17 @@ def test_lone_carriage_returns_end_lines_in_programs_and_fact_files(tmp_path, en
     (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
     r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
     assert r.exit_code == 2 and f"q.facts:3001:12: syntax error: unexpected '.'" in r.output, r.output[:300]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_lone_carriage_returns_end_lines_of_a_stream(tmp_path, end):
+    """``chronolog stream`` reads its input line by line: a lone ``\\r``
+    ends a line there too (the input was one line, "unexpected 'q'"), and
+    an error names its line."""
+    (tmp_path / "s.vada").write_text("p(X) :- <->[0,2] q(X).\n")
+    (tmp_path / "s.facts").write_bytes(end.join(["q(a)@1", "q(b)@2", "q(c)@3", ""]).encode())
+    r = run("stream", tmp_path / "s.vada", "--input", tmp_path / "s.facts")
+    assert r.exit_code == 0 and r.output.splitlines()[:3] == ["p(a)@[1,2)", "p(a)@[2,3)", "p(b)@[2,3)"], r.output
+    (tmp_path / "s.facts").write_bytes(end.join(["q(a)@1", "q(b)@2", "q(c)@[3,x]", ""]).encode())
+    r = run("stream", tmp_path / "s.vada", "--input", tmp_path / "s.facts")
+    assert r.exit_code == 2 and "s.facts:3:9: syntax error: unexpected 'x'" in r.output, r.output

@@ -1223,3 +1223,19 @@ def test_lone_carriage_returns_end_lines_of_a_stream(tmp_path, end):
     (tmp_path / "s.facts").write_bytes(end.join(["q(a)@1", "q(b)@2", "q(c)@[3,x]", ""]).encode())
     r = run("stream", tmp_path / "s.vada", "--input", tmp_path / "s.facts")
     assert r.exit_code == 2 and "s.facts:3:9: syntax error: unexpected 'x'" in r.output, r.output
+
+
+def test_lone_carriage_returns_end_lines_of_a_large_meteor_fact_file(tmp_path):
+    """The MeTeoR dialect's kernel reading of a large fact file ends a line
+    at a lone ``\\r`` too (it read the file as one line: "unexpected 'B'")."""
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    (tmp_path / "m.meteor").write_text("A(X):- Diamondminus[1,2]B(X)\n")
+    lines = [f"B(k{i})@[{i},{i + 1}]" for i in range(KERNEL_BYTES // 14)]
+    (tmp_path / "b.facts").write_bytes(("\r".join(lines) + "\r").encode())
+    r = run("run", tmp_path / "m.meteor", "--facts", tmp_path / "b.facts")
+    assert r.exit_code == 0 and len(r.output.splitlines()) == len(lines), r.output[:300]
+    lines.insert(3000, "B(bad)@[0,1")
+    (tmp_path / "b.facts").write_bytes(("\r".join(lines) + "\r").encode())
+    r = run("run", tmp_path / "m.meteor", "--facts", tmp_path / "b.facts")
+    assert r.exit_code == 2 and "b.facts:3001:12: syntax error" in r.output, r.output[:300]

@@ -79,9 +79,9 @@ def load_program(program, *, dialect: str = "vadalog", source: str | None = None
         if isinstance(program, os.PathLike):
             prog = _parse_large(program, source or os.fspath(program))
         elif isinstance(program, str):
-            from chronolog.language.source_text import strip_bom
+            from chronolog.language.source_text import plain_text
 
-            text = strip_bom(program)
+            text = plain_text(program)
             if len(text) >= KERNEL_BYTES:
                 import io
 
@@ -115,7 +115,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             return read_facts_text(text, os.fspath(facts), dialect, calendar)
         return read_dialect_facts(text.splitlines(), os.fspath(facts), dialect, calendar)
     if isinstance(facts, str):
-        from chronolog.language.source_text import strip_bom
+        from chronolog.language.source_text import plain_text
 
         named = isinstance(facts, NamedText)  # (standard input's text, naming <stdin>: chronolog/standard_input.py)
         source = facts.source if named else "<facts>"
@@ -123,11 +123,14 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(str(facts), source, dialect, calendar)
-        return read_dialect_facts(strip_bom(facts).splitlines(), source, dialect, calendar)
+        return read_dialect_facts(plain_text(facts).splitlines(), source, dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
-        facts = frames.split_by_pred(facts)
+        from chronolog.language.nulls import reading_file
+
+        with reading_file():  # (one scope for its labelled nulls, as a file's: every predicate's _:n1 is one null)
+            return load_facts(frames.split_by_pred(facts), dialect, calendar)
     if isinstance(facts, dict):
         for pred, items in facts.items():
             arguments.check_predicate_name(pred, dialect=dialect)
@@ -317,7 +320,10 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
 
     arguments.check_facts(facts)
     if not isinstance(facts, dict):
-        facts = frames.split_by_pred(facts)
+        from chronolog.language.nulls import reading_file
+
+        with reading_file():  # (one scope for the frame's labelled nulls, as load_facts reads it)
+            return _table_facts(frames.split_by_pred(facts), dialect, calendar, min_rows)
     columns, rest = [], FactRows()
     for pred, items in facts.items():
         if isinstance(items, FactColumns):
@@ -863,8 +869,7 @@ class Reasoner:
     def _finish(self, store, hz, strategy, explain, base) -> None:
         if self.engine == "rows" or self._rows_alone(store):
             self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
-            if self.engine != "rows":  # (what the columnar executor reports of a run on rows alone)
-                self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}
+            self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}  # (as the columnar executor reports)
         else:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
@@ -895,7 +900,7 @@ class Reasoner:
 
         with round_limit(self.max_rounds):
             out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon)
-        stats = dict(out.stats, components=out.components)
+        stats = dict(out.stats, components=out.components, executors={s.index: "rows" for s in self.plan.strata})
         model = Model(out.store, self.plan, self._open_horizon, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
         if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)

@@ -81,8 +81,12 @@ def check_predicate_name(pred, what: str = "facts", dialect: str = "vadalog") ->
 
 
 def check_term(v, where: str) -> None:
-    """A constant of a fact: string, number, boolean, date or datetime."""
-    if isinstance(v, (str, bool, Boolean)) or is_date(v) or is_number(v):
+    """A constant of a fact: string, number, boolean, date or datetime; or
+    a labelled null of a model (``model.facts()`` gives them: one object,
+    one null, in every row it is given in)."""
+    from chronolog.language.nulls import Null
+
+    if isinstance(v, (str, bool, Boolean, Null)) or is_date(v) or is_number(v):
         if (isinstance(v, float) and math.isnan(v)) or (isinstance(v, Decimal) and v.is_nan()):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return

@@ -252,9 +252,9 @@ def read_for_columns(facts, dialect: str, calendar, terms=None):
             return None  # (a line of the list holds several: its own line numbers)
         if any(c in text for c in _OTHER_BREAKS):
             return None  # (str.splitlines breaks lines there too, the kernels only at newlines)
-        from chronolog.language.source_text import strip_bom
+        from chronolog.language.source_text import plain_text
 
-        return _kernel_read(strip_bom(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar, terms)
+        return _kernel_read(plain_text(text) if isinstance(facts, str) else text, "<facts>", dialect, calendar, terms)
     paths = [facts] if isinstance(facts, Path) else facts if isinstance(facts, (list, tuple)) else None
     if paths and all(isinstance(p, Path) for p in paths):
         from chronolog.language.source_text import read_text

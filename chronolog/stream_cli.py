@@ -29,7 +29,7 @@ def _facts(fh, source: str, dialect: str, calendar=None):
 
         dialect = "vadalog"
     reader = FactLineReader(source, dialect, calendar)
-    for n, line in enumerate(fh, 1):
+    for n, line in enumerate(_lines(fh), 1):
         if isinstance(line, bytes):  # (the command line's input: its lines as they come)
             line = _decoded(line, source, n)
         body = line.lstrip()
@@ -47,6 +47,24 @@ def _facts(fh, source: str, dialect: str, calendar=None):
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
+
+
+def _lines(fh):
+    """The lines of ``fh`` as they come, a lone carriage return (an old Mac
+    line end) ending one too, as every other reader of text reads it
+    (language/source_text.py, ``plain_text``): such an input was one line."""
+    for line in fh:
+        cr, nl = ("\r", "\n") if isinstance(line, str) else (b"\r", b"\n")
+        tail = cr + nl if line.endswith(cr + nl) else nl if line.endswith(nl) else line[:0]
+        body = line[: len(line) - len(tail)]
+        if cr not in body:
+            yield line
+            continue
+        *first, last = body.split(cr)
+        for piece in first:
+            yield piece + nl
+        if last or tail:
+            yield last + tail
 
 
 def _decoded(line: bytes, source: str, n: int) -> str:

@@ -75,7 +75,10 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
     if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes") or Path(path).is_dir():
         return  # (a directory: the reader says it is one)
     with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
-        header = next(csv.reader(fh, skipinitialspace=True), None)  # (as the reader reads it: connectors/csv_files.py)
+        try:
+            header = next(csv.reader(fh, skipinitialspace=True), None)  # (as the reader reads it: connectors/csv_files.py)
+        except csv.Error:
+            return  # (a quote never closed: the reader says where)
     if header:
         check_mapped_header(program, pred, [h.strip() for h in header], path)
 

@@ -130,23 +130,28 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
         # Spark's reader as chronolog sets it read it -- the readers that, as
         # chronolog, drop the blanks around a cell; see _quoted_cells)
         reader = csv.reader(lines, skipinitialspace=True)
+        done = 0  # (lines read so far: a row's first line is the next)
+        rows = _rows(reader, path, lines, lambda: done)
         header = None
-        first_row = 1
         if use_headers:
-            for header in reader:  # (blank lines before it skipped, as between rows)
-                first_row += 1
+            for header in rows:  # (blank lines before it skipped, as between rows)
                 if any(c.strip() for c in header):
                     break
+                done = reader.line_num
             else:
                 return []
+            if reader.line_num == len(lines) and '"' in lines[done]:  # (a quote never closed: the file read as the header)
+                _refuse_open_quote(lines[done:], path, done + 1)
             header = [h.strip() for h in header]
-            refuse_unnamed_columns(header, ast.Pos(str(path), first_row - 1, 1), time_mapping)
-        done = reader.line_num  # (lines read so far: a row's first line is the next)
-        for row in reader:
+            refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
+        done = reader.line_num
+        for row in rows:
             row_no, record, done = done + 1, lines[done : reader.line_num], reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue
             where = ast.Pos(str(path), row_no, 1)
+            if reader.line_num == len(lines) and '"' in record[0]:
+                _refuse_open_quote(record, path, row_no)
             if header is not None and len(row) > len(header):
                 raise DataError(
                     f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
@@ -155,10 +160,17 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
                 )
             if time_mapping is None and len(row) < 2:
                 _refuse_one_column(row, where)
+            if header is not None and len(row) < len(header):
+                raise DataError(
+                    f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
+                    ast.Pos(str(path), row_no, len(record[0].rstrip("\r\n")) + 1),
+                    hint="one cell per column of the header (an empty cell still needs its comma)",
+                )
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
-                    f"the row has {counted(len(row), 'column')} but the interval is expected in columns {start_pos} and {end_pos}",
+                    f"the row has {counted(len(row), 'column')} but the interval is expected in columns "
+                    f"{start_pos + 1} and {end_pos + 1}",
                     where,
                     hint="check @timeMapping or the file's columns",
                 )
@@ -193,34 +205,84 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
     return facts
 
 
+def _rows(reader, path, lines, done):
+    """The rows of ``reader``; the csv module's own error (a quote never
+    closed reads the rest of a large file as one cell, past its field
+    limit) as a DataError at the line where that row begins (``done()``:
+    the lines read before it)."""
+    try:
+        yield from reader
+    except csv.Error as e:
+        row_no = done() + 1
+        _refuse_open_quote(lines[row_no - 1 :], path, row_no)
+        raise DataError(f"the row cannot be read as CSV ({e})", ast.Pos(str(path), row_no, 1),
+                        hint="write one record per line, its cells separated by commas") from None
+
+
+def _refuse_open_quote(record, path, row_no) -> None:
+    """A row whose quoted cell never closes (it ran to the end of the file,
+    every line after it read into that cell): refused at the quote that
+    opens it, not read as a row of one long cell."""
+    text = "".join(record)
+    quoted = _open_quote(text)
+    if quoted < 0:
+        return
+    line = text[:quoted].count("\n")
+    column = quoted - (text.rfind("\n", 0, quoted) + 1) + 1
+    raise DataError(
+        "a quoted cell is never closed: every line after it would be read into it",
+        ast.Pos(str(path), row_no + line, column),
+        hint='close the cell with a " (a quote inside a quoted cell is written "")',
+    )
+
+
+def _open_quote(record: str) -> int:
+    """The offset of the quote that opens a cell of ``record`` and never
+    closes (-1: every quoted cell closes)."""
+    return next((opened for _, opened, closed in _quotes(record) if closed < 0), -1)
+
+
 def _quoted_cells(record: str) -> dict:
     """The quoted cells of one CSV record, read as the csv module reads it
-    with ``skipinitialspace`` (a cell is quoted when it starts with ``"``
-    after blanks; ``""`` in it is a quote; text after its closing quote
-    runs to the next comma): ``{index: how many blanks follow its closing
+    with ``skipinitialspace``: ``{index: how many blanks follow its closing
     quote}``, blanks the csv module keeps and chronolog drops (``"c" `` is
     ``c``, as DuckDB and Spark read it).  The csv module does not say which
     cells were quoted, and only a quoted cell keeps the blanks inside its
     quotes."""
-    quoted, i, k = {}, 0, 0
+    quoted = {}
+    for k, _, i in _quotes(record):
+        if i < 0:
+            quoted[k] = 0
+            break
+        end = record.find(",", i)
+        after = record[i : end if end >= 0 else len(record)].rstrip("\r\n")
+        quoted[k] = len(after) if not after.strip() else 0
+    return quoted
+
+
+def _quotes(record: str):
+    """``(index, opening quote's offset, offset after its closing quote or
+    -1)`` of each quoted cell of one CSV record, read as the csv module
+    reads it with ``skipinitialspace`` (a cell is quoted when it starts
+    with ``"`` after blanks; ``""`` in it is a quote; text after its
+    closing quote runs to the next comma); a cell never closed is the last."""
+    i, k = 0, 0
     while True:
         j = i
         while record.startswith(" ", j):
             j += 1
         if record.startswith('"', j):
-            i = j + 1
+            opened, i = j, j + 1
             while (j := record.find('"', i)) >= 0 and record.startswith('"', j + 1):
                 i = j + 2
             if j < 0:
-                quoted[k] = 0
-                return quoted
+                yield k, opened, -1
+                return
             i = j + 1
-            end = record.find(",", i)
-            after = record[i : end if end >= 0 else len(record)].rstrip("\r\n")
-            quoted[k] = len(after) if not after.strip() else 0
+            yield k, opened, i
         i = record.find(",", i)
         if i < 0:
-            return quoted
+            return
         i, k = i + 1, k + 1
 
 

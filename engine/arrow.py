@@ -327,7 +327,11 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
         _refuse_non_constant(table.column(n).type, n, pred, time=True)
     reader = _ExactColumns(table, pred, calendar)
     text = term_text_names(table)
-    cols = [_parse_term_texts(reader.column(n, False), calendar, pred, n) if n in text else reader.column(n, False) for n in term_names]
+    from chronolog.language.nulls import reading_file
+
+    with reading_file():  # one scope for the table's labelled nulls, in every column (a frame of every predicate: one for it)
+        cols = [_parse_term_texts(reader.column(n, False), calendar, pred, n) if n in text else reader.column(n, False)
+                for n in term_names]
     n = table.num_rows
     terms = list(zip(*cols)) if cols else [()] * n
     sc = table.column("start_closed").to_pylist() if "start_closed" in names else [True] * n

@@ -30,7 +30,7 @@ from fractions import Fraction
 from dataclasses import dataclass
 from typing import Optional
 
-from chronolog.language.timeline import coalesce, contains, format_interval, intersect, make
+from chronolog.language.timeline import coalesce, contains, format_interval, instances_meet, intersect, make
 
 INF = math.inf
 _MASK = (1 << 64) - 1
@@ -255,8 +255,7 @@ def given_repetition(iv, period):
     so that it holds from its first instance on for good (``[0,+inf)``; the
     mirror for a negative period), else ``(None, Repeating)``.  A repeating
     fact thus always leaves a gap in every period."""
-    nxt = (iv[0] + period, iv[1] + period, iv[2], iv[3])
-    if len(coalesce([iv, nxt])) == 1:
+    if instances_meet(iv, period):
         if period > 0:
             return (iv[0], INF, iv[2], False), None
         return (-INF, iv[1], False, iv[3]), None

@@ -28,7 +28,7 @@ class ChronologError(Exception):
             line, col = _excerpt(self.source_line.rstrip(), self.pos.column if self.pos is not None else 0)
             text += f"\n    {line}"
             if col > 0:
-                text += "\n    " + " " * (col - 1) + "^"
+                text += "\n    " + _under(line[: col - 1]) + "^"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
@@ -45,6 +45,16 @@ def failure_text(e: BaseException) -> str:
     its place, else the exception's text or its class (a session or stream
     that failed midway quotes it at every later call)."""
     return getattr(e, "message", None) or str(e) or type(e).__name__
+
+
+def _under(text: str) -> str:
+    """The blanks that put a caret under the character after ``text`` on a
+    terminal: a tab stays a tab (it stops where the line's tab stopped), a
+    wide character (CJK, most emoji) takes two blanks, a combining mark none."""
+    import unicodedata
+
+    return "".join("\t" if c == "\t" else "" if unicodedata.combining(c)
+                   else "  " if unicodedata.east_asian_width(c) in "WF" else " " for c in text)
 
 
 def _excerpt(line: str, column: int, width: int = 100):

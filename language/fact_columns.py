@@ -1436,6 +1436,8 @@ def _slow(text: str, lineno: int, source, dialect, calendar, out: FactColumns) -
     s = text.strip()
     if not s or s[0] == "%" or s.startswith("//") or (dialect == "meteor" and s[0] == "#"):
         return
+    if "\r" in s:
+        raise _Fallback  # (a lone carriage return, an old Mac line end: the line reader's text reads it as a newline)
     parsed_lines += 1
     source, lineno = _place(source, lineno)
     if dialect == "meteor":

@@ -32,9 +32,9 @@ def read_program(program, dialect: str = "vadalog", source: str | None = None) -
 
         return _shallow(find_dialect(dialect).parse(read_text(program, "program"), source or os.fspath(program)))
     check_program(program)
-    from .source_text import strip_bom
+    from .source_text import plain_text
 
-    text = strip_bom(program)
+    text = plain_text(program)
     key = (dialect, source or "<program>", text)
     prog = _PARSED.get(key)
     if prog is None:

@@ -28,12 +28,12 @@ class NamedText(str):
 
 
 def decode(data: bytes, source: str, what: str = "file") -> str:
-    """``data`` as text; a byte-order mark is dropped."""
+    """``data`` as text, as :func:`plain_text` reads it."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise not_utf8(data, e.start, source, what) from None
-    return text[1:] if text.startswith(BOM) else text
+    return plain_text(text)
 
 
 def not_utf8(data: bytes, offset: int, source: str, what: str):
@@ -91,5 +91,15 @@ def _parent(path: str) -> str:
     return os.path.dirname(path) or "."
 
 
-def strip_bom(text: str) -> str:
-    return text[1:] if text.startswith(BOM) else text
+def plain_text(text: str) -> str:
+    """``text`` without a byte-order mark, and each lone carriage return
+    (an old Mac line end) a newline, as Python's text files read it: the
+    parser, the line reader and the kernels all count lines by ``\n``
+    (a file of such lines read as one line, or its errors placed on line 1)."""
+    if text.startswith(BOM):
+        text = text[1:]
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        import re
+
+        text = re.sub("\r(?!\n)", "\n", text)
+    return text

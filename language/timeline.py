@@ -262,6 +262,15 @@ def coalesce(intervals: Iterable[Interval]) -> list:
     return out
 
 
+
+def instances_meet(iv, period) -> bool:
+    """Whether a fact on ``iv`` repeating every ``period`` (``p(a)@[0,8)
+    every 7``) meets or overlaps its next instance, and so holds for good
+    from its first on (engine/periodic.py, ``given_repetition``): else it
+    leaves a gap in every period and repeats forever."""
+    return len(coalesce([iv, (iv[0] + period, iv[1] + period, iv[2], iv[3])])) == 1
+
+
 def subtract(iv: Interval, holes: Iterable[Interval]) -> list:
     """``iv`` minus the union of ``holes`` (which need not be sorted)."""
     pieces = [iv]

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
-from chronolog.language.timeline import POS_INF
+from chronolog.language.timeline import POS_INF, instances_meet
 
 from . import physical as ph
 from . import input_size as size  # (the thresholds, read when used: tests lower them)
@@ -115,14 +115,76 @@ class Placement:
         return next(s for s in self.strata if s.index == index)
 
 
-def choose(plan, engine: str = "auto") -> Placement:
+def choose(plan, engine: str = "auto", horizon=None) -> Placement:
     """The placement of every stratum of ``plan`` (a planner Plan) with
-    ``engine`` (auto, rows or columns: ``--engine``)."""
+    ``engine`` (auto, rows or columns: ``--engine``) and ``horizon`` (the
+    run's, ``(lo, hi, ...)``; None: the program's ``@temporal``, if any)."""
     physical = plan.physical
     recurrences = has_recurrence(plan)
     rows_only = ast.is_lars(plan.program)  # (a LARS program's files and tables are read as rows: language/lars.py)
-    strata = tuple(choose_stratum(st, engine, recurrences, plan.temporal, rows_only) for st in physical.strata)
+    hz = horizon if horizon is not None else plan.temporal
+    strata = tuple(choose_stratum(st, engine, recurrences, hz, rows_only) for st in physical.strata)
+    if engine == "auto":
+        many = batched_however_small(plan, strata)
+        strata = tuple(_in_batch(s, many[s.index]) if s.index in many else s for s in strata)
+    repeats = repeats_forever(plan, hz)
+    if repeats:
+        strata = tuple(s if s.backend == ROWS else _on_rows(s, repeats) for s in strata)
     return Placement(strata, _spark(plan, strata))
+
+
+def repeats_forever(plan, hz) -> str:
+    """Why a run of ``plan`` with the horizon ``hz`` (none, or one open
+    where its recursion moves time) finds its model where it repeats,
+    every stratum on rows (engine/termination.py, chronolog/api.py), or ""
+    (the strata run as placed)."""
+    if hz is not None and not plan.open_toward(hz):
+        return ""
+    if plan.infinite_strata():
+        return "a recursion moves time" + (" and the horizon is open that way" if hz is not None else " and there is no horizon")
+    if hz is None and any(f.every is not None and not instances_meet(f.interval, f.every) for f in plan.program.facts):
+        return "a given fact repeats forever and there is no horizon"
+    return ""
+
+
+def _on_rows(choice: StratumChoice, why: str) -> StratumChoice:
+    placed = choice.why if choice.backend == BY_SIZE else f"{choice.backend} ({choice.why})"
+    why = f"{why}: the model is found where it repeats, on rows; with a closed horizon (--horizon, horizon=): {placed}"
+    return StratumChoice(choice.index, ROWS, why, choice.columns_refusal, choice.spark_refusal, (),
+                         choice.spark_fallbacks, choice.spark_form)
+
+
+def batched_however_small(plan, strata) -> dict:
+    """``{stratum index: its batch's size}`` of the strata auto runs on
+    columns however small the input: the members of a batch of
+    :data:`.input_size.MANY_STRATA` or more strata of one shape
+    (planner/same_shape.py) that the plan leaves to the input's size and
+    whose reads are derived where the batch runs, the smaller batches
+    before it running member by member at their places on small inputs
+    (as engine/columns/evaluator.py's ``_run_batch`` decides)."""
+    from .same_shape import batches
+
+    found = batches(plan)
+    if not any(len(b.members) >= size.MANY_STRATA for b in found.values()):
+        return {}
+    by_size = {s.index for s in strata if s.backend == BY_SIZE}
+    derived = plan.derived_predicates()
+    by_index = {st.index: st for st in plan.strata}
+    done, out = set(), {}
+    for st in plan.strata:
+        b = found.get(st.index)
+        if (st.index not in out and b is not None and len(b.members) >= size.MANY_STRATA and b.members[0] in by_size
+                and not any(p in derived and p not in done for i in b.members for p in by_index[i].reads)):
+            out.update((i, len(b.members)) for i in b.members)
+            done.update(b.heads)
+        done.update(st.preds)
+    return out
+
+
+def _in_batch(choice: StratumChoice, n: int) -> StratumChoice:
+    why = f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the input's size ({size.MANY_STRATA}+ strata)"
+    return StratumChoice(choice.index, COLUMNS, why, choice.columns_refusal, choice.spark_refusal, choice.fallbacks,
+                         choice.spark_fallbacks, choice.spark_form)
 
 
 # ------------------------------------------------------------------ embedded: rows or columns
@@ -211,7 +273,8 @@ def spark_form(st: ph.StratumPlan) -> str:
 # what the data can still send from columns back to rows, in any stratum
 # (engine/columns raises Fallback), and from Spark's rounds to one task
 COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
-                    "or equal numbers of two types (1 and 1.0) meet")
+                    "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
+                    "repeats forever (every) and no horizon bounds the run")
 ROUNDS_FALLBACK = ("the inputs mix types in one argument, hold numbers beyond 38 digits or times off the decimal grid, "
                    "or have a column type the rounds do not read")
 

@@ -1182,3 +1182,60 @@ def test_a_name_with_a_letter_outside_ascii_says_names_are_ascii(program, dialec
     assert "names of predicates, constants and variables are written with ASCII letters" in e.value.hint
     assert 'a quoted string, e.g. "café"' in e.value.hint
     assert chronolog.reason('q(X) :- p(X).\np("café")@1.\n').to_text() == 'q("café")@[1,1]'
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_lone_carriage_returns_end_lines_in_programs_and_fact_files(tmp_path, end):
+    """An old Mac line end (a lone ``\\r``) ends a line as Python's text files
+    read it, in a program (its errors were placed on line 1, the line shown
+    being another) and in a fact file large enough for the kernel reader
+    (it read the file as one line: "expected one fact on this line"), as a
+    small file's line reader already did."""
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    bad = "p(X) :- q(X).\nq(a)@[0,1].\nq(b)@[0,1.\n".replace("\n", end)
+    with pytest.raises(ChronologError) as e:
+        reason(bad)
+    assert str(e.value).startswith("<program>:3:10: syntax error") and "\n    q(b)@[0,1.\n" in str(e.value)
+    (tmp_path / "p.vada").write_bytes(bad.encode())
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 2 and f"{tmp_path / 'p.vada'}:3:10:" in r.output, r.output
+    lines = [f"q(k{i})@[{i},{i + 1}]." for i in range(KERNEL_BYTES // 15)]
+    (tmp_path / "p.vada").write_text('p(X) :- q(X).\n@output("p").\n')
+    (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
+    assert r.exit_code == 0 and len(r.output.splitlines()) == len(lines), r.output[:300]
+    lines.insert(3000, "q(bad)@[0,1.")
+    (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
+    assert r.exit_code == 2 and f"q.facts:3001:12: syntax error: unexpected '.'" in r.output, r.output[:300]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_lone_carriage_returns_end_lines_of_a_stream(tmp_path, end):
+    """``chronolog stream`` reads its input line by line: a lone ``\\r``
+    ends a line there too (the input was one line, "unexpected 'q'"), and
+    an error names its line."""
+    (tmp_path / "s.vada").write_text("p(X) :- <->[0,2] q(X).\n")
+    (tmp_path / "s.facts").write_bytes(end.join(["q(a)@1", "q(b)@2", "q(c)@3", ""]).encode())
+    r = run("stream", tmp_path / "s.vada", "--input", tmp_path / "s.facts")
+    assert r.exit_code == 0 and r.output.splitlines()[:3] == ["p(a)@[1,2)", "p(a)@[2,3)", "p(b)@[2,3)"], r.output
+    (tmp_path / "s.facts").write_bytes(end.join(["q(a)@1", "q(b)@2", "q(c)@[3,x]", ""]).encode())
+    r = run("stream", tmp_path / "s.vada", "--input", tmp_path / "s.facts")
+    assert r.exit_code == 2 and "s.facts:3:9: syntax error: unexpected 'x'" in r.output, r.output
+
+
+def test_lone_carriage_returns_end_lines_of_a_large_meteor_fact_file(tmp_path):
+    """The MeTeoR dialect's kernel reading of a large fact file ends a line
+    at a lone ``\\r`` too (it read the file as one line: "unexpected 'B'")."""
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    (tmp_path / "m.meteor").write_text("A(X):- Diamondminus[1,2]B(X)\n")
+    lines = [f"B(k{i})@[{i},{i + 1}]" for i in range(KERNEL_BYTES // 14)]
+    (tmp_path / "b.facts").write_bytes(("\r".join(lines) + "\r").encode())
+    r = run("run", tmp_path / "m.meteor", "--facts", tmp_path / "b.facts")
+    assert r.exit_code == 0 and len(r.output.splitlines()) == len(lines), r.output[:300]
+    lines.insert(3000, "B(bad)@[0,1")
+    (tmp_path / "b.facts").write_bytes(("\r".join(lines) + "\r").encode())
+    r = run("run", tmp_path / "m.meteor", "--facts", tmp_path / "b.facts")
+    assert r.exit_code == 2 and "b.facts:3001:12: syntax error" in r.output, r.output[:300]

@@ -296,13 +296,24 @@ def test_blank_lines_read_as_the_row_reader(tmp_path, text):
     "text, where, message",
     [
         ("k,start,end\na,1,2\nb,1,2,3\n", "p.csv:3:4", "the row has 4 columns but the header names 3"),
-        ("k,start,end\na,1,2\nb,1\n", "p.csv:3:1", "the row has 2 columns but the interval is expected in columns 1 and 2"),
+        ("k,start,end\na,1,2\nb,1\n", "p.csv:3:4", "the row has 2 columns but the header names 3"),
+        # (the closedness columns named, the row without them: IndexError)
+        ("k,start,end,start_closed,end_closed\na,1,2,#T,#F\nb,1,2\n", "p.csv:3:6", "the row has 3 columns but the header names 5"),
+        ("k,start,end\r\na,1,2\r\nb,1\r\n", "p.csv:3:4", "the row has 2 columns but the header names 3"),
+        # a quote never closed: the rest of the file one cell ("the row has one column")
+        ('k,start,end\na,1,2\n"b,1,2\n', "p.csv:3:1", "a quoted cell is never closed"),
+        ('k,start,end\na,1,2\nb, "x,1,2\nc,1,2\n', "p.csv:3:4", "a quoted cell is never closed"),
+        # ... in a large file past the csv module's field limit (an internal error)
+        ('k,start,end\na,1,2\n"b,1,2\n' + "c,1,2\n" * 30_000, "p.csv:3:1", "a quoted cell is never closed"),
+        # ... in the header: the file read as its header, no facts and no word
+        ('"k,start,end\na,1,2\nb,1,2\n', "p.csv:1:1", "a quoted cell is never closed"),
+        ('\n"k,start,end\na,1,2\n' + "c,1,2\n" * 30_000, "p.csv:2:1", "a quoted cell is never closed"),
     ],
 )
 def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message):
-    """A row longer or shorter than the header: one sentence with the
-    file, line and column, from both executors (a longer row raised
-    IndexError)."""
+    """A row longer or shorter than the header, or one whose quote never
+    closes: one sentence with the file, line and column, from both
+    executors (a longer row raised IndexError)."""
     (tmp_path / "p.csv").write_text(text)
     program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
     for engine in ("rows", "columns"):

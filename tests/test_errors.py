@@ -21,6 +21,25 @@ def test_syntax_error_position_and_expectation():
     assert "r(X) :- q(X) s(X)." in str(e)  # the source line is shown
 
 
+@pytest.mark.parametrize("line, before", [
+    ("\tq(b)@[0,1.", "\t         "),  # a tab stays a tab: the caret stops where the line's tab stopped
+    ("\t\tq(b) @ [0, 1] ) .", "\t\t              "),
+    ('q("日本語", b)@[0,1.', " " * 3 + " " * 6 + " " * 10),  # a wide character takes two columns of a terminal
+    ('q("e\u0301t\u0301e\u0301", b)@[0,1.', " " * 3 + " " * 3 + " " * 10),  # a combining accent none
+])
+def test_the_caret_stands_under_the_error_on_a_terminal(line, before):
+    """The caret line copies the tabs of the source line and counts a wide
+    character twice (it counted one blank per character: under a tab it
+    pointed 7 columns left of the error, on a terminal's tab stops)."""
+    e = err(f"p(X) :- q(X).\n{line}\n")
+    shown, caret = str(e).splitlines()[1:3]
+    assert shown == "    " + line
+    assert caret == "    " + before + "^"
+    text = line[: e.pos.column - 1]  # (the column counts characters, as before)
+    assert line[e.pos.column - 1] in ".)"
+    assert len(text) == e.pos.column - 1
+
+
 def test_missing_final_dot():
     e = err("p(X) :- q(X)")
     assert "ends in the middle" in str(e) and "'.'" in e.hint

@@ -625,3 +625,45 @@ def test_nulls_written_to_files_read_back_as_the_docs_say(tmp_path):
         back = chronolog.reason(f'@bind("controller", "{kind}", "{tmp_path}", "{name}").\nk(Y) :- controller(Y, C).\n')
         [((y,), _)] = back.facts("k")
         assert isinstance(y, Null) and str(y) == "_:n1", kind
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "arrow"])
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_one_table_given_back_is_one_scope_for_its_nulls(kind, engine, tmp_path):
+    """A null in two columns of one table, and in two predicates of one
+    frame of every predicate (``to_pandas()``), is one null read back, as
+    within one file (it was one null per column and predicate: the join on
+    it found nothing though the text printed one label); two tables are
+    two files, two scopes."""
+    model = chronolog.reason("k(Y, Y, C) :- company(C).\nctrl(Y, C) :- k(Y, Y, C).\ncompany(a)@[0,5].\n")
+    assert model.to_text() == "ctrl(_:n1,a)@[0,5]\nk(_:n1,_:n1,a)@[0,5]"
+    rules = "same(C) :- k(Y, Y, C).\nj(C) :- k(Y, Y, C), ctrl(Y, C).\n"
+    one = getattr(model, f"to_{kind}")("k")
+    assert chronolog.reason(rules, {"k": one}, engine=engine).to_text() == "same(a)@[0,5]"
+    every = getattr(model, f"to_{kind}")()
+    assert chronolog.reason(rules, every, engine=engine).to_text() == "j(a)@[0,5]\nsame(a)@[0,5]"
+    apart = {p: getattr(model, f"to_{kind}")(p) for p in ("k", "ctrl")}
+    assert chronolog.reason(rules, apart, engine=engine).to_text() == "same(a)@[0,5]"
+    path = tmp_path / "k.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(model.to_arrow("k"), path)
+    back = chronolog.reason(f'@bind("k", "parquet", "{tmp_path}", "k.parquet").\n' + rules, engine=engine)
+    assert back.to_text() == "same(a)@[0,5]"
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_models_facts_with_nulls_go_back_in_as_rows(engine):
+    """``model.facts()`` gives a null as its object; given back in a dict of
+    rows (to ``reason`` or a session's ``add``) it is that null, the same in
+    every row (it was refused: "_:n1 (Null) is not a constant"), and the
+    chase's new nulls skip its label."""
+    model = chronolog.reason("ctrl(Y, C) :- company(C).\nboss(Y, N) :- ctrl(Y, C), size(C, N).\n"
+                             "company(a)@[0,5].\nsize(a, 3)@[0,9].\n")
+    rules = "j(Y, C, N) :- ctrl(Y, C), boss(Y, N).\nk(Y, C) :- company(C).\nl(Y) :- ctrl(Y, C), not boss(Y, 4).\n"
+    given = {"ctrl": model.facts("ctrl"), "boss": model.facts("boss"), "company": [(("b",), (0, 1))]}
+    want = "j(_:n1,a,3)@[0,5]\nk(_:n2,b)@[0,1]\nl(_:n1)@[0,5]"
+    assert chronolog.reason(rules, given, engine=engine).to_text() == want
+    session = chronolog.Reasoner(rules, {"ctrl": given["ctrl"], "company": given["company"]}, engine=engine)
+    session.add({"boss": given["boss"]})
+    assert session.model.to_text() == want

@@ -111,6 +111,31 @@ def test_a_batch_of_many_strata_runs_on_columns_however_small_the_input():
         assert got.lines() == chronolog.reason(rules + facts, engine="rows").lines()
 
 
+@pytest.mark.parametrize("same", [100, 99, 50, 1])
+def test_the_plan_says_where_a_batch_of_many_strata_runs(same):
+    """``chronolog plan`` names the backend each stratum runs on under auto
+    with a few facts: the members of a batch of MANY_STRATA strata of one
+    shape on columns (it said "columns when 300,000+ facts are given, else
+    rows"), and a batch whose reads come from strata that run one by one
+    on rows (fewer of one shape: ``same`` of the 100 ``a`` rules) where it
+    runs."""
+    from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan as make_plan
+    from chronolog.planner.backend_choice import choose
+
+    rules = "".join(f"a{j}(X) :- q{j}(X), not r{j}(X).\n" if j < same else f"a{j}(X) :- q{j}(X), s{j}(X).\n"
+                    for j in range(100))
+    rules += "".join(f"b{j}(X) :- <->[0,1] a{j}(X).\n" for j in range(100))
+    facts = "".join(f"q{j}(a)@[0,1].\nr{j}(b)@[0,1].\ns{j}(a)@[0,1].\n" for j in range(100))
+    ran = chronolog.reason(rules + facts).stats["executors"]
+    plan = make_plan(load_program(rules + facts))
+    said = {s.index: {"columns": "columns", "rows": "rows"}.get(s.backend, "rows") for s in choose(plan).strata}
+    assert said == ran
+    text = describe_plan(plan)
+    assert text.count("runs on columns (one of a batch of 100 strata") == sum(v == "columns" for v in ran.values())
+
+
 # programs of each kind a stratum may read through: plain joins, negation,
 # Since, aggregates (and conditions after them), a recursion, a recurrence
 _READ_FAMILY = (

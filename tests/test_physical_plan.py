@@ -227,7 +227,7 @@ def test_the_printed_plan_is_where_each_stratum_ran(case):
     p = plan(case.parsed)
     text = describe_plan(p, "columns")
     assert text.count("  rule ") == sum(len(st.rules) for st in p.physical.strata) + len(p.physical.constraints)
-    placed = {s.index: s.backend for s in bc.choose(p, "columns").strata}
+    placed = {s.index: s.backend for s in bc.choose(p, "columns", case.horizon).strata}  # (the run's horizon)
     try:
         m = chronolog.reason(case.program, case.facts, horizon=case.horizon, engine="columns")
     except chronolog.ChronologError:
@@ -249,3 +249,48 @@ def test_the_plan_of_a_lars_tuple_window_says_spark_refuses_it():
     assert spark == ["spark --distributed: refused: the LARS tuple window [#1] over b does not run on Spark "
                      "(run the program without Spark, or as a stream)"]
     assert not any("spark rounds" in line for line in lines)
+
+
+_EMA = ("ema(X, V) :- price(X, V), not <->(0,inf) price(X, _).\n"
+        "ema(X, E) :- price(X, V), <->[1,1] ema(X, P), E = 0.5 * V + 0.5 * P.\n"
+        "price(a, 10)@0.\nprice(a, 12)@1.\nprice(a, 14)@2.\n")
+
+
+@pytest.mark.parametrize("src", [
+    _EMA,  # a recurrence without a horizon: the model is found where it repeats, on rows
+    _EMA + "@temporal(0, 10).\n",
+    _EMA + "@temporal(0, inf).\n",  # open where the recursion moves time
+    "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\nshift(a)@[0,2) every 7.\n",  # a given fact that repeats
+    "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\nshift(a)@[0,8) every 7.\n",  # ... one that holds for good from 0
+    "p(X) :- shift(X).\nshift(a)@[0,8) every 7.\n@temporal(0, 30).\n",
+    "r(X) :- <->[1,1] r(X), s(X).\nr(a)@0.\ns(a)@[0,5].\n@temporal(0, 8).\n",
+    "a(X) :- p(X) <S>[0,2] a(X).\na(X) :- q(X).\np(a)@[0,4].\nq(a)@1.\n",
+    "m(X, S) :- r(X, V), S = sum(V).\nn(X) :- m(X, S), not q(X).\nr(a, 1)@[0,2].\nr(b, 2)@[1,3].\nq(b)@2.\n",
+    "c(Y, C) :- company(C).\nd(Y) :- c(Y, C).\ncompany(a)@[0,5].\n",
+    "p(X, V) :- q(X, V), V > 1.\nq(a, 1.5)@[0,1].\nq(b, 3/2)@[0,1].\n",
+])
+@pytest.mark.parametrize("engine", ["rows", "columns", "auto"])
+def test_the_plan_names_the_backend_each_stratum_runs_on(src, engine):
+    """Per stratum, the plan's backend is the one the run reports (a few
+    facts: what auto leaves to the size runs on rows), or the plan says it
+    may fall back and the run names that stratum's fallback.  A model that
+    may repeat forever, with no horizon or one open where it repeats (or a
+    given fact repeating without one), runs on rows however the strata are
+    placed: the plan said columns for them."""
+    import warnings
+
+    import chronolog
+    from chronolog.planner.backend_choice import BY_SIZE, choose
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = chronolog.reason(src, engine=engine)
+    placement = choose(plan(load_program(src)), engine)
+    ran = model.stats["executors"]
+    fell = {int(f.split(":")[0].split()[1]) for f in model.stats.get("fallbacks", [])}
+    for choice in placement.strata:
+        said = "rows" if choice.backend == BY_SIZE else choice.backend
+        if choice.index in fell:
+            assert said == "columns" and ran[choice.index] == "rows"
+        else:
+            assert ran[choice.index] == said, (choice.index, choice.why)

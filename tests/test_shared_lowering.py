@@ -289,6 +289,68 @@ def test_float_lowering_gives_pythons_values_on_spark(spark, e, rows):
     assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
 
 
+# the built-ins of floats the lowering writes once (float_arithmetic.function): (name, arguments, round's digits)
+FLOAT_CALLS = [("abs", 1, None), ("floor", 1, None), ("ceil", 1, None), ("round", 1, None), ("round", 1, 0),
+               ("mod", 2, None), ("sqrt", 1, None), ("float", 1, None)]
+
+
+def python_call(call, rows, bound: int):
+    """The engine's values of the built-in ``call`` (language/builtins.py)
+    on ``rows``, or None where some row must be refused (the engine's
+    error, NaN or an infinity, a whole number of magnitude ``bound`` or more)."""
+    from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError
+
+    name, n, digits = call
+    out = []
+    for row in rows:
+        args = [row["A"], row["B"]][:n] + ([] if digits is None else [digits])
+        try:
+            v = FUNCTIONS[name][2](*args)
+        except BuiltinTypeError:
+            return None
+        if not math.isfinite(v) or type(v) is int and abs(v) >= bound:
+            return None
+        out.append(v)
+    return out
+
+
+def call_lowering(call, bound: int, signed_zero: bool):
+    name, n, digits = call
+    return fa.function(name, [exprs.col("A"), exprs.col("B")][:n], name, bound, signed_zero, digits)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.sampled_from(FLOAT_CALLS), FLOAT_ROWS)
+def test_float_functions_on_numpy_are_the_engines(call, rows):
+    cols = {c: np.array([r[c] for r in rows], dtype=np.float64) for c in ("A", "B")}
+    try:
+        with np.errstate(all="ignore"):
+            got = np.asarray(exprs.to_numpy(call_lowering(call, 2**62, signed_zero=True), cols)).tolist()
+    except exprs.Refused:
+        got = None
+    assert same_floats(got, python_call(call, rows, 2**62), signed_zero=True), (call, rows)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(FLOAT_CALLS), FLOAT_ROWS)
+def test_float_functions_on_spark_are_the_engines(spark, call, rows):
+    from chronolog.connectors.spark_rounds.functions import double_literal
+
+    marker = "shared lowering refused: "
+    sql = exprs.to_sql(call_lowering(call, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
+    df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
+    try:
+        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+    except Exception as err:  # noqa: BLE001 - the refusal's raise_error
+        assert marker in str(err), err
+        on_spark = None
+    want = python_call(call, rows, 2**63)
+    if on_spark is not None and call[0] in ("floor", "ceil", "round") and call[2] is None:
+        on_spark = [int(v) for v in on_spark]  # (a bigint, which the rounds cast to their number type)
+    assert same_floats(on_spark, want, signed_zero=False), (call, rows, sql)
+
+
 def intervals():
     ends = st.integers(-50, 50)
     return st.tuples(ends, ends, st.booleans(), st.booleans()).filter(lambda t: t[0] < t[1] or (t[0] == t[1] and t[2] and t[3]))

@@ -53,7 +53,7 @@ from chronolog.engine import float_arithmetic as fa
 from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast
 
-from .arithmetic import extremum, python_sign, stop_sql, unscaled
+from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
@@ -100,13 +100,15 @@ def double_literal(f: float) -> str:
     return f"CAST('{f!r}' AS DOUBLE)"
 
 
-SQL_OP = {"==": "=", "!=": "<>"}
-
-
 def float_vs_exact(op: str, d: str, c) -> str:
     """``d op c`` exactly, of the float SQL ``d`` and the exact number ``c``
     (engine/float_arithmetic.versus_exact, the columns' too)."""
-    return to_sql(fa.versus_exact(op, col(d), c), lambda v: double_literal(v) if type(v) is float else str(v).lower(), None)
+    return to_sql(fa.versus_exact(op, col(d), c), _literal, None)
+
+
+def _literal(v) -> str:
+    """A float or a boolean of a comparison as SQL."""
+    return double_literal(v) if type(v) is float else str(v).lower()
 
 
 def constant_value(e):
@@ -125,19 +127,15 @@ def constant_value(e):
 
 def compare_float(op: str, left: tuple, right: tuple, rule) -> str:
     """A comparison with a float side: ``left``, ``right`` are ``(SQL,
-    class, expression)``.  Two floats compare directly (no NaN, no -0.0 is
-    ever kept); a float with an exact constant through the floats around
-    it (engine/float_arithmetic.versus_exact)."""
+    class, expression)`` (engine/float_arithmetic.compare, the columns'
+    too; a float against an exact number computed in the row: refused)."""
     (a, ca, ea), (b, cb, eb) = left, right
-    if ca == cb == FLOAT:
-        return f"{a} {SQL_OP.get(op, op)} {b}"
-    if ca != FLOAT:  # the float on the left
-        (a, ca, ea), (b, cb, eb), op = (b, cb, eb), (a, ca, ea), fa.MIRROR[op]
-    c = constant_value(eb)
-    if c is None:
-        raise NotRelational(f"the comparison of a float with the exact number {eb} computed in the row "
+    exact = constant_value(eb if ca == FLOAT else ea)
+    cond = fa.compare(op, col(a), ca == FLOAT, col(b), cb == FLOAT, exact)
+    if cond is None:
+        raise NotRelational(f"the comparison of a float with the exact number {eb if ca == FLOAT else ea} computed in the row "
                             "(the engine compares them exactly, Spark through a float)", rule)
-    return float_vs_exact(op, a, c)
+    return to_sql(cond, _literal, None)
 
 
 class Functions:
@@ -175,10 +173,6 @@ class Functions:
     def binop(self, op: str, a: str, ca, b: str, cb, text: str) -> str:
         return self.shared(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
 
-    def in_64_bits(self, name: str, x: str, text: str) -> str:
-        """``name`` (floor, ceil, rint) of the float ``x`` as the run's number, within 64 bits."""
-        return f"CAST({self.shared(fa.whole(name, col(x), 2**63, text))} AS {self.arith.num})"
-
     def sqrt_exact(self, x: str, text: str) -> str:
         """``sqrt`` of an exact number: a float where it is no square of a
         rational (then ``sqrt(float(x))``, as the engine's); the run stops
@@ -195,31 +189,19 @@ class Functions:
         return self.arith.checked(f"sqrt(CAST({x} AS DOUBLE))", bad, why)
 
     def float_call(self, name: str, xs: list, cs: list, text: str, rule, digits=None) -> tuple:
-        """``(SQL, class)`` of a function of numbers with a float among them."""
-        x = xs[0]
+        """``(SQL, class)`` of a function of numbers with a float among them
+        (engine/float_arithmetic.function, the columns' too)."""
         if name in ("min", "max"):
             if set(cs) != {FLOAT}:
                 raise NotRelational(f"{name}() of floats and exact numbers ({text}: the result keeps its operand's kind)", rule)
             return extremum(name, xs), FLOAT
-        if name == "abs":
-            return f"abs({x})", FLOAT
-        if name in ("floor", "ceil"):
-            return self.in_64_bits(name, x, text), NUM
-        if name == "round":
-            if digits is None:
-                return self.in_64_bits("rint", x, text), NUM
-            if digits != 0:  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
-                return self.engine("round", [x, str(digits)], "double"), FLOAT
-            return self.finite(f"rint({x})", text), FLOAT
-        if name == "mod":
-            a, b = self.double(x, cs[0]), self.double(xs[1], cs[1])
-            r = self.arith.checked(f"({a} % {b})", f"{b} = 0", f"{text} by zero")
-            return self.finite(python_sign(r, b, f"{r} + {b}"), text), FLOAT
-        if name == "float":
-            return x, FLOAT
-        if name == "sqrt":
-            return self.arith.checked(f"sqrt({x})", f"{x} < 0", f"{text} of a negative number"), FLOAT
-        raise NotRelational(f"the function {name}() of a float ({text})", rule)  # pragma: no cover
+        if name == "round" and digits not in (None, 0):  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
+            return self.engine("round", [xs[0], str(digits)], "double"), FLOAT
+        x = fa.function(name, [col(self.double(x, c)) for x, c in zip(xs, cs)], text, 2**63, signed_zero=False, digits=digits)
+        if x is None:  # pragma: no cover
+            raise NotRelational(f"the function {name}() of a float ({text})", rule)
+        whole = name in ("floor", "ceil") or (name == "round" and digits is None)
+        return (f"CAST({self.shared(x)} AS {self.arith.num})", NUM) if whole else (self.shared(x), FLOAT)
 
     # strings
 

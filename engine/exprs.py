@@ -116,7 +116,7 @@ def call(name: str, *args) -> Expr:
     """A function of both backends: ``abs``, ``least``, ``greatest``,
     ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``), of floats
     (numpy and SQL) ``divide``, ``floor``, ``ceil``, ``rint`` (half to
-    even), ``sqrt``, ``not_finite`` and ``to_int``,
+    even), ``sqrt``, ``not_finite``, ``to_int`` and ``to_float``,
     ``month_index`` (of a day since 1970: ``year * 12 + month - 1``, the
     proleptic Gregorian calendar of both) and ``month_start`` (the day
     since 1970 a month index starts)."""
@@ -275,8 +275,8 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
             r = np.where(*xs)
         elif op == "not_finite":
             r = ~np.isfinite(xs[0])
-        elif op == "to_int":
-            r = xs[0].astype(np.int64)
+        elif op in ("to_int", "to_float"):
+            r = np.asarray(xs[0]).astype(np.int64 if op == "to_int" else np.float64)
         elif op == ">>1":
             r = np.right_shift(xs[0], 1)
         elif op in ("least", "greatest"):  # (any number of operands: numpy's ufuncs take two)
@@ -378,7 +378,7 @@ def running_max(part, x):
 # ------------------------------------------------------------------ Spark SQL
 
 _SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infinity' AS DOUBLE)))",
-               "to_int": "CAST({} AS BIGINT)"}
+               "to_int": "CAST({} AS BIGINT)", "to_float": "CAST({} AS DOUBLE)"}
 
 
 def to_sql(e: Expr, literal, stop) -> str:

@@ -71,6 +71,22 @@ def function(name: str, xs: list, text: str, bound: int, signed_zero: bool = Tru
     return x if name == "float" else None
 
 
+EXACT_ROOT = 2**53  # an integer square below it is found exactly by a float's sqrt
+
+
+def sqrt_exact(x: Expr, y: Expr, negative: Expr, big: Expr, text: str) -> Expr:
+    """``sqrt`` of an exact number (``x``: it as a float, correctly rounded)
+    as the float the engine gives where the number is no square of a
+    rational (``sqrt(float(x))``), refused where it is negative, where it
+    is one (the engine's root is exact) or where that is unknown (``big``):
+    ``y``, an integer below :data:`EXACT_ROOT` where ``big`` is false, is a
+    square exactly when the number is one (the rounded root squared gives
+    it back)."""
+    r = call("to_int", call("rint", call("sqrt", call("to_float", y))))
+    why = f"{text}: a negative number, an exact square (an exact root) or beyond 2^53 (unknown)"
+    return checked(call("sqrt", x), negative.either(big).either((r * r).eq(y)), why)
+
+
 def compare(op: str, x: Expr, x_float: bool, y: Expr, y_float: bool, exact):
     """``x op y`` where one side at least is a float, exactly, as the
     engine compares numbers: two floats directly (no NaN is ever kept);

@@ -51,7 +51,7 @@ from fractions import Fraction
 
 from chronolog.engine import float_arithmetic as fa
 from chronolog.engine.exprs import col, to_sql
-from chronolog.language import ast
+from chronolog.language import ast, builtins
 
 from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
@@ -59,38 +59,11 @@ from .fragment import NotRelational
 from .sql import hex_string
 
 STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
-FLOAT_FUNCTIONS = {"float", "sqrt"}
 # code points whose upper and lower case Spark maps as Python does (tested
 # on every one of them: tests/test_spark_rounds_functions.py)
 CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
 INF = "CAST('Infinity' AS DOUBLE)"
-EXACT_ROOT = 2**53  # an exact square below it is found exactly by a double sqrt
 TRAILING_ZEROS = hex_string(r"\.?0+$")  # of a decimal's text (its point too when nothing follows)
-
-
-def result_class(e, args: list):
-    """The class of the call or operator ``e`` from its arguments' classes
-    (None: not known yet); a combination the engine rejects gets a class,
-    the SQL refuses it (:meth:`Functions.call`)."""
-    if isinstance(e, ast.BinOp):
-        if e.op == "+" and args == [STR, STR]:
-            return STR
-        name = "arith"
-    else:
-        name = e.name
-    if name in ("concat", "substr", "lower", "upper"):
-        return STR
-    if name in ("strlen", "floor", "ceil", "exact"):
-        return NUM
-    if name in FLOAT_FUNCTIONS or name in ("exp", "log"):
-        return FLOAT
-    if None in args:
-        return None
-    if name == "round":
-        return FLOAT if args[0] == FLOAT and len(args) == 2 else NUM
-    if name in ("min", "max") and len(set(args)) == 1:
-        return args[0]
-    return FLOAT if FLOAT in args else NUM
 
 
 def double_literal(f: float) -> str:
@@ -174,19 +147,15 @@ class Functions:
         return self.shared(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
 
     def sqrt_exact(self, x: str, text: str) -> str:
-        """``sqrt`` of an exact number: a float where it is no square of a
-        rational (then ``sqrt(float(x))``, as the engine's); the run stops
-        on a square (the engine's value is exact) or when that is unknown."""
+        """``sqrt`` of an exact number (engine/float_arithmetic.sqrt_exact,
+        the columns' too): a square exactly when ``x·10^S`` is one, or
+        ``x·10^(S+1)`` for an odd S; read past the bound only (OR stops
+        at the first true)."""
         s = self.arith.scale or 0
         u = unscaled(x, s)  # x·10^S
-        # y = x·10^S, or x·10^(S+1) for an odd S: a square exactly when x is
-        # one; read past the bound only (OR stops at the first true)
-        bound = EXACT_ROOT // 10 if s % 2 else EXACT_ROOT
         y = f"(CAST({u} AS BIGINT) * 10)" if s % 2 else f"CAST({u} AS BIGINT)"
-        r = f"CAST(rint(sqrt(CAST({y} AS DOUBLE))) AS BIGINT)"
-        bad = f"{x} < 0 OR {u} > {bound} OR {r} * {r} = {y}"
-        why = f"{text}: a negative number, an exact square (an exact root) or beyond 2^53 (unknown)"
-        return self.arith.checked(f"sqrt(CAST({x} AS DOUBLE))", bad, why)
+        big = col(u).compare(">", fa.EXACT_ROOT // 10 if s % 2 else fa.EXACT_ROOT)
+        return self.shared(fa.sqrt_exact(col(f"CAST({x} AS DOUBLE)"), col(y), col(x).lt(0), big, text))
 
     def float_call(self, name: str, xs: list, cs: list, text: str, rule, digits=None) -> tuple:
         """``(SQL, class)`` of a function of numbers with a float among them
@@ -200,8 +169,9 @@ class Functions:
         x = fa.function(name, [col(self.double(x, c)) for x, c in zip(xs, cs)], text, 2**63, signed_zero=False, digits=digits)
         if x is None:  # pragma: no cover
             raise NotRelational(f"the function {name}() of a float ({text})", rule)
-        whole = name in ("floor", "ceil") or (name == "round" and digits is None)
-        return (f"CAST({self.shared(x)} AS {self.arith.num})", NUM) if whole else (self.shared(x), FLOAT)
+        if builtins.result_class(name, cs + ([NUM] if digits is not None else [])) == NUM:  # (a whole number)
+            return f"CAST({self.shared(x)} AS {self.arith.num})", NUM
+        return self.shared(x), FLOAT
 
     # strings
 

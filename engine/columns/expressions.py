@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from chronolog.language import ast
+from chronolog.language import ast, builtins
 
 from .. import float_arithmetic as fa
 from .encoding import Fallback
@@ -284,6 +284,8 @@ def _call(expr, df, values):
 
     from chronolog.planner.backend_choice import round_digits
 
+    from ..exprs import call
+
     name, args = expr.name, expr.args
     if name in ("floor", "ceil") and len(args) == 1 and isinstance(args[0], ast.BinOp) and args[0].op == "/":
         lk, x = evaluate(args[0].left, df, values)
@@ -298,6 +300,8 @@ def _call(expr, df, values):
     if kinds == {INT}:
         if name in ("floor", "ceil") or (name == "round" and (digits or 0) >= 0):
             return INT, xs[0]  # a whole number is its own
+        if name == "sqrt":  # a float where the engine's is one (float_arithmetic.sqrt_exact, the rounds' too)
+            return FLOAT, floats(lambda a: fa.sqrt_exact(call("to_float", a), a, a.lt(0), a.compare(">", fa.EXACT_ROOT), str(expr)), xs[0])
         if name in ("abs", "mod", "min", "max"):
             return INT, integers(ast.Call(name, tuple(ast.Var(f"a{i}") for i in range(len(xs)))), *xs)
     if EXACT in kinds and FLOAT not in kinds:
@@ -313,8 +317,9 @@ def _call(expr, df, values):
         if name in ("min", "max") or name != "float" and any(k == INT and np.any(np.abs(x) > 2**53) for k, x in got):
             raise Fallback(f"{expr}: floats beside exact numbers")  # (min of 0.0, -0.0 keeps the first)
         # int64 -> float64 rounds to nearest, ties to even: Python's float(int); within 2^53 exact
-        r = floats(lambda *v: fa.function(name, list(v), str(expr), _BOUND, digits=digits), *(x.astype(np.float64) for x in xs))
-        return (INT if name in ("floor", "ceil") or (name == "round" and digits is None) else FLOAT), r
+        r = floats(lambda *v: fa.function(name, list(v), str(expr), _BOUND, digits=digits), *(x.astype(np.float64, copy=False) for x in xs))
+        classes = ["float" if k == FLOAT else "num" for k, _ in got] + ([] if digits is None else ["num"])
+        return (INT if builtins.result_class(name, classes) == "num" else FLOAT), r
     raise Fallback(f"{expr} is not vectorised")
 
 

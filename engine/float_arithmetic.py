@@ -2,8 +2,10 @@
 for the columnar executor and the Spark rounds (engine/exprs.py emits
 each).
 
-``+ - * /``, ``floor``, ``ceil`` and ``rint`` of floats are exact IEEE
-operations in Polars, Java and Python alike (an exact number operand is
+``+ - * /``, ``floor``, ``ceil``, ``rint``, ``sqrt`` and the remainder of
+floats are exact IEEE operations in numpy, Polars, Java and Python alike
+(:func:`function`: the built-ins; :func:`compare`: comparisons with a
+float side) (an exact number operand is
 made a float first, correctly rounded in all three), hence equal.  Where
 the engine raises (a division by zero) or gets NaN or an infinity (which
 it keeps and the backends do not) the row is refused; a whole number

@@ -276,17 +276,23 @@ def test_float_lowering_on_numpy_is_pythons_arithmetic(e, rows):
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
 @given(float_exprs(), FLOAT_ROWS)
 def test_float_lowering_gives_pythons_values_on_spark(spark, e, rows):
+    on_spark, sql = spark_values(spark, float_lowering(e, 2**63, signed_zero=False), rows)
+    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
+
+
+def spark_values(spark, x, rows) -> tuple:
+    """``(values, sql)``: the Expr ``x`` of the float columns A, B of
+    ``rows`` computed by Spark SQL (values None where a check refuses a row)."""
     from chronolog.connectors.spark_rounds.functions import double_literal
 
     marker = "shared lowering refused: "
-    sql = exprs.to_sql(float_lowering(e, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
+    sql = exprs.to_sql(x, double_literal, lambda why: f"raise_error('{marker}')")
     df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
     try:
-        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+        return [r[0] for r in df.selectExpr(f"{sql} AS r").collect()], sql
     except Exception as err:  # noqa: BLE001 - the refusal's raise_error
         assert marker in str(err), err
-        on_spark = None
-    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
+        return None, sql
 
 
 # the built-ins of floats the lowering writes once (float_arithmetic.function): (name, arguments, round's digits)
@@ -335,16 +341,7 @@ def test_float_functions_on_numpy_are_the_engines(call, rows):
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(FLOAT_CALLS), FLOAT_ROWS)
 def test_float_functions_on_spark_are_the_engines(spark, call, rows):
-    from chronolog.connectors.spark_rounds.functions import double_literal
-
-    marker = "shared lowering refused: "
-    sql = exprs.to_sql(call_lowering(call, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
-    df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
-    try:
-        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
-    except Exception as err:  # noqa: BLE001 - the refusal's raise_error
-        assert marker in str(err), err
-        on_spark = None
+    on_spark, sql = spark_values(spark, call_lowering(call, 2**63, signed_zero=False), rows)
     want = python_call(call, rows, 2**63)
     if on_spark is not None and call[0] in ("floor", "ceil", "round") and call[2] is None:
         on_spark = [int(v) for v in on_spark]  # (a bigint, which the rounds cast to their number type)

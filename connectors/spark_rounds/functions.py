@@ -10,8 +10,8 @@ number type.  ``+ - * /``, ``sqrt``, ``abs``, ``floor``, ``ceil``,
 to 0 digits (``rint``: half to even on the binary value) and an exact
 number made a float (Java's conversions of a ``long`` and of a
 ``BigDecimal`` are correctly rounded, as Python's) are exact IEEE
-operations in both, hence equal (the arithmetic, ``floor``, ``ceil`` and
-``rint``: engine/float_arithmetic.py, shared with the columns).  Where the engine raises (division by
+operations in both, hence equal (the arithmetic, the built-ins and the
+comparisons: engine/float_arithmetic.py, shared with the columns).  Where the engine raises (division by
 zero, ``sqrt`` or ``mod`` out of domain, NaN) or keeps an infinite float,
 and where ``sqrt`` of an exact square is exact, the run stops
 (:func:`arithmetic.stop_sql`) and falls back to one task.  ``-0.0`` is written

@@ -6,11 +6,11 @@ vectorised: 64-bit integers with ``+ - *``, ``mod`` and floored
 division (engine/int_arithmetic.py, the lowering the Spark rounds share:
 checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
-floats (engine/float_arithmetic.py, shared with the rounds too: IEEE
-arithmetic is the same in Polars and Python).  Anything else --
-a string in arithmetic, ints mixed with floats in one column, an exact
-number meeting a float, a division by zero, a result beyond 64 bits, a
-function call -- raises :class:`Fallback`; an assignment, a condition or
+floats with their built-ins (engine/float_arithmetic.py, shared with the
+rounds too: IEEE arithmetic is the same in numpy, Java and Python).
+Anything else -- a string in arithmetic, ints mixed with floats in one
+column, an exact number meeting a float, a division by zero, a result
+beyond 64 bits, a string function, ``exp`` -- raises :class:`Fallback`; an assignment, a condition or
 an aggregate's expression then computes it with the rows' own closures
 once per distinct value (distinct_calls.py); where those fail, the stratum
 runs on rows, which give the exact value or the positioned error.
@@ -293,7 +293,7 @@ def _call(expr, df, values):
         if lk == rk == INT:
             return INT, integers(ast.Call(name, (ast.BinOp("/", _A, _B),)), x, y)
     digits = round_digits(expr) if name == "round" and len(args) == 2 else None
-    if name not in _CALLS or len(args) not in _CALLS[name] or (name == "round" and len(args) == 2 and digits is None):
+    if name not in _CALLS or builtins.check_arity(name, len(args)) or (name == "round" and len(args) == 2 and digits is None):
         raise Fallback(f"{expr} is not vectorised")
     got = [evaluate(a, df, values) for a in args[:1 if name == "round" else None]]
     kinds, xs = {k for k, _ in got}, [x for _, x in got]
@@ -323,8 +323,7 @@ def _call(expr, df, values):
     raise Fallback(f"{expr} is not vectorised")
 
 
-_CALLS = {"abs": (1,), "floor": (1,), "ceil": (1,), "round": (1, 2), "mod": (2,), "sqrt": (1,), "float": (1,),
-          "min": range(2, 1 << 16), "max": range(2, 1 << 16)}  # (the arities the builtins take: language/builtins.py)
+_CALLS = {"abs", "floor", "ceil", "round", "mod", "sqrt", "float", "min", "max"}  # (their arities: language/builtins.py)
 
 
 _CMP = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}

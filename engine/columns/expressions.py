@@ -275,11 +275,11 @@ def evaluate(expr, df, values):
 
 
 def _call(expr, df, values):
-    """abs, floor, ceil, round, mod, sqrt, float, min and max where numpy
+    """abs, floor, ceil, round, mod, sqrt, float, exact, min and max where numpy
     gives Python's exact answer: of integers the shared integer lowering
     (``floor(A / B)`` a floor division, no Fraction between), of floats
     the shared float lowering (float_arithmetic.function, the rounds'
-    too), of exact pairs floor, ceil, abs and float."""
+    too), of exact pairs floor, ceil, abs, float and exact."""
     import numpy as np
 
     from chronolog.planner.backend_choice import round_digits
@@ -298,7 +298,7 @@ def _call(expr, df, values):
     got = [evaluate(a, df, values) for a in args[:1 if name == "round" else None]]
     kinds, xs = {k for k, _ in got}, [x for _, x in got]
     if kinds == {INT}:
-        if name in ("floor", "ceil") or (name == "round" and (digits or 0) >= 0):
+        if name in ("floor", "ceil", "exact") or (name == "round" and (digits or 0) >= 0):
             return INT, xs[0]  # a whole number is its own
         if name == "sqrt":  # a float where the engine's is one (float_arithmetic.sqrt_exact, the rounds' too)
             return FLOAT, floats(lambda a: fa.sqrt_exact(call("to_float", a), a, a.lt(0), a.compare(">", fa.EXACT_ROOT), str(expr)), xs[0])
@@ -308,6 +308,8 @@ def _call(expr, df, values):
         num, den = _pair(got[0][0], xs[0]) if len(xs) == 1 else (None, None)
         if name in ("floor", "ceil") and num is not None:  # floor division of the pair: exact
             return INT, (np.floor_divide(num, den) if name == "floor" else -np.floor_divide(-num, den))
+        if name == "exact" and num is not None:  # an exact number is its own
+            return EXACT, (num, den)
         if name == "abs" and num is not None:
             return EXACT, (np.abs(num), den)
         if name == "float" and num is not None and np.all(np.abs(num) <= 2**53) and np.all(den <= 2**53):
@@ -323,7 +325,7 @@ def _call(expr, df, values):
     raise Fallback(f"{expr} is not vectorised")
 
 
-_CALLS = {"abs", "floor", "ceil", "round", "mod", "sqrt", "float", "min", "max"}  # (their arities: language/builtins.py)
+_CALLS = {"abs", "floor", "ceil", "round", "mod", "sqrt", "float", "exact", "min", "max"}  # (their arities: language/builtins.py)
 
 
 _CMP = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}

@@ -259,8 +259,6 @@ class Functions:
             return (xs[0] if cs == [NUM] else self.engine("exact", xs, "num")), NUM
         if name == "sqrt" and cs == [NUM]:
             return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
-        if name == "float" and cs == [NUM]:
-            return f"CAST({xs[0]} AS DOUBLE)", FLOAT
         from .arithmetic import round_digits
 
         digits = round_digits(e) if name == "round" and len(e.args) == 2 else None

@@ -24,6 +24,7 @@ from fractions import Fraction
 from chronolog.language import ast, builtins
 
 from .. import float_arithmetic as fa
+from ..exprs import Refused, call, col, to_numpy
 from .encoding import Fallback
 from .scan import var_column
 from . import exact_columns as ex
@@ -194,7 +195,6 @@ def integers(e, *arrays):
     paid it twice each), and numpy is 3x faster at 200,000 rows too."""
     import numpy as np
 
-    from ..exprs import Refused, col, to_numpy
     from ..int_arithmetic import lower
 
     try:
@@ -210,8 +210,6 @@ def floats(lowering, *arrays):
     """``lowering(a0, a1, ...)`` of engine/float_arithmetic.py over the float
     arrays, in numpy (exprs.to_numpy); Fallback where it refuses a row."""
     import numpy as np
-
-    from ..exprs import Refused, col, to_numpy
 
     try:
         with np.errstate(all="ignore"):  # (an overflow to inf is refused by its check, not a warning)
@@ -234,12 +232,12 @@ def evaluate(expr, df, values):
 
     n = df.height
     if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if ex.is_exact(col):  # exact pairs (exact_columns.py)
-            return EXACT, ex.parts(col)
-        if is_values(col):  # float values, not codes (value_columns.py)
-            return FLOAT, col.to_numpy()
-        codes = col.to_numpy()
+        series = df[var_column(expr.name)]
+        if ex.is_exact(series):  # exact pairs (exact_columns.py)
+            return EXACT, ex.parts(series)
+        if is_values(series):  # float values, not codes (value_columns.py)
+            return FLOAT, series.to_numpy()
+        codes = series.to_numpy()
         pairs = values.exact_pairs(codes)
         if pairs is not None:
             return EXACT, pairs
@@ -284,8 +282,6 @@ def _call(expr, df, values):
 
     from chronolog.planner.backend_choice import round_digits
 
-    from ..exprs import call
-
     name, args = expr.name, expr.args
     if name in ("floor", "ceil") and len(args) == 1 and isinstance(args[0], ast.BinOp) and args[0].op == "/":
         lk, x = evaluate(args[0].left, df, values)
@@ -328,9 +324,6 @@ def _call(expr, df, values):
 _CALLS = {"abs", "floor", "ceil", "round", "mod", "sqrt", "float", "exact", "min", "max"}  # (their arities: language/builtins.py)
 
 
-_CMP = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
-
-
 def compare(cmp, df, values):
     """The boolean mask of ``cmp`` over ``df``."""
     import numpy as np
@@ -350,7 +343,7 @@ def compare(cmp, df, values):
         return _float_versus_exact(cmp, lk, a, rk, b)
     if EXACT in (lk, rk):
         return ex.compare(cmp.op, _pair(lk, a), _pair(rk, b))
-    return getattr(a, _CMP[cmp.op])(b)
+    return to_numpy(col("a").compare(cmp.op, col("b")), {"a": a, "b": b})
 
 
 def _float_versus_exact(cmp, lk, a, rk, b):
@@ -360,11 +353,11 @@ def _float_versus_exact(cmp, lk, a, rk, b):
     (distinct_calls.py)."""
     import numpy as np
 
-    from ..exprs import col, to_numpy
-
     kind, exact, side = (rk, b, cmp.right) if lk == FLOAT else (lk, a, cmp.left)
+    if not len(a if lk == FLOAT else b):
+        return np.zeros(0, dtype=bool)
     c = None
-    if kind != FLOAT and not ast.variables_of(side) and len(a):
+    if kind != FLOAT and not ast.variables_of(side):
         c = int(exact[0]) if kind == INT else Fraction(int(exact[0][0]), int(exact[1][0]))
     cond = fa.compare(cmp.op, col("a"), lk == FLOAT, col("b"), rk == FLOAT, c)
     if cond is None and kind == INT and not np.any(np.abs(exact) > 2**53):
@@ -372,7 +365,7 @@ def _float_versus_exact(cmp, lk, a, rk, b):
     if cond is None:
         raise Fallback("an exact number computed in the row compared with a float")
     r = to_numpy(cond, {"a": a, "b": b})
-    return r if np.ndim(r) else np.full(len(a), bool(r))
+    return r if np.ndim(r) else np.full(len(a if lk == FLOAT else b), bool(r))
 
 
 def _codes(x, df, values):

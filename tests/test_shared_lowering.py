@@ -538,3 +538,15 @@ def test_interval_end_codes_on_spark_are_exact(spark, rows, den, L, bit):
     got = df.selectExpr(f"{placed} AS p", f"{number} AS q").collect()
     assert [r[0] for r in got] == [placed_code(n, den, L, bit, bounds) for n, _ in rows]
     assert [r[1] for r in got] == [end_number(c, den, L) for _, c in rows]
+
+
+@pytest.mark.spark
+def test_float_mod_by_a_constant_on_spark_is_pythons(spark):
+    """A float remainder by a constant is the remainder with the divisor
+    added where the signs differ (Python's), not Spark's ``pmod``, which
+    adds the divisor and takes the remainder again: a second rounding
+    (``-1e-20 % 2.5`` is 2.5 in Python, ``pmod`` gives 0.0)."""
+    rows = [{"A": a, "B": 0.0} for a in (-1e-20, -7.5, 7.5, -0.1, 1e300)]
+    x = fa.function("mod", [exprs.col("A"), exprs.lit(2.5)], "mod(A, 2.5)", 2**63, signed_zero=False)
+    on_spark, sql = spark_values(spark, x, rows)
+    assert on_spark == [r["A"] % 2.5 for r in rows], sql

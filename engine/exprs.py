@@ -116,7 +116,7 @@ def call(name: str, *args) -> Expr:
     """A function of both backends: ``abs``, ``least``, ``greatest``,
     ``floordiv`` and ``mod`` (floored: Python's ``//``, ``%``), of floats
     (numpy and SQL) ``divide``, ``floor``, ``ceil``, ``rint`` (half to
-    even), ``not_finite`` and ``to_int``,
+    even), ``sqrt``, ``not_finite``, ``to_int`` and ``to_float``,
     ``month_index`` (of a day since 1970: ``year * 12 + month - 1``, the
     proleptic Gregorian calendar of both) and ``month_start`` (the day
     since 1970 a month index starts)."""
@@ -226,7 +226,7 @@ def with_values(df, named: dict) -> tuple:
 # ------------------------------------------------------------------ numpy
 
 _NUMPY = {"+": "add", "-": "subtract", "*": "multiply", "divide": "divide", "abs": "abs", "floor": "floor",
-          "ceil": "ceil", "rint": "rint", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
+          "ceil": "ceil", "rint": "rint", "sqrt": "sqrt", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
           ">": "greater", ">=": "greater_equal", "and": "logical_and", "or": "logical_or", "&": "bitwise_and",
           "|": "bitwise_or", "neg": "negative", "floordiv": "floor_divide", "mod": "mod", "least": "minimum", "greatest": "maximum"}
 _EPOCH_MONTH = 1970 * 12  # numpy's datetime64[M] counts months from January 1970
@@ -275,8 +275,8 @@ def to_numpy(e: Expr, cols: dict, memo: dict | None = None):
             r = np.where(*xs)
         elif op == "not_finite":
             r = ~np.isfinite(xs[0])
-        elif op == "to_int":
-            r = xs[0].astype(np.int64)
+        elif op in ("to_int", "to_float"):
+            r = np.asarray(xs[0]).astype(np.int64 if op == "to_int" else np.float64)
         elif op == ">>1":
             r = np.right_shift(xs[0], 1)
         elif op in ("least", "greatest"):  # (any number of operands: numpy's ufuncs take two)
@@ -378,7 +378,7 @@ def running_max(part, x):
 # ------------------------------------------------------------------ Spark SQL
 
 _SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infinity' AS DOUBLE)))",
-               "to_int": "CAST({} AS BIGINT)"}
+               "to_int": "CAST({} AS BIGINT)", "to_float": "CAST({} AS DOUBLE)"}
 
 
 def to_sql(e: Expr, literal, stop) -> str:
@@ -406,12 +406,12 @@ def to_sql(e: Expr, literal, stop) -> str:
         return f"(- {xs[0]})"
     if op == "floordiv":  # (Spark's div truncates: floor it for a remainder of the other sign)
         return f"({xs[0]} div {xs[1]} - CASE WHEN pmod({xs[0]}, {xs[1]}) <> 0 AND ({xs[0]} < 0) <> ({xs[1]} < 0) THEN 1 ELSE 0 END)"
-    if op == "mod" and a[1].op == "lit" and a[1].args[0] > 0:
+    if op == "mod" and a[1].op == "lit" and type(a[1].args[0]) is int and a[1].args[0] > 0:  # (floats: pmod rounds twice)
         return f"pmod({xs[0]}, {xs[1]})"
     if op == "mod":  # try_mod has the dividend's sign (null for a zero divisor); Python's the divisor's
         r = f"try_mod({xs[0]}, {xs[1]})"
         return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({xs[1]} < 0) THEN {r} + {xs[1]} ELSE {r} END)"
-    if op in ("abs", "least", "greatest", "floor", "ceil", "rint"):
+    if op in ("abs", "least", "greatest", "floor", "ceil", "rint", "sqrt"):
         return f"{op}({', '.join(xs)})"
     if op in _SQL_FLOATS:
         return _SQL_FLOATS[op].format(*xs)

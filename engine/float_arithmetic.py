@@ -2,8 +2,10 @@
 for the columnar executor and the Spark rounds (engine/exprs.py emits
 each).
 
-``+ - * /``, ``floor``, ``ceil`` and ``rint`` of floats are exact IEEE
-operations in Polars, Java and Python alike (an exact number operand is
+``+ - * /``, ``floor``, ``ceil``, ``rint``, ``sqrt`` and the remainder of
+floats are exact IEEE operations in numpy, Polars, Java and Python alike
+(:func:`function`: the built-ins; :func:`compare`: comparisons with a
+float side) (an exact number operand is
 made a float first, correctly rounded in all three), hence equal.  Where
 the engine raises (a division by zero) or gets NaN or an infinity (which
 it keeps and the backends do not) the row is refused; a whole number
@@ -45,6 +47,59 @@ def whole(name: str, x: Expr, bound: int, text: str) -> Expr:
     integer, refused where the magnitude of ``x`` reaches ``bound`` (read on
     ``x``: Spark's ``floor`` of a double is a ``bigint`` already, saturated)."""
     return checked(call("to_int", call(name, x)), call("abs", x).ge(float(bound)), f"{text} is beyond 64-bit integers")
+
+
+def function(name: str, xs: list, text: str, bound: int, signed_zero: bool = True, digits=None):
+    """The Expr of the built-in ``name`` of the float Exprs ``xs`` (an
+    exact operand made a float first), as Python computes it: ``abs``,
+    ``floor``, ``ceil`` and ``round`` (no ``digits``: half to even) as
+    whole numbers below ``bound``, ``round(X, 0)`` (``rint``), ``mod``
+    (the divisor's sign, Python's ``%``: the IEEE remainder, then the
+    divisor added where the signs differ, as CPython and numpy compute
+    it), ``sqrt`` (correctly rounded in all three), ``float``; None for
+    another (``round`` to other digits, ``exp``, ``log``, ``min`` and
+    ``max``: per backend)."""
+    x = xs[0]
+    if name == "abs":
+        return call("abs", x)
+    if name in ("floor", "ceil") or (name == "round" and digits is None):
+        return whole("rint" if name == "round" else name, x, bound, text)
+    if name == "round" and digits == 0:
+        return finite(call("rint", x), text, signed_zero)
+    if name == "mod":
+        return finite(checked(call("mod", x, xs[1]), xs[1].eq(0.0), f"{text} by zero"), text, signed_zero)
+    if name == "sqrt":
+        return checked(call("sqrt", x), x.lt(0.0), f"{text} of a negative number")
+    return x if name == "float" else None
+
+
+EXACT_ROOT = 2**53  # an integer square below it is found exactly by a float's sqrt
+
+
+def sqrt_exact(x: Expr, y: Expr, negative: Expr, big: Expr, text: str) -> Expr:
+    """``sqrt`` of an exact number (``x``: it as a float, correctly rounded)
+    as the float the engine gives where the number is no square of a
+    rational (``sqrt(float(x))``), refused where it is negative, where it
+    is one (the engine's root is exact) or where that is unknown (``big``):
+    ``y``, an integer below :data:`EXACT_ROOT` where ``big`` is false, is a
+    square exactly when the number is one (the rounded root squared gives
+    it back)."""
+    r = call("to_int", call("rint", call("sqrt", call("to_float", y))))
+    why = f"{text}: a negative number, an exact square (an exact root) or beyond 2^53 (unknown)"
+    return checked(call("sqrt", x), negative.either(big).either((r * r).eq(y)), why)
+
+
+def compare(op: str, x: Expr, x_float: bool, y: Expr, y_float: bool, exact):
+    """``x op y`` where one side at least is a float, exactly, as the
+    engine compares numbers: two floats directly (no NaN is ever kept);
+    a float with an exact number through the floats around it
+    (:func:`versus_exact`), ``exact`` its value (None: computed in the row,
+    which a float cannot bracket: None, each backend refuses or decides)."""
+    if x_float and y_float:
+        return x.compare(op, y)
+    if not x_float:  # the float on the left
+        x, y, op = y, x, MIRROR[op]
+    return None if exact is None else versus_exact(op, x, exact)
 
 
 def bracket(c) -> tuple:

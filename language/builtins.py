@@ -164,6 +164,33 @@ FUNCTIONS = {
 }
 
 
+def result_class(name: str, args: list):
+    """The class of the value of the built-in or operator ``name`` (``+``
+    ... for arithmetic) from its arguments' classes (``"num"``: an exact
+    number, ``"float"``, ``"str"``, ``"bool"``; None: not known yet), as
+    the backends that type their columns (the columns' kernels, the Spark
+    rounds) compute it: a float operand makes a float (Python's rule),
+    ``floor``, ``ceil``, ``round`` without digits and ``exact`` give exact
+    numbers, ``min``/``max`` their operands' class, ``sqrt`` a float (an
+    exact square's exact root the engine gives is refused there).  A
+    combination the engine rejects gets a class; the backend refuses it."""
+    if name == "+" and args == ["str", "str"]:
+        return "str"
+    if name in ("concat", "substr", "lower", "upper"):
+        return "str"
+    if name in ("strlen", "floor", "ceil", "exact"):
+        return "num"
+    if name in ("float", "sqrt", "exp", "log"):
+        return "float"
+    if None in args:
+        return None
+    if name == "round":
+        return "float" if args[0] == "float" and len(args) == 2 else "num"
+    if name in ("min", "max") and len(set(args)) == 1:
+        return args[0]
+    return "float" if "float" in args else "num"
+
+
 def _log(x):
     _num("log", x)  # (before x > 0: a string compared with 0 was a TypeError, an internal error)
     if x <= 0:

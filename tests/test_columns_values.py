@@ -128,3 +128,35 @@ def test_dates_by_numpy_are_the_calendars_dates(points, unit):
     import pyarrow as pa
 
     assert fast.equals(pa.array(dts, pa.date32()))
+
+
+FUNCTIONS = ("f1(K, V) :- p(K, A, B), B != 0, V = mod(A, B).\nf2(K, V) :- p(K, A, B), V = round(A).\n"
+             "f3(K, V) :- p(K, A, B), V = round(A, 0) + abs(B).\nf4(K, V) :- p(K, A, B), A >= 0, V = sqrt(A).\n"
+             "f5(K, V) :- p(K, A, B), V = floor(A) - ceil(B).\nf6(K, V) :- p(K, A, B), V = mod(A, 3).\n"
+             "f7(K) :- p(K, A, B), A < B.\nf8(K) :- p(K, A, B), B > 0.1.\nf9(K, V) :- p(K, A, B), V = float(A) * 3.\n"
+             "f10(K, V) :- p(K, A, B), N = floor(A) * 4 + 2, N > 0, N < 1000, V = sqrt(N) + sqrt(N + 1).\n"  # (4k + 2: no square)
+             "f11(K, V) :- p(K, A, B), N = floor(A), V = exact(N) + exact(N / 3).\n")
+some_floats = st.sampled_from([0.5, -0.5, 2.5, -7.25, 0.0, -0.0, 0.1, 0.3, 1e16, 3.75, -1e-20])
+
+
+@settings(deadline=None, max_examples=examples(40))
+@given(st.lists(st.tuples(st.tuples(keys, some_floats, some_floats), intervals()), max_size=6))
+def test_functions_of_floats_run_on_columns_as_the_rows_compute_them(p):
+    """mod, round, abs, sqrt, floor, ceil and float of floats, sqrt of
+    integers that are no squares, exact of exact numbers, and floats
+    against floats and exact constants, by the lowering shared with the
+    Spark rounds (engine/float_arithmetic.function, compare): the columns'
+    kernels compute them, never the rows' closures (distinct_calls.py)."""
+    from chronolog.engine.columns import linear
+
+    def closures(*args):
+        raise AssertionError("a row closure computed what the shared lowering writes")
+
+    facts = {"p": [(t, iv) for t, iv in p]}
+    rows = chronolog.reason(FUNCTIONS, facts, engine="rows")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(linear, "assigned", closures)
+        mp.setattr(linear, "holds", closures)
+        cols = chronolog.reason(FUNCTIONS, facts, engine="columns")
+    for pred in rows.predicates():  # (equal numbers of two types, 2 and 2.0: equal as values)
+        assert set(cols.facts(pred)) == set(rows.facts(pred)), pred

@@ -276,17 +276,76 @@ def test_float_lowering_on_numpy_is_pythons_arithmetic(e, rows):
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
 @given(float_exprs(), FLOAT_ROWS)
 def test_float_lowering_gives_pythons_values_on_spark(spark, e, rows):
+    on_spark, sql = spark_values(spark, float_lowering(e, 2**63, signed_zero=False), rows)
+    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
+
+
+def spark_values(spark, x, rows) -> tuple:
+    """``(values, sql)``: the Expr ``x`` of the float columns A, B of
+    ``rows`` computed by Spark SQL (values None where a check refuses a row)."""
     from chronolog.connectors.spark_rounds.functions import double_literal
 
     marker = "shared lowering refused: "
-    sql = exprs.to_sql(float_lowering(e, 2**63, signed_zero=False), double_literal, lambda why: f"raise_error('{marker}')")
+    sql = exprs.to_sql(x, double_literal, lambda why: f"raise_error('{marker}')")
     df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
     try:
-        on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
+        return [r[0] for r in df.selectExpr(f"{sql} AS r").collect()], sql
     except Exception as err:  # noqa: BLE001 - the refusal's raise_error
         assert marker in str(err), err
-        on_spark = None
-    assert same_floats(on_spark, python_floats(e, rows, 2**63), signed_zero=False), (e, rows, sql)
+        return None, sql
+
+
+# the built-ins of floats the lowering writes once (float_arithmetic.function): (name, arguments, round's digits)
+FLOAT_CALLS = [("abs", 1, None), ("floor", 1, None), ("ceil", 1, None), ("round", 1, None), ("round", 1, 0),
+               ("mod", 2, None), ("sqrt", 1, None), ("float", 1, None)]
+
+
+def python_call(call, rows, bound: int):
+    """The engine's values of the built-in ``call`` (language/builtins.py)
+    on ``rows``, or None where some row must be refused (the engine's
+    error, NaN or an infinity, a whole number of magnitude ``bound`` or more)."""
+    from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError
+
+    name, n, digits = call
+    out = []
+    for row in rows:
+        args = [row["A"], row["B"]][:n] + ([] if digits is None else [digits])
+        try:
+            v = FUNCTIONS[name][2](*args)
+        except BuiltinTypeError:
+            return None
+        if not math.isfinite(v) or type(v) is int and abs(v) >= bound:
+            return None
+        out.append(v)
+    return out
+
+
+def call_lowering(call, bound: int, signed_zero: bool):
+    name, n, digits = call
+    return fa.function(name, [exprs.col("A"), exprs.col("B")][:n], name, bound, signed_zero, digits)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.sampled_from(FLOAT_CALLS), FLOAT_ROWS)
+def test_float_functions_on_numpy_are_the_engines(call, rows):
+    cols = {c: np.array([r[c] for r in rows], dtype=np.float64) for c in ("A", "B")}
+    try:
+        with np.errstate(all="ignore"):
+            got = np.asarray(exprs.to_numpy(call_lowering(call, 2**62, signed_zero=True), cols)).tolist()
+    except exprs.Refused:
+        got = None
+    assert same_floats(got, python_call(call, rows, 2**62), signed_zero=True), (call, rows)
+
+
+@pytest.mark.spark
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(FLOAT_CALLS), FLOAT_ROWS)
+def test_float_functions_on_spark_are_the_engines(spark, call, rows):
+    on_spark, sql = spark_values(spark, call_lowering(call, 2**63, signed_zero=False), rows)
+    want = python_call(call, rows, 2**63)
+    if on_spark is not None and call[0] in ("floor", "ceil", "round") and call[2] is None:
+        on_spark = [int(v) for v in on_spark]  # (a bigint, which the rounds cast to their number type)
+    assert same_floats(on_spark, want, signed_zero=False), (call, rows, sql)
 
 
 def intervals():
@@ -479,3 +538,15 @@ def test_interval_end_codes_on_spark_are_exact(spark, rows, den, L, bit):
     got = df.selectExpr(f"{placed} AS p", f"{number} AS q").collect()
     assert [r[0] for r in got] == [placed_code(n, den, L, bit, bounds) for n, _ in rows]
     assert [r[1] for r in got] == [end_number(c, den, L) for _, c in rows]
+
+
+@pytest.mark.spark
+def test_float_mod_by_a_constant_on_spark_is_pythons(spark):
+    """A float remainder by a constant is the remainder with the divisor
+    added where the signs differ (Python's), not Spark's ``pmod``, which
+    adds the divisor and takes the remainder again: a second rounding
+    (``-1e-20 % 2.5`` is 2.5 in Python, ``pmod`` gives 0.0)."""
+    rows = [{"A": a, "B": 0.0} for a in (-1e-20, -7.5, 7.5, -0.1, 1e300)]
+    x = fa.function("mod", [exprs.col("A"), exprs.lit(2.5)], "mod(A, 2.5)", 2**63, signed_zero=False)
+    on_spark, sql = spark_values(spark, x, rows)
+    assert on_spark == [r["A"] % 2.5 for r in rows], sql

@@ -47,7 +47,7 @@ import re
 from chronolog.engine import int_arithmetic
 from chronolog.engine.exprs import col, exact, to_sql
 from chronolog.engine.int_arithmetic import NotInteger
-from chronolog.language import ast
+from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 
 from .classes import NUM, value_class
@@ -62,16 +62,17 @@ FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2
 
 def expr_class(e, env: dict):
     """The class of an expression's values: a plain variable's or constant's
-    own, a call's or an operator's from its arguments' (functions.py;
-    None: not known yet)."""
-    from .functions import result_class
-
+    own, a call's or an operator's from its arguments'
+    (language/builtins.result_class, the columns' too; None: not known
+    yet; a combination the engine rejects gets a class, functions.py
+    refuses it)."""
     if isinstance(e, ast.Var):
         return env.get(e.name)
     if isinstance(e, ast.Const):
         return value_class(e.value)
-    args = [e.left, e.right] if isinstance(e, ast.BinOp) else e.args
-    return result_class(e, [expr_class(a, env) for a in args])
+    if isinstance(e, ast.BinOp):
+        return builtins.result_class(e.op, [expr_class(a, env) for a in (e.left, e.right)])
+    return builtins.result_class(e.name, [expr_class(a, env) for a in e.args])
 
 
 def extremum(name: str, xs: list) -> str:

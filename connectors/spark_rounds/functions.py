@@ -10,8 +10,8 @@ number type.  ``+ - * /``, ``sqrt``, ``abs``, ``floor``, ``ceil``,
 to 0 digits (``rint``: half to even on the binary value) and an exact
 number made a float (Java's conversions of a ``long`` and of a
 ``BigDecimal`` are correctly rounded, as Python's) are exact IEEE
-operations in both, hence equal (the arithmetic, ``floor``, ``ceil`` and
-``rint``: engine/float_arithmetic.py, shared with the columns).  Where the engine raises (division by
+operations in both, hence equal (the arithmetic, the built-ins and the
+comparisons: engine/float_arithmetic.py, shared with the columns).  Where the engine raises (division by
 zero, ``sqrt`` or ``mod`` out of domain, NaN) or keeps an infinite float,
 and where ``sqrt`` of an exact square is exact, the run stops
 (:func:`arithmetic.stop_sql`) and falls back to one task.  ``-0.0`` is written
@@ -51,46 +51,19 @@ from fractions import Fraction
 
 from chronolog.engine import float_arithmetic as fa
 from chronolog.engine.exprs import col, to_sql
-from chronolog.language import ast
+from chronolog.language import ast, builtins
 
-from .arithmetic import extremum, python_sign, stop_sql, unscaled
+from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
 from .sql import hex_string
 
 STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
-FLOAT_FUNCTIONS = {"float", "sqrt"}
 # code points whose upper and lower case Spark maps as Python does (tested
 # on every one of them: tests/test_spark_rounds_functions.py)
 CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
 INF = "CAST('Infinity' AS DOUBLE)"
-EXACT_ROOT = 2**53  # an exact square below it is found exactly by a double sqrt
 TRAILING_ZEROS = hex_string(r"\.?0+$")  # of a decimal's text (its point too when nothing follows)
-
-
-def result_class(e, args: list):
-    """The class of the call or operator ``e`` from its arguments' classes
-    (None: not known yet); a combination the engine rejects gets a class,
-    the SQL refuses it (:meth:`Functions.call`)."""
-    if isinstance(e, ast.BinOp):
-        if e.op == "+" and args == [STR, STR]:
-            return STR
-        name = "arith"
-    else:
-        name = e.name
-    if name in ("concat", "substr", "lower", "upper"):
-        return STR
-    if name in ("strlen", "floor", "ceil", "exact"):
-        return NUM
-    if name in FLOAT_FUNCTIONS or name in ("exp", "log"):
-        return FLOAT
-    if None in args:
-        return None
-    if name == "round":
-        return FLOAT if args[0] == FLOAT and len(args) == 2 else NUM
-    if name in ("min", "max") and len(set(args)) == 1:
-        return args[0]
-    return FLOAT if FLOAT in args else NUM
 
 
 def double_literal(f: float) -> str:
@@ -100,13 +73,15 @@ def double_literal(f: float) -> str:
     return f"CAST('{f!r}' AS DOUBLE)"
 
 
-SQL_OP = {"==": "=", "!=": "<>"}
-
-
 def float_vs_exact(op: str, d: str, c) -> str:
     """``d op c`` exactly, of the float SQL ``d`` and the exact number ``c``
     (engine/float_arithmetic.versus_exact, the columns' too)."""
-    return to_sql(fa.versus_exact(op, col(d), c), lambda v: double_literal(v) if type(v) is float else str(v).lower(), None)
+    return to_sql(fa.versus_exact(op, col(d), c), _literal, None)
+
+
+def _literal(v) -> str:
+    """A float or a boolean of a comparison as SQL."""
+    return double_literal(v) if type(v) is float else str(v).lower()
 
 
 def constant_value(e):
@@ -125,19 +100,15 @@ def constant_value(e):
 
 def compare_float(op: str, left: tuple, right: tuple, rule) -> str:
     """A comparison with a float side: ``left``, ``right`` are ``(SQL,
-    class, expression)``.  Two floats compare directly (no NaN, no -0.0 is
-    ever kept); a float with an exact constant through the floats around
-    it (engine/float_arithmetic.versus_exact)."""
+    class, expression)`` (engine/float_arithmetic.compare, the columns'
+    too; a float against an exact number computed in the row: refused)."""
     (a, ca, ea), (b, cb, eb) = left, right
-    if ca == cb == FLOAT:
-        return f"{a} {SQL_OP.get(op, op)} {b}"
-    if ca != FLOAT:  # the float on the left
-        (a, ca, ea), (b, cb, eb), op = (b, cb, eb), (a, ca, ea), fa.MIRROR[op]
-    c = constant_value(eb)
-    if c is None:
-        raise NotRelational(f"the comparison of a float with the exact number {eb} computed in the row "
+    exact = constant_value(eb if ca == FLOAT else ea)
+    cond = fa.compare(op, col(a), ca == FLOAT, col(b), cb == FLOAT, exact)
+    if cond is None:
+        raise NotRelational(f"the comparison of a float with the exact number {eb if ca == FLOAT else ea} computed in the row "
                             "(the engine compares them exactly, Spark through a float)", rule)
-    return float_vs_exact(op, a, c)
+    return to_sql(cond, _literal, None)
 
 
 class Functions:
@@ -175,51 +146,32 @@ class Functions:
     def binop(self, op: str, a: str, ca, b: str, cb, text: str) -> str:
         return self.shared(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
 
-    def in_64_bits(self, name: str, x: str, text: str) -> str:
-        """``name`` (floor, ceil, rint) of the float ``x`` as the run's number, within 64 bits."""
-        return f"CAST({self.shared(fa.whole(name, col(x), 2**63, text))} AS {self.arith.num})"
-
     def sqrt_exact(self, x: str, text: str) -> str:
-        """``sqrt`` of an exact number: a float where it is no square of a
-        rational (then ``sqrt(float(x))``, as the engine's); the run stops
-        on a square (the engine's value is exact) or when that is unknown."""
+        """``sqrt`` of an exact number (engine/float_arithmetic.sqrt_exact,
+        the columns' too): a square exactly when ``x·10^S`` is one, or
+        ``x·10^(S+1)`` for an odd S; read past the bound only (OR stops
+        at the first true)."""
         s = self.arith.scale or 0
         u = unscaled(x, s)  # x·10^S
-        # y = x·10^S, or x·10^(S+1) for an odd S: a square exactly when x is
-        # one; read past the bound only (OR stops at the first true)
-        bound = EXACT_ROOT // 10 if s % 2 else EXACT_ROOT
         y = f"(CAST({u} AS BIGINT) * 10)" if s % 2 else f"CAST({u} AS BIGINT)"
-        r = f"CAST(rint(sqrt(CAST({y} AS DOUBLE))) AS BIGINT)"
-        bad = f"{x} < 0 OR {u} > {bound} OR {r} * {r} = {y}"
-        why = f"{text}: a negative number, an exact square (an exact root) or beyond 2^53 (unknown)"
-        return self.arith.checked(f"sqrt(CAST({x} AS DOUBLE))", bad, why)
+        big = col(u).compare(">", fa.EXACT_ROOT // 10 if s % 2 else fa.EXACT_ROOT)
+        return self.shared(fa.sqrt_exact(col(f"CAST({x} AS DOUBLE)"), col(y), col(x).lt(0), big, text))
 
     def float_call(self, name: str, xs: list, cs: list, text: str, rule, digits=None) -> tuple:
-        """``(SQL, class)`` of a function of numbers with a float among them."""
-        x = xs[0]
+        """``(SQL, class)`` of a function of numbers with a float among them
+        (engine/float_arithmetic.function, the columns' too)."""
         if name in ("min", "max"):
             if set(cs) != {FLOAT}:
                 raise NotRelational(f"{name}() of floats and exact numbers ({text}: the result keeps its operand's kind)", rule)
             return extremum(name, xs), FLOAT
-        if name == "abs":
-            return f"abs({x})", FLOAT
-        if name in ("floor", "ceil"):
-            return self.in_64_bits(name, x, text), NUM
-        if name == "round":
-            if digits is None:
-                return self.in_64_bits("rint", x, text), NUM
-            if digits != 0:  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
-                return self.engine("round", [x, str(digits)], "double"), FLOAT
-            return self.finite(f"rint({x})", text), FLOAT
-        if name == "mod":
-            a, b = self.double(x, cs[0]), self.double(xs[1], cs[1])
-            r = self.arith.checked(f"({a} % {b})", f"{b} = 0", f"{text} by zero")
-            return self.finite(python_sign(r, b, f"{r} + {b}"), text), FLOAT
-        if name == "float":
-            return x, FLOAT
-        if name == "sqrt":
-            return self.arith.checked(f"sqrt({x})", f"{x} < 0", f"{text} of a negative number"), FLOAT
-        raise NotRelational(f"the function {name}() of a float ({text})", rule)  # pragma: no cover
+        if name == "round" and digits not in (None, 0):  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
+            return self.engine("round", [xs[0], str(digits)], "double"), FLOAT
+        x = fa.function(name, [col(self.double(x, c)) for x, c in zip(xs, cs)], text, 2**63, signed_zero=False, digits=digits)
+        if x is None:  # pragma: no cover
+            raise NotRelational(f"the function {name}() of a float ({text})", rule)
+        if builtins.result_class(name, cs + ([NUM] if digits is not None else [])) == NUM:  # (a whole number)
+            return f"CAST({self.shared(x)} AS {self.arith.num})", NUM
+        return self.shared(x), FLOAT
 
     # strings
 
@@ -307,8 +259,6 @@ class Functions:
             return (xs[0] if cs == [NUM] else self.engine("exact", xs, "num")), NUM
         if name == "sqrt" and cs == [NUM]:
             return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
-        if name == "float" and cs == [NUM]:
-            return f"CAST({xs[0]} AS DOUBLE)", FLOAT
         from .arithmetic import round_digits
 
         digits = round_digits(e) if name == "round" and len(e.args) == 2 else None

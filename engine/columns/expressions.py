@@ -6,11 +6,11 @@ vectorised: 64-bit integers with ``+ - *``, ``mod`` and floored
 division (engine/int_arithmetic.py, the lowering the Spark rounds share:
 checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pairs,
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
-floats (engine/float_arithmetic.py, shared with the rounds too: IEEE
-arithmetic is the same in Polars and Python).  Anything else --
-a string in arithmetic, ints mixed with floats in one column, an exact
-number meeting a float, a division by zero, a result beyond 64 bits, a
-function call -- raises :class:`Fallback`; an assignment, a condition or
+floats with their built-ins (engine/float_arithmetic.py, shared with the
+rounds too: IEEE arithmetic is the same in numpy, Java and Python).
+Anything else -- a string in arithmetic, ints mixed with floats in one
+column, an exact number meeting a float, a division by zero, a result
+beyond 64 bits, a string function, ``exp`` -- raises :class:`Fallback`; an assignment, a condition or
 an aggregate's expression then computes it with the rows' own closures
 once per distinct value (distinct_calls.py); where those fail, the stratum
 runs on rows, which give the exact value or the positioned error.
@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from chronolog.language import ast
+from chronolog.language import ast, builtins
 
 from .. import float_arithmetic as fa
+from ..exprs import Refused, call, col, to_numpy
 from .encoding import Fallback
 from .scan import var_column
 from . import exact_columns as ex
@@ -194,7 +195,6 @@ def integers(e, *arrays):
     paid it twice each), and numpy is 3x faster at 200,000 rows too."""
     import numpy as np
 
-    from ..exprs import Refused, col, to_numpy
     from ..int_arithmetic import lower
 
     try:
@@ -210,8 +210,6 @@ def floats(lowering, *arrays):
     """``lowering(a0, a1, ...)`` of engine/float_arithmetic.py over the float
     arrays, in numpy (exprs.to_numpy); Fallback where it refuses a row."""
     import numpy as np
-
-    from ..exprs import Refused, col, to_numpy
 
     try:
         with np.errstate(all="ignore"):  # (an overflow to inf is refused by its check, not a warning)
@@ -234,12 +232,12 @@ def evaluate(expr, df, values):
 
     n = df.height
     if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-        if ex.is_exact(col):  # exact pairs (exact_columns.py)
-            return EXACT, ex.parts(col)
-        if is_values(col):  # float values, not codes (value_columns.py)
-            return FLOAT, col.to_numpy()
-        codes = col.to_numpy()
+        series = df[var_column(expr.name)]
+        if ex.is_exact(series):  # exact pairs (exact_columns.py)
+            return EXACT, ex.parts(series)
+        if is_values(series):  # float values, not codes (value_columns.py)
+            return FLOAT, series.to_numpy()
+        codes = series.to_numpy()
         pairs = values.exact_pairs(codes)
         if pairs is not None:
             return EXACT, pairs
@@ -275,53 +273,55 @@ def evaluate(expr, df, values):
 
 
 def _call(expr, df, values):
-    """floor, ceil, abs, float, min, max and mod where numpy (or the shared
-    integer lowering) gives Python's exact answer: ``floor(A / B)`` of
-    integers is a floor division (no Fraction between)."""
+    """abs, floor, ceil, round, mod, sqrt, float, exact, min and max where numpy
+    gives Python's exact answer: of integers the shared integer lowering
+    (``floor(A / B)`` a floor division, no Fraction between), of floats
+    the shared float lowering (float_arithmetic.function, the rounds'
+    too), of exact pairs floor, ceil, abs, float and exact."""
     import numpy as np
 
+    from chronolog.planner.backend_choice import round_digits
+
     name, args = expr.name, expr.args
-    if name in ("floor", "ceil") and len(args) == 1:
-        a = args[0]
-        if isinstance(a, ast.BinOp) and a.op == "/":
-            lk, x = evaluate(a.left, df, values)
-            rk, y = evaluate(a.right, df, values)
-            if lk == rk == INT:
-                return INT, integers(ast.Call(name, (ast.BinOp("/", _A, _B),)), x, y)
-        kind, x = evaluate(a, df, values)
-        if kind == INT:
-            return INT, x
-        if kind == EXACT:  # floor division of the pair: exact
-            num, den = x
-            return INT, (np.floor_divide(num, den) if name == "floor" else -np.floor_divide(-num, den))
-        return INT, floats(lambda v: fa.whole(name, v, _BOUND, str(expr)), x)
-    if name == "abs" and len(args) == 1:
-        kind, x = evaluate(args[0], df, values)
-        if kind == EXACT:
-            return EXACT, (np.abs(x[0]), x[1])
-        return kind, np.abs(x)
-    if name == "float" and len(args) == 1:
-        kind, x = evaluate(args[0], df, values)
-        if kind == FLOAT:
-            return FLOAT, x
-        if kind == INT:  # int64 -> float64 rounds to nearest, ties to even: Python's float(int)
-            return FLOAT, x.astype(np.float64)
-        if kind == EXACT and np.all(np.abs(x[0]) <= 2**53) and np.all(x[1] <= 2**53):
-            # both exact as floats, so one IEEE division rounds n/d once, as Python's float(Fraction)
-            return FLOAT, x[0].astype(np.float64) / x[1].astype(np.float64)
-    if name in ("min", "max") and args:
-        got = [evaluate(a, df, values) for a in args]
-        if all(k == INT for k, _ in got):
-            return INT, integers(ast.Call(name, tuple(ast.Var(f"a{i}") for i in range(len(got)))), *(x for _, x in got))
-    if name == "mod" and len(args) == 2:
-        lk, x = evaluate(args[0], df, values)
-        rk, y = evaluate(args[1], df, values)
+    if name in ("floor", "ceil") and len(args) == 1 and isinstance(args[0], ast.BinOp) and args[0].op == "/":
+        lk, x = evaluate(args[0].left, df, values)
+        rk, y = evaluate(args[0].right, df, values)
         if lk == rk == INT:
-            return INT, integers(ast.Call("mod", (_A, _B)), x, y)
+            return INT, integers(ast.Call(name, (ast.BinOp("/", _A, _B),)), x, y)
+    digits = round_digits(expr) if name == "round" and len(args) == 2 else None
+    if name not in _CALLS or builtins.check_arity(name, len(args)) or (name == "round" and len(args) == 2 and digits is None):
+        raise Fallback(f"{expr} is not vectorised")
+    got = [evaluate(a, df, values) for a in args[:1 if name == "round" else None]]
+    kinds, xs = {k for k, _ in got}, [x for _, x in got]
+    if kinds == {INT}:
+        if name in ("floor", "ceil", "exact") or (name == "round" and (digits or 0) >= 0):
+            return INT, xs[0]  # a whole number is its own
+        if name == "sqrt":  # a float where the engine's is one (float_arithmetic.sqrt_exact, the rounds' too)
+            return FLOAT, floats(lambda a: fa.sqrt_exact(call("to_float", a), a, a.lt(0), a.compare(">", fa.EXACT_ROOT), str(expr)), xs[0])
+        if name in ("abs", "mod", "min", "max"):
+            return INT, integers(ast.Call(name, tuple(ast.Var(f"a{i}") for i in range(len(xs)))), *xs)
+    if EXACT in kinds and FLOAT not in kinds:
+        num, den = _pair(got[0][0], xs[0]) if len(xs) == 1 else (None, None)
+        if name in ("floor", "ceil") and num is not None:  # floor division of the pair: exact
+            return INT, (np.floor_divide(num, den) if name == "floor" else -np.floor_divide(-num, den))
+        if name == "exact" and num is not None:  # an exact number is its own
+            return EXACT, (num, den)
+        if name == "abs" and num is not None:
+            return EXACT, (np.abs(num), den)
+        if name == "float" and num is not None and np.all(np.abs(num) <= 2**53) and np.all(den <= 2**53):
+            # both exact as floats, so one IEEE division rounds n/d once, as Python's float(Fraction)
+            return FLOAT, num.astype(np.float64) / den.astype(np.float64)
+    elif EXACT not in kinds and (FLOAT in kinds or name == "float"):
+        if name in ("min", "max") or name != "float" and any(k == INT and np.any(np.abs(x) > 2**53) for k, x in got):
+            raise Fallback(f"{expr}: floats beside exact numbers")  # (min of 0.0, -0.0 keeps the first)
+        # int64 -> float64 rounds to nearest, ties to even: Python's float(int); within 2^53 exact
+        r = floats(lambda *v: fa.function(name, list(v), str(expr), _BOUND, digits=digits), *(x.astype(np.float64, copy=False) for x in xs))
+        classes = ["float" if k == FLOAT else "num" for k, _ in got] + ([] if digits is None else ["num"])
+        return (INT if builtins.result_class(name, classes) == "num" else FLOAT), r
     raise Fallback(f"{expr} is not vectorised")
 
 
-_CMP = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+_CALLS = {"abs", "floor", "ceil", "round", "mod", "sqrt", "float", "exact", "min", "max"}  # (their arities: language/builtins.py)
 
 
 def compare(cmp, df, values):
@@ -339,31 +339,33 @@ def compare(cmp, df, values):
         return (a == b) if cmp.op == "==" else (a != b)
     lk, a = evaluate(cmp.left, df, values)
     rk, b = evaluate(cmp.right, df, values)
-    if FLOAT in (lk, rk) and lk != rk:
+    if FLOAT in (lk, rk):
         return _float_versus_exact(cmp, lk, a, rk, b)
     if EXACT in (lk, rk):
         return ex.compare(cmp.op, _pair(lk, a), _pair(rk, b))
-    return getattr(a, _CMP[cmp.op])(b)
+    return to_numpy(col("a").compare(cmp.op, col("b")), {"a": a, "b": b})
 
 
 def _float_versus_exact(cmp, lk, a, rk, b):
-    """Floats against exact numbers, exactly: an exact constant (``F > 0.1``)
-    through the floats around it (float_arithmetic.versus_exact, the rounds'
-    too), integers within 2^53 as floats; else Fallback (distinct_calls.py)."""
+    """Floats against floats or exact numbers, exactly (float_arithmetic.compare,
+    the rounds' too): an exact constant (``F > 0.1``) through the floats
+    around it, computed integers within 2^53 as floats; else Fallback
+    (distinct_calls.py)."""
     import numpy as np
 
-    from ..exprs import col, to_numpy
-
-    op, floats, kind, exact, side = (cmp.op, a, rk, b, cmp.right) if lk == FLOAT else (fa.MIRROR[cmp.op], b, lk, a, cmp.left)
-    if not len(floats):
+    kind, exact, side = (rk, b, cmp.right) if lk == FLOAT else (lk, a, cmp.left)
+    if not len(a if lk == FLOAT else b):
         return np.zeros(0, dtype=bool)
-    if not ast.variables_of(side):
+    c = None
+    if kind != FLOAT and not ast.variables_of(side):
         c = int(exact[0]) if kind == INT else Fraction(int(exact[0][0]), int(exact[1][0]))
-        r = to_numpy(fa.versus_exact(op, col("f"), c), {"f": floats})
-        return r if np.ndim(r) else np.full(len(floats), bool(r))
-    if kind == INT and not np.any(np.abs(exact) > 2**53):
-        return getattr(floats, _CMP[op])(exact)
-    raise Fallback("an exact number computed in the row compared with a float")
+    cond = fa.compare(cmp.op, col("a"), lk == FLOAT, col("b"), rk == FLOAT, c)
+    if cond is None and kind == INT and not np.any(np.abs(exact) > 2**53):
+        cond = col("a").compare(cmp.op, col("b"))  # (numpy compares them as floats: exact within 2^53)
+    if cond is None:
+        raise Fallback("an exact number computed in the row compared with a float")
+    r = to_numpy(cond, {"a": a, "b": b})
+    return r if np.ndim(r) else np.full(len(a if lk == FLOAT else b), bool(r))
 
 
 def _codes(x, df, values):

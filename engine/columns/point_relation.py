@@ -119,16 +119,6 @@ class SortedKeys:
         return self._distinct
 
 
-def point_ready(df, arity: int) -> bool:
-    """Whether ``df``'s terms are all codes (value columns: floats, exact
-    decimals are matched by kind on columns, so updates stay there)."""
-    import polars as pl
-
-    from .relation import term_columns
-
-    return all(df[c].dtype == pl.Int64 and not df[c].null_count() for c in term_columns(arity))
-
-
 def strata_refusal(plan):
     """Why no update of ``plan``'s model runs atom by atom (None if one may):
     a stratum the rows would recompute (their DRed's, rows/maintenance.py:

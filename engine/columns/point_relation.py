@@ -2,7 +2,9 @@
 (engine/rows/maintenance.py) runs on it atom by atom, so a small update costs
 what it touches, not a pass over each relation it reads.
 
-:class:`ColumnRelation` is a row :class:`Relation` whose atoms stay in the
+:class:`ColumnRelation` is a row :class:`Relation` (its writes and index
+upkeep are the Relation's own) whose atoms (:class:`LazyAtoms`) and indexes
+(:class:`LazyIndex`) stay in the
 column frame the run computed (the *base*) until something reads them: a
 lookup of an atom, or of the atoms with given values at some positions,
 probes a sorted index of the base's term codes (:class:`SortedKeys`, numpy
@@ -551,9 +553,11 @@ class LazyAtoms(MutableMapping):
 
 
 class LazyIndex:
-    """Key -> atoms of a :class:`ColumnRelation` at some positions (the row
-    Relation's ``index``): the base's by its sorted codes, with the atoms
-    written since (``extra``: those the base lacks) and without those deleted."""
+    """Key -> atoms of a :class:`ColumnRelation` at some positions (its
+    ``new_index``; the Relation tells it of atoms new, :meth:`added`, and
+    dropped, :meth:`removed_many`): the base's by its sorted codes, with the
+    atoms written since (``extra``: those the base lacks) and without those
+    deleted."""
 
     def __init__(self, rel: ColumnRelation, positions: tuple):
         self.rel, self.positions = rel, positions

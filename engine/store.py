@@ -69,7 +69,7 @@ class Relation:
     """All facts of one predicate, coalesced per ground atom: ``atoms``, the
     atom's terms -> its sorted maximal intervals, and per probed positions
     an index made by :meth:`new_index`, told of each atom added
-    (:meth:`index_new`) and dropped (:meth:`drop_from_indexes`).  Here a
+    (:meth:`index_atom`) and dropped (:meth:`drop_from_indexes`).  Here a
     dict and dict indexes; a column relation (engine/columns/point_relation.py)
     gives a mapping reading atoms from its frame and indexes by the frame's
     sorted codes, and writes through the same methods."""
@@ -96,7 +96,7 @@ class Relation:
             self.atoms[terms] = [iv]
             self.version += 1
             if self._indexes:
-                self.index_new(terms)
+                self.index_atom(terms)
             return iv, ()
         res = merge_into(lst, iv)
         if res is not None:
@@ -120,7 +120,7 @@ class Relation:
             if lst is None:
                 atoms[terms] = [iv]
                 if indexes:
-                    self.index_new(terms)
+                    self.index_atom(terms)
             else:
                 lst.append(iv)
                 touched.add(terms)
@@ -179,7 +179,7 @@ class Relation:
             _index_add(idx, positions, terms)
         return idx
 
-    def index_new(self, terms: tuple) -> None:
+    def index_atom(self, terms: tuple) -> None:
         """The atom ``terms``, new in ``atoms``, into every index."""
         for positions, index in self._indexes.items():
             _index_add(index, positions, terms)

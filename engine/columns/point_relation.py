@@ -280,7 +280,7 @@ class ColumnRelation(Relation):
     def new_index(self, positions: tuple):
         return LazyIndex(self, positions)
 
-    def index_new(self, terms: tuple) -> None:
+    def index_atom(self, terms: tuple) -> None:
         for idx in self._indexes.values():
             idx.added(terms)
 

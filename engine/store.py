@@ -66,7 +66,13 @@ def merge_into(intervals: list, iv) -> tuple | None:
 
 
 class Relation:
-    """All facts of one predicate, coalesced per ground atom."""
+    """All facts of one predicate, coalesced per ground atom: ``atoms``, the
+    atom's terms -> its sorted maximal intervals, and per probed positions
+    an index made by :meth:`new_index`, told of each atom added
+    (:meth:`index_atom`) and dropped (:meth:`drop_from_indexes`).  Here a
+    dict and dict indexes; a column relation (engine/columns/point_relation.py)
+    gives a mapping reading atoms from its frame and indexes by the frame's
+    sorted codes, and writes through the same methods."""
 
     __slots__ = ("name", "atoms", "_indexes", "version", "raw")
 
@@ -90,8 +96,7 @@ class Relation:
             self.atoms[terms] = [iv]
             self.version += 1
             if self._indexes:
-                for positions, index in self._indexes.items():
-                    _index_add(index, positions, terms)
+                self.index_atom(terms)
             return iv, ()
         res = merge_into(lst, iv)
         if res is not None:
@@ -115,8 +120,7 @@ class Relation:
             if lst is None:
                 atoms[terms] = [iv]
                 if indexes:
-                    for positions, index in indexes.items():
-                        _index_add(index, positions, terms)
+                    self.index_atom(terms)
             else:
                 lst.append(iv)
                 touched.add(terms)
@@ -158,17 +162,27 @@ class Relation:
         (an iterable, read only where it helps): as :meth:`read_atoms`."""
 
     def index(self, positions: tuple) -> dict:
-        """Key -> list of atoms, for the given argument positions.
+        """Key -> list of atoms, for the given argument positions (made by
+        :meth:`new_index` the first time, kept up to date from then on).
 
         A single position is keyed by the bare value, several by a tuple.
         """
         idx = self._indexes.get(positions)
         if idx is None:
-            idx = {}
-            for terms in self.atoms:
-                _index_add(idx, positions, terms)
-            self._indexes[positions] = idx
+            idx = self._indexes[positions] = self.new_index(positions)
         return idx
+
+    def new_index(self, positions: tuple) -> dict:
+        """The index at ``positions`` of the atoms held now."""
+        idx: dict = {}
+        for terms in self.atoms:
+            _index_add(idx, positions, terms)
+        return idx
+
+    def index_atom(self, terms: tuple) -> None:
+        """The atom ``terms``, new in ``atoms``, into every index."""
+        for positions, index in self._indexes.items():
+            _index_add(index, positions, terms)
 
 
 def _index_add(index: dict, positions: tuple, terms: tuple) -> None:

@@ -266,7 +266,9 @@ class HybridEvaluator(Evaluator):
         rows' copy waits for its changes (replayed, they cost an update by
         atoms 0.1 s after five 1% updates on LUBM 1M)."""
         from .given import given_frame
-        from .point_relation import ColumnRelation, GivenColumns, point_ready
+        from .native import int64_without_nulls
+        from .point_relation import ColumnRelation, GivenColumns
+        from .relation import term_columns
         from .sorted_given import as_frame
 
         columns_only = getattr(self.base, "columns_only", None)
@@ -280,7 +282,7 @@ class HybridEvaluator(Evaluator):
                 df = as_frame(self.given_frames[pred])
             else:
                 continue
-            if point_ready(df, arity):
+            if int64_without_nulls(df, term_columns(arity)):  # (terms all codes: value columns are matched by kind on frames)
                 given = GivenColumns(ColumnRelation(pred, df, arity, self.terms, self._scale))
                 given.rel.keys(tuple(range(arity)))  # (its atoms' index now, as _index_all's)
                 self.base.put(pred, given)
@@ -290,7 +292,9 @@ class HybridEvaluator(Evaluator):
     def _point_relation(self, pred: str):
         """``pred``'s relation as a ColumnRelation over its frame (None where
         the frame is not all codes, or no frame holds it)."""
-        from .point_relation import ColumnRelation, point_ready
+        from .native import int64_without_nulls
+        from .point_relation import ColumnRelation
+        from .relation import term_columns
 
         if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
             return None
@@ -301,7 +305,7 @@ class HybridEvaluator(Evaluator):
             self.store.point_relation = store
         self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
         arity = df.width - 2
-        return ColumnRelation(pred, df, arity, self.terms, self._scale) if point_ready(df, arity) else None
+        return ColumnRelation(pred, df, arity, self.terms, self._scale) if int64_without_nulls(df, term_columns(arity)) else None
 
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when

@@ -2,7 +2,9 @@
 (engine/rows/maintenance.py) runs on it atom by atom, so a small update costs
 what it touches, not a pass over each relation it reads.
 
-:class:`ColumnRelation` is a row :class:`Relation` whose atoms stay in the
+:class:`ColumnRelation` is a row :class:`Relation` (its writes and index
+upkeep are the Relation's own) whose atoms (:class:`LazyAtoms`) and indexes
+(:class:`LazyIndex`) stay in the
 column frame the run computed (the *base*) until something reads them: a
 lookup of an atom, or of the atoms with given values at some positions,
 probes a sorted index of the base's term codes (:class:`SortedKeys`, numpy
@@ -37,6 +39,13 @@ _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is
 FEW_KEYS = 5
 
 
+def packed(codes):
+    """One int64 of a key's codes (ints, or numpy columns): ``a`` or
+    ``a << 32 | b`` (codes are non-negative and under 2**31); the codes
+    past two are filtered after the probe."""
+    return 0 if not len(codes) else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
+
+
 class SortedKeys:
     """The rows of a frame by their codes at some term positions: the packed
     keys in order, a probe one ``searchsorted`` call.  A frame already in
@@ -47,9 +56,7 @@ class SortedKeys:
         import numpy as np
 
         self.cols = cols
-        # one int64 a row: ``a`` or ``a << 32 | b`` (codes are non-negative and
-        # under 2**31); the columns past two are filtered after the probe
-        key = np.zeros(height, dtype=np.int64) if not cols else cols[0] if len(cols) == 1 else cols[0] << 32 | cols[1]
+        key = packed(cols) if cols else np.zeros(height, dtype=np.int64)  # (one int64 a row)
         if height < 2 or (key[1:] >= key[:-1]).all():
             self.order, self.sorted = None, key
         elif len(cols) == 1:
@@ -69,7 +76,7 @@ class SortedKeys:
         else numpy's."""
         import numpy as np
 
-        key = 0 if not codes else codes[0] if len(codes) == 1 else codes[0] << 32 | codes[1]
+        key = packed(codes)
         lo, hi = self.sorted.searchsorted((key, key + 1)).tolist()  # (keys are integers: left of key + 1 is right of key)
         if len(codes) > 2:
             rows = self.order[lo:hi] if self.order is not None else np.arange(lo, hi)
@@ -88,7 +95,7 @@ class SortedKeys:
 
         ends = []
         for c in codes:
-            key = 0 if not c else c[0] if len(c) == 1 else c[0] << 32 | c[1]
+            key = packed(c)
             ends += (key, key + 1)  # (keys are integers: left of key + 1 is right of key)
         bounds = self.sorted.searchsorted(np.array(ends, dtype=np.int64)).tolist()
         order, rest = self.order, self.cols[2:]
@@ -112,16 +119,6 @@ class SortedKeys:
             else:
                 self._distinct = int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
         return self._distinct
-
-
-def point_ready(df, arity: int) -> bool:
-    """Whether ``df``'s terms are all codes (value columns: floats, exact
-    decimals are matched by kind on columns, so updates stay there)."""
-    import polars as pl
-
-    from .relation import term_columns
-
-    return all(df[c].dtype == pl.Int64 and not df[c].null_count() for c in term_columns(arity))
 
 
 def strata_refusal(plan):
@@ -198,9 +195,8 @@ class ColumnRelation(Relation):
 
     def base_rows(self, terms: tuple):
         """The base's rows of the atom ``terms`` (SortedKeys.rows)."""
-        get = self._code_of
-        codes = tuple([get(v) for v in terms])
-        if None in codes:
+        codes = self.codes(terms)
+        if codes is None:
             return self._none
         keys = self._atom_keys
         if keys is None:
@@ -215,18 +211,21 @@ class ColumnRelation(Relation):
 
         return np.asarray(rows, dtype=np.int64)
 
-    def decode_terms(self, row: int) -> tuple:
+    def own(self, terms: tuple, row: int) -> tuple:
+        """The atom ``terms`` as the base row ``row`` holds it: kept under
+        its own terms, as the rows keep them, an equal number of another
+        type that asks (a retraction's 2.0 of a given 2) does not become the
+        atom (names, the common case, are their own)."""
+        if all([type(t) is str for t in terms]):
+            return terms
         value = self.terms.value
         return tuple([value(c.item(row)) for c in self.cols])
 
-    def decode_atoms(self, rows) -> dict:
-        """``{terms: maximal intervals}`` of the atoms of base rows ``rows``
-        (all the rows of each: an index's bucket), in row order."""
-        return self.decode_buckets(rows, (len(rows),))[0]
-
     def decode_buckets(self, rows, counts) -> list:
-        """:meth:`decode_atoms` of each run of ``rows`` in turn (``counts``
-        rows each: :meth:`SortedKeys.spans`), the rows decoded together."""
+        """``{terms: maximal intervals}`` of the atoms of each run of base
+        rows ``rows`` in turn (``counts`` rows each, all the rows of each
+        atom: an index's bucket, :meth:`SortedKeys.spans`), in row order,
+        the rows decoded together."""
         rows = slice(rows.start, rows.stop) if type(rows) is range else self.row_array(rows)
         ivs = self.scale.intervals(self.s[rows].tolist(), self.e[rows].tolist())
         values = self.terms.values_of
@@ -278,47 +277,24 @@ class ColumnRelation(Relation):
     def read_ahead(self, positions: tuple, keys) -> None:
         self.index(positions).read(keys)
 
-    def index(self, positions: tuple):
-        idx = self._indexes.get(positions)
-        if idx is None:
-            idx = self._indexes[positions] = LazyIndex(self, positions)
-        return idx
+    def new_index(self, positions: tuple):
+        return LazyIndex(self, positions)
 
-    def clear_indexes(self) -> None:
+    def index_atom(self, terms: tuple) -> None:
         for idx in self._indexes.values():
-            idx.reset()
-        self.version += 1
+            idx.added(terms)
 
-    def drop_from_indexes(self, gone: set) -> None:  # (LazyAtoms.__delitem__ keeps the indexes)
+    def drop_from_indexes(self, gone) -> None:
+        for idx in self._indexes.values():
+            idx.removed_many(gone)
         self.version += 1
 
     def add(self, terms: tuple, iv):
         """Relation.add, the atom marked written (merge_into edits its list in place)."""
-        from ..store import merge_into
-
-        atoms = self.atoms
-        lst = atoms.get(terms)
-        if lst is None:
-            atoms[terms] = [iv]
-            self.version += 1
-            return iv, ()
-        res = merge_into(lst, iv)
+        res = Relation.add(self, terms, iv)
         if res is not None:
-            atoms.dirty.add(terms)
-            atoms.writes += 1
-            self.version += 1
+            self.atoms.wrote(terms)
         return res
-
-    def bulk_add(self, rows) -> None:
-        from chronolog.language.timeline import coalesce
-
-        by: dict = {}
-        for terms, iv in rows:
-            by.setdefault(terms, []).append(iv)
-        atoms = self.atoms
-        for terms, ivs in by.items():
-            atoms[terms] = coalesce(atoms.get(terms, []) + ivs)
-        self.version += 1
 
     # ------------------------------------------------------------ back to columns
     def frame(self):
@@ -382,11 +358,7 @@ class LazyAtoms(MutableMapping):
         self.in_base[terms] = n > 0
         if not n:
             return None
-        # kept under the atom's own terms, as the rows keep them: an equal
-        # number of another type that asks (a retraction's 2.0 of a given 2)
-        # does not become the atom (names, the common case, are their own)
-        own = terms if all(type(t) is str for t in terms) else self.rel.decode_terms(int(rows[0]))
-        ivs = self.known[own] = self.rel.decode_intervals(rows)
+        ivs = self.known[self.rel.own(terms, int(rows[0]))] = self.rel.decode_intervals(rows)
         return ivs
 
     def read(self, many) -> None:
@@ -420,9 +392,7 @@ class LazyAtoms(MutableMapping):
         for terms, n in zip(coded, counts):
             in_base[terms] = n > 0
             if n:
-                # under the atom's own terms, as _from_base keeps it
-                own = terms if names or all([type(t) is str for t in terms]) else rel.decode_terms(rows[at])
-                known[own] = [ivs[at]] if n == 1 else sorted(ivs[at : at + n])
+                known[terms if names else rel.own(terms, rows[at])] = [ivs[at]] if n == 1 else sorted(ivs[at : at + n])
                 at += n
 
     def learn(self, found: dict) -> None:
@@ -461,10 +431,14 @@ class LazyAtoms(MutableMapping):
             return got is not _GONE
         return self.get(terms) is not None
 
-    def __setitem__(self, terms, ivs) -> None:
-        was = self.get(terms)
+    def wrote(self, terms) -> None:
+        """The atom's list was edited in place (Relation.add's merge)."""
         self.dirty.add(terms)
         self.writes += 1
+
+    def __setitem__(self, terms, ivs) -> None:
+        was = self.get(terms)
+        self.wrote(terms)
         self.known[terms] = ivs
         if was is None:
             code = self.rel.terms.code  # (coded now: a retraction naming it is read by its code)
@@ -474,22 +448,17 @@ class LazyAtoms(MutableMapping):
                 self.in_base[terms] = bool(len(self.rel.base_rows(terms)))
             if self._count is not None:
                 self._count += 1
-            for idx in self.rel._indexes.values():
-                idx.added(terms)
 
     def __delitem__(self, terms) -> None:
         if self.get(terms) is None:
             raise KeyError(terms)
-        self.dirty.add(terms)
-        self.writes += 1
+        self.wrote(terms)
         if self.complete:
             del self.known[terms]
         else:
             self.known[terms] = _GONE
         if self._count is not None:
             self._count -= 1
-        for idx in self.rel._indexes.values():
-            idx.removed_many((terms,))
 
     def replace_held(self, lists: dict) -> dict:
         """Set the intervals of the atoms of ``lists`` (terms -> list) held
@@ -523,8 +492,6 @@ class LazyAtoms(MutableMapping):
             known.update(dict.fromkeys(gone, _GONE))
         if self._count is not None:
             self._count -= len(gone)
-        for idx in self.rel._indexes.values():
-            idx.removed_many(gone)
         return gone
 
     def _all(self) -> None:
@@ -583,40 +550,34 @@ class LazyAtoms(MutableMapping):
         self.in_base = {}
         self.complete = self.cleared = True
         self._count = None
-        for idx in self.rel._indexes.values():
-            idx.reset()
 
 
 class LazyIndex:
-    """Key -> atoms of a :class:`ColumnRelation` at some positions (the row
-    Relation's ``index``): the base's by its sorted codes, with the atoms
-    written since (``extra``: those the base lacks) and without those deleted."""
+    """Key -> atoms of a :class:`ColumnRelation` at some positions (its
+    ``new_index``; the Relation tells it of atoms new, :meth:`added`, and
+    dropped, :meth:`removed_many`): the base's by its sorted codes, with the
+    atoms written since (``extra``: those the base lacks) and without those
+    deleted."""
 
     def __init__(self, rel: ColumnRelation, positions: tuple):
         self.rel, self.positions = rel, positions
         self._base: dict = {}  # key -> the base's atoms with it, decoded (the base never changes)
         self._whole = positions == rel._all  # (a key is an atom: asked of the atoms, one probe)
         self._one = len(positions) == 1
-        self.reset()
-
-    def reset(self) -> None:
         self.extra: dict = {}
         self.dropped: set = set()  # keys with an atom deleted since the base (get filters their bucket)
-        atoms = self.rel.atoms
-        for terms, v in atoms.known.items():
-            if v is _GONE:
-                self.dropped.add(self._key(terms))
-            elif atoms.cleared or not atoms.in_base.get(terms, True):
-                self.added(terms)
-
-    def _key(self, terms):
-        ps = self.positions
-        return terms[ps[0]] if len(ps) == 1 else tuple(terms[p] for p in ps)
+        known = rel.atoms.known
+        self.removed_many([t for t, v in known.items() if v is _GONE])
+        for terms in [t for t, v in known.items() if v is not _GONE]:
+            self.added(terms)
 
     def added(self, terms) -> None:
+        """The atom ``terms`` new (kept where the base lacks it)."""
         atoms = self.rel.atoms
         if atoms.cleared or not atoms.in_base.get(terms, True):
-            self.extra.setdefault(self._key(terms), []).append(terms)
+            ps = self.positions
+            key = terms[ps[0]] if len(ps) == 1 else tuple(terms[p] for p in ps)
+            self.extra.setdefault(key, []).append(terms)
 
     def removed_many(self, gone) -> None:
         """The atoms ``gone`` (terms) deleted."""
@@ -696,7 +657,8 @@ class LazyIndex:
         if got is None:
             rel = self.rel
             codes = rel.codes((key,) if len(self.positions) == 1 else key)
-            found = {} if codes is None else rel.decode_atoms(rel.keys(self.positions).rows(codes))
+            rows = () if codes is None else rel.keys(self.positions).rows(codes)
+            found = rel.decode_buckets(rows, (len(rows),))[0] if len(rows) else {}
             rel.atoms.learn(found)  # (the join reads the atoms of a key it probes: their intervals decoded here)
             got = self._base[key] = list(found)
         return got

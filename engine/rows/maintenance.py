@@ -61,16 +61,14 @@ def apply_intervals(rel, lists: dict, emptied: dict) -> None:
 
 def drop_emptied(emptied: dict) -> None:
     for rel, terms in emptied.items():
-        drop = getattr(rel.atoms, "drop_empty", None)  # (a column relation's atoms, in one pass: point_relation.py)
-        if drop is not None:
-            if drop(terms):
-                rel.version += 1
-            continue
-        get = rel.atoms.get
-        gone = {t for t in terms if not get(t, True)}  # (left with no interval)
         atoms = rel.atoms
-        for t in gone:
-            del atoms[t]
+        drop = getattr(atoms, "drop_empty", None)  # (a column relation's atoms, in one pass: point_relation.py)
+        if drop is not None:
+            gone = drop(terms)
+        else:
+            gone = {t for t in terms if not atoms.get(t, True)}  # (left with no interval)
+            for t in gone:
+                del atoms[t]
         if gone:
             rel.drop_from_indexes(gone)
 

@@ -358,6 +358,7 @@ class StreamEvaluator(Evaluator):
         relations = self.store.relations
         lb = self.lookback
         hold = self._hold
+        gone: dict = {}  # relation -> its atoms forgotten whole (then dropped from its indexes)
         while heap and heap[0][0] < frontier:
             _, seq, pred, terms = heapq.heappop(heap)
             rel = relations[pred]
@@ -381,13 +382,9 @@ class StreamEvaluator(Evaluator):
                 del ivs[:n]
                 continue
             del rel.atoms[terms]
-            for positions, index in rel._indexes.items():
-                key = terms[positions[0]] if len(positions) == 1 else tuple(terms[p] for p in positions)
-                bucket = index.get(key)
-                if bucket is not None:
-                    bucket.remove(terms)
-                    if not bucket:
-                        del index[key]
+            gone.setdefault(rel, []).append(terms)
+        for rel, atoms in gone.items():
+            rel.drop_from_indexes(atoms)
 
     def _held_from(self, key, frontier, threshold, seq):
         """The forgetting threshold of an atom with heads placed by interval

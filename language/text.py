@@ -114,5 +114,5 @@ def term_sort_key(v):
 def make_set(members) -> tuple:
     """A set of constants as a term (munion's value, ``{2,a}`` read back):
     its distinct members in :func:`term_sort_key` order, so that equal sets
-    are one term however their members came."""
-    return tuple(sorted(set(members), key=term_sort_key))
+    are one term however their members came (-0.0 as 0.0: one value)."""
+    return tuple(sorted({0.0 if type(v) is float and v == 0.0 else v for v in members}, key=term_sort_key))

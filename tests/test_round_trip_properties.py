@@ -211,6 +211,36 @@ def test_text_reads_back_as_the_same_model(engine, data, nulls):
     assert canon(_back(engine, m.to_text(), preds), preds) == want
 
 
+BASE = dt.datetime(2020, 1, 31, 12, 30)
+dated_ends = st.one_of(st.integers(-200, 200).map(lambda k: BASE + dt.timedelta(milliseconds=250 * k)), st.sampled_from([dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999)]))
+
+
+@st.composite
+def dated_intervals(draw):
+    lo = draw(st.one_of(dated_ends, st.just(-math.inf)))
+    hi = draw(st.one_of(dated_ends.filter(lambda x: x >= lo) if lo != -math.inf else dated_ends, st.just(math.inf)))
+    if lo == hi:
+        return (lo, hi, True, True)
+    return (lo, hi, draw(st.booleans()) and lo != -math.inf, draw(st.booleans()) and hi != math.inf)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(), ends=st.data())
+def test_dated_models_read_back(engine, data, ends):
+    """On a calendar (``@timeGranularity("seconds")``, times as dates and
+    timestamps to the microsecond), text and tables read back as the model."""
+    _, rows = data
+    rows = [(t, ends.draw(dated_intervals())) for t, _ in rows]
+    head = '@timeGranularity("seconds").\n'
+    m = chronolog.reason(head + PROGRAM, {"p": rows}, engine=engine)
+    want = canon(m, ["q"])
+    back = head + '@output("q").\n'
+    for facts in ({"q": m.to_arrow("q")}, {"q": m.to_pandas("q")}, {"q": m.to_polars("q")}, m.to_arrow(["q"])):
+        assert canon(chronolog.reason(back, facts, engine=engine), ["q"]) == want, type(facts)
+    assert canon(chronolog.reason(back, m.to_text(), engine=engine), ["q"]) == canon_text(m, ["q"])
+
+
 def canon_text(m, preds):
     class _AsRead:
         def __init__(self, m):

@@ -287,6 +287,9 @@ def _time_columns(header, ncols, time_mapping, where):
     return n - 2, n - 1, True, True
 
 
+_SPELLS = frozenset("+-.#_{")  # with digits (any script's) and blanks: the first letters of cells an untyped column reads as other than a string
+
+
 class ReadBack:
     """Whether the cells a CSV file is written with read back as the values
     written, by the reader of a column of the ``kinds`` its ``@mapping``
@@ -310,18 +313,20 @@ class ReadBack:
             return
         t = type(v)
         kind = self.kinds[k] if k < len(self.kinds) else "auto"
-        if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"):
-            return  # (a number, #T/#F and _:n1 read back as themselves where no mapping says otherwise)
+        if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"
+                               or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
+            return  # (a number, #T/#F, _:n1 and a string of no other kind's first letter read back as themselves, unmapped)
         if (k, t, v) in self.seen:
             return
         self.seen.add((k, t, v))
         cell = _cell(v)
         try:
-            got = convert(cell, kind, ast.NOWHERE, f"c{k}", self.calendar, quoted=cell[:1].isspace() or cell[-1:].isspace())
+            with reading_file():  # (a cell _:n1 reads as a null of the file)
+                got = convert(cell, kind, ast.NOWHERE, f"c{k}", self.calendar, quoted=cell[:1].isspace() or cell[-1:].isspace())
         except DataError:
             got = None
-        if type(got) is not t or got != v:
-            self.changed = (k, v, got)
+        if type(got) is not t or got != v and not (t is tuple and any(type(x).__name__ == "Null" for x in v)):
+            self.changed = (k, v, got)  # (a set's nulls read back as the file's own: new ones)
 
     def note(self, path, pred: str, names) -> None:
         if self.changed is None:
@@ -376,14 +381,23 @@ def _csv_rows(facts, fmt, read_back=None):
     points: dict = {}
     blank_ended: set = set()  # cells that must be quoted to keep their blanks: such rows come as tuples
     flag = {True: "true", False: "false"}
+    # read_back sees each (column, value) where the columns' @mapping kinds
+    # differ; where they are one kind, each value cached once and each type
+    # of the others once (a float, a boolean or a set reads back or not by
+    # the column's kind alone)
+    each = read_back is not None and len(set(read_back.kinds)) > 1
+    seen = None if read_back is None or each else set()  # the types checked once
     for terms, (lo, hi, lc, hc) in facts:
         row = []
-        if read_back is not None and read_back.changed is None:
+        if each and read_back.changed is None:
             for k, v in enumerate(terms):
                 read_back.check(k, v)
         for v in terms:
             if type(v) is tuple or type(v) is Boolean or type(v) is bool or type(v) is float:
                 # (a munion set; a boolean or a float, one key with 1 in a dict, where 1.0 was written "1")
+                if seen is not None and type(v) not in seen:
+                    seen.add(type(v))
+                    read_back.check(_position(terms, v), v)
                 row.append(_cell(v))
                 continue
             c = cells.get(v)
@@ -391,6 +405,8 @@ def _csv_rows(facts, fmt, read_back=None):
                 c = cells[v] = _cell(v)
                 if c[:1].isspace() or c[-1:].isspace():
                     blank_ended.add(c)
+                if seen is not None:
+                    read_back.check(_position(terms, v), v)
             row.append(c)
         a = points.get(lo)
         if a is None:
@@ -400,6 +416,11 @@ def _csv_rows(facts, fmt, read_back=None):
             b = points[hi] = fmt(hi)
         row += (a, b, flag[lc], flag[hc])
         yield tuple(row) if blank_ended and not blank_ended.isdisjoint(row) else row
+
+
+def _position(terms, v) -> int:
+    """The column of ``terms`` that holds ``v`` itself."""
+    return next(i for i, x in enumerate(terms) if x is v)
 
 
 BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, as an Arrow (RE2) pattern

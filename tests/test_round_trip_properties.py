@@ -41,7 +41,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*the rule is existential")
 # ---------------------------------------------------------------- terms
 
 TRICKY = [
-    "", " ", " a", "a ", " a b ", "1", "-1", "1.5", "1/3", "1e5", "+inf", "-inf", "inf", "nan", "NaN",
+    "", " ", " a", "a ", " a b ", "1", "-1", "\u0661", "\uff11", " 1", "+1", ".5", "1.5", "1/3", "1e5", "+inf", "-inf", "inf", "nan", "NaN",
     "2020-01-01", "2020-01-01T10:00:00", "#T", "#F", "true", "_:n1", "{a}", "{}", "not", "every",
     "a,b", 'say "hi"', "back\\slash", "\\", "line\nbreak", "tab\there", "cr\r", "\u2028", "é", "日本",
     "😀", "a\"b\\\"c", "Upper", "_", "p(a)@1", "%", "a b",
@@ -339,21 +339,23 @@ def test_command_line_outputs_read_back_or_say_why(engine, data, nulls, tmp_path
         '@bind("p", "parquet", ".", "p.parquet").\n' + PROGRAM + (EXISTENTIAL if nulls else "") + outs + maps
         + 'qp(A, B) :- q(A, B). @output("qp"). @bind("qp", "parquet", "o", "qp.parquet").\n'
         + 'qa(A, B) :- q(A, B). @output("qa"). @bind("qa", "arrow", "o", "qa.arrow").\n'
+        + 'qf(A, B) :- q(A, B). @output("qf"). @bind("qf", "facts", "o", "qf.txt").\n'
     )
     written = _cli(d, "run", "w.vada", "--engine", engine, "--output", "csv")
     (d / "r.vada").write_text(
         "".join(f'@bind("{p}", "csv", "csv", "{p}.csv").\n' for p in preds) + maps
-        + '@bind("qp", "parquet", "o", "qp.parquet").\n@bind("qa", "arrow", "o", "qa.arrow").\n'
+        + '@bind("qp", "parquet", "o", "qp.parquet").\n@bind("qa", "arrow", "o", "qa.arrow").\n@bind("qf", "facts", "o", "qf.txt").\n'
     )
     back = chronolog.reason(d / "r.vada", engine=engine)
     assert canon(back, ["qp"])["qp"] == want["q"]
     assert canon(back, ["qa"])["qa"] == want["q"]
+    assert canon(back, ["qf"])["qf"] == canon_text(m, ["q"])["q"]  # (a fact file: text)
     for p in preds:
         if canon(back, [p])[p] != want[p]:
             assert f"csv/{p}.csv: column" in written.stderr and "a CSV file has no types" in written.stderr, (p, written.stderr)
     printed = _cli(d, "run", "w.vada", "--engine", engine, "--format", "json", "--overwrite")
     text = "\n".join(json.loads(line)["text"] for line in printed.stdout.splitlines())
-    got = canon(chronolog.reason("".join(f'@output("{p}").\n' for p in [*preds, "qp", "qa"]), text, engine=engine), preds)
+    got = canon(chronolog.reason("".join(f'@output("{p}").\n' for p in [*preds, "qp", "qa", "qf"]), text, engine=engine), preds)
     assert got == canon_text(m, preds)
 
 

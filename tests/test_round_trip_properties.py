@@ -399,3 +399,22 @@ def test_a_set_in_a_csv_cell_reads_back_as_that_set(tmp_path):
     assert canon(chronolog.reason(tmp_path / "r.vada"), ["s"]) == want
     with mock.patch.object(csv_columns, "KERNEL_BYTES", 0):  # the Arrow kernels, on a small file
         assert canon(chronolog.reason(tmp_path / "r.vada", engine="columns"), ["s"]) == want
+
+
+@pytest.mark.parametrize(
+    "value, kind, reads",
+    [("x", "auto", None), ("1", "auto", "int 1"), ("\u0661", "auto", "int 1"), (" 1", "auto", "int 1"), ("#T", "auto", "Boolean #T"),
+     ("_:n1", "auto", "Null _:n1"), ("{a}", "auto", "tuple {a}"), ("1", "string", None), (1.5, "auto", "Fraction 1.5"), (1.5, "float", None),
+     (dt.datetime(2020, 1, 31), "auto", 'str "2020-01-31"'), (dt.datetime(2020, 1, 31), "date", None), ((1.5, "a"), "auto", None),
+     (2, "string", 'str "2"'), (Boolean(True), "auto", None)],
+)
+def test_a_csv_writer_knows_which_cells_read_back_otherwise(value, kind, reads):
+    """The check behind the CSV writers' note: a cell read as a column of
+    the mapped kind reads it, against the value written."""
+    from chronolog.connectors.csv_files import ReadBack
+    from chronolog.language.text import format_term
+
+    r = ReadBack([kind])
+    r.check(0, value)
+    got = r.changed and f"{type(r.changed[2]).__name__} {format_term(r.changed[2])}"
+    assert got == reads

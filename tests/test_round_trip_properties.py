@@ -80,7 +80,9 @@ ends = st.one_of(st.integers(-50, 50), st.fractions(-50, 50, max_denominator=8))
 
 
 @st.composite
-def intervals(draw):
+def intervals(draw, ends=ends):
+    """An interval of the points ``ends`` gives, or unbounded, each end
+    open or closed (an unbounded one open)."""
     lo = draw(st.one_of(ends, st.just(-math.inf)))
     hi = draw(st.one_of(ends.filter(lambda x: x >= lo) if lo != -math.inf else ends, st.just(math.inf)))
     if lo == hi:
@@ -215,15 +217,6 @@ BASE = dt.datetime(2020, 1, 31, 12, 30)
 dated_ends = st.one_of(st.integers(-200, 200).map(lambda k: BASE + dt.timedelta(milliseconds=250 * k)), st.sampled_from([dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999)]))
 
 
-@st.composite
-def dated_intervals(draw):
-    lo = draw(st.one_of(dated_ends, st.just(-math.inf)))
-    hi = draw(st.one_of(dated_ends.filter(lambda x: x >= lo) if lo != -math.inf else dated_ends, st.just(math.inf)))
-    if lo == hi:
-        return (lo, hi, True, True)
-    return (lo, hi, draw(st.booleans()) and lo != -math.inf, draw(st.booleans()) and hi != math.inf)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets(), ends=st.data())
@@ -231,7 +224,7 @@ def test_dated_models_read_back(engine, data, ends):
     """On a calendar (``@timeGranularity("seconds")``, times as dates and
     timestamps to the microsecond), text and tables read back as the model."""
     _, rows = data
-    rows = [(t, ends.draw(dated_intervals())) for t, _ in rows]
+    rows = [(t, ends.draw(intervals(dated_ends))) for t, _ in rows]
     head = '@timeGranularity("seconds").\n'
     m = chronolog.reason(head + PROGRAM, {"p": rows}, engine=engine)
     want = canon(m, ["q"])

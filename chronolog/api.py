@@ -17,7 +17,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, counted, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
-from chronolog.language.booleans import any_boolean, public, public_terms
+from chronolog.language.booleans import any_changed, public, public_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
 from chronolog.language.timeline import EVERYWHERE, contains, parse_number
@@ -1350,7 +1350,7 @@ class Model:
 
         out = []
         keys = sorted_atoms(rel.atoms)
-        public = any_boolean(keys)  # #T/#F as Python bools (language/booleans.py)
+        public = any_changed(keys)  # #T/#F as Python bools, -0.0 as 0.0 (language/booleans.py)
         for terms in keys:
             t = public_terms(terms) if public else terms
             for iv in rel.atoms[terms]:

@@ -90,7 +90,11 @@ def check_term(v, where: str) -> None:
         if (isinstance(v, float) and math.isnan(v)) or (isinstance(v, Decimal) and v.is_nan()):
             raise ArgumentError(f"{where}: NaN is not a value", hint="leave the row out, or use a string such as 'unknown'")
         return
-    if isinstance(v, tuple) and all(isinstance(x, (str, int, Fraction)) for x in v):  # a munion set
+    if isinstance(v, (tuple, set, frozenset)):  # a set of values (what munion gives): its members are constants
+        for x in v:
+            if isinstance(x, (tuple, set, frozenset)):
+                raise ArgumentError(f"{where}: a set's members are constants, not a set {x!r}", hint="give a set of constants, e.g. (\"a\", 2)")
+            check_term(plain(x), where)
         return
     raise ArgumentError(
         f"{where}: {v!r} ({type(v).__name__}) is not a constant",
@@ -141,7 +145,16 @@ def engine_terms(terms) -> tuple:
     from chronolog.language.float_times import exact_time
 
     terms = [plain(v) for v in terms]  # (numpy numbers and booleans: the values they hold)
-    return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else v for v in terms))
+    return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else
+                          _set_term(v) if isinstance(v, (tuple, set, frozenset)) else v for v in terms))
+
+
+def _set_term(members) -> tuple:
+    """A set of values given in Python (a tuple, set or frozenset) as the
+    engine's set term: its members' terms, each once, in one order."""
+    from chronolog.language.text import make_set
+
+    return make_set(engine_terms(members))
 
 
 def _point(v, where: str, text_dates: bool = False) -> None:

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from chronolog.language import ast
-from chronolog.language.booleans import any_boolean, public_terms, terms as as_terms
+from chronolog.language.booleans import any_changed, public_terms, terms as as_terms
 from chronolog.language.errors import DataError, ProgramError, counted
 from chronolog.language.text import format_atom, format_number
 from chronolog.hypothetical_unfold import Unfolder
@@ -94,7 +94,7 @@ def _public_answer(a: HypotheticalAnswer) -> HypotheticalAnswer:
             return Absent(f.pred, public_terms(f.terms), f.time)
         return (f[0], public_terms(f[1]), f[2])
 
-    if not any_boolean([a.terms, *(f.terms if isinstance(f, Absent) else f[1] for f in a.evidence + a.hypotheses)]):
+    if not any_changed([a.terms, *(f.terms if isinstance(f, Absent) else f[1] for f in a.evidence + a.hypotheses)]):
         return a
     return HypotheticalAnswer(a.pred, public_terms(a.terms), a.time, tuple(map(fact, a.evidence)), tuple(map(fact, a.hypotheses)))
 

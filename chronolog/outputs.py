@@ -56,24 +56,46 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
     from chronolog.language.dates import naming
 
     rows = output_rows(model, window)
+    checks = []  # each CSV file's values that do not read back (ReadBack), said once all are written
     with Staging() as staging:
         if output is not None:
             for pred in model.output_predicates:
                 with naming(pred):
-                    if window is None and write_from_columns(model, output / f"{pred}.csv", pred, "csv", overwrite, staging):
+                    path, read_back = output / f"{pred}.csv", _read_back(model, pred)
+                    checks.append((path, pred, read_back))
+                    if window is None and write_from_columns(model, path, pred, "csv", overwrite, staging, read_back):
                         continue
-                    write_facts(output / f"{pred}.csv", rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar)
+                    write_facts(path, rows(pred, "a CSV file"), model.column_names(pred), pred, "csv", overwrite, staging=staging, calendar=model.calendar,
+                                read_back=read_back)
         for b in specs:
             p, fmt = b["pred"], FILE_KINDS[b["kind"]]
             with naming(p):
-                if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging):
+                read_back = _read_back(model, p) if fmt == "csv" else None
+                if read_back is not None:
+                    checks.append((b["location"], p, read_back))
+                if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging, read_back):
                     continue
                 what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
-                write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar)
+                write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar,
+                            read_back=read_back)
         staging.publish()
+    for path, pred, read_back in checks:
+        read_back.note(path, pred, model.column_names(pred))
 
 
-def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, staging) -> bool:
+def _read_back(model, pred: str):
+    """A CSV file's check that its cells read back as the values written,
+    by a reader mapping its columns as the program's ``@mapping`` of
+    ``pred`` does (connectors/csv_files.ReadBack)."""
+    from chronolog.connectors.bindings import mappings
+    from chronolog.connectors.csv_files import ReadBack
+
+    kinds = mappings(model.plan.program, pred)
+    arity = len(model.column_names(pred))
+    return ReadBack([kinds.get(k, ("", "auto"))[1] for k in range(arity)], model.calendar)
+
+
+def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, staging, read_back=None) -> bool:
     """Write ``pred`` as CSV, Parquet or Arrow straight from the columns the
     run left (connectors/text_out.py: the same bytes or table as from rows);
     False when rows hold it (then the caller writes the rows)."""
@@ -84,7 +106,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     if fmt == "csv":
         from chronolog.connectors.text_out import columns_csv_arrays
 
-        arrays = columns_csv_arrays(cols, pred, model.calendar)
+        arrays = columns_csv_arrays(cols, pred, model.calendar, read_back)
         if arrays is None:
             return False
         from chronolog.connectors.files import atomic_write

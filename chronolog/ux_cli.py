@@ -79,6 +79,10 @@ def csv_term(v) -> str:
     writes it (``#T``, ``1/3``, a date), which an untyped cell reads back."""
     if isinstance(v, str):
         return v
+    if type(v) is tuple:  # a set's floats as float(1.5), as the CSV files write them
+        from chronolog.language.text import format_term_text
+
+        return format_term_text(v)
     from chronolog.language.text import format_term
 
     return format_term(v)

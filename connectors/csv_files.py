@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import re
+from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
@@ -107,7 +108,25 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             table = current_table()
             if table is not None:
                 return table.get(cell[2:])
+        if cell[:1] == "{" and cell[-1:] == "}":  # a set of values, as the writer writes munion's; mapped string, the text
+            values = _set_cell(cell, calendar)
+            if values is not None:
+                return values
         return text if quoted else cell
+
+
+def _set_cell(cell: str, calendar):
+    """The set of values a cell ``{2,a,"b c"}`` spells, by the language's
+    fact reader; None when it spells none (the cell is then a string)."""
+    from chronolog.language.errors import ChronologError
+    from chronolog.language.facts import read_fact_rows
+
+    try:
+        rows = read_fact_rows([f"t({cell})@{calendar.format_point(0) if calendar is not None else 0}"], "<a CSV cell>", calendar)
+    except ChronologError:
+        return None
+    (value,), _ = rows["t"][0]
+    return value if type(value) is tuple else None
 
 
 def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, time_mapping, calendar=None) -> list:
@@ -330,17 +349,85 @@ def _time_columns(header, ncols, time_mapping, where):
     return n - 2, n - 1, True, True
 
 
-def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None) -> None:
+_SPELLS = frozenset("+-.#_{")  # with digits (any script's) and blanks: the first letters of cells an untyped column reads as other than a string
+
+
+class ReadBack:
+    """Whether the cells a CSV file is written with read back as the values
+    written, by the reader of a column of the ``kinds`` its ``@mapping``
+    gives (``auto`` where none does).  A CSV cell has no type: a string
+    ``"1"`` reads back as the number 1, a float 1.5 as the exact 3/2 and a
+    date as a string unless the column is mapped ``string``, ``float`` or
+    ``date``.  The writers call :meth:`check` on each distinct value of a
+    column; :meth:`note` then says which value first did not read back, as
+    a note (the file is written all the same: the values are as the
+    language prints them)."""
+
+    __slots__ = ("kinds", "calendar", "seen", "changed")
+
+    def __init__(self, kinds, calendar=None):
+        self.kinds, self.calendar = kinds, calendar
+        self.seen: set = set()
+        self.changed = None  # (column, value, what it reads back as)
+
+    def check(self, k: int, v) -> None:
+        if self.changed is not None:
+            return
+        t = type(v)
+        kind = self.kinds[k] if k < len(self.kinds) else "auto"
+        if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"
+                               or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
+            return  # (a number, #T/#F, _:n1 and a string of no other kind's first letter read back as themselves, unmapped)
+        if (k, t, v) in self.seen:
+            return
+        self.seen.add((k, t, v))
+        cell = _cell(v)
+        try:
+            with reading_file():  # (a cell _:n1 reads as a null of the file)
+                got = convert(cell, kind, ast.NOWHERE, f"c{k}", self.calendar, quoted=cell[:1].isspace() or cell[-1:].isspace())
+        except DataError:
+            got = None
+        if type(got) is not t or got != v and not (t is tuple and any(type(x).__name__ == "Null" for x in v)):
+            self.changed = (k, v, got)  # (a set's nulls read back as the file's own: new ones)
+
+    def note(self, path, pred: str, names) -> None:
+        if self.changed is None:
+            return
+        import warnings
+
+        from chronolog.language.errors import Note
+        from chronolog.language.text import format_term
+
+        k, v, got = self.changed
+        kinds = {str: "string", float: "float"}
+        kind = kinds.get(type(v), "date" if hasattr(v, "isoformat") else None)
+        back = "is refused" if got is None else f"reads back as {format_term(got)} ({_kind_name(got)})"
+        warnings.warn(Note(
+            f"{path}: column {names[k]} holds {format_term(v)} ({_kind_name(v)}), which a CSV cell {back}: a CSV file has no types"
+            + (f"; a reader keeps it by @mapping(\"{pred}\", {k}, \"{names[k]}\", \"{kind}\") if the column holds only {kind}s" if kind else "")
+            + "; Parquet and Arrow files keep every kind"), stacklevel=2)
+
+
+def _kind_name(v) -> str:
+    if type(v) is tuple:
+        return "a set"
+    if hasattr(v, "isoformat"):
+        return "a date"
+    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean"}.get(type(v), "a null")
+
+
+def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None, read_back=None) -> None:
     """Write facts atomically (temporary file, then rename; with ``staging``,
     renamed with the run's other outputs); never replaces an existing file
-    unless ``overwrite``."""
+    unless ``overwrite``.  ``read_back``: a :class:`ReadBack` that sees
+    each distinct value of each column."""
     from chronolog.connectors.files import atomic_write
 
     def write(tmp):
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
-            for row in _csv_rows(facts, calendar.format_point if calendar is not None else format_number):
+            for row in _csv_rows(facts, calendar.format_point if calendar is not None else format_number, read_back):
                 if type(row) is list:
                     w.writerow(row)
                 else:  # (a row with a string that starts or ends with a blank: its cells quoted here)
@@ -349,18 +436,30 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
     atomic_write(Path(path), write, overwrite, staging)
 
 
-def _csv_rows(facts, fmt):
+def _csv_rows(facts, fmt, read_back=None):
     """The CSV rows of facts; each distinct constant and time point is
     formatted once (columns repeat values)."""
     cells: dict = {}
     points: dict = {}
     blank_ended: set = set()  # cells that must be quoted to keep their blanks: such rows come as tuples
     flag = {True: "true", False: "false"}
+    # read_back sees each (column, value) where the columns' @mapping kinds
+    # differ; where they are one kind, each value cached once and each type
+    # of the others once (a float, a boolean or a set reads back or not by
+    # the column's kind alone)
+    each = read_back is not None and len(set(read_back.kinds)) > 1
+    seen = None if read_back is None or each else set()  # the types checked once
     for terms, (lo, hi, lc, hc) in facts:
         row = []
+        if each and read_back.changed is None:
+            for k, v in enumerate(terms):
+                read_back.check(k, v)
         for v in terms:
             if type(v) is tuple or type(v) is Boolean or type(v) is bool or type(v) is float:
                 # (a munion set; a boolean or a float, one key with 1 in a dict, where 1.0 was written "1")
+                if seen is not None and type(v) not in seen:
+                    seen.add(type(v))
+                    read_back.check(_position(terms, v), v)
                 row.append(_cell(v))
                 continue
             c = cells.get(v)
@@ -368,6 +467,8 @@ def _csv_rows(facts, fmt):
                 c = cells[v] = _cell(v)
                 if c[:1].isspace() or c[-1:].isspace():
                     blank_ended.add(c)
+                if seen is not None:
+                    read_back.check(_position(terms, v), v)
             row.append(c)
         a = points.get(lo)
         if a is None:
@@ -377,6 +478,11 @@ def _csv_rows(facts, fmt):
             b = points[hi] = fmt(hi)
         row += (a, b, flag[lc], flag[hc])
         yield tuple(row) if blank_ended and not blank_ended.isdisjoint(row) else row
+
+
+def _position(terms, v) -> int:
+    """The column of ``terms`` that holds ``v`` itself."""
+    return next(i for i, x in enumerate(terms) if x is v)
 
 
 BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, as an Arrow (RE2) pattern
@@ -411,8 +517,8 @@ def _cell(v) -> str:
         return v
     if type(v) is Boolean or type(v) is bool:
         return "#T" if v else "#F"  # (an untyped cell reads them back as booleans; true would be a name)
-    if type(v) is tuple or hasattr(v, "isoformat"):  # a munion set, or a date
-        from chronolog.language.text import format_term
+    if type(v) is tuple or hasattr(v, "isoformat"):  # a munion set (its floats as float(1.5): they read back floats), or a date
+        from chronolog.language.text import format_term_text
 
-        return format_term(v)
+        return format_term_text(v)
     return format_number(v)

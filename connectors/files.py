@@ -153,14 +153,16 @@ def write_table(table, path, fmt=None, overwrite: bool = False, staging=None) ->
     atomic_write(path, write, overwrite, staging)
 
 
-def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False, staging=None, calendar=None) -> None:
+def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False, staging=None, calendar=None,
+                read_back=None) -> None:
     """Write ``(terms, interval)`` rows in any format, atomically.
-    ``timestamps``: time columns as ``timestamp[us, UTC]`` (Parquet/IPC)."""
+    ``timestamps``: time columns as ``timestamp[us, UTC]`` (Parquet/IPC);
+    ``read_back``: a CSV file's :class:`~.csv_files.ReadBack`."""
     kind = format_of(path, fmt)
     if kind == "csv":
         from chronolog.connectors.csv_files import write_csv_facts
 
-        return write_csv_facts(Path(path), facts, names, overwrite, calendar, staging)
+        return write_csv_facts(Path(path), facts, names, overwrite, calendar, staging, read_back)
     if kind == "facts":
         from chronolog.language.dates import format_fact
 

@@ -549,11 +549,13 @@ def write_arrays(fh, arrays) -> None:
         raw.flush()
 
 
-def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 << 20):
+def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 << 20, read_back=None):
     """The data rows of the CSV file ``chronolog run --output`` writes for a
     relation held as columns, byte-identical to
     :func:`~chronolog.connectors.csv_files.write_csv_facts` (each distinct
-    cell quoted by the csv module once; rows end in ``\\r\\n`` as its writer's)."""
+    cell quoted by the csv module once; rows end in ``\\r\\n`` as its writer's).
+    ``read_back``: a :class:`~chronolog.connectors.csv_files.ReadBack` that
+    sees each distinct value of each column."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -576,13 +578,25 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
     def ends(pairs):
         return quoted([point(t) for t, _ in pairs])
 
+    column = iter(range(arity))  # (cells is called once per term column, in order)
+
     def cells(codes, vals):
+        k = next(column)
         if isinstance(vals, Rows):
             un, ud, pos = exact_distinct(vals.num, vals.den)
-            return quoted([_cell(v) for v in exact_values(un, ud)]).take(pa.array(pos))
+            exact = exact_values(un, ud)
+            seen(k, exact)
+            return quoted([_cell(v) for v in exact]).take(pa.array(pos))
         if codes is None:  # floats: never quoted (digits, sign, point, e), the text is their repr
+            seen(k, [float(v) for v in vals[:1]])  # (each float reads back as any other does)
             return _float_texts(vals, _cell)
+        seen(k, vals)
         return quoted([_cell(v) for v in vals])
+
+    def seen(k, vals):
+        if read_back is not None:
+            for v in vals:
+                read_back.check(k, v)
 
     order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends)
     flags = pa.array(["false", "true"])
@@ -694,10 +708,10 @@ def columns_arrow_table(ev, pred: str, names, calendar=None):
     return frame_table(df, arity, terms, scale, names, calendar)
 
 
-def columns_csv_arrays(ev, pred: str, calendar=None):
+def columns_csv_arrays(ev, pred: str, calendar=None, read_back=None):
     """The CSV data rows of ``pred`` from the columns of ``ev``, or None."""
     out = ev.output_columns(pred)
     if out is None:
         return None
     df, arity, terms, scale, _ = out
-    return frame_csv_lines(df, arity, terms, scale, calendar)
+    return frame_csv_lines(df, arity, terms, scale, calendar, read_back=read_back)

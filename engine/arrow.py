@@ -182,9 +182,9 @@ def _column(values):
 
         kind = value_kind(finite)
         return typed_array(values, kind, arrow_type(kind))
-    from chronolog.language.text import format_term
+    from chronolog.language.text import format_term_text
 
-    return pa.array([None if v is None else format_term(v) for v in values], type=pa.string())
+    return pa.array([None if v is None else format_term_text(v) for v in values], type=pa.string())
 
 
 # schema metadata: the term columns written as canonical term text (a
@@ -240,8 +240,7 @@ def _parse_term_texts(texts, calendar, pred="?", name="?"):
 
 def _refuse_term_text(texts, at, calendar, pred, name):
     """The first of ``texts`` that reads as no constant, named with its
-    column (the reader's error quoted a line of its own, ``t(0,{a,b})@0``):
-    a set of values, which munion gives and prints, is no constant."""
+    column (the reader's error quoted a line of its own, ``t(0,{a,b)@0``)."""
     from chronolog.language.errors import ChronologError, DataError
     from chronolog.language.facts import read_fact_rows
 
@@ -249,11 +248,7 @@ def _refuse_term_text(texts, at, calendar, pred, name):
         try:
             read_fact_rows([f"t(0,{text})@{at}"], "<a column of term text>", calendar)
         except ChronologError:
-            hint = (
-                "a set of values (what munion gives) is no constant chronolog reads: give its members as facts of their own"
-                if text.startswith("{")
-                else "a column of term text holds constants as chronolog prints them (a name, a number, a quoted string, #T, #F, a date)"
-            )
+            hint = "a column of term text holds constants as chronolog prints them (a name, a number, a quoted string, #T, #F, a date, a set {a,2})"
             raise DataError(f"{pred}: the column {name} holds {text}, which is no constant", hint=hint) from None
 
 

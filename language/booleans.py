@@ -95,26 +95,31 @@ def terms(values) -> tuple:
 
 def public(v):
     """A term as it leaves the engine: a :class:`Boolean` becomes Python's
-    ``bool``; anything else stays."""
-    return v.value if type(v) is Boolean else v
+    ``bool``, the float -0.0 is 0.0 (one term with it, printed ``0.0``:
+    executors that keep either give the same answer); anything else stays."""
+    t = type(v)
+    if t is Boolean:
+        return v.value
+    return 0.0 if t is float and v == 0.0 else v
 
 
-_BOTH = frozenset((TRUE, FALSE))
+_CHANGED = frozenset((TRUE, FALSE, 0.0))  # (0.0 also finds -0.0, 0 and Fraction(0): equal, hashed alike)
 
 
-def any_boolean(tuples) -> bool:
-    """Whether some tuple of ``tuples`` holds a boolean: one C-level pass
-    of hashing (half the time of :func:`public_terms` on every tuple), so
-    a relation without booleans leaves the engine without a copy."""
+def any_changed(tuples) -> bool:
+    """Whether some tuple of ``tuples`` holds a term :func:`public`
+    changes (a boolean, or a zero that may be -0.0): one C-level pass of
+    hashing (half the time of :func:`public_terms` on every tuple), so a
+    relation without them leaves the engine without a copy."""
     from itertools import chain
 
-    return not _BOTH.isdisjoint(chain.from_iterable(tuples))
+    return not _CHANGED.isdisjoint(chain.from_iterable(tuples))
 
 
 def public_terms(t: tuple) -> tuple:
     """A tuple of terms as it leaves the engine (a new tuple only when it
-    holds a boolean)."""
+    holds a boolean or a float zero)."""
     for v in t:
-        if type(v) is Boolean:
-            return tuple(x.value if type(x) is Boolean else x for x in t)
+        if type(v) is Boolean or type(v) is float and v == 0.0:
+            return tuple(map(public, t))
     return t

@@ -75,6 +75,18 @@ def format_term(v) -> str:
     return format_number(v)
 
 
+def format_term_text(v) -> str:
+    """A term as a column of term text holds it (engine/arrow.py): as
+    :func:`format_term`, but a finite float as ``float(1.5)``, the float
+    the language's ``float()`` makes of the number it prints, so that it
+    reads back a float beside numbers that are exact."""
+    if type(v) is float and v - v == 0:
+        return f"float({format_number(v)})"
+    if type(v) is tuple:
+        return "{" + ",".join(map(format_term_text, v)) + "}"
+    return format_term(v)
+
+
 def format_atom(pred: str, terms) -> str:
     if not terms:
         return pred
@@ -97,3 +109,10 @@ def term_sort_key(v):
     if hasattr(v, "isoformat"):  # dates and datetimes, in time order
         return (1.5, v.isoformat())
     return (1, str(v))
+
+
+def make_set(members) -> tuple:
+    """A set of constants as a term (munion's value, ``{2,a}`` read back):
+    its distinct members in :func:`term_sort_key` order, so that equal sets
+    are one term however their members came (-0.0 as 0.0: one value)."""
+    return tuple(sorted({0.0 if type(v) is float and v == 0.0 else v for v in members}, key=term_sort_key))

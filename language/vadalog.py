@@ -16,7 +16,7 @@ from . import ast, dates
 from .booleans import Boolean, boolean
 from .errors import SyntaxError_
 from .reader import AstBuilder, Dialect, with_meta
-from .text import unquote
+from .text import make_set, unquote
 
 # Friendly names for grammar terminals in "expected ..." messages.
 _TERMINAL_NAMES = {
@@ -123,7 +123,7 @@ class _ToAst(AstBuilder):
     def _as_atom(self, x, pos) -> ast.Atom:
         if isinstance(x, _Call):
             terms = []
-            for a in x.args:
+            for a in map(self._constant, x.args):
                 if not isinstance(a, (ast.Var, ast.Const)):
                     raise self._err(
                         f"the arguments of {x.name} must be variables or constants, not {a}",
@@ -428,6 +428,30 @@ class _ToAst(AstBuilder):
         if table is None:
             table = self.__dict__.setdefault("_nulls", NullTable())
         return ast.Const(table.get(str(items[0])[2:]))
+
+    @with_meta
+    def set_term(self, meta, items):
+        """``{a,2,"b c"}``: a set of constants, as munion's value prints."""
+        members = []
+        for x in items:
+            x = self._constant(self._expr(x))
+            if not isinstance(x, ast.Const) or type(x.value) is tuple:
+                raise self._err(
+                    f"a set's members are constants, not {'a set' if isinstance(x, ast.Const) else x}",
+                    self._pos(meta),
+                    "write a set of values as munion prints it: {a,2,\"b c\"}",
+                )
+            members.append(x.value)
+        return ast.Const(make_set(members))
+
+    def _constant(self, x):
+        """``float(1.5)`` of a number is the float constant it makes (as
+        columns of term text write a float beside exact numbers)."""
+        if isinstance(x, ast.Call) and x.name == "float" and len(x.args) == 1:
+            (a,) = x.args
+            if isinstance(a, ast.Const) and _is_num(a.value):
+                return ast.Const(float(a.value))
+        return x
 
     def boolean(self, items):
         return ast.Const(boolean(str(items[0]) == "#T"))

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from chronolog.language.builtins import BuiltinTypeError, is_number, shown
 from chronolog.language.errors import DataError
-from chronolog.language.text import term_sort_key
+from chronolog.language.text import make_set, term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
 
 from .expressions import compile_expr
@@ -111,7 +111,7 @@ def _union(values):
             out.update(v)
         else:
             out.add(v)
-    return tuple(sorted(out, key=term_sort_key))
+    return make_set(out)
 
 
 _FOLD = {

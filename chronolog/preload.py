@@ -48,7 +48,8 @@ def preload(background: bool = False):
 # chronolog's own modules a first large run imports (the readers of files
 # and tables, the columnar executor and every node of it: Since/Until,
 # conditions, negation, aggregates, ...; the columns' printer; the
-# bindings, the allocators and the plan's placement: every module a first
+# bindings, the allocators and the plan's placement (backend_choice: the
+# evaluator asks it whether a stratum recurs): every module a first
 # call on a CSV file, an Arrow table or a pandas frame imported after these)
 MODULES = (
     "chronolog.language.vadalog", "chronolog.language.fact_columns", "chronolog.connectors.csv_columns",
@@ -56,7 +57,7 @@ MODULES = (
     "chronolog.engine.columns.evaluator", "chronolog.connectors.bindings", "chronolog.connectors.paths",
     "chronolog.language.allocators", "chronolog.language.time_grouping", "chronolog.planner.config",
     "chronolog.engine.placement", "chronolog.engine.progress", "chronolog.engine.term_types", "chronolog.progress",
-    "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape", "chronolog.language.vadalog_rules",
+    "chronolog.engine.int_arithmetic", "chronolog.planner.same_shape", "chronolog.planner.backend_choice", "chronolog.language.vadalog_rules",
     "chronolog.language.rule_lines", "chronolog.language.vadalog_terminals", "encodings.utf_8_sig",
 ) + tuple(f"chronolog.engine.columns.{node}" for node in (
     "given", "since", "linear", "difference", "aggregate", "grouping", "interval_terms", "expressions", "lowering", "output",

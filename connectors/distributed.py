@@ -283,7 +283,8 @@ def lanes_ddl(arity: int) -> str:
     the lanes ``_c<j>_l`` (integers that fit 64 bits), ``_c<j>_t`` (every
     other value as text: numbers in canonical text, strings as they are,
     booleans as ``true``/``false``, other terms as term text) and ``_c<j>_m``
-    (the term text where it differs from ``_t``: quoted strings, ``#T``),
+    (the term text where it differs from ``_t``: quoted strings, ``#T``,
+    ``float(1.5)``),
     then the same ``_l``/``_t`` lanes for ``start`` and ``end`` (with
     timestamps, ``_l`` holds microseconds) and the two closedness flags.
     One schema fits every predicate, so one task output holds them all."""
@@ -301,7 +302,7 @@ def lanes(values):
     second Python pass to type the output."""
     from fractions import Fraction
 
-    from chronolog.language.text import format_term
+    from chronolog.language.text import format_term, format_term_text
     from chronolog.language.timeline import format_number
 
     lo, hi = INT64
@@ -327,9 +328,10 @@ def lanes(values):
         elif t is int or isinstance(v, Fraction):
             text.append(format_number(v))
             terms.append(None)
-        else:  # instants (ISO text), sets of values, labelled nulls: a "mixed" column's text
+        else:  # floats, instants (ISO text), sets of values, labelled nulls: a "mixed" column's text
             text.append(format_term(v))
-            terms.append(None)
+            f = format_term_text(v)  # (a float beside exact numbers: float(1.5), as engine/arrow.py writes it)
+            terms.append(None if f == text[-1] else f)
     return ints, text, terms
 
 

@@ -216,7 +216,7 @@ def typed_array(values, kind, typ):
     """Values as an Arrow array of the merged type ``typ`` (exact)."""
     import pyarrow as pa
 
-    from chronolog.language.text import format_term
+    from chronolog.language.text import format_term_text
     from chronolog.language.timeline import format_number
 
     if pa.types.is_decimal(typ):
@@ -226,8 +226,8 @@ def typed_array(values, kind, typ):
     if pa.types.is_string(typ):
         if kind[0] in ("str",):
             return pa.array(values, type=typ)
-        if kind[0] in ("mixed", "date", "timestamp"):
-            return pa.array([None if v is None else format_term(v) for v in values], type=typ)
+        if kind[0] in ("mixed", "date", "timestamp"):  # (a float beside exact numbers: float(1.5), as engine/arrow.py)
+            return pa.array([None if v is None else format_term_text(v) for v in values], type=typ)
         return pa.array([None if v is None else format_number(v) for v in values], type=typ)
     if pa.types.is_boolean(typ):  # #T/#F terms as Arrow booleans
         return pa.array([None if v is None else bool(v) for v in values], type=typ)

@@ -215,10 +215,10 @@ def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuf
 @given(facts, st.lists(facts, min_size=1, max_size=4), st.integers(0, 2), st.booleans(), st.sampled_from([0.0, 0.25, float("inf")]))
 def test_retractions_one_after_another_with_rows_hidden(given_rows, hole_steps, arity, shuffled, share):
     """Retractions of a given relation one after another with its rows
-    hidden (take_back(after="hidden"): a Hidden relation, compacted past
+    hidden (take_back(after="hidden"): an Overlay, compacted past
     ``share``), each against the points; each step's pieces and old rows
     met are frames as the relations are kept, and the relation read whole
-    (Hidden.frame) equals the one copied at each step (after="frame")."""
+    (Overlay.frame) equals the one copied at each step (after="frame")."""
     from unittest.mock import patch
 
     from chronolog.engine.columns import sorted_given
@@ -254,12 +254,12 @@ def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
     from unittest.mock import patch
 
     from chronolog.engine.columns import sorted_given
-    from chronolog.engine.columns.sorted_given import Hidden
+    from chronolog.engine.columns.sorted_given import Overlay
 
     df = frame_of([((1,), 0, 20), ((2,), 0, 10), ((3,), 5, 6)], 1)
     with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
         first = take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden")
-        assert isinstance(first.after, Hidden) and first.after.height == 4
+        assert isinstance(first.after, Overlay) and first.after.height == 4
         assert rows(first.after.frame()) == [(1, 0, 5), (1, 7, 20), (2, 0, 10), (3, 5, 6)]
         second = take_back(first.after, frame_of([((1,), 3, 9), ((3,), 0, 9)], 1), ["0"], after="hidden")
         assert second.relation is first.after
@@ -268,14 +268,14 @@ def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
         assert rows(second.after.frame()) == [(1, 0, 3), (1, 9, 20), (2, 0, 10)]
         last = take_back(second.after, frame_of([((1,), 0, 30), ((2,), 0, 30)], 1), ["0"], after="hidden")
         assert last.after.height == 0 and rows(last.after.frame()) == []
-    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden").after, Hidden)  # (past HIDDEN_SHARE: one of three rows)
+    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden").after, Overlay)  # (past HIDDEN_SHARE: one of three rows)
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(facts, st.lists(facts, min_size=1, max_size=3), st.lists(atoms, max_size=6), st.integers(1, 2), st.sampled_from(["0", "1", "01"]))
 def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, key_atoms, arity, by):
     """maintenance.semi (a rule's atom cut down to the rows sharing the
-    driving atom's values) of a Hidden relation, probed by its sorted codes
+    driving atom's values) of an Overlay, probed by its sorted codes
     (rows_matching) or read whole, gives the rows the copied relation gives,
     in key order."""
     from unittest.mock import patch
@@ -307,16 +307,16 @@ def test_a_semi_join_of_a_hidden_relation_on_its_last_column(given_rows, hole_ro
     """maintenance.semi of a relation with hidden rows (two retractions
     taken back: rows hidden, pieces beside) on its last term column (with
     two, not the key's first): its rows filtered as they are, not made one
-    frame (Hidden.rows_where), give the points left whose column is a key."""
+    frame (Overlay.rows), give the points left whose column is a key."""
     from chronolog.engine.columns.maintenance import semi
-    from chronolog.engine.columns.sorted_given import Hidden
+    from chronolog.engine.columns.sorted_given import Overlay
 
     names = term_columns(arity)
     df, left = given_frame(given_rows, arity, False), points(given_frame(given_rows, arity, False), arity)
     for holes in (hole_rows, more_holes):
         holes = frame_of([(a[:arity], s, e) for a, s, e in holes], arity)
         df, left = take_back(df, holes, names, after="hidden").after, left - points(holes, arity)
-    assume(isinstance(df, Hidden))
+    assume(isinstance(df, Overlay))
     col = names[-1]
     keys = pl.DataFrame({col: sorted({a[arity - 1] for a in key_atoms})}, schema={col: pl.Int64})
     cut = semi(df, keys, [col], None)

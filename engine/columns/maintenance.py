@@ -47,7 +47,7 @@ from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
 from .scan import DELTA
-from .sorted_given import Hidden, as_frame, put_rows, rows_in_order, rows_matching, swap_rows
+from .sorted_given import Overlay, as_frame, put_rows, rows_in_order, rows_matching
 from .value_columns import is_values, same_kinds
 
 
@@ -106,7 +106,7 @@ class ColumnMaintenance:
         predicate the plan does not know and no fact gave before), its
         held atoms spliced in first (:class:`Overlay`)."""
         held = self.held.get(pred)
-        if held is not None and held.keys is not None:
+        if held is not None and held.changed:
             self._splice(pred, held)
         return self.base(pred)
 
@@ -179,7 +179,7 @@ class ColumnMaintenance:
 
     def _as_is(self, pred: str):
         """:meth:`current`, a given relation with hidden rows left so (not
-        copied unless read: sorted_given.Hidden)."""
+        copied unless read: sorted_given.Overlay)."""
         df = self.ev._tables.get(pred)
         return df if df is not None and df.width == self.arity(pred) + 2 else self.current(pred)
 
@@ -278,7 +278,7 @@ class ColumnMaintenance:
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
         held, taken = self.held.get(pred), self._held.pop(pred, None)
         if held is not None:
-            old = held.rows_now(self.base(pred), keys)
+            old = held.rows(keys, names)
         else:  # (a stratum without recursion: its re-derived atoms are among those taken out)
             old = taken if taken is not None else self.read_out(pred, keys)
         # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
@@ -286,7 +286,7 @@ class ColumnMaintenance:
         merged, new = merge_new(frames[0], frames[1:], names)
         if held is not None:
             if new.height:
-                held.replace(keys, merged)
+                self.held[pred] = held.replaced(keys, merged)
         elif new.height:
             self.put_back(pred, merged)
         elif taken is not None:
@@ -297,16 +297,13 @@ class ColumnMaintenance:
 
     def _splice(self, pred, held) -> None:
         """The rows of ``pred``'s held atoms put in the relation (one splice)."""
-        keys, rows = held.keys, held.rows
-        held.keys = held.rows = None
-        got = swap_rows(self.current(pred), keys, rows, self.names(pred))
-        if got is None:  # (not in key order, or not codes)
-            self.read_out(pred, keys)
-            return self.put_back(pred, rows)
-        was, after = got
-        self.touched(pred).took(keys, was)
-        self.touched(pred).put_back(rows)
+        names = self.names(pred)
+        was, rows, after = held.hidden_rows(), held.extra, held.frame()
+        touched = self.touched(pred)
+        touched.took(atoms_of(self.concat(pred, [was, rows]), names), was)
+        touched.put_back(rows)
         self._set(pred, after)
+        self.held[pred] = Overlay.over(after, names, self.ev.values)
 
     def _commit(self) -> None:
         """The changed relations as the store's deferred rows; the given facts
@@ -400,7 +397,7 @@ class ColumnMaintenance:
 
     def given_frame(self, pred):
         """The given facts of a derived predicate as a frame, or a hidden
-        one after a retraction (sorted_given.Hidden: probed, not copied),
+        one after a retraction (sorted_given.Overlay: probed, not copied),
         encoded from the rows once a session, then kept up to date with them."""
         got = self.given.get(pred)
         if got is None:
@@ -429,7 +426,7 @@ class ColumnMaintenance:
             self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
             pending = dict(new_in)
         else:
-            self.held = {p: Overlay(self.names(p), self.ev.values) for p in stratum.preds}
+            self.held = {p: Overlay.over(self.base(p), self.names(p), self.ev.values) for p in stratum.preds}
             over = self._over_delete(stratum, gone_in, seeds)
             touched = {}
             for p, pieces in over.items():
@@ -437,7 +434,7 @@ class ColumnMaintenance:
                 pieces = coalesce(pieces, names)
                 keys = touched[p] = atoms_of(pieces, names)
                 held = self.held[p]  # (its rules read it so: the over-deleted pieces hidden)
-                held.replace(keys, minus(held.rows_now(self.base(p), keys), pieces, names, self.ev.values))
+                self.held[p] = held.replaced(keys, minus(held.rows(keys, names), pieces, names, self.ev.values))
             pending = {**new_in, **self._rederive(stratum, touched)}
         for p in list(self._held):  # (nothing came back for these)
             self.put_back(p, self._held.pop(p))
@@ -449,8 +446,8 @@ class ColumnMaintenance:
             names = self.names(p)
             keys = atoms_of(new, names)
             touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
-        for p, held in self.held.items():
-            if held.keys is not None:
+        for p, held in list(self.held.items()):
+            if held.changed:
                 self._splice(p, held)
         self.held = {}
         return touched
@@ -777,86 +774,19 @@ class AtomsLater(Mapping):
         return self.df.height > 0
 
 
-class Overlay:
-    """The atoms of a relation whose rows a stratum's maintenance changed,
-    with their rows now, kept beside the relation until the stratum ends
-    (or a step reads the relation whole) and spliced in then, once: its
-    over-deletion, re-derivation and insertion each spliced the relation
-    before, a copy of it each (memberOf's 258,460 rows on LUBM 1M: ~3.5 ms
-    a copy).  The rows of given atoms, or matching given keys, are read
-    through it: the relation's rows of the atoms not held, and the held
-    atoms' rows."""
-
-    def __init__(self, names: list, values):
-        self.names, self.values = names, values
-        self.keys = None  # the atoms held (a frame of the term columns), or None
-        self.rows = None  # their rows now
-        self._last = None  # (keys, (held, fresh)): a merge asks for both of the same keys
-
-    def rows_now(self, base, keys):
-        """The rows now of the atoms ``keys`` of the relation ``base``: the
-        held ones' from here, the others' from the relation (a re-derivation's
-        atoms are all held: the relation is not read)."""
-        if self.keys is None:
-            return hits(base, keys, self.names, self.values)
-        held, fresh = self._held_and_fresh(keys)
-        mine = hits(self.rows, held, self.names, self.values) if held.height else self.rows.clear()
-        return with_rows(mine, hits(base, fresh, self.names, self.values), self.names, self.values) if fresh.height else mine
-
-    def matching(self, base, keys, cols: list):
-        """The rows now of the relation ``base`` whose ``cols`` match a row
-        of ``keys``: its rows of atoms not held, and the held atoms' rows."""
-        got = semi(base, keys, cols, self.values)
-        if self.keys is None:
-            return got
-        return with_rows(self._split(got, self.keys)[1], semi(self.rows, keys, cols, self.values), self.names, self.values)
-
-    def replace(self, keys, rows, fresh: bool = False) -> None:
-        """The atoms ``keys`` have the rows ``rows`` now (``fresh``: none
-        of them is held yet)."""
-        if self.keys is None or keys is self.keys:  # (every atom held: no split)
-            self.keys, self.rows = keys, rows
-            return
-        held, fresh = (keys.clear(), keys) if fresh else self._held_and_fresh(keys)
-        self._last = None
-        if fresh.height:  # (distinct atoms, unsorted: only member tests read them)
-            self.keys = with_rows(self.keys, fresh, self.names, self.values)
-        others = self._split(self.rows, keys)[1] if held.height else self.rows
-        self.rows = with_rows(others, rows, self.names, self.values)
-
-    def _held_and_fresh(self, keys):
-        """``(held, fresh)``: the atoms of ``keys`` held, and the others."""
-        if self._last is None or self._last[0] is not keys:
-            self._last = (keys, self._split(keys, self.keys))
-        return self._last[1]
-
-    def _split(self, df, keys):
-        """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``,
-        and the others; frames of codes by a sort of both (code_frames.member:
-        split's presence table is as long as the largest code, ~1 MB to clear
-        on LUBM 1M, for frames of a few hundred rows)."""
-        if not self.names:  # (one atom)
-            return (df, df.clear()) if keys.height else (df.clear(), df)
-        if code_frames.codes_only(df, keys, cols=self.names):
-            inside = code_frames.member(df, keys, self.names)
-            return code_frames.kept_rows(df, inside), code_frames.kept_rows(df, ~inside)
-        return split(df, keys, self.names, self.values)
-
-
 class Touched:
     """The atoms an update has taken out of a relation so far
     (:meth:`ColumnMaintenance.read_out`), with their rows before the update
-    (``was``) and now (``now``, an :class:`Overlay` of them).  A stratum's
-    change (``gone``, ``new``) is its relations before and after compared
-    on the atoms it touched; the rows are at hand as they pass, where
-    semi-joins of the whole relations before and after cost ~2.4 ms an
-    update of 1% of LUBM 1M.  Frames with value columns are not kept
+    (``was``) and now (``now``, an :class:`Overlay` over no rows).  A
+    stratum's change (``gone``, ``new``) is its relations before and after
+    compared on the atoms it touched; the rows are at hand as they pass,
+    where semi-joins of the whole relations before and after cost ~2.4 ms
+    an update of 1% of LUBM 1M.  Frames with value columns are not kept
     (``off``: the caller reads the relations whole)."""
 
     def __init__(self, names: list):
         self.names = names
-        self.was = None
-        self.now = Overlay(names, None)
+        self.was = self.seen = self.now = None  # (``seen``: the atoms taken so far)
         self._pending = None  # the atoms of the last take, until put back
         self.off = not names  # (a predicate without terms: one atom, read whole)
 
@@ -870,15 +800,17 @@ class Touched:
             self.off = True
             return
         self._pending = keys
-        if self.was is not None:  # (of a later take, the atoms not seen yet)
-            fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.now.keys, self.names))
+        if self.was is None:
+            self.was, self.seen, self.now = hit, keys, Overlay.over(hit.clear(), self.names)
+        else:  # (of a later take, the atoms not seen yet)
+            fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
             if not fresh.height:
                 return
             if fresh.height < keys.height:
                 hit = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names))
             keys = fresh
-        self.was = hit if self.was is None else self.was.vstack(hit)
-        self.now.replace(keys, hit, fresh=True)
+            self.was, self.seen = self.was.vstack(hit), self.seen.vstack(keys)
+        self.now = self.now.replaced(keys, hit)
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""
@@ -888,11 +820,11 @@ class Touched:
         if keys is None or not code_frames.codes_only(rows):
             self.off = True
             return
-        self.now.replace(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
+        self.now = self.now.replaced(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""
-        return None if self.off or self.was is None else (self.was, self.now.rows)
+        return None if self.off or self.was is None else (self.was, self.now.frame())
 
 
 class _Tables:
@@ -934,7 +866,7 @@ class _Tables:
     def _probed(self, pred):
         """The relation an atom reads (cut down, overridden, as it was, or
         now), a given relation with hidden rows left so (:func:`semi` probes
-        it; :meth:`table` reads it whole: sorted_given.Hidden)."""
+        it; :meth:`table` reads it whole: sorted_given.Overlay)."""
         got = self._cut.get(pred)
         if got is None:
             got = self._overrides.get(pred)
@@ -1000,7 +932,7 @@ class _Tables:
         if lit.pred not in self._cut and lit.pred not in self._overrides and self._old(lit.pred) is None:
             held = self._upkeep.held.get(lit.pred)
         if held is not None:  # (the relation's rows and the held atoms' rows now, no splice)
-            self._cut[lit.pred] = held.matching(self._upkeep.base(lit.pred), keys, list(pairs))
+            self._cut[lit.pred] = held.rows(keys, list(pairs))
         else:
             self._cut[lit.pred] = semi(self._probed(lit.pred), keys, list(pairs), self._ev.values)
         self.no_rows = not self._cut[lit.pred].height
@@ -1091,14 +1023,11 @@ def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
+    if isinstance(df, Overlay):  # (probed or filtered as it is: no frame of the whole relation)
+        return df.rows(keys, cols)
     got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
     if got is not None:  # (the relation in key order: its own index)
         return got
-    if isinstance(df, Hidden) and code_frames.codes_only(df.base[0]):
-        mask = code_frames.matches(df.base[0], keys, cols)
-        if mask is not None:  # (its rows filtered as they are: no frame of the whole relation)
-            return df.rows_where(mask)
-    df = as_frame(df)
     return _rows_where(df, _matching(df, keys, cols, values))
 
 
@@ -1201,21 +1130,16 @@ def met_in_order(df, other, names: list):
     ``searchsorted`` of the packed codes, in place of a semi-join of the
     relation and a pairing of the rows it kept (a round of a recursive
     over-deletion, ~0.3 ms less).  None when it is not for this path."""
-    import numpy as np
+    from .sorted_given import _arrays, _order_key, meeting_pairs, packed  # (the relation's own index: sorted_given.py)
 
-    from .sorted_given import _order_key, _probe, _ranges  # (the relation's own index: sorted_given.py)
-
-    if not names or _order_key(df, names) is None:
+    key = _order_key(df, names) if names else None
+    theirs = None if key is None else _arrays(other, names)
+    other_key = None if theirs is None else packed(theirs[0], other.height)
+    if other_key is None:
         return None
-    probe = _probe(df, other, names)
-    if probe is None:
-        return None
-    _, cols, s, e, _, (_, os_, oe), lo, count = probe
-    row = _ranges(lo, count)
-    other_row = np.repeat(np.arange(len(lo)), count)
-    ps, pe = np.maximum(s[row], os_[other_row]), np.minimum(e[row], oe[other_row])
-    meet = ps < pe
-    return _pieces_and_rows(cols, s, e, row[meet], ps[meet], pe[meet])
+    cols, s, e = _arrays(df, names)
+    _, row, ps, pe = meeting_pairs(key, s, e, (other_key, *theirs[1:]))
+    return _pieces_and_rows(cols, s, e, row, ps, pe)
 
 
 def _pieces_and_rows(cols, s, e, rows, ps, pe):

@@ -32,7 +32,6 @@ columns from its given facts; the report says which and why.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from chronolog.language import ast
 from chronolog.planner import physical as ph
@@ -47,7 +46,7 @@ from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
 from .scan import DELTA
-from .sorted_given import Overlay, as_frame, put_rows, rows_in_order, rows_matching
+from .sorted_given import Overlay, as_frame
 from .value_columns import is_values, same_kinds
 
 
@@ -87,7 +86,7 @@ class ColumnMaintenance:
         self.given: dict = {}  # derived pred -> frame of its given facts after the update
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
-        self._rest: dict = {}  # pred -> the rows :meth:`local` left out
+        self._rest: dict = {}  # pred -> (atoms read out, the relation with their rows hidden: an Overlay)
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
         self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived (no recursion)
@@ -141,16 +140,12 @@ class ColumnMaintenance:
 
     def read_out(self, pred: str, keys):
         """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
-        atoms' new rows in their place.  A relation in key order is only
-        read, not split (put_back then splices the atoms' new rows in: one
-        copy of the relation, not three)."""
-        df = self.current(pred)
-        got = rows_in_order(df, keys, self.names(pred))
-        if got is None:
-            hit, self._rest[pred] = split(df, keys, self.names(pred), self.ev.values)
-        else:
-            hit, found = got
-            self._rest[pred] = _ReadOut(keys, df, found)
+        atoms' new rows in their place.  The relation is only read, its
+        atoms' rows hidden (an :class:`Overlay`: put_back then splices the
+        atoms' new rows in, one copy of the relation, not three)."""
+        held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
+        hit = held.hidden_rows()
+        self._rest[pred] = keys, held
         self.touched(pred).took(keys, hit)
         return hit
 
@@ -161,15 +156,11 @@ class ColumnMaintenance:
         return got
 
     def put_back(self, pred: str, rows) -> None:
-        rest = self._rest.pop(pred)
+        keys, held = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
-        if isinstance(rest, _ReadOut):  # (the atoms' rows are still in the relation)
-            df = self.current(pred)
-            found = rest.found if df is rest.relation else None  # (the relation read out, unchanged: not probed again)
-            if (got := put_rows(df, rest.keys, rows, self.names(pred), found)) is not None:
-                return self._set(pred, got)
-            rest = split(self.current(pred), rest.keys, self.names(pred), self.ev.values)[1]
-        self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
+        if held.base is not self.current(pred):  # (changed since read out: its atoms hidden again)
+            held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
+        self._set(pred, held.plus(rows).frame())
 
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old one kept in ``before``)."""
@@ -740,14 +731,6 @@ class KeptPipelines:
         return got[1]
 
 
-class _ReadOut(NamedTuple):
-    """A relation's atoms :meth:`ColumnMaintenance.read_out` read, left in it."""
-
-    keys: object
-    relation: object  # the relation they were read from
-    found: tuple  # where their rows are in it (sorted_given.rows_in_order)
-
-
 class AtomsLater(Mapping):
     """``{terms: maximal intervals}`` of a coalesced frame, made rows the
     first time they are read (a retraction's pieces: the rows' bookkeeping
@@ -1023,12 +1006,9 @@ def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
-    if isinstance(df, Overlay):  # (probed or filtered as it is: no frame of the whole relation)
-        return df.rows(keys, cols)
-    got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
-    if got is not None:  # (the relation in key order: its own index)
-        return got
-    return _rows_where(df, _matching(df, keys, cols, values))
+    if not isinstance(df, Overlay):  # (a relation in key order: its own index)
+        df = Overlay.over(df, [c for c in df.columns if c not in ("s", "e")], values)
+    return df.rows(keys, cols)
 
 
 def _rows_where(df, mask):

@@ -129,7 +129,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     rows, ns, ne = np.concatenate([others, hit[left]]), np.concatenate([s[others], left_s]), np.concatenate([e[others], left_e])
     order = np.lexsort((ns, key[rows]))
     rows = rows[order]
-    rest = rel.with_atoms(atoms, [c[rows] for c in cols], ns[order], ne[order], key[rows])
+    rest = rel._without(atoms)._plus([c[rows] for c in cols], ns[order], ne[order], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
@@ -159,37 +159,39 @@ HIDDEN_SHARE = 0.25
 
 class Overlay:
     """A relation whose changed atoms' rows are held beside it, not copied:
-    ``base``, the relation (a frame); ``dead``, a numpy mask of its rows
-    hidden (RDFox's tombstones); beside them the rows now of the atoms
-    whose rows are hidden (:attr:`extra`).  An atom's rows are all in the
-    base, shown, or all beside (so the base and the rows beside merge by
-    the atom alone).  Where the base is in key order (``order``: its term
-    columns, s, e and packed key as numpy arrays) the rows beside are too
-    (``beside``: the same arrays), and reads probe both by ``searchsorted``
-    and gather in key order; elsewhere (value columns, three term columns
-    and more, a relation in no order) by masks, the rows beside after.
+    ``base``, the relation (a frame); its rows hidden (RDFox's tombstones:
+    :attr:`gone`, their numbers in order, or :attr:`dead`, a mask, each
+    made from the other when first asked); beside them the rows now of the
+    atoms whose rows are hidden (:attr:`extra`).  An atom's rows are all in
+    the base, shown, or all beside (so the two merge by the atom alone).
+    Where the base is in key order (``order``: its term columns, s, e and
+    packed key as numpy arrays) the rows beside are too (``beside``: the
+    same arrays), and reads probe both by ``searchsorted`` and gather in
+    key order; elsewhere (value columns, three term columns and more, a
+    relation in no order) by masks, the rows beside after.
 
-    Both kinds of change take it: a retraction from a given relation hides
-    the rows it meets and keeps what is left of their atoms beside
-    (:func:`take_back`: a copy of each relation a retraction met was 6-7 ms
-    of a 1% retraction of LUBM 1M), and a recursive stratum's maintenance
-    holds its relations' changed atoms beside them until the stratum ends
-    (maintenance.py: its over-deletion, re-derivation and insertion each
-    spliced the relation before, a copy of memberOf's 258,460 rows each,
-    ~3.5 ms).  An update's rules mostly probe a relation for a few atoms
-    (:meth:`rows`), which it answers as it is; :meth:`frame` makes it one
-    frame (one splice) when a step reads it whole."""
+    Every change of a relation on columns takes it: a retraction from a
+    given relation hides the rows it meets and keeps what is left of their
+    atoms beside (:func:`take_back`: a copy of each relation a retraction
+    met was 6-7 ms of a 1% retraction of LUBM 1M); a recursive stratum's
+    maintenance holds its relations' changed atoms beside them until the
+    stratum ends (maintenance.py: its over-deletion, re-derivation and
+    insertion each spliced the relation before, a copy of memberOf's
+    258,460 rows each, ~3.5 ms); atoms read out and put back, and added
+    ones, are a splice of one.  An update's rules mostly probe a relation
+    for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
+    makes it one frame (one splice) when a step reads it whole."""
 
-    def __init__(self, base, names: list, values=None, order=None, dead=None, beside=None, extra=None):
+    def __init__(self, base, names: list, values=None, order=None, gone=None, dead=None, beside=None, extra=None):
         import numpy as np
 
         self.base, self.names, self.values, self.order = base, names, values, order
-        self.dead = np.zeros(base.height, dtype=bool) if dead is None else dead
+        self._gone, self._dead = gone, dead
         if order is not None and beside is None:
             beside = [a[:0] for a in (*order[0], *order[1:])]
         self.beside = beside  # (key order: the rows beside as term columns, s, e, key)
-        self._extra = extra if order is None and extra is not None else None
-        self._hidden = int(np.count_nonzero(self.dead))
+        self._extra = extra if order is None else None
+        self._hidden = len(gone) if gone is not None else int(np.count_nonzero(dead)) if dead is not None else 0
         self._frame = None
 
     @classmethod
@@ -200,6 +202,25 @@ class Overlay:
             return cls(df, names, values)
         cols, s, e = _arrays(df, names)
         return cls(df, names, values, (cols, s, e, key))
+
+    @property
+    def gone(self):
+        """The base's rows hidden, their numbers in order."""
+        import numpy as np
+
+        if self._gone is None:
+            self._gone = np.flatnonzero(self._dead) if self._dead is not None else np.zeros(0, dtype=np.int64)
+        return self._gone
+
+    @property
+    def dead(self):
+        """Per base row, whether it is hidden."""
+        import numpy as np
+
+        if self._dead is None:
+            self._dead = np.zeros(self.base.height, dtype=bool)
+            self._dead[self.gone] = True
+        return self._dead
 
     @property
     def extra(self):
@@ -229,20 +250,18 @@ class Overlay:
 
     @property
     def height(self) -> int:
-        return len(self.dead) - self._hidden + self._beside_count()
+        return self.base.height - self._hidden + self._beside_count()
 
     @property
     def changed(self) -> bool:
         return bool(self._hidden or self._beside_count())
 
     def hidden_share(self) -> float:
-        return (self._hidden + self._beside_count()) / max(1, len(self.dead))
+        return (self._hidden + self._beside_count()) / max(1, self.base.height)
 
     def frame(self):
         """The relation as one frame (made once): in key order where the
         base is, by one splice of the rows beside into the rows shown."""
-        import numpy as np
-
         if self._frame is None:
             if not self.changed:
                 self._frame = self.base
@@ -253,22 +272,19 @@ class Overlay:
             else:
                 cols, s, e, key = self.order
                 *b_cols, bs, be, b_key = self.beside
-                removed = np.flatnonzero(self.dead)
                 at = key.searchsorted(b_key)
-                at -= removed.searchsorted(at)  # (where its atom's rows were, or would be, once the hidden ones are cut out)
-                self._frame = _splice(cols, s, e, removed, at, (b_cols, bs, be), (key, b_key))
+                at -= self.gone.searchsorted(at)  # (where its atom's rows were, or would be, once the hidden ones are cut out)
+                self._frame = _splice(cols, s, e, self.gone, at, (b_cols, bs, be), (key, b_key))
         return self._frame
 
     def hidden_rows(self):
         """The base's rows hidden: the changed atoms' rows before."""
-        import numpy as np
-
         if self.order is None:
             from .maintenance import _rows_where
 
             return _rows_where(self.base, self.dead)
-        at = np.flatnonzero(self.dead)
         cols, s, e, _ = self.order
+        at = self.gone
         return _like(self.base, self.names, [c[at] for c in cols], s[at], e[at])
 
     def probed(self, probe, prefix: bool = False):
@@ -296,31 +312,39 @@ class Overlay:
         return out[:-3], out[-3], out[-2], out[-1]
 
     def rows(self, keys, cols: list):
-        """The rows now whose columns ``cols`` are a row of ``keys``: by
-        ``searchsorted`` where the base is in key order and ``cols`` lead
-        the key (its first term column, or both), else by masks of the base
-        and of the rows beside (the relation is not made one frame: LUBM
-        rec's 1% update made two given relations of 25,000 and 50,000 rows
-        one frame each so)."""
+        """The rows now whose columns ``cols`` are a row of ``keys`` (the
+        semi-join of a rule's atom): by ``searchsorted`` where the base is
+        in key order and ``cols`` lead the key (its first term column, or
+        both), else by masks of the base and of the rows beside (not made
+        one frame: LUBM rec's 1% update made two given relations of 25,000
+        and 50,000 rows one frame each so)."""
         import numpy as np
-
-        from .native import array, int64_without_nulls
 
         if not keys.height or not self.height:
             return self.clear()
         if not cols:
             return self.frame()
-        if self.order is not None and cols == self.names[: len(cols)] and int64_without_nulls(keys, cols):
-            probe = packed([array(keys, c) for c in cols], keys.height)
-            if probe is not None:
-                return _like(self.base, self.names, *self.arrays_at(*self.probed(probe, len(cols) < len(self.names)))[:3])
-        shown = self._mask(self.base, keys, cols) & ~self.dead
+        probe = self._packed(keys, cols) if cols == self.names[: len(cols)] else None
+        if probe is not None:
+            return _like(self.base, self.names, *self.arrays_at(*self.probed(probe, len(cols) < len(self.names)))[:3])
+        shown = self._mask(self.base, keys, cols)
+        if self._hidden:
+            shown &= ~self.dead
         near = self._mask(self.extra, keys, cols)
         if self.order is not None:
             return _like(self.base, self.names, *self.arrays_at(np.flatnonzero(shown), np.flatnonzero(near))[:3])
         from .maintenance import _rows_where, with_rows
 
         return with_rows(_rows_where(self.base, shown), _rows_where(self.extra, near), self.names, self.values)
+
+    def _packed(self, df, cols: list):
+        """The packed keys of ``df``'s columns ``cols`` (None where the
+        base is in no key order or they are not codes)."""
+        from .native import array, int64_without_nulls
+
+        if self.order is None or not int64_without_nulls(df, cols):
+            return None
+        return packed([array(df, c) for c in cols], df.height)
 
     def _mask(self, df, keys, cols: list):
         """Per row of ``df`` (the base or the rows beside), whether its
@@ -332,8 +356,8 @@ class Overlay:
         from . import code_frames
         from .maintenance import _matching
 
-        if not df.height:
-            return np.zeros(0, dtype=bool)
+        if not df.height or not cols:
+            return np.full(df.height, bool(keys.height))
         if df is not self.base and code_frames.codes_only(df, keys, cols=cols):
             return code_frames.member(df, keys, cols)
         return _matching(df, keys, cols, self.values)
@@ -341,39 +365,64 @@ class Overlay:
     def replaced(self, keys, rows):
         """This relation with the atoms ``keys`` (a frame of its term
         columns) having the rows ``rows`` (rows of those atoms) now."""
+        return self.without(keys).plus(rows)
+
+    def without(self, keys):
+        """This relation with the rows of the atoms ``keys`` (a frame of
+        its term columns) hidden, those beside too."""
+        from .coalesce import distinct
+
+        probe = self._packed(keys, self.names)
+        if probe is not None:
+            return self._without(distinct(probe))
+        dead = self._mask(self.base, keys, self.names)
+        if self._hidden:
+            dead |= self.dead
+        extra = self.extra
+        if extra.height:
+            from .maintenance import _rows_where
+
+            extra = _rows_where(extra, ~self._mask(extra, keys, self.names))
+        return Overlay(self.base, self.names, self.values, None, dead=dead, extra=extra)
+
+    def _without(self, atoms):
+        """:meth:`without` in key order: ``atoms``, packed keys (sorted, distinct)."""
         import numpy as np
 
-        from .native import array, int64_without_nulls
-
-        if self.order is not None and int64_without_nulls(keys, self.names):
-            probe = packed([array(keys, c) for c in self.names], keys.height)
-            theirs = _arrays(rows, self.names)
-            r_key = None if theirs is None or probe is None else packed(theirs[0], rows.height)
-            if r_key is not None:
-                from .coalesce import distinct
-
-                order = np.lexsort((theirs[1], r_key))  # (an atom's rows by their starts: merge_new's are so already)
-                return self.with_atoms(distinct(probe), [c[order] for c in theirs[0]], theirs[1][order], theirs[2][order], r_key[order])
-        from .maintenance import _rows_where, with_rows
-
-        dead = self.dead | self._mask(self.base, keys, self.names) if self.base.height else self.dead
-        extra = with_rows(_rows_where(self.extra, ~self._mask(self.extra, keys, self.names)), rows, self.names, self.values)
-        return Overlay(self.base, self.names, self.values, None, dead, extra=extra)
-
-    def with_atoms(self, atoms, cols: list, s, e, key):
-        """:meth:`replaced` in key order: ``atoms``, the atoms' packed keys
-        (sorted, distinct); their rows now as arrays in key order."""
-        import numpy as np
-
-        dead = self.dead.copy()
-        dead[_rows_probed(self.order[3], atoms)] = True
-        b_key = self.beside[-1]
-        drop = b_key[:0]
+        rows = _rows_probed(self.order[3], atoms)
+        gone = dead = None
+        if not self._hidden:
+            gone = rows
+        else:
+            dead = self.dead.copy()
+            dead[rows] = True
+        beside, b_key = self.beside, self.beside[-1]
         if len(b_key) and len(atoms):
-            drop = np.flatnonzero(atoms[np.minimum(atoms.searchsorted(b_key), len(atoms) - 1)] == b_key)
-        left = np.delete(b_key, drop) if len(drop) else b_key
-        beside = spliced(self.beside, drop, left.searchsorted(key), [*cols, s, e, key])
-        return Overlay(self.base, self.names, self.values, self.order, dead, beside)
+            drop = atoms[np.minimum(atoms.searchsorted(b_key), len(atoms) - 1)] == b_key
+            if drop.any():
+                beside = [a[~drop] for a in beside]
+        return Overlay(self.base, self.names, self.values, self.order, gone, dead, beside)
+
+    def plus(self, rows):
+        """This relation with ``rows`` beside (rows of atoms with none shown
+        nor beside: :meth:`without` hid them)."""
+        import numpy as np
+
+        theirs = _arrays(rows, self.names) if self.order is not None else None
+        key = None if theirs is None else packed(theirs[0], rows.height)
+        if key is not None:
+            order = np.lexsort((theirs[1], key))  # (an atom's rows by their starts: merge_new's are so already)
+            return self._plus([c[order] for c in theirs[0]], theirs[1][order], theirs[2][order], key[order])
+        from .maintenance import with_rows
+
+        extra = with_rows(self.extra, rows, self.names, self.values)
+        return Overlay(self.base, self.names, self.values, None, dead=self.dead, extra=extra)
+
+    def _plus(self, cols: list, s, e, key):
+        """:meth:`plus` in key order: the rows as arrays in key order."""
+        beside = self.beside
+        beside = spliced(beside, key[:0], beside[-1].searchsorted(key), [*cols, s, e, key])
+        return Overlay(self.base, self.names, self.values, self.order, self._gone, self._dead, beside)
 
 
 def as_frame(df):
@@ -403,21 +452,17 @@ def atoms_missing(df, rows, names: list):
 def add(df, added, names: list):
     """:class:`Addition` of the coalesced frame ``added`` to the coalesced
     relation ``df`` (term columns ``names``): only the rows of the atoms it
-    names are merged (coalesce.merge_new); None when either is not for
-    this path."""
-    from .coalesce import merge_new
-    from .relation import _frame
+    names are merged (coalesce.merge_new), spliced in place of theirs;
+    None when either is not for this path."""
+    from .coalesce import distinct, merge_new
 
     mine, theirs = _in_key_order(df, names), _arrays(added, names)
     probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
     if probe is None:
         return None
-    df, cols, s, e, key = mine
-    old_rows = _rows_probed(key, probe)  # (every row of the atoms added)
-    found = (*mine, old_rows)
-    old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
-    merged, new = merge_new(old, [added], names)
-    return Addition(new, _replaced(found, merged, names) if new.height else df)
+    held = Overlay(mine[0], names, order=mine[1:])._without(distinct(probe))  # (every row of the atoms added)
+    merged, new = merge_new(held.hidden_rows(), [added], names)
+    return Addition(new, held.plus(merged).frame() if new.height else mine[0])
 
 
 def _ranges(lo, count):
@@ -490,102 +535,6 @@ def spliced(arrays: list, removed, at, extras: list) -> list:
         o[new_at] = b
         out.append(o)
     return out
-
-
-def rows_matching(df, keys, cols: list, names: list):
-    """The rows of the relation ``df`` (term columns ``names``) whose term
-    columns ``cols`` are a row of ``keys``, by ``searchsorted`` when ``df``
-    is in key order and ``cols`` lead its key (its first term column, or
-    both): maintenance.py's semi-join without a pass over the relation; an
-    :class:`Overlay` is probed as it is (its rows shown and those beside),
-    not made one frame.  None when it is not for this path (the caller
-    filters with polars)."""
-    import polars as pl
-
-    if not cols or cols != names[: len(cols)]:
-        return None
-    if any(keys[c].dtype != pl.Int64 or keys[c].null_count() for c in cols):
-        return None
-    if isinstance(df, Overlay):
-        return df.rows(keys, cols) if df.order is not None else None
-    key = _order_key(df, names)
-    probe = packed([keys[c].to_numpy() for c in cols], keys.height)
-    if key is None or probe is None:
-        return None
-    rows = _rows_probed(key, probe, len(cols) < len(names))
-    tcols, s, e = _arrays(df, names)
-    return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
-
-
-def _keyed_rows(df, keys, names: list):
-    """``(term columns, s, e, key, rows)`` of the relation ``df`` in key
-    order, ``rows`` those of the atoms ``keys`` (a frame of its term
-    columns), by ``searchsorted``; None when ``df`` is not in key order or
-    ``keys`` are not codes."""
-    key = _order_key(df, names)
-    if key is None or any(keys[c].dtype != df[c].dtype or keys[c].null_count() for c in names):
-        return None
-    probe = packed([keys[c].to_numpy() for c in names], keys.height)
-    if probe is None:
-        return None
-    cols, s, e = _arrays(df, names)
-    return cols, s, e, key, _rows_probed(key, probe)
-
-
-def rows_in_order(df, keys, names: list):
-    """``(rows, found)``: the rows of the relation ``df`` of the atoms
-    ``keys`` (a frame of its term columns) when ``df`` is in key order (no
-    copy of the rest: :func:`put_rows` puts their new rows in their place,
-    given ``found``, where they are, so as not to probe for them again);
-    else None."""
-    found = _keyed_rows(df, keys, names) if names else None
-    if found is None:
-        return None
-    cols, s, e, _, rows = found
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), found
-
-
-def put_rows(df, keys, rows, names: list, found=None):
-    """The relation ``df`` (in key order) with the rows of the atoms
-    ``keys`` (a frame of its term columns) replaced by ``rows`` (rows of
-    those atoms, coalesced) in one splice, where a split of the relation
-    and a put back copied each column twice more; None when it is not for
-    this path.  ``found``: :func:`rows_in_order`'s, of this ``df``."""
-    got = swap_rows(df, keys, rows, names, found)
-    return None if got is None else got[1]
-
-
-def swap_rows(df, keys, rows, names: list, found=None):
-    """``(was, after)``: :func:`put_rows`'s relation after, and the rows
-    of the atoms it replaced (one probe for both: a stratum's change is
-    its atoms' rows before and after, maintenance.Touched)."""
-    if not names or df.columns != [*names, "s", "e"]:
-        return None
-    theirs = _arrays(rows, names)
-    if theirs is None or packed(theirs[0], rows.height) is None:
-        return None
-    found = found or _keyed_rows(df, keys, names)
-    if found is None:
-        return None
-    cols, s, e, _, old_rows = found
-    return _like(df, names, [c[old_rows] for c in cols], s[old_rows], e[old_rows]), _replaced((df, *found), rows, names)
-
-
-def _replaced(found, rows, names: list):
-    """The relation of ``found`` (``(relation in key order, term columns,
-    s, e, key, rows)``) with its rows of
-    the atoms replaced by ``rows`` (rows of those atoms, coalesced, of codes;
-    in any order), in key order, its key remembered: one :func:`_splice`."""
-    import numpy as np
-
-    _, cols, s, e, key, old_rows = found
-    r_cols, r_s, r_e = _arrays(rows, names)
-    r_key = packed(r_cols, len(r_s))
-    order = np.lexsort((r_s, r_key))  # (an atom's rows by their starts: merge_new's are so already)
-    r_key = r_key[order]
-    at = key.searchsorted(r_key, "left")
-    at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    return _splice(cols, s, e, old_rows, at, ([c[order] for c in r_cols], r_s[order], r_e[order]), (key, r_key))
 
 
 def _like(df, names: list, cols: list, s, e):

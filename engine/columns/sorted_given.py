@@ -330,12 +330,13 @@ class Overlay:
         shown = self._mask(self.base, keys, cols)
         if self._hidden:
             shown &= ~self.dead
-        near = self._mask(self.extra, keys, cols)
+        near = self._mask(self.extra, keys, cols) if self._beside_count() else np.zeros(0, dtype=bool)
         if self.order is not None:
             return _like(self.base, self.names, *self.arrays_at(np.flatnonzero(shown), np.flatnonzero(near))[:3])
         from .maintenance import _rows_where, with_rows
 
-        return with_rows(_rows_where(self.base, shown), _rows_where(self.extra, near), self.names, self.values)
+        got = _rows_where(self.base, shown)
+        return with_rows(got, _rows_where(self.extra, near), self.names, self.values) if len(near) else got
 
     def _packed(self, df, cols: list):
         """The packed keys of ``df``'s columns ``cols`` (None where the

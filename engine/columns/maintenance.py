@@ -760,16 +760,18 @@ class AtomsLater(Mapping):
 class Touched:
     """The atoms an update has taken out of a relation so far
     (:meth:`ColumnMaintenance.read_out`), with their rows before the update
-    (``was``) and now (``now``, an :class:`Overlay` over no rows).  A
-    stratum's change (``gone``, ``new``) is its relations before and after
-    compared on the atoms it touched; the rows are at hand as they pass,
-    where semi-joins of the whole relations before and after cost ~2.4 ms
-    an update of 1% of LUBM 1M.  Frames with value columns are not kept
-    (``off``: the caller reads the relations whole)."""
+    (``was``) and now (``now``: while one group of atoms was taken, their
+    rows; past it an :class:`Overlay` over no rows).  A stratum's change
+    (``gone``, ``new``) is its relations before and after compared on the
+    atoms it touched; the rows are at hand as they pass, where semi-joins
+    of the whole relations before and after cost ~2.4 ms an update of 1%
+    of LUBM 1M.  Frames with value columns are not kept (``off``: the
+    caller reads the relations whole)."""
 
     def __init__(self, names: list):
         self.names = names
         self.was = self.seen = self.now = None  # (``seen``: the atoms taken so far)
+        self._keys = None  # the atoms of ``now`` while they are one group
         self._pending = None  # the atoms of the last take, until put back
         self.off = not names  # (a predicate without terms: one atom, read whole)
 
@@ -784,7 +786,7 @@ class Touched:
             return
         self._pending = keys
         if self.was is None:
-            self.was, self.seen, self.now = hit, keys, Overlay.over(hit.clear(), self.names)
+            self.was, self.seen = hit, keys
         else:  # (of a later take, the atoms not seen yet)
             fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
             if not fresh.height:
@@ -793,7 +795,7 @@ class Touched:
                 hit = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names))
             keys = fresh
             self.was, self.seen = self.was.vstack(hit), self.seen.vstack(keys)
-        self.now = self.now.replaced(keys, hit)
+        self._now(keys, hit)
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""
@@ -803,11 +805,20 @@ class Touched:
         if keys is None or not code_frames.codes_only(rows):
             self.off = True
             return
-        self.now = self.now.replaced(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
+        self._now(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
+
+    def _now(self, keys, rows) -> None:
+        """The atoms ``keys`` have the rows ``rows`` now."""
+        if self.now is None or keys is self._keys:  # (one group of atoms so far: its rows are these)
+            self.now, self._keys = rows, keys
+            return
+        if self._keys is not None:
+            self.now, self._keys = Overlay.over(self.was.clear(), self.names).replaced(self._keys, self.now), None
+        self.now = self.now.replaced(keys, rows)
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""
-        return None if self.off or self.was is None else (self.was, self.now.frame())
+        return None if self.off or self.was is None else (self.was, as_frame(self.now))
 
 
 class _Tables:

@@ -109,7 +109,8 @@ def take_back(df, holes, names: list, after: str = "frame"):
     relation = df if isinstance(df, Overlay) else rel.base
     # the rows now of the holes' atoms (a relation in key order of its own:
     # shown and beside), each pair of a hole and a row of them that meet
-    cols, s, e, key = rel.arrays_at(*rel.probed(hole_key))
+    shown, near = rel.probed(hole_key)
+    cols, s, e, key = rel.arrays_at(shown, near)
     hole, row, ps, pe = meeting_pairs(key, s, e, (hole_key, theirs[1], theirs[2]))
     met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
     # (holes in key order, each hole's rows in key order: the pieces are too,
@@ -123,13 +124,14 @@ def take_back(df, holes, names: list, after: str = "frame"):
     left, left_s, left_e = left_over(hit.searchsorted(row), ps, pe, s[hit], e[hit])
     atoms = key[hit]
     atoms = atoms[np.concatenate(([True], atoms[1:] != atoms[:-1]))]
-    kept = atoms[np.minimum(atoms.searchsorted(key), len(atoms) - 1)] == key
+    kept = _among(atoms, key)
     kept[hit] = False
     others = np.flatnonzero(kept)
     rows, ns, ne = np.concatenate([others, hit[left]]), np.concatenate([s[others], left_s]), np.concatenate([e[others], left_e])
     order = np.lexsort((ns, key[rows]))
     rows = rows[order]
-    rest = rel._without(atoms)._plus([c[rows] for c in cols], ns[order], ne[order], key[rows])
+    shown = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met: not probed again)
+    rest = rel._without(atoms, shown)._plus([c[rows] for c in cols], ns[order], ne[order], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
@@ -386,11 +388,10 @@ class Overlay:
             extra = _rows_where(extra, ~self._mask(extra, keys, self.names))
         return Overlay(self.base, self.names, self.values, None, dead=dead, extra=extra)
 
-    def _without(self, atoms):
-        """:meth:`without` in key order: ``atoms``, packed keys (sorted, distinct)."""
-        import numpy as np
-
-        rows = _rows_probed(self.order[3], atoms)
+    def _without(self, atoms, rows=None):
+        """:meth:`without` in key order: ``atoms``, packed keys (sorted,
+        distinct); ``rows``, their base rows shown where known."""
+        rows = _rows_probed(self.order[3], atoms) if rows is None else rows
         gone = dead = None
         if not self._hidden:
             gone = rows
@@ -399,7 +400,7 @@ class Overlay:
             dead[rows] = True
         beside, b_key = self.beside, self.beside[-1]
         if len(b_key) and len(atoms):
-            drop = atoms[np.minimum(atoms.searchsorted(b_key), len(atoms) - 1)] == b_key
+            drop = _among(atoms, b_key)
             if drop.any():
                 beside = [a[~drop] for a in beside]
         return Overlay(self.base, self.names, self.values, self.order, gone, dead, beside)
@@ -424,6 +425,13 @@ class Overlay:
         beside = self.beside
         beside = spliced(beside, key[:0], beside[-1].searchsorted(key), [*cols, s, e, key])
         return Overlay(self.base, self.names, self.values, self.order, self._gone, self._dead, beside)
+
+
+def _among(atoms, key):
+    """Per item of ``key``, whether it is one of the sorted ``atoms`` (not empty)."""
+    import numpy as np
+
+    return atoms[np.minimum(atoms.searchsorted(key), len(atoms) - 1)] == key
 
 
 def as_frame(df):

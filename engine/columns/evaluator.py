@@ -381,7 +381,7 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, semi
         from .retraction import conclusions_only
         from .sorted_given import atoms_missing, take_back
 
@@ -410,7 +410,7 @@ class HybridEvaluator(Evaluator):
                 else:
                     # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
                     keys = frame.select(names) if names else atoms_of(frame, names)
-                    hit = hits(m.given_frame(pred), keys, names, self.values)
+                    hit = semi(m.given_frame(pred), keys, names, self.values)
                     if conclusions_only(frame, hit, model, names, self.values):
                         return None
                     pieces = coalesce(overlap(hit, frame, names, self.values), names)

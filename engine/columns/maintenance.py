@@ -471,7 +471,7 @@ class ColumnMaintenance:
         got = met_in_order(self.current(pred), other, names)
         if got is not None:
             return got
-        return overlap_and_rows(hits(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
+        return overlap_and_rows(semi(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
@@ -993,24 +993,11 @@ def atoms_of(df, names: list):
 
 def split(df, keys, names: list, values):
     """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``
-    (term columns ``names``) and the others (no sort: the relation stays
+    (term columns ``names``) and the others: an :class:`Overlay` of ``df``
+    with those atoms' rows hidden, read both ways (the relation stays
     maximal, its atoms' rows together)."""
-    if not names:
-        return (df, df.clear()) if keys.height else (df.clear(), df)
-    if not df.height or not keys.height:
-        return df.clear(), df
-    mask = _matching(df, keys, names, values)  # (the membership once, then two gathers by it)
-    if not mask.any():
-        return df.clear(), df
-    return _rows_where(df, mask), _rows_where(df, ~mask)
-
-
-def hits(df, keys, names: list, values):
-    """The rows of ``df`` whose atom is a row of ``keys``: :func:`split`'s
-    first half without the pass that makes the second."""
-    if not names:
-        return df if keys.height else df.clear()
-    return semi(df, keys, names, values)
+    held = Overlay.over(df, names, values).without(keys)
+    return held.hidden_rows(), held.frame()
 
 
 def semi(df, keys, cols: list, values):

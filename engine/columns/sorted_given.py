@@ -331,7 +331,7 @@ class Overlay:
             return _like(self.base, self.names, *self.arrays_at(*self.probed(probe, len(cols) < len(self.names)))[:3])
         shown = self._mask(self.base, keys, cols)
         if self._hidden:
-            shown &= ~self.dead
+            shown = shown & ~self.dead
         near = self._mask(self.extra, keys, cols) if self._beside_count() else np.zeros(0, dtype=bool)
         if self.order is not None:
             return _like(self.base, self.names, *self.arrays_at(np.flatnonzero(shown), np.flatnonzero(near))[:3])
@@ -380,7 +380,7 @@ class Overlay:
             return self._without(distinct(probe))
         dead = self._mask(self.base, keys, self.names)
         if self._hidden:
-            dead |= self.dead
+            dead = dead | self.dead
         extra = self.extra
         if extra.height:
             from .maintenance import _rows_where
